@@ -1,0 +1,16 @@
+//! bufsim-core: the engines of the bufsim router buffer-sizing workbench.
+//!
+//! * [`scenario`]: the one validated scenario every engine takes;
+//! * [`packet`]: the discrete-event packet-level simulator (TCP, queues, links);
+//! * [`output`]: the engine-neutral result shape.
+//!
+//! Pure Rust: compiles and tests without Python (the bindings live in `bufsim-py`).
+
+pub mod engine;
+pub mod output;
+pub mod scenario;
+pub mod tcp;
+pub mod units;
+
+pub use output::RunOutput;
+pub use scenario::{Scenario, ScenarioError};

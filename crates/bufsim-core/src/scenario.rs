@@ -1,0 +1,682 @@
+//! The scenario schema: one typed, validated description of a bottleneck, its
+//! buffer and queue discipline, the flows and background traffic crossing it,
+//! and the run settings. Every engine (packet, fluid) and the Python models
+//! take the same [`Scenario`].
+//!
+//! Users write a *raw* scenario (TOML or a Python dict, passed here as JSON)
+//! with unit strings (`"50Mbps"`, `"100ms"`, `"1500B"`, `"0.2BDP"`).
+//! [`Scenario::from_json`] parses it (unknown keys and numbers without units
+//! are errors), resolves every unit and per-flow value (RTT lists, ranges,
+//! random start times drawn from the seed's `scenario` stream), checks every
+//! range and returns the normalized scenario. Errors name the field path, the
+//! value and what is allowed ([`ScenarioError`]).
+//!
+//! The normalized scenario serializes with SI units and `_s`/`_bps`/`_bytes`
+//! suffixes; that JSON is what Python sees as `Scenario.normalized`.
+
+use std::fmt;
+
+use rand::RngExt;
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::engine::rng::{stream, Stream};
+use crate::tcp::cc::config::CcConfig;
+use crate::units::{self, BitsPerSec, BufferSize, SimTime};
+
+/// A scenario that failed to parse or validate: where, and what is wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub struct ScenarioError {
+    /// Dotted field path, e.g. `flows[0].rtt`.
+    pub path: String,
+    /// What was wrong, with the offending value and what is allowed.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() || self.path == "." {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+fn err(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+    ScenarioError { path: path.into(), message: message.into() }
+}
+
+// ---------------------------------------------------------------------------
+// Unit-carrying newtypes: deserialize from strings only, so a bare number
+// where a unit is meant is refused with a message that says which units work.
+// ---------------------------------------------------------------------------
+
+macro_rules! unit_newtype {
+    ($name:ident, $inner:ty, $parse:path, $example:expr) => {
+        #[derive(Clone, Copy, Debug)]
+        struct $name($inner);
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                match Value::deserialize(d)? {
+                    Value::String(s) => $parse(&s).map($name).map_err(de::Error::custom),
+                    other => Err(de::Error::custom(format!(
+                        "expected a string with a unit such as {:?}, got {}",
+                        $example, other
+                    ))),
+                }
+            }
+        }
+    };
+}
+
+unit_newtype!(Dur, SimTime, units::parse_duration, "100ms");
+unit_newtype!(Rate, BitsPerSec, units::parse_rate, "50Mbps");
+unit_newtype!(Size, u64, units::parse_bytes, "1500B");
+unit_newtype!(Buf, BufferSize, units::parse_buffer, "20pkt");
+
+/// Round-trip propagation delay of a flow group, as written.
+#[derive(Clone, Debug)]
+enum RttSpec {
+    /// Every flow has this RTT.
+    Fixed(SimTime),
+    /// One value per flow (the list length must equal `count`).
+    List(Vec<SimTime>),
+    /// Evenly spaced from min to max inclusive (`{min = "80ms", max = "260ms"}`).
+    Range(SimTime, SimTime),
+    /// Drawn uniformly at random in [a, b] from the seed (`{uniform = ["80ms", "260ms"]}`).
+    Uniform(SimTime, SimTime),
+}
+
+/// Start times of a flow group, as written.
+#[derive(Clone, Debug)]
+enum StartSpec {
+    /// All flows start at this time.
+    At(SimTime),
+    /// Flow k of the group starts at k * step.
+    Stagger(SimTime),
+    /// Drawn uniformly at random in [a, b].
+    Uniform(SimTime, SimTime),
+}
+
+fn dur_of(v: &Value) -> Result<SimTime, String> {
+    match v {
+        Value::String(s) => units::parse_duration(s).map_err(|e| e.0),
+        other => Err(format!("expected a string with a unit such as \"100ms\", got {other}")),
+    }
+}
+
+fn pair_of(v: &Value) -> Result<(SimTime, SimTime), String> {
+    match v {
+        Value::Array(a) if a.len() == 2 => Ok((dur_of(&a[0])?, dur_of(&a[1])?)),
+        other => Err(format!("expected a list of two durations such as [\"0s\", \"1s\"], got {other}")),
+    }
+}
+
+fn single_key(m: &Map<String, Value>, allowed: &str) -> Result<(String, Value), String> {
+    if m.len() != 1 {
+        return Err(format!("expected a table with exactly one key ({allowed}), got {}", Value::Object(m.clone())));
+    }
+    let (k, v) = m.iter().next().expect("one key");
+    Ok((k.clone(), v.clone()))
+}
+
+impl<'de> Deserialize<'de> for RttSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        let shape = "a duration (\"100ms\"), a list of durations, {min = \"80ms\", max = \"260ms\"} or {uniform = [\"80ms\", \"260ms\"]}";
+        let out = match &v {
+            Value::String(_) => dur_of(&v).map(RttSpec::Fixed),
+            Value::Array(a) => a.iter().map(dur_of).collect::<Result<Vec<_>, _>>().map(RttSpec::List),
+            Value::Object(m) if m.len() == 2 && m.contains_key("min") && m.contains_key("max") => {
+                dur_of(&m["min"]).and_then(|a| dur_of(&m["max"]).map(|b| RttSpec::Range(a, b)))
+            }
+            Value::Object(m) => match single_key(m, "uniform").map_err(de::Error::custom)? {
+                (k, p) if k == "uniform" => pair_of(&p).map(|(a, b)| RttSpec::Uniform(a, b)),
+                (k, _) => Err(format!("unknown key {k:?}: expected {shape}")),
+            },
+            other => Err(format!("expected {shape}, got {other}")),
+        };
+        out.map_err(de::Error::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for StartSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        let shape = "a time (\"0s\"), {stagger = \"1s\"} or {uniform = [\"0s\", \"1s\"]}";
+        let out = match &v {
+            Value::String(_) => dur_of(&v).map(StartSpec::At),
+            Value::Object(m) => match single_key(m, "stagger or uniform").map_err(de::Error::custom)? {
+                (k, p) if k == "stagger" => dur_of(&p).map(StartSpec::Stagger),
+                (k, p) if k == "uniform" => pair_of(&p).map(|(a, b)| StartSpec::Uniform(a, b)),
+                (k, _) => Err(format!("unknown key {k:?}: expected {shape}")),
+            },
+            other => Err(format!("expected {shape}, got {other}")),
+        };
+        out.map_err(de::Error::custom)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The raw schema, as users write it.
+// ---------------------------------------------------------------------------
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    #[serde(default)]
+    name: Option<String>,
+    duration: Dur,
+    #[serde(default)]
+    warmup: Option<Dur>,
+    #[serde(default)]
+    seed: Option<u64>,
+    link: RawLink,
+    #[serde(default)]
+    flows: Vec<RawFlows>,
+    #[serde(default)]
+    background: Vec<RawBackground>,
+    #[serde(default)]
+    output: Option<RawOutput>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLink {
+    capacity: Rate,
+    delay: Dur,
+    buffer: Buf,
+    #[serde(default)]
+    bdp_rtt: Option<Dur>,
+    #[serde(default)]
+    packet_size: Option<Size>,
+    #[serde(default)]
+    qdisc: Option<String>,
+    #[serde(default)]
+    qdisc_params: Option<Map<String, Value>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFlows {
+    #[serde(default)]
+    count: Option<i64>,
+    #[serde(default)]
+    tcp: Option<String>,
+    #[serde(default)]
+    tcp_params: Option<Map<String, Value>>,
+    rtt: RttSpec,
+    #[serde(default)]
+    mss: Option<Size>,
+    #[serde(default)]
+    access_rate: Option<Rate>,
+    #[serde(default)]
+    rwnd: Option<Buf>,
+    #[serde(default)]
+    initial_window: Option<i64>,
+    #[serde(default)]
+    min_rto: Option<Dur>,
+    #[serde(default)]
+    start: Option<StartSpec>,
+    #[serde(default)]
+    sack: Option<bool>,
+    #[serde(default)]
+    delayed_ack: Option<bool>,
+    #[serde(default)]
+    loss: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBackground {
+    kind: String,
+    rate: Rate,
+    packet_size: Size,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOutput {
+    #[serde(default)]
+    interval: Option<Dur>,
+    #[serde(default)]
+    cwnd: Option<bool>,
+}
+
+// ---------------------------------------------------------------------------
+// The normalized scenario.
+// ---------------------------------------------------------------------------
+
+/// Serialize a [`SimTime`] as float seconds (the `_s` fields of the normalized JSON).
+fn secs<S: Serializer>(t: &SimTime, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(t.as_secs_f64())
+}
+
+fn secs_vec<S: Serializer>(t: &[SimTime], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(t.iter().map(|x| x.as_secs_f64()))
+}
+
+/// Whether the drop-tail limit counts packets or bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BufferMode {
+    /// The buffer holds at most `buffer_pkts` packets.
+    Packets,
+    /// The buffer holds at most `buffer_bytes` bytes.
+    Bytes,
+}
+
+/// Queue disciplines the engines know (more come with later issues).
+pub const QDISCS: &[&str] = &["droptail"];
+/// Background traffic kinds.
+pub const BACKGROUND_KINDS: &[&str] = &["poisson"];
+
+/// The bottleneck link, its buffer and its queue discipline.
+#[derive(Clone, Debug, Serialize)]
+pub struct Link {
+    /// Capacity, bits/s.
+    pub capacity_bps: f64,
+    /// One-way propagation delay of the bottleneck link.
+    #[serde(serialize_with = "secs")]
+    pub delay_s: SimTime,
+    /// Buffer in packets (in byte mode: bytes / packet_size).
+    pub buffer_pkts: u64,
+    /// Buffer in bytes (in packet mode: packets * packet_size).
+    pub buffer_bytes: u64,
+    /// Whether the limit is enforced in packets or bytes.
+    pub buffer_mode: BufferMode,
+    /// Reference packet size for BDP and packet counts, bytes.
+    pub packet_size_bytes: u32,
+    /// The RTT that `"xBDP"` buffers refer to.
+    #[serde(serialize_with = "secs")]
+    pub bdp_rtt_s: SimTime,
+    /// Bandwidth-delay product, packets of `packet_size_bytes`.
+    pub bdp_pkts: f64,
+    /// Queue discipline name.
+    pub qdisc: String,
+    /// Discipline parameters (checked by the discipline).
+    pub qdisc_params: Map<String, Value>,
+}
+
+/// A group of TCP flows with the same settings (per-flow RTTs and starts resolved).
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowGroup {
+    /// Number of flows.
+    pub count: u32,
+    /// Congestion-control variant.
+    pub tcp: String,
+    /// Variant and its parameters, defaults filled in.
+    pub cc: CcConfig,
+    /// Round-trip propagation delay of each flow.
+    #[serde(serialize_with = "secs_vec")]
+    pub rtts_s: Vec<SimTime>,
+    /// Full data packet size on the wire, bytes (headers are not modeled separately).
+    pub mss_bytes: u32,
+    /// Access link rate of each flow, bits/s (None: not limited).
+    pub access_rate_bps: Option<f64>,
+    /// Receiver window cap, packets (None: unlimited).
+    pub rwnd_pkts: Option<u32>,
+    /// Initial congestion window, packets.
+    pub initial_window_pkts: u32,
+    /// Minimum retransmission timeout.
+    #[serde(serialize_with = "secs")]
+    pub min_rto_s: SimTime,
+    /// Start time of each flow.
+    #[serde(serialize_with = "secs_vec")]
+    pub starts_s: Vec<SimTime>,
+    /// Selective acknowledgments (RFC 2018 / RFC 6675 recovery).
+    pub sack: bool,
+    /// Delayed ACKs (RFC 1122 / RFC 5681 section 4.2: ACK every second segment, 200 ms timer).
+    pub delayed_ack: bool,
+    /// Bernoulli loss probability of data packets on this group's path (after the bottleneck).
+    pub loss: f64,
+}
+
+/// Open-loop background traffic crossing the bottleneck.
+#[derive(Clone, Debug, Serialize)]
+pub struct Background {
+    /// Kind (`poisson`).
+    pub kind: String,
+    /// Mean rate, bits/s.
+    pub rate_bps: f64,
+    /// Packet size, bytes.
+    pub packet_size_bytes: u32,
+}
+
+/// What to record.
+#[derive(Clone, Debug, Serialize)]
+pub struct Output {
+    /// Sampling interval of the time series.
+    #[serde(serialize_with = "secs")]
+    pub interval_s: SimTime,
+    /// Record per-flow congestion windows in the time series.
+    pub cwnd: bool,
+}
+
+/// A validated scenario with every unit resolved.
+#[derive(Clone, Debug, Serialize)]
+pub struct Scenario {
+    /// Label used in reports.
+    pub name: String,
+    /// Simulated duration.
+    #[serde(serialize_with = "secs")]
+    pub duration_s: SimTime,
+    /// Initial period excluded from statistics.
+    #[serde(serialize_with = "secs")]
+    pub warmup_s: SimTime,
+    /// Seed of every random stream.
+    pub seed: u64,
+    /// The bottleneck.
+    pub link: Link,
+    /// TCP flow groups.
+    pub flows: Vec<FlowGroup>,
+    /// Background traffic.
+    pub background: Vec<Background>,
+    /// Outputs.
+    pub output: Output,
+}
+
+/// Upper bound on the total number of flows (keeps memory and run time sane).
+pub const MAX_FLOWS: u64 = 1_000_000;
+
+impl Scenario {
+    /// Parse and validate a raw scenario given as JSON text.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let raw: RawScenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let msg = e.inner().to_string();
+            // serde_json appends " at line L column C"; the path already says where.
+            let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+            err(if path == "." { String::new() } else { path }, msg)
+        })?;
+        resolve(raw)
+    }
+
+    /// The normalized scenario as JSON (SI units).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("scenario serializes")
+    }
+
+    /// Total number of TCP flows.
+    pub fn total_flows(&self) -> usize {
+        self.flows.iter().map(|g| g.count as usize).sum()
+    }
+}
+
+fn check(cond: bool, path: &str, msg: impl FnOnce() -> String) -> Result<(), ScenarioError> {
+    if cond { Ok(()) } else { Err(err(path, msg())) }
+}
+
+fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
+    let seed = raw.seed.unwrap_or(1);
+    let duration = raw.duration.0;
+    check(duration > SimTime::ZERO, "duration", || "must be > 0s".into())?;
+    let warmup = raw.warmup.map(|d| d.0).unwrap_or(SimTime::ZERO);
+    check(warmup < duration, "warmup", || {
+        format!("{warmup} must be shorter than duration {duration}")
+    })?;
+
+    // Link.
+    let cap = raw.link.capacity.0 .0;
+    check(cap > 0.0, "link.capacity", || format!("must be > 0bps, got {cap}bps"))?;
+    check(cap <= 1e13, "link.capacity", || format!("{cap}bps exceeds the 10Tbps limit"))?;
+    let delay = raw.link.delay.0;
+    let qdisc = raw.link.qdisc.unwrap_or_else(|| "droptail".into());
+    check(QDISCS.contains(&qdisc.as_str()), "link.qdisc", || {
+        format!("unknown queue discipline {qdisc:?}: allowed are {}", QDISCS.join(", "))
+    })?;
+    let qdisc_params = raw.link.qdisc_params.unwrap_or_default();
+    if qdisc == "droptail" {
+        if let Some(k) = qdisc_params.keys().next() {
+            return Err(err(format!("link.qdisc_params.{k}"), "droptail takes no parameters"));
+        }
+    }
+
+    // Flows (RTTs first: the BDP refers to them).
+    let mut rng = stream(seed, Stream::Scenario);
+    let mut flows = Vec::with_capacity(raw.flows.len());
+    let mut total: u64 = 0;
+    for (i, f) in raw.flows.into_iter().enumerate() {
+        let p = |field: &str| format!("flows[{i}].{field}");
+        let count = f.count.unwrap_or(1);
+        check(count >= 1, &p("count"), || format!("must be >= 1, got {count}"))?;
+        total += count as u64;
+        check(total <= MAX_FLOWS, &p("count"), || {
+            format!("total number of flows {total} exceeds the limit of {MAX_FLOWS}")
+        })?;
+        let n = count as usize;
+        let tcp = f.tcp.unwrap_or_else(|| "newreno".into());
+        let cc = CcConfig::from_params(&tcp, &f.tcp_params.unwrap_or_default()).map_err(|(key, msg)| {
+            if key.is_empty() { err(p("tcp"), msg) } else { err(p(&format!("tcp_params.{key}")), msg) }
+        })?;
+        let rtts: Vec<SimTime> = match f.rtt {
+            RttSpec::Fixed(t) => vec![t; n],
+            RttSpec::List(v) => {
+                check(v.len() == n, &p("rtt"), || {
+                    format!("list has {} values but count is {n}: give one RTT per flow", v.len())
+                })?;
+                v
+            }
+            RttSpec::Range(a, b) => {
+                check(a <= b, &p("rtt"), || format!("min {a} must be <= max {b}"))?;
+                (0..n)
+                    .map(|k| if n == 1 { a } else { SimTime(a.0 + ((b.0 - a.0) as u128 * k as u128 / (n - 1) as u128) as u64) })
+                    .collect()
+            }
+            RttSpec::Uniform(a, b) => {
+                check(a <= b, &p("rtt"), || format!("uniform bounds {a} > {b}"))?;
+                (0..n).map(|_| SimTime(rng.random_range(a.0..=b.0))).collect()
+            }
+        };
+        for (k, &r) in rtts.iter().enumerate() {
+            check(r >= delay.mul(2) && r > SimTime::ZERO, &p("rtt"), || {
+                format!(
+                    "RTT {r} of flow {k} is shorter than twice link.delay ({}): the round trip includes the bottleneck both ways",
+                    delay.mul(2)
+                )
+            })?;
+        }
+        let mss = f.mss.map(|s| s.0).unwrap_or(1500);
+        check((64..=65_535).contains(&mss), &p("mss"), || {
+            format!("must be between 64B and 65535B, got {mss}B")
+        })?;
+        let access = f.access_rate.map(|r| r.0 .0);
+        if let Some(a) = access {
+            check(a > 0.0, &p("access_rate"), || format!("must be > 0bps, got {a}bps"))?;
+        }
+        let rwnd = match f.rwnd.map(|b| b.0) {
+            None => None,
+            Some(BufferSize::Packets(k)) => Some(k),
+            Some(BufferSize::Bytes(b)) => Some(b / mss),
+            Some(BufferSize::Bdp(_)) => {
+                return Err(err(p("rwnd"), "must be in packets (\"64pkt\") or bytes (\"64KB\"), not a BDP fraction"));
+            }
+        };
+        if let Some(w) = rwnd {
+            check((1..=u32::MAX as u64 / 2).contains(&w), &p("rwnd"), || {
+                format!("must be at least one packet ({mss}B), got {w} packets")
+            })?;
+        }
+        let iw = f.initial_window.unwrap_or(1);
+        check((1..=1000).contains(&iw), &p("initial_window"), || {
+            format!("must be a whole number of packets from 1 to 1000, got {iw}")
+        })?;
+        let min_rto = f.min_rto.map(|d| d.0).unwrap_or(SimTime::from_millis(1000));
+        check(min_rto >= SimTime::from_millis(1), &p("min_rto"), || {
+            format!("must be >= 1ms, got {min_rto}")
+        })?;
+        let starts: Vec<SimTime> = match f.start.unwrap_or(StartSpec::At(SimTime::ZERO)) {
+            StartSpec::At(t) => vec![t; n],
+            StartSpec::Stagger(s) => (0..n as u64).map(|k| s.mul(k)).collect(),
+            StartSpec::Uniform(a, b) => {
+                check(a <= b, &p("start"), || format!("uniform bounds {a} > {b}"))?;
+                (0..n).map(|_| SimTime(rng.random_range(a.0..=b.0))).collect()
+            }
+        };
+        if let Some(&late) = starts.iter().max() {
+            check(late < duration, &p("start"), || {
+                format!("a flow starts at {late}, not before duration {duration}")
+            })?;
+        }
+        let loss = f.loss.unwrap_or(0.0);
+        check((0.0..1.0).contains(&loss), &p("loss"), || {
+            format!("must be a probability in [0, 1), got {loss}")
+        })?;
+        flows.push(FlowGroup {
+            count: count as u32,
+            tcp,
+            cc,
+            rtts_s: rtts,
+            mss_bytes: mss as u32,
+            access_rate_bps: access,
+            rwnd_pkts: rwnd.map(|w| w as u32),
+            initial_window_pkts: iw as u32,
+            min_rto_s: min_rto,
+            starts_s: starts,
+            sack: f.sack.unwrap_or(true),
+            delayed_ack: f.delayed_ack.unwrap_or(false),
+            loss,
+        });
+    }
+
+    // Buffer and BDP.
+    let packet_size = raw.link.packet_size.map(|s| s.0).unwrap_or_else(|| {
+        flows.first().map(|g| g.mss_bytes as u64).unwrap_or(1500)
+    });
+    check((64..=65_535).contains(&packet_size), "link.packet_size", || {
+        format!("must be between 64B and 65535B, got {packet_size}B")
+    })?;
+    let all_rtts: Vec<SimTime> = flows.iter().flat_map(|g| g.rtts_s.iter().copied()).collect();
+    let bdp_rtt = match raw.link.bdp_rtt {
+        Some(d) => d.0,
+        None if !all_rtts.is_empty() => {
+            SimTime((all_rtts.iter().map(|t| t.0 as u128).sum::<u128>() / all_rtts.len() as u128) as u64)
+        }
+        None => delay.mul(2),
+    };
+    let bdp_pkts = cap * bdp_rtt.as_secs_f64() / (8.0 * packet_size as f64);
+    let (mode, buffer_pkts, buffer_bytes) = match raw.link.buffer.0 {
+        BufferSize::Packets(k) => (BufferMode::Packets, k, k * packet_size),
+        BufferSize::Bytes(b) => (BufferMode::Bytes, b / packet_size, b),
+        BufferSize::Bdp(frac) => {
+            check(bdp_pkts > 0.0, "link.buffer", || {
+                "a BDP fraction needs a non-zero RTT: set link.bdp_rtt or add flows".into()
+            })?;
+            let k = (frac * bdp_pkts).round() as u64;
+            (BufferMode::Packets, k, k * packet_size)
+        }
+    };
+    check(buffer_pkts >= 1, "link.buffer", || {
+        format!("must hold at least one packet of {packet_size}B, got {buffer_bytes}B ({buffer_pkts} packets)")
+    })?;
+    check(buffer_pkts <= 100_000_000, "link.buffer", || {
+        format!("{buffer_pkts} packets exceeds the limit of 100000000")
+    })?;
+
+    // Background.
+    let mut background = Vec::new();
+    for (i, b) in raw.background.into_iter().enumerate() {
+        let p = |field: &str| format!("background[{i}].{field}");
+        check(BACKGROUND_KINDS.contains(&b.kind.as_str()), &p("kind"), || {
+            format!("unknown background kind {:?}: allowed are {}", b.kind, BACKGROUND_KINDS.join(", "))
+        })?;
+        let rate = b.rate.0 .0;
+        check(rate > 0.0, &p("rate"), || format!("must be > 0bps, got {rate}bps"))?;
+        check(rate < 10.0 * cap, &p("rate"), || {
+            format!("{rate}bps is more than 10 times link.capacity: the queue would only overflow")
+        })?;
+        let ps = b.packet_size.0;
+        check((40..=65_535).contains(&ps), &p("packet_size"), || {
+            format!("must be between 40B and 65535B, got {ps}B")
+        })?;
+        background.push(Background { kind: b.kind, rate_bps: rate, packet_size_bytes: ps as u32 });
+    }
+
+    let out = raw.output.unwrap_or(RawOutput { interval: None, cwnd: None });
+    let interval = out.interval.map(|d| d.0).unwrap_or(SimTime::from_millis(100));
+    check(interval > SimTime::ZERO, "output.interval", || "must be > 0s".into())?;
+    check(duration.0 / interval.0.max(1) <= 10_000_000, "output.interval", || {
+        format!("{interval} gives more than 10 million samples over {duration}")
+    })?;
+
+    Ok(Scenario {
+        name: raw.name.unwrap_or_else(|| "scenario".into()),
+        duration_s: duration,
+        warmup_s: warmup,
+        seed,
+        link: Link {
+            capacity_bps: cap,
+            delay_s: delay,
+            buffer_pkts,
+            buffer_bytes,
+            buffer_mode: mode,
+            packet_size_bytes: packet_size as u32,
+            bdp_rtt_s: bdp_rtt,
+            bdp_pkts,
+            qdisc,
+            qdisc_params,
+        },
+        flows,
+        background,
+        output: Output { interval_s: interval, cwnd: out.cwnd.unwrap_or(false) },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> Value {
+        serde_json::json!({
+            "duration": "10s",
+            "link": {"capacity": "50Mbps", "delay": "48ms", "buffer": "20pkt"},
+            "flows": [{"count": 2, "rtt": "100ms", "mss": "1000B"}],
+        })
+    }
+
+    fn parse(v: &Value) -> Result<Scenario, ScenarioError> {
+        Scenario::from_json(&v.to_string())
+    }
+
+    #[test]
+    fn resolves_units_and_bdp() {
+        let mut v = base();
+        v["link"]["buffer"] = "1BDP".into();
+        let s = parse(&v).unwrap();
+        assert_eq!(s.link.buffer_pkts, 625); // 50e6 * 0.1 / 8000
+        assert_eq!(s.flows[0].rtts_s, vec![SimTime::from_millis(100); 2]);
+    }
+
+    #[test]
+    fn rtt_range_is_evenly_spaced() {
+        let mut v = base();
+        v["flows"][0]["count"] = 10.into();
+        v["flows"][0]["rtt"] = serde_json::json!({"min": "115.5ms", "max": "124.5ms"});
+        let s = parse(&v).unwrap();
+        assert_eq!(s.flows[0].rtts_s[0], SimTime::from_micros(115_500));
+        assert_eq!(s.flows[0].rtts_s[1], SimTime::from_micros(116_500));
+        assert_eq!(s.flows[0].rtts_s[9], SimTime::from_micros(124_500));
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let mut v = base();
+        v["link"]["capacity"] = 50.into();
+        let e = parse(&v).unwrap_err();
+        assert_eq!(e.path, "link.capacity");
+        assert!(e.message.contains("unit"), "{e}");
+
+        let mut v = base();
+        v["link"]["capcity"] = "1Mbps".into();
+        let e = parse(&v).unwrap_err();
+        assert!(e.message.contains("unknown field `capcity`"), "{e}");
+
+        let mut v = base();
+        v["flows"][0]["rtt"] = "10ms".into();
+        let e = parse(&v).unwrap_err();
+        assert_eq!(e.path, "flows[0].rtt");
+    }
+}

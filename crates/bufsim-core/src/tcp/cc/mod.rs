@@ -1,0 +1,3 @@
+//! Congestion control: one file per variant behind one small trait.
+
+pub mod config;

@@ -1,0 +1,123 @@
+"""The one result shape shared by the packet engine, the fluid engine and the models.
+
+A :class:`Result` holds
+
+* ``summary`` -- a flat ``dict`` of scalar metrics (SI units: seconds, bits/s,
+  packets, fractions in [0, 1]),
+* ``timeseries`` -- a :class:`pandas.DataFrame` indexed by simulated time
+  ``time_s`` (seconds) with one column per sampled quantity,
+* ``flows`` -- a :class:`pandas.DataFrame` with one row per flow,
+* ``provenance`` -- a ``dict`` saying what produced the result (engine,
+  bufsim version, seed, scenario hash, wall-clock seconds),
+* ``scenario`` -- the normalized scenario (a plain ``dict``, SI units) it came from.
+
+Results round-trip to a directory (``summary.json``, ``provenance.json``,
+``scenario.json``, ``timeseries.parquet``, ``flows.parquet``) with
+:meth:`Result.save` and :meth:`Result.load`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+
+def _jsonable(value: Any) -> Any:
+    """Convert numpy scalars and non-finite floats into JSON-friendly values."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+@dataclass
+class Result:
+    """Outcome of one run of an engine (``"packet"``, ``"fluid"``) or a model.
+
+    Attributes
+    ----------
+    summary : dict
+        Scalar metrics. Common keys: ``utilization`` (fraction of bottleneck
+        capacity carrying packets, 0..1), ``goodput_bps`` (bits/s, all flows),
+        ``drop_rate`` (dropped / arrived packets at the bottleneck),
+        ``mean_queue_pkts``, ``mean_queue_delay_s``, ``p50_queue_delay_s``,
+        ``p99_queue_delay_s``, ``jain_index``, ``sync_mean`` (mean fraction of
+        flows losing a packet per congestion event).
+    timeseries : pandas.DataFrame
+        Indexed by ``time_s`` (seconds of simulated time).
+    flows : pandas.DataFrame
+        One row per flow (``flow``, ``group``, ``goodput_bps``, ...).
+    provenance : dict
+        ``engine``, ``version``, ``seed``, ``scenario_hash``, ``wall_s``.
+    scenario : dict
+        The normalized scenario (SI units) that produced the result.
+    """
+
+    summary: dict[str, Any]
+    timeseries: pd.DataFrame = field(default_factory=pd.DataFrame)
+    flows: pd.DataFrame = field(default_factory=pd.DataFrame)
+    provenance: dict[str, Any] = field(default_factory=dict)
+    scenario: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def engine(self) -> str:
+        """Name of what produced this result (``packet``, ``fluid`` or a model name)."""
+        return str(self.provenance.get("engine", "unknown"))
+
+    def save(self, directory: str | Path) -> Path:
+        """Write the result into ``directory`` (created if missing) and return its path.
+
+        Files: ``summary.json``, ``provenance.json``, ``scenario.json``,
+        ``timeseries.parquet`` and ``flows.parquet``.
+        """
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, payload in (
+            ("summary", self.summary),
+            ("provenance", self.provenance),
+            ("scenario", self.scenario),
+        ):
+            (out / f"{name}.json").write_text(
+                json.dumps(_jsonable(payload), indent=2, sort_keys=True) + "\n"
+            )
+        self.timeseries.to_parquet(out / "timeseries.parquet")
+        self.flows.to_parquet(out / "flows.parquet", index=False)
+        return out
+
+    @classmethod
+    def load(cls, directory: str | Path) -> "Result":
+        """Read a result written by :meth:`save`."""
+        src = Path(directory)
+        if not (src / "summary.json").is_file():
+            raise FileNotFoundError(f"no bufsim result in {src} (summary.json missing)")
+
+        def _json(name: str) -> dict[str, Any]:
+            path = src / f"{name}.json"
+            return json.loads(path.read_text()) if path.is_file() else {}
+
+        ts = src / "timeseries.parquet"
+        fl = src / "flows.parquet"
+        return cls(
+            summary=_json("summary"),
+            timeseries=pd.read_parquet(ts) if ts.is_file() else pd.DataFrame(),
+            flows=pd.read_parquet(fl) if fl.is_file() else pd.DataFrame(),
+            provenance=_json("provenance"),
+            scenario=_json("scenario"),
+        )
+
+    def __repr__(self) -> str:
+        keys = ", ".join(
+            f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+            for k, v in list(self.summary.items())[:6]
+        )
+        return f"Result(engine={self.engine!r}, {keys}, flows={len(self.flows)})"
