@@ -223,7 +223,8 @@ def _md1k_eval(rho, k, what: str):
         cum = np.cumsum(u)
         cum_n = np.cumsum(np.arange(u.size) * u)
         pi0 = u[0] / cum[ks - 1]  # departure-epoch P(empty) for each K
-        loss = 1.0 - 1.0 / (pi0 + r_val)
+        # absolute accuracy ~1e-16 (cancellation); clip the rounding below 0
+        loss = np.maximum(0.0, (pi0 + r_val - 1.0) / (pi0 + r_val))
         if what == "loss":
             out[sel] = loss
         else:  # mean number in system: sum_{n<K} n p_n + K p_K
@@ -255,7 +256,7 @@ def md1k_distribution(rho: float, k: int) -> np.ndarray:
     u = _md1k_departure_weights(r, kk)
     pi = u / u.sum()
     denom = pi[0] + r
-    return np.concatenate((pi / denom, [1.0 - 1.0 / denom]))
+    return np.concatenate((pi / denom, [max(0.0, (denom - 1.0) / denom)]))
 
 
 def md1k_loss(rho, k):
@@ -276,7 +277,9 @@ def md1k_loss(rho, k):
     -------
     float or numpy.ndarray
         ``1 - 1/(pi_0 + rho)``, with ``pi_0`` the departure-epoch probability
-        of an empty system.
+        of an empty system. The absolute accuracy is about 1e-16 (the
+        formula subtracts numbers close to 1), so losses below ~1e-14 are
+        not resolved.
     """
     return _md1k_eval(rho, k, "loss")
 
