@@ -7,8 +7,12 @@
 //! Pure Rust: compiles and tests without Python (the bindings live in `bufsim-py`).
 
 pub mod engine;
+pub mod net;
 pub mod output;
+pub mod packet;
+pub mod queue;
 pub mod scenario;
+pub mod stats;
 pub mod tcp;
 pub mod units;
 

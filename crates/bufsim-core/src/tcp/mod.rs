@@ -1,3 +1,6 @@
 //! TCP: the sender and receiver state machines and the congestion controllers.
 
 pub mod cc;
+pub mod receiver;
+pub mod sack;
+pub mod sender;

@@ -1,0 +1,23 @@
+//! Run one scenario (JSON file) through the packet engine and print the summary.
+//! Usage: cargo run --release --example run -- scenario.json
+use bufsim_core::{packet, Scenario};
+
+fn main() {
+    let path = std::env::args().nth(1).expect("usage: run <scenario.json>");
+    let text = std::fs::read_to_string(&path).expect("readable scenario file");
+    let s = match Scenario::from_json(&text) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    };
+    let t0 = std::time::Instant::now();
+    let out = packet::run(&s, &mut |_| true);
+    let wall = t0.elapsed().as_secs_f64();
+    for (k, v) in &out.summary {
+        println!("{k:24} {v:.6}");
+    }
+    println!("{:24} {wall:.3}", "wall_s");
+    println!("{:24} {:.3e}", "events_per_s", out.metric("events").unwrap_or(0.0) / wall);
+}

@@ -1,0 +1,50 @@
+//! Reno/NewReno window rules, RFC 5681 section 3.1 (the NewReno recovery
+//! itself, RFC 6582, lives in the sender because it is loss recovery, not
+//! window policy).
+
+use super::{AckInfo, CongestionControl, Window};
+use crate::units::SimTime;
+
+/// Standard TCP congestion control (AIMD(1, 1/2) with slow start).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NewReno;
+
+impl CongestionControl for NewReno {
+    fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        if w.cwnd < w.ssthresh {
+            //= RFC 5681 section 3.1: during slow start, "cwnd += min (N, SMSS)"
+            //= for each ACK acknowledging N new bytes (no ABC, RFC 3465 L = 1).
+            w.cwnd += (ack.acked as f64).min(1.0);
+        } else {
+            //= RFC 5681 section 3.1 eq. (3): "cwnd += SMSS*SMSS/cwnd" per ACK.
+            w.cwnd += 1.0 / w.cwnd;
+        }
+    }
+
+    fn on_congestion_event(&mut self, _w: &Window, flight: f64, _now: SimTime) -> f64 {
+        //= RFC 5681 section 3.1 eq. (4): ssthresh = max (FlightSize / 2, 2*SMSS).
+        (flight / 2.0).max(2.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ack(n: u64) -> AckInfo {
+        AckInfo { acked: n, now: SimTime::ZERO, srtt: None, min_rtt: None, max_rtt: None }
+    }
+
+    #[test]
+    fn slow_start_then_avoidance() {
+        let mut cc = NewReno;
+        let mut w = Window { cwnd: 1.0, ssthresh: 4.0 };
+        cc.on_ack(&mut w, &ack(2)); // slow start: at most one SMSS per ACK
+        assert_eq!(w.cwnd, 2.0);
+        w.cwnd = 10.0;
+        cc.on_ack(&mut w, &ack(1)); // avoidance: +1/cwnd
+        assert!((w.cwnd - 10.1).abs() < 1e-12);
+        assert_eq!(cc.on_congestion_event(&w, 10.0, SimTime::ZERO), 5.0);
+        assert_eq!(cc.on_congestion_event(&w, 3.0, SimTime::ZERO), 2.0);
+    }
+}

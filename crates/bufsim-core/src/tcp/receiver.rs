@@ -1,0 +1,169 @@
+//! The TCP receiver: cumulative ACKs, SACK blocks (RFC 2018) and delayed
+//! ACKs (RFC 5681 section 4.2, RFC 1122 section 4.2.3.2). Sequence numbers
+//! count segments.
+
+use crate::net::{Ack, MAX_SACK_BLOCKS};
+
+/// What the receiver wants done after a segment arrives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckAction {
+    /// Send this ACK now.
+    Now,
+    /// Hold the ACK; make sure the delayed-ACK timer runs.
+    Delay,
+}
+
+/// Receiver state of one connection.
+pub struct Receiver {
+    /// Next in-order segment expected.
+    pub rcv_nxt: u64,
+    /// Out-of-order segments held, as sorted disjoint `[start, end)` ranges.
+    ooo: Vec<(u64, u64)>,
+    /// SACK blocks in the order RFC 2018 section 4 asks (most recent first).
+    recent: Vec<(u64, u64)>,
+    sack: bool,
+    delayed_ack: bool,
+    /// In-order segments received and not yet acknowledged (delayed ACK).
+    unacked: u32,
+    /// Segments received, duplicates included.
+    pub segments_received: u64,
+}
+
+impl Receiver {
+    /// A receiver expecting segment 0.
+    pub fn new(sack: bool, delayed_ack: bool) -> Receiver {
+        Receiver {
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            recent: Vec::with_capacity(MAX_SACK_BLOCKS),
+            sack,
+            delayed_ack,
+            unacked: 0,
+            segments_received: 0,
+        }
+    }
+
+    /// Process the arrival of segment `seq`.
+    pub fn on_segment(&mut self, seq: u64) -> AckAction {
+        self.segments_received += 1;
+        if seq < self.rcv_nxt {
+            //= RFC 5681 section 4.2: an out-of-order (here: duplicate) segment
+            //= SHOULD be acknowledged immediately.
+            return AckAction::Now;
+        }
+        if seq == self.rcv_nxt {
+            let had_gap = !self.ooo.is_empty();
+            self.rcv_nxt += 1;
+            // Absorb held segments that are now in order.
+            if let Some(&(s, e)) = self.ooo.first() {
+                if s == self.rcv_nxt {
+                    self.rcv_nxt = e;
+                    self.ooo.remove(0);
+                }
+            }
+            self.recent.retain(|&(_, e)| e > self.rcv_nxt);
+            //= RFC 5681 section 4.2: "an immediate ACK SHOULD be generated
+            //= when a segment arrives that fills in all or part of a gap".
+            if had_gap || !self.delayed_ack {
+                self.unacked = 0;
+                return AckAction::Now;
+            }
+            //= RFC 5681 section 4.2: an ACK SHOULD be generated for at least
+            //= every second full-sized segment.
+            self.unacked += 1;
+            if self.unacked >= 2 {
+                self.unacked = 0;
+                AckAction::Now
+            } else {
+                AckAction::Delay
+            }
+        } else {
+            self.insert_ooo(seq);
+            //= RFC 5681 section 4.2: out-of-order segments are acknowledged
+            //= immediately (they generate duplicate ACKs).
+            self.unacked = 0;
+            AckAction::Now
+        }
+    }
+
+    /// The delayed-ACK timer fired: is an ACK still owed?
+    pub fn on_delack_timer(&mut self) -> bool {
+        let owed = self.unacked > 0;
+        self.unacked = 0;
+        owed
+    }
+
+    fn insert_ooo(&mut self, seq: u64) {
+        // Find the range containing or adjacent to seq (ranges are few: one per hole).
+        let i = self.ooo.partition_point(|&(_, e)| e < seq);
+        let block = if i < self.ooo.len() && self.ooo[i].0 <= seq && seq < self.ooo[i].1 {
+            self.ooo[i] // duplicate of a held segment
+        } else if i < self.ooo.len() && self.ooo[i].1 == seq {
+            self.ooo[i].1 = seq + 1;
+            if i + 1 < self.ooo.len() && self.ooo[i + 1].0 == seq + 1 {
+                self.ooo[i].1 = self.ooo[i + 1].1;
+                self.ooo.remove(i + 1);
+            }
+            self.ooo[i]
+        } else if i < self.ooo.len() && self.ooo[i].0 == seq + 1 {
+            self.ooo[i].0 = seq;
+            self.ooo[i]
+        } else {
+            self.ooo.insert(i, (seq, seq + 1));
+            self.ooo[i]
+        };
+        if self.sack {
+            //= RFC 2018 section 4: the first SACK block MUST specify the block
+            //= containing the most recently received segment; the others repeat
+            //= the most recently reported blocks.
+            self.recent.retain(|&(s, e)| e <= block.0 || s >= block.1);
+            self.recent.insert(0, block);
+            self.recent.truncate(MAX_SACK_BLOCKS);
+        }
+    }
+
+    /// The ACK to send now.
+    pub fn ack(&self) -> Ack {
+        let mut a = Ack { ack: self.rcv_nxt, ..Ack::default() };
+        if self.sack {
+            for (k, b) in self.recent.iter().enumerate() {
+                a.sack[k] = *b;
+            }
+            a.nsack = self.recent.len() as u8;
+        }
+        a
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sack_blocks_most_recent_first() {
+        let mut r = Receiver::new(true, false);
+        for s in [0, 1, 3, 4, 7, 5] {
+            assert_eq!(r.on_segment(s), AckAction::Now);
+        }
+        let a = r.ack();
+        assert_eq!(a.ack, 2);
+        assert_eq!(&a.sack[..a.nsack as usize], &[(3, 6), (7, 8)]);
+        r.on_segment(2); // fills the first hole
+        let a = r.ack();
+        assert_eq!(a.ack, 6);
+        assert_eq!(&a.sack[..a.nsack as usize], &[(7, 8)]);
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment() {
+        let mut r = Receiver::new(false, true);
+        assert_eq!(r.on_segment(0), AckAction::Delay);
+        assert_eq!(r.on_segment(1), AckAction::Now);
+        assert_eq!(r.on_segment(2), AckAction::Delay);
+        assert!(r.on_delack_timer());
+        assert!(!r.on_delack_timer());
+        assert_eq!(r.on_segment(4), AckAction::Now); // out of order: immediate
+        assert_eq!(r.on_segment(3), AckAction::Now); // fills the gap: immediate
+        assert_eq!(r.rcv_nxt, 5);
+    }
+}

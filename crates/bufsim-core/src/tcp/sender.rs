@@ -1,0 +1,460 @@
+//! The TCP sender: slow start and congestion avoidance (RFC 5681), NewReno
+//! fast retransmit / fast recovery (RFC 6582), SACK-based loss recovery
+//! (RFC 6675) when SACK is on, and the retransmission timer (RFC 6298) with
+//! Karn's rule and exponential backoff. Sequence numbers count segments
+//! (one segment = one packet of `mss` bytes).
+//!
+//! The sender never reads a clock: `now` is passed to every call. It emits
+//! segment numbers into a caller-provided buffer; the simulator turns them
+//! into packets. The retransmission timer is a deadline the simulator checks
+//! lazily (DESIGN.md: no cancel/re-push per ACK).
+
+use crate::net::Ack;
+use crate::tcp::cc::{AckInfo, AnyCc, Window};
+use crate::tcp::sack::{Scoreboard, DUP_THRESH};
+use crate::units::SimTime;
+
+//= RFC 6298 section 2.1: "Until a round-trip time (RTT) measurement has been
+//= made ... the sender SHOULD set RTO <- 1 second".
+const INITIAL_RTO: SimTime = SimTime(1_000_000_000_000);
+//= RFC 6298 section 5.5: "A maximum value MAY be placed on RTO provided it is
+//= at least 60 seconds."
+const MAX_RTO: SimTime = SimTime(60_000_000_000_000);
+
+/// Settings of one sender.
+#[derive(Clone, Copy, Debug)]
+pub struct SenderConfig {
+    /// Initial window, segments (RFC 5681 section 3.1 IW).
+    pub initial_window: u32,
+    /// Receiver window cap, segments.
+    pub rwnd: Option<u32>,
+    /// Lower bound of the RTO (RFC 6298 section 2.4 says 1 s).
+    pub min_rto: SimTime,
+    /// Use SACK-based recovery (RFC 6675) instead of NewReno (RFC 6582).
+    pub sack: bool,
+    /// Segments the application has to send (`u64::MAX`: persistent).
+    pub limit: u64,
+}
+
+/// Counters of one sender.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderStats {
+    /// Data segments sent, retransmissions included.
+    pub sent: u64,
+    /// Retransmitted segments.
+    pub retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Fast-recovery episodes entered.
+    pub recoveries: u64,
+}
+
+/// Sender state of one connection.
+pub struct Sender {
+    cfg: SenderConfig,
+    cc: AnyCc,
+    /// Congestion window and slow-start threshold, segments.
+    pub w: Window,
+    /// Oldest unacknowledged segment.
+    pub una: u64,
+    nxt: u64,
+    max: u64,
+    dupacks: u32,
+    in_recovery: bool,
+    //= RFC 6582 section 3.2 "recover" / RFC 6675 "RecoveryPoint", stored
+    //= exclusive: recovery ends when `una >= recover`.
+    recover: u64,
+    first_partial: bool,
+    sb: Option<Scoreboard>,
+    rxt_next: u64,
+    srtt: f64,
+    rttvar: f64,
+    have_rtt: bool,
+    rto: SimTime,
+    /// When the retransmission timer expires (`SimTime::MAX`: not running).
+    pub rto_deadline: SimTime,
+    timed: Option<(u64, SimTime)>,
+    min_rtt: Option<SimTime>,
+    max_rtt: Option<SimTime>,
+    /// Counters.
+    pub stats: SenderStats,
+}
+
+impl Sender {
+    /// A sender with nothing sent yet.
+    pub fn new(cfg: SenderConfig, cc: AnyCc) -> Sender {
+        Sender {
+            cfg,
+            cc,
+            //= RFC 5681 section 3.1: ssthresh "SHOULD be set arbitrarily high".
+            w: Window { cwnd: cfg.initial_window as f64, ssthresh: f64::INFINITY },
+            una: 0,
+            nxt: 0,
+            max: 0,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            first_partial: true,
+            sb: cfg.sack.then(Scoreboard::default),
+            rxt_next: 0,
+            srtt: 0.0,
+            rttvar: 0.0,
+            have_rtt: false,
+            rto: INITIAL_RTO.max(cfg.min_rto),
+            rto_deadline: SimTime::MAX,
+            timed: None,
+            min_rtt: None,
+            max_rtt: None,
+            stats: SenderStats::default(),
+        }
+    }
+
+    /// Segments sent and not yet cumulatively acknowledged.
+    pub fn flight(&self) -> u64 {
+        self.max - self.una
+    }
+
+    /// Smoothed RTT, if measured.
+    pub fn srtt(&self) -> Option<SimTime> {
+        self.have_rtt.then(|| SimTime(self.srtt as u64))
+    }
+
+    /// Whether every segment of a finite transfer has been acknowledged.
+    pub fn done(&self) -> bool {
+        self.una >= self.cfg.limit
+    }
+
+    fn rwnd(&self) -> f64 {
+        self.cfg.rwnd.map(|r| r as f64).unwrap_or(f64::INFINITY)
+    }
+
+    /// Emit segment `seq` (a retransmission if already sent once).
+    fn emit(&mut self, seq: u64, now: SimTime, out: &mut Vec<u64>) {
+        let retx = seq < self.max;
+        self.stats.sent += 1;
+        if retx {
+            self.stats.retransmits += 1;
+            //= RFC 6298 section 3 (Karn): RTT samples MUST NOT be made from
+            //= retransmitted segments; as BSD, stop timing on any retransmission.
+            self.timed = None;
+            if let Some(sb) = self.sb.as_mut() {
+                sb.mark_retransmitted(seq);
+            }
+        } else {
+            self.max = seq + 1;
+            if let Some(sb) = self.sb.as_mut() {
+                sb.extend_to(self.max);
+            }
+            if self.timed.is_none() {
+                self.timed = Some((seq, now));
+            }
+        }
+        //= RFC 6298 section 5.1: "Every time a packet containing data is sent
+        //= (including a retransmission), if the timer is not running, start it".
+        if self.rto_deadline == SimTime::MAX {
+            self.rto_deadline = now + self.rto;
+        }
+        out.push(seq);
+    }
+
+    /// Send whatever the windows allow now.
+    pub fn pump(&mut self, now: SimTime, out: &mut Vec<u64>) {
+        let rwnd = self.rwnd();
+        if self.in_recovery && self.sb.is_some() {
+            loop {
+                let sb = self.sb.as_ref().expect("sack");
+                //= RFC 6675 section 5 step (C): "If cwnd - pipe >= 1 SMSS, the
+                //= sender SHOULD transmit one or more segments".
+                if self.w.cwnd - (sb.pipe() as f64) < 1.0 {
+                    break;
+                }
+                //= RFC 6675 section 4, NextSeg (1): the first un-SACKed segment
+                //= above HighRxt that IsLost().
+                let bound = sb.lost_bound().unwrap_or(self.una);
+                let mut s = self.rxt_next.max(self.una);
+                while s < bound && sb.is_sacked(s) {
+                    s += 1;
+                }
+                self.rxt_next = s;
+                if s < bound {
+                    self.rxt_next = s + 1;
+                    self.emit(s, now, out);
+                    continue;
+                }
+                //= NextSeg (2): new data, if the receiver window allows.
+                //= Rules (3) and (4) (MAY) are not implemented: with a backlog
+                //= rule (2) always applies.
+                if self.max < self.cfg.limit && ((self.max - self.una) as f64) < rwnd {
+                    let seq = self.max;
+                    self.emit(seq, now, out);
+                    self.nxt = self.max;
+                    continue;
+                }
+                break;
+            }
+            return;
+        }
+        let win = self.w.cwnd.min(rwnd);
+        while self.nxt < self.cfg.limit && ((self.nxt - self.una) as f64) + 1.0 <= win + 1e-9 {
+            let seq = self.nxt;
+            self.nxt += 1;
+            self.emit(seq, now, out);
+        }
+    }
+
+    /// RFC 6298 section 2.2-2.4: update SRTT, RTTVAR and RTO from sample `r`.
+    fn rtt_sample(&mut self, r: SimTime) {
+        let r_ps = r.0 as f64;
+        if self.have_rtt {
+            //= RFC 6298 (2.3): RTTVAR <- (1 - beta) * RTTVAR + beta * |SRTT - R'|,
+            //= SRTT <- (1 - alpha) * SRTT + alpha * R', alpha = 1/8, beta = 1/4.
+            self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r_ps).abs();
+            self.srtt = 0.875 * self.srtt + 0.125 * r_ps;
+        } else {
+            //= RFC 6298 (2.2): SRTT <- R, RTTVAR <- R/2.
+            self.srtt = r_ps;
+            self.rttvar = r_ps / 2.0;
+            self.have_rtt = true;
+        }
+        //= RFC 6298 (2.3)-(2.4): RTO <- SRTT + max (G, K*RTTVAR), K = 4,
+        //= floored at the minimum RTO. The simulated clock is exact, G = 0.
+        let rto = SimTime((self.srtt + 4.0 * self.rttvar) as u64);
+        self.rto = rto.max(self.cfg.min_rto).min(MAX_RTO);
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.max_rtt = Some(self.max_rtt.map_or(r, |m| m.max(r)));
+    }
+
+    fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<u64>) {
+        self.stats.recoveries += 1;
+        let flight = self.flight() as f64;
+        self.w.ssthresh = self.cc.on_congestion_event(&self.w, flight, now);
+        self.recover = self.max;
+        self.in_recovery = true;
+        self.first_partial = true;
+        if self.sb.is_some() {
+            //= RFC 6675 section 5 step (4.2): cwnd = ssthresh; (4.3) retransmit
+            //= the first segment presumed dropped, HighACK + 1 (here `una`).
+            self.w.cwnd = self.w.ssthresh;
+            self.rxt_next = self.una + 1;
+            self.emit(self.una, now, out);
+            self.pump(now, out);
+        } else {
+            //= RFC 6582 section 3.2 step 2 (RFC 5681 section 3.2 steps 2-3):
+            //= retransmit the lost segment, cwnd = ssthresh + 3*SMSS.
+            self.emit(self.una, now, out);
+            self.w.cwnd = self.w.ssthresh + DUP_THRESH as f64;
+            self.pump(now, out);
+        }
+    }
+
+    /// Process an ACK; then sends what the windows allow.
+    pub fn on_ack(&mut self, ack: &Ack, now: SimTime, out: &mut Vec<u64>) {
+        if let Some(sb) = self.sb.as_mut() {
+            for &(s, e) in &ack.sack[..ack.nsack as usize] {
+                sb.on_sack_block(s, e);
+            }
+        }
+        if ack.ack > self.una {
+            let newly = ack.ack - self.una;
+            self.una = ack.ack;
+            if self.nxt < self.una {
+                self.nxt = self.una;
+            }
+            if let Some(sb) = self.sb.as_mut() {
+                sb.on_cum_ack(self.una);
+            }
+            if let Some((seq, sent)) = self.timed {
+                if self.una > seq {
+                    self.rtt_sample(now - sent);
+                    self.timed = None;
+                }
+            }
+            self.dupacks = 0;
+            if self.in_recovery {
+                if self.una >= self.recover {
+                    self.in_recovery = false;
+                    if self.sb.is_some() {
+                        //= RFC 6675 section 5: recovery ends when HighACK reaches
+                        //= RecoveryPoint; cwnd stays at ssthresh.
+                        self.w.cwnd = self.w.ssthresh;
+                    } else {
+                        //= RFC 6582 section 3.2 step 3 (full ACK), option (1):
+                        //= cwnd = min (ssthresh, max (FlightSize, SMSS) + SMSS).
+                        self.w.cwnd = self.w.ssthresh.min((self.flight() as f64).max(1.0) + 1.0);
+                    }
+                } else if self.sb.is_none() {
+                    //= RFC 6582 section 3.2 step 5 (partial ACK): retransmit the
+                    //= first unacknowledged segment, deflate cwnd by the amount
+                    //= newly acknowledged and add back one SMSS.
+                    self.emit(self.una, now, &mut *out);
+                    self.w.cwnd = (self.w.cwnd - newly as f64 + 1.0).max(1.0);
+                    //= "... reset the retransmit timer" only for the first
+                    //= partial ACK (the "Impatient" variant, RFC 6582 section 4).
+                    if self.first_partial {
+                        self.rto_deadline = now + self.rto;
+                        self.first_partial = false;
+                    }
+                    self.pump(now, out);
+                    return;
+                }
+            } else {
+                let info = AckInfo {
+                    acked: newly,
+                    now,
+                    srtt: self.srtt(),
+                    min_rtt: self.min_rtt,
+                    max_rtt: self.max_rtt,
+                };
+                self.cc.on_ack(&mut self.w, &info);
+            }
+            //= RFC 6298 section 5.2: all data acknowledged: turn the timer off;
+            //= 5.3: new data acknowledged: restart it.
+            self.rto_deadline = if self.una == self.max { SimTime::MAX } else { now + self.rto };
+        } else if ack.ack == self.una && self.max > self.una {
+            if self.in_recovery {
+                if self.sb.is_none() {
+                    //= RFC 6582 section 3.2 step 4: each further duplicate ACK
+                    //= inflates cwnd by one SMSS.
+                    self.w.cwnd += 1.0;
+                }
+            } else {
+                self.dupacks += 1;
+                //= RFC 6675 section 5: enter recovery on DupThresh duplicate ACKs
+                //= or when IsLost (HighACK + 1); RFC 6582 section 3.2 step 1 and
+                //= RFC 6675 section 5.1: not before the cumulative ACK passes the
+                //= previous recovery point.
+                let lost = self.sb.as_ref().and_then(|sb| sb.lost_bound()).is_some_and(|b| b > self.una);
+                if (self.dupacks >= DUP_THRESH as u32 || lost) && self.una >= self.recover {
+                    self.enter_recovery(now, out);
+                    return;
+                }
+            }
+        }
+        self.pump(now, out);
+    }
+
+    /// The retransmission timer expired at `now` (the caller checked the deadline).
+    pub fn on_timeout(&mut self, now: SimTime, out: &mut Vec<u64>) {
+        if self.una >= self.max {
+            self.rto_deadline = SimTime::MAX;
+            return;
+        }
+        self.stats.timeouts += 1;
+        let flight = self.flight() as f64;
+        //= RFC 5681 section 3.1 eq. (4) and "cwnd ... to 1 full-sized segment".
+        self.cc.on_timeout(&mut self.w, flight, now);
+        //= RFC 6582 section 4 / RFC 6675 section 5.1: after a timeout, record
+        //= the highest segment sent; no new fast recovery until it is acked.
+        self.recover = self.max;
+        self.in_recovery = false;
+        self.dupacks = 0;
+        if let Some(sb) = self.sb.as_mut() {
+            sb.clear();
+        }
+        // Go back N: resend from the first unacknowledged segment.
+        self.nxt = self.una;
+        //= RFC 6298 section 5.5: RTO <- RTO * 2 ("back off the timer").
+        self.rto = self.rto.mul(2).min(MAX_RTO);
+        self.timed = None;
+        //= RFC 6298 section 5.4/5.6: retransmit the earliest segment and
+        //= restart the timer with the backed-off RTO.
+        self.rto_deadline = now + self.rto;
+        self.pump(now, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::newreno::NewReno;
+
+    fn sender(sack: bool) -> Sender {
+        let cfg = SenderConfig { initial_window: 4, rwnd: None, min_rto: SimTime::from_millis(200), sack, limit: u64::MAX };
+        Sender::new(cfg, AnyCc::NewReno(NewReno))
+    }
+
+    fn ack(n: u64) -> Ack {
+        Ack { ack: n, ..Ack::default() }
+    }
+
+    #[test]
+    fn newreno_fast_retransmit_and_partial_ack() {
+        let mut s = sender(false);
+        let mut out = vec![];
+        s.w.ssthresh = 8.0;
+        s.pump(SimTime::ZERO, &mut out);
+        assert_eq!(out, vec![0, 1, 2, 3]);
+        let t = SimTime::from_millis(100);
+        // Segment 0 acked; slow start grows the window to 5.
+        out.clear();
+        s.on_ack(&ack(1), t, &mut out);
+        assert_eq!(s.w.cwnd, 5.0);
+        assert_eq!(out, vec![4, 5]);
+        // Segment 1 lost: duplicate ACKs for 1.
+        out.clear();
+        for _ in 0..3 {
+            s.on_ack(&ack(1), t, &mut out);
+        }
+        // Third dupack: flight = 5 (1..6), ssthresh = 2.5, retransmit 1, cwnd = 5.5.
+        assert_eq!(s.w.ssthresh, 2.5);
+        assert_eq!(s.w.cwnd, 5.5);
+        assert_eq!(out, vec![1]);
+        // Partial ACK up to 3 (2 newly acked): retransmit 3, cwnd = 5.5 - 2 + 1.
+        out.clear();
+        s.on_ack(&ack(3), t, &mut out);
+        assert_eq!(out[0], 3);
+        assert_eq!(s.w.cwnd, 4.5);
+        assert_eq!(out[1..], [6]); // 3 + 1 <= 4.5: one new segment
+        // Full ACK (recover = 6): cwnd = min(ssthresh 2.5, FlightSize 1 + 1) = 2.
+        out.clear();
+        s.on_ack(&ack(6), t, &mut out);
+        assert!(!s.in_recovery);
+        assert_eq!(s.w.cwnd, 2.0);
+    }
+
+    #[test]
+    fn rto_backoff_and_karn() {
+        let mut s = sender(false);
+        let mut out = vec![];
+        s.pump(SimTime::ZERO, &mut out);
+        s.on_ack(&ack(1), SimTime::from_millis(100), &mut out);
+        // First sample 100 ms: RTO = 100 + 4 * 50 = 300 ms.
+        assert_eq!(s.rto, SimTime::from_millis(300));
+        let t = s.rto_deadline;
+        out.clear();
+        s.on_timeout(t, &mut out);
+        assert_eq!(out, vec![1]);
+        assert_eq!(s.w.cwnd, 1.0);
+        assert_eq!(s.rto, SimTime::from_millis(600));
+        assert_eq!(s.stats.timeouts, 1);
+    }
+
+    #[test]
+    fn sack_recovery_retransmits_only_holes() {
+        let mut s = sender(true);
+        let mut out = vec![];
+        s.w.cwnd = 10.0;
+        s.pump(SimTime::ZERO, &mut out);
+        assert_eq!(out.len(), 10);
+        out.clear();
+        // Segments 2 and 5 lost; receiver SACKs 3..5 and 6..10 progressively.
+        let t = SimTime::from_millis(100);
+        s.on_ack(&ack(2), t, &mut out);
+        out.clear();
+        let mut a = ack(2);
+        a.sack[0] = (3, 5);
+        a.sack[1] = (6, 8);
+        a.nsack = 2;
+        s.on_ack(&a, t, &mut out);
+        // Four SACKed above 2 (>= DupThresh): IsLost(2) triggers recovery at once.
+        assert!(s.in_recovery);
+        assert_eq!(out[0], 2);
+        assert!(!out.contains(&3) && !out.contains(&4));
+        out.clear();
+        a.sack[0] = (6, 10);
+        a.sack[1] = (3, 5);
+        s.on_ack(&a, t, &mut out);
+        // Now 5 has DupThresh SACKed above it: retransmitted next.
+        assert!(out.contains(&5), "{out:?}");
+    }
+}
