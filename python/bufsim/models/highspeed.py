@@ -243,8 +243,10 @@ def hstcp_throughput(loss_prob, rtt_s, params: HSTCPParams = DEFAULT_PARAMS, *, 
     method : {"exact", "approx", "numeric"}
         ``"exact"``: the closed form of eq. (3) (``b`` held at ``b(w_p)``
         over the cycle); ``"approx"``: eq. (3)'s approximation ``w(p)/R``;
-        ``"numeric"``: the same cycle integrated numerically with the exact
-        ``a(w)`` and ``b(w_p)`` (Gauss-Legendre, 96 nodes).
+        ``"numeric"``: the same cycle (decrease ``b(w_p)``) integrated
+        numerically with the exact, window-dependent ``a(w)`` (Gauss-Legendre,
+        96 nodes); it differs from ``"exact"`` by < 0.3% for ``p <= 1e-5``
+        and by up to 3% just below ``p_l``.
 
     Returns
     -------
