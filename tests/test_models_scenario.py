@@ -1,0 +1,195 @@
+"""bufsim.models.scenario: predict / sweep_buffer on normalized scenarios, and README examples."""
+
+import contextlib
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bufsim
+import bufsim.models as m
+from bufsim.models import ModelInputError, predict, sweep_buffer
+from bufsim.result import Result
+
+
+def make_scenario(tcp="newreno", n=5, rtt=0.006, capacity_bps=100e6, pkt=500, buffer_pkts=100,
+                  qdisc="droptail", background=(), access_rate_bps=None, rwnd_pkts=None):
+    """A normalized scenario of the shape the Rust validator returns (SI units)."""
+    rtts = [rtt] * n if np.isscalar(rtt) else list(rtt)
+    return {
+        "name": "t", "duration_s": 10.0, "warmup_s": 1.0, "seed": 7,
+        "link": {
+            "capacity_bps": capacity_bps, "delay_s": 0.001, "buffer_pkts": buffer_pkts,
+            "buffer_bytes": buffer_pkts * pkt, "buffer_mode": "packets", "packet_size_bytes": pkt,
+            "bdp_rtt_s": float(np.mean(rtts)), "bdp_pkts": capacity_bps * float(np.mean(rtts)) / 8 / pkt,
+            "qdisc": qdisc, "qdisc_params": {},
+        },
+        "flows": [{
+            "count": n, "tcp": tcp, "tcp_params": {}, "rtts_s": rtts, "mss_bytes": pkt,
+            "access_rate_bps": access_rate_bps, "rwnd_pkts": rwnd_pkts, "initial_window_pkts": 10,
+            "min_rto_s": 0.2, "starts_s": [0.0] * n, "sack": True, "delayed_ack": False, "loss": 0.0,
+        }],
+        "background": list(background),
+        "output": {"interval_s": 0.1, "cwnd": False},
+    }
+
+
+def test_predict_avrachenkov_matches_theorem1():
+    # Paper 003's example: 100 Mbps, 500 B packets, BDP 150 packets, N = 5
+    s = make_scenario(buffer_pkts=100)
+    r = predict(s, model="avrachenkov", synchronized=True)
+    assert isinstance(r, Result)
+    assert r.provenance["engine"] == "model:avrachenkov"
+    assert r.provenance["version"] == bufsim.__version__
+    mu, alpha = 25000.0, m.aimd_alpha([0.006] * 5)
+    rate, xbar = m.theorem1(100, mu, alpha, 0.5)
+    # the adapter works in bits; the same numbers in packets (rtol 1e-12, unit conversion only)
+    assert r.summary["utilization"] == pytest.approx(rate / mu, rel=1e-12)
+    assert r.summary["mean_queue_pkts"] == pytest.approx(xbar, rel=1e-12)
+    assert r.summary["mean_queue_delay_s"] == pytest.approx(xbar / mu, rel=1e-12)
+    assert r.summary["goodput_bps"] == pytest.approx(rate * 4000, rel=1e-12)
+    assert r.summary["b0_pkts"] == pytest.approx(250.0, rel=1e-12)
+    assert 0 < r.summary["drop_rate"] < 0.01
+    assert list(r.flows.columns) == ["flow", "group", "tcp", "rtt_s", "goodput_bps"]
+    assert r.flows["goodput_bps"].sum() == pytest.approx(r.summary["goodput_bps"], rel=1e-12)
+
+
+def test_auto_chooses_by_tcp_variant():
+    assert predict(make_scenario()).engine == "model:avrachenkov"
+    assert predict(make_scenario()).summary["synchronized"] is False
+    hs = make_scenario("highspeed", 10, list(np.linspace(0.1155, 0.1245, 10)), 1e9, 1000, 1250)
+    assert predict(hs).engine == "model:highspeed_mm1k"
+    hs["link"]["qdisc"] = "red"
+    assert predict(hs).engine == "model:highspeed_red"
+    with pytest.raises(ModelInputError, match=r"no analytic model for flows of tcp \['cubic'\]"):
+        predict(make_scenario("cubic"))
+
+
+def test_sweep_highspeed_matches_fixed_point_and_paper001():
+    rtts = list(np.linspace(0.1155, 0.1245, 10))
+    s = make_scenario("highspeed", 10, rtts, 1e9, 1000, 1250)
+    bufs = [125, 1250, 2500]
+    table = sweep_buffer(s, bufs)
+    for col in ("buffer_pkts", "utilization", "loss_rate", "mean_queue_delay_s", "mean_queue_pkts"):
+        assert col in table.columns
+    direct = m.hstcp_fixed_point(1e9, rtts, bufs, packet_size_bytes=1000)
+    pd.testing.assert_series_equal(table["utilization"], direct["utilization"], rtol=1e-12)
+    # paper 001: > 0.9 at 10% of 12500 packets
+    assert table["utilization"][1] > 0.9
+    # predict at the scenario's own buffer is the same row
+    assert predict(s).summary["utilization"] == pytest.approx(table["utilization"][1], rel=1e-12)
+
+
+def test_sweep_avrachenkov_paper003_curve():
+    s = make_scenario(n=5)
+    t = sweep_buffer(s, [0, 125, 250, 400], model="avrachenkov", synchronized=True)
+    # Corollary 1 at B = 0 (75%), full utilization from B0 = 250 on; queue B - 2B0/3 beyond
+    np.testing.assert_allclose(t["utilization"][[0, 2, 3]], [0.75, 1.0, 1.0], rtol=1e-12)
+    assert t["mean_queue_pkts"][3] == pytest.approx(400 - 500 / 3, rel=1e-12)
+    assert t["utilization"].is_monotonic_increasing
+
+
+def test_sqrt_model_paper002():
+    # 200 Reno flows, 50 Mbps, 60 ms, 1500 B: BDP 250; with delayed ACKs the constant is
+    # sqrt(3/4) = 0.866 (paper 002 uses 0.87): p(B=18) = (0.866*200)^2/268^2 = 0.4177
+    s = make_scenario(n=200, rtt=0.06, capacity_bps=50e6, pkt=1500, buffer_pkts=18)
+    s["flows"][0]["delayed_ack"] = True
+    r = predict(s, model="sqrt")
+    assert r.summary["drop_rate"] == pytest.approx((np.sqrt(0.75) * 200) ** 2 / 268**2, rel=1e-12)
+    assert r.summary["utilization"] == 1.0 and r.summary["saturable"] is True
+    # flows limited to 100 kbps cannot saturate the link: the model reports it
+    lim = make_scenario(n=200, rtt=0.06, capacity_bps=50e6, pkt=1500, access_rate_bps=1e5)
+    r2 = predict(lim, model="sqrt")
+    assert r2.summary["saturable"] is False
+    assert r2.summary["utilization"] == pytest.approx(0.4, rel=1e-12)
+    assert np.isnan(r2.summary["drop_rate"])
+
+
+def test_background_reduces_tcp_share():
+    bg = [{"kind": "poisson", "rate_bps": 25e6, "packet_size_bytes": 500}]
+    r = predict(make_scenario(buffer_pkts=400, background=bg), model="avrachenkov")
+    assert r.summary["utilization"] == pytest.approx(1.0, rel=1e-12)
+    assert r.summary["goodput_bps"] == pytest.approx(75e6, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "mutate,kwargs,match",
+    [
+        (lambda s: s["link"].update(capacity_bps=-5.0), {}, r"scenario.link.capacity_bps must be > 0, got -5.0"),
+        (lambda s: s.update(flows=[]), {}, r"scenario.flows must contain at least one flow group"),
+        (lambda s: s["flows"][0].update(rtts_s=[0.1]), {}, r"scenario.flows\[0\].rtts_s must have one RTT per flow \(5\)"),
+        (lambda s: s["flows"][0].update(count=0), {}, r"scenario.flows\[0\].count must be >= 1"),
+        (lambda s: s["link"].pop("buffer_pkts"), {}, r"scenario.link.buffer_pkts is missing"),
+        (lambda s: None, {"model": "fluid"}, r"model must be one of auto, avrachenkov"),
+        (lambda s: None, {"model": "highspeed_mm1k"}, r"model 'highspeed_mm1k' needs flows with tcp in \['highspeed'\]"),
+        (lambda s: s["link"].update(qdisc="red"), {"model": "avrachenkov"}, r"model 'avrachenkov' models scenario.link.qdisc 'droptail', got 'red'"),
+        (lambda s: s.update(background=[{"kind": "poisson", "rate_bps": 2e8, "packet_size_bytes": 500}]), {}, r"background rate .* must be below"),
+    ],
+)
+def test_bad_scenarios(mutate, kwargs, match):
+    s = make_scenario()
+    mutate(s)
+    with pytest.raises(ModelInputError, match=match):
+        predict(s, **kwargs)
+
+
+def test_sweep_rejects_bad_buffers():
+    with pytest.raises(ModelInputError, match=r"buffers_pkts must be >= 0"):
+        sweep_buffer(make_scenario(), [10, -1])
+
+
+# --- README examples (run verbatim; keep them identical to the README section) ------------
+
+README_RULES = '''
+import bufsim.models as m
+
+# One link: 50 Mbps, 60 ms RTT, 1500 B packets, 200 long-lived Reno flows (paper 002's setup)
+capacity_bps, rtt_s, pkt_bytes, n = 50e6, 0.060, 1500, 200
+bdp = m.bdp_pkts(capacity_bps, rtt_s, pkt_bytes)
+recommended = {
+    "BDP (rule of thumb)": bdp,
+    "Stanford C*T/sqrt(N)": m.stanford_buffer_pkts(bdp, n),
+    "loss <= 2% (paper 002 eq. 3)": m.loss_constrained_buffer_pkts(bdp, n, 0.02),
+    "B0, synchronized (paper 003)": m.b0_symmetric(bdp, n, synchronized=True),
+    "B0, desynchronized (paper 003 eq. 12)": m.b0_symmetric(bdp, n, synchronized=False),
+    "Poisson, 80% load, loss <= 1e-4 (paper 000)": m.transparent_buffer_pkts(0.8, 1e-4),
+}
+for rule, pkts in recommended.items():
+    print(f"{rule:<45} {pkts:10.4g} packets")
+'''
+
+README_RULES_OUTPUT = """\
+BDP (rule of thumb)                                  250 packets
+Stanford C*T/sqrt(N)                               17.68 packets
+loss <= 2% (paper 002 eq. 3)                       980.4 packets
+B0, synchronized (paper 003)                       17.36 packets
+B0, desynchronized (paper 003 eq. 12)          0.0002448 packets
+Poisson, 80% load, loss <= 1e-4 (paper 000)           19 packets
+"""
+
+
+def test_readme_rules_example():
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(README_RULES, {})
+    assert out.getvalue() == README_RULES_OUTPUT
+
+
+def test_readme_sweep_example():
+    scenario = make_scenario()  # stands for the normalized scenario of the README
+    code = '''
+import bufsim.models as m
+r = m.predict(scenario)                      # model chosen from the flows' TCP ("auto")
+print(r.engine, round(r.summary["utilization"], 3))
+table = m.sweep_buffer(scenario, [0, 10, 50, 250], model="avrachenkov", synchronized=True)
+print(table[["buffer_pkts", "utilization", "mean_queue_delay_s"]].round(4).to_string(index=False))
+'''
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(code, {"scenario": scenario})
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "model:avrachenkov 1.0"
+    assert lines[1].split() == ["buffer_pkts", "utilization", "mean_queue_delay_s"]
+    assert [float(x) for x in lines[2].split()] == [0.0, 0.75, 0.0]
+    assert [float(x) for x in lines[5].split()] == [250.0, 1.0, 0.0033]
