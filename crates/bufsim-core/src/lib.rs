@@ -7,6 +7,7 @@
 //! Pure Rust: compiles and tests without Python (the bindings live in `bufsim-py`).
 
 pub mod engine;
+pub mod fluid;
 pub mod net;
 pub mod output;
 pub mod packet;

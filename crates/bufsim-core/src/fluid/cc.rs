@@ -10,7 +10,9 @@
 //! laws use `g0`, multiplicative ones (slow start, Scalable TCP) `g1`, and
 //! CUBIC's concave/convex curve `c3`, which RK4 integrates exactly.
 
-use crate::tcp::cc::config::{AimdConfig, CcConfig, CubicConfig, HighSpeedConfig, HtcpConfig, ScalableConfig};
+use crate::tcp::cc::config::{
+    AimdConfig, CcConfig, CubicConfig, HighSpeedConfig, HtcpConfig, ScalableConfig,
+};
 
 /// Growth coefficients of one flow over one step (see the module doc).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -47,7 +49,11 @@ impl HsLaw {
         const STANDARD_RESPONSE: f64 = 1.2;
         let low_p = (STANDARD_RESPONSE / cfg.low_window).powi(2);
         let s = (cfg.high_window.ln() - cfg.low_window.ln()) / (cfg.high_p.ln() - low_p.ln());
-        HsLaw { cfg, log_low_p: low_p.ln(), s }
+        HsLaw {
+            cfg,
+            log_low_p: low_p.ln(),
+            s,
+        }
     }
 
     /// `(a(w), b(w))`: increase per RTT and decrease fraction at window `w`.
@@ -164,19 +170,34 @@ impl FluidCc {
         if self.slow_start {
             //= RFC 5681 section 3.1: in slow start cwnd grows by one segment per
             //= ACK, doubling per RTT: dW/dt = ln(2) W / R.
-            return Growth { g1: std::f64::consts::LN_2, ..Growth::default() };
+            return Growth {
+                g1: std::f64::consts::LN_2,
+                ..Growth::default()
+            };
         }
         match self.law {
             //= paper 004 eq. (1): dW/dt = a / R(t); AIMD(a, b) grows a packets per RTT.
-            Law::Aimd(c) => Growth { g0: c.a, ..Growth::default() },
-            Law::HighSpeed(_) => Growth { g0: self.hs(*w).0, ..Growth::default() },
+            Law::Aimd(c) => Growth {
+                g0: c.a,
+                ..Growth::default()
+            },
+            Law::HighSpeed(_) => Growth {
+                g0: self.hs(*w).0,
+                ..Growth::default()
+            },
             Law::Scalable(c) => {
                 if *w <= c.low_window {
-                    Growth { g0: AimdConfig::default().a, ..Growth::default() }
+                    Growth {
+                        g0: AimdConfig::default().a,
+                        ..Growth::default()
+                    }
                 } else {
                     //= Kelly 2003 section 2: cwnd += a per ACK, W ACKs per RTT:
                     //= dW/dt = a W / R.
-                    Growth { g1: c.a, ..Growth::default() }
+                    Growth {
+                        g1: c.a,
+                        ..Growth::default()
+                    }
                 }
             }
             Law::Cubic(c) => {
@@ -192,12 +213,19 @@ impl FluidCc {
                     //= (W_cubic < W_est) cwnd follows W_est.
                     *w = self.w_est;
                     self.w_est += alpha * h / rtt;
-                    Growth { g0: alpha, ..Growth::default() }
+                    Growth {
+                        g0: alpha,
+                        ..Growth::default()
+                    }
                 } else {
                     *w = wc.max(MIN_WINDOW);
                     self.w_est += alpha * h / rtt;
                     //= d/dt W_cubic = 3 C (t - K)^2 (RK4 integrates it exactly).
-                    Growth { c3: 3.0 * c.c, tk: self.t_epoch + self.k, ..Growth::default() }
+                    Growth {
+                        c3: 3.0 * c.c,
+                        tk: self.t_epoch + self.k,
+                        ..Growth::default()
+                    }
                 }
             }
             Law::Htcp(c) => {
@@ -206,7 +234,11 @@ impl FluidCc {
                 //= section 3: alpha(D) = 1 for D <= Delta_L, else
                 //= 1 + 10 (D - Delta_L) + ((D - Delta_L) / 2)^2.
                 let d = (t - self.t_last - c.delta_l_s).max(0.0);
-                let mut alpha = if d > 0.0 { 1.0 + 10.0 * d + (d / 2.0) * (d / 2.0) } else { 1.0 };
+                let mut alpha = if d > 0.0 {
+                    1.0 + 10.0 * d + (d / 2.0) * (d / 2.0)
+                } else {
+                    1.0
+                };
                 //= draft-leith-tcp-htcp-06 section 3: alpha <- 2 (1 - beta) alpha(D)
                 //= keeps the flow TCP-friendly for any backoff beta.
                 alpha *= 2.0 * (1.0 - self.htcp_beta);
@@ -214,7 +246,10 @@ impl FluidCc {
                     //= HtcpConfig: scale alpha by RTT / RTT_ref for RTT fairness.
                     alpha *= rtt / c.rtt_ref_s;
                 }
-                Growth { g0: alpha, ..Growth::default() }
+                Growth {
+                    g0: alpha,
+                    ..Growth::default()
+                }
             }
         }
     }
@@ -222,7 +257,11 @@ impl FluidCc {
     /// H-TCP adaptive backoff: beta = RTTmin / RTTmax clamped to [beta_min, beta_max].
     fn adaptive_beta(&self, c: &HtcpConfig, rtt_min: f64) -> f64 {
         //= draft-leith-tcp-htcp-06 section 3 (adaptive backoff): beta = RTTmin/RTTmax.
-        let b = if self.rtt_max > 0.0 { rtt_min / self.rtt_max } else { c.beta_min };
+        let b = if self.rtt_max > 0.0 {
+            rtt_min / self.rtt_max
+        } else {
+            c.beta_min
+        };
         b.clamp(c.beta_min, c.beta_max)
     }
 
@@ -236,7 +275,11 @@ impl FluidCc {
             Law::Aimd(c) => c.b,
             Law::HighSpeed(_) => self.hs(w).1,
             Law::Scalable(c) => {
-                if w <= c.low_window { AimdConfig::default().b } else { c.b }
+                if w <= c.low_window {
+                    AimdConfig::default().b
+                } else {
+                    c.b
+                }
             }
             Law::Cubic(c) => 1.0 - c.beta,
             Law::Htcp(_) => 1.0 - self.htcp_beta,
@@ -253,13 +296,21 @@ impl FluidCc {
             //= RFC 3649 section 5: W <- (1 - b(w)) W.
             Law::HighSpeed(_) => w * (1.0 - self.hs(w).1),
             Law::Scalable(c) => {
-                let b = if w <= c.low_window { AimdConfig::default().b } else { c.b };
+                let b = if w <= c.low_window {
+                    AimdConfig::default().b
+                } else {
+                    c.b
+                };
                 w * (1.0 - b)
             }
             Law::Cubic(c) => {
                 //= RFC 9438 section 4.7 (fast convergence): if cwnd < W_max,
                 //= W_max = cwnd (1 + beta_cubic) / 2, else W_max = cwnd.
-                self.w_max = if c.fast_convergence && w < self.w_max { w * (1.0 + c.beta) / 2.0 } else { w };
+                self.w_max = if c.fast_convergence && w < self.w_max {
+                    w * (1.0 + c.beta) / 2.0
+                } else {
+                    w
+                };
                 //= RFC 9438 section 4.6: cwnd = cwnd * beta_cubic.
                 let new = (w * c.beta).max(MIN_WINDOW);
                 //= RFC 9438 section 4.2 eq. (2): K = cbrt((W_max - cwnd_epoch) / C),

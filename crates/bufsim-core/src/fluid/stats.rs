@@ -77,7 +77,11 @@ impl Recorder {
             ts_time: Vec::with_capacity(samples.min(1 << 20)),
             ts_util: Vec::with_capacity(samples.min(1 << 20)),
             ts_q: Vec::with_capacity(samples.min(1 << 20)),
-            ts_w: if cwnd { vec![Vec::new(); n] } else { Vec::new() },
+            ts_w: if cwnd {
+                vec![Vec::new(); n]
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -91,7 +95,17 @@ impl Recorder {
     /// and `accepted` fluid that saw queueing delay `q_end / C`.
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    pub fn step(&mut self, t: SimTime, h: f64, served: f64, arrived: f64, lost: f64, q0: f64, q1: f64, accepted: f64) {
+    pub fn step(
+        &mut self,
+        t: SimTime,
+        h: f64,
+        served: f64,
+        arrived: f64,
+        lost: f64,
+        q0: f64,
+        q1: f64,
+        accepted: f64,
+    ) {
         self.served_since += served;
         if t < self.warmup {
             return;
@@ -121,7 +135,11 @@ impl Recorder {
     pub fn sample(&mut self, t: SimTime, q: f64, w: &[f64]) {
         let span = (t - self.last_sample).as_secs_f64();
         self.ts_time.push(t.as_secs_f64());
-        self.ts_util.push(if span > 0.0 { self.served_since / (self.cap * span) } else { 0.0 });
+        self.ts_util.push(if span > 0.0 {
+            self.served_since / (self.cap * span)
+        } else {
+            0.0
+        });
         self.ts_q.push(q);
         if self.cwnd {
             for (col, &x) in self.ts_w.iter_mut().zip(w) {
@@ -155,24 +173,51 @@ impl Recorder {
 
     /// The run's output. `groups[i]` and `rtts[i]` describe flow i; `scale[i]`
     /// converts its link packets to its own packets (packet_size / mss).
-    pub fn finish(self, s: &Scenario, groups: &[usize], rtts: &[f64], to_flow_pkts: &[f64], completed: bool) -> RunOutput {
+    pub fn finish(
+        self,
+        s: &Scenario,
+        groups: &[usize],
+        rtts: &[f64],
+        to_flow_pkts: &[f64],
+        completed: bool,
+    ) -> RunOutput {
         let t = self.time.max(1e-300);
         let bits = 8.0 * self.pkt_bytes;
         let n = groups.len();
         let goodput: Vec<f64> = self.accepted.iter().map(|a| a * bits / t).collect();
         let total_goodput: f64 = goodput.iter().sum();
         let sumsq: f64 = goodput.iter().map(|x| x * x).sum();
-        let jain = if sumsq > 0.0 { total_goodput * total_goodput / (n as f64 * sumsq) } else { 0.0 };
+        let jain = if sumsq > 0.0 {
+            total_goodput * total_goodput / (n as f64 * sumsq)
+        } else {
+            0.0
+        };
         let warm = self.warmup.as_secs_f64();
-        let fr: Vec<f64> =
-            self.ev_time.iter().zip(&self.ev_frac).filter(|(t, _)| **t >= warm).map(|(_, f)| *f).collect();
-        let sync_mean = if fr.is_empty() { 0.0 } else { fr.iter().sum::<f64>() / fr.len() as f64 };
+        let fr: Vec<f64> = self
+            .ev_time
+            .iter()
+            .zip(&self.ev_frac)
+            .filter(|(t, _)| **t >= warm)
+            .map(|(_, f)| *f)
+            .collect();
+        let sync_mean = if fr.is_empty() {
+            0.0
+        } else {
+            fr.iter().sum::<f64>() / fr.len() as f64
+        };
         let mean_q = self.q_area / t;
         let mut summary = vec![
             ("utilization".to_string(), self.served / (self.cap * t)),
             ("goodput_bps".to_string(), total_goodput),
             ("throughput_bps".to_string(), self.served * bits / t),
-            ("drop_rate".to_string(), if self.arrived > 0.0 { self.lost / self.arrived } else { 0.0 }),
+            (
+                "drop_rate".to_string(),
+                if self.arrived > 0.0 {
+                    self.lost / self.arrived
+                } else {
+                    0.0
+                },
+            ),
             ("mean_queue_pkts".to_string(), mean_q),
             ("mean_queue_delay_s".to_string(), mean_q / self.cap),
             ("p50_queue_delay_s".to_string(), self.quantile(0.5)),
@@ -199,14 +244,30 @@ impl Recorder {
         flows.push("group", groups.iter().map(|&g| g as f64).collect());
         flows.push("rtt_s", rtts.to_vec());
         flows.push("goodput_bps", goodput);
-        flows.push("mean_window_pkts", self.w_area.iter().map(|a| a / t).collect());
-        flows.push("losses", self.lost_flow.iter().zip(to_flow_pkts).map(|(l, k)| l * k).collect());
+        flows.push(
+            "mean_window_pkts",
+            self.w_area.iter().map(|a| a / t).collect(),
+        );
+        flows.push(
+            "losses",
+            self.lost_flow
+                .iter()
+                .zip(to_flow_pkts)
+                .map(|(l, k)| l * k)
+                .collect(),
+        );
         flows.push("loss_events", self.loss_events);
 
         let mut congestion_events = Table::default();
         congestion_events.push("time_s", self.ev_time);
         congestion_events.push("fraction", self.ev_frac);
 
-        RunOutput { summary, timeseries, flows, congestion_events, completed }
+        RunOutput {
+            summary,
+            timeseries,
+            flows,
+            congestion_events,
+            completed,
+        }
     }
 }

@@ -44,7 +44,13 @@ impl SyncModule {
     /// A module with minimum synchronized fraction `x`, normal spread
     /// `sd_frac` * N, `policy`, drawing from `rng`.
     pub fn new(x: f64, sd_frac: f64, policy: Policy, rng: Rng) -> SyncModule {
-        SyncModule { x, sd_frac, policy, rng, order: Vec::new() }
+        SyncModule {
+            x,
+            sd_frac,
+            policy,
+            rng,
+            order: Vec::new(),
+        }
     }
 
     /// Draw m_k for `n` flows.
@@ -73,7 +79,8 @@ impl SyncModule {
     pub fn choose(&mut self, rates: &[f64], chosen: &mut [bool]) -> usize {
         chosen.iter_mut().for_each(|c| *c = false);
         self.order.clear();
-        self.order.extend((0..rates.len()).filter(|&i| rates[i] > 0.0));
+        self.order
+            .extend((0..rates.len()).filter(|&i| rates[i] > 0.0));
         let n = self.order.len();
         let m = match self.policy {
             Policy::All => n,
@@ -85,7 +92,8 @@ impl SyncModule {
                 //= paper 004 section II.C.2: the priority matrix P^k = [D_1^k ..
                 //= D_N^k] with D_i^k the arrival rate of flow i; ties go to the
                 //= lower index so runs are deterministic.
-                self.order.sort_by(|&a, &b| rates[b].total_cmp(&rates[a]).then(a.cmp(&b)));
+                self.order
+                    .sort_by(|&a, &b| rates[b].total_cmp(&rates[a]).then(a.cmp(&b)));
             }
             Policy::Random => {
                 // Partial Fisher-Yates: the first m entries are a uniform sample.
@@ -105,7 +113,7 @@ impl SyncModule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::rng::{stream, Stream};
+    use crate::engine::rng::{Stream, stream};
 
     #[test]
     fn draws_stay_in_the_interval() {

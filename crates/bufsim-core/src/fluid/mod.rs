@@ -1,0 +1,122 @@
+//! The fluid engine: ODE models of TCP windows and the bottleneck queue.
+//!
+//! * `model = "mgt"` ([`mgt`]): per-flow window ODEs in the
+//!   Misra-Gong-Towsley form of paper 004 eqs. (1)-(5), drop-tail (eq. (4))
+//!   or RED, with paper 004's loss-synchronization module (section II.C-D)
+//!   when `fluid.sync` is set;
+//! * `model = "hybrid"` ([`hybrid`]): paper 003's aggregate AIMD hybrid
+//!   model, whose mean rate and queue Theorem 1 gives in closed form.
+//!
+//! Both take the same [`Scenario`] as the packet engine and return the same
+//! [`RunOutput`]. Call [`check`] first: it refuses, with a field path, what
+//! has no fluid form; [`run`] never panics on a checked scenario.
+
+pub mod cc;
+pub mod hybrid;
+pub mod mgt;
+pub mod red;
+pub mod stats;
+pub mod sync;
+
+use crate::engine::Progress;
+use crate::output::RunOutput;
+use crate::scenario::{Scenario, ScenarioError};
+use crate::tcp::cc::config::CcConfig;
+
+/// Queue disciplines the fluid engine models.
+pub const FLUID_QDISCS: &[&str] = &["droptail", "red"];
+
+fn err(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+    ScenarioError {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+/// Refuse what the fluid engine cannot model, naming the field, the value and
+/// what is allowed.
+pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
+    let q = &s.link.qdisc;
+    if !FLUID_QDISCS.contains(&q.as_str()) {
+        return Err(err(
+            "link.qdisc",
+            format!(
+                "the fluid engine models {} only, got {q:?}: use engine=\"packet\"",
+                FLUID_QDISCS.join(" and ")
+            ),
+        ));
+    }
+    let hybrid = s.fluid.model == "hybrid";
+    if hybrid {
+        if s.flows.is_empty() {
+            return Err(err(
+                "flows",
+                "the hybrid model (fluid.model = \"hybrid\") needs at least one TCP flow",
+            ));
+        }
+        if q != "droptail" {
+            return Err(err(
+                "link.qdisc",
+                format!(
+                    "the hybrid model (fluid.model = \"hybrid\") is defined for droptail only (paper 003 Theorem 1), got {q:?}"
+                ),
+            ));
+        }
+    }
+    for (g, grp) in s.flows.iter().enumerate() {
+        let p = |f: &str| format!("flows[{g}].{f}");
+        if hybrid && !matches!(grp.cc, CcConfig::Aimd(_) | CcConfig::NewReno) {
+            return Err(err(
+                p("tcp"),
+                format!(
+                    "the hybrid model (fluid.model = \"hybrid\") is paper 003's AIMD model: allowed are aimd, newreno, reno; got {:?}",
+                    grp.tcp
+                ),
+            ));
+        }
+        if !hybrid && s.fluid.decrease == "rate" && !cc::FluidCc::has_rate_form(&grp.cc) {
+            return Err(err(
+                p("tcp"),
+                format!(
+                    "{:?} has no rate form (its window depends on the time of the last loss): use fluid.decrease = \"event\", or tcp aimd, newreno, highspeed, scalable",
+                    grp.tcp
+                ),
+            ));
+        }
+        if let Some(a) = grp.access_rate_bps {
+            return Err(err(
+                p("access_rate"),
+                format!(
+                    "{a}bps: the fluid engine does not model access links; remove access_rate or use engine=\"packet\""
+                ),
+            ));
+        }
+        if grp.loss > 0.0 {
+            return Err(err(
+                p("loss"),
+                format!(
+                    "{}: random path loss has no fluid form in this engine; set it to 0 or use engine=\"packet\"",
+                    grp.loss
+                ),
+            ));
+        }
+        if grp.delayed_ack {
+            return Err(err(
+                p("delayed_ack"),
+                "true: the fluid laws assume one ACK per packet; set delayed_ack = false or use engine=\"packet\"",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Run the fluid model the scenario selects. `progress` is called every
+/// 100000 steps with the simulated time; when it returns false the run stops
+/// and the output has `completed = false`. The scenario must pass [`check`]
+/// (a scenario that does not is run as far as it can be modelled).
+pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
+    match s.fluid.model.as_str() {
+        "hybrid" if !s.flows.is_empty() => hybrid::run(s, progress),
+        _ => mgt::run(s, progress),
+    }
+}
