@@ -11,6 +11,8 @@ from bufsim.models import (
     aimd_beta,
     b0,
     b0_symmetric,
+    corollary1_rate,
+    corollary2_mean_buffer,
     cycle_duration,
     optimal_buffer_delay_bound,
     optimal_buffer_rate_floor,
@@ -48,6 +50,9 @@ def test_corollary1_rate_at_zero_buffer():
     assert xbar == 0.0
     rate5, _ = theorem1(0.0, MU, aimd_alpha([RTT] * 5), aimd_beta(5))
     assert rate5 / MU == pytest.approx(0.95, rel=1e-12)
+    assert corollary1_rate(MU, 0.5) == pytest.approx(rate, rel=1e-12)
+    assert corollary1_rate(MU, aimd_beta(5)) == pytest.approx(rate5, rel=1e-12)
+    assert corollary2_mean_buffer(*_sync(5)) == pytest.approx(250 / 3, rel=1e-12)
 
 
 @pytest.mark.parametrize("n,sync", [(5, True), (20, True), (5, False), (1, True)])

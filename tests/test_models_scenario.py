@@ -134,6 +134,24 @@ def test_bad_scenarios(mutate, kwargs, match):
         predict(s, **kwargs)
 
 
+def test_accepts_scenario_objects_and_refuses_raw_dicts():
+    class FakeScenario:  # duck-typed like bufsim.Scenario: .normalized and .hash()
+        normalized = make_scenario()
+
+        def hash(self):
+            return "abc123"
+
+    r = predict(FakeScenario())
+    assert r.provenance["scenario_hash"] == "abc123"
+    assert r.summary == predict(make_scenario()).summary
+    assert sweep_buffer(FakeScenario(), [5]).shape[0] == 1
+    raw = {"link": {"capacity": "50Mbps"}, "flows": []}
+    with pytest.raises(ModelInputError, match=r"raw scenario \(unit strings\)"):
+        predict(raw)
+    with pytest.raises(ModelInputError, match=r"scenario must be a bufsim.Scenario or its normalized dict"):
+        predict([1, 2])
+
+
 def test_sweep_rejects_bad_buffers():
     with pytest.raises(ModelInputError, match=r"buffers_pkts must be >= 0"):
         sweep_buffer(make_scenario(), [10, -1])

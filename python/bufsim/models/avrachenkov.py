@@ -38,6 +38,8 @@ __all__ = [
     "b0",
     "b0_symmetric",
     "theorem1",
+    "corollary1_rate",
+    "corollary2_mean_buffer",
     "cycle_duration",
     "pareto_set",
     "optimal_buffer_delay_bound",
@@ -194,6 +196,48 @@ def theorem1(buffer, mu, alpha, beta):
     rate = np.where(full, m, rate_low)
     xbar = np.where(full, bb - 2.0 * bzero / 3.0, x_low)
     return scalar_or_array(rate), scalar_or_array(xbar)
+
+
+def corollary1_rate(mu, beta):
+    """Mean rate with a vanishing buffer, ``(1 + beta) mu / 2``.
+
+    Paper 003 (Avrachenkov et al.) Corollary 1 (B -> 0): 75% of the capacity
+    for synchronized Reno flows (``beta = 0.5``), 95% for 5 desynchronized ones.
+
+    Parameters
+    ----------
+    mu : float or array_like
+        Capacity (data units/s, > 0).
+    beta : float or array_like
+        Aggregate decrease factor, in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Data units/s.
+    """
+    m = check_positive("mu", mu)
+    b = check_probability("beta", beta)
+    return scalar_or_array((1.0 + b) / 2.0 * m)
+
+
+def corollary2_mean_buffer(mu, alpha, beta):
+    """Mean buffer content at ``B = B0``, ``B0 / 3``.
+
+    Paper 003 (Avrachenkov et al.) Corollary 2 (B -> B0): the smallest buffer
+    with full utilization keeps on average a third of itself occupied.
+
+    Parameters
+    ----------
+    mu, alpha, beta : float or array_like
+        As in :func:`b0`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Data units.
+    """
+    return scalar_or_array(np.asarray(b0(mu, alpha, beta)) / 3.0)
 
 
 def cycle_duration(buffer, mu, alpha, beta):

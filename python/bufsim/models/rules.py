@@ -101,6 +101,11 @@ def stanford_buffer_pkts(bdp_pkts, n_flows):
     -------
     float or numpy.ndarray
         Packets (not rounded; paper 002 rounds 250/sqrt(200) = 17.7 to 18).
+
+    Notes
+    -----
+    Paper 003 (Avrachenkov et al.) section III prints 67 (N=5) and 21 (N=20)
+    for a BDP of 150 packets; 150/sqrt(20) is 33.5, so the 21 is a typo.
     """
     bdp = check_positive("bdp_pkts", bdp_pkts)
     n = check_range("n_flows", n_flows, 1.0)

@@ -91,9 +91,25 @@ def _get(d: Any, key: str, path: str) -> Any:
     return d[key]
 
 
-def _view(scenario: dict) -> _View:
+def _normalized(scenario: Any) -> tuple[dict, str | None]:
+    """The normalized dict of a ``bufsim.Scenario`` (``.normalized``) or of a dict."""
+    if hasattr(scenario, "normalized"):
+        digest = scenario.hash() if callable(getattr(scenario, "hash", None)) else None
+        return scenario.normalized, digest
     if not isinstance(scenario, dict):
-        raise ModelInputError(f"scenario must be a dict (the normalized scenario), got {type(scenario).__name__}")
+        raise ModelInputError(
+            f"scenario must be a bufsim.Scenario or its normalized dict, got {type(scenario).__name__}"
+        )
+    link = scenario.get("link")
+    if isinstance(link, dict) and "capacity_bps" not in link and "capacity" in link:
+        raise ModelInputError(
+            "scenario.link.capacity_bps is missing: this looks like a raw scenario (unit strings); "
+            "pass bufsim.Scenario.load(raw) or its .normalized dict"
+        )
+    return scenario, None
+
+
+def _view(scenario: dict) -> _View:
     link = _get(scenario, "link", "scenario")
     cap = float(check_positive("scenario.link.capacity_bps", _get(link, "capacity_bps", "scenario.link")))
     buf = int(check_int_at_least("scenario.link.buffer_pkts", _get(link, "buffer_pkts", "scenario.link"), 0))
@@ -292,13 +308,14 @@ def _run(v: _View, model: str, buffers: np.ndarray, synchronized: bool):
 # ----------------------------------------------------------------------------- public
 
 
-def sweep_buffer(scenario: dict, buffers_pkts, model: str = "auto", *, synchronized: bool = False) -> pd.DataFrame:
+def sweep_buffer(scenario: Any, buffers_pkts, model: str = "auto", *, synchronized: bool = False) -> pd.DataFrame:
     """Evaluate a model over buffer sizes for one scenario.
 
     Parameters
     ----------
-    scenario : dict
-        Normalized scenario (SI units), as returned by the Rust validator.
+    scenario : bufsim.Scenario or dict
+        A ``bufsim.Scenario`` (its ``.normalized`` dict is used) or the
+        normalized dict itself (SI units), as returned by the Rust validator.
     buffers_pkts : int or array_like
         Buffer sizes, packets of ``link.packet_size_bytes`` (>= 0; >= 1 for
         the HighSpeed models).
@@ -314,20 +331,21 @@ def sweep_buffer(scenario: dict, buffers_pkts, model: str = "auto", *, synchroni
         ``mean_queue_delay_s`` (s), ``mean_queue_pkts``, ``goodput_bps``
         (plus ``offered_load`` for the HighSpeed models).
     """
-    v = _view(scenario)
+    v = _view(_normalized(scenario)[0])
     name = _choose(v, model)
     bufs = np.atleast_1d(check_int_at_least("buffers_pkts", buffers_pkts, 0))
     table, _, _ = _run(v, name, bufs, synchronized)
     return table.reset_index(drop=True)
 
 
-def predict(scenario: dict, model: str = "auto", *, synchronized: bool = False) -> Result:
+def predict(scenario: Any, model: str = "auto", *, synchronized: bool = False) -> Result:
     """Predict the scenario's metrics at its own buffer size with an analytic model.
 
     Parameters
     ----------
-    scenario : dict
-        Normalized scenario (SI units), as returned by the Rust validator.
+    scenario : bufsim.Scenario or dict
+        A ``bufsim.Scenario`` (its ``.normalized`` dict is used) or the
+        normalized dict itself (SI units), as returned by the Rust validator.
     model : str
         One of :data:`MODELS` (see the module docstring).
     synchronized : bool
@@ -342,6 +360,7 @@ def predict(scenario: dict, model: str = "auto", *, synchronized: bool = False) 
         ``provenance`` with ``engine = "model:<name>"`` and ``version``.
     """
     t0 = time.perf_counter()
+    scenario, digest = _normalized(scenario)
     v = _view(scenario)
     name = _choose(v, model)
     table, flows, extra = _run(v, name, np.array([v.buffer_pkts]), synchronized)
@@ -372,6 +391,8 @@ def predict(scenario: dict, model: str = "auto", *, synchronized: bool = False) 
         "seed": scenario.get("seed"),
         "wall_s": time.perf_counter() - t0,
     }
+    if digest is not None:
+        provenance["scenario_hash"] = digest
     if name == "avrachenkov":
         provenance["synchronized"] = bool(synchronized)
     return Result(summary=summary, flows=flows_df, provenance=provenance, scenario=scenario)
