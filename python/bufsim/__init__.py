@@ -2,11 +2,14 @@
 
 Three ways to answer how much buffer a link needs, side by side on one scenario:
 closed-form models (:mod:`bufsim.models`), a fluid simulator and a packet-level
-simulator (Rust core, :func:`bufsim.simulate`).
+simulator (Rust core), all through :func:`bufsim.simulate` and one
+:class:`bufsim.Result` shape.
 """
 
+from bufsim._core import EngineError, ScenarioError
+from bufsim._core import __version__
+from bufsim.engines import ENGINES, simulate
 from bufsim.result import Result
+from bufsim.scenario import Scenario
 
-__version__ = "0.1.0"
-
-__all__ = ["Result", "__version__"]
+__all__ = ["ENGINES", "EngineError", "Result", "Scenario", "ScenarioError", "simulate", "__version__"]

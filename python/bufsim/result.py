@@ -9,10 +9,12 @@ A :class:`Result` holds
 * ``flows`` -- a :class:`pandas.DataFrame` with one row per flow,
 * ``provenance`` -- a ``dict`` saying what produced the result (engine,
   bufsim version, seed, scenario hash, wall-clock seconds),
-* ``scenario`` -- the normalized scenario (a plain ``dict``, SI units) it came from.
+* ``scenario`` -- the normalized scenario (a plain ``dict``, SI units) it came from,
+* ``congestion_events`` -- a :class:`pandas.DataFrame`, one row per congestion event.
 
 Results round-trip to a directory (``summary.json``, ``provenance.json``,
-``scenario.json``, ``timeseries.parquet``, ``flows.parquet``) with
+``scenario.json``, ``timeseries.parquet``, ``flows.parquet``,
+``congestion_events.parquet``) with
 :meth:`Result.save` and :meth:`Result.load`.
 """
 
@@ -61,6 +63,9 @@ class Result:
         ``engine``, ``version``, ``seed``, ``scenario_hash``, ``wall_s``.
     scenario : dict
         The normalized scenario (SI units) that produced the result.
+    congestion_events : pandas.DataFrame
+        One row per congestion event (``time_s``, ``fraction`` of flows that
+        lost a packet in it); empty for models.
     """
 
     summary: dict[str, Any]
@@ -68,6 +73,7 @@ class Result:
     flows: pd.DataFrame = field(default_factory=pd.DataFrame)
     provenance: dict[str, Any] = field(default_factory=dict)
     scenario: dict[str, Any] = field(default_factory=dict)
+    congestion_events: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def engine(self) -> str:
@@ -78,7 +84,7 @@ class Result:
         """Write the result into ``directory`` (created if missing) and return its path.
 
         Files: ``summary.json``, ``provenance.json``, ``scenario.json``,
-        ``timeseries.parquet`` and ``flows.parquet``.
+        ``timeseries.parquet``, ``flows.parquet`` and ``congestion_events.parquet``.
         """
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
@@ -92,6 +98,7 @@ class Result:
             )
         self.timeseries.to_parquet(out / "timeseries.parquet")
         self.flows.to_parquet(out / "flows.parquet", index=False)
+        self.congestion_events.to_parquet(out / "congestion_events.parquet", index=False)
         return out
 
     @classmethod
@@ -105,14 +112,17 @@ class Result:
             path = src / f"{name}.json"
             return json.loads(path.read_text()) if path.is_file() else {}
 
-        ts = src / "timeseries.parquet"
-        fl = src / "flows.parquet"
+        def _frame(name: str) -> pd.DataFrame:
+            path = src / f"{name}.parquet"
+            return pd.read_parquet(path) if path.is_file() else pd.DataFrame()
+
         return cls(
             summary=_json("summary"),
-            timeseries=pd.read_parquet(ts) if ts.is_file() else pd.DataFrame(),
-            flows=pd.read_parquet(fl) if fl.is_file() else pd.DataFrame(),
+            timeseries=_frame("timeseries"),
+            flows=_frame("flows"),
             provenance=_json("provenance"),
             scenario=_json("scenario"),
+            congestion_events=_frame("congestion_events"),
         )
 
     def __repr__(self) -> str:

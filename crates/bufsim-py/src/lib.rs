@@ -1,1 +1,118 @@
-//! placeholder
+//! `bufsim._core`: the PyO3 bindings of bufsim-core. This crate only converts
+//! (JSON text in; dicts of numpy arrays out) and maps errors to the Python
+//! exception hierarchy; all logic lives in the core crate.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use bufsim_core::engine::Progress;
+use bufsim_core::output::Table;
+use bufsim_core::{packet, RunOutput, Scenario};
+use numpy::PyArray1;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+create_exception!(_core, ScenarioError, PyValueError, "A scenario failed validation; the message names the field, the value and what is allowed.");
+create_exception!(_core, EngineError, PyRuntimeError, "An engine failed internally (a bug: please report it).");
+
+fn scenario_err(e: bufsim_core::ScenarioError) -> PyErr {
+    ScenarioError::new_err(e.to_string())
+}
+
+/// Validate a raw scenario (JSON text) and return the normalized scenario as JSON text.
+#[pyfunction]
+fn normalize_scenario(text: &str) -> PyResult<String> {
+    Scenario::from_json(text).map(|s| s.to_json()).map_err(scenario_err)
+}
+
+/// Engine names and their pre-run checks.
+fn engine_check(engine: &str, s: &Scenario) -> PyResult<()> {
+    match engine {
+        "packet" => packet::check(s).map_err(scenario_err),
+        other => Err(ScenarioError::new_err(format!("engine must be 'packet', got {other:?}"))),
+    }
+}
+
+fn table<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, col) in t.columns {
+        d.set_item(name, PyArray1::from_vec(py, col))?;
+    }
+    Ok(d)
+}
+
+/// Run `engine` on a raw scenario (JSON text).
+///
+/// `progress`, if given, is called with the simulated seconds reached every
+/// so often; Ctrl-C (SIGINT) stops the run and raises KeyboardInterrupt.
+/// Returns a dict with `summary` (dict), `timeseries`, `flows` and
+/// `congestion_events` (dicts of numpy arrays), `normalized` (JSON text) and
+/// `completed` (bool).
+#[pyfunction]
+#[pyo3(signature = (text, engine = "packet", progress = None))]
+fn simulate<'py>(
+    py: Python<'py>,
+    text: &str,
+    engine: &str,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let s = Scenario::from_json(text).map_err(scenario_err)?;
+    engine_check(engine, &s)?;
+    let mut interrupted: Option<PyErr> = None;
+    let result: Result<RunOutput, String> = py.detach(|| {
+        let mut hook = |t: bufsim_core::units::SimTime| -> bool {
+            Python::attach(|py| {
+                if let Err(e) = py.check_signals() {
+                    interrupted = Some(e);
+                    return false;
+                }
+                if let Some(cb) = progress.as_ref() {
+                    if let Err(e) = cb.call1(py, (t.as_secs_f64(),)) {
+                        interrupted = Some(e);
+                        return false;
+                    }
+                }
+                true
+            })
+        };
+        let hook: Progress = &mut hook;
+        catch_unwind(AssertUnwindSafe(|| match engine {
+            "packet" => packet::run(&s, hook),
+            _ => unreachable!("engine_check accepted it"),
+        }))
+        .map_err(|p| {
+            p.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|m| m.to_string()))
+                .unwrap_or_else(|| "unknown panic".into())
+        })
+    });
+    if let Some(e) = interrupted {
+        return Err(e);
+    }
+    let out = result.map_err(|m| EngineError::new_err(format!("internal error in the {engine} engine: {m}")))?;
+    let d = PyDict::new(py);
+    let summary = PyDict::new(py);
+    for (k, v) in &out.summary {
+        summary.set_item(k, v)?;
+    }
+    d.set_item("summary", summary)?;
+    d.set_item("timeseries", table(py, out.timeseries)?)?;
+    d.set_item("flows", table(py, out.flows)?)?;
+    d.set_item("congestion_events", table(py, out.congestion_events)?)?;
+    d.set_item("normalized", s.to_json())?;
+    d.set_item("completed", out.completed)?;
+    Ok(d)
+}
+
+/// The compiled core of bufsim.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(normalize_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("EngineError", m.py().get_type::<EngineError>())?;
+    Ok(())
+}

@@ -1,0 +1,19 @@
+"""Type stubs of the compiled core (crates/bufsim-py)."""
+
+from typing import Any, Callable
+
+__version__: str
+
+class ScenarioError(ValueError):
+    """A scenario failed validation; the message names the field, the value and what is allowed."""
+
+class EngineError(RuntimeError):
+    """An engine failed internally (a bug: please report it)."""
+
+def normalize_scenario(text: str) -> str:
+    """Validate a raw scenario (JSON text); return the normalized scenario (JSON text, SI units)."""
+
+def simulate(
+    text: str, engine: str = "packet", progress: Callable[[float], Any] | None = None
+) -> dict[str, Any]:
+    """Run an engine on a raw scenario (JSON text); see bufsim.simulate."""
