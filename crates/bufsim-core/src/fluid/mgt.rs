@@ -29,6 +29,8 @@ use crate::units::{PS_PER_SEC, SimTime};
 
 /// How often (in steps) the progress hook is called.
 const PROGRESS_EVERY: u64 = 100_000;
+/// Numerical guard: no window grows past this many packets.
+const MAX_WINDOW: f64 = 1e12;
 
 /// A loss indication on its way back to the sender.
 #[derive(Clone, Copy, Debug)]
@@ -190,6 +192,7 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
     let mut last_red = vec![0u64; n];
     let mut chosen = vec![false; n];
     let mut in_event = false;
+    let mut event_end = 0u64;
     let mut event_marked = vec![false; n];
     let mut completed = true;
 
@@ -275,7 +278,7 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
         }
         let h6 = h / 6.0;
         for i in 0..n {
-            w[i] = (w[i] + h6 * dw_acc[i]).min(rwnd[i]);
+            w[i] = (w[i] + h6 * dw_acc[i]).min(rwnd[i]).min(MAX_WINDOW);
             a_acc[i] *= h6;
         }
         let q0 = q;
@@ -305,7 +308,10 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
         let mut lost_tcp = 0.0;
         if forced > 0.0 && tcp_in > 0.0 {
             let mut fraction = 1.0;
-            let new_event = !in_event;
+            // An event whose overflow outlasts the RTT of the flows it picked
+            // (their reductions did not end it) is a new congestion event:
+            // more flows lose (e.g. flows still in slow start).
+            let new_event = !in_event || k >= event_end;
             if new_event {
                 event_marked.iter_mut().for_each(|m| *m = false);
                 let n_active = a_acc.iter().filter(|&&a| a > 0.0).count().max(1);
@@ -323,6 +329,11 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
                     }
                 }
                 rec.event(SimTime((k + 1) * h_ps), fraction);
+                let r_max = (0..n)
+                    .filter(|&i| chosen[i])
+                    .map(|i| net.prop[i] + buf * net.inv_cap)
+                    .fold(0.0, f64::max);
+                event_end = k + 2 + (r_max / h).ceil() as u64;
             }
             in_event = true;
             let chosen_in: f64 = (0..n).filter(|&i| chosen[i]).map(|i| a_acc[i]).sum();
