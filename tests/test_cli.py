@@ -1,0 +1,95 @@
+"""The bufsim command line: run, validate, demo, errors and Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import bufsim
+
+SCENARIO = """
+name = "cli-test"
+duration = "20s"
+warmup = "2s"
+
+[link]
+capacity = "10Mbps"
+delay = "20ms"
+buffer = "0.5BDP"
+
+[[flows]]
+count = 2
+rtt = ["60ms", "100ms"]
+mss = "1000B"
+"""
+
+
+def bufsim_cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "bufsim.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_run_writes_result(tmp_path):
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    p = bufsim_cli("run", "s.toml", "--out", "out", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "utilization" in p.stdout
+    r = bufsim.Result.load(tmp_path / "out")
+    direct = bufsim.simulate(tmp_path / "s.toml")
+    assert r.summary == pytest.approx(direct.summary)
+    assert r.flows.equals(direct.flows)
+    assert r.provenance["engine"] == "packet"
+    assert json.loads((tmp_path / "out" / "scenario.json").read_text())["link"]["buffer_pkts"] == 50
+
+
+def test_validate_prints_normalized(tmp_path):
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    p = bufsim_cli("validate", "s.toml", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["flows"][0]["rtts_s"] == [0.06, 0.1]
+
+
+def test_bad_scenario_is_a_clear_error(tmp_path):
+    (tmp_path / "s.toml").write_text(SCENARIO.replace('"10Mbps"', "10"))
+    p = bufsim_cli("run", "s.toml", cwd=tmp_path)
+    assert p.returncode == 2
+    assert "link.capacity" in p.stderr and "unit" in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_ctrl_c_stops_cleanly(tmp_path):
+    # A long run interrupted by SIGINT exits 130 and writes nothing.
+    (tmp_path / "s.toml").write_text(SCENARIO.replace('"20s"', '"100000s"').replace('"10Mbps"', '"1Gbps"'))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bufsim.cli", "run", "s.toml", "--out", "out"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_readme_quickstart_commands_exist():
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    quick = readme.split("## Quickstart", 1)[1]
+    block = quick.split("```", 2)[1]
+    assert block.split("\n")[1:3] == ["make demo", "make test"]
+    assert os.path.isfile(Path(__file__).parents[1] / ".ci" / "run")

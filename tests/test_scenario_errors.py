@@ -1,0 +1,119 @@
+"""Bad scenarios give a bufsim.ScenarioError naming the field, the value and
+what is allowed; none panics (issue 2, test 6)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+import bufsim
+
+
+def edit(base: dict, path: str, value) -> dict:
+    """A copy of ``base`` with the dotted ``path`` (``flows.0.rtt``) set to ``value``;
+    ``value = DELETE`` removes the key."""
+    s = copy.deepcopy(base)
+    *parents, last = path.split(".")
+    node = s
+    for key in parents:
+        node = node[int(key)] if key.isdigit() else node[key]
+    if value is DELETE:
+        del node[last]
+    else:
+        node[int(last) if last.isdigit() else last] = value
+    return s
+
+
+DELETE = object()
+
+BAD = [
+    # (path, value, expected fragments of the message)
+    ("duration", 100, ["duration", "unit", "100ms"]),
+    ("duration", "100", ["duration", "invalid duration", "ms"]),
+    ("duration", "0s", ["duration", "must be > 0s"]),
+    ("warmup", "30s", ["warmup", "shorter than duration"]),
+    ("link.capacity", "50Mbs", ["link.capacity", "invalid rate", "Mbps"]),
+    ("link.capacity", "-5Mbps", ["link.capacity", "invalid rate"]),
+    ("link.capacity", "0bps", ["link.capacity", "must be > 0bps"]),
+    ("link.buffer", "20", ["link.buffer", "pkt", "BDP"]),
+    ("link.buffer", "2.5pkt", ["link.buffer", "whole number"]),
+    ("link.buffer", "0pkt", ["link.buffer", "at least one packet"]),
+    ("link.qdisc", "sfq", ["link.qdisc", "unknown queue discipline", "droptail"]),
+    ("link.capcity", "1Mbps", ["link", "unknown field `capcity`", "capacity"]),
+    ("link.delay", DELETE, ["link", "missing field `delay`"]),
+    ("flows.0.count", 0, ["flows[0].count", "must be >= 1"]),
+    ("flows.0.count", "two", ["flows[0].count", "invalid type"]),
+    ("flows.0.tcp", "vegas", ["flows[0].tcp", "unknown TCP variant", "newreno"]),
+    ("flows.0.rtt", "30ms", ["flows[0].rtt", "shorter than twice link.delay"]),
+    ("flows.0.rtt", ["100ms", "120ms"], ["flows[0].rtt", "2 values but count is 1"]),
+    ("flows.0.rtt", {"min": "120ms", "max": "100ms"}, ["flows[0].rtt", "min", "max"]),
+    ("flows.0.rtt", {"gauss": "100ms"}, ["flows[0].rtt", "unknown key \"gauss\""]),
+    ("flows.0.mss", "10B", ["flows[0].mss", "between 64B and 65535B"]),
+    ("flows.0.loss", 1.5, ["flows[0].loss", "probability in [0, 1)"]),
+    ("flows.0.loss", "1%", ["flows[0].loss", "invalid type"]),
+    ("flows.0.start", "25s", ["flows[0].start", "not before duration"]),
+    ("flows.0.initial_window", 0, ["flows[0].initial_window", "from 1 to 1000"]),
+    ("flows.0.min_rto", "0s", ["flows[0].min_rto", ">= 1ms"]),
+    ("flows.0.rwnd", "0.5BDP", ["flows[0].rwnd", "not a BDP fraction"]),
+    ("flows.0.tcp_params", {"a": 2}, ["flows[0].tcp_params.a", "unknown parameter for newreno"]),
+    ("flows.0.sack", "yes", ["flows[0].sack", "invalid type"]),
+    ("output.interval", "0s", ["output.interval", "must be > 0s"]),
+    ("seed", -1, ["seed", "invalid value"]),
+]
+
+
+@pytest.mark.parametrize("path,value,fragments", BAD, ids=[f"{p}={v!r}" for p, v, _ in BAD])
+def test_bad_field_is_named(base, path, value, fragments):
+    base["warmup"] = "1s"
+    base["output"] = {"interval": "1s"}
+    bad = edit(base, path, value)
+    with pytest.raises(bufsim.ScenarioError) as info:
+        bufsim.Scenario.load(bad)
+    msg = str(info.value)
+    for fragment in fragments:
+        assert fragment in msg, f"{fragment!r} not in {msg!r}"
+
+
+@pytest.mark.parametrize(
+    "background,fragments",
+    [
+        ({"kind": "cbr", "rate": "1Mbps", "packet_size": "1000B"}, ["background[0].kind", "poisson"]),
+        ({"kind": "poisson", "rate": "1Mbps"}, ["background[0]", "missing field `packet_size`"]),
+        ({"kind": "poisson", "rate": "500Mbps", "packet_size": "1000B"}, ["background[0].rate", "10 times"]),
+    ],
+)
+def test_bad_background(base, background, fragments):
+    base["background"] = [background]
+    with pytest.raises(bufsim.ScenarioError) as info:
+        bufsim.simulate(base)
+    for fragment in fragments:
+        assert fragment in str(info.value)
+
+
+def test_bad_sources(tmp_path):
+    with pytest.raises(bufsim.ScenarioError, match="does not exist"):
+        bufsim.Scenario.load(tmp_path / "missing.toml")
+    broken = tmp_path / "broken.toml"
+    broken.write_text("duration = \n")
+    with pytest.raises(bufsim.ScenarioError, match="cannot parse"):
+        bufsim.Scenario.load(broken)
+    with pytest.raises(bufsim.ScenarioError, match="must be a dict"):
+        bufsim.Scenario.load(42)
+    with pytest.raises(bufsim.ScenarioError, match="not plain data"):
+        bufsim.Scenario.load({"duration": object()})
+
+
+def test_bad_engine(base):
+    with pytest.raises(bufsim.ScenarioError, match="engine must be one of"):
+        bufsim.simulate(base, engine="ns3")
+
+
+def test_bdp_buffer_needs_an_rtt(base):
+    base["flows"] = []
+    base["link"]["buffer"] = "0.5BDP"
+    base["link"]["packet_size"] = "1000B"
+    # Without flows the BDP refers to twice the link delay: 10 Mbps * 40 ms / 8000 bits = 50 packets.
+    assert bufsim.Scenario.load(base).normalized["link"]["buffer_pkts"] == 25
+    base["link"]["bdp_rtt"] = "200ms"
+    assert bufsim.Scenario.load(base).normalized["link"]["buffer_pkts"] == 125
