@@ -11,5 +11,6 @@ from bufsim._core import __version__
 from bufsim.engines import ENGINES, simulate
 from bufsim.result import Result
 from bufsim.scenario import Scenario
+from bufsim.sweep import SweepSpecError, sweep
 
-__all__ = ["ENGINES", "EngineError", "Result", "Scenario", "ScenarioError", "simulate", "__version__"]
+__all__ = ["ENGINES", "EngineError", "Result", "Scenario", "ScenarioError", "SweepSpecError", "simulate", "sweep", "__version__"]

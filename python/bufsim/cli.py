@@ -2,7 +2,9 @@
 
 ``bufsim run scenario.toml`` runs one scenario and writes its result;
 ``bufsim validate`` checks a scenario and prints it normalized;
-``bufsim demo`` runs the main job (paper 000, section IV.B).
+``bufsim demo`` runs the main job (paper 000, section IV.B);
+``bufsim sweep spec.toml`` runs a parameter sweep into the results store and
+``bufsim results`` lists, filters and exports what the store holds.
 The library never imports this module.
 """
 
@@ -163,6 +165,146 @@ def demo(
             r.paper,
         )
     console.print(out)
+
+
+def _sweep_table(table, limit: int = 30) -> Table:
+    """A rich table of a sweep's rows: parameters, engine, seed, status, a few metrics."""
+    import math
+
+    params = list(table.columns[: list(table.columns).index("engine")])  # parameter columns come first
+    metrics = [m for m in ("utilization", "goodput_bps", "drop_rate", "mean_queue_delay_s") if m in table.columns]
+    cols = params + ["engine", "seed", "status"] + metrics
+    if (table["status"] == "failed").any():
+        cols.append("error")
+    out = Table(show_header=True)
+    for c in cols:
+        out.add_column(c, justify="right")
+    for row in table.head(limit).itertuples(index=False):
+        values = dict(zip(table.columns, row))
+        cells = []
+        for c in cols:
+            v = values[c]
+            if c == "error":
+                cells.append("" if v is None else str(v)[:80])
+            elif c in metrics:
+                cells.append("-" if v is None or (isinstance(v, float) and math.isnan(v)) else _fmt(c, float(v)))
+            else:
+                cells.append(str(v))
+        cells[cols.index("status")] = "ok" if values["status"] == "ok" else "[red]failed[/red]"
+        out.add_row(*cells)
+    if len(table) > limit:
+        out.caption = f"first {limit} of {len(table)} rows"
+    return out
+
+
+def _export(table, path: Path) -> None:
+    """Write a table as CSV or Parquet (by the file's suffix)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".parquet":
+        frame = table.copy()
+        for c in frame.columns:  # mixed-type parameter columns: store their text
+            if frame[c].dtype == object:
+                frame[c] = frame[c].map(lambda v: v if v is None or isinstance(v, str) else json.dumps(v))
+        frame.to_parquet(path, index=False)
+    elif path.suffix == ".csv":
+        table.to_csv(path, index=False)
+    else:
+        _fail(f"--out/--export {str(path)!r}: use a .csv or .parquet file name")
+
+
+@app.command()
+def sweep(
+    spec: Annotated[Path, typer.Argument(help="Sweep spec (.toml): base, engines, seeds, [grid], [[zip]].")],
+    workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: the number of cores).")] = None,
+    scheduler: Annotated[
+        Optional[str],
+        typer.Option(help="Dask scheduler address (tcp://host:port); runs the points on its workers.",
+                     envvar="DASK_SCHEDULER_ADDRESS"),
+    ] = None,
+    store: Annotated[Path, typer.Option(help="Results store directory.")] = Path("results"),
+    out: Annotated[Optional[Path], typer.Option(help="Also write the table to this .csv or .parquet file.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Check the spec, count points and cached ones; run nothing.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no table.")] = False,
+) -> None:
+    """Run a parameter sweep; finished points land in the store, so a rerun resumes."""
+    from bufsim.store import Store
+    from bufsim.sweep import SweepSpecError, load_spec
+
+    try:
+        sp = load_spec(spec)
+    except SweepSpecError as e:
+        _fail(str(e))
+    if dry_run:
+        points = sp.expand()
+        with Store(store) as db:
+            stored = db.get(p.key for p in points)
+        ok = sum(1 for p in points if stored.get(p.key, {}).get("status") == "ok")
+        console.print(f"{len(points)} points ({ok} already in {store}, {len(points) - ok} to run)")
+        return
+    try:
+        table = sp.run(workers=workers, scheduler=scheduler, store=store, progress=False if quiet else None)
+    except SweepSpecError as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        err_console.print(f"interrupted: finished points are in {store}; run the same command again to resume")
+        raise typer.Exit(130)
+    info = table.attrs["sweep"]
+    if not quiet:
+        console.print(_sweep_table(table))
+    console.print(
+        f"{info['points']} points: {info['ran']} ran, {info['cached']} reused from {store}, "
+        f"{info['failed']} failed ({info['executor']}, {info['wall_s']:.1f} s)"
+    )
+    for error, count in info["errors"].items():
+        err_console.print(f"  [red]{count} failed:[/red] {error}", highlight=False)
+    if out is not None:
+        _export(table, out)
+        console.print(f"table written to {out}")
+
+
+@app.command()
+def results(
+    store: Annotated[Path, typer.Option(help="Results store directory.")] = Path("results"),
+    engine: Annotated[Optional[str], typer.Option(help="Only this engine.")] = None,
+    status: Annotated[Optional[str], typer.Option(help="Only 'ok' or 'failed' points.")] = None,
+    name: Annotated[Optional[str], typer.Option(help="Only this scenario name.")] = None,
+    where: Annotated[
+        Optional[list[str]], typer.Option(help="PATH=VALUE: only points with this sweep parameter (repeatable).")
+    ] = None,
+    export: Annotated[Optional[Path], typer.Option(help="Write the rows to this .csv or .parquet file.")] = None,
+    limit: Annotated[int, typer.Option(help="Rows to print.")] = 30,
+) -> None:
+    """List, filter and export what the results store holds."""
+    from bufsim.store import Store, StoreError
+
+    if status not in (None, "ok", "failed"):
+        _fail(f"--status must be 'ok' or 'failed', got {status!r}")
+    filters = {}
+    for item in where or []:
+        path, sep, value = item.partition("=")
+        if not sep or not path:
+            _fail(f"--where {item!r}: write PATH=VALUE, e.g. --where link.buffer=20pkt")
+        try:
+            filters[path.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            filters[path.strip()] = value
+    if not (store / "store.sqlite").is_file():
+        _fail(f"no results store in {str(store)!r} (run `bufsim sweep` first, or give --store)")
+    try:
+        with Store(store) as db:
+            table = db.table(engine=engine, status=status, name=name, where=filters)
+    except StoreError as e:
+        _fail(str(e))
+    if export is not None:
+        _export(table, export)
+        console.print(f"{len(table)} rows written to {export}")
+        return
+    if table.empty:
+        console.print("no matching points")
+        return
+    console.print(_sweep_table(table, limit))
+    n_failed = int((table["status"] == "failed").sum())
+    console.print(f"{len(table)} points ({n_failed} failed) in {store}")
 
 
 def main() -> None:
