@@ -289,7 +289,7 @@ pub enum BufferMode {
 }
 
 /// Queue disciplines the engines know (more come with later issues).
-pub const QDISCS: &[&str] = &["droptail"];
+pub const QDISCS: &[&str] = &["droptail", "red"];
 /// Background traffic kinds.
 pub const BACKGROUND_KINDS: &[&str] = &["poisson"];
 
@@ -386,10 +386,11 @@ pub const FLUID_DECREASES: &[&str] = &["event", "rate"];
 /// engine ignores them.
 #[derive(Clone, Debug, Serialize)]
 pub struct Fluid {
-    /// `step`: fixed integration step. Default: the shortest RTT / 80, rounded
-    /// down to a whole microsecond and capped at 2 ms: the delayed loss
-    /// indications then land within 0.6% of their RTT, and a 3000 s run at
-    /// 10 Gbps takes about 0.2 s (see `benches/fluid.rs`).
+    /// `step`: fixed integration step. Default: the shortest RTT / 20, rounded
+    /// down to a whole microsecond and capped at 4 ms (4 ms for paper 004's
+    /// 80-260 ms RTTs): utilizations of paper 004's 10 Gbps scenarios then
+    /// agree with 1 ms steps within 0.4% (measured), and a 3000 s run of
+    /// 10 flows takes about 0.15 s (see `benches/fluid.rs`).
     #[serde(serialize_with = "secs")]
     pub step_s: SimTime,
     /// `model`: `"mgt"` (default; per-flow window ODEs of Misra-Gong-Towsley as
@@ -405,9 +406,11 @@ pub struct Fluid {
     /// `"highest_rate"` (default, as paper 004 section II.D), `"random"`, `"all"`.
     pub sync_policy: String,
     /// `sync_sd`: standard deviation of the normal draw of m_k, as a fraction
-    /// of N. The draw is centred on the middle of [X N, N]; the default
-    /// (1 - X)/4 puts that interval at +-2 sd, so about 95% of the draws land
-    /// inside without clipping (paper 004 gives neither mean nor sd).
+    /// of N. The draw is centred on X N and clipped to [X N, N] (paper 004
+    /// gives neither mean nor sd; X is its "minimum level of
+    /// synchronization"). The default (1 - X)/4 puts the middle of [X N, N]
+    /// at +2 sd: the mean synchronized fraction is about X + 0.1 (1 - X), and
+    /// an event that hits all N flows is rare unless X = 1.
     pub sync_sd: f64,
     /// `decrease`: `"event"` (default: a flow reduces its window once per
     /// congestion event it records, as TCP's fast recovery does, RFC 6582) or
@@ -490,11 +493,14 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     check(QDISCS.contains(&qdisc.as_str()), "link.qdisc", || {
         format!("unknown queue discipline {qdisc:?}: allowed are {}", QDISCS.join(", "))
     })?;
-    let qdisc_params = raw.link.qdisc_params.unwrap_or_default();
+    let mut qdisc_params = raw.link.qdisc_params.unwrap_or_default();
     if qdisc == "droptail" {
         if let Some(k) = qdisc_params.keys().next() {
             return Err(err(format!("link.qdisc_params.{k}"), "droptail takes no parameters"));
         }
+    }
+    if qdisc == "red" {
+        red_params(&mut qdisc_params)?;
     }
 
     // Flows (RTTs first: the BDP refers to them).
@@ -690,6 +696,42 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     })
 }
 
+/// RED parameters (`link.qdisc_params` when `qdisc = "red"`): checks them and
+/// fills the defaults in, so every engine reads the same numbers.
+/// `min_th`, `max_th` (packets; defaults 5 and 15: Floyd, "RED: discussions
+/// of setting parameters", 1997: max_th = 3 min_th), `max_p` (0.1, Floyd 2000
+/// gentle recommendation), `w_q` (0.002, Floyd and Jacobson 1993 section 11),
+/// `gentle` (true, Floyd 2000).
+fn red_params(m: &mut Map<String, Value>) -> Result<(), ScenarioError> {
+    const KEYS: &[&str] = &["min_th", "max_th", "max_p", "w_q", "gentle"];
+    if let Some(k) = m.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(err(format!("link.qdisc_params.{k}"), format!("unknown RED parameter: allowed are {}", KEYS.join(", "))));
+    }
+    let mut num = |k: &str, d: f64, ok: &dyn Fn(f64) -> bool, allowed: &str| -> Result<f64, ScenarioError> {
+        let path = format!("link.qdisc_params.{k}");
+        let v = match m.get(k) {
+            None => d,
+            Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
+            Some(other) => return Err(err(path, format!("expected a number, got {other}"))),
+        };
+        check(v.is_finite() && ok(v), &path, || format!("must be {allowed}, got {v}"))?;
+        m.insert(k.to_string(), serde_json::json!(v));
+        Ok(v)
+    };
+    let min_th = num("min_th", 5.0, &|v| v >= 0.0, "a number of packets >= 0")?;
+    num("max_th", 3.0 * min_th.max(5.0 / 3.0), &|v| v > min_th, &format!("a number of packets > min_th ({min_th})"))?;
+    num("max_p", 0.1, &|v| v > 0.0 && v <= 1.0, "a probability in (0, 1]")?;
+    num("w_q", 0.002, &|v| v > 0.0 && v < 1.0, "an averaging weight in (0, 1)")?;
+    match m.get("gentle") {
+        None => {
+            m.insert("gentle".into(), Value::Bool(true));
+        }
+        Some(Value::Bool(_)) => {}
+        Some(other) => return Err(err("link.qdisc_params.gentle", format!("expected true or false, got {other}"))),
+    }
+    Ok(())
+}
+
 fn resolve_fluid(f: RawFluid, rtts: &[SimTime], duration: SimTime) -> Result<Fluid, ScenarioError> {
     let model = f.model.unwrap_or_else(|| "mgt".into());
     check(FLUID_MODELS.contains(&model.as_str()), "fluid.model", || {
@@ -720,7 +762,7 @@ fn resolve_fluid(f: RawFluid, rtts: &[SimTime], duration: SimTime) -> Result<Flu
     let step = match f.step {
         Some(d) => d.0,
         None => {
-            let us = min_rtt.map(|r| r.0 / 80 / 1_000_000).unwrap_or(2_000).clamp(1, 2_000);
+            let us = min_rtt.map(|r| r.0 / 20 / 1_000_000).unwrap_or(4_000).clamp(1, 4_000);
             SimTime::from_micros(us)
         }
     };

@@ -150,22 +150,30 @@ impl FluidCc {
         self.w_max = w;
     }
 
+    #[inline]
     fn hs(&mut self, w: f64) -> (f64, f64) {
-        if let Law::HighSpeed(law) = self.law {
-            if !((w - self.hs_w).abs() <= 1e-3 * self.hs_w) {
-                let (a, b) = law.ab(w);
-                self.hs_w = w;
-                self.hs_a = a;
-                self.hs_b = b;
-            }
+        if !((w - self.hs_w).abs() <= 1e-3 * self.hs_w) {
+            self.hs_refresh(w);
         }
         (self.hs_a, self.hs_b)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn hs_refresh(&mut self, w: f64) {
+        if let Law::HighSpeed(law) = self.law {
+            let (a, b) = law.ab(w);
+            self.hs_w = w;
+            self.hs_a = a;
+            self.hs_b = b;
+        }
     }
 
     /// Growth coefficients for the step starting at `t` (seconds) with window
     /// `*w` and RTT `rtt`. May resynchronize `*w` to the law's explicit value
     /// (CUBIC's window is a function of time), and advances per-step state
     /// over `h` seconds.
+    #[inline]
     pub fn growth(&mut self, t: f64, h: f64, w: &mut f64, rtt: f64) -> Growth {
         if self.slow_start {
             //= RFC 5681 section 3.1: in slow start cwnd grows by one segment per

@@ -84,10 +84,19 @@ impl Net {
         //= paper 004 eq. (2) and MGT: R_i(t) = propagation + q(t) / C.
         let qd = q.clamp(0.0, self.buf) * self.inv_cap;
         let mut sum = 0.0;
-        for i in 0..w.len() {
-            let inv_r = 1.0 / (self.prop[i] + qd);
+        let n = w.len();
+        // Equal-length slices let the compiler drop the bounds checks.
+        let (prop, scale, g, dw, a_acc) = (
+            &self.prop[..n],
+            &self.scale[..n],
+            &g[..n],
+            &mut dw[..n],
+            &mut a_acc[..n],
+        );
+        for i in 0..n {
+            let inv_r = 1.0 / (prop[i] + qd);
             //= paper 004 eq. (3): A_i = W_i / R_i.
-            let a = w[i] * self.scale[i] * inv_r;
+            let a = w[i] * scale[i] * inv_r;
             sum += a;
             a_acc[i] += wt * a;
             let gi = &g[i];

@@ -62,9 +62,12 @@ impl SyncModule {
         //= paper 004 eq. (8): m_k in (X N, N); eq. (6): at least one flow.
         let lo = ((self.x * nf - 1e-9).ceil() as usize).clamp(1, n);
         //= paper 004 section III: "Values for configurable parameter m is drawn
-        //= from normal distribution" (no mean or sd given): we centre it on the
-        //= middle of [X N, N] with sd = sync_sd * N, and clip to the interval.
-        let mean = (self.x + 1.0) * nf / 2.0;
+        //= from normal distribution" (no mean or sd given); section II.D.1: X
+        //= is "the minimum level of synchronization" that "does not avoid any
+        //= degree of synchronization higher than X". We centre the draw on X N
+        //= with sd = sync_sd * N and clip it to [X N, N]: half the events
+        //= synchronize exactly ceil(X N) flows, the others more.
+        let mean = self.x * nf;
         let sd = self.sd_frac * nf;
         let v = match Normal::new(mean, sd) {
             Ok(d) if sd > 0.0 => d.sample(&mut self.rng),
@@ -128,8 +131,8 @@ mod tests {
 
     #[test]
     fn highest_rate_first() {
-        let mut s = SyncModule::new(0.2, 0.0, Policy::HighestRate, stream(1, Stream::Fluid));
-        // 4 active flows, X = 0.2, sd 0: m = round((0.2 + 1) * 4 / 2) = round(2.4) = 2.
+        let mut s = SyncModule::new(0.5, 0.0, Policy::HighestRate, stream(1, Stream::Fluid));
+        // 4 active flows, X = 0.5, sd 0: m = X N = 2.
         let rates = [1.0, 5.0, 0.0, 3.0, 4.0];
         let mut chosen = [false; 5];
         assert_eq!(s.choose(&rates, &mut chosen), 2);
