@@ -909,7 +909,10 @@ def load_spec(path: str | Path) -> SweepSpec:
         base = base_path
     elif not isinstance(base, Mapping):
         raise SweepSpecError(f"{path}: 'base' must be a scenario file path or a [base] table, got {base!r}")
-    raw = _base_raw(base)
+    try:
+        raw = _base_raw(base)
+    except SweepSpecError as e:
+        raise SweepSpecError(f"{path}: {e}") from None
     grid = doc.get("grid", {})
     if not isinstance(grid, Mapping):
         raise SweepSpecError(f"{path}: [grid] must be a table of \"path\" = [values]")

@@ -1,0 +1,464 @@
+"""Sweeps: grid expansion, bad specs, determinism across executors, the store as a cache,
+failed points, a killed worker and a killed driver (kill -9), time series, the CLI."""
+
+from __future__ import annotations
+
+import copy
+import json
+import multiprocessing
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import bufsim
+from bufsim.store import Store
+from bufsim.sweep import SweepSpecError, expand, load_spec
+
+# Short packet runs with random elements (Poisson background, random starts),
+# so that the seed matters.
+BASE = {
+    "name": "sweep-test",
+    "duration": "3s",
+    "seed": 1,
+    "link": {"capacity": "10Mbps", "delay": "10ms", "buffer": "20pkt"},
+    "flows": [{"count": 2, "rtt": "40ms", "mss": "1000B", "start": {"uniform": ["0s", "1s"]}}],
+    "background": [{"kind": "poisson", "rate": "2Mbps", "packet_size": "1000B"}],
+}
+GRID = {"link.buffer": ["10pkt", "40pkt"]}
+ZIP = [{"flows[0].count": [1, 3], "flows[0].rtt": ["40ms", "80ms"]}]
+SEEDS = [1, 2]
+# Columns that legitimately differ between runs of the same sweep.
+VOLATILE = ["wall_s", "cached"]
+
+
+def stable(table: pd.DataFrame) -> pd.DataFrame:
+    return table.drop(columns=VOLATILE).reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def reference() -> pd.DataFrame:
+    """The sweep run point by point in this process, with no store."""
+    return bufsim.sweep(BASE, GRID, seeds=SEEDS, zip=ZIP, workers=0, store=None, progress=False)
+
+
+# ----------------------------------------------------------------------------- expansion
+
+
+def test_expand_orders_product_zip_engines_seeds():
+    points = expand(BASE, GRID, ["packet", "model:avrachenkov"], SEEDS, zip=ZIP)
+    assert len(points) == 2 * 2 * 2 * 2
+    assert [p.index for p in points] == list(range(16))
+    first = points[0]
+    assert first.params == {"link.buffer": "10pkt", "flows[0].count": 1, "flows[0].rtt": "40ms"}
+    assert (first.engine, first.seed) == ("packet", 1)
+    assert [(p.engine, p.seed) for p in points[:4]] == [
+        ("packet", 1), ("packet", 2), ("model:avrachenkov", 1), ("model:avrachenkov", 2)
+    ]
+    # Zipped lists advance together; the first product axis is the slowest.
+    assert points[4].params == {"link.buffer": "10pkt", "flows[0].count": 3, "flows[0].rtt": "80ms"}
+    assert points[8].params["link.buffer"] == "40pkt"
+    # The values land in the scenario; the seed too.
+    assert points[5].raw["flows"][0]["count"] == 3 and points[5].raw["seed"] == 2
+    assert points[5].raw["link"]["buffer"] == "10pkt"
+    # Keys differ for every (scenario, engine, seed) and are stable.
+    assert len({p.key for p in points}) == 16
+    assert [p.key for p in expand(BASE, GRID, ["packet", "model:avrachenkov"], SEEDS, zip=ZIP)] == [
+        p.key for p in points
+    ]
+    # The base is not modified.
+    assert BASE["link"]["buffer"] == "20pkt"
+
+
+def test_expand_sets_optional_field_absent_from_base():
+    points = expand(BASE, {"flows[0].loss": [0.0, 0.01]})
+    assert [p.raw["flows"][0]["loss"] for p in points] == [0.0, 0.01]
+
+
+def test_without_seeds_uses_the_base_seed():
+    points = expand(dict(BASE, seed=7), GRID)
+    assert [p.seed for p in points] == [7, 7]
+
+
+@pytest.mark.parametrize(
+    "kwargs, needles",
+    [
+        ({"grid": {"link.bufer": ["10pkt"]}}, ["link.bufer", "unknown field `bufer`"]),
+        ({"grid": {"linkk.buffer": ["10pkt"]}}, ["linkk", "unknown field"]),
+        ({"grid": {"flows[3].count": [1]}}, ["flows[3].count", "index 3 out of range"]),
+        ({"grid": {"link.buffer.size": [1]}}, ["link.buffer.size", "not a table"]),
+        ({"grid": {"flows..count": [1]}}, ["flows..count", "cannot read"]),
+        ({"grid": {}}, ["grid is empty"]),
+        ({"grid": {"link.buffer": []}}, ["link.buffer", "empty"]),
+        ({"grid": {"link.buffer": "20pkt"}}, ["link.buffer", "must be a list"]),
+        ({"grid": ["link.buffer"]}, ["grid must be a table"]),
+        ({"grid": {"flows[0].count": [1, "two"]}}, ["flows[0].count='two'", "invalid type"]),
+        ({"grid": {"link.buffer": ["20pkt", "20xx"]}}, ["link.buffer='20xx'", "invalid buffer size"]),
+        ({"grid": {"link.capacity": ["10Mbps", 10]}}, ["link.capacity=10", "link.capacity"]),
+        ({"grid": GRID, "zip": [{"flows[0].count": [1, 2], "flows[0].rtt": ["40ms"]}]}, ["zip[0]", "equal lengths"]),
+        ({"grid": GRID, "zip": [{"link.buffer": ["1pkt"]}]}, ["link.buffer", "more than one axis"]),
+        ({"grid": {"link": [{}], "link.buffer": ["1pkt"]}}, ["overlap"]),
+        ({"grid": GRID, "engines": ["pakcet"]}, ["pakcet", "allowed are"]),
+        ({"grid": GRID, "engines": ["model:nope"]}, ["model:nope", "unknown model"]),
+        ({"grid": GRID, "seeds": [1, 1.5]}, ["seeds", "1.5"]),
+        ({"grid": GRID, "seeds": []}, ["seeds", "empty"]),
+        ({"grid": {"seed": [1, 2]}, "seeds": [3]}, ["seed", "seeds="]),
+    ],
+)
+def test_bad_specs_fail_before_anything_runs(tmp_path, kwargs, needles):
+    store = tmp_path / "store"
+    with pytest.raises(SweepSpecError) as info:
+        bufsim.sweep(BASE, store=store, workers=1, progress=False, **kwargs)
+    message = str(info.value)
+    for needle in needles:
+        assert needle in message, message
+    assert not store.exists(), "nothing may run (or be stored) for a bad spec"
+
+
+def test_bad_base_scenario_is_a_spec_error():
+    with pytest.raises(SweepSpecError, match=r"base scenario: link.buffer"):
+        expand(dict(BASE, link={"capacity": "10Mbps", "delay": "10ms", "buffer": "lots"}), GRID)
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def test_table_shape_and_values(reference):
+    t = reference
+    assert len(t) == 2 * 2 * 2
+    assert list(t.columns[:6]) == ["link.buffer", "flows[0].count", "flows[0].rtt", "engine", "seed", "status"]
+    assert (t["status"] == "ok").all() and t["error"].isna().all()
+    assert t["utilization"].between(0.3, 1.0).all()
+    # Each row is exactly what simulate() gives for that point.
+    row = t.iloc[5]
+    scn = copy.deepcopy(BASE)
+    scn["link"]["buffer"], scn["flows"][0]["count"], scn["flows"][0]["rtt"], scn["seed"] = (
+        row["link.buffer"], int(row["flows[0].count"]), row["flows[0].rtt"], int(row["seed"])
+    )
+    direct = bufsim.simulate(scn)
+    for metric, value in direct.summary.items():
+        assert row[metric] == value, metric
+    # The seed matters (the scenario is random), the buffer too.
+    by_seed = t.groupby("seed")["packets_sent"].apply(tuple)
+    assert by_seed[1] != by_seed[2]
+    assert t.attrs["sweep"]["points"] == 8 and t.attrs["sweep"]["failed"] == 0
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_same_table_whatever_the_worker_count(tmp_path, reference, workers):
+    t = bufsim.sweep(BASE, GRID, seeds=SEEDS, zip=ZIP, workers=workers, store=tmp_path / "s", progress=False)
+    pd.testing.assert_frame_equal(stable(t), stable(reference), check_exact=True)
+    assert t.attrs["sweep"]["ran"] == 8
+
+
+@pytest.mark.timeout(120)
+def test_rerun_reuses_stored_points(tmp_path, reference):
+    store = tmp_path / "s"
+    first = bufsim.sweep(BASE, GRID, seeds=SEEDS, zip=ZIP, workers=2, store=store, progress=False)
+    with Store(store) as db:
+        stamps = {r["key"]: r["finished"] for r in db.records()}
+    assert len(stamps) == 8
+    # A larger sweep holding the first: only the new points run.
+    bigger = {"link.buffer": ["10pkt", "40pkt", "80pkt"]}
+    second = bufsim.sweep(BASE, bigger, seeds=SEEDS, zip=ZIP, workers=2, store=store, progress=False)
+    assert second.attrs["sweep"]["ran"] == 4 and second.attrs["sweep"]["cached"] == 8
+    assert second["cached"].sum() == 8
+    with Store(store) as db:
+        assert len(db) == 12
+        for r in db.records():
+            if r["key"] in stamps:
+                assert r["finished"] == stamps[r["key"]], "a stored point was recomputed"
+    reused = second[second["link.buffer"] != "80pkt"]
+    pd.testing.assert_frame_equal(stable(reused), stable(first), check_exact=True)
+    third = bufsim.sweep(BASE, GRID, seeds=SEEDS, zip=ZIP, workers=2, store=store, progress=False)
+    assert third.attrs["sweep"]["ran"] == 0 and third["cached"].all()
+    pd.testing.assert_frame_equal(stable(third), stable(reference), check_exact=True)
+
+
+def test_failing_points_are_recorded_and_do_not_stop_the_sweep(tmp_path):
+    # The Avrachenkov model refuses background traffic above the capacity;
+    # the packet engine runs those points.
+    grid = {"background[0].rate": ["2Mbps", "12Mbps"]}
+    store = tmp_path / "s"
+    t = bufsim.sweep(BASE, grid, engines=["packet", "model:avrachenkov"], workers=0, store=store, progress=False)
+    assert list(t["status"]) == ["ok", "ok", "ok", "failed"]
+    bad = t.iloc[3]
+    assert bad["engine"] == "model:avrachenkov" and "capacity" in bad["error"]
+    assert bad["error"].startswith("ModelInputError: ")
+    assert pd.isna(bad["utilization"])
+    info = t.attrs["sweep"]
+    assert info["failed"] == 1 and list(info["errors"].values()) == [1]
+    with Store(store) as db:
+        failed = db.table(status="failed")
+        assert len(failed) == 1 and failed["error"].iloc[0] == bad["error"]
+    # A rerun retries failed points only (they fail again), or keeps them.
+    again = bufsim.sweep(BASE, grid, engines=["packet", "model:avrachenkov"], workers=0, store=store, progress=False)
+    assert again.attrs["sweep"]["ran"] == 1
+    kept = bufsim.sweep(BASE, grid, engines=["packet", "model:avrachenkov"], workers=0, store=store,
+                        progress=False, retry_failed=False)
+    assert kept.attrs["sweep"]["ran"] == 0 and kept["status"].tolist() == t["status"].tolist()
+
+
+def test_progress_callback_and_timeseries(tmp_path):
+    seen = []
+    t, ts = bufsim.sweep(BASE, GRID, workers=0, store=tmp_path / "s", timeseries=True, progress=seen.append)
+    assert [s["done"] for s in seen] == [1, 2] and seen[-1]["total"] == 2 and seen[-1]["failed"] == 0
+    assert list(ts.columns[:5]) == ["key", "link.buffer", "engine", "seed", "time_s"]
+    assert set(ts["key"]) == set(t["key"])
+    # 3 s sampled every 100 ms, per point; equal to the direct run's time series.
+    one = ts[ts["link.buffer"] == "40pkt"].set_index("time_s").drop(columns=["key", "link.buffer", "engine", "seed"])
+    direct = bufsim.simulate(dict(BASE, link=dict(BASE["link"], buffer="40pkt"))).timeseries
+    pd.testing.assert_frame_equal(one, direct, check_exact=True)
+    # Cached points give their time series too.
+    t2, ts2 = bufsim.sweep(BASE, GRID, workers=0, store=tmp_path / "s", timeseries=True, progress=False)
+    assert t2["cached"].all()
+    pd.testing.assert_frame_equal(ts2, ts, check_exact=True)
+
+
+def _kill_a_worker_once(state: dict) -> None:
+    if state["done"] == 3:
+        workers = [p for p in multiprocessing.active_children() if "Fork" in type(p).__name__ or "Spawn" in type(p).__name__]
+        assert workers, "no worker process to kill"
+        os.kill(workers[0].pid, signal.SIGKILL)
+
+
+@pytest.mark.timeout(120)
+def test_a_killed_worker_loses_only_its_point(tmp_path):
+    grid = {"link.buffer": ["5pkt", "10pkt", "20pkt", "40pkt", "80pkt"], "flows[0].count": [1, 2]}
+    ref = bufsim.sweep(BASE, grid, workers=0, store=None, progress=False)
+    t = bufsim.sweep(BASE, grid, workers=2, store=tmp_path / "s", progress=_kill_a_worker_once)
+    assert (t["status"] == "ok").all(), t["error"].dropna().tolist()
+    pd.testing.assert_frame_equal(stable(t), stable(ref), check_exact=True)
+    with Store(tmp_path / "s") as db:
+        assert len(db) == 10
+
+
+# ----------------------------------------------------------------------------- kill -9 of the driver
+
+DRIVER = textwrap.dedent(
+    """
+    import json, sys
+    import bufsim
+    if __name__ == "__main__":
+        base, grid, store = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
+        bufsim.sweep(base, grid, seeds=[1, 2], workers=1, store=store, progress=False)
+    """
+)
+# About 40 ms per point: long enough to kill the driver halfway.
+SLOW = dict(
+    BASE,
+    duration="20s",
+    link={"capacity": "100Mbps", "delay": "10ms", "buffer": "50pkt"},
+    flows=[{"count": 8, "rtt": "40ms", "mss": "1000B", "start": {"uniform": ["0s", "1s"]}}],
+    background=[{"kind": "poisson", "rate": "10Mbps", "packet_size": "1000B"}],
+)
+SLOW_GRID = {"link.buffer": [f"{b}pkt" for b in (10, 20, 30, 40, 50, 60, 80, 100, 150, 200)], "flows[0].count": [4, 8]}
+
+
+def _stored(store: Path) -> int:
+    db = store / "store.sqlite"
+    if not db.is_file():
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=5) as con:
+            return con.execute("SELECT COUNT(*) FROM points").fetchone()[0]
+    except sqlite3.OperationalError:  # table not created yet
+        return 0
+
+
+@pytest.mark.timeout(180)
+def test_kill_9_of_the_driver_then_rerun_resumes(tmp_path):
+    store = tmp_path / "s"
+    script = tmp_path / "driver.py"
+    script.write_text(DRIVER)
+    total = 2 * len(SLOW_GRID["link.buffer"]) * len(SLOW_GRID["flows[0].count"])  # 40 points
+    proc = subprocess.Popen(
+        [sys.executable, str(script), json.dumps(SLOW), json.dumps(SLOW_GRID), str(store)],
+        start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while _stored(store) < total // 3:
+            assert proc.poll() is None, proc.stderr.read().decode()
+            assert time.monotonic() < deadline, "the driver stored too few points in time"
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # its pool workers, if still alive
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=30)
+        proc.stderr.close()
+    with Store(store) as db:
+        before = {r["key"]: r["finished"] for r in db.records()}
+    assert total // 3 <= len(before) < total, "the kill should land halfway"
+
+    resumed = bufsim.sweep(SLOW, SLOW_GRID, seeds=[1, 2], workers=2, store=store, progress=False)
+    info = resumed.attrs["sweep"]
+    assert info["cached"] == len(before) and info["ran"] == total - len(before)
+    assert set(resumed.loc[resumed["cached"], "key"]) == set(before)
+    with Store(store) as db:
+        after = {r["key"]: r["finished"] for r in db.records()}
+    assert len(after) == total, "no point lost or duplicated"
+    assert all(after[k] == v for k, v in before.items()), "a point finished before the kill was recomputed"
+
+    uninterrupted = bufsim.sweep(SLOW, SLOW_GRID, seeds=[1, 2], workers=0, store=None, progress=False)
+    pd.testing.assert_frame_equal(stable(resumed), stable(uninterrupted), check_exact=True)
+
+
+# ----------------------------------------------------------------------------- spec files and the CLI
+
+SPEC = """
+name = "cli-sweep"
+engines = ["packet"]
+seeds = [1, 2]
+
+[base]
+name = "spec-base"
+duration = "3s"
+seed = 1
+[base.link]
+capacity = "10Mbps"
+delay = "10ms"
+buffer = "20pkt"
+[[base.flows]]
+count = 2
+rtt = "40ms"
+mss = "1000B"
+start = { uniform = ["0s", "1s"] }
+
+[grid]
+"link.buffer" = ["10pkt", "40pkt"]
+
+[[zip]]
+"flows[0].count" = [1, 3]
+"flows[0].rtt" = ["40ms", "80ms"]
+"""
+
+
+def cli(*args: str, cwd: Path, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "bufsim.cli", *args], cwd=cwd, capture_output=True, text=True,
+        timeout=timeout, env=env,
+    )
+
+
+def test_load_spec_with_base_file_and_inline(tmp_path):
+    (tmp_path / "scn.json").write_text(json.dumps(BASE))
+    (tmp_path / "a.toml").write_text('base = "scn.json"\nseeds = [3]\n[grid]\n"link.buffer" = ["10pkt"]\n')
+    spec = load_spec(tmp_path / "a.toml")
+    assert spec.base == BASE and spec.engines == ["packet"] and spec.seeds == [3]
+    points = spec.expand()
+    assert len(points) == 1 and points[0].raw["seed"] == 3
+    (tmp_path / "b.toml").write_text(SPEC)
+    assert len(load_spec(tmp_path / "b.toml").expand()) == 8
+
+
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ('base = "missing.toml"\n[grid]\n"link.buffer" = ["1pkt"]\n', "does not exist"),
+        ('[grid]\n"link.buffer" = ["1pkt"]\n', "'base' is missing"),
+        ('base = "scn.json"\ngird = {}\n', "unknown key 'gird'"),
+        ('base = "scn.json"\n[grid]\n', "grid is empty"),
+        ('base = "scn.json"\n[grid]\n"link.buffer" = ["1pkt", "2 parcels"]\n', "link.buffer='2 parcels'"),
+        ('base = "scn.json"\n[grid]\n"flows[0].cnt" = [1]\n', "flows[0].cnt"),
+        ('base = "scn.json"\n[grid = \n', "cannot parse"),
+    ],
+)
+def test_bad_spec_files(tmp_path, text, needle):
+    (tmp_path / "scn.json").write_text(json.dumps(BASE))
+    (tmp_path / "spec.toml").write_text(text)
+    with pytest.raises(SweepSpecError) as info:
+        load_spec(tmp_path / "spec.toml")
+    assert needle in str(info.value) and "spec.toml" in str(info.value)
+
+
+@pytest.mark.timeout(180)
+def test_cli_sweep_resume_and_results(tmp_path):
+    (tmp_path / "spec.toml").write_text(SPEC)
+    r = cli("sweep", "spec.toml", "--workers", "2", "--store", "st", "--out", "table.csv", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "8 points: 8 ran, 0 reused" in r.stdout and "0 failed" in r.stdout
+    table = pd.read_csv(tmp_path / "table.csv")
+    assert len(table) == 8 and (table["status"] == "ok").all()
+    api = bufsim.sweep(load_spec(tmp_path / "spec.toml").base, {"link.buffer": ["10pkt", "40pkt"]}, seeds=[1, 2],
+                       zip=ZIP, workers=0, store=None, progress=False)
+    assert table["utilization"].tolist() == api["utilization"].tolist()
+
+    r = cli("sweep", "spec.toml", "--store", "st", "--quiet", cwd=tmp_path)
+    assert r.returncode == 0 and "8 points: 0 ran, 8 reused" in r.stdout, r.stdout + r.stderr
+    r = cli("sweep", "spec.toml", "--store", "st", "--dry-run", cwd=tmp_path)
+    assert "8 points (8 already in st, 0 to run)" in r.stdout
+
+    r = cli("results", "--store", "st", "--where", "link.buffer=10pkt", "--where", "flows[0].count=3",
+            "--export", "sel.parquet", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    sel = pd.read_parquet(tmp_path / "sel.parquet")
+    assert len(sel) == 2 and set(sel["seed"]) == {1, 2} and (sel["link.buffer"] == "10pkt").all()
+    r = cli("results", "--store", "st", "--export", "all.csv", cwd=tmp_path)
+    assert r.returncode == 0 and len(pd.read_csv(tmp_path / "all.csv")) == 8
+    r = cli("results", "--store", "st", "--status", "ok", cwd=tmp_path)
+    assert r.returncode == 0 and "8 points (0 failed)" in r.stdout
+
+
+def test_cli_errors(tmp_path):
+    (tmp_path / "spec.toml").write_text(SPEC.replace('"10pkt", "40pkt"', '"10pkt", "40 parcels"'))
+    r = cli("sweep", "spec.toml", "--store", "st", cwd=tmp_path)
+    assert r.returncode == 2 and "link.buffer='40 parcels'" in r.stderr
+    assert not (tmp_path / "st").exists()
+    r = cli("results", "--store", "nowhere", cwd=tmp_path)
+    assert r.returncode == 2 and "no results store" in r.stderr
+    r = cli("results", "--store", "nowhere", "--status", "maybe", cwd=tmp_path)
+    assert r.returncode == 2 and "--status" in r.stderr
+
+
+@pytest.mark.timeout(120)
+def test_cli_ctrl_c_keeps_finished_points(tmp_path):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        "seeds = [1, 2]\n[base]\n" + "\n".join(
+            f"{k} = {json.dumps(v)}" for k, v in SLOW.items() if not isinstance(v, (dict, list))
+        ) + f"\nlink = {_toml_inline(SLOW['link'])}\nflows = [{_toml_inline(SLOW['flows'][0])}]\n"
+        + f"background = [{_toml_inline(SLOW['background'][0])}]\n"
+        + '[grid]\n"link.buffer" = ' + json.dumps(SLOW_GRID["link.buffer"]) + "\n"
+        + '"flows[0].count" = ' + json.dumps(SLOW_GRID["flows[0].count"]) + "\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bufsim.cli", "sweep", str(spec), "--store", "st", "--workers", "1"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while _stored(tmp_path / "st") < 5:
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "run the same command again to resume" in err
+    n = _stored(tmp_path / "st")
+    assert 5 <= n < 40
+    r = cli("sweep", str(spec), "--store", "st", "--workers", "2", "--quiet", cwd=tmp_path)
+    assert r.returncode == 0 and f"40 points: {40 - n} ran, {n} reused" in r.stdout, r.stdout + r.stderr
+
+
+def _toml_inline(d: dict) -> str:
+    parts = []
+    for k, v in d.items():
+        parts.append(f"{k} = {_toml_inline(v) if isinstance(v, dict) else json.dumps(v)}")
+    return "{ " + ", ".join(parts) + " }"
