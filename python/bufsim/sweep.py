@@ -467,6 +467,10 @@ def _mp_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+#: Seconds to wait for a Dask scheduler to answer before giving up.
+DASK_CONNECT_TIMEOUT_S = 20.0
+
+
 class _Runner:
     """The executor a sweep submits to, with restart after a local worker dies."""
 
@@ -495,7 +499,7 @@ class _Runner:
                 "a Dask scheduler was given but dask.distributed is not installed: pip install 'bufsim[dask]'"
             ) from None
         try:
-            client = Client(address, timeout="20s", set_as_default=False)
+            client = Client(address, timeout=f"{DASK_CONNECT_TIMEOUT_S}s", set_as_default=False)
         except (OSError, TimeoutError) as e:
             raise SweepSpecError(f"cannot connect to the Dask scheduler at {address!r}: {e}") from None
         return cls(client.get_executor(pure=False), window=None, owned=True, client=client,
