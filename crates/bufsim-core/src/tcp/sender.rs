@@ -76,6 +76,7 @@ pub struct Sender {
     timed: Option<(u64, SimTime)>,
     min_rtt: Option<SimTime>,
     max_rtt: Option<SimTime>,
+    last_rtt: Option<SimTime>,
     /// Counters.
     pub stats: SenderStats,
 }
@@ -105,6 +106,7 @@ impl Sender {
             timed: None,
             min_rtt: None,
             max_rtt: None,
+            last_rtt: None,
             stats: SenderStats::default(),
         }
     }
@@ -222,6 +224,7 @@ impl Sender {
         self.rto = rto.max(self.cfg.min_rto).min(MAX_RTO);
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         self.max_rtt = Some(self.max_rtt.map_or(r, |m| m.max(r)));
+        self.last_rtt = Some(r);
     }
 
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<u64>) {
@@ -304,6 +307,7 @@ impl Sender {
                     srtt: self.srtt(),
                     min_rtt: self.min_rtt,
                     max_rtt: self.max_rtt,
+                    rtt: self.last_rtt,
                 };
                 self.cc.on_ack(&mut self.w, &info);
             }

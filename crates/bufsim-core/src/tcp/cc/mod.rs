@@ -6,8 +6,13 @@
 //! a controller only decides how the window grows on ACKs and how far it
 //! falls on a congestion event or a timeout. Windows are in packets (f64).
 
+pub mod aimd;
 pub mod config;
+pub mod cubic;
+pub mod highspeed;
+pub mod htcp;
 pub mod newreno;
+pub mod scalable;
 
 use crate::units::SimTime;
 use config::CcConfig;
@@ -34,7 +39,34 @@ pub struct AckInfo {
     pub min_rtt: Option<SimTime>,
     /// Largest RTT seen so far, if any.
     pub max_rtt: Option<SimTime>,
+    /// The most recent RTT sample, if any (H-TCP's per-epoch RTTmax).
+    pub rtt: Option<SimTime>,
 }
+
+impl AckInfo {
+    /// An ACK of `acked` packets at `now` without RTT information (tests).
+    pub fn bare(acked: u64, now: SimTime) -> AckInfo {
+        AckInfo { acked, now, srtt: None, min_rtt: None, max_rtt: None, rtt: None }
+    }
+}
+
+/// Standard slow start, shared by every variant: RFC 5681 section 3.1,
+/// "cwnd += min (N, SMSS)" for each ACK acknowledging N new bytes (no ABC,
+/// RFC 3465 L = 1). Returns true when the window was below ssthresh (the
+/// ACK was consumed by slow start).
+#[inline]
+pub fn slow_start(w: &mut Window, acked: u64) -> bool {
+    if w.cwnd < w.ssthresh {
+        w.cwnd += (acked as f64).min(1.0);
+        true
+    } else {
+        false
+    }
+}
+
+/// The smallest ssthresh a congestion event may set, packets:
+/// RFC 5681 section 3.1 eq. (4), "max (FlightSize / 2, 2*SMSS)".
+pub const MIN_SSTHRESH: f64 = 2.0;
 
 /// A congestion-control algorithm. Hooks have default bodies where Reno's
 /// behaviour is the natural default.
@@ -56,10 +88,34 @@ pub trait CongestionControl {
     }
 }
 
+/// Static dispatch over [`AnyCc`] (a match, no virtual call).
+macro_rules! dispatch {
+    ($self:expr, $c:ident => $call:expr) => {
+        match $self {
+            AnyCc::NewReno($c) => $call,
+            AnyCc::Aimd($c) => $call,
+            AnyCc::HighSpeed($c) => $call,
+            AnyCc::Scalable($c) => $call,
+            AnyCc::Cubic($c) => $call,
+            AnyCc::Htcp($c) => $call,
+        }
+    };
+}
+
 /// Every variant, for enum dispatch.
 pub enum AnyCc {
     /// Reno / NewReno window rules.
     NewReno(newreno::NewReno),
+    /// Generic AIMD(a, b).
+    Aimd(aimd::Aimd),
+    /// HighSpeed TCP (RFC 3649).
+    HighSpeed(highspeed::HighSpeed),
+    /// Scalable TCP (Kelly 2003).
+    Scalable(scalable::Scalable),
+    /// CUBIC (RFC 9438).
+    Cubic(cubic::Cubic),
+    /// H-TCP (draft-leith-tcp-htcp-06).
+    Htcp(htcp::Htcp),
 }
 
 impl AnyCc {
@@ -67,35 +123,27 @@ impl AnyCc {
     pub fn new(cfg: &CcConfig) -> AnyCc {
         match cfg {
             CcConfig::NewReno => AnyCc::NewReno(newreno::NewReno),
-            other => unreachable!("packet engine check() refuses {other:?}"),
-        }
-    }
-
-    #[inline]
-    fn inner_mut(&mut self) -> &mut dyn CongestionControl {
-        match self {
-            AnyCc::NewReno(c) => c,
+            CcConfig::Aimd(c) => AnyCc::Aimd(aimd::Aimd::new(*c)),
+            CcConfig::HighSpeed(c) => AnyCc::HighSpeed(highspeed::HighSpeed::new(*c)),
+            CcConfig::Scalable(c) => AnyCc::Scalable(scalable::Scalable::new(*c)),
+            CcConfig::Cubic(c) => AnyCc::Cubic(cubic::Cubic::new(*c)),
+            CcConfig::Htcp(c) => AnyCc::Htcp(htcp::Htcp::new(*c)),
         }
     }
 
     /// See [`CongestionControl::on_ack`].
     #[inline]
     pub fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
-        self.inner_mut().on_ack(w, ack)
+        dispatch!(self, c => c.on_ack(w, ack))
     }
     /// See [`CongestionControl::on_congestion_event`].
     #[inline]
     pub fn on_congestion_event(&mut self, w: &Window, flight: f64, now: SimTime) -> f64 {
-        self.inner_mut().on_congestion_event(w, flight, now)
+        dispatch!(self, c => c.on_congestion_event(w, flight, now))
     }
     /// See [`CongestionControl::on_timeout`].
     #[inline]
     pub fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
-        self.inner_mut().on_timeout(w, flight, now)
+        dispatch!(self, c => c.on_timeout(w, flight, now))
     }
-}
-
-/// Which variants the packet engine implements.
-pub fn packet_engine_supports(cfg: &CcConfig) -> bool {
-    matches!(cfg, CcConfig::NewReno)
 }

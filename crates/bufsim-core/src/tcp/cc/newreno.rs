@@ -32,7 +32,7 @@ mod tests {
     use super::*;
 
     fn ack(n: u64) -> AckInfo {
-        AckInfo { acked: n, now: SimTime::ZERO, srtt: None, min_rtt: None, max_rtt: None }
+        AckInfo::bare(n, SimTime::ZERO)
     }
 
     #[test]

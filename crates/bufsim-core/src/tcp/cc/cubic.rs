@@ -1,0 +1,222 @@
+//! CUBIC, RFC 9438: the window follows a cubic function of the time since
+//! the last congestion event, W_cubic(t) = C (t - K)^3 + W_max, with a
+//! Reno-friendly region, fast convergence and the RFC's timeout rule.
+//!
+//! Per-ACK convention: in congestion avoidance, for an ACK newly
+//! acknowledging `acked` packets, W_est += alpha_cubic * acked / cwnd
+//! (RFC 9438 section 4.3 eq. (4)); in the concave/convex regions
+//! cwnd += acked * (target - cwnd) / cwnd (section 4.4/4.5, per segment).
+//! Decrease: ssthresh = max(beta_cubic * cwnd, 2) (section 4.6 allows cwnd in
+//! place of FlightSize; Linux uses cwnd), W_max = cwnd (or the fast
+//! convergence value, section 4.7). `t` is measured from the first ACK of the
+//! congestion-avoidance epoch and RTT is the smoothed RTT.
+
+use super::config::{AimdConfig, CubicConfig};
+use super::{slow_start, AckInfo, CongestionControl, Window, MIN_SSTHRESH};
+use crate::units::SimTime;
+
+/// CUBIC controller state.
+#[derive(Clone, Copy, Debug)]
+pub struct Cubic {
+    cfg: CubicConfig,
+    /// alpha_cubic = 3 (1 - beta) / (1 + beta), section 4.3 eq. (4).
+    alpha: f64,
+    /// W_max, packets: the window just before the last reduction.
+    w_max: f64,
+    /// cwnd just before the last reduction (cwnd_prior, section 4.3).
+    cwnd_prior: f64,
+    /// Start of the current congestion-avoidance epoch (None: not started).
+    epoch_start: Option<SimTime>,
+    /// K, seconds.
+    k: f64,
+    /// Reno-friendly estimate W_est, packets.
+    w_est: f64,
+    /// The next epoch follows a timeout (section 4.8: K = 0, W_max = cwnd).
+    after_timeout: bool,
+}
+
+impl Cubic {
+    /// A controller with these constants.
+    pub fn new(cfg: CubicConfig) -> Cubic {
+        //= RFC 9438 section 4.3: alpha_cubic = 3 (1 - beta_cubic) / (1 + beta_cubic).
+        let alpha = 3.0 * (1.0 - cfg.beta) / (1.0 + cfg.beta);
+        Cubic {
+            cfg,
+            alpha,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            epoch_start: None,
+            k: 0.0,
+            w_est: 0.0,
+            after_timeout: false,
+        }
+    }
+
+    /// K = cbrt((W_max - cwnd_epoch) / C), RFC 9438 section 4.2 eq. (2).
+    pub fn k_of(&self, w_max: f64, cwnd_epoch: f64) -> f64 {
+        ((w_max - cwnd_epoch) / self.cfg.c).cbrt()
+    }
+
+    /// W_cubic(t) = C (t - K)^3 + W_max, RFC 9438 section 4.2 eq. (1).
+    #[inline]
+    pub fn w_cubic(&self, t: f64) -> f64 {
+        let d = t - self.k;
+        self.cfg.c * d * d * d + self.w_max
+    }
+
+    /// Current K and W_max (tests, traces).
+    pub fn k_and_w_max(&self) -> (f64, f64) {
+        (self.k, self.w_max)
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        if slow_start(w, ack.acked) {
+            return;
+        }
+        let start = match self.epoch_start {
+            Some(t) => t,
+            None => {
+                let cwnd_epoch = w.cwnd;
+                if self.after_timeout || self.w_max <= 0.0 {
+                    //= RFC 9438 section 4.8: after a timeout "K is set to 0, and
+                    //= W_max is set to the congestion window size at the beginning
+                    //= of the current congestion avoidance stage". (Also the first
+                    //= epoch after slow start without any loss.)
+                    self.w_max = cwnd_epoch;
+                    self.cwnd_prior = cwnd_epoch;
+                    self.k = 0.0;
+                    self.after_timeout = false;
+                } else {
+                    //= RFC 9438 section 4.2 eq. (2): K = cbrt((W_max - cwnd_epoch)/C).
+                    self.k = self.k_of(self.w_max, cwnd_epoch);
+                }
+                //= RFC 9438 section 4.3: W_est is set to cwnd_epoch at the start
+                //= of the congestion avoidance stage.
+                self.w_est = cwnd_epoch;
+                self.epoch_start = Some(ack.now);
+                ack.now
+            }
+        };
+        let acked = ack.acked as f64;
+        //= RFC 9438 section 4.3: "a TCP sender SHOULD set alpha_cubic to 1 once
+        //= W_est reaches cwnd_prior" (the window before the last reduction).
+        let alpha = if self.w_est >= self.cwnd_prior { AimdConfig::default().a } else { self.alpha };
+        //= RFC 9438 section 4.3 eq. (4): W_est = W_est + alpha_cubic * segments_acked / cwnd.
+        self.w_est += alpha * acked / w.cwnd;
+        let t = (ack.now - start).as_secs_f64();
+        if self.cfg.reno_friendly && self.w_cubic(t) < self.w_est {
+            //= RFC 9438 section 4.3: "If W_cubic(t) is less than W_est ... cwnd
+            //= SHOULD be set to W_est at each reception of a new ACK".
+            w.cwnd = self.w_est;
+            return;
+        }
+        let rtt = ack.srtt.or(ack.min_rtt).map_or(0.0, |r| r.as_secs_f64());
+        //= RFC 9438 section 4.2: target = W_cubic(t + RTT), clamped to
+        //= [cwnd, 1.5 cwnd].
+        let target = self.w_cubic(t + rtt).clamp(w.cwnd, 1.5 * w.cwnd);
+        //= RFC 9438 sections 4.4-4.5: cwnd += (target - cwnd)/cwnd per ACK.
+        w.cwnd += acked * (target - w.cwnd) / w.cwnd;
+    }
+
+    fn on_congestion_event(&mut self, w: &Window, _flight: f64, _now: SimTime) -> f64 {
+        let cwnd = w.cwnd;
+        //= RFC 9438 section 4.7 (fast convergence): "if cwnd < W_max and fast
+        //= convergence enabled: W_max = cwnd * (1 + beta_cubic) / 2, else W_max = cwnd".
+        self.w_max = if self.cfg.fast_convergence && cwnd < self.w_max {
+            cwnd * (1.0 + self.cfg.beta) / 2.0
+        } else {
+            cwnd
+        };
+        self.cwnd_prior = cwnd;
+        self.epoch_start = None;
+        //= RFC 9438 section 4.6: ssthresh = flight_size * beta_cubic (cwnd here),
+        //= "cwnd = max(ssthresh, 2)".
+        (self.cfg.beta * cwnd).max(MIN_SSTHRESH)
+    }
+
+    fn on_timeout(&mut self, w: &mut Window, _flight: f64, now: SimTime) {
+        //= RFC 9438 section 4.8: "In the case of a timeout, CUBIC follows Reno to
+        //= reduce cwnd [RFC5681] but sets ssthresh using beta_cubic (same as in
+        //= Section 4.6)".
+        w.ssthresh = self.on_congestion_event(w, w.cwnd, now);
+        w.cwnd = 1.0;
+        self.after_timeout = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ack_at(ms: u64, srtt_ms: u64) -> AckInfo {
+        let mut a = AckInfo::bare(1, SimTime::from_millis(ms));
+        a.srtt = Some(SimTime::from_millis(srtt_ms));
+        a
+    }
+
+    #[test]
+    fn k_and_w_cubic_hand_worked() {
+        // W_max = 100, beta = 0.7: cwnd_epoch = 70,
+        // K = cbrt((100 - 70)/0.4) = cbrt(75) = 4.217163 s (RFC 9438 eq. (2)).
+        let mut cc = Cubic::new(CubicConfig::default());
+        let w = Window { cwnd: 100.0, ssthresh: f64::INFINITY };
+        let ss = cc.on_congestion_event(&w, 100.0, SimTime::ZERO);
+        assert!((ss - 70.0).abs() < 1e-12);
+        let mut w = Window { cwnd: 70.0, ssthresh: 70.0 };
+        cc.on_ack(&mut w, &ack_at(1000, 100));
+        let (k, w_max) = cc.k_and_w_max();
+        assert!((k - 4.217_163).abs() < 1e-6, "{k}");
+        assert_eq!(w_max, 100.0);
+        // W_cubic(0) = 0.4 (-4.217163)^3 + 100 = 70; W_cubic(K) = 100;
+        // W_cubic(6) = 0.4 * 1.782837^3 + 100 = 102.2667.
+        assert!((cc.w_cubic(0.0) - 70.0).abs() < 1e-9);
+        assert!((cc.w_cubic(k) - 100.0).abs() < 1e-12);
+        assert!((cc.w_cubic(6.0) - 102.2667).abs() < 1e-4, "{}", cc.w_cubic(6.0));
+        // Two seconds into the epoch, RTT 100 ms: target = W_cubic(2.1)
+        // = 0.4 (2.1 - 4.217163)^3 + 100 = 96.2044; W_est is about 70.1 so the
+        // cubic region applies and cwnd grows by (96.2044 - 70.x)/70.x.
+        let before = w.cwnd;
+        cc.on_ack(&mut w, &ack_at(3000, 100));
+        let target = 0.4 * (2.1f64 - 4.217_163).powi(3) + 100.0;
+        assert!((target - 96.2044).abs() < 1e-3);
+        // (tolerance: K above is rounded to 1e-6 s, which moves the target by ~2e-6)
+        assert!((w.cwnd - (before + (target - before) / before)).abs() < 1e-6, "{}", w.cwnd);
+    }
+
+    #[test]
+    fn fast_convergence_and_reno_friendly() {
+        let mut cc = Cubic::new(CubicConfig::default());
+        cc.on_congestion_event(&Window { cwnd: 100.0, ssthresh: 1e9 }, 100.0, SimTime::ZERO);
+        // A second loss below W_max = 100: W_max = 80 * 1.7 / 2 = 68.
+        cc.on_congestion_event(&Window { cwnd: 80.0, ssthresh: 56.0 }, 80.0, SimTime::ZERO);
+        assert!((cc.k_and_w_max().1 - 68.0).abs() < 1e-12);
+        // Reno-friendly: alpha_cubic = 3 * 0.3 / 1.7 = 0.529412 per RTT.
+        // Loss at cwnd 10 (W_max = 10), epoch at cwnd 7: at t = 0 W_cubic = 7
+        // is below W_est, so cwnd follows W_est.
+        let mut cc = Cubic::new(CubicConfig::default());
+        cc.on_congestion_event(&Window { cwnd: 10.0, ssthresh: 1e9 }, 10.0, SimTime::ZERO);
+        let mut w = Window { cwnd: 7.0, ssthresh: 7.0 };
+        cc.on_ack(&mut w, &ack_at(0, 1000));
+        // After the first ACK: W_est = 7 + 0.529412/7 = 7.075630; W_cubic(0) = 7.
+        assert!((w.cwnd - 7.075_630).abs() < 1e-6, "{}", w.cwnd);
+        assert!((cc.alpha - 0.529_412).abs() < 1e-6);
+    }
+
+    #[test]
+    fn timeout_resets_the_epoch() {
+        let mut cc = Cubic::new(CubicConfig::default());
+        let mut w = Window { cwnd: 50.0, ssthresh: 40.0 };
+        cc.on_timeout(&mut w, 50.0, SimTime::ZERO);
+        assert_eq!(w.cwnd, 1.0);
+        assert!((w.ssthresh - 35.0).abs() < 1e-12);
+        // Slow start to ssthresh, then the epoch starts with K = 0 and
+        // W_max = cwnd (RFC 9438 section 4.8).
+        w.cwnd = 35.0;
+        cc.on_ack(&mut w, &ack_at(500, 100));
+        let (k, w_max) = cc.k_and_w_max();
+        assert_eq!(k, 0.0);
+        assert_eq!(w_max, 35.0);
+    }
+}

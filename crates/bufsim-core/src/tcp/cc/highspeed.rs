@@ -1,0 +1,158 @@
+//! HighSpeed TCP, RFC 3649: in congestion avoidance the window grows by
+//! a(w) packets per RTT and falls to (1 - b(w)) w on a congestion event,
+//! with a(w) and b(w) from the RFC's formulas (section 5), not the rounded
+//! table of its appendix B. At or below Low_Window it is standard TCP
+//! (a = 1, b = 1/2).
+//!
+//! Per-ACK convention: cwnd += a(w) * acked / w (RFC 3649 section 5,
+//! "w = w + a(w)/w" per ACK, counted per newly acknowledged packet).
+//! Decrease: ssthresh = max((1 - b(w)) cwnd, 2) with w = cwnd at the event.
+
+use super::config::{AimdConfig, HighSpeedConfig};
+use super::{slow_start, AckInfo, CongestionControl, Window, MIN_SSTHRESH};
+use crate::units::SimTime;
+
+//= RFC 3649 section 1: the standard TCP response function w = 1.2/sqrt(p);
+//= section 5: Low_P is the loss rate at which it gives Low_Window packets.
+const STANDARD_RESPONSE: f64 = 1.2;
+
+/// The response function of RFC 3649 section 5, with its derived constants.
+#[derive(Clone, Copy, Debug)]
+pub struct HsLaw {
+    cfg: HighSpeedConfig,
+    ln_low_w: f64,
+    /// 1 / (log High_Window - log Low_Window).
+    inv_ln_range: f64,
+    /// w^2 p(w) = k_p * w^(2 + 1/S).
+    k_p: f64,
+    exp_p: f64,
+}
+
+impl HsLaw {
+    /// The law of a config.
+    pub fn new(cfg: HighSpeedConfig) -> HsLaw {
+        //= RFC 3649 section 5: Low_P = (1.2 / Low_Window)^2 (10^-3 for 38).
+        let low_p = (STANDARD_RESPONSE / cfg.low_window).powi(2);
+        //= RFC 3649 section 5: w = (p/Low_P)^S Low_Window with
+        //= S = (log High_Window - log Low_Window)/(log High_P - log Low_P),
+        //= so p(w) = Low_P (w/Low_Window)^(1/S).
+        let s = (cfg.high_window.ln() - cfg.low_window.ln()) / (cfg.high_p.ln() - low_p.ln());
+        let inv_s = 1.0 / s;
+        HsLaw {
+            cfg,
+            ln_low_w: cfg.low_window.ln(),
+            inv_ln_range: 1.0 / (cfg.high_window.ln() - cfg.low_window.ln()),
+            k_p: low_p / cfg.low_window.powf(inv_s),
+            exp_p: 2.0 + inv_s,
+        }
+    }
+
+    /// b(w), the decrease fraction at window `w`.
+    #[inline]
+    pub fn b(&self, w: f64) -> f64 {
+        let std = AimdConfig::default();
+        if w <= self.cfg.low_window {
+            return std.b;
+        }
+        //= RFC 3649 section 5: b(w) = (High_Decrease - 0.5)
+        //=   (log(w) - log(Low_Window)) / (log(High_Window) - log(Low_Window)) + 0.5
+        (self.cfg.high_decrease - std.b) * (w.ln() - self.ln_low_w) * self.inv_ln_range + std.b
+    }
+
+    /// a(w), the increase in packets per RTT at window `w`.
+    #[inline]
+    pub fn a(&self, w: f64) -> f64 {
+        let std = AimdConfig::default();
+        if w <= self.cfg.low_window {
+            return std.a;
+        }
+        let b = self.b(w);
+        //= RFC 3649 section 5: a(w) = w^2 p(w) 2 b(w) / (2 - b(w)).
+        let a = self.k_p * w.powf(self.exp_p) * 2.0 * b / (2.0 - b);
+        a.max(std.a)
+    }
+}
+
+/// HighSpeed TCP controller.
+#[derive(Clone, Copy, Debug)]
+pub struct HighSpeed {
+    law: HsLaw,
+}
+
+impl HighSpeed {
+    /// A controller with these constants.
+    pub fn new(cfg: HighSpeedConfig) -> HighSpeed {
+        HighSpeed { law: HsLaw::new(cfg) }
+    }
+    /// Its response law.
+    pub fn law(&self) -> &HsLaw {
+        &self.law
+    }
+}
+
+impl CongestionControl for HighSpeed {
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        if slow_start(w, ack.acked) {
+            return;
+        }
+        //= RFC 3649 section 5: on each ACK in congestion avoidance
+        //= "w = w + a(w)/w".
+        w.cwnd += self.law.a(w.cwnd) * ack.acked as f64 / w.cwnd;
+    }
+
+    fn on_congestion_event(&mut self, w: &Window, _flight: f64, _now: SimTime) -> f64 {
+        //= RFC 3649 section 5: on a congestion event "w = (1 - b(w)) w".
+        ((1.0 - self.law.b(w.cwnd)) * w.cwnd).max(MIN_SSTHRESH)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_points_of_rfc3649_appendix_b() {
+        let law = HsLaw::new(HighSpeedConfig::default());
+        // RFC 3649 appendix B lists (w, a(w), b(w)) with a rounded to an
+        // integer and b to two decimals, at the first w where a reaches it:
+        // the formulas must agree within that rounding (a within 0.5, b 0.005).
+        for (w, a, b) in [
+            (38.0, 1.0, 0.50),
+            (118.0, 2.0, 0.44),
+            (221.0, 3.0, 0.41),
+            (347.0, 4.0, 0.38),
+            (495.0, 5.0, 0.37),
+            (1058.0, 8.0, 0.33),
+        ] {
+            assert!((law.a(w) - a).abs() < 0.5, "a({w}) = {} vs {a}", law.a(w));
+            assert!((law.b(w) - b).abs() <= 0.005 + 1e-9, "b({w}) = {} vs {b}", law.b(w));
+        }
+        // At High_Window p = High_P and b = High_Decrease exactly:
+        // a = 83000^2 * 1e-7 * 2 * 0.1 / 1.9 = 72.5158.
+        assert!((law.b(83_000.0) - 0.1).abs() < 1e-12);
+        assert!((law.a(83_000.0) - 72.5158).abs() < 1e-3, "a(83000) = {}", law.a(83_000.0));
+        // At or below Low_Window: standard TCP.
+        assert_eq!(law.a(20.0), 1.0);
+        assert_eq!(law.b(38.0), 0.5);
+    }
+
+    #[test]
+    fn hand_worked_window_update() {
+        // w = 1000: b = (0.1 - 0.5) ln(1000/38)/ln(83000/38) + 0.5
+        //   = -0.4 * 3.27017/7.68901 + 0.5 = 0.329878;
+        // Low_P = (1.2/38)^2 = 9.97230e-4, S = 7.68901 / ln(1e-7/Low_P) = -0.835075,
+        // p(1000) = Low_P (1000/38)^(1/S) = 9.97230e-4 * 0.0199203 = 1.98651e-5;
+        // a = 1000^2 * 1.98651e-5 * 2 * 0.329878 / 1.670122 = 7.8474.
+        let cfg = HighSpeedConfig::default();
+        let mut cc = HighSpeed::new(cfg);
+        assert!((cc.law.b(1000.0) - 0.32988).abs() < 1e-4, "{}", cc.law.b(1000.0));
+        assert!((cc.law.a(1000.0) - 7.8474).abs() < 1e-3, "{}", cc.law.a(1000.0));
+        let mut w = Window { cwnd: 1000.0, ssthresh: 10.0 };
+        cc.on_ack(&mut w, &AckInfo::bare(1, SimTime::ZERO));
+        assert!((w.cwnd - (1000.0 + 7.8474e-3)).abs() < 1e-6);
+        let w = Window { cwnd: 1000.0, ssthresh: 10.0 };
+        let ss = cc.on_congestion_event(&w, 1000.0, SimTime::ZERO);
+        assert!((ss - 670.122).abs() < 1e-3, "{ss}");
+    }
+}

@@ -1,0 +1,196 @@
+//! H-TCP (Leith and Shorten, "H-TCP: TCP for high-speed and long-distance
+//! networks", PFLDnet 2004; draft-leith-tcp-htcp-06): the increase grows
+//! with the time since the last congestion event, the backoff adapts to
+//! the ratio of the smallest and largest RTT.
+//!
+//! Per-ACK convention: cwnd += alpha * acked / cwnd in congestion avoidance
+//! (draft section 3: alpha packets per RTT, applied per acknowledged packet).
+//! Decrease: ssthresh = max(beta * cwnd, 2) with beta the adaptive backoff.
+//! RTTmax is the largest RTT sample since the last congestion event (the
+//! draft's per-epoch measurement), RTTmin the smallest ever.
+
+use super::config::HtcpConfig;
+use super::{slow_start, AckInfo, CongestionControl, Window, MIN_SSTHRESH};
+use crate::units::SimTime;
+
+//= draft-leith-tcp-htcp-06 section 3 ("adaptive backoff"): if the
+//= throughput measured over the last congestion epochs changed by more than
+//= Delta_B = 20%, use beta = 0.5 (the conservative backoff).
+const DELTA_B: f64 = 0.2;
+//= Linux tcp_htcp.c: the RTT-scaling factor RTT/RTT_ref is clamped to
+//= [0.5, 10] (`factor` between 4/8 and 80/8).
+const RTT_SCALE_MIN: f64 = 0.5;
+const RTT_SCALE_MAX: f64 = 10.0;
+
+/// H-TCP controller state.
+#[derive(Clone, Copy, Debug)]
+pub struct Htcp {
+    cfg: HtcpConfig,
+    /// Time of the last congestion event (or of the flow's first ACK).
+    last_event: Option<SimTime>,
+    /// Largest RTT sample since the last congestion event, seconds.
+    rtt_max_epoch: f64,
+    /// Smallest RTT seen, seconds (0: none yet).
+    rtt_min: f64,
+    /// Current backoff factor.
+    beta: f64,
+    /// Packets acknowledged since the last congestion event.
+    acked_epoch: f64,
+    /// Throughput of the previous epoch, packets/s (0: none yet).
+    prev_rate: f64,
+}
+
+impl Htcp {
+    /// A controller with these constants.
+    pub fn new(cfg: HtcpConfig) -> Htcp {
+        //= draft-leith-tcp-htcp-06 section 3: beta starts at 0.5 (the clamp's floor).
+        Htcp { cfg, last_event: None, rtt_max_epoch: 0.0, rtt_min: 0.0, beta: cfg.beta_min, acked_epoch: 0.0, prev_rate: 0.0 }
+    }
+
+    /// alpha(Delta), packets per RTT, before the (1 - beta) and RTT scalings:
+    /// draft-leith-tcp-htcp-06 section 3 / Leith-Shorten 2004 eq. (2):
+    /// 1 for Delta <= Delta_L, else 1 + 10 (Delta - Delta_L) + ((Delta - Delta_L)/2)^2.
+    pub fn alpha_of_delta(&self, delta_s: f64) -> f64 {
+        let d = delta_s - self.cfg.delta_l_s;
+        if d <= 0.0 { 1.0 } else { 1.0 + 10.0 * d + (d / 2.0) * (d / 2.0) }
+    }
+
+    /// The increase per RTT at `delta_s` since the last event with RTTmin `min_rtt_s`.
+    pub fn alpha(&self, delta_s: f64, min_rtt_s: Option<f64>) -> f64 {
+        let mut a = self.alpha_of_delta(delta_s);
+        if self.cfg.rtt_scaling {
+            if let Some(r) = min_rtt_s {
+                //= draft-leith-tcp-htcp-06 section 4 (RTT scaling): alpha is
+                //= scaled by RTT / RTT_ref so that flows with different RTTs
+                //= grow at the same rate in packets per second.
+                a *= (r / self.cfg.rtt_ref_s).clamp(RTT_SCALE_MIN, RTT_SCALE_MAX);
+            }
+        }
+        //= draft-leith-tcp-htcp-06 section 3: alpha <- 2 (1 - beta) alpha(Delta),
+        //= keeping friendliness with standard TCP as beta adapts.
+        2.0 * (1.0 - self.beta) * a
+    }
+
+    /// The current backoff factor beta.
+    pub fn beta(&self) -> f64 {
+        self.beta
+    }
+}
+
+impl CongestionControl for Htcp {
+    fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        let last = *self.last_event.get_or_insert(ack.now);
+        self.acked_epoch += ack.acked as f64;
+        if let Some(r) = ack.rtt {
+            self.rtt_max_epoch = self.rtt_max_epoch.max(r.as_secs_f64());
+        }
+        if let Some(r) = ack.min_rtt {
+            self.rtt_min = r.as_secs_f64();
+        }
+        if slow_start(w, ack.acked) {
+            return;
+        }
+        let delta = (ack.now - last).as_secs_f64();
+        let a = self.alpha(delta, (self.rtt_min > 0.0).then_some(self.rtt_min));
+        w.cwnd += a * ack.acked as f64 / w.cwnd;
+    }
+
+    fn on_congestion_event(&mut self, w: &Window, _flight: f64, now: SimTime) -> f64 {
+        // beta is recomputed from the epoch that just ended and applied to this
+        // backoff (as Linux tcp_htcp's htcp_recalc_ssthresh does).
+        let rate = match self.last_event {
+            Some(t) if now > t => self.acked_epoch / (now - t).as_secs_f64(),
+            _ => 0.0,
+        };
+        let min_rtt = self.rtt_min;
+        let changed = self.prev_rate > 0.0 && ((rate - self.prev_rate).abs() / self.prev_rate) > DELTA_B;
+        self.beta = if changed || self.rtt_max_epoch <= 0.0 || min_rtt <= 0.0 {
+            self.cfg.beta_min
+        } else {
+            //= draft-leith-tcp-htcp-06 section 3: beta = RTTmin / RTTmax,
+            //= clamped to [0.5, 0.8].
+            (min_rtt / self.rtt_max_epoch).clamp(self.cfg.beta_min, self.cfg.beta_max)
+        };
+        self.prev_rate = rate;
+        self.acked_epoch = 0.0;
+        self.rtt_max_epoch = 0.0;
+        self.last_event = Some(now);
+        (self.beta * w.cwnd).max(MIN_SSTHRESH)
+    }
+
+    fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
+        //= RFC 5681 section 3.1 on a timeout (the draft does not change it);
+        //= the congestion epoch restarts and beta falls back to 0.5.
+        w.ssthresh = (flight / 2.0).max(MIN_SSTHRESH);
+        w.cwnd = 1.0;
+        self.beta = self.cfg.beta_min;
+        self.last_event = Some(now);
+        self.acked_epoch = 0.0;
+        self.prev_rate = 0.0;
+        self.rtt_max_epoch = 0.0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alpha_of_delta_hand_worked() {
+        let cc = Htcp::new(HtcpConfig::default());
+        // Delta <= Delta_L = 1 s: alpha = 1.
+        assert_eq!(cc.alpha_of_delta(0.5), 1.0);
+        assert_eq!(cc.alpha_of_delta(1.0), 1.0);
+        // Delta = 3 s: 1 + 10 * 2 + (2/2)^2 = 22.
+        assert_eq!(cc.alpha_of_delta(3.0), 22.0);
+        // Delta = 11 s: 1 + 100 + 25 = 126.
+        assert_eq!(cc.alpha_of_delta(11.0), 126.0);
+        // With beta = 0.5: alpha = 2 (1 - 0.5) alpha(Delta) = alpha(Delta).
+        assert_eq!(cc.alpha(3.0, None), 22.0);
+    }
+
+    #[test]
+    fn adaptive_backoff_and_rtt_scaling() {
+        let mut cc = Htcp::new(HtcpConfig::default());
+        let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
+        // Epoch 1: RTT samples 100 ms .. 160 ms: beta = 100/160 = 0.625.
+        for (ms, rtt) in [(0u64, 100u64), (500, 160), (1000, 120)] {
+            let mut a = AckInfo::bare(1, SimTime::from_millis(ms));
+            a.rtt = Some(SimTime::from_millis(rtt));
+            a.min_rtt = Some(SimTime::from_millis(100));
+            cc.on_ack(&mut w, &a);
+        }
+        let ss = cc.on_congestion_event(&w, w.cwnd, SimTime::from_millis(2000));
+        assert!((cc.beta() - 0.625).abs() < 1e-12);
+        assert!((ss - 0.625 * w.cwnd).abs() < 1e-9);
+        // alpha with beta = 0.625 just after the event: 2 * 0.375 * 1 = 0.75.
+        assert!((cc.alpha(0.2, None) - 0.75).abs() < 1e-12);
+        // RTTmax/RTTmin ratio 4: clamped to beta_min = 0.5; ratio 1: beta_max 0.8.
+        // RTT scaling: RTTmin 20 ms vs RTT_ref 100 ms gives factor 0.5 (the
+        // clamp's floor is also 0.5); 300 ms gives 3.
+        let cc = Htcp::new(HtcpConfig { rtt_scaling: true, ..HtcpConfig::default() });
+        assert!((cc.alpha(3.0, Some(0.3)) - 66.0).abs() < 1e-12);
+        assert!((cc.alpha(3.0, Some(0.02)) - 11.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn throughput_change_forces_beta_min() {
+        let mut cc = Htcp::new(HtcpConfig::default());
+        let w = Window { cwnd: 100.0, ssthresh: 50.0 };
+        let mut feed = |cc: &mut Htcp, from: u64, n: u64, rtt: u64| {
+            for k in 0..n {
+                let mut a = AckInfo::bare(1, SimTime::from_millis(from + k));
+                a.rtt = Some(SimTime::from_millis(rtt));
+                a.min_rtt = Some(SimTime::from_millis(100));
+                cc.on_ack(&mut w.clone(), &a);
+            }
+        };
+        feed(&mut cc, 0, 1000, 110);
+        cc.on_congestion_event(&w, 100.0, SimTime::from_millis(1000));
+        assert!((cc.beta() - 100.0 / 110.0).abs() < 1e-12 || cc.beta() == 0.8);
+        // Next epoch: same duration, half the packets: throughput -50% > 20%.
+        feed(&mut cc, 1000, 500, 110);
+        cc.on_congestion_event(&w, 100.0, SimTime::from_millis(2000));
+        assert_eq!(cc.beta(), 0.5);
+    }
+}
