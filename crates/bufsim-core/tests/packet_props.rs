@@ -1,0 +1,93 @@
+//! Property tests of the packet engine under random scenarios (issue 2,
+//! test 1): packet conservation, the buffer bound, utilization <= 1, and
+//! determinism. Failing seeds found by proptest are kept in
+//! `packet_props.proptest-regressions` and replayed first.
+
+use bufsim_core::{packet, Scenario};
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+use serde_json::json;
+
+fn scenario(
+    cap_mbps: u32,
+    buffer: u32,
+    bytes_mode: bool,
+    flows: u32,
+    sack: bool,
+    delack: bool,
+    loss: f64,
+    bg_frac: f64,
+    seed: u64,
+) -> Scenario {
+    let buffer = if bytes_mode { format!("{}B", buffer * 1000) } else { format!("{buffer}pkt") };
+    let mut v = json!({
+        "duration": "8s",
+        "warmup": "1s",
+        "seed": seed,
+        "link": {"capacity": format!("{cap_mbps}Mbps"), "delay": "5ms", "buffer": buffer},
+        "flows": [{"count": flows, "rtt": {"uniform": ["12ms", "150ms"]}, "mss": "1000B",
+                   "sack": sack, "delayed_ack": delack, "loss": loss,
+                   "start": {"uniform": ["0s", "1s"]}}],
+        "output": {"interval": "250ms"},
+    });
+    if bg_frac > 0.0 {
+        v["background"] = json!([{"kind": "poisson", "rate": format!("{}Mbps", bg_frac * cap_mbps as f64), "packet_size": "600B"}]);
+    }
+    Scenario::from_json(&v.to_string()).expect("valid scenario")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/packet_props.proptest-regressions"))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn conservation_and_bounds(
+        cap in 1u32..40,
+        buffer in 1u32..200,
+        bytes_mode in any::<bool>(),
+        flows in 1u32..12,
+        sack in any::<bool>(),
+        delack in any::<bool>(),
+        loss in prop_oneof![Just(0.0), 0.0..0.05],
+        bg in prop_oneof![Just(0.0), 0.0..1.2],
+        seed in 0u64..1000,
+    ) {
+        let s = scenario(cap, buffer, bytes_mode, flows, sack, delack, loss, bg, seed);
+        let out = packet::run(&s, &mut |_| true);
+        let m = |k: &str| out.metric(k).unwrap();
+        // Every packet sent is delivered, dropped, or still in the network.
+        prop_assert_eq!(m("packets_sent"), m("packets_delivered") + m("packets_dropped") + m("packets_in_flight"));
+        // The queue never holds more than the buffer (in byte mode: no more
+        // packets than the smallest packets, 600 B, can fill).
+        let bound = if bytes_mode { (s.link.buffer_bytes / 600) as f64 } else { s.link.buffer_pkts as f64 };
+        prop_assert!(m("max_queue_pkts") <= bound);
+        let u = m("utilization");
+        prop_assert!((0.0..=1.0 + 1e-12).contains(&u), "utilization {}", u);
+        for &x in out.timeseries.get("utilization").unwrap() {
+            prop_assert!((0.0..=1.0 + 1e-12).contains(&x));
+        }
+        // Receivers cannot have more in-order data than was delivered to them.
+        let in_order: f64 = out.flows.get("delivered_pkts").unwrap().iter().sum();
+        prop_assert!(in_order <= m("packets_delivered"));
+        // Same scenario, same numbers, bit for bit (Debug prints NaN alike and
+        // every f64 exactly).
+        let again = packet::run(&s, &mut |_| true);
+        prop_assert_eq!(format!("{out:?}"), format!("{again:?}"));
+    }
+}
+
+#[test]
+fn progress_hook_can_stop_a_run() {
+    // 8 s at 30 Mbps with background: well over the 65536 events between calls.
+    let s = scenario(30, 50, false, 2, true, false, 0.0, 0.5, 1);
+    let mut calls = 0;
+    let out = packet::run(&s, &mut |_| {
+        calls += 1;
+        false
+    });
+    assert!(!out.completed);
+    assert_eq!(calls, 1);
+}
