@@ -236,8 +236,10 @@ def sweep(
         _fail(str(e))
     if dry_run:
         points = sp.expand()
-        with Store(store) as db:
-            stored = db.get(p.key for p in points)
+        stored = {}
+        if (store / "store.sqlite").is_file():  # a dry run creates nothing
+            with Store(store) as db:
+                stored = db.get(p.key for p in points)
         ok = sum(1 for p in points if stored.get(p.key, {}).get("status") == "ok")
         console.print(f"{len(points)} points ({ok} already in {store}, {len(points) - ok} to run)")
         return
