@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::engine::rng::{stream, Stream};
+use crate::queue::config::{LinkInfo, QdiscConfig};
 use crate::tcp::cc::config::CcConfig;
 use crate::units::{self, BitsPerSec, BufferSize, SimTime};
 
@@ -288,8 +289,8 @@ pub enum BufferMode {
     Bytes,
 }
 
-/// Queue disciplines the engines know (more come with later issues).
-pub const QDISCS: &[&str] = &["droptail", "red"];
+/// Queue disciplines the engines know (see `queue::config`).
+pub use crate::queue::config::QDISCS;
 /// Background traffic kinds.
 pub const BACKGROUND_KINDS: &[&str] = &["poisson"];
 
@@ -316,8 +317,12 @@ pub struct Link {
     pub bdp_pkts: f64,
     /// Queue discipline name.
     pub qdisc: String,
-    /// Discipline parameters (checked by the discipline).
+    /// Discipline parameters with every default filled in (durations in
+    /// seconds under `_s` keys), as `queue` holds them.
     pub qdisc_params: Map<String, Value>,
+    /// The discipline and its parameters, typed (`queue::config`).
+    #[serde(skip)]
+    pub queue: QdiscConfig,
 }
 
 /// A group of TCP flows with the same settings (per-flow RTTs and starts resolved).
@@ -493,15 +498,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     check(QDISCS.contains(&qdisc.as_str()), "link.qdisc", || {
         format!("unknown queue discipline {qdisc:?}: allowed are {}", QDISCS.join(", "))
     })?;
-    let mut qdisc_params = raw.link.qdisc_params.unwrap_or_default();
-    if qdisc == "droptail" {
-        if let Some(k) = qdisc_params.keys().next() {
-            return Err(err(format!("link.qdisc_params.{k}"), "droptail takes no parameters"));
-        }
-    }
-    if qdisc == "red" {
-        red_params(&mut qdisc_params)?;
-    }
+    let raw_qdisc_params = raw.link.qdisc_params.unwrap_or_default();
 
     // Flows (RTTs first: the BDP refers to them).
     let mut rng = stream(seed, Stream::Scenario);
@@ -644,6 +641,13 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         format!("{buffer_pkts} packets exceeds the limit of 100000000")
     })?;
 
+    // Queue discipline (its defaults depend on the packet size and buffer mode).
+    let link_info = LinkInfo { packet_size: packet_size as u32, bytes_mode: mode == BufferMode::Bytes, capacity_bps: cap };
+    let queue = QdiscConfig::from_params(&qdisc, &raw_qdisc_params, link_info).map_err(|(key, msg)| {
+        if key.is_empty() { err("link.qdisc", msg) } else { err(format!("link.qdisc_params.{key}"), msg) }
+    })?;
+    let qdisc_params = queue.to_params();
+
     // Background.
     let mut background = Vec::new();
     for (i, b) in raw.background.into_iter().enumerate() {
@@ -688,48 +692,13 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             bdp_pkts,
             qdisc,
             qdisc_params,
+            queue,
         },
         flows,
         background,
         output: Output { interval_s: interval, cwnd: out.cwnd.unwrap_or(false) },
         fluid,
     })
-}
-
-/// RED parameters (`link.qdisc_params` when `qdisc = "red"`): checks them and
-/// fills the defaults in, so every engine reads the same numbers.
-/// `min_th`, `max_th` (packets; defaults 5 and 15: Floyd, "RED: discussions
-/// of setting parameters", 1997: max_th = 3 min_th), `max_p` (0.1, Floyd 2000
-/// gentle recommendation), `w_q` (0.002, Floyd and Jacobson 1993 section 11),
-/// `gentle` (true, Floyd 2000).
-fn red_params(m: &mut Map<String, Value>) -> Result<(), ScenarioError> {
-    const KEYS: &[&str] = &["min_th", "max_th", "max_p", "w_q", "gentle"];
-    if let Some(k) = m.keys().find(|k| !KEYS.contains(&k.as_str())) {
-        return Err(err(format!("link.qdisc_params.{k}"), format!("unknown RED parameter: allowed are {}", KEYS.join(", "))));
-    }
-    let mut num = |k: &str, d: f64, ok: &dyn Fn(f64) -> bool, allowed: &str| -> Result<f64, ScenarioError> {
-        let path = format!("link.qdisc_params.{k}");
-        let v = match m.get(k) {
-            None => d,
-            Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
-            Some(other) => return Err(err(path, format!("expected a number, got {other}"))),
-        };
-        check(v.is_finite() && ok(v), &path, || format!("must be {allowed}, got {v}"))?;
-        m.insert(k.to_string(), serde_json::json!(v));
-        Ok(v)
-    };
-    let min_th = num("min_th", 5.0, &|v| v >= 0.0, "a number of packets >= 0")?;
-    num("max_th", 3.0 * min_th.max(5.0 / 3.0), &|v| v > min_th, &format!("a number of packets > min_th ({min_th})"))?;
-    num("max_p", 0.1, &|v| v > 0.0 && v <= 1.0, "a probability in (0, 1]")?;
-    num("w_q", 0.002, &|v| v > 0.0 && v < 1.0, "an averaging weight in (0, 1)")?;
-    match m.get("gentle") {
-        None => {
-            m.insert("gentle".into(), Value::Bool(true));
-        }
-        Some(Value::Bool(_)) => {}
-        Some(other) => return Err(err("link.qdisc_params.gentle", format!("expected true or false, got {other}"))),
-    }
-    Ok(())
 }
 
 fn resolve_fluid(f: RawFluid, rtts: &[SimTime], duration: SimTime) -> Result<Fluid, ScenarioError> {

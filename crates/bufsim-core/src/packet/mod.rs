@@ -170,7 +170,7 @@ impl<'s> Sim<'s> {
             events,
             flows,
             bgs,
-            queue: Queue::new(AnyDiscipline::new(&s.link)),
+            queue: Queue::new(AnyDiscipline::new(s)),
             capacity: BitsPerSec(s.link.capacity_bps),
             in_service: None,
             link: Pipe::default(),
@@ -284,19 +284,30 @@ impl<'s> Sim<'s> {
     /// A packet reaches the bottleneck queue.
     fn arrive(&mut self, pkt: Packet) {
         let now = self.now;
-        match self.queue.enqueue(pkt, now) {
-            Ok(()) => {
-                if self.in_service.is_none() {
-                    self.start_tx();
-                }
-            }
-            Err((p, _reason)) => self.col.queue_drop(now, p.flow),
+        self.queue.enqueue(pkt, now);
+        self.drain_drops();
+        if self.in_service.is_none() {
+            self.start_tx();
+        }
+    }
+
+    /// Report the packets the queue discipline dropped (at arrival, or at
+    /// the head for CoDel) to the collector.
+    #[inline]
+    fn drain_drops(&mut self) {
+        let now = self.now;
+        for (p, _reason) in self.queue.drops.drain(..) {
+            self.col.queue_drop(now, p.flow);
         }
     }
 
     fn start_tx(&mut self) {
         let now = self.now;
-        if let Some(p) = self.queue.dequeue(now) {
+        let next = self.queue.dequeue(now);
+        if !self.queue.drops.is_empty() {
+            self.drain_drops();
+        }
+        if let Some(p) = next {
             self.col.dequeued(now, now - p.enqueued);
             self.col.tx_start = now;
             let done = now + self.capacity.tx_time(p.size);

@@ -1,26 +1,75 @@
 //! Queue disciplines: one file per discipline behind [`Discipline`], with the
-//! shared accounting (occupancy, arrivals, drops by reason, queueing delay)
-//! in [`Queue`] (as ns-3's `QueueDisc::Enqueue` around `DoEnqueue`).
+//! shared accounting (occupancy, arrivals, departures, drops by reason, the
+//! time integral of the queue) in [`Queue`], as ns-3's `QueueDisc::Enqueue`
+//! around `DoEnqueue`. Parameters and their defaults live in [`config`].
 //!
-//! A discipline sees packets, never TCP state. The buffer limit counts the
-//! packets waiting, not the one being serialized (ns-2's DropTail convention).
+//! A discipline sees packets, never TCP state. It stores the packets it
+//! accepts, and reports every packet it drops, at arrival or at departure
+//! (CoDel drops at the head), with a [`DropReason`] into a list the
+//! simulator drains. Disciplines schedule no events: periodic work (PIE's
+//! probability update, Adaptive RED's max_p) is done lazily when a packet
+//! arrives or leaves. The buffer limit counts the packets waiting, not the
+//! one being serialized (ns-2's convention).
 
+pub mod codel;
+pub mod config;
 pub mod droptail;
+pub mod fq;
+pub mod fq_codel;
+pub mod pie;
+pub mod red;
 
 use std::collections::VecDeque;
 
 use crate::net::Packet;
-use crate::scenario::{BufferMode, Link};
+use crate::scenario::{BufferMode, Scenario};
 use crate::units::SimTime;
+use config::QdiscConfig;
 
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropReason {
-    /// The buffer was full.
+    /// The buffer was full (drop-tail, or any discipline's hard limit).
     Overflow,
+    /// RED's random early drop (average between the thresholds: "unforced").
+    Early,
+    /// RED's forced drop (average above max_th, or 2 max_th in gentle mode).
+    Forced,
+    /// Fair queueing pushed the packet out of the longest queue.
+    LongestQueue,
+    /// CoDel's control law (head drop), also within FQ-CoDel.
+    Codel,
+    /// PIE's random early drop.
+    Pie,
 }
 
-/// The occupancy a discipline may consult.
+impl DropReason {
+    /// Every reason, in the order of [`QueueCounters::by_reason`].
+    pub const ALL: [DropReason; 6] = [
+        DropReason::Overflow,
+        DropReason::Early,
+        DropReason::Forced,
+        DropReason::LongestQueue,
+        DropReason::Codel,
+        DropReason::Pie,
+    ];
+    /// A short name (`overflow`, `early`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::Overflow => "overflow",
+            DropReason::Early => "early",
+            DropReason::Forced => "forced",
+            DropReason::LongestQueue => "longest_queue",
+            DropReason::Codel => "codel",
+            DropReason::Pie => "pie",
+        }
+    }
+}
+
+/// Packets a discipline dropped during one call.
+pub type Drops = Vec<(Packet, DropReason)>;
+
+/// The occupancy a discipline may consult (all its queues together).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Occupancy {
     /// Packets waiting.
@@ -29,36 +78,100 @@ pub struct Occupancy {
     pub bytes: u64,
 }
 
-/// A queueing policy. `admit` decides on arrival; `pick` chooses what leaves.
+/// The buffer limit of the link.
+#[derive(Clone, Copy, Debug)]
+pub enum Limit {
+    /// At most this many packets waiting.
+    Packets(u64),
+    /// At most this many bytes waiting.
+    Bytes(u64),
+}
+
+impl Limit {
+    /// Whether `pkt` fits on top of `occ`.
+    #[inline]
+    pub fn fits(self, occ: Occupancy, size: u32) -> bool {
+        match self {
+            Limit::Packets(k) => occ.pkts < k,
+            Limit::Bytes(b) => occ.bytes + size as u64 <= b,
+        }
+    }
+    /// Whether `occ` exceeds the limit.
+    #[inline]
+    pub fn exceeded(self, occ: Occupancy) -> bool {
+        match self {
+            Limit::Packets(k) => occ.pkts > k,
+            Limit::Bytes(b) => occ.bytes > b,
+        }
+    }
+}
+
+/// A queueing policy: it stores packets and decides what leaves and what is
+/// dropped.
 pub trait Discipline {
-    /// Decide whether `pkt` may join a queue holding `occ`; `Err` drops it.
-    fn admit(&mut self, pkt: &Packet, occ: Occupancy, now: SimTime) -> Result<(), DropReason>;
+    /// Offer `pkt`, arriving at `now` with `pkt.enqueued == now`, to a
+    /// discipline holding `occ` (before the arrival). Store it, or push it
+    /// onto `drops`; may also push stored packets it evicts.
+    fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops);
+    /// The next packet for the link, if any; packets dropped on the way
+    /// (head drops) go onto `drops`. `occ` is the occupancy before the call.
+    fn dequeue(&mut self, occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Packet>;
 }
 
 /// Every discipline, for enum dispatch.
 pub enum AnyDiscipline {
     /// FIFO drop-tail.
     DropTail(droptail::DropTail),
+    /// RED / Adaptive RED.
+    Red(red::Red),
+    /// DRR fair queueing with longest-queue drop.
+    Fq(fq::Fq),
+    /// CoDel.
+    Codel(codel::Codel),
+    /// FQ-CoDel.
+    FqCodel(fq_codel::FqCodel),
+    /// PIE.
+    Pie(pie::Pie),
+}
+
+macro_rules! dispatch {
+    ($self:expr, $d:ident => $call:expr) => {
+        match $self {
+            AnyDiscipline::DropTail($d) => $call,
+            AnyDiscipline::Red($d) => $call,
+            AnyDiscipline::Fq($d) => $call,
+            AnyDiscipline::Codel($d) => $call,
+            AnyDiscipline::FqCodel($d) => $call,
+            AnyDiscipline::Pie($d) => $call,
+        }
+    };
 }
 
 impl AnyDiscipline {
-    /// The discipline the link asks for.
-    pub fn new(link: &Link) -> AnyDiscipline {
-        match link.qdisc.as_str() {
-            "droptail" => AnyDiscipline::DropTail(droptail::DropTail::new(
-                match link.buffer_mode {
-                    BufferMode::Packets => droptail::Limit::Packets(link.buffer_pkts),
-                    BufferMode::Bytes => droptail::Limit::Bytes(link.buffer_bytes),
-                },
-            )),
-            other => unreachable!("scenario validation refuses qdisc {other:?}"),
+    /// The discipline the scenario's link asks for.
+    pub fn new(s: &Scenario) -> AnyDiscipline {
+        let link = &s.link;
+        let limit = match link.buffer_mode {
+            BufferMode::Packets => Limit::Packets(link.buffer_pkts),
+            BufferMode::Bytes => Limit::Bytes(link.buffer_bytes),
+        };
+        let tcp_flows = s.total_flows() as u32;
+        match link.queue {
+            QdiscConfig::DropTail => AnyDiscipline::DropTail(droptail::DropTail::new(limit)),
+            QdiscConfig::Red(c) => AnyDiscipline::Red(red::Red::new(c, limit, link, s.seed)),
+            QdiscConfig::Fq(c) => AnyDiscipline::Fq(fq::Fq::new(c, limit, tcp_flows)),
+            QdiscConfig::Codel(c) => AnyDiscipline::Codel(codel::Codel::new(c, limit, link.packet_size_bytes)),
+            QdiscConfig::FqCodel(c) => AnyDiscipline::FqCodel(fq_codel::FqCodel::new(c, limit, link.packet_size_bytes)),
+            QdiscConfig::Pie(c) => AnyDiscipline::Pie(pie::Pie::new(c, limit, link.packet_size_bytes, s.seed)),
         }
     }
     #[inline]
-    fn admit(&mut self, pkt: &Packet, occ: Occupancy, now: SimTime) -> Result<(), DropReason> {
-        match self {
-            AnyDiscipline::DropTail(d) => d.admit(pkt, occ, now),
-        }
+    fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
+        dispatch!(self, d => d.enqueue(pkt, occ, now, drops))
+    }
+    #[inline]
+    fn dequeue(&mut self, occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Packet> {
+        dispatch!(self, d => d.dequeue(occ, now, drops))
     }
 }
 
@@ -71,15 +184,19 @@ pub struct QueueCounters {
     pub drops: u64,
     /// Packets that left the queue for the link.
     pub departures: u64,
+    /// Drops by reason, indexed as [`DropReason::ALL`].
+    pub by_reason: [u64; 6],
 }
 
-/// A FIFO buffer with a discipline deciding admission, and shared accounting.
+/// A buffer governed by a discipline, with the shared accounting.
 pub struct Queue {
     disc: AnyDiscipline,
-    fifo: VecDeque<Packet>,
     occ: Occupancy,
     /// Counters since the last reset.
     pub counters: QueueCounters,
+    /// Packets dropped by the last `enqueue`/`dequeue`, with their reasons;
+    /// the caller drains it.
+    pub drops: Drops,
     area: f64,
     last_change: SimTime,
     max_pkts: u64,
@@ -90,9 +207,9 @@ impl Queue {
     pub fn new(disc: AnyDiscipline) -> Queue {
         Queue {
             disc,
-            fifo: VecDeque::with_capacity(1024),
             occ: Occupancy::default(),
             counters: QueueCounters::default(),
+            drops: Vec::with_capacity(8),
             area: 0.0,
             last_change: SimTime::ZERO,
             max_pkts: 0,
@@ -105,32 +222,47 @@ impl Queue {
         self.last_change = now;
     }
 
-    /// Offer a packet; on a drop the packet is handed back with the reason.
     #[inline]
-    pub fn enqueue(&mut self, mut pkt: Packet, now: SimTime) -> Result<(), (Packet, DropReason)> {
-        self.counters.arrivals += 1;
-        if let Err(r) = self.disc.admit(&pkt, self.occ, now) {
+    fn account_drops(&mut self, from: usize) {
+        for &(p, r) in &self.drops[from..] {
+            self.occ.pkts -= 1;
+            self.occ.bytes -= p.size as u64;
             self.counters.drops += 1;
-            return Err((pkt, r));
+            self.counters.by_reason[r as usize] += 1;
         }
-        self.integrate(now);
-        pkt.enqueued = now;
-        self.occ.pkts += 1;
-        self.occ.bytes += pkt.size as u64;
-        self.max_pkts = self.max_pkts.max(self.occ.pkts);
-        self.fifo.push_back(pkt);
-        Ok(())
     }
 
-    /// Take the next packet for the link.
+    /// Offer a packet; dropped packets (it, or others evicted) land in `drops`.
+    #[inline]
+    pub fn enqueue(&mut self, mut pkt: Packet, now: SimTime) {
+        self.counters.arrivals += 1;
+        self.integrate(now);
+        pkt.enqueued = now;
+        let before = self.occ;
+        self.occ.pkts += 1;
+        self.occ.bytes += pkt.size as u64;
+        let from = self.drops.len();
+        self.disc.enqueue(pkt, before, now, &mut self.drops);
+        self.account_drops(from);
+        self.max_pkts = self.max_pkts.max(self.occ.pkts);
+    }
+
+    /// Take the next packet for the link; head drops land in `drops`.
     #[inline]
     pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
-        let pkt = self.fifo.pop_front()?;
+        if self.occ.pkts == 0 {
+            return None;
+        }
         self.integrate(now);
-        self.occ.pkts -= 1;
-        self.occ.bytes -= pkt.size as u64;
-        self.counters.departures += 1;
-        Some(pkt)
+        let from = self.drops.len();
+        let pkt = self.disc.dequeue(self.occ, now, &mut self.drops);
+        self.account_drops(from);
+        if let Some(p) = &pkt {
+            self.occ.pkts -= 1;
+            self.occ.bytes -= p.size as u64;
+            self.counters.departures += 1;
+        }
+        pkt
     }
 
     /// Current occupancy.
@@ -153,5 +285,51 @@ impl Queue {
     /// Restart the counters (end of warm-up).
     pub fn reset_counters(&mut self) {
         self.counters = QueueCounters::default();
+    }
+}
+
+/// A plain FIFO of packets, the storage of the single-queue disciplines.
+#[derive(Default)]
+pub struct Fifo {
+    q: VecDeque<Packet>,
+    /// Bytes held.
+    pub bytes: u64,
+}
+
+impl Fifo {
+    /// Append.
+    #[inline]
+    pub fn push(&mut self, p: Packet) {
+        self.bytes += p.size as u64;
+        self.q.push_back(p);
+    }
+    /// Remove the head.
+    #[inline]
+    pub fn pop(&mut self) -> Option<Packet> {
+        let p = self.q.pop_front()?;
+        self.bytes -= p.size as u64;
+        Some(p)
+    }
+    /// Remove the tail.
+    #[inline]
+    pub fn pop_back(&mut self) -> Option<Packet> {
+        let p = self.q.pop_back()?;
+        self.bytes -= p.size as u64;
+        Some(p)
+    }
+    /// The head.
+    #[inline]
+    pub fn front(&self) -> Option<&Packet> {
+        self.q.front()
+    }
+    /// Packets held.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+    /// True when empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
     }
 }

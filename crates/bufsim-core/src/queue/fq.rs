@@ -1,0 +1,118 @@
+//! Per-flow fair queueing by deficit round robin (Shreedhar and Varghese,
+//! "Efficient fair queuing using deficit round robin", SIGCOMM 1995) with a
+//! shared buffer and drop from the longest queue on overflow, as paper 000
+//! section V.B ("per-flow fair queuing in ns2 with a drop from longest
+//! queue discard policy"; Suter et al., INFOCOM 1998).
+//!
+//! Each TCP flow has its own queue (the flow id stands for the 5-tuple
+//! hash). Background packets model many small flows (paper 000 section II):
+//! they are spread over `background_flows` queues by sequence number. When
+//! the shared buffer overflows, the arriving packet joins its queue and the
+//! tail packet of the longest queue (in bytes) is dropped; if the arrival's
+//! own queue is the longest, that is the arrival itself. A flow sending
+//! below its fair rate keeps a short queue and loses nothing.
+
+use std::collections::VecDeque;
+
+use super::config::FqConfig;
+use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy};
+use crate::net::{Packet, BACKGROUND};
+use crate::units::SimTime;
+
+/// DRR fair queueing with longest-queue drop.
+pub struct Fq {
+    cfg: FqConfig,
+    limit: Limit,
+    tcp_flows: u32,
+    queues: Vec<Fifo>,
+    deficit: Vec<i64>,
+    active: VecDeque<u32>,
+}
+
+impl Fq {
+    /// A fair queue for `tcp_flows` TCP flows plus the background.
+    pub fn new(cfg: FqConfig, limit: Limit, tcp_flows: u32) -> Fq {
+        let n = tcp_flows as usize + cfg.background_flows as usize;
+        Fq {
+            cfg,
+            limit,
+            tcp_flows,
+            queues: (0..n).map(|_| Fifo::default()).collect(),
+            deficit: vec![0; n],
+            active: VecDeque::with_capacity(n.min(4096)),
+        }
+    }
+
+    #[inline]
+    fn slot(&self, p: &Packet) -> usize {
+        if p.flow == BACKGROUND {
+            self.tcp_flows as usize + (p.seq % self.cfg.background_flows as u64) as usize
+        } else {
+            p.flow as usize
+        }
+    }
+
+    /// Packets waiting in the queue of `slot` (tests).
+    pub fn queue_len(&self, slot: usize) -> usize {
+        self.queues[slot].len()
+    }
+}
+
+impl Discipline for Fq {
+    fn enqueue(&mut self, pkt: Packet, occ: Occupancy, _now: SimTime, drops: &mut Drops) {
+        let i = self.slot(&pkt);
+        let was_empty = self.queues[i].is_empty();
+        self.queues[i].push(pkt);
+        if was_empty {
+            //= Shreedhar & Varghese 1995 section 3.1: a queue that becomes
+            //= active joins the tail of the ActiveList; its first turn adds one
+            //= Quantum (credited here, as Linux sch_drr does).
+            self.deficit[i] = self.cfg.quantum_bytes as i64;
+            self.active.push_back(i as u32);
+        }
+        let after = Occupancy { pkts: occ.pkts + 1, bytes: occ.bytes + pkt.size as u64 };
+        if self.limit.exceeded(after) {
+            //= paper 000 section V.B: drop from the longest queue (Suter et al.
+            //= 1998, "Longest Queue Drop"); the longest in bytes, its tail packet.
+            let mut best = i;
+            for &j in &self.active {
+                if self.queues[j as usize].bytes > self.queues[best].bytes {
+                    best = j as usize;
+                }
+            }
+            let p = self.queues[best].pop_back().expect("longest queue is not empty");
+            drops.push((p, DropReason::LongestQueue));
+            if self.queues[best].is_empty() {
+                self.active.retain(|&j| j as usize != best);
+            }
+        }
+    }
+
+    fn dequeue(&mut self, _occ: Occupancy, _now: SimTime, _drops: &mut Drops) -> Option<Packet> {
+        let quantum = self.cfg.quantum_bytes as i64;
+        while let Some(&i) = self.active.front() {
+            let q = &mut self.queues[i as usize];
+            let size = q.front().expect("active queues hold packets").size as i64;
+            if self.deficit[i as usize] >= size {
+                //= section 3.1: "while DeficitCounter >= size of head packet:
+                //= DeficitCounter -= size; send".
+                self.deficit[i as usize] -= size;
+                let p = q.pop();
+                if q.is_empty() {
+                    //= section 3.1: an emptied queue leaves the ActiveList and
+                    //= its DeficitCounter is reset to 0.
+                    self.deficit[i as usize] = 0;
+                    self.active.pop_front();
+                }
+                return p;
+            }
+            //= section 3.1: a queue whose head no longer fits its
+            //= DeficitCounter ends its turn and moves to the tail; it gets its
+            //= next Quantum for the next turn.
+            self.deficit[i as usize] += quantum;
+            self.active.pop_front();
+            self.active.push_back(i);
+        }
+        None
+    }
+}

@@ -1,0 +1,137 @@
+//! FQ-CoDel, RFC 8290: flows hashed into `flows` queues, each with its own
+//! CoDel state, served by deficit round robin with separate lists of new
+//! and old flows; on overflow the packet at the head of the queue holding
+//! the most bytes is dropped (section 4.1).
+//!
+//! The hash: TCP flow `f` goes to queue `f % flows` (the flow id stands for
+//! the 5-tuple hash); background packets, many small flows, are spread by
+//! sequence number.
+
+use std::collections::VecDeque;
+
+use super::codel::CodelState;
+use super::config::FqCodelConfig;
+use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy};
+use crate::net::{Packet, BACKGROUND};
+use crate::units::SimTime;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum List {
+    None,
+    New,
+    Old,
+}
+
+/// FQ-CoDel state.
+pub struct FqCodel {
+    cfg: FqCodelConfig,
+    limit: Limit,
+    mtu: u32,
+    queues: Vec<Fifo>,
+    codel: Vec<CodelState>,
+    deficit: Vec<i64>,
+    on: Vec<List>,
+    new_flows: VecDeque<u32>,
+    old_flows: VecDeque<u32>,
+}
+
+impl FqCodel {
+    /// FQ-CoDel with these parameters; `mtu` is the largest packet.
+    pub fn new(cfg: FqCodelConfig, limit: Limit, mtu: u32) -> FqCodel {
+        let n = cfg.flows as usize;
+        FqCodel {
+            cfg,
+            limit,
+            mtu,
+            queues: (0..n).map(|_| Fifo::default()).collect(),
+            codel: vec![CodelState::default(); n],
+            deficit: vec![0; n],
+            on: vec![List::None; n],
+            new_flows: VecDeque::new(),
+            old_flows: VecDeque::new(),
+        }
+    }
+
+    #[inline]
+    fn slot(&self, p: &Packet) -> usize {
+        let key = if p.flow == BACKGROUND { p.seq.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32 } else { p.flow as u64 };
+        (key % self.cfg.flows as u64) as usize
+    }
+}
+
+impl Discipline for FqCodel {
+    fn enqueue(&mut self, pkt: Packet, occ: Occupancy, _now: SimTime, drops: &mut Drops) {
+        let i = self.slot(&pkt);
+        self.queues[i].push(pkt);
+        if self.on[i] == List::None {
+            //= RFC 8290 section 4.1: a queue not on either list is added to the
+            //= tail of the list of new queues, its deficit set to the quantum.
+            self.on[i] = List::New;
+            self.deficit[i] = self.cfg.quantum_bytes as i64;
+            self.new_flows.push_back(i as u32);
+        }
+        let after = Occupancy { pkts: occ.pkts + 1, bytes: occ.bytes + pkt.size as u64 };
+        if self.limit.exceeded(after) {
+            //= RFC 8290 section 4.1: "if the queue is full ... drop a packet
+            //= from the head of the queue with the largest current byte count".
+            let mut best = i;
+            for &j in self.new_flows.iter().chain(self.old_flows.iter()) {
+                if self.queues[j as usize].bytes > self.queues[best].bytes {
+                    best = j as usize;
+                }
+            }
+            let p = self.queues[best].pop().expect("fattest queue is not empty");
+            drops.push((p, DropReason::Overflow));
+        }
+    }
+
+    fn dequeue(&mut self, _occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Packet> {
+        loop {
+            //= RFC 8290 section 4.2: serve the new list first, then the old.
+            let (i, from_new) = match self.new_flows.front() {
+                Some(&i) => (i as usize, true),
+                None => match self.old_flows.front() {
+                    Some(&i) => (i as usize, false),
+                    None => return None,
+                },
+            };
+            if self.deficit[i] <= 0 {
+                //= section 4.2: "if the deficit is not positive, add the quantum
+                //= and move the queue to the tail of the old list".
+                self.deficit[i] += self.cfg.quantum_bytes as i64;
+                if from_new {
+                    self.new_flows.pop_front();
+                } else {
+                    self.old_flows.pop_front();
+                }
+                self.old_flows.push_back(i as u32);
+                self.on[i] = List::Old;
+                continue;
+            }
+            let p = self.codel[i].dequeue(&self.cfg.codel, self.mtu, &mut self.queues[i], now, drops);
+            match p {
+                Some(p) => {
+                    self.deficit[i] -= p.size as i64;
+                    return Some(p);
+                }
+                None => {
+                    //= section 4.2: an empty queue from the new list moves to the
+                    //= old list (so it cannot regain priority at once); an empty
+                    //= queue from the old list is removed.
+                    if from_new {
+                        self.new_flows.pop_front();
+                        if self.old_flows.is_empty() {
+                            self.on[i] = List::None;
+                        } else {
+                            self.old_flows.push_back(i as u32);
+                            self.on[i] = List::Old;
+                        }
+                    } else {
+                        self.old_flows.pop_front();
+                        self.on[i] = List::None;
+                    }
+                }
+            }
+        }
+    }
+}
