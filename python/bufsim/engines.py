@@ -1,7 +1,9 @@
 """Run a scenario through an engine and get a :class:`~bufsim.result.Result`.
 
 ``engine="packet"`` is the discrete-event packet-level simulator (the
-ground truth); more engines plug in behind the same call.
+ground truth); ``engine="fluid"`` integrates the fluid model of paper 004
+(per-flow window ODEs, the loss-synchronization module) or paper 003's hybrid
+model. Both take the same scenario and return the same Result shape.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from bufsim import _core
 from bufsim.result import Result
 from bufsim.scenario import Scenario
 
-ENGINES = ("packet",)
+ENGINES = ("packet", "fluid")
 
 
 def simulate(
@@ -31,7 +33,7 @@ def simulate(
     ----------
     scenario : Scenario, dict, or path to a ``.toml``/``.json`` file
         The scenario (see the README for the schema).
-    engine : {"packet"}
+    engine : {"packet", "fluid"}
         Which engine runs it.
     progress : callable, optional
         Called now and then with the simulated time reached (seconds).

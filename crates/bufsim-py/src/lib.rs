@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use bufsim_core::engine::Progress;
 use bufsim_core::output::Table;
-use bufsim_core::{packet, RunOutput, Scenario};
+use bufsim_core::{fluid, packet, RunOutput, Scenario};
 use numpy::PyArray1;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -30,7 +30,8 @@ fn normalize_scenario(text: &str) -> PyResult<String> {
 fn engine_check(engine: &str, s: &Scenario) -> PyResult<()> {
     match engine {
         "packet" => packet::check(s).map_err(scenario_err),
-        other => Err(ScenarioError::new_err(format!("engine must be 'packet', got {other:?}"))),
+        "fluid" => fluid::check(s).map_err(scenario_err),
+        other => Err(ScenarioError::new_err(format!("engine must be 'packet' or 'fluid', got {other:?}"))),
     }
 }
 
@@ -79,6 +80,7 @@ fn simulate<'py>(
         let hook: Progress = &mut hook;
         catch_unwind(AssertUnwindSafe(|| match engine {
             "packet" => packet::run(&s, hook),
+            "fluid" => fluid::run(&s, hook),
             _ => unreachable!("engine_check accepted it"),
         }))
         .map_err(|p| {
