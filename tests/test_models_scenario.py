@@ -1,7 +1,5 @@
 """bufsim.models.scenario: predict / sweep_buffer on normalized scenarios, and README examples."""
 
-import contextlib
-import io
 
 import numpy as np
 import pandas as pd
@@ -155,59 +153,3 @@ def test_accepts_scenario_objects_and_refuses_raw_dicts():
 def test_sweep_rejects_bad_buffers():
     with pytest.raises(ModelInputError, match=r"buffers_pkts must be >= 0"):
         sweep_buffer(make_scenario(), [10, -1])
-
-
-# --- README examples (run verbatim; keep them identical to the README section) ------------
-
-README_RULES = '''
-import bufsim.models as m
-
-# One link: 50 Mbps, 60 ms RTT, 1500 B packets, 200 long-lived Reno flows (paper 002's setup)
-capacity_bps, rtt_s, pkt_bytes, n = 50e6, 0.060, 1500, 200
-bdp = m.bdp_pkts(capacity_bps, rtt_s, pkt_bytes)
-recommended = {
-    "BDP (rule of thumb)": bdp,
-    "Stanford C*T/sqrt(N)": m.stanford_buffer_pkts(bdp, n),
-    "loss <= 2% (paper 002 eq. 3)": m.loss_constrained_buffer_pkts(bdp, n, 0.02),
-    "B0, synchronized (paper 003)": m.b0_symmetric(bdp, n, synchronized=True),
-    "B0, desynchronized (paper 003 eq. 12)": m.b0_symmetric(bdp, n, synchronized=False),
-    "Poisson, 80% load, loss <= 1e-4 (paper 000)": m.transparent_buffer_pkts(0.8, 1e-4),
-}
-for rule, pkts in recommended.items():
-    print(f"{rule:<45} {pkts:10.4g} packets")
-'''
-
-README_RULES_OUTPUT = """\
-BDP (rule of thumb)                                  250 packets
-Stanford C*T/sqrt(N)                               17.68 packets
-loss <= 2% (paper 002 eq. 3)                       980.4 packets
-B0, synchronized (paper 003)                       17.36 packets
-B0, desynchronized (paper 003 eq. 12)          0.0002448 packets
-Poisson, 80% load, loss <= 1e-4 (paper 000)           19 packets
-"""
-
-
-def test_readme_rules_example():
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(README_RULES, {})
-    assert out.getvalue() == README_RULES_OUTPUT
-
-
-def test_readme_sweep_example():
-    scenario = make_scenario()  # stands for the normalized scenario of the README
-    code = '''
-import bufsim.models as m
-r = m.predict(scenario)                      # model chosen from the flows' TCP ("auto")
-print(r.engine, round(r.summary["utilization"], 3))
-table = m.sweep_buffer(scenario, [0, 10, 50, 250], model="avrachenkov", synchronized=True)
-print(table[["buffer_pkts", "utilization", "mean_queue_delay_s"]].round(4).to_string(index=False))
-'''
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(code, {"scenario": scenario})
-    lines = out.getvalue().splitlines()
-    assert lines[0] == "model:avrachenkov 1.0"
-    assert lines[1].split() == ["buffer_pkts", "utilization", "mean_queue_delay_s"]
-    assert [float(x) for x in lines[2].split()] == [0.0, 0.75, 0.0]
-    assert [float(x) for x in lines[5].split()] == [250.0, 1.0, 0.0033]
