@@ -309,6 +309,34 @@ def results(
     console.print(f"{len(table)} points ({n_failed} failed) in {store}")
 
 
+@app.command()
+def reproduce(
+    name: Annotated[str, typer.Argument(help="Which paper: one of the names `bufsim reproduce list` shows, or 'all'.")],
+    quick: Annotated[bool, typer.Option(help="The short version (what the test suite runs).")] = False,
+    out: Annotated[Path, typer.Option(help="Directory for the CSV tables.")] = Path("results/reproduce"),
+) -> None:
+    """Reproduce a paper's published results and write the table as CSV."""
+    from bufsim import reproduce as rep
+
+    if name == "list":
+        for key, what in rep.PAPERS.items():
+            console.print(f"[bold]{key}[/bold]  {what}")
+        return
+    names = list(rep.PAPERS) if name == "all" else [name]
+    for key in names:
+        try:
+            module = rep.load(key)
+        except ValueError as e:
+            _fail(str(e))
+        table = module.run(quick=quick, progress=lambda msg: err_console.print(msg, highlight=False))
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / f"{key}{'-quick' if quick else ''}.csv"
+        table.to_csv(path, index=False)
+        console.print(f"[bold]{key}[/bold]: {rep.PAPERS[key]}")
+        console.print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"), soft_wrap=True)
+        console.print(f"written to {path}")
+
+
 def main() -> None:
     """Entry point of the ``bufsim`` script."""
     try:

@@ -1,4 +1,27 @@
 """Reproductions of the papers' published results, one module per paper.
 
-* :mod:`bufsim.reproduce.auge2006` -- paper 000, section IV.B (the main job of ``make demo``).
+Each module has ``run(quick=False, progress=None) -> pandas.DataFrame`` and
+documents the setup, what the paper reports and where bufsim differs.
+``quick=True`` is the short version the test suite runs; the full version
+runs in ``make bench`` and ``bufsim reproduce``.
 """
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+#: name -> (module, what it reproduces)
+PAPERS: dict[str, str] = {
+    "auge2006": "paper 000 section IV.B: NewReno flows with Poisson background, buffers 20/100/625",
+    "barman2005": "paper 001 section III: 10 HSTCP flows at 1 Gbps, utilization vs buffer fraction",
+    "avrachenkov2006": "paper 003 section III: N = 5 and 20 synchronized flows, Theorem 1 vs simulation",
+    "kumar2010": "paper 004 section III.B: fluid, 10 Gbps, 4 TCP variants x loss synchronization X",
+}
+
+
+def load(name: str) -> ModuleType:
+    """The reproduction module called ``name`` (a key of :data:`PAPERS`)."""
+    if name not in PAPERS:
+        raise ValueError(f"unknown reproduction {name!r}: choose from {', '.join(PAPERS)}")
+    return importlib.import_module(f"bufsim.reproduce.{name}")
