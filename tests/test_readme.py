@@ -38,7 +38,7 @@ def test_readme_has_python_examples():
 def test_readme_python_blocks_run(tmp_path, monkeypatch):
     shutil.copytree(ROOT / "experiments", tmp_path / "experiments")
     monkeypatch.chdir(tmp_path)
-    namespace: dict = {}
+    namespace: dict = {"__name__": "__main__"}
     for code, expected in blocks():
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
