@@ -1,9 +1,11 @@
-//! Run one scenario (JSON file) through the packet engine and print the summary.
-//! Usage: cargo run --release --example run -- scenario.json
-use bufsim_core::{packet, Scenario};
+//! Run one scenario (JSON file) through an engine and print the summary and
+//! the wall time (a profiling aid: `perf record` this binary).
+//! Usage: cargo run --release --example run -- scenario.json [packet|fluid]
+use bufsim_core::{fluid, packet, Scenario};
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: run <scenario.json>");
+    let path = std::env::args().nth(1).expect("usage: run <scenario.json> [packet|fluid]");
+    let engine = std::env::args().nth(2).unwrap_or_else(|| "packet".into());
     let text = std::fs::read_to_string(&path).expect("readable scenario file");
     let s = match Scenario::from_json(&text) {
         Ok(s) => s,
@@ -13,7 +15,10 @@ fn main() {
         }
     };
     let t0 = std::time::Instant::now();
-    let out = packet::run(&s, &mut |_| true);
+    let out = match engine.as_str() {
+        "fluid" => fluid::run(&s, &mut |_| true),
+        _ => packet::run(&s, &mut |_| true),
+    };
     let wall = t0.elapsed().as_secs_f64();
     for (k, v) in &out.summary {
         println!("{k:24} {v:.6}");
