@@ -7,6 +7,22 @@
 //! bottleneck and lasts one reference RTT (`link.bdp_rtt`, the mean RTT by
 //! default); its synchronization is the fraction of active TCP flows that
 //! lost at least one packet at the bottleneck during it.
+//!
+//! Flows table: one row per persistent flow (goodput and loss over the
+//! statistics window) and one row per finite *transfer* that arrived at or
+//! after the warmup: finished ones when they complete, unfinished ones at the
+//! end (`finished = 0`). A transfer's row covers its whole life: `drops`,
+//! `loss_rate` (drops / packets sent), `throughput_bps` (bytes delivered * 8
+//! / (end - start), start being the arrival, connection setup included),
+//! `left_slow_start` (its ssthresh became finite: a loss or timeout ended
+//! slow start; paper 002's "long" flow, where "short" flows "never leave
+//! slow-start") and `large` (`size_pkts * mss > output.large_flow`;
+//! persistent flows count as large).
+//!
+//! Flow-level metrics: `active_flows_mean` (time average over the window of
+//! the transfers in progress, persistent flows included) and
+//! `long_flows_mean` (of those that have left slow start: the N of the
+//! Stanford rule, paper 002 section 2); the time series samples both.
 
 use crate::output::{RunOutput, Table};
 use crate::queue::Queue;
@@ -24,7 +40,16 @@ pub struct FlowEnd {
     pub stats: SenderStats,
     pub srtt: Option<SimTime>,
     pub cwnd: f64,
+    /// The flow left slow start.
+    pub long: bool,
 }
+
+/// Columns of the flows table, in order.
+const COLS: [&str; 22] = [
+    "flow", "group", "rtt_s", "goodput_bps", "delivered_pkts", "sent_pkts", "retransmits", "timeouts",
+    "recoveries", "drops", "loss_rate", "srtt_s", "final_cwnd_pkts", "size_pkts", "start_s", "end_s", "fct_s",
+    "bytes", "throughput_bps", "finished", "left_slow_start", "large",
+];
 
 #[derive(Clone, Default)]
 struct FlowStat {
@@ -36,6 +61,13 @@ struct FlowStat {
     sent_at_warmup: u64,
     event_stamp: u64,
     started: bool,
+    // Finite transfers (whole life).
+    id: u64,
+    arrival: SimTime,
+    size: u64,
+    drops_life: u64,
+    /// Packets between the access link and the receiver (queue, link).
+    in_net: u32,
 }
 
 pub struct Collector {
@@ -56,10 +88,26 @@ pub struct Collector {
     pub delivered: u64,
     queue_drops: u64,
     random_drops: u64,
+    /// Background packets dropped at the bottleneck in the statistics window.
+    bg_drops: u64,
     pub events: u64,
     // flows
     flows: Vec<FlowStat>,
     active: u64,
+    long: u64,
+    ngroups: usize,
+    mss: Vec<u32>,
+    large_bytes: u64,
+    last_tick: SimTime,
+    active_area: f64,
+    long_area: f64,
+    arrived: u64,
+    completed: u64,
+    refused: u64,
+    dyn_bits: Vec<f64>,
+    rec: Vec<Vec<f64>>,
+    /// Flow slots allocated (peak simultaneous flows, zombies included).
+    pub slots: usize,
     // congestion events
     event_id: u64,
     event_start: SimTime,
@@ -72,6 +120,8 @@ pub struct Collector {
     ts_queue: Vec<f64>,
     ts_drops: Vec<f64>,
     ts_cwnd: Vec<Vec<f64>>,
+    ts_active: Vec<f64>,
+    ts_long: Vec<f64>,
     prev_t: SimTime,
     prev_busy: SimTime,
     prev_area: f64,
@@ -97,9 +147,27 @@ impl Collector {
             delivered: 0,
             queue_drops: 0,
             random_drops: 0,
+            bg_drops: 0,
             events: 0,
-            flows: groups.into_iter().map(|(group, rtt)| FlowStat { group, rtt, ..FlowStat::default() }).collect(),
+            flows: groups
+                .into_iter()
+                .enumerate()
+                .map(|(i, (group, rtt))| FlowStat { group, rtt, id: i as u64, ..FlowStat::default() })
+                .collect(),
             active: 0,
+            long: 0,
+            ngroups: s.flows.len(),
+            mss: s.flows.iter().map(|g| g.mss_bytes).collect(),
+            large_bytes: s.output.large_flow_bytes,
+            last_tick: SimTime::ZERO,
+            active_area: 0.0,
+            long_area: 0.0,
+            arrived: 0,
+            completed: 0,
+            refused: 0,
+            dyn_bits: vec![0.0; s.flows.len()],
+            rec: vec![Vec::new(); COLS.len()],
+            slots: 0,
             event_id: 0,
             event_start: SimTime::ZERO,
             event_flows: 0,
@@ -110,6 +178,8 @@ impl Collector {
             ts_queue: Vec::new(),
             ts_drops: Vec::new(),
             ts_cwnd: if s.output.cwnd { vec![Vec::new(); n] } else { Vec::new() },
+            ts_active: Vec::new(),
+            ts_long: Vec::new(),
             prev_t: SimTime::ZERO,
             prev_busy: SimTime::ZERO,
             prev_area: 0.0,
@@ -117,9 +187,128 @@ impl Collector {
         }
     }
 
-    pub fn flow_started(&mut self, f: u32) {
-        self.flows[f as usize].started = true;
+    pub fn flow_started(&mut self, f: u32, now: SimTime) {
+        self.tick(now);
+        let st = &mut self.flows[f as usize];
+        st.started = true;
+        st.arrival = now;
+        if self.in_window && st.arrival >= self.warmup {
+            self.arrived += 1;
+        }
         self.active += 1;
+        // A flow arriving during a congestion event may lose in it too.
+        if self.event_id > 0 && now < self.event_start + self.sync_window {
+            self.event_active += 1;
+        }
+    }
+
+    /// Accumulate the time integrals of the active and long flow counts.
+    #[inline]
+    fn tick(&mut self, now: SimTime) {
+        if self.in_window {
+            let dt = (now - self.last_tick).0 as f64;
+            self.active_area += self.active as f64 * dt;
+            self.long_area += self.long as f64 * dt;
+        }
+        self.last_tick = now;
+    }
+
+    /// Slot `f` holds a new finite transfer (a new slot when `f` is the next index).
+    pub fn new_transfer(&mut self, f: u32, group: u32, rtt: SimTime, id: u64, arrival: SimTime, size: u64) {
+        let st = FlowStat { group, rtt, id, arrival, size, ..FlowStat::default() };
+        if f as usize == self.flows.len() {
+            self.flows.push(st);
+        } else {
+            self.flows[f as usize] = st;
+        }
+    }
+
+    /// An open-loop arrival was refused (the group held `max_active` transfers).
+    pub fn refused(&mut self) {
+        self.refused += 1;
+    }
+
+    /// Flow `f` left slow start.
+    pub fn left_slow_start(&mut self, now: SimTime) {
+        self.tick(now);
+        self.long += 1;
+    }
+
+    /// A packet of flow `f` joins the bottleneck (queue or drop).
+    #[inline]
+    pub fn entered(&mut self, f: u32) {
+        self.flows[f as usize].in_net += 1;
+    }
+
+    /// A packet of flow `f` left the bottleneck link.
+    #[inline]
+    pub fn left_link(&mut self, f: u32) {
+        self.flows[f as usize].in_net -= 1;
+    }
+
+    /// Packets of flow `f` at the bottleneck (queue, service, link).
+    pub fn in_net(&self, f: u32) -> u32 {
+        self.flows[f as usize].in_net
+    }
+
+    /// `segs` new in-order segments of finite flow `f` reached its receiver.
+    #[inline]
+    pub fn delivered_in_order(&mut self, f: u32, segs: u64) {
+        if self.in_window {
+            let g = self.flows[f as usize].group as usize;
+            self.dyn_bits[g] += (segs * self.mss[g] as u64 * 8) as f64;
+        }
+    }
+
+    /// Finite transfer in slot `f` is over at `now` (`finished`: its last
+    /// packet was acknowledged; otherwise the run ended first). Records its row.
+    pub fn transfer_end(&mut self, f: u32, now: SimTime, e: &FlowEnd, finished: bool) {
+        if finished {
+            self.tick(now);
+            self.active -= 1;
+            if e.long {
+                self.long -= 1;
+            }
+        }
+        let st = &self.flows[f as usize];
+        if st.arrival < self.warmup {
+            return;
+        }
+        if finished && self.in_window {
+            self.completed += 1;
+        }
+        let dur = (now - st.arrival).as_secs_f64();
+        let bytes = e.rcv_nxt.min(st.size) as f64 * e.mss as f64;
+        let thr = if dur > 0.0 { bytes * 8.0 / dur } else { f64::NAN };
+        let sent = e.stats.sent as f64;
+        let drops = st.drops_life as f64;
+        let row = [
+            st.id as f64,
+            st.group as f64,
+            st.rtt.as_secs_f64(),
+            thr,
+            e.rcv_nxt as f64,
+            sent,
+            e.stats.retransmits as f64,
+            e.stats.timeouts as f64,
+            e.stats.recoveries as f64,
+            drops,
+            if sent > 0.0 { drops / sent } else { 0.0 },
+            e.srtt.map_or(f64::NAN, |t| t.as_secs_f64()),
+            e.cwnd,
+            st.size as f64,
+            st.arrival.as_secs_f64(),
+            if finished { now.as_secs_f64() } else { f64::NAN },
+            if finished { dur } else { f64::NAN },
+            bytes,
+            thr,
+            finished as u8 as f64,
+            e.long as u8 as f64,
+            (st.size.saturating_mul(e.mss as u64) > self.large_bytes) as u8 as f64,
+        ];
+        for (c, v) in self.rec.iter_mut().zip(row) {
+            c.push(v);
+        }
     }
 
     #[inline]
@@ -137,6 +326,11 @@ impl Collector {
     }
 
     pub fn queue_drop(&mut self, now: SimTime, flow: u32) {
+        if flow != crate::net::BACKGROUND {
+            let st = &mut self.flows[flow as usize];
+            st.in_net -= 1;
+            st.drops_life += 1;
+        }
         self.queue_drops += 1;
         self.drops_in_interval += 1;
         if !self.in_window {
@@ -149,7 +343,9 @@ impl Collector {
             self.event_flows = 0;
             self.event_active = self.active;
         }
-        if flow != crate::net::BACKGROUND {
+        if flow == crate::net::BACKGROUND {
+            self.bg_drops += 1;
+        } else {
             let st = &mut self.flows[flow as usize];
             st.queue_drops += 1;
             if st.event_stamp != self.event_id {
@@ -168,6 +364,7 @@ impl Collector {
     }
 
     pub fn random_drop(&mut self, flow: u32) {
+        self.flows[flow as usize].drops_life += 1;
         self.random_drops += 1;
         if self.in_window {
             self.flows[flow as usize].random_drops += 1;
@@ -175,6 +372,8 @@ impl Collector {
     }
 
     pub fn sample(&mut self, t: SimTime, q: &mut Queue, busy: SimTime, cwnd: &[f64]) {
+        self.ts_active.push(self.active as f64);
+        self.ts_long.push(self.long as f64);
         let dt = (t - self.prev_t).0 as f64;
         let area = q.area(t);
         self.ts_time.push(t.as_secs_f64());
@@ -194,6 +393,7 @@ impl Collector {
 
     /// Statistics start now; `at_warmup` holds each flow's (rcv_nxt, segments sent).
     pub fn warmup_end(&mut self, t: SimTime, q: &mut Queue, busy: SimTime, at_warmup: &[(u64, u64)]) {
+        self.tick(t);
         self.in_window = true;
         self.busy_at_warmup = busy;
         self.area_at_warmup = q.area(t);
@@ -213,11 +413,12 @@ impl Collector {
         let qc = q.counters;
         let drop_rate = if qc.arrivals > 0 { qc.drops as f64 / qc.arrivals as f64 } else { 0.0 };
 
-        let mut flows = Table::default();
+        // Persistent flows (`ends`, in slot order) first, then finite transfers.
+        self.tick(now);
         let n = ends.len();
         let mut goodput = Vec::with_capacity(n);
-        let mut cols: [Vec<f64>; 12] = Default::default();
-        let ngroups = self.flows.iter().map(|f| f.group + 1).max().unwrap_or(0) as usize;
+        let mut cols: Vec<Vec<f64>> = vec![Vec::new(); COLS.len()];
+        let ngroups = self.ngroups;
         let mut group_goodput = vec![0.0; ngroups];
         for (i, (st, e)) in self.flows.iter().zip(ends).enumerate() {
             let bits = (e.rcv_nxt - st.rcv_at_warmup) as f64 * e.mss as f64 * 8.0;
@@ -239,22 +440,30 @@ impl Collector {
                 drops,
                 if sent > 0.0 { drops / sent } else { 0.0 },
                 e.srtt.map_or(f64::NAN, |t| t.as_secs_f64()),
+                e.cwnd,
+                f64::NAN,
+                st.arrival.as_secs_f64(),
+                f64::NAN,
+                f64::NAN,
+                e.rcv_nxt as f64 * e.mss as f64,
+                g,
+                0.0,
+                e.long as u8 as f64,
+                1.0,
             ]) {
                 c.push(v);
             }
         }
-        for (name, col) in [
-            "flow", "group", "rtt_s", "goodput_bps", "delivered_pkts", "sent_pkts", "retransmits",
-            "timeouts", "recoveries", "drops", "loss_rate", "srtt_s",
-        ]
-        .iter()
-        .zip(cols)
-        {
+        for (g, bits) in self.dyn_bits.iter().enumerate() {
+            group_goodput[g] += bits / span;
+        }
+        let mut flows = Table::default();
+        for ((name, mut col), rec) in COLS.iter().zip(cols).zip(std::mem::take(&mut self.rec)) {
+            col.extend(rec);
             flows.push(*name, col);
         }
-        flows.push("final_cwnd_pkts", ends.iter().map(|e| e.cwnd).collect());
 
-        let total_goodput: f64 = goodput.iter().sum();
+        let total_goodput: f64 = group_goodput.iter().sum();
         let sync_mean = if self.sync.is_empty() {
             f64::NAN
         } else {
@@ -273,11 +482,27 @@ impl Collector {
             ("jain_index".into(), jain_index(&goodput)),
             ("congestion_events".into(), self.sync.len() as f64),
             ("sync_mean".into(), sync_mean),
-            ("timeouts".into(), ends.iter().map(|e| e.stats.timeouts as f64).sum()),
+            ("timeouts".into(), flows.get("timeouts").map_or(0.0, |t| t.iter().sum())),
+            ("background_drops".into(), self.bg_drops as f64),
         ];
+        // Queue drops in the statistics window by reason (queue::DropReason).
+        for (r, n) in crate::queue::DropReason::ALL.iter().zip(qc.by_reason) {
+            summary.push((format!("drops_{}", r.name()), n as f64));
+        }
         for (g, v) in group_goodput.iter().enumerate() {
             summary.push((format!("goodput_bps_group{g}"), *v));
         }
+        // Flow level (traffic module): time averages over the window, counts of
+        // transfers that arrived / completed in it, refused arrivals (overload).
+        summary.extend([
+            ("active_flows_mean".to_string(), self.active_area / span_ps),
+            ("long_flows_mean".into(), self.long_area / span_ps),
+            ("flows_arrived".into(), self.arrived as f64),
+            ("flows_completed".into(), self.completed as f64),
+            ("flows_refused".into(), self.refused as f64),
+            ("overload".into(), (self.refused > 0) as u8 as f64),
+            ("flow_slots".into(), self.slots as f64),
+        ]);
         summary.extend([
             ("capacity_bps".to_string(), self.capacity_bps),
             ("packets_sent".into(), self.sent as f64),
@@ -292,6 +517,8 @@ impl Collector {
         ts.push("utilization", self.ts_util);
         ts.push("queue_pkts", self.ts_queue);
         ts.push("drops", self.ts_drops);
+        ts.push("active_flows", self.ts_active);
+        ts.push("long_flows", self.ts_long);
         for (i, col) in self.ts_cwnd.into_iter().enumerate() {
             ts.push(format!("cwnd_flow{i}"), col);
         }

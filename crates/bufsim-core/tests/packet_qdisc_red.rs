@@ -1,0 +1,144 @@
+//! RED against its definition (Floyd and Jacobson 1993 section 4; Floyd
+//! 2000 for gentle mode), driving the discipline directly.
+
+use bufsim_core::net::Packet;
+use bufsim_core::queue::config::{QdiscConfig, RedConfig};
+use bufsim_core::queue::red::{profile, Red};
+use bufsim_core::queue::{Discipline, DropReason, Drops, Limit, Occupancy};
+use bufsim_core::units::SimTime;
+use bufsim_core::Scenario;
+use serde_json::json;
+
+fn scenario(params: serde_json::Value) -> Scenario {
+    let v = json!({
+        "duration": "10s",
+        "link": {"capacity": "12Mbps", "delay": "10ms", "buffer": "1000pkt", "qdisc": "red", "qdisc_params": params},
+        "flows": [{"rtt": "100ms", "mss": "1500B"}],
+    });
+    Scenario::from_json(&v.to_string()).unwrap()
+}
+
+fn red(s: &Scenario) -> (Red, RedConfig) {
+    let QdiscConfig::Red(cfg) = s.link.queue else { panic!("red") };
+    (Red::new(cfg, Limit::Packets(1000), &s.link, 7), cfg)
+}
+
+fn pkt(seq: u64, t: SimTime) -> Packet {
+    Packet { flow: 0, size: 1500, seq, enqueued: t }
+}
+
+#[test]
+fn average_follows_the_ewma_and_idle_correction() {
+    let s = scenario(json!({"min_th": 100, "max_th": 300, "w_q": 0.002}));
+    let (mut q, _) = red(&s);
+    let mut drops: Drops = Vec::new();
+    let mut occ = Occupancy::default();
+    let t = SimTime::from_millis(1);
+    // 50 arrivals, no departures: arrival k sees q = k and
+    // avg_k = (1 - w) avg_{k-1} + w k; the first arrival finds the queue empty
+    // after 1 ms of idle time (m = 1 ms / 1 ms per 1500B at 12 Mbps = 1), avg stays 0.
+    let w = 0.002f64;
+    let mut expect = 0.0f64;
+    for k in 0..50u64 {
+        q.enqueue(pkt(k, t), occ, t, &mut drops);
+        expect = if k == 0 { 0.0 } else { (1.0 - w) * expect + w * k as f64 };
+        occ.pkts += 1;
+        occ.bytes += 1500;
+    }
+    assert!(drops.is_empty());
+    assert!((q.avg() - expect).abs() < 1e-12, "{} vs {expect}", q.avg());
+    // Closed form of the same recursion: avg_49 = w sum_{k=1}^{49} k (1-w)^(49-k) = 2.3733.
+    assert!((q.avg() - 2.373_3).abs() < 1e-3, "{}", q.avg());
+    // Drain; the queue empties at t = 1 ms. An arrival 100 ms later finds an
+    // idle queue: m = 100 ms / (1500 * 8 / 12e6 s) = 100 packet times, so
+    // avg <- (1 - w)^100 avg (section 4: "m <- f(time - q_time)").
+    for _ in 0..50 {
+        q.dequeue(occ, t, &mut drops);
+        occ.pkts -= 1;
+        occ.bytes -= 1500;
+    }
+    let before = q.avg();
+    let t2 = SimTime::from_millis(101);
+    q.enqueue(pkt(99, t2), occ, t2, &mut drops);
+    let want = before * (1.0 - w).powi(100);
+    assert!((q.avg() - want).abs() < 1e-9, "{} vs {want}", q.avg());
+}
+
+/// Drop fraction over `n` arrivals that each see a queue of `hold` packets
+/// (RED reads the occupancy it is given; with w_q ~ 1 the average equals it).
+fn drop_fraction(params: serde_json::Value, hold: u64, n: u64) -> (f64, f64, f64) {
+    let s = scenario(params);
+    let (mut q, cfg) = red(&s);
+    let mut drops: Drops = Vec::new();
+    let t = SimTime::from_millis(1);
+    let occ = Occupancy { pkts: hold, bytes: hold * 1500 };
+    let (mut dropped, mut forced) = (0u64, 0u64);
+    for k in 0..n {
+        q.enqueue(pkt(k, t), occ, t, &mut drops);
+        match drops.pop() {
+            Some((_, DropReason::Forced)) => forced += 1,
+            Some(_) => dropped += 1,
+            None => {
+                q.dequeue(occ, t, &mut drops);
+            }
+        }
+    }
+    let pb = profile(&cfg, cfg.max_p, q.avg());
+    (dropped as f64 / n as f64, forced as f64 / n as f64, pb)
+}
+
+/// Long-run drop fraction under Floyd & Jacobson's count spacing: with
+/// pa_k = pb / (1 - k pb) at the k-th arrival after a drop (section 4,
+/// Fig. 2), P(gap = k) = pa_k prod_{j<k} (1 - pa_j) telescopes to
+/// pb / (1 - pb), uniform over k < 1/pb - 1 (section 7, "Method 2"), and the
+/// drop fraction is 1 / E[gap] (about 2 pb for small pb).
+fn spaced_fraction(pb: f64) -> f64 {
+    let (mut survive, mut mean, mut k) = (1.0f64, 0.0f64, 1.0f64);
+    while survive > 1e-15 {
+        let denom = 1.0 - k * pb;
+        let pa = if denom <= pb { 1.0 } else { pb / denom };
+        mean += k * survive * pa;
+        survive *= 1.0 - pa;
+        k += 1.0;
+    }
+    1.0 / mean
+}
+
+#[test]
+fn drop_probability_matches_the_profile_with_count_spacing() {
+    // 200000 arrivals give 10000-60000 drops: a relative standard error
+    // under 1%; tolerance 5%.
+    let base = json!({"min_th": 10, "max_th": 30, "max_p": 0.1, "w_q": 0.999999, "gentle": false});
+    for hold in [15u64, 20, 25, 29] {
+        let (f, forced, pb) = drop_fraction(base.clone(), hold, 200_000);
+        let want_pb = 0.1 * (hold as f64 - 10.0) / 20.0;
+        assert!((pb - want_pb).abs() < 1e-3, "profile at {hold}: {pb} vs {want_pb}");
+        let want = spaced_fraction(pb);
+        println!("red hold={hold}: pb={pb:.4} drop fraction {f:.5} vs spaced {want:.5}");
+        assert_eq!(forced, 0.0);
+        assert!((f / want - 1.0).abs() < 0.05, "hold {hold}: {f} vs {want}");
+    }
+    // Non-gentle: at or above max_th every arrival is a forced drop.
+    let (f, forced, _) = drop_fraction(base.clone(), 31, 1000);
+    assert_eq!((f, forced), (0.0, 1.0));
+}
+
+#[test]
+fn gentle_mode_between_max_th_and_twice_max_th() {
+    // Floyd 2000: p = max_p + (1 - max_p)(avg - max_th)/max_th for
+    // max_th <= avg < 2 max_th, then 1. At 40 (max_th 30): 0.1 + 0.9 * 10/30 = 0.4;
+    // at 34: 0.22; at 50: 0.7, where the count spacing (pb / (1 - pb) >= 1)
+    // drops every arrival early.
+    let gentle = json!({"min_th": 10, "max_th": 30, "max_p": 0.1, "w_q": 0.999999, "gentle": true});
+    for (hold, want_pb) in [(34u64, 0.22), (40, 0.4), (50, 0.7)] {
+        let (f, forced, pb) = drop_fraction(gentle.clone(), hold, 100_000);
+        assert!((pb - want_pb).abs() < 1e-3, "gentle profile at {hold}: {pb}");
+        let want = spaced_fraction(pb);
+        println!("red gentle hold={hold}: pb={pb:.3} drop fraction {f:.4} vs {want:.4}");
+        assert_eq!(forced, 0.0);
+        assert!((f / want - 1.0).abs() < 0.05, "gentle {hold}: {f} vs {want}");
+    }
+    // At 2 max_th and above: forced drops.
+    let (_, forced, _) = drop_fraction(gentle, 61, 1000);
+    assert_eq!(forced, 1.0);
+}
