@@ -30,7 +30,26 @@ fn cases() -> Vec<(&'static str, Value)> {
         "link": {"capacity": "10Gbps", "delay": "10ms", "buffer": "0.1BDP"},
         "flows": [{"count": 10, "tcp": "newreno", "rtt": {"min": "80ms", "max": "260ms"}, "mss": "1500B"}],
     });
-    vec![("a-1Gbps-10flows-newreno-droptail", a), ("b-10Gbps-10flows-0.1BDP", b)]
+    let mut v = vec![("a-1Gbps-10flows-newreno-droptail", a.clone()), ("b-10Gbps-10flows-0.1BDP", b)];
+    // Issue 5: case (a) with each TCP variant (drop-tail) and each queue
+    // discipline (NewReno); none may cost more than 25% of (a)'s packets per
+    // CPU second (the table's last column).
+    for tcp in ["aimd", "highspeed", "scalable", "cubic", "htcp"] {
+        let mut c = a.clone();
+        c["flows"][0]["tcp"] = tcp.into();
+        v.push((Box::leak(format!("v-1Gbps-10flows-{tcp}-droptail").into_boxed_str()) as &str, c));
+    }
+    for q in ["red", "fq", "codel", "fq_codel", "pie"] {
+        let mut c = a.clone();
+        c["link"]["qdisc"] = q.into();
+        if q == "red" {
+            // Thresholds scaled to the 1250-packet buffer (the 5/15-packet
+            // defaults are for 10 Mbps links and starve a 1 Gbps one).
+            c["link"]["qdisc_params"] = json!({"min_th": 250, "max_th": 750, "adaptive": true});
+        }
+        v.push((Box::leak(format!("q-1Gbps-10flows-newreno-{q}").into_boxed_str()) as &str, c));
+    }
+    v
 }
 
 /// Peak resident set size of this process, bytes (Linux `VmHWM`).
@@ -88,9 +107,10 @@ fn main() {
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let exe = std::env::current_exe().expect("own path");
     println!(
-        "{:<36} {:>8} {:>12} {:>12} {:>12} {:>10} {:>6}",
-        "case", "wall s", "pkts/s", "pkts/cpu-s", "events/s", "peak MB", "util"
+        "{:<36} {:>8} {:>12} {:>12} {:>12} {:>10} {:>6} {:>7}",
+        "case", "wall s", "pkts/s", "pkts/cpu-s", "events/s", "peak MB", "util", "vs a"
     );
+    let mut base = f64::NAN;
     for (name, _) in cases() {
         if filter.as_deref().is_some_and(|f| !name.contains(f)) {
             continue;
@@ -98,8 +118,12 @@ fn main() {
         let out = Command::new(&exe).env("BUFSIM_BENCH_CASE", name).output().expect("child runs");
         let line = String::from_utf8_lossy(&out.stdout);
         let r: Value = serde_json::from_str(line.trim()).expect("child prints JSON");
+        let rate = r["pkts_per_cpu_s"].as_f64().unwrap();
+        if name.starts_with("a-") {
+            base = rate;
+        }
         println!(
-            "{:<36} {:>8.2} {:>12.3e} {:>12.3e} {:>12.3e} {:>10.1} {:>6.3}",
+            "{:<36} {:>8.2} {:>12.3e} {:>12.3e} {:>12.3e} {:>10.1} {:>6.3} {:>7.3}",
             name,
             r["wall_s"].as_f64().unwrap(),
             r["pkts_per_s"].as_f64().unwrap(),
@@ -107,6 +131,7 @@ fn main() {
             r["events_per_s"].as_f64().unwrap(),
             r["peak_rss_mb"].as_f64().unwrap(),
             r["utilization"].as_f64().unwrap(),
+            rate / base,
         );
     }
 }
