@@ -15,6 +15,7 @@ pub mod queue;
 pub mod scenario;
 pub mod stats;
 pub mod tcp;
+pub mod traffic;
 pub mod units;
 
 pub use output::RunOutput;

@@ -24,6 +24,9 @@ use serde_json::{Map, Value};
 use crate::engine::rng::{stream, Stream};
 use crate::queue::config::{LinkInfo, QdiscConfig};
 use crate::tcp::cc::config::CcConfig;
+use crate::traffic::size::SizeDist;
+use crate::traffic::tree::{harmonic_mean, TreeSpec};
+use crate::traffic::{Arrival, Kind, RttDraw, ThinkDist, DEFAULT_MAX_ACTIVE};
 use crate::units::{self, BitsPerSec, BufferSize, SimTime};
 
 /// A scenario that failed to parse or validate: where, and what is wrong.
@@ -88,6 +91,8 @@ enum RttSpec {
     Range(SimTime, SimTime),
     /// Drawn uniformly at random in [a, b] from the seed (`{uniform = ["80ms", "260ms"]}`).
     Uniform(SimTime, SimTime),
+    /// A random source node of paper 002's binary tree (`traffic::tree`).
+    Tree(TreeSpec),
 }
 
 /// Start times of a flow group, as written.
@@ -126,15 +131,16 @@ fn single_key(m: &Map<String, Value>, allowed: &str) -> Result<(String, Value), 
 impl<'de> Deserialize<'de> for RttSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = Value::deserialize(d)?;
-        let shape = "a duration (\"100ms\"), a list of durations, {min = \"80ms\", max = \"260ms\"} or {uniform = [\"80ms\", \"260ms\"]}";
+        let shape = "a duration (\"100ms\"), a list of durations, {min = \"80ms\", max = \"260ms\"}, {uniform = [\"80ms\", \"260ms\"]} or {tree = {nodes = 18, min = \"30ms\", max = \"530ms\"}}";
         let out = match &v {
             Value::String(_) => dur_of(&v).map(RttSpec::Fixed),
             Value::Array(a) => a.iter().map(dur_of).collect::<Result<Vec<_>, _>>().map(RttSpec::List),
             Value::Object(m) if m.len() == 2 && m.contains_key("min") && m.contains_key("max") => {
                 dur_of(&m["min"]).and_then(|a| dur_of(&m["max"]).map(|b| RttSpec::Range(a, b)))
             }
-            Value::Object(m) => match single_key(m, "uniform").map_err(de::Error::custom)? {
+            Value::Object(m) => match single_key(m, "uniform or tree").map_err(de::Error::custom)? {
                 (k, p) if k == "uniform" => pair_of(&p).map(|(a, b)| RttSpec::Uniform(a, b)),
+                (k, p) if k == "tree" => TreeSpec::parse(&p).map(RttSpec::Tree),
                 (k, _) => Err(format!("unknown key {k:?}: expected {shape}")),
             },
             other => Err(format!("expected {shape}, got {other}")),
@@ -229,6 +235,19 @@ struct RawFlows {
     delayed_ack: Option<bool>,
     #[serde(default)]
     loss: Option<f64>,
+    // Traffic (issue 6; see `traffic`).
+    #[serde(default)]
+    size: Option<Value>,
+    #[serde(default)]
+    arrival: Option<Value>,
+    #[serde(default)]
+    users: Option<i64>,
+    #[serde(default)]
+    think: Option<Value>,
+    #[serde(default)]
+    connection_setup: Option<bool>,
+    #[serde(default)]
+    max_active: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -246,6 +265,8 @@ struct RawOutput {
     interval: Option<Dur>,
     #[serde(default)]
     cwnd: Option<bool>,
+    #[serde(default)]
+    large_flow: Option<Size>,
 }
 
 /// `[fluid]`: settings of the fluid engine (the packet engine ignores them).
@@ -357,6 +378,34 @@ pub struct FlowGroup {
     pub delayed_ack: bool,
     /// Bernoulli loss probability of data packets on this group's path (after the bottleneck).
     pub loss: f64,
+    /// How transfers come and go: `persistent` (`count` flows, no `size`),
+    /// `finite` (`count` flows with a `size`), `open` (`arrival`), `closed`
+    /// (`users`). Open and closed groups have `count = 0` and empty
+    /// `rtts_s`/`starts_s`: their transfers are created during the run.
+    pub kind: Kind,
+    /// Transfer sizes (finite, open, closed), packets of `mss_bytes`.
+    pub size: Option<SizeDist>,
+    /// Mean transfer size, packets (rounded draws; see `traffic::size`).
+    pub mean_size_pkts: Option<f64>,
+    /// Open loop: Poisson arrival rate, flows/s.
+    pub arrival_rate_per_s: Option<f64>,
+    /// Open loop: offered load `rate * mean size * mss * 8 / capacity`.
+    pub offered_load: Option<f64>,
+    /// Closed loop: number of users.
+    pub users: Option<u32>,
+    /// Closed loop: think time between a completion and the user's next transfer.
+    pub think: Option<ThinkDist>,
+    /// One RTT of connection setup before the first data packet.
+    pub connection_setup: bool,
+    /// Open loop: cap on simultaneously active transfers (arrivals beyond it are refused).
+    pub max_active: Option<u32>,
+    /// Open and closed loop: how each transfer's RTT is drawn.
+    pub rtt_draw: Option<RttDraw>,
+    /// Open and closed loop: when arrivals (or users) begin.
+    #[serde(serialize_with = "secs")]
+    pub begin_s: SimTime,
+    /// Harmonic mean of the group's RTTs, seconds (paper 002's effective RTT).
+    pub rtt_harmonic_mean_s: f64,
 }
 
 /// Open-loop background traffic crossing the bottleneck.
@@ -378,6 +427,9 @@ pub struct Output {
     pub interval_s: SimTime,
     /// Record per-flow congestion windows in the time series.
     pub cwnd: bool,
+    /// Transfers of more than this many bytes are "large" in the flows table
+    /// (default 100KB, paper 002 section 4.2: "large (>100KB) and small (<100KB)").
+    pub large_flow_bytes: u64,
 }
 
 /// Fluid models the fluid engine offers (`fluid.model`).
@@ -506,9 +558,40 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let mut total: u64 = 0;
     for (i, f) in raw.flows.into_iter().enumerate() {
         let p = |field: &str| format!("flows[{i}].{field}");
-        let count = f.count.unwrap_or(1);
-        check(count >= 1, &p("count"), || format!("must be >= 1, got {count}"))?;
-        total += count as u64;
+        // Kind of group (traffic::Kind): count / arrival / users are exclusive.
+        let kind = match (&f.arrival, f.users) {
+            (Some(_), Some(_)) => {
+                return Err(err(p("users"), "a group is open loop (arrival) or closed loop (users), not both: split it into two [[flows]] groups"));
+            }
+            (Some(_), None) => Kind::Open,
+            (None, Some(_)) => Kind::Closed,
+            (None, None) if f.size.is_some() => Kind::Finite,
+            (None, None) => Kind::Persistent,
+        };
+        let dynamic = matches!(kind, Kind::Open | Kind::Closed);
+        if dynamic {
+            if let Some(c) = f.count {
+                return Err(err(p("count"), format!(
+                    "{c}: an open-loop (arrival) or closed-loop (users) group creates its flows during the run; remove count"
+                )));
+            }
+            check(f.size.is_some(), &p("size"), || {
+                format!("missing: an {} group needs a transfer size, e.g. size = {{exponential = \"50pkt\"}}",
+                    if kind == Kind::Open { "open-loop (arrival)" } else { "closed-loop (users)" })
+            })?;
+        }
+        let count = if dynamic { 0 } else { f.count.unwrap_or(1) };
+        check(dynamic || count >= 1, &p("count"), || format!("must be >= 1, got {count}"))?;
+        let users = match f.users {
+            None => None,
+            Some(u) => {
+                check((1..=MAX_FLOWS as i64).contains(&u), &p("users"), || {
+                    format!("must be a whole number of users from 1 to {MAX_FLOWS}, got {u}")
+                })?;
+                Some(u as u32)
+            }
+        };
+        total += count as u64 + users.unwrap_or(0) as u64;
         check(total <= MAX_FLOWS, &p("count"), || {
             format!("total number of flows {total} exceeds the limit of {MAX_FLOWS}")
         })?;
@@ -517,7 +600,13 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         let cc = CcConfig::from_params(&tcp, &f.tcp_params.unwrap_or_default()).map_err(|(key, msg)| {
             if key.is_empty() { err(p("tcp"), msg) } else { err(p(&format!("tcp_params.{key}")), msg) }
         })?;
+        let rtt_spec = f.rtt.clone();
         let rtts: Vec<SimTime> = match f.rtt {
+            _ if dynamic => Vec::new(),
+            RttSpec::Tree(t) => {
+                let nodes = t.node_rtts().map_err(|m| err(p("rtt"), m))?;
+                (0..n).map(|_| nodes[rng.random_range(0..nodes.len())]).collect()
+            }
             RttSpec::Fixed(t) => vec![t; n],
             RttSpec::List(v) => {
                 check(v.len() == n, &p("rtt"), || {
@@ -536,7 +625,25 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
                 (0..n).map(|_| SimTime(rng.random_range(a.0..=b.0))).collect()
             }
         };
-        for (k, &r) in rtts.iter().enumerate() {
+        // Open and closed loop: each transfer draws its RTT (a range is uniform here).
+        let rtt_draw = if dynamic {
+            Some(match rtt_spec {
+                RttSpec::Fixed(t) => RttDraw::Fixed(t),
+                RttSpec::List(v) => {
+                    check(!v.is_empty(), &p("rtt"), || "the list is empty: give at least one RTT".into())?;
+                    RttDraw::Choice(v)
+                }
+                RttSpec::Range(a, b) | RttSpec::Uniform(a, b) => {
+                    check(a <= b, &p("rtt"), || format!("min {a} must be <= max {b}"))?;
+                    RttDraw::Uniform(a, b)
+                }
+                RttSpec::Tree(t) => RttDraw::Choice(t.node_rtts().map_err(|m| err(p("rtt"), m))?),
+            })
+        } else {
+            None
+        };
+        let support: Vec<SimTime> = rtt_draw.as_ref().map(|d| d.support()).unwrap_or_default();
+        for (k, &r) in rtts.iter().chain(support.iter()).enumerate() {
             check(r >= delay.mul(2) && r > SimTime::ZERO, &p("rtt"), || {
                 format!(
                     "RTT {r} of flow {k} is shorter than twice link.delay ({}): the round trip includes the bottleneck both ways",
@@ -573,7 +680,16 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         check(min_rto >= SimTime::from_millis(1), &p("min_rto"), || {
             format!("must be >= 1ms, got {min_rto}")
         })?;
+        let mut begin = SimTime::ZERO;
         let starts: Vec<SimTime> = match f.start.unwrap_or(StartSpec::At(SimTime::ZERO)) {
+            StartSpec::At(t) if dynamic => {
+                begin = t;
+                check(t < duration, &p("start"), || format!("arrivals begin at {t}, not before duration {duration}"))?;
+                Vec::new()
+            }
+            _ if dynamic => {
+                return Err(err(p("start"), "an open- or closed-loop group takes one start time (when its arrivals or users begin), e.g. start = \"10s\""));
+            }
             StartSpec::At(t) => vec![t; n],
             StartSpec::Stagger(s) => (0..n as u64).map(|k| s.mul(k)).collect(),
             StartSpec::Uniform(a, b) => {
@@ -590,7 +706,68 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         check((0.0..1.0).contains(&loss), &p("loss"), || {
             format!("must be a probability in [0, 1), got {loss}")
         })?;
+        // Traffic: sizes, arrivals, users (traffic module).
+        let size = match &f.size {
+            None => None,
+            Some(v) => Some(SizeDist::parse(v, mss as u32).map_err(|(sub, m)| err(format!("{}{sub}", p("size")), m))?),
+        };
+        let mean_size = size.as_ref().map(|d| d.mean_pkts());
+        let (rate, load) = match &f.arrival {
+            None => (None, None),
+            Some(v) => {
+                let a = Arrival::parse(v).map_err(|m| err(p("arrival"), m))?;
+                let bits = mean_size.expect("checked: open loop has a size") * mss as f64 * 8.0;
+                match a {
+                    Arrival::Rate(r) => (Some(r), Some(r * bits / cap)),
+                    Arrival::Load(l) => (Some(l * cap / bits), Some(l)),
+                }
+            }
+        };
+        if let Some(r) = rate {
+            check(r * duration.as_secs_f64() <= 1e9, &p("arrival"), || {
+                format!("{r:.4} flows/s over {duration} is more than 1e9 flows")
+            })?;
+        }
+        let think = match (&f.think, kind) {
+            (None, Kind::Closed) => {
+                return Err(err(p("think"), "missing: closed-loop users need a think time, e.g. think = \"5s\" (exponential mean)"));
+            }
+            (None, _) => None,
+            (Some(_), k) if k != Kind::Closed => {
+                return Err(err(p("think"), "only closed-loop groups (users = U) think between transfers"));
+            }
+            (Some(v), _) => Some(ThinkDist::parse(v).map_err(|m| err(p("think"), m))?),
+        };
+        let max_active = match (f.max_active, kind) {
+            (None, Kind::Open) => Some(DEFAULT_MAX_ACTIVE),
+            (None, _) => None,
+            (Some(m), Kind::Open) => {
+                check((1..=MAX_FLOWS as i64).contains(&m), &p("max_active"), || {
+                    format!("must be a whole number of flows from 1 to {MAX_FLOWS}, got {m}")
+                })?;
+                Some(m as u32)
+            }
+            (Some(m), _) => {
+                return Err(err(p("max_active"), format!("{m}: only open-loop groups (arrival) have a cap on active flows")));
+            }
+        };
+        let hm = match &rtt_draw {
+            Some(d) => d.harmonic_mean_s(),
+            None => harmonic_mean(&rtts.iter().map(|t| t.as_secs_f64()).collect::<Vec<_>>()),
+        };
         flows.push(FlowGroup {
+            kind,
+            size,
+            mean_size_pkts: mean_size,
+            arrival_rate_per_s: rate,
+            offered_load: load,
+            users,
+            think,
+            connection_setup: f.connection_setup.unwrap_or(false),
+            max_active,
+            rtt_draw,
+            begin_s: begin,
+            rtt_harmonic_mean_s: hm,
             count: count as u32,
             tcp,
             cc,
@@ -614,7 +791,10 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     check((64..=65_535).contains(&packet_size), "link.packet_size", || {
         format!("must be between 64B and 65535B, got {packet_size}B")
     })?;
-    let all_rtts: Vec<SimTime> = flows.iter().flat_map(|g| g.rtts_s.iter().copied()).collect();
+    let all_rtts: Vec<SimTime> = flows
+        .iter()
+        .flat_map(|g| g.rtts_s.iter().copied().chain(g.rtt_draw.iter().flat_map(|d| d.support())))
+        .collect();
     let bdp_rtt = match raw.link.bdp_rtt {
         Some(d) => d.0,
         None if !all_rtts.is_empty() => {
@@ -667,7 +847,9 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         background.push(Background { kind: b.kind, rate_bps: rate, packet_size_bytes: ps as u32 });
     }
 
-    let out = raw.output.unwrap_or(RawOutput { interval: None, cwnd: None });
+    let out = raw.output.unwrap_or(RawOutput { interval: None, cwnd: None, large_flow: None });
+    let large_flow = out.large_flow.map(|s| s.0).unwrap_or(100_000);
+    check(large_flow > 0, "output.large_flow", || "must be > 0B".into())?;
     let interval = out.interval.map(|d| d.0).unwrap_or(SimTime::from_millis(100));
     check(interval > SimTime::ZERO, "output.interval", || "must be > 0s".into())?;
     check(duration.0 / interval.0.max(1) <= 10_000_000, "output.interval", || {
@@ -696,7 +878,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         },
         flows,
         background,
-        output: Output { interval_s: interval, cwnd: out.cwnd.unwrap_or(false) },
+        output: Output { interval_s: interval, cwnd: out.cwnd.unwrap_or(false), large_flow_bytes: large_flow },
         fluid,
     })
 }

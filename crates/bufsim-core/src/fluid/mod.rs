@@ -65,6 +65,20 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
     }
     for (g, grp) in s.flows.iter().enumerate() {
         let p = |f: &str| format!("flows[{g}].{f}");
+        if grp.kind != crate::traffic::Kind::Persistent {
+            let field = match grp.kind {
+                crate::traffic::Kind::Open => "arrival",
+                crate::traffic::Kind::Closed => "users",
+                _ => "size",
+            };
+            return Err(err(
+                p(field),
+                format!(
+                    "{:?} traffic: the fluid engine models persistent flows only; remove {field} or use engine=\"packet\"",
+                    grp.kind
+                ),
+            ));
+        }
         if hybrid && !matches!(grp.cc, CcConfig::Aimd(_) | CcConfig::NewReno) {
             return Err(err(
                 p("tcp"),

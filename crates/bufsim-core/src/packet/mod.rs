@@ -13,6 +13,19 @@
 //! Pending events stay O(flows): every FIFO delay line ([`Pipe`]) keeps one
 //! event for its head, the bottleneck one for the packet in service, and
 //! timers are checked lazily (DESIGN.md performance notes).
+//!
+//! Flows come and go (issue 6, `traffic`): persistent flows hold slots
+//! `0..P` of the flow table for the whole run; finite transfers (`count`
+//! groups with a `size`, open-loop arrivals, closed-loop users) take a slot
+//! when they arrive and give it back to a free list once their transfer is
+//! over *and* the slot is quiet: no packet of it in the access pipe, the
+//! bottleneck queue or link (`Collector::in_net`), no ACK on the return
+//! path and no delayed-ACK timer pending. A stale retransmission-timer event
+//! may still fire for a reused slot; the lazy check (`rto_event_at`) ignores
+//! it. So memory stays O(peak active flows) and pending events
+//! O(active flows + groups + idle users): one arrival event per open-loop
+//! group, one wake-up per thinking user. Quiet slots are collected when the
+//! transfer completes and at every `output.interval` sample.
 
 mod collect;
 
@@ -30,6 +43,7 @@ use crate::scenario::{Scenario, ScenarioError};
 use crate::tcp::cc::AnyCc;
 use crate::tcp::receiver::{AckAction, Receiver};
 use crate::tcp::sender::{Sender, SenderConfig};
+use crate::traffic::{GroupTraffic, Kind};
 use crate::units::{BitsPerSec, SimTime};
 use collect::Collector;
 
@@ -46,7 +60,14 @@ const SLOT_LINK_HEAD: usize = 1;
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
+    /// Flow (slot) begins: persistent or `count` flow at its start time.
     Start(u32),
+    /// Connection set up (one RTT after the start): first data packet.
+    Data(u32),
+    /// Next Poisson arrival of open-loop group `g`.
+    Arrival(u32),
+    /// Closed-loop user `u` ends its think time.
+    Wake(u32),
     AccessHead(u32),
     TxDone,
     LinkHead,
@@ -74,6 +95,69 @@ struct Flow {
     loss: f64,
     loss_rng: Rng,
     started: bool,
+    group: u32,
+    rtt: SimTime,
+    /// Transfer in progress (arrival to last ACK); persistent flows: from start.
+    active: bool,
+    /// Finite transfer (`traffic::Kind` finite, open, closed).
+    finite: bool,
+    /// Transfer over, slot not yet quiet.
+    zombie: bool,
+    /// Closed-loop user owning the transfer ([`NO_USER`]: none).
+    user: u32,
+    /// Left slow start (ssthresh finite).
+    long: bool,
+}
+
+const NO_USER: u32 = u32::MAX;
+
+impl Flow {
+    /// A flow of group `grp` with round-trip propagation `rtt`, sending `limit` segments.
+    fn new(s: &Scenario, g: u32, rtt: SimTime, limit: u64, loss_stream: u32) -> Flow {
+        let grp = &s.flows[g as usize];
+        let access = SimTime((rtt.0 - 2 * s.link.delay_s.0) / 2);
+        let cfg = SenderConfig {
+            initial_window: grp.initial_window_pkts,
+            rwnd: grp.rwnd_pkts,
+            min_rto: grp.min_rto_s,
+            sack: grp.sack,
+            limit,
+        };
+        Flow {
+            sender: Sender::new(cfg, AnyCc::new(&grp.cc)),
+            receiver: Receiver::new(grp.sack, grp.delayed_ack),
+            mss: grp.mss_bytes,
+            access_delay: access,
+            return_delay: rtt - s.link.delay_s - access,
+            access_rate: grp.access_rate_bps.map(BitsPerSec),
+            access_free_at: SimTime::ZERO,
+            access: Pipe::default(),
+            acks: Pipe::default(),
+            rto_event_at: SimTime::MAX,
+            delack_pending: false,
+            loss: grp.loss,
+            loss_rng: stream(s.seed, Stream::Loss(loss_stream)),
+            started: false,
+            group: g,
+            rtt,
+            active: false,
+            finite: limit != u64::MAX,
+            zombie: false,
+            user: NO_USER,
+            long: false,
+        }
+    }
+
+    fn end(&self) -> collect::FlowEnd {
+        collect::FlowEnd {
+            rcv_nxt: self.receiver.rcv_nxt,
+            mss: self.mss,
+            stats: self.sender.stats,
+            srtt: self.sender.srtt(),
+            cwnd: self.sender.w.cwnd,
+            long: self.long,
+        }
+    }
 }
 
 struct Bg {
@@ -103,6 +187,14 @@ struct Sim<'s> {
     link: Pipe<Packet>,
     col: Collector,
     out: Vec<u64>,
+    /// Persistent flows: slots `0..persistent`.
+    persistent: usize,
+    traffic: Vec<GroupTraffic>,
+    group_active: Vec<u32>,
+    free: Vec<u32>,
+    zombies: Vec<u32>,
+    user_group: Vec<u32>,
+    next_id: u64,
 }
 
 /// Run the packet engine on a validated scenario (see [`check`]).
@@ -119,38 +211,17 @@ impl<'s> Sim<'s> {
         let mut events = EventQueue::new();
         let mut flows = Vec::with_capacity(s.total_flows());
         let mut groups = Vec::with_capacity(s.total_flows());
-        for (g, grp) in s.flows.iter().enumerate() {
+        // Persistent flows first (slots 0..P, loss streams as before issue 6).
+        for (g, grp) in s.flows.iter().enumerate().filter(|(_, grp)| grp.kind == Kind::Persistent) {
             for k in 0..grp.count as usize {
                 let id = flows.len() as u32;
                 let rtt = grp.rtts_s[k];
-                let access = SimTime((rtt.0 - 2 * s.link.delay_s.0) / 2);
-                let cfg = SenderConfig {
-                    initial_window: grp.initial_window_pkts,
-                    rwnd: grp.rwnd_pkts,
-                    min_rto: grp.min_rto_s,
-                    sack: grp.sack,
-                    limit: u64::MAX,
-                };
-                flows.push(Flow {
-                    sender: Sender::new(cfg, AnyCc::new(&grp.cc)),
-                    receiver: Receiver::new(grp.sack, grp.delayed_ack),
-                    mss: grp.mss_bytes,
-                    access_delay: access,
-                    return_delay: rtt - s.link.delay_s - access,
-                    access_rate: grp.access_rate_bps.map(BitsPerSec),
-                    access_free_at: SimTime::ZERO,
-                    access: Pipe::default(),
-                    acks: Pipe::default(),
-                    rto_event_at: SimTime::MAX,
-                    delack_pending: false,
-                    loss: grp.loss,
-                    loss_rng: stream(s.seed, Stream::Loss(id)),
-                    started: false,
-                });
+                flows.push(Flow::new(s, g as u32, rtt, u64::MAX, id));
                 groups.push((g as u32, rtt));
                 events.push(grp.starts_s[k], Ev::Start(id));
             }
         }
+        let persistent = flows.len();
         let mut bgs = Vec::new();
         for (i, b) in s.background.iter().enumerate() {
             let pps = b.rate_bps / (8.0 * b.packet_size_bytes as f64);
@@ -164,7 +235,16 @@ impl<'s> Sim<'s> {
         if s.warmup_s > SimTime::ZERO {
             events.push(s.warmup_s, Ev::WarmupEnd);
         }
-        Sim {
+        let traffic: Vec<GroupTraffic> = s
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(g, grp)| {
+                let rtt = grp.rtt_draw.clone().unwrap_or(crate::traffic::RttDraw::Fixed(SimTime::ZERO));
+                GroupTraffic::new(s.seed, g as u32, grp.size.clone(), rtt, grp.think, grp.arrival_rate_per_s)
+            })
+            .collect();
+        let mut sim = Sim {
             s,
             now: SimTime::ZERO,
             events,
@@ -176,7 +256,151 @@ impl<'s> Sim<'s> {
             link: Pipe::default(),
             col: Collector::new(s, groups),
             out: Vec::with_capacity(64),
+            persistent,
+            traffic,
+            group_active: vec![0; s.flows.len()],
+            free: Vec::new(),
+            zombies: Vec::new(),
+            user_group: Vec::new(),
+            next_id: persistent as u64,
+        };
+        // Finite `count` flows (sizes drawn in slot order), open-loop arrival
+        // processes, closed-loop users (each starts with a think time).
+        for (g, grp) in s.flows.iter().enumerate() {
+            let g32 = g as u32;
+            match grp.kind {
+                Kind::Persistent => {}
+                Kind::Finite => {
+                    for k in 0..grp.count as usize {
+                        let f = sim.add_transfer(g32, grp.rtts_s[k], NO_USER);
+                        sim.events.push(grp.starts_s[k], Ev::Start(f));
+                    }
+                }
+                Kind::Open => {
+                    let first = grp.begin_s + sim.traffic[g].gap();
+                    sim.events.push(first, Ev::Arrival(g32));
+                }
+                Kind::Closed => {
+                    for _ in 0..grp.users.unwrap_or(0) {
+                        let u = sim.user_group.len() as u32;
+                        sim.user_group.push(g32);
+                        let at = grp.begin_s + sim.traffic[g].think();
+                        sim.events.push(at, Ev::Wake(u));
+                    }
+                }
+            }
         }
+        sim
+    }
+
+    /// Take a slot for a new finite transfer of group `g` (not started yet).
+    fn add_transfer(&mut self, g: u32, rtt: SimTime, user: u32) -> u32 {
+        let size = self.traffic[g as usize].size();
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut flow = Flow::new(self.s, g, rtt, size, id as u32);
+        flow.user = user;
+        let f = match self.free.pop() {
+            Some(f) => {
+                self.flows[f as usize] = flow;
+                f
+            }
+            None => {
+                self.flows.push(flow);
+                (self.flows.len() - 1) as u32
+            }
+        };
+        self.col.new_transfer(f, g, rtt, id, self.now, size);
+        self.group_active[g as usize] += 1;
+        f
+    }
+
+    /// Flow `f` begins: active now; data after one RTT of connection setup if asked.
+    fn begin(&mut self, f: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        flow.started = true;
+        flow.active = true;
+        let rtt = flow.rtt;
+        self.col.flow_started(f, now);
+        if self.s.flows[flow.group as usize].connection_setup {
+            self.events.push(now + rtt, Ev::Data(f));
+        } else {
+            self.pump(f);
+        }
+    }
+
+    /// Next Poisson arrival of open-loop group `g`.
+    fn arrival(&mut self, g: u32) {
+        let gap = self.traffic[g as usize].gap();
+        self.events.push(self.now + gap, Ev::Arrival(g));
+        let cap = self.s.flows[g as usize].max_active.unwrap_or(u32::MAX);
+        if self.group_active[g as usize] >= cap {
+            self.col.refused();
+            return;
+        }
+        let rtt = self.traffic[g as usize].rtt();
+        let f = self.add_transfer(g, rtt, NO_USER);
+        self.begin(f);
+    }
+
+    /// Closed-loop user `u` starts its next transfer.
+    fn wake(&mut self, u: u32) {
+        let g = self.user_group[u as usize];
+        let rtt = self.traffic[g as usize].rtt();
+        let f = self.add_transfer(g, rtt, u);
+        self.begin(f);
+    }
+
+    /// After ACKs or a timeout of flow `f`: note leaving slow start, and
+    /// complete a finite transfer whose last packet is acknowledged.
+    fn after_sender(&mut self, f: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        if !flow.active {
+            self.try_free(f);
+            return;
+        }
+        if !flow.long && flow.sender.w.ssthresh.is_finite() {
+            flow.long = true;
+            self.col.left_slow_start(now);
+        }
+        if flow.finite && flow.sender.done() {
+            flow.active = false;
+            flow.zombie = true;
+            let (g, user, end) = (flow.group, flow.user, flow.end());
+            self.col.transfer_end(f, now, &end, true);
+            self.group_active[g as usize] -= 1;
+            if user != NO_USER {
+                let think = self.traffic[g as usize].think();
+                self.events.push(now + think, Ev::Wake(user));
+            }
+            if !self.try_free(f) {
+                self.zombies.push(f);
+            }
+        }
+    }
+
+    /// Give zombie slot `f` back to the free list if it is quiet; true when freed
+    /// (or not a zombie any more).
+    fn try_free(&mut self, f: u32) -> bool {
+        let flow = &mut self.flows[f as usize];
+        if !flow.zombie {
+            return true;
+        }
+        let quiet = flow.access.is_empty() && flow.acks.is_empty() && !flow.delack_pending && self.col.in_net(f) == 0;
+        if quiet {
+            flow.zombie = false;
+            self.free.push(f);
+        }
+        quiet
+    }
+
+    /// Free the zombie slots that have become quiet.
+    fn sweep_zombies(&mut self) {
+        let mut z = std::mem::take(&mut self.zombies);
+        z.retain(|&f| !self.try_free(f));
+        self.zombies = z;
     }
 
     fn run(&mut self, progress: Progress) -> bool {
@@ -193,11 +417,10 @@ impl<'s> Sim<'s> {
                 return false;
             }
             match ev {
-                Ev::Start(f) => {
-                    self.flows[f as usize].started = true;
-                    self.col.flow_started(f);
-                    self.pump(f);
-                }
+                Ev::Start(f) => self.begin(f),
+                Ev::Data(f) => self.pump(f),
+                Ev::Arrival(g) => self.arrival(g),
+                Ev::Wake(u) => self.wake(u),
                 Ev::AccessHead(f) => self.access_head(f),
                 Ev::TxDone => self.tx_done(),
                 Ev::LinkHead => self.link_head(),
@@ -209,6 +432,7 @@ impl<'s> Sim<'s> {
                     let (busy, cwnd) = (self.busy_until(t), self.flows_cwnd());
                     self.col.sample(t, &mut self.queue, busy, &cwnd);
                     self.events.push(t + self.s.output.interval_s, Ev::Sample);
+                    self.sweep_zombies();
                 }
                 Ev::WarmupEnd => {
                     let busy = self.busy_until(t);
@@ -224,7 +448,11 @@ impl<'s> Sim<'s> {
     }
 
     fn flows_cwnd(&self) -> Vec<f64> {
-        if self.s.output.cwnd { self.flows.iter().map(|f| f.sender.w.cwnd).collect() } else { Vec::new() }
+        if self.s.output.cwnd {
+            self.flows[..self.persistent].iter().map(|f| f.sender.w.cwnd).collect()
+        } else {
+            Vec::new()
+        }
     }
 
     /// Bottleneck busy time accumulated up to `t` (including the packet in service).
@@ -274,10 +502,13 @@ impl<'s> Sim<'s> {
 
     fn access_head(&mut self, f: u32) {
         while let Some(pkt) = self.flows[f as usize].access.pop_ready(self.now) {
+            self.col.entered(f);
             self.arrive(pkt);
         }
         if let Some(t) = self.flows[f as usize].access.head_time() {
             self.events.push(t, Ev::AccessHead(f));
+        } else if self.flows[f as usize].zombie {
+            self.try_free(f);
         }
     }
 
@@ -344,13 +575,19 @@ impl<'s> Sim<'s> {
             return;
         }
         let f = p.flow;
+        self.col.left_link(f);
         let flow = &mut self.flows[f as usize];
         if flow.loss > 0.0 && flow.loss_rng.random::<f64>() < flow.loss {
             self.col.random_drop(f);
             return;
         }
         self.col.delivered += 1;
-        match flow.receiver.on_segment(p.seq) {
+        let before = flow.receiver.rcv_nxt;
+        let action = flow.receiver.on_segment(p.seq);
+        if flow.finite && flow.receiver.rcv_nxt > before {
+            self.col.delivered_in_order(f, flow.receiver.rcv_nxt - before);
+        }
+        match action {
             AckAction::Now => self.send_ack(f),
             AckAction::Delay => {
                 if !flow.delack_pending {
@@ -374,6 +611,8 @@ impl<'s> Sim<'s> {
         flow.delack_pending = false;
         if flow.receiver.on_delack_timer() {
             self.send_ack(f);
+        } else if flow.zombie {
+            self.try_free(f);
         }
     }
 
@@ -390,6 +629,7 @@ impl<'s> Sim<'s> {
         if let Some(t) = next {
             self.events.push(t, Ev::AckHead(f));
         }
+        self.after_sender(f);
     }
 
     /// Lazy retransmission timer: the event may be stale (deadline moved later).
@@ -410,6 +650,7 @@ impl<'s> Sim<'s> {
         }
         self.transmit(f, &mut out);
         self.out = out;
+        self.after_sender(f);
     }
 
     fn background(&mut self, i: u32) {
@@ -430,17 +671,14 @@ impl<'s> Sim<'s> {
             + self.queue.occupancy().pkts
             + self.in_service.is_some() as u64
             + self.link.len() as u64;
-        let per_flow: Vec<collect::FlowEnd> = self
-            .flows
-            .iter()
-            .map(|f| collect::FlowEnd {
-                rcv_nxt: f.receiver.rcv_nxt,
-                mss: f.mss,
-                stats: f.sender.stats,
-                srtt: f.sender.srtt(),
-                cwnd: f.sender.w.cwnd,
-            })
-            .collect();
+        for f in 0..self.flows.len() {
+            let flow = &self.flows[f];
+            if flow.finite && flow.active {
+                self.col.transfer_end(f as u32, now, &flow.end(), false);
+            }
+        }
+        let per_flow: Vec<collect::FlowEnd> = self.flows[..self.persistent].iter().map(Flow::end).collect();
+        self.col.slots = self.flows.len();
         self.col.finish(now, &mut self.queue, busy, in_flight, &per_flow)
     }
 }
