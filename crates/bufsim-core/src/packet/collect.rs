@@ -108,6 +108,7 @@ pub struct Collector {
     rec: Vec<Vec<f64>>,
     /// Flow slots allocated (peak simultaneous flows, zombies included).
     pub slots: usize,
+    active_max: u64,
     // congestion events
     event_id: u64,
     event_start: SimTime,
@@ -168,6 +169,7 @@ impl Collector {
             dyn_bits: vec![0.0; s.flows.len()],
             rec: vec![Vec::new(); COLS.len()],
             slots: 0,
+            active_max: 0,
             event_id: 0,
             event_start: SimTime::ZERO,
             event_flows: 0,
@@ -196,6 +198,7 @@ impl Collector {
             self.arrived += 1;
         }
         self.active += 1;
+        self.active_max = self.active_max.max(self.active);
         // A flow arriving during a congestion event may lose in it too.
         if self.event_id > 0 && now < self.event_start + self.sync_window {
             self.event_active += 1;
@@ -497,6 +500,7 @@ impl Collector {
         summary.extend([
             ("active_flows_mean".to_string(), self.active_area / span_ps),
             ("long_flows_mean".into(), self.long_area / span_ps),
+            ("active_flows_max".into(), self.active_max as f64),
             ("flows_arrived".into(), self.arrived as f64),
             ("flows_completed".into(), self.completed as f64),
             ("flows_refused".into(), self.refused as f64),
