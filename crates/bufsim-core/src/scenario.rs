@@ -234,6 +234,8 @@ struct RawFlows {
     #[serde(default)]
     delayed_ack: Option<bool>,
     #[serde(default)]
+    ecn: Option<bool>,
+    #[serde(default)]
     loss: Option<f64>,
     // Traffic (issue 6; see `traffic`).
     #[serde(default)]
@@ -378,6 +380,9 @@ pub struct FlowGroup {
     pub delayed_ack: bool,
     /// Bernoulli loss probability of data packets on this group's path (after the bottleneck).
     pub loss: f64,
+    /// ECN-capable (RFC 3168): an AQM with `ecn` marks these flows' packets
+    /// instead of dropping them early, and the sender answers ECE.
+    pub ecn: bool,
     /// How transfers come and go: `persistent` (`count` flows, no `size`),
     /// `finite` (`count` flows with a `size`), `open` (`arrival`), `closed`
     /// (`users`). Open and closed groups have `count = 0` and empty
@@ -780,6 +785,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             starts_s: starts,
             sack: f.sack.unwrap_or(true),
             delayed_ack: f.delayed_ack.unwrap_or(false),
+            ecn: f.ecn.unwrap_or(false),
             loss,
         });
     }

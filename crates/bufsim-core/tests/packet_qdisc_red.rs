@@ -24,7 +24,7 @@ fn red(s: &Scenario) -> (Red, RedConfig) {
 }
 
 fn pkt(seq: u64, t: SimTime) -> Packet {
-    Packet { flow: 0, size: 1500, seq, enqueued: t }
+    Packet { flow: 0, size: 1500, seq, enqueued: t, ecn: 0 }
 }
 
 #[test]

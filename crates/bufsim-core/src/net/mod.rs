@@ -19,7 +19,19 @@ pub struct Packet {
     pub seq: u64,
     /// When it joined the bottleneck queue (for queueing delay).
     pub enqueued: SimTime,
+    /// ECN bits: [`ECT`], [`CE`], [`CWR`].
+    pub ecn: u8,
 }
+
+//= RFC 3168 section 5: ECN-Capable Transport codepoint in the IP header.
+/// The sender is ECN-capable (ECT): a router may mark instead of dropping.
+pub const ECT: u8 = 1;
+//= RFC 3168 section 5: Congestion Experienced, set by a router.
+/// Congestion Experienced: an AQM marked the packet.
+pub const CE: u8 = 2;
+//= RFC 3168 section 6.1: the TCP CWR flag, "Congestion Window Reduced".
+/// The sender reduced its window in answer to ECE.
+pub const CWR: u8 = 4;
 
 /// Maximum SACK blocks an ACK carries (RFC 2018 section 3: 3 with timestamps).
 pub const MAX_SACK_BLOCKS: usize = 3;
@@ -33,4 +45,6 @@ pub struct Ack {
     pub sack: [(u64, u64); MAX_SACK_BLOCKS],
     /// Number of valid SACK blocks.
     pub nsack: u8,
+    /// ECN-Echo (RFC 3168 section 6.1.3): the receiver saw a CE packet.
+    pub ece: bool,
 }

@@ -36,7 +36,7 @@ use crate::engine::queue::EventQueue;
 use crate::engine::rng::{stream, Rng, Stream};
 use crate::engine::Progress;
 use crate::net::pipe::Pipe;
-use crate::net::{Ack, Packet, BACKGROUND};
+use crate::net::{Ack, Packet, BACKGROUND, CWR, ECT};
 use crate::output::RunOutput;
 use crate::queue::{AnyDiscipline, Queue};
 use crate::scenario::{Scenario, ScenarioError};
@@ -122,6 +122,7 @@ impl Flow {
             min_rto: grp.min_rto_s,
             sack: grp.sack,
             limit,
+            ecn: grp.ecn,
         };
         Flow {
             sender: Sender::new(cfg, AnyCc::new(&grp.cc)),
@@ -476,8 +477,10 @@ impl<'s> Sim<'s> {
     fn transmit(&mut self, f: u32, out: &mut Vec<u64>) {
         let now = self.now;
         let flow = &mut self.flows[f as usize];
+        let ect = if flow.sender.ecn_capable() { ECT } else { 0 };
         for &seq in out.iter() {
-            let pkt = Packet { flow: f, size: flow.mss, seq, enqueued: SimTime::ZERO };
+            let cwr = if flow.sender.take_cwr() { CWR } else { 0 };
+            let pkt = Packet { flow: f, size: flow.mss, seq, enqueued: SimTime::ZERO, ecn: ect | cwr };
             let depart = match flow.access_rate {
                 Some(rate) => {
                     let start = flow.access_free_at.max(now);
@@ -583,6 +586,7 @@ impl<'s> Sim<'s> {
         }
         self.col.delivered += 1;
         let before = flow.receiver.rcv_nxt;
+        flow.receiver.on_ecn(p.ecn);
         let action = flow.receiver.on_segment(p.seq);
         if flow.finite && flow.receiver.rcv_nxt > before {
             self.col.delivered_in_order(f, flow.receiver.rcv_nxt - before);
@@ -656,7 +660,7 @@ impl<'s> Sim<'s> {
     fn background(&mut self, i: u32) {
         let now = self.now;
         let bg = &mut self.bgs[i as usize];
-        let pkt = Packet { flow: BACKGROUND, size: bg.size, seq: bg.seq, enqueued: SimTime::ZERO };
+        let pkt = Packet { flow: BACKGROUND, size: bg.size, seq: bg.seq, enqueued: SimTime::ZERO, ecn: 0 };
         bg.seq += 1;
         let gap = SimTime::from_secs_f64(bg.exp.sample(&mut bg.rng)).max(SimTime(1));
         self.events.push(now + gap, Ev::Background(i));

@@ -58,6 +58,9 @@ pub struct RedConfig {
     /// Adaptive RED update interval.
     #[serde(serialize_with = "secs", rename = "interval_s")]
     pub interval: SimTime,
+    /// Mark ECN-capable packets (CE) instead of dropping them early
+    /// (RFC 3168 section 5); forced and overflow drops still drop.
+    pub ecn: bool,
 }
 
 impl Default for RedConfig {
@@ -77,6 +80,7 @@ impl Default for RedConfig {
             adaptive: false,
             //= Floyd, Gummadi, Shenker 2001 Fig. 2: interval = 0.5 s.
             interval: SimTime::from_millis(500),
+            ecn: false,
         }
     }
 }
@@ -289,7 +293,8 @@ impl QdiscConfig {
                     None => RedMode::Packets,
                 };
                 let interval = p.dur("interval", d.interval, ms(1), ms(1_000_000))?;
-                QdiscConfig::Red(RedConfig { min_th, max_th, max_p, w_q, gentle, mode, adaptive, interval })
+                let ecn = p.flag("ecn", d.ecn)?;
+                QdiscConfig::Red(RedConfig { min_th, max_th, max_p, w_q, gentle, mode, adaptive, interval, ecn })
             }
             "fq" => QdiscConfig::Fq(FqConfig {
                 quantum_bytes: p.size("quantum", link.packet_size, 64, 1 << 20)?,

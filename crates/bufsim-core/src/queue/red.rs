@@ -9,7 +9,7 @@ use rand::RngExt;
 use super::config::{RedConfig, RedMode};
 use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy};
 use crate::engine::rng::{stream, Rng, Stream};
-use crate::net::Packet;
+use crate::net::{Packet, CE, ECT};
 use crate::scenario::Link;
 use crate::units::{BitsPerSec, SimTime};
 
@@ -187,7 +187,16 @@ impl Red {
         let pa = if denom <= pb { 1.0 } else { pb / denom };
         if self.rng.random::<f64>() < pa {
             self.count = 0;
-            drops.push((pkt, DropReason::Early));
+            if self.cfg.ecn && pkt.ecn & ECT != 0 {
+                //= RFC 3168 section 5: "the router MAY ... set the CE codepoint
+                //= in the IP header instead of dropping the packet" when the
+                //= packet is ECN-capable and the queue is not full.
+                let mut pkt = pkt;
+                pkt.ecn |= CE;
+                self.fifo.push(pkt);
+            } else {
+                drops.push((pkt, DropReason::Early));
+            }
         } else {
             self.fifo.push(pkt);
         }

@@ -27,6 +27,8 @@ pub struct Receiver {
     unacked: u32,
     /// Segments received, duplicates included.
     pub segments_received: u64,
+    /// Echo ECE on every ACK (a CE packet arrived, no CWR since).
+    ece: bool,
 }
 
 impl Receiver {
@@ -40,6 +42,7 @@ impl Receiver {
             delayed_ack,
             unacked: 0,
             segments_received: 0,
+            ece: false,
         }
     }
 
@@ -86,6 +89,18 @@ impl Receiver {
         }
     }
 
+    /// Note the ECN bits of an arriving data packet (before [`Self::on_segment`]).
+    pub fn on_ecn(&mut self, bits: u8) {
+        //= RFC 3168 section 6.1.3: after a CE packet the receiver "sets the
+        //= ECN-Echo flag in every ACK" until it receives a packet with CWR.
+        if bits & crate::net::CWR != 0 {
+            self.ece = false;
+        }
+        if bits & crate::net::CE != 0 {
+            self.ece = true;
+        }
+    }
+
     /// The delayed-ACK timer fired: is an ACK still owed?
     pub fn on_delack_timer(&mut self) -> bool {
         let owed = self.unacked > 0;
@@ -124,7 +139,7 @@ impl Receiver {
 
     /// The ACK to send now.
     pub fn ack(&self) -> Ack {
-        let mut a = Ack { ack: self.rcv_nxt, ..Ack::default() };
+        let mut a = Ack { ack: self.rcv_nxt, ece: self.ece, ..Ack::default() };
         if self.sack {
             for (k, b) in self.recent.iter().enumerate() {
                 a.sack[k] = *b;
@@ -165,5 +180,23 @@ mod tests {
         assert_eq!(r.on_segment(4), AckAction::Now); // out of order: immediate
         assert_eq!(r.on_segment(3), AckAction::Now); // fills the gap: immediate
         assert_eq!(r.rcv_nxt, 5);
+    }
+
+    #[test]
+    fn ece_echoed_until_cwr() {
+        use crate::net::{CE, CWR, ECT};
+        let mut r = Receiver::new(true, false);
+        r.on_ecn(ECT);
+        r.on_segment(0);
+        assert!(!r.ack().ece);
+        r.on_ecn(ECT | CE);
+        r.on_segment(1);
+        assert!(r.ack().ece);
+        r.on_ecn(ECT);
+        r.on_segment(2);
+        assert!(r.ack().ece, "ECE persists until CWR (RFC 3168 section 6.1.3)");
+        r.on_ecn(ECT | CWR);
+        r.on_segment(3);
+        assert!(!r.ack().ece);
     }
 }

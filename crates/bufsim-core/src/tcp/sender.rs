@@ -34,6 +34,8 @@ pub struct SenderConfig {
     pub sack: bool,
     /// Segments the application has to send (`u64::MAX`: persistent).
     pub limit: u64,
+    /// ECN-capable: answer ECE by reducing the window (RFC 3168).
+    pub ecn: bool,
 }
 
 /// Counters of one sender.
@@ -47,6 +49,8 @@ pub struct SenderStats {
     pub timeouts: u64,
     /// Fast-recovery episodes entered.
     pub recoveries: u64,
+    /// Window reductions in answer to ECN-Echo.
+    pub ecn_reductions: u64,
 }
 
 /// Sender state of one connection.
@@ -65,6 +69,10 @@ pub struct Sender {
     //= exclusive: recovery ends when `una >= recover`.
     recover: u64,
     first_partial: bool,
+    //= RFC 3168 section 6.1.2: react to ECE "at most once per window of
+    //= data"; no new reduction before `una` passes this point.
+    cwr_point: u64,
+    cwr_pending: bool,
     sb: Option<Scoreboard>,
     rxt_next: u64,
     srtt: f64,
@@ -96,6 +104,8 @@ impl Sender {
             in_recovery: false,
             recover: 0,
             first_partial: true,
+            cwr_point: 0,
+            cwr_pending: false,
             sb: cfg.sack.then(Scoreboard::default),
             rxt_next: 0,
             srtt: 0.0,
@@ -114,6 +124,17 @@ impl Sender {
     /// Segments sent and not yet cumulatively acknowledged.
     pub fn flight(&self) -> u64 {
         self.max - self.una
+    }
+
+    /// Whether this sender is ECN-capable (its packets carry ECT).
+    pub fn ecn_capable(&self) -> bool {
+        self.cfg.ecn
+    }
+
+    /// Whether the next data packet carries CWR (RFC 3168 section 6.1.2);
+    /// clears the flag.
+    pub fn take_cwr(&mut self) -> bool {
+        std::mem::take(&mut self.cwr_pending)
     }
 
     /// Smoothed RTT, if measured.
@@ -232,6 +253,7 @@ impl Sender {
         let flight = self.flight() as f64;
         self.w.ssthresh = self.cc.on_congestion_event(&self.w, flight, now);
         self.recover = self.max;
+        self.cwr_point = self.max;
         self.in_recovery = true;
         self.first_partial = true;
         if self.sb.is_some() {
@@ -256,6 +278,18 @@ impl Sender {
             for &(s, e) in &ack.sack[..ack.nsack as usize] {
                 sb.on_sack_block(s, e);
             }
+        }
+        if ack.ece && self.cfg.ecn && !self.in_recovery && self.una >= self.cwr_point {
+            //= RFC 3168 section 6.1.2: on ECE "the TCP source halves the
+            //= congestion window 'cwnd' and reduces the slow start threshold
+            //= 'ssthresh'" (here: the variant's decrease), without
+            //= retransmitting, and sets CWR on the next data packet.
+            let flight = self.flight() as f64;
+            self.w.ssthresh = self.cc.on_congestion_event(&self.w, flight, now);
+            self.w.cwnd = self.w.ssthresh.max(1.0);
+            self.cwr_point = self.max;
+            self.cwr_pending = true;
+            self.stats.ecn_reductions += 1;
         }
         if ack.ack > self.una {
             let newly = ack.ack - self.una;
@@ -350,6 +384,7 @@ impl Sender {
         //= RFC 6582 section 4 / RFC 6675 section 5.1: after a timeout, record
         //= the highest segment sent; no new fast recovery until it is acked.
         self.recover = self.max;
+        self.cwr_point = self.max;
         self.in_recovery = false;
         self.dupacks = 0;
         if let Some(sb) = self.sb.as_mut() {
@@ -373,7 +408,7 @@ mod tests {
     use crate::tcp::cc::newreno::NewReno;
 
     fn sender(sack: bool) -> Sender {
-        let cfg = SenderConfig { initial_window: 4, rwnd: None, min_rto: SimTime::from_millis(200), sack, limit: u64::MAX };
+        let cfg = SenderConfig { initial_window: 4, rwnd: None, min_rto: SimTime::from_millis(200), sack, limit: u64::MAX, ecn: true };
         Sender::new(cfg, AnyCc::NewReno(NewReno))
     }
 
@@ -460,5 +495,31 @@ mod tests {
         s.on_ack(&a, t, &mut out);
         // Now 5 has DupThresh SACKed above it: retransmitted next.
         assert!(out.contains(&5), "{out:?}");
+    }
+
+    #[test]
+    fn ece_halves_once_per_window() {
+        let mut s = sender(true);
+        let mut out = vec![];
+        s.w = Window { cwnd: 20.0, ssthresh: 10.0 };
+        s.pump(SimTime::ZERO, &mut out);
+        assert_eq!(out.len(), 20);
+        let t = SimTime::from_millis(100);
+        let mut a = ack(1);
+        a.ece = true;
+        out.clear();
+        s.on_ack(&a, t, &mut out);
+        // RFC 3168 section 6.1.2: ssthresh = FlightSize / 2 = 10, cwnd = ssthresh; no retransmission.
+        assert_eq!(s.w.ssthresh, 10.0);
+        assert_eq!(s.w.cwnd, 10.0 + 0.1); // then the ACK itself grows cwnd by 1/cwnd
+        assert!(out.iter().all(|&q| q >= 20));
+        assert!(s.take_cwr());
+        assert!(!s.take_cwr());
+        // More ECE within the same window: no second reduction.
+        let mut a = ack(5);
+        a.ece = true;
+        s.on_ack(&a, t, &mut out);
+        assert_eq!(s.stats.ecn_reductions, 1);
+        assert_eq!(s.w.ssthresh, 10.0);
     }
 }
