@@ -69,6 +69,7 @@ def simulate(
     for col in ("flow", "group"):
         if col in flows:
             flows[col] = flows[col].astype("int64")
+    _warn_overload(raw["summary"])
     return Result(
         summary={k: float(v) for k, v in raw["summary"].items()},
         timeseries=ts,
@@ -83,3 +84,21 @@ def simulate(
         scenario=json.loads(raw["normalized"]),
         congestion_events=pd.DataFrame(raw["congestion_events"]),
     )
+
+
+class OverloadWarning(UserWarning):
+    """An open-loop group hit its ``max_active`` cap: offered load above capacity."""
+
+
+def _warn_overload(summary: Mapping[str, float]) -> None:
+    """Warn when open-loop arrivals were refused (``summary["overload"] == 1``)."""
+    if summary.get("overload", 0.0) > 0:
+        import warnings
+
+        warnings.warn(
+            f"overload: {int(summary.get('flows_refused', 0))} open-loop arrivals were refused because a group "
+            "held max_active transfers (offered load above what the link carries); statistics describe a "
+            "capped system. Lower arrival.load or raise flows[].max_active.",
+            OverloadWarning,
+            stacklevel=3,
+        )

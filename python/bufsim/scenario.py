@@ -78,6 +78,7 @@ class Scenario:
                     raw = tomllib.loads(text)
             except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
                 raise ScenarioError(f"{path}: cannot parse: {e}") from None
+            _resolve_paths(raw, path.parent)
             return cls(raw)
         raise ScenarioError(
             f"scenario must be a dict, a path to a .toml/.json file or a Scenario, got {type(source).__name__}"
@@ -104,6 +105,31 @@ class Scenario:
             f"Scenario({self.name!r}, capacity={link['capacity_bps']:.4g}bps, "
             f"buffer={link['buffer_pkts']}pkt, flows={sum(g['count'] for g in self.normalized['flows'])})"
         )
+
+
+def _resolve_paths(raw: Any, base: Path) -> None:
+    """Make ``size = {empirical = "file.csv"}`` paths relative to the scenario file.
+
+    The core reads the CSV (``traffic::size::read_cdf_csv``) relative to the
+    working directory; a scenario file's relative paths mean "next to the
+    file", so they are made absolute here, in this one place. Mixture
+    components are visited too.
+    """
+    flows = raw.get("flows") if isinstance(raw, dict) else None
+    if not isinstance(flows, list):
+        return
+
+    def fix(size: Any) -> None:
+        if isinstance(size, dict):
+            emp = size.get("empirical")
+            if isinstance(emp, str) and not Path(emp).is_absolute():
+                size["empirical"] = str((base / emp).resolve())
+            for comp in size.get("mixture", []) if isinstance(size.get("mixture"), list) else []:
+                fix(comp)
+
+    for group in flows:
+        if isinstance(group, dict):
+            fix(group.get("size"))
 
 
 def _to_json(raw: Mapping[str, Any]) -> str:

@@ -17,6 +17,7 @@ PAPERS: dict[str, str] = {
     "barman2005": "paper 001 section III: 10 HSTCP flows at 1 Gbps, utilization vs buffer fraction",
     "avrachenkov2006": "paper 003 section III: N = 5 and 20 synchronized flows, Theorem 1 vs simulation",
     "kumar2010": "paper 004 section III.B: fluid, 10 Gbps, 4 TCP variants x loss synchronization X",
+    "dhamdhere2006": "paper 002 section 4: persistent+mice, closed- and open-loop TCP at B = 18 and 500 packets",
 }
 
 

@@ -1,0 +1,113 @@
+"""Per-flow distributions from a packet-engine result (paper 002 figures 2-7).
+
+The packet engine's ``Result.flows`` has one row per persistent flow and one
+row per finite transfer (see ``crates/bufsim-core/src/packet/collect.rs``).
+This module classifies rows as ``persistent``, ``large`` or ``small``
+(``large``: more than ``output.large_flow`` bytes, 100 KB by default, as in
+paper 002 section 4.2) and builds empirical CDFs of per-flow throughput and
+loss rate for each class.
+
+Example
+-------
+>>> import bufsim
+>>> from bufsim import flows
+>>> r = bufsim.simulate("experiments/dhamdhere2006-open.toml")   # doctest: +SKIP
+>>> flows.cdfs(r, "throughput_bps")["large"].head()              # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+CLASSES = ("persistent", "large", "small")
+
+
+def _table(result_or_flows: Any) -> pd.DataFrame:
+    flows = getattr(result_or_flows, "flows", result_or_flows)
+    if not isinstance(flows, pd.DataFrame):
+        raise TypeError(f"expected a bufsim.Result or its flows DataFrame, got {type(result_or_flows).__name__}")
+    missing = {"finished", "large", "size_pkts"} - set(flows.columns)
+    if missing:
+        raise ValueError(f"the flows table has no {sorted(missing)} columns: it must come from the packet engine")
+    return flows
+
+
+def classify(result_or_flows: Any, finished_only: bool = True) -> pd.DataFrame:
+    """The flows table with a ``class`` column: ``persistent``, ``large`` or ``small``.
+
+    Parameters
+    ----------
+    result_or_flows : Result or pandas.DataFrame
+        A packet-engine result or its ``flows`` table.
+    finished_only : bool
+        Drop finite transfers still in progress at the end of the run (their
+        throughput is a partial one). Persistent flows are always kept.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of the rows kept, with ``class``.
+    """
+    f = _table(result_or_flows).copy()
+    persistent = f["size_pkts"].isna()
+    if finished_only:
+        f = f[persistent | (f["finished"] == 1.0)].copy()
+        persistent = f["size_pkts"].isna()
+    f["class"] = np.where(persistent, "persistent", np.where(f["large"] == 1.0, "large", "small"))
+    return f
+
+
+def cdf(values: Any) -> pd.DataFrame:
+    """Empirical CDF of ``values`` (NaNs dropped): columns ``x`` (sorted) and ``F`` = i/n."""
+    x = np.sort(np.asarray(values, dtype=float))
+    x = x[np.isfinite(x)]
+    return pd.DataFrame({"x": x, "F": np.arange(1, len(x) + 1) / max(len(x), 1)})
+
+
+def cdfs(result_or_flows: Any, column: str = "throughput_bps", finished_only: bool = True) -> dict[str, pd.DataFrame]:
+    """Empirical CDFs of ``column`` per class (only classes present).
+
+    Parameters
+    ----------
+    column : str
+        ``throughput_bps`` (bits/s: bytes delivered * 8 / (end - arrival)),
+        ``loss_rate`` (drops / packets sent), ``fct_s``, ...
+
+    Returns
+    -------
+    dict
+        ``{"persistent" | "large" | "small": DataFrame(x, F)}``.
+    """
+    f = classify(result_or_flows, finished_only)
+    if column not in f:
+        raise ValueError(f"unknown column {column!r}: the flows table has {', '.join(f.columns)}")
+    return {c: cdf(f.loc[f["class"] == c, column]) for c in CLASSES if (f["class"] == c).any()}
+
+
+def summary(result_or_flows: Any, finished_only: bool = True) -> pd.DataFrame:
+    """Per class: count, median and 10th/90th percentiles of throughput (bits/s),
+    median loss rate and the fraction of flows that saw no loss (paper 002
+    figures 3, 5, 7 read at zero), and the fraction that left slow start."""
+    f = classify(result_or_flows, finished_only)
+    rows = []
+    for c in CLASSES:
+        g = f[f["class"] == c]
+        if g.empty:
+            continue
+        t = g["throughput_bps"]
+        rows.append(
+            {
+                "class": c,
+                "flows": len(g),
+                "throughput_p10_bps": t.quantile(0.1),
+                "throughput_median_bps": t.median(),
+                "throughput_p90_bps": t.quantile(0.9),
+                "loss_median": g["loss_rate"].median(),
+                "no_loss_fraction": float((g["drops"] == 0).mean()),
+                "left_slow_start_fraction": float(g["left_slow_start"].mean()),
+            }
+        )
+    return pd.DataFrame(rows).set_index("class")
