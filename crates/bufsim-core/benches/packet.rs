@@ -49,6 +49,16 @@ fn cases() -> Vec<(&'static str, Value)> {
         }
         v.push((Box::leak(format!("q-1Gbps-10flows-newreno-{q}").into_boxed_str()) as &str, c));
     }
+    // Issue 6: open loop at load 0.95: Poisson arrivals of paper 002's size
+    // mixture (mean 35 packets of 1500 B) on 100 Mbps, RTTs 20-200 ms, a
+    // 100-packet buffer: ~225 transfers/s, ~45000 transfers in 200 s. The
+    // flows/s column (transfers completed per wall second) is this case's.
+    let o = json!({
+        "duration": "210s", "warmup": "10s",
+        "link": {"capacity": "100Mbps", "delay": "5ms", "buffer": "100pkt"},
+        "flows": [{"rtt": {"uniform": ["20ms", "200ms"]}, "mss": "1500B", "size": "dhamdhere2006", "arrival": {"load": 0.95}}],
+    });
+    v.push(("o-100Mbps-open-loop-load0.95", o));
     v
 }
 
@@ -94,6 +104,8 @@ fn run_case(name: &str, v: &Value) {
             "events_per_s": m("events") / wall,
             "peak_rss_mb": peak_rss_bytes() as f64 / 1e6,
             "utilization": m("utilization"),
+            "flows_per_s": m("flows_completed") / wall,
+            "flow_slots": m("flow_slots"),
         })
     );
 }
@@ -107,8 +119,8 @@ fn main() {
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let exe = std::env::current_exe().expect("own path");
     println!(
-        "{:<36} {:>8} {:>12} {:>12} {:>12} {:>10} {:>6} {:>7}",
-        "case", "wall s", "pkts/s", "pkts/cpu-s", "events/s", "peak MB", "util", "vs a"
+        "{:<36} {:>8} {:>12} {:>12} {:>12} {:>10} {:>6} {:>7} {:>10}",
+        "case", "wall s", "pkts/s", "pkts/cpu-s", "events/s", "peak MB", "util", "vs a", "flows/s"
     );
     let mut base = f64::NAN;
     for (name, _) in cases() {
@@ -123,7 +135,7 @@ fn main() {
             base = rate;
         }
         println!(
-            "{:<36} {:>8.2} {:>12.3e} {:>12.3e} {:>12.3e} {:>10.1} {:>6.3} {:>7.3}",
+            "{:<36} {:>8.2} {:>12.3e} {:>12.3e} {:>12.3e} {:>10.1} {:>6.3} {:>7.3} {:>10.3e}",
             name,
             r["wall_s"].as_f64().unwrap(),
             r["pkts_per_s"].as_f64().unwrap(),
@@ -132,6 +144,7 @@ fn main() {
             r["peak_rss_mb"].as_f64().unwrap(),
             r["utilization"].as_f64().unwrap(),
             rate / base,
+            r["flows_per_s"].as_f64().unwrap_or(0.0),
         );
     }
 }
