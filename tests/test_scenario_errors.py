@@ -56,6 +56,7 @@ BAD = [
     ("flows.0.initial_window", 0, ["flows[0].initial_window", "from 1 to 1000"]),
     ("flows.0.min_rto", "0s", ["flows[0].min_rto", ">= 1ms"]),
     ("flows.0.rwnd", "0.5BDP", ["flows[0].rwnd", "not a BDP fraction"]),
+    ("flows.0.access_buffer", "50pkt", ["flows[0].access_buffer", "needs access_rate"]),
     ("flows.0.tcp_params", {"a": 2}, ["flows[0].tcp_params.a", "unknown parameter for newreno"]),
     ("flows.0.sack", "yes", ["flows[0].sack", "invalid type"]),
     ("output.interval", "0s", ["output.interval", "must be > 0s"]),

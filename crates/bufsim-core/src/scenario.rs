@@ -222,6 +222,8 @@ struct RawFlows {
     #[serde(default)]
     access_rate: Option<Rate>,
     #[serde(default)]
+    access_buffer: Option<Buf>,
+    #[serde(default)]
     rwnd: Option<Buf>,
     #[serde(default)]
     initial_window: Option<i64>,
@@ -364,6 +366,9 @@ pub struct FlowGroup {
     pub mss_bytes: u32,
     /// Access link rate of each flow, bits/s (None: not limited).
     pub access_rate_bps: Option<f64>,
+    /// Drop-tail buffer of each flow's access link, packets waiting (with
+    /// an access rate only; default 1000, Linux's `txqueuelen`).
+    pub access_buffer_pkts: u32,
     /// Receiver window cap, packets (None: unlimited).
     pub rwnd_pkts: Option<u32>,
     /// Initial congestion window, packets.
@@ -504,6 +509,9 @@ pub struct Scenario {
     /// Fluid-engine settings.
     pub fluid: Fluid,
 }
+
+/// Default access-link buffer, packets (Linux's default `txqueuelen`).
+pub const DEFAULT_ACCESS_BUFFER_PKTS: u64 = 1000;
 
 /// Upper bound on the total number of flows (keeps memory and run time sane).
 pub const MAX_FLOWS: u64 = 1_000_000;
@@ -664,6 +672,20 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         if let Some(a) = access {
             check(a > 0.0, &p("access_rate"), || format!("must be > 0bps, got {a}bps"))?;
         }
+        let access_buffer = match f.access_buffer.map(|b| b.0) {
+            Some(_) if access.is_none() => {
+                return Err(err(p("access_buffer"), "needs access_rate: without a rate limit the access link never queues"));
+            }
+            None => DEFAULT_ACCESS_BUFFER_PKTS,
+            Some(BufferSize::Packets(k)) => k,
+            Some(BufferSize::Bytes(b)) => b / mss,
+            Some(BufferSize::Bdp(_)) => {
+                return Err(err(p("access_buffer"), "must be in packets (\"100pkt\") or bytes (\"150KB\"), not a BDP fraction"));
+            }
+        };
+        check((1..=100_000_000).contains(&access_buffer), &p("access_buffer"), || {
+            format!("must hold from one packet ({mss}B) to 100000000 packets, got {access_buffer} packets")
+        })?;
         let rwnd = match f.rwnd.map(|b| b.0) {
             None => None,
             Some(BufferSize::Packets(k)) => Some(k),
@@ -779,6 +801,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             rtts_s: rtts,
             mss_bytes: mss as u32,
             access_rate_bps: access,
+            access_buffer_pkts: access_buffer as u32,
             rwnd_pkts: rwnd.map(|w| w as u32),
             initial_window_pkts: iw as u32,
             min_rto_s: min_rto,

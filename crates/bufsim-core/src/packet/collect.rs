@@ -87,7 +87,8 @@ pub struct Collector {
     pub sent: u64,
     pub delivered: u64,
     queue_drops: u64,
-    random_drops: u64,
+    random_drops_total: u64,
+    access_drops: u64,
     /// Background packets dropped at the bottleneck in the statistics window.
     bg_drops: u64,
     pub events: u64,
@@ -147,7 +148,8 @@ impl Collector {
             sent: 0,
             delivered: 0,
             queue_drops: 0,
-            random_drops: 0,
+            random_drops_total: 0,
+            access_drops: 0,
             bg_drops: 0,
             events: 0,
             flows: groups
@@ -366,9 +368,21 @@ impl Collector {
         self.event_id = self.event_id.max(1);
     }
 
+    /// A packet of `flow` found its access link's buffer full.
+    pub fn access_drop(&mut self, flow: u32) {
+        self.access_drops += 1;
+        self.path_drop(flow);
+    }
+
+    /// A packet of `flow` was lost by the random-loss element.
     pub fn random_drop(&mut self, flow: u32) {
+        self.random_drops_total += 1;
+        self.path_drop(flow);
+    }
+
+    /// A drop off the bottleneck queue (access link or random loss).
+    fn path_drop(&mut self, flow: u32) {
         self.flows[flow as usize].drops_life += 1;
-        self.random_drops += 1;
         if self.in_window {
             self.flows[flow as usize].random_drops += 1;
         }
@@ -511,7 +525,8 @@ impl Collector {
             ("capacity_bps".to_string(), self.capacity_bps),
             ("packets_sent".into(), self.sent as f64),
             ("packets_delivered".into(), self.delivered as f64),
-            ("packets_dropped".into(), (self.queue_drops + self.random_drops) as f64),
+            ("packets_dropped".into(), (self.queue_drops + self.random_drops_total + self.access_drops) as f64),
+            ("access_drops".into(), self.access_drops as f64),
             ("packets_in_flight".into(), in_flight as f64),
             ("events".into(), self.events as f64),
         ]);

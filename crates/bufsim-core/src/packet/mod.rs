@@ -88,6 +88,7 @@ struct Flow {
     return_delay: SimTime,
     access_rate: Option<BitsPerSec>,
     access_free_at: SimTime,
+    access_buffer: u32,
     access: Pipe<Packet>,
     acks: Pipe<Ack>,
     rto_event_at: SimTime,
@@ -132,6 +133,7 @@ impl Flow {
             return_delay: rtt - s.link.delay_s - access,
             access_rate: grp.access_rate_bps.map(BitsPerSec),
             access_free_at: SimTime::ZERO,
+            access_buffer: grp.access_buffer_pkts,
             access: Pipe::default(),
             acks: Pipe::default(),
             rto_event_at: SimTime::MAX,
@@ -483,8 +485,16 @@ impl<'s> Sim<'s> {
             let pkt = Packet { flow: f, size: flow.mss, seq, enqueued: SimTime::ZERO, ecn: ect | cwr };
             let depart = match flow.access_rate {
                 Some(rate) => {
+                    // Packets waiting at the access link (the one being
+                    // serialized excluded): its backlog over one packet's time.
+                    let tx = rate.tx_time(flow.mss);
+                    let backlog = flow.access_free_at.saturating_sub(now);
+                    if backlog.0.div_ceil(tx.0.max(1)) > flow.access_buffer as u64 {
+                        self.col.access_drop(f);
+                        continue;
+                    }
                     let start = flow.access_free_at.max(now);
-                    flow.access_free_at = start + rate.tx_time(flow.mss);
+                    flow.access_free_at = start + tx;
                     flow.access_free_at
                 }
                 None => now,
