@@ -8,9 +8,20 @@ simulator (Rust core), all through :func:`bufsim.simulate` and one
 
 from bufsim._core import EngineError, ScenarioError
 from bufsim._core import __version__
-from bufsim.engines import ENGINES, simulate
+from bufsim.engines import ENGINES, OverloadWarning, simulate
 from bufsim.result import Result
 from bufsim.scenario import Scenario
 from bufsim.sweep import SweepSpecError, sweep
 
-__all__ = ["ENGINES", "EngineError", "Result", "Scenario", "ScenarioError", "SweepSpecError", "simulate", "sweep", "__version__"]
+__all__ = [
+    "ENGINES",
+    "EngineError",
+    "OverloadWarning",
+    "Result",
+    "Scenario",
+    "ScenarioError",
+    "SweepSpecError",
+    "simulate",
+    "sweep",
+    "__version__",
+]
