@@ -13,7 +13,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::units::{self, SimTime};
+use crate::params::{PErr, Params};
+use crate::units::SimTime;
 
 /// Queue disciplines a scenario may name.
 pub const QDISCS: &[&str] = &["droptail", "red", "fq", "codel", "fq_codel", "pie"];
@@ -190,79 +191,12 @@ pub struct LinkInfo {
     pub capacity_bps: f64,
 }
 
-struct Params<'a> {
-    map: &'a Map<String, Value>,
-    used: Vec<&'static str>,
-}
-
-type PErr = (String, String);
-
-impl Params<'_> {
-    fn num(&mut self, key: &'static str, default: f64, lo: f64, hi: f64) -> Result<f64, PErr> {
-        self.used.push(key);
-        match self.map.get(key) {
-            None => Ok(default),
-            Some(Value::Number(n)) => {
-                let v = n.as_f64().unwrap_or(f64::NAN);
-                if (lo..=hi).contains(&v) { Ok(v) } else { Err((key.into(), format!("must be between {lo} and {hi}, got {v}"))) }
-            }
-            Some(other) => Err((key.into(), format!("expected a number, got {other}"))),
-        }
-    }
-    fn flag(&mut self, key: &'static str, default: bool) -> Result<bool, PErr> {
-        self.used.push(key);
-        match self.map.get(key) {
-            None => Ok(default),
-            Some(Value::Bool(b)) => Ok(*b),
-            Some(other) => Err((key.into(), format!("expected true or false, got {other}"))),
-        }
-    }
-    fn dur(&mut self, key: &'static str, default: SimTime, lo: SimTime, hi: SimTime) -> Result<SimTime, PErr> {
-        self.used.push(key);
-        match self.map.get(key) {
-            None => Ok(default),
-            Some(Value::String(s)) => {
-                let t = units::parse_duration(s).map_err(|e| (key.to_string(), e.0))?;
-                if t >= lo && t <= hi { Ok(t) } else { Err((key.into(), format!("must be between {lo} and {hi}, got {t}"))) }
-            }
-            Some(other) => Err((key.into(), format!("expected a duration with a unit such as \"5ms\", got {other}"))),
-        }
-    }
-    fn size(&mut self, key: &'static str, default: u32, lo: u64, hi: u64) -> Result<u32, PErr> {
-        self.used.push(key);
-        match self.map.get(key) {
-            None => Ok(default),
-            Some(Value::String(s)) => {
-                let b = units::parse_bytes(s).map_err(|e| (key.to_string(), e.0))?;
-                if (lo..=hi).contains(&b) { Ok(b as u32) } else { Err((key.into(), format!("must be between {lo}B and {hi}B, got {b}B"))) }
-            }
-            Some(other) => Err((key.into(), format!("expected a size with a unit such as \"1500B\", got {other}"))),
-        }
-    }
-    fn word(&mut self, key: &'static str, allowed: &[&str]) -> Result<Option<String>, PErr> {
-        self.used.push(key);
-        match self.map.get(key) {
-            None => Ok(None),
-            Some(Value::String(s)) if allowed.contains(&s.as_str()) => Ok(Some(s.clone())),
-            Some(other) => Err((key.into(), format!("expected one of {}, got {other}", allowed.join(", ")))),
-        }
-    }
-    fn finish(self, name: &str) -> Result<(), PErr> {
-        for k in self.map.keys() {
-            if !self.used.contains(&k.as_str()) {
-                let allowed = if self.used.is_empty() { "none".to_string() } else { self.used.join(", ") };
-                return Err((k.clone(), format!("unknown parameter for {name}: allowed are {allowed}")));
-            }
-        }
-        Ok(())
-    }
-}
 
 impl QdiscConfig {
     /// Build the config of discipline `name` from its `qdisc_params`; on
     /// error returns `(key, message)` (the key is empty when the name is unknown).
     pub fn from_params(name: &str, params: &Map<String, Value>, link: LinkInfo) -> Result<QdiscConfig, PErr> {
-        let mut p = Params { map: params, used: Vec::new() };
+        let mut p = Params::new(params);
         let ms = SimTime::from_millis;
         let cfg = match name {
             "droptail" => QdiscConfig::DropTail,

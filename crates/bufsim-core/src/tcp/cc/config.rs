@@ -9,6 +9,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::params::Params;
+
 /// Generic AIMD(a, b): +a packets per RTT in congestion avoidance, window
 /// multiplied by (1 - b) on loss. Reno is a = 1, b = 0.5.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -132,52 +134,11 @@ pub enum CcConfig {
 /// Variant names a scenario may use.
 pub const VARIANTS: &[&str] = &["newreno", "reno", "aimd", "highspeed", "scalable", "cubic", "htcp"];
 
-/// Reads typed values out of a `tcp_params` table, remembering which keys were used.
-struct Params<'a> {
-    map: &'a Map<String, Value>,
-    used: Vec<&'static str>,
-}
-
-impl<'a> Params<'a> {
-    fn num(&mut self, key: &'static str, default: f64, lo: f64, hi: f64) -> Result<f64, (String, String)> {
-        self.used.push(key);
-        match self.map.get(key) {
-            None => Ok(default),
-            Some(Value::Number(n)) => {
-                let v = n.as_f64().unwrap_or(f64::NAN);
-                if (lo..=hi).contains(&v) {
-                    Ok(v)
-                } else {
-                    Err((key.into(), format!("must be between {lo} and {hi}, got {v}")))
-                }
-            }
-            Some(other) => Err((key.into(), format!("expected a number, got {other}"))),
-        }
-    }
-    fn flag(&mut self, key: &'static str, default: bool) -> Result<bool, (String, String)> {
-        self.used.push(key);
-        match self.map.get(key) {
-            None => Ok(default),
-            Some(Value::Bool(b)) => Ok(*b),
-            Some(other) => Err((key.into(), format!("expected true or false, got {other}"))),
-        }
-    }
-    fn finish(self, variant: &str) -> Result<(), (String, String)> {
-        for k in self.map.keys() {
-            if !self.used.contains(&k.as_str()) {
-                let allowed = if self.used.is_empty() { "none".to_string() } else { self.used.join(", ") };
-                return Err((k.clone(), format!("unknown parameter for {variant}: allowed are {allowed}")));
-            }
-        }
-        Ok(())
-    }
-}
-
 impl CcConfig {
     /// Build the config of variant `name` from its `tcp_params`; on error,
     /// returns `(key, message)` (the key is empty when the name is unknown).
     pub fn from_params(name: &str, params: &Map<String, Value>) -> Result<CcConfig, (String, String)> {
-        let mut p = Params { map: params, used: Vec::new() };
+        let mut p = Params::new(params);
         let cfg = match name {
             "newreno" | "reno" => CcConfig::NewReno,
             "aimd" => {
