@@ -24,20 +24,22 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import pandas as pd
 
 
-def _jsonable(value: Any) -> Any:
-    """Convert numpy scalars and non-finite floats into JSON-friendly values."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+def plain(value: Any, *, nan_to_none: bool = False) -> Any:
+    """Plain Python values (dicts, lists, scalars) from numpy scalars and
+    arrays, tuples and mappings; with ``nan_to_none``, non-finite floats
+    become ``None`` (strict JSON has no NaN)."""
+    if isinstance(value, Mapping):
+        return {str(k): plain(v, nan_to_none=nan_to_none) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
+        return [plain(v, nan_to_none=nan_to_none) for v in value]
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        return plain(value.tolist(), nan_to_none=nan_to_none)
+    if nan_to_none and isinstance(value, float) and not math.isfinite(value):
         return None
     return value
 
@@ -94,7 +96,7 @@ class Result:
             ("scenario", self.scenario),
         ):
             (out / f"{name}.json").write_text(
-                json.dumps(_jsonable(payload), indent=2, sort_keys=True) + "\n"
+                json.dumps(plain(payload, nan_to_none=True), indent=2, sort_keys=True) + "\n"
             )
         self.timeseries.to_parquet(out / "timeseries.parquet")
         self.flows.to_parquet(out / "flows.parquet", index=False)

@@ -64,6 +64,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import pandas as pd
 
 from bufsim import _core
+from bufsim.result import plain
 from bufsim.scenario import Scenario
 from bufsim.store import Store, point_key, records_table
 
@@ -146,24 +147,13 @@ def _set_path(raw: dict[str, Any], steps: Sequence[str | int], value: Any) -> No
     node[steps[-1]] = copy.deepcopy(value)
 
 
-def _plain(value: Any) -> Any:
-    """numpy scalars and arrays, tuples -> plain Python (JSON-able) values."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
-        return _plain(value.tolist())
-    return value
-
-
 def _values(label: str, values: Any) -> list[Any]:
     if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
         raise SweepSpecError(
             f"{label} must be a list of values, got {type(values).__name__} {values!r} "
             f"(write [{values!r}] for a single value)"
         )
-    out = [_plain(v) for v in values]
+    out = [plain(v) for v in values]
     if not out:
         raise SweepSpecError(f"{label} is empty: give at least one value")
     return out
@@ -411,7 +401,7 @@ def run_point(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
             result = predict(Scenario.load(raw), model=engine[len("model:"):])
         else:
             result = bufsim.simulate(raw, engine=engine)
-        summary = {k: _plain(v) for k, v in result.summary.items()}
+        summary = {k: plain(v) for k, v in result.summary.items()}
         ts = _parquet_bytes(result.timeseries)
     except Exception as e:  # a failing point is data, not a crash
         return {
