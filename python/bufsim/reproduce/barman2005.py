@@ -7,6 +7,12 @@ fraction of 12500 packets. The paper reports utilization "more than 90%" at
 10% and "almost 98%" at 20%, from its M/M/1/K fixed point and from ns-2.
 Here: the same fixed point (:func:`bufsim.models.hstcp_fixed_point`), the
 packet engine and the fluid engine, side by side.
+
+Paper 004 (Kumar et al.) section III.A validates its fluid model on this
+same setup (its Figure 5: the fixed point, which it calls the Boston model,
+ns-2, and the fluid model with loss synchronization X = 0.3, 0.6 and 1): the
+``fluid_x*`` columns are those curves, with the packet engine standing in
+for ns-2.
 """
 
 from __future__ import annotations
@@ -39,6 +45,9 @@ BASE: dict[str, Any] = {
     ],
 }
 
+#: Minimum synchronized fractions X of paper 004's Figure 5.
+SYNC = (0.3, 0.6, 1.0)
+
 #: Buffer fraction -> what the paper reports for it.
 PAPER = {0.1: "> 0.90", 0.2: "~0.98"}
 
@@ -68,8 +77,10 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
     -------
     pandas.DataFrame
         One row per fraction: ``fraction``, ``buffer_pkts``, ``model``
-        (fixed-point utilization), ``packet``, ``fluid``, ``packet_drop_rate``
-        and ``paper``.
+        (fixed-point utilization), ``packet``, ``fluid`` (no synchronization
+        module), ``fluid_x0.3``, ``fluid_x0.6``, ``fluid_x1`` (paper 004's
+        module), ``packet_drop_rate``, ``packet_sync`` (the packet engine's
+        measured loss synchronization) and ``paper``.
     """
     rows = []
     for frac in FRACTIONS:
@@ -83,6 +94,10 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
         fixed = m.hstcp_fixed_point(1e9, rtts, [scn.normalized["link"]["buffer_pkts"]])
         packet = bufsim.simulate(scn)
         fluid = bufsim.simulate(scn, engine="fluid")
+        synced = {
+            f"fluid_x{x:g}": bufsim.simulate({**raw, "fluid": {"sync": x}}, engine="fluid").summary["utilization"]
+            for x in SYNC
+        }
         rows.append(
             {
                 "fraction": frac,
@@ -90,7 +105,9 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
                 "model": float(fixed["utilization"].iloc[0]),
                 "packet": packet.summary["utilization"],
                 "fluid": fluid.summary["utilization"],
+                **synced,
                 "packet_drop_rate": packet.summary["drop_rate"],
+                "packet_sync": packet.summary["sync_mean"],
                 "paper": PAPER.get(frac, ""),
             }
         )
