@@ -177,7 +177,7 @@ mod tests {
     fn throughput_change_forces_beta_min() {
         let mut cc = Htcp::new(HtcpConfig::default());
         let w = Window { cwnd: 100.0, ssthresh: 50.0 };
-        let mut feed = |cc: &mut Htcp, from: u64, n: u64, rtt: u64| {
+        let feed = |cc: &mut Htcp, from: u64, n: u64, rtt: u64| {
             for k in 0..n {
                 let mut a = AckInfo::bare(1, SimTime::from_millis(from + k));
                 a.rtt = Some(SimTime::from_millis(rtt));
