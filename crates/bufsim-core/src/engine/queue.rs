@@ -71,11 +71,10 @@ impl<E> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let mut best: Option<(u64, u64, usize)> = None;
         for (k, slot) in self.slots.iter().enumerate() {
-            if let Some((t, q, _)) = slot {
-                if best.is_none_or(|(bt, bq, _)| (*t, *q) < (bt, bq)) {
+            if let Some((t, q, _)) = slot
+                && best.is_none_or(|(bt, bq, _)| (*t, *q) < (bt, bq)) {
                     best = Some((*t, *q, k));
                 }
-            }
         }
         match (best, self.heap.peek()) {
             (Some((t, q, k)), top) if top.is_none_or(|Reverse((ht, hq, _))| (t, q) < (*ht, *hq)) => {

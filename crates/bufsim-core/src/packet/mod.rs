@@ -415,7 +415,7 @@ impl<'s> Sim<'s> {
             }
             self.now = t;
             n += 1;
-            if n % PROGRESS_EVERY == 0 && !progress(t) {
+            if n.is_multiple_of(PROGRESS_EVERY) && !progress(t) {
                 self.col.events += n;
                 return false;
             }

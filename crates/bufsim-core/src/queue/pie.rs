@@ -111,7 +111,7 @@ impl Pie {
     fn catch_up(&mut self, now: SimTime) {
         let mut n = 0u32;
         while now >= self.next_update {
-            self.next_update = self.next_update + self.cfg.t_update;
+            self.next_update += self.cfg.t_update;
             n += 1;
             if n > 5_000 {
                 // Idle for more than 5000 periods: drop_prob has decayed by
@@ -119,7 +119,7 @@ impl Pie {
                 self.drop_prob = 0.0;
                 self.burst_allowance = self.cfg.max_burst.as_secs_f64();
                 let k = (now - self.next_update).0 / self.cfg.t_update.0 + 1;
-                self.next_update = self.next_update + SimTime(k * self.cfg.t_update.0);
+                self.next_update += SimTime(k * self.cfg.t_update.0);
                 break;
             }
             self.calculate_drop_prob();

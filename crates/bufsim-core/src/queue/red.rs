@@ -92,7 +92,7 @@ impl Red {
     fn adapt(&mut self, now: SimTime) {
         let mut n = 0;
         while now >= self.next_adapt {
-            self.next_adapt = self.next_adapt + self.cfg.interval;
+            self.next_adapt += self.cfg.interval;
             n += 1;
             if n > 10_000 {
                 // A long idle period: further updates only shrink max_p to its floor.

@@ -58,12 +58,11 @@ impl Receiver {
             let had_gap = !self.ooo.is_empty();
             self.rcv_nxt += 1;
             // Absorb held segments that are now in order.
-            if let Some(&(s, e)) = self.ooo.first() {
-                if s == self.rcv_nxt {
+            if let Some(&(s, e)) = self.ooo.first()
+                && s == self.rcv_nxt {
                     self.rcv_nxt = e;
                     self.ooo.remove(0);
                 }
-            }
             self.recent.retain(|&(_, e)| e > self.rcv_nxt);
             //= RFC 5681 section 4.2: "an immediate ACK SHOULD be generated
             //= when a segment arrives that fills in all or part of a gap".

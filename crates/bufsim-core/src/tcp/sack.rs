@@ -37,15 +37,12 @@ impl Scoreboard {
     /// The cumulative ACK moved to `una`.
     pub fn on_cum_ack(&mut self, una: u64) {
         while self.una < una {
-            match self.flags.pop_front() {
-                Some(f) => {
-                    if f & SACKED != 0 {
-                        self.sacked -= 1;
-                    } else if f & RETX != 0 {
-                        self.retx_out -= 1;
-                    }
+            if let Some(f) = self.flags.pop_front() {
+                if f & SACKED != 0 {
+                    self.sacked -= 1;
+                } else if f & RETX != 0 {
+                    self.retx_out -= 1;
                 }
-                None => {}
             }
             self.una += 1;
         }

@@ -139,7 +139,7 @@ impl Sender {
 
     /// Smoothed RTT, if measured.
     pub fn srtt(&self) -> Option<SimTime> {
-        self.have_rtt.then(|| SimTime(self.srtt as u64))
+        self.have_rtt.then_some(SimTime(self.srtt as u64))
     }
 
     /// Whether every segment of a finite transfer has been acknowledged.
@@ -300,12 +300,11 @@ impl Sender {
             if let Some(sb) = self.sb.as_mut() {
                 sb.on_cum_ack(self.una);
             }
-            if let Some((seq, sent)) = self.timed {
-                if self.una > seq {
+            if let Some((seq, sent)) = self.timed
+                && self.una > seq {
                     self.rtt_sample(now - sent);
                     self.timed = None;
                 }
-            }
             self.dupacks = 0;
             if self.in_recovery {
                 if self.una >= self.recover {

@@ -388,13 +388,12 @@ pub fn read_cdf_csv(path: &str, mss: u32) -> Result<Vec<(f64, f64)>, String> {
         if !(0.0..=1.0).contains(&p) {
             return Err(format!("{path} line {n}: cdf must be in [0, 1], got {p}"));
         }
-        if let Some(&(px, pp)) = pts.last() {
-            if x <= px || p < pp {
+        if let Some(&(px, pp)) = pts.last()
+            && (x <= px || p < pp) {
                 return Err(format!(
                     "{path} line {n}: sizes must increase and the cdf must not decrease ({l:?} after {px}, {pp})"
                 ));
             }
-        }
         pts.push((x, p));
     }
     match pts.last() {

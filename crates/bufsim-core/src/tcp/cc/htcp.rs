@@ -58,14 +58,13 @@ impl Htcp {
     /// The increase per RTT at `delta_s` since the last event with RTTmin `min_rtt_s`.
     pub fn alpha(&self, delta_s: f64, min_rtt_s: Option<f64>) -> f64 {
         let mut a = self.alpha_of_delta(delta_s);
-        if self.cfg.rtt_scaling {
-            if let Some(r) = min_rtt_s {
+        if self.cfg.rtt_scaling
+            && let Some(r) = min_rtt_s {
                 //= draft-leith-tcp-htcp-06 section 4 (RTT scaling): alpha is
                 //= scaled by RTT / RTT_ref so that flows with different RTTs
                 //= grow at the same rate in packets per second.
                 a *= (r / self.cfg.rtt_ref_s).clamp(RTT_SCALE_MIN, RTT_SCALE_MAX);
             }
-        }
         //= draft-leith-tcp-htcp-06 section 3: alpha <- 2 (1 - beta) alpha(Delta),
         //= keeping friendliness with standard TCP as beta adapts.
         2.0 * (1.0 - self.beta) * a
