@@ -15,8 +15,8 @@
 use std::process::Command;
 use std::time::Instant;
 
-use bufsim_core::{packet, Scenario};
-use serde_json::{json, Value};
+use bufsim_core::{Scenario, packet};
+use serde_json::{Value, json};
 
 /// The benchmark cases: (name, scenario).
 fn cases() -> Vec<(&'static str, Value)> {
@@ -30,14 +30,20 @@ fn cases() -> Vec<(&'static str, Value)> {
         "link": {"capacity": "10Gbps", "delay": "10ms", "buffer": "0.1BDP"},
         "flows": [{"count": 10, "tcp": "newreno", "rtt": {"min": "80ms", "max": "260ms"}, "mss": "1500B"}],
     });
-    let mut v = vec![("a-1Gbps-10flows-newreno-droptail", a.clone()), ("b-10Gbps-10flows-0.1BDP", b)];
+    let mut v = vec![
+        ("a-1Gbps-10flows-newreno-droptail", a.clone()),
+        ("b-10Gbps-10flows-0.1BDP", b),
+    ];
     // Issue 5: case (a) with each TCP variant (drop-tail) and each queue
     // discipline (NewReno); none may cost more than 25% of (a)'s packets per
     // CPU second (the table's last column).
     for tcp in ["aimd", "highspeed", "scalable", "cubic", "htcp"] {
         let mut c = a.clone();
         c["flows"][0]["tcp"] = tcp.into();
-        v.push((Box::leak(format!("v-1Gbps-10flows-{tcp}-droptail").into_boxed_str()) as &str, c));
+        v.push((
+            Box::leak(format!("v-1Gbps-10flows-{tcp}-droptail").into_boxed_str()) as &str,
+            c,
+        ));
     }
     for q in ["red", "fq", "codel", "fq_codel", "pie"] {
         let mut c = a.clone();
@@ -47,7 +53,10 @@ fn cases() -> Vec<(&'static str, Value)> {
             // defaults are for 10 Mbps links and starve a 1 Gbps one).
             c["link"]["qdisc_params"] = json!({"min_th": 250, "max_th": 750, "adaptive": true});
         }
-        v.push((Box::leak(format!("q-1Gbps-10flows-newreno-{q}").into_boxed_str()) as &str, c));
+        v.push((
+            Box::leak(format!("q-1Gbps-10flows-newreno-{q}").into_boxed_str()) as &str,
+            c,
+        ));
     }
     // Issue 6: open loop at load 0.95: Poisson arrivals of paper 002's size
     // mixture (mean 35 packets of 1500 B) on 100 Mbps, RTTs 20-200 ms, a
@@ -67,9 +76,11 @@ fn peak_rss_bytes() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<u64>().ok()))
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|kb| kb.parse::<u64>().ok())
+            })
         })
         .map(|kb| kb * 1024)
         .unwrap_or(0)
@@ -80,7 +91,11 @@ fn peak_rss_bytes() -> u64 {
 fn cpu_seconds() -> f64 {
     std::fs::read_to_string("/proc/self/schedstat")
         .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|ns| ns.parse::<f64>().ok()))
+        .and_then(|s| {
+            s.split_whitespace()
+                .next()
+                .and_then(|ns| ns.parse::<f64>().ok())
+        })
         .map(|ns| ns * 1e-9)
         .unwrap_or(f64::NAN)
 }
@@ -112,7 +127,10 @@ fn run_case(name: &str, v: &Value) {
 
 fn main() {
     if let Ok(name) = std::env::var("BUFSIM_BENCH_CASE") {
-        let (_, v) = cases().into_iter().find(|(n, _)| *n == name).expect("known case");
+        let (_, v) = cases()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .expect("known case");
         run_case(&name, &v);
         return;
     }
@@ -127,7 +145,10 @@ fn main() {
         if filter.as_deref().is_some_and(|f| !name.contains(f)) {
             continue;
         }
-        let out = Command::new(&exe).env("BUFSIM_BENCH_CASE", name).output().expect("child runs");
+        let out = Command::new(&exe)
+            .env("BUFSIM_BENCH_CASE", name)
+            .output()
+            .expect("child runs");
         let line = String::from_utf8_lossy(&out.stdout);
         let r: Value = serde_json::from_str(line.trim()).expect("child prints JSON");
         let rate = r["pkts_per_cpu_s"].as_f64().unwrap();

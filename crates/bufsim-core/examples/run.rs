@@ -1,10 +1,12 @@
 //! Run one scenario (JSON file) through an engine and print the summary and
 //! the wall time (a profiling aid: `perf record` this binary).
 //! Usage: cargo run --release --example run -- scenario.json [packet|fluid]
-use bufsim_core::{fluid, packet, Scenario};
+use bufsim_core::{Scenario, fluid, packet};
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: run <scenario.json> [packet|fluid]");
+    let path = std::env::args()
+        .nth(1)
+        .expect("usage: run <scenario.json> [packet|fluid]");
     let engine = std::env::args().nth(2).unwrap_or_else(|| "packet".into());
     let text = std::fs::read_to_string(&path).expect("readable scenario file");
     let s = match Scenario::from_json(&text) {
@@ -24,5 +26,9 @@ fn main() {
         println!("{k:24} {v:.6}");
     }
     println!("{:24} {wall:.3}", "wall_s");
-    println!("{:24} {:.3e}", "events_per_s", out.metric("events").unwrap_or(0.0) / wall);
+    println!(
+        "{:24} {:.3e}",
+        "events_per_s",
+        out.metric("events").unwrap_or(0.0) / wall
+    );
 }

@@ -16,7 +16,10 @@ impl Table {
     }
     /// The column called `name`, if any.
     pub fn get(&self, name: &str) -> Option<&[f64]> {
-        self.columns.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_slice())
+        self.columns
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_slice())
     }
     /// Number of rows (0 for a table without columns).
     pub fn rows(&self) -> usize {
@@ -42,6 +45,9 @@ pub struct RunOutput {
 impl RunOutput {
     /// The summary metric called `name`.
     pub fn metric(&self, name: &str) -> Option<f64> {
-        self.summary.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+        self.summary
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
     }
 }

@@ -18,15 +18,31 @@ pub(crate) struct Params<'a> {
 impl<'a> Params<'a> {
     /// Start reading `map`.
     pub(crate) fn new(map: &'a Map<String, Value>) -> Params<'a> {
-        Params { map, used: Vec::new() }
+        Params {
+            map,
+            used: Vec::new(),
+        }
     }
-    pub(crate) fn num(&mut self, key: &'static str, default: f64, lo: f64, hi: f64) -> Result<f64, PErr> {
+    pub(crate) fn num(
+        &mut self,
+        key: &'static str,
+        default: f64,
+        lo: f64,
+        hi: f64,
+    ) -> Result<f64, PErr> {
         self.used.push(key);
         match self.map.get(key) {
             None => Ok(default),
             Some(Value::Number(n)) => {
                 let v = n.as_f64().unwrap_or(f64::NAN);
-                if (lo..=hi).contains(&v) { Ok(v) } else { Err((key.into(), format!("must be between {lo} and {hi}, got {v}"))) }
+                if (lo..=hi).contains(&v) {
+                    Ok(v)
+                } else {
+                    Err((
+                        key.into(),
+                        format!("must be between {lo} and {hi}, got {v}"),
+                    ))
+                }
             }
             Some(other) => Err((key.into(), format!("expected a number, got {other}"))),
         }
@@ -39,41 +55,87 @@ impl<'a> Params<'a> {
             Some(other) => Err((key.into(), format!("expected true or false, got {other}"))),
         }
     }
-    pub(crate) fn dur(&mut self, key: &'static str, default: SimTime, lo: SimTime, hi: SimTime) -> Result<SimTime, PErr> {
+    pub(crate) fn dur(
+        &mut self,
+        key: &'static str,
+        default: SimTime,
+        lo: SimTime,
+        hi: SimTime,
+    ) -> Result<SimTime, PErr> {
         self.used.push(key);
         match self.map.get(key) {
             None => Ok(default),
             Some(Value::String(s)) => {
                 let t = units::parse_duration(s).map_err(|e| (key.to_string(), e.0))?;
-                if t >= lo && t <= hi { Ok(t) } else { Err((key.into(), format!("must be between {lo} and {hi}, got {t}"))) }
+                if t >= lo && t <= hi {
+                    Ok(t)
+                } else {
+                    Err((
+                        key.into(),
+                        format!("must be between {lo} and {hi}, got {t}"),
+                    ))
+                }
             }
-            Some(other) => Err((key.into(), format!("expected a duration with a unit such as \"5ms\", got {other}"))),
+            Some(other) => Err((
+                key.into(),
+                format!("expected a duration with a unit such as \"5ms\", got {other}"),
+            )),
         }
     }
-    pub(crate) fn size(&mut self, key: &'static str, default: u32, lo: u64, hi: u64) -> Result<u32, PErr> {
+    pub(crate) fn size(
+        &mut self,
+        key: &'static str,
+        default: u32,
+        lo: u64,
+        hi: u64,
+    ) -> Result<u32, PErr> {
         self.used.push(key);
         match self.map.get(key) {
             None => Ok(default),
             Some(Value::String(s)) => {
                 let b = units::parse_bytes(s).map_err(|e| (key.to_string(), e.0))?;
-                if (lo..=hi).contains(&b) { Ok(b as u32) } else { Err((key.into(), format!("must be between {lo}B and {hi}B, got {b}B"))) }
+                if (lo..=hi).contains(&b) {
+                    Ok(b as u32)
+                } else {
+                    Err((
+                        key.into(),
+                        format!("must be between {lo}B and {hi}B, got {b}B"),
+                    ))
+                }
             }
-            Some(other) => Err((key.into(), format!("expected a size with a unit such as \"1500B\", got {other}"))),
+            Some(other) => Err((
+                key.into(),
+                format!("expected a size with a unit such as \"1500B\", got {other}"),
+            )),
         }
     }
-    pub(crate) fn word(&mut self, key: &'static str, allowed: &[&str]) -> Result<Option<String>, PErr> {
+    pub(crate) fn word(
+        &mut self,
+        key: &'static str,
+        allowed: &[&str],
+    ) -> Result<Option<String>, PErr> {
         self.used.push(key);
         match self.map.get(key) {
             None => Ok(None),
             Some(Value::String(s)) if allowed.contains(&s.as_str()) => Ok(Some(s.clone())),
-            Some(other) => Err((key.into(), format!("expected one of {}, got {other}", allowed.join(", ")))),
+            Some(other) => Err((
+                key.into(),
+                format!("expected one of {}, got {other}", allowed.join(", ")),
+            )),
         }
     }
     pub(crate) fn finish(self, name: &str) -> Result<(), PErr> {
         for k in self.map.keys() {
             if !self.used.contains(&k.as_str()) {
-                let allowed = if self.used.is_empty() { "none".to_string() } else { self.used.join(", ") };
-                return Err((k.clone(), format!("unknown parameter for {name}: allowed are {allowed}")));
+                let allowed = if self.used.is_empty() {
+                    "none".to_string()
+                } else {
+                    self.used.join(", ")
+                };
+                return Err((
+                    k.clone(),
+                    format!("unknown parameter for {name}: allowed are {allowed}"),
+                ));
             }
         }
         Ok(())

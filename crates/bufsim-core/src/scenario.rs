@@ -21,12 +21,12 @@ use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::engine::rng::{stream, Stream};
+use crate::engine::rng::{Stream, stream};
 use crate::queue::config::{LinkInfo, QdiscConfig};
 use crate::tcp::cc::config::CcConfig;
 use crate::traffic::size::SizeDist;
-use crate::traffic::tree::{harmonic_mean, TreeSpec};
-use crate::traffic::{Arrival, Kind, RttDraw, ThinkDist, DEFAULT_MAX_ACTIVE};
+use crate::traffic::tree::{TreeSpec, harmonic_mean};
+use crate::traffic::{Arrival, DEFAULT_MAX_ACTIVE, Kind, RttDraw, ThinkDist};
 use crate::units::{self, BitsPerSec, BufferSize, SimTime};
 
 /// A scenario that failed to parse or validate: where, and what is wrong.
@@ -49,7 +49,10 @@ impl fmt::Display for ScenarioError {
 }
 
 fn err(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
-    ScenarioError { path: path.into(), message: message.into() }
+    ScenarioError {
+        path: path.into(),
+        message: message.into(),
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -109,20 +112,27 @@ enum StartSpec {
 fn dur_of(v: &Value) -> Result<SimTime, String> {
     match v {
         Value::String(s) => units::parse_duration(s).map_err(|e| e.0),
-        other => Err(format!("expected a string with a unit such as \"100ms\", got {other}")),
+        other => Err(format!(
+            "expected a string with a unit such as \"100ms\", got {other}"
+        )),
     }
 }
 
 fn pair_of(v: &Value) -> Result<(SimTime, SimTime), String> {
     match v {
         Value::Array(a) if a.len() == 2 => Ok((dur_of(&a[0])?, dur_of(&a[1])?)),
-        other => Err(format!("expected a list of two durations such as [\"0s\", \"1s\"], got {other}")),
+        other => Err(format!(
+            "expected a list of two durations such as [\"0s\", \"1s\"], got {other}"
+        )),
     }
 }
 
 fn single_key(m: &Map<String, Value>, allowed: &str) -> Result<(String, Value), String> {
     if m.len() != 1 {
-        return Err(format!("expected a table with exactly one key ({allowed}), got {}", Value::Object(m.clone())));
+        return Err(format!(
+            "expected a table with exactly one key ({allowed}), got {}",
+            Value::Object(m.clone())
+        ));
     }
     let (k, v) = m.iter().next().expect("one key");
     Ok((k.clone(), v.clone()))
@@ -134,15 +144,21 @@ impl<'de> Deserialize<'de> for RttSpec {
         let shape = "a duration (\"100ms\"), a list of durations, {min = \"80ms\", max = \"260ms\"}, {uniform = [\"80ms\", \"260ms\"]} or {tree = {nodes = 18, min = \"30ms\", max = \"530ms\"}}";
         let out = match &v {
             Value::String(_) => dur_of(&v).map(RttSpec::Fixed),
-            Value::Array(a) => a.iter().map(dur_of).collect::<Result<Vec<_>, _>>().map(RttSpec::List),
+            Value::Array(a) => a
+                .iter()
+                .map(dur_of)
+                .collect::<Result<Vec<_>, _>>()
+                .map(RttSpec::List),
             Value::Object(m) if m.len() == 2 && m.contains_key("min") && m.contains_key("max") => {
                 dur_of(&m["min"]).and_then(|a| dur_of(&m["max"]).map(|b| RttSpec::Range(a, b)))
             }
-            Value::Object(m) => match single_key(m, "uniform or tree").map_err(de::Error::custom)? {
-                (k, p) if k == "uniform" => pair_of(&p).map(|(a, b)| RttSpec::Uniform(a, b)),
-                (k, p) if k == "tree" => TreeSpec::parse(&p).map(RttSpec::Tree),
-                (k, _) => Err(format!("unknown key {k:?}: expected {shape}")),
-            },
+            Value::Object(m) => {
+                match single_key(m, "uniform or tree").map_err(de::Error::custom)? {
+                    (k, p) if k == "uniform" => pair_of(&p).map(|(a, b)| RttSpec::Uniform(a, b)),
+                    (k, p) if k == "tree" => TreeSpec::parse(&p).map(RttSpec::Tree),
+                    (k, _) => Err(format!("unknown key {k:?}: expected {shape}")),
+                }
+            }
             other => Err(format!("expected {shape}, got {other}")),
         };
         out.map_err(de::Error::custom)
@@ -155,11 +171,13 @@ impl<'de> Deserialize<'de> for StartSpec {
         let shape = "a time (\"0s\"), {stagger = \"1s\"} or {uniform = [\"0s\", \"1s\"]}";
         let out = match &v {
             Value::String(_) => dur_of(&v).map(StartSpec::At),
-            Value::Object(m) => match single_key(m, "stagger or uniform").map_err(de::Error::custom)? {
-                (k, p) if k == "stagger" => dur_of(&p).map(StartSpec::Stagger),
-                (k, p) if k == "uniform" => pair_of(&p).map(|(a, b)| StartSpec::Uniform(a, b)),
-                (k, _) => Err(format!("unknown key {k:?}: expected {shape}")),
-            },
+            Value::Object(m) => {
+                match single_key(m, "stagger or uniform").map_err(de::Error::custom)? {
+                    (k, p) if k == "stagger" => dur_of(&p).map(StartSpec::Stagger),
+                    (k, p) if k == "uniform" => pair_of(&p).map(|(a, b)| StartSpec::Uniform(a, b)),
+                    (k, _) => Err(format!("unknown key {k:?}: expected {shape}")),
+                }
+            }
             other => Err(format!("expected {shape}, got {other}")),
         };
         out.map_err(de::Error::custom)
@@ -548,20 +566,29 @@ fn check(cond: bool, path: &str, msg: impl FnOnce() -> String) -> Result<(), Sce
 fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let seed = raw.seed.unwrap_or(1);
     let duration = raw.duration.0;
-    check(duration > SimTime::ZERO, "duration", || "must be > 0s".into())?;
+    check(duration > SimTime::ZERO, "duration", || {
+        "must be > 0s".into()
+    })?;
     let warmup = raw.warmup.map(|d| d.0).unwrap_or(SimTime::ZERO);
     check(warmup < duration, "warmup", || {
         format!("{warmup} must be shorter than duration {duration}")
     })?;
 
     // Link.
-    let cap = raw.link.capacity.0 .0;
-    check(cap > 0.0, "link.capacity", || format!("must be > 0bps, got {cap}bps"))?;
-    check(cap <= 1e13, "link.capacity", || format!("{cap}bps exceeds the 10Tbps limit"))?;
+    let cap = raw.link.capacity.0.0;
+    check(cap > 0.0, "link.capacity", || {
+        format!("must be > 0bps, got {cap}bps")
+    })?;
+    check(cap <= 1e13, "link.capacity", || {
+        format!("{cap}bps exceeds the 10Tbps limit")
+    })?;
     let delay = raw.link.delay.0;
     let qdisc = raw.link.qdisc.unwrap_or_else(|| "droptail".into());
     check(QDISCS.contains(&qdisc.as_str()), "link.qdisc", || {
-        format!("unknown queue discipline {qdisc:?}: allowed are {}", QDISCS.join(", "))
+        format!(
+            "unknown queue discipline {qdisc:?}: allowed are {}",
+            QDISCS.join(", ")
+        )
     })?;
     let raw_qdisc_params = raw.link.qdisc_params.unwrap_or_default();
 
@@ -574,7 +601,10 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         // Kind of group (traffic::Kind): count / arrival / users are exclusive.
         let kind = match (&f.arrival, f.users) {
             (Some(_), Some(_)) => {
-                return Err(err(p("users"), "a group is open loop (arrival) or closed loop (users), not both: split it into two [[flows]] groups"));
+                return Err(err(
+                    p("users"),
+                    "a group is open loop (arrival) or closed loop (users), not both: split it into two [[flows]] groups",
+                ));
             }
             (Some(_), None) => Kind::Open,
             (None, Some(_)) => Kind::Closed,
@@ -584,17 +614,28 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         let dynamic = matches!(kind, Kind::Open | Kind::Closed);
         if dynamic {
             if let Some(c) = f.count {
-                return Err(err(p("count"), format!(
-                    "{c}: an open-loop (arrival) or closed-loop (users) group creates its flows during the run; remove count"
-                )));
+                return Err(err(
+                    p("count"),
+                    format!(
+                        "{c}: an open-loop (arrival) or closed-loop (users) group creates its flows during the run; remove count"
+                    ),
+                ));
             }
             check(f.size.is_some(), &p("size"), || {
-                format!("missing: an {} group needs a transfer size, e.g. size = {{exponential = \"50pkt\"}}",
-                    if kind == Kind::Open { "open-loop (arrival)" } else { "closed-loop (users)" })
+                format!(
+                    "missing: an {} group needs a transfer size, e.g. size = {{exponential = \"50pkt\"}}",
+                    if kind == Kind::Open {
+                        "open-loop (arrival)"
+                    } else {
+                        "closed-loop (users)"
+                    }
+                )
             })?;
         }
         let count = if dynamic { 0 } else { f.count.unwrap_or(1) };
-        check(dynamic || count >= 1, &p("count"), || format!("must be >= 1, got {count}"))?;
+        check(dynamic || count >= 1, &p("count"), || {
+            format!("must be >= 1, got {count}")
+        })?;
         let users = match f.users {
             None => None,
             Some(u) => {
@@ -610,32 +651,53 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         })?;
         let n = count as usize;
         let tcp = f.tcp.unwrap_or_else(|| "newreno".into());
-        let cc = CcConfig::from_params(&tcp, &f.tcp_params.unwrap_or_default()).map_err(|(key, msg)| {
-            if key.is_empty() { err(p("tcp"), msg) } else { err(p(&format!("tcp_params.{key}")), msg) }
-        })?;
+        let cc = CcConfig::from_params(&tcp, &f.tcp_params.unwrap_or_default()).map_err(
+            |(key, msg)| {
+                if key.is_empty() {
+                    err(p("tcp"), msg)
+                } else {
+                    err(p(&format!("tcp_params.{key}")), msg)
+                }
+            },
+        )?;
         let rtt_spec = f.rtt.clone();
         let rtts: Vec<SimTime> = match f.rtt {
             _ if dynamic => Vec::new(),
             RttSpec::Tree(t) => {
                 let nodes = t.node_rtts().map_err(|m| err(p("rtt"), m))?;
-                (0..n).map(|_| nodes[rng.random_range(0..nodes.len())]).collect()
+                (0..n)
+                    .map(|_| nodes[rng.random_range(0..nodes.len())])
+                    .collect()
             }
             RttSpec::Fixed(t) => vec![t; n],
             RttSpec::List(v) => {
                 check(v.len() == n, &p("rtt"), || {
-                    format!("list has {} values but count is {n}: give one RTT per flow", v.len())
+                    format!(
+                        "list has {} values but count is {n}: give one RTT per flow",
+                        v.len()
+                    )
                 })?;
                 v
             }
             RttSpec::Range(a, b) => {
                 check(a <= b, &p("rtt"), || format!("min {a} must be <= max {b}"))?;
                 (0..n)
-                    .map(|k| if n == 1 { a } else { SimTime(a.0 + ((b.0 - a.0) as u128 * k as u128 / (n - 1) as u128) as u64) })
+                    .map(|k| {
+                        if n == 1 {
+                            a
+                        } else {
+                            SimTime(
+                                a.0 + ((b.0 - a.0) as u128 * k as u128 / (n - 1) as u128) as u64,
+                            )
+                        }
+                    })
                     .collect()
             }
             RttSpec::Uniform(a, b) => {
                 check(a <= b, &p("rtt"), || format!("uniform bounds {a} > {b}"))?;
-                (0..n).map(|_| SimTime(rng.random_range(a.0..=b.0))).collect()
+                (0..n)
+                    .map(|_| SimTime(rng.random_range(a.0..=b.0)))
+                    .collect()
             }
         };
         // Open and closed loop: each transfer draws its RTT (a range is uniform here).
@@ -643,7 +705,9 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             Some(match rtt_spec {
                 RttSpec::Fixed(t) => RttDraw::Fixed(t),
                 RttSpec::List(v) => {
-                    check(!v.is_empty(), &p("rtt"), || "the list is empty: give at least one RTT".into())?;
+                    check(!v.is_empty(), &p("rtt"), || {
+                        "the list is empty: give at least one RTT".into()
+                    })?;
                     RttDraw::Choice(v)
                 }
                 RttSpec::Range(a, b) | RttSpec::Uniform(a, b) => {
@@ -668,30 +732,47 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         check((64..=65_535).contains(&mss), &p("mss"), || {
             format!("must be between 64B and 65535B, got {mss}B")
         })?;
-        let access = f.access_rate.map(|r| r.0 .0);
+        let access = f.access_rate.map(|r| r.0.0);
         if let Some(a) = access {
-            check(a > 0.0, &p("access_rate"), || format!("must be > 0bps, got {a}bps"))?;
+            check(a > 0.0, &p("access_rate"), || {
+                format!("must be > 0bps, got {a}bps")
+            })?;
         }
         let access_buffer = match f.access_buffer.map(|b| b.0) {
             Some(_) if access.is_none() => {
-                return Err(err(p("access_buffer"), "needs access_rate: without a rate limit the access link never queues"));
+                return Err(err(
+                    p("access_buffer"),
+                    "needs access_rate: without a rate limit the access link never queues",
+                ));
             }
             None => DEFAULT_ACCESS_BUFFER_PKTS,
             Some(BufferSize::Packets(k)) => k,
             Some(BufferSize::Bytes(b)) => b / mss,
             Some(BufferSize::Bdp(_)) => {
-                return Err(err(p("access_buffer"), "must be in packets (\"100pkt\") or bytes (\"150KB\"), not a BDP fraction"));
+                return Err(err(
+                    p("access_buffer"),
+                    "must be in packets (\"100pkt\") or bytes (\"150KB\"), not a BDP fraction",
+                ));
             }
         };
-        check((1..=100_000_000).contains(&access_buffer), &p("access_buffer"), || {
-            format!("must hold from one packet ({mss}B) to 100000000 packets, got {access_buffer} packets")
-        })?;
+        check(
+            (1..=100_000_000).contains(&access_buffer),
+            &p("access_buffer"),
+            || {
+                format!(
+                    "must hold from one packet ({mss}B) to 100000000 packets, got {access_buffer} packets"
+                )
+            },
+        )?;
         let rwnd = match f.rwnd.map(|b| b.0) {
             None => None,
             Some(BufferSize::Packets(k)) => Some(k),
             Some(BufferSize::Bytes(b)) => Some(b / mss),
             Some(BufferSize::Bdp(_)) => {
-                return Err(err(p("rwnd"), "must be in packets (\"64pkt\") or bytes (\"64KB\"), not a BDP fraction"));
+                return Err(err(
+                    p("rwnd"),
+                    "must be in packets (\"64pkt\") or bytes (\"64KB\"), not a BDP fraction",
+                ));
             }
         };
         if let Some(w) = rwnd {
@@ -711,17 +792,24 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         let starts: Vec<SimTime> = match f.start.unwrap_or(StartSpec::At(SimTime::ZERO)) {
             StartSpec::At(t) if dynamic => {
                 begin = t;
-                check(t < duration, &p("start"), || format!("arrivals begin at {t}, not before duration {duration}"))?;
+                check(t < duration, &p("start"), || {
+                    format!("arrivals begin at {t}, not before duration {duration}")
+                })?;
                 Vec::new()
             }
             _ if dynamic => {
-                return Err(err(p("start"), "an open- or closed-loop group takes one start time (when its arrivals or users begin), e.g. start = \"10s\""));
+                return Err(err(
+                    p("start"),
+                    "an open- or closed-loop group takes one start time (when its arrivals or users begin), e.g. start = \"10s\"",
+                ));
             }
             StartSpec::At(t) => vec![t; n],
             StartSpec::Stagger(s) => (0..n as u64).map(|k| s.mul(k)).collect(),
             StartSpec::Uniform(a, b) => {
                 check(a <= b, &p("start"), || format!("uniform bounds {a} > {b}"))?;
-                (0..n).map(|_| SimTime(rng.random_range(a.0..=b.0))).collect()
+                (0..n)
+                    .map(|_| SimTime(rng.random_range(a.0..=b.0)))
+                    .collect()
             }
         };
         if let Some(&late) = starts.iter().max() {
@@ -736,7 +824,10 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         // Traffic: sizes, arrivals, users (traffic module).
         let size = match &f.size {
             None => None,
-            Some(v) => Some(SizeDist::parse(v, mss as u32).map_err(|(sub, m)| err(format!("{}{sub}", p("size")), m))?),
+            Some(v) => Some(
+                SizeDist::parse(v, mss as u32)
+                    .map_err(|(sub, m)| err(format!("{}{sub}", p("size")), m))?,
+            ),
         };
         let mean_size = size.as_ref().map(|d| d.mean_pkts());
         let (rate, load) = match &f.arrival {
@@ -757,11 +848,17 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         }
         let think = match (&f.think, kind) {
             (None, Kind::Closed) => {
-                return Err(err(p("think"), "missing: closed-loop users need a think time, e.g. think = \"5s\" (exponential mean)"));
+                return Err(err(
+                    p("think"),
+                    "missing: closed-loop users need a think time, e.g. think = \"5s\" (exponential mean)",
+                ));
             }
             (None, _) => None,
             (Some(_), k) if k != Kind::Closed => {
-                return Err(err(p("think"), "only closed-loop groups (users = U) think between transfers"));
+                return Err(err(
+                    p("think"),
+                    "only closed-loop groups (users = U) think between transfers",
+                ));
             }
             (Some(v), _) => Some(ThinkDist::parse(v).map_err(|m| err(p("think"), m))?),
         };
@@ -769,13 +866,18 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             (None, Kind::Open) => Some(DEFAULT_MAX_ACTIVE),
             (None, _) => None,
             (Some(m), Kind::Open) => {
-                check((1..=MAX_FLOWS as i64).contains(&m), &p("max_active"), || {
-                    format!("must be a whole number of flows from 1 to {MAX_FLOWS}, got {m}")
-                })?;
+                check(
+                    (1..=MAX_FLOWS as i64).contains(&m),
+                    &p("max_active"),
+                    || format!("must be a whole number of flows from 1 to {MAX_FLOWS}, got {m}"),
+                )?;
                 Some(m as u32)
             }
             (Some(m), _) => {
-                return Err(err(p("max_active"), format!("{m}: only open-loop groups (arrival) have a cap on active flows")));
+                return Err(err(
+                    p("max_active"),
+                    format!("{m}: only open-loop groups (arrival) have a cap on active flows"),
+                ));
             }
         };
         let hm = match &rtt_draw {
@@ -814,21 +916,30 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     }
 
     // Buffer and BDP.
-    let packet_size = raw.link.packet_size.map(|s| s.0).unwrap_or_else(|| {
-        flows.first().map(|g| g.mss_bytes as u64).unwrap_or(1500)
-    });
-    check((64..=65_535).contains(&packet_size), "link.packet_size", || {
-        format!("must be between 64B and 65535B, got {packet_size}B")
-    })?;
+    let packet_size = raw
+        .link
+        .packet_size
+        .map(|s| s.0)
+        .unwrap_or_else(|| flows.first().map(|g| g.mss_bytes as u64).unwrap_or(1500));
+    check(
+        (64..=65_535).contains(&packet_size),
+        "link.packet_size",
+        || format!("must be between 64B and 65535B, got {packet_size}B"),
+    )?;
     let all_rtts: Vec<SimTime> = flows
         .iter()
-        .flat_map(|g| g.rtts_s.iter().copied().chain(g.rtt_draw.iter().flat_map(|d| d.support())))
+        .flat_map(|g| {
+            g.rtts_s
+                .iter()
+                .copied()
+                .chain(g.rtt_draw.iter().flat_map(|d| d.support()))
+        })
         .collect();
     let bdp_rtt = match raw.link.bdp_rtt {
         Some(d) => d.0,
-        None if !all_rtts.is_empty() => {
-            SimTime((all_rtts.iter().map(|t| t.0 as u128).sum::<u128>() / all_rtts.len() as u128) as u64)
-        }
+        None if !all_rtts.is_empty() => SimTime(
+            (all_rtts.iter().map(|t| t.0 as u128).sum::<u128>() / all_rtts.len() as u128) as u64,
+        ),
         None => delay.mul(2),
     };
     let bdp_pkts = cap * bdp_rtt.as_secs_f64() / (8.0 * packet_size as f64);
@@ -844,28 +955,49 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         }
     };
     check(buffer_pkts >= 1, "link.buffer", || {
-        format!("must hold at least one packet of {packet_size}B, got {buffer_bytes}B ({buffer_pkts} packets)")
+        format!(
+            "must hold at least one packet of {packet_size}B, got {buffer_bytes}B ({buffer_pkts} packets)"
+        )
     })?;
     check(buffer_pkts <= 100_000_000, "link.buffer", || {
         format!("{buffer_pkts} packets exceeds the limit of 100000000")
     })?;
 
     // Queue discipline (its defaults depend on the packet size and buffer mode).
-    let link_info = LinkInfo { packet_size: packet_size as u32, bytes_mode: mode == BufferMode::Bytes, capacity_bps: cap };
-    let queue = QdiscConfig::from_params(&qdisc, &raw_qdisc_params, link_info).map_err(|(key, msg)| {
-        if key.is_empty() { err("link.qdisc", msg) } else { err(format!("link.qdisc_params.{key}"), msg) }
-    })?;
+    let link_info = LinkInfo {
+        packet_size: packet_size as u32,
+        bytes_mode: mode == BufferMode::Bytes,
+        capacity_bps: cap,
+    };
+    let queue =
+        QdiscConfig::from_params(&qdisc, &raw_qdisc_params, link_info).map_err(|(key, msg)| {
+            if key.is_empty() {
+                err("link.qdisc", msg)
+            } else {
+                err(format!("link.qdisc_params.{key}"), msg)
+            }
+        })?;
     let qdisc_params = queue.to_params();
 
     // Background.
     let mut background = Vec::new();
     for (i, b) in raw.background.into_iter().enumerate() {
         let p = |field: &str| format!("background[{i}].{field}");
-        check(BACKGROUND_KINDS.contains(&b.kind.as_str()), &p("kind"), || {
-            format!("unknown background kind {:?}: allowed are {}", b.kind, BACKGROUND_KINDS.join(", "))
+        check(
+            BACKGROUND_KINDS.contains(&b.kind.as_str()),
+            &p("kind"),
+            || {
+                format!(
+                    "unknown background kind {:?}: allowed are {}",
+                    b.kind,
+                    BACKGROUND_KINDS.join(", ")
+                )
+            },
+        )?;
+        let rate = b.rate.0.0;
+        check(rate > 0.0, &p("rate"), || {
+            format!("must be > 0bps, got {rate}bps")
         })?;
-        let rate = b.rate.0 .0;
-        check(rate > 0.0, &p("rate"), || format!("must be > 0bps, got {rate}bps"))?;
         check(rate < 10.0 * cap, &p("rate"), || {
             format!("{rate}bps is more than 10 times link.capacity: the queue would only overflow")
         })?;
@@ -873,17 +1005,34 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         check((40..=65_535).contains(&ps), &p("packet_size"), || {
             format!("must be between 40B and 65535B, got {ps}B")
         })?;
-        background.push(Background { kind: b.kind, rate_bps: rate, packet_size_bytes: ps as u32 });
+        background.push(Background {
+            kind: b.kind,
+            rate_bps: rate,
+            packet_size_bytes: ps as u32,
+        });
     }
 
-    let out = raw.output.unwrap_or(RawOutput { interval: None, cwnd: None, large_flow: None });
+    let out = raw.output.unwrap_or(RawOutput {
+        interval: None,
+        cwnd: None,
+        large_flow: None,
+    });
     let large_flow = out.large_flow.map(|s| s.0).unwrap_or(100_000);
-    check(large_flow > 0, "output.large_flow", || "must be > 0B".into())?;
-    let interval = out.interval.map(|d| d.0).unwrap_or(SimTime::from_millis(100));
-    check(interval > SimTime::ZERO, "output.interval", || "must be > 0s".into())?;
-    check(duration.0 / interval.0.max(1) <= 10_000_000, "output.interval", || {
-        format!("{interval} gives more than 10 million samples over {duration}")
+    check(large_flow > 0, "output.large_flow", || {
+        "must be > 0B".into()
     })?;
+    let interval = out
+        .interval
+        .map(|d| d.0)
+        .unwrap_or(SimTime::from_millis(100));
+    check(interval > SimTime::ZERO, "output.interval", || {
+        "must be > 0s".into()
+    })?;
+    check(
+        duration.0 / interval.0.max(1) <= 10_000_000,
+        "output.interval",
+        || format!("{interval} gives more than 10 million samples over {duration}"),
+    )?;
 
     let fluid = resolve_fluid(raw.fluid.unwrap_or_default(), &all_rtts, duration)?;
 
@@ -907,20 +1056,38 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         },
         flows,
         background,
-        output: Output { interval_s: interval, cwnd: out.cwnd.unwrap_or(false), large_flow_bytes: large_flow },
+        output: Output {
+            interval_s: interval,
+            cwnd: out.cwnd.unwrap_or(false),
+            large_flow_bytes: large_flow,
+        },
         fluid,
     })
 }
 
 fn resolve_fluid(f: RawFluid, rtts: &[SimTime], duration: SimTime) -> Result<Fluid, ScenarioError> {
     let model = f.model.unwrap_or_else(|| "mgt".into());
-    check(FLUID_MODELS.contains(&model.as_str()), "fluid.model", || {
-        format!("unknown fluid model {model:?}: allowed are {}", FLUID_MODELS.join(", "))
-    })?;
+    check(
+        FLUID_MODELS.contains(&model.as_str()),
+        "fluid.model",
+        || {
+            format!(
+                "unknown fluid model {model:?}: allowed are {}",
+                FLUID_MODELS.join(", ")
+            )
+        },
+    )?;
     let decrease = f.decrease.unwrap_or_else(|| "event".into());
-    check(FLUID_DECREASES.contains(&decrease.as_str()), "fluid.decrease", || {
-        format!("unknown decrease form {decrease:?}: allowed are {}", FLUID_DECREASES.join(", "))
-    })?;
+    check(
+        FLUID_DECREASES.contains(&decrease.as_str()),
+        "fluid.decrease",
+        || {
+            format!(
+                "unknown decrease form {decrease:?}: allowed are {}",
+                FLUID_DECREASES.join(", ")
+            )
+        },
+    )?;
     if let Some(x) = f.sync {
         check(x > 0.0 && x <= 1.0, "fluid.sync", || {
             format!("the minimum synchronized fraction X must be in (0, 1], got {x}")
@@ -931,10 +1098,19 @@ fn resolve_fluid(f: RawFluid, rtts: &[SimTime], duration: SimTime) -> Result<Flu
         check(f.sync_sd.is_none(), "fluid.sync_sd", || hint.into())?;
     }
     let sync_policy = f.sync_policy.unwrap_or_else(|| "highest_rate".into());
-    check(SYNC_POLICIES.contains(&sync_policy.as_str()), "fluid.sync_policy", || {
-        format!("unknown policy {sync_policy:?}: allowed are {}", SYNC_POLICIES.join(", "))
-    })?;
-    let sync_sd = f.sync_sd.unwrap_or_else(|| f.sync.map(|x| (1.0 - x) / 4.0).unwrap_or(0.0));
+    check(
+        SYNC_POLICIES.contains(&sync_policy.as_str()),
+        "fluid.sync_policy",
+        || {
+            format!(
+                "unknown policy {sync_policy:?}: allowed are {}",
+                SYNC_POLICIES.join(", ")
+            )
+        },
+    )?;
+    let sync_sd = f
+        .sync_sd
+        .unwrap_or_else(|| f.sync.map(|x| (1.0 - x) / 4.0).unwrap_or(0.0));
     check((0.0..=10.0).contains(&sync_sd), "fluid.sync_sd", || {
         format!("must be a fraction of the number of flows between 0 and 10, got {sync_sd}")
     })?;
@@ -942,20 +1118,34 @@ fn resolve_fluid(f: RawFluid, rtts: &[SimTime], duration: SimTime) -> Result<Flu
     let step = match f.step {
         Some(d) => d.0,
         None => {
-            let us = min_rtt.map(|r| r.0 / 20 / 1_000_000).unwrap_or(4_000).clamp(1, 4_000);
+            let us = min_rtt
+                .map(|r| r.0 / 20 / 1_000_000)
+                .unwrap_or(4_000)
+                .clamp(1, 4_000);
             SimTime::from_micros(us)
         }
     };
-    check(step >= SimTime::from_micros(1), "fluid.step", || format!("must be >= 1us, got {step}"))?;
+    check(step >= SimTime::from_micros(1), "fluid.step", || {
+        format!("must be >= 1us, got {step}")
+    })?;
     if let Some(r) = min_rtt {
         check(step.0 <= r.0 / 4, "fluid.step", || {
-            format!("{step} is longer than a quarter of the shortest RTT {r}: the delayed loss feedback needs at least 4 steps per RTT")
+            format!(
+                "{step} is longer than a quarter of the shortest RTT {r}: the delayed loss feedback needs at least 4 steps per RTT"
+            )
         })?;
     }
     check(duration.0 / step.0 <= 1_000_000_000, "fluid.step", || {
         format!("{step} gives more than 1e9 steps over duration {duration}")
     })?;
-    Ok(Fluid { step_s: step, model, sync: f.sync, sync_policy, sync_sd, decrease })
+    Ok(Fluid {
+        step_s: step,
+        model,
+        sync: f.sync,
+        sync_policy,
+        sync_sd,
+        decrease,
+    })
 }
 
 #[cfg(test)]

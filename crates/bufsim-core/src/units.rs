@@ -240,7 +240,10 @@ mod tests {
         assert_eq!(parse_duration("1.5s").unwrap(), SimTime::from_millis(1500));
         assert_eq!(parse_duration("20us").unwrap(), SimTime::from_micros(20));
         assert_eq!(parse_duration("1e-3s").unwrap(), SimTime::from_millis(1));
-        assert_eq!(parse_duration("2min").unwrap(), SimTime::from_millis(120_000));
+        assert_eq!(
+            parse_duration("2min").unwrap(),
+            SimTime::from_millis(120_000)
+        );
         assert!(parse_duration("100").is_err());
         assert!(parse_duration("-1s").is_err());
         assert!(parse_duration("1 parsec").is_err());

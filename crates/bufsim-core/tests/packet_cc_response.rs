@@ -10,11 +10,18 @@
 //! that: cycles = p * packets sent), which keeps the sampling error of the
 //! mean window near 3%.
 
-use bufsim_core::{packet, Scenario};
+use bufsim_core::{Scenario, packet};
 use serde_json::json;
 
 /// Time-averaged cwnd (packets) of one flow with loss rate `p`.
-fn mean_window(tcp: &str, params: serde_json::Value, p: f64, rtt_ms: u64, duration_s: u64, seed: u64) -> f64 {
+fn mean_window(
+    tcp: &str,
+    params: serde_json::Value,
+    p: f64,
+    rtt_ms: u64,
+    duration_s: u64,
+    seed: u64,
+) -> f64 {
     let s = json!({
         "duration": format!("{duration_s}s"),
         "warmup": format!("{}s", duration_s / 10),
@@ -29,14 +36,25 @@ fn mean_window(tcp: &str, params: serde_json::Value, p: f64, rtt_ms: u64, durati
     let t = out.timeseries.get("time_s").unwrap();
     let w = out.timeseries.get("cwnd_flow0").unwrap();
     let from = s.warmup_s.as_secs_f64();
-    let xs: Vec<f64> = t.iter().zip(w).filter(|(t, _)| **t > from).map(|(_, w)| *w).collect();
+    let xs: Vec<f64> = t
+        .iter()
+        .zip(w)
+        .filter(|(t, _)| **t > from)
+        .map(|(_, w)| *w)
+        .collect();
     xs.iter().sum::<f64>() / xs.len() as f64
 }
 
 fn check(name: &str, measured: f64, formula: f64) {
     let err = measured / formula - 1.0;
-    println!("{name}: measured {measured:.1} formula {formula:.1} ({:+.1}%)", 100.0 * err);
-    assert!(err.abs() <= 0.15, "{name}: mean window {measured:.1} vs response function {formula:.1}");
+    println!(
+        "{name}: measured {measured:.1} formula {formula:.1} ({:+.1}%)",
+        100.0 * err
+    );
+    assert!(
+        err.abs() <= 0.15,
+        "{name}: mean window {measured:.1} vs response function {formula:.1}"
+    );
 }
 
 #[test]
@@ -53,7 +71,11 @@ fn aimd_response() {
     for (a, b) in [(2.0, 0.25), (0.5, 0.125)] {
         for (p, rtt, dur) in [(1e-3, 20, 200), (1e-4, 100, 3000)] {
             let w = mean_window("aimd", json!({"a": a, "b": b}), p, rtt, dur, 1);
-            check(&format!("aimd({a},{b}) p={p}"), w, (a * (2.0 - b) / (2.0 * b * p)).sqrt());
+            check(
+                &format!("aimd({a},{b}) p={p}"),
+                w,
+                (a * (2.0 - b) / (2.0 * b * p)).sqrt(),
+            );
         }
     }
 }
@@ -94,13 +116,31 @@ fn cubic_response() {
     // 1.14 * AVG_W_cubic, within 15%; it also prints the plain ratio.
     const RANDOM_LOSS_FACTOR: f64 = 1.14;
     let (c, beta) = (0.4f64, 0.7f64);
-    for (p, rtt_ms, dur) in [(1e-2, 20, 100), (1e-3, 20, 200), (3e-4, 200, 2000), (1e-4, 400, 3000)] {
+    for (p, rtt_ms, dur) in [
+        (1e-2, 20, 100),
+        (1e-3, 20, 200),
+        (3e-4, 200, 2000),
+        (1e-4, 400, 3000),
+    ] {
         let rtt = rtt_ms as f64 / 1000.0;
         let w = mean_window("cubic", json!({}), p, rtt_ms, dur, 1);
-        let cubic = (c * (3.0 + beta) / (4.0 * (1.0 - beta))).powf(0.25) * rtt.powf(0.75) / p.powf(0.75);
+        let cubic =
+            (c * (3.0 + beta) / (4.0 * (1.0 - beta))).powf(0.25) * rtt.powf(0.75) / p.powf(0.75);
         let reno = (3.0 / (2.0 * p)).sqrt();
-        let formula = if cubic > reno { RANDOM_LOSS_FACTOR * cubic } else { reno };
-        println!("cubic p={p} rtt={rtt_ms}ms: RFC 9438 avg {:.1}, measured/RFC = {:.3}", cubic.max(reno), w / cubic.max(reno));
-        check(&format!("cubic p={p} rtt={rtt_ms}ms (cubic {cubic:.1}, reno {reno:.1})"), w, formula);
+        let formula = if cubic > reno {
+            RANDOM_LOSS_FACTOR * cubic
+        } else {
+            reno
+        };
+        println!(
+            "cubic p={p} rtt={rtt_ms}ms: RFC 9438 avg {:.1}, measured/RFC = {:.3}",
+            cubic.max(reno),
+            w / cubic.max(reno)
+        );
+        check(
+            &format!("cubic p={p} rtt={rtt_ms}ms (cubic {cubic:.1}, reno {reno:.1})"),
+            w,
+            formula,
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! with `ecn = true` see marks instead of early drops and slow down just the
 //! same, without retransmitting.
 
-use bufsim_core::{packet, Scenario};
+use bufsim_core::{Scenario, packet};
 use serde_json::json;
 
 fn run(ecn: bool) -> bufsim_core::RunOutput {
@@ -22,7 +22,11 @@ fn red_marks_instead_of_dropping() {
     let (plain, marked) = (run(false), run(true));
     let m = |o: &bufsim_core::RunOutput, k: &str| o.metric(k).unwrap();
     // Without ECN, RED drops early; with it, the same decisions become marks.
-    assert!(m(&plain, "drops_early") > 100.0, "{}", m(&plain, "drops_early"));
+    assert!(
+        m(&plain, "drops_early") > 100.0,
+        "{}",
+        m(&plain, "drops_early")
+    );
     assert_eq!(m(&marked, "drops_early"), 0.0);
     // The marks still control the queue: the average stays between the
     // thresholds region (below max_th = 90) and the link stays busy. RED
@@ -31,5 +35,10 @@ fn red_marks_instead_of_dropping() {
     assert!(m(&marked, "utilization") >= m(&plain, "utilization") - 0.02);
     // No loss, hence (almost) no retransmission: only forced/overflow drops remain.
     let retx = |o: &bufsim_core::RunOutput| o.flows.get("retransmits").unwrap().iter().sum::<f64>();
-    assert!(retx(&marked) < retx(&plain) / 10.0, "{} vs {}", retx(&marked), retx(&plain));
+    assert!(
+        retx(&marked) < retx(&plain) / 10.0,
+        "{} vs {}",
+        retx(&marked),
+        retx(&plain)
+    );
 }

@@ -3,7 +3,7 @@
 //! determinism. Failing seeds found by proptest are kept in
 //! `packet_props.proptest-regressions` and replayed first.
 
-use bufsim_core::{packet, Scenario};
+use bufsim_core::{Scenario, packet};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::json;
@@ -19,7 +19,11 @@ fn scenario(
     bg_frac: f64,
     seed: u64,
 ) -> Scenario {
-    let buffer = if bytes_mode { format!("{}B", buffer * 1000) } else { format!("{buffer}pkt") };
+    let buffer = if bytes_mode {
+        format!("{}B", buffer * 1000)
+    } else {
+        format!("{buffer}pkt")
+    };
     let mut v = json!({
         "duration": "8s",
         "warmup": "1s",
@@ -109,9 +113,20 @@ fn access_buffer_bounds_the_backlog() {
     assert!(m("access_drops") > 0.0);
     // In flight at most: 5 access buffers (+1 in service each), the
     // bottleneck buffer (+1), and the 6 ms pipes at 100 Mbps (150 packets).
-    assert!(m("packets_in_flight") <= 5.0 * 51.0 + 11.0 + 150.0, "{}", m("packets_in_flight"));
-    assert_eq!(m("packets_sent"), m("packets_delivered") + m("packets_dropped") + m("packets_in_flight"));
+    assert!(
+        m("packets_in_flight") <= 5.0 * 51.0 + 11.0 + 150.0,
+        "{}",
+        m("packets_in_flight")
+    );
+    assert_eq!(
+        m("packets_sent"),
+        m("packets_delivered") + m("packets_dropped") + m("packets_in_flight")
+    );
     // Five synchronized Reno flows over a 10-packet buffer (BDP 150): paper
     // 003 Theorem 1 gives 0.800 of the link; 5% for the packet-level detail.
-    assert!((m("utilization") / 0.800 - 1.0).abs() < 0.05, "{}", m("utilization"));
+    assert!(
+        (m("utilization") / 0.800 - 1.0).abs() < 0.05,
+        "{}",
+        m("utilization")
+    );
 }

@@ -3,8 +3,8 @@
 //! section V's HSTCP/NewReno comparisons under FIFO and FQ.
 
 use bufsim_core::output::RunOutput;
-use bufsim_core::{packet, Scenario};
-use serde_json::{json, Value};
+use bufsim_core::{Scenario, packet};
+use serde_json::{Value, json};
 
 fn run(v: &Value) -> (Scenario, RunOutput) {
     let s = Scenario::from_json(&v.to_string()).expect("valid scenario");
@@ -40,7 +40,11 @@ fn fq_equalizes_rtts_and_protects_light_background() {
     let (jf, jq) = (jain(&g(&fifo)), jain(&g(&fq)));
     println!("FIFO goodputs {:?} Jain {jf:.3}", g(&fifo));
     println!("FQ   goodputs {:?} Jain {jq:.3}", g(&fq));
-    println!("background drops FIFO {} FQ {}", fifo.metric("background_drops").unwrap(), fq.metric("background_drops").unwrap());
+    println!(
+        "background drops FIFO {} FQ {}",
+        fifo.metric("background_drops").unwrap(),
+        fq.metric("background_drops").unwrap()
+    );
     assert!(jq >= 0.98, "FQ Jain {jq}");
     assert!(jf < 0.9, "FIFO Jain {jf}");
     assert_eq!(fq.metric("background_drops"), Some(0.0));
@@ -73,13 +77,24 @@ fn codel_and_pie_hold_their_target_delay() {
     // Utilization: CoDel and PIE keep the link > 90% busy; FQ-CoDel runs one
     // CoDel per flow, so 8 synchronized flows each get their own drops and
     // back off together more often: > 75% (measured 0.81 here).
-    for (q, target, min_u) in [("codel", 0.005, 0.9), ("fq_codel", 0.005, 0.75), ("pie", 0.015, 0.9)] {
+    for (q, target, min_u) in [
+        ("codel", 0.005, 0.9),
+        ("fq_codel", 0.005, 0.75),
+        ("pie", 0.015, 0.9),
+    ] {
         let (_, o) = run(&overload(q));
         let d = o.metric("p50_queue_delay_s").unwrap();
         let mean = o.metric("mean_queue_delay_s").unwrap();
         let u = o.metric("utilization").unwrap();
-        println!("{q}: median delay {:.2} ms, mean {:.2} ms, utilization {u:.3}", d * 1e3, mean * 1e3);
-        assert!(d > target / 2.0 && d < 2.0 * target, "{q}: median delay {d} vs target {target}");
+        println!(
+            "{q}: median delay {:.2} ms, mean {:.2} ms, utilization {u:.3}",
+            d * 1e3,
+            mean * 1e3
+        );
+        assert!(
+            d > target / 2.0 && d < 2.0 * target,
+            "{q}: median delay {d} vs target {target}"
+        );
         assert!(u > min_u, "{q}: utilization {u}");
     }
 }
@@ -133,7 +148,12 @@ fn paper000_section_v_hstcp_fairness_fifo_vs_fq() {
         (0..4)
             .map(|i| {
                 let w = o.timeseries.get(&format!("cwnd_flow{i}")).unwrap();
-                let xs: Vec<f64> = t.iter().zip(w).filter(|(t, _)| **t > from).map(|(_, w)| *w).collect();
+                let xs: Vec<f64> = t
+                    .iter()
+                    .zip(w)
+                    .filter(|(t, _)| **t > from)
+                    .map(|(_, w)| *w)
+                    .collect();
                 cv(&xs)
             })
             .sum::<f64>()
@@ -143,7 +163,10 @@ fn paper000_section_v_hstcp_fairness_fifo_vs_fq() {
     let (s1, fifo4) = run(&paper000("droptail", &hs4));
     let (s2, fq4) = run(&paper000("fq", &hs4));
     let (cf, cq) = (mean_cv(&s1, &fifo4), mean_cv(&s2, &fq4));
-    println!("4 HSTCP cwnd CV: FIFO {cf:.3}, FQ {cq:.3}; Jain FIFO {:.3} FQ {:.3}",
-        fifo4.metric("jain_index").unwrap(), fq4.metric("jain_index").unwrap());
+    println!(
+        "4 HSTCP cwnd CV: FIFO {cf:.3}, FQ {cq:.3}; Jain FIFO {:.3} FQ {:.3}",
+        fifo4.metric("jain_index").unwrap(),
+        fq4.metric("jain_index").unwrap()
+    );
     assert!(cf > 1.5 * cq, "cwnd CV FIFO {cf} vs FQ {cq}");
 }

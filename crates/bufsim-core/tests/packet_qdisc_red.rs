@@ -1,12 +1,12 @@
 //! RED against its definition (Floyd and Jacobson 1993 section 4; Floyd
 //! 2000 for gentle mode), driving the discipline directly.
 
+use bufsim_core::Scenario;
 use bufsim_core::net::Packet;
 use bufsim_core::queue::config::{QdiscConfig, RedConfig};
-use bufsim_core::queue::red::{profile, Red};
+use bufsim_core::queue::red::{Red, profile};
 use bufsim_core::queue::{Discipline, DropReason, Drops, Limit, Occupancy};
 use bufsim_core::units::SimTime;
-use bufsim_core::Scenario;
 use serde_json::json;
 
 fn scenario(params: serde_json::Value) -> Scenario {
@@ -19,12 +19,20 @@ fn scenario(params: serde_json::Value) -> Scenario {
 }
 
 fn red(s: &Scenario) -> (Red, RedConfig) {
-    let QdiscConfig::Red(cfg) = s.link.queue else { panic!("red") };
+    let QdiscConfig::Red(cfg) = s.link.queue else {
+        panic!("red")
+    };
     (Red::new(cfg, Limit::Packets(1000), &s.link, 7), cfg)
 }
 
 fn pkt(seq: u64, t: SimTime) -> Packet {
-    Packet { flow: 0, size: 1500, seq, enqueued: t, ecn: 0 }
+    Packet {
+        flow: 0,
+        size: 1500,
+        seq,
+        enqueued: t,
+        ecn: 0,
+    }
 }
 
 #[test]
@@ -41,7 +49,11 @@ fn average_follows_the_ewma_and_idle_correction() {
     let mut expect = 0.0f64;
     for k in 0..50u64 {
         q.enqueue(pkt(k, t), occ, t, &mut drops);
-        expect = if k == 0 { 0.0 } else { (1.0 - w) * expect + w * k as f64 };
+        expect = if k == 0 {
+            0.0
+        } else {
+            (1.0 - w) * expect + w * k as f64
+        };
         occ.pkts += 1;
         occ.bytes += 1500;
     }
@@ -71,7 +83,10 @@ fn drop_fraction(params: serde_json::Value, hold: u64, n: u64) -> (f64, f64, f64
     let (mut q, cfg) = red(&s);
     let mut drops: Drops = Vec::new();
     let t = SimTime::from_millis(1);
-    let occ = Occupancy { pkts: hold, bytes: hold * 1500 };
+    let occ = Occupancy {
+        pkts: hold,
+        bytes: hold * 1500,
+    };
     let (mut dropped, mut forced) = (0u64, 0u64);
     for k in 0..n {
         q.enqueue(pkt(k, t), occ, t, &mut drops);
@@ -112,7 +127,10 @@ fn drop_probability_matches_the_profile_with_count_spacing() {
     for hold in [15u64, 20, 25, 29] {
         let (f, forced, pb) = drop_fraction(base.clone(), hold, 200_000);
         let want_pb = 0.1 * (hold as f64 - 10.0) / 20.0;
-        assert!((pb - want_pb).abs() < 1e-3, "profile at {hold}: {pb} vs {want_pb}");
+        assert!(
+            (pb - want_pb).abs() < 1e-3,
+            "profile at {hold}: {pb} vs {want_pb}"
+        );
         let want = spaced_fraction(pb);
         println!("red hold={hold}: pb={pb:.4} drop fraction {f:.5} vs spaced {want:.5}");
         assert_eq!(forced, 0.0);
@@ -132,11 +150,17 @@ fn gentle_mode_between_max_th_and_twice_max_th() {
     let gentle = json!({"min_th": 10, "max_th": 30, "max_p": 0.1, "w_q": 0.999999, "gentle": true});
     for (hold, want_pb) in [(34u64, 0.22), (40, 0.4), (50, 0.7)] {
         let (f, forced, pb) = drop_fraction(gentle.clone(), hold, 100_000);
-        assert!((pb - want_pb).abs() < 1e-3, "gentle profile at {hold}: {pb}");
+        assert!(
+            (pb - want_pb).abs() < 1e-3,
+            "gentle profile at {hold}: {pb}"
+        );
         let want = spaced_fraction(pb);
         println!("red gentle hold={hold}: pb={pb:.3} drop fraction {f:.4} vs {want:.4}");
         assert_eq!(forced, 0.0);
-        assert!((f / want - 1.0).abs() < 0.05, "gentle {hold}: {f} vs {want}");
+        assert!(
+            (f / want - 1.0).abs() < 0.05,
+            "gentle {hold}: {f} vs {want}"
+        );
     }
     // At 2 max_th and above: forced drops.
     let (_, forced, _) = drop_fraction(gentle, 61, 1000);

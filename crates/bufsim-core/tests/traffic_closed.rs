@@ -1,8 +1,8 @@
 //! Closed-loop users (paper 002 section 3.5) and access-rate-limited flows
 //! (paper 000 section III.A) in the packet engine.
 
-use bufsim_core::{packet, RunOutput, Scenario};
-use serde_json::{json, Value};
+use bufsim_core::{RunOutput, Scenario, packet};
+use serde_json::{Value, json};
 
 fn run(v: &Value) -> RunOutput {
     let s = Scenario::from_json(&v.to_string()).unwrap_or_else(|e| panic!("{e}"));
@@ -30,8 +30,16 @@ fn closed_loop_never_exceeds_users_and_throughput_rises_as_think_falls() {
     let mut last = 0.0;
     for think in ["10s", "3s", "1s", "0.3s"] {
         let o = run(&closed(30, think));
-        let (gp, max, mean) = (m(&o, "goodput_bps"), m(&o, "active_flows_max"), m(&o, "active_flows_mean"));
-        eprintln!("think {think}: goodput {:.3} Mbps, active mean {mean:.2}, max {max}, completed {}", gp / 1e6, m(&o, "flows_completed"));
+        let (gp, max, mean) = (
+            m(&o, "goodput_bps"),
+            m(&o, "active_flows_max"),
+            m(&o, "active_flows_mean"),
+        );
+        eprintln!(
+            "think {think}: goodput {:.3} Mbps, active mean {mean:.2}, max {max}, completed {}",
+            gp / 1e6,
+            m(&o, "flows_completed")
+        );
         assert!(max <= 30.0, "active {max} > U");
         assert!(gp > last * 1.05, "goodput {gp} did not rise above {last}");
         last = gp;
@@ -47,7 +55,12 @@ fn closed_loop_throughput_matches_the_interactive_law() {
     let o = run(&closed(30, "3s"));
     let fct = o.flows.get("fct_s").unwrap();
     let fin = o.flows.get("finished").unwrap();
-    let r: f64 = fct.iter().zip(fin).filter(|(_, f)| **f == 1.0).map(|(t, _)| t).sum::<f64>()
+    let r: f64 = fct
+        .iter()
+        .zip(fin)
+        .filter(|(_, f)| **f == 1.0)
+        .map(|(t, _)| t)
+        .sum::<f64>()
         / fin.iter().filter(|f| **f == 1.0).count() as f64;
     let x = m(&o, "flows_completed") / 280.0;
     let want = 30.0 / (3.0 + r);
@@ -73,12 +86,20 @@ fn access_limited_flows_never_exceed_their_access_rate() {
     });
     let o = run(&v);
     let thr = o.flows.get("throughput_bps").unwrap();
-    let max = thr.iter().cloned().filter(|x| x.is_finite()).fold(0.0, f64::max);
+    let max = thr
+        .iter()
+        .cloned()
+        .filter(|x| x.is_finite())
+        .fold(0.0, f64::max);
     // A transfer's throughput counts from its arrival: at most 1 Mbps minus
     // the slow-start ramp. The persistent flow sits at the 1 Mbps cap (its
     // goodput counts whole packets delivered in the window: within 0.5%).
-    eprintln!("transfers {}, max per-flow throughput {max:.0} bps, persistent {:.0} bps, drops {}",
-        thr.len(), thr[0], m(&o, "packets_dropped"));
+    eprintln!(
+        "transfers {}, max per-flow throughput {max:.0} bps, persistent {:.0} bps, drops {}",
+        thr.len(),
+        thr[0],
+        m(&o, "packets_dropped")
+    );
     assert!(thr.len() > 1000);
     assert!(max <= 1e6 * 1.005, "{max}");
     assert!((thr[0] - 1e6).abs() < 5e3, "persistent flow at {}", thr[0]);

@@ -1,8 +1,8 @@
 //! Open-loop traffic in the packet engine: Little's law, finite `count`
 //! transfers, slot reuse, the overload cap, determinism.
 
-use bufsim_core::{packet, RunOutput, Scenario};
-use serde_json::{json, Value};
+use bufsim_core::{RunOutput, Scenario, packet};
+use serde_json::{Value, json};
 
 fn run(v: &Value) -> RunOutput {
     let s = Scenario::from_json(&v.to_string()).unwrap_or_else(|e| panic!("{e}"));
@@ -10,7 +10,9 @@ fn run(v: &Value) -> RunOutput {
 }
 
 fn col<'a>(o: &'a RunOutput, name: &str) -> &'a [f64] {
-    o.flows.get(name).unwrap_or_else(|| panic!("no column {name}"))
+    o.flows
+        .get(name)
+        .unwrap_or_else(|| panic!("no column {name}"))
 }
 
 fn m(o: &RunOutput, k: &str) -> f64 {
@@ -37,14 +39,27 @@ fn littles_law_holds_within_2_percent() {
     let o = run(&open(0.6, "1020s"));
     let fin = col(&o, "finished");
     let fct = col(&o, "fct_s");
-    let done: Vec<f64> = fin.iter().zip(fct).filter(|(f, _)| **f == 1.0).map(|(_, t)| *t).collect();
+    let done: Vec<f64> = fin
+        .iter()
+        .zip(fct)
+        .filter(|(f, _)| **f == 1.0)
+        .map(|(_, t)| *t)
+        .collect();
     let arrived = m(&o, "flows_arrived");
     let lambda = arrived / 1000.0;
     let w = done.iter().sum::<f64>() / done.len() as f64;
     let l = m(&o, "active_flows_mean");
-    eprintln!("arrived {arrived}, completed {}, lambda {lambda:.3}/s, W {w:.4}s, L {l:.4}, lambda W {:.4}", done.len(), lambda * w);
+    eprintln!(
+        "arrived {arrived}, completed {}, lambda {lambda:.3}/s, W {w:.4}s, L {l:.4}, lambda W {:.4}",
+        done.len(),
+        lambda * w
+    );
     assert!(arrived > 8_000.0);
-    assert!((l / (lambda * w) - 1.0).abs() < 0.02, "L {l} vs lambda W {}", lambda * w);
+    assert!(
+        (l / (lambda * w) - 1.0).abs() < 0.02,
+        "L {l} vs lambda W {}",
+        lambda * w
+    );
     // Offered load 0.6 of 10 Mbps: utilization follows (retransmissions add a little).
     let u = m(&o, "utilization");
     assert!((u - 0.6).abs() < 0.03, "utilization {u}");
@@ -55,7 +70,11 @@ fn littles_law_holds_within_2_percent() {
 fn slots_are_reused_and_runs_repeat() {
     let v = open(0.8, "220s");
     let (a, b) = (run(&v), run(&v));
-    assert_eq!(format!("{a:?}"), format!("{b:?}"), "same seed, same result (NaN-aware)");
+    assert_eq!(
+        format!("{a:?}"),
+        format!("{b:?}"),
+        "same seed, same result (NaN-aware)"
+    );
     // Flow ids are unique; far fewer slots than transfers (slot reuse):
     // the largest number of simultaneously active flows sampled bounds them.
     let ids = col(&a, "flow");
@@ -63,14 +82,24 @@ fn slots_are_reused_and_runs_repeat() {
     sorted.sort_by(f64::total_cmp);
     sorted.dedup();
     assert_eq!(sorted.len(), ids.len());
-    let peak = a.timeseries.get("active_flows").unwrap().iter().cloned().fold(0.0, f64::max);
+    let peak = a
+        .timeseries
+        .get("active_flows")
+        .unwrap()
+        .iter()
+        .cloned()
+        .fold(0.0, f64::max);
     let slots = m(&a, "flow_slots");
     eprintln!("transfers {} peak active {peak} slots {slots}", ids.len());
     assert!(ids.len() > 2000 && peak < 100.0);
     // Slots: the peak number of active transfers plus a few quiet-pending ones.
     assert!(slots < 1.5 * peak + 10.0, "slots {slots}");
     // Every finished transfer delivered exactly its size.
-    for ((s, d), f) in col(&a, "size_pkts").iter().zip(col(&a, "delivered_pkts")).zip(col(&a, "finished")) {
+    for ((s, d), f) in col(&a, "size_pkts")
+        .iter()
+        .zip(col(&a, "delivered_pkts"))
+        .zip(col(&a, "finished"))
+    {
         if *f == 1.0 {
             assert_eq!(s, d);
         }
@@ -85,7 +114,13 @@ fn overload_is_capped_and_flagged() {
     v["warmup"] = "0s".into();
     v["flows"][0]["max_active"] = 200.into();
     let o = run(&v);
-    let peak = o.timeseries.get("active_flows").unwrap().iter().cloned().fold(0.0, f64::max);
+    let peak = o
+        .timeseries
+        .get("active_flows")
+        .unwrap()
+        .iter()
+        .cloned()
+        .fold(0.0, f64::max);
     assert!(peak <= 200.0, "peak {peak}");
     assert_eq!(m(&o, "overload"), 1.0);
     assert!(m(&o, "flows_refused") > 100.0);
@@ -105,6 +140,10 @@ fn finite_count_flows_complete_once() {
     assert!(col(&o, "delivered_pkts").iter().all(|&d| d == 100.0));
     // A lone 100-packet transfer in slow start: 1+2+4+...: 7 RTTs of 40 ms
     // plus serialization; well under 1 s each.
-    assert!(col(&o, "fct_s").iter().all(|&t| t > 0.2 && t < 1.0), "{:?}", col(&o, "fct_s"));
+    assert!(
+        col(&o, "fct_s").iter().all(|&t| t > 0.2 && t < 1.0),
+        "{:?}",
+        col(&o, "fct_s")
+    );
     assert_eq!(m(&o, "active_flows_mean") > 0.0, true);
 }

@@ -28,7 +28,7 @@
 //! timeouts leave the link idle now and then while flows are present (TCP
 //! is not perfectly work-conserving).
 
-use bufsim_core::{packet, Scenario};
+use bufsim_core::{Scenario, packet};
 use serde_json::json;
 
 struct Ps {
@@ -51,7 +51,9 @@ fn ps(rho: f64, duration_s: u64, seed: u64) -> Ps {
     let n: Vec<f64> = o.timeseries.get("active_flows").unwrap()[100..].to_vec();
     let batches = 50;
     let len = n.len() / batches;
-    let means: Vec<f64> = (0..batches).map(|b| n[b * len..(b + 1) * len].iter().sum::<f64>() / len as f64).collect();
+    let means: Vec<f64> = (0..batches)
+        .map(|b| n[b * len..(b + 1) * len].iter().sum::<f64>() / len as f64)
+        .collect();
     let mb = means.iter().sum::<f64>() / batches as f64;
     let var = means.iter().map(|x| (x - mb).powi(2)).sum::<f64>() / (batches - 1) as f64;
     let mut dist = vec![0.0; 64];
@@ -68,7 +70,11 @@ fn ps(rho: f64, duration_s: u64, seed: u64) -> Ps {
 
 /// Total-variation distance between the sampled distribution and the geometric one.
 fn tv_geometric(dist: &[f64], rho: f64) -> f64 {
-    0.5 * dist.iter().enumerate().map(|(n, p)| (p - (1.0 - rho) * rho.powi(n as i32)).abs()).sum::<f64>()
+    0.5 * dist
+        .iter()
+        .enumerate()
+        .map(|(n, p)| (p - (1.0 - rho) * rho.powi(n as i32)).abs())
+        .sum::<f64>()
 }
 
 fn check(rho: f64, duration_s: u64, k_se: f64) {
@@ -84,9 +90,15 @@ fn check(rho: f64, duration_s: u64, k_se: f64) {
         100.0 * (r.mean / want - 1.0),
         r.util,
         &r.dist[..7],
-        (0..7).map(|n| (1.0 - rho) * rho.powi(n)).collect::<Vec<_>>()
+        (0..7)
+            .map(|n| (1.0 - rho) * rho.powi(n))
+            .collect::<Vec<_>>()
     );
-    assert!((r.mean / want - 1.0).abs() < 0.10, "mean {} vs {want}", r.mean);
+    assert!(
+        (r.mean / want - 1.0).abs() < 0.10,
+        "mean {} vs {want}",
+        r.mean
+    );
     // The tolerance must dominate the noise: at least k_se standard errors
     // (3 in the full test, 2 in the quick one).
     assert!(k_se * r.se / r.mean < 0.10, "run too short: SE {}", r.se);

@@ -2,19 +2,29 @@
 //! (JSON text in; dicts of numpy arrays out) and maps errors to the Python
 //! exception hierarchy; all logic lives in the core crate.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use bufsim_core::engine::Progress;
 use bufsim_core::output::Table;
-use bufsim_core::{fluid, packet, RunOutput, Scenario};
+use bufsim_core::{RunOutput, Scenario, fluid, packet};
 use numpy::PyArray1;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-create_exception!(_core, ScenarioError, PyValueError, "A scenario failed validation; the message names the field, the value and what is allowed.");
-create_exception!(_core, EngineError, PyRuntimeError, "An engine failed internally (a bug: please report it).");
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "A scenario failed validation; the message names the field, the value and what is allowed."
+);
+create_exception!(
+    _core,
+    EngineError,
+    PyRuntimeError,
+    "An engine failed internally (a bug: please report it)."
+);
 
 fn scenario_err(e: bufsim_core::ScenarioError) -> PyErr {
     ScenarioError::new_err(e.to_string())
@@ -23,7 +33,9 @@ fn scenario_err(e: bufsim_core::ScenarioError) -> PyErr {
 /// Validate a raw scenario (JSON text) and return the normalized scenario as JSON text.
 #[pyfunction]
 fn normalize_scenario(text: &str) -> PyResult<String> {
-    Scenario::from_json(text).map(|s| s.to_json()).map_err(scenario_err)
+    Scenario::from_json(text)
+        .map(|s| s.to_json())
+        .map_err(scenario_err)
 }
 
 /// Engine names and their pre-run checks.
@@ -31,7 +43,9 @@ fn engine_check(engine: &str, s: &Scenario) -> PyResult<()> {
     match engine {
         "packet" => packet::check(s).map_err(scenario_err),
         "fluid" => fluid::check(s).map_err(scenario_err),
-        other => Err(ScenarioError::new_err(format!("engine must be 'packet' or 'fluid', got {other:?}"))),
+        other => Err(ScenarioError::new_err(format!(
+            "engine must be 'packet' or 'fluid', got {other:?}"
+        ))),
     }
 }
 
@@ -93,7 +107,8 @@ fn simulate<'py>(
     if let Some(e) = interrupted {
         return Err(e);
     }
-    let out = result.map_err(|m| EngineError::new_err(format!("internal error in the {engine} engine: {m}")))?;
+    let out = result
+        .map_err(|m| EngineError::new_err(format!("internal error in the {engine} engine: {m}")))?;
     let d = PyDict::new(py);
     let summary = PyDict::new(py);
     for (k, v) in &out.summary {

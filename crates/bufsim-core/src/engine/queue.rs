@@ -48,7 +48,11 @@ impl<E> Default for EventQueue<E> {
 impl<E> EventQueue<E> {
     /// An empty queue.
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), seq: 0, slots: Vec::new() }
+        EventQueue {
+            heap: BinaryHeap::with_capacity(1024),
+            seq: 0,
+            slots: Vec::new(),
+        }
     }
     /// Schedule `ev` at `time` in slot `k`, which must be empty.
     #[inline]
@@ -72,15 +76,21 @@ impl<E> EventQueue<E> {
         let mut best: Option<(u64, u64, usize)> = None;
         for (k, slot) in self.slots.iter().enumerate() {
             if let Some((t, q, _)) = slot
-                && best.is_none_or(|(bt, bq, _)| (*t, *q) < (bt, bq)) {
-                    best = Some((*t, *q, k));
-                }
+                && best.is_none_or(|(bt, bq, _)| (*t, *q) < (bt, bq))
+            {
+                best = Some((*t, *q, k));
+            }
         }
         match (best, self.heap.peek()) {
-            (Some((t, q, k)), top) if top.is_none_or(|Reverse((ht, hq, _))| (t, q) < (*ht, *hq)) => {
+            (Some((t, q, k)), top)
+                if top.is_none_or(|Reverse((ht, hq, _))| (t, q) < (*ht, *hq)) =>
+            {
                 self.slots[k].take().map(|(t, _, e)| (SimTime(t), e))
             }
-            _ => self.heap.pop().map(|Reverse((t, _, Slot(e)))| (SimTime(t), e)),
+            _ => self
+                .heap
+                .pop()
+                .map(|Reverse((t, _, Slot(e)))| (SimTime(t), e)),
         }
     }
     /// Number of pending events.

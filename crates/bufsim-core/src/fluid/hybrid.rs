@@ -145,17 +145,19 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
             let mut full = false;
             let mut empty = false;
             if let Some(r) = first_positive_root(0.5 * alpha, net, x - buf)
-                && r <= dt {
-                    dt = r;
-                    full = true;
-                }
+                && r <= dt
+            {
+                dt = r;
+                full = true;
+            }
             if net < 0.0
                 && let Some(r) = first_positive_root(0.5 * alpha, net, x)
-                    && r < dt {
-                        dt = r;
-                        full = false;
-                        empty = true;
-                    }
+                && r < dt
+            {
+                dt = r;
+                full = false;
+                empty = true;
+            }
             area += x * dt + 0.5 * net * dt * dt + alpha * dt * dt * dt / 6.0;
             served += mu * dt;
             arrived_tcp += lam * dt + 0.5 * alpha * dt * dt;

@@ -32,7 +32,13 @@ impl Red {
         //= average update per packet); integrated exactly over a step with q
         //= held, since 1/(w_q C) is often shorter than the step.
         let decay = (cap * h * (1.0 - cfg.w_q).ln()).exp();
-        Red { enabled, cfg, decay, avg: 0.0, rng }
+        Red {
+            enabled,
+            cfg,
+            decay,
+            avg: 0.0,
+            rng,
+        }
     }
 
     /// The drop probability at the current average queue.

@@ -14,7 +14,9 @@ pub struct Pipe<T> {
 
 impl<T> Default for Pipe<T> {
     fn default() -> Self {
-        Pipe { items: VecDeque::new() }
+        Pipe {
+            items: VecDeque::new(),
+        }
     }
 }
 
@@ -23,7 +25,10 @@ impl<T> Pipe<T> {
     /// (the caller must then schedule an event for the new head).
     #[inline]
     pub fn push(&mut self, at: SimTime, item: T) -> bool {
-        debug_assert!(self.items.back().is_none_or(|(t, _)| *t <= at), "pipe order");
+        debug_assert!(
+            self.items.back().is_none_or(|(t, _)| *t <= at),
+            "pipe order"
+        );
         self.items.push_back((at, item));
         self.items.len() == 1
     }

@@ -46,9 +46,28 @@ pub struct FlowEnd {
 
 /// Columns of the flows table, in order.
 const COLS: [&str; 22] = [
-    "flow", "group", "rtt_s", "goodput_bps", "delivered_pkts", "sent_pkts", "retransmits", "timeouts",
-    "recoveries", "drops", "loss_rate", "srtt_s", "final_cwnd_pkts", "size_pkts", "start_s", "end_s", "fct_s",
-    "bytes", "throughput_bps", "finished", "left_slow_start", "large",
+    "flow",
+    "group",
+    "rtt_s",
+    "goodput_bps",
+    "delivered_pkts",
+    "sent_pkts",
+    "retransmits",
+    "timeouts",
+    "recoveries",
+    "drops",
+    "loss_rate",
+    "srtt_s",
+    "final_cwnd_pkts",
+    "size_pkts",
+    "start_s",
+    "end_s",
+    "fct_s",
+    "bytes",
+    "throughput_bps",
+    "finished",
+    "left_slow_start",
+    "large",
 ];
 
 #[derive(Clone, Default)]
@@ -155,7 +174,12 @@ impl Collector {
             flows: groups
                 .into_iter()
                 .enumerate()
-                .map(|(i, (group, rtt))| FlowStat { group, rtt, id: i as u64, ..FlowStat::default() })
+                .map(|(i, (group, rtt))| FlowStat {
+                    group,
+                    rtt,
+                    id: i as u64,
+                    ..FlowStat::default()
+                })
                 .collect(),
             active: 0,
             long: 0,
@@ -181,7 +205,11 @@ impl Collector {
             ts_util: Vec::new(),
             ts_queue: Vec::new(),
             ts_drops: Vec::new(),
-            ts_cwnd: if s.output.cwnd { vec![Vec::new(); n] } else { Vec::new() },
+            ts_cwnd: if s.output.cwnd {
+                vec![Vec::new(); n]
+            } else {
+                Vec::new()
+            },
             ts_active: Vec::new(),
             ts_long: Vec::new(),
             prev_t: SimTime::ZERO,
@@ -219,8 +247,23 @@ impl Collector {
     }
 
     /// Slot `f` holds a new finite transfer (a new slot when `f` is the next index).
-    pub fn new_transfer(&mut self, f: u32, group: u32, rtt: SimTime, id: u64, arrival: SimTime, size: u64) {
-        let st = FlowStat { group, rtt, id, arrival, size, ..FlowStat::default() };
+    pub fn new_transfer(
+        &mut self,
+        f: u32,
+        group: u32,
+        rtt: SimTime,
+        id: u64,
+        arrival: SimTime,
+        size: u64,
+    ) {
+        let st = FlowStat {
+            group,
+            rtt,
+            id,
+            arrival,
+            size,
+            ..FlowStat::default()
+        };
         if f as usize == self.flows.len() {
             self.flows.push(st);
         } else {
@@ -284,7 +327,11 @@ impl Collector {
         }
         let dur = (now - st.arrival).as_secs_f64();
         let bytes = e.rcv_nxt.min(st.size) as f64 * e.mss as f64;
-        let thr = if dur > 0.0 { bytes * 8.0 / dur } else { f64::NAN };
+        let thr = if dur > 0.0 {
+            bytes * 8.0 / dur
+        } else {
+            f64::NAN
+        };
         let sent = e.stats.sent as f64;
         let drops = st.drops_life as f64;
         let row = [
@@ -303,7 +350,11 @@ impl Collector {
             e.cwnd,
             st.size as f64,
             st.arrival.as_secs_f64(),
-            if finished { now.as_secs_f64() } else { f64::NAN },
+            if finished {
+                now.as_secs_f64()
+            } else {
+                f64::NAN
+            },
             if finished { dur } else { f64::NAN },
             bytes,
             thr,
@@ -409,7 +460,13 @@ impl Collector {
     }
 
     /// Statistics start now; `at_warmup` holds each flow's (rcv_nxt, segments sent).
-    pub fn warmup_end(&mut self, t: SimTime, q: &mut Queue, busy: SimTime, at_warmup: &[(u64, u64)]) {
+    pub fn warmup_end(
+        &mut self,
+        t: SimTime,
+        q: &mut Queue,
+        busy: SimTime,
+        at_warmup: &[(u64, u64)],
+    ) {
         self.tick(t);
         self.in_window = true;
         self.busy_at_warmup = busy;
@@ -421,14 +478,25 @@ impl Collector {
         }
     }
 
-    pub fn finish(mut self, now: SimTime, q: &mut Queue, busy: SimTime, in_flight: u64, ends: &[FlowEnd]) -> RunOutput {
+    pub fn finish(
+        mut self,
+        now: SimTime,
+        q: &mut Queue,
+        busy: SimTime,
+        in_flight: u64,
+        ends: &[FlowEnd],
+    ) -> RunOutput {
         self.close_event();
         let span = (now - self.warmup).as_secs_f64();
         let span_ps = (now - self.warmup).0 as f64;
         let util = (busy - self.busy_at_warmup).0 as f64 / span_ps;
         let mean_q = (q.area(now) - self.area_at_warmup) / span_ps;
         let qc = q.counters;
-        let drop_rate = if qc.arrivals > 0 { qc.drops as f64 / qc.arrivals as f64 } else { 0.0 };
+        let drop_rate = if qc.arrivals > 0 {
+            qc.drops as f64 / qc.arrivals as f64
+        } else {
+            0.0
+        };
 
         // Persistent flows (`ends`, in slot order) first, then finite transfers.
         self.tick(now);
@@ -499,7 +567,10 @@ impl Collector {
             ("jain_index".into(), jain_index(&goodput)),
             ("congestion_events".into(), self.sync.len() as f64),
             ("sync_mean".into(), sync_mean),
-            ("timeouts".into(), flows.get("timeouts").map_or(0.0, |t| t.iter().sum())),
+            (
+                "timeouts".into(),
+                flows.get("timeouts").map_or(0.0, |t| t.iter().sum()),
+            ),
             ("background_drops".into(), self.bg_drops as f64),
         ];
         // Queue drops in the statistics window by reason (queue::DropReason).
@@ -525,7 +596,10 @@ impl Collector {
             ("capacity_bps".to_string(), self.capacity_bps),
             ("packets_sent".into(), self.sent as f64),
             ("packets_delivered".into(), self.delivered as f64),
-            ("packets_dropped".into(), (self.queue_drops + self.random_drops_total + self.access_drops) as f64),
+            (
+                "packets_dropped".into(),
+                (self.queue_drops + self.random_drops_total + self.access_drops) as f64,
+            ),
             ("access_drops".into(), self.access_drops as f64),
             ("packets_in_flight".into(), in_flight as f64),
             ("events".into(), self.events as f64),
@@ -544,6 +618,12 @@ impl Collector {
         let mut ev = Table::default();
         ev.push("time_s", self.sync.iter().map(|x| x.0).collect());
         ev.push("fraction", self.sync.iter().map(|x| x.1).collect());
-        RunOutput { summary, timeseries: ts, flows, congestion_events: ev, completed: true }
+        RunOutput {
+            summary,
+            timeseries: ts,
+            flows,
+            congestion_events: ev,
+            completed: true,
+        }
     }
 }

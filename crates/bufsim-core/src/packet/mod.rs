@@ -32,11 +32,11 @@ mod collect;
 use rand::RngExt;
 use rand_distr::{Distribution, Exp};
 
-use crate::engine::queue::EventQueue;
-use crate::engine::rng::{stream, Rng, Stream};
 use crate::engine::Progress;
+use crate::engine::queue::EventQueue;
+use crate::engine::rng::{Rng, Stream, stream};
 use crate::net::pipe::Pipe;
-use crate::net::{Ack, Packet, BACKGROUND, CWR, ECT};
+use crate::net::{Ack, BACKGROUND, CWR, ECT, Packet};
 use crate::output::RunOutput;
 use crate::queue::{AnyDiscipline, Queue};
 use crate::scenario::{Scenario, ScenarioError};
@@ -215,7 +215,12 @@ impl<'s> Sim<'s> {
         let mut flows = Vec::with_capacity(s.total_flows());
         let mut groups = Vec::with_capacity(s.total_flows());
         // Persistent flows first (slots 0..P, loss streams as before issue 6).
-        for (g, grp) in s.flows.iter().enumerate().filter(|(_, grp)| grp.kind == Kind::Persistent) {
+        for (g, grp) in s
+            .flows
+            .iter()
+            .enumerate()
+            .filter(|(_, grp)| grp.kind == Kind::Persistent)
+        {
             for k in 0..grp.count as usize {
                 let id = flows.len() as u32;
                 let rtt = grp.rtts_s[k];
@@ -232,7 +237,12 @@ impl<'s> Sim<'s> {
             let exp = Exp::new(pps).expect("validated positive rate");
             let first = SimTime::from_secs_f64(exp.sample(&mut rng));
             events.push(first, Ev::Background(i as u32));
-            bgs.push(Bg { rng, exp, size: b.packet_size_bytes, seq: 0 });
+            bgs.push(Bg {
+                rng,
+                exp,
+                size: b.packet_size_bytes,
+                seq: 0,
+            });
         }
         events.push(s.output.interval_s, Ev::Sample);
         if s.warmup_s > SimTime::ZERO {
@@ -243,8 +253,18 @@ impl<'s> Sim<'s> {
             .iter()
             .enumerate()
             .map(|(g, grp)| {
-                let rtt = grp.rtt_draw.clone().unwrap_or(crate::traffic::RttDraw::Fixed(SimTime::ZERO));
-                GroupTraffic::new(s.seed, g as u32, grp.size.clone(), rtt, grp.think, grp.arrival_rate_per_s)
+                let rtt = grp
+                    .rtt_draw
+                    .clone()
+                    .unwrap_or(crate::traffic::RttDraw::Fixed(SimTime::ZERO));
+                GroupTraffic::new(
+                    s.seed,
+                    g as u32,
+                    grp.size.clone(),
+                    rtt,
+                    grp.think,
+                    grp.arrival_rate_per_s,
+                )
             })
             .collect();
         let mut sim = Sim {
@@ -391,7 +411,10 @@ impl<'s> Sim<'s> {
         if !flow.zombie {
             return true;
         }
-        let quiet = flow.access.is_empty() && flow.acks.is_empty() && !flow.delack_pending && self.col.in_net(f) == 0;
+        let quiet = flow.access.is_empty()
+            && flow.acks.is_empty()
+            && !flow.delack_pending
+            && self.col.in_net(f) == 0;
         if quiet {
             flow.zombie = false;
             self.free.push(f);
@@ -439,8 +462,11 @@ impl<'s> Sim<'s> {
                 }
                 Ev::WarmupEnd => {
                     let busy = self.busy_until(t);
-                    let at: Vec<(u64, u64)> =
-                        self.flows.iter().map(|f| (f.receiver.rcv_nxt, f.sender.stats.sent)).collect();
+                    let at: Vec<(u64, u64)> = self
+                        .flows
+                        .iter()
+                        .map(|f| (f.receiver.rcv_nxt, f.sender.stats.sent))
+                        .collect();
                     self.col.warmup_end(t, &mut self.queue, busy, &at);
                 }
             }
@@ -452,7 +478,10 @@ impl<'s> Sim<'s> {
 
     fn flows_cwnd(&self) -> Vec<f64> {
         if self.s.output.cwnd {
-            self.flows[..self.persistent].iter().map(|f| f.sender.w.cwnd).collect()
+            self.flows[..self.persistent]
+                .iter()
+                .map(|f| f.sender.w.cwnd)
+                .collect()
         } else {
             Vec::new()
         }
@@ -482,7 +511,13 @@ impl<'s> Sim<'s> {
         let ect = if flow.sender.ecn_capable() { ECT } else { 0 };
         for &seq in out.iter() {
             let cwr = if flow.sender.take_cwr() { CWR } else { 0 };
-            let pkt = Packet { flow: f, size: flow.mss, seq, enqueued: SimTime::ZERO, ecn: ect | cwr };
+            let pkt = Packet {
+                flow: f,
+                size: flow.mss,
+                seq,
+                enqueued: SimTime::ZERO,
+                ecn: ect | cwr,
+            };
             let depart = match flow.access_rate {
                 Some(rate) => {
                     // Packets waiting at the access link (the one being
@@ -562,7 +597,10 @@ impl<'s> Sim<'s> {
 
     fn tx_done(&mut self) {
         let now = self.now;
-        let p = self.in_service.take().expect("TxDone without a packet in service");
+        let p = self
+            .in_service
+            .take()
+            .expect("TxDone without a packet in service");
         self.col.busy += now - self.col.tx_start;
         self.col.tx_bits(p.size);
         let at = now + self.s.link.delay_s;
@@ -599,7 +637,8 @@ impl<'s> Sim<'s> {
         flow.receiver.on_ecn(p.ecn);
         let action = flow.receiver.on_segment(p.seq);
         if flow.finite && flow.receiver.rcv_nxt > before {
-            self.col.delivered_in_order(f, flow.receiver.rcv_nxt - before);
+            self.col
+                .delivered_in_order(f, flow.receiver.rcv_nxt - before);
         }
         match action {
             AckAction::Now => self.send_ack(f),
@@ -670,7 +709,13 @@ impl<'s> Sim<'s> {
     fn background(&mut self, i: u32) {
         let now = self.now;
         let bg = &mut self.bgs[i as usize];
-        let pkt = Packet { flow: BACKGROUND, size: bg.size, seq: bg.seq, enqueued: SimTime::ZERO, ecn: 0 };
+        let pkt = Packet {
+            flow: BACKGROUND,
+            size: bg.size,
+            seq: bg.seq,
+            enqueued: SimTime::ZERO,
+            ecn: 0,
+        };
         bg.seq += 1;
         let gap = SimTime::from_secs_f64(bg.exp.sample(&mut bg.rng)).max(SimTime(1));
         self.events.push(now + gap, Ev::Background(i));
@@ -681,7 +726,11 @@ impl<'s> Sim<'s> {
     fn finish(mut self) -> RunOutput {
         let now = self.now;
         let busy = self.busy_until(now);
-        let in_flight = self.flows.iter().map(|f| f.access.len() as u64).sum::<u64>()
+        let in_flight = self
+            .flows
+            .iter()
+            .map(|f| f.access.len() as u64)
+            .sum::<u64>()
             + self.queue.occupancy().pkts
             + self.in_service.is_some() as u64
             + self.link.len() as u64;
@@ -691,8 +740,12 @@ impl<'s> Sim<'s> {
                 self.col.transfer_end(f as u32, now, &flow.end(), false);
             }
         }
-        let per_flow: Vec<collect::FlowEnd> = self.flows[..self.persistent].iter().map(Flow::end).collect();
+        let per_flow: Vec<collect::FlowEnd> = self.flows[..self.persistent]
+            .iter()
+            .map(Flow::end)
+            .collect();
         self.col.slots = self.flows.len();
-        self.col.finish(now, &mut self.queue, busy, in_flight, &per_flow)
+        self.col
+            .finish(now, &mut self.queue, busy, in_flight, &per_flow)
     }
 }

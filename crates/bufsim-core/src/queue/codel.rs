@@ -34,7 +34,13 @@ impl CodelState {
     /// RFC 8289 section 5.4 `dodequeue`: pop the head and say whether it may
     /// be dropped.
     #[inline]
-    fn dodequeue(&mut self, cfg: &CodelConfig, mtu: u32, q: &mut Fifo, now: SimTime) -> (Option<Packet>, bool) {
+    fn dodequeue(
+        &mut self,
+        cfg: &CodelConfig,
+        mtu: u32,
+        q: &mut Fifo,
+        now: SimTime,
+    ) -> (Option<Packet>, bool) {
         let Some(p) = q.pop() else {
             //= "if queue is empty: first_above_time = 0" (here None).
             self.first_above_time = None;
@@ -59,7 +65,14 @@ impl CodelState {
 
     /// RFC 8289 section 5.5 `dequeue`: the next packet of `q`, head drops
     /// pushed onto `drops`.
-    pub fn dequeue(&mut self, cfg: &CodelConfig, mtu: u32, q: &mut Fifo, now: SimTime, drops: &mut Drops) -> Option<Packet> {
+    pub fn dequeue(
+        &mut self,
+        cfg: &CodelConfig,
+        mtu: u32,
+        q: &mut Fifo,
+        now: SimTime,
+        drops: &mut Drops,
+    ) -> Option<Packet> {
         let (mut p, ok_to_drop) = self.dodequeue(cfg, mtu, q, now);
         if p.is_none() {
             //= "if (r.p == NULL) { dropping = false; return r.p }".
@@ -95,7 +108,12 @@ impl CodelState {
             //= cycle is a good starting point": delta = count - lastcount;
             //= count = (delta > 1 && now - drop_next < 16 * INTERVAL) ? delta : 1.
             let delta = self.count.saturating_sub(self.lastcount);
-            self.count = if delta > 1 && now.0.saturating_sub(self.drop_next.0) < 16 * cfg.interval.0 { delta } else { 1 };
+            self.count =
+                if delta > 1 && now.0.saturating_sub(self.drop_next.0) < 16 * cfg.interval.0 {
+                    delta
+                } else {
+                    1
+                };
             self.drop_next = Self::control_law(cfg, now, self.count);
             self.lastcount = self.count;
         }
@@ -115,7 +133,13 @@ pub struct Codel {
 impl Codel {
     /// CoDel with these parameters; `mtu` is the largest packet (MAXPACKET).
     pub fn new(cfg: CodelConfig, limit: Limit, mtu: u32) -> Codel {
-        Codel { cfg, limit, mtu, fifo: Fifo::default(), state: CodelState::default() }
+        Codel {
+            cfg,
+            limit,
+            mtu,
+            fifo: Fifo::default(),
+            state: CodelState::default(),
+        }
     }
 }
 
@@ -131,6 +155,7 @@ impl Discipline for Codel {
     }
     #[inline]
     fn dequeue(&mut self, _occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Packet> {
-        self.state.dequeue(&self.cfg, self.mtu, &mut self.fifo, now, drops)
+        self.state
+            .dequeue(&self.cfg, self.mtu, &mut self.fifo, now, drops)
     }
 }

@@ -113,7 +113,10 @@ pub struct CodelConfig {
 impl Default for CodelConfig {
     fn default() -> Self {
         //= RFC 8289 section 4.3/4.4: TARGET = 5 ms, INTERVAL = 100 ms.
-        CodelConfig { target: SimTime::from_millis(5), interval: SimTime::from_millis(100) }
+        CodelConfig {
+            target: SimTime::from_millis(5),
+            interval: SimTime::from_millis(100),
+        }
     }
 }
 
@@ -191,11 +194,14 @@ pub struct LinkInfo {
     pub capacity_bps: f64,
 }
 
-
 impl QdiscConfig {
     /// Build the config of discipline `name` from its `qdisc_params`; on
     /// error returns `(key, message)` (the key is empty when the name is unknown).
-    pub fn from_params(name: &str, params: &Map<String, Value>, link: LinkInfo) -> Result<QdiscConfig, PErr> {
+    pub fn from_params(
+        name: &str,
+        params: &Map<String, Value>,
+        link: LinkInfo,
+    ) -> Result<QdiscConfig, PErr> {
         let mut p = Params::new(params);
         let ms = SimTime::from_millis;
         let cfg = match name {
@@ -204,10 +210,17 @@ impl QdiscConfig {
                 let d = RedConfig::default();
                 let min_th = p.num("min_th", d.min_th, 0.0, 1e9)?;
                 //= Floyd 1997: max_th = 3 min_th when only min_th is given.
-                let max_default = if params.contains_key("min_th") { 3.0 * min_th.max(5.0 / 3.0) } else { d.max_th };
+                let max_default = if params.contains_key("min_th") {
+                    3.0 * min_th.max(5.0 / 3.0)
+                } else {
+                    d.max_th
+                };
                 let max_th = p.num("max_th", max_default, 0.0, 1e9)?;
                 if max_th <= min_th {
-                    return Err(("max_th".into(), format!("must be > min_th ({min_th}), got {max_th}")));
+                    return Err((
+                        "max_th".into(),
+                        format!("must be > min_th ({min_th}), got {max_th}"),
+                    ));
                 }
                 let max_p = p.num("max_p", d.max_p, 1e-9, 1.0)?;
                 let adaptive = p.flag("adaptive", d.adaptive)?;
@@ -228,7 +241,17 @@ impl QdiscConfig {
                 };
                 let interval = p.dur("interval", d.interval, ms(1), ms(1_000_000))?;
                 let ecn = p.flag("ecn", d.ecn)?;
-                QdiscConfig::Red(RedConfig { min_th, max_th, max_p, w_q, gentle, mode, adaptive, interval, ecn })
+                QdiscConfig::Red(RedConfig {
+                    min_th,
+                    max_th,
+                    max_p,
+                    w_q,
+                    gentle,
+                    mode,
+                    adaptive,
+                    interval,
+                    ecn,
+                })
             }
             "fq" => QdiscConfig::Fq(FqConfig {
                 quantum_bytes: p.size("quantum", link.packet_size, 64, 1 << 20)?,
@@ -245,13 +268,26 @@ impl QdiscConfig {
                 let d = PieConfig::default();
                 QdiscConfig::Pie(PieConfig {
                     target: p.dur("target", d.target, SimTime(1), ms(100_000))?,
-                    t_update: p.dur("t_update", d.t_update, SimTime::from_micros(10), ms(100_000))?,
+                    t_update: p.dur(
+                        "t_update",
+                        d.t_update,
+                        SimTime::from_micros(10),
+                        ms(100_000),
+                    )?,
                     alpha: p.num("alpha", d.alpha, 0.0, 1e6)?,
                     beta: p.num("beta", d.beta, 0.0, 1e6)?,
                     max_burst: p.dur("max_burst", d.max_burst, SimTime::ZERO, ms(100_000))?,
                 })
             }
-            other => return Err((String::new(), format!("unknown queue discipline {other:?}: allowed are {}", QDISCS.join(", ")))),
+            other => {
+                return Err((
+                    String::new(),
+                    format!(
+                        "unknown queue discipline {other:?}: allowed are {}",
+                        QDISCS.join(", ")
+                    ),
+                ));
+            }
         };
         p.finish(name)?;
         Ok(cfg)
@@ -273,7 +309,10 @@ fn codel_params(p: &mut Params) -> Result<CodelConfig, PErr> {
     let target = p.dur("target", d.target, SimTime(1), ms(100_000))?;
     let interval = p.dur("interval", d.interval, SimTime(1), ms(1_000_000))?;
     if target > interval {
-        return Err(("target".into(), format!("must not exceed interval ({interval}), got {target}")));
+        return Err((
+            "target".into(),
+            format!("must not exceed interval ({interval}), got {target}"),
+        ));
     }
     Ok(CodelConfig { target, interval })
 }

@@ -14,7 +14,10 @@ pub struct DropTail {
 impl DropTail {
     /// A drop-tail buffer with this limit.
     pub fn new(limit: Limit) -> DropTail {
-        DropTail { limit, fifo: Fifo::default() }
+        DropTail {
+            limit,
+            fifo: Fifo::default(),
+        }
     }
 }
 

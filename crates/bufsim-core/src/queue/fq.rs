@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 
 use super::config::FqConfig;
 use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy};
-use crate::net::{Packet, BACKGROUND};
+use crate::net::{BACKGROUND, Packet};
 use crate::units::SimTime;
 
 /// DRR fair queueing with longest-queue drop.
@@ -70,7 +70,10 @@ impl Discipline for Fq {
             self.deficit[i] = self.cfg.quantum_bytes as i64;
             self.active.push_back(i as u32);
         }
-        let after = Occupancy { pkts: occ.pkts + 1, bytes: occ.bytes + pkt.size as u64 };
+        let after = Occupancy {
+            pkts: occ.pkts + 1,
+            bytes: occ.bytes + pkt.size as u64,
+        };
         if self.limit.exceeded(after) {
             //= paper 000 section V.B: drop from the longest queue (Suter et al.
             //= 1998, "Longest Queue Drop"); the longest in bytes, its tail packet.
@@ -80,7 +83,9 @@ impl Discipline for Fq {
                     best = j as usize;
                 }
             }
-            let p = self.queues[best].pop_back().expect("longest queue is not empty");
+            let p = self.queues[best]
+                .pop_back()
+                .expect("longest queue is not empty");
             drops.push((p, DropReason::LongestQueue));
             if self.queues[best].is_empty() {
                 self.active.retain(|&j| j as usize != best);

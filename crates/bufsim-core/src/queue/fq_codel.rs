@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use super::codel::CodelState;
 use super::config::FqCodelConfig;
 use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy};
-use crate::net::{Packet, BACKGROUND};
+use crate::net::{BACKGROUND, Packet};
 use crate::units::SimTime;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -54,7 +54,11 @@ impl FqCodel {
 
     #[inline]
     fn slot(&self, p: &Packet) -> usize {
-        let key = if p.flow == BACKGROUND { p.seq.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32 } else { p.flow as u64 };
+        let key = if p.flow == BACKGROUND {
+            p.seq.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32
+        } else {
+            p.flow as u64
+        };
         (key % self.cfg.flows as u64) as usize
     }
 }
@@ -70,7 +74,10 @@ impl Discipline for FqCodel {
             self.deficit[i] = self.cfg.quantum_bytes as i64;
             self.new_flows.push_back(i as u32);
         }
-        let after = Occupancy { pkts: occ.pkts + 1, bytes: occ.bytes + pkt.size as u64 };
+        let after = Occupancy {
+            pkts: occ.pkts + 1,
+            bytes: occ.bytes + pkt.size as u64,
+        };
         if self.limit.exceeded(after) {
             //= RFC 8290 section 4.1: "if the queue is full ... drop a packet
             //= from the head of the queue with the largest current byte count".
@@ -108,7 +115,8 @@ impl Discipline for FqCodel {
                 self.on[i] = List::Old;
                 continue;
             }
-            let p = self.codel[i].dequeue(&self.cfg.codel, self.mtu, &mut self.queues[i], now, drops);
+            let p =
+                self.codel[i].dequeue(&self.cfg.codel, self.mtu, &mut self.queues[i], now, drops);
             match p {
                 Some(p) => {
                     self.deficit[i] -= p.size as i64;

@@ -160,9 +160,15 @@ impl AnyDiscipline {
             QdiscConfig::DropTail => AnyDiscipline::DropTail(droptail::DropTail::new(limit)),
             QdiscConfig::Red(c) => AnyDiscipline::Red(red::Red::new(c, limit, link, s.seed)),
             QdiscConfig::Fq(c) => AnyDiscipline::Fq(fq::Fq::new(c, limit, tcp_flows)),
-            QdiscConfig::Codel(c) => AnyDiscipline::Codel(codel::Codel::new(c, limit, link.packet_size_bytes)),
-            QdiscConfig::FqCodel(c) => AnyDiscipline::FqCodel(fq_codel::FqCodel::new(c, limit, link.packet_size_bytes)),
-            QdiscConfig::Pie(c) => AnyDiscipline::Pie(pie::Pie::new(c, limit, link.packet_size_bytes, s.seed)),
+            QdiscConfig::Codel(c) => {
+                AnyDiscipline::Codel(codel::Codel::new(c, limit, link.packet_size_bytes))
+            }
+            QdiscConfig::FqCodel(c) => {
+                AnyDiscipline::FqCodel(fq_codel::FqCodel::new(c, limit, link.packet_size_bytes))
+            }
+            QdiscConfig::Pie(c) => {
+                AnyDiscipline::Pie(pie::Pie::new(c, limit, link.packet_size_bytes, s.seed))
+            }
         }
     }
     #[inline]

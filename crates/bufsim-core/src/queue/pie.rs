@@ -11,7 +11,7 @@ use rand::RngExt;
 
 use super::config::PieConfig;
 use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy};
-use crate::engine::rng::{stream, Rng, Stream};
+use crate::engine::rng::{Rng, Stream, stream};
 use crate::net::Packet;
 use crate::units::SimTime;
 
@@ -56,7 +56,11 @@ impl Pie {
     /// the drop probability.
     fn calculate_drop_prob(&mut self) {
         let target = self.cfg.target.as_secs_f64();
-        let qdelay = if self.fifo.is_empty() { 0.0 } else { self.qdelay };
+        let qdelay = if self.fifo.is_empty() {
+            0.0
+        } else {
+            self.qdelay
+        };
         //= section 4.2: p = alpha * (current_qdelay - QDELAY_REF)
         //=                + beta * (current_qdelay - qdelay_old).
         let mut p = self.cfg.alpha * (qdelay - target) + self.cfg.beta * (qdelay - self.qdelay_old);

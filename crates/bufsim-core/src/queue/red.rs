@@ -8,8 +8,8 @@ use rand::RngExt;
 
 use super::config::{RedConfig, RedMode};
 use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy};
-use crate::engine::rng::{stream, Rng, Stream};
-use crate::net::{Packet, CE, ECT};
+use crate::engine::rng::{Rng, Stream, stream};
+use crate::net::{CE, ECT, Packet};
 use crate::scenario::Link;
 use crate::units::{BitsPerSec, SimTime};
 

@@ -39,7 +39,12 @@ pub struct DelayHistogram {
 
 impl Default for DelayHistogram {
     fn default() -> Self {
-        DelayHistogram { zero: 0, bins: vec![0; NBINS], count: 0, sum_ps: 0.0 }
+        DelayHistogram {
+            zero: 0,
+            bins: vec![0; NBINS],
+            count: 0,
+            sum_ps: 0.0,
+        }
     }
 }
 
@@ -61,7 +66,11 @@ impl DelayHistogram {
     }
     /// Exact mean, seconds (NaN without samples).
     pub fn mean_s(&self) -> f64 {
-        if self.count == 0 { f64::NAN } else { self.sum_ps / self.count as f64 * 1e-12 }
+        if self.count == 0 {
+            f64::NAN
+        } else {
+            self.sum_ps / self.count as f64 * 1e-12
+        }
     }
     /// The q-quantile (0..1), seconds, within 0.4% (NaN without samples).
     pub fn quantile_s(&self, q: f64) -> f64 {

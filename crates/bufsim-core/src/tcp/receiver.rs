@@ -59,10 +59,11 @@ impl Receiver {
             self.rcv_nxt += 1;
             // Absorb held segments that are now in order.
             if let Some(&(s, e)) = self.ooo.first()
-                && s == self.rcv_nxt {
-                    self.rcv_nxt = e;
-                    self.ooo.remove(0);
-                }
+                && s == self.rcv_nxt
+            {
+                self.rcv_nxt = e;
+                self.ooo.remove(0);
+            }
             self.recent.retain(|&(_, e)| e > self.rcv_nxt);
             //= RFC 5681 section 4.2: "an immediate ACK SHOULD be generated
             //= when a segment arrives that fills in all or part of a gap".
@@ -138,7 +139,11 @@ impl Receiver {
 
     /// The ACK to send now.
     pub fn ack(&self) -> Ack {
-        let mut a = Ack { ack: self.rcv_nxt, ece: self.ece, ..Ack::default() };
+        let mut a = Ack {
+            ack: self.rcv_nxt,
+            ece: self.ece,
+            ..Ack::default()
+        };
         if self.sack {
             for (k, b) in self.recent.iter().enumerate() {
                 a.sack[k] = *b;
@@ -193,7 +198,10 @@ mod tests {
         assert!(r.ack().ece);
         r.on_ecn(ECT);
         r.on_segment(2);
-        assert!(r.ack().ece, "ECE persists until CWR (RFC 3168 section 6.1.3)");
+        assert!(
+            r.ack().ece,
+            "ECE persists until CWR (RFC 3168 section 6.1.3)"
+        );
         r.on_ecn(ECT | CWR);
         r.on_segment(3);
         assert!(!r.ack().ece);

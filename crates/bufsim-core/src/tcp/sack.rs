@@ -75,7 +75,11 @@ impl Scoreboard {
             self.mark(cursor, e);
         }
         let new_s = if lo < hi { s.min(self.ranges[lo].0) } else { s };
-        let new_e = if lo < hi { e.max(self.ranges[hi - 1].1) } else { e };
+        let new_e = if lo < hi {
+            e.max(self.ranges[hi - 1].1)
+        } else {
+            e
+        };
         self.ranges.splice(lo..hi, std::iter::once((new_s, new_e)));
     }
 
@@ -104,7 +108,11 @@ impl Scoreboard {
     /// Whether `seq` has been SACKed.
     #[inline]
     pub fn is_sacked(&self, seq: u64) -> bool {
-        seq >= self.una && self.flags.get((seq - self.una) as usize).is_some_and(|f| f & SACKED != 0)
+        seq >= self.una
+            && self
+                .flags
+                .get((seq - self.una) as usize)
+                .is_some_and(|f| f & SACKED != 0)
     }
 
     /// Every un-SACKed segment below the returned bound is lost

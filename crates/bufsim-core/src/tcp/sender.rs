@@ -11,7 +11,7 @@
 
 use crate::net::Ack;
 use crate::tcp::cc::{AckInfo, AnyCc, Window};
-use crate::tcp::sack::{Scoreboard, DUP_THRESH};
+use crate::tcp::sack::{DUP_THRESH, Scoreboard};
 use crate::units::SimTime;
 
 //= RFC 6298 section 2.1: "Until a round-trip time (RTT) measurement has been
@@ -96,7 +96,10 @@ impl Sender {
             cfg,
             cc,
             //= RFC 5681 section 3.1: ssthresh "SHOULD be set arbitrarily high".
-            w: Window { cwnd: cfg.initial_window as f64, ssthresh: f64::INFINITY },
+            w: Window {
+                cwnd: cfg.initial_window as f64,
+                ssthresh: f64::INFINITY,
+            },
             una: 0,
             nxt: 0,
             max: 0,
@@ -301,10 +304,11 @@ impl Sender {
                 sb.on_cum_ack(self.una);
             }
             if let Some((seq, sent)) = self.timed
-                && self.una > seq {
-                    self.rtt_sample(now - sent);
-                    self.timed = None;
-                }
+                && self.una > seq
+            {
+                self.rtt_sample(now - sent);
+                self.timed = None;
+            }
             self.dupacks = 0;
             if self.in_recovery {
                 if self.una >= self.recover {
@@ -346,7 +350,11 @@ impl Sender {
             }
             //= RFC 6298 section 5.2: all data acknowledged: turn the timer off;
             //= 5.3: new data acknowledged: restart it.
-            self.rto_deadline = if self.una == self.max { SimTime::MAX } else { now + self.rto };
+            self.rto_deadline = if self.una == self.max {
+                SimTime::MAX
+            } else {
+                now + self.rto
+            };
         } else if ack.ack == self.una && self.max > self.una {
             if self.in_recovery {
                 if self.sb.is_none() {
@@ -360,7 +368,11 @@ impl Sender {
                 //= or when IsLost (HighACK + 1); RFC 6582 section 3.2 step 1 and
                 //= RFC 6675 section 5.1: not before the cumulative ACK passes the
                 //= previous recovery point.
-                let lost = self.sb.as_ref().and_then(|sb| sb.lost_bound()).is_some_and(|b| b > self.una);
+                let lost = self
+                    .sb
+                    .as_ref()
+                    .and_then(|sb| sb.lost_bound())
+                    .is_some_and(|b| b > self.una);
                 if (self.dupacks >= DUP_THRESH as u32 || lost) && self.una >= self.recover {
                     self.enter_recovery(now, out);
                     return;
@@ -407,12 +419,22 @@ mod tests {
     use crate::tcp::cc::newreno::NewReno;
 
     fn sender(sack: bool) -> Sender {
-        let cfg = SenderConfig { initial_window: 4, rwnd: None, min_rto: SimTime::from_millis(200), sack, limit: u64::MAX, ecn: true };
+        let cfg = SenderConfig {
+            initial_window: 4,
+            rwnd: None,
+            min_rto: SimTime::from_millis(200),
+            sack,
+            limit: u64::MAX,
+            ecn: true,
+        };
         Sender::new(cfg, AnyCc::NewReno(NewReno))
     }
 
     fn ack(n: u64) -> Ack {
-        Ack { ack: n, ..Ack::default() }
+        Ack {
+            ack: n,
+            ..Ack::default()
+        }
     }
 
     #[test]
@@ -500,7 +522,10 @@ mod tests {
     fn ece_halves_once_per_window() {
         let mut s = sender(true);
         let mut out = vec![];
-        s.w = Window { cwnd: 20.0, ssthresh: 10.0 };
+        s.w = Window {
+            cwnd: 20.0,
+            ssthresh: 10.0,
+        };
         s.pump(SimTime::ZERO, &mut out);
         assert_eq!(out.len(), 20);
         let t = SimTime::from_millis(100);

@@ -39,7 +39,7 @@ use rand::RngExt;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::rng::{stream, Rng, Stream};
+use crate::engine::rng::{Rng, Stream, stream};
 use crate::units::{self, SimTime};
 use size::SizeDist;
 
@@ -69,7 +69,10 @@ pub enum RttDraw {
     /// Uniformly one of these (an RTT list, or the tree's source nodes).
     Choice(#[serde(serialize_with = "ser_secs_vec")] Vec<SimTime>),
     /// Uniform in `[a, b]` (`{uniform = [a, b]}` or `{min = a, max = b}`).
-    Uniform(#[serde(serialize_with = "ser_secs")] SimTime, #[serde(serialize_with = "ser_secs")] SimTime),
+    Uniform(
+        #[serde(serialize_with = "ser_secs")] SimTime,
+        #[serde(serialize_with = "ser_secs")] SimTime,
+    ),
 }
 
 fn ser_secs<S: serde::Serializer>(t: &SimTime, s: S) -> Result<S::Ok, S::Error> {
@@ -101,7 +104,9 @@ impl RttDraw {
     pub fn harmonic_mean_s(&self) -> f64 {
         match self {
             RttDraw::Fixed(t) => t.as_secs_f64(),
-            RttDraw::Choice(v) => tree::harmonic_mean(&v.iter().map(|t| t.as_secs_f64()).collect::<Vec<_>>()),
+            RttDraw::Choice(v) => {
+                tree::harmonic_mean(&v.iter().map(|t| t.as_secs_f64()).collect::<Vec<_>>())
+            }
             //= 1 / E[1/R] for R uniform on [a, b]: (b - a) / ln(b / a).
             RttDraw::Uniform(a, b) => {
                 let (a, b) = (a.as_secs_f64(), b.as_secs_f64());
@@ -124,7 +129,8 @@ pub enum ThinkDist {
 impl ThinkDist {
     /// Parse `think`: `"5s"` or `{exponential = "5s"}` (exponential) or `{fixed = "5s"}`.
     pub fn parse(v: &Value) -> Result<ThinkDist, String> {
-        let shape = "a mean think time \"5s\" (exponential), {exponential = \"5s\"} or {fixed = \"5s\"}";
+        let shape =
+            "a mean think time \"5s\" (exponential), {exponential = \"5s\"} or {fixed = \"5s\"}";
         let d = |x: &Value| match x {
             Value::String(s) => units::parse_duration(s).map_err(|e| e.0),
             o => Err(format!("expected {shape}, got {o}")),
@@ -178,25 +184,40 @@ impl Arrival {
         let (k, x) = m.iter().next().expect("one key");
         match k.as_str() {
             "rate" => {
-                let s = x.as_str().ok_or_else(|| format!("rate: expected a string such as \"20/s\", got {x}"))?;
-                let (num, per) = s.split_once('/').ok_or_else(|| format!("rate: {s:?} has no \"/s\": expected e.g. \"20/s\""))?;
+                let s = x
+                    .as_str()
+                    .ok_or_else(|| format!("rate: expected a string such as \"20/s\", got {x}"))?;
+                let (num, per) = s
+                    .split_once('/')
+                    .ok_or_else(|| format!("rate: {s:?} has no \"/s\": expected e.g. \"20/s\""))?;
                 let secs = match per.trim() {
                     "s" => 1.0,
                     "ms" => 1e-3,
                     "min" => 60.0,
                     "h" => 3600.0,
-                    u => return Err(format!("rate: unknown time unit {u:?} in {s:?}: allowed are /s, /ms, /min, /h")),
+                    u => {
+                        return Err(format!(
+                            "rate: unknown time unit {u:?} in {s:?}: allowed are /s, /ms, /min, /h"
+                        ));
+                    }
                 };
-                let n: f64 = num.trim().parse().map_err(|_| format!("rate: {s:?}: expected a number before the \"/\""))?;
+                let n: f64 = num
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("rate: {s:?}: expected a number before the \"/\""))?;
                 if !(n.is_finite() && n > 0.0) {
                     return Err(format!("rate: must be > 0, got {s:?}"));
                 }
                 Ok(Arrival::Rate(n / secs))
             }
             "load" => {
-                let l = x.as_f64().ok_or_else(|| format!("load: expected a number (fraction of capacity), got {x}"))?;
+                let l = x.as_f64().ok_or_else(|| {
+                    format!("load: expected a number (fraction of capacity), got {x}")
+                })?;
                 if !(l > 0.0 && l <= 10.0) {
-                    return Err(format!("load: must be in (0, 10] (a fraction of link.capacity), got {l}"));
+                    return Err(format!(
+                        "load: must be in (0, 10] (a fraction of link.capacity), got {l}"
+                    ));
                 }
                 Ok(Arrival::Load(l))
             }
@@ -217,8 +238,21 @@ pub struct GroupTraffic {
 
 impl GroupTraffic {
     /// The generator of group `g` of a run with seed `seed`.
-    pub fn new(seed: u64, g: u32, size: Option<SizeDist>, rtt: RttDraw, think: Option<ThinkDist>, rate: Option<f64>) -> Self {
-        GroupTraffic { rng: stream(seed, Stream::Traffic(g)), size, rtt, think, gap_s: rate.map_or(f64::INFINITY, |r| 1.0 / r) }
+    pub fn new(
+        seed: u64,
+        g: u32,
+        size: Option<SizeDist>,
+        rtt: RttDraw,
+        think: Option<ThinkDist>,
+        rate: Option<f64>,
+    ) -> Self {
+        GroupTraffic {
+            rng: stream(seed, Stream::Traffic(g)),
+            size,
+            rtt,
+            think,
+            gap_s: rate.map_or(f64::INFINITY, |r| 1.0 / r),
+        }
     }
     /// A transfer size, packets (`u64::MAX` for a group without sizes).
     pub fn size(&mut self) -> u64 {

@@ -47,7 +47,10 @@ pub enum SizeDist {
     Mixture(Vec<Component>),
     /// Piecewise-linear CDF through `(pkts, cdf)` points; the first point is
     /// an atom of mass `cdf[0]`.
-    Empirical { path: String, points: Vec<(f64, f64)> },
+    Empirical {
+        path: String,
+        points: Vec<(f64, f64)>,
+    },
 }
 
 /// One component of a mixture.
@@ -95,13 +98,19 @@ fn perr(sub: impl Into<String>, msg: impl Into<String>) -> PathError {
 pub fn parse_pkts(v: &Value, mss: u32) -> Result<f64, String> {
     let s = match v {
         Value::String(s) => s.trim(),
-        other => return Err(format!("expected a size with a unit such as \"50pkt\" or \"100KB\", got {other}")),
+        other => {
+            return Err(format!(
+                "expected a size with a unit such as \"50pkt\" or \"100KB\", got {other}"
+            ));
+        }
     };
     for suffix in ["packets", "pkts", "pkt"] {
         if let Some(num) = s.strip_suffix(suffix) {
             return match num.trim().parse::<f64>() {
                 Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
-                _ => Err(format!("invalid size {s:?}: expected a non-negative number of packets such as \"50pkt\"")),
+                _ => Err(format!(
+                    "invalid size {s:?}: expected a non-negative number of packets such as \"50pkt\""
+                )),
             };
         }
     }
@@ -110,11 +119,17 @@ pub fn parse_pkts(v: &Value, mss: u32) -> Result<f64, String> {
 }
 
 fn positive(x: f64, what: &str) -> Result<f64, String> {
-    if x.is_finite() && x > 0.0 { Ok(x) } else { Err(format!("{what} must be > 0, got {x}")) }
+    if x.is_finite() && x > 0.0 {
+        Ok(x)
+    } else {
+        Err(format!("{what} must be > 0, got {x}"))
+    }
 }
 
 fn number(v: &Value) -> Result<f64, String> {
-    v.as_f64().filter(|x| x.is_finite()).ok_or_else(|| format!("expected a number, got {v}"))
+    v.as_f64()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| format!("expected a number, got {v}"))
 }
 
 impl SizeDist {
@@ -126,19 +141,27 @@ impl SizeDist {
                 DHAMDHERE2006_WEIGHTS
                     .iter()
                     .zip(DHAMDHERE2006_MEANS)
-                    .map(|(&w, m)| Component { weight: w, dist: SizeDist::Exponential { mean_pkts: m } })
+                    .map(|(&w, m)| Component {
+                        weight: w,
+                        dist: SizeDist::Exponential { mean_pkts: m },
+                    })
                     .collect(),
             )),
             Value::String(_) => {
-                let x = parse_pkts(v, mss).map_err(|m| perr("", format!("{m}; or one of {SHAPES}")))?;
+                let x =
+                    parse_pkts(v, mss).map_err(|m| perr("", format!("{m}; or one of {SHAPES}")))?;
                 positive(x, "a fixed size").map_err(|m| perr("", m))?;
                 Ok(SizeDist::Fixed { pkts: x })
             }
             Value::Object(m) => {
                 // A mixture entry carries `weight` beside its law; here we take the law only.
-                let laws: Vec<(&String, &Value)> = m.iter().filter(|(k, _)| k.as_str() != "weight").collect();
+                let laws: Vec<(&String, &Value)> =
+                    m.iter().filter(|(k, _)| k.as_str() != "weight").collect();
                 if laws.len() != 1 {
-                    return Err(perr("", format!("expected a table with exactly one law, got {v}: use {SHAPES}")));
+                    return Err(perr(
+                        "",
+                        format!("expected a table with exactly one law, got {v}: use {SHAPES}"),
+                    ));
                 }
                 let (k, p) = laws[0];
                 let sub = format!(".{k}");
@@ -150,38 +173,81 @@ impl SizeDist {
                         Ok(SizeDist::Exponential { mean_pkts: mean })
                     }
                     "pareto" => {
-                        let t = p.as_object().ok_or_else(|| e(format!("expected {{shape = 1.2, min = \"10pkt\"}}, got {p}")))?;
-                        if let Some(bad) = t.keys().find(|k| !["shape", "min"].contains(&k.as_str())) {
-                            return Err(perr(format!("{sub}.{bad}"), "unknown key: allowed are shape, min"));
+                        let t = p.as_object().ok_or_else(|| {
+                            e(format!(
+                                "expected {{shape = 1.2, min = \"10pkt\"}}, got {p}"
+                            ))
+                        })?;
+                        if let Some(bad) =
+                            t.keys().find(|k| !["shape", "min"].contains(&k.as_str()))
+                        {
+                            return Err(perr(
+                                format!("{sub}.{bad}"),
+                                "unknown key: allowed are shape, min",
+                            ));
                         }
-                        let shape = t.get("shape").ok_or_else(|| perr(format!("{sub}.shape"), "missing (e.g. 1.2)"))?;
+                        let shape = t
+                            .get("shape")
+                            .ok_or_else(|| perr(format!("{sub}.shape"), "missing (e.g. 1.2)"))?;
                         let shape = number(shape).map_err(|m| perr(format!("{sub}.shape"), m))?;
                         if !(shape > 1.0 && shape <= 100.0) {
-                            return Err(perr(format!("{sub}.shape"), format!("must be > 1 (finite mean) and <= 100, got {shape}")));
+                            return Err(perr(
+                                format!("{sub}.shape"),
+                                format!("must be > 1 (finite mean) and <= 100, got {shape}"),
+                            ));
                         }
-                        let min = t.get("min").ok_or_else(|| perr(format!("{sub}.min"), "missing (e.g. \"10pkt\")"))?;
-                        let min = parse_pkts(min, mss).map_err(|m| perr(format!("{sub}.min"), m))?;
+                        let min = t.get("min").ok_or_else(|| {
+                            perr(format!("{sub}.min"), "missing (e.g. \"10pkt\")")
+                        })?;
+                        let min =
+                            parse_pkts(min, mss).map_err(|m| perr(format!("{sub}.min"), m))?;
                         positive(min, "min").map_err(|m| perr(format!("{sub}.min"), m))?;
-                        Ok(SizeDist::Pareto { shape, min_pkts: min })
+                        Ok(SizeDist::Pareto {
+                            shape,
+                            min_pkts: min,
+                        })
                     }
                     "lognormal" => {
-                        let t = p.as_object().ok_or_else(|| e(format!("expected {{median = \"20pkt\", sigma = 1.0}}, got {p}")))?;
-                        if let Some(bad) = t.keys().find(|k| !["median", "sigma"].contains(&k.as_str())) {
-                            return Err(perr(format!("{sub}.{bad}"), "unknown key: allowed are median, sigma"));
+                        let t = p.as_object().ok_or_else(|| {
+                            e(format!(
+                                "expected {{median = \"20pkt\", sigma = 1.0}}, got {p}"
+                            ))
+                        })?;
+                        if let Some(bad) = t
+                            .keys()
+                            .find(|k| !["median", "sigma"].contains(&k.as_str()))
+                        {
+                            return Err(perr(
+                                format!("{sub}.{bad}"),
+                                "unknown key: allowed are median, sigma",
+                            ));
                         }
-                        let med = t.get("median").ok_or_else(|| perr(format!("{sub}.median"), "missing (e.g. \"20pkt\")"))?;
-                        let med = parse_pkts(med, mss).map_err(|m| perr(format!("{sub}.median"), m))?;
+                        let med = t.get("median").ok_or_else(|| {
+                            perr(format!("{sub}.median"), "missing (e.g. \"20pkt\")")
+                        })?;
+                        let med =
+                            parse_pkts(med, mss).map_err(|m| perr(format!("{sub}.median"), m))?;
                         positive(med, "median").map_err(|m| perr(format!("{sub}.median"), m))?;
-                        let sigma = t.get("sigma").ok_or_else(|| perr(format!("{sub}.sigma"), "missing (e.g. 1.0)"))?;
+                        let sigma = t
+                            .get("sigma")
+                            .ok_or_else(|| perr(format!("{sub}.sigma"), "missing (e.g. 1.0)"))?;
                         let sigma = number(sigma).map_err(|m| perr(format!("{sub}.sigma"), m))?;
                         if !(sigma > 0.0 && sigma <= 5.0) {
-                            return Err(perr(format!("{sub}.sigma"), format!("must be in (0, 5], got {sigma}")));
+                            return Err(perr(
+                                format!("{sub}.sigma"),
+                                format!("must be in (0, 5], got {sigma}"),
+                            ));
                         }
-                        Ok(SizeDist::Lognormal { median_pkts: med, sigma })
+                        Ok(SizeDist::Lognormal {
+                            median_pkts: med,
+                            sigma,
+                        })
                     }
                     "uniform" => {
                         let a = p.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
-                            e(format!("expected two sizes such as [\"3pkt\", \"25pkt\"], got {p}"))
+                            e(format!(
+                                "expected two sizes such as [\"3pkt\", \"25pkt\"], got {p}"
+                            ))
                         })?;
                         let lo = parse_pkts(&a[0], mss).map_err(e)?;
                         let hi = parse_pkts(&a[1], mss).map_err(e)?;
@@ -192,7 +258,10 @@ impl SizeDist {
                                 a[0], a[1]
                             )));
                         }
-                        Ok(SizeDist::Uniform { lo_pkts: l, hi_pkts: h })
+                        Ok(SizeDist::Uniform {
+                            lo_pkts: l,
+                            hi_pkts: h,
+                        })
                     }
                     "mixture" => {
                         let a = p.as_array().filter(|a| !a.is_empty()).ok_or_else(|| {
@@ -201,14 +270,22 @@ impl SizeDist {
                         let mut comps = Vec::with_capacity(a.len());
                         for (i, c) in a.iter().enumerate() {
                             let at = format!("{sub}[{i}]");
-                            let t = c.as_object().ok_or_else(|| perr(at.clone(), format!("expected a table with weight and a law, got {c}")))?;
-                            let w = t.get("weight").ok_or_else(|| perr(format!("{at}.weight"), "missing (a number > 0)"))?;
+                            let t = c.as_object().ok_or_else(|| {
+                                perr(
+                                    at.clone(),
+                                    format!("expected a table with weight and a law, got {c}"),
+                                )
+                            })?;
+                            let w = t.get("weight").ok_or_else(|| {
+                                perr(format!("{at}.weight"), "missing (a number > 0)")
+                            })?;
                             let w = number(w).map_err(|m| perr(format!("{at}.weight"), m))?;
                             positive(w, "weight").map_err(|m| perr(format!("{at}.weight"), m))?;
                             if t.contains_key("mixture") {
                                 return Err(perr(at, "a mixture cannot contain a mixture"));
                             }
-                            let dist = SizeDist::parse(c, mss).map_err(|(s, m)| (format!("{at}{s}"), m))?;
+                            let dist = SizeDist::parse(c, mss)
+                                .map_err(|(s, m)| (format!("{at}{s}"), m))?;
                             comps.push(Component { weight: w, dist });
                         }
                         let total: f64 = comps.iter().map(|c| c.weight).sum();
@@ -218,11 +295,19 @@ impl SizeDist {
                         Ok(SizeDist::Mixture(comps))
                     }
                     "empirical" => {
-                        let path = p.as_str().ok_or_else(|| e(format!("expected the path of a CSV file, got {p}")))?;
+                        let path = p.as_str().ok_or_else(|| {
+                            e(format!("expected the path of a CSV file, got {p}"))
+                        })?;
                         let points = read_cdf_csv(path, mss).map_err(e)?;
-                        Ok(SizeDist::Empirical { path: path.to_string(), points })
+                        Ok(SizeDist::Empirical {
+                            path: path.to_string(),
+                            points,
+                        })
                     }
-                    other => Err(perr("", format!("unknown size law {other:?}: expected {SHAPES}"))),
+                    other => Err(perr(
+                        "",
+                        format!("unknown size law {other:?}: expected {SHAPES}"),
+                    )),
                 }
             }
             other => Err(perr("", format!("expected {SHAPES}, got {other}"))),
@@ -234,7 +319,9 @@ impl SizeDist {
         let x = match self {
             SizeDist::Fixed { pkts } => *pkts,
             SizeDist::Exponential { mean_pkts } => -mean_pkts * (1.0 - rng.random::<f64>()).ln(),
-            SizeDist::Pareto { shape, min_pkts } => min_pkts * (1.0 - rng.random::<f64>()).powf(-1.0 / shape),
+            SizeDist::Pareto { shape, min_pkts } => {
+                min_pkts * (1.0 - rng.random::<f64>()).powf(-1.0 / shape)
+            }
             SizeDist::Lognormal { median_pkts, sigma } => {
                 let z: f64 = StandardNormal.sample(rng);
                 median_pkts * (sigma * z).exp()
@@ -287,11 +374,18 @@ impl SizeDist {
                 m
             }
             SizeDist::Pareto { shape, min_pkts } => {
-                let sf = |x: f64| if x < *min_pkts { 1.0 } else { (min_pkts / x).powf(*shape) };
+                let sf = |x: f64| {
+                    if x < *min_pkts {
+                        1.0
+                    } else {
+                        (min_pkts / x).powf(*shape)
+                    }
+                };
                 let k = (min_pkts.ceil() + 100_000.0).max(100_000.0);
                 // Tail: integral of (min/x)^a from k to infinity, minus half the
                 // first term (Euler-Maclaurin), relative error < 1e-9 here.
-                let tail = min_pkts.powf(*shape) * k.powf(1.0 - shape) / (shape - 1.0) - 0.5 * sf(k);
+                let tail =
+                    min_pkts.powf(*shape) * k.powf(1.0 - shape) / (shape - 1.0) - 0.5 * sf(k);
                 1.0 + sum_sf(sf, k as u64) + tail
             }
             SizeDist::Lognormal { median_pkts, sigma } => {
@@ -300,7 +394,9 @@ impl SizeDist {
                 let k = 100_000.0f64.max(median_pkts * 10.0);
                 // Tail: E[X; X > k] - k P(X > k), minus half the first term.
                 let lk = k.ln();
-                let ex = (mu + sigma * sigma / 2.0).exp() * 0.5 * erfc((lk - mu - sigma * sigma) / (sigma * std::f64::consts::SQRT_2));
+                let ex = (mu + sigma * sigma / 2.0).exp()
+                    * 0.5
+                    * erfc((lk - mu - sigma * sigma) / (sigma * std::f64::consts::SQRT_2));
                 let tail = ex - k * sf(k) - 0.5 * sf(k);
                 1.0 + sum_sf(sf, k as u64) + tail
             }
@@ -340,7 +436,9 @@ fn erfc(x: f64) -> f64 {
                     + t * (0.096_784_18
                         + t * (-0.186_288_06
                             + t * (0.278_868_07
-                                + t * (-1.135_203_98 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
+                                + t * (-1.135_203_98
+                                    + t * (1.488_515_87
+                                        + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
             .exp();
     if x >= 0.0 { r } else { 2.0 - r }
 }
@@ -362,7 +460,9 @@ pub fn read_cdf_csv(path: &str, mss: u32) -> Result<Vec<(f64, f64)>, String> {
         .enumerate()
         .map(|(i, l)| (i + 1, l.trim()))
         .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
-    let (hl, header) = lines.next().ok_or_else(|| format!("{path}: the file is empty"))?;
+    let (hl, header) = lines
+        .next()
+        .ok_or_else(|| format!("{path}: the file is empty"))?;
     let cols: Vec<&str> = header.split(',').map(str::trim).collect();
     let scale = match cols.as_slice() {
         ["size_pkts", "cdf"] => 1.0,
@@ -370,7 +470,7 @@ pub fn read_cdf_csv(path: &str, mss: u32) -> Result<Vec<(f64, f64)>, String> {
         _ => {
             return Err(format!(
                 "{path} line {hl}: header {header:?}: expected \"size_pkts,cdf\" or \"size_bytes,cdf\""
-            ))
+            ));
         }
     };
     let mut pts: Vec<(f64, f64)> = Vec::new();
@@ -380,7 +480,8 @@ pub fn read_cdf_csv(path: &str, mss: u32) -> Result<Vec<(f64, f64)>, String> {
             [a, b] => a.parse::<f64>().ok().zip(b.parse::<f64>().ok()),
             _ => None,
         };
-        let (x, p) = parsed.ok_or_else(|| format!("{path} line {n}: {l:?}: expected two numbers \"size,cdf\""))?;
+        let (x, p) = parsed
+            .ok_or_else(|| format!("{path} line {n}: {l:?}: expected two numbers \"size,cdf\""))?;
         let x = x * scale;
         if !(x.is_finite() && x > 0.0) {
             return Err(format!("{path} line {n}: size must be > 0, got {l:?}"));
@@ -389,16 +490,19 @@ pub fn read_cdf_csv(path: &str, mss: u32) -> Result<Vec<(f64, f64)>, String> {
             return Err(format!("{path} line {n}: cdf must be in [0, 1], got {p}"));
         }
         if let Some(&(px, pp)) = pts.last()
-            && (x <= px || p < pp) {
-                return Err(format!(
-                    "{path} line {n}: sizes must increase and the cdf must not decrease ({l:?} after {px}, {pp})"
-                ));
-            }
+            && (x <= px || p < pp)
+        {
+            return Err(format!(
+                "{path} line {n}: sizes must increase and the cdf must not decrease ({l:?} after {px}, {pp})"
+            ));
+        }
         pts.push((x, p));
     }
     match pts.last() {
         None => Err(format!("{path}: no data rows after the header")),
-        Some(&(_, p)) if (p - 1.0).abs() > 1e-9 => Err(format!("{path}: the last cdf value must be 1, got {p}")),
+        Some(&(_, p)) if (p - 1.0).abs() > 1e-9 => {
+            Err(format!("{path}: the last cdf value must be 1, got {p}"))
+        }
         _ => Ok(pts),
     }
 }
@@ -406,7 +510,7 @@ pub fn read_cdf_csv(path: &str, mss: u32) -> Result<Vec<(f64, f64)>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::rng::{stream, Stream};
+    use crate::engine::rng::{Stream, stream};
     use serde_json::json;
 
     fn sample_mean(d: &SizeDist, n: usize) -> f64 {
@@ -444,8 +548,16 @@ mod tests {
 
     #[test]
     fn exact_ceil_means() {
-        assert_eq!(SizeDist::parse(&json!("100KB"), 1500).unwrap().mean_pkts(), 67.0);
-        assert_eq!(SizeDist::parse(&json!({"uniform": ["3pkt", "25pkt"]}), 1500).unwrap().mean_pkts(), 14.0);
+        assert_eq!(
+            SizeDist::parse(&json!("100KB"), 1500).unwrap().mean_pkts(),
+            67.0
+        );
+        assert_eq!(
+            SizeDist::parse(&json!({"uniform": ["3pkt", "25pkt"]}), 1500)
+                .unwrap()
+                .mean_pkts(),
+            14.0
+        );
         // U(0.5, 2.5): ceil is 1 on (0.5, 1], 2 on (1, 2], 3 on (2, 2.5]: (0.5 + 2 + 1.5) / 2 = 2.
         assert!((mean_ceil_uniform(0.5, 2.5) - 2.0).abs() < 1e-12);
         assert!((erfc(0.5) - 0.479_500_122).abs() < 1e-6);
@@ -453,13 +565,23 @@ mod tests {
 
     #[test]
     fn bad_sizes_name_the_sub_field() {
-        let e = SizeDist::parse(&json!({"pareto": {"shape": 0.9, "min": "10pkt"}}), 1500).unwrap_err();
+        let e =
+            SizeDist::parse(&json!({"pareto": {"shape": 0.9, "min": "10pkt"}}), 1500).unwrap_err();
         assert_eq!(e.0, ".pareto.shape");
-        let e = SizeDist::parse(&json!({"mixture": [{"weight": -1, "exponential": "15pkt"}]}), 1500).unwrap_err();
+        let e = SizeDist::parse(
+            &json!({"mixture": [{"weight": -1, "exponential": "15pkt"}]}),
+            1500,
+        )
+        .unwrap_err();
         assert_eq!(e.0, ".mixture[0].weight");
         let e = SizeDist::parse(&json!({"uniform": ["25pkt", "3pkt"]}), 1500).unwrap_err();
         assert_eq!(e.0, ".uniform");
         assert!(SizeDist::parse(&json!(50), 1500).is_err());
-        assert!(SizeDist::parse(&json!({"gamma": "5pkt"}), 1500).unwrap_err().1.contains("unknown size law"));
+        assert!(
+            SizeDist::parse(&json!({"gamma": "5pkt"}), 1500)
+                .unwrap_err()
+                .1
+                .contains("unknown size law")
+        );
     }
 }

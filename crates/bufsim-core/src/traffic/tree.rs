@@ -40,15 +40,26 @@ impl TreeSpec {
     /// Parse the table under `tree`.
     pub fn parse(v: &Value) -> Result<TreeSpec, String> {
         let shape = "{nodes = 18, min = \"30ms\", max = \"530ms\"} with an optional harmonic_mean = \"60ms\"";
-        let t = v.as_object().ok_or_else(|| format!("tree: expected {shape}, got {v}"))?;
-        if let Some(k) = t.keys().find(|k| !["nodes", "min", "max", "harmonic_mean"].contains(&k.as_str())) {
-            return Err(format!("tree: unknown key {k:?}: allowed are nodes, min, max, harmonic_mean"));
+        let t = v
+            .as_object()
+            .ok_or_else(|| format!("tree: expected {shape}, got {v}"))?;
+        if let Some(k) = t
+            .keys()
+            .find(|k| !["nodes", "min", "max", "harmonic_mean"].contains(&k.as_str()))
+        {
+            return Err(format!(
+                "tree: unknown key {k:?}: allowed are nodes, min, max, harmonic_mean"
+            ));
         }
         let dur = |k: &str| -> Result<Option<SimTime>, String> {
             match t.get(k) {
                 None => Ok(None),
-                Some(Value::String(s)) => units::parse_duration(s).map(Some).map_err(|e| format!("tree.{k}: {}", e.0)),
-                Some(o) => Err(format!("tree.{k}: expected a duration such as \"30ms\", got {o}")),
+                Some(Value::String(s)) => units::parse_duration(s)
+                    .map(Some)
+                    .map_err(|e| format!("tree.{k}: {}", e.0)),
+                Some(o) => Err(format!(
+                    "tree.{k}: expected a duration such as \"30ms\", got {o}"
+                )),
             }
         };
         let nodes = match t.get("nodes") {
@@ -62,7 +73,12 @@ impl TreeSpec {
         if min > max || min == SimTime::ZERO {
             return Err(format!("tree: min {min} must be > 0 and <= max {max}"));
         }
-        let spec = TreeSpec { nodes, min, max, harmonic_mean: dur("harmonic_mean")? };
+        let spec = TreeSpec {
+            nodes,
+            min,
+            max,
+            harmonic_mean: dur("harmonic_mean")?,
+        };
         spec.node_rtts()?;
         Ok(spec)
     }
@@ -70,7 +86,13 @@ impl TreeSpec {
     fn rtts_with(&self, p: f64) -> Vec<f64> {
         let (a, b, n) = (self.min.as_secs_f64(), self.max.as_secs_f64(), self.nodes);
         (0..n)
-            .map(|k| if n == 1 { a } else { a + (b - a) * (k as f64 / (n - 1) as f64).powf(p) })
+            .map(|k| {
+                if n == 1 {
+                    a
+                } else {
+                    a + (b - a) * (k as f64 / (n - 1) as f64).powf(p)
+                }
+            })
             .collect()
     }
 
@@ -86,7 +108,12 @@ impl TreeSpec {
                 if !(self.nodes > 1 && h < hm(lo) && h > hm(hi)) {
                     return Err(format!(
                         "tree.harmonic_mean: {}s is not reachable with {} nodes between {} and {}: allowed is ({:.4}s, {:.4}s)",
-                        h, self.nodes, self.min, self.max, hm(hi), hm(lo)
+                        h,
+                        self.nodes,
+                        self.min,
+                        self.max,
+                        hm(hi),
+                        hm(lo)
                     ));
                 }
                 for _ in 0..200 {
@@ -96,7 +123,11 @@ impl TreeSpec {
                 (lo * hi).sqrt()
             }
         };
-        Ok(self.rtts_with(p).into_iter().map(SimTime::from_secs_f64).collect())
+        Ok(self
+            .rtts_with(p)
+            .into_iter()
+            .map(SimTime::from_secs_f64)
+            .collect())
     }
 }
 
@@ -113,14 +144,24 @@ mod tests {
     fn paper_002_tree_has_harmonic_mean_60ms() {
         let t = TreeSpec::parse(&serde_json::json!({"nodes": 18, "min": "30ms", "max": "530ms", "harmonic_mean": "60ms"}))
             .unwrap();
-        let r: Vec<f64> = t.node_rtts().unwrap().iter().map(|x| x.as_secs_f64()).collect();
+        let r: Vec<f64> = t
+            .node_rtts()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_secs_f64())
+            .collect();
         assert!((harmonic_mean(&r) - 0.060).abs() < 1e-6, "{r:?}");
         assert!((r[0] - 0.030).abs() < 1e-9 && (r[17] - 0.530).abs() < 1e-9);
         // Evenly spaced without a target.
-        let t = TreeSpec { harmonic_mean: None, ..t };
+        let t = TreeSpec {
+            harmonic_mean: None,
+            ..t
+        };
         let r = t.node_rtts().unwrap();
         assert_eq!(r[1] - r[0], r[2] - r[1]);
-        let e = TreeSpec::parse(&serde_json::json!({"nodes": 18, "min": "30ms", "max": "530ms", "harmonic_mean": "20ms"}));
+        let e = TreeSpec::parse(
+            &serde_json::json!({"nodes": 18, "min": "30ms", "max": "530ms", "harmonic_mean": "20ms"}),
+        );
         assert!(e.unwrap_err().contains("not reachable"));
     }
 }

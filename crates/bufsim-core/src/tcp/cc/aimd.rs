@@ -9,7 +9,7 @@
 //! sender is window-limited).
 
 use super::config::AimdConfig;
-use super::{slow_start, AckInfo, CongestionControl, Window, MIN_SSTHRESH};
+use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Window, slow_start};
 use crate::units::SimTime;
 
 /// AIMD(a, b) with standard slow start.
@@ -50,21 +50,33 @@ mod tests {
     #[test]
     fn increase_and_decrease() {
         let mut cc = Aimd::new(AimdConfig { a: 2.0, b: 0.25 });
-        let mut w = Window { cwnd: 40.0, ssthresh: 10.0 };
+        let mut w = Window {
+            cwnd: 40.0,
+            ssthresh: 10.0,
+        };
         cc.on_ack(&mut w, &AckInfo::bare(1, SimTime::ZERO));
         // 40 + 2/40 = 40.05
         assert!((w.cwnd - 40.05).abs() < 1e-12);
         // 40 ACKs of one packet (one RTT): w <- w + 2/w forty times from 40
         // gives 41.95349, about +2 packets per RTT.
-        let mut w = Window { cwnd: 40.0, ssthresh: 10.0 };
+        let mut w = Window {
+            cwnd: 40.0,
+            ssthresh: 10.0,
+        };
         for _ in 0..40 {
             cc.on_ack(&mut w, &AckInfo::bare(1, SimTime::ZERO));
         }
         assert!((w.cwnd - 41.953_49).abs() < 1e-5, "{}", w.cwnd);
         // Decrease: 0.75 * 40 = 30.
-        let w = Window { cwnd: 40.0, ssthresh: 10.0 };
+        let w = Window {
+            cwnd: 40.0,
+            ssthresh: 10.0,
+        };
         assert_eq!(cc.on_congestion_event(&w, 40.0, SimTime::ZERO), 30.0);
-        let w = Window { cwnd: 2.0, ssthresh: 10.0 };
+        let w = Window {
+            cwnd: 2.0,
+            ssthresh: 10.0,
+        };
         assert_eq!(cc.on_congestion_event(&w, 2.0, SimTime::ZERO), 2.0);
     }
 }

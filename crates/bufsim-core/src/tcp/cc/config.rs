@@ -46,7 +46,12 @@ impl Default for HighSpeedConfig {
     fn default() -> Self {
         //= RFC 3649 section 5: Low_Window = 38, High_Window = 83000,
         //= High_P = 10^-7, High_Decrease = 0.1.
-        HighSpeedConfig { low_window: 38.0, high_window: 83_000.0, high_p: 1e-7, high_decrease: 0.1 }
+        HighSpeedConfig {
+            low_window: 38.0,
+            high_window: 83_000.0,
+            high_p: 1e-7,
+            high_decrease: 0.1,
+        }
     }
 }
 
@@ -66,7 +71,11 @@ impl Default for ScalableConfig {
     fn default() -> Self {
         //= Kelly 2003 section 2: a = 0.01, b = 0.125; legacy behaviour below
         //= a low-window threshold (16 packets in the Linux tcp_scalable module).
-        ScalableConfig { a: 0.01, b: 0.125, low_window: 16.0 }
+        ScalableConfig {
+            a: 0.01,
+            b: 0.125,
+            low_window: 16.0,
+        }
     }
 }
 
@@ -86,7 +95,12 @@ pub struct CubicConfig {
 impl Default for CubicConfig {
     fn default() -> Self {
         //= RFC 9438 section 5.1: C = 0.4; section 4.6: beta_cubic = 0.7.
-        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true }
+        CubicConfig {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: true,
+        }
     }
 }
 
@@ -109,7 +123,13 @@ impl Default for HtcpConfig {
     fn default() -> Self {
         //= draft-leith-tcp-htcp-06 section 3: Delta_L = 1 s;
         //= beta = RTTmin/RTTmax clamped to [0.5, 0.8]; RTT scaling to 100 ms.
-        HtcpConfig { delta_l_s: 1.0, beta_min: 0.5, beta_max: 0.8, rtt_scaling: false, rtt_ref_s: 0.1 }
+        HtcpConfig {
+            delta_l_s: 1.0,
+            beta_min: 0.5,
+            beta_max: 0.8,
+            rtt_scaling: false,
+            rtt_ref_s: 0.1,
+        }
     }
 }
 
@@ -132,18 +152,32 @@ pub enum CcConfig {
 }
 
 /// Variant names a scenario may use.
-pub const VARIANTS: &[&str] = &["newreno", "reno", "aimd", "highspeed", "scalable", "cubic", "htcp"];
+pub const VARIANTS: &[&str] = &[
+    "newreno",
+    "reno",
+    "aimd",
+    "highspeed",
+    "scalable",
+    "cubic",
+    "htcp",
+];
 
 impl CcConfig {
     /// Build the config of variant `name` from its `tcp_params`; on error,
     /// returns `(key, message)` (the key is empty when the name is unknown).
-    pub fn from_params(name: &str, params: &Map<String, Value>) -> Result<CcConfig, (String, String)> {
+    pub fn from_params(
+        name: &str,
+        params: &Map<String, Value>,
+    ) -> Result<CcConfig, (String, String)> {
         let mut p = Params::new(params);
         let cfg = match name {
             "newreno" | "reno" => CcConfig::NewReno,
             "aimd" => {
                 let d = AimdConfig::default();
-                CcConfig::Aimd(AimdConfig { a: p.num("a", d.a, 1e-6, 1e6)?, b: p.num("b", d.b, 1e-6, 0.999)? })
+                CcConfig::Aimd(AimdConfig {
+                    a: p.num("a", d.a, 1e-6, 1e6)?,
+                    b: p.num("b", d.b, 1e-6, 0.999)?,
+                })
             }
             "highspeed" => {
                 let d = HighSpeedConfig::default();
@@ -154,7 +188,10 @@ impl CcConfig {
                     high_decrease: p.num("high_decrease", d.high_decrease, 0.001, 0.5)?,
                 };
                 if c.high_window <= c.low_window {
-                    return Err(("high_window".into(), format!("must exceed low_window {}", c.low_window)));
+                    return Err((
+                        "high_window".into(),
+                        format!("must exceed low_window {}", c.low_window),
+                    ));
                 }
                 CcConfig::HighSpeed(c)
             }
@@ -185,12 +222,21 @@ impl CcConfig {
                     rtt_ref_s: p.num("rtt_ref_s", d.rtt_ref_s, 1e-6, 1e3)?,
                 };
                 if c.beta_min > c.beta_max {
-                    return Err(("beta_min".into(), format!("must be <= beta_max {}", c.beta_max)));
+                    return Err((
+                        "beta_min".into(),
+                        format!("must be <= beta_max {}", c.beta_max),
+                    ));
                 }
                 CcConfig::Htcp(c)
             }
             other => {
-                return Err((String::new(), format!("unknown TCP variant {other:?}: allowed are {}", VARIANTS.join(", "))));
+                return Err((
+                    String::new(),
+                    format!(
+                        "unknown TCP variant {other:?}: allowed are {}",
+                        VARIANTS.join(", ")
+                    ),
+                ));
             }
         };
         p.finish(name)?;

@@ -12,7 +12,7 @@
 //! congestion-avoidance epoch and RTT is the smoothed RTT.
 
 use super::config::{AimdConfig, CubicConfig};
-use super::{slow_start, AckInfo, CongestionControl, Window, MIN_SSTHRESH};
+use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Window, slow_start};
 use crate::units::SimTime;
 
 /// CUBIC controller state.
@@ -102,7 +102,11 @@ impl CongestionControl for Cubic {
         let acked = ack.acked as f64;
         //= RFC 9438 section 4.3: "a TCP sender SHOULD set alpha_cubic to 1 once
         //= W_est reaches cwnd_prior" (the window before the last reduction).
-        let alpha = if self.w_est >= self.cwnd_prior { AimdConfig::default().a } else { self.alpha };
+        let alpha = if self.w_est >= self.cwnd_prior {
+            AimdConfig::default().a
+        } else {
+            self.alpha
+        };
         //= RFC 9438 section 4.3 eq. (4): W_est = W_est + alpha_cubic * segments_acked / cwnd.
         self.w_est += alpha * acked / w.cwnd;
         let t = (ack.now - start).as_secs_f64();
@@ -161,10 +165,16 @@ mod tests {
         // W_max = 100, beta = 0.7: cwnd_epoch = 70,
         // K = cbrt((100 - 70)/0.4) = cbrt(75) = 4.217163 s (RFC 9438 eq. (2)).
         let mut cc = Cubic::new(CubicConfig::default());
-        let w = Window { cwnd: 100.0, ssthresh: f64::INFINITY };
+        let w = Window {
+            cwnd: 100.0,
+            ssthresh: f64::INFINITY,
+        };
         let ss = cc.on_congestion_event(&w, 100.0, SimTime::ZERO);
         assert!((ss - 70.0).abs() < 1e-12);
-        let mut w = Window { cwnd: 70.0, ssthresh: 70.0 };
+        let mut w = Window {
+            cwnd: 70.0,
+            ssthresh: 70.0,
+        };
         cc.on_ack(&mut w, &ack_at(1000, 100));
         let (k, w_max) = cc.k_and_w_max();
         assert!((k - 4.217_163).abs() < 1e-6, "{k}");
@@ -173,7 +183,11 @@ mod tests {
         // W_cubic(6) = 0.4 * 1.782837^3 + 100 = 102.2667.
         assert!((cc.w_cubic(0.0) - 70.0).abs() < 1e-9);
         assert!((cc.w_cubic(k) - 100.0).abs() < 1e-12);
-        assert!((cc.w_cubic(6.0) - 102.2667).abs() < 1e-4, "{}", cc.w_cubic(6.0));
+        assert!(
+            (cc.w_cubic(6.0) - 102.2667).abs() < 1e-4,
+            "{}",
+            cc.w_cubic(6.0)
+        );
         // Two seconds into the epoch, RTT 100 ms: target = W_cubic(2.1)
         // = 0.4 (2.1 - 4.217163)^3 + 100 = 96.2044; W_est is about 70.1 so the
         // cubic region applies and cwnd grows by (96.2044 - 70.x)/70.x.
@@ -182,22 +196,50 @@ mod tests {
         let target = 0.4 * (2.1f64 - 4.217_163).powi(3) + 100.0;
         assert!((target - 96.2044).abs() < 1e-3);
         // (tolerance: K above is rounded to 1e-6 s, which moves the target by ~2e-6)
-        assert!((w.cwnd - (before + (target - before) / before)).abs() < 1e-6, "{}", w.cwnd);
+        assert!(
+            (w.cwnd - (before + (target - before) / before)).abs() < 1e-6,
+            "{}",
+            w.cwnd
+        );
     }
 
     #[test]
     fn fast_convergence_and_reno_friendly() {
         let mut cc = Cubic::new(CubicConfig::default());
-        cc.on_congestion_event(&Window { cwnd: 100.0, ssthresh: 1e9 }, 100.0, SimTime::ZERO);
+        cc.on_congestion_event(
+            &Window {
+                cwnd: 100.0,
+                ssthresh: 1e9,
+            },
+            100.0,
+            SimTime::ZERO,
+        );
         // A second loss below W_max = 100: W_max = 80 * 1.7 / 2 = 68.
-        cc.on_congestion_event(&Window { cwnd: 80.0, ssthresh: 56.0 }, 80.0, SimTime::ZERO);
+        cc.on_congestion_event(
+            &Window {
+                cwnd: 80.0,
+                ssthresh: 56.0,
+            },
+            80.0,
+            SimTime::ZERO,
+        );
         assert!((cc.k_and_w_max().1 - 68.0).abs() < 1e-12);
         // Reno-friendly: alpha_cubic = 3 * 0.3 / 1.7 = 0.529412 per RTT.
         // Loss at cwnd 10 (W_max = 10), epoch at cwnd 7: at t = 0 W_cubic = 7
         // is below W_est, so cwnd follows W_est.
         let mut cc = Cubic::new(CubicConfig::default());
-        cc.on_congestion_event(&Window { cwnd: 10.0, ssthresh: 1e9 }, 10.0, SimTime::ZERO);
-        let mut w = Window { cwnd: 7.0, ssthresh: 7.0 };
+        cc.on_congestion_event(
+            &Window {
+                cwnd: 10.0,
+                ssthresh: 1e9,
+            },
+            10.0,
+            SimTime::ZERO,
+        );
+        let mut w = Window {
+            cwnd: 7.0,
+            ssthresh: 7.0,
+        };
         cc.on_ack(&mut w, &ack_at(0, 1000));
         // After the first ACK: W_est = 7 + 0.529412/7 = 7.075630; W_cubic(0) = 7.
         assert!((w.cwnd - 7.075_630).abs() < 1e-6, "{}", w.cwnd);
@@ -207,7 +249,10 @@ mod tests {
     #[test]
     fn timeout_resets_the_epoch() {
         let mut cc = Cubic::new(CubicConfig::default());
-        let mut w = Window { cwnd: 50.0, ssthresh: 40.0 };
+        let mut w = Window {
+            cwnd: 50.0,
+            ssthresh: 40.0,
+        };
         cc.on_timeout(&mut w, 50.0, SimTime::ZERO);
         assert_eq!(w.cwnd, 1.0);
         assert!((w.ssthresh - 35.0).abs() < 1e-12);

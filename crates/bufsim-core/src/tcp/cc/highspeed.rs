@@ -9,7 +9,7 @@
 //! Decrease: ssthresh = max((1 - b(w)) cwnd, 2) with w = cwnd at the event.
 
 use super::config::{AimdConfig, HighSpeedConfig};
-use super::{slow_start, AckInfo, CongestionControl, Window, MIN_SSTHRESH};
+use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Window, slow_start};
 use crate::units::SimTime;
 
 //= RFC 3649 section 1: the standard TCP response function w = 1.2/sqrt(p);
@@ -82,7 +82,9 @@ pub struct HighSpeed {
 impl HighSpeed {
     /// A controller with these constants.
     pub fn new(cfg: HighSpeedConfig) -> HighSpeed {
-        HighSpeed { law: HsLaw::new(cfg) }
+        HighSpeed {
+            law: HsLaw::new(cfg),
+        }
     }
     /// Its response law.
     pub fn law(&self) -> &HsLaw {
@@ -126,12 +128,20 @@ mod tests {
             (1058.0, 8.0, 0.33),
         ] {
             assert!((law.a(w) - a).abs() < 0.5, "a({w}) = {} vs {a}", law.a(w));
-            assert!((law.b(w) - b).abs() <= 0.005 + 1e-9, "b({w}) = {} vs {b}", law.b(w));
+            assert!(
+                (law.b(w) - b).abs() <= 0.005 + 1e-9,
+                "b({w}) = {} vs {b}",
+                law.b(w)
+            );
         }
         // At High_Window p = High_P and b = High_Decrease exactly:
         // a = 83000^2 * 1e-7 * 2 * 0.1 / 1.9 = 72.5158.
         assert!((law.b(83_000.0) - 0.1).abs() < 1e-12);
-        assert!((law.a(83_000.0) - 72.5158).abs() < 1e-3, "a(83000) = {}", law.a(83_000.0));
+        assert!(
+            (law.a(83_000.0) - 72.5158).abs() < 1e-3,
+            "a(83000) = {}",
+            law.a(83_000.0)
+        );
         // At or below Low_Window: standard TCP.
         assert_eq!(law.a(20.0), 1.0);
         assert_eq!(law.b(38.0), 0.5);
@@ -146,12 +156,26 @@ mod tests {
         // a = 1000^2 * 1.98651e-5 * 2 * 0.329878 / 1.670122 = 7.8474.
         let cfg = HighSpeedConfig::default();
         let mut cc = HighSpeed::new(cfg);
-        assert!((cc.law.b(1000.0) - 0.32988).abs() < 1e-4, "{}", cc.law.b(1000.0));
-        assert!((cc.law.a(1000.0) - 7.8474).abs() < 1e-3, "{}", cc.law.a(1000.0));
-        let mut w = Window { cwnd: 1000.0, ssthresh: 10.0 };
+        assert!(
+            (cc.law.b(1000.0) - 0.32988).abs() < 1e-4,
+            "{}",
+            cc.law.b(1000.0)
+        );
+        assert!(
+            (cc.law.a(1000.0) - 7.8474).abs() < 1e-3,
+            "{}",
+            cc.law.a(1000.0)
+        );
+        let mut w = Window {
+            cwnd: 1000.0,
+            ssthresh: 10.0,
+        };
         cc.on_ack(&mut w, &AckInfo::bare(1, SimTime::ZERO));
         assert!((w.cwnd - (1000.0 + 7.8474e-3)).abs() < 1e-6);
-        let w = Window { cwnd: 1000.0, ssthresh: 10.0 };
+        let w = Window {
+            cwnd: 1000.0,
+            ssthresh: 10.0,
+        };
         let ss = cc.on_congestion_event(&w, 1000.0, SimTime::ZERO);
         assert!((ss - 670.122).abs() < 1e-3, "{ss}");
     }

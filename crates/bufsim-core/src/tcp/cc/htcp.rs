@@ -10,7 +10,7 @@
 //! draft's per-epoch measurement), RTTmin the smallest ever.
 
 use super::config::HtcpConfig;
-use super::{slow_start, AckInfo, CongestionControl, Window, MIN_SSTHRESH};
+use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Window, slow_start};
 use crate::units::SimTime;
 
 //= draft-leith-tcp-htcp-06 section 3 ("adaptive backoff"): if the
@@ -44,7 +44,15 @@ impl Htcp {
     /// A controller with these constants.
     pub fn new(cfg: HtcpConfig) -> Htcp {
         //= draft-leith-tcp-htcp-06 section 3: beta starts at 0.5 (the clamp's floor).
-        Htcp { cfg, last_event: None, rtt_max_epoch: 0.0, rtt_min: 0.0, beta: cfg.beta_min, acked_epoch: 0.0, prev_rate: 0.0 }
+        Htcp {
+            cfg,
+            last_event: None,
+            rtt_max_epoch: 0.0,
+            rtt_min: 0.0,
+            beta: cfg.beta_min,
+            acked_epoch: 0.0,
+            prev_rate: 0.0,
+        }
     }
 
     /// alpha(Delta), packets per RTT, before the (1 - beta) and RTT scalings:
@@ -52,19 +60,24 @@ impl Htcp {
     /// 1 for Delta <= Delta_L, else 1 + 10 (Delta - Delta_L) + ((Delta - Delta_L)/2)^2.
     pub fn alpha_of_delta(&self, delta_s: f64) -> f64 {
         let d = delta_s - self.cfg.delta_l_s;
-        if d <= 0.0 { 1.0 } else { 1.0 + 10.0 * d + (d / 2.0) * (d / 2.0) }
+        if d <= 0.0 {
+            1.0
+        } else {
+            1.0 + 10.0 * d + (d / 2.0) * (d / 2.0)
+        }
     }
 
     /// The increase per RTT at `delta_s` since the last event with RTTmin `min_rtt_s`.
     pub fn alpha(&self, delta_s: f64, min_rtt_s: Option<f64>) -> f64 {
         let mut a = self.alpha_of_delta(delta_s);
         if self.cfg.rtt_scaling
-            && let Some(r) = min_rtt_s {
-                //= draft-leith-tcp-htcp-06 section 4 (RTT scaling): alpha is
-                //= scaled by RTT / RTT_ref so that flows with different RTTs
-                //= grow at the same rate in packets per second.
-                a *= (r / self.cfg.rtt_ref_s).clamp(RTT_SCALE_MIN, RTT_SCALE_MAX);
-            }
+            && let Some(r) = min_rtt_s
+        {
+            //= draft-leith-tcp-htcp-06 section 4 (RTT scaling): alpha is
+            //= scaled by RTT / RTT_ref so that flows with different RTTs
+            //= grow at the same rate in packets per second.
+            a *= (r / self.cfg.rtt_ref_s).clamp(RTT_SCALE_MIN, RTT_SCALE_MAX);
+        }
         //= draft-leith-tcp-htcp-06 section 3: alpha <- 2 (1 - beta) alpha(Delta),
         //= keeping friendliness with standard TCP as beta adapts.
         2.0 * (1.0 - self.beta) * a
@@ -102,7 +115,8 @@ impl CongestionControl for Htcp {
             _ => 0.0,
         };
         let min_rtt = self.rtt_min;
-        let changed = self.prev_rate > 0.0 && ((rate - self.prev_rate).abs() / self.prev_rate) > DELTA_B;
+        let changed =
+            self.prev_rate > 0.0 && ((rate - self.prev_rate).abs() / self.prev_rate) > DELTA_B;
         self.beta = if changed || self.rtt_max_epoch <= 0.0 || min_rtt <= 0.0 {
             self.cfg.beta_min
         } else {
@@ -151,7 +165,10 @@ mod tests {
     #[test]
     fn adaptive_backoff_and_rtt_scaling() {
         let mut cc = Htcp::new(HtcpConfig::default());
-        let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
+        let mut w = Window {
+            cwnd: 100.0,
+            ssthresh: 50.0,
+        };
         // Epoch 1: RTT samples 100 ms .. 160 ms: beta = 100/160 = 0.625.
         for (ms, rtt) in [(0u64, 100u64), (500, 160), (1000, 120)] {
             let mut a = AckInfo::bare(1, SimTime::from_millis(ms));
@@ -167,7 +184,10 @@ mod tests {
         // RTTmax/RTTmin ratio 4: clamped to beta_min = 0.5; ratio 1: beta_max 0.8.
         // RTT scaling: RTTmin 20 ms vs RTT_ref 100 ms gives factor 0.5 (the
         // clamp's floor is also 0.5); 300 ms gives 3.
-        let cc = Htcp::new(HtcpConfig { rtt_scaling: true, ..HtcpConfig::default() });
+        let cc = Htcp::new(HtcpConfig {
+            rtt_scaling: true,
+            ..HtcpConfig::default()
+        });
         assert!((cc.alpha(3.0, Some(0.3)) - 66.0).abs() < 1e-12);
         assert!((cc.alpha(3.0, Some(0.02)) - 11.0).abs() < 1e-12);
     }
@@ -175,7 +195,10 @@ mod tests {
     #[test]
     fn throughput_change_forces_beta_min() {
         let mut cc = Htcp::new(HtcpConfig::default());
-        let w = Window { cwnd: 100.0, ssthresh: 50.0 };
+        let w = Window {
+            cwnd: 100.0,
+            ssthresh: 50.0,
+        };
         let feed = |cc: &mut Htcp, from: u64, n: u64, rtt: u64| {
             for k in 0..n {
                 let mut a = AckInfo::bare(1, SimTime::from_millis(from + k));

@@ -46,7 +46,14 @@ pub struct AckInfo {
 impl AckInfo {
     /// An ACK of `acked` packets at `now` without RTT information (tests).
     pub fn bare(acked: u64, now: SimTime) -> AckInfo {
-        AckInfo { acked, now, srtt: None, min_rtt: None, max_rtt: None, rtt: None }
+        AckInfo {
+            acked,
+            now,
+            srtt: None,
+            min_rtt: None,
+            max_rtt: None,
+            rtt: None,
+        }
     }
 }
 

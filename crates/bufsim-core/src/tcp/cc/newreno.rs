@@ -38,7 +38,10 @@ mod tests {
     #[test]
     fn slow_start_then_avoidance() {
         let mut cc = NewReno;
-        let mut w = Window { cwnd: 1.0, ssthresh: 4.0 };
+        let mut w = Window {
+            cwnd: 1.0,
+            ssthresh: 4.0,
+        };
         cc.on_ack(&mut w, &ack(2)); // slow start: at most one SMSS per ACK
         assert_eq!(w.cwnd, 2.0);
         w.cwnd = 10.0;

@@ -17,7 +17,7 @@
 //! (Kelly section 2, "w ~ 0.08/p" approximately).
 
 use super::config::{AimdConfig, ScalableConfig};
-use super::{slow_start, AckInfo, CongestionControl, Window, MIN_SSTHRESH};
+use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Window, slow_start};
 use crate::units::SimTime;
 
 /// Scalable TCP controller.
@@ -68,7 +68,10 @@ mod tests {
     #[test]
     fn mimd_above_low_window_reno_below() {
         let mut cc = Scalable::new(ScalableConfig::default());
-        let mut w = Window { cwnd: 100.0, ssthresh: 10.0 };
+        let mut w = Window {
+            cwnd: 100.0,
+            ssthresh: 10.0,
+        };
         // 100 ACKs (one RTT at w = 100): w *= (1.01) per RTT approximately;
         // exactly 100 + 100 * 0.01 = 101.
         for _ in 0..100 {
@@ -82,7 +85,10 @@ mod tests {
         let ss = cc.on_congestion_event(&w, 101.0, SimTime::ZERO);
         assert!((ss - 88.392_5).abs() < 1e-9);
         // Below lwnd: Reno.
-        let mut w = Window { cwnd: 10.0, ssthresh: 5.0 };
+        let mut w = Window {
+            cwnd: 10.0,
+            ssthresh: 5.0,
+        };
         cc.on_ack(&mut w, &AckInfo::bare(1, SimTime::ZERO));
         assert!((w.cwnd - 10.1).abs() < 1e-12);
         assert!((cc.on_congestion_event(&w, 10.0, SimTime::ZERO) - 5.05).abs() < 1e-12);
