@@ -7,7 +7,7 @@ a few tens of milliseconds each) run
 * on a local process pool of 1 worker, then of 2 workers, each into a fresh
   on-disk store (SQLite + Parquet), as `bufsim sweep` runs them.
 
-Targets (issue 7): 2 workers reach at least 90% of the ideal speed-up over 1
+Targets: 2 workers reach at least 90% of the ideal speed-up over 1
 worker; the overhead per point (executor plus store: pool wall time minus the
 compute time, per point, with 1 worker) stays under 20 ms. The pools are
 started before the clock starts (pool start-up, about a second, is a one-off

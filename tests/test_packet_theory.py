@@ -1,4 +1,4 @@
-"""The packet engine against closed forms (issue 2, tests 2-5).
+"""The packet engine against closed forms.
 
 Each test states its tolerance and why. Theory comes from bufsim.models.
 """
@@ -54,7 +54,7 @@ def test_buffer_of_one_packet_gives_three_quarters(sack):
 def test_random_loss_follows_square_root_formula(p, delayed_ack):
     # Mathis et al.: throughput = sqrt(3/(2b)) / (RTT sqrt(p)) packets/s,
     # b = packets per ACK. Huge buffer, so the only losses are the random
-    # ones and RTT = propagation. Tolerance 15% (issue 2): the formula is a
+    # ones and RTT = propagation. Tolerance 15%: the formula is a
     # deterministic-sawtooth approximation. Enough loss events (>= 300) keep
     # the statistical error near 5%.
     b = 2 if delayed_ack else 1
@@ -101,7 +101,7 @@ def test_random_loss_at_one_percent_is_near_pftk():
 def test_poisson_background_matches_md1(rho):
     # Fixed-size Poisson packets into a huge buffer: an M/D/1 queue, whose
     # mean number waiting is rho^2 / (2 (1 - rho)) (Pollaczek-Khinchine).
-    # Tolerance 3% (issue 2). The run holds 2.5e7 packets; at rho = 0.8 the
+    # Tolerance 3%. The run holds 2.5e7 packets; at rho = 0.8 the
     # relative standard error of the time-average queue is about 1%.
     s = {
         "duration": "200s",

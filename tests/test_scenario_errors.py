@@ -1,5 +1,5 @@
 """Bad scenarios give a bufsim.ScenarioError naming the field, the value and
-what is allowed; none panics (issue 2, test 6)."""
+what is allowed; none panics."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Realistic traffic in the packet engine from the Python API (issue 6):
+"""Realistic traffic in the packet engine from the Python API:
 finite transfers, open and closed loop, per-flow records and CDFs, the
 empirical size CSV, overload, bad input, and paper 002 section 4."""
 

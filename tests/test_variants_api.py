@@ -1,4 +1,4 @@
-"""Every TCP variant and queue discipline from the Python API (issue 5).
+"""Every TCP variant and queue discipline from the Python API.
 
 The numbers are checked in the Rust tests (``crates/bufsim-core/tests/
 packet_cc_*.rs``, ``packet_qdisc_*.rs``); here each is selected through

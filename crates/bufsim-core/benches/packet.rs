@@ -1,5 +1,5 @@
 //! Packet-engine benchmark (`make bench`): bottleneck packets per wall-clock
-//! second, events per second and peak memory on the scenarios of issue 2.
+//! second, events per second and peak memory on the reference scenarios below.
 //!
 //! (a) 1 Gbps, 10 NewReno flows, RTTs 115.5-124.5 ms, 1000 B packets,
 //!     buffer 1250 packets, 60 s simulated (target: >= 5e6 packets/s, one core);
@@ -34,7 +34,7 @@ fn cases() -> Vec<(&'static str, Value)> {
         ("a-1Gbps-10flows-newreno-droptail", a.clone()),
         ("b-10Gbps-10flows-0.1BDP", b),
     ];
-    // Issue 5: case (a) with each TCP variant (drop-tail) and each queue
+    // Case (a) with each TCP variant (drop-tail) and each queue
     // discipline (NewReno); none may cost more than 25% of (a)'s packets per
     // CPU second (the table's last column).
     for tcp in ["aimd", "highspeed", "scalable", "cubic", "htcp"] {
@@ -58,7 +58,7 @@ fn cases() -> Vec<(&'static str, Value)> {
             c,
         ));
     }
-    // Issue 6: open loop at load 0.95: Poisson arrivals of paper 002's size
+    // Open loop at load 0.95: Poisson arrivals of paper 002's size
     // mixture (mean 35 packets of 1500 B) on 100 Mbps, RTTs 20-200 ms, a
     // 100-packet buffer: ~225 transfers/s, ~45000 transfers in 200 s. The
     // flows/s column (transfers completed per wall second) is this case's.

@@ -257,7 +257,7 @@ struct RawFlows {
     ecn: Option<bool>,
     #[serde(default)]
     loss: Option<f64>,
-    // Traffic (issue 6; see `traffic`).
+    // Traffic (see `traffic`).
     #[serde(default)]
     size: Option<Value>,
     #[serde(default)]

@@ -143,7 +143,7 @@ fn aimd_sawtooth_matches_deterministic_theory() {
             out.metric("sync_mean").unwrap(),
             out.metric("utilization").unwrap()
         );
-        // 5% (the tolerance): the default step (4 ms) delays each cut
+        // 5%: the default step (4 ms) delays each cut
         // by up to two steps, and the fluid model's queue transient after a
         // cut lasts about one RTT: together ~1% of the cycle.
         assert!(

@@ -3,7 +3,7 @@
 //! `flows[].loss` element, after the bottleneck) and a link far faster than
 //! the flow, so the window is set by p alone. The mean window (time average
 //! of cwnd, sampled every 10 ms after a warm-up) must follow the variant's
-//! response function within 15% (the tolerance: the closed forms
+//! response function within 15% (the closed forms
 //! assume a deterministic loss cycle; random losses move the mean by a few
 //! percent, and the run's finite number of loss cycles adds a few more).
 //! Each case runs 300 to 600 loss cycles (durations below are chosen for

@@ -1,6 +1,5 @@
-//! Property tests of the packet engine under random scenarios (issue 2,
-//! test 1): packet conservation, the buffer bound, utilization <= 1, and
-//! determinism. Failing seeds found by proptest are kept in
+//! Property tests of the packet engine under random scenarios: packet
+//! conservation, the buffer bound, utilization <= 1, and determinism. Failing seeds found by proptest are kept in
 //! `packet_props.proptest-regressions` and replayed first.
 
 use bufsim_core::{Scenario, packet};

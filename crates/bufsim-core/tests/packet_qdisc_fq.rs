@@ -31,7 +31,7 @@ fn fq_equalizes_rtts_and_protects_light_background() {
     // 4 long NewReno flows with RTTs 20, 80, 140, 200 ms share 45 Mbps left by
     // a 5 Mbps Poisson background. Under FIFO drop-tail throughput goes as
     // about 1/RTT (Jain well below 0.98); DRR gives each backlogged flow the
-    // same share whatever its RTT (Jain >= 0.98, the threshold), and
+    // same share whatever its RTT (Jain >= 0.98), and
     // the background, one flow at half its 10 Mbps fair share, never has the
     // longest queue, so it loses no packet (paper 000 section V.B).
     let (_, fifo) = run(&rtt_mix("droptail", json!({})));

@@ -14,7 +14,7 @@
 //! event for its head, the bottleneck one for the packet in service, and
 //! timers are checked lazily (DESIGN.md performance notes).
 //!
-//! Flows come and go (issue 6, `traffic`): persistent flows hold slots
+//! Flows come and go (`traffic`): persistent flows hold slots
 //! `0..P` of the flow table for the whole run; finite transfers (`count`
 //! groups with a `size`, open-loop arrivals, closed-loop users) take a slot
 //! when they arrive and give it back to a free list once their transfer is
@@ -214,7 +214,7 @@ impl<'s> Sim<'s> {
         let mut events = EventQueue::new();
         let mut flows = Vec::with_capacity(s.total_flows());
         let mut groups = Vec::with_capacity(s.total_flows());
-        // Persistent flows first (slots 0..P, loss streams as before issue 6).
+        // Persistent flows first (slots 0..P, one loss stream each).
         for (g, grp) in s
             .flows
             .iter()
