@@ -57,3 +57,19 @@ def test_readme_scenario_example_is_valid():
     scenario = next(b for b in toml_blocks if "[link]" in b)
     s = bufsim.Scenario.load(tomllib.loads(scenario))
     assert s.normalized["link"]["buffer_pkts"] == 20
+
+
+def test_readme_traffic_example_is_valid():
+    import tomllib
+
+    import bufsim
+
+    text = (ROOT / "README.md").read_text()
+    toml_blocks = re.findall(r"^```toml\n(.*?)^```$", text, flags=re.S | re.M)
+    traffic = next(b for b in toml_blocks if "arrival = { load = 0.95 }" in b)
+    # The traffic example shows [[flows]] groups only: give it a link.
+    raw = tomllib.loads('duration = "10s"\n' + traffic)
+    raw["link"] = {"capacity": "50Mbps", "delay": "10ms", "buffer": "100pkt"}
+    s = bufsim.Scenario.load(raw)
+    assert [g["kind"] for g in s.normalized["flows"]] == ["open", "closed", "open"]
+    assert s.normalized["flows"][1]["users"] == 800
