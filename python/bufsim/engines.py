@@ -60,8 +60,6 @@ def simulate(
     t0 = time.perf_counter()
     raw = _core.simulate(scn.json, engine, progress)
     wall = time.perf_counter() - t0
-    import bufsim
-
     ts = pd.DataFrame(raw["timeseries"])
     if "time_s" in ts:
         ts = ts.set_index("time_s")
@@ -76,7 +74,7 @@ def simulate(
         flows=flows,
         provenance={
             "engine": engine,
-            "version": bufsim.__version__,
+            "version": _core.__version__,
             "seed": scn.normalized["seed"],
             "scenario_hash": scn.hash(),
             "wall_s": wall,

@@ -64,6 +64,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import pandas as pd
 
 from bufsim import _core
+from bufsim.engines import ENGINES, simulate
 from bufsim.result import plain
 from bufsim.scenario import Scenario
 from bufsim.store import Store, point_key, records_table
@@ -192,12 +193,10 @@ class Point:
 
 
 def _engines(engines: Any) -> list[str]:
-    import bufsim
-
     if isinstance(engines, str):
         engines = [engines]
     engines = _values("engines", engines)
-    known = list(bufsim.ENGINES)
+    known = list(ENGINES)
     for e in engines:
         if not isinstance(e, str):
             raise SweepSpecError(f"engines must be names (strings), got {e!r}")
@@ -306,9 +305,7 @@ def expand(
     if seed_list is not None and "seed" in paths:
         raise SweepSpecError("'seed' is both a grid path and set by seeds=: use one of them")
 
-    import bufsim
-
-    version = bufsim.__version__
+    version = _core.__version__
     points: list[Point] = []
     for combo in itertools.product(*[vals for _, vals in axes]):
         params: dict[str, Any] = {}
@@ -391,8 +388,6 @@ def run_point(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
         Engine and model errors are caught and returned; only
         ``KeyboardInterrupt`` and ``SystemExit`` propagate.
     """
-    import bufsim
-
     t0 = time.perf_counter()
     try:
         if engine.startswith("model:"):
@@ -400,7 +395,7 @@ def run_point(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
 
             result = predict(Scenario.load(raw), model=engine[len("model:"):])
         else:
-            result = bufsim.simulate(raw, engine=engine)
+            result = simulate(raw, engine=engine)
         summary = {k: plain(v) for k, v in result.summary.items()}
         ts = _parquet_bytes(result.timeseries)
     except Exception as e:  # a failing point is data, not a crash
@@ -703,7 +698,7 @@ def sweep(
                         key=point.key, name=point.name, engine=point.engine, seed=point.seed,
                         scenario=point.raw, params=point.params, status=out["status"],
                         summary=out["summary"], error=out["error"], wall_s=out["wall_s"],
-                        version=_version(),
+                        version=_core.__version__,
                     )
                     db.put(**rec, timeseries=out["timeseries"])
                     rec["summary"] = _roundtrip(out["summary"])
@@ -746,12 +741,6 @@ _MAIN_GUARD = (
     "worker processes import it again, so a script must call bufsim.sweep() under "
     "`if __name__ == \"__main__\":` (a Python multiprocessing rule)"
 )
-
-
-def _version() -> str:
-    import bufsim
-
-    return bufsim.__version__
 
 
 def _roundtrip(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:

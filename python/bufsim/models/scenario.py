@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-import bufsim
+from bufsim import _core
 from bufsim.models import avrachenkov as av
 from bufsim.models import highspeed as hs
 from bufsim.models import rules
@@ -387,7 +387,7 @@ def predict(scenario: Any, model: str = "auto", *, synchronized: bool = False) -
     )
     provenance = {
         "engine": f"model:{name}",
-        "version": bufsim.__version__,
+        "version": _core.__version__,
         "seed": scenario.get("seed"),
         "wall_s": time.perf_counter() - t0,
     }
