@@ -89,8 +89,11 @@ def point_key(scenario_hash: str, engine: str, seed: int, version: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _dumps(value: Any) -> str:
-    # NaN/inf survive as the (non-standard) JSON tokens Python reads back.
+def encode_json(value: Any) -> str:
+    """JSON text of a stored field, numpy scalars as Python numbers.
+
+    NaN and inf survive as the (non-standard) JSON tokens Python reads back.
+    """
     return json.dumps(value, sort_keys=False, default=_default)
 
 
@@ -210,8 +213,8 @@ class Store:
                 tmp.write_bytes(timeseries)
                 os.replace(tmp, final)
         row = (
-            key, name, engine, int(seed), _dumps(scenario), _dumps(params),
-            None if summary is None else _dumps(summary), status, error,
+            key, name, engine, int(seed), encode_json(scenario), encode_json(params),
+            None if summary is None else encode_json(summary), status, error,
             None if wall_s is None else float(wall_s), version, int(timeseries is not None),
             datetime.now(timezone.utc).isoformat(timespec="microseconds"),
         )

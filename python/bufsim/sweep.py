@@ -49,6 +49,7 @@ import collections
 import concurrent.futures as cf
 import copy
 import itertools
+import json
 import math
 import multiprocessing
 import os
@@ -67,7 +68,7 @@ from bufsim import _core
 from bufsim.engines import ENGINES, simulate
 from bufsim.result import plain
 from bufsim.scenario import Scenario
-from bufsim.store import Store, point_key, records_table
+from bufsim.store import Store, encode_json, point_key, records_table
 
 __all__ = ["Point", "SweepSpec", "SweepSpecError", "expand", "load_spec", "run_point", "sweep"]
 
@@ -307,10 +308,12 @@ def expand(
 
     version = _core.__version__
     points: list[Point] = []
+    validated = 0  # scenarios validated so far: the number an error gives its point
     for combo in itertools.product(*[vals for _, vals in axes]):
         params: dict[str, Any] = {}
         for (ps, _), vals in _zip_lists(axes, combo):
             params.update(_zip_lists(ps, vals))
+        runs: list[tuple[Scenario, int, str]] = []  # one per seed
         for seed in seed_list if seed_list is not None else [None]:
             raw = copy.deepcopy(base)
             for p, v in params.items():
@@ -326,11 +329,13 @@ def expand(
                     f" (not in the base scenario: {', '.join(missing)})" if missing and _mentions(str(e), missing) else ""
                 )
                 raise SweepSpecError(
-                    f"sweep point {len(points) // len(engines)} ({_fmt_params(params)}{seed_txt}): {e}{note}"
+                    f"sweep point {validated} ({_fmt_params(params)}{seed_txt}): {e}{note}"
                 ) from None
-            run_seed = int(scn.normalized["seed"])
-            digest = scn.hash()
-            for engine in engines:
+            validated += 1
+            runs.append((scn, int(scn.normalized["seed"]), scn.hash()))
+        # Table order: combinations, then engines, then seeds.
+        for engine in engines:
+            for scn, run_seed, digest in runs:
                 points.append(
                     Point(
                         index=len(points),
@@ -342,17 +347,7 @@ def expand(
                         name=scn.name,
                     )
                 )
-    # Table order: combinations, then engines, then seeds.
-    n_seeds = 1 if seed_list is None else len(seed_list)
-    n_eng = len(engines)
-    order = []
-    for c in range(len(points) // (n_seeds * n_eng)):
-        for e in range(n_eng):
-            for s in range(n_seeds):
-                order.append(points[(c * n_seeds + s) * n_eng + e])
-    for i, p in enumerate(order):
-        p.index = i
-    return order
+    return points
 
 
 _zip_lists = zip  # the builtin, since expand() takes a keyword named ``zip``
@@ -399,13 +394,7 @@ def run_point(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
         summary = {k: plain(v) for k, v in result.summary.items()}
         ts = _parquet_bytes(result.timeseries)
     except Exception as e:  # a failing point is data, not a crash
-        return {
-            "status": "failed",
-            "summary": None,
-            "error": f"{type(e).__name__}: {e}",
-            "wall_s": time.perf_counter() - t0,
-            "timeseries": None,
-        }
+        return _failure(f"{type(e).__name__}: {e}", wall_s=time.perf_counter() - t0)
     return {"status": "ok", "summary": summary, "error": None, "wall_s": time.perf_counter() - t0, "timeseries": ts}
 
 
@@ -691,7 +680,7 @@ def sweep(
             else:
                 runner = _Runner.local(default_workers() if workers is None else workers)
             label = runner.label
-            bar = _Progress(progress, len(todo), len(cached & {p.key for p in points}), label)
+            bar = _Progress(progress, len(todo), len(cached), label)
             try:
                 for point, out in _execute(todo, runner, bar):
                     rec = dict(
@@ -745,9 +734,7 @@ _MAIN_GUARD = (
 
 def _roundtrip(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The summary as it reads back from the store (so fresh and cached rows are equal)."""
-    import json
-
-    return None if summary is None else json.loads(json.dumps(summary, default=lambda v: v.item()))
+    return None if summary is None else json.loads(encode_json(summary))
 
 
 def _execute(todo: list[Point], runner: _Runner, bar: _Progress) -> Iterable[tuple[Point, dict[str, Any]]]:
@@ -818,8 +805,9 @@ def _execute(todo: list[Point], runner: _Runner, bar: _Progress) -> Iterable[tup
         fill()
 
 
-def _failure(error: str) -> dict[str, Any]:
-    return {"status": "failed", "summary": None, "error": error, "wall_s": math.nan, "timeseries": None}
+def _failure(error: str, wall_s: float = math.nan) -> dict[str, Any]:
+    """The outcome of a point that failed (what :func:`run_point` returns)."""
+    return {"status": "failed", "summary": None, "error": error, "wall_s": wall_s, "timeseries": None}
 
 
 def _timeseries_long(db: Store, table: pd.DataFrame, params_order: list[str]) -> pd.DataFrame:
@@ -888,8 +876,7 @@ def load_spec(path: str | Path) -> SweepSpec:
         raise SweepSpecError(f"{path}: 'base' is missing (a scenario file path or a [base] table)")
     base = doc["base"]
     if isinstance(base, str):
-        base_path = (path.parent / base) if not Path(base).is_absolute() else Path(base)
-        base = base_path
+        base = path.parent / base  # an absolute base stays as it is
     elif not isinstance(base, Mapping):
         raise SweepSpecError(f"{path}: 'base' must be a scenario file path or a [base] table, got {base!r}")
     try:
