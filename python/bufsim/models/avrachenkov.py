@@ -55,6 +55,11 @@ def _params(mu, alpha, beta):
     return m, a, b
 
 
+def _b0(m, a, b):
+    """Eq. (11) on checked arrays (see :func:`b0`)."""
+    return m**2 / (2.0 * a) * (1.0 - b) ** 2 / (1.0 + b) ** 2
+
+
 def aimd_alpha(rtts_s, increase_pkts: float = 1.0):
     """Aggregate rate growth ``alpha = sum_i a / RTT_i^2``, packets/s^2.
 
@@ -125,8 +130,7 @@ def b0(mu, alpha, beta):
     float or numpy.ndarray
         Data units (packets if ``mu`` is in packets/s).
     """
-    m, a, b = _params(mu, alpha, beta)
-    return scalar_or_array(m**2 / (2.0 * a) * (1.0 - b) ** 2 / (1.0 + b) ** 2)
+    return scalar_or_array(_b0(*_params(mu, alpha, beta)))
 
 
 def b0_symmetric(bdp_pkts, n_flows, *, synchronized: bool, beta0: float = 0.5):
@@ -186,7 +190,7 @@ def theorem1(buffer, mu, alpha, beta):
     """
     bb = check_nonnegative("buffer", buffer)
     m, a, b = _params(mu, alpha, beta)
-    bzero = m**2 / (2.0 * a) * (1.0 - b) ** 2 / (1.0 + b) ** 2
+    bzero = _b0(m, a, b)
     theta = np.sqrt(2.0 * np.minimum(bb, bzero) / a)
     tau = (m - m * b - a * b * theta) / a
     rate_low = (1.0 + b) / 2.0 * (a * theta + m)
@@ -262,7 +266,7 @@ def cycle_duration(buffer, mu, alpha, beta):
     """
     bb = check_nonnegative("buffer", buffer)
     m, a, b = _params(mu, alpha, beta)
-    bzero = m**2 / (2.0 * a) * (1.0 - b) ** 2 / (1.0 + b) ** 2
+    bzero = _b0(m, a, b)
     theta = np.sqrt(2.0 * np.minimum(bb, bzero) / a)
     return scalar_or_array((1.0 - b) * (theta + m / a))
 

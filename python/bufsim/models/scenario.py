@@ -40,7 +40,7 @@ plus model-specific ones.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -67,7 +67,11 @@ _AIMD = {"newreno", "reno", "aimd"}
 
 @dataclass
 class _View:
-    """The fields of a normalized scenario that the models use, validated."""
+    """The fields of a normalized scenario that the models use, validated.
+
+    Per-flow arrays have one entry per flow (groups expanded); ``tcp_params``
+    has one dict per flow group (index it with ``group``).
+    """
 
     capacity_bps: float
     buffer_pkts: int
@@ -75,14 +79,14 @@ class _View:
     qdisc: str
     qdisc_params: dict
     background_bps: float
-    tcp: list[str] = field(default_factory=list)
-    group: np.ndarray = None
-    rtt: np.ndarray = None
-    mss: np.ndarray = None
-    max_rate_bps: np.ndarray = None
-    path_loss: np.ndarray = None
-    delayed_ack: np.ndarray = None
-    tcp_params: list[dict] = field(default_factory=list)
+    tcp: list[str]
+    group: np.ndarray
+    rtt: np.ndarray
+    mss: np.ndarray
+    max_rate_bps: np.ndarray
+    path_loss: np.ndarray
+    delayed_ack: np.ndarray
+    tcp_params: list[dict]
 
 
 def _get(d: Any, key: str, path: str) -> Any:
@@ -120,7 +124,6 @@ def _view(scenario: dict) -> _View:
         if b.get("kind", "poisson") != "poisson":
             raise ModelInputError(f"scenario.background[{i}].kind must be 'poisson' for the models, got {b.get('kind')!r}")
         bg += float(check_nonnegative(f"scenario.background[{i}].rate_bps", _get(b, "rate_bps", f"scenario.background[{i}]")))
-    v = _View(cap, buf, pkt, qdisc, dict(link.get("qdisc_params") or {}), bg)
     groups = scenario.get("flows") or []
     if not groups:
         raise ModelInputError("scenario.flows must contain at least one flow group")
@@ -146,10 +149,13 @@ def _view(scenario: dict) -> _View:
         loss += [float(check_range(f"{path}.loss", f.get("loss", 0.0), 0.0, 1.0, hi_open=True))] * n
         dack += [bool(f.get("delayed_ack", False))] * n
         params.append(dict(f.get("tcp_params") or {}))
-    v.tcp, v.group = tcp, np.array(grp)
-    v.rtt, v.mss, v.max_rate_bps = np.concatenate(rtt), np.array(mss), np.concatenate(rate)
-    v.path_loss, v.delayed_ack, v.tcp_params = np.array(loss), np.array(dack), params
-    return v
+    return _View(
+        capacity_bps=cap, buffer_pkts=buf, pkt_bytes=pkt, qdisc=qdisc,
+        qdisc_params=dict(link.get("qdisc_params") or {}), background_bps=bg,
+        tcp=tcp, group=np.array(grp), rtt=np.concatenate(rtt), mss=np.array(mss),
+        max_rate_bps=np.concatenate(rate), path_loss=np.array(loss), delayed_ack=np.array(dack),
+        tcp_params=params,
+    )
 
 
 def _choose(v: _View, model: str) -> str:
@@ -178,6 +184,17 @@ def _require(v: _View, name: str, allowed: set[str], qdisc: str) -> None:
         raise ModelInputError(f"model {name!r} models scenario.link.qdisc {qdisc!r}, got {v.qdisc!r}")
 
 
+def _tcp_capacity(v: _View, name: str) -> float:
+    """Capacity left to the TCP flows by the Poisson background, bits/s (> 0)."""
+    cap = v.capacity_bps - v.background_bps
+    if cap <= 0:
+        raise ModelInputError(
+            f"scenario.background rate ({v.background_bps:g} bps) must be below "
+            f"scenario.link.capacity_bps ({v.capacity_bps:g}) for model {name!r}"
+        )
+    return cap
+
+
 def _share(weights: np.ndarray, total: np.ndarray) -> np.ndarray:
     """Split ``total`` (one value per buffer) across flows proportionally to ``weights``."""
     return np.outer(total, weights / weights.sum())
@@ -188,12 +205,7 @@ def _share(weights: np.ndarray, total: np.ndarray) -> np.ndarray:
 
 def _avrachenkov(v: _View, buffers: np.ndarray, synchronized: bool):
     _require(v, "avrachenkov", _AIMD, "droptail")
-    mu = v.capacity_bps - v.background_bps
-    if mu <= 0:
-        raise ModelInputError(
-            f"scenario.background rate ({v.background_bps:g} bps) must be below "
-            f"scenario.link.capacity_bps ({v.capacity_bps:g}) for model 'avrachenkov'"
-        )
+    mu = _tcp_capacity(v, "avrachenkov")
     inc = np.array([v.tcp_params[g].get("a", 1.0) if t == "aimd" else 1.0 for t, g in zip(v.tcp, v.group)])
     dec = np.array([v.tcp_params[g].get("b", 0.5) if t == "aimd" else 0.5 for t, g in zip(v.tcp, v.group)])
     n = len(v.tcp)
@@ -258,12 +270,7 @@ def _highspeed(v: _View, buffers: np.ndarray, qdisc: str):
 def _sqrt(v: _View, buffers: np.ndarray):
     _require(v, "sqrt", _AIMD, "droptail")
     n = len(v.tcp)
-    cap_tcp = v.capacity_bps - v.background_bps
-    if cap_tcp <= 0:
-        raise ModelInputError(
-            f"scenario.background rate ({v.background_bps:g} bps) must be below "
-            f"scenario.link.capacity_bps ({v.capacity_bps:g}) for model 'sqrt'"
-        )
+    cap_tcp = _tcp_capacity(v, "sqrt")
     t_eff = n / np.sum(1.0 / v.rtt)  # harmonic mean (paper 002 section 4.1, footnote 1)
     mss = float(np.mean(v.mss))
     b = 2.0 if v.delayed_ack.all() else 1.0
