@@ -8,8 +8,10 @@ runs in ``make bench`` and ``bufsim reproduce``.
 
 from __future__ import annotations
 
+import copy
 import importlib
 from types import ModuleType
+from typing import Any
 
 #: name -> (module, what it reproduces)
 PAPERS: dict[str, str] = {
@@ -19,6 +21,36 @@ PAPERS: dict[str, str] = {
     "kumar2010": "paper 004 section III.B: fluid, 10 Gbps, 4 TCP variants x loss synchronization X",
     "dhamdhere2006": "paper 002 section 4: persistent+mice, closed- and open-loop TCP at B = 18 and 500 packets",
 }
+
+
+def variant(
+    base: dict[str, Any], name: str, *, duration: str | None = None, buffer_pkts: int | None = None
+) -> dict[str, Any]:
+    """A case of a paper's base scenario: a deep copy of ``base`` renamed.
+
+    Parameters
+    ----------
+    base : dict
+        A raw scenario (unit strings); it is not modified.
+    name : str
+        The case's scenario name.
+    duration : str, optional
+        Simulated time with its unit (``"120s"``); default: the base's.
+    buffer_pkts : int, optional
+        The link buffer, packets; default: the base's.
+
+    Returns
+    -------
+    dict
+        The raw scenario of the case.
+    """
+    s = copy.deepcopy(base)
+    s["name"] = name
+    if duration is not None:
+        s["duration"] = duration
+    if buffer_pkts is not None:
+        s["link"]["buffer"] = f"{buffer_pkts}pkt"
+    return s
 
 
 def load(name: str) -> ModuleType:

@@ -22,13 +22,13 @@ RFC 6582's "Impatient" timer rule, often ends in a timeout; SACK does not.
 
 from __future__ import annotations
 
-import copy
 import math
 from typing import Any, Callable
 
 import pandas as pd
 
 import bufsim
+from bufsim.reproduce import variant
 
 #: The embedded base scenario (also written to ``experiments/auge2006.toml``).
 BASE: dict[str, Any] = {
@@ -61,10 +61,10 @@ CASES: list[tuple[int, int, bool]] = [
 
 def scenario(flows: int, buffer_pkts: int, background: bool = True, duration: str = "300s") -> dict[str, Any]:
     """The raw scenario of one case (a dict with unit strings)."""
-    s = copy.deepcopy(BASE)
-    s["name"] = f"auge2006-n{flows}-b{buffer_pkts}{'' if background else '-nobg'}"
-    s["duration"] = duration
-    s["link"]["buffer"] = f"{buffer_pkts}pkt"
+    s = variant(
+        BASE, f"auge2006-n{flows}-b{buffer_pkts}{'' if background else '-nobg'}",
+        duration=duration, buffer_pkts=buffer_pkts,
+    )
     s["flows"][0]["count"] = flows
     if not background:
         s["background"] = []

@@ -15,7 +15,6 @@ packet engine's smallest buffer is one packet where ns-2 used zero.
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Callable
 
 import numpy as np
@@ -23,6 +22,7 @@ import pandas as pd
 
 import bufsim
 import bufsim.models as m
+from bufsim.reproduce import variant
 
 BASE: dict[str, Any] = {
     "name": "avrachenkov2006",
@@ -50,10 +50,7 @@ QUICK_BUFFERS = (1, 20, 60, 100, 120, 150)
 
 def scenario(n: int, buffer_pkts: int, duration: str = "120s") -> dict[str, Any]:
     """The raw scenario for N flows and a buffer in packets."""
-    s = copy.deepcopy(BASE)
-    s["name"] = f"avrachenkov2006-n{n}-b{buffer_pkts}"
-    s["duration"] = duration
-    s["link"]["buffer"] = f"{buffer_pkts}pkt"
+    s = variant(BASE, f"avrachenkov2006-n{n}-b{buffer_pkts}", duration=duration, buffer_pkts=buffer_pkts)
     s["flows"][0]["count"] = n
     return s
 

@@ -17,13 +17,13 @@ for ns-2.
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Callable
 
 import pandas as pd
 
 import bufsim
 import bufsim.models as m
+from bufsim.reproduce import variant
 
 #: Paper 001: the reference buffer (packets) the fractions refer to.
 FULL_BUFFER_PKTS = 12500
@@ -56,11 +56,9 @@ FRACTIONS = (0.02, 0.05, 0.1, 0.2, 0.4)
 
 def scenario(fraction: float, duration: str = "200s") -> dict[str, Any]:
     """The raw scenario with a buffer of ``fraction`` x 12500 packets."""
-    s = copy.deepcopy(BASE)
-    s["name"] = f"barman2005-b{fraction:g}"
-    s["duration"] = duration
-    s["link"]["buffer"] = f"{round(fraction * FULL_BUFFER_PKTS)}pkt"
-    return s
+    return variant(
+        BASE, f"barman2005-b{fraction:g}", duration=duration, buffer_pkts=round(fraction * FULL_BUFFER_PKTS)
+    )
 
 
 def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd.DataFrame:

@@ -41,6 +41,7 @@ from typing import Any, Callable
 import pandas as pd
 
 import bufsim
+from bufsim.reproduce import variant
 
 #: Closed-loop users (about 200 long flows on average with B = 18 packets).
 USERS = 800
@@ -84,13 +85,12 @@ def scenario(traffic: str, buffer_pkts: int, duration_s: float | None = None, se
     """The scenario of one case (``traffic`` in :data:`TRAFFIC`)."""
     if traffic not in TRAFFIC:
         raise ValueError(f"traffic must be one of {', '.join(TRAFFIC)}, got {traffic!r}")
-    s = copy.deepcopy(BASE)
-    s["name"] = f"dhamdhere2006-{traffic}-B{buffer_pkts}"
+    s = variant(
+        BASE, f"dhamdhere2006-{traffic}-B{buffer_pkts}",
+        duration=None if duration_s is None else f"{duration_s + 30}s", buffer_pkts=buffer_pkts,
+    )
     s["seed"] = seed
-    s["link"]["buffer"] = f"{buffer_pkts}pkt"
     s["flows"] = copy.deepcopy(TRAFFIC[traffic])
-    if duration_s is not None:
-        s["duration"] = f"{duration_s + 30}s"
     return s
 
 
