@@ -21,26 +21,12 @@ import pytest
 import bufsim
 from bufsim.store import Store
 from bufsim.sweep import SweepSpecError, expand, load_spec
+from conftest import SWEEP_BASE as BASE
+from conftest import stable
 
-# Short packet runs with random elements (Poisson background, random starts),
-# so that the seed matters.
-BASE = {
-    "name": "sweep-test",
-    "duration": "3s",
-    "seed": 1,
-    "link": {"capacity": "10Mbps", "delay": "10ms", "buffer": "20pkt"},
-    "flows": [{"count": 2, "rtt": "40ms", "mss": "1000B", "start": {"uniform": ["0s", "1s"]}}],
-    "background": [{"kind": "poisson", "rate": "2Mbps", "packet_size": "1000B"}],
-}
 GRID = {"link.buffer": ["10pkt", "40pkt"]}
 ZIP = [{"flows[0].count": [1, 3], "flows[0].rtt": ["40ms", "80ms"]}]
 SEEDS = [1, 2]
-# Columns that legitimately differ between runs of the same sweep.
-VOLATILE = ["wall_s", "cached"]
-
-
-def stable(table: pd.DataFrame) -> pd.DataFrame:
-    return table.drop(columns=VOLATILE).reset_index(drop=True)
 
 
 @pytest.fixture(scope="module")

@@ -20,25 +20,15 @@ import pandas as pd
 import pytest
 
 import bufsim
+from conftest import SWEEP_BASE, stable
 
 distributed = pytest.importorskip("distributed")
 
-BASE = {
-    "name": "dask-test",
-    "duration": "3s",
-    "seed": 1,
-    "link": {"capacity": "10Mbps", "delay": "10ms", "buffer": "20pkt"},
-    "flows": [{"count": 2, "rtt": "40ms", "mss": "1000B", "start": {"uniform": ["0s", "1s"]}}],
-    "background": [{"kind": "poisson", "rate": "2Mbps", "packet_size": "1000B"}],
-}
+BASE = dict(SWEEP_BASE, name="dask-test")
 GRID = {"link.buffer": ["10pkt", "20pkt", "40pkt"]}
 ZIP = [{"flows[0].count": [1, 3], "flows[0].rtt": ["40ms", "80ms"]}]
 SEEDS = [1, 2]
 ENGINES = ["packet", "model:avrachenkov"]
-
-
-def stable(table: pd.DataFrame) -> pd.DataFrame:
-    return table.drop(columns=["wall_s", "cached"]).reset_index(drop=True)
 
 
 @pytest.fixture(scope="module")
