@@ -45,7 +45,7 @@ def simulate(
         ``summary`` (utilization 0..1, goodput in bits/s, drop rate, queue in
         packets and seconds, Jain index, loss synchronization), ``timeseries``
         (indexed by ``time_s``), ``flows`` (one row per flow) and
-        ``congestion_events`` in ``extra``.
+        ``congestion_events`` (one row per congestion event).
 
     Raises
     ------

@@ -72,9 +72,13 @@ def cdfs(result_or_flows: Any, column: str = "throughput_bps", finished_only: bo
 
     Parameters
     ----------
+    result_or_flows : Result or pandas.DataFrame
+        A packet-engine result or its ``flows`` table.
     column : str
         ``throughput_bps`` (bits/s: bytes delivered * 8 / (end - arrival)),
         ``loss_rate`` (drops / packets sent), ``fct_s``, ...
+    finished_only : bool
+        As in :func:`classify`.
 
     Returns
     -------
@@ -88,9 +92,23 @@ def cdfs(result_or_flows: Any, column: str = "throughput_bps", finished_only: bo
 
 
 def summary(result_or_flows: Any, finished_only: bool = True) -> pd.DataFrame:
-    """Per class: count, median and 10th/90th percentiles of throughput (bits/s),
-    median loss rate and the fraction of flows that saw no loss (paper 002
-    figures 3, 5, 7 read at zero), and the fraction that left slow start."""
+    """Per-class statistics of the flows table.
+
+    Parameters
+    ----------
+    result_or_flows : Result or pandas.DataFrame
+        A packet-engine result or its ``flows`` table.
+    finished_only : bool
+        As in :func:`classify`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``class``: ``flows`` (count), ``throughput_p10_bps``,
+        ``throughput_median_bps``, ``throughput_p90_bps`` (bits/s),
+        ``loss_median`` (fraction), ``no_loss_fraction`` (paper 002 figures
+        3, 5, 7 read at zero) and ``left_slow_start_fraction``.
+    """
     f = classify(result_or_flows, finished_only)
     rows = []
     for c in CLASSES:

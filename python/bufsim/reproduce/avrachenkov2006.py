@@ -64,11 +64,20 @@ def b0(buffers, utilization, threshold: float = 0.999) -> float:
 def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd.DataFrame:
     """Utilization and mean queue against buffer for N = 5 and 20.
 
+    Parameters
+    ----------
+    quick : bool
+        40 s runs (10 s warm-up) at :data:`QUICK_BUFFERS` instead of 120 s
+        at :data:`BUFFERS`.
+    progress : callable, optional
+        Called with a line of text before each case.
+
     Returns
     -------
     pandas.DataFrame
         One row per (n, buffer_pkts): ``theorem1`` and ``packet``/``fluid``
-        utilizations (0..1), ``packet_mean_queue_pkts``, ``theorem1_mean_queue_pkts``.
+        utilizations (0..1), ``packet_mean_queue_pkts``, ``theorem1_mean_queue_pkts``
+        (packets) and ``packet_sync`` (the packet engine's loss synchronization).
     """
     buffers = QUICK_BUFFERS if quick else BUFFERS
     duration = "40s" if quick else BASE["duration"]

@@ -95,7 +95,24 @@ def scenario(traffic: str, buffer_pkts: int, duration_s: float | None = None, se
 
 
 def run_case(traffic: str, buffer_pkts: int, duration_s: float | None = None, seed: int = 1) -> dict[str, Any]:
-    """Simulate one case; one row of the table."""
+    """Simulate one case; one row of the table.
+
+    Parameters
+    ----------
+    traffic, buffer_pkts, duration_s, seed
+        As in :func:`scenario` (``duration_s``: measured seconds after the
+        30 s warmup; default the base's 600 s).
+
+    Returns
+    -------
+    dict
+        ``loss_rate`` (fraction) and ``utilization`` (0..1) with the paper's
+        loss (``paper_loss`` text, ``paper_loss_value``), ``long_flows_mean``,
+        ``active_flows_mean``, ``mean_queue_pkts``, ``timeouts``,
+        ``large_median_throughput_Bps`` (bytes/s) and
+        ``large_no_loss_fraction`` over finished large flows (persistent
+        flows count as large), and ``wall_s``.
+    """
     r = bufsim.simulate(scenario(traffic, buffer_pkts, duration_s, seed))
     s = r.summary
     text, paper = PAPER[(traffic, buffer_pkts)]
@@ -122,7 +139,17 @@ def run_case(traffic: str, buffer_pkts: int, duration_s: float | None = None, se
 def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd.DataFrame:
     """All six cases: loss rate and utilization next to the paper's numbers.
 
-    ``quick`` simulates 120 s per case instead of 600 s (after a 30 s warmup).
+    Parameters
+    ----------
+    quick : bool
+        120 s of simulated time per case instead of 600 s (after a 30 s warmup).
+    progress : callable, optional
+        Called with a line of text before each case.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (traffic, buffer_pkts), the columns of :func:`run_case`.
     """
     rows = []
     for traffic in ("persistent", "closed", "open"):

@@ -50,6 +50,8 @@ def run(
     quick : bool
         2 seeds of 1000 s at fractions 0.01, 0.05 and 0.2 instead of 10
         seeds of 3000 s at five fractions.
+    progress : callable, optional
+        Called with a line of text before the sweep starts.
     workers : int, optional
         Sweep worker processes (default: the number of cores).
     store : optional
