@@ -78,3 +78,10 @@ def test_transparent_buffer_paper000():
 def test_bad_input(call, match):
     with pytest.raises(ModelInputError, match=match):
         call()
+
+
+def test_transparent_buffer_rejects_bad_max_pkts():
+    from bufsim.models import ModelInputError, transparent_buffer_pkts
+
+    with pytest.raises(ModelInputError, match="max_pkts must be >= 1"):
+        transparent_buffer_pkts(0.5, 1e-3, max_pkts=0)

@@ -190,7 +190,7 @@ def transparent_buffer_pkts(load, target_loss, *, model: str = "md1k", max_pkts:
     model : {"md1k", "mm1k", "geometric"}
         See :func:`transparent_loss`.
     max_pkts : int
-        Give up (raise) beyond this buffer.
+        Give up (raise) beyond this buffer; >= 1.
 
     Returns
     -------
@@ -199,6 +199,7 @@ def transparent_buffer_pkts(load, target_loss, *, model: str = "md1k", max_pkts:
     """
     r = _rho(load)
     tgt = check_probability("target_loss", target_loss)
+    max_pkts = int(check_int_at_least("max_pkts", max_pkts, 1))
     if model not in _TRANSPARENT_MODELS:
         raise ModelInputError(f"model must be one of {_TRANSPARENT_MODELS}, got {model!r}")
     r, tgt = np.broadcast_arrays(r, tgt)

@@ -390,7 +390,10 @@ def hstcp_fixed_point(
         while f(hi) < 0.0:
             hi *= 2.0
             if hi > 1e9:
-                raise ModelInputError("no fixed point: the flows' throughput does not fall with load")
+                raise ModelInputError(
+                    f"no fixed point for buffer_pkts={int(k)}: the flows' offered load still exceeds "
+                    f"rho = {hi:.3g} (their throughput does not fall with load); check capacity_bps and rtts_s"
+                )
         rho = optimize.brentq(f, 1e-12, hi, xtol=1e-14, rtol=1e-12)
         rates, loss, mean_q = flows(rho)
         p0 = queue(rho)[2]
