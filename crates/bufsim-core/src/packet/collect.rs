@@ -36,12 +36,23 @@ use crate::units::SimTime;
 pub struct FlowEnd {
     /// Next segment the receiver expects.
     pub rcv_nxt: u64,
+    /// Segment size, bytes.
     pub mss: u32,
+    /// The sender's counters.
     pub stats: SenderStats,
+    /// Smoothed RTT, if measured.
     pub srtt: Option<SimTime>,
+    /// Congestion window, packets.
     pub cwnd: f64,
     /// The flow left slow start.
     pub long: bool,
+}
+
+impl FlowEnd {
+    /// Bytes delivered in order, counting at most `size` segments.
+    fn bytes(&self, size: Option<u64>) -> f64 {
+        self.rcv_nxt.min(size.unwrap_or(u64::MAX)) as f64 * self.mss as f64
+    }
 }
 
 /// Columns of the flows table, in order.
@@ -70,6 +81,21 @@ const COLS: [&str; 22] = [
     "large",
 ];
 
+/// What differs between the row of a persistent flow (over the statistics
+/// window) and that of a finite transfer (over its whole life).
+struct RowSpan {
+    /// Goodput (persistent) or throughput (transfer), bits/s.
+    rate_bps: f64,
+    /// Packets lost.
+    drops: u64,
+    /// Packets sent, the denominator of `loss_rate`.
+    sent: u64,
+    /// Transfer size, segments (`None`: persistent, counts as large).
+    size: Option<u64>,
+    /// When the transfer completed (`None`: persistent, or unfinished).
+    end: Option<SimTime>,
+}
+
 #[derive(Clone, Default)]
 struct FlowStat {
     group: u32,
@@ -79,7 +105,6 @@ struct FlowStat {
     rcv_at_warmup: u64,
     sent_at_warmup: u64,
     event_stamp: u64,
-    started: bool,
     // Finite transfers (whole life).
     id: u64,
     arrival: SimTime,
@@ -89,33 +114,37 @@ struct FlowStat {
     in_net: u32,
 }
 
+/// The packet engine's measurements, fed by the simulator as events happen.
 pub struct Collector {
     warmup: SimTime,
     sync_window: SimTime,
     capacity_bps: f64,
-    cwnd: bool,
     in_window: bool,
     // bottleneck
+    /// Time the bottleneck spent serializing, packets in service excluded.
     pub busy: SimTime,
+    /// When the packet in service started serializing.
     pub tx_start: SimTime,
     busy_at_warmup: SimTime,
     bits: f64,
     area_at_warmup: f64,
     delays: DelayHistogram,
     // conservation (whole run)
+    /// Packets sent (TCP segments and background).
     pub sent: u64,
+    /// Packets that reached their receiver or sink.
     pub delivered: u64,
     queue_drops: u64,
     random_drops_total: u64,
     access_drops: u64,
     /// Background packets dropped at the bottleneck in the statistics window.
     bg_drops: u64,
+    /// Events processed.
     pub events: u64,
     // flows
     flows: Vec<FlowStat>,
     active: u64,
     long: u64,
-    ngroups: usize,
     mss: Vec<u32>,
     large_bytes: u64,
     last_tick: SimTime,
@@ -150,13 +179,14 @@ pub struct Collector {
 }
 
 impl Collector {
+    /// A collector for `s` whose persistent flows (slots `0..`) have these
+    /// (group, round-trip propagation delay).
     pub fn new(s: &Scenario, groups: Vec<(u32, SimTime)>) -> Collector {
         let n = groups.len();
         Collector {
             warmup: s.warmup_s,
             sync_window: s.link.bdp_rtt_s.max(SimTime(1)),
             capacity_bps: s.link.capacity_bps,
-            cwnd: s.output.cwnd,
             in_window: s.warmup_s == SimTime::ZERO,
             busy: SimTime::ZERO,
             tx_start: SimTime::ZERO,
@@ -183,7 +213,6 @@ impl Collector {
                 .collect(),
             active: 0,
             long: 0,
-            ngroups: s.flows.len(),
             mss: s.flows.iter().map(|g| g.mss_bytes).collect(),
             large_bytes: s.output.large_flow_bytes,
             last_tick: SimTime::ZERO,
@@ -219,10 +248,10 @@ impl Collector {
         }
     }
 
+    /// Flow `f` became active at `now`.
     pub fn flow_started(&mut self, f: u32, now: SimTime) {
         self.tick(now);
         let st = &mut self.flows[f as usize];
-        st.started = true;
         st.arrival = now;
         if self.in_window && st.arrival >= self.warmup {
             self.arrived += 1;
@@ -326,21 +355,43 @@ impl Collector {
             self.completed += 1;
         }
         let dur = (now - st.arrival).as_secs_f64();
-        let bytes = e.rcv_nxt.min(st.size) as f64 * e.mss as f64;
+        let bytes = e.bytes(Some(st.size));
         let thr = if dur > 0.0 {
             bytes * 8.0 / dur
         } else {
             f64::NAN
         };
-        let sent = e.stats.sent as f64;
-        let drops = st.drops_life as f64;
-        let row = [
+        let span = RowSpan {
+            rate_bps: thr,
+            drops: st.drops_life,
+            sent: e.stats.sent,
+            size: Some(st.size),
+            end: finished.then_some(now),
+        };
+        let row = self.row(st, e, span);
+        for (c, v) in self.rec.iter_mut().zip(row) {
+            c.push(v);
+        }
+    }
+
+    /// One row of the flows table (columns as [`COLS`]).
+    fn row(&self, st: &FlowStat, e: &FlowEnd, span: RowSpan) -> [f64; COLS.len()] {
+        let sent = span.sent as f64;
+        let drops = span.drops as f64;
+        let (end_s, fct_s) = match span.end {
+            Some(end) => (end.as_secs_f64(), (end - st.arrival).as_secs_f64()),
+            None => (f64::NAN, f64::NAN),
+        };
+        let large = span
+            .size
+            .is_none_or(|size| size.saturating_mul(e.mss as u64) > self.large_bytes);
+        [
             st.id as f64,
             st.group as f64,
             st.rtt.as_secs_f64(),
-            thr,
+            span.rate_bps,
             e.rcv_nxt as f64,
-            sent,
+            e.stats.sent as f64,
             e.stats.retransmits as f64,
             e.stats.timeouts as f64,
             e.stats.recoveries as f64,
@@ -348,25 +399,19 @@ impl Collector {
             if sent > 0.0 { drops / sent } else { 0.0 },
             e.srtt.map_or(f64::NAN, |t| t.as_secs_f64()),
             e.cwnd,
-            st.size as f64,
+            span.size.map_or(f64::NAN, |size| size as f64),
             st.arrival.as_secs_f64(),
-            if finished {
-                now.as_secs_f64()
-            } else {
-                f64::NAN
-            },
-            if finished { dur } else { f64::NAN },
-            bytes,
-            thr,
-            finished as u8 as f64,
+            end_s,
+            fct_s,
+            e.bytes(span.size),
+            span.rate_bps,
+            span.end.is_some() as u8 as f64,
             e.long as u8 as f64,
-            (st.size.saturating_mul(e.mss as u64) > self.large_bytes) as u8 as f64,
-        ];
-        for (c, v) in self.rec.iter_mut().zip(row) {
-            c.push(v);
-        }
+            large as u8 as f64,
+        ]
     }
 
+    /// A packet left the bottleneck queue for the link after `waited` in it.
     #[inline]
     pub fn dequeued(&mut self, _now: SimTime, waited: SimTime) {
         if self.in_window {
@@ -374,6 +419,7 @@ impl Collector {
         }
     }
 
+    /// The bottleneck finished sending a packet of `bytes` bytes.
     #[inline]
     pub fn tx_bits(&mut self, bytes: u32) {
         if self.in_window {
@@ -381,6 +427,8 @@ impl Collector {
         }
     }
 
+    /// The bottleneck queue dropped a packet of `flow` (or [`crate::net::BACKGROUND`])
+    /// at `now`; opens a congestion event unless one is running.
     pub fn queue_drop(&mut self, now: SimTime, flow: u32) {
         if flow != crate::net::BACKGROUND {
             let st = &mut self.flows[flow as usize];
@@ -439,6 +487,9 @@ impl Collector {
         }
     }
 
+    /// Append one time-series sample at `t`: utilization and mean queue
+    /// since the last sample (`busy` is the busy time so far), drops,
+    /// flow counts and the persistent flows' `cwnd` (packets).
     pub fn sample(&mut self, t: SimTime, q: &mut Queue, busy: SimTime, cwnd: &[f64]) {
         self.ts_active.push(self.active as f64);
         self.ts_long.push(self.long as f64);
@@ -448,10 +499,9 @@ impl Collector {
         self.ts_util.push((busy - self.prev_busy).0 as f64 / dt);
         self.ts_queue.push((area - self.prev_area) / dt);
         self.ts_drops.push(self.drops_in_interval as f64);
-        if self.cwnd {
-            for (col, &w) in self.ts_cwnd.iter_mut().zip(cwnd) {
-                col.push(w);
-            }
+        // Empty unless `output.cwnd`.
+        for (col, &w) in self.ts_cwnd.iter_mut().zip(cwnd) {
+            col.push(w);
         }
         self.prev_t = t;
         self.prev_busy = busy;
@@ -478,6 +528,8 @@ impl Collector {
         }
     }
 
+    /// The run's output at `now`: summary, time series, flows table
+    /// (`ends`: the persistent flows, in slot order) and congestion events.
     pub fn finish(
         mut self,
         now: SimTime,
@@ -503,39 +555,20 @@ impl Collector {
         let n = ends.len();
         let mut goodput = Vec::with_capacity(n);
         let mut cols: Vec<Vec<f64>> = vec![Vec::new(); COLS.len()];
-        let ngroups = self.ngroups;
-        let mut group_goodput = vec![0.0; ngroups];
-        for (i, (st, e)) in self.flows.iter().zip(ends).enumerate() {
+        let mut group_goodput = vec![0.0; self.dyn_bits.len()];
+        for (st, e) in self.flows.iter().zip(ends) {
             let bits = (e.rcv_nxt - st.rcv_at_warmup) as f64 * e.mss as f64 * 8.0;
             let g = bits / span;
             goodput.push(g);
             group_goodput[st.group as usize] += g;
-            let sent = (e.stats.sent - st.sent_at_warmup.min(e.stats.sent)) as f64;
-            let drops = (st.queue_drops + st.random_drops) as f64;
-            for (c, v) in cols.iter_mut().zip([
-                i as f64,
-                st.group as f64,
-                st.rtt.as_secs_f64(),
-                g,
-                e.rcv_nxt as f64,
-                e.stats.sent as f64,
-                e.stats.retransmits as f64,
-                e.stats.timeouts as f64,
-                e.stats.recoveries as f64,
-                drops,
-                if sent > 0.0 { drops / sent } else { 0.0 },
-                e.srtt.map_or(f64::NAN, |t| t.as_secs_f64()),
-                e.cwnd,
-                f64::NAN,
-                st.arrival.as_secs_f64(),
-                f64::NAN,
-                f64::NAN,
-                e.rcv_nxt as f64 * e.mss as f64,
-                g,
-                0.0,
-                e.long as u8 as f64,
-                1.0,
-            ]) {
+            let window = RowSpan {
+                rate_bps: g,
+                drops: st.queue_drops + st.random_drops,
+                sent: e.stats.sent - st.sent_at_warmup.min(e.stats.sent),
+                size: None,
+                end: None,
+            };
+            for (c, v) in cols.iter_mut().zip(self.row(st, e, window)) {
                 c.push(v);
             }
         }
