@@ -314,9 +314,8 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
         } else {
             0.0
         };
-        let mut lost_tcp = 0.0;
-        if forced > 0.0 && tcp_in > 0.0 {
-            let mut fraction = 1.0;
+        let overflow = forced > 0.0 && tcp_in > 0.0;
+        if overflow {
             // An event whose overflow outlasts the RTT of the flows it picked
             // (their reductions did not end it) is a new congestion event:
             // more flows lose (e.g. flows still in slow start).
@@ -324,6 +323,7 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
             if new_event {
                 event_marked.iter_mut().for_each(|m| *m = false);
                 let n_active = a_acc.iter().filter(|&&a| a > 0.0).count().max(1);
+                let mut fraction = 1.0;
                 match module.as_mut() {
                     Some(m) => {
                         //= paper 004 section II.C: at the k-th congestion the
@@ -344,7 +344,20 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
                     .fold(0.0, f64::max);
                 event_end = k + 2 + (r_max / h).ceil() as u64;
             }
-            in_event = true;
+        }
+        in_event = overflow;
+        // Flow i lost `li` link packets in this step: queue the indication
+        // for its sender and count it.
+        let mut lost_tcp = 0.0;
+        let mut lose = |i: usize, li: f64, early: bool| {
+            lost_tcp += li;
+            let rtt = net.prop[i] + q * net.inv_cap;
+            push_loss(&mut pending[i], k, h, rtt, li * to_flow[i], early);
+            if counting {
+                rec.lost_flow[i] += li;
+            }
+        };
+        if overflow {
             let chosen_in: f64 = (0..n).filter(|&i| chosen[i]).map(|i| a_acc[i]).sum();
             for i in 0..n {
                 //= paper 004 eq. (5): lambda_i = A_i p (no module), or eq. (7):
@@ -357,44 +370,20 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
                 };
                 let li = forced_tcp * share;
                 if li > 0.0 {
-                    lost_tcp += li;
-                    push_loss(
-                        &mut pending[i],
-                        k,
-                        h,
-                        net.prop[i] + q * net.inv_cap,
-                        li * to_flow[i],
-                        false,
-                    );
-                    if counting {
-                        rec.lost_flow[i] += li;
-                        if rate_mode && !event_marked[i] {
-                            rec.loss_events[i] += 1.0;
-                        }
+                    lose(i, li, false);
+                    if counting && rate_mode && !event_marked[i] {
+                        rec.loss_events[i] += 1.0;
                     }
                     event_marked[i] = true;
                 }
             }
-        } else {
-            in_event = false;
         }
         if early_frac > 0.0 {
             for i in 0..n {
                 //= MGT (RED): early drops at rate p(avg) A_i, split in proportion to rate.
                 let li = a_acc[i] * early_frac;
                 if li > 0.0 {
-                    lost_tcp += li;
-                    push_loss(
-                        &mut pending[i],
-                        k,
-                        h,
-                        net.prop[i] + q * net.inv_cap,
-                        li * to_flow[i],
-                        true,
-                    );
-                    if counting {
-                        rec.lost_flow[i] += li;
-                    }
+                    lose(i, li, true);
                 }
             }
         }
