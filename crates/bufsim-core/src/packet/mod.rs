@@ -68,14 +68,23 @@ enum Ev {
     Arrival(u32),
     /// Closed-loop user `u` ends its think time.
     Wake(u32),
+    /// Head packet of flow `f`'s access pipe reaches the bottleneck queue.
     AccessHead(u32),
+    /// The bottleneck finished serializing the packet in service.
     TxDone,
+    /// Head packet of the bottleneck link's pipe leaves the link.
     LinkHead,
+    /// Head ACK of flow `f`'s return path reaches its sender.
     AckHead(u32),
+    /// Flow `f`'s retransmission timer may have expired (checked lazily).
     Rto(u32),
+    /// Flow `f`'s delayed-ACK timer.
     DelAck(u32),
+    /// Next packet of Poisson background source `i`.
     Background(u32),
+    /// Time-series sample (every `output.interval`).
     Sample,
+    /// Statistics start.
     WarmupEnd,
 }
 
@@ -95,7 +104,6 @@ struct Flow {
     delack_pending: bool,
     loss: f64,
     loss_rng: Rng,
-    started: bool,
     group: u32,
     rtt: SimTime,
     /// Transfer in progress (arrival to last ACK); persistent flows: from start.
@@ -140,7 +148,6 @@ impl Flow {
             delack_pending: false,
             loss: grp.loss,
             loss_rng: stream(s.seed, Stream::Loss(loss_stream)),
-            started: false,
             group: g,
             rtt,
             active: false,
@@ -163,6 +170,7 @@ impl Flow {
     }
 }
 
+/// A Poisson background source.
 struct Bg {
     rng: Rng,
     exp: Exp<f64>,
@@ -342,7 +350,6 @@ impl<'s> Sim<'s> {
     fn begin(&mut self, f: u32) {
         let now = self.now;
         let flow = &mut self.flows[f as usize];
-        flow.started = true;
         flow.active = true;
         let rtt = flow.rtt;
         self.col.flow_started(f, now);
@@ -497,9 +504,15 @@ impl<'s> Sim<'s> {
 
     /// Let flow `f` send what its windows allow and arm its timer.
     fn pump(&mut self, f: u32) {
-        let flow = &mut self.flows[f as usize];
+        self.drive(f, |flow, now, out| flow.sender.pump(now, out));
+    }
+
+    /// Run `op` on flow `f` with the (empty) segment buffer, then transmit
+    /// the segments it emitted and arm the RTO event.
+    #[inline]
+    fn drive(&mut self, f: u32, op: impl FnOnce(&mut Flow, SimTime, &mut Vec<u64>)) {
         let mut out = std::mem::take(&mut self.out);
-        flow.sender.pump(self.now, &mut out);
+        op(&mut self.flows[f as usize], self.now, &mut out);
         self.transmit(f, &mut out);
         self.out = out;
     }
@@ -555,7 +568,7 @@ impl<'s> Sim<'s> {
         }
         if let Some(t) = self.flows[f as usize].access.head_time() {
             self.events.push(t, Ev::AccessHead(f));
-        } else if self.flows[f as usize].zombie {
+        } else {
             self.try_free(f);
         }
     }
@@ -664,22 +677,18 @@ impl<'s> Sim<'s> {
         flow.delack_pending = false;
         if flow.receiver.on_delack_timer() {
             self.send_ack(f);
-        } else if flow.zombie {
+        } else {
             self.try_free(f);
         }
     }
 
     fn ack_head(&mut self, f: u32) {
-        let now = self.now;
-        let mut out = std::mem::take(&mut self.out);
-        let flow = &mut self.flows[f as usize];
-        while let Some(a) = flow.acks.pop_ready(now) {
-            flow.sender.on_ack(&a, now, &mut out);
-        }
-        let next = flow.acks.head_time();
-        self.transmit(f, &mut out);
-        self.out = out;
-        if let Some(t) = next {
+        self.drive(f, |flow, now, out| {
+            while let Some(a) = flow.acks.pop_ready(now) {
+                flow.sender.on_ack(&a, now, out);
+            }
+        });
+        if let Some(t) = self.flows[f as usize].acks.head_time() {
             self.events.push(t, Ev::AckHead(f));
         }
         self.after_sender(f);
@@ -697,12 +706,11 @@ impl<'s> Sim<'s> {
         if deadline == SimTime::MAX {
             return;
         }
-        let mut out = std::mem::take(&mut self.out);
-        if deadline <= now {
-            flow.sender.on_timeout(now, &mut out);
-        }
-        self.transmit(f, &mut out);
-        self.out = out;
+        self.drive(f, |flow, now, out| {
+            if deadline <= now {
+                flow.sender.on_timeout(now, out);
+            }
+        });
         self.after_sender(f);
     }
 
