@@ -15,7 +15,7 @@
 use std::collections::VecDeque;
 
 use super::config::FqConfig;
-use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy};
+use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy, fattest};
 use crate::net::{BACKGROUND, Packet};
 use crate::units::SimTime;
 
@@ -51,11 +51,6 @@ impl Fq {
             p.flow as usize
         }
     }
-
-    /// Packets waiting in the queue of `slot` (tests).
-    pub fn queue_len(&self, slot: usize) -> usize {
-        self.queues[slot].len()
-    }
 }
 
 impl Discipline for Fq {
@@ -70,19 +65,10 @@ impl Discipline for Fq {
             self.deficit[i] = self.cfg.quantum_bytes as i64;
             self.active.push_back(i as u32);
         }
-        let after = Occupancy {
-            pkts: occ.pkts + 1,
-            bytes: occ.bytes + pkt.size as u64,
-        };
-        if self.limit.exceeded(after) {
+        if !self.limit.fits(occ, pkt.size) {
             //= paper 000 section V.B: drop from the longest queue (Suter et al.
             //= 1998, "Longest Queue Drop"); the longest in bytes, its tail packet.
-            let mut best = i;
-            for &j in &self.active {
-                if self.queues[j as usize].bytes > self.queues[best].bytes {
-                    best = j as usize;
-                }
-            }
+            let best = fattest(&self.queues, i, self.active.iter().copied());
             let p = self.queues[best]
                 .pop_back()
                 .expect("longest queue is not empty");

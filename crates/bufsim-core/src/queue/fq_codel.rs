@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 
 use super::codel::CodelState;
 use super::config::FqCodelConfig;
-use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy};
+use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy, fattest};
 use crate::net::{BACKGROUND, Packet};
 use crate::units::SimTime;
 
@@ -74,19 +74,11 @@ impl Discipline for FqCodel {
             self.deficit[i] = self.cfg.quantum_bytes as i64;
             self.new_flows.push_back(i as u32);
         }
-        let after = Occupancy {
-            pkts: occ.pkts + 1,
-            bytes: occ.bytes + pkt.size as u64,
-        };
-        if self.limit.exceeded(after) {
+        if !self.limit.fits(occ, pkt.size) {
             //= RFC 8290 section 4.1: "if the queue is full ... drop a packet
             //= from the head of the queue with the largest current byte count".
-            let mut best = i;
-            for &j in self.new_flows.iter().chain(self.old_flows.iter()) {
-                if self.queues[j as usize].bytes > self.queues[best].bytes {
-                    best = j as usize;
-                }
-            }
+            let others = self.new_flows.iter().chain(&self.old_flows).copied();
+            let best = fattest(&self.queues, i, others);
             let p = self.queues[best].pop().expect("fattest queue is not empty");
             drops.push((p, DropReason::Overflow));
         }

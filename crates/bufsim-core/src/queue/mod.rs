@@ -88,7 +88,7 @@ pub enum Limit {
 }
 
 impl Limit {
-    /// Whether `pkt` fits on top of `occ`.
+    /// Whether a packet of `size` bytes fits on top of `occ`.
     #[inline]
     pub fn fits(self, occ: Occupancy, size: u32) -> bool {
         match self {
@@ -96,14 +96,19 @@ impl Limit {
             Limit::Bytes(b) => occ.bytes + size as u64 <= b,
         }
     }
-    /// Whether `occ` exceeds the limit.
-    #[inline]
-    pub fn exceeded(self, occ: Occupancy) -> bool {
-        match self {
-            Limit::Packets(k) => occ.pkts > k,
-            Limit::Bytes(b) => occ.bytes > b,
+}
+
+/// The queue holding the most bytes: `first`, unless one of `others` holds
+/// strictly more (the earliest such wins ties).
+#[inline]
+fn fattest(queues: &[Fifo], first: usize, others: impl Iterator<Item = u32>) -> usize {
+    others.fold(first, |best, j| {
+        if queues[j as usize].bytes > queues[best].bytes {
+            j as usize
+        } else {
+            best
         }
-    }
+    })
 }
 
 /// A queueing policy: it stores packets and decides what leaves and what is
@@ -191,7 +196,7 @@ pub struct QueueCounters {
     /// Packets that left the queue for the link.
     pub departures: u64,
     /// Drops by reason, indexed as [`DropReason::ALL`].
-    pub by_reason: [u64; 6],
+    pub by_reason: [u64; DropReason::ALL.len()],
 }
 
 /// A buffer governed by a discipline, with the shared accounting.
