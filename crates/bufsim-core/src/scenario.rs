@@ -18,7 +18,7 @@ use std::fmt;
 
 use rand::RngExt;
 use serde::de::{self, Deserializer};
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::engine::rng::{Stream, stream};
@@ -313,15 +313,6 @@ struct RawFluid {
 // The normalized scenario.
 // ---------------------------------------------------------------------------
 
-/// Serialize a [`SimTime`] as float seconds (the `_s` fields of the normalized JSON).
-fn secs<S: Serializer>(t: &SimTime, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(t.as_secs_f64())
-}
-
-fn secs_vec<S: Serializer>(t: &[SimTime], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(t.iter().map(|x| x.as_secs_f64()))
-}
-
 /// Whether the drop-tail limit counts packets or bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -343,7 +334,7 @@ pub struct Link {
     /// Capacity, bits/s.
     pub capacity_bps: f64,
     /// One-way propagation delay of the bottleneck link.
-    #[serde(serialize_with = "secs")]
+    #[serde(serialize_with = "units::ser_secs")]
     pub delay_s: SimTime,
     /// Buffer in packets (in byte mode: bytes / packet_size).
     pub buffer_pkts: u64,
@@ -354,7 +345,7 @@ pub struct Link {
     /// Reference packet size for BDP and packet counts, bytes.
     pub packet_size_bytes: u32,
     /// The RTT that `"xBDP"` buffers refer to.
-    #[serde(serialize_with = "secs")]
+    #[serde(serialize_with = "units::ser_secs")]
     pub bdp_rtt_s: SimTime,
     /// Bandwidth-delay product, packets of `packet_size_bytes`.
     pub bdp_pkts: f64,
@@ -378,7 +369,7 @@ pub struct FlowGroup {
     /// Variant and its parameters, defaults filled in.
     pub cc: CcConfig,
     /// Round-trip propagation delay of each flow.
-    #[serde(serialize_with = "secs_vec")]
+    #[serde(serialize_with = "units::ser_secs_vec")]
     pub rtts_s: Vec<SimTime>,
     /// Full data packet size on the wire, bytes (headers are not modeled separately).
     pub mss_bytes: u32,
@@ -392,10 +383,10 @@ pub struct FlowGroup {
     /// Initial congestion window, packets.
     pub initial_window_pkts: u32,
     /// Minimum retransmission timeout.
-    #[serde(serialize_with = "secs")]
+    #[serde(serialize_with = "units::ser_secs")]
     pub min_rto_s: SimTime,
     /// Start time of each flow.
-    #[serde(serialize_with = "secs_vec")]
+    #[serde(serialize_with = "units::ser_secs_vec")]
     pub starts_s: Vec<SimTime>,
     /// Selective acknowledgments (RFC 2018 / RFC 6675 recovery).
     pub sack: bool,
@@ -430,7 +421,7 @@ pub struct FlowGroup {
     /// Open and closed loop: how each transfer's RTT is drawn.
     pub rtt_draw: Option<RttDraw>,
     /// Open and closed loop: when arrivals (or users) begin.
-    #[serde(serialize_with = "secs")]
+    #[serde(serialize_with = "units::ser_secs")]
     pub begin_s: SimTime,
     /// Harmonic mean of the group's RTTs, seconds (paper 002's effective RTT).
     pub rtt_harmonic_mean_s: f64,
@@ -451,7 +442,7 @@ pub struct Background {
 #[derive(Clone, Debug, Serialize)]
 pub struct Output {
     /// Sampling interval of the time series.
-    #[serde(serialize_with = "secs")]
+    #[serde(serialize_with = "units::ser_secs")]
     pub interval_s: SimTime,
     /// Record per-flow congestion windows in the time series.
     pub cwnd: bool,
@@ -476,7 +467,7 @@ pub struct Fluid {
     /// 80-260 ms RTTs): utilizations of paper 004's 10 Gbps scenarios then
     /// agree with 1 ms steps within 0.4% (measured), and a 3000 s run of
     /// 10 flows takes about 0.15 s (see `benches/fluid.rs`).
-    #[serde(serialize_with = "secs")]
+    #[serde(serialize_with = "units::ser_secs")]
     pub step_s: SimTime,
     /// `model`: `"mgt"` (default; per-flow window ODEs of Misra-Gong-Towsley as
     /// in paper 004 eqs. (1)-(5)) or `"hybrid"` (paper 003's aggregate
@@ -509,10 +500,10 @@ pub struct Scenario {
     /// Label used in reports.
     pub name: String,
     /// Simulated duration.
-    #[serde(serialize_with = "secs")]
+    #[serde(serialize_with = "units::ser_secs")]
     pub duration_s: SimTime,
     /// Initial period excluded from statistics.
-    #[serde(serialize_with = "secs")]
+    #[serde(serialize_with = "units::ser_secs")]
     pub warmup_s: SimTime,
     /// Seed of every random stream.
     pub seed: u64,

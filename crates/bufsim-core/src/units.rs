@@ -74,6 +74,17 @@ impl fmt::Display for SimTime {
     }
 }
 
+/// Serialize a [`SimTime`] as float seconds (the `_s` fields of the
+/// normalized scenario JSON).
+pub(crate) fn ser_secs<S: serde::Serializer>(t: &SimTime, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(t.as_secs_f64())
+}
+
+/// Serialize a list of [`SimTime`]s as float seconds.
+pub(crate) fn ser_secs_vec<S: serde::Serializer>(t: &[SimTime], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(t.iter().map(|x| x.as_secs_f64()))
+}
+
 /// A link rate in bits per second.
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
 pub struct BitsPerSec(pub f64);

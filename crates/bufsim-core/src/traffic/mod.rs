@@ -65,22 +65,14 @@ pub enum Kind {
 #[serde(rename_all = "lowercase")]
 pub enum RttDraw {
     /// Always this RTT.
-    Fixed(#[serde(serialize_with = "ser_secs")] SimTime),
+    Fixed(#[serde(serialize_with = "units::ser_secs")] SimTime),
     /// Uniformly one of these (an RTT list, or the tree's source nodes).
-    Choice(#[serde(serialize_with = "ser_secs_vec")] Vec<SimTime>),
+    Choice(#[serde(serialize_with = "units::ser_secs_vec")] Vec<SimTime>),
     /// Uniform in `[a, b]` (`{uniform = [a, b]}` or `{min = a, max = b}`).
     Uniform(
-        #[serde(serialize_with = "ser_secs")] SimTime,
-        #[serde(serialize_with = "ser_secs")] SimTime,
+        #[serde(serialize_with = "units::ser_secs")] SimTime,
+        #[serde(serialize_with = "units::ser_secs")] SimTime,
     ),
-}
-
-fn ser_secs<S: serde::Serializer>(t: &SimTime, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(t.as_secs_f64())
-}
-
-fn ser_secs_vec<S: serde::Serializer>(t: &[SimTime], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(t.iter().map(|x| x.as_secs_f64()))
 }
 
 impl RttDraw {
@@ -121,9 +113,9 @@ impl RttDraw {
 #[serde(rename_all = "lowercase")]
 pub enum ThinkDist {
     /// Exponential with this mean (the default law: `think = "5s"`).
-    Exponential(#[serde(serialize_with = "ser_secs")] SimTime),
+    Exponential(#[serde(serialize_with = "units::ser_secs")] SimTime),
     /// Always this long (`think = {fixed = "5s"}`).
-    Fixed(#[serde(serialize_with = "ser_secs")] SimTime),
+    Fixed(#[serde(serialize_with = "units::ser_secs")] SimTime),
 }
 
 impl ThinkDist {
