@@ -48,7 +48,8 @@ impl fmt::Display for ScenarioError {
     }
 }
 
-fn err(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+/// An error at field `path`.
+pub(crate) fn err(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
     ScenarioError {
         path: path.into(),
         message: message.into(),

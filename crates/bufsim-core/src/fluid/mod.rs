@@ -20,18 +20,11 @@ pub mod sync;
 
 use crate::engine::Progress;
 use crate::output::RunOutput;
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, err};
 use crate::tcp::cc::config::CcConfig;
 
 /// Queue disciplines the fluid engine models.
 pub const FLUID_QDISCS: &[&str] = &["droptail", "red"];
-
-fn err(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
-    ScenarioError {
-        path: path.into(),
-        message: message.into(),
-    }
-}
 
 /// Refuse what the fluid engine cannot model, naming the field, the value and
 /// what is allowed.
