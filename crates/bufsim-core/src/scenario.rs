@@ -281,7 +281,7 @@ struct RawBackground {
     packet_size: Size,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawOutput {
     #[serde(default)]
@@ -559,7 +559,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let seed = raw.seed.unwrap_or(1);
     let duration = raw.duration.0;
     check(duration > SimTime::ZERO, "duration", || {
-        "must be > 0s".into()
+        format!("must be > 0s, got {duration}")
     })?;
     let warmup = raw.warmup.map(|d| d.0).unwrap_or(SimTime::ZERO);
     check(warmup < duration, "warmup", || {
@@ -686,7 +686,9 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
                     .collect()
             }
             RttSpec::Uniform(a, b) => {
-                check(a <= b, &p("rtt"), || format!("uniform bounds {a} > {b}"))?;
+                check(a <= b, &p("rtt"), || {
+                    format!("uniform bounds [{a}, {b}]: the first must be <= the second")
+                })?;
                 (0..n)
                     .map(|_| SimTime(rng.random_range(a.0..=b.0)))
                     .collect()
@@ -769,7 +771,10 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         };
         if let Some(w) = rwnd {
             check((1..=u32::MAX as u64 / 2).contains(&w), &p("rwnd"), || {
-                format!("must be at least one packet ({mss}B), got {w} packets")
+                format!(
+                    "must be from one packet ({mss}B) to {} packets, got {w} packets",
+                    u32::MAX / 2
+                )
             })?;
         }
         let iw = f.initial_window.unwrap_or(1);
@@ -798,7 +803,9 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             StartSpec::At(t) => vec![t; n],
             StartSpec::Stagger(s) => (0..n as u64).map(|k| s.mul(k)).collect(),
             StartSpec::Uniform(a, b) => {
-                check(a <= b, &p("start"), || format!("uniform bounds {a} > {b}"))?;
+                check(a <= b, &p("start"), || {
+                    format!("uniform bounds [{a}, {b}]: the first must be <= the second")
+                })?;
                 (0..n)
                     .map(|_| SimTime(rng.random_range(a.0..=b.0)))
                     .collect()
@@ -1004,21 +1011,17 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         });
     }
 
-    let out = raw.output.unwrap_or(RawOutput {
-        interval: None,
-        cwnd: None,
-        large_flow: None,
-    });
+    let out = raw.output.unwrap_or_default();
     let large_flow = out.large_flow.map(|s| s.0).unwrap_or(100_000);
     check(large_flow > 0, "output.large_flow", || {
-        "must be > 0B".into()
+        format!("must be > 0B, got {large_flow}B")
     })?;
     let interval = out
         .interval
         .map(|d| d.0)
         .unwrap_or(SimTime::from_millis(100));
     check(interval > SimTime::ZERO, "output.interval", || {
-        "must be > 0s".into()
+        format!("must be > 0s, got {interval}")
     })?;
     check(
         duration.0 / interval.0.max(1) <= 10_000_000,
