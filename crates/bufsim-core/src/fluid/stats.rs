@@ -16,13 +16,13 @@ pub struct Recorder {
     pkt_bytes: f64,
     buffer: f64,
     /// Seconds accumulated inside the statistics window.
-    pub time: f64,
+    time: f64,
     /// Fluid served by the link, link packets.
-    pub served: f64,
+    served: f64,
     /// Fluid arrived at the queue (TCP and background), link packets.
-    pub arrived: f64,
+    arrived: f64,
     /// Fluid lost at the queue, link packets.
-    pub lost: f64,
+    lost: f64,
     /// Integral of the queue, packet-seconds.
     pub q_area: f64,
     hist: Vec<f64>,
@@ -171,8 +171,9 @@ impl Recorder {
         self.buffer / self.cap
     }
 
-    /// The run's output. `groups[i]` and `rtts[i]` describe flow i; `scale[i]`
-    /// converts its link packets to its own packets (packet_size / mss).
+    /// The run's output. `groups[i]` and `rtts[i]` (seconds) describe flow i;
+    /// `to_flow_pkts[i]` converts its link packets to its own packets
+    /// (packet_size / mss).
     pub fn finish(
         self,
         s: &Scenario,
