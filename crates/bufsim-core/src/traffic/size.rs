@@ -133,8 +133,9 @@ fn number(v: &Value) -> Result<f64, String> {
 }
 
 impl SizeDist {
-    /// Parse the `size` field. `read_csv` reads an empirical CDF file (the
-    /// engine reads files in one place only, [`read_cdf_csv`]).
+    /// Parse the `size` field of a group whose packets are `mss` bytes. An
+    /// `empirical` law reads its CDF file here (the engine reads files in one
+    /// place only, [`read_cdf_csv`]).
     pub fn parse(v: &Value, mss: u32) -> Result<SizeDist, PathError> {
         match v {
             Value::String(s) if s == "dhamdhere2006" => Ok(SizeDist::Mixture(
@@ -424,8 +425,8 @@ fn mean_ceil_uniform(a: f64, b: f64) -> f64 {
     (low + high) / (b - a)
 }
 
-/// Complementary error function (W. J. Cody's rational approximations via
-/// the Numerical Recipes `erfcc` form; relative error < 1.2e-7).
+/// Complementary error function: Numerical Recipes' `erfcc` (a Chebyshev
+/// fit; fractional error < 1.2e-7 everywhere).
 fn erfc(x: f64) -> f64 {
     let z = x.abs();
     let t = 1.0 / (1.0 + 0.5 * z);
