@@ -1,7 +1,11 @@
 //! bufsim-core: the engines of the bufsim router buffer-sizing workbench.
 //!
-//! * [`scenario`]: the one validated scenario every engine takes;
-//! * [`packet`]: the discrete-event packet-level simulator (TCP, queues, links);
+//! * [`scenario`]: the one validated scenario every engine takes, with
+//!   [`units`] (integer-picosecond time, rates, sizes) and [`traffic`] (how
+//!   transfers come and go);
+//! * [`packet`]: the discrete-event packet-level simulator, built from
+//!   [`engine`] (events, RNG streams), [`net`], [`queue`], [`tcp`] and [`stats`];
+//! * [`fluid`]: the fluid (ODE) models;
 //! * [`output`]: the engine-neutral result shape.
 //!
 //! Pure Rust: compiles and tests without Python (the bindings live in `bufsim-py`).

@@ -23,6 +23,7 @@ impl<'a> Params<'a> {
             used: Vec::new(),
         }
     }
+    /// A number in `[lo, hi]`; `default` when absent.
     pub(crate) fn num(
         &mut self,
         key: &'static str,
@@ -47,6 +48,7 @@ impl<'a> Params<'a> {
             Some(other) => Err((key.into(), format!("expected a number, got {other}"))),
         }
     }
+    /// A boolean; `default` when absent.
     pub(crate) fn flag(&mut self, key: &'static str, default: bool) -> Result<bool, PErr> {
         self.used.push(key);
         match self.map.get(key) {
@@ -55,6 +57,7 @@ impl<'a> Params<'a> {
             Some(other) => Err((key.into(), format!("expected true or false, got {other}"))),
         }
     }
+    /// A duration with a unit (`"5ms"`) in `[lo, hi]`; `default` when absent.
     pub(crate) fn dur(
         &mut self,
         key: &'static str,
@@ -82,6 +85,7 @@ impl<'a> Params<'a> {
             )),
         }
     }
+    /// A size with a unit (`"1500B"`) of `lo..=hi` bytes; `default` when absent.
     pub(crate) fn size(
         &mut self,
         key: &'static str,
@@ -109,6 +113,7 @@ impl<'a> Params<'a> {
             )),
         }
     }
+    /// One of the `allowed` words; `None` when absent.
     pub(crate) fn word(
         &mut self,
         key: &'static str,
@@ -124,6 +129,8 @@ impl<'a> Params<'a> {
             )),
         }
     }
+    /// Refuse any key no read asked for (`name` is the discipline or
+    /// variant, for the message).
     pub(crate) fn finish(self, name: &str) -> Result<(), PErr> {
         for k in self.map.keys() {
             if !self.used.contains(&k.as_str()) {
