@@ -10,7 +10,7 @@
 //! draft's per-epoch measurement), RTTmin the smallest ever.
 
 use super::config::HtcpConfig;
-use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Window, slow_start};
+use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Window, reno_ssthresh, slow_start};
 use crate::units::SimTime;
 
 //= draft-leith-tcp-htcp-06 section 3 ("adaptive backoff"): if the
@@ -134,7 +134,7 @@ impl CongestionControl for Htcp {
     fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
         //= RFC 5681 section 3.1 on a timeout (the draft does not change it);
         //= the congestion epoch restarts and beta falls back to 0.5.
-        w.ssthresh = (flight / 2.0).max(MIN_SSTHRESH);
+        w.ssthresh = reno_ssthresh(flight);
         w.cwnd = 1.0;
         self.beta = self.cfg.beta_min;
         self.last_event = Some(now);

@@ -75,6 +75,13 @@ pub fn slow_start(w: &mut Window, acked: u64) -> bool {
 /// RFC 5681 section 3.1 eq. (4), "max (FlightSize / 2, 2*SMSS)".
 pub const MIN_SSTHRESH: f64 = 2.0;
 
+//= RFC 5681 section 3.1 eq. (4): ssthresh = max (FlightSize / 2, 2*SMSS).
+/// Standard TCP's ssthresh after a loss, packets, for a flight of `flight` packets.
+#[inline]
+pub fn reno_ssthresh(flight: f64) -> f64 {
+    (flight / 2.0).max(MIN_SSTHRESH)
+}
+
 /// A congestion-control algorithm. Hooks have default bodies where Reno's
 /// behaviour is the natural default.
 pub trait CongestionControl {
@@ -90,7 +97,7 @@ pub trait CongestionControl {
     /// ssthresh = max(FlightSize / 2, 2 * SMSS), and cwnd = LW = 1 packet.
     fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
         let _ = now;
-        w.ssthresh = (flight / 2.0).max(2.0);
+        w.ssthresh = reno_ssthresh(flight);
         w.cwnd = 1.0;
     }
 }

@@ -2,7 +2,7 @@
 //! itself, RFC 6582, lives in the sender because it is loss recovery, not
 //! window policy).
 
-use super::{AckInfo, CongestionControl, Window};
+use super::{AckInfo, CongestionControl, Window, reno_ssthresh, slow_start};
 use crate::units::SimTime;
 
 /// Standard TCP congestion control (AIMD(1, 1/2) with slow start).
@@ -11,19 +11,15 @@ pub struct NewReno;
 
 impl CongestionControl for NewReno {
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
-        if w.cwnd < w.ssthresh {
-            //= RFC 5681 section 3.1: during slow start, "cwnd += min (N, SMSS)"
-            //= for each ACK acknowledging N new bytes (no ABC, RFC 3465 L = 1).
-            w.cwnd += (ack.acked as f64).min(1.0);
-        } else {
-            //= RFC 5681 section 3.1 eq. (3): "cwnd += SMSS*SMSS/cwnd" per ACK.
-            w.cwnd += 1.0 / w.cwnd;
+        if slow_start(w, ack.acked) {
+            return;
         }
+        //= RFC 5681 section 3.1 eq. (3): "cwnd += SMSS*SMSS/cwnd" per ACK.
+        w.cwnd += 1.0 / w.cwnd;
     }
 
     fn on_congestion_event(&mut self, _w: &Window, flight: f64, _now: SimTime) -> f64 {
-        //= RFC 5681 section 3.1 eq. (4): ssthresh = max (FlightSize / 2, 2*SMSS).
-        (flight / 2.0).max(2.0)
+        reno_ssthresh(flight)
     }
 }
 
