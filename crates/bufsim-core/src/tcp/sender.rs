@@ -17,8 +17,8 @@ use crate::units::SimTime;
 //= RFC 6298 section 2.1: "Until a round-trip time (RTT) measurement has been
 //= made ... the sender SHOULD set RTO <- 1 second".
 const INITIAL_RTO: SimTime = SimTime(1_000_000_000_000);
-//= RFC 6298 section 5.5: "A maximum value MAY be placed on RTO provided it is
-//= at least 60 seconds."
+//= RFC 6298 section 2 (2.5): "A maximum value MAY be placed on RTO provided it
+//= is at least 60 seconds."
 const MAX_RTO: SimTime = SimTime(60_000_000_000_000);
 
 /// Settings of one sender.
@@ -60,7 +60,7 @@ pub struct Sender {
     /// Congestion window and slow-start threshold, segments.
     pub w: Window,
     /// Oldest unacknowledged segment.
-    pub una: u64,
+    una: u64,
     nxt: u64,
     max: u64,
     dupacks: u32,
@@ -259,20 +259,19 @@ impl Sender {
         self.cwr_point = self.max;
         self.in_recovery = true;
         self.first_partial = true;
+        //= RFC 6675 section 5 step (4.3): retransmit the first segment presumed
+        //= dropped, HighACK + 1 (here `una`); RFC 6582 section 3.2 step 2
+        //= (RFC 5681 section 3.2 step 3): retransmit the lost segment.
+        self.emit(self.una, now, out);
         if self.sb.is_some() {
-            //= RFC 6675 section 5 step (4.2): cwnd = ssthresh; (4.3) retransmit
-            //= the first segment presumed dropped, HighACK + 1 (here `una`).
+            //= RFC 6675 section 5 step (4.2): cwnd = ssthresh.
             self.w.cwnd = self.w.ssthresh;
             self.rxt_next = self.una + 1;
-            self.emit(self.una, now, out);
-            self.pump(now, out);
         } else {
-            //= RFC 6582 section 3.2 step 2 (RFC 5681 section 3.2 steps 2-3):
-            //= retransmit the lost segment, cwnd = ssthresh + 3*SMSS.
-            self.emit(self.una, now, out);
+            //= RFC 5681 section 3.2 step 3: cwnd = ssthresh + 3*SMSS.
             self.w.cwnd = self.w.ssthresh + DUP_THRESH as f64;
-            self.pump(now, out);
         }
+        self.pump(now, out);
     }
 
     /// Process an ACK; then sends what the windows allow.
@@ -326,7 +325,7 @@ impl Sender {
                     //= RFC 6582 section 3.2 step 5 (partial ACK): retransmit the
                     //= first unacknowledged segment, deflate cwnd by the amount
                     //= newly acknowledged and add back one SMSS.
-                    self.emit(self.una, now, &mut *out);
+                    self.emit(self.una, now, out);
                     self.w.cwnd = (self.w.cwnd - newly as f64 + 1.0).max(1.0);
                     //= "... reset the retransmit timer" only for the first
                     //= partial ACK (the "Impatient" variant, RFC 6582 section 4).
