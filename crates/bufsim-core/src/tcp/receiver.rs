@@ -25,8 +25,6 @@ pub struct Receiver {
     delayed_ack: bool,
     /// In-order segments received and not yet acknowledged (delayed ACK).
     unacked: u32,
-    /// Segments received, duplicates included.
-    pub segments_received: u64,
     /// Echo ECE on every ACK (a CE packet arrived, no CWR since).
     ece: bool,
 }
@@ -41,14 +39,12 @@ impl Receiver {
             sack,
             delayed_ack,
             unacked: 0,
-            segments_received: 0,
             ece: false,
         }
     }
 
     /// Process the arrival of segment `seq`.
     pub fn on_segment(&mut self, seq: u64) -> AckAction {
-        self.segments_received += 1;
         if seq < self.rcv_nxt {
             //= RFC 5681 section 4.2: an out-of-order (here: duplicate) segment
             //= SHOULD be acknowledged immediately.

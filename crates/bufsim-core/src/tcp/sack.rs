@@ -21,7 +21,9 @@ pub struct Scoreboard {
     flags: VecDeque<u8>,
     /// SACKed ranges `[start, end)` above `una`, sorted and disjoint.
     ranges: Vec<(u64, u64)>,
+    /// Segments SACKed above `una`.
     sacked: u64,
+    /// Retransmitted segments neither SACKed nor acknowledged.
     retx_out: u64,
 }
 
@@ -142,16 +144,6 @@ impl Scoreboard {
         outstanding - self.sacked - lost + self.retx_out
     }
 
-    /// Highest SACKed segment + 1 (RFC 6675 HighACK is `una`; this is the top of the scoreboard).
-    pub fn high_sacked(&self) -> Option<u64> {
-        self.ranges.last().map(|&(_, e)| e)
-    }
-
-    /// Number of segments SACKed above `una`.
-    pub fn sacked(&self) -> u64 {
-        self.sacked
-    }
-
     /// Forget all SACK information (after a retransmission timeout:
     /// RFC 2018 section 8, the receiver may have reneged).
     pub fn clear(&mut self) {
@@ -195,12 +187,12 @@ mod tests {
         sb.mark_retransmitted(0);
         sb.on_sack_block(10, 12);
         sb.on_sack_block(7, 11); // overlaps both
-        assert_eq!(sb.sacked(), 7);
+        assert_eq!(sb.sacked, 7);
         assert_eq!(sb.pipe(), pipe_by_walking(&sb));
         sb.on_cum_ack(3);
         assert_eq!(sb.pipe(), pipe_by_walking(&sb));
         sb.on_cum_ack(12);
-        assert_eq!(sb.sacked(), 0);
+        assert_eq!(sb.sacked, 0);
         assert_eq!(sb.pipe(), 8);
     }
 
