@@ -147,11 +147,7 @@ impl Discipline for Codel {
     #[inline]
     fn enqueue(&mut self, pkt: Packet, occ: Occupancy, _now: SimTime, drops: &mut Drops) {
         //= RFC 8289 section 5.2: "if queue is full: drop the packet" (tail).
-        if self.limit.fits(occ, pkt.size) {
-            self.fifo.push(pkt);
-        } else {
-            drops.push((pkt, DropReason::Overflow));
-        }
+        self.fifo.push_or_overflow(pkt, self.limit, occ, drops);
     }
     #[inline]
     fn dequeue(&mut self, _occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Packet> {

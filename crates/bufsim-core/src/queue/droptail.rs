@@ -1,7 +1,7 @@
 //! FIFO drop-tail: drop an arrival when the buffer is full, counting packets
 //! or bytes.
 
-use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy};
+use super::{Discipline, Drops, Fifo, Limit, Occupancy};
 use crate::net::Packet;
 use crate::units::SimTime;
 
@@ -24,11 +24,7 @@ impl DropTail {
 impl Discipline for DropTail {
     #[inline]
     fn enqueue(&mut self, pkt: Packet, occ: Occupancy, _now: SimTime, drops: &mut Drops) {
-        if self.limit.fits(occ, pkt.size) {
-            self.fifo.push(pkt);
-        } else {
-            drops.push((pkt, DropReason::Overflow));
-        }
+        self.fifo.push_or_overflow(pkt, self.limit, occ, drops);
     }
     #[inline]
     fn dequeue(&mut self, _occ: Occupancy, _now: SimTime, _drops: &mut Drops) -> Option<Packet> {

@@ -314,6 +314,22 @@ impl Fifo {
         self.bytes += p.size as u64;
         self.q.push_back(p);
     }
+    /// Tail drop: append `pkt` if it fits within `limit` on top of `occ`,
+    /// else drop it ([`DropReason::Overflow`]).
+    #[inline]
+    pub fn push_or_overflow(
+        &mut self,
+        pkt: Packet,
+        limit: Limit,
+        occ: Occupancy,
+        drops: &mut Drops,
+    ) {
+        if limit.fits(occ, pkt.size) {
+            self.push(pkt);
+        } else {
+            drops.push((pkt, DropReason::Overflow));
+        }
+    }
     /// Remove the head.
     #[inline]
     pub fn pop(&mut self) -> Option<Packet> {
