@@ -45,11 +45,6 @@ impl<T> Pipe<T> {
     pub fn head_time(&self) -> Option<SimTime> {
         self.items.front().map(|(t, _)| *t)
     }
-    /// Ready time of the last item, if any.
-    #[inline]
-    pub fn tail_time(&self) -> Option<SimTime> {
-        self.items.back().map(|(t, _)| *t)
-    }
     /// Number of items in the pipe.
     pub fn len(&self) -> usize {
         self.items.len()

@@ -60,10 +60,6 @@ impl DelayHistogram {
             self.bins[bin(d.0)] += 1;
         }
     }
-    /// Number of samples.
-    pub fn count(&self) -> u64 {
-        self.count
-    }
     /// Exact mean, seconds (NaN without samples).
     pub fn mean_s(&self) -> f64 {
         if self.count == 0 {

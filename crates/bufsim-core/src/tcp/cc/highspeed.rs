@@ -86,10 +86,6 @@ impl HighSpeed {
             law: HsLaw::new(cfg),
         }
     }
-    /// Its response law.
-    pub fn law(&self) -> &HsLaw {
-        &self.law
-    }
 }
 
 impl CongestionControl for HighSpeed {
