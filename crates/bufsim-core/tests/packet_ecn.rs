@@ -35,6 +35,11 @@ fn red_marks_instead_of_dropping() {
     assert!(m(&marked, "utilization") >= m(&plain, "utilization") - 0.02);
     // No loss, hence (almost) no retransmission: only forced/overflow drops remain.
     let retx = |o: &bufsim_core::RunOutput| o.flows.get("retransmits").unwrap().iter().sum::<f64>();
+    // The senders answered the marks (RFC 3168 section 6.1.2), at most once per window.
+    let ecn =
+        |o: &bufsim_core::RunOutput| o.flows.get("ecn_reductions").unwrap().iter().sum::<f64>();
+    assert_eq!(ecn(&plain), 0.0);
+    assert!(ecn(&marked) > 50.0, "{}", ecn(&marked));
     assert!(
         retx(&marked) < retx(&plain) / 10.0,
         "{} vs {}",

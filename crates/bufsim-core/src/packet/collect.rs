@@ -56,7 +56,7 @@ impl FlowEnd {
 }
 
 /// Columns of the flows table, in order.
-const COLS: [&str; 22] = [
+const COLS: [&str; 23] = [
     "flow",
     "group",
     "rtt_s",
@@ -66,6 +66,7 @@ const COLS: [&str; 22] = [
     "retransmits",
     "timeouts",
     "recoveries",
+    "ecn_reductions",
     "drops",
     "loss_rate",
     "srtt_s",
@@ -395,6 +396,7 @@ impl Collector {
             e.stats.retransmits as f64,
             e.stats.timeouts as f64,
             e.stats.recoveries as f64,
+            e.stats.ecn_reductions as f64,
             drops,
             if sent > 0.0 { drops / sent } else { 0.0 },
             e.srtt.map_or(f64::NAN, |t| t.as_secs_f64()),
