@@ -118,3 +118,12 @@ def test_bdp_buffer_needs_an_rtt(base):
     assert bufsim.Scenario.load(base).normalized["link"]["buffer_pkts"] == 25
     base["link"]["bdp_rtt"] = "200ms"
     assert bufsim.Scenario.load(base).normalized["link"]["buffer_pkts"] == 125
+
+
+def test_jitter_is_a_bounded_duration(base):
+    base["flows"][0]["jitter"] = "2s"
+    with pytest.raises(bufsim.ScenarioError, match=r"flows\[0\]\.jitter: must be at most 1s"):
+        bufsim.Scenario.load(base)
+    base["flows"][0]["jitter"] = 0.001
+    with pytest.raises(bufsim.ScenarioError, match=r"flows\[0\]\.jitter.*unit"):
+        bufsim.Scenario.load(base)

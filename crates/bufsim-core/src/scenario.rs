@@ -243,6 +243,8 @@ struct RawFlows {
     #[serde(default)]
     access_buffer: Option<Buf>,
     #[serde(default)]
+    jitter: Option<Dur>,
+    #[serde(default)]
     rwnd: Option<Buf>,
     #[serde(default)]
     initial_window: Option<i64>,
@@ -379,6 +381,11 @@ pub struct FlowGroup {
     /// Drop-tail buffer of each flow's access link, packets waiting (with
     /// an access rate only; default 1000, Linux's `txqueuelen`).
     pub access_buffer_pkts: u32,
+    /// Each packet leaves the sender after a random delay uniform in
+    /// [0, jitter] (order kept), breaking the phase effects of identical
+    /// deterministic flows (ns-2's `overhead_`); 0 by default.
+    #[serde(serialize_with = "units::ser_secs")]
+    pub jitter_s: SimTime,
     /// Receiver window cap, packets (None: unlimited).
     pub rwnd_pkts: Option<u32>,
     /// Initial congestion window, packets.
@@ -758,6 +765,10 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
                 )
             },
         )?;
+        let jitter = f.jitter.map(|d| d.0).unwrap_or(SimTime::ZERO);
+        check(jitter <= SimTime::from_millis(1000), &p("jitter"), || {
+            format!("must be at most 1s, got {jitter}")
+        })?;
         let rwnd = match f.rwnd.map(|b| b.0) {
             None => None,
             Some(BufferSize::Packets(k)) => Some(k),
@@ -903,6 +914,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             mss_bytes: mss as u32,
             access_rate_bps: access,
             access_buffer_pkts: access_buffer as u32,
+            jitter_s: jitter,
             rwnd_pkts: rwnd.map(|w| w as u32),
             initial_window_pkts: iw as u32,
             min_rto_s: min_rto,

@@ -25,6 +25,8 @@ pub enum Stream {
     Fluid,
     /// Traffic generators (flow arrivals, sizes, think times) number `i`.
     Traffic(u32),
+    /// Send-time jitter of TCP flow slot `i`.
+    Jitter(u32),
 }
 
 impl Stream {
@@ -36,6 +38,7 @@ impl Stream {
             Stream::Queue => (4, 0),
             Stream::Fluid => (5, 0),
             Stream::Traffic(i) => (6, i),
+            Stream::Jitter(i) => (7, i),
         };
         (kind << 32) | idx as u64
     }

@@ -104,6 +104,8 @@ struct Flow {
     delack_pending: bool,
     loss: f64,
     loss_rng: Rng,
+    jitter: SimTime,
+    jitter_rng: Rng,
     group: u32,
     rtt: SimTime,
     /// Transfer in progress (arrival to last ACK); persistent flows: from start.
@@ -148,6 +150,8 @@ impl Flow {
             delack_pending: false,
             loss: grp.loss,
             loss_rng: stream(s.seed, Stream::Loss(loss_stream)),
+            jitter: grp.jitter_s,
+            jitter_rng: stream(s.seed, Stream::Jitter(loss_stream)),
             group: g,
             rtt,
             active: false,
@@ -531,6 +535,12 @@ impl<'s> Sim<'s> {
                 enqueued: SimTime::ZERO,
                 ecn: ect | cwr,
             };
+            // Send-time jitter (ns-2's overhead_), drawn only when configured.
+            let send = if flow.jitter > SimTime::ZERO {
+                now + SimTime(flow.jitter_rng.random_range(0..=flow.jitter.0))
+            } else {
+                now
+            };
             let depart = match flow.access_rate {
                 Some(rate) => {
                     // Packets waiting at the access link (the one being
@@ -541,11 +551,16 @@ impl<'s> Sim<'s> {
                         self.col.access_drop(f);
                         continue;
                     }
-                    let start = flow.access_free_at.max(now);
+                    let start = flow.access_free_at.max(send);
                     flow.access_free_at = start + tx;
                     flow.access_free_at
                 }
-                None => now,
+                None => {
+                    // No serialization: packets leave in order, each at its
+                    // (jittered) send time.
+                    flow.access_free_at = flow.access_free_at.max(send);
+                    flow.access_free_at
+                }
             };
             let at = depart + flow.access_delay;
             if flow.access.push(at, pkt) {
