@@ -19,6 +19,16 @@ fn m(o: &RunOutput, k: &str) -> f64 {
     o.metric(k).unwrap_or_else(|| panic!("no metric {k}"))
 }
 
+/// Largest sampled number of active transfers.
+fn peak_active(o: &RunOutput) -> f64 {
+    o.timeseries
+        .get("active_flows")
+        .unwrap()
+        .iter()
+        .cloned()
+        .fold(0.0, f64::max)
+}
+
 /// 10 Mbps, 20 ms RTT, Poisson arrivals of exponential 60-packet flows at load rho.
 fn open(rho: f64, duration: &str) -> Value {
     json!({
@@ -82,13 +92,7 @@ fn slots_are_reused_and_runs_repeat() {
     sorted.sort_by(f64::total_cmp);
     sorted.dedup();
     assert_eq!(sorted.len(), ids.len());
-    let peak = a
-        .timeseries
-        .get("active_flows")
-        .unwrap()
-        .iter()
-        .cloned()
-        .fold(0.0, f64::max);
+    let peak = peak_active(&a);
     let slots = m(&a, "flow_slots");
     eprintln!("transfers {} peak active {peak} slots {slots}", ids.len());
     assert!(ids.len() > 2000 && peak < 100.0);
@@ -114,13 +118,7 @@ fn overload_is_capped_and_flagged() {
     v["warmup"] = "0s".into();
     v["flows"][0]["max_active"] = 200.into();
     let o = run(&v);
-    let peak = o
-        .timeseries
-        .get("active_flows")
-        .unwrap()
-        .iter()
-        .cloned()
-        .fold(0.0, f64::max);
+    let peak = peak_active(&o);
     assert!(peak <= 200.0, "peak {peak}");
     assert_eq!(m(&o, "overload"), 1.0);
     assert!(m(&o, "flows_refused") > 100.0);
