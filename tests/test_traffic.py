@@ -125,8 +125,14 @@ def _check_dhamdhere(df, tol_open18):
         assert by[(t, 500)].utilization > 0.94
     # Open loop at 18 packets: paper "about 12%"; bufsim 14% (full) - see the module notes.
     assert abs(by[("open", 18)].loss_rate - 0.12) < tol_open18
-    # Open loop: the buffer absorbs bursts only; loss falls by 5x or more (paper: ~12x).
-    assert by[("open", 18)].loss_rate > 5 * by[("open", 500)].loss_rate
+    # Open loop: the buffer absorbs bursts only; loss falls by 5x or more
+    # (paper: ~12x). The loss at 500 packets is a few hundred drops and
+    # varies by seed (1.4% to 2.6% over seeds 1-3 in 120 s), so the ratio is
+    # taken over the mean of three seeds.
+    def mean_loss(b):
+        return sum(dhamdhere2006.run_case("open", b, 120, seed)["loss_rate"] for seed in (1, 2, 3)) / 3
+
+    assert mean_loss(18) > 5 * mean_loss(500)
     # Persistent flows at 500 packets: eq. (3), p = (0.87 N)^2 / (C T + B)^2 with N = 200: 5.4%.
     p3 = (0.87 * 200) ** 2 / (250 + 500) ** 2
     assert abs(by[("persistent", 500)].loss_rate - p3) < 0.02

@@ -24,6 +24,7 @@ use serde_json::{Map, Value};
 use crate::engine::rng::{Stream, stream};
 use crate::queue::config::{LinkInfo, QdiscConfig};
 use crate::tcp::cc::config::CcConfig;
+use crate::tcp::stack::Stack;
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
 use crate::traffic::{Arrival, DEFAULT_MAX_ACTIVE, Kind, RttDraw, ThinkDist};
@@ -253,9 +254,15 @@ struct RawFlows {
     #[serde(default)]
     start: Option<StartSpec>,
     #[serde(default)]
+    stack: Option<String>,
+    #[serde(default)]
     sack: Option<bool>,
     #[serde(default)]
     delayed_ack: Option<bool>,
+    #[serde(default)]
+    prr: Option<bool>,
+    #[serde(default)]
+    hystart: Option<bool>,
     #[serde(default)]
     ecn: Option<bool>,
     #[serde(default)]
@@ -396,10 +403,17 @@ pub struct FlowGroup {
     /// Start time of each flow.
     #[serde(serialize_with = "units::ser_secs_vec")]
     pub starts_s: Vec<SimTime>,
+    /// The stack profile whose defaults filled the fields left unset
+    /// (`tcp::stack`).
+    pub stack: Stack,
     /// Selective acknowledgments (RFC 2018 / RFC 6675 recovery).
     pub sack: bool,
     /// Delayed ACKs (RFC 1122 / RFC 5681 section 4.2: ACK every second segment, 200 ms timer).
     pub delayed_ack: bool,
+    /// Proportional Rate Reduction (RFC 9937) in SACK fast recovery.
+    pub prr: bool,
+    /// HyStart++ (RFC 9406): leave slow start when the RTT rises.
+    pub hystart: bool,
     /// Bernoulli loss probability of data packets on this group's path (after the bottleneck).
     pub loss: f64,
     /// ECN-capable (RFC 3168): an AQM with `ecn` marks these flows' packets
@@ -788,11 +802,35 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
                 )
             })?;
         }
-        let iw = f.initial_window.unwrap_or(1);
+        let stack = match f.stack.as_deref() {
+            None => Stack::default(),
+            Some(name) => Stack::parse(name).ok_or_else(|| {
+                err(
+                    p("stack"),
+                    format!(
+                        "unknown stack profile {name:?}; allowed: {}",
+                        Stack::ALL.map(Stack::name).join(", ")
+                    ),
+                )
+            })?,
+        };
+        let profile = stack.defaults();
+        let sack = f.sack.unwrap_or(true);
+        let prr = match f.prr {
+            Some(true) if !sack => {
+                return Err(err(
+                    p("prr"),
+                    "true needs sack = true: PRR paces a recovery by the SACK pipe estimate (RFC 9937)",
+                ));
+            }
+            Some(v) => v,
+            None => profile.prr && sack,
+        };
+        let iw = f.initial_window.unwrap_or(profile.initial_window as i64);
         check((1..=1000).contains(&iw), &p("initial_window"), || {
             format!("must be a whole number of packets from 1 to 1000, got {iw}")
         })?;
-        let min_rto = f.min_rto.map(|d| d.0).unwrap_or(SimTime::from_millis(1000));
+        let min_rto = f.min_rto.map(|d| d.0).unwrap_or(profile.min_rto);
         check(min_rto >= SimTime::from_millis(1), &p("min_rto"), || {
             format!("must be >= 1ms, got {min_rto}")
         })?;
@@ -919,8 +957,11 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             initial_window_pkts: iw as u32,
             min_rto_s: min_rto,
             starts_s: starts,
-            sack: f.sack.unwrap_or(true),
-            delayed_ack: f.delayed_ack.unwrap_or(false),
+            stack,
+            sack,
+            delayed_ack: f.delayed_ack.unwrap_or(profile.delayed_ack),
+            prr,
+            hystart: f.hystart.unwrap_or(profile.hystart),
             ecn: f.ecn.unwrap_or(false),
             loss,
         });

@@ -25,11 +25,11 @@ impl SimTime {
         SimTime((s * PS_PER_SEC as f64).round().max(0.0) as u64)
     }
     /// From milliseconds.
-    pub fn from_millis(ms: u64) -> SimTime {
+    pub const fn from_millis(ms: u64) -> SimTime {
         SimTime(ms * 1_000_000_000)
     }
     /// From microseconds.
-    pub fn from_micros(us: u64) -> SimTime {
+    pub const fn from_micros(us: u64) -> SimTime {
         SimTime(us * 1_000_000)
     }
     /// As seconds (for reporting only; never accumulate these).

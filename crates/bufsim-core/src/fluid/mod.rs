@@ -107,6 +107,12 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
                 ),
             ));
         }
+        if grp.hystart {
+            return Err(err(
+                p("hystart"),
+                "true: HyStart++ ends slow start on a rise of the per-ACK RTT, which the fluid laws do not resolve; set hystart = false or use engine=\"packet\"",
+            ));
+        }
         if grp.delayed_ack {
             return Err(err(
                 p("delayed_ack"),

@@ -134,6 +134,8 @@ impl Flow {
             sack: grp.sack,
             limit,
             ecn: grp.ecn,
+            prr: grp.prr,
+            hystart: grp.hystart,
         };
         Flow {
             sender: Sender::new(cfg, AnyCc::new(&grp.cc)),

@@ -1,6 +1,9 @@
 //! TCP: the sender and receiver state machines and the congestion controllers.
 
 pub mod cc;
+pub mod hystart;
+pub mod prr;
 pub mod receiver;
 pub mod sack;
 pub mod sender;
+pub mod stack;

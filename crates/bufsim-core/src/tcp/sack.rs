@@ -4,6 +4,11 @@
 //! ranges, one per hole), acknowledged segments are popped from the front,
 //! and the pipe estimate is kept from counters instead of walking the window
 //! (RFC 6675 section 4, SetPipe).
+//!
+//! After a retransmission timeout every un-SACKed segment sent so far is
+//! marked lost at once ([`Scoreboard::mark_lost_below`], as Linux's
+//! `tcp_timeout_mark_lost`): IsLost is then true below that floor, whatever
+//! lies SACKed above it.
 
 use std::collections::VecDeque;
 
@@ -25,6 +30,8 @@ pub struct Scoreboard {
     sacked: u64,
     /// Retransmitted segments neither SACKed nor acknowledged.
     retx_out: u64,
+    /// Every un-SACKed segment below this one is lost (set by a timeout).
+    lost_floor: u64,
 }
 
 impl Scoreboard {
@@ -55,13 +62,15 @@ impl Scoreboard {
         }
     }
 
-    /// Merge one SACK block `[s, e)`, marking only segments not SACKed before.
-    pub fn on_sack_block(&mut self, s: u64, e: u64) {
+    /// Merge one SACK block `[s, e)`, marking only segments not SACKed
+    /// before; returns how many segments it newly SACKed.
+    pub fn on_sack_block(&mut self, s: u64, e: u64) -> u64 {
         let max = self.una + self.flags.len() as u64;
         let (s, e) = (s.max(self.una), e.min(max));
         if s >= e {
-            return;
+            return 0;
         }
+        let before = self.sacked;
         // Ranges overlapping or touching [s, e).
         let lo = self.ranges.partition_point(|&(_, re)| re < s);
         let hi = self.ranges.partition_point(|&(rs, _)| rs <= e);
@@ -83,6 +92,7 @@ impl Scoreboard {
             e
         };
         self.ranges.splice(lo..hi, std::iter::once((new_s, new_e)));
+        self.sacked - before
     }
 
     fn mark(&mut self, s: u64, e: u64) {
@@ -107,6 +117,12 @@ impl Scoreboard {
         *f |= RETX;
     }
 
+    /// Segments SACKed above the cumulative ACK.
+    #[inline]
+    pub fn sacked(&self) -> u64 {
+        self.sacked
+    }
+
     /// Whether `seq` has been SACKed.
     #[inline]
     pub fn is_sacked(&self, seq: u64) -> bool {
@@ -117,18 +133,36 @@ impl Scoreboard {
                 .is_some_and(|f| f & SACKED != 0)
     }
 
-    /// Every un-SACKed segment below the returned bound is lost
-    /// (RFC 6675 section 4, IsLost: DupThresh SACKed segments above it);
-    /// `None` while fewer than DupThresh segments are SACKed.
+    /// Every un-SACKed segment below the returned bound is lost: RFC 6675
+    /// section 4, IsLost (DupThresh SACKed segments above it), or below the
+    /// floor a timeout set; `None` when neither marks anything lost.
     pub fn lost_bound(&self) -> Option<u64> {
         let mut need = DUP_THRESH;
+        let mut by_sack = None;
         for &(s, e) in self.ranges.iter().rev() {
             if e - s >= need {
-                return Some(e - need);
+                by_sack = Some(e - need);
+                break;
             }
             need -= e - s;
         }
-        None
+        match by_sack {
+            Some(b) if b >= self.lost_floor => Some(b),
+            _ if self.lost_floor > self.una => Some(self.lost_floor),
+            b => b,
+        }
+    }
+
+    /// SACKed segments at or above `bound`.
+    fn sacked_from(&self, bound: u64) -> u64 {
+        let mut n = 0;
+        for &(s, e) in self.ranges.iter().rev() {
+            if e <= bound {
+                break;
+            }
+            n += e - s.max(bound);
+        }
+        n
     }
 
     /// RFC 6675 section 4, SetPipe: segments in `[una, max)` that are not
@@ -136,21 +170,20 @@ impl Scoreboard {
     pub fn pipe(&self) -> u64 {
         let outstanding = self.flags.len() as u64;
         let lost = match self.lost_bound() {
-            // Below the bound: all but the SACKed ones are lost; exactly
-            // DupThresh SACKed segments lie at or above it.
-            Some(l) => (l - self.una) - (self.sacked - DUP_THRESH),
+            // Below the bound, all but the SACKed segments are lost.
+            Some(l) => (l - self.una) - (self.sacked - self.sacked_from(l)),
             None => 0,
         };
         outstanding - self.sacked - lost + self.retx_out
     }
 
-    /// Forget all SACK information (after a retransmission timeout:
-    /// RFC 2018 section 8, the receiver may have reneged).
-    pub fn clear(&mut self) {
-        self.flags.iter_mut().for_each(|f| *f = 0);
-        self.ranges.clear();
-        self.sacked = 0;
+    /// A retransmission timeout: mark every un-SACKed segment below `max`
+    /// lost, earlier retransmissions included (they are presumed lost too
+    /// and may be sent again), and restart the retransmission walk.
+    pub fn mark_lost_below(&mut self, max: u64) {
+        self.flags.iter_mut().for_each(|f| *f &= !RETX);
         self.retx_out = 0;
+        self.lost_floor = max;
     }
 }
 
@@ -167,7 +200,7 @@ mod tests {
                 continue;
             }
             let above = (seq + 1..max).filter(|&x| sb.is_sacked(x)).count() as u64;
-            if above < DUP_THRESH {
+            if above < DUP_THRESH && seq >= sb.lost_floor {
                 pipe += 1;
             }
             if sb.flags[(seq - sb.una) as usize] & RETX != 0 {
@@ -196,19 +229,47 @@ mod tests {
         assert_eq!(sb.pipe(), 8);
     }
 
+    #[test]
+    fn timeout_marks_unsacked_lost_and_counts_new_sacks() {
+        let mut sb = Scoreboard::default();
+        sb.extend_to(10);
+        assert_eq!(sb.on_sack_block(4, 6), 2);
+        assert_eq!(sb.on_sack_block(4, 7), 1); // only 6 is new
+        assert_eq!(sb.on_sack_block(5, 6), 0); // nothing new: not a DupAck
+        sb.mark_retransmitted(0);
+        // 0..4 lie below three SACKed segments (IsLost): the pipe holds
+        // 7, 8, 9 and the retransmission of 0.
+        assert_eq!(sb.pipe(), 4);
+        // A timeout: 0..4 and 7..10 are lost, the retransmission of 0 too.
+        sb.mark_lost_below(10);
+        assert_eq!(sb.lost_bound(), Some(10));
+        assert_eq!(sb.pipe(), 0);
+        assert_eq!(sb.pipe(), pipe_by_walking(&sb));
+        // New data above the floor is in the pipe; resending 0 puts it back.
+        sb.extend_to(12);
+        sb.mark_retransmitted(0);
+        assert_eq!(sb.pipe(), 3);
+        assert_eq!(sb.pipe(), pipe_by_walking(&sb));
+        // Once everything below the floor is acknowledged it no longer counts.
+        sb.on_cum_ack(10);
+        assert_eq!(sb.lost_bound(), None);
+        assert_eq!(sb.pipe(), 2);
+    }
+
     use proptest::prelude::*;
 
     proptest! {
         /// Random operation sequences: the O(1) pipe equals the RFC walk.
         #[test]
-        fn pipe_invariant(ops in proptest::collection::vec((0u8..3, 0u64..40, 1u64..6), 1..60)) {
+        fn pipe_invariant(ops in proptest::collection::vec((0u8..4, 0u64..40, 1u64..6), 1..60)) {
             let mut sb = Scoreboard::default();
             let mut una = 0;
             sb.extend_to(40);
             for (op, a, len) in ops {
                 match op {
-                    0 => sb.on_sack_block(a, a + len),
+                    0 => { sb.on_sack_block(a, a + len); }
                     1 => if a >= una && a < 40 { sb.mark_retransmitted(a) },
+                    2 => sb.mark_lost_below(a.max(una)),
                     _ => { if a > una { una = a.min(40); sb.on_cum_ack(una); } }
                 }
                 prop_assert_eq!(sb.pipe(), pipe_by_walking(&sb));

@@ -4,13 +4,23 @@
 //! Karn's rule and exponential backoff. Sequence numbers count segments
 //! (one segment = one packet of `mss` bytes).
 //!
+//! After a timeout the sender is in a loss-recovery episode until every
+//! segment sent before the timeout is acknowledged (RFC 6675 section 5.1's
+//! RecoveryPoint; Linux's `TCP_CA_Loss`). With SACK it keeps the scoreboard,
+//! marks every un-SACKed segment
+//! lost and resends only those; without SACK it goes back N. In both cases
+//! the duplicate ACKs that resent segments may provoke are kept from starting
+//! a second, spurious window reduction.
+//!
 //! The sender never reads a clock: `now` is passed to every call. It emits
 //! segment numbers into a caller-provided buffer; the simulator turns them
 //! into packets. The retransmission timer is a deadline the simulator checks
 //! lazily (DESIGN.md: no cancel/re-push per ACK).
 
 use crate::net::Ack;
-use crate::tcp::cc::{AckInfo, AnyCc, Window};
+use crate::tcp::cc::{AckInfo, AnyCc, Window, reno_ssthresh};
+use crate::tcp::hystart::{CSS_GROWTH_DIVISOR, Growth, HyStart};
+use crate::tcp::prr::Prr;
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
 use crate::units::SimTime;
 
@@ -36,6 +46,11 @@ pub struct SenderConfig {
     pub limit: u64,
     /// ECN-capable: answer ECE by reducing the window (RFC 3168).
     pub ecn: bool,
+    /// Proportional Rate Reduction (RFC 9937) sets cwnd during SACK fast
+    /// recovery instead of RFC 6675's cwnd = ssthresh (needs `sack`).
+    pub prr: bool,
+    /// HyStart++ (RFC 9406) in the initial slow start.
+    pub hystart: bool,
 }
 
 /// Counters of one sender.
@@ -65,6 +80,10 @@ pub struct Sender {
     max: u64,
     dupacks: u32,
     in_recovery: bool,
+    /// After a timeout, until `una >= recover` (Linux's `TCP_CA_Loss`).
+    rto_recovery: bool,
+    /// `recover` was set by a timeout (not by fast recovery).
+    recover_by_rto: bool,
     //= RFC 6582 section 3.2 "recover" / RFC 6675 "RecoveryPoint", stored
     //= exclusive: recovery ends when `una >= recover`.
     recover: u64,
@@ -74,6 +93,10 @@ pub struct Sender {
     cwr_point: u64,
     cwr_pending: bool,
     sb: Option<Scoreboard>,
+    /// PRR state while in a SACK fast recovery with `prr` on.
+    prr: Option<Prr>,
+    /// HyStart++ state during the initial slow start, with `hystart` on.
+    hystart: Option<Box<HyStart>>,
     rxt_next: u64,
     srtt: f64,
     rttvar: f64,
@@ -105,11 +128,15 @@ impl Sender {
             max: 0,
             dupacks: 0,
             in_recovery: false,
+            rto_recovery: false,
+            recover_by_rto: false,
             recover: 0,
             first_partial: true,
             cwr_point: 0,
             cwr_pending: false,
             sb: cfg.sack.then(Scoreboard::default),
+            prr: None,
+            hystart: cfg.hystart.then(|| Box::new(HyStart::new())),
             rxt_next: 0,
             srtt: 0.0,
             rttvar: 0.0,
@@ -158,6 +185,12 @@ impl Sender {
     fn emit(&mut self, seq: u64, now: SimTime, out: &mut Vec<u64>) {
         let retx = seq < self.max;
         self.stats.sent += 1;
+        if let Some(p) = self.prr.as_mut() {
+            p.on_send();
+        }
+        if let Some(h) = self.hystart.as_mut() {
+            h.on_send(seq, now, retx);
+        }
         if retx {
             self.stats.retransmits += 1;
             //= RFC 6298 section 3 (Karn): RTT samples MUST NOT be made from
@@ -186,7 +219,7 @@ impl Sender {
     /// Send whatever the windows allow now.
     pub fn pump(&mut self, now: SimTime, out: &mut Vec<u64>) {
         let rwnd = self.rwnd();
-        if self.in_recovery && self.sb.is_some() {
+        if (self.in_recovery || self.rto_recovery) && self.sb.is_some() {
             loop {
                 let sb = self.sb.as_ref().expect("sack");
                 //= RFC 6675 section 5 step (C): "If cwnd - pipe >= 1 SMSS, the
@@ -251,21 +284,37 @@ impl Sender {
         self.last_rtt = Some(r);
     }
 
-    fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<u64>) {
+    /// Enter fast recovery on the ACK that delivered `delivered` segments.
+    fn enter_recovery(&mut self, delivered: u64, now: SimTime, out: &mut Vec<u64>) {
         self.stats.recoveries += 1;
+        //= RFC 9406 section 4.2: on a loss during slow start or CSS, HyStart++
+        //= ends and the controller's loss response applies.
+        self.hystart = None;
         let flight = self.flight() as f64;
         self.w.ssthresh = self.cc.on_congestion_event(&self.w, flight, now);
         self.recover = self.max;
+        self.recover_by_rto = false;
         self.cwr_point = self.max;
         self.in_recovery = true;
         self.first_partial = true;
+        let prr_cwnd = match self.sb.as_ref() {
+            Some(sb) if self.cfg.prr => {
+                let pipe = sb.pipe();
+                let mut p = Prr::start(pipe);
+                let cwnd = p.on_ack(delivered, pipe, self.w.ssthresh, false);
+                self.prr = Some(p);
+                Some(cwnd)
+            }
+            _ => None,
+        };
         //= RFC 6675 section 5 step (4.3): retransmit the first segment presumed
         //= dropped, HighACK + 1 (here `una`); RFC 6582 section 3.2 step 2
         //= (RFC 5681 section 3.2 step 3): retransmit the lost segment.
         self.emit(self.una, now, out);
         if self.sb.is_some() {
-            //= RFC 6675 section 5 step (4.2): cwnd = ssthresh.
-            self.w.cwnd = self.w.ssthresh;
+            //= RFC 6675 section 5 step (4.2): cwnd = ssthresh, or what PRR
+            //= allows on this ACK.
+            self.w.cwnd = prr_cwnd.unwrap_or(self.w.ssthresh);
             self.rxt_next = self.una + 1;
         } else {
             //= RFC 5681 section 3.2 step 3: cwnd = ssthresh + 3*SMSS.
@@ -276,9 +325,14 @@ impl Sender {
 
     /// Process an ACK; then sends what the windows allow.
     pub fn on_ack(&mut self, ack: &Ack, now: SimTime, out: &mut Vec<u64>) {
+        let mut newly_sacked = 0;
+        let prr_before = self.prr.is_some().then(|| {
+            let sb = self.sb.as_ref().expect("PRR runs with SACK");
+            (self.una, sb.sacked(), sb.lost_bound())
+        });
         if let Some(sb) = self.sb.as_mut() {
             for &(s, e) in &ack.sack[..ack.nsack as usize] {
-                sb.on_sack_block(s, e);
+                newly_sacked += sb.on_sack_block(s, e);
             }
         }
         if ack.ece && self.cfg.ecn && !self.in_recovery && self.una >= self.cwr_point {
@@ -291,6 +345,7 @@ impl Sender {
             self.w.cwnd = self.w.ssthresh.max(1.0);
             self.cwr_point = self.max;
             self.cwr_pending = true;
+            self.hystart = None;
             self.stats.ecn_reductions += 1;
         }
         if ack.ack > self.una {
@@ -309,9 +364,13 @@ impl Sender {
                 self.timed = None;
             }
             self.dupacks = 0;
+            if self.rto_recovery && self.una >= self.recover {
+                self.rto_recovery = false;
+            }
             if self.in_recovery {
                 if self.una >= self.recover {
                     self.in_recovery = false;
+                    self.prr = None;
                     if self.sb.is_some() {
                         //= RFC 6675 section 5: recovery ends when HighACK reaches
                         //= RecoveryPoint; cwnd stays at ssthresh.
@@ -338,15 +397,7 @@ impl Sender {
                     return;
                 }
             } else {
-                let info = AckInfo {
-                    acked: newly,
-                    now,
-                    srtt: self.srtt(),
-                    min_rtt: self.min_rtt,
-                    max_rtt: self.max_rtt,
-                    rtt: self.last_rtt,
-                };
-                self.cc.on_ack(&mut self.w, &info);
+                self.grow(newly, now);
             }
             //= RFC 6298 section 5.2: all data acknowledged: turn the timer off;
             //= 5.3: new data acknowledged: restart it.
@@ -363,7 +414,12 @@ impl Sender {
                     //= by one SMSS.
                     self.w.cwnd += 1.0;
                 }
-            } else {
+            } else if self.sb.is_none() || newly_sacked > 0 {
+                //= RFC 6675 section 2: with SACK, a duplicate acknowledgment
+                //= is one whose SACK block "identifies previously
+                //= unacknowledged and un-SACKed octets between HighACK and
+                //= HighData": duplicate ACKs of segments resent after a
+                //= timeout carry none and do not count.
                 self.dupacks += 1;
                 //= RFC 6675 section 5: enter recovery on DupThresh duplicate ACKs
                 //= or when IsLost (HighACK + 1), but (section 5.1) not before
@@ -384,14 +440,70 @@ impl Sender {
                     .as_ref()
                     .and_then(|sb| sb.lost_bound())
                     .is_some_and(|b| b > self.una);
-                let past_recover = self.una >= self.recover;
+                //= RFC 6582 section 3.2 step 2, kept strictly after a
+                //= timeout: go-back-N resends segments the receiver holds,
+                //= and their duplicate ACKs arrive with ack = recover (RFC
+                //= 6582 section 4: "to avoid multiple fast retransmits
+                //= caused by the retransmission of packets already received").
+                let past_recover = if self.recover_by_rto && self.sb.is_none() {
+                    self.una > self.recover
+                } else {
+                    self.una >= self.recover
+                };
                 if (self.dupacks >= DUP_THRESH as u32 || lost) && past_recover {
-                    self.enter_recovery(now, out);
+                    self.enter_recovery(newly_sacked, now, out);
                     return;
                 }
             }
         }
+        if let (Some((una_before, sacked_before, lost_before)), Some(sb)) =
+            (prr_before, self.sb.as_ref())
+            && self.in_recovery
+        {
+            //= RFC 9937: DeliveredData = change in snd.una + change in
+            //= SACKed; a safe ACK advances snd.una and marks no new loss.
+            let delivered = (self.una + sb.sacked()) - (una_before + sacked_before);
+            let safe = self.una > una_before && sb.lost_bound() <= lost_before;
+            let pipe = sb.pipe();
+            let p = self.prr.as_mut().expect("checked above");
+            self.w.cwnd = p.on_ack(delivered, pipe, self.w.ssthresh, safe);
+        }
         self.pump(now, out);
+    }
+
+    /// New data acknowledged outside fast recovery: the controller grows the
+    /// window, unless HyStart++ holds the initial slow start to CSS's pace
+    /// or ends it.
+    fn grow(&mut self, acked: u64, now: SimTime) {
+        if let Some(h) = self.hystart.as_mut() {
+            if self.w.cwnd < self.w.ssthresh {
+                match h.on_ack(self.una, self.max, now) {
+                    Growth::SlowStart => {}
+                    Growth::Conservative => {
+                        //= RFC 9406 section 4.2: in CSS "cwnd = cwnd + (min(N,
+                        //= L * SMSS) / CSS_GROWTH_DIVISOR)" (with bufsim's
+                        //= slow start, N counts at most one segment per ACK).
+                        self.w.cwnd += (acked as f64).min(1.0) / CSS_GROWTH_DIVISOR;
+                        return;
+                    }
+                    Growth::Exit => {
+                        self.w.ssthresh = self.w.cwnd;
+                        self.hystart = None;
+                    }
+                }
+            } else {
+                self.hystart = None;
+            }
+        }
+        let info = AckInfo {
+            acked,
+            now,
+            srtt: self.srtt(),
+            min_rtt: self.min_rtt,
+            max_rtt: self.max_rtt,
+            rtt: self.last_rtt,
+        };
+        self.cc.on_ack(&mut self.w, &info);
     }
 
     /// The retransmission timer expired at `now` (the caller checked the deadline).
@@ -401,20 +513,53 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
+        self.hystart = None;
         let flight = self.flight() as f64;
-        //= RFC 5681 section 3.1 eq. (4) and "cwnd ... to 1 full-sized segment".
-        self.cc.on_timeout(&mut self.w, flight, now);
+        if self.in_recovery || self.rto_recovery {
+            //= RFC 5681 section 3.1: on a timeout ssthresh "MUST be set to no
+            //= more than" eq. (4), max (FlightSize / 2, 2*SMSS), for a segment
+            //= "not yet resent by way of the retransmission timer". Inside a
+            //= loss episode the controller has already answered (fast
+            //= recovery, or an earlier timeout whose RecoveryPoint is not yet
+            //= acknowledged) ssthresh is not cut a second time: it keeps the
+            //= episode's value, lowered only to eq. (4) where that is smaller.
+            //= (Linux's tcp_enter_loss likewise leaves ssthresh alone in the
+            //= Recovery and Loss states.) cwnd = LW = 1 segment.
+            self.w.ssthresh = self.w.ssthresh.min(reno_ssthresh(flight));
+            self.w.cwnd = 1.0;
+        } else {
+            //= RFC 5681 section 3.1 eq. (4) and "cwnd ... to 1 full-sized segment".
+            self.cc.on_timeout(&mut self.w, flight, now);
+        }
         //= RFC 6582 section 4 / RFC 6675 section 5.1: after a timeout, record
         //= the highest segment sent; no new fast recovery until it is acked.
+        //= "If an RTO occurs during loss recovery ... the loss recovery
+        //= algorithm outlined in this document MUST be terminated."
         self.recover = self.max;
+        self.recover_by_rto = true;
         self.cwr_point = self.max;
         self.in_recovery = false;
+        self.prr = None;
+        self.rto_recovery = true;
         self.dupacks = 0;
         if let Some(sb) = self.sb.as_mut() {
-            sb.clear();
+            //= RFC 6675 section 5.1: RFC 2018 asks a sender to discard SACK
+            //= information on a timeout, "since the timeout might indicate
+            //= that the data receiver has reneged", but "as long as robust
+            //= tests for reneging are present, an implementation can retain
+            //= and use SACK information across a timeout event" (RFC 2018
+            //= erratum 1610). bufsim's receivers never renege, so the
+            //= scoreboard is kept, as Linux and ns-3 keep theirs.
+            //= RFC 6675 section 5.1: "a SACK TCP sender SHOULD utilize all
+            //= SACK information made available during the loss recovery
+            //= following an RTO": every un-SACKed segment is lost and resent
+            //= in order by NextSeg, skipping what the receiver SACKs.
+            sb.mark_lost_below(self.max);
+            self.rxt_next = self.una;
+        } else {
+            // Go back N: resend from the first unacknowledged segment.
+            self.nxt = self.una;
         }
-        // Go back N: resend from the first unacknowledged segment.
-        self.nxt = self.una;
         //= RFC 6298 section 5.5: RTO <- RTO * 2 ("back off the timer").
         self.rto = self.rto.mul(2).min(MAX_RTO);
         self.timed = None;
@@ -438,6 +583,8 @@ mod tests {
             sack,
             limit: u64::MAX,
             ecn: true,
+            prr: false,
+            hystart: false,
         };
         Sender::new(cfg, AnyCc::NewReno(NewReno))
     }
@@ -528,6 +675,89 @@ mod tests {
         s.on_ack(&a, t, &mut out);
         // Now 5 has DupThresh SACKed above it: retransmitted next.
         assert!(out.contains(&5), "{out:?}");
+    }
+
+    fn sack_ack(n: u64, blocks: &[(u64, u64)]) -> Ack {
+        let mut a = ack(n);
+        for (i, &b) in blocks.iter().enumerate() {
+            a.sack[i] = b;
+        }
+        a.nsack = blocks.len() as u8;
+        a
+    }
+
+    #[test]
+    fn timeout_in_sack_recovery_keeps_ssthresh_and_resends_only_holes() {
+        let mut s = sender(true);
+        let mut out = vec![];
+        s.w.cwnd = 20.0;
+        s.pump(SimTime::ZERO, &mut out);
+        let t = SimTime::from_millis(100);
+        // Segments 0 and 10 lost: recovery with FlightSize 20, ssthresh 10.
+        s.on_ack(&sack_ack(0, &[(1, 10), (11, 20)]), t, &mut out);
+        assert!(s.in_recovery);
+        assert_eq!(s.w.ssthresh, 10.0);
+        // The retransmissions are lost too: the timer fires in recovery.
+        let high = s.max;
+        out.clear();
+        s.on_timeout(s.rto_deadline, &mut out);
+        // ssthresh is not cut a second time (eq. (4) of the FlightSize is
+        // larger); cwnd = 1 and only the first hole is resent.
+        assert_eq!(s.w.ssthresh, 10.0);
+        assert!(reno_ssthresh((high - s.una) as f64) > 10.0);
+        assert_eq!(s.w.cwnd, 1.0);
+        assert_eq!(out, vec![0]);
+        // The ACK of 0 jumps to 10: slow start, and the segments sent are
+        // the other hole and the un-SACKed ones sent after 20, never the
+        // SACKed 11..20.
+        out.clear();
+        let t2 = SimTime::from_millis(1500);
+        s.on_ack(&sack_ack(10, &[(11, 20)]), t2, &mut out);
+        assert_eq!(s.w.cwnd, 2.0);
+        assert_eq!(out, vec![10, 20]);
+        // Duplicate ACKs with nothing newly SACKed are not DupAcks (RFC 6675
+        // section 2): no recovery, no reduction.
+        s.on_ack(&ack(20), t2, &mut out);
+        for _ in 0..5 {
+            s.on_ack(&ack(20), t2, &mut out);
+        }
+        assert!(!s.in_recovery);
+        assert_eq!(s.w.ssthresh, 10.0);
+        assert_eq!(s.stats.recoveries, 1);
+    }
+
+    #[test]
+    fn newreno_ignores_dupacks_of_go_back_n_duplicates() {
+        let mut s = sender(false);
+        let mut out = vec![];
+        s.w.cwnd = 10.0;
+        s.pump(SimTime::ZERO, &mut out);
+        // Segment 0 lost, the receiver holds 1..10; the timer fires.
+        out.clear();
+        s.on_timeout(s.rto_deadline, &mut out);
+        assert_eq!(out, vec![0]);
+        assert_eq!(s.w.ssthresh, 5.0);
+        // Its ACK covers everything (recover = 10): cwnd 2 sends 10 and 11.
+        out.clear();
+        let t = SimTime::from_millis(1100);
+        s.on_ack(&ack(10), t, &mut out);
+        assert_eq!(out, vec![10, 11]);
+        // Had the sender resent 1..9 before that ACK, their duplicate ACKs
+        // would arrive now with ack = recover: RFC 6582 section 3.2 step 2
+        // (the ACK must cover more than recover) keeps them from a fast
+        // retransmit.
+        for _ in 0..3 {
+            s.on_ack(&ack(10), t, &mut out);
+        }
+        assert_eq!(s.stats.recoveries, 0);
+        assert_eq!(s.w.ssthresh, 5.0);
+        // Past recover, three duplicate ACKs are a loss again.
+        s.on_ack(&ack(11), t, &mut out);
+        s.pump(t, &mut out);
+        for _ in 0..3 {
+            s.on_ack(&ack(11), t, &mut out);
+        }
+        assert_eq!(s.stats.recoveries, 1);
     }
 
     #[test]
