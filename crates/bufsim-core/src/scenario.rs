@@ -262,6 +262,8 @@ struct RawFlows {
     #[serde(default)]
     prr: Option<bool>,
     #[serde(default)]
+    recovery: Option<String>,
+    #[serde(default)]
     hystart: Option<bool>,
     #[serde(default)]
     ecn: Option<bool>,
@@ -412,6 +414,9 @@ pub struct FlowGroup {
     pub delayed_ack: bool,
     /// Proportional Rate Reduction (RFC 9937) in SACK fast recovery.
     pub prr: bool,
+    /// Loss detection: `false` RFC 6675's DupThresh (`recovery =
+    /// "rfc6675"`), `true` RACK-TLP (RFC 8985, `recovery = "rack"`).
+    pub rack: bool,
     /// HyStart++ (RFC 9406): leave slow start when the RTT rises.
     pub hystart: bool,
     /// Bernoulli loss probability of data packets on this group's path (after the bottleneck).
@@ -826,6 +831,25 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             Some(v) => v,
             None => profile.prr && sack,
         };
+        let rack = match f.recovery.as_deref() {
+            None => profile.rack && sack,
+            Some("rfc6675") => false,
+            Some("rack") if sack => true,
+            Some("rack") => {
+                return Err(err(
+                    p("recovery"),
+                    "\"rack\" needs sack = true: RACK-TLP detects losses from SACKed segments (RFC 8985)",
+                ));
+            }
+            Some(other) => {
+                return Err(err(
+                    p("recovery"),
+                    format!(
+                        "unknown loss recovery {other:?}; allowed: \"rfc6675\" (DupThresh, RFC 6675) or \"rack\" (RACK-TLP, RFC 8985)"
+                    ),
+                ));
+            }
+        };
         let iw = f.initial_window.unwrap_or(profile.initial_window as i64);
         check((1..=1000).contains(&iw), &p("initial_window"), || {
             format!("must be a whole number of packets from 1 to 1000, got {iw}")
@@ -961,6 +985,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             sack,
             delayed_ack: f.delayed_ack.unwrap_or(profile.delayed_ack),
             prr,
+            rack,
             hystart: f.hystart.unwrap_or(profile.hystart),
             ecn: f.ecn.unwrap_or(false),
             loss,

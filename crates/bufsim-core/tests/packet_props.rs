@@ -1,5 +1,6 @@
-//! Property tests of the packet engine under random scenarios: packet
-//! conservation, the buffer bound, utilization <= 1, and determinism. Failing seeds found by proptest are kept in
+//! Property tests of the packet engine under random scenarios (every stack
+//! profile): packet conservation, the buffer bound, utilization <= 1, and
+//! determinism. Failing seeds found by proptest are kept in
 //! `packet_props.proptest-regressions` and replayed first.
 
 use bufsim_core::{Scenario, packet};
@@ -30,6 +31,8 @@ fn scenario(
         "link": {"capacity": format!("{cap_mbps}Mbps"), "delay": "5ms", "buffer": buffer},
         "flows": [{"count": flows, "rtt": {"uniform": ["12ms", "150ms"]}, "mss": "1000B",
                    "sack": sack, "delayed_ack": delack, "loss": loss,
+                   // Every stack profile (PRR, HyStart++, RACK-TLP with SACK).
+                   "stack": (["rfc", "linux", "ns3"][(seed % 3) as usize]),
                    "start": {"uniform": ["0s", "1s"]}}],
         "output": {"interval": "250ms"},
     });

@@ -47,4 +47,7 @@ pub struct Ack {
     pub nsack: u8,
     /// ECN-Echo (RFC 3168 section 6.1.3): the receiver saw a CE packet.
     pub ece: bool,
+    /// D-SACK (RFC 2883): the segment this ACK answers had been received
+    /// before (sent only with SACK).
+    pub dsack: bool,
 }

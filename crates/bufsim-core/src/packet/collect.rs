@@ -56,7 +56,7 @@ impl FlowEnd {
 }
 
 /// Columns of the flows table, in order.
-const COLS: [&str; 23] = [
+const COLS: [&str; 24] = [
     "flow",
     "group",
     "rtt_s",
@@ -67,6 +67,7 @@ const COLS: [&str; 23] = [
     "timeouts",
     "recoveries",
     "ecn_reductions",
+    "probes",
     "drops",
     "loss_rate",
     "srtt_s",
@@ -397,6 +398,7 @@ impl Collector {
             e.stats.timeouts as f64,
             e.stats.recoveries as f64,
             e.stats.ecn_reductions as f64,
+            e.stats.probes as f64,
             drops,
             if sent > 0.0 { drops / sent } else { 0.0 },
             e.srtt.map_or(f64::NAN, |t| t.as_secs_f64()),

@@ -136,6 +136,7 @@ impl Flow {
             ecn: grp.ecn,
             prr: grp.prr,
             hystart: grp.hystart,
+            rack: grp.rack,
         };
         Flow {
             sender: Sender::new(cfg, AnyCc::new(&grp.cc)),
@@ -571,7 +572,7 @@ impl<'s> Sim<'s> {
         }
         self.col.sent += out.len() as u64;
         out.clear();
-        let deadline = flow.sender.rto_deadline;
+        let deadline = flow.sender.deadline();
         if deadline < flow.rto_event_at {
             flow.rto_event_at = deadline;
             self.events.push(deadline, Ev::Rto(f));
@@ -719,13 +720,13 @@ impl<'s> Sim<'s> {
             return; // superseded by an earlier event
         }
         flow.rto_event_at = SimTime::MAX;
-        let deadline = flow.sender.rto_deadline;
+        let deadline = flow.sender.deadline();
         if deadline == SimTime::MAX {
             return;
         }
         self.drive(f, |flow, now, out| {
             if deadline <= now {
-                flow.sender.on_timeout(now, out);
+                flow.sender.on_timer(now, out);
             }
         });
         self.after_sender(f);

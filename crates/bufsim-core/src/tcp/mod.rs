@@ -3,6 +3,7 @@
 pub mod cc;
 pub mod hystart;
 pub mod prr;
+pub mod rack;
 pub mod receiver;
 pub mod sack;
 pub mod sender;

@@ -27,6 +27,8 @@ pub struct Receiver {
     unacked: u32,
     /// Echo ECE on every ACK (a CE packet arrived, no CWR since).
     ece: bool,
+    /// The last segment was a duplicate: the next ACK reports it (D-SACK).
+    dup: bool,
 }
 
 impl Receiver {
@@ -40,14 +42,18 @@ impl Receiver {
             delayed_ack,
             unacked: 0,
             ece: false,
+            dup: false,
         }
     }
 
     /// Process the arrival of segment `seq`.
     pub fn on_segment(&mut self, seq: u64) -> AckAction {
-        if seq < self.rcv_nxt {
+        if seq < self.rcv_nxt || self.holds(seq) {
             //= RFC 5681 section 4.2: an out-of-order (here: duplicate) segment
-            //= SHOULD be acknowledged immediately.
+            //= SHOULD be acknowledged immediately; RFC 2883 section 4: with
+            //= SACK the ACK reports the duplicate in a D-SACK block.
+            self.dup = self.sack;
+            self.unacked = 0;
             return AckAction::Now;
         }
         if seq == self.rcv_nxt {
@@ -104,12 +110,17 @@ impl Receiver {
         owed
     }
 
+    /// Whether out-of-order segment `seq` is already held.
+    fn holds(&self, seq: u64) -> bool {
+        let i = self.ooo.partition_point(|&(_, e)| e <= seq);
+        i < self.ooo.len() && self.ooo[i].0 <= seq
+    }
+
+    /// Hold out-of-order segment `seq` (not held yet).
     fn insert_ooo(&mut self, seq: u64) {
-        // Find the range containing or adjacent to seq (ranges are few: one per hole).
+        // Find the range adjacent to seq (ranges are few: one per hole).
         let i = self.ooo.partition_point(|&(_, e)| e < seq);
-        let block = if i < self.ooo.len() && self.ooo[i].0 <= seq && seq < self.ooo[i].1 {
-            self.ooo[i] // duplicate of a held segment
-        } else if i < self.ooo.len() && self.ooo[i].1 == seq {
+        let block = if i < self.ooo.len() && self.ooo[i].1 == seq {
             self.ooo[i].1 = seq + 1;
             if i + 1 < self.ooo.len() && self.ooo[i + 1].0 == seq + 1 {
                 self.ooo[i].1 = self.ooo[i + 1].1;
@@ -134,10 +145,11 @@ impl Receiver {
     }
 
     /// The ACK to send now.
-    pub fn ack(&self) -> Ack {
+    pub fn ack(&mut self) -> Ack {
         let mut a = Ack {
             ack: self.rcv_nxt,
             ece: self.ece,
+            dsack: std::mem::take(&mut self.dup),
             ..Ack::default()
         };
         if self.sack {
@@ -167,6 +179,13 @@ mod tests {
         let a = r.ack();
         assert_eq!(a.ack, 6);
         assert_eq!(&a.sack[..a.nsack as usize], &[(7, 8)]);
+        assert!(!a.dsack);
+        // Duplicates below rcv_nxt and of a held segment: D-SACK, once each.
+        assert_eq!(r.on_segment(1), AckAction::Now);
+        assert!(r.ack().dsack);
+        assert!(!r.ack().dsack);
+        r.on_segment(7);
+        assert!(r.ack().dsack);
     }
 
     #[test]

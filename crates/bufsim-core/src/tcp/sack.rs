@@ -9,11 +9,21 @@
 //! marked lost at once ([`Scoreboard::mark_lost_below`], as Linux's
 //! `tcp_timeout_mark_lost`): IsLost is then true below that floor, whatever
 //! lies SACKed above it.
+//!
+//! With RACK ([`Scoreboard::rack`]) loss is not inferred from DupThresh:
+//! each segment carries its last transmission time and RACK (`tcp::rack`)
+//! marks segments lost one by one ([`Scoreboard::mark_lost`]); the pipe
+//! counts the marked segments out, and the lost segments not yet resent wait
+//! in a heap, so NextSeg costs O(log n).
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use crate::units::SimTime;
 
 const SACKED: u8 = 1;
 const RETX: u8 = 2;
+const LOST: u8 = 4;
 
 //= RFC 6675 section 2: DupThresh = 3.
 /// Segments SACKed above a hole before the hole counts as lost.
@@ -32,25 +42,114 @@ pub struct Scoreboard {
     retx_out: u64,
     /// Every un-SACKed segment below this one is lost (set by a timeout).
     lost_floor: u64,
+    /// RACK mode: loss is what [`Scoreboard::mark_lost`] marked.
+    rack: Option<Box<RackBoard>>,
+}
+
+/// The per-segment state RACK adds to the scoreboard.
+#[derive(Default)]
+struct RackBoard {
+    /// Last transmission time of each segment in `[una, max)`.
+    xmit: VecDeque<SimTime>,
+    /// Un-SACKed segments marked lost (retransmitted or not).
+    lost: u64,
+    /// Segments marked lost and not retransmitted since, smallest first
+    /// (stale entries are skipped when read).
+    resend: BinaryHeap<Reverse<u64>>,
+    /// The newest transmission among the segments delivered since the last
+    /// [`Scoreboard::take_delivered`].
+    delivered: Option<Delivered>,
+}
+
+/// A delivered (cumulatively acknowledged or SACKed) segment, as RACK
+/// (RFC 8985 section 6.2 step 2) reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivered {
+    /// When it was last sent.
+    pub xmit: SimTime,
+    /// Its sequence number.
+    pub seq: u64,
+    /// Whether it was retransmitted (the ACK may be for an earlier copy).
+    pub retransmitted: bool,
 }
 
 impl Scoreboard {
+    /// An empty scoreboard in RACK mode (RFC 8985): losses are marked by
+    /// RACK instead of being inferred from DupThresh SACKed segments.
+    pub fn rack() -> Scoreboard {
+        Scoreboard {
+            rack: Some(Box::default()),
+            ..Scoreboard::default()
+        }
+    }
+
     /// Outstanding segments now reach up to (not including) `max`.
     #[inline]
     pub fn extend_to(&mut self, max: u64) {
         while self.una + (self.flags.len() as u64) < max {
             self.flags.push_back(0);
+            if let Some(r) = self.rack.as_mut() {
+                r.xmit.push_back(SimTime::ZERO);
+            }
+        }
+    }
+
+    /// Segment `seq` (outstanding) was sent at `now` (RACK mode only).
+    #[inline]
+    pub fn record_xmit(&mut self, seq: u64, now: SimTime) {
+        if let Some(r) = self.rack.as_mut() {
+            r.xmit[(seq - self.una) as usize] = now;
+        }
+    }
+
+    /// When outstanding segment `seq` was last sent (RACK mode only).
+    pub fn xmit(&self, seq: u64) -> Option<SimTime> {
+        let r = self.rack.as_ref()?;
+        r.xmit.get(seq.checked_sub(self.una)? as usize).copied()
+    }
+
+    /// The newest transmission delivered since the last call (RACK mode).
+    pub fn take_delivered(&mut self) -> Option<Delivered> {
+        self.rack.as_mut().and_then(|r| r.delivered.take())
+    }
+
+    /// Note segment `seq` (flags `f`) as delivered, for RACK.
+    #[inline]
+    fn deliver(&mut self, seq: u64, f: u8) {
+        if let Some(r) = self.rack.as_mut() {
+            let d = Delivered {
+                xmit: r.xmit[(seq - self.una) as usize],
+                seq,
+                retransmitted: f & RETX != 0,
+            };
+            //= RFC 8985 section 6.2 step 2: keep the most recently sent of the
+            //= delivered segments (ties: the highest sequence).
+            if r.delivered
+                .is_none_or(|o| (d.xmit, d.seq) > (o.xmit, o.seq))
+            {
+                r.delivered = Some(d);
+            }
+            if f & LOST != 0 {
+                r.lost -= 1;
+            }
         }
     }
 
     /// The cumulative ACK moved to `una`.
     pub fn on_cum_ack(&mut self, una: u64) {
         while self.una < una {
-            if let Some(f) = self.flags.pop_front() {
+            if let Some(&f) = self.flags.front() {
                 if f & SACKED != 0 {
                     self.sacked -= 1;
-                } else if f & RETX != 0 {
-                    self.retx_out -= 1;
+                } else {
+                    if f & RETX != 0 {
+                        self.retx_out -= 1;
+                    }
+                    self.deliver(self.una, f);
+                }
+                self.flags.pop_front();
+                if let Some(r) = self.rack.as_mut() {
+                    r.xmit.pop_front();
                 }
             }
             self.una += 1;
@@ -97,12 +196,13 @@ impl Scoreboard {
 
     fn mark(&mut self, s: u64, e: u64) {
         for seq in s..e {
-            let f = &mut self.flags[(seq - self.una) as usize];
-            if *f & SACKED == 0 {
-                if *f & RETX != 0 {
+            let f = self.flags[(seq - self.una) as usize];
+            if f & SACKED == 0 {
+                if f & RETX != 0 {
                     self.retx_out -= 1;
                 }
-                *f |= SACKED;
+                self.deliver(seq, f);
+                self.flags[(seq - self.una) as usize] = f | SACKED;
                 self.sacked += 1;
             }
         }
@@ -115,6 +215,54 @@ impl Scoreboard {
             self.retx_out += 1;
         }
         *f |= RETX;
+    }
+
+    /// RACK mode: outstanding, un-SACKed segment `seq` is lost (a lost
+    /// retransmission included: it may be sent again). Returns whether
+    /// this changed anything.
+    pub fn mark_lost(&mut self, seq: u64) -> bool {
+        let i = (seq - self.una) as usize;
+        let f = self.flags[i];
+        let Some(r) = self.rack.as_mut() else {
+            return false;
+        };
+        if f & SACKED != 0 || (f & LOST != 0 && f & RETX == 0) {
+            return false;
+        }
+        if f & LOST == 0 {
+            r.lost += 1;
+        }
+        if f & RETX != 0 {
+            self.retx_out -= 1;
+        }
+        self.flags[i] = (f | LOST) & !RETX;
+        r.resend.push(Reverse(seq));
+        true
+    }
+
+    /// RACK mode: the first segment marked lost and not resent since.
+    pub fn next_lost(&mut self) -> Option<u64> {
+        let r = self.rack.as_mut()?;
+        while let Some(&Reverse(seq)) = r.resend.peek() {
+            let pending = seq >= self.una
+                && self.flags[(seq - self.una) as usize] & (LOST | RETX | SACKED) == LOST;
+            if pending {
+                return Some(seq);
+            }
+            r.resend.pop();
+        }
+        None
+    }
+
+    /// Whether RACK still watches `seq`: outstanding, not SACKed, and not
+    /// marked lost and waiting to be resent (a resent lost segment is
+    /// watched again: its retransmission may be lost too).
+    pub fn rack_pending(&self, seq: u64) -> bool {
+        seq >= self.una
+            && self
+                .flags
+                .get((seq - self.una) as usize)
+                .is_some_and(|&f| f & SACKED == 0 && f & (LOST | RETX) != LOST)
     }
 
     /// Segments SACKed above the cumulative ACK.
@@ -137,6 +285,9 @@ impl Scoreboard {
     /// section 4, IsLost (DupThresh SACKed segments above it), or below the
     /// floor a timeout set; `None` when neither marks anything lost.
     pub fn lost_bound(&self) -> Option<u64> {
+        if self.rack.is_some() {
+            return None;
+        }
         let mut need = DUP_THRESH;
         let mut by_sack = None;
         for &(s, e) in self.ranges.iter().rev() {
@@ -169,6 +320,10 @@ impl Scoreboard {
     /// SACKed and not lost, plus retransmissions not yet SACKed or ACKed.
     pub fn pipe(&self) -> u64 {
         let outstanding = self.flags.len() as u64;
+        if let Some(r) = self.rack.as_ref() {
+            // IsLost is RACK's mark.
+            return outstanding - self.sacked - r.lost + self.retx_out;
+        }
         let lost = match self.lost_bound() {
             // Below the bound, all but the SACKed segments are lost.
             Some(l) => (l - self.una) - (self.sacked - self.sacked_from(l)),
@@ -181,6 +336,14 @@ impl Scoreboard {
     /// lost, earlier retransmissions included (they are presumed lost too
     /// and may be sent again), and restart the retransmission walk.
     pub fn mark_lost_below(&mut self, max: u64) {
+        if self.rack.is_some() {
+            //= RFC 8985 section 6.3: on a timeout RACK marks outstanding
+            //= segments lost; here all un-SACKed ones, as without RACK.
+            for seq in self.una..max {
+                self.mark_lost(seq);
+            }
+            return;
+        }
         self.flags.iter_mut().for_each(|f| *f &= !RETX);
         self.retx_out = 0;
         self.lost_floor = max;
@@ -200,7 +363,12 @@ mod tests {
                 continue;
             }
             let above = (seq + 1..max).filter(|&x| sb.is_sacked(x)).count() as u64;
-            if above < DUP_THRESH && seq >= sb.lost_floor {
+            let lost = if sb.rack.is_some() {
+                sb.flags[(seq - sb.una) as usize] & LOST != 0
+            } else {
+                above >= DUP_THRESH || seq < sb.lost_floor
+            };
+            if !lost {
                 pipe += 1;
             }
             if sb.flags[(seq - sb.una) as usize] & RETX != 0 {
@@ -273,6 +441,27 @@ mod tests {
                     _ => { if a > una { una = a.min(40); sb.on_cum_ack(una); } }
                 }
                 prop_assert_eq!(sb.pipe(), pipe_by_walking(&sb));
+            }
+        }
+
+        /// RACK mode: the pipe equals the walk, and the next segment to
+        /// resend is the smallest one marked lost and not resent since.
+        #[test]
+        fn rack_pipe_and_next_lost(ops in proptest::collection::vec((0u8..5, 0u64..40, 1u64..6), 1..60)) {
+            let mut sb = Scoreboard::rack();
+            let mut una = 0;
+            sb.extend_to(40);
+            for (op, a, len) in ops {
+                match op {
+                    0 => { sb.on_sack_block(a, a + len); }
+                    1 => if a >= una && a < 40 { sb.mark_retransmitted(a) },
+                    2 => if a >= una && a < 40 { sb.mark_lost(a); },
+                    3 => sb.mark_lost_below(a.clamp(una, 40)),
+                    _ => { if a > una { una = a.min(40); sb.on_cum_ack(una); } }
+                }
+                prop_assert_eq!(sb.pipe(), pipe_by_walking(&sb));
+                let expect = (una..40).find(|&q| sb.flags[(q - una) as usize] & (LOST | RETX | SACKED) == LOST);
+                prop_assert_eq!(sb.next_lost(), expect);
             }
         }
     }

@@ -12,15 +12,21 @@
 //! the duplicate ACKs that resent segments may provoke are kept from starting
 //! a second, spurious window reduction.
 //!
+//! With `rack` (SACK only), losses are found by RACK-TLP (RFC 8985,
+//! `tcp::rack`) instead of DupThresh: by time, lost retransmissions
+//! included, with a tail loss probe before the retransmission timer.
+//!
 //! The sender never reads a clock: `now` is passed to every call. It emits
 //! segment numbers into a caller-provided buffer; the simulator turns them
-//! into packets. The retransmission timer is a deadline the simulator checks
-//! lazily (DESIGN.md: no cancel/re-push per ACK).
+//! into packets. Its timers (retransmission, and with RACK the reordering
+//! and probe timers) are deadlines the simulator checks lazily
+//! ([`Sender::deadline`], [`Sender::on_timer`]; no cancel/re-push per ACK).
 
 use crate::net::Ack;
 use crate::tcp::cc::{AckInfo, AnyCc, Window, reno_ssthresh};
 use crate::tcp::hystart::{CSS_GROWTH_DIVISOR, Growth, HyStart};
 use crate::tcp::prr::Prr;
+use crate::tcp::rack::{Rack, Tlp};
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
 use crate::units::SimTime;
 
@@ -51,6 +57,8 @@ pub struct SenderConfig {
     pub prr: bool,
     /// HyStart++ (RFC 9406) in the initial slow start.
     pub hystart: bool,
+    /// RACK-TLP loss detection (RFC 8985) instead of DupThresh (needs `sack`).
+    pub rack: bool,
 }
 
 /// Counters of one sender.
@@ -66,6 +74,8 @@ pub struct SenderStats {
     pub recoveries: u64,
     /// Window reductions in answer to ECN-Echo.
     pub ecn_reductions: u64,
+    /// Tail loss probes sent (RACK-TLP).
+    pub probes: u64,
 }
 
 /// Sender state of one connection.
@@ -97,6 +107,12 @@ pub struct Sender {
     prr: Option<Prr>,
     /// HyStart++ state during the initial slow start, with `hystart` on.
     hystart: Option<Box<HyStart>>,
+    /// RACK state, with `rack` on.
+    rack: Option<Box<Rack>>,
+    tlp: Tlp,
+    /// RACK's reordering timer and TLP's probe timer (`SimTime::MAX`: off).
+    reo_deadline: SimTime,
+    pto_deadline: SimTime,
     rxt_next: u64,
     srtt: f64,
     rttvar: f64,
@@ -134,9 +150,19 @@ impl Sender {
             first_partial: true,
             cwr_point: 0,
             cwr_pending: false,
-            sb: cfg.sack.then(Scoreboard::default),
+            sb: cfg.sack.then(|| {
+                if cfg.rack {
+                    Scoreboard::rack()
+                } else {
+                    Scoreboard::default()
+                }
+            }),
             prr: None,
             hystart: cfg.hystart.then(|| Box::new(HyStart::new())),
+            rack: (cfg.rack && cfg.sack).then(Box::default),
+            tlp: Tlp::default(),
+            reo_deadline: SimTime::MAX,
+            pto_deadline: SimTime::MAX,
             rxt_next: 0,
             srtt: 0.0,
             rttvar: 0.0,
@@ -191,6 +217,9 @@ impl Sender {
         if let Some(h) = self.hystart.as_mut() {
             h.on_send(seq, now, retx);
         }
+        if let Some(r) = self.rack.as_mut() {
+            r.on_send(seq, now);
+        }
         if retx {
             self.stats.retransmits += 1;
             //= RFC 6298 section 3 (Karn): RTT samples MUST NOT be made from
@@ -213,7 +242,110 @@ impl Sender {
         if self.rto_deadline == SimTime::MAX {
             self.rto_deadline = now + self.rto;
         }
+        if let Some(sb) = self.sb.as_mut() {
+            sb.record_xmit(seq, now);
+        }
+        if !retx {
+            //= RFC 8985 section 7.2: start or restart the PTO "after
+            //= transmitting new data".
+            self.arm_pto(now);
+        }
         out.push(seq);
+    }
+
+    /// The earliest of the sender's timers (`SimTime::MAX`: none runs).
+    pub fn deadline(&self) -> SimTime {
+        self.rto_deadline
+            .min(self.reo_deadline)
+            .min(self.pto_deadline)
+    }
+
+    /// A timer expired at `now` (the caller checked [`Self::deadline`]).
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<u64>) {
+        if self.rto_deadline <= now {
+            self.on_timeout(now, out);
+        } else if self.reo_deadline <= now {
+            //= RFC 8985 section 6.3: when the reordering timer fires, run
+            //= RACK's loss detection again.
+            self.reo_deadline = SimTime::MAX;
+            if !self.rack_detect(0, now, out).0 {
+                self.pump(now, out);
+            }
+        } else if self.pto_deadline <= now {
+            self.pto_deadline = SimTime::MAX;
+            self.probe(now, out);
+        }
+    }
+
+    /// RFC 8985 section 7.2: (re)arm the probe timer when a probe may be
+    /// sent: RACK on, not in a recovery, no probe outstanding, data in flight.
+    fn arm_pto(&mut self, now: SimTime) {
+        if self.rack.is_none() {
+            return;
+        }
+        let eligible = !self.in_recovery
+            && !self.rto_recovery
+            && self.tlp.end.is_none()
+            && self.max > self.una;
+        self.pto_deadline = if eligible {
+            let rto = if self.rto_deadline == SimTime::MAX {
+                now + self.rto
+            } else {
+                self.rto_deadline
+            };
+            Tlp::pto(self.srtt(), self.flight(), now, rto)
+        } else {
+            SimTime::MAX
+        };
+    }
+
+    /// RFC 8985 section 7.3: the probe timer fired: send one segment,
+    /// whatever cwnd allows: new data if there is any and the receiver
+    /// window allows, else the highest segment sent.
+    fn probe(&mut self, now: SimTime, out: &mut Vec<u64>) {
+        if self.max == self.una {
+            return;
+        }
+        self.stats.probes += 1;
+        let new_data = self.max < self.cfg.limit && ((self.max - self.una) as f64) < self.rwnd();
+        self.tlp.is_retrans = !new_data;
+        if new_data {
+            let seq = self.max;
+            self.emit(seq, now, out);
+            self.nxt = self.nxt.max(self.max);
+        } else {
+            self.emit(self.max - 1, now, out);
+        }
+        //= "TLP.end_seq = SND.NXT"; the retransmission timer is armed again.
+        self.tlp.end = Some(self.max);
+        self.pto_deadline = SimTime::MAX;
+        self.rto_deadline = now + self.rto;
+    }
+
+    /// RACK on an ACK or the reordering timer: update from the newest
+    /// delivered segment, mark overdue segments lost and (re)arm the
+    /// reordering timer; enter fast recovery when a loss is found outside
+    /// one. Returns whether it entered recovery (and so already sent).
+    fn rack_detect(&mut self, delivered: u64, now: SimTime, out: &mut Vec<u64>) -> (bool, bool) {
+        let (min_rtt, srtt) = (self.min_rtt, self.srtt());
+        let (Some(rack), Some(sb)) = (self.rack.as_mut(), self.sb.as_mut()) else {
+            return (false, false);
+        };
+        if let Some(d) = sb.take_delivered() {
+            rack.on_delivered(d, now, min_rtt);
+        }
+        let in_recovery = self.in_recovery || self.rto_recovery;
+        let reo = Rack::reo_wnd(in_recovery, sb.sacked(), min_rtt, srtt);
+        let (marked, due) = rack.detect_loss(sb, now, reo);
+        self.reo_deadline = due.unwrap_or(SimTime::MAX);
+        //= RFC 8985 section 6.2: a loss RACK detects starts fast recovery,
+        //= under RFC 6675 section 5.1's rule (no new recovery before the
+        //= RecoveryPoint is acknowledged).
+        if !in_recovery && self.una >= self.recover && sb.next_lost().is_some() {
+            self.enter_recovery(delivered, now, out);
+            return (true, marked);
+        }
+        (false, marked)
     }
 
     /// Send whatever the windows allow now.
@@ -225,6 +357,20 @@ impl Sender {
                 //= RFC 6675 section 5 step (C): "If cwnd - pipe >= 1 SMSS, the
                 //= sender SHOULD transmit one or more segments".
                 if self.w.cwnd - (sb.pipe() as f64) < 1.0 {
+                    break;
+                }
+                if self.rack.is_some() {
+                    // RACK: the first segment marked lost and not resent.
+                    if let Some(seq) = self.sb.as_mut().and_then(Scoreboard::next_lost) {
+                        self.emit(seq, now, out);
+                        continue;
+                    }
+                    if self.max < self.cfg.limit && ((self.max - self.una) as f64) < rwnd {
+                        let seq = self.max;
+                        self.emit(seq, now, out);
+                        self.nxt = self.max;
+                        continue;
+                    }
                     break;
                 }
                 //= RFC 6675 section 4, NextSeg (1): the first un-SACKed segment
@@ -307,10 +453,17 @@ impl Sender {
             }
             _ => None,
         };
+        self.pto_deadline = SimTime::MAX;
+        self.tlp.end = None;
         //= RFC 6675 section 5 step (4.3): retransmit the first segment presumed
         //= dropped, HighACK + 1 (here `una`); RFC 6582 section 3.2 step 2
-        //= (RFC 5681 section 3.2 step 3): retransmit the lost segment.
-        self.emit(self.una, now, out);
+        //= (RFC 5681 section 3.2 step 3): retransmit the lost segment. With
+        //= RACK, the first segment RACK marked lost.
+        let first = match self.sb.as_mut() {
+            Some(sb) if self.rack.is_some() => sb.next_lost().unwrap_or(self.una),
+            _ => self.una,
+        };
+        self.emit(first, now, out);
         if self.sb.is_some() {
             //= RFC 6675 section 5 step (4.2): cwnd = ssthresh, or what PRR
             //= allows on this ACK.
@@ -326,10 +479,12 @@ impl Sender {
     /// Process an ACK; then sends what the windows allow.
     pub fn on_ack(&mut self, ack: &Ack, now: SimTime, out: &mut Vec<u64>) {
         let mut newly_sacked = 0;
-        let prr_before = self.prr.is_some().then(|| {
-            let sb = self.sb.as_ref().expect("PRR runs with SACK");
-            (self.una, sb.sacked(), sb.lost_bound())
-        });
+        let una_before = self.una;
+        let sacked_before = self.sb.as_ref().map_or(0, Scoreboard::sacked);
+        let lost_before = self
+            .prr
+            .is_some()
+            .then(|| self.sb.as_ref().and_then(|sb| sb.lost_bound()));
         if let Some(sb) = self.sb.as_mut() {
             for &(s, e) in &ack.sack[..ack.nsack as usize] {
                 newly_sacked += sb.on_sack_block(s, e);
@@ -366,6 +521,21 @@ impl Sender {
             self.dupacks = 0;
             if self.rto_recovery && self.una >= self.recover {
                 self.rto_recovery = false;
+            }
+            if let Some(end) = self.tlp.end
+                && self.una >= end
+            {
+                self.tlp.end = None;
+                //= RFC 8985 section 7.4: the ACK covers the probe. A
+                //= retransmitted probe answered without D-SACK repaired a
+                //= loss no other mechanism saw: the sender "MUST invoke a
+                //= congestion control response equivalent to fast recovery".
+                if self.tlp.is_retrans && !ack.dsack && !self.in_recovery && !self.rto_recovery {
+                    let flight = self.flight() as f64;
+                    self.w.ssthresh = self.cc.on_congestion_event(&self.w, flight, now);
+                    self.w.cwnd = self.w.ssthresh;
+                    self.hystart = None;
+                }
             }
             if self.in_recovery {
                 if self.una >= self.recover {
@@ -406,6 +576,9 @@ impl Sender {
             } else {
                 now + self.rto
             };
+            //= RFC 8985 section 7.2: restart the PTO "upon receiving an ACK
+            //= that cumulatively acknowledges new data".
+            self.arm_pto(now);
         } else if ack.ack == self.una && self.max > self.una {
             if self.in_recovery {
                 if self.sb.is_none() {
@@ -450,23 +623,34 @@ impl Sender {
                 } else {
                     self.una >= self.recover
                 };
-                if (self.dupacks >= DUP_THRESH as u32 || lost) && past_recover {
+                if (self.dupacks >= DUP_THRESH as u32 || lost)
+                    && past_recover
+                    && self.rack.is_none()
+                {
                     self.enter_recovery(newly_sacked, now, out);
                     return;
                 }
             }
         }
-        if let (Some((una_before, sacked_before, lost_before)), Some(sb)) =
-            (prr_before, self.sb.as_ref())
+        //= RFC 9937: DeliveredData = change in snd.una + change in SACKed.
+        let delivered = self.sb.as_ref().map_or(0, |sb| {
+            (self.una + sb.sacked()) - (una_before + sacked_before)
+        });
+        let mut new_loss = false;
+        if self.rack.is_some() {
+            let (entered, marked) = self.rack_detect(delivered, now, out);
+            if entered {
+                return;
+            }
+            new_loss = marked;
+        }
+        if let (Some(lost_before), Some(sb), Some(p)) =
+            (lost_before, self.sb.as_ref(), self.prr.as_mut())
             && self.in_recovery
         {
-            //= RFC 9937: DeliveredData = change in snd.una + change in
-            //= SACKed; a safe ACK advances snd.una and marks no new loss.
-            let delivered = (self.una + sb.sacked()) - (una_before + sacked_before);
-            let safe = self.una > una_before && sb.lost_bound() <= lost_before;
-            let pipe = sb.pipe();
-            let p = self.prr.as_mut().expect("checked above");
-            self.w.cwnd = p.on_ack(delivered, pipe, self.w.ssthresh, safe);
+            //= RFC 9937: a safe ACK advances snd.una and indicates no new loss.
+            let safe = self.una > una_before && !new_loss && sb.lost_bound() <= lost_before;
+            self.w.cwnd = p.on_ack(delivered, sb.pipe(), self.w.ssthresh, safe);
         }
         self.pump(now, out);
     }
@@ -514,6 +698,9 @@ impl Sender {
         }
         self.stats.timeouts += 1;
         self.hystart = None;
+        self.tlp.end = None;
+        self.pto_deadline = SimTime::MAX;
+        self.reo_deadline = SimTime::MAX;
         let flight = self.flight() as f64;
         if self.in_recovery || self.rto_recovery {
             //= RFC 5681 section 3.1: on a timeout ssthresh "MUST be set to no
@@ -585,6 +772,7 @@ mod tests {
             ecn: true,
             prr: false,
             hystart: false,
+            rack: false,
         };
         Sender::new(cfg, AnyCc::NewReno(NewReno))
     }
@@ -758,6 +946,80 @@ mod tests {
             s.on_ack(&ack(11), t, &mut out);
         }
         assert_eq!(s.stats.recoveries, 1);
+    }
+
+    fn rack_sender(limit: u64) -> Sender {
+        let cfg = SenderConfig {
+            initial_window: 10,
+            rwnd: None,
+            min_rto: SimTime::from_millis(1000),
+            sack: true,
+            limit,
+            ecn: false,
+            prr: false,
+            hystart: false,
+            rack: true,
+        };
+        Sender::new(cfg, AnyCc::NewReno(NewReno))
+    }
+
+    #[test]
+    fn rack_repairs_a_lost_retransmission_without_a_timeout() {
+        let ms = SimTime::from_millis;
+        let mut s = rack_sender(u64::MAX);
+        s.w.ssthresh = 10.0;
+        let mut out = vec![];
+        s.pump(SimTime::ZERO, &mut out);
+        assert_eq!(out, (0..10).collect::<Vec<_>>());
+        // Segment 0 is lost. Three SACKed segments: RACK's reordering window
+        // is 0 and 0, sent before them, is overdue: fast recovery resends it.
+        out.clear();
+        s.on_ack(&sack_ack(0, &[(1, 4)]), ms(100), &mut out);
+        assert!(s.in_recovery);
+        assert_eq!(out, vec![0]);
+        // The rest of the window is SACKed; the pipe makes room for new data.
+        out.clear();
+        s.on_ack(&sack_ack(0, &[(1, 10)]), ms(103), &mut out);
+        assert_eq!(out, vec![10, 11, 12, 13]);
+        // The retransmission of 0 (sent at 100 ms) is lost too. When 13,
+        // sent at 103 ms, is SACKed at 203 ms (RACK.rtt = 100 ms), 0 is
+        // overdue since 200 ms: RACK resends it at once, where DupThresh
+        // recovery would wait for the retransmission timer (1 s here).
+        out.clear();
+        s.on_ack(&sack_ack(0, &[(1, 14)]), ms(203), &mut out);
+        assert_eq!(out.first(), Some(&0));
+        assert_eq!(s.stats.timeouts, 0);
+        assert_eq!(s.stats.retransmits, 2);
+        assert_eq!(s.stats.recoveries, 1);
+        assert!(s.deadline() > ms(203));
+    }
+
+    #[test]
+    fn tail_loss_probe_instead_of_a_timeout() {
+        let ms = SimTime::from_millis;
+        // A 5-segment transfer whose last segment is lost.
+        let mut s = rack_sender(5);
+        let mut out = vec![];
+        s.pump(SimTime::ZERO, &mut out);
+        assert_eq!(out, vec![0, 1, 2, 3, 4]);
+        out.clear();
+        s.on_ack(&ack(4), ms(100), &mut out);
+        assert!(out.is_empty());
+        // SRTT = 100 ms, one segment in flight: PTO = 2 SRTT + WCDelAckT =
+        // 400 ms (RFC 8985 section 7.2), before the 1 s retransmission timer.
+        assert_eq!(s.deadline(), ms(500));
+        s.on_timer(ms(500), &mut out);
+        // No new data: the probe resends the last segment.
+        assert_eq!(out, vec![4]);
+        assert_eq!(s.stats.probes, 1);
+        assert_eq!(s.stats.timeouts, 0);
+        // Its ACK (no D-SACK: the original was lost) completes the
+        // transfer; the repaired loss still cuts the window once (section 7.4).
+        out.clear();
+        s.on_ack(&ack(5), ms(600), &mut out);
+        assert!(s.done());
+        assert_eq!(s.stats.timeouts, 0);
+        assert!(s.w.ssthresh.is_finite());
     }
 
     #[test]

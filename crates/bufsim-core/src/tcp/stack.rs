@@ -38,6 +38,8 @@ pub struct StackDefaults {
     pub delayed_ack: bool,
     /// Proportional Rate Reduction during SACK fast recovery.
     pub prr: bool,
+    /// RACK-TLP loss detection (with SACK) instead of DupThresh.
+    pub rack: bool,
     /// HyStart++ (RFC 9406) in slow start.
     pub hystart: bool,
 }
@@ -73,6 +75,7 @@ impl Stack {
                 // The papers' ns-2 runs ACK every segment.
                 delayed_ack: false,
                 prr: false,
+                rack: false,
                 hystart: false,
             },
             Stack::Linux => StackDefaults {
@@ -85,6 +88,9 @@ impl Stack {
                 delayed_ack: true,
                 //= net/ipv4/tcp_input.c tcp_cwnd_reduction: PRR is always on.
                 prr: true,
+                //= net/ipv4/tcp_recovery.c: RACK-TLP on by default
+                //= (net.ipv4.tcp_recovery = 1).
+                rack: true,
                 // Linux's CUBIC exits slow start with its own HyStart (delay
                 // and ACK-train detection); HyStart++ is the standardized
                 // delay-based form of it.
@@ -100,6 +106,8 @@ impl Stack {
                 //= ns-3 TcpL4Protocol attribute RecoveryType (default
                 //= TcpPrrRecovery).
                 prr: true,
+                // ns-3 has no RACK: DupThresh (TcpSocketBase, ReTxThreshold 3).
+                rack: false,
                 hystart: false,
             },
         }
