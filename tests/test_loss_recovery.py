@@ -122,12 +122,12 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         {"rtt": "40ms", "stack": "linux", "initial_window": 4, "recovery": "rfc6675", "prr": False},
         {"rtt": "40ms", "stack": "linux", "sack": False},
     ]}).normalized["flows"]
-    pick = ["stack", "initial_window_pkts", "min_rto_s", "delayed_ack", "prr", "rack", "hystart"]
+    pick = ["stack", "initial_window_pkts", "min_rto_s", "delayed_ack", "prr", "rack", "hystart", "abc", "rto_ssthresh"]
     rows = [[g[k] for k in pick] for g in groups]
-    assert rows[0] == ["rfc", 1, 1.0, False, False, False, False]
-    assert rows[1] == ["linux", 10, 0.2, True, True, True, True]
-    assert rows[2] == ["ns3", 10, 1.0, True, True, False, False]
-    assert rows[3] == ["linux", 4, 0.2, True, False, False, True]
+    assert rows[0] == ["rfc", 1, 1.0, False, False, False, False, False, "rfc5681"]
+    assert rows[1] == ["linux", 10, 0.2, True, True, True, True, True, "keep"]
+    assert rows[2] == ["ns3", 10, 1.0, True, True, False, False, False, "pipe"]
+    assert rows[3] == ["linux", 4, 0.2, True, False, False, True, True, "keep"]
     # Without SACK the profile's PRR and RACK do not apply.
     assert rows[4][4:6] == [False, False]
 
@@ -140,6 +140,7 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         ({"recovery": "rack", "sack": False}, "flows[0].recovery", "sack = true"),
         ({"recovery": "fack"}, "flows[0].recovery", "rfc6675"),
         ({"hystart": "yes"}, "flows[0].hystart", "expected a boolean"),
+        ({"rto_ssthresh": "halve"}, "flows[0].rto_ssthresh", "rfc5681, keep, pipe"),
     ],
 )
 def test_bad_recovery_fields_name_the_field(flow, path, needle):
@@ -163,3 +164,15 @@ def test_rack_and_prr_runs_are_deterministic():
     assert pd.Series(a.summary).equals(pd.Series(b.summary))  # NaN equals NaN here
     assert a.flows.equals(b.flows)
     assert a.timeseries.equals(b.timeseries)
+
+
+def test_fluid_engine_names_the_profile_behind_a_refused_field():
+    s = {"name": "x", "duration": "1s", "link": {"capacity": "10Mbps", "delay": "1ms", "buffer": "10pkt"},
+         "flows": [{"rtt": "10ms", "stack": "ns3"}]}
+    with pytest.raises(bufsim.ScenarioError, match='flows\\[0\\].delayed_ack: true \\(from stack = "ns3"\\)'):
+        bufsim.simulate(s, engine="fluid")
+    # With the refused fields set explicitly, the profile's other defaults
+    # (initial window 10) run in the fluid engine.
+    s["flows"][0]["delayed_ack"] = False
+    r = bufsim.simulate(s, engine="fluid")
+    assert 0 < r.summary["utilization"] <= 1 + 1e-12  # float rounding of the integral

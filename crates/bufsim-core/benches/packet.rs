@@ -58,6 +58,17 @@ fn cases() -> Vec<(&'static str, Value)> {
             c,
         ));
     }
+    // Case (a) with the linux and ns3 stack profiles (initial window 10,
+    // delayed ACKs, PRR; linux adds RACK-TLP and HyStart++): the cost of
+    // real-stack fidelity, in the same last column.
+    for stack in ["linux", "ns3"] {
+        let mut c = a.clone();
+        c["flows"][0]["stack"] = stack.into();
+        v.push((
+            Box::leak(format!("p-1Gbps-10flows-newreno-{stack}").into_boxed_str()) as &str,
+            c,
+        ));
+    }
     // Open loop at load 0.95: Poisson arrivals of paper 002's size
     // mixture (mean 35 packets of 1500 B) on 100 Mbps, RTTs 20-200 ms, a
     // 100-packet buffer: ~225 transfers/s, ~45000 transfers in 200 s. The

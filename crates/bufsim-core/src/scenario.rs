@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use crate::engine::rng::{Stream, stream};
 use crate::queue::config::{LinkInfo, QdiscConfig};
 use crate::tcp::cc::config::CcConfig;
-use crate::tcp::stack::Stack;
+use crate::tcp::stack::{RtoSsthresh, Stack};
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
 use crate::traffic::{Arrival, DEFAULT_MAX_ACTIVE, Kind, RttDraw, ThinkDist};
@@ -264,6 +264,10 @@ struct RawFlows {
     #[serde(default)]
     recovery: Option<String>,
     #[serde(default)]
+    abc: Option<bool>,
+    #[serde(default)]
+    rto_ssthresh: Option<String>,
+    #[serde(default)]
     hystart: Option<bool>,
     #[serde(default)]
     ecn: Option<bool>,
@@ -419,6 +423,11 @@ pub struct FlowGroup {
     pub rack: bool,
     /// HyStart++ (RFC 9406): leave slow start when the RTT rises.
     pub hystart: bool,
+    /// Slow start counts every acknowledged segment (capped at ssthresh, as
+    /// Linux) instead of at most one per ACK (RFC 5681 eq. (2)).
+    pub abc: bool,
+    /// ssthresh after a timeout inside a loss episode.
+    pub rto_ssthresh: RtoSsthresh,
     /// Bernoulli loss probability of data packets on this group's path (after the bottleneck).
     pub loss: f64,
     /// ECN-capable (RFC 3168): an AQM with `ecn` marks these flows' packets
@@ -850,6 +859,18 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
                 ));
             }
         };
+        let rto_ssthresh = match f.rto_ssthresh.as_deref() {
+            None => profile.rto_ssthresh,
+            Some(name) => RtoSsthresh::parse(name).ok_or_else(|| {
+                err(
+                    p("rto_ssthresh"),
+                    format!(
+                        "unknown rule {name:?}; allowed: {}",
+                        RtoSsthresh::ALL.map(|(_, n)| n).join(", ")
+                    ),
+                )
+            })?,
+        };
         let iw = f.initial_window.unwrap_or(profile.initial_window as i64);
         check((1..=1000).contains(&iw), &p("initial_window"), || {
             format!("must be a whole number of packets from 1 to 1000, got {iw}")
@@ -987,6 +1008,8 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             prr,
             rack,
             hystart: f.hystart.unwrap_or(profile.hystart),
+            abc: f.abc.unwrap_or(profile.abc),
+            rto_ssthresh,
             ecn: f.ecn.unwrap_or(false),
             loss,
         });

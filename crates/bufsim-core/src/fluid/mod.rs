@@ -107,16 +107,25 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
                 ),
             ));
         }
+        // Name the stack profile when the value came from it.
+        let from = match grp.stack {
+            crate::tcp::stack::Stack::Rfc => String::new(),
+            st => format!(" (from stack = {:?})", st.name()),
+        };
         if grp.hystart {
             return Err(err(
                 p("hystart"),
-                "true: HyStart++ ends slow start on a rise of the per-ACK RTT, which the fluid laws do not resolve; set hystart = false or use engine=\"packet\"",
+                format!(
+                    "true{from}: HyStart++ ends slow start on a rise of the per-ACK RTT, which the fluid laws do not resolve; set hystart = false or use engine=\"packet\""
+                ),
             ));
         }
         if grp.delayed_ack {
             return Err(err(
                 p("delayed_ack"),
-                "true: the fluid laws assume one ACK per packet; set delayed_ack = false or use engine=\"packet\"",
+                format!(
+                    "true{from}: the fluid laws assume one ACK per packet; set delayed_ack = false or use engine=\"packet\""
+                ),
             ));
         }
     }

@@ -137,6 +137,8 @@ impl Flow {
             prr: grp.prr,
             hystart: grp.hystart,
             rack: grp.rack,
+            abc: grp.abc,
+            rto_ssthresh: grp.rto_ssthresh,
         };
         Flow {
             sender: Sender::new(cfg, AnyCc::new(&grp.cc)),

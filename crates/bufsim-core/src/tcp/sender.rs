@@ -28,6 +28,7 @@ use crate::tcp::hystart::{CSS_GROWTH_DIVISOR, Growth, HyStart};
 use crate::tcp::prr::Prr;
 use crate::tcp::rack::{Rack, Tlp};
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
+use crate::tcp::stack::RtoSsthresh;
 use crate::units::SimTime;
 
 //= RFC 6298 section 2.1: "Until a round-trip time (RTT) measurement has been
@@ -59,6 +60,11 @@ pub struct SenderConfig {
     pub hystart: bool,
     /// RACK-TLP loss detection (RFC 8985) instead of DupThresh (needs `sack`).
     pub rack: bool,
+    /// Slow start counts every acknowledged segment (Linux) instead of at
+    /// most one per ACK (RFC 5681 eq. (2)).
+    pub abc: bool,
+    /// ssthresh after a timeout inside a loss episode (`tcp::stack`).
+    pub rto_ssthresh: RtoSsthresh,
 }
 
 /// Counters of one sender.
@@ -659,15 +665,21 @@ impl Sender {
     /// window, unless HyStart++ holds the initial slow start to CSS's pace
     /// or ends it.
     fn grow(&mut self, acked: u64, now: SimTime) {
+        // Segments slow start may count for this ACK: RFC 5681 eq. (2)'s
+        // min(N, SMSS), or every one with `abc`.
+        let ss_acked = if self.cfg.abc {
+            acked as f64
+        } else {
+            (acked as f64).min(1.0)
+        };
         if let Some(h) = self.hystart.as_mut() {
             if self.w.cwnd < self.w.ssthresh {
                 match h.on_ack(self.una, self.max, now) {
                     Growth::SlowStart => {}
                     Growth::Conservative => {
                         //= RFC 9406 section 4.2: in CSS "cwnd = cwnd + (min(N,
-                        //= L * SMSS) / CSS_GROWTH_DIVISOR)" (with bufsim's
-                        //= slow start, N counts at most one segment per ACK).
-                        self.w.cwnd += (acked as f64).min(1.0) / CSS_GROWTH_DIVISOR;
+                        //= L * SMSS) / CSS_GROWTH_DIVISOR)".
+                        self.w.cwnd += ss_acked / CSS_GROWTH_DIVISOR;
                         return;
                     }
                     Growth::Exit => {
@@ -677,6 +689,18 @@ impl Sender {
                 }
             } else {
                 self.hystart = None;
+            }
+        }
+        let mut acked = acked;
+        if self.cfg.abc && self.w.cwnd < self.w.ssthresh {
+            //= Linux tcp_slow_start: "cwnd = min(cwnd + acked, ssthresh)";
+            //= what is left of `acked` goes to congestion avoidance.
+            let room = (self.w.ssthresh - self.w.cwnd).ceil().max(1.0);
+            let used = ss_acked.min(room);
+            self.w.cwnd = (self.w.cwnd + used).min(self.w.ssthresh);
+            acked -= used as u64;
+            if acked == 0 {
+                return;
             }
         }
         let info = AckInfo {
@@ -702,17 +726,27 @@ impl Sender {
         self.pto_deadline = SimTime::MAX;
         self.reo_deadline = SimTime::MAX;
         let flight = self.flight() as f64;
-        if self.in_recovery || self.rto_recovery {
+        let in_episode = self.in_recovery || self.rto_recovery;
+        if in_episode && self.cfg.rto_ssthresh == RtoSsthresh::Pipe && self.in_recovery {
+            //= ns-3 TcpSocketBase::ReTxTimeout: a timeout in fast recovery
+            //= recomputes ssthresh from the pipe ("BytesInFlight"), cutting
+            //= the window a second time.
+            let pipe = self.sb.as_ref().map_or(flight, |sb| sb.pipe() as f64);
+            self.cc.on_timeout(&mut self.w, pipe, now);
+        } else if in_episode {
             //= RFC 5681 section 3.1: on a timeout ssthresh "MUST be set to no
             //= more than" eq. (4), max (FlightSize / 2, 2*SMSS), for a segment
             //= "not yet resent by way of the retransmission timer". Inside a
             //= loss episode the controller has already answered (fast
             //= recovery, or an earlier timeout whose RecoveryPoint is not yet
             //= acknowledged) ssthresh is not cut a second time: it keeps the
-            //= episode's value, lowered only to eq. (4) where that is smaller.
-            //= (Linux's tcp_enter_loss likewise leaves ssthresh alone in the
-            //= Recovery and Loss states.) cwnd = LW = 1 segment.
-            self.w.ssthresh = self.w.ssthresh.min(reno_ssthresh(flight));
+            //= episode's value, lowered to eq. (4) where that is smaller
+            //= (`rfc5681`), or unchanged (`keep`: Linux's tcp_enter_loss
+            //= recomputes ssthresh only from the Open/Disorder states).
+            //= cwnd = LW = 1 segment.
+            if self.cfg.rto_ssthresh == RtoSsthresh::Rfc5681 {
+                self.w.ssthresh = self.w.ssthresh.min(reno_ssthresh(flight));
+            }
             self.w.cwnd = 1.0;
         } else {
             //= RFC 5681 section 3.1 eq. (4) and "cwnd ... to 1 full-sized segment".
@@ -773,6 +807,8 @@ mod tests {
             prr: false,
             hystart: false,
             rack: false,
+            abc: false,
+            rto_ssthresh: RtoSsthresh::Rfc5681,
         };
         Sender::new(cfg, AnyCc::NewReno(NewReno))
     }
@@ -959,6 +995,8 @@ mod tests {
             prr: false,
             hystart: false,
             rack: true,
+            abc: false,
+            rto_ssthresh: RtoSsthresh::Rfc5681,
         };
         Sender::new(cfg, AnyCc::NewReno(NewReno))
     }
@@ -1020,6 +1058,65 @@ mod tests {
         assert!(s.done());
         assert_eq!(s.stats.timeouts, 0);
         assert!(s.w.ssthresh.is_finite());
+    }
+
+    /// The three rules for ssthresh when the timer fires during a SACK fast
+    /// recovery: segments 0..20 sent, 0 and 10 lost, recovery at ssthresh
+    /// 10; by the timeout 28 segments are outstanding (FlightSize 28), of
+    /// which the pipe counts the retransmissions and new data only.
+    #[test]
+    fn timeout_in_recovery_ssthresh_rules() {
+        let run = |rule: RtoSsthresh| {
+            let mut s = sender(true);
+            s.cfg.rto_ssthresh = rule;
+            let mut out = vec![];
+            s.w.cwnd = 20.0;
+            s.pump(SimTime::ZERO, &mut out);
+            s.on_ack(
+                &sack_ack(0, &[(1, 10), (11, 20)]),
+                SimTime::from_millis(100),
+                &mut out,
+            );
+            let (flight, pipe) = (s.flight(), s.sb.as_ref().unwrap().pipe());
+            s.on_timeout(s.rto_deadline, &mut out);
+            (s.w.ssthresh, flight, pipe)
+        };
+        let (rfc, flight, pipe) = run(RtoSsthresh::Rfc5681);
+        assert_eq!(flight, 28);
+        // min(10, eq. (4) of 28 = 14) = 10; Linux keeps 10; ns-3 recomputes
+        // from the pipe: max(pipe / 2, 2).
+        assert_eq!(rfc, 10.0);
+        assert_eq!(run(RtoSsthresh::Keep).0, 10.0);
+        assert_eq!(run(RtoSsthresh::Pipe).0, reno_ssthresh(pipe as f64));
+        assert!(run(RtoSsthresh::Pipe).0 < 10.0);
+    }
+
+    #[test]
+    fn abc_counts_every_acknowledged_segment_up_to_ssthresh() {
+        let mut s = sender(false);
+        let mut out = vec![];
+        s.w = Window {
+            cwnd: 4.0,
+            ssthresh: 7.0,
+        };
+        s.pump(SimTime::ZERO, &mut out);
+        let t = SimTime::from_millis(100);
+        // RFC 5681 eq. (2): one segment per ACK, however many it covers.
+        s.on_ack(&ack(2), t, &mut out);
+        assert_eq!(s.w.cwnd, 5.0);
+        // Linux: every acknowledged segment, capped at ssthresh; the rest
+        // goes to congestion avoidance (+1/cwnd for the one left).
+        let mut s = sender(false);
+        s.cfg.abc = true;
+        s.w = Window {
+            cwnd: 4.0,
+            ssthresh: 7.0,
+        };
+        s.pump(SimTime::ZERO, &mut out);
+        s.on_ack(&ack(2), t, &mut out);
+        assert_eq!(s.w.cwnd, 6.0);
+        s.on_ack(&ack(4), t, &mut out);
+        assert!((s.w.cwnd - (7.0 + 1.0 / 7.0)).abs() < 1e-12, "{}", s.w.cwnd);
     }
 
     #[test]

@@ -27,6 +27,40 @@ pub enum Stack {
     Ns3,
 }
 
+/// How a retransmission timeout inside a loss episode (a fast recovery, or
+/// an earlier timeout not yet repaired) sets ssthresh; outside one every
+/// stack applies the variant's timeout rule (RFC 5681 eq. (4) for Reno).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoSsthresh {
+    /// RFC 5681 section 3.1: "no more than" eq. (4): the episode's ssthresh,
+    /// lowered to max(FlightSize / 2, 2) where that is smaller.
+    Rfc5681,
+    /// Linux (`tcp_enter_loss`): the episode's ssthresh, unchanged.
+    Keep,
+    /// ns-3 (`TcpSocketBase::ReTxTimeout`): recomputed by the variant from
+    /// the pipe estimate in a fast recovery (cutting again), unchanged on a
+    /// repeated timeout.
+    Pipe,
+}
+
+impl RtoSsthresh {
+    /// Every rule, by its scenario name.
+    pub const ALL: [(RtoSsthresh, &'static str); 3] = [
+        (RtoSsthresh::Rfc5681, "rfc5681"),
+        (RtoSsthresh::Keep, "keep"),
+        (RtoSsthresh::Pipe, "pipe"),
+    ];
+
+    /// The rule called `name`, if any.
+    pub fn parse(name: &str) -> Option<RtoSsthresh> {
+        RtoSsthresh::ALL
+            .into_iter()
+            .find(|(_, n)| *n == name)
+            .map(|(r, _)| r)
+    }
+}
+
 /// The defaults a profile sets.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StackDefaults {
@@ -42,6 +76,11 @@ pub struct StackDefaults {
     pub rack: bool,
     /// HyStart++ (RFC 9406) in slow start.
     pub hystart: bool,
+    /// Slow start grows by every acknowledged segment (capped at ssthresh)
+    /// instead of by at most one segment per ACK.
+    pub abc: bool,
+    /// ssthresh after a timeout inside a loss episode.
+    pub rto_ssthresh: RtoSsthresh,
 }
 
 impl Stack {
@@ -77,24 +116,42 @@ impl Stack {
                 prr: false,
                 rack: false,
                 hystart: false,
+                //= RFC 5681 section 3.1 eq. (2): "cwnd += min (N, SMSS)" per ACK.
+                abc: false,
+                rto_ssthresh: RtoSsthresh::Rfc5681,
             },
             Stack::Linux => StackDefaults {
                 //= include/net/tcp.h TCP_INIT_CWND = 10 (RFC 6928).
                 initial_window: 10,
-                //= include/net/tcp.h TCP_RTO_MIN = HZ / 5 (200 ms).
+                //= include/net/tcp.h TCP_RTO_MIN = HZ / 5 (200 ms). (Linux
+                //= floors the RTTVAR term with it, RTO >= SRTT + 200 ms;
+                //= bufsim floors the whole RTO, as RFC 6298 (2.4).)
                 min_rto: SimTime::from_millis(200),
                 //= net/ipv4/tcp_input.c __tcp_ack_snd_check: an ACK for every
-                //= second full-sized segment, otherwise delayed.
+                //= second full-sized segment, otherwise delayed. (Linux's
+                //= quick-ACK start, up to 16 immediate ACKs, and its 40 ms
+                //= adaptive timer are not modelled: bufsim's timer is 200 ms.)
                 delayed_ack: true,
-                //= net/ipv4/tcp_input.c tcp_cwnd_reduction: PRR is always on.
+                //= net/ipv4/tcp_input.c tcp_cwnd_reduction, called for every
+                //= controller in Recovery: PRR is always on, with the
+                //= slow-start bound on ACKs that advance snd_una and mark no
+                //= new loss (RFC 9937's rule).
                 prr: true,
-                //= net/ipv4/tcp_recovery.c: RACK-TLP on by default
-                //= (net.ipv4.tcp_recovery = 1).
+                //= net/ipv4/tcp_ipv4.c tcp_sk_init: tcp_recovery =
+                //= TCP_RACK_LOSS_DETECTION and tcp_early_retrans = 3 (TLP).
                 rack: true,
-                // Linux's CUBIC exits slow start with its own HyStart (delay
-                // and ACK-train detection); HyStart++ is the standardized
-                // delay-based form of it.
+                //= net/ipv4/tcp_cubic.c hystart = 1: CUBIC leaves slow start
+                //= when the RTT rises by clamp(min_rtt / 8, 4 ms, 16 ms) (or on
+                //= an ACK train), with ssthresh = cwnd. HyStart++ (RFC 9406)
+                //= has the same delay test and adds five rounds of
+                //= Conservative Slow Start; bufsim models Linux with it.
                 hystart: true,
+                //= net/ipv4/tcp_cong.c tcp_slow_start: "cwnd = min(cwnd +
+                //= acked, ssthresh)", acked counting every delivered segment.
+                abc: true,
+                //= net/ipv4/tcp_input.c tcp_enter_loss: ssthresh is recomputed
+                //= only from the Open/Disorder states.
+                rto_ssthresh: RtoSsthresh::Keep,
             },
             Stack::Ns3 => StackDefaults {
                 //= ns-3 TcpSocket attribute InitialCwnd (default 10).
@@ -108,7 +165,14 @@ impl Stack {
                 prr: true,
                 // ns-3 has no RACK: DupThresh (TcpSocketBase, ReTxThreshold 3).
                 rack: false,
+                // ns-3 has no HyStart++; its CUBIC's classic HyStart waits for
+                // an RTT rise of a whole minimum RTT.
                 hystart: false,
+                //= ns-3 TcpNewReno::SlowStart: one segment per ACK.
+                abc: false,
+                //= ns-3 TcpSocketBase::ReTxTimeout: ssthresh = GetSsThresh(tcb,
+                //= BytesInFlight()) unless already in CA_LOSS.
+                rto_ssthresh: RtoSsthresh::Pipe,
             },
         }
     }
