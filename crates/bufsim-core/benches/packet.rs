@@ -79,6 +79,19 @@ fn cases() -> Vec<(&'static str, Value)> {
         "flows": [{"rtt": {"uniform": ["20ms", "200ms"]}, "mss": "1500B", "size": "dhamdhere2006", "arrival": {"load": 0.95}}],
     });
     v.push(("o-100Mbps-open-loop-load0.95", o));
+    // Scaling: CUBIC flows with RTTs 20-200 ms through 0.1 BDP of buffer,
+    // flows x capacity, each case long enough for a few million packets.
+    for (cap, dur) in [(1, "20s"), (10, "4s"), (40, "2s")] {
+        for n in [10, 100, 1000, 10000] {
+            let c = json!({
+                "duration": dur,
+                "link": {"capacity": format!("{cap}Gbps"), "delay": "5ms", "buffer": "0.1BDP", "packet_size": "1500B"},
+                "flows": [{"count": n, "tcp": "cubic", "rtt": {"uniform": ["20ms", "200ms"]}, "mss": "1500B",
+                           "start": {"uniform": ["0s", "0.5s"]}}],
+            });
+            v.push((Box::leak(format!("s-{cap}Gbps-{n}flows-cubic").into_boxed_str()) as &str, c));
+        }
+    }
     v
 }
 
