@@ -11,7 +11,7 @@ export CARGO_BUILD_JOBS ?= 2
 
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.lock pyproject.toml
 
-.PHONY: install build demo test test-rust test-python bench clean
+.PHONY: install build demo test test-rust test-python browser bench clean
 
 install: $(VENV)/.deps build
 
@@ -31,7 +31,14 @@ $(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
 demo: install
 	$(VENV)/bin/bufsim demo
 
-test: install test-rust test-python
+test: install browser test-rust test-python
+
+# Headless Chromium opens the HTML reports in the tests (Debian's package;
+# installed here when missing, as root on a fresh machine).
+browser:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || { \
+		echo "installing chromium (apt-get) for the report tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
 
 test-rust:
 	cargo test --release --workspace --exclude bufsim-py

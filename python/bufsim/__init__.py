@@ -24,4 +24,15 @@ __all__ = [
     "simulate",
     "sweep",
     "__version__",
+    "plot",
+    "report",
 ]
+
+
+def __getattr__(name: str):
+    """``bufsim.plot`` and ``bufsim.report`` import matplotlib: load them on first use."""
+    if name in ("plot", "report"):
+        import importlib
+
+        return importlib.import_module(f"bufsim.{name}")
+    raise AttributeError(f"module 'bufsim' has no attribute {name!r}")

@@ -3,8 +3,9 @@
 ``bufsim run scenario.toml`` runs one scenario and writes its result;
 ``bufsim validate`` checks a scenario and prints it normalized;
 ``bufsim demo`` runs the main job (paper 000, section IV.B);
-``bufsim sweep spec.toml`` runs a parameter sweep into the results store and
-``bufsim results`` lists, filters and exports what the store holds.
+``bufsim sweep spec.toml`` runs a parameter sweep into the results store,
+``bufsim results`` lists, filters and exports what the store holds and
+``bufsim report SOURCE -o report.html`` writes an HTML report.
 The library never imports this module.
 """
 
@@ -335,6 +336,30 @@ def reproduce(
         console.print(f"[bold]{key}[/bold]: {rep.PAPERS[key]}")
         console.print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"), soft_wrap=True)
         console.print(f"written to {path}")
+
+
+@app.command()
+def report(
+    source: Annotated[
+        str,
+        typer.Argument(help="A result directory, a sweep spec (.toml), a results store, or a reproduction name."),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.")] = Path("report.html"),
+    name: Annotated[Optional[str], typer.Option(help="With a store: only this scenario name.")] = None,
+    full: Annotated[bool, typer.Option(help="With a reproduction: the full runs instead of the quick ones.")] = False,
+) -> None:
+    """Write a self-contained HTML report (figures inline, no network access)."""
+    from bufsim import report as rep
+
+    if out.suffix.lower() not in (".html", ".htm"):
+        _fail(f"--out {str(out)!r}: use a .html file name")
+    if out.parent and not out.parent.is_dir():
+        _fail(f"--out {str(out)!r}: the folder {str(out.parent)!r} does not exist")
+    try:
+        path = rep.write(source, out, name=name, quick=not full)
+    except (ValueError, bufsim.ScenarioError, OSError) as e:
+        _fail(str(e))
+    console.print(f"report written to {path}")
 
 
 def main() -> None:

@@ -127,6 +127,53 @@ class Result:
             congestion_events=_frame("congestion_events"),
         )
 
+    def plot(self, kind: str = "timeseries", **options: Any) -> Any:
+        """A figure of this result (:mod:`bufsim.plot`).
+
+        Parameters
+        ----------
+        kind : str
+            ``"timeseries"`` (queue, utilization, windows, drops),
+            ``"scatter"`` (per-flow goodput against RTT) or ``"cdf"``
+            (per-flow throughput CDFs by class; ``column=`` picks another
+            flows-table column).
+        **options
+            Passed to the plotting function.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
+        from bufsim import plot
+
+        kinds = {"timeseries": plot.timeseries, "scatter": plot.goodput_scatter, "cdf": plot.flow_cdfs}
+        if kind not in kinds:
+            raise ValueError(f"kind must be one of {', '.join(kinds)}, got {kind!r}")
+        return kinds[kind](self, **options)
+
+    def _repr_html_(self) -> str:
+        """Notebook view: the key metrics and, if there is a time series, a small figure."""
+        import html
+
+        from bufsim import plot
+        from bufsim.report import KEY_METRICS
+
+        rows = "".join(
+            f"<tr><td>{html.escape(k)}</td><td>{self.summary[k]:.4g}</td></tr>"
+            for k in KEY_METRICS
+            if isinstance(self.summary.get(k), (int, float))
+        )
+        name = html.escape(str(self.scenario.get("name", "")))
+        fig = ""
+        if not self.timeseries.empty:
+            f = plot.timeseries(self, max_flows=4)
+            f.set_size_inches(6, 1.2 * len(f.axes) + 0.5)
+            fig = plot.svg(f)
+        return (
+            f"<div><b>bufsim Result</b> {name} ({html.escape(self.engine)}, {len(self.flows)} flows)"
+            f"<table>{rows}</table>{fig}</div>"
+        )
+
     def __repr__(self) -> str:
         keys = ", ".join(
             f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"

@@ -348,8 +348,10 @@ def records_table(
 
     Columns: parameters (in ``params_order``, then any others in order of
     appearance), ``engine``, ``seed``, ``status``, ``error``, the summary
-    metrics (in order of first appearance), then ``name``, ``key``, ``wall_s``
-    and any ``extra`` columns.
+    metrics (in order of first appearance), then ``name``, ``key``, ``wall_s``,
+    any ``extra`` columns, and ``buffer_pkts`` / ``buffer_bytes`` (the
+    buffer each row's scenario resolves to, packets and bytes) unless
+    ``extra`` gives them.
     """
     param_cols: list[str] = list(params_order or [])
     metric_cols: list[str] = []
@@ -392,4 +394,18 @@ def records_table(
         df["seed"] = df["seed"].astype("int64")
     for c, values in (extra or {}).items():
         df[c] = values
+    if "buffer_pkts" not in df and recs:
+        df["buffer_pkts"], df["buffer_bytes"] = zip(*(_buffer(r.get("scenario")) for r in recs))
     return df
+
+
+def _buffer(raw: Any) -> tuple[float, float]:
+    """The buffer (packets, bytes) a stored scenario resolves to (NaN if it does not load)."""
+    from bufsim._core import ScenarioError
+    from bufsim.scenario import Scenario
+
+    try:
+        link = Scenario(raw).normalized["link"]
+    except ScenarioError:  # a row stored by another version whose scenario no longer loads
+        return math.nan, math.nan
+    return float(link["buffer_pkts"]), float(link["buffer_bytes"])

@@ -182,6 +182,11 @@ class Point:
         The scenario (unit strings) that runs.
     key : str
         Store key: hash of (scenario, engine, seed, bufsim version).
+    name : str
+        The scenario's name.
+    buffer_pkts, buffer_bytes : float
+        The bottleneck buffer this point resolves to (packets of the link's
+        reference size, bytes).
     """
 
     index: int
@@ -191,6 +196,8 @@ class Point:
     raw: dict[str, Any]
     key: str
     name: str = ""
+    buffer_pkts: float = math.nan
+    buffer_bytes: float = math.nan
 
 
 def _engines(engines: Any) -> list[str]:
@@ -336,6 +343,7 @@ def expand(
         # Table order: combinations, then engines, then seeds.
         for engine in engines:
             for scn, run_seed, digest in runs:
+                link = scn.normalized["link"]
                 points.append(
                     Point(
                         index=len(points),
@@ -345,6 +353,8 @@ def expand(
                         raw=scn.raw,
                         key=point_key(digest, engine, run_seed, version),
                         name=scn.name,
+                        buffer_pkts=float(link["buffer_pkts"]),
+                        buffer_bytes=float(link["buffer_bytes"]),
                     )
                 )
     return points
@@ -624,8 +634,10 @@ def sweep(
         One row per point, engine and seed, in grid order: the parameter
         columns (named by their paths, values as given), ``engine``, ``seed``,
         ``status`` (``ok``/``failed``), ``error``, the summary metrics (NaN
-        when failed), ``name``, ``key`` (the store key), ``wall_s`` and
-        ``cached`` (True if reused from the store). ``table.attrs["sweep"]``
+        when failed), ``name``, ``key`` (the store key), ``wall_s``,
+        ``cached`` (True if reused from the store), and ``buffer_pkts`` /
+        ``buffer_bytes``, the buffer each point resolves to (packets,
+        bytes), for every engine, so curves need no parsing of ``"0.1BDP"``. ``table.attrs["sweep"]``
         holds counts (``points``, ``ran``, ``cached``, ``failed``), the
         failures grouped by error (``errors``), the store path and the wall
         time.
@@ -705,7 +717,15 @@ def sweep(
             rec = dict(done[p.key])
             rec.update(params=p.params, engine=p.engine, seed=p.seed, name=p.name, key=p.key)
             recs.append(rec)
-        table = records_table(recs, params_order=params_order, extra={"cached": [p.key in cached for p in points]})
+        table = records_table(
+            recs,
+            params_order=params_order,
+            extra={
+                "cached": [p.key in cached for p in points],
+                "buffer_pkts": [p.buffer_pkts for p in points],
+                "buffer_bytes": [p.buffer_bytes for p in points],
+            },
+        )
         failed = table[table["status"] == "failed"]
         table.attrs["sweep"] = {
             "points": len(points),

@@ -132,3 +132,42 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
             }
         )
     return pd.DataFrame(rows)
+
+
+def claims(table: pd.DataFrame) -> pd.DataFrame:
+    """The paper's statements beside bufsim's numbers, with a verdict.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`run`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per claim: ``claim``, ``paper`` (the statement), ``bufsim``
+        (the number compared), ``tolerance``, ``verdict`` (``agrees`` or
+        ``differs``) and ``why`` (the reason for a difference, or the check).
+    """
+    t = table.set_index(["flows", "buffer_pkts", "background"])
+    rows = []
+
+    def claim(name: str, paper: str, value: float, target: float, tol: float, why: str) -> None:
+        ok = abs(value - target) <= tol
+        rows.append({"claim": name, "paper": paper, "bufsim": value, "tolerance": tol,
+                     "verdict": "agrees" if ok else "differs", "why": why})
+
+    claim("1 flow, 20 packets", "around 40% of the residual bandwidth", t.loc[(1, 20, True), "residual_share"],
+          0.40, 0.10, "NewReno share of 25 Mbps, 'around' read as +-0.1")
+    claim("1 flow, 625 packets", "100% utilization", t.loc[(1, 625, True), "residual_share"], 1.0, 0.03,
+          "NewReno share of 25 Mbps")
+    claim("1 flow, 1 packet, no background", "75% of the link", t.loc[(1, 1, False), "utilization"], 0.75, 0.03,
+          "paper 003 Theorem 1 gives 0.752")
+    claim("1 flow, 20 packets, no background", "around 80%", t.loc[(1, 20, False), "utilization"], 0.80, 0.03,
+          "Theorem 1 gives 0.758 for 20 packets: the paper's 80% is an estimate the theory does not support")
+    shares = [t.loc[(n, 20, True), "utilization"] for n in (1, 2, 4)]
+    grows = shares[0] < shares[1] < shares[2]
+    rows.append({"claim": "1, 2, 4 flows, 20 packets", "paper": "utilization improves with more flows (figure 5)",
+                 "bufsim": shares[2], "tolerance": math.nan, "verdict": "agrees" if grows else "differs",
+                 "why": "utilization " + " < ".join(f"{u:.3f}" for u in shares)})
+    return pd.DataFrame(rows)

@@ -1,0 +1,351 @@
+"""Figures of bufsim results (matplotlib, object-oriented API, no pyplot state).
+
+Every function returns a :class:`matplotlib.figure.Figure`, so a user can
+restyle it, ``fig.savefig("x.svg")`` it, or show it in a notebook. Nothing
+here touches matplotlib's global backend: figures are built on the Agg
+canvas and work headless.
+
+* :func:`buffer_curves` -- a metric against the buffer size (log axis) from a
+  sweep table, one line per engine with a confidence band over seeds, rule
+  buffers marked, and each model/fluid curve's error against the packet
+  curve in its legend;
+* :func:`timeseries` -- queue, utilization, congestion windows and drops of
+  one :class:`~bufsim.result.Result`;
+* :func:`flow_cdfs` -- per-flow throughput or loss CDFs by flow class
+  (paper 002 figures 2-7);
+* :func:`goodput_scatter` -- per-flow goodput against RTT.
+
+Examples
+--------
+>>> table = bufsim.sweep("auge.toml", grid={"link.buffer": ["20pkt", "100pkt"]},
+...                      engines=["packet", "fluid"], seeds=[1, 2])  # doctest: +SKIP
+>>> fig = table.pipe(bufsim.plot.buffer_curves, "utilization")      # doctest: +SKIP
+>>> fig.savefig("utilization.svg")                                   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Mapping
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from scipy import stats
+
+if TYPE_CHECKING:
+    from bufsim.result import Result
+
+__all__ = ["buffer_curves", "curve_errors", "flow_cdfs", "goodput_scatter", "svg", "timeseries"]
+
+#: Line colours per engine (packet first: the reference the others are judged by).
+ENGINE_COLORS = {"packet": "#1f4e79", "fluid": "#c55a11"}
+_MODEL_COLORS = ["#548235", "#7030a0", "#bf9000", "#2e75b6", "#833c0b"]
+
+
+def _figure(width: float = 6.4, height: float = 4.0, nrows: int = 1, sharex: bool = False):
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(nrows, 1, sharex=sharex, squeeze=False)[:, 0]
+    return fig, axes
+
+
+def _color(engine: str, k: int) -> str:
+    return ENGINE_COLORS.get(engine, _MODEL_COLORS[k % len(_MODEL_COLORS)])
+
+
+def _mean_ci(values: pd.Series, confidence: float) -> tuple[float, float, float]:
+    """Mean and the two ends of a Student t confidence interval (NaN ends for one value)."""
+    v = values.dropna().to_numpy(dtype=float)
+    if len(v) == 0:
+        return math.nan, math.nan, math.nan
+    m = float(v.mean())
+    if len(v) < 2:
+        return m, math.nan, math.nan
+    half = float(stats.t.ppf(0.5 + confidence / 2, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)))
+    return m, m - half, m + half
+
+
+def _curves(table: pd.DataFrame, metric: str, x: str, confidence: float) -> pd.DataFrame:
+    """Per (engine, x): mean, CI ends and the number of seeds."""
+    if metric not in table:
+        raise ValueError(f"metric {metric!r} is not a column of the table; it has {', '.join(map(str, table.columns))}")
+    if x not in table:
+        raise ValueError(
+            f"x column {x!r} is not in the table: sweep tables carry buffer_pkts and buffer_bytes; "
+            f"it has {', '.join(map(str, table.columns))}"
+        )
+    ok = table if "status" not in table else table[table["status"] == "ok"]
+    rows = []
+    for (engine, xv), g in ok.groupby(["engine", x], sort=True):
+        m, lo, hi = _mean_ci(g[metric], confidence)
+        rows.append({"engine": engine, "x": float(xv), "mean": m, "lo": lo, "hi": hi, "n": int(g[metric].notna().sum())})
+    return pd.DataFrame(rows, columns=["engine", "x", "mean", "lo", "hi", "n"])
+
+
+def curve_errors(
+    table: pd.DataFrame, metric: str, *, x: str = "buffer_pkts", reference: str = "packet"
+) -> pd.DataFrame:
+    """Each engine's error against the reference engine's curve.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A sweep table (:func:`bufsim.sweep`).
+    metric : str
+        The column compared (``utilization``, ``drop_rate``, ...).
+    x : str
+        The buffer column (``buffer_pkts`` or ``buffer_bytes``).
+    reference : str
+        The engine the others are compared with (the packet engine).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by engine: ``points`` (buffer values both curves have),
+        ``rms`` and ``max_abs`` (root mean square and largest absolute
+        difference of the seed means over those points, in the metric's
+        unit).
+    """
+    c = _curves(table, metric, x, 0.95)
+    ref = c[c["engine"] == reference].set_index("x")["mean"]
+    rows = []
+    for engine, g in c.groupby("engine", sort=False):
+        if engine == reference:
+            continue
+        d = (g.set_index("x")["mean"] - ref).dropna()
+        rows.append(
+            {
+                "engine": engine,
+                "points": len(d),
+                "rms": float(np.sqrt((d**2).mean())) if len(d) else math.nan,
+                "max_abs": float(d.abs().max()) if len(d) else math.nan,
+            }
+        )
+    return pd.DataFrame(rows, columns=["engine", "points", "rms", "max_abs"]).set_index("engine")
+
+
+def buffer_curves(
+    table: pd.DataFrame,
+    metric: str = "utilization",
+    *,
+    x: str = "buffer_pkts",
+    rules: Mapping[str, float] | None = None,
+    bound: float | None = None,
+    confidence: float = 0.95,
+    reference: str = "packet",
+    logx: bool = True,
+    title: str | None = None,
+    ax: Any = None,
+) -> Figure:
+    """A metric against the buffer size, one curve per engine.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A sweep table (:func:`bufsim.sweep`): columns ``engine``, ``x`` and
+        ``metric``, one row per point and seed (failed rows are skipped).
+    metric : str
+        Column on the y axis (``utilization``, ``drop_rate``,
+        ``p99_queue_delay_s``, ...).
+    x : str
+        ``buffer_pkts`` (packets) or ``buffer_bytes`` (bytes).
+    rules : dict of {str: float}, optional
+        Buffers to mark with a vertical line, in the unit of ``x`` (e.g.
+        ``{"BDP": 625, "Stanford": 312}``).
+    bound : float, optional
+        An objective's bound, drawn as a horizontal line.
+    confidence : float
+        Level of the Student t interval over seeds drawn as a band (where a
+        point has two seeds or more).
+    reference : str
+        The engine whose curve the others' errors are measured against; the
+        legend gives each other engine's RMS and largest absolute difference
+        over the shared buffer points (:func:`curve_errors`).
+    logx : bool
+        Logarithmic buffer axis.
+    title : str, optional
+        Axes title.
+    ax : matplotlib.axes.Axes, optional
+        Draw into these axes (their figure is returned).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    c = _curves(table, metric, x, confidence)
+    if c.empty:
+        raise ValueError(f"no successful rows with {metric!r} to plot")
+    if ax is None:
+        fig, (ax,) = _figure()
+    else:
+        fig = ax.figure
+    errors = curve_errors(table, metric, x=x, reference=reference) if (c["engine"] == reference).any() else None
+    engines = list(dict.fromkeys([reference, *c["engine"]]))
+    for k, engine in enumerate(e for e in engines if (c["engine"] == e).any()):
+        g = c[c["engine"] == engine].sort_values("x")
+        label = engine
+        if errors is not None and engine in errors.index and errors.loc[engine, "points"] > 0:
+            label += f" (vs {reference}: RMS {errors.loc[engine, 'rms']:.3g}, max {errors.loc[engine, 'max_abs']:.3g})"
+        color = _color(engine, k)
+        ax.plot(g["x"], g["mean"], marker="o", ms=3.5, lw=1.6, color=color, label=label)
+        band = g.dropna(subset=["lo", "hi"])
+        if not band.empty:
+            ax.fill_between(band["x"], band["lo"], band["hi"], color=color, alpha=0.2, lw=0)
+    for k, (name, value) in enumerate((rules or {}).items()):
+        if value is None or not np.isfinite(value) or value <= 0:
+            continue
+        ax.axvline(value, color="0.35", ls=(0, (4, 2 + k)), lw=1)
+        ax.annotate(f" {name} ", (value, 0.02), xycoords=("data", "axes fraction"), rotation=90,
+                    ha="right", va="bottom", fontsize=8, color="0.25")
+    if bound is not None:
+        ax.axhline(bound, color="#c00000", lw=1, ls=":", label=f"objective {bound:g}")
+    if logx:
+        ax.set_xscale("log")
+        # Buffer sizes read as plain numbers at 1, 2, 5 x 10^k, not 2x10^1.
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("buffer (packets)" if x == "buffer_pkts" else "buffer (bytes)" if x == "buffer_bytes" else x)
+    ax.set_ylabel(metric)
+    ax.grid(True, which="both", alpha=0.3)
+    seeds = int(c["n"].max())
+    band = f", band: {confidence:.0%} t-interval over {seeds} seeds" if seeds > 1 else ""
+    ax.set_title(title or f"{metric} vs buffer{band}", fontsize=10)
+    ax.legend(fontsize=8, loc="best")
+    return fig
+
+
+def timeseries(result: "Result", *, max_flows: int = 8) -> Figure:
+    """Queue, utilization, congestion windows and drops of one run.
+
+    Parameters
+    ----------
+    result : Result
+        A packet or fluid result with a time series.
+    max_flows : int
+        Draw the windows of at most this many flows (``cwnd_flow<i>``
+        columns; the scenario must set ``output.cwnd = true``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per quantity present, sharing the time axis (seconds).
+    """
+    ts = result.timeseries
+    if ts.empty:
+        raise ValueError("the result has no time series (models have none)")
+    cwnd = [c for c in ts.columns if str(c).startswith("cwnd_flow")][:max_flows]
+    panels = [(c, lbl) for c, lbl in (("queue_pkts", "queue (packets)"), ("utilization", "utilization")) if c in ts]
+    if cwnd:
+        panels.append(("cwnd", "cwnd (packets)"))
+    if "drops" in ts:
+        panels.append(("drops", "drops per sample"))
+    fig, axes = _figure(7.0, 1.8 * len(panels) + 0.6, nrows=len(panels), sharex=True)
+    t = ts.index.to_numpy(dtype=float)
+    for ax, (col, label) in zip(axes, panels):
+        if col == "cwnd":
+            for c in cwnd:
+                ax.plot(t, ts[c], lw=0.9, label=str(c).removeprefix("cwnd_"))
+            if len(cwnd) > 1:
+                ax.legend(fontsize=7, ncol=min(4, len(cwnd)), loc="upper right")
+        elif col == "drops":
+            ax.bar(t, ts[col], width=(t[1] - t[0]) if len(t) > 1 else 1.0, color="#c00000")
+        else:
+            ax.plot(t, ts[col], lw=0.9, color="#1f4e79")
+        ax.set_ylabel(label, fontsize=9)
+        ax.grid(True, alpha=0.3)
+    axes[-1].set_xlabel("time (s)")
+    name = result.scenario.get("name", "")
+    axes[0].set_title(f"{name} ({result.engine})", fontsize=10)
+    return fig
+
+
+def flow_cdfs(
+    results: "Result | Mapping[str, Result]",
+    column: str = "throughput_bps",
+    *,
+    finished_only: bool = True,
+    logx: bool | None = None,
+) -> Figure:
+    """Per-flow CDFs by class (persistent, large, small), as paper 002's figures 2-7.
+
+    Parameters
+    ----------
+    results : Result or dict of {label: Result}
+        Packet-engine results with finite or persistent flows; several are
+        drawn on the same axes (e.g. ``{"B=18": r18, "B=500": r500}``).
+    column : str
+        ``throughput_bps`` (bits/s), ``loss_rate`` (fraction), ``fct_s``, ...
+    finished_only : bool
+        Only transfers that completed (as :func:`bufsim.flows.cdfs`).
+    logx : bool, optional
+        Logarithmic x axis (default: for throughputs and completion times).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from bufsim.flows import cdfs
+
+    runs = results if isinstance(results, Mapping) else {"": results}
+    fig, (ax,) = _figure()
+    styles = ["-", "--", ":", "-."]
+    colors = {"persistent": "#1f4e79", "large": "#c55a11", "small": "#548235"}
+    for k, (label, r) in enumerate(runs.items()):
+        for cls, d in cdfs(r, column, finished_only).items():
+            name = f"{label} {cls}".strip()
+            ax.step(d["x"], d["F"], where="post", ls=styles[k % len(styles)], color=colors[cls],
+                    label=f"{name} ({len(d)} flows)")
+    if logx if logx is not None else column != "loss_rate":
+        ax.set_xscale("log")
+    ax.set_xlabel(column)
+    ax.set_ylabel("fraction of flows")
+    ax.set_ylim(0, 1.02)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def goodput_scatter(result: "Result") -> Figure:
+    """Per-flow goodput (bits/s) against round-trip propagation delay, by group.
+
+    Parameters
+    ----------
+    result : Result
+        A packet-engine result (its ``flows`` table has ``rtt_s`` and
+        ``goodput_bps``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With the fair share (capacity / flows) as a horizontal line.
+    """
+    f = result.flows
+    missing = {"rtt_s", "goodput_bps", "group"} - set(f.columns)
+    if missing:
+        raise ValueError(f"the flows table has no {sorted(missing)} columns: it must come from the packet engine")
+    fig, (ax,) = _figure()
+    for k, (g, rows) in enumerate(f.groupby("group")):
+        ax.scatter(rows["rtt_s"] * 1e3, rows["goodput_bps"] / 1e6, s=14, color=_MODEL_COLORS[k % len(_MODEL_COLORS)],
+                   label=f"group {int(g)}", alpha=0.8)
+    cap = result.summary.get("capacity_bps") or result.scenario.get("link", {}).get("capacity_bps")
+    if cap and len(f):
+        ax.axhline(cap / len(f) / 1e6, color="0.4", ls="--", lw=1, label="capacity / flows")
+    ax.set_xlabel("RTT (ms)")
+    ax.set_ylabel("goodput (Mbit/s)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def svg(fig: Figure) -> str:
+    """The figure as an inline SVG string (for HTML reports)."""
+    import io
+
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg")
+    text = buf.getvalue()
+    return text[text.index("<svg"):]

@@ -1,0 +1,321 @@
+"""Self-contained HTML reports of a run, a sweep, a results store or a reproduction.
+
+One HTML file, readable offline: figures inline as SVG, styles inline, no
+script, no external resource (a Content-Security-Policy of ``default-src
+'none'`` forbids the browser from fetching anything). Built from the jinja2
+template ``templates/report.html.j2``.
+
+``bufsim report SOURCE -o report.html`` and :func:`write` take as SOURCE
+
+* a result directory written by ``bufsim run`` / :meth:`Result.save`,
+* a sweep spec (``.toml`` with ``base`` and ``[grid]``/``[[zip]]``): the
+  sweep runs (or is read back from the store) and its curves are drawn,
+* a results store directory (``results/``), optionally filtered by scenario
+  name,
+* the name of a reproduction (``auge2006``, ...; see ``bufsim reproduce list``).
+
+Examples
+--------
+>>> r = bufsim.simulate("experiments/auge2006.toml")    # doctest: +SKIP
+>>> html = bufsim.report.result_report(r)              # doctest: +SKIP
+>>> bufsim.report.write("results/auge2006-packet", "auge.html")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import jinja2
+import pandas as pd
+
+from bufsim import plot
+from bufsim.result import Result, plain
+
+__all__ = ["Figure", "Section", "render", "result_report", "reproduction_report", "source_report", "sweep_report", "write"]
+
+#: Summary metrics a buffer-sizing reader looks at first, in this order.
+KEY_METRICS = [
+    "utilization",
+    "goodput_bps",
+    "drop_rate",
+    "mean_queue_delay_s",
+    "p99_queue_delay_s",
+    "mean_queue_pkts",
+    "jain_index",
+    "sync_mean",
+    "timeouts",
+]
+
+#: Metrics drawn against the buffer in sweep reports (those present).
+SWEEP_METRICS = ["utilization", "drop_rate", "p99_queue_delay_s", "jain_index"]
+
+
+@dataclass
+class Figure:
+    """A figure of a report section: inline SVG and its caption."""
+
+    id: str
+    svg: str
+    caption: str = ""
+
+
+@dataclass
+class Section:
+    """A report section: title, paragraphs, an HTML table, figures, preformatted text."""
+
+    id: str
+    title: str
+    text: list[str] = field(default_factory=list)
+    table: str = ""
+    figures: list[Figure] = field(default_factory=list)
+    pre: str = ""
+
+
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("bufsim", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "j2"]),
+    )
+
+
+def render(title: str, sections: list[Section], subtitle: str = "") -> str:
+    """The report page: ``title``, a line of ``subtitle`` and the sections, as HTML."""
+    return _env().get_template("report.html.j2").render(title=title, subtitle=subtitle, sections=sections)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return "" if value is None else str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "-"
+        if value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
+            return f"{value:.4g}"
+        return f"{value:.4g}"
+    return str(value)
+
+
+def html_table(frame: pd.DataFrame, *, index: bool = False, classes: Mapping[str, Callable[[Any], str]] | None = None) -> str:
+    """A DataFrame as an escaped HTML table (numbers right-aligned, text left).
+
+    ``classes`` maps a column to a function giving a CSS class per value
+    (the verdict column's ``agrees``/``differs``).
+    """
+    df = frame.reset_index() if index else frame
+    text = {c: not pd.api.types.is_numeric_dtype(df[c]) for c in df.columns}
+    head = "".join(f'<th class="{"text" if text[c] else ""}">{html.escape(str(c))}</th>' for c in df.columns)
+    rows = []
+    for _, r in df.iterrows():
+        cells = []
+        for c in df.columns:
+            v = r[c]
+            cls = "text" if text[c] else ""
+            if classes and c in classes:
+                cls = f"{cls} {classes[c](v)}"
+            cells.append(f'<td class="{cls.strip()}">{html.escape(_fmt(v))}</td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _commit() -> str:
+    """The git commit of the source tree bufsim runs from, if it is a checkout."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
+def _provenance_section(prov: Mapping[str, Any]) -> Section:
+    from bufsim import __version__
+
+    rows = {"bufsim version": __version__, "commit": _commit(), **{str(k): v for k, v in prov.items()}}
+    frame = pd.DataFrame({"field": list(rows), "value": [_fmt(v) for v in rows.values()]})
+    return Section("provenance", "Provenance", table=html_table(frame))
+
+
+def _summary_frame(summary: Mapping[str, Any]) -> pd.DataFrame:
+    keys = [k for k in KEY_METRICS if k in summary] + [k for k in summary if k not in KEY_METRICS]
+    return pd.DataFrame({"metric": keys, "value": [summary[k] for k in keys]})
+
+
+def _fig(fid: str, fig: Any, caption: str) -> Figure:
+    return Figure(fid, plot.svg(fig), caption)
+
+
+def result_report(result: Result, title: str | None = None) -> str:
+    """The report of one run: scenario, provenance, summary and its figures.
+
+    Parameters
+    ----------
+    result : Result
+        From :func:`bufsim.simulate` or :meth:`Result.load`.
+    title : str, optional
+        Page title (default: the scenario's name and the engine).
+
+    Returns
+    -------
+    str
+        The HTML page.
+    """
+    name = result.scenario.get("name", "run")
+    sections = [Section("summary", "Summary", table=html_table(_summary_frame(result.summary)))]
+    figures = []
+    if not result.timeseries.empty:
+        figures.append(_fig("fig-timeseries", plot.timeseries(result), "Queue, utilization, windows and drops over time."))
+    if {"rtt_s", "goodput_bps", "group"} <= set(result.flows.columns) and len(result.flows):
+        figures.append(_fig("fig-goodput", plot.goodput_scatter(result), "Per-flow goodput against RTT."))
+    if {"finished", "large", "size_pkts"} <= set(result.flows.columns) and result.flows["size_pkts"].notna().any():
+        figures.append(
+            _fig("fig-cdf", plot.flow_cdfs(result), "Per-flow throughput CDFs by class (paper 002, figures 2-7).")
+        )
+    if figures:
+        sections.append(Section("figures", "Figures", figures=figures))
+    sections.append(_provenance_section(result.provenance))
+    sections.append(
+        Section("scenario", "Scenario (normalized, SI units)", pre=json.dumps(plain(result.scenario, nan_to_none=True), indent=2))
+    )
+    return render(title or f"bufsim: {name} ({result.engine})", sections, subtitle=f"engine {result.engine}")
+
+
+def sweep_report(table: pd.DataFrame, title: str = "bufsim sweep", *, rules: Mapping[str, float] | None = None) -> str:
+    """The report of a sweep table: curves against the buffer and the table.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`bufsim.sweep` (or the store), with ``buffer_pkts``.
+    title : str
+        Page title.
+    rules : dict of {str: float}, optional
+        Rule buffers (packets) to mark on the curves.
+
+    Returns
+    -------
+    str
+        The HTML page.
+    """
+    figures = []
+    if "buffer_pkts" in table and table["buffer_pkts"].nunique() > 1:
+        for m in SWEEP_METRICS:
+            if m in table and table[m].notna().any():
+                errors = plot.curve_errors(table, m) if (table["engine"] == "packet").any() else pd.DataFrame()
+                cap = "; ".join(
+                    f"{e}: RMS {r.rms:.3g}, max {r.max_abs:.3g} vs packet" for e, r in errors.iterrows() if r.points
+                )
+                figures.append(_fig(f"fig-{m}", plot.buffer_curves(table, m, rules=rules), f"{m} against the buffer. {cap}"))
+    cols = [c for c in table.columns if c not in ("key", "error", "cached", "name")]
+    shown = [c for c in cols if c in ("engine", "seed", "status", "buffer_pkts") or c in KEY_METRICS or "." in c or "[" in c]
+    sections = []
+    if figures:
+        sections.append(Section("figures", "Curves", figures=figures))
+    attrs = table.attrs.get("sweep", {})
+    text = [f"{len(table)} runs" + (f", {attrs.get('failed', 0)} failed" if attrs else "") + "."]
+    sections.append(Section("table", "Runs", text=text, table=html_table(table[shown])))
+    return render(title, sections, subtitle="sweep")
+
+
+def reproduction_report(name: str, *, quick: bool = True, table: pd.DataFrame | None = None) -> str:
+    """The report of a reproduction: its setup notes, results and claims.
+
+    Parameters
+    ----------
+    name : str
+        A reproduction (:data:`bufsim.reproduce.PAPERS`).
+    quick : bool
+        Run the short version (as ``make test``) when ``table`` is not given.
+    table : pandas.DataFrame, optional
+        An already computed ``run()`` table.
+
+    Returns
+    -------
+    str
+        The HTML page. Modules that define ``claims(table)`` get a table of
+        the paper's statements beside bufsim's numbers with a verdict; those
+        that define ``figures(table)`` get their figures.
+    """
+    from bufsim import reproduce
+
+    mod = reproduce.load(name)
+    if table is None:
+        table = mod.run(quick=quick)
+    doc = [p.strip().replace("\n", " ") for p in (mod.__doc__ or "").split("\n\n") if p.strip()]
+    sections = [Section("setup", "Setup and differences from the paper", text=doc)]
+    if hasattr(mod, "claims"):
+        claims = mod.claims(table)
+        sections.append(
+            Section(
+                "claims",
+                "The paper's claims and bufsim's numbers",
+                table=html_table(claims, classes={"verdict": lambda v: "agrees" if v == "agrees" else "differs"}),
+            )
+        )
+    if hasattr(mod, "figures"):
+        figs = [_fig(f"fig-{k}", f, k) for k, f in mod.figures(table).items()]
+        sections.append(Section("figures", "Figures", figures=figs))
+    sections.append(Section("results", "Results", table=html_table(table)))
+    return render(f"bufsim reproduction: {name}", sections, subtitle=reproduce.PAPERS[name] + (" (quick)" if quick else ""))
+
+
+def source_report(source: str | Path, *, name: str | None = None, quick: bool = True) -> str:
+    """The report of SOURCE as ``bufsim report`` reads it (see the module doc).
+
+    Parameters
+    ----------
+    source : str or Path
+        A result directory, a sweep spec, a results store or a reproduction name.
+    name : str, optional
+        With a store: only the rows of this scenario name.
+    quick : bool
+        With a reproduction: the short version.
+
+    Raises
+    ------
+    ValueError
+        SOURCE is none of the four (the message says what was looked for).
+    """
+    from bufsim import reproduce
+
+    src = Path(source)
+    if str(source) in reproduce.PAPERS and not src.exists():
+        return reproduction_report(str(source), quick=quick)
+    if src.is_dir() and (src / "summary.json").is_file():
+        return result_report(Result.load(src))
+    if src.is_dir() and (src / "store.sqlite").is_file():
+        from bufsim.store import Store
+
+        with Store(src) as db:
+            table = db.table(name=name)
+        if table.empty:
+            raise ValueError(f"the store {src} holds no rows" + (f" named {name!r}" if name else ""))
+        return sweep_report(table, f"bufsim results: {name or src}")
+    if src.is_file() and src.suffix == ".toml":
+        from bufsim.sweep import load_spec
+
+        spec = load_spec(src)
+        table = spec.run(progress=False)
+        return sweep_report(table, f"bufsim sweep: {spec.name or src.stem}")
+    raise ValueError(
+        f"{source!r} is not a result directory (with summary.json), a results store (with store.sqlite), "
+        f"a sweep spec (.toml) or a reproduction ({', '.join(reproduce.PAPERS)})"
+    )
+
+
+def write(source: str | Path, out: str | Path, **kwargs: Any) -> Path:
+    """Write :func:`source_report` of ``source`` to the file ``out``; returns its path."""
+    page = source_report(source, **kwargs)
+    path = Path(out)
+    path.write_text(page, encoding="utf-8")
+    return path

@@ -1,0 +1,220 @@
+"""Figures (bufsim.plot), the HTML report (bufsim.report, `bufsim report`)
+and the report opened in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+from matplotlib.image import imread
+
+import bufsim
+from bufsim import plot, report
+
+SMALL = {
+    "name": "report-small",
+    "duration": "20s",
+    "warmup": "2s",
+    "link": {"capacity": "10Mbps", "delay": "20ms", "buffer": "30pkt"},
+    "flows": [{"count": 3, "rtt": {"min": "50ms", "max": "90ms"}, "mss": "1000B"}],
+    "output": {"interval": "100ms", "cwnd": True},
+}
+
+
+@pytest.fixture(scope="module")
+def result():
+    return bufsim.simulate(SMALL)
+
+
+@pytest.fixture(scope="module")
+def table():
+    return bufsim.sweep(
+        SMALL,
+        grid={"link.buffer": ["10pkt", "0.5BDP", "1BDP"]},
+        engines=["packet", "fluid", "model:avrachenkov"],
+        seeds=[1, 2],
+        store=None,
+        workers=0,
+        progress=False,
+    )
+
+
+def test_sweep_rows_carry_the_buffer_as_numbers(table):
+    # Every engine, every row: packets and bytes (1000 B packets), no parsing of "0.5BDP".
+    assert table["buffer_pkts"].notna().all() and table["buffer_bytes"].notna().all()
+    bdp = bufsim.Scenario.load(SMALL).normalized["link"]["bdp_pkts"]
+    by = table.groupby("link.buffer")["buffer_pkts"].unique()
+    assert list(by["10pkt"]) == [10.0]
+    assert by["1BDP"][0] == pytest.approx(bdp, abs=1)
+    assert (table["buffer_bytes"] == table["buffer_pkts"] * 1000).all()
+
+
+def test_curve_errors_and_confidence_band_by_hand():
+    t = pd.DataFrame(
+        {
+            "engine": ["packet"] * 6 + ["fluid"] * 2,
+            "buffer_pkts": [10, 10, 10, 20, 20, 20, 10, 20],
+            "utilization": [0.7, 0.8, 0.9, 0.85, 0.9, 0.95, 0.9, 0.8],
+        }
+    )
+    # Packet means 0.8 and 0.9; fluid 0.9 and 0.8: differences +0.1 and -0.1.
+    e = plot.curve_errors(t, "utilization")
+    assert e.loc["fluid", "points"] == 2
+    assert e.loc["fluid", "rms"] == pytest.approx(0.1)
+    assert e.loc["fluid", "max_abs"] == pytest.approx(0.1)
+    # 95% t-interval of (0.7, 0.8, 0.9): 0.8 +- t(0.975, 2) * 0.1 / sqrt(3) = 0.8 +- 0.2484.
+    c = plot._curves(t, "utilization", "buffer_pkts", 0.95)
+    row = c[(c.engine == "packet") & (c.x == 10)].iloc[0]
+    assert row["hi"] - row["mean"] == pytest.approx(4.302653 * 0.1 / math.sqrt(3), rel=1e-5)
+    fig = plot.buffer_curves(t, "utilization", rules={"BDP": 15}, bound=0.85)
+    assert isinstance(fig, Figure)
+    labels = [l.get_text() for l in fig.axes[0].get_legend().get_texts()]
+    assert any("RMS 0.1" in s and "max 0.1" in s for s in labels), labels
+
+
+def test_buffer_curves_from_a_sweep(table):
+    fig = table.pipe(plot.buffer_curves, "utilization", rules={"BDP": 50})
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"
+    assert len(ax.get_lines()) >= 3  # packet, fluid, the model (+ rule line)
+    with pytest.raises(ValueError, match="metric 'nope'"):
+        plot.buffer_curves(table, "nope")
+    with pytest.raises(ValueError, match="buffer_pkts and buffer_bytes"):
+        plot.buffer_curves(table.drop(columns=["buffer_pkts"]), "utilization")
+
+
+def test_result_figures_and_notebook_view(result):
+    for kind in ("timeseries", "scatter"):
+        assert isinstance(result.plot(kind), Figure)
+    ts = result.plot()
+    assert len(ts.axes) == 4  # queue, utilization, cwnd, drops
+    with pytest.raises(ValueError, match="kind must be one of"):
+        result.plot("pie")
+    html = result._repr_html_()
+    assert "<svg" in html and "utilization" in html
+
+
+def test_flow_cdfs_of_finite_flows():
+    s = dict(SMALL, flows=[{"rtt": "60ms", "size": {"exponential": "30pkt"}, "arrival": {"load": 0.5}}])
+    r = bufsim.simulate(s)
+    fig = plot.flow_cdfs({"B=30": r})
+    labels = [l.get_text() for l in fig.axes[0].get_legend().get_texts()]
+    assert any(l.startswith("B=30 small") for l in labels), labels
+
+
+def write_reports(tmp: Path, result, table) -> dict[str, Path]:
+    paths = {"result": tmp / "result.html", "sweep": tmp / "sweep.html"}
+    paths["result"].write_text(report.result_report(result))
+    paths["sweep"].write_text(report.sweep_report(table, rules={"BDP": 50}))
+    return paths
+
+
+def test_reports_are_self_contained(tmp_path, result, table):
+    paths = write_reports(tmp_path, result, table)
+    for name, path in paths.items():
+        page = path.read_text()
+        assert "default-src 'none'" in page
+        # Nothing that would load: no script, no stylesheet link, no external src/href.
+        assert "<script" not in page and "<link" not in page
+        assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page), name
+        assert page.count("<svg") >= 1
+    assert 'id="fig-timeseries"' in paths["result"].read_text()
+    assert 'id="fig-utilization"' in paths["sweep"].read_text()
+
+
+def test_cli_report_from_a_result_directory_and_bad_sources(tmp_path, result):
+    result.save(tmp_path / "run")
+    out = tmp_path / "r.html"
+    cmd = [sys.executable, "-m", "bufsim.cli"]
+    ok = subprocess.run([*cmd, "report", str(tmp_path / "run"), "-o", str(out)], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert "fig-timeseries" in out.read_text()
+    bad = subprocess.run([*cmd, "report", str(tmp_path / "nothing"), "-o", str(out)], capture_output=True, text=True)
+    said = " ".join(bad.stderr.split())  # the console wraps long lines
+    assert bad.returncode == 2 and "is not a result directory" in said and "Traceback" not in said
+    ext = subprocess.run([*cmd, "report", str(tmp_path / "run"), "-o", str(tmp_path / "r.pdf")], capture_output=True, text=True)
+    assert ext.returncode == 2 and "use a .html file name" in " ".join(ext.stderr.split())
+
+
+def test_reproduction_report_has_claims_with_verdicts():
+    page = report.reproduction_report("auge2006", table=_auge_table())
+    assert "The paper&#39;s claims" in page or "The paper's claims" in page
+    assert 'class="text agrees"' in page
+
+
+def _auge_table() -> pd.DataFrame:
+    from bufsim.reproduce import auge2006
+
+    return auge2006.run(quick=True)
+
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    # Belt and braces: no name resolves, and the browser runs in a network
+    # namespace of its own (below), so nothing can leave the machine.
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+]
+
+
+def chromium() -> list[str]:
+    """The command that starts headless Chromium (in an empty network namespace when possible)."""
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        pytest.fail("Chromium is not installed: `apt-get install chromium` (make test and .ci/run install it)")
+    unshare = shutil.which("unshare")
+    if unshare and subprocess.run([unshare, "--net", "true"], capture_output=True).returncode == 0:
+        return [unshare, "--net", exe]
+    return [exe]
+
+
+def test_report_in_headless_chromium(tmp_path, result, table):
+    paths = write_reports(tmp_path, result, table)
+    for name, page in paths.items():
+        profile = tmp_path / f"profile-{name}"
+        netlog = tmp_path / f"{name}-net.json"
+        shot = tmp_path / f"{name}.png"
+        base = [*chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--log-net-log={netlog}"]
+        run = subprocess.run(
+            [*base, f"--screenshot={shot}", "--window-size=1100,1400", page.as_uri()],
+            capture_output=True, text=True, timeout=120,
+        )
+        assert run.returncode == 0 and shot.is_file(), run.stderr[-2000:]
+        # Not blank: a white page has no variance and almost no dark pixels.
+        img = imread(shot)[..., :3]
+        dark = (img.mean(axis=2) < 0.6).mean()
+        assert img.std() > 0.05 and dark > 0.01, (img.std(), dark)
+        # Every figure of the page is in the rendered DOM.
+        dom = subprocess.run(
+            [*base, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120
+        ).stdout
+        ids = re.findall(r'<div class="figure" id="([^"]+)"', page.read_text())
+        assert ids and all(f'id="{i}"' in dom for i in ids), ids
+        assert dom.count("<svg") == len(ids)
+        # The page itself requested nothing: every URL request the network
+        # log holds is either the file itself or the browser's own
+        # background traffic (no page origin), and none succeeded.
+        events = json.loads(netlog.read_text())
+        types = {v: k for k, v in events["constants"]["logEventTypes"].items()}
+        page_requests = [
+            e["params"].get("url", "")
+            for e in events["events"]
+            if types.get(e["type"]) == "URL_REQUEST_START_JOB"
+            and e["params"].get("initiator") not in (None, "not an origin")
+        ]
+        assert page_requests == [], page_requests
