@@ -12,8 +12,11 @@ from bufsim.engines import ENGINES, OverloadWarning, simulate
 from bufsim.result import Result
 from bufsim.scenario import Scenario
 from bufsim.sweep import SweepSpecError, sweep
+from bufsim.advise import Advice, AdviceError, advise
 
 __all__ = [
+    "Advice",
+    "AdviceError",
     "ENGINES",
     "EngineError",
     "OverloadWarning",
@@ -21,6 +24,7 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "SweepSpecError",
+    "advise",
     "simulate",
     "sweep",
     "__version__",

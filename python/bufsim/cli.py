@@ -339,6 +339,66 @@ def reproduce(
 
 
 @app.command()
+def advise(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (.toml or .json); its link.buffer is ignored.")],
+    objective: Annotated[
+        list[str],
+        typer.Option("--objective", "-O", help="An objective such as utilization>=0.98 or p99_queue_delay<=5ms (repeat for more)."),
+    ],
+    seeds: Annotated[int, typer.Option(help="Packet runs per probed buffer.")] = 5,
+    confidence: Annotated[float, typer.Option(help="One-sided confidence for each objective over the seeds.")] = 0.95,
+    quick: Annotated[bool, typer.Option(help="Two seeds and a coarser grid: a first answer fast.")] = False,
+    budget: Annotated[Optional[int], typer.Option(help="At most this many packet runs.")] = None,
+    scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address (tcp://host:port).")] = None,
+    store: Annotated[Path, typer.Option(help="Results store directory (runs are cached there).")] = Path("results"),
+    report_path: Annotated[Optional[Path], typer.Option("--report", help="Also write the HTML report here.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the advice as JSON.")] = False,
+) -> None:
+    """The smallest buffer that meets every objective, verified with the packet engine."""
+    from bufsim.advise import AdviceError
+    from bufsim.advise import advise as run_advise
+
+    if report_path is not None and report_path.suffix.lower() not in (".html", ".htm"):
+        _fail(f"--report {str(report_path)!r}: use a .html file name")
+    say = (lambda msg: None) if as_json else (lambda msg: err_console.print(msg, highlight=False))
+    try:
+        a = run_advise(
+            scenario, objective, seeds=seeds, confidence=confidence, quick=quick, budget=budget,
+            scheduler=scheduler, store=store, progress=say,
+        )
+    except (AdviceError, bufsim.ScenarioError, bufsim.SweepSpecError) as e:
+        _fail(str(e))
+    if report_path is not None:
+        report_path.write_text(a.to_html(), encoding="utf-8")
+    if as_json:
+        print(json.dumps(a.to_dict(), indent=2))
+        return
+    t = Table(title="bufsim advise: " + ", ".join(o.text for o in a.objectives))
+    for c in a.table.columns:
+        t.add_column(str(c), overflow="fold")
+    for row in a.table.itertuples(index=False):
+        t.add_row(*[_cell(v) for v in row])
+    console.print(t)
+    if a.feasible:
+        console.print(
+            f"[bold green]recommended: {a.buffer_pkts:g} packets ({a.buffer_bytes:g} bytes)[/bold green], "
+            f"objectives hold from {a.range[0]:g} to {a.range[1]:g} packets. {a.binding}",
+            highlight=False,
+        )
+    else:
+        console.print(f"[bold red]no buffer meets every objective:[/bold red] {a.binding}", highlight=False)
+    console.print(a.method, highlight=False)
+    if report_path is not None:
+        console.print(f"report written to {report_path}")
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, float):
+        return "-" if value != value else f"{value:.4g}"
+    return "" if value is None else str(value)
+
+
+@app.command()
 def report(
     source: Annotated[
         str,
