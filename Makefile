@@ -49,6 +49,7 @@ test-python: install
 bench: install
 	cargo bench -p bufsim-core
 	$(PY) bench/sweep_bench.py
+	$(PY) bench/advise_bench.py
 	$(PY) -m pytest -q -m slow
 
 clean:
