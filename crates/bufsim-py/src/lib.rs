@@ -98,10 +98,15 @@ fn simulate<'py>(
             _ => unreachable!("engine_check accepted it"),
         }))
         .map_err(|p| {
-            p.downcast_ref::<String>()
+            let m = p
+                .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| p.downcast_ref::<&str>().map(|m| m.to_string()))
-                .unwrap_or_else(|| "unknown panic".into())
+                .unwrap_or_else(|| "unknown panic".into());
+            match PANIC_AT.with(|at| at.borrow_mut().take()) {
+                Some(at) => format!("{m} (at {at}; please report it)"),
+                None => m,
+            }
         })
     });
     if let Some(e) = interrupted {
@@ -123,9 +128,22 @@ fn simulate<'py>(
     Ok(d)
 }
 
+thread_local! {
+    /// Where the last panic on this thread happened (file:line).
+    static PANIC_AT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
 /// The compiled core of bufsim.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // A panic becomes an EngineError naming where it happened; the default
+    // hook would also print a Rust backtrace on the user's terminal.
+    std::panic::set_hook(Box::new(|info| {
+        let at = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()));
+        PANIC_AT.with(|p| *p.borrow_mut() = at);
+    }));
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(normalize_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;

@@ -6,7 +6,9 @@
 //!
 //! Each TCP flow has its own queue (the flow id stands for the 5-tuple
 //! hash). Background packets model many small flows (paper 000 section II):
-//! they are spread over `background_flows` queues by sequence number. When
+//! they are spread over `background_flows` queues by sequence number. Open-
+//! and closed-loop traffic creates flows during the run: their queues are
+//! added when their first packet arrives. When
 //! the shared buffer overflows, the arriving packet joins its queue and the
 //! tail packet of the longest queue (in bytes) is dropped; if the arrival's
 //! own queue is the longest, that is the arrival itself. A flow sending
@@ -43,12 +45,17 @@ impl Fq {
         }
     }
 
+    /// The queue of packet `p`: the flows known at the start first, then the
+    /// background queues, then flows created during the run.
     #[inline]
     fn slot(&self, p: &Packet) -> usize {
+        let (known, bg) = (self.tcp_flows as usize, self.cfg.background_flows as usize);
         if p.flow == BACKGROUND {
-            self.tcp_flows as usize + (p.seq % self.cfg.background_flows as u64) as usize
-        } else {
+            known + (p.seq % bg as u64) as usize
+        } else if (p.flow as usize) < known {
             p.flow as usize
+        } else {
+            known + bg + (p.flow as usize - known)
         }
     }
 }
@@ -56,6 +63,10 @@ impl Fq {
 impl Discipline for Fq {
     fn enqueue(&mut self, pkt: Packet, occ: Occupancy, _now: SimTime, drops: &mut Drops) {
         let i = self.slot(&pkt);
+        if i >= self.queues.len() {
+            self.queues.resize_with(i + 1, Fifo::default);
+            self.deficit.resize(i + 1, 0);
+        }
         let was_empty = self.queues[i].is_empty();
         self.queues[i].push(pkt);
         if was_empty {
