@@ -89,7 +89,10 @@ fn cases() -> Vec<(&'static str, Value)> {
                 "flows": [{"count": n, "tcp": "cubic", "rtt": {"uniform": ["20ms", "200ms"]}, "mss": "1500B",
                            "start": {"uniform": ["0s", "0.5s"]}}],
             });
-            v.push((Box::leak(format!("s-{cap}Gbps-{n}flows-cubic").into_boxed_str()) as &str, c));
+            v.push((
+                Box::leak(format!("s-{cap}Gbps-{n}flows-cubic").into_boxed_str()) as &str,
+                c,
+            ));
         }
     }
     v

@@ -359,16 +359,26 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
         };
         if overflow {
             let chosen_in: f64 = (0..n).filter(|&i| chosen[i]).map(|i| a_acc[i]).sum();
+            // A flow cannot lose more than it sent in the step: what the
+            // chosen flows cannot take (flows that grew after the event's
+            // choice) falls on the others, in proportion to their rates.
+            let excess = (forced_tcp - chosen_in).max(0.0);
+            let others_in = tcp_in - chosen_in;
             for i in 0..n {
                 //= paper 004 eq. (5): lambda_i = A_i p (no module), or eq. (7):
                 //= the m_k chosen flows share the whole excess ARsum - C, here
                 //= in proportion to their rates, so every loss is accounted for.
-                let share = if chosen_in > 0.0 {
-                    if chosen[i] { a_acc[i] / chosen_in } else { 0.0 }
+                let li = if chosen_in > 0.0 {
+                    if chosen[i] {
+                        (forced_tcp * a_acc[i] / chosen_in).min(a_acc[i])
+                    } else if others_in > 0.0 {
+                        excess * a_acc[i] / others_in
+                    } else {
+                        0.0
+                    }
                 } else {
-                    a_acc[i] / tcp_in
+                    forced_tcp * a_acc[i] / tcp_in
                 };
-                let li = forced_tcp * share;
                 if li > 0.0 {
                     lose(i, li, false);
                     if counting && rate_mode && !event_marked[i] {

@@ -185,7 +185,17 @@ impl Recorder {
         let t = self.time.max(1e-300);
         let bits = 8.0 * self.pkt_bytes;
         let n = groups.len();
-        let goodput: Vec<f64> = self.accepted.iter().map(|a| a * bits / t).collect();
+        // Goodput is what crossed the bottleneck in the window: the fluid
+        // accepted into the queue, less what was still queued at the end
+        // (the queue's growth over the window), taken from every flow in
+        // proportion; it can never exceed what the link served.
+        let accepted: f64 = self.accepted.iter().sum();
+        let k = if accepted > self.served {
+            self.served / accepted
+        } else {
+            1.0
+        };
+        let goodput: Vec<f64> = self.accepted.iter().map(|a| a * k * bits / t).collect();
         let total_goodput: f64 = goodput.iter().sum();
         let sumsq: f64 = goodput.iter().map(|x| x * x).sum();
         let jain = if sumsq > 0.0 {

@@ -104,7 +104,8 @@ struct FlowStat {
     rtt: SimTime,
     queue_drops: u64,
     random_drops: u64,
-    rcv_at_warmup: u64,
+    /// Goodput bits in the measurement window (see [`Collector::delivered_new`]).
+    good_bits: f64,
     sent_at_warmup: u64,
     event_stamp: u64,
     // Finite transfers (whole life).
@@ -155,7 +156,8 @@ pub struct Collector {
     arrived: u64,
     completed: u64,
     refused: u64,
-    dyn_bits: Vec<f64>,
+    /// Goodput bits in the window per group.
+    good_bits: Vec<f64>,
     rec: Vec<Vec<f64>>,
     /// Flow slots allocated (peak simultaneous flows, zombies included).
     pub slots: usize,
@@ -223,7 +225,7 @@ impl Collector {
             arrived: 0,
             completed: 0,
             refused: 0,
-            dyn_bits: vec![0.0; s.flows.len()],
+            good_bits: vec![0.0; s.flows.len()],
             rec: vec![Vec::new(); COLS.len()],
             slots: 0,
             active_max: 0,
@@ -330,13 +332,29 @@ impl Collector {
         self.flows[f as usize].in_net
     }
 
-    /// `segs` new in-order segments of finite flow `f` reached its receiver.
+    /// A data segment of flow `f` that its receiver did not have yet
+    /// reached it; its serialization on the bottleneck ended at `tx_end` and
+    /// took `tx`.
+    ///
+    /// Goodput is the data of distinct segments (duplicates excluded) whose
+    /// serialization on the bottleneck fell inside the measurement window,
+    /// the segment in service at the window's start prorated: it can never
+    /// exceed the capacity. (Counting the advance of rcv_nxt instead would
+    /// credit the window with segments that crossed before it and waited
+    /// out of order at the receiver.)
     #[inline]
-    pub fn delivered_in_order(&mut self, f: u32, segs: u64) {
-        if self.in_window {
-            let g = self.flows[f as usize].group as usize;
-            self.dyn_bits[g] += (segs * self.mss[g] as u64 * 8) as f64;
+    pub fn delivered_new(&mut self, f: u32, tx_end: SimTime, tx: SimTime) {
+        if !self.in_window {
+            return;
         }
+        let st = &mut self.flows[f as usize];
+        let g = st.group as usize;
+        let mut bits = (self.mss[g] as u64 * 8) as f64;
+        if tx_end < self.warmup + tx && tx.0 > 0 {
+            bits *= (tx_end.0.saturating_sub(self.warmup.0)) as f64 / tx.0 as f64;
+        }
+        st.good_bits += bits;
+        self.good_bits[g] += bits;
     }
 
     /// Finite transfer in slot `f` is over at `now` (`finished`: its last
@@ -513,21 +531,14 @@ impl Collector {
         self.drops_in_interval = 0;
     }
 
-    /// Statistics start now; `at_warmup` holds each flow's (rcv_nxt, segments sent).
-    pub fn warmup_end(
-        &mut self,
-        t: SimTime,
-        q: &mut Queue,
-        busy: SimTime,
-        at_warmup: &[(u64, u64)],
-    ) {
+    /// Statistics start now; `at_warmup` holds each flow's segments sent.
+    pub fn warmup_end(&mut self, t: SimTime, q: &mut Queue, busy: SimTime, at_warmup: &[u64]) {
         self.tick(t);
         self.in_window = true;
         self.busy_at_warmup = busy;
         self.area_at_warmup = q.area(t);
         q.reset_counters();
-        for (st, &(r, sent)) in self.flows.iter_mut().zip(at_warmup) {
-            st.rcv_at_warmup = r;
+        for (st, &sent) in self.flows.iter_mut().zip(at_warmup) {
             st.sent_at_warmup = sent;
         }
     }
@@ -559,12 +570,10 @@ impl Collector {
         let n = ends.len();
         let mut goodput = Vec::with_capacity(n);
         let mut cols: Vec<Vec<f64>> = vec![Vec::new(); COLS.len()];
-        let mut group_goodput = vec![0.0; self.dyn_bits.len()];
+        let group_goodput: Vec<f64> = self.good_bits.iter().map(|b| b / span).collect();
         for (st, e) in self.flows.iter().zip(ends) {
-            let bits = (e.rcv_nxt - st.rcv_at_warmup) as f64 * e.mss as f64 * 8.0;
-            let g = bits / span;
+            let g = st.good_bits / span;
             goodput.push(g);
-            group_goodput[st.group as usize] += g;
             let window = RowSpan {
                 rate_bps: g,
                 drops: st.queue_drops + st.random_drops,
@@ -575,9 +584,6 @@ impl Collector {
             for (c, v) in cols.iter_mut().zip(self.row(st, e, window)) {
                 c.push(v);
             }
-        }
-        for (g, bits) in self.dyn_bits.iter().enumerate() {
-            group_goodput[g] += bits / span;
         }
         let mut flows = Table::default();
         for ((name, mut col), rec) in COLS.iter().zip(cols).zip(std::mem::take(&mut self.rec)) {

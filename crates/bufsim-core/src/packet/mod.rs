@@ -478,11 +478,7 @@ impl<'s> Sim<'s> {
                 }
                 Ev::WarmupEnd => {
                     let busy = self.busy_until(t);
-                    let at: Vec<(u64, u64)> = self
-                        .flows
-                        .iter()
-                        .map(|f| (f.receiver.rcv_nxt, f.sender.stats.sent))
-                        .collect();
+                    let at: Vec<u64> = self.flows.iter().map(|f| f.sender.stats.sent).collect();
                     self.col.warmup_end(t, &mut self.queue, busy, &at);
                 }
             }
@@ -666,12 +662,13 @@ impl<'s> Sim<'s> {
             return;
         }
         self.col.delivered += 1;
-        let before = flow.receiver.rcv_nxt;
+        let before = flow.receiver.received;
         flow.receiver.on_ecn(p.ecn);
         let action = flow.receiver.on_segment(p.seq);
-        if flow.finite && flow.receiver.rcv_nxt > before {
+        if flow.receiver.received > before {
+            let tx = self.capacity.tx_time(p.size);
             self.col
-                .delivered_in_order(f, flow.receiver.rcv_nxt - before);
+                .delivered_new(f, self.now - self.s.link.delay_s, tx);
         }
         match action {
             AckAction::Now => self.send_ack(f),

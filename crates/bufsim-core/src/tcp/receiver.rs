@@ -17,6 +17,8 @@ pub enum AckAction {
 pub struct Receiver {
     /// Next in-order segment expected.
     pub rcv_nxt: u64,
+    /// Distinct segments received (duplicates not counted), in order or not.
+    pub received: u64,
     /// Out-of-order segments held, as sorted disjoint `[start, end)` ranges.
     ooo: Vec<(u64, u64)>,
     /// SACK blocks in the order RFC 2018 section 4 asks (most recent first).
@@ -36,6 +38,7 @@ impl Receiver {
     pub fn new(sack: bool, delayed_ack: bool) -> Receiver {
         Receiver {
             rcv_nxt: 0,
+            received: 0,
             ooo: Vec::new(),
             recent: Vec::with_capacity(MAX_SACK_BLOCKS),
             sack,
@@ -56,6 +59,7 @@ impl Receiver {
             self.unacked = 0;
             return AckAction::Now;
         }
+        self.received += 1;
         if seq == self.rcv_nxt {
             let had_gap = !self.ooo.is_empty();
             self.rcv_nxt += 1;
