@@ -12,25 +12,32 @@ from bufsim.result import Result
 
 
 def make_scenario(tcp="newreno", n=5, rtt=0.006, capacity_bps=100e6, pkt=500, buffer_pkts=100,
-                  qdisc="droptail", background=(), access_rate_bps=None, rwnd_pkts=None):
-    """A normalized scenario of the shape the Rust validator returns (SI units)."""
+                  qdisc="droptail", background=(), access_rate_bps=None, rwnd_pkts=None, tcp_params=None):
+    """The normalized scenario (SI units) the core makes of these settings.
+
+    Built through ``bufsim.Scenario.load`` so that the models read exactly
+    what the validator produces. ``background`` items are
+    ``{"kind", "rate_bps", "packet_size_bytes"}``.
+    """
     rtts = [rtt] * n if np.isscalar(rtt) else list(rtt)
-    return {
-        "name": "t", "duration_s": 10.0, "warmup_s": 1.0, "seed": 7,
-        "link": {
-            "capacity_bps": capacity_bps, "delay_s": 0.001, "buffer_pkts": buffer_pkts,
-            "buffer_bytes": buffer_pkts * pkt, "buffer_mode": "packets", "packet_size_bytes": pkt,
-            "bdp_rtt_s": float(np.mean(rtts)), "bdp_pkts": capacity_bps * float(np.mean(rtts)) / 8 / pkt,
-            "qdisc": qdisc, "qdisc_params": {},
-        },
-        "flows": [{
-            "count": n, "tcp": tcp, "tcp_params": {}, "rtts_s": rtts, "mss_bytes": pkt,
-            "access_rate_bps": access_rate_bps, "rwnd_pkts": rwnd_pkts, "initial_window_pkts": 10,
-            "min_rto_s": 0.2, "starts_s": [0.0] * n, "sack": True, "delayed_ack": False, "loss": 0.0,
-        }],
-        "background": list(background),
-        "output": {"interval_s": 0.1, "cwnd": False},
+    flow = {"count": n, "tcp": tcp, "rtt": [f"{r * 1e3:.10g}ms" for r in rtts], "mss": f"{pkt}B"}
+    if tcp_params:
+        flow["tcp_params"] = tcp_params
+    if access_rate_bps is not None:
+        flow["access_rate"] = f"{access_rate_bps:.10g}bps"
+    if rwnd_pkts is not None:
+        flow["rwnd"] = f"{rwnd_pkts}pkt"
+    raw = {
+        "name": "t", "duration": "10s", "warmup": "1s", "seed": 7,
+        "link": {"capacity": f"{capacity_bps:.10g}bps", "delay": "1ms", "buffer": f"{buffer_pkts}pkt",
+                 "packet_size": f"{pkt}B", "qdisc": qdisc},
+        "flows": [flow],
+        "background": [
+            {"kind": b["kind"], "rate": f"{b['rate_bps']:.10g}bps", "packet_size": f"{b['packet_size_bytes']}B"}
+            for b in background
+        ],
     }
+    return bufsim.Scenario.load(raw).normalized
 
 
 def test_predict_avrachenkov_matches_theorem1():
@@ -102,6 +109,18 @@ def test_sqrt_model_paper002():
     assert r2.summary["saturable"] is False
     assert r2.summary["utilization"] == pytest.approx(0.4, rel=1e-12)
     assert np.isnan(r2.summary["drop_rate"])
+
+
+def test_models_read_tcp_params():
+    # AIMD(a = 4) grows four times as fast as AIMD(1): Theorem 1's rate and
+    # mean queue follow alpha = a N / RTT^2 (paper 003), so they must move.
+    plain = predict(make_scenario("aimd", buffer_pkts=20), model="avrachenkov", synchronized=True)
+    fast = predict(make_scenario("aimd", buffer_pkts=20, tcp_params={"a": 4}), model="avrachenkov", synchronized=True)
+    mu = 25000.0
+    rate, xbar = m.theorem1(20, mu, 4 * m.aimd_alpha([0.006] * 5), 0.5)
+    assert fast.summary["utilization"] == pytest.approx(rate / mu, rel=1e-12)
+    assert fast.summary["mean_queue_pkts"] == pytest.approx(xbar, rel=1e-12)
+    assert fast.summary["utilization"] > plain.summary["utilization"]
 
 
 def test_background_reduces_tcp_share():

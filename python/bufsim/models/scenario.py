@@ -148,7 +148,8 @@ def _view(scenario: dict) -> _View:
         rate.append(cap_f)
         loss += [float(check_range(f"{path}.loss", f.get("loss", 0.0), 0.0, 1.0, hi_open=True))] * n
         dack += [bool(f.get("delayed_ack", False))] * n
-        params.append(dict(f.get("tcp_params") or {}))
+        # The variant's parameters, defaults filled, as the core normalized them.
+        params.append({k: v for k, v in (f.get("cc") or {}).items() if k != "variant"})
     return _View(
         capacity_bps=cap, buffer_pkts=buf, pkt_bytes=pkt, qdisc=qdisc,
         qdisc_params=dict(link.get("qdisc_params") or {}), background_bps=bg,
