@@ -42,3 +42,27 @@ def test_goodput_never_exceeds_capacity(engine, scenario):
     cap = r.scenario["link"]["capacity_bps"]
     assert r.summary["goodput_bps"] <= cap * (1 + 1e-9)
     assert r.flows["goodput_bps"].sum() <= cap * (1 + 1e-9)
+
+
+def test_both_engines_name_the_time_series_alike():
+    # The fluid engine wrote window_flow<i> where the packet engine (and the
+    # README) say cwnd_flow<i>.
+    s = {"name": "x", "duration": "5s", "link": {"capacity": "10Mbps", "delay": "10ms", "buffer": "20pkt"},
+         "flows": [{"count": 2, "rtt": "40ms"}], "output": {"interval": "100ms", "cwnd": True}}
+    cols = {e: set(bufsim.simulate(s, engine=e).timeseries.columns) for e in ("packet", "fluid")}
+    assert {"cwnd_flow0", "cwnd_flow1"} <= cols["packet"] & cols["fluid"]
+
+
+@pytest.mark.parametrize(
+    "params, field",
+    [({"adaptive": True}, "adaptive"), ({"ecn": True}, "ecn"), ({"mode": "bytes"}, "mode")],
+)
+def test_fluid_red_refuses_what_it_would_ignore(params, field):
+    # The fluid RED model silently ran adaptive, ECN and byte-mode RED as plain RED.
+    s = {"name": "x", "duration": "5s",
+         "link": {"capacity": "10Mbps", "delay": "10ms", "buffer": "100pkt", "qdisc": "red",
+                  "qdisc_params": {"min_th": 20, "max_th": 60, **params}},
+         "flows": [{"count": 2, "rtt": "40ms"}]}
+    with pytest.raises(bufsim.ScenarioError, match=rf"link\.qdisc_params\.{field}: .*engine=\"packet\""):
+        bufsim.simulate(s, engine="fluid")
+    assert bufsim.simulate(s).summary["utilization"] > 0  # the packet engine runs it

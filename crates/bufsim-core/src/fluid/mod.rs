@@ -20,6 +20,7 @@ pub mod sync;
 
 use crate::engine::Progress;
 use crate::output::RunOutput;
+use crate::queue::config::{QdiscConfig, RedMode};
 use crate::scenario::{Scenario, ScenarioError, err};
 use crate::tcp::cc::config::CcConfig;
 
@@ -38,6 +39,33 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
                 FLUID_QDISCS.join(" and ")
             ),
         ));
+    }
+    if let QdiscConfig::Red(c) = &s.link.queue {
+        //= The fluid RED (fluid/red.rs, MGT) has a fixed max_p, drops (never
+        //= marks) and counts packets: refuse what it would silently ignore.
+        let refused = [
+            (
+                c.adaptive,
+                "adaptive",
+                "true: the fluid RED model keeps max_p fixed; set adaptive = false",
+            ),
+            (
+                c.ecn,
+                "ecn",
+                "true: the fluid RED model drops and never marks; set ecn = false",
+            ),
+            (
+                c.mode == RedMode::Bytes,
+                "mode",
+                "\"bytes\": the fluid RED model counts the queue in packets; set mode = \"packets\"",
+            ),
+        ];
+        if let Some((_, field, why)) = refused.iter().find(|(on, _, _)| *on) {
+            return Err(err(
+                format!("link.qdisc_params.{field}"),
+                format!("{why} or use engine=\"packet\""),
+            ));
+        }
     }
     let hybrid = s.fluid.model == "hybrid";
     if hybrid {

@@ -247,7 +247,8 @@ impl Recorder {
         timeseries.push("utilization", self.ts_util);
         timeseries.push("queue_pkts", self.ts_q);
         for (i, col) in self.ts_w.into_iter().enumerate() {
-            timeseries.push(format!("window_flow{i}"), col);
+            // The same name as the packet engine's (cwnd, packets).
+            timeseries.push(format!("cwnd_flow{i}"), col);
         }
 
         let mut flows = Table::default();
