@@ -632,25 +632,18 @@ def _bisect(pred: Callable[[int], bool], lo: int, hi: int, *, first_true: bool) 
     """For a monotone predicate over ``lo..hi``: the first index where it is
     true (``first_true``; ``hi + 1`` if none) or the last index where it is
     true (``lo - 1`` if none)."""
-    if first_true:
-        if not pred(hi):
-            return hi + 1
-        if pred(lo):
-            return lo
-        a, b = lo, hi  # pred(a) false, pred(b) true
-        while b - a > 1:
-            m = (a + b) // 2
-            a, b = (a, m) if pred(m) else (m, b)
-        return b
-    if not pred(lo):
-        return lo - 1
-    if pred(hi):
-        return hi
-    a, b = lo, hi  # pred(a) true, pred(b) false
+    if not first_true:
+        # The last true index is just before the first index where it turns false.
+        return _bisect(lambda i: not pred(i), lo, hi, first_true=True) - 1
+    if not pred(hi):
+        return hi + 1
+    if pred(lo):
+        return lo
+    a, b = lo, hi  # pred(a) false, pred(b) true
     while b - a > 1:
         m = (a + b) // 2
-        a, b = (m, b) if pred(m) else (a, m)
-    return a
+        a, b = (a, m) if pred(m) else (m, b)
+    return b
 
 
 def _meets(table: pd.DataFrame, objs: list[Objective], confidence: float) -> list[bool]:

@@ -13,6 +13,7 @@
 use crate::tcp::cc::config::{
     AimdConfig, CcConfig, CubicConfig, HighSpeedConfig, HtcpConfig, ScalableConfig,
 };
+use crate::tcp::cc::htcp;
 
 /// Growth coefficients of one flow over one step (see the module doc).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -100,10 +101,16 @@ pub struct FluidCc {
     k: f64,
     t_epoch: f64,
     w_est: f64,
-    // H-TCP: time of the last congestion event, largest RTT seen since.
+    // H-TCP: time of the last congestion event, largest RTT seen since,
+    // packets sent since and the previous epoch's rate (tcp::cc::htcp).
     t_last: f64,
     rtt_max: f64,
     htcp_beta: f64,
+    htcp_sent: f64,
+    htcp_prev_rate: f64,
+    /// The flow's smallest RTT (its propagation delay), seconds, as the
+    /// packet engine's RTTmin for H-TCP's RTT scaling (0: not known yet).
+    rtt_min: f64,
 }
 
 impl FluidCc {
@@ -129,6 +136,9 @@ impl FluidCc {
             w_est: 0.0,
             t_last: 0.0,
             rtt_max: 0.0,
+            htcp_sent: 0.0,
+            htcp_prev_rate: 0.0,
+            rtt_min: 0.0,
             //= draft-leith-tcp-htcp-06 section 3: beta starts at 0.5 (the clamp's floor).
             htcp_beta: match *cfg {
                 CcConfig::Htcp(c) => c.beta_min,
@@ -238,39 +248,22 @@ impl FluidCc {
             }
             Law::Htcp(c) => {
                 self.rtt_max = self.rtt_max.max(rtt);
-                //= Leith & Shorten 2004 (PFLDnet) section 3, draft-leith-tcp-htcp-06
-                //= section 3: alpha(D) = 1 for D <= Delta_L, else
-                //= 1 + 10 (D - Delta_L) + ((D - Delta_L) / 2)^2.
-                let d = (t - self.t_last - c.delta_l_s).max(0.0);
-                let mut alpha = if d > 0.0 {
-                    1.0 + 10.0 * d + (d / 2.0) * (d / 2.0)
-                } else {
-                    1.0
-                };
-                //= draft-leith-tcp-htcp-06 section 3: alpha <- 2 (1 - beta) alpha(D)
-                //= keeps the flow TCP-friendly for any backoff beta.
-                alpha *= 2.0 * (1.0 - self.htcp_beta);
-                if c.rtt_scaling {
-                    //= HtcpConfig: scale alpha by RTT / RTT_ref for RTT fairness.
-                    alpha *= rtt / c.rtt_ref_s;
-                }
+                // The epoch's throughput for the backoff's 20% rule: W / R
+                // packets per second over this step.
+                self.htcp_sent += *w / rtt * h;
+                //= The packet engine's law (tcp::cc::htcp::increase): alpha(D)
+                //= times 2 (1 - beta), RTT-scaled (clamped) when asked.
                 Growth {
-                    g0: alpha,
+                    g0: htcp::increase(
+                        &c,
+                        self.htcp_beta,
+                        t - self.t_last,
+                        (self.rtt_min > 0.0).then_some(self.rtt_min),
+                    ),
                     ..Growth::default()
                 }
             }
         }
-    }
-
-    /// H-TCP adaptive backoff: beta = RTTmin / RTTmax clamped to [beta_min, beta_max].
-    fn adaptive_beta(&self, c: &HtcpConfig, rtt_min: f64) -> f64 {
-        //= draft-leith-tcp-htcp-06 section 3 (adaptive backoff): beta = RTTmin/RTTmax.
-        let b = if self.rtt_max > 0.0 {
-            rtt_min / self.rtt_max
-        } else {
-            c.beta_min
-        };
-        b.clamp(c.beta_min, c.beta_max)
     }
 
     /// The decrease fraction b(W) of the law at window `w` (the rate form of
@@ -298,6 +291,7 @@ impl FluidCc {
     /// `rtt_min`: returns the window after the reduction.
     pub fn on_loss(&mut self, t: f64, w: f64, rtt_min: f64) -> f64 {
         self.slow_start = false;
+        self.rtt_min = rtt_min;
         let out = match self.law {
             //= RFC 5681 section 3.1 / paper 004 eq. (1): W <- (1 - b) W.
             Law::Aimd(c) => w * (1.0 - c.b),
@@ -330,8 +324,18 @@ impl FluidCc {
                 new
             }
             Law::Htcp(c) => {
-                let beta = self.adaptive_beta(&c, rtt_min);
+                //= The packet engine's backoff (tcp::cc::htcp::backoff): RTTmin /
+                //= RTTmax in [beta_min, beta_max], beta_min if the epoch's
+                //= throughput moved by more than 20%.
+                let rate = if t > self.t_last {
+                    self.htcp_sent / (t - self.t_last)
+                } else {
+                    0.0
+                };
+                let beta = htcp::backoff(&c, rate, self.htcp_prev_rate, rtt_min, self.rtt_max);
                 self.htcp_beta = beta;
+                self.htcp_prev_rate = rate;
+                self.htcp_sent = 0.0;
                 self.t_last = t;
                 self.rtt_max = 0.0;
                 w * beta
@@ -344,6 +348,56 @@ impl FluidCc {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fluid H-TCP law and the packet engine's agree: the same increase
+    /// per RTT (RTT scaling clamped) and the same backoff, including the 20%
+    /// throughput-change rule, for the same epochs.
+    #[test]
+    fn htcp_law_matches_the_packet_engine() {
+        use crate::tcp::cc::htcp::Htcp;
+        use crate::tcp::cc::{AckInfo, CongestionControl, Window};
+        use crate::units::SimTime;
+        let cfg = HtcpConfig {
+            rtt_scaling: true,
+            ..HtcpConfig::default()
+        };
+        let mut pk = Htcp::new(cfg);
+        let mut fl = FluidCc::new(&CcConfig::Htcp(cfg));
+        fl.slow_start = false;
+        let mut win = Window {
+            cwnd: 80.0,
+            ssthresh: 40.0,
+        };
+        let ack = |t: f64, acked: u64| {
+            let mut a = AckInfo::bare(acked, SimTime::from_secs_f64(t));
+            a.rtt = Some(SimTime::from_millis(80));
+            a.min_rtt = Some(SimTime::from_millis(50));
+            a
+        };
+        // Two epochs of 5 s: 1000 then 1500 packets/s (RTT 80 ms, RTTmin 50 ms).
+        let mut betas = vec![];
+        for (epoch, rate) in [(0.0, 1000.0), (5.0, 1500.0)] {
+            for k in 0..500 {
+                let t = epoch + k as f64 * 0.01;
+                pk.on_ack(&mut win, &ack(t, (rate * 0.01) as u64));
+                let mut w = rate * 0.08;
+                let _ = fl.growth(t, 0.01, &mut w, 0.08);
+            }
+            let t_end = epoch + 5.0;
+            let pk_w = pk.on_congestion_event(&win, win.cwnd, SimTime::from_secs_f64(t_end));
+            let fl_w = fl.on_loss(t_end, win.cwnd, 0.05);
+            assert!((pk_w - fl_w).abs() < 1e-9, "{pk_w} vs {fl_w}");
+            betas.push(pk.beta());
+        }
+        // RTTmin / RTTmax = 0.625 after the first epoch; the second's
+        // throughput moved by 50% > 20%: beta_min.
+        assert_eq!(betas, vec![0.625, 0.5]);
+        // The increase 3 s after the last event: RTT scaling 50 ms / 100 ms.
+        let mut w = 80.0;
+        let g = fl.growth(13.0, 0.01, &mut w, 0.08);
+        assert_eq!(g.g0, pk.alpha(3.0, Some(0.05)));
+        assert!((g.g0 - 2.0 * 0.5 * (1.0 + 10.0 * 2.0 + 1.0) * 0.5).abs() < 1e-12);
+    }
 
     #[test]
     fn highspeed_matches_rfc3649_table() {

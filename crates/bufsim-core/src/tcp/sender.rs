@@ -365,31 +365,22 @@ impl Sender {
                 if self.w.cwnd - (sb.pipe() as f64) < 1.0 {
                     break;
                 }
-                if self.rack.is_some() {
+                let lost = if self.rack.is_some() {
                     // RACK: the first segment marked lost and not resent.
-                    if let Some(seq) = self.sb.as_mut().and_then(Scoreboard::next_lost) {
-                        self.emit(seq, now, out);
-                        continue;
+                    self.sb.as_mut().and_then(Scoreboard::next_lost)
+                } else {
+                    //= RFC 6675 section 4, NextSeg (1): the first un-SACKed
+                    //= segment above HighRxt that IsLost().
+                    let bound = sb.lost_bound().unwrap_or(self.una);
+                    let mut s = self.rxt_next.max(self.una);
+                    while s < bound && sb.is_sacked(s) {
+                        s += 1;
                     }
-                    if self.max < self.cfg.limit && ((self.max - self.una) as f64) < rwnd {
-                        let seq = self.max;
-                        self.emit(seq, now, out);
-                        self.nxt = self.max;
-                        continue;
-                    }
-                    break;
-                }
-                //= RFC 6675 section 4, NextSeg (1): the first un-SACKed segment
-                //= above HighRxt that IsLost().
-                let bound = sb.lost_bound().unwrap_or(self.una);
-                let mut s = self.rxt_next.max(self.una);
-                while s < bound && sb.is_sacked(s) {
-                    s += 1;
-                }
-                self.rxt_next = s;
-                if s < bound {
-                    self.rxt_next = s + 1;
-                    self.emit(s, now, out);
+                    self.rxt_next = if s < bound { s + 1 } else { s };
+                    (s < bound).then_some(s)
+                };
+                if let Some(seq) = lost {
+                    self.emit(seq, now, out);
                     continue;
                 }
                 //= NextSeg (2): new data, if the receiver window allows.

@@ -8,6 +8,9 @@
 //! Decrease: ssthresh = max(beta * cwnd, 2) with beta the adaptive backoff.
 //! RTTmax is the largest RTT sample since the last congestion event (the
 //! draft's per-epoch measurement), RTTmin the smallest ever.
+//!
+//! The law itself is two pure functions, [`increase`] and [`backoff`], which
+//! the fluid engine's H-TCP law (`fluid::cc`) calls too.
 
 use super::config::HtcpConfig;
 use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Window, reno_ssthresh, slow_start};
@@ -55,37 +58,66 @@ impl Htcp {
         }
     }
 
-    /// alpha(Delta), packets per RTT, before the (1 - beta) and RTT scalings:
-    /// draft-leith-tcp-htcp-06 section 3 / Leith-Shorten 2004 eq. (2):
-    /// 1 for Delta <= Delta_L, else 1 + 10 (Delta - Delta_L) + ((Delta - Delta_L)/2)^2.
+    /// alpha(Delta), packets per RTT, before the (1 - beta) and RTT scalings
+    /// (see [`alpha_of_delta`]).
     pub fn alpha_of_delta(&self, delta_s: f64) -> f64 {
-        let d = delta_s - self.cfg.delta_l_s;
-        if d <= 0.0 {
-            1.0
-        } else {
-            1.0 + 10.0 * d + (d / 2.0) * (d / 2.0)
-        }
+        alpha_of_delta(&self.cfg, delta_s)
     }
 
-    /// The increase per RTT at `delta_s` since the last event with RTTmin `min_rtt_s`.
+    /// The increase per RTT at `delta_s` since the last event with RTTmin
+    /// `min_rtt_s` (see [`increase`]).
     pub fn alpha(&self, delta_s: f64, min_rtt_s: Option<f64>) -> f64 {
-        let mut a = self.alpha_of_delta(delta_s);
-        if self.cfg.rtt_scaling
-            && let Some(r) = min_rtt_s
-        {
-            //= draft-leith-tcp-htcp-06 section 4 (RTT scaling): alpha is
-            //= scaled by RTT / RTT_ref so that flows with different RTTs
-            //= grow at the same rate in packets per second.
-            a *= (r / self.cfg.rtt_ref_s).clamp(RTT_SCALE_MIN, RTT_SCALE_MAX);
-        }
-        //= draft-leith-tcp-htcp-06 section 3: alpha <- 2 (1 - beta) alpha(Delta),
-        //= keeping friendliness with standard TCP as beta adapts.
-        2.0 * (1.0 - self.beta) * a
+        increase(&self.cfg, self.beta, delta_s, min_rtt_s)
     }
 
     /// The current backoff factor beta.
     pub fn beta(&self) -> f64 {
         self.beta
+    }
+}
+
+/// alpha(Delta), packets per RTT, before the (1 - beta) and RTT scalings:
+/// 1 for Delta <= Delta_L, else 1 + 10 (Delta - Delta_L) + ((Delta - Delta_L)/2)^2.
+pub fn alpha_of_delta(cfg: &HtcpConfig, delta_s: f64) -> f64 {
+    //= draft-leith-tcp-htcp-06 section 3 / Leith-Shorten 2004 eq. (2).
+    let d = delta_s - cfg.delta_l_s;
+    if d <= 0.0 {
+        1.0
+    } else {
+        1.0 + 10.0 * d + (d / 2.0) * (d / 2.0)
+    }
+}
+
+/// The H-TCP increase, packets per RTT, `delta_s` seconds after the last
+/// congestion event with backoff `beta` and RTTmin `min_rtt_s` (the packet
+/// and the fluid engines both use it).
+pub fn increase(cfg: &HtcpConfig, beta: f64, delta_s: f64, min_rtt_s: Option<f64>) -> f64 {
+    let mut a = alpha_of_delta(cfg, delta_s);
+    if cfg.rtt_scaling
+        && let Some(r) = min_rtt_s
+    {
+        //= draft-leith-tcp-htcp-06 section 4 (RTT scaling): alpha is
+        //= scaled by RTT / RTT_ref so that flows with different RTTs
+        //= grow at the same rate in packets per second.
+        a *= (r / cfg.rtt_ref_s).clamp(RTT_SCALE_MIN, RTT_SCALE_MAX);
+    }
+    //= draft-leith-tcp-htcp-06 section 3: alpha <- 2 (1 - beta) alpha(Delta),
+    //= keeping friendliness with standard TCP as beta adapts.
+    2.0 * (1.0 - beta) * a
+}
+
+/// The H-TCP backoff factor for the epoch that just ended, from its
+/// throughput `rate` against the previous epoch's `prev_rate` (packets/s;
+/// 0: none) and its RTTmin and RTTmax (seconds; 0: not measured). The packet
+/// and the fluid engines both use it.
+pub fn backoff(cfg: &HtcpConfig, rate: f64, prev_rate: f64, rtt_min: f64, rtt_max: f64) -> f64 {
+    let changed = prev_rate > 0.0 && ((rate - prev_rate).abs() / prev_rate) > DELTA_B;
+    if changed || rtt_max <= 0.0 || rtt_min <= 0.0 {
+        cfg.beta_min
+    } else {
+        //= draft-leith-tcp-htcp-06 section 3: beta = RTTmin / RTTmax,
+        //= clamped to [0.5, 0.8].
+        (rtt_min / rtt_max).clamp(cfg.beta_min, cfg.beta_max)
     }
 }
 
@@ -114,16 +146,13 @@ impl CongestionControl for Htcp {
             Some(t) if now > t => self.acked_epoch / (now - t).as_secs_f64(),
             _ => 0.0,
         };
-        let min_rtt = self.rtt_min;
-        let changed =
-            self.prev_rate > 0.0 && ((rate - self.prev_rate).abs() / self.prev_rate) > DELTA_B;
-        self.beta = if changed || self.rtt_max_epoch <= 0.0 || min_rtt <= 0.0 {
-            self.cfg.beta_min
-        } else {
-            //= draft-leith-tcp-htcp-06 section 3: beta = RTTmin / RTTmax,
-            //= clamped to [0.5, 0.8].
-            (min_rtt / self.rtt_max_epoch).clamp(self.cfg.beta_min, self.cfg.beta_max)
-        };
+        self.beta = backoff(
+            &self.cfg,
+            rate,
+            self.prev_rate,
+            self.rtt_min,
+            self.rtt_max_epoch,
+        );
         self.prev_rate = rate;
         self.acked_epoch = 0.0;
         self.rtt_max_epoch = 0.0;
