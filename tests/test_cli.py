@@ -93,3 +93,17 @@ def test_readme_quickstart_commands_exist():
     block = quick.split("```", 2)[1]
     assert block.split("\n")[1:3] == ["make demo", "make test"]
     assert os.path.isfile(Path(__file__).parents[1] / ".ci" / "run")
+
+
+def test_version_and_python_dash_m():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "bufsim", "--version"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == f"bufsim {bufsim.__version__}"
+
+
+def test_package_is_typed():
+    from pathlib import Path
+
+    assert (Path(bufsim.__file__).parent / "py.typed").is_file()

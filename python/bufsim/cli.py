@@ -34,6 +34,21 @@ app = typer.Typer(
 console = Console()
 err_console = Console(stderr=True)
 
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"bufsim {bufsim.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """bufsim: router buffer sizing workbench (models, fluid and packet simulation)."""
+
 #: Runs shorter than this (wall seconds) show no progress bar.
 PROGRESS_AFTER_S = 2.0
 

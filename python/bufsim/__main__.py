@@ -1,0 +1,5 @@
+"""``python -m bufsim``: the ``bufsim`` command."""
+
+from bufsim.cli import main
+
+main()
