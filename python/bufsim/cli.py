@@ -375,14 +375,21 @@ def advise(
 
     if report_path is not None and report_path.suffix.lower() not in (".html", ".htm"):
         _fail(f"--report {str(report_path)!r}: use a .html file name")
-    say = (lambda msg: None) if as_json else (lambda msg: err_console.print(msg, highlight=False))
+    # What the search is doing, on one status line (a terminal only).
+    status = err_console.status("advise: starting") if err_console.is_terminal and not as_json else None
+    say = (lambda msg: status.update(f"advise: {msg}")) if status is not None else (lambda msg: None)
     try:
+        if status is not None:
+            status.start()
         a = run_advise(
             scenario, objective, seeds=seeds, confidence=confidence, quick=quick, budget=budget,
             scheduler=scheduler, store=store, progress=say,
         )
     except (AdviceError, bufsim.ScenarioError, bufsim.SweepSpecError) as e:
         _fail(str(e))
+    finally:
+        if status is not None:
+            status.stop()
     if report_path is not None:
         report_path.write_text(a.to_html(), encoding="utf-8")
     if as_json:
