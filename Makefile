@@ -11,7 +11,7 @@ export CARGO_BUILD_JOBS ?= 2
 
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.lock pyproject.toml
 
-.PHONY: install build demo test test-rust test-python browser bench clean
+.PHONY: install build demo test lint test-rust test-python browser bench clean
 
 install: $(VENV)/.deps build
 
@@ -31,7 +31,13 @@ $(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
 demo: install
 	$(VENV)/bin/bufsim demo
 
-test: install browser test-rust test-python
+test: install browser lint test-rust test-python
+
+# Rust formatting and lints (warnings are errors). The toolchain's rustfmt
+# and clippy components are needed; without them the step says so and passes.
+lint:
+	@if cargo fmt --version >/dev/null 2>&1; then cargo fmt --all --check; else echo "lint: rustfmt not installed, skipped"; fi
+	@if cargo clippy --version >/dev/null 2>&1; then cargo clippy --release --workspace --all-targets --quiet -- -D warnings; else echo "lint: clippy not installed, skipped"; fi
 
 # Headless Chromium opens the HTML reports in the tests (Debian's package;
 # installed here when missing, as root on a fresh machine).

@@ -750,10 +750,10 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         };
         let support: Vec<SimTime> = rtt_draw.as_ref().map(|d| d.support()).unwrap_or_default();
         for (k, &r) in rtts.iter().chain(support.iter()).enumerate() {
-            check(r >= delay.mul(2) && r > SimTime::ZERO, &p("rtt"), || {
+            check(r >= delay.times(2) && r > SimTime::ZERO, &p("rtt"), || {
                 format!(
                     "RTT {r} of flow {k} is shorter than twice link.delay ({}): the round trip includes the bottleneck both ways",
-                    delay.mul(2)
+                    delay.times(2)
                 )
             })?;
         }
@@ -895,7 +895,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
                 ));
             }
             StartSpec::At(t) => vec![t; n],
-            StartSpec::Stagger(s) => (0..n as u64).map(|k| s.mul(k)).collect(),
+            StartSpec::Stagger(s) => (0..n as u64).map(|k| s.times(k)).collect(),
             StartSpec::Uniform(a, b) => {
                 check(a <= b, &p("start"), || {
                     format!("uniform bounds [{a}, {b}]: the first must be <= the second")
@@ -1040,7 +1040,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         None if !all_rtts.is_empty() => SimTime(
             (all_rtts.iter().map(|t| t.0 as u128).sum::<u128>() / all_rtts.len() as u128) as u64,
         ),
-        None => delay.mul(2),
+        None => delay.times(2),
     };
     let bdp_pkts = cap * bdp_rtt.as_secs_f64() / (8.0 * packet_size as f64);
     let (mode, buffer_pkts, buffer_bytes) = match raw.link.buffer.0 {

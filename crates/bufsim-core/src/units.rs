@@ -45,7 +45,7 @@ impl SimTime {
         SimTime(self.0.saturating_sub(other.0))
     }
     /// Multiply a span by an integer factor (saturating).
-    pub fn mul(self, k: u64) -> SimTime {
+    pub fn times(self, k: u64) -> SimTime {
         SimTime(self.0.saturating_mul(k))
     }
 }

@@ -8,6 +8,7 @@ use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::json;
 
+#[allow(clippy::too_many_arguments)] // one per random dimension of the property test
 fn scenario(
     cap_mbps: u32,
     buffer: u32,
@@ -26,7 +27,7 @@ fn scenario(
     };
     let mut v = json!({
         "duration": "8s",
-        "warmup": if seed % 4 == 0 { "7.9s" } else { "1s" },
+        "warmup": if seed.is_multiple_of(4) { "7.9s" } else { "1s" },
         "seed": seed,
         "link": {"capacity": format!("{cap_mbps}Mbps"), "delay": "5ms", "buffer": buffer},
         "flows": [{"count": flows, "rtt": {"uniform": ["12ms", "150ms"]}, "mss": "1000B",

@@ -143,5 +143,5 @@ fn finite_count_flows_complete_once() {
         "{:?}",
         col(&o, "fct_s")
     );
-    assert_eq!(m(&o, "active_flows_mean") > 0.0, true);
+    assert!(m(&o, "active_flows_mean") > 0.0);
 }

@@ -82,11 +82,11 @@ fn simulate<'py>(
                     interrupted = Some(e);
                     return false;
                 }
-                if let Some(cb) = progress.as_ref() {
-                    if let Err(e) = cb.call1(py, (t.as_secs_f64(),)) {
-                        interrupted = Some(e);
-                        return false;
-                    }
+                if let Some(cb) = progress.as_ref()
+                    && let Err(e) = cb.call1(py, (t.as_secs_f64(),))
+                {
+                    interrupted = Some(e);
+                    return false;
                 }
                 true
             })

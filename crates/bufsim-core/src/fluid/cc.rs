@@ -162,7 +162,8 @@ impl FluidCc {
 
     #[inline]
     fn hs(&mut self, w: f64) -> (f64, f64) {
-        if !((w - self.hs_w).abs() <= 1e-3 * self.hs_w) {
+        // Refresh when w moved by more than 0.1% (hs_w starts as NaN: refresh).
+        if self.hs_w.is_nan() || (w - self.hs_w).abs() > 1e-3 * self.hs_w {
             self.hs_refresh(w);
         }
         (self.hs_a, self.hs_b)

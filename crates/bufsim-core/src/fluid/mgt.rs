@@ -389,9 +389,9 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
             }
         }
         if early_frac > 0.0 {
-            for i in 0..n {
+            for (i, &a) in a_acc.iter().enumerate() {
                 //= MGT (RED): early drops at rate p(avg) A_i, split in proportion to rate.
-                let li = a_acc[i] * early_frac;
+                let li = a * early_frac;
                 if li > 0.0 {
                     lose(i, li, true);
                 }

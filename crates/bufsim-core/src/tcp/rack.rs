@@ -142,8 +142,8 @@ impl Tlp {
         //= "If SRTT is available: PTO = 2 * SRTT; If FlightSize is one
         //= segment: PTO += WCDelAckT; Else: PTO = 1 sec".
         let pto = match srtt {
-            Some(s) if flight == 1 => s.mul(2) + WC_DEL_ACK,
-            Some(s) => s.mul(2),
+            Some(s) if flight == 1 => s.times(2) + WC_DEL_ACK,
+            Some(s) => s.times(2),
             None => SimTime::from_millis(1000),
         };
         //= "If Now() + PTO > TCP_RTO_expire(): PTO = TCP_RTO_expire() - Now()".

@@ -773,7 +773,7 @@ impl Sender {
             self.nxt = self.una;
         }
         //= RFC 6298 section 5.5: RTO <- RTO * 2 ("back off the timer").
-        self.rto = self.rto.mul(2).min(MAX_RTO);
+        self.rto = self.rto.times(2).min(MAX_RTO);
         self.timed = None;
         //= RFC 6298 section 5.4/5.6: retransmit the earliest segment and
         //= restart the timer with the backed-off RTO.

@@ -352,7 +352,10 @@ impl SizeDist {
                 }
             }
         };
-        (x.ceil().max(1.0).min(1e15)) as u64
+        // max/min, not clamp: a NaN draw becomes 1 packet instead of 0.
+        #[allow(clippy::manual_clamp)]
+        let pkts = x.ceil().max(1.0).min(1e15);
+        pkts as u64
     }
 
     /// Mean of the rounded draw, packets.
