@@ -127,3 +127,22 @@ def test_jitter_is_a_bounded_duration(base):
     base["flows"][0]["jitter"] = 0.001
     with pytest.raises(bufsim.ScenarioError, match=r"flows\[0\]\.jitter.*unit"):
         bufsim.Scenario.load(base)
+
+
+def test_one_root_for_every_bufsim_error_and_the_field_as_an_attribute():
+    import pickle
+
+    import bufsim
+
+    for cls in (bufsim.ScenarioError, bufsim.EngineError, bufsim.SweepSpecError, bufsim.StoreError,
+                bufsim.ModelInputError, bufsim.AdviceError):
+        assert issubclass(cls, bufsim.BufsimError), cls
+    assert issubclass(bufsim.ScenarioError, ValueError) and issubclass(bufsim.EngineError, RuntimeError)
+    raw = {"name": "x", "duration": "1s", "link": {"capacity": "10Mbps", "delay": "1ms", "buffer": "5pkt"},
+           "flows": [{"rtt": "oops"}]}
+    with pytest.raises(bufsim.BufsimError) as e:
+        bufsim.Scenario.load(raw)
+    assert e.value.path == "flows[0].rtt" and str(e.value).startswith("flows[0].rtt: ")
+    # Errors cross process boundaries (sweeps on a pool or Dask).
+    again = pickle.loads(pickle.dumps(e.value))
+    assert type(again) is bufsim.ScenarioError and str(again) == str(e.value)

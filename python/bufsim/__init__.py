@@ -6,23 +6,28 @@ simulator (Rust core), all through :func:`bufsim.simulate` and one
 :class:`bufsim.Result` shape.
 """
 
-from bufsim._core import EngineError, ScenarioError
+from bufsim._core import BufsimError, EngineError, ScenarioError
 from bufsim._core import __version__
 from bufsim.engines import ENGINES, OverloadWarning, simulate
 from bufsim.result import Result
 from bufsim.scenario import Scenario
 from bufsim.sweep import SweepSpecError, sweep
 from bufsim.advise import Advice, AdviceError, advise
+from bufsim.models import ModelInputError
+from bufsim.store import StoreError
 
 __all__ = [
     "Advice",
     "AdviceError",
+    "BufsimError",
     "ENGINES",
     "EngineError",
+    "ModelInputError",
     "OverloadWarning",
     "Result",
     "Scenario",
     "ScenarioError",
+    "StoreError",
     "SweepSpecError",
     "advise",
     "simulate",

@@ -4,10 +4,16 @@ from typing import Any, Callable
 
 __version__: str
 
-class ScenarioError(ValueError):
+class BufsimError(Exception):
+    """The root of bufsim's exceptions."""
+
+class ScenarioError(BufsimError, ValueError):
     """A scenario failed validation; the message names the field, the value and what is allowed."""
 
-class EngineError(RuntimeError):
+    path: str
+    """The field, e.g. ``flows[0].rtt``."""
+
+class EngineError(BufsimError, RuntimeError):
     """An engine failed internally (a bug: please report it)."""
 
 def normalize_scenario(text: str) -> str:

@@ -49,12 +49,13 @@ import pandas as pd
 from scipy import stats
 
 from bufsim import models
+from bufsim._core import BufsimError
 from bufsim.scenario import Scenario
 
 __all__ = ["Advice", "AdviceError", "Objective", "advise", "parse_objective"]
 
 
-class AdviceError(ValueError):
+class AdviceError(BufsimError, ValueError):
     """The question cannot be answered as asked (bad objective, unreachable target)."""
 
 

@@ -47,6 +47,8 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
+from bufsim._core import BufsimError
+
 __all__ = ["Store", "StoreError", "point_key"]
 
 SCHEMA_VERSION = 1
@@ -77,7 +79,7 @@ _COLUMNS = (
 )
 
 
-class StoreError(RuntimeError):
+class StoreError(BufsimError, RuntimeError):
     """The store cannot be opened or read (the message says which file and why)."""
 
 

@@ -73,7 +73,7 @@ from bufsim.store import Store, encode_json, point_key, records_table
 __all__ = ["Point", "SweepSpec", "SweepSpecError", "expand", "load_spec", "run_point", "sweep"]
 
 
-class SweepSpecError(ValueError):
+class SweepSpecError(_core.BufsimError, ValueError):
     """A sweep specification is invalid (raised before anything runs)."""
 
 

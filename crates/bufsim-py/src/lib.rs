@@ -9,43 +9,82 @@ use bufsim_core::output::Table;
 use bufsim_core::{RunOutput, Scenario, fluid, packet};
 use numpy::PyArray1;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyException, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple, PyType};
 
 create_exception!(
-    _core,
-    ScenarioError,
-    PyValueError,
-    "A scenario failed validation; the message names the field, the value and what is allowed."
-);
-create_exception!(
-    _core,
-    EngineError,
-    PyRuntimeError,
-    "An engine failed internally (a bug: please report it)."
+    bufsim,
+    BufsimError,
+    PyException,
+    "The root of bufsim's exceptions: `except bufsim.BufsimError` catches every error bufsim raises on purpose."
 );
 
-fn scenario_err(e: bufsim_core::ScenarioError) -> PyErr {
-    ScenarioError::new_err(e.to_string())
+/// `ScenarioError(BufsimError, ValueError)` and `EngineError(BufsimError,
+/// RuntimeError)`, made at import (two bases: `create_exception!` takes one).
+static SCENARIO_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static ENGINE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+fn make_error(
+    py: Python<'_>,
+    name: &str,
+    base: Bound<'_, PyType>,
+    doc: &str,
+) -> PyResult<Py<PyType>> {
+    let dict = PyDict::new(py);
+    dict.set_item("__doc__", doc)?;
+    dict.set_item("__module__", "bufsim")?;
+    let bases = PyTuple::new(py, [py.get_type::<BufsimError>(), base])?;
+    let t = py.get_type::<PyType>().call1((name, bases, dict))?;
+    Ok(t.cast_into::<PyType>()?.unbind())
+}
+
+/// A `ScenarioError` with the message and the field path as `.path`.
+fn scenario_error(py: Python<'_>, path: &str, message: String) -> PyErr {
+    let ty = SCENARIO_ERROR.get(py).expect("created at import").bind(py);
+    match ty.call1((message,)) {
+        Ok(inst) => match inst.setattr("path", path) {
+            Ok(()) => PyErr::from_value(inst),
+            Err(e) => e,
+        },
+        Err(e) => e,
+    }
+}
+
+fn scenario_err(py: Python<'_>) -> impl Fn(bufsim_core::ScenarioError) -> PyErr + '_ {
+    move |e| scenario_error(py, &e.path, e.to_string())
+}
+
+fn engine_error(py: Python<'_>, message: String) -> PyErr {
+    PyErr::from_type(
+        ENGINE_ERROR
+            .get(py)
+            .expect("created at import")
+            .bind(py)
+            .clone(),
+        message,
+    )
 }
 
 /// Validate a raw scenario (JSON text) and return the normalized scenario as JSON text.
 #[pyfunction]
-fn normalize_scenario(text: &str) -> PyResult<String> {
+fn normalize_scenario(py: Python<'_>, text: &str) -> PyResult<String> {
     Scenario::from_json(text)
         .map(|s| s.to_json())
-        .map_err(scenario_err)
+        .map_err(scenario_err(py))
 }
 
 /// Engine names and their pre-run checks.
-fn engine_check(engine: &str, s: &Scenario) -> PyResult<()> {
+fn engine_check(py: Python<'_>, engine: &str, s: &Scenario) -> PyResult<()> {
     match engine {
-        "packet" => packet::check(s).map_err(scenario_err),
-        "fluid" => fluid::check(s).map_err(scenario_err),
-        other => Err(ScenarioError::new_err(format!(
-            "engine must be 'packet' or 'fluid', got {other:?}"
-        ))),
+        "packet" => packet::check(s).map_err(scenario_err(py)),
+        "fluid" => fluid::check(s).map_err(scenario_err(py)),
+        other => Err(scenario_error(
+            py,
+            "engine",
+            format!("engine must be 'packet' or 'fluid', got {other:?}"),
+        )),
     }
 }
 
@@ -72,8 +111,8 @@ fn simulate<'py>(
     engine: &str,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let s = Scenario::from_json(text).map_err(scenario_err)?;
-    engine_check(engine, &s)?;
+    let s = Scenario::from_json(text).map_err(scenario_err(py))?;
+    engine_check(py, engine, &s)?;
     let mut interrupted: Option<PyErr> = None;
     let result: Result<RunOutput, String> = py.detach(|| {
         let mut hook = |t: bufsim_core::units::SimTime| -> bool {
@@ -113,7 +152,7 @@ fn simulate<'py>(
         return Err(e);
     }
     let out = result
-        .map_err(|m| EngineError::new_err(format!("internal error in the {engine} engine: {m}")))?;
+        .map_err(|m| engine_error(py, format!("internal error in the {engine} engine: {m}")))?;
     let d = PyDict::new(py);
     let summary = PyDict::new(py);
     for (k, v) in &out.summary {
@@ -147,7 +186,25 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(normalize_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
-    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
-    m.add("EngineError", m.py().get_type::<EngineError>())?;
+    let py = m.py();
+    let scenario = SCENARIO_ERROR.get_or_try_init(py, || {
+        make_error(
+            py,
+            "ScenarioError",
+            py.get_type::<PyValueError>(),
+            "A scenario failed validation; the message names the field, the value and what is allowed; `.path` is the field.",
+        )
+    })?;
+    let engine = ENGINE_ERROR.get_or_try_init(py, || {
+        make_error(
+            py,
+            "EngineError",
+            py.get_type::<PyRuntimeError>(),
+            "An engine failed internally (a bug: please report it).",
+        )
+    })?;
+    m.add("BufsimError", py.get_type::<BufsimError>())?;
+    m.add("ScenarioError", scenario.bind(py))?;
+    m.add("EngineError", engine.bind(py))?;
     Ok(())
 }

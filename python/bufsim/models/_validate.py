@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from bufsim._core import BufsimError
+
 __all__ = [
     "ModelInputError",
     "as_array",
@@ -24,7 +26,7 @@ __all__ = [
 ]
 
 
-class ModelInputError(ValueError):
+class ModelInputError(BufsimError, ValueError):
     """Bad input to an analytic model (names the argument and the allowed range)."""
 
 

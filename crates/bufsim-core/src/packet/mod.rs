@@ -12,7 +12,8 @@
 //!
 //! Pending events stay O(flows): every FIFO delay line ([`Pipe`]) keeps one
 //! event for its head, the bottleneck one for the packet in service, and
-//! timers are checked lazily (DESIGN.md performance notes).
+//! timers are checked lazily (a deadline read when its event fires, not an
+//! event cancelled and pushed again on every ACK).
 //!
 //! Flows come and go (`traffic`): persistent flows hold slots
 //! `0..P` of the flow table for the whole run; finite transfers (`count`
