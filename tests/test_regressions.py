@@ -66,3 +66,24 @@ def test_fluid_red_refuses_what_it_would_ignore(params, field):
     with pytest.raises(bufsim.ScenarioError, match=rf"link\.qdisc_params\.{field}: .*engine=\"packet\""):
         bufsim.simulate(s, engine="fluid")
     assert bufsim.simulate(s).summary["utilization"] > 0  # the packet engine runs it
+
+
+def test_simulate_and_run_take_the_sweep_engine_names(tmp_path):
+    # `bufsim run --engine model:avrachenkov` was refused though sweeps accept it.
+    import json
+    import subprocess
+    import sys
+
+    from bufsim.reproduce import avrachenkov2006
+
+    s = avrachenkov2006.scenario(5, 100, duration="30s")
+    r = bufsim.simulate(s, engine="model:avrachenkov")
+    assert r.engine == "model:avrachenkov" and 0.9 < r.summary["utilization"] <= 1
+    with pytest.raises(bufsim.ScenarioError, match="unknown model, allowed are model:auto"):
+        bufsim.simulate(s, engine="model:nope")
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(s))
+    out = subprocess.run([sys.executable, "-m", "bufsim", "run", str(path), "--engine", "model:avrachenkov",
+                          "--out", str(tmp_path / "out"), "--quiet"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert bufsim.Result.load(tmp_path / "out").engine == "model:avrachenkov"

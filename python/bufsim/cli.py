@@ -117,7 +117,9 @@ def _fail(message: str, code: int = 2) -> None:
 @app.command()
 def run(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (.toml or .json).")],
-    engine: Annotated[str, typer.Option(help=f"Engine: {', '.join(bufsim.ENGINES)}.")] = "packet",
+    engine: Annotated[
+        str, typer.Option(help=f"Engine: {', '.join(bufsim.ENGINES)}, or model:<name> (an analytic model).")
+    ] = "packet",
     out: Annotated[Optional[Path], typer.Option(help="Output directory (default: results/<name>-<engine>).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no table.")] = False,
 ) -> None:

@@ -33,8 +33,10 @@ def simulate(
     ----------
     scenario : Scenario, dict, or path to a ``.toml``/``.json`` file
         The scenario (see the README for the schema).
-    engine : {"packet", "fluid"}
-        Which engine runs it.
+    engine : str
+        ``"packet"``, ``"fluid"`` or ``"model:<name>"`` (an analytic model
+        of :data:`bufsim.models.MODELS`, through :func:`bufsim.models.predict`),
+        the same names as :func:`bufsim.sweep` takes.
     progress : callable, optional
         Called now and then with the simulated time reached (seconds).
         Raising from it stops the run with that exception.
@@ -55,8 +57,19 @@ def simulate(
         Ctrl-C during the run (nothing partial is returned).
     """
     scn = Scenario.load(scenario)
+    if isinstance(engine, str) and engine.startswith("model:"):
+        from bufsim.models import MODELS, predict
+
+        model = engine[len("model:"):]
+        if model not in MODELS:
+            raise _core.ScenarioError(
+                f"engine {engine!r}: unknown model, allowed are {', '.join('model:' + m for m in MODELS)}"
+            )
+        return predict(scn, model=model)
     if engine not in ENGINES:
-        raise _core.ScenarioError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+        raise _core.ScenarioError(
+            f"engine must be one of {', '.join(ENGINES)} or 'model:<name>', got {engine!r}"
+        )
     t0 = time.perf_counter()
     raw = _core.simulate(scn.json, engine, progress)
     wall = time.perf_counter() - t0

@@ -395,12 +395,7 @@ def run_point(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
     """
     t0 = time.perf_counter()
     try:
-        if engine.startswith("model:"):
-            from bufsim.models import predict
-
-            result = predict(Scenario.load(raw), model=engine[len("model:"):])
-        else:
-            result = simulate(raw, engine=engine)
+        result = simulate(raw, engine=engine)
         summary = {k: plain(v) for k, v in result.summary.items()}
         ts = _parquet_bytes(result.timeseries)
     except Exception as e:  # a failing point is data, not a crash
