@@ -59,9 +59,8 @@ class AdviceError(BufsimError, ValueError):
     """The question cannot be answered as asked (bad objective, unreachable target)."""
 
 
-#: objective name -> (summary key, direction it improves with buffer, unit kind).
-#: "up": holds from some buffer on (larger is better for the metric as bounded);
-#: "down": holds up to some buffer.
+#: objective name -> (summary key it reads, unit kind of its bound). Which
+#: way it moves with the buffer: :attr:`Objective.grows_with_buffer`.
 METRICS: dict[str, tuple[str, str]] = {
     "utilization": ("utilization", "fraction"),
     "drop_rate": ("drop_rate", "fraction"),
