@@ -107,3 +107,15 @@ def test_package_is_typed():
     from pathlib import Path
 
     assert (Path(bufsim.__file__).parent / "py.typed").is_file()
+
+
+def test_help_keeps_brackets_and_shows_no_type_tags_on_flags():
+    import subprocess
+    import sys
+
+    env = {**os.environ, "COLUMNS": "80"}
+    out = subprocess.run([sys.executable, "-m", "bufsim", "sweep", "--help"], capture_output=True, text=True, env=env)
+    assert out.returncode == 0
+    text = " ".join(out.stdout.split())
+    assert "[grid], [[zip]]" in text  # no longer eaten as markup
+    assert "<bool>" not in text  # flags take no value

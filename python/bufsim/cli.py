@@ -30,6 +30,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Help texts are plain text: brackets such as [grid] and [[zip]] stay.
+    rich_markup_mode=None,
 )
 console = Console()
 err_console = Console(stderr=True)
