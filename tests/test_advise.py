@@ -83,6 +83,11 @@ def test_advise_matches_a_dense_packet_sweep_on_paper_003(paper003):
     assert rules.loc["BDP", "meets all"] is True or rules.loc["BDP", "meets all"] == True  # noqa: E712
     # The buffer one grid step below fails.
     assert "fails" in a.binding
+    # The analytic model's prediction beside the packet measurement: paper
+    # 003's desynchronized model gives full utilization at B0 = 6 packets,
+    # where the packet engine's synchronized identical-RTT flows get 0.78.
+    model = rules["utilization>=0.999 (model)"]
+    assert model["B0 desynchronized (paper 003)"] > 0.99 > rules.loc["B0 desynchronized (paper 003)", "utilization>=0.999"]
 
 
 def test_advice_outputs(paper003, tmp_path):

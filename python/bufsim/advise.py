@@ -191,8 +191,11 @@ class Advice:
         conflict), in words.
     table : pandas.DataFrame
         Rules, models, fluid scan and packet verification side by side:
-        ``source``, ``buffer_pkts``, ``applies``, ``note`` and, where the
-        packet engine ran there, each objective's measured mean.
+        ``source``, ``buffer_pkts``, ``applies``, ``note``, where the
+        packet engine ran there each objective's measured mean (and
+        ``meets all``), and each objective as the analytic model predicts
+        it at that buffer (``"<objective> (model)"``, NaN where the model
+        has no such metric or does not cover the traffic).
     runs : pandas.DataFrame
         Every fluid and packet run of the search (a sweep table).
     confidence : float
@@ -585,6 +588,23 @@ def advise(
     rec_row.update({o.text: rec_meas[k] for k, o in enumerate(objs)})
     rec_row["meets all"] = rec_meas[-1]
     table.loc[len(table)] = rec_row
+    # What the analytic model (bufsim.models.predict, "auto") says at each
+    # buffer, for the objectives it predicts; NaN where it has no answer.
+    model_note = ""
+    for o in objs:
+        table[f"{o.text} (model)"] = math.nan
+    for i, b in table["buffer_pkts"].items():
+        if b != b or b < 1 or model_note:
+            continue
+        try:
+            pred = models.predict(Scenario(_with_buffer(raw, round(b))), model="auto").summary
+        except (models.ModelInputError, ValueError) as e:
+            model_note = f"no analytic model for this traffic: {e}"
+            continue
+        for o in objs:
+            table.loc[i, f"{o.text} (model)"] = pred.get(o.key, math.nan)
+    if model_note:
+        notes.append(model_note)
     size = int(link["packet_size_bytes"])
     method = (
         f"Packet bisection over a log grid of {len(grid)} buffers (1 to {grid[-1]} packets, "
