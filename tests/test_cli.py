@@ -119,3 +119,23 @@ def test_help_keeps_brackets_and_shows_no_type_tags_on_flags():
     text = " ".join(out.stdout.split())
     assert "[grid], [[zip]]" in text  # no longer eaten as markup
     assert "<bool>" not in text  # flags take no value
+
+
+def test_run_summary_is_compact_with_consistent_units(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    env = {**os.environ, "COLUMNS": "80"}
+    cmd = [sys.executable, "-m", "bufsim", "run", "s.toml", "--out", "out"]
+    short = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=env).stdout
+    rows = [line for line in short.splitlines() if line.startswith("│")]
+    assert 5 <= len(rows) <= 12, short  # fits a 24-line terminal
+    assert "drops_codel" not in short and "Mbps" in short
+    full = subprocess.run([*cmd, "--all"], cwd=tmp_path, capture_output=True, text=True, env=env).stdout
+    # Every rate in bit/s with a prefix (group goodput too), whole-run counters marked,
+    # no zero counters of disciplines not in use.
+    assert "goodput_bps_group0" in full and "e+06" not in full
+    assert "packets_dropped (whole run)" in full and "drops_codel" not in full
+    js = subprocess.run([*cmd, "--json"], cwd=tmp_path, capture_output=True, text=True, env=env).stdout
+    assert 0 < json.loads(js)["utilization"] <= 1

@@ -89,25 +89,45 @@ class _LazyProgress:
             self.bar.stop()
 
 
+def _si(value: float, unit: str, prefixes: tuple[tuple[float, str], ...]) -> str:
+    for scale, prefix in prefixes:
+        if abs(value) >= scale or scale == prefixes[-1][0]:
+            return f"{value / scale:.4g} {prefix}{unit}"
+    return f"{value:.4g} {unit}"
+
+
 def _fmt(key: str, value: float) -> str:
+    """One summary value with its unit: rates in bit/s and times in seconds
+    with an SI prefix, fractions and counts with 4 significant digits."""
     if value != value:  # NaN
         return "-"
-    if key.endswith("_bps"):
-        return f"{value / 1e6:.3f} Mbps"
+    if "_bps" in key:
+        return _si(value, "bps", ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")))
     if key.endswith("_s"):
-        return f"{value * 1e3:.3f} ms"
-    if key in ("utilization", "drop_rate", "jain_index", "sync_mean"):
-        return f"{value:.4f}"
-    return f"{value:.6g}"
+        return _si(value, "s", ((1.0, ""), (1e-3, "m"), (1e-6, "u")))
+    if float(value).is_integer():
+        return f"{int(value)}"
+    return f"{value:.4g}"
 
 
-def print_summary(result: Result, title: str) -> None:
-    """Print a result's summary as a table."""
-    table = Table(title=title, show_header=True)
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    for key, value in result.summary.items():
-        table.add_row(key, _fmt(key, value))
+def print_summary(result: Result, title: str, *, everything: bool = False) -> None:
+    """Print a result's summary as a table: the key buffer-sizing metrics
+    (per-group goodput too with several groups), or with ``everything`` every
+    metric but the zero counters of other queue disciplines."""
+    from bufsim.result import KEY_METRICS, WHOLE_RUN
+
+    s = result.summary
+    groups = [k for k in s if k.startswith("goodput_bps_group")]
+    if everything:
+        keys = [k for k in s if not (k.startswith("drops_") and s[k] == 0)]
+    else:
+        keys = [k for k in KEY_METRICS if k in s] + (groups if len(groups) > 1 else [])
+    table = Table(title=title, show_header=True, caption="after the warm-up, unless marked (whole run)"
+                  if everything else "the key metrics; --all for every one, --json for machines")
+    table.add_column("metric", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
+    for key in keys:
+        table.add_row(key + (" (whole run)" if key in WHOLE_RUN else ""), _fmt(key, s[key]))
     console.print(table)
 
 
@@ -124,6 +144,8 @@ def run(
     ] = "packet",
     out: Annotated[Optional[Path], typer.Option(help="Output directory (default: results/<name>-<engine>).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no table.")] = False,
+    everything: Annotated[bool, typer.Option("--all", help="Every summary metric, not only the key ones.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON (for machines).")] = False,
 ) -> None:
     """Run one scenario, print its summary and write the result (Parquet + JSON)."""
     try:
@@ -143,8 +165,14 @@ def run(
     progress.close()
     target = out or Path("results") / f"{scn.name}-{engine}"
     result.save(target)
+    if as_json:
+        from bufsim.result import plain
+
+        print(json.dumps(plain(result.summary, nan_to_none=True), indent=2))
+        return
     if not quiet:
-        print_summary(result, f"{scn.name} ({engine} engine, {result.provenance['wall_s']:.2f} s wall)")
+        title = f"{scn.name} ({engine} engine, {result.provenance['wall_s']:.2f} s wall)"
+        print_summary(result, title, everything=everything)
     console.print(f"result written to {target}")
 
 

@@ -35,22 +35,10 @@ import jinja2
 import pandas as pd
 
 from bufsim import plot
-from bufsim.result import Result, plain
+from bufsim.result import KEY_METRICS, Result, plain
 
 __all__ = ["Figure", "Section", "render", "result_report", "reproduction_report", "source_report", "sweep_report", "write"]
 
-#: Summary metrics a buffer-sizing reader looks at first, in this order.
-KEY_METRICS = [
-    "utilization",
-    "goodput_bps",
-    "drop_rate",
-    "mean_queue_delay_s",
-    "p99_queue_delay_s",
-    "mean_queue_pkts",
-    "jain_index",
-    "sync_mean",
-    "timeouts",
-]
 
 #: Metrics drawn against the buffer in sweep reports (those present).
 SWEEP_METRICS = ["utilization", "drop_rate", "p99_queue_delay_s", "jain_index"]

@@ -29,6 +29,24 @@ from typing import Any, Mapping
 import pandas as pd
 
 
+#: Summary metrics a buffer-sizing reader looks at first, in this order
+#: (the compact run summary, reports, notebooks).
+KEY_METRICS = [
+    "utilization",
+    "goodput_bps",
+    "drop_rate",
+    "mean_queue_delay_s",
+    "p99_queue_delay_s",
+    "mean_queue_pkts",
+    "jain_index",
+    "sync_mean",
+    "timeouts",
+]
+
+#: Summary counters that cover the whole run (the others start after the warm-up).
+WHOLE_RUN = {"packets_sent", "packets_delivered", "packets_dropped", "packets_in_flight", "access_drops", "events"}
+
+
 def plain(value: Any, *, nan_to_none: bool = False) -> Any:
     """Plain Python values (dicts, lists, scalars) from numpy scalars and
     arrays, tuples and mappings; with ``nan_to_none``, non-finite floats
@@ -156,7 +174,6 @@ class Result:
         import html
 
         from bufsim import plot
-        from bufsim.report import KEY_METRICS
 
         rows = "".join(
             f"<tr><td>{html.escape(k)}</td><td>{self.summary[k]:.4g}</td></tr>"
