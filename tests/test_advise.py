@@ -37,10 +37,10 @@ def test_objectives_parse_with_units(text, key, op, bound):
         ("throughput>=0.9", "unknown metric 'throughput'"),
         ("utilization<=0.9", "bounded below"),
         ("p99_queue_delay>=5ms", "bounded above"),
-        ("p99_queue_delay<=5", "needs a unit"),
+        ("p99_queue_delay<=5", "with a unit ps, ns, us, ms, s or min"),
         ("utilization>=1.5", "between 0 and 1"),
         ("utilization=0.9", "write metric>=bound"),
-        ("drop_rate<=0.01pkt", "takes no unit"),
+        ("drop_rate<=0.01pkt", "a fraction is a number"),
     ],
 )
 def test_bad_objectives_name_themselves(text, needle):

@@ -71,7 +71,7 @@ def test_bad_scenario_is_a_clear_error(tmp_path):
 
 def test_ctrl_c_stops_cleanly(tmp_path):
     # A long run interrupted by SIGINT exits 130 and writes nothing.
-    (tmp_path / "s.toml").write_text(SCENARIO.replace('"20s"', '"100000s"').replace('"10Mbps"', '"1Gbps"'))
+    (tmp_path / "s.toml").write_text(SCENARIO.replace('"20s"', '"2000s"').replace('"10Mbps"', '"1Gbps"'))
     proc = subprocess.Popen(
         [sys.executable, "-m", "bufsim.cli", "run", "s.toml", "--out", "out"],
         cwd=tmp_path,

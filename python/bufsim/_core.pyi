@@ -23,3 +23,9 @@ def simulate(
     text: str, engine: str = "packet", progress: Callable[[float], Any] | None = None
 ) -> dict[str, Any]:
     """Run an engine on a raw scenario (JSON text); see bufsim.simulate."""
+
+def estimate(text: str, engine: str) -> dict[str, Any]:
+    """What running ``engine`` on a raw scenario costs (work, memory and the fields driving them); see bufsim.limits."""
+
+def parse_quantity(text: str, kind: str) -> float:
+    """A quantity with a unit in SI (kind ``duration`` -> s, ``rate`` -> bit/s, ``size`` -> bytes); ValueError if malformed."""

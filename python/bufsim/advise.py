@@ -49,6 +49,7 @@ import pandas as pd
 from scipy import stats
 
 from bufsim import models
+from bufsim import _core
 from bufsim._core import BufsimError
 from bufsim.scenario import Scenario
 
@@ -71,8 +72,6 @@ METRICS: dict[str, tuple[str, str]] = {
     "goodput": ("goodput_bps", "rate"),
 }
 _GROUP_GOODPUT = re.compile(r"goodput_bps_group(\d+)$")
-_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
-_RATE_UNITS = {"bps": 1.0, "kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9, "Tbps": 1e12}
 _NUMBER = r"[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?"
 
 
@@ -117,22 +116,17 @@ class Objective:
 
 
 def _with_unit(field_: str, text: str, kind: str) -> float:
-    m = re.fullmatch(rf"({_NUMBER})\s*([A-Za-z%]*)", text.strip())
-    if not m:
-        raise AdviceError(f"objective {field_!r}: cannot read the bound {text!r}")
-    value, unit = float(m.group(1)), m.group(2)
+    text = text.strip()
     if kind == "fraction":
-        if unit == "%":
-            return value / 100
-        if unit:
-            raise AdviceError(f"objective {field_!r}: a fraction takes no unit (or %), got {unit!r}")
-        return value
-    table = _TIME_UNITS if kind == "time" else _RATE_UNITS
-    if unit not in table:
-        raise AdviceError(
-            f"objective {field_!r}: {kind} bound needs a unit, one of {', '.join(table)}; got {text!r}"
-        )
-    return value * table[unit]
+        m = re.fullmatch(rf"({_NUMBER})\s*(%?)", text)
+        if not m:
+            raise AdviceError(f"objective {field_!r}: a fraction is a number (or a percentage), got {text!r}")
+        return float(m.group(1)) / (100 if m.group(2) else 1)
+    try:
+        # The scenario's unit parsers (bufsim-core units.rs): one law for units.
+        return _core.parse_quantity(text, "duration" if kind == "time" else "rate")
+    except ValueError as e:
+        raise AdviceError(f"objective {field_!r}: {e}") from None
 
 
 def parse_objective(text: str) -> Objective:

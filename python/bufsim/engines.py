@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 
 import pandas as pd
 
-from bufsim import _core
+from bufsim import _core, limits
 from bufsim.result import Result
 from bufsim.scenario import Scenario
 
@@ -52,7 +52,9 @@ def simulate(
     Raises
     ------
     ScenarioError
-        Invalid scenario or engine name (the message names the field).
+        Invalid scenario or engine name (the message names the field), or a
+        run out of proportion: more work or memory than :mod:`bufsim.limits`
+        allows (the message names the field that drives it).
     KeyboardInterrupt
         Ctrl-C during the run (nothing partial is returned).
     """
@@ -70,6 +72,7 @@ def simulate(
         raise _core.ScenarioError(
             f"engine must be one of {', '.join(ENGINES)} or 'model:<name>', got {engine!r}"
         )
+    limits.check(scn, engine)
     t0 = time.perf_counter()
     raw = _core.simulate(scn.json, engine, progress)
     wall = time.perf_counter() - t0

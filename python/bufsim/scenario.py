@@ -31,6 +31,19 @@ from bufsim import _core
 
 ScenarioError = _core.ScenarioError
 
+#: Deepest nesting of tables and lists a scenario may have (a real one has 4).
+MAX_DEPTH = 32
+#: Largest scenario file read, bytes (a 10^5-flow scenario with listed RTTs
+#: is a few MB).
+MAX_FILE_BYTES = 64 << 20
+
+
+def scenario_error(path: str, message: str) -> ScenarioError:
+    """A :class:`ScenarioError` for field ``path`` (set as ``.path``), as the core raises them."""
+    e = ScenarioError(f"{path}: {message}")
+    e.path = path
+    return e
+
 
 class Scenario:
     """A validated scenario.
@@ -48,8 +61,9 @@ class Scenario:
     def __init__(self, raw: Mapping[str, Any]):
         if not isinstance(raw, Mapping):
             raise ScenarioError(f"scenario must be a mapping (dict or TOML table), got {type(raw).__name__}")
+        _check_plain(raw, "", 0)
         self.raw: dict[str, Any] = copy.deepcopy(dict(raw))
-        self._text = _to_json(self.raw)
+        self._text = json.dumps(self.raw, allow_nan=False)
         self.normalized: dict[str, Any] = json.loads(_core.normalize_scenario(self._text))
 
     @classmethod
@@ -68,16 +82,9 @@ class Scenario:
             return cls(source)
         if isinstance(source, (str, Path)):
             path = Path(source)
-            if not path.is_file():
-                raise ScenarioError(f"scenario file {str(path)!r} does not exist")
-            text = path.read_text()
-            try:
-                if path.suffix == ".json":
-                    raw = json.loads(text)
-                else:
-                    raw = tomllib.loads(text)
-            except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
-                raise ScenarioError(f"{path}: cannot parse: {e}") from None
+            raw = _read_file(path)
+            if not isinstance(raw, dict):
+                raise ScenarioError(f"{path}: a scenario is a JSON object (a table), got {type(raw).__name__}")
             _resolve_paths(raw, path.parent)
             return cls(raw)
         raise ScenarioError(
@@ -132,8 +139,62 @@ def _resolve_paths(raw: Any, base: Path) -> None:
             fix(group.get("size"))
 
 
-def _to_json(raw: Mapping[str, Any]) -> str:
+def _read_file(path: Path) -> Any:
+    """The raw mapping of a ``.json`` or TOML scenario file, every failure a ScenarioError."""
+    if not path.exists():
+        raise ScenarioError(f"scenario file {str(path)!r} does not exist")
+    if not path.is_file():
+        kind = "a directory" if path.is_dir() else "not a regular file"
+        raise ScenarioError(f"scenario file {str(path)!r} is {kind}: give a .toml or .json file")
     try:
-        return json.dumps(raw, allow_nan=False)
-    except (TypeError, ValueError) as e:
-        raise ScenarioError(f"scenario holds a value that is not plain data: {e}") from None
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ScenarioError(
+                f"scenario file {str(path)!r} is {size} bytes, more than the {MAX_FILE_BYTES} bytes a scenario may have"
+            )
+        data = path.read_bytes()
+    except OSError as e:
+        raise ScenarioError(f"scenario file {str(path)!r} cannot be read: {e.strerror or e}") from None
+    try:
+        # utf-8-sig: an editor's byte-order mark is not part of the scenario.
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(
+            f"{path}: not UTF-8 text (byte {e.start} is 0x{data[e.start]:02x}); save the file as UTF-8"
+        ) from None
+    try:
+        raw = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
+        raise ScenarioError(f"{path}: cannot parse: {e}") from None
+    except RecursionError:
+        raise ScenarioError(f"{path}: nested more than {MAX_DEPTH} levels deep") from None
+    return raw
+
+
+def _check_plain(value: Any, path: str, depth: int) -> None:
+    """Refuse what is not plain scenario data, naming the field.
+
+    Plain data: tables (dicts with string keys), lists, strings, booleans,
+    integers and finite floats, nested at most :data:`MAX_DEPTH` deep.
+    """
+    here = path or "scenario"
+    if depth > MAX_DEPTH:
+        raise scenario_error(here if len(here) <= 60 else here[:57] + "...", f"nested more than {MAX_DEPTH} levels deep")
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise scenario_error(here, f"keys must be strings, got {k!r} ({type(k).__name__})")
+            _check_plain(v, f"{path}.{k}" if path else k, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_plain(v, f"{here}[{i}]", depth + 1)
+    elif isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise scenario_error(here, f"{value} is not allowed: numbers must be finite")
+    elif not isinstance(value, (str, int)) and value is not None:
+        # bool is an int; numpy scalars are not plain data either.
+        raise scenario_error(
+            here,
+            f"a {type(value).__name__} ({value!r:.60}) is not scenario data: "
+            "use a string, a number, a boolean, a list or a table",
+        )

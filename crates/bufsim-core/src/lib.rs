@@ -10,6 +10,7 @@
 //!
 //! Pure Rust: compiles and tests without Python (the bindings live in `bufsim-py`).
 
+pub mod cost;
 pub mod engine;
 pub mod fluid;
 pub mod net;

@@ -528,6 +528,9 @@ pub struct Fluid {
     /// congestion event it records, as TCP's fast recovery does, RFC 6582) or
     /// `"rate"` (paper 004 eq. (1) literally: dW/dt = -b W lambda(t - R)).
     pub decrease: String,
+    /// Whether `step` was written in the scenario (else it is the default).
+    #[serde(skip)]
+    pub step_given: bool,
 }
 
 /// A validated scenario with every unit resolved.
@@ -1127,10 +1130,14 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     check(
         duration.0 / interval.0.max(1) <= 10_000_000,
         "output.interval",
-        || format!("{interval} gives more than 10 million samples over {duration}"),
+        || {
+            format!(
+                "{interval} gives more than 10 million samples over duration {duration}: raise output.interval or shorten duration"
+            )
+        },
     )?;
 
-    let fluid = resolve_fluid(raw.fluid.unwrap_or_default(), &all_rtts, duration)?;
+    let fluid = resolve_fluid(raw.fluid.unwrap_or_default(), &all_rtts)?;
 
     Ok(Scenario {
         name: raw.name.unwrap_or_else(|| "scenario".into()),
@@ -1161,7 +1168,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     })
 }
 
-fn resolve_fluid(f: RawFluid, rtts: &[SimTime], duration: SimTime) -> Result<Fluid, ScenarioError> {
+fn resolve_fluid(f: RawFluid, rtts: &[SimTime]) -> Result<Fluid, ScenarioError> {
     let model = f.model.unwrap_or_else(|| "mgt".into());
     check(
         FLUID_MODELS.contains(&model.as_str()),
@@ -1221,21 +1228,26 @@ fn resolve_fluid(f: RawFluid, rtts: &[SimTime], duration: SimTime) -> Result<Flu
             SimTime::from_micros(us)
         }
     };
-    check(step >= SimTime::from_micros(1), "fluid.step", || {
-        format!("must be >= 1us, got {step}")
-    })?;
-    if let Some(r) = min_rtt {
-        check(step.0 <= r.0 / 4, "fluid.step", || {
-            format!(
-                "{step} is longer than a quarter of the shortest RTT {r}: the delayed loss feedback needs at least 4 steps per RTT"
-            )
+    // A step the user wrote is checked here; the default step's limit (set
+    // by the RTTs, which the packet engine also reads) is the fluid engine's
+    // check (`fluid::check`), so that a scenario the fluid engine cannot
+    // integrate still runs on the packet engine. The number of steps is the
+    // run's cost (`cost.rs`), limited before a run starts.
+    if f.step.is_some() {
+        check(step >= SimTime::from_micros(1), "fluid.step", || {
+            format!("must be >= 1us, got {step}")
         })?;
+        if let Some(r) = min_rtt {
+            check(step.0 <= r.0 / 4, "fluid.step", || {
+                format!(
+                    "{step} is longer than a quarter of the shortest RTT {r}: the delayed loss feedback needs at least 4 steps per RTT"
+                )
+            })?;
+        }
     }
-    check(duration.0 / step.0 <= 1_000_000_000, "fluid.step", || {
-        format!("{step} gives more than 1e9 steps over duration {duration}")
-    })?;
     Ok(Fluid {
         step_s: step,
+        step_given: f.step.is_some(),
         model,
         sync: f.sync,
         sync_policy,

@@ -157,6 +157,14 @@ pub fn parse_duration(s: &str) -> Result<SimTime, UnitError> {
     if v < 0.0 {
         return Err(bad());
     }
+    // Simulated time is u64 picoseconds: refuse, rather than saturate, a
+    // duration it cannot hold.
+    if v * scale >= SimTime::MAX.as_secs_f64() {
+        return Err(UnitError(format!(
+            "duration {s:?} is longer than the longest time bufsim represents ({:.0}s, about 213 days)",
+            SimTime::MAX.as_secs_f64()
+        )));
+    }
     Ok(SimTime::from_secs_f64(v * scale))
 }
 
@@ -186,7 +194,7 @@ pub fn parse_rate(s: &str) -> Result<BitsPerSec, UnitError> {
 pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
     let bad = || {
         UnitError(format!(
-            "invalid size {s:?}: expected a non-negative number with a unit B, KB, KiB, MB, MiB or GB (e.g. \"1500B\")"
+            "invalid size {s:?}: expected a non-negative number with a unit B, KB, KiB, MB, MiB, GB or GiB (e.g. \"1500B\")"
         ))
     };
     let (v, unit) = split_number(s).ok_or_else(bad)?;
@@ -197,6 +205,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
         "MB" => 1e6,
         "MiB" => 1024.0 * 1024.0,
         "GB" => 1e9,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
         _ => return Err(bad()),
     };
     if v < 0.0 {
@@ -259,6 +268,14 @@ mod tests {
         assert!(parse_duration("-1s").is_err());
         assert!(parse_duration("1 parsec").is_err());
         assert!(parse_duration("").is_err());
+        // Beyond u64 picoseconds: an error naming the limit, not a silent cap.
+        let e = parse_duration("1e9s").unwrap_err().0;
+        assert!(e.contains("213 days"), "{e}");
+        assert!(parse_duration("200days").is_err());
+        assert_eq!(
+            parse_duration("100000s").unwrap(),
+            SimTime::from_millis(100_000_000)
+        );
     }
 
     #[test]

@@ -182,3 +182,20 @@ fn red_keeps_the_queue_below_max_th() {
     assert!(out.metric("utilization").unwrap() > 0.8);
     assert!(out.metric("drop_rate").unwrap() > 0.0);
 }
+
+#[test]
+fn an_rtt_too_short_for_the_default_step_is_the_fluid_engines_refusal() {
+    // 3 us: the packet engine runs it; the fluid engine's shortest step
+    // (1 us) does not fit 4 times, and the field to change is the RTT.
+    let mut v = base();
+    v["link"]["delay"] = json!("1us");
+    v["flows"][0]["rtt"] = json!("3us");
+    let s = parse(&v).expect("valid for the packet engine");
+    let e = fluid::check(&s).unwrap_err();
+    assert_eq!(e.path, "flows[0].rtt", "{e}");
+    assert!(e.to_string().contains("4 per RTT"), "{e}");
+    // A step the user wrote is blamed on fluid.step, when the scenario is read.
+    v["fluid"] = json!({"step": "1us"});
+    let e = parse(&v).unwrap_err();
+    assert_eq!(e.path, "fluid.step", "{e}");
+}

@@ -88,6 +88,43 @@ fn engine_check(py: Python<'_>, engine: &str, s: &Scenario) -> PyResult<()> {
     }
 }
 
+/// Estimate what running `engine` on a raw scenario (JSON text) costs
+/// before it starts (`bufsim_core::cost`): a dict with `work` (bottleneck
+/// packets or fluid flow-steps), `work_unit`, `work_field` (the scenario
+/// field that drives it), `memory_bytes` and `memory_field`.
+#[pyfunction]
+fn estimate<'py>(py: Python<'py>, text: &str, engine: &str) -> PyResult<Bound<'py, PyDict>> {
+    let s = Scenario::from_json(text).map_err(scenario_err(py))?;
+    engine_check(py, engine, &s)?;
+    let c = bufsim_core::cost::estimate(&s, engine);
+    let d = PyDict::new(py);
+    d.set_item("work", c.work)?;
+    d.set_item("work_unit", c.work_unit)?;
+    d.set_item("work_field", c.work_field)?;
+    d.set_item("memory_bytes", c.memory_bytes)?;
+    d.set_item("memory_field", c.memory_field)?;
+    Ok(d)
+}
+
+/// Parse a quantity with a unit, as scenario fields are parsed
+/// (`bufsim_core::units`): `kind` is `"duration"` (to seconds), `"rate"`
+/// (bits/s) or `"size"` (bytes). Raises ValueError with the parser's message.
+#[pyfunction]
+fn parse_quantity(text: &str, kind: &str) -> PyResult<f64> {
+    use bufsim_core::units;
+    let parsed = match kind {
+        "duration" => units::parse_duration(text).map(|t| t.as_secs_f64()),
+        "rate" => units::parse_rate(text).map(|r| r.0),
+        "size" => units::parse_bytes(text).map(|b| b as f64),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "kind must be 'duration', 'rate' or 'size', got {other:?}"
+            )));
+        }
+    };
+    parsed.map_err(|e| PyValueError::new_err(e.0))
+}
+
 fn table<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     for (name, col) in t.columns {
@@ -186,6 +223,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(normalize_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     let py = m.py();
     let scenario = SCENARIO_ERROR.get_or_try_init(py, || {
         make_error(

@@ -27,6 +27,29 @@ use crate::tcp::cc::config::CcConfig;
 /// Queue disciplines the fluid engine models.
 pub const FLUID_QDISCS: &[&str] = &["droptail", "red"];
 
+/// The default integration step (the shortest RTT / 20, at least 1 us) must
+/// fit 4 times in the shortest RTT; when it does not, the RTT is what to change.
+/// (A `fluid.step` the user wrote was checked when the scenario was read.)
+fn check_default_step(s: &Scenario) -> Result<(), ScenarioError> {
+    if s.fluid.step_given {
+        return Ok(());
+    }
+    let step = s.fluid.step_s;
+    for (g, grp) in s.flows.iter().enumerate() {
+        if let Some(r) = grp.rtts_s.iter().copied().min()
+            && step.0 > r.0 / 4
+        {
+            return Err(err(
+                format!("flows[{g}].rtt"),
+                format!(
+                    "RTT {r} is too short for the fluid engine: it integrates in steps of at least 1us and needs 4 per RTT (RTT >= 4us); use engine=\"packet\""
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Refuse what the fluid engine cannot model, naming the field, the value and
 /// what is allowed.
 pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
@@ -67,6 +90,7 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
             ));
         }
     }
+    check_default_step(s)?;
     let hybrid = s.fluid.model == "hybrid";
     if hybrid {
         if s.flows.is_empty() {

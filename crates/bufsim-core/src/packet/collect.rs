@@ -55,6 +55,9 @@ impl FlowEnd {
     }
 }
 
+/// Number of columns of the flows table.
+pub(crate) const FLOW_COLUMNS: usize = COLS.len();
+
 /// Columns of the flows table, in order.
 const COLS: [&str; 24] = [
     "flow",

@@ -28,7 +28,7 @@
 //! group, one wake-up per thinking user. Quiet slots are collected when the
 //! transfer completes and at every `output.interval` sample.
 
-mod collect;
+pub(crate) mod collect;
 
 use rand::RngExt;
 use rand_distr::{Distribution, Exp};

@@ -447,6 +447,9 @@ fn erfc(x: f64) -> f64 {
     if x >= 0.0 { r } else { 2.0 - r }
 }
 
+/// Largest CSV file accepted as an empirical size CDF (bytes).
+pub const MAX_CDF_FILE_BYTES: u64 = 64 << 20;
+
 /// Read an empirical size CDF from a CSV file.
 ///
 /// Format: a header whose first column is `size_pkts` or `size_bytes` (the
@@ -458,6 +461,19 @@ fn erfc(x: f64) -> f64 {
 /// path is relative to the working directory here; `bufsim.Scenario.load`
 /// makes it relative to the scenario file.
 pub fn read_cdf_csv(path: &str, mss: u32) -> Result<Vec<(f64, f64)>, String> {
+    // A CDF is a few thousand lines: refuse what is not a regular file
+    // (/dev/zero, a FIFO, a directory) or is far larger than a CDF, instead of
+    // reading until memory runs out.
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {path:?}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{path:?} is not a regular file (a CSV file is expected)"));
+    }
+    if meta.len() > MAX_CDF_FILE_BYTES {
+        return Err(format!(
+            "{path:?} is {} bytes, more than the {MAX_CDF_FILE_BYTES} bytes allowed for a size CDF",
+            meta.len()
+        ));
+    }
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path:?}: {e}"))?;
     let mut lines = text
         .lines()

@@ -1,0 +1,200 @@
+//! What a run will cost, estimated from the scenario before it starts: the
+//! simulation work (packet engine: packets through the bottleneck; fluid
+//! engine: flow-steps) and the memory the run holds (its outputs and the
+//! per-flow state), each with the scenario field that drives it.
+//!
+//! The Python front (`bufsim.limits`) refuses a run whose estimate exceeds
+//! the user's limits, naming that field, instead of running for hours or
+//! being killed for memory halfway. The estimates are upper bounds of the
+//! right order, not predictions: a saturated bottleneck carries at most its
+//! capacity plus the open-loop background, every sample of the time series
+//! holds its columns as 8-byte floats, and so on.
+
+use crate::packet::collect::FLOW_COLUMNS;
+use crate::scenario::Scenario;
+use crate::traffic::{Kind, ThinkDist};
+
+/// Columns of the time series besides the per-flow `cwnd_flow<i>` ones
+/// (`time_s`, utilization, queue, drops, active and long flows).
+const TIMESERIES_COLUMNS: f64 = 6.0;
+
+/// Copies of the output tables alive at the peak: the engine's vectors, the
+/// NumPy arrays made from them, the pandas frames made from those.
+const OUTPUT_COPIES: f64 = 3.0;
+
+/// Engine state per flow, bytes (sender, receiver, SACK scoreboard and
+/// statistics of one flow; measured: 10,000 persistent CUBIC flows take
+/// about 20 MB above one flow's run, so 2 KB with a margin for in-flight
+/// packets).
+const FLOW_STATE_BYTES: f64 = 4096.0;
+
+/// The estimate for one engine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cost {
+    /// Simulation work: bottleneck packets (packet engine) or flow-steps
+    /// (fluid engine, integration steps times flows).
+    pub work: f64,
+    /// What `work` counts: `"packets"` or `"flow-steps"`.
+    pub work_unit: &'static str,
+    /// The scenario field that drives `work` (what to change to reduce it).
+    pub work_field: String,
+    /// Memory the run holds at its peak, bytes.
+    pub memory_bytes: f64,
+    /// The scenario field that drives `memory_bytes`.
+    pub memory_field: String,
+}
+
+/// Estimate the cost of running `s` on `engine` (`"packet"` or `"fluid"`).
+pub fn estimate(s: &Scenario, engine: &str) -> Cost {
+    let duration = s.duration_s.as_secs_f64();
+    let cap = s.link.capacity_bps;
+    let pkt_bits = 8.0 * s.link.packet_size_bytes as f64;
+
+    // Packets through the bottleneck: at most its capacity, plus background
+    // arrivals beyond it (they are dropped, but each is an event).
+    let background: f64 = s.background.iter().map(|b| b.rate_bps).sum();
+    let packets = duration * (cap + background) / pkt_bits;
+    let busiest_background = s
+        .background
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.rate_bps.total_cmp(&b.1.rate_bps))
+        .filter(|(_, b)| b.rate_bps > cap)
+        .map(|(i, _)| format!("background[{i}].rate"));
+
+    // Rows of the flows table: every persistent or finite flow, and the
+    // transfers open- and closed-loop groups start (at most as many as the
+    // bottleneck's packets can carry).
+    let mut flow_rows = 0.0;
+    let mut flows_now = 0.0;
+    let mut transfers_field: Option<(f64, String)> = None;
+    for (g, grp) in s.flows.iter().enumerate() {
+        let mean_size = grp.mean_size_pkts.unwrap_or(1.0).max(1.0);
+        let (rows, field) = match grp.kind {
+            Kind::Persistent | Kind::Finite => (grp.count as f64, "count"),
+            Kind::Open => (grp.arrival_rate_per_s.unwrap_or(0.0) * duration, "arrival"),
+            Kind::Closed => {
+                let think = match grp.think {
+                    Some(ThinkDist::Exponential(t)) | Some(ThinkDist::Fixed(t)) => t.as_secs_f64(),
+                    None => 0.0,
+                };
+                let users = grp.users.unwrap_or(0) as f64;
+                let rounds = if think > 0.0 { 1.0 + duration / think } else { f64::INFINITY };
+                (users * rounds, "users")
+            }
+        };
+        let rows = rows.min(grp.count as f64 + packets / mean_size);
+        flows_now += match grp.kind {
+            Kind::Open => grp.max_active.map(f64::from).unwrap_or(rows).min(rows),
+            Kind::Closed => grp.users.unwrap_or(0) as f64,
+            _ => grp.count as f64,
+        };
+        flow_rows += rows;
+        if transfers_field.as_ref().is_none_or(|(r, _)| rows > *r) {
+            transfers_field = Some((rows, format!("flows[{g}].{field}")));
+        }
+    }
+
+    // Time series: one row per output.interval, cwnd columns per persistent
+    // flow with output.cwnd.
+    let samples = duration / s.output.interval_s.as_secs_f64().max(1e-12) + 1.0;
+    let cwnd_cols = if s.output.cwnd {
+        s.flows
+            .iter()
+            .filter(|g| g.kind == Kind::Persistent)
+            .map(|g| g.count as f64)
+            .sum()
+    } else {
+        0.0
+    };
+    let series = samples * (TIMESERIES_COLUMNS + cwnd_cols) * 8.0 * OUTPUT_COPIES;
+    let table = flow_rows * FLOW_COLUMNS as f64 * 8.0 * OUTPUT_COPIES;
+    let state = flows_now * FLOW_STATE_BYTES;
+    let memory_bytes = series + table + state;
+    let memory_field = if series >= table.max(state) {
+        if cwnd_cols > TIMESERIES_COLUMNS {
+            "output.cwnd".to_string()
+        } else {
+            "output.interval".to_string()
+        }
+    } else {
+        transfers_field
+            .map(|(_, f)| f)
+            .unwrap_or_else(|| "flows".into())
+    };
+
+    match engine {
+        "fluid" => {
+            let steps = duration / s.fluid.step_s.as_secs_f64().max(1e-12);
+            let n: f64 = s.flows.iter().map(|g| g.count as f64).sum();
+            Cost {
+                work: steps * (n + 1.0),
+                work_unit: "flow-steps",
+                work_field: if s.fluid.step_given {
+                    "fluid.step".into()
+                } else {
+                    "duration".into()
+                },
+                memory_bytes,
+                memory_field,
+            }
+        }
+        _ => Cost {
+            work: packets,
+            work_unit: "packets",
+            work_field: busiest_background.unwrap_or_else(|| "duration".into()),
+            memory_bytes,
+            memory_field,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(extra: &str) -> Scenario {
+        let text = format!(
+            r#"{{"duration": "10s", "link": {{"capacity": "10Mbps", "delay": "10ms", "buffer": "50pkt"}},
+                "flows": [{{"count": 1000, "rtt": "40ms"}}] {extra}}}"#
+        );
+        Scenario::from_json(&text).unwrap()
+    }
+
+    #[test]
+    fn packets_are_capacity_times_duration() {
+        // 10 Mbps x 10 s / (1500 B x 8) = 8333 packets.
+        let c = estimate(&scenario(""), "packet");
+        assert!((c.work - 10e6 * 10.0 / 12_000.0).abs() < 1.0, "{c:?}");
+        assert_eq!(c.work_field, "duration");
+    }
+
+    #[test]
+    fn background_above_capacity_is_named() {
+        let c = estimate(
+            &scenario(r#", "background": [{"kind": "poisson", "rate": "50Mbps", "packet_size": "1500B"}]"#),
+            "packet",
+        );
+        assert!((c.work - 60e6 * 10.0 / 12_000.0).abs() < 1.0, "{c:?}");
+        assert_eq!(c.work_field, "background[0].rate");
+    }
+
+    #[test]
+    fn cwnd_series_at_1us_needs_tens_of_gigabytes() {
+        // 1000 flows x 10^7 samples x 8 B x 3 copies = 240 GB.
+        let c = estimate(
+            &scenario(r#", "output": {"cwnd": true, "interval": "1us"}"#),
+            "packet",
+        );
+        assert!(c.memory_bytes > 2e11 && c.memory_bytes < 3e11, "{c:?}");
+        assert_eq!(c.memory_field, "output.cwnd");
+    }
+
+    #[test]
+    fn fluid_work_names_the_step_when_given() {
+        let c = estimate(&scenario(r#", "fluid": {"step": "1us"}"#), "fluid");
+        assert!((c.work - 1e7 * 1001.0).abs() < 1e3, "{c:?}");
+        assert_eq!(c.work_field, "fluid.step");
+        assert_eq!(estimate(&scenario(""), "fluid").work_field, "duration");
+    }
+}

@@ -1,0 +1,120 @@
+"""Limits on one run's work and memory, checked before it starts.
+
+A scenario can be valid and still out of proportion: a cwnd column per flow
+sampled every microsecond (tens of gigabytes), a fluid step of 1 us over
+1000 s, terabits of background for seconds. The core estimates what a run
+costs from the scenario alone (``bufsim-core/src/cost.rs``: bottleneck
+packets or fluid flow-steps, and the memory of the outputs and per-flow
+state, each with the field that drives it); :func:`check` refuses a run over
+the limits with a :class:`~bufsim.ScenarioError` naming that field and the
+estimate, instead of running for an hour or being killed for memory halfway.
+
+The limits come from the environment, so they apply to every entry point
+(``simulate``, sweeps on any worker, ``advise``, the CLI):
+
+==================== ==================================================== =========================
+variable             limit                                                default
+==================== ==================================================== =========================
+BUFSIM_MAX_MEMORY    memory one run may hold (a size: ``"8GB"``)          half the physical memory
+BUFSIM_MAX_PACKETS   bottleneck packets of a packet run                   3e9 (10-20 min at 3-4 M/s)
+BUFSIM_MAX_STEPS     flow-steps of a fluid run (steps x (flows + 1))      2e9 (under a minute)
+==================== ==================================================== =========================
+
+Example
+-------
+>>> import bufsim
+>>> from bufsim import limits
+>>> s = bufsim.Scenario.load({"duration": "10s", "link": {"capacity": "1Gbps", "delay": "10ms",
+...     "buffer": "100pkt"}, "flows": [{"count": 10, "rtt": "40ms"}]})
+>>> round(limits.estimate(s, "packet")["work"])
+833333
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from bufsim import _core
+from bufsim.scenario import Scenario, scenario_error
+
+__all__ = ["estimate", "check", "memory_limit", "work_limit"]
+
+#: Default most bottleneck packets of one packet run.
+DEFAULT_MAX_PACKETS = 3e9
+#: Default most flow-steps of one fluid run.
+DEFAULT_MAX_STEPS = 2e9
+#: Default share of the physical memory one run may hold.
+DEFAULT_MEMORY_SHARE = 0.5
+
+
+def estimate(scenario: Scenario, engine: str) -> dict[str, Any]:
+    """What running ``engine`` (``"packet"``/``"fluid"``) on ``scenario`` costs.
+
+    Returns a dict: ``work`` (bottleneck packets, or fluid flow-steps),
+    ``work_unit``, ``work_field`` (the scenario field driving it),
+    ``memory_bytes`` (bytes held at the peak) and ``memory_field``.
+    """
+    return dict(_core.estimate(scenario.json, engine))
+
+
+def _env_number(name: str, default: float, kind: str | None = None) -> float:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = _core.parse_quantity(text, kind) if kind else float(text)
+    except ValueError as e:
+        raise _core.ScenarioError(f"environment variable {name}={text!r}: {e}") from None
+    if not value > 0:
+        raise _core.ScenarioError(f"environment variable {name}={text!r}: must be > 0")
+    return value
+
+
+def memory_limit() -> float:
+    """Bytes one run may hold: ``$BUFSIM_MAX_MEMORY`` or half the physical memory."""
+    try:
+        physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        physical = 8e9
+    return _env_number("BUFSIM_MAX_MEMORY", DEFAULT_MEMORY_SHARE * physical, "size")
+
+
+def work_limit(engine: str) -> float:
+    """Most work of one run: bottleneck packets (packet) or flow-steps (fluid)."""
+    if engine == "fluid":
+        return _env_number("BUFSIM_MAX_STEPS", DEFAULT_MAX_STEPS)
+    return _env_number("BUFSIM_MAX_PACKETS", DEFAULT_MAX_PACKETS)
+
+
+def check(scenario: Scenario, engine: str) -> dict[str, Any]:
+    """Refuse a run over the limits; return its estimate otherwise.
+
+    Raises
+    ------
+    ScenarioError
+        Naming the field that drives the cost, the estimate and the limit
+        (and the environment variable that raises it).
+    """
+    cost = estimate(scenario, engine)
+    mem, mem_limit = cost["memory_bytes"], memory_limit()
+    if mem > mem_limit:
+        raise scenario_error(
+            cost["memory_field"],
+            f"this {engine} run would hold about {_gb(mem)} of memory "
+            f"(outputs and per-flow state), more than the limit {_gb(mem_limit)}; change "
+            f"{cost['memory_field']} (or set BUFSIM_MAX_MEMORY, e.g. BUFSIM_MAX_MEMORY=64GB)"
+        )
+    work, limit = cost["work"], work_limit(engine)
+    if work > limit:
+        var = "BUFSIM_MAX_STEPS" if engine == "fluid" else "BUFSIM_MAX_PACKETS"
+        raise scenario_error(
+            cost["work_field"],
+            f"this {engine} run is about {work:.3g} {cost['work_unit']}, "
+            f"more than the limit {limit:.3g}; change {cost['work_field']} (or set {var} to run it anyway)"
+        )
+    return cost
+
+
+def _gb(n: float) -> str:
+    return f"{n / 1e9:.3g} GB" if n >= 1e8 else f"{n / 1e6:.3g} MB"
