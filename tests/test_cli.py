@@ -56,9 +56,14 @@ def test_run_writes_result(tmp_path):
 
 def test_validate_prints_normalized(tmp_path):
     (tmp_path / "s.toml").write_text(SCENARIO)
-    p = bufsim_cli("validate", "s.toml", cwd=tmp_path)
+    p = bufsim_cli("validate", "s.toml", "--json", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["flows"][0]["rtts_s"] == [0.06, 0.1]
+    # Without --json: what the scenario describes and each engine's cost.
+    p = bufsim_cli("validate", "s.toml", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "valid" in p.stdout and "RTT 60 ms to 100 ms" in p.stdout
+    assert "packet engine: about" in p.stdout and "packets" in p.stdout
 
 
 def test_bad_scenario_is_a_clear_error(tmp_path):

@@ -143,7 +143,7 @@ def test_cli_report_from_a_result_directory_and_bad_sources(tmp_path, result):
     said = " ".join(bad.stderr.split())  # the console wraps long lines
     assert bad.returncode == 2 and "is not a result directory" in said and "Traceback" not in said
     ext = subprocess.run([*cmd, "report", str(tmp_path / "run"), "-o", str(tmp_path / "r.pdf")], capture_output=True, text=True)
-    assert ext.returncode == 2 and "use a .html file name" in " ".join(ext.stderr.split())
+    assert ext.returncode == 2 and "use a .html or .htm file name" in " ".join(ext.stderr.split())
 
 
 def test_reproduction_report_has_claims_with_verdicts():

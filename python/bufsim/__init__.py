@@ -9,7 +9,8 @@ simulator (Rust core), all through :func:`bufsim.simulate` and one
 from bufsim._core import BufsimError, EngineError, ScenarioError
 from bufsim._core import __version__
 from bufsim.engines import ENGINES, OverloadWarning, simulate
-from bufsim.result import Result
+from bufsim._paths import OutputPathError
+from bufsim.result import Result, ResultError
 from bufsim.scenario import Scenario
 from bufsim.sweep import SweepSpecError, sweep
 from bufsim.advise import Advice, AdviceError, advise
@@ -23,8 +24,10 @@ __all__ = [
     "ENGINES",
     "EngineError",
     "ModelInputError",
+    "OutputPathError",
     "OverloadWarning",
     "Result",
+    "ResultError",
     "Scenario",
     "ScenarioError",
     "StoreError",

@@ -148,9 +148,14 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON (for machines).")] = False,
 ) -> None:
     """Run one scenario, print its summary and write the result (Parquet + JSON)."""
+    from bufsim._paths import check_output_dir, safe_label
+
     try:
         scn = bufsim.Scenario.load(scenario)
-    except bufsim.ScenarioError as e:
+        # The name is a label: results/<name>-<engine> stays inside results/.
+        target = out if out is not None else Path("results") / safe_label(f"{scn.name}-{engine}")
+        check_output_dir(target, "--out")
+    except (bufsim.ScenarioError, bufsim.OutputPathError) as e:
         _fail(str(e))
     progress = _LazyProgress(scn.normalized["duration_s"], f"{scn.name} [{engine}]", not quiet)
     try:
@@ -163,8 +168,10 @@ def run(
         err_console.print("interrupted: nothing written")
         raise typer.Exit(130)
     progress.close()
-    target = out or Path("results") / f"{scn.name}-{engine}"
-    result.save(target)
+    try:
+        result.save(target)
+    except bufsim.ResultError as e:
+        _fail(str(e))
     if as_json:
         from bufsim.result import plain
 
@@ -177,13 +184,47 @@ def run(
 
 
 @app.command()
-def validate(scenario: Annotated[Path, typer.Argument(help="Scenario file (.toml or .json).")]) -> None:
-    """Check a scenario and print it normalized (SI units) as JSON."""
+def validate(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (.toml or .json).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole normalized scenario (SI units) as JSON.")] = False,
+) -> None:
+    """Check a scenario; print what it describes and what a run of each engine costs."""
+    from bufsim import limits
+
     try:
         scn = bufsim.Scenario.load(scenario)
     except bufsim.ScenarioError as e:
         _fail(str(e))
-    console.print_json(json.dumps(scn.normalized))
+    if as_json:
+        print(json.dumps(scn.normalized))
+        return
+    n = scn.normalized
+    link = n["link"]
+    console.print(
+        f"{scn.name}: valid. {_fmt('duration_s', n['duration_s'])} (warm-up {_fmt('warmup_s', n['warmup_s'])}), "
+        f"seed {n['seed']}; link {_fmt('capacity_bps', link['capacity_bps'])}, {link['qdisc']}, "
+        f"buffer {link['buffer_pkts']} packets ({link['buffer_bytes']} bytes, BDP {link['bdp_pkts']:.4g} packets)",
+        highlight=False,
+    )
+    for i, g in enumerate(n["flows"]):
+        rtts = g["rtts_s"]
+        span = [_fmt("rtt_s", min(rtts)), _fmt("rtt_s", max(rtts))] if rtts else []
+        rtt = f", RTT {' to '.join(dict.fromkeys(span))}" if rtts else ""
+        console.print(f"  flows[{i}]: {g['kind']} {g['tcp']}, {g['count']} flows{rtt}", highlight=False)
+    for i, b in enumerate(n["background"]):
+        console.print(f"  background[{i}]: {b['kind']} {_fmt('rate_bps', b['rate_bps'])}", highlight=False)
+    for engine in bufsim.ENGINES:
+        try:
+            cost = limits.check(scn, engine)
+        except bufsim.ScenarioError as e:
+            console.print(f"  {engine} engine: cannot run it: {e}", highlight=False)
+            continue
+        console.print(
+            f"  {engine} engine: about {cost['work']:.3g} {cost['work_unit']}, "
+            f"{cost['memory_bytes'] / 1e6:.3g} MB of memory",
+            highlight=False,
+        )
+    console.print("--json prints the whole normalized scenario", highlight=False)
 
 
 @app.command()
@@ -216,9 +257,11 @@ def demo(
 
 
 def _sweep_table(table, limit: int = 30) -> Table:
-    """A rich table of a sweep's rows: parameters, engine, seed, status, a few metrics."""
+    """A rich table of a sweep's rows: parameters, engine, seed, status, a few
+    metrics; the first ``limit`` rows (0: every row)."""
     import math
 
+    limit = limit or len(table)
     params = list(table.columns[: list(table.columns).index("engine")])  # parameter columns come first
     metrics = [m for m in ("utilization", "goodput_bps", "drop_rate", "mean_queue_delay_s") if m in table.columns]
     cols = params + ["engine", "seed", "status"] + metrics
@@ -245,19 +288,30 @@ def _sweep_table(table, limit: int = 30) -> Table:
     return out
 
 
+_TABLE_SUFFIXES = (".csv", ".parquet")
+
+
+def _check_out(path: Optional[Path], suffixes: tuple[str, ...], what: str) -> None:
+    """Fail now, before the work, if ``path`` cannot be written."""
+    from bufsim._paths import check_output_file
+
+    if path is not None:
+        try:
+            check_output_file(path, suffixes, what)
+        except bufsim.OutputPathError as e:
+            _fail(str(e))
+
+
 def _export(table, path: Path) -> None:
-    """Write a table as CSV or Parquet (by the file's suffix)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".parquet":
+    """Write a table as CSV or Parquet (by the file's suffix, checked by :func:`_check_out`)."""
+    if path.suffix.lower() == ".parquet":
         frame = table.copy()
         for c in frame.columns:  # mixed-type parameter columns: store their text
             if frame[c].dtype == object:
                 frame[c] = frame[c].map(lambda v: v if v is None or isinstance(v, str) else json.dumps(v))
         frame.to_parquet(path, index=False)
-    elif path.suffix == ".csv":
-        table.to_csv(path, index=False)
     else:
-        _fail(f"--out/--export {str(path)!r}: use a .csv or .parquet file name")
+        table.to_csv(path, index=False)
 
 
 @app.command()
@@ -278,6 +332,9 @@ def sweep(
     from bufsim.store import Store
     from bufsim.sweep import SweepSpecError, load_spec
 
+    from bufsim.store import StoreError
+
+    _check_out(out, _TABLE_SUFFIXES, "--out")
     try:
         sp = load_spec(spec)
     except SweepSpecError as e:
@@ -293,7 +350,7 @@ def sweep(
         return
     try:
         table = sp.run(workers=workers, scheduler=scheduler, store=store, progress=False if quiet else None)
-    except SweepSpecError as e:
+    except (SweepSpecError, StoreError) as e:
         _fail(str(e))
     except KeyboardInterrupt:
         err_console.print(f"interrupted: finished points are in {store}; run the same command again to resume")
@@ -310,6 +367,10 @@ def sweep(
     if out is not None:
         _export(table, out)
         console.print(f"table written to {out}")
+    if info["failed"]:
+        # Exit status 1: some points failed (the table and the store hold why).
+        err_console.print(f"{info['failed']} of {info['points']} points failed", highlight=False)
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -322,13 +383,16 @@ def results(
         Optional[list[str]], typer.Option(help="PATH=VALUE: only points with this sweep parameter (repeatable).")
     ] = None,
     export: Annotated[Optional[Path], typer.Option(help="Write the rows to this .csv or .parquet file.")] = None,
-    limit: Annotated[int, typer.Option(help="Rows to print.")] = 30,
+    limit: Annotated[int, typer.Option(help="Rows to print (0: every row).")] = 30,
 ) -> None:
     """List, filter and export what the results store holds."""
     from bufsim.store import Store, StoreError
 
     if status not in (None, "ok", "failed"):
         _fail(f"--status must be 'ok' or 'failed', got {status!r}")
+    if limit < 0:
+        _fail(f"--limit must be >= 0 (rows to print; 0 prints every row), got {limit}")
+    _check_out(export, _TABLE_SUFFIXES, "--export")
     filters = {}
     for item in where or []:
         path, sep, value = item.partition("=")
@@ -405,8 +469,7 @@ def advise(
     from bufsim.advise import AdviceError
     from bufsim.advise import advise as run_advise
 
-    if report_path is not None and report_path.suffix.lower() not in (".html", ".htm"):
-        _fail(f"--report {str(report_path)!r}: use a .html file name")
+    _check_out(report_path, (".html", ".htm"), "--report")
     # What the search is doing, on one status line (a terminal only).
     status = err_console.status("advise: starting") if err_console.is_terminal and not as_json else None
     say = (lambda msg: status.update(f"advise: {msg}")) if status is not None else (lambda msg: None)
@@ -465,10 +528,7 @@ def report(
     """Write a self-contained HTML report (figures inline, no network access)."""
     from bufsim import report as rep
 
-    if out.suffix.lower() not in (".html", ".htm"):
-        _fail(f"--out {str(out)!r}: use a .html file name")
-    if out.parent and not out.parent.is_dir():
-        _fail(f"--out {str(out)!r}: the folder {str(out.parent)!r} does not exist")
+    _check_out(out, (".html", ".htm"), "--out")
     try:
         path = rep.write(source, out, name=name, quick=not full)
     except (ValueError, bufsim.ScenarioError, OSError) as e:

@@ -18,6 +18,7 @@ variable             limit                                                defaul
 BUFSIM_MAX_MEMORY    memory one run may hold (a size: ``"8GB"``)          half the physical memory
 BUFSIM_MAX_PACKETS   bottleneck packets of a packet run                   3e9 (10-20 min at 3-4 M/s)
 BUFSIM_MAX_STEPS     flow-steps of a fluid run (steps x (flows + 1))      2e9 (under a minute)
+BUFSIM_MAX_POINTS    runs of one sweep (combinations x engines x seeds)   100,000
 ==================== ==================================================== =========================
 
 Example
@@ -38,12 +39,14 @@ from typing import Any
 from bufsim import _core
 from bufsim.scenario import Scenario, scenario_error
 
-__all__ = ["estimate", "check", "memory_limit", "work_limit"]
+__all__ = ["estimate", "check", "memory_limit", "work_limit", "points_limit"]
 
 #: Default most bottleneck packets of one packet run.
 DEFAULT_MAX_PACKETS = 3e9
 #: Default most flow-steps of one fluid run.
 DEFAULT_MAX_STEPS = 2e9
+#: Default most runs of one sweep.
+DEFAULT_MAX_POINTS = 100_000
 #: Default share of the physical memory one run may hold.
 DEFAULT_MEMORY_SHARE = 0.5
 
@@ -85,6 +88,11 @@ def work_limit(engine: str) -> float:
     if engine == "fluid":
         return _env_number("BUFSIM_MAX_STEPS", DEFAULT_MAX_STEPS)
     return _env_number("BUFSIM_MAX_PACKETS", DEFAULT_MAX_PACKETS)
+
+
+def points_limit() -> int:
+    """Most runs one sweep may have: ``$BUFSIM_MAX_POINTS`` or 100,000."""
+    return int(_env_number("BUFSIM_MAX_POINTS", DEFAULT_MAX_POINTS))
 
 
 def check(scenario: Scenario, engine: str) -> dict[str, Any]:

@@ -22,11 +22,26 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import pandas as pd
+
+from bufsim._core import BufsimError
+from bufsim._paths import check_output_dir
+
+#: The files of a saved result.
+RESULT_FILES = (
+    "summary.json", "provenance.json", "scenario.json",
+    "timeseries.parquet", "flows.parquet", "congestion_events.parquet",
+)
+
+
+class ResultError(BufsimError, OSError):
+    """A result directory that cannot be written or read (missing, incomplete, damaged)."""
 
 
 #: Summary metrics a buffer-sizing reader looks at first, in this order
@@ -101,48 +116,89 @@ class Result:
         return str(self.provenance.get("engine", "unknown"))
 
     def save(self, directory: str | Path) -> Path:
-        """Write the result into ``directory`` (created if missing) and return its path.
+        """Write the result into ``directory`` and return its path.
 
         Files: ``summary.json``, ``provenance.json``, ``scenario.json``,
         ``timeseries.parquet``, ``flows.parquet`` and ``congestion_events.parquet``.
+        They are written into a temporary folder beside ``directory`` that is
+        then renamed into place (replacing an earlier result there), so an
+        interrupted save leaves the earlier result or nothing, never half.
+
+        Raises
+        ------
+        ResultError
+            If ``directory`` cannot be written (the message says why).
         """
         out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
-        for name, payload in (
-            ("summary", self.summary),
-            ("provenance", self.provenance),
-            ("scenario", self.scenario),
-        ):
-            (out / f"{name}.json").write_text(
-                json.dumps(plain(payload, nan_to_none=True), indent=2, sort_keys=True) + "\n"
-            )
-        self.timeseries.to_parquet(out / "timeseries.parquet")
-        self.flows.to_parquet(out / "flows.parquet", index=False)
-        self.congestion_events.to_parquet(out / "congestion_events.parquet", index=False)
+        check_output_dir(out)
+        tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
+        old = out.parent / f".{out.name}.old-{os.getpid()}"
+        try:
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir(parents=True)
+            for name, payload in (
+                ("summary", self.summary),
+                ("provenance", self.provenance),
+                ("scenario", self.scenario),
+            ):
+                (tmp / f"{name}.json").write_text(
+                    json.dumps(plain(payload, nan_to_none=True), indent=2, sort_keys=True) + "\n"
+                )
+            self.timeseries.to_parquet(tmp / "timeseries.parquet")
+            self.flows.to_parquet(tmp / "flows.parquet", index=False)
+            self.congestion_events.to_parquet(tmp / "congestion_events.parquet", index=False)
+            if out.exists():
+                os.replace(out, old)
+            os.replace(tmp, out)
+        except BaseException as e:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if old.exists() and not out.exists():
+                os.replace(old, out)
+            if isinstance(e, OSError):
+                raise ResultError(f"cannot write the result to {str(out)!r}: {e.strerror or e}") from None
+            raise
+        shutil.rmtree(old, ignore_errors=True)
         return out
 
     @classmethod
     def load(cls, directory: str | Path) -> "Result":
-        """Read a result written by :meth:`save`."""
+        """Read a result written by :meth:`save`.
+
+        Raises
+        ------
+        ResultError
+            If ``directory`` holds no result, or an incomplete or damaged one
+            (the message names the file).
+        """
         src = Path(directory)
-        if not (src / "summary.json").is_file():
-            raise FileNotFoundError(f"no bufsim result in {src} (summary.json missing)")
+        if not src.is_dir():
+            raise ResultError(f"no bufsim result in {str(src)!r}: not a directory")
+        missing = [f for f in RESULT_FILES if not (src / f).is_file()]
+        if len(missing) == len(RESULT_FILES):
+            raise ResultError(f"no bufsim result in {str(src)!r} (none of {', '.join(RESULT_FILES)})")
+        if missing:
+            raise ResultError(
+                f"incomplete result in {str(src)!r}: {', '.join(missing)} missing (an interrupted save?); run it again"
+            )
 
-        def _json(name: str) -> dict[str, Any]:
-            path = src / f"{name}.json"
-            return json.loads(path.read_text()) if path.is_file() else {}
+        def _read(name: str, read: Callable[[Path], Any]) -> Any:
+            try:
+                return read(src / name)
+            except Exception as e:  # JSON, Arrow or OS errors: the file is damaged
+                raise ResultError(f"damaged result file {str(src / name)!r}: {e}") from None
 
-        def _frame(name: str) -> pd.DataFrame:
-            path = src / f"{name}.parquet"
-            return pd.read_parquet(path) if path.is_file() else pd.DataFrame()
-
+        jsons = {n: _read(f"{n}.json", lambda p: json.loads(p.read_text())) for n in ("summary", "provenance", "scenario")}
+        if not all(isinstance(v, dict) for v in jsons.values()):
+            raise ResultError(f"damaged result in {str(src)!r}: a JSON file does not hold an object")
+        read_frame = lambda p: pd.read_parquet(p)  # noqa: E731
+        summary = {k: math.nan if v is None else v for k, v in jsons["summary"].items()}
         return cls(
-            summary=_json("summary"),
-            timeseries=_frame("timeseries"),
-            flows=_frame("flows"),
-            provenance=_json("provenance"),
-            scenario=_json("scenario"),
-            congestion_events=_frame("congestion_events"),
+            summary=summary,
+            timeseries=_read("timeseries.parquet", read_frame),
+            flows=_read("flows.parquet", read_frame),
+            provenance=jsons["provenance"],
+            scenario=jsons["scenario"],
+            congestion_events=_read("congestion_events.parquet", read_frame),
         )
 
     def plot(self, kind: str = "timeseries", **options: Any) -> Any:

@@ -64,7 +64,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from bufsim import _core
+from bufsim import _core, limits
 from bufsim.engines import ENGINES, simulate
 from bufsim.result import plain
 from bufsim.scenario import Scenario
@@ -313,6 +313,17 @@ def expand(
     if seed_list is not None and "seed" in paths:
         raise SweepSpecError("'seed' is both a grid path and set by seeds=: use one of them")
 
+    # The size is known before any scenario is built: refuse a sweep out of
+    # proportion at once (validating 10^6 points alone takes over a minute).
+    sizes = [len(vals) for _, vals in axes]
+    total = math.prod(sizes) * len(engines) * (len(seed_list) if seed_list is not None else 1)
+    if total > limits.points_limit():
+        shape = " x ".join(f"{len(vals)} {'+'.join(ps)}" for ps, vals in axes)
+        raise SweepSpecError(
+            f"the sweep has {total} runs ({shape}, x {len(engines)} engines"
+            f"{'' if seed_list is None else f' x {len(seed_list)} seeds'}), more than the "
+            f"{limits.points_limit()} allowed: split it, or set BUFSIM_MAX_POINTS"
+        )
     version = _core.__version__
     points: list[Point] = []
     validated = 0  # scenarios validated so far: the number an error gives its point
@@ -446,6 +457,20 @@ def _mp_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+def check_scheduler_address(address: Any) -> None:
+    """Refuse what is not a Dask scheduler address at once (not after a connect timeout).
+
+    Allowed: ``tcp://host:port`` (also ``tls``, ``ws``, ``wss``, ``ucx``,
+    ``inproc`` schemes) or ``host:port``.
+    """
+    if not isinstance(address, str) or not re.fullmatch(
+        r"(?:(?:tcp|tls|ws|wss|ucx)://)?[A-Za-z0-9_.\-\[\]:]+:\d{1,5}|inproc://\S+", address.strip()
+    ):
+        raise SweepSpecError(
+            f"scheduler {address!r}: not a Dask scheduler address; write tcp://host:port (e.g. tcp://127.0.0.1:8786)"
+        )
+
+
 #: Seconds to wait for a Dask scheduler to answer before giving up.
 DASK_CONNECT_TIMEOUT_S = 20.0
 
@@ -471,6 +496,7 @@ class _Runner:
 
     @classmethod
     def dask(cls, address: str) -> "_Runner":
+        check_scheduler_address(address)
         try:
             from distributed import Client
         except ImportError:
@@ -657,6 +683,8 @@ def sweep(
         raise SweepSpecError(f"workers must be an integer >= 0, got {workers!r}")
     if scheduler is None and executor is None and workers is None:
         scheduler = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
+    if scheduler:
+        check_scheduler_address(scheduler)
 
     own_store = not isinstance(store, Store)
     db = store if isinstance(store, Store) else Store(store)

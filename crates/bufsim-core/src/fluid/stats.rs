@@ -197,12 +197,7 @@ impl Recorder {
         };
         let goodput: Vec<f64> = self.accepted.iter().map(|a| a * k * bits / t).collect();
         let total_goodput: f64 = goodput.iter().sum();
-        let sumsq: f64 = goodput.iter().map(|x| x * x).sum();
-        let jain = if sumsq > 0.0 {
-            total_goodput * total_goodput / (n as f64 * sumsq)
-        } else {
-            0.0
-        };
+        let jain = crate::stats::jain_index(&goodput);
         let warm = self.warmup.as_secs_f64();
         let fr: Vec<f64> = self
             .ev_time
@@ -211,11 +206,7 @@ impl Recorder {
             .filter(|(t, _)| **t >= warm)
             .map(|(_, f)| *f)
             .collect();
-        let sync_mean = if fr.is_empty() {
-            0.0
-        } else {
-            fr.iter().sum::<f64>() / fr.len() as f64
-        };
+        let sync_mean = crate::stats::sync_mean(fr.iter().copied());
         let mean_q = self.q_area / t;
         let mut summary = vec![
             ("utilization".to_string(), self.served / (self.cap * t)),

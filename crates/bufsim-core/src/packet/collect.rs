@@ -28,7 +28,7 @@ use crate::output::{RunOutput, Table};
 use crate::queue::Queue;
 use crate::scenario::Scenario;
 use crate::stats::histogram::DelayHistogram;
-use crate::stats::jain_index;
+use crate::stats::{self, jain_index};
 use crate::tcp::sender::SenderStats;
 use crate::units::SimTime;
 
@@ -595,11 +595,7 @@ impl Collector {
         }
 
         let total_goodput: f64 = group_goodput.iter().sum();
-        let sync_mean = if self.sync.is_empty() {
-            f64::NAN
-        } else {
-            self.sync.iter().map(|x| x.1).sum::<f64>() / self.sync.len() as f64
-        };
+        let sync_mean = stats::sync_mean(self.sync.iter().map(|x| x.1));
         let mut summary = vec![
             ("utilization".to_string(), util),
             ("throughput_bps".into(), self.bits / span),

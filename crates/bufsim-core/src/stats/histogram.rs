@@ -60,18 +60,20 @@ impl DelayHistogram {
             self.bins[bin(d.0)] += 1;
         }
     }
-    /// Exact mean, seconds (NaN without samples).
+    /// Exact mean, seconds. Without samples (no packet went through the
+    /// queue) 0: no packet waited.
     pub fn mean_s(&self) -> f64 {
         if self.count == 0 {
-            f64::NAN
+            0.0
         } else {
             self.sum_ps / self.count as f64 * 1e-12
         }
     }
-    /// The q-quantile (0..1), seconds, within 0.4% (NaN without samples).
+    /// The q-quantile (0..1), seconds, within 0.4%. Without samples 0, as
+    /// the mean.
     pub fn quantile_s(&self, q: f64) -> f64 {
         if self.count == 0 {
-            return f64::NAN;
+            return 0.0;
         }
         let rank = (q * self.count as f64).ceil().max(1.0) as u64;
         if rank <= self.zero {
