@@ -129,7 +129,10 @@ class Store:
         else:
             if self.root.exists() and not self.root.is_dir():
                 raise StoreError(f"store {str(self.root)!r} exists and is not a directory")
-            (self.root / "timeseries").mkdir(parents=True, exist_ok=True)
+            try:
+                (self.root / "timeseries").mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise StoreError(f"cannot create store {str(self.root)!r}: {e.strerror or e}") from None
             try:
                 self._db = sqlite3.connect(
                     self.root / "store.sqlite", timeout=60.0, isolation_level=None, check_same_thread=False

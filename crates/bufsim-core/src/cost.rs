@@ -79,7 +79,11 @@ pub fn estimate(s: &Scenario, engine: &str) -> Cost {
                     None => 0.0,
                 };
                 let users = grp.users.unwrap_or(0) as f64;
-                let rounds = if think > 0.0 { 1.0 + duration / think } else { f64::INFINITY };
+                let rounds = if think > 0.0 {
+                    1.0 + duration / think
+                } else {
+                    f64::INFINITY
+                };
                 (users * rounds, "users")
             }
         };
@@ -172,7 +176,9 @@ mod tests {
     #[test]
     fn background_above_capacity_is_named() {
         let c = estimate(
-            &scenario(r#", "background": [{"kind": "poisson", "rate": "50Mbps", "packet_size": "1500B"}]"#),
+            &scenario(
+                r#", "background": [{"kind": "poisson", "rate": "50Mbps", "packet_size": "1500B"}]"#,
+            ),
             "packet",
         );
         assert!((c.work - 60e6 * 10.0 / 12_000.0).abs() < 1.0, "{c:?}");

@@ -466,7 +466,9 @@ pub fn read_cdf_csv(path: &str, mss: u32) -> Result<Vec<(f64, f64)>, String> {
     // reading until memory runs out.
     let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {path:?}: {e}"))?;
     if !meta.is_file() {
-        return Err(format!("{path:?} is not a regular file (a CSV file is expected)"));
+        return Err(format!(
+            "{path:?} is not a regular file (a CSV file is expected)"
+        ));
     }
     if meta.len() > MAX_CDF_FILE_BYTES {
         return Err(format!(
