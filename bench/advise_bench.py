@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import tempfile
 import time
-from pathlib import Path
 
 import bufsim
 
-SCENARIO = Path(__file__).parents[1] / "experiments" / "advise-10g.toml"
+SCENARIO = bufsim.examples.path("advise-10g")
 OBJECTIVES = ["utilization>=0.98", "p99_queue_delay<=5ms"]
 
 

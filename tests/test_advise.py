@@ -150,7 +150,5 @@ def test_cli_advise_json_and_errors(tmp_path):
 
 
 def test_the_10g_example_is_a_valid_scenario():
-    from pathlib import Path
-
-    s = bufsim.Scenario.load(Path(__file__).parents[1] / "experiments" / "advise-10g.toml")
+    s = bufsim.Scenario.load(bufsim.examples.path("advise-10g"))
     assert sum(g["count"] for g in s.normalized["flows"]) == 2000

@@ -144,3 +144,20 @@ def test_run_summary_is_compact_with_consistent_units(tmp_path):
     assert "packets_dropped (whole run)" in full and "drops_codel" not in full
     js = subprocess.run([*cmd, "--json"], cwd=tmp_path, capture_output=True, text=True, env=env).stdout
     assert 0 < json.loads(js)["utilization"] <= 1
+
+
+def test_tables_fit_80_columns(tmp_path):
+    """At 80 columns no header or value is cut ("…") and no line is longer."""
+    (tmp_path / "s.toml").write_text(SCENARIO.replace('"20s"', '"4s"'))
+    (tmp_path / "spec.toml").write_text(
+        'base = "s.toml"\nengines = ["packet", "fluid"]\nseeds = [1, 2]\n'
+        '[grid]\n"link.buffer" = ["0.1BDP", "100pkt"]\n"link.delay" = ["10ms", "20ms"]\n'
+    )
+    env = {**os.environ, "COLUMNS": "80"}
+    for args in (["run", "s.toml"], ["run", "s.toml", "--all"], ["sweep", "spec.toml", "--workers", "0"],
+                 ["results"], ["reproduce", "list"], ["demo", "--quick"], ["examples"]):
+        p = subprocess.run([sys.executable, "-m", "bufsim.cli", *args], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, (args, p.stderr)
+        assert "…" not in p.stdout, (args, p.stdout)
+        assert max(len(line) for line in p.stdout.splitlines()) <= 80, (args, p.stdout)

@@ -1,7 +1,7 @@
 """The README's Python examples run as written (STYLE: examples are tests).
 
 Every ```python block of README.md is executed in order in one namespace,
-from a scratch directory holding a copy of experiments/; a block followed
+from a scratch directory; a block followed
 directly by a plain ``` block must print exactly that block.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -36,7 +35,6 @@ def test_readme_has_python_examples():
 
 
 def test_readme_python_blocks_run(tmp_path, monkeypatch):
-    shutil.copytree(ROOT / "experiments", tmp_path / "experiments")
     monkeypatch.chdir(tmp_path)
     namespace: dict = {"__name__": "__main__"}
     for code, expected in blocks():
@@ -73,3 +71,26 @@ def test_readme_traffic_example_is_valid():
     s = bufsim.Scenario.load(raw)
     assert [g["kind"] for g in s.normalized["flows"]] == ["open", "closed", "open"]
     assert s.normalized["flows"][1]["users"] == 800
+
+
+def test_readme_console_sessions_run(tmp_path):
+    """Every ``$ bufsim ...`` line of the README's console blocks runs, in
+    order, from a scratch directory, with the installed ``bufsim`` script."""
+    import shlex
+    import subprocess
+    import sys
+
+    text = (ROOT / "README.md").read_text()
+    commands = [
+        line[2:]
+        for block in re.findall(r"^```console\n(.*?)^```$", text, flags=re.S | re.M)
+        for line in block.splitlines()
+        if line.startswith("$ ")
+    ]
+    assert len(commands) >= 5
+    script = Path(sys.executable).parent / "bufsim"
+    for command in commands:
+        args = shlex.split(command)
+        assert args[0] == "bufsim", command
+        p = subprocess.run([str(script), *args[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        assert p.returncode == 0, (command, p.stderr)

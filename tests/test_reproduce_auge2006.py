@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
 
 import pytest
 
+import bufsim
 import bufsim.models as m
 from bufsim.reproduce import auge2006
 
@@ -57,5 +57,5 @@ def test_no_background_matches_theorem_1(table, buffer_pkts):
 
 
 def test_experiment_file_is_the_embedded_base():
-    path = Path(__file__).parents[1] / "experiments" / "auge2006.toml"
+    path = bufsim.examples.path("auge2006")
     assert tomllib.loads(path.read_text()) == auge2006.BASE

@@ -16,6 +16,7 @@ from bufsim.sweep import SweepSpecError, sweep
 from bufsim.advise import Advice, AdviceError, advise
 from bufsim.models import ModelInputError
 from bufsim.store import StoreError
+from bufsim import examples
 
 __all__ = [
     "Advice",
@@ -33,6 +34,7 @@ __all__ = [
     "StoreError",
     "SweepSpecError",
     "advise",
+    "examples",
     "simulate",
     "sweep",
     "__version__",

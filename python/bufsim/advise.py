@@ -31,7 +31,7 @@ of the buffer (ratio 2^(1/4), 19%) in ``quick`` mode two (41%).
 
 Example
 -------
->>> a = bufsim.advise("experiments/advise-10g.toml",
+>>> a = bufsim.advise(bufsim.examples.path("advise-10g"),
 ...                   ["utilization>=0.98", "p99_queue_delay<=5ms"])   # doctest: +SKIP
 >>> a.buffer_pkts, a.range                                             # doctest: +SKIP
 """
@@ -39,6 +39,7 @@ Example
 from __future__ import annotations
 
 import copy
+import logging
 import math
 import re
 from dataclasses import dataclass, field
@@ -52,6 +53,8 @@ from bufsim import models
 from bufsim import _core
 from bufsim._core import BufsimError
 from bufsim.scenario import Scenario
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Advice", "AdviceError", "Objective", "advise", "parse_objective"]
 
@@ -447,7 +450,11 @@ def advise(
     unknown = set(engines) - {"rules", "fluid", "packet"}
     if unknown or "packet" not in engines:
         raise AdviceError(f"engines must include 'packet' and be among rules, fluid, packet; got {list(engines)}")
-    say = progress or (lambda _msg: None)
+    def say(msg: str) -> None:
+        log.info("advise: %s", msg)
+        if progress is not None:
+            progress(msg)
+
     scn = Scenario.load(scenario)
     raw, norm = scn.raw, scn.normalized
     link = norm["link"]

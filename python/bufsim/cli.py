@@ -28,7 +28,8 @@ from bufsim.result import Result
 app = typer.Typer(
     help="bufsim: router buffer sizing workbench (models, fluid and packet simulation).",
     no_args_is_help=True,
-    add_completion=False,
+    # `bufsim --install-completion` installs shell completion (bash, zsh, fish).
+    add_completion=True,
     pretty_exceptions_enable=False,
     # Help texts are plain text: brackets such as [grid] and [[zip]] stay.
     rich_markup_mode=None,
@@ -48,8 +49,34 @@ def _options(
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
+    verbose: Annotated[
+        int, typer.Option("--verbose", "-v", count=True, help="Log what bufsim does on stderr (-v: steps, -vv: details).")
+    ] = 0,
 ) -> None:
     """bufsim: router buffer sizing workbench (models, fluid and packet simulation)."""
+    if verbose:
+        import logging
+
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s", "%H:%M:%S"))
+        log = logging.getLogger("bufsim")
+        log.addHandler(handler)
+        log.setLevel(logging.INFO if verbose == 1 else logging.DEBUG)
+
+
+def _scenario_arg(scenario: Optional[Path], example: Optional[str]) -> Path:
+    """The scenario file: the argument, or the packaged example ``--example NAME``."""
+    if (scenario is None) == (example is None):
+        _fail("give a scenario file or --example NAME (one of them; `bufsim examples` lists the examples)")
+    if example is not None:
+        try:
+            return bufsim.examples.path(example)
+        except bufsim.BufsimError as e:
+            _fail(str(e))
+    return scenario
+
+
+_EXAMPLE_HELP = "A scenario shipped with bufsim instead of a file (`bufsim examples` lists them)."
 
 #: Runs shorter than this (wall seconds) show no progress bar.
 PROGRESS_AFTER_S = 2.0
@@ -90,6 +117,8 @@ class _LazyProgress:
 
 
 def _si(value: float, unit: str, prefixes: tuple[tuple[float, str], ...]) -> str:
+    if value == 0:
+        return f"0 {unit}"
     for scale, prefix in prefixes:
         if abs(value) >= scale or scale == prefixes[-1][0]:
             return f"{value / scale:.4g} {prefix}{unit}"
@@ -138,7 +167,8 @@ def _fail(message: str, code: int = 2) -> None:
 
 @app.command()
 def run(
-    scenario: Annotated[Path, typer.Argument(help="Scenario file (.toml or .json).")],
+    scenario: Annotated[Optional[Path], typer.Argument(help="Scenario file (.toml or .json).")] = None,
+    example: Annotated[Optional[str], typer.Option(help=_EXAMPLE_HELP)] = None,
     engine: Annotated[
         str, typer.Option(help=f"Engine: {', '.join(bufsim.ENGINES)}, or model:<name> (an analytic model).")
     ] = "packet",
@@ -150,6 +180,7 @@ def run(
     """Run one scenario, print its summary and write the result (Parquet + JSON)."""
     from bufsim._paths import check_output_dir, safe_label
 
+    scenario = _scenario_arg(scenario, example)
     try:
         scn = bufsim.Scenario.load(scenario)
         # The name is a label: results/<name>-<engine> stays inside results/.
@@ -185,12 +216,14 @@ def run(
 
 @app.command()
 def validate(
-    scenario: Annotated[Path, typer.Argument(help="Scenario file (.toml or .json).")],
+    scenario: Annotated[Optional[Path], typer.Argument(help="Scenario file (.toml or .json).")] = None,
+    example: Annotated[Optional[str], typer.Option(help=_EXAMPLE_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole normalized scenario (SI units) as JSON.")] = False,
 ) -> None:
     """Check a scenario; print what it describes and what a run of each engine costs."""
     from bufsim import limits
 
+    scenario = _scenario_arg(scenario, example)
     try:
         scn = bufsim.Scenario.load(scenario)
     except bufsim.ScenarioError as e:
@@ -236,12 +269,16 @@ def demo(
     from bufsim.reproduce import auge2006
 
     table = auge2006.run(quick=quick, progress=lambda msg: err_console.print(msg, highlight=False))
+    from rich import box
+
     out = Table(
         title="Paper 000 (Augé & Roberts 2006) section IV.B: 50 Mbps, FIFO drop-tail",
-        caption="share = TCP goodput / residual capacity (capacity - background)",
+        caption="NewReno, SACK: goodput / (capacity - background); paper: what paper 000 says",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
     )
-    for header in ("flows", "buffer", "bg", "util", "TCP Mbps", "share NewReno", "share SACK", "paper says"):
-        out.add_column(header, justify="right")
+    for header in ("flows", "buffer", "bg", "util", "TCP Mbps", "NewReno", "SACK", "paper"):
+        out.add_column(header, justify="left" if header == "paper" else "right", no_wrap=True)
     for r in table.itertuples(index=False):
         out.add_row(
             str(r.flows),
@@ -256,35 +293,52 @@ def demo(
     console.print(out)
 
 
+#: The metrics a sweep table shows, with their short headers.
+_SWEEP_METRICS = {"utilization": "util", "goodput_bps": "goodput", "drop_rate": "drops",
+                  "mean_queue_delay_s": "delay"}
+
+
 def _sweep_table(table, limit: int = 30) -> Table:
-    """A rich table of a sweep's rows: parameters, engine, seed, status, a few
-    metrics; the first ``limit`` rows (0: every row)."""
+    """A compact table of a sweep's rows (it fits 80 columns): parameters
+    (headed by their last path step; the caption gives the full paths),
+    engine, seed, a few metrics, and status and error when a point failed;
+    the first ``limit`` rows (0: every row)."""
     import math
+
+    from rich import box
 
     limit = limit or len(table)
     params = list(table.columns[: list(table.columns).index("engine")])  # parameter columns come first
-    metrics = [m for m in ("utilization", "goodput_bps", "drop_rate", "mean_queue_delay_s") if m in table.columns]
-    cols = params + ["engine", "seed", "status"] + metrics
-    if (table["status"] == "failed").any():
-        cols.append("error")
-    out = Table(show_header=True)
+    short = {p: p.split(".")[-1] for p in params}
+    if len(set(short.values())) < len(short):
+        short = {p: p for p in params}
+    metrics = [m for m in _SWEEP_METRICS if m in table.columns]
+    failed = bool((table["status"] == "failed").any())
+    cols = params + ["engine", "seed"] + metrics + (["status", "error"] if failed else [])
+    headers = {**short, **_SWEEP_METRICS}
+    out = Table(show_header=True, box=box.SIMPLE_HEAD, pad_edge=False)
     for c in cols:
-        out.add_column(c, justify="right")
+        out.add_column(headers.get(c, c), justify="left" if c == "error" else "right",
+                       no_wrap=c != "error", overflow="fold")
     for row in table.head(limit).itertuples(index=False):
         values = dict(zip(table.columns, row))
         cells = []
         for c in cols:
             v = values[c]
             if c == "error":
-                cells.append("" if v is None else str(v)[:80])
+                cells.append("" if v is None else str(v))
+            elif c == "status":
+                cells.append("ok" if v == "ok" else "[red]failed[/red]")
             elif c in metrics:
                 cells.append("-" if v is None or (isinstance(v, float) and math.isnan(v)) else _fmt(c, float(v)))
             else:
                 cells.append(str(v))
-        cells[cols.index("status")] = "ok" if values["status"] == "ok" else "[red]failed[/red]"
         out.add_row(*cells)
+    notes = [f"{short[p]} = {p}" for p in params if short[p] != p]
     if len(table) > limit:
-        out.caption = f"first {limit} of {len(table)} rows"
+        notes.append(f"first {limit} of {len(table)} rows (--limit 0: all)")
+    if notes:
+        out.caption = "; ".join(notes)
     return out
 
 
@@ -422,6 +476,33 @@ def results(
 
 
 @app.command()
+def examples(
+    action: Annotated[str, typer.Argument(help="list, or copy NAME [DEST].")] = "list",
+    name: Annotated[Optional[str], typer.Argument(help="With copy: the example.")] = None,
+    dest: Annotated[Path, typer.Argument(help="With copy: a folder or a file name.")] = Path("."),
+) -> None:
+    """The example scenarios shipped with bufsim: list them, or copy one to edit."""
+    if action == "list":
+        from rich import box
+
+        listing = Table(box=box.SIMPLE_HEAD, pad_edge=False,
+                        caption="bufsim run --example NAME runs one; bufsim examples copy NAME copies it")
+        listing.add_column("name", no_wrap=True, style="bold")
+        listing.add_column("scenario")
+        for n in bufsim.examples.names():
+            listing.add_row(n, bufsim.examples.describe(n))
+        console.print(listing)
+        return
+    if action != "copy" or name is None:
+        _fail(f"write `bufsim examples list` or `bufsim examples copy NAME [DEST]`, got {action!r}")
+    try:
+        target = bufsim.examples.copy(name, dest)
+    except bufsim.BufsimError as e:
+        _fail(str(e))
+    console.print(f"copied to {target}")
+
+
+@app.command()
 def reproduce(
     name: Annotated[str, typer.Argument(help="Which paper: one of the names `bufsim reproduce list` shows, or 'all'.")],
     quick: Annotated[bool, typer.Option(help="The short version (what the test suite runs).")] = False,
@@ -431,8 +512,14 @@ def reproduce(
     from bufsim import reproduce as rep
 
     if name == "list":
+        from rich import box
+
+        listing = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+        listing.add_column("name", no_wrap=True, style="bold")
+        listing.add_column("what it reproduces")
         for key, what in rep.PAPERS.items():
-            console.print(f"[bold]{key}[/bold]  {what}")
+            listing.add_row(key, what)
+        console.print(listing)
         return
     names = list(rep.PAPERS) if name == "all" else [name]
     for key in names:
@@ -451,11 +538,13 @@ def reproduce(
 
 @app.command()
 def advise(
-    scenario: Annotated[Path, typer.Argument(help="Scenario file (.toml or .json); its link.buffer is ignored.")],
+    scenario: Annotated[
+        Optional[Path], typer.Argument(help="Scenario file (.toml or .json); its link.buffer is ignored.")
+    ] = None,
     objective: Annotated[
-        list[str],
+        Optional[list[str]],
         typer.Option("--objective", "-O", help="An objective such as utilization>=0.98 or p99_queue_delay<=5ms (repeat for more)."),
-    ],
+    ] = None,
     seeds: Annotated[int, typer.Option(help="Packet runs per probed buffer.")] = 5,
     confidence: Annotated[float, typer.Option(help="One-sided confidence for each objective over the seeds.")] = 0.95,
     quick: Annotated[bool, typer.Option(help="Two seeds and a coarser grid: a first answer fast.")] = False,
@@ -464,11 +553,15 @@ def advise(
     store: Annotated[Path, typer.Option(help="Results store directory (runs are cached there).")] = Path("results"),
     report_path: Annotated[Optional[Path], typer.Option("--report", help="Also write the HTML report here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the advice as JSON.")] = False,
+    example: Annotated[Optional[str], typer.Option(help=_EXAMPLE_HELP)] = None,
 ) -> None:
     """The smallest buffer that meets every objective, verified with the packet engine."""
     from bufsim.advise import AdviceError
     from bufsim.advise import advise as run_advise
 
+    scenario = _scenario_arg(scenario, example)
+    if not objective:
+        _fail("give at least one objective: -O \"utilization>=0.98\" (repeat -O for more)")
     _check_out(report_path, (".html", ".htm"), "--report")
     # What the search is doing, on one status line (a terminal only).
     status = err_console.status("advise: starting") if err_console.is_terminal and not as_json else None

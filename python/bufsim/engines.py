@@ -9,6 +9,7 @@ model. Both take the same scenario and return the same Result shape.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -20,6 +21,8 @@ from bufsim.result import Result
 from bufsim.scenario import Scenario
 
 ENGINES = ("packet", "fluid")
+
+log = logging.getLogger(__name__)
 
 
 def simulate(
@@ -72,10 +75,13 @@ def simulate(
         raise _core.ScenarioError(
             f"engine must be one of {', '.join(ENGINES)} or 'model:<name>', got {engine!r}"
         )
-    limits.check(scn, engine)
+    cost = limits.check(scn, engine)
+    log.info("%s: %s engine, seed %s, about %.3g %s", scn.name, engine, scn.normalized["seed"], cost["work"],
+             cost["work_unit"])
     t0 = time.perf_counter()
     raw = _core.simulate(scn.json, engine, progress)
     wall = time.perf_counter() - t0
+    log.info("%s: %s engine done in %.3f s wall", scn.name, engine, wall)
     ts = pd.DataFrame(raw["timeseries"])
     if "time_s" in ts:
         ts = ts.set_index("time_s")

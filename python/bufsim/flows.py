@@ -11,7 +11,7 @@ Example
 -------
 >>> import bufsim
 >>> from bufsim import flows
->>> r = bufsim.simulate("experiments/dhamdhere2006-open.toml")   # doctest: +SKIP
+>>> r = bufsim.simulate(bufsim.examples.path("dhamdhere2006"))   # doctest: +SKIP
 >>> flows.cdfs(r, "throughput_bps")["large"].head()              # doctest: +SKIP
 """
 

@@ -16,7 +16,7 @@ template ``templates/report.html.j2``.
 
 Examples
 --------
->>> r = bufsim.simulate("experiments/auge2006.toml")    # doctest: +SKIP
+>>> r = bufsim.simulate(bufsim.examples.path("auge2006"))    # doctest: +SKIP
 >>> html = bufsim.report.result_report(r)              # doctest: +SKIP
 >>> bufsim.report.write("results/auge2006-packet", "auge.html")  # doctest: +SKIP
 """

@@ -50,6 +50,7 @@ import concurrent.futures as cf
 import copy
 import itertools
 import json
+import logging
 import math
 import multiprocessing
 import os
@@ -69,6 +70,8 @@ from bufsim.engines import ENGINES, simulate
 from bufsim.result import plain
 from bufsim.scenario import Scenario
 from bufsim.store import Store, encode_json, point_key, records_table
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Point", "SweepSpec", "SweepSpecError", "expand", "load_spec", "run_point", "sweep"]
 
@@ -715,6 +718,8 @@ def sweep(
             else:
                 runner = _Runner.local(default_workers() if workers is None else workers)
             label = runner.label
+            log.info("sweep: %d points, %d in the store %s, %d to run on %s", len(points), len(cached), db.path,
+                     len(todo), label)
             bar = _Progress(progress, len(todo), len(cached), label)
             try:
                 for point, out in _execute(todo, runner, bar):
@@ -725,6 +730,9 @@ def sweep(
                         version=_core.__version__,
                     )
                     db.put(**rec, timeseries=out["timeseries"])
+                    log.debug("sweep: point %d (%s, %s, seed %d) %s in %.2f s%s", point.index,
+                              _fmt_params(point.params), point.engine, point.seed, out["status"], out["wall_s"],
+                              "" if out["status"] == "ok" else f": {out['error']}")
                     rec["summary"] = _roundtrip(out["summary"])
                     done[point.key] = rec
                     ran += 1

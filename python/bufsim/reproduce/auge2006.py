@@ -39,7 +39,7 @@ import pandas as pd
 import bufsim
 from bufsim.reproduce import variant
 
-#: The embedded base scenario (also written to ``experiments/auge2006.toml``).
+#: The embedded base scenario (also the packaged example ``auge2006``, :mod:`bufsim.examples`).
 BASE: dict[str, Any] = {
     "name": "auge2006",
     "duration": "300s",

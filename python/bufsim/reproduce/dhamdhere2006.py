@@ -48,7 +48,7 @@ USERS = 800
 
 TREE = {"tree": {"nodes": 18, "min": "30ms", "max": "530ms", "harmonic_mean": "60ms"}}
 
-#: The base scenario (also in ``experiments/dhamdhere2006.toml``, open loop).
+#: The base scenario (also the packaged example ``dhamdhere2006``, open loop).
 BASE: dict[str, Any] = {
     "name": "dhamdhere2006",
     "duration": "630s",

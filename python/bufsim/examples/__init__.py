@@ -1,0 +1,83 @@
+"""Example scenarios shipped with bufsim, usable after ``pip install``.
+
+Each is a scenario file (TOML) in this package: the papers' base setups and
+the ``advise`` example. Pass :func:`path` wherever a scenario path goes, or
+:func:`copy` one next to your work to edit it.
+
+==================== ==========================================================
+name                 what
+==================== ==========================================================
+``auge2006``         paper 000 section IV.B: 50 Mbps, one NewReno flow, 25 Mbps
+                     Poisson background, 20-packet drop-tail buffer
+``dhamdhere2006``    paper 002 section 4, open loop: Poisson arrivals at 95% load
+                     of a heavy-tailed size mixture, binary-tree RTTs 30-530 ms
+``advise-10g``       a 10 Gbps port: 2000 CUBIC and Reno flows (RTTs 20-200 ms)
+                     and web traffic, for ``bufsim advise``
+==================== ==========================================================
+
+Example
+-------
+>>> import bufsim
+>>> bufsim.examples.names()
+['advise-10g', 'auge2006', 'dhamdhere2006']
+>>> bufsim.Scenario.load(bufsim.examples.path("auge2006")).normalized["link"]["buffer_pkts"]
+20
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from bufsim._core import BufsimError
+
+__all__ = ["names", "path", "copy", "describe"]
+
+_HERE = Path(__file__).parent
+
+
+def names() -> list[str]:
+    """The example scenarios' names, sorted."""
+    return sorted(p.stem for p in _HERE.glob("*.toml"))
+
+
+def path(name: str) -> Path:
+    """The packaged scenario file of example ``name``.
+
+    Raises
+    ------
+    BufsimError
+        For an unknown name (the message lists the known ones).
+    """
+    file = _HERE / f"{name}.toml"
+    if not isinstance(name, str) or "/" in name or not file.is_file():
+        raise BufsimError(f"example {name!r}: unknown; the examples are {', '.join(names())}")
+    return file
+
+
+def describe(name: str) -> str:
+    """The first comment line of example ``name`` (what it is)."""
+    for line in path(name).read_text().splitlines():
+        if line.startswith("#"):
+            return line.lstrip("# ").strip()
+    return ""
+
+
+def copy(name: str, dest: str | Path = ".") -> Path:
+    """Copy example ``name`` to ``dest`` (a folder, or a file name) and return the new file.
+
+    An existing file is not overwritten.
+
+    Raises
+    ------
+    BufsimError
+        For an unknown name, or when the target file exists.
+    """
+    src = path(name)
+    dest = Path(dest)
+    target = dest / src.name if dest.is_dir() else dest
+    if target.exists():
+        raise BufsimError(f"{str(target)!r} exists; not overwritten")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, target)
+    return target
