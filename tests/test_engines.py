@@ -58,7 +58,7 @@ def test_hybrid_model_matches_theorem_1_and_the_packet_engine_at_small_buffer():
     # queueing delay that slows window growth.
     s = ten_reno("50pkt")
     hybrid = bufsim.simulate({**s, "fluid": {"model": "hybrid", "sync": 1.0}}, engine="fluid")
-    theory = m.predict(bufsim.Scenario.load(s), model="avrachenkov", synchronized=True)
+    theory = m.predict(bufsim.Scenario.load(s), model="avrachenkov_sync")
     assert hybrid.summary["utilization"] == pytest.approx(theory.summary["utilization"], rel=1e-3)
     packet = bufsim.simulate(s)
     assert theory.summary["utilization"] == pytest.approx(packet.summary["utilization"], rel=0.03)

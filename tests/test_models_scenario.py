@@ -43,10 +43,14 @@ def make_scenario(tcp="newreno", n=5, rtt=0.006, capacity_bps=100e6, pkt=500, bu
 def test_predict_avrachenkov_matches_theorem1():
     # Paper 003's example: 100 Mbps, 500 B packets, BDP 150 packets, N = 5
     s = make_scenario(buffer_pkts=100)
-    r = predict(s, model="avrachenkov", synchronized=True)
+    r = predict(s, model="avrachenkov_sync")
     assert isinstance(r, Result)
-    assert r.provenance["engine"] == "model:avrachenkov"
+    assert r.provenance["engine"] == "model:avrachenkov_sync"
     assert r.provenance["version"] == bufsim.__version__
+    # What the model used and assumed, on the Result.
+    assert r.provenance["model"]["source"].startswith("paper 003")
+    assert r.provenance["model"]["flows"].startswith("5 flows of groups 0 (newreno)")
+    assert any("synchronized" in a for a in r.provenance["model"]["assumptions"])
     mu, alpha = 25000.0, m.aimd_alpha([0.006] * 5)
     rate, xbar = m.theorem1(100, mu, alpha, 0.5)
     # the adapter works in bits; the same numbers in packets (rtol 1e-12, unit conversion only)
@@ -76,7 +80,7 @@ def test_sweep_highspeed_matches_fixed_point_and_paper001():
     s = make_scenario("highspeed", 10, rtts, 1e9, 1000, 1250)
     bufs = [125, 1250, 2500]
     table = sweep_buffer(s, bufs)
-    for col in ("buffer_pkts", "utilization", "loss_rate", "mean_queue_delay_s", "mean_queue_pkts"):
+    for col in ("buffer_pkts", "utilization", "drop_rate", "mean_queue_delay_s", "mean_queue_pkts"):
         assert col in table.columns
     direct = m.hstcp_fixed_point(1e9, rtts, bufs, packet_size_bytes=1000)
     pd.testing.assert_series_equal(table["utilization"], direct["utilization"], rtol=1e-12)
@@ -88,7 +92,7 @@ def test_sweep_highspeed_matches_fixed_point_and_paper001():
 
 def test_sweep_avrachenkov_paper003_curve():
     s = make_scenario(n=5)
-    t = sweep_buffer(s, [0, 125, 250, 400], model="avrachenkov", synchronized=True)
+    t = sweep_buffer(s, [0, 125, 250, 400], model="avrachenkov_sync")
     # Corollary 1 at B = 0 (75%), full utilization from B0 = 250 on; queue B - 2B0/3 beyond
     np.testing.assert_allclose(t["utilization"][[0, 2, 3]], [0.75, 1.0, 1.0], rtol=1e-12)
     assert t["mean_queue_pkts"][3] == pytest.approx(400 - 500 / 3, rel=1e-12)
@@ -114,8 +118,8 @@ def test_sqrt_model_paper002():
 def test_models_read_tcp_params():
     # AIMD(a = 4) grows four times as fast as AIMD(1): Theorem 1's rate and
     # mean queue follow alpha = a N / RTT^2 (paper 003), so they must move.
-    plain = predict(make_scenario("aimd", buffer_pkts=20), model="avrachenkov", synchronized=True)
-    fast = predict(make_scenario("aimd", buffer_pkts=20, tcp_params={"a": 4}), model="avrachenkov", synchronized=True)
+    plain = predict(make_scenario("aimd", buffer_pkts=20), model="avrachenkov_sync")
+    fast = predict(make_scenario("aimd", buffer_pkts=20, tcp_params={"a": 4}), model="avrachenkov_sync")
     mu = 25000.0
     rate, xbar = m.theorem1(20, mu, 4 * m.aimd_alpha([0.006] * 5), 0.5)
     assert fast.summary["utilization"] == pytest.approx(rate / mu, rel=1e-12)
@@ -139,8 +143,9 @@ def test_background_reduces_tcp_share():
         (lambda s: s["flows"][0].update(count=0), {}, r"scenario.flows\[0\].count must be >= 1"),
         (lambda s: s["link"].pop("buffer_pkts"), {}, r"scenario.link.buffer_pkts is missing"),
         (lambda s: None, {"model": "fluid"}, r"model must be one of auto, avrachenkov"),
-        (lambda s: None, {"model": "highspeed_mm1k"}, r"model 'highspeed_mm1k' needs flows with tcp in \['highspeed'\]"),
-        (lambda s: s["link"].update(qdisc="red"), {"model": "avrachenkov"}, r"model 'avrachenkov' models scenario.link.qdisc 'droptail', got 'red'"),
+        (lambda s: None, {"model": "highspeed_mm1k"}, r"scenario.flows\[0\].tcp: model 'highspeed_mm1k' \(paper 001.*\) describes tcp highspeed, got 'newreno'"),
+        (lambda s: s["link"].update(qdisc="red"), {"model": "avrachenkov"}, r"scenario.link.qdisc: model 'avrachenkov' \(paper 003.*\) describes 'droptail', got 'red'"),
+        (lambda s: s["flows"][0].update(kind="open"), {"model": "sqrt"}, r"scenario.flows\[0\]: model 'sqrt' .* persistent flows only, this group is open traffic"),
         (lambda s: s.update(background=[{"kind": "poisson", "rate_bps": 2e8, "packet_size_bytes": 500}]), {}, r"background rate .* must be below"),
     ],
 )
@@ -151,22 +156,25 @@ def test_bad_scenarios(mutate, kwargs, match):
         predict(s, **kwargs)
 
 
-def test_accepts_scenario_objects_and_refuses_raw_dicts():
-    class FakeScenario:  # duck-typed like bufsim.Scenario: .normalized and .hash()
-        normalized = make_scenario()
+def test_takes_a_scenario_as_simulate_does(tmp_path):
+    """A Scenario, a raw dict, a file or a normalized dict: the same prediction."""
+    import tomli_w
 
-        def hash(self):
-            return "abc123"
-
-    r = predict(FakeScenario())
-    assert r.provenance["scenario_hash"] == "abc123"
-    assert r.summary == predict(make_scenario()).summary
-    assert sweep_buffer(FakeScenario(), [5]).shape[0] == 1
-    raw = {"link": {"capacity": "50Mbps"}, "flows": []}
-    with pytest.raises(ModelInputError, match=r"raw scenario \(unit strings\)"):
-        predict(raw)
-    with pytest.raises(ModelInputError, match=r"scenario must be a bufsim.Scenario or its normalized dict"):
+    raw = {"duration": "10s", "link": {"capacity": "100Mbps", "delay": "1ms", "buffer": "100pkt",
+                                       "packet_size": "500B"},
+           "flows": [{"count": 5, "rtt": "6ms", "mss": "500B"}]}
+    (tmp_path / "s.toml").write_text(tomli_w.dumps(raw))
+    scn = bufsim.Scenario.load(raw)
+    expected = predict(scn.normalized).summary
+    for source in (scn, raw, tmp_path / "s.toml", str(tmp_path / "s.toml")):
+        r = predict(source)
+        assert r.summary == expected
+        assert r.provenance["scenario_hash"] == scn.hash()
+    assert sweep_buffer(tmp_path / "s.toml", [5]).shape[0] == 1
+    with pytest.raises(ModelInputError, match=r"scenario must be a bufsim.Scenario, a scenario dict or file"):
         predict([1, 2])
+    with pytest.raises(bufsim.ScenarioError, match="link.capacity"):
+        predict({"duration": "1s", "link": {"capacity": "fast", "delay": "1ms", "buffer": "1pkt"}, "flows": []})
 
 
 def test_sweep_rejects_bad_buffers():

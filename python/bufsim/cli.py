@@ -211,6 +211,10 @@ def run(
     if not quiet:
         title = f"{scn.name} ({engine} engine, {result.provenance['wall_s']:.2f} s wall)"
         print_summary(result, title, everything=everything)
+        model = result.provenance.get("model")
+        if model:
+            console.print(f"{model['source']}, on {model['flows']}; assumes: {'; '.join(model['assumptions'])}",
+                          highlight=False)
     console.print(f"result written to {target}")
 
 

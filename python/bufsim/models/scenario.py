@@ -9,11 +9,11 @@ be overlaid.
 The scenario is the *normalized* dict returned by the Rust validator (SI
 units: bits/s, seconds, bytes, packets). Models:
 
-``"avrachenkov"``
+``"avrachenkov"`` / ``"avrachenkov_sync"``
     Paper 003 (Avrachenkov et al.) Theorem 1 for the AIMD flows (newreno, reno,
-    aimd with ``tcp_params`` ``a``, ``b``), synchronized or not
-    (``synchronized=``), drop-tail. Capacity left by Poisson background is
-    the fluid service rate ``mu``; ``alpha = sum_i a_i MSS_i / RTT_i^2``.
+    aimd with ``tcp_params`` ``a``, ``b``), desynchronized (one flow cuts
+    per congestion event) or synchronized (every flow cuts), drop-tail.
+    Capacity left by Poisson background is the fluid service rate ``mu``; ``alpha = sum_i a_i MSS_i / RTT_i^2``.
 ``"highspeed_mm1k"`` / ``"highspeed_red"``
     Paper 001 (Barman et al.) fixed point for HighSpeed TCP flows with an
     M/M/1/K drop-tail queue (eqs. (4)-(5)) or RED (section IV). RED
@@ -30,6 +30,13 @@ units: bits/s, seconds, bytes, packets). Models:
     newreno/reno/aimd flows -> ``"avrachenkov"`` (desynchronized);
     highspeed flows -> ``"highspeed_mm1k"`` (``"highspeed_red"`` when
     ``link.qdisc == "red"``).
+
+Each model has a stated domain (:data:`SPECS`: the paper, the TCP variants
+and the queue discipline it covers, its assumptions): persistent flows only,
+a Poisson background as a constant rate. A scenario outside it (web traffic,
+a variant the model does not describe) is refused with the field named;
+every model Result says in ``provenance["model"]`` which flows it used and
+what it assumed.
 
 Common summary keys: ``utilization`` (0..1, background included),
 ``goodput_bps`` (TCP flows), ``drop_rate``, ``mean_queue_pkts`` (packets of
@@ -59,10 +66,56 @@ from bufsim.models._validate import (
 )
 from bufsim.result import Result
 
-__all__ = ["MODELS", "predict", "sweep_buffer"]
+__all__ = ["MODELS", "SPECS", "ModelSpec", "predict", "sweep_buffer"]
 
-MODELS = ("auto", "avrachenkov", "highspeed_mm1k", "highspeed_red", "sqrt")
-_AIMD = {"newreno", "reno", "aimd"}
+_AIMD = frozenset({"newreno", "reno", "aimd"})
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """The stated domain of a scenario model: what it covers and assumes."""
+
+    #: The paper and equation it implements.
+    source: str
+    #: The TCP variants (``flows[].tcp``) it describes.
+    tcp: frozenset[str]
+    #: The queue discipline (``link.qdisc``) it describes.
+    qdisc: str
+    #: What it assumes beyond that, in words.
+    assumptions: tuple[str, ...]
+
+
+_PERSISTENT = "persistent flows only (no slow start, no timeouts: a long-run average)"
+_BACKGROUND = "Poisson background taken as a constant rate (the capacity left to TCP)"
+
+#: Every model's domain (``"auto"`` picks one of them from the flows' TCP).
+SPECS: dict[str, ModelSpec] = {
+    "avrachenkov": ModelSpec(
+        "paper 003 (Avrachenkov et al.) Theorem 1", _AIMD, "droptail",
+        (_PERSISTENT, "fluid AIMD windows", "desynchronized: one flow cuts its window per congestion event",
+         _BACKGROUND),
+    ),
+    "avrachenkov_sync": ModelSpec(
+        "paper 003 (Avrachenkov et al.) Theorem 1", _AIMD, "droptail",
+        (_PERSISTENT, "fluid AIMD windows", "synchronized: every flow cuts its window at every congestion event",
+         _BACKGROUND),
+    ),
+    "highspeed_mm1k": ModelSpec(
+        "paper 001 (Barman et al.) eqs. (4)-(5)", frozenset({"highspeed"}), "droptail",
+        (_PERSISTENT, "M/M/1/K queue fed at the flows' total rate", "independent packet losses", _BACKGROUND),
+    ),
+    "highspeed_red": ModelSpec(
+        "paper 001 (Barman et al.) section IV (RED)", frozenset({"highspeed"}), "red",
+        (_PERSISTENT, "RED drop probability at the M/M/1/K mean queue", "independent packet losses", _BACKGROUND),
+    ),
+    "sqrt": ModelSpec(
+        "paper 002 (Dhamdhere & Dovrolis) eq. (3)", _AIMD, "droptail",
+        (_PERSISTENT, "flows saturate the link and the queue is full (eq. (3))",
+         "square-root throughput law with the harmonic-mean RTT", _BACKGROUND),
+    ),
+}
+
+MODELS = ("auto", *SPECS)
 
 
 @dataclass
@@ -96,21 +149,24 @@ def _get(d: Any, key: str, path: str) -> Any:
 
 
 def _normalized(scenario: Any) -> tuple[dict, str | None]:
-    """The normalized dict of a ``bufsim.Scenario`` (``.normalized``) or of a dict."""
-    if hasattr(scenario, "normalized"):
-        digest = scenario.hash() if callable(getattr(scenario, "hash", None)) else None
-        return scenario.normalized, digest
-    if not isinstance(scenario, dict):
-        raise ModelInputError(
-            f"scenario must be a bufsim.Scenario or its normalized dict, got {type(scenario).__name__}"
-        )
-    link = scenario.get("link")
-    if isinstance(link, dict) and "capacity_bps" not in link and "capacity" in link:
-        raise ModelInputError(
-            "scenario.link.capacity_bps is missing: this looks like a raw scenario (unit strings); "
-            "pass bufsim.Scenario.load(raw) or its .normalized dict"
-        )
-    return scenario, None
+    """The normalized dict of a scenario given as :func:`bufsim.simulate` takes
+    it (a ``Scenario``, a raw dict, a ``.toml``/``.json`` path), or of an
+    already normalized dict (SI units)."""
+    from pathlib import Path
+
+    from bufsim.scenario import Scenario
+
+    if isinstance(scenario, dict):
+        link = scenario.get("link")
+        if isinstance(link, dict) and "capacity_bps" in link:
+            return scenario, None
+    if isinstance(scenario, (Scenario, dict, str, Path)):
+        loaded = Scenario.load(scenario)
+        return loaded.normalized, loaded.hash()
+    raise ModelInputError(
+        f"scenario must be a bufsim.Scenario, a scenario dict or file, or a normalized dict; "
+        f"got {type(scenario).__name__}"
+    )
 
 
 def _view(scenario: dict) -> _View:
@@ -159,30 +215,48 @@ def _view(scenario: dict) -> _View:
     )
 
 
-def _choose(v: _View, model: str) -> str:
+def _choose(scenario: dict, model: str) -> str:
+    """The model to run (``auto`` resolved), after checking the scenario is in its domain."""
     if model not in MODELS:
         raise ModelInputError(f"model must be one of {', '.join(MODELS)}, got {model!r}")
-    variants = set(v.tcp)
-    if model != "auto":
-        return model
-    if variants <= _AIMD:
-        return "avrachenkov"
-    if variants == {"highspeed"}:
-        return "highspeed_red" if v.qdisc == "red" else "highspeed_mm1k"
-    raise ModelInputError(
-        f"model 'auto' has no analytic model for flows of tcp {sorted(variants)}: "
-        "newreno/reno/aimd (avrachenkov, sqrt) or highspeed alone (highspeed_mm1k, highspeed_red)"
-    )
+    groups = scenario.get("flows") or []
+    if not groups:
+        raise ModelInputError("scenario.flows must contain at least one flow group")
+    if model == "auto":
+        variants = {str(g.get("tcp")) for g in groups}
+        qdisc = (scenario.get("link") or {}).get("qdisc", "droptail")
+        if variants and variants <= _AIMD:
+            model = "avrachenkov"
+        elif variants == {"highspeed"}:
+            model = "highspeed_red" if qdisc == "red" else "highspeed_mm1k"
+        else:
+            raise ModelInputError(
+                f"model 'auto' has no analytic model for flows of tcp {sorted(variants)}: "
+                "newreno/reno/aimd (avrachenkov, avrachenkov_sync, sqrt) or highspeed alone "
+                "(highspeed_mm1k, highspeed_red); use engine 'packet' or 'fluid'"
+            )
+    _check_domain(scenario, model)
+    return model
 
 
-def _require(v: _View, name: str, allowed: set[str], qdisc: str) -> None:
-    bad = sorted(set(v.tcp) - allowed)
-    if bad:
-        raise ModelInputError(
-            f"model {name!r} needs flows with tcp in {sorted(allowed)}, got {bad} in scenario.flows"
-        )
-    if v.qdisc != qdisc:
-        raise ModelInputError(f"model {name!r} models scenario.link.qdisc {qdisc!r}, got {v.qdisc!r}")
+def _check_domain(scenario: dict, name: str) -> None:
+    """Refuse a scenario outside model ``name``'s domain, naming the field."""
+    spec = SPECS[name]
+    what = f"model {name!r} ({spec.source})"
+    for g, f in enumerate(scenario.get("flows") or []):
+        kind = f.get("kind", "persistent")
+        if kind != "persistent":
+            raise ModelInputError(
+                f"scenario.flows[{g}]: {what} models persistent flows only, this group is {kind} traffic; "
+                "use engine 'packet' (or 'fluid' for persistent flows)"
+            )
+        if f.get("tcp") not in spec.tcp:
+            raise ModelInputError(
+                f"scenario.flows[{g}].tcp: {what} describes tcp {', '.join(sorted(spec.tcp))}, got {f.get('tcp')!r}"
+            )
+    qdisc = (scenario.get("link") or {}).get("qdisc", "droptail")
+    if qdisc != spec.qdisc:
+        raise ModelInputError(f"scenario.link.qdisc: {what} describes {spec.qdisc!r}, got {qdisc!r}")
 
 
 def _tcp_capacity(v: _View, name: str) -> float:
@@ -205,7 +279,6 @@ def _share(weights: np.ndarray, total: np.ndarray) -> np.ndarray:
 
 
 def _avrachenkov(v: _View, buffers: np.ndarray, synchronized: bool):
-    _require(v, "avrachenkov", _AIMD, "droptail")
     mu = _tcp_capacity(v, "avrachenkov")
     inc = np.array([v.tcp_params[g].get("a", 1.0) if t == "aimd" else 1.0 for t, g in zip(v.tcp, v.group)])
     dec = np.array([v.tcp_params[g].get("b", 0.5) if t == "aimd" else 0.5 for t, g in zip(v.tcp, v.group)])
@@ -224,7 +297,7 @@ def _avrachenkov(v: _View, buffers: np.ndarray, synchronized: bool):
         {
             "buffer_pkts": buffers,
             "utilization": (rate + v.background_bps) / v.capacity_bps,
-            "loss_rate": np.minimum(1.0, n_sig / pkts_per_cycle),
+            "drop_rate": np.minimum(1.0, n_sig / pkts_per_cycle),
             "mean_queue_pkts": xbar / (8.0 * v.pkt_bytes),
             "mean_queue_delay_s": xbar / v.capacity_bps,
             "goodput_bps": rate,
@@ -238,7 +311,6 @@ def _avrachenkov(v: _View, buffers: np.ndarray, synchronized: bool):
 
 def _highspeed(v: _View, buffers: np.ndarray, qdisc: str):
     name = "highspeed_red" if qdisc == "red" else "highspeed_mm1k"
-    _require(v, name, {"highspeed"}, qdisc)
     plist = [hs.HSTCPParams(**{k: float(p[k]) for k in ("low_window", "high_window", "high_p", "high_decrease", "low_p") if k in p}) for p in v.tcp_params]
     if any(p != plist[0] for p in plist):
         raise ModelInputError(f"model {name!r} needs the same tcp_params in every flow group, got {v.tcp_params}")
@@ -265,11 +337,11 @@ def _highspeed(v: _View, buffers: np.ndarray, qdisc: str):
     lam = np.minimum(np.asarray(hs.hstcp_throughput(p_i, r_i, plist[0])), v.max_rate_bps / (8.0 * mss))
     flows = lam * (1.0 - table["loss_rate"].to_numpy()[:, None]) * 8.0 * mss
     table["mean_queue_pkts"] = table["mean_queue_pkts"] * mss / v.pkt_bytes
-    return table, flows, {}
+    # Paper 001's loss probability p is the bottleneck's drop rate.
+    return table.rename(columns={"loss_rate": "drop_rate"}), flows, {}
 
 
 def _sqrt(v: _View, buffers: np.ndarray):
-    _require(v, "sqrt", _AIMD, "droptail")
     n = len(v.tcp)
     cap_tcp = _tcp_capacity(v, "sqrt")
     t_eff = n / np.sum(1.0 / v.rtt)  # harmonic mean (paper 002 section 4.1, footnote 1)
@@ -292,7 +364,7 @@ def _sqrt(v: _View, buffers: np.ndarray):
         {
             "buffer_pkts": buffers,
             "utilization": util,
-            "loss_rate": loss,
+            "drop_rate": loss,
             "mean_queue_pkts": queue,
             "mean_queue_delay_s": queue * 8.0 * v.pkt_bytes / v.capacity_bps,
             "goodput_bps": goodput,
@@ -305,9 +377,9 @@ def _sqrt(v: _View, buffers: np.ndarray):
     return table, flows, extra
 
 
-def _run(v: _View, model: str, buffers: np.ndarray, synchronized: bool):
-    if model == "avrachenkov":
-        return _avrachenkov(v, buffers, synchronized)
+def _run(v: _View, model: str, buffers: np.ndarray):
+    if model in ("avrachenkov", "avrachenkov_sync"):
+        return _avrachenkov(v, buffers, synchronized=model == "avrachenkov_sync")
     if model in ("highspeed_mm1k", "highspeed_red"):
         return _highspeed(v, buffers, "red" if model == "highspeed_red" else "droptail")
     return _sqrt(v, buffers)
@@ -316,48 +388,45 @@ def _run(v: _View, model: str, buffers: np.ndarray, synchronized: bool):
 # ----------------------------------------------------------------------------- public
 
 
-def sweep_buffer(scenario: Any, buffers_pkts, model: str = "auto", *, synchronized: bool = False) -> pd.DataFrame:
+def sweep_buffer(scenario: Any, buffers_pkts, model: str = "auto") -> pd.DataFrame:
     """Evaluate a model over buffer sizes for one scenario.
 
     Parameters
     ----------
-    scenario : bufsim.Scenario or dict
-        A ``bufsim.Scenario`` (its ``.normalized`` dict is used) or the
-        normalized dict itself (SI units), as returned by the Rust validator.
+    scenario : bufsim.Scenario, dict or path
+        What :func:`bufsim.simulate` takes (a ``Scenario``, a raw dict, a
+        ``.toml``/``.json`` file), or a normalized dict (SI units).
     buffers_pkts : int or array_like
         Buffer sizes, packets of ``link.packet_size_bytes`` (>= 0; >= 1 for
         the HighSpeed models).
     model : str
-        One of :data:`MODELS` (see the module docstring).
-    synchronized : bool
-        For ``"avrachenkov"``: all flows cut at every congestion event.
+        One of :data:`MODELS` (see the module docstring and :data:`SPECS`).
 
     Returns
     -------
     pandas.DataFrame
-        One row per buffer: ``buffer_pkts``, ``utilization``, ``loss_rate``,
+        One row per buffer: ``buffer_pkts``, ``utilization``, ``drop_rate``,
         ``mean_queue_delay_s`` (s), ``mean_queue_pkts``, ``goodput_bps``
         (plus ``offered_load`` for the HighSpeed models).
     """
-    v = _view(_normalized(scenario)[0])
-    name = _choose(v, model)
+    norm = _normalized(scenario)[0]
+    name = _choose(norm, model)
+    v = _view(norm)
     bufs = np.atleast_1d(check_int_at_least("buffers_pkts", buffers_pkts, 0))
-    table, _, _ = _run(v, name, bufs, synchronized)
+    table, _, _ = _run(v, name, bufs)
     return table.reset_index(drop=True)
 
 
-def predict(scenario: Any, model: str = "auto", *, synchronized: bool = False) -> Result:
+def predict(scenario: Any, model: str = "auto") -> Result:
     """Predict the scenario's metrics at its own buffer size with an analytic model.
 
     Parameters
     ----------
-    scenario : bufsim.Scenario or dict
-        A ``bufsim.Scenario`` (its ``.normalized`` dict is used) or the
-        normalized dict itself (SI units), as returned by the Rust validator.
+    scenario : bufsim.Scenario, dict or path
+        What :func:`bufsim.simulate` takes (a ``Scenario``, a raw dict, a
+        ``.toml``/``.json`` file), or a normalized dict (SI units).
     model : str
-        One of :data:`MODELS` (see the module docstring).
-    synchronized : bool
-        For ``"avrachenkov"``: all flows cut at every congestion event.
+        One of :data:`MODELS` (see the module docstring and :data:`SPECS`).
 
     Returns
     -------
@@ -365,18 +434,26 @@ def predict(scenario: Any, model: str = "auto", *, synchronized: bool = False) -
         ``summary`` with ``utilization``, ``goodput_bps``, ``drop_rate``,
         ``mean_queue_pkts``, ``mean_queue_delay_s`` and model-specific keys;
         ``flows`` (``flow``, ``group``, ``tcp``, ``rtt_s``, ``goodput_bps``);
-        ``provenance`` with ``engine = "model:<name>"`` and ``version``.
+        ``provenance`` with ``engine = "model:<name>"``, ``version`` and
+        ``model``: its ``source`` (paper and equation), the ``flows`` it used
+        and its ``assumptions``.
+
+    Raises
+    ------
+    ModelInputError
+        A scenario outside the model's domain (naming the field: web
+        traffic, a TCP variant or a queue discipline it does not describe).
     """
     t0 = time.perf_counter()
     scenario, digest = _normalized(scenario)
+    name = _choose(scenario, model)
     v = _view(scenario)
-    name = _choose(v, model)
-    table, flows, extra = _run(v, name, np.array([v.buffer_pkts]), synchronized)
+    table, flows, extra = _run(v, name, np.array([v.buffer_pkts]))
     row = table.iloc[0].to_dict()
     summary = {
         "utilization": float(row["utilization"]),
         "goodput_bps": float(row["goodput_bps"]),
-        "drop_rate": float(row["loss_rate"]),
+        "drop_rate": float(row["drop_rate"]),
         "mean_queue_pkts": float(row["mean_queue_pkts"]),
         "mean_queue_delay_s": float(row["mean_queue_delay_s"]),
         "buffer_pkts": int(v.buffer_pkts),
@@ -401,6 +478,12 @@ def predict(scenario: Any, model: str = "auto", *, synchronized: bool = False) -
     }
     if digest is not None:
         provenance["scenario_hash"] = digest
-    if name == "avrachenkov":
-        provenance["synchronized"] = bool(synchronized)
+    spec = SPECS[name]
+    groups = sorted(set(v.group.tolist()))
+    provenance["model"] = {
+        "source": spec.source,
+        "flows": f"{len(v.tcp)} flows of groups {', '.join(map(str, groups))} "
+                 f"({', '.join(sorted(set(v.tcp)))}), {v.background_bps:.4g} bit/s of Poisson background",
+        "assumptions": list(spec.assumptions),
+    }
     return Result(summary=summary, flows=flows_df, provenance=provenance, scenario=scenario)

@@ -90,7 +90,7 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
             if quick:
                 raw["warmup"] = "10s"
             scn = bufsim.Scenario.load(raw)
-            theory = m.predict(scn, model="avrachenkov", synchronized=True)
+            theory = m.predict(scn, model="avrachenkov_sync")
             packet = bufsim.simulate(scn)
             fluid = bufsim.simulate({**raw, "fluid": {"sync": 1.0}}, engine="fluid")
             rows.append(
