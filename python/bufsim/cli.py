@@ -442,9 +442,14 @@ def results(
     ] = None,
     export: Annotated[Optional[Path], typer.Option(help="Write the rows to this .csv or .parquet file.")] = None,
     limit: Annotated[int, typer.Option(help="Rows to print (0: every row).")] = 30,
+    check: Annotated[
+        bool, typer.Option("--check", help="Check the store (SQLite integrity, every row and time series file); exit 1 if damaged.")
+    ] = False,
 ) -> None:
     """List, filter and export what the results store holds."""
-    from bufsim.store import Store, StoreError
+    import warnings
+
+    from bufsim.store import DamagedRowsWarning, Store, StoreError
 
     if status not in (None, "ok", "failed"):
         _fail(f"--status must be 'ok' or 'failed', got {status!r}")
@@ -463,10 +468,21 @@ def results(
     if not (store / "store.sqlite").is_file():
         _fail(f"no results store in {str(store)!r} (run `bufsim sweep` first, or give --store)")
     try:
-        with Store(store) as db:
+        with Store(store) as db, warnings.catch_warnings():
+            warnings.simplefilter("ignore", DamagedRowsWarning)  # said below, once
+            if check:
+                problems = db.check()
+                for line in problems:
+                    err_console.print(f"damaged: {line}", highlight=False)
+                console.print(f"{db.path}: {'damaged, ' + str(len(problems)) + ' problem(s)' if problems else 'sound'}"
+                              f" ({len(db)} points)", highlight=False)
+                raise typer.Exit(1 if problems else 0)
             table = db.table(engine=engine, status=status, name=name, where=filters)
     except StoreError as e:
         _fail(str(e))
+    for key in table.attrs.get("damaged", []):
+        err_console.print(f"[red]damaged row left out:[/red] {key} (a sweep recomputes it; --check tells more)",
+                          highlight=False)
     if export is not None:
         _export(table, export)
         console.print(f"{len(table)} rows written to {export}")

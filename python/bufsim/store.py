@@ -21,12 +21,24 @@ A store is a directory (``results/`` by default) holding
   finished   UTC time the driver stored it (ISO 8601)
   ========== ==========================================================
 
+  and table ``claims`` (key, owner, expires): the points a driver is running
+  now (:meth:`Store.claim`), so that drivers sharing a store split the work.
+
 * ``timeseries/<key>.parquet`` -- the run's time series (indexed by ``time_s``).
 
 A point is written as one transaction right after its time series file is in
 place (written to a temporary name, then renamed), so a killed process leaves
 either the whole point or none of it. Writing a key again replaces its row:
 the store never holds two rows for one key.
+
+Damage (a disk error, a file edited by hand) stays local: a row whose JSON no
+longer decodes, or a time series file that no longer reads, is reported (a
+:class:`DamagedRowsWarning` naming the keys; ``table.attrs["damaged"]``) and
+left out, and a sweep treats it as missing, so it is recomputed and
+overwritten; the rest of the store stays usable. :meth:`Store.check` (``bufsim
+results --check``) runs SQLite's integrity check and reads every row and time
+series file. Every failure to open or read the store is a :class:`StoreError`
+naming the file.
 
 Example
 -------
@@ -37,10 +49,14 @@ Example
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
+import socket
 import sqlite3
+import time
+import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -49,7 +65,7 @@ import pandas as pd
 
 from bufsim._core import BufsimError
 
-__all__ = ["Store", "StoreError", "point_key"]
+__all__ = ["Store", "StoreError", "DamagedRowsWarning", "point_key"]
 
 SCHEMA_VERSION = 1
 
@@ -71,6 +87,7 @@ CREATE TABLE IF NOT EXISTS points (
 );
 CREATE INDEX IF NOT EXISTS points_engine ON points (engine);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL);
 """
 
 _COLUMNS = (
@@ -81,6 +98,58 @@ _COLUMNS = (
 
 class StoreError(BufsimError, RuntimeError):
     """The store cannot be opened or read (the message says which file and why)."""
+
+
+class DamagedRowsWarning(UserWarning):
+    """Rows of the store that no longer decode were left out (the message gives their keys)."""
+
+
+def _sqlite_errors(method):
+    """Turn SQLite's errors inside a store method into a :class:`StoreError` naming the file."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as e:
+            raise StoreError(
+                f"{self.path}: {e} (the database is damaged: `bufsim results --check` tells what; "
+                "move the store aside and rerun to recompute)"
+            ) from None
+        except OSError as e:
+            raise StoreError(f"{self.root}: {e.strerror or e}") from None
+
+    return wrapper
+
+
+def claim_owner() -> str:
+    """This process's name as a claim owner: ``host:pid:nonce``."""
+    return f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` of this host runs (a zombie, killed but not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
+    except OSError:  # pragma: no cover - no /proc: ask the kernel
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+
+def _owner_alive(owner: str) -> bool:
+    """Whether a claim's owner may still run: a process of another host is
+    assumed alive (its lease expires), one of this host is checked."""
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return True
+    return process_alive(int(pid))
 
 
 def point_key(scenario_hash: str, engine: str, seed: int, version: str) -> str:
@@ -124,6 +193,8 @@ class Store:
     def __init__(self, root: str | Path | None = "results"):
         self.root = None if root is None else Path(root)
         self._memory_ts: dict[str, bytes] = {}
+        #: Keys of the damaged rows the last read left out.
+        self.damaged: list[str] = []
         if self.root is None:
             self._db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         else:
@@ -151,7 +222,7 @@ class Store:
             (found,) = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: not a bufsim results store ({e})") from None
-        if int(found) != SCHEMA_VERSION:
+        if str(found) != str(SCHEMA_VERSION):
             raise StoreError(
                 f"{self.path}: store schema version {found}, this bufsim reads version {SCHEMA_VERSION}"
             )
@@ -180,11 +251,13 @@ class Store:
     def __repr__(self) -> str:
         return f"Store({self.path!r}, points={len(self)})"
 
+    @_sqlite_errors
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM points").fetchone()[0])
 
     # ------------------------------------------------------------------ writing
 
+    @_sqlite_errors
     def put(
         self,
         *,
@@ -215,19 +288,86 @@ class Store:
             else:
                 final = self._ts_path(key)
                 tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
-                tmp.write_bytes(timeseries)
-                os.replace(tmp, final)
+                try:
+                    tmp.write_bytes(timeseries)
+                    os.replace(tmp, final)
+                finally:
+                    tmp.unlink(missing_ok=True)
         row = (
             key, name, engine, int(seed), encode_json(scenario), encode_json(params),
             None if summary is None else encode_json(summary), status, error,
             None if wall_s is None else float(wall_s), version, int(timeseries is not None),
             datetime.now(timezone.utc).isoformat(timespec="microseconds"),
         )
-        self._db.execute(
-            f"INSERT OR REPLACE INTO points ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
-            row,
-        )
+        with self._transaction():
+            self._db.execute(
+                f"INSERT OR REPLACE INTO points ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
+                row,
+            )
+            self._db.execute("DELETE FROM claims WHERE key = ?", (key,))
 
+    # ------------------------------------------------------------------ claims
+
+    def _transaction(self):
+        """``with store._transaction():`` one write transaction (BEGIN IMMEDIATE ... COMMIT)."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def tx():
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+        return tx()
+
+    @_sqlite_errors
+    def claim(self, key: str, owner: str, lease_s: float, *, timeseries: bool = False) -> str:
+        """Claim point ``key`` for ``owner`` for ``lease_s`` seconds.
+
+        Two drivers (processes, hosts, Dask clients) sharing a store split a
+        sweep this way: each claims a point before running it. Returns
+        ``"mine"`` (claimed: run it), ``"done"`` (a row is stored, with a
+        readable time series if ``timeseries``: read it) or ``"taken"`` (another live owner holds it). A claim whose lease
+        expired, or whose owner is a process of this host that is gone, is
+        taken over.
+        """
+        if self.root is None:
+            return "mine"
+        now = time.time()
+        with self._transaction():
+            row = self._db.execute(
+                f"SELECT {', '.join(_COLUMNS)} FROM points WHERE key = ? AND status = 'ok'", (key,)
+            ).fetchone()
+            if row is not None and self._decoded([row]) and (not timeseries or self.has_timeseries(key)):
+                return "done"  # (a damaged row or time series is run again)
+            row = self._db.execute("SELECT owner, expires FROM claims WHERE key = ?", (key,)).fetchone()
+            if row is not None and row[0] != owner and row[1] > now and _owner_alive(row[0]):
+                return "taken"
+            self._db.execute("INSERT OR REPLACE INTO claims (key, owner, expires) VALUES (?, ?, ?)",
+                             (key, owner, now + lease_s))
+        return "mine"
+
+    @_sqlite_errors
+    def renew(self, keys: Iterable[str], owner: str, lease_s: float) -> None:
+        """Extend ``owner``'s claims on ``keys`` by ``lease_s`` seconds from now."""
+        if self.root is None:
+            return
+        expires = time.time() + lease_s
+        with self._transaction():
+            self._db.executemany("UPDATE claims SET expires = ? WHERE key = ? AND owner = ?",
+                                 [(expires, k, owner) for k in keys])
+
+    @_sqlite_errors
+    def release(self, owner: str) -> None:
+        """Drop every claim of ``owner`` (a driver that stops early)."""
+        if self.root is not None:
+            self._db.execute("DELETE FROM claims WHERE owner = ?", (owner,))
+
+    @_sqlite_errors
     def delete(self, keys: Iterable[str]) -> int:
         """Remove points (and their time series); returns how many rows went."""
         keys = list(keys)
@@ -241,26 +381,54 @@ class Store:
 
     # ------------------------------------------------------------------ reading
 
+    @_sqlite_errors
     def get(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
-        """The stored rows of ``keys`` (missing keys are absent), JSON fields decoded."""
+        """The stored rows of ``keys`` (missing keys are absent), JSON fields
+        decoded; damaged rows are absent too (a :class:`DamagedRowsWarning`
+        names them)."""
         keys = list(dict.fromkeys(keys))
-        out: dict[str, dict[str, Any]] = {}
+        rows = []
         cur = self._db.cursor()
         for i in range(0, len(keys), 500):
             chunk = keys[i : i + 500]
             cur.execute(
                 f"SELECT {', '.join(_COLUMNS)} FROM points WHERE key IN ({', '.join('?' * len(chunk))})", chunk
             )
-            for row in cur.fetchall():
-                rec = _decode(dict(zip(_COLUMNS, row)))
-                out[rec["key"]] = rec
-        return out
+            rows += cur.fetchall()
+        return {rec["key"]: rec for rec in self._decoded(rows)}
+
+    def _decoded(self, rows: list[tuple]) -> list[dict[str, Any]]:
+        """Decode rows; warn about and leave out those that no longer decode."""
+        good, damaged = [], []
+        for row in rows:
+            try:
+                good.append(_decode(dict(zip(_COLUMNS, row))))
+            except (ValueError, TypeError, KeyError):
+                damaged.append(str(row[0]))
+        self.damaged = damaged
+        if damaged:
+            warnings.warn(
+                f"{self.path}: {len(damaged)} damaged row(s) left out (a sweep recomputes them): "
+                + ", ".join(damaged[:5]) + (" ..." if len(damaged) > 5 else ""),
+                DamagedRowsWarning,
+                stacklevel=3,
+            )
+        return good
 
     def has_timeseries(self, key: str) -> bool:
-        """Whether the time series of ``key`` is stored."""
+        """Whether the time series of ``key`` is stored and readable (its Parquet footer reads)."""
         if self.root is None:
             return key in self._memory_ts
-        return self._ts_path(key).is_file()
+        path = self._ts_path(key)
+        if not path.is_file():
+            return False
+        import pyarrow.parquet as pq
+
+        try:
+            pq.read_metadata(path)
+        except Exception:  # ArrowInvalid, OSError: a damaged file counts as missing
+            return False
+        return True
 
     def timeseries(self, key: str) -> pd.DataFrame:
         """The time series of one point (indexed by ``time_s``).
@@ -280,12 +448,50 @@ class Store:
         path = self._ts_path(key)
         if not path.is_file():
             raise KeyError(f"no time series stored for point {key} ({path} missing)")
-        return pd.read_parquet(path)
+        try:
+            return pd.read_parquet(path)
+        except Exception as e:  # ArrowInvalid, OSError
+            raise StoreError(
+                f"{path}: the time series of point {key} is damaged ({e}); rerun the sweep to recompute it"
+            ) from None
 
+    @_sqlite_errors
     def records(self) -> list[dict[str, Any]]:
-        """Every stored row, JSON fields decoded, oldest first."""
+        """Every stored row, JSON fields decoded, oldest first (damaged rows
+        left out with a :class:`DamagedRowsWarning`)."""
         cur = self._db.execute(f"SELECT {', '.join(_COLUMNS)} FROM points ORDER BY finished, key")
-        return [_decode(dict(zip(_COLUMNS, row))) for row in cur.fetchall()]
+        return self._decoded(cur.fetchall())
+
+    def check(self) -> list[str]:
+        """What is wrong with the store, one line per problem (empty: sound).
+
+        Runs SQLite's ``PRAGMA integrity_check``, decodes every row and reads
+        the footer of every time series file the rows point at.
+        """
+        import pyarrow.parquet as pq
+
+        problems: list[str] = []
+        try:
+            verdict = [r[0] for r in self._db.execute("PRAGMA integrity_check").fetchall()]
+            if verdict != ["ok"]:
+                problems += [f"SQLite integrity check: {v}" for v in verdict]
+            rows = self._db.execute(f"SELECT {', '.join(_COLUMNS)} FROM points").fetchall()
+        except sqlite3.DatabaseError as e:
+            return problems + [f"{self.path}: {e}"]
+        for row in rows:
+            rec = dict(zip(_COLUMNS, row))
+            try:
+                _decode(dict(rec))
+            except (ValueError, TypeError, KeyError) as e:
+                problems.append(f"row {rec['key']}: does not decode ({e})")
+                continue
+            if rec["timeseries"] and self.root is not None:
+                path = self._ts_path(str(rec["key"]))
+                try:
+                    pq.read_metadata(path)
+                except Exception as e:
+                    problems.append(f"row {rec['key']}: time series {path}: {e}")
+        return problems
 
     def table(
         self,
@@ -315,6 +521,7 @@ class Store:
             ``key``, ``wall_s``, ``version``, ``finished``.
         """
         recs = self.records()
+        damaged = list(self.damaged)
         if engine is not None:
             recs = [r for r in recs if r["engine"] == engine]
         if status is not None:
@@ -323,7 +530,9 @@ class Store:
             recs = [r for r in recs if r["name"] == name]
         for path, value in (where or {}).items():
             recs = [r for r in recs if path in r["params"] and _matches(r["params"][path], value)]
-        return records_table(recs)
+        table = records_table(recs)
+        table.attrs["damaged"] = damaged
+        return table
 
 
 def _matches(stored: Any, wanted: Any) -> bool:
@@ -336,9 +545,14 @@ def _matches(stored: Any, wanted: Any) -> bool:
 
 
 def _decode(rec: dict[str, Any]) -> dict[str, Any]:
+    """A stored row with its JSON fields decoded (ValueError/TypeError if damaged)."""
     rec["scenario"] = json.loads(rec["scenario"])
     rec["params"] = json.loads(rec["params"])
     rec["summary"] = None if rec["summary"] is None else json.loads(rec["summary"])
+    if not isinstance(rec["scenario"], dict) or not isinstance(rec["params"], dict):
+        raise TypeError("scenario and params must be JSON objects")
+    if rec["summary"] is not None and not isinstance(rec["summary"], dict):
+        raise TypeError("summary must be a JSON object")
     rec["timeseries"] = bool(rec["timeseries"])
     return rec
 

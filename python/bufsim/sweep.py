@@ -69,7 +69,7 @@ from bufsim import _core, limits
 from bufsim.engines import ENGINES, simulate
 from bufsim.result import plain
 from bufsim.scenario import Scenario
-from bufsim.store import Store, encode_json, point_key, records_table
+from bufsim.store import Store, claim_owner, encode_json, point_key, process_alive, records_table
 
 log = logging.getLogger(__name__)
 
@@ -451,6 +451,35 @@ class _InProcess(cf.Executor):
         return fut
 
 
+#: Seconds between a worker's checks that its driver is alive.
+DRIVER_CHECK_S = 0.5
+
+
+def _watch_driver(driver_pid: int) -> None:
+    """Worker initializer: exit as soon as the driver process is gone.
+
+    A driver killed with SIGKILL cannot stop its pool; without this its
+    workers would finish (and lose) their points and then wait forever on the
+    call queue. A daemon thread checks every :data:`DRIVER_CHECK_S` seconds
+    (the simulations release the GIL, so it runs during a run) and ends the
+    process with ``os._exit``.
+    """
+    import threading
+
+    def watch() -> None:
+        while process_alive(driver_pid):
+            time.sleep(DRIVER_CHECK_S)
+        os._exit(3)
+
+    threading.Thread(target=watch, name="bufsim-driver-watch", daemon=True).start()
+
+
+def _pool(workers: int) -> cf.ProcessPoolExecutor:
+    """A local pool whose workers exit when this process dies."""
+    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(),
+                                  initializer=_watch_driver, initargs=(os.getpid(),))
+
+
 def _mp_context() -> multiprocessing.context.BaseContext:
     # Not fork: the Rust extension and threads are loaded in the driver.
     if sys.platform.startswith("linux"):
@@ -494,8 +523,7 @@ class _Runner:
     def local(cls, workers: int) -> "_Runner":
         if workers == 0:
             return cls(_InProcess(), window=1, owned=True, label="in-process")
-        pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context())
-        return cls(pool, window=2 * workers, owned=True, local_workers=workers, label=f"{workers} local workers")
+        return cls(_pool(workers), window=2 * workers, owned=True, local_workers=workers, label=f"{workers} local workers")
 
     @classmethod
     def dask(cls, address: str) -> "_Runner":
@@ -510,7 +538,10 @@ class _Runner:
             client = Client(address, timeout=f"{DASK_CONNECT_TIMEOUT_S}s", set_as_default=False)
         except (OSError, TimeoutError) as e:
             raise SweepSpecError(f"cannot connect to the Dask scheduler at {address!r}: {e}") from None
-        return cls(client.get_executor(pure=False), window=None, owned=True, client=client,
+        # A window of twice the cluster's threads: points are claimed in the
+        # store as they are submitted, so two clients sharing a store split them.
+        threads = sum(client.nthreads().values()) or 1
+        return cls(client.get_executor(pure=False), window=2 * threads, owned=True, client=client,
                    label=f"Dask scheduler {address}")
 
     def submit(self, point: Point) -> cf.Future:
@@ -521,7 +552,7 @@ class _Runner:
 
     def restart(self) -> None:
         self._stop_pool(cancel=True)
-        self.executor = cf.ProcessPoolExecutor(max_workers=self.local_workers, mp_context=_mp_context())
+        self.executor = _pool(self.local_workers)
 
     def _stop_pool(self, cancel: bool) -> None:
         ex = self.executor
@@ -721,8 +752,13 @@ def sweep(
             log.info("sweep: %d points, %d in the store %s, %d to run on %s", len(points), len(cached), db.path,
                      len(todo), label)
             bar = _Progress(progress, len(todo), len(cached), label)
+            owner = claim_owner()
             try:
-                for point, out in _execute(todo, runner, bar):
+                for point, out in _execute(todo, runner, db, owner, timeseries):
+                    if out is None:  # another driver sharing the store ran it
+                        done[point.key] = db.get([point.key])[point.key]
+                        bar.advance(done[point.key]["status"] != "ok")
+                        continue
                     rec = dict(
                         key=point.key, name=point.name, engine=point.engine, seed=point.seed,
                         scenario=point.raw, params=point.params, status=out["status"],
@@ -740,6 +776,7 @@ def sweep(
             except BaseException:
                 bar.close()
                 runner.close(cancel=True)
+                db.release(owner)
                 raise
             bar.close()
             runner.close()
@@ -788,8 +825,23 @@ def _roundtrip(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return None if summary is None else json.loads(encode_json(summary))
 
 
-def _execute(todo: list[Point], runner: _Runner, bar: _Progress) -> Iterable[tuple[Point, dict[str, Any]]]:
-    """Submit the points and yield (point, outcome) as each finishes.
+#: Seconds a driver's claim on a point lasts without renewal (it renews a
+#: third of the way; a claim of a dead process of this host lapses at once).
+LEASE_S = 60.0
+#: Seconds between looks at the store for points another driver runs.
+POLL_S = 0.5
+
+
+def _execute(
+    todo: list[Point], runner: _Runner, db: Store, owner: str, timeseries: bool
+) -> Iterable[tuple[Point, dict[str, Any] | None]]:
+    """Run the points and yield (point, outcome) as each finishes, or
+    (point, None) when another driver sharing the store finished it.
+
+    Each point is claimed in the store before it is submitted
+    (:meth:`Store.claim`); a point another live driver holds is left to it
+    and read from the store once it is there (or taken over if that driver
+    dies or its lease lapses). Claims are renewed while points run.
 
     If a local worker process dies (killed, crashed), the pool is restarted
     and the points it held are rerun one at a time, so that only a point that
@@ -797,10 +849,12 @@ def _execute(todo: list[Point], runner: _Runner, bar: _Progress) -> Iterable[tup
     """
     queue = collections.deque(todo)
     suspects: collections.deque[Point] = collections.deque()
+    elsewhere: dict[str, Point] = {}  # run by another driver
     alone: set[int] = set()  # indices of points rerun alone after a worker died
     pending: dict[cf.Future, Point] = {}
     window = runner.window or len(todo)
     completed = deaths_alone = 0
+    renewed = time.monotonic()
 
     def submit(p: Point) -> None:
         try:
@@ -810,19 +864,56 @@ def _execute(todo: list[Point], runner: _Runner, bar: _Progress) -> Iterable[tup
             fut.set_exception(e)
         pending[fut] = p
 
-    def fill() -> None:
+    def fill() -> list[Point]:
+        """Submit what the window allows; return the points found done elsewhere."""
+        done_elsewhere = []
         if suspects:
             if not pending:
                 p = suspects.popleft()
                 alone.add(p.index)
                 submit(p)
-            return
+            return done_elsewhere
         while queue and len(pending) < window:
-            submit(queue.popleft())
+            p = queue.popleft()
+            state = db.claim(p.key, owner, LEASE_S, timeseries=timeseries)
+            if state == "mine":
+                submit(p)
+            elif state == "done":
+                done_elsewhere.append(p)
+            else:
+                elsewhere[p.key] = p
+        return done_elsewhere
 
-    fill()
-    while pending:
-        finished, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
+    def finished_elsewhere() -> Iterable[tuple[Point, None]]:
+        """Points another driver stored; those it abandoned go back in the queue."""
+        if not elsewhere:
+            return
+        stored = db.get(elsewhere)
+        for key in list(elsewhere):
+            if key in stored:
+                yield elsewhere.pop(key), None
+        if not pending and not queue:
+            for key in list(elsewhere):
+                state = db.claim(key, owner, LEASE_S, timeseries=timeseries)
+                if state != "taken":
+                    queue.append(elsewhere.pop(key))
+
+    for p in fill():
+        yield p, None
+    while pending or queue or elsewhere:
+        if not pending:
+            yield from finished_elsewhere()
+            for p in fill():
+                yield p, None
+            if not pending and elsewhere:
+                time.sleep(POLL_S)
+            continue
+        finished, _ = cf.wait(list(pending), timeout=LEASE_S / 3, return_when=cf.FIRST_COMPLETED)
+        if time.monotonic() - renewed > LEASE_S / 3:
+            db.renew((p.key for p in pending.values()), owner, LEASE_S)
+            renewed = time.monotonic()
+        if not finished:
+            continue
         pool_broke = any(isinstance(f.exception(), BrokenProcessPool) for f in finished if not f.cancelled())
         if pool_broke:
             # Every other pending call of a broken pool fails too; some may
@@ -853,7 +944,9 @@ def _execute(todo: list[Point], runner: _Runner, bar: _Progress) -> Iterable[tup
         if pool_broke and runner.can_restart():
             runner.restart()
             suspects.extend(rerun)
-        fill()
+        yield from finished_elsewhere()
+        for p in fill():
+            yield p, None
 
 
 def _failure(error: str, wall_s: float = math.nan) -> dict[str, Any]:
