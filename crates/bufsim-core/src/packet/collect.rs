@@ -132,7 +132,6 @@ pub struct Collector {
     /// When the packet in service started serializing.
     pub tx_start: SimTime,
     busy_at_warmup: SimTime,
-    bits: f64,
     area_at_warmup: f64,
     delays: DelayHistogram,
     // conservation (whole run)
@@ -198,7 +197,6 @@ impl Collector {
             busy: SimTime::ZERO,
             tx_start: SimTime::ZERO,
             busy_at_warmup: SimTime::ZERO,
-            bits: 0.0,
             area_at_warmup: 0.0,
             delays: DelayHistogram::default(),
             sent: 0,
@@ -444,14 +442,6 @@ impl Collector {
         }
     }
 
-    /// The bottleneck finished sending a packet of `bytes` bytes.
-    #[inline]
-    pub fn tx_bits(&mut self, bytes: u32) {
-        if self.in_window {
-            self.bits += bytes as f64 * 8.0;
-        }
-    }
-
     /// The bottleneck queue dropped a packet of `flow` (or [`crate::net::BACKGROUND`])
     /// at `now`; opens a congestion event unless one is running.
     pub fn queue_drop(&mut self, now: SimTime, flow: u32) {
@@ -598,7 +588,10 @@ impl Collector {
         let sync_mean = stats::sync_mean(self.sync.iter().map(|x| x.1));
         let mut summary = vec![
             ("utilization".to_string(), util),
-            ("throughput_bps".into(), self.bits / span),
+            // The bits serialized in the window: the link sends at its
+            // capacity while busy (counting whole packets as they finish
+            // would credit the window with a packet begun before it).
+            ("throughput_bps".into(), util * self.capacity_bps),
             ("goodput_bps".into(), total_goodput),
             ("drop_rate".into(), drop_rate),
             ("mean_queue_pkts".into(), mean_q),

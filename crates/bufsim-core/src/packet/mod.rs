@@ -632,7 +632,6 @@ impl<'s> Sim<'s> {
             .take()
             .expect("TxDone without a packet in service");
         self.col.busy += now - self.col.tx_start;
-        self.col.tx_bits(p.size);
         let at = now + self.s.link.delay_s;
         if self.link.push(at, p) {
             self.events.push_slot(SLOT_LINK_HEAD, at, Ev::LinkHead);
