@@ -30,6 +30,8 @@ BASE = {
 }
 GRID = {"link.buffer": ["200pkt", "500pkt", "1000pkt", "2000pkt"], "flows[0].count": [10, 20]}
 METRICS = ["utilization", "goodput_bps", "drop_rate", "mean_queue_delay_s"]
+# Milliseconds per point: for the store damage tests, where nothing is killed.
+LIGHT = {**BASE, "duration": "3s", "link": {"capacity": "100Mbps", "delay": "10ms", "buffer": "100pkt"}}
 
 #: Seconds within which every child of a killed driver must be gone.
 CHILDREN_GONE_S = 5.0
@@ -135,18 +137,22 @@ def test_driver_killed_leaves_no_process_and_resumes(tmp_path, reference):
 
 
 @pytest.mark.slow
-def test_driver_killed_at_random_points_20_times(tmp_path, reference):
+def test_kills_at_random_points_20_times(tmp_path, reference):
+    """20 times, on a fresh store: kill -9 the driver or one of its workers
+    at a random moment; then no process is left and a rerun gives the
+    undisturbed table."""
     rng = random.Random(7)
-    store = tmp_path / "store"
-    for _ in range(20):
-        _kill_driver_midway(tmp_path, store, delay=rng.uniform(1.0, 6.0))
-    assert _run_driver(_script(tmp_path, store), tmp_path)["rows"] == reference
+    for i in range(20):
+        store = tmp_path / f"store{i}"
+        if rng.random() < 0.5:
+            _kill_driver_midway(tmp_path, store, delay=rng.uniform(1.0, 6.0))
+        else:
+            _kill_a_worker(tmp_path, store, settle=rng.uniform(0.2, 3.0))
+        assert _run_driver(_script(tmp_path, store), tmp_path)["rows"] == reference
 
 
-def test_worker_killed_point_is_rerun(tmp_path, reference):
-    """kill -9 of a worker while it runs a point: the pool restarts, the
-    point reruns, the table is the undisturbed one."""
-    store = tmp_path / "store"
+def _kill_a_worker(tmp_path: Path, store: Path, settle: float) -> None:
+    """Run a driver, kill -9 one of its workers ``settle`` s after both started; the driver completes."""
     proc = subprocess.Popen([sys.executable, str(_script(tmp_path, store))], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     killed = None
@@ -157,14 +163,23 @@ def test_worker_killed_point_is_rerun(tmp_path, reference):
         kids = {c for c, p in parents.items() if p == proc.pid}
         workers = sorted(c for c, p in parents.items() if p in kids)
         if len(workers) >= 2:
-            time.sleep(1.5)  # into a point
+            time.sleep(settle)
             killed = workers[-1]
             os.kill(killed, signal.SIGKILL)
         time.sleep(0.05)
     out, err = proc.communicate(timeout=600)
-    assert killed is not None
+    assert killed is not None, "no worker seen"
     assert proc.returncode == 0, err
-    assert json.loads(out.strip().splitlines()[-1])["rows"] == reference
+
+
+def test_worker_killed_point_is_rerun(tmp_path, reference):
+    """kill -9 of a worker while it runs a point: the pool restarts, the
+    point reruns, the table is the undisturbed one."""
+    store = tmp_path / "store"
+    _kill_a_worker(tmp_path, store, settle=1.5)
+    out = _run_driver(_script(tmp_path, store), tmp_path)
+    assert out["rows"] == reference
+    assert out["ran"] == 0
 
 
 def test_two_drivers_split_the_work(tmp_path, reference):
@@ -185,11 +200,19 @@ def test_two_drivers_split_the_work(tmp_path, reference):
 
 def _filled_store(tmp_path: Path) -> Path:
     store = tmp_path / "store"
-    bufsim.sweep(BASE, GRID, workers=0, store=store, progress=False, timeseries=True)
+    bufsim.sweep(LIGHT, GRID, workers=0, store=store, progress=False, timeseries=True)
     return store
 
 
-def test_a_damaged_row_is_reported_and_recomputed(tmp_path, reference):
+@pytest.fixture(scope="module")
+def light_reference(tmp_path_factory) -> list:
+    """The undisturbed light sweep's metric rows."""
+    t = bufsim.sweep(LIGHT, GRID, workers=0, store=tmp_path_factory.mktemp("light") / "s", progress=False)
+    return t[METRICS].values.tolist()
+
+
+def test_a_damaged_row_is_reported_and_recomputed(tmp_path, light_reference):
+    reference = light_reference
     store = _filled_store(tmp_path)
     with sqlite3.connect(store / "store.sqlite") as db:
         (key,) = db.execute("SELECT key FROM points LIMIT 1").fetchone()
@@ -205,14 +228,15 @@ def test_a_damaged_row_is_reported_and_recomputed(tmp_path, reference):
     assert p.returncode == 1 and key in p.stderr and "Traceback" not in p.stderr
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DamagedRowsWarning)
-        t = bufsim.sweep(BASE, GRID, workers=0, store=store, progress=False)
+        t = bufsim.sweep(LIGHT, GRID, workers=0, store=store, progress=False)
     assert t.attrs["sweep"]["ran"] == 1
     assert t[METRICS].values.tolist() == reference
     with Store(store) as s:
         assert s.check() == []
 
 
-def test_a_damaged_time_series_file_is_recomputed(tmp_path, reference):
+def test_a_damaged_time_series_file_is_recomputed(tmp_path, light_reference):
+    reference = light_reference
     store = _filled_store(tmp_path)
     victim = sorted((store / "timeseries").glob("*.parquet"))[0]
     victim.write_bytes(b"garbage" * 10)
@@ -220,7 +244,7 @@ def test_a_damaged_time_series_file_is_recomputed(tmp_path, reference):
         with pytest.raises(StoreError, match=victim.stem):
             s.timeseries(victim.stem)
         assert any(victim.stem in line for line in s.check())
-    t, ts = bufsim.sweep(BASE, GRID, workers=0, store=store, progress=False, timeseries=True)
+    t, ts = bufsim.sweep(LIGHT, GRID, workers=0, store=store, progress=False, timeseries=True)
     assert t.attrs["sweep"]["ran"] == 1
     assert t[METRICS].values.tolist() == reference
     assert victim.stem in set(ts["key"])
@@ -247,7 +271,7 @@ def test_a_damaged_database_is_a_clear_error(tmp_path, damage):
         shutil.rmtree(store)
         store.write_text("not a folder")
     spec = tmp_path / "spec.toml"
-    (tmp_path / "base.json").write_text(json.dumps(BASE))
+    (tmp_path / "base.json").write_text(json.dumps(LIGHT))
     spec.write_text('base = "base.json"\n[grid]\n"link.buffer" = ["20pkt"]\n')
     for args in (["sweep", str(spec), "--store", str(store), "--workers", "0", "-q"],
                  ["results", "--store", str(store)]):
@@ -258,7 +282,8 @@ def test_a_damaged_database_is_a_clear_error(tmp_path, damage):
         assert str(store) in p.stderr, p.stderr
 
 
-def test_a_full_disk_is_a_clear_error_and_loses_nothing(tmp_path, reference):
+def test_a_full_disk_is_a_clear_error_and_loses_nothing(tmp_path, light_reference):
+    reference = light_reference
     """Writes beyond a file-size limit (as a full disk) fail with a StoreError
     naming the path; the points stored before stay, and a rerun completes."""
     store = tmp_path / "store"
@@ -272,7 +297,7 @@ def test_a_full_disk_is_a_clear_error_and_loses_nothing(tmp_path, reference):
             Store({str(store)!r}).close()
             resource.setrlimit(resource.RLIMIT_FSIZE, (40_000, 40_000))
             try:
-                bufsim.sweep({BASE!r}, {GRID!r}, workers=0, store={str(store)!r}, progress=False, timeseries=True)
+                bufsim.sweep({LIGHT!r}, {GRID!r}, workers=0, store={str(store)!r}, progress=False, timeseries=True)
             except bufsim.StoreError as e:
                 print("StoreError:", e)
                 sys.exit(2)
@@ -281,7 +306,7 @@ def test_a_full_disk_is_a_clear_error_and_loses_nothing(tmp_path, reference):
     assert p.returncode == 2, (p.stdout, p.stderr)
     assert "StoreError:" in p.stdout and str(store) in p.stdout
     assert "Traceback" not in p.stderr
-    t = bufsim.sweep(BASE, GRID, workers=0, store=store, progress=False, timeseries=True)[0]
+    t = bufsim.sweep(LIGHT, GRID, workers=0, store=store, progress=False, timeseries=True)[0]
     assert t[METRICS].values.tolist() == reference
     with Store(store) as s:
         assert s.check() == []

@@ -3,6 +3,8 @@
 from typing import Any, Callable
 
 __version__: str
+__build__: str
+"""A hash of the engine's sources at build time (results are keyed on it)."""
 
 class BufsimError(Exception):
     """The root of bufsim's exceptions."""

@@ -176,6 +176,9 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no table.")] = False,
     everything: Annotated[bool, typer.Option("--all", help="Every summary metric, not only the key ones.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON (for machines).")] = False,
+    store: Annotated[
+        Optional[Path], typer.Option(help="Also record the run in this results store (as sweep 'run'); '' for none.")
+    ] = Path("results"),
 ) -> None:
     """Run one scenario, print its summary and write the result (Parquet + JSON)."""
     from bufsim._paths import check_output_dir, safe_label
@@ -201,7 +204,9 @@ def run(
     progress.close()
     try:
         result.save(target)
-    except bufsim.ResultError as e:
+        if store is not None and str(store) not in ("", "."):
+            _record_run(store, scn, engine, result)
+    except (bufsim.ResultError, bufsim.StoreError) as e:
         _fail(str(e))
     if as_json:
         from bufsim.result import plain
@@ -216,6 +221,22 @@ def run(
             console.print(f"{model['source']}, on {model['flows']}; assumes: {'; '.join(model['assumptions'])}",
                           highlight=False)
     console.print(f"result written to {target}")
+
+
+def _record_run(store: Path, scn: "bufsim.Scenario", engine: str, result: "bufsim.Result") -> None:
+    """Put a run into the results store, keyed as a sweep's point (a later
+    sweep of the same scenario, engine and seed reuses it), as sweep ``run``."""
+    from bufsim.result import plain
+    from bufsim.store import Store, build_id, point_key
+    from bufsim.sweep import parquet_bytes
+
+    key = point_key(scn.hash(), engine, int(scn.normalized["seed"]), build_id())
+    with Store(store) as db:
+        db.put(key=key, name=scn.name, engine=engine, seed=int(scn.normalized["seed"]), scenario=scn.raw,
+               params={}, status="ok", summary={k: plain(v) for k, v in result.summary.items()},
+               wall_s=result.provenance.get("wall_s"), version=build_id(),
+               timeseries=parquet_bytes(result.timeseries))
+        db.tag("run", [key])
 
 
 @app.command()
@@ -437,6 +458,9 @@ def results(
     engine: Annotated[Optional[str], typer.Option(help="Only this engine.")] = None,
     status: Annotated[Optional[str], typer.Option(help="Only 'ok' or 'failed' points.")] = None,
     name: Annotated[Optional[str], typer.Option(help="Only this scenario name.")] = None,
+    sweep_name: Annotated[
+        Optional[str], typer.Option("--sweep", help="Only the points of this sweep (a spec's name; 'run' for bufsim run).")
+    ] = None,
     where: Annotated[
         Optional[list[str]], typer.Option(help="PATH=VALUE: only points with this sweep parameter (repeatable).")
     ] = None,
@@ -477,7 +501,8 @@ def results(
                 console.print(f"{db.path}: {'damaged, ' + str(len(problems)) + ' problem(s)' if problems else 'sound'}"
                               f" ({len(db)} points)", highlight=False)
                 raise typer.Exit(1 if problems else 0)
-            table = db.table(engine=engine, status=status, name=name, where=filters)
+            table = db.table(engine=engine, status=status, name=name, sweep=sweep_name, where=filters)
+            sweeps = db.sweeps()
     except StoreError as e:
         _fail(str(e))
     for key in table.attrs.get("damaged", []):
@@ -488,11 +513,18 @@ def results(
         console.print(f"{len(table)} rows written to {export}")
         return
     if table.empty:
-        console.print("no matching points")
+        hint = ""
+        if name is not None and name in sweeps:
+            hint = f" (no scenario is named {name!r}, but a sweep is: --sweep {name})"
+        elif sweep_name is not None:
+            hint = f" (the sweeps in {store}: {', '.join(sweeps) or 'none'})"
+        console.print(f"no matching points{hint}", highlight=False)
         return
     console.print(_sweep_table(table, limit))
     n_failed = int((table["status"] == "failed").sum())
-    console.print(f"{len(table)} points ({n_failed} failed) in {store}")
+    console.print(f"{len(table)} points ({n_failed} failed) in {store}"
+                  + (f"; sweeps: {', '.join(f'{k} ({v})' for k, v in sweeps.items())}" if sweeps else ""),
+                  highlight=False)
 
 
 @app.command()

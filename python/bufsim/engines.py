@@ -97,6 +97,7 @@ def simulate(
         provenance={
             "engine": engine,
             "version": _core.__version__,
+            "build": _core.__build__,
             "seed": scn.normalized["seed"],
             "scenario_hash": scn.hash(),
             "wall_s": wall,

@@ -6,7 +6,7 @@ A store is a directory (``results/`` by default) holding
   the writer), one row per point in table ``points``:
 
   ========== ==========================================================
-  key        SHA-256 of (scenario hash, engine, seed, bufsim version)
+  key        SHA-256 of (scenario hash, engine, seed, bufsim build)
   name       the scenario's name
   engine     ``packet``, ``fluid`` or ``model:<name>``
   seed       the scenario seed of this run
@@ -16,13 +16,17 @@ A store is a directory (``results/`` by default) holding
   status     ``ok`` or ``failed``
   error      why it failed (``NULL`` when ok)
   wall_s     wall-clock seconds the run took (in the worker)
-  version    bufsim version that produced it
+  version    the bufsim build that produced it (``version+hash of the
+             engine's sources``, :func:`build_id`)
   timeseries 1 if ``timeseries/<key>.parquet`` holds its time series
   finished   UTC time the driver stored it (ISO 8601)
   ========== ==========================================================
 
   and table ``claims`` (key, owner, expires): the points a driver is running
-  now (:meth:`Store.claim`), so that drivers sharing a store split the work.
+  now (:meth:`Store.claim`), so that drivers sharing a store split the work;
+  table ``sweeps`` (sweep, key): which named sweeps (a spec's ``name``,
+  ``run`` for ``bufsim run``) hold which points; a point serves every sweep
+  that has it.
 
 * ``timeseries/<key>.parquet`` -- the run's time series (indexed by ``time_s``).
 
@@ -88,6 +92,7 @@ CREATE TABLE IF NOT EXISTS points (
 CREATE INDEX IF NOT EXISTS points_engine ON points (engine);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS sweeps (sweep TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (sweep, key));
 """
 
 _COLUMNS = (
@@ -122,6 +127,15 @@ def _sqlite_errors(method):
     return wrapper
 
 
+def build_id() -> str:
+    """This build of bufsim: ``version+hash`` of the engine's sources
+    (``bufsim._core.__build__``). Stored results are keyed on it, so a
+    rebuilt engine never reuses another build's results."""
+    from bufsim import _core
+
+    return f"{_core.__version__}+{_core.__build__}"
+
+
 def claim_owner() -> str:
     """This process's name as a claim owner: ``host:pid:nonce``."""
     return f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
@@ -153,7 +167,7 @@ def _owner_alive(owner: str) -> bool:
 
 
 def point_key(scenario_hash: str, engine: str, seed: int, version: str) -> str:
-    """The key of one run: SHA-256 of (scenario hash, engine, seed, bufsim version)."""
+    """The key of one run: SHA-256 of (scenario hash, engine, seed, bufsim build :func:`build_id`)."""
     import hashlib
 
     text = json.dumps([scenario_hash, engine, int(seed), version], separators=(",", ":"))
@@ -362,6 +376,18 @@ class Store:
                                  [(expires, k, owner) for k in keys])
 
     @_sqlite_errors
+    def tag(self, sweep: str, keys: Iterable[str]) -> None:
+        """Record that sweep ``sweep`` holds the points ``keys``."""
+        with self._transaction():
+            self._db.executemany("INSERT OR IGNORE INTO sweeps (sweep, key) VALUES (?, ?)",
+                                 [(sweep, k) for k in keys])
+
+    @_sqlite_errors
+    def sweeps(self) -> dict[str, int]:
+        """The named sweeps and how many points each holds."""
+        return dict(self._db.execute("SELECT sweep, COUNT(*) FROM sweeps GROUP BY sweep ORDER BY sweep").fetchall())
+
+    @_sqlite_errors
     def release(self, owner: str) -> None:
         """Drop every claim of ``owner`` (a driver that stops early)."""
         if self.root is not None:
@@ -499,6 +525,7 @@ class Store:
         engine: str | None = None,
         status: str | None = None,
         name: str | None = None,
+        sweep: str | None = None,
         where: Mapping[str, Any] | None = None,
     ) -> pd.DataFrame:
         """The stored points as one tidy table, optionally filtered.
@@ -508,6 +535,9 @@ class Store:
         engine, status, name : str, optional
             Keep only rows with this engine, status (``ok``/``failed``) or
             scenario name.
+        sweep : str, optional
+            Keep only the points of the sweep of this name (a spec's
+            ``name``; ``run`` for ``bufsim run``).
         where : dict, optional
             Keep only rows whose sweep parameter ``path`` equals the value
             (``{"link.buffer": "20pkt"}``). A value given as a string also
@@ -528,6 +558,9 @@ class Store:
             recs = [r for r in recs if r["status"] == status]
         if name is not None:
             recs = [r for r in recs if r["name"] == name]
+        if sweep is not None:
+            keys = {k for (k,) in self._db.execute("SELECT key FROM sweeps WHERE sweep = ?", (sweep,))}
+            recs = [r for r in recs if r["key"] in keys]
         for path, value in (where or {}).items():
             recs = [r for r in recs if path in r["params"] and _matches(r["params"][path], value)]
         table = records_table(recs)

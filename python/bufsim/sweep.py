@@ -69,7 +69,7 @@ from bufsim import _core, limits
 from bufsim.engines import ENGINES, simulate
 from bufsim.result import plain
 from bufsim.scenario import Scenario
-from bufsim.store import Store, claim_owner, encode_json, point_key, process_alive, records_table
+from bufsim.store import Store, build_id, claim_owner, encode_json, point_key, process_alive, records_table
 
 log = logging.getLogger(__name__)
 
@@ -327,7 +327,7 @@ def expand(
             f"{'' if seed_list is None else f' x {len(seed_list)} seeds'}), more than the "
             f"{limits.points_limit()} allowed: split it, or set BUFSIM_MAX_POINTS"
         )
-    version = _core.__version__
+    version = build_id()
     points: list[Point] = []
     validated = 0  # scenarios validated so far: the number an error gives its point
     for combo in itertools.product(*[vals for _, vals in axes]):
@@ -354,9 +354,10 @@ def expand(
                 ) from None
             validated += 1
             runs.append((scn, int(scn.normalized["seed"]), scn.hash()))
-        # Table order: combinations, then engines, then seeds.
+        # Table order: combinations, then engines, then seeds. A model is
+        # deterministic: it runs once per combination, not once per seed.
         for engine in engines:
-            for scn, run_seed, digest in runs:
+            for scn, run_seed, digest in runs[:1] if engine.startswith("model:") else runs:
                 link = scn.normalized["link"]
                 points.append(
                     Point(
@@ -411,13 +412,14 @@ def run_point(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
     try:
         result = simulate(raw, engine=engine)
         summary = {k: plain(v) for k, v in result.summary.items()}
-        ts = _parquet_bytes(result.timeseries)
+        ts = parquet_bytes(result.timeseries)
     except Exception as e:  # a failing point is data, not a crash
         return _failure(f"{type(e).__name__}: {e}", wall_s=time.perf_counter() - t0)
     return {"status": "ok", "summary": summary, "error": None, "wall_s": time.perf_counter() - t0, "timeseries": ts}
 
 
-def _parquet_bytes(frame: pd.DataFrame | None) -> bytes | None:
+def parquet_bytes(frame: pd.DataFrame | None) -> bytes | None:
+    """A time series as Parquet bytes (what the store keeps), None when empty."""
     if frame is None or (frame.shape[0] == 0 and frame.shape[1] == 0):
         return None
     import pyarrow as pa
@@ -641,6 +643,7 @@ def sweep(
     timeseries: bool = False,
     retry_failed: bool = True,
     progress: bool | Callable[[dict[str, Any]], Any] | None = None,
+    name: str | None = None,
 ) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """Run a grid of scenarios and return one tidy table.
 
@@ -682,11 +685,16 @@ def sweep(
         ``None`` (default): a rich progress bar on stderr when it is a
         terminal; ``True``/``False``: always/never; a callable is called after
         each point with ``{"total", "done", "failed", "cached"}``.
+    name : str, optional
+        Name the sweep in the store (a spec file's ``name``), so that
+        ``Store.table(sweep=name)`` and ``bufsim results --sweep NAME`` find
+        its points among others.
 
     Returns
     -------
     pandas.DataFrame
-        One row per point, engine and seed, in grid order: the parameter
+        One row per point, engine and seed (a model, deterministic, once
+        per point, with the first seed), in grid order: the parameter
         columns (named by their paths, values as given), ``engine``, ``seed``,
         ``status`` (``ok``/``failed``), ``error``, the summary metrics (NaN
         when failed), ``name``, ``key`` (the store key), ``wall_s``,
@@ -720,10 +728,14 @@ def sweep(
     if scheduler:
         check_scheduler_address(scheduler)
 
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise SweepSpecError(f"name must be a non-empty string, got {name!r}")
     own_store = not isinstance(store, Store)
     db = store if isinstance(store, Store) else Store(store)
     t0 = time.perf_counter()
     try:
+        if name is not None:
+            db.tag(name, (p.key for p in points))
         stored = db.get(p.key for p in points)
         done: dict[str, dict[str, Any]] = {}
         for key, rec in stored.items():
@@ -763,7 +775,7 @@ def sweep(
                         key=point.key, name=point.name, engine=point.engine, seed=point.seed,
                         scenario=point.raw, params=point.params, status=out["status"],
                         summary=out["summary"], error=out["error"], wall_s=out["wall_s"],
-                        version=_core.__version__,
+                        version=build_id(),
                     )
                     db.put(**rec, timeseries=out["timeseries"])
                     log.debug("sweep: point %d (%s, %s, seed %d) %s in %.2f s%s", point.index,
@@ -992,6 +1004,7 @@ class SweepSpec:
 
     def run(self, **options: Any) -> Any:
         """Run it: ``options`` are those of :func:`sweep` (workers, scheduler, store, ...)."""
+        options.setdefault("name", self.name)
         return sweep(self.base, self.grid, self.engines, self.seeds, zip=self.zip, **options)
 
 

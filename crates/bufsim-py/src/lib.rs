@@ -221,6 +221,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         PANIC_AT.with(|p| *p.borrow_mut() = at);
     }));
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // A hash of the engine's sources (build.rs): stored results are keyed on it.
+    m.add("__build__", env!("BUFSIM_BUILD"))?;
     m.add_function(wrap_pyfunction!(normalize_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;

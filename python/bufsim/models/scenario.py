@@ -473,6 +473,7 @@ def predict(scenario: Any, model: str = "auto") -> Result:
     provenance = {
         "engine": f"model:{name}",
         "version": _core.__version__,
+        "build": _core.__build__,
         "seed": scenario.get("seed"),
         "wall_s": time.perf_counter() - t0,
     }
