@@ -3,6 +3,8 @@
 from typing import Any, Callable
 
 __version__: str
+TRACE_EVENTS: list[str]
+"""Names of the packet trace's event codes (index = code): enqueue, dequeue, drop_<reason>..."""
 
 class BufsimError(Exception):
     """The root of bufsim's exceptions."""
