@@ -11,7 +11,7 @@ export CARGO_BUILD_JOBS ?= 2
 
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.lock pyproject.toml
 
-.PHONY: install build demo test lint test-rust test-python browser bench clean
+.PHONY: install build demo test lint test-rust test-python browser tshark bench clean
 
 install: $(VENV)/.deps build
 
@@ -31,7 +31,7 @@ $(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
 demo: install
 	$(VENV)/bin/bufsim demo
 
-test: install browser lint test-rust test-python
+test: install browser tshark lint test-rust test-python
 
 # Rust formatting and lints (warnings are errors). The toolchain's rustfmt
 # and clippy components are needed; without them the step says so and passes.
@@ -45,6 +45,16 @@ browser:
 	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || { \
 		echo "installing chromium (apt-get) for the report tests"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
+
+# tshark (Wireshark's command line) reads the pcap files the trace tests
+# write (Debian's package; installed here when missing, as root on a fresh
+# machine). Its debconf question (may non-root users capture?) is answered
+# no beforehand, so the install does not stop to ask.
+tshark:
+	@command -v tshark >/dev/null || { \
+		echo "installing tshark (apt-get) for the pcap tests"; \
+		echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections && \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tshark; }
 
 test-rust:
 	cargo test --release --workspace --exclude bufsim-py

@@ -5,6 +5,8 @@ from typing import Any, Callable
 __version__: str
 __build__: str
 """A hash of the engine's sources at build time (results are keyed on it)."""
+TRACE_EVENTS: list[str]
+"""Names of the packet trace's event codes (index = code): enqueue, dequeue, drop_<reason>..."""
 
 class BufsimError(Exception):
     """The root of bufsim's exceptions."""

@@ -179,13 +179,24 @@ def run(
     store: Annotated[
         Optional[Path], typer.Option(help="Also record the run in this results store (as sweep 'run'); '' for none.")
     ] = Path("results"),
+    pcap: Annotated[
+        Optional[Path],
+        typer.Option(help="Also write the packets that left the bottleneck to this .pcap file (sets output.trace; "
+                          "packet engine)."),
+    ] = None,
 ) -> None:
     """Run one scenario, print its summary and write the result (Parquet + JSON)."""
-    from bufsim._paths import check_output_dir, safe_label
+    from bufsim._paths import check_output_dir, check_output_file, safe_label
 
     scenario = _scenario_arg(scenario, example)
     try:
         scn = bufsim.Scenario.load(scenario)
+        if pcap is not None:
+            # The capture is made from the packet trace: record it.
+            raw = dict(scn.raw)
+            raw["output"] = {**raw.get("output", {}), "trace": True}
+            scn = bufsim.Scenario.load(raw)
+            check_output_file(pcap, (".pcap",), "--pcap")
         # The name is a label: results/<name>-<engine> stays inside results/.
         target = out if out is not None else Path("results") / safe_label(f"{scn.name}-{engine}")
         check_output_dir(target, "--out")
@@ -204,6 +215,8 @@ def run(
     progress.close()
     try:
         result.save(target)
+        if pcap is not None:
+            result.to_pcap(pcap)
         if store is not None and str(store) not in ("", "."):
             _record_run(store, scn, engine, result)
     except (bufsim.ResultError, bufsim.StoreError) as e:
@@ -221,6 +234,9 @@ def run(
             console.print(f"{model['source']}, on {model['flows']}; assumes: {'; '.join(model['assumptions'])}",
                           highlight=False)
     console.print(f"result written to {target}")
+    if pcap is not None:
+        dequeued = int((result.trace["event"] == "dequeue").sum())
+        console.print(f"{dequeued} packets written to {pcap}")
 
 
 def _record_run(store: Path, scn: "bufsim.Scenario", engine: str, result: "bufsim.Result") -> None:

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+import numpy as np
 import pandas as pd
 
 from bufsim import _core, limits
@@ -50,7 +51,8 @@ def simulate(
         ``summary`` (utilization 0..1, goodput in bits/s, drop rate, queue in
         packets and seconds, Jain index, loss synchronization), ``timeseries``
         (indexed by ``time_s``), ``flows`` (one row per flow) and
-        ``congestion_events`` (one row per congestion event).
+        ``congestion_events`` (one row per congestion event) and ``trace``
+        (the bottleneck's packet trace with ``output.trace = true``, else empty).
 
     Raises
     ------
@@ -104,7 +106,30 @@ def simulate(
         },
         scenario=json.loads(raw["normalized"]),
         congestion_events=pd.DataFrame(raw["congestion_events"]),
+        trace=trace_frame(raw["trace"]),
     )
+
+
+def trace_frame(columns: Mapping[str, Any]) -> pd.DataFrame:
+    """The packet trace as a DataFrame (see :attr:`bufsim.Result.trace`)
+    from the core's columns of floats; empty when there are none.
+
+    ``event`` becomes a categorical of :data:`bufsim._core.TRACE_EVENTS`
+    (codes from the core), the counts integers (``ecn``: uint8), ``time_s``
+    stays float seconds.
+    """
+    if not columns:
+        return pd.DataFrame()
+    codes = np.asarray(columns["event"]).astype(np.int8)
+    return pd.DataFrame({
+        "time_s": np.asarray(columns["time_s"]),
+        "event": pd.Categorical.from_codes(codes, categories=list(_core.TRACE_EVENTS)),
+        "flow": np.asarray(columns["flow"]).astype(np.int64),
+        "seq": np.asarray(columns["seq"]).astype(np.int64),
+        "size_bytes": np.asarray(columns["size_bytes"]).astype(np.int64),
+        "queue_pkts": np.asarray(columns["queue_pkts"]).astype(np.int64),
+        "ecn": np.asarray(columns["ecn"]).astype(np.uint8),
+    })
 
 
 class OverloadWarning(UserWarning):

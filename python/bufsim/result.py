@@ -10,12 +10,15 @@ A :class:`Result` holds
 * ``provenance`` -- a ``dict`` saying what produced the result (engine,
   bufsim version, seed, scenario hash, wall-clock seconds),
 * ``scenario`` -- the normalized scenario (a plain ``dict``, SI units) it came from,
-* ``congestion_events`` -- a :class:`pandas.DataFrame`, one row per congestion event.
+* ``congestion_events`` -- a :class:`pandas.DataFrame`, one row per congestion event,
+* ``trace`` -- a :class:`pandas.DataFrame`, one row per event at the bottleneck
+  queue (packet engine with ``output.trace = true``; empty otherwise).
 
 Results round-trip to a directory (``summary.json``, ``provenance.json``,
 ``scenario.json``, ``timeseries.parquet``, ``flows.parquet``,
-``congestion_events.parquet``) with
-:meth:`Result.save` and :meth:`Result.load`.
+``congestion_events.parquet``, and ``trace.parquet`` when there is a trace)
+with :meth:`Result.save` and :meth:`Result.load`; :meth:`Result.to_pcap`
+writes the trace's packets as a pcap capture.
 """
 
 from __future__ import annotations
@@ -33,11 +36,14 @@ import pandas as pd
 from bufsim._core import BufsimError
 from bufsim._paths import check_output_dir
 
-#: The files of a saved result.
+#: The files every saved result has.
 RESULT_FILES = (
     "summary.json", "provenance.json", "scenario.json",
     "timeseries.parquet", "flows.parquet", "congestion_events.parquet",
 )
+#: Files a saved result has only when there is something to put in them
+#: (``trace.parquet``: a result with a packet trace).
+OPTIONAL_RESULT_FILES = ("trace.parquet",)
 
 
 class ResultError(BufsimError, OSError):
@@ -101,6 +107,19 @@ class Result:
     congestion_events : pandas.DataFrame
         One row per congestion event (``time_s``, ``fraction`` of flows that
         lost a packet in it); empty for models.
+    trace : pandas.DataFrame
+        The packet trace of the bottleneck queue, recorded by the packet
+        engine when the scenario sets ``output.trace = true`` (empty
+        otherwise): one row per event in time order, columns ``time_s``
+        (seconds), ``event`` (categorical: ``enqueue``, ``dequeue`` or
+        ``drop_<reason>`` with the reasons of the summary's
+        ``drops_<reason>`` counters), ``flow`` (the flows table's id; -1 for
+        background packets), ``seq`` (segment number; 0 for background),
+        ``size_bytes``, ``queue_pkts`` (packets waiting after the event, a
+        running count: an arrival dropped at once shows one above the buffer
+        on its ``enqueue`` row) and ``ecn`` (ECN bits: 1 ECT, 2 CE, 4 CWR;
+        an AQM's CE mark shows on the ``dequeue`` row). It covers the whole
+        run, warm-up included.
     """
 
     summary: dict[str, Any]
@@ -109,6 +128,7 @@ class Result:
     provenance: dict[str, Any] = field(default_factory=dict)
     scenario: dict[str, Any] = field(default_factory=dict)
     congestion_events: pd.DataFrame = field(default_factory=pd.DataFrame)
+    trace: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def engine(self) -> str:
@@ -119,7 +139,8 @@ class Result:
         """Write the result into ``directory`` and return its path.
 
         Files: ``summary.json``, ``provenance.json``, ``scenario.json``,
-        ``timeseries.parquet``, ``flows.parquet`` and ``congestion_events.parquet``.
+        ``timeseries.parquet``, ``flows.parquet``, ``congestion_events.parquet``
+        and, when the result has a packet trace, ``trace.parquet``.
         They are written into a temporary folder beside ``directory`` that is
         then renamed into place (replacing an earlier result there), so an
         interrupted save leaves the earlier result or nothing, never half.
@@ -147,6 +168,8 @@ class Result:
             self.timeseries.to_parquet(tmp / "timeseries.parquet")
             self.flows.to_parquet(tmp / "flows.parquet", index=False)
             self.congestion_events.to_parquet(tmp / "congestion_events.parquet", index=False)
+            if len(self.trace):
+                self.trace.to_parquet(tmp / "trace.parquet", index=False)
             if out.exists():
                 os.replace(out, old)
             os.replace(tmp, out)
@@ -162,7 +185,8 @@ class Result:
 
     @classmethod
     def load(cls, directory: str | Path) -> "Result":
-        """Read a result written by :meth:`save`.
+        """Read a result written by :meth:`save` (``trace.parquet`` is
+        optional: without it, :attr:`trace` is empty).
 
         Raises
         ------
@@ -199,7 +223,48 @@ class Result:
             provenance=jsons["provenance"],
             scenario=jsons["scenario"],
             congestion_events=_read("congestion_events.parquet", read_frame),
+            trace=_read("trace.parquet", read_frame) if (src / "trace.parquet").is_file() else pd.DataFrame(),
         )
+
+    def to_pcap(self, path: str | Path) -> Path:
+        """Write the packets that left the bottleneck as a pcap capture.
+
+        One record per ``dequeue`` row of :attr:`trace`, stamped with the
+        simulated time (nanoseconds) its serialization started: a
+        synthesized IPv4 + TCP header (background packets: IPv4 + UDP),
+        40 bytes captured, the packet size as original length. Addresses,
+        ports and sequence numbers are described in :mod:`bufsim.pcap`.
+        Wireshark, tshark and tcpdump read it.
+
+        Parameters
+        ----------
+        path : str or Path
+            The ``.pcap`` file to write (replaced if it exists).
+
+        Returns
+        -------
+        Path
+            ``path``.
+
+        Raises
+        ------
+        ResultError
+            If the result has no packet trace (run the packet engine with
+            ``output.trace = true``), or the file cannot be written.
+        """
+        from bufsim.pcap import write_pcap
+
+        if self.trace.empty:
+            raise ResultError(
+                "this result has no packet trace: run the packet engine with output.trace = true "
+                "(bufsim run --pcap FILE sets it)"
+            )
+        out = Path(path)
+        try:
+            write_pcap(self.trace, out)
+        except OSError as e:
+            raise ResultError(f"cannot write {str(out)!r}: {e.strerror or e}") from None
+        return out
 
     def plot(self, kind: str = "timeseries", **options: Any) -> Any:
         """A figure of this result (:mod:`bufsim.plot`).

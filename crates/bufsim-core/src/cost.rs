@@ -11,6 +11,7 @@
 //! holds its columns as 8-byte floats, and so on.
 
 use crate::packet::collect::FLOW_COLUMNS;
+use crate::packet::trace::TRACE_COLUMNS;
 use crate::scenario::Scenario;
 use crate::traffic::{Kind, ThinkDist};
 
@@ -21,6 +22,12 @@ const TIMESERIES_COLUMNS: f64 = 6.0;
 /// Copies of the output tables alive at the peak: the engine's vectors, the
 /// NumPy arrays made from them, the pandas frames made from those.
 const OUTPUT_COPIES: f64 = 3.0;
+
+/// Rows of the packet trace (`output.trace`) per bottleneck packet: its
+/// `enqueue` row and its `dequeue` or `drop_` row, with a margin of one for
+/// the packets the estimate of `packets` misses (ACK-clocked bursts above
+/// the capacity only queue, but each is rows).
+const TRACE_ROWS_PER_PACKET: f64 = 3.0;
 
 /// Engine state per flow, bytes (sender, receiver, SACK scoreboard,
 /// statistics and its packets in flight). Measured: at 10 Gbps, going from
@@ -114,8 +121,16 @@ pub fn estimate(s: &Scenario, engine: &str) -> Cost {
     let series = samples * (TIMESERIES_COLUMNS + cwnd_cols) * 8.0 * OUTPUT_COPIES;
     let table = flow_rows * FLOW_COLUMNS as f64 * 8.0 * OUTPUT_COPIES;
     let state = flows_now * FLOW_STATE_BYTES;
-    let memory_bytes = series + table + state;
-    let memory_field = if series >= table.max(state) {
+    // Packet trace: 8-byte columns, rows per bottleneck packet (packet engine).
+    let trace = if s.output.trace && engine != "fluid" {
+        packets * TRACE_ROWS_PER_PACKET * TRACE_COLUMNS.len() as f64 * 8.0 * OUTPUT_COPIES
+    } else {
+        0.0
+    };
+    let memory_bytes = series + table + state + trace;
+    let memory_field = if trace >= series.max(table).max(state) && trace > 0.0 {
+        "output.trace".to_string()
+    } else if series >= table.max(state) {
         if cwnd_cols > TIMESERIES_COLUMNS {
             "output.cwnd".to_string()
         } else {
@@ -194,6 +209,22 @@ mod tests {
         );
         assert!(c.memory_bytes > 2e11 && c.memory_bytes < 3e11, "{c:?}");
         assert_eq!(c.memory_field, "output.cwnd");
+    }
+
+    #[test]
+    fn trace_counts_rows_per_packet_and_is_named() {
+        // 8333 packets x 3 rows x 7 columns x 8 B x 3 copies = 4.2 MB.
+        let off = estimate(&scenario(""), "packet");
+        let on = estimate(&scenario(r#", "output": {"trace": true}"#), "packet");
+        let trace = on.memory_bytes - off.memory_bytes;
+        let want = 10e6 * 10.0 / 12_000.0 * 3.0 * 7.0 * 8.0 * 3.0;
+        assert!((trace - want).abs() < 1.0, "{trace} vs {want}");
+        // A long fast run: the trace is what to turn off.
+        let text = r#"{"duration": "300s", "link": {"capacity": "10Gbps", "delay": "10ms", "buffer": "50pkt"},
+            "flows": [{"count": 10, "rtt": "40ms"}], "output": {"trace": true}}"#;
+        let c = estimate(&Scenario::from_json(text).unwrap(), "packet");
+        assert!(c.memory_bytes > 1e11, "{c:?}");
+        assert_eq!(c.memory_field, "output.trace");
     }
 
     #[test]

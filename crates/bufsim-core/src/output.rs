@@ -1,5 +1,6 @@
 //! The engine-neutral output of a run: summary metrics, a time-series table,
-//! a per-flow table and a congestion-event table. The Python side turns it
+//! a per-flow table, a congestion-event table and the packet trace of the
+//! bottleneck (packet engine with `output.trace`; empty otherwise). The Python side turns it
 //! into a `bufsim.Result`; every engine fills the same shape.
 
 /// Named columns of equal length (a minimal data frame).
@@ -38,6 +39,9 @@ pub struct RunOutput {
     pub flows: Table,
     /// One row per congestion event: `time_s`, `fraction` of flows that lost a packet.
     pub congestion_events: Table,
+    /// One row per bottleneck queue event (`packet::trace`), recorded when
+    /// `output.trace` is on; no columns otherwise.
+    pub trace: Table,
     /// False when the progress hook stopped the run early.
     pub completed: bool,
 }

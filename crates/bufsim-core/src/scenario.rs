@@ -305,6 +305,8 @@ struct RawOutput {
     cwnd: Option<bool>,
     #[serde(default)]
     large_flow: Option<Size>,
+    #[serde(default)]
+    trace: Option<bool>,
 }
 
 /// `[fluid]`: settings of the fluid engine (the packet engine ignores them).
@@ -485,6 +487,9 @@ pub struct Output {
     /// Transfers of more than this many bytes are "large" in the flows table
     /// (default 100KB, paper 002 section 4.2: "large (>100KB) and small (<100KB)").
     pub large_flow_bytes: u64,
+    /// Record a packet trace at the bottleneck: one row per enqueue, drop and
+    /// dequeue (packet engine only; default false).
+    pub trace: bool,
 }
 
 /// Fluid models the fluid engine offers (`fluid.model`).
@@ -1163,6 +1168,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             interval_s: interval,
             cwnd: out.cwnd.unwrap_or(false),
             large_flow_bytes: large_flow,
+            trace: out.trace.unwrap_or(false),
         },
         fluid,
     })

@@ -137,9 +137,10 @@ fn table<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
 ///
 /// `progress`, if given, is called with the simulated seconds reached every
 /// so often; Ctrl-C (SIGINT) stops the run and raises KeyboardInterrupt.
-/// Returns a dict with `summary` (dict), `timeseries`, `flows` and
-/// `congestion_events` (dicts of numpy arrays), `normalized` (JSON text) and
-/// `completed` (bool).
+/// Returns a dict with `summary` (dict), `timeseries`, `flows`,
+/// `congestion_events` and `trace` (dicts of numpy arrays; `trace` is empty
+/// unless `output.trace`, its `event` column holds codes into
+/// `TRACE_EVENTS`), `normalized` (JSON text) and `completed` (bool).
 #[pyfunction]
 #[pyo3(signature = (text, engine = "packet", progress = None))]
 fn simulate<'py>(
@@ -199,6 +200,7 @@ fn simulate<'py>(
     d.set_item("timeseries", table(py, out.timeseries)?)?;
     d.set_item("flows", table(py, out.flows)?)?;
     d.set_item("congestion_events", table(py, out.congestion_events)?)?;
+    d.set_item("trace", table(py, out.trace)?)?;
     d.set_item("normalized", s.to_json())?;
     d.set_item("completed", out.completed)?;
     Ok(d)
@@ -223,6 +225,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // A hash of the engine's sources (build.rs): stored results are keyed on it.
     m.add("__build__", env!("BUFSIM_BUILD"))?;
+    // Names of the packet trace's event codes (index = code).
+    m.add("TRACE_EVENTS", packet::trace::event_names())?;
     m.add_function(wrap_pyfunction!(normalize_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;

@@ -90,6 +90,12 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
             ));
         }
     }
+    if s.output.trace {
+        return Err(err(
+            "output.trace",
+            "true: the fluid engine has no packets to trace; set trace = false or use engine=\"packet\"",
+        ));
+    }
     check_default_step(s)?;
     let hybrid = s.fluid.model == "hybrid";
     if hybrid {

@@ -270,6 +270,7 @@ impl Recorder {
             timeseries,
             flows,
             congestion_events,
+            trace: Table::default(),
             completed,
         }
     }

@@ -19,6 +19,18 @@
 //! slow-start") and `large` (`size_pkts * mss > output.large_flow`;
 //! persistent flows count as large).
 //!
+//! Queueing delay per flow (the flows table's `queued_pkts`,
+//! `mean_queue_delay_s` and `jitter_s`, as ns-3 FlowMonitor's `delaySum`
+//! and `jitterSum` but for the bottleneck queue alone): over the statistics
+//! window, the flow's packets that left the bottleneck queue for the link,
+//! the mean time they waited in it, and the mean absolute difference between
+//! the waits of consecutive packets of the flow (RFC 3550 section 6.4.1's
+//! |D(i-1, i)| without its 1/16 smoothing; propagation and serialization are
+//! the same for every packet of a flow, so this is the difference of their
+//! transit times); 0 when the flow has no such packet (no such pair).
+//! A transfer's columns cover the packets it sent in the window, which is
+//! its whole life (its row exists only if it arrived after the warm-up).
+//!
 //! Flow-level metrics: `active_flows_mean` (time average over the window of
 //! the transfers in progress, persistent flows included) and
 //! `long_flows_mean` (of those that have left slow start: the N of the
@@ -59,7 +71,7 @@ impl FlowEnd {
 pub(crate) const FLOW_COLUMNS: usize = COLS.len();
 
 /// Columns of the flows table, in order.
-const COLS: [&str; 24] = [
+const COLS: [&str; 27] = [
     "flow",
     "group",
     "rtt_s",
@@ -84,6 +96,9 @@ const COLS: [&str; 24] = [
     "finished",
     "left_slow_start",
     "large",
+    "queued_pkts",
+    "mean_queue_delay_s",
+    "jitter_s",
 ];
 
 /// What differs between the row of a persistent flow (over the statistics
@@ -118,6 +133,14 @@ struct FlowStat {
     drops_life: u64,
     /// Packets between the access link and the receiver (queue, link).
     in_net: u32,
+    /// Packets that left the bottleneck queue in the window.
+    delay_n: u64,
+    /// Sum of their waits in the queue, picoseconds.
+    delay_sum: f64,
+    /// Sum of |wait - previous wait| over consecutive packets, picoseconds.
+    jitter_sum: f64,
+    /// Wait of the flow's last packet, picoseconds.
+    last_delay: f64,
 }
 
 /// The packet engine's measurements, fed by the simulator as events happen.
@@ -431,15 +454,43 @@ impl Collector {
             span.end.is_some() as u8 as f64,
             e.long as u8 as f64,
             large as u8 as f64,
+            st.delay_n as f64,
+            if st.delay_n > 0 {
+                st.delay_sum / st.delay_n as f64 * 1e-12
+            } else {
+                0.0
+            },
+            if st.delay_n > 1 {
+                st.jitter_sum / (st.delay_n - 1) as f64 * 1e-12
+            } else {
+                0.0
+            },
         ]
     }
 
-    /// A packet left the bottleneck queue for the link after `waited` in it.
+    /// A packet of `flow` (or [`crate::net::BACKGROUND`]) left the
+    /// bottleneck queue for the link after `waited` in it.
     #[inline]
-    pub fn dequeued(&mut self, _now: SimTime, waited: SimTime) {
+    pub fn dequeued(&mut self, flow: u32, waited: SimTime) {
         if self.in_window {
             self.delays.record(waited);
+            if flow != crate::net::BACKGROUND {
+                let st = &mut self.flows[flow as usize];
+                let w = waited.0 as f64;
+                if st.delay_n > 0 {
+                    st.jitter_sum += (w - st.last_delay).abs();
+                }
+                st.delay_n += 1;
+                st.delay_sum += w;
+                st.last_delay = w;
+            }
         }
+    }
+
+    /// The flows table's id (`flow` column) of the flow in slot `f`.
+    #[inline]
+    pub fn flow_id(&self, f: u32) -> u64 {
+        self.flows[f as usize].id
     }
 
     /// The bottleneck queue dropped a packet of `flow` (or [`crate::net::BACKGROUND`])
@@ -658,6 +709,7 @@ impl Collector {
             timeseries: ts,
             flows,
             congestion_events: ev,
+            trace: Table::default(),
             completed: true,
         }
     }

@@ -29,6 +29,7 @@
 //! transfer completes and at every `output.interval` sample.
 
 pub(crate) mod collect;
+pub mod trace;
 
 use rand::RngExt;
 use rand_distr::{Distribution, Exp};
@@ -47,6 +48,7 @@ use crate::tcp::sender::{Sender, SenderConfig};
 use crate::traffic::{GroupTraffic, Kind};
 use crate::units::{BitsPerSec, SimTime};
 use collect::Collector;
+use trace::Trace;
 
 //= RFC 5681 section 4.2: an ACK "MUST be generated within 500 ms of the
 //= arrival of the first unacknowledged packet"; 200 ms is the common timer.
@@ -216,6 +218,8 @@ struct Sim<'s> {
     zombies: Vec<u32>,
     user_group: Vec<u32>,
     next_id: u64,
+    /// The bottleneck's packet trace (`output.trace`); `None`: not recorded.
+    trace: Option<Box<Trace>>,
 }
 
 /// Run the packet engine on a validated scenario (see [`check`]).
@@ -304,6 +308,7 @@ impl<'s> Sim<'s> {
             zombies: Vec::new(),
             user_group: Vec::new(),
             next_id: persistent as u64,
+            trace: s.output.trace.then(|| Box::new(Trace::new())),
         };
         // Finite `count` flows (sizes drawn in slot order), open-loop arrival
         // processes, closed-loop users (each starts with a think time).
@@ -590,11 +595,25 @@ impl<'s> Sim<'s> {
         }
     }
 
+    /// The flows table's id of packet `p`'s flow (`None`: background).
+    #[inline]
+    fn trace_id(col: &Collector, p: &Packet) -> Option<u64> {
+        (p.flow != BACKGROUND).then(|| col.flow_id(p.flow))
+    }
+
     /// A packet reaches the bottleneck queue.
     fn arrive(&mut self, pkt: Packet) {
         let now = self.now;
+        if let Some(tr) = &mut self.trace {
+            tr.enqueue(now, Self::trace_id(&self.col, &pkt), &pkt);
+        }
         self.queue.enqueue(pkt, now);
         self.drain_drops();
+        debug_assert!(
+            self.trace
+                .as_ref()
+                .is_none_or(|t| t.waiting() == self.queue.occupancy().pkts)
+        );
         if self.in_service.is_none() {
             self.start_tx();
         }
@@ -605,7 +624,10 @@ impl<'s> Sim<'s> {
     #[inline]
     fn drain_drops(&mut self) {
         let now = self.now;
-        for (p, _reason) in self.queue.drops.drain(..) {
+        for (p, reason) in self.queue.drops.drain(..) {
+            if let Some(tr) = &mut self.trace {
+                tr.dropped(now, Self::trace_id(&self.col, &p), &p, reason);
+            }
             self.col.queue_drop(now, p.flow);
         }
     }
@@ -617,7 +639,11 @@ impl<'s> Sim<'s> {
             self.drain_drops();
         }
         if let Some(p) = next {
-            self.col.dequeued(now, now - p.enqueued);
+            if let Some(tr) = &mut self.trace {
+                tr.dequeue(now, Self::trace_id(&self.col, &p), &p);
+                debug_assert_eq!(tr.waiting(), self.queue.occupancy().pkts);
+            }
+            self.col.dequeued(p.flow, now - p.enqueued);
             self.col.tx_start = now;
             let done = now + self.capacity.tx_time(p.size);
             self.in_service = Some(p);
@@ -770,7 +796,12 @@ impl<'s> Sim<'s> {
             .map(Flow::end)
             .collect();
         self.col.slots = self.flows.len();
-        self.col
-            .finish(now, &mut self.queue, busy, in_flight, &per_flow)
+        let mut out = self
+            .col
+            .finish(now, &mut self.queue, busy, in_flight, &per_flow);
+        if let Some(tr) = self.trace.take() {
+            out.trace = tr.into_table();
+        }
+        out
     }
 }
