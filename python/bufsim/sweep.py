@@ -319,12 +319,13 @@ def expand(
     # The size is known before any scenario is built: refuse a sweep out of
     # proportion at once (validating 10^6 points alone takes over a minute).
     sizes = [len(vals) for _, vals in axes]
-    total = math.prod(sizes) * len(engines) * (len(seed_list) if seed_list is not None else 1)
+    n_seeds = len(seed_list) if seed_list is not None else 1
+    models = sum(e.startswith("model:") for e in engines)  # once per combination
+    total = math.prod(sizes) * ((len(engines) - models) * n_seeds + models)
     if total > limits.points_limit():
         shape = " x ".join(f"{len(vals)} {'+'.join(ps)}" for ps, vals in axes)
         raise SweepSpecError(
-            f"the sweep has {total} runs ({shape}, x {len(engines)} engines"
-            f"{'' if seed_list is None else f' x {len(seed_list)} seeds'}), more than the "
+            f"the sweep has {total} runs ({shape}, x {len(engines)} engines x {n_seeds} seeds), more than the "
             f"{limits.points_limit()} allowed: split it, or set BUFSIM_MAX_POINTS"
         )
     version = build_id()
