@@ -151,3 +151,26 @@ def test_dhamdhere2006_full():
     print(df.drop(columns=["paper_loss_value"]).to_string())
     _check_dhamdhere(df, tol_open18=0.03)
     assert df["large_median_throughput_Bps"].notna().all()
+
+
+def test_finite_traffic_puts_completion_times_in_the_summary():
+    """Packet runs with finite transfers carry per-class FCTs (mean, p99) in
+    the summary, as bufsim.flows.classify splits them; persistent-only runs
+    have none (nothing to measure)."""
+    import numpy as np
+
+    raw = {"duration": "20s", "warmup": "2s",
+           "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "30pkt"},
+           "flows": [{"count": 2, "rtt": "40ms"},
+                     {"arrival": {"load": 0.4}, "size": "dhamdhere2006", "rtt": "40ms"}]}
+    r = bufsim.simulate(raw)
+    f = bflows.classify(r)
+    for c in ("small", "large"):
+        fct = f.loc[f["class"] == c, "fct_s"].to_numpy()
+        assert len(fct) > 10
+        assert r.summary[f"fct_mean_{c}_s"] == pytest.approx(fct.mean(), rel=1e-12)
+        assert r.summary[f"fct_p99_{c}_s"] == pytest.approx(np.quantile(fct, 0.99), rel=1e-12)
+    # A transfer takes at least one RTT (40 ms) plus its serialization.
+    assert r.summary["fct_mean_small_s"] > 0.04
+    persistent = bufsim.simulate({**raw, "flows": raw["flows"][:1]})
+    assert not [k for k in persistent.summary if k.startswith("fct_")]

@@ -92,8 +92,13 @@ def simulate(
         if col in flows:
             flows[col] = flows[col].astype("int64")
     _warn_overload(raw["summary"])
+    summary = {k: float(v) for k, v in raw["summary"].items()}
+    if engine == "packet" and "size_pkts" in flows and flows["size_pkts"].notna().any():
+        from bufsim.flows import fct_summary
+
+        summary.update(fct_summary(flows))  # finite transfers: their completion times
     return Result(
-        summary={k: float(v) for k, v in raw["summary"].items()},
+        summary=summary,
         timeseries=ts,
         flows=flows,
         provenance={

@@ -129,3 +129,26 @@ def summary(result_or_flows: Any, finished_only: bool = True) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows).set_index("class")
+
+
+def fct_summary(result_or_flows: Any) -> dict[str, float]:
+    """Flow completion times of the finished transfers, per class.
+
+    Returns
+    -------
+    dict
+        ``fct_mean_small_s``, ``fct_p99_small_s``, ``fct_mean_large_s`` and
+        ``fct_p99_large_s`` (seconds; ``large``: more than
+        ``output.large_flow`` bytes). A class with no finished transfer has
+        no keys (nothing to measure): ``bufsim.simulate`` adds these to the
+        summary of packet runs with finite traffic (so sweeps keep them).
+    """
+    f = classify(result_or_flows, finished_only=True)
+    out: dict[str, float] = {}
+    for c in ("small", "large"):
+        fct = f.loc[f["class"] == c, "fct_s"].dropna()
+        if len(fct):
+            out[f"fct_mean_{c}_s"] = float(fct.mean())
+            out[f"fct_p99_{c}_s"] = float(fct.quantile(0.99))
+    return out
+
