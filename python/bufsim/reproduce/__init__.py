@@ -58,3 +58,24 @@ def load(name: str) -> ModuleType:
     if name not in PAPERS:
         raise ValueError(f"unknown reproduction {name!r}: choose from {', '.join(PAPERS)}")
     return importlib.import_module(f"bufsim.reproduce.{name}")
+
+
+class Claims:
+    """The rows of a reproduction's ``claims(table)``: each of the paper's
+    statements beside bufsim's number, with a verdict and its reason."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+
+    def add(self, claim: str, paper: str, value: float, ok: bool, why: str, tolerance: float = float("nan")) -> None:
+        """One claim: its name, the paper's words, bufsim's number, whether
+        it agrees (within ``tolerance`` where there is one) and why."""
+        self.rows.append({"claim": claim, "paper": paper, "bufsim": value, "tolerance": tolerance,
+                          "verdict": "agrees" if ok else "differs", "why": why})
+
+    def table(self) -> "pd.DataFrame":
+        """``claim``, ``paper``, ``bufsim``, ``tolerance``, ``verdict`` (``agrees``/``differs``), ``why``."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows)
+

@@ -37,7 +37,7 @@ from typing import Any, Callable
 import pandas as pd
 
 import bufsim
-from bufsim.reproduce import variant
+from bufsim.reproduce import Claims, variant
 
 #: The embedded base scenario (also the packaged example ``auge2006``, :mod:`bufsim.examples`).
 BASE: dict[str, Any] = {
@@ -150,12 +150,10 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
         ``differs``) and ``why`` (the reason for a difference, or the check).
     """
     t = table.set_index(["flows", "buffer_pkts", "background"])
-    rows = []
+    c = Claims()
 
     def claim(name: str, paper: str, value: float, target: float, tol: float, why: str) -> None:
-        ok = abs(value - target) <= tol
-        rows.append({"claim": name, "paper": paper, "bufsim": value, "tolerance": tol,
-                     "verdict": "agrees" if ok else "differs", "why": why})
+        c.add(name, paper, value, abs(value - target) <= tol, why, tol)
 
     claim("1 flow, 20 packets", "around 40% of the residual bandwidth", t.loc[(1, 20, True), "residual_share"],
           0.40, 0.10, "NewReno share of 25 Mbps, 'around' read as +-0.1")
@@ -167,7 +165,6 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
           "Theorem 1 gives 0.758 for 20 packets: the paper's 80% is an estimate the theory does not support")
     shares = [t.loc[(n, 20, True), "utilization"] for n in (1, 2, 4)]
     grows = shares[0] < shares[1] < shares[2]
-    rows.append({"claim": "1, 2, 4 flows, 20 packets", "paper": "utilization improves with more flows (figure 5)",
-                 "bufsim": shares[2], "tolerance": math.nan, "verdict": "agrees" if grows else "differs",
-                 "why": "utilization " + " < ".join(f"{u:.3f}" for u in shares)})
-    return pd.DataFrame(rows)
+    c.add("1, 2, 4 flows, 20 packets", "utilization improves with more flows (figure 5)", shares[2], grows,
+          "utilization " + " < ".join(f"{u:.3f}" for u in shares))
+    return c.table()

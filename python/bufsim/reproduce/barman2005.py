@@ -23,7 +23,7 @@ import pandas as pd
 
 import bufsim
 import bufsim.models as m
-from bufsim.reproduce import variant
+from bufsim.reproduce import Claims, variant
 
 #: Paper 001: the reference buffer (packets) the fractions refer to.
 FULL_BUFFER_PKTS = 12500
@@ -114,50 +114,35 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
 
 def claims(table: pd.DataFrame) -> pd.DataFrame:
     """Paper 001's statements (and paper 004's on the same setup) beside
-    bufsim's numbers, with a verdict.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        From :func:`run`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per claim: ``claim``, ``paper``, ``bufsim``, ``tolerance``,
-        ``verdict`` (``agrees`` or ``differs``) and ``why``.
-    """
+    bufsim's numbers from the :func:`run` table, with a verdict and its
+    reason (the columns of :meth:`bufsim.reproduce.Claims.table`)."""
     t = table.set_index("fraction")
-    rows = []
-
-    def claim(name: str, paper: str, value: float, ok: bool, tol: float, why: str) -> None:
-        rows.append({"claim": name, "paper": paper, "bufsim": value, "tolerance": tol,
-                     "verdict": "agrees" if ok else "differs", "why": why})
+    c = Claims()
 
     for source in ("model", "packet", "fluid"):
         u = float(t.loc[0.1, source])
-        claim(f"10% of BDP, {source}", "more than 90% utilization", u, u > 0.9, float("nan"),
+        c.add(f"10% of BDP, {source}", "more than 90% utilization", u, u > 0.9,
               f"{source} utilization at 1250 packets")
     u = float(t.loc[0.2, "model"])
-    claim("20% of BDP, model", "almost 98% utilization", u, abs(u - 0.98) <= 0.02, 0.02,
-          f"the M/M/1/K fixed point sees Poisson arrivals, smoother than TCP's: {u:.3f}")
+    c.add("20% of BDP, model", "almost 98% utilization", u, abs(u - 0.98) <= 0.02,
+          f"the M/M/1/K fixed point sees Poisson arrivals, smoother than TCP's: {u:.3f}", 0.02)
     u = float(t.loc[0.2, "packet"])
-    claim("20% of BDP, packet", "almost 98% utilization", u, abs(u - 0.98) <= 0.03, 0.03,
+    c.add("20% of BDP, packet", "almost 98% utilization", u, abs(u - 0.98) <= 0.03,
           "the flows, with RTTs within 8% of each other, lose packets together (measured sync_mean "
-          f"{float(t.loc[0.2, 'packet_sync']):.2f}), which costs a few points")
+          f"{float(t.loc[0.2, 'packet_sync']):.2f}), which costs a few points", 0.03)
     u = float(t.loc[0.2, "fluid"])
-    claim("20% of BDP, fluid", "almost 98% utilization", u, abs(u - 0.98) <= 0.03, 0.03,
+    c.add("20% of BDP, fluid", "almost 98% utilization", u, abs(u - 0.98) <= 0.03,
           "without the synchronization module every flow shares each overflow, as with X = 1 "
-          f"({float(t.loc[0.2, 'fluid_x1']):.3f}); X = 0.3 reads {float(t.loc[0.2, 'fluid_x0.3']):.3f}")
+          f"({float(t.loc[0.2, 'fluid_x1']):.3f}); X = 0.3 reads {float(t.loc[0.2, 'fluid_x0.3']):.3f}", 0.03)
     u = float(t.loc[0.02, "packet"])
-    claim("2% of BDP, packet", "below 10% of BDP, drops cause a drastic drop in utilization", u, u < 0.6,
-          float("nan"), f"the fixed point, blind to TCP's bursts, still predicts {float(t.loc[0.02, 'model']):.3f}")
+    c.add("2% of BDP, packet", "below 10% of BDP, drops cause a drastic drop in utilization", u, u < 0.6,
+          f"the fixed point, blind to TCP's bursts, still predicts {float(t.loc[0.02, 'model']):.3f}")
     ordered = all(r["fluid_x0.3"] >= r["fluid_x0.6"] - 0.005 >= r["fluid_x1"] - 0.01 for _, r in t.iterrows())
-    claim("paper 004 figure 5", "lower loss synchronization X gives higher fluid utilization",
-          float(t.loc[0.1, "fluid_x0.3"] - t.loc[0.1, "fluid_x1"]), ordered, float("nan"),
+    c.add("paper 004 figure 5", "lower loss synchronization X gives higher fluid utilization",
+          float(t.loc[0.1, "fluid_x0.3"] - t.loc[0.1, "fluid_x1"]), ordered,
           "fluid utilization X = 0.3 minus X = 1 at 10% of BDP; ordered at every buffer"
           if ordered else "the X = 0.3, 0.6, 1 curves are not ordered at every buffer")
-    return pd.DataFrame(rows)
+    return c.table()
 
 
 def figures(table: pd.DataFrame) -> dict[str, Any]:
