@@ -113,6 +113,21 @@ def test_conflicting_objectives_give_a_trade_off(tmp_path):
     assert not a.feasible
     assert "utilization>=0.99 needs at least" in a.binding and "p99_queue_delay<=2ms allows at most" in a.binding
     assert len(a.runs[a.runs["engine"] == "packet"]["buffer_pkts"].unique()) >= 3
+    # The trade-off: one row per measured buffer; no buffer meets both; the
+    # Pareto set runs from the smallest (best delay) to the best utilization,
+    # and along it utilization rises as the delay does.
+    t = a.tradeoff()
+    assert len(t) >= 3 and list(t["buffer_pkts"]) == sorted(t["buffer_pkts"])
+    assert not (t["utilization>=0.99 holds"] & t["p99_queue_delay<=2ms holds"]).any()
+    front = t[t["pareto"]]
+    assert front["buffer_pkts"].iloc[0] == t["buffer_pkts"].iloc[0]
+    # The best utilization is on the front (ties within 0.1% of the bound).
+    assert front["utilization>=0.99"].max() >= t["utilization>=0.99"].max() - 1e-3 * 0.99
+    # Past the full-utilization buffer more buffer is only more delay: off the front.
+    assert not t["pareto"].iloc[-1]
+    assert front["utilization>=0.99"].is_monotonic_increasing
+    assert front["p99_queue_delay<=2ms"].is_monotonic_increasing
+    assert a.to_dict()["tradeoff"]
 
 
 def test_unsaturable_link_is_refused_with_what_it_needs():

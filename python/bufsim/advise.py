@@ -214,6 +214,44 @@ class Advice:
     method: str = ""
     notes: list[str] = field(default_factory=list)
 
+    def tradeoff(self) -> pd.DataFrame:
+        """What each buffer the packet engine measured gives, and which are
+        Pareto-optimal: the choices left when no buffer meets every objective.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per measured buffer (packets, ascending): each
+            objective's mean over the seeds (its column named by the
+            objective), whether it holds at the requested confidence
+            (``"<objective> holds"``), and ``pareto``: no other measured
+            buffer is at least as good on every objective and better on one
+            (better: higher for a ``>=`` objective, lower for ``<=``;
+            differences within 0.1% of the objective's bound are ties, so
+            that 0.99996 against 1.0 does not make a larger buffer "better").
+        """
+        runs = self.runs
+        if runs.empty or "engine" not in runs:
+            return pd.DataFrame()
+        packet = runs[runs["engine"] == "packet"]
+        rows = []
+        for b, g in packet.groupby("buffer_pkts"):
+            row: dict[str, Any] = {"buffer_pkts": float(b)}
+            for o in self.objectives:
+                row[o.text] = float(g[o.key].mean())
+                row[f"{o.text} holds"] = o.holds(g[o.key].tolist(), self.confidence)
+            rows.append(row)
+        t = pd.DataFrame(rows).sort_values("buffer_pkts", ignore_index=True)
+        # Oriented so that larger is better for every objective.
+        score = np.column_stack([t[o.text] * (1 if o.op == ">=" else -1) for o in self.objectives])
+        tie = np.array([1e-3 * max(abs(o.bound), 1e-12) for o in self.objectives])
+        t["pareto"] = [
+            not any((score[j] >= score[i] - tie).all() and (score[j] > score[i] + tie).any()
+                    for j in range(len(t)) if j != i)
+            for i in range(len(t))
+        ]
+        return t
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (``bufsim advise --json``)."""
         from bufsim.result import plain
@@ -230,6 +268,7 @@ class Advice:
                 "method": self.method,
                 "notes": self.notes,
                 "table": self.table.to_dict(orient="records"),
+                "tradeoff": self.tradeoff().to_dict(orient="records"),
             },
             nan_to_none=True,
         )

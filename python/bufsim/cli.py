@@ -665,6 +665,18 @@ def advise(
         )
     else:
         console.print(f"[bold red]no buffer meets every objective:[/bold red] {a.binding}", highlight=False)
+        trade = a.tradeoff()
+        if not trade.empty:
+            t = Table(title="The trade-off: buffers the packet engine measured (* Pareto-optimal)")
+            t.add_column("buffer", justify="right")
+            for o in a.objectives:
+                t.add_column(o.text, justify="right")
+            for _, row in trade.iterrows():
+                cells = [f"{row['buffer_pkts']:g}" + (" *" if row["pareto"] else "")]
+                for o in a.objectives:
+                    cells.append(_fmt(o.key, row[o.text]) + ("" if row[f"{o.text} holds"] else " (fails)"))
+                t.add_row(*cells)
+            console.print(t)
     console.print(a.method, highlight=False)
     if report_path is not None:
         console.print(f"report written to {report_path}")
