@@ -33,9 +33,13 @@ demo: install
 
 test: install browser tshark lint test-rust test-python
 
-# Rust formatting and lints (warnings are errors). The toolchain's rustfmt
-# and clippy components are needed; without them the step says so and passes.
-lint:
+# Formatting and lints (warnings are errors): ruff (installed with the test
+# extras; pyproject.toml's [tool.ruff] sets the rules and the complexity
+# limit), rustfmt and clippy (the toolchain's components; without them the
+# step says so and passes).
+lint: install
+	$(VENV)/bin/ruff format --check python tests bench
+	$(VENV)/bin/ruff check python tests bench
 	@if cargo fmt --version >/dev/null 2>&1; then cargo fmt --all --check; else echo "lint: rustfmt not installed, skipped"; fi
 	@if cargo clippy --version >/dev/null 2>&1; then cargo clippy --release --workspace --all-targets --quiet -- -D warnings; else echo "lint: clippy not installed, skipped"; fi
 

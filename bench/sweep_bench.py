@@ -20,8 +20,8 @@ Exit status 1 if a target is missed.
 from __future__ import annotations
 
 import argparse
-import os
 import concurrent.futures as cf
+import os
 import sys
 import tempfile
 import time
@@ -68,7 +68,9 @@ def timed_sweep(grid: dict, seeds: list[int], workers: int, store: Path):
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--points", type=int, default=200, help="points in the sweep (multiple of 40)")
-    ap.add_argument("--no-check", action="store_true", help="report only; exit 0 even if a target is missed")
+    ap.add_argument(
+        "--no-check", action="store_true", help="report only; exit 0 even if a target is missed"
+    )
     args = ap.parse_args()
     grid, seeds = grid_for(args.points)
     load_start = os.getloadavg()[0]
@@ -86,7 +88,9 @@ def main() -> int:
         t1, wall1 = timed_sweep(grid, seeds, 1, Path(tmp) / "w1")
         t2, wall2 = timed_sweep(grid, seeds, 2, Path(tmp) / "w2")
     cols = [c for c in ref.columns if c not in ("wall_s", "cached")]
-    assert t1[cols].equals(ref[cols]) and t2[cols].equals(ref[cols]), "results differ between executors"
+    assert t1[cols].equals(ref[cols]) and t2[cols].equals(ref[cols]), (
+        "results differ between executors"
+    )
     assert (t1["status"] == "ok").all()
 
     worker_compute = float(t1["wall_s"].sum())  # engine time measured inside the worker
@@ -98,20 +102,32 @@ def main() -> int:
     efficiency = speedup / 2
     overhead_ms = (wall1 - worker_compute) / n * 1e3
     overhead_inproc_ms = (wall1 - compute) / n * 1e3
-    print(f"sweep benchmark: {n} packet-engine points, mean {worker_compute / n * 1e3:.1f} ms of engine time each")
+    print(
+        f"sweep benchmark: {n} packet-engine points, mean {worker_compute / n * 1e3:.1f} ms of engine time each"
+    )
     print(f"  in process, no store        {compute:7.2f} s")
     print(f"  1 worker  + store           {wall1:7.2f} s")
     print(f"  2 workers + store           {wall2:7.2f} s")
-    print(f"  2 workers, cold pool start  {cold_wall:7.2f} s (pool start-up included, in-memory store)")
-    print(f"  speed-up 1 -> 2 workers     {speedup:7.2f}x  = {efficiency:.0%} of ideal   (target >= 90%)")
-    print(f"  overhead per point          {overhead_ms:7.2f} ms (executor + store, vs engine time in the worker; target < 20 ms)")
+    print(
+        f"  2 workers, cold pool start  {cold_wall:7.2f} s (pool start-up included, in-memory store)"
+    )
+    print(
+        f"  speed-up 1 -> 2 workers     {speedup:7.2f}x  = {efficiency:.0%} of ideal   (target >= 90%)"
+    )
+    print(
+        f"  overhead per point          {overhead_ms:7.2f} ms (executor + store, vs engine time in the worker; target < 20 ms)"
+    )
     print(f"                              {overhead_inproc_ms:7.2f} ms (vs the in-process run)")
     print(f"  workers busy running points {busy1:7.0%} (1 worker), {busy2:.0%} (2 workers)")
     load = os.getloadavg()[0]
-    print(f"  load average (1 min)        {load:7.2f} at the end, {load_start:.2f} at the start on {os.cpu_count()} cores")
+    print(
+        f"  load average (1 min)        {load:7.2f} at the end, {load_start:.2f} at the start on {os.cpu_count()} cores"
+    )
     # A load average above 1 means other processes competed for the 2 cores.
     if max(load, load_start) > 1.0:
-        print("  note: other processes were using the cores; the wall-clock speed-up is not meaningful")
+        print(
+            "  note: other processes were using the cores; the wall-clock speed-up is not meaningful"
+        )
     ok = efficiency >= 0.9 and overhead_ms < 20.0
     print("  targets met" if ok else "  TARGET MISSED")
     return 0 if ok or args.no_check else 1

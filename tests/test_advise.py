@@ -6,9 +6,8 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 import bufsim
+import pytest
 from bufsim.advise import AdviceError, parse_objective
 from bufsim.reproduce import avrachenkov2006
 
@@ -70,8 +69,14 @@ def test_advise_matches_a_dense_packet_sweep_on_paper_003(paper003):
     assert a.feasible
     # A dense sweep over the same seeds (the advisor's runs come from the store).
     buffers = list(range(80, 260, 10))
-    t = bufsim.sweep(s, grid={"link.buffer": [f"{b}pkt" for b in buffers]}, seeds=[1, 2, 3],
-                     store=store, workers=0, progress=False)
+    t = bufsim.sweep(
+        s,
+        grid={"link.buffer": [f"{b}pkt" for b in buffers]},
+        seeds=[1, 2, 3],
+        store=store,
+        workers=0,
+        progress=False,
+    )
     o = parse_objective("utilization>=0.999")
     dense = min(b for b, g in t.groupby("buffer_pkts") if o.holds(g["utilization"].tolist(), 0.95))
     assert a.buffer_pkts == pytest.approx(dense, rel=0.15), (a.buffer_pkts, dense)
@@ -87,7 +92,11 @@ def test_advise_matches_a_dense_packet_sweep_on_paper_003(paper003):
     # 003's desynchronized model gives full utilization at B0 = 6 packets,
     # where the packet engine's synchronized identical-RTT flows get 0.78.
     model = rules["utilization>=0.999 (model)"]
-    assert model["B0 desynchronized (paper 003)"] > 0.99 > rules.loc["B0 desynchronized (paper 003)", "utilization>=0.999"]
+    assert (
+        model["B0 desynchronized (paper 003)"]
+        > 0.99
+        > rules.loc["B0 desynchronized (paper 003)", "utilization>=0.999"]
+    )
 
 
 def test_advice_outputs(paper003, tmp_path):
@@ -105,13 +114,26 @@ def test_conflicting_objectives_give_a_trade_off(tmp_path):
     # Two Reno flows on 10 Mbps with a 100 ms RTT need about a BDP (125
     # packets) for full utilization, which queues for 100 ms; 2 ms of p99
     # delay allows only a couple of packets.
-    s = {"name": "conflict", "duration": "30s", "warmup": "5s",
-         "link": {"capacity": "10Mbps", "delay": "45ms", "buffer": "1pkt"},
-         "flows": [{"count": 2, "rtt": "100ms", "mss": "1000B"}]}
-    a = bufsim.advise(s, ["utilization>=0.99", "p99_queue_delay<=2ms"], seeds=2, quick=True,
-                      store=tmp_path, workers=0)
+    s = {
+        "name": "conflict",
+        "duration": "30s",
+        "warmup": "5s",
+        "link": {"capacity": "10Mbps", "delay": "45ms", "buffer": "1pkt"},
+        "flows": [{"count": 2, "rtt": "100ms", "mss": "1000B"}],
+    }
+    a = bufsim.advise(
+        s,
+        ["utilization>=0.99", "p99_queue_delay<=2ms"],
+        seeds=2,
+        quick=True,
+        store=tmp_path,
+        workers=0,
+    )
     assert not a.feasible
-    assert "utilization>=0.99 needs at least" in a.binding and "p99_queue_delay<=2ms allows at most" in a.binding
+    assert (
+        "utilization>=0.99 needs at least" in a.binding
+        and "p99_queue_delay<=2ms allows at most" in a.binding
+    )
     assert len(a.runs[a.runs["engine"] == "packet"]["buffer_pkts"].unique()) >= 3
     # The trade-off: one row per measured buffer; no buffer meets both; the
     # Pareto set runs from the smallest (best delay) to the best utilization,
@@ -132,19 +154,25 @@ def test_conflicting_objectives_give_a_trade_off(tmp_path):
 
 def test_unsaturable_link_is_refused_with_what_it_needs():
     # Paper 002 section 3.2's example: 60 users with 1 Mbps access links on 100 Mbps.
-    s = {"name": "dsl", "duration": "10s",
-         "link": {"capacity": "100Mbps", "delay": "10ms", "buffer": "1pkt"},
-         "flows": [{"count": 60, "rtt": "60ms", "access_rate": "1Mbps"}]}
+    s = {
+        "name": "dsl",
+        "duration": "10s",
+        "link": {"capacity": "100Mbps", "delay": "10ms", "buffer": "1pkt"},
+        "flows": [{"count": 60, "rtt": "60ms", "access_rate": "1Mbps"}],
+    }
     with pytest.raises(AdviceError, match="not saturable.*paper 002 section 3.2.*at most 0.600"):
         bufsim.advise(s, ["utilization>=0.9"], store=None, workers=0)
 
 
 def test_hstcp_fixed_point_rule_on_paper_001():
-    from bufsim.advise import _rules, parse_objective as po
+    from bufsim.advise import _rules
+    from bufsim.advise import parse_objective as po
     from bufsim.reproduce import barman2005
 
     norm = bufsim.Scenario.load(barman2005.scenario(0.1)).normalized
-    rows = {r["source"]: r for r in _rules(norm, [po("utilization>=0.9")], 4 * norm["link"]["bdp_pkts"])}
+    rows = {
+        r["source"]: r for r in _rules(norm, [po("utilization>=0.9")], 4 * norm["link"]["bdp_pkts"])
+    }
     hs = rows["HSTCP fixed point (paper 001)"]
     # Paper 001: about 10% of the BDP (12500 packets) gives 90% utilization;
     # the M/M/1/K fixed point reaches it with less (0.995 at 10%).
@@ -155,13 +183,17 @@ def test_cli_advise_json_and_errors(tmp_path):
     s = tmp_path / "s.json"
     s.write_text(json.dumps(avrachenkov2006.scenario(5, 1, duration="30s")))
     cmd = [sys.executable, "-m", "bufsim.cli", "advise", str(s), "--store", str(tmp_path / "st")]
-    ok = subprocess.run([*cmd, "-O", "utilization>=0.99", "--quick", "--json"], capture_output=True, text=True)
+    ok = subprocess.run(
+        [*cmd, "-O", "utilization>=0.99", "--quick", "--json"], capture_output=True, text=True
+    )
     assert ok.returncode == 0, ok.stderr
     d = json.loads(ok.stdout)
     assert d["feasible"] and d["buffer_pkts"] > 1
     bad = subprocess.run([*cmd, "-O", "utilisation>=0.99"], capture_output=True, text=True)
     said = " ".join(bad.stderr.split())
-    assert bad.returncode == 2 and "unknown metric 'utilisation'" in said and "Traceback" not in said
+    assert (
+        bad.returncode == 2 and "unknown metric 'utilisation'" in said and "Traceback" not in said
+    )
 
 
 def test_the_10g_example_is_a_valid_scenario():

@@ -16,9 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 import bufsim
+import pytest
 from bufsim.sweep import SweepSpecError, expand
 
 BASE = {
@@ -71,7 +70,17 @@ FIELDS = {
     "flows.0.count": [0, -1, 1.5, "two", 2**40, *WRONG_TYPES],
     "flows.0.tcp": ["bbr9", "", 5, *WRONG_TYPES],
     "flows.0.tcp_params": ["x", 3, [1]],
-    "flows.0.rtt": ["40", "5ms", "-40ms", {"min": "80ms"}, {"min": "90ms", "max": "50ms"}, {"tree": {}}, [], 0.04, True],
+    "flows.0.rtt": [
+        "40",
+        "5ms",
+        "-40ms",
+        {"min": "80ms"},
+        {"min": "90ms", "max": "50ms"},
+        {"tree": {}},
+        [],
+        0.04,
+        True,
+    ],
     "flows.0.mss": ["10B", "70000B", "1500", *WRONG_TYPES],
     "flows.0.access_rate": ["10", "0bps", "-1Mbps", *WRONG_TYPES],
     "flows.0.access_buffer": ["10", "-1pkt", *WRONG_TYPES],
@@ -90,7 +99,14 @@ FIELDS = {
     "flows.0.hystart": ["yes", 1, [True]],
     "flows.0.ecn": ["yes", 1, [True]],
     "flows.0.loss": [-0.1, 1.5, "1%", *WRONG_TYPES],
-    "flows.0.size": ["lots", -5, {"pareto": {}}, {"empirical": "/dev/zero"}, {"empirical": "/nonexistent.csv"}, [1]],
+    "flows.0.size": [
+        "lots",
+        -5,
+        {"pareto": {}},
+        {"empirical": "/dev/zero"},
+        {"empirical": "/nonexistent.csv"},
+        [1],
+    ],
     "flows.0.connection_setup": ["yes", 1, [True]],
     "output.interval": ["1", "0s", "-1ms", *WRONG_TYPES],
     "output.cwnd": ["yes", 1, [True]],
@@ -113,7 +129,9 @@ def _refused(raw: dict) -> bufsim.ScenarioError:
     return info.value
 
 
-@pytest.mark.parametrize("path, value", SCENARIO_CASES, ids=[f"{p}={v!r}"[:60] for p, v in SCENARIO_CASES])
+@pytest.mark.parametrize(
+    "path, value", SCENARIO_CASES, ids=[f"{p}={v!r}"[:60] for p, v in SCENARIO_CASES]
+)
 def test_bad_scenario_field_is_named(path, value):
     e = _refused(_set(BASE, path, value))
     field = _field(path)
@@ -212,16 +230,48 @@ def test_deep_nesting_is_refused_without_recursion_error():
 
 # Out-of-proportion runs: refused before running, naming the field that drives the cost.
 COST_CASES = [
-    ({"output": {"cwnd": True, "interval": "1us"}, "duration": "10s",
-      "flows": [{"count": 1000, "rtt": "40ms"}]}, "packet", "output.cwnd"),
-    ({"output": {"cwnd": True, "interval": "1ms"}, "duration": "10s",
-      "flows": [{"count": 10**6, "rtt": "40ms"}]}, "packet", "output.cwnd"),
+    (
+        {
+            "output": {"cwnd": True, "interval": "1us"},
+            "duration": "10s",
+            "flows": [{"count": 1000, "rtt": "40ms"}],
+        },
+        "packet",
+        "output.cwnd",
+    ),
+    (
+        {
+            "output": {"cwnd": True, "interval": "1ms"},
+            "duration": "10s",
+            "flows": [{"count": 10**6, "rtt": "40ms"}],
+        },
+        "packet",
+        "output.cwnd",
+    ),
     ({"fluid": {"step": "1us"}, "duration": "1000s"}, "fluid", "fluid.step"),
-    ({"link": {"capacity": "10Tbps", "delay": "1ms", "buffer": "100pkt"}, "duration": "3s",
-      "background": [{"kind": "poisson", "rate": "5Tbps", "packet_size": "1500B"}]}, "packet", "duration"),
-    ({"link": {"capacity": "1Tbps", "delay": "1ms", "buffer": "100pkt"}, "duration": "5s",
-      "background": [{"kind": "poisson", "rate": "9Tbps", "packet_size": "1500B"}]}, "packet", "background[0].rate"),
-    ({"duration": "100000s", "link": {"capacity": "1Gbps", "delay": "10ms", "buffer": "100pkt"}}, "packet", "duration"),
+    (
+        {
+            "link": {"capacity": "10Tbps", "delay": "1ms", "buffer": "100pkt"},
+            "duration": "3s",
+            "background": [{"kind": "poisson", "rate": "5Tbps", "packet_size": "1500B"}],
+        },
+        "packet",
+        "duration",
+    ),
+    (
+        {
+            "link": {"capacity": "1Tbps", "delay": "1ms", "buffer": "100pkt"},
+            "duration": "5s",
+            "background": [{"kind": "poisson", "rate": "9Tbps", "packet_size": "1500B"}],
+        },
+        "packet",
+        "background[0].rate",
+    ),
+    (
+        {"duration": "100000s", "link": {"capacity": "1Gbps", "delay": "10ms", "buffer": "100pkt"}},
+        "packet",
+        "duration",
+    ),
 ]
 
 
@@ -268,9 +318,9 @@ FILE_CASES = [
     ("binary.toml", bytes(range(256)), "not UTF-8"),
     ("empty.toml", b"", "duration"),
     ("broken.toml", b"duration = \n", "cannot parse"),
-    ("broken.json", b"{\"duration\": ", "cannot parse"),
+    ("broken.json", b'{"duration": ', "cannot parse"),
     ("list.json", b"[1, 2]", "a scenario is a JSON object"),
-    ("string.json", b"\"x\"", "a scenario is a JSON object"),
+    ("string.json", b'"x"', "a scenario is a JSON object"),
     ("deep.json", b"[" * 5000 + b"]" * 5000, "nested more than"),
     ("deep.toml", b"x = " + b"[" * 5000 + b"]" * 5000, "nested more than"),
     ("nan.json", b'{"duration": NaN}', "must be finite"),
@@ -303,7 +353,11 @@ def test_special_files_as_scenarios(tmp_path, kind):
         os.mkfifo(path)
     e = _refused(path)
     assert str(path) in str(e)
-    assert {"directory": "is a directory", "fifo": "not a regular file", "missing": "does not exist"}[kind] in str(e)
+    assert {
+        "directory": "is a directory",
+        "fifo": "not a regular file",
+        "missing": "does not exist",
+    }[kind] in str(e)
 
 
 # ----------------------------------------------------------------------------- sweep specs
@@ -317,7 +371,13 @@ SPEC_CASES = [
     ({"link.buffer": ["20", "30pkt"]}, "link.buffer"),
     ({"duration": ["1s", "0s"]}, "duration"),
     ({"link": [{"capacity": "1Mbps"}], "link.buffer": ["1pkt"]}, "overlap"),
-    ({"link.buffer": [f"{i}pkt" for i in range(1, 1001)], "flows[0].count": list(range(1, 1001))}, "BUFSIM_MAX_POINTS"),
+    (
+        {
+            "link.buffer": [f"{i}pkt" for i in range(1, 1001)],
+            "flows[0].count": list(range(1, 1001)),
+        },
+        "BUFSIM_MAX_POINTS",
+    ),
     ({}, "the grid is empty"),
 ]
 
@@ -348,11 +408,15 @@ def test_bad_sweep_options(kwargs, needle):
     assert needle in str(info.value)
 
 
-@pytest.mark.parametrize("address", ["garbage", "tcp://", "http://x:1", "tcp://host", "host:port", ""])
+@pytest.mark.parametrize(
+    "address", ["garbage", "tcp://", "http://x:1", "tcp://host", "host:port", ""]
+)
 def test_bad_scheduler_address_is_refused_at_once(address, tmp_path):
     t0 = time.perf_counter()
     with pytest.raises(SweepSpecError, match="scheduler"):
-        bufsim.sweep(BASE, {"link.buffer": ["20pkt"]}, scheduler=address or " ", store=tmp_path / "st")
+        bufsim.sweep(
+            BASE, {"link.buffer": ["20pkt"]}, scheduler=address or " ", store=tmp_path / "st"
+        )
     assert time.perf_counter() - t0 < CASE_TIME_S
 
 
@@ -361,7 +425,11 @@ def test_bad_scheduler_address_is_refused_at_once(address, tmp_path):
 
 def cli(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "bufsim.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "bufsim.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
@@ -370,7 +438,9 @@ def scenario_file(tmp_path) -> Path:
     import tomli_w
 
     (tmp_path / "s.toml").write_text(tomli_w.dumps({**BASE, "duration": "1s", "warmup": "0s"}))
-    (tmp_path / "spec.toml").write_text('base = "s.toml"\n[grid]\n"link.buffer" = ["10pkt", "20pkt"]\n')
+    (tmp_path / "spec.toml").write_text(
+        'base = "s.toml"\n[grid]\n"link.buffer" = ["10pkt", "20pkt"]\n'
+    )
     (tmp_path / "afile").write_text("x")
     return tmp_path / "s.toml"
 
@@ -425,7 +495,9 @@ def test_a_scenario_name_is_a_label_not_a_path(tmp_path):
     import tomli_w
 
     for name in ("../../escaped", "/tmp/absolute-bufsim-name"):
-        (tmp_path / "s.toml").write_text(tomli_w.dumps({**BASE, "duration": "0.5s", "warmup": "0s", "name": name}))
+        (tmp_path / "s.toml").write_text(
+            tomli_w.dumps({**BASE, "duration": "0.5s", "warmup": "0s", "name": name})
+        )
         p = cli("run", "s.toml", "--quiet", cwd=tmp_path)
         assert p.returncode == 0, p.stderr
         written = [d for d in (tmp_path / "results").iterdir()]
@@ -440,7 +512,9 @@ def test_a_sweep_with_failed_points_exits_1(tmp_path):
     # The fluid engine refuses open-loop traffic: every fluid point fails.
     raw = {**BASE, "duration": "0.5s", "warmup": "0s", "flows": [OPEN_LOOP]}
     (tmp_path / "s.toml").write_text(tomli_w.dumps(raw))
-    (tmp_path / "spec.toml").write_text('base = "s.toml"\nengines = ["fluid"]\n[grid]\n"link.buffer" = ["10pkt", "20pkt"]\n')
+    (tmp_path / "spec.toml").write_text(
+        'base = "s.toml"\nengines = ["fluid"]\n[grid]\n"link.buffer" = ["10pkt", "20pkt"]\n'
+    )
     p = cli("sweep", "spec.toml", "--quiet", "--workers", "0", cwd=tmp_path)
     assert p.returncode == 1, p.stderr
     assert "2 of 2 points failed" in p.stderr

@@ -10,9 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 import bufsim
+import pytest
 
 SCENARIO = """
 name = "cli-test"
@@ -76,7 +75,9 @@ def test_bad_scenario_is_a_clear_error(tmp_path):
 
 def test_ctrl_c_stops_cleanly(tmp_path):
     # A long run interrupted by SIGINT exits 130 and writes nothing.
-    (tmp_path / "s.toml").write_text(SCENARIO.replace('"20s"', '"2000s"').replace('"10Mbps"', '"1Gbps"'))
+    (tmp_path / "s.toml").write_text(
+        SCENARIO.replace('"20s"', '"2000s"').replace('"10Mbps"', '"1Gbps"')
+    )
     proc = subprocess.Popen(
         [sys.executable, "-m", "bufsim.cli", "run", "s.toml", "--out", "out"],
         cwd=tmp_path,
@@ -104,7 +105,9 @@ def test_version_and_python_dash_m():
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-m", "bufsim", "--version"], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "bufsim", "--version"], capture_output=True, text=True
+    )
     assert out.returncode == 0 and out.stdout.strip() == f"bufsim {bufsim.__version__}"
 
 
@@ -119,7 +122,9 @@ def test_help_keeps_brackets_and_shows_no_type_tags_on_flags():
     import sys
 
     env = {**os.environ, "COLUMNS": "80"}
-    out = subprocess.run([sys.executable, "-m", "bufsim", "sweep", "--help"], capture_output=True, text=True, env=env)
+    out = subprocess.run(
+        [sys.executable, "-m", "bufsim", "sweep", "--help"], capture_output=True, text=True, env=env
+    )
     assert out.returncode == 0
     text = " ".join(out.stdout.split())
     assert "[grid], [[zip]]" in text  # no longer eaten as markup
@@ -137,12 +142,16 @@ def test_run_summary_is_compact_with_consistent_units(tmp_path):
     rows = [line for line in short.splitlines() if line.startswith("│")]
     assert 5 <= len(rows) <= 12, short  # fits a 24-line terminal
     assert "drops_codel" not in short and "Mbps" in short
-    full = subprocess.run([*cmd, "--all"], cwd=tmp_path, capture_output=True, text=True, env=env).stdout
+    full = subprocess.run(
+        [*cmd, "--all"], cwd=tmp_path, capture_output=True, text=True, env=env
+    ).stdout
     # Every rate in bit/s with a prefix (group goodput too), whole-run counters marked,
     # no zero counters of disciplines not in use.
     assert "goodput_bps_group0" in full and "e+06" not in full
     assert "packets_dropped (whole run)" in full and "drops_codel" not in full
-    js = subprocess.run([*cmd, "--json"], cwd=tmp_path, capture_output=True, text=True, env=env).stdout
+    js = subprocess.run(
+        [*cmd, "--json"], cwd=tmp_path, capture_output=True, text=True, env=env
+    ).stdout
     assert 0 < json.loads(js)["utilization"] <= 1
 
 
@@ -154,10 +163,23 @@ def test_tables_fit_80_columns(tmp_path):
         '[grid]\n"link.buffer" = ["0.1BDP", "100pkt"]\n"link.delay" = ["10ms", "20ms"]\n'
     )
     env = {**os.environ, "COLUMNS": "80"}
-    for args in (["run", "s.toml"], ["run", "s.toml", "--all"], ["sweep", "spec.toml", "--workers", "0"],
-                 ["results"], ["reproduce", "list"], ["demo", "--quick"], ["examples"]):
-        p = subprocess.run([sys.executable, "-m", "bufsim.cli", *args], cwd=tmp_path, env=env,
-                           capture_output=True, text=True, timeout=300)
+    for args in (
+        ["run", "s.toml"],
+        ["run", "s.toml", "--all"],
+        ["sweep", "spec.toml", "--workers", "0"],
+        ["results"],
+        ["reproduce", "list"],
+        ["demo", "--quick"],
+        ["examples"],
+    ):
+        p = subprocess.run(
+            [sys.executable, "-m", "bufsim.cli", *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert p.returncode == 0, (args, p.stderr)
         assert "…" not in p.stdout, (args, p.stdout)
         assert max(len(line) for line in p.stdout.splitlines()) <= 80, (args, p.stdout)

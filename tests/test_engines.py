@@ -4,10 +4,9 @@ the same numbers."""
 
 from __future__ import annotations
 
-import pytest
-
 import bufsim
 import bufsim.models as m
+import pytest
 
 
 def ten_reno(buffer: str, duration: str = "600s") -> dict:
@@ -35,7 +34,11 @@ def test_same_result_shape():
         assert {"flow", "group", "rtt_s", "goodput_bps"} <= set(r.flows.columns)
         assert r.timeseries.index.name == "time_s"
         assert r.scenario == packet.scenario
-    assert packet.engine == "packet" and fluid.engine == "fluid" and model.engine == "model:avrachenkov"
+    assert (
+        packet.engine == "packet"
+        and fluid.engine == "fluid"
+        and model.engine == "model:avrachenkov"
+    )
 
 
 @pytest.mark.parametrize("buffer", ["50pkt", "200pkt"])

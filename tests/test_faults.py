@@ -16,9 +16,8 @@ import time
 import warnings
 from pathlib import Path
 
-import pytest
-
 import bufsim
+import pytest
 from bufsim.store import DamagedRowsWarning, Store, StoreError
 
 # About a second of one core per point, so that kills land midway.
@@ -31,7 +30,11 @@ BASE = {
 GRID = {"link.buffer": ["200pkt", "500pkt", "1000pkt", "2000pkt"], "flows[0].count": [10, 20]}
 METRICS = ["utilization", "goodput_bps", "drop_rate", "mean_queue_delay_s"]
 # Milliseconds per point: for the store damage tests, where nothing is killed.
-LIGHT = {**BASE, "duration": "3s", "link": {"capacity": "100Mbps", "delay": "10ms", "buffer": "100pkt"}}
+LIGHT = {
+    **BASE,
+    "duration": "3s",
+    "link": {"capacity": "100Mbps", "delay": "10ms", "buffer": "100pkt"},
+}
 
 #: Seconds within which every child of a killed driver must be gone.
 CHILDREN_GONE_S = 5.0
@@ -40,7 +43,8 @@ CHILDREN_GONE_S = 5.0
 def _script(tmp: Path, store: Path, *, grid=None, seeds=(1,), hold: float = 0.0) -> Path:
     """A driver script running the sweep (under __main__, as multiprocessing needs)."""
     path = tmp / f"driver{random.randrange(10**9)}.py"
-    path.write_text(textwrap.dedent(f"""
+    path.write_text(
+        textwrap.dedent(f"""
         import json, sys, time
         import bufsim
         if __name__ == "__main__":
@@ -48,7 +52,8 @@ def _script(tmp: Path, store: Path, *, grid=None, seeds=(1,), hold: float = 0.0)
                              store={str(store)!r}, progress=False)
             time.sleep({hold})
             print(json.dumps({{"ran": t.attrs["sweep"]["ran"], "rows": t[{METRICS!r}].values.tolist()}}))
-    """))
+    """)
+    )
     return path
 
 
@@ -102,15 +107,21 @@ def reference(tmp_path_factory) -> list:
 
 
 def _run_driver(script: Path, cwd: Path) -> dict:
-    p = subprocess.run([sys.executable, str(script)], cwd=cwd, capture_output=True, text=True, timeout=600)
+    p = subprocess.run(
+        [sys.executable, str(script)], cwd=cwd, capture_output=True, text=True, timeout=600
+    )
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def _kill_driver_midway(tmp_path: Path, store: Path, delay: float) -> None:
     """Start a driver, kill -9 it after ``delay`` s; assert its children die."""
-    proc = subprocess.Popen([sys.executable, str(_script(tmp_path, store))], cwd=tmp_path,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, str(_script(tmp_path, store))],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     children: set[int] = set()
     t_end = time.monotonic() + delay
     while time.monotonic() < t_end:
@@ -153,8 +164,13 @@ def test_kills_at_random_points_20_times(tmp_path, reference):
 
 def _kill_a_worker(tmp_path: Path, store: Path, settle: float) -> None:
     """Run a driver, kill -9 one of its workers ``settle`` s after both started; the driver completes."""
-    proc = subprocess.Popen([sys.executable, str(_script(tmp_path, store))], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(_script(tmp_path, store))],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     killed = None
     deadline = time.monotonic() + 60
     while killed is None and time.monotonic() < deadline and proc.poll() is None:
@@ -187,8 +203,16 @@ def test_two_drivers_split_the_work(tmp_path, reference):
     both return the whole table."""
     store = tmp_path / "store"
     scripts = [_script(tmp_path, store), _script(tmp_path, store)]
-    procs = [subprocess.Popen([sys.executable, str(s)], cwd=tmp_path, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for s in scripts]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(s)],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for s in scripts
+    ]
     outs = []
     for p in procs:
         out, err = p.communicate(timeout=600)
@@ -207,7 +231,9 @@ def _filled_store(tmp_path: Path) -> Path:
 @pytest.fixture(scope="module")
 def light_reference(tmp_path_factory) -> list:
     """The undisturbed light sweep's metric rows."""
-    t = bufsim.sweep(LIGHT, GRID, workers=0, store=tmp_path_factory.mktemp("light") / "s", progress=False)
+    t = bufsim.sweep(
+        LIGHT, GRID, workers=0, store=tmp_path_factory.mktemp("light") / "s", progress=False
+    )
     return t[METRICS].values.tolist()
 
 
@@ -223,8 +249,12 @@ def test_a_damaged_row_is_reported_and_recomputed(tmp_path, light_reference):
         assert len(table) == len(reference) - 1
         assert table.attrs["damaged"] == [key]
         assert any(key in line for line in s.check())
-    p = subprocess.run([sys.executable, "-m", "bufsim.cli", "results", "--store", str(store), "--check"],
-                       capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "bufsim.cli", "results", "--store", str(store), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 1 and key in p.stderr and "Traceback" not in p.stderr
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DamagedRowsWarning)
@@ -273,10 +303,17 @@ def test_a_damaged_database_is_a_clear_error(tmp_path, damage):
     spec = tmp_path / "spec.toml"
     (tmp_path / "base.json").write_text(json.dumps(LIGHT))
     spec.write_text('base = "base.json"\n[grid]\n"link.buffer" = ["20pkt"]\n')
-    for args in (["sweep", str(spec), "--store", str(store), "--workers", "0", "-q"],
-                 ["results", "--store", str(store)]):
-        p = subprocess.run([sys.executable, "-m", "bufsim.cli", *args], capture_output=True, text=True,
-                           timeout=120, cwd=tmp_path)
+    for args in (
+        ["sweep", str(spec), "--store", str(store), "--workers", "0", "-q"],
+        ["results", "--store", str(store)],
+    ):
+        p = subprocess.run(
+            [sys.executable, "-m", "bufsim.cli", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+        )
         assert p.returncode == 2, (args, p.stdout, p.stderr)
         assert "Traceback" not in p.stderr, p.stderr
         assert str(store) in p.stderr, p.stderr
@@ -288,7 +325,8 @@ def test_a_full_disk_is_a_clear_error_and_loses_nothing(tmp_path, light_referenc
     naming the path; the points stored before stay, and a rerun completes."""
     store = tmp_path / "store"
     script = tmp_path / "full.py"
-    script.write_text(textwrap.dedent(f"""
+    script.write_text(
+        textwrap.dedent(f"""
         import resource, signal, sys
         import bufsim
         if __name__ == "__main__":
@@ -301,8 +339,11 @@ def test_a_full_disk_is_a_clear_error_and_loses_nothing(tmp_path, light_referenc
             except bufsim.StoreError as e:
                 print("StoreError:", e)
                 sys.exit(2)
-    """))
-    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    """)
+    )
+    p = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
     assert p.returncode == 2, (p.stdout, p.stderr)
     assert "StoreError:" in p.stdout and str(store) in p.stdout
     assert "Traceback" not in p.stderr

@@ -18,8 +18,6 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
-
 import bufsim
 
 GOLDEN = Path(__file__).parent / "golden" / "summaries.json"
@@ -30,16 +28,25 @@ QDISCS = ["droptail", "red", "fq", "codel", "fq_codel", "pie"]
 
 def scenarios() -> dict[str, tuple[dict, str]]:
     """name -> (scenario, engine)."""
-    base = {"duration": "5s", "warmup": "1s", "seed": 7,
-            "link": {"capacity": "20Mbps", "delay": "5ms", "buffer": "40pkt"}}
+    base = {
+        "duration": "5s",
+        "warmup": "1s",
+        "seed": 7,
+        "link": {"capacity": "20Mbps", "delay": "5ms", "buffer": "40pkt"},
+    }
     out: dict[str, tuple[dict, str]] = {}
     for v in VARIANTS:
         s = {**base, "flows": [{"count": 4, "tcp": v, "rtt": {"min": "20ms", "max": "80ms"}}]}
         out[f"{v}-packet"] = (s, "packet")
         out[f"{v}-fluid"] = (s, "fluid")
     for q in QDISCS:
-        s = {**base, "link": {**base["link"], "qdisc": q},
-             "flows": [{"count": 4, "tcp": "cubic", "rtt": {"min": "20ms", "max": "80ms"}, "sack": True}]}
+        s = {
+            **base,
+            "link": {**base["link"], "qdisc": q},
+            "flows": [
+                {"count": 4, "tcp": "cubic", "rtt": {"min": "20ms", "max": "80ms"}, "sack": True}
+            ],
+        }
         out[f"{q}-packet"] = (s, "packet")
     kinds = {
         "finite": {"count": 10, "size": {"pareto": {"shape": 1.3, "min": "5pkt"}}, "rtt": "40ms"},
@@ -48,17 +55,39 @@ def scenarios() -> dict[str, tuple[dict, str]]:
     }
     for k, g in kinds.items():
         out[f"{k}-packet"] = ({**base, "flows": [{"count": 2, "rtt": "40ms"}, g]}, "packet")
-    out["background-packet"] = ({**base, "flows": [{"count": 2, "rtt": "60ms", "delayed_ack": True}],
-                                 "background": [{"kind": "poisson", "rate": "8Mbps", "packet_size": "1000B"}]},
-                                "packet")
+    out["background-packet"] = (
+        {
+            **base,
+            "flows": [{"count": 2, "rtt": "60ms", "delayed_ack": True}],
+            "background": [{"kind": "poisson", "rate": "8Mbps", "packet_size": "1000B"}],
+        },
+        "packet",
+    )
     for stack in ("linux", "ns3"):
-        out[f"{stack}-stack-packet"] = ({**base, "flows": [{"count": 3, "rtt": "50ms", "stack": stack}]}, "packet")
-    out["red-ecn-packet"] = ({**base, "link": {**base["link"], "qdisc": "red", "qdisc_params": {"ecn": True}},
-                              "flows": [{"count": 4, "rtt": "40ms", "ecn": True}]}, "packet")
-    out["red-fluid"] = ({**base, "link": {**base["link"], "qdisc": "red"},
-                         "flows": [{"count": 4, "rtt": "40ms"}]}, "fluid")
-    out["sync-fluid"] = ({**base, "fluid": {"sync": 0.3}, "flows": [{"count": 10, "tcp": "highspeed", "rtt": "80ms"}]},
-                         "fluid")
+        out[f"{stack}-stack-packet"] = (
+            {**base, "flows": [{"count": 3, "rtt": "50ms", "stack": stack}]},
+            "packet",
+        )
+    out["red-ecn-packet"] = (
+        {
+            **base,
+            "link": {**base["link"], "qdisc": "red", "qdisc_params": {"ecn": True}},
+            "flows": [{"count": 4, "rtt": "40ms", "ecn": True}],
+        },
+        "packet",
+    )
+    out["red-fluid"] = (
+        {**base, "link": {**base["link"], "qdisc": "red"}, "flows": [{"count": 4, "rtt": "40ms"}]},
+        "fluid",
+    )
+    out["sync-fluid"] = (
+        {
+            **base,
+            "fluid": {"sync": 0.3},
+            "flows": [{"count": 10, "tcp": "highspeed", "rtt": "80ms"}],
+        },
+        "fluid",
+    )
     return out
 
 
@@ -68,7 +97,9 @@ def digest(summary: dict) -> str:
 
 
 def compute() -> dict[str, str]:
-    return {name: digest(bufsim.simulate(s, engine=e).summary) for name, (s, e) in scenarios().items()}
+    return {
+        name: digest(bufsim.simulate(s, engine=e).summary) for name, (s, e) in scenarios().items()
+    }
 
 
 def test_golden_summaries_do_not_move():

@@ -5,15 +5,21 @@ with delayed ACKs, 625-packet drop-tail buffer)."""
 
 from __future__ import annotations
 
+import bufsim
 import pandas as pd
 import pytest
-
-import bufsim
 
 
 def dumbbell(seed: int, buffer: str = "625pkt", duration: str = "100s", **flow) -> dict:
     """Paper 000's setup (section IV.B) with one SACK flow and delayed ACKs."""
-    group = {"count": 1, "tcp": "newreno", "rtt": "100ms", "mss": "1000B", "sack": True, "delayed_ack": True}
+    group = {
+        "count": 1,
+        "tcp": "newreno",
+        "rtt": "100ms",
+        "mss": "1000B",
+        "sack": True,
+        "delayed_ack": True,
+    }
     group.update(flow)
     return {
         "name": "recovery",
@@ -114,15 +120,40 @@ def test_hystart_without_delayed_acks_still_cuts_the_overshoot():
 
 
 def test_stack_profiles_fill_defaults_and_fields_override():
-    base = {"name": "p", "duration": "1s", "link": {"capacity": "10Mbps", "delay": "10ms", "buffer": "20pkt"}}
-    groups = bufsim.Scenario.load({**base, "flows": [
-        {"rtt": "40ms"},
-        {"rtt": "40ms", "stack": "linux"},
-        {"rtt": "40ms", "stack": "ns3"},
-        {"rtt": "40ms", "stack": "linux", "initial_window": 4, "recovery": "rfc6675", "prr": False},
-        {"rtt": "40ms", "stack": "linux", "sack": False},
-    ]}).normalized["flows"]
-    pick = ["stack", "initial_window_pkts", "min_rto_s", "delayed_ack", "prr", "rack", "hystart", "abc", "rto_ssthresh"]
+    base = {
+        "name": "p",
+        "duration": "1s",
+        "link": {"capacity": "10Mbps", "delay": "10ms", "buffer": "20pkt"},
+    }
+    groups = bufsim.Scenario.load(
+        {
+            **base,
+            "flows": [
+                {"rtt": "40ms"},
+                {"rtt": "40ms", "stack": "linux"},
+                {"rtt": "40ms", "stack": "ns3"},
+                {
+                    "rtt": "40ms",
+                    "stack": "linux",
+                    "initial_window": 4,
+                    "recovery": "rfc6675",
+                    "prr": False,
+                },
+                {"rtt": "40ms", "stack": "linux", "sack": False},
+            ],
+        }
+    ).normalized["flows"]
+    pick = [
+        "stack",
+        "initial_window_pkts",
+        "min_rto_s",
+        "delayed_ack",
+        "prr",
+        "rack",
+        "hystart",
+        "abc",
+        "rto_ssthresh",
+    ]
     rows = [[g[k] for k in pick] for g in groups]
     assert rows[0] == ["rfc", 1, 1.0, False, False, False, False, False, "rfc5681"]
     assert rows[1] == ["linux", 10, 0.2, True, True, True, True, True, "keep"]
@@ -144,16 +175,24 @@ def test_stack_profiles_fill_defaults_and_fields_override():
     ],
 )
 def test_bad_recovery_fields_name_the_field(flow, path, needle):
-    s = {"name": "x", "duration": "1s", "link": {"capacity": "10Mbps", "delay": "1ms", "buffer": "10pkt"},
-         "flows": [{"rtt": "10ms", **flow}]}
+    s = {
+        "name": "x",
+        "duration": "1s",
+        "link": {"capacity": "10Mbps", "delay": "1ms", "buffer": "10pkt"},
+        "flows": [{"rtt": "10ms", **flow}],
+    }
     with pytest.raises(bufsim.ScenarioError, match=needle) as e:
         bufsim.Scenario.load(s)
     assert path in str(e.value)
 
 
 def test_fluid_engine_refuses_hystart():
-    s = {"name": "x", "duration": "1s", "link": {"capacity": "10Mbps", "delay": "1ms", "buffer": "10pkt"},
-         "flows": [{"rtt": "10ms", "hystart": True}]}
+    s = {
+        "name": "x",
+        "duration": "1s",
+        "link": {"capacity": "10Mbps", "delay": "1ms", "buffer": "10pkt"},
+        "flows": [{"rtt": "10ms", "hystart": True}],
+    }
     with pytest.raises(bufsim.ScenarioError, match="flows\\[0\\].hystart"):
         bufsim.simulate(s, engine="fluid")
 
@@ -167,9 +206,15 @@ def test_rack_and_prr_runs_are_deterministic():
 
 
 def test_fluid_engine_names_the_profile_behind_a_refused_field():
-    s = {"name": "x", "duration": "1s", "link": {"capacity": "10Mbps", "delay": "1ms", "buffer": "10pkt"},
-         "flows": [{"rtt": "10ms", "stack": "ns3"}]}
-    with pytest.raises(bufsim.ScenarioError, match='flows\\[0\\].delayed_ack: true \\(from stack = "ns3"\\)'):
+    s = {
+        "name": "x",
+        "duration": "1s",
+        "link": {"capacity": "10Mbps", "delay": "1ms", "buffer": "10pkt"},
+        "flows": [{"rtt": "10ms", "stack": "ns3"}],
+    }
+    with pytest.raises(
+        bufsim.ScenarioError, match='flows\\[0\\].delayed_ack: true \\(from stack = "ns3"\\)'
+    ):
         bufsim.simulate(s, engine="fluid")
     # With the refused fields set explicitly, the profile's other defaults
     # (initial window 10) run in the fluid engine.

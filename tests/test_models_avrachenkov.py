@@ -2,9 +2,6 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from bufsim.models import (
     ModelInputError,
     aimd_alpha,
@@ -20,6 +17,8 @@ from bufsim.models import (
     pareto_set,
     theorem1,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 # Paper 003 section III: 100 Mbps, 500 B packets -> mu = 25000 packets/s; BDP 150 packets
 MU = 100e6 / (8 * 500)
@@ -34,9 +33,13 @@ def test_b0_paper003_example():
     # Section III: 250 (N=5) and 62 (N=20), from the synchronized formula (mu RTT)^2/(18n) (exact)
     assert b0(*_sync(5)) == pytest.approx(250.0, rel=1e-12)
     assert b0(*_sync(20)) == pytest.approx(62.5, rel=1e-12)
-    np.testing.assert_allclose(b0_symmetric(150, [5, 20], synchronized=True), [250.0, 62.5], rtol=1e-12)
+    np.testing.assert_allclose(
+        b0_symmetric(150, [5, 20], synchronized=True), [250.0, 62.5], rtol=1e-12
+    )
     # eq. (12), desynchronized: (mu RTT)^2 / (2n(4n-1)^2) and ~ (mu RTT)^2/(32 n^3)
-    np.testing.assert_allclose(b0_symmetric(150, 5, synchronized=False), 22500 / (10 * 19**2), rtol=1e-12)
+    np.testing.assert_allclose(
+        b0_symmetric(150, 5, synchronized=False), 22500 / (10 * 19**2), rtol=1e-12
+    )
     big = b0_symmetric(150, 1000, synchronized=False)
     assert big == pytest.approx(22500 / (32 * 1000**3), rel=1e-3)  # asymptote, O(1/n) correction
     # single flow: (mu RTT)^2 / 18
@@ -160,7 +163,10 @@ def test_optimal_buffers_problems_3_4_5():
         (lambda: aimd_beta(3, 4), r"n_signalled must be in \[1, n_flows\]"),
         (lambda: aimd_alpha([0.1, -0.1]), r"rtts_s must be > 0, got -0.1 \(element 1\)"),
         (lambda: b0_symmetric(150, 0.5, synchronized=True), r"n_flows must be"),
-        (lambda: optimal_buffer_rate_floor(2 * MU, *_sync(5)), r"min_mean_rate must be in \(0, 25000\]"),
+        (
+            lambda: optimal_buffer_rate_floor(2 * MU, *_sync(5)),
+            r"min_mean_rate must be in \(0, 25000\]",
+        ),
         (lambda: optimal_buffer_delay_bound(-1, *_sync(5)), r"max_mean_buffer must be >= 0"),
         (lambda: optimal_buffer_weighted(0, 0, *_sync(5)), r"c1 and c2 must not both be 0"),
         (lambda: pareto_set(*_sync(5), n_points=1), r"n_points must be >= 2"),

@@ -2,9 +2,6 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from bufsim.models import (
     ModelInputError,
     flow_regime,
@@ -16,6 +13,8 @@ from bufsim.models import (
     transparent_buffer_pkts,
     transparent_loss,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def test_ps_tail_paper000():
@@ -40,7 +39,8 @@ def test_regimes():
     assert flow_regime(0.5, 1e6, 10e9) == "transparent"
     assert flow_regime(1.2, 1e6, 10e9) == "overload"
     np.testing.assert_array_equal(
-        flow_regime([0.2, 0.9, 0.99, 1.0], 1e6, 50e6), ["transparent", "transparent", "elastic", "overload"]
+        flow_regime([0.2, 0.9, 0.99, 1.0], 1e6, 50e6),
+        ["transparent", "transparent", "elastic", "overload"],
     )
 
 

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from bufsim.models import (
     HSTCPParams,
     ModelInputError,
@@ -89,7 +88,11 @@ FRACTIONS = np.array([0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.8, 1.0])
 def _paper001(qdisc, throughput="exact"):
     # 1 Gbps, 1 KB packets, buffer as a fraction of 12500 packets (paper 001 section III.A)
     return hstcp_fixed_point(
-        1e9, PAPER001_RTTS, np.round(FRACTIONS * 12500).astype(int), packet_size_bytes=1000, qdisc=qdisc,
+        1e9,
+        PAPER001_RTTS,
+        np.round(FRACTIONS * 12500).astype(int),
+        packet_size_bytes=1000,
+        qdisc=qdisc,
         throughput=throughput,
     )
 
@@ -155,10 +158,19 @@ def test_fixed_point_with_background_and_caps():
         (lambda: hstcp_a(0.0), r"w must be > 0"),
         (lambda: HSTCPParams(high_window=10.0), r"high_window must be > low_window"),
         (lambda: HSTCPParams(high_decrease=0.7), r"high_decrease must be in \(0, 0.5\]"),
-        (lambda: hstcp_fixed_point(-1e9, [0.1], 10), r"capacity_bps must be > 0, got -1000000000.0"),
+        (
+            lambda: hstcp_fixed_point(-1e9, [0.1], 10),
+            r"capacity_bps must be > 0, got -1000000000.0",
+        ),
         (lambda: hstcp_fixed_point(1e9, [0.1], 0), r"buffer_pkts must be >= 1"),
-        (lambda: hstcp_fixed_point(1e9, [0.1], 10, qdisc="codel"), r"qdisc must be 'droptail' or 'red'"),
-        (lambda: hstcp_fixed_point(1e9, [0.1], 10, qdisc="red", red_max_p=0.0), r"red_max_p must be in \(0, 1\]"),
+        (
+            lambda: hstcp_fixed_point(1e9, [0.1], 10, qdisc="codel"),
+            r"qdisc must be 'droptail' or 'red'",
+        ),
+        (
+            lambda: hstcp_fixed_point(1e9, [0.1], 10, qdisc="red", red_max_p=0.0),
+            r"red_max_p must be in \(0, 1\]",
+        ),
     ],
 )
 def test_bad_input(call, match):

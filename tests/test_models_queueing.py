@@ -2,10 +2,6 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from scipy import stats
-
 from bufsim.models import (
     ModelInputError,
     md1_mean_queue,
@@ -17,6 +13,9 @@ from bufsim.models import (
     mm1k_mean_queue,
     state_dependent_distribution,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
 
 
 def _stationary(q_or_p: np.ndarray, generator: bool) -> np.ndarray:
@@ -140,7 +139,9 @@ def test_md1k_distribution_sums_to_one(rho, k):
 
 
 def test_state_dependent_distribution_reduces_to_mm1k():
-    np.testing.assert_allclose(state_dependent_distribution(0.9, np.ones(30)), mm1k_distribution(0.9, 30), rtol=1e-12)
+    np.testing.assert_allclose(
+        state_dependent_distribution(0.9, np.ones(30)), mm1k_distribution(0.9, 30), rtol=1e-12
+    )
     d = state_dependent_distribution(0.9, np.array([1.0, 0.0, 1.0]))
     np.testing.assert_allclose(d, [1 / 1.9, 0.9 / 1.9, 0.0, 0.0], rtol=1e-12)
 

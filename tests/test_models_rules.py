@@ -2,9 +2,6 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from bufsim.models import (
     PAPER002_SQRT_CONSTANT,
     ModelInputError,
@@ -17,6 +14,8 @@ from bufsim.models import (
     sqrt_throughput,
     stanford_buffer_pkts,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def test_bdp_paper002_setup():
@@ -72,7 +71,9 @@ def test_saturable_paper002_examples():
 
 def test_sqrt_formula_general_form():
     # paper 002 eq. (2): 0.87 / (T sqrt(p)); general form sqrt(3/(2b)); b = 2 gives 0.866
-    assert sqrt_throughput(0.01, 0.1, constant=PAPER002_SQRT_CONSTANT) == pytest.approx(87.0, rel=1e-12)
+    assert sqrt_throughput(0.01, 0.1, constant=PAPER002_SQRT_CONSTANT) == pytest.approx(
+        87.0, rel=1e-12
+    )
     assert sqrt_throughput(0.01, 0.1, b=2) == pytest.approx(86.6025, rel=1e-5)  # 5 digits by hand
     assert sqrt_throughput(0.01, 0.1) == pytest.approx(122.474, rel=1e-5)
     np.testing.assert_allclose(sqrt_throughput([0.01, 0.04], 0.1), [122.474, 61.237], rtol=1e-5)
@@ -82,7 +83,11 @@ def test_sqrt_formula_general_form():
 def test_pftk_reduces_to_sqrt_without_timeouts(b):
     p = np.array([1e-3, 1e-4, 1e-6])
     # the approximate PFTK formula with T0 = 0 is the square-root formula exactly
-    np.testing.assert_allclose(pftk_throughput(p, 0.1, rto_s=0.0, b=b, approx=True), sqrt_throughput(p, 0.1, b=b), rtol=1e-12)
+    np.testing.assert_allclose(
+        pftk_throughput(p, 0.1, rto_s=0.0, b=b, approx=True),
+        sqrt_throughput(p, 0.1, b=b),
+        rtol=1e-12,
+    )
     # the full model tends to it as p -> 0; relative gap is O(sqrt(p)): < 3% at 1e-3, < 0.1% at 1e-6
     full = pftk_throughput(p, 0.1, rto_s=0.0, b=b)
     ratio = full / sqrt_throughput(p, 0.1, b=b)

@@ -1,18 +1,27 @@
 """bufsim.models.scenario: predict / sweep_buffer on normalized scenarios, and README examples."""
 
-
+import bufsim
+import bufsim.models as m
 import numpy as np
 import pandas as pd
 import pytest
-
-import bufsim
-import bufsim.models as m
 from bufsim.models import ModelInputError, predict, sweep_buffer
 from bufsim.result import Result
 
 
-def make_scenario(tcp="newreno", n=5, rtt=0.006, capacity_bps=100e6, pkt=500, buffer_pkts=100,
-                  qdisc="droptail", background=(), access_rate_bps=None, rwnd_pkts=None, tcp_params=None):
+def make_scenario(
+    tcp="newreno",
+    n=5,
+    rtt=0.006,
+    capacity_bps=100e6,
+    pkt=500,
+    buffer_pkts=100,
+    qdisc="droptail",
+    background=(),
+    access_rate_bps=None,
+    rwnd_pkts=None,
+    tcp_params=None,
+):
     """The normalized scenario (SI units) the core makes of these settings.
 
     Built through ``bufsim.Scenario.load`` so that the models read exactly
@@ -28,12 +37,24 @@ def make_scenario(tcp="newreno", n=5, rtt=0.006, capacity_bps=100e6, pkt=500, bu
     if rwnd_pkts is not None:
         flow["rwnd"] = f"{rwnd_pkts}pkt"
     raw = {
-        "name": "t", "duration": "10s", "warmup": "1s", "seed": 7,
-        "link": {"capacity": f"{capacity_bps:.10g}bps", "delay": "1ms", "buffer": f"{buffer_pkts}pkt",
-                 "packet_size": f"{pkt}B", "qdisc": qdisc},
+        "name": "t",
+        "duration": "10s",
+        "warmup": "1s",
+        "seed": 7,
+        "link": {
+            "capacity": f"{capacity_bps:.10g}bps",
+            "delay": "1ms",
+            "buffer": f"{buffer_pkts}pkt",
+            "packet_size": f"{pkt}B",
+            "qdisc": qdisc,
+        },
         "flows": [flow],
         "background": [
-            {"kind": b["kind"], "rate": f"{b['rate_bps']:.10g}bps", "packet_size": f"{b['packet_size_bytes']}B"}
+            {
+                "kind": b["kind"],
+                "rate": f"{b['rate_bps']:.10g}bps",
+                "packet_size": f"{b['packet_size_bytes']}B",
+            }
             for b in background
         ],
     }
@@ -119,7 +140,9 @@ def test_models_read_tcp_params():
     # AIMD(a = 4) grows four times as fast as AIMD(1): Theorem 1's rate and
     # mean queue follow alpha = a N / RTT^2 (paper 003), so they must move.
     plain = predict(make_scenario("aimd", buffer_pkts=20), model="avrachenkov_sync")
-    fast = predict(make_scenario("aimd", buffer_pkts=20, tcp_params={"a": 4}), model="avrachenkov_sync")
+    fast = predict(
+        make_scenario("aimd", buffer_pkts=20, tcp_params={"a": 4}), model="avrachenkov_sync"
+    )
     mu = 25000.0
     rate, xbar = m.theorem1(20, mu, 4 * m.aimd_alpha([0.006] * 5), 0.5)
     assert fast.summary["utilization"] == pytest.approx(rate / mu, rel=1e-12)
@@ -137,16 +160,42 @@ def test_background_reduces_tcp_share():
 @pytest.mark.parametrize(
     "mutate,kwargs,match",
     [
-        (lambda s: s["link"].update(capacity_bps=-5.0), {}, r"scenario.link.capacity_bps must be > 0, got -5.0"),
+        (
+            lambda s: s["link"].update(capacity_bps=-5.0),
+            {},
+            r"scenario.link.capacity_bps must be > 0, got -5.0",
+        ),
         (lambda s: s.update(flows=[]), {}, r"scenario.flows must contain at least one flow group"),
-        (lambda s: s["flows"][0].update(rtts_s=[0.1]), {}, r"scenario.flows\[0\].rtts_s must have one RTT per flow \(5\)"),
+        (
+            lambda s: s["flows"][0].update(rtts_s=[0.1]),
+            {},
+            r"scenario.flows\[0\].rtts_s must have one RTT per flow \(5\)",
+        ),
         (lambda s: s["flows"][0].update(count=0), {}, r"scenario.flows\[0\].count must be >= 1"),
         (lambda s: s["link"].pop("buffer_pkts"), {}, r"scenario.link.buffer_pkts is missing"),
         (lambda s: None, {"model": "fluid"}, r"model must be one of auto, avrachenkov"),
-        (lambda s: None, {"model": "highspeed_mm1k"}, r"scenario.flows\[0\].tcp: model 'highspeed_mm1k' \(paper 001.*\) describes tcp highspeed, got 'newreno'"),
-        (lambda s: s["link"].update(qdisc="red"), {"model": "avrachenkov"}, r"scenario.link.qdisc: model 'avrachenkov' \(paper 003.*\) describes 'droptail', got 'red'"),
-        (lambda s: s["flows"][0].update(kind="open"), {"model": "sqrt"}, r"scenario.flows\[0\]: model 'sqrt' .* persistent flows only, this group is open traffic"),
-        (lambda s: s.update(background=[{"kind": "poisson", "rate_bps": 2e8, "packet_size_bytes": 500}]), {}, r"background rate .* must be below"),
+        (
+            lambda s: None,
+            {"model": "highspeed_mm1k"},
+            r"scenario.flows\[0\].tcp: model 'highspeed_mm1k' \(paper 001.*\) describes tcp highspeed, got 'newreno'",
+        ),
+        (
+            lambda s: s["link"].update(qdisc="red"),
+            {"model": "avrachenkov"},
+            r"scenario.link.qdisc: model 'avrachenkov' \(paper 003.*\) describes 'droptail', got 'red'",
+        ),
+        (
+            lambda s: s["flows"][0].update(kind="open"),
+            {"model": "sqrt"},
+            r"scenario.flows\[0\]: model 'sqrt' .* persistent flows only, this group is open traffic",
+        ),
+        (
+            lambda s: s.update(
+                background=[{"kind": "poisson", "rate_bps": 2e8, "packet_size_bytes": 500}]
+            ),
+            {},
+            r"background rate .* must be below",
+        ),
     ],
 )
 def test_bad_scenarios(mutate, kwargs, match):
@@ -160,9 +209,11 @@ def test_takes_a_scenario_as_simulate_does(tmp_path):
     """A Scenario, a raw dict, a file or a normalized dict: the same prediction."""
     import tomli_w
 
-    raw = {"duration": "10s", "link": {"capacity": "100Mbps", "delay": "1ms", "buffer": "100pkt",
-                                       "packet_size": "500B"},
-           "flows": [{"count": 5, "rtt": "6ms", "mss": "500B"}]}
+    raw = {
+        "duration": "10s",
+        "link": {"capacity": "100Mbps", "delay": "1ms", "buffer": "100pkt", "packet_size": "500B"},
+        "flows": [{"count": 5, "rtt": "6ms", "mss": "500B"}],
+    }
     (tmp_path / "s.toml").write_text(tomli_w.dumps(raw))
     scn = bufsim.Scenario.load(raw)
     expected = predict(scn.normalized).summary
@@ -171,10 +222,18 @@ def test_takes_a_scenario_as_simulate_does(tmp_path):
         assert r.summary == expected
         assert r.provenance["scenario_hash"] == scn.hash()
     assert sweep_buffer(tmp_path / "s.toml", [5]).shape[0] == 1
-    with pytest.raises(ModelInputError, match=r"scenario must be a bufsim.Scenario, a scenario dict or file"):
+    with pytest.raises(
+        ModelInputError, match=r"scenario must be a bufsim.Scenario, a scenario dict or file"
+    ):
         predict([1, 2])
     with pytest.raises(bufsim.ScenarioError, match="link.capacity"):
-        predict({"duration": "1s", "link": {"capacity": "fast", "delay": "1ms", "buffer": "1pkt"}, "flows": []})
+        predict(
+            {
+                "duration": "1s",
+                "link": {"capacity": "fast", "delay": "1ms", "buffer": "1pkt"},
+                "flows": [],
+            }
+        )
 
 
 def test_sweep_rejects_bad_buffers():

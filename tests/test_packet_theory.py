@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-import pytest
-
 import bufsim
 import bufsim.models as m
+import numpy as np
+import pytest
 
 
 def one_flow(buffer: str, duration: str = "300s", **flow) -> dict:
@@ -67,7 +66,9 @@ def test_random_loss_follows_square_root_formula(p, delayed_ack):
         "warmup": "20s",
         # 1 Gbps is never the bottleneck.
         "link": {"capacity": "1Gbps", "delay": "10ms", "buffer": "100000pkt"},
-        "flows": [{"rtt": "100ms", "mss": "1000B", "loss": p, "delayed_ack": delayed_ack, "sack": True}],
+        "flows": [
+            {"rtt": "100ms", "mss": "1000B", "loss": p, "delayed_ack": delayed_ack, "sack": True}
+        ],
     }
     r = bufsim.simulate(s)
     pps = r.summary["goodput_bps"] / 8000
@@ -124,7 +125,9 @@ def test_same_seed_same_result_different_seed_different():
         "duration": "30s",
         "seed": 7,
         "link": {"capacity": "20Mbps", "delay": "10ms", "buffer": "30pkt"},
-        "flows": [{"count": 3, "rtt": {"uniform": ["40ms", "120ms"]}, "start": {"uniform": ["0s", "2s"]}}],
+        "flows": [
+            {"count": 3, "rtt": {"uniform": ["40ms", "120ms"]}, "start": {"uniform": ["0s", "2s"]}}
+        ],
         "background": [{"kind": "poisson", "rate": "5Mbps", "packet_size": "500B"}],
         "output": {"cwnd": True},
     }

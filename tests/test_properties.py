@@ -23,11 +23,10 @@ from __future__ import annotations
 import math
 import os
 
+import bufsim
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import bufsim
 
 EXAMPLES = int(os.environ.get("BUFSIM_PROPERTY_EXAMPLES", "2000"))
 #: Relative slack on "at most the capacity" (float sums over many packets).
@@ -35,7 +34,13 @@ SLACK = 1e-9
 
 VARIANTS = ["newreno", "reno", "aimd", "highspeed", "scalable", "cubic", "htcp"]
 QDISCS = ["droptail", "red", "fq", "codel", "fq_codel", "pie"]
-SIZES = ["1pkt", "20pkt", "100KB", {"exponential": "30pkt"}, {"pareto": {"shape": 1.3, "min": "5pkt"}}]
+SIZES = [
+    "1pkt",
+    "20pkt",
+    "100KB",
+    {"exponential": "30pkt"},
+    {"pareto": {"shape": 1.3, "min": "5pkt"}},
+]
 
 
 @st.composite
@@ -43,7 +48,9 @@ def groups(draw, delay_ms: float):
     rtt_min = 2 * delay_ms + draw(st.sampled_from([1.0, 5.0, 20.0, 80.0]))
     g: dict = {
         "tcp": draw(st.sampled_from(VARIANTS)),
-        "rtt": f"{rtt_min}ms" if draw(st.booleans()) else {"min": f"{rtt_min}ms", "max": f"{2 * rtt_min}ms"},
+        "rtt": f"{rtt_min}ms"
+        if draw(st.booleans())
+        else {"min": f"{rtt_min}ms", "max": f"{2 * rtt_min}ms"},
         "sack": draw(st.booleans()),
         "delayed_ack": draw(st.booleans()),
     }
@@ -90,8 +97,13 @@ def scenarios(draw) -> dict:
     if qdisc == "red" and draw(st.booleans()):
         s["link"]["qdisc_params"] = {"ecn": True}
     if draw(st.integers(0, 3)) == 0:
-        s["background"] = [{"kind": "poisson", "rate": f"{draw(st.sampled_from([0.2, 0.8]))}Mbps",
-                            "packet_size": "1000B"}]
+        s["background"] = [
+            {
+                "kind": "poisson",
+                "rate": f"{draw(st.sampled_from([0.2, 0.8]))}Mbps",
+                "packet_size": "1000B",
+            }
+        ]
     return s
 
 
@@ -108,11 +120,19 @@ def _check_invariants(r: bufsim.Result, engine: str) -> None:
     assert s["mean_queue_pkts"] <= buffer * (1 + SLACK) + SLACK, (s["mean_queue_pkts"], buffer)
     if engine == "packet":
         assert s["max_queue_pkts"] <= buffer, (s["max_queue_pkts"], buffer)
-        assert s["packets_sent"] == s["packets_delivered"] + s["packets_dropped"] + s["packets_in_flight"], s
+        assert (
+            s["packets_sent"]
+            == s["packets_delivered"] + s["packets_dropped"] + s["packets_in_flight"]
+        ), s
 
 
-@settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=EXAMPLES,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(raw=scenarios(), engine=st.sampled_from(["packet", "packet", "fluid"]))
 def test_random_scenarios_keep_the_invariants(raw, engine):
     try:
@@ -150,8 +170,12 @@ def test_the_draw_covers_every_variant_discipline_and_kind():
 @pytest.mark.parametrize("engine", ["packet", "fluid"])
 def test_nothing_to_measure_is_defined(engine):
     """A run where nothing crosses the link: every metric defined (no NaN)."""
-    raw = {"duration": "1s", "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "20pkt"},
-           "flows": [{"count": 1, "rtt": "20ms", "start": "0.99s"}], "warmup": "0.5s"}
+    raw = {
+        "duration": "1s",
+        "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "20pkt"},
+        "flows": [{"count": 1, "rtt": "20ms", "start": "0.99s"}],
+        "warmup": "0.5s",
+    }
     r = bufsim.simulate(raw, engine=engine)
     assert not [k for k, v in r.summary.items() if v != v]
     assert r.summary["jain_index"] == 1.0 and r.summary["sync_mean"] == 0.0

@@ -12,8 +12,6 @@ import io
 import re
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).parents[1]
 
 
@@ -25,7 +23,11 @@ def blocks() -> list[tuple[str, str | None]]:
     for k, block in enumerate(found):
         if block.group(1) == "python":
             nxt = found[k + 1] if k + 1 < len(found) else None
-            adjacent = nxt is not None and nxt.group(1) == "" and not text[block.end() : nxt.start()].strip()
+            adjacent = (
+                nxt is not None
+                and nxt.group(1) == ""
+                and not text[block.end() : nxt.start()].strip()
+            )
             out.append((block.group(2), nxt.group(2) if adjacent else None))
     return out
 
@@ -92,5 +94,7 @@ def test_readme_console_sessions_run(tmp_path):
     for command in commands:
         args = shlex.split(command)
         assert args[0] == "bufsim", command
-        p = subprocess.run([str(script), *args[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        p = subprocess.run(
+            [str(script), *args[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=600
+        )
         assert p.returncode == 0, (command, p.stderr)

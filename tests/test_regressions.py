@@ -3,19 +3,27 @@
 
 from __future__ import annotations
 
-import pytest
-
 import bufsim
+import pytest
 
 
 def test_fair_queueing_with_open_loop_flows_runs():
     # FQ sized its per-flow queues for the flows known at the start; the
     # transfers an open loop creates during the run indexed past them
     # ("index out of bounds" at queue/fq.rs).
-    s = {"name": "x", "duration": "4s",
-         "link": {"capacity": "200Mbps", "delay": "93ms", "buffer": "73000B", "qdisc": "fq",
-                  "qdisc_params": {"background_flows": 1}, "packet_size": "300B"},
-         "flows": [{"rtt": "280ms", "size": "dhamdhere2006", "arrival": {"load": 1.1}}]}
+    s = {
+        "name": "x",
+        "duration": "4s",
+        "link": {
+            "capacity": "200Mbps",
+            "delay": "93ms",
+            "buffer": "73000B",
+            "qdisc": "fq",
+            "qdisc_params": {"background_flows": 1},
+            "packet_size": "300B",
+        },
+        "flows": [{"rtt": "280ms", "size": "dhamdhere2006", "arrival": {"load": 1.1}}],
+    }
     r = bufsim.simulate(s)
     assert 0.5 < r.summary["utilization"] <= 1.0
 
@@ -26,15 +34,39 @@ def test_fair_queueing_with_open_loop_flows_runs():
         # Fluid: a chosen flow was charged more loss than it sent (flows that
         # grew after the congestion event's choice were charged nothing):
         # 2.37e10 bps of goodput on a 7.9 Mbps link.
-        ("fluid", {"name": "x", "duration": "1.3s",
-                   "link": {"capacity": "7.9e+06bps", "delay": "0ms", "buffer": "1pkt"},
-                   "flows": [{"rtt": {"uniform": ["1ms", "170ms"]}},
-                             {"count": 2, "rtt": {"uniform": ["1ms", "1ms"]}, "start": {"uniform": ["0s", "0.65s"]}}]}),
+        (
+            "fluid",
+            {
+                "name": "x",
+                "duration": "1.3s",
+                "link": {"capacity": "7.9e+06bps", "delay": "0ms", "buffer": "1pkt"},
+                "flows": [
+                    {"rtt": {"uniform": ["1ms", "170ms"]}},
+                    {
+                        "count": 2,
+                        "rtt": {"uniform": ["1ms", "1ms"]},
+                        "start": {"uniform": ["0s", "0.65s"]},
+                    },
+                ],
+            },
+        ),
         # Packet: goodput counted the advance of rcv_nxt, crediting a short
         # window with segments that crossed before it (480 kbps on 210 kbps).
-        ("packet", {"name": "x", "duration": "1.3s", "warmup": "1.2s",
-                    "link": {"capacity": "210000bps", "delay": "0ms", "buffer": "3BDP", "packet_size": "230B"},
-                    "flows": [{"rtt": {"uniform": ["1ms", "50ms"]}}]}),
+        (
+            "packet",
+            {
+                "name": "x",
+                "duration": "1.3s",
+                "warmup": "1.2s",
+                "link": {
+                    "capacity": "210000bps",
+                    "delay": "0ms",
+                    "buffer": "3BDP",
+                    "packet_size": "230B",
+                },
+                "flows": [{"rtt": {"uniform": ["1ms", "50ms"]}}],
+            },
+        ),
     ],
 )
 def test_goodput_never_exceeds_capacity(engine, scenario):
@@ -47,8 +79,13 @@ def test_goodput_never_exceeds_capacity(engine, scenario):
 def test_both_engines_name_the_time_series_alike():
     # The fluid engine wrote window_flow<i> where the packet engine (and the
     # README) say cwnd_flow<i>.
-    s = {"name": "x", "duration": "5s", "link": {"capacity": "10Mbps", "delay": "10ms", "buffer": "20pkt"},
-         "flows": [{"count": 2, "rtt": "40ms"}], "output": {"interval": "100ms", "cwnd": True}}
+    s = {
+        "name": "x",
+        "duration": "5s",
+        "link": {"capacity": "10Mbps", "delay": "10ms", "buffer": "20pkt"},
+        "flows": [{"count": 2, "rtt": "40ms"}],
+        "output": {"interval": "100ms", "cwnd": True},
+    }
     cols = {e: set(bufsim.simulate(s, engine=e).timeseries.columns) for e in ("packet", "fluid")}
     assert {"cwnd_flow0", "cwnd_flow1"} <= cols["packet"] & cols["fluid"]
 
@@ -59,11 +96,21 @@ def test_both_engines_name_the_time_series_alike():
 )
 def test_fluid_red_refuses_what_it_would_ignore(params, field):
     # The fluid RED model silently ran adaptive, ECN and byte-mode RED as plain RED.
-    s = {"name": "x", "duration": "5s",
-         "link": {"capacity": "10Mbps", "delay": "10ms", "buffer": "100pkt", "qdisc": "red",
-                  "qdisc_params": {"min_th": 20, "max_th": 60, **params}},
-         "flows": [{"count": 2, "rtt": "40ms"}]}
-    with pytest.raises(bufsim.ScenarioError, match=rf"link\.qdisc_params\.{field}: .*engine=\"packet\""):
+    s = {
+        "name": "x",
+        "duration": "5s",
+        "link": {
+            "capacity": "10Mbps",
+            "delay": "10ms",
+            "buffer": "100pkt",
+            "qdisc": "red",
+            "qdisc_params": {"min_th": 20, "max_th": 60, **params},
+        },
+        "flows": [{"count": 2, "rtt": "40ms"}],
+    }
+    with pytest.raises(
+        bufsim.ScenarioError, match=rf"link\.qdisc_params\.{field}: .*engine=\"packet\""
+    ):
         bufsim.simulate(s, engine="fluid")
     assert bufsim.simulate(s).summary["utilization"] > 0  # the packet engine runs it
 
@@ -83,7 +130,21 @@ def test_simulate_and_run_take_the_sweep_engine_names(tmp_path):
         bufsim.simulate(s, engine="model:nope")
     path = tmp_path / "s.json"
     path.write_text(json.dumps(s))
-    out = subprocess.run([sys.executable, "-m", "bufsim", "run", str(path), "--engine", "model:avrachenkov",
-                          "--out", str(tmp_path / "out"), "--quiet"], capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bufsim",
+            "run",
+            str(path),
+            "--engine",
+            "model:avrachenkov",
+            "--out",
+            str(tmp_path / "out"),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stderr
     assert bufsim.Result.load(tmp_path / "out").engine == "model:avrachenkov"

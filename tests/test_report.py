@@ -5,21 +5,18 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
+import bufsim
 import pandas as pd
 import pytest
+from bufsim import plot, report
 from matplotlib.figure import Figure
 from matplotlib.image import imread
-
-import bufsim
-from bufsim import plot, report
 
 SMALL = {
     "name": "report-small",
@@ -78,7 +75,7 @@ def test_curve_errors_and_confidence_band_by_hand():
     assert row["hi"] - row["mean"] == pytest.approx(4.302653 * 0.1 / math.sqrt(3), rel=1e-5)
     fig = plot.buffer_curves(t, "utilization", rules={"BDP": 15}, bound=0.85)
     assert isinstance(fig, Figure)
-    labels = [l.get_text() for l in fig.axes[0].get_legend().get_texts()]
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert any("RMS 0.1" in s and "max 0.1" in s for s in labels), labels
 
 
@@ -105,11 +102,13 @@ def test_result_figures_and_notebook_view(result):
 
 
 def test_flow_cdfs_of_finite_flows():
-    s = dict(SMALL, flows=[{"rtt": "60ms", "size": {"exponential": "30pkt"}, "arrival": {"load": 0.5}}])
+    s = dict(
+        SMALL, flows=[{"rtt": "60ms", "size": {"exponential": "30pkt"}, "arrival": {"load": 0.5}}]
+    )
     r = bufsim.simulate(s)
     fig = plot.flow_cdfs({"B=30": r})
-    labels = [l.get_text() for l in fig.axes[0].get_legend().get_texts()]
-    assert any(l.startswith("B=30 small") for l in labels), labels
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert any(s.startswith("B=30 small") for s in labels), labels
 
 
 def write_reports(tmp: Path, result, table) -> dict[str, Path]:
@@ -136,13 +135,21 @@ def test_cli_report_from_a_result_directory_and_bad_sources(tmp_path, result):
     result.save(tmp_path / "run")
     out = tmp_path / "r.html"
     cmd = [sys.executable, "-m", "bufsim.cli"]
-    ok = subprocess.run([*cmd, "report", str(tmp_path / "run"), "-o", str(out)], capture_output=True, text=True)
+    ok = subprocess.run(
+        [*cmd, "report", str(tmp_path / "run"), "-o", str(out)], capture_output=True, text=True
+    )
     assert ok.returncode == 0, ok.stderr
     assert "fig-timeseries" in out.read_text()
-    bad = subprocess.run([*cmd, "report", str(tmp_path / "nothing"), "-o", str(out)], capture_output=True, text=True)
+    bad = subprocess.run(
+        [*cmd, "report", str(tmp_path / "nothing"), "-o", str(out)], capture_output=True, text=True
+    )
     said = " ".join(bad.stderr.split())  # the console wraps long lines
     assert bad.returncode == 2 and "is not a result directory" in said and "Traceback" not in said
-    ext = subprocess.run([*cmd, "report", str(tmp_path / "run"), "-o", str(tmp_path / "r.pdf")], capture_output=True, text=True)
+    ext = subprocess.run(
+        [*cmd, "report", str(tmp_path / "run"), "-o", str(tmp_path / "r.pdf")],
+        capture_output=True,
+        text=True,
+    )
     assert ext.returncode == 2 and "use a .html or .htm file name" in " ".join(ext.stderr.split())
 
 
@@ -176,7 +183,9 @@ def chromium() -> list[str]:
     """The command that starts headless Chromium (in an empty network namespace when possible)."""
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if exe is None:
-        pytest.fail("Chromium is not installed: `apt-get install chromium` (make test and .ci/run install it)")
+        pytest.fail(
+            "Chromium is not installed: `apt-get install chromium` (make test and .ci/run install it)"
+        )
     unshare = shutil.which("unshare")
     if unshare and subprocess.run([unshare, "--net", "true"], capture_output=True).returncode == 0:
         return [unshare, "--net", exe]
@@ -189,10 +198,17 @@ def test_report_in_headless_chromium(tmp_path, result, table):
         profile = tmp_path / f"profile-{name}"
         netlog = tmp_path / f"{name}-net.json"
         shot = tmp_path / f"{name}.png"
-        base = [*chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--log-net-log={netlog}"]
+        base = [
+            *chromium(),
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={profile}",
+            f"--log-net-log={netlog}",
+        ]
         run = subprocess.run(
             [*base, f"--screenshot={shot}", "--window-size=1100,1400", page.as_uri()],
-            capture_output=True, text=True, timeout=120,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert run.returncode == 0 and shot.is_file(), run.stderr[-2000:]
         # Not blank: a white page has no variance and almost no dark pixels.

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import tomllib
 
-import pytest
-
 import bufsim
 import bufsim.models as m
+import pytest
 from bufsim.reproduce import auge2006
 
 

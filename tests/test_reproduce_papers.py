@@ -7,11 +7,13 @@ in `make bench`. Each assertion states the paper's claim and the tolerance.
 from __future__ import annotations
 
 import pytest
-
 from bufsim.reproduce import avrachenkov2006, barman2005, kumar2010
 
 
-@pytest.fixture(scope="module", params=[pytest.param(True, id="quick"), pytest.param(False, id="full", marks=pytest.mark.slow)])
+@pytest.fixture(
+    scope="module",
+    params=[pytest.param(True, id="quick"), pytest.param(False, id="full", marks=pytest.mark.slow)],
+)
 def quick(request):
     return request.param
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import copy
 
-import pytest
-
 import bufsim
+import pytest
 
 
 def edit(base: dict, path: str, value) -> dict:
@@ -48,7 +47,7 @@ BAD = [
     ("flows.0.rtt", "30ms", ["flows[0].rtt", "shorter than twice link.delay"]),
     ("flows.0.rtt", ["100ms", "120ms"], ["flows[0].rtt", "2 values but count is 1"]),
     ("flows.0.rtt", {"min": "120ms", "max": "100ms"}, ["flows[0].rtt", "min", "max"]),
-    ("flows.0.rtt", {"gauss": "100ms"}, ["flows[0].rtt", "unknown key \"gauss\""]),
+    ("flows.0.rtt", {"gauss": "100ms"}, ["flows[0].rtt", 'unknown key "gauss"']),
     ("flows.0.mss", "10B", ["flows[0].mss", "between 64B and 65535B"]),
     ("flows.0.loss", 1.5, ["flows[0].loss", "probability in [0, 1)"]),
     ("flows.0.loss", "1%", ["flows[0].loss", "invalid type"]),
@@ -79,9 +78,15 @@ def test_bad_field_is_named(base, path, value, fragments):
 @pytest.mark.parametrize(
     "background,fragments",
     [
-        ({"kind": "cbr", "rate": "1Mbps", "packet_size": "1000B"}, ["background[0].kind", "poisson"]),
+        (
+            {"kind": "cbr", "rate": "1Mbps", "packet_size": "1000B"},
+            ["background[0].kind", "poisson"],
+        ),
         ({"kind": "poisson", "rate": "1Mbps"}, ["background[0]", "missing field `packet_size`"]),
-        ({"kind": "poisson", "rate": "500Mbps", "packet_size": "1000B"}, ["background[0].rate", "10 times"]),
+        (
+            {"kind": "poisson", "rate": "500Mbps", "packet_size": "1000B"},
+            ["background[0].rate", "10 times"],
+        ),
     ],
 )
 def test_bad_background(base, background, fragments):
@@ -134,12 +139,24 @@ def test_one_root_for_every_bufsim_error_and_the_field_as_an_attribute():
 
     import bufsim
 
-    for cls in (bufsim.ScenarioError, bufsim.EngineError, bufsim.SweepSpecError, bufsim.StoreError,
-                bufsim.ModelInputError, bufsim.AdviceError):
+    for cls in (
+        bufsim.ScenarioError,
+        bufsim.EngineError,
+        bufsim.SweepSpecError,
+        bufsim.StoreError,
+        bufsim.ModelInputError,
+        bufsim.AdviceError,
+    ):
         assert issubclass(cls, bufsim.BufsimError), cls
-    assert issubclass(bufsim.ScenarioError, ValueError) and issubclass(bufsim.EngineError, RuntimeError)
-    raw = {"name": "x", "duration": "1s", "link": {"capacity": "10Mbps", "delay": "1ms", "buffer": "5pkt"},
-           "flows": [{"rtt": "oops"}]}
+    assert issubclass(bufsim.ScenarioError, ValueError) and issubclass(
+        bufsim.EngineError, RuntimeError
+    )
+    raw = {
+        "name": "x",
+        "duration": "1s",
+        "link": {"capacity": "10Mbps", "delay": "1ms", "buffer": "5pkt"},
+        "flows": [{"rtt": "oops"}],
+    }
     with pytest.raises(bufsim.BufsimError) as e:
         bufsim.Scenario.load(raw)
     assert e.value.path == "flows[0].rtt" and str(e.value).startswith("flows[0].rtt: ")

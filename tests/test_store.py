@@ -5,22 +5,39 @@ from __future__ import annotations
 import math
 import sqlite3
 
+import bufsim
 import pandas as pd
 import pytest
-
-import bufsim
-
 from bufsim.store import Store, StoreError, point_key
 
 SCENARIO = {"name": "s", "link": {"buffer": "20pkt"}}
 
 
-def put(store: Store, key: str, *, status: str = "ok", params=None, summary=None, ts: bytes | None = None, **kw):
+def put(
+    store: Store,
+    key: str,
+    *,
+    status: str = "ok",
+    params=None,
+    summary=None,
+    ts: bytes | None = None,
+    **kw,
+):
     store.put(
-        key=key, name=kw.get("name", "s"), engine=kw.get("engine", "packet"), seed=kw.get("seed", 1),
-        scenario=SCENARIO, params=params or {"link.buffer": "20pkt"}, status=status,
-        summary=summary if summary is not None else ({"utilization": 0.5} if status == "ok" else None),
-        error=None if status == "ok" else "EngineError: boom", wall_s=0.1, version="0.0.0", timeseries=ts,
+        key=key,
+        name=kw.get("name", "s"),
+        engine=kw.get("engine", "packet"),
+        seed=kw.get("seed", 1),
+        scenario=SCENARIO,
+        params=params or {"link.buffer": "20pkt"},
+        status=status,
+        summary=summary
+        if summary is not None
+        else ({"utilization": 0.5} if status == "ok" else None),
+        error=None if status == "ok" else "EngineError: boom",
+        wall_s=0.1,
+        version="0.0.0",
+        timeseries=ts,
     )
 
 
@@ -35,20 +52,40 @@ def ts_bytes(frame: pd.DataFrame) -> bytes:
 def test_point_key_depends_on_every_part():
     base = point_key("h", "packet", 1, "0.1.0")
     assert len(base) == 64
-    assert len({base, point_key("g", "packet", 1, "0.1.0"), point_key("h", "fluid", 1, "0.1.0"),
-                point_key("h", "packet", 2, "0.1.0"), point_key("h", "packet", 1, "0.2.0")}) == 5
+    assert (
+        len(
+            {
+                base,
+                point_key("g", "packet", 1, "0.1.0"),
+                point_key("h", "fluid", 1, "0.1.0"),
+                point_key("h", "packet", 2, "0.1.0"),
+                point_key("h", "packet", 1, "0.2.0"),
+            }
+        )
+        == 5
+    )
     assert point_key("h", "packet", 1, "0.1.0") == base
 
 
 def test_round_trip_and_replace(tmp_path):
     frame = pd.DataFrame({"time_s": [0.1, 0.2], "queue_pkts": [3.0, 4.5]}).set_index("time_s")
     with Store(tmp_path / "r") as store:
-        put(store, "k1", summary={"utilization": 0.1 + 0.2, "odd": math.nan, "flag": True, "n": 3}, ts=ts_bytes(frame))
+        put(
+            store,
+            "k1",
+            summary={"utilization": 0.1 + 0.2, "odd": math.nan, "flag": True, "n": 3},
+            ts=ts_bytes(frame),
+        )
         put(store, "k2", status="failed")
         rec = store.get(["k1", "k2", "missing"])
         assert set(rec) == {"k1", "k2"}
         s = rec["k1"]["summary"]
-        assert s["utilization"] == 0.1 + 0.2 and math.isnan(s["odd"]) and s["flag"] is True and s["n"] == 3
+        assert (
+            s["utilization"] == 0.1 + 0.2
+            and math.isnan(s["odd"])
+            and s["flag"] is True
+            and s["n"] == 3
+        )
         assert rec["k1"]["scenario"] == SCENARIO and rec["k1"]["params"] == {"link.buffer": "20pkt"}
         assert rec["k2"]["summary"] is None and rec["k2"]["error"] == "EngineError: boom"
         pd.testing.assert_frame_equal(store.timeseries("k1"), frame)
@@ -66,7 +103,11 @@ def test_round_trip_and_replace(tmp_path):
 def test_wal_mode_and_a_reader_alongside_a_writer(tmp_path):
     with Store(tmp_path / "r") as store:
         put(store, "k1")
-        mode = sqlite3.connect(tmp_path / "r" / "store.sqlite").execute("PRAGMA journal_mode").fetchone()[0]
+        mode = (
+            sqlite3.connect(tmp_path / "r" / "store.sqlite")
+            .execute("PRAGMA journal_mode")
+            .fetchone()[0]
+        )
         assert mode == "wal"
         writer = sqlite3.connect(tmp_path / "r" / "store.sqlite", isolation_level=None)
         writer.execute("BEGIN IMMEDIATE")
@@ -81,16 +122,34 @@ def test_table_filters(tmp_path):
     with Store(tmp_path / "r") as store:
         put(store, "a", params={"link.buffer": "20pkt", "flows[0].count": 1}, seed=1)
         put(store, "b", params={"link.buffer": "40pkt", "flows[0].count": 2}, seed=2)
-        put(store, "c", params={"link.buffer": "40pkt", "flows[0].count": 2}, engine="model:sqrt", seed=1)
+        put(
+            store,
+            "c",
+            params={"link.buffer": "40pkt", "flows[0].count": 2},
+            engine="model:sqrt",
+            seed=1,
+        )
         put(store, "d", params={"link.buffer": "40pkt"}, status="failed", name="other")
         t = store.table()
-        assert list(t.columns[:6]) == ["link.buffer", "flows[0].count", "engine", "seed", "status", "error"]
+        assert list(t.columns[:6]) == [
+            "link.buffer",
+            "flows[0].count",
+            "engine",
+            "seed",
+            "status",
+            "error",
+        ]
         assert len(t) == 4
         assert store.table(engine="packet")["key"].tolist() == ["a", "b", "d"]
         assert store.table(status="failed")["key"].tolist() == ["d"]
         assert store.table(name="other")["key"].tolist() == ["d"]
-        assert sorted(store.table(where={"link.buffer": "40pkt", "flows[0].count": 2})["key"]) == ["b", "c"]
-        assert store.table(where={"flows[0].count": "1"})["key"].tolist() == ["a"]  # text form matches
+        assert sorted(store.table(where={"link.buffer": "40pkt", "flows[0].count": 2})["key"]) == [
+            "b",
+            "c",
+        ]
+        assert store.table(where={"flows[0].count": "1"})["key"].tolist() == [
+            "a"
+        ]  # text form matches
         assert store.table(where={"link.qdisc": "red"}).empty
 
 
@@ -126,27 +185,44 @@ def test_sweeps_are_told_apart_and_runs_are_recorded(tmp_path):
 
     import tomli_w
 
-    base = {"duration": "1s", "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "20pkt"},
-            "flows": [{"count": 2, "rtt": "20ms"}]}
+    base = {
+        "duration": "1s",
+        "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "20pkt"},
+        "flows": [{"count": 2, "rtt": "20ms"}],
+    }
     (tmp_path / "s.toml").write_text(tomli_w.dumps(base))
     cli = [sys.executable, "-m", "bufsim.cli"]
-    p = subprocess.run([*cli, "run", "s.toml", "--quiet"], cwd=tmp_path, capture_output=True, text=True)
+    p = subprocess.run(
+        [*cli, "run", "s.toml", "--quiet"], cwd=tmp_path, capture_output=True, text=True
+    )
     assert p.returncode == 0, p.stderr
     (tmp_path / "spec.toml").write_text(
         'name = "buffer-vs-flows"\nbase = "s.toml"\nengines = ["packet", "model:avrachenkov"]\nseeds = [1, 2]\n'
         '[grid]\n"link.buffer" = ["20pkt", "40pkt"]\n'
     )
-    p = subprocess.run([*cli, "sweep", "spec.toml", "-q", "--workers", "0"], cwd=tmp_path, capture_output=True,
-                       text=True)
+    p = subprocess.run(
+        [*cli, "sweep", "spec.toml", "-q", "--workers", "0"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 0, p.stderr
     # 2 buffers x (2 packet seeds + 1 model row); the 20pkt seed-1 packet point was the run's.
     assert "6 points: 5 ran, 1 reused" in p.stdout
     with Store(tmp_path / "results") as db:
         assert db.sweeps() == {"buffer-vs-flows": 6, "run": 1}
         assert len(db.table(sweep="buffer-vs-flows")) == 6
-        assert {r["version"] for r in db.records()} == {f"{bufsim.__version__}+{bufsim._core.__build__}"}
-    p = subprocess.run([*cli, "results", "--name", "buffer-vs-flows"], cwd=tmp_path, capture_output=True, text=True)
+        assert {r["version"] for r in db.records()} == {
+            f"{bufsim.__version__}+{bufsim._core.__build__}"
+        }
+    p = subprocess.run(
+        [*cli, "results", "--name", "buffer-vs-flows"], cwd=tmp_path, capture_output=True, text=True
+    )
     assert "a sweep is: --sweep buffer-vs-flows" in " ".join(p.stdout.split())
-    p = subprocess.run([*cli, "results", "--sweep", "buffer-vs-flows"], cwd=tmp_path, capture_output=True,
-                       text=True)
+    p = subprocess.run(
+        [*cli, "results", "--sweep", "buffer-vs-flows"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 0 and "6 points" in p.stdout

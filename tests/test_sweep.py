@@ -15,10 +15,9 @@ import textwrap
 import time
 from pathlib import Path
 
+import bufsim
 import pandas as pd
 import pytest
-
-import bufsim
 from bufsim.store import Store
 from bufsim.sweep import SweepSpecError, expand, load_spec
 from conftest import SWEEP_BASE as BASE
@@ -48,7 +47,10 @@ def test_expand_orders_product_zip_engines_seeds():
     assert first.params == {"link.buffer": "10pkt", "flows[0].count": 1, "flows[0].rtt": "40ms"}
     assert (first.engine, first.seed) == ("packet", 1)
     assert [(p.engine, p.seed) for p in points[:4]] == [
-        ("packet", 1), ("packet", 2), ("model:avrachenkov", 1), ("packet", 1)
+        ("packet", 1),
+        ("packet", 2),
+        ("model:avrachenkov", 1),
+        ("packet", 1),
     ]
     # Zipped lists advance together; the first product axis is the slowest.
     assert points[3].params == {"link.buffer": "10pkt", "flows[0].count": 3, "flows[0].rtt": "80ms"}
@@ -88,9 +90,15 @@ def test_without_seeds_uses_the_base_seed():
         ({"grid": {"link.buffer": "20pkt"}}, ["link.buffer", "must be a list"]),
         ({"grid": ["link.buffer"]}, ["grid must be a table"]),
         ({"grid": {"flows[0].count": [1, "two"]}}, ["flows[0].count='two'", "invalid type"]),
-        ({"grid": {"link.buffer": ["20pkt", "20xx"]}}, ["link.buffer='20xx'", "invalid buffer size"]),
+        (
+            {"grid": {"link.buffer": ["20pkt", "20xx"]}},
+            ["link.buffer='20xx'", "invalid buffer size"],
+        ),
         ({"grid": {"link.capacity": ["10Mbps", 10]}}, ["link.capacity=10", "link.capacity"]),
-        ({"grid": GRID, "zip": [{"flows[0].count": [1, 2], "flows[0].rtt": ["40ms"]}]}, ["zip[0]", "equal lengths"]),
+        (
+            {"grid": GRID, "zip": [{"flows[0].count": [1, 2], "flows[0].rtt": ["40ms"]}]},
+            ["zip[0]", "equal lengths"],
+        ),
         ({"grid": GRID, "zip": [{"link.buffer": ["1pkt"]}]}, ["link.buffer", "more than one axis"]),
         ({"grid": {"link": [{}], "link.buffer": ["1pkt"]}}, ["overlap"]),
         ({"grid": GRID, "engines": ["pakcet"]}, ["pakcet", "allowed are"]),
@@ -121,14 +129,24 @@ def test_bad_base_scenario_is_a_spec_error():
 def test_table_shape_and_values(reference):
     t = reference
     assert len(t) == 2 * 2 * 2
-    assert list(t.columns[:6]) == ["link.buffer", "flows[0].count", "flows[0].rtt", "engine", "seed", "status"]
+    assert list(t.columns[:6]) == [
+        "link.buffer",
+        "flows[0].count",
+        "flows[0].rtt",
+        "engine",
+        "seed",
+        "status",
+    ]
     assert (t["status"] == "ok").all() and t["error"].isna().all()
     assert t["utilization"].between(0.3, 1.0).all()
     # Each row is exactly what simulate() gives for that point.
     row = t.iloc[5]
     scn = copy.deepcopy(BASE)
     scn["link"]["buffer"], scn["flows"][0]["count"], scn["flows"][0]["rtt"], scn["seed"] = (
-        row["link.buffer"], int(row["flows[0].count"]), row["flows[0].rtt"], int(row["seed"])
+        row["link.buffer"],
+        int(row["flows[0].count"]),
+        row["flows[0].rtt"],
+        int(row["seed"]),
     )
     direct = bufsim.simulate(scn)
     for metric, value in direct.summary.items():
@@ -142,7 +160,9 @@ def test_table_shape_and_values(reference):
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("workers", [1, 2])
 def test_same_table_whatever_the_worker_count(tmp_path, reference, workers):
-    t = bufsim.sweep(BASE, GRID, seeds=SEEDS, zip=ZIP, workers=workers, store=tmp_path / "s", progress=False)
+    t = bufsim.sweep(
+        BASE, GRID, seeds=SEEDS, zip=ZIP, workers=workers, store=tmp_path / "s", progress=False
+    )
     pd.testing.assert_frame_equal(stable(t), stable(reference), check_exact=True)
     assert t.attrs["sweep"]["ran"] == 8
 
@@ -156,7 +176,9 @@ def test_rerun_reuses_stored_points(tmp_path, reference):
     assert len(stamps) == 8
     # A larger sweep holding the first: only the new points run.
     bigger = {"link.buffer": ["10pkt", "40pkt", "80pkt"]}
-    second = bufsim.sweep(BASE, bigger, seeds=SEEDS, zip=ZIP, workers=2, store=store, progress=False)
+    second = bufsim.sweep(
+        BASE, bigger, seeds=SEEDS, zip=ZIP, workers=2, store=store, progress=False
+    )
     assert second.attrs["sweep"]["ran"] == 4 and second.attrs["sweep"]["cached"] == 8
     assert second["cached"].sum() == 8
     with Store(store) as db:
@@ -176,7 +198,9 @@ def test_failing_points_are_recorded_and_do_not_stop_the_sweep(tmp_path):
     # the packet engine runs those points.
     grid = {"background[0].rate": ["2Mbps", "12Mbps"]}
     store = tmp_path / "s"
-    t = bufsim.sweep(BASE, grid, engines=["packet", "model:avrachenkov"], workers=0, store=store, progress=False)
+    t = bufsim.sweep(
+        BASE, grid, engines=["packet", "model:avrachenkov"], workers=0, store=store, progress=False
+    )
     assert list(t["status"]) == ["ok", "ok", "ok", "failed"]
     bad = t.iloc[3]
     assert bad["engine"] == "model:avrachenkov" and "capacity" in bad["error"]
@@ -188,32 +212,55 @@ def test_failing_points_are_recorded_and_do_not_stop_the_sweep(tmp_path):
         failed = db.table(status="failed")
         assert len(failed) == 1 and failed["error"].iloc[0] == bad["error"]
     # A rerun retries failed points only (they fail again), or keeps them.
-    again = bufsim.sweep(BASE, grid, engines=["packet", "model:avrachenkov"], workers=0, store=store, progress=False)
+    again = bufsim.sweep(
+        BASE, grid, engines=["packet", "model:avrachenkov"], workers=0, store=store, progress=False
+    )
     assert again.attrs["sweep"]["ran"] == 1
-    kept = bufsim.sweep(BASE, grid, engines=["packet", "model:avrachenkov"], workers=0, store=store,
-                        progress=False, retry_failed=False)
+    kept = bufsim.sweep(
+        BASE,
+        grid,
+        engines=["packet", "model:avrachenkov"],
+        workers=0,
+        store=store,
+        progress=False,
+        retry_failed=False,
+    )
     assert kept.attrs["sweep"]["ran"] == 0 and kept["status"].tolist() == t["status"].tolist()
 
 
 def test_progress_callback_and_timeseries(tmp_path):
     seen = []
-    t, ts = bufsim.sweep(BASE, GRID, workers=0, store=tmp_path / "s", timeseries=True, progress=seen.append)
-    assert [s["done"] for s in seen] == [1, 2] and seen[-1]["total"] == 2 and seen[-1]["failed"] == 0
+    t, ts = bufsim.sweep(
+        BASE, GRID, workers=0, store=tmp_path / "s", timeseries=True, progress=seen.append
+    )
+    assert (
+        [s["done"] for s in seen] == [1, 2] and seen[-1]["total"] == 2 and seen[-1]["failed"] == 0
+    )
     assert list(ts.columns[:5]) == ["key", "link.buffer", "engine", "seed", "time_s"]
     assert set(ts["key"]) == set(t["key"])
     # 3 s sampled every 100 ms, per point; equal to the direct run's time series.
-    one = ts[ts["link.buffer"] == "40pkt"].set_index("time_s").drop(columns=["key", "link.buffer", "engine", "seed"])
+    one = (
+        ts[ts["link.buffer"] == "40pkt"]
+        .set_index("time_s")
+        .drop(columns=["key", "link.buffer", "engine", "seed"])
+    )
     direct = bufsim.simulate(dict(BASE, link=dict(BASE["link"], buffer="40pkt"))).timeseries
     pd.testing.assert_frame_equal(one, direct, check_exact=True)
     # Cached points give their time series too.
-    t2, ts2 = bufsim.sweep(BASE, GRID, workers=0, store=tmp_path / "s", timeseries=True, progress=False)
+    t2, ts2 = bufsim.sweep(
+        BASE, GRID, workers=0, store=tmp_path / "s", timeseries=True, progress=False
+    )
     assert t2["cached"].all()
     pd.testing.assert_frame_equal(ts2, ts, check_exact=True)
 
 
 def _kill_a_worker_once(state: dict) -> None:
     if state["done"] == 3:
-        workers = [p for p in multiprocessing.active_children() if "Fork" in type(p).__name__ or "Spawn" in type(p).__name__]
+        workers = [
+            p
+            for p in multiprocessing.active_children()
+            if "Fork" in type(p).__name__ or "Spawn" in type(p).__name__
+        ]
         assert workers, "no worker process to kill"
         os.kill(workers[0].pid, signal.SIGKILL)
 
@@ -248,7 +295,10 @@ SLOW = dict(
     flows=[{"count": 8, "rtt": "40ms", "mss": "1000B", "start": {"uniform": ["0s", "1s"]}}],
     background=[{"kind": "poisson", "rate": "10Mbps", "packet_size": "1000B"}],
 )
-SLOW_GRID = {"link.buffer": [f"{b}pkt" for b in (10, 20, 30, 40, 50, 60, 80, 100, 150, 200)], "flows[0].count": [4, 8]}
+SLOW_GRID = {
+    "link.buffer": [f"{b}pkt" for b in (10, 20, 30, 40, 50, 60, 80, 100, 150, 200)],
+    "flows[0].count": [4, 8],
+}
 
 
 def _stored(store: Path) -> int:
@@ -270,7 +320,9 @@ def test_kill_9_of_the_driver_then_rerun_resumes(tmp_path):
     total = 2 * len(SLOW_GRID["link.buffer"]) * len(SLOW_GRID["flows[0].count"])  # 40 points
     proc = subprocess.Popen(
         [sys.executable, str(script), json.dumps(SLOW), json.dumps(SLOW_GRID), str(store)],
-        start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     try:
         deadline = time.monotonic() + 120
@@ -298,9 +350,13 @@ def test_kill_9_of_the_driver_then_rerun_resumes(tmp_path):
     with Store(store) as db:
         after = {r["key"]: r["finished"] for r in db.records()}
     assert len(after) == total, "no point lost or duplicated"
-    assert all(after[k] == v for k, v in before.items()), "a point finished before the kill was recomputed"
+    assert all(after[k] == v for k, v in before.items()), (
+        "a point finished before the kill was recomputed"
+    )
 
-    uninterrupted = bufsim.sweep(SLOW, SLOW_GRID, seeds=[1, 2], workers=0, store=None, progress=False)
+    uninterrupted = bufsim.sweep(
+        SLOW, SLOW_GRID, seeds=[1, 2], workers=0, store=None, progress=False
+    )
     pd.testing.assert_frame_equal(stable(resumed), stable(uninterrupted), check_exact=True)
 
 
@@ -334,16 +390,24 @@ start = { uniform = ["0s", "1s"] }
 """
 
 
-def cli(*args: str, cwd: Path, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+def cli(
+    *args: str, cwd: Path, env: dict | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "bufsim.cli", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=timeout, env=env,
+        [sys.executable, "-m", "bufsim.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
     )
 
 
 def test_load_spec_with_base_file_and_inline(tmp_path):
     (tmp_path / "scn.json").write_text(json.dumps(BASE))
-    (tmp_path / "a.toml").write_text('base = "scn.json"\nseeds = [3]\n[grid]\n"link.buffer" = ["10pkt"]\n')
+    (tmp_path / "a.toml").write_text(
+        'base = "scn.json"\nseeds = [3]\n[grid]\n"link.buffer" = ["10pkt"]\n'
+    )
     spec = load_spec(tmp_path / "a.toml")
     assert spec.base == BASE and spec.engines == ["packet"] and spec.seeds == [3]
     points = spec.expand()
@@ -359,7 +423,10 @@ def test_load_spec_with_base_file_and_inline(tmp_path):
         ('[grid]\n"link.buffer" = ["1pkt"]\n', "'base' is missing"),
         ('base = "scn.json"\ngird = {}\n', "unknown key 'gird'"),
         ('base = "scn.json"\n[grid]\n', "grid is empty"),
-        ('base = "scn.json"\n[grid]\n"link.buffer" = ["1pkt", "2 parcels"]\n', "link.buffer='2 parcels'"),
+        (
+            'base = "scn.json"\n[grid]\n"link.buffer" = ["1pkt", "2 parcels"]\n',
+            "link.buffer='2 parcels'",
+        ),
         ('base = "scn.json"\n[grid]\n"flows[0].cnt" = [1]\n', "flows[0].cnt"),
         ('base = "scn.json"\n[grid = \n', "cannot parse"),
     ],
@@ -375,13 +442,22 @@ def test_bad_spec_files(tmp_path, text, needle):
 @pytest.mark.timeout(180)
 def test_cli_sweep_resume_and_results(tmp_path):
     (tmp_path / "spec.toml").write_text(SPEC)
-    r = cli("sweep", "spec.toml", "--workers", "2", "--store", "st", "--out", "table.csv", cwd=tmp_path)
+    r = cli(
+        "sweep", "spec.toml", "--workers", "2", "--store", "st", "--out", "table.csv", cwd=tmp_path
+    )
     assert r.returncode == 0, r.stderr
     assert "8 points: 8 ran, 0 reused" in r.stdout and "0 failed" in r.stdout
     table = pd.read_csv(tmp_path / "table.csv")
     assert len(table) == 8 and (table["status"] == "ok").all()
-    api = bufsim.sweep(load_spec(tmp_path / "spec.toml").base, {"link.buffer": ["10pkt", "40pkt"]}, seeds=[1, 2],
-                       zip=ZIP, workers=0, store=None, progress=False)
+    api = bufsim.sweep(
+        load_spec(tmp_path / "spec.toml").base,
+        {"link.buffer": ["10pkt", "40pkt"]},
+        seeds=[1, 2],
+        zip=ZIP,
+        workers=0,
+        store=None,
+        progress=False,
+    )
     assert table["utilization"].tolist() == api["utilization"].tolist()
 
     r = cli("sweep", "spec.toml", "--store", "st", "--quiet", cwd=tmp_path)
@@ -389,8 +465,18 @@ def test_cli_sweep_resume_and_results(tmp_path):
     r = cli("sweep", "spec.toml", "--store", "st", "--dry-run", cwd=tmp_path)
     assert "8 points (8 already in st, 0 to run)" in r.stdout
 
-    r = cli("results", "--store", "st", "--where", "link.buffer=10pkt", "--where", "flows[0].count=3",
-            "--export", "sel.parquet", cwd=tmp_path)
+    r = cli(
+        "results",
+        "--store",
+        "st",
+        "--where",
+        "link.buffer=10pkt",
+        "--where",
+        "flows[0].count=3",
+        "--export",
+        "sel.parquet",
+        cwd=tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     sel = pd.read_parquet(tmp_path / "sel.parquet")
     assert len(sel) == 2 and set(sel["seed"]) == {1, 2} and (sel["link.buffer"] == "10pkt").all()
@@ -415,16 +501,26 @@ def test_cli_errors(tmp_path):
 def test_cli_ctrl_c_keeps_finished_points(tmp_path):
     spec = tmp_path / "spec.toml"
     spec.write_text(
-        "seeds = [1, 2]\n[base]\n" + "\n".join(
+        "seeds = [1, 2]\n[base]\n"
+        + "\n".join(
             f"{k} = {json.dumps(v)}" for k, v in SLOW.items() if not isinstance(v, (dict, list))
-        ) + f"\nlink = {_toml_inline(SLOW['link'])}\nflows = [{_toml_inline(SLOW['flows'][0])}]\n"
+        )
+        + f"\nlink = {_toml_inline(SLOW['link'])}\nflows = [{_toml_inline(SLOW['flows'][0])}]\n"
         + f"background = [{_toml_inline(SLOW['background'][0])}]\n"
-        + '[grid]\n"link.buffer" = ' + json.dumps(SLOW_GRID["link.buffer"]) + "\n"
-        + '"flows[0].count" = ' + json.dumps(SLOW_GRID["flows[0].count"]) + "\n"
+        + '[grid]\n"link.buffer" = '
+        + json.dumps(SLOW_GRID["link.buffer"])
+        + "\n"
+        + '"flows[0].count" = '
+        + json.dumps(SLOW_GRID["flows[0].count"])
+        + "\n"
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "bufsim.cli", "sweep", str(spec), "--store", "st", "--workers", "1"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
     try:
         deadline = time.monotonic() + 90
@@ -442,7 +538,9 @@ def test_cli_ctrl_c_keeps_finished_points(tmp_path):
     n = _stored(tmp_path / "st")
     assert 5 <= n < 40
     r = cli("sweep", str(spec), "--store", "st", "--workers", "2", "--quiet", cwd=tmp_path)
-    assert r.returncode == 0 and f"40 points: {40 - n} ran, {n} reused" in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 0 and f"40 points: {40 - n} ran, {n} reused" in r.stdout, (
+        r.stdout + r.stderr
+    )
 
 
 def _toml_inline(d: dict) -> str:

@@ -16,10 +16,9 @@ import sys
 import time
 from pathlib import Path
 
+import bufsim
 import pandas as pd
 import pytest
-
-import bufsim
 from conftest import SWEEP_BASE, stable
 
 distributed = pytest.importorskip("distributed")
@@ -43,8 +42,12 @@ def local_cluster():
     from distributed import LocalCluster
 
     cluster = LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=None, silence_logs=logging.ERROR,
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
     )
     try:
         yield cluster
@@ -54,15 +57,31 @@ def local_cluster():
 
 @pytest.mark.timeout(120)
 def test_local_cluster_equals_local_pool(local_cluster, local_table, tmp_path):
-    t = bufsim.sweep(BASE, GRID, ENGINES, SEEDS, zip=ZIP, scheduler=local_cluster.scheduler_address,
-                     store=tmp_path / "s", progress=False)
+    t = bufsim.sweep(
+        BASE,
+        GRID,
+        ENGINES,
+        SEEDS,
+        zip=ZIP,
+        scheduler=local_cluster.scheduler_address,
+        store=tmp_path / "s",
+        progress=False,
+    )
     assert t.attrs["sweep"]["executor"].startswith("Dask scheduler tcp://127.0.0.1:")
     # 3 buffers x 2 zipped x (2 packet seeds + 1 model row: a model is deterministic).
     assert t.attrs["sweep"]["ran"] == len(t) == 18
     pd.testing.assert_frame_equal(stable(t), stable(local_table), check_exact=True)
     # Rerun on the cluster: everything comes from the store.
-    again = bufsim.sweep(BASE, GRID, ENGINES, SEEDS, zip=ZIP, scheduler=local_cluster.scheduler_address,
-                         store=tmp_path / "s", progress=False)
+    again = bufsim.sweep(
+        BASE,
+        GRID,
+        ENGINES,
+        SEEDS,
+        zip=ZIP,
+        scheduler=local_cluster.scheduler_address,
+        store=tmp_path / "s",
+        progress=False,
+    )
     assert again.attrs["sweep"]["ran"] == 0 and again["cached"].all()
 
 
@@ -71,8 +90,16 @@ def test_executor_argument_takes_a_dask_executor(local_cluster, local_table):
     from distributed import Client
 
     with Client(local_cluster.scheduler_address, set_as_default=False) as client:
-        t = bufsim.sweep(BASE, GRID, ENGINES, SEEDS, zip=ZIP, executor=client.get_executor(),
-                         store=None, progress=False)
+        t = bufsim.sweep(
+            BASE,
+            GRID,
+            ENGINES,
+            SEEDS,
+            zip=ZIP,
+            executor=client.get_executor(),
+            store=None,
+            progress=False,
+        )
         assert client.status == "running"  # a given executor is not shut down
     pd.testing.assert_frame_equal(stable(t), stable(local_table), check_exact=True)
 
@@ -80,8 +107,13 @@ def test_executor_argument_takes_a_dask_executor(local_cluster, local_table):
 def test_unreachable_scheduler_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules["bufsim.sweep"], "DASK_CONNECT_TIMEOUT_S", 2.0)
     port = _free_port()
-    with pytest.raises(bufsim.SweepSpecError, match=f"cannot connect to the Dask scheduler at 'tcp://127.0.0.1:{port}'"):
-        bufsim.sweep(BASE, GRID, scheduler=f"tcp://127.0.0.1:{port}", store=tmp_path / "s", progress=False)
+    with pytest.raises(
+        bufsim.SweepSpecError,
+        match=f"cannot connect to the Dask scheduler at 'tcp://127.0.0.1:{port}'",
+    ):
+        bufsim.sweep(
+            BASE, GRID, scheduler=f"tcp://127.0.0.1:{port}", store=tmp_path / "s", progress=False
+        )
 
 
 def _free_port() -> int:
@@ -112,18 +144,48 @@ def test_dask_scheduler_and_two_worker_commands(local_table, tmp_path):
     assert dask.is_file(), f"{dask} missing (pip install 'bufsim[dask]')"
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
-    common = dict(start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tmp_path)
+    common = dict(
+        start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tmp_path
+    )
     procs: list[subprocess.Popen] = []
     try:
-        procs.append(subprocess.Popen(
-            [str(dask), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **common
-        ))
-        for i in range(2):
-            procs.append(subprocess.Popen(
-                [str(dask), "worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny",
-                 "--no-dashboard", "--memory-limit", "0", "--name", f"w{i}", "--local-directory", str(tmp_path)],
+        procs.append(
+            subprocess.Popen(
+                [
+                    str(dask),
+                    "scheduler",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(port),
+                    "--no-dashboard",
+                ],
                 **common,
-            ))
+            )
+        )
+        for i in range(2):
+            procs.append(
+                subprocess.Popen(
+                    [
+                        str(dask),
+                        "worker",
+                        address,
+                        "--host",
+                        "127.0.0.1",
+                        "--nthreads",
+                        "1",
+                        "--no-nanny",
+                        "--no-dashboard",
+                        "--memory-limit",
+                        "0",
+                        "--name",
+                        f"w{i}",
+                        "--local-directory",
+                        str(tmp_path),
+                    ],
+                    **common,
+                )
+            )
         from distributed import Client
 
         deadline = time.monotonic() + 60
@@ -141,7 +203,9 @@ def test_dask_scheduler_and_two_worker_commands(local_table, tmp_path):
         # Through the environment variable, as `bufsim sweep` reads it.
         os.environ["DASK_SCHEDULER_ADDRESS"] = address
         try:
-            t = bufsim.sweep(BASE, GRID, ENGINES, SEEDS, zip=ZIP, store=tmp_path / "s", progress=False)
+            t = bufsim.sweep(
+                BASE, GRID, ENGINES, SEEDS, zip=ZIP, store=tmp_path / "s", progress=False
+            )
         finally:
             del os.environ["DASK_SCHEDULER_ADDRESS"]
         assert t.attrs["sweep"]["executor"] == f"Dask scheduler {address}"

@@ -11,11 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import bufsim
 import numpy as np
 import pandas as pd
 import pytest
-
-import bufsim
 from bufsim.pcap import ipv4_checksum
 
 #: 10 Mbps drop-tail, 4 NewReno flows and Poisson background (UDP in the pcap).
@@ -76,7 +75,7 @@ def test_trace_columns_and_events(result):
     after = t[t["time_s"] >= 1.0]["event"].value_counts()
     for name in bufsim._core.TRACE_EVENTS:
         if name.startswith("drop_"):
-            assert after.get(name, 0) == result.summary["drops_" + name[len("drop_"):]], name
+            assert after.get(name, 0) == result.summary["drops_" + name[len("drop_") :]], name
 
 
 def test_trace_off_is_empty_and_changes_nothing(result):
@@ -120,12 +119,12 @@ def test_pcap_file_layout(result, tmp_path):
     # Walk the records: lengths, timestamps and header checksums.
     off, i = 24, 0
     while off < len(data):
-        sec, nsec, incl, orig = struct.unpack("<IIII", data[off:off + 16])
+        sec, nsec, incl, orig = struct.unpack("<IIII", data[off : off + 16])
         row = deq.iloc[i]
         assert orig == row["size_bytes"]
         assert incl == (40 if row["flow"] >= 0 else 28)
         assert abs(sec + nsec * 1e-9 - row["time_s"]) < 1e-9
-        ip = np.frombuffer(data[off + 16:off + 36], dtype=np.uint8)
+        ip = np.frombuffer(data[off + 16 : off + 36], dtype=np.uint8)
         # RFC 791: the checksum over the whole header (checksum included) folds to 0xffff.
         words = ip.reshape(10, 2).astype(np.uint32)
         total = int((words[:, 0] << 8 | words[:, 1]).sum())
@@ -147,16 +146,31 @@ def test_ipv4_checksum_known_header():
 def test_tshark_reads_the_pcap(result, tmp_path):
     path = result.to_pcap(tmp_path / "out.pcap")
     deq = result.trace[result.trace["event"] == "dequeue"].reset_index(drop=True)
-    rows = fields(path, "frame.number", "ip.src", "ip.dst", "ip.checksum.status",
-                  options=("-o", "ip.check_checksum:TRUE"))
+    rows = fields(
+        path,
+        "frame.number",
+        "ip.src",
+        "ip.dst",
+        "ip.checksum.status",
+        options=("-o", "ip.check_checksum:TRUE"),
+    )
     assert len(rows) == len(deq)
     assert all(r[3] == "1" for r in rows)  # 1: "Good" (epan's PROTO_CHECKSUM_E_GOOD; 0 is "Bad")
     assert {r[2] for r in rows} == {"10.1.0.1"}
     # A known TCP packet: a retransmission-free segment of flow 2 (seq >= 1).
     tcp = deq[(deq["flow"] == 2) & (deq["seq"] > 5)]
     k = int(tcp.index[0])
-    pkt = fields(path, "ip.src", "tcp.srcport", "tcp.dstport", "tcp.seq_raw", "frame.len", "frame.cap_len",
-                 "frame.time_epoch", options=("-Y", f"frame.number == {k + 1}"))
+    pkt = fields(
+        path,
+        "ip.src",
+        "tcp.srcport",
+        "tcp.dstport",
+        "tcp.seq_raw",
+        "frame.len",
+        "frame.cap_len",
+        "frame.time_epoch",
+        options=("-Y", f"frame.number == {k + 1}"),
+    )
     assert len(pkt) == 1
     src, sport, dport, seq, flen, caplen, epoch = pkt[0]
     row = deq.loc[k]
@@ -174,8 +188,13 @@ def test_tshark_reads_the_pcap(result, tmp_path):
 def test_pcap_ecn_marks(tmp_path):
     raw = {
         "duration": "8s",
-        "link": {"capacity": "10Mbps", "delay": "10ms", "buffer": "100pkt",
-                 "qdisc": "red", "qdisc_params": {"min_th": 10, "max_th": 30, "ecn": True}},
+        "link": {
+            "capacity": "10Mbps",
+            "delay": "10ms",
+            "buffer": "100pkt",
+            "qdisc": "red",
+            "qdisc_params": {"min_th": 10, "max_th": 30, "ecn": True},
+        },
         "flows": [{"count": 8, "rtt": "60ms", "mss": "1000B", "ecn": True}],
         "output": {"trace": True},
     }
@@ -183,7 +202,9 @@ def test_pcap_ecn_marks(tmp_path):
     deq = r.trace[r.trace["event"] == "dequeue"]
     marked = int(((deq["ecn"] & 2) != 0).sum())
     assert marked > 10
-    rows = fields(r.to_pcap(tmp_path / "ecn.pcap"), "ip.dsfield.ecn", options=("-Y", "ip.dsfield.ecn == 3"))
+    rows = fields(
+        r.to_pcap(tmp_path / "ecn.pcap"), "ip.dsfield.ecn", options=("-Y", "ip.dsfield.ecn == 3")
+    )
     assert len(rows) == marked
 
 
@@ -226,9 +247,22 @@ def test_cli_pcap(tmp_path):
     scenario = tmp_path / "s.json"
     scenario.write_text(json.dumps({k: v for k, v in SCENARIO.items() if k != "output"}))
     out = subprocess.run(
-        [sys.executable, "-m", "bufsim.cli", "run", str(scenario), "--quiet", "--out", str(tmp_path / "r"),
-         "--pcap", str(tmp_path / "r.pcap")],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "bufsim.cli",
+            "run",
+            str(scenario),
+            "--quiet",
+            "--out",
+            str(tmp_path / "r"),
+            "--pcap",
+            str(tmp_path / "r.pcap"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
     )
     assert out.returncode == 0, out.stderr
     r = bufsim.Result.load(tmp_path / "r")
@@ -237,11 +271,27 @@ def test_cli_pcap(tmp_path):
     assert f"{n} packets written" in out.stdout
     assert len(fields(tmp_path / "r.pcap", "frame.number")) == n
     # The fluid engine cannot trace: exit 2 naming output.trace; a bad file name: exit 2 naming --pcap.
-    for args, named in ((["--engine", "fluid", "--pcap", str(tmp_path / "f.pcap")], "output.trace"),
-                        (["--pcap", str(tmp_path / "f.txt")], "--pcap")):
-        bad = subprocess.run([sys.executable, "-m", "bufsim.cli", "run", str(scenario), "--quiet",
-                              "--out", str(tmp_path / "f"), *args],
-                             capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    for args, named in (
+        (["--engine", "fluid", "--pcap", str(tmp_path / "f.pcap")], "output.trace"),
+        (["--pcap", str(tmp_path / "f.txt")], "--pcap"),
+    ):
+        bad = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "bufsim.cli",
+                "run",
+                str(scenario),
+                "--quiet",
+                "--out",
+                str(tmp_path / "f"),
+                *args,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+        )
         assert bad.returncode == 2, bad.stderr
         assert named in bad.stderr
 

@@ -4,9 +4,8 @@ empirical size CSV, overload, bad input, and paper 002 section 4."""
 
 from __future__ import annotations
 
-import pytest
-
 import bufsim
+import pytest
 from bufsim import flows as bflows
 from bufsim.engines import OverloadWarning
 from bufsim.reproduce import dhamdhere2006
@@ -26,8 +25,19 @@ OPEN = {
 def test_open_loop_records_and_cdfs():
     r = bufsim.simulate(OPEN)
     f = r.flows
-    for col in ("size_pkts", "start_s", "end_s", "fct_s", "bytes", "throughput_bps", "finished",
-                "left_slow_start", "large", "loss_rate", "retransmits"):
+    for col in (
+        "size_pkts",
+        "start_s",
+        "end_s",
+        "fct_s",
+        "bytes",
+        "throughput_bps",
+        "finished",
+        "left_slow_start",
+        "large",
+        "loss_rate",
+        "retransmits",
+    ):
         assert col in f
     # Two persistent rows first, then one row per transfer.
     assert f["size_pkts"].isna().sum() == 2
@@ -77,8 +87,18 @@ arrival = { rate = "10/s" }
 
 
 def test_overload_warns_and_caps():
-    sc = {**OPEN, "duration": "40s", "flows": [
-        {"rtt": "40ms", "size": {"exponential": "60pkt"}, "arrival": {"load": 1.5}, "max_active": 100}]}
+    sc = {
+        **OPEN,
+        "duration": "40s",
+        "flows": [
+            {
+                "rtt": "40ms",
+                "size": {"exponential": "60pkt"},
+                "arrival": {"load": 1.5},
+                "max_active": 100,
+            }
+        ],
+    }
     with pytest.warns(OverloadWarning, match="max_active"):
         r = bufsim.simulate(sc)
     assert r.summary["overload"] == 1.0
@@ -86,7 +106,10 @@ def test_overload_warns_and_caps():
 
 
 def test_closed_loop_from_python():
-    sc = {**OPEN, "flows": [{"rtt": "40ms", "size": "dhamdhere2006", "users": 20, "think": {"fixed": "1s"}}]}
+    sc = {
+        **OPEN,
+        "flows": [{"rtt": "40ms", "size": "dhamdhere2006", "users": 20, "think": {"fixed": "1s"}}],
+    }
     r = bufsim.simulate(sc)
     assert r.summary["active_flows_max"] <= 20
     assert r.scenario["flows"][0]["kind"] == "closed"
@@ -125,12 +148,15 @@ def _check_dhamdhere(df, tol_open18):
         assert by[(t, 500)].utilization > 0.94
     # Open loop at 18 packets: paper "about 12%"; bufsim 14% (full) - see the module notes.
     assert abs(by[("open", 18)].loss_rate - 0.12) < tol_open18
+
     # Open loop: the buffer absorbs bursts only; loss falls by 5x or more
     # (paper: ~12x). The loss at 500 packets is a few hundred drops and
     # varies by seed (1.4% to 2.6% over seeds 1-3 in 120 s), so the ratio is
     # taken over the mean of three seeds.
     def mean_loss(b):
-        return sum(dhamdhere2006.run_case("open", b, 120, seed)["loss_rate"] for seed in (1, 2, 3)) / 3
+        return (
+            sum(dhamdhere2006.run_case("open", b, 120, seed)["loss_rate"] for seed in (1, 2, 3)) / 3
+        )
 
     assert mean_loss(18) > 5 * mean_loss(500)
     # Persistent flows at 500 packets: eq. (3), p = (0.87 N)^2 / (C T + B)^2 with N = 200: 5.4%.
@@ -159,10 +185,15 @@ def test_finite_traffic_puts_completion_times_in_the_summary():
     have none (nothing to measure)."""
     import numpy as np
 
-    raw = {"duration": "20s", "warmup": "2s",
-           "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "30pkt"},
-           "flows": [{"count": 2, "rtt": "40ms"},
-                     {"arrival": {"load": 0.4}, "size": "dhamdhere2006", "rtt": "40ms"}]}
+    raw = {
+        "duration": "20s",
+        "warmup": "2s",
+        "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "30pkt"},
+        "flows": [
+            {"count": 2, "rtt": "40ms"},
+            {"arrival": {"load": 0.4}, "size": "dhamdhere2006", "rtt": "40ms"},
+        ],
+    }
     r = bufsim.simulate(raw)
     f = bflows.classify(r)
     for c in ("small", "large"):

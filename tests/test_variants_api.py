@@ -7,9 +7,8 @@ packet_cc_*.rs``, ``packet_qdisc_*.rs``); here each is selected through
 
 import math
 
-import pytest
-
 import bufsim
+import pytest
 from bufsim.scenario import ScenarioError
 
 VARIANTS = ["newreno", "reno", "aimd", "highspeed", "scalable", "cubic", "htcp"]
@@ -20,8 +19,13 @@ def _scn(tcp="newreno", qdisc="droptail", params=None, loss=0.0, duration="60s")
     return {
         "duration": duration,
         "warmup": "10s",
-        "link": {"capacity": "10Gbps", "delay": "1ms", "buffer": "100000pkt", "qdisc": qdisc,
-                 "qdisc_params": params or {}},
+        "link": {
+            "capacity": "10Gbps",
+            "delay": "1ms",
+            "buffer": "100000pkt",
+            "qdisc": qdisc,
+            "qdisc_params": params or {},
+        },
         "flows": [{"tcp": tcp, "rtt": "20ms", "mss": "1500B", "loss": loss}],
         "output": {"interval": "10ms", "cwnd": True},
     }
@@ -59,7 +63,13 @@ def test_qdisc_selectable_and_defaults_normalized(qdisc):
         # packet_qdisc_fq.rs checks it settles near 5 ms under overload.
         assert r.summary["p50_queue_delay_s"] < 0.01
     if qdisc == "red":
-        assert (qp["min_th"], qp["max_th"], qp["max_p"], qp["w_q"], qp["gentle"]) == (5, 15, 0.1, 0.002, True)
+        assert (qp["min_th"], qp["max_th"], qp["max_p"], qp["w_q"], qp["gentle"]) == (
+            5,
+            15,
+            0.1,
+            0.002,
+            True,
+        )
     if qdisc == "pie":
         assert qp["target_s"] == 0.015
 
@@ -69,5 +79,7 @@ def test_bad_qdisc_params_name_the_field():
         bufsim.Scenario.load(_scn(qdisc="codel", params={"target": 5}))
     with pytest.raises(ScenarioError, match=r"link.qdisc_params.quantm.*allowed are quantum"):
         bufsim.Scenario.load(_scn(qdisc="fq", params={"quantm": "1500B"}))
-    with pytest.raises(ScenarioError, match=r"link.qdisc.*allowed are droptail, red, fq, codel, fq_codel, pie"):
+    with pytest.raises(
+        ScenarioError, match=r"link.qdisc.*allowed are droptail, red, fq, codel, fq_codel, pie"
+    ):
         bufsim.Scenario.load(_scn(qdisc="sfq"))

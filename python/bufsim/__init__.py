@@ -6,17 +6,16 @@ simulator (Rust core), all through :func:`bufsim.simulate` and one
 :class:`bufsim.Result` shape.
 """
 
-from bufsim._core import BufsimError, EngineError, ScenarioError
-from bufsim._core import __version__
-from bufsim.engines import ENGINES, OverloadWarning, simulate
+from bufsim import examples
+from bufsim._core import BufsimError, EngineError, ScenarioError, __version__
 from bufsim._paths import OutputPathError
+from bufsim.advise import Advice, AdviceError, advise
+from bufsim.engines import ENGINES, OverloadWarning, simulate
+from bufsim.models import ModelInputError
 from bufsim.result import Result, ResultError
 from bufsim.scenario import Scenario
-from bufsim.sweep import SweepSpecError, sweep
-from bufsim.advise import Advice, AdviceError, advise
-from bufsim.models import ModelInputError
 from bufsim.store import StoreError
-from bufsim import examples
+from bufsim.sweep import SweepSpecError, sweep
 
 __all__ = [
     "Advice",

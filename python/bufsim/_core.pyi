@@ -1,6 +1,7 @@
 """Type stubs of the compiled core (crates/bufsim-py)."""
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __version__: str
 __build__: str

@@ -29,7 +29,9 @@ def _writable_folder(folder: Path, what: str) -> None:
     except FileExistsError:
         raise OutputPathError(f"{what}: {str(folder)!r} is a file, not a folder") from None
     except OSError as e:
-        raise OutputPathError(f"{what}: cannot write in {str(folder)!r}: {e.strerror or e}") from None
+        raise OutputPathError(
+            f"{what}: cannot write in {str(folder)!r}: {e.strerror or e}"
+        ) from None
 
 
 def check_output_dir(out: Path, what: str = "output directory") -> None:
@@ -39,7 +41,9 @@ def check_output_dir(out: Path, what: str = "output directory") -> None:
     directory holding anything else is refused rather than replaced.
     """
     if str(out) in ("", "."):
-        raise OutputPathError(f"{what}: give a directory name (the result is a folder of files), got {str(out)!r}")
+        raise OutputPathError(
+            f"{what}: give a directory name (the result is a folder of files), got {str(out)!r}"
+        )
     if out.exists() or out.is_symlink():
         if not out.is_dir():
             raise OutputPathError(f"{what}: {str(out)!r} exists and is not a directory")

@@ -42,15 +42,15 @@ import copy
 import logging
 import math
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from bufsim import models
-from bufsim import _core
+from bufsim import _core, models
 from bufsim._core import BufsimError
 from bufsim.scenario import Scenario
 
@@ -123,7 +123,9 @@ def _with_unit(field_: str, text: str, kind: str) -> float:
     if kind == "fraction":
         m = re.fullmatch(rf"({_NUMBER})\s*(%?)", text)
         if not m:
-            raise AdviceError(f"objective {field_!r}: a fraction is a number (or a percentage), got {text!r}")
+            raise AdviceError(
+                f"objective {field_!r}: a fraction is a number (or a percentage), got {text!r}"
+            )
         return float(m.group(1)) / (100 if m.group(2) else 1)
     try:
         # The scenario's unit parsers (bufsim-core units.rs): one law for units.
@@ -246,8 +248,11 @@ class Advice:
         score = np.column_stack([t[o.text] * (1 if o.op == ">=" else -1) for o in self.objectives])
         tie = np.array([1e-3 * max(abs(o.bound), 1e-12) for o in self.objectives])
         t["pareto"] = [
-            not any((score[j] >= score[i] - tie).all() and (score[j] > score[i] + tie).any()
-                    for j in range(len(t)) if j != i)
+            not any(
+                (score[j] >= score[i] - tie).all() and (score[j] > score[i] + tie).any()
+                for j in range(len(t))
+                if j != i
+            )
             for i in range(len(t))
         ]
         return t
@@ -288,11 +293,20 @@ class Advice:
         rules = {
             r.source: r.buffer_pkts
             for r in self.table.itertuples()
-            if r.applies and r.source not in ("recommended", "fluid scan") and r.buffer_pkts == r.buffer_pkts
+            if r.applies
+            and r.source not in ("recommended", "fluid scan")
+            and r.buffer_pkts == r.buffer_pkts
         }
         for ax, o in zip(axes, self.objectives):
-            plot.buffer_curves(self.runs, o.key, rules=rules, bound=o.bound, confidence=self.confidence, ax=ax,
-                               title=o.text)
+            plot.buffer_curves(
+                self.runs,
+                o.key,
+                rules=rules,
+                bound=o.bound,
+                confidence=self.confidence,
+                ax=ax,
+                title=o.text,
+            )
             if self.feasible:
                 ax.axvline(self.buffer_pkts, color="#2e7d32", lw=2, alpha=0.6, label="recommended")
                 ax.legend(fontsize=8)
@@ -312,10 +326,22 @@ class Advice:
         )
         sections = [
             Section("answer", "Answer", text=[verdict, self.method, *self.notes]),
-            Section("table", "Rules, models, fluid and packet side by side", table=html_table(self.table)),
-            Section("figures", "Objectives against the buffer", figures=[RFigure("fig-advice", plot.svg(self.plot()))]),
+            Section(
+                "table",
+                "Rules, models, fluid and packet side by side",
+                table=html_table(self.table),
+            ),
+            Section(
+                "figures",
+                "Objectives against the buffer",
+                figures=[RFigure("fig-advice", plot.svg(self.plot()))],
+            ),
         ]
-        return render("bufsim advise: " + ", ".join(o.text for o in self.objectives), sections, subtitle="advice")
+        return render(
+            "bufsim advise: " + ", ".join(o.text for o in self.objectives),
+            sections,
+            subtitle="advice",
+        )
 
     def _repr_html_(self) -> str:
         from bufsim.report import html_table
@@ -343,7 +369,9 @@ def _groups(norm: Mapping[str, Any]) -> tuple[int, list[str], list[str]]:
             n += g["count"]
             tcps.append(g["tcp"])
         else:
-            notes.append(f"flows[{i}] ({g['kind']} traffic) is left out of the rules that count long-lived flows")
+            notes.append(
+                f"flows[{i}] ({g['kind']} traffic) is left out of the rules that count long-lived flows"
+            )
     return n, tcps, notes
 
 
@@ -367,7 +395,9 @@ def _saturation(norm: Mapping[str, Any]) -> models.SaturationCheck | None:
     return models.saturable(cap, rtts, access_rate_bps=acc, rwnd_bytes=rw, background_bps=extra)
 
 
-def _rules(norm: Mapping[str, Any], objectives: list[Objective], grid_hi: float) -> list[dict[str, Any]]:
+def _rules(
+    norm: Mapping[str, Any], objectives: list[Objective], grid_hi: float
+) -> list[dict[str, Any]]:
     link = norm["link"]
     bdp = float(link["bdp_pkts"])
     n, tcps, _ = _groups(norm)
@@ -378,13 +408,23 @@ def _rules(norm: Mapping[str, Any], objectives: list[Objective], grid_hi: float)
 
     add("BDP", bdp, True, f"C x mean RTT ({link['bdp_rtt_s'] * 1e3:g} ms)")
     if n > 0:
-        add("Stanford CT/sqrt(N)", float(models.stanford_buffer_pkts(bdp, n)), True, f"N = {n} long-lived flows (paper 002 eq. 1)")
+        add(
+            "Stanford CT/sqrt(N)",
+            float(models.stanford_buffer_pkts(bdp, n)),
+            True,
+            f"N = {n} long-lived flows (paper 002 eq. 1)",
+        )
     else:
         add("Stanford CT/sqrt(N)", math.nan, False, "no long-lived flows: N = 0")
     loss = [o for o in objectives if o.key == "drop_rate"]
     if loss and n > 0:
         b = float(models.loss_constrained_buffer_pkts(bdp, n, max(loss[0].bound, 1e-9)))
-        add("loss formula (paper 002 eq. 3)", b, True, f"p = (0.87 N)^2 / (CT + B)^2 <= {loss[0].bound:g}, N = {n}")
+        add(
+            "loss formula (paper 002 eq. 3)",
+            b,
+            True,
+            f"p = (0.87 N)^2 / (CT + B)^2 <= {loss[0].bound:g}, N = {n}",
+        )
     elif loss:
         add("loss formula (paper 002 eq. 3)", math.nan, False, "needs long-lived flows")
     else:
@@ -404,16 +444,34 @@ def _rules(norm: Mapping[str, Any], objectives: list[Objective], grid_hi: float)
         t = models.sweep_buffer(norm, bufs, model="highspeed_mm1k")
         ok = t[t["utilization"] >= util[0].bound]
         b = float(ok["buffer_pkts"].min()) if len(ok) else math.nan
-        add("HSTCP fixed point (paper 001)", b, bool(len(ok)), f"M/M/1/K fixed point reaching {util[0].text}")
+        add(
+            "HSTCP fixed point (paper 001)",
+            b,
+            bool(len(ok)),
+            f"M/M/1/K fixed point reaching {util[0].text}",
+        )
     else:
-        why = "no utilization objective" if not util else f"HighSpeed flows through drop-tail only; here {sorted(set(tcps)) or 'none'}"
+        why = (
+            "no utilization objective"
+            if not util
+            else f"HighSpeed flows through drop-tail only; here {sorted(set(tcps)) or 'none'}"
+        )
         add("HSTCP fixed point (paper 001)", math.nan, False, why)
     sat = _saturation(norm)
     if sat is not None and not sat.saturable and loss:
         b = float(models.transparent_buffer_pkts(sat.max_load, max(loss[0].bound, 1e-12)))
-        add("transparent regime (paper 000)", b, True, f"offered load {sat.max_load:.2f} < 1: M/D/1/K loss <= {loss[0].bound:g}")
+        add(
+            "transparent regime (paper 000)",
+            b,
+            True,
+            f"offered load {sat.max_load:.2f} < 1: M/D/1/K loss <= {loss[0].bound:g}",
+        )
     else:
-        why = "the link is saturable (elastic regime)" if sat is None or sat.saturable else "no drop_rate objective"
+        why = (
+            "the link is saturable (elastic regime)"
+            if sat is None or sat.saturable
+            else "no drop_rate objective"
+        )
         add("transparent regime (paper 000)", math.nan, False, why)
     return rows
 
@@ -424,7 +482,7 @@ def _with_buffer(raw: Mapping[str, Any], b: float) -> dict[str, Any]:
     return s
 
 
-def advise(
+def advise(  # noqa: C901 - to split (issue 16)
     scenario: Any,
     objectives: Iterable[str],
     *,
@@ -488,7 +546,10 @@ def advise(
         raise AdviceError(f"seeds must be a whole number >= 1, got {seeds!r}")
     unknown = set(engines) - {"rules", "fluid", "packet"}
     if unknown or "packet" not in engines:
-        raise AdviceError(f"engines must include 'packet' and be among rules, fluid, packet; got {list(engines)}")
+        raise AdviceError(
+            f"engines must include 'packet' and be among rules, fluid, packet; got {list(engines)}"
+        )
+
     def say(msg: str) -> None:
         log.info("advise: %s", msg)
         if progress is not None:
@@ -503,8 +564,12 @@ def advise(
 
     notes: list[str] = list(_groups(norm)[2])
     for o in objs:
-        if _GROUP_GOODPUT.fullmatch(o.key) and int(o.key.rsplit("group", 1)[1]) >= len(norm["flows"]):
-            raise AdviceError(f"objective {o.text!r}: the scenario has {len(norm['flows'])} flow groups")
+        if _GROUP_GOODPUT.fullmatch(o.key) and int(o.key.rsplit("group", 1)[1]) >= len(
+            norm["flows"]
+        ):
+            raise AdviceError(
+                f"objective {o.text!r}: the scenario has {len(norm['flows'])} flow groups"
+            )
     util = [o for o in objs if o.key == "utilization"]
     sat = _saturation(norm)
     if util and sat is not None and sat.max_load < util[0].bound:
@@ -579,9 +644,17 @@ def advise(
     try:
         # Smallest index where every "grows" objective holds (monotone predicate).
         n = len(grid)
-        lower = _search(lambda i: all(probe(i)[1][k] for k in up), lo_i, hi_i, n, first_true=True) if up else 0
+        lower = (
+            _search(lambda i: all(probe(i)[1][k] for k in up), lo_i, hi_i, n, first_true=True)
+            if up
+            else 0
+        )
         # Largest index where every "shrinks" objective holds.
-        upper = _search(lambda i: all(probe(i)[1][k] for k in down), lo_i, hi_i, n, first_true=False) if down else n - 1
+        upper = (
+            _search(lambda i: all(probe(i)[1][k] for k in down), lo_i, hi_i, n, first_true=False)
+            if down
+            else n - 1
+        )
     except _Budget:
         lower, upper = None, None
         stopped = f"the budget of {budget} packet runs was used up before the search ended"
@@ -607,11 +680,21 @@ def advise(
             )
     table = pd.DataFrame(rules, columns=["source", "buffer_pkts", "applies", "note"])
     if fluid_note:
-        table.loc[len(table)] = {"source": "fluid scan", "buffer_pkts": math.nan, "applies": "fluid" in engines, "note": fluid_note}
+        table.loc[len(table)] = {
+            "source": "fluid scan",
+            "buffer_pkts": math.nan,
+            "applies": "fluid" in engines,
+            "note": fluid_note,
+        }
     # The packet engine at every applicable rule's buffer (same seeds; cached runs are reused).
     if "rules" in engines and not stopped:
         for r in table.itertuples():
-            if r.applies and r.buffer_pkts == r.buffer_pkts and r.buffer_pkts >= 1 and r.source != "fluid scan":
+            if (
+                r.applies
+                and r.buffer_pkts == r.buffer_pkts
+                and r.buffer_pkts >= 1
+                and r.source != "fluid scan"
+            ):
                 b = int(round(r.buffer_pkts))
                 say(f"packet at {r.source}: {b} packets")
                 runs.append(run([b], "packet", seed_list))
@@ -622,8 +705,12 @@ def advise(
     for k, o in enumerate(objs):
         table[o.text] = [m[k] for m in measured]
     table["meets all"] = [m[-1] for m in measured]
-    rec_row = {"source": "recommended", "buffer_pkts": rec, "applies": feasible,
-               "note": "packet engine, smallest grid buffer meeting every objective"}
+    rec_row = {
+        "source": "recommended",
+        "buffer_pkts": rec,
+        "applies": feasible,
+        "note": "packet engine, smallest grid buffer meeting every objective",
+    }
     rec_meas = _measure(all_runs, rec, objs, confidence)
     rec_row.update({o.text: rec_meas[k] for k, o in enumerate(objs)})
     rec_row["meets all"] = rec_meas[-1]
@@ -720,4 +807,6 @@ def _measure(runs: pd.DataFrame, b: float, objs: list[Objective], confidence: fl
     g = runs[(runs["engine"] == "packet") & (runs["buffer_pkts"] == float(int(round(b))))]
     if g.empty:
         return [math.nan] * len(objs) + [None]
-    return [float(g[o.key].mean()) for o in objs] + [all(o.holds(g[o.key].tolist(), confidence) for o in objs)]
+    return [float(g[o.key].mean()) for o in objs] + [
+        all(o.holds(g[o.key].tolist(), confidence) for o in objs)
+    ]

@@ -15,7 +15,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -47,10 +47,19 @@ def _version(value: bool) -> None:
 @app.callback()
 def _options(
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
     ] = False,
     verbose: Annotated[
-        int, typer.Option("--verbose", "-v", count=True, help="Log what bufsim does on stderr (-v: steps, -vv: details).")
+        int,
+        typer.Option(
+            "--verbose",
+            "-v",
+            count=True,
+            help="Log what bufsim does on stderr (-v: steps, -vv: details).",
+        ),
     ] = 0,
 ) -> None:
     """bufsim: router buffer sizing workbench (models, fluid and packet simulation)."""
@@ -58,16 +67,20 @@ def _options(
         import logging
 
         handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s", "%H:%M:%S"))
+        handler.setFormatter(
+            logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s", "%H:%M:%S")
+        )
         log = logging.getLogger("bufsim")
         log.addHandler(handler)
         log.setLevel(logging.INFO if verbose == 1 else logging.DEBUG)
 
 
-def _scenario_arg(scenario: Optional[Path], example: Optional[str]) -> Path:
+def _scenario_arg(scenario: Path | None, example: str | None) -> Path:
     """The scenario file: the argument, or the packaged example ``--example NAME``."""
     if (scenario is None) == (example is None):
-        _fail("give a scenario file or --example NAME (one of them; `bufsim examples` lists the examples)")
+        _fail(
+            "give a scenario file or --example NAME (one of them; `bufsim examples` lists the examples)"
+        )
     if example is not None:
         try:
             return bufsim.examples.path(example)
@@ -151,8 +164,13 @@ def print_summary(result: Result, title: str, *, everything: bool = False) -> No
         keys = [k for k in s if not (k.startswith("drops_") and s[k] == 0)]
     else:
         keys = [k for k in KEY_METRICS if k in s] + (groups if len(groups) > 1 else [])
-    table = Table(title=title, show_header=True, caption="after the warm-up, unless marked (whole run)"
-                  if everything else "the key metrics; --all for every one, --json for machines")
+    table = Table(
+        title=title,
+        show_header=True,
+        caption="after the warm-up, unless marked (whole run)"
+        if everything
+        else "the key metrics; --all for every one, --json for machines",
+    )
     table.add_column("metric", no_wrap=True)
     table.add_column("value", justify="right", no_wrap=True)
     for key in keys:
@@ -167,22 +185,38 @@ def _fail(message: str, code: int = 2) -> None:
 
 @app.command()
 def run(
-    scenario: Annotated[Optional[Path], typer.Argument(help="Scenario file (.toml or .json).")] = None,
-    example: Annotated[Optional[str], typer.Option(help=_EXAMPLE_HELP)] = None,
+    scenario: Annotated[Path | None, typer.Argument(help="Scenario file (.toml or .json).")] = None,
+    example: Annotated[str | None, typer.Option(help=_EXAMPLE_HELP)] = None,
     engine: Annotated[
-        str, typer.Option(help=f"Engine: {', '.join(bufsim.ENGINES)}, or model:<name> (an analytic model).")
+        str,
+        typer.Option(
+            help=f"Engine: {', '.join(bufsim.ENGINES)}, or model:<name> (an analytic model)."
+        ),
     ] = "packet",
-    out: Annotated[Optional[Path], typer.Option(help="Output directory (default: results/<name>-<engine>).")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no table.")] = False,
-    everything: Annotated[bool, typer.Option("--all", help="Every summary metric, not only the key ones.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON (for machines).")] = False,
+    out: Annotated[
+        Path | None, typer.Option(help="Output directory (default: results/<name>-<engine>).")
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar, no table.")
+    ] = False,
+    everything: Annotated[
+        bool, typer.Option("--all", help="Every summary metric, not only the key ones.")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the summary as JSON (for machines).")
+    ] = False,
     store: Annotated[
-        Optional[Path], typer.Option(help="Also record the run in this results store (as sweep 'run'); '' for none.")
+        Path | None,
+        typer.Option(
+            help="Also record the run in this results store (as sweep 'run'); '' for none."
+        ),
     ] = Path("results"),
     pcap: Annotated[
-        Optional[Path],
-        typer.Option(help="Also write the packets that left the bottleneck to this .pcap file (sets output.trace; "
-                          "packet engine)."),
+        Path | None,
+        typer.Option(
+            help="Also write the packets that left the bottleneck to this .pcap file (sets output.trace; "
+            "packet engine)."
+        ),
     ] = None,
 ) -> None:
     """Run one scenario, print its summary and write the result (Parquet + JSON)."""
@@ -211,7 +245,7 @@ def run(
     except KeyboardInterrupt:
         progress.close()
         err_console.print("interrupted: nothing written")
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     progress.close()
     try:
         result.save(target)
@@ -231,15 +265,17 @@ def run(
         print_summary(result, title, everything=everything)
         model = result.provenance.get("model")
         if model:
-            console.print(f"{model['source']}, on {model['flows']}; assumes: {'; '.join(model['assumptions'])}",
-                          highlight=False)
+            console.print(
+                f"{model['source']}, on {model['flows']}; assumes: {'; '.join(model['assumptions'])}",
+                highlight=False,
+            )
     console.print(f"result written to {target}")
     if pcap is not None:
         dequeued = int((result.trace["event"] == "dequeue").sum())
         console.print(f"{dequeued} packets written to {pcap}")
 
 
-def _record_run(store: Path, scn: "bufsim.Scenario", engine: str, result: "bufsim.Result") -> None:
+def _record_run(store: Path, scn: bufsim.Scenario, engine: str, result: bufsim.Result) -> None:
     """Put a run into the results store, keyed as a sweep's point (a later
     sweep of the same scenario, engine and seed reuses it), as sweep ``run``."""
     from bufsim.result import plain
@@ -248,18 +284,29 @@ def _record_run(store: Path, scn: "bufsim.Scenario", engine: str, result: "bufsi
 
     key = point_key(scn.hash(), engine, int(scn.normalized["seed"]), build_id())
     with Store(store) as db:
-        db.put(key=key, name=scn.name, engine=engine, seed=int(scn.normalized["seed"]), scenario=scn.raw,
-               params={}, status="ok", summary={k: plain(v) for k, v in result.summary.items()},
-               wall_s=result.provenance.get("wall_s"), version=build_id(),
-               timeseries=parquet_bytes(result.timeseries))
+        db.put(
+            key=key,
+            name=scn.name,
+            engine=engine,
+            seed=int(scn.normalized["seed"]),
+            scenario=scn.raw,
+            params={},
+            status="ok",
+            summary={k: plain(v) for k, v in result.summary.items()},
+            wall_s=result.provenance.get("wall_s"),
+            version=build_id(),
+            timeseries=parquet_bytes(result.timeseries),
+        )
         db.tag("run", [key])
 
 
 @app.command()
 def validate(
-    scenario: Annotated[Optional[Path], typer.Argument(help="Scenario file (.toml or .json).")] = None,
-    example: Annotated[Optional[str], typer.Option(help=_EXAMPLE_HELP)] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the whole normalized scenario (SI units) as JSON.")] = False,
+    scenario: Annotated[Path | None, typer.Argument(help="Scenario file (.toml or .json).")] = None,
+    example: Annotated[str | None, typer.Option(help=_EXAMPLE_HELP)] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the whole normalized scenario (SI units) as JSON.")
+    ] = False,
 ) -> None:
     """Check a scenario; print what it describes and what a run of each engine costs."""
     from bufsim import limits
@@ -284,9 +331,13 @@ def validate(
         rtts = g["rtts_s"]
         span = [_fmt("rtt_s", min(rtts)), _fmt("rtt_s", max(rtts))] if rtts else []
         rtt = f", RTT {' to '.join(dict.fromkeys(span))}" if rtts else ""
-        console.print(f"  flows[{i}]: {g['kind']} {g['tcp']}, {g['count']} flows{rtt}", highlight=False)
+        console.print(
+            f"  flows[{i}]: {g['kind']} {g['tcp']}, {g['count']} flows{rtt}", highlight=False
+        )
     for i, b in enumerate(n["background"]):
-        console.print(f"  background[{i}]: {b['kind']} {_fmt('rate_bps', b['rate_bps'])}", highlight=False)
+        console.print(
+            f"  background[{i}]: {b['kind']} {_fmt('rate_bps', b['rate_bps'])}", highlight=False
+        )
     for engine in bufsim.ENGINES:
         try:
             cost = limits.check(scn, engine)
@@ -335,8 +386,12 @@ def demo(
 
 
 #: The metrics a sweep table shows, with their short headers.
-_SWEEP_METRICS = {"utilization": "util", "goodput_bps": "goodput", "drop_rate": "drops",
-                  "mean_queue_delay_s": "delay"}
+_SWEEP_METRICS = {
+    "utilization": "util",
+    "goodput_bps": "goodput",
+    "drop_rate": "drops",
+    "mean_queue_delay_s": "delay",
+}
 
 
 def _sweep_table(table, limit: int = 30) -> Table:
@@ -349,7 +404,9 @@ def _sweep_table(table, limit: int = 30) -> Table:
     from rich import box
 
     limit = limit or len(table)
-    params = list(table.columns[: list(table.columns).index("engine")])  # parameter columns come first
+    params = list(
+        table.columns[: list(table.columns).index("engine")]
+    )  # parameter columns come first
     short = {p: p.split(".")[-1] for p in params}
     if len(set(short.values())) < len(short):
         short = {p: p for p in params}
@@ -359,8 +416,12 @@ def _sweep_table(table, limit: int = 30) -> Table:
     headers = {**short, **_SWEEP_METRICS}
     out = Table(show_header=True, box=box.SIMPLE_HEAD, pad_edge=False)
     for c in cols:
-        out.add_column(headers.get(c, c), justify="left" if c == "error" else "right",
-                       no_wrap=c != "error", overflow="fold")
+        out.add_column(
+            headers.get(c, c),
+            justify="left" if c == "error" else "right",
+            no_wrap=c != "error",
+            overflow="fold",
+        )
     for row in table.head(limit).itertuples(index=False):
         values = dict(zip(table.columns, row))
         cells = []
@@ -371,7 +432,11 @@ def _sweep_table(table, limit: int = 30) -> Table:
             elif c == "status":
                 cells.append("ok" if v == "ok" else "[red]failed[/red]")
             elif c in metrics:
-                cells.append("-" if v is None or (isinstance(v, float) and math.isnan(v)) else _fmt(c, float(v)))
+                cells.append(
+                    "-"
+                    if v is None or (isinstance(v, float) and math.isnan(v))
+                    else _fmt(c, float(v))
+                )
             else:
                 cells.append(str(v))
         out.add_row(*cells)
@@ -386,7 +451,7 @@ def _sweep_table(table, limit: int = 30) -> Table:
 _TABLE_SUFFIXES = (".csv", ".parquet")
 
 
-def _check_out(path: Optional[Path], suffixes: tuple[str, ...], what: str) -> None:
+def _check_out(path: Path | None, suffixes: tuple[str, ...], what: str) -> None:
     """Fail now, before the work, if ``path`` cannot be written."""
     from bufsim._paths import check_output_file
 
@@ -403,7 +468,9 @@ def _export(table, path: Path) -> None:
         frame = table.copy()
         for c in frame.columns:  # mixed-type parameter columns: store their text
             if frame[c].dtype == object:
-                frame[c] = frame[c].map(lambda v: v if v is None or isinstance(v, str) else json.dumps(v))
+                frame[c] = frame[c].map(
+                    lambda v: v if v is None or isinstance(v, str) else json.dumps(v)
+                )
         frame.to_parquet(path, index=False)
     else:
         table.to_csv(path, index=False)
@@ -411,23 +478,36 @@ def _export(table, path: Path) -> None:
 
 @app.command()
 def sweep(
-    spec: Annotated[Path, typer.Argument(help="Sweep spec (.toml): base, engines, seeds, [grid], [[zip]].")],
-    workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: the number of cores).")] = None,
+    spec: Annotated[
+        Path, typer.Argument(help="Sweep spec (.toml): base, engines, seeds, [grid], [[zip]].")
+    ],
+    workers: Annotated[
+        int | None, typer.Option(help="Local worker processes (default: the number of cores).")
+    ] = None,
     scheduler: Annotated[
-        Optional[str],
-        typer.Option(help="Dask scheduler address (tcp://host:port); runs the points on its workers.",
-                     envvar="DASK_SCHEDULER_ADDRESS"),
+        str | None,
+        typer.Option(
+            help="Dask scheduler address (tcp://host:port); runs the points on its workers.",
+            envvar="DASK_SCHEDULER_ADDRESS",
+        ),
     ] = None,
     store: Annotated[Path, typer.Option(help="Results store directory.")] = Path("results"),
-    out: Annotated[Optional[Path], typer.Option(help="Also write the table to this .csv or .parquet file.")] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Check the spec, count points and cached ones; run nothing.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no table.")] = False,
+    out: Annotated[
+        Path | None, typer.Option(help="Also write the table to this .csv or .parquet file.")
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="Check the spec, count points and cached ones; run nothing."
+        ),
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar, no table.")
+    ] = False,
 ) -> None:
     """Run a parameter sweep; finished points land in the store, so a rerun resumes."""
-    from bufsim.store import Store
+    from bufsim.store import Store, StoreError
     from bufsim.sweep import SweepSpecError, load_spec
-
-    from bufsim.store import StoreError
 
     _check_out(out, _TABLE_SUFFIXES, "--out")
     try:
@@ -444,12 +524,16 @@ def sweep(
         console.print(f"{len(points)} points ({ok} already in {store}, {len(points) - ok} to run)")
         return
     try:
-        table = sp.run(workers=workers, scheduler=scheduler, store=store, progress=False if quiet else None)
+        table = sp.run(
+            workers=workers, scheduler=scheduler, store=store, progress=False if quiet else None
+        )
     except (SweepSpecError, StoreError) as e:
         _fail(str(e))
     except KeyboardInterrupt:
-        err_console.print(f"interrupted: finished points are in {store}; run the same command again to resume")
-        raise typer.Exit(130)
+        err_console.print(
+            f"interrupted: finished points are in {store}; run the same command again to resume"
+        )
+        raise typer.Exit(130) from None
     info = table.attrs["sweep"]
     if not quiet:
         console.print(_sweep_table(table))
@@ -471,19 +555,29 @@ def sweep(
 @app.command()
 def results(
     store: Annotated[Path, typer.Option(help="Results store directory.")] = Path("results"),
-    engine: Annotated[Optional[str], typer.Option(help="Only this engine.")] = None,
-    status: Annotated[Optional[str], typer.Option(help="Only 'ok' or 'failed' points.")] = None,
-    name: Annotated[Optional[str], typer.Option(help="Only this scenario name.")] = None,
+    engine: Annotated[str | None, typer.Option(help="Only this engine.")] = None,
+    status: Annotated[str | None, typer.Option(help="Only 'ok' or 'failed' points.")] = None,
+    name: Annotated[str | None, typer.Option(help="Only this scenario name.")] = None,
     sweep_name: Annotated[
-        Optional[str], typer.Option("--sweep", help="Only the points of this sweep (a spec's name; 'run' for bufsim run).")
+        str | None,
+        typer.Option(
+            "--sweep", help="Only the points of this sweep (a spec's name; 'run' for bufsim run)."
+        ),
     ] = None,
     where: Annotated[
-        Optional[list[str]], typer.Option(help="PATH=VALUE: only points with this sweep parameter (repeatable).")
+        list[str] | None,
+        typer.Option(help="PATH=VALUE: only points with this sweep parameter (repeatable)."),
     ] = None,
-    export: Annotated[Optional[Path], typer.Option(help="Write the rows to this .csv or .parquet file.")] = None,
+    export: Annotated[
+        Path | None, typer.Option(help="Write the rows to this .csv or .parquet file.")
+    ] = None,
     limit: Annotated[int, typer.Option(help="Rows to print (0: every row).")] = 30,
     check: Annotated[
-        bool, typer.Option("--check", help="Check the store (SQLite integrity, every row and time series file); exit 1 if damaged.")
+        bool,
+        typer.Option(
+            "--check",
+            help="Check the store (SQLite integrity, every row and time series file); exit 1 if damaged.",
+        ),
     ] = False,
 ) -> None:
     """List, filter and export what the results store holds."""
@@ -514,16 +608,23 @@ def results(
                 problems = db.check()
                 for line in problems:
                     err_console.print(f"damaged: {line}", highlight=False)
-                console.print(f"{db.path}: {'damaged, ' + str(len(problems)) + ' problem(s)' if problems else 'sound'}"
-                              f" ({len(db)} points)", highlight=False)
+                console.print(
+                    f"{db.path}: {'damaged, ' + str(len(problems)) + ' problem(s)' if problems else 'sound'}"
+                    f" ({len(db)} points)",
+                    highlight=False,
+                )
                 raise typer.Exit(1 if problems else 0)
-            table = db.table(engine=engine, status=status, name=name, sweep=sweep_name, where=filters)
+            table = db.table(
+                engine=engine, status=status, name=name, sweep=sweep_name, where=filters
+            )
             sweeps = db.sweeps()
     except StoreError as e:
         _fail(str(e))
     for key in table.attrs.get("damaged", []):
-        err_console.print(f"[red]damaged row left out:[/red] {key} (a sweep recomputes it; --check tells more)",
-                          highlight=False)
+        err_console.print(
+            f"[red]damaged row left out:[/red] {key} (a sweep recomputes it; --check tells more)",
+            highlight=False,
+        )
     if export is not None:
         _export(table, export)
         console.print(f"{len(table)} rows written to {export}")
@@ -538,23 +639,28 @@ def results(
         return
     console.print(_sweep_table(table, limit))
     n_failed = int((table["status"] == "failed").sum())
-    console.print(f"{len(table)} points ({n_failed} failed) in {store}"
-                  + (f"; sweeps: {', '.join(f'{k} ({v})' for k, v in sweeps.items())}" if sweeps else ""),
-                  highlight=False)
+    console.print(
+        f"{len(table)} points ({n_failed} failed) in {store}"
+        + (f"; sweeps: {', '.join(f'{k} ({v})' for k, v in sweeps.items())}" if sweeps else ""),
+        highlight=False,
+    )
 
 
 @app.command()
 def examples(
     action: Annotated[str, typer.Argument(help="list, or copy NAME [DEST].")] = "list",
-    name: Annotated[Optional[str], typer.Argument(help="With copy: the example.")] = None,
+    name: Annotated[str | None, typer.Argument(help="With copy: the example.")] = None,
     dest: Annotated[Path, typer.Argument(help="With copy: a folder or a file name.")] = Path("."),
 ) -> None:
     """The example scenarios shipped with bufsim: list them, or copy one to edit."""
     if action == "list":
         from rich import box
 
-        listing = Table(box=box.SIMPLE_HEAD, pad_edge=False,
-                        caption="bufsim run --example NAME runs one; bufsim examples copy NAME copies it")
+        listing = Table(
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+            caption="bufsim run --example NAME runs one; bufsim examples copy NAME copies it",
+        )
         listing.add_column("name", no_wrap=True, style="bold")
         listing.add_column("scenario")
         for n in bufsim.examples.names():
@@ -572,9 +678,18 @@ def examples(
 
 @app.command()
 def reproduce(
-    name: Annotated[str, typer.Argument(help="Which paper: one of the names `bufsim reproduce list` shows, or 'all'.")],
-    quick: Annotated[bool, typer.Option(help="The short version (what the test suite runs).")] = False,
-    out: Annotated[Path, typer.Option(help="Directory for the CSV tables.")] = Path("results/reproduce"),
+    name: Annotated[
+        str,
+        typer.Argument(
+            help="Which paper: one of the names `bufsim reproduce list` shows, or 'all'."
+        ),
+    ],
+    quick: Annotated[
+        bool, typer.Option(help="The short version (what the test suite runs).")
+    ] = False,
+    out: Annotated[Path, typer.Option(help="Directory for the CSV tables.")] = Path(
+        "results/reproduce"
+    ),
 ) -> None:
     """Reproduce a paper's published results and write the table as CSV."""
     from bufsim import reproduce as rep
@@ -595,33 +710,52 @@ def reproduce(
             module = rep.load(key)
         except ValueError as e:
             _fail(str(e))
-        table = module.run(quick=quick, progress=lambda msg: err_console.print(msg, highlight=False))
+        table = module.run(
+            quick=quick, progress=lambda msg: err_console.print(msg, highlight=False)
+        )
         out.mkdir(parents=True, exist_ok=True)
         path = out / f"{key}{'-quick' if quick else ''}.csv"
         table.to_csv(path, index=False)
         console.print(f"[bold]{key}[/bold]: {rep.PAPERS[key]}")
-        console.print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"), soft_wrap=True)
+        console.print(
+            table.to_string(index=False, float_format=lambda v: f"{v:.4g}"), soft_wrap=True
+        )
         console.print(f"written to {path}")
 
 
 @app.command()
 def advise(
     scenario: Annotated[
-        Optional[Path], typer.Argument(help="Scenario file (.toml or .json); its link.buffer is ignored.")
+        Path | None,
+        typer.Argument(help="Scenario file (.toml or .json); its link.buffer is ignored."),
     ] = None,
     objective: Annotated[
-        Optional[list[str]],
-        typer.Option("--objective", "-O", help="An objective such as utilization>=0.98 or p99_queue_delay<=5ms (repeat for more)."),
+        list[str] | None,
+        typer.Option(
+            "--objective",
+            "-O",
+            help="An objective such as utilization>=0.98 or p99_queue_delay<=5ms (repeat for more).",
+        ),
     ] = None,
     seeds: Annotated[int, typer.Option(help="Packet runs per probed buffer.")] = 5,
-    confidence: Annotated[float, typer.Option(help="One-sided confidence for each objective over the seeds.")] = 0.95,
-    quick: Annotated[bool, typer.Option(help="Two seeds and a coarser grid: a first answer fast.")] = False,
-    budget: Annotated[Optional[int], typer.Option(help="At most this many packet runs.")] = None,
-    scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address (tcp://host:port).")] = None,
-    store: Annotated[Path, typer.Option(help="Results store directory (runs are cached there).")] = Path("results"),
-    report_path: Annotated[Optional[Path], typer.Option("--report", help="Also write the HTML report here.")] = None,
+    confidence: Annotated[
+        float, typer.Option(help="One-sided confidence for each objective over the seeds.")
+    ] = 0.95,
+    quick: Annotated[
+        bool, typer.Option(help="Two seeds and a coarser grid: a first answer fast.")
+    ] = False,
+    budget: Annotated[int | None, typer.Option(help="At most this many packet runs.")] = None,
+    scheduler: Annotated[
+        str | None, typer.Option(help="Dask scheduler address (tcp://host:port).")
+    ] = None,
+    store: Annotated[
+        Path, typer.Option(help="Results store directory (runs are cached there).")
+    ] = Path("results"),
+    report_path: Annotated[
+        Path | None, typer.Option("--report", help="Also write the HTML report here.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the advice as JSON.")] = False,
-    example: Annotated[Optional[str], typer.Option(help=_EXAMPLE_HELP)] = None,
+    example: Annotated[str | None, typer.Option(help=_EXAMPLE_HELP)] = None,
 ) -> None:
     """The smallest buffer that meets every objective, verified with the packet engine."""
     from bufsim.advise import AdviceError
@@ -629,17 +763,28 @@ def advise(
 
     scenario = _scenario_arg(scenario, example)
     if not objective:
-        _fail("give at least one objective: -O \"utilization>=0.98\" (repeat -O for more)")
+        _fail('give at least one objective: -O "utilization>=0.98" (repeat -O for more)')
     _check_out(report_path, (".html", ".htm"), "--report")
     # What the search is doing, on one status line (a terminal only).
-    status = err_console.status("advise: starting") if err_console.is_terminal and not as_json else None
-    say = (lambda msg: status.update(f"advise: {msg}")) if status is not None else (lambda msg: None)
+    status = (
+        err_console.status("advise: starting") if err_console.is_terminal and not as_json else None
+    )
+    say = (
+        (lambda msg: status.update(f"advise: {msg}")) if status is not None else (lambda msg: None)
+    )
     try:
         if status is not None:
             status.start()
         a = run_advise(
-            scenario, objective, seeds=seeds, confidence=confidence, quick=quick, budget=budget,
-            scheduler=scheduler, store=store, progress=say,
+            scenario,
+            objective,
+            seeds=seeds,
+            confidence=confidence,
+            quick=quick,
+            budget=budget,
+            scheduler=scheduler,
+            store=store,
+            progress=say,
         )
     except (AdviceError, bufsim.ScenarioError, bufsim.SweepSpecError) as e:
         _fail(str(e))
@@ -664,7 +809,9 @@ def advise(
             highlight=False,
         )
     else:
-        console.print(f"[bold red]no buffer meets every objective:[/bold red] {a.binding}", highlight=False)
+        console.print(
+            f"[bold red]no buffer meets every objective:[/bold red] {a.binding}", highlight=False
+        )
         trade = a.tradeoff()
         if not trade.empty:
             t = Table(title="The trade-off: buffers the packet engine measured (* Pareto-optimal)")
@@ -674,7 +821,9 @@ def advise(
             for _, row in trade.iterrows():
                 cells = [f"{row['buffer_pkts']:g}" + (" *" if row["pareto"] else "")]
                 for o in a.objectives:
-                    cells.append(_fmt(o.key, row[o.text]) + ("" if row[f"{o.text} holds"] else " (fails)"))
+                    cells.append(
+                        _fmt(o.key, row[o.text]) + ("" if row[f"{o.text} holds"] else " (fails)")
+                    )
                 t.add_row(*cells)
             console.print(t)
     console.print(a.method, highlight=False)
@@ -692,11 +841,17 @@ def _cell(value: object) -> str:
 def report(
     source: Annotated[
         str,
-        typer.Argument(help="A result directory, a sweep spec (.toml), a results store, or a reproduction name."),
+        typer.Argument(
+            help="A result directory, a sweep spec (.toml), a results store, or a reproduction name."
+        ),
     ],
-    out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.")] = Path("report.html"),
-    name: Annotated[Optional[str], typer.Option(help="With a store: only this scenario name.")] = None,
-    full: Annotated[bool, typer.Option(help="With a reproduction: the full runs instead of the quick ones.")] = False,
+    out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.")] = Path(
+        "report.html"
+    ),
+    name: Annotated[str | None, typer.Option(help="With a store: only this scenario name.")] = None,
+    full: Annotated[
+        bool, typer.Option(help="With a reproduction: the full runs instead of the quick ones.")
+    ] = False,
 ) -> None:
     """Write a self-contained HTML report (figures inline, no network access)."""
     from bufsim import report as rep

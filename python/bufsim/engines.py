@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -67,7 +68,7 @@ def simulate(
     if isinstance(engine, str) and engine.startswith("model:"):
         from bufsim.models import MODELS, predict
 
-        model = engine[len("model:"):]
+        model = engine[len("model:") :]
         if model not in MODELS:
             raise _core.ScenarioError(
                 f"engine {engine!r}: unknown model, allowed are {', '.join('model:' + m for m in MODELS)}"
@@ -78,8 +79,14 @@ def simulate(
             f"engine must be one of {', '.join(ENGINES)} or 'model:<name>', got {engine!r}"
         )
     cost = limits.check(scn, engine)
-    log.info("%s: %s engine, seed %s, about %.3g %s", scn.name, engine, scn.normalized["seed"], cost["work"],
-             cost["work_unit"])
+    log.info(
+        "%s: %s engine, seed %s, about %.3g %s",
+        scn.name,
+        engine,
+        scn.normalized["seed"],
+        cost["work"],
+        cost["work_unit"],
+    )
     t0 = time.perf_counter()
     raw = _core.simulate(scn.json, engine, progress)
     wall = time.perf_counter() - t0
@@ -126,15 +133,17 @@ def trace_frame(columns: Mapping[str, Any]) -> pd.DataFrame:
     if not columns:
         return pd.DataFrame()
     codes = np.asarray(columns["event"]).astype(np.int8)
-    return pd.DataFrame({
-        "time_s": np.asarray(columns["time_s"]),
-        "event": pd.Categorical.from_codes(codes, categories=list(_core.TRACE_EVENTS)),
-        "flow": np.asarray(columns["flow"]).astype(np.int64),
-        "seq": np.asarray(columns["seq"]).astype(np.int64),
-        "size_bytes": np.asarray(columns["size_bytes"]).astype(np.int64),
-        "queue_pkts": np.asarray(columns["queue_pkts"]).astype(np.int64),
-        "ecn": np.asarray(columns["ecn"]).astype(np.uint8),
-    })
+    return pd.DataFrame(
+        {
+            "time_s": np.asarray(columns["time_s"]),
+            "event": pd.Categorical.from_codes(codes, categories=list(_core.TRACE_EVENTS)),
+            "flow": np.asarray(columns["flow"]).astype(np.int64),
+            "seq": np.asarray(columns["seq"]).astype(np.int64),
+            "size_bytes": np.asarray(columns["size_bytes"]).astype(np.int64),
+            "queue_pkts": np.asarray(columns["queue_pkts"]).astype(np.int64),
+            "ecn": np.asarray(columns["ecn"]).astype(np.uint8),
+        }
+    )
 
 
 class OverloadWarning(UserWarning):

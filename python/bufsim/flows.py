@@ -28,10 +28,14 @@ CLASSES = ("persistent", "large", "small")
 def _table(result_or_flows: Any) -> pd.DataFrame:
     flows = getattr(result_or_flows, "flows", result_or_flows)
     if not isinstance(flows, pd.DataFrame):
-        raise TypeError(f"expected a bufsim.Result or its flows DataFrame, got {type(result_or_flows).__name__}")
+        raise TypeError(
+            f"expected a bufsim.Result or its flows DataFrame, got {type(result_or_flows).__name__}"
+        )
     missing = {"finished", "large", "size_pkts"} - set(flows.columns)
     if missing:
-        raise ValueError(f"the flows table has no {sorted(missing)} columns: it must come from the packet engine")
+        raise ValueError(
+            f"the flows table has no {sorted(missing)} columns: it must come from the packet engine"
+        )
     return flows
 
 
@@ -67,7 +71,9 @@ def cdf(values: Any) -> pd.DataFrame:
     return pd.DataFrame({"x": x, "F": np.arange(1, len(x) + 1) / max(len(x), 1)})
 
 
-def cdfs(result_or_flows: Any, column: str = "throughput_bps", finished_only: bool = True) -> dict[str, pd.DataFrame]:
+def cdfs(
+    result_or_flows: Any, column: str = "throughput_bps", finished_only: bool = True
+) -> dict[str, pd.DataFrame]:
     """Empirical CDFs of ``column`` per class (only classes present).
 
     Parameters
@@ -151,4 +157,3 @@ def fct_summary(result_or_flows: Any) -> dict[str, float]:
             out[f"fct_mean_{c}_s"] = float(fct.mean())
             out[f"fct_p99_{c}_s"] = float(fct.quantile(0.99))
     return out
-

@@ -111,7 +111,7 @@ def check(scenario: Scenario, engine: str) -> dict[str, Any]:
             cost["memory_field"],
             f"this {engine} run would hold about {_gb(mem)} of memory "
             f"(outputs and per-flow state), more than the limit {_gb(mem_limit)}; change "
-            f"{cost['memory_field']} (or set BUFSIM_MAX_MEMORY, e.g. BUFSIM_MAX_MEMORY=64GB)"
+            f"{cost['memory_field']} (or set BUFSIM_MAX_MEMORY, e.g. BUFSIM_MAX_MEMORY=64GB)",
         )
     work, limit = cost["work"], work_limit(engine)
     if work > limit:
@@ -119,7 +119,7 @@ def check(scenario: Scenario, engine: str) -> dict[str, Any]:
         raise scenario_error(
             cost["work_field"],
             f"this {engine} run is about {work:.3g} {cost['work_unit']}, "
-            f"more than the limit {limit:.3g}; change {cost['work_field']} (or set {var} to run it anyway)"
+            f"more than the limit {limit:.3g}; change {cost['work_field']} (or set {var} to run it anyway)",
         )
     return cost
 

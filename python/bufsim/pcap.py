@@ -66,13 +66,33 @@ _ECT, _CE, _CWR = 1, 2, 4
 #: One record as laid out in the file: record header (little-endian),
 #: IPv4 header, then 20 bytes of TCP header; a UDP record is cut after the
 #: first 8 of those (its length and checksum sit where TCP's sequence number is).
-_RECORD = np.dtype([
-    ("ts_sec", "<u4"), ("ts_nsec", "<u4"), ("incl_len", "<u4"), ("orig_len", "<u4"),
-    ("ver_ihl", "u1"), ("tos", "u1"), ("total_len", ">u2"), ("ident", ">u2"), ("frag", ">u2"),
-    ("ttl", "u1"), ("proto", "u1"), ("ip_csum", ">u2"), ("src", ">u4"), ("dst", ">u4"),
-    ("sport", ">u2"), ("dport", ">u2"), ("seq", ">u4"), ("ack", ">u4"),
-    ("data_off", "u1"), ("flags", "u1"), ("window", ">u2"), ("tcp_csum", ">u2"), ("urgent", ">u2"),
-])
+_RECORD = np.dtype(
+    [
+        ("ts_sec", "<u4"),
+        ("ts_nsec", "<u4"),
+        ("incl_len", "<u4"),
+        ("orig_len", "<u4"),
+        ("ver_ihl", "u1"),
+        ("tos", "u1"),
+        ("total_len", ">u2"),
+        ("ident", ">u2"),
+        ("frag", ">u2"),
+        ("ttl", "u1"),
+        ("proto", "u1"),
+        ("ip_csum", ">u2"),
+        ("src", ">u4"),
+        ("dst", ">u4"),
+        ("sport", ">u2"),
+        ("dport", ">u2"),
+        ("seq", ">u4"),
+        ("ack", ">u4"),
+        ("data_off", "u1"),
+        ("flags", "u1"),
+        ("window", ">u2"),
+        ("tcp_csum", ">u2"),
+        ("urgent", ">u2"),
+    ]
+)
 _RECORD_HEADER = 16
 _IP_HEADER = 20
 _UDP_HEADER = 8
@@ -153,10 +173,13 @@ def write_pcap(trace: pd.DataFrame, path: str | Path) -> int:
     r["window"] = np.where(tcp, 0xFFFF, 0)
 
     raw = r.view(np.uint8).reshape(n, _RECORD.itemsize)
-    ip = raw[:, _RECORD_HEADER:_RECORD_HEADER + _IP_HEADER]
+    ip = raw[:, _RECORD_HEADER : _RECORD_HEADER + _IP_HEADER]
     r["ip_csum"] = ipv4_checksum(ip)
     # Keep each record's header and its captured bytes (UDP records are shorter).
-    keep = np.arange(_RECORD.itemsize)[None, :] < (_RECORD_HEADER + r["incl_len"].astype(np.int64))[:, None]
+    keep = (
+        np.arange(_RECORD.itemsize)[None, :]
+        < (_RECORD_HEADER + r["incl_len"].astype(np.int64))[:, None]
+    )
     body = raw[keep]
 
     header = struct.pack("<IHHiIII", PCAP_MAGIC_NS, 2, 4, 0, 0, SNAPLEN, LINKTYPE_RAW)

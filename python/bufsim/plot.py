@@ -26,7 +26,8 @@ Examples
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -71,7 +72,9 @@ def _mean_ci(values: pd.Series, confidence: float) -> tuple[float, float, float]
 def _curves(table: pd.DataFrame, metric: str, x: str, confidence: float) -> pd.DataFrame:
     """Per (engine, x): mean, CI ends and the number of seeds."""
     if metric not in table:
-        raise ValueError(f"metric {metric!r} is not a column of the table; it has {', '.join(map(str, table.columns))}")
+        raise ValueError(
+            f"metric {metric!r} is not a column of the table; it has {', '.join(map(str, table.columns))}"
+        )
     if x not in table:
         raise ValueError(
             f"x column {x!r} is not in the table: sweep tables carry buffer_pkts and buffer_bytes; "
@@ -81,7 +84,16 @@ def _curves(table: pd.DataFrame, metric: str, x: str, confidence: float) -> pd.D
     rows = []
     for (engine, xv), g in ok.groupby(["engine", x], sort=True):
         m, lo, hi = _mean_ci(g[metric], confidence)
-        rows.append({"engine": engine, "x": float(xv), "mean": m, "lo": lo, "hi": hi, "n": int(g[metric].notna().sum())})
+        rows.append(
+            {
+                "engine": engine,
+                "x": float(xv),
+                "mean": m,
+                "lo": lo,
+                "hi": hi,
+                "n": int(g[metric].notna().sum()),
+            }
+        )
     return pd.DataFrame(rows, columns=["engine", "x", "mean", "lo", "hi", "n"])
 
 
@@ -182,7 +194,11 @@ def buffer_curves(
         fig, (ax,) = _figure()
     else:
         fig = ax.figure
-    errors = curve_errors(table, metric, x=x, reference=reference) if (c["engine"] == reference).any() else None
+    errors = (
+        curve_errors(table, metric, x=x, reference=reference)
+        if (c["engine"] == reference).any()
+        else None
+    )
     engines = list(dict.fromkeys([reference, *c["engine"]]))
     for k, engine in enumerate(e for e in engines if (c["engine"] == e).any()):
         g = c[c["engine"] == engine].sort_values("x")
@@ -198,8 +214,16 @@ def buffer_curves(
         if value is None or not np.isfinite(value) or value <= 0:
             continue
         ax.axvline(value, color="0.35", ls=(0, (4, 2 + k)), lw=1)
-        ax.annotate(f" {name} ", (value, 0.02), xycoords=("data", "axes fraction"), rotation=90,
-                    ha="right", va="bottom", fontsize=8, color="0.25")
+        ax.annotate(
+            f" {name} ",
+            (value, 0.02),
+            xycoords=("data", "axes fraction"),
+            rotation=90,
+            ha="right",
+            va="bottom",
+            fontsize=8,
+            color="0.25",
+        )
     if bound is not None:
         ax.axhline(bound, color="#c00000", lw=1, ls=":", label=f"objective {bound:g}")
     if logx:
@@ -208,7 +232,9 @@ def buffer_curves(
         ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("buffer (packets)" if x == "buffer_pkts" else "buffer (bytes)" if x == "buffer_bytes" else x)
+    ax.set_xlabel(
+        "buffer (packets)" if x == "buffer_pkts" else "buffer (bytes)" if x == "buffer_bytes" else x
+    )
     ax.set_ylabel(metric)
     ax.grid(True, which="both", alpha=0.3)
     seeds = int(c["n"].max())
@@ -218,7 +244,7 @@ def buffer_curves(
     return fig
 
 
-def timeseries(result: "Result", *, max_flows: int = 8) -> Figure:
+def timeseries(result: Result, *, max_flows: int = 8) -> Figure:
     """Queue, utilization, congestion windows and drops of one run.
 
     Parameters
@@ -238,7 +264,11 @@ def timeseries(result: "Result", *, max_flows: int = 8) -> Figure:
     if ts.empty:
         raise ValueError("the result has no time series (models have none)")
     cwnd = [c for c in ts.columns if str(c).startswith("cwnd_flow")][:max_flows]
-    panels = [(c, lbl) for c, lbl in (("queue_pkts", "queue (packets)"), ("utilization", "utilization")) if c in ts]
+    panels = [
+        (c, lbl)
+        for c, lbl in (("queue_pkts", "queue (packets)"), ("utilization", "utilization"))
+        if c in ts
+    ]
     if cwnd:
         panels.append(("cwnd", "cwnd (packets)"))
     if "drops" in ts:
@@ -264,7 +294,7 @@ def timeseries(result: "Result", *, max_flows: int = 8) -> Figure:
 
 
 def flow_cdfs(
-    results: "Result | Mapping[str, Result]",
+    results: Result | Mapping[str, Result],
     column: str = "throughput_bps",
     *,
     finished_only: bool = True,
@@ -297,8 +327,14 @@ def flow_cdfs(
     for k, (label, r) in enumerate(runs.items()):
         for cls, d in cdfs(r, column, finished_only).items():
             name = f"{label} {cls}".strip()
-            ax.step(d["x"], d["F"], where="post", ls=styles[k % len(styles)], color=colors[cls],
-                    label=f"{name} ({len(d)} flows)")
+            ax.step(
+                d["x"],
+                d["F"],
+                where="post",
+                ls=styles[k % len(styles)],
+                color=colors[cls],
+                label=f"{name} ({len(d)} flows)",
+            )
     if logx if logx is not None else column != "loss_rate":
         ax.set_xscale("log")
     ax.set_xlabel(column)
@@ -309,7 +345,7 @@ def flow_cdfs(
     return fig
 
 
-def goodput_scatter(result: "Result") -> Figure:
+def goodput_scatter(result: Result) -> Figure:
     """Per-flow goodput (bits/s) against round-trip propagation delay, by group.
 
     Parameters
@@ -326,11 +362,19 @@ def goodput_scatter(result: "Result") -> Figure:
     f = result.flows
     missing = {"rtt_s", "goodput_bps", "group"} - set(f.columns)
     if missing:
-        raise ValueError(f"the flows table has no {sorted(missing)} columns: it must come from the packet engine")
+        raise ValueError(
+            f"the flows table has no {sorted(missing)} columns: it must come from the packet engine"
+        )
     fig, (ax,) = _figure()
     for k, (g, rows) in enumerate(f.groupby("group")):
-        ax.scatter(rows["rtt_s"] * 1e3, rows["goodput_bps"] / 1e6, s=14, color=_MODEL_COLORS[k % len(_MODEL_COLORS)],
-                   label=f"group {int(g)}", alpha=0.8)
+        ax.scatter(
+            rows["rtt_s"] * 1e3,
+            rows["goodput_bps"] / 1e6,
+            s=14,
+            color=_MODEL_COLORS[k % len(_MODEL_COLORS)],
+            label=f"group {int(g)}",
+            alpha=0.8,
+        )
     cap = result.summary.get("capacity_bps") or result.scenario.get("link", {}).get("capacity_bps")
     if cap and len(f):
         ax.axhline(cap / len(f) / 1e6, color="0.4", ls="--", lw=1, label="capacity / flows")
@@ -348,4 +392,4 @@ def svg(fig: Figure) -> str:
     buf = io.StringIO()
     fig.savefig(buf, format="svg")
     text = buf.getvalue()
-    return text[text.index("<svg"):]
+    return text[text.index("<svg") :]

@@ -27,9 +27,10 @@ import html
 import json
 import math
 import subprocess
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import jinja2
 import pandas as pd
@@ -37,7 +38,16 @@ import pandas as pd
 from bufsim import plot
 from bufsim.result import KEY_METRICS, Result, plain
 
-__all__ = ["Figure", "Section", "render", "result_report", "reproduction_report", "source_report", "sweep_report", "write"]
+__all__ = [
+    "Figure",
+    "Section",
+    "render",
+    "result_report",
+    "reproduction_report",
+    "source_report",
+    "sweep_report",
+    "write",
+]
 
 
 #: Metrics drawn against the buffer in sweep reports (those present).
@@ -74,7 +84,11 @@ def _env() -> jinja2.Environment:
 
 def render(title: str, sections: list[Section], subtitle: str = "") -> str:
     """The report page: ``title``, a line of ``subtitle`` and the sections, as HTML."""
-    return _env().get_template("report.html.j2").render(title=title, subtitle=subtitle, sections=sections)
+    return (
+        _env()
+        .get_template("report.html.j2")
+        .render(title=title, subtitle=subtitle, sections=sections)
+    )
 
 
 def _fmt(value: Any) -> str:
@@ -89,7 +103,12 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def html_table(frame: pd.DataFrame, *, index: bool = False, classes: Mapping[str, Callable[[Any], str]] | None = None) -> str:
+def html_table(
+    frame: pd.DataFrame,
+    *,
+    index: bool = False,
+    classes: Mapping[str, Callable[[Any], str]] | None = None,
+) -> str:
     """A DataFrame as an escaped HTML table (numbers right-aligned, text left).
 
     ``classes`` maps a column to a function giving a CSS class per value
@@ -97,7 +116,9 @@ def html_table(frame: pd.DataFrame, *, index: bool = False, classes: Mapping[str
     """
     df = frame.reset_index() if index else frame
     text = {c: not pd.api.types.is_numeric_dtype(df[c]) for c in df.columns}
-    head = "".join(f'<th class="{"text" if text[c] else ""}">{html.escape(str(c))}</th>' for c in df.columns)
+    head = "".join(
+        f'<th class="{"text" if text[c] else ""}">{html.escape(str(c))}</th>' for c in df.columns
+    )
     rows = []
     for _, r in df.iterrows():
         cells = []
@@ -129,7 +150,11 @@ def _commit() -> str:
 def _provenance_section(prov: Mapping[str, Any]) -> Section:
     from bufsim import __version__
 
-    rows = {"bufsim version": __version__, "commit": _commit(), **{str(k): v for k, v in prov.items()}}
+    rows = {
+        "bufsim version": __version__,
+        "commit": _commit(),
+        **{str(k): v for k, v in prov.items()},
+    }
     frame = pd.DataFrame({"field": list(rows), "value": [_fmt(v) for v in rows.values()]})
     return Section("provenance", "Provenance", table=html_table(frame))
 
@@ -162,23 +187,45 @@ def result_report(result: Result, title: str | None = None) -> str:
     sections = [Section("summary", "Summary", table=html_table(_summary_frame(result.summary)))]
     figures = []
     if not result.timeseries.empty:
-        figures.append(_fig("fig-timeseries", plot.timeseries(result), "Queue, utilization, windows and drops over time."))
-    if {"rtt_s", "goodput_bps", "group"} <= set(result.flows.columns) and len(result.flows):
-        figures.append(_fig("fig-goodput", plot.goodput_scatter(result), "Per-flow goodput against RTT."))
-    if {"finished", "large", "size_pkts"} <= set(result.flows.columns) and result.flows["size_pkts"].notna().any():
         figures.append(
-            _fig("fig-cdf", plot.flow_cdfs(result), "Per-flow throughput CDFs by class (paper 002, figures 2-7).")
+            _fig(
+                "fig-timeseries",
+                plot.timeseries(result),
+                "Queue, utilization, windows and drops over time.",
+            )
+        )
+    if {"rtt_s", "goodput_bps", "group"} <= set(result.flows.columns) and len(result.flows):
+        figures.append(
+            _fig("fig-goodput", plot.goodput_scatter(result), "Per-flow goodput against RTT.")
+        )
+    if {"finished", "large", "size_pkts"} <= set(result.flows.columns) and result.flows[
+        "size_pkts"
+    ].notna().any():
+        figures.append(
+            _fig(
+                "fig-cdf",
+                plot.flow_cdfs(result),
+                "Per-flow throughput CDFs by class (paper 002, figures 2-7).",
+            )
         )
     if figures:
         sections.append(Section("figures", "Figures", figures=figures))
     sections.append(_provenance_section(result.provenance))
     sections.append(
-        Section("scenario", "Scenario (normalized, SI units)", pre=json.dumps(plain(result.scenario, nan_to_none=True), indent=2))
+        Section(
+            "scenario",
+            "Scenario (normalized, SI units)",
+            pre=json.dumps(plain(result.scenario, nan_to_none=True), indent=2),
+        )
     )
-    return render(title or f"bufsim: {name} ({result.engine})", sections, subtitle=f"engine {result.engine}")
+    return render(
+        title or f"bufsim: {name} ({result.engine})", sections, subtitle=f"engine {result.engine}"
+    )
 
 
-def sweep_report(table: pd.DataFrame, title: str = "bufsim sweep", *, rules: Mapping[str, float] | None = None) -> str:
+def sweep_report(
+    table: pd.DataFrame, title: str = "bufsim sweep", *, rules: Mapping[str, float] | None = None
+) -> str:
     """The report of a sweep table: curves against the buffer and the table.
 
     Parameters
@@ -199,13 +246,32 @@ def sweep_report(table: pd.DataFrame, title: str = "bufsim sweep", *, rules: Map
     if "buffer_pkts" in table and table["buffer_pkts"].nunique() > 1:
         for m in SWEEP_METRICS:
             if m in table and table[m].notna().any():
-                errors = plot.curve_errors(table, m) if (table["engine"] == "packet").any() else pd.DataFrame()
-                cap = "; ".join(
-                    f"{e}: RMS {r.rms:.3g}, max {r.max_abs:.3g} vs packet" for e, r in errors.iterrows() if r.points
+                errors = (
+                    plot.curve_errors(table, m)
+                    if (table["engine"] == "packet").any()
+                    else pd.DataFrame()
                 )
-                figures.append(_fig(f"fig-{m}", plot.buffer_curves(table, m, rules=rules), f"{m} against the buffer. {cap}"))
+                cap = "; ".join(
+                    f"{e}: RMS {r.rms:.3g}, max {r.max_abs:.3g} vs packet"
+                    for e, r in errors.iterrows()
+                    if r.points
+                )
+                figures.append(
+                    _fig(
+                        f"fig-{m}",
+                        plot.buffer_curves(table, m, rules=rules),
+                        f"{m} against the buffer. {cap}",
+                    )
+                )
     cols = [c for c in table.columns if c not in ("key", "error", "cached", "name")]
-    shown = [c for c in cols if c in ("engine", "seed", "status", "buffer_pkts") or c in KEY_METRICS or "." in c or "[" in c]
+    shown = [
+        c
+        for c in cols
+        if c in ("engine", "seed", "status", "buffer_pkts")
+        or c in KEY_METRICS
+        or "." in c
+        or "[" in c
+    ]
     sections = []
     if figures:
         sections.append(Section("figures", "Curves", figures=figures))
@@ -247,14 +313,20 @@ def reproduction_report(name: str, *, quick: bool = True, table: pd.DataFrame | 
             Section(
                 "claims",
                 "The paper's claims and bufsim's numbers",
-                table=html_table(claims, classes={"verdict": lambda v: "agrees" if v == "agrees" else "differs"}),
+                table=html_table(
+                    claims, classes={"verdict": lambda v: "agrees" if v == "agrees" else "differs"}
+                ),
             )
         )
     if hasattr(mod, "figures"):
         figs = [_fig(f"fig-{k}", f, k) for k, f in mod.figures(table).items()]
         sections.append(Section("figures", "Figures", figures=figs))
     sections.append(Section("results", "Results", table=html_table(table)))
-    return render(f"bufsim reproduction: {name}", sections, subtitle=reproduce.PAPERS[name] + (" (quick)" if quick else ""))
+    return render(
+        f"bufsim reproduction: {name}",
+        sections,
+        subtitle=reproduce.PAPERS[name] + (" (quick)" if quick else ""),
+    )
 
 
 def source_report(source: str | Path, *, name: str | None = None, quick: bool = True) -> str:
@@ -287,7 +359,9 @@ def source_report(source: str | Path, *, name: str | None = None, quick: bool = 
         with Store(src) as db:
             table = db.table(name=name)
         if table.empty:
-            raise ValueError(f"the store {src} holds no rows" + (f" named {name!r}" if name else ""))
+            raise ValueError(
+                f"the store {src} holds no rows" + (f" named {name!r}" if name else "")
+            )
         return sweep_report(table, f"bufsim results: {name or src}")
     if src.is_file() and src.suffix == ".toml":
         from bufsim.sweep import load_spec

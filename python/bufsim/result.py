@@ -27,9 +27,10 @@ import json
 import math
 import os
 import shutil
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -38,8 +39,12 @@ from bufsim._paths import check_output_dir
 
 #: The files every saved result has.
 RESULT_FILES = (
-    "summary.json", "provenance.json", "scenario.json",
-    "timeseries.parquet", "flows.parquet", "congestion_events.parquet",
+    "summary.json",
+    "provenance.json",
+    "scenario.json",
+    "timeseries.parquet",
+    "flows.parquet",
+    "congestion_events.parquet",
 )
 #: Files a saved result has only when there is something to put in them
 #: (``trace.parquet``: a result with a packet trace).
@@ -65,7 +70,14 @@ KEY_METRICS = [
 ]
 
 #: Summary counters that cover the whole run (the others start after the warm-up).
-WHOLE_RUN = {"packets_sent", "packets_delivered", "packets_dropped", "packets_in_flight", "access_drops", "events"}
+WHOLE_RUN = {
+    "packets_sent",
+    "packets_delivered",
+    "packets_dropped",
+    "packets_in_flight",
+    "access_drops",
+    "events",
+}
 
 
 def plain(value: Any, *, nan_to_none: bool = False) -> Any:
@@ -178,13 +190,15 @@ class Result:
             if old.exists() and not out.exists():
                 os.replace(old, out)
             if isinstance(e, OSError):
-                raise ResultError(f"cannot write the result to {str(out)!r}: {e.strerror or e}") from None
+                raise ResultError(
+                    f"cannot write the result to {str(out)!r}: {e.strerror or e}"
+                ) from None
             raise
         shutil.rmtree(old, ignore_errors=True)
         return out
 
     @classmethod
-    def load(cls, directory: str | Path) -> "Result":
+    def load(cls, directory: str | Path) -> Result:
         """Read a result written by :meth:`save` (``trace.parquet`` is
         optional: without it, :attr:`trace` is empty).
 
@@ -199,7 +213,9 @@ class Result:
             raise ResultError(f"no bufsim result in {str(src)!r}: not a directory")
         missing = [f for f in RESULT_FILES if not (src / f).is_file()]
         if len(missing) == len(RESULT_FILES):
-            raise ResultError(f"no bufsim result in {str(src)!r} (none of {', '.join(RESULT_FILES)})")
+            raise ResultError(
+                f"no bufsim result in {str(src)!r} (none of {', '.join(RESULT_FILES)})"
+            )
         if missing:
             raise ResultError(
                 f"incomplete result in {str(src)!r}: {', '.join(missing)} missing (an interrupted save?); run it again"
@@ -211,9 +227,14 @@ class Result:
             except Exception as e:  # JSON, Arrow or OS errors: the file is damaged
                 raise ResultError(f"damaged result file {str(src / name)!r}: {e}") from None
 
-        jsons = {n: _read(f"{n}.json", lambda p: json.loads(p.read_text())) for n in ("summary", "provenance", "scenario")}
+        jsons = {
+            n: _read(f"{n}.json", lambda p: json.loads(p.read_text()))
+            for n in ("summary", "provenance", "scenario")
+        }
         if not all(isinstance(v, dict) for v in jsons.values()):
-            raise ResultError(f"damaged result in {str(src)!r}: a JSON file does not hold an object")
+            raise ResultError(
+                f"damaged result in {str(src)!r}: a JSON file does not hold an object"
+            )
         read_frame = lambda p: pd.read_parquet(p)  # noqa: E731
         summary = {k: math.nan if v is None else v for k, v in jsons["summary"].items()}
         return cls(
@@ -223,7 +244,9 @@ class Result:
             provenance=jsons["provenance"],
             scenario=jsons["scenario"],
             congestion_events=_read("congestion_events.parquet", read_frame),
-            trace=_read("trace.parquet", read_frame) if (src / "trace.parquet").is_file() else pd.DataFrame(),
+            trace=_read("trace.parquet", read_frame)
+            if (src / "trace.parquet").is_file()
+            else pd.DataFrame(),
         )
 
     def to_pcap(self, path: str | Path) -> Path:
@@ -285,7 +308,11 @@ class Result:
         """
         from bufsim import plot
 
-        kinds = {"timeseries": plot.timeseries, "scatter": plot.goodput_scatter, "cdf": plot.flow_cdfs}
+        kinds = {
+            "timeseries": plot.timeseries,
+            "scatter": plot.goodput_scatter,
+            "cdf": plot.flow_cdfs,
+        }
         if kind not in kinds:
             raise ValueError(f"kind must be one of {', '.join(kinds)}, got {kind!r}")
         return kinds[kind](self, **options)

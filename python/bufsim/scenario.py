@@ -24,8 +24,9 @@ import copy
 import hashlib
 import json
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from bufsim import _core
 
@@ -60,14 +61,16 @@ class Scenario:
 
     def __init__(self, raw: Mapping[str, Any]):
         if not isinstance(raw, Mapping):
-            raise ScenarioError(f"scenario must be a mapping (dict or TOML table), got {type(raw).__name__}")
+            raise ScenarioError(
+                f"scenario must be a mapping (dict or TOML table), got {type(raw).__name__}"
+            )
         _check_plain(raw, "", 0)
         self.raw: dict[str, Any] = copy.deepcopy(dict(raw))
         self._text = json.dumps(self.raw, allow_nan=False)
         self.normalized: dict[str, Any] = json.loads(_core.normalize_scenario(self._text))
 
     @classmethod
-    def load(cls, source: "Scenario | Mapping[str, Any] | str | Path") -> "Scenario":
+    def load(cls, source: Scenario | Mapping[str, Any] | str | Path) -> Scenario:
         """Build a scenario from a dict, a ``.toml``/``.json`` path, or another Scenario.
 
         Raises
@@ -84,7 +87,9 @@ class Scenario:
             path = Path(source)
             raw = _read_file(path)
             if not isinstance(raw, dict):
-                raise ScenarioError(f"{path}: a scenario is a JSON object (a table), got {type(raw).__name__}")
+                raise ScenarioError(
+                    f"{path}: a scenario is a JSON object (a table), got {type(raw).__name__}"
+                )
             _resolve_paths(raw, path.parent)
             return cls(raw)
         raise ScenarioError(
@@ -154,7 +159,9 @@ def _read_file(path: Path) -> Any:
             )
         data = path.read_bytes()
     except OSError as e:
-        raise ScenarioError(f"scenario file {str(path)!r} cannot be read: {e.strerror or e}") from None
+        raise ScenarioError(
+            f"scenario file {str(path)!r} cannot be read: {e.strerror or e}"
+        ) from None
     try:
         # utf-8-sig: an editor's byte-order mark is not part of the scenario.
         text = data.decode("utf-8-sig")
@@ -179,7 +186,10 @@ def _check_plain(value: Any, path: str, depth: int) -> None:
     """
     here = path or "scenario"
     if depth > MAX_DEPTH:
-        raise scenario_error(here if len(here) <= 60 else here[:57] + "...", f"nested more than {MAX_DEPTH} levels deep")
+        raise scenario_error(
+            here if len(here) <= 60 else here[:57] + "...",
+            f"nested more than {MAX_DEPTH} levels deep",
+        )
     if isinstance(value, Mapping):
         for k, v in value.items():
             if not isinstance(k, str):

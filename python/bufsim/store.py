@@ -61,9 +61,10 @@ import socket
 import sqlite3
 import time
 import warnings
-from datetime import datetime, timezone
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -96,8 +97,19 @@ CREATE TABLE IF NOT EXISTS sweeps (sweep TEXT NOT NULL, key TEXT NOT NULL, PRIMA
 """
 
 _COLUMNS = (
-    "key", "name", "engine", "seed", "scenario", "params", "summary",
-    "status", "error", "wall_s", "version", "timeseries", "finished",
+    "key",
+    "name",
+    "engine",
+    "seed",
+    "scenario",
+    "params",
+    "summary",
+    "status",
+    "error",
+    "wall_s",
+    "version",
+    "timeseries",
+    "finished",
 )
 
 
@@ -217,10 +229,15 @@ class Store:
             try:
                 (self.root / "timeseries").mkdir(parents=True, exist_ok=True)
             except OSError as e:
-                raise StoreError(f"cannot create store {str(self.root)!r}: {e.strerror or e}") from None
+                raise StoreError(
+                    f"cannot create store {str(self.root)!r}: {e.strerror or e}"
+                ) from None
             try:
                 self._db = sqlite3.connect(
-                    self.root / "store.sqlite", timeout=60.0, isolation_level=None, check_same_thread=False
+                    self.root / "store.sqlite",
+                    timeout=60.0,
+                    isolation_level=None,
+                    check_same_thread=False,
                 )
                 self._db.execute("PRAGMA journal_mode=WAL")
                 # WAL + NORMAL: a committed point survives the process being
@@ -231,9 +248,12 @@ class Store:
         try:
             self._db.executescript(_SCHEMA)
             self._db.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+                (str(SCHEMA_VERSION),),
             )
-            (found,) = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            (found,) = self._db.execute(
+                "SELECT value FROM meta WHERE key = 'schema_version'"
+            ).fetchone()
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: not a bufsim results store ({e})") from None
         if str(found) != str(SCHEMA_VERSION):
@@ -256,7 +276,7 @@ class Store:
         """Close the database connection."""
         self._db.close()
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -308,10 +328,19 @@ class Store:
                 finally:
                     tmp.unlink(missing_ok=True)
         row = (
-            key, name, engine, int(seed), encode_json(scenario), encode_json(params),
-            None if summary is None else encode_json(summary), status, error,
-            None if wall_s is None else float(wall_s), version, int(timeseries is not None),
-            datetime.now(timezone.utc).isoformat(timespec="microseconds"),
+            key,
+            name,
+            engine,
+            int(seed),
+            encode_json(scenario),
+            encode_json(params),
+            None if summary is None else encode_json(summary),
+            status,
+            error,
+            None if wall_s is None else float(wall_s),
+            version,
+            int(timeseries is not None),
+            datetime.now(UTC).isoformat(timespec="microseconds"),
         )
         with self._transaction():
             self._db.execute(
@@ -356,13 +385,21 @@ class Store:
             row = self._db.execute(
                 f"SELECT {', '.join(_COLUMNS)} FROM points WHERE key = ? AND status = 'ok'", (key,)
             ).fetchone()
-            if row is not None and self._decoded([row]) and (not timeseries or self.has_timeseries(key)):
+            if (
+                row is not None
+                and self._decoded([row])
+                and (not timeseries or self.has_timeseries(key))
+            ):
                 return "done"  # (a damaged row or time series is run again)
-            row = self._db.execute("SELECT owner, expires FROM claims WHERE key = ?", (key,)).fetchone()
+            row = self._db.execute(
+                "SELECT owner, expires FROM claims WHERE key = ?", (key,)
+            ).fetchone()
             if row is not None and row[0] != owner and row[1] > now and _owner_alive(row[0]):
                 return "taken"
-            self._db.execute("INSERT OR REPLACE INTO claims (key, owner, expires) VALUES (?, ?, ?)",
-                             (key, owner, now + lease_s))
+            self._db.execute(
+                "INSERT OR REPLACE INTO claims (key, owner, expires) VALUES (?, ?, ?)",
+                (key, owner, now + lease_s),
+            )
         return "mine"
 
     @_sqlite_errors
@@ -372,20 +409,28 @@ class Store:
             return
         expires = time.time() + lease_s
         with self._transaction():
-            self._db.executemany("UPDATE claims SET expires = ? WHERE key = ? AND owner = ?",
-                                 [(expires, k, owner) for k in keys])
+            self._db.executemany(
+                "UPDATE claims SET expires = ? WHERE key = ? AND owner = ?",
+                [(expires, k, owner) for k in keys],
+            )
 
     @_sqlite_errors
     def tag(self, sweep: str, keys: Iterable[str]) -> None:
         """Record that sweep ``sweep`` holds the points ``keys``."""
         with self._transaction():
-            self._db.executemany("INSERT OR IGNORE INTO sweeps (sweep, key) VALUES (?, ?)",
-                                 [(sweep, k) for k in keys])
+            self._db.executemany(
+                "INSERT OR IGNORE INTO sweeps (sweep, key) VALUES (?, ?)",
+                [(sweep, k) for k in keys],
+            )
 
     @_sqlite_errors
     def sweeps(self) -> dict[str, int]:
         """The named sweeps and how many points each holds."""
-        return dict(self._db.execute("SELECT sweep, COUNT(*) FROM sweeps GROUP BY sweep ORDER BY sweep").fetchall())
+        return dict(
+            self._db.execute(
+                "SELECT sweep, COUNT(*) FROM sweeps GROUP BY sweep ORDER BY sweep"
+            ).fetchall()
+        )
 
     @_sqlite_errors
     def release(self, owner: str) -> None:
@@ -418,7 +463,8 @@ class Store:
         for i in range(0, len(keys), 500):
             chunk = keys[i : i + 500]
             cur.execute(
-                f"SELECT {', '.join(_COLUMNS)} FROM points WHERE key IN ({', '.join('?' * len(chunk))})", chunk
+                f"SELECT {', '.join(_COLUMNS)} FROM points WHERE key IN ({', '.join('?' * len(chunk))})",
+                chunk,
             )
             rows += cur.fetchall()
         return {rec["key"]: rec for rec in self._decoded(rows)}
@@ -435,7 +481,8 @@ class Store:
         if damaged:
             warnings.warn(
                 f"{self.path}: {len(damaged)} damaged row(s) left out (a sweep recomputes them): "
-                + ", ".join(damaged[:5]) + (" ..." if len(damaged) > 5 else ""),
+                + ", ".join(damaged[:5])
+                + (" ..." if len(damaged) > 5 else ""),
                 DamagedRowsWarning,
                 stacklevel=3,
             )
@@ -559,7 +606,9 @@ class Store:
         if name is not None:
             recs = [r for r in recs if r["name"] == name]
         if sweep is not None:
-            keys = {k for (k,) in self._db.execute("SELECT key FROM sweeps WHERE sweep = ?", (sweep,))}
+            keys = {
+                k for (k,) in self._db.execute("SELECT key FROM sweeps WHERE sweep = ?", (sweep,))
+            }
             recs = [r for r in recs if r["key"] in keys]
         for path, value in (where or {}).items():
             recs = [r for r in recs if path in r["params"] and _matches(r["params"][path], value)]
@@ -590,7 +639,7 @@ def _decode(rec: dict[str, Any]) -> dict[str, Any]:
     return rec
 
 
-def records_table(
+def records_table(  # noqa: C901 - to split (issue 16)
     recs: list[dict[str, Any]],
     *,
     params_order: list[str] | None = None,

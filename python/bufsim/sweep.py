@@ -58,10 +58,11 @@ import re
 import sys
 import time
 import tomllib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -69,7 +70,15 @@ from bufsim import _core, limits
 from bufsim.engines import ENGINES, simulate
 from bufsim.result import plain
 from bufsim.scenario import Scenario
-from bufsim.store import Store, build_id, claim_owner, encode_json, point_key, process_alive, records_table
+from bufsim.store import (
+    Store,
+    build_id,
+    claim_owner,
+    encode_json,
+    point_key,
+    process_alive,
+    records_table,
+)
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +103,9 @@ def parse_path(path: Any) -> list[str | int]:
         If ``path`` is not a string of ``name``/``name[i]`` parts joined by dots.
     """
     if not isinstance(path, str) or not path:
-        raise SweepSpecError(f"grid path must be a non-empty string such as 'link.buffer', got {path!r}")
+        raise SweepSpecError(
+            f"grid path must be a non-empty string such as 'link.buffer', got {path!r}"
+        )
     steps: list[str | int] = []
     for part in path.split("."):
         m = _SEGMENT.fullmatch(part)
@@ -214,7 +225,7 @@ def _engines(engines: Any) -> list[str]:
         if e.startswith("model:"):
             from bufsim.models import MODELS
 
-            if e[len("model:"):] not in MODELS:
+            if e[len("model:") :] not in MODELS:
                 raise SweepSpecError(
                     f"engine {e!r}: unknown model, allowed are {', '.join('model:' + m for m in MODELS)}"
                 )
@@ -248,7 +259,7 @@ def _fmt_params(params: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in params.items()) or "no parameters"
 
 
-def expand(
+def expand(  # noqa: C901 - to split (issue 16)
     base_scenario: Scenario | Mapping[str, Any] | str | Path,
     grid: Mapping[str, Any] | None = None,
     engines: Sequence[str] | str = ("packet",),
@@ -289,7 +300,9 @@ def expand(
         axes.append(([path], [(v,) for v in _values(f"grid[{path!r}]", values)]))
     for g, group in enumerate(zipped):
         if not isinstance(group, Mapping) or not group:
-            raise SweepSpecError(f"zip[{g}] must be a non-empty table of path = [values], got {group!r}")
+            raise SweepSpecError(
+                f"zip[{g}] must be a non-empty table of path = [values], got {group!r}"
+            )
         lists = {p: _values(f"zip[{g}][{p!r}]", v) for p, v in group.items()}
         lengths = {p: len(v) for p, v in lists.items()}
         if len(set(lengths.values())) != 1:
@@ -348,7 +361,9 @@ def expand(
                 seed_txt = "" if seed is None else f", seed={seed}"
                 missing = [p for p in params if _missing_in(base, steps[p])]
                 note = (
-                    f" (not in the base scenario: {', '.join(missing)})" if missing and _mentions(str(e), missing) else ""
+                    f" (not in the base scenario: {', '.join(missing)})"
+                    if missing and _mentions(str(e), missing)
+                    else ""
                 )
                 raise SweepSpecError(
                     f"sweep point {validated} ({_fmt_params(params)}{seed_txt}): {e}{note}"
@@ -416,7 +431,13 @@ def run_point(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
         ts = parquet_bytes(result.timeseries)
     except Exception as e:  # a failing point is data, not a crash
         return _failure(f"{type(e).__name__}: {e}", wall_s=time.perf_counter() - t0)
-    return {"status": "ok", "summary": summary, "error": None, "wall_s": time.perf_counter() - t0, "timeseries": ts}
+    return {
+        "status": "ok",
+        "summary": summary,
+        "error": None,
+        "wall_s": time.perf_counter() - t0,
+        "timeseries": ts,
+    }
 
 
 def parquet_bytes(frame: pd.DataFrame | None) -> bytes | None:
@@ -479,8 +500,12 @@ def _watch_driver(driver_pid: int) -> None:
 
 def _pool(workers: int) -> cf.ProcessPoolExecutor:
     """A local pool whose workers exit when this process dies."""
-    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(),
-                                  initializer=_watch_driver, initargs=(os.getpid(),))
+    return cf.ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=_mp_context(),
+        initializer=_watch_driver,
+        initargs=(os.getpid(),),
+    )
 
 
 def _mp_context() -> multiprocessing.context.BaseContext:
@@ -513,8 +538,16 @@ DASK_CONNECT_TIMEOUT_S = 20.0
 class _Runner:
     """The executor a sweep submits to, with restart after a local worker dies."""
 
-    def __init__(self, executor: cf.Executor, *, window: int | None, owned: bool, local_workers: int | None = None,
-                 client: Any = None, label: str = ""):
+    def __init__(
+        self,
+        executor: cf.Executor,
+        *,
+        window: int | None,
+        owned: bool,
+        local_workers: int | None = None,
+        client: Any = None,
+        label: str = "",
+    ):
         self.executor = executor
         self.window = window
         self.owned = owned
@@ -523,13 +556,19 @@ class _Runner:
         self.label = label
 
     @classmethod
-    def local(cls, workers: int) -> "_Runner":
+    def local(cls, workers: int) -> _Runner:
         if workers == 0:
             return cls(_InProcess(), window=1, owned=True, label="in-process")
-        return cls(_pool(workers), window=2 * workers, owned=True, local_workers=workers, label=f"{workers} local workers")
+        return cls(
+            _pool(workers),
+            window=2 * workers,
+            owned=True,
+            local_workers=workers,
+            label=f"{workers} local workers",
+        )
 
     @classmethod
-    def dask(cls, address: str) -> "_Runner":
+    def dask(cls, address: str) -> _Runner:
         check_scheduler_address(address)
         try:
             from distributed import Client
@@ -540,12 +579,19 @@ class _Runner:
         try:
             client = Client(address, timeout=f"{DASK_CONNECT_TIMEOUT_S}s", set_as_default=False)
         except (OSError, TimeoutError) as e:
-            raise SweepSpecError(f"cannot connect to the Dask scheduler at {address!r}: {e}") from None
+            raise SweepSpecError(
+                f"cannot connect to the Dask scheduler at {address!r}: {e}"
+            ) from None
         # A window of twice the cluster's threads: points are claimed in the
         # store as they are submitted, so two clients sharing a store split them.
         threads = sum(client.nthreads().values()) or 1
-        return cls(client.get_executor(pure=False), window=2 * threads, owned=True, client=client,
-                   label=f"Dask scheduler {address}")
+        return cls(
+            client.get_executor(pure=False),
+            window=2 * threads,
+            owned=True,
+            client=client,
+            label=f"Dask scheduler {address}",
+        )
 
     def submit(self, point: Point) -> cf.Future:
         return self.executor.submit(run_point, point.raw, point.engine)
@@ -581,15 +627,27 @@ class _Runner:
 class _Progress:
     """A rich progress bar (points done, failures, ETA), or a callback, or nothing."""
 
-    def __init__(self, mode: bool | Callable[[dict[str, Any]], Any] | None, total: int, cached: int, label: str):
+    def __init__(
+        self,
+        mode: bool | Callable[[dict[str, Any]], Any] | None,
+        total: int,
+        cached: int,
+        label: str,
+    ):
         self.callback = mode if callable(mode) else None
         self.state = {"total": total, "done": 0, "failed": 0, "cached": cached}
         self.bar = None
         show = mode is True or (mode is None and _interactive())
         if show and self.callback is None and total > 0:
             from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
 
             self.bar = Progress(
                 TextColumn("{task.description}"),
@@ -630,7 +688,7 @@ def _interactive() -> bool:
 # ----------------------------------------------------------------------------- the sweep
 
 
-def sweep(
+def sweep(  # noqa: C901 - to split (issue 16)
     base_scenario: Scenario | Mapping[str, Any] | str | Path,
     grid: Mapping[str, Any] | None = None,
     engines: Sequence[str] | str = ("packet",),
@@ -722,7 +780,9 @@ def sweep(
         raise RuntimeError(_MAIN_GUARD)
     points = expand(base_scenario, grid, engines, seeds, zip=zip)
     params_order = list(points[0].params) if points else []
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 0
+    ):
         raise SweepSpecError(f"workers must be an integer >= 0, got {workers!r}")
     if scheduler is None and executor is None and workers is None:
         scheduler = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
@@ -762,8 +822,14 @@ def sweep(
             else:
                 runner = _Runner.local(default_workers() if workers is None else workers)
             label = runner.label
-            log.info("sweep: %d points, %d in the store %s, %d to run on %s", len(points), len(cached), db.path,
-                     len(todo), label)
+            log.info(
+                "sweep: %d points, %d in the store %s, %d to run on %s",
+                len(points),
+                len(cached),
+                db.path,
+                len(todo),
+                label,
+            )
             bar = _Progress(progress, len(todo), len(cached), label)
             owner = claim_owner()
             try:
@@ -773,15 +839,29 @@ def sweep(
                         bar.advance(done[point.key]["status"] != "ok")
                         continue
                     rec = dict(
-                        key=point.key, name=point.name, engine=point.engine, seed=point.seed,
-                        scenario=point.raw, params=point.params, status=out["status"],
-                        summary=out["summary"], error=out["error"], wall_s=out["wall_s"],
+                        key=point.key,
+                        name=point.name,
+                        engine=point.engine,
+                        seed=point.seed,
+                        scenario=point.raw,
+                        params=point.params,
+                        status=out["status"],
+                        summary=out["summary"],
+                        error=out["error"],
+                        wall_s=out["wall_s"],
                         version=build_id(),
                     )
                     db.put(**rec, timeseries=out["timeseries"])
-                    log.debug("sweep: point %d (%s, %s, seed %d) %s in %.2f s%s", point.index,
-                              _fmt_params(point.params), point.engine, point.seed, out["status"], out["wall_s"],
-                              "" if out["status"] == "ok" else f": {out['error']}")
+                    log.debug(
+                        "sweep: point %d (%s, %s, seed %d) %s in %.2f s%s",
+                        point.index,
+                        _fmt_params(point.params),
+                        point.engine,
+                        point.seed,
+                        out["status"],
+                        out["wall_s"],
+                        "" if out["status"] == "ok" else f": {out['error']}",
+                    )
                     rec["summary"] = _roundtrip(out["summary"])
                     done[point.key] = rec
                     ran += 1
@@ -829,7 +909,7 @@ def sweep(
 _MAIN_GUARD = (
     "bufsim.sweep() was called while a worker process was importing the main script: "
     "worker processes import it again, so a script must call bufsim.sweep() under "
-    "`if __name__ == \"__main__\":` (a Python multiprocessing rule)"
+    '`if __name__ == "__main__":` (a Python multiprocessing rule)'
 )
 
 
@@ -845,7 +925,7 @@ LEASE_S = 60.0
 POLL_S = 0.5
 
 
-def _execute(
+def _execute(  # noqa: C901 - to split (issue 16)
     todo: list[Point], runner: _Runner, db: Store, owner: str, timeseries: bool
 ) -> Iterable[tuple[Point, dict[str, Any] | None]]:
     """Run the points and yield (point, outcome) as each finishes, or
@@ -927,7 +1007,9 @@ def _execute(
             renewed = time.monotonic()
         if not finished:
             continue
-        pool_broke = any(isinstance(f.exception(), BrokenProcessPool) for f in finished if not f.cancelled())
+        pool_broke = any(
+            isinstance(f.exception(), BrokenProcessPool) for f in finished if not f.cancelled()
+        )
         if pool_broke:
             # Every other pending call of a broken pool fails too; some may
             # have finished just before: collect them all now.
@@ -943,9 +1025,11 @@ def _execute(
                     if deaths_alone >= 2 and completed == 0:
                         raise RuntimeError(
                             "worker processes die before finishing any point (see their error output above). "
-                            "If a script calls bufsim.sweep(), call it under `if __name__ == \"__main__\":`"
+                            'If a script calls bufsim.sweep(), call it under `if __name__ == "__main__":`'
                         ) from e
-                    out = _failure(f"worker process died while running this point ({type(e).__name__}: {e})")
+                    out = _failure(
+                        f"worker process died while running this point ({type(e).__name__}: {e})"
+                    )
                 else:
                     rerun.append(point)
                     continue
@@ -964,7 +1048,13 @@ def _execute(
 
 def _failure(error: str, wall_s: float = math.nan) -> dict[str, Any]:
     """The outcome of a point that failed (what :func:`run_point` returns)."""
-    return {"status": "failed", "summary": None, "error": error, "wall_s": wall_s, "timeseries": None}
+    return {
+        "status": "failed",
+        "summary": None,
+        "error": error,
+        "wall_s": wall_s,
+        "timeseries": None,
+    }
 
 
 def _timeseries_long(db: Store, table: pd.DataFrame, params_order: list[str]) -> pd.DataFrame:
@@ -1036,26 +1126,35 @@ def load_spec(path: str | Path) -> SweepSpec:
     if isinstance(base, str):
         base = path.parent / base  # an absolute base stays as it is
     elif not isinstance(base, Mapping):
-        raise SweepSpecError(f"{path}: 'base' must be a scenario file path or a [base] table, got {base!r}")
+        raise SweepSpecError(
+            f"{path}: 'base' must be a scenario file path or a [base] table, got {base!r}"
+        )
     try:
         raw = _base_raw(base)
     except SweepSpecError as e:
         raise SweepSpecError(f"{path}: {e}") from None
     grid = doc.get("grid", {})
     if not isinstance(grid, Mapping):
-        raise SweepSpecError(f"{path}: [grid] must be a table of \"path\" = [values]")
+        raise SweepSpecError(f'{path}: [grid] must be a table of "path" = [values]')
     zipped = doc.get("zip", [])
     if isinstance(zipped, Mapping):
         zipped = [zipped]
     if not isinstance(zipped, list):
-        raise SweepSpecError(f"{path}: zip must be [[zip]] tables of \"path\" = [values]")
+        raise SweepSpecError(f'{path}: zip must be [[zip]] tables of "path" = [values]')
     engines = doc.get("engines", ["packet"])
     seeds = doc.get("seeds")
     name = doc.get("name")
     if name is not None and not isinstance(name, str):
         raise SweepSpecError(f"{path}: 'name' must be a string, got {name!r}")
-    spec = SweepSpec(base=raw, grid=dict(grid), zip=[dict(z) for z in zipped],
-                     engines=engines, seeds=seeds, name=name, path=path)
+    spec = SweepSpec(
+        base=raw,
+        grid=dict(grid),
+        zip=[dict(z) for z in zipped],
+        engines=engines,
+        seeds=seeds,
+        name=name,
+        path=path,
+    )
     try:
         spec.expand()
     except SweepSpecError as e:

@@ -39,7 +39,9 @@ def as_array(name: str, value: Any) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise ModelInputError(f"{name} must be a number or an array of numbers, got {value!r}") from None
+        raise ModelInputError(
+            f"{name} must be a number or an array of numbers, got {value!r}"
+        ) from None
     if arr.size == 0:
         raise ModelInputError(f"{name} must not be empty")
     if np.isnan(arr).any():
@@ -109,7 +111,9 @@ def check_nonnegative(name: str, value: Any, *, allow_inf: bool = False) -> np.n
     return arr
 
 
-def check_probability(name: str, value: Any, *, closed_lo: bool = False, closed_hi: bool = False) -> np.ndarray:
+def check_probability(
+    name: str, value: Any, *, closed_lo: bool = False, closed_hi: bool = False
+) -> np.ndarray:
     """A probability in (0, 1); ``closed_lo``/``closed_hi`` admit 0 or 1."""
     return check_range(name, value, 0.0, 1.0, lo_open=not closed_lo, hi_open=not closed_hi)
 

@@ -104,7 +104,11 @@ def aimd_beta(n_flows, n_signalled=None, *, beta0: float = 0.5):
     float or numpy.ndarray
     """
     n = check_int_at_least("n_flows", n_flows, 1)
-    ns = np.ones_like(n) if n_signalled is None else check_int_at_least("n_signalled", n_signalled, 1)
+    ns = (
+        np.ones_like(n)
+        if n_signalled is None
+        else check_int_at_least("n_signalled", n_signalled, 1)
+    )
     if np.any(ns > n):
         raise ModelInputError(f"n_signalled must be in [1, n_flows], got {ns.max()} > {n.min()}")
     b0_ = float(check_probability("beta0", beta0))
@@ -195,7 +199,9 @@ def theorem1(buffer, mu, alpha, beta):
     tau = (m - m * b - a * b * theta) / a
     rate_low = (1.0 + b) / 2.0 * (a * theta + m)
     tau0 = tau - np.sqrt(np.maximum(tau**2 - theta**2, 0.0))
-    x_low = a / (6.0 * (tau + theta)) * (theta**3 + tau * theta**2 + 2.0 * tau0 * (theta**2 - tau**2))
+    x_low = (
+        a / (6.0 * (tau + theta)) * (theta**3 + tau * theta**2 + 2.0 * tau0 * (theta**2 - tau**2))
+    )
     full = bb >= bzero
     rate = np.where(full, m, rate_low)
     xbar = np.where(full, bb - 2.0 * bzero / 3.0, x_low)
@@ -322,7 +328,11 @@ def optimal_buffer_delay_bound(max_mean_buffer, mu, alpha, beta) -> float:
         return bzero
     if xs == 0.0:
         return 0.0
-    return float(optimize.brentq(lambda bb: theorem1(bb, mu, alpha, beta)[1] - xs, 0.0, bzero, xtol=1e-12 * bzero))
+    return float(
+        optimize.brentq(
+            lambda bb: theorem1(bb, mu, alpha, beta)[1] - xs, 0.0, bzero, xtol=1e-12 * bzero
+        )
+    )
 
 
 def optimal_buffer_rate_floor(min_mean_rate, mu, alpha, beta) -> float:
@@ -381,6 +391,8 @@ def optimal_buffer_weighted(c1, c2, mu, alpha, beta) -> float:
         rate, xbar = theorem1(bb, mu, alpha, beta)
         return -(w1 * rate - w2 * xbar)
 
-    res = optimize.minimize_scalar(neg, bounds=(0.0, bzero), method="bounded", options={"xatol": 1e-10 * bzero})
+    res = optimize.minimize_scalar(
+        neg, bounds=(0.0, bzero), method="bounded", options={"xatol": 1e-10 * bzero}
+    )
     candidates = [0.0, bzero, float(res.x)]
     return min(candidates, key=neg)

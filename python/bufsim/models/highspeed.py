@@ -228,7 +228,9 @@ def _cycle_factor(s, b):
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(96)
 
 
-def hstcp_throughput(loss_prob, rtt_s, params: HSTCPParams = DEFAULT_PARAMS, *, method: str = "exact"):
+def hstcp_throughput(
+    loss_prob, rtt_s, params: HSTCPParams = DEFAULT_PARAMS, *, method: str = "exact"
+):
     """Throughput of one HighSpeed TCP flow, packets per second.
 
     Paper 001 (Barman et al.) eq. (3), re-derived (see the module docstring).
@@ -347,7 +349,11 @@ def hstcp_fixed_point(
     ks = np.atleast_1d(check_int_at_least("buffer_pkts", buffer_pkts, 1))
     mss = float(check_positive("packet_size_bytes", packet_size_bytes))
     bg = float(check_nonnegative("background_bps", background_bps))
-    cap = np.inf if max_rate_bps is None else check_positive("max_rate_bps", max_rate_bps, allow_inf=True)
+    cap = (
+        np.inf
+        if max_rate_bps is None
+        else check_positive("max_rate_bps", max_rate_bps, allow_inf=True)
+    )
     cap_pps = np.broadcast_to(np.asarray(cap, float) / (8.0 * mss), d2.shape)
     ploss = np.broadcast_to(check_range("path_loss", path_loss, 0.0, 1.0, hi_open=True), d2.shape)
     if qdisc not in ("droptail", "red"):
@@ -366,7 +372,11 @@ def hstcp_fixed_point(
         if qdisc == "droptail":
 
             def queue(rho, k=k):
-                return float(queueing.mm1k_loss(rho, k)), float(queueing.mm1k_mean_queue(rho, k)), None
+                return (
+                    float(queueing.mm1k_loss(rho, k)),
+                    float(queueing.mm1k_mean_queue(rho, k)),
+                    None,
+                )
 
         else:
             accept = _red_accept(k, lo_f * k, hi_f * k, maxp)

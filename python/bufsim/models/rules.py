@@ -112,7 +112,9 @@ def stanford_buffer_pkts(bdp_pkts, n_flows):
     return scalar_or_array(bdp / np.sqrt(n))
 
 
-def persistent_loss_rate(bdp_pkts, n_flows, buffer_pkts, *, constant: float = PAPER002_SQRT_CONSTANT):
+def persistent_loss_rate(
+    bdp_pkts, n_flows, buffer_pkts, *, constant: float = PAPER002_SQRT_CONSTANT
+):
     """Loss rate of N persistent flows saturating a link, paper 002 eq. (3).
 
     ``p = (0.87 N)^2 / (C T_p + B)^2``: every flow follows the square-root law
@@ -143,7 +145,9 @@ def persistent_loss_rate(bdp_pkts, n_flows, buffer_pkts, *, constant: float = PA
     return scalar_or_array(np.minimum(1.0, (c * n) ** 2 / (bdp + b) ** 2))
 
 
-def loss_constrained_buffer_pkts(bdp_pkts, n_flows, target_loss, *, constant: float = PAPER002_SQRT_CONSTANT):
+def loss_constrained_buffer_pkts(
+    bdp_pkts, n_flows, target_loss, *, constant: float = PAPER002_SQRT_CONSTANT
+):
     """Smallest buffer keeping N persistent flows' loss rate at or below a target.
 
     Inverse of paper 002 (Dhamdhere & Dovrolis) eq. (3):
@@ -184,7 +188,9 @@ class SaturationCheck(NamedTuple):
     """``max_offered_bps / capacity_bps``."""
 
 
-def saturable(capacity_bps, rtts_s, *, access_rate_bps=None, rwnd_bytes=None, background_bps=0.0) -> SaturationCheck:
+def saturable(
+    capacity_bps, rtts_s, *, access_rate_bps=None, rwnd_bytes=None, background_bps=0.0
+) -> SaturationCheck:
     """Saturable-link test of paper 002 (Dhamdhere & Dovrolis) section 3.2.
 
     Each flow can send at most ``min(access rate, rwnd / RTT)``; the link is
@@ -213,7 +219,9 @@ def saturable(capacity_bps, rtts_s, *, access_rate_bps=None, rwnd_bytes=None, ba
     c = float(check_positive("capacity_bps", capacity_bps))
     rtt = np.atleast_1d(check_positive("rtts_s", rtts_s))
     if rtt.ndim != 1:
-        raise ModelInputError(f"rtts_s must be one-dimensional (one RTT per flow), got shape {rtt.shape}")
+        raise ModelInputError(
+            f"rtts_s must be one-dimensional (one RTT per flow), got shape {rtt.shape}"
+        )
     limit = np.full(rtt.shape, np.inf)
     if access_rate_bps is not None:
         acc = check_positive("access_rate_bps", access_rate_bps, allow_inf=True)
@@ -223,4 +231,6 @@ def saturable(capacity_bps, rtts_s, *, access_rate_bps=None, rwnd_bytes=None, ba
         limit = np.minimum(limit, np.broadcast_to(rw, rtt.shape) * 8.0 / rtt)
     bg = float(check_nonnegative("background_bps", background_bps))
     offered = float(limit.sum()) + bg
-    return SaturationCheck(saturable=bool(offered >= c), max_offered_bps=offered, max_load=offered / c)
+    return SaturationCheck(
+        saturable=bool(offered >= c), max_offered_bps=offered, max_load=offered / c
+    )

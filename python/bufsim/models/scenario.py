@@ -91,27 +91,59 @@ _BACKGROUND = "Poisson background taken as a constant rate (the capacity left to
 #: Every model's domain (``"auto"`` picks one of them from the flows' TCP).
 SPECS: dict[str, ModelSpec] = {
     "avrachenkov": ModelSpec(
-        "paper 003 (Avrachenkov et al.) Theorem 1", _AIMD, "droptail",
-        (_PERSISTENT, "fluid AIMD windows", "desynchronized: one flow cuts its window per congestion event",
-         _BACKGROUND),
+        "paper 003 (Avrachenkov et al.) Theorem 1",
+        _AIMD,
+        "droptail",
+        (
+            _PERSISTENT,
+            "fluid AIMD windows",
+            "desynchronized: one flow cuts its window per congestion event",
+            _BACKGROUND,
+        ),
     ),
     "avrachenkov_sync": ModelSpec(
-        "paper 003 (Avrachenkov et al.) Theorem 1", _AIMD, "droptail",
-        (_PERSISTENT, "fluid AIMD windows", "synchronized: every flow cuts its window at every congestion event",
-         _BACKGROUND),
+        "paper 003 (Avrachenkov et al.) Theorem 1",
+        _AIMD,
+        "droptail",
+        (
+            _PERSISTENT,
+            "fluid AIMD windows",
+            "synchronized: every flow cuts its window at every congestion event",
+            _BACKGROUND,
+        ),
     ),
     "highspeed_mm1k": ModelSpec(
-        "paper 001 (Barman et al.) eqs. (4)-(5)", frozenset({"highspeed"}), "droptail",
-        (_PERSISTENT, "M/M/1/K queue fed at the flows' total rate", "independent packet losses", _BACKGROUND),
+        "paper 001 (Barman et al.) eqs. (4)-(5)",
+        frozenset({"highspeed"}),
+        "droptail",
+        (
+            _PERSISTENT,
+            "M/M/1/K queue fed at the flows' total rate",
+            "independent packet losses",
+            _BACKGROUND,
+        ),
     ),
     "highspeed_red": ModelSpec(
-        "paper 001 (Barman et al.) section IV (RED)", frozenset({"highspeed"}), "red",
-        (_PERSISTENT, "RED drop probability at the M/M/1/K mean queue", "independent packet losses", _BACKGROUND),
+        "paper 001 (Barman et al.) section IV (RED)",
+        frozenset({"highspeed"}),
+        "red",
+        (
+            _PERSISTENT,
+            "RED drop probability at the M/M/1/K mean queue",
+            "independent packet losses",
+            _BACKGROUND,
+        ),
     ),
     "sqrt": ModelSpec(
-        "paper 002 (Dhamdhere & Dovrolis) eq. (3)", _AIMD, "droptail",
-        (_PERSISTENT, "flows saturate the link and the queue is full (eq. (3))",
-         "square-root throughput law with the harmonic-mean RTT", _BACKGROUND),
+        "paper 002 (Dhamdhere & Dovrolis) eq. (3)",
+        _AIMD,
+        "droptail",
+        (
+            _PERSISTENT,
+            "flows saturate the link and the queue is full (eq. (3))",
+            "square-root throughput law with the harmonic-mean RTT",
+            _BACKGROUND,
+        ),
     ),
 }
 
@@ -171,15 +203,32 @@ def _normalized(scenario: Any) -> tuple[dict, str | None]:
 
 def _view(scenario: dict) -> _View:
     link = _get(scenario, "link", "scenario")
-    cap = float(check_positive("scenario.link.capacity_bps", _get(link, "capacity_bps", "scenario.link")))
-    buf = int(check_int_at_least("scenario.link.buffer_pkts", _get(link, "buffer_pkts", "scenario.link"), 0))
-    pkt = float(check_positive("scenario.link.packet_size_bytes", _get(link, "packet_size_bytes", "scenario.link")))
+    cap = float(
+        check_positive("scenario.link.capacity_bps", _get(link, "capacity_bps", "scenario.link"))
+    )
+    buf = int(
+        check_int_at_least(
+            "scenario.link.buffer_pkts", _get(link, "buffer_pkts", "scenario.link"), 0
+        )
+    )
+    pkt = float(
+        check_positive(
+            "scenario.link.packet_size_bytes", _get(link, "packet_size_bytes", "scenario.link")
+        )
+    )
     qdisc = str(link.get("qdisc", "droptail"))
     bg = 0.0
     for i, b in enumerate(scenario.get("background") or []):
         if b.get("kind", "poisson") != "poisson":
-            raise ModelInputError(f"scenario.background[{i}].kind must be 'poisson' for the models, got {b.get('kind')!r}")
-        bg += float(check_nonnegative(f"scenario.background[{i}].rate_bps", _get(b, "rate_bps", f"scenario.background[{i}]")))
+            raise ModelInputError(
+                f"scenario.background[{i}].kind must be 'poisson' for the models, got {b.get('kind')!r}"
+            )
+        bg += float(
+            check_nonnegative(
+                f"scenario.background[{i}].rate_bps",
+                _get(b, "rate_bps", f"scenario.background[{i}]"),
+            )
+        )
     groups = scenario.get("flows") or []
     if not groups:
         raise ModelInputError("scenario.flows must contain at least one flow group")
@@ -189,11 +238,15 @@ def _view(scenario: dict) -> _View:
         n = int(check_int_at_least(f"{path}.count", _get(f, "count", path), 1))
         rtts = np.atleast_1d(check_positive(f"{path}.rtts_s", _get(f, "rtts_s", path)))
         if rtts.shape != (n,):
-            raise ModelInputError(f"{path}.rtts_s must have one RTT per flow ({n}), got {rtts.size}")
+            raise ModelInputError(
+                f"{path}.rtts_s must have one RTT per flow ({n}), got {rtts.size}"
+            )
         m = float(check_positive(f"{path}.mss_bytes", _get(f, "mss_bytes", path)))
         cap_f = np.full(n, np.inf)
         if f.get("access_rate_bps") is not None:
-            cap_f = np.minimum(cap_f, float(check_positive(f"{path}.access_rate_bps", f["access_rate_bps"])))
+            cap_f = np.minimum(
+                cap_f, float(check_positive(f"{path}.access_rate_bps", f["access_rate_bps"]))
+            )
         if f.get("rwnd_pkts") is not None:
             rw = float(check_positive(f"{path}.rwnd_pkts", f["rwnd_pkts"]))
             cap_f = np.minimum(cap_f, rw * m * 8.0 / rtts)
@@ -207,10 +260,19 @@ def _view(scenario: dict) -> _View:
         # The variant's parameters, defaults filled, as the core normalized them.
         params.append({k: v for k, v in (f.get("cc") or {}).items() if k != "variant"})
     return _View(
-        capacity_bps=cap, buffer_pkts=buf, pkt_bytes=pkt, qdisc=qdisc,
-        qdisc_params=dict(link.get("qdisc_params") or {}), background_bps=bg,
-        tcp=tcp, group=np.array(grp), rtt=np.concatenate(rtt), mss=np.array(mss),
-        max_rate_bps=np.concatenate(rate), path_loss=np.array(loss), delayed_ack=np.array(dack),
+        capacity_bps=cap,
+        buffer_pkts=buf,
+        pkt_bytes=pkt,
+        qdisc=qdisc,
+        qdisc_params=dict(link.get("qdisc_params") or {}),
+        background_bps=bg,
+        tcp=tcp,
+        group=np.array(grp),
+        rtt=np.concatenate(rtt),
+        mss=np.array(mss),
+        max_rate_bps=np.concatenate(rate),
+        path_loss=np.array(loss),
+        delayed_ack=np.array(dack),
         tcp_params=params,
     )
 
@@ -256,7 +318,9 @@ def _check_domain(scenario: dict, name: str) -> None:
             )
     qdisc = (scenario.get("link") or {}).get("qdisc", "droptail")
     if qdisc != spec.qdisc:
-        raise ModelInputError(f"scenario.link.qdisc: {what} describes {spec.qdisc!r}, got {qdisc!r}")
+        raise ModelInputError(
+            f"scenario.link.qdisc: {what} describes {spec.qdisc!r}, got {qdisc!r}"
+        )
 
 
 def _tcp_capacity(v: _View, name: str) -> float:
@@ -280,8 +344,12 @@ def _share(weights: np.ndarray, total: np.ndarray) -> np.ndarray:
 
 def _avrachenkov(v: _View, buffers: np.ndarray, synchronized: bool):
     mu = _tcp_capacity(v, "avrachenkov")
-    inc = np.array([v.tcp_params[g].get("a", 1.0) if t == "aimd" else 1.0 for t, g in zip(v.tcp, v.group)])
-    dec = np.array([v.tcp_params[g].get("b", 0.5) if t == "aimd" else 0.5 for t, g in zip(v.tcp, v.group)])
+    inc = np.array(
+        [v.tcp_params[g].get("a", 1.0) if t == "aimd" else 1.0 for t, g in zip(v.tcp, v.group)]
+    )
+    dec = np.array(
+        [v.tcp_params[g].get("b", 0.5) if t == "aimd" else 0.5 for t, g in zip(v.tcp, v.group)]
+    )
     n = len(v.tcp)
     alpha = float(np.sum(inc * 8.0 * v.mss / v.rtt**2))  # bits/s^2, paper 003 eq. (2)
     beta0 = float(np.mean(1.0 - dec))
@@ -305,17 +373,35 @@ def _avrachenkov(v: _View, buffers: np.ndarray, synchronized: bool):
     )
     flows = _share(v.mss * np.sqrt(inc) / v.rtt, rate)
     b0_pkts = float(av.b0(mu, alpha, beta)) / (8.0 * v.pkt_bytes)
-    extra = {"b0_pkts": b0_pkts, "beta": beta, "synchronized": bool(synchronized), "saturable": offered_max >= mu}
+    extra = {
+        "b0_pkts": b0_pkts,
+        "beta": beta,
+        "synchronized": bool(synchronized),
+        "saturable": offered_max >= mu,
+    }
     return table, flows, extra
 
 
 def _highspeed(v: _View, buffers: np.ndarray, qdisc: str):
     name = "highspeed_red" if qdisc == "red" else "highspeed_mm1k"
-    plist = [hs.HSTCPParams(**{k: float(p[k]) for k in ("low_window", "high_window", "high_p", "high_decrease", "low_p") if k in p}) for p in v.tcp_params]
+    plist = [
+        hs.HSTCPParams(
+            **{
+                k: float(p[k])
+                for k in ("low_window", "high_window", "high_p", "high_decrease", "low_p")
+                if k in p
+            }
+        )
+        for p in v.tcp_params
+    ]
     if any(p != plist[0] for p in plist):
-        raise ModelInputError(f"model {name!r} needs the same tcp_params in every flow group, got {v.tcp_params}")
+        raise ModelInputError(
+            f"model {name!r} needs the same tcp_params in every flow group, got {v.tcp_params}"
+        )
     if np.ptp(v.mss) > 0:
-        raise ModelInputError(f"model {name!r} needs one mss_bytes for all flows, got {sorted(set(v.mss))}")
+        raise ModelInputError(
+            f"model {name!r} needs one mss_bytes for all flows, got {sorted(set(v.mss))}"
+        )
     mss = float(v.mss[0])
     kw: dict[str, Any] = {}
     if qdisc == "red":
@@ -328,13 +414,28 @@ def _highspeed(v: _View, buffers: np.ndarray, qdisc: str):
         }
     bufs = check_int_at_least("buffers_pkts", buffers, 1)
     table = hs.hstcp_fixed_point(
-        v.capacity_bps, v.rtt, bufs, packet_size_bytes=mss, params=plist[0], qdisc=qdisc,
-        background_bps=v.background_bps, max_rate_bps=v.max_rate_bps, path_loss=v.path_loss, **kw,
+        v.capacity_bps,
+        v.rtt,
+        bufs,
+        packet_size_bytes=mss,
+        params=plist[0],
+        qdisc=qdisc,
+        background_bps=v.background_bps,
+        max_rate_bps=v.max_rate_bps,
+        path_loss=v.path_loss,
+        **kw,
     )
     # Per-flow goodput at the fixed point (paper 001 eq. (4) terms).
-    p_i = np.clip(table["loss_rate"].to_numpy()[:, None] + v.path_loss * (1 - table["loss_rate"].to_numpy()[:, None]), 1e-300, 1 - 1e-12)
+    p_i = np.clip(
+        table["loss_rate"].to_numpy()[:, None]
+        + v.path_loss * (1 - table["loss_rate"].to_numpy()[:, None]),
+        1e-300,
+        1 - 1e-12,
+    )
     r_i = v.rtt + table["mean_queue_delay_s"].to_numpy()[:, None]
-    lam = np.minimum(np.asarray(hs.hstcp_throughput(p_i, r_i, plist[0])), v.max_rate_bps / (8.0 * mss))
+    lam = np.minimum(
+        np.asarray(hs.hstcp_throughput(p_i, r_i, plist[0])), v.max_rate_bps / (8.0 * mss)
+    )
     flows = lam * (1.0 - table["loss_rate"].to_numpy()[:, None]) * 8.0 * mss
     table["mean_queue_pkts"] = table["mean_queue_pkts"] * mss / v.pkt_bytes
     # Paper 001's loss probability p is the bottleneck's drop rate.
@@ -348,10 +449,14 @@ def _sqrt(v: _View, buffers: np.ndarray):
     mss = float(np.mean(v.mss))
     b = 2.0 if v.delayed_ack.all() else 1.0
     bdp = cap_tcp * t_eff / (8.0 * mss)
-    sat = rules.saturable(v.capacity_bps, v.rtt, access_rate_bps=v.max_rate_bps, background_bps=v.background_bps)
+    sat = rules.saturable(
+        v.capacity_bps, v.rtt, access_rate_bps=v.max_rate_bps, background_bps=v.background_bps
+    )
     buf_tcp = buffers * v.pkt_bytes / mss
     if sat.saturable:
-        loss = np.atleast_1d(rules.persistent_loss_rate(bdp, n, buf_tcp, constant=np.sqrt(3.0 / (2.0 * b))))
+        loss = np.atleast_1d(
+            rules.persistent_loss_rate(bdp, n, buf_tcp, constant=np.sqrt(3.0 / (2.0 * b)))
+        )
         util = np.ones(buffers.shape)
         goodput = np.full(buffers.shape, cap_tcp)
         queue = buffers.astype(float)
@@ -484,7 +589,7 @@ def predict(scenario: Any, model: str = "auto") -> Result:
     provenance["model"] = {
         "source": spec.source,
         "flows": f"{len(v.tcp)} flows of groups {', '.join(map(str, groups))} "
-                 f"({', '.join(sorted(set(v.tcp)))}), {v.background_bps:.4g} bit/s of Poisson background",
+        f"({', '.join(sorted(set(v.tcp)))}), {v.background_bps:.4g} bit/s of Poisson background",
         "assumptions": list(spec.assumptions),
     }
     return Result(summary=summary, flows=flows_df, provenance=provenance, scenario=scenario)

@@ -57,7 +57,11 @@ def sqrt_throughput(loss_prob, rtt_s, *, b: float = 1.0, constant: float | None 
     p = check_probability("loss_prob", loss_prob)
     rtt = check_positive("rtt_s", rtt_s)
     bb = float(check_range("b", b, 1.0))
-    c = np.sqrt(3.0 / (2.0 * bb)) if constant is None else float(check_positive("constant", constant))
+    c = (
+        np.sqrt(3.0 / (2.0 * bb))
+        if constant is None
+        else float(check_positive("constant", constant))
+    )
     return scalar_or_array(c / (rtt * np.sqrt(p)))
 
 
@@ -117,9 +121,9 @@ def pftk_throughput(
     bb = float(check_range("b", b, 1.0))
     p, rtt, t0, wmax = np.broadcast_arrays(p, rtt, t0, wmax)
     if approx:
-        denom = rtt * np.sqrt(2.0 * bb * p / 3.0) + t0 * np.minimum(1.0, 3.0 * np.sqrt(3.0 * bb * p / 8.0)) * p * (
-            1.0 + 32.0 * p**2
-        )
+        denom = rtt * np.sqrt(2.0 * bb * p / 3.0) + t0 * np.minimum(
+            1.0, 3.0 * np.sqrt(3.0 * bb * p / 8.0)
+        ) * p * (1.0 + 32.0 * p**2)
         return scalar_or_array(np.minimum(wmax / rtt, 1.0 / denom))
     q = 1.0 - p
     c = (2.0 + bb) / (3.0 * bb)

@@ -11,7 +11,10 @@ from __future__ import annotations
 import copy
 import importlib
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: name -> (module, what it reproduces)
 PAPERS: dict[str, str] = {
@@ -67,15 +70,30 @@ class Claims:
     def __init__(self) -> None:
         self.rows: list[dict[str, Any]] = []
 
-    def add(self, claim: str, paper: str, value: float, ok: bool, why: str, tolerance: float = float("nan")) -> None:
+    def add(
+        self,
+        claim: str,
+        paper: str,
+        value: float,
+        ok: bool,
+        why: str,
+        tolerance: float = float("nan"),
+    ) -> None:
         """One claim: its name, the paper's words, bufsim's number, whether
         it agrees (within ``tolerance`` where there is one) and why."""
-        self.rows.append({"claim": claim, "paper": paper, "bufsim": value, "tolerance": tolerance,
-                          "verdict": "agrees" if ok else "differs", "why": why})
+        self.rows.append(
+            {
+                "claim": claim,
+                "paper": paper,
+                "bufsim": value,
+                "tolerance": tolerance,
+                "verdict": "agrees" if ok else "differs",
+                "why": why,
+            }
+        )
 
-    def table(self) -> "pd.DataFrame":
+    def table(self) -> pd.DataFrame:
         """``claim``, ``paper``, ``bufsim``, ``tolerance``, ``verdict`` (``agrees``/``differs``), ``why``."""
         import pandas as pd
 
         return pd.DataFrame(self.rows)
-

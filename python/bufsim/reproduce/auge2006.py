@@ -32,7 +32,8 @@ move these numbers.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 
@@ -47,8 +48,15 @@ BASE: dict[str, Any] = {
     "seed": 1,
     "link": {"capacity": "50Mbps", "delay": "48ms", "buffer": "20pkt"},
     "flows": [
-        {"count": 1, "tcp": "newreno", "rtt": "100ms", "mss": "1000B", "sack": False, "delayed_ack": False,
-         "stack": "rfc"}
+        {
+            "count": 1,
+            "tcp": "newreno",
+            "rtt": "100ms",
+            "mss": "1000B",
+            "sack": False,
+            "delayed_ack": False,
+            "stack": "rfc",
+        }
     ],
     "background": [{"kind": "poisson", "rate": "25Mbps", "packet_size": "1000B"}],
 }
@@ -64,16 +72,21 @@ PAPER: dict[tuple[int, int, bool], tuple[str, float]] = {
     (1, 20, False): ("util ~0.80", 0.80),
 }
 
-CASES: list[tuple[int, int, bool]] = [
-    (n, b, True) for n in (1, 2, 4) for b in (20, 100, 625)
-] + [(1, 1, False), (1, 20, False)]
+CASES: list[tuple[int, int, bool]] = [(n, b, True) for n in (1, 2, 4) for b in (20, 100, 625)] + [
+    (1, 1, False),
+    (1, 20, False),
+]
 
 
-def scenario(flows: int, buffer_pkts: int, background: bool = True, duration: str = "300s") -> dict[str, Any]:
+def scenario(
+    flows: int, buffer_pkts: int, background: bool = True, duration: str = "300s"
+) -> dict[str, Any]:
     """The raw scenario of one case (a dict with unit strings)."""
     s = variant(
-        BASE, f"auge2006-n{flows}-b{buffer_pkts}{'' if background else '-nobg'}",
-        duration=duration, buffer_pkts=buffer_pkts,
+        BASE,
+        f"auge2006-n{flows}-b{buffer_pkts}{'' if background else '-nobg'}",
+        duration=duration,
+        buffer_pkts=buffer_pkts,
     )
     s["flows"][0]["count"] = flows
     if not background:
@@ -81,7 +94,9 @@ def scenario(flows: int, buffer_pkts: int, background: bool = True, duration: st
     return s
 
 
-def scenario_sack(flows: int, buffer_pkts: int, background: bool = True, duration: str = "300s") -> dict[str, Any]:
+def scenario_sack(
+    flows: int, buffer_pkts: int, background: bool = True, duration: str = "300s"
+) -> dict[str, Any]:
     """The same case with SACK-based recovery."""
     s = scenario(flows, buffer_pkts, background, duration)
     s["name"] += "-sack"
@@ -116,7 +131,9 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
             progress(f"running auge2006 flows={flows} buffer={buf}pkt background={bg} ...")
         r = bufsim.simulate(scenario(flows, buf, bg, duration))
         r_sack = bufsim.simulate(scenario_sack(flows, buf, bg, duration))
-        residual = r.scenario["link"]["capacity_bps"] - sum(b["rate_bps"] for b in r.scenario["background"])
+        residual = r.scenario["link"]["capacity_bps"] - sum(
+            b["rate_bps"] for b in r.scenario["background"]
+        )
         note, value = PAPER.get((flows, buf, bg), ("", math.nan))
         rows.append(
             {
@@ -155,16 +172,45 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
     def claim(name: str, paper: str, value: float, target: float, tol: float, why: str) -> None:
         c.add(name, paper, value, abs(value - target) <= tol, why, tol)
 
-    claim("1 flow, 20 packets", "around 40% of the residual bandwidth", t.loc[(1, 20, True), "residual_share"],
-          0.40, 0.10, "NewReno share of 25 Mbps, 'around' read as +-0.1")
-    claim("1 flow, 625 packets", "100% utilization", t.loc[(1, 625, True), "residual_share"], 1.0, 0.03,
-          "NewReno share of 25 Mbps")
-    claim("1 flow, 1 packet, no background", "75% of the link", t.loc[(1, 1, False), "utilization"], 0.75, 0.03,
-          "paper 003 Theorem 1 gives 0.752")
-    claim("1 flow, 20 packets, no background", "around 80%", t.loc[(1, 20, False), "utilization"], 0.80, 0.03,
-          "Theorem 1 gives 0.758 for 20 packets: the paper's 80% is an estimate the theory does not support")
+    claim(
+        "1 flow, 20 packets",
+        "around 40% of the residual bandwidth",
+        t.loc[(1, 20, True), "residual_share"],
+        0.40,
+        0.10,
+        "NewReno share of 25 Mbps, 'around' read as +-0.1",
+    )
+    claim(
+        "1 flow, 625 packets",
+        "100% utilization",
+        t.loc[(1, 625, True), "residual_share"],
+        1.0,
+        0.03,
+        "NewReno share of 25 Mbps",
+    )
+    claim(
+        "1 flow, 1 packet, no background",
+        "75% of the link",
+        t.loc[(1, 1, False), "utilization"],
+        0.75,
+        0.03,
+        "paper 003 Theorem 1 gives 0.752",
+    )
+    claim(
+        "1 flow, 20 packets, no background",
+        "around 80%",
+        t.loc[(1, 20, False), "utilization"],
+        0.80,
+        0.03,
+        "Theorem 1 gives 0.758 for 20 packets: the paper's 80% is an estimate the theory does not support",
+    )
     shares = [t.loc[(n, 20, True), "utilization"] for n in (1, 2, 4)]
     grows = shares[0] < shares[1] < shares[2]
-    c.add("1, 2, 4 flows, 20 packets", "utilization improves with more flows (figure 5)", shares[2], grows,
-          "utilization " + " < ".join(f"{u:.3f}" for u in shares))
+    c.add(
+        "1, 2, 4 flows, 20 packets",
+        "utilization improves with more flows (figure 5)",
+        shares[2],
+        grows,
+        "utilization " + " < ".join(f"{u:.3f}" for u in shares),
+    )
     return c.table()

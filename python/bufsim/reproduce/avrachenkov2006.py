@@ -15,7 +15,8 @@ packet engine's smallest buffer is one packet where ns-2 used zero.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -50,7 +51,9 @@ QUICK_BUFFERS = (1, 20, 60, 100, 120, 150)
 
 def scenario(n: int, buffer_pkts: int, duration: str = "120s") -> dict[str, Any]:
     """The raw scenario for N flows and a buffer in packets."""
-    s = variant(BASE, f"avrachenkov2006-n{n}-b{buffer_pkts}", duration=duration, buffer_pkts=buffer_pkts)
+    s = variant(
+        BASE, f"avrachenkov2006-n{n}-b{buffer_pkts}", duration=duration, buffer_pkts=buffer_pkts
+    )
     s["flows"][0]["count"] = n
     return s
 

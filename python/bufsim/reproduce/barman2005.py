@@ -17,7 +17,8 @@ for ns-2.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 
@@ -57,7 +58,10 @@ FRACTIONS = (0.02, 0.05, 0.1, 0.2, 0.4)
 def scenario(fraction: float, duration: str = "200s") -> dict[str, Any]:
     """The raw scenario with a buffer of ``fraction`` x 12500 packets."""
     return variant(
-        BASE, f"barman2005-b{fraction:g}", duration=duration, buffer_pkts=round(fraction * FULL_BUFFER_PKTS)
+        BASE,
+        f"barman2005-b{fraction:g}",
+        duration=duration,
+        buffer_pkts=round(fraction * FULL_BUFFER_PKTS),
     )
 
 
@@ -93,7 +97,9 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
         packet = bufsim.simulate(scn)
         fluid = bufsim.simulate(scn, engine="fluid")
         synced = {
-            f"fluid_x{x:g}": bufsim.simulate({**raw, "fluid": {"sync": x}}, engine="fluid").summary["utilization"]
+            f"fluid_x{x:g}": bufsim.simulate({**raw, "fluid": {"sync": x}}, engine="fluid").summary[
+                "utilization"
+            ]
             for x in SYNC
         }
         rows.append(
@@ -121,27 +127,62 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
 
     for source in ("model", "packet", "fluid"):
         u = float(t.loc[0.1, source])
-        c.add(f"10% of BDP, {source}", "more than 90% utilization", u, u > 0.9,
-              f"{source} utilization at 1250 packets")
+        c.add(
+            f"10% of BDP, {source}",
+            "more than 90% utilization",
+            u,
+            u > 0.9,
+            f"{source} utilization at 1250 packets",
+        )
     u = float(t.loc[0.2, "model"])
-    c.add("20% of BDP, model", "almost 98% utilization", u, abs(u - 0.98) <= 0.02,
-          f"the M/M/1/K fixed point sees Poisson arrivals, smoother than TCP's: {u:.3f}", 0.02)
+    c.add(
+        "20% of BDP, model",
+        "almost 98% utilization",
+        u,
+        abs(u - 0.98) <= 0.02,
+        f"the M/M/1/K fixed point sees Poisson arrivals, smoother than TCP's: {u:.3f}",
+        0.02,
+    )
     u = float(t.loc[0.2, "packet"])
-    c.add("20% of BDP, packet", "almost 98% utilization", u, abs(u - 0.98) <= 0.03,
-          "the flows, with RTTs within 8% of each other, lose packets together (measured sync_mean "
-          f"{float(t.loc[0.2, 'packet_sync']):.2f}), which costs a few points", 0.03)
+    c.add(
+        "20% of BDP, packet",
+        "almost 98% utilization",
+        u,
+        abs(u - 0.98) <= 0.03,
+        "the flows, with RTTs within 8% of each other, lose packets together (measured sync_mean "
+        f"{float(t.loc[0.2, 'packet_sync']):.2f}), which costs a few points",
+        0.03,
+    )
     u = float(t.loc[0.2, "fluid"])
-    c.add("20% of BDP, fluid", "almost 98% utilization", u, abs(u - 0.98) <= 0.03,
-          "without the synchronization module every flow shares each overflow, as with X = 1 "
-          f"({float(t.loc[0.2, 'fluid_x1']):.3f}); X = 0.3 reads {float(t.loc[0.2, 'fluid_x0.3']):.3f}", 0.03)
+    c.add(
+        "20% of BDP, fluid",
+        "almost 98% utilization",
+        u,
+        abs(u - 0.98) <= 0.03,
+        "without the synchronization module every flow shares each overflow, as with X = 1 "
+        f"({float(t.loc[0.2, 'fluid_x1']):.3f}); X = 0.3 reads {float(t.loc[0.2, 'fluid_x0.3']):.3f}",
+        0.03,
+    )
     u = float(t.loc[0.02, "packet"])
-    c.add("2% of BDP, packet", "below 10% of BDP, drops cause a drastic drop in utilization", u, u < 0.6,
-          f"the fixed point, blind to TCP's bursts, still predicts {float(t.loc[0.02, 'model']):.3f}")
-    ordered = all(r["fluid_x0.3"] >= r["fluid_x0.6"] - 0.005 >= r["fluid_x1"] - 0.01 for _, r in t.iterrows())
-    c.add("paper 004 figure 5", "lower loss synchronization X gives higher fluid utilization",
-          float(t.loc[0.1, "fluid_x0.3"] - t.loc[0.1, "fluid_x1"]), ordered,
-          "fluid utilization X = 0.3 minus X = 1 at 10% of BDP; ordered at every buffer"
-          if ordered else "the X = 0.3, 0.6, 1 curves are not ordered at every buffer")
+    c.add(
+        "2% of BDP, packet",
+        "below 10% of BDP, drops cause a drastic drop in utilization",
+        u,
+        u < 0.6,
+        f"the fixed point, blind to TCP's bursts, still predicts {float(t.loc[0.02, 'model']):.3f}",
+    )
+    ordered = all(
+        r["fluid_x0.3"] >= r["fluid_x0.6"] - 0.005 >= r["fluid_x1"] - 0.01 for _, r in t.iterrows()
+    )
+    c.add(
+        "paper 004 figure 5",
+        "lower loss synchronization X gives higher fluid utilization",
+        float(t.loc[0.1, "fluid_x0.3"] - t.loc[0.1, "fluid_x1"]),
+        ordered,
+        "fluid utilization X = 0.3 minus X = 1 at 10% of BDP; ordered at every buffer"
+        if ordered
+        else "the X = 0.3, 0.6, 1 curves are not ordered at every buffer",
+    )
     return c.table()
 
 
@@ -162,8 +203,15 @@ def figures(table: pd.DataFrame) -> dict[str, Any]:
     ax.plot(x, table["model"], "s--", color="#548235", label="M/M/1/K fixed point (paper 001)")
     ax.plot(x, table["packet"], "o-", color=ENGINE_COLORS["packet"], lw=2, label="packet engine")
     for sync, style in zip(SYNC, (":", "-.", "--")):
-        ax.plot(x, table[f"fluid_x{sync:g}"], style, marker="^", color=ENGINE_COLORS["fluid"],
-                alpha=0.5 + 0.5 * sync, label=f"fluid, X = {sync:g} (paper 004)")
+        ax.plot(
+            x,
+            table[f"fluid_x{sync:g}"],
+            style,
+            marker="^",
+            color=ENGINE_COLORS["fluid"],
+            alpha=0.5 + 0.5 * sync,
+            label=f"fluid, X = {sync:g} (paper 004)",
+        )
     ax.axhline(0.9, color="grey", lw=0.8)
     ax.axhline(0.98, color="grey", lw=0.8, ls=":")
     ax.set_xscale("log")
@@ -171,6 +219,8 @@ def figures(table: pd.DataFrame) -> dict[str, Any]:
     ax.minorticks_off()
     ax.set_xlabel("buffer (fraction of the 12,500-packet BDP)")
     ax.set_ylabel("utilization")
-    ax.set_title("10 HighSpeed TCP flows, 1 Gbps: paper 001's claims at 0.9 (10%) and 0.98 (20%)", fontsize=9)
+    ax.set_title(
+        "10 HighSpeed TCP flows, 1 Gbps: paper 001's claims at 0.9 (10%) and 0.98 (20%)", fontsize=9
+    )
     ax.legend(fontsize=8, loc="lower right")
     return {"utilization": fig}

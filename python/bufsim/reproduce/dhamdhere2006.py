@@ -36,7 +36,8 @@ heuristics of its reference [9]).
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 
@@ -62,9 +63,16 @@ BASE: dict[str, Any] = {
 TRAFFIC: dict[str, list[dict[str, Any]]] = {
     "persistent": [
         {"count": 200, "rtt": TREE, "mss": "1500B", "start": {"uniform": ["0s", "5s"]}},
-        {"rtt": TREE, "mss": "1500B", "size": {"uniform": ["3pkt", "25pkt"]}, "arrival": {"load": 0.05}},
+        {
+            "rtt": TREE,
+            "mss": "1500B",
+            "size": {"uniform": ["3pkt", "25pkt"]},
+            "arrival": {"load": 0.05},
+        },
     ],
-    "closed": [{"rtt": TREE, "mss": "1500B", "size": "dhamdhere2006", "users": USERS, "think": "5s"}],
+    "closed": [
+        {"rtt": TREE, "mss": "1500B", "size": "dhamdhere2006", "users": USERS, "think": "5s"}
+    ],
     "open": [{"rtt": TREE, "mss": "1500B", "size": "dhamdhere2006", "arrival": {"load": 0.95}}],
 }
 
@@ -81,20 +89,26 @@ PAPER: dict[tuple[str, int], tuple[str, float]] = {
 BUFFERS = (18, 500)
 
 
-def scenario(traffic: str, buffer_pkts: int, duration_s: float | None = None, seed: int = 1) -> dict[str, Any]:
+def scenario(
+    traffic: str, buffer_pkts: int, duration_s: float | None = None, seed: int = 1
+) -> dict[str, Any]:
     """The scenario of one case (``traffic`` in :data:`TRAFFIC`)."""
     if traffic not in TRAFFIC:
         raise ValueError(f"traffic must be one of {', '.join(TRAFFIC)}, got {traffic!r}")
     s = variant(
-        BASE, f"dhamdhere2006-{traffic}-B{buffer_pkts}",
-        duration=None if duration_s is None else f"{duration_s + 30}s", buffer_pkts=buffer_pkts,
+        BASE,
+        f"dhamdhere2006-{traffic}-B{buffer_pkts}",
+        duration=None if duration_s is None else f"{duration_s + 30}s",
+        buffer_pkts=buffer_pkts,
     )
     s["seed"] = seed
     s["flows"] = copy.deepcopy(TRAFFIC[traffic])
     return s
 
 
-def run_case(traffic: str, buffer_pkts: int, duration_s: float | None = None, seed: int = 1) -> dict[str, Any]:
+def run_case(
+    traffic: str, buffer_pkts: int, duration_s: float | None = None, seed: int = 1
+) -> dict[str, Any]:
     """Simulate one case; one row of the table.
 
     Parameters
@@ -130,8 +144,12 @@ def run_case(traffic: str, buffer_pkts: int, duration_s: float | None = None, se
         "active_flows_mean": s["active_flows_mean"],
         "mean_queue_pkts": s["mean_queue_pkts"],
         "timeouts": s["timeouts"],
-        "large_median_throughput_Bps": float(large["throughput_bps"].median() / 8) if len(large) else float("nan"),
-        "large_no_loss_fraction": float((large["drops"] == 0).mean()) if len(large) else float("nan"),
+        "large_median_throughput_Bps": float(large["throughput_bps"].median() / 8)
+        if len(large)
+        else float("nan"),
+        "large_no_loss_fraction": float((large["drops"] == 0).mean())
+        if len(large)
+        else float("nan"),
         "wall_s": r.provenance["wall_s"],
     }
 

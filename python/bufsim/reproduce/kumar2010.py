@@ -13,7 +13,8 @@ buffers. The points run as a :func:`bufsim.sweep` of the fluid engine.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 
@@ -28,7 +29,9 @@ BASE: dict[str, Any] = {
     "warmup": "300s",
     "seed": 1,
     "link": {"capacity": "10Gbps", "delay": "10ms", "buffer": "7083pkt", "packet_size": "1500B"},
-    "flows": [{"count": 10, "tcp": "highspeed", "rtt": {"min": "80ms", "max": "260ms"}, "mss": "1500B"}],
+    "flows": [
+        {"count": 10, "tcp": "highspeed", "rtt": {"min": "80ms", "max": "260ms"}, "mss": "1500B"}
+    ],
     "fluid": {"sync": 1.0},
 }
 
@@ -67,7 +70,9 @@ def run(
     seeds = [1, 2] if quick else list(range(1, 11))
     base = dict(BASE, duration="1000s", warmup="200s") if quick else BASE
     if progress:
-        progress(f"kumar2010: {len(VARIANTS) * len(SYNC) * len(fractions) * len(seeds)} fluid runs ...")
+        progress(
+            f"kumar2010: {len(VARIANTS) * len(SYNC) * len(fractions) * len(seeds)} fluid runs ..."
+        )
     table = bufsim.sweep(
         base,
         grid={
