@@ -16,7 +16,7 @@ pub mod fluid;
 pub mod net;
 pub mod output;
 pub mod packet;
-mod params;
+pub mod params;
 pub mod queue;
 pub mod scenario;
 pub mod stats;

@@ -7,30 +7,24 @@ use serde_json::{Map, Value};
 use crate::units::{self, SimTime};
 
 /// An error: the offending key and what is wrong with it.
-pub(crate) type PErr = (String, String);
+pub type PErr = (String, String);
 
 /// A parameter table being read.
-pub(crate) struct Params<'a> {
+pub struct Params<'a> {
     map: &'a Map<String, Value>,
     used: Vec<&'static str>,
 }
 
 impl<'a> Params<'a> {
     /// Start reading `map`.
-    pub(crate) fn new(map: &'a Map<String, Value>) -> Params<'a> {
+    pub fn new(map: &'a Map<String, Value>) -> Params<'a> {
         Params {
             map,
             used: Vec::new(),
         }
     }
     /// A number in `[lo, hi]`; `default` when absent.
-    pub(crate) fn num(
-        &mut self,
-        key: &'static str,
-        default: f64,
-        lo: f64,
-        hi: f64,
-    ) -> Result<f64, PErr> {
+    pub fn num(&mut self, key: &'static str, default: f64, lo: f64, hi: f64) -> Result<f64, PErr> {
         self.used.push(key);
         match self.map.get(key) {
             None => Ok(default),
@@ -49,7 +43,7 @@ impl<'a> Params<'a> {
         }
     }
     /// A boolean; `default` when absent.
-    pub(crate) fn flag(&mut self, key: &'static str, default: bool) -> Result<bool, PErr> {
+    pub fn flag(&mut self, key: &'static str, default: bool) -> Result<bool, PErr> {
         self.used.push(key);
         match self.map.get(key) {
             None => Ok(default),
@@ -58,7 +52,7 @@ impl<'a> Params<'a> {
         }
     }
     /// A duration with a unit (`"5ms"`) in `[lo, hi]`; `default` when absent.
-    pub(crate) fn dur(
+    pub fn dur(
         &mut self,
         key: &'static str,
         default: SimTime,
@@ -86,13 +80,7 @@ impl<'a> Params<'a> {
         }
     }
     /// A size with a unit (`"1500B"`) of `lo..=hi` bytes; `default` when absent.
-    pub(crate) fn size(
-        &mut self,
-        key: &'static str,
-        default: u32,
-        lo: u64,
-        hi: u64,
-    ) -> Result<u32, PErr> {
+    pub fn size(&mut self, key: &'static str, default: u32, lo: u64, hi: u64) -> Result<u32, PErr> {
         self.used.push(key);
         match self.map.get(key) {
             None => Ok(default),
@@ -114,11 +102,7 @@ impl<'a> Params<'a> {
         }
     }
     /// One of the `allowed` words; `None` when absent.
-    pub(crate) fn word(
-        &mut self,
-        key: &'static str,
-        allowed: &[&str],
-    ) -> Result<Option<String>, PErr> {
+    pub fn word(&mut self, key: &'static str, allowed: &[&str]) -> Result<Option<String>, PErr> {
         self.used.push(key);
         match self.map.get(key) {
             None => Ok(None),
@@ -131,7 +115,7 @@ impl<'a> Params<'a> {
     }
     /// Refuse any key no read asked for (`name` is the discipline or
     /// variant, for the message).
-    pub(crate) fn finish(self, name: &str) -> Result<(), PErr> {
+    pub fn finish(self, name: &str) -> Result<(), PErr> {
         for k in self.map.keys() {
             if !self.used.contains(&k.as_str()) {
                 let allowed = if self.used.is_empty() {

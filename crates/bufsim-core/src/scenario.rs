@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 
 use crate::engine::rng::{Stream, stream};
 use crate::queue::config::{LinkInfo, QdiscConfig};
-use crate::tcp::cc::config::CcConfig;
+use crate::tcp::cc::CcConfig;
 use crate::tcp::stack::{RtoSsthresh, Stack};
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
@@ -382,9 +382,9 @@ pub struct Link {
 pub struct FlowGroup {
     /// Number of flows.
     pub count: u32,
-    /// Congestion-control variant.
-    pub tcp: String,
-    /// Variant and its parameters, defaults filled in.
+    /// Congestion-control variant and its parameters, defaults filled in
+    /// (normalized as `tcp`, the variant's canonical name, and `cc`).
+    #[serde(flatten, serialize_with = "crate::tcp::cc::ser_tcp_and_cc")]
     pub cc: CcConfig,
     /// Round-trip propagation delay of each flow.
     #[serde(serialize_with = "units::ser_secs_vec")]
@@ -999,7 +999,6 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             begin_s: begin,
             rtt_harmonic_mean_s: hm,
             count: count as u32,
-            tcp,
             cc,
             rtts_s: rtts,
             mss_bytes: mss as u32,

@@ -11,7 +11,8 @@ use super::stats::Recorder;
 use crate::engine::Progress;
 use crate::output::RunOutput;
 use crate::scenario::Scenario;
-use crate::tcp::cc::config::{AimdConfig, CcConfig};
+use crate::tcp::cc::CcConfig;
+use crate::tcp::cc::aimd::AimdConfig;
 use crate::units::{PS_PER_SEC, SimTime};
 
 /// How often (in steps) the progress hook is called.

@@ -22,7 +22,7 @@ use crate::engine::Progress;
 use crate::output::RunOutput;
 use crate::queue::config::{QdiscConfig, RedMode};
 use crate::scenario::{Scenario, ScenarioError, err};
-use crate::tcp::cc::config::CcConfig;
+use crate::tcp::cc::CcConfig;
 
 /// Queue disciplines the fluid engine models.
 pub const FLUID_QDISCS: &[&str] = &["droptail", "red"];
@@ -130,12 +130,12 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
                 ),
             ));
         }
-        if hybrid && !matches!(grp.cc, CcConfig::Aimd(_) | CcConfig::NewReno) {
+        if hybrid && !matches!(grp.cc, CcConfig::Aimd(_) | CcConfig::NewReno(_)) {
             return Err(err(
                 p("tcp"),
                 format!(
                     "the hybrid model (fluid.model = \"hybrid\") is paper 003's AIMD model: allowed are aimd, newreno, reno; got {:?}",
-                    grp.tcp
+                    grp.cc.name()
                 ),
             ));
         }
@@ -144,7 +144,7 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
                 p("tcp"),
                 format!(
                     "{:?} has no rate form (its window depends on the time of the last loss): use fluid.decrease = \"event\", or tcp aimd, newreno, highspeed, scalable",
-                    grp.tcp
+                    grp.cc.name()
                 ),
             ));
         }

@@ -8,9 +8,30 @@
 //! cwnd as Linux does (cwnd equals FlightSize outside recovery when the
 //! sender is window-limited).
 
-use super::config::AimdConfig;
-use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Window, slow_start};
+use serde::Serialize;
+
+use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Variant, Window, slow_start};
+use crate::fluid::cc::{FluidLaw, Growth};
+use crate::params::{PErr, Params};
 use crate::units::SimTime;
+
+/// Generic AIMD(a, b): +a packets per RTT in congestion avoidance, window
+/// multiplied by (1 - b) on loss. Reno is a = 1, b = 0.5.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct AimdConfig {
+    /// Additive increase, packets per RTT.
+    pub a: f64,
+    /// Multiplicative decrease fraction (window *= 1 - b).
+    pub b: f64,
+}
+
+impl Default for AimdConfig {
+    fn default() -> Self {
+        //= RFC 5681 section 3.1: cwnd += SMSS*SMSS/cwnd per ACK (a = 1 per RTT),
+        //= ssthresh = FlightSize/2 on loss (b = 0.5).
+        AimdConfig { a: 1.0, b: 0.5 }
+    }
+}
 
 /// AIMD(a, b) with standard slow start.
 #[derive(Clone, Copy, Debug)]
@@ -18,10 +39,40 @@ pub struct Aimd {
     cfg: AimdConfig,
 }
 
-impl Aimd {
-    /// A controller with these constants.
-    pub fn new(cfg: AimdConfig) -> Aimd {
+impl Variant for Aimd {
+    const NAMES: &'static [&'static str] = &["aimd"];
+    type Config = AimdConfig;
+    type Fluid = AimdFluid;
+    fn read(p: &mut Params) -> Result<AimdConfig, PErr> {
+        let d = AimdConfig::default();
+        Ok(AimdConfig {
+            a: p.num("a", d.a, 1e-6, 1e6)?,
+            b: p.num("b", d.b, 1e-6, 0.999)?,
+        })
+    }
+    fn new(cfg: AimdConfig) -> Aimd {
         Aimd { cfg }
+    }
+    fn fluid(cfg: AimdConfig) -> AimdFluid {
+        AimdFluid(cfg)
+    }
+}
+
+/// AIMD(a, b) in fluid form, paper 004 eq. (1).
+#[derive(Clone, Copy, Debug)]
+pub struct AimdFluid(pub AimdConfig);
+
+impl FluidLaw for AimdFluid {
+    fn growth(&mut self, _t: f64, _h: f64, _w: &mut f64, _rtt: f64) -> Growth {
+        //= paper 004 eq. (1): dW/dt = a / R(t); AIMD(a, b) grows a packets per RTT.
+        Growth::additive(self.0.a)
+    }
+    fn decrease_fraction(&mut self, _w: f64) -> f64 {
+        self.0.b
+    }
+    fn on_loss(&mut self, _t: f64, w: f64, _rtt_min: f64) -> f64 {
+        //= RFC 5681 section 3.1 / paper 004 eq. (1): W <- (1 - b) W.
+        w * (1.0 - self.0.b)
     }
 }
 

@@ -11,9 +11,58 @@
 //! convergence value, section 4.7). `t` is measured from the first ACK of the
 //! congestion-avoidance epoch and RTT is the smoothed RTT.
 
-use super::config::{AimdConfig, CubicConfig};
-use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Window, slow_start};
+use serde::Serialize;
+
+use super::aimd::AimdConfig;
+use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Variant, Window, slow_start};
+use crate::fluid::cc::{FluidLaw, Growth, MIN_WINDOW};
+use crate::params::{PErr, Params};
 use crate::units::SimTime;
+
+/// CUBIC, RFC 9438.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CubicConfig {
+    /// Scaling constant C, packets / s^3.
+    pub c: f64,
+    /// Multiplicative decrease factor beta_cubic (window *= beta).
+    pub beta: f64,
+    /// Fast convergence (RFC 9438 section 4.7).
+    pub fast_convergence: bool,
+    /// Reno-friendly region (RFC 9438 section 4.3).
+    pub reno_friendly: bool,
+}
+
+impl Default for CubicConfig {
+    fn default() -> Self {
+        //= RFC 9438 section 5.1: C = 0.4; section 4.6: beta_cubic = 0.7.
+        CubicConfig {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: true,
+        }
+    }
+}
+
+impl CubicConfig {
+    /// alpha_cubic, packets per RTT in the Reno-friendly region.
+    pub fn alpha(&self) -> f64 {
+        //= RFC 9438 section 4.3: alpha_cubic = 3 (1 - beta_cubic) / (1 + beta_cubic).
+        3.0 * (1.0 - self.beta) / (1.0 + self.beta)
+    }
+
+    /// W_max after a congestion event at window `cwnd` with the previous
+    /// W_max `w_max`, RFC 9438 section 4.7 (fast convergence): "if cwnd <
+    /// W_max and fast convergence enabled: W_max = cwnd * (1 + beta_cubic) /
+    /// 2, else W_max = cwnd".
+    pub fn new_w_max(&self, cwnd: f64, w_max: f64) -> f64 {
+        if self.fast_convergence && cwnd < w_max {
+            cwnd * (1.0 + self.beta) / 2.0
+        } else {
+            cwnd
+        }
+    }
+}
 
 /// CUBIC controller state.
 #[derive(Clone, Copy, Debug)]
@@ -35,14 +84,26 @@ pub struct Cubic {
     after_timeout: bool,
 }
 
-impl Cubic {
-    /// A controller with these constants.
-    pub fn new(cfg: CubicConfig) -> Cubic {
-        //= RFC 9438 section 4.3: alpha_cubic = 3 (1 - beta_cubic) / (1 + beta_cubic).
-        let alpha = 3.0 * (1.0 - cfg.beta) / (1.0 + cfg.beta);
+impl Variant for Cubic {
+    const NAMES: &'static [&'static str] = &["cubic"];
+    // The window is a function of the time since the last event (eq. (1)),
+    // which a continuous decrease cannot express.
+    const RATE_FORM: bool = false;
+    type Config = CubicConfig;
+    type Fluid = CubicFluid;
+    fn read(p: &mut Params) -> Result<CubicConfig, PErr> {
+        let d = CubicConfig::default();
+        Ok(CubicConfig {
+            c: p.num("c", d.c, 1e-6, 1e6)?,
+            beta: p.num("beta", d.beta, 0.01, 0.999)?,
+            fast_convergence: p.flag("fast_convergence", d.fast_convergence)?,
+            reno_friendly: p.flag("reno_friendly", d.reno_friendly)?,
+        })
+    }
+    fn new(cfg: CubicConfig) -> Cubic {
         Cubic {
             cfg,
-            alpha,
+            alpha: cfg.alpha(),
             w_max: 0.0,
             cwnd_prior: 0.0,
             epoch_start: None,
@@ -51,7 +112,91 @@ impl Cubic {
             after_timeout: false,
         }
     }
+    fn fluid(cfg: CubicConfig) -> CubicFluid {
+        CubicFluid {
+            cfg,
+            w_max: 0.0,
+            w_prior: 0.0,
+            k: 0.0,
+            t_epoch: 0.0,
+            w_est: 0.0,
+        }
+    }
+}
 
+/// CUBIC in fluid form: W_max, cwnd_prior, K, the epoch's start and the
+/// Reno-friendly estimate W_est (RFC 9438 section 4), the window following
+/// W_cubic(t).
+#[derive(Clone, Copy, Debug)]
+pub struct CubicFluid {
+    cfg: CubicConfig,
+    w_max: f64,
+    w_prior: f64,
+    k: f64,
+    t_epoch: f64,
+    w_est: f64,
+}
+
+impl FluidLaw for CubicFluid {
+    fn start(&mut self, t: f64, w: f64) {
+        self.t_epoch = t;
+        self.w_est = w;
+        self.w_max = w;
+        self.w_prior = w;
+    }
+
+    fn growth(&mut self, t: f64, h: f64, w: &mut f64, rtt: f64) -> Growth {
+        let c = self.cfg;
+        //= RFC 9438 section 4.3: "a TCP sender SHOULD set alpha_cubic to 1 once
+        //= W_est reaches cwnd_prior", as the packet controller does.
+        let alpha = if self.w_est >= self.w_prior {
+            AimdConfig::default().a
+        } else {
+            c.alpha()
+        };
+        //= RFC 9438 section 4.2 eq. (1): W_cubic(t) = C (t - K)^3 + W_max,
+        //= t measured from the start of the congestion-avoidance epoch.
+        let te = t - self.t_epoch - self.k;
+        let wc = c.c * te * te * te + self.w_max;
+        let reno = c.reno_friendly && self.w_est > wc;
+        //= RFC 9438 section 4.3: in the Reno-friendly region (W_cubic <
+        //= W_est) cwnd follows W_est.
+        *w = if reno { self.w_est } else { wc.max(MIN_WINDOW) };
+        //= RFC 9438 section 4.3 eq. (4): W_est grows by alpha_cubic per RTT.
+        self.w_est += alpha * h / rtt;
+        if reno {
+            Growth::additive(alpha)
+        } else {
+            //= d/dt W_cubic = 3 C (t - K)^2 (RK4 integrates it exactly).
+            Growth {
+                c3: 3.0 * c.c,
+                tk: self.t_epoch + self.k,
+                ..Growth::default()
+            }
+        }
+    }
+
+    fn decrease_fraction(&mut self, _w: f64) -> f64 {
+        1.0 - self.cfg.beta
+    }
+
+    fn on_loss(&mut self, t: f64, w: f64, _rtt_min: f64) -> f64 {
+        let c = self.cfg;
+        self.w_max = c.new_w_max(w, self.w_max);
+        self.w_prior = w;
+        //= RFC 9438 section 4.6: cwnd = cwnd * beta_cubic.
+        let new = (w * c.beta).max(MIN_WINDOW);
+        //= RFC 9438 section 4.2 eq. (2): K = cbrt((W_max - cwnd_epoch) / C),
+        //= cwnd_epoch being the window at the start of the epoch.
+        self.k = ((self.w_max - new).max(0.0) / c.c).cbrt();
+        self.t_epoch = t;
+        //= RFC 9438 section 4.3: W_est = cwnd_epoch at a congestion event.
+        self.w_est = new;
+        new
+    }
+}
+
+impl Cubic {
     /// K = cbrt((W_max - cwnd_epoch) / C), RFC 9438 section 4.2 eq. (2).
     pub fn k_of(&self, w_max: f64, cwnd_epoch: f64) -> f64 {
         ((w_max - cwnd_epoch) / self.cfg.c).cbrt()
@@ -126,13 +271,8 @@ impl CongestionControl for Cubic {
 
     fn on_congestion_event(&mut self, w: &Window, _flight: f64, _now: SimTime) -> f64 {
         let cwnd = w.cwnd;
-        //= RFC 9438 section 4.7 (fast convergence): "if cwnd < W_max and fast
-        //= convergence enabled: W_max = cwnd * (1 + beta_cubic) / 2, else W_max = cwnd".
-        self.w_max = if self.cfg.fast_convergence && cwnd < self.w_max {
-            cwnd * (1.0 + self.cfg.beta) / 2.0
-        } else {
-            cwnd
-        };
+        //= RFC 9438 section 4.7 (fast convergence).
+        self.w_max = self.cfg.new_w_max(cwnd, self.w_max);
         self.cwnd_prior = cwnd;
         self.epoch_start = None;
         //= RFC 9438 section 4.6: ssthresh = flight_size * beta_cubic (cwnd here),

@@ -8,9 +8,39 @@
 //! "w = w + a(w)/w" per ACK, counted per newly acknowledged packet).
 //! Decrease: ssthresh = max((1 - b(w)) cwnd, 2) with w = cwnd at the event.
 
-use super::config::{AimdConfig, HighSpeedConfig};
-use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Window, slow_start};
+use serde::Serialize;
+
+use super::aimd::AimdConfig;
+use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Variant, Window, slow_start};
+use crate::fluid::cc::{FluidLaw, Growth};
+use crate::params::{PErr, Params};
 use crate::units::SimTime;
+
+/// HighSpeed TCP, RFC 3649.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct HighSpeedConfig {
+    /// At or below this window (packets) HSTCP behaves as standard TCP.
+    pub low_window: f64,
+    /// The window (packets) reached at loss rate `high_p`.
+    pub high_window: f64,
+    /// Loss rate at which the window is `high_window`.
+    pub high_p: f64,
+    /// Decrease factor b(w) at `high_window`.
+    pub high_decrease: f64,
+}
+
+impl Default for HighSpeedConfig {
+    fn default() -> Self {
+        //= RFC 3649 section 5: Low_Window = 38, High_Window = 83000,
+        //= High_P = 10^-7, High_Decrease = 0.1.
+        HighSpeedConfig {
+            low_window: 38.0,
+            high_window: 83_000.0,
+            high_p: 1e-7,
+            high_decrease: 0.1,
+        }
+    }
+}
 
 //= RFC 3649 section 1: the standard TCP response function w = 1.2/sqrt(p);
 //= section 5: Low_P is the loss rate at which it gives Low_Window packets.
@@ -79,12 +109,77 @@ pub struct HighSpeed {
     law: HsLaw,
 }
 
-impl HighSpeed {
-    /// A controller with these constants.
-    pub fn new(cfg: HighSpeedConfig) -> HighSpeed {
+impl Variant for HighSpeed {
+    const NAMES: &'static [&'static str] = &["highspeed"];
+    type Config = HighSpeedConfig;
+    type Fluid = HsFluid;
+    fn read(p: &mut Params) -> Result<HighSpeedConfig, PErr> {
+        let d = HighSpeedConfig::default();
+        let c = HighSpeedConfig {
+            low_window: p.num("low_window", d.low_window, 1.0, 1e9)?,
+            high_window: p.num("high_window", d.high_window, 2.0, 1e12)?,
+            high_p: p.num("high_p", d.high_p, 1e-15, 0.5)?,
+            high_decrease: p.num("high_decrease", d.high_decrease, 0.001, 0.5)?,
+        };
+        if c.high_window <= c.low_window {
+            return Err((
+                "high_window".into(),
+                format!("must exceed low_window {}", c.low_window),
+            ));
+        }
+        Ok(c)
+    }
+    fn new(cfg: HighSpeedConfig) -> HighSpeed {
         HighSpeed {
             law: HsLaw::new(cfg),
         }
+    }
+    fn fluid(cfg: HighSpeedConfig) -> HsFluid {
+        HsFluid {
+            law: HsLaw::new(cfg),
+            w: f64::NAN,
+            a: 1.0,
+            b: 0.5,
+        }
+    }
+}
+
+/// HighSpeed TCP in fluid form: the same a(w), b(w) as the packet
+/// controller, cached at the window `w` they were computed for (recomputed
+/// when the window moves by more than 0.1%: a(w) and b(w) change on the
+/// scale of the window's logarithm).
+#[derive(Clone, Copy, Debug)]
+pub struct HsFluid {
+    law: HsLaw,
+    w: f64,
+    a: f64,
+    b: f64,
+}
+
+impl HsFluid {
+    #[inline]
+    fn ab(&mut self, w: f64) -> (f64, f64) {
+        // `self.w` starts as NaN: refresh.
+        if self.w.is_nan() || (w - self.w).abs() > 1e-3 * self.w {
+            self.w = w;
+            self.a = self.law.a(w);
+            self.b = self.law.b(w);
+        }
+        (self.a, self.b)
+    }
+}
+
+impl FluidLaw for HsFluid {
+    fn growth(&mut self, _t: f64, _h: f64, w: &mut f64, _rtt: f64) -> Growth {
+        //= RFC 3649 section 5: a(w) packets per RTT.
+        Growth::additive(self.ab(*w).0)
+    }
+    fn decrease_fraction(&mut self, w: f64) -> f64 {
+        self.ab(w).1
+    }
+    fn on_loss(&mut self, _t: f64, w: f64, _rtt_min: f64) -> f64 {
+        //= RFC 3649 section 5: W <- (1 - b(w)) W.
+        w * (1.0 - self.ab(w).1)
     }
 }
 

@@ -12,9 +12,41 @@
 //! The law itself is two pure functions, [`increase`] and [`backoff`], which
 //! the fluid engine's H-TCP law (`fluid::cc`) calls too.
 
-use super::config::HtcpConfig;
-use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Window, reno_ssthresh, slow_start};
+use serde::Serialize;
+
+use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Variant, Window, reno_ssthresh, slow_start};
+use crate::fluid::cc::{FluidLaw, Growth};
+use crate::params::{PErr, Params};
 use crate::units::SimTime;
+
+/// H-TCP (Leith and Shorten 2004; draft-leith-tcp-htcp-06).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct HtcpConfig {
+    /// Time after a congestion event during which alpha = 1, seconds (Delta_L).
+    pub delta_l_s: f64,
+    /// Lower clamp of the adaptive backoff beta = RTTmin/RTTmax.
+    pub beta_min: f64,
+    /// Upper clamp of the adaptive backoff.
+    pub beta_max: f64,
+    /// Scale alpha by RTT / RTT_ref for RTT fairness.
+    pub rtt_scaling: bool,
+    /// Reference RTT of the RTT-scaling option, seconds.
+    pub rtt_ref_s: f64,
+}
+
+impl Default for HtcpConfig {
+    fn default() -> Self {
+        //= draft-leith-tcp-htcp-06 section 3: Delta_L = 1 s;
+        //= beta = RTTmin/RTTmax clamped to [0.5, 0.8]; RTT scaling to 100 ms.
+        HtcpConfig {
+            delta_l_s: 1.0,
+            beta_min: 0.5,
+            beta_max: 0.8,
+            rtt_scaling: false,
+            rtt_ref_s: 0.1,
+        }
+    }
+}
 
 //= draft-leith-tcp-htcp-06 section 3 ("adaptive backoff"): if the
 //= throughput measured over the last congestion epochs changed by more than
@@ -43,9 +75,31 @@ pub struct Htcp {
     prev_rate: f64,
 }
 
-impl Htcp {
-    /// A controller with these constants.
-    pub fn new(cfg: HtcpConfig) -> Htcp {
+impl Variant for Htcp {
+    const NAMES: &'static [&'static str] = &["htcp"];
+    // The backoff adapts at each event (beta from the epoch's RTTs and
+    // throughput): there is no continuous-decrease form.
+    const RATE_FORM: bool = false;
+    type Config = HtcpConfig;
+    type Fluid = HtcpFluid;
+    fn read(p: &mut Params) -> Result<HtcpConfig, PErr> {
+        let d = HtcpConfig::default();
+        let c = HtcpConfig {
+            delta_l_s: p.num("delta_l_s", d.delta_l_s, 0.0, 1e3)?,
+            beta_min: p.num("beta_min", d.beta_min, 0.01, 0.999)?,
+            beta_max: p.num("beta_max", d.beta_max, 0.01, 0.999)?,
+            rtt_scaling: p.flag("rtt_scaling", d.rtt_scaling)?,
+            rtt_ref_s: p.num("rtt_ref_s", d.rtt_ref_s, 1e-6, 1e3)?,
+        };
+        if c.beta_min > c.beta_max {
+            return Err((
+                "beta_min".into(),
+                format!("must be <= beta_max {}", c.beta_max),
+            ));
+        }
+        Ok(c)
+    }
+    fn new(cfg: HtcpConfig) -> Htcp {
         //= draft-leith-tcp-htcp-06 section 3: beta starts at 0.5 (the clamp's floor).
         Htcp {
             cfg,
@@ -57,7 +111,75 @@ impl Htcp {
             prev_rate: 0.0,
         }
     }
+    fn fluid(cfg: HtcpConfig) -> HtcpFluid {
+        HtcpFluid {
+            cfg,
+            t_last: 0.0,
+            rtt_max: 0.0,
+            //= draft-leith-tcp-htcp-06 section 3: beta starts at 0.5 (the clamp's floor).
+            beta: cfg.beta_min,
+            sent: 0.0,
+            prev_rate: 0.0,
+            rtt_min: 0.0,
+        }
+    }
+}
 
+/// H-TCP in fluid form: the same [`increase`] and [`backoff`] as the packet
+/// controller, over the fluid flow's epochs.
+#[derive(Clone, Copy, Debug)]
+pub struct HtcpFluid {
+    cfg: HtcpConfig,
+    /// Time of the last congestion event, seconds.
+    t_last: f64,
+    /// Largest RTT seen since, seconds.
+    rtt_max: f64,
+    /// Current backoff factor.
+    beta: f64,
+    /// Packets sent since the last event.
+    sent: f64,
+    /// The previous epoch's throughput, packets/s (0: none yet).
+    prev_rate: f64,
+    /// The flow's smallest RTT (its propagation delay), seconds, as the
+    /// packet engine's RTTmin for the RTT scaling (0: not known yet).
+    rtt_min: f64,
+}
+
+impl FluidLaw for HtcpFluid {
+    fn start(&mut self, t: f64, _w: f64) {
+        self.t_last = t;
+    }
+
+    fn growth(&mut self, t: f64, h: f64, w: &mut f64, rtt: f64) -> Growth {
+        self.rtt_max = self.rtt_max.max(rtt);
+        // The epoch's throughput for the backoff's 20% rule: W / R packets
+        // per second over this step.
+        self.sent += *w / rtt * h;
+        let rtt_min = (self.rtt_min > 0.0).then_some(self.rtt_min);
+        Growth::additive(increase(&self.cfg, self.beta, t - self.t_last, rtt_min))
+    }
+
+    fn decrease_fraction(&mut self, _w: f64) -> f64 {
+        1.0 - self.beta
+    }
+
+    fn on_loss(&mut self, t: f64, w: f64, rtt_min: f64) -> f64 {
+        self.rtt_min = rtt_min;
+        let rate = if t > self.t_last {
+            self.sent / (t - self.t_last)
+        } else {
+            0.0
+        };
+        self.beta = backoff(&self.cfg, rate, self.prev_rate, rtt_min, self.rtt_max);
+        self.prev_rate = rate;
+        self.sent = 0.0;
+        self.t_last = t;
+        self.rtt_max = 0.0;
+        w * self.beta
+    }
+}
+
+impl Htcp {
     /// alpha(Delta), packets per RTT, before the (1 - beta) and RTT scalings
     /// (see [`alpha_of_delta`]).
     pub fn alpha_of_delta(&self, delta_s: f64) -> f64 {

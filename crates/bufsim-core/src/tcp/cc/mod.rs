@@ -2,20 +2,33 @@
 //! ([`CongestionControl`]), dispatched through the [`AnyCc`] enum on the hot
 //! path (no `Box<dyn>` per flow, as smoltcp's `AnyController`).
 //!
+//! Each variant is self-contained in its file: the packet engine's
+//! controller ([`CongestionControl`]), its parameters with the RFC's or
+//! paper's constants as `Default` beside their citations, the reader of its
+//! `tcp_params`, and its fluid law ([`FluidLaw`], which the fluid engine
+//! integrates), tied together by [`Variant`]. The [`variants!`] list below is
+//! the one registry: it generates [`CcConfig`], [`AnyCc`], [`AnyFluidLaw`]
+//! and the name lookup, so adding a variant is one file and one line there.
+//!
 //! The sender owns loss detection and recovery (RFC 5681/6582/6675/6298);
 //! a controller only decides how the window grows on ACKs and how far it
 //! falls on a congestion event or a timeout. Windows are in packets (f64).
 
 pub mod aimd;
-pub mod config;
 pub mod cubic;
 pub mod highspeed;
 pub mod htcp;
 pub mod newreno;
 pub mod scalable;
 
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::fluid::cc::{FluidLaw, Growth};
+use crate::params::{PErr, Params};
 use crate::units::SimTime;
-use config::CcConfig;
 
 /// The window state a controller reads and writes (packets).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -102,62 +115,179 @@ pub trait CongestionControl {
     }
 }
 
-/// Static dispatch over [`AnyCc`] (a match, no virtual call).
-macro_rules! dispatch {
-    ($self:expr, $c:ident => $call:expr) => {
-        match $self {
-            AnyCc::NewReno($c) => $call,
-            AnyCc::Aimd($c) => $call,
-            AnyCc::HighSpeed($c) => $call,
-            AnyCc::Scalable($c) => $call,
-            AnyCc::Cubic($c) => $call,
-            AnyCc::Htcp($c) => $call,
+/// One congestion-control variant, self-contained in its file.
+pub trait Variant: CongestionControl + Sized {
+    /// The names a scenario's `tcp` may give; the first is the canonical one
+    /// (the normalized scenario's `tcp`).
+    const NAMES: &'static [&'static str];
+    /// Whether the fluid law has the rate form of paper 004 eq. (1)
+    /// (`fluid.decrease = "rate"`: dW/dt = -b(W) W lambda); a law whose
+    /// decrease is a state change at an event (CUBIC's epoch, H-TCP's
+    /// adaptive backoff) has none.
+    const RATE_FORM: bool = true;
+    /// Parameters; `Default` holds the cited constants.
+    type Config: Copy + fmt::Debug + PartialEq + Default + Serialize;
+    /// The fluid form of the law.
+    type Fluid: FluidLaw;
+    /// Read `tcp_params` through `p` (which names a bad key and refuses
+    /// unknown ones).
+    fn read(p: &mut Params) -> Result<Self::Config, PErr>;
+    /// The packet engine's controller.
+    fn new(cfg: Self::Config) -> Self;
+    /// The fluid engine's law.
+    fn fluid(cfg: Self::Config) -> Self::Fluid;
+}
+
+/// A variant without parameters (its `Config`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct NoParams;
+
+/// The registry: one line per variant, `Arm(file::Type)`. The arm's name in
+/// lowercase is the `variant` tag of the normalized `cc`.
+macro_rules! variants {
+    ($($arm:ident($ty:ty)),* $(,)?) => {
+        /// A congestion-control variant with its parameters, defaults filled in.
+        #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+        #[serde(tag = "variant", rename_all = "lowercase")]
+        pub enum CcConfig {
+            $(
+                #[doc = concat!("`", stringify!($ty), "`'s parameters.")]
+                $arm(<$ty as Variant>::Config),
+            )*
+        }
+
+        /// Every variant's packet controller, for enum dispatch on the hot path.
+        pub enum AnyCc {
+            $(
+                #[doc = concat!("`", stringify!($ty), "`.")]
+                $arm($ty),
+            )*
+        }
+
+        /// Every variant's fluid law, for enum dispatch.
+        #[derive(Clone, Debug)]
+        pub enum AnyFluidLaw {
+            $(
+                #[doc = concat!("`", stringify!($ty), "`'s fluid law.")]
+                $arm(<$ty as Variant>::Fluid),
+            )*
+        }
+
+        impl AnyCc {
+            /// See [`CongestionControl::on_ack`].
+            #[inline]
+            pub fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+                match self { $(AnyCc::$arm(c) => c.on_ack(w, ack),)* }
+            }
+            /// See [`CongestionControl::on_congestion_event`].
+            #[inline]
+            pub fn on_congestion_event(&mut self, w: &Window, flight: f64, now: SimTime) -> f64 {
+                match self { $(AnyCc::$arm(c) => c.on_congestion_event(w, flight, now),)* }
+            }
+            /// See [`CongestionControl::on_timeout`].
+            #[inline]
+            pub fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
+                match self { $(AnyCc::$arm(c) => c.on_timeout(w, flight, now),)* }
+            }
+        }
+
+        impl FluidLaw for AnyFluidLaw {
+            #[inline]
+            fn start(&mut self, t: f64, w: f64) {
+                match self { $(AnyFluidLaw::$arm(c) => c.start(t, w),)* }
+            }
+            #[inline]
+            fn growth(&mut self, t: f64, h: f64, w: &mut f64, rtt: f64) -> Growth {
+                match self { $(AnyFluidLaw::$arm(c) => c.growth(t, h, w, rtt),)* }
+            }
+            #[inline]
+            fn decrease_fraction(&mut self, w: f64) -> f64 {
+                match self { $(AnyFluidLaw::$arm(c) => c.decrease_fraction(w),)* }
+            }
+            #[inline]
+            fn on_loss(&mut self, t: f64, w: f64, rtt_min: f64) -> f64 {
+                match self { $(AnyFluidLaw::$arm(c) => c.on_loss(t, w, rtt_min),)* }
+            }
+        }
+
+        /// Every name a scenario's `tcp` may give, canonical names first in
+        /// registry order.
+        pub fn variant_names() -> Vec<&'static str> {
+            let mut v = Vec::new();
+            $(v.extend_from_slice(<$ty as Variant>::NAMES);)*
+            v
+        }
+
+        impl CcConfig {
+            /// Build the config of variant `name` from its `tcp_params`; on
+            /// error, returns `(key, message)` (the key is empty when the name
+            /// is unknown).
+            pub fn from_params(name: &str, params: &Map<String, Value>) -> Result<CcConfig, PErr> {
+                let mut p = Params::new(params);
+                let cfg = $(
+                    if <$ty as Variant>::NAMES.contains(&name) {
+                        CcConfig::$arm(<$ty as Variant>::read(&mut p)?)
+                    } else
+                )* {
+                    return Err((
+                        String::new(),
+                        format!(
+                            "unknown TCP variant {name:?}: allowed are {}",
+                            variant_names().join(", ")
+                        ),
+                    ));
+                };
+                p.finish(name)?;
+                Ok(cfg)
+            }
+
+            /// The canonical name (the normalized scenario's `tcp`).
+            pub fn name(&self) -> &'static str {
+                match self { $(CcConfig::$arm(_) => <$ty as Variant>::NAMES[0],)* }
+            }
+
+            /// Whether the fluid law has a rate form ([`Variant::RATE_FORM`]).
+            pub fn has_rate_form(&self) -> bool {
+                match self { $(CcConfig::$arm(_) => <$ty as Variant>::RATE_FORM,)* }
+            }
+
+            /// The packet engine's controller.
+            pub fn controller(&self) -> AnyCc {
+                match *self { $(CcConfig::$arm(c) => AnyCc::$arm(<$ty as Variant>::new(c)),)* }
+            }
+
+            /// The fluid engine's law.
+            pub fn fluid_law(&self) -> AnyFluidLaw {
+                match *self {
+                    $(CcConfig::$arm(c) => AnyFluidLaw::$arm(<$ty as Variant>::fluid(c)),)*
+                }
+            }
         }
     };
 }
 
-/// Every variant, for enum dispatch.
-pub enum AnyCc {
-    /// Reno / NewReno window rules.
+variants! {
     NewReno(newreno::NewReno),
-    /// Generic AIMD(a, b).
     Aimd(aimd::Aimd),
-    /// HighSpeed TCP (RFC 3649).
     HighSpeed(highspeed::HighSpeed),
-    /// Scalable TCP (Kelly 2003).
     Scalable(scalable::Scalable),
-    /// CUBIC (RFC 9438).
     Cubic(cubic::Cubic),
-    /// H-TCP (draft-leith-tcp-htcp-06).
     Htcp(htcp::Htcp),
+}
+
+/// Serialize a group's variant as the normalized scenario's `tcp` (the
+/// canonical name) and `cc` (the variant and its parameters).
+pub fn ser_tcp_and_cc<S: serde::Serializer>(cc: &CcConfig, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(2))?;
+    m.serialize_entry("tcp", cc.name())?;
+    m.serialize_entry("cc", cc)?;
+    m.end()
 }
 
 impl AnyCc {
     /// The controller for a config.
     pub fn new(cfg: &CcConfig) -> AnyCc {
-        match cfg {
-            CcConfig::NewReno => AnyCc::NewReno(newreno::NewReno),
-            CcConfig::Aimd(c) => AnyCc::Aimd(aimd::Aimd::new(*c)),
-            CcConfig::HighSpeed(c) => AnyCc::HighSpeed(highspeed::HighSpeed::new(*c)),
-            CcConfig::Scalable(c) => AnyCc::Scalable(scalable::Scalable::new(*c)),
-            CcConfig::Cubic(c) => AnyCc::Cubic(cubic::Cubic::new(*c)),
-            CcConfig::Htcp(c) => AnyCc::Htcp(htcp::Htcp::new(*c)),
-        }
-    }
-
-    /// See [`CongestionControl::on_ack`].
-    #[inline]
-    pub fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
-        dispatch!(self, c => c.on_ack(w, ack))
-    }
-    /// See [`CongestionControl::on_congestion_event`].
-    #[inline]
-    pub fn on_congestion_event(&mut self, w: &Window, flight: f64, now: SimTime) -> f64 {
-        dispatch!(self, c => c.on_congestion_event(w, flight, now))
-    }
-    /// See [`CongestionControl::on_timeout`].
-    #[inline]
-    pub fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
-        dispatch!(self, c => c.on_timeout(w, flight, now))
+        cfg.controller()
     }
 }

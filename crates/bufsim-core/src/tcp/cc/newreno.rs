@@ -2,12 +2,31 @@
 //! itself, RFC 6582, lives in the sender because it is loss recovery, not
 //! window policy).
 
-use super::{AckInfo, CongestionControl, Window, reno_ssthresh, slow_start};
+use super::aimd::{AimdConfig, AimdFluid};
+use super::{AckInfo, CongestionControl, NoParams, Variant, Window, reno_ssthresh, slow_start};
+use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
 /// Standard TCP congestion control (AIMD(1, 1/2) with slow start).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NewReno;
+
+impl Variant for NewReno {
+    const NAMES: &'static [&'static str] = &["newreno", "reno"];
+    type Config = NoParams;
+    //= RFC 5681 section 3.1: standard TCP is AIMD(1, 1/2), whose fluid law
+    //= paper 004 eq. (1) writes dW/dt = 1/R between losses, W <- W/2 at one.
+    type Fluid = AimdFluid;
+    fn read(_p: &mut Params) -> Result<NoParams, PErr> {
+        Ok(NoParams)
+    }
+    fn new(_cfg: NoParams) -> NewReno {
+        NewReno
+    }
+    fn fluid(_cfg: NoParams) -> AimdFluid {
+        AimdFluid(AimdConfig::default())
+    }
+}
 
 impl CongestionControl for NewReno {
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {

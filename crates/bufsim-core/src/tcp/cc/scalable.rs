@@ -16,9 +16,49 @@
 //! expected loss b w * p w per RTT, so E[w^2]/E[w] = a/(b p) = 0.08/p
 //! (Kelly section 2, "w ~ 0.08/p" approximately).
 
-use super::config::{AimdConfig, ScalableConfig};
-use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Window, slow_start};
+use serde::Serialize;
+
+use super::aimd::AimdConfig;
+use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Variant, Window, slow_start};
+use crate::fluid::cc::{FluidLaw, Growth};
+use crate::params::{PErr, Params};
 use crate::units::SimTime;
+
+/// Scalable TCP (Kelly, "Scalable TCP: improving performance in highspeed
+/// wide area networks", CCR 2003).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ScalableConfig {
+    /// Increase per ACK in congestion avoidance, packets (cwnd += a).
+    pub a: f64,
+    /// Decrease fraction on loss (cwnd *= 1 - b).
+    pub b: f64,
+    /// At or below this window (packets) the flow behaves as standard TCP.
+    pub low_window: f64,
+}
+
+impl Default for ScalableConfig {
+    fn default() -> Self {
+        //= Kelly 2003 section 2: a = 0.01, b = 0.125; legacy behaviour below
+        //= a low-window threshold (16 packets in the Linux tcp_scalable module).
+        ScalableConfig {
+            a: 0.01,
+            b: 0.125,
+            low_window: 16.0,
+        }
+    }
+}
+
+impl ScalableConfig {
+    /// The decrease fraction at window `w`: `b` above `low_window`, standard
+    /// TCP's at or below it (Kelly 2003 section 2, the legacy window).
+    pub fn decrease(&self, w: f64) -> f64 {
+        if w > self.low_window {
+            self.b
+        } else {
+            AimdConfig::default().b
+        }
+    }
+}
 
 /// Scalable TCP controller.
 #[derive(Clone, Copy, Debug)]
@@ -26,10 +66,45 @@ pub struct Scalable {
     cfg: ScalableConfig,
 }
 
-impl Scalable {
-    /// A controller with these constants.
-    pub fn new(cfg: ScalableConfig) -> Scalable {
+impl Variant for Scalable {
+    const NAMES: &'static [&'static str] = &["scalable"];
+    type Config = ScalableConfig;
+    type Fluid = ScalableFluid;
+    fn read(p: &mut Params) -> Result<ScalableConfig, PErr> {
+        let d = ScalableConfig::default();
+        Ok(ScalableConfig {
+            a: p.num("a", d.a, 1e-6, 1.0)?,
+            b: p.num("b", d.b, 1e-6, 0.999)?,
+            low_window: p.num("low_window", d.low_window, 1.0, 1e9)?,
+        })
+    }
+    fn new(cfg: ScalableConfig) -> Scalable {
         Scalable { cfg }
+    }
+    fn fluid(cfg: ScalableConfig) -> ScalableFluid {
+        ScalableFluid(cfg)
+    }
+}
+
+/// Scalable TCP in fluid form.
+#[derive(Clone, Copy, Debug)]
+pub struct ScalableFluid(pub ScalableConfig);
+
+impl FluidLaw for ScalableFluid {
+    fn growth(&mut self, _t: f64, _h: f64, w: &mut f64, _rtt: f64) -> Growth {
+        if *w > self.0.low_window {
+            //= Kelly 2003 section 2: cwnd += a per ACK, W ACKs per RTT:
+            //= dW/dt = a W / R.
+            Growth::multiplicative(self.0.a)
+        } else {
+            Growth::additive(AimdConfig::default().a)
+        }
+    }
+    fn decrease_fraction(&mut self, w: f64) -> f64 {
+        self.0.decrease(w)
+    }
+    fn on_loss(&mut self, _t: f64, w: f64, _rtt_min: f64) -> f64 {
+        w * (1.0 - self.0.decrease(w))
     }
 }
 
@@ -50,14 +125,9 @@ impl CongestionControl for Scalable {
     }
 
     fn on_congestion_event(&mut self, w: &Window, _flight: f64, _now: SimTime) -> f64 {
-        let b = if w.cwnd > self.cfg.low_window {
-            //= Kelly 2003 section 2: "on the first detection of congestion in a
-            //= given round trip time: cwnd <- cwnd - [0.125 * cwnd]".
-            self.cfg.b
-        } else {
-            AimdConfig::default().b
-        };
-        ((1.0 - b) * w.cwnd).max(MIN_SSTHRESH)
+        //= Kelly 2003 section 2: "on the first detection of congestion in a
+        //= given round trip time: cwnd <- cwnd - [0.125 * cwnd]".
+        ((1.0 - self.cfg.decrease(w.cwnd)) * w.cwnd).max(MIN_SSTHRESH)
     }
 }
 
