@@ -19,11 +19,12 @@ import sys
 from pathlib import Path
 
 import bufsim
+from bufsim.scenario import QDISCS, TCP_VARIANTS
 
 GOLDEN = Path(__file__).parent / "golden" / "summaries.json"
 
-VARIANTS = ["newreno", "reno", "aimd", "highspeed", "scalable", "cubic", "htcp"]
-QDISCS = ["droptail", "red", "fq", "codel", "fq_codel", "pie"]
+# Every registered variant and discipline (the core's registries).
+VARIANTS = list(TCP_VARIANTS)
 
 
 def scenarios() -> dict[str, tuple[dict, str]]:

@@ -25,6 +25,7 @@ import os
 
 import bufsim
 import pytest
+from bufsim.scenario import QDISCS, TCP_VARIANTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -32,8 +33,8 @@ EXAMPLES = int(os.environ.get("BUFSIM_PROPERTY_EXAMPLES", "2000"))
 #: Relative slack on "at most the capacity" (float sums over many packets).
 SLACK = 1e-9
 
-VARIANTS = ["newreno", "reno", "aimd", "highspeed", "scalable", "cubic", "htcp"]
-QDISCS = ["droptail", "red", "fq", "codel", "fq_codel", "pie"]
+# Every registered variant and discipline (the core's registries).
+VARIANTS = list(TCP_VARIANTS)
 SIZES = [
     "1pkt",
     "20pkt",

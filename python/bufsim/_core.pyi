@@ -6,6 +6,12 @@ from typing import Any
 __version__: str
 __build__: str
 """A hash of the engine's sources at build time (results are keyed on it)."""
+TCP_VARIANTS: list[str]
+"""Every name ``flows[].tcp`` may give (the core's variant registry)."""
+QDISCS: list[str]
+"""Every name ``link.qdisc`` may give (the core's discipline registry)."""
+FLUID_QDISCS: list[str]
+"""The disciplines the fluid engine models."""
 TRACE_EVENTS: list[str]
 """Names of the packet trace's event codes (index = code): enqueue, dequeue, drop_<reason>..."""
 

@@ -32,6 +32,13 @@ from bufsim import _core
 
 ScenarioError = _core.ScenarioError
 
+#: Every name ``flows[].tcp`` may give, from the core's registry of variants.
+TCP_VARIANTS: tuple[str, ...] = tuple(_core.TCP_VARIANTS)
+#: Every name ``link.qdisc`` may give, from the core's registry of disciplines.
+QDISCS: tuple[str, ...] = tuple(_core.QDISCS)
+#: The disciplines the fluid engine models.
+FLUID_QDISCS: tuple[str, ...] = tuple(_core.FLUID_QDISCS)
+
 #: Deepest nesting of tables and lists a scenario may have (a real one has 4).
 MAX_DEPTH = 32
 #: Largest scenario file read, bytes (a 10^5-flow scenario with listed RTTs

@@ -53,7 +53,7 @@ pub struct Cost {
 
 /// Estimate the cost of running `s` on `engine` (`"packet"` or `"fluid"`).
 pub fn estimate(s: &Scenario, engine: &str) -> Cost {
-    let duration = s.duration_s.as_secs_f64();
+    let duration = s.duration.as_secs_f64();
     let cap = s.link.capacity_bps;
     let pkt_bits = 8.0 * s.link.packet_size_bytes as f64;
 
@@ -108,7 +108,7 @@ pub fn estimate(s: &Scenario, engine: &str) -> Cost {
 
     // Time series: one row per output.interval, cwnd columns per persistent
     // flow with output.cwnd.
-    let samples = duration / s.output.interval_s.as_secs_f64().max(1e-12) + 1.0;
+    let samples = duration / s.output.interval.as_secs_f64().max(1e-12) + 1.0;
     let cwnd_cols = if s.output.cwnd {
         s.flows
             .iter()
@@ -144,7 +144,7 @@ pub fn estimate(s: &Scenario, engine: &str) -> Cost {
 
     match engine {
         "fluid" => {
-            let steps = duration / s.fluid.step_s.as_secs_f64().max(1e-12);
+            let steps = duration / s.fluid.step.as_secs_f64().max(1e-12);
             let n: f64 = s.flows.iter().map(|g| g.count as f64).sum();
             Cost {
                 work: steps * (n + 1.0),

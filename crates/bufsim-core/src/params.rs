@@ -23,6 +23,10 @@ impl<'a> Params<'a> {
             used: Vec::new(),
         }
     }
+    /// Whether the table gives `key` (a default may depend on it).
+    pub fn has(&self, key: &str) -> bool {
+        self.map.contains_key(key)
+    }
     /// A number in `[lo, hi]`; `default` when absent.
     pub fn num(&mut self, key: &'static str, default: f64, lo: f64, hi: f64) -> Result<f64, PErr> {
         self.used.push(key);

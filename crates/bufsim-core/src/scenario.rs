@@ -21,8 +21,8 @@ use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::engine::rng::{Stream, stream};
-use crate::queue::config::{LinkInfo, QdiscConfig};
+use crate::engine::rng::{Rng, Stream, stream};
+use crate::queue::{LinkInfo, QdiscConfig};
 use crate::tcp::cc::CcConfig;
 use crate::tcp::stack::{RtoSsthresh, Stack};
 use crate::traffic::size::SizeDist;
@@ -341,10 +341,48 @@ pub enum BufferMode {
     Bytes,
 }
 
-/// Queue disciplines the engines know (see `queue::config`).
-pub use crate::queue::config::QDISCS;
-/// Background traffic kinds.
-pub const BACKGROUND_KINDS: &[&str] = &["poisson"];
+/// Queue disciplines the engines know (the `queue` registry).
+pub use crate::queue::QDISCS;
+/// A scenario word with a fixed set of values: `given` (or `default` when
+/// absent) looked up in `table`; an unknown word is an error at `path` that
+/// says `unknown {what}` and lists the allowed words.
+fn choose<T: Copy>(
+    given: Option<String>,
+    default: T,
+    table: &[(&str, T)],
+    path: &str,
+    what: &str,
+) -> Result<T, ScenarioError> {
+    let Some(word) = given else {
+        return Ok(default);
+    };
+    match table.iter().find(|(name, _)| *name == word) {
+        Some((_, v)) => Ok(*v),
+        None => {
+            let allowed: Vec<&str> = table.iter().map(|(name, _)| *name).collect();
+            Err(err(
+                path,
+                format!(
+                    "unknown {what} {word:?}: allowed are {}",
+                    allowed.join(", ")
+                ),
+            ))
+        }
+    }
+}
+
+/// Background traffic kinds (`background[].kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackgroundKind {
+    /// Poisson packet arrivals of a fixed size (paper 000 section IV.B).
+    Poisson,
+}
+
+impl BackgroundKind {
+    /// The names a scenario may give.
+    pub const NAMES: &[(&str, BackgroundKind)] = &[("poisson", BackgroundKind::Poisson)];
+}
 
 /// The bottleneck link, its buffer and its queue discipline.
 #[derive(Clone, Debug, Serialize)]
@@ -352,8 +390,8 @@ pub struct Link {
     /// Capacity, bits/s.
     pub capacity_bps: f64,
     /// One-way propagation delay of the bottleneck link.
-    #[serde(serialize_with = "units::ser_secs")]
-    pub delay_s: SimTime,
+    #[serde(serialize_with = "units::ser_secs", rename = "delay_s")]
+    pub delay: SimTime,
     /// Buffer in packets (in byte mode: bytes / packet_size).
     pub buffer_pkts: u64,
     /// Buffer in bytes (in packet mode: packets * packet_size).
@@ -363,17 +401,14 @@ pub struct Link {
     /// Reference packet size for BDP and packet counts, bytes.
     pub packet_size_bytes: u32,
     /// The RTT that `"xBDP"` buffers refer to.
-    #[serde(serialize_with = "units::ser_secs")]
-    pub bdp_rtt_s: SimTime,
+    #[serde(serialize_with = "units::ser_secs", rename = "bdp_rtt_s")]
+    pub bdp_rtt: SimTime,
     /// Bandwidth-delay product, packets of `packet_size_bytes`.
     pub bdp_pkts: f64,
-    /// Queue discipline name.
-    pub qdisc: String,
-    /// Discipline parameters with every default filled in (durations in
-    /// seconds under `_s` keys), as `queue` holds them.
-    pub qdisc_params: Map<String, Value>,
-    /// The discipline and its parameters, typed (`queue::config`).
-    #[serde(skip)]
+    /// The queue discipline and its parameters, defaults filled in
+    /// (normalized as `qdisc`, its name, and `qdisc_params`, durations in
+    /// seconds under `_s` keys).
+    #[serde(flatten, serialize_with = "crate::queue::ser_qdisc")]
     pub queue: QdiscConfig,
 }
 
@@ -387,8 +422,8 @@ pub struct FlowGroup {
     #[serde(flatten, serialize_with = "crate::tcp::cc::ser_tcp_and_cc")]
     pub cc: CcConfig,
     /// Round-trip propagation delay of each flow.
-    #[serde(serialize_with = "units::ser_secs_vec")]
-    pub rtts_s: Vec<SimTime>,
+    #[serde(serialize_with = "units::ser_secs_vec", rename = "rtts_s")]
+    pub rtts: Vec<SimTime>,
     /// Full data packet size on the wire, bytes (headers are not modeled separately).
     pub mss_bytes: u32,
     /// Access link rate of each flow, bits/s (None: not limited).
@@ -399,18 +434,18 @@ pub struct FlowGroup {
     /// Each packet leaves the sender after a random delay uniform in
     /// [0, jitter] (order kept), breaking the phase effects of identical
     /// deterministic flows (ns-2's `overhead_`); 0 by default.
-    #[serde(serialize_with = "units::ser_secs")]
-    pub jitter_s: SimTime,
+    #[serde(serialize_with = "units::ser_secs", rename = "jitter_s")]
+    pub jitter: SimTime,
     /// Receiver window cap, packets (None: unlimited).
     pub rwnd_pkts: Option<u32>,
     /// Initial congestion window, packets.
     pub initial_window_pkts: u32,
     /// Minimum retransmission timeout.
-    #[serde(serialize_with = "units::ser_secs")]
-    pub min_rto_s: SimTime,
+    #[serde(serialize_with = "units::ser_secs", rename = "min_rto_s")]
+    pub min_rto: SimTime,
     /// Start time of each flow.
-    #[serde(serialize_with = "units::ser_secs_vec")]
-    pub starts_s: Vec<SimTime>,
+    #[serde(serialize_with = "units::ser_secs_vec", rename = "starts_s")]
+    pub starts: Vec<SimTime>,
     /// The stack profile whose defaults filled the fields left unset
     /// (`tcp::stack`).
     pub stack: Stack,
@@ -438,7 +473,7 @@ pub struct FlowGroup {
     /// How transfers come and go: `persistent` (`count` flows, no `size`),
     /// `finite` (`count` flows with a `size`), `open` (`arrival`), `closed`
     /// (`users`). Open and closed groups have `count = 0` and empty
-    /// `rtts_s`/`starts_s`: their transfers are created during the run.
+    /// `rtts`/`starts`: their transfers are created during the run.
     pub kind: Kind,
     /// Transfer sizes (finite, open, closed), packets of `mss_bytes`.
     pub size: Option<SizeDist>,
@@ -459,8 +494,8 @@ pub struct FlowGroup {
     /// Open and closed loop: how each transfer's RTT is drawn.
     pub rtt_draw: Option<RttDraw>,
     /// Open and closed loop: when arrivals (or users) begin.
-    #[serde(serialize_with = "units::ser_secs")]
-    pub begin_s: SimTime,
+    #[serde(serialize_with = "units::ser_secs", rename = "begin_s")]
+    pub begin: SimTime,
     /// Harmonic mean of the group's RTTs, seconds (paper 002's effective RTT).
     pub rtt_harmonic_mean_s: f64,
 }
@@ -468,8 +503,8 @@ pub struct FlowGroup {
 /// Open-loop background traffic crossing the bottleneck.
 #[derive(Clone, Debug, Serialize)]
 pub struct Background {
-    /// Kind (`poisson`).
-    pub kind: String,
+    /// Kind.
+    pub kind: BackgroundKind,
     /// Mean rate, bits/s.
     pub rate_bps: f64,
     /// Packet size, bytes.
@@ -480,8 +515,8 @@ pub struct Background {
 #[derive(Clone, Debug, Serialize)]
 pub struct Output {
     /// Sampling interval of the time series.
-    #[serde(serialize_with = "units::ser_secs")]
-    pub interval_s: SimTime,
+    #[serde(serialize_with = "units::ser_secs", rename = "interval_s")]
+    pub interval: SimTime,
     /// Record per-flow congestion windows in the time series.
     pub cwnd: bool,
     /// Transfers of more than this many bytes are "large" in the flows table
@@ -493,11 +528,39 @@ pub struct Output {
 }
 
 /// Fluid models the fluid engine offers (`fluid.model`).
-pub const FLUID_MODELS: &[&str] = &["mgt", "hybrid"];
-/// Loss-synchronization policies (`fluid.sync_policy`).
-pub const SYNC_POLICIES: &[&str] = &["highest_rate", "random", "all"];
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FluidModel {
+    /// Per-flow window ODEs of Misra-Gong-Towsley as in paper 004 eqs. (1)-(5).
+    Mgt,
+    /// Paper 003's aggregate AIMD hybrid model, for Theorem 1.
+    Hybrid,
+}
+
+impl FluidModel {
+    /// The names a scenario may give.
+    pub const NAMES: &[(&str, FluidModel)] =
+        &[("mgt", FluidModel::Mgt), ("hybrid", FluidModel::Hybrid)];
+}
+
 /// Window-decrease forms of the fluid engine (`fluid.decrease`).
-pub const FLUID_DECREASES: &[&str] = &["event", "rate"];
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decrease {
+    /// A flow reduces its window once per congestion event it records, as
+    /// TCP's fast recovery does (RFC 6582).
+    Event,
+    /// Paper 004 eq. (1) literally: dW/dt = -b W lambda(t - R).
+    Rate,
+}
+
+impl Decrease {
+    /// The names a scenario may give.
+    pub const NAMES: &[(&str, Decrease)] = &[("event", Decrease::Event), ("rate", Decrease::Rate)];
+}
+
+/// Loss-synchronization policies (`fluid.sync_policy`).
+pub use crate::fluid::sync::Policy as SyncPolicy;
 
 /// Settings of the fluid engine (`[fluid]`), defaults filled in. The packet
 /// engine ignores them.
@@ -508,12 +571,10 @@ pub struct Fluid {
     /// 80-260 ms RTTs): utilizations of paper 004's 10 Gbps scenarios then
     /// agree with 1 ms steps within 0.4% (measured), and a 3000 s run of
     /// 10 flows takes about 0.15 s (see `benches/fluid.rs`).
-    #[serde(serialize_with = "units::ser_secs")]
-    pub step_s: SimTime,
-    /// `model`: `"mgt"` (default; per-flow window ODEs of Misra-Gong-Towsley as
-    /// in paper 004 eqs. (1)-(5)) or `"hybrid"` (paper 003's aggregate
-    /// AIMD hybrid model, for Theorem 1).
-    pub model: String,
+    #[serde(serialize_with = "units::ser_secs", rename = "step_s")]
+    pub step: SimTime,
+    /// `model`: `"mgt"` (default) or `"hybrid"`.
+    pub model: FluidModel,
     /// `sync`: the minimum synchronized fraction X of paper 004 eq. (8), in
     /// (0, 1]. Absent (None): no loss-synchronization module; the overflow is
     /// split among all flows in proportion to their rates (eq. (5)). In the
@@ -521,7 +582,7 @@ pub struct Fluid {
     pub sync: Option<f64>,
     /// `sync_policy`: which flows record the loss at a congestion event:
     /// `"highest_rate"` (default, as paper 004 section II.D), `"random"`, `"all"`.
-    pub sync_policy: String,
+    pub sync_policy: SyncPolicy,
     /// `sync_sd`: standard deviation of the normal draw of m_k, as a fraction
     /// of N. The draw is centred on X N and clipped to [X N, N] (paper 004
     /// gives neither mean nor sd; X is its "minimum level of
@@ -532,7 +593,7 @@ pub struct Fluid {
     /// `decrease`: `"event"` (default: a flow reduces its window once per
     /// congestion event it records, as TCP's fast recovery does, RFC 6582) or
     /// `"rate"` (paper 004 eq. (1) literally: dW/dt = -b W lambda(t - R)).
-    pub decrease: String,
+    pub decrease: Decrease,
     /// Whether `step` was written in the scenario (else it is the default).
     #[serde(skip)]
     pub step_given: bool,
@@ -544,11 +605,11 @@ pub struct Scenario {
     /// Label used in reports.
     pub name: String,
     /// Simulated duration.
-    #[serde(serialize_with = "units::ser_secs")]
-    pub duration_s: SimTime,
+    #[serde(serialize_with = "units::ser_secs", rename = "duration_s")]
+    pub duration: SimTime,
     /// Initial period excluded from statistics.
-    #[serde(serialize_with = "units::ser_secs")]
-    pub warmup_s: SimTime,
+    #[serde(serialize_with = "units::ser_secs", rename = "warmup_s")]
+    pub warmup: SimTime,
     /// Seed of every random stream.
     pub seed: u64,
     /// The bottleneck.
@@ -631,395 +692,13 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let mut rng = stream(seed, Stream::Scenario);
     let mut flows = Vec::with_capacity(raw.flows.len());
     let mut total: u64 = 0;
+    let at = GroupContext {
+        cap,
+        delay,
+        duration,
+    };
     for (i, f) in raw.flows.into_iter().enumerate() {
-        let p = |field: &str| format!("flows[{i}].{field}");
-        // Kind of group (traffic::Kind): count / arrival / users are exclusive.
-        let kind = match (&f.arrival, f.users) {
-            (Some(_), Some(_)) => {
-                return Err(err(
-                    p("users"),
-                    "a group is open loop (arrival) or closed loop (users), not both: split it into two [[flows]] groups",
-                ));
-            }
-            (Some(_), None) => Kind::Open,
-            (None, Some(_)) => Kind::Closed,
-            (None, None) if f.size.is_some() => Kind::Finite,
-            (None, None) => Kind::Persistent,
-        };
-        let dynamic = matches!(kind, Kind::Open | Kind::Closed);
-        if dynamic {
-            if let Some(c) = f.count {
-                return Err(err(
-                    p("count"),
-                    format!(
-                        "{c}: an open-loop (arrival) or closed-loop (users) group creates its flows during the run; remove count"
-                    ),
-                ));
-            }
-            check(f.size.is_some(), &p("size"), || {
-                format!(
-                    "missing: an {} group needs a transfer size, e.g. size = {{exponential = \"50pkt\"}}",
-                    if kind == Kind::Open {
-                        "open-loop (arrival)"
-                    } else {
-                        "closed-loop (users)"
-                    }
-                )
-            })?;
-        }
-        let count = if dynamic { 0 } else { f.count.unwrap_or(1) };
-        check(dynamic || count >= 1, &p("count"), || {
-            format!("must be >= 1, got {count}")
-        })?;
-        let users = match f.users {
-            None => None,
-            Some(u) => {
-                check((1..=MAX_FLOWS as i64).contains(&u), &p("users"), || {
-                    format!("must be a whole number of users from 1 to {MAX_FLOWS}, got {u}")
-                })?;
-                Some(u as u32)
-            }
-        };
-        total += count as u64 + users.unwrap_or(0) as u64;
-        check(total <= MAX_FLOWS, &p("count"), || {
-            format!("total number of flows {total} exceeds the limit of {MAX_FLOWS}")
-        })?;
-        let n = count as usize;
-        let tcp = f.tcp.unwrap_or_else(|| "newreno".into());
-        let cc = CcConfig::from_params(&tcp, &f.tcp_params.unwrap_or_default()).map_err(
-            |(key, msg)| {
-                if key.is_empty() {
-                    err(p("tcp"), msg)
-                } else {
-                    err(p(&format!("tcp_params.{key}")), msg)
-                }
-            },
-        )?;
-        let rtt_spec = f.rtt.clone();
-        let rtts: Vec<SimTime> = match f.rtt {
-            _ if dynamic => Vec::new(),
-            RttSpec::Tree(t) => {
-                let nodes = t.node_rtts().map_err(|m| err(p("rtt"), m))?;
-                (0..n)
-                    .map(|_| nodes[rng.random_range(0..nodes.len())])
-                    .collect()
-            }
-            RttSpec::Fixed(t) => vec![t; n],
-            RttSpec::List(v) => {
-                check(v.len() == n, &p("rtt"), || {
-                    format!(
-                        "list has {} values but count is {n}: give one RTT per flow",
-                        v.len()
-                    )
-                })?;
-                v
-            }
-            RttSpec::Range(a, b) => {
-                check(a <= b, &p("rtt"), || format!("min {a} must be <= max {b}"))?;
-                (0..n)
-                    .map(|k| {
-                        if n == 1 {
-                            a
-                        } else {
-                            SimTime(
-                                a.0 + ((b.0 - a.0) as u128 * k as u128 / (n - 1) as u128) as u64,
-                            )
-                        }
-                    })
-                    .collect()
-            }
-            RttSpec::Uniform(a, b) => {
-                check(a <= b, &p("rtt"), || {
-                    format!("uniform bounds [{a}, {b}]: the first must be <= the second")
-                })?;
-                (0..n)
-                    .map(|_| SimTime(rng.random_range(a.0..=b.0)))
-                    .collect()
-            }
-        };
-        // Open and closed loop: each transfer draws its RTT (a range is uniform here).
-        let rtt_draw = if dynamic {
-            Some(match rtt_spec {
-                RttSpec::Fixed(t) => RttDraw::Fixed(t),
-                RttSpec::List(v) => {
-                    check(!v.is_empty(), &p("rtt"), || {
-                        "the list is empty: give at least one RTT".into()
-                    })?;
-                    RttDraw::Choice(v)
-                }
-                RttSpec::Range(a, b) | RttSpec::Uniform(a, b) => {
-                    check(a <= b, &p("rtt"), || format!("min {a} must be <= max {b}"))?;
-                    RttDraw::Uniform(a, b)
-                }
-                RttSpec::Tree(t) => RttDraw::Choice(t.node_rtts().map_err(|m| err(p("rtt"), m))?),
-            })
-        } else {
-            None
-        };
-        let support: Vec<SimTime> = rtt_draw.as_ref().map(|d| d.support()).unwrap_or_default();
-        for (k, &r) in rtts.iter().chain(support.iter()).enumerate() {
-            check(r >= delay.times(2) && r > SimTime::ZERO, &p("rtt"), || {
-                format!(
-                    "RTT {r} of flow {k} is shorter than twice link.delay ({}): the round trip includes the bottleneck both ways",
-                    delay.times(2)
-                )
-            })?;
-        }
-        let mss = f.mss.map(|s| s.0).unwrap_or(1500);
-        check((64..=65_535).contains(&mss), &p("mss"), || {
-            format!("must be between 64B and 65535B, got {mss}B")
-        })?;
-        let access = f.access_rate.map(|r| r.0.0);
-        if let Some(a) = access {
-            check(a > 0.0, &p("access_rate"), || {
-                format!("must be > 0bps, got {a}bps")
-            })?;
-        }
-        let access_buffer = match f.access_buffer.map(|b| b.0) {
-            Some(_) if access.is_none() => {
-                return Err(err(
-                    p("access_buffer"),
-                    "needs access_rate: without a rate limit the access link never queues",
-                ));
-            }
-            None => DEFAULT_ACCESS_BUFFER_PKTS,
-            Some(BufferSize::Packets(k)) => k,
-            Some(BufferSize::Bytes(b)) => b / mss,
-            Some(BufferSize::Bdp(_)) => {
-                return Err(err(
-                    p("access_buffer"),
-                    "must be in packets (\"100pkt\") or bytes (\"150KB\"), not a BDP fraction",
-                ));
-            }
-        };
-        check(
-            (1..=100_000_000).contains(&access_buffer),
-            &p("access_buffer"),
-            || {
-                format!(
-                    "must hold from one packet ({mss}B) to 100000000 packets, got {access_buffer} packets"
-                )
-            },
-        )?;
-        let jitter = f.jitter.map(|d| d.0).unwrap_or(SimTime::ZERO);
-        check(jitter <= SimTime::from_millis(1000), &p("jitter"), || {
-            format!("must be at most 1s, got {jitter}")
-        })?;
-        let rwnd = match f.rwnd.map(|b| b.0) {
-            None => None,
-            Some(BufferSize::Packets(k)) => Some(k),
-            Some(BufferSize::Bytes(b)) => Some(b / mss),
-            Some(BufferSize::Bdp(_)) => {
-                return Err(err(
-                    p("rwnd"),
-                    "must be in packets (\"64pkt\") or bytes (\"64KB\"), not a BDP fraction",
-                ));
-            }
-        };
-        if let Some(w) = rwnd {
-            check((1..=u32::MAX as u64 / 2).contains(&w), &p("rwnd"), || {
-                format!(
-                    "must be from one packet ({mss}B) to {} packets, got {w} packets",
-                    u32::MAX / 2
-                )
-            })?;
-        }
-        let stack = match f.stack.as_deref() {
-            None => Stack::default(),
-            Some(name) => Stack::parse(name).ok_or_else(|| {
-                err(
-                    p("stack"),
-                    format!(
-                        "unknown stack profile {name:?}; allowed: {}",
-                        Stack::ALL.map(Stack::name).join(", ")
-                    ),
-                )
-            })?,
-        };
-        let profile = stack.defaults();
-        let sack = f.sack.unwrap_or(true);
-        let prr = match f.prr {
-            Some(true) if !sack => {
-                return Err(err(
-                    p("prr"),
-                    "true needs sack = true: PRR paces a recovery by the SACK pipe estimate (RFC 9937)",
-                ));
-            }
-            Some(v) => v,
-            None => profile.prr && sack,
-        };
-        let rack = match f.recovery.as_deref() {
-            None => profile.rack && sack,
-            Some("rfc6675") => false,
-            Some("rack") if sack => true,
-            Some("rack") => {
-                return Err(err(
-                    p("recovery"),
-                    "\"rack\" needs sack = true: RACK-TLP detects losses from SACKed segments (RFC 8985)",
-                ));
-            }
-            Some(other) => {
-                return Err(err(
-                    p("recovery"),
-                    format!(
-                        "unknown loss recovery {other:?}; allowed: \"rfc6675\" (DupThresh, RFC 6675) or \"rack\" (RACK-TLP, RFC 8985)"
-                    ),
-                ));
-            }
-        };
-        let rto_ssthresh = match f.rto_ssthresh.as_deref() {
-            None => profile.rto_ssthresh,
-            Some(name) => RtoSsthresh::parse(name).ok_or_else(|| {
-                err(
-                    p("rto_ssthresh"),
-                    format!(
-                        "unknown rule {name:?}; allowed: {}",
-                        RtoSsthresh::ALL.map(|(_, n)| n).join(", ")
-                    ),
-                )
-            })?,
-        };
-        let iw = f.initial_window.unwrap_or(profile.initial_window as i64);
-        check((1..=1000).contains(&iw), &p("initial_window"), || {
-            format!("must be a whole number of packets from 1 to 1000, got {iw}")
-        })?;
-        let min_rto = f.min_rto.map(|d| d.0).unwrap_or(profile.min_rto);
-        check(min_rto >= SimTime::from_millis(1), &p("min_rto"), || {
-            format!("must be >= 1ms, got {min_rto}")
-        })?;
-        let mut begin = SimTime::ZERO;
-        let starts: Vec<SimTime> = match f.start.unwrap_or(StartSpec::At(SimTime::ZERO)) {
-            StartSpec::At(t) if dynamic => {
-                begin = t;
-                check(t < duration, &p("start"), || {
-                    format!("arrivals begin at {t}, not before duration {duration}")
-                })?;
-                Vec::new()
-            }
-            _ if dynamic => {
-                return Err(err(
-                    p("start"),
-                    "an open- or closed-loop group takes one start time (when its arrivals or users begin), e.g. start = \"10s\"",
-                ));
-            }
-            StartSpec::At(t) => vec![t; n],
-            StartSpec::Stagger(s) => (0..n as u64).map(|k| s.times(k)).collect(),
-            StartSpec::Uniform(a, b) => {
-                check(a <= b, &p("start"), || {
-                    format!("uniform bounds [{a}, {b}]: the first must be <= the second")
-                })?;
-                (0..n)
-                    .map(|_| SimTime(rng.random_range(a.0..=b.0)))
-                    .collect()
-            }
-        };
-        if let Some(&late) = starts.iter().max() {
-            check(late < duration, &p("start"), || {
-                format!("a flow starts at {late}, not before duration {duration}")
-            })?;
-        }
-        let loss = f.loss.unwrap_or(0.0);
-        check((0.0..1.0).contains(&loss), &p("loss"), || {
-            format!("must be a probability in [0, 1), got {loss}")
-        })?;
-        // Traffic: sizes, arrivals, users (traffic module).
-        let size = match &f.size {
-            None => None,
-            Some(v) => Some(
-                SizeDist::parse(v, mss as u32)
-                    .map_err(|(sub, m)| err(format!("{}{sub}", p("size")), m))?,
-            ),
-        };
-        let mean_size = size.as_ref().map(|d| d.mean_pkts());
-        let (rate, load) = match &f.arrival {
-            None => (None, None),
-            Some(v) => {
-                let a = Arrival::parse(v).map_err(|m| err(p("arrival"), m))?;
-                let bits = mean_size.expect("checked: open loop has a size") * mss as f64 * 8.0;
-                match a {
-                    Arrival::Rate(r) => (Some(r), Some(r * bits / cap)),
-                    Arrival::Load(l) => (Some(l * cap / bits), Some(l)),
-                }
-            }
-        };
-        if let Some(r) = rate {
-            check(r * duration.as_secs_f64() <= 1e9, &p("arrival"), || {
-                format!("{r:.4} flows/s over {duration} is more than 1e9 flows")
-            })?;
-        }
-        let think = match (&f.think, kind) {
-            (None, Kind::Closed) => {
-                return Err(err(
-                    p("think"),
-                    "missing: closed-loop users need a think time, e.g. think = \"5s\" (exponential mean)",
-                ));
-            }
-            (None, _) => None,
-            (Some(_), k) if k != Kind::Closed => {
-                return Err(err(
-                    p("think"),
-                    "only closed-loop groups (users = U) think between transfers",
-                ));
-            }
-            (Some(v), _) => Some(ThinkDist::parse(v).map_err(|m| err(p("think"), m))?),
-        };
-        let max_active = match (f.max_active, kind) {
-            (None, Kind::Open) => Some(DEFAULT_MAX_ACTIVE),
-            (None, _) => None,
-            (Some(m), Kind::Open) => {
-                check(
-                    (1..=MAX_FLOWS as i64).contains(&m),
-                    &p("max_active"),
-                    || format!("must be a whole number of flows from 1 to {MAX_FLOWS}, got {m}"),
-                )?;
-                Some(m as u32)
-            }
-            (Some(m), _) => {
-                return Err(err(
-                    p("max_active"),
-                    format!("{m}: only open-loop groups (arrival) have a cap on active flows"),
-                ));
-            }
-        };
-        let hm = match &rtt_draw {
-            Some(d) => d.harmonic_mean_s(),
-            None => harmonic_mean(&rtts.iter().map(|t| t.as_secs_f64()).collect::<Vec<_>>()),
-        };
-        flows.push(FlowGroup {
-            kind,
-            size,
-            mean_size_pkts: mean_size,
-            arrival_rate_per_s: rate,
-            offered_load: load,
-            users,
-            think,
-            connection_setup: f.connection_setup.unwrap_or(false),
-            max_active,
-            rtt_draw,
-            begin_s: begin,
-            rtt_harmonic_mean_s: hm,
-            count: count as u32,
-            cc,
-            rtts_s: rtts,
-            mss_bytes: mss as u32,
-            access_rate_bps: access,
-            access_buffer_pkts: access_buffer as u32,
-            jitter_s: jitter,
-            rwnd_pkts: rwnd.map(|w| w as u32),
-            initial_window_pkts: iw as u32,
-            min_rto_s: min_rto,
-            starts_s: starts,
-            stack,
-            sack,
-            delayed_ack: f.delayed_ack.unwrap_or(profile.delayed_ack),
-            prr,
-            rack,
-            hystart: f.hystart.unwrap_or(profile.hystart),
-            abc: f.abc.unwrap_or(profile.abc),
-            rto_ssthresh,
-            ecn: f.ecn.unwrap_or(false),
-            loss,
-        });
+        flows.push(resolve_group(i, f, &at, &mut rng, &mut total)?);
     }
 
     // Buffer and BDP.
@@ -1036,7 +715,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let all_rtts: Vec<SimTime> = flows
         .iter()
         .flat_map(|g| {
-            g.rtts_s
+            g.rtts
                 .iter()
                 .copied()
                 .chain(g.rtt_draw.iter().flat_map(|d| d.support()))
@@ -1084,22 +763,46 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
                 err(format!("link.qdisc_params.{key}"), msg)
             }
         })?;
-    let qdisc_params = queue.to_params();
 
-    // Background.
+    let background = resolve_background(raw.background, cap)?;
+    let output = resolve_output(raw.output.unwrap_or_default(), duration)?;
+    let fluid = resolve_fluid(raw.fluid.unwrap_or_default(), &all_rtts)?;
+
+    Ok(Scenario {
+        name: raw.name.unwrap_or_else(|| "scenario".into()),
+        duration,
+        warmup,
+        seed,
+        link: Link {
+            capacity_bps: cap,
+            delay,
+            buffer_pkts,
+            buffer_bytes,
+            buffer_mode: mode,
+            packet_size_bytes: packet_size as u32,
+            bdp_rtt,
+            bdp_pkts,
+            queue,
+        },
+        flows,
+        background,
+        output,
+        fluid,
+    })
+}
+
+/// Background traffic, each source's rate checked against the link's
+/// capacity `cap` (bits/s).
+fn resolve_background(raw: Vec<RawBackground>, cap: f64) -> Result<Vec<Background>, ScenarioError> {
     let mut background = Vec::new();
-    for (i, b) in raw.background.into_iter().enumerate() {
+    for (i, b) in raw.into_iter().enumerate() {
         let p = |field: &str| format!("background[{i}].{field}");
-        check(
-            BACKGROUND_KINDS.contains(&b.kind.as_str()),
+        let kind = choose(
+            Some(b.kind),
+            BackgroundKind::Poisson,
+            BackgroundKind::NAMES,
             &p("kind"),
-            || {
-                format!(
-                    "unknown background kind {:?}: allowed are {}",
-                    b.kind,
-                    BACKGROUND_KINDS.join(", ")
-                )
-            },
+            "background kind",
         )?;
         let rate = b.rate.0.0;
         check(rate > 0.0, &p("rate"), || {
@@ -1113,13 +816,17 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             format!("must be between 40B and 65535B, got {ps}B")
         })?;
         background.push(Background {
-            kind: b.kind,
+            kind,
             rate_bps: rate,
             packet_size_bytes: ps as u32,
         });
     }
 
-    let out = raw.output.unwrap_or_default();
+    Ok(background)
+}
+
+/// What to record, the sampling interval checked against the run's `duration`.
+fn resolve_output(out: RawOutput, duration: SimTime) -> Result<Output, ScenarioError> {
     let large_flow = out.large_flow.map(|s| s.0).unwrap_or(100_000);
     check(large_flow > 0, "output.large_flow", || {
         format!("must be > 0B, got {large_flow}B")
@@ -1141,60 +848,552 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         },
     )?;
 
-    let fluid = resolve_fluid(raw.fluid.unwrap_or_default(), &all_rtts)?;
+    Ok(Output {
+        interval,
+        cwnd: out.cwnd.unwrap_or(false),
+        large_flow_bytes: large_flow,
+        trace: out.trace.unwrap_or(false),
+    })
+}
 
-    Ok(Scenario {
-        name: raw.name.unwrap_or_else(|| "scenario".into()),
-        duration_s: duration,
-        warmup_s: warmup,
-        seed,
-        link: Link {
-            capacity_bps: cap,
-            delay_s: delay,
-            buffer_pkts,
-            buffer_bytes,
-            buffer_mode: mode,
-            packet_size_bytes: packet_size as u32,
-            bdp_rtt_s: bdp_rtt,
-            bdp_pkts,
-            qdisc,
-            qdisc_params,
-            queue,
+/// The path of field `field` of flow group `i` (for errors).
+fn group_path(i: usize, field: &str) -> String {
+    format!("flows[{i}].{field}")
+}
+
+/// What of the link and the run a flow group's fields are checked against.
+struct GroupContext {
+    /// Bottleneck capacity, bits/s.
+    cap: f64,
+    /// Bottleneck one-way delay.
+    delay: SimTime,
+    /// The run's duration.
+    duration: SimTime,
+}
+
+/// Resolve flow group `i`: its kind and size, variant, RTTs, access link,
+/// stack, starts and traffic, drawing random RTTs and starts from `rng` (in
+/// that order) and adding its flows to `total`.
+fn resolve_group(
+    i: usize,
+    f: RawFlows,
+    at: &GroupContext,
+    rng: &mut Rng,
+    total: &mut u64,
+) -> Result<FlowGroup, ScenarioError> {
+    let p = |field: &str| group_path(i, field);
+    let (cap, delay, duration) = (at.cap, at.delay, at.duration);
+    // Kind of group (traffic::Kind): count / arrival / users are exclusive.
+    let kind = match (&f.arrival, f.users) {
+        (Some(_), Some(_)) => {
+            return Err(err(
+                p("users"),
+                "a group is open loop (arrival) or closed loop (users), not both: split it into two [[flows]] groups",
+            ));
+        }
+        (Some(_), None) => Kind::Open,
+        (None, Some(_)) => Kind::Closed,
+        (None, None) if f.size.is_some() => Kind::Finite,
+        (None, None) => Kind::Persistent,
+    };
+    let dynamic = matches!(kind, Kind::Open | Kind::Closed);
+    if dynamic {
+        if let Some(c) = f.count {
+            return Err(err(
+                p("count"),
+                format!(
+                    "{c}: an open-loop (arrival) or closed-loop (users) group creates its flows during the run; remove count"
+                ),
+            ));
+        }
+        check(f.size.is_some(), &p("size"), || {
+            format!(
+                "missing: an {} group needs a transfer size, e.g. size = {{exponential = \"50pkt\"}}",
+                if kind == Kind::Open {
+                    "open-loop (arrival)"
+                } else {
+                    "closed-loop (users)"
+                }
+            )
+        })?;
+    }
+    let count = if dynamic { 0 } else { f.count.unwrap_or(1) };
+    check(dynamic || count >= 1, &p("count"), || {
+        format!("must be >= 1, got {count}")
+    })?;
+    let users = match f.users {
+        None => None,
+        Some(u) => {
+            check((1..=MAX_FLOWS as i64).contains(&u), &p("users"), || {
+                format!("must be a whole number of users from 1 to {MAX_FLOWS}, got {u}")
+            })?;
+            Some(u as u32)
+        }
+    };
+    *total += count as u64 + users.unwrap_or(0) as u64;
+    check(*total <= MAX_FLOWS, &p("count"), || {
+        format!("total number of flows {total} exceeds the limit of {MAX_FLOWS}")
+    })?;
+    let n = count as usize;
+    let tcp = f.tcp.as_deref().unwrap_or("newreno");
+    let cc = CcConfig::from_params(tcp, &f.tcp_params.clone().unwrap_or_default()).map_err(
+        |(key, msg)| {
+            if key.is_empty() {
+                err(p("tcp"), msg)
+            } else {
+                err(p(&format!("tcp_params.{key}")), msg)
+            }
         },
-        flows,
-        background,
-        output: Output {
-            interval_s: interval,
-            cwnd: out.cwnd.unwrap_or(false),
-            large_flow_bytes: large_flow,
-            trace: out.trace.unwrap_or(false),
+    )?;
+    let (rtts, rtt_draw) = group_rtts(&f, i, n, dynamic, delay, rng)?;
+    let mss = f.mss.map(|s| s.0).unwrap_or(1500);
+    check((64..=65_535).contains(&mss), &p("mss"), || {
+        format!("must be between 64B and 65535B, got {mss}B")
+    })?;
+    let (access, access_buffer, jitter, rwnd) = group_access(&f, i, mss)?;
+    let r = group_stack(&f, i)?;
+    let (begin, starts) = group_starts(&f, i, n, dynamic, duration, rng)?;
+    let loss = f.loss.unwrap_or(0.0);
+    check((0.0..1.0).contains(&loss), &p("loss"), || {
+        format!("must be a probability in [0, 1), got {loss}")
+    })?;
+    let t = group_traffic(&f, i, kind, mss, cap, duration)?;
+    let hm = match &rtt_draw {
+        Some(d) => d.harmonic_mean_s(),
+        None => harmonic_mean(&rtts.iter().map(|t| t.as_secs_f64()).collect::<Vec<_>>()),
+    };
+    Ok(FlowGroup {
+        kind,
+        size: t.size,
+        mean_size_pkts: t.mean_size,
+        arrival_rate_per_s: t.rate,
+        offered_load: t.load,
+        users,
+        think: t.think,
+        connection_setup: f.connection_setup.unwrap_or(false),
+        max_active: t.max_active,
+        rtt_draw,
+        begin,
+        rtt_harmonic_mean_s: hm,
+        count: count as u32,
+        cc,
+        rtts,
+        mss_bytes: mss as u32,
+        access_rate_bps: access,
+        access_buffer_pkts: access_buffer as u32,
+        jitter,
+        rwnd_pkts: rwnd.map(|w| w as u32),
+        initial_window_pkts: r.iw as u32,
+        min_rto: r.min_rto,
+        starts,
+        stack: r.stack,
+        sack: r.sack,
+        delayed_ack: r.delayed_ack,
+        prr: r.prr,
+        rack: r.rack,
+        hystart: r.hystart,
+        abc: r.abc,
+        rto_ssthresh: r.rto_ssthresh,
+        ecn: f.ecn.unwrap_or(false),
+        loss,
+    })
+}
+
+/// A flow group's RTTs (one per flow; drawn from `rng` for a tree or a
+/// uniform range), or for open and closed loop how each transfer draws its
+/// RTT; every RTT must cover the bottleneck's delay both ways.
+fn group_rtts(
+    f: &RawFlows,
+    i: usize,
+    n: usize,
+    dynamic: bool,
+    delay: SimTime,
+    rng: &mut Rng,
+) -> Result<(Vec<SimTime>, Option<RttDraw>), ScenarioError> {
+    let p = |field: &str| group_path(i, field);
+    let rtt_spec = f.rtt.clone();
+    let rtts: Vec<SimTime> = match f.rtt.clone() {
+        _ if dynamic => Vec::new(),
+        RttSpec::Tree(t) => {
+            let nodes = t.node_rtts().map_err(|m| err(p("rtt"), m))?;
+            (0..n)
+                .map(|_| nodes[rng.random_range(0..nodes.len())])
+                .collect()
+        }
+        RttSpec::Fixed(t) => vec![t; n],
+        RttSpec::List(v) => {
+            check(v.len() == n, &p("rtt"), || {
+                format!(
+                    "list has {} values but count is {n}: give one RTT per flow",
+                    v.len()
+                )
+            })?;
+            v
+        }
+        RttSpec::Range(a, b) => {
+            check(a <= b, &p("rtt"), || format!("min {a} must be <= max {b}"))?;
+            (0..n)
+                .map(|k| {
+                    if n == 1 {
+                        a
+                    } else {
+                        SimTime(a.0 + ((b.0 - a.0) as u128 * k as u128 / (n - 1) as u128) as u64)
+                    }
+                })
+                .collect()
+        }
+        RttSpec::Uniform(a, b) => {
+            check(a <= b, &p("rtt"), || {
+                format!("uniform bounds [{a}, {b}]: the first must be <= the second")
+            })?;
+            (0..n)
+                .map(|_| SimTime(rng.random_range(a.0..=b.0)))
+                .collect()
+        }
+    };
+    // Open and closed loop: each transfer draws its RTT (a range is uniform here).
+    let rtt_draw = if dynamic {
+        Some(match rtt_spec {
+            RttSpec::Fixed(t) => RttDraw::Fixed(t),
+            RttSpec::List(v) => {
+                check(!v.is_empty(), &p("rtt"), || {
+                    "the list is empty: give at least one RTT".into()
+                })?;
+                RttDraw::Choice(v)
+            }
+            RttSpec::Range(a, b) | RttSpec::Uniform(a, b) => {
+                check(a <= b, &p("rtt"), || format!("min {a} must be <= max {b}"))?;
+                RttDraw::Uniform(a, b)
+            }
+            RttSpec::Tree(t) => RttDraw::Choice(t.node_rtts().map_err(|m| err(p("rtt"), m))?),
+        })
+    } else {
+        None
+    };
+    let support: Vec<SimTime> = rtt_draw.as_ref().map(|d| d.support()).unwrap_or_default();
+    for (k, &r) in rtts.iter().chain(support.iter()).enumerate() {
+        check(r >= delay.times(2) && r > SimTime::ZERO, &p("rtt"), || {
+            format!(
+                "RTT {r} of flow {k} is shorter than twice link.delay ({}): the round trip includes the bottleneck both ways",
+                delay.times(2)
+            )
+        })?;
+    }
+    Ok((rtts, rtt_draw))
+}
+
+/// A flow group's access link (rate, buffer in packets), send jitter and
+/// receiver window (packets).
+#[allow(clippy::type_complexity)]
+fn group_access(
+    f: &RawFlows,
+    i: usize,
+    mss: u64,
+) -> Result<(Option<f64>, u64, SimTime, Option<u64>), ScenarioError> {
+    let p = |field: &str| group_path(i, field);
+    let access = f.access_rate.map(|r| r.0.0);
+    if let Some(a) = access {
+        check(a > 0.0, &p("access_rate"), || {
+            format!("must be > 0bps, got {a}bps")
+        })?;
+    }
+    let access_buffer = match f.access_buffer.map(|b| b.0) {
+        Some(_) if access.is_none() => {
+            return Err(err(
+                p("access_buffer"),
+                "needs access_rate: without a rate limit the access link never queues",
+            ));
+        }
+        None => DEFAULT_ACCESS_BUFFER_PKTS,
+        Some(BufferSize::Packets(k)) => k,
+        Some(BufferSize::Bytes(b)) => b / mss,
+        Some(BufferSize::Bdp(_)) => {
+            return Err(err(
+                p("access_buffer"),
+                "must be in packets (\"100pkt\") or bytes (\"150KB\"), not a BDP fraction",
+            ));
+        }
+    };
+    check(
+        (1..=100_000_000).contains(&access_buffer),
+        &p("access_buffer"),
+        || {
+            format!(
+                "must hold from one packet ({mss}B) to 100000000 packets, got {access_buffer} packets"
+            )
         },
-        fluid,
+    )?;
+    let jitter = f.jitter.map(|d| d.0).unwrap_or(SimTime::ZERO);
+    check(jitter <= SimTime::from_millis(1000), &p("jitter"), || {
+        format!("must be at most 1s, got {jitter}")
+    })?;
+    let rwnd = match f.rwnd.map(|b| b.0) {
+        None => None,
+        Some(BufferSize::Packets(k)) => Some(k),
+        Some(BufferSize::Bytes(b)) => Some(b / mss),
+        Some(BufferSize::Bdp(_)) => {
+            return Err(err(
+                p("rwnd"),
+                "must be in packets (\"64pkt\") or bytes (\"64KB\"), not a BDP fraction",
+            ));
+        }
+    };
+    if let Some(w) = rwnd {
+        check((1..=u32::MAX as u64 / 2).contains(&w), &p("rwnd"), || {
+            format!(
+                "must be from one packet ({mss}B) to {} packets, got {w} packets",
+                u32::MAX / 2
+            )
+        })?;
+    }
+    Ok((access, access_buffer, jitter, rwnd))
+}
+
+/// A flow group's stack profile and the loss-recovery fields it defaults.
+struct Recovery {
+    stack: Stack,
+    sack: bool,
+    prr: bool,
+    rack: bool,
+    rto_ssthresh: RtoSsthresh,
+    iw: i64,
+    min_rto: SimTime,
+    delayed_ack: bool,
+    hystart: bool,
+    abc: bool,
+}
+
+/// A flow group's stack profile and loss-recovery settings (the profile
+/// fills what the group leaves unset, `tcp::stack`).
+fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
+    let p = |field: &str| group_path(i, field);
+    let stack = match f.stack.as_deref() {
+        None => Stack::default(),
+        Some(name) => Stack::parse(name).ok_or_else(|| {
+            err(
+                p("stack"),
+                format!(
+                    "unknown stack profile {name:?}; allowed: {}",
+                    Stack::ALL.map(Stack::name).join(", ")
+                ),
+            )
+        })?,
+    };
+    let profile = stack.defaults();
+    let sack = f.sack.unwrap_or(true);
+    let prr = match f.prr {
+        Some(true) if !sack => {
+            return Err(err(
+                p("prr"),
+                "true needs sack = true: PRR paces a recovery by the SACK pipe estimate (RFC 9937)",
+            ));
+        }
+        Some(v) => v,
+        None => profile.prr && sack,
+    };
+    let rack = match f.recovery.as_deref() {
+        None => profile.rack && sack,
+        Some("rfc6675") => false,
+        Some("rack") if sack => true,
+        Some("rack") => {
+            return Err(err(
+                p("recovery"),
+                "\"rack\" needs sack = true: RACK-TLP detects losses from SACKed segments (RFC 8985)",
+            ));
+        }
+        Some(other) => {
+            return Err(err(
+                p("recovery"),
+                format!(
+                    "unknown loss recovery {other:?}; allowed: \"rfc6675\" (DupThresh, RFC 6675) or \"rack\" (RACK-TLP, RFC 8985)"
+                ),
+            ));
+        }
+    };
+    let rto_ssthresh = match f.rto_ssthresh.as_deref() {
+        None => profile.rto_ssthresh,
+        Some(name) => RtoSsthresh::parse(name).ok_or_else(|| {
+            err(
+                p("rto_ssthresh"),
+                format!(
+                    "unknown rule {name:?}; allowed: {}",
+                    RtoSsthresh::ALL.map(|(_, n)| n).join(", ")
+                ),
+            )
+        })?,
+    };
+    let iw = f.initial_window.unwrap_or(profile.initial_window as i64);
+    check((1..=1000).contains(&iw), &p("initial_window"), || {
+        format!("must be a whole number of packets from 1 to 1000, got {iw}")
+    })?;
+    let min_rto = f.min_rto.map(|d| d.0).unwrap_or(profile.min_rto);
+    check(min_rto >= SimTime::from_millis(1), &p("min_rto"), || {
+        format!("must be >= 1ms, got {min_rto}")
+    })?;
+    Ok(Recovery {
+        stack,
+        sack,
+        prr,
+        rack,
+        rto_ssthresh,
+        iw,
+        min_rto,
+        delayed_ack: f.delayed_ack.unwrap_or(profile.delayed_ack),
+        hystart: f.hystart.unwrap_or(profile.hystart),
+        abc: f.abc.unwrap_or(profile.abc),
+    })
+}
+
+/// When a flow group starts: each flow's start (drawn from `rng` for a
+/// uniform range), or for open and closed loop when arrivals begin.
+fn group_starts(
+    f: &RawFlows,
+    i: usize,
+    n: usize,
+    dynamic: bool,
+    duration: SimTime,
+    rng: &mut Rng,
+) -> Result<(SimTime, Vec<SimTime>), ScenarioError> {
+    let p = |field: &str| group_path(i, field);
+    let mut begin = SimTime::ZERO;
+    let starts: Vec<SimTime> = match f.start.clone().unwrap_or(StartSpec::At(SimTime::ZERO)) {
+        StartSpec::At(t) if dynamic => {
+            begin = t;
+            check(t < duration, &p("start"), || {
+                format!("arrivals begin at {t}, not before duration {duration}")
+            })?;
+            Vec::new()
+        }
+        _ if dynamic => {
+            return Err(err(
+                p("start"),
+                "an open- or closed-loop group takes one start time (when its arrivals or users begin), e.g. start = \"10s\"",
+            ));
+        }
+        StartSpec::At(t) => vec![t; n],
+        StartSpec::Stagger(s) => (0..n as u64).map(|k| s.times(k)).collect(),
+        StartSpec::Uniform(a, b) => {
+            check(a <= b, &p("start"), || {
+                format!("uniform bounds [{a}, {b}]: the first must be <= the second")
+            })?;
+            (0..n)
+                .map(|_| SimTime(rng.random_range(a.0..=b.0)))
+                .collect()
+        }
+    };
+    if let Some(&late) = starts.iter().max() {
+        check(late < duration, &p("start"), || {
+            format!("a flow starts at {late}, not before duration {duration}")
+        })?;
+    }
+    Ok((begin, starts))
+}
+
+/// A flow group's traffic (the `traffic` module): sizes, arrivals, think
+/// times and the cap on active transfers.
+struct Traffic {
+    size: Option<SizeDist>,
+    mean_size: Option<f64>,
+    rate: Option<f64>,
+    load: Option<f64>,
+    think: Option<ThinkDist>,
+    max_active: Option<u32>,
+}
+
+/// A flow group's traffic, checked against its kind, the link's capacity
+/// (bits/s) and the run's duration.
+fn group_traffic(
+    f: &RawFlows,
+    i: usize,
+    kind: Kind,
+    mss: u64,
+    cap: f64,
+    duration: SimTime,
+) -> Result<Traffic, ScenarioError> {
+    let p = |field: &str| group_path(i, field);
+    // Traffic: sizes, arrivals, users (traffic module).
+    let size = match &f.size {
+        None => None,
+        Some(v) => Some(
+            SizeDist::parse(v, mss as u32)
+                .map_err(|(sub, m)| err(format!("{}{sub}", p("size")), m))?,
+        ),
+    };
+    let mean_size = size.as_ref().map(|d| d.mean_pkts());
+    let (rate, load) = match &f.arrival {
+        None => (None, None),
+        Some(v) => {
+            let a = Arrival::parse(v).map_err(|m| err(p("arrival"), m))?;
+            let bits = mean_size.expect("checked: open loop has a size") * mss as f64 * 8.0;
+            match a {
+                Arrival::Rate(r) => (Some(r), Some(r * bits / cap)),
+                Arrival::Load(l) => (Some(l * cap / bits), Some(l)),
+            }
+        }
+    };
+    if let Some(r) = rate {
+        check(r * duration.as_secs_f64() <= 1e9, &p("arrival"), || {
+            format!("{r:.4} flows/s over {duration} is more than 1e9 flows")
+        })?;
+    }
+    let think = match (&f.think, kind) {
+        (None, Kind::Closed) => {
+            return Err(err(
+                p("think"),
+                "missing: closed-loop users need a think time, e.g. think = \"5s\" (exponential mean)",
+            ));
+        }
+        (None, _) => None,
+        (Some(_), k) if k != Kind::Closed => {
+            return Err(err(
+                p("think"),
+                "only closed-loop groups (users = U) think between transfers",
+            ));
+        }
+        (Some(v), _) => Some(ThinkDist::parse(v).map_err(|m| err(p("think"), m))?),
+    };
+    let max_active = match (f.max_active, kind) {
+        (None, Kind::Open) => Some(DEFAULT_MAX_ACTIVE),
+        (None, _) => None,
+        (Some(m), Kind::Open) => {
+            check(
+                (1..=MAX_FLOWS as i64).contains(&m),
+                &p("max_active"),
+                || format!("must be a whole number of flows from 1 to {MAX_FLOWS}, got {m}"),
+            )?;
+            Some(m as u32)
+        }
+        (Some(m), _) => {
+            return Err(err(
+                p("max_active"),
+                format!("{m}: only open-loop groups (arrival) have a cap on active flows"),
+            ));
+        }
+    };
+    Ok(Traffic {
+        size,
+        mean_size,
+        rate,
+        load,
+        think,
+        max_active,
     })
 }
 
 fn resolve_fluid(f: RawFluid, rtts: &[SimTime]) -> Result<Fluid, ScenarioError> {
-    let model = f.model.unwrap_or_else(|| "mgt".into());
-    check(
-        FLUID_MODELS.contains(&model.as_str()),
+    let model = choose(
+        f.model,
+        FluidModel::Mgt,
+        FluidModel::NAMES,
         "fluid.model",
-        || {
-            format!(
-                "unknown fluid model {model:?}: allowed are {}",
-                FLUID_MODELS.join(", ")
-            )
-        },
+        "fluid model",
     )?;
-    let decrease = f.decrease.unwrap_or_else(|| "event".into());
-    check(
-        FLUID_DECREASES.contains(&decrease.as_str()),
+    let decrease = choose(
+        f.decrease,
+        Decrease::Event,
+        Decrease::NAMES,
         "fluid.decrease",
-        || {
-            format!(
-                "unknown decrease form {decrease:?}: allowed are {}",
-                FLUID_DECREASES.join(", ")
-            )
-        },
+        "decrease form",
     )?;
     if let Some(x) = f.sync {
         check(x > 0.0 && x <= 1.0, "fluid.sync", || {
@@ -1205,16 +1404,12 @@ fn resolve_fluid(f: RawFluid, rtts: &[SimTime]) -> Result<Fluid, ScenarioError> 
         check(f.sync_policy.is_none(), "fluid.sync_policy", || hint.into())?;
         check(f.sync_sd.is_none(), "fluid.sync_sd", || hint.into())?;
     }
-    let sync_policy = f.sync_policy.unwrap_or_else(|| "highest_rate".into());
-    check(
-        SYNC_POLICIES.contains(&sync_policy.as_str()),
+    let sync_policy = choose(
+        f.sync_policy,
+        SyncPolicy::HighestRate,
+        SyncPolicy::NAMES,
         "fluid.sync_policy",
-        || {
-            format!(
-                "unknown policy {sync_policy:?}: allowed are {}",
-                SYNC_POLICIES.join(", ")
-            )
-        },
+        "policy",
     )?;
     let sync_sd = f
         .sync_sd
@@ -1251,7 +1446,7 @@ fn resolve_fluid(f: RawFluid, rtts: &[SimTime]) -> Result<Fluid, ScenarioError> 
         }
     }
     Ok(Fluid {
-        step_s: step,
+        step,
         step_given: f.step.is_some(),
         model,
         sync: f.sync,
@@ -1283,7 +1478,7 @@ mod tests {
         v["link"]["buffer"] = "1BDP".into();
         let s = parse(&v).unwrap();
         assert_eq!(s.link.buffer_pkts, 625); // 50e6 * 0.1 / 8000
-        assert_eq!(s.flows[0].rtts_s, vec![SimTime::from_millis(100); 2]);
+        assert_eq!(s.flows[0].rtts, vec![SimTime::from_millis(100); 2]);
     }
 
     #[test]
@@ -1292,9 +1487,9 @@ mod tests {
         v["flows"][0]["count"] = 10.into();
         v["flows"][0]["rtt"] = serde_json::json!({"min": "115.5ms", "max": "124.5ms"});
         let s = parse(&v).unwrap();
-        assert_eq!(s.flows[0].rtts_s[0], SimTime::from_micros(115_500));
-        assert_eq!(s.flows[0].rtts_s[1], SimTime::from_micros(116_500));
-        assert_eq!(s.flows[0].rtts_s[9], SimTime::from_micros(124_500));
+        assert_eq!(s.flows[0].rtts[0], SimTime::from_micros(115_500));
+        assert_eq!(s.flows[0].rtts[1], SimTime::from_micros(116_500));
+        assert_eq!(s.flows[0].rtts[9], SimTime::from_micros(124_500));
     }
 
     #[test]

@@ -35,7 +35,7 @@ fn mean_window(
     let out = packet::run(&s, &mut |_| true);
     let t = out.timeseries.get("time_s").unwrap();
     let w = out.timeseries.get("cwnd_flow0").unwrap();
-    let from = s.warmup_s.as_secs_f64();
+    let from = s.warmup.as_secs_f64();
     let xs: Vec<f64> = t
         .iter()
         .zip(w)

@@ -144,7 +144,7 @@ fn paper000_section_v_hstcp_fairness_fifo_vs_fq() {
     // times larger under FIFO.
     let mean_cv = |s: &Scenario, o: &RunOutput| {
         let t = o.timeseries.get("time_s").unwrap();
-        let from = s.warmup_s.as_secs_f64();
+        let from = s.warmup.as_secs_f64();
         (0..4)
             .map(|i| {
                 let w = o.timeseries.get(&format!("cwnd_flow{i}")).unwrap();

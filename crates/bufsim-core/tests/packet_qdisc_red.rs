@@ -3,7 +3,8 @@
 
 use bufsim_core::Scenario;
 use bufsim_core::net::Packet;
-use bufsim_core::queue::config::{QdiscConfig, RedConfig};
+use bufsim_core::queue::QdiscConfig;
+use bufsim_core::queue::red::RedConfig;
 use bufsim_core::queue::red::{Red, profile};
 use bufsim_core::queue::{Discipline, DropReason, Drops, Limit, Occupancy};
 use bufsim_core::units::SimTime;
@@ -22,7 +23,7 @@ fn red(s: &Scenario) -> (Red, RedConfig) {
     let QdiscConfig::Red(cfg) = s.link.queue else {
         panic!("red")
     };
-    (Red::new(cfg, Limit::Packets(1000), &s.link, 7), cfg)
+    (Red::with_config(cfg, Limit::Packets(1000), &s.link, 7), cfg)
 }
 
 fn pkt(seq: u64, t: SimTime) -> Packet {

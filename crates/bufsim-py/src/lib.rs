@@ -227,6 +227,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__build__", env!("BUFSIM_BUILD"))?;
     // Names of the packet trace's event codes (index = code).
     m.add("TRACE_EVENTS", packet::trace::event_names())?;
+    // The registries: every name a scenario's flows[].tcp and link.qdisc may
+    // give, and the disciplines the fluid engine models.
+    m.add("TCP_VARIANTS", bufsim_core::tcp::cc::variant_names())?;
+    m.add("QDISCS", bufsim_core::queue::QDISCS.to_vec())?;
+    m.add("FLUID_QDISCS", bufsim_core::queue::fluid_qdiscs())?;
     m.add_function(wrap_pyfunction!(normalize_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;

@@ -69,7 +69,7 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
         let c = aimd_of(&grp.cc);
         let sc = grp.mss_bytes as f64 / pkt;
         for k in 0..grp.count as usize {
-            let r = grp.rtts_s[k].as_secs_f64();
+            let r = grp.rtts[k].as_secs_f64();
             //= paper 003 section II: alpha_i = 1/RTT_i^2 (a packets per RTT:
             //= a/RTT_i^2), alpha = sum_i alpha_i.
             alpha += c.a * sc / (r * r);
@@ -92,9 +92,9 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
     let b0 = b_sum / n as f64;
     let beta = 1.0 - b0 * frac;
 
-    let h_ps = s.fluid.step_s.0;
+    let h_ps = s.fluid.step.0;
     let h = h_ps as f64 / PS_PER_SEC as f64;
-    let steps = s.duration_s.0 / h_ps;
+    let steps = s.duration.0 / h_ps;
     let mut rec = Recorder::new(s, n, mu);
     let mut x = 0.0f64;
     let mut completed = true;

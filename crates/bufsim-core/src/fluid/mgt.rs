@@ -20,11 +20,11 @@ use std::collections::VecDeque;
 use super::cc::{FluidCc, Growth};
 use super::red::Red;
 use super::stats::Recorder;
-use super::sync::{Policy, SyncModule};
+use super::sync::SyncModule;
 use crate::engine::Progress;
 use crate::engine::rng::{Stream, stream};
 use crate::output::RunOutput;
-use crate::scenario::Scenario;
+use crate::scenario::{Decrease, Scenario};
 use crate::units::{PS_PER_SEC, SimTime};
 
 /// How often (in steps) the progress hook is called.
@@ -141,7 +141,7 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
     let cap = s.link.capacity_bps / (8.0 * pkt);
     let buf = s.link.buffer_pkts as f64;
     let bg: f64 = s.background.iter().map(|b| b.rate_bps / (8.0 * pkt)).sum();
-    let rate_mode = s.fluid.decrease == "rate";
+    let rate_mode = s.fluid.decrease == Decrease::Rate;
 
     let mut prop = Vec::new();
     let mut scale = Vec::new();
@@ -152,10 +152,10 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
     let mut cc = Vec::new();
     for (g, grp) in s.flows.iter().enumerate() {
         for k in 0..grp.count as usize {
-            prop.push(grp.rtts_s[k].as_secs_f64());
+            prop.push(grp.rtts[k].as_secs_f64());
             scale.push(grp.mss_bytes as f64 / pkt);
             groups.push(g);
-            start.push(grp.starts_s[k]);
+            start.push(grp.starts[k]);
             iw.push(grp.initial_window_pkts as f64);
             rwnd.push(grp.rwnd_pkts.map(|x| x as f64).unwrap_or(f64::INFINITY));
             cc.push(FluidCc::new(&grp.cc));
@@ -172,16 +172,16 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
         bg,
     };
 
-    let h_ps = s.fluid.step_s.0;
+    let h_ps = s.fluid.step.0;
     let h = h_ps as f64 / PS_PER_SEC as f64;
-    let steps = s.duration_s.0 / h_ps;
+    let steps = s.duration.0 / h_ps;
     let start_step: Vec<u64> = start.iter().map(|t| t.0.div_ceil(h_ps)).collect();
 
     let mut module = s.fluid.sync.map(|x| {
         SyncModule::new(
             x,
             s.fluid.sync_sd,
-            Policy::from_name(&s.fluid.sync_policy),
+            s.fluid.sync_policy,
             stream(s.seed, Stream::Fluid),
         )
     });

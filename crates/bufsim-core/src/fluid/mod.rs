@@ -20,12 +20,10 @@ pub mod sync;
 
 use crate::engine::Progress;
 use crate::output::RunOutput;
-use crate::queue::config::{QdiscConfig, RedMode};
-use crate::scenario::{Scenario, ScenarioError, err};
+use crate::queue::red::RedMode;
+use crate::queue::{QdiscConfig, fluid_qdiscs};
+use crate::scenario::{Decrease, FluidModel, Scenario, ScenarioError, err};
 use crate::tcp::cc::CcConfig;
-
-/// Queue disciplines the fluid engine models.
-pub const FLUID_QDISCS: &[&str] = &["droptail", "red"];
 
 /// The default integration step (the shortest RTT / 20, at least 1 us) must
 /// fit 4 times in the shortest RTT; when it does not, the RTT is what to change.
@@ -34,9 +32,9 @@ fn check_default_step(s: &Scenario) -> Result<(), ScenarioError> {
     if s.fluid.step_given {
         return Ok(());
     }
-    let step = s.fluid.step_s;
+    let step = s.fluid.step;
     for (g, grp) in s.flows.iter().enumerate() {
-        if let Some(r) = grp.rtts_s.iter().copied().min()
+        if let Some(r) = grp.rtts.iter().copied().min()
             && step.0 > r.0 / 4
         {
             return Err(err(
@@ -53,13 +51,13 @@ fn check_default_step(s: &Scenario) -> Result<(), ScenarioError> {
 /// Refuse what the fluid engine cannot model, naming the field, the value and
 /// what is allowed.
 pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
-    let q = &s.link.qdisc;
-    if !FLUID_QDISCS.contains(&q.as_str()) {
+    let q = s.link.queue.name();
+    if !s.link.queue.has_fluid() {
         return Err(err(
             "link.qdisc",
             format!(
                 "the fluid engine models {} only, got {q:?}: use engine=\"packet\"",
-                FLUID_QDISCS.join(" and ")
+                fluid_qdiscs().join(" and ")
             ),
         ));
     }
@@ -97,7 +95,7 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
         ));
     }
     check_default_step(s)?;
-    let hybrid = s.fluid.model == "hybrid";
+    let hybrid = s.fluid.model == FluidModel::Hybrid;
     if hybrid {
         if s.flows.is_empty() {
             return Err(err(
@@ -139,7 +137,7 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
                 ),
             ));
         }
-        if !hybrid && s.fluid.decrease == "rate" && !cc::FluidCc::has_rate_form(&grp.cc) {
+        if !hybrid && s.fluid.decrease == Decrease::Rate && !grp.cc.has_rate_form() {
             return Err(err(
                 p("tcp"),
                 format!(
@@ -195,8 +193,8 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
 /// and the output has `completed = false`. The scenario must pass [`check`]
 /// (a scenario that does not is run as far as it can be modelled).
 pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
-    match s.fluid.model.as_str() {
-        "hybrid" if !s.flows.is_empty() => hybrid::run(s, progress),
+    match s.fluid.model {
+        FluidModel::Hybrid if !s.flows.is_empty() => hybrid::run(s, progress),
         _ => mgt::run(s, progress),
     }
 }

@@ -1,13 +1,14 @@
 //! RED in fluid form (Floyd and Jacobson 1993; MGT 2000 section 3): an
 //! exponentially weighted average of the queue and a linear drop profile,
 //! with the "gentle" extension. Parameters come from the one
-//! [`RedConfig`] both engines share (`queue::config`), and the drop profile
+//! [`RedConfig`] both engines share (`queue::red`), and the drop profile
 //! is the packet engine's [`crate::queue::red::profile`].
 
 use rand::RngExt;
 
 use crate::engine::rng::Rng;
-use crate::queue::config::{QdiscConfig, RedConfig};
+use crate::queue::QdiscConfig;
+use crate::queue::red::RedConfig;
 use crate::scenario::Scenario;
 
 /// The RED state of the bottleneck (disabled for drop-tail).

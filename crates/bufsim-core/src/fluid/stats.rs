@@ -50,10 +50,10 @@ pub struct Recorder {
 impl Recorder {
     /// A recorder for `s` with `n` flows; `cap` is the link rate in link packets/s.
     pub fn new(s: &Scenario, n: usize, cap: f64) -> Recorder {
-        let samples = (s.duration_s.0 / s.output.interval_s.0.max(1)) as usize + 2;
+        let samples = (s.duration.0 / s.output.interval.0.max(1)) as usize + 2;
         let cwnd = s.output.cwnd;
         Recorder {
-            warmup: s.warmup_s,
+            warmup: s.warmup,
             cap,
             pkt_bytes: s.link.packet_size_bytes as f64,
             buffer: s.link.buffer_pkts as f64,
@@ -69,8 +69,8 @@ impl Recorder {
             loss_events: vec![0.0; n],
             ev_time: Vec::new(),
             ev_frac: Vec::new(),
-            interval: s.output.interval_s,
-            next_sample: s.output.interval_s,
+            interval: s.output.interval,
+            next_sample: s.output.interval,
             last_sample: SimTime::ZERO,
             served_since: 0.0,
             cwnd,

@@ -8,8 +8,9 @@ use rand_distr::{Distribution, Normal};
 
 use crate::engine::rng::Rng;
 
-/// Which flows record the loss at a congestion event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which flows record the loss at a congestion event (`fluid.sync_policy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Policy {
     /// The m_k flows with the highest arrival rate (paper 004 section II.D.1:
     /// "P l_k is the set of m_k flows with highest sending rates").
@@ -21,14 +22,12 @@ pub enum Policy {
 }
 
 impl Policy {
-    /// From the scenario name (`highest_rate`, `random`, `all`).
-    pub fn from_name(s: &str) -> Policy {
-        match s {
-            "random" => Policy::Random,
-            "all" => Policy::All,
-            _ => Policy::HighestRate,
-        }
-    }
+    /// The names a scenario may give, with their policies.
+    pub const NAMES: &[(&str, Policy)] = &[
+        ("highest_rate", Policy::HighestRate),
+        ("random", Policy::Random),
+        ("all", Policy::All),
+    ];
 }
 
 /// The module: X, the spread of the draw, the policy, and its random stream.

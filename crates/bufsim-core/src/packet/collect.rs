@@ -213,10 +213,10 @@ impl Collector {
     pub fn new(s: &Scenario, groups: Vec<(u32, SimTime)>) -> Collector {
         let n = groups.len();
         Collector {
-            warmup: s.warmup_s,
-            sync_window: s.link.bdp_rtt_s.max(SimTime(1)),
+            warmup: s.warmup,
+            sync_window: s.link.bdp_rtt.max(SimTime(1)),
             capacity_bps: s.link.capacity_bps,
-            in_window: s.warmup_s == SimTime::ZERO,
+            in_window: s.warmup == SimTime::ZERO,
             busy: SimTime::ZERO,
             tx_start: SimTime::ZERO,
             busy_at_warmup: SimTime::ZERO,

@@ -129,11 +129,11 @@ impl Flow {
     /// A flow of group `grp` with round-trip propagation `rtt`, sending `limit` segments.
     fn new(s: &Scenario, g: u32, rtt: SimTime, limit: u64, loss_stream: u32) -> Flow {
         let grp = &s.flows[g as usize];
-        let access = SimTime((rtt.0 - 2 * s.link.delay_s.0) / 2);
+        let access = SimTime((rtt.0 - 2 * s.link.delay.0) / 2);
         let cfg = SenderConfig {
             initial_window: grp.initial_window_pkts,
             rwnd: grp.rwnd_pkts,
-            min_rto: grp.min_rto_s,
+            min_rto: grp.min_rto,
             sack: grp.sack,
             limit,
             ecn: grp.ecn,
@@ -148,7 +148,7 @@ impl Flow {
             receiver: Receiver::new(grp.sack, grp.delayed_ack),
             mss: grp.mss_bytes,
             access_delay: access,
-            return_delay: rtt - s.link.delay_s - access,
+            return_delay: rtt - s.link.delay - access,
             access_rate: grp.access_rate_bps.map(BitsPerSec),
             access_free_at: SimTime::ZERO,
             access_buffer: grp.access_buffer_pkts,
@@ -158,7 +158,7 @@ impl Flow {
             delack_pending: false,
             loss: grp.loss,
             loss_rng: stream(s.seed, Stream::Loss(loss_stream)),
-            jitter: grp.jitter_s,
+            jitter: grp.jitter,
             jitter_rng: stream(s.seed, Stream::Jitter(loss_stream)),
             group: g,
             rtt,
@@ -245,10 +245,10 @@ impl<'s> Sim<'s> {
         {
             for k in 0..grp.count as usize {
                 let id = flows.len() as u32;
-                let rtt = grp.rtts_s[k];
+                let rtt = grp.rtts[k];
                 flows.push(Flow::new(s, g as u32, rtt, u64::MAX, id));
                 groups.push((g as u32, rtt));
-                events.push(grp.starts_s[k], Ev::Start(id));
+                events.push(grp.starts[k], Ev::Start(id));
             }
         }
         let persistent = flows.len();
@@ -266,9 +266,9 @@ impl<'s> Sim<'s> {
                 seq: 0,
             });
         }
-        events.push(s.output.interval_s, Ev::Sample);
-        if s.warmup_s > SimTime::ZERO {
-            events.push(s.warmup_s, Ev::WarmupEnd);
+        events.push(s.output.interval, Ev::Sample);
+        if s.warmup > SimTime::ZERO {
+            events.push(s.warmup, Ev::WarmupEnd);
         }
         let traffic: Vec<GroupTraffic> = s
             .flows
@@ -318,19 +318,19 @@ impl<'s> Sim<'s> {
                 Kind::Persistent => {}
                 Kind::Finite => {
                     for k in 0..grp.count as usize {
-                        let f = sim.add_transfer(g32, grp.rtts_s[k], NO_USER);
-                        sim.events.push(grp.starts_s[k], Ev::Start(f));
+                        let f = sim.add_transfer(g32, grp.rtts[k], NO_USER);
+                        sim.events.push(grp.starts[k], Ev::Start(f));
                     }
                 }
                 Kind::Open => {
-                    let first = grp.begin_s + sim.traffic[g].gap();
+                    let first = grp.begin + sim.traffic[g].gap();
                     sim.events.push(first, Ev::Arrival(g32));
                 }
                 Kind::Closed => {
                     for _ in 0..grp.users.unwrap_or(0) {
                         let u = sim.user_group.len() as u32;
                         sim.user_group.push(g32);
-                        let at = grp.begin_s + sim.traffic[g].think();
+                        let at = grp.begin + sim.traffic[g].think();
                         sim.events.push(at, Ev::Wake(u));
                     }
                 }
@@ -452,7 +452,7 @@ impl<'s> Sim<'s> {
     }
 
     fn run(&mut self, progress: Progress) -> bool {
-        let end = self.s.duration_s;
+        let end = self.s.duration;
         let mut n: u64 = 0;
         while let Some((t, ev)) = self.events.pop() {
             if t > end {
@@ -479,7 +479,7 @@ impl<'s> Sim<'s> {
                 Ev::Sample => {
                     let (busy, cwnd) = (self.busy_until(t), self.flows_cwnd());
                     self.col.sample(t, &mut self.queue, busy, &cwnd);
-                    self.events.push(t + self.s.output.interval_s, Ev::Sample);
+                    self.events.push(t + self.s.output.interval, Ev::Sample);
                     self.sweep_zombies();
                 }
                 Ev::WarmupEnd => {
@@ -658,7 +658,7 @@ impl<'s> Sim<'s> {
             .take()
             .expect("TxDone without a packet in service");
         self.col.busy += now - self.col.tx_start;
-        let at = now + self.s.link.delay_s;
+        let at = now + self.s.link.delay;
         if self.link.push(at, p) {
             self.events.push_slot(SLOT_LINK_HEAD, at, Ev::LinkHead);
         }
@@ -693,8 +693,7 @@ impl<'s> Sim<'s> {
         let action = flow.receiver.on_segment(p.seq);
         if flow.receiver.received > before {
             let tx = self.capacity.tx_time(p.size);
-            self.col
-                .delivered_new(f, self.now - self.s.link.delay_s, tx);
+            self.col.delivered_new(f, self.now - self.s.link.delay, tx);
         }
         match action {
             AckAction::Now => self.send_ack(f),

@@ -3,10 +3,61 @@
 //! drops by INTERVAL/sqrt(count) (the control law). The state machine
 //! ([`CodelState`]) is shared with FQ-CoDel, which runs one per queue.
 
-use super::config::CodelConfig;
-use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy};
+use serde::Serialize;
+
+use super::{Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Setup};
 use crate::net::Packet;
+use crate::params::{PErr, Params};
 use crate::units::SimTime;
+
+/// CoDel, RFC 8289.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CodelConfig {
+    /// Target standing queue delay.
+    #[serde(serialize_with = "crate::units::ser_secs", rename = "target_s")]
+    pub target: SimTime,
+    /// Interval (about a worst-case RTT).
+    #[serde(serialize_with = "crate::units::ser_secs", rename = "interval_s")]
+    pub interval: SimTime,
+}
+
+impl Default for CodelConfig {
+    fn default() -> Self {
+        //= RFC 8289 section 4.3/4.4: TARGET = 5 ms, INTERVAL = 100 ms.
+        CodelConfig {
+            target: SimTime::from_millis(5),
+            interval: SimTime::from_millis(100),
+        }
+    }
+}
+
+impl CodelConfig {
+    /// Read `target` and `interval` (CoDel's and FQ-CoDel's parameters).
+    pub fn read(p: &mut Params) -> Result<CodelConfig, PErr> {
+        let d = CodelConfig::default();
+        let ms = SimTime::from_millis;
+        let target = p.dur("target", d.target, SimTime(1), ms(100_000))?;
+        let interval = p.dur("interval", d.interval, SimTime(1), ms(1_000_000))?;
+        if target > interval {
+            return Err((
+                "target".into(),
+                format!("must not exceed interval ({interval}), got {target}"),
+            ));
+        }
+        Ok(CodelConfig { target, interval })
+    }
+}
+
+impl QueueDisc for Codel {
+    const NAME: &'static str = "codel";
+    type Config = CodelConfig;
+    fn read(p: &mut Params, _link: LinkInfo) -> Result<CodelConfig, PErr> {
+        CodelConfig::read(p)
+    }
+    fn new(cfg: CodelConfig, q: &Setup) -> Codel {
+        Codel::with_config(cfg, q.limit, q.link.packet_size_bytes)
+    }
+}
 
 /// The CoDel state of one queue (RFC 8289 section 5 pseudocode).
 #[derive(Clone, Copy, Debug, Default)]
@@ -132,7 +183,7 @@ pub struct Codel {
 
 impl Codel {
     /// CoDel with these parameters; `mtu` is the largest packet (MAXPACKET).
-    pub fn new(cfg: CodelConfig, limit: Limit, mtu: u32) -> Codel {
+    pub fn with_config(cfg: CodelConfig, limit: Limit, mtu: u32) -> Codel {
         Codel {
             cfg,
             limit,

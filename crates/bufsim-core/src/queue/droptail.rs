@@ -1,8 +1,10 @@
 //! FIFO drop-tail: drop an arrival when the buffer is full, counting packets
 //! or bytes.
 
-use super::{Discipline, Drops, Fifo, Limit, Occupancy};
+use super::{Discipline, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Setup};
 use crate::net::Packet;
+use crate::params::{PErr, Params};
+use crate::tcp::cc::NoParams;
 use crate::units::SimTime;
 
 /// Drop-tail policy.
@@ -13,11 +15,24 @@ pub struct DropTail {
 
 impl DropTail {
     /// A drop-tail buffer with this limit.
-    pub fn new(limit: Limit) -> DropTail {
+    pub fn with_limit(limit: Limit) -> DropTail {
         DropTail {
             limit,
             fifo: Fifo::default(),
         }
+    }
+}
+
+impl QueueDisc for DropTail {
+    const NAME: &'static str = "droptail";
+    //= paper 004 eq. (4): the fluid queue drops what exceeds the buffer.
+    const FLUID: bool = true;
+    type Config = NoParams;
+    fn read(_p: &mut Params, _link: LinkInfo) -> Result<NoParams, PErr> {
+        Ok(NoParams)
+    }
+    fn new(_cfg: NoParams, q: &Setup) -> DropTail {
+        DropTail::with_limit(q.limit)
     }
 }
 

@@ -16,10 +16,41 @@
 
 use std::collections::VecDeque;
 
-use super::config::FqConfig;
-use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy, fattest};
+use serde::Serialize;
+
+use super::{
+    Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Setup, fattest,
+};
 use crate::net::{BACKGROUND, Packet};
+use crate::params::{PErr, Params};
 use crate::units::SimTime;
+
+/// Per-flow fair queueing by deficit round robin (Shreedhar and Varghese
+/// 1995) with a shared buffer and drop from the longest queue on overflow
+/// (paper 000 section V.B; Suter et al. 1998).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct FqConfig {
+    /// DRR quantum, bytes (default: `link.packet_size`, one full packet per round).
+    pub quantum_bytes: u32,
+    /// Background packets are hashed on their sequence number into this
+    /// many queues (each Poisson packet stands for a packet of one of many
+    /// small flows, paper 000 section II); 1 makes the background one flow.
+    pub background_flows: u32,
+}
+
+impl QueueDisc for Fq {
+    const NAME: &'static str = "fq";
+    type Config = FqConfig;
+    fn read(p: &mut Params, link: LinkInfo) -> Result<FqConfig, PErr> {
+        Ok(FqConfig {
+            quantum_bytes: p.size("quantum", link.packet_size, 64, 1 << 20)?,
+            background_flows: p.num("background_flows", 1024.0, 1.0, 1e6)? as u32,
+        })
+    }
+    fn new(cfg: FqConfig, q: &Setup) -> Fq {
+        Fq::with_config(cfg, q.limit, q.tcp_flows)
+    }
+}
 
 /// DRR fair queueing with longest-queue drop.
 pub struct Fq {
@@ -33,7 +64,7 @@ pub struct Fq {
 
 impl Fq {
     /// A fair queue for `tcp_flows` TCP flows plus the background.
-    pub fn new(cfg: FqConfig, limit: Limit, tcp_flows: u32) -> Fq {
+    pub fn with_config(cfg: FqConfig, limit: Limit, tcp_flows: u32) -> Fq {
         let n = tcp_flows as usize + cfg.background_flows as usize;
         Fq {
             cfg,

@@ -9,10 +9,14 @@
 
 use std::collections::VecDeque;
 
-use super::codel::CodelState;
-use super::config::FqCodelConfig;
-use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy, fattest};
+use serde::Serialize;
+
+use super::codel::{CodelConfig, CodelState};
+use super::{
+    Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Setup, fattest,
+};
 use crate::net::{BACKGROUND, Packet};
+use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -20,6 +24,35 @@ enum List {
     None,
     New,
     Old,
+}
+
+/// FQ-CoDel, RFC 8290.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct FqCodelConfig {
+    /// The CoDel parameters of every queue.
+    #[serde(flatten)]
+    pub codel: CodelConfig,
+    /// DRR quantum, bytes (RFC 8290 section 5.1: 1514, the MTU plus the
+    /// Ethernet header; default here `link.packet_size`).
+    pub quantum_bytes: u32,
+    /// Number of flow queues (hash buckets).
+    pub flows: u32,
+}
+
+impl QueueDisc for FqCodel {
+    const NAME: &'static str = "fq_codel";
+    type Config = FqCodelConfig;
+    fn read(p: &mut Params, link: LinkInfo) -> Result<FqCodelConfig, PErr> {
+        Ok(FqCodelConfig {
+            codel: CodelConfig::read(p)?,
+            quantum_bytes: p.size("quantum", link.packet_size, 64, 1 << 20)?,
+            //= RFC 8290 section 5.1: "flows ... 1024".
+            flows: p.num("flows", 1024.0, 1.0, 65_536.0)? as u32,
+        })
+    }
+    fn new(cfg: FqCodelConfig, q: &Setup) -> FqCodel {
+        FqCodel::with_config(cfg, q.limit, q.link.packet_size_bytes)
+    }
 }
 
 /// FQ-CoDel state.
@@ -37,7 +70,7 @@ pub struct FqCodel {
 
 impl FqCodel {
     /// FQ-CoDel with these parameters; `mtu` is the largest packet.
-    pub fn new(cfg: FqCodelConfig, limit: Limit, mtu: u32) -> FqCodel {
+    pub fn with_config(cfg: FqCodelConfig, limit: Limit, mtu: u32) -> FqCodel {
         let n = cfg.flows as usize;
         FqCodel {
             cfg,

@@ -1,7 +1,14 @@
 //! Queue disciplines: one file per discipline behind [`Discipline`], with the
 //! shared accounting (occupancy, arrivals, departures, drops by reason, the
 //! time integral of the queue) in [`Queue`], as ns-3's `QueueDisc::Enqueue`
-//! around `DoEnqueue`. Parameters and their defaults live in [`config`].
+//! around `DoEnqueue`.
+//!
+//! Each discipline is self-contained in its file: the policy
+//! ([`Discipline`]), its parameters with their cited defaults, the reader of
+//! its `qdisc_params` and its constructor, tied together by [`QueueDisc`].
+//! The [`disciplines!`] list below is the one registry: it generates
+//! [`QdiscConfig`], [`AnyDiscipline`] and the name lookup, so adding a
+//! discipline is one file and one line there.
 //!
 //! A discipline sees packets, never TCP state. It stores the packets it
 //! accepts, and reports every packet it drops, at arrival or at departure
@@ -12,7 +19,6 @@
 //! one being serialized (ns-2's convention).
 
 pub mod codel;
-pub mod config;
 pub mod droptail;
 pub mod fq;
 pub mod fq_codel;
@@ -21,10 +27,13 @@ pub mod red;
 
 use std::collections::VecDeque;
 
+use serde::Serialize;
+use serde_json::{Map, Value};
+
 use crate::net::Packet;
-use crate::scenario::{BufferMode, Scenario};
+use crate::params::{PErr, Params};
+use crate::scenario::{BufferMode, Link, Scenario};
 use crate::units::SimTime;
-use config::QdiscConfig;
 
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,33 +132,159 @@ pub trait Discipline {
     fn dequeue(&mut self, occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Packet>;
 }
 
-/// Every discipline, for enum dispatch.
-pub enum AnyDiscipline {
-    /// FIFO drop-tail.
+/// What of the link a discipline's defaults depend on.
+#[derive(Clone, Copy, Debug)]
+pub struct LinkInfo {
+    /// Reference (maximum) packet size, bytes.
+    pub packet_size: u32,
+    /// Whether the buffer is counted in bytes.
+    pub bytes_mode: bool,
+    /// Capacity, bits/s.
+    pub capacity_bps: f64,
+}
+
+/// What a discipline is built with besides its parameters.
+pub struct Setup<'a> {
+    /// The buffer limit.
+    pub limit: Limit,
+    /// The bottleneck link.
+    pub link: &'a Link,
+    /// The scenario's seed (disciplines with random drops derive a stream).
+    pub seed: u64,
+    /// Number of TCP flows created at the start.
+    pub tcp_flows: u32,
+}
+
+/// One queue discipline, self-contained in its file.
+pub trait QueueDisc: Discipline + Sized {
+    /// The name a scenario's `link.qdisc` gives.
+    const NAME: &'static str;
+    /// Whether the fluid engine models it (`fluid::check` refuses the others).
+    const FLUID: bool = false;
+    /// Parameters (durations serialize as seconds under `_s` keys).
+    type Config: Copy + std::fmt::Debug + PartialEq + Serialize;
+    /// Read `qdisc_params` through `p` (which names a bad key and refuses
+    /// unknown ones); defaults may depend on the link.
+    fn read(p: &mut Params, link: LinkInfo) -> Result<Self::Config, PErr>;
+    /// The discipline, empty.
+    fn new(cfg: Self::Config, q: &Setup) -> Self;
+}
+
+/// The registry: one line per discipline, `Arm(file::Type)`.
+macro_rules! disciplines {
+    ($($arm:ident($ty:ty)),* $(,)?) => {
+        /// A queue discipline with its parameters, defaults filled in.
+        #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+        #[serde(untagged)]
+        pub enum QdiscConfig {
+            $(
+                #[doc = concat!("`", stringify!($ty), "`'s parameters.")]
+                $arm(<$ty as QueueDisc>::Config),
+            )*
+        }
+
+        /// Every discipline, for enum dispatch.
+        pub enum AnyDiscipline {
+            $(
+                #[doc = concat!("`", stringify!($ty), "`.")]
+                $arm($ty),
+            )*
+        }
+
+        impl AnyDiscipline {
+            #[inline]
+            fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
+                match self { $(AnyDiscipline::$arm(d) => d.enqueue(pkt, occ, now, drops),)* }
+            }
+            #[inline]
+            fn dequeue(&mut self, occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Packet> {
+                match self { $(AnyDiscipline::$arm(d) => d.dequeue(occ, now, drops),)* }
+            }
+        }
+
+        /// The names a scenario's `link.qdisc` may give, in registry order.
+        pub const QDISCS: &[&str] = &[$(<$ty as QueueDisc>::NAME),*];
+
+        impl QdiscConfig {
+            /// Build the config of discipline `name` from its `qdisc_params`;
+            /// on error returns `(key, message)` (the key is empty when the
+            /// name is unknown).
+            pub fn from_params(
+                name: &str,
+                params: &Map<String, Value>,
+                link: LinkInfo,
+            ) -> Result<QdiscConfig, PErr> {
+                let mut p = Params::new(params);
+                let cfg = $(
+                    if name == <$ty as QueueDisc>::NAME {
+                        QdiscConfig::$arm(<$ty as QueueDisc>::read(&mut p, link)?)
+                    } else
+                )* {
+                    return Err((
+                        String::new(),
+                        format!(
+                            "unknown queue discipline {name:?}: allowed are {}",
+                            QDISCS.join(", ")
+                        ),
+                    ));
+                };
+                p.finish(name)?;
+                Ok(cfg)
+            }
+
+            /// The discipline's name (the normalized scenario's `link.qdisc`).
+            pub fn name(&self) -> &'static str {
+                match self { $(QdiscConfig::$arm(_) => <$ty as QueueDisc>::NAME,)* }
+            }
+
+            /// Whether the fluid engine models it ([`QueueDisc::FLUID`]).
+            pub fn has_fluid(&self) -> bool {
+                match self { $(QdiscConfig::$arm(_) => <$ty as QueueDisc>::FLUID,)* }
+            }
+
+            /// The discipline, empty.
+            pub fn discipline(&self, q: &Setup) -> AnyDiscipline {
+                match *self { $(QdiscConfig::$arm(c) => AnyDiscipline::$arm(<$ty as QueueDisc>::new(c, q)),)* }
+            }
+        }
+
+        /// The disciplines the fluid engine models, in registry order.
+        pub fn fluid_qdiscs() -> Vec<&'static str> {
+            let mut v = Vec::new();
+            $(if <$ty as QueueDisc>::FLUID { v.push(<$ty as QueueDisc>::NAME); })*
+            v
+        }
+    };
+}
+
+disciplines! {
     DropTail(droptail::DropTail),
-    /// RED / Adaptive RED.
     Red(red::Red),
-    /// DRR fair queueing with longest-queue drop.
     Fq(fq::Fq),
-    /// CoDel.
     Codel(codel::Codel),
-    /// FQ-CoDel.
     FqCodel(fq_codel::FqCodel),
-    /// PIE.
     Pie(pie::Pie),
 }
 
-macro_rules! dispatch {
-    ($self:expr, $d:ident => $call:expr) => {
-        match $self {
-            AnyDiscipline::DropTail($d) => $call,
-            AnyDiscipline::Red($d) => $call,
-            AnyDiscipline::Fq($d) => $call,
-            AnyDiscipline::Codel($d) => $call,
-            AnyDiscipline::FqCodel($d) => $call,
-            AnyDiscipline::Pie($d) => $call,
+impl QdiscConfig {
+    /// The parameters with every default filled in (the normalized scenario's
+    /// `link.qdisc_params`; durations in seconds under `_s` keys).
+    pub fn to_params(&self) -> Map<String, Value> {
+        match serde_json::to_value(self).expect("config serializes") {
+            Value::Object(m) => m,
+            _ => Map::new(),
         }
-    };
+    }
+}
+
+/// Serialize a link's discipline as the normalized scenario's `qdisc` (its
+/// name) and `qdisc_params` (its parameters, defaults filled in).
+pub fn ser_qdisc<S: serde::Serializer>(q: &QdiscConfig, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(2))?;
+    m.serialize_entry("qdisc", q.name())?;
+    m.serialize_entry("qdisc_params", &q.to_params())?;
+    m.end()
 }
 
 impl AnyDiscipline {
@@ -160,29 +295,12 @@ impl AnyDiscipline {
             BufferMode::Packets => Limit::Packets(link.buffer_pkts),
             BufferMode::Bytes => Limit::Bytes(link.buffer_bytes),
         };
-        let tcp_flows = s.total_flows() as u32;
-        match link.queue {
-            QdiscConfig::DropTail => AnyDiscipline::DropTail(droptail::DropTail::new(limit)),
-            QdiscConfig::Red(c) => AnyDiscipline::Red(red::Red::new(c, limit, link, s.seed)),
-            QdiscConfig::Fq(c) => AnyDiscipline::Fq(fq::Fq::new(c, limit, tcp_flows)),
-            QdiscConfig::Codel(c) => {
-                AnyDiscipline::Codel(codel::Codel::new(c, limit, link.packet_size_bytes))
-            }
-            QdiscConfig::FqCodel(c) => {
-                AnyDiscipline::FqCodel(fq_codel::FqCodel::new(c, limit, link.packet_size_bytes))
-            }
-            QdiscConfig::Pie(c) => {
-                AnyDiscipline::Pie(pie::Pie::new(c, limit, link.packet_size_bytes, s.seed))
-            }
-        }
-    }
-    #[inline]
-    fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
-        dispatch!(self, d => d.enqueue(pkt, occ, now, drops))
-    }
-    #[inline]
-    fn dequeue(&mut self, occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Packet> {
-        dispatch!(self, d => d.dequeue(occ, now, drops))
+        link.queue.discipline(&Setup {
+            limit,
+            link,
+            seed: s.seed,
+            tcp_flows: s.total_flows() as u32,
+        })
     }
 }
 

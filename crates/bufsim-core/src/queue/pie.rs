@@ -9,11 +9,69 @@
 
 use rand::RngExt;
 
-use super::config::PieConfig;
-use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy};
+use serde::Serialize;
+
+use super::{Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Setup};
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::net::Packet;
+use crate::params::{PErr, Params};
 use crate::units::SimTime;
+
+/// PIE, RFC 8033.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PieConfig {
+    /// QDELAY_REF, the target queue delay.
+    #[serde(serialize_with = "crate::units::ser_secs", rename = "target_s")]
+    pub target: SimTime,
+    /// T_UPDATE, the drop-probability update period.
+    #[serde(serialize_with = "crate::units::ser_secs", rename = "t_update_s")]
+    pub t_update: SimTime,
+    /// alpha, 1/s.
+    pub alpha: f64,
+    /// beta, 1/s.
+    pub beta: f64,
+    /// MAX_BURST, the burst allowance.
+    #[serde(serialize_with = "crate::units::ser_secs", rename = "max_burst_s")]
+    pub max_burst: SimTime,
+}
+
+impl Default for PieConfig {
+    fn default() -> Self {
+        //= RFC 8033 section 4.1/5.1: QDELAY_REF = 15 ms, T_UPDATE = 15 ms,
+        //= alpha = 0.125 Hz, beta = 1.25 Hz, MAX_BURST = 150 ms.
+        PieConfig {
+            target: SimTime::from_millis(15),
+            t_update: SimTime::from_millis(15),
+            alpha: 0.125,
+            beta: 1.25,
+            max_burst: SimTime::from_millis(150),
+        }
+    }
+}
+
+impl QueueDisc for Pie {
+    const NAME: &'static str = "pie";
+    type Config = PieConfig;
+    fn read(p: &mut Params, _link: LinkInfo) -> Result<PieConfig, PErr> {
+        let d = PieConfig::default();
+        let ms = SimTime::from_millis;
+        Ok(PieConfig {
+            target: p.dur("target", d.target, SimTime(1), ms(100_000))?,
+            t_update: p.dur(
+                "t_update",
+                d.t_update,
+                SimTime::from_micros(10),
+                ms(100_000),
+            )?,
+            alpha: p.num("alpha", d.alpha, 0.0, 1e6)?,
+            beta: p.num("beta", d.beta, 0.0, 1e6)?,
+            max_burst: p.dur("max_burst", d.max_burst, SimTime::ZERO, ms(100_000))?,
+        })
+    }
+    fn new(cfg: PieConfig, q: &Setup) -> Pie {
+        Pie::with_config(cfg, q.limit, q.link.packet_size_bytes, q.seed)
+    }
+}
 
 /// PIE state.
 pub struct Pie {
@@ -31,7 +89,7 @@ pub struct Pie {
 
 impl Pie {
     /// PIE with these parameters; `mtu` is the mean/maximum packet size.
-    pub fn new(cfg: PieConfig, limit: Limit, mtu: u32, seed: u64) -> Pie {
+    pub fn with_config(cfg: PieConfig, limit: Limit, mtu: u32, seed: u64) -> Pie {
         Pie {
             cfg,
             limit,

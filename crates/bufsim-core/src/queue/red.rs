@@ -5,13 +5,137 @@
 //! those papers.
 
 use rand::RngExt;
+use serde::Serialize;
 
-use super::config::{RedConfig, RedMode};
-use super::{Discipline, DropReason, Drops, Fifo, Limit, Occupancy};
+use super::{Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Setup};
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::net::{CE, ECT, Packet};
+use crate::params::{PErr, Params};
 use crate::scenario::Link;
 use crate::units::{BitsPerSec, SimTime};
+
+/// Whether RED measures the queue (and scales its drop probability) in
+/// packets or bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RedMode {
+    /// Queue in packets; every packet has the same drop probability.
+    Packets,
+    /// Queue in bytes / `link.packet_size`; the drop probability of a packet
+    /// is scaled by its size / `link.packet_size` (Floyd and Jacobson 1993
+    /// section 4, "pb <- pb PacketSize/MaximumPacketSize").
+    Bytes,
+}
+
+/// RED (Floyd and Jacobson, "Random early detection gateways for
+/// congestion avoidance", IEEE/ACM ToN 1993) with the gentle variant and
+/// Adaptive RED (Floyd, Gummadi and Shenker 2001).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RedConfig {
+    /// Minimum threshold of the average queue, packets.
+    pub min_th: f64,
+    /// Maximum threshold of the average queue, packets.
+    pub max_th: f64,
+    /// Drop probability at max_th (initial value under Adaptive RED).
+    pub max_p: f64,
+    /// EWMA weight of the average queue.
+    pub w_q: f64,
+    /// Gentle mode: p rises from max_p at max_th to 1 at 2 max_th.
+    pub gentle: bool,
+    /// Packet or byte mode (default: the buffer's mode).
+    pub mode: RedMode,
+    /// Adaptive RED: adapt max_p every `interval` to keep the average queue
+    /// in the target band.
+    pub adaptive: bool,
+    /// Adaptive RED update interval.
+    #[serde(serialize_with = "crate::units::ser_secs", rename = "interval_s")]
+    pub interval: SimTime,
+    /// Mark ECN-capable packets (CE) instead of dropping them early
+    /// (RFC 3168 section 5); forced and overflow drops still drop.
+    pub ecn: bool,
+}
+
+impl Default for RedConfig {
+    fn default() -> Self {
+        RedConfig {
+            //= Floyd, "RED: discussions of setting parameters" (1997): min_th = 5
+            //= packets, max_th = 3 min_th.
+            min_th: 5.0,
+            max_th: 15.0,
+            //= Floyd 2000, "Recommendation on using the gentle_ variant of RED":
+            //= max_p = 0.1 with gentle on.
+            max_p: 0.1,
+            //= Floyd and Jacobson 1993 section 11: w_q = 0.002.
+            w_q: 0.002,
+            gentle: true,
+            mode: RedMode::Packets,
+            adaptive: false,
+            //= Floyd, Gummadi, Shenker 2001 Fig. 2: interval = 0.5 s.
+            interval: SimTime::from_millis(500),
+            ecn: false,
+        }
+    }
+}
+
+impl QueueDisc for Red {
+    const NAME: &'static str = "red";
+    //= The fluid RED of fluid/red.rs (Misra-Gong-Towsley) reads the same
+    //= config; `fluid::check` refuses what it does not model.
+    const FLUID: bool = true;
+    type Config = RedConfig;
+    fn read(p: &mut Params, link: LinkInfo) -> Result<RedConfig, PErr> {
+        let d = RedConfig::default();
+        let given_min = p.has("min_th");
+        let min_th = p.num("min_th", d.min_th, 0.0, 1e9)?;
+        //= Floyd 1997: max_th = 3 min_th when only min_th is given.
+        let max_default = if given_min {
+            3.0 * min_th.max(5.0 / 3.0)
+        } else {
+            d.max_th
+        };
+        let max_th = p.num("max_th", max_default, 0.0, 1e9)?;
+        if max_th <= min_th {
+            return Err((
+                "max_th".into(),
+                format!("must be > min_th ({min_th}), got {max_th}"),
+            ));
+        }
+        let max_p = p.num("max_p", d.max_p, 1e-9, 1.0)?;
+        let adaptive = p.flag("adaptive", d.adaptive)?;
+        //= Floyd, Gummadi, Shenker 2001 section 4: under Adaptive RED
+        //= w_q = 1 - exp(-1/C), C the link capacity in packets/s.
+        let wq_default = if adaptive {
+            1.0 - (-1.0 / (link.capacity_bps / (8.0 * link.packet_size as f64))).exp()
+        } else {
+            d.w_q
+        };
+        let w_q = p.num("w_q", wq_default, 1e-12, 0.999_999)?;
+        let gentle = p.flag("gentle", d.gentle)?;
+        let mode = match p.word("mode", &["packets", "bytes"])?.as_deref() {
+            Some("bytes") => RedMode::Bytes,
+            Some(_) => RedMode::Packets,
+            None if link.bytes_mode => RedMode::Bytes,
+            None => RedMode::Packets,
+        };
+        let ms = SimTime::from_millis;
+        let interval = p.dur("interval", d.interval, ms(1), ms(1_000_000))?;
+        let ecn = p.flag("ecn", d.ecn)?;
+        Ok(RedConfig {
+            min_th,
+            max_th,
+            max_p,
+            w_q,
+            gentle,
+            mode,
+            adaptive,
+            interval,
+            ecn,
+        })
+    }
+    fn new(cfg: RedConfig, q: &Setup) -> Red {
+        Red::with_config(cfg, q.limit, q.link, q.seed)
+    }
+}
 
 /// The RED drop profile: p_b as a function of the average queue, without
 /// the count correction. Shared by the packet and the fluid engine.
@@ -54,7 +178,7 @@ pub struct Red {
 
 impl Red {
     /// RED on `link` with these parameters.
-    pub fn new(cfg: RedConfig, limit: Limit, link: &Link, seed: u64) -> Red {
+    pub fn with_config(cfg: RedConfig, limit: Limit, link: &Link, seed: u64) -> Red {
         let s = BitsPerSec(link.capacity_bps).tx_time(link.packet_size_bytes);
         Red {
             cfg,
