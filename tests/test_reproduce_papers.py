@@ -218,6 +218,17 @@ def test_dhamdhere_closed_loop_utilization_lost_to_timeouts(dhamdhere):
     assert by[("persistent", 18)].utilization > 0.97
 
 
+def test_dhamdhere_bad_case_names_the_argument():
+    with pytest.raises(ValueError, match="traffic must be one of persistent, closed, open"):
+        dhamdhere2006.scenario("bursty", 18)
+    with pytest.raises(ValueError, match="variant_name must be one of rfc, delayed_ack"):
+        dhamdhere2006.scenario("open", 18, variant_name="cubic")
+    # A variant sets its fields in every flow group (persistent flows and mice).
+    s = dhamdhere2006.scenario("persistent", 18, 10, variant_name="delayed_ack")
+    assert [g["delayed_ack"] for g in s["flows"]] == [True, True]
+    assert s["name"] == "dhamdhere2006-persistent-B18-delayed_ack"
+
+
 def test_dhamdhere_claims_and_report(dhamdhere, tmp_path):
     c = dhamdhere2006.claims(dhamdhere).set_index("claim")
     assert set(c.columns) >= {"paper", "bufsim", "tolerance", "verdict", "why"}
