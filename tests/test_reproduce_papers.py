@@ -114,6 +114,8 @@ def test_dhamdhere_small_buffer_costs_loss(dhamdhere, quick):
     assert abs(by[("persistent", 500)].loss_rate - p3) < 0.02
     # Persistent flows: the number of long flows is ~200 (no more than 200 + mice).
     assert 180 < by[("persistent", 18)].long_flows_mean < 230
+    # Every case has finished large flows (persistent flows count as large).
+    assert dhamdhere["large_median_throughput_Bps"].notna().all()
 
 
 def test_dhamdhere_open_loop_buffer_absorbs_bursts_only():
