@@ -107,6 +107,20 @@ def test_flow_cdfs_of_finite_flows():
     fig = plot.flow_cdfs({"B=30": r})
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert any(s.startswith("B=30 small") for s in labels), labels
+    # One class per panel (paper 002's figures 2-7), into given axes, from a
+    # flows table with a throughput in bytes/s.
+    f = r.flows.assign(throughput_Bps=r.flows["throughput_bps"] / 8)
+    fig2, (top, bottom) = plot._figure(nrows=2)
+    assert plot.flow_cdfs({"B=30": f}, "throughput_Bps", classes=["large"], ax=top) is fig2
+    plot.flow_cdfs({"B=30": f}, "throughput_Bps", classes=["small"], ax=bottom)
+    for ax, cls in ((top, "large"), (bottom, "small")):
+        (line,) = ax.get_lines()
+        assert line.get_label().startswith(f"B=30 {cls}")
+        n = int((bufsim.flows.classify(r)["class"] == cls).sum())
+        assert f"({n} flows)" in line.get_label()
+        # bytes/s: the largest x is the fastest flow's bits/s over 8.
+        fastest = bufsim.flows.classify(r).query("`class` == @cls")["throughput_bps"].max()
+        assert line.get_xdata().max() == pytest.approx(fastest / 8)
 
 
 def write_reports(tmp: Path, result, table) -> dict[str, Path]:
