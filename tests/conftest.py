@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import copy
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -37,3 +42,72 @@ def stable(table: pd.DataFrame) -> pd.DataFrame:
 def base() -> dict[str, Any]:
     """A small valid scenario (a fresh copy per test)."""
     return copy.deepcopy(BASE)
+
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    # Belt and braces: no name resolves, and the browser runs in a network
+    # namespace of its own (below), so nothing can leave the machine.
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+]
+
+
+def chromium() -> list[str]:
+    """The command that starts headless Chromium (in an empty network namespace when possible)."""
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        pytest.fail(
+            "Chromium is not installed: `apt-get install chromium` (make test and .ci/run install it)"
+        )
+    unshare = shutil.which("unshare")
+    if unshare and subprocess.run([unshare, "--net", "true"], capture_output=True).returncode == 0:
+        return [unshare, "--net", exe]
+    return [exe]
+
+
+def render_in_chromium(page: Path, tmp: Path, name: str) -> None:
+    """Open an HTML report in headless Chromium and check it: a screenshot
+    that is not blank, every figure of the page in the rendered DOM, and no
+    request made by the page (its network log)."""
+    from matplotlib.image import imread
+
+    profile = tmp / f"profile-{name}"
+    netlog = tmp / f"{name}-net.json"
+    shot = tmp / f"{name}.png"
+    base = [*chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--log-net-log={netlog}"]
+    run = subprocess.run(
+        [*base, f"--screenshot={shot}", "--window-size=1100,1400", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0 and shot.is_file(), run.stderr[-2000:]
+    # Not blank: a white page has no variance and almost no dark pixels.
+    img = imread(shot)[..., :3]
+    dark = (img.mean(axis=2) < 0.6).mean()
+    assert img.std() > 0.05 and dark > 0.01, (img.std(), dark)
+    # Every figure of the page is in the rendered DOM.
+    dom = subprocess.run(
+        [*base, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120
+    ).stdout
+    ids = re.findall(r'<div class="figure" id="([^"]+)"', page.read_text())
+    assert ids and all(f'id="{i}"' in dom for i in ids), ids
+    assert dom.count("<svg") == len(ids)
+    # The page itself requested nothing: every URL request the network
+    # log holds is either the file itself or the browser's own
+    # background traffic (no page origin), and none succeeded.
+    events = json.loads(netlog.read_text())
+    types = {v: k for k, v in events["constants"]["logEventTypes"].items()}
+    page_requests = [
+        e["params"].get("url", "")
+        for e in events["events"]
+        if types.get(e["type"]) == "URL_REQUEST_START_JOB"
+        and e["params"].get("initiator") not in (None, "not an origin")
+    ]
+    assert page_requests == [], page_requests

@@ -3,10 +3,8 @@ and the report opened in headless Chromium."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +13,8 @@ import bufsim
 import pandas as pd
 import pytest
 from bufsim import plot, report
+from conftest import render_in_chromium
 from matplotlib.figure import Figure
-from matplotlib.image import imread
 
 SMALL = {
     "name": "report-small",
@@ -109,6 +107,20 @@ def test_flow_cdfs_of_finite_flows():
     fig = plot.flow_cdfs({"B=30": r})
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert any(s.startswith("B=30 small") for s in labels), labels
+    # One class per panel (paper 002's figures 2-7), into given axes, from a
+    # flows table with a throughput in bytes/s.
+    f = r.flows.assign(throughput_Bps=r.flows["throughput_bps"] / 8)
+    fig2, (top, bottom) = plot._figure(nrows=2)
+    assert plot.flow_cdfs({"B=30": f}, "throughput_Bps", classes=["large"], ax=top) is fig2
+    plot.flow_cdfs({"B=30": f}, "throughput_Bps", classes=["small"], ax=bottom)
+    for ax, cls in ((top, "large"), (bottom, "small")):
+        (line,) = ax.get_lines()
+        assert line.get_label().startswith(f"B=30 {cls}")
+        n = int((bufsim.flows.classify(r)["class"] == cls).sum())
+        assert f"({n} flows)" in line.get_label()
+        # bytes/s: the largest x is the fastest flow's bits/s over 8.
+        fastest = bufsim.flows.classify(r).query("`class` == @cls")["throughput_bps"].max()
+        assert line.get_xdata().max() == pytest.approx(fastest / 8)
 
 
 def write_reports(tmp: Path, result, table) -> dict[str, Path]:
@@ -165,72 +177,7 @@ def _auge_table() -> pd.DataFrame:
     return auge2006.run(quick=True)
 
 
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    # Belt and braces: no name resolves, and the browser runs in a network
-    # namespace of its own (below), so nothing can leave the machine.
-    "--host-resolver-rules=MAP * ~NOTFOUND",
-]
-
-
-def chromium() -> list[str]:
-    """The command that starts headless Chromium (in an empty network namespace when possible)."""
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe is None:
-        pytest.fail(
-            "Chromium is not installed: `apt-get install chromium` (make test and .ci/run install it)"
-        )
-    unshare = shutil.which("unshare")
-    if unshare and subprocess.run([unshare, "--net", "true"], capture_output=True).returncode == 0:
-        return [unshare, "--net", exe]
-    return [exe]
-
-
 def test_report_in_headless_chromium(tmp_path, result, table):
     paths = write_reports(tmp_path, result, table)
     for name, page in paths.items():
-        profile = tmp_path / f"profile-{name}"
-        netlog = tmp_path / f"{name}-net.json"
-        shot = tmp_path / f"{name}.png"
-        base = [
-            *chromium(),
-            *CHROMIUM_FLAGS,
-            f"--user-data-dir={profile}",
-            f"--log-net-log={netlog}",
-        ]
-        run = subprocess.run(
-            [*base, f"--screenshot={shot}", "--window-size=1100,1400", page.as_uri()],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert run.returncode == 0 and shot.is_file(), run.stderr[-2000:]
-        # Not blank: a white page has no variance and almost no dark pixels.
-        img = imread(shot)[..., :3]
-        dark = (img.mean(axis=2) < 0.6).mean()
-        assert img.std() > 0.05 and dark > 0.01, (img.std(), dark)
-        # Every figure of the page is in the rendered DOM.
-        dom = subprocess.run(
-            [*base, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120
-        ).stdout
-        ids = re.findall(r'<div class="figure" id="([^"]+)"', page.read_text())
-        assert ids and all(f'id="{i}"' in dom for i in ids), ids
-        assert dom.count("<svg") == len(ids)
-        # The page itself requested nothing: every URL request the network
-        # log holds is either the file itself or the browser's own
-        # background traffic (no page origin), and none succeeded.
-        events = json.loads(netlog.read_text())
-        types = {v: k for k, v in events["constants"]["logEventTypes"].items()}
-        page_requests = [
-            e["params"].get("url", "")
-            for e in events["events"]
-            if types.get(e["type"]) == "URL_REQUEST_START_JOB"
-            and e["params"].get("initiator") not in (None, "not an origin")
-        ]
-        assert page_requests == [], page_requests
+        render_in_chromium(page, tmp_path, name)

@@ -1,6 +1,7 @@
 """Realistic traffic in the packet engine from the Python API:
 finite transfers, open and closed loop, per-flow records and CDFs, the
-empirical size CSV, overload, bad input, and paper 002 section 4."""
+empirical size CSV, overload and bad input (paper 002 section 4 is in
+test_reproduce_papers.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import bufsim
 import pytest
 from bufsim import flows as bflows
 from bufsim.engines import OverloadWarning
-from bufsim.reproduce import dhamdhere2006
 
 OPEN = {
     "duration": "120s",
@@ -138,45 +138,6 @@ def test_bad_traffic_names_the_field(group, path, needle):
 def test_fluid_engine_refuses_finite_traffic():
     with pytest.raises(bufsim.ScenarioError, match="persistent flows only"):
         bufsim.simulate(OPEN, engine="fluid")
-
-
-def _check_dhamdhere(df, tol_open18):
-    by = {(r.traffic, r.buffer_pkts): r for r in df.itertuples()}
-    for t in ("persistent", "closed", "open"):
-        # The main point of paper 002: the Stanford buffer costs loss.
-        assert by[(t, 18)].loss_rate > 1.4 * by[(t, 500)].loss_rate
-        assert by[(t, 500)].utilization > 0.94
-    # Open loop at 18 packets: paper "about 12%"; bufsim 14% (full) - see the module notes.
-    assert abs(by[("open", 18)].loss_rate - 0.12) < tol_open18
-
-    # Open loop: the buffer absorbs bursts only; loss falls by 5x or more
-    # (paper: ~12x). The loss at 500 packets is a few hundred drops and
-    # varies by seed (1.4% to 2.6% over seeds 1-3 in 120 s), so the ratio is
-    # taken over the mean of three seeds.
-    def mean_loss(b):
-        return (
-            sum(dhamdhere2006.run_case("open", b, 120, seed)["loss_rate"] for seed in (1, 2, 3)) / 3
-        )
-
-    assert mean_loss(18) > 5 * mean_loss(500)
-    # Persistent flows at 500 packets: eq. (3), p = (0.87 N)^2 / (C T + B)^2 with N = 200: 5.4%.
-    p3 = (0.87 * 200) ** 2 / (250 + 500) ** 2
-    assert abs(by[("persistent", 500)].loss_rate - p3) < 0.02
-    # Persistent flows: the number of long flows is ~200 (no more than 200 + mice).
-    assert 180 < by[("persistent", 18)].long_flows_mean < 230
-
-
-def test_dhamdhere2006_quick():
-    # 120 s per case: the loss rates sit within ~1 point of the full runs.
-    _check_dhamdhere(dhamdhere2006.run(quick=True), tol_open18=0.05)
-
-
-@pytest.mark.slow
-def test_dhamdhere2006_full():
-    df = dhamdhere2006.run()
-    print(df.drop(columns=["paper_loss_value"]).to_string())
-    _check_dhamdhere(df, tol_open18=0.03)
-    assert df["large_median_throughput_Bps"].notna().all()
 
 
 def test_finite_traffic_puts_completion_times_in_the_summary():

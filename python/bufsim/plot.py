@@ -26,7 +26,7 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -294,25 +294,34 @@ def timeseries(result: Result, *, max_flows: int = 8) -> Figure:
 
 
 def flow_cdfs(
-    results: Result | Mapping[str, Result],
+    results: Result | pd.DataFrame | Mapping[str, Result | pd.DataFrame],
     column: str = "throughput_bps",
     *,
     finished_only: bool = True,
     logx: bool | None = None,
+    classes: Sequence[str] | None = None,
+    ax: Any = None,
 ) -> Figure:
     """Per-flow CDFs by class (persistent, large, small), as paper 002's figures 2-7.
 
     Parameters
     ----------
-    results : Result or dict of {label: Result}
-        Packet-engine results with finite or persistent flows; several are
-        drawn on the same axes (e.g. ``{"B=18": r18, "B=500": r500}``).
+    results : Result, DataFrame or dict of {label: Result or DataFrame}
+        Packet-engine results (or their ``flows`` tables, which may carry
+        extra columns such as a throughput in bytes/s) with finite or
+        persistent flows; several are drawn on the same axes (e.g.
+        ``{"B=18": r18, "B=500": r500}``), each with its own line style.
     column : str
         ``throughput_bps`` (bits/s), ``loss_rate`` (fraction), ``fct_s``, ...
     finished_only : bool
         Only transfers that completed (as :func:`bufsim.flows.cdfs`).
     logx : bool, optional
         Logarithmic x axis (default: for throughputs and completion times).
+    classes : sequence of str, optional
+        Draw only these classes (``persistent``, ``large``, ``small``), e.g.
+        one panel for large flows and one for small ones as paper 002 does.
+    ax : matplotlib.axes.Axes, optional
+        Draw into these axes (their figure is returned).
 
     Returns
     -------
@@ -321,11 +330,16 @@ def flow_cdfs(
     from bufsim.flows import cdfs
 
     runs = results if isinstance(results, Mapping) else {"": results}
-    fig, (ax,) = _figure()
+    if ax is None:
+        fig, (ax,) = _figure()
+    else:
+        fig = ax.figure
     styles = ["-", "--", ":", "-."]
     colors = {"persistent": "#1f4e79", "large": "#c55a11", "small": "#548235"}
     for k, (label, r) in enumerate(runs.items()):
         for cls, d in cdfs(r, column, finished_only).items():
+            if classes is not None and cls not in classes:
+                continue
             name = f"{label} {cls}".strip()
             ax.step(
                 d["x"],
