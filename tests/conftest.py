@@ -37,3 +37,12 @@ def stable(table: pd.DataFrame) -> pd.DataFrame:
 def base() -> dict[str, Any]:
     """A small valid scenario (a fresh copy per test)."""
     return copy.deepcopy(BASE)
+
+
+@pytest.fixture(scope="session")
+def avrachenkov_quick_table() -> pd.DataFrame:
+    """Paper 003's quick reproduction table (about 35 s), run once per session
+    for the reproduction and report tests; do not modify it."""
+    from bufsim.reproduce import avrachenkov2006
+
+    return avrachenkov2006.run(quick=True)
