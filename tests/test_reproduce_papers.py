@@ -6,6 +6,7 @@ in `make bench`. Each assertion states the paper's claim and the tolerance.
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from bufsim.reproduce import avrachenkov2006, barman2005, kumar2010
 
@@ -140,16 +141,16 @@ def test_avrachenkov_deterministic_flows_are_synchronized(avrachenkov):
     # synchronized". Measured over one RTT at a full buffer (6 ms + B/C),
     # every flow loses in every congestion episode from 100 packets on; the
     # summary's default 6 ms window cuts each episode in two and reads 0.5
-    # (in three from 180 packets: 0.33).
+    # (in two or three from 180 packets: 0.5 or 0.33).
     det = _det(avrachenkov)
     near = det[det["n"].isin([5, 20]) & (det["buffer_pkts"] >= 100)]
     assert near["packet_sync"].min() >= 0.99
     mid = near[near["buffer_pkts"] <= 160]
     assert mid["packet_sync_rtt"].to_numpy() == pytest.approx(0.5, abs=0.01)
-    # From 180 packets (the full grid only) an episode, 13.2 ms and more, spans three 6 ms windows.
-    assert near[near["buffer_pkts"] >= 180]["packet_sync_rtt"].to_numpy() == pytest.approx(
-        1 / 3, abs=0.01
-    )
+    # From 180 packets (the full grid only) an episode, 13.2 ms and more,
+    # spans two or three 6 ms windows: 0.5 or 1/3, never the true 1.
+    for v in near["packet_sync_rtt"]:
+        assert v == pytest.approx(0.5, abs=0.01) or v == pytest.approx(1 / 3, abs=0.01)
 
 
 def test_avrachenkov_synchronized_b0_is_the_bdp_for_every_n(avrachenkov_summary):
@@ -214,6 +215,25 @@ def test_avrachenkov_claims_and_report(avrachenkov):
     for fig in ("fig-pareto", "fig-b0_scan", "fig-b0_error"):
         assert f'id="{fig}"' in page
     assert page.count("<svg") == 3 and "64.4" in page
+
+
+def test_avrachenkov_cli_prints_the_claims(avrachenkov_quick_table, monkeypatch, tmp_path):
+    # `bufsim reproduce avrachenkov2006` prints the claims with the paper's
+    # values and writes them as CSV (the quick table stands in for the run).
+    from bufsim.cli import app
+    from typer.testing import CliRunner
+
+    monkeypatch.setattr(avrachenkov2006, "run", lambda quick, progress: avrachenkov_quick_table)
+    res = CliRunner().invoke(
+        app,
+        ["reproduce", "avrachenkov2006", "--quick", "--out", str(tmp_path)],
+        env={"COLUMNS": "200"},
+    )
+    assert res.exit_code == 0, res.output
+    assert "64.4 Mbps from ns-2" in res.output and "120 packets from ns-2" in res.output
+    assert "differs" in res.output and "agrees" in res.output
+    claims = pd.read_csv(tmp_path / "avrachenkov2006-quick-claims.csv")
+    assert len(claims) == len(avrachenkov2006.claims(avrachenkov_quick_table))
 
 
 # ----------------------------------------------------------------- paper 004

@@ -24,9 +24,9 @@ window W = BDP + B halves and must stay >= BDP, so B >= BDP (the statement
 of Appenzeller et al. that the paper disputes). Measured over one RTT at a
 full buffer (6 ms + B/C) the loss synchronization is 1.00 for every N at
 B >= 100 packets; the summary's default sync_mean (a 6 ms window) reads 0.50
-(0.33 from 180 packets) because an episode of drops lasts two (three)
-propagation RTTs, the queue adding up to 6 ms (7 ms and more), and is cut
-into two (three) partial events. B0 is 140-150 packets for N = 1,
+because an episode of drops lasts about two propagation RTTs (the queue
+adds up to 6 ms) and is cut into two partial events (into three, 0.33, at
+some buffers from 180 packets on). B0 is 140-150 packets for N = 1,
 2, 5, 10 and 20 alike. Theorem 1's rate model lets the aggregate rate
 overshoot the capacity by 2/(1+beta) = 4/3 before a cut, so its B0 falls
 with alpha = N/RTT^2; a window sender with a full queue is held at the
@@ -154,12 +154,37 @@ def episode_rtt_ms(buffer_pkts: float) -> float:
 
     The window over which :func:`run` measures loss synchronization (the
     scenario's ``link.bdp_rtt``): one congestion episode lasts about this long.
+
+    Parameters
+    ----------
+    buffer_pkts : float
+        Bottleneck buffer, packets of 500 B.
+
+    Returns
+    -------
+    float
+        Milliseconds (6.0 for an empty buffer, 12.0 for 150 packets).
     """
     return 6.0 + buffer_pkts * 500 * 8 / 100e6 * 1e3
 
 
 def b0(buffers, utilization, threshold: float = TARGET) -> float:
-    """Smallest buffer whose utilization reaches ``threshold`` (NaN if none)."""
+    """Smallest buffer whose utilization reaches ``threshold`` (NaN if none).
+
+    Parameters
+    ----------
+    buffers : array_like
+        Buffers measured, packets.
+    utilization : array_like
+        Utilization at each buffer, 0..1.
+    threshold : float
+        The target, 0..1 (default :data:`TARGET`, the paper's 99.9%).
+
+    Returns
+    -------
+    float
+        Packets.
+    """
     ok = [b for b, u in zip(buffers, utilization) if u >= threshold]
     return float(min(ok)) if ok else float("nan")
 
