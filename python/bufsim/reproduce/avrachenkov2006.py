@@ -394,8 +394,8 @@ def _claims_rate_at_zero(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> Non
             f"{PAPER[n][0]} Mbps from ns-2 (Corollary 1: 75)",
             rate,
             abs(rate - PAPER[n][0]) <= 3.0,
-            f"packet engine at 1 packet (ns-2 used 0); Corollary 1 gives {r['corollary1_mbps']:.1f}: "
-            "the deterministic flows' ACK clock spaces their packets so they rarely collide; with "
+            f"packet engine at 1 packet (ns-2 used 0); Corollary 1 gives {r['corollary1_mbps']:.1f}. "
+            "The deterministic flows' ACK clock spaces their packets so they rarely collide; with "
             f"{JITTER} of send jitter they collide and time out: {r['jitter_rate_B1_mbps']:.1f} Mbps. "
             "ns-2's burstiness lies between",
             3.0,
@@ -612,7 +612,7 @@ def _figure7(table: pd.DataFrame):
                 ax.annotate(
                     f"B0 = {at['buffer_pkts'].iloc[0]:.0f}",
                     (at["packet_mean_queue_pkts"].iloc[0], 100 * at["packet"].iloc[0]),
-                    xytext=(-8, -22) if setting == "jitter" else (-8, 8),
+                    xytext=(-44, -14) if setting == "jitter" else (6, -14),
                     textcoords="offset points",
                     fontsize=7,
                     color=ENGINE_COLORS["packet"],
