@@ -111,3 +111,12 @@ def render_in_chromium(page: Path, tmp: Path, name: str) -> None:
         and e["params"].get("initiator") not in (None, "not an origin")
     ]
     assert page_requests == [], page_requests
+
+
+@pytest.fixture(scope="session")
+def avrachenkov_quick_table() -> pd.DataFrame:
+    """Paper 003's quick reproduction table (about 35 s), run once per session
+    for the reproduction and report tests; do not modify it."""
+    from bufsim.reproduce import avrachenkov2006
+
+    return avrachenkov2006.run(quick=True)

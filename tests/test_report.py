@@ -178,6 +178,22 @@ def _auge_table() -> pd.DataFrame:
 
 
 def test_report_in_headless_chromium(tmp_path, result, table):
-    paths = write_reports(tmp_path, result, table)
+    open_in_chromium(tmp_path, write_reports(tmp_path, result, table))
+
+
+def test_reproduction_report_in_headless_chromium(tmp_path, avrachenkov_quick_table):
+    # Paper 003's reproduction report (claims table and three figures), the
+    # quick table shared with tests/test_reproduce_papers.py.
+    page = tmp_path / "avrachenkov2006.html"
+    page.write_text(report.reproduction_report("avrachenkov2006", table=avrachenkov_quick_table))
+    text = page.read_text()
+    assert "default-src 'none'" in text and "<script" not in text and "<link" not in text
+    assert text.count('<div class="figure"') == 3
+    open_in_chromium(tmp_path, {"avrachenkov2006": page})
+
+
+def open_in_chromium(tmp_path: Path, paths: dict[str, Path]) -> None:
+    """Open each page in headless Chromium: not blank, every figure in the
+    DOM, no request made by the page."""
     for name, page in paths.items():
         render_in_chromium(page, tmp_path, name)

@@ -721,6 +721,34 @@ def reproduce(
             table.to_string(index=False, float_format=lambda v: f"{v:.4g}"), soft_wrap=True
         )
         console.print(f"written to {path}")
+        if hasattr(module, "claims"):
+            _print_claims(
+                module.claims(table), out / f"{key}{'-quick' if quick else ''}-claims.csv"
+            )
+
+
+def _print_claims(claims, path: Path) -> None:
+    """Print a reproduction's claims table (the paper's statements, bufsim's
+    numbers, verdicts and reasons) and write it as CSV to ``path``."""
+    from rich import box
+    from rich.markup import escape
+
+    claims.to_csv(path, index=False)
+    t = Table(title="The paper's claims and bufsim's numbers", box=box.SIMPLE_HEAD, pad_edge=False)
+    for col in ("claim", "paper", "bufsim", "tolerance", "verdict", "why"):
+        t.add_column(col, overflow="fold")
+    for _, r in claims.iterrows():
+        colour = "green" if r["verdict"] == "agrees" else "red"
+        t.add_row(
+            escape(str(r["claim"])),
+            escape(str(r["paper"])),
+            f"{r['bufsim']:.4g}",
+            "" if r["tolerance"] != r["tolerance"] else f"{r['tolerance']:g}",
+            f"[{colour}]{r['verdict']}[/{colour}]",
+            escape(str(r["why"])),
+        )
+    console.print(t)
+    console.print(f"claims written to {path}")
 
 
 @app.command()

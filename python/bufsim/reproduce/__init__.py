@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 PAPERS: dict[str, str] = {
     "auge2006": "paper 000 section IV.B: NewReno flows with Poisson background, buffers 20/100/625",
     "barman2005": "paper 001 section III: 10 HSTCP flows at 1 Gbps, utilization vs buffer fraction",
-    "avrachenkov2006": "paper 003 section III: N = 5 and 20 synchronized flows, Theorem 1 vs simulation",
+    "avrachenkov2006": "paper 003 section III: N = 1-20 flows with one RTT, Theorem 1 vs simulation, B0 against N",
     "kumar2010": "paper 004 section III.B: fluid, 10 Gbps, 4 TCP variants x loss synchronization X",
     "dhamdhere2006": "paper 002 section 4: persistent+mice, closed- and open-loop TCP at B = 18 and 500 packets",
 }
