@@ -3,20 +3,29 @@
 For one link (a scenario whose ``link.buffer`` is ignored) and objectives
 such as ``utilization>=0.98`` and ``p99_queue_delay<=5ms``, :func:`advise`
 
+0. derives ``duration`` and ``warmup`` from the scenario's time scales when
+   it does not give them (:func:`bufsim.timescales.time_scales`);
 1. checks that the objectives can be met at all (a utilization target on a
    link the traffic cannot saturate, paper 002 section 3.2, is refused with
-   what would be needed);
+   what would be needed; flow completion times need finite traffic);
 2. lists every published rule (BDP, Stanford ``CT/sqrt(N)``, paper 002's
    loss formula, paper 003's B0 for synchronized and desynchronized flows,
-   paper 001's HighSpeed fixed point, paper 000's transparent regime) with
-   its buffer, or why it does not apply to this traffic;
+   paper 001's HighSpeed fixed point, paper 000's transparent regime, paper
+   004's fluid loss-synchronization range at X = 0.3 and 1) with its buffer,
+   or why it does not apply to this traffic;
 3. scans a log grid of buffers with the fluid engine (where the scenario has
    a fluid form) to bracket the answer;
 4. searches the smallest buffer that meets every objective with the packet
-   engine: a bisection over the grid, ``seeds`` runs per probed buffer, each
-   objective judged on a one-sided Student t confidence bound over the seeds;
-   the buffer one grid step below must fail;
-5. measures every rule's buffer with the packet engine too.
+   engine: a bisection over the grid for the monotone objectives, an
+   interval search (scan one buffer per doubling, bisect both edges) for
+   flow completion times, ``seeds`` runs per probed buffer and more where a
+   verdict is undecided (adaptive seeds), each objective judged on a
+   one-sided Student t confidence bound over the seeds; the buffer one grid
+   step below must fail;
+5. measures every rule's buffer with the packet engine too;
+6. checks that each packet run converged: the first and second half of its
+   measurement window agree (:data:`CONVERGENCE_TOL`), with a warning in
+   :attr:`Advice.notes` where they do not at the decisive buffers.
 
 Every run goes through :func:`bufsim.sweep`, so the results store caches it
 (an interrupted search resumes where it stopped) and a Dask scheduler
@@ -24,10 +33,12 @@ spreads it. Objectives that pull apart (utilization wants a large buffer,
 delay a small one) give a trade-off, not an error: :class:`Advice` then says
 which objective binds and keeps the runs for the trade-off curve.
 
-Monotonicity is assumed along the buffer axis: utilization, goodput and
-fairness objectives hold from some buffer up, loss objectives too, queueing
-delay objectives up to some buffer. The grid has four points per doubling
-of the buffer (ratio 2^(1/4), 19%) in ``quick`` mode two (41%).
+Monotonicity is assumed along the buffer axis for utilization, goodput,
+fairness, loss and queueing delay objectives: the first four hold from some
+buffer up, delay objectives up to some buffer. Flow completion times are
+assumed to hold on one interval of buffers (a note says so when the scan
+sees two). The grid has four points per doubling of the buffer (ratio
+2^(1/4), 19%), in ``quick`` mode two (41%).
 
 Example
 -------
@@ -268,8 +279,8 @@ class Advice:
 
     @property
     def converged(self) -> bool:
-        """No convergence warning at the decisive buffers (the recommendation
-        and the grid buffer below it)."""
+        """No convergence warning at the decisive buffers (both edges of
+        :attr:`range` and their outer grid neighbours)."""
         return not any(n.startswith("WARNING: not converged") for n in self.notes)
 
     def tradeoff(self) -> pd.DataFrame:
@@ -333,6 +344,7 @@ class Advice:
                 "duration_s": self.duration_s,
                 "warmup_s": self.warmup_s,
                 "table": self.table.to_dict(orient="records"),
+                "convergence": self.convergence.to_dict(orient="records"),
                 "tradeoff": self.tradeoff().to_dict(orient="records"),
             },
             nan_to_none=True,
@@ -1056,7 +1068,7 @@ class _Search:
             pd.concat(ts, ignore_index=True) if ts else pd.DataFrame(), self.norm, self.objs
         )
         notes = []
-        unchecked = [o.text for o in self.objs if not _SERIES_OF(o.key)]
+        unchecked = [o.text for o in self.objs if not _series_of(o.key)]
         if unchecked:
             notes.append(
                 f"convergence of {', '.join(unchecked)} not checked: the time series holds "
@@ -1088,7 +1100,7 @@ def _row(source: str, b: float, applies: bool, note: str) -> dict[str, Any]:
     return {"source": source, "buffer_pkts": float(b), "applies": applies, "note": note}
 
 
-def _SERIES_OF(key: str) -> str | None:  # noqa: N802 - a table in function form
+def _series_of(key: str) -> str | None:
     """The time series that tracks objective ``key`` (None: none does)."""
     if key == "utilization" or key.startswith("goodput"):
         return "utilization"
@@ -1110,7 +1122,7 @@ def _convergence(ts: pd.DataFrame, norm: Mapping[str, Any], objs: list[Objective
         ``converged``.
     """
     cols = ["buffer_pkts", "seed", "series", "first_half", "second_half", "converged"]
-    series = sorted({s for o in objs if (s := _SERIES_OF(o.key))})
+    series = sorted({s for o in objs if (s := _series_of(o.key))})
     if ts.empty or not series or "time_s" not in ts:
         return pd.DataFrame(columns=cols)
     warm, end = float(norm["warmup_s"]), float(norm["duration_s"])
@@ -1235,8 +1247,10 @@ def advise(
     all_runs = pd.concat(s.runs, ignore_index=True) if s.runs else pd.DataFrame()
     table = _measured_table(table, all_runs, objs, confidence, feasible, rec)
     notes += _model_columns(table, s.raw, objs)
-    below = [b for b in s.grid if b < rec][-1:] if feasible else []
-    convergence, conv_notes = s.convergence([rec, *below])
+    # The decisive buffers: both edges of the range and their outer grid neighbours.
+    edge = [rec, rng[1]] if feasible else []
+    edge += [b for b in s.grid if b < rng[0]][-1:] + [b for b in s.grid if b > rng[1]][:1]
+    convergence, conv_notes = s.convergence(edge)
     notes += conv_notes
     if s.adaptive:
         notes.append(
