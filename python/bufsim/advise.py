@@ -280,7 +280,8 @@ class Advice:
     @property
     def converged(self) -> bool:
         """No convergence warning at the decisive buffers (both edges of
-        :attr:`range` and their outer grid neighbours)."""
+        :attr:`range` and their outer grid neighbours; infeasible, the
+        buffers the binding objectives name)."""
         return not any(n.startswith("WARNING: not converged") for n in self.notes)
 
     def tradeoff(self) -> pd.DataFrame:
@@ -1047,6 +1048,15 @@ class _Search:
             binding = "Every objective holds already at 1 packet."
         return True, float(rec), (float(rec), float(grid[hi])), binding
 
+    def decisive(self, e: _Edges, rng: tuple[float, float]) -> list[float]:
+        """The buffers the verdict rests on: both edges of the range and their
+        outer grid neighbours; infeasible, the buffers the binding pair names."""
+        if rng[0] == rng[0]:
+            below = [b for b in self.grid if b < rng[0]][-1:]
+            return [*rng, *below, *[b for b in self.grid if b > rng[1]][:1]]
+        n = len(self.grid)
+        return [self.grid[i] for i in (e.lower, e.upper) if i is not None and 0 <= i < n]
+
     def check_rules(self, table: pd.DataFrame) -> None:
         """The packet engine at every applicable rule's buffer (same seeds;
         cached runs are reused)."""
@@ -1247,10 +1257,7 @@ def advise(
     all_runs = pd.concat(s.runs, ignore_index=True) if s.runs else pd.DataFrame()
     table = _measured_table(table, all_runs, objs, confidence, feasible, rec)
     notes += _model_columns(table, s.raw, objs)
-    # The decisive buffers: both edges of the range and their outer grid neighbours.
-    edge = [rec, rng[1]] if feasible else []
-    edge += [b for b in s.grid if b < rng[0]][-1:] + [b for b in s.grid if b > rng[1]][:1]
-    convergence, conv_notes = s.convergence(edge)
+    convergence, conv_notes = s.convergence(s.decisive(edges, rng))
     notes += conv_notes
     if s.adaptive:
         notes.append(
