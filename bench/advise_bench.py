@@ -25,9 +25,11 @@ def main() -> None:
             wall = time.perf_counter() - t0
         packet = a.runs[a.runs["engine"] == "packet"]
         answer = f"{a.buffer_pkts:g} packets" if a.feasible else f"infeasible ({a.binding})"
+        seeds = packet.groupby("buffer_pkts").size()
         print(
-            f"advise-10g {'--quick' if quick else 'full'}: {wall:.1f} s wall, {len(packet)} packet runs, "
-            f"{len(packet) * duration:.0f} s simulated; answer: {answer}"
+            f"advise-10g {'--quick' if quick else 'full'}: {wall:.1f} s wall, {len(packet)} packet runs "
+            f"at {len(seeds)} buffers ({int((seeds > seeds.min()).sum())} with adaptive seeds), "
+            f"{len(packet) * duration:.0f} s simulated; converged: {a.converged}; answer: {answer}"
         )
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
 import bufsim
+import numpy as np
+import pandas as pd
 import pytest
 from bufsim.advise import AdviceError, parse_objective
 from bufsim.reproduce import avrachenkov2006
@@ -22,6 +25,8 @@ from bufsim.reproduce import avrachenkov2006
         ("drop_rate<=1e-3", "drop_rate", "<=", 1e-3),
         ("goodput_bps_group1>=20Mbps", "goodput_bps_group1", ">=", 20e6),
         ("jain_index>=0.9", "jain_index", ">=", 0.9),
+        ("fct_p99_small<=2s", "fct_p99_small_s", "<=", 2.0),
+        ("fct_mean_large <= 1500ms", "fct_mean_large_s", "<=", 1.5),
     ],
 )
 def test_objectives_parse_with_units(text, key, op, bound):
@@ -40,6 +45,8 @@ def test_objectives_parse_with_units(text, key, op, bound):
         ("utilization>=1.5", "between 0 and 1"),
         ("utilization=0.9", "write metric>=bound"),
         ("drop_rate<=0.01pkt", "a fraction is a number"),
+        ("fct_mean_small>=1s", "bounded above"),
+        ("fct_p99_large<=3", "with a unit"),
     ],
 )
 def test_bad_objectives_name_themselves(text, needle):
@@ -55,6 +62,238 @@ def test_confidence_bound_over_seeds():
     assert o.holds([0.91, 0.92, 0.93], 0.95)
     # Same mean, s = 0.03: bound 0.92 - 0.0506 < 0.9.
     assert not o.holds([0.89, 0.92, 0.95], 0.95)
+
+
+def test_undecided_verdicts_straddle_the_bound():
+    o = parse_objective("utilization>=0.98")
+    # Mean 0.98667, s = 0.01528 over 3 seeds: the one-sided 95% bound is
+    # 0.98667 - 2.920 * 0.01528 / sqrt(3) = 0.9609 < 0.98 <= the mean: undecided.
+    assert o.straddles([0.97, 0.99, 1.0], 0.95) and not o.holds([0.97, 0.99, 1.0], 0.95)
+    # Decided either way: the bound holds (0.991 - 0.0017), or the mean fails.
+    assert not o.straddles([0.99, 0.991, 0.992], 0.95)
+    assert not o.straddles([0.90, 0.91], 0.95)
+    # One seed has no interval: nothing to straddle.
+    assert not o.straddles([0.981], 0.95)
+
+
+def test_fct_objectives_need_finite_traffic():
+    s = {
+        "name": "long",
+        "duration": "10s",
+        "link": {"capacity": "10Mbps", "delay": "45ms", "buffer": "1pkt"},
+        "flows": [{"count": 2, "rtt": "100ms", "mss": "1000B"}],
+    }
+    with pytest.raises(AdviceError, match="'fct_p99_small<=1s'.*only long-lived.*finite, open"):
+        bufsim.advise(s, ["fct_p99_small<=1s"], store=None, workers=0)
+
+
+#: Four long-lived Reno flows and web transfers at 30% load on 10 Mbps, 100 ms
+#: RTT: small flows' mean FCT is 1.6 s at 2 packets (losses, timeouts), 0.77 s
+#: at 30 and 1.2 s at 300 (queueing), seeds 1-2.
+WEB_MIX = {
+    "name": "web-mix",
+    "duration": "60s",
+    "warmup": "10s",
+    "link": {"capacity": "10Mbps", "delay": "45ms", "buffer": "1pkt"},
+    "flows": [
+        {"count": 4, "rtt": "100ms", "mss": "1000B", "start": {"uniform": ["0s", "1s"]}},
+        {"size": "dhamdhere2006", "arrival": {"load": 0.3}, "rtt": "100ms", "mss": "1000B"},
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def web_mix(tmp_path_factory):
+    store = tmp_path_factory.mktemp("store")
+    events = []
+    a = bufsim.advise(
+        WEB_MIX, ["fct_mean_small<=1s"], seeds=2, quick=True, store=store, progress=events.append
+    )
+    return a, store, events
+
+
+def test_fct_objective_gives_an_interval(web_mix):
+    a, store, _ = web_mix
+    assert a.feasible
+    t = a.tradeoff().set_index("buffer_pkts")
+    fct = t["fct_mean_small<=1s"]
+    holds = t["fct_mean_small<=1s holds"]
+    # Not monotone: too small and too large a buffer both fail the bound.
+    assert fct.iloc[0] > 1.2 and fct.iloc[-1] > 1.2 and fct.min() < 0.85
+    # A range with both edges found: each edge holds, its outer grid neighbour fails.
+    lo, hi = a.range
+    assert a.buffer_pkts == lo and 2 <= lo < hi <= 300
+    assert holds[lo] and holds[hi]
+    assert not holds[t.index[t.index < lo].max()] and not holds[t.index[t.index > hi].min()]
+    # A dense sweep (seeds 1-2, the mean against the bound) puts the edges of
+    # the feasible set within one quick grid step (a factor 2^(1/2)) of the range.
+    buffers = [2, 3, 4, 5, 6, 8, 11, 16, 32, 64, 100, 128, 150, 181, 256, 362]
+    d = bufsim.sweep(
+        WEB_MIX,
+        grid={"link.buffer": [f"{b}pkt" for b in buffers]},
+        seeds=[1, 2],
+        store=store,
+        progress=False,
+    )
+    mean = d.groupby("buffer_pkts")["fct_mean_small_s"].mean()
+    ok = mean[mean <= 1.0].index
+    assert ok.min() == pytest.approx(lo, rel=0.42) and ok.max() == pytest.approx(hi, rel=0.42)
+    assert "interval search" in a.method
+
+
+def test_adaptive_seeds_follow_the_rule(web_mix):
+    a, _, _ = web_mix
+    o = a.objectives[0]
+    packet = a.runs[a.runs["engine"] == "packet"]
+    more = 0
+    for b, g in packet.groupby("buffer_pkts"):
+        first = g.sort_values("seed")[o.key].tolist()
+        # Rule: more seeds (2 at a time, up to 3 x 2) only where the first two straddle the bound.
+        assert len(first) in (2, 4, 6)
+        assert (len(first) > 2) == o.straddles(first[:2], 0.95), (b, first)
+        if len(first) == 4:
+            assert o.straddles(first[:2], 0.95) and not o.straddles(first, 0.95)
+        more += len(first) > 2
+    assert more >= 1 and "adaptive seeds" in " ".join(a.notes)
+
+
+def test_progress_covers_the_search(web_mix):
+    a, _, events = web_mix
+    phases = list(dict.fromkeys(e.phase for e in events))
+    assert phases == [
+        "fluid scan",
+        "fluid loss sync",
+        "packet interval scan",
+        "packet interval edges",
+        "adaptive seeds",
+        "rule check",
+        "done",
+    ] or (phases[:3] == ["fluid scan", "fluid loss sync", "packet interval scan"])
+    assert all(x.done <= y.done for x, y in zip(events, events[1:]))
+    assert all(e.done <= e.total for e in events)
+    # Every run of the search is counted, and the bar ends full: the packet
+    # runs and the fluid scans at X unset and X = 0.3 over the 18 grid buffers
+    # (1 to 512 packets), which fail (open traffic has no fluid form).
+    assert events[-1].done == events[-1].total == len(a.runs) + 2 * 18
+    assert phases[-1] == "done" and "rule check" in phases
+    assert any("packet interval scan 3/" in e.message for e in events)
+
+
+def test_paper_004_rule_not_applicable_to_web_traffic(web_mix):
+    a, _, _ = web_mix
+    row = a.table.set_index("source").loc["fluid loss-sync range (paper 004)"]
+    assert not row["applies"] and "not every flow is fluid-modelable" in row["note"]
+    assert "arrival" in row["note"]
+
+
+@pytest.fixture(scope="module")
+def two_reno(tmp_path_factory):
+    # Two Reno flows, 10 Mbps, 100 ms: no duration or warm-up given.
+    s = {
+        "name": "two-reno",
+        "link": {"capacity": "10Mbps", "delay": "45ms", "buffer": "1pkt"},
+        "flows": [{"count": 2, "rtt": "100ms", "mss": "1000B"}],
+    }
+    store = tmp_path_factory.mktemp("store")
+    return bufsim.advise(s, ["utilization>=0.95"], seeds=2, quick=True, store=store)
+
+
+def test_duration_and_warmup_from_the_time_scales(two_reno):
+    a = two_reno
+    # BDP = 10 Mbps x 100 ms / 8000 bit = 125 packets, N = 2: W = 2 BDP / N = 125,
+    # a congestion epoch W/2 = 62.5 RTTs = 6.25 s. Warm-up: slow start
+    # log2(125) RTTs = 0.70 s plus 2 epochs = 13.2 s; measurement 5 epochs = 31.25 s.
+    assert a.warmup_s == pytest.approx(13.2, abs=0.05)
+    assert a.duration_s == pytest.approx(13.2 + 31.3, abs=0.05)
+    assert "derived from the scenario's time scales" in a.notes[0]
+
+
+def test_time_scales_of_cubic_flows():
+    from bufsim.timescales import time_scales
+
+    norm = bufsim.Scenario.load(
+        {
+            "name": "cubic",
+            "duration": "1s",
+            "link": {"capacity": "1Gbps", "delay": "45ms", "buffer": "1pkt"},
+            "flows": [{"count": 10, "tcp": "cubic", "rtt": "100ms", "mss": "1000B"}],
+        }
+    ).normalized
+    t = time_scales(norm)
+    # BDP 12500 packets, W = 2 BDP / 10 = 2500: K = cbrt(2500 x 0.3 / 0.4)
+    # = cbrt(1875) = 12.331 s (RFC 9438 eq. 2). Warm-up: log2(2500) x 0.1 s
+    # + 2 K = 25.79 s -> 25.8; measurement 5 K = 61.66 s -> 61.7.
+    assert t["epoch_s"] == pytest.approx(12.331, abs=1e-3)
+    assert t["warmup_s"] == pytest.approx(25.8) and t["duration_s"] == pytest.approx(87.5)
+    assert not t["capped"] and "RFC 9438" in t["why"]
+
+
+def test_paper_004_fluid_sync_range(two_reno):
+    a = two_reno
+    row = a.table.set_index("source").loc["fluid loss-sync range (paper 004)"]
+    assert row["applies"]
+    x03 = float(re.search(r"X = 0.3: (\d+) packets", row["note"]).group(1))
+    x1 = float(re.search(r"X = 1: (\d+) packets", row["note"]).group(1))
+    # Paper 004 section III: less synchronization, more utilization at a given
+    # buffer, so a smaller buffer (here 16 against 64 packets).
+    assert x03 < x1 and row["buffer_pkts"] == x1
+    # Two flows with one RTT synchronize: the packet engine's answer lies
+    # within one quick grid step (2^(1/2)) of the X = 1 answer.
+    assert a.buffer_pkts == pytest.approx(x1, rel=0.42)
+    assert "fluid X=0.3" in set(a.runs["engine"]) and "fluid X=1" in set(a.runs["engine"])
+
+
+def test_convergence_halves_on_a_hand_made_series():
+    from bufsim.advise import _convergence
+
+    norm = bufsim.Scenario.load(
+        {
+            "name": "c",
+            "duration": "10s",
+            "warmup": "2s",
+            "link": {"capacity": "10Mbps", "delay": "45ms", "buffer": "10pkt"},
+            "flows": [{"count": 2, "rtt": "100ms", "mss": "1000B"}],
+        }
+    ).normalized
+    time = np.round(np.arange(0.1, 10.01, 0.1), 1)
+    util = np.where(time <= 6.0, 0.90, 0.95)  # halves (2, 6] and (6, 10]
+    queue = np.where(time <= 6.0, 10.0, 12.5)
+    ts = pd.DataFrame(
+        {
+            "link.buffer": "10pkt",
+            "seed": 1,
+            "time_s": time,
+            "utilization": util,
+            "queue_pkts": queue,
+            "drops": 0.0,
+        }
+    )
+    objs = [parse_objective("utilization>=0.9"), parse_objective("mean_queue_delay<=20ms")]
+    c = _convergence(ts, norm, objs).set_index("series")
+    assert c.loc["utilization", "first_half"] == pytest.approx(0.90)
+    assert c.loc["utilization", "second_half"] == pytest.approx(0.95)
+    # 0.05 apart > 0.01: not converged. Queue 10 then 12.5 packets: within
+    # 20% of 12.5 plus one packet (3.5): converged.
+    assert not c.loc["utilization", "converged"] and c.loc["queue_pkts", "converged"]
+
+
+def test_a_short_warm_up_is_flagged(tmp_path):
+    s = {
+        "name": "cold",
+        "duration": "4s",
+        "warmup": "0s",
+        "link": {"capacity": "10Mbps", "delay": "45ms", "buffer": "1pkt"},
+        "flows": [{"count": 2, "rtt": "100ms", "mss": "1000B"}],
+    }
+    a = bufsim.advise(
+        s, ["utilization>=0.8"], seeds=1, quick=True, store=tmp_path, engines=["packet"]
+    )
+    assert not a.converged
+    warn = [n for n in a.notes if n.startswith("WARNING: not converged")]
+    assert warn and "lengthen duration or warmup" in warn[0]
+    rec = a.convergence[a.convergence["buffer_pkts"] == a.buffer_pkts]
+    bad = rec[~rec["converged"]]
+    assert len(bad) and ((bad["first_half"] - bad["second_half"]).abs() > 0.01).all()
 
 
 @pytest.fixture(scope="module")

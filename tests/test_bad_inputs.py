@@ -473,6 +473,9 @@ CLI_CASES = [
     (["report", "s.toml", "-o", "x.pdf"], "x.pdf"),
     (["report", "s.toml", "-o", "afile/x.html"], "afile"),
     (["advise", "s.toml", "-O", "speed>=1"], "speed"),
+    # Flow completion times need transfers that finish; s.toml has long-lived flows only.
+    (["advise", "s.toml", "-O", "fct_p99_small<=1s"], "'fct_p99_small<=1s': flow completion"),
+    (["advise", "s.toml", "-O", "fct_mean_large<=2"], "'fct_mean_large<=2'"),
     (["advise", "s.toml", "-O", "utilization>=0.9", "--report", "x.txt"], "x.txt"),
     (["advise", "s.toml", "-O", "utilization>=0.9", "--report", "/proc/x.html"], "/proc"),
 ]

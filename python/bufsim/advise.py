@@ -3,20 +3,29 @@
 For one link (a scenario whose ``link.buffer`` is ignored) and objectives
 such as ``utilization>=0.98`` and ``p99_queue_delay<=5ms``, :func:`advise`
 
+0. derives ``duration`` and ``warmup`` from the scenario's time scales when
+   it does not give them (:func:`bufsim.timescales.time_scales`);
 1. checks that the objectives can be met at all (a utilization target on a
    link the traffic cannot saturate, paper 002 section 3.2, is refused with
-   what would be needed);
+   what would be needed; flow completion times need finite traffic);
 2. lists every published rule (BDP, Stanford ``CT/sqrt(N)``, paper 002's
    loss formula, paper 003's B0 for synchronized and desynchronized flows,
-   paper 001's HighSpeed fixed point, paper 000's transparent regime) with
-   its buffer, or why it does not apply to this traffic;
+   paper 001's HighSpeed fixed point, paper 000's transparent regime, paper
+   004's fluid loss-synchronization range at X = 0.3 and 1) with its buffer,
+   or why it does not apply to this traffic;
 3. scans a log grid of buffers with the fluid engine (where the scenario has
    a fluid form) to bracket the answer;
 4. searches the smallest buffer that meets every objective with the packet
-   engine: a bisection over the grid, ``seeds`` runs per probed buffer, each
-   objective judged on a one-sided Student t confidence bound over the seeds;
-   the buffer one grid step below must fail;
-5. measures every rule's buffer with the packet engine too.
+   engine: a bisection over the grid for the monotone objectives, an
+   interval search (scan one buffer per doubling, bisect both edges) for
+   flow completion times, ``seeds`` runs per probed buffer and more where a
+   verdict is undecided (adaptive seeds), each objective judged on a
+   one-sided Student t confidence bound over the seeds; the buffer one grid
+   step below must fail;
+5. measures every rule's buffer with the packet engine too;
+6. checks that each packet run converged: the first and second half of its
+   measurement window agree (:data:`CONVERGENCE_TOL`), with a warning in
+   :attr:`Advice.notes` where they do not at the decisive buffers.
 
 Every run goes through :func:`bufsim.sweep`, so the results store caches it
 (an interrupted search resumes where it stopped) and a Dask scheduler
@@ -24,10 +33,12 @@ spreads it. Objectives that pull apart (utilization wants a large buffer,
 delay a small one) give a trade-off, not an error: :class:`Advice` then says
 which objective binds and keeps the runs for the trade-off curve.
 
-Monotonicity is assumed along the buffer axis: utilization, goodput and
-fairness objectives hold from some buffer up, loss objectives too, queueing
-delay objectives up to some buffer. The grid has four points per doubling
-of the buffer (ratio 2^(1/4), 19%) in ``quick`` mode two (41%).
+Monotonicity is assumed along the buffer axis for utilization, goodput,
+fairness, loss and queueing delay objectives: the first four hold from some
+buffer up, delay objectives up to some buffer. Flow completion times are
+assumed to hold on one interval of buffers (a note says so when the scan
+sees two). The grid has four points per doubling of the buffer (ratio
+2^(1/4), 19%), in ``quick`` mode two (41%).
 
 Example
 -------
@@ -44,6 +55,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -53,10 +65,11 @@ from scipy import stats
 from bufsim import _core, models
 from bufsim._core import BufsimError
 from bufsim.scenario import Scenario
+from bufsim.timescales import time_scales
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Advice", "AdviceError", "Objective", "advise", "parse_objective"]
+__all__ = ["Advice", "AdviceError", "AdviseProgress", "Objective", "advise", "parse_objective"]
 
 
 class AdviceError(BufsimError, ValueError):
@@ -73,6 +86,12 @@ METRICS: dict[str, tuple[str, str]] = {
     "p50_queue_delay": ("p50_queue_delay_s", "time"),
     "p99_queue_delay": ("p99_queue_delay_s", "time"),
     "goodput": ("goodput_bps", "rate"),
+    # Flow completion times of finite transfers (bufsim.flows.fct_summary):
+    # not monotone in the buffer (an interval search, see advise()).
+    "fct_mean_small": ("fct_mean_small_s", "time"),
+    "fct_p99_small": ("fct_p99_small_s", "time"),
+    "fct_mean_large": ("fct_mean_large_s", "time"),
+    "fct_p99_large": ("fct_p99_large_s", "time"),
 }
 _GROUP_GOODPUT = re.compile(r"goodput_bps_group(\d+)$")
 _NUMBER = r"[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?"
@@ -104,18 +123,46 @@ class Objective:
         """Whether the objective holds from some buffer up (else: up to some buffer)."""
         return not self.key.endswith("queue_delay_s")
 
-    def holds(self, values: Sequence[float], confidence: float) -> bool:
-        """Whether the objective holds on these per-seed values with the given
-        one-sided confidence (Student t bound over seeds; the value itself
-        with one seed)."""
+    @property
+    def monotone(self) -> bool:
+        """Whether the objective changes one way along the buffer axis.
+
+        Flow completion times do not: small flows' mean FCT on 10 Mbps with
+        web traffic measured 1.0 s at 2 packets, 0.69 s at 100 and 1.7 s at
+        300 (losses and timeouts at small buffers, queueing at large ones).
+        """
+        return not self.key.startswith("fct_")
+
+    def _bound(self, values: Sequence[float], confidence: float) -> tuple[float, float] | None:
+        """(mean, one-sided t bound toward failing) over the seeds; None without values."""
         v = np.asarray([x for x in values if x == x], dtype=float)
         if len(v) == 0:
-            return False
+            return None
         m = float(v.mean())
         half = 0.0
         if len(v) > 1 and confidence > 0:
             half = float(stats.t.ppf(confidence, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)))
-        return m - half >= self.bound if self.op == ">=" else m + half <= self.bound
+        return m, (m - half if self.op == ">=" else m + half)
+
+    def holds(self, values: Sequence[float], confidence: float) -> bool:
+        """Whether the objective holds on these per-seed values with the given
+        one-sided confidence (Student t bound over seeds; the value itself
+        with one seed)."""
+        mb = self._bound(values, confidence)
+        if mb is None:
+            return False
+        return mb[1] >= self.bound if self.op == ">=" else mb[1] <= self.bound
+
+    def straddles(self, values: Sequence[float], confidence: float) -> bool:
+        """Whether the verdict is undecided: the mean meets the bound and the
+        one-sided t bound does not (with two seeds or more). More seeds
+        narrow the interval (:func:`advise` runs them)."""
+        mb = self._bound(values, confidence)
+        if mb is None or len([x for x in values if x == x]) < 2:
+            return False
+        m, b = mb
+        meets_mean = m >= self.bound if self.op == ">=" else m <= self.bound
+        return meets_mean and not self.holds(values, confidence)
 
 
 def _with_unit(field_: str, text: str, kind: str) -> float:
@@ -201,6 +248,17 @@ class Advice:
         One-sided confidence of each objective's check.
     method : str
         How the search went, in words.
+    notes : list of str
+        What the search derived or found on the way (time scales, adaptive
+        seeds, convergence warnings starting with ``WARNING``).
+    convergence : pandas.DataFrame
+        Per packet run (``buffer_pkts``, ``seed``) and tracked time series
+        (``utilization``, ``queue_pkts``, ``drop_rate``): the first and the
+        second half of the measurement window and whether they agree within
+        :data:`CONVERGENCE_TOL` (``converged``).
+    duration_s, warmup_s : float
+        The packet runs' duration and warm-up, seconds (derived from the
+        scenario's time scales when it does not give them).
     """
 
     objectives: list[Objective]
@@ -215,6 +273,16 @@ class Advice:
     packet_size_bytes: int
     method: str = ""
     notes: list[str] = field(default_factory=list)
+    convergence: pd.DataFrame = field(default_factory=pd.DataFrame)
+    duration_s: float = math.nan
+    warmup_s: float = math.nan
+
+    @property
+    def converged(self) -> bool:
+        """No convergence warning at the decisive buffers (both edges of
+        :attr:`range` and their outer grid neighbours; infeasible, the
+        buffers the binding objectives name)."""
+        return not any(n.startswith("WARNING: not converged") for n in self.notes)
 
     def tradeoff(self) -> pd.DataFrame:
         """What each buffer the packet engine measured gives, and which are
@@ -240,8 +308,9 @@ class Advice:
         for b, g in packet.groupby("buffer_pkts"):
             row: dict[str, Any] = {"buffer_pkts": float(b)}
             for o in self.objectives:
-                row[o.text] = float(g[o.key].mean())
-                row[f"{o.text} holds"] = o.holds(g[o.key].tolist(), self.confidence)
+                v = g[o.key] if o.key in g else pd.Series([math.nan])
+                row[o.text] = float(v.mean())
+                row[f"{o.text} holds"] = o.holds(v.tolist(), self.confidence)
             rows.append(row)
         t = pd.DataFrame(rows).sort_values("buffer_pkts", ignore_index=True)
         # Oriented so that larger is better for every objective.
@@ -272,7 +341,11 @@ class Advice:
                 "confidence": self.confidence,
                 "method": self.method,
                 "notes": self.notes,
+                "converged": self.converged,
+                "duration_s": self.duration_s,
+                "warmup_s": self.warmup_s,
                 "table": self.table.to_dict(orient="records"),
+                "convergence": self.convergence.to_dict(orient="records"),
                 "tradeoff": self.tradeoff().to_dict(orient="records"),
             },
             nan_to_none=True,
@@ -280,8 +353,10 @@ class Advice:
 
     def plot(self) -> Any:
         """Each objective's metric against the buffer (packet runs with
-        confidence bands, fluid beside them), the bound, every rule's buffer
-        and the recommendation marked; one panel per objective."""
+        confidence bands, fluid beside them, at X = 0.3 and 1 too where paper
+        004's rule ran), the bound, every rule's buffer, the recommendation
+        and the range where every objective holds marked; one panel per
+        objective."""
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
@@ -308,6 +383,9 @@ class Advice:
                 title=o.text,
             )
             if self.feasible:
+                ax.axvspan(
+                    *self.range, color="#2e7d32", alpha=0.08, lw=0, label="every objective holds"
+                )
                 ax.axvline(self.buffer_pkts, color="#2e7d32", lw=2, alpha=0.6, label="recommended")
                 ax.legend(fontsize=8)
         return fig
@@ -482,7 +560,613 @@ def _with_buffer(raw: Mapping[str, Any], b: float) -> dict[str, Any]:
     return s
 
 
-def advise(  # noqa: C901 - to split (issue 16)
+@dataclass(frozen=True)
+class AdviseProgress:
+    """Where :func:`advise` is: what it does and how many runs are done.
+
+    Attributes
+    ----------
+    phase : str
+        ``"fluid scan"``, ``"fluid loss sync"``, ``"packet bisection"``,
+        ``"packet interval scan"``, ``"adaptive seeds"``, ``"rule check"``
+        or ``"done"``.
+    message : str
+        In words, e.g. ``"packet bisection 3/7: 152 packets x 5 seeds"``.
+    done : int
+        Runs finished (fluid and packet, cached ones included).
+    total : int
+        Runs expected (an estimate that grows when the search needs more).
+    """
+
+    phase: str
+    message: str
+    done: int
+    total: int
+
+    def __str__(self) -> str:
+        return self.message
+
+
+#: Adaptive seeds: at a buffer where some objective's verdict is undecided,
+#: up to this many times ``seeds`` runs in all.
+ADAPTIVE_MAX_FACTOR = 3
+#: The X values of paper 004's fluid loss-synchronization range (section
+#: III.A: X = 1 all flows lose at each congestion event; 0.3 its least
+#: synchronized case).
+SYNC_RANGE = (0.3, 1.0)
+#: Convergence: the largest difference between the first and second half of
+#: a packet run's measurement window, per time series: utilization (absolute,
+#: fraction), mean queue (relative, with a floor of one packet), drops per
+#: delivered packet (relative, with a floor of 1e-4).
+CONVERGENCE_TOL = {"utilization": 0.01, "queue_pkts": 0.2, "drop_rate": 0.25}
+
+
+class _Budget(Exception):
+    pass
+
+
+def _check_arguments(
+    objectives: Iterable[str], confidence: float, seeds: int, engines: Sequence[str]
+) -> list[Objective]:
+    objs = [parse_objective(o) for o in objectives]
+    if not objs:
+        raise AdviceError("give at least one objective, e.g. 'utilization>=0.98'")
+    if not 0 < confidence < 1:
+        raise AdviceError(f"confidence must be between 0 and 1, got {confidence!r}")
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise AdviceError(f"seeds must be a whole number >= 1, got {seeds!r}")
+    unknown = set(engines) - {"rules", "fluid", "packet"}
+    if unknown or "packet" not in engines:
+        raise AdviceError(
+            f"engines must include 'packet' and be among rules, fluid, packet; got {list(engines)}"
+        )
+    return objs
+
+
+def _raw_scenario(scenario: Any) -> dict[str, Any]:
+    """The scenario as written (before validation), so missing times can be filled."""
+    from bufsim import scenario as sc
+
+    if isinstance(scenario, Scenario):
+        return copy.deepcopy(scenario.raw)
+    if isinstance(scenario, Mapping):
+        return copy.deepcopy(dict(scenario))
+    if isinstance(scenario, (str, Path)):
+        raw = sc._read_file(Path(scenario))
+        if isinstance(raw, dict):
+            sc._resolve_paths(raw, Path(scenario).parent)
+            return raw
+    return Scenario.load(scenario).raw  # raises the scenario error
+
+
+def _with_time_scales(scenario: Any) -> tuple[Scenario, str]:
+    """The scenario with ``duration``/``warmup`` derived from its time scales
+    (:func:`bufsim.timescales.time_scales`) where it does not give them, and
+    a note saying what was chosen (empty when it gives both)."""
+    raw = _raw_scenario(scenario)
+    if not isinstance(raw, dict) or ("duration" in raw and "warmup" in raw):
+        return Scenario.load(scenario if not isinstance(raw, dict) else raw), ""
+    probe = dict(raw)
+    # A placeholder long enough for any start time, only to read the time scales.
+    probe.setdefault("duration", "3600s")
+    probe.pop("warmup", None)
+    ts = time_scales(Scenario(probe).normalized)
+    given = "duration" in raw
+    if given:
+        duration = Scenario(probe).normalized["duration_s"]
+        warm = min(ts["warmup_s"], duration / 2)
+        raw["warmup"] = f"{warm:g}s"
+        note = f"warm-up {warm:g} s derived from the scenario's time scales ({ts['why']})"
+    else:
+        raw["duration"] = f"{ts['duration_s']:g}s"
+        raw.setdefault("warmup", f"{ts['warmup_s']:g}s")
+        note = (
+            f"duration {raw['duration']} and warm-up {raw['warmup']} derived from the "
+            f"scenario's time scales ({ts['why']})"
+        )
+    return Scenario(raw), note
+
+
+def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
+    """Refuse objectives the scenario cannot measure or meet, naming them."""
+    link = norm["link"]
+    finite = [g["kind"] for g in norm["flows"] if g["kind"] != "persistent"]
+    for o in objs:
+        if _GROUP_GOODPUT.fullmatch(o.key) and int(o.key.rsplit("group", 1)[1]) >= len(
+            norm["flows"]
+        ):
+            raise AdviceError(
+                f"objective {o.text!r}: the scenario has {len(norm['flows'])} flow groups"
+            )
+        if o.key.startswith("fct_") and not finite:
+            raise AdviceError(
+                f"objective {o.text!r}: flow completion times need transfers that finish; this "
+                "scenario has only long-lived (persistent) flows; add a flow group with finite, "
+                "open (arrival) or closed (users) traffic"
+            )
+    util = [o for o in objs if o.key == "utilization"]
+    sat = _saturation(norm)
+    if util and sat is not None and sat.max_load < util[0].bound:
+        raise AdviceError(
+            f"objective {util[0].text!r} cannot be met at any buffer: the link is not saturable "
+            f"(paper 002 section 3.2): its flows and background can offer at most {sat.max_load:.3f} of the "
+            f"capacity ({sat.max_offered_bps / 1e6:.4g} of {link['capacity_bps'] / 1e6:.4g} Mbps); "
+            f"it would need {util[0].bound * link['capacity_bps'] / 1e6:.4g} Mbps of offered traffic "
+            "(more flows, faster access links or larger receive windows)"
+        )
+
+
+@dataclass
+class _Edges:
+    """Grid indices the packet search found (None: not found / stopped)."""
+
+    lower: int | None = None  # first index where the "grows" objectives hold
+    upper: int | None = None  # last index where the "shrinks" objectives hold
+    interval: tuple[int, int] | None = (0, 0)  # feasible interval of the non-monotone ones
+    stopped: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+class _Search:
+    """The state of one :func:`advise` search, phase by phase."""
+
+    def __init__(
+        self,
+        scn: Scenario,
+        objs: list[Objective],
+        *,
+        engines: Sequence[str],
+        seeds: int,
+        confidence: float,
+        quick: bool,
+        budget: int | None,
+        sweep_options: dict[str, Any],
+        progress: Callable[[AdviseProgress], Any] | None,
+    ):
+        self.scn, self.objs, self.engines = scn, objs, engines
+        self.raw, self.norm = scn.raw, scn.normalized
+        self.confidence, self.budget = confidence, budget
+        self.seeds = min(seeds, 2) if quick else seeds
+        self.seed_list = list(range(1, self.seeds + 1))
+        self.per_doubling = 2 if quick else 4
+        link = self.norm["link"]
+        self.bdp = max(float(link["bdp_pkts"]), 1.0)
+        self.hi = max(4 * self.bdp, 16.0)
+        self.grid = _grid(1.0, self.hi, self.per_doubling)
+        self.sweep_options = sweep_options
+        self.progress = progress
+        self.runs: list[pd.DataFrame] = []
+        self.series: list[pd.DataFrame] = []
+        self.probed: dict[int, list[bool]] = {}
+        self.packet_runs = 0
+        self.adaptive: dict[int, int] = {}  # buffer -> seeds run there when more than seeds
+        self.undecided: list[int] = []
+        self.done, self.total = 0, 0
+        self.phase = self.message = ""
+        self.lo_i, self.hi_i = 0, len(self.grid) - 1
+
+    # -------------------------------------------------------------- running
+
+    def say(self, phase: str, message: str) -> None:
+        self.phase, self.message = phase, message
+        log.info("advise: %s", message)
+        self._report(message)
+
+    def _report(self, message: str) -> None:
+        self.total = max(self.total, self.done)
+        if self.progress is not None:
+            self.progress(AdviseProgress(self.phase, message, self.done, self.total))
+
+    def run(
+        self,
+        buffers: list[int],
+        engine: str,
+        seed_list: list[int],
+        overrides: Mapping[str, Any] | None = None,
+    ) -> pd.DataFrame:
+        """One sweep of ``buffers`` x ``seed_list`` (cached runs come from the store)."""
+        from bufsim.sweep import sweep
+
+        base = _with_buffer(self.raw, buffers[0])
+        base.update(copy.deepcopy(dict(overrides or {})))
+        start = self.done
+
+        def tick(_: Mapping[str, Any]) -> None:
+            self.done += 1
+            self._report(self.message)
+
+        out = sweep(
+            base,
+            grid={"link.buffer": [f"{b}pkt" for b in buffers]},
+            engines=[engine],
+            seeds=seed_list,
+            timeseries=engine == "packet",
+            progress=tick,
+            **self.sweep_options,
+        )
+        self.done = start + len(buffers) * len(seed_list)
+        if engine == "packet":
+            table, ts = out
+            self.series.append(ts)
+            return table
+        return out
+
+    def packet(self, b: int, seed_list: list[int]) -> pd.DataFrame:
+        if self.budget is not None and self.packet_runs + len(seed_list) > self.budget:
+            raise _Budget()
+        t = self.run([b], "packet", seed_list)
+        self.runs.append(t)
+        self.packet_runs += len(seed_list)
+        return t
+
+    def values(self, b: int, key: str) -> list[float]:
+        """Every packet run's ``key`` at buffer ``b`` so far."""
+        vals: list[float] = []
+        for t in self.runs:
+            if "engine" in t and key in t:
+                g = t[(t["engine"] == "packet") & (t["buffer_pkts"] == float(b))]
+                vals += g[key].tolist()
+        return vals
+
+    # -------------------------------------------------------------- phases
+
+    def estimate(self, rules: list[dict[str, Any]]) -> None:
+        """The runs the search expects (the progress bar's total)."""
+        n = len(self.grid)
+        fluid = n * (1 + (len(SYNC_RANGE) if "rules" in self.engines else 0))
+        steps = 2 * (math.ceil(math.log2(n)) + 2)
+        if any(not o.monotone for o in self.objs):
+            steps += n // self.per_doubling + 2 * math.ceil(math.log2(self.per_doubling) + 1)
+        checks = sum(1 for r in rules if r["applies"] and r["buffer_pkts"] == r["buffer_pkts"])
+        packet = (steps + checks) * self.seeds
+        if self.budget is not None:
+            packet = min(packet, self.budget)
+        self.total = (fluid if "fluid" in self.engines else 0) + packet
+
+    def fluid_scan(self) -> str:
+        """Scan the grid with the fluid engine; narrow the packet bracket around its answer."""
+        self.say("fluid scan", f"fluid scan: {len(self.grid)} buffers")
+        ft = self.run(self.grid, "fluid", [int(self.norm["seed"])])
+        if not (ft["status"] == "ok").all():
+            # A scenario without a fluid form: say why, go on with packets.
+            return "no fluid scan: " + str(ft.loc[ft["status"] != "ok", "error"].iloc[0])
+        self.runs.append(ft)
+        measurable = [o for o in self.objs if o.key in ft]
+        if not measurable:
+            return "fluid scan: the fluid engine measures none of the objectives"
+        ok_f = _meets(ft, measurable, 0.0)
+        fluid_ok = [b for b, ok in zip(self.grid, ok_f) if ok]
+        if not fluid_ok:
+            return "fluid engine meets no buffer of the grid"
+        i = self.grid.index(fluid_ok[0])
+        # Bisect around the fluid answer first (the fluid model is no ground
+        # truth: the search widens when the packet engine disagrees).
+        k = 2 * self.per_doubling
+        self.lo_i, self.hi_i = max(0, i - k), min(len(self.grid) - 1, i + k)
+        which = "" if len(measurable) == len(self.objs) else " measured by it"
+        return f"fluid engine meets every objective{which} from {fluid_ok[0]} packets"
+
+    def fluid_sync_rule(self) -> dict[str, Any]:
+        """Paper 004's range: the fluid engine's smallest buffer meeting the
+        objectives at the least and the most loss synchronization (X in
+        :data:`SYNC_RANGE`, ``fluid.sync``)."""
+        name = "fluid loss-sync range (paper 004)"
+        if "fluid" not in self.engines:
+            return _row(name, math.nan, False, "the fluid engine is not among engines")
+        found: dict[float, float] = {}
+        fluid: list[Objective] = []
+        for x in SYNC_RANGE:
+            self.say("fluid loss sync", f"fluid loss sync X = {x:g}: {len(self.grid)} buffers")
+            ft = self.run(self.grid, "fluid", [int(self.norm["seed"])], {"fluid": {"sync": x}})
+            if not (ft["status"] == "ok").all():
+                err = str(ft.loc[ft["status"] != "ok", "error"].iloc[0])
+                return _row(name, math.nan, False, f"not every flow is fluid-modelable: {err}")
+            fluid = [o for o in self.objs if o.key in ft and ft[o.key].notna().all()]
+            if not fluid:
+                return _row(name, math.nan, False, "no objective the fluid engine measures")
+            ft = ft.assign(engine=f"fluid X={x:g}")
+            self.runs.append(ft)
+            ok = [b for b, m in zip(self.grid, _meets(ft, fluid, 0.0)) if m]
+            found[x] = float(ok[0]) if ok else math.nan
+        lo_x, hi_x = SYNC_RANGE
+        txt = ", ".join(
+            f"X = {x:g}: " + (f"{b:g} packets" if b == b else f"none up to {self.grid[-1]}")
+            for x, b in found.items()
+        )
+        note = f"fluid engine with loss synchronization (paper 004 eq. 8) meets {', '.join(o.text for o in fluid)} at {txt}"
+        others = [o.text for o in self.objs if o not in fluid]
+        if others:
+            note += f"; not judged here: {', '.join(others)}"
+        b = found[hi_x] if found[hi_x] == found[hi_x] else found[lo_x]
+        return _row(name, b, b == b, note)
+
+    def probe(self, i: int, phase: str, step: str) -> list[bool]:
+        """Every objective's verdict at grid index ``i`` (running it if new),
+        with more seeds while a verdict is undecided (:meth:`add_seeds`)."""
+        b = self.grid[i]
+        if b not in self.probed:
+            self.say(phase, f"{phase} {step}: {b} packets x {len(self.seed_list)} seeds")
+            self.packet(b, self.seed_list)
+            self.add_seeds(b)
+            self.probed[b] = [o.holds(self.values(b, o.key), self.confidence) for o in self.objs]
+        return self.probed[b]
+
+    def add_seeds(self, b: int) -> None:
+        """Adaptive seeds. Rule: while some objective's mean over the seeds
+        and its one-sided t bound lie on opposite sides of the objective's
+        bound (the interval straddles it: the verdict rests on the noise),
+        run ``seeds`` more seeds (the next numbers) at this buffer, up to
+        :data:`ADAPTIVE_MAX_FACTOR` x ``seeds`` in all and within the budget."""
+        n = self.seeds
+        while any(o.straddles(self.values(b, o.key), self.confidence) for o in self.objs):
+            if n + self.seeds > ADAPTIVE_MAX_FACTOR * self.seeds:
+                self.undecided.append(b)
+                return
+            more = list(range(n + 1, n + self.seeds + 1))
+            if self.budget is not None and self.packet_runs + len(more) > self.budget:
+                self.undecided.append(b)
+                return
+            self.say("adaptive seeds", f"adaptive seeds: {b} packets, seeds {more[0]}-{more[-1]}")
+            self.total += len(more)
+            self.packet(b, more)
+            n += self.seeds
+            self.adaptive[b] = n
+
+    def packet_search(self) -> _Edges:
+        """Bisect the monotone objectives, then the interval of the others."""
+        n = len(self.grid)
+        up = [k for k, o in enumerate(self.objs) if o.monotone and o.grows_with_buffer]
+        down = [k for k, o in enumerate(self.objs) if o.monotone and not o.grows_with_buffer]
+        free = [k for k, o in enumerate(self.objs) if not o.monotone]
+        edges = _Edges()
+        count = iter(range(1, 10**6))
+        expect = math.ceil(math.log2(max(self.hi_i - self.lo_i + 1, 2))) + 1
+
+        def holds(ks: list[int]) -> Callable[[int], bool]:
+            def pred(i: int) -> bool:
+                step = f"{next(count)}/~{expect * ((len(up) > 0) + (len(down) > 0))}"
+                return all(self.probe(i, "packet bisection", step)[k] for k in ks)
+
+            return pred
+
+        try:
+            # Smallest index where every "grows" objective holds (monotone predicate).
+            edges.lower = _search(holds(up), self.lo_i, self.hi_i, n, first_true=True) if up else 0
+            # Largest index where every "shrinks" objective holds.
+            edges.upper = (
+                _search(holds(down), self.lo_i, self.hi_i, n, first_true=False) if down else n - 1
+            )
+            if free:
+                a, b = edges.lower, edges.upper
+                edges.interval = self.interval(free, a, b, edges.notes) if a <= b else None
+            else:
+                edges.interval = (0, n - 1)
+        except _Budget:
+            edges.lower = edges.upper = None
+            edges.stopped = (
+                f"the budget of {self.budget} packet runs was used up before the search ended"
+            )
+        return edges
+
+    def interval(self, ks: list[int], a: int, b: int, notes: list[str]) -> tuple[int, int] | None:
+        """Interval search for objectives not monotone in the buffer (flow
+        completion times): probe every ``per_doubling``-th grid index of
+        ``a..b`` (one per doubling), then bisect both edges of the feasible
+        scan points against their failing neighbours. Assumes the feasible
+        set is one interval (a note says so when the scan sees two)."""
+        scan = sorted({*range(a, b + 1, self.per_doubling), b})
+        ok: list[int] = []
+        for j, i in enumerate(scan):
+            if all(self.probe(i, "packet interval scan", f"{j + 1}/{len(scan)}")[k] for k in ks):
+                ok.append(i)
+        if not ok:
+            # The feasible set may be narrower than a doubling: look next to the best scan point.
+            best = max(scan, key=lambda i: min(self.margin(i, k) for k in ks))
+            for i in range(max(a, best - self.per_doubling + 1), min(b, best + self.per_doubling)):
+                if all(self.probe(i, "packet interval scan", "near the best")[k] for k in ks):
+                    ok.append(i)
+            if not ok:
+                return None
+        runs = [ok[0]]
+        for i in ok[1:]:
+            if any(
+                not all(self.probed[self.grid[s]][k] for k in ks) for s in scan if runs[-1] < s < i
+            ):
+                notes.append(
+                    f"{', '.join(self.objs[k].text for k in ks)} holds on more than one interval "
+                    f"of buffers; the range is the first ({self.grid[ok[0]]} packets up)"
+                )
+                break
+            runs.append(i)
+        first, last = runs[0], runs[-1]
+
+        def pred(i: int) -> bool:
+            return all(self.probe(i, "packet interval edges", "bisection")[k] for k in ks)
+
+        prev = max([s for s in scan if s < first], default=None)
+        nxt = min([s for s in scan if s > last], default=None)
+        lo = _bisect(pred, prev + 1, first, first_true=True) if prev is not None else first
+        hi = _bisect(pred, last, nxt - 1, first_true=False) if nxt is not None else last
+        return lo, hi
+
+    def margin(self, i: int, k: int) -> float:
+        """How far objective ``k``'s mean at grid index ``i`` is inside its bound (relative)."""
+        o = self.objs[k]
+        v = [x for x in self.values(self.grid[i], o.key) if x == x]
+        if not v:
+            return -math.inf
+        m = float(np.mean(v))
+        return (m - o.bound if o.op == ">=" else o.bound - m) / max(abs(o.bound), 1e-12)
+
+    def verdict(self, e: _Edges) -> tuple[bool, float, tuple[float, float], str]:
+        """(feasible, recommended buffer, range, binding) from the search's edges."""
+        grid, objs, n = self.grid, self.objs, len(self.grid)
+        up = [o.text for o in objs if o.monotone and o.grows_with_buffer]
+        down = [o.text for o in objs if o.monotone and not o.grows_with_buffer]
+        free = [o.text for o in objs if not o.monotone]
+        if e.stopped:
+            return False, math.nan, (math.nan, math.nan), e.stopped
+        assert e.lower is not None and e.upper is not None
+        if e.lower >= n:
+            return (
+                False,
+                math.nan,
+                (math.nan, math.nan),
+                (
+                    f"{', '.join(up)} is not met up to {grid[-1]} packets ({self.hi / self.bdp:g} BDP)"
+                ),
+            )
+        if e.lower > e.upper:
+            return (
+                False,
+                math.nan,
+                (math.nan, math.nan),
+                (
+                    f"{', '.join(up)} needs at least {grid[e.lower]} packets but "
+                    f"{', '.join(down)} allows at most {grid[e.upper] if e.upper >= 0 else 0} packets"
+                ),
+            )
+        if e.interval is None:
+            return (
+                False,
+                math.nan,
+                (math.nan, math.nan),
+                (
+                    f"{', '.join(free)} holds at no buffer from {grid[e.lower]} to {grid[e.upper]} packets"
+                    + (f" (where {', '.join(up + down)} hold)" if up or down else "")
+                ),
+            )
+        lo = max(e.lower, e.interval[0])
+        hi = min(e.upper, e.interval[1])
+        rec = grid[lo]
+        binders = (free if e.interval[0] > e.lower else up) or down or free
+        binding = (
+            f"Binding: {', '.join(binders)} (the next smaller grid buffer, "
+            f"{grid[lo - 1] if lo else 0} packets, fails)."
+        )
+        if lo == 0:
+            binding = "Every objective holds already at 1 packet."
+        return True, float(rec), (float(rec), float(grid[hi])), binding
+
+    def decisive(self, e: _Edges, rng: tuple[float, float]) -> list[float]:
+        """The buffers the verdict rests on: both edges of the range and their
+        outer grid neighbours; infeasible, the buffers the binding pair names."""
+        if rng[0] == rng[0]:
+            below = [b for b in self.grid if b < rng[0]][-1:]
+            return [*rng, *below, *[b for b in self.grid if b > rng[1]][:1]]
+        n = len(self.grid)
+        return [self.grid[i] for i in (e.lower, e.upper) if i is not None and 0 <= i < n]
+
+    def check_rules(self, table: pd.DataFrame) -> None:
+        """The packet engine at every applicable rule's buffer (same seeds;
+        cached runs are reused)."""
+        for r in table.itertuples():
+            if (
+                r.applies
+                and r.buffer_pkts == r.buffer_pkts
+                and r.buffer_pkts >= 1
+                and r.source != "fluid scan"
+            ):
+                b = int(round(r.buffer_pkts))
+                self.say("rule check", f"rule check: {r.source} at {b} packets")
+                self.packet(b, self.seed_list)
+
+    def convergence(self, focus: Iterable[float]) -> tuple[pd.DataFrame, list[str]]:
+        """First against second half of every packet run's measurement window."""
+        ts = [t for t in self.series if not t.empty]
+        conv = _convergence(
+            pd.concat(ts, ignore_index=True) if ts else pd.DataFrame(), self.norm, self.objs
+        )
+        notes = []
+        unchecked = [o.text for o in self.objs if not _series_of(o.key)]
+        if unchecked:
+            notes.append(
+                f"convergence of {', '.join(unchecked)} not checked: the time series holds "
+                "utilization, queue and drops only (per-half summaries would need the core)"
+            )
+        if conv.empty:
+            return conv, notes
+        bad = conv[~conv["converged"]]
+        focus = {float(b) for b in focus if b == b}
+        decisive = bad[bad["buffer_pkts"].isin(focus)]
+        if len(decisive):
+            worst = decisive.iloc[0]
+            notes.append(
+                f"WARNING: not converged: {len(decisive)} of {int(conv['buffer_pkts'].isin(focus).sum())} "
+                f"checks at the decisive buffers differ between the halves of the measurement window "
+                f"beyond the tolerance (e.g. {worst['series']} at {worst['buffer_pkts']:g} packets, seed "
+                f"{worst['seed']:g}: {worst['first_half']:.4g} then {worst['second_half']:.4g}); "
+                "lengthen duration or warmup"
+            )
+        elif len(bad):
+            notes.append(
+                f"converged at the decisive buffers; {len(bad)} of {len(conv)} checks elsewhere differ "
+                "between the halves beyond the tolerance"
+            )
+        return conv, notes
+
+
+def _row(source: str, b: float, applies: bool, note: str) -> dict[str, Any]:
+    return {"source": source, "buffer_pkts": float(b), "applies": applies, "note": note}
+
+
+def _series_of(key: str) -> str | None:
+    """The time series that tracks objective ``key`` (None: none does)."""
+    if key == "utilization" or key.startswith("goodput"):
+        return "utilization"
+    if key.endswith("queue_delay_s"):
+        return "queue_pkts"
+    if key == "drop_rate":
+        return "drop_rate"
+    return None
+
+
+def _convergence(ts: pd.DataFrame, norm: Mapping[str, Any], objs: list[Objective]) -> pd.DataFrame:
+    """Per packet run and tracked series, the first and second half of the
+    measurement window and whether they agree within :data:`CONVERGENCE_TOL`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``buffer_pkts``, ``seed``, ``series``, ``first_half``, ``second_half``,
+        ``converged``.
+    """
+    cols = ["buffer_pkts", "seed", "series", "first_half", "second_half", "converged"]
+    series = sorted({s for o in objs if (s := _series_of(o.key))})
+    if ts.empty or not series or "time_s" not in ts:
+        return pd.DataFrame(columns=cols)
+    warm, end = float(norm["warmup_s"]), float(norm["duration_s"])
+    mid = (warm + end) / 2
+    link = norm["link"]
+    pkts_per_s = link["capacity_bps"] / (8 * link["packet_size_bytes"])
+    dt = float(norm["output"]["interval_s"])
+    ts = ts[ts["time_s"] > warm + 1e-12]
+    rows = []
+    for (buf, seed), g in ts.groupby(["link.buffer", "seed"], sort=False):
+        halves = [g[g["time_s"] <= mid + 1e-12], g[g["time_s"] > mid + 1e-12]]
+        if min(len(h) for h in halves) == 0:
+            continue
+        for s in series:
+            if s == "drop_rate":
+                v = [
+                    h["drops"].sum() / max(h["utilization"].sum() * pkts_per_s * dt, 1.0)
+                    for h in halves
+                ]
+            else:
+                v = [float(h[s].mean()) for h in halves]
+            a, b = float(v[0]), float(v[1])
+            tol = CONVERGENCE_TOL[s]
+            if s == "utilization":
+                ok = abs(a - b) <= tol
+            elif s == "queue_pkts":
+                ok = abs(a - b) <= tol * max(a, b) + 1.0
+            else:
+                ok = abs(a - b) <= tol * max(a, b) + 1e-4
+            rows.append([float(str(buf).removesuffix("pkt")), seed, s, a, b, ok])
+    return pd.DataFrame(rows, columns=cols).astype({"converged": bool})
+
+
+def advise(
     scenario: Any,
     objectives: Iterable[str],
     *,
@@ -494,21 +1178,24 @@ def advise(  # noqa: C901 - to split (issue 16)
     scheduler: str | None = None,
     workers: int | None = None,
     store: Any = "results",
-    progress: Callable[[str], Any] | None = None,
+    progress: Callable[[AdviseProgress], Any] | None = None,
 ) -> Advice:
     """The smallest buffer that meets every objective, verified by the packet engine.
 
     Parameters
     ----------
     scenario : Scenario, dict or path
-        The link and its traffic; ``link.buffer`` is ignored.
+        The link and its traffic; ``link.buffer`` is ignored. Without
+        ``duration`` (or ``warmup``) they are derived from the scenario's
+        time scales (:func:`bufsim.timescales.time_scales`).
     objectives : iterable of str
         E.g. ``["utilization>=0.98", "p99_queue_delay<=5ms"]`` (see
         :func:`parse_objective`).
     engines : sequence of str
         Which of ``"rules"``, ``"fluid"``, ``"packet"`` take part.
     seeds : int
-        Packet runs per probed buffer (seeds 1..seeds).
+        Packet runs per probed buffer (seeds 1..seeds); up to
+        :data:`ADAPTIVE_MAX_FACTOR` times more where a verdict is undecided.
     confidence : float
         One-sided confidence (0..1) with which each objective must hold,
         over the seeds (Student t).
@@ -523,7 +1210,8 @@ def advise(  # noqa: C901 - to split (issue 16)
     store : str, Path, Store or None
         The results store (cached runs are reused).
     progress : callable, optional
-        Called with a line of text as the search goes.
+        Called with an :class:`AdviseProgress` (its ``str`` a line of text)
+        as each run finishes and each phase starts.
 
     Returns
     -------
@@ -535,188 +1223,114 @@ def advise(  # noqa: C901 - to split (issue 16)
         Bad objectives, or a target no buffer can meet (e.g. a utilization
         the traffic cannot offer).
     """
-    from bufsim.sweep import sweep
-
-    objs = [parse_objective(o) for o in objectives]
-    if not objs:
-        raise AdviceError("give at least one objective, e.g. 'utilization>=0.98'")
-    if not 0 < confidence < 1:
-        raise AdviceError(f"confidence must be between 0 and 1, got {confidence!r}")
-    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
-        raise AdviceError(f"seeds must be a whole number >= 1, got {seeds!r}")
-    unknown = set(engines) - {"rules", "fluid", "packet"}
-    if unknown or "packet" not in engines:
-        raise AdviceError(
-            f"engines must include 'packet' and be among rules, fluid, packet; got {list(engines)}"
-        )
-
-    def say(msg: str) -> None:
-        log.info("advise: %s", msg)
-        if progress is not None:
-            progress(msg)
-
-    scn = Scenario.load(scenario)
-    raw, norm = scn.raw, scn.normalized
-    link = norm["link"]
-    if quick:
-        seeds = min(seeds, 2)
-    per_doubling = 2 if quick else 4
-
-    notes: list[str] = list(_groups(norm)[2])
-    for o in objs:
-        if _GROUP_GOODPUT.fullmatch(o.key) and int(o.key.rsplit("group", 1)[1]) >= len(
-            norm["flows"]
-        ):
-            raise AdviceError(
-                f"objective {o.text!r}: the scenario has {len(norm['flows'])} flow groups"
-            )
-    util = [o for o in objs if o.key == "utilization"]
-    sat = _saturation(norm)
-    if util and sat is not None and sat.max_load < util[0].bound:
-        raise AdviceError(
-            f"objective {util[0].text!r} cannot be met at any buffer: the link is not saturable "
-            f"(paper 002 section 3.2): its flows and background can offer at most {sat.max_load:.3f} of the "
-            f"capacity ({sat.max_offered_bps / 1e6:.4g} of {link['capacity_bps'] / 1e6:.4g} Mbps); "
-            f"it would need {util[0].bound * link['capacity_bps'] / 1e6:.4g} Mbps of offered traffic "
-            "(more flows, faster access links or larger receive windows)"
-        )
-
-    bdp = max(float(link["bdp_pkts"]), 1.0)
-    lo, hi = 1.0, max(4 * bdp, 16.0)
-    grid = _grid(lo, hi, per_doubling)
-    rules = _rules(norm, objs, hi) if "rules" in engines else []
-
-    def run(buffers: list[int], engine: str, seed_list: list[int]) -> pd.DataFrame:
-        base = _with_buffer(raw, buffers[0])
-        return sweep(
-            base,
-            grid={"link.buffer": [f"{b}pkt" for b in buffers]},
-            engines=[engine],
-            seeds=seed_list,
-            store=store,
-            scheduler=scheduler,
-            workers=workers,
-            progress=False,
-        )
-
-    runs: list[pd.DataFrame] = []
-    lo_i, hi_i = 0, len(grid) - 1
-    fluid_note = ""
-    if "fluid" in engines:
-        say(f"fluid scan: {len(grid)} buffers")
-        ft = run(grid, "fluid", [int(norm["seed"])])
-        if (ft["status"] == "ok").all():
-            runs.append(ft)
-            ok_f = _meets(ft, objs, 0.0)
-            fluid_ok = [b for b, ok in zip(grid, ok_f) if ok]
-            if fluid_ok:
-                fluid_note = f"fluid engine meets every objective from {fluid_ok[0]} packets"
-                i = grid.index(fluid_ok[0])
-                # Bisect around the fluid answer first (the fluid model is no
-                # ground truth: the search widens when the packet engine disagrees).
-                lo_i, hi_i = max(0, i - 2 * per_doubling), min(len(grid) - 1, i + 2 * per_doubling)
-            else:
-                fluid_note = "fluid engine meets no buffer of the grid"
-        else:
-            # A scenario without a fluid form: say why, go on with packets.
-            fluid_note = "no fluid scan: " + str(ft.loc[ft["status"] != "ok", "error"].iloc[0])
-    seed_list = list(range(1, seeds + 1))
-    probed: dict[int, tuple[bool, list[bool]]] = {}
-    packet_runs = 0
-
-    def probe(i: int) -> tuple[bool, list[bool]]:
-        nonlocal packet_runs
-        b = grid[i]
-        if b not in probed:
-            if budget is not None and packet_runs + len(seed_list) > budget:
-                raise _Budget()
-            say(f"packet: {b} packets x {len(seed_list)} seeds")
-            t = run([b], "packet", seed_list)
-            runs.append(t)
-            packet_runs += len(seed_list)
-            each = [o.holds(t[o.key].tolist(), confidence) for o in objs]
-            probed[b] = (all(each), each)
-        return probed[b]
-
-    up = [k for k, o in enumerate(objs) if o.grows_with_buffer]
-    down = [k for k, o in enumerate(objs) if not o.grows_with_buffer]
-    stopped = ""
-    try:
-        # Smallest index where every "grows" objective holds (monotone predicate).
-        n = len(grid)
-        lower = (
-            _search(lambda i: all(probe(i)[1][k] for k in up), lo_i, hi_i, n, first_true=True)
-            if up
-            else 0
-        )
-        # Largest index where every "shrinks" objective holds.
-        upper = (
-            _search(lambda i: all(probe(i)[1][k] for k in down), lo_i, hi_i, n, first_true=False)
-            if down
-            else n - 1
-        )
-    except _Budget:
-        lower, upper = None, None
-        stopped = f"the budget of {budget} packet runs was used up before the search ended"
-    feasible = lower is not None and upper is not None and lower <= upper and lower < len(grid)
-    if feasible:
-        assert lower is not None and upper is not None
-        rec = grid[lower]
-        rng = (float(rec), float(grid[upper]))
-        binders = [objs[k].text for k in up] or [objs[k].text for k in down]
-        binding = f"Binding: {', '.join(binders)} (the next smaller grid buffer, {grid[lower - 1] if lower else 0} packets, fails)."
-        if lower == 0:
-            binding = "Every objective holds already at 1 packet."
-    else:
-        rec, rng = math.nan, (math.nan, math.nan)
-        if stopped:
-            binding = stopped
-        elif lower is None or lower >= len(grid):
-            binding = f"{', '.join(objs[k].text for k in up)} is not met up to {grid[-1]} packets ({hi / bdp:g} BDP)"
-        else:
-            binding = (
-                f"{', '.join(objs[k].text for k in up)} needs at least {grid[lower]} packets but "
-                f"{', '.join(objs[k].text for k in down)} allows at most {grid[upper] if upper >= 0 else 0} packets"
-            )
-    table = pd.DataFrame(rules, columns=["source", "buffer_pkts", "applies", "note"])
+    objs = _check_arguments(objectives, confidence, seeds, engines)
+    scn, timing = _with_time_scales(scenario)
+    _check_fit(objs, scn.normalized)
+    s = _Search(
+        scn,
+        objs,
+        engines=engines,
+        seeds=seeds,
+        confidence=confidence,
+        quick=quick,
+        budget=budget,
+        sweep_options={"store": store, "scheduler": scheduler, "workers": workers},
+        progress=progress,
+    )
+    notes = ([timing] if timing else []) + list(_groups(s.norm)[2])
+    rules = _rules(s.norm, objs, s.hi) if "rules" in engines else []
+    s.estimate(rules)
+    fluid_note = s.fluid_scan() if "fluid" in engines else ""
+    if "rules" in engines:
+        rules.append(s.fluid_sync_rule())
+    edges = s.packet_search()
+    notes += edges.notes
+    feasible, rec, rng, binding = s.verdict(edges)
     if fluid_note:
-        table.loc[len(table)] = {
-            "source": "fluid scan",
-            "buffer_pkts": math.nan,
-            "applies": "fluid" in engines,
-            "note": fluid_note,
-        }
-    # The packet engine at every applicable rule's buffer (same seeds; cached runs are reused).
-    if "rules" in engines and not stopped:
-        for r in table.itertuples():
-            if (
-                r.applies
-                and r.buffer_pkts == r.buffer_pkts
-                and r.buffer_pkts >= 1
-                and r.source != "fluid scan"
-            ):
-                b = int(round(r.buffer_pkts))
-                say(f"packet at {r.source}: {b} packets")
-                runs.append(run([b], "packet", seed_list))
-    all_runs = pd.concat(runs, ignore_index=True) if runs else pd.DataFrame()
-    measured = []
-    for r in table.itertuples():
-        measured.append(_measure(all_runs, r.buffer_pkts, objs, confidence))
+        rules.append(_row("fluid scan", math.nan, True, fluid_note))
+    table = pd.DataFrame(rules, columns=["source", "buffer_pkts", "applies", "note"])
+    if "rules" in engines and not edges.stopped:
+        try:
+            s.check_rules(table)
+        except _Budget:
+            notes.append(f"the budget of {budget} packet runs left some rules unchecked")
+    all_runs = pd.concat(s.runs, ignore_index=True) if s.runs else pd.DataFrame()
+    table = _measured_table(table, all_runs, objs, confidence, feasible, rec)
+    notes += _model_columns(table, s.raw, objs)
+    convergence, conv_notes = s.convergence(s.decisive(edges, rng))
+    notes += conv_notes
+    if s.adaptive:
+        notes.append(
+            "adaptive seeds (a t interval straddled a bound): "
+            + ", ".join(f"{b} packets x {k}" for b, k in sorted(s.adaptive.items()))
+        )
+    if s.undecided:
+        notes.append(
+            f"still undecided after {ADAPTIVE_MAX_FACTOR} x {s.seeds} seeds or at the budget: "
+            + ", ".join(f"{b} packets" for b in sorted(set(s.undecided)))
+        )
+    s.total = s.done  # the bar ends full
+    s.say("done", f"done: {s.packet_runs} packet runs")
+    return Advice(
+        objectives=objs,
+        feasible=feasible,
+        buffer_pkts=float(rec),
+        buffer_bytes=float(rec) * int(s.norm["link"]["packet_size_bytes"]),
+        range=rng,
+        binding=binding,
+        table=table,
+        runs=all_runs,
+        confidence=confidence,
+        packet_size_bytes=int(s.norm["link"]["packet_size_bytes"]),
+        method=_method(s),
+        notes=notes,
+        convergence=convergence,
+        duration_s=float(s.norm["duration_s"]),
+        warmup_s=float(s.norm["warmup_s"]),
+    )
+
+
+def _method(s: _Search) -> str:
+    free = any(not o.monotone for o in s.objs)
+    return (
+        f"Packet bisection over a log grid of {len(s.grid)} buffers (1 to {s.grid[-1]} packets, "
+        f"{s.per_doubling} per doubling)"
+        + (
+            ", an interval search (scan, then both edges bisected) for flow completion times"
+            if free
+            else ""
+        )
+        + f", {len(s.seed_list)} seeds per buffer (more where a verdict was undecided), "
+        f"{s.packet_runs} packet runs of {s.norm['duration_s']:g} s ({s.norm['warmup_s']:g} s warm-up); "
+        f"each objective checked on a one-sided {s.confidence:.0%} Student t bound over the seeds."
+    )
+
+
+def _measured_table(
+    table: pd.DataFrame,
+    runs: pd.DataFrame,
+    objs: list[Objective],
+    confidence: float,
+    feasible: bool,
+    rec: float,
+) -> pd.DataFrame:
+    """Each row's packet measurement (objective means, ``meets all``) and the recommendation."""
+    measured = [_measure(runs, r.buffer_pkts, objs, confidence) for r in table.itertuples()]
     for k, o in enumerate(objs):
         table[o.text] = [m[k] for m in measured]
     table["meets all"] = [m[-1] for m in measured]
-    rec_row = {
-        "source": "recommended",
-        "buffer_pkts": rec,
-        "applies": feasible,
-        "note": "packet engine, smallest grid buffer meeting every objective",
-    }
-    rec_meas = _measure(all_runs, rec, objs, confidence)
+    rec_row = _row(
+        "recommended", rec, feasible, "packet engine, smallest grid buffer meeting every objective"
+    )
+    rec_meas = _measure(runs, rec, objs, confidence)
     rec_row.update({o.text: rec_meas[k] for k, o in enumerate(objs)})
     rec_row["meets all"] = rec_meas[-1]
-    table.loc[len(table)] = rec_row
-    # What the analytic model (bufsim.models.predict, "auto") says at each
-    # buffer, for the objectives it predicts; NaN where it has no answer.
+    return pd.DataFrame([*table.to_dict("records"), rec_row], columns=list(table.columns))
+
+
+def _model_columns(table: pd.DataFrame, raw: Mapping[str, Any], objs: list[Objective]) -> list[str]:
+    """What the analytic model (bufsim.models.predict, "auto") says at each
+    buffer, for the objectives it predicts; NaN where it has no answer."""
     model_note = ""
     for o in objs:
         table[f"{o.text} (model)"] = math.nan
@@ -730,32 +1344,7 @@ def advise(  # noqa: C901 - to split (issue 16)
             continue
         for o in objs:
             table.loc[i, f"{o.text} (model)"] = pred.get(o.key, math.nan)
-    if model_note:
-        notes.append(model_note)
-    size = int(link["packet_size_bytes"])
-    method = (
-        f"Packet bisection over a log grid of {len(grid)} buffers (1 to {grid[-1]} packets, "
-        f"{per_doubling} per doubling), {len(seed_list)} seeds per buffer, {packet_runs} packet runs in the "
-        f"search; each objective checked on a one-sided {confidence:.0%} Student t bound over the seeds."
-    )
-    return Advice(
-        objectives=objs,
-        feasible=feasible,
-        buffer_pkts=float(rec),
-        buffer_bytes=float(rec) * size,
-        range=rng,
-        binding=binding,
-        table=table,
-        runs=all_runs,
-        confidence=confidence,
-        packet_size_bytes=size,
-        method=method,
-        notes=notes,
-    )
-
-
-class _Budget(Exception):
-    pass
+    return [model_note] if model_note else []
 
 
 def _search(pred: Callable[[int], bool], lo: int, hi: int, n: int, *, first_true: bool) -> int:
@@ -807,6 +1396,7 @@ def _measure(runs: pd.DataFrame, b: float, objs: list[Objective], confidence: fl
     g = runs[(runs["engine"] == "packet") & (runs["buffer_pkts"] == float(int(round(b))))]
     if g.empty:
         return [math.nan] * len(objs) + [None]
-    return [float(g[o.key].mean()) for o in objs] + [
-        all(o.holds(g[o.key].tolist(), confidence) for o in objs)
+    cols = [g[o.key] if o.key in g else pd.Series([math.nan]) for o in objs]
+    return [float(c.mean()) for c in cols] + [
+        all(o.holds(c.tolist(), confidence) for o, c in zip(objs, cols))
     ]

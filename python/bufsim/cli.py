@@ -14,12 +14,19 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 import bufsim
@@ -793,16 +800,10 @@ def advise(
     if not objective:
         _fail('give at least one objective: -O "utilization>=0.98" (repeat -O for more)')
     _check_out(report_path, (".html", ".htm"), "--report")
-    # What the search is doing, on one status line (a terminal only).
-    status = (
-        err_console.status("advise: starting") if err_console.is_terminal and not as_json else None
-    )
-    say = (
-        (lambda msg: status.update(f"advise: {msg}")) if status is not None else (lambda msg: None)
-    )
+    bar, say = _advise_progress(enabled=err_console.is_terminal and not as_json)
     try:
-        if status is not None:
-            status.start()
+        if bar is not None:
+            bar.start()
         a = run_advise(
             scenario,
             objective,
@@ -817,13 +818,41 @@ def advise(
     except (AdviceError, bufsim.ScenarioError, bufsim.SweepSpecError) as e:
         _fail(str(e))
     finally:
-        if status is not None:
-            status.stop()
+        if bar is not None:
+            bar.stop()
     if report_path is not None:
         report_path.write_text(a.to_html(), encoding="utf-8")
     if as_json:
         print(json.dumps(a.to_dict(), indent=2))
         return
+    _print_advice(a)
+    if report_path is not None:
+        console.print(f"report written to {report_path}")
+
+
+def _advise_progress(enabled: bool) -> tuple[Progress | None, Callable[[Any], None]]:
+    """One progress bar for a whole advise search: what it does, runs done, ETA."""
+    if not enabled:
+        return None, lambda p: None
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} runs"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=True,
+    )
+    task = bar.add_task("advise: starting", total=None)
+
+    def say(p: Any) -> None:
+        bar.update(task, description=f"advise: {p.message}", completed=p.done, total=p.total)
+
+    return bar, say
+
+
+def _print_advice(a: Any) -> None:
     t = Table(title="bufsim advise: " + ", ".join(o.text for o in a.objectives))
     for c in a.table.columns:
         t.add_column(str(c), overflow="fold")
@@ -855,8 +884,9 @@ def advise(
                 t.add_row(*cells)
             console.print(t)
     console.print(a.method, highlight=False)
-    if report_path is not None:
-        console.print(f"report written to {report_path}")
+    for note in a.notes:
+        style = "bold yellow" if note.startswith("WARNING") else None
+        console.print(note, style=style, highlight=False)
 
 
 def _cell(value: object) -> str:
