@@ -79,13 +79,23 @@ def test_ctrl_c_stops_cleanly(tmp_path):
         SCENARIO.replace('"20s"', '"2000s"').replace('"10Mbps"', '"1Gbps"')
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bufsim.cli", "run", "s.toml", "--out", "out"],
+        [sys.executable, "-m", "bufsim.cli", "-v", "run", "s.toml", "--out", "out"],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(3)
+    # Interrupt once the engine runs (its -v log line says so), not after a
+    # fixed sleep: on a busy machine the imports alone can take seconds.
+    started = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        started.append(line)
+        if "packet engine, seed" in line or not line:
+            break
+    assert "packet engine, seed" in started[-1], started
+    time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
