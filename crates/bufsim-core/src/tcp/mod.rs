@@ -5,6 +5,7 @@ pub mod hystart;
 pub mod prr;
 pub mod rack;
 pub mod receiver;
+pub mod rtt;
 pub mod sack;
 pub mod sender;
 pub mod stack;

@@ -27,16 +27,10 @@ use crate::tcp::cc::{AckInfo, AnyCc, Window, reno_ssthresh};
 use crate::tcp::hystart::{CSS_GROWTH_DIVISOR, Growth, HyStart};
 use crate::tcp::prr::Prr;
 use crate::tcp::rack::{Rack, Tlp};
+use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
 use crate::tcp::stack::RtoSsthresh;
 use crate::units::SimTime;
-
-//= RFC 6298 section 2.1: "Until a round-trip time (RTT) measurement has been
-//= made ... the sender SHOULD set RTO <- 1 second".
-const INITIAL_RTO: SimTime = SimTime(1_000_000_000_000);
-//= RFC 6298 section 2 (2.5): "A maximum value MAY be placed on RTO provided it
-//= is at least 60 seconds."
-const MAX_RTO: SimTime = SimTime(60_000_000_000_000);
 
 /// Settings of one sender.
 #[derive(Clone, Copy, Debug)]
@@ -120,16 +114,11 @@ pub struct Sender {
     reo_deadline: SimTime,
     pto_deadline: SimTime,
     rxt_next: u64,
-    srtt: f64,
-    rttvar: f64,
-    have_rtt: bool,
-    rto: SimTime,
+    /// RFC 6298's RTT estimate and RTO.
+    rtt: RttEstimator,
     /// When the retransmission timer expires (`SimTime::MAX`: not running).
     pub rto_deadline: SimTime,
     timed: Option<(u64, SimTime)>,
-    min_rtt: Option<SimTime>,
-    max_rtt: Option<SimTime>,
-    last_rtt: Option<SimTime>,
     /// Counters.
     pub stats: SenderStats,
 }
@@ -170,15 +159,9 @@ impl Sender {
             reo_deadline: SimTime::MAX,
             pto_deadline: SimTime::MAX,
             rxt_next: 0,
-            srtt: 0.0,
-            rttvar: 0.0,
-            have_rtt: false,
-            rto: INITIAL_RTO.max(cfg.min_rto),
+            rtt: RttEstimator::new(cfg.min_rto),
             rto_deadline: SimTime::MAX,
             timed: None,
-            min_rtt: None,
-            max_rtt: None,
-            last_rtt: None,
             stats: SenderStats::default(),
         }
     }
@@ -201,7 +184,7 @@ impl Sender {
 
     /// Smoothed RTT, if measured.
     pub fn srtt(&self) -> Option<SimTime> {
-        self.have_rtt.then_some(SimTime(self.srtt as u64))
+        self.rtt.srtt()
     }
 
     /// Whether every segment of a finite transfer has been acknowledged.
@@ -246,7 +229,7 @@ impl Sender {
         //= RFC 6298 section 5.1: "Every time a packet containing data is sent
         //= (including a retransmission), if the timer is not running, start it".
         if self.rto_deadline == SimTime::MAX {
-            self.rto_deadline = now + self.rto;
+            self.rto_deadline = now + self.rtt.rto();
         }
         if let Some(sb) = self.sb.as_mut() {
             sb.record_xmit(seq, now);
@@ -295,7 +278,7 @@ impl Sender {
             && self.max > self.una;
         self.pto_deadline = if eligible {
             let rto = if self.rto_deadline == SimTime::MAX {
-                now + self.rto
+                now + self.rtt.rto()
             } else {
                 self.rto_deadline
             };
@@ -325,7 +308,7 @@ impl Sender {
         //= "TLP.end_seq = SND.NXT"; the retransmission timer is armed again.
         self.tlp.end = Some(self.max);
         self.pto_deadline = SimTime::MAX;
-        self.rto_deadline = now + self.rto;
+        self.rto_deadline = now + self.rtt.rto();
     }
 
     /// RACK on an ACK or the reordering timer: update from the newest
@@ -333,7 +316,7 @@ impl Sender {
     /// reordering timer; enter fast recovery when a loss is found outside
     /// one. Returns whether it entered recovery (and so already sent).
     fn rack_detect(&mut self, delivered: u64, now: SimTime, out: &mut Vec<u64>) -> (bool, bool) {
-        let (min_rtt, srtt) = (self.min_rtt, self.srtt());
+        let (min_rtt, srtt) = (self.rtt.min, self.srtt());
         let (Some(rack), Some(sb)) = (self.rack.as_mut(), self.sb.as_mut()) else {
             return (false, false);
         };
@@ -402,29 +385,6 @@ impl Sender {
             self.nxt += 1;
             self.emit(seq, now, out);
         }
-    }
-
-    /// RFC 6298 section 2.2-2.4: update SRTT, RTTVAR and RTO from sample `r`.
-    fn rtt_sample(&mut self, r: SimTime) {
-        let r_ps = r.0 as f64;
-        if self.have_rtt {
-            //= RFC 6298 (2.3): RTTVAR <- (1 - beta) * RTTVAR + beta * |SRTT - R'|,
-            //= SRTT <- (1 - alpha) * SRTT + alpha * R', alpha = 1/8, beta = 1/4.
-            self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r_ps).abs();
-            self.srtt = 0.875 * self.srtt + 0.125 * r_ps;
-        } else {
-            //= RFC 6298 (2.2): SRTT <- R, RTTVAR <- R/2.
-            self.srtt = r_ps;
-            self.rttvar = r_ps / 2.0;
-            self.have_rtt = true;
-        }
-        //= RFC 6298 (2.3)-(2.4): RTO <- SRTT + max (G, K*RTTVAR), K = 4,
-        //= floored at the minimum RTO. The simulated clock is exact, G = 0.
-        let rto = SimTime((self.srtt + 4.0 * self.rttvar) as u64);
-        self.rto = rto.max(self.cfg.min_rto).min(MAX_RTO);
-        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
-        self.max_rtt = Some(self.max_rtt.map_or(r, |m| m.max(r)));
-        self.last_rtt = Some(r);
     }
 
     /// Enter fast recovery on the ACK that delivered `delivered` segments.
@@ -512,7 +472,7 @@ impl Sender {
             if let Some((seq, sent)) = self.timed
                 && self.una > seq
             {
-                self.rtt_sample(now - sent);
+                self.rtt.sample(now - sent);
                 self.timed = None;
             }
             self.dupacks = 0;
@@ -557,7 +517,7 @@ impl Sender {
                     //= recovery, also reset the retransmit timer" (step 3; the
                     //= "Impatient" variant of RFC 6582 section 4).
                     if self.first_partial {
-                        self.rto_deadline = now + self.rto;
+                        self.rto_deadline = now + self.rtt.rto();
                         self.first_partial = false;
                     }
                     self.pump(now, out);
@@ -571,7 +531,7 @@ impl Sender {
             self.rto_deadline = if self.una == self.max {
                 SimTime::MAX
             } else {
-                now + self.rto
+                now + self.rtt.rto()
             };
             //= RFC 8985 section 7.2: restart the PTO "upon receiving an ACK
             //= that cumulatively acknowledges new data".
@@ -698,9 +658,9 @@ impl Sender {
             acked,
             now,
             srtt: self.srtt(),
-            min_rtt: self.min_rtt,
-            max_rtt: self.max_rtt,
-            rtt: self.last_rtt,
+            min_rtt: self.rtt.min,
+            max_rtt: self.rtt.max,
+            rtt: self.rtt.last,
         };
         self.cc.on_ack(&mut self.w, &info);
     }
@@ -772,12 +732,12 @@ impl Sender {
             // Go back N: resend from the first unacknowledged segment.
             self.nxt = self.una;
         }
-        //= RFC 6298 section 5.5: RTO <- RTO * 2 ("back off the timer").
-        self.rto = self.rto.times(2).min(MAX_RTO);
+        //= RFC 6298 section 5.5: back off the timer.
+        self.rtt.backoff();
         self.timed = None;
         //= RFC 6298 section 5.4/5.6: retransmit the earliest segment and
         //= restart the timer with the backed-off RTO.
-        self.rto_deadline = now + self.rto;
+        self.rto_deadline = now + self.rtt.rto();
         self.pump(now, out);
     }
 }
@@ -853,13 +813,13 @@ mod tests {
         s.pump(SimTime::ZERO, &mut out);
         s.on_ack(&ack(1), SimTime::from_millis(100), &mut out);
         // First sample 100 ms: RTO = 100 + 4 * 50 = 300 ms.
-        assert_eq!(s.rto, SimTime::from_millis(300));
+        assert_eq!(s.rtt.rto(), SimTime::from_millis(300));
         let t = s.rto_deadline;
         out.clear();
         s.on_timeout(t, &mut out);
         assert_eq!(out, vec![1]);
         assert_eq!(s.w.cwnd, 1.0);
-        assert_eq!(s.rto, SimTime::from_millis(600));
+        assert_eq!(s.rtt.rto(), SimTime::from_millis(600));
         assert_eq!(s.stats.timeouts, 1);
     }
 

@@ -1,0 +1,117 @@
+//! The RTT estimator and retransmission timeout of RFC 6298: SRTT, RTTVAR,
+//! RTO with its floor, ceiling and exponential backoff, and the smallest,
+//! largest and latest samples the congestion controllers read.
+
+use crate::units::SimTime;
+
+//= RFC 6298 section 2.1: "Until a round-trip time (RTT) measurement has been
+//= made ... the sender SHOULD set RTO <- 1 second".
+const INITIAL_RTO: SimTime = SimTime(1_000_000_000_000);
+//= RFC 6298 section 2 (2.5): "A maximum value MAY be placed on RTO provided it
+//= is at least 60 seconds."
+const MAX_RTO: SimTime = SimTime(60_000_000_000_000);
+
+/// One connection's RTT estimate and RTO (times in picoseconds inside).
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    srtt: f64,
+    rttvar: f64,
+    have_sample: bool,
+    rto: SimTime,
+    min_rto: SimTime,
+    /// The smallest sample so far.
+    pub min: Option<SimTime>,
+    /// The largest sample so far.
+    pub max: Option<SimTime>,
+    /// The latest sample.
+    pub last: Option<SimTime>,
+}
+
+impl RttEstimator {
+    /// No sample yet: RTO is the initial 1 s, or `min_rto` if larger.
+    pub fn new(min_rto: SimTime) -> RttEstimator {
+        RttEstimator {
+            srtt: 0.0,
+            rttvar: 0.0,
+            have_sample: false,
+            rto: INITIAL_RTO.max(min_rto),
+            min_rto,
+            min: None,
+            max: None,
+            last: None,
+        }
+    }
+
+    /// RFC 6298 section 2.2-2.4: update SRTT, RTTVAR and RTO from sample `r`.
+    pub fn sample(&mut self, r: SimTime) {
+        let r_ps = r.0 as f64;
+        if self.have_sample {
+            //= RFC 6298 (2.3): RTTVAR <- (1 - beta) * RTTVAR + beta * |SRTT - R'|,
+            //= SRTT <- (1 - alpha) * SRTT + alpha * R', alpha = 1/8, beta = 1/4.
+            self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r_ps).abs();
+            self.srtt = 0.875 * self.srtt + 0.125 * r_ps;
+        } else {
+            //= RFC 6298 (2.2): SRTT <- R, RTTVAR <- R/2.
+            self.srtt = r_ps;
+            self.rttvar = r_ps / 2.0;
+            self.have_sample = true;
+        }
+        //= RFC 6298 (2.3)-(2.4): RTO <- SRTT + max (G, K*RTTVAR), K = 4,
+        //= floored at the minimum RTO. The simulated clock is exact, G = 0.
+        let rto = SimTime((self.srtt + 4.0 * self.rttvar) as u64);
+        self.rto = rto.max(self.min_rto).min(MAX_RTO);
+        self.min = Some(self.min.map_or(r, |m| m.min(r)));
+        self.max = Some(self.max.map_or(r, |m| m.max(r)));
+        self.last = Some(r);
+    }
+
+    /// RFC 6298 section 5.5: RTO <- RTO * 2 ("back off the timer"), at most
+    /// the 60 s ceiling.
+    pub fn backoff(&mut self) {
+        self.rto = self.rto.times(2).min(MAX_RTO);
+    }
+
+    /// The current retransmission timeout.
+    pub fn rto(&self) -> SimTime {
+        self.rto
+    }
+
+    /// Smoothed RTT, if measured.
+    pub fn srtt(&self) -> Option<SimTime> {
+        self.have_sample.then_some(SimTime(self.srtt as u64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc6298_hand_worked() {
+        let ms = SimTime::from_millis;
+        let mut e = RttEstimator::new(ms(200));
+        assert_eq!(e.rto(), ms(1000));
+        assert_eq!(e.srtt(), None);
+        // First sample 100 ms: SRTT 100, RTTVAR 50, RTO = 100 + 4 * 50 = 300 ms.
+        e.sample(ms(100));
+        assert_eq!((e.srtt(), e.rto()), (Some(ms(100)), ms(300)));
+        // Second 200 ms: RTTVAR = 0.75 * 50 + 0.25 * 100 = 62.5,
+        // SRTT = 0.875 * 100 + 0.125 * 200 = 112.5, RTO = 112.5 + 250 = 362.5 ms.
+        e.sample(ms(200));
+        assert_eq!(e.rto(), SimTime::from_micros(362_500));
+        assert_eq!(
+            (e.min, e.max, e.last),
+            (Some(ms(100)), Some(ms(200)), Some(ms(200)))
+        );
+        e.backoff();
+        assert_eq!(e.rto(), ms(725));
+        for _ in 0..10 {
+            e.backoff();
+        }
+        assert_eq!(e.rto(), ms(60_000));
+        // The floor: a 1 ms RTT still gives the minimum RTO.
+        let mut e = RttEstimator::new(ms(200));
+        e.sample(ms(1));
+        assert_eq!(e.rto(), ms(200));
+    }
+}
