@@ -203,7 +203,7 @@ def _fmt_params(params: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in params.items()) or "no parameters"
 
 
-def expand(  # noqa: C901 - to split (issue 16)
+def expand(
     base_scenario: Scenario | Mapping[str, Any] | str | Path,
     grid: Mapping[str, Any] | None = None,
     engines: Sequence[str] | str = ("packet",),
@@ -230,7 +230,29 @@ def expand(  # noqa: C901 - to split (issue 16)
         parameters and the core's message, which names the field).
     """
     base = _base_raw(base_scenario)
-    zipped = zip
+    axes = _axes(grid, zip)
+    steps = _checked_paths(base, axes)
+    engines = _engines(engines)
+    seed_list = None if seeds is None else _seeds(seeds)
+    if seed_list is not None and "seed" in steps:
+        raise SweepSpecError("'seed' is both a grid path and set by seeds=: use one of them")
+    _check_size(axes, engines, seed_list)
+    return _points(base, axes, steps, engines, seed_list)
+
+
+#: One axis of the product: its paths, and per step along it one value per path.
+_Axis = tuple[list[str], list[tuple[Any, ...]]]
+
+
+def _axes(grid: Any, zipped: Any) -> list[_Axis]:
+    """The product axes: one per grid path, then one per zipped group.
+
+    Raises
+    ------
+    SweepSpecError
+        ``grid`` not a table, an axis not a non-empty list, a zipped group
+        not a non-empty table or with lists of different lengths, no axis.
+    """
     if grid is None:
         grid = {}
     if not isinstance(grid, Mapping):
@@ -239,26 +261,43 @@ def expand(  # noqa: C901 - to split (issue 16)
         zipped = []
     if isinstance(zipped, Mapping):
         zipped = [zipped]
-    axes: list[tuple[list[str], list[tuple[Any, ...]]]] = []
+    axes: list[_Axis] = []
     for path, values in grid.items():
         axes.append(([path], [(v,) for v in _values(f"grid[{path!r}]", values)]))
     for g, group in enumerate(zipped):
-        if not isinstance(group, Mapping) or not group:
-            raise SweepSpecError(
-                f"zip[{g}] must be a non-empty table of path = [values], got {group!r}"
-            )
-        lists = {p: _values(f"zip[{g}][{p!r}]", v) for p, v in group.items()}
-        lengths = {p: len(v) for p, v in lists.items()}
-        if len(set(lengths.values())) != 1:
-            raise SweepSpecError(
-                f"zip[{g}]: zipped lists must have equal lengths, got "
-                + ", ".join(f"{p}: {n}" for p, n in lengths.items())
-            )
-        axes.append((list(lists), [tuple(vals) for vals in _zip_lists(*lists.values())]))
+        axes.append(_zip_axis(g, group))
     if not axes:
         raise SweepSpecError(
             "the grid is empty: give at least one axis, e.g. grid={'link.buffer': ['20pkt', '100pkt']}"
         )
+    return axes
+
+
+def _zip_axis(g: int, group: Any) -> _Axis:
+    """Zipped group number ``g``: one axis whose lists advance together."""
+    if not isinstance(group, Mapping) or not group:
+        raise SweepSpecError(
+            f"zip[{g}] must be a non-empty table of path = [values], got {group!r}"
+        )
+    lists = {p: _values(f"zip[{g}][{p!r}]", v) for p, v in group.items()}
+    lengths = {p: len(v) for p, v in lists.items()}
+    if len(set(lengths.values())) != 1:
+        raise SweepSpecError(
+            f"zip[{g}]: zipped lists must have equal lengths, got "
+            + ", ".join(f"{p}: {n}" for p, n in lengths.items())
+        )
+    return list(lists), [tuple(vals) for vals in zip(*lists.values())]
+
+
+def _checked_paths(base: Mapping[str, Any], axes: list[_Axis]) -> dict[str, list[str | int]]:
+    """Every path of the axes, parsed and checked against the base: ``{path: steps}``.
+
+    Raises
+    ------
+    SweepSpecError
+        A path that does not read or does not fit the base (:func:`_check_path`),
+        a path in more than one axis, or two paths of which one contains the other.
+    """
     paths = [p for ps, _ in axes for p in ps]
     steps = {p: _check_path(base, p) for p in paths}
     dup = sorted({p for p in paths if paths.count(p) > 1})
@@ -268,13 +307,15 @@ def expand(  # noqa: C901 - to split (issue 16)
         sa, sb = steps[a], steps[b]
         if len(sa) < len(sb) and sb[: len(sa)] == sa:
             raise SweepSpecError(f"grid paths {a!r} and {b!r} overlap (one contains the other)")
-    engines = _engines(engines)
-    seed_list = None if seeds is None else _seeds(seeds)
-    if seed_list is not None and "seed" in paths:
-        raise SweepSpecError("'seed' is both a grid path and set by seeds=: use one of them")
+    return steps
 
-    # The size is known before any scenario is built: refuse a sweep out of
-    # proportion at once (validating 10^6 points alone takes over a minute).
+
+def _check_size(axes: list[_Axis], engines: list[str], seed_list: list[int] | None) -> None:
+    """Refuse a sweep of more runs than :func:`bufsim.limits.points_limit` allows.
+
+    The size is known before any scenario is built: a sweep out of proportion
+    is refused at once (validating 10^6 points alone takes over a minute).
+    """
     sizes = [len(vals) for _, vals in axes]
     n_seeds = len(seed_list) if seed_list is not None else 1
     models = sum(e.startswith("model:") for e in engines)  # once per combination
@@ -285,37 +326,32 @@ def expand(  # noqa: C901 - to split (issue 16)
             f"the sweep has {total} runs ({shape}, x {len(engines)} engines x {n_seeds} seeds), more than the "
             f"{limits.points_limit()} allowed: split it, or set BUFSIM_MAX_POINTS"
         )
+
+
+def _points(
+    base: Mapping[str, Any],
+    axes: list[_Axis],
+    steps: Mapping[str, list[str | int]],
+    engines: list[str],
+    seed_list: list[int] | None,
+) -> list[Point]:
+    """Build and validate every point, in table order: combinations, then engines, then seeds.
+
+    A model is deterministic: it runs once per combination (with the first
+    seed), not once per seed.
+    """
     version = build_id()
     points: list[Point] = []
     validated = 0  # scenarios validated so far: the number an error gives its point
     for combo in itertools.product(*[vals for _, vals in axes]):
         params: dict[str, Any] = {}
-        for (ps, _), vals in _zip_lists(axes, combo):
-            params.update(_zip_lists(ps, vals))
+        for (ps, _), vals in zip(axes, combo):
+            params.update(zip(ps, vals))
         runs: list[tuple[Scenario, int, str]] = []  # one per seed
         for seed in seed_list if seed_list is not None else [None]:
-            raw = copy.deepcopy(base)
-            for p, v in params.items():
-                _set_path(raw, steps[p], v)
-            if seed is not None:
-                raw["seed"] = seed
-            try:
-                scn = Scenario(raw)
-            except _core.ScenarioError as e:
-                seed_txt = "" if seed is None else f", seed={seed}"
-                missing = [p for p in params if _missing_in(base, steps[p])]
-                note = (
-                    f" (not in the base scenario: {', '.join(missing)})"
-                    if missing and _mentions(str(e), missing)
-                    else ""
-                )
-                raise SweepSpecError(
-                    f"sweep point {validated} ({_fmt_params(params)}{seed_txt}): {e}{note}"
-                ) from None
+            scn = _point_scenario(base, steps, params, seed, validated)
             validated += 1
             runs.append((scn, int(scn.normalized["seed"]), scn.hash()))
-        # Table order: combinations, then engines, then seeds. A model is
-        # deterministic: it runs once per combination, not once per seed.
         for engine in engines:
             for scn, run_seed, digest in runs[:1] if engine.startswith("model:") else runs:
                 link = scn.normalized["link"]
@@ -335,7 +371,40 @@ def expand(  # noqa: C901 - to split (issue 16)
     return points
 
 
-_zip_lists = zip  # the builtin, since expand() takes a keyword named ``zip``
+def _point_scenario(
+    base: Mapping[str, Any],
+    steps: Mapping[str, list[str | int]],
+    params: Mapping[str, Any],
+    seed: int | None,
+    number: int,
+) -> Scenario:
+    """The validated scenario of one point: the base with ``params`` (and ``seed``) set.
+
+    Raises
+    ------
+    SweepSpecError
+        The scenario fails validation: the message gives the point's
+        ``number``, its parameters, the core's message and, when the field
+        named is one the base does not have, the paths that added it.
+    """
+    raw = copy.deepcopy(base)
+    for p, v in params.items():
+        _set_path(raw, steps[p], v)
+    if seed is not None:
+        raw["seed"] = seed
+    try:
+        return Scenario(raw)
+    except _core.ScenarioError as e:
+        seed_txt = "" if seed is None else f", seed={seed}"
+        missing = [p for p in params if _missing_in(base, steps[p])]
+        note = (
+            f" (not in the base scenario: {', '.join(missing)})"
+            if missing and _mentions(str(e), missing)
+            else ""
+        )
+        raise SweepSpecError(
+            f"sweep point {number} ({_fmt_params(params)}{seed_txt}): {e}{note}"
+        ) from None
 
 
 def _missing_in(base: Mapping[str, Any], steps: Sequence[str | int]) -> bool:
