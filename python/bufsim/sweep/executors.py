@@ -202,7 +202,7 @@ LEASE_S = 60.0
 POLL_S = 0.5
 
 
-def _execute(  # noqa: C901 - to split (issue 16)
+def _execute(
     todo: list[Point], runner: _Runner, db: Store, owner: str, timeseries: bool
 ) -> Iterable[tuple[Point, dict[str, Any] | None]]:
     """Run the points and yield (point, outcome) as each finishes, or
@@ -217,107 +217,161 @@ def _execute(  # noqa: C901 - to split (issue 16)
     and the points it held are rerun one at a time, so that only a point that
     kills its worker on its own is recorded as failed.
     """
-    queue = collections.deque(todo)
-    suspects: collections.deque[Point] = collections.deque()
-    elsewhere: dict[str, Point] = {}  # run by another driver
-    alone: set[int] = set()  # indices of points rerun alone after a worker died
-    pending: dict[cf.Future, Point] = {}
-    window = runner.window or len(todo)
-    completed = deaths_alone = 0
-    renewed = time.monotonic()
+    yield from _Execution(todo, runner, db, owner, timeseries).run()
 
-    def submit(p: Point) -> None:
+
+#: What :meth:`_Execution._outcome` returns for a point to rerun alone.
+_RERUN: Any = object()
+
+
+class _Execution:
+    """The state of one :func:`_execute`: where each point to run is.
+
+    A point is in ``queue`` (not yet claimed), ``pending`` (submitted, by
+    future), ``elsewhere`` (claimed by another driver, by key) or
+    ``suspects`` (held by a worker that died: rerun one at a time, its index
+    then in ``alone``).
+    """
+
+    def __init__(self, todo: list[Point], runner: _Runner, db: Store, owner: str, timeseries: bool):
+        self.runner = runner
+        self.db = db
+        self.owner = owner
+        self.timeseries = timeseries
+        self.queue = collections.deque(todo)
+        self.suspects: collections.deque[Point] = collections.deque()
+        self.elsewhere: dict[str, Point] = {}  # run by another driver
+        self.alone: set[int] = set()  # indices of points rerun alone after a worker died
+        self.pending: dict[cf.Future, Point] = {}
+        self.window = runner.window or len(todo)
+        self.completed = 0
+        self.deaths_alone = 0
+        self.renewed = time.monotonic()
+
+    def run(self) -> Iterable[tuple[Point, dict[str, Any] | None]]:
+        """Yield (point, outcome) or (point, None) until no point is left."""
+        yield from self._fill()
+        while self.pending or self.queue or self.elsewhere:
+            if not self.pending:
+                yield from self._finished_elsewhere()
+                yield from self._fill()
+                if not self.pending and self.elsewhere:
+                    time.sleep(POLL_S)
+                continue
+            finished = self._wait()
+            if finished:
+                yield from self._collect(finished)
+
+    def _submit(self, p: Point) -> None:
         try:
-            fut = runner.submit(p)
+            fut = self.runner.submit(p)
         except RuntimeError as e:  # a broken executor we may not restart
             fut = cf.Future()
             fut.set_exception(e)
-        pending[fut] = p
+        self.pending[fut] = p
 
-    def fill() -> list[Point]:
+    def _claim_more(self) -> list[Point]:
         """Submit what the window allows; return the points found done elsewhere."""
         done_elsewhere = []
-        if suspects:
-            if not pending:
-                p = suspects.popleft()
-                alone.add(p.index)
-                submit(p)
+        if self.suspects:
+            if not self.pending:
+                p = self.suspects.popleft()
+                self.alone.add(p.index)
+                self._submit(p)
             return done_elsewhere
-        while queue and len(pending) < window:
-            p = queue.popleft()
-            state = db.claim(p.key, owner, LEASE_S, timeseries=timeseries)
+        while self.queue and len(self.pending) < self.window:
+            p = self.queue.popleft()
+            state = self.db.claim(p.key, self.owner, LEASE_S, timeseries=self.timeseries)
             if state == "mine":
-                submit(p)
+                self._submit(p)
             elif state == "done":
                 done_elsewhere.append(p)
             else:
-                elsewhere[p.key] = p
+                self.elsewhere[p.key] = p
         return done_elsewhere
 
-    def finished_elsewhere() -> Iterable[tuple[Point, None]]:
-        """Points another driver stored; those it abandoned go back in the queue."""
-        if not elsewhere:
-            return
-        stored = db.get(elsewhere)
-        for key in list(elsewhere):
-            if key in stored:
-                yield elsewhere.pop(key), None
-        if not pending and not queue:
-            for key in list(elsewhere):
-                state = db.claim(key, owner, LEASE_S, timeseries=timeseries)
-                if state != "taken":
-                    queue.append(elsewhere.pop(key))
+    def _fill(self) -> Iterable[tuple[Point, None]]:
+        """Submit what the window allows, then yield the points found done elsewhere."""
+        for p in self._claim_more():
+            yield p, None
 
-    for p in fill():
-        yield p, None
-    while pending or queue or elsewhere:
-        if not pending:
-            yield from finished_elsewhere()
-            for p in fill():
-                yield p, None
-            if not pending and elsewhere:
-                time.sleep(POLL_S)
-            continue
-        finished, _ = cf.wait(list(pending), timeout=LEASE_S / 3, return_when=cf.FIRST_COMPLETED)
-        if time.monotonic() - renewed > LEASE_S / 3:
-            db.renew((p.key for p in pending.values()), owner, LEASE_S)
-            renewed = time.monotonic()
-        if not finished:
-            continue
+    def _finished_elsewhere(self) -> Iterable[tuple[Point, None]]:
+        """Points another driver stored; those it abandoned go back in the queue."""
+        if not self.elsewhere:
+            return
+        stored = self.db.get(self.elsewhere)
+        for key in list(self.elsewhere):
+            if key in stored:
+                yield self.elsewhere.pop(key), None
+        if not self.pending and not self.queue:
+            for key in list(self.elsewhere):
+                state = self.db.claim(key, self.owner, LEASE_S, timeseries=self.timeseries)
+                if state != "taken":
+                    self.queue.append(self.elsewhere.pop(key))
+
+    def _wait(self) -> set[cf.Future]:
+        """The futures done within a third of a lease; renews the claims when due."""
+        finished, _ = cf.wait(
+            list(self.pending), timeout=LEASE_S / 3, return_when=cf.FIRST_COMPLETED
+        )
+        if time.monotonic() - self.renewed > LEASE_S / 3:
+            self.db.renew((p.key for p in self.pending.values()), self.owner, LEASE_S)
+            self.renewed = time.monotonic()
+        return finished
+
+    def _collect(self, finished: set[cf.Future]) -> Iterable[tuple[Point, dict[str, Any] | None]]:
+        """Yield the finished points' outcomes (in point order), then refill.
+
+        When the local pool broke, every pending point is collected, the pool
+        restarted, and the points it held queued as suspects.
+        """
         pool_broke = any(
             isinstance(f.exception(), BrokenProcessPool) for f in finished if not f.cancelled()
         )
         if pool_broke:
             # Every other pending call of a broken pool fails too; some may
             # have finished just before: collect them all now.
-            finished, _ = cf.wait(list(pending))
+            finished, _ = cf.wait(list(self.pending))
         rerun: list[Point] = []
-        for fut in sorted(finished, key=lambda f: pending[f].index):
-            point = pending.pop(fut)
-            try:
-                out = fut.result()
-            except (BrokenProcessPool, cf.CancelledError) as e:
-                if point.index in alone or not runner.can_restart():
-                    deaths_alone += point.index in alone
-                    if deaths_alone >= 2 and completed == 0:
-                        raise RuntimeError(
-                            "worker processes die before finishing any point (see their error output above). "
-                            'If a script calls bufsim.sweep(), call it under `if __name__ == "__main__":`'
-                        ) from e
-                    out = _failure(
-                        f"worker process died while running this point ({type(e).__name__}: {e})"
-                    )
-                else:
-                    rerun.append(point)
-                    continue
-            except Exception as e:  # executor-level failure (Dask KilledWorker, pickling, ...)
-                out = _failure(f"{type(e).__name__}: {e}")
-            alone.discard(point.index)
-            completed += 1
+        for fut in sorted(finished, key=lambda f: self.pending[f].index):
+            point = self.pending.pop(fut)
+            out = self._outcome(fut, point)
+            if out is _RERUN:
+                rerun.append(point)
+                continue
+            self.alone.discard(point.index)
+            self.completed += 1
             yield point, out
-        if pool_broke and runner.can_restart():
-            runner.restart()
-            suspects.extend(rerun)
-        yield from finished_elsewhere()
-        for p in fill():
-            yield p, None
+        if pool_broke and self.runner.can_restart():
+            self.runner.restart()
+            self.suspects.extend(rerun)
+        yield from self._finished_elsewhere()
+        yield from self._fill()
+
+    def _outcome(self, fut: cf.Future, point: Point) -> dict[str, Any]:
+        """The outcome of a finished future, or :data:`_RERUN` for a point to rerun alone."""
+        try:
+            return fut.result()
+        except (BrokenProcessPool, cf.CancelledError) as e:
+            if point.index in self.alone or not self.runner.can_restart():
+                return self._died(point, e)
+            return _RERUN
+        except Exception as e:  # executor-level failure (Dask KilledWorker, pickling, ...)
+            return _failure(f"{type(e).__name__}: {e}")
+
+    def _died(self, point: Point, e: BaseException) -> dict[str, Any]:
+        """The failure of a point whose worker died, one we cannot or need not rerun.
+
+        Raises
+        ------
+        RuntimeError
+            When a second point run alone killed its worker before any point
+            finished: the workers cannot start (a script without a main guard).
+        """
+        self.deaths_alone += point.index in self.alone
+        if self.deaths_alone >= 2 and self.completed == 0:
+            raise RuntimeError(
+                "worker processes die before finishing any point (see their error output above). "
+                'If a script calls bufsim.sweep(), call it under `if __name__ == "__main__":`'
+            ) from e
+        return _failure(f"worker process died while running this point ({type(e).__name__}: {e})")
