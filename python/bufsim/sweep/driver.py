@@ -23,7 +23,7 @@ import pandas as pd
 
 from bufsim.scenario import Scenario
 from bufsim.store import Store, build_id, claim_owner, encode_json, records_table
-from bufsim.sweep.executors import _execute, _Runner, check_scheduler_address, default_workers
+from bufsim.sweep.executors import _execute, _Runner, check_scheduler_address
 from bufsim.sweep.progress import _Progress
 from bufsim.sweep.spec import Point, SweepSpecError, _fmt_params, expand
 
@@ -31,7 +31,7 @@ from bufsim.sweep.spec import Point, SweepSpecError, _fmt_params, expand
 log = logging.getLogger("bufsim.sweep")
 
 
-def sweep(  # noqa: C901 - to split (issue 16)
+def sweep(
     base_scenario: Scenario | Mapping[str, Any] | str | Path,
     grid: Mapping[str, Any] | None = None,
     engines: Sequence[str] | str = ("packet",),
@@ -123,15 +123,7 @@ def sweep(  # noqa: C901 - to split (issue 16)
         raise RuntimeError(_MAIN_GUARD)
     points = expand(base_scenario, grid, engines, seeds, zip=zip)
     params_order = list(points[0].params) if points else []
-    if workers is not None and (
-        isinstance(workers, bool) or not isinstance(workers, int) or workers < 0
-    ):
-        raise SweepSpecError(f"workers must be an integer >= 0, got {workers!r}")
-    if scheduler is None and executor is None and workers is None:
-        scheduler = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
-    if scheduler:
-        check_scheduler_address(scheduler)
-
+    scheduler = _resolve_scheduler(workers, scheduler, executor)
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise SweepSpecError(f"name must be a non-empty string, got {name!r}")
     own_store = not isinstance(store, Store)
@@ -140,30 +132,13 @@ def sweep(  # noqa: C901 - to split (issue 16)
     try:
         if name is not None:
             db.tag(name, (p.key for p in points))
-        stored = db.get(p.key for p in points)
-        done: dict[str, dict[str, Any]] = {}
-        for key, rec in stored.items():
-            if rec["status"] == "failed" and retry_failed:
-                continue
-            if timeseries and rec["timeseries"] and not db.has_timeseries(key):
-                continue
-            done[key] = rec
+        done = _reusable(db, points, retry_failed, timeseries)
         cached = set(done)
-        todo: list[Point] = []
-        seen: set[str] = set()
-        for p in points:
-            if p.key not in cached and p.key not in seen:
-                seen.add(p.key)
-                todo.append(p)
+        todo = _todo(points, cached)
         ran = 0
         label = "nothing to run"
         if todo:
-            if executor is not None:
-                runner = _Runner(executor, window=None, owned=False, label=type(executor).__name__)
-            elif scheduler:
-                runner = _Runner.dask(scheduler)
-            else:
-                runner = _Runner.local(default_workers() if workers is None else workers)
+            runner = _Runner.pick(executor, scheduler, workers)
             label = runner.label
             log.info(
                 "sweep: %d points, %d in the store %s, %d to run on %s",
@@ -174,62 +149,8 @@ def sweep(  # noqa: C901 - to split (issue 16)
                 label,
             )
             bar = _Progress(progress, len(todo), len(cached), label)
-            owner = claim_owner()
-            try:
-                for point, out in _execute(todo, runner, db, owner, timeseries):
-                    if out is None:  # another driver sharing the store ran it
-                        done[point.key] = db.get([point.key])[point.key]
-                        bar.advance(done[point.key]["status"] != "ok")
-                        continue
-                    rec = dict(
-                        key=point.key,
-                        name=point.name,
-                        engine=point.engine,
-                        seed=point.seed,
-                        scenario=point.raw,
-                        params=point.params,
-                        status=out["status"],
-                        summary=out["summary"],
-                        error=out["error"],
-                        wall_s=out["wall_s"],
-                        version=build_id(),
-                    )
-                    db.put(**rec, timeseries=out["timeseries"])
-                    log.debug(
-                        "sweep: point %d (%s, %s, seed %d) %s in %.2f s%s",
-                        point.index,
-                        _fmt_params(point.params),
-                        point.engine,
-                        point.seed,
-                        out["status"],
-                        out["wall_s"],
-                        "" if out["status"] == "ok" else f": {out['error']}",
-                    )
-                    rec["summary"] = _roundtrip(out["summary"])
-                    done[point.key] = rec
-                    ran += 1
-                    bar.advance(out["status"] != "ok")
-            except BaseException:
-                bar.close()
-                runner.close(cancel=True)
-                db.release(owner)
-                raise
-            bar.close()
-            runner.close()
-        recs = []
-        for p in points:
-            rec = dict(done[p.key])
-            rec.update(params=p.params, engine=p.engine, seed=p.seed, name=p.name, key=p.key)
-            recs.append(rec)
-        table = records_table(
-            recs,
-            params_order=params_order,
-            extra={
-                "cached": [p.key in cached for p in points],
-                "buffer_pkts": [p.buffer_pkts for p in points],
-                "buffer_bytes": [p.buffer_bytes for p in points],
-            },
-        )
+            ran = _run(todo, runner, db, bar, timeseries, done)
+        table = _table(points, done, cached, params_order)
         failed = table[table["status"] == "failed"]
         table.attrs["sweep"] = {
             "points": len(points),
@@ -247,6 +168,148 @@ def sweep(  # noqa: C901 - to split (issue 16)
     finally:
         if own_store:
             db.close()
+
+
+def _resolve_scheduler(
+    workers: int | None, scheduler: str | None, executor: cf.Executor | None
+) -> str | None:
+    """Check ``workers`` and return the Dask scheduler address the sweep uses, if any.
+
+    ``$DASK_SCHEDULER_ADDRESS`` when none of the three is given.
+
+    Raises
+    ------
+    SweepSpecError
+        ``workers`` not an integer >= 0, or a scheduler that is not an address.
+    """
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 0
+    ):
+        raise SweepSpecError(f"workers must be an integer >= 0, got {workers!r}")
+    if scheduler is None and executor is None and workers is None:
+        scheduler = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
+    if scheduler:
+        check_scheduler_address(scheduler)
+    return scheduler
+
+
+def _reusable(
+    db: Store, points: list[Point], retry_failed: bool, timeseries: bool
+) -> dict[str, dict[str, Any]]:
+    """The stored records the sweep reuses, by key.
+
+    Not reused: failed points when ``retry_failed``, and points whose time
+    series is wanted but missing from the store.
+    """
+    stored = db.get(p.key for p in points)
+    done: dict[str, dict[str, Any]] = {}
+    for key, rec in stored.items():
+        if rec["status"] == "failed" and retry_failed:
+            continue
+        if timeseries and rec["timeseries"] and not db.has_timeseries(key):
+            continue
+        done[key] = rec
+    return done
+
+
+def _todo(points: list[Point], cached: set[str]) -> list[Point]:
+    """The points to run: not in ``cached``, each key once (in point order)."""
+    todo: list[Point] = []
+    seen: set[str] = set()
+    for p in points:
+        if p.key not in cached and p.key not in seen:
+            seen.add(p.key)
+            todo.append(p)
+    return todo
+
+
+def _run(
+    todo: list[Point],
+    runner: _Runner,
+    db: Store,
+    bar: _Progress,
+    timeseries: bool,
+    done: dict[str, dict[str, Any]],
+) -> int:
+    """Run ``todo`` on ``runner``, storing each outcome as it arrives; return how many ran here.
+
+    Each point's record goes into ``done`` (read from the store when another
+    driver sharing it ran the point). On any exception, Ctrl-C included, the
+    bar stops, the running points are cancelled and this driver's claims
+    are released before it propagates.
+    """
+    owner = claim_owner()
+    ran = 0
+    try:
+        for point, out in _execute(todo, runner, db, owner, timeseries):
+            if out is None:  # another driver sharing the store ran it
+                done[point.key] = db.get([point.key])[point.key]
+                bar.advance(done[point.key]["status"] != "ok")
+                continue
+            done[point.key] = _record(db, point, out)
+            ran += 1
+            bar.advance(out["status"] != "ok")
+    except BaseException:
+        bar.close()
+        runner.close(cancel=True)
+        db.release(owner)
+        raise
+    bar.close()
+    runner.close()
+    return ran
+
+
+def _record(db: Store, point: Point, out: Mapping[str, Any]) -> dict[str, Any]:
+    """Store a point's outcome (:func:`run_point`'s) and return its record as the store reads it."""
+    rec = dict(
+        key=point.key,
+        name=point.name,
+        engine=point.engine,
+        seed=point.seed,
+        scenario=point.raw,
+        params=point.params,
+        status=out["status"],
+        summary=out["summary"],
+        error=out["error"],
+        wall_s=out["wall_s"],
+        version=build_id(),
+    )
+    db.put(**rec, timeseries=out["timeseries"])
+    log.debug(
+        "sweep: point %d (%s, %s, seed %d) %s in %.2f s%s",
+        point.index,
+        _fmt_params(point.params),
+        point.engine,
+        point.seed,
+        out["status"],
+        out["wall_s"],
+        "" if out["status"] == "ok" else f": {out['error']}",
+    )
+    rec["summary"] = _roundtrip(out["summary"])
+    return rec
+
+
+def _table(
+    points: list[Point],
+    done: Mapping[str, Mapping[str, Any]],
+    cached: set[str],
+    params_order: list[str],
+) -> pd.DataFrame:
+    """The sweep's table: one row per point, from its record (see :func:`sweep`)."""
+    recs = []
+    for p in points:
+        rec = dict(done[p.key])
+        rec.update(params=p.params, engine=p.engine, seed=p.seed, name=p.name, key=p.key)
+        recs.append(rec)
+    return records_table(
+        recs,
+        params_order=params_order,
+        extra={
+            "cached": [p.key in cached for p in points],
+            "buffer_pkts": [p.buffer_pkts for p in points],
+            "buffer_bytes": [p.buffer_bytes for p in points],
+        },
+    )
 
 
 _MAIN_GUARD = (

@@ -167,6 +167,20 @@ class _Runner:
             label=f"Dask scheduler {address}",
         )
 
+    @classmethod
+    def pick(
+        cls, executor: cf.Executor | None, scheduler: str | None, workers: int | None
+    ) -> _Runner:
+        """The given executor (not shut down), else the Dask scheduler's, else a local pool.
+
+        A local pool has ``workers`` processes (default: :func:`default_workers`).
+        """
+        if executor is not None:
+            return cls(executor, window=None, owned=False, label=type(executor).__name__)
+        if scheduler:
+            return cls.dask(scheduler)
+        return cls.local(default_workers() if workers is None else workers)
+
     def submit(self, point: Point) -> cf.Future:
         return self.executor.submit(run_point, point.raw, point.engine)
 
