@@ -30,7 +30,13 @@ from bufsim.sweep.worker import _failure, run_point
 
 
 def default_workers() -> int:
-    """Number of usable CPU cores (the default worker count)."""
+    """Number of usable CPU cores (the default worker count).
+
+    Returns
+    -------
+    int
+        The cores this process may run on (at least 1).
+    """
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
@@ -94,8 +100,16 @@ def _mp_context() -> multiprocessing.context.BaseContext:
 def check_scheduler_address(address: Any) -> None:
     """Refuse what is not a Dask scheduler address at once (not after a connect timeout).
 
-    Allowed: ``tcp://host:port`` (also ``tls``, ``ws``, ``wss``, ``ucx``,
-    ``inproc`` schemes) or ``host:port``.
+    Parameters
+    ----------
+    address : str
+        Allowed: ``tcp://host:port`` (also ``tls``, ``ws``, ``wss``, ``ucx``,
+        ``inproc`` schemes) or ``host:port``.
+
+    Raises
+    ------
+    SweepSpecError
+        ``address`` is not of that form.
     """
     if not isinstance(address, str) or not re.fullmatch(
         r"(?:(?:tcp|tls|ws|wss|ucx)://)?[A-Za-z0-9_.\-\[\]:]+:\d{1,5}|inproc://\S+", address.strip()

@@ -41,6 +41,16 @@ _SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)")
 def parse_path(path: Any) -> list[str | int]:
     """Split a dotted path (``flows[0].count``) into keys and list indices.
 
+    Parameters
+    ----------
+    path : str
+        ``name`` or ``name[i]`` parts joined by dots.
+
+    Returns
+    -------
+    list of str and int
+        The table keys and list indices in order: ``["flows", 0, "count"]``.
+
     Raises
     ------
     SweepSpecError
@@ -429,7 +439,19 @@ _SPEC_KEYS = {"name", "description", "base", "engines", "seeds", "grid", "zip"}
 
 @dataclass
 class SweepSpec:
-    """A sweep read from a TOML spec file (see the module docstring for the format)."""
+    """A sweep read from a TOML spec file (the format is in :mod:`bufsim.sweep`).
+
+    Attributes
+    ----------
+    base : dict
+        The raw base scenario (unit strings).
+    grid, zip, engines, seeds
+        The axes, engines and seeds, as :func:`expand` takes them.
+    name : str or None
+        The sweep's label in the store.
+    path : Path or None
+        The file it was read from.
+    """
 
     base: dict[str, Any]
     grid: dict[str, Any] = field(default_factory=dict)
@@ -440,11 +462,24 @@ class SweepSpec:
     path: Path | None = None
 
     def expand(self) -> list[Point]:
-        """The validated points (nothing runs)."""
+        """The validated points (nothing runs).
+
+        Returns
+        -------
+        list of Point
+            As :func:`expand` returns them.
+        """
         return expand(self.base, self.grid, self.engines, self.seeds, zip=self.zip)
 
     def run(self, **options: Any) -> Any:
-        """Run it: ``options`` are those of :func:`sweep` (workers, scheduler, store, ...)."""
+        """Run it: ``options`` are those of :func:`sweep` (workers, scheduler, store, ...).
+
+        Returns
+        -------
+        pandas.DataFrame or tuple of DataFrame
+            What :func:`sweep` returns; the sweep is named ``name`` in the
+            store unless ``options`` name it.
+        """
         from bufsim.sweep.driver import sweep  # the driver imports this module
 
         options.setdefault("name", self.name)
@@ -453,6 +488,16 @@ class SweepSpec:
 
 def load_spec(path: str | Path) -> SweepSpec:
     """Read and check a sweep spec file (TOML).
+
+    Parameters
+    ----------
+    path : str or Path
+        The spec file; a ``base`` path in it is relative to its directory.
+
+    Returns
+    -------
+    SweepSpec
+        The spec, its points validated.
 
     Raises
     ------

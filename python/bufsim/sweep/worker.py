@@ -20,11 +20,19 @@ from bufsim.result import plain
 def run_point(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
     """Run one point (in a worker) and return what the store keeps.
 
+    Parameters
+    ----------
+    raw : dict
+        The point's scenario (unit strings), as :attr:`Point.raw`.
+    engine : str
+        ``packet``, ``fluid`` or ``model:<name>``.
+
     Returns
     -------
     dict
         ``status`` (``ok``/``failed``), ``summary`` (dict or None), ``error``
-        (``"ExceptionType: message"`` or None), ``wall_s`` and ``timeseries``
+        (``"ExceptionType: message"`` or None), ``wall_s`` (wall-clock
+        seconds of the run) and ``timeseries``
         (Parquet bytes, or None when the engine produced no time series).
         Engine and model errors are caught and returned; only
         ``KeyboardInterrupt`` and ``SystemExit`` propagate.
@@ -46,7 +54,19 @@ def run_point(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
 
 
 def parquet_bytes(frame: pd.DataFrame | None) -> bytes | None:
-    """A time series as Parquet bytes (what the store keeps), None when empty."""
+    """A time series as Parquet bytes (what the store keeps).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        A result's time series (indexed by time).
+
+    Returns
+    -------
+    bytes or None
+        A Parquet file's bytes; None for no frame or an empty one (no rows
+        and no columns).
+    """
     if frame is None or (frame.shape[0] == 0 and frame.shape[1] == 0):
         return None
     import pyarrow as pa
