@@ -28,8 +28,7 @@ import time
 from pathlib import Path
 
 import bufsim
-
-sweep_mod = sys.modules["bufsim.sweep"]  # bufsim.sweep is the function
+from bufsim.sweep.executors import _mp_context
 
 BASE = {
     "name": "sweep-bench",
@@ -49,7 +48,7 @@ def grid_for(points: int) -> tuple[dict, list[int]]:
 
 
 def warm_pool(workers: int) -> cf.ProcessPoolExecutor:
-    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=sweep_mod._mp_context())
+    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context())
     cf.wait([pool.submit(time.sleep, 0.2) for _ in range(2 * workers)])  # start every worker
     return pool
 

@@ -105,7 +105,7 @@ def test_executor_argument_takes_a_dask_executor(local_cluster, local_table):
 
 
 def test_unreachable_scheduler_is_a_clear_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(sys.modules["bufsim.sweep"], "DASK_CONNECT_TIMEOUT_S", 2.0)
+    monkeypatch.setattr(sys.modules["bufsim.sweep.executors"], "DASK_CONNECT_TIMEOUT_S", 2.0)
     port = _free_port()
     with pytest.raises(
         bufsim.SweepSpecError,

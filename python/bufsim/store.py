@@ -639,7 +639,7 @@ def _decode(rec: dict[str, Any]) -> dict[str, Any]:
     return rec
 
 
-def records_table(  # noqa: C901 - to split (issue 16)
+def records_table(
     recs: list[dict[str, Any]],
     *,
     params_order: list[str] | None = None,
@@ -654,6 +654,32 @@ def records_table(  # noqa: C901 - to split (issue 16)
     buffer each row's scenario resolves to, packets and bytes) unless
     ``extra`` gives them.
     """
+    param_cols, metric_cols = _record_columns(recs, params_order)
+    cols = _empty_columns(param_cols, metric_cols)
+    for r in recs:
+        _append_record(cols, r, param_cols, metric_cols)
+    df = pd.DataFrame(cols)
+    if "seed" in df:
+        df["seed"] = df["seed"].astype("int64")
+    for c, values in (extra or {}).items():
+        df[c] = values
+    if "buffer_pkts" not in df and recs:
+        df["buffer_pkts"], df["buffer_bytes"] = zip(*(_buffer(r.get("scenario")) for r in recs))
+    return df
+
+
+#: The record fields between the parameters and the metrics, and after the metrics.
+_FIXED_COLS = ("engine", "seed", "status", "error")
+_TAIL_COLS = ("name", "key", "wall_s")
+
+
+def _record_columns(
+    recs: list[dict[str, Any]], params_order: list[str] | None
+) -> tuple[list[str], list[str]]:
+    """The parameter and the metric names of the records.
+
+    Each in order of first appearance, the parameters after ``params_order``.
+    """
     param_cols: list[str] = list(params_order or [])
     metric_cols: list[str] = []
     seen_p, seen_m = set(param_cols), set()
@@ -666,38 +692,42 @@ def records_table(  # noqa: C901 - to split (issue 16)
             if m not in seen_m:
                 seen_m.add(m)
                 metric_cols.append(m)
+    return param_cols, metric_cols
+
+
+def _empty_columns(param_cols: list[str], metric_cols: list[str]) -> dict[str, list[Any]]:
+    """The table's columns, empty and in order.
+
+    A metric named like a parameter path becomes ``summary.<name>`` (both are kept).
+    """
     cols: dict[str, list[Any]] = {c: [] for c in param_cols}
-    fixed = ["engine", "seed", "status", "error"]
-    tail = ["name", "key", "wall_s"]
-    for c in fixed:
+    for c in _FIXED_COLS:
         cols[c] = []
     for m in metric_cols:
         if m in cols:  # a metric named like a parameter path: keep both
             cols[f"summary.{m}"] = []
         else:
             cols[m] = []
-    for c in tail:
+    for c in _TAIL_COLS:
         cols.setdefault(c, [])
-    for r in recs:
-        params = r["params"]
-        for c in param_cols:
-            cols[c].append(params.get(c, None))
-        for c in fixed:
-            cols[c].append(r.get(c))
-        summary = r.get("summary") or {}
-        for m in metric_cols:
-            target = f"summary.{m}" if f"summary.{m}" in cols else m
-            cols[target].append(summary.get(m, math.nan))
-        for c in tail:
-            cols[c].append(r.get(c))
-    df = pd.DataFrame(cols)
-    if "seed" in df:
-        df["seed"] = df["seed"].astype("int64")
-    for c, values in (extra or {}).items():
-        df[c] = values
-    if "buffer_pkts" not in df and recs:
-        df["buffer_pkts"], df["buffer_bytes"] = zip(*(_buffer(r.get("scenario")) for r in recs))
-    return df
+    return cols
+
+
+def _append_record(
+    cols: dict[str, list[Any]], r: Mapping[str, Any], param_cols: list[str], metric_cols: list[str]
+) -> None:
+    """Append one record's row to ``cols`` (None for a missing parameter, NaN for a metric)."""
+    params = r["params"]
+    for c in param_cols:
+        cols[c].append(params.get(c, None))
+    for c in _FIXED_COLS:
+        cols[c].append(r.get(c))
+    summary = r.get("summary") or {}
+    for m in metric_cols:
+        target = f"summary.{m}" if f"summary.{m}" in cols else m
+        cols[target].append(summary.get(m, math.nan))
+    for c in _TAIL_COLS:
+        cols[c].append(r.get(c))
 
 
 def _buffer(raw: Any) -> tuple[float, float]:

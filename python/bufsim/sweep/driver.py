@@ -1,0 +1,339 @@
+"""The sweep driver: :func:`sweep` expands, reuses the store, runs the rest, tabulates.
+
+It runs in the calling process (the driver): points already in the store are
+reused, the others go to an executor (:mod:`bufsim.sweep.executors`), each
+outcome is stored as it arrives, and the table is built from the store's
+records (:func:`bufsim.store.records_table`).
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures as cf
+import json
+import logging
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bufsim.scenario import Scenario
+from bufsim.store import Store, build_id, claim_owner, encode_json, records_table
+from bufsim.sweep.executors import _execute, _Runner, check_scheduler_address
+from bufsim.sweep.progress import _Progress
+from bufsim.sweep.spec import Point, SweepSpecError, _fmt_params, expand
+
+# The name the sweep has always logged under (the package's).
+log = logging.getLogger("bufsim.sweep")
+
+
+def sweep(
+    base_scenario: Scenario | Mapping[str, Any] | str | Path,
+    grid: Mapping[str, Any] | None = None,
+    engines: Sequence[str] | str = ("packet",),
+    seeds: Sequence[int] | None = None,
+    *,
+    zip: Sequence[Mapping[str, Any]] | None = None,  # noqa: A002 - matches the spec's [[zip]]
+    workers: int | None = None,
+    scheduler: str | None = None,
+    executor: cf.Executor | None = None,
+    store: Store | str | Path | None = "results",
+    timeseries: bool = False,
+    retry_failed: bool = True,
+    progress: bool | Callable[[dict[str, Any]], Any] | None = None,
+    name: str | None = None,
+) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
+    """Run a grid of scenarios and return one tidy table.
+
+    Parameters
+    ----------
+    base_scenario : Scenario, dict, or path to a ``.toml``/``.json`` scenario
+        The scenario every point starts from.
+    grid : dict of {path: list}
+        Product axes: dotted paths into the raw scenario (``"link.buffer"``,
+        ``"flows[0].count"``) to lists of values (with units, as in a
+        scenario file). Every combination runs.
+    engines : list of str, default ``["packet"]``
+        Names in :data:`bufsim.ENGINES` or ``"model:<name>"`` (a model of
+        :func:`bufsim.models.predict`). Every point runs with every engine.
+    seeds : list of int, optional
+        Every point runs once per seed (written into the scenario's
+        ``seed``). Default: the base scenario's seed.
+    zip : list of dict of {path: list}, optional
+        Zipped axes: in each group the lists (of equal length) advance
+        together; each group is one axis of the product.
+    workers : int, optional
+        Local worker processes (default: the number of cores). ``0`` runs
+        every point in this process (for debugging).
+    scheduler : str, optional
+        Address of a Dask scheduler (``"tcp://host:8786"``); the points run
+        on its workers. Default: ``$DASK_SCHEDULER_ADDRESS`` when set and
+        ``workers`` is not given.
+    executor : concurrent.futures.Executor, optional
+        Run the points on this executor instead (it is not shut down).
+    store : Store, str, Path or None, default ``"results"``
+        The results store directory (or an open :class:`~bufsim.store.Store`).
+        Points already stored with status ``ok`` are reused, not rerun.
+        ``None``: an in-memory store (nothing persists).
+    timeseries : bool, default False
+        Also return the per-run time series (see Returns).
+    retry_failed : bool, default True
+        Rerun points the store holds as failed.
+    progress : bool or callable, optional
+        ``None`` (default): a rich progress bar on stderr when it is a
+        terminal; ``True``/``False``: always/never; a callable is called after
+        each point with ``{"total", "done", "failed", "cached"}``.
+    name : str, optional
+        Name the sweep in the store (a spec file's ``name``), so that
+        ``Store.table(sweep=name)`` and ``bufsim results --sweep NAME`` find
+        its points among others.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point, engine and seed (a model, deterministic, once
+        per point, with the first seed), in grid order: the parameter
+        columns (named by their paths, values as given), ``engine``, ``seed``,
+        ``status`` (``ok``/``failed``), ``error``, the summary metrics (NaN
+        when failed), ``name``, ``key`` (the store key), ``wall_s``,
+        ``cached`` (True if reused from the store), and ``buffer_pkts`` /
+        ``buffer_bytes``, the buffer each point resolves to (packets,
+        bytes), for every engine, so curves need no parsing of ``"0.1BDP"``. ``table.attrs["sweep"]``
+        holds counts (``points``, ``ran``, ``cached``, ``failed``), the
+        failures grouped by error (``errors``), the store path and the wall
+        time.
+    (table, timeseries) : tuple of DataFrame, if ``timeseries=True``
+        ``timeseries`` is long-form: ``key``, the parameter columns,
+        ``engine``, ``seed``, ``time_s`` and the sampled quantities (failed
+        points and engines without time series contribute no rows).
+
+    Raises
+    ------
+    SweepSpecError
+        Bad spec, detected before anything runs (see :func:`expand`).
+    KeyboardInterrupt
+        Ctrl-C: the points finished so far are in the store; running the same
+        sweep again resumes.
+    """
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        raise RuntimeError(_MAIN_GUARD)
+    points = expand(base_scenario, grid, engines, seeds, zip=zip)
+    params_order = list(points[0].params) if points else []
+    scheduler = _resolve_scheduler(workers, scheduler, executor)
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise SweepSpecError(f"name must be a non-empty string, got {name!r}")
+    own_store = not isinstance(store, Store)
+    db = store if isinstance(store, Store) else Store(store)
+    t0 = time.perf_counter()
+    try:
+        if name is not None:
+            db.tag(name, (p.key for p in points))
+        done = _reusable(db, points, retry_failed, timeseries)
+        cached = set(done)
+        todo = _todo(points, cached)
+        ran = 0
+        label = "nothing to run"
+        if todo:
+            runner = _Runner.pick(executor, scheduler, workers)
+            label = runner.label
+            log.info(
+                "sweep: %d points, %d in the store %s, %d to run on %s",
+                len(points),
+                len(cached),
+                db.path,
+                len(todo),
+                label,
+            )
+            bar = _Progress(progress, len(todo), len(cached), label)
+            ran = _run(todo, runner, db, bar, timeseries, done)
+        table = _table(points, done, cached, params_order)
+        failed = table[table["status"] == "failed"]
+        table.attrs["sweep"] = {
+            "points": len(points),
+            "ran": ran,
+            "cached": int(table["cached"].sum()),
+            "failed": len(failed),
+            "errors": dict(collections.Counter(failed["error"])),
+            "store": db.path,
+            "executor": label,
+            "wall_s": time.perf_counter() - t0,
+        }
+        if not timeseries:
+            return table
+        return table, _timeseries_long(db, table, params_order)
+    finally:
+        if own_store:
+            db.close()
+
+
+def _resolve_scheduler(
+    workers: int | None, scheduler: str | None, executor: cf.Executor | None
+) -> str | None:
+    """Check ``workers`` and return the Dask scheduler address the sweep uses, if any.
+
+    ``$DASK_SCHEDULER_ADDRESS`` when none of the three is given.
+
+    Raises
+    ------
+    SweepSpecError
+        ``workers`` not an integer >= 0, or a scheduler that is not an address.
+    """
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 0
+    ):
+        raise SweepSpecError(f"workers must be an integer >= 0, got {workers!r}")
+    if scheduler is None and executor is None and workers is None:
+        scheduler = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
+    if scheduler:
+        check_scheduler_address(scheduler)
+    return scheduler
+
+
+def _reusable(
+    db: Store, points: list[Point], retry_failed: bool, timeseries: bool
+) -> dict[str, dict[str, Any]]:
+    """The stored records the sweep reuses, by key.
+
+    Not reused: failed points when ``retry_failed``, and points whose time
+    series is wanted but missing from the store.
+    """
+    stored = db.get(p.key for p in points)
+    done: dict[str, dict[str, Any]] = {}
+    for key, rec in stored.items():
+        if rec["status"] == "failed" and retry_failed:
+            continue
+        if timeseries and rec["timeseries"] and not db.has_timeseries(key):
+            continue
+        done[key] = rec
+    return done
+
+
+def _todo(points: list[Point], cached: set[str]) -> list[Point]:
+    """The points to run: not in ``cached``, each key once (in point order)."""
+    todo: list[Point] = []
+    seen: set[str] = set()
+    for p in points:
+        if p.key not in cached and p.key not in seen:
+            seen.add(p.key)
+            todo.append(p)
+    return todo
+
+
+def _run(
+    todo: list[Point],
+    runner: _Runner,
+    db: Store,
+    bar: _Progress,
+    timeseries: bool,
+    done: dict[str, dict[str, Any]],
+) -> int:
+    """Run ``todo`` on ``runner``, storing each outcome as it arrives; return how many ran here.
+
+    Each point's record goes into ``done`` (read from the store when another
+    driver sharing it ran the point). On any exception, Ctrl-C included, the
+    bar stops, the running points are cancelled and this driver's claims
+    are released before it propagates.
+    """
+    owner = claim_owner()
+    ran = 0
+    try:
+        for point, out in _execute(todo, runner, db, owner, timeseries):
+            if out is None:  # another driver sharing the store ran it
+                done[point.key] = db.get([point.key])[point.key]
+                bar.advance(done[point.key]["status"] != "ok")
+                continue
+            done[point.key] = _record(db, point, out)
+            ran += 1
+            bar.advance(out["status"] != "ok")
+    except BaseException:
+        bar.close()
+        runner.close(cancel=True)
+        db.release(owner)
+        raise
+    bar.close()
+    runner.close()
+    return ran
+
+
+def _record(db: Store, point: Point, out: Mapping[str, Any]) -> dict[str, Any]:
+    """Store a point's outcome (:func:`run_point`'s) and return its record as the store reads it."""
+    rec = dict(
+        key=point.key,
+        name=point.name,
+        engine=point.engine,
+        seed=point.seed,
+        scenario=point.raw,
+        params=point.params,
+        status=out["status"],
+        summary=out["summary"],
+        error=out["error"],
+        wall_s=out["wall_s"],
+        version=build_id(),
+    )
+    db.put(**rec, timeseries=out["timeseries"])
+    log.debug(
+        "sweep: point %d (%s, %s, seed %d) %s in %.2f s%s",
+        point.index,
+        _fmt_params(point.params),
+        point.engine,
+        point.seed,
+        out["status"],
+        out["wall_s"],
+        "" if out["status"] == "ok" else f": {out['error']}",
+    )
+    rec["summary"] = _roundtrip(out["summary"])
+    return rec
+
+
+def _table(
+    points: list[Point],
+    done: Mapping[str, Mapping[str, Any]],
+    cached: set[str],
+    params_order: list[str],
+) -> pd.DataFrame:
+    """The sweep's table: one row per point, from its record (see :func:`sweep`)."""
+    recs = []
+    for p in points:
+        rec = dict(done[p.key])
+        rec.update(params=p.params, engine=p.engine, seed=p.seed, name=p.name, key=p.key)
+        recs.append(rec)
+    return records_table(
+        recs,
+        params_order=params_order,
+        extra={
+            "cached": [p.key in cached for p in points],
+            "buffer_pkts": [p.buffer_pkts for p in points],
+            "buffer_bytes": [p.buffer_bytes for p in points],
+        },
+    )
+
+
+_MAIN_GUARD = (
+    "bufsim.sweep() was called while a worker process was importing the main script: "
+    "worker processes import it again, so a script must call bufsim.sweep() under "
+    '`if __name__ == "__main__":` (a Python multiprocessing rule)'
+)
+
+
+def _roundtrip(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The summary as it reads back from the store (so fresh and cached rows are equal)."""
+    return None if summary is None else json.loads(encode_json(summary))
+
+
+def _timeseries_long(db: Store, table: pd.DataFrame, params_order: list[str]) -> pd.DataFrame:
+    head_cols = ["key", *params_order, "engine", "seed"]
+    frames = []
+    for _, row in table[table["status"] == "ok"].iterrows():
+        if not db.has_timeseries(row["key"]):
+            continue
+        ts = db.timeseries(row["key"]).reset_index()
+        for i, col in enumerate(head_cols):
+            ts.insert(i, col, [row[col]] * len(ts))
+        frames.append(ts)
+    if not frames:
+        return pd.DataFrame(columns=[*head_cols, "time_s"])
+    return pd.concat(frames, ignore_index=True)
