@@ -77,6 +77,15 @@ def test_without_seeds_uses_the_base_seed():
     assert [p.seed for p in points] == [7, 7]
 
 
+def test_a_grid_over_the_seed_is_the_seed_column():
+    # A grid over `seed` used to crash the table (two values per row for one
+    # column); the seed parameter is the run's seed, one column.
+    t = bufsim.sweep(dict(BASE, duration="1s"), grid={"seed": [3, 4]}, store=None, workers=1)
+    assert t["seed"].tolist() == [3, 4]
+    assert list(t.columns).count("seed") == 1
+    assert t["utilization"].between(0, 1).all()
+
+
 @pytest.mark.parametrize(
     "kwargs, needles",
     [

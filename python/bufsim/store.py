@@ -680,9 +680,11 @@ def _record_columns(
 
     Each in order of first appearance, the parameters after ``params_order``.
     """
-    param_cols: list[str] = list(params_order or [])
+    # A parameter named like a fixed column (a grid over ``seed``) is that
+    # column: the run's seed is the scenario's.
+    param_cols: list[str] = [p for p in params_order or [] if p not in _FIXED_COLS]
     metric_cols: list[str] = []
-    seen_p, seen_m = set(param_cols), set()
+    seen_p, seen_m = set(param_cols) | set(_FIXED_COLS), set()
     for r in recs:
         for p in r["params"]:
             if p not in seen_p:
