@@ -331,19 +331,45 @@ impl<'s> Mgt<'s> {
     /// Phase 2: RK4 over [t, t + h]: windows, queue (clamped to [0, buffer]) and
     /// each flow's arrivals.
     fn integrate(&mut self, t: f64) -> StepFlow {
-        let (h, n, q) = (self.h, self.w.len(), self.q);
-        let net = &self.net;
+        // Borrow the fields apart: the hot loops then index plain slices.
+        let Mgt {
+            net,
+            cc,
+            red,
+            w,
+            active,
+            growth,
+            dw,
+            dw_acc,
+            tmp,
+            a_acc,
+            rwnd,
+            h,
+            q,
+            ..
+        } = self;
+        let (h, n, q) = (*h, w.len(), *q);
+        // Slices of one length: their bounds live in registers and the
+        // compiler can drop the checks (a `&mut Vec` reloads its header).
+        let (w, active, growth, cc) = (&mut w[..n], &active[..n], &mut growth[..n], &mut cc[..n]);
+        let (dw, dw_acc, tmp, a_acc) = (
+            &mut dw[..n],
+            &mut dw_acc[..n],
+            &mut tmp[..n],
+            &mut a_acc[..n],
+        );
+        let (rwnd, prop) = (&rwnd[..n], &net.prop[..n]);
         let qd = q * net.inv_cap;
         for i in 0..n {
-            self.growth[i] = if self.active[i] {
-                self.cc[i].growth(t, h, &mut self.w[i], net.prop[i] + qd)
+            growth[i] = if active[i] {
+                cc[i].growth(t, h, &mut w[i], prop[i] + qd)
             } else {
                 Growth::default()
             };
-            self.dw_acc[i] = 0.0;
-            self.a_acc[i] = 0.0;
+            dw_acc[i] = 0.0;
+            a_acc[i] = 0.0;
         }
-        let keep = 1.0 - self.red.drop_prob();
+        let keep = 1.0 - red.drop_prob();
         let mut r_acc = Rates::default();
         let stages = [
             (0.0, 1.0, 0.5),
@@ -353,33 +379,22 @@ impl<'s> Mgt<'s> {
         ];
         let mut qs = q;
         for (si, &(c_t, wt, c_next)) in stages.iter().enumerate() {
-            let ws: &[f64] = if si == 0 { &self.w } else { &self.tmp };
-            let r = net.eval(
-                &self.growth,
-                t + c_t * h,
-                ws,
-                qs,
-                keep,
-                &mut self.dw,
-                &mut self.a_acc,
-                wt,
-            );
+            let ws: &[f64] = if si == 0 { w } else { tmp };
+            let r = net.eval(growth, t + c_t * h, ws, qs, keep, dw, a_acc, wt);
             r_acc.dq += wt * r.dq;
             r_acc.arrive += wt * r.arrive;
             r_acc.out += wt * r.out;
             r_acc.overflow += wt * r.overflow;
             for i in 0..n {
-                self.dw_acc[i] += wt * self.dw[i];
-                self.tmp[i] = self.w[i] + c_next * h * self.dw[i];
+                dw_acc[i] += wt * dw[i];
+                tmp[i] = w[i] + c_next * h * dw[i];
             }
             qs = q + c_next * h * r.dq;
         }
         let h6 = h / 6.0;
         for i in 0..n {
-            self.w[i] = (self.w[i] + h6 * self.dw_acc[i])
-                .min(self.rwnd[i])
-                .min(MAX_WINDOW);
-            self.a_acc[i] *= h6;
+            w[i] = (w[i] + h6 * dw_acc[i]).min(rwnd[i]).min(MAX_WINDOW);
+            a_acc[i] *= h6;
         }
         let mut q1 = q + h6 * r_acc.dq;
         let arrived = h6 * r_acc.arrive;
