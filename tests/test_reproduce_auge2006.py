@@ -186,7 +186,8 @@ def test_report_draws_the_papers_figures(both, tmp_path):
     from conftest import render_in_chromium
 
     page = reproduction_report("auge2006", table=both[0])
-    for fig in ("fig3_buffers", "fig5_flows", "fig6_hstcp_fifo", "fig7_fq", "goodput_shares"):
+    figs = ("fig3_buffers", "fig4_arrivals", "fig5_flows", "fig6_hstcp_fifo", "fig7_fq")
+    for fig in (*figs, "goodput_shares"):
         assert f'id="fig-{fig}"' in page
     assert page.count('class="text differs"') >= 2
     path = tmp_path / "auge2006.html"

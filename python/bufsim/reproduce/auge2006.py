@@ -679,9 +679,66 @@ def _fairness_figure(table: pd.DataFrame, v: pd.DataFrame) -> Any:
     return fig
 
 
+def arrivals_figure(window_s: float = 1.0, seed: int = 0) -> Any:
+    """Figure 4: packet arrivals at the 20-packet buffer, 1 NewReno flow.
+
+    A 40 s run of the figure 3 case with a packet trace; the window ends
+    0.3 s after the first TCP drop past the 20 s warm-up. Each dot is an
+    arriving packet at a random height, background packets in the lower
+    half, the TCP flow's in the upper half; red squares are drops.
+
+    Parameters
+    ----------
+    window_s : float
+        Width of the time window drawn, seconds.
+    seed : int
+        Seed of the dots' random heights (the picture is deterministic).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import numpy as np
+
+    from bufsim.plot import _figure
+
+    s = scenario(1, 20, True, "40s")
+    s["output"] = {"trace": True}
+    tr = bufsim.simulate(s).trace
+    t, ev, flow = tr["time_s"].to_numpy(), tr["event"].astype(str).to_numpy(), tr["flow"].to_numpy()
+    first = t[(ev == "drop_overflow") & (flow >= 0) & (t > 20.0)][0]
+    lo, hi = first + 0.3 - window_s, first + 0.3
+    rng = np.random.default_rng(seed)
+    fig, (ax,) = _figure(8.0, 3.6)
+    for name, rows, color, base in (
+        ("background", (ev == "enqueue") & (flow < 0), "0.55", 0.0),
+        ("TCP", (ev == "enqueue") & (flow >= 0), "#1f4e79", 1.0),
+    ):
+        x = t[rows & (t >= lo) & (t <= hi)]
+        ax.scatter(x, base + rng.uniform(0.05, 0.95, len(x)), s=3, color=color, label=name)
+    drops = (ev == "drop_overflow") & (t >= lo) & (t <= hi)
+    x = t[drops]
+    ax.scatter(
+        x,
+        np.where(flow[drops] >= 0, 1.0, 0.0) + rng.uniform(0.05, 0.95, len(x)),
+        s=30,
+        marker="s",
+        facecolor="none",
+        edgecolor="#c00000",
+        label="dropped",
+    )
+    ax.set_ylim(0, 2.3)
+    ax.set_yticks([0.5, 1.5], labels=["background", "TCP"])
+    ax.set_xlabel("arrival time (s)")
+    ax.set_title("Figure 4: packet arrivals, 1 NewReno flow, 20-packet buffer, FIFO", fontsize=9)
+    ax.legend(fontsize=7, loc="upper center", ncol=3)
+    return fig
+
+
 def figures(table: pd.DataFrame) -> dict[str, Any]:
     """Figures 3, 5, 6 and 7 as the paper draws them (utilization per 100 ms
-    on top, cwnd below, one column per case) and the per-flow goodputs.
+    on top, cwnd below, one column per case), figure 4 (:func:`arrivals_figure`)
+    and the per-flow goodputs.
 
     Parameters
     ----------
@@ -692,7 +749,7 @@ def figures(table: pd.DataFrame) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``{"fig3_buffers", "fig5_flows", "fig6_hstcp_fifo", "fig7_fq",
+        ``{"fig3_buffers", "fig4_arrivals", "fig5_flows", "fig6_hstcp_fifo", "fig7_fq",
         "goodput_shares": matplotlib Figure}``; figure 3's panels mark the
         utilization the paper's 40% and 100% imply.
     """
@@ -716,6 +773,7 @@ def figures(table: pd.DataFrame) -> dict[str, Any]:
             "Figure 3: 1 NewReno flow, FIFO, buffers 20 / 100 / 625 packets",
             {0: _FIG3_PAPER[20], 2: _FIG3_PAPER[625]},
         ),
+        "fig4_arrivals": arrivals_figure(),
         "fig5_flows": _series_panels(fig5, "Figure 5: 1, 2, 4 NewReno flows, FIFO, 20 packets", {}),
         "fig6_hstcp_fifo": _series_panels(fig6, "Figure 6: HighSpeed TCP, FIFO drop-tail", {}),
         "fig7_fq": _series_panels(
