@@ -58,3 +58,138 @@ def test_no_background_matches_theorem_1(table, buffer_pkts):
 def test_experiment_file_is_the_embedded_base():
     path = bufsim.examples.path("auge2006")
     assert tomllib.loads(path.read_text()) == auge2006.BASE
+
+
+# ------------------------------------------------------------ figure 5, section V
+# The quick versions (120 s per case) run in `make test`, the 300 s ones
+# under `slow`; every assertion below holds for both.
+
+
+@pytest.fixture(
+    scope="module",
+    params=[pytest.param(True, id="quick"), pytest.param(False, id="full", marks=pytest.mark.slow)],
+)
+def both(request):
+    """(run() table, section V table) of the same length."""
+    t = auge2006.run(quick=request.param)
+    return t, auge2006.section_v(t)
+
+
+def test_figure5_little_synchronized_loss_and_fair_sharing(both):
+    # "Even with only two flows, there is little synchronized loss": both
+    # flows lose in 9-10% of the congestion events with a TCP loss ("little"
+    # read as <= 25%). "Bandwidth sharing is approximately fair": Jain >= 0.95
+    # (measured 0.98-1.00 with 2 and 4 flows).
+    t = both[0].set_index(["flows", "buffer_pkts", "background"])
+    assert t.loc[(2, 20, True), "sync_all"] <= 0.25
+    assert t.loc[(4, 20, True), "sync_all"] <= 0.25
+    for n in (2, 4):
+        assert t.loc[(n, 20, True), "jain_index"] >= 0.95
+
+
+def test_hstcp_is_unfair_to_newreno_under_fifo(both):
+    # Figure 6 middle: "the Reno connection is unable to compete fairly with
+    # the more aggressive HSTCP connection" (625 packets): HSTCP takes >= 70%
+    # of the TCP goodput (measured 0.73-0.77, with SACK 0.72-0.77).
+    v = both[1]
+    assert v.loc["hs1nr1-b625-fifo", "hstcp_share"] >= 0.7
+    assert v.loc["hs1nr1-b625-fifo", "hstcp_share_sack"] >= 0.7
+    assert v.loc["hs1nr1-b625-fifo", "jain_index"] < 0.85
+
+
+def test_four_hstcp_flows_take_turns_under_fifo(both):
+    # Figure 6 right: "one flow after the other gains a temporary
+    # ascendancy": at least two flows hold the largest cwnd for >= 10% of
+    # the time (measured 3-4).
+    assert both[1].loc["hs4-b625-fifo", "leaders"] >= 2
+
+
+def test_hstcp_does_not_beat_newreno_at_20_packets_and_why(both):
+    # Figure 6 left says one HSTCP flow "uses bandwidth more efficiently"
+    # than Reno at 20 packets; bufsim differs: 0.34-0.36 of the residual
+    # against NewReno's 0.38-0.41. Why (measured): the losses come from
+    # background bursts, not from the window reaching the 312-packet pipe
+    # (mean cwnd about 130 for both); HSTCP's faster increase meets them
+    # more than twice as often and its mean cwnd is no larger. With SACK the
+    # two are within 0.05 (0.37-0.39 against 0.40).
+    t = both[0].set_index(["flows", "buffer_pkts", "background"])
+    hs, nr = both[1].loc["hs1-b20-fifo"], t.loc[(1, 20, True)]
+    assert hs["residual_share"] <= nr["residual_share"]
+    assert hs["drops"] > 2 * nr["drops"]
+    assert hs["mean_cwnd"] <= nr["mean_cwnd"] and nr["mean_cwnd"] < 312 / 2
+    assert hs["residual_share_sack"] == pytest.approx(nr["residual_share_sack"], abs=0.05)
+    c = auge2006.claims(both[0]).set_index("claim")
+    row = c.loc["V.A, 1 HSTCP flow, 20 packets (fig. 6 left)"]
+    assert row["verdict"] == "differs" and "background bursts" in row["why"]
+
+
+def test_fair_queueing_small_buffer_and_background(both):
+    # Figure 7 left: "fair queuing barely alleviates the loss in performance
+    # due to a very small buffer" (NewReno share within 0.1 of FIFO's;
+    # measured +0.01 to +0.06) "(it does, however, avoid loss for the
+    # non-bottlenecked flows)": no background drop under FQ, over 100 under
+    # FIFO.
+    t, v = both
+    fifo = t.set_index(["flows", "buffer_pkts", "background"]).loc[(1, 20, True), "residual_share"]
+    assert v.loc["nr1-b20-fq", "residual_share"] == pytest.approx(fifo, abs=0.1)
+    assert (v.loc[v["qdisc"] == "fq", "background_drops"] == 0).all()
+    assert (v.loc[v["qdisc"] == "droptail", "background_drops"] > 100).all()
+
+
+def test_fair_queueing_removes_the_hstcp_bias_but_not_ahead_and_why(both):
+    # Figure 7 middle: "fair queuing considerably reduces the bias in favour
+    # of HSTCP" (HSTCP share within 0.1 of 0.5, from 0.73-0.77 under FIFO).
+    # "HSTCP does, however, gain slightly more": bufsim differs (0.48). Why
+    # (measured): drop from the longest queue hits HSTCP's queue and its
+    # NewReno-style recovery times out more often than NewReno's; with SACK
+    # the split is even to 0.01 (both queues stay backlogged, DRR serves them
+    # equally).
+    v = both[1]
+    fq, fifo = v.loc["hs1nr1-b625-fq"], v.loc["hs1nr1-b625-fifo"]
+    assert fq["hstcp_share"] == pytest.approx(0.5, abs=0.1)
+    assert fifo["hstcp_share"] - fq["hstcp_share"] >= 0.2
+    assert fq["hstcp_share"] < 0.5
+    (to_hs, to_nr), (dr_hs, dr_nr) = fq["flow_timeouts"], fq["flow_drops"]
+    assert to_hs > 2 * to_nr and dr_hs > 2 * dr_nr
+    assert fq["hstcp_share_sack"] == pytest.approx(0.5, abs=0.01)
+
+
+def test_fair_queueing_counters_chaotic_windows(both):
+    # Figure 7 right: "fair queuing effectively counters the chaotic
+    # behaviour" of 4 HSTCP flows. FQ: Jain >= 0.95 and a lower cwnd
+    # variation than FIFO; with SACK by >= 2x (measured 2.3-2.5). Without
+    # SACK the factor is 1.4-1.6 (the claim asks 1.5): both disciplines keep
+    # the flows' timeouts (FQ's at least 80% of FIFO's), each a fall of cwnd
+    # to 1. "Desynchronized loss events due to flow isolation": FQ's mean
+    # synchronization is below FIFO's (0.41 against 0.48-0.50).
+    f, q = both[1].loc["hs4-b625-fifo"], both[1].loc["hs4-b625-fq"]
+    assert q["jain_index"] >= 0.95 and q["jain_index_sack"] >= 0.95
+    assert q["cwnd_cv"] < f["cwnd_cv"]
+    assert f["cwnd_cv_sack"] >= 2 * q["cwnd_cv_sack"]
+    assert q["timeouts"] >= 0.8 * f["timeouts"]
+    assert q["timeouts_sack"] <= q["timeouts"] / 5
+    assert q["sync_mean"] < f["sync_mean"]
+
+
+def test_claims_cover_section_v_with_reasons(both):
+    c = auge2006.claims(both[0])
+    v = c[c["claim"].str.startswith("V.")]
+    assert len(v) == 9
+    assert set(v["verdict"]) <= {"agrees", "differs"}
+    # Every difference carries its measured reason: the SACK run beside it.
+    assert all("SACK" in why for why in v.loc[v["verdict"] == "differs", "why"])
+    assert (v["verdict"] == "agrees").sum() >= 6
+
+
+def test_report_draws_the_papers_figures(both, tmp_path):
+    from bufsim.report import reproduction_report
+    from conftest import render_in_chromium
+
+    page = reproduction_report("auge2006", table=both[0])
+    figs = ("fig3_buffers", "fig4_arrivals", "fig5_flows", "fig6_hstcp_fifo", "fig7_fq")
+    for fig in (*figs, "goodput_shares"):
+        assert f'id="fig-{fig}"' in page
+    assert page.count('class="text differs"') >= 2
+    path = tmp_path / "auge2006.html"
+    path.write_text(page)
+    render_in_chromium(path, tmp_path, "auge2006")

@@ -1,5 +1,6 @@
 """Paper 000 (Augé & Roberts, *Buffer sizing for elastic traffic*, NGI 2006),
-section IV.B: the elastic regime.
+section IV.B (the elastic regime, figures 3-5) and section V (HighSpeed TCP
+and fair queueing, figures 6 and 7).
 
 A 50 Mbps bottleneck carries a 25 Mbps Poisson packet background (standing
 in for many non-bottlenecked flows) and 1, 2 or 4 persistent NewReno flows
@@ -27,6 +28,33 @@ crawling. RFC 6582 section 3.2 step 2's rule, applied strictly after a
 timeout, ignores them: 0.985 now, the paper's "100% utilization". The
 scenarios pin `stack = "rfc"` (the default) so other stack profiles do not
 move these numbers.
+
+Figure 5: with 2 flows at 20 packets both lose in about 1 in 10 congestion
+events with a TCP loss (the paper's "little synchronized loss"); the Jain
+index of 2 and 4 flows is above 0.98 ("approximately fair").
+
+Section V (:func:`run_section_v`, run by :func:`claims` and
+:func:`figures` through :func:`section_v`) takes figures 6 and 7's six
+cases: 1 HSTCP flow at 20 packets, HSTCP + NewReno at 625 and 4 HSTCP at 625
+under FIFO drop-tail; 1 NewReno at 20, HSTCP + NewReno and 4 HSTCP at 625
+under fair queueing (DRR, drop from the longest queue). The paper leaves
+open, and bufsim pins: HSTCP is RFC 3649 with its defaults (Low_Window 38,
+High_Window 83000, High_P 1e-7) on the same stack as the NewReno flows (no
+SACK, no delayed ACKs, `stack = "rfc"`, all flows start at 0 s); FQ shares
+the 625-packet buffer among the queues and spreads the Poisson background
+over 1024 queues (`qdisc_params.background_flows`' default: many slow
+non-bottlenecked flows); every case also runs with SACK for every flow.
+
+Where section V differs: (1) at 20 packets one HSTCP flow does not beat
+NewReno (0.36 against 0.41 of the residual, 0.39 against 0.40 with SACK):
+the losses come from background bursts, not from the window reaching the
+pipe, and HSTCP's faster increase meets them three times as often. (2)
+Under FQ, HSTCP gets 0.48, not "slightly more" than NewReno: the longest
+queue, HSTCP's, takes the drops, and its NewReno-style recovery times out
+(19 times against 3); with SACK the split is exactly even, DRR serving two
+always-backlogged queues. (3) In the 300 s run FQ lowers the 4 HSTCP flows'
+cwnd variation by 1.41x, not the 1.5x asked: their timeouts (77 under FQ, 78
+under FIFO) remain; with SACK the factor is 2.5.
 """
 
 from __future__ import annotations
@@ -104,6 +132,45 @@ def scenario_sack(
     return s
 
 
+def _with_cwnd(s: dict[str, Any]) -> dict[str, Any]:
+    """``s`` with per-flow cwnd in its time series, sampled every RTT (100 ms)."""
+    s["output"] = {"interval": "100ms", "cwnd": True}
+    return s
+
+
+def _cwnd_columns(r: Any) -> list[str]:
+    return [c for c in r.timeseries.columns if str(c).startswith("cwnd_flow")]
+
+
+def _loss_stats(r: Any) -> dict[str, float]:
+    """Loss measures of one run's TCP flows after the warm-up.
+
+    Returns
+    -------
+    dict
+        ``sync_all``: the fraction of congestion events (one RTT from a
+        bottleneck drop) with a TCP loss in which every TCP flow lost (NaN
+        with one flow or no such event); ``drops`` and ``timeouts``: summed
+        over the TCP flows (packets, events); ``mean_cwnd``: the
+        time-averaged cwnd of the flows, averaged over them (packets).
+    """
+    e = r.congestion_events
+    e = e[(e["time_s"] > r.scenario["warmup_s"]) & (e["fraction"] > 0)]
+    n = len(r.flows)
+    sync_all = float((e["fraction"] >= 1 - 1e-9).mean()) if n > 1 and len(e) else math.nan
+    return {
+        "sync_all": sync_all,
+        "drops": float(r.flows["drops"].sum()),
+        "timeouts": float(r.flows["timeouts"].sum()),
+        "mean_cwnd": float(_after_warmup(r)[_cwnd_columns(r)].mean().mean()),
+    }
+
+
+def _after_warmup(r: Any) -> pd.DataFrame:
+    ts = r.timeseries
+    return ts[ts.index.to_numpy(dtype=float) > r.scenario["warmup_s"]]
+
+
 def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd.DataFrame:
     """Run every case; one row per case.
 
@@ -121,15 +188,24 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
         Columns ``flows``, ``buffer_pkts``, ``background``, ``utilization``
         (whole link, 0..1), ``tcp_mbps`` (goodput of the TCP flows),
         ``residual_share`` (TCP goodput / (capacity - background rate)),
-        ``residual_share_sack`` (the same with SACK), ``paper`` (what the
-        paper reports) and ``paper_value`` (NaN where it gives no number).
+        ``residual_share_sack`` (the same with SACK), ``jain_index`` and
+        ``sync_mean`` (fairness of the NewReno flows' goodputs and their loss
+        synchronization, figure 5), ``goodput_mbps`` (per-flow NewReno
+        goodputs, Mbit/s, a tuple), ``sync_all``, ``drops``, ``timeouts``
+        and ``mean_cwnd`` (:func:`_loss_stats`), ``paper`` (what the paper reports) and
+        ``paper_value`` (NaN where it gives no number). ``attrs["series"]``
+        maps ``(flows, buffer_pkts, background)`` to the NewReno run's time
+        series (``utilization`` and ``cwnd_flow<i>`` every 100 ms, figures 3
+        and 5); ``attrs["quick"]`` records ``quick``.
     """
     duration = "120s" if quick else BASE["duration"]
     rows = []
+    series: dict[tuple[int, int, bool], pd.DataFrame] = {}
     for flows, buf, bg in CASES:
         if progress:
             progress(f"running auge2006 flows={flows} buffer={buf}pkt background={bg} ...")
-        r = bufsim.simulate(scenario(flows, buf, bg, duration))
+        r = bufsim.simulate(_with_cwnd(scenario(flows, buf, bg, duration)))
+        series[(flows, buf, bg)] = r.timeseries[["utilization", *_cwnd_columns(r)]]
         r_sack = bufsim.simulate(scenario_sack(flows, buf, bg, duration))
         residual = r.scenario["link"]["capacity_bps"] - sum(
             b["rate_bps"] for b in r.scenario["background"]
@@ -144,11 +220,18 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
                 "tcp_mbps": r.summary["goodput_bps"] / 1e6,
                 "residual_share": r.summary["goodput_bps"] / residual,
                 "residual_share_sack": r_sack.summary["goodput_bps"] / residual,
+                "jain_index": r.summary["jain_index"],
+                "sync_mean": r.summary["sync_mean"],
+                "goodput_mbps": tuple(round(x / 1e6, 3) for x in r.flows["goodput_bps"]),
+                **_loss_stats(r),
                 "paper": note,
                 "paper_value": value,
             }
         )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs["quick"] = quick
+    table.attrs["series"] = series
+    return table
 
 
 def claims(table: pd.DataFrame) -> pd.DataFrame:
@@ -213,4 +296,488 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
         grows,
         "utilization " + " < ".join(f"{u:.3f}" for u in shares),
     )
+    _figure5_claims(c, t)
+    _section_v_claims(c, t, section_v(table))
     return c.table()
+
+
+def section_v(table: pd.DataFrame) -> pd.DataFrame:
+    """Section V's results for a :func:`run` table: ``table.attrs["section_v"]``,
+    computed once by :func:`run_section_v` (quick if the table is)."""
+    if "section_v" not in table.attrs:
+        table.attrs["section_v"] = run_section_v(quick=table.attrs.get("quick", False))
+    return table.attrs["section_v"]
+
+
+def _figure5_claims(c: Claims, t: pd.DataFrame) -> None:
+    """Figure 5's synchronization and fairness (2 and 4 NewReno flows, 20 packets)."""
+    r2 = t.loc[(2, 20, True)]
+    c.add(
+        "2 flows, 20 packets: synchronization (fig. 5)",
+        "even with only two flows, there is little synchronized loss",
+        r2["sync_all"],
+        r2["sync_all"] <= 0.25,
+        "fraction of the congestion events with a TCP loss in which both flows lost; 'little' read"
+        f" as <= 0.25 (sync_mean {r2['sync_mean']:.3f}, counting background-only events as 0)",
+    )
+    jain = min(t.loc[(n, 20, True), "jain_index"] for n in (2, 4))
+    c.add(
+        "2, 4 flows, 20 packets: fairness (fig. 5)",
+        "bandwidth sharing is approximately fair",
+        jain,
+        jain >= 0.95,
+        "the lower Jain index of the NewReno goodputs with 2 and 4 flows; 'approximately' read as >= 0.95",
+    )
+
+
+def _section_v_claims(c: Claims, t: pd.DataFrame, v: pd.DataFrame) -> None:
+    """Section V.A: HighSpeed TCP under FIFO drop-tail (figure 6)."""
+    hs, nr = v.loc["hs1-b20-fifo"], t.loc[(1, 20, True)]
+    c.add(
+        "V.A, 1 HSTCP flow, 20 packets (fig. 6 left)",
+        "a single HSTCP connection uses bandwidth more efficiently than Reno",
+        hs["residual_share"],
+        hs["residual_share"] > nr["residual_share"] + 0.05,
+        f"'more' read as > NewReno's {nr['residual_share']:.3f} + 0.05. With SACK"
+        f" {hs['residual_share_sack']:.3f} vs {nr['residual_share_sack']:.3f}. The losses come from"
+        " background bursts overflowing 20 packets, not from the window exceeding the 312-packet"
+        " residual pipe: HSTCP's"
+        f" faster increase reaches them sooner ({hs['drops']:.0f} drops vs {nr['drops']:.0f}),"
+        f" so its mean cwnd is no larger ({hs['mean_cwnd']:.0f} vs {nr['mean_cwnd']:.0f} packets)",
+    )
+    mix = v.loc["hs1nr1-b625-fifo"]
+    c.add(
+        "V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)",
+        "the Reno connection is unable to compete fairly with the more aggressive HSTCP",
+        mix["hstcp_share"],
+        mix["hstcp_share"] >= 0.7,
+        f"HSTCP's fraction of the TCP goodput (Jain {mix['jain_index']:.3f}, with SACK"
+        f" {mix['hstcp_share_sack']:.3f}); 'unable to compete' read as >= 0.7",
+    )
+    lead = v.loc["hs4-b625-fifo", "leaders"]
+    c.add(
+        "V.A, 4 HSTCP flows, 625 packets, FIFO (fig. 6 right)",
+        "one flow after the other gains a temporary ascendancy",
+        lead,
+        lead >= 2,
+        "flows holding the largest cwnd for >= 10% of the time after the warm-up (>= 2 needed)",
+    )
+    _fq_claims(c, t, v)
+
+
+def _fq_claims(c: Claims, t: pd.DataFrame, v: pd.DataFrame) -> None:
+    """Section V.B: per-flow fair queueing with drop from the longest queue (figure 7)."""
+    fq, fifo = v.loc["nr1-b20-fq", "residual_share"], t.loc[(1, 20, True), "residual_share"]
+    c.add(
+        "V.B, 1 NewReno flow, 20 packets, FQ (fig. 7 left)",
+        "fair queuing barely alleviates the loss in performance due to a very small buffer",
+        fq,
+        abs(fq - fifo) <= 0.1,
+        f"NewReno share of the residual under FQ; FIFO gives {fifo:.3f}; 'barely' read as within 0.1 of it",
+        0.1,
+    )
+    bg = float(v.loc[v["qdisc"] == "fq", "background_drops"].sum())
+    c.add(
+        "V.B, background under FQ",
+        "it does, however, avoid loss for the non-bottlenecked flows",
+        bg,
+        bg == 0,
+        "background packets dropped in the three FQ cases (FIFO, 1 HSTCP flow, 20 packets: "
+        f"{v.loc['hs1-b20-fifo', 'background_drops']:.0f})",
+        0.0,
+    )
+    mix, fifo_mix = v.loc["hs1nr1-b625-fq"], v.loc["hs1nr1-b625-fifo"]
+    c.add(
+        "V.B, HSTCP + NewReno, 625 packets, FQ (fig. 7 middle): bias",
+        "fair queuing considerably reduces the bias in favour of HSTCP",
+        mix["hstcp_share"],
+        abs(mix["hstcp_share"] - 0.5) <= 0.1,
+        f"HSTCP's fraction of the TCP goodput (FIFO {fifo_mix['hstcp_share']:.3f}); within 0.1 of an even split",
+        0.1,
+    )
+    (to_hs, to_nr), (dr_hs, dr_nr) = mix["flow_timeouts"], mix["flow_drops"]
+    c.add(
+        "V.B, HSTCP + NewReno, 625 packets, FQ (fig. 7 middle): HSTCP ahead",
+        "the HSTCP flow does, however, gain slightly more throughput than the Reno flow",
+        mix["hstcp_share"],
+        0.5 < mix["hstcp_share"] <= 0.6,
+        f"'slightly more' read as 0.5 to 0.6. HSTCP times out {to_hs} times, NewReno {to_nr}: drop"
+        f" from the longest queue takes {dr_hs} packets from HSTCP's (longer) queue, {dr_nr} from"
+        " NewReno's, in runs whose NewReno-style recovery ends in timeouts. With SACK the split is {mix['hstcp_share_sack']:.3f}:"
+        " both queues stay backlogged in the shared 625-packet buffer, so DRR serves them equally"
+        " and HSTCP's aggressiveness cannot show",
+    )
+    _fq_chaos_claims(c, v)
+
+
+def _fq_chaos_claims(c: Claims, v: pd.DataFrame) -> None:
+    """Section V.B: four HSTCP flows under FQ against FIFO (figures 6 and 7, right)."""
+    f, q = v.loc["hs4-b625-fifo"], v.loc["hs4-b625-fq"]
+    ratio = f["cwnd_cv"] / q["cwnd_cv"]
+    c.add(
+        "V.B, 4 HSTCP flows, 625 packets, FQ (fig. 7 right)",
+        "fair queuing effectively counters the chaotic behaviour",
+        ratio,
+        ratio >= 1.5 and q["jain_index"] >= 0.95,
+        f"cwnd coefficient of variation FIFO {f['cwnd_cv']:.3f} / FQ {q['cwnd_cv']:.3f} (>= 1.5"
+        f" needed) and FQ Jain {q['jain_index']:.3f} (>= 0.95). Under FQ the flows still time out"
+        f" {q['timeouts']:.0f} times (FIFO {f['timeouts']:.0f}), each a fall of cwnd to 1 that FQ"
+        f" does not prevent; with SACK ({q['timeouts_sack']:.0f} timeouts) the ratio is"
+        f" {f['cwnd_cv_sack'] / q['cwnd_cv_sack']:.2f}",
+    )
+    c.add(
+        "V.B, 4 HSTCP flows: synchronization",
+        "desynchronized loss events due to flow isolation",
+        q["sync_mean"],
+        q["sync_mean"] < f["sync_mean"],
+        f"mean fraction of the 4 flows losing in a congestion event: FQ below FIFO's {f['sync_mean']:.3f}",
+    )
+
+
+# ------------------------------------------------------------------ section V
+
+#: Section V's cases: name -> (figure panel, qdisc, TCP of each flow, buffer packets).
+SECTION_V: dict[str, tuple[str, str, tuple[str, ...], int]] = {
+    "hs1-b20-fifo": ("6 left", "droptail", ("highspeed",), 20),
+    "hs1nr1-b625-fifo": ("6 middle", "droptail", ("highspeed", "newreno"), 625),
+    "hs4-b625-fifo": ("6 right", "droptail", ("highspeed",) * 4, 625),
+    "nr1-b20-fq": ("7 left", "fq", ("newreno",), 20),
+    "hs1nr1-b625-fq": ("7 middle", "fq", ("highspeed", "newreno"), 625),
+    "hs4-b625-fq": ("7 right", "fq", ("highspeed",) * 4, 625),
+}
+
+
+def scenario_v(case: str, duration: str = "300s") -> dict[str, Any]:
+    """The raw scenario of a section V case (a key of :data:`SECTION_V`).
+
+    One flow group per flow (``count = 1``, flow ``i`` is ``cwnd_flow<i>``),
+    each with :data:`BASE`'s stack (no SACK, no delayed ACKs, ``stack =
+    "rfc"``) and its own ``tcp``; ``link.qdisc`` is ``droptail`` (FIFO) or
+    ``fq`` (DRR, drop from the longest queue, the background spread over the
+    default 1024 queues); cwnd and utilization sampled every 100 ms.
+    """
+    _, qdisc, tcps, buffer_pkts = SECTION_V[case]
+    s = variant(BASE, f"auge2006-{case}", duration=duration, buffer_pkts=buffer_pkts)
+    s["flows"] = [dict(BASE["flows"][0], tcp=t, count=1) for t in tcps]
+    s["link"]["qdisc"] = qdisc
+    return _with_cwnd(s)
+
+
+def cwnd_chaos(ts: pd.DataFrame) -> tuple[float, int]:
+    """How chaotic a set of cwnd time series is.
+
+    Parameters
+    ----------
+    ts : pandas.DataFrame
+        ``cwnd_flow<i>`` columns (packets), one row per sample.
+
+    Returns
+    -------
+    cv : float
+        The coefficient of variation of each flow's cwnd over time (std /
+        mean, dimensionless), averaged over the flows.
+    leaders : int
+        How many flows hold the largest cwnd for at least 10% of the samples
+        ("one flow after the other gains a temporary ascendancy").
+    """
+    w = ts[[c for c in ts.columns if str(c).startswith("cwnd_flow")]]
+    cv = float((w.std(ddof=0) / w.mean()).mean())
+    lead = w.to_numpy().argmax(axis=1)
+    leaders = sum(int((lead == i).mean() >= 0.1) for i in range(w.shape[1]))
+    return cv, leaders
+
+
+def _measure_v(r: Any, tcps: tuple[str, ...]) -> dict[str, Any]:
+    """What section V compares in one run (see :func:`run_section_v`)."""
+    g = r.flows["goodput_bps"].to_numpy()
+    cv, leaders = cwnd_chaos(_after_warmup(r))
+    return {
+        "utilization": r.summary["utilization"],
+        "residual_share": r.summary["goodput_bps"] / 25e6,
+        "goodput_mbps": tuple(round(x / 1e6, 3) for x in g),
+        "hstcp_share": g[0] / g.sum() if len(set(tcps)) == 2 else math.nan,
+        "jain_index": r.summary["jain_index"],
+        "sync_mean": r.summary["sync_mean"],
+        "cwnd_cv": cv,
+        "leaders": leaders,
+        "background_drops": r.summary.get("background_drops", math.nan),
+        "flow_timeouts": tuple(int(x) for x in r.flows["timeouts"]),
+        "flow_drops": tuple(int(x) for x in r.flows["drops"]),
+        **_loss_stats(r),
+    }
+
+
+#: The columns of :func:`run_section_v` repeated for the SACK runs (suffix ``_sack``).
+_SACK_COLUMNS = ("residual_share", "hstcp_share", "jain_index", "cwnd_cv", "timeouts", "mean_cwnd")
+
+
+def run_section_v(
+    quick: bool = False, progress: Callable[[str], Any] | None = None
+) -> pd.DataFrame:
+    """Run section V's cases (figures 6 and 7); one row per case.
+
+    Parameters
+    ----------
+    quick : bool
+        120 s of simulated time per case instead of 300 s.
+    progress : callable, optional
+        Called with a line of text before each case.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by case (:data:`SECTION_V`'s keys); columns ``figure``,
+        ``qdisc``, ``tcp`` (the flows' TCPs joined by ``+``),
+        ``buffer_pkts``, ``utilization`` (whole link, 0..1),
+        ``residual_share`` (TCP goodput / the 25 Mbps residual),
+        ``goodput_mbps`` (per-flow goodputs, Mbit/s, a tuple),
+        ``hstcp_share`` (the first, HSTCP, flow's fraction of the TCP goodput
+        in the HSTCP + NewReno mix, NaN otherwise), ``jain_index``,
+        ``sync_mean``, ``cwnd_cv`` and ``leaders`` (:func:`cwnd_chaos` after
+        the warm-up), ``background_drops`` (packets), ``flow_timeouts``
+        and ``flow_drops`` (per flow, tuples), the :func:`_loss_stats` columns, and
+        ``residual_share_sack``, ``hstcp_share_sack``, ``jain_index_sack``,
+        ``cwnd_cv_sack``, ``timeouts_sack``, ``mean_cwnd_sack``: the same
+        case with SACK (RFC 6675) for every flow.
+        ``attrs["series"]`` maps a case to its time series (``utilization``
+        and ``cwnd_flow<i>``, every 100 ms).
+    """
+    duration = "120s" if quick else BASE["duration"]
+    rows, series = [], {}
+    for case, (figure, qdisc, tcps, buf) in SECTION_V.items():
+        if progress:
+            progress(f"running auge2006 section V {case} ...")
+        r = bufsim.simulate(scenario_v(case, duration))
+        sack = scenario_v(case, duration)
+        for f in sack["flows"]:
+            f["sack"] = True
+        m_sack = _measure_v(bufsim.simulate(sack), tcps)
+        series[case] = r.timeseries[["utilization", *_cwnd_columns(r)]]
+        rows.append(
+            {"case": case, "figure": figure, "qdisc": qdisc, "tcp": "+".join(tcps)}
+            | {"buffer_pkts": buf}
+            | _measure_v(r, tcps)
+            | {f"{k}_sack": m_sack[k] for k in _SACK_COLUMNS}
+        )
+    table = pd.DataFrame(rows).set_index("case")
+    table.attrs["series"] = series
+    return table
+
+
+# ------------------------------------------------------------------ figures
+
+#: Utilization the paper's numbers imply for figure 3 (link, 0..1): the 25 Mbps
+#: background plus 40% (20 packets) or 100% (625 packets) of the 25 Mbps residual.
+_FIG3_PAPER = {20: (0.5 + 0.5 * 0.40, "paper: 40% of the residual"), 625: (1.0, "paper: 100%")}
+
+
+def _clip_recovery(ax: Any, cwnd: pd.DataFrame) -> None:
+    """Clip a cwnd panel at 1.2 times the 95th percentile of its samples
+    (packets) and give the raw peak in the panel's title.
+
+    Without SACK, fast recovery inflates cwnd by one packet per duplicate ACK
+    (RFC 6582) while NewReno repairs one loss per RTT, so after a burst of
+    drops cwnd stays several times the sawtooth for seconds (SACK's recovery,
+    RFC 6675, has no inflation: with it the peaks stay below 600 packets);
+    drawn in full they flatten the sawtooth and the flows' ascendancy.
+    """
+    values = cwnd.to_numpy().ravel()
+    top, peak = 1.2 * float(pd.Series(values).quantile(0.95)), float(values.max())
+    if peak > top:
+        ax.set_ylim(0, top)
+        ax.set_title(f"clipped; recovery inflation peaks at {peak:.0f}", fontsize=7)
+
+
+def _series_panels(
+    series: list[tuple[str, pd.DataFrame]], title: str, refs: dict[int, tuple[float, str]]
+) -> Any:
+    """The paper's figure layout: utilization (top) and cwnd (bottom) against
+    time, one column per case; ``refs`` maps a column to a utilization mark."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10.0, 4.6), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(2, len(series), sharex=True, squeeze=False)
+    for k, (label, ts) in enumerate(series):
+        t = ts.index.to_numpy(dtype=float)
+        top, bottom = axes[0, k], axes[1, k]
+        top.plot(t, ts["utilization"], lw=0.5, color="#1f4e79")
+        if k in refs:
+            top.axhline(refs[k][0], color="#c00000", ls="--", lw=1, label=refs[k][1])
+            top.legend(fontsize=7, loc="lower right")
+        top.set_ylim(0, 1.05)
+        top.set_title(label, fontsize=9)
+        cwnd = ts[[c for c in ts.columns if str(c).startswith("cwnd_flow")]]
+        for c in cwnd.columns:
+            bottom.plot(t, cwnd[c], lw=0.7, label=str(c).removeprefix("cwnd_"))
+        _clip_recovery(bottom, cwnd)
+        if ts.shape[1] > 2:
+            bottom.legend(fontsize=7, ncol=4, loc="upper left", handlelength=1)
+        bottom.set_xlabel("time (s)")
+        for ax in (top, bottom):
+            ax.grid(True, alpha=0.3)
+    axes[0, 0].set_ylabel("utilization (per 100 ms)")
+    axes[1, 0].set_ylabel("cwnd (packets)")
+    fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def _fairness_figure(table: pd.DataFrame, v: pd.DataFrame) -> Any:
+    """Per-flow goodputs of figures 5-7 beside the fair share, Jain index and
+    synchronization annotated."""
+    from bufsim.plot import _figure
+
+    t = table.set_index(["flows", "buffer_pkts", "background"])
+    cases = [
+        ("2 NewReno\n20 pkt FIFO", t.loc[(2, 20, True)], None),
+        ("4 NewReno\n20 pkt FIFO", t.loc[(4, 20, True)], None),
+    ] + [
+        (
+            f"{r.tcp.replace('highspeed', 'HS').replace('newreno', 'NR')}\n"
+            f"{r.buffer_pkts} pkt {'FQ' if r.qdisc == 'fq' else 'FIFO'}",
+            r,
+            r.tcp,
+        )
+        for case, r in v.iterrows()
+        if case.startswith(("hs1nr1", "hs4"))
+    ]
+    fig, (ax,) = _figure(8.0, 4.2)
+    for x, (_, r, tcp) in enumerate(cases):
+        g = list(r["goodput_mbps"])
+        tcps = tcp.split("+") if tcp else ["newreno"] * len(g)
+        for gi, ti in zip(g, tcps):
+            ax.scatter(
+                x,
+                gi,
+                s=30,
+                marker="^" if ti == "highspeed" else "o",
+                color="#c55a11" if ti == "highspeed" else "#1f4e79",
+                zorder=3,
+            )
+        fair = 25.0 / len(g)
+        ax.hlines(fair, x - 0.3, x + 0.3, color="0.4", ls="--", lw=1)
+        ax.annotate(
+            f"Jain {r['jain_index']:.2f}\nsync {r['sync_mean']:.2f}",
+            (x, 25.5),
+            ha="center",
+            fontsize=7,
+            va="bottom",
+        )
+    ax.scatter([], [], marker="o", color="#1f4e79", label="NewReno flow")
+    ax.scatter([], [], marker="^", color="#c55a11", label="HSTCP flow")
+    ax.plot([], [], color="0.4", ls="--", label="fair share of the 25 Mbps residual")
+    ax.set_xticks(range(len(cases)), labels=[c[0] for c in cases], fontsize=8)
+    ax.set_ylim(0, 30)
+    ax.set_ylabel("goodput (Mbit/s)")
+    ax.set_title(
+        "Per-flow goodput: figure 5 (NewReno) and figures 6/7 middle, right (FIFO vs FQ)",
+        fontsize=9,
+    )
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="center left")
+    return fig
+
+
+def arrivals_figure(window_s: float = 1.0, seed: int = 0) -> Any:
+    """Figure 4: packet arrivals at the 20-packet buffer, 1 NewReno flow.
+
+    A 40 s run of the figure 3 case with a packet trace; the window ends
+    0.3 s after the first TCP drop past the 20 s warm-up. Each dot is an
+    arriving packet at a random height, background packets in the lower
+    half, the TCP flow's in the upper half; red squares are drops.
+
+    Parameters
+    ----------
+    window_s : float
+        Width of the time window drawn, seconds.
+    seed : int
+        Seed of the dots' random heights (the picture is deterministic).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import numpy as np
+
+    from bufsim.plot import _figure
+
+    s = scenario(1, 20, True, "40s")
+    s["output"] = {"trace": True}
+    tr = bufsim.simulate(s).trace
+    t, ev, flow = tr["time_s"].to_numpy(), tr["event"].astype(str).to_numpy(), tr["flow"].to_numpy()
+    first = t[(ev == "drop_overflow") & (flow >= 0) & (t > 20.0)][0]
+    lo, hi = first + 0.3 - window_s, first + 0.3
+    rng = np.random.default_rng(seed)
+    fig, (ax,) = _figure(8.0, 3.6)
+    for name, rows, color, base in (
+        ("background", (ev == "enqueue") & (flow < 0), "0.55", 0.0),
+        ("TCP", (ev == "enqueue") & (flow >= 0), "#1f4e79", 1.0),
+    ):
+        x = t[rows & (t >= lo) & (t <= hi)]
+        ax.scatter(x, base + rng.uniform(0.05, 0.95, len(x)), s=3, color=color, label=name)
+    drops = (ev == "drop_overflow") & (t >= lo) & (t <= hi)
+    x = t[drops]
+    ax.scatter(
+        x,
+        np.where(flow[drops] >= 0, 1.0, 0.0) + rng.uniform(0.05, 0.95, len(x)),
+        s=30,
+        marker="s",
+        facecolor="none",
+        edgecolor="#c00000",
+        label="dropped",
+    )
+    ax.set_ylim(0, 2.3)
+    ax.set_yticks([0.5, 1.5], labels=["background", "TCP"])
+    ax.set_xlabel("arrival time (s)")
+    ax.set_title("Figure 4: packet arrivals, 1 NewReno flow, 20-packet buffer, FIFO", fontsize=9)
+    ax.legend(fontsize=7, loc="upper center", ncol=3)
+    return fig
+
+
+def figures(table: pd.DataFrame) -> dict[str, Any]:
+    """Figures 3, 5, 6 and 7 as the paper draws them (utilization per 100 ms
+    on top, cwnd below, one column per case), figure 4 (:func:`arrivals_figure`)
+    and the per-flow goodputs.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`run` (its ``attrs`` carry the time series; section V
+        runs through :func:`section_v`).
+
+    Returns
+    -------
+    dict
+        ``{"fig3_buffers", "fig4_arrivals", "fig5_flows", "fig6_hstcp_fifo", "fig7_fq",
+        "goodput_shares": matplotlib Figure}``; figure 3's panels mark the
+        utilization the paper's 40% and 100% imply.
+    """
+    s, v = table.attrs["series"], section_v(table)
+    vs = v.attrs["series"]
+    fig3 = [(f"1 NewReno, {b} packets", s[(1, b, True)]) for b in (20, 100, 625)]
+    fig5 = [(f"{n} NewReno, 20 packets", s[(n, 20, True)]) for n in (1, 2, 4)]
+    labels = {
+        "hs1-b20-fifo": "1 HSTCP, 20 packets",
+        "nr1-b20-fq": "1 NewReno, 20 packets",
+        "hs1nr1-b625-fifo": "HSTCP (flow0) + NewReno (flow1), 625 packets",
+        "hs1nr1-b625-fq": "HSTCP (flow0) + NewReno (flow1), 625 packets",
+        "hs4-b625-fifo": "4 HSTCP, 625 packets",
+        "hs4-b625-fq": "4 HSTCP, 625 packets",
+    }
+    fig6 = [(labels[c], vs[c]) for c in ("hs1-b20-fifo", "hs1nr1-b625-fifo", "hs4-b625-fifo")]
+    fig7 = [(labels[c], vs[c]) for c in ("nr1-b20-fq", "hs1nr1-b625-fq", "hs4-b625-fq")]
+    return {
+        "fig3_buffers": _series_panels(
+            fig3,
+            "Figure 3: 1 NewReno flow, FIFO, buffers 20 / 100 / 625 packets",
+            {0: _FIG3_PAPER[20], 2: _FIG3_PAPER[625]},
+        ),
+        "fig4_arrivals": arrivals_figure(),
+        "fig5_flows": _series_panels(fig5, "Figure 5: 1, 2, 4 NewReno flows, FIFO, 20 packets", {}),
+        "fig6_hstcp_fifo": _series_panels(fig6, "Figure 6: HighSpeed TCP, FIFO drop-tail", {}),
+        "fig7_fq": _series_panels(
+            fig7, "Figure 7: fair queueing (DRR, drop from the longest queue)", {}
+        ),
+        "goodput_shares": _fairness_figure(table, v),
+    }
