@@ -114,8 +114,18 @@ def _run_driver(script: Path, cwd: Path) -> dict:
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
-def _kill_driver_midway(tmp_path: Path, store: Path, delay: float) -> None:
-    """Start a driver, kill -9 it after ``delay`` s; assert its children die."""
+def _stored(store: Path) -> int:
+    """How many points the store holds (0 before the driver creates it)."""
+    if not (store / "store.sqlite").is_file():
+        return 0
+    with Store(store) as db:
+        return len(db)
+
+
+def _kill_driver_midway(tmp_path: Path, store: Path, delay: float, after: int = 0) -> None:
+    """Start a driver, kill -9 it after ``delay`` s and once the store holds
+    ``after`` points (on a busy machine the first point can take longer than
+    any fixed delay); assert its children die."""
     proc = subprocess.Popen(
         [sys.executable, str(_script(tmp_path, store))],
         cwd=tmp_path,
@@ -124,7 +134,9 @@ def _kill_driver_midway(tmp_path: Path, store: Path, delay: float) -> None:
     )
     children: set[int] = set()
     t_end = time.monotonic() + delay
-    while time.monotonic() < t_end:
+    give_up = time.monotonic() + 300
+    while time.monotonic() < t_end or (after and _stored(store) < after):
+        assert time.monotonic() < give_up, f"no {after} points stored within 300 s"
         children |= _descendants(proc.pid)
         time.sleep(0.05)
     children |= _descendants(proc.pid)
@@ -138,7 +150,7 @@ def _kill_driver_midway(tmp_path: Path, store: Path, delay: float) -> None:
 
 def test_driver_killed_leaves_no_process_and_resumes(tmp_path, reference):
     store = tmp_path / "store"
-    _kill_driver_midway(tmp_path, store, delay=4.0)
+    _kill_driver_midway(tmp_path, store, delay=1.0, after=1)
     with Store(store) as db:
         done_before = len(db)
     assert 0 < done_before < len(reference), "the kill must land midway"
