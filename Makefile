@@ -64,7 +64,7 @@ test-rust:
 	cargo test --release --workspace --exclude bufsim-py
 
 test-python: install
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=15
 
 bench: install
 	cargo bench -p bufsim-core
