@@ -13,51 +13,63 @@ mattering little for CUBIC and H-TCP. Every run here is the fluid engine
 (``bufsim.simulate(..., engine="fluid")``); :func:`claims` sets each
 statement beside bufsim's number.
 
-Modelling choices, each measured (full runs, 10 seeds x 3000 s, buffer 5% of
-BDP unless said; the ``case`` column of :func:`run` holds the alternatives):
+Modelling choices, each measured (full version: 10 seeds x 3000 s, buffer
+5% of BDP unless said; the ``case`` column of :func:`run` holds the
+alternatives, the "choices" figure draws them):
 
-* Warm-up. bufsim discards the first 300 s; the paper measures from the
-  first congestion event. Slow start ends at that event, 1.3 s into every
-  run (the draws of m_k start there, so it is the same for every seed), and
-  utilization from the first congestion event or from 0 s differs from the
-  300 s warm-up by at most 0.015 (AIMD, whose sawtooth is slowest): the
-  warm-up explains none of the differences below.
-* Slow start. The paper simulates none; the fluid engine starts every flow
-  in slow start (RFC 5681) and has no switch to skip it. Its whole footprint
-  is the first 1.3 s and the cut that ends it; the warm-up cases above
-  include or exclude it and move utilization by at most 0.015.
-* One cut per congestion event (``fluid.decrease = "event"``, the default)
-  versus paper 004 eq. (1) literally (``"rate"``, dW/dt = -b W lambda, only
-  for laws with a rate form: AIMD and HighSpeed; CUBIC's and H-TCP's windows
-  depend on the time of the last loss). eq. (1) reduces the window for every
-  packet's worth of lost fluid, so a 10 Gbps overflow cuts far deeper than
-  one halving: HighSpeed falls from 0.98-1.0 to 0.36-0.60 and AIMD from
-  0.82-0.88 to about 0.73 at 5%, against the paper's "more than 90%". The
-  paper's numbers need one cut per event, which bufsim keeps.
-* The m_k distribution. The paper draws m_k from a normal distribution and
+- Warm-up. bufsim discards the first 300 s; the paper measures from the
+  first congestion event. Slow start ends at that event, 1.3-1.5 s into every
+  run (before any m_k draw, so the same for every seed). Measuring from it,
+  or from 0 s, moves utilization by at most 0.012 (AIMD, whose sawtooth is
+  slowest; 0.004 for the other variants): the warm-up explains none
+  of the differences below.
+
+- Slow start. The paper simulates none; the fluid engine starts every flow
+  in slow start (RFC 5681) and has no switch to skip it. Its footprint is
+  the first 1.3-1.5 s and the cut that ends it, which the warm-up cases above
+  include or exclude: at most 0.012.
+
+- One cut per congestion event (fluid.decrease = "event", the default)
+  against paper 004 eq. (1) literally ("rate", dW/dt = -b W lambda; only for
+  laws with a rate form, AIMD and HighSpeed: CUBIC's and H-TCP's windows
+  depend on the time of the last loss). eq. (1) cuts again for every
+  packet's worth of lost fluid, and a 10 Gbps overflow holds many: at 5%
+  HighSpeed falls from 0.98-0.99 to 0.36-0.60 and AIMD from 0.82-0.90 to
+  0.72-0.73, against the paper's "more than 90%". The paper's HSTCP
+  numbers need one cut per event, which bufsim keeps.
+
+- The m_k distribution. The paper draws m_k from a normal distribution and
   gives neither mean nor sd; bufsim centres it on X N with sd (1 - X) N / 4,
-  clipped to [X N, N] (measured mean synchronized fraction 0.37 at X = 0.3,
-  0.64 at X = 0.6). m_k = ceil(X N) always (``sync_sd = 0``) raises X = 0.3
-  by up to 0.07 (AIMD 0.88 -> 0.95), a wide draw (``sync_sd = 0.5``) lowers
-  it by up to 0.05 (H-TCP), and choosing the flows at random instead of the
-  highest-rate ones moves X < 1 by -0.05 to +0.06. None changes X = 1 (every
-  flow loses) and none reverses an ordering between variants at X = 1.
-* Step. The default 4 ms step against 1 ms: within 0.01 for every variant.
-* CUBIC's alpha_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 section
-  4.3, recently adopted by the fluid law): W_est grows by alpha_cubic per
-  RTT, about 130 RTTs x 1 = 130 packets over CUBIC's K = (W_max (1 -
-  beta) / C)^(1/3), about 22 s for a 14,000-packet window, while the cubic
-  curve regains 4,200 packets: the Reno-friendly region never binds at
-  10 Gbps, so the change cannot move these curves (computed, not run).
+  clipped to [X N, N] (mean synchronized fraction about 0.37 at X = 0.3,
+  0.64 at X = 0.6). m_k = ceil(X N) always (sync_sd = 0) moves X < 1 by
+  0 to +0.045 (AIMD at X = 0.3: 0.903 -> 0.947); a wide draw (sync_sd = 0.5) by +0.001 to -0.061 (H-TCP at X = 0.3, 1%: 0.961 -> 0.901); the m_k flows chosen at
+  random instead of the highest-rate ones (sync_policy = "random") by
+  -0.063 (H-TCP) to +0.040 (AIMD). None changes X = 1 (every flow loses), and none brings CUBIC below
+  90% or AIMD above CUBIC.
+
+- Step. The default 4 ms step against 1 ms: within 0.002 at X = 1; at
+  X < 1 within 0.003 (with the quick version's 2 seeds of 1000 s, 0.012), where the step moves the congestion events and with
+  them the m_k draws.
+
+- CUBIC's alpha_cubic = 1 once W_est reaches cwnd_prior (RFC 9438 section
+  4.3, recently adopted by the fluid law, as in the packet engine). W_est
+  grows by alpha_cubic per RTT, about 130 packets over CUBIC's
+  K = (W_max (1 - beta) / C)^(1/3), 22 s for a 14,000-packet window, while
+  the cubic curve regains 4,200 packets: the Reno-friendly region never
+  binds at 10 Gbps and W_est never reaches cwnd_prior, so the change cannot
+  move these curves (computed, not run: the old law is gone).
 
 What remains different, and why (see :func:`claims`): at X = 1 every flow
 cuts at once and utilization follows the depth of the cut, HighSpeed's
-b(W) = 0.2 at W = 14,000 packets above CUBIC's 0.3 above AIMD's 0.5, with
-AIMD regaining a halving at one packet per RTT (W / 2 RTTs, about 1200 s at
+b(W) = 0.2 at W = 14,000 packets above CUBIC's 0.3 above AIMD's 0.5, AIMD
+regaining a halving at one packet per RTT (W / 2 RTTs, about 1200 s at
 10 Gbps). So bufsim has CUBIC above 90% at 5% for every X and AIMD below
-CUBIC, where the paper has the reverse; no choice above changes that. The
-synchronized-sawtooth closed form (:func:`aimd_sync_utilization`) gives
-AIMD 0.785 at 5%, close to bufsim's X = 1 and well below the paper's 90%.
+CUBIC, where the paper has the reverse, and no choice above changes that.
+The synchronized-sawtooth closed form (:func:`aimd_sync_utilization`) gives
+AIMD 0.785 at 5%, near bufsim's X = 1 (0.816) and well below the
+paper's 90%. Lower X helps most the variant whose cut hurts most, so X
+matters as much for CUBIC and H-TCP as for AIMD, unlike the paper's
+section V (its own figure 6(d) text says de-synchronized H-TCP does better).
 """
 
 from __future__ import annotations
@@ -370,8 +382,9 @@ def _claims_cubic(
         f"highest over X (X = 1: {_u(table, 'cubic', 1.0, 0.05):.3f}; at 1%, X = 1: "
         f"{_u(table, 'cubic', 1.0, 0.01):.3f}). CUBIC cuts to 0.7 W and regains W_max in "
         "K = 22 s; the flows that record no loss keep climbing their curve. The lowest X = 0.3 "
-        f"under any warm-up, m_k, policy or step choice is {lo:.3f}; alpha_cubic = 1 (RFC 9438) "
-        "adds at most 130 packets over K, under 1% of W_max",
+        f"under any warm-up, m_k, policy or step choice is {lo:.3f}. The Reno-friendly W_est "
+        "gains about 130 packets over K against the curve's 4,200, so alpha_cubic = 1 (RFC 9438) "
+        "never binds here",
     )
     low = min(d.loc[f, ("aimd", x)] - d.loc[f, ("cubic", x)] for f in fracs for x in SYNC)
     c.add(
@@ -436,7 +449,7 @@ def _claims_htcp_and_sync(c: Claims, table: pd.DataFrame, small: list) -> None:
 
 def _claims_setup(c: Claims, table: pd.DataFrame) -> None:
     d = table[table["case"] == "default"]
-    t1 = float(d["first_congestion_s"].max())
+    t0, t1 = float(d["first_congestion_s"].min()), float(d["first_congestion_s"].max())
     diffs = [
         abs(_u(table, v, x, f, w) - _u(table, v, x, f))
         for v in VARIANTS
@@ -450,7 +463,7 @@ def _claims_setup(c: Claims, table: pd.DataFrame) -> None:
         max(diffs),
         max(diffs) <= 0.03,
         f"largest change over every variant, X and buffer when measuring from 0 s or from the "
-        f"first congestion event (at {t1:.1f} s, the end of slow start) instead",
+        f"first congestion event (at {t0:.2f}-{t1:.2f} s, the end of slow start) instead",
         0.03,
     )
 
