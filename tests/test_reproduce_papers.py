@@ -7,9 +7,11 @@ in `make bench`. Each assertion states the paper's claim and the tolerance.
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 import pytest
+from bufsim import report
 from bufsim.reproduce import avrachenkov2006, barman2005, dhamdhere2006, kumar2010
 from conftest import render_in_chromium
 
@@ -545,3 +547,26 @@ def test_kumar_claims_and_report(kumar_table, tmp_path):
     path = tmp_path / "kumar2010.html"
     path.write_text(page)
     render_in_chromium(path, tmp_path, "kumar2010")
+
+
+# ----------------------------------------------------------------- all papers
+
+
+def test_reproductions_on_one_page(barman, avrachenkov, kumar_table, quick, tmp_path):
+    # `bufsim reproduce all` writes one report: here three reproductions'
+    # tables (computed above) on one page, every figure and section id
+    # prefixed by its paper so none collides, opened in headless Chromium.
+    tables = {
+        "barman2005": barman.reset_index(),
+        "avrachenkov2006": avrachenkov,
+        "kumar2010": kumar_table,
+    }
+    page = report.reproductions_report(tables, quick=quick)
+    ids = re.findall(r'<div class="figure" id="([^"]+)"', page)
+    for name in tables:
+        assert any(i.startswith(f"fig-{name}-") for i in ids), (name, ids)
+        assert f'id="{name}-claims"' in page and f'id="{name}-setup"' in page
+    assert len(ids) == len(set(ids))
+    path = tmp_path / "all.html"
+    path.write_text(page)
+    render_in_chromium(path, tmp_path, "all")

@@ -698,7 +698,9 @@ def reproduce(
         "results/reproduce"
     ),
 ) -> None:
-    """Reproduce a paper's published results and write the table as CSV."""
+    """Reproduce a paper's published results: print the table and the paper's
+    claims beside bufsim's numbers, and write them as CSV and the HTML report
+    (figures included) into OUT; 'all' writes one report of every paper."""
     from bufsim import reproduce as rep
 
     if name == "list":
@@ -712,6 +714,7 @@ def reproduce(
         console.print(listing)
         return
     names = list(rep.PAPERS) if name == "all" else [name]
+    tables = {}
     for key in names:
         try:
             module = rep.load(key)
@@ -732,6 +735,17 @@ def reproduce(
             _print_claims(
                 module.claims(table), out / f"{key}{'-quick' if quick else ''}-claims.csv"
             )
+        tables[key] = table
+    from bufsim import report
+
+    page = (
+        report.reproductions_report(tables, quick=quick)
+        if name == "all"
+        else report.reproduction_report(name, quick=quick, table=tables[name])
+    )
+    html_path = out / f"{name}{'-quick' if quick else ''}.html"
+    html_path.write_text(page, encoding="utf-8")
+    console.print(f"report written to {html_path}")
 
 
 def _print_claims(claims, path: Path) -> None:

@@ -12,7 +12,8 @@ template ``templates/report.html.j2``.
   sweep runs (or is read back from the store) and its curves are drawn,
 * a results store directory (``results/``), optionally filtered by scenario
   name,
-* the name of a reproduction (``auge2006``, ...; see ``bufsim reproduce list``).
+* the name of a reproduction (``auge2006``, ...; see ``bufsim reproduce list``),
+  or ``all`` for every reproduction on one page.
 
 Examples
 --------
@@ -281,6 +282,36 @@ def sweep_report(
     return render(title, sections, subtitle="sweep")
 
 
+def _reproduction_sections(name: str, table: pd.DataFrame, *, prefix: str = "") -> list[Section]:
+    """A reproduction's sections: setup notes, claims, figures and results.
+
+    ``prefix`` (e.g. ``"auge2006-"``) goes before every section and figure
+    id and the name before every title, so several reproductions share a page.
+    """
+    from bufsim import reproduce
+
+    mod = reproduce.load(name)
+    head = f"{name}: " if prefix else ""
+    doc = [p.strip().replace("\n", " ") for p in (mod.__doc__ or "").split("\n\n") if p.strip()]
+    sections = [Section(f"{prefix}setup", f"{head}Setup and differences from the paper", text=doc)]
+    if hasattr(mod, "claims"):
+        claims = mod.claims(table)
+        sections.append(
+            Section(
+                f"{prefix}claims",
+                f"{head}The paper's claims and bufsim's numbers",
+                table=html_table(
+                    claims, classes={"verdict": lambda v: "agrees" if v == "agrees" else "differs"}
+                ),
+            )
+        )
+    if hasattr(mod, "figures"):
+        figs = [_fig(f"fig-{prefix}{k}", f, k) for k, f in mod.figures(table).items()]
+        sections.append(Section(f"{prefix}figures", f"{head}Figures", figures=figs))
+    sections.append(Section(f"{prefix}results", f"{head}Results", table=html_table(table)))
+    return sections
+
+
 def reproduction_report(name: str, *, quick: bool = True, table: pd.DataFrame | None = None) -> str:
     """The report of a reproduction: its setup notes, results and claims.
 
@@ -302,30 +333,46 @@ def reproduction_report(name: str, *, quick: bool = True, table: pd.DataFrame | 
     """
     from bufsim import reproduce
 
-    mod = reproduce.load(name)
     if table is None:
-        table = mod.run(quick=quick)
-    doc = [p.strip().replace("\n", " ") for p in (mod.__doc__ or "").split("\n\n") if p.strip()]
-    sections = [Section("setup", "Setup and differences from the paper", text=doc)]
-    if hasattr(mod, "claims"):
-        claims = mod.claims(table)
-        sections.append(
-            Section(
-                "claims",
-                "The paper's claims and bufsim's numbers",
-                table=html_table(
-                    claims, classes={"verdict": lambda v: "agrees" if v == "agrees" else "differs"}
-                ),
-            )
-        )
-    if hasattr(mod, "figures"):
-        figs = [_fig(f"fig-{k}", f, k) for k, f in mod.figures(table).items()]
-        sections.append(Section("figures", "Figures", figures=figs))
-    sections.append(Section("results", "Results", table=html_table(table)))
+        table = reproduce.load(name).run(quick=quick)
     return render(
         f"bufsim reproduction: {name}",
-        sections,
+        _reproduction_sections(name, table),
         subtitle=reproduce.PAPERS[name] + (" (quick)" if quick else ""),
+    )
+
+
+def reproductions_report(
+    tables: Mapping[str, pd.DataFrame] | None = None, *, quick: bool = True
+) -> str:
+    """One report of several reproductions (``bufsim reproduce all``), each
+    with its notes, claims, figures and results, one after the other.
+
+    Parameters
+    ----------
+    tables : mapping of str to pandas.DataFrame, optional
+        Reproduction name -> its ``run()`` table, in page order. Default:
+        every reproduction (:data:`bufsim.reproduce.PAPERS`), run now.
+    quick : bool
+        Run the short versions (when ``tables`` is not given) and say so.
+
+    Returns
+    -------
+    str
+        The HTML page; section and figure ids are prefixed with the
+        reproduction's name (``auge2006-claims``, ``fig-auge2006-...``).
+    """
+    from bufsim import reproduce
+
+    if tables is None:
+        tables = {name: reproduce.load(name).run(quick=quick) for name in reproduce.PAPERS}
+    sections = [
+        s for name, t in tables.items() for s in _reproduction_sections(name, t, prefix=f"{name}-")
+    ]
+    return render(
+        "bufsim reproductions",
+        sections,
+        subtitle="; ".join(reproduce.PAPERS[n] for n in tables) + (" (quick)" if quick else ""),
     )
 
 
@@ -351,6 +398,8 @@ def source_report(source: str | Path, *, name: str | None = None, quick: bool = 
     src = Path(source)
     if str(source) in reproduce.PAPERS and not src.exists():
         return reproduction_report(str(source), quick=quick)
+    if str(source) == "all" and not src.exists():
+        return reproductions_report(quick=quick)
     if src.is_dir() and (src / "summary.json").is_file():
         return result_report(Result.load(src))
     if src.is_dir() and (src / "store.sqlite").is_file():
@@ -371,7 +420,7 @@ def source_report(source: str | Path, *, name: str | None = None, quick: bool = 
         return sweep_report(table, f"bufsim sweep: {spec.name or src.stem}")
     raise ValueError(
         f"{source!r} is not a result directory (with summary.json), a results store (with store.sqlite), "
-        f"a sweep spec (.toml) or a reproduction ({', '.join(reproduce.PAPERS)})"
+        f"a sweep spec (.toml), a reproduction ({', '.join(reproduce.PAPERS)}) or all of them (all)"
     )
 
 
