@@ -90,11 +90,6 @@ impl FluidCc {
         }
     }
 
-    /// Whether the law has a rate (continuous-decrease) form, paper 004 eq. (1).
-    pub fn has_rate_form(cfg: &CcConfig) -> bool {
-        cfg.has_rate_form()
-    }
-
     /// Called when the flow starts at time `t` (seconds) with window `w`.
     pub fn start(&mut self, t: f64, w: f64) {
         self.law.start(t, w);

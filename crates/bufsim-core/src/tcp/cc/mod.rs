@@ -174,6 +174,10 @@ macro_rules! variants {
         }
 
         impl AnyCc {
+            /// The packet engine's controller for a config.
+            pub fn new(cfg: &CcConfig) -> AnyCc {
+                match *cfg { $(CcConfig::$arm(c) => AnyCc::$arm(<$ty as Variant>::new(c)),)* }
+            }
             /// See [`CongestionControl::on_ack`].
             #[inline]
             pub fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
@@ -251,10 +255,6 @@ macro_rules! variants {
                 match self { $(CcConfig::$arm(_) => <$ty as Variant>::RATE_FORM,)* }
             }
 
-            /// The packet engine's controller.
-            pub fn controller(&self) -> AnyCc {
-                match *self { $(CcConfig::$arm(c) => AnyCc::$arm(<$ty as Variant>::new(c)),)* }
-            }
 
             /// The fluid engine's law.
             pub fn fluid_law(&self) -> AnyFluidLaw {
@@ -283,11 +283,4 @@ pub fn ser_tcp_and_cc<S: serde::Serializer>(cc: &CcConfig, s: S) -> Result<S::Ok
     m.serialize_entry("tcp", cc.name())?;
     m.serialize_entry("cc", cc)?;
     m.end()
-}
-
-impl AnyCc {
-    /// The controller for a config.
-    pub fn new(cfg: &CcConfig) -> AnyCc {
-        cfg.controller()
-    }
 }
