@@ -851,17 +851,21 @@ def _advise_progress(enabled: bool) -> tuple[Progress | None, Callable[[Any], No
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
-        TextColumn("{task.completed}/{task.total} runs"),
+        TextColumn("{task.fields[runs]}"),
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
         console=err_console,
         transient=True,
     )
-    task = bar.add_task("advise: starting", total=None)
+    # The runs count shows once the search knows how many it expects.
+    task = bar.add_task("advise: starting", total=None, runs="")
 
     def say(p: Any) -> None:
-        bar.update(task, description=f"advise: {p.message}", completed=p.done, total=p.total)
+        runs = f"{p.done}/{p.total} runs" if p.total else ""
+        bar.update(
+            task, description=f"advise: {p.message}", completed=p.done, total=p.total, runs=runs
+        )
 
     return bar, say
 
