@@ -216,7 +216,10 @@ impl<'s> Mgt<'s> {
                 start.push(grp.starts[k]);
                 iw.push(grp.initial_window_pkts as f64);
                 rwnd.push(grp.rwnd_pkts.map(|x| x as f64).unwrap_or(f64::INFINITY));
-                cc.push(FluidCc::new(&grp.cc));
+                cc.push(
+                    FluidCc::new(&grp.cc)
+                        .expect("fluid::check refuses a variant without a fluid law"),
+                );
             }
         }
         let n = prop.len();

@@ -137,6 +137,12 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
                 ),
             ));
         }
+        if let Err(why) = grp.cc.fluid_law() {
+            return Err(err(
+                p("tcp"),
+                format!("{:?}: {why}; use engine=\"packet\"", grp.cc.name()),
+            ));
+        }
         if !hybrid && s.fluid.decrease == Decrease::Rate && !grp.cc.has_rate_form() {
             return Err(err(
                 p("tcp"),

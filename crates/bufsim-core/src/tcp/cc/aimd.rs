@@ -53,8 +53,8 @@ impl Variant for Aimd {
     fn new(cfg: AimdConfig) -> Aimd {
         Aimd { cfg }
     }
-    fn fluid(cfg: AimdConfig) -> AimdFluid {
-        AimdFluid(cfg)
+    fn fluid(cfg: AimdConfig) -> Result<AimdFluid, &'static str> {
+        Ok(AimdFluid(cfg))
     }
 }
 

@@ -112,15 +112,15 @@ impl Variant for Cubic {
             after_timeout: false,
         }
     }
-    fn fluid(cfg: CubicConfig) -> CubicFluid {
-        CubicFluid {
+    fn fluid(cfg: CubicConfig) -> Result<CubicFluid, &'static str> {
+        Ok(CubicFluid {
             cfg,
             w_max: 0.0,
             w_prior: 0.0,
             k: 0.0,
             t_epoch: 0.0,
             w_est: 0.0,
-        }
+        })
     }
 }
 

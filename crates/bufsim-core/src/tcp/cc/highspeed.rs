@@ -134,13 +134,13 @@ impl Variant for HighSpeed {
             law: HsLaw::new(cfg),
         }
     }
-    fn fluid(cfg: HighSpeedConfig) -> HsFluid {
-        HsFluid {
+    fn fluid(cfg: HighSpeedConfig) -> Result<HsFluid, &'static str> {
+        Ok(HsFluid {
             law: HsLaw::new(cfg),
             w: f64::NAN,
             a: 1.0,
             b: 0.5,
-        }
+        })
     }
 }
 

@@ -111,8 +111,8 @@ impl Variant for Htcp {
             prev_rate: 0.0,
         }
     }
-    fn fluid(cfg: HtcpConfig) -> HtcpFluid {
-        HtcpFluid {
+    fn fluid(cfg: HtcpConfig) -> Result<HtcpFluid, &'static str> {
+        Ok(HtcpFluid {
             cfg,
             t_last: 0.0,
             rtt_max: 0.0,
@@ -121,7 +121,7 @@ impl Variant for Htcp {
             sent: 0.0,
             prev_rate: 0.0,
             rtt_min: 0.0,
-        }
+        })
     }
 }
 

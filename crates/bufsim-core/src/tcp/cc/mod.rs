@@ -26,6 +26,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+pub use crate::fluid::cc::NoFluidLaw;
 use crate::fluid::cc::{FluidLaw, Growth};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
@@ -134,8 +135,11 @@ pub trait Variant: CongestionControl + Sized {
     fn read(p: &mut Params) -> Result<Self::Config, PErr>;
     /// The packet engine's controller.
     fn new(cfg: Self::Config) -> Self;
-    /// The fluid engine's law.
-    fn fluid(cfg: Self::Config) -> Self::Fluid;
+    /// The fluid engine's law, or why the fluid engine has none (a rate-
+    /// or marking-driven sender whose law is not a window ODE of paper 004's
+    /// form: `Fluid` is then [`NoFluidLaw`]); `fluid::check` refuses such a
+    /// variant with that reason, naming the group's `tcp`.
+    fn fluid(cfg: Self::Config) -> Result<Self::Fluid, &'static str>;
 }
 
 /// A variant without parameters (its `Config`).
@@ -256,10 +260,10 @@ macro_rules! variants {
             }
 
 
-            /// The fluid engine's law.
-            pub fn fluid_law(&self) -> AnyFluidLaw {
+            /// The fluid engine's law, or why it has none ([`Variant::fluid`]).
+            pub fn fluid_law(&self) -> Result<AnyFluidLaw, &'static str> {
                 match *self {
-                    $(CcConfig::$arm(c) => AnyFluidLaw::$arm(<$ty as Variant>::fluid(c)),)*
+                    $(CcConfig::$arm(c) => <$ty as Variant>::fluid(c).map(AnyFluidLaw::$arm),)*
                 }
             }
         }

@@ -23,8 +23,8 @@ impl Variant for NewReno {
     fn new(_cfg: NoParams) -> NewReno {
         NewReno
     }
-    fn fluid(_cfg: NoParams) -> AimdFluid {
-        AimdFluid(AimdConfig::default())
+    fn fluid(_cfg: NoParams) -> Result<AimdFluid, &'static str> {
+        Ok(AimdFluid(AimdConfig::default()))
     }
 }
 

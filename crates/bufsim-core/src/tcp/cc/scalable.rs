@@ -81,8 +81,8 @@ impl Variant for Scalable {
     fn new(cfg: ScalableConfig) -> Scalable {
         Scalable { cfg }
     }
-    fn fluid(cfg: ScalableConfig) -> ScalableFluid {
-        ScalableFluid(cfg)
+    fn fluid(cfg: ScalableConfig) -> Result<ScalableFluid, &'static str> {
+        Ok(ScalableFluid(cfg))
     }
 }
 
