@@ -554,6 +554,51 @@ def _rules(
     return rows
 
 
+def _fluid_form(raw: Mapping[str, Any], norm: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    """The scenario the fluid scan runs, and what it changed (empty: nothing).
+
+    The fluid engine models persistent flows without per-packet stack
+    features. For the scan, which only brackets the packet search (the
+    packet engine judges every buffer), finite-transfer groups become
+    Poisson background at their offered load (bits/s = arrival rate x mean
+    size x MSS x 8), and HyStart++, delayed ACKs and access links are turned
+    off. Random path loss has no such stand-in: it stays, and the fluid
+    engine refuses it with its reason.
+    """
+    out = copy.deepcopy(dict(raw))
+    flows, changed = [], []
+    background = list(out.get("background", []))
+    for k, (g, n) in enumerate(zip(out.get("flows", []), norm["flows"])):
+        if n["kind"] != "persistent":
+            bps = n["arrival_rate_per_s"] * n["mean_size_pkts"] * n["mss_bytes"] * 8
+            if n["kind"] == "open" and bps > 0:
+                background.append(
+                    {
+                        "kind": "poisson",
+                        "rate": f"{bps:.6g}bps",
+                        "packet_size": f"{n['mss_bytes']}B",
+                    }
+                )
+                changed.append(f"flows[{k}] ({n['kind']}) as Poisson background of {bps:.4g} bit/s")
+            else:
+                changed.append(f"flows[{k}] ({n['kind']}) left out")
+            continue
+        g = dict(g)
+        for field_ in ("hystart", "delayed_ack"):
+            if n[field_]:
+                g[field_] = False
+                changed.append(f"flows[{k}].{field_} off")
+        if n["access_rate_bps"] is not None:
+            g.pop("access_rate", None)
+            g.pop("access_buffer", None)
+            changed.append(f"flows[{k}] without its access link")
+        flows.append(g)
+    out["flows"] = flows
+    if background:
+        out["background"] = background
+    return out, "; ".join(changed)
+
+
 def _with_buffer(raw: Mapping[str, Any], b: float) -> dict[str, Any]:
     s = copy.deepcopy(dict(raw))
     s["link"]["buffer"] = f"{int(b)}pkt"
@@ -725,6 +770,7 @@ class _Search:
     ):
         self.scn, self.objs, self.engines = scn, objs, engines
         self.raw, self.norm = scn.raw, scn.normalized
+        self.fluid_raw, self.fluid_changes = _fluid_form(self.raw, self.norm)
         self.confidence, self.budget = confidence, budget
         self.seeds = min(seeds, 2) if quick else seeds
         self.seed_list = list(range(1, self.seeds + 1))
@@ -743,7 +789,15 @@ class _Search:
         self.undecided: list[int] = []
         self.done, self.total = 0, 0
         self.phase = self.message = ""
-        self.lo_i, self.hi_i = 0, len(self.grid) - 1
+        self.quick = quick
+        # What the fluid scan found: its error, or the objectives it measures.
+        self.fluid_error = ""
+        self.fluid_objs: list[Objective] = []
+        # The fluid engine's grid: every other point in quick mode.
+        self.fluid_grid = self.grid[:: 2 if quick else 1]
+        # Grid indices where the fluid scan puts the edges (None: no scan).
+        self.guess_up: int | None = None
+        self.guess_down: int | None = None
 
     # -------------------------------------------------------------- running
 
@@ -767,7 +821,7 @@ class _Search:
         """One sweep of ``buffers`` x ``seed_list`` (cached runs come from the store)."""
         from bufsim.sweep import sweep
 
-        base = _with_buffer(self.raw, buffers[0])
+        base = _with_buffer(self.fluid_raw if engine == "fluid" else self.raw, buffers[0])
         base.update(copy.deepcopy(dict(overrides or {})))
         start = self.done
 
@@ -795,6 +849,14 @@ class _Search:
         if self.budget is not None and self.packet_runs + len(seed_list) > self.budget:
             raise _Budget()
         t = self.run([b], "packet", seed_list)
+        failed = t[t["status"] != "ok"]
+        if len(failed):
+            # A failed run has no metrics: judging it would read as "the
+            # objective fails here" and move the answer. Stop and say why.
+            raise AdviceError(
+                f"the packet run at {b} packets (seed {failed['seed'].iloc[0]}) failed: "
+                f"{failed['error'].iloc[0]}"
+            )
         self.runs.append(t)
         self.packet_runs += len(seed_list)
         return t
@@ -823,28 +885,46 @@ class _Search:
             packet = min(packet, self.budget)
         self.total = (fluid if "fluid" in self.engines else 0) + packet
 
+    def fluid_caveat(self) -> str:
+        """What the fluid runs changed in the scenario (:func:`_fluid_form`), as a note."""
+        return f" (fluid form of the scenario: {self.fluid_changes})" if self.fluid_changes else ""
+
     def fluid_scan(self) -> str:
-        """Scan the grid with the fluid engine; narrow the packet bracket around its answer."""
-        self.say("fluid scan", f"fluid scan: {len(self.grid)} buffers")
-        ft = self.run(self.grid, "fluid", [int(self.norm["seed"])])
+        """Scan the grid with the fluid engine (every other point in ``quick``
+        mode). Its edges, the first buffer meeting the objectives that grow
+        with the buffer and the last meeting those that shrink, are where
+        the packet search starts (:func:`_search`): the fluid model is no
+        ground truth, so the packet search walks away from a wrong edge."""
+        grid = self.fluid_grid
+        self.say("fluid scan", f"fluid scan: {len(grid)} buffers")
+        ft = self.run(grid, "fluid", [int(self.norm["seed"])])
         if not (ft["status"] == "ok").all():
             # A scenario without a fluid form: say why, go on with packets.
-            return "no fluid scan: " + str(ft.loc[ft["status"] != "ok", "error"].iloc[0])
+            self.fluid_error = str(ft.loc[ft["status"] != "ok", "error"].iloc[0])
+            return "no fluid scan: " + self.fluid_error
         self.runs.append(ft)
-        measurable = [o for o in self.objs if o.key in ft]
+        self.fluid_objs = [o for o in self.objs if o.key in ft and ft[o.key].notna().all()]
+        measurable = [o for o in self.fluid_objs if o.monotone]
         if not measurable:
-            return "fluid scan: the fluid engine measures none of the objectives"
-        ok_f = _meets(ft, measurable, 0.0)
-        fluid_ok = [b for b, ok in zip(self.grid, ok_f) if ok]
-        if not fluid_ok:
-            return "fluid engine meets no buffer of the grid"
-        i = self.grid.index(fluid_ok[0])
-        # Bisect around the fluid answer first (the fluid model is no ground
-        # truth: the search widens when the packet engine disagrees).
-        k = 2 * self.per_doubling
-        self.lo_i, self.hi_i = max(0, i - k), min(len(self.grid) - 1, i + k)
-        which = "" if len(measurable) == len(self.objs) else " measured by it"
-        return f"fluid engine meets every objective{which} from {fluid_ok[0]} packets"
+            return "fluid scan: the fluid engine measures none of the monotone objectives"
+        said = []
+        for grows in (True, False):
+            objs = [o for o in measurable if o.grows_with_buffer == grows]
+            if not objs:
+                continue
+            texts = " and ".join(o.text for o in objs)
+            ok = [b for b, m in zip(grid, _meets(ft, objs, 0.0)) if m]
+            if not ok:
+                said.append(f"{texts} at no buffer of the grid")
+            elif grows:
+                self.guess_up = self.grid.index(ok[0])
+                said.append(f"{texts} from {ok[0]} packets")
+            else:
+                self.guess_down = self.grid.index(ok[-1])
+                said.append(f"{texts} up to {ok[-1]} packets")
+        others = [o.text for o in self.objs if o not in measurable]
+        tail = f"; not judged by it: {', '.join(others)}" if others else ""
+        return "fluid engine meets " + "; ".join(said) + tail
 
     def fluid_sync_rule(self) -> dict[str, Any]:
         """Paper 004's range: the fluid engine's smallest buffer meeting the
@@ -853,20 +933,25 @@ class _Search:
         name = "fluid loss-sync range (paper 004)"
         if "fluid" not in self.engines:
             return _row(name, math.nan, False, "the fluid engine is not among engines")
+        if self.quick:
+            return _row(name, math.nan, False, "not computed with quick (two more fluid scans)")
+        if self.fluid_error:
+            why = f"not every flow is fluid-modelable: {self.fluid_error}"
+            return _row(name, math.nan, False, why)
+        fluid = self.fluid_objs
+        if not fluid:
+            return _row(name, math.nan, False, "no objective the fluid engine measures")
         found: dict[float, float] = {}
-        fluid: list[Objective] = []
         for x in SYNC_RANGE:
-            self.say("fluid loss sync", f"fluid loss sync X = {x:g}: {len(self.grid)} buffers")
-            ft = self.run(self.grid, "fluid", [int(self.norm["seed"])], {"fluid": {"sync": x}})
+            grid = self.fluid_grid
+            self.say("fluid loss sync", f"fluid loss sync X = {x:g}: {len(grid)} buffers")
+            ft = self.run(grid, "fluid", [int(self.norm["seed"])], {"fluid": {"sync": x}})
             if not (ft["status"] == "ok").all():
                 err = str(ft.loc[ft["status"] != "ok", "error"].iloc[0])
-                return _row(name, math.nan, False, f"not every flow is fluid-modelable: {err}")
-            fluid = [o for o in self.objs if o.key in ft and ft[o.key].notna().all()]
-            if not fluid:
-                return _row(name, math.nan, False, "no objective the fluid engine measures")
+                return _row(name, math.nan, False, f"the fluid engine failed: {err}")
             ft = ft.assign(engine=f"fluid X={x:g}")
             self.runs.append(ft)
-            ok = [b for b, m in zip(self.grid, _meets(ft, fluid, 0.0)) if m]
+            ok = [b for b, m in zip(grid, _meets(ft, fluid, 0.0)) if m]
             found[x] = float(ok[0]) if ok else math.nan
         lo_x, hi_x = SYNC_RANGE
         txt = ", ".join(
@@ -878,7 +963,7 @@ class _Search:
         if others:
             note += f"; not judged here: {', '.join(others)}"
         b = found[hi_x] if found[hi_x] == found[hi_x] else found[lo_x]
-        return _row(name, b, b == b, note)
+        return _row(name, b, b == b, note + self.fluid_caveat())
 
     def probe(self, i: int, phase: str, step: str) -> list[bool]:
         """Every objective's verdict at grid index ``i`` (running it if new),
@@ -899,7 +984,7 @@ class _Search:
         :data:`ADAPTIVE_MAX_FACTOR` x ``seeds`` in all and within the budget."""
         n = self.seeds
         while any(o.straddles(self.values(b, o.key), self.confidence) for o in self.objs):
-            if n + self.seeds > ADAPTIVE_MAX_FACTOR * self.seeds:
+            if self.quick or n + self.seeds > ADAPTIVE_MAX_FACTOR * self.seeds:
                 self.undecided.append(b)
                 return
             more = list(range(n + 1, n + self.seeds + 1))
@@ -920,7 +1005,7 @@ class _Search:
         free = [k for k, o in enumerate(self.objs) if not o.monotone]
         edges = _Edges()
         count = iter(range(1, 10**6))
-        expect = math.ceil(math.log2(max(self.hi_i - self.lo_i + 1, 2))) + 1
+        expect = math.ceil(math.log2(n)) + 1
 
         def holds(ks: list[int]) -> Callable[[int], bool]:
             def pred(i: int) -> bool:
@@ -931,10 +1016,10 @@ class _Search:
 
         try:
             # Smallest index where every "grows" objective holds (monotone predicate).
-            edges.lower = _search(holds(up), self.lo_i, self.hi_i, n, first_true=True) if up else 0
+            edges.lower = _search(holds(up), self.guess_up, n, first_true=True) if up else 0
             # Largest index where every "shrinks" objective holds.
             edges.upper = (
-                _search(holds(down), self.lo_i, self.hi_i, n, first_true=False) if down else n - 1
+                _search(holds(down), self.guess_down, n, first_true=False) if down else n - 1
             )
             if free:
                 a, b = edges.lower, edges.upper
@@ -1200,7 +1285,10 @@ def advise(
         One-sided confidence (0..1) with which each objective must hold,
         over the seeds (Student t).
     quick : bool
-        Two seeds, a coarser grid: a first answer in a fraction of the time.
+        A first answer in a fraction of the time: two seeds and no adaptive
+        seeds (an undecided verdict stands, with a note), a grid of two
+        points per doubling (the fluid scan one), no packet runs at the
+        rules' buffers and no paper 004 loss-synchronization range.
     budget : int, optional
         At most this many packet runs (the search stops and says so).
     scheduler : str, optional
@@ -1240,7 +1328,7 @@ def advise(
     notes = ([timing] if timing else []) + list(_groups(s.norm)[2])
     rules = _rules(s.norm, objs, s.hi) if "rules" in engines else []
     s.estimate(rules)
-    fluid_note = s.fluid_scan() if "fluid" in engines else ""
+    fluid_note = s.fluid_scan() + s.fluid_caveat() if "fluid" in engines else ""
     if "rules" in engines:
         rules.append(s.fluid_sync_rule())
     edges = s.packet_search()
@@ -1249,7 +1337,9 @@ def advise(
     if fluid_note:
         rules.append(_row("fluid scan", math.nan, True, fluid_note))
     table = pd.DataFrame(rules, columns=["source", "buffer_pkts", "applies", "note"])
-    if "rules" in engines and not edges.stopped:
+    if quick and "rules" in engines:
+        notes.append("quick: the rules' buffers were not measured by the packet engine")
+    elif "rules" in engines and not edges.stopped:
         try:
             s.check_rules(table)
         except _Budget:
@@ -1266,7 +1356,11 @@ def advise(
         )
     if s.undecided:
         notes.append(
-            f"still undecided after {ADAPTIVE_MAX_FACTOR} x {s.seeds} seeds or at the budget: "
+            (
+                f"undecided at {s.seeds} seeds (quick: no adaptive seeds): "
+                if quick
+                else f"still undecided after {ADAPTIVE_MAX_FACTOR} x {s.seeds} seeds or at the budget: "
+            )
             + ", ".join(f"{b} packets" for b in sorted(set(s.undecided)))
         )
     s.total = s.done  # the bar ends full
@@ -1347,21 +1441,37 @@ def _model_columns(table: pd.DataFrame, raw: Mapping[str, Any], objs: list[Objec
     return [model_note] if model_note else []
 
 
-def _search(pred: Callable[[int], bool], lo: int, hi: int, n: int, *, first_true: bool) -> int:
-    """:func:`_bisect` in the bracket ``lo..hi`` of a grid of ``n`` points,
-    continued outside the bracket when the answer lies beyond one of its ends."""
-    r = _bisect(pred, lo, hi, first_true=first_true)
-    if first_true:
-        if r == hi + 1 and hi + 1 < n:
-            return _bisect(pred, hi + 1, n - 1, first_true=True)
-        if r == lo and lo > 0:
-            return _bisect(pred, 0, lo, first_true=True)
-        return r
-    if r == lo - 1 and lo > 0:
-        return _bisect(pred, 0, lo - 1, first_true=False)
-    if r == hi and hi < n - 1:
-        return _bisect(pred, hi, n - 1, first_true=False)
-    return r
+def _search(pred: Callable[[int], bool], guess: int | None, n: int, *, first_true: bool) -> int:
+    """For a monotone predicate over a grid of ``n`` points: the first index
+    where it is true (``first_true``; ``n`` if none) or the last (``-1`` if
+    none). Without a ``guess``, a bisection of the whole grid; with one (the
+    fluid scan's edge), a galloping search from it: probe the guess and its
+    neighbour, then steps of 1, 2, 4, ... away from it until the predicate
+    changes, then bisect that step. An exact guess costs two probes (the
+    edge and the point one below it, which the answer must show failing);
+    a guess ``d`` points off costs about ``2 log2 d`` more."""
+    if not first_true:
+        # The last true index is just before the first index where it turns false.
+        flip = None if guess is None else min(guess + 1, n - 1)
+        return _search(lambda i: not pred(i), flip, n, first_true=True) - 1
+    if guess is None:
+        return _bisect(pred, 0, n - 1, first_true=True)
+    step = 1
+    if pred(guess):
+        hi = guess  # true; walk down until false
+        while hi > 0:
+            lo = max(hi - step, 0)
+            if not pred(lo):
+                return _bisect(pred, lo + 1, hi, first_true=True)
+            hi, step = lo, 2 * step
+        return 0
+    lo = guess  # false; walk up until true
+    while lo < n - 1:
+        hi = min(lo + step, n - 1)
+        if pred(hi):
+            return _bisect(pred, lo + 1, hi, first_true=True)
+        lo, step = hi, 2 * step
+    return n
 
 
 def _bisect(pred: Callable[[int], bool], lo: int, hi: int, *, first_true: bool) -> int:
