@@ -453,6 +453,28 @@ def _groups(norm: Mapping[str, Any]) -> tuple[int, list[str], list[str]]:
     return n, tcps, notes
 
 
+def _persistent_counts(norm: Mapping[str, Any]) -> dict[str, int]:
+    """Long-lived flows per canonical TCP variant name."""
+    out: dict[str, int] = {}
+    for g in norm["flows"]:
+        if g["kind"] == "persistent":
+            out[g["tcp"]] = out.get(g["tcp"], 0) + int(g["count"])
+    return out
+
+
+def _left_out(counts: Mapping[str, int], covered: Sequence[str]) -> str:
+    """``"; left out: 1000 cubic"`` for the long-lived flows a model does not cover."""
+    rest = [f"{k} {t}" for t, k in sorted(counts.items()) if t not in covered]
+    return f"; left out: {', '.join(rest)}" if rest else ""
+
+
+def _only_variant(norm: Mapping[str, Any], tcp: str) -> dict[str, Any]:
+    """``norm`` with only the long-lived groups of variant ``tcp``."""
+    out = dict(norm)
+    out["flows"] = [g for g in norm["flows"] if g["kind"] == "persistent" and g["tcp"] == tcp]
+    return out
+
+
 def _saturation(norm: Mapping[str, Any]) -> models.SaturationCheck | None:
     """Paper 002 section 3.2 on the scenario; None when a closed loop makes it unbounded."""
     cap = norm["link"]["capacity_bps"]
@@ -507,32 +529,40 @@ def _rules(
         add("loss formula (paper 002 eq. 3)", math.nan, False, "needs long-lived flows")
     else:
         add("loss formula (paper 002 eq. 3)", math.nan, False, "no drop_rate objective")
-    aimd = n > 0 and all(t in ("newreno", "reno", "aimd") for t in tcps)
+    # Mixed variants: each model takes the long-lived flows it covers and
+    # says which it left out.
+    counts = _persistent_counts(norm)
+    n_aimd = sum(counts.get(t, 0) for t in ("newreno", "aimd"))
     for sync in (True, False):
         name = f"B0 {'synchronized' if sync else 'desynchronized'} (paper 003)"
-        if aimd:
-            b = float(models.b0_symmetric(bdp, n, synchronized=sync))
-            add(name, b, True, "smallest buffer for full utilization, AIMD flows")
+        if n_aimd:
+            b = float(models.b0_symmetric(bdp, n_aimd, synchronized=sync))
+            note = f"smallest buffer for full utilization, N = {n_aimd} AIMD flows"
+            add(name, b, True, note + _left_out(counts, ("newreno", "aimd")))
         else:
             add(name, math.nan, False, f"AIMD/Reno flows only; here {sorted(set(tcps)) or 'none'}")
     util = [o for o in objectives if o.key == "utilization"]
-    hs = n > 0 and all(t == "highspeed" for t in tcps) and link["qdisc"] == "droptail"
-    if hs and util:
+    n_hs = counts.get("highspeed", 0)
+    if n_hs and util and link["qdisc"] == "droptail":
+        hs_norm = _only_variant(norm, "highspeed")
         bufs = np.array(_grid(1, grid_hi, 4))
-        t = models.sweep_buffer(norm, bufs, model="highspeed_mm1k")
+        t = models.sweep_buffer(hs_norm, bufs, model="highspeed_mm1k")
         ok = t[t["utilization"] >= util[0].bound]
         b = float(ok["buffer_pkts"].min()) if len(ok) else math.nan
         add(
             "HSTCP fixed point (paper 001)",
             b,
             bool(len(ok)),
-            f"M/M/1/K fixed point reaching {util[0].text}",
+            f"M/M/1/K fixed point reaching {util[0].text}, N = {n_hs} HighSpeed flows"
+            + _left_out(counts, ("highspeed",)),
         )
     else:
         why = (
             "no utilization objective"
             if not util
-            else f"HighSpeed flows through drop-tail only; here {sorted(set(tcps)) or 'none'}"
+            else "drop-tail only"
+            if n_hs
+            else f"HighSpeed flows only; here {sorted(set(tcps)) or 'none'}"
         )
         add("HSTCP fixed point (paper 001)", math.nan, False, why)
     sat = _saturation(norm)
