@@ -478,6 +478,23 @@ def test_rules_take_the_flows_each_model_covers():
     assert "N = 1000 AIMD flows; left out: 1000 cubic" in b0["note"]
     hs = rows["HSTCP fixed point (paper 001)"]
     assert not hs["applies"] and "HighSpeed flows only" in hs["note"]
+    # The model columns: avrachenkov on the NewReno flows, the web traffic
+    # as Poisson background at its offered load (0.1 x 10 Gbps).
+    from bufsim.advise import _model_columns
+
+    t = pd.DataFrame({"source": ["x", "y"], "buffer_pkts": [1000.0, 20000.0]})
+    notes = _model_columns(
+        t,
+        bufsim.Scenario.load(bufsim.examples.path("advise-10g")).raw,
+        [po("utilization>=0.98"), po("mean_queue_delay<=5ms")],
+    )
+    assert notes == [
+        "no analytic model covers every flow: the model columns are for flows[2] (open) "
+        "as Poisson background of 1e+09 bit/s; left out: 1000 cubic"
+    ]
+    assert t["utilization>=0.98 (model)"].between(0.9, 1.0).all()
+    # A full buffer of B packets at 1.2 us each bounds the mean delay.
+    assert (t["mean_queue_delay<=5ms (model)"] <= t["buffer_pkts"] * 1.2e-6 + 1e-9).all()
 
 
 def test_cli_advise_json_and_errors(tmp_path):

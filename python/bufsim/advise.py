@@ -584,7 +584,9 @@ def _rules(
     return rows
 
 
-def _fluid_form(raw: Mapping[str, Any], norm: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+def _fluid_form(
+    raw: Mapping[str, Any], norm: Mapping[str, Any], *, stack: bool = True
+) -> tuple[dict[str, Any], str]:
     """The scenario the fluid scan runs, and what it changed (empty: nothing).
 
     The fluid engine models persistent flows without per-packet stack
@@ -592,8 +594,8 @@ def _fluid_form(raw: Mapping[str, Any], norm: Mapping[str, Any]) -> tuple[dict[s
     packet engine judges every buffer), finite-transfer groups become
     Poisson background at their offered load (bits/s = arrival rate x mean
     size x MSS x 8), and HyStart++, delayed ACKs and access links are turned
-    off. Random path loss has no such stand-in: it stays, and the fluid
-    engine refuses it with its reason.
+    off (with ``stack``). Random path loss has no such stand-in: it stays,
+    and the fluid engine refuses it with its reason.
     """
     out = copy.deepcopy(dict(raw))
     flows, changed = [], []
@@ -614,6 +616,9 @@ def _fluid_form(raw: Mapping[str, Any], norm: Mapping[str, Any]) -> tuple[dict[s
                 changed.append(f"flows[{k}] ({n['kind']}) left out")
             continue
         g = dict(g)
+        if not stack:
+            flows.append(g)
+            continue
         for field_ in ("hystart", "delayed_ack"):
             if n[field_]:
                 g[field_] = False
@@ -1452,23 +1457,49 @@ def _measured_table(
     return pd.DataFrame([*table.to_dict("records"), rec_row], columns=list(table.columns))
 
 
+def _model_form(raw: Mapping[str, Any], norm: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    """The scenario the analytic models see when they do not cover it all,
+    and what changed: the fluid form's stand-ins (:func:`_fluid_form`: open
+    traffic as Poisson background, which every model sees as a constant
+    rate) and, of the long-lived flows, only the family with an analytic
+    model (AIMD: ``avrachenkov``; HighSpeed: the fixed point) that has the
+    most flows; the others are named as left out."""
+    out, changed = _fluid_form(raw, norm, stack=False)
+    counts = _persistent_counts(norm)
+    families = (("newreno", "aimd"), ("highspeed",))
+    covered = max(families, key=lambda fam: sum(counts.get(t, 0) for t in fam))
+    persistent = [g for g in norm["flows"] if g["kind"] == "persistent"]
+    out["flows"] = [g for g, n in zip(out["flows"], persistent) if n["tcp"] in covered]
+    notes = [changed] if changed else []
+    left = _left_out(counts, covered)
+    if left:
+        notes.append(left.removeprefix("; "))
+    return out, "; ".join(notes)
+
+
 def _model_columns(table: pd.DataFrame, raw: Mapping[str, Any], objs: list[Objective]) -> list[str]:
     """What the analytic model (bufsim.models.predict, "auto") says at each
-    buffer, for the objectives it predicts; NaN where it has no answer."""
-    model_note = ""
+    buffer, for the objectives it predicts; NaN where it has no answer. A
+    scenario no model covers as a whole is predicted on its model form
+    (:func:`_model_form`), with a note saying what that changed."""
     for o in objs:
         table[f"{o.text} (model)"] = math.nan
+    form, note = dict(raw), ""
+    try:
+        models.predict(Scenario(_with_buffer(form, 1)), model="auto")
+    except (models.ModelInputError, ValueError):
+        form, changed = _model_form(raw, Scenario(raw).normalized)
+        note = f"no analytic model covers every flow: the model columns are for {changed}"
     for i, b in table["buffer_pkts"].items():
-        if b != b or b < 1 or model_note:
+        if b != b or b < 1:
             continue
         try:
-            pred = models.predict(Scenario(_with_buffer(raw, round(b))), model="auto").summary
+            pred = models.predict(Scenario(_with_buffer(form, round(b))), model="auto").summary
         except (models.ModelInputError, ValueError) as e:
-            model_note = f"no analytic model for this traffic: {e}"
-            continue
+            return [f"no analytic model for this traffic: {e}"]
         for o in objs:
             table.loc[i, f"{o.text} (model)"] = pred.get(o.key, math.nan)
-    return [model_note] if model_note else []
+    return [note] if note else []
 
 
 def _search(pred: Callable[[int], bool], guess: int | None, n: int, *, first_true: bool) -> int:
