@@ -910,11 +910,16 @@ class _Search:
     def estimate(self, rules: list[dict[str, Any]]) -> None:
         """The runs the search expects (the progress bar's total)."""
         n = len(self.grid)
-        fluid = n * (1 + (len(SYNC_RANGE) if "rules" in self.engines else 0))
+        sync = "rules" in self.engines and not self.quick
+        fluid = len(self.fluid_grid) * (1 + (len(SYNC_RANGE) if sync else 0))
         steps = 2 * (math.ceil(math.log2(n)) + 2)
         if any(not o.monotone for o in self.objs):
             steps += n // self.per_doubling + 2 * math.ceil(math.log2(self.per_doubling) + 1)
-        checks = sum(1 for r in rules if r["applies"] and r["buffer_pkts"] == r["buffer_pkts"])
+        checks = (
+            0
+            if self.quick
+            else sum(1 for r in rules if r["applies"] and r["buffer_pkts"] == r["buffer_pkts"])
+        )
         packet = (steps + checks) * self.seeds
         if self.budget is not None:
             packet = min(packet, self.budget)
@@ -1422,15 +1427,21 @@ def advise(
 def _method(s: _Search) -> str:
     free = any(not o.monotone for o in s.objs)
     return (
-        f"Packet bisection over a log grid of {len(s.grid)} buffers (1 to {s.grid[-1]} packets, "
+        f"Packet search over a log grid of {len(s.grid)} buffers (1 to {s.grid[-1]} packets, "
         f"{s.per_doubling} per doubling)"
+        + (
+            ", from the fluid scan's edges (galloping, then bisection)"
+            if s.guess_up is not None or s.guess_down is not None
+            else ", bisection"
+        )
         + (
             ", an interval search (scan, then both edges bisected) for flow completion times"
             if free
             else ""
         )
-        + f", {len(s.seed_list)} seeds per buffer (more where a verdict was undecided), "
-        f"{s.packet_runs} packet runs of {s.norm['duration_s']:g} s ({s.norm['warmup_s']:g} s warm-up); "
+        + f", {len(s.seed_list)} seeds per buffer "
+        + ("(quick: no adaptive seeds), " if s.quick else "(more where a verdict was undecided), ")
+        + f"{s.packet_runs} packet runs of {s.norm['duration_s']:g} s ({s.norm['warmup_s']:g} s warm-up); "
         f"each objective checked on a one-sided {s.confidence:.0%} Student t bound over the seeds."
     )
 

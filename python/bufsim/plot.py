@@ -228,8 +228,11 @@ def buffer_curves(
         ax.axhline(bound, color="#c00000", lw=1, ls=":", label=f"objective {bound:g}")
     if logx:
         ax.set_xscale("log")
-        # Buffer sizes read as plain numbers at 1, 2, 5 x 10^k, not 2x10^1.
-        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        # Buffer sizes read as plain numbers at 1, 2, 5 x 10^k, not 2x10^1;
+        # over more than three decades at 10^k only (the labels would overlap).
+        lo, hi = ax.get_xlim()
+        subs = (1.0, 2.0, 5.0) if hi <= 1e3 * lo else (1.0,)
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=subs))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(
