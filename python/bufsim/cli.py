@@ -12,6 +12,7 @@ The library never imports this module.
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -368,7 +370,6 @@ def demo(
     from bufsim.reproduce import auge2006
 
     table = auge2006.run(quick=quick, progress=lambda msg: err_console.print(msg, highlight=False))
-    from rich import box
 
     out = Table(
         title="Paper 000 (Augé & Roberts 2006) section IV.B: 50 Mbps, FIFO drop-tail",
@@ -407,8 +408,6 @@ def _sweep_table(table, limit: int = 30) -> Table:
     engine, seed, a few metrics, and status and error when a point failed;
     the first ``limit`` rows (0: every row)."""
     import math
-
-    from rich import box
 
     limit = limit or len(table)
     params = list(
@@ -751,7 +750,6 @@ def reproduce(
 def _print_claims(claims, path: Path) -> None:
     """Print a reproduction's claims table (the paper's statements, bufsim's
     numbers, verdicts and reasons) and write it as CSV to ``path``."""
-    from rich import box
     from rich.markup import escape
 
     claims.to_csv(path, index=False)
@@ -871,12 +869,37 @@ def _advise_progress(enabled: bool) -> tuple[Progress | None, Callable[[Any], No
 
 
 def _print_advice(a: Any) -> None:
-    t = Table(title="bufsim advise: " + ", ".join(o.text for o in a.objectives))
-    for c in a.table.columns:
-        t.add_column(str(c), overflow="fold")
-    for row in a.table.itertuples(index=False):
-        t.add_row(*[_cell(v) for v in row])
+    # Compact enough for 80 columns: each objective's cell is the packet
+    # engine's mean, then the analytic model's value in parentheses; the notes
+    # (why a rule applies or not) follow the table, numbered by row.
+    t = Table(
+        title="bufsim advise: " + ", ".join(o.text for o in a.objectives),
+        caption="objective cells: packet engine mean (analytic model)",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    t.add_column("#", justify="right")
+    t.add_column("source")
+    t.add_column("buffer (pkts)", justify="right")
+    for o in a.objectives:
+        t.add_column(o.text, justify="right", overflow="fold")
+    t.add_column("meets all")
+    for k, row in enumerate(a.table.to_dict("records"), 1):
+        b = row["buffer_pkts"]
+        buffer = "-" if b != b else f"{b:.0f}" if b >= 10 else f"{b:.3g}"
+        cells = [str(k), str(row["source"]), buffer]
+        for o in a.objectives:
+            measured, model = row[o.text], row.get(f"{o.text} (model)", math.nan)
+            cell = "-" if measured != measured else _fmt(o.key, measured)
+            if model == model:
+                cell += f" ({_fmt(o.key, model)})"
+            cells.append(cell)
+        cells.append(_cell(row["meets all"]))
+        t.add_row(*cells)
     console.print(t)
+    for k, row in enumerate(a.table.to_dict("records"), 1):
+        if row["note"]:
+            console.print(f"{k:>2}. {row['source']}: {row['note']}", highlight=False)
     if a.feasible:
         console.print(
             f"[bold green]recommended: {a.buffer_pkts:g} packets ({a.buffer_bytes:g} bytes)[/bold green], "
