@@ -193,3 +193,23 @@ def test_report_draws_the_papers_figures(both, tmp_path):
     path = tmp_path / "auge2006.html"
     path.write_text(page)
     render_in_chromium(path, tmp_path, "auge2006")
+
+
+def test_newreno_recovery_inflation_is_accounting_not_sending():
+    # Without SACK, fast recovery inflates cwnd by one segment per duplicate
+    # ACK (RFC 6582 section 3.2, RFC 5681 section 3.2 step 4) and NewReno
+    # repairs one hole per RTT, so the HSTCP flow of the HSTCP + NewReno case
+    # peaks near 3000 packets (120 s; 3271 in 300 s) where the path holds
+    # 937 (312 residual BDP + 625 buffer). The inflation must be bounded and
+    # must not be sent: while cwnd > 937 the flow puts at most 432 packets
+    # per 100 ms RTT into the bottleneck (the pipe's 937 is the bound
+    # checked), and the Impatient retransmit timer ends every inflated
+    # stretch within 1.3 s (RTO 1 s plus the RTTs before the first partial
+    # ACK; checked at 2 s).
+    s = auge2006.scenario_v("hs1nr1-b625-fifo", "120s")
+    s["output"]["trace"] = True
+    r = bufsim.simulate(s)
+    hs = auge2006.recovery_inflation(r, 0)
+    assert hs["peak"] > 2000 and hs["stretches"] >= 5
+    assert hs["max_sent_inflated"] <= 937.5
+    assert hs["longest_s"] <= 2.0

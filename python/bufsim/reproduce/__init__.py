@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 #: name -> (module, what it reproduces)
 PAPERS: dict[str, str] = {
     "auge2006": "paper 000 sections IV.B and V: NewReno and HSTCP flows with Poisson background, buffers 20/100/625, FIFO and fair queueing",
-    "barman2005": "paper 001 section III: 10 HSTCP flows at 1 Gbps, utilization vs buffer fraction",
+    "barman2005": "paper 001 sections III-IV: 10 HSTCP flows at 1 and 2.5 Gbps, utilization vs buffer fraction, drop-tail and RED; two HSTCP flows with different RTTs",
     "avrachenkov2006": "paper 003 section III: N = 1-20 flows with one RTT, Theorem 1 vs simulation, B0 against N",
     "kumar2010": "paper 004 section III.B: fluid, 10 Gbps, 4 TCP variants x loss synchronization X",
     "dhamdhere2006": "paper 002 section 4: persistent+mice, closed- and open-loop TCP at B = 18 and 500 packets",
