@@ -241,8 +241,7 @@ impl<E: Copy> EventQueue<E> {
             self.ready.push((t, q, e));
         }
         if self.ready.len() > 1 {
-            self.ready
-                .sort_unstable_by(|x, y| (y.0, y.1).cmp(&(x.0, x.1)));
+            self.ready.sort_unstable_by_key(|e| Reverse((e.0, e.1)));
         }
     }
 
