@@ -1,21 +1,38 @@
-//! Packet-engine benchmark (`make bench`): bottleneck packets per wall-clock
-//! second, events per second and peak memory on the reference scenarios below.
+//! Packet-engine benchmark (`make bench`): bottleneck packets per CPU
+//! second, events per packet and peak memory on the reference scenarios below.
 //!
 //! (a) 1 Gbps, 10 NewReno flows, RTTs 115.5-124.5 ms, 1000 B packets,
 //!     buffer 1250 packets, 60 s simulated (target: >= 5e6 packets/s, one core);
 //! (b) 10 Gbps, 10 flows, RTTs 80-260 ms, 1500 B packets, buffer 0.1 BDP,
-//!     30 s simulated (target: peak memory < 500 MB).
+//!     30 s simulated (target: peak memory < 500 MB);
+//! (h) paper 004's setup: 10 Gbps, 10 HighSpeed flows, RTTs 80-260 ms, 0.1 BDP
+//!     (target: >= 8e6 packets/s), 60 s, and once at full length (3000 s,
+//!     `h3000`); the fluid engine runs the same scenario with its
+//!     synchronization X set to the packet run's `sync_mean`, and its
+//!     utilization is printed beside the packet engine's;
+//! (m) 100,000 flows: 1 Gbps, open-loop web traffic at load 0.9 plus 1,000
+//!     persistent flows (target: peak memory < 2 GB);
+//! (s) the scaling table: 10 / 100 / 1k / 10k CUBIC flows x 1 / 10 / 40 Gbps
+//!     (target at 10 Gbps and 10k flows: >= 4e6 packets/s).
 //!
 //! Each case runs in a child process so that its peak resident memory
 //! (`VmHWM`) is its own. Packets per CPU second (from `/proc/self/schedstat`)
 //! measure one core whatever else runs; packets per wall second need an
-//! idle machine. `cargo bench -p bufsim-core --bench packet -- a`
-//! runs only the cases whose name contains `a`.
+//! idle machine. `cargo bench -p bufsim-core --bench packet -- a- s-10Gbps`
+//! runs only the cases whose name contains `a-` or `s-10Gbps`.
+//!
+//! Side by side with an older engine: `BUFSIM_BENCH_BASELINE=<path of an
+//! older build of this benchmark>` runs every case in that binary too (same
+//! `BUFSIM_BENCH_CASE` protocol), one after the other, and prints the ratio
+//! of packets per CPU second (new / old; `nan` where the old benchmark
+//! lacks the case). All rows go to `target/criterion/packet-engine.json`,
+//! beside criterion's outputs.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use bufsim_core::{Scenario, packet};
+use bufsim_core::{Scenario, fluid, packet};
 use serde_json::{Value, json};
 
 /// The benchmark cases: (name, scenario).
@@ -79,6 +96,32 @@ fn cases() -> Vec<(&'static str, Value)> {
         "flows": [{"rtt": {"uniform": ["20ms", "200ms"]}, "mss": "1500B", "size": "dhamdhere2006", "arrival": {"load": 0.95}}],
     });
     v.push(("o-100Mbps-open-loop-load0.95", o));
+    // Paper 004's setup at 10 Gbps with HighSpeed TCP: 60 s, and the full
+    // 3000 s run once.
+    for (name, dur, warm) in [
+        ("h-10Gbps-10flows-highspeed-0.1BDP", "60s", "10s"),
+        ("h3000-10Gbps-10flows-highspeed-0.1BDP", "3000s", "100s"),
+    ] {
+        let h = json!({
+            "duration": dur, "warmup": warm,
+            "link": {"capacity": "10Gbps", "delay": "10ms", "buffer": "0.1BDP", "packet_size": "1500B"},
+            "flows": [{"count": 10, "tcp": "highspeed", "rtt": {"min": "80ms", "max": "260ms"}, "mss": "1500B"}],
+        });
+        v.push((name, h));
+    }
+    // 100,000 flows: open-loop web transfers (paper 002's size mixture,
+    // ~2,100 arrivals/s at load 0.9 of 1 Gbps, ~100k transfers in 48 s)
+    // beside 1,000 persistent NewReno flows.
+    let m = json!({
+        "duration": "50s", "warmup": "2s",
+        "link": {"capacity": "1Gbps", "delay": "5ms", "buffer": "0.1BDP", "packet_size": "1500B"},
+        "flows": [
+            {"rtt": {"uniform": ["20ms", "200ms"]}, "mss": "1500B", "size": "dhamdhere2006", "arrival": {"load": 0.9}},
+            {"count": 1000, "tcp": "newreno", "rtt": {"uniform": ["20ms", "200ms"]}, "mss": "1500B",
+             "start": {"uniform": ["0s", "1s"]}},
+        ],
+    });
+    v.push(("m-1Gbps-100kflows-web0.9-1000persistent", m));
     // Scaling: CUBIC flows with RTTs 20-200 ms through 0.1 BDP of buffer,
     // flows x capacity, each case long enough for a few million packets.
     for (cap, dur) in [(1, "20s"), (10, "4s"), (40, "2s")] {
@@ -135,21 +178,62 @@ fn run_case(name: &str, v: &Value) {
     let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu_seconds() - c0);
     let m = |k: &str| out.metric(k).unwrap_or(f64::NAN);
     let pkts = m("packets_delivered") + m("packets_dropped");
+    let peak = peak_rss_bytes() as f64 / 1e6;
+    // Paper 004's cases: the fluid engine on the same scenario, its X set
+    // from the packet run's synchronization ("fluid calibrated by packet").
+    let fluid_util = if name.starts_with('h') && m("sync_mean") > 0.0 {
+        let mut fv = v.clone();
+        fv["fluid"] = json!({"sync": m("sync_mean").min(1.0)});
+        let fs = Scenario::from_json(&fv.to_string()).expect("fluid scenario is valid");
+        fluid::run(&fs, &mut |_| true)
+            .metric("utilization")
+            .unwrap_or(f64::NAN)
+    } else {
+        f64::NAN
+    };
     println!(
         "{}",
         json!({
             "case": name,
             "wall_s": wall,
+            "cpu_s": cpu,
             "bottleneck_pkts": pkts,
             "pkts_per_s": pkts / wall,
             "pkts_per_cpu_s": pkts / cpu,
             "events_per_s": m("events") / wall,
-            "peak_rss_mb": peak_rss_bytes() as f64 / 1e6,
+            "events_per_pkt": m("events") / pkts,
+            "peak_rss_mb": peak,
             "utilization": m("utilization"),
+            "sync_mean": m("sync_mean"),
+            "fluid_utilization": fluid_util,
             "flows_per_s": m("flows_completed") / wall,
+            "flows_arrived": m("flows_arrived"),
             "flow_slots": m("flow_slots"),
         })
     );
+}
+
+/// Run case `name` in a child process of benchmark binary `exe`; its JSON
+/// line, or `None` when that binary does not know the case or failed.
+fn run_child(exe: &Path, name: &str) -> Option<Value> {
+    let out = Command::new(exe)
+        .env("BUFSIM_BENCH_CASE", name)
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let line = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(line.trim().lines().last()?).ok()
+}
+
+/// Where the table goes: `target/criterion/packet-engine.json`.
+fn json_path() -> PathBuf {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    tmp.parent()
+        .unwrap_or(tmp)
+        .join("criterion")
+        .join("packet-engine.json")
 }
 
 fn main() {
@@ -161,38 +245,72 @@ fn main() {
         run_case(&name, &v);
         return;
     }
-    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let exe = std::env::current_exe().expect("own path");
+    let baseline = std::env::var_os("BUFSIM_BENCH_BASELINE").map(PathBuf::from);
     println!(
-        "{:<36} {:>8} {:>12} {:>12} {:>12} {:>10} {:>6} {:>7} {:>10}",
-        "case", "wall s", "pkts/s", "pkts/cpu-s", "events/s", "peak MB", "util", "vs a", "flows/s"
+        "{:<40} {:>8} {:>11} {:>11} {:>8} {:>9} {:>6} {:>7} {:>8} {:>10} {:>6} {:>6}",
+        "case",
+        "cpu s",
+        "pkts/s",
+        "pkts/cpu-s",
+        "ev/pkt",
+        "peak MB",
+        "util",
+        "vs a",
+        "vs base",
+        "flows/s",
+        "sync",
+        "fluid"
     );
     let mut base = f64::NAN;
+    let mut rows = Vec::new();
     for (name, _) in cases() {
-        if filter.as_deref().is_some_and(|f| !name.contains(f)) {
+        if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
             continue;
         }
-        let out = Command::new(&exe)
-            .env("BUFSIM_BENCH_CASE", name)
-            .output()
-            .expect("child runs");
-        let line = String::from_utf8_lossy(&out.stdout);
-        let r: Value = serde_json::from_str(line.trim()).expect("child prints JSON");
-        let rate = r["pkts_per_cpu_s"].as_f64().unwrap();
+        let Some(mut r) = run_child(&exe, name) else {
+            println!("{name:<40} failed");
+            continue;
+        };
+        let f = |r: &Value, k: &str| r[k].as_f64().unwrap_or(f64::NAN);
+        let rate = f(&r, "pkts_per_cpu_s");
         if name.starts_with("a-") {
             base = rate;
         }
+        let old = baseline.as_deref().and_then(|b| run_child(b, name));
+        let vs_base = old
+            .as_ref()
+            .map_or(f64::NAN, |o| rate / f(o, "pkts_per_cpu_s"));
         println!(
-            "{:<36} {:>8.2} {:>12.3e} {:>12.3e} {:>12.3e} {:>10.1} {:>6.3} {:>7.3} {:>10.3e}",
+            "{:<40} {:>8.2} {:>11.3e} {:>11.3e} {:>8.2} {:>9.1} {:>6.3} {:>7.3} {:>8.3} {:>10.3e} {:>6.3} {:>6.3}",
             name,
-            r["wall_s"].as_f64().unwrap(),
-            r["pkts_per_s"].as_f64().unwrap(),
-            r["pkts_per_cpu_s"].as_f64().unwrap(),
-            r["events_per_s"].as_f64().unwrap(),
-            r["peak_rss_mb"].as_f64().unwrap(),
-            r["utilization"].as_f64().unwrap(),
+            f(&r, "cpu_s"),
+            f(&r, "pkts_per_s"),
+            rate,
+            f(&r, "events_per_pkt"),
+            f(&r, "peak_rss_mb"),
+            f(&r, "utilization"),
             rate / base,
-            r["flows_per_s"].as_f64().unwrap_or(0.0),
+            vs_base,
+            f(&r, "flows_per_s"),
+            f(&r, "sync_mean"),
+            f(&r, "fluid_utilization"),
         );
+        if let Some(o) = old {
+            r["baseline"] = o;
+            r["vs_baseline"] = json!(vs_base);
+        }
+        rows.push(r);
+    }
+    let path = json_path();
+    let written = std::fs::create_dir_all(path.parent().expect("a directory"))
+        .and_then(|_| std::fs::write(&path, serde_json::to_string_pretty(&rows).expect("JSON")));
+    match written {
+        Ok(()) => println!("wrote {}", path.display()),
+        Err(e) => println!("could not write {}: {e}", path.display()),
     }
 }

@@ -206,6 +206,9 @@ struct Sim<'s> {
     bgs: Vec<Bg>,
     queue: Queue,
     capacity: BitsPerSec,
+    /// The last packet size served and its serialization time at
+    /// `capacity` (see [`Sim::tx_time`]).
+    tx_memo: (u32, SimTime),
     in_service: Option<Packet>,
     link: Pipe<Packet>,
     col: Collector,
@@ -297,6 +300,7 @@ impl<'s> Sim<'s> {
             bgs,
             queue: Queue::new(AnyDiscipline::new(s)),
             capacity: BitsPerSec(s.link.capacity_bps),
+            tx_memo: (0, BitsPerSec(s.link.capacity_bps).tx_time(0)),
             in_service: None,
             link: Pipe::default(),
             col: Collector::new(s, groups),
@@ -632,6 +636,17 @@ impl<'s> Sim<'s> {
         }
     }
 
+    /// Serialization time of a `size`-byte packet on the bottleneck: the
+    /// same value as `capacity.tx_time(size)`, memoized for the last size
+    /// (its division and `ceil` call showed at 5% of cycles per packet).
+    #[inline]
+    fn tx_time(&mut self, size: u32) -> SimTime {
+        if self.tx_memo.0 != size {
+            self.tx_memo = (size, self.capacity.tx_time(size));
+        }
+        self.tx_memo.1
+    }
+
     fn start_tx(&mut self) {
         let now = self.now;
         let next = self.queue.dequeue(now);
@@ -645,7 +660,7 @@ impl<'s> Sim<'s> {
             }
             self.col.dequeued(p.flow, now - p.enqueued);
             self.col.tx_start = now;
-            let done = now + self.capacity.tx_time(p.size);
+            let done = now + self.tx_time(p.size);
             self.in_service = Some(p);
             self.events.push_slot(SLOT_TX_DONE, done, Ev::TxDone);
         }
@@ -687,12 +702,13 @@ impl<'s> Sim<'s> {
             self.col.random_drop(f);
             return;
         }
+        let tx = self.tx_time(p.size);
+        let flow = &mut self.flows[f as usize];
         self.col.delivered += 1;
         let before = flow.receiver.received;
         flow.receiver.on_ecn(p.ecn);
         let action = flow.receiver.on_segment(p.seq);
         if flow.receiver.received > before {
-            let tx = self.capacity.tx_time(p.size);
             self.col.delivered_new(f, self.now - self.s.link.delay, tx);
         }
         match action {
