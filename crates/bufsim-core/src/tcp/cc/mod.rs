@@ -259,6 +259,16 @@ macro_rules! variants {
             v
         }
 
+        /// Every name of the variants the fluid engine models (with their
+        /// default parameters), in registry order.
+        pub fn fluid_variants() -> Vec<&'static str> {
+            let mut v = Vec::new();
+            $(if <$ty as Variant>::fluid(Default::default()).is_ok() {
+                v.extend_from_slice(<$ty as Variant>::NAMES);
+            })*
+            v
+        }
+
         impl CcConfig {
             /// Build the config of variant `name` from its `tcp_params`; on
             /// error, returns `(key, message)` (the key is empty when the name
