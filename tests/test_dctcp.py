@@ -104,6 +104,10 @@ def test_advise_sizes_the_buffer_at_k_plus_n():
     a = bufsim.advise(s, ["utilization>=0.99"], seeds=1, quick=True, store=None, workers=0)
     assert a.feasible
     assert K + N - 1 <= a.buffer_pkts <= 2 * (K + N), a.buffer_pkts
+    # The rule beside it: Q_max = K + N, with eq. (13)'s verdict on K.
+    rule = a.table.set_index("source").loc["DCTCP K + N (Alizadeh 2010)"]
+    assert rule["applies"] and rule["buffer_pkts"] == K + N
+    assert "C x RTT / 7 = 11.9 packets (eq. 13): holds" in rule["note"]
     # No fluid scan for DCTCP: the advice says why.
     assert "dctcp" not in FLUID_VARIANTS
 
