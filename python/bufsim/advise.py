@@ -558,9 +558,12 @@ def _rules(
 def _dctcp_rule(link: Mapping[str, Any], n: int, tcps: list[str], add: Callable) -> None:
     """DCTCP through step marking at K: the queue peaks at Q_max = K + N
     (Alizadeh et al., SIGCOMM 2010, section 3.3 eq. (9)), so that buffer
-    holds it without loss; the link stays busy when K > C x RTT / 7 (eq. (13))."""
+    holds it without loss; the link stays busy when K > C x RTT / 7 (eq. (13)).
+    The row appears only when some flows are DCTCP."""
     name = "DCTCP K + N (Alizadeh 2010)"
-    if not (n > 0 and all(t == "dctcp" for t in tcps) and link["qdisc"] == "threshold"):
+    if "dctcp" not in tcps:
+        return
+    if not (all(t == "dctcp" for t in tcps) and link["qdisc"] == "threshold"):
         here = f"{sorted(set(tcps)) or 'none'} through {link['qdisc']}"
         add(
             name, math.nan, False, f"DCTCP flows through the threshold discipline only; here {here}"
