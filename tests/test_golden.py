@@ -19,12 +19,14 @@ import sys
 from pathlib import Path
 
 import bufsim
-from bufsim.scenario import QDISCS, TCP_VARIANTS
+from bufsim.scenario import FLUID_VARIANTS, QDISCS, TCP_VARIANTS
 
 GOLDEN = Path(__file__).parent / "golden" / "summaries.json"
 
 # Every registered variant and discipline (the core's registries).
 VARIANTS = list(TCP_VARIANTS)
+#: Parameters a discipline cannot run without (no default).
+REQUIRED_QDISC_PARAMS = {"threshold": {"k": 10}}
 
 
 def scenarios() -> dict[str, tuple[dict, str]]:
@@ -39,11 +41,16 @@ def scenarios() -> dict[str, tuple[dict, str]]:
     for v in VARIANTS:
         s = {**base, "flows": [{"count": 4, "tcp": v, "rtt": {"min": "20ms", "max": "80ms"}}]}
         out[f"{v}-packet"] = (s, "packet")
-        out[f"{v}-fluid"] = (s, "fluid")
+        if v in FLUID_VARIANTS:
+            out[f"{v}-fluid"] = (s, "fluid")
     for q in QDISCS:
         s = {
             **base,
-            "link": {**base["link"], "qdisc": q},
+            "link": {
+                **base["link"],
+                "qdisc": q,
+                "qdisc_params": REQUIRED_QDISC_PARAMS.get(q, {}),
+            },
             "flows": [
                 {"count": 4, "tcp": "cubic", "rtt": {"min": "20ms", "max": "80ms"}, "sack": True}
             ],
@@ -74,6 +81,14 @@ def scenarios() -> dict[str, tuple[dict, str]]:
             **base,
             "link": {**base["link"], "qdisc": "red", "qdisc_params": {"ecn": True}},
             "flows": [{"count": 4, "rtt": "40ms", "ecn": True}],
+        },
+        "packet",
+    )
+    out["threshold-dctcp-packet"] = (
+        {
+            **base,
+            "link": {**base["link"], "qdisc": "threshold", "qdisc_params": {"k": 10}},
+            "flows": [{"count": 4, "tcp": "dctcp", "rtt": {"min": "20ms", "max": "80ms"}}],
         },
         "packet",
     )

@@ -97,6 +97,8 @@ def scenarios(draw) -> dict:
     }
     if qdisc == "red" and draw(st.booleans()):
         s["link"]["qdisc_params"] = {"ecn": True}
+    if qdisc == "threshold":
+        s["link"]["qdisc_params"] = {"k": draw(st.sampled_from([0, 5, 20, "30000B"]))}
     if draw(st.integers(0, 3)) == 0:
         s["background"] = [
             {

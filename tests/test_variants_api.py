@@ -11,8 +11,8 @@ import bufsim
 import pytest
 from bufsim.scenario import ScenarioError
 
-VARIANTS = ["newreno", "reno", "aimd", "highspeed", "scalable", "cubic", "htcp"]
-QDISCS = ["droptail", "red", "fq", "codel", "fq_codel", "pie"]
+VARIANTS = ["newreno", "reno", "aimd", "highspeed", "scalable", "cubic", "htcp", "dctcp"]
+QDISCS = ["droptail", "red", "fq", "codel", "fq_codel", "pie", "threshold"]
 
 
 def _scn(tcp="newreno", qdisc="droptail", params=None, loss=0.0, duration="60s"):
@@ -52,6 +52,9 @@ def test_qdisc_selectable_and_defaults_normalized(qdisc):
         "link": {"capacity": "20Mbps", "delay": "10ms", "buffer": "500pkt", "qdisc": qdisc},
         "flows": [{"count": 4, "rtt": "100ms", "mss": "1500B"}],
     }
+    if qdisc == "threshold":
+        # K has no default; these NewReno flows are not ECN-capable: dropped above K.
+        s["link"]["qdisc_params"] = {"k": 40}
     r = bufsim.simulate(s)
     # 20 s including slow start; RED's 5/15-packet defaults keep the queue short: > 60%.
     assert r.summary["utilization"] > 0.6
@@ -72,6 +75,8 @@ def test_qdisc_selectable_and_defaults_normalized(qdisc):
         )
     if qdisc == "pie":
         assert qp["target_s"] == 0.015
+    if qdisc == "threshold":
+        assert qp == {"k": 40, "k_unit": "packets"}
 
 
 def test_bad_qdisc_params_name_the_field():
@@ -80,6 +85,7 @@ def test_bad_qdisc_params_name_the_field():
     with pytest.raises(ScenarioError, match=r"link.qdisc_params.quantm.*allowed are quantum"):
         bufsim.Scenario.load(_scn(qdisc="fq", params={"quantm": "1500B"}))
     with pytest.raises(
-        ScenarioError, match=r"link.qdisc.*allowed are droptail, red, fq, codel, fq_codel, pie"
+        ScenarioError,
+        match=r"link.qdisc.*allowed are droptail, red, fq, codel, fq_codel, pie, threshold",
     ):
         bufsim.Scenario.load(_scn(qdisc="sfq"))

@@ -12,6 +12,8 @@ QDISCS: list[str]
 """Every name ``link.qdisc`` may give (the core's discipline registry)."""
 FLUID_QDISCS: list[str]
 """The disciplines the fluid engine models."""
+FLUID_VARIANTS: list[str]
+"""Every name of the variants the fluid engine models."""
 TRACE_EVENTS: list[str]
 """Names of the packet trace's event codes (index = code): enqueue, dequeue, drop_<reason>..."""
 

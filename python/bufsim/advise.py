@@ -565,6 +565,7 @@ def _rules(
             else f"HighSpeed flows only; here {sorted(set(tcps)) or 'none'}"
         )
         add("HSTCP fixed point (paper 001)", math.nan, False, why)
+    _dctcp_rule(link, n, tcps, add)
     sat = _saturation(norm)
     if sat is not None and not sat.saturable and loss:
         b = float(models.transparent_buffer_pkts(sat.max_load, max(loss[0].bound, 1e-12)))
@@ -632,6 +633,33 @@ def _fluid_form(
     if background:
         out["background"] = background
     return out, "; ".join(changed)
+
+
+def _dctcp_rule(link: Mapping[str, Any], n: int, tcps: list[str], add: Callable) -> None:
+    """DCTCP through step marking at K: the queue peaks at Q_max = K + N
+    (Alizadeh et al., SIGCOMM 2010, section 3.3 eq. (9)), so that buffer
+    holds it without loss; the link stays busy when K > C x RTT / 7 (eq. (13)).
+    The row appears only when some flows are DCTCP."""
+    name = "DCTCP K + N (Alizadeh 2010)"
+    if "dctcp" not in tcps:
+        return
+    if not (all(t == "dctcp" for t in tcps) and link["qdisc"] == "threshold"):
+        here = f"{sorted(set(tcps)) or 'none'} through {link['qdisc']}"
+        add(
+            name, math.nan, False, f"DCTCP flows through the threshold discipline only; here {here}"
+        )
+        return
+    qp = link["qdisc_params"]
+    k = qp["k"] if qp["k_unit"] == "packets" else qp["k"] / link["packet_size_bytes"]
+    k_min = float(link["bdp_pkts"]) / 7
+    verdict = "holds" if k > k_min else "fails: expect the queue to empty after each cut"
+    add(
+        name,
+        float(k + n),
+        True,
+        f"Q_max = K + N = {k:g} + {n} (eq. 9); full utilization needs "
+        f"K > C x RTT / 7 = {k_min:.1f} packets (eq. 13): {verdict}",
+    )
 
 
 def _with_buffer(raw: Mapping[str, Any], b: float) -> dict[str, Any]:

@@ -38,6 +38,9 @@ TCP_VARIANTS: tuple[str, ...] = tuple(_core.TCP_VARIANTS)
 QDISCS: tuple[str, ...] = tuple(_core.QDISCS)
 #: The disciplines the fluid engine models.
 FLUID_QDISCS: tuple[str, ...] = tuple(_core.FLUID_QDISCS)
+#: Every name of the variants the fluid engine models; it refuses the
+#: others naming ``flows[i].tcp``.
+FLUID_VARIANTS: tuple[str, ...] = tuple(_core.FLUID_VARIANTS)
 
 #: Deepest nesting of tables and lists a scenario may have (a real one has 4).
 MAX_DEPTH = 32

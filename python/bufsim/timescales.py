@@ -6,7 +6,8 @@ windows), and it needs several epochs in its measurement window for the
 averages to settle. :func:`time_scales` derives both from the scenario:
 
 * **Reno-like AIMD** (``newreno``, ``reno``, ``aimd`` and, as an upper bound,
-  ``htcp``): a flow's window climbs one packet per RTT from W/2 to W, so an
+  ``htcp`` and ``dctcp``, whose first cut at alpha = 1 halves the window and
+  whose steady cuts last only sqrt(W/2) RTTs, Alizadeh et al. 2010 eq. (7)): a flow's window climbs one packet per RTT from W/2 to W, so an
   epoch lasts W/2 RTTs (the sawtooth of paper 002 section 2 and paper 003's
   AIMD cycle). With N long-lived flows sharing C*T + B packets of windows
   and queue, W = (C*T + B)/N; at B = one BDP (the rule of thumb, the top of

@@ -62,6 +62,17 @@ fn cases() -> Vec<(&'static str, Value)> {
             c,
         ));
     }
+    // DCTCP needs its marking queue: step marking at K = 250 packets (a
+    // fifth of the 1250-packet buffer; ECN is implied by tcp = "dctcp").
+    // Its utilization column is low (0.50 measured) and right: marks at K
+    // end slow start near a total window of 2K, far below this path's
+    // 15000-packet BDP, and Reno growth needs minutes to climb back (and
+    // K < C x RTT / 7 = 2143 starves it anyway); the row measures cost.
+    let mut c = a.clone();
+    c["flows"][0]["tcp"] = "dctcp".into();
+    c["link"]["qdisc"] = "threshold".into();
+    c["link"]["qdisc_params"] = json!({"k": 250});
+    v.push(("v-1Gbps-10flows-dctcp-threshold", c));
     for q in ["red", "fq", "codel", "fq_codel", "pie"] {
         let mut c = a.clone();
         c["link"]["qdisc"] = q.into();

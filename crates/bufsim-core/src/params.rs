@@ -46,6 +46,12 @@ impl<'a> Params<'a> {
             Some(other) => Err((key.into(), format!("expected a number, got {other}"))),
         }
     }
+    /// The raw value of `key`, for a reader with its own forms (records
+    /// the key as read).
+    pub fn value(&mut self, key: &'static str) -> Option<&'a Value> {
+        self.used.push(key);
+        self.map.get(key)
+    }
     /// A boolean; `default` when absent.
     pub fn flag(&mut self, key: &'static str, default: bool) -> Result<bool, PErr> {
         self.used.push(key);

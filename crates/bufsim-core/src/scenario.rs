@@ -945,6 +945,22 @@ fn resolve_group(
             }
         },
     )?;
+    //= RFC 8257 section 3.3: a DCTCP sender's packets are ECN-capable (its
+    //= reaction is to the marks): `ecn` defaults to true and false is refused.
+    let ecn = match f.ecn {
+        Some(false) if cc.ecn_per_packet() => {
+            return Err(err(
+                p("ecn"),
+                format!(
+                    "tcp = {:?} needs ECN (it reacts to the fraction of CE-marked packets, \
+                     RFC 8257): set ecn = true or leave it out, got false",
+                    cc.name()
+                ),
+            ));
+        }
+        Some(e) => e,
+        None => cc.ecn_per_packet(),
+    };
     let (rtts, rtt_draw) = group_rtts(&f, i, n, dynamic, delay, rng)?;
     let mss = f.mss.map(|s| s.0).unwrap_or(1500);
     check((64..=65_535).contains(&mss), &p("mss"), || {
@@ -994,7 +1010,7 @@ fn resolve_group(
         hystart: r.hystart,
         abc: r.abc,
         rto_ssthresh: r.rto_ssthresh,
-        ecn: f.ecn.unwrap_or(false),
+        ecn,
         loss,
     })
 }

@@ -232,6 +232,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TCP_VARIANTS", bufsim_core::tcp::cc::variant_names())?;
     m.add("QDISCS", bufsim_core::queue::QDISCS.to_vec())?;
     m.add("FLUID_QDISCS", bufsim_core::queue::fluid_qdiscs())?;
+    m.add("FLUID_VARIANTS", bufsim_core::tcp::cc::fluid_variants())?;
     m.add_function(wrap_pyfunction!(normalize_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;

@@ -145,7 +145,8 @@ impl Flow {
         };
         Flow {
             sender: Sender::new(cfg, AnyCc::new(&grp.cc)),
-            receiver: Receiver::new(grp.sack, grp.delayed_ack),
+            receiver: Receiver::new(grp.sack, grp.delayed_ack)
+                .ecn_per_packet(grp.cc.ecn_per_packet()),
             mss: grp.mss_bytes,
             access_delay: access,
             return_delay: rtt - s.link.delay - access,
@@ -706,7 +707,14 @@ impl<'s> Sim<'s> {
         let flow = &mut self.flows[f as usize];
         self.col.delivered += 1;
         let before = flow.receiver.received;
-        flow.receiver.on_ecn(p.ecn);
+        if let Some(owed) = flow.receiver.on_ecn(p.ecn) {
+            // A per-packet (DCTCP) echo's CE state changed: the delayed ACK
+            // owed for earlier segments leaves first, with the old state.
+            let at = self.now + flow.return_delay;
+            if flow.acks.push(at, owed) {
+                self.events.push(at, Ev::AckHead(f));
+            }
+        }
         let action = flow.receiver.on_segment(p.seq);
         if flow.receiver.received > before {
             self.col.delivered_new(f, self.now - self.s.link.delay, tx);

@@ -24,6 +24,7 @@ pub mod fq;
 pub mod fq_codel;
 pub mod pie;
 pub mod red;
+pub mod threshold;
 
 use std::collections::VecDeque;
 
@@ -264,6 +265,7 @@ disciplines! {
     Codel(codel::Codel),
     FqCodel(fq_codel::FqCodel),
     Pie(pie::Pie),
+    Threshold(threshold::Threshold),
 }
 
 impl QdiscConfig {

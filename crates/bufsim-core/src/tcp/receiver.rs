@@ -27,8 +27,13 @@ pub struct Receiver {
     delayed_ack: bool,
     /// In-order segments received and not yet acknowledged (delayed ACK).
     unacked: u32,
-    /// Echo ECE on every ACK (a CE packet arrived, no CWR since).
+    /// Echo ECE on every ACK (a CE packet arrived, no CWR since); with
+    /// `per_packet`, DCTCP.CE: the last data packet carried CE.
     ece: bool,
+    /// RFC 8257 section 3.2's per-packet echo instead of RFC 3168's.
+    per_packet: bool,
+    /// The CE state changed: acknowledge the arriving segment at once.
+    force_now: bool,
     /// The last segment was a duplicate: the next ACK reports it (D-SACK).
     dup: bool,
 }
@@ -45,12 +50,22 @@ impl Receiver {
             delayed_ack,
             unacked: 0,
             ece: false,
+            per_packet: false,
+            force_now: false,
             dup: false,
         }
     }
 
+    /// With `on`, echo CE marks per packet as a DCTCP receiver (RFC 8257
+    /// section 3.2) instead of RFC 3168's ECE-until-CWR.
+    pub fn ecn_per_packet(mut self, on: bool) -> Receiver {
+        self.per_packet = on;
+        self
+    }
+
     /// Process the arrival of segment `seq`.
     pub fn on_segment(&mut self, seq: u64) -> AckAction {
+        let force_now = std::mem::take(&mut self.force_now);
         if seq < self.rcv_nxt || self.holds(seq) {
             //= RFC 5681 section 4.2: an out-of-order (here: duplicate) segment
             //= SHOULD be acknowledged immediately; RFC 2883 section 4: with
@@ -73,7 +88,7 @@ impl Receiver {
             self.recent.retain(|&(_, e)| e > self.rcv_nxt);
             //= RFC 5681 section 4.2: "an immediate ACK SHOULD be generated
             //= when a segment arrives that fills in all or part of a gap".
-            if had_gap || !self.delayed_ack {
+            if had_gap || !self.delayed_ack || force_now {
                 self.unacked = 0;
                 return AckAction::Now;
             }
@@ -96,7 +111,30 @@ impl Receiver {
     }
 
     /// Note the ECN bits of an arriving data packet (before [`Self::on_segment`]).
-    pub fn on_ecn(&mut self, bits: u8) {
+    /// Returns the ACK owed at once for segments received before it, if the
+    /// per-packet echo's CE state changed while a delayed ACK was pending.
+    pub fn on_ecn(&mut self, bits: u8) -> Option<Ack> {
+        if self.per_packet {
+            let ce = bits & crate::net::CE != 0;
+            if ce == self.ece {
+                //= RFC 8257 section 3.2 step 3: "Otherwise, ignore the CE
+                //= codepoint" (the delayed-ACK rules apply as usual).
+                return None;
+            }
+            //= RFC 8257 section 3.2 steps 1-2: when the CE codepoint differs
+            //= from DCTCP.CE, flip DCTCP.CE and "send an immediate ACK"; with
+            //= delayed ACKs the ACK owed for the earlier segments goes first,
+            //= with ECE at the old state (the state machine of its Figure 1;
+            //= Linux's dctcp_ece_ack_update), then the arriving segment is
+            //= acknowledged at once with the new state.
+            let flush = (self.unacked > 0).then(|| {
+                self.unacked = 0;
+                self.ack()
+            });
+            self.ece = ce;
+            self.force_now = true;
+            return flush;
+        }
         //= RFC 3168 section 6.1.3: after a CE packet the receiver "sets the
         //= ECN-Echo flag in every ACK" until it receives a packet with CWR.
         if bits & crate::net::CWR != 0 {
@@ -105,6 +143,7 @@ impl Receiver {
         if bits & crate::net::CE != 0 {
             self.ece = true;
         }
+        None
     }
 
     /// The delayed-ACK timer fired: is an ACK still owed?
@@ -203,6 +242,53 @@ mod tests {
         assert_eq!(r.on_segment(4), AckAction::Now); // out of order: immediate
         assert_eq!(r.on_segment(3), AckAction::Now); // fills the gap: immediate
         assert_eq!(r.rcv_nxt, 5);
+    }
+
+    #[test]
+    fn dctcp_echo_with_delayed_acks() {
+        use crate::net::{CE, CWR, ECT};
+        // RFC 8257 section 3.2: with delayed ACKs (one ACK per 2 segments),
+        // segments 0..8 arrive marked N N | C C | C N | N N (C = CE).
+        let mut r = Receiver::new(false, true).ecn_per_packet(true);
+        let mut got = Vec::new(); // (ack, ece) in order sent
+        for (seq, ce) in [false, false, false, true, true, true, false, false, false]
+            .into_iter()
+            .enumerate()
+        {
+            let bits = if ce { ECT | CE } else { ECT };
+            if let Some(a) = r.on_ecn(bits) {
+                got.push((a.ack, a.ece));
+            }
+            if r.on_segment(seq as u64) == AckAction::Now {
+                let a = r.ack();
+                got.push((a.ack, a.ece));
+            }
+        }
+        assert_eq!(
+            got,
+            vec![
+                // 0, 1 unmarked: one delayed ACK for both, ECE = 0.
+                (2, false),
+                // 2 unmarked waits; 3 is CE: state 0 -> 1, the ACK owed for 2
+                // goes with ECE = 0, then 3 is acknowledged at once, ECE = 1.
+                (3, false),
+                (4, true),
+                // 4, 5 CE: one delayed ACK, ECE = 1.
+                (6, true),
+                // 6 unmarked: state 1 -> 0, nothing owed, immediate ACK ECE = 0.
+                (7, false),
+                // 7, 8 unmarked: delayed, ECE = 0.
+                (9, false),
+            ]
+        );
+        // The segments acknowledged under ECE = 1 (3 by ack 4; 4, 5 by ack 6)
+        // are exactly the marked ones, so the sender's M is exact.
+        // CWR means nothing to a DCTCP receiver: ECE follows CE only.
+        r.on_ecn(ECT | CE);
+        r.on_segment(9);
+        r.on_ecn(ECT | CWR | CE);
+        r.on_segment(10);
+        assert!(r.ack().ece);
     }
 
     #[test]

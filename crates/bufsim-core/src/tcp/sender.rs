@@ -447,13 +447,22 @@ impl Sender {
                 newly_sacked += sb.on_sack_block(s, e);
             }
         }
+        if self.cfg.ecn {
+            //= RFC 8257 section 3.3: the sender counts acknowledged and
+            //= ECE-marked bytes on every ACK (DCTCP's alpha; a no-op for
+            //= RFC 3168 variants).
+            let acked = ack.ack.saturating_sub(self.una);
+            let una = ack.ack.max(self.una);
+            self.cc.on_ecn_ack(acked, ack.ece, una, self.max);
+        }
         if ack.ece && self.cfg.ecn && !self.in_recovery && self.una >= self.cwr_point {
             //= RFC 3168 section 6.1.2: on ECE "the TCP source halves the
             //= congestion window 'cwnd' and reduces the slow start threshold
-            //= 'ssthresh'" (here: the variant's decrease), without
+            //= 'ssthresh'" (here: the variant's ECE response, its loss
+            //= decrease unless it says otherwise, as DCTCP), without
             //= retransmitting, and sets CWR on the next data packet.
             let flight = self.flight() as f64;
-            self.w.ssthresh = self.cc.on_congestion_event(&self.w, flight, now);
+            self.w.ssthresh = self.cc.on_ece(&self.w, flight, now);
             self.w.cwnd = self.w.ssthresh.max(1.0);
             self.cwr_point = self.max;
             self.cwr_pending = true;

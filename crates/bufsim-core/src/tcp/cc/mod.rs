@@ -16,6 +16,7 @@
 
 pub mod aimd;
 pub mod cubic;
+pub mod dctcp;
 pub mod highspeed;
 pub mod htcp;
 pub mod newreno;
@@ -114,6 +115,23 @@ pub trait CongestionControl {
         w.ssthresh = reno_ssthresh(flight);
         w.cwnd = 1.0;
     }
+
+    /// Every ACK, before the sender acts on it: `acked` segments newly
+    /// acknowledged cumulatively (0 for a duplicate), whether it carries
+    /// ECE, and snd_una (after the ACK) and snd_nxt. Default: nothing (RFC
+    /// 3168 senders react to ECE only through [`Self::on_ece`]).
+    #[inline]
+    fn on_ecn_ack(&mut self, acked: u64, ece: bool, una: u64, nxt: u64) {
+        let _ = (acked, ece, una, nxt);
+    }
+
+    /// An ECN-Echo congestion event (at most once per window). Return the
+    /// new ssthresh (cwnd follows it). Default: RFC 3168 section 6.1.2,
+    /// the same response as to a loss, [`Self::on_congestion_event`].
+    #[inline]
+    fn on_ece(&mut self, w: &Window, flight: f64, now: SimTime) -> f64 {
+        self.on_congestion_event(w, flight, now)
+    }
 }
 
 /// One congestion-control variant, self-contained in its file.
@@ -126,6 +144,11 @@ pub trait Variant: CongestionControl + Sized {
     /// decrease is a state change at an event (CUBIC's epoch, H-TCP's
     /// adaptive backoff) has none.
     const RATE_FORM: bool = true;
+    /// Whether the variant needs ECN with a per-packet echo (RFC 8257
+    /// section 3.2: ECE on exactly the ACKs of CE packets) instead of RFC
+    /// 3168's sticky ECE: its flows default to `ecn = true` and refuse
+    /// `ecn = false`, and their receivers echo each mark.
+    const ECN_PER_PACKET: bool = false;
     /// Parameters; `Default` holds the cited constants.
     type Config: Copy + fmt::Debug + PartialEq + Default + Serialize;
     /// The fluid form of the law.
@@ -192,6 +215,16 @@ macro_rules! variants {
             pub fn on_congestion_event(&mut self, w: &Window, flight: f64, now: SimTime) -> f64 {
                 match self { $(AnyCc::$arm(c) => c.on_congestion_event(w, flight, now),)* }
             }
+            /// See [`CongestionControl::on_ecn_ack`].
+            #[inline]
+            pub fn on_ecn_ack(&mut self, acked: u64, ece: bool, una: u64, nxt: u64) {
+                match self { $(AnyCc::$arm(c) => c.on_ecn_ack(acked, ece, una, nxt),)* }
+            }
+            /// See [`CongestionControl::on_ece`].
+            #[inline]
+            pub fn on_ece(&mut self, w: &Window, flight: f64, now: SimTime) -> f64 {
+                match self { $(AnyCc::$arm(c) => c.on_ece(w, flight, now),)* }
+            }
             /// See [`CongestionControl::on_timeout`].
             #[inline]
             pub fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
@@ -223,6 +256,16 @@ macro_rules! variants {
         pub fn variant_names() -> Vec<&'static str> {
             let mut v = Vec::new();
             $(v.extend_from_slice(<$ty as Variant>::NAMES);)*
+            v
+        }
+
+        /// Every name of the variants the fluid engine models (with their
+        /// default parameters), in registry order.
+        pub fn fluid_variants() -> Vec<&'static str> {
+            let mut v = Vec::new();
+            $(if <$ty as Variant>::fluid(Default::default()).is_ok() {
+                v.extend_from_slice(<$ty as Variant>::NAMES);
+            })*
             v
         }
 
@@ -260,6 +303,12 @@ macro_rules! variants {
             }
 
 
+            /// Whether the variant needs ECN with a per-packet echo
+            /// ([`Variant::ECN_PER_PACKET`]).
+            pub fn ecn_per_packet(&self) -> bool {
+                match self { $(CcConfig::$arm(_) => <$ty as Variant>::ECN_PER_PACKET,)* }
+            }
+
             /// The fluid engine's law, or why it has none ([`Variant::fluid`]).
             pub fn fluid_law(&self) -> Result<AnyFluidLaw, &'static str> {
                 match *self {
@@ -277,6 +326,7 @@ variants! {
     Scalable(scalable::Scalable),
     Cubic(cubic::Cubic),
     Htcp(htcp::Htcp),
+    Dctcp(dctcp::Dctcp),
 }
 
 /// Serialize a group's variant as the normalized scenario's `tcp` (the
