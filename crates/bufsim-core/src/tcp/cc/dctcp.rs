@@ -11,7 +11,8 @@
 
 use serde::Serialize;
 
-use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Variant, Window, reno_ssthresh, slow_start};
+use super::newreno::NewReno;
+use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Variant, Window};
 use crate::fluid::cc::NoFluidLaw;
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
@@ -95,19 +96,16 @@ impl Dctcp {
 }
 
 impl CongestionControl for Dctcp {
+    //= RFC 8257 section 3.4: DCTCP grows its window as standard TCP
+    //= (NewReno's law, RFC 5681 section 3.1).
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
-        if slow_start(w, ack.acked) {
-            return;
-        }
-        //= RFC 8257 section 3.4: DCTCP grows its window as standard TCP,
-        //= RFC 5681 section 3.1 eq. (3): "cwnd += SMSS*SMSS/cwnd" per ACK.
-        w.cwnd += 1.0 / w.cwnd;
+        NewReno.on_ack(w, ack);
     }
 
     //= RFC 8257 section 3.5: "A DCTCP sender MUST react to loss episodes in
     //= the same way as conventional TCP": halve (RFC 5681 eq. (4)).
-    fn on_congestion_event(&mut self, _w: &Window, flight: f64, _now: SimTime) -> f64 {
-        reno_ssthresh(flight)
+    fn on_congestion_event(&mut self, w: &Window, flight: f64, now: SimTime) -> f64 {
+        NewReno.on_congestion_event(w, flight, now)
     }
 
     fn on_ecn_ack(&mut self, acked: u64, ece: bool, una: u64, nxt: u64) {
