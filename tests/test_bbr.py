@@ -47,6 +47,15 @@ def test_api_one_flow_full_link_and_near_empty_queue():
     )
 
 
+def test_api_v3_loses_less_than_v1_in_a_shallow_buffer():
+    v1 = bufsim.simulate(_scn(1, "0.1BDP", count=4)).summary
+    v3 = bufsim.simulate(_scn(3, "0.1BDP", count=4)).summary
+    # BBRv1 does not back off on loss; BBRv3's loss response does.
+    assert v1["drop_rate"] > 0.03
+    assert v3["drop_rate"] < v1["drop_rate"] / 3
+    assert v3["utilization"] > 0.9
+
+
 def test_normalized_scenario_names_bbr_and_its_constants():
     n = bufsim.Scenario.load(_scn()).normalized
     cc = n["flows"][0]["cc"]

@@ -1,5 +1,5 @@
-//! BBR in the packet engine (draft-cardwell-iccrg-bbr-congestion-control-00):
-//! the behaviours issue 15 names, at sizes that run
+//! BBR in the packet engine (v1: draft-cardwell-iccrg-bbr-congestion-control-00;
+//! v3: draft-ietf-ccwg-bbr-01): the behaviours issue 15 names, at sizes that run
 //! in a few seconds each (100 Mbps, 20-40 ms, 10-20 s simulated). Each test
 //! prints its numbers (`cargo test --release --test packet_bbr -- --nocapture`).
 
@@ -78,7 +78,9 @@ fn four_flows_standing_queue_and_fairness() {
 }
 
 /// In 0.1 BDP with 4 flows BBRv1 keeps its rate (it does not back off on
-/// loss) and loses heavily while the link stays full.
+/// loss) and loses heavily while the link stays full; BBRv3's loss response
+/// (inflight_hi from the probe that lost, bw_lo / inflight_lo cut by 0.7
+/// per lossy round) cuts the loss, the link still full.
 #[test]
 fn shallow_buffer_loss() {
     let s = run(json!([bbr(4, 1, "0s")]), "0.1BDP", 20);
@@ -86,6 +88,34 @@ fn shallow_buffer_loss() {
     println!("bbr v1, 4 flows, 0.1 BDP: utilization {u1:.4}, loss rate {l1:.4}");
     assert!(u1 >= 0.9, "utilization {u1}");
     assert!(l1 >= 0.03, "loss rate {l1}");
+    let s = run(json!([bbr(4, 3, "0s")]), "0.1BDP", 20);
+    let (u3, l3) = (get(&s, "utilization"), get(&s, "drop_rate"));
+    println!("bbr v3, 4 flows, 0.1 BDP: utilization {u3:.4}, loss rate {l3:.4}");
+    assert!(u3 >= 0.9, "utilization {u3}");
+    assert!(l3 < l1 / 3.0, "v3 loss {l3} vs v1 {l1}");
+}
+
+#[test]
+fn v3_one_flow_and_four_flows() {
+    let s = run(json!([bbr(1, 3, "0s")]), "1BDP", 20);
+    let (u, d) = (get(&s, "utilization"), get(&s, "mean_queue_delay_s"));
+    println!(
+        "bbr v3, 1 flow, 1 BDP: utilization {u:.4}, mean queueing delay {:.2} ms",
+        d * 1e3
+    );
+    assert!(u >= 0.95, "utilization {u}");
+    assert!(d < 0.25 * 0.040, "mean queueing delay {d} s");
+    let s = run(json!([bbr(4, 3, "0s")]), "2BDP", 20);
+    let (u, q, j) = (
+        get(&s, "utilization"),
+        get(&s, "mean_queue_pkts"),
+        get(&s, "jain_index"),
+    );
+    println!(
+        "bbr v3, 4 flows, 2 BDP: utilization {u:.4}, mean queue {:.2} BDP, Jain {j:.3}",
+        q / BDP
+    );
+    assert!(u >= 0.95 && j >= 0.85, "utilization {u}, Jain {j}");
 }
 
 /// Two BBR and two CUBIC flows in one FIFO: the shares at 1 and 8 BDP.
@@ -94,15 +124,17 @@ fn bbr_vs_cubic_shares() {
     for buf in ["1BDP", "8BDP"] {
         let cubic = json!({"count": 2, "tcp": "cubic", "rtt": "40ms", "mss": "1500B", "sack": true,
                            "start": {"uniform": ["0s", "1s"]}});
-        let s = run(json!([bbr(2, 1, "1s"), cubic]), buf, 40);
-        let (b, c) = (get(&s, "goodput_bps_group0"), get(&s, "goodput_bps_group1"));
-        let share = b / (b + c);
-        println!(
-            "bbr v1 x2 vs cubic x2, {buf}: BBR share {share:.3}, CUBIC share {:.3}",
-            1.0 - share
-        );
-        if buf == "1BDP" {
-            assert!(share > 0.5, "BBR share {share} in a shallow buffer");
+        for v in [1, 3] {
+            let s = run(json!([bbr(2, v, "1s"), cubic.clone()]), buf, 40);
+            let (b, c) = (get(&s, "goodput_bps_group0"), get(&s, "goodput_bps_group1"));
+            let share = b / (b + c);
+            println!(
+                "bbr v{v} x2 vs cubic x2, {buf}: BBR share {share:.3}, CUBIC share {:.3}",
+                1.0 - share
+            );
+            if buf == "1BDP" && v == 1 {
+                assert!(share > 0.5, "BBR share {share} in a shallow buffer");
+            }
         }
     }
 }

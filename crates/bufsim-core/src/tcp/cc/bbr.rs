@@ -5,6 +5,20 @@
 //! cwnd = cwnd_gain x BtlBw x RTprop (RTprop: a windowed min of RTT
 //! samples), cycling through Startup, Drain, ProbeBW and ProbeRTT.
 //!
+//! `version = 3` follows draft-ietf-ccwg-bbr-01 (BBRv3) where it differs
+//! from v1: Startup at 4 ln 2 with cwnd gain 2, Drain at 0.35, ProbeBW as
+//! DOWN / CRUISE / REFILL / UP with a max-bandwidth filter over two probe
+//! cycles, and the loss and ECN response: when a round's loss rate exceeds
+//! BBRLossThresh (2%) or its CE-marked fraction BBRECNThresh (50%), the
+//! upper bound inflight_hi (set from the probe that caused it, lowered by
+//! BBRBeta = 0.7) and the lower bounds bw_lo / inflight_lo (cut by BBRBeta
+//! per lossy round outside probing) limit pacing and cwnd; cwnd keeps
+//! BBRHeadroom (15%) below inflight_hi except while probing up. bufsim
+//! measures loss per round (segments retransmitted over segments delivered
+//! plus retransmitted in the round) where the draft compares each packet's
+//! lost count with its tx_in_flight; one RTprop filter (the v1 one) with
+//! ProbeRTT every 5 s (BBRProbeRTTInterval) at half the BDP.
+//!
 //! Units: bandwidth in segments per second, windows in segments.
 //!
 //! bufsim specifics (each stated where it is coded):
@@ -79,6 +93,59 @@ const QUANTA: f64 = 3.0;
 //= section 4.1.2.3: before any RTT sample, RTprop is taken as 1 ms for the
 //= initial pacing rate ("nominal_bandwidth = InitialCwnd / (SRTT ? SRTT : 1ms)").
 const DEFAULT_RTT: SimTime = SimTime::from_millis(1);
+
+//= draft-ietf-ccwg-bbr-01, BBRStartupPacingGain = 4 ln 2 = 2.77 ("the
+//= minimum gain value that will allow the sending rate to double each round").
+const V3_STARTUP_PACING_GAIN: f64 = 4.0 * std::f64::consts::LN_2;
+//= draft-ietf-ccwg-bbr-01, BBRStartupCwndGain = 2, BBRDefaultCwndGain = 2.
+const V3_CWND_GAIN: f64 = 2.0;
+//= draft-ietf-ccwg-bbr-01, BBRDrainPacingGain = 0.35.
+const V3_DRAIN_PACING_GAIN: f64 = 0.35;
+//= draft-ietf-ccwg-bbr-01, ProbeBW pacing gains: DOWN 0.90, CRUISE 1.0,
+//= REFILL 1.0, UP 1.25; cwnd_gain 2.25 in UP.
+const V3_DOWN_GAIN: f64 = 0.90;
+const V3_UP_GAIN: f64 = 1.25;
+const V3_UP_CWND_GAIN: f64 = 2.25;
+//= draft-ietf-ccwg-bbr-01, BBRLossThresh = 2%: "the maximum tolerated
+//= per-round-trip packet loss rate when probing for bandwidth".
+const V3_LOSS_THRESH: f64 = 0.02;
+//= draft-ietf-ccwg-bbr-01, BBRBeta = 0.7: "the default multiplicative
+//= decrease to make upon each round trip during which the connection
+//= detects packet loss".
+const V3_BETA: f64 = 0.7;
+//= draft-ietf-ccwg-bbr-01, BBRHeadroom = 0.15: the fraction of inflight_hi
+//= left unused outside bandwidth probing, room for other flows.
+const V3_HEADROOM: f64 = 0.15;
+//= draft-ietf-ccwg-bbr-01, BBRStartupFullLossCnt = 6: loss events in a
+//= Startup round that end Startup (with the loss rate above BBRLossThresh).
+const V3_STARTUP_FULL_LOSS_CNT: u64 = 6;
+//= draft-ietf-ccwg-bbr-01, BBRPacingMarginPercent = 1: pace 1% below the
+//= estimated bandwidth.
+const V3_PACING_MARGIN: f64 = 0.01;
+//= draft-ietf-ccwg-bbr-01, ECN: BBR treats a round whose CE-marked fraction
+//= exceeds BBRECNThresh = 0.5 as congested, as a loss rate above the threshold.
+const V3_ECN_THRESH: f64 = 0.5;
+//= draft-ietf-ccwg-bbr-01, BBRProbeRTTInterval = 5 s; BBRProbeRTTCwndGain = 0.5.
+const V3_PROBE_RTT_INTERVAL_S: f64 = 5.0;
+const V3_PROBE_RTT_CWND_GAIN: f64 = 0.5;
+//= draft-ietf-ccwg-bbr-01, BBRPickProbeWait: "BBR.bw_probe_wait = 2 +
+//= random_float_between(0.0, 1.0)" seconds; Reno coexistence: at most
+//= min(BDP, 63) rounds between probes.
+const V3_PROBE_WAIT_BASE_S: f64 = 2.0;
+const V3_RENO_ROUNDS_MAX: f64 = 63.0;
+
+/// BBRv3's ProbeBW phases (draft-ietf-ccwg-bbr-01).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Pace at 0.90 until the queue is drained.
+    Down,
+    /// Pace at 1.0, cwnd below inflight_hi by the headroom.
+    Cruise,
+    /// Pace at 1.0 for one round with the lower bounds reset.
+    Refill,
+    /// Pace at 1.25 and raise inflight_hi.
+    Up,
+}
 
 /// BBR's state machine (section 4.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,6 +252,59 @@ pub struct Bbr {
     entering_recovery: bool,
     rng: u64,
     initial_cwnd: f64,
+    /// BBRv3 state (`version = 3`).
+    v3: Option<Box<V3>>,
+}
+
+/// BBRv3's model and ProbeBW state (draft-ietf-ccwg-bbr-01).
+#[derive(Clone, Debug)]
+pub struct V3 {
+    /// ProbeBW phase.
+    pub phase: Phase,
+    /// Max bandwidth of this probe cycle and the previous one (MaxBwFilterLen = 2).
+    max_bw: [f64; 2],
+    /// Upper bound on inflight (segments; infinite until a probe finds loss).
+    pub inflight_hi: f64,
+    /// Lower bounds from the latest lossy rounds.
+    pub bw_lo: f64,
+    /// Lower bound on inflight, segments.
+    pub inflight_lo: f64,
+    bw_latest: f64,
+    inflight_latest: f64,
+    round_lost: u64,
+    round_delivered: u64,
+    round_acks: u64,
+    round_ece: u64,
+    probe_samples: bool,
+    bw_probe_wait: SimTime,
+    rounds_since_probe: u64,
+    probe_up_cnt: f64,
+    probe_up_acks: f64,
+    probe_up_rounds: u32,
+}
+
+impl Default for V3 {
+    fn default() -> V3 {
+        V3 {
+            phase: Phase::Down,
+            max_bw: [0.0; 2],
+            inflight_hi: f64::INFINITY,
+            bw_lo: f64::INFINITY,
+            inflight_lo: f64::INFINITY,
+            bw_latest: 0.0,
+            inflight_latest: 0.0,
+            round_lost: 0,
+            round_delivered: 0,
+            round_acks: 0,
+            round_ece: 0,
+            probe_samples: false,
+            bw_probe_wait: SimTime::MAX,
+            rounds_since_probe: 0,
+            probe_up_cnt: f64::INFINITY,
+            probe_up_acks: 0.0,
+            probe_up_rounds: 0,
+        }
+    }
 }
 
 impl Variant for Bbr {
@@ -195,10 +315,13 @@ impl Variant for Bbr {
     fn read(p: &mut Params) -> Result<BbrConfig, PErr> {
         let d = BbrConfig::default();
         let v = p.num("version", d.version as f64, f64::MIN, f64::MAX)?;
-        if v != 1.0 {
+        if v != 1.0 && v != 3.0 {
             return Err((
                 "version".into(),
-                format!("must be 1 (draft-cardwell-iccrg-bbr-congestion-control-00), got {v}"),
+                format!(
+                    "must be 1 (draft-cardwell-iccrg-bbr-congestion-control-00) or 3 \
+                     (draft-ietf-ccwg-bbr), got {v}"
+                ),
             ));
         }
         Ok(BbrConfig {
@@ -255,16 +378,35 @@ impl Bbr {
             entering_recovery: false,
             rng: 0,
             initial_cwnd,
+            v3: (cfg.version == 3).then(Box::default),
         };
+        if b.v3.is_some() {
+            b.pacing_gain = V3_STARTUP_PACING_GAIN;
+            b.cwnd_gain = V3_CWND_GAIN;
+            b.rtprop_window = SimTime::from_secs_f64(V3_PROBE_RTT_INTERVAL_S);
+        }
         //= section 4.2.1 BBRInitPacingRate: "nominal_bandwidth = InitialCwnd /
         //= (SRTT ? SRTT : 1ms); BBR.pacing_rate = BBR.pacing_gain * nominal_bandwidth".
-        b.pacing_rate = cfg.high_gain * initial_cwnd / DEFAULT_RTT.as_secs_f64();
+        b.pacing_rate = b.pacing_gain * initial_cwnd / DEFAULT_RTT.as_secs_f64();
         b
     }
 
     /// BtlBw, segments/s.
     pub fn bw(&self) -> f64 {
-        self.btlbw.get()
+        match &self.v3 {
+            //= draft-ietf-ccwg-bbr-01 BBRBoundBWForModel: "BBR.bw =
+            //= min(BBR.max_bw, BBR.bw_lo)".
+            Some(v) => self.max_bw().min(v.bw_lo),
+            None => self.btlbw.get(),
+        }
+    }
+
+    /// The max bandwidth filter's value (v1: BtlBw; v3: BBR.max_bw).
+    pub fn max_bw(&self) -> f64 {
+        match &self.v3 {
+            Some(v) => v.max_bw[0].max(v.max_bw[1]),
+            None => self.btlbw.get(),
+        }
     }
 
     /// The estimated BDP times `gain` plus the quanta allowance, segments
@@ -310,9 +452,15 @@ impl Bbr {
             return;
         };
         let app_limited = s.rs.is_app_limited || s.rs.prior_delivered < self.app_limited_until;
-        if rate >= self.bw() || !app_limited {
-            self.btlbw
-                .update(self.round_count, rate, self.cfg.btlbw_filter_rounds);
+        if rate >= self.max_bw() || !app_limited {
+            match self.v3.as_mut() {
+                //= draft-ietf-ccwg-bbr-01 BBRUpdateMaxBw: the max over the
+                //= current and the previous ProbeBW cycle.
+                Some(v) => v.max_bw[1] = v.max_bw[1].max(rate),
+                None => self
+                    .btlbw
+                    .update(self.round_count, rate, self.cfg.btlbw_filter_rounds),
+            }
         }
     }
 
@@ -337,8 +485,8 @@ impl Bbr {
         if self.filled_pipe || !self.round_start || s.rs.is_app_limited {
             return;
         }
-        if self.bw() >= self.full_bw * FULL_BW_THRESH {
-            self.full_bw = self.bw();
+        if self.max_bw() >= self.full_bw * FULL_BW_THRESH {
+            self.full_bw = self.max_bw();
             self.full_bw_count = 0;
             return;
         }
@@ -414,7 +562,7 @@ impl Bbr {
             //= (BW.delivered + packets_in_flight) ? : 1.
             self.app_limited_until = s.rs.total_delivered + s.inflight.max(1);
             match self.probe_rtt_done_stamp {
-                None if (s.inflight as f64) <= self.cfg.min_pipe_cwnd => {
+                None if (s.inflight as f64) <= self.probe_rtt_cwnd() => {
                     self.probe_rtt_done_stamp = Some(s.now + self.probe_rtt_duration);
                     self.probe_rtt_round_done = false;
                     self.next_round_delivered = s.rs.total_delivered;
@@ -428,7 +576,23 @@ impl Bbr {
                         //= BBRRestoreCwnd: "cwnd = max(cwnd, BBR.prior_cwnd)".
                         w.cwnd = w.cwnd.max(self.prior_cwnd);
                         //= BBRExitProbeRTT: ProbeBW if the pipe was filled, else Startup.
-                        if self.filled_pipe {
+                        if self.v3.is_some() {
+                            //= draft-ietf-ccwg-bbr-01 BBRExitProbeRTT:
+                            //= "BBRResetLowerBounds()"; to ProbeBW_CRUISE
+                            //= (through DOWN) once the pipe was filled.
+                            if let Some(v) = self.v3.as_mut() {
+                                v.bw_lo = f64::INFINITY;
+                                v.inflight_lo = f64::INFINITY;
+                            }
+                            if self.filled_pipe {
+                                self.v3_start_down(s.now);
+                                self.v3_set_phase(Phase::Cruise);
+                            } else {
+                                self.mode = Mode::Startup;
+                                self.pacing_gain = V3_STARTUP_PACING_GAIN;
+                                self.cwnd_gain = V3_CWND_GAIN;
+                            }
+                        } else if self.filled_pipe {
                             self.enter_probe_bw(s.now);
                         } else {
                             self.mode = Mode::Startup;
@@ -445,7 +609,12 @@ impl Bbr {
     //= section 4.2.1 BBRSetPacingRateWithGain: "rate = pacing_gain * BBR.BtlBw;
     //= if (BBR.filled_pipe || rate > BBR.pacing_rate) BBR.pacing_rate = rate".
     fn set_pacing_rate(&mut self) {
-        let rate = self.pacing_gain * self.bw();
+        let margin = if self.v3.is_some() {
+            1.0 - V3_PACING_MARGIN
+        } else {
+            1.0
+        };
+        let rate = self.pacing_gain * self.bw() * margin;
         if rate > 0.0 && (self.filled_pipe || rate > self.pacing_rate) {
             self.pacing_rate = rate;
         }
@@ -479,7 +648,30 @@ impl Bbr {
         }
         //= 4.2.3.5 BBRModulateCwndForProbeRTT: "if (BBR.state == ProbeRTT)
         //= cwnd = min(cwnd, BBRMinPipeCwnd)".
-        if self.mode == Mode::ProbeRtt {
+        if let Some(v) = &self.v3 {
+            //= draft-ietf-ccwg-bbr-01 BBRBoundCwndForModel: in ProbeBW
+            //= "cap = BBR.inflight_hi" while probing up (and REFILL),
+            //= "BBRInflightWithHeadroom()" otherwise; "cap = min(cap,
+            //= BBR.inflight_lo)"; "cap = max(cap, BBRMinPipeCwnd)".
+            let mut cap = f64::INFINITY;
+            if self.mode == Mode::ProbeBw {
+                cap = if matches!(v.phase, Phase::Up | Phase::Refill) {
+                    v.inflight_hi
+                } else {
+                    self.inflight_with_headroom()
+                };
+            } else if self.mode == Mode::ProbeRtt {
+                cap = self.inflight_with_headroom();
+            }
+            cap = cap.min(v.inflight_lo).max(self.cfg.min_pipe_cwnd);
+            cwnd = cwnd.min(cap);
+            if self.mode == Mode::ProbeRtt {
+                //= BBRProbeRTTCwnd: "probe_rtt_cwnd = BBRBDPMultiple(BBR.bw,
+                //= BBRProbeRTTCwndGain); max(probe_rtt_cwnd, BBRMinPipeCwnd)".
+                let probe = (V3_PROBE_RTT_CWND_GAIN * self.bdp()).max(self.cfg.min_pipe_cwnd);
+                cwnd = cwnd.min(probe);
+            }
+        } else if self.mode == Mode::ProbeRtt {
             cwnd = cwnd.min(self.cfg.min_pipe_cwnd);
         }
         w.cwnd = cwnd;
@@ -513,6 +705,319 @@ impl Bbr {
         if self.packet_conservation && s.rs.prior_delivered >= self.conservation_end {
             self.packet_conservation = false;
         }
+    }
+}
+
+/// BBRv3 (draft-ietf-ccwg-bbr-01).
+impl Bbr {
+    /// The BDP estimate bw x RTprop, segments (0 before an RTT sample).
+    fn bdp(&self) -> f64 {
+        if self.rtprop == SimTime::MAX {
+            return 0.0;
+        }
+        self.bw() * self.rtprop.as_secs_f64()
+    }
+
+    /// Inflight at which ProbeRTT holds: 4 (v1), half the BDP (v3).
+    fn probe_rtt_cwnd(&self) -> f64 {
+        if self.v3.is_some() {
+            (V3_PROBE_RTT_CWND_GAIN * self.bdp()).max(self.cfg.min_pipe_cwnd)
+        } else {
+            self.cfg.min_pipe_cwnd
+        }
+    }
+
+    //= BBRInflightWithHeadroom: "if (BBR.inflight_hi == Infinity) return
+    //= Infinity; headroom = max(1*SMSS, BBRHeadroom * BBR.inflight_hi);
+    //= return max(BBR.inflight_hi - headroom, BBRMinPipeCwnd)".
+    fn inflight_with_headroom(&self) -> f64 {
+        let hi = self.v3.as_ref().map_or(f64::INFINITY, |v| v.inflight_hi);
+        if hi.is_infinite() {
+            return f64::INFINITY;
+        }
+        let headroom = (V3_HEADROOM * hi).max(1.0);
+        (hi - headroom).max(self.cfg.min_pipe_cwnd)
+    }
+
+    fn v3_set_phase(&mut self, phase: Phase) {
+        let (pacing, cwnd) = match phase {
+            Phase::Down => (V3_DOWN_GAIN, V3_CWND_GAIN),
+            Phase::Cruise | Phase::Refill => (1.0, V3_CWND_GAIN),
+            Phase::Up => (V3_UP_GAIN, V3_UP_CWND_GAIN),
+        };
+        self.mode = Mode::ProbeBw;
+        self.pacing_gain = pacing;
+        self.cwnd_gain = cwnd;
+        if let Some(v) = self.v3.as_mut() {
+            v.phase = phase;
+        }
+    }
+
+    //= BBRStartProbeBW_DOWN: reset the congestion signals, "BBR.probe_up_cnt
+    //= = Infinity; BBRPickProbeWait(); BBR.cycle_stamp = Now()"; a new probe
+    //= cycle advances the max-bandwidth filter (BBRAdvanceMaxBwFilter).
+    fn v3_start_down(&mut self, now: SimTime) {
+        let r = (self.random() >> 11) as f64 / (1u64 << 53) as f64;
+        let extra_round = self.random() & 1;
+        if let Some(v) = self.v3.as_mut() {
+            v.probe_up_cnt = f64::INFINITY;
+            v.bw_probe_wait = SimTime::from_secs_f64(V3_PROBE_WAIT_BASE_S + r);
+            //= BBRPickProbeWait: "BBR.rounds_since_bw_probe =
+            //= random_int_between(0, 1)".
+            v.rounds_since_probe = extra_round;
+            // Slot 1 collects this cycle's samples, slot 0 keeps the last one's.
+            v.max_bw = [v.max_bw[1], 0.0];
+        }
+        self.cycle_stamp = now;
+        self.v3_set_phase(Phase::Down);
+    }
+
+    //= BBRCheckTimeToProbeBW: "if (BBRHasElapsedInPhase(BBR.bw_probe_wait) ||
+    //= BBRIsRenoCoexistenceProbeTime()) BBRStartProbeBW_REFILL()".
+    fn v3_time_to_probe(&mut self, now: SimTime) -> bool {
+        let Some(v) = self.v3.as_ref() else {
+            return false;
+        };
+        let reno_rounds = self.inflight(1.0).min(V3_RENO_ROUNDS_MAX);
+        let due = now.saturating_sub(self.cycle_stamp) > v.bw_probe_wait
+            || v.rounds_since_probe as f64 >= reno_rounds;
+        if due {
+            //= BBRStartProbeBW_REFILL: "BBRResetLowerBounds();
+            //= BBR.bw_probe_up_rounds = 0; BBR.bw_probe_up_acks = 0".
+            if let Some(v) = self.v3.as_mut() {
+                v.bw_lo = f64::INFINITY;
+                v.inflight_lo = f64::INFINITY;
+                v.probe_up_rounds = 0;
+                v.probe_up_acks = 0.0;
+            }
+            self.v3_set_phase(Phase::Refill);
+        }
+        due
+    }
+
+    //= BBRStartProbeBW_UP: "BBR.bw_probe_samples = 1; ... BBR.cycle_stamp =
+    //= Now(); BBRRaiseInflightHiSlope()".
+    fn v3_start_up(&mut self, now: SimTime, cwnd: f64) {
+        self.cycle_stamp = now;
+        self.v3_set_phase(Phase::Up);
+        if let Some(v) = self.v3.as_mut() {
+            v.probe_samples = true;
+            Self::raise_inflight_hi_slope(v, cwnd);
+        }
+    }
+
+    //= BBRRaiseInflightHiSlope: "growth_this_round = 1 << BBR.bw_probe_up_rounds;
+    //= BBR.bw_probe_up_rounds = min(BBR.bw_probe_up_rounds + 1, 30);
+    //= BBR.probe_up_cnt = max(cwnd / growth_this_round, 1)".
+    fn raise_inflight_hi_slope(v: &mut V3, cwnd: f64) {
+        let growth = (1u64 << v.probe_up_rounds) as f64;
+        v.probe_up_rounds = (v.probe_up_rounds + 1).min(30);
+        v.probe_up_cnt = (cwnd / growth).max(1.0);
+    }
+
+    /// One ACK under BBRv3: the model (max_bw, RTprop, the congestion
+    /// signals of the round, the upper and lower bounds), the state machine,
+    /// then pacing rate and cwnd.
+    fn on_rate_sample_v3(&mut self, w: &mut Window, s: &AckSample) {
+        let losses = s.retransmits.saturating_sub(self.retransmits);
+        self.retransmits = s.retransmits;
+        self.track_recovery(w, s);
+        let prior_inflight = (s.inflight + s.rs.newly_delivered) as f64;
+        self.update_round(s);
+        {
+            let v = self.v3.as_mut().expect("v3");
+            v.round_lost += losses;
+            v.round_delivered += s.rs.newly_delivered;
+            v.round_acks += 1;
+            v.round_ece += s.ece as u64;
+            if let Some(r) = s.rs.delivery_rate {
+                v.bw_latest = v.bw_latest.max(r);
+            }
+            v.inflight_latest = v.inflight_latest.max(s.rs.delivered as f64);
+            if self.round_start && self.mode == Mode::ProbeBw {
+                v.rounds_since_probe += 1;
+            }
+        }
+        self.update_btlbw(s);
+        self.update_rtprop(s);
+        let too_high = self.v3_too_high();
+        let (round_lost, bw_probe) = {
+            let v = self.v3.as_ref().expect("v3");
+            (v.round_lost, v.probe_samples)
+        };
+        // Startup: full bandwidth as v1, or high loss / ECN.
+        self.check_full_pipe(s);
+        if self.mode == Mode::Startup
+            && !self.filled_pipe
+            && too_high
+            && (round_lost >= V3_STARTUP_FULL_LOSS_CNT || round_lost == 0)
+        {
+            //= BBRCheckStartupHighLoss: "BBR.filled_pipe = true;
+            //= BBR.inflight_hi = max(BBRBDPMultiple(BBR.bw, 1.0),
+            //= BBR.inflight_latest)".
+            self.filled_pipe = true;
+            let bdp = self.bdp();
+            if let Some(v) = self.v3.as_mut() {
+                v.inflight_hi = bdp.max(v.inflight_latest);
+            }
+        }
+        if self.mode == Mode::Startup && self.filled_pipe {
+            //= BBREnterDrain: pacing_gain = BBRDrainPacingGain, cwnd_gain =
+            //= BBRDefaultCwndGain.
+            self.mode = Mode::Drain;
+            self.pacing_gain = V3_DRAIN_PACING_GAIN;
+            self.cwnd_gain = V3_CWND_GAIN;
+        }
+        if self.mode == Mode::Drain && (s.inflight as f64) <= self.inflight(1.0) {
+            self.v3_start_down(s.now);
+        }
+        if self.mode == Mode::ProbeBw {
+            //= BBRAdaptUpperBounds: "if (BBR.bw_probe_samples &&
+            //= IsInflightTooHigh(rs)) BBRHandleInflightTooHigh(rs)":
+            //= "BBR.inflight_hi = max(rs.tx_in_flight, BBRTargetInflight() *
+            //= BBRBeta)"; in UP, "BBRStartProbeBW_DOWN()".
+            if bw_probe && too_high {
+                let target = self.inflight(1.0);
+                let phase = self.v3.as_ref().map(|v| v.phase);
+                if let Some(v) = self.v3.as_mut() {
+                    v.probe_samples = false;
+                    if !s.rs.is_app_limited {
+                        v.inflight_hi = prior_inflight.max(target * V3_BETA);
+                    }
+                }
+                if phase == Some(Phase::Up) {
+                    self.v3_start_down(s.now);
+                }
+            } else if let Some(v) = self.v3.as_mut()
+                && v.inflight_hi.is_finite()
+                && prior_inflight > v.inflight_hi
+                && !too_high
+            {
+                //= "if (rs.tx_in_flight > BBR.inflight_hi) BBR.inflight_hi =
+                //= rs.tx_in_flight" (no loss above the bound: raise it).
+                v.inflight_hi = prior_inflight;
+            }
+            self.v3_update_phase(w, s, prior_inflight);
+        }
+        if self.round_start {
+            self.v3_end_round(w);
+        }
+        self.check_probe_rtt(w, s);
+        self.set_pacing_rate();
+        self.set_cwnd(w, s, losses);
+    }
+
+    /// The round's loss rate above BBRLossThresh or its CE fraction above
+    /// BBRECNThresh (IsInflightTooHigh, measured per round here). In
+    /// Startup, loss alone ends it only with BBRStartupFullLossCnt losses in
+    /// the round (`round_lost == 0` there means the ECN signal).
+    fn v3_too_high(&self) -> bool {
+        let v = self.v3.as_ref().expect("v3");
+        let lossy = v.round_lost > 0
+            && (v.round_lost as f64) > V3_LOSS_THRESH * (v.round_lost + v.round_delivered) as f64;
+        let marked = v.round_ece > 0 && (v.round_ece as f64) > V3_ECN_THRESH * v.round_acks as f64;
+        lossy || marked
+    }
+
+    //= BBRUpdateProbeBWCyclePhase.
+    fn v3_update_phase(&mut self, w: &Window, s: &AckSample, prior_inflight: f64) {
+        let Some(phase) = self.v3.as_ref().map(|v| v.phase) else {
+            return;
+        };
+        match phase {
+            Phase::Down => {
+                if self.v3_time_to_probe(s.now) {
+                    return;
+                }
+                //= BBRCheckTimeToCruise: "if (inflight > BBRInflightWithHeadroom())
+                //= return false; if (inflight <= BBRInflight(BBR.max_bw, 1.0))
+                //= return true".
+                let inflight = s.inflight as f64;
+                if inflight <= self.inflight_with_headroom() && inflight <= self.inflight(1.0) {
+                    self.v3_set_phase(Phase::Cruise);
+                }
+            }
+            Phase::Cruise => {
+                self.v3_time_to_probe(s.now);
+            }
+            Phase::Refill => {
+                //= "if (BBR.round_start) BBRStartProbeBW_UP()": REFILL lasts one round.
+                if self.round_start {
+                    self.v3_start_up(s.now, w.cwnd);
+                }
+            }
+            Phase::Up => {
+                //= BBRProbeInflightHiUpward: while cwnd-limited, "BBR.bw_probe_up_acks
+                //= += rs.newly_acked; if (BBR.bw_probe_up_acks >= BBR.probe_up_cnt)
+                //= delta = BBR.bw_probe_up_acks / BBR.probe_up_cnt; ...
+                //= BBR.inflight_hi += delta".
+                let round_start = self.round_start;
+                if let Some(v) = self.v3.as_mut()
+                    && v.inflight_hi.is_finite()
+                {
+                    if prior_inflight + 1.0 >= w.cwnd {
+                        v.probe_up_acks += s.rs.newly_delivered as f64;
+                        if v.probe_up_acks >= v.probe_up_cnt {
+                            let delta = (v.probe_up_acks / v.probe_up_cnt).floor();
+                            v.probe_up_acks -= delta * v.probe_up_cnt;
+                            v.inflight_hi += delta;
+                        }
+                    }
+                    if round_start {
+                        Self::raise_inflight_hi_slope(v, w.cwnd);
+                    }
+                }
+                //= "if (BBRHasElapsedInPhase(BBR.min_rtt) && inflight >
+                //= BBRInflight(BBR.max_bw, 1.25)) BBRStartProbeBW_DOWN()".
+                let elapsed = s.now.saturating_sub(self.cycle_stamp) > self.rtprop;
+                if elapsed && (s.inflight as f64) > self.inflight_max_bw(V3_UP_GAIN) {
+                    self.v3_start_down(s.now);
+                }
+            }
+        }
+    }
+
+    /// BBRInflight with the max bandwidth (not bounded by bw_lo).
+    fn inflight_max_bw(&self, gain: f64) -> f64 {
+        if self.rtprop == SimTime::MAX {
+            return self.initial_cwnd;
+        }
+        (gain * self.max_bw() * self.rtprop.as_secs_f64() + QUANTA).ceil()
+    }
+
+    //= BBRAdaptLowerBoundsFromCongestion, once per round: "if
+    //= (BBRIsProbingBW()) return; if (BBR.loss_in_round) {
+    //= BBRInitLowerBounds(); BBRLossLowerBounds() }": "BBR.bw_lo =
+    //= max(BBR.bw_latest, BBRBeta * BBR.bw_lo); BBR.inflight_lo =
+    //= max(BBR.inflight_latest, BBRBeta * BBR.inflight_lo)"; then the
+    //= round's signals are reset.
+    fn v3_end_round(&mut self, w: &Window) {
+        let probing = self.mode == Mode::Startup
+            || (self.mode == Mode::ProbeBw
+                && matches!(
+                    self.v3.as_ref().map(|v| v.phase),
+                    Some(Phase::Refill | Phase::Up)
+                ));
+        let too_high = self.v3_too_high();
+        let max_bw = self.max_bw();
+        let v = self.v3.as_mut().expect("v3");
+        let congested = v.round_lost > 0 || too_high;
+        if !probing && congested {
+            if v.bw_lo.is_infinite() {
+                v.bw_lo = max_bw;
+            }
+            if v.inflight_lo.is_infinite() {
+                v.inflight_lo = w.cwnd;
+            }
+            v.bw_lo = v.bw_latest.max(V3_BETA * v.bw_lo);
+            v.inflight_lo = v.inflight_latest.max(V3_BETA * v.inflight_lo);
+        }
+        v.round_lost = 0;
+        v.round_delivered = 0;
+        v.round_acks = 0;
+        v.round_ece = 0;
+        v.bw_latest = 0.0;
+        v.inflight_latest = 0.0;
     }
 }
 
@@ -553,6 +1058,10 @@ impl CongestionControl for Bbr {
     fn on_rate_sample(&mut self, w: &mut Window, s: &AckSample) {
         if self.rng == 0 {
             self.rng = s.now.0 | 1;
+        }
+        if self.v3.is_some() {
+            self.on_rate_sample_v3(w, s);
+            return;
         }
         let losses = s.retransmits.saturating_sub(self.retransmits);
         self.retransmits = s.retransmits;
@@ -778,10 +1287,47 @@ mod tests {
         assert_eq!(w.cwnd, 51.0);
     }
 
+    /// BBRv3's loss response, hand-worked: max_bw 1000/s, RTprop 100 ms (BDP
+    /// 100, BBRInflight(1) = 103). In ProbeBW_UP an ACK reports 5 segments
+    /// lost against 1 delivered in the round (rate 5/6 > 2%): inflight_hi =
+    /// max(prior inflight 121, 0.7 x 103) = 121 and the phase goes DOWN,
+    /// where cwnd stays under inflight_hi less the 15% headroom (102.85).
+    /// The round ends lossy outside probing: bw_lo = max(bw_latest 900,
+    /// 0.7 x 1000) = 900, and pacing = 0.9 x 900 x 0.99.
+    #[test]
+    fn v3_loss_response() {
+        let cfg = BbrConfig {
+            version: 3,
+            ..BbrConfig::default()
+        };
+        let mut b = Bbr::new(cfg);
+        let mut w = Window {
+            cwnd: 200.0,
+            ssthresh: f64::INFINITY,
+        };
+        b.filled_pipe = true;
+        b.rtprop = SimTime::from_millis(100);
+        b.rtprop_stamp = SimTime::from_millis(1000);
+        b.v3.as_mut().unwrap().max_bw = [0.0, 1000.0];
+        b.v3_start_up(SimTime::from_millis(1000), w.cwnd);
+        assert_eq!(b.pacing_gain(), 1.25);
+        let mut s = sample(1050, 900.0, 100, 0, 1, 120);
+        s.retransmits = 5;
+        b.on_rate_sample(&mut w, &s);
+        let v = b.v3.as_ref().unwrap();
+        assert_eq!(v.inflight_hi, 121.0);
+        assert_eq!(v.phase, Phase::Down);
+        assert_eq!(v.bw_lo, 900.0);
+        assert!((b.inflight_with_headroom() - 102.85).abs() < 1e-9);
+        assert!(w.cwnd <= 102.85);
+        assert!((b.pacing_rate - 0.9 * 900.0 * 0.99).abs() < 1e-6);
+    }
+
     #[test]
     fn version_and_fluid_refusal() {
         let m: serde_json::Map<String, serde_json::Value> =
             serde_json::from_str(r#"{"version": 2}"#).unwrap();
+        // Versions 1 and 3 are read; 2 (the BBRv2 drafts) is not offered.
         let err = Bbr::read(&mut Params::new(&m)).unwrap_err();
         assert_eq!(err.0, "version");
         assert!(
