@@ -319,15 +319,30 @@ impl Sender {
 
     /// The earliest of the sender's timers (`SimTime::MAX`: none runs).
     pub fn deadline(&self) -> SimTime {
-        let pace = if self.pace_armed {
-            self.pace_next
-        } else {
-            SimTime::MAX
-        };
         self.rto_deadline
             .min(self.reo_deadline)
             .min(self.pto_deadline)
-            .min(pace)
+    }
+
+    /// When pacing next lets a segment leave that the windows allow
+    /// (`SimTime::MAX`: not waiting on pacing). A separate lazily checked
+    /// deadline from [`Self::deadline`], so that the pacing timer (one
+    /// event per segment) never leaves stale retransmission-timer events
+    /// behind it.
+    pub fn pace_deadline(&self) -> SimTime {
+        if self.pace_armed {
+            self.pace_next
+        } else {
+            SimTime::MAX
+        }
+    }
+
+    /// The pacing timer fired at `now`: send what the windows allow.
+    pub fn on_pace(&mut self, now: SimTime, out: &mut Vec<u64>) {
+        if self.pace_armed && self.pace_next <= now {
+            self.pace_armed = false;
+            self.pump(now, out);
+        }
     }
 
     /// A timer expired at `now` (the caller checked [`Self::deadline`]).
@@ -344,10 +359,6 @@ impl Sender {
         } else if self.pto_deadline <= now {
             self.pto_deadline = SimTime::MAX;
             self.probe(now, out);
-        } else if self.pace_armed && self.pace_next <= now {
-            // The pacing timer: release what the windows allow, one segment.
-            self.pace_armed = false;
-            self.pump(now, out);
         }
     }
 
