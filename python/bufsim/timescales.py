@@ -17,6 +17,9 @@ averages to settle. :func:`time_scales` derives both from the scenario:
 * **HighSpeed** (RFC 3649; paper 001): the window loses ``b(W) W`` and
   regains ``a(W)`` per RTT, so an epoch lasts ``b(W) W / a(W)`` RTTs.
 * **Scalable**: ``ln(1/0.875) / ln(1.01)`` = 13.4 RTTs whatever the window.
+* **BBR** has no loss sawtooth: its longest cycle is ProbeRTT's, once per
+  RTprop filter window, 10 s (draft-cardwell-iccrg-bbr-congestion-control-00
+  section 4.1.2.2; draft-ietf-ccwg-bbr's ProbeRTT interval is 5 s).
 
 The longest epoch over the groups sets the pace. Warm-up: slow start
 (``log2 W`` RTTs) plus :data:`WARMUP_EPOCHS` epochs, at least
@@ -50,6 +53,9 @@ MAX_MEASURE_S = 300.0
 _CUBIC_C, _CUBIC_BETA = 0.4, 0.7
 # Scalable TCP (Kelly 2003): +0.01 per ACK (x1.01 per RTT), -1/8 on loss.
 _SCALABLE_EPOCH_RTTS = math.log(1 / 0.875) / math.log(1.01)
+# draft-cardwell-iccrg-bbr-congestion-control-00 section 4.1.2.2:
+# RTpropFilterLen = 10 s, the period of ProbeRTT.
+_BBR_PROBE_RTT_S = 10.0
 
 
 def _epoch_s(tcp: str, window_pkts: float, rtt_s: float) -> tuple[float, str]:
@@ -63,6 +69,8 @@ def _epoch_s(tcp: str, window_pkts: float, rtt_s: float) -> tuple[float, str]:
 
         rtts = float(highspeed.hstcp_b(w) * w / highspeed.hstcp_a(w))
         return rtts * rtt_s, f"HighSpeed b(W) W / a(W) = {rtts:.3g} RTTs (RFC 3649)"
+    if tcp == "bbr":
+        return _BBR_PROBE_RTT_S, "BBR's ProbeRTT cycle, the 10 s RTprop window (no sawtooth)"
     if tcp == "scalable":
         return (
             _SCALABLE_EPOCH_RTTS * rtt_s,

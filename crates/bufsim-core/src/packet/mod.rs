@@ -81,6 +81,8 @@ enum Ev {
     AckHead(u32),
     /// Flow `f`'s retransmission timer may have expired (checked lazily).
     Rto(u32),
+    /// Flow `f`'s pacing timer may have expired (paced senders only, checked lazily).
+    Pace(u32),
     /// Flow `f`'s delayed-ACK timer.
     DelAck(u32),
     /// Next packet of Poisson background source `i`.
@@ -104,6 +106,7 @@ struct Flow {
     access: Pipe<Packet>,
     acks: Pipe<Ack>,
     rto_event_at: SimTime,
+    pace_event_at: SimTime,
     delack_pending: bool,
     loss: f64,
     loss_rng: Rng,
@@ -156,6 +159,7 @@ impl Flow {
             access: Pipe::default(),
             acks: Pipe::default(),
             rto_event_at: SimTime::MAX,
+            pace_event_at: SimTime::MAX,
             delack_pending: false,
             loss: grp.loss,
             loss_rng: stream(s.seed, Stream::Loss(loss_stream)),
@@ -479,6 +483,7 @@ impl<'s> Sim<'s> {
                 Ev::LinkHead => self.link_head(),
                 Ev::AckHead(f) => self.ack_head(f),
                 Ev::Rto(f) => self.rto(f),
+                Ev::Pace(f) => self.pace(f),
                 Ev::DelAck(f) => self.delack(f),
                 Ev::Background(i) => self.background(i),
                 Ev::Sample => {
@@ -585,6 +590,11 @@ impl<'s> Sim<'s> {
         if deadline < flow.rto_event_at {
             flow.rto_event_at = deadline;
             self.events.push(deadline, Ev::Rto(f));
+        }
+        let pace = flow.sender.pace_deadline();
+        if pace < flow.pace_event_at {
+            flow.pace_event_at = pace;
+            self.events.push(pace, Ev::Pace(f));
         }
     }
 
@@ -777,6 +787,17 @@ impl<'s> Sim<'s> {
                 flow.sender.on_timer(now, out);
             }
         });
+        self.after_sender(f);
+    }
+
+    /// Lazy pacing timer (one pending event per paced flow at most).
+    fn pace(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        if flow.pace_event_at != self.now {
+            return; // superseded
+        }
+        flow.pace_event_at = SimTime::MAX;
+        self.drive(f, |flow, now, out| flow.sender.on_pace(now, out));
         self.after_sender(f);
     }
 

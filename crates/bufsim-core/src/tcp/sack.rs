@@ -44,6 +44,10 @@ pub struct Scoreboard {
     lost_floor: u64,
     /// RACK mode: loss is what [`Scoreboard::mark_lost`] marked.
     rack: Option<Box<RackBoard>>,
+    /// Segments newly SACKed since the last [`Scoreboard::take_newly_sacked`],
+    /// kept only when `report_newly` (delivery-rate estimation asks).
+    newly: Vec<u64>,
+    report_newly: bool,
 }
 
 /// The per-segment state RACK adds to the scoreboard.
@@ -81,6 +85,18 @@ impl Scoreboard {
             rack: Some(Box::default()),
             ..Scoreboard::default()
         }
+    }
+
+    /// Report each newly SACKed segment ([`Scoreboard::take_newly_sacked`]),
+    /// for delivery-rate estimation (`tcp::rate`).
+    pub fn report_newly_sacked(&mut self) {
+        self.report_newly = true;
+    }
+
+    /// The segments SACKed for the first time since the last call, each
+    /// once (empty unless [`Scoreboard::report_newly_sacked`]).
+    pub fn take_newly_sacked(&mut self) -> std::vec::Drain<'_, u64> {
+        self.newly.drain(..)
     }
 
     /// Outstanding segments now reach up to (not including) `max`.
@@ -204,6 +220,9 @@ impl Scoreboard {
                 self.deliver(seq, f);
                 self.flags[(seq - self.una) as usize] = f | SACKED;
                 self.sacked += 1;
+                if self.report_newly {
+                    self.newly.push(seq);
+                }
             }
         }
     }

@@ -23,10 +23,11 @@
 //! ([`Sender::deadline`], [`Sender::on_timer`]; no cancel/re-push per ACK).
 
 use crate::net::Ack;
-use crate::tcp::cc::{AckInfo, AnyCc, Window, reno_ssthresh};
+use crate::tcp::cc::{AckInfo, AckSample, AnyCc, Window, reno_ssthresh};
 use crate::tcp::hystart::{CSS_GROWTH_DIVISOR, Growth, HyStart};
 use crate::tcp::prr::Prr;
 use crate::tcp::rack::{Rack, Tlp};
+use crate::tcp::rate::{RateSample, RateSampler};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
 use crate::tcp::stack::RtoSsthresh;
@@ -119,6 +120,17 @@ pub struct Sender {
     /// When the retransmission timer expires (`SimTime::MAX`: not running).
     pub rto_deadline: SimTime,
     timed: Option<(u64, SimTime)>,
+    /// Delivery-rate state, for a controller that uses rate samples (BBR).
+    rate: Option<Box<RateSampler>>,
+    /// This ACK's rate sample, until the controller has seen it.
+    pending_rs: Option<RateSample>,
+    /// Pacing: the earliest time the next segment may leave.
+    pace_next: SimTime,
+    /// Pacing held back a segment the windows allowed: the pacing timer runs
+    /// (a lazily checked deadline, like the others).
+    pace_armed: bool,
+    /// The ACK being processed carried ECE (for [`Self::cc_sample`]).
+    pending_ece: bool,
     /// Counters.
     pub stats: SenderStats,
 }
@@ -128,7 +140,6 @@ impl Sender {
     pub fn new(cfg: SenderConfig, cc: AnyCc) -> Sender {
         Sender {
             cfg,
-            cc,
             //= RFC 5681 section 3.1: ssthresh "SHOULD be set arbitrarily high".
             w: Window {
                 cwnd: cfg.initial_window as f64,
@@ -162,8 +173,60 @@ impl Sender {
             rtt: RttEstimator::new(cfg.min_rto),
             rto_deadline: SimTime::MAX,
             timed: None,
+            rate: None,
+            pending_rs: None,
+            pace_next: SimTime::ZERO,
+            pace_armed: false,
+            pending_ece: false,
             stats: SenderStats::default(),
+            cc,
         }
+        .with_rate_state()
+    }
+
+    /// Keep per-segment delivery-rate state when the controller asks for it.
+    fn with_rate_state(mut self) -> Sender {
+        if self.cc.uses_rate_samples() {
+            self.rate = Some(Box::default());
+            if let Some(sb) = self.sb.as_mut() {
+                sb.report_newly_sacked();
+            }
+        }
+        self
+    }
+
+    /// Segments in the network: the RFC 6675 pipe with SACK, else FlightSize.
+    fn inflight(&self) -> u64 {
+        self.sb.as_ref().map_or(self.flight(), Scoreboard::pipe)
+    }
+
+    /// Whether pacing lets a segment leave at `now`; if not, arm the pacing
+    /// timer for `pace_next`.
+    #[inline]
+    fn pace_ok(&mut self, now: SimTime) -> bool {
+        if self.rate.is_none() || now >= self.pace_next || self.cc.pacing_rate().is_none() {
+            return true;
+        }
+        self.pace_armed = true;
+        false
+    }
+
+    /// Hand this ACK's rate sample to the controller (a model-based one
+    /// sets cwnd in every state); nothing for the other variants.
+    fn cc_sample(&mut self, ece: bool, now: SimTime) {
+        let Some(rs) = self.pending_rs.take() else {
+            return;
+        };
+        let s = AckSample {
+            now,
+            rs,
+            inflight: self.inflight(),
+            in_recovery: self.in_recovery || self.rto_recovery,
+            retransmits: self.stats.retransmits,
+            ece,
+            srtt: self.srtt(),
+        };
+        self.cc.on_rate_sample(&mut self.w, &s);
     }
 
     /// Segments sent and not yet cumulatively acknowledged.
@@ -199,6 +262,18 @@ impl Sender {
     /// Emit segment `seq` (a retransmission if already sent once).
     fn emit(&mut self, seq: u64, now: SimTime, out: &mut Vec<u64>) {
         let retx = seq < self.max;
+        if self.rate.is_some() {
+            let inflight = self.inflight();
+            if let Some(r) = self.rate.as_mut() {
+                r.on_send(seq, now, inflight, retx);
+            }
+            if let Some(rate) = self.cc.pacing_rate() {
+                //= draft-cardwell-iccrg-bbr-congestion-control-00 section
+                //= 4.2.1: "the sender paces data at ... pacing_rate"; one
+                //= segment per 1/pacing_rate (send quantum: one segment).
+                self.pace_next = now + SimTime::from_secs_f64(1.0 / rate);
+            }
+        }
         self.stats.sent += 1;
         if let Some(p) = self.prr.as_mut() {
             p.on_send();
@@ -247,6 +322,27 @@ impl Sender {
         self.rto_deadline
             .min(self.reo_deadline)
             .min(self.pto_deadline)
+    }
+
+    /// When pacing next lets a segment leave that the windows allow
+    /// (`SimTime::MAX`: not waiting on pacing). A separate lazily checked
+    /// deadline from [`Self::deadline`], so that the pacing timer (one
+    /// event per segment) never leaves stale retransmission-timer events
+    /// behind it.
+    pub fn pace_deadline(&self) -> SimTime {
+        if self.pace_armed {
+            self.pace_next
+        } else {
+            SimTime::MAX
+        }
+    }
+
+    /// The pacing timer fired at `now`: send what the windows allow.
+    pub fn on_pace(&mut self, now: SimTime, out: &mut Vec<u64>) {
+        if self.pace_armed && self.pace_next <= now {
+            self.pace_armed = false;
+            self.pump(now, out);
+        }
     }
 
     /// A timer expired at `now` (the caller checked [`Self::deadline`]).
@@ -348,6 +444,10 @@ impl Sender {
                 if self.w.cwnd - (sb.pipe() as f64) < 1.0 {
                     break;
                 }
+                if !self.pace_ok(now) {
+                    break;
+                }
+                let sb = self.sb.as_ref().expect("sack");
                 let lost = if self.rack.is_some() {
                     // RACK: the first segment marked lost and not resent.
                     self.sb.as_mut().and_then(Scoreboard::next_lost)
@@ -381,9 +481,19 @@ impl Sender {
         }
         let win = self.w.cwnd.min(rwnd);
         while self.nxt < self.cfg.limit && ((self.nxt - self.una) as f64) + 1.0 <= win + 1e-9 {
+            if !self.pace_ok(now) {
+                break;
+            }
             let seq = self.nxt;
             self.nxt += 1;
             self.emit(seq, now, out);
+        }
+        if self.nxt >= self.cfg.limit
+            && let Some(r) = self.rate.as_mut()
+        {
+            //= draft-cheng-iccrg-delivery-rate-estimation-02 section 3.4:
+            //= the application has no more data: app-limited.
+            r.mark_app_limited(self.nxt - self.una);
         }
     }
 
@@ -430,6 +540,7 @@ impl Sender {
             //= RFC 5681 section 3.2 step 3: cwnd = ssthresh + 3*SMSS.
             self.w.cwnd = self.w.ssthresh + DUP_THRESH as f64;
         }
+        self.cc_sample(self.pending_ece, now);
         self.pump(now, out);
     }
 
@@ -446,6 +557,16 @@ impl Sender {
             for &(s, e) in &ack.sack[..ack.nsack as usize] {
                 newly_sacked += sb.on_sack_block(s, e);
             }
+        }
+        if let Some(r) = self.rate.as_mut() {
+            if let Some(sb) = self.sb.as_mut() {
+                for seq in sb.take_newly_sacked() {
+                    r.on_sacked(seq, now);
+                }
+            }
+            r.on_cum_ack(ack.ack.max(self.una), now);
+            self.pending_rs = r.sample(now, self.rtt.min);
+            self.pending_ece = ack.ece;
         }
         if self.cfg.ecn {
             //= RFC 8257 section 3.3: the sender counts acknowledged and
@@ -529,6 +650,7 @@ impl Sender {
                         self.rto_deadline = now + self.rtt.rto();
                         self.first_partial = false;
                     }
+                    self.cc_sample(ack.ece, now);
                     self.pump(now, out);
                     return;
                 }
@@ -618,6 +740,7 @@ impl Sender {
             let safe = self.una > una_before && !new_loss && sb.lost_bound() <= lost_before;
             self.w.cwnd = p.on_ack(delivered, sb.pipe(), self.w.ssthresh, safe);
         }
+        self.cc_sample(ack.ece, now);
         self.pump(now, out);
     }
 

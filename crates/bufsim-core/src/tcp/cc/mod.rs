@@ -15,6 +15,7 @@
 //! falls on a congestion event or a timeout. Windows are in packets (f64).
 
 pub mod aimd;
+pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod highspeed;
@@ -30,6 +31,7 @@ use serde_json::{Map, Value};
 pub use crate::fluid::cc::NoFluidLaw;
 use crate::fluid::cc::{FluidLaw, Growth};
 use crate::params::{PErr, Params};
+use crate::tcp::rate::RateSample;
 use crate::units::SimTime;
 
 /// The window state a controller reads and writes (packets).
@@ -70,6 +72,29 @@ impl AckInfo {
             rtt: None,
         }
     }
+}
+
+/// What the sender tells a model-based controller (BBR) on every ACK that
+/// delivered data, in or out of loss recovery
+/// ([`CongestionControl::on_rate_sample`]).
+#[derive(Clone, Copy, Debug)]
+pub struct AckSample {
+    /// Current simulated time.
+    pub now: SimTime,
+    /// The delivery-rate sample of this ACK (`tcp::rate`).
+    pub rs: RateSample,
+    /// Segments in the network after this ACK (RFC 6675 pipe with SACK,
+    /// else FlightSize).
+    pub inflight: u64,
+    /// The sender is in fast recovery or in the loss episode after a timeout.
+    pub in_recovery: bool,
+    /// Segments retransmitted so far (each marks a segment the sender
+    /// judged lost).
+    pub retransmits: u64,
+    /// The ACK carried ECN-Echo.
+    pub ece: bool,
+    /// Smoothed RTT, if measured.
+    pub srtt: Option<SimTime>,
 }
 
 /// Standard slow start, shared by every variant: RFC 5681 section 3.1,
@@ -131,6 +156,27 @@ pub trait CongestionControl {
     #[inline]
     fn on_ece(&mut self, w: &Window, flight: f64, now: SimTime) -> f64 {
         self.on_congestion_event(w, flight, now)
+    }
+
+    /// Whether the sender keeps per-segment delivery-rate state for this
+    /// controller and calls [`Self::on_rate_sample`] on every delivering
+    /// ACK. Default: no (window-based variants).
+    fn uses_rate_samples(&self) -> bool {
+        false
+    }
+
+    /// Every ACK that delivered data, in or out of recovery, after the
+    /// sender's own window updates and before it sends: a model-based
+    /// controller sets cwnd here (it owns cwnd in every state). Called only
+    /// when [`Self::uses_rate_samples`]. Default: nothing.
+    fn on_rate_sample(&mut self, w: &mut Window, s: &AckSample) {
+        let _ = (w, s);
+    }
+
+    /// The pacing rate, segments per second: the sender releases one
+    /// segment per 1/rate. Default: `None`, not paced (window-limited bursts).
+    fn pacing_rate(&self) -> Option<f64> {
+        None
     }
 }
 
@@ -230,6 +276,21 @@ macro_rules! variants {
             pub fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
                 match self { $(AnyCc::$arm(c) => c.on_timeout(w, flight, now),)* }
             }
+            /// See [`CongestionControl::uses_rate_samples`].
+            #[inline]
+            pub fn uses_rate_samples(&self) -> bool {
+                match self { $(AnyCc::$arm(c) => c.uses_rate_samples(),)* }
+            }
+            /// See [`CongestionControl::on_rate_sample`].
+            #[inline]
+            pub fn on_rate_sample(&mut self, w: &mut Window, s: &AckSample) {
+                match self { $(AnyCc::$arm(c) => c.on_rate_sample(w, s),)* }
+            }
+            /// See [`CongestionControl::pacing_rate`].
+            #[inline]
+            pub fn pacing_rate(&self) -> Option<f64> {
+                match self { $(AnyCc::$arm(c) => c.pacing_rate(),)* }
+            }
         }
 
         impl FluidLaw for AnyFluidLaw {
@@ -327,6 +388,7 @@ variants! {
     Cubic(cubic::Cubic),
     Htcp(htcp::Htcp),
     Dctcp(dctcp::Dctcp),
+    Bbr(bbr::Bbr),
 }
 
 /// Serialize a group's variant as the normalized scenario's `tcp` (the

@@ -1,0 +1,286 @@
+//! Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation-02),
+//! in segments: each transmission records the connection's delivery state
+//! (`delivered`, `delivered_time`, `first_sent_time`, app-limited), and each
+//! ACK that delivers segments (cumulatively or by SACK) produces a rate
+//! sample from the most recently sent of them.
+//!
+//! Costs do not grow with the window: the per-segment state lives in a ring
+//! for `[una, max)`, each segment is delivered at most once (the SACK
+//! scoreboard reports only newly SACKed segments), and cumulatively
+//! acknowledged segments are popped from the front.
+//!
+//! Only a sender whose controller asks for rate samples
+//! ([`crate::tcp::cc::CongestionControl::uses_rate_samples`]) keeps one.
+
+use std::collections::VecDeque;
+
+use crate::units::SimTime;
+
+/// Per-segment send state (the draft's section 3.2 "per-packet" fields).
+#[derive(Clone, Copy, Debug, Default)]
+struct TxState {
+    /// C.delivered when the segment was (last) sent.
+    delivered: u64,
+    /// C.delivered_time when it was sent.
+    delivered_time: SimTime,
+    /// C.first_sent_time when it was sent.
+    first_sent_time: SimTime,
+    /// When it was (last) sent.
+    sent_time: SimTime,
+    /// C.app_limited was non-zero when it was sent.
+    app_limited: bool,
+    /// It was retransmitted (its RTT sample is ambiguous: RFC 6298 Karn).
+    retx: bool,
+    /// Delivered already (SACKed).
+    done: bool,
+}
+
+/// One rate sample (the draft's section 3.3 "rs").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateSample {
+    /// C.delivered after this ACK: segments delivered so far.
+    pub total_delivered: u64,
+    /// Segments this ACK newly delivered (cumulatively or by SACK).
+    pub newly_delivered: u64,
+    /// P.delivered of the most recently sent segment this ACK delivered.
+    pub prior_delivered: u64,
+    /// Segments delivered over the sample's interval (rs.delivered).
+    pub delivered: u64,
+    /// rs.interval = max(send_elapsed, ack_elapsed).
+    pub interval: SimTime,
+    /// rs.delivery_rate, segments per second; `None` when the interval is
+    /// zero or shorter than min_rtt (the draft's "unsafe" samples).
+    pub delivery_rate: Option<f64>,
+    /// The sample was taken while the sender was application-limited.
+    pub is_app_limited: bool,
+    /// RTT of the most recently sent delivered segment, if it was not
+    /// retransmitted.
+    pub rtt: Option<SimTime>,
+}
+
+/// The connection's delivery-rate state (the draft's "C" fields) and the
+/// per-segment ring.
+#[derive(Debug, Default)]
+pub struct RateSampler {
+    /// Sequence number of the ring's front.
+    base: u64,
+    ring: VecDeque<TxState>,
+    /// C.delivered, segments.
+    delivered: u64,
+    /// C.delivered_time.
+    delivered_time: SimTime,
+    /// C.first_sent_time.
+    first_sent_time: SimTime,
+    /// C.app_limited: 0, or the delivered count at which the app-limited
+    /// phase ends.
+    app_limited: u64,
+    /// The sample being built from this ACK's delivered segments.
+    newly: u64,
+    best: Option<TxState>,
+}
+
+impl RateSampler {
+    /// Segment `seq` is sent at `now` with `inflight` segments in the network
+    /// before it (a retransmission if `retx`).
+    pub fn on_send(&mut self, seq: u64, now: SimTime, inflight: u64, retx: bool) {
+        //= draft-cheng-iccrg-delivery-rate-estimation-02 section 3.2: "If
+        //= there are no packets in flight yet, then we can start the delivery
+        //= rate interval at the current time".
+        if inflight == 0 {
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        if seq < self.base {
+            return;
+        }
+        while self.base + (self.ring.len() as u64) <= seq {
+            self.ring.push_back(TxState::default());
+        }
+        let s = &mut self.ring[(seq - self.base) as usize];
+        *s = TxState {
+            delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            first_sent_time: self.first_sent_time,
+            sent_time: now,
+            app_limited: self.app_limited != 0,
+            retx,
+            done: false,
+        };
+    }
+
+    /// The sender has nothing to send with `inflight` segments outstanding:
+    /// mark the connection application-limited (draft section 3.4, "C.app_limited
+    /// = (C.delivered + C.inflight) ? : 1").
+    pub fn mark_app_limited(&mut self, inflight: u64) {
+        self.app_limited = (self.delivered + inflight).max(1);
+    }
+
+    /// Segment `seq` was SACKed at `now`.
+    pub fn on_sacked(&mut self, seq: u64, now: SimTime) {
+        if seq < self.base {
+            return;
+        }
+        if let Some(s) = self.ring.get_mut((seq - self.base) as usize)
+            && !s.done
+        {
+            s.done = true;
+            let s = *s;
+            self.deliver(s, now);
+        }
+    }
+
+    /// The cumulative ACK reached `una` at `now`.
+    pub fn on_cum_ack(&mut self, una: u64, now: SimTime) {
+        while self.base < una {
+            if let Some(s) = self.ring.pop_front()
+                && !s.done
+            {
+                self.deliver(s, now);
+            }
+            self.base += 1;
+        }
+    }
+
+    //= draft-cheng section 3.3 UpdateRateSample: "C.delivered += P.data_length;
+    //= C.delivered_time = Now()"; the sample uses the most recently sent of
+    //= the packets this ACK delivers ("if (!rs.has_data || IsNewestPacket(P,
+    //= rs))"), newest by P.delivered, ties by send time.
+    fn deliver(&mut self, s: TxState, now: SimTime) {
+        self.delivered += 1;
+        self.delivered_time = now;
+        self.newly += 1;
+        if self
+            .best
+            .is_none_or(|b| (s.delivered, s.sent_time) >= (b.delivered, b.sent_time))
+        {
+            self.best = Some(s);
+            //= "C.first_sent_time = P.send_time": the next interval starts
+            //= at this packet's transmission.
+            self.first_sent_time = s.sent_time;
+        }
+    }
+
+    /// The rate sample of this ACK at `now` (`None`: it delivered nothing);
+    /// `min_rtt` bounds the shortest safe interval.
+    pub fn sample(&mut self, now: SimTime, min_rtt: Option<SimTime>) -> Option<RateSample> {
+        let p = self.best.take()?;
+        let newly = std::mem::take(&mut self.newly);
+        //= draft-cheng section 3.3 GenerateRateSample: "Clear app-limited
+        //= field if bubble is ACKed and gone": C.delivered > C.app_limited.
+        if self.app_limited != 0 && self.delivered > self.app_limited {
+            self.app_limited = 0;
+        }
+        //= "send_elapsed = P.send_time - P.first_sent_time; ack_elapsed =
+        //= C.delivered_time - P.delivered_time; rs.interval =
+        //= max(send_elapsed, ack_elapsed)" (ACK compression cannot inflate it).
+        let send_elapsed = p.sent_time.saturating_sub(p.first_sent_time);
+        let ack_elapsed = self.delivered_time.saturating_sub(p.delivered_time);
+        let interval = send_elapsed.max(ack_elapsed);
+        let delivered = self.delivered - p.delivered;
+        //= "Normally we expect interval >= MinRTT. Note that rate may still
+        //= be overestimated when a spuriously retransmitted skb was first
+        //= (s)acked because 'interval' is under-estimated" - the draft
+        //= discards samples whose interval is below min_rtt.
+        let unsafe_short = min_rtt.is_some_and(|m| interval < m);
+        let delivery_rate = (interval > SimTime::ZERO && !unsafe_short)
+            .then(|| delivered as f64 / interval.as_secs_f64());
+        Some(RateSample {
+            total_delivered: self.delivered,
+            newly_delivered: newly,
+            prior_delivered: p.delivered,
+            delivered,
+            interval,
+            delivery_rate,
+            is_app_limited: p.app_limited,
+            rtt: (!p.retx).then(|| now.saturating_sub(p.sent_time)),
+        })
+    }
+
+    /// C.delivered.
+    pub fn delivered(&self) -> u64 {
+        self.delivered
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(x: u64) -> SimTime {
+        SimTime::from_millis(x)
+    }
+
+    /// Ten segments sent back to back at 0 ms, ACKed one per ms from 100 ms:
+    /// the sample at 109 ms covers 10 segments over max(send 0, ack 9 ms)...
+    /// but the first ACK's delivered_time (100 ms) is P.delivered_time of
+    /// none of them: all were sent with C.delivered_time = 0, so ack_elapsed
+    /// = 109 ms and the rate is 10 / 0.109 s.
+    #[test]
+    fn first_flight_rate() {
+        let mut r = RateSampler::default();
+        for s in 0..10 {
+            r.on_send(s, ms(0), s, false);
+        }
+        for s in 0..10 {
+            r.on_cum_ack(s + 1, ms(100 + s));
+            let rs = r.sample(ms(100 + s), Some(ms(100))).unwrap();
+            assert_eq!(rs.total_delivered, s + 1);
+            assert_eq!(rs.delivered, s + 1);
+            assert_eq!(rs.interval, ms(100 + s));
+            assert_eq!(rs.rtt, Some(ms(100 + s)));
+            let rate = rs.delivery_rate.unwrap();
+            assert!((rate - (s + 1) as f64 / ((100 + s) as f64 / 1e3)).abs() < 1e-9);
+        }
+    }
+
+    /// Steady state at 1 segment/ms: a segment sent at t (C.delivered = d,
+    /// C.delivered_time = t) is ACKed at t + 100 ms with C.delivered = d +
+    /// 100: 100 segments over 100 ms = 1000 segments/s.
+    #[test]
+    fn steady_rate_and_sack() {
+        let mut r = RateSampler::default();
+        for s in 0..100 {
+            r.on_send(s, ms(s), s, false);
+        }
+        let mut last = None;
+        for s in 0..300 {
+            let now = ms(100 + s);
+            r.on_cum_ack(s + 1, now);
+            last = r.sample(now, Some(ms(100)));
+            r.on_send(s + 100, now, 99, false);
+        }
+        let rs = last.unwrap();
+        assert_eq!(rs.delivered, 100);
+        assert_eq!(rs.interval, ms(100));
+        assert!((rs.delivery_rate.unwrap() - 1000.0).abs() < 1e-6);
+        // A SACK of 302 (301 lost): delivered once; the cumulative ACK over
+        // it later does not count it again.
+        r.on_sacked(301, ms(400));
+        let rs = r.sample(ms(400), Some(ms(100))).unwrap();
+        assert_eq!((rs.newly_delivered, rs.total_delivered), (1, 301));
+        r.on_cum_ack(303, ms(401));
+        let rs = r.sample(ms(401), Some(ms(100))).unwrap();
+        assert_eq!((rs.newly_delivered, rs.total_delivered), (2, 303));
+        // Nothing delivered: no sample.
+        r.on_cum_ack(303, ms(402));
+        assert!(r.sample(ms(402), None).is_none());
+    }
+
+    /// An interval shorter than min_rtt gives no rate; app-limited marks
+    /// the segments sent until the bubble is delivered.
+    #[test]
+    fn unsafe_interval_and_app_limited() {
+        let mut r = RateSampler::default();
+        r.on_send(0, ms(0), 0, false);
+        r.on_cum_ack(1, ms(10));
+        let rs = r.sample(ms(10), Some(ms(50))).unwrap();
+        assert_eq!(rs.delivery_rate, None);
+        r.mark_app_limited(0);
+        r.on_send(1, ms(10), 0, false);
+        r.on_cum_ack(2, ms(20));
+        assert!(r.sample(ms(20), None).unwrap().is_app_limited);
+        r.on_send(2, ms(20), 0, false);
+        r.on_cum_ack(3, ms(30));
+        assert!(!r.sample(ms(30), None).unwrap().is_app_limited);
+    }
+}

@@ -1,0 +1,142 @@
+"""BBR (``flows[].tcp = "bbr"``, ``tcp_params.version``) from the Python API,
+the CLI, a sweep and ``advise``; its bad inputs and the fluid engine's refusal.
+
+The behaviours (utilization, standing queue, fairness, loss in a shallow
+buffer, sharing with CUBIC) are checked in
+``crates/bufsim-core/tests/packet_bbr.rs``; here BBR is selected through each
+entry point and checked for a BBR-specific number.
+"""
+
+import subprocess
+import sys
+
+import bufsim
+import pytest
+from bufsim.scenario import ScenarioError
+
+
+def _scn(version=1, buffer="1BDP", count=1, duration="10s"):
+    return {
+        "duration": duration,
+        "warmup": "3s",
+        "link": {"capacity": "50Mbps", "delay": "5ms", "buffer": buffer},
+        "flows": [
+            {
+                "count": count,
+                "tcp": "bbr",
+                "tcp_params": {"version": version},
+                "rtt": "30ms",
+                "mss": "1500B",
+                "sack": True,
+            }
+        ],
+    }
+
+
+def test_api_one_flow_full_link_and_near_empty_queue():
+    r = bufsim.simulate(_scn())
+    # BBR paces at its bandwidth estimate: the link is full while the queue
+    # stays far below one RTT of delay (a window-based flow fills the buffer).
+    assert r.summary["utilization"] >= 0.95
+    assert r.summary["mean_queue_delay_s"] < 0.25 * 0.030
+    cubic = _scn()
+    cubic["flows"][0]["tcp"] = "cubic"
+    cubic["flows"][0].pop("tcp_params")
+    assert (
+        bufsim.simulate(cubic).summary["mean_queue_delay_s"] > 2 * r.summary["mean_queue_delay_s"]
+    )
+
+
+def test_api_v3_loses_less_than_v1_in_a_shallow_buffer():
+    v1 = bufsim.simulate(_scn(1, "0.1BDP", count=4)).summary
+    v3 = bufsim.simulate(_scn(3, "0.1BDP", count=4)).summary
+    # BBRv1 does not back off on loss; BBRv3's loss response does.
+    assert v1["drop_rate"] > 0.03
+    assert v3["drop_rate"] < v1["drop_rate"] / 3
+    assert v3["utilization"] > 0.9
+
+
+def test_normalized_scenario_names_bbr_and_its_constants():
+    n = bufsim.Scenario.load(_scn()).normalized
+    cc = n["flows"][0]["cc"]
+    assert n["flows"][0]["tcp"] == "bbr"
+    assert cc["variant"] == "bbr" and cc["version"] == 1
+    assert cc["high_gain"] == pytest.approx(2.885390081777927)
+    assert cc["cwnd_gain"] == 2.0
+
+
+def test_cli_runs_bbr(tmp_path):
+    (tmp_path / "s.toml").write_text(
+        "\n".join(
+            [
+                'duration = "5s"',
+                'warmup = "1s"',
+                "[link]",
+                'capacity = "20Mbps"',
+                'delay = "5ms"',
+                'buffer = "1BDP"',
+                "[[flows]]",
+                "count = 2",
+                'tcp = "bbr"',
+                'rtt = "30ms"',
+                "tcp_params = { version = 1 }",
+            ]
+        )
+        + "\n"
+    )
+    p = subprocess.run(
+        [sys.executable, "-m", "bufsim.cli", "run", "s.toml", "--out", "out", "--json", "--quiet"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    r = bufsim.Result.load(tmp_path / "out")
+    assert r.summary["utilization"] > 0.9
+
+
+def test_sweep_over_buffers_with_bbr(tmp_path):
+    t = bufsim.sweep(
+        _scn(count=2, duration="6s"),
+        {"link.buffer": ["0.1BDP", "2BDP"]},
+        store=tmp_path / "store",
+        workers=0,
+    )
+    assert (t["status"] == "ok").all()
+    by = dict(zip(t["link.buffer"], t["drop_rate"]))
+    # BBRv1 keeps ~2 BDP in flight: heavy loss in 0.1 BDP, none in 2 BDP.
+    assert by["0.1BDP"] > 0.01 and by["2BDP"] < 1e-3
+
+
+def test_advise_with_bbr_skips_the_fluid_scan(tmp_path):
+    a = bufsim.advise(
+        _scn(count=2, duration="6s"),
+        ["utilization>=0.9"],
+        seeds=1,
+        quick=True,
+        store=tmp_path / "store",
+        workers=0,
+    )
+    # The fluid engine refuses BBR: the search says why and verifies with packets.
+    said = " ".join([a.method, *a.notes, *a.table["note"].astype(str)])
+    assert "delivery-rate" in said, said
+    assert a.feasible and a.buffer_pkts > 0
+
+
+@pytest.mark.parametrize("version", [2, 0, 1.5, "1"])
+def test_bad_version_names_the_field(version):
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.tcp_params\.version"):
+        bufsim.simulate(_scn(version=version))
+
+
+def test_unknown_bbr_param_is_refused():
+    s = _scn()
+    s["flows"][0]["tcp_params"]["gain"] = 3
+    with pytest.raises(ScenarioError, match=r"gain"):
+        bufsim.simulate(s)
+
+
+def test_fluid_engine_refuses_bbr_with_the_reason():
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.tcp.*bbr.*delivery-rate.*packet"):
+        bufsim.simulate(_scn(), engine="fluid")
