@@ -1547,9 +1547,9 @@ def _search(pred: Callable[[int], bool], guess: int | None, n: int, *, first_tru
     none). Without a ``guess``, a bisection of the whole grid; with one (the
     fluid scan's edge), a galloping search from it: probe the guess and its
     neighbour, then steps of 1, 2, 4, ... away from it until the predicate
-    changes, then bisect that step. An exact guess costs two probes (the
-    edge and the point one below it, which the answer must show failing);
-    a guess ``d`` points off costs about ``2 log2 d`` more."""
+    changes, then bisect the indices inside that step. An exact guess
+    costs two probes (the edge and the point one below it, which the answer
+    must show failing); a guess ``d`` points off about ``2 log2 d`` more."""
     if not first_true:
         # The last true index is just before the first index where it turns false.
         flip = None if guess is None else min(guess + 1, n - 1)
@@ -1562,16 +1562,25 @@ def _search(pred: Callable[[int], bool], guess: int | None, n: int, *, first_tru
         while hi > 0:
             lo = max(hi - step, 0)
             if not pred(lo):
-                return _bisect(pred, lo + 1, hi, first_true=True)
+                return _between(pred, lo, hi)
             hi, step = lo, 2 * step
         return 0
     lo = guess  # false; walk up until true
     while lo < n - 1:
         hi = min(lo + step, n - 1)
         if pred(hi):
-            return _bisect(pred, lo + 1, hi, first_true=True)
+            return _between(pred, lo, hi)
         lo, step = hi, 2 * step
     return n
+
+
+def _between(pred: Callable[[int], bool], a: int, b: int) -> int:
+    """The first true index of a monotone predicate known false at ``a``
+    and true at ``b`` (``a < b``): bisection of the indices between them."""
+    while b - a > 1:
+        m = (a + b) // 2
+        a, b = (a, m) if pred(m) else (m, b)
+    return b
 
 
 def _bisect(pred: Callable[[int], bool], lo: int, hi: int, *, first_true: bool) -> int:
@@ -1585,11 +1594,7 @@ def _bisect(pred: Callable[[int], bool], lo: int, hi: int, *, first_true: bool) 
         return hi + 1
     if pred(lo):
         return lo
-    a, b = lo, hi  # pred(a) false, pred(b) true
-    while b - a > 1:
-        m = (a + b) // 2
-        a, b = (a, m) if pred(m) else (m, b)
-    return b
+    return _between(pred, lo, hi)
 
 
 def _meets(table: pd.DataFrame, objs: list[Objective], confidence: float) -> list[bool]:
