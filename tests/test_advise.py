@@ -463,6 +463,26 @@ def test_advise_on_paper_001_hstcp(tmp_path):
     assert fp["utilization>=0.9"] < 0.9  # the packet engine at the fixed point's buffer
 
 
+def test_fluid_form_leaves_out_finite_and_closed_traffic():
+    from bufsim.advise import _fluid_form
+
+    scn = bufsim.Scenario.load(
+        {
+            "name": "mix",
+            "duration": "5s",
+            "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "10pkt"},
+            "flows": [
+                {"count": 2, "rtt": "20ms"},
+                {"count": 10, "size": "30pkt", "rtt": "20ms"},
+                {"users": 3, "think": "1s", "size": "20pkt", "rtt": "20ms"},
+            ],
+        }
+    )
+    raw, changed = _fluid_form(scn.raw, scn.normalized)
+    assert len(raw["flows"]) == 1 and "background" not in raw
+    assert changed == "flows[1] (finite) left out; flows[2] (closed) left out"
+
+
 def test_rules_take_the_flows_each_model_covers():
     # The 10 Gbps example mixes 1000 CUBIC and 1000 NewReno flows with web
     # traffic: B0 (paper 003) takes the 1000 AIMD flows, BDP^2 / (18 N)

@@ -603,8 +603,10 @@ def _fluid_form(
     background = list(out.get("background", []))
     for k, (g, n) in enumerate(zip(out.get("flows", []), norm["flows"])):
         if n["kind"] != "persistent":
-            bps = n["arrival_rate_per_s"] * n["mean_size_pkts"] * n["mss_bytes"] * 8
-            if n["kind"] == "open" and bps > 0:
+            bps = 0.0
+            if n["kind"] == "open":
+                bps = n["arrival_rate_per_s"] * n["mean_size_pkts"] * n["mss_bytes"] * 8
+            if bps > 0:
                 background.append(
                     {
                         "kind": "poisson",
