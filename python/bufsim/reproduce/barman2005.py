@@ -203,6 +203,45 @@ def scenario(fraction: float, duration: str = "200s") -> dict[str, Any]:
     )
 
 
+def _droptail_and_red(
+    raw: dict[str, Any], capacity_bps: float
+) -> tuple[dict[str, float], bufsim.Result]:
+    """One buffer of figures 3/4 and 7/8: the drop-tail and RED fixed points
+    and both engines under drop-tail and under RED (min_th = 0.4 K,
+    max_th = K). Returns the row's columns and the drop-tail packet run."""
+    scn = bufsim.Scenario.load(raw)
+    rtts = scn.normalized["flows"][0]["rtts_s"]
+    k = scn.normalized["link"]["buffer_pkts"]
+    fixed = m.hstcp_fixed_point(capacity_bps, rtts, [k])
+    red_fixed = m.hstcp_fixed_point(capacity_bps, rtts, [k], qdisc="red", red_max_p=RED_MAX_P)
+    packet_result = bufsim.simulate(scn)
+    packet = packet_result.summary
+    fluid = bufsim.simulate(scn, engine="fluid").summary
+    red_raw = red_scenario(raw, k)
+    red_packet = bufsim.simulate(red_raw).summary
+    red_fluid = bufsim.simulate(red_raw, engine="fluid").summary
+    row = {
+        "buffer_pkts": k,
+        "model": float(fixed["utilization"].iloc[0]),
+        "packet": packet["utilization"],
+        "fluid": fluid["utilization"],
+        "model_loss": float(fixed["loss_rate"].iloc[0]),
+        "packet_drop_rate": packet["drop_rate"],
+        "packet_sync": packet["sync_mean"],
+        "packet_queue": packet["mean_queue_pkts"],
+        "red_model": float(red_fixed["utilization"].iloc[0]),
+        "red_model_loss": float(red_fixed["loss_rate"].iloc[0]),
+        "red_model_queue": float(red_fixed["mean_queue_pkts"].iloc[0]),
+        "red_packet": red_packet["utilization"],
+        "red_packet_drop_rate": red_packet["drop_rate"],
+        "red_packet_queue": red_packet["mean_queue_pkts"],
+        "red_packet_sync": red_packet["sync_mean"],
+        "red_fluid": red_fluid["utilization"],
+        "red_fluid_drop_rate": red_fluid["drop_rate"],
+    }
+    return row, packet_result
+
+
 def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd.DataFrame:
     """Utilization against buffer fraction from the model and both simulators.
 
@@ -220,7 +259,8 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
         (fixed-point utilization), ``packet``, ``fluid`` (no synchronization
         module), ``fluid_x0.3``, ``fluid_x0.6``, ``fluid_x1`` (paper 004's
         module), ``packet_drop_rate``, ``packet_sync`` (the packet engine's
-        measured loss synchronization), ``model_loss`` (the fixed point's
+        measured loss synchronization), ``packet_queue`` (its mean queue,
+        packets), ``model_loss`` (the fixed point's
         loss rate); under RED (section IV) ``red_model``, ``red_packet``,
         ``red_fluid`` (utilization), ``red_model_loss``,
         ``red_packet_drop_rate``, ``red_fluid_drop_rate``,
@@ -236,45 +276,14 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
             raw["warmup"] = "20s"
         if progress:
             progress(f"running barman2005 buffer fraction {frac:g} ...")
-        scn = bufsim.Scenario.load(raw)
-        rtts = scn.normalized["flows"][0]["rtts_s"]
-        k = scn.normalized["link"]["buffer_pkts"]
-        fixed = m.hstcp_fixed_point(1e9, rtts, [k])
-        red_fixed = m.hstcp_fixed_point(1e9, rtts, [k], qdisc="red", red_max_p=RED_MAX_P)
-        packet = bufsim.simulate(scn)
-        fluid = bufsim.simulate(scn, engine="fluid")
-        red_raw = red_scenario(raw, k)
-        red_packet = bufsim.simulate(red_raw)
-        red_fluid = bufsim.simulate(red_raw, engine="fluid")
+        row, _ = _droptail_and_red(raw, 1e9)
         synced = {
             f"fluid_x{x:g}": bufsim.simulate({**raw, "fluid": {"sync": x}}, engine="fluid").summary[
                 "utilization"
             ]
             for x in SYNC
         }
-        rows.append(
-            {
-                "fraction": frac,
-                "buffer_pkts": scn.normalized["link"]["buffer_pkts"],
-                "model": float(fixed["utilization"].iloc[0]),
-                "packet": packet.summary["utilization"],
-                "fluid": fluid.summary["utilization"],
-                **synced,
-                "packet_drop_rate": packet.summary["drop_rate"],
-                "packet_sync": packet.summary["sync_mean"],
-                "model_loss": float(fixed["loss_rate"].iloc[0]),
-                "red_model": float(red_fixed["utilization"].iloc[0]),
-                "red_packet": red_packet.summary["utilization"],
-                "red_fluid": red_fluid.summary["utilization"],
-                "red_model_loss": float(red_fixed["loss_rate"].iloc[0]),
-                "red_packet_drop_rate": red_packet.summary["drop_rate"],
-                "red_fluid_drop_rate": red_fluid.summary["drop_rate"],
-                "red_packet_sync": red_packet.summary["sync_mean"],
-                "red_packet_queue": red_packet.summary["mean_queue_pkts"],
-                "red_model_queue": float(red_fixed["mean_queue_pkts"].iloc[0]),
-                "paper": PAPER.get(frac, ""),
-            }
-        )
+        rows.append({"fraction": frac, **row, **synced, "paper": PAPER.get(frac, "")})
     table = pd.DataFrame(rows)
     table.attrs["quick"] = quick
     table.attrs["gbps25"] = run_25g(quick, progress)
@@ -332,46 +341,20 @@ def run_25g(quick: bool = False, progress: Callable[[str], Any] | None = None) -
         raw["warmup"] = warmup
         if progress:
             progress(f"running barman2005 at 2.5 Gbps, buffer fraction {frac:g} ...")
-        scn = bufsim.Scenario.load(raw)
-        rtts = scn.normalized["flows"][0]["rtts_s"]
-        k = scn.normalized["link"]["buffer_pkts"]
-        fixed = m.hstcp_fixed_point(2.5e9, rtts, [k])
-        red_fixed = m.hstcp_fixed_point(2.5e9, rtts, [k], qdisc="red", red_max_p=RED_MAX_P)
-        packet_result = bufsim.simulate(scn)
-        packet = packet_result.summary
-        series[frac] = packet_result.timeseries["utilization"]
-        fluid = bufsim.simulate(scn, engine="fluid").summary
-        red_raw = red_scenario(raw, k)
-        red_packet = bufsim.simulate(red_raw).summary
-        red_fluid = bufsim.simulate(red_raw, engine="fluid").summary
-        ared_raw = red_scenario(raw, k)
+        row, packet = _droptail_and_red(raw, 2.5e9)
+        series[frac] = packet.timeseries["utilization"]
+        ared_raw = red_scenario(raw, row["buffer_pkts"])
         ared_raw["link"]["qdisc_params"]["w_q"] = w_q
         ared = bufsim.simulate(ared_raw).summary
         rows.append(
             {
                 "fraction": frac,
-                "buffer_pkts": k,
-                "model": float(fixed["utilization"].iloc[0]),
-                "packet": packet["utilization"],
-                "fluid": fluid["utilization"],
-                "model_loss": float(fixed["loss_rate"].iloc[0]),
-                "packet_drop_rate": packet["drop_rate"],
-                "packet_sync": packet["sync_mean"],
-                "packet_queue": packet["mean_queue_pkts"],
-                "red_model": float(red_fixed["utilization"].iloc[0]),
-                "red_model_loss": float(red_fixed["loss_rate"].iloc[0]),
-                "red_model_queue": float(red_fixed["mean_queue_pkts"].iloc[0]),
-                "red_packet": red_packet["utilization"],
-                "red_packet_drop_rate": red_packet["drop_rate"],
-                "red_packet_queue": red_packet["mean_queue_pkts"],
-                "red_packet_sync": red_packet["sync_mean"],
+                **row,
                 "red_ared_packet": ared["utilization"],
                 "red_ared_packet_drop_rate": ared["drop_rate"],
                 "red_ared_packet_queue": ared["mean_queue_pkts"],
                 "red_ared_packet_sync": ared["sync_mean"],
                 "red_ared_packet_early_drops": ared["drops_early"],
-                "red_fluid": red_fluid["utilization"],
-                "red_fluid_drop_rate": red_fluid["drop_rate"],
             }
         )
     table = pd.DataFrame(rows)
