@@ -439,18 +439,13 @@ def _grid(lo: float, hi: float, per_doubling: int) -> list[int]:
     return vals
 
 
-def _groups(norm: Mapping[str, Any]) -> tuple[int, list[str], list[str]]:
-    """(persistent flows, their tcp names, notes on the other groups)."""
-    n, tcps, notes = 0, [], []
-    for i, g in enumerate(norm["flows"]):
-        if g["kind"] == "persistent":
-            n += g["count"]
-            tcps.append(g["tcp"])
-        else:
-            notes.append(
-                f"flows[{i}] ({g['kind']} traffic) is left out of the rules that count long-lived flows"
-            )
-    return n, tcps, notes
+def _left_out_notes(norm: Mapping[str, Any]) -> list[str]:
+    """Notes on the groups the rules that count long-lived flows leave out."""
+    return [
+        f"flows[{i}] ({g['kind']} traffic) is left out of the rules that count long-lived flows"
+        for i, g in enumerate(norm["flows"])
+        if g["kind"] != "persistent"
+    ]
 
 
 def _persistent_counts(norm: Mapping[str, Any]) -> dict[str, int]:
@@ -500,7 +495,10 @@ def _rules(
 ) -> list[dict[str, Any]]:
     link = norm["link"]
     bdp = float(link["bdp_pkts"])
-    n, tcps, _ = _groups(norm)
+    # Mixed variants: each model takes the long-lived flows it covers and
+    # says which it left out.
+    counts = _persistent_counts(norm)
+    n, tcps = sum(counts.values()), sorted(counts)
     rows: list[dict[str, Any]] = []
 
     def add(source: str, b: float, applies: bool, note: str) -> None:
@@ -529,9 +527,6 @@ def _rules(
         add("loss formula (paper 002 eq. 3)", math.nan, False, "needs long-lived flows")
     else:
         add("loss formula (paper 002 eq. 3)", math.nan, False, "no drop_rate objective")
-    # Mixed variants: each model takes the long-lived flows it covers and
-    # says which it left out.
-    counts = _persistent_counts(norm)
     n_aimd = sum(counts.get(t, 0) for t in ("newreno", "aimd"))
     for sync in (True, False):
         name = f"B0 {'synchronized' if sync else 'desynchronized'} (paper 003)"
@@ -540,7 +535,7 @@ def _rules(
             note = f"smallest buffer for full utilization, N = {n_aimd} AIMD flows"
             add(name, b, True, note + _left_out(counts, ("newreno", "aimd")))
         else:
-            add(name, math.nan, False, f"AIMD/Reno flows only; here {sorted(set(tcps)) or 'none'}")
+            add(name, math.nan, False, f"AIMD/Reno flows only; here {tcps or 'none'}")
     util = [o for o in objectives if o.key == "utilization"]
     n_hs = counts.get("highspeed", 0)
     if n_hs and util and link["qdisc"] == "droptail":
@@ -562,7 +557,7 @@ def _rules(
             if not util
             else "drop-tail only"
             if n_hs
-            else f"HighSpeed flows only; here {sorted(set(tcps)) or 'none'}"
+            else f"HighSpeed flows only; here {tcps or 'none'}"
         )
         add("HSTCP fixed point (paper 001)", math.nan, False, why)
     _dctcp_rule(link, n, tcps, add)
@@ -646,7 +641,7 @@ def _dctcp_rule(link: Mapping[str, Any], n: int, tcps: list[str], add: Callable)
     if "dctcp" not in tcps:
         return
     if not (all(t == "dctcp" for t in tcps) and link["qdisc"] == "threshold"):
-        here = f"{sorted(set(tcps)) or 'none'} through {link['qdisc']}"
+        here = f"{tcps or 'none'} through {link['qdisc']}"
         add(
             name, math.nan, False, f"DCTCP flows through the threshold discipline only; here {here}"
         )
@@ -1395,7 +1390,7 @@ def advise(
         sweep_options={"store": store, "scheduler": scheduler, "workers": workers},
         progress=progress,
     )
-    notes = ([timing] if timing else []) + list(_groups(s.norm)[2])
+    notes = ([timing] if timing else []) + _left_out_notes(s.norm)
     rules = _rules(s.norm, objs, s.hi) if "rules" in engines else []
     s.estimate(rules)
     fluid_note = s.fluid_scan() + s.fluid_caveat() if "fluid" in engines else ""
