@@ -428,6 +428,37 @@ def test_a_failed_packet_run_stops_the_search_with_its_error(monkeypatch):
         bufsim.advise(s, ["utilization>=0.9"], engines=("packet",), store=None, workers=0)
 
 
+def test_a_crashed_fluid_run_stops_the_search_while_a_refusal_does_not(monkeypatch):
+    # A fluid run that crashes (not a ScenarioError refusal) says nothing
+    # about the buffer: advise stops, as for a failed packet run. Before,
+    # it read as "this scenario has no fluid form" and the search went on
+    # without the fluid edges.
+    import importlib
+
+    worker = importlib.import_module("bufsim.sweep.worker")
+    real = worker.simulate
+
+    def crashing(raw, engine):
+        if engine == "fluid":
+            raise RuntimeError("injected crash")
+        return real(raw, engine=engine)
+
+    monkeypatch.setattr(worker, "simulate", crashing)
+    s = avrachenkov2006.scenario(5, 1, duration="30s")
+    with pytest.raises(
+        AdviceError, match=r"fluid run at \d+ packets failed: RuntimeError: injected crash"
+    ):
+        bufsim.advise(s, ["utilization>=0.9"], engines=("fluid", "packet"), store=None, workers=0)
+    # A refusal (BBR has no fluid law) is a verdict on the scenario: the
+    # search goes on with packets and says why it has no fluid scan.
+    monkeypatch.setattr(worker, "simulate", real)
+    s = avrachenkov2006.scenario(5, 1, duration="3s")
+    s.update(warmup="1s")
+    s["flows"][0]["tcp"] = "bbr"
+    a = bufsim.advise(s, ["utilization>=0.5"], engines=("fluid", "packet"), store=None, workers=0)
+    assert any("no fluid scan: ScenarioError: flows[0].tcp" in n for n in a.notes)
+
+
 def test_hstcp_fixed_point_rule_on_paper_001():
     from bufsim.advise import _rules
     from bufsim.advise import parse_objective as po

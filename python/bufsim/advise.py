@@ -964,8 +964,15 @@ class _Search:
         self.say("fluid scan", f"fluid scan: {len(grid)} buffers")
         ft = self.run(grid, "fluid", [int(self.norm["seed"])])
         if not (ft["status"] == "ok").all():
+            failed = ft[ft["status"] != "ok"]
+            error = str(failed["error"].iloc[0])
+            if not error.startswith("ScenarioError:"):
+                # A run that crashed (not a refusal) says nothing about the
+                # buffer: stop, as a failed packet run does.
+                b = failed["buffer_pkts"].iloc[0]
+                raise AdviceError(f"the fluid run at {b:g} packets failed: {error}")
             # A scenario without a fluid form: say why, go on with packets.
-            self.fluid_error = str(ft.loc[ft["status"] != "ok", "error"].iloc[0])
+            self.fluid_error = error
             return "no fluid scan: " + self.fluid_error
         self.runs.append(ft)
         self.fluid_objs = [o for o in self.objs if o.key in ft and ft[o.key].notna().all()]
