@@ -457,10 +457,15 @@ def _persistent_counts(norm: Mapping[str, Any]) -> dict[str, int]:
     return out
 
 
+def _flow_list(counts: Mapping[str, int], skip: Sequence[str] = ()) -> str:
+    """``"1000 cubic, 5 bbr"``: the long-lived flows per variant, but those in ``skip``."""
+    return ", ".join(f"{k} {t}" for t, k in sorted(counts.items()) if t not in skip)
+
+
 def _left_out(counts: Mapping[str, int], covered: Sequence[str]) -> str:
     """``"; left out: 1000 cubic"`` for the long-lived flows a model does not cover."""
-    rest = [f"{k} {t}" for t, k in sorted(counts.items()) if t not in covered]
-    return f"; left out: {', '.join(rest)}" if rest else ""
+    rest = _flow_list(counts, covered)
+    return f"; left out: {rest}" if rest else ""
 
 
 def _only_variant(norm: Mapping[str, Any], tcp: str) -> dict[str, Any]:
@@ -1532,6 +1537,12 @@ def _model_columns(table: pd.DataFrame, raw: Mapping[str, Any], objs: list[Objec
         models.predict(Scenario(_with_buffer(form, 1)), model="auto")
     except (models.ModelInputError, ValueError):
         form, changed = _model_form(raw, Scenario(raw).normalized)
+        if not form["flows"]:
+            flows = _flow_list(_persistent_counts(Scenario(raw).normalized)) or "none"
+            return [
+                "no analytic model for this traffic: the models cover long-lived NewReno/AIMD "
+                f"(paper 003) and HighSpeed (paper 001) flows; this scenario's long-lived flows: {flows}"
+            ]
         note = f"no analytic model covers every flow: the model columns are for {changed}"
     for i, b in table["buffer_pkts"].items():
         if b != b or b < 1:
