@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import bufsim
-import numpy as np
 import pandas as pd
 import pytest
 from bufsim.advise import AdviceError, parse_objective
@@ -250,7 +249,7 @@ def test_paper_004_fluid_sync_range(two_reno):
     assert "fluid X=0.3" in set(a.runs["engine"]) and "fluid X=1" in set(a.runs["engine"])
 
 
-def test_convergence_halves_on_a_hand_made_series():
+def test_convergence_halves_on_a_hand_made_runs_table():
     from bufsim.advise import _convergence
 
     norm = bufsim.Scenario.load(
@@ -262,26 +261,36 @@ def test_convergence_halves_on_a_hand_made_series():
             "flows": [{"count": 2, "rtt": "100ms", "mss": "1000B"}],
         }
     ).normalized
-    time = np.round(np.arange(0.1, 10.01, 0.1), 1)
-    util = np.where(time <= 6.0, 0.90, 0.95)  # halves (2, 6] and (6, 10]
-    queue = np.where(time <= 6.0, 10.0, 12.5)
-    ts = pd.DataFrame(
+    runs = pd.DataFrame(
         {
-            "link.buffer": "10pkt",
-            "seed": 1,
-            "time_s": time,
-            "utilization": util,
-            "queue_pkts": queue,
-            "drops": 0.0,
+            "engine": ["packet", "packet", "fluid"],
+            "buffer_pkts": [10.0, 10.0, 10.0],
+            "seed": [1, 2, 1],
+            "utilization_half1": [0.90, 0.95, 0.5],
+            "utilization_half2": [0.95, 0.955, 1.0],
+            "mean_queue_delay_s_half1": [0.008, 0.006, 0.0],
+            "mean_queue_delay_s_half2": [0.010, 0.010, 0.0],
+            "fct_p99_small_s_half1": [1.0, math.nan, 0.0],
+            "fct_p99_small_s_half2": [1.3, 1.0, 0.0],
         }
     )
-    objs = [parse_objective("utilization>=0.9"), parse_objective("mean_queue_delay<=20ms")]
-    c = _convergence(ts, norm, objs).set_index("series")
-    assert c.loc["utilization", "first_half"] == pytest.approx(0.90)
-    assert c.loc["utilization", "second_half"] == pytest.approx(0.95)
-    # 0.05 apart > 0.01: not converged. Queue 10 then 12.5 packets: within
-    # 20% of 12.5 plus one packet (3.5): converged.
-    assert not c.loc["utilization", "converged"] and c.loc["queue_pkts", "converged"]
+    objs = [
+        parse_objective("utilization>=0.9"),
+        parse_objective("mean_queue_delay<=20ms"),
+        parse_objective("fct_p99_small<=2s"),
+    ]
+    c = _convergence(runs, norm, objs).set_index(["metric", "seed"])
+    # Only the packet runs; a half without the metric (seed 2's FCT) is not judged.
+    assert len(c) == 5
+    assert c.loc[("utilization", 1), "first_half"] == pytest.approx(0.90)
+    # Utilization 0.05 apart > 0.01: not converged; 0.005 apart: converged.
+    assert not c.loc[("utilization", 1), "converged"] and c.loc[("utilization", 2), "converged"]
+    # Delay within 20% of the larger half plus one packet time (1000 B at
+    # 10 Mbps: 0.8 ms): 8 then 10 ms agree (2 <= 2.8), 6 then 10 ms do not.
+    assert c.loc[("mean_queue_delay_s", 1), "converged"]
+    assert not c.loc[("mean_queue_delay_s", 2), "converged"]
+    # FCT relative: 1.0 then 1.3 s differ by 0.3 > 0.2 x 1.3.
+    assert not c.loc[("fct_p99_small_s", 1), "converged"]
 
 
 def test_a_short_warm_up_is_flagged(tmp_path):

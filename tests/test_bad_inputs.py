@@ -111,6 +111,7 @@ FIELDS = {
     "output.interval": ["1", "0s", "-1ms", *WRONG_TYPES],
     "output.cwnd": ["yes", 1, [True]],
     "output.trace": ["yes", 1, [True]],
+    "output.halves": ["yes", 1, [True]],
     "output.large_flow": ["1", "0B", "-1B", *WRONG_TYPES],
     "fluid.step": ["1", "0s", "30ms", *WRONG_TYPES],
     "fluid.model": ["ode", 1, *WRONG_TYPES],

@@ -166,3 +166,21 @@ def test_finite_traffic_puts_completion_times_in_the_summary():
     assert r.summary["fct_mean_small_s"] > 0.04
     persistent = bufsim.simulate({**raw, "flows": raw["flows"][:1]})
     assert not [k for k in persistent.summary if k.startswith("fct_")]
+    # output.halves: the same per half of the window (transfers by their
+    # completion: up to 11 s, after), the run itself unchanged.
+    h = bufsim.simulate({**raw, "output": {"halves": True}})
+    assert {k: v for k, v in h.summary.items() if "_half" not in k and k != "events"} == {
+        k: v for k, v in r.summary.items() if k != "events"
+    }
+    for c in ("small", "large"):
+        done = f[f["class"] == c]
+        first = done.loc[done["end_s"] <= 11.0, "fct_s"].to_numpy()
+        second = done.loc[done["end_s"] > 11.0, "fct_s"].to_numpy()
+        assert len(first) and len(second)
+        assert h.summary[f"fct_mean_{c}_s_half1"] == pytest.approx(first.mean(), rel=1e-12)
+        assert h.summary[f"fct_p99_{c}_s_half2"] == pytest.approx(
+            np.quantile(second, 0.99), rel=1e-12
+        )
+    # The halves' utilizations average to the window's (equal halves).
+    u = (h.summary["utilization_half1"] + h.summary["utilization_half2"]) / 2
+    assert u == pytest.approx(r.summary["utilization"], rel=1e-12)

@@ -23,9 +23,11 @@ such as ``utilization>=0.98`` and ``p99_queue_delay<=5ms``, :func:`advise`
    one-sided Student t confidence bound over the seeds; the buffer one grid
    step below must fail;
 5. measures every rule's buffer with the packet engine too;
-6. checks that each packet run converged: the first and second half of its
-   measurement window agree (:data:`CONVERGENCE_TOL`), with a warning in
-   :attr:`Advice.notes` where they do not at the decisive buffers.
+6. checks that each packet run converged: every objective's metric over the
+   first and the second half of its measurement window agree
+   (:data:`CONVERGENCE_TOL`; the packet engine measures both halves with
+   ``output.halves``), with a warning in :attr:`Advice.notes` where they do
+   not at the decisive buffers.
 
 Every run goes through :func:`bufsim.sweep`, so the results store caches it
 (an interrupted search resumes where it stopped) and a Dask scheduler
@@ -252,9 +254,9 @@ class Advice:
         What the search derived or found on the way (time scales, adaptive
         seeds, convergence warnings starting with ``WARNING``).
     convergence : pandas.DataFrame
-        Per packet run (``buffer_pkts``, ``seed``) and tracked time series
-        (``utilization``, ``queue_pkts``, ``drop_rate``): the first and the
-        second half of the measurement window and whether they agree within
+        Per packet run (``buffer_pkts``, ``seed``) and objective metric
+        (``metric``): its value over the first and the second half of the
+        measurement window and whether they agree within
         :data:`CONVERGENCE_TOL` (``converged``).
     duration_s, warmup_s : float
         The packet runs' duration and warm-up, seconds (derived from the
@@ -705,10 +707,13 @@ ADAPTIVE_MAX_FACTOR = 3
 #: synchronized case).
 SYNC_RANGE = (0.3, 1.0)
 #: Convergence: the largest difference between the first and second half of
-#: a packet run's measurement window, per time series: utilization (absolute,
-#: fraction), mean queue (relative, with a floor of one packet), drops per
-#: delivered packet (relative, with a floor of 1e-4).
-CONVERGENCE_TOL = {"utilization": 0.01, "queue_pkts": 0.2, "drop_rate": 0.25}
+#: a packet run's measurement window (the core's ``<metric>_half1`` and
+#: ``_half2``, ``output.halves``), per kind of objective: fractions
+#: (utilization, Jain's index) absolute; goodputs absolute, as a fraction of
+#: the link's capacity; loss rates relative, with a floor of 1e-4; queueing
+#: delays relative, with a floor of one packet's transmission time; flow
+#: completion times relative.
+CONVERGENCE_TOL = {"fraction": 0.01, "goodput": 0.01, "loss": 0.25, "delay": 0.2, "fct": 0.2}
 
 
 class _Budget(Exception):
@@ -847,7 +852,6 @@ class _Search:
         self.sweep_options = sweep_options
         self.progress = progress
         self.runs: list[pd.DataFrame] = []
-        self.series: list[pd.DataFrame] = []
         self.probed: dict[int, list[bool]] = {}
         self.packet_runs = 0
         self.adaptive: dict[int, int] = {}  # buffer -> seeds run there when more than seeds
@@ -888,6 +892,9 @@ class _Search:
 
         base = _with_buffer(self.fluid_raw if engine == "fluid" else self.raw, buffers[0])
         base.update(copy.deepcopy(dict(overrides or {})))
+        if engine == "packet":
+            # Each metric over both halves of the window too (the convergence check).
+            base["output"] = {**base.get("output", {}), "halves": True}
         start = self.done
 
         def tick(_: Mapping[str, Any]) -> None:
@@ -899,15 +906,10 @@ class _Search:
             grid={"link.buffer": [f"{b}pkt" for b in buffers]},
             engines=[engine],
             seeds=seed_list,
-            timeseries=engine == "packet",
             progress=tick,
             **self.sweep_options,
         )
         self.done = start + len(buffers) * len(seed_list)
-        if engine == "packet":
-            table, ts = out
-            self.series.append(ts)
-            return table
         return out
 
     def packet(self, b: int, seed_list: list[int]) -> pd.DataFrame:
@@ -1235,17 +1237,10 @@ class _Search:
 
     def convergence(self, focus: Iterable[float]) -> tuple[pd.DataFrame, list[str]]:
         """First against second half of every packet run's measurement window."""
-        ts = [t for t in self.series if not t.empty]
-        conv = _convergence(
-            pd.concat(ts, ignore_index=True) if ts else pd.DataFrame(), self.norm, self.objs
-        )
+        runs = [t for t in self.runs if "engine" in t]
+        table = pd.concat(runs, ignore_index=True) if runs else pd.DataFrame()
+        conv = _convergence(table, self.norm, self.objs)
         notes = []
-        unchecked = [o.text for o in self.objs if not _series_of(o.key)]
-        if unchecked:
-            notes.append(
-                f"convergence of {', '.join(unchecked)} not checked: the time series holds "
-                "utilization, queue and drops only (per-half summaries would need the core)"
-            )
         if conv.empty:
             return conv, notes
         bad = conv[~conv["converged"]]
@@ -1256,7 +1251,7 @@ class _Search:
             notes.append(
                 f"WARNING: not converged: {len(decisive)} of {int(conv['buffer_pkts'].isin(focus).sum())} "
                 f"checks at the decisive buffers differ between the halves of the measurement window "
-                f"beyond the tolerance (e.g. {worst['series']} at {worst['buffer_pkts']:g} packets, seed "
+                f"beyond the tolerance (e.g. {worst['metric']} at {worst['buffer_pkts']:g} packets, seed "
                 f"{worst['seed']:g}: {worst['first_half']:.4g} then {worst['second_half']:.4g}); "
                 "lengthen duration or warmup"
             )
@@ -1272,59 +1267,50 @@ def _row(source: str, b: float, applies: bool, note: str) -> dict[str, Any]:
     return {"source": source, "buffer_pkts": float(b), "applies": applies, "note": note}
 
 
-def _series_of(key: str) -> str | None:
-    """The time series that tracks objective ``key`` (None: none does)."""
-    if key == "utilization" or key.startswith("goodput"):
-        return "utilization"
-    if key.endswith("queue_delay_s"):
-        return "queue_pkts"
+def _half_tolerance(key: str, norm: Mapping[str, Any]) -> Callable[[float, float], bool]:
+    """Whether two halves' values of metric ``key`` agree (:data:`CONVERGENCE_TOL`)."""
+    link = norm["link"]
+    t = CONVERGENCE_TOL
+    if key.startswith("goodput"):
+        tol = t["goodput"] * link["capacity_bps"]
+        return lambda a, b: abs(a - b) <= tol
     if key == "drop_rate":
-        return "drop_rate"
-    return None
+        return lambda a, b: abs(a - b) <= t["loss"] * max(a, b) + 1e-4
+    if key.endswith("queue_delay_s"):
+        one = 8 * link["packet_size_bytes"] / link["capacity_bps"]
+        return lambda a, b: abs(a - b) <= t["delay"] * max(a, b) + one
+    if key.startswith("fct_"):
+        return lambda a, b: abs(a - b) <= t["fct"] * max(a, b)
+    return lambda a, b: abs(a - b) <= t["fraction"]
 
 
-def _convergence(ts: pd.DataFrame, norm: Mapping[str, Any], objs: list[Objective]) -> pd.DataFrame:
-    """Per packet run and tracked series, the first and second half of the
-    measurement window and whether they agree within :data:`CONVERGENCE_TOL`.
+def _convergence(
+    runs: pd.DataFrame, norm: Mapping[str, Any], objs: list[Objective]
+) -> pd.DataFrame:
+    """Per packet run and objective, its metric over the first and the
+    second half of the measurement window (the core's ``_half1`` and
+    ``_half2`` metrics) and whether they agree within :data:`CONVERGENCE_TOL`.
+    A half without the metric (no transfer finished in it) is not judged.
 
     Returns
     -------
     pandas.DataFrame
-        ``buffer_pkts``, ``seed``, ``series``, ``first_half``, ``second_half``,
-        ``converged``.
+        ``buffer_pkts``, ``seed``, ``metric``, ``first_half``,
+        ``second_half``, ``converged``.
     """
-    cols = ["buffer_pkts", "seed", "series", "first_half", "second_half", "converged"]
-    series = sorted({s for o in objs if (s := _series_of(o.key))})
-    if ts.empty or not series or "time_s" not in ts:
-        return pd.DataFrame(columns=cols)
-    warm, end = float(norm["warmup_s"]), float(norm["duration_s"])
-    mid = (warm + end) / 2
-    link = norm["link"]
-    pkts_per_s = link["capacity_bps"] / (8 * link["packet_size_bytes"])
-    dt = float(norm["output"]["interval_s"])
-    ts = ts[ts["time_s"] > warm + 1e-12]
+    cols = ["buffer_pkts", "seed", "metric", "first_half", "second_half", "converged"]
     rows = []
-    for (buf, seed), g in ts.groupby(["link.buffer", "seed"], sort=False):
-        halves = [g[g["time_s"] <= mid + 1e-12], g[g["time_s"] > mid + 1e-12]]
-        if min(len(h) for h in halves) == 0:
-            continue
-        for s in series:
-            if s == "drop_rate":
-                v = [
-                    h["drops"].sum() / max(h["utilization"].sum() * pkts_per_s * dt, 1.0)
-                    for h in halves
-                ]
-            else:
-                v = [float(h[s].mean()) for h in halves]
-            a, b = float(v[0]), float(v[1])
-            tol = CONVERGENCE_TOL[s]
-            if s == "utilization":
-                ok = abs(a - b) <= tol
-            elif s == "queue_pkts":
-                ok = abs(a - b) <= tol * max(a, b) + 1.0
-            else:
-                ok = abs(a - b) <= tol * max(a, b) + 1e-4
-            rows.append([float(str(buf).removesuffix("pkt")), seed, s, a, b, ok])
+    if "engine" in runs:
+        runs = runs[runs["engine"] == "packet"]
+        for key in dict.fromkeys(o.key for o in objs):
+            h1, h2 = f"{key}_half1", f"{key}_half2"
+            if h1 not in runs or h2 not in runs:
+                continue
+            agree = _half_tolerance(key, norm)
+            for r in runs[["buffer_pkts", "seed", h1, h2]].itertuples(index=False):
+                a, b = float(r[2]), float(r[3])
+                if a == a and b == b:
+                    rows.append([float(r[0]), r[1], key, a, b, agree(a, b)])
     return pd.DataFrame(rows, columns=cols).astype({"converged": bool})
 
 

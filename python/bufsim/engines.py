@@ -103,7 +103,10 @@ def simulate(
     if engine == "packet" and "size_pkts" in flows and flows["size_pkts"].notna().any():
         from bufsim.flows import fct_summary
 
-        summary.update(fct_summary(flows))  # finite transfers: their completion times
+        # Finite transfers: their completion times (and per half of the window).
+        norm = scn.normalized
+        half = (norm["warmup_s"] + norm["duration_s"]) / 2 if norm["output"]["halves"] else None
+        summary.update(fct_summary(flows, halfway_s=half))
     return Result(
         summary=summary,
         timeseries=ts,

@@ -137,23 +137,39 @@ def summary(result_or_flows: Any, finished_only: bool = True) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("class")
 
 
-def fct_summary(result_or_flows: Any) -> dict[str, float]:
+def fct_summary(result_or_flows: Any, halfway_s: float | None = None) -> dict[str, float]:
     """Flow completion times of the finished transfers, per class.
+
+    Parameters
+    ----------
+    result_or_flows : Result or pandas.DataFrame
+        A packet-engine result or its ``flows`` table.
+    halfway_s : float, optional
+        The middle of the statistics window, seconds (``output.halves``):
+        the same metrics again for the transfers that finished up to it
+        (``..._half1``) and after it (``..._half2``).
 
     Returns
     -------
     dict
         ``fct_mean_small_s``, ``fct_p99_small_s``, ``fct_mean_large_s`` and
         ``fct_p99_large_s`` (seconds; ``large``: more than
-        ``output.large_flow`` bytes). A class with no finished transfer has
-        no keys (nothing to measure): ``bufsim.simulate`` adds these to the
-        summary of packet runs with finite traffic (so sweeps keep them).
+        ``output.large_flow`` bytes), and with ``halfway_s`` each with
+        ``_half1`` and ``_half2``. A class with no finished transfer (in a
+        half) has no keys (nothing to measure): ``bufsim.simulate`` adds
+        these to the summary of packet runs with finite traffic (so sweeps
+        keep them).
     """
     f = classify(result_or_flows, finished_only=True)
+    parts = [("", f)]
+    if halfway_s is not None:
+        first = f["end_s"] <= halfway_s
+        parts += [("_half1", f[first]), ("_half2", f[~first])]
     out: dict[str, float] = {}
-    for c in ("small", "large"):
-        fct = f.loc[f["class"] == c, "fct_s"].dropna()
-        if len(fct):
-            out[f"fct_mean_{c}_s"] = float(fct.mean())
-            out[f"fct_p99_{c}_s"] = float(fct.quantile(0.99))
+    for suffix, g in parts:
+        for c in ("small", "large"):
+            fct = g.loc[g["class"] == c, "fct_s"].dropna()
+            if len(fct):
+                out[f"fct_mean_{c}_s{suffix}"] = float(fct.mean())
+                out[f"fct_p99_{c}_s{suffix}"] = float(fct.quantile(0.99))
     return out

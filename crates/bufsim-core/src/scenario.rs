@@ -307,6 +307,8 @@ struct RawOutput {
     large_flow: Option<Size>,
     #[serde(default)]
     trace: Option<bool>,
+    #[serde(default)]
+    halves: Option<bool>,
 }
 
 /// `[fluid]`: settings of the fluid engine (the packet engine ignores them).
@@ -525,6 +527,11 @@ pub struct Output {
     /// Record a packet trace at the bottleneck: one row per enqueue, drop and
     /// dequeue (packet engine only; default false).
     pub trace: bool,
+    /// Measure each half of the statistics window too: the summary gains
+    /// `<metric>_half1` and `<metric>_half2` for the window metrics
+    /// (packet engine only; default false). Halves that disagree say the
+    /// run has not converged.
+    pub halves: bool,
 }
 
 /// Fluid models the fluid engine offers (`fluid.model`).
@@ -853,6 +860,7 @@ fn resolve_output(out: RawOutput, duration: SimTime) -> Result<Output, ScenarioE
         cwnd: out.cwnd.unwrap_or(false),
         large_flow_bytes: large_flow,
         trace: out.trace.unwrap_or(false),
+        halves: out.halves.unwrap_or(false),
     })
 }
 

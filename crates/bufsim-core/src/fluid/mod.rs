@@ -94,6 +94,12 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
             "true: the fluid engine has no packets to trace; set trace = false or use engine=\"packet\"",
         ));
     }
+    if s.output.halves {
+        return Err(err(
+            "output.halves",
+            "true: the fluid engine measures the whole window only; set halves = false or use engine=\"packet\"",
+        ));
+    }
     check_default_step(s)?;
     let hybrid = s.fluid.model == FluidModel::Hybrid;
     if hybrid {

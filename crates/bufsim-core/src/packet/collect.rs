@@ -31,13 +31,20 @@
 //! A transfer's columns cover the packets it sent in the window, which is
 //! its whole life (its row exists only if it arrived after the warm-up).
 //!
+//! Halves (`output.halves`): the window metrics of [`Metrics`] again over
+//! each half of the statistics window, as `<metric>_half1` and
+//! `<metric>_half2` (a run whose halves disagree has not converged). The
+//! accumulators are copied at the window's middle; a half's goodput counts
+//! the segments that reached their receiver in it (the whole window's
+//! convention at its end), a half's congestion events those that began in it.
+//!
 //! Flow-level metrics: `active_flows_mean` (time average over the window of
 //! the transfers in progress, persistent flows included) and
 //! `long_flows_mean` (of those that have left slow start: the N of the
 //! Stanford rule, paper 002 section 2); the time series samples both.
 
 use crate::output::{RunOutput, Table};
-use crate::queue::Queue;
+use crate::queue::{Queue, QueueCounters};
 use crate::scenario::Scenario;
 use crate::stats::histogram::DelayHistogram;
 use crate::stats::{self, jain_index};
@@ -143,6 +150,104 @@ struct FlowStat {
     last_delay: f64,
 }
 
+/// The accumulators the window metrics are made of, copied at the middle
+/// of the statistics window (`output.halves`).
+struct Mark {
+    t: SimTime,
+    busy: SimTime,
+    area: f64,
+    counters: QueueCounters,
+    delays: DelayHistogram,
+    /// Goodput bits of each persistent flow, then of each group.
+    flow_bits: Vec<f64>,
+    group_bits: Vec<f64>,
+}
+
+/// The accumulated measurements of one span of the statistics window.
+struct Span<'a> {
+    len: SimTime,
+    /// Bottleneck busy time in the span.
+    busy: SimTime,
+    /// Integral of the queue length over the span, packets x picoseconds.
+    area: f64,
+    /// Packets offered to the queue and dropped by it in the span.
+    arrivals: u64,
+    drops: u64,
+    delays: &'a DelayHistogram,
+    flow_bits: &'a [f64],
+    group_bits: &'a [f64],
+    /// Synchronization of the congestion events that began in the span.
+    sync: Vec<f64>,
+}
+
+/// The window metrics of a span: one law for the statistics window and
+/// for each of its halves.
+struct Metrics {
+    utilization: f64,
+    /// Goodput of each persistent flow and of each group, bits/s.
+    flow_goodput: Vec<f64>,
+    group_goodput: Vec<f64>,
+    drop_rate: f64,
+    mean_queue_pkts: f64,
+    delays: [f64; 3],
+    sync_mean: f64,
+}
+
+impl Span<'_> {
+    fn metrics(&self) -> Metrics {
+        let (secs, ps) = (self.len.as_secs_f64(), self.len.0 as f64);
+        Metrics {
+            utilization: self.busy.0 as f64 / ps,
+            flow_goodput: self.flow_bits.iter().map(|b| b / secs).collect(),
+            group_goodput: self.group_bits.iter().map(|b| b / secs).collect(),
+            drop_rate: if self.arrivals > 0 {
+                self.drops as f64 / self.arrivals as f64
+            } else {
+                0.0
+            },
+            mean_queue_pkts: self.area / ps,
+            delays: [
+                self.delays.mean_s(),
+                self.delays.quantile_s(0.5),
+                self.delays.quantile_s(0.99),
+            ],
+            sync_mean: stats::sync_mean(self.sync.iter().copied()),
+        }
+    }
+}
+
+impl Metrics {
+    /// Total goodput, bits/s.
+    fn goodput_bps(&self) -> f64 {
+        self.group_goodput.iter().sum()
+    }
+
+    /// Jain's fairness index of the persistent flows' goodputs.
+    fn jain_index(&self) -> f64 {
+        jain_index(&self.flow_goodput)
+    }
+
+    /// Every metric with its summary name and `suffix` (the halves;
+    /// [`Collector::finish`] names the whole window's beside the others).
+    fn named(&self, suffix: &str) -> Vec<(String, f64)> {
+        let mut out = vec![
+            (format!("utilization{suffix}"), self.utilization),
+            (format!("goodput_bps{suffix}"), self.goodput_bps()),
+            (format!("drop_rate{suffix}"), self.drop_rate),
+            (format!("mean_queue_pkts{suffix}"), self.mean_queue_pkts),
+            (format!("mean_queue_delay_s{suffix}"), self.delays[0]),
+            (format!("p50_queue_delay_s{suffix}"), self.delays[1]),
+            (format!("p99_queue_delay_s{suffix}"), self.delays[2]),
+            (format!("jain_index{suffix}"), self.jain_index()),
+            (format!("sync_mean{suffix}"), self.sync_mean),
+        ];
+        for (g, v) in self.group_goodput.iter().enumerate() {
+            out.push((format!("goodput_bps_group{g}{suffix}"), *v));
+        }
+        out
+    }
+}
+
 /// The packet engine's measurements, fed by the simulator as events happen.
 pub struct Collector {
     warmup: SimTime,
@@ -205,6 +310,10 @@ pub struct Collector {
     prev_busy: SimTime,
     prev_area: f64,
     drops_in_interval: u64,
+    /// Persistent flows (slots `0..persistent`).
+    persistent: usize,
+    /// The accumulators at the window's middle (`output.halves`).
+    mark: Option<Box<Mark>>,
 }
 
 impl Collector {
@@ -273,6 +382,8 @@ impl Collector {
             prev_busy: SimTime::ZERO,
             prev_area: 0.0,
             drops_in_interval: 0,
+            persistent: n,
+            mark: None,
         }
     }
 
@@ -587,6 +698,75 @@ impl Collector {
         }
     }
 
+    /// The middle of the statistics window (`output.halves`): copy the
+    /// accumulators of the window metrics.
+    pub fn halfway(&mut self, t: SimTime, q: &mut Queue, busy: SimTime) {
+        self.mark = Some(Box::new(Mark {
+            t,
+            busy,
+            area: q.area(t),
+            counters: q.counters,
+            delays: self.delays.clone(),
+            flow_bits: self.flows[..self.persistent]
+                .iter()
+                .map(|st| st.good_bits)
+                .collect(),
+            group_bits: self.good_bits.clone(),
+        }));
+    }
+
+    /// The window metrics of each half of the statistics window, named
+    /// `<metric>_half1` and `<metric>_half2` (empty without a mark).
+    fn halves(&self, now: SimTime, q: &mut Queue, busy: SimTime) -> Vec<(String, f64)> {
+        let Some(m) = self.mark.as_deref() else {
+            return Vec::new();
+        };
+        let mid = m.t.as_secs_f64();
+        let split = |first: bool| {
+            self.sync
+                .iter()
+                .filter(|e| (e.0 < mid) == first)
+                .map(|e| e.1)
+                .collect()
+        };
+        let later = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x - y).collect::<Vec<_>>();
+        let flow_bits: Vec<f64> = self.flows[..self.persistent]
+            .iter()
+            .map(|st| st.good_bits)
+            .collect();
+        let (flow2, group2) = (
+            later(&flow_bits, &m.flow_bits),
+            later(&self.good_bits, &m.group_bits),
+        );
+        let delays2 = self.delays.since(&m.delays);
+        let qc = q.counters;
+        let first = Span {
+            len: m.t - self.warmup,
+            busy: m.busy - self.busy_at_warmup,
+            area: m.area - self.area_at_warmup,
+            arrivals: m.counters.arrivals,
+            drops: m.counters.drops,
+            delays: &m.delays,
+            flow_bits: &m.flow_bits,
+            group_bits: &m.group_bits,
+            sync: split(true),
+        };
+        let second = Span {
+            len: now - m.t,
+            busy: busy - m.busy,
+            area: q.area(now) - m.area,
+            arrivals: qc.arrivals - m.counters.arrivals,
+            drops: qc.drops - m.counters.drops,
+            delays: &delays2,
+            flow_bits: &flow2,
+            group_bits: &group2,
+            sync: split(false),
+        };
+        let mut out = first.metrics().named("_half1");
+        out.extend(second.metrics().named("_half2"));
+        out
+    }
+
     /// The run's output at `now`: summary, time series, flows table
     /// (`ends`: the persistent flows, in slot order) and congestion events.
     pub fn finish(
@@ -598,26 +778,31 @@ impl Collector {
         ends: &[FlowEnd],
     ) -> RunOutput {
         self.close_event();
-        let span = (now - self.warmup).as_secs_f64();
         let span_ps = (now - self.warmup).0 as f64;
-        let util = (busy - self.busy_at_warmup).0 as f64 / span_ps;
-        let mean_q = (q.area(now) - self.area_at_warmup) / span_ps;
         let qc = q.counters;
-        let drop_rate = if qc.arrivals > 0 {
-            qc.drops as f64 / qc.arrivals as f64
-        } else {
-            0.0
-        };
+        debug_assert_eq!(ends.len(), self.persistent);
+        let flow_bits: Vec<f64> = self.flows[..self.persistent]
+            .iter()
+            .map(|st| st.good_bits)
+            .collect();
+        let whole = Span {
+            len: now - self.warmup,
+            busy: busy - self.busy_at_warmup,
+            area: q.area(now) - self.area_at_warmup,
+            arrivals: qc.arrivals,
+            drops: qc.drops,
+            delays: &self.delays,
+            flow_bits: &flow_bits,
+            group_bits: &self.good_bits,
+            sync: self.sync.iter().map(|x| x.1).collect(),
+        }
+        .metrics();
+        let halves = self.halves(now, q, busy);
 
         // Persistent flows (`ends`, in slot order) first, then finite transfers.
         self.tick(now);
-        let n = ends.len();
-        let mut goodput = Vec::with_capacity(n);
         let mut cols: Vec<Vec<f64>> = vec![Vec::new(); COLS.len()];
-        let group_goodput: Vec<f64> = self.good_bits.iter().map(|b| b / span).collect();
-        for (st, e) in self.flows.iter().zip(ends) {
-            let g = st.good_bits / span;
-            goodput.push(g);
+        for ((st, e), &g) in self.flows.iter().zip(ends).zip(&whole.flow_goodput) {
             let window = RowSpan {
                 rate_bps: g,
                 drops: st.queue_drops + st.random_drops,
@@ -635,24 +820,23 @@ impl Collector {
             flows.push(*name, col);
         }
 
-        let total_goodput: f64 = group_goodput.iter().sum();
-        let sync_mean = stats::sync_mean(self.sync.iter().map(|x| x.1));
+        let w = &whole;
         let mut summary = vec![
-            ("utilization".to_string(), util),
+            ("utilization".to_string(), w.utilization),
             // The bits serialized in the window: the link sends at its
             // capacity while busy (counting whole packets as they finish
             // would credit the window with a packet begun before it).
-            ("throughput_bps".into(), util * self.capacity_bps),
-            ("goodput_bps".into(), total_goodput),
-            ("drop_rate".into(), drop_rate),
-            ("mean_queue_pkts".into(), mean_q),
+            ("throughput_bps".into(), w.utilization * self.capacity_bps),
+            ("goodput_bps".into(), w.goodput_bps()),
+            ("drop_rate".into(), w.drop_rate),
+            ("mean_queue_pkts".into(), w.mean_queue_pkts),
             ("max_queue_pkts".into(), q.max_pkts() as f64),
-            ("mean_queue_delay_s".into(), self.delays.mean_s()),
-            ("p50_queue_delay_s".into(), self.delays.quantile_s(0.5)),
-            ("p99_queue_delay_s".into(), self.delays.quantile_s(0.99)),
-            ("jain_index".into(), jain_index(&goodput)),
+            ("mean_queue_delay_s".into(), w.delays[0]),
+            ("p50_queue_delay_s".into(), w.delays[1]),
+            ("p99_queue_delay_s".into(), w.delays[2]),
+            ("jain_index".into(), w.jain_index()),
             ("congestion_events".into(), self.sync.len() as f64),
-            ("sync_mean".into(), sync_mean),
+            ("sync_mean".into(), w.sync_mean),
             (
                 "timeouts".into(),
                 flows.get("timeouts").map_or(0.0, |t| t.iter().sum()),
@@ -663,7 +847,7 @@ impl Collector {
         for (r, n) in crate::queue::DropReason::ALL.iter().zip(qc.by_reason) {
             summary.push((format!("drops_{}", r.name()), n as f64));
         }
-        for (g, v) in group_goodput.iter().enumerate() {
+        for (g, v) in w.group_goodput.iter().enumerate() {
             summary.push((format!("goodput_bps_group{g}"), *v));
         }
         // Flow level (traffic module): time averages over the window, counts of
@@ -690,6 +874,7 @@ impl Collector {
             ("packets_in_flight".into(), in_flight as f64),
             ("events".into(), self.events as f64),
         ]);
+        summary.extend(halves);
 
         let mut ts = Table::default();
         ts.push("time_s", self.ts_time);

@@ -91,6 +91,8 @@ enum Ev {
     Sample,
     /// Statistics start.
     WarmupEnd,
+    /// Middle of the statistics window (`output.halves`).
+    Halfway,
 }
 
 /// Per-flow state on the dumbbell.
@@ -277,6 +279,9 @@ impl<'s> Sim<'s> {
         events.push(s.output.interval, Ev::Sample);
         if s.warmup > SimTime::ZERO {
             events.push(s.warmup, Ev::WarmupEnd);
+        }
+        if s.output.halves {
+            events.push(SimTime((s.warmup.0 + s.duration.0) / 2), Ev::Halfway);
         }
         let traffic: Vec<GroupTraffic> = s
             .flows
@@ -496,6 +501,10 @@ impl<'s> Sim<'s> {
                     let busy = self.busy_until(t);
                     let at: Vec<u64> = self.flows.iter().map(|f| f.sender.stats.sent).collect();
                     self.col.warmup_end(t, &mut self.queue, busy, &at);
+                }
+                Ev::Halfway => {
+                    let busy = self.busy_until(t);
+                    self.col.halfway(t, &mut self.queue, busy);
                 }
             }
         }

@@ -69,6 +69,22 @@ impl DelayHistogram {
             self.sum_ps / self.count as f64 * 1e-12
         }
     }
+    /// The samples recorded since `earlier`, an earlier copy of this
+    /// histogram (the second half of a window from a copy at its middle).
+    pub fn since(&self, earlier: &DelayHistogram) -> DelayHistogram {
+        DelayHistogram {
+            zero: self.zero - earlier.zero,
+            bins: self
+                .bins
+                .iter()
+                .zip(&earlier.bins)
+                .map(|(a, b)| a - b)
+                .collect(),
+            count: self.count - earlier.count,
+            sum_ps: self.sum_ps - earlier.sum_ps,
+        }
+    }
+
     /// The q-quantile (0..1), seconds, within 0.4%. Without samples 0, as
     /// the mean.
     pub fn quantile_s(&self, q: f64) -> f64 {
@@ -105,5 +121,24 @@ mod tests {
         assert_eq!(bin(1), 0);
         assert_eq!(bin(2), 1 << SUB_BITS);
         assert!((h.mean_s() - 500.5e-6).abs() < 1e-12);
+    }
+
+    #[test]
+    fn since_holds_the_later_samples_only() {
+        let mut h = DelayHistogram::default();
+        for k in 1..=1000u64 {
+            h.record(SimTime::from_micros(k));
+        }
+        let mid = h.clone();
+        for k in 1..=1000u64 {
+            h.record(SimTime::from_micros(2000 + k));
+        }
+        h.record(SimTime::ZERO);
+        let later = h.since(&mid);
+        assert_eq!(later.count, 1001);
+        assert_eq!(later.zero, 1);
+        // 1001 samples: 0 and 2001..=3000 us; the median is 2500 us.
+        assert!((later.quantile_s(0.5) / 2500e-6 - 1.0).abs() < 0.005);
+        assert!((later.mean_s() - 2500.5e-6 * 1000.0 / 1001.0).abs() < 1e-12);
     }
 }

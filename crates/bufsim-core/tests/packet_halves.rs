@@ -1,0 +1,100 @@
+//! `output.halves`: the window metrics over each half of the statistics
+//! window. The halves must add up to the whole window (they share its
+//! accumulators), measure nothing else, and leave the run itself unchanged.
+
+use bufsim_core::{Scenario, fluid, packet};
+use serde_json::json;
+
+fn scenario(halves: bool, warmup: &str) -> Scenario {
+    let v = json!({
+        "duration": "20s", "warmup": warmup, "seed": 3,
+        "link": {"capacity": "50Mbps", "delay": "5ms", "buffer": "60pkt"},
+        "flows": [
+            {"count": 6, "tcp": "cubic", "rtt": {"uniform": ["20ms", "120ms"]}, "mss": "1000B"},
+            {"count": 3, "tcp": "newreno", "rtt": "60ms", "mss": "1000B"},
+            {"size": {"uniform": ["3pkt", "40pkt"]}, "arrival": {"load": 0.1}, "rtt": "60ms", "mss": "1000B"},
+        ],
+        "output": {"halves": halves},
+    });
+    Scenario::from_json(&v.to_string()).expect("valid scenario")
+}
+
+#[test]
+fn halves_add_up_to_the_window_and_change_nothing_else() {
+    for warmup in ["0s", "4s"] {
+        let with = packet::run(&scenario(true, warmup), &mut |_| true);
+        let without = packet::run(&scenario(false, warmup), &mut |_| true);
+        let m = |k: &str| with.metric(k).unwrap_or_else(|| panic!("no {k}"));
+        // The run is the same: every metric of the plain run is there,
+        // bit for bit, but the event count (one more event: the halfway mark).
+        for (k, v) in &without.summary {
+            let w = m(k);
+            if k == "events" {
+                assert_eq!(w, v + 1.0);
+            } else {
+                assert_eq!(w.to_bits(), v.to_bits(), "{k}: {w} vs {v}");
+            }
+        }
+        assert!(without.metric("utilization_half1").is_none());
+        // Each half metric names a metric of the whole window.
+        let halves: Vec<&String> = with
+            .summary
+            .iter()
+            .map(|(k, _)| k)
+            .filter(|k| k.ends_with("_half1") || k.ends_with("_half2"))
+            .collect();
+        assert_eq!(halves.len(), 2 * 12); // 9 window metrics + 3 groups' goodputs
+        for k in halves {
+            assert!(without.metric(&k[..k.len() - 6]).is_some(), "{k}");
+        }
+        // Equal halves: time averages and rates average to the whole
+        // window's (to rounding).
+        for k in [
+            "utilization",
+            "mean_queue_pkts",
+            "goodput_bps",
+            "goodput_bps_group2",
+        ] {
+            let (a, b) = (m(&format!("{k}_half1")), m(&format!("{k}_half2")));
+            let whole = m(k);
+            assert!(
+                ((a + b) / 2.0 - whole).abs() <= 1e-9 * whole.abs().max(1.0),
+                "{k}: ({a} + {b}) / 2 vs {whole}"
+            );
+        }
+        // Drops and delays are counted per packet: the whole window's rate
+        // and mean lie between the halves'.
+        for k in ["drop_rate", "mean_queue_delay_s", "sync_mean"] {
+            let (a, b) = (m(&format!("{k}_half1")), m(&format!("{k}_half2")));
+            let whole = m(k);
+            assert!(
+                a.min(b) - 1e-12 <= whole && whole <= a.max(b) + 1e-12,
+                "{k}: {whole} not between {a} and {b}"
+            );
+        }
+        // A converged run: both halves near the whole (20 s at 50 Mbps).
+        assert!((m("utilization_half1") - m("utilization_half2")).abs() < 0.05);
+        // Jain's index is cos^2 of the angle between the goodput vector and
+        // (1, ..., 1); the whole window's vector is the sum of the halves',
+        // which lies between them, no farther from (1, ..., 1) than both:
+        // J(whole) >= min(J(half1), J(half2)).
+        let (j1, j2) = (m("jain_index_half1"), m("jain_index_half2"));
+        assert!(m("jain_index") >= j1.min(j2) - 1e-12, "{j1} {j2}");
+    }
+}
+
+#[test]
+fn the_fluid_engine_refuses_halves_and_bad_values_name_the_field() {
+    let s = scenario(true, "4s");
+    let e = fluid::check(&s).unwrap_err();
+    assert_eq!(e.path, "output.halves");
+    assert!(e.to_string().contains("engine=\"packet\""), "{e}");
+    let v = json!({
+        "duration": "10s",
+        "link": {"capacity": "10Mbps", "delay": "10ms", "buffer": "50pkt"},
+        "flows": [{"count": 2, "rtt": "40ms"}],
+        "output": {"halves": "yes"},
+    });
+    let e = Scenario::from_json(&v.to_string()).unwrap_err();
+    assert!(e.path.starts_with("output.halves"), "{}", e.path);
+}
