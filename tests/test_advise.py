@@ -463,7 +463,7 @@ def test_a_crashed_fluid_run_stops_the_search_while_a_refusal_does_not(monkeypat
     monkeypatch.setattr(worker, "simulate", real)
     s = avrachenkov2006.scenario(5, 1, duration="3s")
     s.update(warmup="1s")
-    s["flows"][0]["tcp"] = "bbr"
+    s["flows"][0].update(tcp="bbr", sack=True)
     a = bufsim.advise(s, ["utilization>=0.5"], engines=("fluid", "packet"), store=None, workers=0)
     scan = a.table.set_index("source").loc["fluid scan", "note"]
     assert scan.startswith("no fluid scan: ScenarioError: flows[0].tcp")

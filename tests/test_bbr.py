@@ -130,6 +130,16 @@ def test_bad_version_names_the_field(version):
         bufsim.simulate(_scn(version=version))
 
 
+def test_bbr_without_sack_is_refused_naming_the_field():
+    # Without SACK the delivery-rate sampler saw no delivery during a
+    # recovery: 5 flows over 100 Mbps in 128 packets measured utilization
+    # 0.07 with 54% of packets dropped (0.999 with SACK). Refused instead.
+    s = _scn()
+    s["flows"][0]["sack"] = False
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.sack: .*bbr.*needs sack = true"):
+        bufsim.simulate(s)
+
+
 def test_unknown_bbr_param_is_refused():
     s = _scn()
     s["flows"][0]["tcp_params"]["gain"] = 3

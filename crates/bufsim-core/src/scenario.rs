@@ -976,6 +976,13 @@ fn resolve_group(
     })?;
     let (access, access_buffer, jitter, rwnd) = group_access(&f, i, mss)?;
     let r = group_stack(&f, i)?;
+    check(r.sack || !cc.needs_sack(), &p("sack"), || {
+        format!(
+            "tcp = {:?} needs sack = true: its delivery-rate samples count the segments \
+             each ACK delivers by SACK (without SACK they stop in every recovery), got false",
+            cc.name()
+        )
+    })?;
     let (begin, starts) = group_starts(&f, i, n, dynamic, duration, rng)?;
     let loss = f.loss.unwrap_or(0.0);
     check((0.0..1.0).contains(&loss), &p("loss"), || {

@@ -310,6 +310,7 @@ impl Default for V3 {
 impl Variant for Bbr {
     const NAMES: &'static [&'static str] = &["bbr"];
     const RATE_FORM: bool = false;
+    const NEEDS_SACK: bool = true;
     type Config = BbrConfig;
     type Fluid = NoFluidLaw;
     fn read(p: &mut Params) -> Result<BbrConfig, PErr> {

@@ -195,6 +195,13 @@ pub trait Variant: CongestionControl + Sized {
     /// 3168's sticky ECE: its flows default to `ecn = true` and refuse
     /// `ecn = false`, and their receivers echo each mark.
     const ECN_PER_PACKET: bool = false;
+    /// Whether the variant's model counts the segments each ACK delivers by
+    /// SACK (delivery-rate samples, draft-cheng-iccrg-delivery-rate-estimation
+    /// section 3.3): its flows refuse `sack = false`. (Linux without SACK
+    /// counts each duplicate ACK as one delivered segment, `tcp_add_reno_sack`;
+    /// bufsim does not emulate that, and such a sender's samples would
+    /// stop in every recovery.)
+    const NEEDS_SACK: bool = false;
     /// Parameters; `Default` holds the cited constants.
     type Config: Copy + fmt::Debug + PartialEq + Default + Serialize;
     /// The fluid form of the law.
@@ -368,6 +375,11 @@ macro_rules! variants {
             /// ([`Variant::ECN_PER_PACKET`]).
             pub fn ecn_per_packet(&self) -> bool {
                 match self { $(CcConfig::$arm(_) => <$ty as Variant>::ECN_PER_PACKET,)* }
+            }
+
+            /// Whether the variant needs SACK ([`Variant::NEEDS_SACK`]).
+            pub fn needs_sack(&self) -> bool {
+                match self { $(CcConfig::$arm(_) => <$ty as Variant>::NEEDS_SACK,)* }
             }
 
             /// The fluid engine's law, or why it has none ([`Variant::fluid`]).
