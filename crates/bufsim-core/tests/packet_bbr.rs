@@ -95,6 +95,36 @@ fn shallow_buffer_loss() {
     assert!(l3 < l1 / 3.0, "v3 loss {l3} vs v1 {l1}");
 }
 
+/// Fairness in 0.1 BDP depends on the loss recovery under BBR. With the
+/// Linux stack (RACK-TLP, 200 ms minimum RTO; BBR's home) the four v1
+/// flows share fairly at a high loss rate. With the RFC stack (DupThresh,
+/// 1 s minimum RTO) a flow cut to BBR's 4-packet minimum cwnd rarely
+/// collects three duplicate ACKs, sits out 1 s timeouts and, sampling
+/// little, keeps a small BtlBw: flows starve. Measured here: Linux 0.998
+/// utilization, 5.2% loss, Jain 0.977, no timeout; RFC 10.9% loss, Jain
+/// 0.760, 38 timeouts (at 100 Mbps / 6 ms, 0.1 BDP: Jain 0.997 against
+/// 0.25). Printed for the RFC stack, asserted for Linux's.
+#[test]
+fn shallow_buffer_fairness_by_stack() {
+    for stack in ["linux", "rfc"] {
+        let mut f = bbr(4, 1, "0s");
+        f["stack"] = stack.into();
+        let s = run(json!([f]), "0.1BDP", 20);
+        let (u, l, j, to) = (
+            get(&s, "utilization"),
+            get(&s, "drop_rate"),
+            get(&s, "jain_index"),
+            get(&s, "timeouts"),
+        );
+        println!(
+            "bbr v1, 4 flows, 0.1 BDP, stack {stack}: utilization {u:.4}, loss {l:.4}, Jain {j:.3}, timeouts {to}"
+        );
+        if stack == "linux" {
+            assert!(u >= 0.95 && l >= 0.03 && j >= 0.95, "{u} {l} {j}");
+        }
+    }
+}
+
 #[test]
 fn v3_one_flow_and_four_flows() {
     let s = run(json!([bbr(1, 3, "0s")]), "1BDP", 20);
