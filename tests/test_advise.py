@@ -608,3 +608,31 @@ def test_search_from_a_guess_finds_the_edge(first_true):
                 # An exact guess: the edge and its neighbour across it.
                 assert len(probed) == 2, (edge, sorted(probed))
             assert len(probed) <= 2 * math.ceil(math.log2(n)) + 2
+
+
+def test_calibrated_edge_shifts_the_fluid_curve_by_the_packet_measurement():
+    from bufsim.advise import _calibrated_edge
+    from bufsim.advise import parse_objective as po
+
+    # The 10 Gbps example's fluid scan: utilization 0.940 / 0.9828 / 1.0 at
+    # 5793 / 11585 / 23170 packets; the packet engine reads 1.0 at 11585.
+    curve = pd.Series([0.85, 0.940, 0.9828, 1.0, 1.0], index=[2896, 5793, 11585, 23170, 46341])
+    util = po("utilization>=0.98")
+    # Fluid edge: 0.98 log-interpolated between 5793 and 11585, 5793 x
+    # 2^((0.98 - 0.94) / 0.0428) = 11070 packets; the packet engine's 1.0
+    # is the fluid's at 23170 (its first buffer at 1.0), half as far again:
+    # the edge moves to 11070 x 11585 / 23170 = 5535.
+    assert _calibrated_edge(curve, util, 1.0, 11585) == pytest.approx(5535, rel=2e-3)
+    # A packet engine that reads what the fluid reads leaves the edge.
+    edge = 5793 * (11585 / 5793) ** ((0.98 - 0.94) / (0.9828 - 0.94))
+    assert _calibrated_edge(curve, util, 0.9828, 11585) == pytest.approx(edge, rel=1e-9)
+    # Worse than the fluid (0.94 at 11585, the fluid's 0.94 is at 5793): it moves up.
+    assert _calibrated_edge(curve, util, 0.94, 11585) == pytest.approx(
+        edge * 11585 / 5793, rel=1e-9
+    )
+    # An objective met at no fluid buffer gives no edge.
+    assert _calibrated_edge(curve * 0.9, util, 1.0, 11585) is None
+    # "<=" objectives that grow with the buffer (loss) read the other way.
+    loss = pd.Series([0.04, 0.02, 0.01, 0.005], index=[100, 200, 400, 800])
+    moved = _calibrated_edge(loss, po("drop_rate<=0.01"), 0.005, 400)
+    assert moved == pytest.approx(400 * 400 / 800)

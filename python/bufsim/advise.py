@@ -867,6 +867,10 @@ class _Search:
         # Grid indices where the fluid scan puts the edges (None: no scan).
         self.guess_up: int | None = None
         self.guess_down: int | None = None
+        self.fluid_table = pd.DataFrame()
+        # The fluid edge moved by the packet engine's measurement there
+        # (:meth:`calibrated_guess`; None: not moved).
+        self.calibrated: int | None = None
 
     # -------------------------------------------------------------- running
 
@@ -982,6 +986,7 @@ class _Search:
             self.fluid_error = error
             return "no fluid scan: " + self.fluid_error
         self.runs.append(ft)
+        self.fluid_table = ft
         self.fluid_objs = [o for o in self.objs if o.key in ft and ft[o.key].notna().all()]
         measurable = [o for o in self.fluid_objs if o.monotone]
         if not measurable:
@@ -1094,8 +1099,15 @@ class _Search:
             return pred
 
         try:
-            # Smallest index where every "grows" objective holds (monotone predicate).
-            edges.lower = _search(holds(up), self.guess_up, n, first_true=True) if up else 0
+            # Smallest index where every "grows" objective holds (monotone
+            # predicate), from the fluid edge moved by the packet engine's
+            # measurement there.
+            guess = self.guess_up
+            if up and guess is not None:
+                holds(up)(guess)
+                guess = self.calibrated_guess(guess, up)
+                self.calibrated = guess if guess != self.guess_up else None
+            edges.lower = _search(holds(up), guess, n, first_true=True) if up else 0
             # Largest index where every "shrinks" objective holds.
             edges.upper = (
                 _search(holds(down), self.guess_down, n, first_true=False) if down else n - 1
@@ -1111,6 +1123,26 @@ class _Search:
                 f"the budget of {self.budget} packet runs was used up before the search ended"
             )
         return edges
+
+    def calibrated_guess(self, i: int, ks: list[int]) -> int:
+        """The fluid edge at grid index ``i`` moved by what the packet engine
+        measured there (:func:`_calibrated_edge` per objective ``ks``; the
+        largest of their edges, to the nearest grid point). ``i`` itself
+        when the fluid scan does not measure every one of them."""
+        b = self.grid[i]
+        edges = []
+        for k in ks:
+            o = self.objs[k]
+            v = [x for x in self.values(b, o.key) if x == x]
+            if o not in self.fluid_objs or not v:
+                return i
+            curve = self.fluid_table.groupby("buffer_pkts")[o.key].mean()
+            e = _calibrated_edge(curve, o, float(np.mean(v)), b)
+            if e is None:
+                return i
+            edges.append(e)
+        target = max(edges)
+        return min(range(len(self.grid)), key=lambda j: abs(math.log(self.grid[j] / target)))
 
     def interval(self, ks: list[int], a: int, b: int, notes: list[str]) -> tuple[int, int] | None:
         """Interval search for objectives not monotone in the buffer (flow
@@ -1458,6 +1490,12 @@ def _method(s: _Search) -> str:
             else ", bisection"
         )
         + (
+            f" (the lower edge moved to {s.grid[s.calibrated]} packets by the packet engine's "
+            f"measurement at the fluid's {s.grid[s.guess_up]})"
+            if s.calibrated is not None and s.guess_up is not None
+            else ""
+        )
+        + (
             ", an interval search (scan, then both edges bisected) for flow completion times"
             if free
             else ""
@@ -1540,6 +1578,41 @@ def _model_columns(table: pd.DataFrame, raw: Mapping[str, Any], objs: list[Objec
         for o in objs:
             table.loc[i, f"{o.text} (model)"] = pred.get(o.key, math.nan)
     return [note] if note else []
+
+
+def _calibrated_edge(curve: pd.Series, o: Objective, value: float, at: float) -> float | None:
+    """Where objective ``o`` starts to hold for the packet engine, guessed
+    from the fluid scan and one packet measurement, buffers in packets.
+
+    ``curve`` is the fluid engine's metric per buffer (index, ascending),
+    ``value`` the packet engine's mean at buffer ``at``. The packet
+    engine's curve is taken as the fluid's shifted along log(buffer) (less
+    loss synchronization than the fluid model's moves the whole curve to
+    smaller buffers, paper 004 section III): the fluid reads ``value`` at
+    a buffer B_eq (log-interpolated between grid points; the first buffer
+    of the fluid's best value when the packet engine does better still),
+    and the fluid's edge moves by ``at / B_eq``. None when the fluid curve
+    never meets ``o``.
+    """
+    sign = 1.0 if o.op == ">=" else -1.0
+    b = curve.index.to_numpy(dtype=float)
+    f = sign * curve.to_numpy(dtype=float)
+
+    def first_at_least(y: float) -> float | None:
+        ok = np.flatnonzero(f >= y)
+        if not len(ok):
+            return None
+        k = int(ok[0])
+        if k == 0 or f[k] == f[k - 1]:
+            return float(b[k])
+        t = (y - f[k - 1]) / (f[k] - f[k - 1])
+        return float(math.exp(math.log(b[k - 1]) + t * math.log(b[k] / b[k - 1])))
+
+    edge = first_at_least(sign * o.bound)
+    equivalent = first_at_least(min(sign * value, float(f.max())))
+    if edge is None or equivalent is None:
+        return None
+    return edge * at / equivalent
 
 
 def _search(pred: Callable[[int], bool], guess: int | None, n: int, *, first_true: bool) -> int:
