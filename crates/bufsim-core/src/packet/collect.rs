@@ -707,17 +707,28 @@ impl Collector {
             area: q.area(t),
             counters: q.counters,
             delays: self.delays.clone(),
-            flow_bits: self.flows[..self.persistent]
-                .iter()
-                .map(|st| st.good_bits)
-                .collect(),
+            flow_bits: self.flow_bits(),
             group_bits: self.good_bits.clone(),
         }));
     }
 
+    /// Goodput bits of each persistent flow in the window so far.
+    fn flow_bits(&self) -> Vec<f64> {
+        self.flows[..self.persistent]
+            .iter()
+            .map(|st| st.good_bits)
+            .collect()
+    }
+
     /// The window metrics of each half of the statistics window, named
     /// `<metric>_half1` and `<metric>_half2` (empty without a mark).
-    fn halves(&self, now: SimTime, q: &mut Queue, busy: SimTime) -> Vec<(String, f64)> {
+    fn halves(
+        &self,
+        now: SimTime,
+        q: &mut Queue,
+        busy: SimTime,
+        flow_bits: &[f64],
+    ) -> Vec<(String, f64)> {
         let Some(m) = self.mark.as_deref() else {
             return Vec::new();
         };
@@ -730,12 +741,8 @@ impl Collector {
                 .collect()
         };
         let later = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x - y).collect::<Vec<_>>();
-        let flow_bits: Vec<f64> = self.flows[..self.persistent]
-            .iter()
-            .map(|st| st.good_bits)
-            .collect();
         let (flow2, group2) = (
-            later(&flow_bits, &m.flow_bits),
+            later(flow_bits, &m.flow_bits),
             later(&self.good_bits, &m.group_bits),
         );
         let delays2 = self.delays.since(&m.delays);
@@ -781,10 +788,7 @@ impl Collector {
         let span_ps = (now - self.warmup).0 as f64;
         let qc = q.counters;
         debug_assert_eq!(ends.len(), self.persistent);
-        let flow_bits: Vec<f64> = self.flows[..self.persistent]
-            .iter()
-            .map(|st| st.good_bits)
-            .collect();
+        let flow_bits = self.flow_bits();
         let whole = Span {
             len: now - self.warmup,
             busy: busy - self.busy_at_warmup,
@@ -797,7 +801,7 @@ impl Collector {
             sync: self.sync.iter().map(|x| x.1).collect(),
         }
         .metrics();
-        let halves = self.halves(now, q, busy);
+        let halves = self.halves(now, q, busy, &flow_bits);
 
         // Persistent flows (`ends`, in slot order) first, then finite transfers.
         self.tick(now);
