@@ -90,9 +90,14 @@ minutes), at 1%, 5% and 20% of BDP; utilization packet / calibrated fluid:
   120 s); CUBIC 0.776 / 0.929 and H-TCP 0.709 / 0.874 (differ): the packet
   runs rise slowly and then swing between 0.6 and 0.95 (second half 0.824
   and 0.749; CUBIC first reaches 0.95 at 370 s), losing packets at a mean
-  queue of 205-232 of 7083 packets: window bursts overflow the buffer before
-  the link is full, which the fluid, whose queue overflows only when the
-  windows exceed BDP + buffer, cannot do (the "calibrated_series" figure).
+  queue of 205-232 of 7083 packets: the queue overflows in short bursts
+  before the link is full, which the fluid, whose queue overflows only when
+  the windows exceed BDP + buffer, cannot do (the "calibrated_series"
+  figure). Not settled here is which burst: 10 Gbps access links (each
+  flow's packets serialized at line rate; one 120 s run each, seed 1, not
+  part of :func:`run_calibrated`) remove the timeouts (3-5 to 0) and raise
+  sync_mean (0.39-0.43 to 0.71-0.76) but utilization only from 0.54-0.55 to
+  0.61-0.62 (CUBIC, H-TCP).
 - 1%: packet 0.28-0.47 against 0.82-0.95 (differ), flat over the run
   (second half within 0.03), 91-192 congestion events at a mean queue of
   1-17 of 1417 packets: the burst losses of paper 001's 2.5 Gbps case at 2%
