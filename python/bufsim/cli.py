@@ -730,6 +730,16 @@ def reproduce(
             table.to_string(index=False, float_format=lambda v: f"{v:.4g}"), soft_wrap=True
         )
         console.print(f"written to {path}")
+        for sub, (title, frame) in (
+            module.tables(table) if hasattr(module, "tables") else {}
+        ).items():
+            sub_path = out / f"{key}{'-quick' if quick else ''}-{sub}.csv"
+            frame.to_csv(sub_path, index=False)
+            console.print(f"[bold]{title}[/bold]")
+            console.print(
+                frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"), soft_wrap=True
+            )
+            console.print(f"written to {sub_path}")
         if hasattr(module, "claims"):
             _print_claims(
                 module.claims(table), out / f"{key}{'-quick' if quick else ''}-claims.csv"

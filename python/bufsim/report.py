@@ -283,7 +283,8 @@ def sweep_report(
 
 
 def _reproduction_sections(name: str, table: pd.DataFrame, *, prefix: str = "") -> list[Section]:
-    """A reproduction's sections: setup notes, claims, figures and results.
+    """A reproduction's sections: setup notes, claims, figures and results
+    (with the further tables of modules that define ``tables(table)``).
 
     ``prefix`` (e.g. ``"auge2006-"``) goes before every section and figure
     id and the name before every title, so several reproductions share a page.
@@ -309,6 +310,9 @@ def _reproduction_sections(name: str, table: pd.DataFrame, *, prefix: str = "") 
         figs = [_fig(f"fig-{prefix}{k}", f, k) for k, f in mod.figures(table).items()]
         sections.append(Section(f"{prefix}figures", f"{head}Figures", figures=figs))
     sections.append(Section(f"{prefix}results", f"{head}Results", table=html_table(table)))
+    if hasattr(mod, "tables"):
+        for key, (title, frame) in mod.tables(table).items():
+            sections.append(Section(f"{prefix}{key}", f"{head}{title}", table=html_table(frame)))
     return sections
 
 
