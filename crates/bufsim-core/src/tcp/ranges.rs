@@ -2,121 +2,178 @@
 //! out-of-order segments (`tcp::receiver`) and the sender's SACKed ones
 //! (`tcp::sack`), one range per island above a hole.
 //!
-//! Both lists change mostly at their two ends: a new segment or SACK block
-//! extends the highest range or opens one above it, and the cumulative ACK
-//! (or the in-order segment that fills the first hole) removes the lowest
-//! ranges. A plain sorted `Vec` pays a move of every range for each removal
-//! at the front, so with many holes (a lossy window of thousands of
-//! segments) each ACK cost O(holes). Here the live ranges are a contiguous
-//! slice `buf[head..]`: removing at the front only advances `head` (the dead
-//! prefix is reclaimed once it outgrows the live part, amortized O(1)), a
-//! change inside the list moves the shorter of the two sides, and lookups
-//! stay binary searches over one slice.
+//! Both lists change at three places: a new segment or SACK block extends
+//! the highest range or opens one above it; the cumulative ACK (or the
+//! in-order segment that fills the first hole) removes the lowest ranges;
+//! and retransmissions repair holes, mostly in sequence order, so their
+//! merges follow a cursor that moves up through the list. A plain sorted
+//! `Vec` moves every range above each removal, so with many holes (a lossy
+//! window of thousands of segments) each ACK cost O(holes). Here the list is
+//! a gap buffer: the live ranges are `buf[head..gap]` then `buf[tail..]`.
+//! Removing at the front advances `head` (the dead prefix is reclaimed once
+//! it outgrows the live ranges, amortized O(1)); a change at the top is a
+//! push or an overwrite at the end; a merge or an insert below the top moves
+//! the gap there first, at a cost of the distance from the last one. Lookups
+//! gallop from the gap, O(log distance).
 
 /// Sorted, disjoint, non-empty ranges `[start, end)` of segments.
 #[derive(Clone, Debug, Default)]
 pub struct Ranges {
     buf: Vec<(u64, u64)>,
-    /// Index in `buf` of the first live range; `buf[..head]` is dead.
+    /// `buf[..head]` is dead; the lower live ranges are `buf[head..gap]`.
     head: usize,
-    /// Index in `buf` of the range changed last below the highest one,
-    /// where searches start (changes at the top need no search).
-    finger: usize,
+    gap: usize,
+    /// `buf[gap..tail]` is the gap; the upper live ranges are `buf[tail..]`.
+    tail: usize,
+}
+
+/// Index of the first element of `v` for which `pred` is false (`pred`
+/// true on a prefix), galloping up from the front.
+fn gallop_up(v: &[(u64, u64)], mut pred: impl FnMut(&(u64, u64)) -> bool) -> usize {
+    let (mut lo, mut step) = (0, 1);
+    while lo + step <= v.len() {
+        let p = lo + step - 1;
+        if !pred(&v[p]) {
+            return lo + v[lo..p].partition_point(pred);
+        }
+        lo = p + 1;
+        step *= 2;
+    }
+    lo + v[lo..].partition_point(pred)
+}
+
+/// The same, galloping down from the back.
+fn gallop_down(v: &[(u64, u64)], mut pred: impl FnMut(&(u64, u64)) -> bool) -> usize {
+    let (mut hi, mut step) = (v.len(), 1);
+    while hi >= step {
+        let p = hi - step;
+        if pred(&v[p]) {
+            return p + 1 + v[p + 1..hi].partition_point(pred);
+        }
+        hi = p;
+        step *= 2;
+    }
+    v[..hi].partition_point(pred)
 }
 
 impl Ranges {
-    /// The live ranges, lowest first.
+    /// Live ranges below the gap.
     #[inline]
-    pub fn as_slice(&self) -> &[(u64, u64)] {
-        &self.buf[self.head..]
+    fn lower(&self) -> &[(u64, u64)] {
+        &self.buf[self.head..self.gap]
+    }
+
+    /// Live ranges above the gap.
+    #[inline]
+    fn upper(&self) -> &[(u64, u64)] {
+        &self.buf[self.tail..]
     }
 
     /// Number of ranges.
     #[inline]
     pub fn len(&self) -> usize {
-        self.buf.len() - self.head
+        (self.gap - self.head) + (self.buf.len() - self.tail)
     }
 
     /// Whether there is no range.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.head == self.buf.len()
+        self.len() == 0
     }
 
     /// The lowest range.
     #[inline]
     pub fn first(&self) -> Option<(u64, u64)> {
-        self.buf.get(self.head).copied()
+        self.lower().first().or(self.upper().first()).copied()
     }
 
     /// The highest range.
     #[inline]
     pub fn last(&self) -> Option<(u64, u64)> {
-        self.as_slice().last().copied()
+        self.upper().last().or(self.lower().last()).copied()
+    }
+
+    /// Physical index in `buf` of range `i` (0: the lowest).
+    #[inline]
+    fn at(&self, i: usize) -> usize {
+        let below = self.gap - self.head;
+        if i < below {
+            self.head + i
+        } else {
+            self.tail + (i - below)
+        }
     }
 
     /// Range `i` (0: the lowest).
     #[inline]
     pub fn get(&self, i: usize) -> (u64, u64) {
-        self.buf[self.head + i]
+        self.buf[self.at(i)]
+    }
+
+    /// The ranges, highest first.
+    pub fn iter_rev(&self) -> impl Iterator<Item = &(u64, u64)> {
+        self.upper().iter().rev().chain(self.lower().iter().rev())
     }
 
     /// Index of the first range for which `pred` is false (`pred` true on
-    /// a prefix). A galloping search from the range changed last below the
-    /// highest: holes are mostly repaired in sequence order, so the answer
-    /// is usually near it and the search costs O(log distance) instead of
-    /// O(log len).
+    /// a prefix), galloping from the gap: O(log distance).
     pub fn partition_point(&self, mut pred: impl FnMut(&(u64, u64)) -> bool) -> usize {
-        let v = self.as_slice();
-        let f = self.finger.saturating_sub(self.head).min(v.len());
-        let (mut lo, mut hi, mut step) = (0, v.len(), 1);
-        if f < v.len() && pred(&v[f]) {
-            // The answer lies above f.
-            lo = f + 1;
-            while lo + step - 1 < v.len() {
-                let p = lo + step - 1;
-                if !pred(&v[p]) {
-                    hi = p;
-                    break;
-                }
-                lo = p + 1;
-                step *= 2;
-            }
-        } else {
-            // At or below f.
-            hi = f;
-            while hi >= step {
-                let p = hi - step;
-                if pred(&v[p]) {
-                    lo = p + 1;
-                    break;
-                }
-                hi = p;
-                step *= 2;
-            }
+        let (lower, upper) = (self.lower(), self.upper());
+        match lower.last() {
+            Some(l) if !pred(l) => gallop_down(lower, pred),
+            _ => lower.len() + gallop_up(upper, pred),
         }
-        lo + v[lo..hi].partition_point(pred)
+    }
+
+    /// Move the gap so that ranges `0..i` lie below it.
+    fn move_gap(&mut self, i: usize) {
+        let below = self.gap - self.head;
+        if i < below {
+            let k = below - i;
+            self.buf.copy_within(self.gap - k..self.gap, self.tail - k);
+            self.gap -= k;
+            self.tail -= k;
+        } else if i > below {
+            let k = i - below;
+            self.buf.copy_within(self.tail..self.tail + k, self.gap);
+            self.gap += k;
+            self.tail += k;
+        }
     }
 
     /// Drop every segment below `floor`: the ranges ending at or below it
     /// go, and the first one left starts at `floor` at the earliest.
     pub fn remove_below(&mut self, floor: u64) {
-        let gone = self.partition_point(|&(_, e)| e <= floor);
-        self.head += gone;
-        if self.head == self.buf.len() {
+        // Usually nothing or the first range goes: no search then.
+        let gone = match self.first() {
+            None => return,
+            Some((_, e)) if e > floor => 0,
+            _ => self.partition_point(|&(_, e)| e <= floor),
+        };
+        let below = self.gap - self.head;
+        if gone <= below {
+            self.head += gone;
+        } else {
+            self.head = self.gap;
+            self.tail += gone - below;
+        }
+        let live = self.len();
+        if live == 0 {
             self.buf.clear();
-            self.head = 0;
+            (self.head, self.gap, self.tail) = (0, 0, 0);
             return;
         }
-        if self.head > self.buf.len() - self.head {
-            // More dead than live ranges: reclaim the prefix (its cost is
-            // at most the removals that made it).
+        if self.head + (self.tail - self.gap) > 2 * live + 16 {
+            // More dead slots than live ranges: close the gap and reclaim the
+            // prefix (their cost is at most the removals that made them).
+            self.buf.drain(self.gap..self.tail);
             self.buf.drain(..self.head);
-            self.finger = self.finger.saturating_sub(self.head);
+            self.gap -= self.head;
+            self.tail = self.gap;
             self.head = 0;
         }
-        let first = &mut self.buf[self.head].0;
-        *first = (*first).max(floor);
+        let i = self.at(0);
+        self.buf[i].0 = self.buf[i].0.max(floor);
     }
 
     /// Replace ranges `lo..hi` (`lo <= hi <= len`) by the single range `r`,
@@ -124,36 +181,35 @@ impl Ranges {
     /// `hi == lo + 1` overwrites, more merges.
     pub fn replace(&mut self, lo: usize, hi: usize, r: (u64, u64)) {
         debug_assert!(lo <= hi && hi <= self.len());
-        let (lo, hi) = (self.head + lo, self.head + hi);
-        let (front, back) = (lo - self.head, self.buf.len() - hi);
-        if back > 0 {
-            // r's index in `buf` once placed.
-            self.finger = if hi > lo && front < back { hi - 1 } else { lo };
-        }
         if hi == lo + 1 {
-            self.buf[lo] = r;
-        } else if hi == lo {
-            if back == 0 {
-                self.buf.push(r);
-            } else if self.head > 0 && front < back {
-                // Shift the lower ranges down into the dead prefix.
-                self.buf.copy_within(self.head..lo, self.head - 1);
-                self.head -= 1;
-                self.finger = lo - 1;
-                self.buf[lo - 1] = r;
-            } else {
-                self.buf.insert(lo, r);
-            }
-        } else if front < back {
-            // Merge: keep r at hi - 1 and shift the lower ranges up.
-            let k = hi - lo - 1;
-            self.buf[hi - 1] = r;
-            self.buf.copy_within(self.head..lo, self.head + k);
-            self.head += k;
-        } else {
-            self.buf[lo] = r;
-            self.buf.drain(lo + 1..hi);
+            let i = self.at(lo);
+            self.buf[i] = r;
+            return;
         }
+        if lo == hi && hi == self.len() {
+            // Above every range: `buf`'s end is the top of the list.
+            self.buf.push(r);
+            return;
+        }
+        // Bring the gap to just above the replaced ranges, then drop them
+        // off the lower part and put r in their place.
+        self.move_gap(hi);
+        self.gap -= hi - lo;
+        if self.gap == self.tail {
+            // No room: open a gap as large as the list (amortized O(1)).
+            let room = self.len() + 16;
+            self.buf
+                .splice(self.tail..self.tail, std::iter::repeat_n((0, 0), room));
+            self.tail += room;
+        }
+        self.buf[self.gap] = r;
+        self.gap += 1;
+    }
+
+    /// The ranges, lowest first (tests).
+    #[cfg(test)]
+    fn to_vec(&self) -> Vec<(u64, u64)> {
+        self.lower().iter().chain(self.upper()).copied().collect()
     }
 }
 
@@ -198,11 +254,11 @@ mod tests {
         assert_eq!(r.len(), 8);
         // A block over two ranges near the front merges them.
         add(&mut r, 30, 50);
-        assert_eq!(&r.as_slice()[..3], &[(26, 28), (30, 50), (55, 58)]);
+        assert_eq!(&r.to_vec()[..3], &[(26, 28), (30, 50), (55, 58)]);
         assert_eq!(r.len(), 7);
-        // An insert at the front reuses the dead prefix.
+        // An insert at the front moves the gap there.
         add(&mut r, 20, 22);
-        assert_eq!(&r.as_slice()[..3], &[(20, 22), (26, 28), (30, 50)]);
+        assert_eq!(&r.to_vec()[..3], &[(20, 22), (26, 28), (30, 50)]);
         assert_eq!(r.last(), Some((95, 98)));
         r.remove_below(1000);
         assert!(r.is_empty());
@@ -230,7 +286,7 @@ mod tests {
                     add(&mut r, s, s + len);
                     reference_add(&mut v, s, s + len);
                 }
-                prop_assert_eq!(r.as_slice(), &v[..]);
+                prop_assert_eq!(r.to_vec(), &v[..]);
                 prop_assert_eq!(r.len(), v.len());
                 // The galloping search from the finger agrees with a
                 // binary search everywhere.

@@ -53,6 +53,11 @@ pub struct Scoreboard {
     retx_out: u64,
     /// Every un-SACKed segment below this one is lost (set by a timeout).
     lost_floor: u64,
+    /// [`Scoreboard::lost_bound`] and the un-SACKed segments below it (the
+    /// lost ones without RACK), kept from every change of the ranges, `una`
+    /// or the floor: the pipe is read several times per ACK.
+    bound: Option<u64>,
+    lost_below: u64,
     /// RACK mode: loss is what [`Scoreboard::mark_lost`] marked.
     rack: Option<Box<RackBoard>>,
     /// Segments newly SACKed since the last [`Scoreboard::take_newly_sacked`],
@@ -182,6 +187,7 @@ impl Scoreboard {
             self.una += 1;
         }
         self.ranges.remove_below(una);
+        self.refresh_lost();
     }
 
     /// Merge one SACK block `[s, e)`, marking only segments not SACKed
@@ -205,12 +211,16 @@ impl Scoreboard {
                 } else if e > le {
                     self.mark(le, e);
                     self.ranges.replace(n - 1, n, (ls, e));
+                } else {
+                    return 0;
                 }
+                self.refresh_lost();
                 return self.sacked - before;
             }
             None => {
                 self.mark(s, e);
                 self.ranges.replace(0, 0, (s, e));
+                self.refresh_lost();
                 return self.sacked - before;
             }
             Some(_) => {}
@@ -247,6 +257,7 @@ impl Scoreboard {
         self.ranges.replace(lo, hi, (new_s, new_e));
         self.recent[self.recent_next] = (new_s, new_e);
         self.recent_next = (self.recent_next + 1) % RECENT;
+        self.refresh_lost();
         self.sacked - before
     }
 
@@ -343,13 +354,29 @@ impl Scoreboard {
     /// Every un-SACKed segment below the returned bound is lost: RFC 6675
     /// section 4, IsLost (DupThresh SACKed segments above it), or below the
     /// floor a timeout set; `None` when neither marks anything lost.
+    #[inline]
     pub fn lost_bound(&self) -> Option<u64> {
+        self.bound
+    }
+
+    /// Recompute [`Scoreboard::lost_bound`] and the segments it marks lost
+    /// (without RACK).
+    fn refresh_lost(&mut self) {
         if self.rack.is_some() {
-            return None;
+            return;
         }
+        self.bound = self.find_lost_bound();
+        self.lost_below = match self.bound {
+            // Below the bound, all but the SACKed segments are lost.
+            Some(l) => (l - self.una) - (self.sacked - self.sacked_from(l)),
+            None => 0,
+        };
+    }
+
+    fn find_lost_bound(&self) -> Option<u64> {
         let mut need = DUP_THRESH;
         let mut by_sack = None;
-        for &(s, e) in self.ranges.as_slice().iter().rev() {
+        for &(s, e) in self.ranges.iter_rev() {
             if e - s >= need {
                 by_sack = Some(e - need);
                 break;
@@ -366,7 +393,7 @@ impl Scoreboard {
     /// SACKed segments at or above `bound`.
     fn sacked_from(&self, bound: u64) -> u64 {
         let mut n = 0;
-        for &(s, e) in self.ranges.as_slice().iter().rev() {
+        for &(s, e) in self.ranges.iter_rev() {
             if e <= bound {
                 break;
             }
@@ -383,12 +410,7 @@ impl Scoreboard {
             // IsLost is RACK's mark.
             return outstanding - self.sacked - r.lost + self.retx_out;
         }
-        let lost = match self.lost_bound() {
-            // Below the bound, all but the SACKed segments are lost.
-            Some(l) => (l - self.una) - (self.sacked - self.sacked_from(l)),
-            None => 0,
-        };
-        outstanding - self.sacked - lost + self.retx_out
+        outstanding - self.sacked - self.lost_below + self.retx_out
     }
 
     /// A retransmission timeout: mark every un-SACKed segment below `max`
@@ -406,6 +428,7 @@ impl Scoreboard {
         self.flags.iter_mut().for_each(|f| *f &= !RETX);
         self.retx_out = 0;
         self.lost_floor = max;
+        self.refresh_lost();
     }
 }
 
