@@ -143,6 +143,7 @@ impl Ranges {
 
     /// Drop every segment below `floor`: the ranges ending at or below it
     /// go, and the first one left starts at `floor` at the earliest.
+    #[inline]
     pub fn remove_below(&mut self, floor: u64) {
         // Usually nothing or the first range goes: no search then.
         let gone = match self.first() {

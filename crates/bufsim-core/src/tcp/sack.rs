@@ -361,8 +361,15 @@ impl Scoreboard {
 
     /// Recompute [`Scoreboard::lost_bound`] and the segments it marks lost
     /// (without RACK).
+    #[inline]
     fn refresh_lost(&mut self) {
         if self.rack.is_some() {
+            return;
+        }
+        if self.ranges.is_empty() && self.lost_floor <= self.una {
+            // Nothing SACKed, no timeout floor: nothing lost (the loss-free
+            // ACK's path).
+            (self.bound, self.lost_below) = (None, 0);
             return;
         }
         self.bound = self.find_lost_bound();
