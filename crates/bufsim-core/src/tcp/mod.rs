@@ -4,6 +4,7 @@ pub mod cc;
 pub mod hystart;
 pub mod prr;
 pub mod rack;
+pub mod ranges;
 pub mod rate;
 pub mod receiver;
 pub mod rtt;

@@ -3,6 +3,7 @@
 //! count segments.
 
 use crate::net::{Ack, MAX_SACK_BLOCKS};
+use crate::tcp::ranges::Ranges;
 
 /// What the receiver wants done after a segment arrives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,9 +21,11 @@ pub struct Receiver {
     /// Distinct segments received (duplicates not counted), in order or not.
     pub received: u64,
     /// Out-of-order segments held, as sorted disjoint `[start, end)` ranges.
-    ooo: Vec<(u64, u64)>,
-    /// SACK blocks in the order RFC 2018 section 4 asks (most recent first).
-    recent: Vec<(u64, u64)>,
+    ooo: Ranges,
+    /// SACK blocks in the order RFC 2018 section 4 asks (most recent first):
+    /// the first `nrecent`.
+    recent: [(u64, u64); MAX_SACK_BLOCKS],
+    nrecent: usize,
     sack: bool,
     delayed_ack: bool,
     /// In-order segments received and not yet acknowledged (delayed ACK).
@@ -44,8 +47,9 @@ impl Receiver {
         Receiver {
             rcv_nxt: 0,
             received: 0,
-            ooo: Vec::new(),
-            recent: Vec::with_capacity(MAX_SACK_BLOCKS),
+            ooo: Ranges::default(),
+            recent: [(0, 0); MAX_SACK_BLOCKS],
+            nrecent: 0,
             sack,
             delayed_ack,
             unacked: 0,
@@ -79,13 +83,14 @@ impl Receiver {
             let had_gap = !self.ooo.is_empty();
             self.rcv_nxt += 1;
             // Absorb held segments that are now in order.
-            if let Some(&(s, e)) = self.ooo.first()
+            if let Some((s, e)) = self.ooo.first()
                 && s == self.rcv_nxt
             {
                 self.rcv_nxt = e;
-                self.ooo.remove(0);
+                self.ooo.remove_below(e);
             }
-            self.recent.retain(|&(_, e)| e > self.rcv_nxt);
+            let nxt = self.rcv_nxt;
+            self.keep_recent(|(_, e)| e > nxt);
             //= RFC 5681 section 4.2: "an immediate ACK SHOULD be generated
             //= when a segment arrives that fills in all or part of a gap".
             if had_gap || !self.delayed_ack || force_now {
@@ -155,36 +160,77 @@ impl Receiver {
 
     /// Whether out-of-order segment `seq` is already held.
     fn holds(&self, seq: u64) -> bool {
+        // Most segments arrive above every held one or fill the first hole.
+        let (Some((fs, _)), Some((_, le))) = (self.ooo.first(), self.ooo.last()) else {
+            return false;
+        };
+        if seq < fs || seq >= le {
+            return false;
+        }
         let i = self.ooo.partition_point(|&(_, e)| e <= seq);
-        i < self.ooo.len() && self.ooo[i].0 <= seq
+        i < self.ooo.len() && self.ooo.get(i).0 <= seq
     }
 
     /// Hold out-of-order segment `seq` (not held yet).
     fn insert_ooo(&mut self, seq: u64) {
-        // Find the range adjacent to seq (ranges are few: one per hole).
-        let i = self.ooo.partition_point(|&(_, e)| e < seq);
-        let block = if i < self.ooo.len() && self.ooo[i].1 == seq {
-            self.ooo[i].1 = seq + 1;
-            if i + 1 < self.ooo.len() && self.ooo[i + 1].0 == seq + 1 {
-                self.ooo[i].1 = self.ooo[i + 1].1;
-                self.ooo.remove(i + 1);
+        // The range seq extends or precedes; most segments arrive above
+        // every hole, at the top, found without a search.
+        let i = match self.ooo.last() {
+            Some((_, le)) if seq > le => self.ooo.len(),
+            Some((_, le)) if seq == le => self.ooo.len() - 1,
+            _ => self.ooo.partition_point(|&(_, e)| e < seq),
+        };
+        let (n, at) = (self.ooo.len(), |k: usize| self.ooo.get(k));
+        let block = if i < n && at(i).1 == seq {
+            // Extends range i upwards, and joins range i + 1 if it touches.
+            if i + 1 < n && at(i + 1).0 == seq + 1 {
+                let b = (at(i).0, at(i + 1).1);
+                self.ooo.replace(i, i + 2, b);
+                b
+            } else {
+                let b = (at(i).0, seq + 1);
+                self.ooo.replace(i, i + 1, b);
+                b
             }
-            self.ooo[i]
-        } else if i < self.ooo.len() && self.ooo[i].0 == seq + 1 {
-            self.ooo[i].0 = seq;
-            self.ooo[i]
+        } else if i < n && at(i).0 == seq + 1 {
+            let b = (seq, at(i).1);
+            self.ooo.replace(i, i + 1, b);
+            b
         } else {
-            self.ooo.insert(i, (seq, seq + 1));
-            self.ooo[i]
+            self.ooo.replace(i, i, (seq, seq + 1));
+            (seq, seq + 1)
         };
         if self.sack {
             //= RFC 2018 section 4: the first SACK block MUST specify the block
             //= containing the most recently received segment; the others repeat
             //= the most recently reported blocks.
-            self.recent.retain(|&(s, e)| e <= block.0 || s >= block.1);
-            self.recent.insert(0, block);
-            self.recent.truncate(MAX_SACK_BLOCKS);
+            let older = self.recent;
+            let n = self.nrecent;
+            self.recent[0] = block;
+            self.nrecent = 1;
+            for &(s, e) in &older[..n] {
+                if self.nrecent == MAX_SACK_BLOCKS {
+                    break;
+                }
+                if e <= block.0 || s >= block.1 {
+                    self.recent[self.nrecent] = (s, e);
+                    self.nrecent += 1;
+                }
+            }
         }
+    }
+
+    /// Keep the SACK blocks for which `pred` holds, in order.
+    fn keep_recent(&mut self, pred: impl Fn((u64, u64)) -> bool) {
+        let mut n = 0;
+        for k in 0..self.nrecent {
+            let b = self.recent[k];
+            if pred(b) {
+                self.recent[n] = b;
+                n += 1;
+            }
+        }
+        self.nrecent = n;
     }
 
     /// The ACK to send now.
@@ -196,10 +242,8 @@ impl Receiver {
             ..Ack::default()
         };
         if self.sack {
-            for (k, b) in self.recent.iter().enumerate() {
-                a.sack[k] = *b;
-            }
-            a.nsack = self.recent.len() as u8;
+            a.sack[..self.nrecent].copy_from_slice(&self.recent[..self.nrecent]);
+            a.nsack = self.nrecent as u8;
         }
         a
     }
@@ -208,6 +252,59 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    /// The receiver as first written (a set of held segments, SACK blocks
+    /// kept in a `Vec` by RFC 2018 section 4's rule), for comparison.
+    #[derive(Default)]
+    struct Reference {
+        rcv_nxt: u64,
+        held: BTreeSet<u64>,
+        recent: Vec<(u64, u64)>,
+    }
+
+    impl Reference {
+        fn on_segment(&mut self, seq: u64) {
+            if seq < self.rcv_nxt || !self.held.insert(seq) {
+                return;
+            }
+            if seq == self.rcv_nxt {
+                while self.held.remove(&self.rcv_nxt) {
+                    self.rcv_nxt += 1;
+                }
+                let nxt = self.rcv_nxt;
+                self.recent.retain(|&(_, e)| e > nxt);
+                return;
+            }
+            let (mut s, mut e) = (seq, seq + 1);
+            while s > self.rcv_nxt && self.held.contains(&(s - 1)) {
+                s -= 1;
+            }
+            while self.held.contains(&e) {
+                e += 1;
+            }
+            self.recent.retain(|&(rs, re)| re <= s || rs >= e);
+            self.recent.insert(0, (s, e));
+            self.recent.truncate(MAX_SACK_BLOCKS);
+        }
+    }
+
+    proptest! {
+        /// Random arrival orders (with duplicates): the same cumulative ACK
+        /// and the same SACK blocks, in the same order, as the reference.
+        #[test]
+        fn acks_match_reference(arrivals in proptest::collection::vec(0u64..120, 1..400)) {
+            let (mut r, mut reference) = (Receiver::new(true, false), Reference::default());
+            for seq in arrivals {
+                r.on_segment(seq);
+                reference.on_segment(seq);
+                let a = r.ack();
+                prop_assert_eq!(a.ack, reference.rcv_nxt);
+                prop_assert_eq!(&a.sack[..a.nsack as usize], &reference.recent[..]);
+            }
+        }
+    }
 
     #[test]
     fn sack_blocks_most_recent_first() {

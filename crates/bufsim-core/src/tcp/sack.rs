@@ -19,6 +19,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+use crate::tcp::ranges::Ranges;
 use crate::units::SimTime;
 
 const SACKED: u8 = 1;
@@ -29,19 +30,34 @@ const LOST: u8 = 4;
 /// Segments SACKed above a hole before the hole counts as lost.
 pub const DUP_THRESH: u64 = 3;
 
+/// SACK blocks remembered in [`Scoreboard::recent`]: an ACK repeats at most
+/// `MAX_SACK_BLOCKS - 1` earlier blocks (RFC 2018 section 4), one more for
+/// the merges of its first.
+const RECENT: usize = 4;
+
 /// Per-connection SACK state for segments in `[una, max)`.
 #[derive(Default)]
 pub struct Scoreboard {
     una: u64,
     flags: VecDeque<u8>,
     /// SACKed ranges `[start, end)` above `una`, sorted and disjoint.
-    ranges: Vec<(u64, u64)>,
+    ranges: Ranges,
+    /// SACK blocks merged lately away from the highest range (each SACKed
+    /// throughout, or below `una`), newest at `recent_next - 1`: RFC 2018's
+    /// receiver repeats its recent blocks, found here without a search.
+    recent: [(u64, u64); RECENT],
+    recent_next: usize,
     /// Segments SACKed above `una`.
     sacked: u64,
     /// Retransmitted segments neither SACKed nor acknowledged.
     retx_out: u64,
     /// Every un-SACKed segment below this one is lost (set by a timeout).
     lost_floor: u64,
+    /// [`Scoreboard::lost_bound`] and the un-SACKed segments below it (the
+    /// lost ones without RACK), kept from every change of the ranges, `una`
+    /// or the floor: the pipe is read several times per ACK.
+    bound: Option<u64>,
+    lost_below: u64,
     /// RACK mode: loss is what [`Scoreboard::mark_lost`] marked.
     rack: Option<Box<RackBoard>>,
     /// Segments newly SACKed since the last [`Scoreboard::take_newly_sacked`],
@@ -170,11 +186,8 @@ impl Scoreboard {
             }
             self.una += 1;
         }
-        let keep = self.ranges.partition_point(|&(_, e)| e <= una);
-        self.ranges.drain(..keep);
-        if let Some(first) = self.ranges.first_mut() {
-            first.0 = first.0.max(una);
-        }
+        self.ranges.remove_below(una);
+        self.refresh_lost();
     }
 
     /// Merge one SACK block `[s, e)`, marking only segments not SACKed
@@ -186,12 +199,43 @@ impl Scoreboard {
             return 0;
         }
         let before = self.sacked;
+        match self.ranges.last() {
+            // The common case, and no search: the block extends the highest
+            // range or opens a new one above it (ranges are separated by
+            // holes, so no lower range can touch the block).
+            Some((ls, le)) if s >= ls => {
+                let n = self.ranges.len();
+                if s > le {
+                    self.mark(s, e);
+                    self.ranges.replace(n, n, (s, e));
+                } else if e > le {
+                    self.mark(le, e);
+                    self.ranges.replace(n - 1, n, (ls, e));
+                } else {
+                    return 0;
+                }
+                self.refresh_lost();
+                return self.sacked - before;
+            }
+            None => {
+                self.mark(s, e);
+                self.ranges.replace(0, 0, (s, e));
+                self.refresh_lost();
+                return self.sacked - before;
+            }
+            Some(_) => {}
+        }
+        //= RFC 2018 section 4: every ACK repeats the most recently reported
+        //= blocks; one merged here lately holds nothing new.
+        if self.recent.iter().any(|&(rs, re)| rs <= s && e <= re) {
+            return 0;
+        }
         // Ranges overlapping or touching [s, e).
         let lo = self.ranges.partition_point(|&(_, re)| re < s);
         let hi = self.ranges.partition_point(|&(rs, _)| rs <= e);
         let mut cursor = s;
         for k in lo..hi {
-            let (rs, re) = self.ranges[k];
+            let (rs, re) = self.ranges.get(k);
             if rs > cursor {
                 self.mark(cursor, rs.min(e));
             }
@@ -200,13 +244,20 @@ impl Scoreboard {
         if cursor < e {
             self.mark(cursor, e);
         }
-        let new_s = if lo < hi { s.min(self.ranges[lo].0) } else { s };
+        let new_s = if lo < hi {
+            s.min(self.ranges.get(lo).0)
+        } else {
+            s
+        };
         let new_e = if lo < hi {
-            e.max(self.ranges[hi - 1].1)
+            e.max(self.ranges.get(hi - 1).1)
         } else {
             e
         };
-        self.ranges.splice(lo..hi, std::iter::once((new_s, new_e)));
+        self.ranges.replace(lo, hi, (new_s, new_e));
+        self.recent[self.recent_next] = (new_s, new_e);
+        self.recent_next = (self.recent_next + 1) % RECENT;
+        self.refresh_lost();
         self.sacked - before
     }
 
@@ -303,13 +354,36 @@ impl Scoreboard {
     /// Every un-SACKed segment below the returned bound is lost: RFC 6675
     /// section 4, IsLost (DupThresh SACKed segments above it), or below the
     /// floor a timeout set; `None` when neither marks anything lost.
+    #[inline]
     pub fn lost_bound(&self) -> Option<u64> {
+        self.bound
+    }
+
+    /// Recompute [`Scoreboard::lost_bound`] and the segments it marks lost
+    /// (without RACK).
+    #[inline]
+    fn refresh_lost(&mut self) {
         if self.rack.is_some() {
-            return None;
+            return;
         }
+        if self.ranges.is_empty() && self.lost_floor <= self.una {
+            // Nothing SACKed, no timeout floor: nothing lost (the loss-free
+            // ACK's path).
+            (self.bound, self.lost_below) = (None, 0);
+            return;
+        }
+        self.bound = self.find_lost_bound();
+        self.lost_below = match self.bound {
+            // Below the bound, all but the SACKed segments are lost.
+            Some(l) => (l - self.una) - (self.sacked - self.sacked_from(l)),
+            None => 0,
+        };
+    }
+
+    fn find_lost_bound(&self) -> Option<u64> {
         let mut need = DUP_THRESH;
         let mut by_sack = None;
-        for &(s, e) in self.ranges.iter().rev() {
+        for &(s, e) in self.ranges.iter_rev() {
             if e - s >= need {
                 by_sack = Some(e - need);
                 break;
@@ -326,7 +400,7 @@ impl Scoreboard {
     /// SACKed segments at or above `bound`.
     fn sacked_from(&self, bound: u64) -> u64 {
         let mut n = 0;
-        for &(s, e) in self.ranges.iter().rev() {
+        for &(s, e) in self.ranges.iter_rev() {
             if e <= bound {
                 break;
             }
@@ -343,12 +417,7 @@ impl Scoreboard {
             // IsLost is RACK's mark.
             return outstanding - self.sacked - r.lost + self.retx_out;
         }
-        let lost = match self.lost_bound() {
-            // Below the bound, all but the SACKed segments are lost.
-            Some(l) => (l - self.una) - (self.sacked - self.sacked_from(l)),
-            None => 0,
-        };
-        outstanding - self.sacked - lost + self.retx_out
+        outstanding - self.sacked - self.lost_below + self.retx_out
     }
 
     /// A retransmission timeout: mark every un-SACKed segment below `max`
@@ -366,6 +435,7 @@ impl Scoreboard {
         self.flags.iter_mut().for_each(|f| *f &= !RETX);
         self.retx_out = 0;
         self.lost_floor = max;
+        self.refresh_lost();
     }
 }
 
@@ -458,6 +528,42 @@ mod tests {
                     1 => if a >= una && a < 40 { sb.mark_retransmitted(a) },
                     2 => sb.mark_lost_below(a.max(una)),
                     _ => { if a > una { una = a.min(40); sb.on_cum_ack(una); } }
+                }
+                prop_assert_eq!(sb.pipe(), pipe_by_walking(&sb));
+            }
+        }
+
+        /// SACK blocks as a receiver repeats them (RFC 2018 section 4), with
+        /// cumulative ACKs between: each block newly SACKs exactly the
+        /// segments of it not SACKed or acknowledged before (a set as
+        /// reference), whichever path (top, recent, search) merges it.
+        #[test]
+        fn newly_sacked_matches_set(ops in proptest::collection::vec((0u8..6, 0u64..200, 1u64..20), 1..200)) {
+            let mut sb = Scoreboard::default();
+            sb.report_newly_sacked();
+            sb.extend_to(200);
+            let (mut una, mut set) = (0, std::collections::BTreeSet::new());
+            let mut seen: Vec<(u64, u64)> = Vec::new();
+            for (op, a, len) in ops {
+                let (s, e) = match op {
+                    // Repeat an earlier block.
+                    0 | 1 if !seen.is_empty() => seen[a as usize % seen.len()],
+                    2 => {
+                        una = una.max(a.min(200));
+                        sb.on_cum_ack(una);
+                        set.retain(|&q| q >= una);
+                        continue;
+                    }
+                    _ => (a, (a + len).min(200)),
+                };
+                seen.push((s, e));
+                let expect: Vec<u64> = (s.max(una)..e).filter(|q| !set.contains(q)).collect();
+                prop_assert_eq!(sb.on_sack_block(s, e), expect.len() as u64);
+                prop_assert_eq!(sb.take_newly_sacked().collect::<Vec<_>>(), expect);
+                set.extend(s.max(una)..e);
+                prop_assert_eq!(sb.sacked(), set.len() as u64);
+                for q in una..200 {
+                    prop_assert_eq!(sb.is_sacked(q), set.contains(&q));
                 }
                 prop_assert_eq!(sb.pipe(), pipe_by_walking(&sb));
             }
