@@ -20,7 +20,7 @@
 //! groups with a `size`, open-loop arrivals, closed-loop users) take a slot
 //! when they arrive and give it back to a free list once their transfer is
 //! over *and* the slot is quiet: no packet of it in the access pipe, the
-//! bottleneck queue or link (`Collector::in_net`), no ACK on the return
+//! bottleneck queue or link (`Flow::in_net`), no ACK on the return
 //! path and no delayed-ACK timer pending. A stale retransmission-timer event
 //! may still fire for a reused slot; the lazy check (`rto_event_at`) ignores
 //! it. So memory stays O(peak active flows) and pending events
@@ -110,6 +110,10 @@ struct Flow {
     rto_event_at: SimTime,
     pace_event_at: SimTime,
     delack_pending: bool,
+    /// Packets at the bottleneck (queue, service, link): counted here, in
+    /// the flow's own state that the access-head and delivery events read
+    /// anyway, to keep those events from touching another cache line.
+    in_net: u32,
     loss: f64,
     loss_rng: Rng,
     jitter: SimTime,
@@ -247,6 +251,7 @@ impl Flow {
             rto_event_at: SimTime::MAX,
             pace_event_at: SimTime::MAX,
             delack_pending: false,
+            in_net: 0,
             loss: grp.loss,
             loss_rng: stream(s.seed, Stream::Loss(loss_stream)),
             jitter: grp.jitter,
@@ -531,7 +536,7 @@ impl<'s> Sim<'s> {
         let quiet = flow.access.is_empty()
             && flow.acks.is_empty()
             && !flow.delack_pending
-            && self.col.in_net(f) == 0;
+            && flow.in_net == 0;
         if quiet {
             flow.zombie = false;
             self.free.push(f);
@@ -679,9 +684,14 @@ impl<'s> Sim<'s> {
     }
 
     fn access_head(&mut self, f: u32) {
-        while let Some(sent) = self.flows[f as usize].access.pop_ready(self.now) {
-            self.col.entered(f);
-            self.arrive(sent.packet(f, self.flows[f as usize].mss));
+        loop {
+            let flow = &mut self.flows[f as usize];
+            let Some(sent) = flow.access.pop_ready(self.now) else {
+                break;
+            };
+            flow.in_net += 1;
+            let pkt = sent.packet(f, flow.mss);
+            self.arrive(pkt);
         }
         if let Some(t) = self.flows[f as usize].access.head_time() {
             self.events.push(t, Ev::AccessHead(f));
@@ -722,6 +732,9 @@ impl<'s> Sim<'s> {
         for (p, reason) in self.queue.drops.drain(..) {
             if let Some(tr) = &mut self.trace {
                 tr.dropped(now, Self::trace_id(&self.col, &p), &p, reason);
+            }
+            if p.flow != BACKGROUND {
+                self.flows[p.flow as usize].in_net -= 1;
             }
             self.col.queue_drop(now, p.flow);
         }
@@ -787,8 +800,8 @@ impl<'s> Sim<'s> {
             return;
         }
         let f = p.flow;
-        self.col.left_link(f);
         let flow = &mut self.flows[f as usize];
+        flow.in_net -= 1;
         if flow.loss > 0.0 && flow.loss_rng.random::<f64>() < flow.loss {
             self.col.random_drop(f);
             return;
