@@ -94,42 +94,49 @@ enum Ev {
 }
 
 /// Per-flow state on the dumbbell.
+///
+/// Laid out in declaration order (`repr(C)`), aligned to a cache line: with
+/// thousands of flows each event finds its flow's state cold in the cache,
+/// so what the access-head and delivery events read (pipe heads, `in_net`,
+/// the return path and the receiver) comes first, in the first three
+/// lines, then the sender and the transmit path, then the rarely read rest.
+#[repr(C, align(64))]
 struct Flow {
-    sender: Sender,
-    receiver: Receiver,
-    mss: u32,
-    access_delay: SimTime,
-    return_delay: SimTime,
-    access_rate: Option<BitsPerSec>,
-    access_free_at: SimTime,
-    access_buffer: u32,
     /// Segments on the access path (their flow and size are the flow's own).
     access: Pipe<Sent>,
     /// ACKs on the return path.
     acks: Pipe<WireAck>,
-    rto_event_at: SimTime,
-    pace_event_at: SimTime,
-    delack_pending: bool,
+    return_delay: SimTime,
+    loss: f64,
+    mss: u32,
     /// Packets at the bottleneck (queue, service, link): counted here, in
     /// the flow's own state that the access-head and delivery events read
     /// anyway, to keep those events from touching another cache line.
     in_net: u32,
-    loss: f64,
-    loss_rng: Rng,
-    jitter: SimTime,
-    jitter_rng: Rng,
-    group: u32,
-    rtt: SimTime,
+    delack_pending: bool,
     /// Transfer in progress (arrival to last ACK); persistent flows: from start.
     active: bool,
     /// Finite transfer (`traffic::Kind` finite, open, closed).
     finite: bool,
     /// Transfer over, slot not yet quiet.
     zombie: bool,
-    /// Closed-loop user owning the transfer ([`NO_USER`]: none).
-    user: u32,
     /// Left slow start (ssthresh finite).
     long: bool,
+    receiver: Receiver,
+    access_delay: SimTime,
+    access_free_at: SimTime,
+    rto_event_at: SimTime,
+    pace_event_at: SimTime,
+    jitter: SimTime,
+    access_rate: Option<BitsPerSec>,
+    sender: Sender,
+    access_buffer: u32,
+    group: u32,
+    /// Closed-loop user owning the transfer ([`NO_USER`]: none).
+    user: u32,
+    rtt: SimTime,
+    loss_rng: Rng,
+    jitter_rng: Rng,
 }
 
 const NO_USER: u32 = u32::MAX;
