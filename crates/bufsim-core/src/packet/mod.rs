@@ -99,7 +99,7 @@ enum Ev {
 /// thousands of flows each event finds its flow's state cold in the cache,
 /// so what the access-head and delivery events read (pipe heads, `in_net`,
 /// the return path and the receiver) comes first, in the first three
-/// lines, then the sender and the transmit path, then the rarely read rest.
+/// lines, then the transmit path and the sender, then the rarely read rest.
 #[repr(C, align(64))]
 struct Flow {
     /// Segments on the access path (their flow and size are the flow's own).
