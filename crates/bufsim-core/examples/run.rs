@@ -1,5 +1,7 @@
 //! Run one scenario (JSON file) through an engine and print the summary and
-//! the wall time (a profiling aid: `perf record` this binary).
+//! the wall time (a profiling aid: `perf record` this binary). Summary values
+//! print at full precision (shortest round-trip form), so that the output of
+//! two builds can be compared bit for bit with `diff`.
 //! Usage: cargo run --release --example run -- scenario.json [packet|fluid]
 use bufsim_core::{Scenario, fluid, packet};
 
@@ -23,7 +25,7 @@ fn main() {
     };
     let wall = t0.elapsed().as_secs_f64();
     for (k, v) in &out.summary {
-        println!("{k:24} {v:.6}");
+        println!("{k:24} {v:?}");
     }
     println!("{:24} {wall:.3}", "wall_s");
     println!(

@@ -138,8 +138,6 @@ struct FlowStat {
     arrival: SimTime,
     size: u64,
     drops_life: u64,
-    /// Packets between the access link and the receiver (queue, link).
-    in_net: u32,
     /// Packets that left the bottleneck queue in the window.
     delay_n: u64,
     /// Sum of their waits in the queue, picoseconds.
@@ -450,23 +448,6 @@ impl Collector {
         self.long += 1;
     }
 
-    /// A packet of flow `f` joins the bottleneck (queue or drop).
-    #[inline]
-    pub fn entered(&mut self, f: u32) {
-        self.flows[f as usize].in_net += 1;
-    }
-
-    /// A packet of flow `f` left the bottleneck link.
-    #[inline]
-    pub fn left_link(&mut self, f: u32) {
-        self.flows[f as usize].in_net -= 1;
-    }
-
-    /// Packets of flow `f` at the bottleneck (queue, service, link).
-    pub fn in_net(&self, f: u32) -> u32 {
-        self.flows[f as usize].in_net
-    }
-
     /// A data segment of flow `f` that its receiver did not have yet
     /// reached it; its serialization on the bottleneck ended at `tx_end` and
     /// took `tx`.
@@ -608,9 +589,7 @@ impl Collector {
     /// at `now`; opens a congestion event unless one is running.
     pub fn queue_drop(&mut self, now: SimTime, flow: u32) {
         if flow != crate::net::BACKGROUND {
-            let st = &mut self.flows[flow as usize];
-            st.in_net -= 1;
-            st.drops_life += 1;
+            self.flows[flow as usize].drops_life += 1;
         }
         self.queue_drops += 1;
         self.drops_in_interval += 1;
