@@ -723,27 +723,23 @@ def reproduce(
             quick=quick, progress=lambda msg: err_console.print(msg, highlight=False)
         )
         out.mkdir(parents=True, exist_ok=True)
-        path = out / f"{key}{'-quick' if quick else ''}.csv"
-        table.to_csv(path, index=False)
-        console.print(f"[bold]{key}[/bold]: {rep.PAPERS[key]}")
-        console.print(
-            table.to_string(index=False, float_format=lambda v: f"{v:.4g}"), soft_wrap=True
-        )
-        console.print(f"written to {path}")
-        for sub, (title, frame) in (
-            module.tables(table) if hasattr(module, "tables") else {}
-        ).items():
-            sub_path = out / f"{key}{'-quick' if quick else ''}-{sub}.csv"
-            frame.to_csv(sub_path, index=False)
-            console.print(f"[bold]{title}[/bold]")
+        stem = f"{key}{'-quick' if quick else ''}"
+
+        def show(title: str, frame: Any, path: Path) -> None:
+            frame.to_csv(path, index=False)
+            console.print(title)
             console.print(
                 frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"), soft_wrap=True
             )
-            console.print(f"written to {sub_path}")
+            console.print(f"written to {path}")
+
+        show(f"[bold]{key}[/bold]: {rep.PAPERS[key]}", table, out / f"{stem}.csv")
+        for sub, (title, frame) in (
+            module.tables(table) if hasattr(module, "tables") else {}
+        ).items():
+            show(f"[bold]{title}[/bold]", frame, out / f"{stem}-{sub}.csv")
         if hasattr(module, "claims"):
-            _print_claims(
-                module.claims(table), out / f"{key}{'-quick' if quick else ''}-claims.csv"
-            )
+            _print_claims(module.claims(table), out / f"{stem}-claims.csv")
         tables[key] = table
     from bufsim import report
 
