@@ -543,11 +543,6 @@ CALIBRATED_TOL = 0.03
 SERIES_BIN_S = {False: 10.0, True: 1.0}
 
 
-def _seconds(text: str) -> float:
-    """A duration written in seconds (``"100s"``), as a number of seconds."""
-    return float(text.removesuffix("s"))
-
-
 def _late(ts: pd.Series, warmup_s: float) -> float:
     """Mean of a time series over the second half of the statistics window."""
     mid = (warmup_s + float(ts.index.max())) / 2.0
@@ -625,7 +620,7 @@ def packet_point(raw: dict[str, Any], bin_s: float = 10.0) -> tuple[dict[str, An
         "packet_timeouts": ps["timeouts"],
         "packet_drop_rate": ps["drop_rate"],
         "packet_queue": ps["mean_queue_pkts"],
-        "packet_late": _late(ts, _seconds(raw["warmup"])),
+        "packet_late": _late(ts, p.scenario["warmup_s"]),
         "packet_fill_s": _fill_time(ts, bin_s),
     }
     return row, _bins(ts, bin_s)
@@ -647,7 +642,7 @@ def fluid_point(
         ts = cal.timeseries["utilization"]
         row["fluid_cal"] = cal.summary["utilization"]
         row["fluid_cal_sync"] = _sync(cal.summary)
-        row["fluid_cal_late"] = _late(ts, _seconds(raw["warmup"]))
+        row["fluid_cal_late"] = _late(ts, cal.scenario["warmup_s"])
         row["x_matched"], matched = _matched_x(raw, sync)
         row["fluid_matched"] = matched["utilization"]
         row["fluid_matched_sync"] = matched["sync_mean"]
@@ -754,10 +749,11 @@ def run_calibrated(
             rows.append(row)
             series[(variant, frac)] = s
     table = pd.DataFrame(rows)
+    norm = bufsim.Scenario.load(calibrated_scenario(variants[0], fractions[0], duration, warmup))
     table.attrs.update(
         series=series,
-        warmup_s=_seconds(warmup),
-        duration_s=_seconds(duration),
+        warmup_s=norm.normalized["warmup_s"],
+        duration_s=norm.normalized["duration_s"],
         quick=quick,
     )
     return table
