@@ -4,6 +4,11 @@ Three ways to answer how much buffer a link needs, side by side on one scenario:
 closed-form models (:mod:`bufsim.models`), a fluid simulator and a packet-level
 simulator (Rust core), all through :func:`bufsim.simulate` and one
 :class:`bufsim.Result` shape.
+
+Importing bufsim stays light because every sweep worker imports it:
+matplotlib (``bufsim.plot``, ``bufsim.report``) and scipy (inside the
+functions that call it) load on first use. Importing ``scipy.stats`` and
+``scipy.optimize`` at the top took 1.2 of the 1.8 s an import cost.
 """
 
 from bufsim import examples

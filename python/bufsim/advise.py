@@ -62,7 +62,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from bufsim import _core, models
 from bufsim._core import BufsimError
@@ -143,6 +142,8 @@ class Objective:
         m = float(v.mean())
         half = 0.0
         if len(v) > 1 and confidence > 0:
+            from scipy import stats  # scipy loads on first use (see bufsim/__init__.py)
+
             half = float(stats.t.ppf(confidence, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)))
         return m, (m - half if self.op == ">=" else m + half)
 

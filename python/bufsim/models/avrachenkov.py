@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import optimize
 
 from bufsim.models._validate import (
     ModelInputError,
@@ -328,6 +327,8 @@ def optimal_buffer_delay_bound(max_mean_buffer, mu, alpha, beta) -> float:
         return bzero
     if xs == 0.0:
         return 0.0
+    from scipy import optimize  # scipy loads on first use (see bufsim/__init__.py)
+
     return float(
         optimize.brentq(
             lambda bb: theorem1(bb, mu, alpha, beta)[1] - xs, 0.0, bzero, xtol=1e-12 * bzero
@@ -390,6 +391,8 @@ def optimal_buffer_weighted(c1, c2, mu, alpha, beta) -> float:
     def neg(bb):
         rate, xbar = theorem1(bb, mu, alpha, beta)
         return -(w1 * rate - w2 * xbar)
+
+    from scipy import optimize  # scipy loads on first use (see bufsim/__init__.py)
 
     res = optimize.minimize_scalar(
         neg, bounds=(0.0, bzero), method="bounded", options={"xatol": 1e-10 * bzero}

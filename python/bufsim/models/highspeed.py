@@ -53,7 +53,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import optimize
 
 from bufsim.models import queueing
 from bufsim.models._validate import (
@@ -365,6 +364,7 @@ def hstcp_fixed_point(
     c_pps = c_bps / (8.0 * mss)
     service_s = 1.0 / c_pps
     bg_load = bg / c_bps
+    from scipy import optimize  # scipy loads on first use (see bufsim/__init__.py)
 
     rows = []
     for k in ks:

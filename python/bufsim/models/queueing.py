@@ -19,7 +19,6 @@ Used by paper 001 (Barman et al.) eqs. (4)-(5) and section IV, and by paper
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from bufsim.models._validate import (
     ModelInputError,
@@ -193,6 +192,8 @@ def _md1k_departure_weights(rho: float, kmax: int) -> np.ndarray:
     the truncation at K-1 leaves these cut equations unchanged, so the first K
     terms, normalized, are the distribution of the M/D/1/K chain for every K.
     """
+    from scipy import stats  # scipy loads on first use (see bufsim/__init__.py)
+
     a0 = np.exp(-rho)
     tail = stats.poisson.sf(np.arange(kmax), rho)  # tail[m] = P(A > m)
     u = np.zeros(kmax)
