@@ -636,3 +636,32 @@ def test_calibrated_edge_shifts_the_fluid_curve_by_the_packet_measurement():
     loss = pd.Series([0.04, 0.02, 0.01, 0.005], index=[100, 200, 400, 800])
     moved = _calibrated_edge(loss, po("drop_rate<=0.01"), 0.005, 400)
     assert moved == pytest.approx(400 * 400 / 800)
+
+
+def test_calibration_point_is_the_measurement_nearest_the_bound():
+    from bufsim.advise import _calibrated_edge, _calibration_point
+    from bufsim.advise import parse_objective as po
+
+    curve = pd.Series([0.85, 0.940, 0.9828, 1.0, 1.0], index=[2896, 5793, 11585, 23170, 46341])
+    util = po("utilization>=0.98")
+    # The 10 Gbps example's quick search probes 4096 and 5793 for the delay
+    # edge first (the packet engine reads 0.99815 and 0.9983 there): 4096 is
+    # nearer the bound. The fluid reads 0.99815 at 11585 x
+    # 2^((0.99815 - 0.9828) / 0.0172) = 21487, so its edge 11070 moves to
+    # 11070 x 4096 / 21487 = 2109: the grid point 2048, where the search
+    # then finds the edge (2048 fails, 2896 holds) in two probes.
+    means = {4096.0: 0.99815, 5793.0: 0.9983}
+    assert _calibration_point(means, curve, util) == 4096.0
+    edge = 5793 * (11585 / 5793) ** ((0.98 - 0.94) / (0.9828 - 0.94))
+    eq = 11585 * 2 ** ((0.99815 - 0.9828) / (1.0 - 0.9828))
+    assert _calibrated_edge(curve, util, 0.99815, 4096) == pytest.approx(edge * 4096 / eq, rel=1e-9)
+    assert 2000 < edge * 4096 / eq < 2200
+    # A value at the fluid's best (1.0) only bounds the shift: an
+    # unsaturated one is preferred even when farther from the bound.
+    assert _calibration_point({11585.0: 1.0, 2048.0: 0.95}, curve, util) == 2048.0
+    # Only saturated values: the nearest one; none: None.
+    assert _calibration_point({11585.0: 1.0, 23170.0: 1.0}, curve, util) == 11585.0
+    assert _calibration_point({}, curve, util) is None
+    # "<=" objectives (loss falls with the buffer) compare the other way.
+    loss = pd.Series([0.04, 0.02, 0.01, 0.005], index=[100, 200, 400, 800])
+    assert _calibration_point({800.0: 0.004, 200.0: 0.03}, loss, po("drop_rate<=0.01")) == 200.0

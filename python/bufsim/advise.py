@@ -1100,19 +1100,23 @@ class _Search:
             return pred
 
         try:
-            # Smallest index where every "grows" objective holds (monotone
-            # predicate), from the fluid edge moved by the packet engine's
-            # measurement there.
-            guess = self.guess_up
-            if up and guess is not None:
-                holds(up)(guess)
-                guess = self.calibrated_guess(guess, up)
-                self.calibrated = guess if guess != self.guess_up else None
-            edges.lower = _search(holds(up), guess, n, first_true=True) if up else 0
-            # Largest index where every "shrinks" objective holds.
+            # Largest index where every "shrinks" objective holds (delay:
+            # the fluid engine's edge is close, a queue is a queue). Done
+            # first: its probes calibrate the other edge for free.
             edges.upper = (
                 _search(holds(down), self.guess_down, n, first_true=False) if down else n - 1
             )
+            # Smallest index where every "grows" objective holds (monotone
+            # predicate), from the fluid edge moved by the packet engine's
+            # measurements so far (the fluid edge itself is probed for it
+            # when there are none).
+            guess = self.guess_up
+            if up and guess is not None:
+                if not self.probed:
+                    holds(up)(guess)
+                guess = self.calibrated_guess(guess, up)
+                self.calibrated = guess if guess != self.guess_up else None
+            edges.lower = _search(holds(up), guess, n, first_true=True) if up else 0
             if free:
                 a, b = edges.lower, edges.upper
                 edges.interval = self.interval(free, a, b, edges.notes) if a <= b else None
@@ -1127,18 +1131,24 @@ class _Search:
 
     def calibrated_guess(self, i: int, ks: list[int]) -> int:
         """The fluid edge at grid index ``i`` moved by what the packet engine
-        measured there (:func:`_calibrated_edge` per objective ``ks``; the
-        largest of their edges, to the nearest grid point). ``i`` itself
-        when the fluid scan does not measure every one of them."""
-        b = self.grid[i]
+        measured (:func:`_calibrated_edge` per objective ``ks``, from the
+        probed buffer that calibrates it best, :func:`_calibration_point`;
+        the largest of their edges, to the nearest grid point). ``i``
+        itself when the fluid scan or the packet runs do not measure every
+        one of them."""
         edges = []
         for k in ks:
             o = self.objs[k]
-            v = [x for x in self.values(b, o.key) if x == x]
-            if o not in self.fluid_objs or not v:
+            if o not in self.fluid_objs:
                 return i
             curve = self.fluid_table.groupby("buffer_pkts")[o.key].mean()
-            e = _calibrated_edge(curve, o, float(np.mean(v)), b)
+            means = {}
+            for b in self.probed:
+                v = [x for x in self.values(b, o.key) if x == x]
+                if v:
+                    means[float(b)] = float(np.mean(v))
+            at = _calibration_point(means, curve, o)
+            e = None if at is None else _calibrated_edge(curve, o, means[at], at)
             if e is None:
                 return i
             edges.append(e)
@@ -1491,8 +1501,8 @@ def _method(s: _Search) -> str:
             else ", bisection"
         )
         + (
-            f" (the lower edge moved to {s.grid[s.calibrated]} packets by the packet engine's "
-            f"measurement at the fluid's {s.grid[s.guess_up]})"
+            f" (the lower edge moved from the fluid's {s.grid[s.guess_up]} to "
+            f"{s.grid[s.calibrated]} packets by the packet engine's measurements)"
             if s.calibrated is not None and s.guess_up is not None
             else ""
         )
@@ -1614,6 +1624,24 @@ def _calibrated_edge(curve: pd.Series, o: Objective, value: float, at: float) ->
     if edge is None or equivalent is None:
         return None
     return edge * at / equivalent
+
+
+def _calibration_point(
+    means: Mapping[float, float], curve: pd.Series, o: Objective
+) -> float | None:
+    """The buffer whose packet measurement calibrates the fluid curve best
+    for objective ``o`` (:func:`_calibrated_edge`), from ``means`` (buffer
+    in packets -> the packet engine's mean there): the one nearest the
+    objective's bound, among those the fluid curve does not saturate (a
+    value at or past the fluid's best only bounds the shift). None
+    without measurements."""
+    if not means:
+        return None
+    sign = 1.0 if o.op == ">=" else -1.0
+    best = float((sign * curve.to_numpy(dtype=float)).max())
+    unsaturated = {b: v for b, v in means.items() if sign * v < best}
+    pool = unsaturated or means
+    return min(pool, key=lambda b: (abs(pool[b] - o.bound), b))
 
 
 def _search(pred: Callable[[int], bool], guess: int | None, n: int, *, first_true: bool) -> int:
