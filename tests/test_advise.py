@@ -7,6 +7,7 @@ import math
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import bufsim
 import pandas as pd
@@ -583,6 +584,9 @@ def test_cli_advise_json_and_errors(tmp_path):
 def test_the_10g_example_is_a_valid_scenario():
     s = bufsim.Scenario.load(bufsim.examples.path("advise-10g"))
     assert sum(g["count"] for g in s.normalized["flows"]) == 2000
+    # The checkout's experiments/advise-10g.toml is the same file (a link).
+    here = Path(__file__).resolve().parents[1] / "experiments" / "advise-10g.toml"
+    assert bufsim.Scenario.load(here).normalized == s.normalized
 
 
 @pytest.mark.parametrize("first_true", [True, False])
