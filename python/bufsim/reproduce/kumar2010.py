@@ -544,7 +544,11 @@ SERIES_BIN_S = {False: 10.0, True: 1.0}
 
 
 def _late(ts: pd.Series, warmup_s: float) -> float:
-    """Mean of a time series over the second half of the statistics window."""
+    """Mean of a time series over the second half of the statistics window.
+
+    The same estimator for both engines: the fluid engine has no
+    ``output.halves`` (the packet engine's exact ``utilization_half2``),
+    so the packet and fluid columns are read alike from their series."""
     mid = (warmup_s + float(ts.index.max())) / 2.0
     return float(ts[ts.index >= mid].mean())
 
