@@ -16,23 +16,33 @@ use std::collections::VecDeque;
 
 use crate::units::SimTime;
 
-/// Per-segment send state (the draft's section 3.2 "per-packet" fields).
+/// Per-segment send state (the draft's section 3.2 "per-packet" fields),
+/// 32 bytes: the two flags share a word with P.delivered (a segment count
+/// far below 2^62), and a delivered segment is marked by its send time.
 #[derive(Clone, Copy, Debug, Default)]
 struct TxState {
-    /// C.delivered when the segment was (last) sent.
-    delivered: u64,
+    /// C.delivered when the segment was (last) sent, times 4, plus
+    /// [`APP_LIMITED`] (C.app_limited was non-zero when it was sent) and
+    /// [`RETX`] (it was retransmitted: its RTT sample is ambiguous, RFC
+    /// 6298 Karn).
+    tag: u64,
     /// C.delivered_time when it was sent.
     delivered_time: SimTime,
     /// C.first_sent_time when it was sent.
     first_sent_time: SimTime,
-    /// When it was (last) sent.
+    /// When it was (last) sent; [`DELIVERED`] once delivered (SACKed).
     sent_time: SimTime,
-    /// C.app_limited was non-zero when it was sent.
-    app_limited: bool,
-    /// It was retransmitted (its RTT sample is ambiguous: RFC 6298 Karn).
-    retx: bool,
-    /// Delivered already (SACKed).
-    done: bool,
+}
+
+const APP_LIMITED: u64 = 2;
+const RETX: u64 = 1;
+const DELIVERED: SimTime = SimTime::MAX;
+
+impl TxState {
+    /// P.delivered.
+    fn delivered(&self) -> u64 {
+        self.tag >> 2
+    }
 }
 
 /// One rate sample (the draft's section 3.3 "rs").
@@ -90,22 +100,29 @@ impl RateSampler {
             self.first_sent_time = now;
             self.delivered_time = now;
         }
-        if seq < self.base {
-            return;
-        }
-        while self.base + (self.ring.len() as u64) <= seq {
-            self.ring.push_back(TxState::default());
-        }
-        let s = &mut self.ring[(seq - self.base) as usize];
-        *s = TxState {
-            delivered: self.delivered,
+        let s = TxState {
+            tag: self.delivered << 2
+                | if self.app_limited != 0 {
+                    APP_LIMITED
+                } else {
+                    0
+                }
+                | if retx { RETX } else { 0 },
             delivered_time: self.delivered_time,
             first_sent_time: self.first_sent_time,
             sent_time: now,
-            app_limited: self.app_limited != 0,
-            retx,
-            done: false,
         };
+        let Some(i) = seq.checked_sub(self.base) else {
+            return;
+        };
+        let i = i as usize;
+        if i < self.ring.len() {
+            self.ring[i] = s;
+        } else {
+            // A new segment: the ring's next entry (gaps never sent stay empty).
+            self.ring.resize(i, TxState::default());
+            self.ring.push_back(s);
+        }
     }
 
     /// The sender has nothing to send with `inflight` segments outstanding:
@@ -117,15 +134,15 @@ impl RateSampler {
 
     /// Segment `seq` was SACKed at `now`.
     pub fn on_sacked(&mut self, seq: u64, now: SimTime) {
-        if seq < self.base {
+        let Some(i) = seq.checked_sub(self.base) else {
             return;
-        }
-        if let Some(s) = self.ring.get_mut((seq - self.base) as usize)
-            && !s.done
+        };
+        if let Some(s) = self.ring.get_mut(i as usize)
+            && s.sent_time != DELIVERED
         {
-            s.done = true;
-            let s = *s;
-            self.deliver(s, now);
+            let p = *s;
+            s.sent_time = DELIVERED;
+            self.deliver(p, now);
         }
     }
 
@@ -133,7 +150,7 @@ impl RateSampler {
     pub fn on_cum_ack(&mut self, una: u64, now: SimTime) {
         while self.base < una {
             if let Some(s) = self.ring.pop_front()
-                && !s.done
+                && s.sent_time != DELIVERED
             {
                 self.deliver(s, now);
             }
@@ -151,7 +168,7 @@ impl RateSampler {
         self.newly += 1;
         if self
             .best
-            .is_none_or(|b| (s.delivered, s.sent_time) >= (b.delivered, b.sent_time))
+            .is_none_or(|b| (s.delivered(), s.sent_time) >= (b.delivered(), b.sent_time))
         {
             self.best = Some(s);
             //= "C.first_sent_time = P.send_time": the next interval starts
@@ -176,7 +193,7 @@ impl RateSampler {
         let send_elapsed = p.sent_time.saturating_sub(p.first_sent_time);
         let ack_elapsed = self.delivered_time.saturating_sub(p.delivered_time);
         let interval = send_elapsed.max(ack_elapsed);
-        let delivered = self.delivered - p.delivered;
+        let delivered = self.delivered - p.delivered();
         //= "Normally we expect interval >= MinRTT. Note that rate may still
         //= be overestimated when a spuriously retransmitted skb was first
         //= (s)acked because 'interval' is under-estimated" - the draft
@@ -187,12 +204,12 @@ impl RateSampler {
         Some(RateSample {
             total_delivered: self.delivered,
             newly_delivered: newly,
-            prior_delivered: p.delivered,
+            prior_delivered: p.delivered(),
             delivered,
             interval,
             delivery_rate,
-            is_app_limited: p.app_limited,
-            rtt: (!p.retx).then(|| now.saturating_sub(p.sent_time)),
+            is_app_limited: p.tag & APP_LIMITED != 0,
+            rtt: (p.tag & RETX == 0).then(|| now.saturating_sub(p.sent_time)),
         })
     }
 
