@@ -23,7 +23,7 @@ use crate::units::SimTime;
 
 /// Per-segment send state (the draft's section 3.2 "per-packet" fields),
 /// 32 bytes: the two flags share a word with P.delivered (a segment count
-/// far below 2^62), and a delivered segment is marked by its send time.
+/// far below 2^62).
 #[derive(Clone, Copy, Debug, Default)]
 struct TxState {
     /// C.delivered when the segment was (last) sent, times 4, plus
@@ -35,13 +35,12 @@ struct TxState {
     delivered_time: SimTime,
     /// C.first_sent_time when it was sent.
     first_sent_time: SimTime,
-    /// When it was (last) sent; [`DELIVERED`] once delivered (SACKed).
+    /// When it was (last) sent.
     sent_time: SimTime,
 }
 
 const APP_LIMITED: u64 = 2;
 const RETX: u64 = 1;
-const DELIVERED: SimTime = SimTime::MAX;
 
 impl TxState {
     /// P.delivered.
@@ -205,11 +204,11 @@ impl RateSampler {
 /// Segments per block of the ring.
 const BLOCK: usize = 64;
 
-/// One block of the ring and how many of its segments are sent and not
-/// delivered.
+/// One block of the ring.
 #[derive(Debug)]
 struct Block {
-    live: u32,
+    /// Bit `k`: segment `k` of the block is sent and not delivered.
+    live: u64,
     s: [TxState; BLOCK],
 }
 
@@ -226,6 +225,10 @@ struct Ring {
     /// One past the highest segment sent.
     end: u64,
     blocks: VecDeque<Option<Box<Block>>>,
+    #[allow(
+        clippy::vec_box,
+        reason = "a block moves between the ring and the spares by pointer, keeping its allocation"
+    )]
     spare: Vec<Box<Block>>,
 }
 
@@ -243,9 +246,8 @@ impl Ring {
             Some(Some(block)) => block,
             _ => self.make_block(i / BLOCK),
         };
-        let t = &mut block.s[i % BLOCK];
-        block.live += u32::from(t.sent_time == DELIVERED);
-        *t = s;
+        block.live |= 1 << (i % BLOCK);
+        block.s[i % BLOCK] = s;
     }
 
     /// Block `b`, every segment delivered, from a spare.
@@ -261,9 +263,6 @@ impl Ring {
             })
         });
         block.live = 0;
-        for t in block.s.iter_mut() {
-            t.sent_time = DELIVERED;
-        }
         self.blocks[b].insert(block)
     }
 
@@ -286,13 +285,12 @@ impl Ring {
         let i = (seq - self.base) as usize;
         let b = i / BLOCK;
         let block = self.blocks.get_mut(b)?.as_mut()?;
-        let t = &mut block.s[i % BLOCK];
-        if t.sent_time == DELIVERED {
+        let bit = 1 << (i % BLOCK);
+        if block.live & bit == 0 {
             return None;
         }
-        let p = *t;
-        t.sent_time = DELIVERED;
-        block.live -= 1;
+        block.live &= !bit;
+        let p = block.s[i % BLOCK];
         if block.live == 0 {
             self.spare.extend(self.blocks[b].take());
         }
@@ -436,11 +434,12 @@ mod tests {
 
     use proptest::prelude::*;
 
-    /// The flat reference: every segment's state from its first send on.
+    /// The flat reference: every segment's state from its first send on,
+    /// and whether it is delivered.
     #[derive(Default)]
     struct Flat {
         base: u64,
-        ring: VecDeque<TxState>,
+        ring: VecDeque<(TxState, bool)>,
     }
 
     impl Flat {
@@ -450,19 +449,14 @@ mod tests {
             }
             let i = (seq - self.base) as usize;
             if i < self.ring.len() {
-                self.ring[i] = s;
+                self.ring[i] = (s, false);
             } else {
-                self.ring.push_back(s);
+                self.ring.push_back((s, false));
             }
         }
         fn take(&mut self, seq: u64) -> Option<TxState> {
-            let t = self.ring.get_mut(seq.checked_sub(self.base)? as usize)?;
-            if t.sent_time == DELIVERED {
-                return None;
-            }
-            let p = *t;
-            t.sent_time = DELIVERED;
-            Some(p)
+            let (t, done) = self.ring.get_mut(seq.checked_sub(self.base)? as usize)?;
+            (!std::mem::replace(done, true)).then_some(*t)
         }
     }
 
@@ -497,9 +491,7 @@ mod tests {
                         }
                         let mut want = Vec::new();
                         while flat.base < una {
-                            if let Some(t) = flat.ring.pop_front()
-                                && t.sent_time != DELIVERED
-                            {
+                            if let Some((t, false)) = flat.ring.pop_front() {
                                 want.push(t.tag);
                             }
                             flat.base += 1;
