@@ -126,6 +126,9 @@ pub struct Sender {
     pending_rs: Option<RateSample>,
     /// Pacing: the earliest time the next segment may leave.
     pace_next: SimTime,
+    /// The last pacing rate (segments/s) and its gap 1/rate: the rate
+    /// changes only with the controller's model, not per segment.
+    pace_gap: (f64, SimTime),
     /// Pacing held back a segment the windows allowed: the pacing timer runs
     /// (a lazily checked deadline, like the others).
     pace_armed: bool,
@@ -176,6 +179,7 @@ impl Sender {
             rate: None,
             pending_rs: None,
             pace_next: SimTime::ZERO,
+            pace_gap: (f64::NAN, SimTime::ZERO),
             pace_armed: false,
             pending_ece: false,
             stats: SenderStats::default(),
@@ -271,7 +275,10 @@ impl Sender {
                 //= draft-cardwell-iccrg-bbr-congestion-control-00 section
                 //= 4.2.1: "the sender paces data at ... pacing_rate"; one
                 //= segment per 1/pacing_rate (send quantum: one segment).
-                self.pace_next = now + SimTime::from_secs_f64(1.0 / rate);
+                if rate != self.pace_gap.0 {
+                    self.pace_gap = (rate, SimTime::from_secs_f64(1.0 / rate));
+                }
+                self.pace_next = now + self.pace_gap.1;
             }
         }
         self.stats.sent += 1;

@@ -134,6 +134,18 @@ const V3_PROBE_RTT_CWND_GAIN: f64 = 0.5;
 const V3_PROBE_WAIT_BASE_S: f64 = 2.0;
 const V3_RENO_ROUNDS_MAX: f64 = 63.0;
 
+/// `x.ceil()` (BBRInflight's rounding, on every ACK) without the call
+/// into libm that the baseline x86-64 target makes for `ceil`: on
+/// [0, 2^52) the truncation `x as u64` is exact.
+fn ceil(x: f64) -> f64 {
+    if (0.0..(1u64 << 52) as f64).contains(&x) {
+        let t = x as u64 as f64;
+        if t < x { t + 1.0 } else { t }
+    } else {
+        x.ceil()
+    }
+}
+
 /// BBRv3's ProbeBW phases (draft-ietf-ccwg-bbr-01).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -217,6 +229,8 @@ pub struct Bbr {
     pub btlbw: MaxFilter,
     /// RTprop (`SimTime::MAX`: no sample yet) and when it was measured.
     pub rtprop: SimTime,
+    /// RTprop in seconds, set with `rtprop` (read on every ACK).
+    rtprop_s: f64,
     rtprop_stamp: SimTime,
     rtprop_expired: bool,
     /// Pacing rate, segments/s.
@@ -355,6 +369,7 @@ impl Bbr {
             mode: Mode::Startup,
             btlbw: MaxFilter::default(),
             rtprop: SimTime::MAX,
+            rtprop_s: f64::INFINITY,
             rtprop_stamp: SimTime::ZERO,
             rtprop_expired: false,
             pacing_rate: 0.0,
@@ -417,8 +432,8 @@ impl Bbr {
         if self.rtprop == SimTime::MAX {
             return self.initial_cwnd;
         }
-        let bdp = self.bw() * self.rtprop.as_secs_f64();
-        (gain * bdp + QUANTA).ceil()
+        let bdp = self.bw() * self.rtprop_s;
+        ceil(gain * bdp + QUANTA)
     }
 
     /// The current pacing gain.
@@ -474,9 +489,15 @@ impl Bbr {
         if let Some(rtt) = s.rs.rtt
             && (rtt <= self.rtprop || self.rtprop_expired)
         {
-            self.rtprop = rtt;
+            self.set_rtprop(rtt);
             self.rtprop_stamp = s.now;
         }
+    }
+
+    /// RTprop becomes `rtt`.
+    fn set_rtprop(&mut self, rtt: SimTime) {
+        self.rtprop = rtt;
+        self.rtprop_s = rtt.as_secs_f64();
     }
 
     //= section 4.3.2.2 BBRCheckFullPipe: "if BBR.filled_pipe or not
@@ -716,7 +737,7 @@ impl Bbr {
         if self.rtprop == SimTime::MAX {
             return 0.0;
         }
-        self.bw() * self.rtprop.as_secs_f64()
+        self.bw() * self.rtprop_s
     }
 
     /// Inflight at which ProbeRTT holds: 4 (v1), half the BDP (v3).
@@ -983,7 +1004,7 @@ impl Bbr {
         if self.rtprop == SimTime::MAX {
             return self.initial_cwnd;
         }
-        (gain * self.max_bw() * self.rtprop.as_secs_f64() + QUANTA).ceil()
+        ceil(gain * self.max_bw() * self.rtprop_s + QUANTA)
     }
 
     //= BBRAdaptLowerBoundsFromCongestion, once per round: "if
@@ -1217,7 +1238,7 @@ mod tests {
     fn gain_cycle_phases() {
         let mut b = Bbr::new(BbrConfig::default());
         b.btlbw.update(1, 1000.0, 10);
-        b.rtprop = SimTime::from_millis(100);
+        b.set_rtprop(SimTime::from_millis(100));
         b.mode = Mode::ProbeBw;
         b.cycle_index = 0;
         b.pacing_gain = 1.25;
@@ -1314,7 +1335,7 @@ mod tests {
             ssthresh: f64::INFINITY,
         };
         b.filled_pipe = true;
-        b.rtprop = SimTime::from_millis(100);
+        b.set_rtprop(SimTime::from_millis(100));
         b.rtprop_stamp = SimTime::from_millis(1000);
         b.v3.as_mut().unwrap().max_bw = [0.0, 1000.0];
         b.v3_start_up(SimTime::from_millis(1000), w.cwnd);
