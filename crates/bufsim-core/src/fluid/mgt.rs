@@ -32,7 +32,10 @@ const PROGRESS_EVERY: u64 = 100_000;
 /// Numerical guard: no window grows past this many packets.
 const MAX_WINDOW: f64 = 1e12;
 
-/// A loss indication on its way back to the sender.
+/// A loss indication on its way back to the sender, or a run of `count`
+/// of them from consecutive steps, delivered in consecutive steps (the
+/// j-th: `deliver + j`, `occurred + j`). Only buffer-overflow indications
+/// in event mode form runs: their amounts are never read.
 #[derive(Clone, Copy, Debug)]
 struct Pending {
     /// Step at whose start the sender sees it.
@@ -43,6 +46,8 @@ struct Pending {
     amount: f64,
     /// An early (RED) drop rather than a buffer overflow.
     early: bool,
+    /// Indications in the run (1 for a single one).
+    count: u64,
 }
 
 /// The fixed parameters of the queue equation.
@@ -494,7 +499,8 @@ impl<'s> Mgt<'s> {
             dw_acc: vec![0.0; n],
             tmp: vec![0.0; n],
             a_acc: vec![0.0; n],
-            pending: Feedback::new(n),
+            // Rate mode reads every indication's amount: no runs.
+            pending: Feedback::new(n, s.fluid.decrease != Decrease::Rate),
             last_red: vec![0; n],
             chosen: vec![false; n],
             in_event: false,
@@ -551,8 +557,11 @@ impl<'s> Mgt<'s> {
                     // One reduction per congestion event: losses of data sent
                     // before the last reduction belong to the same recovery
                     // (RFC 6582 section 3.2, NewReno "recover" point).
-                    let fire =
-                        p.occurred > self.last_red[i] && (!p.early || self.red.fires(p.amount));
+                    // Of a run, the indications due now are seen one after
+                    // the other: the first that occurred after the last
+                    // reduction fires, and the others then occurred before it.
+                    let last = p.occurred + (p.count - 1);
+                    let fire = last > self.last_red[i] && (!p.early || self.red.fires(p.amount));
                     if fire {
                         self.w[i] = self.cc[i].on_loss(t, self.w[i], self.prop[i]);
                         self.last_red[i] = k;
@@ -834,27 +843,29 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
 }
 
 /// The loss indications on their way back to the senders: one FIFO queue
-/// per flow, the delivery steps of each queue's front and back entries kept
-/// beside the queues (the scans of phases 1 and 3 then read two dense arrays
-/// rather than one heap block per flow).
+/// per flow, the delivery step of each queue's front kept beside the queues
+/// (phase 1's scan then reads one dense array rather than one heap block
+/// per flow). In event mode, the overflow indications of consecutive steps,
+/// one RTT apart, form runs ([`Pending`]): a queue then holds one entry per
+/// congestion event instead of one per step of overflow.
 struct Feedback {
     queues: Vec<VecDeque<Pending>>,
     /// Per flow: the front entry's delivery step (u64::MAX when empty).
     front: Vec<u64>,
-    /// Per flow: the back entry's delivery step and kind (when not empty).
-    back: Vec<(u64, bool)>,
     /// The earliest of `front`: before it, phase 1 has nothing to do.
     next: u64,
+    /// Whether overflow indications form runs.
+    runs: bool,
 }
 
 impl Feedback {
     /// No indication in flight for `n` flows.
-    fn new(n: usize) -> Feedback {
+    fn new(n: usize, runs: bool) -> Feedback {
         Feedback {
             queues: vec![VecDeque::new(); n],
             front: vec![u64::MAX; n],
-            back: vec![(0, false); n],
             next: u64::MAX,
+            runs,
         }
     }
 
@@ -867,36 +878,60 @@ impl Feedback {
         //= lambda_i(t - R_i); the RTT includes the queue at the time of the loss.
         let deliver = k + 1 + ceil_u64(rtt / h);
         let q = &mut self.queues[i];
-        if !q.is_empty() && self.back[i] == (deliver, early) {
-            if let Some(last) = q.back_mut() {
+        if let Some(last) = q.back_mut() {
+            // The last indication queued (of a run, its last one).
+            let (d, o) = (
+                last.deliver + (last.count - 1),
+                last.occurred + (last.count - 1),
+            );
+            if d == deliver && last.early == early {
                 last.amount += amount;
+                return;
             }
-            return;
+            // One step after the last one, delivered one step after it.
+            if self.runs && !early && !last.early && k == o && deliver == d + 1 {
+                last.count += 1;
+                return;
+            }
         }
         q.push_back(Pending {
             deliver,
             occurred: k + 1,
             amount,
             early,
+            count: 1,
         });
-        self.back[i] = (deliver, early);
         if q.len() == 1 {
             self.front[i] = deliver;
             self.next = self.next.min(deliver);
         }
     }
 
-    /// Flow `i`'s front indication, taken off its queue, if it reaches the
-    /// sender at step `k` or before.
+    /// Flow `i`'s front indication (of a run, the part of it due), taken off
+    /// its queue, if it reaches the sender at step `k` or before.
     #[inline]
     fn pop_due(&mut self, i: usize, k: u64) -> Option<Pending> {
         if self.front[i] > k {
             return None;
         }
         let q = &mut self.queues[i];
-        let p = q.pop_front();
-        self.front[i] = q.front().map_or(u64::MAX, |x| x.deliver);
-        p
+        let first = q.front_mut()?;
+        let due = (k - first.deliver + 1).min(first.count);
+        let p = Pending {
+            count: due,
+            ..*first
+        };
+        if due < first.count {
+            // The rest of the run is due from step k + 1.
+            first.deliver += due;
+            first.occurred += due;
+            first.count -= due;
+            self.front[i] = first.deliver;
+        } else {
+            q.pop_front();
+            self.front[i] = q.front().map_or(u64::MAX, |x| x.deliver);
+        }
+        Some(p)
     }
 }
 
@@ -916,7 +951,60 @@ fn ceil_u64(x: f64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::ceil_u64;
+    use super::{Feedback, ceil_u64};
+
+    /// Event-mode delivery (one reduction per event, as phase 1 does) of
+    /// the overflow indications pushed by `losses[k]` (the RTT in steps of
+    /// each loss at step k): the steps at which the flow reduces.
+    fn reductions(runs: bool, losses: &[Vec<u64>]) -> Vec<u64> {
+        let mut fb = Feedback::new(1, runs);
+        let (mut last_red, mut out) = (0, vec![]);
+        for k in 0..losses.len() as u64 + 400 {
+            while let Some(p) = fb.pop_due(0, k) {
+                if p.occurred + (p.count - 1) > last_red {
+                    last_red = k;
+                    out.push(k);
+                }
+            }
+            for &r in losses.get(k as usize).into_iter().flatten() {
+                fb.push(0, k, 1.0, r as f64, 1.0, false);
+            }
+        }
+        out
+    }
+
+    /// Runs of indications reduce the window at the same steps as the
+    /// indications one by one: overflow lasting many steps, RTTs that
+    /// change (a queue that moves), several losses in one step.
+    #[test]
+    fn runs_deliver_as_single_indications() {
+        let mut x: u64 = 7;
+        let mut rnd = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for _ in 0..300 {
+            let (mut rtt, mut losses) = (20 + rnd(100), vec![]);
+            for _ in 0..2000 {
+                let mut step = vec![];
+                if rnd(10) < 3 {
+                    step.push(rtt);
+                    if rnd(20) == 0 {
+                        step.push(rtt + rnd(3));
+                    }
+                }
+                if rnd(50) == 0 {
+                    rtt = (rtt + rnd(5)).saturating_sub(2).max(1);
+                }
+                losses.push(step);
+            }
+            let single = reductions(false, &losses);
+            assert!(single.len() > 5);
+            assert_eq!(reductions(true, &losses), single);
+        }
+    }
 
     #[test]
     fn ceil_u64_is_ceil_as_u64() {
