@@ -255,6 +255,24 @@ impl Lanes<'_> {
         bg_in: f64,
     ) -> Sums {
         let n = self.w.len();
+        let m = if COUNT { n } else { 0 };
+        // Slices of one known length: the chunks' bounds checks fold away.
+        let mut v = Lanes {
+            net: self.net,
+            prop: &self.prop[..n],
+            scale: &self.scale[..n],
+            rwnd: &self.rwnd[..n],
+            g0: &self.g0[..n],
+            g1: &self.g1[..n],
+            c3: &self.c3[..n],
+            tk: &self.tk[..n],
+            w: &mut self.w[..n],
+            tmp: &mut self.tmp[..n],
+            dw_acc: &mut self.dw_acc[..n],
+            a_acc: &mut self.a_acc[..n],
+            w_area: &mut self.w_area[..m],
+            accepted: &mut self.accepted[..m],
+        };
         let main = n - n % LANES;
         // `arrived` starts where `Iterator::sum` for f64 does (-0.0); every
         // term is >= +0, so either start gives the same bits.
@@ -265,11 +283,11 @@ impl Lanes<'_> {
         };
         let mut i = 0;
         while i < main {
-            self.chunk::<LANES, FIRST, LAST, COUNT>(i, st, &mut sums);
+            v.chunk::<LANES, FIRST, LAST, COUNT>(i, st, &mut sums);
             i += LANES;
         }
         while i < n {
-            self.chunk::<1, FIRST, LAST, COUNT>(i, st, &mut sums);
+            v.chunk::<1, FIRST, LAST, COUNT>(i, st, &mut sums);
             i += 1;
         }
         sums
@@ -283,13 +301,6 @@ impl Lanes<'_> {
         st: &Stage,
         sums: &mut Sums,
     ) {
-        let (prop, scale) = (arr::<L>(self.prop, i), arr::<L>(self.scale, i));
-        let (g0, g1) = (arr::<L>(self.g0, i), arr::<L>(self.g1, i));
-        let (c3, tk) = (arr::<L>(self.c3, i), arr::<L>(self.tk, i));
-        let w = arr_mut::<L>(self.w, i);
-        let tmp = arr_mut::<L>(self.tmp, i);
-        let dw_acc = arr_mut::<L>(self.dw_acc, i);
-        let a_acc = arr_mut::<L>(self.a_acc, i);
         let (rwnd, w_area, accepted) = if LAST && COUNT {
             (
                 arr::<L>(self.rwnd, i),
@@ -301,44 +312,94 @@ impl Lanes<'_> {
         } else {
             (&[0.0; L], &mut [0.0; L], &mut [0.0; L])
         };
-        // The flows' arrival rates, summed below in flow order.
-        let mut a = [0.0; L];
-        for j in 0..L {
-            let ws = if FIRST { w[j] } else { tmp[j] };
-            //= paper 004 eq. (2) and MGT: R_i(t) = propagation + q(t) / C.
-            let inv_r = 1.0 / (prop[j] + st.qd);
-            //= paper 004 eq. (3): A_i = W_i / R_i.
-            a[j] = ws * scale[j] * inv_r;
-            let dt = st.t - tk[j];
-            //= paper 004 eq. (1), growth term: dW/dt = a(W) / R(t).
-            let dw = (g0[j] + g1[j] * ws) * inv_r + c3[j] * dt * dt;
-            let (a0, d0) = if FIRST {
-                (0.0, 0.0)
-            } else {
-                (a_acc[j], dw_acc[j])
-            };
-            a_acc[j] = a0 + st.wt * a[j];
-            dw_acc[j] = d0 + st.wt * dw;
-            if !LAST {
-                tmp[j] = w[j] + st.cnh * dw;
-            } else {
-                w[j] = (w[j] + st.h6 * dw_acc[j]).min(rwnd[j]).min(MAX_WINDOW);
-                a_acc[j] *= st.h6;
-                if COUNT {
-                    w_area[j] += w[j] * st.h;
-                    accepted[j] += a_acc[j];
-                }
+        let fixed = Fixed {
+            prop: arr::<L>(self.prop, i),
+            scale: arr::<L>(self.scale, i),
+            g0: arr::<L>(self.g0, i),
+            g1: arr::<L>(self.g1, i),
+            c3: arr::<L>(self.c3, i),
+            tk: arr::<L>(self.tk, i),
+            rwnd,
+        };
+        kernel::<L, FIRST, LAST, COUNT>(
+            st,
+            &fixed,
+            sums,
+            arr_mut::<L>(self.w, i),
+            arr_mut::<L>(self.tmp, i),
+            arr_mut::<L>(self.dw_acc, i),
+            arr_mut::<L>(self.a_acc, i),
+            w_area,
+            accepted,
+        );
+    }
+}
+
+/// The read-only per-flow values of a chunk of `L` flows.
+struct Fixed<'a, const L: usize> {
+    prop: &'a [f64; L],
+    scale: &'a [f64; L],
+    g0: &'a [f64; L],
+    g1: &'a [f64; L],
+    c3: &'a [f64; L],
+    tk: &'a [f64; L],
+    rwnd: &'a [f64; L],
+}
+
+/// The stage for one chunk of `L` flows. The arrays it writes are separate
+/// arguments, so the compiler knows they do not overlap (no run-time
+/// overlap checks before its SIMD code).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn kernel<const L: usize, const FIRST: bool, const LAST: bool, const COUNT: bool>(
+    st: &Stage,
+    f: &Fixed<L>,
+    sums: &mut Sums,
+    w: &mut [f64; L],
+    tmp: &mut [f64; L],
+    dw_acc: &mut [f64; L],
+    a_acc: &mut [f64; L],
+    w_area: &mut [f64; L],
+    accepted: &mut [f64; L],
+) {
+    let (prop, scale, g0, g1, c3, tk, rwnd) = (f.prop, f.scale, f.g0, f.g1, f.c3, f.tk, f.rwnd);
+    // The flows' arrival rates, summed below in flow order.
+    let mut a = [0.0; L];
+    for j in 0..L {
+        let ws = if FIRST { w[j] } else { tmp[j] };
+        //= paper 004 eq. (2) and MGT: R_i(t) = propagation + q(t) / C.
+        let inv_r = 1.0 / (prop[j] + st.qd);
+        //= paper 004 eq. (3): A_i = W_i / R_i.
+        a[j] = ws * scale[j] * inv_r;
+        let dt = st.t - tk[j];
+        //= paper 004 eq. (1), growth term: dW/dt = a(W) / R(t).
+        let dw = (g0[j] + g1[j] * ws) * inv_r + c3[j] * dt * dt;
+        let (a0, d0) = if FIRST {
+            (0.0, 0.0)
+        } else {
+            (a_acc[j], dw_acc[j])
+        };
+        a_acc[j] = a0 + st.wt * a[j];
+        dw_acc[j] = d0 + st.wt * dw;
+        if !LAST {
+            tmp[j] = w[j] + st.cnh * dw;
+        } else {
+            w[j] = (w[j] + st.h6 * dw_acc[j]).min(rwnd[j]).min(MAX_WINDOW);
+            a_acc[j] *= st.h6;
+            if COUNT {
+                w_area[j] += w[j] * st.h;
+                accepted[j] += a_acc[j];
             }
         }
-        // Three independent chains of additions, which overlap.
-        for j in 0..L {
-            sums.rate += a[j];
-            if LAST {
-                sums.arrived += a_acc[j];
-            }
-            if COUNT {
-                sums.accepted += a_acc[j];
-            }
+    }
+    // Three independent chains of additions, which overlap.
+    for j in 0..L {
+        sums.rate += a[j];
+        if LAST {
+            sums.arrived += a_acc[j];
+        }
+        if COUNT {
+            sums.accepted += a_acc[j];
         }
     }
 }
