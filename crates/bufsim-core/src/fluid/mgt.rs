@@ -228,6 +228,22 @@ impl Lanes<'_> {
         (r_acc, sums)
     }
 
+    /// [`Lanes::rk4`] for the target's baseline instruction set (a function
+    /// of its own, like [`Lanes::rk4_avx`], which the compiler optimizes
+    /// better than the stages inlined into the step).
+    #[inline(never)]
+    fn rk4_base(
+        &mut self,
+        t: f64,
+        h: f64,
+        q: f64,
+        keep: f64,
+        counting: bool,
+        bg_in: f64,
+    ) -> (Rates, Sums) {
+        self.rk4(t, h, q, keep, counting, bg_in)
+    }
+
     /// [`Lanes::rk4`] compiled for AVX, which takes four flows per
     /// instruction. IEEE-754 arithmetic either way (Rust never fuses
     /// `a * b + c` into a multiply-add), so the results are bit-identical.
@@ -705,7 +721,7 @@ impl<'s> Mgt<'s> {
             #[cfg(not(target_arch = "x86_64"))]
             unreachable!("avx is false on this architecture")
         } else {
-            lanes.rk4(t, h, q, keep, counting, bg_in)
+            lanes.rk4_base(t, h, q, keep, counting, bg_in)
         };
         let mut q1 = q + h6 * r_acc.dq;
         let arrived = h6 * r_acc.arrive;
