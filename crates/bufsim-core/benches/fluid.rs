@@ -1,7 +1,9 @@
 //! Fluid-engine speed (`make bench`): one 3000 s run of 10 flows at 10 Gbps
-//! (target: under 1 s on one core), and paper 004's Figure 6 sweep (4
-//! variants x 3 X x 10 buffers x 10 runs of 3000 s; target: under 2 minutes on
-//! 2 cores), timed on all cores with std threads.
+//! (target: under 1 s on one core), one run of 2000 flows (the fluid scan of
+//! `bufsim advise --quick` on the 10 Gbps example runs it 19 times; 0.45 s
+//! before the struct-of-arrays RK4, target: under 0.3 s), and paper 004's
+//! Figure 6 sweep (4 variants x 3 X x 10 buffers x 10 runs of 3000 s;
+//! target: under 2 minutes on 2 cores), timed on all cores with std threads.
 
 use std::time::Instant;
 
@@ -21,6 +23,25 @@ fn scenario(tcp: &str, frac: f64, x: f64, seed: u64) -> Scenario {
     Scenario::from_json(&v.to_string()).unwrap()
 }
 
+/// The advise-10g example's fluid form at one buffer of its scan: 1000
+/// CUBIC and 1000 NewReno flows, RTTs 20-200 ms, 10 Gbps, a 1 Gbps Poisson
+/// background, 10 s of which 5 s warm-up (1 ms steps: 20M flow-steps).
+fn many_flows(buffer_pkts: u64) -> Scenario {
+    let flows = |tcp: &str| {
+        json!({"count": 1000, "tcp": tcp, "rtt": {"uniform": ["20ms", "200ms"]}, "mss": "1500B",
+               "stack": "linux", "start": {"uniform": ["0s", "1s"]},
+               "hystart": false, "delayed_ack": false})
+    };
+    let v = json!({
+        "duration": "10s", "warmup": "5s", "seed": 1,
+        "link": {"capacity": "10Gbps", "delay": "5ms",
+                 "buffer": format!("{buffer_pkts}pkt"), "packet_size": "1500B"},
+        "flows": [flows("cubic"), flows("newreno")],
+        "background": [{"kind": "poisson", "rate": "1e+09bps", "packet_size": "1500B"}],
+    });
+    Scenario::from_json(&v.to_string()).unwrap()
+}
+
 fn single_run(c: &mut Criterion) {
     let mut g = c.benchmark_group("fluid");
     g.sample_size(10);
@@ -30,6 +51,10 @@ fn single_run(c: &mut Criterion) {
             b.iter(|| fluid::run(&s, &mut |_| true))
         });
     }
+    let s = many_flows(11_585);
+    g.bench_function("10Gbps_2000flows_10s_advise", |b| {
+        b.iter(|| fluid::run(&s, &mut |_| true))
+    });
     g.finish();
 }
 
