@@ -54,7 +54,7 @@ fn cases() -> Vec<(&'static str, Value)> {
     // Case (a) with each TCP variant (drop-tail) and each queue
     // discipline (NewReno); none may cost more than 25% of (a)'s packets per
     // CPU second (the table's last column). BBR (paced: one pacing-timer
-    // event per segment sent, and per-segment delivery-rate state) may cost
+    // event per send quantum, and per-segment delivery-rate state) may cost
     // up to 30%.
     for tcp in ["aimd", "highspeed", "scalable", "cubic", "htcp", "bbr"] {
         let mut c = a.clone();

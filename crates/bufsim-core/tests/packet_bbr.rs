@@ -8,10 +8,15 @@ use serde_json::{Value, json};
 
 /// Run a dumbbell at 100 Mbps with the given flow groups and buffer.
 fn run(flows: Value, buffer: &str, duration_s: u64) -> Vec<(String, f64)> {
+    run_seed(flows, buffer, duration_s, 1)
+}
+
+/// [`run`] with seed `seed`.
+fn run_seed(flows: Value, buffer: &str, duration_s: u64, seed: u64) -> Vec<(String, f64)> {
     let s = json!({
         "duration": format!("{duration_s}s"),
         "warmup": format!("{}s", duration_s / 4),
-        "seed": 1,
+        "seed": seed,
         "link": {"capacity": "100Mbps", "delay": "5ms", "buffer": buffer},
         "flows": flows,
         "output": {"interval": "100ms"},
@@ -32,17 +37,42 @@ fn bbr(count: u32, version: u32, start: &str) -> Value {
 /// BDP of 100 Mbps x 40 ms in 1500 B packets.
 const BDP: f64 = 100e6 * 0.040 / (8.0 * 1500.0);
 
+/// One flow in 1 BDP: the link full and the queue Startup built drained.
+/// With one-segment quanta (`send_quantum = "segment"`, ns-3's pacing) the
+/// queue is nearly empty: under 0.1 RTT. With the draft's quanta (the
+/// default) every inflight target carries 3 quanta (section 4.2.3.2; Linux's
+/// `bbr_quantization_budget` likewise), and ProbeBW keeps any inflight at or
+/// above BDP + 3 quanta of the 1.25 phase: the 1.25 phase ends once inflight
+/// reaches 1.25 BDP + 3 quanta (after at least one RTprop, +0.25 BDP) and
+/// the 0.75 phase, at most one RTprop long, takes back 0.25 BDP. So at
+/// least 3 x 10 segments (125 Mbps x 1 ms) stay queued until ProbeRTT: the
+/// mean queue is above that and, the criterion, the mean queueing
+/// delay well under one RTT (measured: 68 packets, 8.3 ms at RTT 40 ms).
 #[test]
 fn one_flow_fills_the_link_with_an_empty_queue() {
-    let s = run(json!([bbr(1, 1, "0s")]), "1BDP", 20);
-    let (u, d) = (get(&s, "utilization"), get(&s, "mean_queue_delay_s"));
-    println!(
-        "bbr v1, 1 flow, 1 BDP: utilization {u:.4}, mean queueing delay {:.2} ms",
-        d * 1e3
-    );
-    assert!(u >= 0.98, "utilization {u}");
-    // Well under one RTT (40 ms): the queue Startup built is drained.
-    assert!(d < 0.1 * 0.040, "mean queueing delay {d} s");
+    for quantum in ["segment", "draft"] {
+        let mut f = bbr(1, 1, "0s");
+        f["tcp_params"]["send_quantum"] = quantum.into();
+        let s = run(json!([f]), "1BDP", 20);
+        let (u, d, q) = (
+            get(&s, "utilization"),
+            get(&s, "mean_queue_delay_s"),
+            get(&s, "mean_queue_pkts"),
+        );
+        println!(
+            "bbr v1, 1 flow, 1 BDP, send_quantum {quantum}: utilization {u:.4}, mean queue {q:.1} pkts, mean queueing delay {:.2} ms",
+            d * 1e3
+        );
+        assert!(u >= 0.98, "utilization {u}");
+        if quantum == "segment" {
+            // The queue Startup built is drained.
+            assert!(d < 0.1 * 0.040, "mean queueing delay {d} s");
+        } else {
+            let quanta = 3.0 * (1.25 * 100e6 / 8.0 * 1e-3 / 1500.0f64).floor();
+            assert!(q > quanta, "mean queue {q} pkts, 3 quanta {quanta}");
+            assert!(d < 0.25 * 0.040, "mean queueing delay {d} s");
+        }
+    }
 }
 
 /// Four flows starting together: each keeps cwnd = 2 BtlBw RTprop, so the
@@ -100,10 +130,11 @@ fn shallow_buffer_loss() {
 /// flows share fairly at a high loss rate. With the RFC stack (DupThresh,
 /// 1 s minimum RTO) a flow cut to BBR's 4-packet minimum cwnd rarely
 /// collects three duplicate ACKs, sits out 1 s timeouts and, sampling
-/// little, keeps a small BtlBw: flows starve. Measured here: Linux 0.998
-/// utilization, 5.2% loss, Jain 0.977, no timeout; RFC 10.9% loss, Jain
-/// 0.760, 38 timeouts (at 100 Mbps / 6 ms, 0.1 BDP: Jain 0.997 against
-/// 0.25). Printed for the RFC stack, asserted for Linux's.
+/// little, keeps a small BtlBw: flows can starve. Measured here: Linux
+/// 0.998 utilization, 5.8% loss, Jain 0.988, no timeout; RFC 11.6% loss,
+/// Jain 0.955, 30 timeouts (at 100 Mbps / 6 ms, a 5-packet buffer: Linux
+/// Jain 0.998, RFC 0.358 with 34 timeouts). Printed for the RFC stack,
+/// asserted for Linux's.
 #[test]
 fn shallow_buffer_fairness_by_stack() {
     for stack in ["linux", "rfc"] {
@@ -149,21 +180,34 @@ fn v3_one_flow_and_four_flows() {
 }
 
 /// Two BBR and two CUBIC flows in one FIFO: the shares at 1 and 8 BDP.
+/// The published result: BBR takes most of a shallow buffer, CUBIC most of
+/// a deep one. At 8 BDP BBRv1's share swings with the seed (7-29% over
+/// seeds 1-5: its RTprop holds CUBIC's standing queue), so v1 is asserted
+/// on the mean of five seeds; v3 is printed for seed 1.
 #[test]
 fn bbr_vs_cubic_shares() {
     for buf in ["1BDP", "8BDP"] {
         let cubic = json!({"count": 2, "tcp": "cubic", "rtt": "40ms", "mss": "1500B", "sack": true,
                            "start": {"uniform": ["0s", "1s"]}});
         for v in [1, 3] {
-            let s = run(json!([bbr(2, v, "1s"), cubic.clone()]), buf, 40);
-            let (b, c) = (get(&s, "goodput_bps_group0"), get(&s, "goodput_bps_group1"));
-            let share = b / (b + c);
+            let seeds = if v == 1 { 1..=5 } else { 1..=1 };
+            let shares: Vec<f64> = seeds
+                .map(|seed| {
+                    let s = run_seed(json!([bbr(2, v, "1s"), cubic.clone()]), buf, 40, seed);
+                    let (b, c) = (get(&s, "goodput_bps_group0"), get(&s, "goodput_bps_group1"));
+                    b / (b + c)
+                })
+                .collect();
+            let share = shares.iter().sum::<f64>() / shares.len() as f64;
             println!(
-                "bbr v{v} x2 vs cubic x2, {buf}: BBR share {share:.3}, CUBIC share {:.3}",
+                "bbr v{v} x2 vs cubic x2, {buf}: BBR share {share:.3} (seeds: {shares:.3?}), CUBIC share {:.3}",
                 1.0 - share
             );
-            if buf == "1BDP" && v == 1 {
+            if v == 1 && buf == "1BDP" {
                 assert!(share > 0.5, "BBR share {share} in a shallow buffer");
+            }
+            if v == 1 && buf == "8BDP" {
+                assert!(share < 0.5, "BBR share {share} in a deep buffer");
             }
         }
     }

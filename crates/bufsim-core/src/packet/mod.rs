@@ -244,6 +244,7 @@ impl Flow {
             rack: grp.rack,
             abc: grp.abc,
             rto_ssthresh: grp.rto_ssthresh,
+            mss_bytes: grp.mss_bytes,
         };
         Flow {
             sender: Sender::new(cfg, AnyCc::new(&grp.cc)),

@@ -60,6 +60,8 @@ pub struct SenderConfig {
     pub abc: bool,
     /// ssthresh after a timeout inside a loss episode (`tcp::stack`).
     pub rto_ssthresh: RtoSsthresh,
+    /// Segment size, bytes (a paced controller's send quantum counts bytes).
+    pub mss_bytes: u32,
 }
 
 /// Counters of one sender.
@@ -124,8 +126,12 @@ pub struct Sender {
     rate: Option<Box<RateSampler>>,
     /// This ACK's rate sample, until the controller has seen it.
     pending_rs: Option<RateSample>,
-    /// Pacing: the earliest time the next segment may leave.
+    /// Pacing: the earliest time the next pacing event may open.
     pace_next: SimTime,
+    /// When the current pacing event opened and how many segments of its
+    /// send quantum are left (they may leave only at that instant).
+    burst_at: SimTime,
+    burst_left: u32,
     /// The last pacing rate (segments/s) and its gap 1/rate: the rate
     /// changes only with the controller's model, not per segment.
     pace_gap: (f64, SimTime),
@@ -179,6 +185,8 @@ impl Sender {
             rate: None,
             pending_rs: None,
             pace_next: SimTime::ZERO,
+            burst_at: SimTime::MAX,
+            burst_left: 0,
             pace_gap: (f64::NAN, SimTime::ZERO),
             pace_armed: false,
             pending_ece: false,
@@ -204,11 +212,16 @@ impl Sender {
         self.sb.as_ref().map_or(self.flight(), Scoreboard::pipe)
     }
 
-    /// Whether pacing lets a segment leave at `now`; if not, arm the pacing
-    /// timer for `pace_next`.
+    /// Whether pacing lets a segment leave at `now` (a new pacing event
+    /// opens, or the one open at `now` has quantum left); if not, arm the
+    /// pacing timer for `pace_next`.
     #[inline]
     fn pace_ok(&mut self, now: SimTime) -> bool {
-        if self.rate.is_none() || now >= self.pace_next || self.cc.pacing_rate().is_none() {
+        if self.rate.is_none()
+            || now >= self.pace_next
+            || (now == self.burst_at && self.burst_left > 0)
+            || self.cc.pacing_rate().is_none()
+        {
             return true;
         }
         self.pace_armed = true;
@@ -229,6 +242,7 @@ impl Sender {
             retransmits: self.stats.retransmits,
             ece,
             srtt: self.srtt(),
+            mss_bytes: self.cfg.mss_bytes,
         };
         self.cc.on_rate_sample(&mut self.w, &s);
     }
@@ -273,12 +287,20 @@ impl Sender {
             }
             if let Some(rate) = self.cc.pacing_rate() {
                 //= draft-cardwell-iccrg-bbr-congestion-control-00 section
-                //= 4.2.1: "the sender paces data at ... pacing_rate"; one
-                //= segment per 1/pacing_rate (send quantum: one segment).
+                //= 4.2.1: "the sender paces data at ... pacing_rate"; section
+                //= 4.2.2: up to BBR.send_quantum leaves at one pacing event
+                //= (Linux: one TSO burst), the next event a burst's length
+                //= of pacing time, segments / pacing_rate, later.
                 if rate != self.pace_gap.0 {
                     self.pace_gap = (rate, SimTime::from_secs_f64(1.0 / rate));
                 }
-                self.pace_next = now + self.pace_gap.1;
+                if now != self.burst_at || self.burst_left == 0 {
+                    self.burst_at = now;
+                    self.burst_left = self.cc.send_quantum();
+                    self.pace_next = now;
+                }
+                self.burst_left -= 1;
+                self.pace_next += self.pace_gap.1;
             }
         }
         self.stats.sent += 1;
@@ -899,8 +921,64 @@ mod tests {
             rack: false,
             abc: false,
             rto_ssthresh: RtoSsthresh::Rfc5681,
+            mss_bytes: 1500,
         };
         Sender::new(cfg, AnyCc::NewReno(NewReno))
+    }
+
+    /// A BBR sender (SACK, IW 4) with the given send-quantum rule.
+    fn bbr_sender(quantum: &str) -> Sender {
+        use crate::params::Params;
+        use crate::tcp::cc::Variant;
+        use crate::tcp::cc::bbr::Bbr;
+        let m: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&format!(r#"{{"send_quantum": "{quantum}"}}"#)).unwrap();
+        let cfg = Bbr::read(&mut Params::new(&m)).unwrap();
+        let mut s = sender(true);
+        s.cc = AnyCc::Bbr(Bbr::new(cfg));
+        s.rate = Some(Box::default());
+        s
+    }
+
+    /// Pacing releases a send quantum at one instant (draft-cardwell-iccrg-
+    /// bbr-congestion-control-00 section 4.2.2) and then waits quantum /
+    /// pacing_rate. Before any ACK the quantum is one segment: the initial
+    /// window leaves one segment per 1/pacing_rate, pacing_rate = 2/ln 2 x
+    /// BBR's 10 initial segments / 1 ms (section 4.2.1). After the first ACK
+    /// (rate still 28854 segments/s = 346 Mbps: a quantum of 28 segments)
+    /// the window's two new segments leave together; with one-segment
+    /// quanta, one now and one 1/rate later.
+    #[test]
+    fn pacing_releases_a_send_quantum_at_once() {
+        for (quantum, burst) in [("draft", vec![4, 5]), ("segment", vec![4])] {
+            let mut s = bbr_sender(quantum);
+            let rate = 2.0 / std::f64::consts::LN_2 * 10.0 / 1e-3;
+            let gap = SimTime::from_secs_f64(1.0 / rate);
+            let mut out = vec![];
+            let mut t = SimTime::ZERO;
+            s.pump(t, &mut out);
+            assert_eq!(out, vec![0], "{quantum}: one segment before any ACK");
+            for k in 1..4 {
+                assert_eq!(s.pace_deadline(), t + gap);
+                t = s.pace_deadline();
+                s.on_pace(t, &mut out);
+                assert_eq!(out.len(), k + 1);
+            }
+            assert_eq!(s.pace_deadline(), SimTime::MAX, "window full");
+            out.clear();
+            let t = SimTime::from_millis(100);
+            s.on_ack(&ack(1), t, &mut out);
+            assert_eq!(s.w.cwnd, 5.0);
+            assert_eq!(out, burst, "{quantum}");
+            assert_eq!(
+                s.pace_deadline(),
+                if burst.len() == 1 {
+                    t + gap
+                } else {
+                    SimTime::MAX
+                }
+            );
+        }
     }
 
     fn ack(n: u64) -> Ack {
@@ -1087,6 +1165,7 @@ mod tests {
             rack: true,
             abc: false,
             rto_ssthresh: RtoSsthresh::Rfc5681,
+            mss_bytes: 1500,
         };
         Sender::new(cfg, AnyCc::NewReno(NewReno))
     }

@@ -22,9 +22,11 @@
 //! Units: bandwidth in segments per second, windows in segments.
 //!
 //! bufsim specifics (each stated where it is coded):
-//! - the send quantum is one segment: the sender releases one segment per
-//!   1/pacing_rate (`tcp::sender`), so BBRInflight's allowance for
-//!   quanta is 3 segments;
+//! - the send quantum (section 4.2.2) is counted in whole segments: at
+//!   each pacing event the sender (`tcp::sender`) releases up to
+//!   `send_quantum` segments back to back and paces the next event
+//!   quantum / pacing_rate later; `tcp_params.send_quantum = "segment"`
+//!   makes it one segment at every rate (ns-3's TcpBbr; see [`Quantum`]);
 //! - the ProbeBW phase randomization draws from a generator seeded with
 //!   the time of the flow's first ACK (the controller has no RNG stream;
 //!   runs stay deterministic, and flows that start apart draw apart);
@@ -54,6 +56,28 @@ pub struct BbrConfig {
     pub probe_rtt_duration_s: f64,
     /// Smallest cwnd, segments.
     pub min_pipe_cwnd: f64,
+    /// How many segments leave at one pacing event.
+    pub send_quantum: Quantum,
+}
+
+/// The send quantum's rule (`tcp_params.send_quantum`).
+///
+/// `Draft` (the default) is the draft's BBRSetSendQuantum: the quantum
+/// grows with the pacing rate to 1 ms of data (at most 64 KB), as Linux
+/// sizes its TSO bursts for BBR (`bbr_tso_segs_goal`); BBRInflight adds
+/// three quanta to cwnd. `Segment` sends one segment per 1/pacing_rate at
+/// every rate with three segments of allowance, as ns-3's TcpBbr paces
+/// (it has no segmentation offload): smoother arrivals at the bottleneck,
+/// one pacing event per segment. The draft is the default because it is
+/// the specification the variant cites and the behaviour of the stack
+/// BBR was designed on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Quantum {
+    /// draft-cardwell-iccrg-bbr-congestion-control-00 section 4.2.2.
+    Draft,
+    /// One segment.
+    Segment,
 }
 
 impl Default for BbrConfig {
@@ -76,6 +100,7 @@ impl Default for BbrConfig {
             probe_rtt_duration_s: 0.2,
             //= section 4.2.3.3: BBRMinPipeCwnd, "4 packets".
             min_pipe_cwnd: 4.0,
+            send_quantum: Quantum::Draft,
         }
     }
 }
@@ -88,8 +113,16 @@ const PACING_GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
 const FULL_BW_THRESH: f64 = 1.25;
 const FULL_BW_COUNT: u32 = 3;
 //= section 4.2.3.2: BBRInflight adds "3 * BBR.send_quantum" for quanta in
-//= offload and pacing; bufsim's send quantum is one segment.
+//= offload and pacing.
 const QUANTA: f64 = 3.0;
+//= section 4.2.2 BBRSetSendQuantum: "if (BBR.pacing_rate < 1.2 Mbps)
+//= BBR.send_quantum = 1 * MSS; else if (BBR.pacing_rate < 24 Mbps)
+//= BBR.send_quantum = 2 * MSS; else BBR.send_quantum =
+//= min(BBR.pacing_rate * 1ms, 64KBytes)".
+const QUANTUM_ONE_BELOW_BPS: f64 = 1.2e6;
+const QUANTUM_TWO_BELOW_BPS: f64 = 24e6;
+const QUANTUM_TIME_S: f64 = 1e-3;
+const QUANTUM_MAX_BYTES: f64 = 65536.0;
 //= section 4.1.2.3: before any RTT sample, RTprop is taken as 1 ms for the
 //= initial pacing rate ("nominal_bandwidth = InitialCwnd / (SRTT ? SRTT : 1ms)").
 const DEFAULT_RTT: SimTime = SimTime::from_millis(1);
@@ -143,6 +176,28 @@ fn ceil(x: f64) -> f64 {
         if t < x { t + 1.0 } else { t }
     } else {
         x.ceil()
+    }
+}
+
+/// The send quantum, whole segments, at pacing rate `rate` (segments/s)
+/// with segments of `mss_bytes` bytes (section 4.2.2 BBRSetSendQuantum).
+/// The draft counts bytes; a quantum of whole segments rounds
+/// rate x 1 ms down (Linux: `bbr_tso_segs_goal`), never below the
+/// draft's 2 segments at 1.2 Mbps and above. Both versions use this rule:
+/// draft-cardwell-iccrg-bbr-congestion-control-02 (section 4.6.3, BBRv2,
+/// v3's predecessor) writes it as min(pacing_rate x 1 ms, 64 KB) with a
+/// floor of 1 segment below 1.2 Mbps and 2 above, which differs only for
+/// segments under 1500 B between 1.2 and 24 Mbps.
+pub fn send_quantum(rate: f64, mss_bytes: u32) -> u32 {
+    let mss = mss_bytes as f64;
+    let bps = rate * mss * 8.0;
+    if bps < QUANTUM_ONE_BELOW_BPS {
+        1
+    } else if bps < QUANTUM_TWO_BELOW_BPS {
+        2
+    } else {
+        // `as` truncates: whole segments, rounded down.
+        (((rate * mss * QUANTUM_TIME_S).min(QUANTUM_MAX_BYTES) / mss) as u32).max(2)
     }
 }
 
@@ -247,6 +302,8 @@ pub struct Bbr {
     pub filled_pipe: bool,
     full_bw: f64,
     full_bw_count: u32,
+    /// Send quantum, segments (1 until the first ACK sets it).
+    pub quantum: u32,
     // ProbeBW gain cycling (section 4.3.4).
     cycle_index: usize,
     cycle_stamp: SimTime,
@@ -339,8 +396,13 @@ impl Variant for Bbr {
                 ),
             ));
         }
+        let send_quantum = match p.word("send_quantum", &["draft", "segment"])?.as_deref() {
+            Some("segment") => Quantum::Segment,
+            _ => d.send_quantum,
+        };
         Ok(BbrConfig {
             version: v as u8,
+            send_quantum,
             ..d
         })
     }
@@ -381,6 +443,7 @@ impl Bbr {
             filled_pipe: false,
             full_bw: 0.0,
             full_bw_count: 0,
+            quantum: 1,
             cycle_index: 0,
             cycle_stamp: SimTime::ZERO,
             probe_rtt_done_stamp: None,
@@ -433,7 +496,7 @@ impl Bbr {
             return self.initial_cwnd;
         }
         let bdp = self.bw() * self.rtprop_s;
-        ceil(gain * bdp + QUANTA)
+        ceil(gain * bdp + QUANTA * self.quantum as f64)
     }
 
     /// The current pacing gain.
@@ -1004,7 +1067,7 @@ impl Bbr {
         if self.rtprop == SimTime::MAX {
             return self.initial_cwnd;
         }
-        ceil(gain * self.max_bw() * self.rtprop_s + QUANTA)
+        ceil(gain * self.max_bw() * self.rtprop_s + QUANTA * self.quantum as f64)
     }
 
     //= BBRAdaptLowerBoundsFromCongestion, once per round: "if
@@ -1116,11 +1179,20 @@ impl CongestionControl for Bbr {
         self.update_rtprop(s);
         self.check_probe_rtt(w, s);
         self.set_pacing_rate();
+        //= section 4.2: on every ACK, "BBRSetPacingRate(); BBRSetSendQuantum();
+        //= BBRSetCwnd()".
+        if self.cfg.send_quantum == Quantum::Draft {
+            self.quantum = send_quantum(self.pacing_rate, s.mss_bytes);
+        }
         self.set_cwnd(w, s, losses);
     }
 
     fn pacing_rate(&self) -> Option<f64> {
         Some(self.pacing_rate)
+    }
+
+    fn send_quantum(&self) -> u32 {
+        self.quantum
     }
 }
 
@@ -1154,6 +1226,7 @@ mod tests {
             retransmits: 0,
             ece: false,
             srtt: None,
+            mss_bytes: 1500,
         }
     }
 
@@ -1180,10 +1253,15 @@ mod tests {
 
     /// Startup: gain 2/ln 2 = 2.885; pacing rate = gain * BtlBw; three
     /// rounds without 25% growth fill the pipe, Drain paces at ln 2 / 2 =
-    /// 0.347 until inflight <= BDP + 3, then ProbeBW.
+    /// 0.347 until inflight <= BDP + 3, then ProbeBW. One-segment quanta
+    /// (3 segments of allowance); the draft's quanta are checked in
+    /// `send_quantum_param_and_inflight_allowance`.
     #[test]
     fn startup_drain_probe_bw() {
-        let cfg = BbrConfig::default();
+        let cfg = BbrConfig {
+            send_quantum: Quantum::Segment,
+            ..BbrConfig::default()
+        };
         assert!((cfg.high_gain - 2.885_390_081_777_927).abs() < 1e-12);
         let mut b = Bbr::new(cfg);
         let mut w = Window {
@@ -1364,5 +1442,52 @@ mod tests {
                 .unwrap_err()
                 .contains("delivery-rate")
         );
+    }
+
+    /// BBRSetSendQuantum's three bands (section 4.2.2), hand-computed for
+    /// 1500 B segments: 100 segments/s = 1.2 Mbps is the first edge, 2000
+    /// segments/s = 24 Mbps the second; 100 Mbps (8333 segments/s) gives
+    /// 12.5 KB per ms = 8 whole segments; 1 Gbps is capped at 64 KB = 43.
+    #[test]
+    fn send_quantum_bands() {
+        assert_eq!(send_quantum(99.0, 1500), 1);
+        assert_eq!(send_quantum(100.0, 1500), 2);
+        assert_eq!(send_quantum(1999.0, 1500), 2);
+        assert_eq!(send_quantum(2000.0, 1500), 2);
+        assert_eq!(send_quantum(100e6 / 12000.0, 1500), 8);
+        assert_eq!(send_quantum(1e9 / 12000.0, 1500), 43);
+        // 500 B segments at 100 Mbps: 12.5 KB = 25 segments.
+        assert_eq!(send_quantum(100e6 / 4000.0, 500), 25);
+    }
+
+    /// `send_quantum` reads "draft" (the default) or "segment" and names
+    /// itself on anything else; the quantum enters BBRInflight as 3 quanta.
+    #[test]
+    fn send_quantum_param_and_inflight_allowance() {
+        let read = |t: &str| {
+            let m: serde_json::Map<String, serde_json::Value> = serde_json::from_str(t).unwrap();
+            Bbr::read(&mut Params::new(&m))
+        };
+        assert_eq!(read("{}").unwrap().send_quantum, Quantum::Draft);
+        let seg = read(r#"{"send_quantum": "segment"}"#).unwrap();
+        assert_eq!(seg.send_quantum, Quantum::Segment);
+        let err = read(r#"{"send_quantum": "tso"}"#).unwrap_err();
+        assert_eq!(err.0, "send_quantum");
+        assert!(err.1.contains("draft, segment"), "{}", err.1);
+        // 100 Mbps in 1500 B segments, RTprop 40 ms: BDP 333.3 segments.
+        let rate = 100e6 / 12000.0;
+        for (cfg, quanta) in [(BbrConfig::default(), 24.0), (seg, 3.0)] {
+            let mut b = Bbr::new(cfg);
+            let mut w = Window {
+                cwnd: 10.0,
+                ssthresh: f64::INFINITY,
+            };
+            b.on_rate_sample(&mut w, &sample(40, rate, 40, 0, 10, 10));
+            b.pacing_rate = rate;
+            if cfg.send_quantum == Quantum::Draft {
+                b.quantum = send_quantum(rate, 1500);
+            }
+            assert_eq!(b.inflight(1.0), (rate * 0.040 + quanta).ceil());
+        }
     }
 }

@@ -243,6 +243,7 @@ mod tests {
             rack: false,
             abc: false,
             rto_ssthresh: RtoSsthresh::Rfc5681,
+            mss_bytes: 1500,
         };
         let mut s = Sender::new(
             cfg,

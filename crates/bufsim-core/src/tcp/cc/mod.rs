@@ -95,6 +95,8 @@ pub struct AckSample {
     pub ece: bool,
     /// Smoothed RTT, if measured.
     pub srtt: Option<SimTime>,
+    /// Segment size, bytes.
+    pub mss_bytes: u32,
 }
 
 /// Standard slow start, shared by every variant: RFC 5681 section 3.1,
@@ -173,10 +175,17 @@ pub trait CongestionControl {
         let _ = (w, s);
     }
 
-    /// The pacing rate, segments per second: the sender releases one
-    /// segment per 1/rate. Default: `None`, not paced (window-limited bursts).
+    /// The pacing rate, segments per second: the sender releases
+    /// [`Self::send_quantum`] segments per quantum/rate. Default: `None`, not
+    /// paced (window-limited bursts).
     fn pacing_rate(&self) -> Option<f64> {
         None
+    }
+
+    /// Segments a paced sender releases back to back at one pacing event;
+    /// the next event comes quantum / [`Self::pacing_rate`] later. Default 1.
+    fn send_quantum(&self) -> u32 {
+        1
     }
 }
 
@@ -297,6 +306,11 @@ macro_rules! variants {
             #[inline]
             pub fn pacing_rate(&self) -> Option<f64> {
                 match self { $(AnyCc::$arm(c) => c.pacing_rate(),)* }
+            }
+            /// See [`CongestionControl::send_quantum`].
+            #[inline]
+            pub fn send_quantum(&self) -> u32 {
+                match self { $(AnyCc::$arm(c) => c.send_quantum(),)* }
             }
         }
 
