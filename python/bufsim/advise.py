@@ -65,6 +65,7 @@ import pandas as pd
 
 from bufsim import _core, models
 from bufsim._core import BufsimError
+from bufsim._stats import t_half_width
 from bufsim.scenario import Scenario
 from bufsim.timescales import time_scales
 
@@ -142,9 +143,7 @@ class Objective:
         m = float(v.mean())
         half = 0.0
         if len(v) > 1 and confidence > 0:
-            from scipy import stats  # scipy loads on first use (see bufsim/__init__.py)
-
-            half = float(stats.t.ppf(confidence, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)))
+            half = t_half_width(v, confidence)
         return m, (m - half if self.op == ">=" else m + half)
 
     def holds(self, values: Sequence[float], confidence: float) -> bool:

@@ -34,7 +34,8 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-from scipy import stats
+
+from bufsim._stats import t_half_width
 
 if TYPE_CHECKING:
     from bufsim.result import Result
@@ -65,7 +66,7 @@ def _mean_ci(values: pd.Series, confidence: float) -> tuple[float, float, float]
     m = float(v.mean())
     if len(v) < 2:
         return m, math.nan, math.nan
-    half = float(stats.t.ppf(0.5 + confidence / 2, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)))
+    half = t_half_width(v, 0.5 + confidence / 2)
     return m, m - half, m + half
 
 
