@@ -693,6 +693,14 @@ impl Bbr {
 
     //= section 4.2.1 BBRSetPacingRateWithGain: "rate = pacing_gain * BBR.BtlBw;
     //= if (BBR.filled_pipe || rate > BBR.pacing_rate) BBR.pacing_rate = rate".
+    //= section 4.2: on every ACK, "BBRSetPacingRate(); BBRSetSendQuantum();
+    //= BBRSetCwnd()" (draft-ietf-ccwg-bbr-01: the same order).
+    fn set_send_quantum(&mut self, mss_bytes: u32) {
+        if self.cfg.send_quantum == Quantum::Draft {
+            self.quantum = send_quantum(self.pacing_rate, mss_bytes);
+        }
+    }
+
     fn set_pacing_rate(&mut self) {
         let margin = if self.v3.is_some() {
             1.0 - V3_PACING_MARGIN
@@ -989,6 +997,7 @@ impl Bbr {
         }
         self.check_probe_rtt(w, s);
         self.set_pacing_rate();
+        self.set_send_quantum(s.mss_bytes);
         self.set_cwnd(w, s, losses);
     }
 
@@ -1179,11 +1188,7 @@ impl CongestionControl for Bbr {
         self.update_rtprop(s);
         self.check_probe_rtt(w, s);
         self.set_pacing_rate();
-        //= section 4.2: on every ACK, "BBRSetPacingRate(); BBRSetSendQuantum();
-        //= BBRSetCwnd()".
-        if self.cfg.send_quantum == Quantum::Draft {
-            self.quantum = send_quantum(self.pacing_rate, s.mss_bytes);
-        }
+        self.set_send_quantum(s.mss_bytes);
         self.set_cwnd(w, s, losses);
     }
 
