@@ -212,6 +212,12 @@ impl Sender {
         self.sb.as_ref().map_or(self.flight(), Scoreboard::pipe)
     }
 
+    /// Whether the pacing event opened at `now` has send quantum left.
+    #[inline]
+    fn in_burst(&self, now: SimTime) -> bool {
+        now == self.burst_at && self.burst_left > 0
+    }
+
     /// Whether pacing lets a segment leave at `now` (a new pacing event
     /// opens, or the one open at `now` has quantum left); if not, arm the
     /// pacing timer for `pace_next`.
@@ -219,7 +225,7 @@ impl Sender {
     fn pace_ok(&mut self, now: SimTime) -> bool {
         if self.rate.is_none()
             || now >= self.pace_next
-            || (now == self.burst_at && self.burst_left > 0)
+            || self.in_burst(now)
             || self.cc.pacing_rate().is_none()
         {
             return true;
@@ -294,7 +300,7 @@ impl Sender {
                 if rate != self.pace_gap.0 {
                     self.pace_gap = (rate, SimTime::from_secs_f64(1.0 / rate));
                 }
-                if now != self.burst_at || self.burst_left == 0 {
+                if !self.in_burst(now) {
                     self.burst_at = now;
                     self.burst_left = self.cc.send_quantum();
                     self.pace_next = now;

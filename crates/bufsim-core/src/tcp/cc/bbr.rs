@@ -1489,9 +1489,7 @@ mod tests {
             };
             b.on_rate_sample(&mut w, &sample(40, rate, 40, 0, 10, 10));
             b.pacing_rate = rate;
-            if cfg.send_quantum == Quantum::Draft {
-                b.quantum = send_quantum(rate, 1500);
-            }
+            b.set_send_quantum(1500);
             assert_eq!(b.inflight(1.0), (rate * 0.040 + quanta).ceil());
         }
     }
