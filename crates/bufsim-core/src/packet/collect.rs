@@ -35,8 +35,9 @@
 //! each half of the statistics window, as `<metric>_half1` and
 //! `<metric>_half2` (a run whose halves disagree has not converged). The
 //! accumulators are copied at the window's middle; a half's goodput counts
-//! the segments that reached their receiver in it (the whole window's
-//! convention at its end), a half's congestion events those that began in it.
+//! the segments whose serialization on the bottleneck ended in it (the
+//! instant their receiver takes them, see the engine's module doc), a
+//! half's congestion events those that began in it.
 //!
 //! Flow-level metrics: `active_flows_mean` (time average over the window of
 //! the transfers in progress, persistent flows included) and
@@ -263,7 +264,8 @@ pub struct Collector {
     // conservation (whole run)
     /// Packets sent (TCP segments and background).
     pub sent: u64,
-    /// Packets that reached their receiver or sink.
+    /// Packets that reached their receiver or sink (at the end of their
+    /// serialization: the link's propagation is in the return path).
     pub delivered: u64,
     queue_drops: u64,
     random_drops_total: u64,

@@ -7,8 +7,20 @@
 //! one-way access delay is `(rtt - 2 * link.delay) / 2` each way, so the
 //! round-trip propagation delay equals the flow's configured RTT.
 //!
+//! The bottleneck link's propagation is folded into the return path: the
+//! receiver takes a segment when its serialization ends, and the ACK it
+//! sends takes `link.delay` plus the return delay to reach the sender. Past
+//! the bottleneck nothing is shared and the receiver's only output is its
+//! ACKs, so the sender sees every ACK at the same instant as with a
+//! separate link delay line (the delayed-ACK timer runs from the same
+//! earlier instant, its ACK arrives at the same time too), with one pending
+//! event and one delay line fewer per packet. What moves is only when the
+//! engine counts a segment as delivered (`packets_delivered`, a flow's
+//! `rcv_nxt`, a random loss): at the end of its serialization, the instant
+//! goodput was already measured at ([`Collector::delivered_new`]).
+//!
 //! Poisson background packets join the bottleneck queue directly and leave
-//! into a sink after the link.
+//! into a sink after their serialization.
 //!
 //! Pending events stay O(flows): every FIFO delay line ([`Pipe`]) keeps one
 //! event for its head, the bottleneck one for the packet in service, and
@@ -20,7 +32,7 @@
 //! groups with a `size`, open-loop arrivals, closed-loop users) take a slot
 //! when they arrive and give it back to a free list once their transfer is
 //! over *and* the slot is quiet: no packet of it in the access pipe, the
-//! bottleneck queue or link (`Flow::in_net`), no ACK on the return
+//! bottleneck queue or in service (`Flow::in_net`), no ACK on the return
 //! path and no delayed-ACK timer pending. A stale retransmission-timer event
 //! may still fire for a reused slot; the lazy check (`rto_event_at`) ignores
 //! it. So memory stays O(peak active flows) and pending events
@@ -57,9 +69,8 @@ const DELACK_TIMEOUT: SimTime = SimTime(200_000_000_000);
 /// Call the progress hook every this many events.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
-/// Event-queue slots of the bottleneck's singleton events.
+/// Event-queue slot of the bottleneck's "transmission done" event.
 const SLOT_TX_DONE: usize = 0;
-const SLOT_LINK_HEAD: usize = 1;
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -75,8 +86,6 @@ enum Ev {
     AccessHead(u32),
     /// The bottleneck finished serializing the packet in service.
     TxDone,
-    /// Head packet of the bottleneck link's pipe leaves the link.
-    LinkHead,
     /// Head ACK of flow `f`'s return path reaches its sender.
     AckHead(u32),
     /// Flow `f`'s retransmission timer may have expired (checked lazily).
@@ -108,10 +117,13 @@ struct Flow {
     access: Pipe<Sent>,
     /// ACKs on the return path.
     acks: Pipe<WireAck>,
+    /// From the end of a segment's serialization at the bottleneck to its
+    /// ACK's arrival at the sender: the link's and the return path's
+    /// propagation (see the module doc).
     return_delay: SimTime,
     loss: f64,
     mss: u32,
-    /// Packets at the bottleneck (queue, service, link): counted here, in
+    /// Packets at the bottleneck (queue, service): counted here, in
     /// the flow's own state that the access-head and delivery events read
     /// anyway, to keep those events from touching another cache line.
     in_net: u32,
@@ -252,7 +264,7 @@ impl Flow {
                 .ecn_per_packet(grp.cc.ecn_per_packet()),
             mss: grp.mss_bytes,
             access_delay: access,
-            return_delay: rtt - s.link.delay - access,
+            return_delay: rtt - access,
             access_rate: grp.access_rate_bps.map(BitsPerSec),
             access_free_at: SimTime::ZERO,
             access_buffer: grp.access_buffer_pkts,
@@ -316,7 +328,6 @@ struct Sim<'s> {
     /// `capacity` (see [`Sim::tx_time`]).
     tx_memo: (u32, SimTime),
     in_service: Option<Packet>,
-    link: Pipe<Packet>,
     col: Collector,
     out: Vec<u64>,
     /// Persistent flows: slots `0..persistent`.
@@ -411,7 +422,6 @@ impl<'s> Sim<'s> {
             capacity: BitsPerSec(s.link.capacity_bps),
             tx_memo: (0, BitsPerSec(s.link.capacity_bps).tx_time(0)),
             in_service: None,
-            link: Pipe::default(),
             col: Collector::new(s, groups),
             out: Vec::with_capacity(64),
             persistent,
@@ -584,7 +594,6 @@ impl<'s> Sim<'s> {
                 Ev::Wake(u) => self.wake(u),
                 Ev::AccessHead(f) => self.access_head(f),
                 Ev::TxDone => self.tx_done(),
-                Ev::LinkHead => self.link_head(),
                 Ev::AckHead(f) => self.ack_head(f),
                 Ev::Rto(f) => self.rto(f),
                 Ev::Pace(f) => self.pace(f),
@@ -794,23 +803,12 @@ impl<'s> Sim<'s> {
             .take()
             .expect("TxDone without a packet in service");
         self.col.busy += now - self.col.tx_start;
-        let at = now + self.s.link.delay;
-        if self.link.push(at, p) {
-            self.events.push_slot(SLOT_LINK_HEAD, at, Ev::LinkHead);
-        }
         self.start_tx();
+        self.deliver(p);
     }
 
-    fn link_head(&mut self) {
-        while let Some(p) = self.link.pop_ready(self.now) {
-            self.deliver(p);
-        }
-        if let Some(t) = self.link.head_time() {
-            self.events.push_slot(SLOT_LINK_HEAD, t, Ev::LinkHead);
-        }
-    }
-
-    /// A packet leaves the bottleneck link.
+    /// A packet's serialization on the bottleneck ended: its receiver takes
+    /// it (the link's propagation is in the return delay, see the module doc).
     fn deliver(&mut self, p: Packet) {
         if p.flow == BACKGROUND {
             self.col.delivered += 1;
@@ -837,7 +835,7 @@ impl<'s> Sim<'s> {
         }
         let action = flow.receiver.on_segment(p.seq);
         if flow.receiver.received > before {
-            self.col.delivered_new(f, self.now - self.s.link.delay, tx);
+            self.col.delivered_new(f, self.now, tx);
         }
         match action {
             AckAction::Now => self.send_ack(f),
@@ -937,8 +935,7 @@ impl<'s> Sim<'s> {
             .map(|f| f.access.len() as u64)
             .sum::<u64>()
             + self.queue.occupancy().pkts
-            + self.in_service.is_some() as u64
-            + self.link.len() as u64;
+            + self.in_service.is_some() as u64;
         for f in 0..self.flows.len() {
             let flow = &self.flows[f];
             if flow.finite && flow.active {
