@@ -80,13 +80,19 @@ impl HsLaw {
     /// b(w), the decrease fraction at window `w`.
     #[inline]
     pub fn b(&self, w: f64) -> f64 {
-        let std = AimdConfig::default();
         if w <= self.cfg.low_window {
-            return std.b;
+            return AimdConfig::default().b;
         }
+        self.b_of_ln(w.ln())
+    }
+
+    /// b(w) above Low_Window, from `ln_w` = log(w).
+    #[inline]
+    fn b_of_ln(&self, ln_w: f64) -> f64 {
+        let std = AimdConfig::default();
         //= RFC 3649 section 5: b(w) = (High_Decrease - 0.5)
         //=   (log(w) - log(Low_Window)) / (log(High_Window) - log(Low_Window)) + 0.5
-        (self.cfg.high_decrease - std.b) * (w.ln() - self.ln_low_w) * self.inv_ln_range + std.b
+        (self.cfg.high_decrease - std.b) * (ln_w - self.ln_low_w) * self.inv_ln_range + std.b
     }
 
     /// a(w), the increase in packets per RTT at window `w`.
@@ -96,9 +102,12 @@ impl HsLaw {
         if w <= self.cfg.low_window {
             return std.a;
         }
-        let b = self.b(w);
+        // One logarithm for both factors: w^(2 + 1/S) = exp((2 + 1/S) log w)
+        // (a `powf` call took a third of HighSpeed's per-ACK instructions).
+        let ln_w = w.ln();
+        let b = self.b_of_ln(ln_w);
         //= RFC 3649 section 5: a(w) = w^2 p(w) 2 b(w) / (2 - b(w)).
-        let a = self.k_p * w.powf(self.exp_p) * 2.0 * b / (2.0 - b);
+        let a = self.k_p * (self.exp_p * ln_w).exp() * 2.0 * b / (2.0 - b);
         a.max(std.a)
     }
 }
