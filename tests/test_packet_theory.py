@@ -161,3 +161,19 @@ def test_timeseries_and_flow_table_are_consistent():
     assert r.flows["goodput_bps"].sum() == pytest.approx(r.summary["goodput_bps"])
     assert r.summary["jain_index"] <= 1.0
     assert math.isfinite(r.summary["sync_mean"])
+
+
+@pytest.mark.parametrize("delay", ["1ms", "20ms", "45ms"])
+def test_an_idle_path_measures_the_configured_round_trip(delay):
+    # One segment in flight (rwnd 1 packet) on an idle path: every RTT sample
+    # is the propagation round trip (100 ms, whatever part of it is the
+    # bottleneck link's delay) plus one serialization of 1000 B at 10 Mbps
+    # (0.8 ms), and an EWMA of equal samples is that sample. The engine
+    # carries the link's propagation on the ACK's way back: this checks that
+    # none of it is lost or counted twice. Tolerance 1 us: SimTime rounding.
+    s = one_flow("10pkt", duration="40s", rwnd="1pkt")
+    s["link"]["delay"] = delay
+    r = bufsim.simulate(s)
+    assert r.flows["srtt_s"].iloc[0] == pytest.approx(0.1008, abs=1e-6)
+    # Stop-and-wait: one segment per round trip.
+    assert r.summary["goodput_bps"] == pytest.approx(8000 / 0.1008, rel=0.01)
