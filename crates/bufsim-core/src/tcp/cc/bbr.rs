@@ -693,14 +693,6 @@ impl Bbr {
 
     //= section 4.2.1 BBRSetPacingRateWithGain: "rate = pacing_gain * BBR.BtlBw;
     //= if (BBR.filled_pipe || rate > BBR.pacing_rate) BBR.pacing_rate = rate".
-    //= section 4.2: on every ACK, "BBRSetPacingRate(); BBRSetSendQuantum();
-    //= BBRSetCwnd()" (draft-ietf-ccwg-bbr-01: the same order).
-    fn set_send_quantum(&mut self, mss_bytes: u32) {
-        if self.cfg.send_quantum == Quantum::Draft {
-            self.quantum = send_quantum(self.pacing_rate, mss_bytes);
-        }
-    }
-
     fn set_pacing_rate(&mut self) {
         let margin = if self.v3.is_some() {
             1.0 - V3_PACING_MARGIN
@@ -710,6 +702,14 @@ impl Bbr {
         let rate = self.pacing_gain * self.bw() * margin;
         if rate > 0.0 && (self.filled_pipe || rate > self.pacing_rate) {
             self.pacing_rate = rate;
+        }
+    }
+
+    //= section 4.2: on every ACK, "BBRSetPacingRate(); BBRSetSendQuantum();
+    //= BBRSetCwnd()" (draft-ietf-ccwg-bbr-01: the same order).
+    fn set_send_quantum(&mut self, mss_bytes: u32) {
+        if self.cfg.send_quantum == Quantum::Draft {
+            self.quantum = send_quantum(self.pacing_rate, mss_bytes);
         }
     }
 
