@@ -349,7 +349,10 @@ impl Queue {
 
     #[inline]
     fn integrate(&mut self, now: SimTime) {
-        self.area += self.occ.pkts as f64 * (now.0 - self.last_change.0) as f64;
+        // Through i64: the same f64 for values below 2^63 (106 days in
+        // picoseconds), one instruction each instead of an unsigned
+        // conversion's six (x86_64 before AVX-512); twice per packet.
+        self.area += self.occ.pkts as i64 as f64 * (now.0 - self.last_change.0) as i64 as f64;
         self.last_change = now;
     }
 
