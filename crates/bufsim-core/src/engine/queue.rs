@@ -134,7 +134,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedule `ev` at `time`.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: SimTime, ev: E) {
         self.seq += 1;
         self.len += 1;
