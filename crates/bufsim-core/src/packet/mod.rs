@@ -739,7 +739,9 @@ impl<'s> Sim<'s> {
             tr.enqueue(now, Self::trace_id(&self.col, &pkt), &pkt);
         }
         self.queue.enqueue(pkt, now);
-        self.drain_drops();
+        if !self.queue.drops.is_empty() {
+            self.drain_drops();
+        }
         debug_assert!(
             self.trace
                 .as_ref()
