@@ -134,6 +134,9 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedule `ev` at `time`.
+    ///
+    /// Always inlined: left to the compiler it stayed a call at each of the
+    /// packet engine's twenty sites, about 2% of a run's instructions.
     #[inline(always)]
     pub fn push(&mut self, time: SimTime, ev: E) {
         self.seq += 1;
