@@ -145,6 +145,13 @@ impl Ranges {
     /// go, and the first one left starts at `floor` at the earliest.
     #[inline]
     pub fn remove_below(&mut self, floor: u64) {
+        // An empty list (a loss-free ACK's scoreboard) costs no call.
+        if !self.is_empty() {
+            self.remove_below_nonempty(floor);
+        }
+    }
+
+    fn remove_below_nonempty(&mut self, floor: u64) {
         // Usually nothing or the first range goes: no search then.
         let gone = match self.first() {
             None => return,

@@ -169,22 +169,8 @@ impl Scoreboard {
 
     /// The cumulative ACK moved to `una`.
     pub fn on_cum_ack(&mut self, una: u64) {
-        if self.ranges.is_empty() && self.rack.is_none() {
-            // Nothing SACKed, no RACK (the loss-free ACK's path): no flag
-            // popped is SACKed, none is delivered to RACK, no range moves.
-            for _ in self.una..una {
-                let f = self.flags.pop_front().unwrap_or(0);
-                debug_assert_eq!(f & SACKED, 0, "a SACKed segment outside every range");
-                if f & RETX != 0 {
-                    self.retx_out -= 1;
-                }
-            }
-            self.una = self.una.max(una);
-            self.refresh_lost();
-            return;
-        }
         while self.una < una {
-            if let Some(&f) = self.flags.front() {
+            if let Some(f) = self.flags.pop_front() {
                 if f & SACKED != 0 {
                     self.sacked -= 1;
                 } else {
@@ -193,7 +179,6 @@ impl Scoreboard {
                     }
                     self.deliver(self.una, f);
                 }
-                self.flags.pop_front();
                 if let Some(r) = self.rack.as_mut() {
                     r.xmit.pop_front();
                 }
