@@ -739,9 +739,7 @@ impl<'s> Sim<'s> {
             tr.enqueue(now, Self::trace_id(&self.col, &pkt), &pkt);
         }
         self.queue.enqueue(pkt, now);
-        if !self.queue.drops.is_empty() {
-            self.drain_drops();
-        }
+        self.drain_drops();
         debug_assert!(
             self.trace
                 .as_ref()
@@ -756,6 +754,13 @@ impl<'s> Sim<'s> {
     /// the head for CoDel) to the collector.
     #[inline]
     fn drain_drops(&mut self) {
+        // Usually none: no call then.
+        if !self.queue.drops.is_empty() {
+            self.report_drops();
+        }
+    }
+
+    fn report_drops(&mut self) {
         let now = self.now;
         for (p, reason) in self.queue.drops.drain(..) {
             if let Some(tr) = &mut self.trace {
@@ -782,9 +787,7 @@ impl<'s> Sim<'s> {
     fn start_tx(&mut self) {
         let now = self.now;
         let next = self.queue.dequeue(now);
-        if !self.queue.drops.is_empty() {
-            self.drain_drops();
-        }
+        self.drain_drops();
         if let Some(p) = next {
             if let Some(tr) = &mut self.trace {
                 tr.dequeue(now, Self::trace_id(&self.col, &p), &p);
