@@ -187,18 +187,26 @@ impl Ranges {
     /// Replace ranges `lo..hi` (`lo <= hi <= len`) by the single range `r`,
     /// which must keep the list sorted and disjoint: `lo == hi` inserts,
     /// `hi == lo + 1` overwrites, more merges.
+    ///
+    /// Inlined for its two common cases (a SACK block or an out-of-order
+    /// segment extending or opening the highest range), which then cost no
+    /// call; the moves of the gap are out of line.
+    #[inline]
     pub fn replace(&mut self, lo: usize, hi: usize, r: (u64, u64)) {
         debug_assert!(lo <= hi && hi <= self.len());
         if hi == lo + 1 {
             let i = self.at(lo);
             self.buf[i] = r;
-            return;
-        }
-        if lo == hi && hi == self.len() {
+        } else if lo == hi && hi == self.len() {
             // Above every range: `buf`'s end is the top of the list.
             self.buf.push(r);
-            return;
+        } else {
+            self.replace_in_gap(lo, hi, r);
         }
+    }
+
+    /// [`Ranges::replace`] below the top or over several ranges.
+    fn replace_in_gap(&mut self, lo: usize, hi: usize, r: (u64, u64)) {
         // Bring the gap to just above the replaced ranges, then drop them
         // off the lower part and put r in their place.
         self.move_gap(hi);

@@ -359,16 +359,34 @@ impl Scoreboard {
     }
 
     /// Recompute [`Scoreboard::lost_bound`] and the segments it marks lost
-    /// (without RACK).
+    /// (without RACK). Inlined for the loss-free ACK's case, which then
+    /// costs no call.
     #[inline]
     fn refresh_lost(&mut self) {
         if self.rack.is_some() {
             return;
         }
         if self.ranges.is_empty() && self.lost_floor <= self.una {
-            // Nothing SACKed, no timeout floor: nothing lost (the loss-free
-            // ACK's path).
+            // Nothing SACKed, no timeout floor: nothing lost.
             (self.bound, self.lost_below) = (None, 0);
+        } else {
+            self.refresh_lost_sacked();
+        }
+    }
+
+    /// [`Scoreboard::refresh_lost`] with SACKed ranges or a timeout floor.
+    fn refresh_lost_sacked(&mut self) {
+        // The common case during recovery: the highest range alone holds
+        // DupThresh segments, so the bound lies in it, DupThresh below its
+        // end, with exactly DupThresh SACKed segments above (what
+        // `find_lost_bound` and `sacked_from` give, without their walks).
+        if let Some((s, e)) = self.ranges.last()
+            && e - s >= DUP_THRESH
+            && e - DUP_THRESH >= self.lost_floor
+        {
+            let b = e - DUP_THRESH;
+            self.bound = Some(b);
+            self.lost_below = (b - self.una) - (self.sacked - DUP_THRESH);
             return;
         }
         self.bound = self.find_lost_bound();
