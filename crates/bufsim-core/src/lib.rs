@@ -33,7 +33,7 @@ pub use scenario::{Scenario, ScenarioError};
 /// (`madvise` mode, Debian's default). With thousands of flows the per-flow
 /// state spans tens of megabytes read at random, and with 4 KiB pages the
 /// address translations cost a large share of the packet engine's time (on
-/// the virtual machines bufsim is benchmarked on, paired runs: -8% CPU time
+/// the virtual machines bufsim is benchmarked on, paired runs: -12% CPU time
 /// at 10,000 CUBIC flows, -5% with 10 HighSpeed flows at 10 Gbps, no change
 /// with 10 NewReno flows at 1 Gbps; glibc's allocator with huge pages
 /// forced on gave the same gain). Results do not depend on the allocator.
