@@ -23,17 +23,25 @@
 //!
 //! Side by side with an older engine: `BUFSIM_BENCH_BASELINE=<path of an
 //! older build of this benchmark>` runs every case in that binary too (same
-//! `BUFSIM_BENCH_CASE` protocol), one after the other, and prints the ratio
-//! of packets per CPU second (new / old; `nan` where the old benchmark
-//! lacks the case). All rows go to `target/criterion/packet-engine.json`,
+//! `BUFSIM_BENCH_CASE` protocol), `BUFSIM_BENCH_PAIRS` times (default 5)
+//! with both binaries running at once, one per core, and prints the median
+//! ratio of packets per CPU second (new / old; `nan` where the old
+//! benchmark lacks the case). Run one after the other, the ratio carried
+//! the machine's drift: on the shared virtual machines bufsim is developed
+//! on, the same binary's speed moves by a factor of 1.5-2 between runs. All
+//! rows (with every pair's ratio) go to `target/criterion/packet-engine.json`,
 //! beside criterion's outputs.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
 use bufsim_core::{Scenario, fluid, packet};
 use serde_json::{Value, json};
+
+/// Side-by-side runs per case with `BUFSIM_BENCH_BASELINE` (the median ratio
+/// is reported): `BUFSIM_BENCH_PAIRS`, or this many.
+const DEFAULT_PAIRS: usize = 5;
 
 /// The benchmark cases: (name, scenario).
 fn cases() -> Vec<(&'static str, Value)> {
@@ -233,18 +241,63 @@ fn run_case(name: &str, v: &Value) {
     );
 }
 
-/// Run case `name` in a child process of benchmark binary `exe`; its JSON
-/// line, or `None` when that binary does not know the case or failed.
-fn run_child(exe: &Path, name: &str) -> Option<Value> {
-    let out = Command::new(exe)
+/// Start case `name` in a child process of benchmark binary `exe`.
+fn spawn_child(exe: &Path, name: &str) -> Option<Child> {
+    Command::new(exe)
         .env("BUFSIM_BENCH_CASE", name)
-        .output()
-        .ok()?;
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()
+}
+
+/// The JSON line of a child started by [`spawn_child`], or `None` when its
+/// binary does not know the case or failed.
+fn child_result(child: Option<Child>) -> Option<Value> {
+    let out = child?.wait_with_output().ok()?;
     if !out.status.success() {
         return None;
     }
     let line = String::from_utf8_lossy(&out.stdout);
     serde_json::from_str(line.trim().lines().last()?).ok()
+}
+
+/// Run case `name` in a child process of benchmark binary `exe`, alone.
+fn run_child(exe: &Path, name: &str) -> Option<Value> {
+    child_result(spawn_child(exe, name))
+}
+
+/// Packets per CPU second of case `name` in this build (`exe`) over the
+/// baseline build, `pairs` times, each time with the two builds running at
+/// once (one per core). On a shared virtual machine the speed of the same
+/// binary drifts by a factor of 1.5-2 from one run to the next, more than
+/// most changes being measured; both members of a pair see the same
+/// drift. Also returns the baseline's first result.
+fn paired_ratios(exe: &Path, base: &Path, name: &str, pairs: usize) -> (Vec<f64>, Option<Value>) {
+    let rate = |r: &Value| r["pkts_per_cpu_s"].as_f64().unwrap_or(f64::NAN);
+    let mut first = None;
+    let mut ratios = Vec::new();
+    for _ in 0..pairs {
+        let (new, old) = (spawn_child(exe, name), spawn_child(base, name));
+        let (new, old) = (child_result(new), child_result(old));
+        let (Some(new), Some(old)) = (new, old) else {
+            break;
+        };
+        ratios.push(rate(&new) / rate(&old));
+        first.get_or_insert(old);
+    }
+    (ratios, first)
+}
+
+/// The median of `v` (NaN when empty).
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => s[n / 2],
+        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
+    }
 }
 
 /// Where the table goes: `target/criterion/packet-engine.json`.
@@ -271,6 +324,16 @@ fn main() {
         .collect();
     let exe = std::env::current_exe().expect("own path");
     let baseline = std::env::var_os("BUFSIM_BENCH_BASELINE").map(PathBuf::from);
+    let pairs = match std::env::var("BUFSIM_BENCH_PAIRS") {
+        Ok(v) => match v.parse::<usize>() {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                eprintln!("BUFSIM_BENCH_PAIRS = {v:?}: expected a whole number of at least 1");
+                std::process::exit(2);
+            }
+        },
+        Err(_) => DEFAULT_PAIRS,
+    };
     println!(
         "{:<40} {:>8} {:>11} {:>11} {:>8} {:>9} {:>6} {:>7} {:>8} {:>10} {:>6} {:>6}",
         "case",
@@ -301,10 +364,11 @@ fn main() {
         if name.starts_with("a-") {
             base = rate;
         }
-        let old = baseline.as_deref().and_then(|b| run_child(b, name));
-        let vs_base = old
-            .as_ref()
-            .map_or(f64::NAN, |o| rate / f(o, "pkts_per_cpu_s"));
+        let (ratios, old) = match baseline.as_deref() {
+            Some(b) => paired_ratios(&exe, b, name, pairs),
+            None => (Vec::new(), None),
+        };
+        let vs_base = median(&ratios);
         println!(
             "{:<40} {:>8.2} {:>11.3e} {:>11.3e} {:>8.2} {:>9.1} {:>6.3} {:>7.3} {:>8.3} {:>10.3e} {:>6.3} {:>6.3}",
             name,
@@ -323,6 +387,7 @@ fn main() {
         if let Some(o) = old {
             r["baseline"] = o;
             r["vs_baseline"] = json!(vs_base);
+            r["vs_baseline_pairs"] = json!(ratios);
         }
         rows.push(r);
     }
