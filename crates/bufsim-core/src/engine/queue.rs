@@ -327,7 +327,8 @@ mod tests {
     }
 
     /// Random interleavings of pushes (in the current bucket, the wheel,
-    /// beyond it, in the past, with ties) and pops give the heap's order.
+    /// beyond it, in the past, with ties, into free slots) and pops give
+    /// the heap's order.
     #[test]
     fn pops_in_the_order_of_a_binary_heap() {
         for seed in 0..40u64 {
@@ -336,6 +337,8 @@ mod tests {
             let mut h = Heap(BinaryHeap::new(), 0);
             let mut now = 0u64;
             let mut id = 0u32;
+            // The event each of three slots holds.
+            let mut held: [Option<u32>; 3] = [None; 3];
             for _ in 0..20_000 {
                 if rng.random_range(0..100) < 55 {
                     let ahead = match rng.random_range(0..6) {
@@ -353,14 +356,23 @@ mod tests {
                         now + ahead
                     };
                     id += 1;
-                    q.push(SimTime(t), id);
+                    let k = rng.random_range(0..12);
+                    if k < 3 && held[k].is_none() {
+                        q.push_slot(k, SimTime(t), id);
+                        held[k] = Some(id);
+                    } else {
+                        q.push(SimTime(t), id);
+                    }
                     h.push(t, id);
                 } else {
                     let a = q.pop().map(|(t, e)| (t.0, e));
                     let b = h.pop();
                     assert_eq!(a, b, "seed {seed}");
-                    if let Some((t, _)) = a {
+                    if let Some((t, e)) = a {
                         now = now.max(t);
+                        held.iter_mut()
+                            .filter(|s| **s == Some(e))
+                            .for_each(|s| *s = None);
                     }
                 }
                 assert_eq!(q.len(), h.0.len());
