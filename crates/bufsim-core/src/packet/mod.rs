@@ -329,6 +329,7 @@ struct Sim<'s> {
     tx_memo: (u32, SimTime),
     in_service: Option<Packet>,
     col: Collector,
+    /// Segments a sender just emitted, empty between events (reused).
     out: Vec<u64>,
     /// Persistent flows: slots `0..persistent`.
     persistent: usize,
@@ -649,18 +650,17 @@ impl<'s> Sim<'s> {
     /// the segments it emitted and arm the RTO event.
     #[inline]
     fn drive(&mut self, f: u32, op: impl FnOnce(&mut Flow, SimTime, &mut Vec<u64>)) {
-        let mut out = std::mem::take(&mut self.out);
-        op(&mut self.flows[f as usize], self.now, &mut out);
-        self.transmit(f, &mut out);
-        self.out = out;
+        op(&mut self.flows[f as usize], self.now, &mut self.out);
+        self.transmit(f);
     }
 
-    /// Put the segments in `out` on flow `f`'s access link; arm the RTO event.
-    fn transmit(&mut self, f: u32, out: &mut Vec<u64>) {
+    /// Put the segments in [`Sim::out`] on flow `f`'s access link (and
+    /// empty it); arm the RTO event.
+    fn transmit(&mut self, f: u32) {
         let now = self.now;
         let flow = &mut self.flows[f as usize];
         let ect = if flow.sender.ecn_capable() { ECT } else { 0 };
-        for &seq in out.iter() {
+        for &seq in self.out.iter() {
             let cwr = if flow.sender.take_cwr() { CWR } else { 0 };
             let pkt = Sent::new(seq, ect | cwr);
             // Send-time jitter (ns-2's overhead_), drawn only when configured.
@@ -695,8 +695,8 @@ impl<'s> Sim<'s> {
                 self.events.push(at, Ev::AccessHead(f));
             }
         }
-        self.col.sent += out.len() as u64;
-        out.clear();
+        self.col.sent += self.out.len() as u64;
+        self.out.clear();
         let deadline = flow.sender.deadline();
         if deadline < flow.rto_event_at {
             flow.rto_event_at = deadline;
