@@ -242,7 +242,11 @@ impl Receiver {
             ..Ack::default()
         };
         if self.sack {
-            a.sack[..self.nrecent].copy_from_slice(&self.recent[..self.nrecent]);
+            // Block by block: a copy of a variable length was a call to
+            // memcpy on every ACK.
+            for (b, &r) in a.sack.iter_mut().zip(&self.recent).take(self.nrecent) {
+                *b = r;
+            }
             a.nsack = self.nrecent as u8;
         }
         a
