@@ -153,10 +153,10 @@ impl Ranges {
 
     fn remove_below_nonempty(&mut self, floor: u64) {
         // Usually nothing or the first range goes: no search then.
-        let gone = match self.first() {
-            None => return,
-            Some((_, e)) if e > floor => 0,
-            _ => self.partition_point(|&(_, e)| e <= floor),
+        let gone = if self.first().is_some_and(|(_, e)| e > floor) {
+            0
+        } else {
+            self.partition_point(|&(_, e)| e <= floor)
         };
         let below = self.gap - self.head;
         if gone <= below {

@@ -376,28 +376,19 @@ impl Scoreboard {
 
     /// [`Scoreboard::refresh_lost`] with SACKed ranges or a timeout floor.
     fn refresh_lost_sacked(&mut self) {
-        // The common case during recovery: the highest range alone holds
-        // DupThresh segments, so the bound lies in it, DupThresh below its
-        // end, with exactly DupThresh SACKed segments above (what
-        // `find_lost_bound` and `sacked_from` give, without their walks).
-        if let Some((s, e)) = self.ranges.last()
-            && e - s >= DUP_THRESH
-            && e - DUP_THRESH >= self.lost_floor
-        {
-            let b = e - DUP_THRESH;
-            self.bound = Some(b);
-            self.lost_below = (b - self.una) - (self.sacked - DUP_THRESH);
-            return;
-        }
-        self.bound = self.find_lost_bound();
-        self.lost_below = match self.bound {
+        (self.bound, self.lost_below) = match self.find_lost_bound() {
             // Below the bound, all but the SACKed segments are lost.
-            Some(l) => (l - self.una) - (self.sacked - self.sacked_from(l)),
-            None => 0,
+            Some((l, above)) => (Some(l), (l - self.una) - (self.sacked - above)),
+            None => (None, 0),
         };
     }
 
-    fn find_lost_bound(&self) -> Option<u64> {
+    /// The lost bound and the SACKed segments at or above it. A bound set
+    /// by SACK lies DupThresh SACKed segments below the top, so exactly
+    /// DupThresh lie above it; it is found from the highest range down (in
+    /// recovery nearly always in the highest range itself). Only the
+    /// timeout floor needs the SACKed segments above it counted.
+    fn find_lost_bound(&self) -> Option<(u64, u64)> {
         let mut need = DUP_THRESH;
         let mut by_sack = None;
         for &(s, e) in self.ranges.iter_rev() {
@@ -408,9 +399,11 @@ impl Scoreboard {
             need -= e - s;
         }
         match by_sack {
-            Some(b) if b >= self.lost_floor => Some(b),
-            _ if self.lost_floor > self.una => Some(self.lost_floor),
-            b => b,
+            Some(b) if b >= self.lost_floor => Some((b, DUP_THRESH)),
+            _ if self.lost_floor > self.una => {
+                Some((self.lost_floor, self.sacked_from(self.lost_floor)))
+            }
+            b => b.map(|b| (b, DUP_THRESH)),
         }
     }
 
