@@ -176,6 +176,41 @@ def test_bad_stores(tmp_path):
         put(store, "k", status="maybe")
 
 
+def _open_in_step(roots, barrier, errors):
+    for root in roots:
+        barrier.wait()
+        try:
+            Store(root).close()
+        except StoreError as e:
+            errors.put(str(e))
+
+
+def test_processes_opening_a_new_store_at_once(tmp_path):
+    """Four processes open each of 40 new stores at the same moment (as two
+    sweep drivers and their workers do): every open succeeds. SQLite refuses
+    the race on switching to WAL and creating the tables at once, without
+    waiting; before the store retried it, about 2% of such opens failed with
+    "database is locked" (29 of 1,200 on this machine)."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    roots = [tmp_path / f"s{i}" for i in range(40)]
+    barrier, errors = ctx.Barrier(4), ctx.Queue()
+    procs = [ctx.Process(target=_open_in_step, args=(roots, barrier, errors)) for _ in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=300)
+    assert [p.exitcode for p in procs] == [0] * 4
+    found = []
+    while not errors.empty():
+        found.append(errors.get())
+    assert found == []
+    for root in roots:
+        with Store(root) as store:
+            assert len(store) == 0
+
+
 def test_sweeps_are_told_apart_and_runs_are_recorded(tmp_path):
     """A spec's name tags its points; bufsim run records its run as sweep
     'run', keyed as a sweep's point, so a sweep reuses it; a model runs

@@ -113,6 +113,32 @@ _COLUMNS = (
 )
 
 
+#: How long (s) a store operation waits for another process's lock before failing.
+_BUSY_TIMEOUT_S = 60.0
+
+
+def _retry_locked(step):
+    """Run ``step()``, again while SQLite answers "database is locked", for up to
+    :data:`_BUSY_TIMEOUT_S` seconds.
+
+    Opening a new store from several processes at once (two sweep drivers, a
+    driver and its workers) races on switching the file to WAL and creating
+    the tables. SQLite returns SQLITE_BUSY there at once, without waiting on its
+    busy timeout, where waiting could deadlock (https://sqlite.org/c3ref/busy_handler.html);
+    the step is idempotent, so it is simply run again after a short pause.
+    """
+    deadline = time.monotonic() + _BUSY_TIMEOUT_S
+    pause = 0.005
+    while True:
+        try:
+            return step()
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(2 * pause, 0.25)
+
+
 class StoreError(BufsimError, RuntimeError):
     """The store cannot be opened or read (the message says which file and why)."""
 
@@ -235,31 +261,39 @@ class Store:
             try:
                 self._db = sqlite3.connect(
                     self.root / "store.sqlite",
-                    timeout=60.0,
+                    timeout=_BUSY_TIMEOUT_S,
                     isolation_level=None,
                     check_same_thread=False,
                 )
-                self._db.execute("PRAGMA journal_mode=WAL")
-                # WAL + NORMAL: a committed point survives the process being
-                # killed (it is in the WAL); only a power loss can drop the last ones.
-                self._db.execute("PRAGMA synchronous=NORMAL")
             except sqlite3.Error as e:
                 raise StoreError(f"cannot open store {str(self.root)!r}: {e}") from None
         try:
-            self._db.executescript(_SCHEMA)
-            self._db.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
-                (str(SCHEMA_VERSION),),
-            )
-            (found,) = self._db.execute(
-                "SELECT value FROM meta WHERE key = 'schema_version'"
-            ).fetchone()
+            found = _retry_locked(self._initialize)
+        except sqlite3.OperationalError as e:
+            raise StoreError(f"cannot open store {self.path!r}: {e}") from None
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: not a bufsim results store ({e})") from None
         if str(found) != str(SCHEMA_VERSION):
             raise StoreError(
                 f"{self.path}: store schema version {found}, this bufsim reads version {SCHEMA_VERSION}"
             )
+
+    def _initialize(self) -> str:
+        """Set the journal mode, create the tables if missing; return the schema version found."""
+        if self.root is not None:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # WAL + NORMAL: a committed point survives the process being
+            # killed (it is in the WAL); only a power loss can drop the last ones.
+            self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        self._db.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+            (str(SCHEMA_VERSION),),
+        )
+        (found,) = self._db.execute(
+            "SELECT value FROM meta WHERE key = 'schema_version'"
+        ).fetchone()
+        return str(found)
 
     # ------------------------------------------------------------------ paths
 
