@@ -286,7 +286,6 @@ fn run_child(exe: &Path, name: &str) -> Option<Value> {
 /// most changes being measured; both members of a pair see the same
 /// drift. Also returns the baseline's first result.
 fn paired_ratios(exe: &Path, base: &Path, name: &str, pairs: usize) -> (Vec<f64>, Option<Value>) {
-    let rate = |r: &Value| r["pkts_per_cpu_s"].as_f64().unwrap_or(f64::NAN);
     let mut first = None;
     let mut ratios = Vec::new();
     for _ in 0..pairs {
@@ -295,10 +294,15 @@ fn paired_ratios(exe: &Path, base: &Path, name: &str, pairs: usize) -> (Vec<f64>
         let (Some(new), Some(old)) = (new, old) else {
             break;
         };
-        ratios.push(rate(&new) / rate(&old));
+        ratios.push(num(&new, "pkts_per_cpu_s") / num(&old, "pkts_per_cpu_s"));
         first.get_or_insert(old);
     }
     (ratios, first)
+}
+
+/// Field `k` of a case's JSON line as a number (NaN when missing).
+fn num(r: &Value, k: &str) -> f64 {
+    r[k].as_f64().unwrap_or(f64::NAN)
 }
 
 /// The median of `v` (NaN when empty).
@@ -371,8 +375,7 @@ fn main() {
             println!("{name:<40} failed");
             continue;
         };
-        let f = |r: &Value, k: &str| r[k].as_f64().unwrap_or(f64::NAN);
-        let rate = f(&r, "pkts_per_cpu_s");
+        let rate = num(&r, "pkts_per_cpu_s");
         if name.starts_with("a-") {
             base = rate;
         }
@@ -384,17 +387,17 @@ fn main() {
         println!(
             "{:<40} {:>8.2} {:>11.3e} {:>11.3e} {:>8.2} {:>9.1} {:>6.3} {:>7.3} {:>8.3} {:>10.3e} {:>6.3} {:>6.3}",
             name,
-            f(&r, "cpu_s"),
-            f(&r, "pkts_per_s"),
+            num(&r, "cpu_s"),
+            num(&r, "pkts_per_s"),
             rate,
-            f(&r, "events_per_pkt"),
-            f(&r, "peak_rss_mb"),
-            f(&r, "utilization"),
+            num(&r, "events_per_pkt"),
+            num(&r, "peak_rss_mb"),
+            num(&r, "utilization"),
             rate / base,
             vs_base,
-            f(&r, "flows_per_s"),
-            f(&r, "sync_mean"),
-            f(&r, "fluid_utilization"),
+            num(&r, "flows_per_s"),
+            num(&r, "sync_mean"),
+            num(&r, "fluid_utilization"),
         );
         if let Some(o) = old {
             r["baseline"] = o;
