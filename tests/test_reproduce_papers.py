@@ -109,19 +109,26 @@ def test_barman_red_fixed_point_gives_the_papers_loss_rate(barman):
     assert barman.loc[0.2, "red_model"] == pytest.approx(0.994, abs=0.005)
 
 
-def test_barman_red_simulation_sits_below_the_red_fixed_point(barman):
+def test_barman_red_simulation_sits_below_the_red_fixed_point(barman, quick):
     # Figure 7 shows simulation close to the RED fixed point. Here, with
     # simple RED at the paper's thresholds, the packet and fluid engines read
-    # 0.87-0.90 at 10% and 20% (quick and full), 0.09-0.12 under the fixed
-    # point: RED's early drops hit most flows in one congestion event
-    # (packet sync_mean 0.60-0.74) and the link idles after the common cut.
-    # They also sit below the same engines under drop-tail.
+    # 0.83-0.92 at 10% and 20%, 0.07-0.16 under the fixed point: RED's early
+    # drops hit most flows in one congestion event (packet sync_mean
+    # 0.60-0.74) and the link idles after the common cut. They also sit
+    # below the same engines under drop-tail. The packet run's spread over
+    # seeds 1-8 (RED's drop draws), quick (60 s): 0.835-0.881 at 10% (up to
+    # 0.153 under the fixed point), 0.874-0.916 at 20%; full (200 s, seeds
+    # 1-3): 0.862-0.879 and 0.894-0.903. Whether the packet engine takes
+    # two arrivals of the same picosecond in one order or the other (its
+    # module doc) moves a run within that spread, not the spread. The bound
+    # on the gap follows the spread: 0.16 quick, 0.15 full.
+    top = 0.16 if quick else 0.15
     for frac in (0.1, 0.2):
         row = barman.loc[frac]
         assert row["red_packet_sync"] >= 0.5
         for source in ("packet", "fluid"):
             gap = row["red_model"] - row[f"red_{source}"]
-            assert 0.06 <= gap <= 0.15, (frac, source, gap)
+            assert 0.06 <= gap <= top, (frac, source, gap)
             assert row[f"red_{source}"] < row[source], (frac, source)
     c = barman2005.claims(barman.reset_index()).set_index("claim")
     red = c[c.index.str.contains("fig. 7")]
@@ -194,18 +201,21 @@ def test_barman_25g_red_average_over_bursts(barman, quick):
 
 def test_barman_two_flows_rtt_unfairness(barman, quick):
     # Figures 5 and 6: two HSTCP flows, RTTs 80 and 42 ms, 1 Gbps. "The
-    # unfairness ... is due to difference in RTTs": the 42 ms flow gets 3.0x
+    # unfairness ... is due to difference in RTTs": the 42 ms flow gets 3.1x
     # the 80 ms flow's goodput under-buffered (1000 packets; RTT ratio
     # 1.9), more than the RTTs alone (synchronized losses, HSTCP's
     # w ~ p^-0.835). "A larger bottleneck buffer reduces the unfairness":
     # over-buffered (10,000 packets) 2.4x in the full run (900 s, 300 s
-    # warm-up); the quick run (100 s) has not converged after the 80 ms
-    # flow's start-up timeout and is not checked for it.
+    # warm-up). The quick run (100 s) has not converged after the 80 ms
+    # flow's start-up timeout: its under-buffered ratio swings from 1.5 to
+    # 13 when an RTT moves by 1 us (with either event order at picosecond
+    # ties, the packet engine's module doc), so it is checked for the
+    # direction only.
     t = barman2005.two_flows(barman).set_index("case")
     assert (t["ratio"] > 1.5).all()
-    assert t.loc["under-buffered", "ratio"] == pytest.approx(3.0, abs=0.4)
     assert t.loc["under-buffered", "utilization"] > 0.95
     if not quick:
+        assert t.loc["under-buffered", "ratio"] == pytest.approx(3.0, abs=0.4)
         assert t.loc["over-buffered", "ratio"] == pytest.approx(2.4, abs=0.3)
         c = barman2005.claims(barman.reset_index()).set_index("claim")
         assert c.loc["two HSTCP flows, larger buffer (figs. 5-6)", "verdict"] == "agrees"

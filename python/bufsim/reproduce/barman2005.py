@@ -22,7 +22,7 @@ fixed point. The paper's simulations used Adaptive RED; here it is simple
 RED (``adaptive`` off, ``gentle`` off, ``max_p = 0.1``, the fixed point's
 default, as the paper gives no value), the variant its fixed point models.
 Measured (full run, 200 s): at 10% and 20% the packet and fluid engines read
-0.87-0.90 against the fixed point's 0.988-0.994, with loss 6e-5 to 1.2e-4
+0.86-0.90 against the fixed point's 0.988-0.994, with loss 6e-5 to 1.2e-4
 against its 1e-5, and the packet engine's early drops hit most flows in the
 same congestion event (sync_mean 0.71-0.74). max_p is one lever the paper
 leaves open: a quick 60 s run at 20% with max_p = 0.01 read 0.943 (sync_mean
@@ -74,7 +74,7 @@ over 1 Gbps with 10 ms of delay, "the RTT of HSTCP1 is almost twice that of
 HSTCP2"; the paper gives neither RTTs nor buffers: here 80 and 42 ms, both
 starting at 0 s, 1000 packets (under-buffered: 10% of the 80 ms flow's
 BDP) and 10,000 packets (over-buffered: all of it). Measured (900 s, 300 s
-warm-up): the 42 ms flow gets 3.04x the 80 ms flow's goodput
+warm-up): the 42 ms flow gets 3.10x the 80 ms flow's goodput
 under-buffered, 2.41x over-buffered, against an RTT ratio of 1.90 (1.85
 and 1.35 with the mean queue added, the ratio independent losses would
 give): unfair, more than the RTTs alone, less than fully synchronized
@@ -84,7 +84,12 @@ measured sync_mean is 0.80), and less so with the larger buffer, as the
 paper says. The warm-up is long because the
 over-buffered run's 80 ms flow times out in slow start and HSTCP converges
 slowly: its ratio is 3.4-3.6 over 75-225 s, 2.0-2.1 over 675-900 s, still
-drifting; the 100 s quick run (7.5x) is not converged.
+drifting; the 100 s quick run (7.5x) is not converged. The under-buffered
+ratio hangs on the exact RTTs: with 80.001 and 42 ms it reads 1.5x, with
+79.999 and 41.999 ms 2.7x, and with 80 and 42.001 ms the 80 ms flow starves
+(51x; the same with either order of the packet engine's picosecond ties).
+What holds in every case is the paper's point: the shorter-RTT flow gets
+more.
 """
 
 from __future__ import annotations

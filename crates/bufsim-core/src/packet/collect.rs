@@ -387,11 +387,12 @@ impl Collector {
         }
     }
 
-    /// Flow `f` became active at `now`.
-    pub fn flow_started(&mut self, f: u32, now: SimTime) {
+    /// Flow `f` became active at `now`, its sender running `lag` behind
+    /// (the packet engine's module doc): its arrival is `now - lag`.
+    pub fn flow_started(&mut self, f: u32, now: SimTime, lag: SimTime) {
         self.tick(now);
         let st = &mut self.flows[f as usize];
-        st.arrival = now;
+        st.arrival = now - lag;
         if self.in_window && st.arrival >= self.warmup {
             self.arrived += 1;
         }
@@ -476,8 +477,16 @@ impl Collector {
     }
 
     /// Finite transfer in slot `f` is over at `now` (`finished`: its last
-    /// packet was acknowledged; otherwise the run ended first). Records its row.
-    pub fn transfer_end(&mut self, f: u32, now: SimTime, e: &FlowEnd, finished: bool) {
+    /// packet was acknowledged; otherwise the run ended first), its sender
+    /// running `lag` behind: it ended at `now - lag`. Records its row.
+    pub fn transfer_end(
+        &mut self,
+        f: u32,
+        now: SimTime,
+        lag: SimTime,
+        e: &FlowEnd,
+        finished: bool,
+    ) {
         if finished {
             self.tick(now);
             self.active -= 1;
@@ -492,7 +501,8 @@ impl Collector {
         if finished && self.in_window {
             self.completed += 1;
         }
-        let dur = (now - st.arrival).as_secs_f64();
+        let end = now - lag;
+        let dur = (end - st.arrival).as_secs_f64();
         let bytes = e.bytes(Some(st.size));
         let thr = if dur > 0.0 {
             bytes * 8.0 / dur
@@ -504,7 +514,7 @@ impl Collector {
             drops: st.drops_life,
             sent: e.stats.sent,
             size: Some(st.size),
-            end: finished.then_some(now),
+            end: finished.then_some(end),
         };
         let row = self.row(st, e, span);
         for (c, v) in self.rec.iter_mut().zip(row) {

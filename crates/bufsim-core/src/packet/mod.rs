@@ -19,6 +19,38 @@
 //! `rcv_nxt`, a random loss): at the end of its serialization, the instant
 //! goodput was already measured at ([`Collector::delivered_new`]).
 //!
+//! The access path's propagation is folded into the sender's clock: the
+//! sender runs its one-way access delay `d` behind the bottleneck, so what
+//! it does at engine time `t` is what it does at `t - d` on the path. Its
+//! segments join the bottleneck queue as they leave it (at `t`, the instant
+//! they would reach the queue after `d` of propagation), and its ACKs take
+//! the whole round trip back (`rtt`: the link's propagation, the return
+//! path's and `d`). A sender reacts only to its ACKs and its own timers,
+//! both seen `d` late, so the queue sees each segment at the same instant
+//! as over an access delay line, with one pending event and one delay line
+//! fewer per packet. The access pipe is left holding only what waits beyond
+//! propagation: a send-time jitter or an access link's serialization. What
+//! moves:
+//! - arrivals of different flows at the same picosecond (frequent with equal
+//!   RTTs, the packet times being a lattice) are taken in the order of the
+//!   events that sent them, not of the access pipes' events: a tie order,
+//!   as arbitrary as the one before, and a behaviour change where ties occur;
+//! - what is read from a sender at a time `t` is its state at `t - d`: a
+//!   time-series sample of its window, the active and long-flow counts, and
+//!   at the end of a run its counters (`packets_sent`, timeouts): the last
+//!   `d` of each sender is not simulated, so what it would have sent then is
+//!   neither sent nor in flight. A transfer's arrival and end in the flows
+//!   table are its sender's (engine time minus `d`), so completion times are
+//!   exact; a transfer arriving within `d` of the run's end never starts
+//!   (it has no row and does not count in `flows_arrived`).
+//!
+//! A closed-loop user's sender keeps the delay line and does not lag: the
+//! user thinks from the end its sender sees, and its next transfer may
+//! start sooner than the last one's lag. An open-loop group's arrival cap
+//! (`max_active`) counts a transfer until its end reaches the bottleneck's
+//! clock, one access delay after its sender's: it refuses the same
+//! arrivals unless it binds (an overload), then on a count that late.
+//!
 //! Poisson background packets join the bottleneck queue directly and leave
 //! into a sink after their serialization.
 //!
@@ -119,7 +151,7 @@ struct Flow {
     acks: Pipe<WireAck>,
     /// From the end of a segment's serialization at the bottleneck to its
     /// ACK's arrival at the sender: the link's and the return path's
-    /// propagation (see the module doc).
+    /// propagation, and the sender's lag (see the module doc).
     return_delay: SimTime,
     loss: f64,
     mss: u32,
@@ -137,7 +169,12 @@ struct Flow {
     /// Left slow start (ssthresh finite).
     long: bool,
     receiver: Receiver,
+    /// Propagation left on the access path: 0 when the sender lags, else
+    /// the one-way access delay.
     access_delay: SimTime,
+    /// How far the sender runs behind the bottleneck's clock: the one-way
+    /// access delay, or 0 (see the module doc and [`Flow::new`]).
+    lag: SimTime,
     access_free_at: SimTime,
     rto_event_at: SimTime,
     pace_event_at: SimTime,
@@ -240,10 +277,19 @@ impl Sent {
 }
 
 impl Flow {
-    /// A flow of group `grp` with round-trip propagation `rtt`, sending `limit` segments.
-    fn new(s: &Scenario, g: u32, rtt: SimTime, limit: u64, loss_stream: u32) -> Flow {
+    /// A flow of group `grp` with round-trip propagation `rtt`, sending
+    /// `limit` segments; its sender lags (see the module doc) if `lag` and
+    /// it is not a closed-loop user's.
+    fn new(s: &Scenario, g: u32, rtt: SimTime, limit: u64, loss_stream: u32, lag: bool) -> Flow {
         let grp = &s.flows[g as usize];
         let access = SimTime((rtt.0 - 2 * s.link.delay.0) / 2);
+        // A closed-loop user thinks from the end its sender sees: that
+        // sender keeps the access delay line.
+        let lag = if lag && grp.kind != Kind::Closed {
+            access
+        } else {
+            SimTime::ZERO
+        };
         let cfg = SenderConfig {
             initial_window: grp.initial_window_pkts,
             rwnd: grp.rwnd_pkts,
@@ -263,8 +309,9 @@ impl Flow {
             receiver: Receiver::new(grp.sack, grp.delayed_ack)
                 .ecn_per_packet(grp.cc.ecn_per_packet()),
             mss: grp.mss_bytes,
-            access_delay: access,
-            return_delay: rtt - access,
+            access_delay: access - lag,
+            return_delay: rtt - access + lag,
+            lag,
             access_rate: grp.access_rate_bps.map(BitsPerSec),
             access_free_at: SimTime::ZERO,
             access_buffer: grp.access_buffer_pkts,
@@ -341,11 +388,19 @@ struct Sim<'s> {
     next_id: u64,
     /// The bottleneck's packet trace (`output.trace`); `None`: not recorded.
     trace: Option<Box<Trace>>,
+    /// Senders lag (the module doc); false only in the tests below.
+    lag: bool,
 }
 
 /// Run the packet engine on a validated scenario (see [`check`]).
 pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
-    let mut sim = Sim::new(s);
+    run_lagging(s, progress, true)
+}
+
+/// [`run`], with senders lagging (the module doc) or not: the same packets
+/// at the bottleneck at the same instants, as the tests below show.
+fn run_lagging(s: &Scenario, progress: Progress, lag: bool) -> RunOutput {
+    let mut sim = Sim::new(s, lag);
     let completed = sim.run(progress);
     let mut out = sim.finish();
     out.completed = completed;
@@ -353,7 +408,7 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
 }
 
 impl<'s> Sim<'s> {
-    fn new(s: &'s Scenario) -> Sim<'s> {
+    fn new(s: &'s Scenario, lag: bool) -> Sim<'s> {
         let mut events = EventQueue::new();
         let mut flows = Vec::with_capacity(s.total_flows());
         let mut groups = Vec::with_capacity(s.total_flows());
@@ -367,9 +422,10 @@ impl<'s> Sim<'s> {
             for k in 0..grp.count as usize {
                 let id = flows.len() as u32;
                 let rtt = grp.rtts[k];
-                flows.push(Flow::new(s, g as u32, rtt, u64::MAX, id));
+                let flow = Flow::new(s, g as u32, rtt, u64::MAX, id, lag);
+                events.push(grp.starts[k] + flow.lag, Ev::Start(id));
+                flows.push(flow);
                 groups.push((g as u32, rtt));
-                events.push(grp.starts[k], Ev::Start(id));
             }
         }
         let persistent = flows.len();
@@ -433,6 +489,7 @@ impl<'s> Sim<'s> {
             user_group: Vec::new(),
             next_id: persistent as u64,
             trace: s.output.trace.then(|| Box::new(Trace::new())),
+            lag,
         };
         // Finite `count` flows (sizes drawn in slot order), open-loop arrival
         // processes, closed-loop users (each starts with a think time).
@@ -443,7 +500,8 @@ impl<'s> Sim<'s> {
                 Kind::Finite => {
                     for k in 0..grp.count as usize {
                         let f = sim.add_transfer(g32, grp.rtts[k], NO_USER);
-                        sim.events.push(grp.starts[k], Ev::Start(f));
+                        let at = grp.starts[k] + sim.flows[f as usize].lag;
+                        sim.events.push(at, Ev::Start(f));
                     }
                 }
                 Kind::Open => {
@@ -468,7 +526,7 @@ impl<'s> Sim<'s> {
         let size = self.traffic[g as usize].size();
         let id = self.next_id;
         self.next_id += 1;
-        let mut flow = Flow::new(self.s, g, rtt, size, id as u32);
+        let mut flow = Flow::new(self.s, g, rtt, size, id as u32, self.lag);
         flow.user = user;
         let f = match self.free.pop() {
             Some(f) => {
@@ -491,7 +549,7 @@ impl<'s> Sim<'s> {
         let flow = &mut self.flows[f as usize];
         flow.active = true;
         let rtt = flow.rtt;
-        self.col.flow_started(f, now);
+        self.col.flow_started(f, now, flow.lag);
         if self.s.flows[flow.group as usize].connection_setup {
             self.events.push(now + rtt, Ev::Data(f));
         } else {
@@ -510,7 +568,12 @@ impl<'s> Sim<'s> {
         }
         let rtt = self.traffic[g as usize].rtt();
         let f = self.add_transfer(g, rtt, NO_USER);
-        self.begin(f);
+        let lag = self.flows[f as usize].lag;
+        if lag > SimTime::ZERO {
+            self.events.push(self.now + lag, Ev::Start(f));
+        } else {
+            self.begin(f);
+        }
     }
 
     /// Closed-loop user `u` starts its next transfer.
@@ -538,7 +601,7 @@ impl<'s> Sim<'s> {
             flow.active = false;
             flow.zombie = true;
             let (g, user, end) = (flow.group, flow.user, flow.end());
-            self.col.transfer_end(f, now, &end, true);
+            self.col.transfer_end(f, now, flow.lag, &end, true);
             self.group_active[g as usize] -= 1;
             if user != NO_USER {
                 let think = self.traffic[g as usize].think();
@@ -654,13 +717,22 @@ impl<'s> Sim<'s> {
         self.transmit(f);
     }
 
-    /// Put the segments in [`Sim::out`] on flow `f`'s access link (and
-    /// empty it); arm the RTO event.
+    /// Send the segments in [`Sim::out`] (and empty it): each joins the
+    /// bottleneck queue now, or waits in flow `f`'s access pipe when it
+    /// reaches the queue later (send-time jitter, access serialization, a
+    /// sender that does not lag; see the module doc). Arm the RTO event.
     fn transmit(&mut self, f: u32) {
         let now = self.now;
-        let flow = &mut self.flows[f as usize];
-        let ect = if flow.sender.ecn_capable() { ECT } else { 0 };
-        for &seq in self.out.iter() {
+        let ect = if self.flows[f as usize].sender.ecn_capable() {
+            ECT
+        } else {
+            0
+        };
+        // Taken out of `self` for the loop: a segment that joins the
+        // bottleneck queue at once needs `self` whole.
+        let out = std::mem::take(&mut self.out);
+        for &seq in out.iter() {
+            let flow = &mut self.flows[f as usize];
             let cwr = if flow.sender.take_cwr() { CWR } else { 0 };
             let pkt = Sent::new(seq, ect | cwr);
             // Send-time jitter (ns-2's overhead_), drawn only when configured.
@@ -691,12 +763,21 @@ impl<'s> Sim<'s> {
                 }
             };
             let at = depart + flow.access_delay;
+            // At the queue now, and nothing of the flow's ahead of it.
+            if at == now && flow.access.is_empty() {
+                flow.in_net += 1;
+                let p = pkt.packet(f, flow.mss);
+                self.arrive(p);
+                continue;
+            }
             if flow.access.push(at, pkt) {
                 self.events.push(at, Ev::AccessHead(f));
             }
         }
-        self.col.sent += self.out.len() as u64;
+        self.col.sent += out.len() as u64;
+        self.out = out;
         self.out.clear();
+        let flow = &mut self.flows[f as usize];
         let deadline = flow.sender.deadline();
         if deadline < flow.rto_event_at {
             flow.rto_event_at = deadline;
@@ -944,7 +1025,8 @@ impl<'s> Sim<'s> {
         for f in 0..self.flows.len() {
             let flow = &self.flows[f];
             if flow.finite && flow.active {
-                self.col.transfer_end(f as u32, now, &flow.end(), false);
+                self.col
+                    .transfer_end(f as u32, now, flow.lag, &flow.end(), false);
             }
         }
         let per_flow: Vec<collect::FlowEnd> = self.flows[..self.persistent]
@@ -994,6 +1076,51 @@ mod tests {
             (c.ack, c.sack, c.nsack, c.ece, c.dsack),
             (5, [(0, 0); MAX_SACK_BLOCKS], 0, false, false)
         );
+    }
+
+    /// Lagging senders put every packet in the bottleneck queue at the same
+    /// picosecond as senders behind an access delay line, and a transfer's
+    /// row is the same: the whole trace and the rows bit for bit, one flow
+    /// at a time (packets of different flows can tie at a picosecond, and
+    /// a tie's order may differ: the module doc) with SACK and delayed ACKs,
+    /// behind a slower access link with send-time jitter and random loss,
+    /// with a window-dependent increase, and as `count` transfers.
+    #[test]
+    fn lagging_senders_feed_the_queue_as_over_access_lines() {
+        let groups = [
+            serde_json::json!({"count": 1, "tcp": "newreno", "sack": true, "delayed_ack": true,
+                               "rtt": "63.7ms"}),
+            serde_json::json!({"count": 1, "tcp": "cubic", "rtt": "91.3ms", "access_rate": "4Mbps",
+                               "jitter": "0.05ms", "loss": 0.002}),
+            serde_json::json!({"count": 1, "tcp": "highspeed", "rtt": "171.1ms"}),
+            serde_json::json!({"count": 4, "tcp": "newreno", "rtt": "37.3ms", "size": "400pkt",
+                               "start": {"stagger": "3s"}}),
+        ];
+        for g in groups {
+            let v = serde_json::json!({
+                "duration": "12s", "warmup": "1s", "seed": 5,
+                "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "30pkt"},
+                "flows": [g], "output": {"trace": true},
+            });
+            let s = Scenario::from_json(&v.to_string()).unwrap();
+            let (lag, line) = (
+                run_lagging(&s, &mut |_| true, true),
+                run_lagging(&s, &mut |_| true, false),
+            );
+            assert!(
+                lag.trace.rows() > 3_000,
+                "{g}: {} trace rows",
+                lag.trace.rows()
+            );
+            let rxt: f64 = lag.flows.get("retransmits").unwrap().iter().sum();
+            assert!(rxt >= 10.0, "{g}: {rxt} retransmissions");
+            assert!(lag.trace == line.trace, "{g}: the traces differ");
+            if s.flows[0].kind == Kind::Finite {
+                // The first starts in the warm-up: no row.
+                assert_eq!(lag.flows.rows(), 3, "{g}");
+                assert!(lag.flows == line.flows, "{g}: the transfers' rows differ");
+            }
+        }
     }
 
     #[test]

@@ -29,7 +29,10 @@
 //!   makes it one segment at every rate (ns-3's TcpBbr; see [`Quantum`]);
 //! - the ProbeBW phase randomization draws from a generator seeded with
 //!   the time of the flow's first ACK (the controller has no RNG stream;
-//!   runs stay deterministic, and flows that start apart draw apart);
+//!   runs stay deterministic, and flows that start apart draw apart). The
+//!   time is the packet engine's, which a sender runs one access delay
+//!   behind (`packet`'s module doc): the one thing in a sender that reads
+//!   the clock's absolute value rather than differences of it;
 //! - rs.losses (section 4.2.3.4) is the number of segments the sender
 //!   retransmitted since the previous ACK.
 
