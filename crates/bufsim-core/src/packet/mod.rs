@@ -31,10 +31,11 @@
 //! fewer per packet. The access pipe is left holding only what waits beyond
 //! propagation: a send-time jitter or an access link's serialization. What
 //! moves:
-//! - arrivals of different flows at the same picosecond (frequent with equal
-//!   RTTs, the packet times being a lattice) are taken in the order of the
-//!   events that sent them, not of the access pipes' events: a tie order,
-//!   as arbitrary as the one before, and a behaviour change where ties occur;
+//! - arrivals of different flows at the same picosecond, or an arrival and
+//!   the end of a serialization (frequent with equal RTTs, the packet times
+//!   being a lattice), are taken in the order of the events that sent the
+//!   packets, not of the access pipes' events: a tie order as arbitrary as
+//!   the one before, and a behaviour change where ties occur;
 //! - what is read from a sender at a time `t` is its state at `t - d`: a
 //!   time-series sample of its window, the active and long-flow counts, and
 //!   at the end of a run its counters (`packets_sent`, timeouts): the last
