@@ -279,14 +279,21 @@ impl Sent {
 
 impl Flow {
     /// A flow of group `grp` with round-trip propagation `rtt`, sending
-    /// `limit` segments; its sender lags (see the module doc) if `lag` and
-    /// it is not a closed-loop user's.
-    fn new(s: &Scenario, g: u32, rtt: SimTime, limit: u64, loss_stream: u32, lag: bool) -> Flow {
+    /// `limit` segments; its sender lags (see the module doc) if `lagging`
+    /// and it is not a closed-loop user's.
+    fn new(
+        s: &Scenario,
+        g: u32,
+        rtt: SimTime,
+        limit: u64,
+        loss_stream: u32,
+        lagging: bool,
+    ) -> Flow {
         let grp = &s.flows[g as usize];
         let access = SimTime((rtt.0 - 2 * s.link.delay.0) / 2);
         // A closed-loop user thinks from the end its sender sees: that
         // sender keeps the access delay line.
-        let lag = if lag && grp.kind != Kind::Closed {
+        let lag = if lagging && grp.kind != Kind::Closed {
             access
         } else {
             SimTime::ZERO
@@ -390,7 +397,7 @@ struct Sim<'s> {
     /// The bottleneck's packet trace (`output.trace`); `None`: not recorded.
     trace: Option<Box<Trace>>,
     /// Senders lag (the module doc); false only in the tests below.
-    lag: bool,
+    lagging: bool,
 }
 
 /// Run the packet engine on a validated scenario (see [`check`]).
@@ -400,8 +407,8 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
 
 /// [`run`], with senders lagging (the module doc) or not: the same packets
 /// at the bottleneck at the same instants, as the tests below show.
-fn run_lagging(s: &Scenario, progress: Progress, lag: bool) -> RunOutput {
-    let mut sim = Sim::new(s, lag);
+fn run_lagging(s: &Scenario, progress: Progress, lagging: bool) -> RunOutput {
+    let mut sim = Sim::new(s, lagging);
     let completed = sim.run(progress);
     let mut out = sim.finish();
     out.completed = completed;
@@ -409,7 +416,7 @@ fn run_lagging(s: &Scenario, progress: Progress, lag: bool) -> RunOutput {
 }
 
 impl<'s> Sim<'s> {
-    fn new(s: &'s Scenario, lag: bool) -> Sim<'s> {
+    fn new(s: &'s Scenario, lagging: bool) -> Sim<'s> {
         let mut events = EventQueue::new();
         let mut flows = Vec::with_capacity(s.total_flows());
         let mut groups = Vec::with_capacity(s.total_flows());
@@ -423,7 +430,7 @@ impl<'s> Sim<'s> {
             for k in 0..grp.count as usize {
                 let id = flows.len() as u32;
                 let rtt = grp.rtts[k];
-                let flow = Flow::new(s, g as u32, rtt, u64::MAX, id, lag);
+                let flow = Flow::new(s, g as u32, rtt, u64::MAX, id, lagging);
                 events.push(grp.starts[k] + flow.lag, Ev::Start(id));
                 flows.push(flow);
                 groups.push((g as u32, rtt));
@@ -490,7 +497,7 @@ impl<'s> Sim<'s> {
             user_group: Vec::new(),
             next_id: persistent as u64,
             trace: s.output.trace.then(|| Box::new(Trace::new())),
-            lag,
+            lagging,
         };
         // Finite `count` flows (sizes drawn in slot order), open-loop arrival
         // processes, closed-loop users (each starts with a think time).
@@ -527,7 +534,7 @@ impl<'s> Sim<'s> {
         let size = self.traffic[g as usize].size();
         let id = self.next_id;
         self.next_id += 1;
-        let mut flow = Flow::new(self.s, g, rtt, size, id as u32, self.lag);
+        let mut flow = Flow::new(self.s, g, rtt, size, id as u32, self.lagging);
         flow.user = user;
         let f = match self.free.pop() {
             Some(f) => {
