@@ -164,17 +164,23 @@ def test_barman_25g_fixed_point_agrees_packet_collapses_at_ten_percent(barman, q
     # RTT (28,125 packets), where the 1 Gbps case collapses too (2%:
     # 0.32-0.37), ACK-clocked window bursts overflow the buffer at a mean
     # queue of 8-10 packets. From 40% (2500 packets) the packet engine
-    # reaches 0.97-0.98 once the start's losses are past; the fluid engine,
-    # without bursts, stays near 0.9 at 10%.
+    # reaches 0.98 once the start's losses are past (the full run's
+    # window, 100-200 s: 0.977-0.990 with the shortest RTT moved by up to
+    # 0.2 ms); the fluid engine, without bursts, stays near 0.9 at 10%.
+    # The quick run's window (25-50 s) still holds the start: 0.887-0.967
+    # over the same RTT moves, so it must only clear the collapsed 10%.
     g = barman2005.gbps25(barman).set_index("fraction")
     assert g.loc[0.1, "model"] == pytest.approx(0.988, abs=0.005)
     assert g.loc[0.1, "packet"] < 0.6 and g.loc[0.1, "packet_queue"] < 30
     assert g.loc[0.1, "fluid"] > 0.85
-    assert g.loc[0.4, "packet"] == pytest.approx(0.98, abs=0.02)
     c = barman2005.claims(barman.reset_index()).set_index("claim")
+    if quick:
+        assert g.loc[0.4, "packet"] > 0.85
+    else:
+        assert g.loc[0.4, "packet"] == pytest.approx(0.98, abs=0.02)
+        assert c.loc["2.5 Gbps, 40% of 6250, packet (fig. 4)", "verdict"] == "agrees"
     assert c.loc["2.5 Gbps, 10% of 6250, model (fig. 4)", "verdict"] == "agrees"
     assert c.loc["2.5 Gbps, 10% of 6250, packet (fig. 4)", "verdict"] == "differs"
-    assert c.loc["2.5 Gbps, 40% of 6250, packet (fig. 4)", "verdict"] == "agrees"
     # Section IV on figure 8: "the loss rate is around 10^-6"; the RED fixed
     # point gives 5.8e-6 to 6.0e-6 (log10 0.75 off: differs).
     assert (g["red_model_loss"].between(5e-6, 7e-6)).all()
