@@ -822,6 +822,12 @@ impl<'s> Sim<'s> {
     }
 
     /// A packet reaches the bottleneck queue.
+    ///
+    /// Inlined into its callers: called, it took the packet its caller had
+    /// just built field by field as a copy on the stack, and the copy's
+    /// 16-byte loads waited for those narrower stores to retire (no store
+    /// forwarding): 5-6% of a 10 Gbps HighSpeed run's CPU time.
+    #[inline(always)]
     fn arrive(&mut self, pkt: Packet) {
         let now = self.now;
         if let Some(tr) = &mut self.trace {
