@@ -26,14 +26,8 @@ fn red(s: &Scenario) -> (Red, RedConfig) {
     (Red::with_config(cfg, Limit::Packets(1000), &s.link, 7), cfg)
 }
 
-fn pkt(seq: u64, t: SimTime) -> Packet {
-    Packet {
-        flow: 0,
-        size: 1500,
-        seq,
-        enqueued: t,
-        ecn: 0,
-    }
+fn pkt(seq: u64) -> Packet {
+    Packet::new(0, 1500, seq, 0)
 }
 
 #[test]
@@ -49,7 +43,7 @@ fn average_follows_the_ewma_and_idle_correction() {
     let w = 0.002f64;
     let mut expect = 0.0f64;
     for k in 0..50u64 {
-        q.enqueue(pkt(k, t), occ, t, &mut drops);
+        q.enqueue(pkt(k), occ, t, &mut drops);
         expect = if k == 0 {
             0.0
         } else {
@@ -72,7 +66,7 @@ fn average_follows_the_ewma_and_idle_correction() {
     }
     let before = q.avg();
     let t2 = SimTime::from_millis(101);
-    q.enqueue(pkt(99, t2), occ, t2, &mut drops);
+    q.enqueue(pkt(99), occ, t2, &mut drops);
     let want = before * (1.0 - w).powi(100);
     assert!((q.avg() - want).abs() < 1e-9, "{} vs {want}", q.avg());
 }
@@ -90,7 +84,7 @@ fn drop_fraction(params: serde_json::Value, hold: u64, n: u64) -> (f64, f64, f64
     };
     let (mut dropped, mut forced) = (0u64, 0u64);
     for k in 0..n {
-        q.enqueue(pkt(k, t), occ, t, &mut drops);
+        q.enqueue(pkt(k), occ, t, &mut drops);
         match drops.pop() {
             Some((_, DropReason::Forced)) => forced += 1,
             Some(_) => dropped += 1,

@@ -108,9 +108,9 @@ impl Trace {
                 self.seq.push(0.0);
             }
         }
-        self.size.push(p.size as f64);
+        self.size.push(p.size() as f64);
         self.queue.push(self.waiting as f64);
-        self.ecn.push(p.ecn as f64);
+        self.ecn.push(p.ecn() as f64);
     }
 
     /// Packet `p` of flow `id` (`None`: background) reached the queue at `now`.
@@ -158,13 +158,7 @@ mod tests {
     use super::*;
 
     fn pkt(flow: u32, seq: u64) -> Packet {
-        Packet {
-            flow,
-            size: 1000,
-            seq,
-            enqueued: SimTime::ZERO,
-            ecn: 0,
-        }
+        Packet::new(flow, 1000, seq, 0)
     }
 
     #[test]

@@ -5,7 +5,9 @@
 
 use serde::Serialize;
 
-use super::{Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Setup};
+use super::{
+    Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Queued, Setup,
+};
 use crate::net::Packet;
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
@@ -91,13 +93,13 @@ impl CodelState {
         mtu: u32,
         q: &mut Fifo,
         now: SimTime,
-    ) -> (Option<Packet>, bool) {
+    ) -> (Option<Queued>, bool) {
         let Some(p) = q.pop() else {
             //= "if queue is empty: first_above_time = 0" (here None).
             self.first_above_time = None;
             return (None, false);
         };
-        let sojourn = now - p.enqueued;
+        let sojourn = now - p.since;
         //= "if (sojourn_time < TARGET || bytes() <= MAXPACKET)": below target,
         //= or less than one packet left: not above.
         if sojourn < cfg.target || q.bytes <= mtu as u64 {
@@ -123,7 +125,7 @@ impl CodelState {
         q: &mut Fifo,
         now: SimTime,
         drops: &mut Drops,
-    ) -> Option<Packet> {
+    ) -> Option<Queued> {
         let (mut p, ok_to_drop) = self.dodequeue(cfg, mtu, q, now);
         if p.is_none() {
             //= "if (r.p == NULL) { dropping = false; return r.p }".
@@ -139,7 +141,7 @@ impl CodelState {
             //=  r = dodequeue(now); if (!r.ok_to_drop) dropping = false;
             //=  else drop_next = control_law(drop_next, count) }".
             while self.dropping && now >= self.drop_next {
-                drops.push((p.take().expect("packet"), DropReason::Codel));
+                drops.push((p.take().expect("packet").pkt, DropReason::Codel));
                 self.count += 1;
                 let (np, ok) = self.dodequeue(cfg, mtu, q, now);
                 p = np;
@@ -151,7 +153,7 @@ impl CodelState {
             }
         } else if ok_to_drop {
             //= "drop(r.p); r = dodequeue(now); dropping = true;".
-            drops.push((p.take().expect("packet"), DropReason::Codel));
+            drops.push((p.take().expect("packet").pkt, DropReason::Codel));
             p = self.dodequeue(cfg, mtu, q, now).0;
             self.dropping = true;
             //= "If min went above TARGET close to when it last went below,
@@ -196,12 +198,12 @@ impl Codel {
 
 impl Discipline for Codel {
     #[inline]
-    fn enqueue(&mut self, pkt: Packet, occ: Occupancy, _now: SimTime, drops: &mut Drops) {
+    fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
         //= RFC 8289 section 5.2: "if queue is full: drop the packet" (tail).
-        self.fifo.push_or_overflow(pkt, self.limit, occ, drops);
+        self.fifo.push_or_overflow(pkt, now, self.limit, occ, drops);
     }
     #[inline]
-    fn dequeue(&mut self, _occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Packet> {
+    fn dequeue(&mut self, _occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Queued> {
         self.state
             .dequeue(&self.cfg, self.mtu, &mut self.fifo, now, drops)
     }

@@ -1,7 +1,7 @@
 //! FIFO drop-tail: drop an arrival when the buffer is full, counting packets
 //! or bytes.
 
-use super::{Discipline, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Setup};
+use super::{Discipline, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Queued, Setup};
 use crate::net::Packet;
 use crate::params::{PErr, Params};
 use crate::tcp::cc::NoParams;
@@ -38,11 +38,11 @@ impl QueueDisc for DropTail {
 
 impl Discipline for DropTail {
     #[inline]
-    fn enqueue(&mut self, pkt: Packet, occ: Occupancy, _now: SimTime, drops: &mut Drops) {
-        self.fifo.push_or_overflow(pkt, self.limit, occ, drops);
+    fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
+        self.fifo.push_or_overflow(pkt, now, self.limit, occ, drops);
     }
     #[inline]
-    fn dequeue(&mut self, _occ: Occupancy, _now: SimTime, _drops: &mut Drops) -> Option<Packet> {
+    fn dequeue(&mut self, _occ: Occupancy, _now: SimTime, _drops: &mut Drops) -> Option<Queued> {
         self.fifo.pop()
     }
 }

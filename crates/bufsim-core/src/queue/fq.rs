@@ -19,7 +19,8 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use super::{
-    Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Setup, fattest,
+    Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Queued, Setup,
+    fattest,
 };
 use crate::net::{BACKGROUND, Packet};
 use crate::params::{PErr, Params};
@@ -81,25 +82,25 @@ impl Fq {
     #[inline]
     fn slot(&self, p: &Packet) -> usize {
         let (known, bg) = (self.tcp_flows as usize, self.cfg.background_flows as usize);
-        if p.flow == BACKGROUND {
+        if p.flow() == BACKGROUND {
             known + (p.seq % bg as u64) as usize
-        } else if (p.flow as usize) < known {
-            p.flow as usize
+        } else if (p.flow() as usize) < known {
+            p.flow() as usize
         } else {
-            known + bg + (p.flow as usize - known)
+            known + bg + (p.flow() as usize - known)
         }
     }
 }
 
 impl Discipline for Fq {
-    fn enqueue(&mut self, pkt: Packet, occ: Occupancy, _now: SimTime, drops: &mut Drops) {
+    fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
         let i = self.slot(&pkt);
         if i >= self.queues.len() {
             self.queues.resize_with(i + 1, Fifo::default);
             self.deficit.resize(i + 1, 0);
         }
         let was_empty = self.queues[i].is_empty();
-        self.queues[i].push(pkt);
+        self.queues[i].push(pkt, now);
         if was_empty {
             //= Shreedhar & Varghese 1995 section 3.1: a queue that becomes
             //= active joins the tail of the ActiveList; its first turn adds one
@@ -107,7 +108,7 @@ impl Discipline for Fq {
             self.deficit[i] = self.cfg.quantum_bytes as i64;
             self.active.push_back(i as u32);
         }
-        if !self.limit.fits(occ, pkt.size) {
+        if !self.limit.fits(occ, pkt.size()) {
             //= paper 000 section V.B: drop from the longest queue (Suter et al.
             //= 1998, "Longest Queue Drop"); the longest in bytes, its tail packet.
             let best = fattest(&self.queues, i, self.active.iter().copied());
@@ -121,11 +122,11 @@ impl Discipline for Fq {
         }
     }
 
-    fn dequeue(&mut self, _occ: Occupancy, _now: SimTime, _drops: &mut Drops) -> Option<Packet> {
+    fn dequeue(&mut self, _occ: Occupancy, _now: SimTime, _drops: &mut Drops) -> Option<Queued> {
         let quantum = self.cfg.quantum_bytes as i64;
         while let Some(&i) = self.active.front() {
             let q = &mut self.queues[i as usize];
-            let size = q.front().expect("active queues hold packets").size as i64;
+            let size = q.front().expect("active queues hold packets").pkt.size() as i64;
             if self.deficit[i as usize] >= size {
                 //= section 3.1: "while DeficitCounter >= size of head packet:
                 //= DeficitCounter -= size; send".

@@ -13,7 +13,8 @@ use serde::Serialize;
 
 use super::codel::{CodelConfig, CodelState};
 use super::{
-    Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Setup, fattest,
+    Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Queued, Setup,
+    fattest,
 };
 use crate::net::{BACKGROUND, Packet};
 use crate::params::{PErr, Params};
@@ -87,19 +88,19 @@ impl FqCodel {
 
     #[inline]
     fn slot(&self, p: &Packet) -> usize {
-        let key = if p.flow == BACKGROUND {
+        let key = if p.flow() == BACKGROUND {
             p.seq.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32
         } else {
-            p.flow as u64
+            p.flow() as u64
         };
         (key % self.cfg.flows as u64) as usize
     }
 }
 
 impl Discipline for FqCodel {
-    fn enqueue(&mut self, pkt: Packet, occ: Occupancy, _now: SimTime, drops: &mut Drops) {
+    fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
         let i = self.slot(&pkt);
-        self.queues[i].push(pkt);
+        self.queues[i].push(pkt, now);
         if self.on[i] == List::None {
             //= RFC 8290 section 4.1: a queue not on either list is added to the
             //= tail of the list of new queues, its deficit set to the quantum.
@@ -107,17 +108,17 @@ impl Discipline for FqCodel {
             self.deficit[i] = self.cfg.quantum_bytes as i64;
             self.new_flows.push_back(i as u32);
         }
-        if !self.limit.fits(occ, pkt.size) {
+        if !self.limit.fits(occ, pkt.size()) {
             //= RFC 8290 section 4.1: "if the queue is full ... drop a packet
             //= from the head of the queue with the largest current byte count".
             let others = self.new_flows.iter().chain(&self.old_flows).copied();
             let best = fattest(&self.queues, i, others);
             let p = self.queues[best].pop().expect("fattest queue is not empty");
-            drops.push((p, DropReason::Overflow));
+            drops.push((p.pkt, DropReason::Overflow));
         }
     }
 
-    fn dequeue(&mut self, _occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Packet> {
+    fn dequeue(&mut self, _occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Queued> {
         loop {
             //= RFC 8290 section 4.2: serve the new list first, then the old.
             let (i, from_new) = match self.new_flows.front() {
@@ -144,7 +145,7 @@ impl Discipline for FqCodel {
                 self.codel[i].dequeue(&self.cfg.codel, self.mtu, &mut self.queues[i], now, drops);
             match p {
                 Some(p) => {
-                    self.deficit[i] -= p.size as i64;
+                    self.deficit[i] -= p.pkt.size() as i64;
                     return Some(p);
                 }
                 None => {

@@ -79,6 +79,15 @@ impl DropReason {
 /// Packets a discipline dropped during one call.
 pub type Drops = Vec<(Packet, DropReason)>;
 
+/// A packet waiting in a queue, with the time it joined.
+#[derive(Clone, Copy, Debug)]
+pub struct Queued {
+    /// The packet.
+    pub pkt: Packet,
+    /// When it joined the bottleneck queue (for its queueing delay).
+    pub since: SimTime,
+}
+
 /// The occupancy a discipline may consult (all its queues together).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Occupancy {
@@ -124,13 +133,13 @@ fn fattest(queues: &[Fifo], first: usize, others: impl Iterator<Item = u32>) -> 
 /// A queueing policy: it stores packets and decides what leaves and what is
 /// dropped.
 pub trait Discipline {
-    /// Offer `pkt`, arriving at `now` with `pkt.enqueued == now`, to a
+    /// Offer `pkt`, arriving at `now`, to a
     /// discipline holding `occ` (before the arrival). Store it, or push it
     /// onto `drops`; may also push stored packets it evicts.
     fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops);
     /// The next packet for the link, if any; packets dropped on the way
     /// (head drops) go onto `drops`. `occ` is the occupancy before the call.
-    fn dequeue(&mut self, occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Packet>;
+    fn dequeue(&mut self, occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Queued>;
 }
 
 /// What of the link a discipline's defaults depend on.
@@ -198,7 +207,7 @@ macro_rules! disciplines {
                 match self { $(AnyDiscipline::$arm(d) => d.enqueue(pkt, occ, now, drops),)* }
             }
             #[inline]
-            fn dequeue(&mut self, occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Packet> {
+            fn dequeue(&mut self, occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Queued> {
                 match self { $(AnyDiscipline::$arm(d) => d.dequeue(occ, now, drops),)* }
             }
         }
@@ -360,7 +369,7 @@ impl Queue {
     fn account_drops(&mut self, from: usize) {
         for &(p, r) in &self.drops[from..] {
             self.occ.pkts -= 1;
-            self.occ.bytes -= p.size as u64;
+            self.occ.bytes -= p.size() as u64;
             self.counters.drops += 1;
             self.counters.by_reason[r as usize] += 1;
         }
@@ -368,22 +377,22 @@ impl Queue {
 
     /// Offer a packet; dropped packets (it, or others evicted) land in `drops`.
     #[inline]
-    pub fn enqueue(&mut self, mut pkt: Packet, now: SimTime) {
+    pub fn enqueue(&mut self, pkt: Packet, now: SimTime) {
         self.counters.arrivals += 1;
         self.integrate(now);
-        pkt.enqueued = now;
         let before = self.occ;
         self.occ.pkts += 1;
-        self.occ.bytes += pkt.size as u64;
+        self.occ.bytes += pkt.size() as u64;
         let from = self.drops.len();
         self.disc.enqueue(pkt, before, now, &mut self.drops);
         self.account_drops(from);
         self.max_pkts = self.max_pkts.max(self.occ.pkts);
     }
 
-    /// Take the next packet for the link; head drops land in `drops`.
+    /// Take the next packet for the link, with the time it joined; head
+    /// drops land in `drops`.
     #[inline]
-    pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
+    pub fn dequeue(&mut self, now: SimTime) -> Option<Queued> {
         if self.occ.pkts == 0 {
             return None;
         }
@@ -391,9 +400,9 @@ impl Queue {
         let from = self.drops.len();
         let pkt = self.disc.dequeue(self.occ, now, &mut self.drops);
         self.account_drops(from);
-        if let Some(p) = &pkt {
+        if let Some(q) = &pkt {
             self.occ.pkts -= 1;
-            self.occ.bytes -= p.size as u64;
+            self.occ.bytes -= q.pkt.size() as u64;
             self.counters.departures += 1;
         }
         pkt
@@ -425,51 +434,52 @@ impl Queue {
 /// A plain FIFO of packets, the storage of the single-queue disciplines.
 #[derive(Default)]
 pub struct Fifo {
-    q: VecDeque<Packet>,
+    q: VecDeque<Queued>,
     /// Bytes held.
     pub bytes: u64,
 }
 
 impl Fifo {
-    /// Append.
+    /// Append `p`, joining at `now`.
     #[inline]
-    pub fn push(&mut self, p: Packet) {
-        self.bytes += p.size as u64;
-        self.q.push_back(p);
+    pub fn push(&mut self, p: Packet, now: SimTime) {
+        self.bytes += p.size() as u64;
+        self.q.push_back(Queued { pkt: p, since: now });
     }
-    /// Tail drop: append `pkt` if it fits within `limit` on top of `occ`,
-    /// else drop it ([`DropReason::Overflow`]).
+    /// Tail drop: append `pkt` (joining at `now`) if it fits within `limit`
+    /// on top of `occ`, else drop it ([`DropReason::Overflow`]).
     #[inline]
     pub fn push_or_overflow(
         &mut self,
         pkt: Packet,
+        now: SimTime,
         limit: Limit,
         occ: Occupancy,
         drops: &mut Drops,
     ) {
-        if limit.fits(occ, pkt.size) {
-            self.push(pkt);
+        if limit.fits(occ, pkt.size()) {
+            self.push(pkt, now);
         } else {
             drops.push((pkt, DropReason::Overflow));
         }
     }
     /// Remove the head.
     #[inline]
-    pub fn pop(&mut self) -> Option<Packet> {
-        let p = self.q.pop_front()?;
-        self.bytes -= p.size as u64;
-        Some(p)
+    pub fn pop(&mut self) -> Option<Queued> {
+        let q = self.q.pop_front()?;
+        self.bytes -= q.pkt.size() as u64;
+        Some(q)
     }
     /// Remove the tail.
     #[inline]
     pub fn pop_back(&mut self) -> Option<Packet> {
-        let p = self.q.pop_back()?;
-        self.bytes -= p.size as u64;
-        Some(p)
+        let q = self.q.pop_back()?;
+        self.bytes -= q.pkt.size() as u64;
+        Some(q.pkt)
     }
     /// The head.
     #[inline]
-    pub fn front(&self) -> Option<&Packet> {
+    pub fn front(&self) -> Option<&Queued> {
         self.q.front()
     }
     /// Packets held.

@@ -11,7 +11,9 @@ use rand::RngExt;
 
 use serde::Serialize;
 
-use super::{Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Setup};
+use super::{
+    Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Queued, Setup,
+};
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::net::Packet;
 use crate::params::{PErr, Params};
@@ -192,7 +194,7 @@ impl Pie {
 impl Discipline for Pie {
     fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
         self.catch_up(now);
-        if !self.limit.fits(occ, pkt.size) {
+        if !self.limit.fits(occ, pkt.size()) {
             //= RFC 8033 section 4.1: "if the queue is full: drop the packet" (tail).
             drops.push((pkt, DropReason::Overflow));
             return;
@@ -208,17 +210,17 @@ impl Discipline for Pie {
         if early {
             drops.push((pkt, DropReason::Pie));
         } else {
-            self.fifo.push(pkt);
+            self.fifo.push(pkt, now);
         }
     }
 
     #[inline]
-    fn dequeue(&mut self, _occ: Occupancy, now: SimTime, _drops: &mut Drops) -> Option<Packet> {
+    fn dequeue(&mut self, _occ: Occupancy, now: SimTime, _drops: &mut Drops) -> Option<Queued> {
         self.catch_up(now);
         let p = self.fifo.pop()?;
         //= section 5.2: the queueing latency measured by timestamps: the
         //= sojourn time of the departing packet.
-        self.qdelay = (now - p.enqueued).as_secs_f64();
+        self.qdelay = (now - p.since).as_secs_f64();
         Some(p)
     }
 }

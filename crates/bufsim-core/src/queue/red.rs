@@ -7,9 +7,11 @@
 use rand::RngExt;
 use serde::Serialize;
 
-use super::{Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Setup};
+use super::{
+    Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Queued, Setup,
+};
 use crate::engine::rng::{Rng, Stream, stream};
-use crate::net::{CE, ECT, Packet};
+use crate::net::{ECT, Packet};
 use crate::params::{PErr, Params};
 use crate::scenario::Link;
 use crate::units::{BitsPerSec, SimTime};
@@ -248,7 +250,7 @@ impl Discipline for Red {
     }
 
     #[inline]
-    fn dequeue(&mut self, _occ: Occupancy, now: SimTime, _drops: &mut Drops) -> Option<Packet> {
+    fn dequeue(&mut self, _occ: Occupancy, now: SimTime, _drops: &mut Drops) -> Option<Queued> {
         let p = self.fifo.pop();
         if self.fifo.is_empty() {
             //= section 4: "when queue becomes empty: q_time <- time". The
@@ -281,7 +283,7 @@ impl Red {
         if self.cfg.adaptive {
             self.adapt(now);
         }
-        if !self.limit.fits(occ, pkt.size) {
+        if !self.limit.fits(occ, pkt.size()) {
             drops.push((pkt, DropReason::Overflow));
             self.count = 0;
             return;
@@ -290,7 +292,7 @@ impl Red {
         if pb <= 0.0 {
             //= section 4 (Fig. 2): avg < min_th: "count <- -1".
             self.count = -1;
-            self.fifo.push(pkt);
+            self.fifo.push(pkt, now);
             return;
         }
         if pb >= 1.0 {
@@ -303,7 +305,7 @@ impl Red {
         let mut pb = pb;
         if self.cfg.mode == RedMode::Bytes {
             //= section 4: "pb <- pb PacketSize/MaximumPacketSize" (byte mode).
-            pb = (pb * pkt.size as f64 / self.packet_size).min(1.0);
+            pb = (pb * pkt.size() as f64 / self.packet_size).min(1.0);
         }
         //= section 4 (Fig. 2): "pa <- pb / (1 - count pb)": drops spaced
         //= roughly uniformly between 1 and 1/pb arrivals apart.
@@ -311,18 +313,18 @@ impl Red {
         let pa = if denom <= pb { 1.0 } else { pb / denom };
         if self.rng.random::<f64>() < pa {
             self.count = 0;
-            if self.cfg.ecn && pkt.ecn & ECT != 0 {
+            if self.cfg.ecn && pkt.ecn() & ECT != 0 {
                 //= RFC 3168 section 5: "the router MAY ... set the CE codepoint
                 //= in the IP header instead of dropping the packet" when the
                 //= packet is ECN-capable and the queue is not full.
                 let mut pkt = pkt;
-                pkt.ecn |= CE;
-                self.fifo.push(pkt);
+                pkt.mark_ce();
+                self.fifo.push(pkt, now);
             } else {
                 drops.push((pkt, DropReason::Early));
             }
         } else {
-            self.fifo.push(pkt);
+            self.fifo.push(pkt, now);
         }
     }
 }

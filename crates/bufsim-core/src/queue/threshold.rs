@@ -8,8 +8,10 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Setup};
-use crate::net::{CE, ECT, Packet};
+use super::{
+    Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Queued, Setup,
+};
+use crate::net::{ECT, Packet};
 use crate::params::{PErr, Params};
 use crate::units::{self, BufferSize, SimTime};
 
@@ -92,8 +94,8 @@ impl QueueDisc for Threshold {
 
 impl Discipline for Threshold {
     #[inline]
-    fn enqueue(&mut self, mut pkt: Packet, occ: Occupancy, _now: SimTime, drops: &mut Drops) {
-        if !self.limit.fits(occ, pkt.size) {
+    fn enqueue(&mut self, mut pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
+        if !self.limit.fits(occ, pkt.size()) {
             drops.push((pkt, DropReason::Overflow));
             return;
         }
@@ -107,8 +109,8 @@ impl Discipline for Threshold {
         //= packet is marked with the CE codepoint if the queue occupancy is
         //= greater than K upon its arrival").
         if q > self.cfg.k {
-            if pkt.ecn & ECT != 0 {
-                pkt.ecn |= CE;
+            if pkt.ecn() & ECT != 0 {
+                pkt.mark_ce();
             } else {
                 //= RFC 3168 section 5: the router marks an ECN-capable packet
                 //= where it would drop one that is not.
@@ -116,10 +118,10 @@ impl Discipline for Threshold {
                 return;
             }
         }
-        self.fifo.push(pkt);
+        self.fifo.push(pkt, now);
     }
     #[inline]
-    fn dequeue(&mut self, _occ: Occupancy, _now: SimTime, _drops: &mut Drops) -> Option<Packet> {
+    fn dequeue(&mut self, _occ: Occupancy, _now: SimTime, _drops: &mut Drops) -> Option<Queued> {
         self.fifo.pop()
     }
 }
@@ -129,13 +131,7 @@ mod tests {
     use super::*;
 
     fn pkt(ecn: u8) -> Packet {
-        Packet {
-            flow: 0,
-            size: 1500,
-            seq: 0,
-            enqueued: SimTime::ZERO,
-            ecn,
-        }
+        Packet::new(0, 1500, 0, ecn)
     }
 
     #[test]
@@ -156,7 +152,7 @@ mod tests {
             }
         }
         while let Some(p) = t.dequeue(occ, SimTime::ZERO, &mut drops) {
-            marks.push(p.ecn & CE != 0);
+            marks.push(p.pkt.ecn() & crate::net::CE != 0);
         }
         // Arrivals see 0, 1, 2 waiting (not > K = 2): unmarked; 3: marked;
         // the fifth finds the 4-packet buffer full.
