@@ -133,12 +133,13 @@ fn fattest(queues: &[Fifo], first: usize, others: impl Iterator<Item = u32>) -> 
 /// A queueing policy: it stores packets and decides what leaves and what is
 /// dropped.
 pub trait Discipline {
-    /// Offer `pkt`, arriving at `now`, to a
-    /// discipline holding `occ` (before the arrival). Store it, or push it
-    /// onto `drops`; may also push stored packets it evicts.
+    /// Offer `pkt`, arriving at `now`, to a discipline holding `occ`
+    /// (before the arrival). Store it (with `now`, the time it joined), or
+    /// push it onto `drops`; may also push stored packets it evicts.
     fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops);
-    /// The next packet for the link, if any; packets dropped on the way
-    /// (head drops) go onto `drops`. `occ` is the occupancy before the call.
+    /// The next packet for the link with the time it joined, if any;
+    /// packets dropped on the way (head drops) go onto `drops`. `occ` is the
+    /// occupancy before the call.
     fn dequeue(&mut self, occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Queued>;
 }
 
