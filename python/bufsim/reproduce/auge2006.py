@@ -415,10 +415,11 @@ def _section_v_claims(c: Claims, t: pd.DataFrame, v: pd.DataFrame) -> None:
     c.add(
         "V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)",
         "the Reno connection is unable to compete fairly with the more aggressive HSTCP",
-        mix["hstcp_share"],
-        mix["hstcp_share"] >= 0.7,
-        f"HSTCP's fraction of the TCP goodput (Jain {mix['jain_index']:.3f}, with SACK"
-        f" {mix['hstcp_share_sack']:.3f}); 'unable to compete' read as >= 0.7",
+        mix["hstcp_share_mean"],
+        mix["hstcp_share_mean"] >= 0.7,
+        f"HSTCP's fraction of the TCP goodput, mean over {len(MIX_SEEDS)} seeds (seed 1:"
+        f" {mix['hstcp_share']:.3f}, Jain {mix['jain_index']:.3f}; with SACK"
+        f" {mix['hstcp_share_mean_sack']:.3f}); 'unable to compete' read as >= 0.7",
     )
     lead = v.loc["hs4-b625-fifo", "leaders"]
     c.add(
@@ -573,6 +574,28 @@ def _measure_v(r: Any, tcps: tuple[str, ...]) -> dict[str, Any]:
     }
 
 
+#: Seeds over which the HSTCP + NewReno mixes' split is averaged (the first
+#: is the case's own run). With the background's Poisson arrivals one run's
+#: split is a draw: under FIFO HSTCP's share spread over 0.64-0.80 across
+#: these seeds (120 s runs; 0.67-0.77 over 300 s).
+MIX_SEEDS = (1, 2, 3, 4, 5, 6)
+
+
+def mix_share(case: str, duration: str, sack: bool) -> float:
+    """HSTCP's fraction of the TCP goodput in a section V mix (a case of
+    :data:`SECTION_V` with an HSTCP and a NewReno flow), mean over
+    :data:`MIX_SEEDS`, with SACK for both flows or without."""
+    shares = []
+    for seed in MIX_SEEDS:
+        s = scenario_v(case, duration)
+        s["seed"] = seed
+        for f in s["flows"]:
+            f["sack"] = sack
+        g = bufsim.simulate(s).flows["goodput_bps"].to_numpy()
+        shares.append(g[0] / g.sum())
+    return float(np.mean(shares))
+
+
 #: The columns of :func:`run_section_v` repeated for the SACK runs (suffix ``_sack``).
 _SACK_COLUMNS = ("residual_share", "hstcp_share", "jain_index", "cwnd_cv", "timeouts", "mean_cwnd")
 
@@ -598,11 +621,12 @@ def run_section_v(
         ``residual_share`` (TCP goodput / the 25 Mbps residual),
         ``goodput_mbps`` (per-flow goodputs, Mbit/s, a tuple),
         ``hstcp_share`` (the first, HSTCP, flow's fraction of the TCP goodput
-        in the HSTCP + NewReno mix, NaN otherwise), ``jain_index``,
+        in the HSTCP + NewReno mix, NaN otherwise), ``hstcp_share_mean``
+        (the same, mean over :data:`MIX_SEEDS`: :func:`mix_share`), ``jain_index``,
         ``sync_mean``, ``cwnd_cv`` and ``leaders`` (:func:`cwnd_chaos` after
         the warm-up), ``background_drops`` (packets), ``flow_timeouts``
         and ``flow_drops`` (per flow, tuples), the :func:`_loss_stats` columns, and
-        ``residual_share_sack``, ``hstcp_share_sack``, ``jain_index_sack``,
+        ``residual_share_sack``, ``hstcp_share_sack``, ``hstcp_share_mean_sack``, ``jain_index_sack``,
         ``cwnd_cv_sack``, ``timeouts_sack``, ``mean_cwnd_sack``: the same
         case with SACK (RFC 6675) for every flow.
         ``attrs["series"]`` maps a case to its time series (``utilization``
@@ -619,11 +643,16 @@ def run_section_v(
             f["sack"] = True
         m_sack = _measure_v(bufsim.simulate(sack), tcps)
         series[case] = r.timeseries[["utilization", *_cwnd_columns(r)]]
+        mix = len(set(tcps)) == 2
         rows.append(
             {"case": case, "figure": figure, "qdisc": qdisc, "tcp": "+".join(tcps)}
             | {"buffer_pkts": buf}
             | _measure_v(r, tcps)
             | {f"{k}_sack": m_sack[k] for k in _SACK_COLUMNS}
+            | {
+                f"hstcp_share_mean{sfx}": mix_share(case, duration, sack) if mix else math.nan
+                for sfx, sack in (("", False), ("_sack", True))
+            }
         )
     table = pd.DataFrame(rows).set_index("case")
     table.attrs["series"] = series
