@@ -207,22 +207,24 @@ def test_barman_25g_red_average_over_bursts(barman, quick):
 
 def test_barman_two_flows_rtt_unfairness(barman, quick):
     # Figures 5 and 6: two HSTCP flows, RTTs 80 and 42 ms, 1 Gbps. "The
-    # unfairness ... is due to difference in RTTs": the 42 ms flow gets 3.1x
-    # the 80 ms flow's goodput under-buffered (1000 packets; RTT ratio
+    # unfairness ... is due to difference in RTTs": the 42 ms flow gets
+    # 2.8x the 80 ms flow's goodput under-buffered (1000 packets; RTT ratio
     # 1.9), more than the RTTs alone (synchronized losses, HSTCP's
     # w ~ p^-0.835). "A larger bottleneck buffer reduces the unfairness":
-    # over-buffered (10,000 packets) 2.4x in the full run (900 s, 300 s
-    # warm-up). The quick run (100 s) has not converged after the 80 ms
-    # flow's start-up timeout: its under-buffered ratio swings from 1.5 to
-    # 13 when an RTT moves by 1 us (with either event order at picosecond
-    # ties, the packet engine's module doc), so it is checked for the
-    # direction only.
+    # over-buffered (10,000 packets) 1.9x in the full run (900 s, 300 s
+    # warm-up). The ratios themselves are draws: a start-up timeout of one
+    # flow or the other decides a run, and with an RTT moved by 1 us the
+    # full run reads 1.8-51x under-buffered and 1.08-7.0x over-buffered
+    # (the quick run's under-buffered ratio, 100 s: 1.5-13x), so the values
+    # are not asserted.
+    # What held in all six RTT pairs tried, on this engine and the one
+    # before HighSpeed's a(w) moved to the whole window, is the paper's
+    # point: the shorter-RTT flow ahead, and less so over the larger buffer.
     t = barman2005.two_flows(barman).set_index("case")
-    assert (t["ratio"] > 1.5).all()
+    assert (t["ratio"] > 1.0).all()
     assert t.loc["under-buffered", "utilization"] > 0.95
     if not quick:
-        assert t.loc["under-buffered", "ratio"] == pytest.approx(3.0, abs=0.4)
-        assert t.loc["over-buffered", "ratio"] == pytest.approx(2.4, abs=0.3)
+        assert t.loc["over-buffered", "ratio"] < t.loc["under-buffered", "ratio"]
         c = barman2005.claims(barman.reset_index()).set_index("claim")
         assert c.loc["two HSTCP flows, larger buffer (figs. 5-6)", "verdict"] == "agrees"
 

@@ -74,22 +74,25 @@ over 1 Gbps with 10 ms of delay, "the RTT of HSTCP1 is almost twice that of
 HSTCP2"; the paper gives neither RTTs nor buffers: here 80 and 42 ms, both
 starting at 0 s, 1000 packets (under-buffered: 10% of the 80 ms flow's
 BDP) and 10,000 packets (over-buffered: all of it). Measured (900 s, 300 s
-warm-up): the 42 ms flow gets 3.10x the 80 ms flow's goodput
-under-buffered, 2.41x over-buffered, against an RTT ratio of 1.90 (1.85
+warm-up): the 42 ms flow gets 2.84x the 80 ms flow's goodput
+under-buffered, 1.90x over-buffered, against an RTT ratio of 1.90 (1.85
 and 1.35 with the mean queue added, the ratio independent losses would
 give): unfair, more than the RTTs alone, less than fully synchronized
 losses would make it (both flows losing in the same events, HSTCP's
 response w ~ p^-0.835 gives (RTT ratio)^(1/(1-0.835)): 42 and 6.1; the
-measured sync_mean is 0.80), and less so with the larger buffer, as the
-paper says. The warm-up is long because the
+measured sync_mean is 0.79), and less so with the larger buffer, as the
+paper says (3.10x and 2.41x before HighSpeed's a(w) was taken at the
+whole window). The warm-up is long because the
 over-buffered run's 80 ms flow times out in slow start and HSTCP converges
 slowly: its ratio is 3.4-3.6 over 75-225 s, 2.0-2.1 over 675-900 s, still
-drifting; the 100 s quick run (7.5x) is not converged. The under-buffered
-ratio hangs on the exact RTTs: with 80.001 and 42 ms it reads 1.5x, with
-79.999 and 41.999 ms 2.7x, and with 80 and 42.001 ms the 80 ms flow starves
-(51x; the same with either order of the packet engine's picosecond ties).
-What holds in every case is the paper's point: the shorter-RTT flow gets
-more.
+drifting; the 100 s quick run (7.5x) is not converged. Both
+ratios hang on the exact RTTs, a start-up timeout of one flow or the other
+deciding the run: under-buffered, 80.001 and 42 ms read 1.8x, 79.999 and
+41.999 ms 3.3x, 80 and 42.001 ms 51x (the 80 ms flow starves);
+over-buffered 1.08x, 2.26x and 7.0x; the engine before a(w) moved gave
+1.5x, 2.7x, 51x and 1.07x, 2.22x, 7.0x. What holds in every case (six RTT
+pairs, both engines) is the paper's point: the shorter-RTT flow gets
+more, and less so over the larger buffer.
 """
 
 from __future__ import annotations
