@@ -17,7 +17,7 @@
 //! event and one delay line fewer per packet. What moves is only when the
 //! engine counts a segment as delivered (`packets_delivered`, a flow's
 //! `rcv_nxt`, a random loss): at the end of its serialization, the instant
-//! goodput was already measured at ([`Collector::delivered_new`]).
+//! goodput was already measured at (`Collector::delivered_new`).
 //!
 //! The access path's propagation is folded into the sender's clock: the
 //! sender runs its one-way access delay `d` behind the bottleneck, so what

@@ -6,7 +6,7 @@
 //! Each discipline is self-contained in its file: the policy
 //! ([`Discipline`]), its parameters with their cited defaults, the reader of
 //! its `qdisc_params` and its constructor, tied together by [`QueueDisc`].
-//! The [`disciplines!`] list below is the one registry: it generates
+//! The `disciplines!` list below is the one registry: it generates
 //! [`QdiscConfig`], [`AnyDiscipline`] and the name lookup, so adding a
 //! discipline is one file and one line there.
 //!

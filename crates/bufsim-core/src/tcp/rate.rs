@@ -8,7 +8,7 @@
 //! for `[una, max)`, each segment is delivered at most once (the SACK
 //! scoreboard reports only newly SACKed segments), and cumulatively
 //! acknowledged segments are popped from the front. The ring is cut into
-//! blocks of [`BLOCK`] segments, and a block whose segments are all
+//! blocks of `BLOCK` segments, and a block whose segments are all
 //! delivered is recycled at once: a lost retransmission waiting for a
 //! backed-off timeout holds `una` back for seconds while SACKed data flows
 //! on, and a flat ring kept every segment sent meanwhile (185 MB at peak in

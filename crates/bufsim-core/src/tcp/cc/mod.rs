@@ -6,7 +6,7 @@
 //! controller ([`CongestionControl`]), its parameters with the RFC's or
 //! paper's constants as `Default` beside their citations, the reader of its
 //! `tcp_params`, and its fluid law ([`FluidLaw`], which the fluid engine
-//! integrates), tied together by [`Variant`]. The [`variants!`] list below is
+//! integrates), tied together by [`Variant`]. The `variants!` list below is
 //! the one registry: it generates [`CcConfig`], [`AnyCc`], [`AnyFluidLaw`]
 //! and the name lookup, so adding a variant is one file and one line there.
 //!

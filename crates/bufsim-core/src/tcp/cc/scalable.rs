@@ -13,7 +13,7 @@
 //! behaviour for small windows).
 //!
 //! Response: with per-packet loss rate p, growth a w per RTT balances the
-//! expected loss b w * p w per RTT, so E[w^2]/E[w] = a/(b p) = 0.08/p
+//! expected loss b w * p w per RTT, so `E[w^2]/E[w] = a/(b p) = 0.08/p`
 //! (Kelly section 2, "w ~ 0.08/p" approximately).
 
 use serde::Serialize;
