@@ -25,7 +25,7 @@ build: $(VENV)/.built
 $(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
 	# Builds the Rust extension and installs the package with its
 	# dependencies (pyproject.toml) and the test extras, editable.
-	$(VENV)/bin/maturin develop --release --quiet --extras test
+	$(VENV)/bin/maturin develop --profile dist --quiet --extras test
 	touch $@
 
 demo: install
