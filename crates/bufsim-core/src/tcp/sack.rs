@@ -185,6 +185,13 @@ impl Scoreboard {
             }
             self.una += 1;
         }
+        // Everything acknowledged: the ring starts over at the front of its
+        // buffer (`clear` resets its head), keeping a flow's cache footprint
+        // to its window, as `net::pipe::Pipe::push` explains (10,000 CUBIC
+        // flows: 1.02x, paired runs).
+        if self.flags.is_empty() {
+            self.flags.clear();
+        }
         self.ranges.remove_below(una);
         self.refresh_lost();
     }
