@@ -185,12 +185,15 @@ impl Scoreboard {
             }
             self.una += 1;
         }
-        // Everything acknowledged: the ring starts over at the front of its
-        // buffer (`clear` resets its head), keeping a flow's cache footprint
+        // Everything acknowledged: the rings start over at the front of their
+        // buffers (`clear` resets the head), keeping a flow's cache footprint
         // to its window, as `net::pipe::Pipe::push` explains (10,000 CUBIC
         // flows: 1.02x, paired runs).
         if self.flags.is_empty() {
             self.flags.clear();
+            if let Some(r) = self.rack.as_mut() {
+                r.xmit.clear();
+            }
         }
         self.ranges.remove_below(una);
         self.refresh_lost();
