@@ -198,6 +198,17 @@ const NO_USER: u32 = u32::MAX;
 /// reason as [`Sent`]); [`WireAck::ack`] gives back the same [`Ack`]. A
 /// block's edges lie within a window of the cumulative ACK (a D-SACK block
 /// below it, by at most a window), far inside the 32-bit range.
+///
+/// Other layouts of the return path, measured with 10,000 CUBIC flows at
+/// 10 Gbps against this one (paired runs, medians; results bit-identical):
+/// - one slab of 64-byte records for every flow's ACKs, linked per flow,
+///   each head event carrying its record's index so that the record is read
+///   alongside the flow's state instead of after it: 0.83x (each ACK on its
+///   own line; in a flow's ring consecutive ACKs share lines);
+/// - ring entries padded to a whole cache line (no entry across two): 0.97x;
+/// - ACKs packed into a ring of 8-byte words, two for an ACK without SACK
+///   blocks and one more per block: 1.03x at 10,000 flows, but 0.96-0.98x
+///   with 10 flows (6% more instructions to pack and unpack).
 #[derive(Clone, Copy, Debug)]
 struct WireAck {
     ack: u64,
