@@ -54,6 +54,12 @@ impl<T> Pipe<T> {
             _ => None,
         }
     }
+
+    /// Remove the head item whatever its time, with its time.
+    pub fn pop(&mut self) -> Option<(SimTime, T)> {
+        self.items.pop_front()
+    }
+
     /// Ready time of the head, if any.
     #[inline]
     pub fn head_time(&self) -> Option<SimTime> {

@@ -474,6 +474,16 @@ impl Collector {
         }
         st.good_bits += bits;
         self.good_bits[g] += bits;
+        // Taken by a lagging receiver after the middle of the window, it
+        // crossed the bottleneck before: it belongs to the first half.
+        if let Some(m) = self.mark.as_deref_mut()
+            && tx_end < m.t
+        {
+            m.group_bits[g] += bits;
+            if let Some(b) = m.flow_bits.get_mut(f as usize) {
+                *b += bits;
+            }
+        }
     }
 
     /// Finite transfer in slot `f` is over at `now` (`finished`: its last

@@ -7,17 +7,30 @@
 //! one-way access delay is `(rtt - 2 * link.delay) / 2` each way, so the
 //! round-trip propagation delay equals the flow's configured RTT.
 //!
-//! The bottleneck link's propagation is folded into the return path: the
-//! receiver takes a segment when its serialization ends, and the ACK it
-//! sends takes `link.delay` plus the return delay to reach the sender. Past
-//! the bottleneck nothing is shared and the receiver's only output is its
-//! ACKs, so the sender sees every ACK at the same instant as with a
-//! separate link delay line (the delayed-ACK timer runs from the same
-//! earlier instant, its ACK arrives at the same time too), with one pending
-//! event and one delay line fewer per packet. What moves is only when the
-//! engine counts a segment as delivered (`packets_delivered`, a flow's
-//! `rcv_nxt`, a random loss): at the end of its serialization, the instant
-//! goodput was already measured at (`Collector::delivered_new`).
+//! The bottleneck link's propagation and the return path are folded into
+//! the receiver's clock: each flow's receiver runs its return delay (the
+//! link's propagation, the return path's, and the sender's lag below)
+//! behind the bottleneck. A segment whose serialization ends at `t` waits
+//! in the flow's return pipe until `t` plus that delay, when the receiver
+//! takes it, and the ACK it sends reaches the sender at once. Past the
+//! bottleneck nothing is shared and the receiver's only output is its ACKs,
+//! so the sender sees every ACK at the same instant as over separate delay
+//! lines (the delayed-ACK timer runs on the receiver's clock: its ACK
+//! arrives at the same time too), with one pending event and one delay line
+//! per flow. The return pipe holds 16-byte segments instead of ACKs with
+//! their SACK blocks (48 bytes), and the receiver's state is read in the
+//! same event as the sender's: with 10,000 flows, whose pipes and states
+//! are cold in the cache, 1.16x faster. What is counted at the end of a
+//! serialization stays there: `packets_delivered`, a random loss, and
+//! goodput (`Collector::delivered_new` takes the instant); at the run's
+//! end the receivers take what is still on its way (`rcv_nxt`, goodput).
+//! What moves: with delayed ACKs the return pipe has an event per segment
+//! instead of one per ACK, and its events are pushed at other moments, so
+//! ties at a picosecond between them and other events may pop in another
+//! order (a behaviour change for delayed-ACK flows: the `linux` and `ns3`
+//! profiles). The extra events cost such runs time where the flows' state
+//! stays in the cache: 100 `linux` CUBIC flows at 1 Gbps take 1.31x the
+//! events and 1.11x the CPU time (10,000 flows at 10 Gbps: 0.99x).
 //!
 //! The access path's propagation is folded into the sender's clock: the
 //! sender runs its one-way access delay `d` behind the bottleneck, so what
@@ -65,7 +78,7 @@
 //! groups with a `size`, open-loop arrivals, closed-loop users) take a slot
 //! when they arrive and give it back to a free list once their transfer is
 //! over *and* the slot is quiet: no packet of it in the access pipe, the
-//! bottleneck queue or in service (`Flow::in_net`), no ACK on the return
+//! bottleneck queue or in service (`Flow::in_net`), no segment on the return
 //! path and no delayed-ACK timer pending. A stale retransmission-timer event
 //! may still fire for a reused slot; the lazy check (`rto_event_at`) ignores
 //! it. So memory stays O(peak active flows) and pending events
@@ -83,7 +96,7 @@ use crate::engine::Progress;
 use crate::engine::queue::EventQueue;
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::net::pipe::Pipe;
-use crate::net::{Ack, BACKGROUND, CWR, ECT, MAX_SACK_BLOCKS, Packet};
+use crate::net::{Ack, BACKGROUND, CWR, ECT, Packet};
 use crate::output::RunOutput;
 use crate::queue::{AnyDiscipline, Queue, Queued};
 use crate::scenario::{Scenario, ScenarioError};
@@ -119,8 +132,8 @@ enum Ev {
     AccessHead(u32),
     /// The bottleneck finished serializing the packet in service.
     TxDone,
-    /// Head ACK of flow `f`'s return path reaches its sender.
-    AckHead(u32),
+    /// Head segment of flow `f`'s return path reaches its receiver.
+    Receive(u32),
     /// Flow `f`'s retransmission timer may have expired (checked lazily).
     Rto(u32),
     /// Flow `f`'s pacing timer may have expired (paced senders only, checked lazily).
@@ -141,18 +154,20 @@ enum Ev {
 ///
 /// Laid out in declaration order (`repr(C)`), aligned to a cache line: with
 /// thousands of flows each event finds its flow's state cold in the cache,
-/// so what the access-head and delivery events read (pipe heads, `in_net`,
-/// the return path and the receiver) comes first, in the first three
-/// lines, then the transmit path and the sender, then the rarely read rest.
+/// so what the access-head, delivery and receive events read (pipe heads,
+/// `in_net`, the return path and the receiver) comes first, in the first
+/// three lines, then the transmit path and the sender, then the rarely read
+/// rest. (The receiver beside the sender instead: 0.99x.)
 #[repr(C, align(64))]
 struct Flow {
     /// Segments on the access path (their flow and size are the flow's own).
     access: Pipe<Sent>,
-    /// ACKs on the return path.
-    acks: Pipe<WireAck>,
+    /// Segments on their way to the receiver, which runs `return_delay`
+    /// behind (see the module doc).
+    rcv: Pipe<Sent>,
     /// From the end of a segment's serialization at the bottleneck to its
-    /// ACK's arrival at the sender: the link's and the return path's
-    /// propagation, and the sender's lag (see the module doc).
+    /// ACK's arrival at the sender, the receiver's lag: the link's and the
+    /// return path's propagation, and the sender's lag (see the module doc).
     return_delay: SimTime,
     loss: f64,
     mss: u32,
@@ -193,71 +208,6 @@ struct Flow {
 
 const NO_USER: u32 = u32::MAX;
 
-/// An [`Ack`] on the return path, its SACK blocks stored as 32-bit offsets
-/// from the cumulative ACK (40 bytes instead of 64, for the same cache
-/// reason as [`Sent`]); [`WireAck::ack`] gives back the same [`Ack`]. A
-/// block's edges lie within a window of the cumulative ACK (a D-SACK block
-/// below it, by at most a window), far inside the 32-bit range.
-///
-/// Other layouts of the return path, measured with 10,000 CUBIC flows at
-/// 10 Gbps against this one (paired runs, medians; results bit-identical):
-/// - one slab of 64-byte records for every flow's ACKs, linked per flow,
-///   each head event carrying its record's index so that the record is read
-///   alongside the flow's state instead of after it: 0.83x (each ACK on its
-///   own line; in a flow's ring consecutive ACKs share lines);
-/// - ring entries padded to a whole cache line (no entry across two): 0.97x;
-/// - ACKs packed into a ring of 8-byte words, two for an ACK without SACK
-///   blocks and one more per block: 1.03x at 10,000 flows, but 0.96-0.98x
-///   with 10 flows (6% more instructions to pack and unpack).
-#[derive(Clone, Copy, Debug)]
-struct WireAck {
-    ack: u64,
-    /// Each block's start and end minus `ack`, modulo 2^32.
-    sack: [(u32, u32); MAX_SACK_BLOCKS],
-    nsack: u8,
-    ece: bool,
-    dsack: bool,
-}
-
-impl WireAck {
-    fn new(a: &Ack) -> WireAck {
-        let mut sack = [(0, 0); MAX_SACK_BLOCKS];
-        for (w, &(s, e)) in sack.iter_mut().zip(&a.sack[..a.nsack as usize]) {
-            *w = (s.wrapping_sub(a.ack) as u32, e.wrapping_sub(a.ack) as u32);
-            debug_assert_eq!(Self::edge(a.ack, w.0), s);
-            debug_assert_eq!(Self::edge(a.ack, w.1), e);
-        }
-        WireAck {
-            ack: a.ack,
-            sack,
-            nsack: a.nsack,
-            ece: a.ece,
-            dsack: a.dsack,
-        }
-    }
-
-    /// A block edge from its offset (sign-extended: D-SACK edges lie below `ack`).
-    #[inline]
-    fn edge(ack: u64, off: u32) -> u64 {
-        ack.wrapping_add(off as i32 as i64 as u64)
-    }
-
-    /// The ACK as the receiver sent it.
-    fn ack(&self) -> Ack {
-        let mut a = Ack {
-            ack: self.ack,
-            nsack: self.nsack,
-            ece: self.ece,
-            dsack: self.dsack,
-            ..Ack::default()
-        };
-        for (b, &(s, e)) in a.sack.iter_mut().zip(&self.sack[..self.nsack as usize]) {
-            *b = (Self::edge(self.ack, s), Self::edge(self.ack, e));
-        }
-        a
-    }
-}
-
 /// A segment on its flow's access path, packed in one word: the segment
 /// number shifted left by [`Sent::ECN_BITS`], the ECN bits below (a
 /// pipe entry of 16 bytes instead of a [`Packet`]'s 40: per-flow pipes are
@@ -276,14 +226,17 @@ impl Sent {
         Sent(seq << Self::ECN_BITS | ecn as u64)
     }
 
+    fn seq(self) -> u64 {
+        self.0 >> Self::ECN_BITS
+    }
+
+    fn ecn(self) -> u8 {
+        (self.0 & ((1 << Self::ECN_BITS) - 1)) as u8
+    }
+
     /// The packet of flow `f` (segments of `size` bytes) this entry stands for.
     fn packet(self, f: u32, size: u32) -> Packet {
-        Packet::new(
-            f,
-            size,
-            self.0 >> Self::ECN_BITS,
-            (self.0 & ((1 << Self::ECN_BITS) - 1)) as u8,
-        )
+        Packet::new(f, size, self.seq(), self.ecn())
     }
 }
 
@@ -334,7 +287,7 @@ impl Flow {
             access_free_at: SimTime::ZERO,
             access_buffer: grp.access_buffer_pkts,
             access: Pipe::default(),
-            acks: Pipe::default(),
+            rcv: Pipe::default(),
             rto_event_at: SimTime::MAX,
             pace_event_at: SimTime::MAX,
             delack_pending: false,
@@ -351,6 +304,28 @@ impl Flow {
             user: NO_USER,
             long: false,
         }
+    }
+
+    /// The receiver takes segment `seg` of flow `f`, whose serialization
+    /// at the bottleneck ended at `tx_end` and took `tx`: new data counts
+    /// as goodput at `tx_end` ([`Collector::delivered_new`]). Returns the
+    /// ACK owed at once for earlier segments ([`Receiver::on_ecn`]), then
+    /// whether this segment's ACK leaves now.
+    fn take(
+        &mut self,
+        seg: Sent,
+        f: u32,
+        tx_end: SimTime,
+        tx: SimTime,
+        col: &mut Collector,
+    ) -> (Option<Ack>, AckAction) {
+        let before = self.receiver.received;
+        let owed = self.receiver.on_ecn(seg.ecn());
+        let action = self.receiver.on_segment(seg.seq());
+        if self.receiver.received > before {
+            col.delivered_new(f, tx_end, tx);
+        }
+        (owed, action)
     }
 
     fn end(&self) -> collect::FlowEnd {
@@ -639,7 +614,7 @@ impl<'s> Sim<'s> {
             return true;
         }
         let quiet = flow.access.is_empty()
-            && flow.acks.is_empty()
+            && flow.rcv.is_empty()
             && !flow.delack_pending
             && flow.in_net == 0;
         if quiet {
@@ -676,7 +651,7 @@ impl<'s> Sim<'s> {
                 Ev::Wake(u) => self.wake(u),
                 Ev::AccessHead(f) => self.access_head(f),
                 Ev::TxDone => self.tx_done(),
-                Ev::AckHead(f) => self.ack_head(f),
+                Ev::Receive(f) => self.receive(f),
                 Ev::Rto(f) => self.rto(f),
                 Ev::Pace(f) => self.pace(f),
                 Ev::DelAck(f) => self.delack(f),
@@ -915,8 +890,8 @@ impl<'s> Sim<'s> {
         self.deliver(p);
     }
 
-    /// A packet's serialization on the bottleneck ended: its receiver takes
-    /// it (the link's propagation is in the return delay, see the module doc).
+    /// A packet's serialization on the bottleneck ended: it leaves for its
+    /// receiver, which runs the return delay behind (the module doc).
     fn deliver(&mut self, p: Packet) {
         if p.flow() == BACKGROUND {
             self.col.delivered += 1;
@@ -929,61 +904,80 @@ impl<'s> Sim<'s> {
             self.col.random_drop(f);
             return;
         }
-        let tx = self.tx_time(p.size());
-        let flow = &mut self.flows[f as usize];
         self.col.delivered += 1;
-        let before = flow.receiver.received;
-        if let Some(owed) = flow.receiver.on_ecn(p.ecn()) {
+        let at = self.now + flow.return_delay;
+        if flow.rcv.push(at, Sent::new(p.seq, p.ecn())) {
+            self.events.push(at, Ev::Receive(f));
+        }
+    }
+
+    /// The head segment of flow `f`'s return path reaches its receiver,
+    /// `return_delay` after its serialization ended: the receiver takes the
+    /// segments due now, its ACKs reach the sender at once, and the sender
+    /// sends what they allow.
+    fn receive(&mut self, f: u32) {
+        let now = self.now;
+        let mss = self.flows[f as usize].mss;
+        let tx = self.tx_time(mss);
+        let Sim {
+            flows,
+            col,
+            events,
+            out,
+            ..
+        } = self;
+        let flow = &mut flows[f as usize];
+        let tx_end = now - flow.return_delay;
+        let mut acked = false;
+        while let Some(seg) = flow.rcv.pop_ready(now) {
+            let (owed, action) = flow.take(seg, f, tx_end, tx, col);
             // A per-packet (DCTCP) echo's CE state changed: the delayed ACK
             // owed for earlier segments leaves first, with the old state.
-            let at = self.now + flow.return_delay;
-            if flow.acks.push(at, WireAck::new(&owed)) {
-                self.events.push(at, Ev::AckHead(f));
+            if let Some(owed) = owed {
+                flow.sender.on_ack(&owed, now, out);
+                acked = true;
             }
-        }
-        let action = flow.receiver.on_segment(p.seq);
-        if flow.receiver.received > before {
-            self.col.delivered_new(f, self.now, tx);
-        }
-        match action {
-            AckAction::Now => self.send_ack(f),
-            AckAction::Delay => {
-                if !flow.delack_pending {
-                    flow.delack_pending = true;
-                    self.events.push(self.now + DELACK_TIMEOUT, Ev::DelAck(f));
+            match action {
+                AckAction::Now => {
+                    flow.sender.on_ack(&flow.receiver.ack(), now, out);
+                    acked = true;
+                }
+                AckAction::Delay => {
+                    if !flow.delack_pending {
+                        flow.delack_pending = true;
+                        events.push(now + DELACK_TIMEOUT, Ev::DelAck(f));
+                    }
                 }
             }
         }
-    }
-
-    fn send_ack(&mut self, f: u32) {
-        let flow = &mut self.flows[f as usize];
-        let at = self.now + flow.return_delay;
-        if flow.acks.push(at, WireAck::new(&flow.receiver.ack())) {
-            self.events.push(at, Ev::AckHead(f));
+        // A delayed ACK leaves the sender as it was: nothing to send, its
+        // timers armed already (`transmit` would push no event).
+        if acked {
+            self.transmit(f);
         }
-    }
-
-    fn delack(&mut self, f: u32) {
-        let flow = &mut self.flows[f as usize];
-        flow.delack_pending = false;
-        if flow.receiver.on_delack_timer() {
-            self.send_ack(f);
+        if let Some(t) = self.flows[f as usize].rcv.head_time() {
+            self.events.push(t, Ev::Receive(f));
+        }
+        if acked {
+            self.after_sender(f);
         } else {
             self.try_free(f);
         }
     }
 
-    fn ack_head(&mut self, f: u32) {
-        self.drive(f, |flow, now, out| {
-            while let Some(a) = flow.acks.pop_ready(now) {
-                flow.sender.on_ack(&a.ack(), now, out);
-            }
-        });
-        if let Some(t) = self.flows[f as usize].acks.head_time() {
-            self.events.push(t, Ev::AckHead(f));
+    /// Flow `f`'s delayed-ACK timer (on the receiver's clock, see the
+    /// module doc): an ACK still owed reaches the sender at once.
+    fn delack(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        flow.delack_pending = false;
+        if flow.receiver.on_delack_timer() {
+            self.drive(f, |flow, now, out| {
+                flow.sender.on_ack(&flow.receiver.ack(), now, out);
+            });
+            self.after_sender(f);
+        } else {
+            self.try_free(f);
         }
-        self.after_sender(f);
     }
 
     /// Lazy retransmission timer: the event may be stale (deadline moved later).
@@ -1038,6 +1032,15 @@ impl<'s> Sim<'s> {
             .sum::<u64>()
             + self.queue.occupancy().pkts
             + self.in_service.is_some() as u64;
+        // Segments past the bottleneck that their (lagging) receivers have
+        // not taken yet were delivered within the run: their goodput and
+        // `rcv_nxt` count; the ACKs they would send reach no sender in it.
+        for (f, flow) in self.flows.iter_mut().enumerate() {
+            let tx = self.capacity.tx_time(flow.mss);
+            while let Some((at, seg)) = flow.rcv.pop() {
+                flow.take(seg, f as u32, at - flow.return_delay, tx, &mut self.col);
+            }
+        }
         for f in 0..self.flows.len() {
             let flow = &self.flows[f];
             if flow.finite && flow.active {
@@ -1064,36 +1067,6 @@ impl<'s> Sim<'s> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn wire_ack_gives_back_the_ack() {
-        // SACK blocks above the cumulative ACK and a D-SACK block below it.
-        let a = Ack {
-            ack: 1_000_000_007,
-            sack: [
-                (999_999_990, 999_999_991),
-                (1_000_000_100, 1_000_500_000),
-                (1_000_000_010, 1_000_000_020),
-            ],
-            nsack: 3,
-            ece: true,
-            dsack: true,
-        };
-        let b = WireAck::new(&a).ack();
-        assert_eq!(
-            (b.ack, b.sack, b.nsack, b.ece, b.dsack),
-            (a.ack, a.sack, a.nsack, a.ece, a.dsack)
-        );
-        let plain = Ack {
-            ack: 5,
-            ..Ack::default()
-        };
-        let c = WireAck::new(&plain).ack();
-        assert_eq!(
-            (c.ack, c.sack, c.nsack, c.ece, c.dsack),
-            (5, [(0, 0); MAX_SACK_BLOCKS], 0, false, false)
-        );
-    }
-
     /// Lagging senders put every packet in the bottleneck queue at the same
     /// picosecond as senders behind an access delay line, and a transfer's
     /// row is the same: the whole trace and the rows bit for bit, one flow
@@ -1101,11 +1074,19 @@ mod tests {
     /// a tie's order may differ: the module doc) with SACK and delayed ACKs,
     /// behind a slower access link with send-time jitter and random loss,
     /// with a window-dependent increase, and as `count` transfers.
+    ///
+    /// The delayed-ACK flow has a send-time jitter: ACK clocking makes its
+    /// segments reach the queue at the picosecond another's serialization
+    /// ends, and with delayed ACKs the return path's events (one per
+    /// segment, one ACK per two) are pushed at other moments behind a
+    /// lagging sender than behind a delay line, so such ties pop in another
+    /// order (the module doc). The jitter takes the ties away, not the
+    /// comparison.
     #[test]
     fn lagging_senders_feed_the_queue_as_over_access_lines() {
         let groups = [
             serde_json::json!({"count": 1, "tcp": "newreno", "sack": true, "delayed_ack": true,
-                               "rtt": "63.7ms"}),
+                               "rtt": "63.7ms", "jitter": "0.01ms"}),
             serde_json::json!({"count": 1, "tcp": "cubic", "rtt": "91.3ms", "access_rate": "4Mbps",
                                "jitter": "0.05ms", "loss": 0.002}),
             serde_json::json!({"count": 1, "tcp": "highspeed", "rtt": "171.1ms"}),
