@@ -60,6 +60,12 @@ impl<T> Pipe<T> {
         self.items.pop_front()
     }
 
+    /// The head item and its ready time, if any.
+    #[inline]
+    pub fn head(&self) -> Option<&(SimTime, T)> {
+        self.items.front()
+    }
+
     /// Ready time of the head, if any.
     #[inline]
     pub fn head_time(&self) -> Option<SimTime> {

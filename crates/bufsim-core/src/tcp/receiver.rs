@@ -151,6 +151,22 @@ impl Receiver {
         None
     }
 
+    /// Would segment `seq` with ECN bits `bits`, arriving now, only be held
+    /// for a delayed ACK ([`Self::on_ecn`] owing nothing, then
+    /// [`Self::on_segment`] answering [`AckAction::Delay`])? True exactly
+    /// for the next in-order segment, with no gap held, no segment waiting
+    /// for its ACK, and no change of a per-packet CE echo; the property
+    /// test below checks it against the two calls.
+    pub fn holds_ack(&self, seq: u64, bits: u8) -> bool {
+        let ce_flips = self.per_packet && (bits & crate::net::CE != 0) != self.ece;
+        self.delayed_ack
+            && seq == self.rcv_nxt
+            && self.ooo.is_empty()
+            && self.unacked == 0
+            && !self.force_now
+            && !ce_flips
+    }
+
     /// The delayed-ACK timer fired: is an ACK still owed?
     pub fn on_delack_timer(&mut self) -> bool {
         let owed = self.unacked > 0;
@@ -306,6 +322,41 @@ mod tests {
                 let a = r.ack();
                 prop_assert_eq!(a.ack, reference.rcv_nxt);
                 prop_assert_eq!(&a.sack[..a.nsack as usize], &reference.recent[..]);
+            }
+        }
+    }
+
+    proptest! {
+        /// `holds_ack` answers what `on_ecn` and `on_segment` then do, over
+        /// random arrivals (in order, reordered, duplicated), CE marks,
+        /// CWR bits and delayed-ACK timer expiries, for both echo modes.
+        #[test]
+        fn holds_ack_predicts_a_held_ack(
+            steps in proptest::collection::vec((0u64..3, 0u8..8, 0u8..10), 1..300),
+            per_packet: bool,
+            sack: bool,
+        ) {
+            let mut r = Receiver::new(sack, true).ecn_per_packet(per_packet);
+            let mut next = 0u64;
+            for (jump, bits, timer) in steps {
+                if timer == 0 {
+                    r.on_delack_timer();
+                }
+                // Mostly the next segment; now and then one further on or
+                // one already sent again.
+                let seq = match jump {
+                    0 => next,
+                    1 => next + 2,
+                    _ => next.saturating_sub(1),
+                };
+                next = next.max(seq + 1);
+                let predicted = r.holds_ack(seq, bits);
+                let owed = r.on_ecn(bits);
+                let action = r.on_segment(seq);
+                prop_assert_eq!(predicted, owed.is_none() && action == AckAction::Delay);
+                if action == AckAction::Now {
+                    r.ack();
+                }
             }
         }
     }
