@@ -979,7 +979,10 @@ impl<'s> Sim<'s> {
             flow.arm_delack(at, f, events);
         }
         // A delayed ACK leaves the sender as it was: nothing to send, its
-        // timers armed already (`transmit` would push no event).
+        // timers armed already (`transmit` would push no event). The next
+        // head's event is pushed after the sender's, as the ACK ring's
+        // was: equal-time events pop in push order, so merging the two
+        // `if acked` blocks would move results.
         if acked {
             self.transmit(f);
         }
