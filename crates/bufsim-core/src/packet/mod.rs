@@ -979,20 +979,15 @@ impl<'s> Sim<'s> {
             flow.arm_delack(at, f, events);
         }
         // A delayed ACK leaves the sender as it was: nothing to send, its
-        // timers armed already (`transmit` would push no event). The next
-        // head's event is pushed after the sender's, as the ACK ring's
-        // was: equal-time events pop in push order, so merging the two
-        // `if acked` blocks would move results.
+        // timers armed already (`transmit` would push no event).
         if acked {
             self.transmit(f);
-        }
-        if let Some(t) = self.flows[f as usize].rcv.head_time() {
-            self.events.push(t, Ev::Receive(f));
-        }
-        if acked {
             self.after_sender(f);
         } else {
             self.try_free(f);
+        }
+        if let Some(t) = self.flows[f as usize].rcv.head_time() {
+            self.events.push(t, Ev::Receive(f));
         }
     }
 
