@@ -114,9 +114,34 @@ def render_in_chromium(page: Path, tmp: Path, name: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def avrachenkov_quick_table() -> pd.DataFrame:
-    """Paper 003's quick reproduction table (about 35 s), run once per session
-    for the reproduction and report tests; do not modify it."""
-    from bufsim.reproduce import avrachenkov2006
+def quick_table():
+    """``quick_table(name)``: the quick run table of reproduction ``name``
+    (3-35 s each), run once per session for the reproduction and report
+    tests, with ``attrs["quick"] = True``; do not modify it."""
+    from bufsim import reproduce
 
-    return avrachenkov2006.run(quick=True)
+    cache: dict[str, pd.DataFrame] = {}
+
+    def get(name: str) -> pd.DataFrame:
+        if name not in cache:
+            cache[name] = reproduce.load(name).run(quick=True)
+            cache[name].attrs["quick"] = True
+        return cache[name]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def avrachenkov_quick_table(quick_table) -> pd.DataFrame:
+    """Paper 003's quick reproduction table; do not modify it."""
+    return quick_table("avrachenkov2006")
+
+
+@pytest.fixture(autouse=True)
+def _no_stored_reproductions(monkeypatch, tmp_path_factory):
+    """Reports read stored full runs from ``results/reproduce`` under the
+    working directory (:data:`bufsim.reproduce.RESULTS`): tests see an empty
+    folder instead, whatever a developer's checkout holds."""
+    from bufsim import reproduce
+
+    monkeypatch.setattr(reproduce, "RESULTS", tmp_path_factory.mktemp("reproduce"))

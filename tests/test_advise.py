@@ -136,7 +136,17 @@ def test_fct_objective_gives_an_interval(web_mix):
     )
     mean = d.groupby("buffer_pkts")["fct_mean_small_s"].mean()
     ok = mean[mean <= 1.0].index
-    assert ok.min() == pytest.approx(lo, rel=0.42) and ok.max() == pytest.approx(hi, rel=0.42)
+    assert ok.min() == pytest.approx(lo, rel=0.42)
+    # The upper edge is where the mean first exceeds 1 s, or where a seed's
+    # mean is not identified (its longest transfer still running at the end
+    # of the run, so the mean is only a lower bound): then the objective
+    # cannot be judged there and counts as not met.
+    above = a.runs[(a.runs["engine"] == "packet") & (a.runs["buffer_pkts"] > hi)]
+    nxt = above[above["buffer_pkts"] == above["buffer_pkts"].min()]
+    unjudged = (nxt["fct_mean_small_s_censored"] == 1.0).any()
+    assert ok.max() == pytest.approx(hi, rel=0.42) or (
+        unjudged and any(n.startswith("fct_mean_small_s cannot be judged") for n in a.notes)
+    )
     assert "interval search" in a.method
 
 
@@ -160,14 +170,13 @@ def test_progress_covers_the_search(web_mix):
     a, _, events = web_mix
     phases = list(dict.fromkeys(e.phase for e in events))
     # No loss-synchronization scans: the fluid engine measures no FCT.
-    assert phases == [
-        "fluid scan",
-        "packet interval scan",
-        "packet interval edges",
-        "adaptive seeds",
+    # (adaptive seeds run wherever a verdict straddles the bound: in the
+    # scan or at the edges).
+    assert phases[:2] == ["fluid scan", "packet interval scan"] and phases[-2:] == [
         "rule check",
         "done",
     ]
+    assert set(phases[2:-2]) == {"packet interval edges", "adaptive seeds"}
     assert all(x.done <= y.done for x, y in zip(events, events[1:]))
     assert all(e.done <= e.total for e in events)
     # Every run of the search is counted, and the bar ends full.
@@ -669,3 +678,49 @@ def test_calibration_point_is_the_measurement_nearest_the_bound():
     # "<=" objectives (loss falls with the buffer) compare the other way.
     loss = pd.Series([0.04, 0.02, 0.01, 0.005], index=[100, 200, 400, 800])
     assert _calibration_point({800.0: 0.004, 200.0: 0.03}, loss, po("drop_rate<=0.01")) == 200.0
+
+
+def test_advice_shows_what_the_buffer_costs(web_mix):
+    # At the recommended buffer: loss, timeouts, delays, fairness and the
+    # transfers' completions, each as the mean over the seeds with its
+    # two-sided t interval, in the table, the JSON and the report.
+    import numpy as np
+    from bufsim._stats import t_half_width
+
+    a, _, _ = web_mix
+    rec = a.costs[a.costs["source"] == "recommended"].iloc[0]
+    runs = a.runs[(a.runs["engine"] == "packet") & (a.runs["buffer_pkts"] == a.buffer_pkts)]
+    assert rec["seeds"] == len(runs) >= 2
+    assert rec["drop_rate"] == pytest.approx(runs["drop_rate"].mean(), rel=1e-12)
+    assert rec["drop_rate ±"] == pytest.approx(
+        t_half_width(runs["drop_rate"].to_numpy(), 0.975), rel=1e-12
+    )
+    window = a.duration_s - a.warmup_s
+    rate = (runs["timeouts"] / runs["active_flows_mean"] / window).to_numpy()
+    assert rec["flow_timeout_rate"] == pytest.approx(np.mean(rate), rel=1e-12)
+    assert 0 < rec["completion_small"] <= 1
+    text = a.cost_table()
+    row = text[text["source"] == "recommended"].iloc[0]
+    assert " ± " in row["loss rate"] and row["p99 FCT, small"].endswith(" s")
+    assert any(c["source"] == "recommended" for c in a.to_dict()["costs"])
+    assert "What each measured buffer costs" in a.to_html()
+    assert "What each measured buffer costs" in a._repr_html_()
+
+
+def test_advice_states_its_scenario_stack_and_provenance(web_mix):
+    # The report says what the answer is for (link, flows, RTTs, the stack
+    # each group assumes) and what it rests on (version, commit, seeds,
+    # runs, simulated and wall time), readable rather than a JSON dump.
+    a, _, _ = web_mix
+    lines = a.scenario.describe(buffer=False)
+    assert lines[1].startswith("link: 10 Mbps, one-way delay 45 ms, droptail, BDP")
+    assert "stack rfc" in lines[2] and "RTT 100 ms" in lines[2]
+    p = a.provenance()
+    packet = a.runs[a.runs["engine"] == "packet"]
+    assert p["packet runs"] == len(packet) and p["seeds"].startswith("1, 2")
+    assert p["simulated s (packet runs)"] == pytest.approx(len(packet) * 60.0)
+    assert p["wall s (search)"] > 0
+    page = a.to_html()
+    assert "How it was computed" in page and "stack rfc" in page and "bufsim version" in page
+    assert a.to_dict()["provenance"]["packet runs"] == len(packet)
+    assert "<li>" in a.scenario._repr_html_()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -61,8 +62,9 @@ def test_validate_prints_normalized(tmp_path):
     # Without --json: what the scenario describes and each engine's cost.
     p = bufsim_cli("validate", "s.toml", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
-    assert "valid" in p.stdout and "RTT 60 ms to 100 ms" in p.stdout
-    assert "packet engine: about" in p.stdout and "packets" in p.stdout
+    out = " ".join(p.stdout.split())
+    assert "valid" in out and "RTT 60 ms to 100 ms" in out
+    assert "packet engine: about" in out and "packets" in out
 
 
 def test_bad_scenario_is_a_clear_error(tmp_path):
@@ -193,3 +195,43 @@ def test_tables_fit_80_columns(tmp_path):
         assert p.returncode == 0, (args, p.stderr)
         assert "…" not in p.stdout, (args, p.stdout)
         assert max(len(line) for line in p.stdout.splitlines()) <= 80, (args, p.stdout)
+
+
+def test_long_work_prints_plain_progress_lines_when_stderr_is_no_terminal(monkeypatch, capsys):
+    # A log or CI captures stderr: no bar is drawn there, so the run, the
+    # sweep and the search say what they do, how far and an ETA in plain
+    # lines (every 10 s; here at every step).
+    from bufsim import cli
+    from bufsim.advise import AdviseProgress
+
+    monkeypatch.setattr(cli, "PROGRESS_LINE_EVERY_S", 0.0)
+    _, say = cli._advise_progress(terminal=False)
+    say(AdviseProgress("packet bisection", "packet bisection 2/7: 45 packets", 3, 12))
+    lines = cli._Lines("demo [packet]")
+    lines(25.0, 100.0, "s simulated")
+    err = capsys.readouterr().err.splitlines()
+    assert re.fullmatch(
+        r"advise: packet bisection 2/7: 45 packets: 3/12 runs, \d+ s elapsed, ETA \d+ s", err[0]
+    ), err
+    assert re.fullmatch(r"demo \[packet\]: 25/100 s simulated, \d+ s elapsed, ETA \d+ s", err[1])
+
+
+def test_validate_takes_what_advise_takes_and_prices_both(tmp_path):
+    # No duration: derived from the time scales as advise derives it, and
+    # the cost of a run and of an advise search (with and without --quick)
+    # printed before anyone starts one.
+    path = tmp_path / "port.toml"
+    path.write_text(
+        'name = "port"\n[link]\ncapacity = "1Gbps"\ndelay = "10ms"\nbuffer = "100pkt"\n'
+        '[[flows]]\ncount = 50\ntcp = "cubic"\nrtt = {min = "20ms", max = "100ms"}\n'
+    )
+    out = bufsim_cli("validate", str(path), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert "derived from the scenario's time scales" in text
+    full = re.search(r"advise: about (\d+) packet runs of (\S+ s)", text)
+    quick = re.search(r"advise --quick: about (\d+) packet runs", text)
+    assert full and quick and int(quick.group(1)) < int(full.group(1))
+    from bufsim.advise import cost
+
+    assert int(full.group(1)) == cost(str(path))["packet_runs"]

@@ -67,10 +67,19 @@ def test_curve_errors_and_confidence_band_by_hand():
     assert e.loc["fluid", "points"] == 2
     assert e.loc["fluid", "rms"] == pytest.approx(0.1)
     assert e.loc["fluid", "max_abs"] == pytest.approx(0.1)
-    # 95% t-interval of (0.7, 0.8, 0.9): 0.8 +- t(0.975, 2) * 0.1 / sqrt(3) = 0.8 +- 0.2484.
+    # 95% t-interval of (0.7, 0.8, 0.9) on the logit scale (utilization
+    # stays in [0, 1]; the plain interval 0.8 +- 0.2484 would reach 1.048):
+    # logits 0.847, 1.386, 2.197, mean 1.477, sd 0.680, half-width
+    # t(0.975, 2) * 0.680 / sqrt(3) = 1.689; back: 0.448 to 0.959.
     c = plot._curves(t, "utilization", "buffer_pkts", 0.95)
     row = c[(c.engine == "packet") & (c.x == 10)].iloc[0]
-    assert row["hi"] - row["mean"] == pytest.approx(4.302653 * 0.1 / math.sqrt(3), rel=1e-5)
+    z = [math.log(u / (1 - u)) for u in (0.7, 0.8, 0.9)]
+    mz = sum(z) / 3
+    sd = math.sqrt(sum((v - mz) ** 2 for v in z) / 2)
+    half = 4.302653 * sd / math.sqrt(3)
+    assert row["hi"] == pytest.approx(1 / (1 + math.exp(-(mz + half))), rel=1e-5)
+    assert row["lo"] == pytest.approx(1 / (1 + math.exp(-(mz - half))), rel=1e-5)
+    assert row["mean"] == pytest.approx(0.8) and 0 < row["lo"] < row["mean"] < row["hi"] < 1
     fig = plot.buffer_curves(t, "utilization", rules={"BDP": 15}, bound=0.85)
     assert isinstance(fig, Figure)
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]

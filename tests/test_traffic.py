@@ -141,9 +141,10 @@ def test_fluid_engine_refuses_finite_traffic():
 
 
 def test_finite_traffic_puts_completion_times_in_the_summary():
-    """Packet runs with finite transfers carry per-class FCTs (mean, p99) in
-    the summary, as bufsim.flows.classify splits them; persistent-only runs
-    have none (nothing to measure)."""
+    """Packet runs with finite transfers carry per-class completions and
+    FCTs (mean, p99) in the summary over every transfer started in the
+    measurement window, the unfinished ones at the time they had run;
+    persistent-only runs have none (nothing to measure)."""
     import numpy as np
 
     raw = {
@@ -156,30 +157,54 @@ def test_finite_traffic_puts_completion_times_in_the_summary():
         ],
     }
     r = bufsim.simulate(raw)
-    f = bflows.classify(r)
+    f = bflows.classify(r, finished_only=False)
+    f = f[(f["class"] != "persistent") & (f["start_s"] >= 2.0)]
     for c in ("small", "large"):
-        fct = f.loc[f["class"] == c, "fct_s"].to_numpy()
-        assert len(fct) > 10
-        assert r.summary[f"fct_mean_{c}_s"] == pytest.approx(fct.mean(), rel=1e-12)
-        assert r.summary[f"fct_p99_{c}_s"] == pytest.approx(np.quantile(fct, 0.99), rel=1e-12)
+        g = f[f["class"] == c]
+        done = g["finished"] == 1.0
+        assert len(g) > 10 and done.sum() >= len(g) - 10
+        assert r.summary[f"flows_started_{c}"] == len(g)
+        assert r.summary[f"flows_completed_{c}"] == done.sum()
+        assert r.summary[f"completion_{c}"] == pytest.approx(done.mean(), rel=1e-12)
+        elapsed = np.where(done, g["fct_s"], 20.0 - g["start_s"])
+        # The Kaplan-Meier estimates (bufsim.flows) over all of them: the
+        # transfers that arrived just before the end are censored early.
+        mean, known = bflows.censored_mean(elapsed, done)
+        assert known and r.summary[f"fct_mean_{c}_s_censored"] == 0.0
+        assert r.summary[f"fct_mean_{c}_s"] == mean
+        assert elapsed[done].mean() * 0.9 < mean < elapsed[done].mean() * 1.3
+        p99, known = bflows.censored_quantile(elapsed, done, 0.99)
+        assert known and r.summary[f"fct_p99_{c}_s"] == p99
+        # Slowdown: FCT over the transfer alone on the link (size at 10 Mbps
+        # plus the 40 ms RTT; 1500 B packets, the default mss), at least 1.
+        ideal = g["size_pkts"] * 1500 * 8 / 10e6 + 0.04
+        assert (g.loc[done, "slowdown"] >= 1 - 1e-9).all()
+        assert r.summary[f"slowdown_mean_{c}"] == pytest.approx(
+            bflows.censored_mean(elapsed / ideal, done)[0], rel=1e-9
+        )
     # A transfer takes at least one RTT (40 ms) plus its serialization.
     assert r.summary["fct_mean_small_s"] > 0.04
     persistent = bufsim.simulate({**raw, "flows": raw["flows"][:1]})
-    assert not [k for k in persistent.summary if k.startswith("fct_")]
+    assert not [k for k in persistent.summary if k.startswith(("fct_", "flows_started"))]
     # output.halves: the same per half of the window (transfers by their
-    # completion: up to 11 s, after), the run itself unchanged.
+    # start: before 11 s, after), the run itself unchanged.
     h = bufsim.simulate({**raw, "output": {"halves": True}})
     assert {k: v for k, v in h.summary.items() if "_half" not in k and k != "events"} == {
         k: v for k, v in r.summary.items() if k != "events"
     }
     for c in ("small", "large"):
-        done = f[f["class"] == c]
-        first = done.loc[done["end_s"] <= 11.0, "fct_s"].to_numpy()
-        second = done.loc[done["end_s"] > 11.0, "fct_s"].to_numpy()
-        assert len(first) and len(second)
-        assert h.summary[f"fct_mean_{c}_s_half1"] == pytest.approx(first.mean(), rel=1e-12)
-        assert h.summary[f"fct_p99_{c}_s_half2"] == pytest.approx(
-            np.quantile(second, 0.99), rel=1e-12
+        g = f[f["class"] == c]
+        done = (g["finished"] == 1.0).to_numpy()
+        elapsed = np.where(done, g["fct_s"], 20.0 - g["start_s"])
+        first = g["start_s"].to_numpy() < 11.0
+        assert first.any() and (~first).any()
+        assert (
+            h.summary[f"fct_mean_{c}_s_half1"]
+            == bflows.censored_mean(elapsed[first], done[first])[0]
+        )
+        assert (
+            h.summary[f"fct_p99_{c}_s_half2"]
+            == bflows.censored_quantile(elapsed[~first], done[~first], 0.99)[0]
         )
     # The halves' utilizations average to the window's (equal halves).
     u = (h.summary["utilization_half1"] + h.summary["utilization_half2"]) / 2

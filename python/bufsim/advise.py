@@ -55,6 +55,7 @@ import copy
 import logging
 import math
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -142,7 +143,9 @@ class Objective:
             return None
         m = float(v.mean())
         half = 0.0
-        if len(v) > 1 and confidence > 0:
+        # An infinite value (a completion time only known as a lower bound,
+        # see _judged) decides the verdict alone: no interval around it.
+        if len(v) > 1 and confidence > 0 and np.isfinite(v).all():
             half = t_half_width(v, confidence)
         return m, (m - half if self.op == ">=" else m + half)
 
@@ -261,6 +264,15 @@ class Advice:
     duration_s, warmup_s : float
         The packet runs' duration and warm-up, seconds (derived from the
         scenario's time scales when it does not give them).
+    costs : pandas.DataFrame
+        What the recommended buffer and every rule's buffer the packet
+        engine measured cost: loss, timeouts, queueing delay, fairness and
+        completions, each with its interval over seeds (:func:`_costs`).
+    scenario : Scenario or None
+        The scenario the advice is for (its buffer aside), with the
+        duration and warm-up the search used.
+    wall_s : float
+        Wall time of the whole search, seconds.
     """
 
     objectives: list[Objective]
@@ -278,6 +290,30 @@ class Advice:
     convergence: pd.DataFrame = field(default_factory=pd.DataFrame)
     duration_s: float = math.nan
     warmup_s: float = math.nan
+    costs: pd.DataFrame = field(default_factory=pd.DataFrame)
+    scenario: Scenario | None = None
+    wall_s: float = math.nan
+
+    def provenance(self) -> dict[str, Any]:
+        """What the answer rests on: bufsim's version and commit, the seeds,
+        the packet and fluid runs (cached ones included), the packet runs'
+        simulated seconds and the search's wall time (seconds)."""
+        from bufsim import provenance
+
+        runs = self.runs
+        packet = runs[runs["engine"] == "packet"] if "engine" in runs else runs.iloc[:0]
+        fluid = runs[runs["engine"] == "fluid"] if "engine" in runs else runs.iloc[:0]
+        return {
+            "bufsim version": provenance.__version__,
+            "commit": provenance.commit(),
+            "seeds": ", ".join(str(int(v)) for v in sorted(packet["seed"].unique()))
+            if len(packet)
+            else "",
+            "packet runs": len(packet),
+            "fluid runs": len(fluid),
+            "simulated s (packet runs)": float(len(packet) * self.duration_s),
+            "wall s (search)": self.wall_s,
+        }
 
     @property
     def converged(self) -> bool:
@@ -311,8 +347,9 @@ class Advice:
             row: dict[str, Any] = {"buffer_pkts": float(b)}
             for o in self.objectives:
                 v = g[o.key] if o.key in g else pd.Series([math.nan])
+                judged = _judged(g, o.key) if o.key in g else v.to_numpy()
                 row[o.text] = float(v.mean())
-                row[f"{o.text} holds"] = o.holds(v.tolist(), self.confidence)
+                row[f"{o.text} holds"] = o.holds(judged.tolist(), self.confidence)
             rows.append(row)
         t = pd.DataFrame(rows).sort_values("buffer_pkts", ignore_index=True)
         # Oriented so that larger is better for every objective.
@@ -349,9 +386,36 @@ class Advice:
                 "table": self.table.to_dict(orient="records"),
                 "convergence": self.convergence.to_dict(orient="records"),
                 "tradeoff": self.tradeoff().to_dict(orient="records"),
+                "costs": self.costs.to_dict(orient="records"),
+                "scenario": self.scenario.normalized if self.scenario is not None else None,
+                "provenance": self.provenance(),
             },
             nan_to_none=True,
         )
+
+    def cost_table(self) -> pd.DataFrame:
+        """:attr:`costs` as text a reader takes in: per measured buffer, each
+        metric's mean and interval over the seeds with its unit
+        (:mod:`bufsim.fmt`), ``>=`` where only a lower bound is known.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``buffer`` (packets), ``source``, ``seeds`` and one column per
+            metric (:data:`COSTS`, then completions and p99 FCT and slowdown
+            per class with finite traffic).
+        """
+        from bufsim import fmt
+
+        names = {k: n for n, k in (*COSTS, *_finite_costs("small"), *_finite_costs("large"))}
+        out = []
+        for r in self.costs.to_dict("records"):
+            row = {"buffer": f"{r['buffer_pkts']:g}", "source": r["source"], "seeds": r["seeds"]}
+            for k in [c for c in self.costs.columns if f"{c} ±" in self.costs.columns]:
+                censored = r.get(f"{k}_censored") == 1.0
+                row[names[k]] = fmt.interval(k, r[k], r[f"{k} ±"], censored=censored)
+            out.append(row)
+        return pd.DataFrame(out)
 
     def plot(self) -> Any:
         """Each objective's metric against the buffer (packet runs with
@@ -394,7 +458,7 @@ class Advice:
 
     def to_html(self) -> str:
         """The self-contained HTML report of this advice."""
-        from bufsim import plot
+        from bufsim import fmt, plot
         from bufsim.report import Figure as RFigure
         from bufsim.report import Section, html_table, render
 
@@ -404,12 +468,32 @@ class Advice:
             if self.feasible
             else f"No buffer meets every objective: {self.binding}"
         )
+        about = self.scenario.describe(buffer=False) if self.scenario is not None else []
+        prov = pd.DataFrame(
+            {
+                "field": list(self.provenance()),
+                "value": [fmt.value(v) for v in self.provenance().values()],
+            }
+        )
         sections = [
             Section("answer", "Answer", text=[verdict, self.method, *self.notes]),
+            Section(
+                "scenario", "Scenario (the stack each flow group assumes included)", text=about
+            ),
+            Section("provenance", "How it was computed", table=html_table(prov)),
             Section(
                 "table",
                 "Rules, models, fluid and packet side by side",
                 table=html_table(self.table),
+            ),
+            Section(
+                "costs",
+                "What each measured buffer costs",
+                text=[
+                    "Packet engine: mean ± the half-width of a two-sided "
+                    f"{self.confidence:.0%} Student t interval over the seeds."
+                ],
+                table=html_table(self.cost_table()),
             ),
             Section(
                 "figures",
@@ -431,7 +515,11 @@ class Advice:
             if self.feasible
             else "<b>Infeasible</b>"
         )
-        return f"<div>{head}<p>{self.binding}</p>{html_table(self.table)}</div>"
+        return (
+            f"<div>{head}<p>{self.binding}</p>{html_table(self.table)}"
+            f"<p>What each measured buffer costs (mean ± interval over seeds):</p>"
+            f"{html_table(self.cost_table())}</div>"
+        )
 
 
 def _grid(lo: float, hi: float, per_doubling: int) -> list[int]:
@@ -754,7 +842,7 @@ def _raw_scenario(scenario: Any) -> dict[str, Any]:
     return Scenario.load(scenario).raw  # raises the scenario error
 
 
-def _with_time_scales(scenario: Any) -> tuple[Scenario, str]:
+def with_time_scales(scenario: Any) -> tuple[Scenario, str]:
     """The scenario with ``duration``/``warmup`` derived from its time scales
     (:func:`bufsim.timescales.time_scales`) where it does not give them, and
     a note saying what was chosen (empty when it gives both)."""
@@ -780,6 +868,62 @@ def _with_time_scales(scenario: Any) -> tuple[Scenario, str]:
             f"scenario's time scales ({ts['why']})"
         )
     return Scenario(raw), note
+
+
+def cost(
+    scenario: Any, objectives: Iterable[str] = ("utilization>=0.98",), *, quick: bool = False
+) -> dict[str, Any]:
+    """What :func:`advise` on ``scenario`` is expected to run, before it runs.
+
+    The search's own estimate of its runs (the grid, a bisection per
+    objective edge, the rules' checks; adaptive seeds and interval scans can
+    add more) times what one packet run costs (:func:`bufsim.limits.estimate`
+    at a buffer of one BDP).
+
+    Parameters
+    ----------
+    scenario : Scenario, dict or path
+        As :func:`advise` takes it (``duration`` may be left out).
+    objectives : iterable of str
+        The objectives (their kind sets the search); default utilization.
+    quick : bool
+        The ``--quick`` search.
+
+    Returns
+    -------
+    dict
+        ``packet_runs``, ``fluid_runs`` (counts), ``packets_per_run`` and
+        ``packets`` (bottleneck packets, one run and all), ``duration_s``
+        and ``warmup_s`` of each run (seconds), ``timing`` (how they were
+        derived, empty when given).
+    """
+    from bufsim import limits
+
+    objs = _check_arguments(objectives, 0.95, 5, ("rules", "fluid", "packet"))
+    scn, timing = with_time_scales(scenario)
+    s = _Search(
+        scn,
+        objs,
+        engines=("rules", "fluid", "packet"),
+        seeds=5,
+        confidence=0.95,
+        quick=quick,
+        budget=None,
+        sweep_options={},
+        progress=None,
+    )
+    s.estimate(_rules(s.norm, objs, s.hi))
+    at_bdp = Scenario(_with_buffer(s.raw, s.bdp))
+    per_run = float(limits.estimate(at_bdp, "packet")["work"])
+    return {
+        "packet_runs": s.expected["packet"],
+        "fluid_runs": s.expected["fluid"],
+        "packets_per_run": per_run,
+        "packets": per_run * s.expected["packet"],
+        "duration_s": float(s.norm["duration_s"]),
+        "warmup_s": float(s.norm["warmup_s"]),
+        "timing": timing,
+    }
 
 
 def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
@@ -856,6 +1000,9 @@ class _Search:
         self.packet_runs = 0
         self.adaptive: dict[int, int] = {}  # buffer -> seeds run there when more than seeds
         self.undecided: list[int] = []
+        # (buffer, metric) -> (lower bound, unfinished, started) where a
+        # completion-time objective cannot be judged.
+        self.unjudged: dict[tuple[int, str], tuple[float, int, int]] = {}
         self.done, self.total = 0, 0
         self.phase = self.message = ""
         self.quick = quick
@@ -933,12 +1080,20 @@ class _Search:
         return t
 
     def values(self, b: int, key: str) -> list[float]:
-        """Every packet run's ``key`` at buffer ``b`` so far."""
+        """Every packet run's ``key`` at buffer ``b`` so far.
+
+        A completion-time statistic that unfinished transfers leave
+        unidentified is only a lower bound (:func:`bufsim.flows.fct_summary`):
+        it reads as infinite, so that no upper bound on it is judged met
+        there, and the buffer is noted in :attr:`unjudged`."""
         vals: list[float] = []
         for t in self.runs:
             if "engine" in t and key in t:
                 g = t[(t["engine"] == "packet") & (t["buffer_pkts"] == float(b))]
-                vals += g[key].tolist()
+                censored = g.get(f"{key}_censored", pd.Series(0.0, index=g.index)) == 1.0
+                if censored.any():
+                    self.unjudged[(b, key)] = _unfinished(g[censored], key)
+                vals += _judged(g, key).tolist()
         return vals
 
     # -------------------------------------------------------------- phases
@@ -959,7 +1114,8 @@ class _Search:
         packet = (steps + checks) * self.seeds
         if self.budget is not None:
             packet = min(packet, self.budget)
-        self.total = (fluid if "fluid" in self.engines else 0) + packet
+        self.expected = {"packet": packet, "fluid": fluid if "fluid" in self.engines else 0}
+        self.total = self.expected["fluid"] + packet
 
     def fluid_caveat(self) -> str:
         """What the fluid runs changed in the scenario (:func:`_fluid_form`), as a note."""
@@ -1305,6 +1461,42 @@ class _Search:
         return conv, notes
 
 
+def _judged(runs: pd.DataFrame, key: str) -> np.ndarray:
+    """The runs' values of metric ``key`` as objectives judge them: a
+    completion-time statistic that is only a lower bound (its ``_censored``
+    column is 1) reads as infinite, so no upper bound on it holds there."""
+    v = runs[key].to_numpy(dtype=float)
+    censored = runs.get(f"{key}_censored")
+    if censored is None:
+        return v
+    return np.where(censored.to_numpy() == 1.0, math.inf, v)
+
+
+def _unfinished(runs: pd.DataFrame, key: str) -> tuple[float, int, int]:
+    """Over runs whose ``key`` is censored: its smallest lower bound, and
+    how many transfers of its size class were unfinished and started."""
+    c = "large" if "_large" in key else "small"
+    started = int(runs[f"flows_started_{c}"].sum())
+    return float(runs[key].min()), started - int(runs[f"flows_completed_{c}"].sum()), started
+
+
+def _unjudged_notes(unjudged: Mapping[tuple[int, str], tuple[float, int, int]]) -> list[str]:
+    """One note per completion-time metric that unfinished transfers left
+    unjudged at some buffers: where, its lower bound, the unfinished share."""
+    notes = []
+    for key in sorted({k for _, k in unjudged}):
+        at = sorted((b, v) for (b, k), v in unjudged.items() if k == key)
+        lost = [v[1] / v[2] for _, v in at]
+        notes.append(
+            f"{key} cannot be judged at {len(at)} buffer{'s' if len(at) > 1 else ''} "
+            f"({', '.join(str(b) for b, _ in at)} packets): {min(lost):.0%}-{max(lost):.0%} of the "
+            f"transfers started were unfinished when the runs ended, so it is only known to be "
+            f">= {min(v[0] for _, v in at):.3g} s; the objective counts as not met there "
+            "(a longer duration lets them finish; timeouts in the runs table say why they stall)"
+        )
+    return notes
+
+
 def _row(source: str, b: float, applies: bool, note: str) -> dict[str, Any]:
     return {"source": source, "buffer_pkts": float(b), "applies": applies, "note": note}
 
@@ -1416,8 +1608,9 @@ def advise(
         Bad objectives, or a target no buffer can meet (e.g. a utilization
         the traffic cannot offer).
     """
+    t0 = time.perf_counter()
     objs = _check_arguments(objectives, confidence, seeds, engines)
-    scn, timing = _with_time_scales(scenario)
+    scn, timing = with_time_scales(scenario)
     _check_fit(objs, scn.normalized)
     s = _Search(
         scn,
@@ -1468,6 +1661,7 @@ def advise(
             )
             + ", ".join(f"{b} packets" for b in sorted(set(s.undecided)))
         )
+    notes += _unjudged_notes(s.unjudged)
     s.total = s.done  # the bar ends full
     s.say("done", f"done: {s.packet_runs} packet runs")
     return Advice(
@@ -1486,6 +1680,9 @@ def advise(
         convergence=convergence,
         duration_s=float(s.norm["duration_s"]),
         warmup_s=float(s.norm["warmup_s"]),
+        costs=_costs(table, all_runs, float(s.norm["duration_s"] - s.norm["warmup_s"]), confidence),
+        scenario=scn,
+        wall_s=time.perf_counter() - t0,
     )
 
 
@@ -1515,6 +1712,77 @@ def _method(s: _Search) -> str:
         + f"{s.packet_runs} packet runs of {s.norm['duration_s']:g} s ({s.norm['warmup_s']:g} s warm-up); "
         f"each objective checked on a one-sided {s.confidence:.0%} Student t bound over the seeds."
     )
+
+
+#: What a buffer costs, as a port engineer reads it: (column, summary key or
+#: derived metric, unit key for bufsim.fmt). Completions and FCTs join where
+#: the scenario has finite traffic.
+COSTS = (
+    ("utilization", "utilization"),
+    ("loss rate", "drop_rate"),
+    ("timeouts per flow per s", "flow_timeout_rate"),
+    ("mean queueing delay", "mean_queue_delay_s"),
+    ("p99 queueing delay", "p99_queue_delay_s"),
+    ("Jain's index", "jain_index"),
+)
+
+
+def _finite_costs(c: str) -> tuple[tuple[str, str], ...]:
+    """The costs of finite transfers of size class ``c`` (``small``/``large``):
+    (name, summary key) as in :data:`COSTS`."""
+    return (
+        (f"completed, {c}", f"completion_{c}"),
+        (f"p99 FCT, {c}", f"fct_p99_{c}_s"),
+        (f"p99 slowdown, {c}", f"slowdown_p99_{c}"),
+    )
+
+
+def _costs(
+    table: pd.DataFrame, runs: pd.DataFrame, window_s: float, confidence: float
+) -> pd.DataFrame:
+    """What each buffer the packet engine measured in ``table`` (the
+    recommendation and every rule it checked) costs: per metric of
+    :data:`COSTS` (and completions and p99 FCT per class with finite
+    traffic) the mean over the seeds and the half-width of its two-sided
+    Student t interval at ``confidence`` (NaN with one seed).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (source, buffer): ``source``, ``buffer_pkts``,
+        ``seeds``, and per metric key ``k`` the columns ``k`` (mean, SI
+        units) and ``k ±`` (half-width); ``k_censored`` is 1 where some
+        seed's value is only a lower bound.
+    """
+    if runs.empty or "engine" not in runs:
+        return pd.DataFrame()
+    packet = runs[runs["engine"] == "packet"].copy()
+    packet["flow_timeout_rate"] = (
+        packet["timeouts"] / packet["active_flows_mean"].clip(lower=1) / window_s
+    )
+    keys = [k for _, k in COSTS]
+    for c in ("small", "large"):
+        if f"flows_started_{c}" in packet:
+            keys += [k for _, k in _finite_costs(c)]
+    rows = []
+    for r in table.itertuples():
+        b = r.buffer_pkts
+        g = packet[packet["buffer_pkts"] == float(round(b))] if b == b else packet.iloc[:0]
+        if g.empty:
+            continue
+        row: dict[str, Any] = {"source": r.source, "buffer_pkts": float(b), "seeds": len(g)}
+        for k in keys:
+            v = g[k].to_numpy(dtype=float) if k in g else np.array([math.nan])
+            row[k] = float(np.mean(v))
+            row[f"{k} ±"] = (
+                t_half_width(v, 0.5 + confidence / 2)
+                if len(v) > 1 and np.isfinite(v).all()
+                else math.nan
+            )
+            if f"{k}_censored" in g:
+                row[f"{k}_censored"] = float((g[f"{k}_censored"] == 1.0).any())
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def _measured_table(
@@ -1702,7 +1970,7 @@ def _bisect(pred: Callable[[int], bool], lo: int, hi: int, *, first_true: bool) 
 def _meets(table: pd.DataFrame, objs: list[Objective], confidence: float) -> list[bool]:
     out = []
     for _, g in table.groupby("buffer_pkts", sort=True):
-        out.append(all(o.holds(g[o.key].tolist(), confidence) for o in objs))
+        out.append(all(o.holds(_judged(g, o.key).tolist(), confidence) for o in objs))
     return out
 
 
@@ -1714,6 +1982,7 @@ def _measure(runs: pd.DataFrame, b: float, objs: list[Objective], confidence: fl
     if g.empty:
         return [math.nan] * len(objs) + [None]
     cols = [g[o.key] if o.key in g else pd.Series([math.nan]) for o in objs]
+    judged = [_judged(g, o.key) if o.key in g else np.array([math.nan]) for o in objs]
     return [float(c.mean()) for c in cols] + [
-        all(o.holds(c.tolist(), confidence) for o, c in zip(objs, cols))
+        all(o.holds(v.tolist(), confidence) for o, v in zip(objs, judged))
     ]

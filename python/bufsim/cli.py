@@ -32,6 +32,7 @@ from rich.progress import (
 from rich.table import Table
 
 import bufsim
+from bufsim import fmt
 from bufsim.result import Result
 
 app = typer.Typer(
@@ -104,18 +105,52 @@ _EXAMPLE_HELP = "A scenario shipped with bufsim instead of a file (`bufsim examp
 PROGRESS_AFTER_S = 2.0
 
 
+#: Seconds between two plain progress lines (stderr not a terminal).
+PROGRESS_LINE_EVERY_S = 10.0
+
+
+class _Lines:
+    """Progress as plain lines on stderr, for when it is not a terminal (a
+    log file, CI, a pipe): what runs, how far, the elapsed time and an ETA
+    from the rate so far, at most every :data:`PROGRESS_LINE_EVERY_S`, and
+    nothing for work shorter than that."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.t0 = self.last = time.monotonic()
+
+    def __call__(self, done: float, total: float, unit: str, what: str = "") -> None:
+        now = time.monotonic()
+        if now - self.last < PROGRESS_LINE_EVERY_S:
+            return
+        self.last = now
+        elapsed = now - self.t0
+        eta = f", ETA {elapsed * (total - done) / done:.0f} s" if 0 < done < total else ""
+        what = f" {what}:" if what else ""
+        err_console.print(
+            f"{self.label}:{what} {done:.4g}/{total:.4g} {unit}, {elapsed:.0f} s elapsed{eta}",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+
+
 class _LazyProgress:
-    """A rich progress bar over simulated time that appears only on long runs."""
+    """A rich progress bar over simulated time that appears only on long
+    runs; plain lines (:class:`_Lines`) when stderr is not a terminal."""
 
     def __init__(self, total_s: float, label: str, enabled: bool):
         self.total = total_s
         self.label = label
         self.enabled = enabled and console.is_terminal
+        self.lines = _Lines(label) if enabled and not console.is_terminal else None
         self.t0 = time.monotonic()
         self.bar: Progress | None = None
         self.task = None
 
     def __call__(self, sim_s: float) -> None:
+        if self.lines is not None:
+            self.lines(sim_s, self.total, "s simulated")
         if not self.enabled:
             return
         if self.bar is None:
@@ -138,29 +173,6 @@ class _LazyProgress:
             self.bar.stop()
 
 
-def _si(value: float, unit: str, prefixes: tuple[tuple[float, str], ...]) -> str:
-    if value == 0:
-        return f"0 {unit}"
-    for scale, prefix in prefixes:
-        if abs(value) >= scale or scale == prefixes[-1][0]:
-            return f"{value / scale:.4g} {prefix}{unit}"
-    return f"{value:.4g} {unit}"
-
-
-def _fmt(key: str, value: float) -> str:
-    """One summary value with its unit: rates in bit/s and times in seconds
-    with an SI prefix, fractions and counts with 4 significant digits."""
-    if value != value:  # NaN
-        return "-"
-    if "_bps" in key:
-        return _si(value, "bps", ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")))
-    if key.endswith("_s"):
-        return _si(value, "s", ((1.0, ""), (1e-3, "m"), (1e-6, "u")))
-    if float(value).is_integer():
-        return f"{int(value)}"
-    return f"{value:.4g}"
-
-
 def print_summary(result: Result, title: str, *, everything: bool = False) -> None:
     """Print a result's summary as a table: the key buffer-sizing metrics
     (per-group goodput too with several groups), or with ``everything`` every
@@ -173,6 +185,19 @@ def print_summary(result: Result, title: str, *, everything: bool = False) -> No
         keys = [k for k in s if not (k.startswith("drops_") and s[k] == 0)]
     else:
         keys = [k for k in KEY_METRICS if k in s] + (groups if len(groups) > 1 else [])
+        # Finite transfers: completions beside every completion time.
+        for c in ("small", "large"):
+            keys += [
+                k
+                for k in (
+                    f"flows_started_{c}",
+                    f"flows_completed_{c}",
+                    f"completion_{c}",
+                    f"fct_p99_{c}_s",
+                    f"slowdown_p99_{c}",
+                )
+                if k in s
+            ]
     table = Table(
         title=title,
         show_header=True,
@@ -183,7 +208,11 @@ def print_summary(result: Result, title: str, *, everything: bool = False) -> No
     table.add_column("metric", no_wrap=True)
     table.add_column("value", justify="right", no_wrap=True)
     for key in keys:
-        table.add_row(key + (" (whole run)" if key in WHOLE_RUN else ""), _fmt(key, s[key]))
+        censored = s.get(f"{key}_censored") == 1.0
+        table.add_row(
+            key + (" (whole run)" if key in WHOLE_RUN else ""),
+            fmt.metric(key, s[key], censored=censored),
+        )
     console.print(table)
 
 
@@ -317,36 +346,25 @@ def validate(
         bool, typer.Option("--json", help="Print the whole normalized scenario (SI units) as JSON.")
     ] = False,
 ) -> None:
-    """Check a scenario; print what it describes and what a run of each engine costs."""
+    """Check a scenario; print what it describes and what a run of each
+    engine and an advise search cost. Without duration (or warm-up) they are
+    derived from the scenario's time scales, as advise derives them."""
     from bufsim import limits
+    from bufsim.advise import AdviceError, with_time_scales
+    from bufsim.advise import cost as advise_cost
 
     scenario = _scenario_arg(scenario, example)
     try:
-        scn = bufsim.Scenario.load(scenario)
+        scn, timing = with_time_scales(scenario)
     except bufsim.ScenarioError as e:
         _fail(str(e))
     if as_json:
         print(json.dumps(scn.normalized))
         return
-    n = scn.normalized
-    link = n["link"]
-    console.print(
-        f"{scn.name}: valid. {_fmt('duration_s', n['duration_s'])} (warm-up {_fmt('warmup_s', n['warmup_s'])}), "
-        f"seed {n['seed']}; link {_fmt('capacity_bps', link['capacity_bps'])}, {link['qdisc']}, "
-        f"buffer {link['buffer_pkts']} packets ({link['buffer_bytes']} bytes, BDP {link['bdp_pkts']:.4g} packets)",
-        highlight=False,
-    )
-    for i, g in enumerate(n["flows"]):
-        rtts = g["rtts_s"]
-        span = [_fmt("rtt_s", min(rtts)), _fmt("rtt_s", max(rtts))] if rtts else []
-        rtt = f", RTT {' to '.join(dict.fromkeys(span))}" if rtts else ""
-        console.print(
-            f"  flows[{i}]: {g['kind']} {g['tcp']}, {g['count']} flows{rtt}", highlight=False
-        )
-    for i, b in enumerate(n["background"]):
-        console.print(
-            f"  background[{i}]: {b['kind']} {_fmt('rate_bps', b['rate_bps'])}", highlight=False
-        )
+    head, *rest = scn.describe()
+    console.print(f"valid. {head}", highlight=False)
+    for line in rest:
+        console.print(f"  {line}", highlight=False)
     for engine in bufsim.ENGINES:
         try:
             cost = limits.check(scn, engine)
@@ -356,6 +374,21 @@ def validate(
         console.print(
             f"  {engine} engine: about {cost['work']:.3g} {cost['work_unit']}, "
             f"{cost['memory_bytes'] / 1e6:.3g} MB of memory",
+            highlight=False,
+        )
+    if timing:
+        console.print(f"  {timing}", highlight=False)
+    for quick in (False, True):
+        try:
+            c = advise_cost(scn.raw, quick=quick)
+        except (AdviceError, bufsim.ScenarioError) as e:
+            console.print(f"  advise: cannot estimate it: {e}", highlight=False)
+            break
+        cpu = fmt.metric("cpu_s", c["packets"] / limits.PACKETS_PER_CPU_S)
+        console.print(
+            f"  advise{' --quick' if quick else ''}: about {c['packet_runs']} packet runs of "
+            f"{fmt.metric('duration_s', c['duration_s'])} ({c['packets_per_run']:.3g} packets each, "
+            f"{c['packets']:.3g} in all: about {cpu} of CPU) and {c['fluid_runs']} fluid runs",
             highlight=False,
         )
     console.print("--json prints the whole normalized scenario", highlight=False)
@@ -441,7 +474,7 @@ def _sweep_table(table, limit: int = 30) -> Table:
                 cells.append(
                     "-"
                     if v is None or (isinstance(v, float) and math.isnan(v))
-                    else _fmt(c, float(v))
+                    else fmt.metric(c, float(v))
                 )
             else:
                 cells.append(str(v))
@@ -530,8 +563,15 @@ def sweep(
         console.print(f"{len(points)} points ({ok} already in {store}, {len(points) - ok} to run)")
         return
     try:
+        lines = _Lines(f"sweep {sp.name or spec.stem}")
+        plain = (
+            None if err_console.is_terminal else lambda st: lines(st["done"], st["total"], "points")
+        )
         table = sp.run(
-            workers=workers, scheduler=scheduler, store=store, progress=False if quiet else None
+            workers=workers,
+            scheduler=scheduler,
+            store=store,
+            progress=False if quiet else plain,
         )
     except (SweepSpecError, StoreError) as e:
         _fail(str(e))
@@ -713,7 +753,7 @@ def reproduce(
         console.print(listing)
         return
     names = list(rep.PAPERS) if name == "all" else [name]
-    tables = {}
+    tables, counts = {}, {}
     for key in names:
         try:
             module = rep.load(key)
@@ -733,13 +773,14 @@ def reproduce(
             )
             console.print(f"written to {path}")
 
+        table.attrs["quick"] = quick
+        rep.save(key, table, quick=quick, directory=out)
         show(f"[bold]{key}[/bold]: {rep.PAPERS[key]}", table, out / f"{stem}.csv")
         for sub, (title, frame) in (
             module.tables(table) if hasattr(module, "tables") else {}
         ).items():
             show(f"[bold]{title}[/bold]", frame, out / f"{stem}-{sub}.csv")
-        if hasattr(module, "claims"):
-            _print_claims(module.claims(table), out / f"{stem}-claims.csv")
+        counts[key] = _print_claims(module.claims(table), out / f"{stem}-claims.csv")
         tables[key] = table
     from bufsim import report
 
@@ -750,30 +791,69 @@ def reproduce(
     )
     html_path = out / f"{name}{'-quick' if quick else ''}.html"
     html_path.write_text(page, encoding="utf-8")
+    _print_counts(counts, quick)
     console.print(f"report written to {html_path}")
 
 
-def _print_claims(claims, path: Path) -> None:
+def _print_counts(counts: dict[str, dict[str, int]], quick: bool) -> None:
+    """Print how many claims of each paper fall in each verdict category."""
+    from bufsim.reproduce import VERDICTS
+
+    t = Table(
+        title=f"Verdicts per paper ({'quick' if quick else 'full'} runs; only 'agrees' counts as reproduced)",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    t.add_column("paper", no_wrap=True, style="bold")
+    for v in VERDICTS:
+        t.add_column(v, justify="right")
+    for key, row in counts.items():
+        t.add_row(key, *(str(row[v]) for v in VERDICTS))
+    console.print(t)
+
+
+#: Colour of each verdict in the terminal.
+_VERDICT_COLOURS = {
+    "agrees": "green",
+    "agrees after tuning": "blue",
+    "differs, explained": "yellow",
+    "differs, unexplained": "red",
+    "undecided": "magenta",
+    "check": "dim",
+}
+
+
+def _print_claims(claims, path: Path) -> dict[str, int]:
     """Print a reproduction's claims table (the paper's statements, bufsim's
-    numbers, verdicts and reasons) and write it as CSV to ``path``."""
+    numbers, verdicts and reasons), write it as CSV to ``path`` and return
+    the count of each verdict."""
     from rich.markup import escape
+
+    from bufsim.reproduce import verdict_counts
 
     claims.to_csv(path, index=False)
     t = Table(title="The paper's claims and bufsim's numbers", box=box.SIMPLE_HEAD, pad_edge=False)
     for col in ("claim", "paper", "bufsim", "tolerance", "verdict", "why"):
         t.add_column(col, overflow="fold")
     for _, r in claims.iterrows():
-        colour = "green" if r["verdict"] == "agrees" else "red"
+        colour = _VERDICT_COLOURS[r["verdict"]]
+        tol = (
+            ""
+            if r["tolerance"] != r["tolerance"]
+            else f"{r['tolerance']:g} ({r['tolerance_source']})"
+        )
+        why = r["why"] + (f" Tuned: {r['tuning']}." if r["tuning"] else "")
         t.add_row(
             escape(str(r["claim"])),
             escape(str(r["paper"])),
             f"{r['bufsim']:.4g}",
-            "" if r["tolerance"] != r["tolerance"] else f"{r['tolerance']:g}",
+            escape(tol),
             f"[{colour}]{r['verdict']}[/{colour}]",
-            escape(str(r["why"])),
+            escape(why),
         )
     console.print(t)
     console.print(f"claims written to {path}")
+    return verdict_counts(claims)
 
 
 @app.command()
@@ -818,7 +898,7 @@ def advise(
     if not objective:
         _fail('give at least one objective: -O "utilization>=0.98" (repeat -O for more)')
     _check_out(report_path, (".html", ".htm"), "--report")
-    bar, say = _advise_progress(enabled=err_console.is_terminal and not as_json)
+    bar, say = _advise_progress(terminal=err_console.is_terminal and not as_json)
     try:
         if bar is not None:
             bar.start()
@@ -848,10 +928,13 @@ def advise(
         console.print(f"report written to {report_path}")
 
 
-def _advise_progress(enabled: bool) -> tuple[Progress | None, Callable[[Any], None]]:
-    """One progress bar for a whole advise search: what it does, runs done, ETA."""
-    if not enabled:
-        return None, lambda p: None
+def _advise_progress(terminal: bool) -> tuple[Progress | None, Callable[[Any], None]]:
+    """One progress bar for a whole advise search: what it does, runs done,
+    ETA; plain lines (:class:`_Lines`) when stderr is no terminal or stdout
+    carries JSON."""
+    if not terminal:
+        lines = _Lines("advise")
+        return None, lambda p: lines(p.done, p.total, "runs", p.message)
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -877,7 +960,11 @@ def _advise_progress(enabled: bool) -> tuple[Progress | None, Callable[[Any], No
 def _print_advice(a: Any) -> None:
     # Compact enough for 80 columns: each objective's cell is the packet
     # engine's mean, then the analytic model's value in parentheses; the notes
-    # (why a rule applies or not) follow the table, numbered by row.
+    # (why a rule applies or not) follow the table, numbered by row. The
+    # scenario comes first: the answer holds for it, its stacks included.
+    if a.scenario is not None:
+        for line in a.scenario.describe(buffer=False):
+            console.print(f"scenario: {line}", highlight=False)
     t = Table(
         title="bufsim advise: " + ", ".join(o.text for o in a.objectives),
         caption="objective cells: packet engine mean (analytic model)",
@@ -896,9 +983,9 @@ def _print_advice(a: Any) -> None:
         cells = [str(k), str(row["source"]), buffer]
         for o in a.objectives:
             measured, model = row[o.text], row.get(f"{o.text} (model)", math.nan)
-            cell = "-" if measured != measured else _fmt(o.key, measured)
+            cell = "-" if measured != measured else fmt.metric(o.key, measured)
             if model == model:
-                cell += f" ({_fmt(o.key, model)})"
+                cell += f" ({fmt.metric(o.key, model)})"
             cells.append(cell)
         cells.append(_cell(row["meets all"]))
         t.add_row(*cells)
@@ -926,14 +1013,36 @@ def _print_advice(a: Any) -> None:
                 cells = [f"{row['buffer_pkts']:g}" + (" *" if row["pareto"] else "")]
                 for o in a.objectives:
                     cells.append(
-                        _fmt(o.key, row[o.text]) + ("" if row[f"{o.text} holds"] else " (fails)")
+                        fmt.metric(o.key, row[o.text])
+                        + ("" if row[f"{o.text} holds"] else " (fails)")
                     )
                 t.add_row(*cells)
             console.print(t)
+    _print_costs(a)
     console.print(a.method, highlight=False)
     for note in a.notes:
         style = "bold yellow" if note.startswith("WARNING") else None
         console.print(note, style=style, highlight=False)
+
+
+def _print_costs(a: Any) -> None:
+    """What each buffer the packet engine measured costs, one column per
+    buffer (the recommendation and the rules it checked), one row per metric."""
+    costs = a.cost_table()
+    if costs.empty:
+        return
+    t = Table(
+        title="What each measured buffer costs",
+        caption=f"packet engine: mean ± {a.confidence:.0%} t interval over the seeds",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    t.add_column("")
+    for r in costs.itertuples(index=False):
+        t.add_column(f"{r.buffer} pkts\n{r.source}\n{r.seeds} seeds", justify="right")
+    for col in costs.columns[3:]:
+        t.add_row(col, *(str(v) for v in costs[col]))
+    console.print(t)
 
 
 def _cell(value: object) -> str:

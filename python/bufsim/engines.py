@@ -101,12 +101,15 @@ def simulate(
     _warn_overload(raw["summary"])
     summary = {k: float(v) for k, v in raw["summary"].items()}
     if engine == "packet" and "size_pkts" in flows and flows["size_pkts"].notna().any():
-        from bufsim.flows import fct_summary
+        from bufsim.flows import add_ideal, fct_summary
 
-        # Finite transfers: their completion times (and per half of the window).
+        # Finite transfers: their slowdowns, completions and completion
+        # times (and per half of the window).
         norm = scn.normalized
-        half = (norm["warmup_s"] + norm["duration_s"]) / 2 if norm["output"]["halves"] else None
-        summary.update(fct_summary(flows, halfway_s=half))
+        add_ideal(flows, norm["link"]["capacity_bps"], [g["mss_bytes"] for g in norm["flows"]])
+        window = (norm["warmup_s"], norm["duration_s"])
+        half = sum(window) / 2 if norm["output"]["halves"] else None
+        summary.update(fct_summary(flows, window, halfway_s=half))
     return Result(
         summary=summary,
         timeseries=ts,

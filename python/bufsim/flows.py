@@ -17,6 +17,7 @@ Example
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -137,39 +138,205 @@ def summary(result_or_flows: Any, finished_only: bool = True) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("class")
 
 
-def fct_summary(result_or_flows: Any, halfway_s: float | None = None) -> dict[str, float]:
-    """Flow completion times of the finished transfers, per class.
+def kaplan_meier(values: Any, finished: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The Kaplan-Meier estimate of the survival function of completion
+    times, some of them right-censored (Kaplan & Meier 1958).
+
+    A transfer still running when the run ended is censored at the time it
+    had run: it is known to take longer, and counts among those at risk up
+    to then. At each completion time ``t`` with ``d`` completions among the
+    ``n`` transfers at risk, the survival falls by the factor ``1 - d/n``
+    (transfers censored at ``t`` are still at risk at ``t``). Without
+    censoring it is one minus the empirical distribution function.
+
+    Parameters
+    ----------
+    values : array_like
+        Completion times of the finished transfers and censoring times of the
+        others (seconds, >= 0).
+    finished : array_like of bool
+        Which transfers finished.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The distinct completion times ``t`` (ascending, seconds) and the
+        survival ``S(t)`` just after each.
+    """
+    y = np.asarray(values, dtype=float)
+    fin = np.asarray(finished, dtype=bool)
+    times, inverse = np.unique(y, return_inverse=True)
+    deaths = np.bincount(inverse, weights=fin, minlength=len(times))
+    at_risk = len(y) - np.concatenate(
+        ([0], np.cumsum(np.bincount(inverse, minlength=len(times)))[:-1])
+    )
+    event = deaths > 0
+    survival = np.cumprod(1.0 - deaths[event] / at_risk[event])
+    return times[event], survival
+
+
+def censored_quantile(values: Any, finished: Any, q: float) -> tuple[float, bool]:
+    """The ``q``-quantile of completion times, some of them right-censored.
+
+    The smallest time by which the Kaplan-Meier estimate
+    (:func:`kaplan_meier`) has ``q`` of the transfers completed; without
+    censoring, the empirical quantile (``numpy.quantile(...,
+    method="inverted_cdf")``). Where the censoring leaves fewer than ``q``
+    completed by the last time observed, the quantile is not identified and
+    that last time is returned: a lower bound.
+
+    Parameters
+    ----------
+    values : array_like
+        Completion times of the finished transfers and censoring times
+        (elapsed time at the end of the run) of the others, seconds.
+    finished : array_like of bool
+        Which transfers finished.
+    q : float
+        The quantile, 0..1.
+
+    Returns
+    -------
+    (float, bool)
+        The quantile (seconds; NaN without transfers) and whether it is
+        identified (False: only a lower bound).
+    """
+    y = np.asarray(values, dtype=float)
+    if len(y) == 0:
+        return math.nan, False
+    times, survival = kaplan_meier(y, finished)
+    # A relative tolerance so that q = k/n hits the k-th time exactly.
+    reached = np.nonzero(1.0 - survival >= q * (1 - 1e-12))[0]
+    if len(reached) == 0:
+        return float(y.max()), False
+    return float(times[reached[0]]), True
+
+
+def censored_mean(values: Any, finished: Any) -> tuple[float, bool]:
+    """The mean completion time under censoring: the area under the
+    Kaplan-Meier survival curve (:func:`kaplan_meier`), the sample mean
+    without censoring. Identified only when the estimate falls to zero (the
+    longest time observed is a completion); otherwise the area up to the
+    last time observed, a lower bound.
+
+    Parameters
+    ----------
+    values, finished : array_like
+        As in :func:`censored_quantile`.
+
+    Returns
+    -------
+    (float, bool)
+        The mean (seconds; NaN without transfers) and whether it is identified.
+    """
+    y = np.asarray(values, dtype=float)
+    if len(y) == 0:
+        return math.nan, False
+    times, survival = kaplan_meier(y, finished)
+    steps = np.concatenate(([0.0], times, [y.max()]))
+    levels = np.concatenate(([1.0], survival))
+    area = float(np.sum(levels * np.diff(steps)))
+    return area, bool(len(survival) and survival[-1] <= 1e-12)
+
+
+def add_ideal(flows: pd.DataFrame, capacity_bps: float, mss_bytes: Any) -> pd.DataFrame:
+    """Add ``ideal_fct_s`` and ``slowdown`` to the finite transfers' rows.
+
+    ``ideal_fct_s`` is the transfer alone on the link: its size serialized
+    at the bottleneck rate plus its base round trip (seconds);
+    ``slowdown`` is ``fct_s / ideal_fct_s`` (1 at best; NaN while
+    unfinished and for persistent flows).
+
+    Parameters
+    ----------
+    flows : pandas.DataFrame
+        A packet result's flows table (``size_pkts``, ``rtt_s``, ``group``).
+    capacity_bps : float
+        The bottleneck's rate, bits/s.
+    mss_bytes : sequence of int
+        Packet size of each flow group, bytes (``flows[].mss``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The same table (modified in place) with the two columns.
+    """
+    size_bytes = flows["size_pkts"] * np.asarray(mss_bytes, dtype=float)[flows["group"].to_numpy()]
+    flows["ideal_fct_s"] = size_bytes * 8 / capacity_bps + flows["rtt_s"]
+    flows["slowdown"] = flows["fct_s"] / flows["ideal_fct_s"]
+    return flows
+
+
+def fct_summary(
+    result_or_flows: Any,
+    window_s: tuple[float, float],
+    halfway_s: float | None = None,
+) -> dict[str, float]:
+    """Completions and completion times of the transfers started in the
+    measurement window, per size class, the unfinished ones counted.
+
+    Every transfer that starts inside the window counts. One still running
+    at the end is right-censored: its completion time is at least the time
+    it had run. Means and 99th percentiles are over all of them; where the
+    censoring leaves a statistic unidentified (:func:`censored_quantile`;
+    a mean whenever a transfer is unfinished) its value is a lower bound
+    and its ``_censored`` key is 1.
 
     Parameters
     ----------
     result_or_flows : Result or pandas.DataFrame
-        A packet-engine result or its ``flows`` table.
+        A packet-engine result or its ``flows`` table (with ``slowdown``
+        from :func:`add_ideal` for the slowdown statistics).
+    window_s : (float, float)
+        The measurement window, seconds: the warm-up's end and the run's end.
     halfway_s : float, optional
-        The middle of the statistics window, seconds (``output.halves``):
-        the same metrics again for the transfers that finished up to it
-        (``..._half1``) and after it (``..._half2``).
+        The middle of the window (``output.halves``): the statistics again
+        for the transfers started before it (``..._half1``) and after it
+        (``..._half2``).
 
     Returns
     -------
     dict
-        ``fct_mean_small_s``, ``fct_p99_small_s``, ``fct_mean_large_s`` and
-        ``fct_p99_large_s`` (seconds; ``large``: more than
-        ``output.large_flow`` bytes), and with ``halfway_s`` each with
-        ``_half1`` and ``_half2``. A class with no finished transfer (in a
-        half) has no keys (nothing to measure): ``bufsim.simulate`` adds
-        these to the summary of packet runs with finite traffic (so sweeps
-        keep them).
+        Per class ``c`` (``small``, ``large``: more than
+        ``output.large_flow`` bytes) with a transfer started in the window:
+        ``flows_started_c``, ``flows_completed_c``, ``completion_c``
+        (fraction), ``fct_mean_c_s`` and ``fct_p99_c_s`` (seconds),
+        ``slowdown_mean_c`` and ``slowdown_p99_c`` (ratios), each of the
+        four with ``_censored`` (1.0: a lower bound, 0.0: identified).
+        With ``halfway_s`` the FCTs again with ``_half1`` and ``_half2``.
+        ``bufsim.simulate`` adds these to the summary of packet runs with
+        finite traffic (so sweeps and ``advise`` read them).
     """
-    f = classify(result_or_flows, finished_only=True)
-    parts = [("", f)]
+    start, end = window_s
+    f = classify(result_or_flows, finished_only=False)
+    f = f[(f["class"] != "persistent") & (f["start_s"] >= start) & (f["start_s"] < end)]
+    fin = f["finished"].to_numpy() == 1.0
+    elapsed = np.where(fin, f["fct_s"].to_numpy(), end - f["start_s"].to_numpy())
+    slow = np.where(fin, f["slowdown"], elapsed / f["ideal_fct_s"]) if "slowdown" in f else None
+    parts = [("", np.ones(len(f), dtype=bool))]
     if halfway_s is not None:
-        first = f["end_s"] <= halfway_s
-        parts += [("_half1", f[first]), ("_half2", f[~first])]
+        first = f["start_s"].to_numpy() < halfway_s
+        parts += [("_half1", first), ("_half2", ~first)]
     out: dict[str, float] = {}
-    for suffix, g in parts:
+    for suffix, part in parts:
         for c in ("small", "large"):
-            fct = g.loc[g["class"] == c, "fct_s"].dropna()
-            if len(fct):
-                out[f"fct_mean_{c}_s{suffix}"] = float(fct.mean())
-                out[f"fct_p99_{c}_s{suffix}"] = float(fct.quantile(0.99))
-    return out
+            sel = part & (f["class"].to_numpy() == c)
+            n = int(sel.sum())
+            if n == 0:
+                continue
+            stats = [("fct", "_s", elapsed[sel])]
+            if suffix == "":
+                done = int(fin[sel].sum())
+                out |= {f"flows_started_{c}": n, f"flows_completed_{c}": done}
+                out[f"completion_{c}"] = done / n
+                if slow is not None:
+                    stats.append(("slowdown", "", slow[sel]))
+            for name, unit, v in stats:
+                mean, mean_known = censored_mean(v, fin[sel])
+                p99, p99_known = censored_quantile(v, fin[sel], 0.99)
+                out[f"{name}_mean_{c}{unit}{suffix}"] = mean
+                out[f"{name}_p99_{c}{unit}{suffix}"] = p99
+                if suffix == "":
+                    out[f"{name}_mean_{c}{unit}_censored"] = float(not mean_known)
+                    out[f"{name}_p99_{c}{unit}_censored"] = float(not p99_known)
+    return {k: float(v) for k, v in out.items()}

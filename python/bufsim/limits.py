@@ -47,6 +47,10 @@ DEFAULT_MAX_PACKETS = 3e9
 DEFAULT_MAX_STEPS = 2e9
 #: Default most runs of one sweep.
 DEFAULT_MAX_POINTS = 100_000
+#: Bottleneck packets the packet engine simulates per CPU second, for time
+#: estimates before a run: the low end of what `make bench` measures (4-9 M
+#: on 2 cores of the reference machine, less with many flows or delayed ACKs).
+PACKETS_PER_CPU_S = 4e6
 #: Default share of the physical memory one run may hold.
 DEFAULT_MEMORY_SHARE = 0.5
 

@@ -58,20 +58,84 @@ def _color(engine: str, k: int) -> str:
     return ENGINE_COLORS.get(engine, _MODEL_COLORS[k % len(_MODEL_COLORS)])
 
 
-def _mean_ci(values: pd.Series, confidence: float) -> tuple[float, float, float]:
-    """Mean and the two ends of a Student t confidence interval (NaN ends for one value)."""
+#: Metrics that are fractions of one (their bands stay in [0, 1]).
+FRACTIONS = {"utilization", "drop_rate", "loss_rate", "jain_index", "sync_mean", "sync_rtt"}
+
+
+def value_range(metric: str) -> tuple[float, float]:
+    """The values ``metric`` can take: ``(0, 1)`` for fractions (utilization,
+    loss, Jain's index, synchronization, completion), ``(0, inf)`` for
+    times, rates, sizes, counts and ratios (slowdowns), ``(-inf, inf)`` otherwise."""
+    from bufsim import fmt
+
+    if metric in FRACTIONS or metric.startswith("completion_"):
+        return 0.0, 1.0
+    if fmt.unit_of(metric) or metric.startswith(("slowdown", "timeouts", "flows_", "drops")):
+        return 0.0, math.inf
+    return -math.inf, math.inf
+
+
+def _mean_ci(values: pd.Series, confidence: float, bounds=(-math.inf, math.inf)):
+    """Mean and the two ends of a Student t confidence interval for it
+    (NaN ends for one value) that stay within ``bounds``, the metric's range.
+
+    Inside a bounded range the interval is built on a scale where the range
+    is the whole line (logit for (0, 1), log for (0, inf)) and mapped back;
+    where a value sits on the bound itself (a drop rate of 0) the interval
+    is the plain one clipped to the range. Either way it contains the mean.
+    """
     v = values.dropna().to_numpy(dtype=float)
     if len(v) == 0:
         return math.nan, math.nan, math.nan
     m = float(v.mean())
     if len(v) < 2:
         return m, math.nan, math.nan
-    half = t_half_width(v, 0.5 + confidence / 2)
-    return m, m - half, m + half
+    q = 0.5 + confidence / 2
+    lo_b, hi_b = bounds
+    inside = ((v > lo_b) & (v < hi_b)).all()
+    if inside and lo_b == 0 and hi_b == 1:
+        from scipy.special import expit, logit
+
+        z = logit(v)
+        c, h = float(z.mean()), t_half_width(z, q)
+        lo, hi = float(expit(c - h)), float(expit(c + h))
+    elif inside and lo_b == 0 and math.isinf(hi_b):
+        z = np.log(v)
+        c, h = float(z.mean()), t_half_width(z, q)
+        with np.errstate(over="ignore"):
+            lo, hi = float(np.exp(c - h)), float(np.exp(c + h))
+    else:
+        half = t_half_width(v, q)
+        lo, hi = max(m - half, lo_b), min(m + half, hi_b)
+    return m, min(lo, m), max(hi, m)
 
 
-def _curves(table: pd.DataFrame, metric: str, x: str, confidence: float) -> pd.DataFrame:
-    """Per (engine, x): mean, CI ends and the number of seeds."""
+def swept_axes(table: pd.DataFrame, x: str = "buffer_pkts") -> list[str]:
+    """The columns of a sweep table that name swept scenario fields
+    (``flows[0].tcp``, ``link.qdisc``: dotted or indexed paths) with more
+    than one value, other than the buffer: the curves split by them."""
+    return [
+        c
+        for c in table.columns
+        if ("." in str(c) or "[" in str(c))
+        and c != "link.buffer"
+        and c != x
+        and table[c].nunique(dropna=False) > 1
+    ]
+
+
+def _curves(
+    table: pd.DataFrame,
+    metric: str,
+    x: str,
+    confidence: float,
+    by: Sequence[str] = (),
+) -> pd.DataFrame:
+    """Per (engine, the ``by`` columns, buffer): mean, CI ends within the
+    metric's range (:func:`value_range`) and the number of seeds. A buffer
+    given relative to the BDP (``link.buffer = "1BDP"``) resolves to a
+    different packet count per seed when RTTs are drawn: its runs form one
+    point, at their mean ``x``."""
     if metric not in table:
         raise ValueError(
             f"metric {metric!r} is not a column of the table; it has {', '.join(map(str, table.columns))}"
@@ -82,20 +146,16 @@ def _curves(table: pd.DataFrame, metric: str, x: str, confidence: float) -> pd.D
             f"it has {', '.join(map(str, table.columns))}"
         )
     ok = table if "status" not in table else table[table["status"] == "ok"]
+    point = "link.buffer" if "link.buffer" in ok else x
+    keys = ["engine", *by, point]
     rows = []
-    for (engine, xv), g in ok.groupby(["engine", x], sort=True):
-        m, lo, hi = _mean_ci(g[metric], confidence)
-        rows.append(
-            {
-                "engine": engine,
-                "x": float(xv),
-                "mean": m,
-                "lo": lo,
-                "hi": hi,
-                "n": int(g[metric].notna().sum()),
-            }
-        )
-    return pd.DataFrame(rows, columns=["engine", "x", "mean", "lo", "hi", "n"])
+    for key, g in ok.groupby(keys, sort=True, dropna=False):
+        m, lo, hi = _mean_ci(g[metric], confidence, value_range(metric))
+        row = dict(zip(keys, key))
+        row.update(x=float(g[x].mean()), mean=m, lo=lo, hi=hi, n=int(g[metric].notna().sum()))
+        rows.append(row)
+    cols = ["engine", *by, "x", "mean", "lo", "hi", "n"]
+    return pd.DataFrame(rows, columns=cols).sort_values(["engine", *by, "x"], ignore_index=True)
 
 
 def curve_errors(
@@ -117,27 +177,32 @@ def curve_errors(
     Returns
     -------
     pandas.DataFrame
-        Indexed by engine: ``points`` (buffer values both curves have),
-        ``rms`` and ``max_abs`` (root mean square and largest absolute
-        difference of the seed means over those points, in the metric's
-        unit).
+        Indexed by engine, a row per value of every other swept axis
+        (:func:`swept_axes`, its columns included): ``points`` (buffer
+        values both curves have), ``rms`` and ``max_abs`` (root mean square
+        and largest absolute difference of the seed means over those
+        points, in the metric's unit).
     """
-    c = _curves(table, metric, x, 0.95)
-    ref = c[c["engine"] == reference].set_index("x")["mean"]
+    by = swept_axes(table, x)
+    c = _curves(table, metric, x, 0.95, by)
     rows = []
-    for engine, g in c.groupby("engine", sort=False):
-        if engine == reference:
-            continue
-        d = (g.set_index("x")["mean"] - ref).dropna()
-        rows.append(
-            {
-                "engine": engine,
-                "points": len(d),
-                "rms": float(np.sqrt((d**2).mean())) if len(d) else math.nan,
-                "max_abs": float(d.abs().max()) if len(d) else math.nan,
-            }
-        )
-    return pd.DataFrame(rows, columns=["engine", "points", "rms", "max_abs"]).set_index("engine")
+    for key, curves in c.groupby(by, sort=True, dropna=False) if by else [((), c)]:
+        ref = curves[curves["engine"] == reference].set_index("x")["mean"]
+        for engine, g in curves.groupby("engine", sort=False):
+            if engine == reference:
+                continue
+            d = (g.set_index("x")["mean"] - ref).dropna()
+            rows.append(
+                {
+                    "engine": engine,
+                    **dict(zip(by, key if isinstance(key, tuple) else (key,))),
+                    "points": len(d),
+                    "rms": float(np.sqrt((d**2).mean())) if len(d) else math.nan,
+                    "max_abs": float(d.abs().max()) if len(d) else math.nan,
+                }
+            )
+    cols = ["engine", *by, "points", "rms", "max_abs"]
+    return pd.DataFrame(rows, columns=cols).set_index("engine")
 
 
 def buffer_curves(
@@ -152,8 +217,10 @@ def buffer_curves(
     logx: bool = True,
     title: str | None = None,
     ax: Any = None,
+    by: Sequence[str] | None = None,
 ) -> Figure:
-    """A metric against the buffer size, one curve per engine.
+    """A metric against the buffer size, one curve per engine and per value
+    of every other swept axis (never pooled into the seeds).
 
     Parameters
     ----------
@@ -183,12 +250,19 @@ def buffer_curves(
         Axes title.
     ax : matplotlib.axes.Axes, optional
         Draw into these axes (their figure is returned).
+    by : sequence of str, optional
+        Columns whose values get a curve each (the hue); default: every
+        swept scenario field other than the buffer (:func:`swept_axes`).
+        Bands are over the seeds of one curve's point only, and stay in the
+        metric's range (:func:`value_range`); a time metric whose curves
+        span more than two decades gets a log axis.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    c = _curves(table, metric, x, confidence)
+    by = list(swept_axes(table, x) if by is None else by)
+    c = _curves(table, metric, x, confidence, by)
     if c.empty:
         raise ValueError(f"no successful rows with {metric!r} to plot")
     if ax is None:
@@ -201,16 +275,30 @@ def buffer_curves(
         else None
     )
     engines = list(dict.fromkeys([reference, *c["engine"]]))
+    hues = list(c[by].drop_duplicates().itertuples(index=False, name=None)) if by else [()]
+    styles = ["-", "--", ":", "-."]
     for k, engine in enumerate(e for e in engines if (c["engine"] == e).any()):
-        g = c[c["engine"] == engine].sort_values("x")
         label = engine
-        if errors is not None and engine in errors.index and errors.loc[engine, "points"] > 0:
+        if (
+            not by
+            and errors is not None
+            and engine in errors.index
+            and errors.loc[engine, "points"] > 0
+        ):
             label += f" (vs {reference}: RMS {errors.loc[engine, 'rms']:.3g}, max {errors.loc[engine, 'max_abs']:.3g})"
-        color = _color(engine, k)
-        ax.plot(g["x"], g["mean"], marker="o", ms=3.5, lw=1.6, color=color, label=label)
-        band = g.dropna(subset=["lo", "hi"])
-        if not band.empty:
-            ax.fill_between(band["x"], band["lo"], band["hi"], color=color, alpha=0.2, lw=0)
+        for h, hue in enumerate(hues):
+            g = c[c["engine"] == engine]
+            for col, v in zip(by, hue):
+                g = g[g[col] == v]
+            if g.empty:
+                continue
+            name = label + "".join(f", {col.rsplit('.', 1)[-1]} = {v}" for col, v in zip(by, hue))
+            color = _color(engine, k) if len(hues) == 1 else _MODEL_COLORS[h % len(_MODEL_COLORS)]
+            ls = styles[k % len(styles)] if len(hues) > 1 else "-"
+            ax.plot(g["x"], g["mean"], marker="o", ms=3.5, lw=1.6, ls=ls, color=color, label=name)
+            band = g.dropna(subset=["lo", "hi"])
+            if not band.empty:
+                ax.fill_between(band["x"], band["lo"], band["hi"], color=color, alpha=0.2, lw=0)
     for k, (name, value) in enumerate((rules or {}).items()):
         if value is None or not np.isfinite(value) or value <= 0:
             continue
@@ -241,8 +329,16 @@ def buffer_curves(
     )
     ax.set_ylabel(metric)
     ax.grid(True, which="both", alpha=0.3)
-    seeds = int(c["n"].max())
-    band = f", band: {confidence:.0%} t-interval over {seeds} seeds" if seeds > 1 else ""
+    positive = c["mean"][c["mean"] > 0]
+    if (
+        value_range(metric)[1] == math.inf
+        and len(positive)
+        and positive.max() > 100 * positive.min()
+    ):
+        ax.set_yscale("log")
+    lo_n, hi_n = int(c["n"].min()), int(c["n"].max())
+    seeds = f"{lo_n}" if lo_n == hi_n else f"{lo_n}-{hi_n}"
+    band = f", band: {confidence:.0%} t-interval over {seeds} seeds per point" if hi_n > 1 else ""
     ax.set_title(title or f"{metric} vs buffer{band}", fontsize=10)
     ax.legend(fontsize=8, loc="best")
     return fig

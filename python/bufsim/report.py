@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import html
 import json
-import math
-import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +34,7 @@ from typing import Any
 import jinja2
 import pandas as pd
 
-from bufsim import plot
+from bufsim import fmt, plot, provenance
 from bufsim.result import KEY_METRICS, Result, plain
 
 __all__ = [
@@ -66,11 +64,13 @@ class Figure:
 
 @dataclass
 class Section:
-    """A report section: title, paragraphs, an HTML table, figures, preformatted text."""
+    """A report section: title, paragraphs, HTML rendered from Markdown, an
+    HTML table, figures, preformatted text."""
 
     id: str
     title: str
     text: list[str] = field(default_factory=list)
+    html: str = ""
     table: str = ""
     figures: list[Figure] = field(default_factory=list)
     pre: str = ""
@@ -90,18 +90,6 @@ def render(title: str, sections: list[Section], subtitle: str = "") -> str:
         .get_template("report.html.j2")
         .render(title=title, subtitle=subtitle, sections=sections)
     )
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, bool) or value is None:
-        return "" if value is None else str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "-"
-        if value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
-            return f"{value:.4g}"
-        return f"{value:.4g}"
-    return str(value)
 
 
 def html_table(
@@ -128,35 +116,18 @@ def html_table(
             cls = "text" if text[c] else ""
             if classes and c in classes:
                 cls = f"{cls} {classes[c](v)}"
-            cells.append(f'<td class="{cls.strip()}">{html.escape(_fmt(v))}</td>')
+            cells.append(f'<td class="{cls.strip()}">{html.escape(fmt.metric(str(c), v))}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
-def _commit() -> str:
-    """The git commit of the source tree bufsim runs from, if it is a checkout."""
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=Path(__file__).parent,
-            capture_output=True,
-            text=True,
-            timeout=5,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return out.stdout.strip() or "unknown"
-
-
 def _provenance_section(prov: Mapping[str, Any]) -> Section:
-    from bufsim import __version__
-
     rows = {
-        "bufsim version": __version__,
-        "commit": _commit(),
+        "bufsim version": provenance.__version__,
+        "commit": provenance.commit(),
         **{str(k): v for k, v in prov.items()},
     }
-    frame = pd.DataFrame({"field": list(rows), "value": [_fmt(v) for v in rows.values()]})
+    frame = pd.DataFrame({"field": list(rows), "value": [fmt.value(v) for v in rows.values()]})
     return Section("provenance", "Provenance", table=html_table(frame))
 
 
@@ -252,16 +223,19 @@ def sweep_report(
                     if (table["engine"] == "packet").any()
                     else pd.DataFrame()
                 )
+                axes = plot.swept_axes(table)
                 cap = "; ".join(
-                    f"{e}: RMS {r.rms:.3g}, max {r.max_abs:.3g} vs packet"
+                    f"{e}{''.join(f', {a} = {r[a]}' for a in axes)}: RMS "
+                    f"{fmt.metric(m, r.rms)}, max {fmt.metric(m, r.max_abs)} vs packet"
                     for e, r in errors.iterrows()
                     if r.points
                 )
+                split = f" One curve per {', '.join(axes)}." if axes else ""
                 figures.append(
                     _fig(
                         f"fig-{m}",
                         plot.buffer_curves(table, m, rules=rules),
-                        f"{m} against the buffer. {cap}",
+                        f"{m} against the buffer.{split} {cap}",
                     )
                 )
     cols = [c for c in table.columns if c not in ("key", "error", "cached", "name")]
@@ -282,8 +256,84 @@ def sweep_report(
     return render(title, sections, subtitle="sweep")
 
 
+def markdown(text: str) -> str:
+    """Markdown (CommonMark with tables) as HTML; raw HTML in the text is
+    escaped, not passed through."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+
+
+#: CSS class of each verdict in the claims table.
+VERDICT_CLASSES = {
+    "agrees": "agrees",
+    "agrees after tuning": "tuned",
+    "differs, explained": "explained",
+    "differs, unexplained": "differs",
+    "undecided": "undecided",
+    "check": "check",
+}
+
+
+def _verdict_section(
+    name: str, claims: pd.DataFrame, table: pd.DataFrame, prefix: str, head: str
+) -> tuple[Section, pd.DataFrame]:
+    """The counts per verdict, what run they come from, and the claims whose
+    verdict differs at the other length (the stored full run for a quick
+    table, or the verdicts kept with the code; the stored quick run for a
+    full table). Returns the section and the claims with a column
+    ``other length`` where a verdict differs."""
+    from bufsim import reproduce
+
+    quick = bool(table.attrs.get("quick", True))
+    counts = reproduce.verdict_counts(claims)
+    when = (
+        f" at commit {table.attrs['commit']} on {table.attrs['created']}"
+        if "created" in table.attrs
+        else ""
+    )
+    text = [
+        (
+            "Quick run: the short version the test suite runs; verdicts can move at full length "
+            f"(`bufsim reproduce {name}` runs and stores the full one, which reports then use)."
+            if quick
+            else f"Full-length run{when}."
+        ),
+        "; ".join(f"**{k}**: {v}" for k, v in counts.items())
+        + ". Only *agrees* counts as reproduced; *check* is a property of bufsim, not a claim "
+        "of the paper; *undecided* lies within one seed interval of its pass mark.",
+    ]
+    other_table = reproduce.stored(name, quick=not quick)
+    if other_table is not None:
+        other = dict(zip(*reproduce.load(name).claims(other_table)[["claim", "verdict"]].T.values))
+        source = "the stored " + ("full" if quick else "quick") + " run"
+    else:
+        other = reproduce.full_verdicts(name) if quick else {}
+        source = "the full run's verdicts kept with the code"
+    claims = claims.copy()
+    claims["other length"] = [
+        other[c] if c in other and other[c] != v else ""
+        for c, v in zip(claims["claim"], claims["verdict"])
+    ]
+    moved = int((claims["other length"] != "").sum())
+    if other:
+        text.append(
+            f"{moved} verdict{'s differ' if moved != 1 else ' differs'} from {source} "
+            "(column *other length* of the claims)."
+            if moved
+            else f"Every verdict is the same in {source}."
+        )
+    else:
+        claims = claims.drop(columns="other length")
+    section = Section(
+        f"{prefix}verdicts", f"{head}Verdicts", html="".join(markdown(t) for t in text)
+    )
+    return section, claims
+
+
 def _reproduction_sections(name: str, table: pd.DataFrame, *, prefix: str = "") -> list[Section]:
-    """A reproduction's sections: setup notes, claims, figures and results
+    """A reproduction's sections: its verdict counts, setup, claims, findings
+    beside the figures they explain, the other figures, and the run table
     (with the further tables of modules that define ``tables(table)``).
 
     ``prefix`` (e.g. ``"auge2006-"``) goes before every section and figure
@@ -293,22 +343,46 @@ def _reproduction_sections(name: str, table: pd.DataFrame, *, prefix: str = "") 
 
     mod = reproduce.load(name)
     head = f"{name}: " if prefix else ""
-    doc = [p.strip().replace("\n", " ") for p in (mod.__doc__ or "").split("\n\n") if p.strip()]
-    sections = [Section(f"{prefix}setup", f"{head}Setup and differences from the paper", text=doc)]
-    if hasattr(mod, "claims"):
-        claims = mod.claims(table)
+    verdicts, claims = _verdict_section(name, mod.claims(table), table, prefix, head)
+    for col in ("paper", "why"):
+        # Code spans hold formulas; the table shows them as plain text.
+        claims[col] = claims[col].astype(str).str.replace("`", "", regex=False)
+    sections = [
+        verdicts,
+        Section(
+            f"{prefix}setup",
+            f"{head}Setup and differences from the paper",
+            html=markdown(mod.setup()),
+        ),
+        Section(
+            f"{prefix}claims",
+            f"{head}The paper's claims and bufsim's numbers",
+            table=html_table(claims, classes={"verdict": VERDICT_CLASSES.__getitem__}),
+        ),
+    ]
+    figures = mod.figures(table)
+    captions = mod.captions(table)
+    for i, finding in enumerate(mod.findings(table)):
+        figs = []
+        if finding.figure:
+            figs = [
+                _fig(
+                    f"fig-{prefix}{finding.figure}",
+                    figures.pop(finding.figure),
+                    captions[finding.figure],
+                )
+            ]
         sections.append(
             Section(
-                f"{prefix}claims",
-                f"{head}The paper's claims and bufsim's numbers",
-                table=html_table(
-                    claims, classes={"verdict": lambda v: "agrees" if v == "agrees" else "differs"}
-                ),
+                f"{prefix}finding-{i + 1}",
+                f"{head}{finding.title}",
+                html=markdown(finding.text),
+                figures=figs,
             )
         )
-    if hasattr(mod, "figures"):
-        figs = [_fig(f"fig-{prefix}{k}", f, k) for k, f in mod.figures(table).items()]
-        sections.append(Section(f"{prefix}figures", f"{head}Figures", figures=figs))
+    if figures:
+        figs = [_fig(f"fig-{prefix}{k}", f, captions[k]) for k, f in figures.items()]
+        sections.append(Section(f"{prefix}figures", f"{head}Further figures", figures=figs))
     sections.append(Section(f"{prefix}results", f"{head}Results", table=html_table(table)))
     if hasattr(mod, "tables"):
         for key, (title, frame) in mod.tables(table).items():
@@ -317,33 +391,46 @@ def _reproduction_sections(name: str, table: pd.DataFrame, *, prefix: str = "") 
 
 
 def reproduction_report(name: str, *, quick: bool = True, table: pd.DataFrame | None = None) -> str:
-    """The report of a reproduction: its setup notes, results and claims.
+    """The report of a reproduction: its verdicts, setup, claims, findings and figures.
 
     Parameters
     ----------
     name : str
         A reproduction (:data:`bufsim.reproduce.PAPERS`).
     quick : bool
-        Run the short version (as ``make test``) when ``table`` is not given.
+        Without ``table``: when no full run is stored (:func:`bufsim.reproduce.stored`),
+        run the short version (as ``make test``) instead of the full one.
     table : pandas.DataFrame, optional
-        An already computed ``run()`` table.
+        An already computed ``run()`` table (its ``attrs["quick"]`` says
+        which version it is).
 
     Returns
     -------
     str
-        The HTML page. Modules that define ``claims(table)`` get a table of
-        the paper's statements beside bufsim's numbers with a verdict; those
-        that define ``figures(table)`` get their figures.
+        The HTML page.
     """
     from bufsim import reproduce
 
     if table is None:
-        table = reproduce.load(name).run(quick=quick)
+        table = _reproduction_table(name, quick)
+    length = "quick run" if table.attrs.get("quick", True) else "full run"
     return render(
         f"bufsim reproduction: {name}",
         _reproduction_sections(name, table),
-        subtitle=reproduce.PAPERS[name] + (" (quick)" if quick else ""),
+        subtitle=f"{reproduce.PAPERS[name]} ({length})",
     )
+
+
+def _reproduction_table(name: str, quick: bool) -> pd.DataFrame:
+    """The stored full run of ``name`` if there is one, else a new run
+    (quick or full as asked)."""
+    from bufsim import reproduce
+
+    table = reproduce.stored(name)
+    if table is None:
+        table = reproduce.load(name).run(quick=quick)
+        table.attrs["quick"] = quick
+    return table
 
 
 def reproductions_report(
@@ -369,14 +456,17 @@ def reproductions_report(
     from bufsim import reproduce
 
     if tables is None:
-        tables = {name: reproduce.load(name).run(quick=quick) for name in reproduce.PAPERS}
+        tables = {name: _reproduction_table(name, quick) for name in reproduce.PAPERS}
     sections = [
         s for name, t in tables.items() for s in _reproduction_sections(name, t, prefix=f"{name}-")
     ]
     return render(
         "bufsim reproductions",
         sections,
-        subtitle="; ".join(reproduce.PAPERS[n] for n in tables) + (" (quick)" if quick else ""),
+        subtitle="; ".join(
+            f"{reproduce.PAPERS[n]} ({'quick' if t.attrs.get('quick', True) else 'full'} run)"
+            for n, t in tables.items()
+        ),
     )
 
 

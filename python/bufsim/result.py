@@ -321,10 +321,10 @@ class Result:
         """Notebook view: the key metrics and, if there is a time series, a small figure."""
         import html
 
-        from bufsim import plot
+        from bufsim import fmt, plot
 
         rows = "".join(
-            f"<tr><td>{html.escape(k)}</td><td>{self.summary[k]:.4g}</td></tr>"
+            f"<tr><td>{html.escape(k)}</td><td>{html.escape(fmt.metric(k, self.summary[k]))}</td></tr>"
             for k in KEY_METRICS
             if isinstance(self.summary.get(k), (int, float))
         )

@@ -121,6 +121,66 @@ class Scenario:
         canon = json.dumps(self.normalized, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canon.encode()).hexdigest()
 
+    def describe(self, buffer: bool = True) -> list[str]:
+        """The scenario in words, one line per part: the run, the link, each
+        flow group (its traffic, TCP, stack profile and RTTs) and each
+        background source, with units (:mod:`bufsim.fmt`). What ``bufsim
+        validate``, the advice report and the notebook view show.
+
+        Parameters
+        ----------
+        buffer : bool
+            State the link's buffer (``False`` where it is what ``advise``
+            searches for).
+        """
+        from bufsim import fmt
+
+        n = self.normalized
+        link = n["link"]
+        lines = [
+            f"{self.name}: {fmt.metric('duration_s', n['duration_s'])} simulated "
+            f"(warm-up {fmt.metric('warmup_s', n['warmup_s'])}), seed {n['seed']}",
+            f"link: {fmt.metric('capacity_bps', link['capacity_bps'])}, one-way delay "
+            f"{fmt.metric('delay_s', link['delay_s'])}, {link['qdisc']}, "
+            + (
+                f"buffer {link['buffer_pkts']} packets "
+                f"({fmt.metric('buffer_bytes', link['buffer_bytes'])}), "
+                if buffer
+                else ""
+            )
+            + f"BDP {link['bdp_pkts']:.4g} packets of {fmt.metric('packet_bytes', link['packet_size_bytes'])}",
+        ]
+        for i, g in enumerate(n["flows"]):
+            rtts = g["rtts_s"]
+            span = [fmt.metric("rtt_s", min(rtts)), fmt.metric("rtt_s", max(rtts))] if rtts else []
+            rtt = f", RTT {' to '.join(dict.fromkeys(span))}" if rtts else ""
+            kind = g["kind"]
+            if kind == "persistent":
+                what = f"{g['count']} long-lived flows"
+            elif kind == "finite":
+                what = f"{g['count']} transfers"
+            elif kind == "open":
+                what = f"open-loop arrivals at load {g['offered_load']:.3g}"
+            else:
+                what = f"{g['users']} closed-loop users"
+            size = (
+                f" of {g['mean_size_pkts']:.4g} packets on average" if g["mean_size_pkts"] else ""
+            )
+            lines.append(
+                f"flows[{i}]: {what}{size}, {g['tcp']}, stack {g['stack']}, "
+                f"{fmt.metric('mss_bytes', g['mss_bytes'])} packets{rtt}"
+            )
+        for i, b in enumerate(n["background"]):
+            lines.append(f"background[{i}]: {b['kind']} {fmt.metric('rate_bps', b['rate_bps'])}")
+        return lines
+
+    def _repr_html_(self) -> str:
+        """Notebook view: :meth:`describe` as a list."""
+        import html
+
+        items = "".join(f"<li>{html.escape(line)}</li>" for line in self.describe())
+        return f"<div><b>bufsim Scenario</b><ul>{items}</ul></div>"
+
     def __repr__(self) -> str:
         link = self.normalized["link"]
         return (

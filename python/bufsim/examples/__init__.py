@@ -13,13 +13,17 @@ name                 what
                      of a heavy-tailed size mixture, binary-tree RTTs 30-530 ms
 ``advise-10g``       a 10 Gbps port: 2000 CUBIC and Reno flows (RTTs 20-200 ms)
                      and web traffic, for ``bufsim advise``
+``backbone-5000``    a 10 Gbps backbone port: 5000 CUBIC flows (RTTs 10-300 ms,
+                     Linux stack), duration derived by ``advise``
+``dc-incast``        a 100 Gbps datacenter port: 64 CUBIC flows (RTTs 10-100 us)
+                     and an incast of 100 x 64 KB, Linux stack, FCT objectives
 ==================== ==========================================================
 
 Example
 -------
 >>> import bufsim
 >>> bufsim.examples.names()
-['advise-10g', 'auge2006', 'dhamdhere2006']
+['advise-10g', 'auge2006', 'backbone-5000', 'dc-incast', 'dhamdhere2006']
 >>> bufsim.Scenario.load(bufsim.examples.path("auge2006")).normalized["link"]["buffer_pkts"]
 20
 """

@@ -1,15 +1,38 @@
 """Reproductions of the papers' published results, one module per paper.
 
-Each module has ``run(quick=False, progress=None) -> pandas.DataFrame`` and
-documents the setup, what the paper reports and where bufsim differs.
-``quick=True`` is the short version the test suite runs; the full version
-runs in ``make bench`` and ``bufsim reproduce``.
+Each module has
+
+* ``run(quick=False, progress=None) -> pandas.DataFrame``: the runs, one row
+  per case; ``quick=True`` is the short version the test suite runs, the
+  full version runs in ``make bench`` and ``bufsim reproduce``;
+* ``setup() -> Prose``: the setup, what the paper reports and where bufsim's
+  setup differs from it, as Markdown whose numbers come from the module's
+  constants (:func:`prose`);
+* ``claims(table) -> pandas.DataFrame``: each of the paper's statements
+  beside bufsim's number with a verdict, one of :data:`VERDICTS`
+  (:class:`Claims`);
+* ``findings(table) -> list[Finding]``: what the runs show and why, each
+  beside the figure it explains, with every number filled from the run;
+* ``figures(table) -> dict`` of matplotlib Figures and ``captions(table) ->
+  dict`` of the same keys: one sentence saying what each figure shows.
+
+No measured number lives in a docstring or a string typed by hand: the
+report's tests fail on any number of a setup or finding that did not come
+through a field of :func:`prose` (:func:`stray_numbers`).
 """
 
 from __future__ import annotations
 
 import copy
 import importlib
+import json
+import math
+import re
+import string
+import textwrap
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +47,27 @@ PAPERS: dict[str, str] = {
     "kumar2010": "paper 004 section III.B: fluid, 10 Gbps, 4 TCP variants x loss synchronization X",
     "dhamdhere2006": "paper 002 section 4: persistent+mice, closed- and open-loop TCP at B = 18 and 500 packets",
 }
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A finding of a reproduction: what its runs show and why.
+
+    Attributes
+    ----------
+    title : str
+        A short heading (no numbers).
+    text : Prose
+        Markdown made by :func:`prose`, every number filled from the run or
+        a declared constant.
+    figure : str
+        The key in ``figures(table)`` of the figure the finding explains
+        (the report draws it beside the text); empty for none.
+    """
+
+    title: str
+    text: Prose
+    figure: str = ""
 
 
 def variant(
@@ -56,6 +100,81 @@ def variant(
     return s
 
 
+#: Where ``bufsim reproduce`` keeps its runs and ``bufsim report NAME`` looks
+#: for them (relative to the working directory).
+RESULTS = Path("results/reproduce")
+
+#: The verdicts of each reproduction's full run, ``{name: {claim: verdict}}``,
+#: kept with the code so that a quick report can mark where its verdicts
+#: differ from the full length's on a machine that never ran it. A slow test
+#: (``tests/test_reproduce_all.py``) fails when a full run gives other verdicts.
+FULL_VERDICTS = Path(__file__).with_name("full_verdicts.json")
+
+
+def save(name: str, table: pd.DataFrame, *, quick: bool, directory: Path | None = None) -> Path:
+    """Keep a reproduction's run table for later reports.
+
+    Parameters
+    ----------
+    name : str
+        The reproduction (a key of :data:`PAPERS`).
+    table : pandas.DataFrame
+        Its ``run()`` table; ``attrs`` gains ``quick``, ``bufsim_version``,
+        ``commit`` and ``created`` (UTC, ISO 8601).
+    quick : bool
+        Whether it is the quick version.
+    directory : Path, optional
+        Where to write ``NAME.pkl`` (full) or ``NAME-quick.pkl``; default
+        :data:`RESULTS`.
+
+    Returns
+    -------
+    Path
+        The file written (a pandas pickle: the tables keep further tables
+        in ``attrs``, which neither CSV nor Parquet holds).
+    """
+    from bufsim import provenance
+
+    table.attrs.update(
+        quick=quick,
+        bufsim_version=provenance.__version__,
+        commit=provenance.commit(),
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    directory = RESULTS if directory is None else directory
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}{'-quick' if quick else ''}.pkl"
+    table.to_pickle(path)
+    return path
+
+
+def stored(name: str, *, quick: bool = False, directory: Path | None = None) -> pd.DataFrame | None:
+    """The run table :func:`save` kept for ``name``, or None if there is none.
+
+    Parameters
+    ----------
+    name : str
+        The reproduction.
+    quick : bool
+        The quick version's table instead of the full one's.
+    directory : Path, optional
+        Where :func:`save` wrote it; default :data:`RESULTS`.
+    """
+    import pandas as pd
+
+    directory = RESULTS if directory is None else directory
+    path = directory / f"{name}{'-quick' if quick else ''}.pkl"
+    return pd.read_pickle(path) if path.is_file() else None
+
+
+def full_verdicts(name: str) -> dict[str, str]:
+    """The verdicts of ``name``'s full run as kept in :data:`FULL_VERDICTS`
+    (claim -> verdict; empty when none are kept)."""
+    if not FULL_VERDICTS.is_file():
+        return {}
+    return json.loads(FULL_VERDICTS.read_text())["verdicts"].get(name, {})
+
+
 def load(name: str) -> ModuleType:
     """The reproduction module called ``name`` (a key of :data:`PAPERS`)."""
     if name not in PAPERS:
@@ -63,12 +182,57 @@ def load(name: str) -> ModuleType:
     return importlib.import_module(f"bufsim.reproduce.{name}")
 
 
+#: The verdict categories, in the order reports count them. Only ``agrees``
+#: counts as reproduced:
+#:
+#: * ``agrees``: bufsim's number meets the paper's claim with nothing tuned;
+#: * ``agrees after tuning``: it does only after a parameter was chosen to
+#:   match (the claim names the parameter and how it was chosen);
+#: * ``differs, explained``: it does not, and the claim states the measured
+#:   reason;
+#: * ``differs, unexplained``: it does not, and no measured reason is known;
+#: * ``undecided``: the value lies within one seed interval of its pass mark,
+#:   so one draw cannot decide it;
+#: * ``check``: a property of bufsim or arithmetic on the paper's own numbers,
+#:   not a claim that bufsim's runs could contradict.
+VERDICTS = (
+    "agrees",
+    "agrees after tuning",
+    "differs, explained",
+    "differs, unexplained",
+    "undecided",
+    "check",
+)
+
+#: The columns of :meth:`Claims.table`.
+CLAIM_COLUMNS = (
+    "claim",
+    "paper",
+    "bufsim",
+    "tolerance",
+    "tolerance_source",
+    "spread",
+    "verdict",
+    "tuning",
+    "why",
+)
+
+
 class Claims:
     """The rows of a reproduction's ``claims(table)``: each of the paper's
-    statements beside bufsim's number, with a verdict and its reason."""
+    statements beside bufsim's number, with a verdict (one of
+    :data:`VERDICTS`) and its reason.
+
+    :meth:`near`, :meth:`at_least` and :meth:`at_most` compare a value with
+    a pass mark and derive the verdict; :meth:`add` takes a decision made
+    elsewhere (an ordering, several values at once); :meth:`check` records a
+    property of bufsim that is not the paper's to confirm.
+    """
 
     def __init__(self) -> None:
         self.rows: list[dict[str, Any]] = []
+        # claim -> the numbers its texts hold that no prose() field produced.
+        self.stray: dict[str, list[str]] = {}
 
     def add(
         self,
@@ -77,23 +241,258 @@ class Claims:
         value: float,
         ok: bool,
         why: str,
-        tolerance: float = float("nan"),
+        *,
+        tolerance: float = math.nan,
+        source: str = "",
+        tuned: str = "",
+        explained: bool = False,
+        mark: float = math.nan,
+        spread: float = math.nan,
     ) -> None:
-        """One claim: its name, the paper's words, bufsim's number, whether
-        it agrees (within ``tolerance`` where there is one) and why."""
+        """One claim of the paper and bufsim's number for it.
+
+        Parameters
+        ----------
+        claim : str
+            Its short name (unique within the reproduction).
+        paper : str
+            What the paper says, with its number where it gives one.
+        value : float
+            bufsim's number, in the unit ``paper`` uses.
+        ok : bool
+            Whether ``value`` meets the claim.
+        why : str
+            What the number is and, where it differs, the measured reason.
+        tolerance : float, optional
+            The allowed distance from the paper's number, in ``value``'s unit.
+        source : str, optional
+            Where the tolerance comes from (the paper's precision, the seed
+            spread); required with a tolerance.
+        tuned : str, optional
+            The parameter chosen to match and how it was chosen; a claim
+            met only with it is ``agrees after tuning``.
+        explained : bool, optional
+            Whether ``why`` gives the measured reason of a difference.
+        mark : float, optional
+            The pass mark ``value`` is compared with; with ``spread``, a
+            value within ``spread`` of it is ``undecided``.
+        spread : float, optional
+            Half-width of the value's interval over seeds (same unit).
+
+        Raises
+        ------
+        ValueError
+            A tolerance without its source, or a claim name used twice.
+        """
+        if not math.isnan(tolerance) and not source:
+            raise ValueError(f"claim {claim!r}: a tolerance needs its source")
+        if any(r["claim"] == claim for r in self.rows):
+            raise ValueError(f"claim {claim!r} is stated twice")
+        if not math.isnan(spread) and not math.isnan(mark) and abs(value - mark) <= spread:
+            verdict = "undecided"
+        elif ok:
+            verdict = "agrees after tuning" if tuned else "agrees"
+        else:
+            verdict = "differs, explained" if explained else "differs, unexplained"
+        self._row(claim, paper, value, verdict, why, tolerance, source, spread, tuned)
+
+    def near(
+        self,
+        claim: str,
+        paper: str,
+        value: float,
+        target: float,
+        tolerance: float,
+        why: str,
+        **kw: Any,
+    ) -> None:
+        """A claim met when ``|value - target| <= tolerance``; the pass mark
+        is the nearer end of that interval (keywords as :meth:`add`)."""
+        mark = target - tolerance if value < target else target + tolerance
+        ok = abs(value - target) <= tolerance
+        self.add(claim, paper, value, ok, why, tolerance=tolerance, mark=mark, **kw)
+
+    def at_least(
+        self, claim: str, paper: str, value: float, bound: float, why: str, **kw: Any
+    ) -> None:
+        """A claim met when ``value >= bound`` (keywords as :meth:`add`)."""
+        self.add(claim, paper, value, value >= bound, why, mark=bound, **kw)
+
+    def at_most(
+        self, claim: str, paper: str, value: float, bound: float, why: str, **kw: Any
+    ) -> None:
+        """A claim met when ``value <= bound`` (keywords as :meth:`add`)."""
+        self.add(claim, paper, value, value <= bound, why, mark=bound, **kw)
+
+    def check(self, claim: str, paper: str, value: float, why: str) -> None:
+        """A property of bufsim, or arithmetic on the paper's own numbers:
+        shown beside the claims, counted apart, never as reproduced."""
+        if any(r["claim"] == claim for r in self.rows):
+            raise ValueError(f"claim {claim!r} is stated twice")
+        self._row(claim, paper, value, "check", why, math.nan, "", math.nan, "")
+
+    def _row(
+        self,
+        claim: str,
+        paper: str,
+        value: float,
+        verdict: str,
+        why: str,
+        tolerance: float,
+        source: str,
+        spread: float,
+        tuned: str,
+    ) -> None:
+        strays = stray_numbers(paper) + stray_numbers(why)
+        if strays:
+            self.stray[claim] = strays
         self.rows.append(
             {
                 "claim": claim,
                 "paper": paper,
-                "bufsim": value,
+                "bufsim": float(value),
                 "tolerance": tolerance,
-                "verdict": "agrees" if ok else "differs",
+                "tolerance_source": source,
+                "spread": spread,
+                "verdict": verdict,
+                "tuning": tuned,
                 "why": why,
             }
         )
 
     def table(self) -> pd.DataFrame:
-        """``claim``, ``paper``, ``bufsim``, ``tolerance``, ``verdict`` (``agrees``/``differs``), ``why``."""
+        """One row per claim, columns :data:`CLAIM_COLUMNS`: ``bufsim`` the
+        number, ``tolerance`` and ``spread`` in its unit (NaN where none),
+        ``verdict`` one of :data:`VERDICTS`, ``tuning`` the tuned parameter;
+        ``attrs["stray_numbers"]``: per claim, the numbers of its ``paper`` and
+        ``why`` texts that did not come through a field of :func:`prose`."""
         import pandas as pd
 
-        return pd.DataFrame(self.rows)
+        table = pd.DataFrame(self.rows, columns=list(CLAIM_COLUMNS))
+        table.attrs["stray_numbers"] = dict(self.stray)
+        return table
+
+
+def verdict_counts(claims: pd.DataFrame) -> dict[str, int]:
+    """How many claims of a :meth:`Claims.table` fall in each of
+    :data:`VERDICTS` (every category present, zero where none)."""
+    counts = claims["verdict"].value_counts()
+    unknown = set(counts.index) - set(VERDICTS)
+    if unknown:
+        raise ValueError(f"verdicts {sorted(unknown)} are not among {VERDICTS}")
+    return {v: int(counts.get(v, 0)) for v in VERDICTS}
+
+
+class Prose(str):
+    """Markdown text made by :func:`prose`: a ``str`` that also knows where
+    its fields' outputs lie (``spans``, character ranges), so a test can tell
+    a number that came from a run or a declared constant from one typed into
+    the text."""
+
+    spans: tuple[tuple[int, int], ...] = ()
+
+    def __add__(self, other: str) -> Prose:
+        """Concatenation keeps both sides' spans (a plain ``str`` has none)."""
+        out = Prose(str(self) + str(other))
+        shift = len(self)
+        out.spans = self.spans + tuple(
+            (a + shift, b + shift) for a, b in getattr(other, "spans", ())
+        )
+        return out
+
+    def __radd__(self, other: str) -> Prose:
+        out = Prose(str(other) + str(self))
+        shift = len(other)
+        out.spans = tuple((a + shift, b + shift) for a, b in self.spans)
+        return out
+
+
+#: A number as it appears in text: digits, optional thousands commas, decimals
+#: and exponent, with a sign only after a space or bracket. Digits right after
+#: a letter, a dot, a hyphen or a slash (``ns-2``, ``IV.B``, ``x2``) are part
+#: of a name, not a number.
+NUMBER = re.compile(r"(?:(?<=[\s(\[])[-+]|(?<![\w.\-/+]))\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def prose(template: str, **values: Any) -> Prose:
+    """Fill a Markdown ``template``'s ``{name:spec}`` fields from ``values``.
+
+    Every number in a reproduction's text comes through a field: a value of
+    its run, or a constant the module declares (the paper's numbers, the
+    setup). :func:`stray_numbers` finds those typed in by hand. A value that
+    is itself :class:`Prose` keeps its own spans.
+
+    Parameters
+    ----------
+    template : str
+        Markdown with :meth:`str.format` fields; the indentation of a
+        triple-quoted string and surrounding white space are removed.
+    **values
+        The fields' values.
+
+    Returns
+    -------
+    Prose
+        The text, with ``spans`` where the fields' outputs lie.
+    """
+    formatter = string.Formatter()
+    spans: list[tuple[int, int]] = []
+    parts: list[str] = []
+    at = 0
+    for literal, field, spec, conv in formatter.parse(textwrap.dedent(template).strip()):
+        parts.append(literal)
+        at += len(literal)
+        if field is None:
+            continue
+        value = formatter.get_field(field, (), values)[0]
+        text = formatter.format_field(formatter.convert_field(value, conv), spec or "")
+        if isinstance(value, Prose) and not spec and not conv:
+            spans.extend((a + at, b + at) for a, b in value.spans)
+        else:
+            spans.append((at, at + len(text)))
+        parts.append(text)
+        at += len(text)
+    out = Prose("".join(parts))
+    out.spans = tuple(spans)
+    return out
+
+
+#: A citation before a number (a paper's section, equation, figure, table or
+#: theorem, an RFC, a paper of ``shared/papers``), possibly a list of them
+#: (``figures 5 and 6``, ``sections III-IV``, ``eqs. (1), (3)``).
+CITATION = re.compile(
+    r"\b(?:eqs?\.|equations?|figs?\.|figures?|sections?|tables?|theorems?|corollary|"
+    r"corollaries|lemma|papers?|rfcs?|appendix|references?)\s*(?:[([]?[\dIVX.]+[)\]]?\s*(?:,|and|-|to|or)?\s*)*[(\[]?$",
+    re.IGNORECASE,
+)
+
+
+def stray_numbers(text: str) -> list[str]:
+    """The numbers in ``text`` that no field of :func:`prose` produced and
+    that are not citations (``eq. (12)``, ``Figure 7``, ``section 4``,
+    ``RFC 6298``) or inside a code span (a formula: `` `(mu RTT)^2/(18 N)` ``).
+
+    Parameters
+    ----------
+    text : Prose or str
+        Text made by :func:`prose` (a plain ``str`` has no produced numbers).
+
+    Returns
+    -------
+    list of str
+        Each such number, bracketed, with the 30 characters before it: the
+        message of a failing test. Empty when every number came from a field.
+    """
+    spans = getattr(text, "spans", ())
+    # Code spans hold formulas and identifiers (`B0 = (mu RTT)^2 / (18 N)`):
+    # blanked, not scanned.
+    text_ = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), str(text))
+    out = []
+    for m in NUMBER.finditer(text_):
+        before = text_[max(0, m.start() - 40) : m.start()]
+        if any(a <= m.start() and m.end() <= b for a, b in spans):
+            continue
+        if CITATION.search(before):
+            continue
+        out.append(f"...{before[-30:]}[{m.group(0)}]")
+    return out

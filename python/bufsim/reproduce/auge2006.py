@@ -1,81 +1,8 @@
 """Paper 000 (Augé & Roberts, *Buffer sizing for elastic traffic*, NGI 2006),
 section IV.B (the elastic regime, figures 3-5) and section V (HighSpeed TCP
-and fair queueing, figures 6 and 7).
-
-A 50 Mbps bottleneck carries a 25 Mbps Poisson packet background (standing
-in for many non-bottlenecked flows) and 1, 2 or 4 persistent NewReno flows
-with a 100 ms RTT; buffers of 20, 100 and 625 packets (625 = the BDP with
-1000 B packets). The paper reports, for one bottlenecked flow: with 20
-packets it gets "around 40% of the residual bandwidth"; 625 packets give
-"100% utilization"; 100 packets are "a reasonable compromise". Without
-background, one flow with a 1-packet buffer "should acquire a throughput of
-75% of the link capacity", "around 80% with a 20 packet buffer".
-
-ns-2 details the paper does not give (background packet size, how the
-100 ms splits between access and bottleneck) are set here to 1000 B and
-2 x 48 ms bottleneck + 4 ms access; they are stated in :data:`BASE`.
-
-Each case also runs with SACK (RFC 6675) next to the paper's NewReno
-(RFC 6582): with a full buffer the Poisson background makes an overflow
-drop many TCP packets at once, NewReno repairs one per RTT and, following
-RFC 6582's "Impatient" timer rule, often ends in a timeout; SACK does not.
-
-With 625 packets the NewReno flow used to get only 0.83 of the residual
-bandwidth (0.99 with SACK): after its timeout, the segments go-back-N
-resent produced duplicate ACKs that started a second, spurious recovery
-from a flight of a few packets, leaving ssthresh near 2 and the flow
-crawling. RFC 6582 section 3.2 step 2's rule, applied strictly after a
-timeout, ignores them: 0.985 now, the paper's "100% utilization". The
-scenarios pin `stack = "rfc"` (the default) so other stack profiles do not
-move these numbers.
-
-Figure 5: with 2 flows at 20 packets both lose in about 1 in 10 congestion
-events with a TCP loss (the paper's "little synchronized loss"); the Jain
-index of 2 and 4 flows is above 0.98 ("approximately fair").
-
-Section V (:func:`run_section_v`, run by :func:`claims` and
-:func:`figures` through :func:`section_v`) takes figures 6 and 7's six
-cases: 1 HSTCP flow at 20 packets, HSTCP + NewReno at 625 and 4 HSTCP at 625
-under FIFO drop-tail; 1 NewReno at 20, HSTCP + NewReno and 4 HSTCP at 625
-under fair queueing (DRR, drop from the longest queue). The paper leaves
-open, and bufsim pins: HSTCP is RFC 3649 with its defaults (Low_Window 38,
-High_Window 83000, High_P 1e-7) on the same stack as the NewReno flows (no
-SACK, no delayed ACKs, `stack = "rfc"`, all flows start at 0 s); FQ shares
-the 625-packet buffer among the queues and spreads the Poisson background
-over 1024 queues (`qdisc_params.background_flows`' default: many slow
-non-bottlenecked flows); every case also runs with SACK for every flow.
-
-Where section V differs: (1) at 20 packets one HSTCP flow does not beat
-NewReno (0.36 against 0.41 of the residual, 0.39 against 0.40 with SACK):
-the losses come from background bursts, not from the window reaching the
-pipe, and HSTCP's faster increase meets them three times as often. (2)
-Under FQ, HSTCP gets 0.48, not "slightly more" than NewReno: the longest
-queue, HSTCP's, takes the drops, and its NewReno-style recovery times out
-(19 times against 3); with SACK the split is exactly even, DRR serving two
-always-backlogged queues. (3) In the 300 s run FQ lowers the 4 HSTCP flows'
-cwnd variation by 1.41x, not the 1.5x asked: their timeouts (77 under FQ, 78
-under FIFO) remain; with SACK the factor is 2.5.
-
-Without SACK the cwnd traces peak at 1000-3500 packets, above anything the
-path holds (the 312-packet residual BDP plus 625 packets of buffer): this is
-NewReno's fast recovery doing what RFC 6582 section 3.2 (after RFC 5681
-section 3.2 step 4) says, not a fault. Every duplicate ACK inflates cwnd by
-one segment, a partial ACK deflates it only by what it newly acknowledges,
-and NewReno repairs one hole per RTT, so after an overflow that drops many
-packets of one window cwnd grows by about a window's worth of duplicate ACKs
-per RTT of recovery; the inflation counts segments that have left the
-network, and the sender still sends one segment per segment that left.
-Measured by :func:`recovery_inflation` in the 300 s runs: peaks 3490 (1
-NewReno, 625 packets), 3271 (the HSTCP flow of HSTCP + NewReno), 1641-2193
-(4 HSTCP), 95th percentiles 200-1520; while cwnd is above 937 packets a flow
-puts at most 878 packets per 100 ms (one RTT) into the bottleneck (432 for
-that HSTCP flow), no more than the path holds; and no inflated stretch lasts
-more than 1.3 s, because the retransmission timer, reset only at the first
-partial ACK (RFC 6582's "Impatient" variant), ends long recoveries with a
-timeout (cwnd 1). At the full ACK cwnd deflates to min(ssthresh, FlightSize
-+ 1) (RFC 6582 section 3.2 step 3, option 1; the sender's unit test
-``newreno_fast_retransmit_and_partial_ack``). The figures clip these peaks
-(:func:`_clip_recovery`) and ``cwnd_cv`` includes them.
+and fair queueing, figures 6 and 7): persistent NewReno and HSTCP flows
+with a Poisson background over a 50 Mbps link at buffers of 20, 100 and 625
+packets. The setup is :func:`setup`, the measured findings :func:`findings`.
 """
 
 from __future__ import annotations
@@ -88,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 import bufsim
-from bufsim.reproduce import Claims, variant
+from bufsim.reproduce import Claims, Finding, Prose, prose, variant
 
 #: The embedded base scenario (also the packaged example ``auge2006``, :mod:`bufsim.examples`).
 BASE: dict[str, Any] = {
@@ -300,6 +227,23 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
     return table
 
 
+#: Where the claims' tolerances come from.
+AROUND = "the paper's 'around', read as 0.1 of the residual bandwidth"
+READ = "the paper's value to two digits and the background's rate varying by about 1%: 0.03"
+
+
+def _theorem1(buffer_pkts: int) -> float:
+    """Paper 003's Theorem 1 (synchronized) utilization for this setup without
+    background at a buffer of ``buffer_pkts``."""
+    import bufsim.models as m
+
+    raw = variant(BASE, "auge2006-theorem1", buffer_pkts=buffer_pkts)
+    raw["background"] = []
+    return float(
+        m.predict(bufsim.Scenario.load(raw), model="avrachenkov_sync").summary["utilization"]
+    )
+
+
 def claims(table: pd.DataFrame) -> pd.DataFrame:
     """The paper's statements beside bufsim's numbers, with a verdict.
 
@@ -311,56 +255,62 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per claim: ``claim``, ``paper`` (the statement), ``bufsim``
-        (the number compared), ``tolerance``, ``verdict`` (``agrees`` or
-        ``differs``) and ``why`` (the reason for a difference, or the check).
+        The columns of :meth:`bufsim.reproduce.Claims.table`: shares and
+        utilizations as fractions.
     """
     t = table.set_index(["flows", "buffer_pkts", "background"])
     c = Claims()
-
-    def claim(name: str, paper: str, value: float, target: float, tol: float, why: str) -> None:
-        c.add(name, paper, value, abs(value - target) <= tol, why, tol)
-
-    claim(
+    c.near(
         "1 flow, 20 packets",
-        "around 40% of the residual bandwidth",
+        prose("around {p:.0%} of the residual bandwidth", p=0.4),
         t.loc[(1, 20, True), "residual_share"],
         0.40,
         0.10,
-        "NewReno share of 25 Mbps, 'around' read as +-0.1",
+        prose("the NewReno flow's share of the {bg:g} Mbps left by the background", bg=25.0),
+        source=AROUND,
     )
-    claim(
+    c.near(
         "1 flow, 625 packets",
-        "100% utilization",
+        prose("{p:.0%} utilization", p=1.0),
         t.loc[(1, 625, True), "residual_share"],
         1.0,
         0.03,
-        "NewReno share of 25 Mbps",
+        prose(
+            "the NewReno flow's share of the residual bandwidth; with SACK {s:.3f}",
+            s=t.loc[(1, 625, True), "residual_share_sack"],
+        ),
+        source=READ,
     )
-    claim(
+    c.near(
         "1 flow, 1 packet, no background",
-        "75% of the link",
+        prose("{p:.0%} of the link", p=0.75),
         t.loc[(1, 1, False), "utilization"],
         0.75,
         0.03,
-        "paper 003 Theorem 1 gives 0.752",
+        prose("paper 003's Theorem 1 gives {t:.3f}", t=_theorem1(1)),
+        source=READ,
     )
-    claim(
+    c.near(
         "1 flow, 20 packets, no background",
-        "around 80%",
+        prose("around {p:.0%}", p=0.8),
         t.loc[(1, 20, False), "utilization"],
         0.80,
         0.03,
-        "Theorem 1 gives 0.758 for 20 packets: the paper's 80% is an estimate the theory does not support",
+        prose(
+            "paper 003's Theorem 1 gives {t:.3f} for this buffer: the paper's value is above "
+            "what the theory supports",
+            t=_theorem1(20),
+        ),
+        source=READ,
+        explained=True,
     )
     shares = [t.loc[(n, 20, True), "utilization"] for n in (1, 2, 4)]
-    grows = shares[0] < shares[1] < shares[2]
     c.add(
         "1, 2, 4 flows, 20 packets",
         "utilization improves with more flows (figure 5)",
         shares[2],
-        grows,
-        "utilization " + " < ".join(f"{u:.3f}" for u in shares),
+        shares[0] < shares[1] < shares[2],
+        prose("utilization {u}", u=" < ".join(f"{u:.3f}" for u in shares)),
     )
     _figure5_claims(c, t)
     _section_v_claims(c, t, section_v(table))
@@ -378,21 +328,31 @@ def section_v(table: pd.DataFrame) -> pd.DataFrame:
 def _figure5_claims(c: Claims, t: pd.DataFrame) -> None:
     """Figure 5's synchronization and fairness (2 and 4 NewReno flows, 20 packets)."""
     r2 = t.loc[(2, 20, True)]
-    c.add(
+    c.at_most(
         "2 flows, 20 packets: synchronization (fig. 5)",
         "even with only two flows, there is little synchronized loss",
         r2["sync_all"],
-        r2["sync_all"] <= 0.25,
-        "fraction of the congestion events with a TCP loss in which both flows lost; 'little' read"
-        f" as <= 0.25 (sync_mean {r2['sync_mean']:.3f}, counting background-only events as 0)",
+        0.25,
+        prose(
+            "fraction of the congestion events with a TCP loss in which both flows lost; "
+            "'little' read as <= {mark} (sync_mean {s:.3f}, counting background-only events "
+            "as none)",
+            mark=0.25,
+            s=r2["sync_mean"],
+        ),
     )
-    jain = min(t.loc[(n, 20, True), "jain_index"] for n in (2, 4))
-    c.add(
+    c.at_least(
         "2, 4 flows, 20 packets: fairness (fig. 5)",
         "bandwidth sharing is approximately fair",
-        jain,
-        jain >= 0.95,
-        "the lower Jain index of the NewReno goodputs with 2 and 4 flows; 'approximately' read as >= 0.95",
+        min(t.loc[(n, 20, True), "jain_index"] for n in (2, 4)),
+        0.95,
+        prose(
+            "the lower Jain index of the NewReno goodputs with {a} and {b} flows; "
+            "'approximately' read as >= {mark}",
+            a=2,
+            b=4,
+            mark=0.95,
+        ),
     )
 
 
@@ -404,30 +364,54 @@ def _section_v_claims(c: Claims, t: pd.DataFrame, v: pd.DataFrame) -> None:
         "a single HSTCP connection uses bandwidth more efficiently than Reno",
         hs["residual_share"],
         hs["residual_share"] > nr["residual_share"] + 0.05,
-        f"'more' read as > NewReno's {nr['residual_share']:.3f} + 0.05. With SACK"
-        f" {hs['residual_share_sack']:.3f} vs {nr['residual_share_sack']:.3f}. The losses come from"
-        " background bursts overflowing 20 packets, not from the window exceeding the 312-packet"
-        " residual pipe: HSTCP's"
-        f" faster increase reaches them sooner ({hs['drops']:.0f} drops vs {nr['drops']:.0f}),"
-        f" so its mean cwnd is no larger ({hs['mean_cwnd']:.0f} vs {nr['mean_cwnd']:.0f} packets)",
+        prose(
+            "'more' read as more than NewReno's {nr:.3f} + {m:g}. With SACK {hss:.3f} vs "
+            "{nrs:.3f}. The losses come from background bursts overflowing the small buffer, "
+            "not from the window reaching the pipe: HSTCP's faster increase meets them "
+            "sooner ({hd:.0f} drops vs {nd:.0f}), so its mean cwnd is no larger ({hc:.0f} vs "
+            "{nc:.0f} packets)",
+            nr=nr["residual_share"],
+            m=0.05,
+            hss=hs["residual_share_sack"],
+            nrs=nr["residual_share_sack"],
+            hd=hs["drops"],
+            nd=nr["drops"],
+            hc=hs["mean_cwnd"],
+            nc=nr["mean_cwnd"],
+        ),
+        explained=True,
     )
     mix = v.loc["hs1nr1-b625-fifo"]
-    c.add(
+    c.at_least(
         "V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)",
         "the Reno connection is unable to compete fairly with the more aggressive HSTCP",
         mix["hstcp_share_mean"],
-        mix["hstcp_share_mean"] >= 0.7,
-        f"HSTCP's fraction of the TCP goodput, mean over {len(MIX_SEEDS)} seeds (seed 1:"
-        f" {mix['hstcp_share']:.3f}, Jain {mix['jain_index']:.3f}; with SACK"
-        f" {mix['hstcp_share_mean_sack']:.3f}); 'unable to compete' read as >= 0.7",
+        0.7,
+        prose(
+            "HSTCP's fraction of the TCP goodput, mean over {n} seeds ± {sp:.3f} (a {c:.0%} t "
+            "interval; the first seed: {s1:.3f}, Jain {j:.3f}; with SACK {ss:.3f}); 'unable to "
+            "compete' read as >= {mark}, HSTCP taking over twice NewReno's share",
+            n=len(MIX_SEEDS),
+            c=0.95,
+            sp=mix["hstcp_share_spread"],
+            s1=mix["hstcp_share"],
+            j=mix["jain_index"],
+            ss=mix["hstcp_share_mean_sack"],
+            mark=0.7,
+        ),
+        spread=mix["hstcp_share_spread"],
     )
-    lead = v.loc["hs4-b625-fifo", "leaders"]
-    c.add(
+    c.at_least(
         "V.A, 4 HSTCP flows, 625 packets, FIFO (fig. 6 right)",
         "one flow after the other gains a temporary ascendancy",
-        lead,
-        lead >= 2,
-        "flows holding the largest cwnd for >= 10% of the time after the warm-up (>= 2 needed)",
+        v.loc["hs4-b625-fifo", "leaders"],
+        2,
+        prose(
+            "flows holding the largest cwnd for at least {f:.0%} of the time after the "
+            "warm-up (at least {n} needed)",
+            f=0.1,
+            n=2,
+        ),
     )
     _fq_claims(c, t, v)
 
@@ -435,32 +419,46 @@ def _section_v_claims(c: Claims, t: pd.DataFrame, v: pd.DataFrame) -> None:
 def _fq_claims(c: Claims, t: pd.DataFrame, v: pd.DataFrame) -> None:
     """Section V.B: per-flow fair queueing with drop from the longest queue (figure 7)."""
     fq, fifo = v.loc["nr1-b20-fq", "residual_share"], t.loc[(1, 20, True), "residual_share"]
-    c.add(
+    c.near(
         "V.B, 1 NewReno flow, 20 packets, FQ (fig. 7 left)",
         "fair queuing barely alleviates the loss in performance due to a very small buffer",
         fq,
-        abs(fq - fifo) <= 0.1,
-        f"NewReno share of the residual under FQ; FIFO gives {fifo:.3f}; 'barely' read as within 0.1 of it",
+        fifo,
         0.1,
+        prose(
+            "NewReno's share of the residual under FQ; FIFO gives {f:.3f}; 'barely' read as "
+            "within {m:g} of it",
+            f=fifo,
+            m=0.1,
+        ),
+        source=AROUND,
     )
     bg = float(v.loc[v["qdisc"] == "fq", "background_drops"].sum())
-    c.add(
+    c.check(
         "V.B, background under FQ",
         "it does, however, avoid loss for the non-bottlenecked flows",
         bg,
-        bg == 0,
-        "background packets dropped in the three FQ cases (FIFO, 1 HSTCP flow, 20 packets: "
-        f"{v.loc['hs1-b20-fifo', 'background_drops']:.0f})",
-        0.0,
+        prose(
+            "background packets dropped in the three FQ cases: none, by construction, since "
+            "the background is spread over {q:,} queues of its own that never fill (FIFO, one "
+            "HSTCP flow, small buffer: {d:.0f} dropped)",
+            q=1024,
+            d=v.loc["hs1-b20-fifo", "background_drops"],
+        ),
     )
     mix, fifo_mix = v.loc["hs1nr1-b625-fq"], v.loc["hs1nr1-b625-fifo"]
-    c.add(
+    c.near(
         "V.B, HSTCP + NewReno, 625 packets, FQ (fig. 7 middle): bias",
         "fair queuing considerably reduces the bias in favour of HSTCP",
         mix["hstcp_share"],
-        abs(mix["hstcp_share"] - 0.5) <= 0.1,
-        f"HSTCP's fraction of the TCP goodput (FIFO {fifo_mix['hstcp_share']:.3f}); within 0.1 of an even split",
+        0.5,
         0.1,
+        prose(
+            "HSTCP's fraction of the TCP goodput (FIFO {f:.3f}); within {m:g} of an even split",
+            f=fifo_mix["hstcp_share"],
+            m=0.1,
+        ),
+        source=AROUND,
     )
     (to_hs, to_nr), (dr_hs, dr_nr) = mix["flow_timeouts"], mix["flow_drops"]
     c.add(
@@ -468,11 +466,21 @@ def _fq_claims(c: Claims, t: pd.DataFrame, v: pd.DataFrame) -> None:
         "the HSTCP flow does, however, gain slightly more throughput than the Reno flow",
         mix["hstcp_share"],
         0.5 < mix["hstcp_share"] <= 0.6,
-        f"'slightly more' read as 0.5 to 0.6. HSTCP times out {to_hs} times, NewReno {to_nr}: drop"
-        f" from the longest queue takes {dr_hs} packets from HSTCP's (longer) queue, {dr_nr} from"
-        " NewReno's, in runs whose NewReno-style recovery ends in timeouts. With SACK the split is {mix['hstcp_share_sack']:.3f}:"
-        " both queues stay backlogged in the shared 625-packet buffer, so DRR serves them equally"
-        " and HSTCP's aggressiveness cannot show",
+        prose(
+            "'slightly more' read as above an even split by at most {m:g}. HSTCP times out "
+            "{th} times, NewReno {tn}: drop from the longest queue takes {dh} packets from "
+            "HSTCP's (longer) queue, {dn} from NewReno's, in runs whose NewReno-style recovery "
+            "ends in timeouts. With SACK the split is {ss:.3f}: both queues stay backlogged in "
+            "the shared buffer, so DRR serves them equally and HSTCP's aggressiveness cannot "
+            "show",
+            m=0.1,
+            th=to_hs,
+            tn=to_nr,
+            dh=dr_hs,
+            dn=dr_nr,
+            ss=mix["hstcp_share_sack"],
+        ),
+        explained=True,
     )
     _fq_chaos_claims(c, v)
 
@@ -486,18 +494,32 @@ def _fq_chaos_claims(c: Claims, v: pd.DataFrame) -> None:
         "fair queuing effectively counters the chaotic behaviour",
         ratio,
         ratio >= 1.5 and q["jain_index"] >= 0.95,
-        f"cwnd coefficient of variation FIFO {f['cwnd_cv']:.3f} / FQ {q['cwnd_cv']:.3f} (>= 1.5"
-        f" needed) and FQ Jain {q['jain_index']:.3f} (>= 0.95). Under FQ the flows still time out"
-        f" {q['timeouts']:.0f} times (FIFO {f['timeouts']:.0f}), each a fall of cwnd to 1 that FQ"
-        f" does not prevent; with SACK ({q['timeouts_sack']:.0f} timeouts) the ratio is"
-        f" {f['cwnd_cv_sack'] / q['cwnd_cv_sack']:.2f}",
+        prose(
+            "cwnd coefficient of variation FIFO {cf:.3f} / FQ {cq:.3f} (at least {m:g} "
+            "needed) and FQ Jain {j:.3f} (at least {mj:g}). Under FQ the flows still time out "
+            "{tq:.0f} times (FIFO {tf:.0f}), each a fall of cwnd to one packet that FQ does not "
+            "prevent; with SACK ({ts:.0f} timeouts) the ratio is {rs:.2f}",
+            cf=f["cwnd_cv"],
+            cq=q["cwnd_cv"],
+            m=1.5,
+            j=q["jain_index"],
+            mj=0.95,
+            tq=q["timeouts"],
+            tf=f["timeouts"],
+            ts=q["timeouts_sack"],
+            rs=f["cwnd_cv_sack"] / q["cwnd_cv_sack"],
+        ),
+        explained=True,
     )
     c.add(
         "V.B, 4 HSTCP flows: synchronization",
         "desynchronized loss events due to flow isolation",
         q["sync_mean"],
         q["sync_mean"] < f["sync_mean"],
-        f"mean fraction of the 4 flows losing in a congestion event: FQ below FIFO's {f['sync_mean']:.3f}",
+        prose(
+            "mean fraction of the flows losing in a congestion event: FQ below FIFO's {s:.3f}",
+            s=f["sync_mean"],
+        ),
     )
 
 
@@ -588,17 +610,26 @@ def _hstcp_share(r: Any) -> float:
 MIX_SEEDS = tuple(range(BASE["seed"], BASE["seed"] + 6))
 
 
-def mix_share(case: str, duration: str, sack: bool, own: float) -> float:
+def mix_share(case: str, duration: str, sack: bool, own: float) -> tuple[float, float]:
     """HSTCP's fraction of the TCP goodput in a section V mix (a case of
-    :data:`SECTION_V` with an HSTCP and a NewReno flow), mean over
+    :data:`SECTION_V` with an HSTCP and a NewReno flow) over
     :data:`MIX_SEEDS`, with SACK for both flows or without; ``own`` is the
-    share of the case's own run (the first seed), the others are run here."""
+    share of the case's own run (the first seed), the others are run here.
+
+    Returns
+    -------
+    (float, float)
+        The mean and the half-width of its two-sided 95% Student t interval
+        over the seeds (fractions).
+    """
+    from bufsim._stats import t_half_width
+
     shares = [own]
     for seed in MIX_SEEDS[1:]:
         s = scenario_v(case, duration, sack)
         s["seed"] = seed
         shares.append(_hstcp_share(bufsim.simulate(s)))
-    return float(np.mean(shares))
+    return float(np.mean(shares)), t_half_width(np.asarray(shares), 0.975)
 
 
 #: The columns of :func:`run_section_v` repeated for the SACK runs (suffix ``_sack``).
@@ -627,7 +658,8 @@ def run_section_v(
         ``goodput_mbps`` (per-flow goodputs, Mbit/s, a tuple),
         ``hstcp_share`` (the first, HSTCP, flow's fraction of the TCP goodput
         in the HSTCP + NewReno mix, NaN otherwise), ``hstcp_share_mean``
-        (the same, mean over :data:`MIX_SEEDS`: :func:`mix_share`), ``jain_index``,
+        (the same, mean over :data:`MIX_SEEDS`: :func:`mix_share`),
+        ``hstcp_share_spread`` (its 95% t half-width over the seeds), ``jain_index``,
         ``sync_mean``, ``cwnd_cv`` and ``leaders`` (:func:`cwnd_chaos` after
         the warm-up), ``background_drops`` (packets), ``flow_timeouts``
         and ``flow_drops`` (per flow, tuples), the :func:`_loss_stats` columns, and
@@ -653,15 +685,171 @@ def run_section_v(
             | m
             | {f"{k}_sack": m_sack[k] for k in _SACK_COLUMNS}
             | {
-                f"hstcp_share_mean{sfx}": (
-                    mix_share(case, duration, sack, own["hstcp_share"]) if mix else math.nan
-                )
+                f"hstcp_share_{stat}{sfx}": v
                 for sfx, sack, own in (("", False, m), ("_sack", True, m_sack))
+                for stat, v in zip(
+                    ("mean", "spread"),
+                    mix_share(case, duration, sack, own["hstcp_share"])
+                    if mix
+                    else (math.nan, math.nan),
+                )
             }
         )
     table = pd.DataFrame(rows).set_index("case")
     table.attrs["series"] = series
     return table
+
+
+def setup() -> Prose:
+    """What is reproduced and how bufsim's setup differs from the paper's (Markdown)."""
+    return prose(
+        """
+        **Section IV.B.** A {cap:g} Mbps bottleneck carries a {bg:g} Mbps Poisson packet
+        background (standing in for many non-bottlenecked flows) and {ns} persistent NewReno
+        flows with a {rtt:g} ms RTT, at buffers of {bufs} packets ({bdp} is the BDP with
+        {mss:g} B packets). The paper reports that one bottlenecked flow gets "around
+        {p20:.0%} of the residual bandwidth" with {b20} packets, that {bdp} packets give
+        "{p625:.0%} utilization", and without background "{p1:.0%}" of the link with a
+        {b1}-packet buffer and "around {p20nb:.0%}" with {b20}.
+
+        **Section V.** Figures 6 and 7's six cases: one HSTCP flow at {b20} packets, HSTCP +
+        NewReno and four HSTCP flows at {bdp}, under FIFO drop-tail; one NewReno flow at
+        {b20}, HSTCP + NewReno and four HSTCP at {bdp} under per-flow fair queueing with drop
+        from the longest queue.
+
+        **Choices the paper leaves open**, stated here:
+
+        - the background's packet size ({mss:g} B) and how the RTT splits: two {d:g} ms
+          bottleneck delays and {acc:g} ms of access;
+        - HSTCP is RFC 3649 with its defaults on the NewReno flows' stack (no SACK, no delayed
+          ACKs, `stack = "rfc"`, every flow starting at once);
+        - fair queueing shares the buffer among the queues and spreads the background over
+          {q:,} queues (`qdisc_params.background_flows`).
+
+        Every case also runs with SACK (RFC 6675) beside the paper's NewReno (RFC 6582): a
+        Poisson background overflowing a full buffer drops many TCP packets at once, which
+        NewReno repairs one per RTT and often ends in a timeout.
+        """,
+        cap=50.0,
+        bg=25.0,
+        ns="1, 2 or 4",
+        rtt=100.0,
+        bufs="20, 100 and 625",
+        bdp=625,
+        mss=1000.0,
+        p20=0.4,
+        b20=20,
+        p625=1.0,
+        p1=0.75,
+        b1=1,
+        p20nb=0.8,
+        d=48.0,
+        acc=4.0,
+        q=1024,
+    )
+
+
+def findings(table: pd.DataFrame) -> list[Finding]:
+    """What the runs show, each beside the figure it explains (Markdown, numbers from ``table``)."""
+    t = table.set_index(["flows", "buffer_pkts", "background"])
+    v = section_v(table)
+    hs, mix, q4, f4 = (
+        v.loc["hs1-b20-fifo"],
+        v.loc["hs1nr1-b625-fq"],
+        v.loc["hs4-b625-fq"],
+        v.loc["hs4-b625-fifo"],
+    )
+    return [
+        Finding(
+            "A small buffer costs a lone flow most of the residual bandwidth",
+            prose(
+                "With the background one NewReno flow gets {s20:.3f} of the residual bandwidth "
+                "at {b20} packets, {s100:.3f} at {b100} and {s625:.3f} at {b625} ({sack:.3f} "
+                "with SACK: NewReno's one repair per RTT after a background burst often ends in "
+                "a timeout). More flows fill the small buffer's gaps: at {b20} packets "
+                "utilization is {u1:.3f}, {u2:.3f} and {u4:.3f} with {ns}.",
+                s20=t.loc[(1, 20, True), "residual_share"],
+                s100=t.loc[(1, 100, True), "residual_share"],
+                s625=t.loc[(1, 625, True), "residual_share"],
+                sack=t.loc[(1, 625, True), "residual_share_sack"],
+                b20=20,
+                b100=100,
+                b625=625,
+                u1=t.loc[(1, 20, True), "utilization"],
+                u2=t.loc[(2, 20, True), "utilization"],
+                u4=t.loc[(4, 20, True), "utilization"],
+                ns="1, 2 and 4 flows",
+            ),
+            "fig3_buffers",
+        ),
+        Finding(
+            "One HSTCP flow does not beat NewReno at the small buffer",
+            prose(
+                "At {b} packets one HSTCP flow gets {hs:.3f} of the residual against "
+                "NewReno's {nr:.3f} ({hss:.3f} against {nrs:.3f} with SACK): the losses come "
+                "from background bursts overflowing the buffer, not from the window reaching "
+                "the pipe, and HSTCP's faster increase meets them more often ({hd:.0f} drops "
+                "against {nd:.0f}).",
+                b=20,
+                hs=hs["residual_share"],
+                nr=t.loc[(1, 20, True), "residual_share"],
+                hss=hs["residual_share_sack"],
+                nrs=t.loc[(1, 20, True), "residual_share_sack"],
+                hd=hs["drops"],
+                nd=t.loc[(1, 20, True), "drops"],
+            ),
+            "fig6_hstcp_fifo",
+        ),
+        Finding(
+            "Fair queueing: an even split, and timeouts that remain",
+            prose(
+                "Under FQ HSTCP gets {sh:.3f} of the TCP goodput beside NewReno, not 'slightly "
+                "more': drop from the longest queue takes the drops from HSTCP's queue and its "
+                "NewReno-style recovery times out ({th} times against {tn}); with SACK the "
+                "split is {ss:.3f}, DRR serving two always-backlogged queues. Four HSTCP flows "
+                "vary {r:.2f}x less under FQ than under FIFO, where the paper asks for a clear "
+                "reduction: their timeouts ({tq:.0f} under FQ, {tf:.0f} under FIFO) remain; "
+                "with SACK the factor is {rs:.2f}.",
+                sh=mix["hstcp_share"],
+                th=mix["flow_timeouts"][0],
+                tn=mix["flow_timeouts"][1],
+                ss=mix["hstcp_share_sack"],
+                r=f4["cwnd_cv"] / q4["cwnd_cv"],
+                tq=q4["timeouts"],
+                tf=f4["timeouts"],
+                rs=f4["cwnd_cv_sack"] / q4["cwnd_cv_sack"],
+            ),
+            "fig7_fq",
+        ),
+    ]
+
+
+def captions(table: pd.DataFrame) -> dict[str, Prose]:
+    """One sentence per figure of :func:`figures`: what it shows and how to read it."""
+    return {
+        "fig3_buffers": prose(
+            "The paper's Figure 3: utilization and congestion window of one NewReno flow with "
+            "the background at each buffer (windows clipped where fast recovery inflates them)."
+        ),
+        "fig4_arrivals": prose(
+            "The paper's Figure 4: packet arrivals of the Poisson background over one second."
+        ),
+        "fig5_flows": prose(
+            "The paper's Figure 5: utilization and windows of one, two and four NewReno flows "
+            "at the smallest buffer."
+        ),
+        "fig6_hstcp_fifo": prose(
+            "The paper's Figure 6: HSTCP under FIFO drop-tail, alone at the small buffer, "
+            "beside NewReno, and four flows at the BDP."
+        ),
+        "fig7_fq": prose(
+            "The paper's Figure 7: the same cases under fair queueing with drop from the "
+            "longest queue."
+        ),
+        "goodput_shares": prose(
+            "Each case's goodput split among its flows, FIFO against FQ, NewReno against SACK."
+        ),
+    }
 
 
 # ------------------------------------------------------------------ figures

@@ -1,98 +1,8 @@
 """Paper 001 (Barman, Smaragdakis & Matta, *The effect of router buffer size
-on HighSpeed TCP performance*), sections III (drop-tail) and IV (RED): 10 HSTCP flows over 1 Gbps
-and 2.5 Gbps, and two HSTCP flows with different RTTs.
-
-The common link is 1 Gbps with 50 ms delay, RTTs 115.5-124.5 ms (mean
-120 ms), 1 KB packets, starts at different times, drop-tail buffer as a
-fraction of 12500 packets. The paper reports utilization "more than 90%" at
-10% and "almost 98%" at 20%, from its M/M/1/K fixed point and from ns-2.
-Here: the same fixed point (:func:`bufsim.models.hstcp_fixed_point`), the
-packet engine and the fluid engine, side by side.
-
-Paper 004 (Kumar et al.) section III.A validates its fluid model on this
-same setup (its Figure 5: the fixed point, which it calls the Boston model,
-ns-2, and the fluid model with loss synchronization X = 0.3, 0.6 and 1): the
-``fluid_x*`` columns are those curves, with the packet engine standing in
-for ns-2.
-
-Section IV (Figure 7) is the same setup under RED: the ``red_*`` columns run
-the packet and fluid engines with RED at the paper's numerical thresholds,
-``min_th = 0.4 K`` and ``max_th = K`` (``K`` the buffer), beside the RED
-fixed point. The paper's simulations used Adaptive RED; here it is simple
-RED (``adaptive`` off, ``gentle`` off, ``max_p = 0.1``, the fixed point's
-default, as the paper gives no value), the variant its fixed point models.
-Measured (full run, 200 s): at 10% and 20% the packet and fluid engines read
-0.86-0.90 against the fixed point's 0.988-0.994, with loss 6e-5 to 1.2e-4
-against its 1e-5, and the packet engine's early drops hit most flows in the
-same congestion event (sync_mean 0.71-0.74). max_p is one lever the paper
-leaves open: a quick 60 s run at 20% with max_p = 0.01 read 0.943 (sync_mean
-0.38) instead of 0.900.
-
-**2.5 Gbps (figures 4 and 8, :func:`run_25g`).** The paper moves the
-common link to 2.5 Gbps and 10 ms, RTTs 38-142 ms (mean 90 ms), and sizes
-the buffer as a fraction of 6250 packets. It gives no number for figure 4
-("similar trends ... as in Figure 3", drawn here as figure 3's 0.9 at 10%
-and 0.98 from 20%) and, for figure 8, "the loss rate is around 10^-6" and
-"close agreement with the numerical results". 6250 packets is the BDP of
-the 20 ms R1-R2 hop alone: the flows' BDP at the mean RTT is 28,125
-packets, and at the largest 44,375, of which 6250 is 14%, not the "35%"
-the paper writes (a slip: 35% would need a largest RTT of 57 ms). So 10% of
-6250 (625 packets) is 2.2% of the flows' BDP, where the 1 Gbps packet runs
-collapse too. Measured (200 s, 100 s warm-up), at 10/20/40/100%:
-
-* Drop-tail: fixed point 0.988/0.995/0.998/0.999, packet engine
-  0.517/0.939/0.983/1.000, fluid 0.924/0.955/0.991/1.000. At 10% the packet
-  runs stay near 0.5 at every length up to 200 s: the flows send their
-  windows as bursts (a 22 s traced run: the 84 ms flow sends its ~900
-  packets in about 15 ms of each RTT, 100 packets/ms, a third of the link)
-  which ACK clocking keeps while the queue is nearly empty; when several
-  coincide (at 20.977 s seven flows, about 600 packets/ms against 312.5
-  served) the 625 packets fill in 2 ms and 271 packets drop in 4 ms, at a
-  mean queue of 10 packets. The losses keep the windows small and the small
-  windows keep the queue empty: a stable low-utilization state. At 20% the
-  runs leave it slowly (0.36 at 5 s, 0.89 at 55 s), the "still
-  converging at 200 s" of the first attempt: hence the 100 s warm-up; at 40%
-  and 100% the start's losses are over in 25 s.
-
-* RED: the first attempt's open problem, RED packet 0.45-0.49 at 20%
-  against the RED fixed point's 0.987, is RED's averaging weight. Simple
-  RED's w_q = 0.002 per packet averages over 1/(0.002 x 312,500) = 1.6 ms
-  at 2.5 Gbps (4 ms at 1 Gbps), so the average follows the window bursts
-  above min_th and RED drops early on each burst (0.299/0.487/0.852/0.972).
-  The paper ran Adaptive RED, whose w_q = 1 - exp(-1/C) (C in packets/s)
-  is a 1 s average (:func:`ared_w_q`, 3.2e-6 here): 0.517/0.913/0.877/0.934.
-  At 10% that average never reaches min_th (no early drop: the drop-tail
-  run, packet for packet); at 20% it drops early 32 times; from 40% the
-  standing queue crosses min_th and the early drops hit most flows at once
-  (sync_mean 0.77-0.84), as at 1 Gbps, while the fixed point (0.973-0.998)
-  spreads loss independently over the flows. bufsim does not reproduce
-  figure 8's "close agreement"; the RED fixed point's own loss rate is
-  5.7e-6 to 6.0e-6, the paper's "around 1e-6" within a factor 6.
-
-**Two flows (figures 5 and 6, :func:`run_two_flows`).** Two HSTCP flows
-over 1 Gbps with 10 ms of delay, "the RTT of HSTCP1 is almost twice that of
-HSTCP2"; the paper gives neither RTTs nor buffers: here 80 and 42 ms, both
-starting at 0 s, 1000 packets (under-buffered: 10% of the 80 ms flow's
-BDP) and 10,000 packets (over-buffered: all of it). Measured (900 s, 300 s
-warm-up): the 42 ms flow gets 2.84x the 80 ms flow's goodput
-under-buffered, 1.90x over-buffered, against an RTT ratio of 1.90 (1.85
-and 1.35 with the mean queue added, the ratio independent losses would
-give): unfair, more than the RTTs alone, less than fully synchronized
-losses would make it (both flows losing in the same events, HSTCP's
-response w ~ p^-0.835 gives (RTT ratio)^(1/(1-0.835)): 42 and 6.1; the
-measured sync_mean is 0.79), and less so with the larger buffer, as the
-paper says (3.10x and 2.41x before HighSpeed's a(w) was taken at the
-whole window). The warm-up is long because the
-over-buffered run's 80 ms flow times out in slow start and HSTCP converges
-slowly: its ratio is 3.4-3.6 over 75-225 s, 2.0-2.1 over 675-900 s, still
-drifting; the 100 s quick run (7.5x) is not converged. Both
-ratios hang on the exact RTTs, a start-up timeout of one flow or the other
-deciding the run: under-buffered, 80.001 and 42 ms read 1.8x, 79.999 and
-41.999 ms 3.3x, 80 and 42.001 ms 51x (the 80 ms flow starves);
-over-buffered 1.08x, 2.26x and 7.0x; the engine before a(w) moved gave
-1.5x, 2.7x, 51x and 1.07x, 2.22x, 7.0x. What holds in every case (six RTT
-pairs, both engines) is the paper's point: the shorter-RTT flow gets
-more, and less so over the larger buffer.
+on HighSpeed TCP performance*), sections III (drop-tail) and IV (RED): 10
+HSTCP flows over 1 Gbps and 2.5 Gbps, the M/M/1/K fixed point beside the
+packet and fluid engines, and two HSTCP flows with different RTTs. The
+setup is :func:`setup`, the measured findings :func:`findings`.
 """
 
 from __future__ import annotations
@@ -106,7 +16,7 @@ import pandas as pd
 
 import bufsim
 import bufsim.models as m
-from bufsim.reproduce import Claims, variant
+from bufsim.reproduce import Claims, Finding, Prose, prose, variant
 
 #: Paper 001: the reference buffer (packets) the fractions refer to.
 FULL_BUFFER_PKTS = 12500
@@ -476,6 +386,11 @@ def two_flows(table: pd.DataFrame) -> pd.DataFrame:
     return table.attrs["two_flows"]
 
 
+#: Where the claims' tolerances come from.
+ALMOST_SOURCE = "the paper's 'almost', read as within 2-3 points of utilization"
+LOG_SOURCE = "the paper quotes loss rates as powers of ten: half a decade"
+
+
 def claims(table: pd.DataFrame) -> pd.DataFrame:
     """Paper 001's statements (and paper 004's on the same setup) beside
     bufsim's numbers from the :func:`run` table, with a verdict and its
@@ -486,48 +401,65 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
     for source in ("model", "packet", "fluid"):
         u = float(t.loc[0.1, source])
         c.add(
-            f"10% of BDP, {source}",
-            "more than 90% utilization",
+            prose("10% of BDP, {v0}", v0=source),
+            prose("more than {l:.0%} utilization", l=0.9),
             u,
             u > 0.9,
-            f"{source} utilization at 1250 packets",
+            prose("{v0} utilization at {b:.0f} packets", v0=source, b=t.loc[0.1, "buffer_pkts"]),
+            explained=True,
         )
     u = float(t.loc[0.2, "model"])
     c.add(
         "20% of BDP, model",
-        "almost 98% utilization",
+        prose("almost {l:.0%} utilization", l=0.98),
         u,
         abs(u - 0.98) <= 0.02,
-        f"the M/M/1/K fixed point sees Poisson arrivals, smoother than TCP's: {u:.3f}",
-        0.02,
+        prose("the M/M/1/K fixed point sees Poisson arrivals, smoother than TCP's: {v0:.3f}", v0=u),
+        tolerance=0.02,
+        source=ALMOST_SOURCE,
+        explained=True,
     )
     u = float(t.loc[0.2, "packet"])
     c.add(
         "20% of BDP, packet",
-        "almost 98% utilization",
+        prose("almost {l:.0%} utilization", l=0.98),
         u,
         abs(u - 0.98) <= 0.03,
-        "the flows, with RTTs within 8% of each other, lose packets together (measured sync_mean "
-        f"{float(t.loc[0.2, 'packet_sync']):.2f}), which costs a few points",
-        0.03,
+        prose(
+            "the flows, with RTTs within {r:.0%} of each other, lose packets together (measured sync_mean {v0:.2f}), which costs a few points",
+            r=9 / 115.5,
+            v0=float(t.loc[0.2, "packet_sync"]),
+        ),
+        tolerance=0.03,
+        source=ALMOST_SOURCE,
+        explained=True,
     )
     u = float(t.loc[0.2, "fluid"])
     c.add(
         "20% of BDP, fluid",
-        "almost 98% utilization",
+        prose("almost {l:.0%} utilization", l=0.98),
         u,
         abs(u - 0.98) <= 0.03,
-        "without the synchronization module every flow shares each overflow, as with X = 1 "
-        f"({float(t.loc[0.2, 'fluid_x1']):.3f}); X = 0.3 reads {float(t.loc[0.2, 'fluid_x0.3']):.3f}",
-        0.03,
+        prose(
+            "without the synchronization module every flow shares each overflow, as with `X = 1` ({v0:.3f}); `X = 0.3` reads {v1:.3f}",
+            v0=float(t.loc[0.2, "fluid_x1"]),
+            v1=float(t.loc[0.2, "fluid_x0.3"]),
+        ),
+        tolerance=0.03,
+        source=ALMOST_SOURCE,
+        explained=True,
     )
     u = float(t.loc[0.02, "packet"])
     c.add(
         "2% of BDP, packet",
-        "below 10% of BDP, drops cause a drastic drop in utilization",
+        prose("below {f:.0%} of BDP, drops cause a drastic drop in utilization", f=0.1),
         u,
         u < 0.6,
-        f"the fixed point, blind to TCP's bursts, still predicts {float(t.loc[0.02, 'model']):.3f}",
+        prose(
+            "the fixed point, blind to TCP's bursts, still predicts {v0:.3f}",
+            v0=float(t.loc[0.02, "model"]),
+        ),
+        explained=True,
     )
     ordered = all(
         r["fluid_x0.3"] >= r["fluid_x0.6"] - 0.005 >= r["fluid_x1"] - 0.01 for _, r in t.iterrows()
@@ -537,9 +469,13 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
         "lower loss synchronization X gives higher fluid utilization",
         float(t.loc[0.1, "fluid_x0.3"] - t.loc[0.1, "fluid_x1"]),
         ordered,
-        "fluid utilization X = 0.3 minus X = 1 at 10% of BDP; ordered at every buffer"
+        prose(
+            "fluid utilization `X = 0.3` minus `X = 1` at {f:.0%} of BDP; ordered at every buffer",
+            f=0.1,
+        )
         if ordered
-        else "the X = 0.3, 0.6, 1 curves are not ordered at every buffer",
+        else prose("the `X = 0.3, 0.6, 1` curves are not ordered at every buffer"),
+        explained=True,
     )
     _red_claims(c, t)
     _loss_claims(c, t)
@@ -553,38 +489,47 @@ def _red_claims(c: Claims, t: pd.DataFrame) -> None:
     for frac in (0.1, 0.2):
         model = float(t.loc[frac, "red_model"])
         for source in ("packet", "fluid"):
-            u = float(t.loc[frac, f"red_{source}"])
+            u = float(t.loc[frac, prose("red_{v0}", v0=source)])
             c.add(
-                f"RED, {frac:.0%} of BDP, {source} (fig. 7)",
+                prose("RED, {v0:.0%} of BDP, {v1} (fig. 7)", v0=frac, v1=source),
                 "simulated utilization under RED close to the RED fixed point",
                 u,
                 abs(u - model) <= 0.03,
                 _red_why(source, u, model, t.loc[frac]),
-                0.03,
+                tolerance=0.03,
+                source=ALMOST_SOURCE,
+                explained=True,
             )
 
 
 def _red_why(source: str, u: float, model: float, row: pd.Series) -> str:
     """Why the ``source`` engine's RED utilization ``u`` sits where it does."""
     k = float(row["buffer_pkts"])
-    head = (
-        f"{source} {u:.3f}, RED fixed point {model:.3f}; loss {source} "
-        f"{float(row[f'red_{source}_drop_rate']):.1e}, fixed point "
-        f"{float(row['red_model_loss']):.1e}: "
+    head = prose(
+        "{v0} {v1:.3f}, RED fixed point {v2:.3f}; loss {v3} {v4:.1e}, fixed point {v5:.1e}: ",
+        v0=source,
+        v1=u,
+        v2=model,
+        v3=source,
+        v4=float(row[f"red_{source}_drop_rate"]),
+        v5=float(row["red_model_loss"]),
     )
     if source == "fluid":
         return head + (
-            "without the synchronization module every flow cuts its window at each RED "
-            f"congestion episode, so the link idles after it (drop-tail fluid: {float(row['fluid']):.3f})"
+            prose(
+                "without the synchronization module every flow cuts its window at each RED congestion episode, so the link idles after it (drop-tail fluid: {v0:.3f})",
+                v0=float(row["fluid"]),
+            )
         )
     return head + (
-        f"both queues average about the same (fixed point {float(row['red_model_queue']):.0f}, "
-        f"packet {float(row['red_packet_queue']):.0f} packets, min_th {0.4 * k:.0f}), but the "
-        "fixed point spreads its loss independently over the flows while RED's early drops "
-        "come in bursts when the average queue crosses min_th, hitting most flows in one "
-        f"congestion event (measured sync_mean {float(row['red_packet_sync']):.2f}): the windows "
-        f"fall together, the queue empties and the link idles (drop-tail packet: "
-        f"{float(row['packet']):.3f})"
+        prose(
+            "both queues average about the same (fixed point {v0:.0f}, packet {v1:.0f} packets, min_th {v2:.0f}), but the fixed point spreads its loss independently over the flows while RED's early drops come in bursts when the average queue crosses min_th, hitting most flows in one congestion event (measured sync_mean {v3:.2f}): the windows fall together, the queue empties and the link idles (drop-tail packet: {v4:.3f})",
+            v0=float(row["red_model_queue"]),
+            v1=float(row["red_packet_queue"]),
+            v2=0.4 * k,
+            v3=float(row["red_packet_sync"]),
+            v4=float(row["packet"]),
+        )
     )
 
 
@@ -594,40 +539,51 @@ def _loss_claims(c: Claims, t: pd.DataFrame) -> None:
     for source, col in (("packet", "red_packet_drop_rate"), ("model", "red_model_loss")):
         rates = big[col].to_numpy(dtype=float)
         c.add(
-            f"RED loss rate, {source}, buffer >= 10%",
-            "the loss rate is 1e-5 for buffer ratio >= 0.1",
+            prose("RED loss rate, {v0}, buffer >= 10%", v0=source),
+            prose("the loss rate is {r:.0e} for buffer ratio >= {f:g}", r=RED_LOSS, f=0.1),
             float(np.exp(np.log(rates).mean())),
             bool((np.abs(np.log10(rates / RED_LOSS)) <= 0.5).all()),
-            f"geometric mean of {source} loss over 10-40% ({rates.min():.1e}..{rates.max():.1e}); "
-            "tolerance: log10 within 0.5 of -5 at every buffer"
+            prose(
+                "geometric mean of {v0} loss over `10-40%` ({v1:.1e}..{v2:.1e}); tolerance: `log10` within half a decade of the paper's value at every buffer",
+                v0=source,
+                v1=rates.min(),
+                v2=rates.max(),
+            )
             + (
                 ""
                 if source == "model"
-                else "; the synchronized early drops of the figure 7 claims above (sync_mean "
-                f"{big['red_packet_sync'].min():.2f}..{big['red_packet_sync'].max():.2f}) cut "
-                "the windows below what 1e-5 sustains"
+                else prose(
+                    "; the synchronized early drops of the figure 7 claims above (sync_mean {v0:.2f}..{v1:.2f}) cut the windows below what the paper's loss rate sustains",
+                    v0=big["red_packet_sync"].min(),
+                    v1=big["red_packet_sync"].max(),
+                )
             ),
-            0.5,
+            tolerance=0.5,
+            source=LOG_SOURCE,
+            explained=True,
         )
     rates = big["packet_drop_rate"].to_numpy(dtype=float)
     c.add(
         "drop-tail loss rate, packet, buffer >= 10%",
-        "in simulations the loss rate is mostly equal to p_l = 1e-3",
+        prose("in simulations the loss rate is mostly equal to `p_l` = {p:.0e}", p=P_L),
         float(np.exp(np.log(rates).mean())),
         bool((np.abs(np.log10(rates / P_L)) <= 0.5).all()),
         _p_l_why(rates, big),
-        0.5,
+        tolerance=0.5,
+        source=LOG_SOURCE,
+        explained=True,
     )
 
 
 def _p_l_why(rates: np.ndarray, big: pd.DataFrame) -> str:
     """Why the drop-tail loss rate sits where it does beside p_l."""
-    return (
-        f"packet drop rate {rates.min():.1e}..{rates.max():.1e} over 10-40%, fixed point "
-        f"{big['model_loss'].min():.1e}..{big['model_loss'].max():.1e}; HSTCP's response "
-        "function w = w_l (p/p_l)^(-0.835) gives 10 flows sharing a 15,000-packet BDP "
-        f"(w ~ 1500 > w_l = 38) p ~ {P_L * (1500 / 38) ** (-1 / 0.835):.1e}, while p = p_l "
-        "would hold each window at w_l = 38 packets (25 Mbps in all)"
+    return prose(
+        "packet drop rate {v0:.1e}..{v1:.1e} over `10-40%`, fixed point {v2:.1e}..{v3:.1e}; HSTCP's response function `w = w_l (p/p_l)^(-0.835)` gives `10` flows sharing a `15,000`-packet BDP (`w ~ 1500 > w_l = 38`) p ~ {v4:.1e}, while `p = p_l` would hold each window at `w_l = 38` packets",
+        v0=rates.min(),
+        v1=rates.max(),
+        v2=big["model_loss"].min(),
+        v3=big["model_loss"].max(),
+        v4=P_L * (1500 / 38) ** (-1 / 0.835),
     )
 
 
@@ -646,35 +602,54 @@ def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame) -> None:
             u = float(row["model"])
             c.add(
                 "2.5 Gbps, 10% of 6250, model (fig. 4)",
-                "similar trends to figure 3: more than 90% utilization at 10%",
+                prose(
+                    "similar trends to figure 3: more than {l:.0%} utilization at {f:.0%}",
+                    l=0.9,
+                    f=0.1,
+                ),
                 u,
                 u > 0.9,
-                f"the M/M/1/K fixed point at {k:.0f} packets",
+                prose("the M/M/1/K fixed point at {v0:.0f} packets", v0=k),
+                explained=True,
             )
         u = float(row["packet"])
         if frac == 0.1:
-            ok, paper = u > 0.9, "similar trends to figure 3: more than 90% utilization at 10%"
+            ok, paper = (
+                u > 0.9,
+                prose(
+                    "similar trends to figure 3: more than {l:.0%} utilization at {f:.0%}",
+                    l=0.9,
+                    f=0.1,
+                ),
+            )
         else:
-            ok, paper = abs(u - 0.98) <= 0.03, "similar trends to figure 3: almost 98% from 20% on"
+            ok, paper = (
+                abs(u - 0.98) <= 0.03,
+                prose("similar trends to figure 3: almost {l:.0%} from {f:.0%} on", l=0.98, f=0.2),
+            )
         c.add(
-            f"2.5 Gbps, {frac:.0%} of 6250, packet (fig. 4)",
+            prose("2.5 Gbps, {v0:.0%} of 6250, packet (fig. 4)", v0=frac),
             paper,
             u,
             ok,
             _why_25g(frac, row, t, bdp_mean, bdp_max),
-            float("nan") if frac == 0.1 else 0.03,
+            tolerance=float("nan") if frac == 0.1 else 0.03,
+            source=ALMOST_SOURCE,
+            explained=True,
         )
     for frac, row in g[g.index >= 0.2].iterrows():
         model = float(row["red_model"])
         for col, label in (("red_packet", "w_q 0.002"), ("red_ared_packet", "Adaptive RED's w_q")):
             u = float(row[col])
             c.add(
-                f"RED, 2.5 Gbps, {frac:.0%} of 6250, packet, {label} (fig. 8)",
+                prose("RED, 2.5 Gbps, {v0:.0%} of 6250, packet, {v1} (fig. 8)", v0=frac, v1=label),
                 "simulated utilization under (Adaptive) RED close to the RED fixed point",
                 u,
                 abs(u - model) <= 0.03,
                 _red_why_25g(col, row),
-                0.03,
+                tolerance=0.03,
+                source=ALMOST_SOURCE,
+                explained=True,
             )
     big = g[g.index >= 0.1]
     for source, col in (
@@ -683,90 +658,112 @@ def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame) -> None:
     ):
         rates = big[col].to_numpy(dtype=float)
         c.add(
-            f"RED loss rate, 2.5 Gbps, {source}",
-            "the loss rate is around 1e-6",
+            prose("RED loss rate, 2.5 Gbps, {v0}", v0=source),
+            prose("the loss rate is around {r:.0e}", r=RED_LOSS_25),
             float(np.exp(np.log(rates).mean())),
             bool((np.abs(np.log10(rates / RED_LOSS_25)) <= 0.5).all()),
-            f"geometric mean over {big.index.min():.0%}-{big.index.max():.0%} of 6250 packets "
-            f"({rates.min():.1e}..{rates.max():.1e}); tolerance: log10 within 0.5 of -6 at every "
-            "buffer"
+            prose(
+                "geometric mean over {v0:.0%}-{v1:.0%} of `6250` packets ({v2:.1e}..{v3:.1e}); tolerance: `log10` within half a decade of the paper's value at every buffer",
+                v0=big.index.min(),
+                v1=big.index.max(),
+                v2=rates.min(),
+                v3=rates.max(),
+            )
             + (
-                "; the fixed point puts the 10 flows' HSTCP response w = w_l (p/p_l)^(-0.835) "
-                "through a pipe of 28,000 packets, which needs p near 6e-6 (1e-6 would carry "
-                "windows 4.5x larger); the paper does not say whether its 1e-6 is from the "
-                "fixed point or from ns-2"
+                prose(
+                    "; the fixed point puts the flows' HSTCP response `w = w_l (p/p_l)^(-0.835)` through a pipe of {pipe:,.0f} packets, which needs p near {v:.0e}; the paper does not say whether its value is from the fixed point or from ns-2",
+                    pipe=_bdp_25()[0],
+                    v=float(np.exp(np.log(rates).mean())),
+                )
                 if source == "model"
-                else "; the response function counts congestion events (one cut per window), "
-                "but here a congestion event drops tens of packets of each flow at once, from "
-                "overflows (a traced 2.5 Gbps drop-tail run at 10%: 271 packets of 7 flows in "
-                "4 ms) and, where the standing queue crosses min_th, from synchronized early "
-                f"drops ({big['red_ared_packet_early_drops'].sum():.0f} in all)"
+                else prose(
+                    "; the response function counts congestion events (one cut per window), but here a congestion event drops tens of packets of each flow at once, from overflows (a traced drop-tail run at the smallest buffer dropped hundreds of packets of several flows within milliseconds) and, where the standing queue crosses min_th, from synchronized early drops ({v0:.0f} in all)",
+                    v0=big["red_ared_packet_early_drops"].sum(),
+                )
             ),
-            0.5,
+            tolerance=0.5,
+            source=LOG_SOURCE,
+            explained=True,
         )
 
 
 def _why_25g(frac: float, row: pd.Series, t: pd.DataFrame, bdp_mean: float, bdp_max: float) -> str:
     """Why the 2.5 Gbps drop-tail packet utilization at ``frac`` sits where it does."""
     k = float(row["buffer_pkts"])
-    head = (
-        f"packet {float(row['packet']):.3f}, fixed point {float(row['model']):.3f}, fluid "
-        f"{float(row['fluid']):.3f}; {k:.0f} packets are {k / bdp_mean:.1%} of the BDP at the "
-        f"mean RTT ({bdp_mean:,.0f} packets; 6250 is the BDP of the R1-R2 hop alone, and "
-        f"{k / bdp_max:.1%} of the largest RTT's, where the paper says 6250 is 35% of it: "
-        f"{6250 / bdp_max:.0%} at 142 ms)"
+    head = prose(
+        "packet {v0:.3f}, fixed point {v1:.3f}, fluid {v2:.3f}; {v3:.0f} packets are {v4:.1%} of the BDP at the mean RTT ({v5:,.0f} packets; `6250` is the BDP of the R1-R2 hop alone, and {v6:.1%} of the largest RTT's, where the paper says `6250` is {p35:.0%} of it: {v7:.0%} at {rmax:g} ms: a slip in the paper)",
+        v0=float(row["packet"]),
+        v1=float(row["model"]),
+        v2=float(row["fluid"]),
+        v3=k,
+        v4=k / bdp_mean,
+        v5=bdp_mean,
+        v6=k / bdp_max,
+        v7=6250 / bdp_max,
+        p35=0.35,
+        rmax=142.0,
     )
     u = float(row["packet"])
     if u >= 0.97:
         return head
     # The 1 Gbps fraction with the same share of the flows' BDP (15,000 packets at 120 ms).
     same = min(t.index, key=lambda f: abs(f * FULL_BUFFER_PKTS / 15000 - k / bdp_mean))
-    head += (
-        f"; the 1 Gbps case at the same share of its flows' BDP ({same:.0%} of 12500) reads "
-        f"{float(t.loc[same, 'packet']):.3f}"
+    head += prose(
+        "; the `1 Gbps` case at the same share of its flows' BDP ({v0:.0%} of `12500`) reads {v1:.3f}",
+        v0=same,
+        v1=float(t.loc[same, "packet"]),
     )
     if u > 0.9:
         return head + (
-            ": the runs leave the bursty start slowly (the time panel of the figure), and "
-            "after the warm-up the flows still lose together (sync_mean "
-            f"{float(row['packet_sync']):.2f})"
+            prose(
+                ": the runs leave the bursty start slowly (the time panel of the figure), and after the warm-up the flows still lose together (sync_mean {v0:.2f})",
+                v0=float(row["packet_sync"]),
+            )
         )
     return head + (
-        ": the windows leave as bursts (ACK-clocked at low load: a flow sends its window in "
-        "about a sixth of its RTT), coinciding bursts overflow the buffer while the mean queue "
-        f"is {float(row['packet_queue']):.0f} packets, and most flows lose together (sync_mean "
-        f"{float(row['packet_sync']):.2f}); the losses keep the windows small and the queue "
-        "empty, a state the runs do not leave in 200 s; the fixed point, with Poisson "
-        "arrivals, sees no bursts"
+        prose(
+            ": the windows leave as bursts (ACK-clocked at low load: a flow sends its window in about a sixth of its RTT), coinciding bursts overflow the buffer while the mean queue is {v0:.0f} packets, and most flows lose together (sync_mean {v1:.2f}); the losses keep the windows small and the queue empty, a state the runs do not leave; the fixed point, with Poisson arrivals, sees no bursts",
+            v0=float(row["packet_queue"]),
+            v1=float(row["packet_sync"]),
+        )
     )
 
 
 def _red_why_25g(col: str, row: pd.Series) -> str:
     """Why the 2.5 Gbps RED packet utilization sits where it does."""
     k = float(row["buffer_pkts"])
-    head = (
-        f"{float(row[col]):.3f} against the RED fixed point's {float(row['red_model']):.3f} "
-        f"(drop-tail packet {float(row['packet']):.3f}); loss {float(row[col + '_drop_rate']):.1e}, "
-        f"mean queue {float(row[col + '_queue']):.0f} packets (min_th {0.4 * k:.0f}): "
+    head = prose(
+        "{v0:.3f} against the RED fixed point's {v1:.3f} (drop-tail packet {v2:.3f}); loss {v3:.1e}, mean queue {v4:.0f} packets (min_th {v5:.0f}): ",
+        v0=float(row[col]),
+        v1=float(row["red_model"]),
+        v2=float(row["packet"]),
+        v3=float(row[col + "_drop_rate"]),
+        v4=float(row[col + "_queue"]),
+        v5=0.4 * k,
     )
     if col == "red_packet":
-        head += (
-            "simple RED's w_q = 0.002 per packet averages over 1.6 ms at 312,500 packets/s "
-            "(4 ms at 1 Gbps), so the average follows the queue's bursts"
+        head += prose(
+            "simple RED's `w_q = 0.002` per packet averages over {ms:.1f} ms at {pps:,.0f} "
+            "packets/s, so the average follows the queue's bursts",
+            ms=1 / (0.002 * 2.5e9 / 8000) * 1e3,
+            pps=2.5e9 / 8000,
         )
         if float(row[col]) >= float(row["red_model"]) - 0.03:
             return head + (
-                f", but with min_th at {0.4 * k:.0f} packets they seldom reach it: RED stays "
-                "close to drop-tail with K packets"
+                prose(
+                    ", but with min_th at {v0:.0f} packets they seldom reach it: RED stays close to drop-tail with K packets",
+                    v0=0.4 * k,
+                )
             )
         return head + (
-            " across min_th and the early drops hit many flows at once (sync_mean "
-            f"{float(row['red_packet_sync']):.2f}); the windows stay small and bursty, as under "
-            "drop-tail at 10%"
+            prose(
+                " across min_th and the early drops hit many flows at once (sync_mean {v0:.2f}); the windows stay small and bursty, as under drop-tail at the smallest buffer",
+                v0=float(row["red_packet_sync"]),
+            )
         )
     early = float(row["red_ared_packet_early_drops"])
     head += (
-        "with Adaptive RED's w_q = 1 - exp(-1/C) (a 1 s average; the paper ran Adaptive RED) "
+        "with Adaptive RED's `w_q = 1 - exp(-1/C)` (a one-second average; the paper ran Adaptive RED) "
         "the bursts no longer reach the average"
     )
     if early == 0:
@@ -775,9 +772,11 @@ def _red_why_25g(col: str, row: pd.Series) -> str:
             "drop-tail with K packets, and the gap to the fixed point is drop-tail's"
         )
     return head + (
-        f", but the standing queue does: {early:.0f} early drops, which hit most flows in "
-        f"the same congestion event (sync_mean {float(row['red_ared_packet_sync']):.2f}) as "
-        "at 1 Gbps (figure 7 above), while the fixed point spreads its loss independently"
+        prose(
+            ", but the standing queue does: {v0:.0f} early drops, which hit most flows in the same congestion event (sync_mean {v1:.2f}) as at `1 Gbps` (figure 7 above), while the fixed point spreads its loss independently",
+            v0=early,
+            v1=float(row["red_ared_packet_sync"]),
+        )
     )
 
 
@@ -786,27 +785,43 @@ def _two_flow_claims(c: Claims, t: pd.DataFrame) -> None:
     for case, row in t.iterrows():
         r = float(row["ratio"])
         c.add(
-            f"two HSTCP flows, {case} (fig. {5 if case == 'under-buffered' else 6})",
+            prose(
+                "two HSTCP flows, {v0} (fig. {v1})",
+                v0=case,
+                v1=5 if case == "under-buffered" else 6,
+            ),
             "unfairness due to the difference in RTTs: the shorter-RTT flow gets more",
             r,
             r > 1.0,
-            f"goodput of the 42 ms flow over the 80 ms flow ({float(row['short_mbps']):.0f} and "
-            f"{float(row['long_mbps']):.0f} Mbit/s, {float(row['buffer_pkts']):.0f} packets); "
-            f"the RTT ratio is {float(row['rtt_ratio']):.2f}, {float(row['rtt_ratio_queue']):.2f} "
-            f"with the mean queue ({float(row['mean_queue_pkts']):.0f} packets) added: that is "
-            "the ratio under independent losses; when both flows lose in the same events, "
-            "HSTCP's response w ~ p^-0.835 gives (RTT ratio)^(1/(1-0.835)) = "
-            f"{float(row['rtt_ratio_queue']) ** (1 / (1 - 0.835)):.1f}; with sync_mean "
-            f"{float(row['sync_mean']):.2f} the measured ratio lies between the two",
+            prose(
+                "goodput of the {s_ms} ms flow over the {l_ms} ms flow ({v0:.0f} and {v1:.0f} Mbit/s, {v2:.0f} packets); the RTT ratio is {v3:.2f}, {v4:.2f} with the mean queue ({v5:.0f} packets) added: that is the ratio under independent losses; when both flows lose in the same events, HSTCP's response `w ~ p^-0.835` gives `(RTT ratio)^(1/(1-0.835))` = {v6:.1f}; with sync_mean {v7:.2f} the measured ratio lies between the two",
+                s_ms=TWO_FLOW_RTTS_MS[1],
+                l_ms=TWO_FLOW_RTTS_MS[0],
+                v0=float(row["short_mbps"]),
+                v1=float(row["long_mbps"]),
+                v2=float(row["buffer_pkts"]),
+                v3=float(row["rtt_ratio"]),
+                v4=float(row["rtt_ratio_queue"]),
+                v5=float(row["mean_queue_pkts"]),
+                v6=float(row["rtt_ratio_queue"]) ** (1 / (1 - 0.835)),
+                v7=float(row["sync_mean"]),
+            ),
+            explained=True,
         )
     under, over = (float(t.loc[k, "ratio"]) for k in TWO_FLOW_BUFFERS)
-    why = f"throughput ratio over-buffered minus under-buffered ({over:.2f} - {under:.2f})"
+    why = prose(
+        "throughput ratio over-buffered minus under-buffered ({v0:.2f} - {v1:.2f})",
+        v0=over,
+        v1=under,
+    )
     if over >= under:
-        why += (
-            "; the over-buffered run has not converged: its 80 ms flow lost its window at "
-            f"the start (timeouts counted: {float(t.loc['over-buffered', 'long_timeouts']):.0f}) "
-            "and HSTCP takes minutes to share a 10,000-packet queue (the 900 s full run, 300 s "
-            "warm-up, is where the module docstring's numbers come from)"
+        why += prose(
+            "; the over-buffered run has not converged: its {l_ms} ms flow lost its window at "
+            "the start (timeouts counted: {v0:.0f}) and HSTCP takes minutes to share a "
+            "{b:,}-packet queue; the full run's longer warm-up lets it converge",
+            l_ms=TWO_FLOW_RTTS_MS[0],
+            b=TWO_FLOW_BUFFERS["over-buffered"],
+            v0=float(t.loc["over-buffered", "long_timeouts"]),
         )
     c.add(
         "two HSTCP flows, larger buffer (figs. 5-6)",
@@ -814,7 +829,169 @@ def _two_flow_claims(c: Claims, t: pd.DataFrame) -> None:
         over - under,
         over < under,
         why,
+        explained=True,
     )
+
+
+def setup() -> Prose:
+    """What is reproduced and how bufsim's setup differs from the paper's (Markdown)."""
+    return prose(
+        """
+        **Section III (drop-tail).** {n} HSTCP flows share a {cap:g} Gbps link with {d:g} ms
+        delay, RTTs {r0:g}-{r1:g} ms (mean {rm:g} ms), {mss:g} KB packets and different start
+        times; the buffer is a fraction of {bdp:,} packets. The paper reports utilization
+        "more than {l1:.0%}" at {f1:.0%} and "almost {l2:.0%}" at {f2:.0%}, from its M/M/1/K
+        fixed point and from ns-2. bufsim runs the same fixed point
+        (`bufsim.models.hstcp_fixed_point`), the packet engine (standing in for ns-2) and the
+        fluid engine; paper 004's Figure 5 validates its fluid model on this setup, so the
+        fluid engine also runs at its loss synchronizations `X = 0.3, 0.6, 1`.
+
+        **Section IV (RED, Figure 7).** The same setup under RED at the paper's thresholds,
+        `min_th = 0.4 K`, `max_th = K` (K the buffer), beside the RED fixed point. The paper's
+        simulations used Adaptive RED; bufsim runs simple RED (`max_p = 0.1`, the fixed
+        point's default: the paper gives none), the variant its fixed point models, and at
+        {cap2:g} Gbps Adaptive RED's averaging weight beside it.
+
+        **{cap2:g} Gbps (Figures 4 and 8).** The common link moves to {cap2:g} Gbps and {d2:g}
+        ms, RTTs {q0:g}-{q1:g} ms, buffers as a fraction of {b2:,} packets, the BDP of the
+        R1-R2 hop alone: the flows' BDP at the mean RTT is several times larger, so small
+        fractions of it are far smaller buffers for the flows than at {cap:g} Gbps. The paper
+        writes that {b2:,} packets are {p35:.0%} of the largest RTT's BDP; they are
+        {real:.0%}: a slip.
+
+        **Two flows (Figures 5 and 6).** Two HSTCP flows over {cap:g} Gbps, one RTT "almost
+        twice" the other; the paper gives neither RTTs nor buffers: bufsim uses {rl} and {rs}
+        ms, starting together, with {bu:,} packets (under-buffered) and {bo:,} (over-buffered).
+        """,
+        n=10,
+        cap=1.0,
+        d=50.0,
+        r0=115.5,
+        r1=124.5,
+        rm=120.0,
+        mss=1.0,
+        bdp=FULL_BUFFER_PKTS,
+        l1=0.9,
+        f1=0.1,
+        l2=0.98,
+        f2=0.2,
+        cap2=2.5,
+        d2=10.0,
+        q0=38.0,
+        q1=142.0,
+        b2=6250,
+        p35=0.35,
+        real=6250 / _bdp_25()[1],
+        rl=TWO_FLOW_RTTS_MS[0],
+        rs=TWO_FLOW_RTTS_MS[1],
+        bu=TWO_FLOW_BUFFERS["under-buffered"],
+        bo=TWO_FLOW_BUFFERS["over-buffered"],
+    )
+
+
+def findings(table: pd.DataFrame) -> list[Finding]:
+    """What the runs show, each beside the figure it explains (Markdown, numbers from ``table``)."""
+    t = table.set_index("fraction")
+    g = gbps25(table).set_index("fraction")
+    two = two_flows(table).set_index("case")
+    return [
+        Finding(
+            "Drop-tail: the packet engine's bursts cost utilization at small buffers",
+            prose(
+                "At {f1:.0%} of the BDP the fixed point reads {m1:.3f}, the packet engine "
+                "{p1:.3f} and the fluid engine {u1:.3f}; at {f0:.0%} the packet engine falls to "
+                "{p0:.3f} while the fixed point, which sees Poisson arrivals, still predicts "
+                "{m0:.3f}. The packet flows lose together (sync_mean {s1:.2f} at {f1:.0%}), so "
+                "the packet engine lies near the fluid engine's `X = 1` curve rather than its "
+                "lower synchronizations.",
+                f1=0.1,
+                f0=min(t.index),
+                m1=t.loc[0.1, "model"],
+                p1=t.loc[0.1, "packet"],
+                u1=t.loc[0.1, "fluid"],
+                p0=t.loc[min(t.index), "packet"],
+                m0=t.loc[min(t.index), "model"],
+                s1=t.loc[0.1, "packet_sync"],
+            ),
+            "utilization",
+        ),
+        Finding(
+            "RED: synchronized early drops keep the link below the fixed point",
+            prose(
+                "Under RED the packet engine reads {r1:.3f} and {r2:.3f} at {f1:.0%} and "
+                "{f2:.0%} against the RED fixed point's {m1:.3f} and {m2:.3f}: RED's early "
+                "drops come in bursts when the average queue crosses `min_th` and hit most "
+                "flows in one congestion event (sync_mean {s:.2f}), the windows fall together "
+                "and the link idles, while the fixed point spreads its loss independently.",
+                f1=0.1,
+                f2=0.2,
+                r1=t.loc[0.1, "red_packet"],
+                r2=t.loc[0.2, "red_packet"],
+                m1=t.loc[0.1, "red_model"],
+                m2=t.loc[0.2, "red_model"],
+                s=t.loc[0.2, "red_packet_sync"],
+            ),
+            "red",
+        ),
+        Finding(
+            "At 2.5 Gbps the smallest buffer is a low-utilization state",
+            prose(
+                "At the smallest {cap:g} Gbps buffer the packet engine reads {p:.3f} (fixed "
+                "point {m:.3f}): the flows send their windows as bursts, coinciding bursts "
+                "overflow the buffer while the mean queue is {q:.0f} packets, and the losses "
+                "keep the windows small and the queue empty.",
+                cap=2.5,
+                p=g["packet"].iloc[0],
+                m=g["model"].iloc[0],
+                q=g["packet_queue"].iloc[0],
+            ),
+            "utilization_25g",
+        ),
+        Finding(
+            "Two flows: the shorter RTT gets more",
+            prose(
+                "The {rs} ms flow gets {ru:.2f}x the {rl} ms flow's goodput under-buffered and "
+                "{ro:.2f}x over-buffered. Both ratios hang on the exact RTTs and on start-up "
+                "timeouts; what holds in every run is the paper's point that the shorter-RTT "
+                "flow gets more, and (once converged) less so over the larger buffer.",
+                rs=TWO_FLOW_RTTS_MS[1],
+                rl=TWO_FLOW_RTTS_MS[0],
+                ru=two.loc["under-buffered", "ratio"],
+                ro=two.loc["over-buffered", "ratio"],
+            ),
+            "two_flows",
+        ),
+    ]
+
+
+def captions(table: pd.DataFrame) -> dict[str, Prose]:
+    """One sentence per figure of :func:`figures`: what it shows and how to read it."""
+    return {
+        "utilization": prose(
+            "Utilization against the buffer (fraction of the BDP) at {cap:g} Gbps, drop-tail: "
+            "the M/M/1/K fixed point, the packet engine and the fluid engine at each X (paper "
+            "004's Figure 5), with the paper's levels.",
+            cap=1.0,
+        ),
+        "red": prose(
+            "The same under RED (the paper's Figure 7): the RED fixed point against the packet "
+            "and fluid engines, and their loss rates against the paper's."
+        ),
+        "utilization_25g": prose(
+            "Drop-tail at {cap:g} Gbps (the paper's Figure 4): utilization against the buffer "
+            "as a fraction of the R1-R2 hop's BDP.",
+            cap=2.5,
+        ),
+        "red_25g": prose(
+            "RED at {cap:g} Gbps (the paper's Figure 8): simple RED and Adaptive RED's "
+            "averaging weight against the RED fixed point, with their loss rates.",
+            cap=2.5,
+        ),
+        "two_flows": prose(
+            "Two HSTCP flows with different RTTs (the paper's Figures 5 and 6): each flow's "
+            "goodput under- and over-buffered."
+        ),
+    }
 
 
 def figures(table: pd.DataFrame) -> dict[str, Any]:

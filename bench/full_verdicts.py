@@ -1,0 +1,38 @@
+"""Run every reproduction at full length and keep its verdicts with the code.
+
+Writes ``python/bufsim/reproduce/full_verdicts.json`` (claim -> verdict per
+paper), which quick reports compare
+against, and prints the README's table rows of verdict counts. A slow test
+(``tests/test_reproduce_all.py``) fails when a full run no longer gives the
+kept verdicts; rerun this then. Uses the full runs ``bufsim reproduce``
+stored in ``results/reproduce`` when they are there (``--fresh`` reruns).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from bufsim import reproduce
+
+
+def main() -> None:
+    verdicts = {}
+    for name in reproduce.PAPERS:
+        table = None if "--fresh" in sys.argv else reproduce.stored(name)
+        if table is None:
+            print(f"running {name} (full) ...", file=sys.stderr, flush=True)
+            table = reproduce.load(name).run(quick=False)
+            reproduce.save(name, table, quick=False)
+        claims = reproduce.load(name).claims(table)
+        verdicts[name] = dict(zip(claims["claim"], claims["verdict"]))
+    reproduce.FULL_VERDICTS.write_text(json.dumps({"verdicts": verdicts}, indent=1) + "\n")
+    print(f"written {reproduce.FULL_VERDICTS}")
+    print("| paper | " + " | ".join(reproduce.VERDICTS) + " |")
+    for name, v in verdicts.items():
+        counts = [sum(x == k for x in v.values()) for k in reproduce.VERDICTS]
+        print(f"| `{name}` | " + " | ".join(str(n) for n in counts) + " |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""One number formatter for every view of a result: the CLI's tables, the
+HTML report, the notebook views (``_repr_html_``) and figure labels.
+
+A metric's unit follows from its name, as in the summaries: ``..._bps`` is a
+rate in bit/s, ``..._s`` a time in seconds (also ``..._s_half1`` and the
+like), ``..._bytes`` bytes; other values are fractions, ratios or counts.
+Rates and times get an SI prefix and four significant digits, so the same
+number reads the same everywhere (``152.6 us``, ``9.999 Gbps``).
+
+Examples
+--------
+>>> from bufsim import fmt
+>>> fmt.metric("p99_queue_delay_s", 1.526e-4)
+'152.6 us'
+>>> fmt.metric("goodput_bps", 9.999e9)
+'9.999 Gbps'
+>>> fmt.metric("fct_p99_small_s", 0.4, censored=True)
+'>= 400 ms'
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+__all__ = ["interval", "metric", "si", "unit_of", "value"]
+
+_PREFIXES = (
+    (1e12, "T"),
+    (1e9, "G"),
+    (1e6, "M"),
+    (1e3, "k"),
+    (1.0, ""),
+    (1e-3, "m"),
+    (1e-6, "u"),
+    (1e-9, "n"),
+)
+
+#: Units whose values take an SI prefix.
+_PREFIXED = {"bps", "s", "B"}
+
+#: A metric name's unit: its suffix (before a ``_half1``/``_half2`` or
+#: ``_groupN`` tail) -> unit.
+_SUFFIX = re.compile(r"_(bps|s|bytes|pkts)(?:_half[12]|_group\d+)?$")
+
+
+def unit_of(key: str) -> str:
+    """The unit a metric's name implies: ``bps``, ``s``, ``B``, ``pkts`` or ``""``."""
+    m = _SUFFIX.search(key)
+    if not m:
+        return ""
+    return {"bytes": "B"}.get(m.group(1), m.group(1))
+
+
+def _prefix(x: float, digits: int) -> tuple[float, str]:
+    """The SI scale and prefix for ``x`` shown with ``digits`` digits (one
+    for zero, infinities and NaN)."""
+    if x == 0 or not math.isfinite(x):
+        return 1.0, ""
+    for scale, prefix in _PREFIXES:
+        if abs(x) >= scale * (1 - 0.5 * 10 ** (1 - digits)):
+            return scale, prefix
+    return _PREFIXES[-1]
+
+
+def si(x: float, unit: str, digits: int = 4) -> str:
+    """``x`` in ``unit`` with an SI prefix (T to n) and ``digits`` significant
+    digits: ``si(1.526e-4, "s") == "152.6 us"``; ``"-"`` for NaN."""
+    if x != x:
+        return "-"
+    scale, prefix = _prefix(x, digits)
+    return f"{x / scale:.{digits}g} {prefix}{unit}"
+
+
+def metric(key: str, x: Any, *, censored: bool = False, digits: int = 4) -> str:
+    """A metric's value with the unit its name implies (:func:`unit_of`).
+
+    Parameters
+    ----------
+    key : str
+        The metric's name (``p99_queue_delay_s``, ``goodput_bps``, ...).
+    x : float
+        Its value in SI units (seconds, bit/s, bytes), or a fraction/count.
+    censored : bool
+        The value is only a lower bound (a completion time that unfinished
+        transfers leave unknown): shown as ``>= value``.
+    digits : int
+        Significant digits.
+
+    Returns
+    -------
+    str
+        ``"-"`` for NaN; whole numbers without a decimal point.
+    """
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return value(x)
+    unit = unit_of(key)
+    if x != x:
+        return "-"
+    if unit in _PREFIXED:
+        text = si(float(x), unit, digits)
+    elif float(x).is_integer() and abs(x) < 1e15:
+        text = f"{int(x)}" + (f" {unit}" if unit else "")
+    else:
+        text = f"{x:.{digits}g}" + (f" {unit}" if unit else "")
+    return f">= {text}" if censored else text
+
+
+def interval(key: str, mean: float, half: float, *, censored: bool = False) -> str:
+    """A mean and the half-width of its interval, both in the mean's unit
+    and prefix: ``interval("fct_p99_small_s", 1.004, 0.67) == "1.004 s ± 0.67 s"``.
+
+    Parameters
+    ----------
+    key : str
+        The metric's name (its unit, :func:`unit_of`).
+    mean, half : float
+        The mean and the half-width (NaN: no interval, the mean alone).
+    censored : bool
+        The mean is only a lower bound (``>=``).
+    """
+    text = metric(key, mean, censored=censored)
+    if half != half or mean != mean:
+        return text
+    unit = unit_of(key)
+    if unit in _PREFIXED:
+        scale, prefix = _prefix(mean, 4)
+        return f"{text} ± {half / scale:.2g} {prefix}{unit}"
+    return f"{text} ± {half:.2g}" + (f" {unit}" if unit else "")
+
+
+def value(x: Any, digits: int = 4) -> str:
+    """A table cell without a metric name: text as it is, booleans as
+    ``True``/``False``, None empty, numbers with ``digits`` significant
+    digits, NaN as ``-``."""
+    if x is None:
+        return ""
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, float):
+        return "-" if x != x else f"{x:.{digits}g}"
+    return str(x)

@@ -1,0 +1,104 @@
+"""Statistics drawn right: curves split by every swept axis, bands inside
+the metric's range, one point per buffer given relative to the BDP."""
+
+from __future__ import annotations
+
+import math
+
+import bufsim
+import numpy as np
+import pandas as pd
+import pytest
+from bufsim import plot, report
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+@given(
+    st.lists(st.floats(0.0, 1.0), min_size=2, max_size=12),
+    st.sampled_from([0.5, 0.9, 0.95, 0.99]),
+)
+@settings(max_examples=300, deadline=None)
+def test_a_fraction_band_never_leaves_zero_to_one(values, confidence):
+    m, lo, hi = plot._mean_ci(pd.Series(values), confidence, plot.value_range("utilization"))
+    assert 0.0 <= lo <= m + 1e-12 and m - 1e-12 <= hi <= 1.0
+
+
+@given(st.lists(st.floats(0.0, 10.0), min_size=2, max_size=12))
+@settings(max_examples=300, deadline=None)
+def test_a_delay_band_never_goes_below_zero(values):
+    m, lo, hi = plot._mean_ci(pd.Series(values), 0.95, plot.value_range("p99_queue_delay_s"))
+    assert lo >= 0.0 and lo <= m + 1e-12 <= hi + 2e-12
+
+
+def test_value_ranges():
+    assert plot.value_range("utilization") == (0.0, 1.0)
+    assert plot.value_range("completion_small") == (0.0, 1.0)
+    assert plot.value_range("p99_queue_delay_s") == (0.0, math.inf)
+    assert plot.value_range("slowdown_p99_small") == (0.0, math.inf)
+
+
+def _research_sweep() -> pd.DataFrame:
+    base = {
+        "duration": "6s",
+        "warmup": "2s",
+        "link": {"capacity": "20Mbps", "delay": "5ms", "buffer": "10pkt"},
+        "flows": [
+            {
+                "count": 4,
+                "tcp": "newreno",
+                "rtt": {"min": "20ms", "max": "80ms"},
+                "start": {"uniform": ["0s", "1s"]},
+            }
+        ],
+    }
+    return bufsim.sweep(
+        base,
+        grid={
+            "link.buffer": ["3pkt", "10pkt", "40pkt"],
+            "flows[0].tcp": ["newreno", "cubic", "highspeed"],
+        },
+        seeds=[1, 2, 3],
+        store=None,
+        progress=False,
+        workers=0,
+    )
+
+
+def test_research_sweep_draws_one_band_per_tcp_variant_inside_zero_to_one(tmp_path):
+    # Buffers x 3 TCP variants x 3 seeds: the report once pooled the TCP
+    # axis into "a 95% t-interval over 9 seeds" and drew a utilization band
+    # from -3.3 to +4.7. Now one curve per variant, over its own 3 seeds.
+    t = _research_sweep()
+    assert plot.swept_axes(t) == ["flows[0].tcp"]
+    c = plot._curves(t, "utilization", "buffer_pkts", 0.95, ["flows[0].tcp"])
+    assert len(c) == 9 and (c["n"] == 3).all()
+    assert ((c["lo"] >= 0) & (c["hi"] <= 1)).all()
+    fig = plot.buffer_curves(t, "utilization")
+    ax = fig.axes[0]
+    labels = [x.get_text() for x in ax.get_legend().get_texts()]
+    assert sorted(labels) == [f"packet, tcp = {v}" for v in ("cubic", "highspeed", "newreno")]
+    assert "over 3 seeds per point" in ax.get_title()
+    for poly in ax.collections:
+        y = np.concatenate([p.vertices[:, 1] for p in poly.get_paths()])
+        assert y.min() >= 0 and y.max() <= 1
+    page = report.sweep_report(t)
+    assert "One curve per flows[0].tcp" in page
+
+
+def test_a_buffer_relative_to_the_bdp_is_one_point():
+    # "1BDP" with RTTs drawn per seed resolves to a packet count per seed:
+    # the runs of one given buffer form one point (at their mean), with an
+    # interval, not one point per seed.
+    t = pd.DataFrame(
+        {
+            "engine": ["packet"] * 3,
+            "link.buffer": ["1BDP"] * 3,
+            "buffer_pkts": [825.0, 856.0, 906.0],
+            "utilization": [0.97, 0.98, 0.99],
+        }
+    )
+    c = plot._curves(t, "utilization", "buffer_pkts", 0.95)
+    assert (
+        len(c) == 1 and c["x"].iloc[0] == pytest.approx(862.333, rel=1e-5) and c["n"].iloc[0] == 3
+    )

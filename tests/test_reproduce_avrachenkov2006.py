@@ -1,0 +1,203 @@
+"""Reproduction of paper 003 (Avrachenkov et al. 2006) section III against what the paper reports.
+
+The quick version runs in `make test`; the full one is marked slow and runs
+in `make bench`. Each assertion states the paper's claim and the tolerance.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from bufsim.reproduce import avrachenkov2006
+
+
+@pytest.fixture(
+    scope="module",
+    params=[pytest.param(True, id="quick"), pytest.param(False, id="full", marks=pytest.mark.slow)],
+)
+def quick(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def avrachenkov(quick, request):
+    if quick:
+        return request.getfixturevalue("avrachenkov_quick_table")
+    return avrachenkov2006.run(quick=False)
+
+
+@pytest.fixture(scope="module")
+def avrachenkov_summary(avrachenkov):
+    return avrachenkov2006.summary(avrachenkov).set_index("n")
+
+
+def _det(table):
+    return table[table["setting"] == "deterministic"]
+
+
+def test_avrachenkov_small_buffer_rate(avrachenkov):
+    # Paper 003 section III: with no buffer ns-2 gives 64.4 (N=5) and 66.6
+    # Mbps (N=20) where Corollary 1 says 75. Our smallest buffer is one
+    # packet: 73.5-74.9 Mbps. Between the paper's ns-2 value and the
+    # corollary, with 2% slack.
+    det = _det(avrachenkov)
+    small = det[det["buffer_pkts"] == 1].set_index("n")
+    for n in (5, 20):
+        assert 0.64 * 0.98 <= small.loc[n, "packet"] <= 0.75 * 1.02
+        assert small.loc[n, "theorem1"] == pytest.approx(0.75, abs=0.035)
+
+
+def test_avrachenkov_b0_is_at_most_the_bdp(avrachenkov_summary):
+    # The paper's point: full utilization (99.9%) needs less than the BDP of
+    # 150 packets (ns-2: 120 for N=5, 70 for N=20). The packet engine
+    # reaches 99.9% at 140-150 packets for both N (at 120 it is at 99.4%);
+    # the fluid engine reaches it at or below the paper's values.
+    summary = avrachenkov_summary
+    for n in (5, 20):
+        assert summary.loc[n, "packet_B0"] <= 150
+        assert summary.loc[n, "fluid_B0"] <= summary.loc[n, "paper_B0"]
+    # Theorem 1, synchronized: B0 = 250 (N=5) and 62.5 (N=20), which the
+    # paper quotes as eq. (12)'s; eq. (12) itself (desynchronized) gives
+    # 150^2 / (2 n (4n - 1)^2) = 6.23 and 0.0901.
+    assert summary.loc[5, "eq12_B0"] == pytest.approx(250)
+    assert summary.loc[20, "eq12_B0"] == pytest.approx(62.5)
+    assert summary.loc[5, "eq12_desync_B0"] == pytest.approx(22500 / (10 * 19**2))
+    assert summary.loc[20, "eq12_desync_B0"] == pytest.approx(22500 / (40 * 79**2))
+
+
+def test_avrachenkov_deterministic_flows_are_synchronized(avrachenkov):
+    # The paper: equal delays "imply that the TCP connections will be
+    # synchronized". Measured over one RTT at a full buffer (6 ms + B/C),
+    # every flow loses in every congestion episode from 100 packets on; the
+    # summary's default 6 ms window cuts each episode in two and reads 0.5
+    # (in two or three from 180 packets: 0.5 or 0.33).
+    det = _det(avrachenkov)
+    near = det[det["n"].isin([5, 20]) & (det["buffer_pkts"] >= 100)]
+    assert near["packet_sync"].min() >= 0.99
+    mid = near[near["buffer_pkts"] <= 160]
+    assert mid["packet_sync_rtt"].to_numpy() == pytest.approx(0.5, abs=0.01)
+    # From 180 packets (the full grid only) an episode, 13.2 ms and more,
+    # spans two or three 6 ms windows: 0.5 or 1/3, never the true 1.
+    for v in near["packet_sync_rtt"]:
+        assert v == pytest.approx(0.5, abs=0.01) or v == pytest.approx(1 / 3, abs=0.01)
+
+
+def test_avrachenkov_synchronized_b0_is_the_bdp_for_every_n(avrachenkov_summary):
+    # The packet engine's deterministic, synchronized flows reach 99.9% at
+    # 140-150 packets whatever N (grid step 10), about the BDP of 150; why
+    # they need more than the fluid engine's synchronized flows (120 and 60)
+    # is not run down (the claims say "differs, unexplained"). Theorem 1
+    # says BDP^2 / (18 N): 1250 for one flow.
+    for n, row in avrachenkov_summary.iterrows():
+        assert 140 <= row["packet_B0"] <= 150, n
+        assert row["packet_sync_at_B0"] >= 0.99, n
+    assert avrachenkov_summary.loc[1, "eq12_B0"] == pytest.approx(1250)
+
+
+def test_avrachenkov_jitter_reproduces_the_paper_b0(avrachenkov_summary):
+    # With 200 us of send jitter (ns-2's overhead_) the flows desynchronize
+    # (0.69 and 0.44 of them lose per episode) and B0 is the paper's 120
+    # (N=5) and 70 (N=20) packets, within one grid step of 10 packets.
+    s = avrachenkov_summary
+    assert s.loc[5, "jitter_B0"] == pytest.approx(120, abs=10)
+    assert s.loc[20, "jitter_B0"] == pytest.approx(70, abs=10)
+    assert s.loc[20, "jitter_B0"] / s.loc[5, "jitter_B0"] == pytest.approx(70 / 120, abs=0.15)
+    assert 0.55 <= s.loc[5, "jitter_sync_at_B0"] <= 0.8
+    assert 0.35 <= s.loc[20, "jitter_sync_at_B0"] <= 0.55
+    # Jitter costs at a 1-packet buffer: collisions and timeouts.
+    assert s.loc[5, "jitter_rate_B1_mbps"] < 10
+
+
+def test_avrachenkov_other_candidates(avrachenkov_summary):
+    # Each candidate changed alone (bisection over 20..200 packets): TCP
+    # details that leave the flows in step do not lower B0 below 130; the
+    # delayed ACKs (desynchronizing, with timeouts at N=20) do.
+    s = avrachenkov_summary
+    for col in ("sack_B0", "random_start_B0", "min_rto_B0", "access_links_B0"):
+        for n in (5, 20):
+            assert s.loc[n, col] >= 130, (col, n)
+    for n in (5, 20):
+        assert s.loc[n, "delayed_ack_B0"] <= 100, n
+    # A 99% target instead of 99.9% moves both N to 120 packets.
+    assert (s.loc[[5, 20], "packet_B0_99"] == 120).all()
+
+
+def test_avrachenkov_lock_out_at_one_packet(avrachenkov):
+    # The rate at the smallest buffer is a lock-out, not an ACK clock that
+    # spaces the packets: one flow carries almost all the goodput, most
+    # others get under 1% of the link, and the utilization is that of one
+    # flow alone through a 1-packet buffer at every N (0.735, Corollary 1:
+    # 0.75).
+    det = _det(avrachenkov)
+    lock = det[(det["buffer_pkts"] == 1) & (det["n"] > 1)]
+    assert (lock["packet_top_share"] >= 0.9).all()
+    assert ((lock["packet_starved"] / (lock["n"] - 1)) >= 0.7).all()
+    assert lock["packet"].max() - lock["packet"].min() < 1e-3
+
+
+#: Every claim's verdict on the quick table: a claim that moves category fails.
+QUICK_VERDICTS = {
+    "rate at B = 0, N = 5": "differs, explained",
+    "rate at B = 0, N = 20": "differs, explained",
+    "B0, N = 5": "differs, unexplained",
+    "B0, N = 5, 200us jitter": "agrees after tuning",
+    "B0, N = 20": "differs, unexplained",
+    "B0, N = 20, 200us jitter": "agrees after tuning",
+    "B0 falls from N = 5 to 20, deterministic": "differs, unexplained",
+    "B0 falls from N = 5 to 20, 200us jitter": "agrees after tuning",
+    "synchronization": "agrees",
+    "synchronized flows need less than the BDP": "differs, unexplained",
+    "eq. (12), N = 5": "check",
+    "Stanford rule, N = 5": "check",
+    "eq. (12), N = 20": "check",
+    "Stanford rule, N = 20": "check",
+    "figure 8: Theorem 1's error": "agrees after tuning",
+    "figure 8: one connection": "agrees",
+    "figure 7: the Pareto set": "agrees",
+}
+
+
+def test_avrachenkov_verdicts(avrachenkov_quick_table):
+    c = avrachenkov2006.claims(avrachenkov_quick_table)
+    assert dict(zip(c["claim"], c["verdict"])) == QUICK_VERDICTS
+    # The tuned claims name the jitter and how it was chosen.
+    tuned = c[c["verdict"] == "agrees after tuning"]
+    assert tuned["tuning"].str.contains("flows\\[\\].jitter = 200us, picked from").all()
+
+
+def test_avrachenkov_claims_and_report(avrachenkov):
+    c = avrachenkov2006.claims(avrachenkov).set_index("claim")
+    # The paper's values are printed beside bufsim's.
+    assert "64.4" in c.loc["rate at B = 0, N = 5", "paper"]
+    assert "120 packets" in c.loc["B0, N = 5", "paper"]
+    assert c.loc["B0, N = 20, 200us jitter", "bufsim"] == pytest.approx(70, abs=10)
+    assert "lock-out" in c.loc["rate at B = 0, N = 5", "why"]
+    from bufsim.report import reproduction_report
+
+    page = reproduction_report("avrachenkov2006", table=avrachenkov)
+    for fig in ("fig-pareto", "fig-b0_scan", "fig-b0_error"):
+        assert f'id="{fig}"' in page
+    assert page.count("<svg") == 3 and "64.4" in page
+    # Each finding sits above the figure it explains; setup is Markdown, not reST.
+    assert page.index("locks the others out") < page.index('id="fig-pareto"')
+    assert ":func:" not in page and "<strong>The paper's setup.</strong>" in page
+
+
+def test_avrachenkov_cli_prints_the_claims(avrachenkov_quick_table, monkeypatch, tmp_path):
+    # `bufsim reproduce avrachenkov2006` prints the claims with the paper's
+    # values and writes them as CSV (the quick table stands in for the run).
+    from bufsim.cli import app
+    from typer.testing import CliRunner
+
+    monkeypatch.setattr(avrachenkov2006, "run", lambda quick, progress: avrachenkov_quick_table)
+    res = CliRunner().invoke(
+        app,
+        ["reproduce", "avrachenkov2006", "--quick", "--out", str(tmp_path)],
+        env={"COLUMNS": "200"},
+    )
+    assert res.exit_code == 0, res.output
+    assert "64.4 Mbps from ns-2" in res.output and "120 packets from ns-2" in res.output
+    assert "differs, explained" in res.output and "agrees after tuning" in res.output
+    assert "Verdicts per paper" in res.output
+    claims = pd.read_csv(tmp_path / "avrachenkov2006-quick-claims.csv")
+    assert len(claims) == len(avrachenkov2006.claims(avrachenkov_quick_table))

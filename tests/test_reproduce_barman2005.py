@@ -1,0 +1,253 @@
+"""Reproduction of paper 001 (Barman et al. 2005) sections III-IV against what the paper reports.
+
+The quick version runs in `make test`; the full one is marked slow and runs
+in `make bench`. Each assertion states the paper's claim and the tolerance.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from bufsim.reproduce import barman2005
+
+
+@pytest.fixture(
+    scope="module",
+    params=[pytest.param(True, id="quick"), pytest.param(False, id="full", marks=pytest.mark.slow)],
+)
+def quick(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def barman(quick):
+    return barman2005.run(quick=quick).set_index("fraction")
+
+
+def test_barman_utilization_grows_with_the_buffer(barman):
+    for source in ("model", "packet", "fluid"):
+        u = barman[source].to_numpy()
+        assert (u[1:] >= u[:-1] - 0.005).all(), source
+
+
+def test_barman_ten_percent_keeps_ninety_percent(barman):
+    # Paper 001: "buffer size equal to 10% of the bandwidth-delay product can
+    # sustain more than 90% utilization" (model and ns-2).
+    for source in ("model", "packet", "fluid"):
+        assert barman.loc[0.1, source] > 0.9, source
+
+
+def test_barman_twenty_percent_near_ninety_eight(barman):
+    # "... reaching almost 98% when the buffer size is around 20%". The
+    # M/M/1/K fixed point gives 0.998 (Poisson arrivals are smoother than
+    # TCP's), the packet engine 0.955 and the fluid engine 0.96-0.97: we
+    # allow 3% below the paper's 0.98 for the simulators.
+    assert barman.loc[0.2, "model"] == pytest.approx(0.98, abs=0.02)
+    for source in ("packet", "fluid"):
+        assert barman.loc[0.2, source] == pytest.approx(0.98, abs=0.03), source
+
+
+def test_barman_small_buffer_collapses_in_the_packet_engine(barman):
+    # "a small buffer size below 10% ... causes many packet drops, which lead
+    # to a drastic drop in the utilization": at 2% the packet engine's
+    # bursts overflow the buffer (0.32-0.37), while the fixed point, which
+    # sees Poisson arrivals, still predicts 0.97.
+    assert barman.loc[0.02, "packet"] < 0.6
+    assert barman.loc[0.02, "model"] > 0.95
+
+
+#: Every claim's verdict on the quick table: a claim that moves category fails.
+QUICK_VERDICTS = {
+    "10% of BDP, model": "agrees",
+    "10% of BDP, packet": "agrees",
+    "10% of BDP, fluid": "agrees",
+    "20% of BDP, model": "agrees",
+    "20% of BDP, packet": "agrees",
+    "20% of BDP, fluid": "agrees",
+    "2% of BDP, packet": "agrees",
+    "paper 004 figure 5": "agrees",
+    "RED, 10% of BDP, packet (fig. 7)": "differs, explained",
+    "RED, 10% of BDP, fluid (fig. 7)": "differs, explained",
+    "RED, 20% of BDP, packet (fig. 7)": "differs, explained",
+    "RED, 20% of BDP, fluid (fig. 7)": "differs, explained",
+    "RED loss rate, packet, buffer >= 10%": "differs, explained",
+    "RED loss rate, model, buffer >= 10%": "agrees",
+    "drop-tail loss rate, packet, buffer >= 10%": "differs, explained",
+    "2.5 Gbps, 10% of 6250, model (fig. 4)": "agrees",
+    "2.5 Gbps, 10% of 6250, packet (fig. 4)": "differs, explained",
+    "2.5 Gbps, 40% of 6250, packet (fig. 4)": "differs, explained",
+    "RED, 2.5 Gbps, 40% of 6250, packet, w_q 0.002 (fig. 8)": "differs, explained",
+    "RED, 2.5 Gbps, 40% of 6250, packet, Adaptive RED's w_q (fig. 8)": "differs, explained",
+    "RED loss rate, 2.5 Gbps, model": "differs, explained",
+    "RED loss rate, 2.5 Gbps, packet, Adaptive RED's w_q": "differs, explained",
+    "two HSTCP flows, under-buffered (fig. 5)": "agrees",
+    "two HSTCP flows, over-buffered (fig. 6)": "agrees",
+    "two HSTCP flows, larger buffer (figs. 5-6)": "differs, explained",
+}
+
+
+def test_barman_verdicts(quick_table):
+    c = barman2005.claims(quick_table("barman2005"))
+    assert dict(zip(c["claim"], c["verdict"])) == QUICK_VERDICTS
+
+
+def test_barman_claims_table_states_every_claim_with_a_verdict(barman, quick):
+    # The report's claims table: the paper's statements, each with bufsim's
+    # number and a verdict; the first 8 are section III's (all agree).
+    c = barman2005.claims(barman.reset_index())
+    assert len(c) == (25 if quick else 31)
+    assert c["why"].str.len().min() > 20
+    first = c.iloc[:8]
+    assert (first["verdict"] == "agrees").all(), first[first["verdict"] != "agrees"]
+    # The report carries them, and paper 004's Figure 5 as a figure.
+    from bufsim.report import reproduction_report
+
+    page = reproduction_report("barman2005", table=barman.reset_index())
+    assert 'id="fig-utilization"' in page and "<svg" in page and page.count("agrees") >= 8
+
+
+def test_barman_setup_fluid_synchronization_brackets_the_packet_engine(barman):
+    # Paper 004 section III.A (Figure 5), on paper 001's setup: the fluid
+    # model with X = 1 underestimates ns-2 and lower X raises utilization.
+    # Here the fluid curves are ordered X = 0.3 >= 0.6 >= 1, and from 10% of
+    # the buffer on the packet engine lies between X = 1 (2% below allowed)
+    # and X = 0.3 (at 5% it is 2.4 points below X = 1, at 2% far below: the
+    # packet bursts the fluid model lacks): its flows, with RTTs within 8% of each other, synchronize
+    # strongly (measured sync_mean 0.63-0.76), so it sits near the X = 1
+    # curve where the paper's ns-2 sat near X = 0.3-0.6.
+    for frac, row in barman.iterrows():
+        assert row["fluid_x0.3"] >= row["fluid_x0.6"] - 0.005 >= row["fluid_x1"] - 0.01
+        if frac >= 0.1:
+            assert row["fluid_x1"] - 0.02 <= row["packet"] <= row["fluid_x0.3"] + 0.005
+
+
+def test_barman_red_fixed_point_gives_the_papers_loss_rate(barman):
+    # Section IV: "The loss rate is 10^-5 for buffer ratio >= 0.1". The RED
+    # fixed point (min_th = 0.4 K, max_th = K, max_p = 0.1) gives 9.7e-6 to
+    # 1.0e-5 there and, like the drop-tail one, high utilization (0.988 at
+    # 10%, 0.994 at 20%).
+    big = barman[barman.index >= 0.1]
+    assert (abs(big["red_model_loss"].apply(math.log10) + 5) <= 0.05).all()
+    assert barman.loc[0.1, "red_model"] == pytest.approx(0.988, abs=0.005)
+    assert barman.loc[0.2, "red_model"] == pytest.approx(0.994, abs=0.005)
+
+
+def test_barman_red_simulation_sits_below_the_red_fixed_point(barman, quick):
+    # Figure 7 shows simulation close to the RED fixed point. Here, with
+    # simple RED at the paper's thresholds, the packet and fluid engines read
+    # 0.83-0.92 at 10% and 20%, 0.07-0.16 under the fixed point: RED's early
+    # drops hit most flows in one congestion event (packet sync_mean
+    # 0.60-0.74) and the link idles after the common cut. They also sit
+    # below the same engines under drop-tail. The packet run's spread over
+    # seeds 1-8 (RED's drop draws), quick (60 s): 0.835-0.881 at 10% (up to
+    # 0.153 under the fixed point), 0.874-0.916 at 20%; full (200 s, seeds
+    # 1-3): 0.862-0.879 and 0.894-0.903. Whether the packet engine takes
+    # two arrivals of the same picosecond in one order or the other (its
+    # module doc) moves a run within that spread, not the spread. The bound
+    # on the gap follows the spread: 0.16 quick, 0.15 full.
+    top = 0.16 if quick else 0.15
+    for frac in (0.1, 0.2):
+        row = barman.loc[frac]
+        assert row["red_packet_sync"] >= 0.5
+        for source in ("packet", "fluid"):
+            gap = row["red_model"] - row[f"red_{source}"]
+            assert 0.06 <= gap <= top, (frac, source, gap)
+            assert row[f"red_{source}"] < row[source], (frac, source)
+    c = barman2005.claims(barman.reset_index()).set_index("claim")
+    red = c[c.index.str.contains("fig. 7")]
+    assert len(red) == 4 and (red["verdict"] == "differs, explained").all()
+    # The report draws Figure 7 (utilization and loss rates under RED).
+    from bufsim.report import reproduction_report
+
+    page = reproduction_report("barman2005", table=barman.reset_index())
+    assert 'id="fig-red"' in page
+
+
+def test_barman_loss_rates_against_the_paper(barman):
+    # Section III: "in simulations, we find that the loss rate is mostly equal
+    # to p_l" (1e-3). The packet engine's drop-tail loss from 10% on is
+    # 1.1e-4 to 1.3e-4, an order below p_l (HSTCP at w ~ 1500 packets per
+    # flow needs p ~ 1e-5, not p_l, which sets w = w_l = 38): differs.
+    # Under RED the packet engine's 3e-5 to 8e-5 is 3-8 times the paper's
+    # 1e-5 (differs); the RED fixed point's 1e-5 agrees.
+    big = barman[barman.index >= 0.1]
+    assert big["packet_drop_rate"].between(5e-5, 3e-4).all()
+    assert big["red_packet_drop_rate"].between(2e-5, 1.5e-4).all()
+    c = barman2005.claims(barman.reset_index()).set_index("claim")
+    assert c.loc["drop-tail loss rate, packet, buffer >= 10%", "verdict"] == "differs, explained"
+    assert c.loc["RED loss rate, packet, buffer >= 10%", "verdict"] == "differs, explained"
+    assert c.loc["RED loss rate, model, buffer >= 10%", "verdict"] == "agrees"
+
+
+def test_barman_25g_fixed_point_agrees_packet_collapses_at_ten_percent(barman, quick):
+    # Figure 4 (2.5 Gbps, RTTs 38-142 ms, buffer as a fraction of 6250):
+    # the paper reports "similar trends" to figure 3 (> 0.9 at 10%). The
+    # M/M/1/K fixed point gives 0.988 at 10% (625 packets); the packet
+    # engine 0.42-0.47: 625 packets are 2.2% of the BDP at the 90 ms mean
+    # RTT (28,125 packets), where the 1 Gbps case collapses too (2%:
+    # 0.32-0.37), ACK-clocked window bursts overflow the buffer at a mean
+    # queue of 8-10 packets. From 40% (2500 packets) the packet engine
+    # reaches 0.98 once the start's losses are past (the full run's
+    # window, 100-200 s: 0.977-0.990 with the shortest RTT moved by up to
+    # 0.2 ms); the fluid engine, without bursts, stays near 0.9 at 10%.
+    # The quick run's window (25-50 s) still holds the start: 0.887-0.967
+    # over the same RTT moves, so it must only clear the collapsed 10%.
+    g = barman2005.gbps25(barman).set_index("fraction")
+    assert g.loc[0.1, "model"] == pytest.approx(0.988, abs=0.005)
+    assert g.loc[0.1, "packet"] < 0.6 and g.loc[0.1, "packet_queue"] < 30
+    assert g.loc[0.1, "fluid"] > 0.85
+    c = barman2005.claims(barman.reset_index()).set_index("claim")
+    if quick:
+        assert g.loc[0.4, "packet"] > 0.85
+    else:
+        assert g.loc[0.4, "packet"] == pytest.approx(0.98, abs=0.02)
+        assert c.loc["2.5 Gbps, 40% of 6250, packet (fig. 4)", "verdict"] == "agrees"
+    assert c.loc["2.5 Gbps, 10% of 6250, model (fig. 4)", "verdict"] == "agrees"
+    assert c.loc["2.5 Gbps, 10% of 6250, packet (fig. 4)", "verdict"] == "differs, explained"
+    # Section IV on figure 8: "the loss rate is around 10^-6"; the RED fixed
+    # point gives 5.8e-6 to 6.0e-6 (log10 0.75 off: differs).
+    assert (g["red_model_loss"].between(5e-6, 7e-6)).all()
+
+
+def test_barman_25g_red_average_over_bursts(barman, quick):
+    # The open problem of the first attempt (RED packet 0.45-0.49 at 20%
+    # against the RED fixed point's 0.987): simple RED's w_q = 0.002 per
+    # packet averages over 1.6 ms at 2.5 Gbps, so the average follows the
+    # window bursts across min_th. With Adaptive RED's w_q = 1 - exp(-1/C)
+    # (a 1 s average; the paper ran Adaptive RED) utilization rises by more
+    # than 0.1 where the bursts rule: at 20% in the full run (0.487 to 0.913),
+    # at 40% in the 50 s quick run (0.66 to 0.87; after the full run's 100 s
+    # warm-up only 0.852 to 0.877). At 10% the 1 s average never reaches
+    # min_th, no early drop, and the run is the drop-tail run packet for
+    # packet.
+    g = barman2005.gbps25(barman).set_index("fraction")
+    assert barman2005.ared_w_q(2.5e9) == pytest.approx(3.2e-6, rel=1e-3)
+    frac = 0.4 if quick else 0.2
+    assert g.loc[frac, "red_ared_packet"] > g.loc[frac, "red_packet"] + 0.1
+    assert g.loc[0.1, "red_ared_packet_early_drops"] == 0
+    assert g.loc[0.1, "red_ared_packet"] == g.loc[0.1, "packet"]
+
+
+def test_barman_two_flows_rtt_unfairness(barman, quick):
+    # Figures 5 and 6: two HSTCP flows, RTTs 80 and 42 ms, 1 Gbps. "The
+    # unfairness ... is due to difference in RTTs": the 42 ms flow gets
+    # 2.8x the 80 ms flow's goodput under-buffered (1000 packets; RTT ratio
+    # 1.9), more than the RTTs alone (synchronized losses, HSTCP's
+    # w ~ p^-0.835). "A larger bottleneck buffer reduces the unfairness":
+    # over-buffered (10,000 packets) 1.9x in the full run (900 s, 300 s
+    # warm-up). The ratios themselves are draws: a start-up timeout of one
+    # flow or the other decides a run, and with an RTT moved by 1 us the
+    # full run reads 1.8-51x under-buffered and 1.08-7.0x over-buffered
+    # (the quick run's under-buffered ratio, 100 s: 1.5-13x), so the values
+    # are not asserted.
+    # What held in all six RTT pairs tried, on this engine and the one
+    # before HighSpeed's a(w) moved to the whole window, is the paper's
+    # point: the shorter-RTT flow ahead, and less so over the larger buffer.
+    t = barman2005.two_flows(barman).set_index("case")
+    assert (t["ratio"] > 1.0).all()
+    assert t.loc["under-buffered", "utilization"] > 0.95
+    if not quick:
+        assert t.loc["over-buffered", "ratio"] < t.loc["under-buffered", "ratio"]
+        c = barman2005.claims(barman.reset_index()).set_index("claim")
+        assert c.loc["two HSTCP flows, larger buffer (figs. 5-6)", "verdict"] == "agrees"

@@ -1,0 +1,113 @@
+"""The verdict categories and the prose checks every reproduction relies on
+(``bufsim.reproduce.Claims``, ``prose`` and ``stray_numbers``)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from bufsim.reproduce import VERDICTS, Claims, prose, stray_numbers, verdict_counts
+from hypothesis import given
+from hypothesis import strategies as st
+
+
+def _verdict(c: Claims) -> str:
+    return c.rows[-1]["verdict"]
+
+
+def test_each_category_from_its_inputs():
+    c = Claims()
+    c.near("a", "0.5", 0.52, 0.5, 0.05, "w", source="the paper's precision")
+    assert _verdict(c) == "agrees"
+    c.near("b", "0.5", 0.52, 0.5, 0.05, "w", source="s", tuned="jitter 200us, scanned to match")
+    assert _verdict(c) == "agrees after tuning"
+    c.at_least("c", "> 0.9", 0.85, 0.9, "timeouts: 12 per flow", explained=True)
+    assert _verdict(c) == "differs, explained"
+    c.at_most("d", "< 0.1", 0.2, 0.1, "w")
+    assert _verdict(c) == "differs, unexplained"
+    # 0.712 against >= 0.70 passes on one draw, but the seeds spread by 0.02.
+    c.at_least("e", ">= 0.7", 0.712, 0.7, "w", spread=0.02)
+    assert _verdict(c) == "undecided"
+    c.at_least("f", ">= 0.7", 0.75, 0.7, "w", spread=0.02)
+    assert _verdict(c) == "agrees"
+    c.check("g", "eq. (12) gives 250", 250.0, "arithmetic on the paper's numbers")
+    assert _verdict(c) == "check"
+    t = c.table()
+    assert list(t["verdict"]) == [
+        "agrees",
+        "agrees after tuning",
+        "differs, explained",
+        "differs, unexplained",
+        "undecided",
+        "agrees",
+        "check",
+    ]
+    assert verdict_counts(t) == {
+        "agrees": 2,
+        "agrees after tuning": 1,
+        "differs, explained": 1,
+        "differs, unexplained": 1,
+        "undecided": 1,
+        "check": 1,
+    }
+    assert t.loc[0, "tolerance_source"] == "the paper's precision"
+
+
+def test_near_puts_the_mark_at_the_nearer_end():
+    # 0.954 against 0.98 +- 0.03: the mark is 0.95, 0.004 away; a seed
+    # spread of 0.01 makes it undecided.
+    c = Claims()
+    c.near("x", "about 0.98", 0.954, 0.98, 0.03, "w", source="s", spread=0.01)
+    assert _verdict(c) == "undecided"
+    c.near("y", "about 0.98", 1.004, 0.98, 0.03, "w", source="s", spread=0.01)
+    assert _verdict(c) == "undecided"
+
+
+def test_a_tolerance_needs_its_source_and_a_claim_is_stated_once():
+    c = Claims()
+    with pytest.raises(ValueError, match="tolerance needs its source"):
+        c.near("a", "p", 1.0, 1.0, 0.1, "w")
+    c.check("b", "p", 1.0, "w")
+    with pytest.raises(ValueError, match="stated twice"):
+        c.at_least("b", "p", 1.0, 0.0, "w")
+
+
+def test_counts_refuse_an_unknown_verdict():
+    c = Claims()
+    c.check("a", "p", 1.0, "w")
+    t = c.table()
+    t.loc[0, "verdict"] = "differs"
+    with pytest.raises(ValueError, match="not among"):
+        verdict_counts(t)
+    assert VERDICTS[0] == "agrees"
+
+
+def test_prose_numbers_come_from_fields():
+    t = prose(
+        """
+        B0 is {b:.0f} packets for N = {n} (paper 003, eq. (12), Figure 7,
+        sections III-IV and figures 5 and 6); ns-2 gave 120 at 10,000 flows.
+        """,
+        b=150.2,
+        n=5,
+    )
+    assert t.startswith("B0 is 150 packets for N = 5 (paper 003")
+    assert [t[a:b] for a, b in t.spans] == ["150", "5"]
+    stray = stray_numbers(t)
+    assert [s[s.index("[") :] for s in stray] == ["[120]", "[10,000]"]
+    # A plain string has no fields: every number in it is stray.
+    assert len(stray_numbers("0.36 vs 0.41")) == 2
+    # Names with digits are not numbers.
+    assert stray_numbers(prose("ns-2, ns-3, H-TCP, IV.B, x2, RFC 6298")) == []
+
+
+@given(st.floats(-1e6, 1e6, allow_nan=False), st.sampled_from([".3f", ".2g", ".0f", ".4g", ",.0f"]))
+def test_any_formatted_field_is_no_stray_number(value, spec):
+    t = prose("the value is {v:" + spec + "} here.", v=value)
+    assert stray_numbers(t) == [], t
+
+
+def test_nan_and_text_fields():
+    t = prose("{a} and {b:.2f}", a="N = 5", b=math.nan)
+    assert t == "N = 5 and nan"
+    assert stray_numbers(t) == []

@@ -1,0 +1,251 @@
+"""Reproduction of paper 002 (Dhamdhere & Dovrolis 2006) section 4 against what the paper reports.
+
+The quick version runs in `make test`; the full one is marked slow and runs
+in `make bench`. Each assertion states the paper's claim and the tolerance.
+"""
+
+from __future__ import annotations
+
+import pytest
+from bufsim.reproduce import dhamdhere2006
+from conftest import render_in_chromium
+
+
+@pytest.fixture(
+    scope="module",
+    params=[pytest.param(True, id="quick"), pytest.param(False, id="full", marks=pytest.mark.slow)],
+)
+def quick(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def dhamdhere(quick):
+    return dhamdhere2006.run(quick=quick)
+
+
+def _cases(table):
+    """The base cases (no variant, seed 1) by (traffic, buffer_pkts)."""
+    base = table[(table["variant"] == "rfc") & (table["seed"] == 1)]
+    return {(r.traffic, r.buffer_pkts): r for r in base.itertuples()}
+
+
+def test_dhamdhere_small_buffer_costs_loss(dhamdhere, quick):
+    by = _cases(dhamdhere)
+    for t in ("persistent", "closed", "open"):
+        # The main point of paper 002: the Stanford buffer costs loss.
+        assert by[(t, 18)].loss_rate > 1.4 * by[(t, 500)].loss_rate
+        assert by[(t, 500)].utilization > 0.94
+    # Open loop at 18 packets: paper "about 12%"; bufsim 12.7-14%.
+    assert abs(by[("open", 18)].loss_rate - 0.12) < (0.05 if quick else 0.03)
+    # Persistent flows at 500 packets: eq. (3), p = (0.87 N)^2 / (C T + B)^2 with N = 200: 5.4%.
+    p3 = (0.87 * 200) ** 2 / (250 + 500) ** 2
+    assert abs(by[("persistent", 500)].loss_rate - p3) < 0.02
+    # Persistent flows: the number of long flows is ~200 (no more than 200 + mice).
+    assert 180 < by[("persistent", 18)].long_flows_mean < 230
+    # Every case has finished large flows (persistent flows count as large).
+    assert dhamdhere["large_median_throughput_Bps"].notna().all()
+
+
+def test_dhamdhere_open_loop_buffer_absorbs_bursts_only():
+    # Open loop: the buffer absorbs bursts only; loss falls by 5x or more
+    # (paper: ~12x). The loss at 500 packets is a few hundred drops and
+    # varies by seed (1.4% to 2.6% over seeds 1-3 in 120 s), so the ratio is
+    # taken over the mean of three seeds.
+    def mean_loss(b):
+        return (
+            sum(dhamdhere2006.run_case("open", b, 120, seed)["loss_rate"] for seed in (1, 2, 3)) / 3
+        )
+
+    assert mean_loss(18) > 5 * mean_loss(500)
+
+
+def test_dhamdhere_figure1_loss_falls_with_the_buffer(dhamdhere):
+    # Figure 1 as a curve: the loss falls from 3 to 1000 packets for every
+    # traffic type, slowly (a power law) for persistent flows and the closed
+    # loop, to "practically zero" for the open loop (below 1% at 1000
+    # packets, 4 BDP), which falls fastest (section 4.3).
+    base = dhamdhere[dhamdhere["variant"] == "rfc"]
+    loss = base.groupby(["traffic", "buffer_pkts"])["loss_rate"].mean()
+    for t in ("persistent", "closed", "open"):
+        chain = [loss[(t, b)] for b in (3, 18, 150, 500, 1000)]
+        assert all(a > b for a, b in zip(chain, chain[1:])), (t, chain)
+    assert loss[("open", 1000)] < 0.01
+    for t in ("persistent", "closed"):
+        assert loss[(t, 1000)] > 3 * loss[("open", 1000)]
+        assert loss[(t, 18)] / loss[(t, 500)] < loss[("open", 18)] / loss[("open", 500)]
+
+
+def test_dhamdhere_why_persistent_loss_is_not_two_percent(dhamdhere):
+    # The paper's "about 2%" at 500 packets contradicts its own eq. (3),
+    # which gives 2% only for N = 122; bufsim's loss is eq. (3) fed with the
+    # N and the mean queue it measures (within 20%), and delayed ACKs (the
+    # b = 2 behind eq. (2)'s constant 0.87) cut it by a third or more.
+    by = _cases(dhamdhere)
+    p = by[("persistent", 500)]
+    assert p.eq3_measured_loss == pytest.approx(p.loss_rate, rel=0.2)
+    assert 190 < p.long_flows_mean < 230
+    v = dhamdhere.set_index(["traffic", "variant", "buffer_pkts", "seed"])["loss_rate"]
+    assert v[("persistent", "delayed_ack", 500, 1)] < 0.67 * p.loss_rate
+    # ns-2's 0.2 s minimum RTO raises it instead.
+    assert v[("persistent", "min_rto_0.2s", 500, 1)] > p.loss_rate
+
+
+def test_dhamdhere_persistent_curve_follows_pftk_not_eq3(dhamdhere):
+    # Eq. (3) is the square-root law without timeouts: it crosses bufsim's
+    # persistent curve near 500 packets and is off by more than 2x at 18
+    # (42% vs 8.7%) and at 1000 packets (1.9% vs 4.2%). PFTK with timeouts
+    # (T0 = 1 s, an ACK per segment as bufsim), solved for the loss at which
+    # the 200 flows fill the link, stays within a factor 1.9 at every buffer
+    # from 3 to 1000 packets (1.2-1.8 measured, PFTK below).
+    base = dhamdhere[(dhamdhere["variant"] == "rfc") & (dhamdhere["traffic"] == "persistent")]
+    curve = base.groupby("buffer_pkts")[["loss_rate", "pftk_loss", "eq3_loss"]].mean()
+    ratio = curve["loss_rate"] / curve["pftk_loss"]
+    assert ratio.between(1.0, 1.9).all(), ratio
+    eq3 = curve["eq3_loss"] / curve["loss_rate"]
+    assert eq3[18] > 2 and eq3[1000] < 0.5, eq3
+    # With delayed ACKs (b = 2, eq. (2)'s 0.87) the same fixed point gives
+    # the paper's "about 2%" at 500 packets within a point (2.6%).
+    assert curve.loc[500, "loss_rate"] > 0.04
+    assert dhamdhere2006.pftk_loss(500, b=2.0) == pytest.approx(0.02, abs=0.01)
+
+
+def test_dhamdhere_why_open_loop_large_flows_are_ten_times_faster(dhamdhere):
+    # Paper: median large-flow throughput ~15,000 bytes/s at B_l, and ~70% of
+    # large flows lossless there. bufsim: 70-81% lossless (agrees), and no
+    # lossless large transfer is as slow as 15,000 bytes/s (a 100 KB transfer
+    # from the farthest node with a full queue needs 8 RTTs of 0.65 s: 19 kB/s),
+    # so the median is 5x or more the paper's; the open loop has only 10-25
+    # long flows at B_l where the paper reports 200.
+    by = _cases(dhamdhere)
+    o = by[("open", 500)]
+    assert 0.6 <= o.large_no_loss_fraction <= 0.85
+    assert o.lossless_large_min_Bps > 15_000
+    assert o.large_median_throughput_Bps > 5 * 15_000
+    assert o.long_flows_mean < 50 < by[("open", 18)].long_flows_mean
+    # The paper's 15 kB/s would need about 230 large flows in progress (58% of
+    # the bytes); bufsim's open loop has 20-30 at B_l. Mice (3-25 packets of
+    # 1500 B) are never large: the persistent runs count exactly their 200.
+    assert o.large_flows_mean < 50
+    assert by[("persistent", 500)].large_flows_mean == 200
+    # The floor, by hand: 67 packets (100.5 KB) need the handshake and
+    # ceil(log2(68)) = 7 rounds, 8 x (0.53 + 0.12) s = 5.2 s: 19,327 B/s.
+    assert dhamdhere2006.slow_start_floor_Bps(67, 0.53) == pytest.approx(100_500 / 5.2)
+    # Every lossless large transfer at B_l beats its own floor.
+    f = dhamdhere2006.case_flows("open", 500, float(dhamdhere["duration_s"].iloc[0]), 1)
+    ok = f[(f["finished"] == 1.0) & (f["large"] == 1.0) & (f["drops"] == 0)]
+    floor = dhamdhere2006.slow_start_floor_Bps(ok["size_pkts"], ok["rtt_s"])
+    assert len(ok) > 500 and (ok["throughput_Bps"] >= floor).all()
+
+
+def test_dhamdhere_closed_loop_utilization_lost_to_timeouts(dhamdhere):
+    # "almost 100%" utilization: the closed loop at 18 packets keeps 0.90;
+    # ns-2's 0.2 s minimum RTO (instead of RFC 6298's 1 s) gives back 3 points
+    # or more: flows with 1-3 packet windows sit out their timeouts.
+    by = _cases(dhamdhere)
+    v = dhamdhere.set_index(["traffic", "variant", "buffer_pkts", "seed"])["utilization"]
+    assert 0.85 < by[("closed", 18)].utilization < 0.95
+    assert v[("closed", "min_rto_0.2s", 18, 1)] > by[("closed", 18)].utilization + 0.03
+    assert by[("persistent", 18)].utilization > 0.97
+
+
+def test_dhamdhere_open_loop_small_buffer_median_is_set_by_timeouts(quick):
+    # Open loop, large flows, B = 18: the paper's median is 10,000 bytes/s,
+    # bufsim's 24-30 kB/s. The median large transfer sees 3 timeouts (2-4
+    # allowed); throughput falls with each timeout, and the paper's 10 kB/s
+    # is below the median of every class: those with at most 4 timeouts read
+    # 18 kB/s and more (checked at 1.5x the paper's value), the 5+ class
+    # comes nearest (15 kB/s in 120 s, 13 kB/s in 600 s). Little's law: the
+    # large transfers' bytes over their time in the system is 17-23 kB/s,
+    # and the median sits above it (1.3-1.4x) where the paper's value would
+    # sit below (0.4-0.6x).
+    f = dhamdhere2006.case_flows("open", 18, 120.0 if quick else 600.0)
+    g = f[(f["finished"] == 1.0) & (f["large"] == 1.0)]
+    assert 2 <= g["timeouts"].median() <= 4
+    by = g.groupby(g["timeouts"].clip(upper=5))["throughput_Bps"].median()
+    assert (by.diff().dropna() < 0).all()
+    assert by.loc[:4].min() > 15_000 and 10_000 < by.loc[5] < 20_000
+    mean_rate = g["bytes"].sum() / g["fct_s"].sum()
+    assert 15_000 < mean_rate < 25_000
+    assert 1.1 < g["throughput_Bps"].median() / mean_rate < 1.6
+
+
+def test_dhamdhere_bad_case_names_the_argument():
+    with pytest.raises(ValueError, match="traffic must be one of persistent, closed, open"):
+        dhamdhere2006.scenario("bursty", 18)
+    with pytest.raises(ValueError, match="variant_name must be one of rfc, delayed_ack"):
+        dhamdhere2006.scenario("open", 18, variant_name="cubic")
+    # A variant sets its fields in every flow group (persistent flows and mice).
+    s = dhamdhere2006.scenario("persistent", 18, 10, variant_name="delayed_ack")
+    assert [g["delayed_ack"] for g in s["flows"]] == [True, True]
+    assert s["name"] == "dhamdhere2006-persistent-B18-delayed_ack"
+
+
+#: Every claim's verdict on the quick table: a claim that moves category fails.
+QUICK_VERDICTS = {
+    "figure 1: open, B = 18": "agrees",
+    "figure 1: persistent, B = 18": "agrees",
+    "figure 1: closed, B = 18": "differs, explained",
+    "figure 1: open, B = 500": "differs, explained",
+    "figure 1: persistent, B = 500": "differs, explained",
+    "figure 1: closed, B = 500": "differs, explained",
+    "eq. (3): persistent, B = 500": "agrees",
+    "figure 1: how fast loss falls": "agrees",
+    "utilization: persistent, B = 18": "agrees",
+    "utilization: persistent, B = 500": "agrees",
+    "utilization: closed, B = 18": "differs, explained",
+    "utilization: closed, B = 500": "agrees",
+    "utilization: open, B = 18": "agrees",
+    "utilization: open, B = 500": "agrees",
+    "N long flows: persistent": "check",
+    "N long flows: closed": "agrees after tuning",
+    "N long flows: open": "differs, explained",
+    "figure 2: persistent flows": "differs, explained",
+    "figure 2: mice": "differs, explained",
+    "figure 3: mice, B = 18": "differs, explained",
+    "figure 3: mice, B = 500": "agrees",
+    "figure 2: variability": "differs, explained",
+    "figure 4: closed loop, large flows": "agrees",
+    "figure 4: closed loop, small flows": "agrees",
+    "figure 6: open loop": "agrees",
+    "figure 6: open loop, large flows, B = 18": "differs, unexplained",
+    "figure 6: open loop, large flows, B = 500": "differs, explained",
+    "figure 7: open loop, large flows, B = 500": "agrees",
+    "figure 7: open loop, large flows, B = 18": "agrees",
+}
+
+
+def test_dhamdhere_verdicts(quick_table):
+    c = dhamdhere2006.claims(quick_table("dhamdhere2006"))
+    assert dict(zip(c["claim"], c["verdict"])) == QUICK_VERDICTS
+
+
+def test_dhamdhere_claims_and_report(dhamdhere, tmp_path):
+    c = dhamdhere2006.claims(dhamdhere).set_index("claim")
+    assert c["why"].str.len().min() > 20
+    # Open loop at 18 packets: 12.7% in 120 s, 13.6% over 600 s and three
+    # seeds, the population wandering near the loop's capacity; the reason
+    # says so either way.
+    o18 = c.loc["figure 1: open, B = 18"]
+    assert o18["bufsim"] == pytest.approx(0.12, abs=0.03) and "population" in o18["why"]
+    # Those bufsim does not reproduce, each with its investigated reason.
+    for claim, needle in (
+        ("figure 1: persistent, B = 500", "eq. (3)"),
+        ("figure 1: closed, B = 18", "delayed ACKs"),
+        ("figure 6: open loop, large flows, B = 500", "statements conflict"),
+        ("utilization: closed, B = 18", "minimum RTO"),
+        ("figure 6: open loop, large flows, B = 18", "timeouts set bufsim's median"),
+    ):
+        assert c.loc[claim, "verdict"].startswith("differs"), (claim, c.loc[claim].to_dict())
+        assert needle in c.loc[claim, "why"], claim
+    # The persistent N is set by construction: a check, not an agreement.
+    assert c.loc["N long flows: persistent", "verdict"] == "check"
+    from bufsim.report import reproduction_report
+
+    page = reproduction_report("dhamdhere2006", table=dhamdhere)
+    for fig in ("loss_vs_buffer", "throughput_open", "loss_persistent"):
+        assert f'id="fig-{fig}"' in page
+    assert page.count('class="text agrees"') >= 9 and 'class="text explained"' in page
+    path = tmp_path / "dhamdhere2006.html"
+    path.write_text(page)
+    render_in_chromium(path, tmp_path, "dhamdhere2006")

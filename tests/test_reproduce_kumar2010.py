@@ -1,0 +1,276 @@
+"""Reproduction of paper 004 (Kumar et al. 2010) section III.B against what the paper reports.
+
+The quick version runs in `make test`; the full one is marked slow and runs
+in `make bench`. Each assertion states the paper's claim and the tolerance.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+from bufsim.reproduce import kumar2010
+from conftest import render_in_chromium
+
+
+@pytest.fixture(
+    scope="module",
+    params=[pytest.param(True, id="quick"), pytest.param(False, id="full", marks=pytest.mark.slow)],
+)
+def quick(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def kumar_table(quick):
+    return kumar2010.run(quick=quick)
+
+
+@pytest.fixture(scope="module")
+def kumar(kumar_table):
+    return kumar2010.pivot(kumar_table)
+
+
+def test_kumar_hstcp_above_ninety_percent_at_five_percent(kumar):
+    # Paper 004: "HSTCP and AIMD above 90% utilization at a buffer fraction of 0.05".
+    for x in kumar2010.SYNC:
+        assert kumar.loc[0.05, ("highspeed", x)] > 0.9
+    # AIMD: 0.911 (quick) / 0.898 (full, 10 x 3000 s) at X = 0.3, lower at
+    # larger X: its 10 Gbps sawtooth lasts about 1000 s, so 3000 s runs keep
+    # part of the start-up; we allow 0.88.
+    assert kumar.loc[0.05, ("aimd", 0.3)] > 0.88
+
+
+def test_kumar_less_synchronization_more_utilization(kumar):
+    # "Lower synchronization further improves the link utilization for HSTCP and AIMD."
+    for variant in ("highspeed", "aimd"):
+        for frac in (0.01, 0.05):
+            assert kumar.loc[frac, (variant, 0.3)] > kumar.loc[frac, (variant, 1.0)]
+
+
+def test_kumar_cubic_below_hstcp_at_small_buffers(kumar):
+    # "HSTCP performs better than CUBIC TCP with various buffer sizes."
+    for frac in (0.01, 0.05):
+        for x in kumar2010.SYNC:
+            assert kumar.loc[frac, ("cubic", x)] < kumar.loc[frac, ("highspeed", x)]
+
+
+def test_kumar_aimd_sync_closed_form():
+    # Synchronized halvings, buffer f x BDP: the aggregate window climbs from
+    # (1 + f) / 2 to 1 + f. f = 0: the classic 3/4; f = 0.05: 0.785 (hand:
+    # a = 0.525, ((1 - 0.2756) / 2 + 0.05) / 0.525 = 0.7851).
+    assert kumar2010.aimd_sync_utilization(0.0) == pytest.approx(0.75, abs=1e-12)
+    assert kumar2010.aimd_sync_utilization(0.05) == pytest.approx(0.7851, abs=1e-4)
+    assert kumar2010.aimd_sync_utilization(1.0) == 1.0
+
+
+def test_kumar_aimd_follows_the_synchronized_sawtooth_not_the_paper(kumar):
+    # Paper 004 figure 6(c): AIMD "more than 90% even for 5% of BDP" at X = 1.
+    # bufsim: 0.808 (quick) / 0.816 (full), within 0.05 of the closed form
+    # 0.785 and below the paper's 90%.
+    u = kumar.loc[0.05, ("aimd", 1.0)]
+    assert abs(u - kumar2010.aimd_sync_utilization(0.05)) < 0.05
+    assert u < 0.9
+
+
+def test_kumar_choices_measured(kumar_table):
+    t = kumar_table
+
+    def u(case, variant, x, frac=0.05):
+        return kumar2010._u(t, variant, x, frac, case)
+
+    # eq. (1) literally (decrease = "rate") cuts for every packet's worth of
+    # lost fluid: HighSpeed falls from 0.98-1.0 to below 0.7 at 5%.
+    for x in kumar2010.SYNC:
+        assert u("default", "highspeed", x) > 0.95
+        assert u("eq. (1) rate decrease", "highspeed", x) < 0.7
+    # CUBIC has no rate form; the case is absent rather than wrong.
+    assert math.isnan(u("eq. (1) rate decrease", "cubic", 0.3))
+    # The m_k draw and policy only matter below X = 1: at X = 1 every flow
+    # loses and the runs are identical.
+    for v in kumar2010.VARIANTS:
+        for case in ("m_k = ceil(XN)", "m_k sd 0.5 N", "random flows lose"):
+            assert u(case, v, 1.0) == pytest.approx(u("default", v, 1.0), abs=1e-12)
+    # The 4 ms default step agrees with 1 ms within 0.005 at X = 1; below,
+    # the step moves the congestion events and so the m_k draws: within 0.02
+    # (AIMD at X = 0.3, 2 seeds: 0.899 against 0.911).
+    for v in kumar2010.VARIANTS:
+        for x in kumar2010.SYNC:
+            tol = 0.005 if x == 1.0 else 0.02
+            assert u("step 1 ms", v, x) == pytest.approx(u("default", v, x), abs=tol)
+    # Slow start ends at the first congestion event, 1.2-1.5 s into every run.
+    first = t.loc[t["case"] == "default", "first_congestion_s"]
+    assert first.between(1.2, 1.5).all()
+
+
+#: Every claim's verdict on the quick table: a claim that moves category fails.
+QUICK_VERDICTS = {
+    "6(a): HSTCP at 5% of BDP": "agrees after tuning",
+    "6(c): AIMD at 5% of BDP": "differs, unexplained",
+    "6(a), 6(c): lower X, HSTCP and AIMD": "agrees",
+    "6(c): AIMD comparable to HSTCP": "differs, explained",
+    "6(b): CUBIC at 5% of BDP": "differs, unexplained",
+    "6(c): AIMD above CUBIC": "differs, unexplained",
+    "6(b): HSTCP above CUBIC": "agrees",
+    "6(b): CUBIC above 20% of BDP": "check",
+    "6(d): H-TCP at 5% of BDP": "agrees",
+    "section V: X matters little for CUBIC and H-TCP": "differs, explained",
+    "section III: measured from the first congestion event": "check",
+    "fluid calibrated by packet, 5% of BDP": "differs, explained",
+    "X is a minimum, sync_mean a mean": "check",
+    "packet engine's synchronization": "agrees",
+}
+
+
+def test_kumar_verdicts(quick_table):
+    c = kumar2010.claims(quick_table("kumar2010"))
+    assert dict(zip(c["claim"], c["verdict"])) == QUICK_VERDICTS
+    # HSTCP holds only with one cut per congestion event: a tuning, named.
+    hstcp = c.set_index("claim").loc["6(a): HSTCP at 5% of BDP"]
+    assert 'fluid.decrease = "event"' in hstcp["tuning"]
+
+
+def test_kumar_claims_and_report(kumar_table, tmp_path):
+    c = kumar2010.claims(kumar_table).set_index("claim")
+    assert c["why"].str.len().min() > 60
+    # The orderings the paper reports and bufsim's fluid engine does not:
+    # CUBIC above 90% at 5% for every X, AIMD below CUBIC. The fluid
+    # mechanism is measured (the cut's depth at X = 1), why the paper's own
+    # fluid model differs is not: unexplained until a packet-level check.
+    for claim, needle in (
+        ("6(c): AIMD at 5% of BDP", "closed form"),
+        ("6(b): CUBIC at 5% of BDP", "not found"),
+        ("6(c): AIMD above CUBIC", "cut"),
+    ):
+        assert c.loc[claim, "verdict"] == "differs, unexplained", (claim, c.loc[claim].to_dict())
+        assert needle in c.loc[claim, "why"], claim
+    for claim, needle in (
+        ("6(c): AIMD comparable to HSTCP", "one packet per RTT"),
+        ("section V: X matters little for CUBIC and H-TCP", "m_k"),
+    ):
+        assert c.loc[claim, "verdict"] == "differs, explained", (claim, c.loc[claim].to_dict())
+        assert needle in c.loc[claim, "why"], claim
+    assert c.loc["6(b): CUBIC at 5% of BDP", "bufsim"] > 0.95
+    assert c.loc["6(c): AIMD above CUBIC", "bufsim"] < -0.05
+    from bufsim.report import reproduction_report
+
+    page = reproduction_report("kumar2010", table=kumar_table)
+    for fig in (
+        "fig6a_highspeed",
+        "fig6b_cubic",
+        "fig6c_aimd",
+        "fig6d_htcp",
+        "choices",
+        "calibrated",
+        "calibrated_series",
+    ):
+        assert f'id="fig-{fig}"' in page
+    # The calibrated comparison's table is a section of its own.
+    assert 'id="calibrated"' in page and "fluid_cal" in page
+    assert page.count('class="text agrees"') >= 3 and 'class="text differs"' in page
+    path = tmp_path / "kumar2010.html"
+    path.write_text(page)
+    render_in_chromium(path, tmp_path, "kumar2010")
+
+
+def test_kumar_cli_writes_the_calibrated_table(kumar_table, quick, monkeypatch, tmp_path):
+    # `bufsim reproduce kumar2010` prints and writes the calibrated
+    # comparison beside the main table (the fixture's table stands in).
+    from bufsim.cli import app
+    from typer.testing import CliRunner
+
+    monkeypatch.setattr(kumar2010, "run", lambda quick, progress: kumar_table)
+    args = ["reproduce", "kumar2010", "--out", str(tmp_path)] + (["--quick"] if quick else [])
+    res = CliRunner().invoke(app, args, env={"COLUMNS": "250"})
+    assert res.exit_code == 0, res.output
+    assert "Fluid calibrated by packet" in res.output
+    written = pd.read_csv(tmp_path / f"kumar2010{'-quick' if quick else ''}-calibrated.csv")
+    pd.testing.assert_frame_equal(
+        written, kumar2010.calibrated(kumar_table).reset_index(drop=True), check_dtype=False
+    )
+
+
+@pytest.fixture(scope="module")
+def kumar_cal(kumar_table):
+    return kumar2010.calibrated(kumar_table)
+
+
+def test_kumar_calibrated_x_is_a_minimum(kumar_cal):
+    # Fluid calibrated by packet: X = the packet run's sync_mean. Paper 004
+    # eq. (8) makes X a minimum (m_k >= ceil(X N)), so the fluid's own
+    # measured sync at that X is at least X (exactly: every event draws
+    # whole flows), and at least the packet's; X matched on the measured
+    # sync is at most the packet's sync_mean and its fluid sync lies within
+    # 0.1 (one flow of ten) of the packet's.
+    t = kumar_cal[kumar_cal["packet_sync"].notna()]
+    assert len(t) >= 2
+    assert (t["packet_sync"].between(0.1, 1.0)).all()
+    assert (t["x_matched"] <= t["x_cal"] + 1e-9).all()
+    # (A fluid run without a congestion event after the warm-up has no
+    # measured sync: NaN, left out.)
+    assert (t["fluid_cal_sync"].dropna() >= t["x_cal"][t["fluid_cal_sync"].notna()] - 1e-9).all()
+    assert ((t["fluid_matched_sync"] - t["packet_sync"]).abs().dropna() <= 0.1).all()
+    # Runs without a congestion event after the warm-up have nothing to
+    # calibrate with: their calibrated columns are empty, not invented.
+    none = kumar_cal[kumar_cal["packet_sync"].isna()]
+    assert (none["packet_events"] == 0).all() and none["fluid_cal"].isna().all()
+
+
+def test_kumar_calibrated_agrees_only_where_bursts_fit(kumar_table, kumar_cal, quick):
+    if quick:
+        # The quick version (5% of BDP, 30 s, 10 s warm-up) cannot say
+        # whether the calibrated fluid agrees with the packet engine: the
+        # packet runs are still filling the pipe (slow start's overshoot
+        # leaves the windows at a third of it, 3-9 timeouts), 0.34-0.45
+        # against the fluid's 0.62-1.00, whose slow start ends at 1.3-1.5 s.
+        # What it asserts is that.
+        t = kumar_cal.set_index("variant")
+        assert (t["packet"] < 0.5).all() and t["packet_fill_s"].isna().all()
+        assert (t["packet_late"] < 0.6).all() and (t["packet_timeouts"] >= 3).all()
+        for x in kumar2010.SYNC:
+            assert t.loc["highspeed", f"fluid_x{x:g}"] > 0.95
+            assert (t[f"fluid_x{x:g}"] > t["packet"] + 0.2).all()
+        return
+    # The full version: 600 s runs (100 s warm-up) at 1%, 5% and 20% of BDP.
+    t = kumar_cal.set_index(["variant", "fraction"])
+    tol = kumar2010.CALIBRATED_TOL  # 0.03 utilization
+    # 20%: the calibrated fluid meets the packet engine within 0.005
+    # (HSTCP 1.000/1.000, CUBIC 0.990/0.994, H-TCP 0.919/0.924); the packet
+    # flows synchronize strongly (sync_mean 0.83-0.96 at 5% and 20%), and
+    # the paper's X = 0.3 would lift H-TCP to 1.000.
+    for v in ("highspeed", "cubic", "htcp"):
+        assert abs(t.loc[(v, 0.2), "fluid_cal"] - t.loc[(v, 0.2), "packet"]) <= tol, v
+        for f in (0.05, 0.2):
+            assert t.loc[(v, f), "packet_sync"] >= 0.8, (v, f)
+    assert t.loc[("htcp", 0.2), "fluid_x0.3"] > t.loc[("htcp", 0.2), "packet"] + 0.05
+    # 5%: HSTCP agrees (0.965/0.990); CUBIC and H-TCP are 0.15-0.17 below
+    # the fluid, still filling and losing at a mean queue under 5% of the
+    # buffer (205-232 of 7083 packets): bursts.
+    assert (
+        abs(t.loc[("highspeed", 0.05), "fluid_cal"] - t.loc[("highspeed", 0.05), "packet"]) <= tol
+    )
+    for v in ("cubic", "htcp"):
+        r = t.loc[(v, 0.05)]
+        assert r["fluid_cal"] - r["packet"] > 0.1 and r["packet_queue"] < 0.05 * r["buffer_pkts"]
+        assert r["packet_late"] > r["packet"] + 0.02
+    # 1%: packet 0.28-0.54 against 0.82-0.95, flat (second half within
+    # 0.03), at a mean queue under 25 of 1417 packets: a burst-loss steady
+    # state. HSTCP's 0.54 (queue 22) is the top: on the scenario's RTT
+    # lattice (80-260 ms in even steps); with the shortest RTT moved by
+    # 0.1-0.2 ms it reads 0.33-0.34 (queue 10-11).
+    one = kumar_cal[kumar_cal["fraction"] == 0.01]
+    assert (one["packet"] < 0.6).all() and (one["fluid_cal"] > 0.8).all()
+    assert (one["fluid_cal"] - one["packet"] > 0.3).all()
+    assert ((one["packet_late"] - one["packet"]).abs() < 0.03).all()
+    assert (one["packet_queue"] < 25).all()
+    # AIMD climbs from slow start's overshoot at 0.063 of the link per 100 s:
+    # no congestion event at 5% and 20% within 600 s, nothing to calibrate.
+    for f in (0.05, 0.2):
+        assert t.loc[("aimd", f), "packet_events"] == 0
+        assert 0.5 < t.loc[("aimd", f), "packet"] < t.loc[("aimd", f), "packet_late"] < 0.9
+    c = kumar2010.claims(kumar_table).set_index("claim")
+    assert c.loc["fluid calibrated by packet, 20% of BDP", "verdict"] == "agrees"
+    for f in ("1%", "5%"):
+        assert c.loc[f"fluid calibrated by packet, {f} of BDP", "verdict"] == "differs, explained"
+    assert c.loc["packet engine's synchronization", "verdict"] == "differs, explained"
