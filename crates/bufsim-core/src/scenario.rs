@@ -260,6 +260,12 @@ struct RawFlows {
     #[serde(default)]
     delayed_ack: Option<bool>,
     #[serde(default)]
+    delack_timeout: Option<Dur>,
+    #[serde(default)]
+    quick_acks: Option<i64>,
+    #[serde(default)]
+    push_ack: Option<bool>,
+    #[serde(default)]
     prr: Option<bool>,
     #[serde(default)]
     recovery: Option<String>,
@@ -453,8 +459,18 @@ pub struct FlowGroup {
     pub stack: Stack,
     /// Selective acknowledgments (RFC 2018 / RFC 6675 recovery).
     pub sack: bool,
-    /// Delayed ACKs (RFC 1122 / RFC 5681 section 4.2: ACK every second segment, 200 ms timer).
+    /// Delayed ACKs (RFC 1122 / RFC 5681 section 4.2: ACK every second
+    /// segment, an owed ACK sent at the latest after `delack_timeout`).
     pub delayed_ack: bool,
+    /// The delayed-ACK timer (the profile's: 200 ms `rfc` and `ns3`, 40 ms `linux`).
+    #[serde(serialize_with = "units::ser_secs", rename = "delack_timeout_s")]
+    pub delack_timeout: SimTime,
+    /// In-order segments acknowledged at once when a flow starts, before
+    /// delayed ACKs begin (the profile's: 16 `linux`, 1 `ns3`, 0 `rfc`).
+    pub quick_acks: u32,
+    /// With delayed ACKs, a transfer's last segment is acknowledged at once
+    /// (the profile's: on in `linux`, off in `rfc` and `ns3`).
+    pub push_ack: bool,
     /// Proportional Rate Reduction (RFC 9937) in SACK fast recovery.
     pub prr: bool,
     /// Loss detection: `false` RFC 6675's DupThresh (`recovery =
@@ -489,7 +505,9 @@ pub struct FlowGroup {
     pub users: Option<u32>,
     /// Closed loop: think time between a completion and the user's next transfer.
     pub think: Option<ThinkDist>,
-    /// One RTT of connection setup before the first data packet.
+    /// A SYN/SYN-ACK exchange of one RTT before the first data packet, whose
+    /// round trip is the sender's first RTT sample (the profile's: on in
+    /// `linux` and `ns3`, off in `rfc`).
     pub connection_setup: bool,
     /// Open loop: cap on simultaneously active transfers (arrivals beyond it are refused).
     pub max_active: Option<u32>,
@@ -1001,7 +1019,7 @@ fn resolve_group(
         offered_load: t.load,
         users,
         think: t.think,
-        connection_setup: f.connection_setup.unwrap_or(false),
+        connection_setup: f.connection_setup.unwrap_or(r.handshake),
         max_active: t.max_active,
         rtt_draw,
         begin,
@@ -1020,6 +1038,9 @@ fn resolve_group(
         stack: r.stack,
         sack: r.sack,
         delayed_ack: r.delayed_ack,
+        delack_timeout: r.delack_timeout,
+        quick_acks: r.quick_acks,
+        push_ack: r.push_ack,
         prr: r.prr,
         rack: r.rack,
         hystart: r.hystart,
@@ -1190,6 +1211,10 @@ struct Recovery {
     iw: i64,
     min_rto: SimTime,
     delayed_ack: bool,
+    delack_timeout: SimTime,
+    quick_acks: u32,
+    push_ack: bool,
+    handshake: bool,
     hystart: bool,
     abc: bool,
 }
@@ -1261,6 +1286,25 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
     check(min_rto >= SimTime::from_millis(1), &p("min_rto"), || {
         format!("must be >= 1ms, got {min_rto}")
     })?;
+    let delack_timeout = f
+        .delack_timeout
+        .map(|d| d.0)
+        .unwrap_or(profile.delack_timeout);
+    //= RFC 5681 section 4.2 (RFC 1122 4.2.3.2): the delay "MUST be less
+    //= than 0.5 seconds".
+    check(
+        delack_timeout >= SimTime::from_millis(1) && delack_timeout < SimTime::from_millis(500),
+        &p("delack_timeout"),
+        || {
+            format!(
+                "must be at least 1ms and less than 500ms (RFC 5681 section 4.2), got {delack_timeout}"
+            )
+        },
+    )?;
+    let quick_acks = f.quick_acks.unwrap_or(profile.quick_acks as i64);
+    check((0..=1000).contains(&quick_acks), &p("quick_acks"), || {
+        format!("must be a whole number of segments from 0 to 1000, got {quick_acks}")
+    })?;
     Ok(Recovery {
         stack,
         sack,
@@ -1270,6 +1314,10 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         iw,
         min_rto,
         delayed_ack: f.delayed_ack.unwrap_or(profile.delayed_ack),
+        delack_timeout,
+        quick_acks: quick_acks as u32,
+        push_ack: f.push_ack.unwrap_or(profile.push_ack),
+        handshake: profile.handshake,
         hystart: f.hystart.unwrap_or(profile.hystart),
         abc: f.abc.unwrap_or(profile.abc),
     })

@@ -118,10 +118,6 @@ use crate::units::{BitsPerSec, SimTime};
 use collect::Collector;
 use trace::Trace;
 
-//= RFC 5681 section 4.2: an ACK "MUST be generated within 500 ms of the
-//= arrival of the first unacknowledged packet"; 200 ms is the common timer.
-const DELACK_TIMEOUT: SimTime = SimTime(200_000_000_000);
-
 /// Call the progress hook every this many events.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
@@ -132,7 +128,8 @@ const SLOT_TX_DONE: usize = 0;
 enum Ev {
     /// Flow (slot) begins: persistent or `count` flow at its start time.
     Start(u32),
-    /// Connection set up (one RTT after the start): first data packet.
+    /// Connection set up (one RTT after the start): the handshake's round
+    /// trip is the sender's first RTT sample; first data packet.
     Data(u32),
     /// Next Poisson arrival of open-loop group `g`.
     Arrival(u32),
@@ -289,7 +286,9 @@ impl Flow {
         Flow {
             sender: Sender::new(cfg, AnyCc::new(&grp.cc)),
             receiver: Receiver::new(grp.sack, grp.delayed_ack)
-                .ecn_per_packet(grp.cc.ecn_per_packet()),
+                .ecn_per_packet(grp.cc.ecn_per_packet())
+                .delayed_ack_timing(grp.quick_acks, grp.delack_timeout)
+                .push_at(if grp.push_ack { limit } else { u64::MAX }),
             mss: grp.mss_bytes,
             access_delay: access - lag,
             return_delay: rtt - access + lag,
@@ -343,7 +342,7 @@ impl Flow {
     /// of flow `f` unless it runs already.
     fn arm_delack(&mut self, t: SimTime, f: u32, events: &mut EventQueue<Ev>) {
         if self.delack_at == SimTime::MAX {
-            self.delack_at = t + DELACK_TIMEOUT;
+            self.delack_at = t + self.receiver.delack_timeout;
             events.push(self.delack_at, Ev::DelAck(f));
         }
     }
@@ -570,6 +569,16 @@ impl<'s> Sim<'s> {
         }
     }
 
+    /// Flow `f`'s SYN-ACK arrives one RTT after its SYN: that round trip is
+    /// its first RTT sample (RFC 6298 (2.2)), and data begins. The SYN and
+    /// SYN-ACK are small and cross the path without queueing here (in a
+    /// FIFO the SYN would wait behind the queue: not modelled).
+    fn connected(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        flow.sender.handshake_sample(flow.rtt);
+        self.pump(f);
+    }
+
     /// Next Poisson arrival of open-loop group `g`.
     fn arrival(&mut self, g: u32) {
         let gap = self.traffic[g as usize].gap();
@@ -666,7 +675,7 @@ impl<'s> Sim<'s> {
             }
             match ev {
                 Ev::Start(f) => self.begin(f),
-                Ev::Data(f) => self.pump(f),
+                Ev::Data(f) => self.connected(f),
                 Ev::Arrival(g) => self.arrival(g),
                 Ev::Wake(u) => self.wake(u),
                 Ev::AccessHead(f) => self.access_head(f),

@@ -4,6 +4,7 @@
 
 use crate::net::{Ack, MAX_SACK_BLOCKS};
 use crate::tcp::ranges::Ranges;
+use crate::units::SimTime;
 
 /// What the receiver wants done after a segment arrives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +40,14 @@ pub struct Receiver {
     force_now: bool,
     /// The last segment was a duplicate: the next ACK reports it (D-SACK).
     dup: bool,
+    /// In-order segments still to acknowledge at once before delayed ACKs
+    /// begin (Linux's quick-ACK mode at the start of a connection).
+    quick: u32,
+    /// How long an owed ACK may be held (the delayed-ACK timer).
+    pub delack_timeout: SimTime,
+    /// Acknowledge at once once `rcv_nxt` reaches this (the end of a
+    /// transfer, with `push_ack`; `u64::MAX`: never).
+    push_at: u64,
 }
 
 impl Receiver {
@@ -57,7 +66,28 @@ impl Receiver {
             per_packet: false,
             force_now: false,
             dup: false,
+            quick: 0,
+            //= RFC 5681 section 4.2: "MUST be generated within 500 ms";
+            //= 200 ms is the common timer (set by the stack profile).
+            delack_timeout: SimTime::from_millis(200),
+            push_at: u64::MAX,
         }
+    }
+
+    /// With delayed ACKs, acknowledge the first `n` in-order segments at
+    /// once, and hold an owed ACK at most `timeout` (the stack profile's
+    /// quick-ACK start and delayed-ACK timer, `tcp::stack`).
+    pub fn delayed_ack_timing(mut self, n: u32, timeout: SimTime) -> Receiver {
+        self.quick = n;
+        self.delack_timeout = timeout;
+        self
+    }
+
+    /// Acknowledge at once the segment that completes a transfer of `end`
+    /// segments (`push_ack`, `tcp::stack`), instead of holding its ACK.
+    pub fn push_at(mut self, end: u64) -> Receiver {
+        self.push_at = end;
+        self
     }
 
     /// With `on`, echo CE marks per packet as a DCTCP receiver (RFC 8257
@@ -94,6 +124,18 @@ impl Receiver {
             //= RFC 5681 section 4.2: "an immediate ACK SHOULD be generated
             //= when a segment arrives that fills in all or part of a gap".
             if had_gap || !self.delayed_ack || force_now {
+                self.unacked = 0;
+                return AckAction::Now;
+            }
+            //= net/ipv4/tcp_input.c __tcp_ack_snd_check: in quick-ACK mode
+            //= (tcp_in_quickack_mode) every segment is acknowledged at once;
+            //= tcp_dec_quickack_mode counts the mode down per ACK sent.
+            if self.quick > 0 {
+                self.quick -= 1;
+                self.unacked = 0;
+                return AckAction::Now;
+            }
+            if self.rcv_nxt >= self.push_at {
                 self.unacked = 0;
                 return AckAction::Now;
             }
@@ -160,6 +202,8 @@ impl Receiver {
     pub fn holds_ack(&self, seq: u64, bits: u8) -> bool {
         let ce_flips = self.per_packet && (bits & crate::net::CE != 0) != self.ece;
         self.delayed_ack
+            && self.quick == 0
+            && seq + 1 < self.push_at
             && seq == self.rcv_nxt
             && self.ooo.is_empty()
             && self.unacked == 0
@@ -329,14 +373,20 @@ mod tests {
     proptest! {
         /// `holds_ack` answers what `on_ecn` and `on_segment` then do, over
         /// random arrivals (in order, reordered, duplicated), CE marks,
-        /// CWR bits and delayed-ACK timer expiries, for both echo modes.
+        /// CWR bits and delayed-ACK timer expiries, for both echo modes,
+        /// with and without quick ACKs at the start and a transfer end.
         #[test]
         fn holds_ack_predicts_a_held_ack(
             steps in proptest::collection::vec((0u64..3, 0u8..8, 0u8..10), 1..300),
             per_packet: bool,
             sack: bool,
+            quick in 0u32..20,
+            end in proptest::option::of(1u64..200),
         ) {
-            let mut r = Receiver::new(sack, true).ecn_per_packet(per_packet);
+            let mut r = Receiver::new(sack, true)
+                .ecn_per_packet(per_packet)
+                .delayed_ack_timing(quick, SimTime::from_millis(40))
+                .push_at(end.unwrap_or(u64::MAX));
             let mut next = 0u64;
             for (jump, bits, timer) in steps {
                 if timer == 0 {
@@ -381,6 +431,31 @@ mod tests {
         assert!(!r.ack().dsack);
         r.on_segment(7);
         assert!(r.ack().dsack);
+    }
+
+    #[test]
+    fn quick_acks_then_delayed_and_the_last_segment_at_once() {
+        // Linux's start: 3 quick ACKs here (16 in the profile), then every
+        // second segment; the segment that completes a 6-segment transfer
+        // is acknowledged at once (push_ack) although it is a lone one.
+        use AckAction::{Delay, Now};
+        let mut r = Receiver::new(true, true)
+            .delayed_ack_timing(3, SimTime::from_millis(40))
+            .push_at(6);
+        let got: Vec<AckAction> = (0..6).map(|s| r.on_segment(s)).collect();
+        assert_eq!(got, [Now, Now, Now, Delay, Now, Now]);
+        assert_eq!(r.delack_timeout, SimTime::from_millis(40));
+        // Without push_at the last segment waits for the timer.
+        let mut r = Receiver::new(true, true).delayed_ack_timing(3, SimTime::from_millis(40));
+        let got: Vec<AckAction> = (0..6).map(|s| r.on_segment(s)).collect();
+        assert_eq!(got, [Now, Now, Now, Delay, Now, Delay]);
+        // holds_ack agrees: not during the quick ACKs, not for the last segment.
+        let r = Receiver::new(true, true).delayed_ack_timing(1, SimTime::from_millis(40));
+        assert!(!r.holds_ack(0, 0));
+        let mut r = Receiver::new(true, true).push_at(2);
+        assert!(r.holds_ack(0, 0));
+        assert_eq!(r.on_segment(0), AckAction::Delay);
+        assert!(!r.holds_ack(1, 0));
     }
 
     #[test]

@@ -579,6 +579,13 @@ impl Sender {
         self.pump(now, out);
     }
 
+    /// The connection's handshake took round trip `r` (SYN to SYN-ACK):
+    /// the first RTT sample, before any data (RFC 6298 (2.2); Linux
+    /// tcp_ack_update_rtt on the SYN-ACK, ns-3 EstimateRtt).
+    pub fn handshake_sample(&mut self, r: SimTime) {
+        self.rtt.sample(r);
+    }
+
     /// Process an ACK; then sends what the windows allow.
     pub fn on_ack(&mut self, ack: &Ack, now: SimTime, out: &mut Vec<u64>) {
         let mut newly_sacked = 0;

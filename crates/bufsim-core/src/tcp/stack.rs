@@ -81,6 +81,20 @@ pub struct StackDefaults {
     pub abc: bool,
     /// ssthresh after a timeout inside a loss episode.
     pub rto_ssthresh: RtoSsthresh,
+    /// A SYN/SYN-ACK exchange of one RTT before the first data segment,
+    /// whose round trip is the sender's first RTT sample (RFC 6298 (2.2)),
+    /// so that the first RTO is computed from it instead of the 1 s of
+    /// RFC 6298 (2.1).
+    pub handshake: bool,
+    /// The delayed-ACK timer: how long a receiver holds an ACK owed for a
+    /// single in-order segment.
+    pub delack_timeout: SimTime,
+    /// In-order segments acknowledged at once when a connection starts,
+    /// before delayed ACKs begin (Linux's quick-ACK mode).
+    pub quick_acks: u32,
+    /// The receiver acknowledges the last segment of a transfer at once
+    /// instead of holding it for the delayed-ACK timer.
+    pub push_ack: bool,
 }
 
 impl Stack {
@@ -119,6 +133,14 @@ impl Stack {
                 //= RFC 5681 section 3.1 eq. (2): "cwnd += min (N, SMSS)" per ACK.
                 abc: false,
                 rto_ssthresh: RtoSsthresh::Rfc5681,
+                // The papers' ns-2 runs start sending at once (no SYN), so
+                // the first RTO is RFC 6298 (2.1)'s 1 s.
+                handshake: false,
+                //= RFC 5681 section 4.2: the delay "MUST be less than 0.5
+                //= seconds"; 200 ms is the common timer (BSD's, ns-2's).
+                delack_timeout: SimTime::from_millis(200),
+                quick_acks: 0,
+                push_ack: false,
             },
             Stack::Linux => StackDefaults {
                 //= include/net/tcp.h TCP_INIT_CWND = 10 (RFC 6928).
@@ -128,9 +150,8 @@ impl Stack {
                 //= bufsim floors the whole RTO, as RFC 6298 (2.4).)
                 min_rto: SimTime::from_millis(200),
                 //= net/ipv4/tcp_input.c __tcp_ack_snd_check: an ACK for every
-                //= second full-sized segment, otherwise delayed. (Linux's
-                //= quick-ACK start, up to 16 immediate ACKs, and its 40 ms
-                //= adaptive timer are not modelled: bufsim's timer is 200 ms.)
+                //= second full-sized segment, otherwise delayed (after the
+                //= quick-ACK start, `quick_acks` below).
                 delayed_ack: true,
                 //= net/ipv4/tcp_input.c tcp_cwnd_reduction, called for every
                 //= controller in Recovery: PRR is always on, with the
@@ -152,6 +173,30 @@ impl Stack {
                 //= net/ipv4/tcp_input.c tcp_enter_loss: ssthresh is recomputed
                 //= only from the Open/Disorder states.
                 rto_ssthresh: RtoSsthresh::Keep,
+                //= net/ipv4/tcp_input.c tcp_rcv_synsent_state_process -> tcp_ack
+                //= -> tcp_clean_rtx_queue: the SYN-ACK acknowledges the SYN and
+                //= its round trip is the first RTT sample (tcp_ack_update_rtt).
+                handshake: true,
+                //= include/net/tcp.h TCP_ATO_MIN = TCP_DELACK_MIN = HZ / 25
+                //= (40 ms): the ACK timeout a connection starts with, and the
+                //= one tcp_event_data_recv keeps while segments arrive less
+                //= than TCP_ATO_MIN / 2 apart (any flow that fills a window).
+                //= It grows toward TCP_DELACK_MAX (200 ms) only for segments
+                //= arriving further apart, which bufsim does not model.
+                delack_timeout: SimTime::from_millis(40),
+                //= net/ipv4/tcp_input.c tcp_init_transfer ->
+                //= tcp_enter_quickack_mode(sk, TCP_MAX_QUICKACKS): the first
+                //= 16 segments are acknowledged at once (include/net/tcp.h
+                //= TCP_MAX_QUICKACKS = 16; tcp_incr_quickack caps it at half
+                //= the receive window in segments, at least 16 with a 64 KB
+                //= initial window).
+                quick_acks: 16,
+                //= net/ipv4/tcp.c tcp_cleanup_rbuf: when the application reads
+                //= data that came with PSH (the end of what the peer wrote,
+                //= ICSK_ACK_PUSHED) and an ACK is scheduled, it is sent at
+                //= once; so the last segment of a transfer is not held for
+                //= the timer.
+                push_ack: true,
             },
             Stack::Ns3 => StackDefaults {
                 //= ns-3 TcpSocket attribute InitialCwnd (default 10).
@@ -173,6 +218,18 @@ impl Stack {
                 //= ns-3 TcpSocketBase::ReTxTimeout: ssthresh = GetSsThresh(tcb,
                 //= BytesInFlight()) unless already in CA_LOSS.
                 rto_ssthresh: RtoSsthresh::Pipe,
+                //= ns-3 TcpSocketBase::ProcessSynSent: the SYN-ACK completes the
+                //= handshake and DoForwardUp's EstimateRtt takes its round trip.
+                handshake: true,
+                //= ns-3 TcpSocket attribute DelAckTimeout (default 200 ms).
+                delack_timeout: SimTime::from_millis(200),
+                //= ns-3 TcpSocketBase::ProcessSynSent/ProcessSynRcvd: "Always
+                //= respond to first data packet to speed up the connection"
+                //= (m_delAckCount = m_delAckMaxCount).
+                quick_acks: 1,
+                // ns-3's receiver holds any single segment for DelAckTimeout,
+                // the last of a transfer too (TcpSocketBase::ReceivedData).
+                push_ack: false,
             },
         }
     }
