@@ -113,6 +113,16 @@ def render_in_chromium(page: Path, tmp: Path, name: str) -> None:
     assert page_requests == [], page_requests
 
 
+@pytest.fixture(
+    scope="module",
+    params=[pytest.param(True, id="quick"), pytest.param(False, id="full", marks=pytest.mark.slow)],
+)
+def quick(request):
+    """A reproduction's length, for the tests that run both: the quick one in
+    ``make test``, the full one (marked slow) in ``make bench``."""
+    return request.param
+
+
 @pytest.fixture(scope="session")
 def quick_table():
     """``quick_table(name)``: the quick run table of reproduction ``name``

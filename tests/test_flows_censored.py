@@ -56,29 +56,33 @@ def test_censored_quantile_edges():
     assert censored_mean([0.1, 1, 3], [False, True, True]) == (pytest.approx(2.0), True)
 
 
+#: 100 transfers of 64 KB start together at 0.1 s behind 8 long CUBIC flows
+#: on a 10 Gbps port with a 20-packet buffer (the rfc stack: no handshake).
+INCAST = {
+    "duration": "0.5s",
+    "warmup": "0s",
+    "link": {"capacity": "10Gbps", "delay": "5us", "buffer": "20pkt"},
+    "flows": [
+        {"count": 8, "tcp": "cubic", "rtt": {"min": "20us", "max": "100us"}, "mss": "1500B"},
+        {
+            "count": 100,
+            "tcp": "cubic",
+            "rtt": "50us",
+            "mss": "1500B",
+            "size": "64KB",
+            "start": "0.1s",
+        },
+    ],
+}
+
+
 def test_incast_fct_counts_every_transfer_started():
     # 100 transfers of 64 KB start together behind 8 long CUBIC flows on a
     # 10 Gbps port with 20 packets of buffer: they lose their first window
     # and, with no RTT sample, wait for the 1 s initial RTO (RFC 6298 (2.1))
     # while the run ends 0.4 s later. None finishes, so the p99 completion
     # time is only known to be >= 0.4 s, and says so.
-    raw = {
-        "duration": "0.5s",
-        "warmup": "0s",
-        "link": {"capacity": "10Gbps", "delay": "5us", "buffer": "20pkt"},
-        "flows": [
-            {"count": 8, "tcp": "cubic", "rtt": {"min": "20us", "max": "100us"}, "mss": "1500B"},
-            {
-                "count": 100,
-                "tcp": "cubic",
-                "rtt": "50us",
-                "mss": "1500B",
-                "size": "64KB",
-                "start": "0.1s",
-            },
-        ],
-    }
-    s = bufsim.simulate(raw).summary
+    s = bufsim.simulate(INCAST).summary
     assert s["flows_started_small"] == 100
     assert s["flows_completed_small"] <= 5
     assert s["fct_p99_small_s"] == pytest.approx(0.4, abs=1e-9)
@@ -93,24 +97,8 @@ def test_advise_never_judges_a_completion_time_on_the_transfers_that_finished(tm
     # within the run, so the p99 FCT objective is never judged met (it once
     # read "45 packets, feasible" from 3 finished transfers of 100), and the
     # advice says why: how many were unfinished and the lower bound.
-    raw = {
-        "duration": "0.5s",
-        "warmup": "0s",
-        "link": {"capacity": "10Gbps", "delay": "5us", "buffer": "20pkt"},
-        "flows": [
-            {"count": 8, "tcp": "cubic", "rtt": {"min": "20us", "max": "100us"}, "mss": "1500B"},
-            {
-                "count": 100,
-                "tcp": "cubic",
-                "rtt": "50us",
-                "mss": "1500B",
-                "size": "64KB",
-                "start": "0.1s",
-            },
-        ],
-    }
     a = bufsim.advise(
-        raw, ["utilization>=0.95", "fct_p99_small<=5ms"], quick=True, store=tmp_path / "store"
+        INCAST, ["utilization>=0.95", "fct_p99_small<=5ms"], quick=True, store=tmp_path / "store"
     )
     assert not a.feasible
     note = next(n for n in a.notes if n.startswith("fct_p99_small_s cannot be judged"))

@@ -11,14 +11,6 @@ import pytest
 from bufsim.reproduce import avrachenkov2006
 
 
-@pytest.fixture(
-    scope="module",
-    params=[pytest.param(True, id="quick"), pytest.param(False, id="full", marks=pytest.mark.slow)],
-)
-def quick(request):
-    return request.param
-
-
 @pytest.fixture(scope="module")
 def avrachenkov(quick, request):
     if quick:

@@ -12,14 +12,6 @@ import pytest
 from bufsim.reproduce import barman2005
 
 
-@pytest.fixture(
-    scope="module",
-    params=[pytest.param(True, id="quick"), pytest.param(False, id="full", marks=pytest.mark.slow)],
-)
-def quick(request):
-    return request.param
-
-
 @pytest.fixture(scope="module")
 def barman(quick):
     return barman2005.run(quick=quick).set_index("fraction")

@@ -11,14 +11,6 @@ from bufsim.reproduce import dhamdhere2006
 from conftest import render_in_chromium
 
 
-@pytest.fixture(
-    scope="module",
-    params=[pytest.param(True, id="quick"), pytest.param(False, id="full", marks=pytest.mark.slow)],
-)
-def quick(request):
-    return request.param
-
-
 @pytest.fixture(scope="module")
 def dhamdhere(quick):
     return dhamdhere2006.run(quick=quick)

@@ -14,14 +14,6 @@ from bufsim.reproduce import kumar2010
 from conftest import render_in_chromium
 
 
-@pytest.fixture(
-    scope="module",
-    params=[pytest.param(True, id="quick"), pytest.param(False, id="full", marks=pytest.mark.slow)],
-)
-def quick(request):
-    return request.param
-
-
 @pytest.fixture(scope="module")
 def kumar_table(quick):
     return kumar2010.run(quick=quick)
