@@ -347,6 +347,14 @@ def _reproduction_sections(name: str, table: pd.DataFrame, *, prefix: str = "") 
     for col in ("paper", "why"):
         # Code spans hold formulas; the table shows them as plain text.
         claims[col] = claims[col].astype(str).str.replace("`", "", regex=False)
+    # Columns no claim of this paper uses (no tolerance, no seed spread, no
+    # tuning) would only narrow the reasons.
+    empty = [
+        c
+        for c in ("tolerance", "tolerance_source", "spread", "tuning")
+        if claims[c].isna().all() or (claims[c].astype(str) == "").all()
+    ]
+    claims = claims.drop(columns=empty)
     sections = [
         verdicts,
         Section(
