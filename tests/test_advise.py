@@ -724,3 +724,39 @@ def test_advice_states_its_scenario_stack_and_provenance(web_mix):
     assert "How it was computed" in page and "stack rfc" in page and "bufsim version" in page
     assert a.to_dict()["provenance"]["packet runs"] == len(packet)
     assert "<li>" in a.scenario._repr_html_()
+
+
+def test_engines_that_disagree_say_so_and_why():
+    # The 5000-flow backbone port of issue 36 in miniature: the fluid scan
+    # (every flow cutting at each overflow) puts the edge at 2896 packets,
+    # the packet engine answers 128, where it measured a loss
+    # synchronization of 0.19 and many timeouts. The note says which engine
+    # decides, by how much the fluid differs and the measured reasons.
+    from types import SimpleNamespace
+
+    from bufsim.advise import _engine_gap_notes
+
+    runs = pd.DataFrame(
+        {
+            "engine": ["fluid", "packet", "packet"],
+            "buffer_pkts": [2896.0, 128.0, 128.0],
+            "sync_mean": [1.0, 0.18, 0.20],
+            "timeouts": [0.0, 27000.0, 28000.0],
+            "active_flows_mean": [5000.0, 5000.0, 5000.0],
+        }
+    )
+    s = SimpleNamespace(
+        guess_up=1,
+        grid=[128, 2896],
+        runs=[runs],
+        fluid_table=runs[runs["engine"] == "fluid"],
+        norm={"duration_s": 32.0, "warmup_s": 15.0},
+        fluid_raw={},
+    )
+    (note,) = _engine_gap_notes(s, 128.0, True)
+    assert note.startswith("engines disagree: the packet engine decides (128 packets)")
+    assert "edge at 2896 packets (22.6x)" in note and "sync_mean" in note
+    assert "0.19" in note and "0.324 timeouts per flow per second" in note
+    assert "fluid form overstates the buffer" in note
+    # Within a factor of two: nothing to say.
+    assert _engine_gap_notes(s, 2048.0, True) == []

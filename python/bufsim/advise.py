@@ -1461,6 +1461,50 @@ class _Search:
         return conv, notes
 
 
+#: A fluid-scan edge more than this factor away from the packet engine's
+#: answer (either way) is reported with the likely reasons.
+ENGINE_GAP = 2.0
+
+
+def _engine_gap_notes(s: _Search, rec: float, feasible: bool) -> list[str]:
+    """A note when the fluid scan's edge (of the objectives that grow with
+    the buffer) and the packet engine's answer differ by more than
+    :data:`ENGINE_GAP`: the packet engine decides, and the note gives what
+    the fluid form assumes against what the packet runs measured there (loss
+    synchronization, timeouts), the usual reasons for the gap."""
+    if s.guess_up is None or not feasible or rec != rec or s.fluid_table.empty:
+        return []
+    fluid = float(s.grid[s.guess_up])
+    ratio = fluid / rec
+    if 1 / ENGINE_GAP <= ratio <= ENGINE_GAP:
+        return []
+    runs = pd.concat(s.runs, ignore_index=True)
+    g = runs[(runs["engine"] == "packet") & (runs["buffer_pkts"] == float(rec))]
+    window = float(s.norm["duration_s"] - s.norm["warmup_s"])
+    sync = float(g["sync_mean"].mean())
+    timeouts = float((g["timeouts"] / g["active_flows_mean"].clip(lower=1)).mean() / window)
+    x = (s.fluid_raw.get("fluid") or {}).get("sync")
+    assumed = (
+        "every flow cutting its window at each overflow (fluid.sync unset)"
+        if x is None
+        else f"at least {x:g} of the flows cutting at each overflow (fluid.sync)"
+    )
+    why = (
+        ": with fewer flows cutting per loss event, less buffer keeps the link busy, so the "
+        "fluid form overstates the buffer; a fluid scan at the measured synchronization "
+        "(fluid.sync) would come closer"
+        if ratio > 1 and sync < 0.5
+        else ""
+    )
+    return [
+        f"engines disagree: the packet engine decides ({rec:g} packets); the fluid scan put "
+        f"the edge at {fluid:g} packets ({ratio:.3g}x). The fluid form has {assumed}; the "
+        f"packet runs at {rec:g} packets measured a loss synchronization of {sync:.2f} "
+        f"(sync_mean) and {timeouts:.3g} timeouts per flow per second, which the fluid model "
+        f"has no notion of{why}"
+    ]
+
+
 def _judged(runs: pd.DataFrame, key: str) -> np.ndarray:
     """The runs' values of metric ``key`` as objectives judge them: a
     completion-time statistic that is only a lower bound (its ``_censored``
@@ -1632,6 +1676,7 @@ def advise(
     edges = s.packet_search()
     notes += edges.notes
     feasible, rec, rng, binding = s.verdict(edges)
+    notes += _engine_gap_notes(s, rec, feasible)
     if fluid_note:
         rules.append(_row("fluid scan", math.nan, True, fluid_note))
     table = pd.DataFrame(rules, columns=["source", "buffer_pkts", "applies", "note"])
