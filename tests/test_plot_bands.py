@@ -102,3 +102,18 @@ def test_a_buffer_relative_to_the_bdp_is_one_point():
     assert (
         len(c) == 1 and c["x"].iloc[0] == pytest.approx(862.333, rel=1e-5) and c["n"].iloc[0] == 3
     )
+
+
+def test_time_and_rate_axes_read_as_the_cli_prints_them():
+    t = pd.DataFrame(
+        {
+            "engine": ["packet"] * 4,
+            "buffer_pkts": [10.0, 10.0, 100.0, 100.0],
+            "p99_queue_delay_s": [0.002, 0.003, 0.04, 0.05],
+        }
+    )
+    fig = plot.buffer_curves(t, "p99_queue_delay_s")
+    fig.canvas.draw()
+    labels = [x.get_text() for x in fig.axes[0].get_yticklabels() if x.get_text()]
+    assert labels and all(label.endswith("s") for label in labels), labels
+    assert any(label.endswith(" ms") for label in labels), labels

@@ -35,6 +35,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from bufsim import fmt
 from bufsim._stats import t_half_width
 
 if TYPE_CHECKING:
@@ -66,8 +67,6 @@ def value_range(metric: str) -> tuple[float, float]:
     """The values ``metric`` can take: ``(0, 1)`` for fractions (utilization,
     loss, Jain's index, synchronization, completion), ``(0, inf)`` for
     times, rates, sizes, counts and ratios (slowdowns), ``(-inf, inf)`` otherwise."""
-    from bufsim import fmt
-
     if metric in FRACTIONS or metric.startswith("completion_"):
         return 0.0, 1.0
     if fmt.unit_of(metric) or metric.startswith(("slowdown", "timeouts", "flows_", "drops")):
@@ -336,6 +335,10 @@ def buffer_curves(
         and positive.max() > 100 * positive.min()
     ):
         ax.set_yscale("log")
+    if fmt.unit_of(metric) in ("s", "bps", "B"):
+        # Ticks read as the CLI and the report print the metric (152.6 us, 9.999 Gbps).
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.metric(metric, v, digits=3)))
+        ax.yaxis.set_minor_formatter(NullFormatter())
     lo_n, hi_n = int(c["n"].min()), int(c["n"].max())
     seeds = f"{lo_n}" if lo_n == hi_n else f"{lo_n}-{hi_n}"
     band = f", band: {confidence:.0%} t-interval over {seeds} seeds per point" if hi_n > 1 else ""
