@@ -161,3 +161,46 @@ fn gentle_mode_between_max_th_and_twice_max_th() {
     let (_, forced, _) = drop_fraction(gentle, 61, 1000);
     assert_eq!(forced, 1.0);
 }
+
+#[test]
+fn with_w_q_one_it_marks_on_the_instantaneous_queue() {
+    // ns-3's DCTCP example (examples/tcp/dctcp-example.cc): QW = 1, so the
+    // average is the queue each arrival sees, and ECN-capable packets are
+    // marked, not dropped, between the thresholds. A queue that jumps from
+    // 0 to 59 packets and back marks at once and stops at once: no EWMA
+    // memory in either direction.
+    use bufsim_core::net::{CE, ECT};
+    let s = scenario(
+        json!({"min_th": 20, "max_th": 60, "max_p": 1.0, "w_q": 1, "ecn": true, "gentle": false}),
+    );
+    let (mut q, cfg) = red(&s);
+    assert_eq!(cfg.w_q, 1.0);
+    let mut drops: Drops = Vec::new();
+    let t = SimTime::from_millis(1);
+    let mut marked = |q: &mut Red, hold: u64, n: u64| {
+        let occ = Occupancy {
+            pkts: hold,
+            bytes: hold * 1500,
+        };
+        let mut ce = 0;
+        for k in 0..n {
+            q.enqueue(Packet::new(0, 1500, k, ECT), occ, t, &mut drops);
+            assert!(drops.is_empty(), "an ECN-capable packet was dropped");
+            let out = q.dequeue(occ, t, &mut drops).expect("queued");
+            assert_eq!(q.avg(), hold as f64);
+            ce += u64::from(out.pkt.ecn() & CE != 0);
+        }
+        ce as f64 / n as f64
+    };
+    assert_eq!(marked(&mut q, 10, 1000), 0.0);
+    // p_b = (59 - 20) / 40 = 0.975: count spacing marks almost every arrival.
+    let hi = marked(&mut q, 59, 1000);
+    assert!(hi > 0.95, "{hi}");
+    assert_eq!(marked(&mut q, 19, 1000), 0.0);
+    // max_th = min_th (a step at K) is accepted too.
+    let step = scenario(json!({"min_th": 30, "max_th": 30, "w_q": 1}));
+    let QdiscConfig::Red(c) = step.link.queue else {
+        panic!("red")
+    };
+    assert_eq!((c.min_th, c.max_th), (30.0, 30.0));
+}

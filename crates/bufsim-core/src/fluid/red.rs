@@ -31,7 +31,8 @@ impl Red {
         };
         //= MGT 2000 eq. (3): dx/dt = ln(1 - w_q)/delta (x - q), delta = 1/C (one
         //= average update per packet); integrated exactly over a step with q
-        //= held, since 1/(w_q C) is often shorter than the step.
+        //= held, since 1/(w_q C) is often shorter than the step. w_q = 1
+        //= gives ln 0 = -inf and a decay of 0: the average is the queue.
         let decay = (cap * h * (1.0 - cfg.w_q).ln()).exp();
         Red {
             enabled,
@@ -67,5 +68,33 @@ impl Red {
     pub fn fires(&mut self, amount: f64) -> bool {
         let u: f64 = self.rng.random();
         u < 1.0 - (-amount).exp()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::rng::{Stream, stream};
+
+    #[test]
+    fn with_w_q_one_the_average_is_the_queue() {
+        let s = Scenario::from_json(
+            r#"{"duration": "1s", "link": {"capacity": "10Mbps", "delay": "1ms", "buffer": "100pkt",
+                "qdisc": "red", "qdisc_params": {"min_th": 20, "max_th": 20, "w_q": 1}},
+                "flows": [{"rtt": "10ms"}]}"#,
+        )
+        .unwrap();
+        let mut red = Red::from_scenario(&s, 833.0, 1e-3, stream(1, Stream::Queue));
+        assert_eq!(red.decay, 0.0);
+        for q in [5.0, 37.0, 12.0] {
+            red.update_avg(q);
+            assert_eq!(red.avg, q);
+        }
+        red.update_avg(25.0);
+        // Gentle is on by default: 25 is between max_th and 2 max_th, on
+        // Floyd 2000's ramp from max_p to 1.
+        let want = crate::queue::red::profile(&red.cfg, red.cfg.max_p, 25.0);
+        assert_eq!(red.drop_prob(), want);
+        assert!(want > red.cfg.max_p && want < 1.0);
     }
 }

@@ -96,10 +96,12 @@ impl QueueDisc for Red {
             d.max_th
         };
         let max_th = p.num("max_th", max_default, 0.0, 1e9)?;
-        if max_th <= min_th {
+        // max_th = min_th is a step: no mark below it, forced above it (the
+        // marking of ns-3's DCTCP example, MinTh = MaxTh = K).
+        if max_th < min_th {
             return Err((
                 "max_th".into(),
-                format!("must be > min_th ({min_th}), got {max_th}"),
+                format!("must be >= min_th ({min_th}), got {max_th}"),
             ));
         }
         let max_p = p.num("max_p", d.max_p, 1e-9, 1.0)?;
@@ -111,7 +113,9 @@ impl QueueDisc for Red {
         } else {
             d.w_q
         };
-        let w_q = p.num("w_q", wq_default, 1e-12, 0.999_999)?;
+        // w_q = 1: the average is the instantaneous queue (ns-3's DCTCP
+        // example, QW = 1).
+        let w_q = p.num("w_q", wq_default, 1e-12, 1.0)?;
         let gentle = p.flag("gentle", d.gentle)?;
         let mode = match p.word("mode", &["packets", "bytes"])?.as_deref() {
             Some("bytes") => RedMode::Bytes,
