@@ -11,7 +11,7 @@ export CARGO_BUILD_JOBS ?= 2
 
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.lock pyproject.toml
 
-.PHONY: install build demo test lint test-rust test-python browser tshark bench clean
+.PHONY: install build demo test lint test-rust test-python browser tshark ns3 validate bench clean
 
 install: $(VENV)/.deps build
 
@@ -31,7 +31,7 @@ $(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
 demo: install
 	$(VENV)/bin/bufsim demo
 
-test: install browser tshark lint test-rust test-python
+test: install browser tshark ns3 lint test-rust test-python
 
 # Formatting and lints (warnings are errors): ruff (installed with the test
 # extras; pyproject.toml's [tool.ruff] sets the rules and the complexity
@@ -60,6 +60,19 @@ tshark:
 		echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections && \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tshark; }
 
+# ns-3's development files for the ns3 engine (Debian's packages; installed
+# here when missing, as root on a fresh machine): ns-3.37, GSL and SQLite
+# (which its pkg-config files name), the JSON reader the driver uses, g++.
+NS3_PACKAGES := libns3-dev libgsl-dev libsqlite3-dev nlohmann-json3-dev g++ pkg-config
+ns3:
+	@dpkg -s $(NS3_PACKAGES) >/dev/null 2>&1 || { \
+		echo "installing ns-3 (apt-get) for the ns3 engine"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(NS3_PACKAGES); }
+
+# The packet engine against ns-3: every validation scenario, three seeds.
+validate: install ns3
+	$(VENV)/bin/bufsim validate-engines
+
 test-rust:
 	cargo test --release --workspace --exclude bufsim-py
 
@@ -72,6 +85,7 @@ bench: install
 	$(PY) bench/advise_bench.py
 	BUFSIM_PROPERTY_EXAMPLES=20000 $(PY) -m pytest -q tests/test_properties.py -k random --hypothesis-show-statistics
 	$(PY) -m pytest -q -m slow
+	$(VENV)/bin/bufsim validate-engines
 
 clean:
 	rm -rf $(VENV) target

@@ -398,7 +398,7 @@ def test_bad_sweep_specs(grid, needle):
 @pytest.mark.parametrize(
     "kwargs, needle",
     [
-        ({"engines": ["ns3"]}, "ns3"),
+        ({"engines": ["ns2"]}, "ns2"),
         ({"engines": ["model:nope"]}, "model:nope"),
         ({"engines": []}, "engines"),
         ({"seeds": [-1]}, "seed"),
@@ -456,7 +456,7 @@ CLI_CASES = [
     (["run", "s.toml", "--out", "/proc/bufsim-x"], "/proc"),
     (["run", "s.toml", "--out", ""], "--out"),
     (["run", "s.toml", "--out", "."], "--out"),
-    (["run", "s.toml", "--engine", "ns3"], "ns3"),
+    (["run", "s.toml", "--engine", "ns2"], "ns2"),
     (["run", "missing.toml"], "missing.toml"),
     (["run", "."], "is a directory"),
     (["run", "afile"], "cannot parse"),

@@ -367,6 +367,10 @@ def validate(
         console.print(f"  {line}", highlight=False)
     for engine in bufsim.ENGINES:
         try:
+            if engine == "ns3":
+                from bufsim import ns3
+
+                ns3.check(scn)
             cost = limits.check(scn, engine)
         except bufsim.ScenarioError as e:
             console.print(f"  {engine} engine: cannot run it: {e}", highlight=False)
@@ -1076,6 +1080,62 @@ def report(
     except (ValueError, bufsim.ScenarioError, OSError) as e:
         _fail(str(e))
     console.print(f"report written to {path}")
+
+
+@app.command("validate-engines")
+def validate_engines(
+    quick: Annotated[
+        bool, typer.Option(help="The three-scenario subset of `make test`, 10 s runs, one seed.")
+    ] = False,
+    only: Annotated[
+        list[str] | None, typer.Option(help="Run only this scenario (repeatable); see --list.")
+    ] = None,
+    seeds: Annotated[int, typer.Option(min=1, max=20, help="Seeds per scenario and engine.")] = 3,
+    list_: Annotated[bool, typer.Option("--list", help="List the scenarios and exit.")] = False,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder for metrics.csv, runs.csv and report.md.")
+    ] = Path("results/validate-engines"),
+) -> None:
+    """Run the packet engine (stack = "ns3") and ns-3 on the validation
+    scenarios and print how well they agree, metric by metric, with both
+    engines' CPU time."""
+    from bufsim import ns3
+    from bufsim.ns3 import validate as v
+
+    if list_:
+        for name in v.scenarios():
+            console.print(name, highlight=False)
+        return
+    try:
+        version = ns3.version()
+        ns3.driver()
+        metrics, runs = v.validate(
+            only,
+            seeds=(1,) if quick and seeds == 3 else tuple(range(1, seeds + 1)),
+            quick=quick,
+            progress=lambda line: err_console.print(line, highlight=False),
+        )
+    except KeyError as e:
+        _fail(str(e.args[0]))
+    except bufsim.BufsimError as e:
+        _fail(str(e))
+    out.mkdir(parents=True, exist_ok=True)
+    metrics.to_csv(out / "metrics.csv", index=False)
+    runs.to_csv(out / "runs.csv", index=False)
+    (out / "report.md").write_text(v.markdown(metrics, runs, version))
+    table = Table("scenario", "verdict", "beyond tolerance", "packet CPU", "ns-3 CPU", "ratio")
+    for r in runs.itertuples():
+        table.add_row(
+            r.scenario,
+            r.verdict,
+            r.differs_on or "-",
+            fmt.metric("packet_cpu_s", r.packet_cpu_s),
+            fmt.metric("ns3_cpu_s", r.ns3_cpu_s),
+            f"{r.speed_ratio:.0f}x",
+        )
+    console.print(table)
+    agree = int((runs["verdict"] == "agrees").sum())
+    console.print(f"{agree} of {len(runs)} scenarios agree; written to {out}", highlight=False)
 
 
 def main() -> None:

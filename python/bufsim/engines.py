@@ -3,7 +3,9 @@
 ``engine="packet"`` is the discrete-event packet-level simulator (the
 ground truth); ``engine="fluid"`` integrates the fluid model of paper 004
 (per-flow window ODEs, the loss-synchronization module) or paper 003's hybrid
-model. Both take the same scenario and return the same Result shape.
+model; ``engine="ns3"`` runs the same dumbbell in the installed ns-3
+(:mod:`bufsim.ns3`), to check the packet engine against it. All take the
+same scenario and return the same Result shape.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from bufsim import _core, limits
 from bufsim.result import Result
 from bufsim.scenario import Scenario
 
-ENGINES = ("packet", "fluid")
+ENGINES = ("packet", "fluid", "ns3")
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +41,7 @@ def simulate(
     scenario : Scenario, dict, or path to a ``.toml``/``.json`` file
         The scenario (see the README for the schema).
     engine : str
-        ``"packet"``, ``"fluid"`` or ``"model:<name>"`` (an analytic model
+        ``"packet"``, ``"fluid"``, ``"ns3"`` (ns-3, :mod:`bufsim.ns3`) or ``"model:<name>"`` (an analytic model
         of :data:`bufsim.models.MODELS`, through :func:`bufsim.models.predict`),
         the same names as :func:`bufsim.sweep` takes.
     progress : callable, optional
@@ -88,7 +90,12 @@ def simulate(
         cost["work_unit"],
     )
     t0 = time.perf_counter()
-    raw = _core.simulate(scn.json, engine, progress)
+    if engine == "ns3":
+        from bufsim import ns3
+
+        raw = ns3.run(scn, progress)
+    else:
+        raw = _core.simulate(scn.json, engine, progress)
     wall = time.perf_counter() - t0
     log.info("%s: %s engine done in %.3f s wall", scn.name, engine, wall)
     ts = pd.DataFrame(raw["timeseries"])
@@ -100,7 +107,7 @@ def simulate(
             flows[col] = flows[col].astype("int64")
     _warn_overload(raw["summary"])
     summary = {k: float(v) for k, v in raw["summary"].items()}
-    if engine == "packet" and "size_pkts" in flows and flows["size_pkts"].notna().any():
+    if engine in ("packet", "ns3") and "size_pkts" in flows and flows["size_pkts"].notna().any():
         from bufsim.flows import add_ideal, fct_summary
 
         # Finite transfers: their slowdowns, completions and completion
@@ -121,6 +128,7 @@ def simulate(
             "seed": scn.normalized["seed"],
             "scenario_hash": scn.hash(),
             "wall_s": wall,
+            **({"ns3_version": raw["ns3_version"]} if engine == "ns3" else {}),
         },
         scenario=json.loads(raw["normalized"]),
         congestion_events=pd.DataFrame(raw["congestion_events"]),

@@ -56,13 +56,17 @@ DEFAULT_MEMORY_SHARE = 0.5
 
 
 def estimate(scenario: Scenario, engine: str) -> dict[str, Any]:
-    """What running ``engine`` (``"packet"``/``"fluid"``) on ``scenario`` costs.
+    """What running ``engine`` (``"packet"``/``"fluid"``/``"ns3"``) on ``scenario`` costs.
+
+    ns-3 simulates the packet engine's packets: its work and memory are
+    counted as the packet engine's (its time is far longer, see
+    ``bufsim validate-engines``).
 
     Returns a dict: ``work`` (bottleneck packets, or fluid flow-steps),
     ``work_unit``, ``work_field`` (the scenario field driving it),
     ``memory_bytes`` (bytes held at the peak) and ``memory_field``.
     """
-    return dict(_core.estimate(scenario.json, engine))
+    return dict(_core.estimate(scenario.json, "packet" if engine == "ns3" else engine))
 
 
 def _env_number(name: str, default: float, kind: str | None = None) -> float:

@@ -17,13 +17,15 @@ name                 what
                      Linux stack), duration derived by ``advise``
 ``dc-incast``        a 100 Gbps datacenter port: 64 CUBIC flows (RTTs 10-100 us)
                      and an incast of 100 x 64 KB, Linux stack, FCT objectives
+``paper003-ns3``     paper 003 section 5's setup (100 Mbps, 6 ms, 20 NewReno
+                     flows, 60 packets) on ns-3's defaults, for ``--engine ns3``
 ==================== ==========================================================
 
 Example
 -------
 >>> import bufsim
 >>> bufsim.examples.names()
-['advise-10g', 'auge2006', 'backbone-5000', 'dc-incast', 'dhamdhere2006']
+['advise-10g', 'auge2006', 'backbone-5000', 'dc-incast', 'dhamdhere2006', 'paper003-ns3']
 >>> bufsim.Scenario.load(bufsim.examples.path("auge2006")).normalized["link"]["buffer_pkts"]
 20
 """

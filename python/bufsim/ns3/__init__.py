@@ -1,0 +1,324 @@
+"""ns-3 as an engine (``engine="ns3"``): the scenario's dumbbell built and run
+in the installed ns-3, for checking the packet engine against a simulator
+researchers trust.
+
+:func:`run` hands the normalized scenario (SI units) to one C++ driver,
+``driver.cc`` beside this module, compiled on first use against the
+installed ns-3 (found by ``pkg-config``) into a cache directory keyed by the
+ns-3 version and the driver source's hash. The driver's header comment
+states how the scenario maps onto ns-3 (topology, buffer accounting, what
+is measured). Its outputs have the packet engine's shape, so
+:func:`bufsim.simulate` returns the same :class:`~bufsim.Result`.
+
+What ns-3 cannot express is refused by :func:`check` with the field's name,
+never approximated: fair queueing that drops from the longest queue,
+AIMD, open- and closed-loop arrivals, bufsim-only stack options (RACK,
+HyStart++, appropriate byte counting, Linux's timeout and ACK rules, send
+jitter, random path loss), packet traces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from bufsim._core import EngineError, normalize_scenario
+from bufsim.scenario import Scenario, scenario_error
+
+#: The driver's source, compiled on first use.
+SOURCE = Path(__file__).with_name("driver.cc")
+#: pkg-config modules the driver links.
+MODULES = (
+    "ns3-core",
+    "ns3-network",
+    "ns3-internet",
+    "ns3-point-to-point",
+    "ns3-traffic-control",
+    "ns3-applications",
+)
+#: The Debian packages that provide them (and the JSON reader the driver uses).
+PACKAGES = "libns3-dev libgsl-dev libsqlite3-dev nlohmann-json3-dev g++ pkg-config"
+INSTALL_HINT = (
+    f"the ns3 engine needs ns-3's development files: install them with "
+    f"`apt-get install {PACKAGES}` (as root; `make ns3` does it)"
+)
+#: bufsim's TCP variants that ns-3 has (its class for each, see driver.cc).
+VARIANTS = ("newreno", "cubic", "highspeed", "htcp", "scalable", "bbr", "dctcp")
+#: Disciplines ns-3 has (``threshold`` is RED as ns-3's DCTCP example sets it).
+QDISCS = ("droptail", "red", "threshold", "codel", "fq_codel", "pie")
+#: Stack fields with the one value ns-3 implements, and what ns-3 does.
+FIXED = {
+    "rack": (
+        False,
+        "ns-3 detects losses by DupThresh (TcpSocketBase ReTxThreshold 3), it has no RACK-TLP",
+    ),
+    "hystart": (False, "ns-3 has no HyStart++ (its CUBIC's classic HyStart is set off to match)"),
+    "abc": (False, "ns-3's slow start grows one segment per ACK (TcpNewReno::SlowStart)"),
+    "rto_ssthresh": (
+        "pipe",
+        "ns-3 recomputes ssthresh from the pipe on a timeout in recovery (TcpSocketBase::ReTxTimeout)",
+    ),
+    "connection_setup": (True, "ns-3's TCP always opens with a SYN/SYN-ACK handshake"),
+    "push_ack": (False, "ns-3's receiver holds a transfer's last segment for DelAckTimeout"),
+    "loss": (0.0, "the ns3 engine has no random path loss"),
+    "jitter_s": (0.0, "the ns3 engine has no send jitter"),
+}
+
+
+def version() -> str:
+    """The installed ns-3's version (``pkg-config --modversion ns3-core``).
+
+    Raises
+    ------
+    EngineError
+        ns-3's development files are not installed (the message says how to
+        install them).
+    """
+    if shutil.which("pkg-config") is None:
+        raise EngineError(INSTALL_HINT)
+    p = subprocess.run(["pkg-config", "--modversion", "ns3-core"], capture_output=True, text=True)
+    if p.returncode != 0 or not p.stdout.strip():
+        raise EngineError(INSTALL_HINT)
+    return p.stdout.strip()
+
+
+def available() -> bool:
+    """Whether the ns3 engine can run here (ns-3, its JSON reader and a C++ compiler)."""
+    try:
+        version()
+    except EngineError:
+        return False
+    return shutil.which("g++") is not None and Path("/usr/include/nlohmann/json.hpp").exists()
+
+
+def cache_dir() -> Path:
+    """Where compiled drivers live: ``$BUFSIM_CACHE/ns3`` or ``~/.cache/bufsim/ns3``."""
+    root = os.environ.get("BUFSIM_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "bufsim"
+    )
+    return Path(root) / "ns3"
+
+
+_build_lock = threading.Lock()
+
+
+def driver() -> Path:
+    """The compiled driver for the installed ns-3, built on first use (about
+    10 s) into :func:`cache_dir` under ``<ns-3 version>-<source hash>``.
+
+    Raises
+    ------
+    EngineError
+        ns-3 or a compiler is missing, or the build failed (with the
+        compiler's message).
+    """
+    ver = version()
+    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
+    exe = cache_dir() / f"{ver}-{digest}" / "bufsim-ns3"
+    if exe.exists():
+        return exe
+    if not available():
+        raise EngineError(INSTALL_HINT)
+    with _build_lock:
+        if exe.exists():
+            return exe
+        exe.parent.mkdir(parents=True, exist_ok=True)
+        libs = subprocess.run(
+            ["pkg-config", "--libs", *MODULES], capture_output=True, text=True, check=True
+        )
+        # A private name, then a rename: concurrent builds (sweep workers)
+        # never see a half-written binary.
+        tmp = exe.with_name(f".bufsim-ns3.{os.getpid()}.{threading.get_ident()}")
+        cmd = [
+            "g++",
+            "-O2",
+            "-std=c++17",
+            str(SOURCE),
+            "-o",
+            str(tmp),
+            # The modules register their types when loaded: link them all.
+            "-Wl,--no-as-needed",
+            *libs.stdout.split(),
+        ]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise EngineError(f"building the ns-3 driver failed:\n{p.stderr[-4000:]}")
+        os.replace(tmp, exe)
+    return exe
+
+
+@cache
+def defaults() -> dict[str, Any]:
+    """ns-3's attribute defaults for the classes the driver configures, as
+    the installed ns-3 reports them (``bufsim-ns3 --defaults``): e.g.
+    ``defaults()["ns3::TcpSocket"]["InitialCwnd"] == "10"``."""
+    p = subprocess.run([str(driver()), "--defaults"], capture_output=True, text=True, check=True)
+    return json.loads(p.stdout)
+
+
+def _default_cc(variant: str) -> dict[str, Any]:
+    """The normalized ``cc`` table of ``variant`` with its defaults."""
+    raw = {
+        "duration": "1s",
+        "link": {"capacity": "1Mbps", "buffer": "1pkt", "delay": "1ms"},
+        "flows": [{"tcp": variant, "rtt": "10ms"}],
+    }
+    return json.loads(normalize_scenario(json.dumps(raw)))["flows"][0]["cc"]
+
+
+def check(scenario: Scenario) -> None:
+    """Refuse what ns-3 cannot express.
+
+    Raises
+    ------
+    ScenarioError
+        Naming the field, its value and what the ns3 engine allows.
+    """
+    norm = scenario.normalized
+    link = norm["link"]
+    q = link["qdisc"]
+    if q not in QDISCS:
+        raise scenario_error(
+            "link.qdisc",
+            f"{q!r}: ns-3 has no such discipline (fq drops from the longest queue, which no ns-3 queue "
+            f"disc does); the ns3 engine takes {', '.join(QDISCS)}",
+        )
+    least = 1 if q == "droptail" else 2
+    if link["buffer_pkts"] < least:
+        raise scenario_error(
+            "link.buffer",
+            f"{link['buffer_pkts']} packets: the ns3 engine needs at least {least} (a point-to-point "
+            "device drops every packet with a zero-size queue, and a queue disc needs one more "
+            "packet in the device queue)",
+        )
+    if q != "droptail" and link["buffer_mode"] != "packets":
+        raise scenario_error(
+            "link.buffer",
+            f"{link['buffer_bytes']} bytes: the ns3 engine sizes a queue disc in packets; give the buffer in packets",
+        )
+    params = link["qdisc_params"]
+    if q == "red" and params["mode"] != "packets":
+        raise scenario_error(
+            "link.qdisc_params.mode", '"bytes": the ns3 engine runs RED in packet mode'
+        )
+    if q == "threshold" and params["k_unit"] != "packets":
+        raise scenario_error(
+            "link.qdisc_params.k", "a threshold in bytes: the ns3 engine takes K in packets"
+        )
+    for i, g in enumerate(norm["flows"]):
+        _check_group(i, g)
+    out = norm["output"]
+    for key in ("trace", "halves"):
+        if out[key]:
+            raise scenario_error(
+                f"output.{key}", "true: the ns3 engine does not produce it; use engine='packet'"
+            )
+
+
+def _check_group(i: int, g: dict[str, Any]) -> None:
+    path = f"flows[{i}]"
+    variant = g["cc"]["variant"]
+    if variant not in VARIANTS:
+        raise scenario_error(
+            f"{path}.tcp",
+            f"{variant!r}: ns-3 has no such TCP; the ns3 engine takes {', '.join(VARIANTS)}",
+        )
+    if g["cc"] != _default_cc(variant):
+        raise scenario_error(
+            f"{path}.tcp_params",
+            f"{ {k: v for k, v in g['cc'].items() if k != 'variant'} }: the ns3 engine runs ns-3's "
+            f"{variant} with its defaults; remove tcp_params",
+        )
+    if g["kind"] not in ("persistent", "finite"):
+        raise scenario_error(
+            f"{path}.{'arrival' if g['kind'] == 'open' else 'users'}",
+            f"{g['kind']}-loop arrivals: the ns3 engine runs persistent flows and finite transfers "
+            "with fixed starts (count, size, start)",
+        )
+    if g["kind"] == "finite" and "fixed" not in g["size"]:
+        raise scenario_error(
+            f"{path}.size", f"{g['size']}: the ns3 engine takes one fixed size per group"
+        )
+    for key, (value, why) in FIXED.items():
+        if g[key] != value:
+            field = key.removesuffix("_s")
+            hint = f"set {field} = {json.dumps(value)}" + (
+                ' or stack = "ns3"' if key in _PROFILE else ""
+            )
+            raise scenario_error(
+                f"{path}.{field}", f"{json.dumps(g[key])}{_from(g, key)}: {why}; {hint}"
+            )
+    if g["delayed_ack"] and g["quick_acks"] != 1:
+        raise scenario_error(
+            f"{path}.quick_acks",
+            f"{g['quick_acks']}{_from(g, 'quick_acks')}: ns-3's receiver acknowledges exactly the first "
+            'data segment at once (TcpSocketBase::ProcessSynRcvd); set quick_acks = 1 or stack = "ns3"',
+        )
+
+
+#: Fields a stack profile sets (the hint names the profile).
+_PROFILE = {"rack", "hystart", "abc", "rto_ssthresh", "connection_setup", "push_ack"}
+
+
+def _from(g: dict[str, Any], key: str) -> str:
+    return f' (from stack = "{g["stack"]}")' if key in _PROFILE or key == "quick_acks" else ""
+
+
+def run(scenario: Scenario, progress: Callable[[float], Any] | None = None) -> dict[str, Any]:
+    """Run ``scenario`` in ns-3 (after :func:`check`).
+
+    Returns the packet engine's raw outputs: ``summary``, ``timeseries``,
+    ``flows`` and ``congestion_events`` (columns of floats), ``normalized``
+    (the scenario's JSON) and ``trace`` (empty).
+
+    Raises
+    ------
+    ScenarioError
+        What ns-3 cannot express (:func:`check`).
+    EngineError
+        ns-3 missing, or the driver failed (with its message).
+    KeyboardInterrupt
+        Ctrl-C, or an exception from ``progress``: the run is stopped.
+    """
+    check(scenario)
+    exe = driver()
+    with tempfile.TemporaryDirectory(prefix="bufsim-ns3-") as tmp:
+        src, out = Path(tmp) / "scenario.json", Path(tmp) / "out.json"
+        src.write_text(json.dumps(scenario.normalized))
+        errors: list[str] = []
+        with subprocess.Popen(
+            [str(exe), str(src), str(out)], stderr=subprocess.PIPE, text=True
+        ) as proc:
+            try:
+                assert proc.stderr is not None
+                for line in proc.stderr:
+                    if line.startswith("progress "):
+                        if progress is not None:
+                            progress(float(line.split()[1]))
+                    else:
+                        errors.append(line)
+            except BaseException:
+                proc.kill()
+                raise
+        if proc.returncode != 0:
+            raise EngineError(
+                f"the ns-3 driver failed (exit {proc.returncode}): {''.join(errors)[-4000:]}"
+            )
+        raw = json.loads(out.read_text())
+    for table in ("flows", "timeseries", "congestion_events"):
+        raw[table] = {
+            k: [float("nan") if x is None else x for x in v] for k, v in raw[table].items()
+        }
+    raw["normalized"] = json.dumps(scenario.normalized)
+    raw["trace"] = {}
+    raw["ns3_version"] = version()
+    return raw

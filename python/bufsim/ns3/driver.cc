@@ -1,0 +1,1208 @@
+// bufsim's ns-3 engine: reads a normalized bufsim scenario (the JSON of
+// `bufsim.Scenario.normalized`, checked beforehand by bufsim.ns3) and runs
+// the equivalent dumbbell in ns-3, writing the packet engine's outputs
+// (summary, per-flow table, time series, congestion events) as JSON.
+//
+//   bufsim-ns3 SCENARIO.json OUT.json   run a scenario
+//   bufsim-ns3 --defaults               print ns-3's TCP defaults as JSON
+//
+// The topology. Each flow has its own sender node, joined to the left
+// router by an access link whose one-way delay is (rtt - 2 link.delay) / 2
+// (bufsim's round trip: access link, bottleneck, an uncongested return
+// path); each flow group has one receiver node behind the right router,
+// with a listening socket per flow. The bottleneck runs left to right at
+// link.capacity; every other link, and the bottleneck's return direction,
+// runs at 100 times the capacity (at least 10 Gbps) with queues that never
+// fill, unless a group sets access_rate and access_buffer.
+//
+// The bottleneck's buffer. bufsim counts the packets waiting, not the one
+// being serialized (ns-2's convention), and so does a point-to-point
+// device queue: a packet leaves it when its transmission starts.
+//   - droptail: no queue disc; the device queue holds `buffer` packets
+//     (bytes mode: `buffer` bytes plus the 2-byte PPP header of each packet
+//     that fits). ns-3 stops a full device queue and the traffic-control
+//     layer drops the next packet (trace TcDrop); the queue's own Drop trace
+//     is connected too and stays at 0.
+//   - red, threshold, codel, fq_codel, pie: the queue disc holds buffer - 1
+//     packets and the device queue one more (the smallest it can be), so
+//     that the packets waiting are `buffer` as in bufsim. The disc sees its
+//     own length, one less than bufsim's: `threshold` (mark when more than
+//     K wait) is RED with MinTh = MaxTh = K, QW = 1, no hard drop (the
+//     configuration of ns-3's DCTCP example), which marks when the disc
+//     holds K, i.e. when K + 1 wait in all.
+// The PPP header (2 bytes) is added to the bottleneck's data rate so that
+// IP packets leave at link.capacity, and TCP timestamps are off so that a
+// segment is the scenario's mss on the wire (20 + 20 bytes of headers).
+//
+// What it measures follows the packet engine's definitions (packet/collect.rs
+// in the core): statistics over [warmup, duration], congestion events
+// that start at a bottleneck drop and last one reference RTT, queueing
+// delay from the arrival at the bottleneck (the disc or the device queue) to
+// the start of the packet's transmission.
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+using namespace ns3;
+using json = nlohmann::json;
+
+namespace
+{
+
+constexpr uint32_t BACKGROUND = std::numeric_limits<uint32_t>::max();
+constexpr uint32_t HEADERS = 40; // IPv4 + TCP without options
+constexpr uint32_t PPP = 2;
+const double NaN = std::numeric_limits<double>::quiet_NaN();
+
+/// The flow a packet belongs to, set by its sender (the Tx trace of its
+/// socket, or the background source), read at the bottleneck.
+class FlowTag : public Tag
+{
+  public:
+    uint32_t flow = 0;
+
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("bufsim::FlowTag").SetParent<Tag>().AddConstructor<FlowTag>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return 4;
+    }
+
+    void Serialize(TagBuffer b) const override
+    {
+        b.WriteU32(flow);
+    }
+
+    void Deserialize(TagBuffer b) override
+    {
+        flow = b.ReadU32();
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        os << "flow=" << flow;
+    }
+};
+
+struct Flow
+{
+    uint32_t id = 0;
+    uint32_t group = 0;
+    double rtt = 0;
+    double start = 0;
+    bool finite = false;
+    uint64_t size_pkts = 0;
+    uint32_t mss = 0;     // packet on the wire, bytes
+    uint32_t payload = 0; // mss - 40
+    uint64_t total = 0;   // payload bytes of a finite transfer
+    Ptr<Socket> tx;
+    uint64_t handed = 0; // payload bytes given to the socket
+    bool active = false;
+    bool done = false;
+    bool long_ = false;
+    double end = NaN;
+    uint64_t rx = 0;
+    uint64_t rx_warm = 0;
+    uint64_t sent = 0;
+    uint64_t sent_warm = 0;
+    uint32_t high_tx = 0;
+    uint64_t retx = 0;
+    uint64_t retx_warm = 0;
+    uint64_t timeouts = 0;
+    uint64_t timeouts_warm = 0;
+    uint64_t recoveries = 0;
+    uint64_t recoveries_warm = 0;
+    uint64_t drops = 0;
+    uint64_t drops_warm = 0;
+    uint64_t queued = 0;
+    double qsum = 0;
+    double jsum = 0;
+    double last_q = -1;
+    uint64_t event_stamp = 0;
+    uint32_t cwnd = 0;
+};
+
+struct Run
+{
+    json s;
+    double C = 0;
+    double warmup = 0;
+    double duration = 0;
+    double interval = 0;
+    double sync_window = 0;
+    std::vector<Flow> flows;
+    bool in_window = false;
+    // bottleneck accounting
+    uint64_t waiting = 0;
+    uint64_t max_waiting = 0;
+    double area = 0;
+    double area_t = 0;
+    double area_warm = 0;
+    double ts_area_prev = 0;
+    // arrival time of each packet waiting, by the packet object (a packet
+    // keeps its object from the queue to the wire; uids are shared by the
+    // segments TCP cuts from one application write)
+    std::unordered_map<const Packet*, double> since;
+    uint64_t arrivals_win = 0;
+    uint64_t drops_win = 0;
+    uint64_t drops_total = 0;
+    uint64_t bg_drops_win = 0;
+    uint64_t departures = 0;
+    double bits_win = 0;
+    double bits_interval = 0;
+    uint64_t drops_interval = 0;
+    uint64_t marks_win = 0;
+    std::vector<float> delays;
+    // flow-level
+    uint32_t active = 0;
+    uint32_t longs = 0;
+    double flow_area_t = 0;
+    double active_area = 0;
+    double long_area = 0;
+    uint64_t completed_win = 0;
+    // congestion events
+    uint64_t event_id = 0;
+    double event_start = 0;
+    uint32_t event_flows = 0;
+    uint32_t event_active = 0;
+    std::vector<double> ev_time;
+    std::vector<double> ev_frac;
+    // time series
+    std::vector<double> ts_time, ts_util, ts_queue, ts_drops, ts_active, ts_long;
+    std::vector<std::vector<double>> ts_cwnd;
+    double ts_prev = 0;
+};
+
+Run R;
+
+double Now()
+{
+    return Simulator::Now().GetSeconds();
+}
+
+void Integrate()
+{
+    double t = Now();
+    R.area += R.waiting * (t - R.area_t);
+    R.area_t = t;
+}
+
+void TickFlows()
+{
+    double t = Now();
+    if (R.in_window)
+    {
+        R.active_area += R.active * (t - R.flow_area_t);
+        R.long_area += R.longs * (t - R.flow_area_t);
+    }
+    R.flow_area_t = t;
+}
+
+uint32_t FlowOf(Ptr<const Packet> p)
+{
+    FlowTag tag;
+    return p->PeekPacketTag(tag) ? tag.flow : BACKGROUND;
+}
+
+// --- the bottleneck ---------------------------------------------------
+
+void Arrive(Ptr<const Packet> p)
+{
+    Integrate();
+    R.waiting++;
+    R.max_waiting = std::max(R.max_waiting, R.in_window ? R.waiting : 0);
+    R.since[PeekPointer(p)] = Now();
+    if (R.in_window)
+    {
+        R.arrivals_win++;
+    }
+}
+
+void CloseEvent()
+{
+    if (R.event_id > 0 && R.event_active > 0)
+    {
+        R.ev_time.push_back(R.event_start);
+        R.ev_frac.push_back(double(R.event_flows) / R.event_active);
+    }
+    R.event_id = std::max<uint64_t>(R.event_id, 1);
+}
+
+// A packet dropped at the bottleneck; `queued` when it had been admitted
+// (a head drop by CoDel).
+void Dropped(Ptr<const Packet> p, bool queued)
+{
+    if (queued)
+    {
+        Integrate();
+        R.waiting--;
+        R.since.erase(PeekPointer(p));
+    }
+    uint32_t f = FlowOf(p);
+    if (f != BACKGROUND)
+    {
+        R.flows[f].drops++;
+    }
+    R.drops_total++;
+    R.drops_interval++;
+    if (!R.in_window)
+    {
+        return;
+    }
+    if (!queued)
+    {
+        R.arrivals_win++;
+    }
+    R.drops_win++;
+    double t = Now();
+    if (R.event_id == 0 || t >= R.event_start + R.sync_window)
+    {
+        CloseEvent();
+        R.event_id++;
+        R.event_start = t;
+        R.event_flows = 0;
+        R.event_active = R.active;
+    }
+    if (f == BACKGROUND)
+    {
+        R.bg_drops_win++;
+    }
+    else if (R.flows[f].event_stamp != R.event_id)
+    {
+        R.flows[f].event_stamp = R.event_id;
+        R.event_flows++;
+    }
+}
+
+void TcDrop(Ptr<const Packet> p)
+{
+    Dropped(p, false);
+}
+
+void DeviceQueueDrop(Ptr<const Packet> p)
+{
+    Dropped(p, false);
+}
+
+void DiscEnqueue(Ptr<const QueueDiscItem> item)
+{
+    Arrive(item->GetPacket());
+}
+
+void DiscDropBefore(Ptr<const QueueDiscItem> item, const char*)
+{
+    Dropped(item->GetPacket(), false);
+}
+
+void DiscDropAfter(Ptr<const QueueDiscItem> item, const char*)
+{
+    Dropped(item->GetPacket(), true);
+}
+
+void DiscMark(Ptr<const QueueDiscItem>, const char*)
+{
+    if (R.in_window)
+    {
+        R.marks_win++;
+    }
+}
+
+void TxBegin(Ptr<const Packet> p)
+{
+    Integrate();
+    R.waiting--;
+    R.departures++;
+    double t = Now();
+    double wait = 0;
+    auto it = R.since.find(PeekPointer(p));
+    if (it != R.since.end())
+    {
+        wait = t - it->second;
+        R.since.erase(it);
+    }
+    double bits = double(p->GetSize() - PPP) * 8.0;
+    R.bits_interval += bits;
+    if (!R.in_window)
+    {
+        return;
+    }
+    R.bits_win += bits;
+    R.delays.push_back(float(wait));
+    uint32_t f = FlowOf(p);
+    if (f != BACKGROUND)
+    {
+        Flow& fl = R.flows[f];
+        fl.queued++;
+        fl.qsum += wait;
+        if (fl.last_q >= 0)
+        {
+            fl.jsum += std::fabs(wait - fl.last_q);
+        }
+        fl.last_q = wait;
+    }
+}
+
+// --- the senders ----------------------------------------------------------
+
+void Fill(uint32_t i)
+{
+    Flow& f = R.flows[i];
+    if (f.done)
+    {
+        return;
+    }
+    while (true)
+    {
+        uint32_t room = f.tx->GetTxAvailable();
+        uint64_t left = f.finite ? f.total - f.handed : uint64_t(1) << 20;
+        uint32_t n = uint32_t(std::min<uint64_t>({room, left, 1u << 16}));
+        if (n == 0)
+        {
+            return;
+        }
+        int sent = f.tx->Send(Create<Packet>(n));
+        if (sent <= 0)
+        {
+            return;
+        }
+        f.handed += uint64_t(sent);
+    }
+}
+
+void OnSendSpace(uint32_t i, Ptr<Socket>, uint32_t)
+{
+    Fill(i);
+}
+
+void OnConnected(uint32_t i, Ptr<Socket>)
+{
+    Fill(i);
+}
+
+void OnConnectFailed(uint32_t i, Ptr<Socket>)
+{
+    std::cerr << "bufsim-ns3: flow " << i << " could not connect\n";
+}
+
+void OnTx(uint32_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() == 0)
+    {
+        return;
+    }
+    FlowTag tag;
+    tag.flow = i;
+    const_cast<Packet*>(PeekPointer(p))->ReplacePacketTag(tag);
+    Flow& f = R.flows[i];
+    f.sent++;
+    uint32_t end = h.GetSequenceNumber().GetValue() + p->GetSize();
+    if (f.sent > 1 && int32_t(end - f.high_tx) <= 0)
+    {
+        f.retx++;
+    }
+    else
+    {
+        f.high_tx = end;
+    }
+}
+
+void OnCongState(uint32_t i,
+                 TcpSocketState::TcpCongState_t,
+                 TcpSocketState::TcpCongState_t now)
+{
+    Flow& f = R.flows[i];
+    if (now == TcpSocketState::CA_LOSS)
+    {
+        f.timeouts++;
+    }
+    else if (now == TcpSocketState::CA_RECOVERY)
+    {
+        f.recoveries++;
+    }
+}
+
+void OnSsthresh(uint32_t i, uint32_t, uint32_t now)
+{
+    Flow& f = R.flows[i];
+    if (!f.long_ && now < std::numeric_limits<uint32_t>::max() && f.active)
+    {
+        TickFlows();
+        f.long_ = true;
+        R.longs++;
+    }
+}
+
+void OnCwnd(uint32_t i, uint32_t, uint32_t now)
+{
+    R.flows[i].cwnd = now;
+}
+
+void OnHighestRxAck(uint32_t i, SequenceNumber32, SequenceNumber32 now)
+{
+    Flow& f = R.flows[i];
+    // ns-3's initial sequence number is 0: the SYN takes 0, data 1..total.
+    if (f.finite && !f.done && uint64_t(now.GetValue()) >= f.total + 1)
+    {
+        TickFlows();
+        f.done = true;
+        f.end = Now();
+        R.active--;
+        if (f.long_)
+        {
+            R.longs--;
+        }
+        if (R.in_window && f.start >= R.warmup)
+        {
+            R.completed_win++;
+        }
+        f.tx->Close();
+    }
+}
+
+void Start(uint32_t i, Address to)
+{
+    TickFlows();
+    Flow& f = R.flows[i];
+    f.active = true;
+    R.active++;
+    f.tx->Connect(to);
+}
+
+// --- the receivers ----------------------------------------------------------
+
+void OnRecv(uint32_t i, Ptr<Socket> s)
+{
+    Ptr<Packet> p;
+    while ((p = s->Recv()) && p->GetSize() > 0)
+    {
+        R.flows[i].rx += p->GetSize();
+    }
+}
+
+void OnAccept(uint32_t i, Ptr<Socket> s, const Address&)
+{
+    s->SetRecvCallback(MakeBoundCallback(&OnRecv, i));
+}
+
+// --- background -------------------------------------------------------------
+
+struct Background
+{
+    Ptr<Socket> sock;
+    Ptr<ExponentialRandomVariable> gap;
+    uint32_t payload = 0;
+};
+
+std::vector<Background> BG;
+
+void SendBackground(size_t k)
+{
+    Background& b = BG[k];
+    Ptr<Packet> p = Create<Packet>(b.payload);
+    FlowTag tag;
+    tag.flow = BACKGROUND;
+    p->AddPacketTag(tag);
+    b.sock->Send(p);
+    Simulator::Schedule(Seconds(b.gap->GetValue()), &SendBackground, k);
+}
+
+// --- sampling ---------------------------------------------------------------
+
+void Sample()
+{
+    Integrate();
+    double t = Now();
+    double dt = t - R.ts_prev;
+    R.ts_time.push_back(t);
+    R.ts_util.push_back(dt > 0 ? R.bits_interval / (R.C * dt) : 0.0);
+    R.ts_queue.push_back(dt > 0 ? (R.area - R.ts_area_prev) / dt : 0.0);
+    R.ts_drops.push_back(double(R.drops_interval));
+    R.ts_active.push_back(R.active);
+    R.ts_long.push_back(R.longs);
+    size_t k = 0;
+    for (const Flow& f : R.flows)
+    {
+        if (!f.finite && k < R.ts_cwnd.size())
+        {
+            R.ts_cwnd[k++].push_back(double(f.cwnd) / f.payload);
+        }
+    }
+    R.ts_prev = t;
+    R.ts_area_prev = R.area;
+    R.bits_interval = 0;
+    R.drops_interval = 0;
+    if (t + R.interval <= R.duration + 1e-12)
+    {
+        Simulator::Schedule(Seconds(R.interval), &Sample);
+    }
+}
+
+void WarmupEnd()
+{
+    Integrate();
+    TickFlows();
+    R.in_window = true;
+    R.area_warm = R.area;
+    for (Flow& f : R.flows)
+    {
+        f.rx_warm = f.rx;
+        f.sent_warm = f.sent;
+        f.retx_warm = f.retx;
+        f.timeouts_warm = f.timeouts;
+        f.recoveries_warm = f.recoveries;
+        f.drops_warm = f.drops;
+        f.queued = 0;
+        f.qsum = 0;
+        f.jsum = 0;
+        f.last_q = -1;
+    }
+}
+
+void Progress(double every)
+{
+    std::cerr << "progress " << Now() << std::endl;
+    if (Now() + every < R.duration)
+    {
+        Simulator::Schedule(Seconds(every), &Progress, every);
+    }
+}
+
+// --- building ---------------------------------------------------------------
+
+TypeId Variant(const std::string& v)
+{
+    if (v == "newreno")
+        return TcpNewReno::GetTypeId();
+    if (v == "cubic")
+        return TcpCubic::GetTypeId();
+    if (v == "highspeed")
+        return TcpHighSpeed::GetTypeId();
+    if (v == "htcp")
+        return TcpHtcp::GetTypeId();
+    if (v == "scalable")
+        return TcpScalable::GetTypeId();
+    if (v == "bbr")
+        return TcpBbr::GetTypeId();
+    if (v == "dctcp")
+        return TcpDctcp::GetTypeId();
+    NS_FATAL_ERROR("bufsim-ns3: unsupported tcp " << v);
+}
+
+std::string Bps(double bps)
+{
+    return std::to_string(uint64_t(std::llround(bps))) + "bps";
+}
+
+/// TCP settings of a group's sockets, sender and receiver alike.
+void ConfigureSocket(Ptr<Socket> s, const json& g)
+{
+    uint32_t mss = g["mss_bytes"].get<uint32_t>();
+    s->SetAttribute("SegmentSize", UintegerValue(mss - HEADERS));
+    s->SetAttribute("Timestamp", BooleanValue(false));
+    s->SetAttribute("Sack", BooleanValue(g["sack"].get<bool>()));
+    s->SetAttribute("InitialCwnd", UintegerValue(g["initial_window_pkts"].get<uint32_t>()));
+    s->SetAttribute("MinRto", TimeValue(Seconds(g["min_rto_s"].get<double>())));
+    s->SetAttribute("DelAckCount", UintegerValue(g["delayed_ack"].get<bool>() ? 2 : 1));
+    s->SetAttribute("DelAckTimeout", TimeValue(Seconds(g["delack_timeout_s"].get<double>())));
+    // No receive-window cap unless the scenario sets rwnd; the send buffer
+    // never limits a sender (bufsim's senders always have data).
+    uint64_t big = 1u << 30;
+    uint64_t rcv = g["rwnd_pkts"].is_null()
+                       ? big
+                       : g["rwnd_pkts"].get<uint64_t>() * uint64_t(mss - HEADERS);
+    s->SetAttribute("RcvBufSize", UintegerValue(uint32_t(std::min<uint64_t>(rcv, big))));
+    s->SetAttribute("SndBufSize", UintegerValue(uint32_t(big)));
+    bool ecn = g["ecn"].get<bool>();
+    s->SetAttribute("UseEcn", EnumValue(ecn ? TcpSocketState::On : TcpSocketState::Off));
+}
+
+NetDeviceContainer Link(Ptr<Node> a,
+                        Ptr<Node> b,
+                        double rate_bps,
+                        double delay_s,
+                        const std::string& queue_a,
+                        uint32_t mtu)
+{
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", StringValue(Bps(rate_bps)));
+    p2p.SetDeviceAttribute("Mtu", UintegerValue(mtu));
+    p2p.SetChannelAttribute("Delay", TimeValue(Seconds(delay_s)));
+    p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1000000p"));
+    NetDeviceContainer d = p2p.Install(a, b);
+    d.Get(0)->GetObject<PointToPointNetDevice>()->GetQueue()->SetAttribute(
+        "MaxSize",
+        StringValue(queue_a));
+    return d;
+}
+
+void NoQueueDisc(NetDeviceContainer d)
+{
+    for (uint32_t k = 0; k < d.GetN(); k++)
+    {
+        Ptr<NetDevice> dev = d.Get(k);
+        Ptr<TrafficControlLayer> tc = dev->GetNode()->GetObject<TrafficControlLayer>();
+        if (tc && tc->GetRootQueueDiscOnDevice(dev))
+        {
+            tc->DeleteRootQueueDiscOnDevice(dev);
+        }
+    }
+}
+
+/// The bottleneck's queue disc (none for droptail); returns it.
+Ptr<QueueDisc> InstallDisc(Ptr<NetDevice> dev, const json& link)
+{
+    std::string q = link["qdisc"];
+    if (q == "droptail")
+    {
+        return nullptr;
+    }
+    const json& p = link["qdisc_params"];
+    uint32_t limit = link["buffer_pkts"].get<uint32_t>() - 1;
+    std::string size = std::to_string(limit) + "p";
+    double pkt = link["packet_size_bytes"].get<double>();
+    TrafficControlHelper tch;
+    if (q == "red")
+    {
+        tch.SetRootQueueDisc("ns3::RedQueueDisc",
+                             "MaxSize", StringValue(size),
+                             "MinTh", DoubleValue(p["min_th"].get<double>()),
+                             "MaxTh", DoubleValue(p["max_th"].get<double>()),
+                             "QW", DoubleValue(p["w_q"].get<double>()),
+                             "LInterm", DoubleValue(1.0 / p["max_p"].get<double>()),
+                             "Gentle", BooleanValue(p["gentle"].get<bool>()),
+                             "UseEcn", BooleanValue(p["ecn"].get<bool>()),
+                             "UseHardDrop", BooleanValue(true),
+                             // Floyd & Jacobson 1993's pa = pb / (1 - count pb),
+                             // as the packet engine (Wait = true is ns-2's wait_).
+                             "Wait", BooleanValue(false),
+                             "MeanPktSize", UintegerValue(uint32_t(pkt)),
+                             "LinkBandwidth", StringValue(Bps(link["capacity_bps"].get<double>())),
+                             "LinkDelay", TimeValue(Seconds(link["delay_s"].get<double>())));
+    }
+    else if (q == "threshold")
+    {
+        double k = p["k"].get<double>();
+        tch.SetRootQueueDisc("ns3::RedQueueDisc",
+                             "MaxSize", StringValue(size),
+                             "MinTh", DoubleValue(k),
+                             "MaxTh", DoubleValue(k),
+                             "QW", DoubleValue(1.0),
+                             "Gentle", BooleanValue(false),
+                             "UseEcn", BooleanValue(true),
+                             "UseHardDrop", BooleanValue(false),
+                             "MeanPktSize", UintegerValue(uint32_t(pkt)));
+    }
+    else if (q == "codel")
+    {
+        tch.SetRootQueueDisc("ns3::CoDelQueueDisc",
+                             "MaxSize", StringValue(size),
+                             "Target", TimeValue(Seconds(p["target_s"].get<double>())),
+                             "Interval", TimeValue(Seconds(p["interval_s"].get<double>())),
+                             "MinBytes", UintegerValue(uint32_t(pkt)));
+    }
+    else if (q == "fq_codel")
+    {
+        tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc",
+                             "MaxSize", StringValue(size),
+                             "Flows", UintegerValue(p["flows"].get<uint32_t>()),
+                             "Target", TimeValue(Seconds(p["target_s"].get<double>())),
+                             "Interval", TimeValue(Seconds(p["interval_s"].get<double>())),
+                             "UseEcn", BooleanValue(false));
+    }
+    else if (q == "pie")
+    {
+        tch.SetRootQueueDisc("ns3::PieQueueDisc",
+                             "MaxSize", StringValue(size),
+                             "QueueDelayReference", TimeValue(Seconds(p["target_s"].get<double>())),
+                             "Tupdate", TimeValue(Seconds(p["t_update_s"].get<double>())),
+                             "A", DoubleValue(p["alpha"].get<double>()),
+                             "B", DoubleValue(p["beta"].get<double>()),
+                             "MaxBurstAllowance", TimeValue(Seconds(p["max_burst_s"].get<double>())),
+                             "MeanPktSize", UintegerValue(uint32_t(pkt)));
+    }
+    else
+    {
+        NS_FATAL_ERROR("bufsim-ns3: unsupported qdisc " << q);
+    }
+    Ptr<QueueDisc> disc = tch.Install(dev).Get(0);
+    if (q == "fq_codel")
+    {
+        DynamicCast<FqCoDelQueueDisc>(disc)->SetQuantum(p["quantum_bytes"].get<uint32_t>());
+    }
+    if (q == "red" && p["adaptive"].get<bool>())
+    {
+        // Floyd, Gummadi & Shenker 2001's max_p adaptation every interval.
+        disc->SetAttribute("AdaptMaxP", BooleanValue(true));
+        disc->SetAttribute("Interval", TimeValue(Seconds(p["interval_s"].get<double>())));
+    }
+    return disc;
+}
+
+json Column(const std::vector<double>& v)
+{
+    json a = json::array();
+    for (double x : v)
+    {
+        if (std::isfinite(x))
+            a.push_back(x);
+        else
+            a.push_back(nullptr);
+    }
+    return a;
+}
+
+double Quantile(std::vector<float>& v, double q)
+{
+    if (v.empty())
+    {
+        return 0.0;
+    }
+    size_t k = std::min(v.size() - 1, size_t(q * double(v.size())));
+    std::nth_element(v.begin(), v.begin() + long(k), v.end());
+    return v[k];
+}
+
+json Results()
+{
+    Integrate();
+    TickFlows();
+    CloseEvent();
+    double T = R.duration - R.warmup;
+    json summary;
+    double util = R.bits_win / (R.C * T);
+    summary["utilization"] = util;
+    summary["throughput_bps"] = util * R.C;
+    summary["drop_rate"] = R.arrivals_win ? double(R.drops_win) / R.arrivals_win : 0.0;
+    double mean_q = (R.area - R.area_warm) / T;
+    summary["mean_queue_pkts"] = mean_q;
+    summary["max_queue_pkts"] = double(R.max_waiting);
+    double dsum = 0;
+    for (float d : R.delays)
+        dsum += d;
+    summary["mean_queue_delay_s"] = R.delays.empty() ? 0.0 : dsum / R.delays.size();
+    summary["p50_queue_delay_s"] = Quantile(R.delays, 0.5);
+    summary["p99_queue_delay_s"] = Quantile(R.delays, 0.99);
+    summary["congestion_events"] = double(R.ev_time.size());
+    double sync = 0;
+    for (double x : R.ev_frac)
+        sync += x;
+    summary["sync_mean"] = R.ev_frac.empty() ? 0.0 : sync / R.ev_frac.size();
+    summary["background_drops"] = double(R.bg_drops_win);
+    summary["ecn_marks"] = double(R.marks_win);
+    summary["active_flows_mean"] = R.active_area / T;
+    summary["long_flows_mean"] = R.long_area / T;
+    summary["flows_completed"] = double(R.completed_win);
+    summary["capacity_bps"] = R.C;
+    summary["packets_dropped"] = double(R.drops_total);
+    summary["packets_delivered"] = double(R.departures);
+    summary["events"] = double(Simulator::GetEventCount());
+
+    std::vector<std::string> names = {
+        "flow", "group", "rtt_s", "goodput_bps", "delivered_pkts", "sent_pkts",
+        "retransmits", "timeouts", "recoveries", "drops", "loss_rate", "size_pkts",
+        "start_s", "end_s", "fct_s", "bytes", "throughput_bps", "finished",
+        "left_slow_start", "large", "queued_pkts", "mean_queue_delay_s", "jitter_s",
+        "final_cwnd_pkts"};
+    std::map<std::string, std::vector<double>> cols;
+    double goodput = 0, sent_total = 0, timeouts = 0;
+    std::vector<double> fair;
+    std::map<uint32_t, double> group_goodput;
+    double large = R.s["output"]["large_flow_bytes"].get<double>();
+    for (const Flow& f : R.flows)
+    {
+        if (f.finite && f.start < R.warmup)
+        {
+            continue;
+        }
+        double scale = double(f.mss) / f.payload;
+        double bytes, rate, sent, retx, touts, recs, drops;
+        if (f.finite)
+        {
+            bytes = double(f.rx) * scale;
+            double end = f.done ? f.end : R.duration;
+            rate = end > f.start ? bytes * 8.0 / (end - f.start) : NaN;
+            sent = f.sent;
+            retx = f.retx;
+            touts = f.timeouts;
+            recs = f.recoveries;
+            drops = f.drops;
+        }
+        else
+        {
+            bytes = double(f.rx - f.rx_warm) * scale;
+            rate = bytes * 8.0 / T;
+            sent = double(f.sent - f.sent_warm);
+            retx = double(f.retx - f.retx_warm);
+            touts = double(f.timeouts - f.timeouts_warm);
+            recs = double(f.recoveries - f.recoveries_warm);
+            drops = double(f.drops - f.drops_warm);
+            fair.push_back(rate);
+        }
+        double in_window = f.finite ? double(f.rx) * scale : bytes;
+        goodput += f.finite ? double(f.rx - std::min(f.rx, f.rx_warm)) * scale * 8.0 / T : rate;
+        group_goodput[f.group] += f.finite ? 0.0 : rate;
+        sent_total += sent;
+        timeouts += touts;
+        cols["flow"].push_back(f.id);
+        cols["group"].push_back(f.group);
+        cols["rtt_s"].push_back(f.rtt);
+        cols["goodput_bps"].push_back(rate);
+        cols["delivered_pkts"].push_back(in_window / f.mss);
+        cols["sent_pkts"].push_back(sent);
+        cols["retransmits"].push_back(retx);
+        cols["timeouts"].push_back(touts);
+        cols["recoveries"].push_back(recs);
+        cols["drops"].push_back(drops);
+        cols["loss_rate"].push_back(sent > 0 ? drops / sent : 0.0);
+        cols["size_pkts"].push_back(f.finite ? double(f.size_pkts) : NaN);
+        cols["start_s"].push_back(f.start);
+        cols["end_s"].push_back(f.done ? f.end : NaN);
+        cols["fct_s"].push_back(f.done ? f.end - f.start : NaN);
+        cols["bytes"].push_back(bytes);
+        cols["throughput_bps"].push_back(rate);
+        cols["finished"].push_back(f.done ? 1.0 : 0.0);
+        cols["left_slow_start"].push_back(f.long_ ? 1.0 : 0.0);
+        cols["large"].push_back(!f.finite || double(f.size_pkts) * f.mss > large ? 1.0 : 0.0);
+        cols["queued_pkts"].push_back(double(f.queued));
+        cols["mean_queue_delay_s"].push_back(f.queued ? f.qsum / f.queued : 0.0);
+        cols["jitter_s"].push_back(f.queued > 1 ? f.jsum / (f.queued - 1) : 0.0);
+        cols["final_cwnd_pkts"].push_back(double(f.cwnd) / f.payload);
+    }
+    summary["goodput_bps"] = goodput;
+    for (auto& [g, v] : group_goodput)
+    {
+        summary["goodput_bps_group" + std::to_string(g)] = v;
+    }
+    double s1 = 0, s2 = 0;
+    for (double x : fair)
+    {
+        s1 += x;
+        s2 += x * x;
+    }
+    summary["jain_index"] = s2 > 0 ? s1 * s1 / (fair.size() * s2) : 1.0;
+    summary["timeouts"] = timeouts;
+    double sent_life = 0;
+    for (const Flow& f : R.flows)
+        sent_life += f.sent;
+    summary["packets_sent"] = sent_life;
+
+    json flows;
+    for (const auto& n : names)
+    {
+        flows[n] = Column(cols[n]);
+    }
+    json ts;
+    ts["time_s"] = Column(R.ts_time);
+    ts["utilization"] = Column(R.ts_util);
+    ts["queue_pkts"] = Column(R.ts_queue);
+    ts["drops"] = Column(R.ts_drops);
+    ts["active_flows"] = Column(R.ts_active);
+    ts["long_flows"] = Column(R.ts_long);
+    size_t k = 0;
+    for (const Flow& f : R.flows)
+    {
+        if (!f.finite && k < R.ts_cwnd.size())
+        {
+            ts["cwnd_flow" + std::to_string(f.id)] = Column(R.ts_cwnd[k++]);
+        }
+    }
+    json ev;
+    ev["time_s"] = Column(R.ev_time);
+    ev["fraction"] = Column(R.ev_frac);
+    json out;
+    out["summary"] = summary;
+    out["flows"] = flows;
+    out["timeseries"] = ts;
+    out["congestion_events"] = ev;
+    return out;
+}
+
+void Build()
+{
+    const json& s = R.s;
+    const json& link = s["link"];
+    R.C = link["capacity_bps"].get<double>();
+    R.warmup = s["warmup_s"].get<double>();
+    R.duration = s["duration_s"].get<double>();
+    R.interval = s["output"]["interval_s"].get<double>();
+    R.sync_window = link["bdp_rtt_s"].get<double>();
+    double delay = link["delay_s"].get<double>();
+    double fast = std::max(100.0 * R.C, 10e9);
+    std::string big = "1000000p";
+
+    uint32_t mtu = 1500;
+    for (const json& g : s["flows"])
+        mtu = std::max(mtu, g["mss_bytes"].get<uint32_t>());
+    for (const json& b : s["background"])
+        mtu = std::max(mtu, b["packet_size_bytes"].get<uint32_t>());
+
+    // Flows: persistent ones first (in group order), then finite transfers,
+    // the packet engine's flow ids.
+    for (int pass = 0; pass < 2; pass++)
+    {
+        for (size_t gi = 0; gi < s["flows"].size(); gi++)
+        {
+            const json& g = s["flows"][gi];
+            bool finite = g["kind"] == "finite";
+            if (finite != (pass == 1))
+                continue;
+            uint32_t n = g["count"].get<uint32_t>();
+            for (uint32_t k = 0; k < n; k++)
+            {
+                Flow f;
+                f.id = uint32_t(R.flows.size());
+                f.group = uint32_t(gi);
+                f.rtt = g["rtts_s"][k].get<double>();
+                f.start = g["starts_s"][k].get<double>();
+                f.finite = finite;
+                f.mss = g["mss_bytes"].get<uint32_t>();
+                f.payload = f.mss - HEADERS;
+                if (finite)
+                {
+                    f.size_pkts = uint64_t(std::ceil(g["size"]["fixed"]["pkts"].get<double>() - 1e-9));
+                    f.total = f.size_pkts * f.payload;
+                }
+                R.flows.push_back(f);
+            }
+        }
+    }
+
+    Ptr<Node> left = CreateObject<Node>();
+    Ptr<Node> right = CreateObject<Node>();
+    NodeContainer all(left, right);
+    std::vector<Ptr<Node>> senders, receivers;
+    for (size_t i = 0; i < R.flows.size(); i++)
+    {
+        senders.push_back(CreateObject<Node>());
+        all.Add(senders.back());
+    }
+    for (size_t g = 0; g < s["flows"].size(); g++)
+    {
+        receivers.push_back(CreateObject<Node>());
+        all.Add(receivers.back());
+    }
+    std::vector<Ptr<Node>> bg_nodes;
+    for (size_t b = 0; b < s["background"].size(); b++)
+    {
+        bg_nodes.push_back(CreateObject<Node>());
+        all.Add(bg_nodes.back());
+    }
+    InternetStackHelper stack;
+    stack.Install(all);
+
+    Ipv4AddressHelper ip("10.0.0.0", "255.255.255.252");
+    auto assign = [&](NetDeviceContainer d) {
+        Ipv4InterfaceContainer c = ip.Assign(d);
+        ip.NewNetwork();
+        NoQueueDisc(d);
+        return c;
+    };
+
+    // The bottleneck, left to right.
+    std::string qdisc = link["qdisc"];
+    uint64_t B = link["buffer_pkts"].get<uint64_t>();
+    std::string dev_queue;
+    if (qdisc != "droptail")
+        dev_queue = "1p";
+    else if (link["buffer_mode"] == "bytes")
+        dev_queue = std::to_string(link["buffer_bytes"].get<uint64_t>() + PPP * B) + "B";
+    else
+        dev_queue = std::to_string(B) + "p";
+    double pkt = link["packet_size_bytes"].get<double>();
+    NetDeviceContainer bottleneck =
+        Link(left, right, R.C * (pkt + PPP) / pkt, delay, dev_queue, mtu);
+    bottleneck.Get(1)->SetAttribute("DataRate", StringValue(Bps(fast)));
+    assign(bottleneck);
+    Ptr<NetDevice> bdev = bottleneck.Get(0);
+    Ptr<QueueDisc> disc = InstallDisc(bdev, link);
+    if (disc)
+    {
+        disc->TraceConnectWithoutContext("Enqueue", MakeCallback(&DiscEnqueue));
+        disc->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&DiscDropBefore));
+        disc->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&DiscDropAfter));
+        disc->TraceConnectWithoutContext("Mark", MakeCallback(&DiscMark));
+    }
+    else
+    {
+        Ptr<Queue<Packet>> q = bdev->GetObject<PointToPointNetDevice>()->GetQueue();
+        q->TraceConnectWithoutContext("Enqueue", MakeCallback(&Arrive));
+        q->TraceConnectWithoutContext("Drop", MakeCallback(&DeviceQueueDrop));
+        left->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+            "TcDrop",
+            MakeCallback(&TcDrop));
+    }
+    bdev->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&TxBegin));
+
+    // Receivers, one node per group.
+    std::vector<Ipv4Address> rx_addr;
+    for (size_t g = 0; g < receivers.size(); g++)
+    {
+        Ipv4InterfaceContainer c = assign(Link(right, receivers[g], fast, 0.0, big, mtu));
+        rx_addr.push_back(c.GetAddress(1));
+    }
+    // Senders.
+    std::vector<std::string> access_queue(R.flows.size(), big);
+    for (Flow& f : R.flows)
+    {
+        const json& g = s["flows"][f.group];
+        double a = f.rtt / 2.0 - delay;
+        double rate = g["access_rate_bps"].is_null() ? fast : g["access_rate_bps"].get<double>();
+        std::string q = g["access_rate_bps"].is_null()
+                            ? big
+                            : std::to_string(g["access_buffer_pkts"].get<uint64_t>()) + "p";
+        NetDeviceContainer d = Link(senders[f.id], left, rate * (f.mss + PPP) / f.mss, a, q, mtu);
+        d.Get(1)->SetAttribute("DataRate", StringValue(Bps(fast)));
+        assign(d);
+    }
+    std::vector<Ptr<Node>> bg_dst;
+    for (size_t b = 0; b < bg_nodes.size(); b++)
+    {
+        assign(Link(bg_nodes[b], left, fast, 0.0, big, mtu));
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    // Sockets.
+    Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
+    for (Flow& f : R.flows)
+    {
+        const json& g = s["flows"][f.group];
+        TypeId variant = Variant(g["cc"]["variant"]);
+        TypeId recovery = g["prr"].get<bool>() ? TcpPrrRecovery::GetTypeId()
+                                               : TcpClassicRecovery::GetTypeId();
+        bool bbr = g["cc"]["variant"] == "bbr";
+        Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(bbr));
+        for (Ptr<Node> node : {senders[f.id], receivers[f.group]})
+        {
+            Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
+            tcp->SetAttribute("SocketType", TypeIdValue(variant));
+            tcp->SetAttribute("RecoveryType", TypeIdValue(recovery));
+        }
+        uint16_t port = uint16_t(10000 + f.id);
+        Ptr<Socket> listen = Socket::CreateSocket(receivers[f.group], TcpSocketFactory::GetTypeId());
+        ConfigureSocket(listen, g);
+        listen->Bind(InetSocketAddress(Ipv4Address::GetAny(), port));
+        listen->Listen();
+        listen->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                                  MakeBoundCallback(&OnAccept, f.id));
+        f.tx = Socket::CreateSocket(senders[f.id], TcpSocketFactory::GetTypeId());
+        ConfigureSocket(f.tx, g);
+        f.tx->Bind();
+        f.tx->SetConnectCallback(MakeBoundCallback(&OnConnected, f.id),
+                                 MakeBoundCallback(&OnConnectFailed, f.id));
+        f.tx->SetSendCallback(MakeBoundCallback(&OnSendSpace, f.id));
+        f.tx->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, f.id));
+        f.tx->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, f.id));
+        f.tx->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, f.id));
+        f.tx->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, f.id));
+        f.tx->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&OnHighestRxAck, f.id));
+        Simulator::Schedule(Seconds(f.start),
+                            &Start,
+                            f.id,
+                            Address(InetSocketAddress(rx_addr[f.group], port)));
+    }
+    Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(false));
+
+    // Poisson background: UDP datagrams of packet_size on the wire
+    // (20 bytes of IPv4, 8 of UDP) at exponential gaps of mean size / rate.
+    for (size_t b = 0; b < bg_nodes.size(); b++)
+    {
+        const json& bj = s["background"][b];
+        Background bg;
+        uint32_t size = bj["packet_size_bytes"].get<uint32_t>();
+        bg.payload = size - 28;
+        bg.gap = CreateObject<ExponentialRandomVariable>();
+        bg.gap->SetAttribute("Mean", DoubleValue(size * 8.0 / bj["rate_bps"].get<double>()));
+        bg.sock = Socket::CreateSocket(bg_nodes[b], UdpSocketFactory::GetTypeId());
+        Ptr<Socket> sink = Socket::CreateSocket(receivers[0], UdpSocketFactory::GetTypeId());
+        sink->Bind(InetSocketAddress(Ipv4Address::GetAny(), uint16_t(9 + b)));
+        bg.sock->Connect(InetSocketAddress(rx_addr[0], uint16_t(9 + b)));
+        BG.push_back(bg);
+        Simulator::Schedule(Seconds(BG.back().gap->GetValue()), &SendBackground, b);
+    }
+
+    size_t persistent = 0;
+    for (const Flow& f : R.flows)
+        persistent += f.finite ? 0 : 1;
+    if (s["output"]["cwnd"].get<bool>())
+        R.ts_cwnd.resize(persistent);
+    Simulator::Schedule(Seconds(R.warmup), &WarmupEnd);
+    Simulator::Schedule(Seconds(R.interval), &Sample);
+    Simulator::Schedule(Seconds(0), &Progress, std::max(R.duration / 100.0, 0.01));
+}
+
+json Defaults()
+{
+    json d;
+    auto attrs = [&](const std::string& name) {
+        TypeId t = TypeId::LookupByName(name);
+        json a;
+        for (uint32_t k = 0; k < t.GetAttributeN(); k++)
+        {
+            TypeId::AttributeInformation i = t.GetAttribute(k);
+            a[i.name] = i.initialValue->SerializeToString(i.checker);
+        }
+        d[name] = a;
+    };
+    for (const char* n : {"ns3::TcpSocket", "ns3::TcpSocketBase", "ns3::TcpL4Protocol",
+                          "ns3::TcpCubic", "ns3::RedQueueDisc", "ns3::CoDelQueueDisc",
+                          "ns3::PieQueueDisc", "ns3::FqCoDelQueueDisc", "ns3::TcpPrrRecovery"})
+    {
+        attrs(n);
+    }
+    d["version"] = "3.37";
+    return d;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc == 2 && std::string(argv[1]) == "--defaults")
+    {
+        std::cout << Defaults().dump(1) << std::endl;
+        return 0;
+    }
+    if (argc != 3)
+    {
+        std::cerr << "usage: bufsim-ns3 SCENARIO.json OUT.json | --defaults\n";
+        return 2;
+    }
+    std::ifstream in(argv[1]);
+    R.s = json::parse(in);
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(R.s["seed"].get<uint64_t>());
+    Build();
+    // Just past the end, so the last sample (at duration) is taken.
+    Simulator::Stop(Seconds(R.duration) + NanoSeconds(1));
+    Simulator::Run();
+    json out = Results();
+    Simulator::Destroy();
+    std::ofstream o(argv[2]);
+    o << out.dump();
+    return 0;
+}

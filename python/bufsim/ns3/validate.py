@@ -1,0 +1,335 @@
+"""How well the packet engine agrees with ns-3: the validation suite behind
+``bufsim validate-engines`` (and ``make validate``).
+
+Each scenario of :func:`scenarios` runs on the packet engine with
+``stack = "ns3"`` (the packet engine's mirror of ns-3's defaults) and on ns-3
+(:mod:`bufsim.ns3`) over the same seeds. :func:`validate` compares the seed
+means of the metrics in :data:`TOLERANCES` and times both engines;
+:func:`markdown` writes the table as a report page.
+
+The tolerances are the issue's starting points: utilization 0.02 absolute;
+loss rate 20% relative plus 1e-4; mean queue, p99 queueing delay, per-flow
+goodput and FCT median 15% relative; Jain's index 0.05 absolute. A metric
+is within when the difference of the two seed means is within its
+tolerance; a scenario agrees when every metric it has is within.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import resource
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bufsim._stats import t_half_width
+from bufsim.engines import simulate
+
+#: Metric -> (absolute, relative) tolerance: within when
+#: |ns3 - packet| <= absolute + relative * |packet|.
+TOLERANCES: dict[str, tuple[float, float]] = {
+    "utilization": (0.02, 0.0),
+    "drop_rate": (1e-4, 0.20),
+    "mean_queue_pkts": (0.0, 0.15),
+    "p99_queue_delay_s": (0.0, 0.15),
+    "jain_index": (0.05, 0.0),
+    "flow_goodput": (0.0, 0.15),
+    "fct_median_s": (0.0, 0.15),
+}
+
+#: Scenario names of the quick subset ``make test`` runs.
+QUICK = ("paper003-n20-b60", "newreno-red-1bdp", "newreno-transfers")
+
+
+def _base(
+    rate: str = "100Mbps", rtt: Any = None, count: int = 20, mss: str = "1000B"
+) -> dict[str, Any]:
+    return {
+        "duration": "20s",
+        "warmup": "5s",
+        "link": {"capacity": rate, "delay": "5ms", "buffer": "1BDP"},
+        "flows": [
+            {
+                "count": count,
+                "tcp": "newreno",
+                "rtt": rtt or {"min": "20ms", "max": "60ms"},
+                "mss": mss,
+                "stack": "ns3",
+            }
+        ],
+    }
+
+
+def scenarios() -> dict[str, dict[str, Any]]:
+    """The suite: name -> raw scenario (``stack = "ns3"``, seeds set by
+    :func:`validate`). Variants ns-3 has, every shared discipline, buffers
+    from 0.05 to 2 BDP, links from 10 Mbps to 10 Gbps, persistent flows,
+    finite transfers, Poisson background, and paper 003's setup."""
+    out: dict[str, dict[str, Any]] = {}
+
+    def add(name: str, s: dict[str, Any], **link: Any) -> None:
+        s["link"].update(link)
+        out[name] = s
+
+    for tcp in ("newreno", "cubic", "highspeed", "htcp", "scalable", "bbr"):
+        for buf in ("0.25BDP", "1BDP"):
+            s = _base()
+            s["flows"][0]["tcp"] = tcp
+            add(f"{tcp}-droptail-{buf.lower()}", s, buffer=buf)
+    for k in (10, 40):
+        s = _base()
+        s["flows"][0]["tcp"] = "dctcp"
+        add(f"dctcp-threshold-k{k}", s, buffer="1BDP", qdisc="threshold", qdisc_params={"k": k})
+    for tcp in ("newreno", "cubic"):
+        for q, params in (
+            ("red", {"min_th": 20, "max_th": 60, "w_q": 0.002}),
+            ("codel", {}),
+            ("fq_codel", {}),
+            ("pie", {}),
+        ):
+            s = _base()
+            s["flows"][0]["tcp"] = tcp
+            add(f"{tcp}-{q.replace('_', '')}-1bdp", s, qdisc=q, qdisc_params=params)
+    for buf in ("0.05BDP", "0.1BDP", "0.5BDP", "2BDP"):
+        add(f"newreno-droptail-{buf.lower()}", _base(), buffer=buf)
+    for rate, dur, warm, count in (
+        ("10Mbps", "60s", "10s", 5),
+        ("1Gbps", "10s", "3s", 20),
+        ("10Gbps", "3s", "1s", 20),
+    ):
+        for tcp in ("newreno", "cubic"):
+            s = _base(rate=rate, count=count, mss="1500B")
+            s["flows"][0]["tcp"] = tcp
+            s["duration"], s["warmup"] = dur, warm
+            add(f"{tcp}-{rate.lower()}", s, buffer="0.5BDP")
+    for tcp in ("newreno", "cubic"):
+        s = _base(count=4)
+        s["flows"][0]["tcp"] = tcp
+        s["flows"].append(
+            {
+                "count": 60,
+                "tcp": tcp,
+                "size": "100KB",
+                "rtt": "40ms",
+                "stack": "ns3",
+                "start": {"uniform": ["3s", "8s"]},
+            }
+        )
+        s["warmup"] = "3s"
+        add(f"{tcp}-transfers", s, buffer="0.5BDP")
+    for tcp in ("newreno", "cubic"):
+        s = _base(count=10)
+        s["flows"][0]["tcp"] = tcp
+        s["background"] = [{"kind": "poisson", "rate": "20Mbps", "packet_size": "1000B"}]
+        add(f"{tcp}-background", s, buffer="0.5BDP")
+    for n in (5, 20):
+        for b in (60, 120):
+            # Paper 003 section 5's packet setup: 100 Mbps, 6 ms RTT, 500 B
+            # packets, NewReno with SACK, drop-tail.
+            s = _base(count=n, rtt="6ms", mss="500B")
+            add(f"paper003-n{n}-b{b}", s, delay="1ms", buffer=f"{b}pkt")
+    for name, key, value in (
+        ("noack", "delayed_ack", False),
+        ("nosack", "sack", False),
+        ("iw1", "initial_window", 1),
+    ):
+        s = _base()
+        s["flows"][0][key] = value
+        add(f"newreno-{name}", s, buffer="0.5BDP")
+    return out
+
+
+def _metrics(r: Any) -> dict[str, Any]:
+    s = r.summary
+    m = {
+        k: float(s[k])
+        for k in ("utilization", "drop_rate", "mean_queue_pkts", "p99_queue_delay_s", "jain_index")
+    }
+    f = r.flows
+    persistent = f[f["size_pkts"].isna()] if "size_pkts" in f else f
+    m["per_flow"] = persistent.set_index("flow")["goodput_bps"]
+    done = f[f.get("finished", 0) == 1] if "finished" in f else f.iloc[:0]
+    m["fct_median_s"] = float(done["fct_s"].median()) if len(done) else math.nan
+    return m
+
+
+def _within(metric: str, pkt: float, ns3: float) -> bool:
+    a, rel = TOLERANCES[metric]
+    return abs(ns3 - pkt) <= a + rel * abs(pkt)
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (ns-3 runs as one)."""
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+
+
+def validate(
+    names: Iterable[str] | None = None,
+    seeds: Sequence[int] = (1, 2, 3),
+    *,
+    quick: bool = False,
+    progress: Callable[[str], Any] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Run the suite on both engines.
+
+    Parameters
+    ----------
+    names : scenario names of :func:`scenarios` (default: all, or
+        :data:`QUICK` with ``quick``).
+    seeds : the seeds each scenario runs with on each engine.
+    quick : the quick subset, 10 s runs (``make test``).
+    progress : called with a line of text after each run.
+
+    Returns
+    -------
+    (metrics, runs)
+        ``metrics``: one row per scenario and metric: ``packet`` and ``ns3``
+        (seed means), ``packet_ci``/``ns3_ci`` (95% t-interval half-widths
+        over the seeds), ``tolerance`` (its text), ``within``.
+        ``runs``: one row per scenario: ``verdict`` (``agrees`` or
+        ``differs``), ``differs_on`` (the metrics beyond tolerance),
+        ``packet_wall_s``/``ns3_wall_s`` and ``packet_cpu_s``/``ns3_cpu_s``
+        (sums over the seeds), ``speed_ratio`` (ns-3 CPU / packet CPU).
+    """
+    suite = scenarios()
+    chosen = list(names) if names is not None else list(QUICK if quick else suite)
+    unknown = [n for n in chosen if n not in suite]
+    if unknown:
+        raise KeyError(f"unknown validation scenario(s) {unknown}; known: {', '.join(suite)}")
+    rows, runs = [], []
+    for name in chosen:
+        base = copy.deepcopy(suite[name])
+        if quick:
+            base["duration"], base["warmup"] = "10s", "3s"
+        per: dict[str, list[dict[str, Any]]] = {"packet": [], "ns3": []}
+        wall = {"packet": 0.0, "ns3": 0.0}
+        cpu = {"packet": 0.0, "ns3": 0.0}
+        for seed in seeds:
+            for engine in ("packet", "ns3"):
+                s = dict(base, seed=seed)
+                t0, c0 = time.perf_counter(), _cpu()
+                r = simulate(s, engine=engine)
+                wall[engine] += time.perf_counter() - t0
+                cpu[engine] += _cpu() - c0
+                per[engine].append(_metrics(r))
+                if progress:
+                    progress(f"{name} seed {seed} {engine}: {time.perf_counter() - t0:.1f} s")
+        beyond = []
+        for metric in TOLERANCES:
+            if metric == "flow_goodput":
+                pk, ns, pci, nci = _flow_goodput(per)
+            else:
+                pk, pci = _mean_ci([m[metric] for m in per["packet"]])
+                ns, nci = _mean_ci([m[metric] for m in per["ns3"]])
+            if math.isnan(pk) and math.isnan(ns):
+                continue
+            ok = _within(metric, pk, ns)
+            if not ok:
+                beyond.append(metric)
+            a, rel = TOLERANCES[metric]
+            rows.append(
+                {
+                    "scenario": name,
+                    "metric": metric,
+                    "packet": pk,
+                    "packet_ci": pci,
+                    "ns3": ns,
+                    "ns3_ci": nci,
+                    "tolerance": _tol_text(a, rel),
+                    "within": ok,
+                }
+            )
+        runs.append(
+            {
+                "scenario": name,
+                "verdict": "agrees" if not beyond else "differs",
+                "differs_on": ", ".join(beyond),
+                "seeds": len(seeds),
+                "packet_wall_s": wall["packet"],
+                "ns3_wall_s": wall["ns3"],
+                "packet_cpu_s": cpu["packet"],
+                "ns3_cpu_s": cpu["ns3"],
+                "speed_ratio": cpu["ns3"] / max(cpu["packet"], 1e-9),
+            }
+        )
+    return pd.DataFrame(rows), pd.DataFrame(runs)
+
+
+def _mean_ci(values: Sequence[float]) -> tuple[float, float]:
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    if not len(x):
+        return math.nan, math.nan
+    return float(x.mean()), (t_half_width(x, 0.975) if len(x) >= 2 else math.nan)
+
+
+def _flow_goodput(per: dict[str, list[dict[str, Any]]]) -> tuple[float, float, float, float]:
+    """Per-flow goodput as a distribution (flows with the same RTT are
+    exchangeable, so flow i of one engine is not flow i of the other): each
+    seed's goodputs sorted, averaged rank by rank over the seeds; returned
+    as 1 (packet) against 1 + the median over ranks of |ns3 - packet| / the
+    mean flow's goodput, so the relative tolerance reads against it."""
+
+    def ranked(engine: str) -> np.ndarray:
+        runs = [np.sort(m["per_flow"].to_numpy(dtype=float)) for m in per[engine]]
+        return np.mean(runs, axis=0) if runs and len(runs[0]) else np.array([])
+
+    pk, ns = ranked("packet"), ranked("ns3")
+    if not len(pk) or len(pk) != len(ns):
+        return math.nan, math.nan, math.nan, math.nan
+    rel = float(np.median(np.abs(ns - pk)) / pk.mean())
+    return 1.0, 1.0 + rel, math.nan, math.nan
+
+
+def _tol_text(a: float, rel: float) -> str:
+    parts = [f"{a:g}"] if a else []
+    if rel:
+        parts.append(f"{rel:.0%}")
+    return " + ".join(parts)
+
+
+def markdown(metrics: pd.DataFrame, runs: pd.DataFrame, ns3_version: str) -> str:
+    """The agreement table as a Markdown page: per scenario the verdict,
+    each metric's two seed means with their intervals, and both engines'
+    times."""
+    agree = int((runs["verdict"] == "agrees").sum())
+    lines = [
+        "# The packet engine against ns-3",
+        "",
+        f"{agree} of {len(runs)} scenarios agree within tolerance "
+        f"({agree / max(len(runs), 1):.0%}); seeds {int(runs['seeds'].iloc[0]) if len(runs) else 0} per engine. "
+        f"ns-3 {ns3_version} is Debian's package, built for distribution, not tuned for speed: the "
+        "speed ratio is against that build.",
+        "",
+        "Tolerances: " + "; ".join(f"{m} {_tol_text(*t)}" for m, t in TOLERANCES.items()) + ".",
+        "",
+        "| scenario | verdict | beyond tolerance | packet CPU s | ns-3 CPU s | ratio |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in runs.itertuples():
+        lines.append(
+            f"| {r.scenario} | {r.verdict} | {r.differs_on or '-'} | {r.packet_cpu_s:.2f} | "
+            f"{r.ns3_cpu_s:.1f} | {r.speed_ratio:.0f}x |"
+        )
+    lines += [
+        "",
+        "| scenario | metric | packet | ns-3 | tolerance | within |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in metrics.itertuples():
+        lines.append(
+            f"| {r.scenario} | {r.metric} | {_pm(r.packet, r.packet_ci)} | {_pm(r.ns3, r.ns3_ci)} | "
+            f"{r.tolerance} | {'yes' if r.within else 'no'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _pm(v: float, ci: float) -> str:
+    if math.isnan(v):
+        return "-"
+    return f"{v:.4g}" if math.isnan(ci) else f"{v:.4g} ± {ci:.2g}"

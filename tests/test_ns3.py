@@ -1,0 +1,208 @@
+"""The ns-3 engine (``engine="ns3"``, bufsim.ns3): the driver builds against
+the installed ns-3, the ns3 stack profile matches ns-3's defaults, drops are
+counted where ns-3 makes them, unsupported input is refused by field, and
+the quick validation subset agrees with the packet engine."""
+
+from __future__ import annotations
+
+import bufsim
+import pandas as pd
+import pytest
+from bufsim import ns3
+from bufsim.ns3 import validate
+
+
+def _scn(**over):
+    s = {
+        "duration": "4s",
+        "warmup": "1s",
+        "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "30pkt"},
+        "flows": [{"count": 4, "tcp": "newreno", "rtt": "40ms", "mss": "1000B", "stack": "ns3"}],
+    }
+    s.update(over)
+    return s
+
+
+def test_the_ns3_profile_is_ns3s_defaults():
+    # Every value of the packet engine's ns3 profile that ns-3 has as an
+    # attribute, read from the installed ns-3 (3.37 here).
+    d = ns3.defaults()
+    g = bufsim.Scenario.load(_scn()).normalized["flows"][0]
+    sock, base, l4 = d["ns3::TcpSocket"], d["ns3::TcpSocketBase"], d["ns3::TcpL4Protocol"]
+    assert g["initial_window_pkts"] == int(sock["InitialCwnd"]) == 10
+    assert g["delayed_ack"] == (int(sock["DelAckCount"]) == 2)
+    assert g["delack_timeout_s"] == pytest.approx(float(sock["DelAckTimeout"].strip("+ns")) * 1e-9)
+    assert g["min_rto_s"] == pytest.approx(float(base["MinRto"].strip("+ns")) * 1e-9) == 1.0
+    assert g["sack"] == (base["Sack"] == "true")
+    assert g["prr"] == (l4["RecoveryType"] == "ns3::TcpPrrRecovery")
+    # ns-3's ReTxThreshold is RFC 5681's DupThresh of the packet engine.
+    assert int(base["ReTxThreshold"]) == 3
+    # Differences the driver sets by hand (driver.cc): timestamps off so a
+    # segment is the scenario's mss on the wire; CUBIC's classic HyStart off
+    # because the profile has hystart = false.
+    assert base["Timestamp"] == "true"
+    assert d["ns3::TcpCubic"]["HyStart"] == "true"
+
+
+def test_a_run_has_the_packet_engines_shape():
+    p = bufsim.simulate(_scn(), engine="packet")
+    n = bufsim.simulate(_scn(), engine="ns3")
+    assert n.provenance["engine"] == "ns3" and n.provenance["ns3_version"] == ns3.version()
+    for key in (
+        "utilization",
+        "drop_rate",
+        "mean_queue_pkts",
+        "p99_queue_delay_s",
+        "jain_index",
+        "sync_mean",
+    ):
+        assert key in n.summary
+    assert set(p.timeseries.columns) == set(n.timeseries.columns)
+    assert len(n.timeseries) == len(p.timeseries) == 40
+    assert {"flow", "group", "goodput_bps", "drops", "retransmits", "timeouts"} <= set(
+        n.flows.columns
+    )
+    assert len(n.flows) == 4
+    # Little's law at the bottleneck: mean queue = arrival rate x mean wait,
+    # the departures of a link busy u of the time being u C / packet size.
+    rate = n.summary["utilization"] * 10e6 / 8000
+    little = rate * n.summary["mean_queue_delay_s"]
+    assert n.summary["mean_queue_pkts"] == pytest.approx(little, rel=0.05)
+    # Goodput counts whole packets (bufsim's mss is the packet on the wire).
+    assert n.summary["goodput_bps"] == pytest.approx(n.summary["throughput_bps"], rel=0.02)
+
+
+def test_drops_are_counted_where_ns3_drops_them():
+    # Poisson background at 12 Mbps into a 10 Mbps drop-tail link (the one
+    # TCP transfer, 20 packets, is over before the warm-up ends): the link
+    # is saturated, so the drop fraction of the arrivals is
+    # 1 - C / offered = 1 - 10 / 12 = 0.167. ns-3 drops in the
+    # traffic-control layer (TcDrop), not in the device queue.
+    s = _scn(
+        duration="20s",
+        background=[{"kind": "poisson", "rate": "12Mbps", "packet_size": "1000B"}],
+    )
+    s["flows"][0].update(count=1, size="20pkt")
+    r = bufsim.simulate(s, engine="ns3")
+    assert r.summary["utilization"] == pytest.approx(1.0, abs=0.01)
+    assert r.summary["drop_rate"] == pytest.approx(1 - 10 / 12, abs=0.01)
+    assert r.summary["background_drops"] > 0
+
+
+def test_finite_transfers_complete_as_first_principles_say():
+    # One 100-packet transfer alone on a 10 Mbps link, 40 ms RTT, IW 10,
+    # delayed ACKs, no loss: a handshake (1 RTT), then slow start from 10
+    # segments growing by one per ACK, about 1.5x per round with delayed
+    # ACKs: 10, 15, 22, 33, 20 -> five rounds, and the last ACK waits up
+    # to the 200 ms delayed-ACK timer (ns-3 holds a lone last segment).
+    s = _scn(duration="3s", warmup="0s")
+    s["flows"][0].update(count=1, size="100pkt")
+    n = bufsim.simulate(s, engine="ns3")
+    p = bufsim.simulate(s, engine="packet")
+    fct_n, fct_p = float(n.flows["fct_s"].iloc[0]), float(p.flows["fct_s"].iloc[0])
+    assert n.flows["finished"].iloc[0] == p.flows["finished"].iloc[0] == 1
+    # Six round trips, plus at most the delayed-ACK timer, the 100 packets'
+    # serialization (80 ms) and the access links' (10 us).
+    for fct in (fct_n, fct_p):
+        assert 6 * 0.04 <= fct <= 6 * 0.04 + 0.2 + 0.08 + 0.01
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (
+            {"link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "30pkt", "qdisc": "fq"}},
+            "link.qdisc",
+        ),
+        ({"link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "0pkt"}}, "link.buffer"),
+        ({"flows": [{"count": 2, "tcp": "aimd", "rtt": "40ms", "stack": "ns3"}]}, "flows[0].tcp"),
+        (
+            {
+                "flows": [
+                    {
+                        "count": 2,
+                        "tcp": "cubic",
+                        "tcp_params": {"c": 0.8},
+                        "rtt": "40ms",
+                        "stack": "ns3",
+                    }
+                ]
+            },
+            "flows[0].tcp_params",
+        ),
+        ({"flows": [{"count": 2, "rtt": "40ms"}]}, "flows[0].rto_ssthresh"),
+        ({"flows": [{"count": 2, "rtt": "40ms", "stack": "linux"}]}, "flows[0].rack"),
+        (
+            {"flows": [{"count": 2, "rtt": "40ms", "stack": "ns3", "jitter": "1ms"}]},
+            "flows[0].jitter",
+        ),
+        (
+            {"flows": [{"arrival": {"load": 0.5}, "size": "10pkt", "rtt": "40ms", "stack": "ns3"}]},
+            "flows[0].arrival",
+        ),
+        ({"output": {"trace": True}}, "output.trace"),
+    ],
+)
+def test_what_ns3_cannot_express_is_refused_by_field(change, field):
+    with pytest.raises(bufsim.ScenarioError) as e:
+        bufsim.simulate(_scn(**change), engine="ns3")
+    assert str(e.value).startswith(field + ":"), str(e.value)
+
+
+def test_a_missing_ns3_says_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no pkg-config, no g++
+    monkeypatch.setenv("BUFSIM_CACHE", str(tmp_path))
+    with pytest.raises(bufsim.EngineError, match="apt-get install libns3-dev"):
+        bufsim.simulate(_scn(), engine="ns3")
+
+
+def test_the_driver_is_cached_by_ns3_version_and_source():
+    exe = ns3.driver()
+    assert exe.parent.name.startswith(ns3.version() + "-")
+    assert ns3.driver() == exe  # built once
+
+
+def test_a_sweep_runs_both_engines_side_by_side(tmp_path):
+    table = bufsim.sweep(
+        _scn(),
+        {"link.buffer": ["10pkt", "40pkt"]},
+        engines=["packet", "ns3"],
+        store=tmp_path / "store",
+    )
+    assert sorted(table["engine"].unique()) == ["ns3", "packet"]
+    assert len(table) == 4 and (table["status"] == "ok").all()
+    wide = table.pivot_table(index="buffer_pkts", columns="engine", values="utilization")
+    # Both engines: more buffer, at least as much utilization, and within
+    # the validation tolerance of each other (0.02) at the larger buffer.
+    assert (wide.diff().dropna() >= -0.01).all().all()
+    assert abs(wide.loc[40, "ns3"] - wide.loc[40, "packet"]) <= 0.02
+
+
+def test_the_quick_validation_subset_agrees():
+    metrics, runs = validate.validate(quick=True, seeds=(1,))
+    assert list(runs["scenario"]) == list(validate.QUICK)
+    bad = metrics[~metrics["within"]]
+    assert bad.empty, bad.to_string()
+    assert (runs["verdict"] == "agrees").all()
+    assert (runs["speed_ratio"] > 1).all()
+    page = validate.markdown(metrics, runs, ns3.version())
+    assert "3 of 3 scenarios agree" in page
+
+
+def test_the_full_suite_spans_what_the_issue_asks():
+    suite = validate.scenarios()
+    assert len(suite) >= 40
+    scns = {k: bufsim.Scenario.load(v) for k, v in suite.items()}
+    for scn in scns.values():
+        ns3.check(scn)  # every scenario is one ns-3 can run
+    norm = {k: scn.normalized for k, scn in scns.items()}
+    variants = {g["cc"]["variant"] for s in norm.values() for g in s["flows"]}
+    assert set(ns3.VARIANTS) <= variants
+    assert set(ns3.QDISCS) <= {s["link"]["qdisc"] for s in norm.values()}
+    ratio = pd.Series([s["link"]["buffer_pkts"] / s["link"]["bdp_pkts"] for s in norm.values()])
+    assert ratio.min() <= 0.06 and ratio.max() >= 1.9
+    rates = {s["link"]["capacity_bps"] for s in norm.values()}
+    assert min(rates) == 10e6 and max(rates) == 10e9
+    kinds = {g["kind"] for s in norm.values() for g in s["flows"]}
+    assert kinds == {"persistent", "finite"}
+    assert any(s["background"] for s in norm.values())
