@@ -98,6 +98,8 @@ FIELDS = {
     "flows.0.prr": ["yes", 1, [True]],
     "flows.0.recovery": ["fack", 1, *WRONG_TYPES],
     "flows.0.abc": ["yes", 1, [True]],
+    "flows.0.limited_transmit": ["yes", 1, [True]],
+    "flows.0.partial_ack_retransmit": ["yes", 1, [True]],
     "flows.0.rto_ssthresh": ["half", 1, *WRONG_TYPES],
     "flows.0.hystart": ["yes", 1, [True]],
     "flows.0.ecn": ["yes", 1, [True]],

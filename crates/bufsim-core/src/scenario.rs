@@ -272,6 +272,10 @@ struct RawFlows {
     #[serde(default)]
     abc: Option<bool>,
     #[serde(default)]
+    limited_transmit: Option<bool>,
+    #[serde(default)]
+    partial_ack_retransmit: Option<bool>,
+    #[serde(default)]
     rto_ssthresh: Option<String>,
     #[serde(default)]
     hystart: Option<bool>,
@@ -481,6 +485,12 @@ pub struct FlowGroup {
     /// Slow start counts every acknowledged segment (capped at ssthresh, as
     /// Linux) instead of at most one per ACK (RFC 5681 eq. (2)).
     pub abc: bool,
+    /// Limited Transmit (RFC 3042): a new segment on each of the first two
+    /// duplicate ACKs.
+    pub limited_transmit: bool,
+    /// In SACK recovery, each partial ACK retransmits the segment at its
+    /// cumulative ACK (RFC 6582's rule; ns-3's TcpSocketBase).
+    pub partial_ack_retransmit: bool,
     /// ssthresh after a timeout inside a loss episode.
     pub rto_ssthresh: RtoSsthresh,
     /// Bernoulli loss probability of data packets on this group's path (after the bottleneck).
@@ -1045,6 +1055,8 @@ fn resolve_group(
         rack: r.rack,
         hystart: r.hystart,
         abc: r.abc,
+        limited_transmit: r.limited_transmit,
+        partial_ack_retransmit: r.partial_ack_retransmit,
         rto_ssthresh: r.rto_ssthresh,
         ecn,
         loss,
@@ -1217,6 +1229,8 @@ struct Recovery {
     handshake: bool,
     hystart: bool,
     abc: bool,
+    limited_transmit: bool,
+    partial_ack_retransmit: bool,
 }
 
 /// A flow group's stack profile and loss-recovery settings (the profile
@@ -1320,6 +1334,10 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         handshake: profile.handshake,
         hystart: f.hystart.unwrap_or(profile.hystart),
         abc: f.abc.unwrap_or(profile.abc),
+        limited_transmit: f.limited_transmit.unwrap_or(profile.limited_transmit),
+        partial_ack_retransmit: f
+            .partial_ack_retransmit
+            .unwrap_or(profile.partial_ack_retransmit),
     })
 }
 

@@ -63,6 +63,14 @@ FIXED = {
     ),
     "hystart": (False, "ns-3 has no HyStart++ (its CUBIC's classic HyStart is set off to match)"),
     "abc": (False, "ns-3's slow start grows one segment per ACK (TcpNewReno::SlowStart)"),
+    "limited_transmit": (
+        True,
+        "ns-3 sends new data on the first duplicate ACKs (LimitedTransmit, RFC 3042)",
+    ),
+    "partial_ack_retransmit": (
+        True,
+        "ns-3 resends the head on each partial ACK of a recovery (TcpSocketBase::ProcessAck)",
+    ),
     "rto_ssthresh": (
         "pipe",
         "ns-3 recomputes ssthresh from the pipe on a timeout in recovery (TcpSocketBase::ReTxTimeout)",
@@ -266,7 +274,16 @@ def _check_group(i: int, g: dict[str, Any]) -> None:
 
 
 #: Fields a stack profile sets (the hint names the profile).
-_PROFILE = {"rack", "hystart", "abc", "rto_ssthresh", "connection_setup", "push_ack"}
+_PROFILE = {
+    "rack",
+    "hystart",
+    "abc",
+    "limited_transmit",
+    "partial_ack_retransmit",
+    "rto_ssthresh",
+    "connection_setup",
+    "push_ack",
+}
 
 
 def _from(g: dict[str, Any], key: str) -> str:

@@ -132,11 +132,8 @@ struct Flow
     uint64_t sent_warm = 0;
     uint32_t high_tx = 0;
     uint64_t retx = 0;
-    uint64_t retx_warm = 0;
     uint64_t timeouts = 0;
-    uint64_t timeouts_warm = 0;
     uint64_t recoveries = 0;
-    uint64_t recoveries_warm = 0;
     uint64_t drops = 0;
     uint64_t drops_warm = 0;
     uint64_t queued = 0;
@@ -572,9 +569,6 @@ void WarmupEnd()
     {
         f.rx_warm = f.rx;
         f.sent_warm = f.sent;
-        f.retx_warm = f.retx;
-        f.timeouts_warm = f.timeouts;
-        f.recoveries_warm = f.recoveries;
         f.drops_warm = f.drops;
         f.queued = 0;
         f.qsum = 0;
@@ -854,16 +848,17 @@ json Results()
         }
         else
         {
+            // As the packet engine's flows table (packet/collect.rs): goodput
+            // and drops over the window, the sender's counters over the run.
             bytes = double(f.rx - f.rx_warm) * scale;
             rate = bytes * 8.0 / T;
-            sent = double(f.sent - f.sent_warm);
-            retx = double(f.retx - f.retx_warm);
-            touts = double(f.timeouts - f.timeouts_warm);
-            recs = double(f.recoveries - f.recoveries_warm);
+            sent = double(f.sent);
+            retx = double(f.retx);
+            touts = double(f.timeouts);
+            recs = double(f.recoveries);
             drops = double(f.drops - f.drops_warm);
             fair.push_back(rate);
         }
-        double in_window = f.finite ? double(f.rx) * scale : bytes;
         goodput += f.finite ? double(f.rx - std::min(f.rx, f.rx_warm)) * scale * 8.0 / T : rate;
         group_goodput[f.group] += f.finite ? 0.0 : rate;
         sent_total += sent;
@@ -872,13 +867,14 @@ json Results()
         cols["group"].push_back(f.group);
         cols["rtt_s"].push_back(f.rtt);
         cols["goodput_bps"].push_back(rate);
-        cols["delivered_pkts"].push_back(in_window / f.mss);
+        cols["delivered_pkts"].push_back(double(f.rx) / f.payload);
         cols["sent_pkts"].push_back(sent);
         cols["retransmits"].push_back(retx);
         cols["timeouts"].push_back(touts);
         cols["recoveries"].push_back(recs);
         cols["drops"].push_back(drops);
-        cols["loss_rate"].push_back(sent > 0 ? drops / sent : 0.0);
+        double sent_span = f.finite ? sent : double(f.sent - f.sent_warm);
+        cols["loss_rate"].push_back(sent_span > 0 ? drops / sent_span : 0.0);
         cols["size_pkts"].push_back(f.finite ? double(f.size_pkts) : NaN);
         cols["start_s"].push_back(f.start);
         cols["end_s"].push_back(f.done ? f.end : NaN);

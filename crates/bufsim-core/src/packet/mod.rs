@@ -280,6 +280,8 @@ impl Flow {
             hystart: grp.hystart,
             rack: grp.rack,
             abc: grp.abc,
+            limited_transmit: grp.limited_transmit,
+            partial_ack_retransmit: grp.partial_ack_retransmit,
             rto_ssthresh: grp.rto_ssthresh,
             mss_bytes: grp.mss_bytes,
         };
@@ -969,6 +971,12 @@ impl<'s> Sim<'s> {
             match action {
                 AckAction::Now => {
                     flow.sender.on_ack(&flow.receiver.ack(), now, out);
+                    // An ACK sent stops the delayed-ACK timer: the next held
+                    // segment starts a full one (Linux tcp_event_ack_sent ->
+                    // inet_csk_clear_xmit_timer(ICSK_TIME_DACK); ns-3
+                    // TcpSocketBase::SendEmptyPacket cancels m_delAckEvent).
+                    // The timer's event, if any, is left to find itself stale.
+                    flow.delack_at = SimTime::MAX;
                     acked = true;
                 }
                 AckAction::Delay => flow.arm_delack(now, f, events),
@@ -1004,6 +1012,11 @@ impl<'s> Sim<'s> {
     /// module doc): an ACK still owed reaches the sender at once.
     fn delack(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
+        if flow.delack_at != self.now {
+            // Stale: an ACK left since this timer started (the receive path).
+            self.try_free(f);
+            return;
+        }
         flow.delack_at = SimTime::MAX;
         if flow.receiver.on_delack_timer() {
             self.drive(f, |flow, now, out| {

@@ -58,6 +58,12 @@ pub struct SenderConfig {
     /// Slow start counts every acknowledged segment (Linux) instead of at
     /// most one per ACK (RFC 5681 eq. (2)).
     pub abc: bool,
+    /// Limited Transmit (RFC 3042): send a new segment on each of the
+    /// first DupThresh - 1 duplicate ACKs.
+    pub limited_transmit: bool,
+    /// In SACK recovery, each partial ACK retransmits the segment at the
+    /// new cumulative ACK (ns-3; `tcp::stack`).
+    pub partial_ack_retransmit: bool,
     /// ssthresh after a timeout inside a loss episode (`tcp::stack`).
     pub rto_ssthresh: RtoSsthresh,
     /// Segment size, bytes (a paced controller's send quantum counts bytes).
@@ -514,7 +520,18 @@ impl Sender {
             }
             return;
         }
-        let win = self.w.cwnd.min(rwnd);
+        //= RFC 3042 section 2: on each of the first two duplicate ACKs the
+        //= sender "SHOULD send a new data segment ... if the receiver's
+        //= advertised window allows, the total FlightSize would remain less
+        //= than or equal to cwnd plus 2*SMSS, and ... new data is available";
+        //= cwnd itself "MUST NOT be changed". Only new data: after a
+        //= timeout's go-back-N (nxt < max) the window is cwnd alone.
+        let extra = if self.cfg.limited_transmit && !self.in_recovery && self.nxt == self.max {
+            f64::from(self.dupacks.min(DUP_THRESH as u32 - 1))
+        } else {
+            0.0
+        };
+        let win = (self.w.cwnd + extra).min(rwnd);
         while self.nxt < self.cfg.limit && ((self.nxt - self.una) as f64) + 1.0 <= win + 1e-9 {
             if !self.pace_ok(now) {
                 break;
@@ -695,6 +712,17 @@ impl Sender {
                     self.cc_sample(ack.ece, now);
                     self.pump(now, out);
                     return;
+                } else if self.cfg.partial_ack_retransmit
+                    && !self.sb.as_ref().is_some_and(|sb| sb.is_sacked(self.una))
+                {
+                    //= ns-3 TcpSocketBase::ProcessAck, a partial ACK in
+                    //= CA_RECOVERY: MarkHeadAsLost() then DoRetransmit(), SACK
+                    //= or not: RFC 6582 section 3.2 step 3's "retransmit the
+                    //= first unacknowledged segment" on top of RFC 6675, which
+                    //= would resend it only as NextSeg finds it lost. A lost
+                    //= retransmission of the head is resent at the next partial
+                    //= ACK instead of waiting for the RTO.
+                    self.emit(self.una, now, out);
                 }
             } else {
                 self.grow(newly, now);
@@ -933,6 +961,8 @@ mod tests {
             hystart: false,
             rack: false,
             abc: false,
+            limited_transmit: false,
+            partial_ack_retransmit: false,
             rto_ssthresh: RtoSsthresh::Rfc5681,
             mss_bytes: 1500,
         };
@@ -998,6 +1028,42 @@ mod tests {
         Ack {
             ack: n,
             ..Ack::default()
+        }
+    }
+
+    #[test]
+    fn limited_transmit_sends_new_data_on_the_first_two_dupacks() {
+        // RFC 3042 section 2: cwnd 4, segments 0..4 out, 0 lost. With
+        // Limited Transmit the first two duplicate ACKs each send one new
+        // segment (4, then 5: FlightSize <= cwnd + 2) and cwnd stays 4; the
+        // third enters fast recovery and retransmits 0. Without it the
+        // first two send nothing.
+        for lt in [false, true] {
+            let mut s = sender(false);
+            s.cfg.limited_transmit = lt;
+            s.w.cwnd = 4.0;
+            s.w.ssthresh = 4.0;
+            let mut out = vec![];
+            s.pump(SimTime::ZERO, &mut out);
+            assert_eq!(out, vec![0, 1, 2, 3]);
+            let t = SimTime::from_millis(100);
+            let mut sent = vec![];
+            for _ in 0..2 {
+                out.clear();
+                s.on_ack(&ack(0), t, &mut out);
+                sent.push(out.clone());
+                assert_eq!(s.w.cwnd, 4.0);
+            }
+            let want: Vec<Vec<u64>> = if lt {
+                vec![vec![4], vec![5]]
+            } else {
+                vec![vec![], vec![]]
+            };
+            assert_eq!(sent, want, "limited transmit {lt}");
+            out.clear();
+            s.on_ack(&ack(0), t, &mut out);
+            assert!(s.in_recovery);
+            assert_eq!(out[0], 0);
         }
     }
 
@@ -1132,6 +1198,36 @@ mod tests {
     }
 
     #[test]
+    fn partial_ack_retransmits_the_head_as_ns3_does() {
+        // Segments 0 and 5 lost out of 0..20; recovery resends 0 and 5. The
+        // retransmission of 5 is lost too. The ACK of 0 is partial (up to 5,
+        // recover = 20): with partial_ack_retransmit the head, 5, is resent
+        // at once (ns-3); without it RFC 6675's NextSeg does not resend an
+        // already retransmitted segment and only the RTO would.
+        for on in [false, true] {
+            let mut s = sender(true);
+            s.cfg.partial_ack_retransmit = on;
+            let mut out = vec![];
+            s.w.cwnd = 20.0;
+            s.pump(SimTime::ZERO, &mut out);
+            let t = SimTime::from_millis(100);
+            out.clear();
+            s.on_ack(&sack_ack(0, &[(1, 5), (6, 20)]), t, &mut out);
+            assert!(s.in_recovery);
+            assert!(out.starts_with(&[0, 5]), "{out:?}");
+            out.clear();
+            s.on_ack(&sack_ack(5, &[(6, 20)]), t, &mut out);
+            assert!(s.in_recovery);
+            assert_eq!(out.first() == Some(&5), on, "{out:?}");
+            assert_eq!(
+                out.iter().filter(|&&q| q < 20 && q != 5).count(),
+                0,
+                "{out:?}"
+            );
+        }
+    }
+
+    #[test]
     fn newreno_ignores_dupacks_of_go_back_n_duplicates() {
         let mut s = sender(false);
         let mut out = vec![];
@@ -1177,6 +1273,8 @@ mod tests {
             hystart: false,
             rack: true,
             abc: false,
+            limited_transmit: false,
+            partial_ack_retransmit: false,
             rto_ssthresh: RtoSsthresh::Rfc5681,
             mss_bytes: 1500,
         };

@@ -95,6 +95,12 @@ pub struct StackDefaults {
     /// The receiver acknowledges the last segment of a transfer at once
     /// instead of holding it for the delayed-ACK timer.
     pub push_ack: bool,
+    /// Limited Transmit (RFC 3042): a new segment on each of the first two
+    /// duplicate ACKs, so a small window still reaches DupThresh.
+    pub limited_transmit: bool,
+    /// In SACK recovery, each partial ACK retransmits the segment at the
+    /// new cumulative ACK, as RFC 6582 does without SACK.
+    pub partial_ack_retransmit: bool,
 }
 
 impl Stack {
@@ -141,6 +147,12 @@ impl Stack {
                 delack_timeout: SimTime::from_millis(200),
                 quick_acks: 0,
                 push_ack: false,
+                // The papers' ns-2 runs send nothing on the first duplicate
+                // ACKs (RFC 5681 section 3.2 says SHOULD use RFC 3042).
+                limited_transmit: false,
+                //= RFC 6675 section 5: in a SACK recovery segments are resent
+                //= as NextSeg finds them lost, not on partial ACKs.
+                partial_ack_retransmit: false,
             },
             Stack::Linux => StackDefaults {
                 //= include/net/tcp.h TCP_INIT_CWND = 10 (RFC 6928).
@@ -197,6 +209,17 @@ impl Stack {
                 //= once; so the last segment of a transfer is not held for
                 //= the timer.
                 push_ack: true,
+                //= net/ipv4/tcp_input.c tcp_add_reno_sack / tcp_sacktag_write_queue
+                //= count a duplicate ACK's segment as sacked_out, and
+                //= tcp_packets_in_flight = packets_out - (sacked_out +
+                //= lost_out) + retrans_out: the first duplicate ACKs open the
+                //= window for new segments with cwnd unchanged (RFC 3042's
+                //= effect).
+                limited_transmit: true,
+                // Linux resends on partial ACKs only without SACK
+                // (tcp_input.c tcp_newreno_mark_lost); with SACK its
+                // scoreboard and RACK decide.
+                partial_ack_retransmit: false,
             },
             Stack::Ns3 => StackDefaults {
                 //= ns-3 TcpSocket attribute InitialCwnd (default 10).
@@ -230,6 +253,13 @@ impl Stack {
                 // ns-3's receiver holds any single segment for DelAckTimeout,
                 // the last of a transfer too (TcpSocketBase::ReceivedData).
                 push_ack: false,
+                //= ns-3 TcpSocketBase attribute LimitedTransmit (default true),
+                //= TcpSocketBase::DupAck: "RFC3042 Limited transmit".
+                limited_transmit: true,
+                //= ns-3 TcpSocketBase::ProcessAck: on a partial ACK in
+                //= CA_RECOVERY, "m_txBuffer->MarkHeadAsLost(); DoRetransmit();"
+                //= with or without SACK.
+                partial_ack_retransmit: true,
             },
         }
     }

@@ -242,6 +242,8 @@ mod tests {
             hystart: false,
             rack: false,
             abc: false,
+            limited_transmit: false,
+            partial_ack_retransmit: false,
             rto_ssthresh: RtoSsthresh::Rfc5681,
             mss_bytes: 1500,
         };
