@@ -186,7 +186,7 @@ def test_the_quick_validation_subset_agrees():
     assert list(runs["scenario"]) == list(validate.QUICK)
     bad = metrics[metrics["verdict"] == "beyond"]
     assert bad.empty, bad.to_string()
-    assert (runs["verdict"] != "differs").all()
+    assert not runs["verdict"].str.startswith("differs").any()
     assert (runs["speed_ratio"] > 1).all()
     page = validate.markdown(metrics, runs, ns3.version())
     assert "of 3 scenarios agree" in page
@@ -219,3 +219,20 @@ def test_the_full_suite_spans_what_the_issue_asks():
     kinds = {g["kind"] for s in norm.values() for g in s["flows"]}
     assert kinds == {"persistent", "finite"}
     assert any(s["background"] for s in norm.values())
+
+
+def test_advise_verifies_its_answer_in_ns3(tmp_path):
+    s = _scn(duration="6s", warmup="2s")
+    s["flows"][0]["start"] = {"uniform": ["0s", "0.5s"]}
+    a = bufsim.advise(
+        s,
+        ["utilization>=0.95"],
+        quick=True,
+        engines=("packet", "ns3"),
+        store=tmp_path / "store",
+    )
+    note = next(n for n in a.notes if n.startswith("ns-3 "))
+    assert f"at the recommended {a.buffer_pkts:g} packets (2 seeds)" in note
+    assert "utilization>=0.95: ns-3 " in note and ("met in ns-3" in note)
+    with pytest.raises(bufsim.AdviceError, match="ns3"):
+        bufsim.advise(s, ["utilization>=0.95"], engines=("packet", "ns4"))

@@ -64,7 +64,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bufsim import _core, models
+from bufsim import _core, fmt, models
 from bufsim._core import BufsimError
 from bufsim._stats import t_half_width
 from bufsim.scenario import Scenario
@@ -818,10 +818,10 @@ def _check_arguments(
         raise AdviceError(f"confidence must be between 0 and 1, got {confidence!r}")
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise AdviceError(f"seeds must be a whole number >= 1, got {seeds!r}")
-    unknown = set(engines) - {"rules", "fluid", "packet"}
+    unknown = set(engines) - {"rules", "fluid", "packet", "ns3"}
     if unknown or "packet" not in engines:
         raise AdviceError(
-            f"engines must include 'packet' and be among rules, fluid, packet; got {list(engines)}"
+            f"engines must include 'packet' and be among rules, fluid, packet, ns3; got {list(engines)}"
         )
     return objs
 
@@ -1078,6 +1078,30 @@ class _Search:
         self.runs.append(t)
         self.packet_runs += len(seed_list)
         return t
+
+    def ns3_check(self, b: int) -> str:
+        """ns-3 at buffer ``b`` over the packet runs' seeds: a note with each
+        objective's mean in both engines and whether it holds in ns-3."""
+        from bufsim import ns3
+
+        self.say("ns3", f"ns-3 at {b} packets, {len(self.seed_list)} seeds")
+        t = self.run([b], "ns3", self.seed_list)
+        failed = t[t["status"] != "ok"]
+        if len(failed):
+            return f"ns-3 could not run at {b} packets: {failed['error'].iloc[0]}"
+        parts = []
+        for o in self.objs:
+            got = _judged(t, o.key)
+            ok = o.holds(got.tolist(), self.confidence)
+            parts.append(
+                f"{o.text}: ns-3 {fmt.metric(o.key, float(np.mean(got)))}, packet "
+                f"{fmt.metric(o.key, float(np.mean(self.values(b, o.key))))} "
+                f"({'met' if ok else 'NOT met'} in ns-3)"
+            )
+        return (
+            f"ns-3 {ns3.version()} at the recommended {b} packets ({len(self.seed_list)} seeds): "
+            + "; ".join(parts)
+        )
 
     def values(self, b: int, key: str) -> list[float]:
         """Every packet run's ``key`` at buffer ``b`` so far.
@@ -1618,7 +1642,10 @@ def advise(
         E.g. ``["utilization>=0.98", "p99_queue_delay<=5ms"]`` (see
         :func:`parse_objective`).
     engines : sequence of str
-        Which of ``"rules"``, ``"fluid"``, ``"packet"`` take part.
+        Which of ``"rules"``, ``"fluid"``, ``"packet"`` take part, and
+        ``"ns3"``: ns-3 (:mod:`bufsim.ns3`) runs the recommended buffer over
+        the same seeds and a note says whether each objective holds there
+        too (the answer stays the packet engine's).
     seeds : int
         Packet runs per probed buffer (seeds 1..seeds); up to
         :data:`ADAPTIVE_MAX_FACTOR` times more where a verdict is undecided.
@@ -1707,6 +1734,8 @@ def advise(
             + ", ".join(f"{b} packets" for b in sorted(set(s.undecided)))
         )
     notes += _unjudged_notes(s.unjudged)
+    if "ns3" in engines and feasible:
+        notes.append(s.ns3_check(int(rec)))
     s.total = s.done  # the bar ends full
     s.say("done", f"done: {s.packet_runs} packet runs")
     return Advice(

@@ -893,6 +893,13 @@ def advise(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the advice as JSON.")] = False,
     example: Annotated[str | None, typer.Option(help=_EXAMPLE_HELP)] = None,
+    verify_ns3: Annotated[
+        bool,
+        typer.Option(
+            "--verify-ns3",
+            help="Also run ns-3 at the recommended buffer and say whether it agrees.",
+        ),
+    ] = False,
 ) -> None:
     """The smallest buffer that meets every objective, verified with the packet engine."""
     from bufsim.advise import AdviceError
@@ -916,8 +923,11 @@ def advise(
             scheduler=scheduler,
             store=store,
             progress=say,
+            engines=("rules", "fluid", "packet", "ns3")
+            if verify_ns3
+            else ("rules", "fluid", "packet"),
         )
-    except (AdviceError, bufsim.ScenarioError, bufsim.SweepSpecError) as e:
+    except (AdviceError, bufsim.ScenarioError, bufsim.SweepSpecError, bufsim.EngineError) as e:
         _fail(str(e))
     finally:
         if bar is not None:
@@ -1143,13 +1153,15 @@ def validate_engines(
             f"{r.speed_ratio:.0f}x",
         )
     console.print(table)
-    agree = int((runs["verdict"] == "agrees").sum())
-    undecided = int((runs["verdict"] == "undecided").sum())
+    counts = runs["verdict"].value_counts()
     console.print(
-        f"{agree} of {len(runs)} scenarios agree, {undecided} undecided (a difference within the "
-        f"seeds' spread); written to {out}",
+        f"{int(counts.get('agrees', 0))} of {len(runs)} scenarios agree; "
+        + ", ".join(f"{int(n)} {v}" for v, n in counts.items() if v != "agrees")
+        + f". Report: {out / 'report.md'}",
         highlight=False,
     )
+    for r in runs[runs["verdict"].str.startswith("differs")].itertuples():
+        console.print(f"  {r.scenario}: {r.reason or 'not yet explained'}", highlight=False)
 
 
 def main() -> None:

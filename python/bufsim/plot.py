@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 __all__ = ["buffer_curves", "curve_errors", "flow_cdfs", "goodput_scatter", "svg", "timeseries"]
 
 #: Line colours per engine (packet first: the reference the others are judged by).
-ENGINE_COLORS = {"packet": "#1f4e79", "fluid": "#c55a11"}
+ENGINE_COLORS = {"packet": "#1f4e79", "fluid": "#c55a11", "ns3": "#a5002a"}
 _MODEL_COLORS = ["#548235", "#7030a0", "#bf9000", "#2e75b6", "#833c0b"]
 
 

@@ -14,7 +14,8 @@ difference of the two seed means is within its tolerance, ``undecided``
 when it is beyond the tolerance by less than the seeds' spread (the
 combined 95% half-widths, sqrt(h_packet^2 + h_ns3^2): the runs cannot tell
 the difference from noise), ``beyond`` otherwise. A scenario ``agrees`` when
-every metric is within, ``differs`` when one is beyond, else ``undecided``.
+every metric is within, ``differs`` when one is beyond (``explained`` when
+:data:`EXPLAINED` gives the measured reason), else ``undecided``.
 """
 
 from __future__ import annotations
@@ -43,6 +44,12 @@ TOLERANCES: dict[str, tuple[float, float]] = {
     "flow_goodput": (0.0, 0.15),
     "fct_median_s": (0.0, 0.15),
 }
+
+#: The measured reason of each scenario that differs: where ns-3.37
+#: departs from the RFCs and Linux (with its source line), the packet
+#: engine keeps the RFC's behaviour and the difference is explained here.
+#: A scenario that differs and is not here is unexplained.
+EXPLAINED: dict[str, str] = {}
 
 #: Scenario names of the quick subset ``make test`` runs.
 QUICK = ("paper003-n20-b60", "newreno-red-1bdp", "newreno-transfers")
@@ -208,8 +215,9 @@ def validate(
         (seed means), ``packet_ci``/``ns3_ci`` (95% t-interval half-widths
         over the seeds), ``tolerance`` (its text), ``verdict`` (``within``,
         ``undecided`` or ``beyond``). ``runs``: one row per scenario:
-        ``verdict`` (``agrees``, ``undecided`` or ``differs``), ``differs_on``
-        and ``undecided_on`` (the metrics),
+        ``verdict`` (``agrees``, ``undecided``, ``differs, explained`` or
+        ``differs, unexplained``), ``differs_on`` and ``undecided_on`` (the
+        metrics), ``reason`` (:data:`EXPLAINED`'s, for one that differs),
         ``packet_wall_s``/``ns3_wall_s`` and ``packet_cpu_s``/``ns3_cpu_s``
         (sums over the seeds), ``speed_ratio`` (ns-3 CPU / packet CPU).
     """
@@ -268,7 +276,8 @@ def validate(
         runs.append(
             {
                 "scenario": name,
-                "verdict": "differs" if beyond else "undecided" if close else "agrees",
+                "verdict": _verdict(name, beyond, close),
+                "reason": EXPLAINED.get(name, "") if beyond else "",
                 "differs_on": ", ".join(beyond),
                 "undecided_on": ", ".join(close),
                 "seeds": len(seeds),
@@ -280,6 +289,12 @@ def validate(
             }
         )
     return pd.DataFrame(rows), pd.DataFrame(runs)
+
+
+def _verdict(name: str, beyond: list[str], close: list[str]) -> str:
+    if beyond:
+        return "differs, explained" if name in EXPLAINED else "differs, unexplained"
+    return "undecided" if close else "agrees"
 
 
 def _mean_ci(values: Sequence[float]) -> tuple[float, float]:
@@ -319,12 +334,15 @@ def markdown(metrics: pd.DataFrame, runs: pd.DataFrame, ns3_version: str) -> str
     """The agreement table as a Markdown page: per scenario the verdict,
     each metric's two seed means with their intervals, and both engines'
     times."""
-    agree = int((runs["verdict"] == "agrees").sum())
+    counts = runs["verdict"].value_counts()
+    agree = int(counts.get("agrees", 0))
     lines = [
         "# The packet engine against ns-3",
         "",
         f"{agree} of {len(runs)} scenarios agree within tolerance "
-        f"({agree / max(len(runs), 1):.0%}); seeds {int(runs['seeds'].iloc[0]) if len(runs) else 0} per engine. "
+        f"({agree / max(len(runs), 1):.0%}); "
+        + ", ".join(f"{int(n)} {v}" for v, n in counts.items() if v != "agrees")
+        + f". Seeds per engine: {int(runs['seeds'].iloc[0]) if len(runs) else 0}. "
         f"ns-3 {ns3_version} is Debian's package, built for distribution, not tuned for speed: the "
         "speed ratio is against that build.",
         "",
@@ -338,6 +356,11 @@ def markdown(metrics: pd.DataFrame, runs: pd.DataFrame, ns3_version: str) -> str
             f"| {r.scenario} | {r.verdict} | {r.differs_on or '-'} | {r.undecided_on or '-'} | {r.packet_cpu_s:.2f} | "
             f"{r.ns3_cpu_s:.1f} | {r.speed_ratio:.0f}x |"
         )
+    differ = runs[runs["verdict"].str.startswith("differs")]
+    if len(differ):
+        lines += ["", "## Why they differ", ""]
+        for r in differ.itertuples():
+            lines.append(f"- **{r.scenario}** ({r.differs_on}): {r.reason or 'not yet explained.'}")
     lines += [
         "",
         "| scenario | metric | packet | ns-3 | tolerance | verdict |",

@@ -236,7 +236,13 @@ impl Stack {
                 // ns-3 has no HyStart++; its CUBIC's classic HyStart waits for
                 // an RTT rise of a whole minimum RTT.
                 hystart: false,
-                //= ns-3 TcpNewReno::SlowStart: one segment per ACK.
+                //= ns-3 TcpNewReno::SlowStart: one segment per ACK. (ns-3.37's
+                //= TcpCubic::IncreaseWindow instead adds every acknowledged
+                //= segment, "m_cWnd += segmentsAcked * m_segmentSize", with no
+                //= cap at ssthresh: after a timeout the ACK that repairs the
+                //= hole adds every segment SACKed beyond it at once. bufsim
+                //= keeps RFC 5681 eq. (2) here; `bufsim validate-engines`
+                //= shows the difference on CUBIC runs with timeouts.)
                 abc: false,
                 //= ns-3 TcpSocketBase::ReTxTimeout: ssthresh = GetSsThresh(tcb,
                 //= BytesInFlight()) unless already in CA_LOSS.
