@@ -1116,23 +1116,34 @@ def validate_engines(
         for name in v.scenarios():
             console.print(name, highlight=False)
         return
+    import pandas as pd
+
+    names = only or list(v.QUICK if quick else v.scenarios())
+    unknown = [n for n in names if n not in v.scenarios()]
+    if unknown:
+        _fail(f"unknown scenario(s) {unknown}; bufsim validate-engines --list names them")
     try:
         version = ns3.version()
         ns3.driver()
-        metrics, runs = v.validate(
-            only,
-            seeds=tuple(range(1, seeds + 1)),
-            quick=quick,
-            progress=lambda line: err_console.print(line, highlight=False),
-        )
-    except KeyError as e:
-        _fail(str(e.args[0]))
     except bufsim.BufsimError as e:
         _fail(str(e))
     out.mkdir(parents=True, exist_ok=True)
-    metrics.to_csv(out / "metrics.csv", index=False)
-    runs.to_csv(out / "runs.csv", index=False)
-    (out / "report.md").write_text(v.markdown(metrics, runs, version))
+    rows: list[dict[str, Any]] = []
+    run_rows: list[dict[str, Any]] = []
+    for name in names:
+        metric_rows, run = v.validate_one(
+            name,
+            tuple(range(1, seeds + 1)),
+            quick=quick,
+            progress=lambda line: err_console.print(line, highlight=False),
+        )
+        rows += metric_rows
+        run_rows.append(run)
+        # Written after each scenario: an interrupted suite keeps what ran.
+        metrics, runs = pd.DataFrame(rows), pd.DataFrame(run_rows)
+        metrics.to_csv(out / "metrics.csv", index=False)
+        runs.to_csv(out / "runs.csv", index=False)
+        (out / "report.md").write_text(v.markdown(metrics, runs, version))
     table = Table(
         "scenario",
         "verdict",
@@ -1154,14 +1165,17 @@ def validate_engines(
         )
     console.print(table)
     counts = runs["verdict"].value_counts()
+    others = ", ".join(f"{int(n)} {v}" for v, n in counts.items() if v != "agrees")
     console.print(
-        f"{int(counts.get('agrees', 0))} of {len(runs)} scenarios agree; "
-        + ", ".join(f"{int(n)} {v}" for v, n in counts.items() if v != "agrees")
+        f"{int(counts.get('agrees', 0))} of {len(runs)} scenarios agree"
+        + (f"; {others}" if others else "")
         + f". Report: {out / 'report.md'}",
         highlight=False,
     )
     for r in runs[runs["verdict"].str.startswith("differs")].itertuples():
         console.print(f"  {r.scenario}: {r.reason or 'not yet explained'}", highlight=False)
+    for r in runs[runs["verdict"] == "failed"].itertuples():
+        console.print(f"  {r.scenario} failed: {r.reason}", highlight=False)
 
 
 def main() -> None:

@@ -232,6 +232,114 @@ def check(scenario: Scenario) -> None:
             )
 
 
+#: Per variant: bufsim's ``tcp_params`` ns-3 has as an attribute of its
+#: class (key -> (attribute, conversion)), and those ns-3 fixes (key ->
+#: (the value ns-3 implements, what ns-3 does)). A key in neither must keep
+#: its default.
+CC: dict[str, dict[str, dict[str, Any]]] = {
+    "cubic": {
+        "attributes": {
+            "c": ("ns3::TcpCubic::C", str),
+            "beta": ("ns3::TcpCubic::Beta", str),
+            "fast_convergence": ("ns3::TcpCubic::FastConvergence", lambda v: str(v).lower()),
+        },
+        "fixed": {
+            "reno_friendly": (
+                False,
+                "ns-3.37's TcpCubic has no Reno-friendly region (RFC 9438 section 4.3; no "
+                "TcpFriendliness attribute)",
+            ),
+        },
+    },
+    "htcp": {
+        "attributes": {
+            "delta_l_s": ("ns3::TcpHtcp::DeltaL", lambda v: f"{round(v * 1e9)}ns"),
+            "beta_min": ("ns3::TcpHtcp::DefaultBackoff", str),
+        },
+        "fixed": {
+            "beta_max": (0.8, "ns-3's TcpHtcp::UpdateBeta caps the backoff at 0.8"),
+            "rtt_scaling": (False, "ns-3's TcpHtcp has no RTT scaling"),
+        },
+    },
+    "scalable": {
+        "attributes": {
+            "a": ("ns3::TcpScalable::AIFactor", lambda v: str(round(1 / v))),
+            "b": ("ns3::TcpScalable::MDFactor", str),
+        },
+        "fixed": {},
+    },
+    "dctcp": {
+        "attributes": {
+            "g": ("ns3::TcpDctcp::DctcpShiftG", str),
+            "alpha_init": ("ns3::TcpDctcp::DctcpAlphaOnInit", str),
+        },
+        "fixed": {},
+    },
+    "bbr": {
+        "attributes": {
+            "high_gain": ("ns3::TcpBbr::HighGain", str),
+            "btlbw_filter_rounds": ("ns3::TcpBbr::BwWindowLength", lambda v: str(int(v))),
+            "rtprop_filter_s": ("ns3::TcpBbr::RttWindowLength", lambda v: f"{round(v * 1e9)}ns"),
+            "probe_rtt_duration_s": (
+                "ns3::TcpBbr::ProbeRttDuration",
+                lambda v: f"{round(v * 1e9)}ns",
+            ),
+        },
+        "fixed": {},
+    },
+}
+
+
+def cc_attributes(i: int, cc: dict[str, Any]) -> dict[str, str]:
+    """ns-3 attribute settings (name -> value text) for flow group ``i``'s
+    ``cc`` table, after checking that ns-3 implements it.
+
+    Raises
+    ------
+    ScenarioError
+        A parameter ns-3 fixes set otherwise, or one it does not have set
+        away from its default (naming ``flows[i].tcp_params.<key>``).
+    """
+    variant = cc["variant"]
+    spec = CC.get(variant, {"attributes": {}, "fixed": {}})
+    default = _default_cc(variant)
+    path = f"flows[{i}].tcp_params"
+    out = {}
+    for key, value in cc.items():
+        if key == "variant" or (variant == "scalable" and key == "low_window"):
+            continue
+        if key in spec["attributes"]:
+            name, conv = spec["attributes"][key]
+            out[name] = conv(value)
+        elif key in spec["fixed"]:
+            want, why = spec["fixed"][key]
+            if value != want:
+                raise scenario_error(
+                    f"{path}.{key}",
+                    f"{json.dumps(value)}: {why}; set tcp_params.{key} = {json.dumps(want)} to run it in ns-3",
+                )
+        elif value != default[key]:
+            raise scenario_error(
+                f"{path}.{key}",
+                f"{json.dumps(value)}: ns-3's {variant} has no such parameter; remove it "
+                f"(default {json.dumps(default[key])})",
+            )
+    if variant == "scalable":
+        # ns-3's TcpScalable adds a segment every min(cwnd, AIFactor) ACKs:
+        # Reno below AIFactor = 1/a packets, a per ACK above.
+        if abs(1 / cc["a"] - round(1 / cc["a"])) > 1e-9:
+            raise scenario_error(
+                f"{path}.a", f"{cc['a']}: ns-3 takes 1/a as a whole number (AIFactor)"
+            )
+        if cc["low_window"] != round(1 / cc["a"]):
+            raise scenario_error(
+                f"{path}.low_window",
+                f"{cc['low_window']:g}: ns-3's Scalable is Reno below AIFactor = 1/a = "
+                f"{round(1 / cc['a'])} packets; set tcp_params.low_window = {round(1 / cc['a'])}",
+            )
+    return out
+
+
 def _check_group(i: int, g: dict[str, Any]) -> None:
     path = f"flows[{i}]"
     variant = g["cc"]["variant"]
@@ -240,12 +348,7 @@ def _check_group(i: int, g: dict[str, Any]) -> None:
             f"{path}.tcp",
             f"{variant!r}: ns-3 has no such TCP; the ns3 engine takes {', '.join(VARIANTS)}",
         )
-    if g["cc"] != _default_cc(variant):
-        raise scenario_error(
-            f"{path}.tcp_params",
-            f"{ {k: v for k, v in g['cc'].items() if k != 'variant'} }: the ns3 engine runs ns-3's "
-            f"{variant} with its defaults; remove tcp_params",
-        )
+    cc_attributes(i, g["cc"])
     if g["kind"] not in ("persistent", "finite"):
         raise scenario_error(
             f"{path}.{'arrival' if g['kind'] == 'open' else 'users'}",
@@ -310,7 +413,11 @@ def run(scenario: Scenario, progress: Callable[[float], Any] | None = None) -> d
     exe = driver()
     with tempfile.TemporaryDirectory(prefix="bufsim-ns3-") as tmp:
         src, out = Path(tmp) / "scenario.json", Path(tmp) / "out.json"
-        src.write_text(json.dumps(scenario.normalized))
+        norm = dict(scenario.normalized)
+        norm["ns3"] = {
+            "attributes": [cc_attributes(i, g["cc"]) for i, g in enumerate(norm["flows"])]
+        }
+        src.write_text(json.dumps(norm))
         errors: list[str] = []
         with subprocess.Popen(
             [str(exe), str(src), str(out)], stderr=subprocess.PIPE, text=True

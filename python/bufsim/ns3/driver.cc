@@ -193,6 +193,10 @@ struct Run
     std::vector<double> ts_time, ts_util, ts_queue, ts_drops, ts_active, ts_long;
     std::vector<std::vector<double>> ts_cwnd;
     double ts_prev = 0;
+    // the largest increase of one flow's cwnd on one event, segments (a
+    // diagnostic: ns-3.37's CUBIC adds every acknowledged segment in slow
+    // start, uncapped, see the ns3 stack profile)
+    double max_cwnd_step = 0;
 };
 
 Run R;
@@ -454,8 +458,12 @@ void OnSsthresh(uint32_t i, uint32_t, uint32_t now)
     }
 }
 
-void OnCwnd(uint32_t i, uint32_t, uint32_t now)
+void OnCwnd(uint32_t i, uint32_t old, uint32_t now)
 {
+    if (now > old)
+    {
+        R.max_cwnd_step = std::max(R.max_cwnd_step, double(now - old) / R.flows[i].payload);
+    }
     R.flows[i].cwnd = now;
 }
 
@@ -612,6 +620,12 @@ std::string Bps(double bps)
     return std::to_string(uint64_t(std::llround(bps))) + "bps";
 }
 
+/// A time as the string attributes of ns-3's CoDel discs take it.
+StringValue Ns(double seconds)
+{
+    return StringValue(std::to_string(int64_t(std::llround(seconds * 1e9))) + "ns");
+}
+
 /// TCP settings of a group's sockets, sender and receiver alike.
 void ConfigureSocket(Ptr<Socket> s, const json& g)
 {
@@ -715,8 +729,8 @@ Ptr<QueueDisc> InstallDisc(Ptr<NetDevice> dev, const json& link)
     {
         tch.SetRootQueueDisc("ns3::CoDelQueueDisc",
                              "MaxSize", StringValue(size),
-                             "Target", TimeValue(Seconds(p["target_s"].get<double>())),
-                             "Interval", TimeValue(Seconds(p["interval_s"].get<double>())),
+                             "Target", Ns(p["target_s"].get<double>()),
+                             "Interval", Ns(p["interval_s"].get<double>()),
                              "MinBytes", UintegerValue(uint32_t(pkt)));
     }
     else if (q == "fq_codel")
@@ -724,8 +738,8 @@ Ptr<QueueDisc> InstallDisc(Ptr<NetDevice> dev, const json& link)
         tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc",
                              "MaxSize", StringValue(size),
                              "Flows", UintegerValue(p["flows"].get<uint32_t>()),
-                             "Target", TimeValue(Seconds(p["target_s"].get<double>())),
-                             "Interval", TimeValue(Seconds(p["interval_s"].get<double>())),
+                             "Target", Ns(p["target_s"].get<double>()),
+                             "Interval", Ns(p["interval_s"].get<double>()),
                              "UseEcn", BooleanValue(false));
     }
     else if (q == "pie")
@@ -815,6 +829,7 @@ json Results()
     summary["packets_dropped"] = double(R.drops_total);
     summary["packets_delivered"] = double(R.departures);
     summary["events"] = double(Simulator::GetEventCount());
+    summary["max_cwnd_step_pkts"] = R.max_cwnd_step;
 
     std::vector<std::string> names = {
         "flow", "group", "rtt_s", "goodput_bps", "delivered_pkts", "sent_pkts",
@@ -1090,6 +1105,11 @@ void Build()
         TypeId variant = Variant(g["cc"]["variant"]);
         TypeId recovery = g["prr"].get<bool>() ? TcpPrrRecovery::GetTypeId()
                                                : TcpClassicRecovery::GetTypeId();
+        // The variant's parameters, as bufsim.ns3.cc_attributes maps them.
+        for (const auto& [name, value] : s["ns3"]["attributes"][f.group].items())
+        {
+            Config::SetDefault(name, StringValue(value.get<std::string>()));
+        }
         bool bbr = g["cc"]["variant"] == "bbr";
         Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(bbr));
         for (Ptr<Node> node : {senders[f.id], receivers[f.group]})
@@ -1165,7 +1185,8 @@ json Defaults()
         d[name] = a;
     };
     for (const char* n : {"ns3::TcpSocket", "ns3::TcpSocketBase", "ns3::TcpL4Protocol",
-                          "ns3::TcpCubic", "ns3::RedQueueDisc", "ns3::CoDelQueueDisc",
+                          "ns3::TcpCubic", "ns3::TcpScalable", "ns3::TcpHtcp", "ns3::TcpDctcp",
+                          "ns3::TcpBbr", "ns3::RedQueueDisc", "ns3::CoDelQueueDisc",
                           "ns3::PieQueueDisc", "ns3::FqCoDelQueueDisc", "ns3::TcpPrrRecovery"})
     {
         attrs(n);

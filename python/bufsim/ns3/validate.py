@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bufsim._core import BufsimError
 from bufsim._stats import t_half_width
 from bufsim.engines import simulate
 
@@ -69,9 +70,29 @@ def _base(
                 "rtt": rtt or {"min": "20ms", "max": "60ms"},
                 "mss": mss,
                 "stack": "ns3",
+                # Random starts, so that each seed is another trajectory:
+                # flows that all start at 0 with fixed RTTs repeat one run
+                # whatever the seed, and one run of a phase-locked system
+                # says little about the other engine's.
+                "start": {"uniform": ["0s", "1s"]},
             }
         ],
     }
+
+
+#: The ``tcp_params`` a variant needs to be what ns-3.37 implements
+#: (:data:`bufsim.ns3.CC`): CUBIC without its Reno-friendly region, and
+#: Scalable Reno-like below 1/a packets (ns-3's AIFactor = 100 for a = 0.01).
+NS3_PARAMS: dict[str, dict[str, Any]] = {
+    "cubic": {"reno_friendly": False},
+    "scalable": {"low_window": 100},
+}
+
+
+def _tcp(group: dict[str, Any], tcp: str) -> None:
+    group["tcp"] = tcp
+    if tcp in NS3_PARAMS:
+        group["tcp_params"] = dict(NS3_PARAMS[tcp])
 
 
 def scenarios() -> dict[str, dict[str, Any]]:
@@ -88,11 +109,11 @@ def scenarios() -> dict[str, dict[str, Any]]:
     for tcp in ("newreno", "cubic", "highspeed", "htcp", "scalable", "bbr"):
         for buf in ("0.25BDP", "1BDP"):
             s = _base()
-            s["flows"][0]["tcp"] = tcp
+            _tcp(s["flows"][0], tcp)
             add(f"{tcp}-droptail-{buf.lower()}", s, buffer=buf)
     for k in (10, 40):
         s = _base()
-        s["flows"][0]["tcp"] = "dctcp"
+        _tcp(s["flows"][0], "dctcp")
         add(f"dctcp-threshold-k{k}", s, buffer="1BDP", qdisc="threshold", qdisc_params={"k": k})
     for tcp in ("newreno", "cubic"):
         for q, params in (
@@ -102,7 +123,7 @@ def scenarios() -> dict[str, dict[str, Any]]:
             ("pie", {}),
         ):
             s = _base()
-            s["flows"][0]["tcp"] = tcp
+            _tcp(s["flows"][0], tcp)
             add(f"{tcp}-{q.replace('_', '')}-1bdp", s, qdisc=q, qdisc_params=params)
     for buf in ("0.05BDP", "0.1BDP", "0.5BDP", "2BDP"):
         add(f"newreno-droptail-{buf.lower()}", _base(), buffer=buf)
@@ -113,7 +134,7 @@ def scenarios() -> dict[str, dict[str, Any]]:
     ):
         for tcp in ("newreno", "cubic"):
             s = _base(rate=rate, count=count, mss="1500B")
-            s["flows"][0]["tcp"] = tcp
+            _tcp(s["flows"][0], tcp)
             s["duration"], s["warmup"] = dur, warm
             add(f"{tcp}-{rate.lower()}", s, buffer="0.5BDP")
     for tcp in ("newreno", "cubic"):
@@ -121,32 +142,28 @@ def scenarios() -> dict[str, dict[str, Any]]:
         # completion times beside long flows (RTT unfairness is the
         # scenarios above).
         s = _base(count=4, rtt="40ms")
-        s["flows"][0]["tcp"] = tcp
-        s["flows"].append(
-            {
-                "count": 60,
-                "tcp": tcp,
-                "size": "100KB",
-                "rtt": "40ms",
-                "stack": "ns3",
-                "start": {"uniform": ["3s", "8s"]},
-            }
-        )
+        _tcp(s["flows"][0], tcp)
+        transfers = {
+            "count": 60,
+            "size": "100KB",
+            "rtt": "40ms",
+            "stack": "ns3",
+            "start": {"uniform": ["3s", "8s"]},
+        }
+        _tcp(transfers, tcp)
+        s["flows"].append(transfers)
         s["warmup"] = "3s"
         add(f"{tcp}-transfers", s, buffer="0.5BDP")
     for tcp in ("newreno", "cubic"):
         s = _base(count=10)
-        s["flows"][0]["tcp"] = tcp
+        _tcp(s["flows"][0], tcp)
         s["background"] = [{"kind": "poisson", "rate": "20Mbps", "packet_size": "1000B"}]
         add(f"{tcp}-background", s, buffer="0.5BDP")
     for n in (5, 20):
         for b in (60, 120):
             # Paper 003 section 5's packet setup: 100 Mbps, 6 ms RTT, 500 B
             # packets, NewReno with SACK, drop-tail.
-            # Starts spread over the first 0.5 s so that the seed matters
-            # (identical flows started together repeat one trajectory).
             s = _base(count=n, rtt="6ms", mss="500B")
-            s["flows"][0]["start"] = {"uniform": ["0s", "0.5s"]}
             add(f"paper003-n{n}-b{b}", s, delay="1ms", buffer=f"{b}pkt")
     for name, key, value in (
         ("noack", "delayed_ack", False),
@@ -215,8 +232,8 @@ def validate(
         (seed means), ``packet_ci``/``ns3_ci`` (95% t-interval half-widths
         over the seeds), ``tolerance`` (its text), ``verdict`` (``within``,
         ``undecided`` or ``beyond``). ``runs``: one row per scenario:
-        ``verdict`` (``agrees``, ``undecided``, ``differs, explained`` or
-        ``differs, unexplained``), ``differs_on`` and ``undecided_on`` (the
+        ``verdict`` (``agrees``, ``undecided``, ``differs, explained``,
+        ``differs, unexplained`` or ``failed``), ``differs_on`` and ``undecided_on`` (the
         metrics), ``reason`` (:data:`EXPLAINED`'s, for one that differs),
         ``packet_wall_s``/``ns3_wall_s`` and ``packet_cpu_s``/``ns3_cpu_s``
         (sums over the seeds), ``speed_ratio`` (ns-3 CPU / packet CPU).
@@ -226,69 +243,98 @@ def validate(
     unknown = [n for n in chosen if n not in suite]
     if unknown:
         raise KeyError(f"unknown validation scenario(s) {unknown}; known: {', '.join(suite)}")
-    rows, runs = [], []
+    rows: list[dict[str, Any]] = []
+    runs = []
     for name in chosen:
-        base = copy.deepcopy(suite[name])
-        if quick:
-            base["duration"], base["warmup"] = "10s", "3s"
-        per: dict[str, list[dict[str, Any]]] = {"packet": [], "ns3": []}
-        wall = {"packet": 0.0, "ns3": 0.0}
-        cpu = {"packet": 0.0, "ns3": 0.0}
+        metric_rows, run = validate_one(name, seeds, quick=quick, progress=progress)
+        rows += metric_rows
+        runs.append(run)
+    return pd.DataFrame(rows), pd.DataFrame(runs)
+
+
+def validate_one(
+    name: str,
+    seeds: Sequence[int] = (1, 2, 3),
+    *,
+    quick: bool = False,
+    progress: Callable[[str], Any] | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """One scenario of the suite on both engines: its metric rows and its
+    run row (see :func:`validate`). A run that fails (ns-3 crashing, say)
+    gives the verdict ``failed`` with the error as the reason."""
+    base = copy.deepcopy(scenarios()[name])
+    if quick:
+        base["duration"], base["warmup"] = "10s", "3s"
+    per: dict[str, list[dict[str, Any]]] = {"packet": [], "ns3": []}
+    wall = {"packet": 0.0, "ns3": 0.0}
+    cpu = {"packet": 0.0, "ns3": 0.0}
+    run: dict[str, Any] = {"scenario": name, "seeds": len(seeds)}
+    try:
         for seed in seeds:
             for engine in ("packet", "ns3"):
-                s = dict(base, seed=seed)
                 t0, c0 = time.perf_counter(), _cpu()
-                r = simulate(s, engine=engine)
+                r = simulate(dict(base, seed=seed), engine=engine)
                 wall[engine] += time.perf_counter() - t0
                 cpu[engine] += _cpu() - c0
                 per[engine].append(_metrics(r))
                 if progress:
                     progress(f"{name} seed {seed} {engine}: {time.perf_counter() - t0:.1f} s")
-        beyond: list[str] = []
-        close: list[str] = []
-        for metric in TOLERANCES:
-            if metric == "flow_goodput":
-                pk, ns, pci, nci = _flow_goodput(per)
-            else:
-                pk, pci = _mean_ci([m[metric] for m in per["packet"]])
-                ns, nci = _mean_ci([m[metric] for m in per["ns3"]])
-            if math.isnan(pk) and math.isnan(ns):
-                continue
-            spread = math.hypot(pci, nci) if math.isfinite(pci) and math.isfinite(nci) else math.nan
-            verdict = _judge(metric, pk, ns, spread)
-            if verdict == "beyond":
-                beyond.append(metric)
-            elif verdict == "undecided":
-                close.append(metric)
-            a, rel = TOLERANCES[metric]
-            rows.append(
-                {
-                    "scenario": name,
-                    "metric": metric,
-                    "packet": pk,
-                    "packet_ci": pci,
-                    "ns3": ns,
-                    "ns3_ci": nci,
-                    "tolerance": _tol_text(a, rel),
-                    "verdict": verdict,
-                }
-            )
-        runs.append(
+    except BufsimError as e:
+        run.update(verdict="failed", reason=str(e), differs_on="", undecided_on="")
+        return [], run | _times(wall, cpu)
+    rows, beyond, close = _compare(name, per)
+    run.update(
+        verdict=_verdict(name, beyond, close),
+        reason=EXPLAINED.get(name, "") if beyond else "",
+        differs_on=", ".join(beyond),
+        undecided_on=", ".join(close),
+    )
+    return rows, run | _times(wall, cpu)
+
+
+def _times(wall: dict[str, float], cpu: dict[str, float]) -> dict[str, float]:
+    return {
+        "packet_wall_s": wall["packet"],
+        "ns3_wall_s": wall["ns3"],
+        "packet_cpu_s": cpu["packet"],
+        "ns3_cpu_s": cpu["ns3"],
+        "speed_ratio": cpu["ns3"] / max(cpu["packet"], 1e-9),
+    }
+
+
+def _compare(
+    name: str, per: dict[str, list[dict[str, Any]]]
+) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """Each metric's seed means, intervals and verdict; the metrics beyond
+    tolerance and those undecided."""
+    rows, beyond, close = [], [], []
+    for metric in TOLERANCES:
+        if metric == "flow_goodput":
+            pk, ns, pci, nci = _flow_goodput(per)
+        else:
+            pk, pci = _mean_ci([m[metric] for m in per["packet"]])
+            ns, nci = _mean_ci([m[metric] for m in per["ns3"]])
+        if math.isnan(pk) and math.isnan(ns):
+            continue
+        spread = math.hypot(pci, nci) if math.isfinite(pci) and math.isfinite(nci) else math.nan
+        verdict = _judge(metric, pk, ns, spread)
+        if verdict == "beyond":
+            beyond.append(metric)
+        elif verdict == "undecided":
+            close.append(metric)
+        rows.append(
             {
                 "scenario": name,
-                "verdict": _verdict(name, beyond, close),
-                "reason": EXPLAINED.get(name, "") if beyond else "",
-                "differs_on": ", ".join(beyond),
-                "undecided_on": ", ".join(close),
-                "seeds": len(seeds),
-                "packet_wall_s": wall["packet"],
-                "ns3_wall_s": wall["ns3"],
-                "packet_cpu_s": cpu["packet"],
-                "ns3_cpu_s": cpu["ns3"],
-                "speed_ratio": cpu["ns3"] / max(cpu["packet"], 1e-9),
+                "metric": metric,
+                "packet": pk,
+                "packet_ci": pci,
+                "ns3": ns,
+                "ns3_ci": nci,
+                "tolerance": _tol_text(*TOLERANCES[metric]),
+                "verdict": verdict,
             }
         )
-    return pd.DataFrame(rows), pd.DataFrame(runs)
+    return rows, beyond, close
 
 
 def _verdict(name: str, beyond: list[str], close: list[str]) -> str:
