@@ -12,9 +12,10 @@ is measured). Its outputs have the packet engine's shape, so
 
 What ns-3 cannot express is refused by :func:`check` with the field's name,
 never approximated: fair queueing that drops from the longest queue,
-AIMD, open- and closed-loop arrivals, bufsim-only stack options (RACK,
-HyStart++, appropriate byte counting, Linux's timeout and ACK rules, send
-jitter, random path loss), packet traces.
+AIMD, variant parameters ns-3.37 fixes otherwise (:data:`CC`: CUBIC's
+Reno-friendly region, say), open- and closed-loop arrivals, bufsim-only
+stack options (RACK, HyStart++, appropriate byte counting, Linux's timeout
+and ACK rules, send jitter, random path loss), packet traces.
 """
 
 from __future__ import annotations
@@ -173,6 +174,7 @@ def defaults() -> dict[str, Any]:
     return json.loads(p.stdout)
 
 
+@cache
 def _default_cc(variant: str) -> dict[str, Any]:
     """The normalized ``cc`` table of ``variant`` with its defaults."""
     raw = {
@@ -407,7 +409,8 @@ def run(scenario: Scenario, progress: Callable[[float], Any] | None = None) -> d
     EngineError
         ns-3 missing, or the driver failed (with its message).
     KeyboardInterrupt
-        Ctrl-C, or an exception from ``progress``: the run is stopped.
+        Ctrl-C: the ns-3 process is killed (an exception raised by
+        ``progress`` stops it the same way and propagates).
     """
     check(scenario)
     exe = driver()
