@@ -5,6 +5,8 @@ the quick validation subset agrees with the packet engine."""
 
 from __future__ import annotations
 
+import math
+
 import bufsim
 import pandas as pd
 import pytest
@@ -160,10 +162,6 @@ def test_a_lone_transfer_completes_as_in_ns3(size):
             {"flows": [{"count": 2, "rtt": "40ms", "stack": "ns3", "jitter": "1ms"}]},
             "flows[0].jitter",
         ),
-        (
-            {"flows": [{"arrival": {"load": 0.5}, "size": "10pkt", "rtt": "40ms", "stack": "ns3"}]},
-            "flows[0].arrival",
-        ),
         ({"output": {"trace": True}}, "output.trace"),
     ],
 )
@@ -171,6 +169,93 @@ def test_what_ns3_cannot_express_is_refused_by_field(change, field):
     with pytest.raises(bufsim.ScenarioError) as e:
         bufsim.simulate(_scn(**change), engine="ns3")
     assert str(e.value).startswith(field + ":"), str(e.value)
+
+
+def test_open_loop_arrivals_are_poisson_with_the_groups_laws():
+    # 10 Mbps, transfers of Exp(20 pkt) (E[ceil X] = 1 / (1 - e^(-1/20)) =
+    # 20.50 packets) at 30% load: 0.3 * 1e7 / (20.50 * 8000) = 18.3 arrivals
+    # a second, 1100 in the 60 s window (Poisson: sd 33). RTTs uniform on
+    # [20, 60] ms (mean 40 ms, sd 11.5 ms: se 0.35 ms). Tolerances: 4 standard
+    # errors.
+    s = _scn(duration="61s", warmup="1s")
+    s["flows"] = [
+        {
+            "size": {"exponential": "20pkt"},
+            "arrival": {"load": 0.3},
+            "rtt": {"min": "20ms", "max": "60ms"},
+            "mss": "1000B",
+            "stack": "ns3",
+        }
+    ]
+    r = bufsim.simulate(s, engine="ns3")
+    f = r.flows
+    rate = 0.3 * 1e7 / (20.50 * 8000)
+    assert r.summary["flows_arrived"] == len(f)
+    assert len(f) == pytest.approx(rate * 60, abs=4 * (rate * 60) ** 0.5)
+    assert f["size_pkts"].mean() == pytest.approx(20.50, abs=4 * 20 / len(f) ** 0.5)
+    assert f["rtt_s"].mean() == pytest.approx(0.040, abs=4 * 0.0115 / len(f) ** 0.5)
+    assert f["rtt_s"].between(0.020, 0.060).all()
+    # Light load: nearly every transfer finishes, each in at least its
+    # handshake plus one round trip per window of slow start.
+    assert r.summary["flows_completed"] >= 0.97 * len(f)
+    done = f[f["finished"] == 1]
+    assert (done["fct_s"] >= 2 * done["rtt_s"]).all()
+    assert r.summary["utilization"] == pytest.approx(0.3, abs=0.05)
+
+
+def test_an_open_loop_cap_refuses_arrivals():
+    # 50 transfers a second of 200 packets (8 Mbit/s each) on a 10 Mbps
+    # link: overload; at most 3 transfers at once, the rest refused.
+    s = _scn(duration="10s", warmup="1s")
+    s["flows"] = [
+        {
+            "size": "200pkt",
+            "arrival": {"rate": "50/s"},
+            "max_active": 3,
+            "rtt": "40ms",
+            "mss": "1000B",
+            "stack": "ns3",
+        }
+    ]
+    with pytest.warns(bufsim.OverloadWarning):
+        r = bufsim.simulate(s, engine="ns3")
+    assert r.summary["overload"] == 1
+    assert r.summary["active_flows_max"] == 3
+    assert r.summary["flows_refused"] > 300  # about 500 arrivals, few admitted
+
+
+def test_closed_loop_users_think_between_transfers():
+    # 10 users, fixed 50-packet transfers, a fixed 2 s think time, alone on
+    # a 100 Mbps link with a 40 ms RTT and no loss: a transfer takes a
+    # handshake and slow start (as the packet engine's ns3 profile gives
+    # it), plus at most the serialization of the others' packets (all
+    # users start together: 500 packets of 80 us, 40 ms). Each user thinks
+    # from 0, so starts at 2 s (the window's start) and then every 2 s +
+    # FCT: ceil(20 / (2 + FCT)) transfers each in the 20 s window, all
+    # finished, and by Little's law (arrivals x mean time in the system)
+    # len x mean FCT / 20 s active on average.
+    s = _scn(duration="22s", warmup="2s")
+    s["link"].update(capacity="100Mbps", buffer="1000pkt")
+    s["flows"] = [
+        {
+            "users": 10,
+            "think": {"fixed": "2s"},
+            "size": "50pkt",
+            "rtt": "40ms",
+            "mss": "1000B",
+            "stack": "ns3",
+        }
+    ]
+    r = bufsim.simulate(s, engine="ns3")
+    f = r.flows
+    fct = f["fct_s"]
+    assert r.summary["drop_rate"] == 0 and (f["finished"] == 1).all()
+    assert f["start_s"].min() == pytest.approx(2.0)
+    assert fct.max() - fct.min() <= 0.040
+    packet = bufsim.simulate(s, engine="packet").flows["fct_s"].median()
+    assert fct.median() == pytest.approx(packet, abs=1e-3)
+    assert len(f) == 10 * math.ceil(20 / (2 + fct.median()))
+    assert r.summary["active_flows_mean"] == pytest.approx(len(f) * fct.mean() / 20, rel=1e-6)
 
 
 def test_a_missing_ns3_says_how_to_install_it(monkeypatch, tmp_path):
@@ -238,7 +323,7 @@ def test_the_full_suite_spans_what_the_issue_asks():
     rates = {s["link"]["capacity_bps"] for s in norm.values()}
     assert min(rates) == 10e6 and max(rates) == 10e9
     kinds = {g["kind"] for s in norm.values() for g in s["flows"]}
-    assert kinds == {"persistent", "finite"}
+    assert kinds == {"persistent", "finite", "open", "closed"}
     assert any(s["background"] for s in norm.values())
 
 

@@ -13,7 +13,7 @@ is measured). Its outputs have the packet engine's shape, so
 What ns-3 cannot express is refused by :func:`check` with the field's name,
 never approximated: fair queueing that drops from the longest queue,
 AIMD, variant parameters ns-3.37 fixes otherwise (:data:`CC`: CUBIC's
-Reno-friendly region, say), open- and closed-loop arrivals, bufsim-only
+Reno-friendly region, say), bufsim-only
 stack options (RACK, HyStart++, appropriate byte counting, Linux's timeout
 and ACK rules, send jitter, random path loss), packet traces.
 """
@@ -351,16 +351,6 @@ def _check_group(i: int, g: dict[str, Any]) -> None:
             f"{variant!r}: ns-3 has no such TCP; the ns3 engine takes {', '.join(VARIANTS)}",
         )
     cc_attributes(i, g["cc"])
-    if g["kind"] not in ("persistent", "finite"):
-        raise scenario_error(
-            f"{path}.{'arrival' if g['kind'] == 'open' else 'users'}",
-            f"{g['kind']}-loop arrivals: the ns3 engine runs persistent flows and finite transfers "
-            "with fixed starts (count, size, start)",
-        )
-    if g["kind"] == "finite" and "fixed" not in g["size"]:
-        raise scenario_error(
-            f"{path}.size", f"{g['size']}: the ns3 engine takes one fixed size per group"
-        )
     for key, (value, why) in FIXED.items():
         if g[key] != value:
             field = key.removesuffix("_s")

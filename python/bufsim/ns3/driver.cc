@@ -6,14 +6,27 @@
 //   bufsim-ns3 SCENARIO.json OUT.json   run a scenario
 //   bufsim-ns3 --defaults               print ns-3's TCP defaults as JSON
 //
-// The topology. Each flow has its own sender node, joined to the left
+// The topology. Each flow has its own sender host, joined to the left
 // router by an access link whose one-way delay is (rtt - 2 link.delay) / 2
 // (bufsim's round trip: access link, bottleneck, an uncongested return
 // path); each flow group has one receiver node behind the right router,
-// with a listening socket per flow. The bottleneck runs left to right at
+// with one listening socket. The bottleneck runs left to right at
 // link.capacity; every other link, and the bottleneck's return direction,
 // runs at 100 times the capacity (at least 10 Gbps) with queues that never
-// fill, unless a group sets access_rate and access_buffer.
+// fill, unless a group sets access_rate and access_buffer. Routes are
+// static (every host's default route leads to the left router, the
+// routers' to each other): O(hosts) to build.
+//
+// Traffic as the packet engine draws it (traffic/ in the core; the draws
+// are ns-3's random streams, so a seed gives another trajectory than the
+// packet engine's): persistent flows and finite transfers start at the
+// normalized starts_s with the normalized rtts_s, a finite transfer's size
+// drawn from its group's law; an open-loop group's Poisson arrivals are
+// drawn before the run, each a transfer with its own host, RTT and size,
+// refused when the group already has max_active transfers; a closed-loop
+// user is one host that thinks, transfers, thinks again: each transfer
+// draws its RTT, set as its access link's delay when it starts (the user
+// has no other transfer then).
 //
 // The bottleneck's buffer. bufsim counts the packets waiting, not the one
 // being serialized (ns-2's convention), and so does a point-to-point
@@ -54,6 +67,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -109,10 +123,14 @@ class FlowTag : public Tag
     }
 };
 
+constexpr uint32_t NO_USER = std::numeric_limits<uint32_t>::max();
+
 struct Flow
 {
     uint32_t id = 0;
     uint32_t group = 0;
+    uint32_t host = 0;
+    uint32_t user = NO_USER; // closed-loop user, or NO_USER
     double rtt = 0;
     double start = 0;
     bool finite = false;
@@ -144,9 +162,32 @@ struct Flow
     uint32_t cwnd = 0;
 };
 
+/// A sender node and its access link to the left router.
+struct Host
+{
+    Ptr<Node> node;
+    Ptr<PointToPointChannel> channel;
+    Ipv4Address addr;
+};
+
 struct Run
 {
     json s;
+    double delay = 0; // the bottleneck's one-way delay, s
+    double fast = 0;  // the rate of every link but the bottleneck, bit/s
+    std::string big = "1000000p"; // a queue that never fills
+    Ptr<Node> left;   // the router before the bottleneck
+    std::vector<Host> hosts;
+    std::vector<uint32_t> user_host;          // closed-loop user -> host
+    std::vector<uint32_t> user_group;         // closed-loop user -> group
+    std::vector<uint32_t> group_active;       // active transfers per group
+    std::vector<std::vector<uint32_t>> idle;  // open-loop hosts free, per group
+    uint32_t mtu = 1500;
+    std::vector<Ptr<Node>> receivers;         // one per group
+    std::vector<Ipv4Address> rx_addr;         // receiver addresses, per group
+    std::map<std::pair<uint32_t, uint16_t>, uint32_t> by_addr; // sender -> flow
+    Ptr<UniformRandomVariable> uniform;
+    Ptr<NormalRandomVariable> normal;
     double C = 0;
     double warmup = 0;
     double duration = 0;
@@ -182,6 +223,9 @@ struct Run
     double active_area = 0;
     double long_area = 0;
     uint64_t completed_win = 0;
+    uint64_t arrived_win = 0;
+    uint64_t refused = 0;
+    uint32_t active_max = 0;
     // congestion events
     uint64_t event_id = 0;
     double event_start = 0;
@@ -228,6 +272,81 @@ uint32_t FlowOf(Ptr<const Packet> p)
 {
     FlowTag tag;
     return p->PeekPacketTag(tag) ? tag.flow : BACKGROUND;
+}
+
+// --- traffic draws (traffic/ in the core) ------------------------------------
+
+/// A transfer's size, packets: a draw of the normalized law (traffic/size.rs),
+/// rounded up to a whole packet, at least one.
+uint64_t DrawSize(const json& law)
+{
+    auto [kind, p] = *law.items().begin();
+    double x = 0;
+    if (kind == "fixed")
+        x = p["pkts"].get<double>();
+    else if (kind == "exponential")
+        x = -p["mean_pkts"].get<double>() * std::log(1.0 - R.uniform->GetValue());
+    else if (kind == "pareto")
+        x = p["min_pkts"].get<double>() *
+            std::pow(1.0 - R.uniform->GetValue(), -1.0 / p["shape"].get<double>());
+    else if (kind == "lognormal")
+        x = p["median_pkts"].get<double>() *
+            std::exp(p["sigma"].get<double>() * R.normal->GetValue());
+    else if (kind == "uniform")
+        return R.uniform->GetInteger(p["lo_pkts"].get<uint32_t>(), p["hi_pkts"].get<uint32_t>());
+    else if (kind == "mixture")
+    {
+        double u = R.uniform->GetValue();
+        for (const json& c : p)
+        {
+            if (u < c["weight"].get<double>())
+                return DrawSize(c["dist"]);
+            u -= c["weight"].get<double>();
+        }
+        return DrawSize(p.back()["dist"]);
+    }
+    else if (kind == "empirical")
+    {
+        // Piecewise linear through (pkts, cdf); the first point an atom.
+        const json& pts = p["points"];
+        double u = R.uniform->GetValue();
+        size_t i = 0;
+        while (i < pts.size() && pts[i][1].get<double>() < u)
+            i++;
+        if (i == 0)
+            x = pts[0][0].get<double>();
+        else if (i >= pts.size())
+            x = pts.back()[0].get<double>();
+        else
+        {
+            double x0 = pts[i - 1][0], f0 = pts[i - 1][1], x1 = pts[i][0], f1 = pts[i][1];
+            x = x0 + (x1 - x0) * (u - f0) / (f1 - f0);
+        }
+    }
+    else
+        NS_FATAL_ERROR("bufsim-ns3: unsupported size law " << kind);
+    return uint64_t(std::min(std::max(std::ceil(x), 1.0), 1e15));
+}
+
+/// A new transfer's round-trip propagation delay, s (traffic::RttDraw).
+double DrawRtt(const json& draw)
+{
+    auto [kind, p] = *draw.items().begin();
+    if (kind == "fixed")
+        return p.get<double>();
+    if (kind == "choice")
+        return p[R.uniform->GetInteger(0, uint32_t(p.size() - 1))].get<double>();
+    if (kind == "uniform")
+        return R.uniform->GetValue(p[0].get<double>(), p[1].get<double>());
+    NS_FATAL_ERROR("bufsim-ns3: unsupported rtt draw " << kind);
+}
+
+/// A closed-loop user's think time, s (traffic::ThinkDist).
+double DrawThink(const json& think)
+{
+    auto [kind, p] = *think.items().begin();
+    double mean = p.get<double>();
+    return kind == "fixed" ? mean : -mean * std::log(1.0 - R.uniform->GetValue());
 }
 
 // --- the bottleneck ---------------------------------------------------
@@ -370,6 +489,24 @@ void TxBegin(Ptr<const Packet> p)
 
 // --- the senders ----------------------------------------------------------
 
+TypeId Variant(const std::string& v);
+TypeId Recovery(const json& g);
+void ConfigureSocket(Ptr<Socket> s, const json& g);
+void Wake(uint32_t u);
+uint32_t AddHost(const json& g, double rtt);
+
+/// The listening port of group `g`'s receiver.
+uint16_t Port(uint32_t g)
+{
+    return uint16_t(10000 + g);
+}
+
+/// The one-way delay of the access link of a flow whose RTT is `rtt`, s.
+double AccessDelay(double rtt)
+{
+    return rtt / 2.0 - R.delay;
+}
+
 void Fill(uint32_t i)
 {
     Flow& f = R.flows[i];
@@ -477,6 +614,7 @@ void OnHighestRxAck(uint32_t i, SequenceNumber32, SequenceNumber32 now)
         f.done = true;
         f.end = Now();
         R.active--;
+        R.group_active[f.group]--;
         if (f.long_)
         {
             R.longs--;
@@ -486,16 +624,126 @@ void OnHighestRxAck(uint32_t i, SequenceNumber32, SequenceNumber32 now)
             R.completed_win++;
         }
         f.tx->Close();
+        if (R.s["flows"][f.group]["kind"] == "open")
+        {
+            R.idle[f.group].push_back(f.host);
+        }
+        else if (f.user != NO_USER)
+        {
+            // The user thinks from the end its sender sees.
+            double think = DrawThink(R.s["flows"][f.group]["think"]);
+            Simulator::Schedule(Seconds(think), &Wake, f.user);
+        }
     }
 }
 
-void Start(uint32_t i, Address to)
+/// Flow `i` starts: its socket is made with its group's settings and connects.
+void Start(uint32_t i)
 {
+    const json& g = R.s["flows"][R.flows[i].group];
+    uint32_t group = R.flows[i].group;
     TickFlows();
     Flow& f = R.flows[i];
     f.active = true;
     R.active++;
-    f.tx->Connect(to);
+    R.group_active[group]++;
+    R.active_max = std::max(R.active_max, R.active);
+    if (R.in_window && f.finite && f.start >= R.warmup)
+    {
+        R.arrived_win++;
+    }
+    // The variant's parameters, as bufsim.ns3.cc_attributes maps them (every
+    // attribute the variant has, so no group's setting leaks into another's).
+    for (const auto& [name, value] : R.s["ns3"]["attributes"][group].items())
+    {
+        Config::SetDefault(name, StringValue(value.get<std::string>()));
+    }
+    Config::SetDefault("ns3::TcpSocketState::EnablePacing",
+                       BooleanValue(g["cc"]["variant"] == "bbr"));
+    const Host& h = R.hosts[f.host];
+    Ptr<TcpL4Protocol> tcp = h.node->GetObject<TcpL4Protocol>();
+    tcp->SetAttribute("SocketType", TypeIdValue(Variant(g["cc"]["variant"])));
+    tcp->SetAttribute("RecoveryType", TypeIdValue(Recovery(g)));
+    f.tx = Socket::CreateSocket(h.node, TcpSocketFactory::GetTypeId());
+    ConfigureSocket(f.tx, g);
+    f.tx->Bind();
+    Address local;
+    f.tx->GetSockName(local);
+    R.by_addr[{h.addr.Get(), InetSocketAddress::ConvertFrom(local).GetPort()}] = i;
+    f.tx->SetConnectCallback(MakeBoundCallback(&OnConnected, i),
+                             MakeBoundCallback(&OnConnectFailed, i));
+    f.tx->SetSendCallback(MakeBoundCallback(&OnSendSpace, i));
+    f.tx->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, i));
+    f.tx->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
+    f.tx->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, i));
+    f.tx->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
+    f.tx->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&OnHighestRxAck, i));
+    f.tx->Connect(InetSocketAddress(R.rx_addr[group], Port(group)));
+}
+
+/// A new flow of group `group` arriving now at `host`, with its RTT and
+/// size drawn; returns its id. Its RTT becomes the host's access delay (a
+/// reused host has no other transfer).
+uint32_t NewTransfer(uint32_t group, uint32_t host, double rtt)
+{
+    const json& g = R.s["flows"][group];
+    Flow f;
+    f.id = uint32_t(R.flows.size());
+    f.group = group;
+    f.host = host;
+    f.rtt = rtt;
+    f.start = Now();
+    f.finite = true;
+    f.mss = g["mss_bytes"].get<uint32_t>();
+    f.payload = f.mss - HEADERS;
+    f.size_pkts = DrawSize(g["size"]);
+    f.total = f.size_pkts * f.payload;
+    R.hosts[host].channel->SetAttribute("Delay", TimeValue(Seconds(AccessDelay(rtt))));
+    R.flows.push_back(f);
+    return f.id;
+}
+
+/// A closed-loop user's next transfer.
+void Wake(uint32_t u)
+{
+    uint32_t group = R.user_group[u];
+    uint32_t i = NewTransfer(group, R.user_host[u], DrawRtt(R.s["flows"][group]["rtt_draw"]));
+    R.flows[i].user = u;
+    Start(i);
+}
+
+/// An open-loop arrival of group `group`, and the next one scheduled (the
+/// Poisson process runs to the end of the run). Refused when the group has
+/// max_active transfers; else it takes an idle host of the group, or a new
+/// one (started one event later, once ns-3 has initialized the node).
+void Arrival(uint32_t group)
+{
+    const json& g = R.s["flows"][group];
+    double gap = -std::log(1.0 - R.uniform->GetValue()) / g["arrival_rate_per_s"].get<double>();
+    if (Now() + gap < R.duration)
+    {
+        Simulator::Schedule(Seconds(gap), &Arrival, group);
+    }
+    double rtt = DrawRtt(g["rtt_draw"]);
+    if (R.group_active[group] >= g["max_active"].get<uint32_t>())
+    {
+        R.refused++;
+        return;
+    }
+    std::vector<uint32_t>& idle = R.idle[group];
+    if (!idle.empty())
+    {
+        uint32_t host = idle.back();
+        idle.pop_back();
+        Start(NewTransfer(group, host, rtt));
+        return;
+    }
+    uint32_t i = NewTransfer(group, AddHost(g, rtt), rtt);
+    R.group_active[group]++; // held from now, so the cap counts it
+    Simulator::ScheduleNow([i]() {
+        R.group_active[R.flows[i].group]--;
+        Start(i);
+    });
 }
 
 // --- the receivers ----------------------------------------------------------
@@ -509,8 +757,11 @@ void OnRecv(uint32_t i, Ptr<Socket> s)
     }
 }
 
-void OnAccept(uint32_t i, Ptr<Socket> s, const Address&)
+/// A group's listener accepted a connection: the flow is its sender's.
+void OnAccept(Ptr<Socket> s, const Address& from)
 {
+    InetSocketAddress a = InetSocketAddress::ConvertFrom(from);
+    uint32_t i = R.by_addr.at({a.GetIpv4().Get(), a.GetPort()});
     s->SetRecvCallback(MakeBoundCallback(&OnRecv, i));
 }
 
@@ -615,6 +866,12 @@ TypeId Variant(const std::string& v)
     NS_FATAL_ERROR("bufsim-ns3: unsupported tcp " << v);
 }
 
+/// The loss recovery of group `g`'s senders: PRR (RFC 6937) or RFC 6675's.
+TypeId Recovery(const json& g)
+{
+    return g["prr"].get<bool>() ? TcpPrrRecovery::GetTypeId() : TcpClassicRecovery::GetTypeId();
+}
+
 std::string Bps(double bps)
 {
     return std::to_string(uint64_t(std::llround(bps))) + "bps";
@@ -668,8 +925,13 @@ NetDeviceContainer Link(Ptr<Node> a,
     return d;
 }
 
-void NoQueueDisc(NetDeviceContainer d)
+/// Addresses for a new link's two ends (a /30 of its own), and no queue
+/// disc on either: a packet waits in the device queue only.
+Ipv4InterfaceContainer Assign(NetDeviceContainer d)
 {
+    static Ipv4AddressHelper ip("10.0.0.0", "255.255.255.252");
+    Ipv4InterfaceContainer c = ip.Assign(d);
+    ip.NewNetwork();
     for (uint32_t k = 0; k < d.GetN(); k++)
     {
         Ptr<NetDevice> dev = d.Get(k);
@@ -679,6 +941,14 @@ void NoQueueDisc(NetDeviceContainer d)
             tc->DeleteRootQueueDiscOnDevice(dev);
         }
     }
+    return c;
+}
+
+/// `node`'s default route: through `gateway` on interface `iface`.
+void DefaultRoute(Ptr<Node> node, Ipv4Address gateway, uint32_t iface)
+{
+    Ipv4StaticRoutingHelper().GetStaticRouting(node->GetObject<Ipv4>())->SetDefaultRoute(gateway,
+                                                                                           iface);
 }
 
 /// The bottleneck's queue disc (none for droptail); returns it.
@@ -825,6 +1095,10 @@ json Results()
     summary["active_flows_mean"] = R.active_area / T;
     summary["long_flows_mean"] = R.long_area / T;
     summary["flows_completed"] = double(R.completed_win);
+    summary["flows_arrived"] = double(R.arrived_win);
+    summary["flows_refused"] = double(R.refused);
+    summary["overload"] = R.refused > 0 ? 1.0 : 0.0;
+    summary["active_flows_max"] = double(R.active_max);
     summary["capacity_bps"] = R.C;
     summary["packets_dropped"] = double(R.drops_total);
     summary["packets_delivered"] = double(R.departures);
@@ -953,6 +1227,32 @@ json Results()
     return out;
 }
 
+/// A new sender host for a flow of group `g` whose RTT is `rtt`: its node
+/// and access link to the left router, with its default route. A host made
+/// during the run (an open-loop arrival) is initialized by ns-3 in an event
+/// at the same time, before the flow's start.
+uint32_t AddHost(const json& g, double rtt)
+{
+    uint32_t mtu = R.mtu;
+    Host h;
+    h.node = CreateObject<Node>();
+    InternetStackHelper().Install(h.node);
+    double fast = R.fast;
+    double rate = g["access_rate_bps"].is_null() ? fast : g["access_rate_bps"].get<double>();
+    std::string q = g["access_rate_bps"].is_null()
+                        ? R.big
+                        : std::to_string(g["access_buffer_pkts"].get<uint64_t>()) + "p";
+    uint32_t mss = g["mss_bytes"].get<uint32_t>();
+    NetDeviceContainer d = Link(h.node, R.left, rate * (mss + PPP) / mss, AccessDelay(rtt), q, mtu);
+    d.Get(1)->SetAttribute("DataRate", StringValue(Bps(fast)));
+    Ipv4InterfaceContainer c = Assign(d);
+    h.addr = c.GetAddress(0);
+    h.channel = DynamicCast<PointToPointChannel>(d.Get(0)->GetChannel());
+    DefaultRoute(h.node, c.GetAddress(1), 1);
+    R.hosts.push_back(h);
+    return uint32_t(R.hosts.size() - 1);
+}
+
 void Build()
 {
     const json& s = R.s;
@@ -962,77 +1262,24 @@ void Build()
     R.duration = s["duration_s"].get<double>();
     R.interval = s["output"]["interval_s"].get<double>();
     R.sync_window = link["bdp_rtt_s"].get<double>();
-    double delay = link["delay_s"].get<double>();
-    double fast = std::max(100.0 * R.C, 10e9);
-    std::string big = "1000000p";
+    R.delay = link["delay_s"].get<double>();
+    R.fast = std::max(100.0 * R.C, 10e9);
+    R.uniform = CreateObject<UniformRandomVariable>();
+    R.normal = CreateObject<NormalRandomVariable>();
+    const json& groups = s["flows"];
+    R.group_active.assign(groups.size(), 0);
 
-    uint32_t mtu = 1500;
-    for (const json& g : s["flows"])
-        mtu = std::max(mtu, g["mss_bytes"].get<uint32_t>());
+    for (const json& g : groups)
+        R.mtu = std::max(R.mtu, g["mss_bytes"].get<uint32_t>());
     for (const json& b : s["background"])
-        mtu = std::max(mtu, b["packet_size_bytes"].get<uint32_t>());
+        R.mtu = std::max(R.mtu, b["packet_size_bytes"].get<uint32_t>());
+    uint32_t mtu = R.mtu;
+    R.idle.resize(groups.size());
 
-    // Flows: persistent ones first (in group order), then finite transfers,
-    // the packet engine's flow ids.
-    for (int pass = 0; pass < 2; pass++)
-    {
-        for (size_t gi = 0; gi < s["flows"].size(); gi++)
-        {
-            const json& g = s["flows"][gi];
-            bool finite = g["kind"] == "finite";
-            if (finite != (pass == 1))
-                continue;
-            uint32_t n = g["count"].get<uint32_t>();
-            for (uint32_t k = 0; k < n; k++)
-            {
-                Flow f;
-                f.id = uint32_t(R.flows.size());
-                f.group = uint32_t(gi);
-                f.rtt = g["rtts_s"][k].get<double>();
-                f.start = g["starts_s"][k].get<double>();
-                f.finite = finite;
-                f.mss = g["mss_bytes"].get<uint32_t>();
-                f.payload = f.mss - HEADERS;
-                if (finite)
-                {
-                    f.size_pkts = uint64_t(std::ceil(g["size"]["fixed"]["pkts"].get<double>() - 1e-9));
-                    f.total = f.size_pkts * f.payload;
-                }
-                R.flows.push_back(f);
-            }
-        }
-    }
-
-    Ptr<Node> left = CreateObject<Node>();
-    Ptr<Node> right = CreateObject<Node>();
-    NodeContainer all(left, right);
-    std::vector<Ptr<Node>> senders, receivers;
-    for (size_t i = 0; i < R.flows.size(); i++)
-    {
-        senders.push_back(CreateObject<Node>());
-        all.Add(senders.back());
-    }
-    for (size_t g = 0; g < s["flows"].size(); g++)
-    {
-        receivers.push_back(CreateObject<Node>());
-        all.Add(receivers.back());
-    }
-    std::vector<Ptr<Node>> bg_nodes;
-    for (size_t b = 0; b < s["background"].size(); b++)
-    {
-        bg_nodes.push_back(CreateObject<Node>());
-        all.Add(bg_nodes.back());
-    }
     InternetStackHelper stack;
-    stack.Install(all);
-
-    Ipv4AddressHelper ip("10.0.0.0", "255.255.255.252");
-    auto assign = [&](NetDeviceContainer d) {
-        Ipv4InterfaceContainer c = ip.Assign(d);
-        ip.NewNetwork();
-        NoQueueDisc(d);
-        return c;
-    };
+    R.left = CreateObject<Node>();
+    Ptr<Node> right = CreateObject<Node>();
+    stack.Install(NodeContainer(R.left, right));
 
     // The bottleneck, left to right.
     std::string qdisc = link["qdisc"];
@@ -1046,9 +1293,11 @@ void Build()
         dev_queue = std::to_string(B) + "p";
     double pkt = link["packet_size_bytes"].get<double>();
     NetDeviceContainer bottleneck =
-        Link(left, right, R.C * (pkt + PPP) / pkt, delay, dev_queue, mtu);
-    bottleneck.Get(1)->SetAttribute("DataRate", StringValue(Bps(fast)));
-    assign(bottleneck);
+        Link(R.left, right, R.C * (pkt + PPP) / pkt, R.delay, dev_queue, mtu);
+    bottleneck.Get(1)->SetAttribute("DataRate", StringValue(Bps(R.fast)));
+    Ipv4InterfaceContainer bc = Assign(bottleneck);
+    DefaultRoute(R.left, bc.GetAddress(1), 1);
+    DefaultRoute(right, bc.GetAddress(0), 1);
     Ptr<NetDevice> bdev = bottleneck.Get(0);
     Ptr<QueueDisc> disc = InstallDisc(bdev, link);
     if (disc)
@@ -1063,100 +1312,110 @@ void Build()
         Ptr<Queue<Packet>> q = bdev->GetObject<PointToPointNetDevice>()->GetQueue();
         q->TraceConnectWithoutContext("Enqueue", MakeCallback(&Arrive));
         q->TraceConnectWithoutContext("Drop", MakeCallback(&DeviceQueueDrop));
-        left->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+        R.left->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
             "TcDrop",
             MakeCallback(&TcDrop));
     }
     bdev->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&TxBegin));
 
-    // Receivers, one node per group.
-    std::vector<Ipv4Address> rx_addr;
-    for (size_t g = 0; g < receivers.size(); g++)
-    {
-        Ipv4InterfaceContainer c = assign(Link(right, receivers[g], fast, 0.0, big, mtu));
-        rx_addr.push_back(c.GetAddress(1));
-    }
-    // Senders.
-    std::vector<std::string> access_queue(R.flows.size(), big);
-    for (Flow& f : R.flows)
-    {
-        const json& g = s["flows"][f.group];
-        double a = f.rtt / 2.0 - delay;
-        double rate = g["access_rate_bps"].is_null() ? fast : g["access_rate_bps"].get<double>();
-        std::string q = g["access_rate_bps"].is_null()
-                            ? big
-                            : std::to_string(g["access_buffer_pkts"].get<uint64_t>()) + "p";
-        NetDeviceContainer d = Link(senders[f.id], left, rate * (f.mss + PPP) / f.mss, a, q, mtu);
-        d.Get(1)->SetAttribute("DataRate", StringValue(Bps(fast)));
-        assign(d);
-    }
-    std::vector<Ptr<Node>> bg_dst;
-    for (size_t b = 0; b < bg_nodes.size(); b++)
-    {
-        assign(Link(bg_nodes[b], left, fast, 0.0, big, mtu));
-    }
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
-
-    // Sockets.
+    // Receivers, one node per group with one listening socket.
     Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
-    for (Flow& f : R.flows)
+    for (uint32_t gi = 0; gi < groups.size(); gi++)
     {
-        const json& g = s["flows"][f.group];
-        TypeId variant = Variant(g["cc"]["variant"]);
-        TypeId recovery = g["prr"].get<bool>() ? TcpPrrRecovery::GetTypeId()
-                                               : TcpClassicRecovery::GetTypeId();
-        // The variant's parameters, as bufsim.ns3.cc_attributes maps them.
-        for (const auto& [name, value] : s["ns3"]["attributes"][f.group].items())
+        const json& g = groups[gi];
+        Ptr<Node> node = CreateObject<Node>();
+        stack.Install(node);
+        Ipv4InterfaceContainer c = Assign(Link(right, node, R.fast, 0.0, R.big, mtu));
+        DefaultRoute(node, c.GetAddress(0), 1);
+        R.receivers.push_back(node);
+        R.rx_addr.push_back(c.GetAddress(1));
+        for (const auto& [name, value] : s["ns3"]["attributes"][gi].items())
         {
             Config::SetDefault(name, StringValue(value.get<std::string>()));
         }
-        bool bbr = g["cc"]["variant"] == "bbr";
-        Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(bbr));
-        for (Ptr<Node> node : {senders[f.id], receivers[f.group]})
-        {
-            Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
-            tcp->SetAttribute("SocketType", TypeIdValue(variant));
-            tcp->SetAttribute("RecoveryType", TypeIdValue(recovery));
-        }
-        uint16_t port = uint16_t(10000 + f.id);
-        Ptr<Socket> listen = Socket::CreateSocket(receivers[f.group], TcpSocketFactory::GetTypeId());
+        Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
+        tcp->SetAttribute("SocketType", TypeIdValue(Variant(g["cc"]["variant"])));
+        tcp->SetAttribute("RecoveryType", TypeIdValue(Recovery(g)));
+        Ptr<Socket> listen = Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
         ConfigureSocket(listen, g);
-        listen->Bind(InetSocketAddress(Ipv4Address::GetAny(), port));
+        listen->Bind(InetSocketAddress(Ipv4Address::GetAny(), Port(gi)));
         listen->Listen();
         listen->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
-                                  MakeBoundCallback(&OnAccept, f.id));
-        f.tx = Socket::CreateSocket(senders[f.id], TcpSocketFactory::GetTypeId());
-        ConfigureSocket(f.tx, g);
-        f.tx->Bind();
-        f.tx->SetConnectCallback(MakeBoundCallback(&OnConnected, f.id),
-                                 MakeBoundCallback(&OnConnectFailed, f.id));
-        f.tx->SetSendCallback(MakeBoundCallback(&OnSendSpace, f.id));
-        f.tx->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, f.id));
-        f.tx->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, f.id));
-        f.tx->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, f.id));
-        f.tx->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, f.id));
-        f.tx->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&OnHighestRxAck, f.id));
-        Simulator::Schedule(Seconds(f.start),
-                            &Start,
-                            f.id,
-                            Address(InetSocketAddress(rx_addr[f.group], port)));
+                                  MakeCallback(&OnAccept));
     }
-    Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(false));
+
+    // Flows: persistent ones first (in group order), then finite transfers
+    // (sizes drawn in flow order), the packet engine's flow ids; open- and
+    // closed-loop transfers are added as they arrive.
+    for (int pass = 0; pass < 2; pass++)
+    {
+        for (uint32_t gi = 0; gi < groups.size(); gi++)
+        {
+            const json& g = groups[gi];
+            std::string kind = g["kind"];
+            if (kind != (pass == 0 ? "persistent" : "finite"))
+                continue;
+            for (uint32_t k = 0; k < g["count"].get<uint32_t>(); k++)
+            {
+                Flow f;
+                f.id = uint32_t(R.flows.size());
+                f.group = gi;
+                f.rtt = g["rtts_s"][k].get<double>();
+                f.start = g["starts_s"][k].get<double>();
+                f.finite = kind == "finite";
+                f.mss = g["mss_bytes"].get<uint32_t>();
+                f.payload = f.mss - HEADERS;
+                if (f.finite)
+                {
+                    f.size_pkts = DrawSize(g["size"]);
+                    f.total = f.size_pkts * f.payload;
+                }
+                f.host = AddHost(g, f.rtt);
+                R.flows.push_back(f);
+                Simulator::Schedule(Seconds(f.start), &Start, f.id);
+            }
+        }
+    }
+    // Open-loop arrival processes; closed-loop users, each starting with a
+    // think time (traffic/ in the core).
+    for (uint32_t gi = 0; gi < groups.size(); gi++)
+    {
+        const json& g = groups[gi];
+        if (g["kind"] == "open")
+        {
+            double gap = -std::log(1.0 - R.uniform->GetValue()) / g["arrival_rate_per_s"].get<double>();
+            Simulator::Schedule(Seconds(g["begin_s"].get<double>() + gap), &Arrival, gi);
+        }
+        if (g["kind"] != "closed")
+            continue;
+        for (uint32_t k = 0; k < g["users"].get<uint32_t>(); k++)
+        {
+            uint32_t u = uint32_t(R.user_host.size());
+            R.user_host.push_back(AddHost(g, DrawRtt(g["rtt_draw"])));
+            R.user_group.push_back(gi);
+            double at = g["begin_s"].get<double>() + DrawThink(g["think"]);
+            Simulator::Schedule(Seconds(at), &Wake, u);
+        }
+    }
 
     // Poisson background: UDP datagrams of packet_size on the wire
     // (20 bytes of IPv4, 8 of UDP) at exponential gaps of mean size / rate.
-    for (size_t b = 0; b < bg_nodes.size(); b++)
+    for (size_t b = 0; b < s["background"].size(); b++)
     {
         const json& bj = s["background"][b];
+        Ptr<Node> node = CreateObject<Node>();
+        stack.Install(node);
+        Ipv4InterfaceContainer c = Assign(Link(node, R.left, R.fast, 0.0, R.big, mtu));
+        DefaultRoute(node, c.GetAddress(1), 1);
         Background bg;
         uint32_t size = bj["packet_size_bytes"].get<uint32_t>();
         bg.payload = size - 28;
         bg.gap = CreateObject<ExponentialRandomVariable>();
         bg.gap->SetAttribute("Mean", DoubleValue(size * 8.0 / bj["rate_bps"].get<double>()));
-        bg.sock = Socket::CreateSocket(bg_nodes[b], UdpSocketFactory::GetTypeId());
-        Ptr<Socket> sink = Socket::CreateSocket(receivers[0], UdpSocketFactory::GetTypeId());
+        bg.sock = Socket::CreateSocket(node, UdpSocketFactory::GetTypeId());
+        Ptr<Socket> sink = Socket::CreateSocket(R.receivers[0], UdpSocketFactory::GetTypeId());
         sink->Bind(InetSocketAddress(Ipv4Address::GetAny(), uint16_t(9 + b)));
-        bg.sock->Connect(InetSocketAddress(rx_addr[0], uint16_t(9 + b)));
+        bg.sock->Connect(InetSocketAddress(R.rx_addr[0], uint16_t(9 + b)));
         BG.push_back(bg);
         Simulator::Schedule(Seconds(BG.back().gap->GetValue()), &SendBackground, b);
     }
