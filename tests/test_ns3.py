@@ -162,6 +162,21 @@ def test_a_lone_transfer_completes_as_in_ns3(size):
             {"flows": [{"count": 2, "rtt": "40ms", "stack": "ns3", "jitter": "1ms"}]},
             "flows[0].jitter",
         ),
+        (
+            {
+                "flows": [
+                    {
+                        "count": 2,
+                        "tcp": "cubic",
+                        "tcp_params": {"reno_friendly": False},
+                        "abc": True,
+                        "rtt": "40ms",
+                        "stack": "ns3",
+                    }
+                ]
+            },
+            "flows[0].abc",
+        ),
         ({"output": {"trace": True}}, "output.trace"),
     ],
 )
@@ -256,6 +271,21 @@ def test_closed_loop_users_think_between_transfers():
     assert fct.median() == pytest.approx(packet, abs=1e-3)
     assert len(f) == 10 * math.ceil(20 / (2 + fct.median()))
     assert r.summary["active_flows_mean"] == pytest.approx(len(f) * fct.mean() / 20, rel=1e-6)
+
+
+def test_the_ns3_profile_counts_slow_start_as_each_ns3_variant():
+    # ns-3.37: NewReno's family one segment per ACK, CUBIC every acked
+    # segment uncapped, DCTCP every one up to ssthresh (TcpLinuxReno).
+    def abc(tcp):
+        s = _scn(flows=[{"count": 1, "tcp": tcp, "rtt": "40ms", "stack": "ns3"}])
+        return bufsim.Scenario.load(s).normalized["flows"][0]["abc"]
+
+    assert [abc(t) for t in ("newreno", "highspeed", "cubic", "dctcp")] == [
+        False,
+        False,
+        "uncapped",
+        True,
+    ]
 
 
 def test_a_missing_ns3_says_how_to_install_it(monkeypatch, tmp_path):

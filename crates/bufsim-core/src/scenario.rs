@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::queue::{LinkInfo, QdiscConfig};
 use crate::tcp::cc::CcConfig;
-use crate::tcp::stack::{RtoSsthresh, Stack};
+use crate::tcp::stack::{RtoSsthresh, SlowStart, Stack};
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
 use crate::traffic::{Arrival, DEFAULT_MAX_ACTIVE, Kind, RttDraw, ThinkDist};
@@ -270,7 +270,7 @@ struct RawFlows {
     #[serde(default)]
     recovery: Option<String>,
     #[serde(default)]
-    abc: Option<bool>,
+    abc: Option<Value>,
     #[serde(default)]
     limited_transmit: Option<bool>,
     #[serde(default)]
@@ -482,9 +482,10 @@ pub struct FlowGroup {
     pub rack: bool,
     /// HyStart++ (RFC 9406): leave slow start when the RTT rises.
     pub hystart: bool,
-    /// Slow start counts every acknowledged segment (capped at ssthresh, as
-    /// Linux) instead of at most one per ACK (RFC 5681 eq. (2)).
-    pub abc: bool,
+    /// How slow start counts an ACK: one segment (RFC 5681 eq. (2)), every
+    /// acknowledged segment capped at ssthresh (Linux), or uncapped
+    /// (ns-3.37's CUBIC).
+    pub abc: SlowStart,
     /// Limited Transmit (RFC 3042): a new segment on each of the first two
     /// duplicate ACKs.
     pub limited_transmit: bool,
@@ -1228,7 +1229,7 @@ struct Recovery {
     push_ack: bool,
     handshake: bool,
     hystart: bool,
-    abc: bool,
+    abc: SlowStart,
     limited_transmit: bool,
     partial_ack_retransmit: bool,
 }
@@ -1292,6 +1293,18 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
             )
         })?,
     };
+    let abc = match &f.abc {
+        None => stack.slow_start(f.tcp.as_deref().unwrap_or("newreno")),
+        Some(v) => SlowStart::parse(v).ok_or_else(|| {
+            err(
+                p("abc"),
+                format!(
+                    "{v}: allowed are false (one segment per ACK, RFC 5681), true (every acknowledged \
+                     segment up to ssthresh, Linux) or \"uncapped\" (every one, no cap: ns-3.37's CUBIC)"
+                ),
+            )
+        })?,
+    };
     let iw = f.initial_window.unwrap_or(profile.initial_window as i64);
     check((1..=1000).contains(&iw), &p("initial_window"), || {
         format!("must be a whole number of packets from 1 to 1000, got {iw}")
@@ -1333,7 +1346,7 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         push_ack: f.push_ack.unwrap_or(profile.push_ack),
         handshake: profile.handshake,
         hystart: f.hystart.unwrap_or(profile.hystart),
-        abc: f.abc.unwrap_or(profile.abc),
+        abc,
         limited_transmit: f.limited_transmit.unwrap_or(profile.limited_transmit),
         partial_ack_retransmit: f
             .partial_ack_retransmit

@@ -63,7 +63,6 @@ FIXED = {
         "ns-3 detects losses by DupThresh (TcpSocketBase ReTxThreshold 3), it has no RACK-TLP",
     ),
     "hystart": (False, "ns-3 has no HyStart++ (its CUBIC's classic HyStart is set off to match)"),
-    "abc": (False, "ns-3's slow start grows one segment per ACK (TcpNewReno::SlowStart)"),
     "limited_transmit": (
         True,
         "ns-3 sends new data on the first duplicate ACKs (LimitedTransmit, RFC 3042)",
@@ -81,6 +80,22 @@ FIXED = {
     "loss": (0.0, "the ns3 engine has no random path loss"),
     "jitter_s": (0.0, "the ns3 engine has no send jitter"),
 }
+
+
+#: How ns-3.37's variants count an ACK in slow start (``abc``; the packet
+#: engine's ``ns3`` profile sets the same, ``Stack::slow_start`` in the core).
+SLOW_START = {
+    "cubic": (
+        "uncapped",
+        "ns-3.37's CUBIC adds every acknowledged segment in slow start, with no cap at ssthresh "
+        "(TcpCubic::IncreaseWindow)",
+    ),
+    "dctcp": (
+        True,
+        "ns-3.37's DCTCP adds every acknowledged segment up to ssthresh (TcpLinuxReno::SlowStart)",
+    ),
+}
+_PER_ACK = (False, "ns-3's slow start grows one segment per ACK (TcpNewReno::SlowStart)")
 
 
 def version() -> str:
@@ -351,7 +366,8 @@ def _check_group(i: int, g: dict[str, Any]) -> None:
             f"{variant!r}: ns-3 has no such TCP; the ns3 engine takes {', '.join(VARIANTS)}",
         )
     cc_attributes(i, g["cc"])
-    for key, (value, why) in FIXED.items():
+    fixed = dict(FIXED, abc=SLOW_START.get(variant, _PER_ACK))
+    for key, (value, why) in fixed.items():
         if g[key] != value:
             field = key.removesuffix("_s")
             hint = f"set {field} = {json.dumps(value)}" + (

@@ -30,7 +30,7 @@ use crate::tcp::rack::{Rack, Tlp};
 use crate::tcp::rate::{RateSample, RateSampler};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
-use crate::tcp::stack::RtoSsthresh;
+use crate::tcp::stack::{RtoSsthresh, SlowStart};
 use crate::units::SimTime;
 
 /// Settings of one sender.
@@ -55,9 +55,10 @@ pub struct SenderConfig {
     pub hystart: bool,
     /// RACK-TLP loss detection (RFC 8985) instead of DupThresh (needs `sack`).
     pub rack: bool,
-    /// Slow start counts every acknowledged segment (Linux) instead of at
-    /// most one per ACK (RFC 5681 eq. (2)).
-    pub abc: bool,
+    /// How slow start counts an ACK: at most one segment (RFC 5681 eq.
+    /// (2)), every acknowledged one up to ssthresh (Linux), or every one
+    /// uncapped (ns-3.37's CUBIC).
+    pub abc: SlowStart,
     /// Limited Transmit (RFC 3042): send a new segment on each of the
     /// first DupThresh - 1 duplicate ACKs.
     pub limited_transmit: bool,
@@ -820,7 +821,7 @@ impl Sender {
     fn grow(&mut self, acked: u64, now: SimTime) {
         // Segments slow start may count for this ACK: RFC 5681 eq. (2)'s
         // min(N, SMSS), or every one with `abc`.
-        let ss_acked = if self.cfg.abc {
+        let ss_acked = if self.cfg.abc.counts_segments() {
             acked as f64
         } else {
             (acked as f64).min(1.0)
@@ -845,7 +846,13 @@ impl Sender {
             }
         }
         let mut acked = acked;
-        if self.cfg.abc && self.w.cwnd < self.w.ssthresh {
+        if self.cfg.abc == SlowStart::Uncapped && self.w.cwnd < self.w.ssthresh {
+            //= ns-3.37 TcpCubic::IncreaseWindow (Stack::slow_start): every
+            //= acknowledged segment, no cap, none left to congestion avoidance.
+            self.w.cwnd += acked as f64;
+            return;
+        }
+        if self.cfg.abc == SlowStart::Capped && self.w.cwnd < self.w.ssthresh {
             //= Linux tcp_slow_start: "cwnd = min(cwnd + acked, ssthresh)";
             //= what is left of `acked` goes to congestion avoidance.
             let room = (self.w.ssthresh - self.w.cwnd).ceil().max(1.0);
@@ -960,7 +967,7 @@ mod tests {
             prr: false,
             hystart: false,
             rack: false,
-            abc: false,
+            abc: SlowStart::PerAck,
             limited_transmit: false,
             partial_ack_retransmit: false,
             rto_ssthresh: RtoSsthresh::Rfc5681,
@@ -1272,7 +1279,7 @@ mod tests {
             prr: false,
             hystart: false,
             rack: true,
-            abc: false,
+            abc: SlowStart::PerAck,
             limited_transmit: false,
             partial_ack_retransmit: false,
             rto_ssthresh: RtoSsthresh::Rfc5681,
@@ -1387,7 +1394,7 @@ mod tests {
         // Linux: every acknowledged segment, capped at ssthresh; the rest
         // goes to congestion avoidance (+1/cwnd for the one left).
         let mut s = sender(false);
-        s.cfg.abc = true;
+        s.cfg.abc = SlowStart::Capped;
         s.w = Window {
             cwnd: 4.0,
             ssthresh: 7.0,
@@ -1397,6 +1404,17 @@ mod tests {
         assert_eq!(s.w.cwnd, 6.0);
         s.on_ack(&ack(4), t, &mut out);
         assert!((s.w.cwnd - (7.0 + 1.0 / 7.0)).abs() < 1e-12, "{}", s.w.cwnd);
+        // ns-3.37's CUBIC: every acknowledged segment, past ssthresh, and
+        // nothing to congestion avoidance on that ACK.
+        let mut s = sender(false);
+        s.cfg.abc = SlowStart::Uncapped;
+        s.w = Window {
+            cwnd: 4.0,
+            ssthresh: 5.0,
+        };
+        s.pump(SimTime::ZERO, &mut out);
+        s.on_ack(&ack(4), t, &mut out);
+        assert_eq!(s.w.cwnd, 8.0);
     }
 
     #[test]

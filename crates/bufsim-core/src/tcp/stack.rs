@@ -27,6 +27,52 @@ pub enum Stack {
     Ns3,
 }
 
+/// How slow start counts an ACK (`flows[].abc`): RFC 5681's one segment,
+/// Linux's every acknowledged segment up to ssthresh, or ns-3.37 CUBIC's
+/// every acknowledged segment with no cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlowStart {
+    /// RFC 5681 section 3.1 eq. (2): `cwnd += min(N, SMSS)` per ACK
+    /// (`abc = false`).
+    PerAck,
+    /// Every acknowledged segment, capped at ssthresh, the rest of the ACK
+    /// going to congestion avoidance (Linux `tcp_slow_start`; `abc = true`).
+    Capped,
+    /// Every acknowledged segment, with no cap at ssthresh and nothing to
+    /// congestion avoidance on that ACK (ns-3.37 `TcpCubic::IncreaseWindow`,
+    /// `abc = "uncapped"`): after a timeout, the ACK that repairs the hole
+    /// adds every segment SACKed beyond it at once.
+    Uncapped,
+}
+
+impl SlowStart {
+    /// The rule a scenario's `abc` value names: `false`, `true` or
+    /// `"uncapped"`.
+    pub fn parse(v: &serde_json::Value) -> Option<SlowStart> {
+        match v {
+            serde_json::Value::Bool(false) => Some(SlowStart::PerAck),
+            serde_json::Value::Bool(true) => Some(SlowStart::Capped),
+            serde_json::Value::String(s) if s == "uncapped" => Some(SlowStart::Uncapped),
+            _ => None,
+        }
+    }
+
+    /// Slow start counts every acknowledged segment, not one per ACK.
+    pub fn counts_segments(self) -> bool {
+        self != SlowStart::PerAck
+    }
+}
+
+impl Serialize for SlowStart {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            SlowStart::PerAck => s.serialize_bool(false),
+            SlowStart::Capped => s.serialize_bool(true),
+            SlowStart::Uncapped => s.serialize_str("uncapped"),
+        }
+    }
+}
+
 /// How a retransmission timeout inside a loss episode (a fast recovery, or
 /// an earlier timeout not yet repaired) sets ssthresh; outside one every
 /// stack applies the variant's timeout rule (RFC 5681 eq. (4) for Reno).
@@ -76,9 +122,9 @@ pub struct StackDefaults {
     pub rack: bool,
     /// HyStart++ (RFC 9406) in slow start.
     pub hystart: bool,
-    /// Slow start grows by every acknowledged segment (capped at ssthresh)
-    /// instead of by at most one segment per ACK.
-    pub abc: bool,
+    /// How slow start counts an ACK (for a variant that does not set its
+    /// own, [`Stack::slow_start`]).
+    pub abc: SlowStart,
     /// ssthresh after a timeout inside a loss episode.
     pub rto_ssthresh: RtoSsthresh,
     /// A SYN/SYN-ACK exchange of one RTT before the first data segment,
@@ -121,6 +167,25 @@ impl Stack {
         Stack::ALL.into_iter().find(|s| s.name() == name)
     }
 
+    /// How slow start counts an ACK for `variant` under this profile: the
+    /// profile's `abc`, except where ns-3.37's variant has its own rule.
+    pub fn slow_start(self, variant: &str) -> SlowStart {
+        match (self, variant) {
+            //= ns-3.37 src/internet/model/tcp-cubic.cc
+            //= TcpCubic::IncreaseWindow: in slow start "tcb->m_cWnd +=
+            //= segmentsAcked * tcb->m_segmentSize; segmentsAcked = 0;" (its
+            //= comment: RFC 3465's byte counting, to approximate Linux's
+            //= quick ACKs), with neither RFC 3465's L limit nor a cap at
+            //= ssthresh. Unchanged in ns-3-dev (2026).
+            (Stack::Ns3, "cubic") => SlowStart::Uncapped,
+            //= ns-3.37 TcpDctcp derives TcpLinuxReno, whose SlowStart is
+            //= "std::min((sndCwnd + (segmentsAcked * tcb->m_segmentSize)),
+            //= (uint32_t)tcb->m_ssThresh)" (tcp-linux-reno.cc).
+            (Stack::Ns3, "dctcp") => SlowStart::Capped,
+            _ => self.defaults().abc,
+        }
+    }
+
     /// The profile's defaults.
     pub fn defaults(self) -> StackDefaults {
         match self {
@@ -137,7 +202,7 @@ impl Stack {
                 rack: false,
                 hystart: false,
                 //= RFC 5681 section 3.1 eq. (2): "cwnd += min (N, SMSS)" per ACK.
-                abc: false,
+                abc: SlowStart::PerAck,
                 rto_ssthresh: RtoSsthresh::Rfc5681,
                 // The papers' ns-2 runs start sending at once (no SYN), so
                 // the first RTO is RFC 6298 (2.1)'s 1 s.
@@ -181,7 +246,7 @@ impl Stack {
                 hystart: true,
                 //= net/ipv4/tcp_cong.c tcp_slow_start: "cwnd = min(cwnd +
                 //= acked, ssthresh)", acked counting every delivered segment.
-                abc: true,
+                abc: SlowStart::Capped,
                 //= net/ipv4/tcp_input.c tcp_enter_loss: ssthresh is recomputed
                 //= only from the Open/Disorder states.
                 rto_ssthresh: RtoSsthresh::Keep,
@@ -236,14 +301,10 @@ impl Stack {
                 // ns-3 has no HyStart++; its CUBIC's classic HyStart waits for
                 // an RTT rise of a whole minimum RTT.
                 hystart: false,
-                //= ns-3 TcpNewReno::SlowStart: one segment per ACK. (ns-3.37's
-                //= TcpCubic::IncreaseWindow instead adds every acknowledged
-                //= segment, "m_cWnd += segmentsAcked * m_segmentSize", with no
-                //= cap at ssthresh: after a timeout the ACK that repairs the
-                //= hole adds every segment SACKed beyond it at once. bufsim
-                //= keeps RFC 5681 eq. (2) here; `bufsim validate-engines`
-                //= shows the difference on CUBIC runs with timeouts.)
-                abc: false,
+                //= ns-3 TcpNewReno::SlowStart: one segment per ACK (NewReno,
+                //= HighSpeed, H-TCP and Scalable derive TcpNewReno; CUBIC and
+                //= DCTCP differ, Stack::slow_start).
+                abc: SlowStart::PerAck,
                 //= ns-3 TcpSocketBase::ReTxTimeout: ssthresh = GetSsThresh(tcb,
                 //= BytesInFlight()) unless already in CA_LOSS.
                 rto_ssthresh: RtoSsthresh::Pipe,
@@ -281,5 +342,27 @@ mod tests {
             assert_eq!(Stack::parse(s.name()), Some(s));
         }
         assert_eq!(Stack::parse("bsd"), None);
+    }
+
+    #[test]
+    fn abc_values_round_trip() {
+        for (v, rule) in [
+            (serde_json::json!(false), SlowStart::PerAck),
+            (serde_json::json!(true), SlowStart::Capped),
+            (serde_json::json!("uncapped"), SlowStart::Uncapped),
+        ] {
+            assert_eq!(SlowStart::parse(&v), Some(rule));
+            assert_eq!(serde_json::to_value(rule).unwrap(), v);
+        }
+        assert_eq!(SlowStart::parse(&serde_json::json!("capped")), None);
+    }
+
+    #[test]
+    fn ns3_slow_start_is_per_variant() {
+        assert_eq!(Stack::Ns3.slow_start("newreno"), SlowStart::PerAck);
+        assert_eq!(Stack::Ns3.slow_start("cubic"), SlowStart::Uncapped);
+        assert_eq!(Stack::Ns3.slow_start("dctcp"), SlowStart::Capped);
+        assert_eq!(Stack::Linux.slow_start("cubic"), SlowStart::Capped);
+        assert_eq!(Stack::Rfc.slow_start("cubic"), SlowStart::PerAck);
     }
 }

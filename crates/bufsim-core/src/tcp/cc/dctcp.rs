@@ -230,7 +230,7 @@ mod tests {
         use crate::net::Ack;
         use crate::tcp::cc::AnyCc;
         use crate::tcp::sender::{Sender, SenderConfig};
-        use crate::tcp::stack::RtoSsthresh;
+        use crate::tcp::stack::{RtoSsthresh, SlowStart};
         let cfg = SenderConfig {
             initial_window: 4,
             rwnd: None,
@@ -241,7 +241,7 @@ mod tests {
             prr: false,
             hystart: false,
             rack: false,
-            abc: false,
+            abc: SlowStart::PerAck,
             limited_transmit: false,
             partial_ack_retransmit: false,
             rto_ssthresh: RtoSsthresh::Rfc5681,
