@@ -21,12 +21,12 @@
 // are ns-3's random streams, so a seed gives another trajectory than the
 // packet engine's): persistent flows and finite transfers start at the
 // normalized starts_s with the normalized rtts_s, a finite transfer's size
-// drawn from its group's law; an open-loop group's Poisson arrivals are
-// drawn before the run, each a transfer with its own host, RTT and size,
-// refused when the group already has max_active transfers; a closed-loop
-// user is one host that thinks, transfers, thinks again: each transfer
-// draws its RTT, set as its access link's delay when it starts (the user
-// has no other transfer then).
+// drawn from its group's law; an open-loop group's Poisson arrivals come
+// as the run goes, each a transfer with its own RTT and size, refused when
+// the group already has max_active transfers, else taking an idle host of
+// the group (or a new one); a closed-loop user is one host that thinks,
+// transfers, thinks again. A transfer's RTT becomes its host's access
+// delay when it starts (the host has no other transfer then).
 //
 // The bottleneck's buffer. bufsim counts the packets waiting, not the one
 // being serialized (ns-2's convention), and so does a point-to-point
