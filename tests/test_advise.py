@@ -752,6 +752,7 @@ def test_engines_that_disagree_say_so_and_why():
         fluid_table=runs[runs["engine"] == "fluid"],
         norm={"duration_s": 32.0, "warmup_s": 15.0},
         fluid_raw={},
+        resynced=None,
     )
     (note,) = _engine_gap_notes(s, 128.0, True)
     assert note.startswith("engines disagree: the packet engine decides (128 packets)")
@@ -760,3 +761,51 @@ def test_engines_that_disagree_say_so_and_why():
     assert "fluid form overstates the buffer" in note
     # Within a factor of two: nothing to say.
     assert _engine_gap_notes(s, 2048.0, True) == []
+    # With the fluid edge found again at the measured synchronization
+    # (X = 0.19, grid index 0: 128 packets), the note gives it instead.
+    s.resynced = (0.19, 0, 0.19, 1.0)
+    (note,) = _engine_gap_notes(s, 128.0, True)
+    assert "synchronization of 0.19 where the fluid scan had 1.00" in note
+    assert "with fluid.sync = 0.19 the fluid engine puts the edge at 128 packets (1x" in note
+
+
+def test_a_many_flow_port_explains_the_fluid_gap_with_its_measured_sync():
+    # The backbone port of issue 36 at a tenth of its rate: 1000 CUBIC flows
+    # (linux stack, RTTs 10-300 ms) on 1 Gbps. Measured: the packet engine
+    # answers 45 packets for utilization >= 0.95; the fluid scan (every flow
+    # cutting at each overflow) put the edge at 181 (4x). The packet runs
+    # lose few flows at a time (sync_mean 0.26) and time out (0.55 per flow
+    # per second); the fluid engine at that synchronization (X = 0.264)
+    # meets the objective from 1 packet: it has no timeouts. The packet
+    # answer lies between the two fluid edges, and the note says so.
+    raw = {
+        "name": "backbone-1g",
+        "seed": 1,
+        "link": {"capacity": "1Gbps", "delay": "5ms", "buffer": "1BDP", "packet_size": "1500B"},
+        "flows": [
+            {
+                "count": 1000,
+                "tcp": "cubic",
+                "rtt": {"uniform": ["10ms", "300ms"]},
+                "mss": "1500B",
+                "stack": "linux",
+                "start": {"uniform": ["0s", "1s"]},
+            }
+        ],
+    }
+    a = bufsim.advise(raw, ["utilization>=0.95"], quick=True, store=None, workers=0)
+    assert a.feasible and 23 <= a.buffer_pkts <= 91
+    (note,) = [n for n in a.notes if n.startswith("engines disagree")]
+    fluid = a.runs[a.runs["engine"] == "fluid"]
+    edge = fluid.loc[fluid["utilization"] >= 0.95, "buffer_pkts"].min()
+    assert edge / a.buffer_pkts > 2
+    resync = a.runs[a.runs["engine"].str.startswith("fluid X=")]
+    x = float(resync["engine"].iloc[0].removeprefix("fluid X="))
+    packet = a.runs[(a.runs["engine"] == "packet") & (a.runs["buffer_pkts"] == a.buffer_pkts)]
+    assert x == pytest.approx(packet["sync_mean"].mean(), abs=5e-4) and 0.1 < x < 0.5
+    resync_edge = resync.loc[resync["utilization"] >= 0.95, "buffer_pkts"].min()
+    assert resync_edge < a.buffer_pkts < edge
+    assert f"with fluid.sync = {x:g} the fluid engine puts the edge at {resync_edge:g}" in note
+    assert "loses no time to timeouts" in note
+    window = a.duration_s - a.warmup_s
+    assert (packet["timeouts"] / packet["active_flows_mean"] / window).mean() > 0.1

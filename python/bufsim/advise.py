@@ -794,6 +794,12 @@ ADAPTIVE_MAX_FACTOR = 3
 #: III.A: X = 1 all flows lose at each congestion event; 0.3 its least
 #: synchronized case).
 SYNC_RANGE = (0.3, 1.0)
+#: The fluid form is resynchronized (:meth:`_Search.resync`) when the packet
+#: engine's measured loss synchronization (``sync_mean``) at the fluid edge is
+#: below the fluid run's there by more than this factor.
+SYNC_GAP = 2.0
+#: The least X a resynchronized fluid scan uses (``fluid.sync`` must be > 0).
+SYNC_FLOOR = 0.01
 #: Convergence: the largest difference between the first and second half of
 #: a packet run's measurement window (the core's ``<metric>_half1`` and
 #: ``_half2``, ``output.halves``), per kind of objective: fractions
@@ -1018,6 +1024,10 @@ class _Search:
         # The fluid edge moved by the packet engine's measurement there
         # (:meth:`calibrated_guess`; None: not moved).
         self.calibrated: int | None = None
+        # The fluid edge at the packet engine's measured synchronization
+        # (:meth:`resync`): (X, grid index of its edge or None, the packet
+        # and the fluid sync_mean that asked for it); None: not run.
+        self.resynced: tuple[float, int | None, float, float] | None = None
 
     # -------------------------------------------------------------- running
 
@@ -1308,6 +1318,58 @@ class _Search:
             )
         return edges
 
+    def resync(self, rec: float) -> None:
+        """The fluid edge found again at the packet engine's loss synchronization.
+
+        The fluid form without ``fluid.sync`` splits each overflow among
+        every flow in proportion to its rate (paper 004 eq. (5)), so every
+        flow cuts at once; many flows with spread RTTs lose a few at a time
+        (the packet runs' ``sync_mean``), and a link whose flows cut fewer
+        at a time stays busy with less buffer (paper 004 section III.B,
+        figure 6). When the fluid edge is more than :data:`ENGINE_GAP` from
+        the packet answer ``rec`` and the packet runs there measured a
+        synchronization below the fluid scan's by more than
+        :data:`SYNC_GAP`, the fluid engine is bisected over the grid up to
+        its edge with ``fluid.sync`` set to the measured value (paper 004
+        eq. (8)'s X, floored at :data:`SYNC_FLOOR`; less synchronization
+        needs no more buffer). The result, :attr:`resynced`, goes into the
+        note of :func:`_engine_gap_notes`; the answer stays the packet
+        engine's.
+        """
+        i = self.guess_up
+        if i is None or rec != rec or self.fluid_table.empty:
+            return
+        if 1 / ENGINE_GAP <= self.grid[i] / rec <= ENGINE_GAP:
+            return
+        if (self.fluid_raw.get("fluid") or {}).get("sync") is not None:
+            return
+        objs = [o for o in self.objs if o.monotone and o.grows_with_buffer]
+        if any(o not in self.fluid_objs for o in objs) or "sync_mean" not in self.fluid_table:
+            return
+        packet = [v for v in self.values(int(rec), "sync_mean") if v == v]
+        curve = self.fluid_table.groupby("buffer_pkts")["sync_mean"].mean()
+        f = float(curve[min(curve.index, key=lambda k: abs(math.log(k / rec)))])
+        if not packet or not float(np.mean(packet)) * SYNC_GAP < f:
+            return
+        p = float(np.mean(packet))
+        x = max(round(p, 3), SYNC_FLOOR)
+        step = iter(range(1, 10**6))
+
+        def meets(j: int) -> bool:
+            bj = self.grid[j]
+            self.say("fluid resync", f"fluid resync X = {x:g}: {bj} packets (run {next(step)})")
+            t = self.run([bj], "fluid", [int(self.norm["seed"])], {"fluid": {"sync": x}})
+            if not (t["status"] == "ok").all():
+                raise AdviceError(
+                    f"the fluid run at {bj} packets, fluid.sync = {x:g}, failed: "
+                    f"{t['error'].iloc[0]}"
+                )
+            self.runs.append(t.assign(engine=f"fluid X={x:g}"))
+            return _meets(t, objs, 0.0)[0]
+
+        edge = _bisect(meets, 0, i, first_true=True)
+        self.resynced = (x, edge if edge <= i else None, p, f)
+
     def calibrated_guess(self, i: int, ks: list[int]) -> int:
         """The fluid edge at grid index ``i`` moved by what the packet engine
         measured (:func:`_calibrated_edge` per objective ``ks``, from the
@@ -1495,7 +1557,9 @@ def _engine_gap_notes(s: _Search, rec: float, feasible: bool) -> list[str]:
     the buffer) and the packet engine's answer differ by more than
     :data:`ENGINE_GAP`: the packet engine decides, and the note gives what
     the fluid form assumes against what the packet runs measured there (loss
-    synchronization, timeouts), the usual reasons for the gap."""
+    synchronization, timeouts), the usual reasons for the gap, and where
+    the fluid engine put the edge at the measured synchronization
+    (:meth:`_Search.resync`)."""
     if s.guess_up is None or not feasible or rec != rec or s.fluid_table.empty:
         return []
     fluid = float(s.grid[s.guess_up])
@@ -1513,13 +1577,25 @@ def _engine_gap_notes(s: _Search, rec: float, feasible: bool) -> list[str]:
         if x is None
         else f"at least {x:g} of the flows cutting at each overflow (fluid.sync)"
     )
-    why = (
-        ": with fewer flows cutting per loss event, less buffer keeps the link busy, so the "
-        "fluid form overstates the buffer; a fluid scan at the measured synchronization "
-        "(fluid.sync) would come closer"
-        if ratio > 1 and sync < 0.5
-        else ""
-    )
+    if s.resynced is not None:
+        rx, edge, p, f = s.resynced
+        if edge is None:
+            at = f"still above {fluid:g} packets"
+        else:
+            at = f"at {s.grid[edge]:g} packets ({s.grid[edge] / rec:.3g}x the packet answer)"
+            if s.grid[edge] < rec:
+                at += ": below it, as the fluid model loses no time to timeouts"
+        why = (
+            f". The packet runs measured a synchronization of {p:.2f} where the fluid scan had "
+            f"{f:.2f}; with fluid.sync = {rx:g} the fluid engine puts the edge {at}"
+        )
+    elif ratio > 1 and sync < 0.5:
+        why = (
+            ": with fewer flows cutting per loss event, less buffer keeps the link busy, so the "
+            "fluid form overstates the buffer"
+        )
+    else:
+        why = ""
     return [
         f"engines disagree: the packet engine decides ({rec:g} packets); the fluid scan put "
         f"the edge at {fluid:g} packets ({ratio:.3g}x). The fluid form has {assumed}; the "
@@ -1703,6 +1779,8 @@ def advise(
     edges = s.packet_search()
     notes += edges.notes
     feasible, rec, rng, binding = s.verdict(edges)
+    if feasible and "fluid" in engines:
+        s.resync(rec)
     notes += _engine_gap_notes(s, rec, feasible)
     if fluid_note:
         rules.append(_row("fluid scan", math.nan, True, fluid_note))
