@@ -117,3 +117,26 @@ def test_time_and_rate_axes_read_as_the_cli_prints_them():
     labels = [x.get_text() for x in fig.axes[0].get_yticklabels() if x.get_text()]
     assert labels and all(label.endswith("s") for label in labels), labels
     assert any(label.endswith(" ms") for label in labels), labels
+
+
+def test_a_swept_top_level_field_splits_the_curves_too():
+    # warmup has no dot in its path: the curves once pooled its two values
+    # into one band "over 4 seeds per point" where each point had 2.
+    base = {
+        "name": "warmups",
+        "duration": "4s",
+        "link": {"capacity": "10Mbps", "delay": "10ms", "buffer": "10pkt"},
+        "flows": [{"count": 2, "tcp": "newreno", "rtt": "40ms"}],
+    }
+    t = bufsim.sweep(
+        base,
+        grid={"link.buffer": ["5pkt", "20pkt"], "warmup": ["0s", "1s"]},
+        seeds=[1, 2],
+        store=None,
+        progress=False,
+        workers=0,
+    )
+    assert t.attrs["sweep"]["params"] == ["link.buffer", "warmup"]
+    assert plot.swept_axes(t) == ["warmup"]
+    c = plot._curves(t, "utilization", "buffer_pkts", 0.95, plot.swept_axes(t))
+    assert len(c) == 4 and (c["n"] == 2).all()

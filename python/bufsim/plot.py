@@ -110,16 +110,20 @@ def _mean_ci(values: pd.Series, confidence: float, bounds=(-math.inf, math.inf))
 
 
 def swept_axes(table: pd.DataFrame, x: str = "buffer_pkts") -> list[str]:
-    """The columns of a sweep table that name swept scenario fields
-    (``flows[0].tcp``, ``link.qdisc``: dotted or indexed paths) with more
-    than one value, other than the buffer: the curves split by them."""
+    """The columns of a sweep table that name swept scenario fields with more
+    than one value, other than the buffer: the curves split by them.
+
+    The sweep's own list of swept fields (``table.attrs["sweep"]["params"]``,
+    top-level fields such as ``warmup`` included) when the table carries it;
+    otherwise the columns that look like paths (``flows[0].tcp``,
+    ``link.qdisc``: dotted or indexed)."""
+    params = table.attrs.get("sweep", {}).get("params")
+    if params is None:
+        params = [c for c in table.columns if "." in str(c) or "[" in str(c)]
     return [
         c
-        for c in table.columns
-        if ("." in str(c) or "[" in str(c))
-        and c != "link.buffer"
-        and c != x
-        and table[c].nunique(dropna=False) > 1
+        for c in params
+        if c in table and c not in ("link.buffer", x) and table[c].nunique(dropna=False) > 1
     ]
 
 

@@ -103,7 +103,8 @@ def sweep(
         ``cached`` (True if reused from the store), and ``buffer_pkts`` /
         ``buffer_bytes``, the buffer each point resolves to (packets,
         bytes), for every engine, so curves need no parsing of ``"0.1BDP"``. ``table.attrs["sweep"]``
-        holds counts (``points``, ``ran``, ``cached``, ``failed``), the
+        holds the swept fields in order (``params``), counts (``points``,
+        ``ran``, ``cached``, ``failed``), the
         failures grouped by error (``errors``), the store path and the wall
         time.
     (table, timeseries) : tuple of DataFrame, if ``timeseries=True``
@@ -153,6 +154,7 @@ def sweep(
         table = _table(points, done, cached, params_order)
         failed = table[table["status"] == "failed"]
         table.attrs["sweep"] = {
+            "params": params_order,
             "points": len(points),
             "ran": ran,
             "cached": int(table["cached"].sum()),
