@@ -715,6 +715,9 @@ def test_advice_states_its_scenario_stack_and_provenance(web_mix):
     lines = a.scenario.describe(buffer=False)
     assert lines[1].startswith("link: 10 Mbps, one-way delay 45 ms, droptail, BDP")
     assert "stack rfc" in lines[2] and "RTT 100 ms" in lines[2]
+    # Its groups name no stack: the advice says what that assumes.
+    (note,) = [n for n in a.notes if "name no stack" in n]
+    assert note.startswith("flows[0], flows[1] name no stack") and 'stack = "linux"' in note
     p = a.provenance()
     packet = a.runs[a.runs["engine"] == "packet"]
     assert p["packet runs"] == len(packet) and p["seeds"].startswith("1, 2")
@@ -807,5 +810,6 @@ def test_a_many_flow_port_explains_the_fluid_gap_with_its_measured_sync():
     assert resync_edge < a.buffer_pkts < edge
     assert f"with fluid.sync = {x:g} the fluid engine puts the edge at {resync_edge:g}" in note
     assert "loses no time to timeouts" in note
+    assert not any("name no stack" in n for n in a.notes)
     window = a.duration_s - a.warmup_s
     assert (packet["timeouts"] / packet["active_flows_mean"] / window).mean() > 0.1

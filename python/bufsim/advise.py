@@ -538,6 +538,20 @@ def _left_out_notes(norm: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _default_stack_notes(raw: Mapping[str, Any]) -> list[str]:
+    """A note for the flow groups that name no ``stack``: the answer assumes
+    the ``rfc`` profile's minimums (1 s first RTO, no handshake, 200 ms
+    delayed-ACK timer), which real hosts do not run."""
+    unnamed = [i for i, g in enumerate(raw.get("flows", [])) if "stack" not in g]
+    if not unnamed:
+        return []
+    groups = ", ".join(f"flows[{i}]" for i in unnamed)
+    return [
+        f"{groups} name no stack, so this answer assumes the rfc profile (RFC minimums: a 1 s "
+        'first RTO, no handshake, a 200 ms delayed-ACK timer); for a port carrying Linux hosts set stack = "linux"'
+    ]
+
+
 def _persistent_counts(norm: Mapping[str, Any]) -> dict[str, int]:
     """Long-lived flows per canonical TCP variant name."""
     out: dict[str, int] = {}
@@ -1770,7 +1784,7 @@ def advise(
         sweep_options={"store": store, "scheduler": scheduler, "workers": workers},
         progress=progress,
     )
-    notes = ([timing] if timing else []) + _left_out_notes(s.norm)
+    notes = ([timing] if timing else []) + _default_stack_notes(s.raw) + _left_out_notes(s.norm)
     rules = _rules(s.norm, objs, s.hi) if "rules" in engines else []
     s.estimate(rules)
     fluid_note = s.fluid_scan() + s.fluid_caveat() if "fluid" in engines else ""
