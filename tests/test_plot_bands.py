@@ -140,3 +140,19 @@ def test_a_swept_top_level_field_splits_the_curves_too():
     assert plot.swept_axes(t) == ["warmup"]
     c = plot._curves(t, "utilization", "buffer_pkts", 0.95, plot.swept_axes(t))
     assert len(c) == 4 and (c["n"] == 2).all()
+
+
+def test_a_bdp_buffer_with_drawn_rtts_resolves_once_per_scenario():
+    # "1BDP" with RTTs drawn per seed once resolved to 825, 856 and 906
+    # packets: one buffer became three x values. The BDP now takes the RTT
+    # law's mean (uniform on [20, 180] ms: 100 ms; 10 Mbps, 1000 B: 125).
+    base = {
+        "name": "bdp-once",
+        "duration": "2s",
+        "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "10pkt"},
+        "flows": [{"count": 5, "rtt": {"uniform": ["20ms", "180ms"]}, "mss": "1000B"}],
+    }
+    t = bufsim.sweep(
+        base, grid={"link.buffer": ["1BDP"]}, seeds=[1, 2, 3], store=None, progress=False, workers=0
+    )
+    assert (t["buffer_pkts"] == 125).all()

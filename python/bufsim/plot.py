@@ -135,10 +135,11 @@ def _curves(
     by: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Per (engine, the ``by`` columns, buffer): mean, CI ends within the
-    metric's range (:func:`value_range`) and the number of seeds. A buffer
-    given relative to the BDP (``link.buffer = "1BDP"``) resolves to a
-    different packet count per seed when RTTs are drawn: its runs form one
-    point, at their mean ``x``."""
+    metric's range (:func:`value_range`) and the number of seeds. Points
+    are grouped by the buffer as swept (``link.buffer``), so a buffer given
+    relative to the BDP is one point; the core resolves it to one packet
+    count per scenario (the BDP takes the mean of the RTT law, not of each
+    seed's draws)."""
     if metric not in table:
         raise ValueError(
             f"metric {metric!r} is not a column of the table; it has {', '.join(map(str, table.columns))}"

@@ -436,6 +436,12 @@ pub struct FlowGroup {
     /// Round-trip propagation delay of each flow.
     #[serde(serialize_with = "units::ser_secs_vec", rename = "rtts_s")]
     pub rtts: Vec<SimTime>,
+    /// The mean of the law `rtts` are drawn from (`uniform`: (a + b) / 2; a
+    /// tree: its nodes' mean), None where they are not drawn. The link's BDP
+    /// uses it, so that a BDP-relative buffer is one value per scenario
+    /// whatever the seed.
+    #[serde(skip)]
+    pub rtt_law_mean: Option<SimTime>,
     /// Full data packet size on the wire, bytes (headers are not modeled separately).
     pub mss_bytes: u32,
     /// Access link rate of each flow, bits/s (None: not limited).
@@ -748,19 +754,29 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         "link.packet_size",
         || format!("must be between 64B and 65535B, got {packet_size}B"),
     )?;
+    let support = |g: &FlowGroup| {
+        g.rtt_draw
+            .iter()
+            .flat_map(|d| d.support())
+            .collect::<Vec<_>>()
+    };
     let all_rtts: Vec<SimTime> = flows
         .iter()
-        .flat_map(|g| {
-            g.rtts
-                .iter()
-                .copied()
-                .chain(g.rtt_draw.iter().flat_map(|d| d.support()))
+        .flat_map(|g| g.rtts.iter().copied().chain(support(g)))
+        .collect();
+    // The BDP's RTT: the mean over flows of each one's RTT law (a drawn RTT
+    // counts as its law's mean), and the support of the per-transfer draws.
+    let bdp_rtts: Vec<SimTime> = flows
+        .iter()
+        .flat_map(|g| match g.rtt_law_mean {
+            Some(m) => vec![m; g.rtts.len()].into_iter().chain(support(g)),
+            None => g.rtts.clone().into_iter().chain(support(g)),
         })
         .collect();
     let bdp_rtt = match raw.link.bdp_rtt {
         Some(d) => d.0,
-        None if !all_rtts.is_empty() => SimTime(
-            (all_rtts.iter().map(|t| t.0 as u128).sum::<u128>() / all_rtts.len() as u128) as u64,
+        None if !bdp_rtts.is_empty() => SimTime(
+            (bdp_rtts.iter().map(|t| t.0 as u128).sum::<u128>() / bdp_rtts.len() as u128) as u64,
         ),
         None => delay.times(2),
     };
@@ -1037,6 +1053,7 @@ fn resolve_group(
         rtt_harmonic_mean_s: hm,
         count: count as u32,
         cc,
+        rtt_law_mean: if dynamic { None } else { rtt_law_mean(&f.rtt) },
         rtts,
         mss_bytes: mss as u32,
         access_rate_bps: access,
@@ -1067,6 +1084,21 @@ fn resolve_group(
 /// A flow group's RTTs (one per flow; drawn from `rng` for a tree or a
 /// uniform range), or for open and closed loop how each transfer draws its
 /// RTT; every RTT must cover the bottleneck's delay both ways.
+/// The mean of the law a group's RTTs are drawn from: `uniform` on [a, b]
+/// and a tree's uniformly chosen node (`traffic::tree`); None where the
+/// RTTs are given rather than drawn.
+fn rtt_law_mean(spec: &RttSpec) -> Option<SimTime> {
+    match spec {
+        RttSpec::Uniform(a, b) => Some(SimTime(((a.0 as u128 + b.0 as u128) / 2) as u64)),
+        RttSpec::Tree(t) => {
+            let nodes = t.node_rtts().ok()?;
+            let sum: u128 = nodes.iter().map(|r| r.0 as u128).sum();
+            Some(SimTime((sum / nodes.len().max(1) as u128) as u64))
+        }
+        RttSpec::Fixed(_) | RttSpec::List(_) | RttSpec::Range(..) => None,
+    }
+}
+
 fn group_rtts(
     f: &RawFlows,
     i: usize,
@@ -1589,6 +1621,26 @@ mod tests {
         let s = parse(&v).unwrap();
         assert_eq!(s.link.buffer_pkts, 625); // 50e6 * 0.1 / 8000
         assert_eq!(s.flows[0].rtts, vec![SimTime::from_millis(100); 2]);
+    }
+
+    #[test]
+    fn a_bdp_buffer_with_drawn_rtts_is_one_value_whatever_the_seed() {
+        // RTTs uniform on [100, 240] ms: the BDP takes the law's mean, 170 ms,
+        // so 1 BDP at 50 Mbps with 1000 B packets is 50e6 * 0.17 / 8000 =
+        // 1062.5 packets for every seed (it once followed each seed's draws).
+        let mut v = base();
+        v["link"]["buffer"] = "1BDP".into();
+        v["flows"][0]["count"] = 10.into();
+        v["flows"][0]["rtt"] = serde_json::json!({"uniform": ["100ms", "240ms"]});
+        let mut draws = Vec::new();
+        for seed in 1..=3u64 {
+            v["seed"] = seed.into();
+            let s = parse(&v).unwrap();
+            assert_eq!(s.link.bdp_rtt, SimTime::from_millis(170));
+            assert_eq!(s.link.buffer_pkts, 1063);
+            draws.push(s.flows[0].rtts.clone());
+        }
+        assert_ne!(draws[0], draws[1]);
     }
 
     #[test]
