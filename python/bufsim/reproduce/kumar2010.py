@@ -2,8 +2,11 @@
 of loss synchronization on sizing buffers over 10 Gbps high speed networks*),
 section III: fluid simulation with the loss-synchronization module (Figure
 6: four TCP variants x the minimum synchronized fraction X x the buffer),
-the modelling choices the paper leaves open measured beside it, and the
-fluid engine calibrated by the packet engine's synchronization. The setup
+the modelling choices the paper leaves open measured beside it, the
+fluid engine calibrated by the packet engine's synchronization, and
+figure 6's orderings (CUBIC against AIMD at 5% of BDP) checked at packet
+level and against the closed forms of the laws for synchronized flows
+(:func:`cubic_sync_utilization`, :func:`aimd_sync_utilization`). The setup
 is :func:`setup`, the measured findings :func:`findings`.
 """
 
@@ -34,6 +37,11 @@ BASE: dict[str, Any] = {
     "fluid": {"sync": 1.0},
 }
 
+#: The fluid runs' (duration, warm-up): the paper's 3000 s (section III),
+#: and the quick version's.
+FULL_DURATION = (BASE["duration"], BASE["warmup"])
+QUICK_DURATION = ("1000s", "200s")
+
 VARIANTS = ("aimd", "highspeed", "cubic", "htcp")
 SYNC = (0.3, 0.6, 1.0)
 FRACTIONS = (0.01, 0.05, 0.1, 0.2, 0.5)
@@ -47,13 +55,15 @@ PANELS = {
 }
 
 #: The modelling alternatives run beside the default: case -> ``[fluid]``
-#: settings. ``"rate"`` runs only for the variants with a rate form.
+#: settings (``tcp_params`` goes to the flows instead). A case named in
+#: :data:`ALT_ONLY` runs only for the variants it lists.
 ALTERNATIVES: dict[str, dict[str, Any]] = {
     "m_k = ceil(XN)": {"sync_sd": 0.0},
     "m_k sd 0.5 N": {"sync_sd": 0.5},
     "random flows lose": {"sync_policy": "random"},
     "eq. (1) rate decrease": {"decrease": "rate"},
     "step 1 ms": {"step": "1ms"},
+    "no fast convergence": {"tcp_params": {"fast_convergence": False}},
 }
 
 #: The warm-up cases read from every default run's time series.
@@ -61,6 +71,11 @@ WARMUPS = ("warm-up 0 s", "from first congestion")
 
 #: Variants whose fluid law has a rate form (``fluid.decrease = "rate"``).
 RATE_FORM = ("aimd", "highspeed")
+
+#: The alternatives that exist only for some variants: the rate form, and
+#: CUBIC's fast convergence (RFC 9438 section 4.7, on by default in bufsim
+#: as in Linux; paper 004 does not say whether its CUBIC has it).
+ALT_ONLY = {"eq. (1) rate decrease": RATE_FORM, "no fast convergence": ("cubic",)}
 
 
 def scenario(
@@ -81,7 +96,8 @@ def scenario(
     duration, warmup : str
         Simulated time and the initial time excluded, with units (``"3000s"``).
     **fluid
-        Further ``[fluid]`` settings (``sync_sd``, ``sync_policy``, ``decrease``, ``step``).
+        Further ``[fluid]`` settings (``sync_sd``, ``sync_policy``, ``decrease``, ``step``),
+        and ``tcp_params``, the flows' (``{"fast_convergence": False}``).
 
     Returns
     -------
@@ -93,6 +109,9 @@ def scenario(
     s["seed"] = seed
     s["flows"][0]["tcp"] = variant
     s["link"]["buffer"] = f"{round(fraction * BDP_PKTS)}pkt"
+    if "tcp_params" in fluid:
+        fluid = dict(fluid)
+        s["flows"][0]["tcp_params"] = fluid.pop("tcp_params")
     s["fluid"] = {"sync": sync, **fluid}
     return s
 
@@ -122,7 +141,8 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
         alternatives at 0.05 only, instead of 10 seeds of 3000 s at five
         fractions and alternatives at 0.01 and 0.05 (the full version: about
         2,000 runs, 13 minutes on one core; quick: about 20 s), and
-        :func:`run_calibrated` (quick or not; 23 CPU minutes full, 10 s quick).
+        :func:`run_calibrated` (quick or not; 23 CPU minutes full, 10 s quick)
+        and :func:`run_orderings` (10 CPU minutes full, 15 s quick).
     progress : callable, optional
         Called with a line of text before each variant.
 
@@ -134,12 +154,13 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
         ``utilization`` (mean over seeds, 0..1), ``utilization_sd``, ``runs``
         and, for the default case, ``first_congestion_s`` (seconds, mean).
         The fluid-calibrated-by-packet comparison (:func:`run_calibrated`) is
-        in ``attrs["calibrated"]``.
+        in ``attrs["calibrated"]``, figure 6's orderings at packet level
+        (:func:`run_orderings`) in ``attrs["orderings"]``.
     """
     fractions = (0.01, 0.05, 0.2) if quick else FRACTIONS
     alt_fractions = (0.05,) if quick else (0.01, 0.05)
     seeds = [1, 2] if quick else list(range(1, 11))
-    duration, warmup = ("1000s", "200s") if quick else (BASE["duration"], BASE["warmup"])
+    duration, warmup = QUICK_DURATION if quick else FULL_DURATION
     rows: list[dict[str, Any]] = []
     for variant in VARIANTS:
         if progress:
@@ -155,7 +176,7 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
                     np.mean([r["first_congestion_s"] for r in runs])
                 )
             for case, fluid in ALTERNATIVES.items():
-                if fluid.get("decrease") == "rate" and variant not in RATE_FORM:
+                if variant not in ALT_ONLY.get(case, VARIANTS):
                     continue
                 for frac in alt_fractions:
                     u = [
@@ -169,6 +190,7 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
     table = pd.DataFrame(rows)
     table.attrs["quick"] = quick
     table.attrs["calibrated"] = run_calibrated(quick, progress)
+    table.attrs["orderings"] = run_orderings(quick, progress)
     return table
 
 
@@ -192,27 +214,94 @@ def pivot(table: pd.DataFrame, case: str = "default") -> pd.DataFrame:
     return t.pivot_table(index="fraction", columns=["variant", "sync"], values="utilization")
 
 
-def aimd_sync_utilization(fraction: float) -> float:
+def aimd_sync_utilization(fraction: float, b: float = 0.5) -> float:
     """Utilization of synchronized AIMD flows with a buffer of ``fraction`` x BDP.
 
-    The aggregate window W (in BDPs) climbs linearly from (1 + f) / 2 after
-    the common halving to 1 + f; the link is busy in proportion min(W, 1):
-    U = ((1 - a^2) / 2 + f) / (1 + f - a) with a = (1 + f) / 2.
+    Every flow cuts its window by ``b`` at once when the aggregate window W
+    (in BDPs) reaches 1 + f, then W climbs linearly (``a`` packets per RTT
+    per flow) from a0 = (1 - b)(1 + f) back to 1 + f; the link is busy in
+    proportion min(W, 1), so over a cycle
+    U = ((1 - a0^2) / 2 + f) / (1 + f - a0), and 1 when a0 >= 1. The
+    growth rate sets the cycle's length, not U.
 
     Parameters
     ----------
     fraction : float
-        Buffer f as a fraction of the bandwidth-delay product, in [0, 1].
+        Buffer f as a fraction of the bandwidth-delay product, >= 0.
+    b : float
+        Multiplicative decrease, in (0, 1): Reno's (RFC 5681 section 3.1)
+        0.5 by default.
 
     Returns
     -------
     float
-        Utilization, 0..1 (0.785 at f = 0.05; 1 at f >= 1).
+        Utilization, 0..1 (0.785 at f = 0.05, b = 0.5; 1 at f >= 1).
     """
-    if fraction >= 1.0:
+    a0 = (1.0 - b) * (1.0 + fraction)
+    if a0 >= 1.0:
         return 1.0
-    a = (1.0 + fraction) / 2.0
-    return ((1.0 - a * a) / 2.0 + fraction) / (1.0 + fraction - a)
+    return ((1.0 - a0 * a0) / 2.0 + fraction) / (1.0 + fraction - a0)
+
+
+def cubic_sync_utilization(fraction: float, beta: float = 0.7) -> float:
+    """Utilization of synchronized CUBIC flows with a buffer of ``fraction`` x BDP.
+
+    Every flow cuts to ``beta`` W_max at once when the aggregate window
+    reaches W_max = (1 + f) BDP, then follows RFC 9438 eq. (1)
+    W(t) = C (t - K)^3 + W_max with K = cbrt(W_max (1 - beta) / C) (eq. 2),
+    back to W_max at t = K, where the buffer is full again. With
+    s = 1 - t / K, uniform on [0, 1] over the cycle,
+    W / BDP = (1 + f)(1 - (1 - beta) s^3), and the link is busy in
+    proportion min(W / BDP, 1): U = s* + (1 + f)((1 - s*) -
+    (1 - beta)(1 - s*^4) / 4), s* = min(1, ((1 - 1 / (1 + f)) /
+    (1 - beta))^(1/3)), the part of the cycle with the link full. C and K
+    set the cycle's length, not U; CUBIC's Reno-friendly region (section
+    4.3) adds about half a packet per RTT at these windows and is left out.
+
+    Parameters
+    ----------
+    fraction : float
+        Buffer f as a fraction of the bandwidth-delay product, >= 0.
+    beta : float
+        beta_cubic, the fraction of the window kept at a loss, in (0, 1):
+        RFC 9438 section 4.6's 0.7 by default.
+
+    Returns
+    -------
+    float
+        Utilization, 0..1 (0.925 at f = 0, 0.951 at f = 0.05).
+    """
+    full = min(1.0, ((1.0 - 1.0 / (1.0 + fraction)) / (1.0 - beta)) ** (1.0 / 3.0))
+    return full + (1.0 + fraction) * ((1.0 - full) - (1.0 - beta) * (1.0 - full**4) / 4.0)
+
+
+def kept_for(law: Callable[[float, float], float], fraction: float, level: float) -> float:
+    """The fraction of the window a synchronized law must keep at a loss for
+    its closed-form utilization (``law(fraction, kept)``, kept in (0, 1))
+    to equal ``level`` at buffer ``fraction``: the deepest cut that still
+    reaches it. A root of the closed form, which rises with what is kept.
+
+    Parameters
+    ----------
+    law : callable
+        ``lambda f, kept: ...``: :func:`cubic_sync_utilization` with beta
+        = kept, or :func:`aimd_sync_utilization` with b = 1 - kept.
+    fraction : float
+        Buffer as a fraction of the BDP.
+    level : float
+        Utilization, 0..1, between the law's values at kept 0.01 and 0.99.
+    """
+    from scipy.optimize import brentq
+
+    return float(brentq(lambda k: law(fraction, k) - level, 0.01, 0.99, xtol=1e-9))
+
+
+def _cubic_law(fraction: float, kept: float) -> float:
+    return cubic_sync_utilization(fraction, kept)
+
+
+def _aimd_law(fraction: float, kept: float) -> float:
+    return aimd_sync_utilization(fraction, 1.0 - kept)
 
 
 def _u(table: pd.DataFrame, variant: str, sync: float, frac: float, case: str = "default") -> float:
@@ -267,6 +356,15 @@ K_CUBIC = (W_FLOW * 0.3 / 0.4) ** (1 / 3)
 AIMD_REGAIN_S = W_FLOW / 2 * 0.17
 #: The claims' 90% mark (figure 6's level).
 LEVEL = 0.9
+#: CUBIC's beta_cubic (RFC 9438 section 4.6) and Reno's decrease (RFC 5681
+#: section 3.1), bufsim's defaults for "cubic" and "aimd".
+BETA_CUBIC = 0.7
+B_RENO = 0.5
+#: How far the fluid engine at X = 1 may sit from the synchronized closed
+#: forms: they leave out the feedback delay (the windows grow for an RTT
+#: past the full buffer before they are cut) and the spread of RTTs, about
+#: 0.01 (CUBIC) to 0.03 (AIMD) of utilization in the fluid runs.
+CLOSED_FORM_TOL = 0.05
 #: How the one-cut-per-event reading of eq. (1) was chosen.
 ONE_CUT = (
     'fluid.decrease = "event" (one cut per congestion event), chosen over eq. (1) read '
@@ -291,25 +389,39 @@ def _claims_hstcp_aimd(c: Claims, table: pd.DataFrame, d: pd.DataFrame, small: l
         tuned=ONE_CUT,
     )
     lo1, hi1 = _alt_range(table, "aimd", 1.0)
+    x1 = _u(table, "aimd", 1.0, 0.05)
+    cf = aimd_sync_utilization(0.05, B_RENO)
     c.at_least(
         "6(c): AIMD at 5% of BDP",
         prose("more than {l:.0%} utilization even for {f:.0%} of BDP", l=LEVEL, f=0.05),
         min(_u(table, "aimd", x, 0.05) for x in SYNC),
         LEVEL,
         prose(
-            "lowest over X (`X = 1`: {x1:.3f}); synchronized halvings give {cf:.3f} in closed "
-            "form (`aimd_sync_utilization`), and a halved window of {w:,.0f} packets regains one "
-            "packet per RTT, about {t:.0f} s. No warm-up, m_k or policy choice moves `X = 1` "
-            "out of [{lo:.3f}, {hi:.3f}]; eq. (1) gives at most {rate:.3f}. Why the paper's "
-            "fluid model keeps AIMD above this is not found",
-            x1=_u(table, "aimd", 1.0, 0.05),
-            cf=aimd_sync_utilization(0.05),
+            "lowest over X (`X = 1`: {x1:.3f}). Reno's law (`a = 1`, `b = 0.5`; the paper: at "
+            "`X = 1` its flows 'behave like {n} parallel TCP flows') synchronized gives "
+            "{cf:.3f} in closed form (`aimd_sync_utilization`, within {tol:g} of the fluid); a "
+            "halved window of {w:,.0f} packets regains one packet per RTT, about {t:.0f} s. "
+            "Above {l:.0%} at `X = 1` needs the flows to keep at least {keep:.2f} of the "
+            "window at a loss, a cut of at most {cut:.0%}, which section III.B does not state. "
+            "No warm-up, m_k or policy choice moves `X = 1` out of [{lo:.3f}, {hi:.3f}]; eq. "
+            "(1) gives at most {rate:.3f}. Desynchronized, bufsim reaches the level: `X = 0.3` "
+            "reads {x3:.3f}; {packet}",
+            x1=x1,
+            n=10,
+            cf=cf,
+            tol=CLOSED_FORM_TOL,
             w=W_FLOW,
             t=AIMD_REGAIN_S,
+            l=LEVEL,
+            keep=kept_for(_aimd_law, 0.05, LEVEL),
+            cut=1.0 - kept_for(_aimd_law, 0.05, LEVEL),
             lo=lo1,
             hi=hi1,
             rate=max(_u(table, "aimd", x, 0.05, "eq. (1) rate decrease") for x in SYNC),
+            x3=_u(table, "aimd", 0.3, 0.05),
+            packet=_packet_text(table, "aimd"),
         ),
+        explained=cf < LEVEL and abs(x1 - cf) <= CLOSED_FORM_TOL,
     )
     ordered = all(
         d.loc[f, (v, 0.3)] > max(d.loc[f, (v, 0.6)], d.loc[f, (v, 1.0)])
@@ -347,24 +459,49 @@ def _claims_hstcp_aimd(c: Claims, table: pd.DataFrame, d: pd.DataFrame, small: l
 def _claims_cubic(
     c: Claims, table: pd.DataFrame, d: pd.DataFrame, fracs: list, small: list
 ) -> None:
-    lo, _ = _alt_range(table, "cubic", 0.3)
+    x1 = _u(table, "cubic", 1.0, 0.05)
+    no_fc = _u(table, "cubic", 1.0, 0.05, "no fast convergence")
+    cf = cubic_sync_utilization(0.05, BETA_CUBIC)
+    paced = _packet(table)
+    paced_ok = paced is None or paced[("cubic", ORDER_ACCESS[1])]["packet_from_event"] > LEVEL
     c.at_most(
         "6(b): CUBIC at 5% of BDP",
         prose("less than {l:.0%} utilization for all three X", l=LEVEL),
         max(_u(table, "cubic", x, 0.05) for x in SYNC),
         LEVEL,
         prose(
-            "highest over X (`X = 1`: {x1:.3f}; at {f1:.0%}, `X = 1`: {x11:.3f}). CUBIC cuts to "
-            "`0.7 W` and regains W_max in `K` = {k:.0f} s; the flows that record no loss keep "
-            "climbing their curve. The lowest X under any warm-up, m_k, policy or step choice "
-            "gives {lo:.3f}. Why the paper's fluid model puts CUBIC below its level is not "
-            "found (a packet-level check is still to run)",
-            x1=_u(table, "cubic", 1.0, 0.05),
+            "highest over X (`X = 1`, the lowest: {x1:.3f}; at {f1:.0%}, `X = 1`: {x11:.3f}). "
+            "Synchronized CUBIC (RFC 9438 eq. (1)-(2), beta = {b:g}) averages {cf:.3f} in "
+            "closed form (`cubic_sync_utilization`), {cf0:.3f} with no buffer at all, whatever "
+            "C, K and the RTTs; the fluid without fast convergence reads {nofc:.3f} at `X = 1`, "
+            "with it (RFC 9438 section 4.7, which lowers W_max every other cycle) {x1:.3f}. "
+            "Below {l:.0%} at {f:.0%} needs beta below {bmin:.2f}, a cut deeper than AIMD's "
+            "halving: section III.B names CUBIC and its reference [6] but no parameter. Measured "
+            "from the first congestion event, as the paper does, the fluid reads {fc:.3f}: its "
+            "{dur:.0f} s runs hold about {cyc:.0f} cycles of `K` = {k:.0f} s, so no first-epoch "
+            "effect; {packet}",
+            x1=x1,
             f1=0.01,
             x11=_u(table, "cubic", 1.0, 0.01),
+            b=BETA_CUBIC,
+            cf=cf,
+            cf0=cubic_sync_utilization(0.0, BETA_CUBIC),
+            nofc=no_fc,
+            l=LEVEL,
+            f=0.05,
+            bmin=kept_for(_cubic_law, 0.05, LEVEL),
+            fc=_u(table, "cubic", 1.0, 0.05, "from first congestion"),
+            dur=_duration_s(table),
+            cyc=_duration_s(table) / K_CUBIC,
             k=K_CUBIC,
-            lo=lo,
+            packet=_packet_text(table, "cubic"),
         ),
+        explained=cf > LEVEL and abs(no_fc - cf) <= CLOSED_FORM_TOL and x1 > LEVEL and paced_ok,
+    )
+    a1, cf_a = _u(table, "aimd", 1.0, 0.05), aimd_sync_utilization(0.05, B_RENO)
+    ordered_ok = paced is None or (
+        paced[("aimd", ORDER_ACCESS[1])]["packet_from_event"]
+        < paced[("cubic", ORDER_ACCESS[1])]["packet_from_event"]
     )
     c.at_least(
         "6(c): AIMD above CUBIC",
@@ -372,12 +509,25 @@ def _claims_cubic(
         min(d.loc[f, ("aimd", x)] - d.loc[f, ("cubic", x)] for f in fracs for x in SYNC),
         0.0,
         prose(
-            "smallest AIMD - CUBIC over buffers and X: at `X = 1` utilization follows the cut, "
-            "CUBIC's `0.3` above AIMD's `0.5`, and CUBIC regains it in {k:.0f} s where AIMD "
-            "needs about {t:.0f} s; the paper's ordering is not found",
+            "smallest AIMD - CUBIC over buffers and X. Synchronized, utilization follows the "
+            "cut: at {f:.0%} the closed forms give AIMD {ca:.3f} (halving) and CUBIC {cc:.3f} "
+            "(cut to beta = {b:g}), the fluid at `X = 1` {a1:.3f} and {c1:.3f}; CUBIC regains "
+            "its cut in `K` = {k:.0f} s where AIMD needs about {t:.0f} s. AIMD at or above "
+            "CUBIC at `X = 1` needs AIMD to keep at least {keep:.2f} of its window at a loss "
+            "(Reno keeps {reno:g}), which section III.B does not state; {packet}",
+            f=0.05,
+            ca=cf_a,
+            cc=cf,
+            b=BETA_CUBIC,
+            a1=a1,
+            c1=x1,
             k=K_CUBIC,
             t=AIMD_REGAIN_S,
+            keep=kept_for(_aimd_law, 0.05, cf),
+            reno=1.0 - B_RENO,
+            packet=_packet_order_text(table),
         ),
+        explained=cf_a < cf and a1 < x1 and ordered_ok,
     )
     c.add(
         "6(b): HSTCP above CUBIC",
@@ -406,6 +556,102 @@ def _claims_cubic(
             e=1 - min(d.loc[f, (v, x)] for f in big for v in ("cubic",) for x in SYNC),
         ),
     )
+
+
+def _duration_s(table: pd.DataFrame) -> float:
+    """Length of the fluid runs of a :func:`run` table, seconds."""
+    duration, warmup = QUICK_DURATION if table.attrs.get("quick") else FULL_DURATION
+    raw = scenario("cubic", 0.05, 1.0, 1, duration, warmup)
+    return float(bufsim.Scenario.load(raw).normalized["duration_s"])
+
+
+def _packet(table: pd.DataFrame) -> dict | None:
+    """The orderings' packet runs (:func:`orderings`) by (variant, access),
+    each a dict of its columns; None for the quick version, whose runs end
+    inside slow start's aftermath and say nothing of the steady state."""
+    o = orderings(table)
+    if o.attrs.get("quick", False):
+        return None
+    return {(r["variant"], r["access"]): r.to_dict() for _, r in o.iterrows()}
+
+
+def _no_packet_text() -> Prose:
+    return prose(
+        "the packet check is in the full version ({dc:.0f} s CUBIC and {da:.0f} s AIMD runs "
+        "at {cap:g} Gbps); the quick version's {q:.0f} s runs end inside slow start's "
+        "aftermath",
+        dc=float(ORDER_DURATION["cubic"][0].removesuffix("s")),
+        da=float(ORDER_DURATION["aimd"][0].removesuffix("s")),
+        cap=10.0,
+        q=float(ORDER_QUICK_DURATION["cubic"][0].removesuffix("s")),
+    )
+
+
+def _packet_text(table: pd.DataFrame, variant: str) -> Prose:
+    """One variant's packet runs at 5% of BDP, line rate and behind access
+    links, measured from the first congestion event after the warm-up."""
+    runs = _packet(table)
+    if runs is None:
+        return _no_packet_text()
+    line, paced = runs[(variant, "")], runs[(variant, ORDER_ACCESS[1])]
+    text = prose(
+        "the packet engine ({dur:.0f} s runs, from the first congestion event after the "
+        "warm-up, at {t1:.0f} s and {t2:.0f} s) reads {pu:.3f} with senders at line rate "
+        "(sync {su:.2f}, mean queue {qu:,.0f} of {b:,.0f} packets) and {pp:.3f} behind {acc} "
+        "access links (sync {sp:.2f}, mean queue {qp:,.0f})",
+        dur=line["duration_s"],
+        t1=line["packet_first_event_s"],
+        t2=paced["packet_first_event_s"],
+        pu=line["packet_from_event"],
+        su=line["packet_sync"],
+        qu=line["packet_queue_from_event"],
+        b=line["buffer_pkts"],
+        pp=paced["packet_from_event"],
+        acc=ORDER_ACCESS[1],
+        sp=paced["packet_sync"],
+        qp=paced["packet_queue_from_event"],
+    )
+    if line["packet_from_event"] < LEVEL <= paced["packet_from_event"] and (
+        line["packet_queue_from_event"] < 0.1 * line["buffer_pkts"]
+    ):
+        text = prose(
+            "{t}: below {l:.0%} only when the senders' bursts overflow the buffer at a mean "
+            "queue far below it, a loss the paper's fluid model cannot have (section II.D.1, "
+            "assumption (i): congestion when the buffer is full)",
+            t=text,
+            l=LEVEL,
+        )
+    return text
+
+
+def _packet_order_text(table: pd.DataFrame) -> Prose:
+    """AIMD against CUBIC in the packet runs at 5% of BDP."""
+    runs = _packet(table)
+    if runs is None:
+        return _no_packet_text()
+    acc = ORDER_ACCESS[1]
+    u = {k: r["packet_from_event"] for k, r in runs.items()}
+    text = prose(
+        "the packet engine, from the first congestion event after the warm-up, has AIMD {al:.3f} "
+        "against CUBIC {cl:.3f} with senders at line rate, {ap:.3f} against {cp:.3f} behind "
+        "{acc} access links",
+        al=u[("aimd", "")],
+        cl=u[("cubic", "")],
+        ap=u[("aimd", acc)],
+        cp=u[("cubic", acc)],
+        acc=acc,
+    )
+    if u[("aimd", "")] >= u[("cubic", "")] and u[("aimd", acc)] < u[("cubic", acc)]:
+        text = prose(
+            "{t}: the paper's ordering appears only where CUBIC's line-rate bursts overflow the "
+            "buffer at a mean queue of {q:,.0f} packets and AIMD's flows lose less together "
+            "(sync {sa:.2f} against {sc:.2f}), neither of which the paper's fluid model has",
+            t=text,
+            q=runs[("cubic", "")]["packet_queue_from_event"],
+            sa=runs[("aimd", "")]["packet_sync"],
+            sc=runs[("cubic", "")]["packet_sync"],
+        )
+    return text
 
 
 def _claims_htcp_and_sync(c: Claims, table: pd.DataFrame, small: list) -> None:
@@ -571,8 +817,32 @@ def packet_point(raw: dict[str, Any], bin_s: float = 10.0) -> tuple[dict[str, An
         "packet_queue": ps["mean_queue_pkts"],
         "packet_late": _late(ts, p.scenario["warmup_s"]),
         "packet_fill_s": _fill_time(ts, bin_s),
+        **_from_first_event(p),
     }
     return row, _bins(ts, bin_s)
+
+
+def _from_first_event(p: Any) -> dict[str, float]:
+    """A packet run measured as paper 004 section III measures its fluid
+    runs, "from the time of first congestion event": the first event after
+    the warm-up (the warm-up leaves out slow start's), and from it to the
+    end the mean utilization and queue (from the time series). NaN when no
+    event follows the warm-up."""
+    ev = p.congestion_events["time_s"]
+    ev = ev[ev >= p.scenario["warmup_s"]]
+    if not len(ev):
+        return {
+            "packet_first_event_s": float("nan"),
+            "packet_from_event": float("nan"),
+            "packet_queue_from_event": float("nan"),
+        }
+    t1 = float(ev.min())
+    ts = p.timeseries[p.timeseries.index >= t1]
+    return {
+        "packet_first_event_s": t1,
+        "packet_from_event": float(ts["utilization"].mean()),
+        "packet_queue_from_event": float(ts["queue_pkts"].mean()),
+    }
 
 
 def fluid_point(
@@ -717,6 +987,99 @@ def calibrated(table: pd.DataFrame) -> pd.DataFrame:
     return table.attrs["calibrated"]
 
 
+# ---------------------------------------------- the orderings at packet level
+
+#: The orderings' packet runs (figure 6(b), 6(c) at 5% of BDP: CUBIC below
+#: 90% for every X, AIMD above 90% and at or above CUBIC): variants, buffer.
+ORDER_VARIANTS = ("cubic", "aimd")
+ORDER_FRACTION = 0.05
+
+#: How the senders put packets on the bottleneck: None, at line rate (no
+#: access link: what a cumulative ACK or a window increase allows leaves at
+#: once, as in :func:`run_calibrated`); "2Gbps", an access link per flow at
+#: twice its fair share of the 10 Gbps, which spreads those bursts.
+ORDER_ACCESS = (None, "2Gbps")
+
+#: The orderings' runs per variant: (duration, warm-up), full and quick.
+#: AIMD's runs are the paper's 3000 s: slow start's burst losses leave its
+#: windows at a third of the pipe, which a packet per RTT refills in about
+#: 1200 s, and its cycles after the first congestion event last hundreds of
+#: seconds (:data:`AIMD_REGAIN_S`); CUBIC's cycles last about K (22 s,
+#: :data:`K_CUBIC`), so 1000 s hold dozens of them.
+ORDER_DURATION = {"cubic": ("1000s", "100s"), "aimd": ("3000s", "100s")}
+ORDER_QUICK_DURATION = {"cubic": ("60s", "10s"), "aimd": ("60s", "10s")}
+
+
+def ordering_scenario(variant: str, access: str | None, duration: str, warmup: str) -> dict:
+    """The raw scenario of one orderings run: :func:`calibrated_scenario` at
+    :data:`ORDER_FRACTION`, with an access link of rate ``access`` per flow
+    (None: none) whose buffer (one BDP) never drops."""
+    raw = calibrated_scenario(variant, ORDER_FRACTION, duration, warmup)
+    raw["name"] = f"kumar2010-orderings-{variant}-{access or 'line-rate'}"
+    if access:
+        raw["flows"][0].update(access_rate=access, access_buffer=f"{BDP_PKTS}pkt")
+    return raw
+
+
+def run_orderings(
+    quick: bool = False, progress: Callable[[str], Any] | None = None
+) -> pd.DataFrame:
+    """Figure 6's orderings at packet level: the packet engine (the harness of
+    :func:`run_calibrated`, :func:`packet_point`) on paper 004's scenario at
+    5% of BDP, CUBIC and AIMD, senders at line rate and behind access links.
+
+    Parameters
+    ----------
+    quick : bool
+        60 s runs (10 s warm-up), a few CPU seconds, which end inside slow
+        start's aftermath, instead of :data:`ORDER_DURATION` (CUBIC 1000 s,
+        AIMD 3000 s, 100 s warm-up): about 10 CPU minutes.
+    progress : callable, optional
+        Called with a line of text before each run.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (variant, access): ``access`` (the rate, "" for line
+        rate), ``buffer_pkts`` and the columns of :func:`packet_point`, of
+        which ``packet_from_event`` (utilization from the first congestion
+        event after the warm-up, paper 004's measure), ``packet_first_event_s``
+        and ``packet_queue_from_event`` (mean queue from then, packets).
+        ``duration_s`` is the run's length. ``attrs["series"]`` maps
+        (variant, access) to the binned utilization series.
+    """
+    rows, series = [], {}
+    for variant in ORDER_VARIANTS:
+        duration, warmup = (ORDER_QUICK_DURATION if quick else ORDER_DURATION)[variant]
+        for access in ORDER_ACCESS:
+            if progress:
+                progress(f"kumar2010 orderings: {variant}, access {access}, packet {duration} ...")
+            raw = ordering_scenario(variant, access, duration, warmup)
+            prow, s = packet_point(raw, SERIES_BIN_S[quick])
+            rows.append(
+                {
+                    "variant": variant,
+                    "access": access or "",
+                    "buffer_pkts": round(ORDER_FRACTION * BDP_PKTS),
+                    "duration_s": bufsim.Scenario.load(raw).normalized["duration_s"],
+                    **prow,
+                }
+            )
+            series[(variant, access or "")] = s
+    table = pd.DataFrame(rows)
+    table.attrs.update(series=series, quick=quick)
+    return table
+
+
+def orderings(table: pd.DataFrame) -> pd.DataFrame:
+    """The orderings at packet level for a :func:`run` table:
+    ``table.attrs["orderings"]``, computed once by :func:`run_orderings`
+    (quick if the table is)."""
+    if "orderings" not in table.attrs:
+        table.attrs["orderings"] = run_orderings(quick=table.attrs.get("quick", False))
+    return table.attrs["orderings"]
+
+
 def tables(table: pd.DataFrame) -> dict[str, tuple[str, pd.DataFrame]]:
     """The further tables of a :func:`run` table, shown by ``bufsim
     reproduce`` and the report: ``{"calibrated": (title, frame)}``."""
@@ -725,7 +1088,15 @@ def tables(table: pd.DataFrame) -> dict[str, tuple[str, pd.DataFrame]]:
             "Fluid calibrated by packet: packet engine, fluid at the packet's "
             "synchronization and at the paper's X",
             calibrated(table),
-        )
+        ),
+        "orderings": (
+            prose(
+                "Figure 6's orderings at packet level: CUBIC and AIMD at {f:.0%} of BDP, senders "
+                "at line rate and behind access links",
+                f=ORDER_FRACTION,
+            ),
+            orderings(table),
+        ),
     }
 
 
@@ -883,6 +1254,12 @@ def setup() -> Prose:
         **Fluid calibrated by packet** (section II.C: m_k "can be derived from experimental
         data"): the packet engine runs the same scenario (SACK, an ACK per segment, the
         `rfc` stack) and its measured synchronization becomes the fluid's X.
+
+        **Figure 6's orderings at packet level**: CUBIC ({dc:.0f} s) and AIMD ({da:.0f} s) at
+        {f:.0%} of the BDP in the packet engine, senders at line rate and behind {acc} access
+        links (twice a flow's fair share), measured as the paper measures, from the first
+        congestion event (after a {ow:.0f} s warm-up that leaves out slow start's), beside the
+        laws' closed forms for synchronized flows.
         """,
         n=10,
         cap=10.0,
@@ -899,6 +1276,10 @@ def setup() -> Prose:
         f=0.05,
         seeds=10,
         warm=300.0,
+        dc=float(ORDER_DURATION["cubic"][0].removesuffix("s")),
+        da=float(ORDER_DURATION["aimd"][0].removesuffix("s")),
+        acc=ORDER_ACCESS[1],
+        ow=float(ORDER_DURATION["aimd"][1].removesuffix("s")),
     )
 
 
@@ -914,18 +1295,39 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                 "shallower than AIMD's halving, and AIMD regains a halving at one packet per "
                 "RTT (about {t:.0f} s at this window). So at {f:.0%} of the BDP bufsim has "
                 "HSTCP at {hs:.3f}, CUBIC at {cu:.3f} and AIMD at {ai:.3f} (`X = 1`), where the "
-                "paper has CUBIC below {l:.0%} and AIMD above CUBIC. The synchronized-sawtooth "
-                "closed form gives AIMD {cf:.3f}. No modelling choice measured here reverses "
-                "these orderings; why the paper's fluid model does is not found.",
+                "paper has CUBIC below {l:.0%} and AIMD above CUBIC. The laws' synchronized "
+                "closed forms (`cubic_sync_utilization`, `aimd_sync_utilization`) give CUBIC "
+                "{ccf:.3f} and AIMD {cf:.3f}: the paper's figure needs CUBIC to keep less than "
+                "{bmin:.2f} of its window at a loss (RFC 9438: {b:g}) and AIMD at least "
+                "{keep:.2f} (Reno: {reno:g}), and its section III.B states neither. No "
+                "modelling choice measured here reverses these orderings.",
                 t=AIMD_REGAIN_S,
                 f=0.05,
                 hs=_u(table, "highspeed", 1.0, 0.05),
                 cu=_u(table, "cubic", 1.0, 0.05),
                 ai=_u(table, "aimd", 1.0, 0.05),
                 l=LEVEL,
-                cf=aimd_sync_utilization(0.05),
+                ccf=cubic_sync_utilization(0.05, BETA_CUBIC),
+                cf=aimd_sync_utilization(0.05, B_RENO),
+                bmin=kept_for(_cubic_law, 0.05, LEVEL),
+                b=BETA_CUBIC,
+                keep=kept_for(_aimd_law, 0.05, LEVEL),
+                reno=1.0 - B_RENO,
             ),
             "fig6b_cubic",
+        ),
+        Finding(
+            "Figure 6's orderings at packet level",
+            prose(
+                "CUBIC at {f:.0%} of the BDP: {cu}. AIMD: {ai}. Against each other, {order}.",
+                f=0.05,
+                cu=_packet_text(table, "cubic"),
+                ai=_packet_text(table, "aimd"),
+                order=_packet_order_text(table),
+            )
+            if _packet(table) is not None
+            else prose("At {f:.0%} of the BDP {no}.", f=0.05, no=_no_packet_text()),
+            "",
         ),
         Finding(
             "HSTCP needs one cut per congestion event",
