@@ -273,7 +273,8 @@ def fct_summary(
     halfway_s: float | None = None,
 ) -> dict[str, float]:
     """Completions and completion times of the transfers started in the
-    measurement window, per size class, the unfinished ones counted.
+    measurement window, per size class and per flow group, the unfinished
+    ones counted.
 
     Every transfer that starts inside the window counts. One still running
     at the end is right-censored: its completion time is at least the time
@@ -286,26 +287,34 @@ def fct_summary(
     ----------
     result_or_flows : Result or pandas.DataFrame
         A packet-engine result or its ``flows`` table (with ``slowdown``
-        from :func:`add_ideal` for the slowdown statistics).
+        from :func:`add_ideal` for the slowdown statistics, ``group`` for
+        the per-group ones).
     window_s : (float, float)
         The measurement window, seconds: the warm-up's end and the run's end.
     halfway_s : float, optional
-        The middle of the window (``output.halves``): the statistics again
-        for the transfers started before it (``..._half1``) and after it
-        (``..._half2``).
+        The middle of the window (``output.halves``): the FCTs again for
+        the transfers started before it (``..._half1``) and after it
+        (``..._half2``), over every group.
 
     Returns
     -------
     dict
         Per class ``c`` (``small``, ``large``: more than
-        ``output.large_flow`` bytes) with a transfer started in the window:
-        ``flows_started_c``, ``flows_completed_c``, ``completion_c``
-        (fraction), ``fct_mean_c_s`` and ``fct_p99_c_s`` (seconds),
-        ``slowdown_mean_c`` and ``slowdown_p99_c`` (ratios), each of the
-        four with ``_censored`` (1.0: a lower bound, 0.0: identified).
-        With ``halfway_s`` the FCTs again with ``_half1`` and ``_half2``.
-        ``bufsim.simulate`` adds these to the summary of packet runs with
-        finite traffic (so sweeps and ``advise`` read them).
+        ``output.large_flow`` bytes) with a transfer started in the window,
+        over every group: ``flows_started_c``, ``flows_completed_c``
+        (counts), ``completion_c`` (their ratio, 0..1), ``fct_mean_c_s``
+        and ``fct_p99_c_s`` (seconds), ``slowdown_mean_c`` and
+        ``slowdown_p99_c`` (ratios), each of the four with a
+        ``_censored`` key (1.0: a lower bound, 0.0: identified). The same
+        for each flow group ``k`` (its index in ``flows``, as in
+        ``goodput_bps_group<k>``) with a transfer of class ``c`` started in
+        the window, the group after the unit: ``flows_started_c_group<k>``,
+        ``completion_c_group<k>``, ``fct_p99_c_s_group<k>`` and its
+        ``fct_p99_c_s_group<k>_censored``, ``slowdown_p99_c_group<k>``, ...
+        (an incast group and a web mix in one scenario, apart). With
+        ``halfway_s`` the FCTs over every group again with ``_half1`` and
+        ``_half2``. ``bufsim.simulate`` adds these to the summary of packet
+        runs with finite traffic (so sweeps and ``advise`` read them).
     """
     start, end = window_s
     f = classify(result_or_flows, finished_only=False)
@@ -313,22 +322,29 @@ def fct_summary(
     fin = f["finished"].to_numpy() == 1.0
     elapsed = np.where(fin, f["fct_s"].to_numpy(), end - f["start_s"].to_numpy())
     slow = np.where(fin, f["slowdown"], elapsed / f["ideal_fct_s"]) if "slowdown" in f else None
-    parts = [("", np.ones(len(f), dtype=bool))]
+    # (key suffix, rows, with counts, slowdowns and _censored keys): all
+    # transfers; each half of the window by start time (FCTs only, as
+    # output.halves reads them); each flow group on its own, so that an
+    # incast does not hide in a web mix.
+    parts = [("", np.ones(len(f), dtype=bool), True)]
     if halfway_s is not None:
         first = f["start_s"].to_numpy() < halfway_s
-        parts += [("_half1", first), ("_half2", ~first)]
+        parts += [("_half1", first, False), ("_half2", ~first, False)]
+    if "group" in f:
+        group = f["group"].to_numpy()
+        parts += [(f"_group{int(g)}", group == g, True) for g in np.unique(group)]
     out: dict[str, float] = {}
-    for suffix, part in parts:
+    for suffix, part, full in parts:
         for c in ("small", "large"):
             sel = part & (f["class"].to_numpy() == c)
             n = int(sel.sum())
             if n == 0:
                 continue
             stats = [("fct", "_s", elapsed[sel])]
-            if suffix == "":
+            if full:
                 done = int(fin[sel].sum())
-                out |= {f"flows_started_{c}": n, f"flows_completed_{c}": done}
-                out[f"completion_{c}"] = done / n
+                out |= {f"flows_started_{c}{suffix}": n, f"flows_completed_{c}{suffix}": done}
+                out[f"completion_{c}{suffix}"] = done / n
                 if slow is not None:
                     stats.append(("slowdown", "", slow[sel]))
             for name, unit, v in stats:
@@ -336,7 +352,7 @@ def fct_summary(
                 p99, p99_known = censored_quantile(v, fin[sel], 0.99)
                 out[f"{name}_mean_{c}{unit}{suffix}"] = mean
                 out[f"{name}_p99_{c}{unit}{suffix}"] = p99
-                if suffix == "":
-                    out[f"{name}_mean_{c}{unit}_censored"] = float(not mean_known)
-                    out[f"{name}_p99_{c}{unit}_censored"] = float(not p99_known)
+                if full:
+                    out[f"{name}_mean_{c}{unit}{suffix}_censored"] = float(not mean_known)
+                    out[f"{name}_p99_{c}{unit}{suffix}_censored"] = float(not p99_known)
     return {k: float(v) for k, v in out.items()}
