@@ -148,6 +148,14 @@ def test_fct_objective_gives_an_interval(web_mix):
         unjudged and any(n.startswith("fct_mean_small_s cannot be judged") for n in a.notes)
     )
     assert "interval search" in a.method
+    # Where some seed's mean FCT is only a lower bound, the trade-off says so,
+    # every view shows ">= x", and no such buffer is on the Pareto front.
+    packet = a.runs[a.runs["engine"] == "packet"]
+    censored = packet.groupby("buffer_pkts")["fct_mean_small_s_censored"].max() == 1.0
+    assert t["fct_mean_small<=1s censored"].equals(censored.rename("fct_mean_small<=1s censored"))
+    shown = a.formatted(a.tradeoff()).set_index("buffer_pkts")["fct_mean_small<=1s"]
+    assert all(shown[b].startswith(">= ") == c for b, c in censored.items())
+    assert not (t["pareto"] & t["fct_mean_small<=1s censored"]).any()
 
 
 def test_adaptive_seeds_follow_the_rule(web_mix):
@@ -812,3 +820,103 @@ def test_a_many_flow_port_explains_the_fluid_gap_with_its_measured_sync():
     assert not any("name no stack" in n for n in a.notes)
     window = a.duration_s - a.warmup_s
     assert (packet["timeouts"] / packet["active_flows_mean"] / window).mean() > 0.1
+
+
+def _hand_made_advice():
+    """An infeasible advice over hand-made packet runs (seeds 1-2; three at
+    40 packets, as adaptive seeds leave them): utilization >= 0.95 against
+    p99 FCT <= 500 ms. At 10 packets the FCT of seed 1 is only a lower
+    bound (0.3 s, transfers unfinished), so the mean 0.3 s is one too."""
+    from bufsim.advise import Advice, _measured_table
+
+    objs = [parse_objective("utilization>=0.95"), parse_objective("fct_p99_small<=500ms")]
+    runs = pd.DataFrame(
+        {
+            "engine": ["packet"] * 7 + ["fluid"] * 3,
+            "buffer_pkts": [10.0, 10.0, 20.0, 20.0, 40.0, 40.0, 40.0, 10.0, 20.0, 40.0],
+            "seed": [1, 2, 1, 2, 1, 2, 3, 1, 1, 1],
+            "utilization": [0.80, 0.80, 0.92, 0.921, 0.97, 0.971, 0.972, 0.85, 0.95, 0.99],
+            "fct_p99_small_s": [0.3, 0.3, 0.45, 0.451, 0.60, 0.601, 0.602, 0.35, 0.5, 0.65],
+            "fct_p99_small_s_censored": [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        }
+    )
+    table = pd.DataFrame(
+        [{"source": "BDP", "buffer_pkts": 10.0, "applies": True, "note": "C x mean RTT"}]
+    )
+    table = _measured_table(table, runs, objs, 0.95, False, math.nan)
+    scn = bufsim.Scenario.load(
+        {
+            "name": "hand",
+            "duration": "10s",
+            "link": {"capacity": "10Mbps", "delay": "45ms", "buffer": "1pkt"},
+            "flows": [{"count": 2, "rtt": "100ms", "mss": "1000B", "stack": "linux"}],
+        }
+    )
+    return Advice(
+        objectives=objs,
+        feasible=False,
+        buffer_pkts=math.nan,
+        buffer_bytes=math.nan,
+        range=(math.nan, math.nan),
+        binding="utilization>=0.95 needs at least 40 packets but ...",
+        table=table,
+        runs=runs,
+        confidence=0.95,
+        packet_size_bytes=1000,
+        notes=["engines disagree on utilization>=0.95: the packet engine decides"],
+        duration_s=10.0,
+        warmup_s=2.0,
+        scenario=scn,
+    )
+
+
+def test_a_lower_bound_is_shown_as_one_and_never_on_the_front():
+    a = _hand_made_advice()
+    o = "fct_p99_small<=500ms"
+    # The table keeps the lower bound's flag beside the mean; it meets nothing.
+    bdp = a.table.iloc[0]
+    assert bdp[o] == pytest.approx(0.3) and bdp[f"{o} censored"] and bdp["meets all"] is False
+    t = a.tradeoff().set_index("buffer_pkts")
+    assert list(t[f"{o} censored"]) == [True, False, False]
+    assert not t.loc[10.0, f"{o} holds"]
+    # 0.3 s would be the best FCT, so on the front were it a value; as a
+    # lower bound it is not, and it dominates no other buffer: 20 (0.92,
+    # 450 ms) and 40 (0.971, 601 ms) are the front.
+    assert list(t["pareto"]) == [False, True, True]
+    # Every view says ">= 300 ms" for it, with the units of bufsim.fmt.
+    shown = a.formatted(a.tradeoff()).set_index("buffer_pkts")
+    assert shown.loc[10.0, o] == ">= 300 ms" and shown.loc[20.0, o] == "450.5 ms"
+    assert shown.loc[40.0, "utilization>=0.95"] == "0.971" and f"{o} censored" not in shown
+    assert a.formatted(a.table).loc[0, o] == ">= 300 ms"
+    for page in (a.to_html(), a._repr_html_()):
+        assert "&gt;= 300 ms" in page and ">0.3<" not in page and "0.4505" not in page
+
+
+def test_the_notebook_view_carries_notes_scenario_and_provenance():
+    a = _hand_made_advice()
+    view = a._repr_html_()
+    assert "engines disagree on utilization&gt;=0.95" in view
+    assert "stack linux" in view and "link: 10 Mbps, one-way delay 45 ms" in view
+    assert "How it was computed" in view and "bufsim version" in view
+    # Infeasible: the trade-off is in both views, from the same sections.
+    assert "The trade-off" in view and "The trade-off" in a.to_html()
+    assert [s.title for s in a.sections(figures=False)] == [
+        s.title for s in a.sections() if s.id != "figures"
+    ]
+
+
+def test_the_advice_figure_states_its_seeds_bound_and_errors_with_units():
+    a = _hand_made_advice()
+    fig = a.plot()
+    util, fct = fig.axes
+    # Adaptive seeds: two per buffer, three at 40 packets.
+    assert util.get_title() == (
+        "utilization>=0.95\nband: 95% t-interval over 2 seeds per point (3 at 40)"
+    )
+    labels = [x.get_text() for x in fct.get_legend().get_texts()]
+    assert "objective 500 ms" in labels
+    # The mean at 10 packets is a lower bound: marked as one.
+    assert "only a lower bound (unfinished transfers)" in labels
+    # Fluid against packet means: 50, 49.5 and 49 ms apart: RMS 49.5 ms.
+    (fluid,) = [x for x in labels if x.startswith("fluid")]
+    assert fluid == "fluid (vs packet: RMS 49.5 ms, max 50 ms)"

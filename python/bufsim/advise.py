@@ -331,32 +331,40 @@ class Advice:
         pandas.DataFrame
             One row per measured buffer (packets, ascending): each
             objective's mean over the seeds (its column named by the
-            objective), whether it holds at the requested confidence
+            objective; SI units), whether that mean is only a lower bound
+            (``"<objective> censored"``: some seed's completion time is,
+            :func:`_observed`), whether it holds at the requested confidence
             (``"<objective> holds"``), and ``pareto``: no other measured
             buffer is at least as good on every objective and better on one
             (better: higher for a ``>=`` objective, lower for ``<=``;
             differences within 0.1% of the objective's bound are ties, so
             that 0.99996 against 1.0 does not make a larger buffer "better").
+            A buffer with a lower bound among its values is never on the
+            front, and a lower bound beats no other buffer's value: its
+            true value is unknown.
         """
         runs = self.runs
         if runs.empty or "engine" not in runs:
             return pd.DataFrame()
         packet = runs[runs["engine"] == "packet"]
-        rows = []
-        for b, g in packet.groupby("buffer_pkts"):
-            row: dict[str, Any] = {"buffer_pkts": float(b)}
-            for o in self.objectives:
-                v = g[o.key] if o.key in g else pd.Series([math.nan])
-                judged = _judged(g, o.key) if o.key in g else v.to_numpy()
-                row[o.text] = float(v.mean())
-                row[f"{o.text} holds"] = o.holds(judged.tolist(), self.confidence)
-            rows.append(row)
+        rows = [
+            {"buffer_pkts": float(b), **_measured(g, self.objectives, self.confidence)}
+            for b, g in packet.groupby("buffer_pkts")
+        ]
         t = pd.DataFrame(rows).sort_values("buffer_pkts", ignore_index=True)
-        # Oriented so that larger is better for every objective.
-        score = np.column_stack([t[o.text] * (1 if o.op == ">=" else -1) for o in self.objectives])
+        censored = t[[f"{o.text} censored" for o in self.objectives]].to_numpy()
+        # Oriented so that larger is better for every objective; a lower
+        # bound on a "<=" objective may be any worse value: -inf.
+        score = np.column_stack(
+            [
+                np.where(censored[:, k], -np.inf, t[o.text] * (1 if o.op == ">=" else -1))
+                for k, o in enumerate(self.objectives)
+            ]
+        )
         tie = np.array([1e-3 * max(abs(o.bound), 1e-12) for o in self.objectives])
         t["pareto"] = [
-            not any(
+            not censored[i].any()
+            and not any(
                 (score[j] >= score[i] - tie).all() and (score[j] > score[i] + tie).any()
                 for j in range(len(t))
                 if j != i
@@ -364,6 +372,35 @@ class Advice:
             for i in range(len(t))
         ]
         return t
+
+    def formatted(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """:attr:`table` or :meth:`tradeoff` as text a reader takes in: each
+        objective's measured and model values with their unit
+        (:func:`bufsim.fmt.metric`), ``>= x`` where the measurement is only
+        a lower bound; the ``censored`` flags folded into the values.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            :attr:`table` or :meth:`tradeoff`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The same rows; objective columns as text.
+        """
+        out = frame.copy()
+        for o in self.objectives:
+            flag = f"{o.text} censored"
+            censored = out[flag] if flag in out else pd.Series(False, index=out.index)
+            if o.text in out:
+                out[o.text] = [
+                    fmt.metric(o.key, v, censored=bool(c)) for v, c in zip(out[o.text], censored)
+                ]
+            if f"{o.text} (model)" in out:
+                out[f"{o.text} (model)"] = [fmt.metric(o.key, v) for v in out[f"{o.text} (model)"]]
+            out = out.drop(columns=[flag], errors="ignore")
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (``bufsim advise --json``)."""
@@ -405,8 +442,6 @@ class Advice:
             metric (:data:`COSTS`, then completions and p99 FCT and slowdown
             per class with finite traffic).
         """
-        from bufsim import fmt
-
         names = {k: n for n, k in (*COSTS, *_finite_costs("small"), *_finite_costs("large"))}
         out = []
         for r in self.costs.to_dict("records"):
@@ -421,8 +456,10 @@ class Advice:
         """Each objective's metric against the buffer (packet runs with
         confidence bands, fluid beside them, at X = 0.3 and 1 too where paper
         004's rule ran), the bound, every rule's buffer, the recommendation
-        and the range where every objective holds marked; one panel per
-        objective."""
+        and the range where every objective holds marked, and the means
+        that are only lower bounds (triangles); each panel's title says
+        the seeds behind each point (:func:`bufsim.plot.buffer_curves`);
+        one panel per objective."""
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
@@ -438,6 +475,7 @@ class Advice:
             and r.source not in ("recommended", "fluid scan")
             and r.buffer_pkts == r.buffer_pkts
         }
+        trade = self.tradeoff()
         for ax, o in zip(axes, self.objectives):
             plot.buffer_curves(
                 self.runs,
@@ -448,44 +486,71 @@ class Advice:
                 ax=ax,
                 title=o.text,
             )
+            # A mean over lower bounds is drawn like the others: mark it.
+            low = trade[trade[f"{o.text} censored"]] if len(trade) else trade
+            if len(low):
+                ax.scatter(
+                    low["buffer_pkts"],
+                    low[o.text],
+                    marker="^",
+                    s=60,
+                    facecolors="none",
+                    edgecolors="#c00000",
+                    zorder=5,
+                    label="only a lower bound (unfinished transfers)",
+                )
             if self.feasible:
                 ax.axvspan(
                     *self.range, color="#2e7d32", alpha=0.08, lw=0, label="every objective holds"
                 )
                 ax.axvline(self.buffer_pkts, color="#2e7d32", lw=2, alpha=0.6, label="recommended")
-                ax.legend(fontsize=8)
+            ax.legend(fontsize=8)
         return fig
 
-    def to_html(self) -> str:
-        """The self-contained HTML report of this advice."""
-        from bufsim import fmt, plot
+    def sections(self, figures: bool = True) -> list[Any]:
+        """The advice as report sections (:class:`bufsim.report.Section`):
+        the answer with every note, the scenario with the stack each flow
+        group assumes, how it was computed (provenance), the rules, models,
+        fluid and packet side by side, the trade-off when no buffer meets
+        every objective, the costs, and (``figures``) the figure. What
+        :meth:`to_html` and the notebook view show."""
+        from bufsim import plot
         from bufsim.report import Figure as RFigure
-        from bufsim.report import Section, html_table, render
+        from bufsim.report import Section, html_table
 
         verdict = (
-            f"Recommended buffer: {self.buffer_pkts:g} packets ({self.buffer_bytes:g} bytes); "
-            f"every objective holds from {self.range[0]:g} to {self.range[1]:g} packets. {self.binding}"
+            f"Recommended buffer: {self.buffer_pkts:g} packets "
+            f"({fmt.metric('buffer_bytes', self.buffer_bytes)}); every objective holds from "
+            f"{self.range[0]:g} to {self.range[1]:g} packets. {self.binding}"
             if self.feasible
             else f"No buffer meets every objective: {self.binding}"
         )
         about = self.scenario.describe(buffer=False) if self.scenario is not None else []
-        prov = pd.DataFrame(
-            {
-                "field": list(self.provenance()),
-                "value": [fmt.value(v) for v in self.provenance().values()],
-            }
+        prov = self.provenance()
+        prov_frame = pd.DataFrame(
+            {"field": list(prov), "value": [fmt.value(v) for v in prov.values()]}
         )
         sections = [
-            Section("answer", "Answer", text=[verdict, self.method, *self.notes]),
+            Section("answer", "Answer", text=[t for t in (verdict, self.method, *self.notes) if t]),
             Section(
                 "scenario", "Scenario (the stack each flow group assumes included)", text=about
             ),
-            Section("provenance", "How it was computed", table=html_table(prov)),
+            Section("provenance", "How it was computed", table=html_table(prov_frame)),
             Section(
                 "table",
                 "Rules, models, fluid and packet side by side",
-                table=html_table(self.table),
+                table=html_table(self.formatted(self.table)),
             ),
+        ]
+        if not self.feasible and not self.tradeoff().empty:
+            sections.append(
+                Section(
+                    "tradeoff",
+                    "The trade-off: buffers the packet engine measured",
+                    table=html_table(self.formatted(self.tradeoff())),
+                )
+            )
+        sections.append(
             Section(
                 "costs",
                 "What each measured buffer costs",
@@ -494,32 +559,38 @@ class Advice:
                     f"{self.confidence:.0%} Student t interval over the seeds."
                 ],
                 table=html_table(self.cost_table()),
-            ),
-            Section(
-                "figures",
-                "Objectives against the buffer",
-                figures=[RFigure("fig-advice", plot.svg(self.plot()))],
-            ),
-        ]
-        return render(
-            "bufsim advise: " + ", ".join(o.text for o in self.objectives),
-            sections,
-            subtitle="advice",
+            )
         )
+        if figures:
+            sections.append(
+                Section(
+                    "figures",
+                    "Objectives against the buffer",
+                    figures=[RFigure("fig-advice", plot.svg(self.plot()))],
+                )
+            )
+        return sections
+
+    def _title(self) -> str:
+        return "bufsim advise: " + ", ".join(o.text for o in self.objectives)
+
+    def to_html(self) -> str:
+        """The self-contained HTML report of this advice (:meth:`sections`)."""
+        from bufsim.report import render
+
+        return render(self._title(), self.sections(), subtitle="advice")
 
     def _repr_html_(self) -> str:
-        from bufsim.report import html_table
+        """Notebook view: the report's sections (:meth:`sections`) but the figure
+        (:meth:`plot` draws it)."""
+        import html
 
-        head = (
-            f"<b>Recommended: {self.buffer_pkts:g} packets</b> (range {self.range[0]:g}-{self.range[1]:g})"
-            if self.feasible
-            else "<b>Infeasible</b>"
-        )
-        return (
-            f"<div>{head}<p>{self.binding}</p>{html_table(self.table)}"
-            f"<p>What each measured buffer costs (mean ± interval over seeds):</p>"
-            f"{html_table(self.cost_table())}</div>"
-        )
+        parts = [f"<h3>{html.escape(self._title())}</h3>"]
+        for sec in self.sections(figures=False):
+            parts.append(f"<h4>{html.escape(sec.title)}</h4>")
+            parts += [f"<p>{html.escape(p)}</p>" for p in sec.text]
+            parts.append(sec.table)
+        return f"<div>{''.join(parts)}</div>"
 
 
 def _grid(lo: float, hi: float, per_doubling: int) -> list[int]:
@@ -1959,17 +2030,15 @@ def _measured_table(
     feasible: bool,
     rec: float,
 ) -> pd.DataFrame:
-    """Each row's packet measurement (objective means, ``meets all``) and the recommendation."""
+    """Each row's packet measurement (:func:`_measure`: objective means,
+    whether each is only a lower bound, ``meets all``) and the recommendation."""
     measured = [_measure(runs, r.buffer_pkts, objs, confidence) for r in table.itertuples()]
-    for k, o in enumerate(objs):
-        table[o.text] = [m[k] for m in measured]
-    table["meets all"] = [m[-1] for m in measured]
+    for col in _measure(runs, math.nan, objs, confidence):
+        table[col] = [m[col] for m in measured]
     rec_row = _row(
         "recommended", rec, feasible, "packet engine, smallest grid buffer meeting every objective"
     )
-    rec_meas = _measure(runs, rec, objs, confidence)
-    rec_row.update({o.text: rec_meas[k] for k, o in enumerate(objs)})
-    rec_row["meets all"] = rec_meas[-1]
+    rec_row.update(_measure(runs, rec, objs, confidence))
     return pd.DataFrame([*table.to_dict("records"), rec_row], columns=list(table.columns))
 
 
@@ -2140,15 +2209,51 @@ def _meets(table: pd.DataFrame, objs: list[Objective], confidence: float) -> lis
     return out
 
 
-def _measure(runs: pd.DataFrame, b: float, objs: list[Objective], confidence: float) -> list[Any]:
-    """Per objective the packet mean at buffer ``b`` (NaN where not run), then whether all hold."""
-    if runs.empty or b != b:
-        return [math.nan] * len(objs) + [None]
-    g = runs[(runs["engine"] == "packet") & (runs["buffer_pkts"] == float(int(round(b))))]
-    if g.empty:
-        return [math.nan] * len(objs) + [None]
-    cols = [g[o.key] if o.key in g else pd.Series([math.nan]) for o in objs]
-    judged = [_judged(g, o.key) if o.key in g else np.array([math.nan]) for o in objs]
-    return [float(c.mean()) for c in cols] + [
-        all(o.holds(v.tolist(), confidence) for o, v in zip(objs, judged))
-    ]
+def _observed(runs: pd.DataFrame, key: str) -> tuple[float, bool]:
+    """The runs' mean of metric ``key`` (NaN without it) and whether that
+    mean is only a lower bound: some run's value is (its ``_censored``
+    column is 1, :func:`bufsim.flows.fct_summary`), and a mean over lower
+    bounds and values bounds the true mean from below."""
+    if key not in runs or runs.empty:
+        return math.nan, False
+    censored = runs.get(f"{key}_censored")
+    return float(runs[key].mean()), censored is not None and bool((censored == 1.0).any())
+
+
+def _shown(runs: pd.DataFrame, key: str) -> str:
+    """The runs' mean of metric ``key`` as text (:func:`bufsim.fmt.metric`),
+    ``>= x`` where it is only a lower bound (:func:`_observed`)."""
+    mean, censored = _observed(runs, key)
+    return fmt.metric(key, mean, censored=censored)
+
+
+def _measured(runs: pd.DataFrame, objs: list[Objective], confidence: float) -> dict[str, Any]:
+    """Per objective, over the packet runs ``runs`` at one buffer: its mean
+    (column named by the objective), whether that is only a lower bound
+    (``"<objective> censored"``, :func:`_observed`) and whether it holds
+    at ``confidence`` (``"<objective> holds"``; a lower bound never meets
+    an upper bound, :func:`_judged`)."""
+    row: dict[str, Any] = {}
+    for o in objs:
+        row[o.text], row[f"{o.text} censored"] = _observed(runs, o.key)
+        judged = _judged(runs, o.key) if o.key in runs else np.array([])
+        row[f"{o.text} holds"] = o.holds(judged.tolist(), confidence)
+    return row
+
+
+def _measure(
+    runs: pd.DataFrame, b: float, objs: list[Objective], confidence: float
+) -> dict[str, Any]:
+    """The packet runs at buffer ``b`` (packets) as :attr:`Advice.table`
+    shows them: per objective its mean and ``"<objective> censored"``
+    (:func:`_measured`; NaN and False where not run), then ``meets all``
+    (None where not run)."""
+    g = runs.iloc[:0] if runs.empty or b != b else runs
+    if len(g):
+        g = g[(g["engine"] == "packet") & (g["buffer_pkts"] == float(int(round(b))))]
+    m = _measured(g, objs, confidence)
+    out: dict[str, Any] = {}
+    for o in objs:
+        out[o.text], out[f"{o.text} censored"] = m[o.text], m[f"{o.text} censored"]
+    out["meets all"] = all(m[f"{o.text} holds"] for o in objs) if len(g) else None
+    return out

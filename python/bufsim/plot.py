@@ -289,7 +289,11 @@ def buffer_curves(
             and engine in errors.index
             and errors.loc[engine, "points"] > 0
         ):
-            label += f" (vs {reference}: RMS {errors.loc[engine, 'rms']:.3g}, max {errors.loc[engine, 'max_abs']:.3g})"
+            rms, top = errors.loc[engine, "rms"], errors.loc[engine, "max_abs"]
+            label += (
+                f" (vs {reference}: RMS {fmt.metric(metric, rms, digits=3)}, "
+                f"max {fmt.metric(metric, top, digits=3)})"
+            )
         for h, hue in enumerate(hues):
             g = c[c["engine"] == engine]
             for col, v in zip(by, hue):
@@ -318,7 +322,9 @@ def buffer_curves(
             color="0.25",
         )
     if bound is not None:
-        ax.axhline(bound, color="#c00000", lw=1, ls=":", label=f"objective {bound:g}")
+        ax.axhline(
+            bound, color="#c00000", lw=1, ls=":", label=f"objective {fmt.metric(metric, bound)}"
+        )
     if logx:
         ax.set_xscale("log")
         # Buffer sizes read as plain numbers at 1, 2, 5 x 10^k, not 2x10^1;
@@ -344,12 +350,33 @@ def buffer_curves(
         # Ticks read as the CLI and the report print the metric (152.6 us, 9.999 Gbps).
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.metric(metric, v, digits=3)))
         ax.yaxis.set_minor_formatter(NullFormatter())
-    lo_n, hi_n = int(c["n"].min()), int(c["n"].max())
-    seeds = f"{lo_n}" if lo_n == hi_n else f"{lo_n}-{hi_n}"
-    band = f", band: {confidence:.0%} t-interval over {seeds} seeds per point" if hi_n > 1 else ""
-    ax.set_title(title or f"{metric} vs buffer{band}", fontsize=10)
+    # The seeds behind the bands, also under a given title: with adaptive
+    # seeds (bufsim.advise) they differ from point to point.
+    seeds = _seeds_per_point(c)
+    band = f"band: {confidence:.0%} t-interval over {seeds}" if seeds else ""
+    head = title or f"{metric} vs buffer"
+    ax.set_title(
+        f"{head}\n{band}" if title and band else f"{head}, {band}" if band else head, fontsize=10
+    )
     ax.legend(fontsize=8, loc="best")
     return fig
+
+
+def _seeds_per_point(c: pd.DataFrame, most: int = 6) -> str:
+    """The seeds behind the points drawn with a band (two seeds or more) of
+    :func:`_curves`' table ``c``: ``"3 seeds per point"``, or where they
+    differ the usual count and the others by buffer, ``"2 seeds per point
+    (6 at 45, 4 at 64)"`` (up to ``most`` of them, else the range, ``"2-6
+    seeds per point"``); empty without bands."""
+    n = c[c["n"] > 1].groupby("x")["n"].max()
+    if n.empty:
+        return ""
+    usual = int(n.mode().min())
+    other = n[n != usual]
+    if len(other) > most:
+        return f"{n.min()}-{n.max()} seeds per point"
+    extra = ", ".join(f"{k} at {x:g}" for x, k in other.items())
+    return f"{usual} seeds per point" + (f" ({extra})" if extra else "")
 
 
 def timeseries(result: Result, *, max_flows: int = 8) -> Figure:
