@@ -920,3 +920,51 @@ def test_the_advice_figure_states_its_seeds_bound_and_errors_with_units():
     # Fluid against packet means: 50, 49.5 and 49 ms apart: RMS 49.5 ms.
     (fluid,) = [x for x in labels if x.startswith("fluid")]
     assert fluid == "fluid (vs packet: RMS 49.5 ms, max 50 ms)"
+
+
+def test_unjudgeable_completion_times_are_not_stated_as_failures():
+    from bufsim.advise import _Edges, _Search
+
+    o = parse_objective("fct_mean_small<=1s")
+    s = _Search.__new__(_Search)
+    s.grid, s.objs, s.hi, s.bdp = [2, 4, 8, 16], [o], 16.0, 4.0
+
+    def runs(values, censored):
+        return pd.DataFrame(
+            {
+                "engine": "packet",
+                "buffer_pkts": [float(b) for b in s.grid],
+                "fct_mean_small_s": values,
+                "fct_mean_small_s_censored": censored,
+            }
+        )
+
+    # 2 fails (1.5 s), 4 and 8 are lower bounds below 1 s (0.6 and 0.8 s),
+    # 16 is a lower bound already past it (1.2 s): a failure.
+    s.runs = [runs([1.5, 0.6, 0.8, 1.2], [0.0, 1.0, 1.0, 1.0])]
+    s.probed = {b: [False] for b in s.grid}
+    feasible, _, _, why = s.verdict(_Edges(lower=0, upper=3, interval=None))
+    assert not feasible
+    assert why == (
+        "fct_mean_small<=1s holds at no buffer from 2 to 16 packets where it can be judged; "
+        "it cannot be judged at 4, 8 packets (unfinished transfers leave it only a lower "
+        "bound there)"
+    )
+    s.runs = [runs([0.6, 0.6, 0.8, 0.9], [1.0, 1.0, 1.0, 1.0])]
+    why = s.verdict(_Edges(lower=0, upper=3, interval=None))[3]
+    assert why.startswith("fct_mean_small<=1s cannot be judged at any buffer measured from 2 to 16")
+    # A recommendation whose next smaller buffer could not be judged says so.
+    s.runs = [runs([0.6, 0.7, 0.8, 0.9], [0.0, 1.0, 0.0, 0.0])]
+    s.probed = {2: [False], 4: [False], 8: [True], 16: [True]}
+    feasible, rec, _, binding = s.verdict(_Edges(lower=0, upper=3, interval=(2, 3)))
+    assert feasible and rec == 8
+    assert binding == (
+        "Binding: fct_mean_small<=1s (at the next smaller grid buffer, 4 packets, "
+        "fct_mean_small<=1s cannot be judged: unfinished transfers leave it only a lower bound)."
+    )
+    # A lower bound past the bound there is a failure.
+    s.runs = [runs([0.6, 1.3, 0.8, 0.9], [0.0, 1.0, 0.0, 0.0])]
+    binding = s.verdict(_Edges(lower=0, upper=3, interval=(2, 3)))[3]
+    assert (
+        binding == "Binding: fct_mean_small<=1s (the next smaller grid buffer, 4 packets, fails)."
+    )

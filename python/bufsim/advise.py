@@ -1205,15 +1205,38 @@ class _Search:
         unidentified is only a lower bound (:func:`bufsim.flows.fct_summary`):
         it reads as infinite, so that no upper bound on it is judged met
         there, and the buffer is noted in :attr:`unjudged`."""
-        vals: list[float] = []
-        for t in self.runs:
-            if "engine" in t and key in t:
-                g = t[(t["engine"] == "packet") & (t["buffer_pkts"] == float(b))]
-                censored = g.get(f"{key}_censored", pd.Series(0.0, index=g.index)) == 1.0
-                if censored.any():
-                    self.unjudged[(b, key)] = _unfinished(g[censored], key)
-                vals += _judged(g, key).tolist()
-        return vals
+        g = self.at(b)
+        if key not in g:
+            return []
+        censored = g.get(f"{key}_censored", pd.Series(0.0, index=g.index)) == 1.0
+        if censored.any():
+            self.unjudged[(b, key)] = _unfinished(g[censored], key)
+        return _judged(g, key).tolist()
+
+    def at(self, b: float) -> pd.DataFrame:
+        """Every packet run at buffer ``b`` (packets) so far."""
+        tables = [
+            t[(t["engine"] == "packet") & (t["buffer_pkts"] == float(b))]
+            for t in self.runs
+            if "engine" in t
+        ]
+        return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+
+    def unjudgeable(self, b: float, o: Objective) -> bool:
+        """Whether the packet runs at buffer ``b`` cannot judge objective
+        ``o`` (an upper bound on a completion time): some run's value is
+        only a lower bound (:func:`_observed`) and the mean of those lower
+        bounds and values still meets the bound, so the true mean may or
+        may not. A lower bound already past the bound is a failure."""
+        mean, censored = _observed(self.at(b), o.key)
+        return censored and mean <= o.bound
+
+    def cannot_judge(self, b: int) -> list[Objective]:
+        """The objectives that fail at probed buffer ``b`` when each of them
+        only cannot be judged there (:meth:`unjudgeable`), so no verdict
+        "fails" is known at ``b``; empty otherwise."""
+        failing = [o for o, ok in zip(self.objs, self.probed.get(b, [])) if not ok]
+        return failing if failing and all(self.unjudgeable(b, o) for o in failing) else []
 
     # -------------------------------------------------------------- phases
 
@@ -1560,23 +1583,39 @@ class _Search:
                 ),
             )
         if e.interval is None:
-            return (
-                False,
-                math.nan,
-                (math.nan, math.nan),
-                (
-                    f"{', '.join(free)} holds at no buffer from {grid[e.lower]} to {grid[e.upper]} packets"
-                    + (f" (where {', '.join(up + down)} hold)" if up or down else "")
-                ),
-            )
+            span = f"from {grid[e.lower]} to {grid[e.upper]} packets"
+            where = f" (where {', '.join(up + down)} hold)" if up or down else ""
+            # A completion time that unfinished transfers leave a lower
+            # bound is no failure: say where it could not be judged.
+            probed = [b for b in sorted(self.probed) if grid[e.lower] <= b <= grid[e.upper]]
+            unknown = [b for b in probed if self.cannot_judge(b)]
+            if not unknown:
+                why = f"{', '.join(free)} holds at no buffer {span}{where}"
+            elif len(unknown) == len(probed):
+                why = f"{', '.join(free)} cannot be judged at any buffer measured {span}{where}"
+            else:
+                why = (
+                    f"{', '.join(free)} holds at no buffer {span} where it can be judged{where}; "
+                    f"it cannot be judged at {', '.join(map(str, unknown))} packets"
+                )
+            if unknown:
+                why += " (unfinished transfers leave it only a lower bound there)"
+            return False, math.nan, (math.nan, math.nan), why
         lo = max(e.lower, e.interval[0])
         hi = min(e.upper, e.interval[1])
         rec = grid[lo]
         binders = (free if e.interval[0] > e.lower else up) or down or free
-        binding = (
-            f"Binding: {', '.join(binders)} (the next smaller grid buffer, "
-            f"{grid[lo - 1] if lo else 0} packets, fails)."
-        )
+        below = grid[lo - 1] if lo else 0
+        unknown = self.cannot_judge(below)
+        if unknown:
+            at = (
+                f"at the next smaller grid buffer, {below} packets, "
+                f"{', '.join(o.text for o in unknown)} cannot be judged: unfinished transfers "
+                "leave it only a lower bound"
+            )
+        else:
+            at = f"the next smaller grid buffer, {below} packets, fails"
+        binding = f"Binding: {', '.join(binders)} ({at})."
         if lo == 0:
             binding = "Every objective holds already at 1 packet."
         return True, float(rec), (float(rec), float(grid[hi])), binding
