@@ -56,3 +56,44 @@ def test_cli_report_and_notebook_agree():
         }
     )
     assert fmt.metric("p99_queue_delay_s", r.summary["p99_queue_delay_s"]) in r._repr_html_()
+
+
+def test_advice_views_and_notes_read_through_fmt():
+    # The advice's notebook view and report printed the objective columns
+    # raw (p99_queue_delay<=5ms 0.001235) and notes by hand (">= 0.4 s").
+    import pandas as pd
+    from bufsim.advise import Advice, _unjudged_notes, parse_objective
+
+    o = parse_objective("p99_queue_delay<=5ms")
+    table = pd.DataFrame(
+        [
+            {
+                "source": "BDP",
+                "buffer_pkts": 125.0,
+                "applies": True,
+                "note": "",
+                o.text: 1.235e-3,
+                f"{o.text} censored": False,
+                "meets all": True,
+                f"{o.text} (model)": 1.2e-3,
+            }
+        ]
+    )
+    a = Advice(
+        objectives=[o],
+        feasible=True,
+        buffer_pkts=125.0,
+        buffer_bytes=187500.0,
+        range=(125.0, 125.0),
+        binding="",
+        table=table,
+        runs=pd.DataFrame(),
+        confidence=0.95,
+        packet_size_bytes=1500,
+    )
+    view = a._repr_html_()
+    assert ">1.235 ms<" in view and ">1.2 ms<" in view and "0.001235" not in view
+    assert "125 packets (187.5 kB)" in view
+    (note,) = _unjudged_notes({(64, "fct_p99_small_s"): (0.4, 3, 10)})
+    assert note.startswith("fct_p99_small_s cannot be judged at 1 buffer (64 packets): 30%-30%")
+    assert "only known to be >= 400 ms;" in note

@@ -1186,11 +1186,9 @@ class _Search:
             return f"ns-3 could not run at {b} packets: {failed['error'].iloc[0]}"
         parts = []
         for o in self.objs:
-            got = _judged(t, o.key)
-            ok = o.holds(got.tolist(), self.confidence)
+            ok = o.holds(_judged(t, o.key).tolist(), self.confidence)
             parts.append(
-                f"{o.text}: ns-3 {fmt.metric(o.key, float(np.mean(got)))}, packet "
-                f"{fmt.metric(o.key, float(np.mean(self.values(b, o.key))))} "
+                f"{o.text}: ns-3 {_shown(t, o.key)}, packet {_shown(self.at(b), o.key)} "
                 f"({'met' if ok else 'NOT met'} in ns-3)"
             )
         return (
@@ -1660,7 +1658,8 @@ class _Search:
                 f"WARNING: not converged: {len(decisive)} of {int(conv['buffer_pkts'].isin(focus).sum())} "
                 f"checks at the decisive buffers differ between the halves of the measurement window "
                 f"beyond the tolerance (e.g. {worst['metric']} at {worst['buffer_pkts']:g} packets, seed "
-                f"{worst['seed']:g}: {worst['first_half']:.4g} then {worst['second_half']:.4g}); "
+                f"{worst['seed']:g}: {fmt.metric(worst['metric'], worst['first_half'])} then "
+                f"{fmt.metric(worst['metric'], worst['second_half'])}); "
                 "lengthen duration or warmup"
             )
         elif len(bad):
@@ -1759,7 +1758,7 @@ def _unjudged_notes(unjudged: Mapping[tuple[int, str], tuple[float, int, int]]) 
             f"{key} cannot be judged at {len(at)} buffer{'s' if len(at) > 1 else ''} "
             f"({', '.join(str(b) for b, _ in at)} packets): {min(lost):.0%}-{max(lost):.0%} of the "
             f"transfers started were unfinished when the runs ended, so it is only known to be "
-            f">= {min(v[0] for _, v in at):.3g} s; the objective counts as not met there "
+            f"{fmt.metric(key, min(v[0] for _, v in at), censored=True)}; the objective counts as not met there "
             "(a longer duration lets them finish; timeouts in the runs table say why they stall)"
         )
     return notes
