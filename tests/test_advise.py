@@ -361,6 +361,22 @@ def test_advise_matches_a_dense_packet_sweep_on_paper_003(paper003):
     assert rules.loc["BDP", "meets all"] is True or rules.loc["BDP", "meets all"] == True  # noqa: E712
     # The buffer one grid step below fails.
     assert "fails" in a.binding
+    # The analytic model (desynchronized, paper 003) meets the objective
+    # from a far smaller buffer: a note says so, the packet engine decides.
+    from bufsim import models
+    from bufsim.advise import _grid, _with_buffer
+
+    grid = _grid(1.0, 4 * 150.0, 4)
+    util = [
+        models.predict(bufsim.Scenario(_with_buffer(s, b))).summary["utilization"] for b in grid
+    ]
+    edge = grid[next(k for k, u in enumerate(util) if u >= 0.999)]
+    assert edge < a.buffer_pkts / 2
+    (note,) = [n for n in a.notes if "the analytic model" in n]
+    assert note.startswith(
+        f"engines disagree on utilization>=0.999: the packet engine decides (it holds from "
+        f"{a.buffer_pkts:g} packets); the analytic model (avrachenkov) puts that edge at {edge} packets"
+    )
     # The analytic model's prediction beside the packet measurement: paper
     # 003's desynchronized model gives full utilization at B0 = 6 packets,
     # where the packet engine's synchronized identical-RTT flows get 0.78.
@@ -566,15 +582,16 @@ def test_rules_take_the_flows_each_model_covers():
     from bufsim.advise import _model_columns
 
     t = pd.DataFrame({"source": ["x", "y"], "buffer_pkts": [1000.0, 20000.0]})
-    notes = _model_columns(
+    notes, model = _model_columns(
         t,
         bufsim.Scenario.load(bufsim.examples.path("advise-10g")).raw,
         [po("utilization>=0.98"), po("mean_queue_delay<=5ms")],
     )
     assert notes == [
         "no analytic model covers every flow: the model columns are for flows[2] (open) "
-        "as Poisson background of 1e+09 bit/s; left out: 1000 cubic"
+        "as Poisson background of 1 Gbps; left out: 1000 cubic"
     ]
+    assert model.name == "avrachenkov" and list(model.curve["buffer_pkts"]) == [1000.0, 20000.0]
     assert t["utilization>=0.98 (model)"].between(0.9, 1.0).all()
     # A full buffer of B packets at 1.2 us each bounds the mean delay.
     assert (t["mean_queue_delay<=5ms (model)"] <= t["buffer_pkts"] * 1.2e-6 + 1e-9).all()
@@ -744,7 +761,7 @@ def test_engines_that_disagree_say_so_and_why():
     # decides, by how much the fluid differs and the measured reasons.
     from types import SimpleNamespace
 
-    from bufsim.advise import _engine_gap_notes
+    from bufsim.advise import _Edges, _engine_gap_notes
 
     runs = pd.DataFrame(
         {
@@ -755,8 +772,12 @@ def test_engines_that_disagree_say_so_and_why():
             "active_flows_mean": [5000.0, 5000.0, 5000.0],
         }
     )
+    util = parse_objective("utilization>=0.95")
     s = SimpleNamespace(
+        objs=[util],
+        fluid_objs=[util],
         guess_up=1,
+        guess_down=None,
         grid=[128, 2896],
         runs=[runs],
         fluid_table=runs[runs["engine"] == "fluid"],
@@ -764,19 +785,89 @@ def test_engines_that_disagree_say_so_and_why():
         fluid_raw={},
         resynced=None,
     )
-    (note,) = _engine_gap_notes(s, 128.0, True)
-    assert note.startswith("engines disagree: the packet engine decides (128 packets)")
-    assert "edge at 2896 packets (22.6x)" in note and "sync_mean" in note
-    assert "0.19" in note and "0.324 timeouts per flow per second" in note
+    (note,) = _engine_gap_notes(s, _Edges(lower=0, upper=1))
+    assert note.startswith(
+        "engines disagree on utilization>=0.95: the packet engine decides (it holds from 128 "
+        "packets); the fluid scan puts that edge at 2896 packets (22.6x)."
+    )
+    # 27000 and 28000 timeouts of 5000 flows over 17 s: 0.3235 per flow per second.
+    assert "synchronization of 0.19 (sync_mean) and 0.3235 timeouts per flow per second" in note
     assert "fluid form overstates the buffer" in note
-    # Within a factor of two: nothing to say.
-    assert _engine_gap_notes(s, 2048.0, True) == []
+    # No buffer meets every objective: the edge is still compared.
+    assert _engine_gap_notes(s, _Edges(lower=0, upper=-1, interval=None)) == [note]
+    # Within a factor of two (2048 against 2896): nothing to say.
+    assert (
+        _engine_gap_notes(SimpleNamespace(**{**vars(s), "grid": [2048, 2896]}), _Edges(0, 1)) == []
+    )
     # With the fluid edge found again at the measured synchronization
     # (X = 0.19, grid index 0: 128 packets), the note gives it instead.
     s.resynced = (0.19, 0, 0.19, 1.0)
-    (note,) = _engine_gap_notes(s, 128.0, True)
-    assert "synchronization of 0.19 where the fluid scan had 1.00" in note
+    (note,) = _engine_gap_notes(s, _Edges(lower=0, upper=1))
+    assert "synchronization of 0.19 where the fluid scan had 1;" in note
     assert "with fluid.sync = 0.19 the fluid engine puts the edge at 128 packets (1x" in note
+
+
+def test_engine_gaps_at_the_delay_edge_and_in_the_model_columns():
+    # One mechanism for every edge and engine: utilization holds from 64
+    # packets and the mean delay up to 256 for the packet engine. The fluid
+    # scan agrees on the first edge and allows only 32 packets of delay
+    # (8x less); the analytic model meets the utilization from 16 packets
+    # (4x less) and the delay up to 512 (2x: within ENGINE_GAP).
+    from types import SimpleNamespace
+
+    from bufsim.advise import _Edges, _engine_gap_notes, _Model
+    from bufsim.models.scenario import SPECS
+
+    util, delay = parse_objective("utilization>=0.95"), parse_objective("mean_queue_delay<=5ms")
+    grid = [16, 32, 64, 128, 256, 512]
+    runs = pd.DataFrame(
+        {
+            "engine": ["packet"] * 2,
+            "buffer_pkts": [256.0, 256.0],
+            "sync_mean": [0.5, 0.5],
+            "timeouts": [0.0, 0.0],
+            "active_flows_mean": [10.0, 10.0],
+        }
+    )
+    s = SimpleNamespace(
+        objs=[util, delay],
+        fluid_objs=[util, delay],
+        guess_up=2,
+        guess_down=1,
+        grid=grid,
+        runs=[runs],
+        fluid_table=pd.DataFrame({"buffer_pkts": [16.0]}),
+        norm={"duration_s": 30.0, "warmup_s": 10.0},
+        fluid_raw={},
+        resynced=None,
+    )
+    model = _Model(
+        name="avrachenkov",
+        source=SPECS["avrachenkov"].source,
+        assumptions=list(SPECS["avrachenkov"].assumptions),
+        curve=pd.DataFrame(
+            {
+                "buffer_pkts": [float(b) for b in grid],
+                "utilization": [0.96, 0.97, 0.98, 0.99, 1.0, 1.0],
+                "mean_queue_delay_s": [0.5e-3, 1e-3, 2e-3, 3e-3, 4e-3, 5e-3],
+            }
+        ),
+    )
+    model_note, fluid_note = _engine_gap_notes(s, _Edges(lower=2, upper=4), model)
+    assert model_note.startswith(
+        "engines disagree on utilization>=0.95: the packet engine decides (it holds from 64 "
+        "packets); the analytic model (avrachenkov) puts that edge at 16 packets (0.25x). The "
+        "model (paper 003 (Avrachenkov et al.) Theorem 1) assumes: persistent flows only"
+    )
+    assert "desynchronized: one flow cuts its window per congestion event" in model_note
+    assert fluid_note.startswith(
+        "engines disagree on mean_queue_delay<=5ms: the packet engine decides (it holds up to "
+        "256 packets); the fluid scan puts that edge at 32 packets (0.125x). The fluid form has"
+    )
+    assert "the packet runs at 256 packets measured a loss synchronization of 0.5" in fluid_note
+    # An engine that does not measure every objective of an edge is not compared on it.
+    s.fluid_objs = [util]
+    assert _engine_gap_notes(s, _Edges(lower=2, upper=4), model) == [model_note]
 
 
 def test_a_many_flow_port_explains_the_fluid_gap_with_its_measured_sync():

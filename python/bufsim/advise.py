@@ -789,7 +789,9 @@ def _fluid_form(
                         "packet_size": f"{n['mss_bytes']}B",
                     }
                 )
-                changed.append(f"flows[{k}] ({n['kind']}) as Poisson background of {bps:.4g} bit/s")
+                changed.append(
+                    f"flows[{k}] ({n['kind']}) as Poisson background of {fmt.metric('rate_bps', bps)}"
+                )
             else:
                 changed.append(f"flows[{k}] ({n['kind']}) left out")
             continue
@@ -1433,9 +1435,9 @@ class _Search:
         (the packet runs' ``sync_mean``), and a link whose flows cut fewer
         at a time stays busy with less buffer (paper 004 section III.B,
         figure 6). When the fluid edge is more than :data:`ENGINE_GAP` from
-        the packet answer ``rec`` and the packet runs there measured a
-        synchronization below the fluid scan's by more than
-        :data:`SYNC_GAP`, the fluid engine is bisected over the grid up to
+        the packet engine's edge ``rec`` (packets) and the packet runs
+        there measured a synchronization below the fluid scan's by more
+        than :data:`SYNC_GAP`, the fluid engine is bisected over the grid up to
         its edge with ``fluid.sync`` set to the measured value (paper 004
         eq. (8)'s X, floored at :data:`SYNC_FLOOR`; less synchronization
         needs no more buffer). The result, :attr:`resynced`, goes into the
@@ -1670,27 +1672,98 @@ class _Search:
         return conv, notes
 
 
-#: A fluid-scan edge more than this factor away from the packet engine's
-#: answer (either way) is reported with the likely reasons.
+#: An edge that the fluid scan or the analytic model puts more than this
+#: factor away (either way) from the packet engine's is reported with the
+#: likely reasons (:func:`_engine_gap_notes`).
 ENGINE_GAP = 2.0
 
 
-def _engine_gap_notes(s: _Search, rec: float, feasible: bool) -> list[str]:
-    """A note when the fluid scan's edge (of the objectives that grow with
-    the buffer) and the packet engine's answer differ by more than
-    :data:`ENGINE_GAP`: the packet engine decides, and the note gives what
-    the fluid form assumes against what the packet runs measured there (loss
-    synchronization, timeouts), the usual reasons for the gap, and where
-    the fluid engine put the edge at the measured synchronization
-    (:meth:`_Search.resync`)."""
-    if s.guess_up is None or not feasible or rec != rec or s.fluid_table.empty:
-        return []
-    fluid = float(s.grid[s.guess_up])
-    ratio = fluid / rec
-    if 1 / ENGINE_GAP <= ratio <= ENGINE_GAP:
-        return []
+@dataclass
+class _Model:
+    """The analytic model over the buffers of a search (:func:`_model_curve`).
+
+    Attributes
+    ----------
+    name : str
+        The model ``"auto"`` chose (``avrachenkov``, ``highspeed_mm1k``, ...).
+    source : str
+        Its paper and equation.
+    assumptions : list of str
+        What it assumes, in words (:data:`bufsim.models.scenario.SPECS`).
+    curve : pandas.DataFrame
+        One row per buffer (``buffer_pkts``, packets): its summary metrics
+        (``utilization``, ``drop_rate``, ``mean_queue_delay_s``, ...).
+    """
+
+    name: str
+    source: str
+    assumptions: list[str]
+    curve: pd.DataFrame
+
+
+def _engine_gap_notes(s: _Search, edges: _Edges, model: _Model | None = None) -> list[str]:
+    """A note per edge where the fluid scan or the analytic model and the
+    packet engine differ by more than :data:`ENGINE_GAP`.
+
+    The edges compared: the first grid buffer meeting every objective that
+    grows with the buffer (:attr:`_Edges.lower`) and the last meeting every
+    delay objective (:attr:`_Edges.upper`), each where the packet engine
+    found it and the other engine measures all of those objectives (the
+    fluid scan's :attr:`_Search.guess_up` and ``guess_down``; the model's
+    from its values on the grid). The packet engine decides; the note says
+    by how much the other differs and what it assumes: for the fluid form
+    against what the packet runs measured at the edge (loss
+    synchronization, timeouts) and where the fluid engine put the edge at
+    the measured synchronization (:meth:`_Search.resync`), for the model
+    its stated assumptions. Also when no buffer meets every objective.
+    """
+    n = len(s.grid)
+    others = []
+    if not s.fluid_table.empty:
+        others.append(("the fluid scan", s.fluid_objs, s.guess_up, s.guess_down))
+    if model is not None:
+        on_grid = model.curve.set_index("buffer_pkts").reindex([float(b) for b in s.grid])
+        covered = [o for o in s.objs if o.key in on_grid and on_grid[o.key].notna().all()]
+        edge: dict[bool, int | None] = {}
+        for grows in (True, False):
+            objs = [o for o in covered if o.monotone and o.grows_with_buffer == grows]
+            ok = [i for i in range(n) if all(o.holds([on_grid[o.key].iloc[i]], 0) for o in objs)]
+            edge[grows] = (ok[0] if grows else ok[-1]) if objs and ok else None
+        others.append((f"the analytic model ({model.name})", covered, edge[True], edge[False]))
+    notes = []
+    for grows in (True, False):
+        objs = [o for o in s.objs if o.monotone and o.grows_with_buffer == grows]
+        packet = edges.lower if grows else edges.upper
+        if not objs or packet is None or not 0 <= packet < n:
+            continue
+        pb = float(s.grid[packet])
+        for engine, covered, up, down in others:
+            i = up if grows else down
+            if i is None or any(o not in covered for o in objs):
+                continue
+            ratio = s.grid[i] / pb
+            if 1 / ENGINE_GAP <= ratio <= ENGINE_GAP:
+                continue
+            why = (
+                _fluid_gap(s, grows, pb)
+                if engine == "the fluid scan"
+                else f"The model ({model.source}) assumes: {'; '.join(model.assumptions)}"
+            )
+            notes.append(
+                f"engines disagree on {' and '.join(o.text for o in objs)}: the packet engine "
+                f"decides (it holds {'from' if grows else 'up to'} {pb:g} packets); {engine} puts "
+                f"that edge at {s.grid[i]:g} packets ({fmt.value(ratio, 3)}x). {why}"
+            )
+    return notes
+
+
+def _fluid_gap(s: _Search, grows: bool, pb: float) -> str:
+    """Why the fluid scan's edge may differ from the packet engine's at
+    ``pb`` packets: what the fluid form assumes, what the packet runs
+    measured there, and (for the edge of the objectives that grow with the
+    buffer) the fluid edge at the measured synchronization."""
     runs = pd.concat(s.runs, ignore_index=True)
-    g = runs[(runs["engine"] == "packet") & (runs["buffer_pkts"] == float(rec))]
+    g = runs[(runs["engine"] == "packet") & (runs["buffer_pkts"] == pb)]
     window = float(s.norm["duration_s"] - s.norm["warmup_s"])
     sync = float(g["sync_mean"].mean())
     timeouts = float((g["timeouts"] / g["active_flows_mean"].clip(lower=1)).mean() / window)
@@ -1700,32 +1773,31 @@ def _engine_gap_notes(s: _Search, rec: float, feasible: bool) -> list[str]:
         if x is None
         else f"at least {x:g} of the flows cutting at each overflow (fluid.sync)"
     )
-    if s.resynced is not None:
+    why = ""
+    if grows and s.resynced is not None:
         rx, edge, p, f = s.resynced
         if edge is None:
-            at = f"still above {fluid:g} packets"
+            at = f"still above {s.grid[s.guess_up]:g} packets"
         else:
-            at = f"at {s.grid[edge]:g} packets ({s.grid[edge] / rec:.3g}x the packet answer)"
-            if s.grid[edge] < rec:
+            at = f"at {s.grid[edge]:g} packets ({fmt.value(s.grid[edge] / pb, 3)}x the packet engine's edge)"
+            if s.grid[edge] < pb:
                 at += ": below it, as the fluid model loses no time to timeouts"
         why = (
-            f". The packet runs measured a synchronization of {p:.2f} where the fluid scan had "
-            f"{f:.2f}; with fluid.sync = {rx:g} the fluid engine puts the edge {at}"
+            f". The packet runs measured a synchronization of {fmt.metric('sync_mean', p)} where "
+            f"the fluid scan had {fmt.metric('sync_mean', f)}; with fluid.sync = {rx:g} the fluid "
+            f"engine puts the edge {at}"
         )
-    elif ratio > 1 and sync < 0.5:
+    elif grows and s.grid[s.guess_up] > pb and sync < 0.5:
         why = (
             ": with fewer flows cutting per loss event, less buffer keeps the link busy, so the "
             "fluid form overstates the buffer"
         )
-    else:
-        why = ""
-    return [
-        f"engines disagree: the packet engine decides ({rec:g} packets); the fluid scan put "
-        f"the edge at {fluid:g} packets ({ratio:.3g}x). The fluid form has {assumed}; the "
-        f"packet runs at {rec:g} packets measured a loss synchronization of {sync:.2f} "
-        f"(sync_mean) and {timeouts:.3g} timeouts per flow per second, which the fluid model "
-        f"has no notion of{why}"
-    ]
+    return (
+        f"The fluid form has {assumed}; the packet runs at {pb:g} packets measured a loss "
+        f"synchronization of {fmt.metric('sync_mean', sync)} (sync_mean) and "
+        f"{fmt.metric('flow_timeout_rate', timeouts)} timeouts per flow per second, which the "
+        f"fluid model has no notion of{why}"
+    )
 
 
 def _judged(runs: pd.DataFrame, key: str) -> np.ndarray:
@@ -1902,9 +1974,10 @@ def advise(
     edges = s.packet_search()
     notes += edges.notes
     feasible, rec, rng, binding = s.verdict(edges)
-    if feasible and "fluid" in engines:
-        s.resync(rec)
-    notes += _engine_gap_notes(s, rec, feasible)
+    if feasible and "fluid" in engines and edges.lower is not None:
+        # At the packet engine's edge of the objectives that grow with the
+        # buffer: the one the fluid scan's edge is compared with.
+        s.resync(float(s.grid[edges.lower]))
     if fluid_note:
         rules.append(_row("fluid scan", math.nan, True, fluid_note))
     table = pd.DataFrame(rules, columns=["source", "buffer_pkts", "applies", "note"])
@@ -1917,7 +1990,8 @@ def advise(
             notes.append(f"the budget of {budget} packet runs left some rules unchecked")
     all_runs = pd.concat(s.runs, ignore_index=True) if s.runs else pd.DataFrame()
     table = _measured_table(table, all_runs, objs, confidence, feasible, rec)
-    notes += _model_columns(table, s.raw, objs)
+    model_notes, model = _model_columns(table, s.raw, objs, s.grid)
+    notes += model_notes + _engine_gap_notes(s, edges, model)
     convergence, conv_notes = s.convergence(s.decisive(edges, rng))
     notes += conv_notes
     if s.adaptive:
@@ -2100,13 +2174,20 @@ def _model_form(raw: Mapping[str, Any], norm: Mapping[str, Any]) -> tuple[dict[s
     return out, "; ".join(notes)
 
 
-def _model_columns(table: pd.DataFrame, raw: Mapping[str, Any], objs: list[Objective]) -> list[str]:
-    """What the analytic model (bufsim.models.predict, "auto") says at each
-    buffer, for the objectives it predicts; NaN where it has no answer. A
+def _model_curve(
+    raw: Mapping[str, Any], buffers: Iterable[float]
+) -> tuple[_Model | None, list[str]]:
+    """The analytic model (:func:`bufsim.models.predict`, ``"auto"``) at
+    each of ``buffers`` (packets, rounded; those below 1 skipped). A
     scenario no model covers as a whole is predicted on its model form
-    (:func:`_model_form`), with a note saying what that changed."""
-    for o in objs:
-        table[f"{o.text} (model)"] = math.nan
+    (:func:`_model_form`), with a note saying what that changed.
+
+    Returns
+    -------
+    (_Model or None, list of str)
+        The model and its curve (None: no model for this traffic), and the
+        notes.
+    """
     form, note = dict(raw), ""
     try:
         models.predict(Scenario(_with_buffer(form, 1)), model="auto")
@@ -2114,21 +2195,49 @@ def _model_columns(table: pd.DataFrame, raw: Mapping[str, Any], objs: list[Objec
         form, changed = _model_form(raw, Scenario(raw).normalized)
         if not form["flows"]:
             flows = _flow_list(_persistent_counts(Scenario(raw).normalized)) or "none"
-            return [
+            return None, [
                 "no analytic model for this traffic: the models cover long-lived NewReno/AIMD "
                 f"(paper 003) and HighSpeed (paper 001) flows; this scenario's long-lived flows: {flows}"
             ]
         note = f"no analytic model covers every flow: the model columns are for {changed}"
-    for i, b in table["buffer_pkts"].items():
-        if b != b or b < 1:
-            continue
+    rows, about = [], {}
+    for b in sorted({int(round(b)) for b in buffers if b == b and b >= 1}):
         try:
-            pred = models.predict(Scenario(_with_buffer(form, round(b))), model="auto").summary
+            r = models.predict(Scenario(_with_buffer(form, b)), model="auto")
         except (models.ModelInputError, ValueError) as e:
-            return [f"no analytic model for this traffic: {e}"]
-        for o in objs:
-            table.loc[i, f"{o.text} (model)"] = pred.get(o.key, math.nan)
-    return [note] if note else []
+            return None, [f"no analytic model for this traffic: {e}"]
+        rows.append({**r.summary, "buffer_pkts": float(b)})
+        about = {"name": r.provenance["engine"].removeprefix("model:"), **r.provenance["model"]}
+    model = _Model(
+        name=about.get("name", ""),
+        source=about.get("source", ""),
+        assumptions=list(about.get("assumptions", [])),
+        curve=pd.DataFrame(rows) if rows else pd.DataFrame(columns=["buffer_pkts"]),
+    )
+    return model, [note] if note else []
+
+
+def _model_columns(
+    table: pd.DataFrame, raw: Mapping[str, Any], objs: list[Objective], grid: Sequence[int] = ()
+) -> tuple[list[str], _Model | None]:
+    """What the analytic model says at each row's buffer of ``table``, for
+    the objectives it predicts (``"<objective> (model)"``; NaN where it has
+    no answer), computed with the ``grid`` buffers too (:func:`_model_curve`,
+    for :func:`_engine_gap_notes`).
+
+    Returns
+    -------
+    (list of str, _Model or None)
+        The notes and the model.
+    """
+    model, notes = _model_curve(raw, [*table["buffer_pkts"], *grid])
+    curve = model.curve.set_index("buffer_pkts") if model is not None else pd.DataFrame()
+    for o in objs:
+        table[f"{o.text} (model)"] = [
+            curve[o.key].get(float(round(b)), math.nan) if o.key in curve and b == b else math.nan
+            for b in table["buffer_pkts"]
+        ]
+    return notes, model
 
 
 def _calibrated_edge(curve: pd.Series, o: Objective, value: float, at: float) -> float | None:
