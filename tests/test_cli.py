@@ -235,3 +235,93 @@ def test_validate_takes_what_advise_takes_and_prices_both(tmp_path):
     from bufsim.advise import cost
 
     assert int(full.group(1)) == cost(str(path))["packet_runs"]
+
+
+RICH = """
+name = "rich"
+duration = "20s"
+warmup = "2s"
+
+[link]
+capacity = "100Mbps"
+delay = "10ms"
+buffer = "30000B"
+qdisc = "red"
+qdisc_params = { ecn = true }
+
+[[flows]]
+count = 3
+tcp = "cubic"
+tcp_params = { c = 0.2 }
+rtt = ["20ms", "40ms", "60ms"]
+stack = "linux"
+min_rto = "5ms"
+connection_setup = false
+access_rate = "1Gbps"
+rwnd = "64pkt"
+ecn = true
+loss = 0.001
+start = { uniform = ["0s", "2s"] }
+
+[[flows]]
+count = 4
+rtt = "50ms"
+size = { pareto = { shape = 1.2, min = "10pkt" } }
+recovery = "rfc6675"
+delayed_ack = true
+
+[[flows]]
+users = 5
+rtt = { min = "20ms", max = "80ms" }
+size = "100kB"
+think = "1s"
+
+[[background]]
+kind = "poisson"
+rate = "10Mbps"
+packet_size = "500B"
+"""
+
+
+def test_validate_states_the_scenario_in_full(tmp_path):
+    # Every field a run assumes, in words with units: the queue
+    # discipline's parameters, a buffer counted in bytes, the stack's
+    # fields set over its profile (a group naming stack = "linux" with
+    # min_rto = "5ms" is not "stack linux" alone), starts, size laws,
+    # think times, the access link, rwnd, ECN, loss and the background.
+    (tmp_path / "s.toml").write_text(RICH)
+    p = bufsim_cli("validate", "s.toml", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    out = " ".join(p.stdout.split())
+    lines = bufsim.Scenario.load(tmp_path / "s.toml").describe()
+    assert all(line in out for line in lines), out
+    assert lines[1] == (
+        "link: 100 Mbps, one-way delay 10 ms, red (adaptive off, ecn on, gentle on, interval "
+        "500 ms, max_p 0.1, max_th 15, min_th 5, mode bytes, w_q 0.002), buffer 30 kB counted "
+        "in bytes (20 packets of 1.5 kB), BDP 389 packets of 1.5 kB at RTT 46.67 ms"
+    )  # RTT: the mean of the groups' RTT laws' means, 40, 50 and 50 ms.
+    starts = bufsim.Scenario.load(tmp_path / "s.toml").normalized["flows"][0]["starts_s"]
+    assert 0 <= min(starts) < max(starts) <= 2
+    assert lines[2].startswith("flows[0]: 3 long-lived flows starting between ")
+    assert lines[2].endswith(
+        ", cubic, stack linux (set over it: min RTO 5 ms, handshake off), 1.5 kB packets, "
+        "RTT 20 ms to 60 ms"
+    )
+    assert lines[3].startswith(
+        "flows[0] TCP: cubic (beta 0.7, c 0.2, fast_convergence on, reno_friendly on), "
+        "initial window 10 packets, min RTO 5 ms, handshake off, SACK on, RACK-TLP, PRR on"
+    )
+    assert lines[4] == (
+        "flows[0] path: access link 1 Gbps with a 1000-packet buffer, receive window "
+        "64 packets, ECN on, send jitter up to 0 s, random loss 0.001"
+    )
+    assert lines[5].startswith(
+        "flows[1]: 4 transfers starting at 0 s, Pareto sizes (shape 1.2, at least 10 packets), "
+        "mean 60.51 packets, newreno, stack rfc (set over it: delayed ACKs on), 1.5 kB packets"
+    )  # recovery = "rfc6675" is the rfc profile's own: nothing set over it.
+    # 100 kB of 1500 B packets: 66.67, each transfer rounded up to 67.
+    assert lines[8].startswith(
+        "flows[2]: 5 closed-loop users from 0 s, exponential think time 1 s, transfers of "
+        "67 packets, newreno, stack rfc, 1.5 kB packets, RTT uniform on 20 ms to 80 ms"
+    )
+    assert "background[0]: Poisson packets at 10 Mbps, 500 B each" in lines

@@ -21,10 +21,11 @@ Example
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -122,57 +123,8 @@ class Scenario:
         return hashlib.sha256(canon.encode()).hexdigest()
 
     def describe(self, buffer: bool = True) -> list[str]:
-        """The scenario in words, one line per part: the run, the link, each
-        flow group (its traffic, TCP, stack profile and RTTs) and each
-        background source, with units (:mod:`bufsim.fmt`). What ``bufsim
-        validate``, the advice report and the notebook view show.
-
-        Parameters
-        ----------
-        buffer : bool
-            State the link's buffer (``False`` where it is what ``advise``
-            searches for).
-        """
-        from bufsim import fmt
-
-        n = self.normalized
-        link = n["link"]
-        lines = [
-            f"{self.name}: {fmt.metric('duration_s', n['duration_s'])} simulated "
-            f"(warm-up {fmt.metric('warmup_s', n['warmup_s'])}), seed {n['seed']}",
-            f"link: {fmt.metric('capacity_bps', link['capacity_bps'])}, one-way delay "
-            f"{fmt.metric('delay_s', link['delay_s'])}, {link['qdisc']}, "
-            + (
-                f"buffer {link['buffer_pkts']} packets "
-                f"({fmt.metric('buffer_bytes', link['buffer_bytes'])}), "
-                if buffer
-                else ""
-            )
-            + f"BDP {link['bdp_pkts']:.4g} packets of {fmt.metric('packet_bytes', link['packet_size_bytes'])}",
-        ]
-        for i, g in enumerate(n["flows"]):
-            rtts = g["rtts_s"]
-            span = [fmt.metric("rtt_s", min(rtts)), fmt.metric("rtt_s", max(rtts))] if rtts else []
-            rtt = f", RTT {' to '.join(dict.fromkeys(span))}" if rtts else ""
-            kind = g["kind"]
-            if kind == "persistent":
-                what = f"{g['count']} long-lived flows"
-            elif kind == "finite":
-                what = f"{g['count']} transfers"
-            elif kind == "open":
-                what = f"open-loop arrivals at load {g['offered_load']:.3g}"
-            else:
-                what = f"{g['users']} closed-loop users"
-            size = (
-                f" of {g['mean_size_pkts']:.4g} packets on average" if g["mean_size_pkts"] else ""
-            )
-            lines.append(
-                f"flows[{i}]: {what}{size}, {g['tcp']}, stack {g['stack']}, "
-                f"{fmt.metric('mss_bytes', g['mss_bytes'])} packets{rtt}"
-            )
-        for i, b in enumerate(n["background"]):
-            lines.append(f"background[{i}]: {b['kind']} {fmt.metric('rate_bps', b['rate_bps'])}")
-        return lines
+        """The scenario in words, in full (:func:`describe`)."""
+        return describe(self.normalized, buffer)
 
     def _repr_html_(self) -> str:
         """Notebook view: :meth:`describe` as a list."""
@@ -187,6 +139,255 @@ class Scenario:
             f"Scenario({self.name!r}, capacity={link['capacity_bps']:.4g}bps, "
             f"buffer={link['buffer_pkts']}pkt, flows={sum(g['count'] for g in self.normalized['flows'])})"
         )
+
+
+def describe(normalized: Mapping[str, Any], buffer: bool = True) -> list[str]:
+    """The scenario in words, in full: the run, the link and its queue
+    discipline, each flow group (its traffic, sizes, starts, RTTs, TCP,
+    stack profile with the fields set over it, and its path), each
+    background source, the outputs and the fluid engine's settings, with
+    units (:mod:`bufsim.fmt`). What ``bufsim validate``, the reports and
+    the notebook view show.
+
+    Parameters
+    ----------
+    normalized : dict
+        A normalized scenario (:attr:`Scenario.normalized`, or the
+        ``scenario`` of a :class:`~bufsim.Result`).
+    buffer : bool
+        State the link's buffer (``False`` where it is what ``advise``
+        searches for).
+
+    Returns
+    -------
+    list of str
+        One line per part: the run, ``link: ...``, three per flow group
+        (``flows[i]: ...``, ``flows[i] TCP: ...``, ``flows[i] path:
+        ...``), ``background[i]: ...``, ``output: ...``, ``fluid engine:
+        ...``.
+    """
+    from bufsim import fmt
+
+    n = normalized
+    link = n["link"]
+    pkt = fmt.metric("packet_bytes", link["packet_size_bytes"])
+    if link["buffer_mode"] == "bytes":
+        size = f"buffer {fmt.metric('buffer_bytes', link['buffer_bytes'])} counted in bytes ({link['buffer_pkts']} packets of {pkt}), "
+    else:
+        size = f"buffer {link['buffer_pkts']} packets ({fmt.metric('buffer_bytes', link['buffer_bytes'])}), "
+    lines = [
+        f"{n['name']}: {fmt.metric('duration_s', n['duration_s'])} simulated "
+        f"(warm-up {fmt.metric('warmup_s', n['warmup_s'])}), seed {n['seed']}",
+        f"link: {fmt.metric('capacity_bps', link['capacity_bps'])}, one-way delay "
+        f"{fmt.metric('delay_s', link['delay_s'])}, {link['qdisc']}{_params(link['qdisc_params'])}, "
+        + (size if buffer else "")
+        + f"BDP {_count(link['bdp_pkts'])} packets of {pkt} at RTT {fmt.metric('rtt_s', link['bdp_rtt_s'])}",
+    ]
+    for i, g in enumerate(n["flows"]):
+        lines += _group_lines(i, g)
+    for i, b in enumerate(n["background"]):
+        lines.append(
+            f"background[{i}]: {b['kind'].capitalize()} packets at {fmt.metric('rate_bps', b['rate_bps'])}, "
+            f"{fmt.metric('packet_bytes', b['packet_size_bytes'])} each"
+        )
+    out = n["output"]
+    lines.append(
+        f"output: time series every {fmt.metric('interval_s', out['interval_s'])}, transfers over "
+        f"{fmt.metric('large_bytes', out['large_flow_bytes'])} count as large, per-flow cwnd "
+        f"{_on(out['cwnd'])}, packet trace {_on(out['trace'])}, halves {_on(out['halves'])}"
+    )
+    fl = n["fluid"]
+    sync = (
+        f"loss synchronization at least {fl['sync']:.3g} ({fl['sync_policy']}, sd {fl['sync_sd']:.3g})"
+        if fl["sync"] is not None
+        else "no loss-synchronization module (overflow shared by rate)"
+    )
+    lines.append(
+        f"fluid engine: {fl['model']} model, step {fmt.metric('step_s', fl['step_s'])}, "
+        f"{sync}, window decrease: {fl['decrease']}"
+    )
+    return lines
+
+
+def _on(flag: Any) -> str:
+    return "on" if flag else "off"
+
+
+#: What ``abc`` (slow start's count of an ACK) reads as, by normalized value.
+_ABC = {False: "slow start per ACK", True: "ABC capped at ssthresh", "uncapped": "ABC uncapped"}
+
+#: The fields a stack profile fills where a flow group leaves them unset
+#: (``crates/bufsim-core/src/tcp/stack.rs``): the field as written, its
+#: normalized key and how its value reads.
+STACK_FIELDS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
+    (
+        "initial_window",
+        "initial_window_pkts",
+        lambda v: f"initial window {v} packet{'s' if v != 1 else ''}",
+    ),
+    ("min_rto", "min_rto_s", lambda v: f"min RTO {_fmt('min_rto_s', v)}"),
+    ("connection_setup", "connection_setup", lambda v: f"handshake {_on(v)}"),
+    ("sack", "sack", lambda v: f"SACK {_on(v)}"),
+    ("recovery", "rack", lambda v: "RACK-TLP" if v else "RFC 6675 loss detection"),
+    ("prr", "prr", lambda v: f"PRR {_on(v)}"),
+    ("hystart", "hystart", lambda v: f"HyStart++ {_on(v)}"),
+    ("abc", "abc", lambda v: _ABC.get(v, f"abc {v}")),
+    ("limited_transmit", "limited_transmit", lambda v: f"limited transmit {_on(v)}"),
+    (
+        "partial_ack_retransmit",
+        "partial_ack_retransmit",
+        lambda v: f"partial-ACK retransmit {_on(v)}",
+    ),
+    ("rto_ssthresh", "rto_ssthresh", lambda v: f"ssthresh after a timeout in recovery: {v}"),
+    ("delayed_ack", "delayed_ack", lambda v: f"delayed ACKs {_on(v)}"),
+    ("delack_timeout", "delack_timeout_s", lambda v: f"delayed-ACK timer {_fmt('delack_s', v)}"),
+    ("quick_acks", "quick_acks", lambda v: f"{v} quick ACK{'s' if v != 1 else ''}"),
+    ("push_ack", "push_ack", lambda v: f"push ACK {_on(v)}"),
+)
+
+
+def _fmt(key: str, value: Any) -> str:
+    from bufsim import fmt
+
+    return fmt.metric(key, value)
+
+
+@functools.lru_cache(maxsize=64)
+def _profile(stack: str, tcp: str, sack: bool) -> dict[str, Any] | None:
+    """The settings stack profile ``stack`` gives a ``tcp`` flow group that
+    sets only ``sack`` (None if the core refuses that group). A group's
+    settings that differ from these were set over the profile; SACK itself
+    is on unless set off, in every profile."""
+    probe = {
+        "duration": "1s",
+        "link": {"capacity": "1Mbps", "delay": "1ms", "buffer": "1pkt"},
+        "flows": [{"count": 1, "rtt": "10ms", "tcp": tcp, "stack": stack, "sack": sack}],
+    }
+    try:
+        group = json.loads(_core.normalize_scenario(json.dumps(probe)))["flows"][0]
+    except ScenarioError:
+        return None
+    group["sack"] = True
+    return group
+
+
+def _params(params: Mapping[str, Any]) -> str:
+    """``" (c 0.4, beta 0.7)"``: parameters with units (durations under
+    ``_s`` keys), booleans as on/off; empty without any."""
+    if not params:
+        return ""
+    items = []
+    for k, v in sorted(params.items()):
+        label = k[:-2] if k.endswith("_s") else k
+        if isinstance(v, bool):
+            items.append(f"{label} {_on(v)}")
+        elif isinstance(v, (int, float)):
+            items.append(f"{label} {_fmt(k, v)}")
+        else:
+            items.append(f"{label} {v}")
+    return f" ({', '.join(items)})"
+
+
+def _size(dist: Mapping[str, Any]) -> str:
+    """A transfer-size law in words, sizes in packets."""
+    ((law, p),) = dist.items()
+    if law == "fixed":
+        return f"{p['pkts']:.4g} packets"
+    if law == "exponential":
+        return f"exponential sizes (mean {p['mean_pkts']:.4g} packets)"
+    if law == "pareto":
+        return f"Pareto sizes (shape {p['shape']:.3g}, at least {p['min_pkts']:.4g} packets)"
+    if law == "lognormal":
+        return f"lognormal sizes (median {p['median_pkts']:.4g} packets, sigma {p['sigma']:.3g})"
+    if law == "uniform":
+        return f"sizes uniform on {p['lo_pkts']} to {p['hi_pkts']} packets"
+    if law == "mixture":
+        return "a mixture of " + ", ".join(
+            f"{100 * c['weight']:.3g}% {_size(c['dist'])}" for c in p
+        )
+    if law == "empirical":
+        return f"sizes from the CDF in {Path(p['path']).name} ({len(p['points'])} points)"
+    return f"{law} sizes {p}"
+
+
+def _count(x: float) -> str:
+    """A count of packets: whole from 100 up, four digits below."""
+    return f"{x:.0f}" if x >= 100 else f"{x:.4g}"
+
+
+def _rtt(g: Mapping[str, Any]) -> str:
+    draw = g["rtt_draw"]
+    if draw is None:
+        rtts = g["rtts_s"]
+        if not rtts:
+            return "no RTT"
+        return "RTT " + " to ".join(
+            dict.fromkeys([_fmt("rtt_s", min(rtts)), _fmt("rtt_s", max(rtts))])
+        )
+    ((law, v),) = draw.items()
+    if law == "fixed":
+        return f"RTT {_fmt('rtt_s', v)}"
+    if law == "uniform":
+        return f"RTT uniform on {_fmt('rtt_s', v[0])} to {_fmt('rtt_s', v[1])}"
+    return f"RTT one of {', '.join(_fmt('rtt_s', x) for x in v)}"
+
+
+def _group_lines(i: int, g: Mapping[str, Any]) -> list[str]:
+    """The three lines of normalized flow group ``i``, ``g``."""
+    kind = g["kind"]
+    size = ""
+    if g["size"]:
+        size = (
+            f"transfers of {g['mean_size_pkts']:.4g} packets"
+            if "fixed" in g["size"]
+            else f"{_size(g['size'])}, mean {g['mean_size_pkts']:.4g} packets"
+        )
+    starts = ""
+    if g["starts_s"]:
+        first, last = min(g["starts_s"]), max(g["starts_s"])
+        starts = (
+            f"starting at {_fmt('start_s', first)}"
+            if first == last
+            else f"starting between {_fmt('start_s', first)} and {_fmt('start_s', last)}"
+        )
+    if kind == "persistent":
+        what = f"{g['count']} long-lived flows {starts}"
+    elif kind == "finite":
+        what = f"{g['count']} transfers {starts}, {size}"
+    elif kind == "open":
+        what = (
+            f"open-loop arrivals, {g['arrival_rate_per_s']:.4g} per second (load "
+            f"{g['offered_load']:.3g}, at most {g['max_active']} active) from "
+            f"{_fmt('begin_s', g['begin_s'])}, {size}"
+        )
+    else:
+        ((law, t),) = g["think"].items()
+        think = f"{'exponential ' if law == 'exponential' else ''}think time {_fmt('think_s', t)}"
+        what = (
+            f"{g['users']} closed-loop users from {_fmt('begin_s', g['begin_s'])}, {think}, {size}"
+        )
+    profile = _profile(g["stack"], g["tcp"], g["sack"])
+    set_here = [
+        text(g[key])
+        for _, key, text in STACK_FIELDS
+        if profile is not None and g[key] != profile[key]
+    ]
+    over = f" (set over it: {', '.join(set_here)})" if set_here else ""
+    access = (
+        f"access link {_fmt('access_bps', g['access_rate_bps'])} with a "
+        f"{g['access_buffer_pkts']}-packet buffer"
+        if g["access_rate_bps"] is not None
+        else "no access link"
+    )
+    rwnd = f"{g['rwnd_pkts']} packets" if g["rwnd_pkts"] is not None else "unlimited"
+    return [
+        f"flows[{i}]: {what}, {g['tcp']}, stack {g['stack']}{over}, "
+        f"{_fmt('mss_bytes', g['mss_bytes'])} packets, {_rtt(g)}",
+        f"flows[{i}] TCP: {g['tcp']}{_params({k: v for k, v in g['cc'].items() if k != 'variant'})}, "
+        + ", ".join(text(g[key]) for _, key, text in STACK_FIELDS),
+        f"flows[{i}] path: {access}, receive window {rwnd}, ECN {_on(g['ecn'])}, "
+        f"send jitter up to {_fmt('jitter_s', g['jitter_s'])}, random loss {g['loss']:.3g}",
+    ]
 
 
 def _resolve_paths(raw: Any, base: Path) -> None:
