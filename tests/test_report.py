@@ -3,6 +3,8 @@ and the report opened in headless Chromium."""
 
 from __future__ import annotations
 
+import dataclasses
+import html
 import math
 import re
 import subprocess
@@ -12,7 +14,7 @@ from pathlib import Path
 import bufsim
 import pandas as pd
 import pytest
-from bufsim import plot, report
+from bufsim import fmt, plot, provenance, report
 from conftest import render_in_chromium
 from matplotlib.figure import Figure
 
@@ -26,9 +28,16 @@ SMALL = {
 }
 
 
+#: SMALL with the Linux stack and two fields set over it: the report must say both.
+LINUX_5MS = dict(
+    SMALL,
+    flows=[dict(SMALL["flows"][0], stack="linux", min_rto="5ms", connection_setup=False)],
+)
+
+
 @pytest.fixture(scope="module")
 def result():
-    return bufsim.simulate(SMALL)
+    return bufsim.simulate(LINUX_5MS)
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +144,7 @@ def test_flow_cdfs_of_finite_flows():
 def write_reports(tmp: Path, result, table) -> dict[str, Path]:
     paths = {"result": tmp / "result.html", "sweep": tmp / "sweep.html"}
     paths["result"].write_text(report.result_report(result))
-    paths["sweep"].write_text(report.sweep_report(table, rules={"BDP": 50}))
+    paths["sweep"].write_text(report.sweep_report(table, rules={"BDP": 50}, base=SMALL))
     return paths
 
 
@@ -174,6 +183,79 @@ def test_cli_report_from_a_result_directory_and_bad_sources(tmp_path, result):
     assert ext.returncode == 2 and "use a .html or .htm file name" in " ".join(ext.stderr.split())
 
 
+def cells(page: str, section: str) -> dict[str, str]:
+    """The two-column table of a report section as {first cell: second}."""
+    body = page.split(f'id="{section}"', 1)[1].split("</section>", 1)[0]
+    rows = re.findall(r"<tr><td[^>]*>(.*?)</td><td[^>]*>(.*?)</td>", body)
+    return {html.unescape(k): html.unescape(v) for k, v in rows}
+
+
+def test_run_report_states_units_lower_bounds_scenario_and_provenance(result):
+    # The brief's bare numbers (0.4, 9900000000, 0.00015) read with their
+    # units; a completion time that unfinished transfers leave unknown
+    # (its _censored flag is 1) reads as a lower bound, the flag not shown.
+    summary = {
+        **result.summary,
+        "fct_p99_small_s": 0.4,
+        "fct_p99_small_s_censored": 1.0,
+        "fct_mean_small_s": 0.25,
+        "fct_mean_small_s_censored": 0.0,
+        "goodput_bps": 9.9e9,
+        "p99_queue_delay_s": 0.00015,
+    }
+    page = report.result_report(dataclasses.replace(result, summary=summary))
+    got = cells(page, "summary")
+    assert got["fct_p99_small_s"] == ">= 400 ms"
+    assert got["fct_mean_small_s"] == "250 ms"
+    assert got["goodput_bps"] == "9.9 Gbps"
+    assert got["p99_queue_delay_s"] == "150 us"
+    assert got["packets_sent (whole run)"] == str(int(summary["packets_sent"]))
+    assert not any(k.endswith("_censored") or k == "drops_codel" for k in got)
+    # The scenario in words before its folded JSON: every field the run
+    # assumed, the stack's overrides named.
+    scenario = page.split('id="scenario"', 1)[1].split("</section>", 1)[0]
+    lines = [html.unescape(li) for li in re.findall(r"<li>(.*?)</li>", scenario)]
+    assert lines == bufsim.Scenario.load(LINUX_5MS).describe()
+    assert lines[0] == "report-small: 20 s simulated (warm-up 2 s), seed 1"
+    assert lines[1] == (
+        "link: 10 Mbps, one-way delay 20 ms, droptail, buffer 30 packets (30 kB), "
+        "BDP 87.5 packets of 1 kB at RTT 70 ms"
+    )
+    assert lines[2] == (
+        "flows[0]: 3 long-lived flows starting at 0 s, newreno, stack linux (set over it: "
+        "min RTO 5 ms, handshake off), 1 kB packets, RTT 50 ms to 90 ms"
+    )
+    assert "initial window 10 packets, min RTO 5 ms, handshake off, SACK on, RACK-TLP" in lines[3]
+    assert "<details><summary>" in scenario and "&quot;min_rto_s&quot;: 0.005" in scenario
+    prov = cells(page, "provenance")
+    assert prov["bufsim version"] == bufsim.__version__
+    assert prov["commit"].startswith(provenance.commit())
+    assert prov["seed"] == "1" and prov["runs"] == "1" and prov["engine"] == "packet"
+    assert prov["simulated"] == "20 s (the first 2 s warm-up)"
+    assert prov["wall time"] == fmt.metric("wall_s", result.provenance["wall_s"])
+
+
+def test_sweep_report_states_base_axes_and_provenance(table):
+    page = report.sweep_report(table, base=SMALL)
+    base = page.split('id="scenario"', 1)[1].split("</section>", 1)[0]
+    assert html.escape(bufsim.Scenario.load(SMALL).describe()[1]) in base
+    swept = cells(page, "swept")
+    assert swept == {
+        "link.buffer": "10pkt, 0.5BDP, 1BDP",
+        "engine": "packet, fluid, model:avrachenkov",
+        "seed": "1, 2",
+    }
+    prov = cells(page, "provenance")
+    # 3 buffers x (2 packet + 2 fluid runs + 1 model run).
+    assert prov["runs"] == "15 (15 ok, 0 failed, 0 reused from the store)"
+    assert prov["seeds"] == "1, 2" and prov["bufsim version"] == bufsim.__version__
+    assert prov["simulated"] == "12 runs of 20 s: 240 s (failed runs and models simulate nothing)"
+    assert prov["wall time"] == fmt.metric("wall_s", table.attrs["sweep"]["wall_s"])
+    assert prov["wall time of the runs, summed"] == fmt.metric("wall_s", table["wall_s"].sum())
+    # Without a base scenario the report says it does not know it.
+    assert "Not known to this report." in report.sweep_report(table)
+
+
 def test_reproduction_report_has_claims_with_verdicts():
     page = report.reproduction_report("auge2006", table=_auge_table())
     assert "The paper&#39;s claims" in page or "The paper's claims" in page
@@ -187,7 +269,41 @@ def _auge_table() -> pd.DataFrame:
 
 
 def test_report_in_headless_chromium(tmp_path, result, table):
-    open_in_chromium(tmp_path, write_reports(tmp_path, result, table))
+    paths = write_reports(tmp_path, result, table)
+    open_in_chromium(tmp_path, paths)
+    # What the browser shows: the summary with units, the scenario in
+    # words (the stack overrides of LINUX_5MS included), the JSON folded.
+    dom = rendered_text(tmp_path, paths["result"])
+    s = result.summary
+    assert f"p99_queue_delay_s {fmt.metric('p99_queue_delay_s', s['p99_queue_delay_s'])}" in dom
+    assert s["p99_queue_delay_s"] < 1 and " ms" in fmt.metric(
+        "p99_queue_delay_s", s["p99_queue_delay_s"]
+    )
+    assert f"goodput_bps {fmt.metric('goodput_bps', s['goodput_bps'])}" in dom
+    assert "stack linux (set over it: min RTO 5 ms, handshake off)" in dom
+    assert "<details><summary>The normalized scenario as JSON" in dom and "<pre>" in dom
+    sweep = rendered_text(tmp_path, paths["sweep"])
+    assert "link.buffer 10pkt, 0.5BDP, 1BDP" in sweep and "seeds 1, 2" in sweep
+
+
+def rendered_text(tmp: Path, page: Path) -> str:
+    """The DOM headless Chromium renders of ``page``, table cells joined by
+    spaces (``metric value``)."""
+    from conftest import CHROMIUM_FLAGS, chromium
+
+    dom = subprocess.run(
+        [
+            *chromium(),
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={tmp / 'dom'}",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    return re.sub(r"</td>\s*<td[^>]*>", " ", dom)
 
 
 def test_reproduction_report_in_headless_chromium(tmp_path, avrachenkov_quick_table):

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Callable, Mapping
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ import jinja2
 import pandas as pd
 
 from bufsim import fmt, plot, provenance
-from bufsim.result import KEY_METRICS, Result, plain
+from bufsim.result import KEY_METRICS, WHOLE_RUN, Result, plain
 
 __all__ = [
     "Figure",
@@ -97,43 +98,95 @@ def html_table(
     *,
     index: bool = False,
     classes: Mapping[str, Callable[[Any], str]] | None = None,
+    numbers: Sequence[str] = (),
 ) -> str:
     """A DataFrame as an escaped HTML table (numbers right-aligned, text left).
 
-    ``classes`` maps a column to a function giving a CSS class per value
-    (the verdict column's ``agrees``/``differs``).
+    Cells read as :func:`bufsim.fmt.metric` gives them, with the unit the
+    column's name implies. A column ``<c>_censored`` beside a column ``c``
+    is not shown: where it is 1, ``c``'s cell is a lower bound, ``>= value``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    index : bool
+        Show the index as the first column.
+    classes : dict of {str: callable}, optional
+        A column -> a function giving a CSS class per value (the verdict
+        column's ``agrees``/``differs``).
+    numbers : sequence of str
+        Columns of numbers already formatted as text (right-aligned).
     """
     df = frame.reset_index() if index else frame
-    text = {c: not pd.api.types.is_numeric_dtype(df[c]) for c in df.columns}
+    flags = {c: f"{c}_censored" for c in df.columns if f"{c}_censored" in df.columns}
+    columns = [c for c in df.columns if c not in flags.values()]
+    text = {c: c not in numbers and not pd.api.types.is_numeric_dtype(df[c]) for c in columns}
     head = "".join(
-        f'<th class="{"text" if text[c] else ""}">{html.escape(str(c))}</th>' for c in df.columns
+        f'<th class="{"text" if text[c] else ""}">{html.escape(str(c))}</th>' for c in columns
     )
     rows = []
     for _, r in df.iterrows():
         cells = []
-        for c in df.columns:
+        for c in columns:
             v = r[c]
             cls = "text" if text[c] else ""
             if classes and c in classes:
                 cls = f"{cls} {classes[c](v)}"
-            cells.append(f'<td class="{cls.strip()}">{html.escape(fmt.metric(str(c), v))}</td>')
+            shown = fmt.metric(str(c), v, censored=c in flags and r[flags[c]] == 1)
+            cells.append(f'<td class="{cls.strip()}">{html.escape(shown)}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
-def _provenance_section(prov: Mapping[str, Any]) -> Section:
-    rows = {
-        "bufsim version": provenance.__version__,
-        "commit": provenance.commit(),
-        **{str(k): v for k, v in prov.items()},
-    }
-    frame = pd.DataFrame({"field": list(rows), "value": [fmt.value(v) for v in rows.values()]})
+def _provenance_section(rows: Mapping[str, Any]) -> Section:
+    """What a report rests on, one row per field; numbers with the unit the
+    field's name implies (``wall_s``)."""
+    frame = pd.DataFrame(
+        {"field": [str(k) for k in rows], "value": [fmt.metric(str(k), v) for k, v in rows.items()]}
+    )
     return Section("provenance", "Provenance", table=html_table(frame))
 
 
+def _scenario_section(normalized: Mapping[str, Any], title: str, note: str = "") -> Section:
+    """A scenario in words (:func:`bufsim.scenario.describe`), then its
+    normalized JSON (SI units) folded away below."""
+    from bufsim.scenario import describe
+
+    raw = json.dumps(plain(normalized, nan_to_none=True), indent=2)
+    try:
+        lines = describe(normalized)
+    except (KeyError, TypeError, ValueError):
+        # A result saved by an older bufsim lacks fields describe() reads.
+        lines = ["this scenario was saved by an older bufsim: the JSON below states it"]
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+    lead = f"<p>{html.escape(note)}</p>" if note else ""
+    return Section(
+        "scenario",
+        title,
+        html=f"{lead}<ul>{items}</ul><details><summary>The normalized scenario as JSON "
+        f"(SI units)</summary><pre>{html.escape(raw)}</pre></details>",
+    )
+
+
 def _summary_frame(summary: Mapping[str, Any]) -> pd.DataFrame:
+    """The summary as text, key metrics first: units from the names, lower
+    bounds as ``>= value`` (a ``<key>_censored`` of 1), counters of the
+    whole run marked; flags and zero counters of unused disciplines left out."""
     keys = [k for k in KEY_METRICS if k in summary] + [k for k in summary if k not in KEY_METRICS]
-    return pd.DataFrame({"metric": keys, "value": [summary[k] for k in keys]})
+    keys = [
+        k
+        for k in keys
+        if not k.endswith("_censored") and not (k.startswith("drops_") and summary[k] == 0)
+    ]
+    return pd.DataFrame(
+        {
+            "metric": [k + (" (whole run)" if k in WHOLE_RUN else "") for k in keys],
+            "value": [
+                fmt.metric(k, summary[k], censored=summary.get(f"{k}_censored") == 1) for k in keys
+            ],
+        }
+    )
 
 
 def _fig(fid: str, fig: Any, caption: str) -> Figure:
@@ -156,7 +209,14 @@ def result_report(result: Result, title: str | None = None) -> str:
         The HTML page.
     """
     name = result.scenario.get("name", "run")
-    sections = [Section("summary", "Summary", table=html_table(_summary_frame(result.summary)))]
+    sections = [
+        Section(
+            "summary",
+            "Summary",
+            text=["After the warm-up, unless marked (whole run); >= marks a lower bound."],
+            table=html_table(_summary_frame(result.summary), numbers=["value"]),
+        )
+    ]
     figures = []
     if not result.timeseries.empty:
         figures.append(
@@ -182,23 +242,46 @@ def result_report(result: Result, title: str | None = None) -> str:
         )
     if figures:
         sections.append(Section("figures", "Figures", figures=figures))
-    sections.append(_provenance_section(result.provenance))
-    sections.append(
-        Section(
-            "scenario",
-            "Scenario (normalized, SI units)",
-            pre=json.dumps(plain(result.scenario, nan_to_none=True), indent=2),
-        )
-    )
+    sections.append(_scenario_section(result.scenario, "Scenario"))
+    sections.append(_provenance_section(_run_provenance(result)))
     return render(
         title or f"bufsim: {name} ({result.engine})", sections, subtitle=f"engine {result.engine}"
     )
 
 
+def _run_provenance(result: Result) -> dict[str, Any]:
+    """A run's provenance: bufsim's version and commit, engine, seed, one
+    run, simulated and wall time (s), then what else the result recorded."""
+    prov = dict(result.provenance)
+    n = result.scenario
+    simulated = (
+        f"{fmt.metric('duration_s', n['duration_s'])} "
+        f"(the first {fmt.metric('warmup_s', n['warmup_s'])} warm-up)"
+        if "duration_s" in n
+        else "-"
+    )
+    return {
+        "bufsim version": prov.pop("version", provenance.__version__),
+        "commit": f"{provenance.commit()} (of the source writing this report)",
+        "engine": prov.pop("engine", result.engine),
+        "seed": prov.pop("seed", n.get("seed")),
+        "runs": 1,
+        "simulated": simulated,
+        "wall time": fmt.metric("wall_s", prov.pop("wall_s", math.nan)),
+        **prov,
+    }
+
+
 def sweep_report(
-    table: pd.DataFrame, title: str = "bufsim sweep", *, rules: Mapping[str, float] | None = None
+    table: pd.DataFrame,
+    title: str = "bufsim sweep",
+    *,
+    rules: Mapping[str, float] | None = None,
+    base: Any = None,
+    base_note: str = "Every run starts from this scenario; the swept fields replace its values.",
 ) -> str:
-    """The report of a sweep table: curves against the buffer and the table.
+    """The report of a sweep table: its scenario, what it swept, curves
+    against the buffer, the runs and what they rest on.
 
     Parameters
     ----------
@@ -208,12 +291,20 @@ def sweep_report(
         Page title.
     rules : dict of {str: float}, optional
         Rule buffers (packets) to mark on the curves.
+    base : Scenario, dict or path, optional
+        The base scenario (as :meth:`bufsim.Scenario.load` takes it),
+        stated in words; without it the report says it is not known.
+    base_note : str
+        The sentence before the base scenario.
 
     Returns
     -------
     str
         The HTML page.
     """
+    from bufsim.scenario import Scenario
+
+    params = _swept(table)
     figures = []
     if "buffer_pkts" in table and table["buffer_pkts"].nunique() > 1:
         for m in SWEEP_METRICS:
@@ -238,22 +329,86 @@ def sweep_report(
                         f"{m} against the buffer.{split} {cap}",
                     )
                 )
-    cols = [c for c in table.columns if c not in ("key", "error", "cached", "name")]
     shown = [
         c
-        for c in cols
-        if c in ("engine", "seed", "status", "buffer_pkts")
-        or c in KEY_METRICS
-        or "." in c
-        or "[" in c
+        for c in table.columns
+        if c in ("engine", "seed", "status", "buffer_pkts") or c in KEY_METRICS or c in params
     ]
-    sections = []
+    normalized = Scenario.load(base).normalized if base is not None else None
+    if normalized is not None:
+        scenario = _scenario_section(normalized, "Base scenario", base_note)
+    else:
+        scenario = Section("scenario", "Base scenario", text=["Not known to this report."])
+    sections = [scenario, _swept_section(table, params)]
     if figures:
         sections.append(Section("figures", "Curves", figures=figures))
     attrs = table.attrs.get("sweep", {})
     text = [f"{len(table)} runs" + (f", {attrs.get('failed', 0)} failed" if attrs else "") + "."]
     sections.append(Section("table", "Runs", text=text, table=html_table(table[shown])))
+    sections.append(_provenance_section(_sweep_provenance(table, normalized)))
     return render(title, sections, subtitle="sweep")
+
+
+def _swept(table: pd.DataFrame) -> list[str]:
+    """The swept fields (dotted paths) of a sweep table, in order: its
+    ``attrs["sweep"]["params"]``, else the columns before ``engine``."""
+    if "sweep" in table.attrs:
+        return list(table.attrs["sweep"]["params"])
+    cols = list(table.columns)
+    return cols[: cols.index("engine")] if "engine" in cols else []
+
+
+def _swept_section(table: pd.DataFrame, params: list[str]) -> Section:
+    """What a sweep varied: each swept field with its values in order, the
+    engines and the seeds."""
+
+    def values(col: str) -> str:
+        seen = dict.fromkeys(json.dumps(plain(v), sort_keys=True) for v in table[col])
+        return ", ".join(fmt.value(json.loads(v)) for v in seen)
+
+    rows = {p: values(p) for p in params}
+    rows["engine"] = values("engine")
+    rows["seed"] = ", ".join(str(v) for v in sorted(set(table["seed"])))
+    frame = pd.DataFrame({"field": list(rows), "values": list(rows.values())})
+    text = [
+        f"{len(params)} swept field{'s' if len(params) != 1 else ''}; every combination runs with "
+        "every engine and seed (a model once, with the first seed)."
+        if params
+        else "No field swept: the base scenario with every engine and seed."
+    ]
+    return Section("swept", "What the sweep varies", text=text, table=html_table(frame))
+
+
+def _sweep_provenance(table: pd.DataFrame, base: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A sweep's provenance: bufsim's version and commit, the builds that
+    ran its rows, seeds, runs (ok, failed, reused), simulated time (when
+    the normalized ``base`` scenario says it and no run changes it) and
+    wall time (s)."""
+    attrs = table.attrs.get("sweep", {})
+    ok = table["status"] == "ok"
+    runs = f"{len(table)} ({int(ok.sum())} ok, {int((~ok).sum())} failed"
+    if "cached" in table:
+        runs += f", {int(table['cached'].sum())} reused from the store"
+    rows: dict[str, Any] = {
+        "bufsim version": provenance.__version__,
+        "commit": f"{provenance.commit()} (of the source writing this report)",
+    }
+    if "version" in table:
+        rows["builds of the runs"] = ", ".join(sorted(set(table["version"].astype(str))))
+    rows["seeds"] = ", ".join(str(v) for v in sorted(set(table["seed"])))
+    rows["runs"] = runs + ")"
+    simulated = ok & ~table["engine"].astype(str).str.startswith("model:")
+    if base is not None and "duration" not in _swept(table):
+        rows["simulated"] = (
+            f"{int(simulated.sum())} runs of {fmt.metric('duration_s', base['duration_s'])}: "
+            f"{fmt.metric('duration_s', simulated.sum() * base['duration_s'])} "
+            "(failed runs and models simulate nothing)"
+        )
+    if "wall_s" in attrs:
+        rows["wall time"] = fmt.metric("wall_s", attrs["wall_s"])
+    if "wall_s" in table:
+        rows["wall time of the runs, summed"] = fmt.metric("wall_s", table["wall_s"].sum())
+    return rows
 
 
 def markdown(text: str) -> str:
@@ -509,17 +664,24 @@ def source_report(source: str | Path, *, name: str | None = None, quick: bool = 
 
         with Store(src) as db:
             table = db.table(name=name)
-        if table.empty:
-            raise ValueError(
-                f"the store {src} holds no rows" + (f" named {name!r}" if name else "")
-            )
-        return sweep_report(table, f"bufsim results: {name or src}")
+            if table.empty:
+                raise ValueError(
+                    f"the store {src} holds no rows" + (f" named {name!r}" if name else "")
+                )
+            first = db.get([table["key"].iloc[0]])
+        return sweep_report(
+            table,
+            f"bufsim results: {name or src}",
+            base=next(iter(first.values()))["scenario"] if first else None,
+            base_note="The scenario of the table's first run; the others differ from it in "
+            "the swept fields (the columns before engine).",
+        )
     if src.is_file() and src.suffix == ".toml":
         from bufsim.sweep import load_spec
 
         spec = load_spec(src)
         table = spec.run(progress=False)
-        return sweep_report(table, f"bufsim sweep: {spec.name or src.stem}")
+        return sweep_report(table, f"bufsim sweep: {spec.name or src.stem}", base=spec.base)
     raise ValueError(
         f"{source!r} is not a result directory (with summary.json), a results store (with store.sqlite), "
         f"a sweep spec (.toml), a reproduction ({', '.join(reproduce.PAPERS)}) or all of them (all)"
