@@ -200,20 +200,80 @@ def test_tables_fit_80_columns(tmp_path):
 def test_long_work_prints_plain_progress_lines_when_stderr_is_no_terminal(monkeypatch, capsys):
     # A log or CI captures stderr: no bar is drawn there, so the run, the
     # sweep and the search say what they do, how far and an ETA in plain
-    # lines (every 10 s; here at every step).
+    # lines (every 10 s; here at every step), all through one Lines.
     from bufsim import cli
     from bufsim.advise import AdviseProgress
+    from bufsim.sweep import progress
 
-    monkeypatch.setattr(cli, "PROGRESS_LINE_EVERY_S", 0.0)
+    monkeypatch.setattr(progress, "LINE_EVERY_S", 0.0)
     _, say = cli._advise_progress(terminal=False)
     say(AdviseProgress("packet bisection", "packet bisection 2/7: 45 packets", 3, 12))
-    lines = cli._Lines("demo [packet]")
+    lines = progress.Lines("demo [packet]")
     lines(25.0, 100.0, "s simulated")
+    sweep = progress.for_stderr("sweep spec")
+    sweep({"done": 2, "total": 8, "failed": 0, "cached": 0})
+    lines.say("running auge2006 section V ...")
     err = capsys.readouterr().err.splitlines()
     assert re.fullmatch(
         r"advise: packet bisection 2/7: 45 packets: 3/12 runs, \d+ s elapsed, ETA \d+ s", err[0]
     ), err
     assert re.fullmatch(r"demo \[packet\]: 25/100 s simulated, \d+ s elapsed, ETA \d+ s", err[1])
+    assert re.fullmatch(r"sweep spec: 2/8 points, \d+ s elapsed, ETA \d+ s", err[2])
+    assert re.fullmatch(
+        r"demo \[packet\]: running auge2006 section V \.\.\. \(\d+ s elapsed\)", err[3]
+    )
+
+
+def test_run_progress_goes_to_stderr_even_when_stdout_is_a_terminal(tmp_path, monkeypatch):
+    # `bufsim run s.toml 2>log` on a terminal: stdout is a terminal, stderr
+    # a file. The progress follows stderr: plain lines in the log (here at
+    # every step), no bar on stdout.
+    from bufsim import cli
+    from bufsim.sweep import progress
+    from rich.console import Console
+    from typer.testing import CliRunner
+
+    # 100 Mbps: enough events for the engine to call progress (every 2^16).
+    (tmp_path / "s.toml").write_text(SCENARIO.replace('"10Mbps"', '"100Mbps"'))
+    monkeypatch.setattr(progress, "LINE_EVERY_S", 0.0)
+    monkeypatch.setattr(cli, "console", Console(force_terminal=True, width=100))
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(cli.app, ["run", "s.toml", "--out", "out", "--store", ""])
+    assert res.exit_code == 0, res.output
+    lines = res.stderr.splitlines()
+    assert lines and all(
+        re.fullmatch(r"cli-test \[packet\]: [\d.]+/20 s simulated, \d+ s elapsed(, ETA \d+ s)?", x)
+        for x in lines
+    ), lines
+    done = [float(x.split(": ")[1].split("/")[0]) for x in lines]
+    assert done == sorted(done) and 0 < done[-1] <= 20
+    assert "simulated" not in res.stdout and "utilization" in res.stdout
+
+
+def test_report_of_a_sweep_spec_says_how_far_it_is(tmp_path, monkeypatch):
+    # `bufsim report spec.toml` runs the sweep: its points done and an ETA
+    # on stderr (not a terminal here), then the page states the base
+    # scenario and what was swept.
+    from bufsim import cli
+    from bufsim.sweep import progress
+    from typer.testing import CliRunner
+
+    (tmp_path / "s.toml").write_text(SCENARIO.replace('"20s"', '"4s"'))
+    (tmp_path / "spec.toml").write_text(
+        'name = "two-buffers"\nbase = "s.toml"\n[grid]\n"link.buffer" = ["10pkt", "100pkt"]\n'
+    )
+    monkeypatch.setattr(progress, "LINE_EVERY_S", 0.0)
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(cli.app, ["report", "spec.toml", "-o", "r.html"])
+    assert res.exit_code == 0, res.output
+    lines = res.stderr.splitlines()
+    assert [x.split(",")[0] for x in lines] == [
+        "sweep two-buffers: 1/2 points",
+        "sweep two-buffers: 2/2 points",
+    ], lines
+    page = (tmp_path / "r.html").read_text()
+    assert "Base scenario" in page and "RTT 60 ms to 100 ms" in page
+    assert '<td class="text">link.buffer</td><td class="text">10pkt, 100pkt</td>' in page
 
 
 def test_validate_takes_what_advise_takes_and_prices_both(tmp_path):

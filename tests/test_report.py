@@ -256,6 +256,34 @@ def test_sweep_report_states_base_axes_and_provenance(table):
     assert "Not known to this report." in report.sweep_report(table)
 
 
+def test_reproduction_report_says_each_run_on_stderr(monkeypatch, capsys):
+    # `bufsim report <paper>` runs the reproduction when no run is stored:
+    # each run it starts is said on stderr, with the time elapsed.
+    from bufsim import reproduce
+    from bufsim.reproduce import auge2006
+
+    said = []
+
+    def run(quick, progress=None):
+        said.append(quick)
+        if progress is not None:
+            progress("running auge2006 flows=1 buffer=20pkt background=True ...")
+        return pd.DataFrame({"x": [1]})
+
+    monkeypatch.setattr(reproduce, "stored", lambda name, quick=False: None)
+    monkeypatch.setattr(auge2006, "run", run)
+    table = report._reproduction_table("auge2006", True, progress=True)
+    assert said == [True] and table.attrs["quick"] is True
+    err = capsys.readouterr().err
+    assert re.fullmatch(
+        r"reproduce auge2006: running auge2006 flows=1 buffer=20pkt background=True \.\.\. "
+        r"\(0 s elapsed\)\n",
+        err,
+    ), err
+    report._reproduction_table("auge2006", False)
+    assert said == [True, False] and capsys.readouterr().err == ""
+
+
 def test_reproduction_report_has_claims_with_verdicts():
     page = report.reproduction_report("auge2006", table=_auge_table())
     assert "The paper&#39;s claims" in page or "The paper's claims" in page

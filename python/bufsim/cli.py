@@ -34,6 +34,7 @@ from rich.table import Table
 import bufsim
 from bufsim import fmt
 from bufsim.result import Result
+from bufsim.sweep.progress import Lines, for_stderr
 
 app = typer.Typer(
     help="bufsim: router buffer sizing workbench (models, fluid and packet simulation).",
@@ -105,45 +106,16 @@ _EXAMPLE_HELP = "A scenario shipped with bufsim instead of a file (`bufsim examp
 PROGRESS_AFTER_S = 2.0
 
 
-#: Seconds between two plain progress lines (stderr not a terminal).
-PROGRESS_LINE_EVERY_S = 10.0
-
-
-class _Lines:
-    """Progress as plain lines on stderr, for when it is not a terminal (a
-    log file, CI, a pipe): what runs, how far, the elapsed time and an ETA
-    from the rate so far, at most every :data:`PROGRESS_LINE_EVERY_S`, and
-    nothing for work shorter than that."""
-
-    def __init__(self, label: str):
-        self.label = label
-        self.t0 = self.last = time.monotonic()
-
-    def __call__(self, done: float, total: float, unit: str, what: str = "") -> None:
-        now = time.monotonic()
-        if now - self.last < PROGRESS_LINE_EVERY_S:
-            return
-        self.last = now
-        elapsed = now - self.t0
-        eta = f", ETA {elapsed * (total - done) / done:.0f} s" if 0 < done < total else ""
-        what = f" {what}:" if what else ""
-        err_console.print(
-            f"{self.label}:{what} {done:.4g}/{total:.4g} {unit}, {elapsed:.0f} s elapsed{eta}",
-            highlight=False,
-            markup=False,
-            soft_wrap=True,
-        )
-
-
 class _LazyProgress:
-    """A rich progress bar over simulated time that appears only on long
-    runs; plain lines (:class:`_Lines`) when stderr is not a terminal."""
+    """A rich progress bar over simulated time on stderr that appears only
+    on long runs; plain lines (:class:`~bufsim.sweep.progress.Lines`) when
+    stderr is not a terminal."""
 
     def __init__(self, total_s: float, label: str, enabled: bool):
         self.total = total_s
         self.label = label
-        self.enabled = enabled and console.is_terminal
-        self.lines = _Lines(label) if enabled and not console.is_terminal else None
+        self.enabled = enabled and err_console.is_terminal
+        self.lines = Lines(label) if enabled and not err_console.is_terminal else None
         self.t0 = time.monotonic()
         self.bar: Progress | None = None
         self.task = None
@@ -161,7 +133,7 @@ class _LazyProgress:
                 BarColumn(),
                 TextColumn("{task.completed:.1f}/{task.total:.1f} s simulated"),
                 TimeRemainingColumn(),
-                console=console,
+                console=err_console,
                 transient=True,
             )
             self.bar.start()
@@ -406,7 +378,7 @@ def demo(
     1/2/4 NewReno flows, buffers 20/100/625 packets) next to the paper's values."""
     from bufsim.reproduce import auge2006
 
-    table = auge2006.run(quick=quick, progress=lambda msg: err_console.print(msg, highlight=False))
+    table = auge2006.run(quick=quick, progress=Lines("demo").say)
 
     out = Table(
         title="Paper 000 (Augé & Roberts 2006) section IV.B: 50 Mbps, FIFO drop-tail",
@@ -567,15 +539,11 @@ def sweep(
         console.print(f"{len(points)} points ({ok} already in {store}, {len(points) - ok} to run)")
         return
     try:
-        lines = _Lines(f"sweep {sp.name or spec.stem}")
-        plain = (
-            None if err_console.is_terminal else lambda st: lines(st["done"], st["total"], "points")
-        )
         table = sp.run(
             workers=workers,
             scheduler=scheduler,
             store=store,
-            progress=False if quiet else plain,
+            progress=False if quiet else for_stderr(f"sweep {sp.name or spec.stem}"),
         )
     except (SweepSpecError, StoreError) as e:
         _fail(str(e))
@@ -763,9 +731,7 @@ def reproduce(
             module = rep.load(key)
         except ValueError as e:
             _fail(str(e))
-        table = module.run(
-            quick=quick, progress=lambda msg: err_console.print(msg, highlight=False)
-        )
+        table = module.run(quick=quick, progress=Lines(f"reproduce {key}").say)
         out.mkdir(parents=True, exist_ok=True)
         stem = f"{key}{'-quick' if quick else ''}"
 
@@ -944,10 +910,10 @@ def advise(
 
 def _advise_progress(terminal: bool) -> tuple[Progress | None, Callable[[Any], None]]:
     """One progress bar for a whole advise search: what it does, runs done,
-    ETA; plain lines (:class:`_Lines`) when stderr is no terminal or stdout
-    carries JSON."""
+    ETA; plain lines (:class:`~bufsim.sweep.progress.Lines`) when stderr is
+    no terminal or stdout carries JSON."""
     if not terminal:
-        lines = _Lines("advise")
+        lines = Lines("advise")
         return None, lambda p: lines(p.done, p.total, "runs", p.message)
     bar = Progress(
         TextColumn("{task.description}"),
@@ -1086,7 +1052,7 @@ def report(
 
     _check_out(out, (".html", ".htm"), "--out")
     try:
-        path = rep.write(source, out, name=name, quick=not full)
+        path = rep.write(source, out, name=name, quick=not full, progress=True)
     except (ValueError, bufsim.ScenarioError, OSError) as e:
         _fail(str(e))
     console.print(f"report written to {path}")
@@ -1135,7 +1101,7 @@ def validate_engines(
             name,
             tuple(range(1, seeds + 1)),
             quick=quick,
-            progress=lambda line: err_console.print(line, highlight=False),
+            progress=Lines("validate-engines").say,
         )
         rows += metric_rows
         run_rows.append(run)

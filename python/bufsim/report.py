@@ -553,7 +553,9 @@ def _reproduction_sections(name: str, table: pd.DataFrame, *, prefix: str = "") 
     return sections
 
 
-def reproduction_report(name: str, *, quick: bool = True, table: pd.DataFrame | None = None) -> str:
+def reproduction_report(
+    name: str, *, quick: bool = True, table: pd.DataFrame | None = None, progress: bool = False
+) -> str:
     """The report of a reproduction: its verdicts, setup, claims, findings and figures.
 
     Parameters
@@ -566,6 +568,9 @@ def reproduction_report(name: str, *, quick: bool = True, table: pd.DataFrame | 
     table : pandas.DataFrame, optional
         An already computed ``run()`` table (its ``attrs["quick"]`` says
         which version it is).
+    progress : bool
+        When it runs: say each run on stderr as it starts (:class:`Lines
+        <bufsim.sweep.progress.Lines>`, with the time elapsed).
 
     Returns
     -------
@@ -575,7 +580,7 @@ def reproduction_report(name: str, *, quick: bool = True, table: pd.DataFrame | 
     from bufsim import reproduce
 
     if table is None:
-        table = _reproduction_table(name, quick)
+        table = _reproduction_table(name, quick, progress)
     length = "quick run" if table.attrs.get("quick", True) else "full run"
     return render(
         f"bufsim reproduction: {name}",
@@ -584,20 +589,22 @@ def reproduction_report(name: str, *, quick: bool = True, table: pd.DataFrame | 
     )
 
 
-def _reproduction_table(name: str, quick: bool) -> pd.DataFrame:
+def _reproduction_table(name: str, quick: bool, progress: bool = False) -> pd.DataFrame:
     """The stored full run of ``name`` if there is one, else a new run
-    (quick or full as asked)."""
+    (quick or full as asked; with ``progress``, each run said on stderr)."""
     from bufsim import reproduce
+    from bufsim.sweep.progress import Lines
 
     table = reproduce.stored(name)
     if table is None:
-        table = reproduce.load(name).run(quick=quick)
+        say = Lines(f"reproduce {name}").say if progress else None
+        table = reproduce.load(name).run(quick=quick, progress=say)
         table.attrs["quick"] = quick
     return table
 
 
 def reproductions_report(
-    tables: Mapping[str, pd.DataFrame] | None = None, *, quick: bool = True
+    tables: Mapping[str, pd.DataFrame] | None = None, *, quick: bool = True, progress: bool = False
 ) -> str:
     """One report of several reproductions (``bufsim reproduce all``), each
     with its notes, claims, figures and results, one after the other.
@@ -609,6 +616,8 @@ def reproductions_report(
         every reproduction (:data:`bufsim.reproduce.PAPERS`), run now.
     quick : bool
         Run the short versions (when ``tables`` is not given) and say so.
+    progress : bool
+        When they run: say each run on stderr as it starts.
 
     Returns
     -------
@@ -619,7 +628,7 @@ def reproductions_report(
     from bufsim import reproduce
 
     if tables is None:
-        tables = {name: _reproduction_table(name, quick) for name in reproduce.PAPERS}
+        tables = {name: _reproduction_table(name, quick, progress) for name in reproduce.PAPERS}
     sections = [
         s for name, t in tables.items() for s in _reproduction_sections(name, t, prefix=f"{name}-")
     ]
@@ -633,7 +642,9 @@ def reproductions_report(
     )
 
 
-def source_report(source: str | Path, *, name: str | None = None, quick: bool = True) -> str:
+def source_report(
+    source: str | Path, *, name: str | None = None, quick: bool = True, progress: bool = False
+) -> str:
     """The report of SOURCE as ``bufsim report`` reads it (see the module doc).
 
     Parameters
@@ -644,6 +655,10 @@ def source_report(source: str | Path, *, name: str | None = None, quick: bool = 
         With a store: only the rows of this scenario name.
     quick : bool
         With a reproduction: the short version.
+    progress : bool
+        Say how the work goes on stderr, as the commands do: a sweep's
+        progress bar on a terminal, else plain lines of the points done
+        and an ETA every 10 s; each run of a reproduction as it starts.
 
     Raises
     ------
@@ -654,9 +669,9 @@ def source_report(source: str | Path, *, name: str | None = None, quick: bool = 
 
     src = Path(source)
     if str(source) in reproduce.PAPERS and not src.exists():
-        return reproduction_report(str(source), quick=quick)
+        return reproduction_report(str(source), quick=quick, progress=progress)
     if str(source) == "all" and not src.exists():
-        return reproductions_report(quick=quick)
+        return reproductions_report(quick=quick, progress=progress)
     if src.is_dir() and (src / "summary.json").is_file():
         return result_report(Result.load(src))
     if src.is_dir() and (src / "store.sqlite").is_file():
@@ -678,10 +693,12 @@ def source_report(source: str | Path, *, name: str | None = None, quick: bool = 
         )
     if src.is_file() and src.suffix == ".toml":
         from bufsim.sweep import load_spec
+        from bufsim.sweep.progress import for_stderr
 
         spec = load_spec(src)
-        table = spec.run(progress=False)
-        return sweep_report(table, f"bufsim sweep: {spec.name or src.stem}", base=spec.base)
+        label = f"sweep {spec.name or src.stem}"
+        table = spec.run(progress=for_stderr(label) if progress else False)
+        return sweep_report(table, f"bufsim {label}", base=spec.base)
     raise ValueError(
         f"{source!r} is not a result directory (with summary.json), a results store (with store.sqlite), "
         f"a sweep spec (.toml), a reproduction ({', '.join(reproduce.PAPERS)}) or all of them (all)"

@@ -1,9 +1,89 @@
-"""Progress of a sweep: a rich progress bar on stderr, a callback, or nothing."""
+"""Progress of long work: a rich progress bar on stderr, plain lines, a
+callback, or nothing.
+
+The rule every long command follows: on a terminal, a bar on stderr; when
+stderr is not a terminal (a log file, CI, a pipe), periodic plain lines on
+stderr saying what runs, how far and an ETA (:class:`Lines`). Sweeps take
+the bar from :class:`_Progress`; :func:`for_stderr` gives a sweep the plain
+lines where no bar can be drawn.
+"""
 
 from __future__ import annotations
 
+import sys
+import time
 from collections.abc import Callable
 from typing import Any
+
+#: Seconds between two plain progress lines.
+LINE_EVERY_S = 10.0
+
+
+class Lines:
+    """Progress as plain lines on stderr: what runs, how far, the elapsed
+    time and an ETA from the rate so far.
+
+    Calls (:meth:`__call__`) print at most every :data:`LINE_EVERY_S`
+    seconds, and nothing for work shorter than that; messages
+    (:meth:`say`) print at once.
+
+    Parameters
+    ----------
+    label : str
+        What runs (``"sweep spec"``, ``"run demo [packet]"``): each line
+        starts with it.
+    """
+
+    def __init__(self, label: str):
+        self.label = label
+        self.t0 = self.last = time.monotonic()
+
+    def __call__(self, done: float, total: float, unit: str, what: str = "") -> None:
+        """Say how far the work is, if :data:`LINE_EVERY_S` passed since the last line.
+
+        Parameters
+        ----------
+        done, total : float
+            Work done and in all, in ``unit``.
+        unit : str
+            ``"points"``, ``"s simulated"``, ``"runs"``.
+        what : str
+            What runs now (optional).
+        """
+        now = time.monotonic()
+        if now - self.last < LINE_EVERY_S:
+            return
+        self.last = now
+        elapsed = now - self.t0
+        eta = f", ETA {elapsed * (total - done) / done:.0f} s" if 0 < done < total else ""
+        what = f" {what}:" if what else ""
+        self._print(
+            f"{self.label}:{what} {done:.4g}/{total:.4g} {unit}, {elapsed:.0f} s elapsed{eta}"
+        )
+
+    def say(self, message: str) -> None:
+        """Print ``message`` now, with the time elapsed (s)."""
+        self._print(f"{self.label}: {message} ({time.monotonic() - self.t0:.0f} s elapsed)")
+
+    @staticmethod
+    def _print(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+
+def for_stderr(label: str) -> Callable[[dict[str, Any]], Any] | None:
+    """A sweep's ``progress`` that follows the rule: ``None`` (the bar)
+    when stderr is a terminal, else a callback printing :class:`Lines` of
+    the points done.
+
+    Parameters
+    ----------
+    label : str
+        What the lines say runs (``"sweep NAME"``).
+    """
+    if _interactive():
+        return None
+    lines = Lines(label)
+    return lambda state: lines(state["done"], state["total"], "points")
 
 
 class _Progress:
@@ -59,6 +139,7 @@ class _Progress:
 
 
 def _interactive() -> bool:
+    """Whether stderr is a terminal (a bar can be drawn there)."""
     try:
         from rich.console import Console
 
