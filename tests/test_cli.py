@@ -289,12 +289,29 @@ def test_validate_takes_what_advise_takes_and_prices_both(tmp_path):
     assert out.returncode == 0, out.stderr
     text = " ".join(out.stdout.split())
     assert "derived from the scenario's time scales" in text
-    full = re.search(r"advise: about (\d+) packet runs of (\S+ s)", text)
-    quick = re.search(r"advise --quick: about (\d+) packet runs", text)
+    full = re.search(r"advise for utilization>=0.98: about (\d+) packet runs of (\S+ s)", text)
+    quick = re.search(r"advise --quick for utilization>=0.98: about (\d+) packet runs", text)
     assert full and quick and int(quick.group(1)) < int(full.group(1))
-    from bufsim.advise import cost
+    from bufsim import fmt, limits
+    from bufsim.advise import cost, with_time_scales
 
-    assert int(full.group(1)) == cost(str(path))["packet_runs"]
+    c = cost(str(path))
+    assert int(full.group(1)) == c["packet_runs"]
+    # Priced in time too: CPU seconds at the packet engine's rate.
+    cpu = fmt.metric("cpu_s", c["packets"] / limits.PACKETS_PER_CPU_S)
+    assert f"{c['packets']:.3g} in all: about {cpu} of CPU" in text
+    run = limits.estimate(with_time_scales(str(path))[0], "packet")["work"]
+    cpu = fmt.metric("cpu_s", run / limits.PACKETS_PER_CPU_S)
+    assert f"packet engine: about {run:.3g} packets (about {cpu} of CPU)" in text
+    # -O as advise takes it: the search for a loss objective bisects for
+    # its own edge, so it costs what advise.cost says for that objective.
+    out = bufsim_cli("validate", str(path), "-O", "drop_rate<=0.001", cwd=tmp_path)
+    text = " ".join(out.stdout.split())
+    loss = cost(str(path), ["drop_rate<=0.001"])["packet_runs"]
+    assert loss != c["packet_runs"]
+    assert f"advise for drop_rate<=0.001: about {loss} packet runs" in text
+    bad = bufsim_cli("validate", str(path), "-O", "util>=2", cwd=tmp_path)
+    assert bad.returncode == 2 and "unknown metric 'util'" in bad.stderr
 
 
 RICH = """

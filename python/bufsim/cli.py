@@ -310,6 +310,14 @@ def _record_run(store: Path, scn: bufsim.Scenario, engine: str, result: bufsim.R
         db.tag("run", [key])
 
 
+def _cpu(packets: float) -> str:
+    """The CPU time the packet engine takes for ``packets`` bottleneck
+    packets (:data:`bufsim.limits.PACKETS_PER_CPU_S`), with its unit."""
+    from bufsim import limits
+
+    return fmt.metric("cpu_s", packets / limits.PACKETS_PER_CPU_S)
+
+
 @app.command()
 def validate(
     scenario: Annotated[Path | None, typer.Argument(help="Scenario file (.toml or .json).")] = None,
@@ -317,15 +325,30 @@ def validate(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the whole normalized scenario (SI units) as JSON.")
     ] = False,
+    objective: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--objective",
+            "-O",
+            help="Price the advise search for this objective, as advise takes it "
+            "(repeat for more; default utilization>=0.98).",
+        ),
+    ] = None,
 ) -> None:
     """Check a scenario; print what it describes and what a run of each
     engine and an advise search cost. Without duration (or warm-up) they are
     derived from the scenario's time scales, as advise derives them."""
     from bufsim import limits
-    from bufsim.advise import AdviceError, with_time_scales
+    from bufsim.advise import AdviceError, parse_objective, with_time_scales
     from bufsim.advise import cost as advise_cost
 
     scenario = _scenario_arg(scenario, example)
+    objectives = objective or ["utilization>=0.98"]
+    try:
+        for o in objectives:
+            parse_objective(o)
+    except AdviceError as e:
+        _fail(str(e))
     try:
         scn, timing = with_time_scales(scenario)
     except bufsim.ScenarioError as e:
@@ -347,8 +370,9 @@ def validate(
         except bufsim.ScenarioError as e:
             console.print(f"  {engine} engine: cannot run it: {e}", highlight=False)
             continue
+        cpu = f" (about {_cpu(cost['work'])} of CPU)" if engine == "packet" else ""
         console.print(
-            f"  {engine} engine: about {cost['work']:.3g} {cost['work_unit']}, "
+            f"  {engine} engine: about {cost['work']:.3g} {cost['work_unit']}{cpu}, "
             f"{cost['memory_bytes'] / 1e6:.3g} MB of memory",
             highlight=False,
         )
@@ -356,15 +380,16 @@ def validate(
         console.print(f"  {timing}", highlight=False)
     for quick in (False, True):
         try:
-            c = advise_cost(scn.raw, quick=quick)
+            c = advise_cost(scn.raw, objectives, quick=quick)
         except (AdviceError, bufsim.ScenarioError) as e:
             console.print(f"  advise: cannot estimate it: {e}", highlight=False)
             break
-        cpu = fmt.metric("cpu_s", c["packets"] / limits.PACKETS_PER_CPU_S)
         console.print(
-            f"  advise{' --quick' if quick else ''}: about {c['packet_runs']} packet runs of "
-            f"{fmt.metric('duration_s', c['duration_s'])} ({c['packets_per_run']:.3g} packets each, "
-            f"{c['packets']:.3g} in all: about {cpu} of CPU) and {c['fluid_runs']} fluid runs",
+            f"  advise{' --quick' if quick else ''} for {', '.join(objectives)}: about "
+            f"{c['packet_runs']} packet runs of {fmt.metric('duration_s', c['duration_s'])} "
+            f"({c['packets_per_run']:.3g} packets, about {_cpu(c['packets_per_run'])} of CPU each; "
+            f"{c['packets']:.3g} in all: about {_cpu(c['packets'])} of CPU) and "
+            f"{c['fluid_runs']} fluid runs",
             highlight=False,
         )
     console.print("--json prints the whole normalized scenario", highlight=False)
