@@ -152,6 +152,22 @@ def test_avrachenkov_other_candidates(avrachenkov_summary):
     assert (s.loc[[5, 20], "packet_B0_99"] == 120).all()
 
 
+def test_avrachenkov_ns3_beside_the_packet_engine(avrachenkov, avrachenkov_summary, quick):
+    # ns-3 runs only in the full version, and only where bufsim's ns3 engine
+    # is available; otherwise its columns are NaN and the B0 claims say it
+    # was not run.
+    s = avrachenkov_summary
+    c = avrachenkov2006.claims(avrachenkov).set_index("claim")
+    if quick or not avrachenkov2006.ns3_available():
+        assert s.loc[[5, 20], ["ns3_B0", "ns3_ack_every_B0"]].isna().all().all()
+        assert "ns-3 not run" in c.loc["B0, N = 20", "why"]
+        return
+    assert "ns-3 itself" in c.loc["B0, N = 20", "why"]
+    # With an ACK per segment ns-3 runs only N = 20 (N = 5 is too slow).
+    assert s.loc[[5, 20], "ns3_B0"].notna().all()
+    assert (avrachenkov[avrachenkov["setting"] == "ns3_ack_every"]["n"] == 20).all()
+
+
 def test_avrachenkov_lock_out_at_one_packet(avrachenkov):
     # The rate at the smallest buffer is a lock-out, not an ACK clock that
     # spaces the packets: one flow carries almost all the goodput, most
