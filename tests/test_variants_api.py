@@ -89,3 +89,55 @@ def test_bad_qdisc_params_name_the_field():
         match=r"link.qdisc.*allowed are droptail, red, fq, codel, fq_codel, pie, threshold",
     ):
         bufsim.Scenario.load(_scn(qdisc="sfq"))
+
+
+@pytest.mark.parametrize("tcp", bufsim._core.TCP_VARIANTS)
+def test_every_registered_variant_declares_its_time_scale(tcp):
+    # advise's run lengths come from each variant's own law in the core's
+    # registry (Variant::epoch), never from a per-variant branch in Python:
+    # every registered name, aliases included, gets a finite epoch whose
+    # law is stated. BDP 125 packets, N = 2: W = 2 BDP / N = 125, RTT 100 ms.
+    from bufsim.timescales import time_scales
+
+    norm = bufsim.Scenario.load(
+        {
+            "name": tcp,
+            "duration": "1s",
+            "link": {"capacity": "10Mbps", "delay": "45ms", "buffer": "1pkt"},
+            "flows": [{"count": 2, "tcp": tcp, "rtt": "100ms", "mss": "1000B"}],
+        }
+    ).normalized
+    t = time_scales(norm)
+    expected = {
+        "newreno": 6.25,  # W/2 = 62.5 RTTs
+        "aimd": 6.25,
+        "htcp": 6.25,  # at most AIMD's W/2
+        "dctcp": 6.25,
+        "cubic": (125 * 0.3 / 0.4) ** (1 / 3),  # K = cbrt(93.75) = 4.54 s
+        "scalable": math.log(1 / 0.875) / math.log(1.01) * 0.1,  # 13.42 RTTs
+        "bbr": 10.0,  # ProbeRTT once per 10 s RTprop window
+    }
+    canonical = norm["flows"][0]["tcp"]
+    assert math.isfinite(t["epoch_s"]) and t["epoch_s"] > 0
+    assert f"longest congestion epoch {t['epoch_s']:.3g} s: {canonical}, " in t["why"]
+    if canonical in expected:
+        assert t["epoch_s"] == pytest.approx(expected[canonical], rel=1e-9)
+
+
+def test_a_variant_parameter_moves_its_time_scale():
+    # The law reads the group's own tcp_params: CUBIC with C = 0.1 regains
+    # the same cut in cbrt(4) = 1.587 times K at C = 0.4.
+    from bufsim.timescales import time_scales
+
+    def epoch(params):
+        flows = [{"count": 2, "tcp": "cubic", "rtt": "100ms", "mss": "1000B"}]
+        flows[0]["tcp_params"] = params
+        raw = {
+            "name": "c",
+            "duration": "1s",
+            "link": {"capacity": "10Mbps", "delay": "45ms", "buffer": "1pkt"},
+            "flows": flows,
+        }
+        return time_scales(bufsim.Scenario.load(raw).normalized)["epoch_s"]
+
+    assert epoch({"c": 0.1}) / epoch({}) == pytest.approx(4 ** (1 / 3), rel=1e-12)

@@ -42,3 +42,8 @@ def estimate(text: str, engine: str) -> dict[str, Any]:
 
 def parse_quantity(text: str, kind: str) -> float:
     """A quantity with a unit in SI (kind ``duration`` -> s, ``rate`` -> bit/s, ``size`` -> bytes); ValueError if malformed."""
+
+def congestion_epoch(cc: str, window_pkts: float, rtt_s: float) -> dict[str, Any]:
+    """A long-lived flow's congestion epoch under its variant's law: ``cc`` is a flow group's
+    normalized ``cc`` (JSON text), ``window_pkts`` packets, ``rtt_s`` seconds; returns ``seconds``,
+    ``rtts`` (NaN where the law is not counted in round trips) and ``law`` (words and citation)."""

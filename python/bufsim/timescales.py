@@ -3,23 +3,19 @@
 A packet run measures a steady state only after the flows have left slow
 start and gone through several congestion epochs (one sawtooth of the
 windows), and it needs several epochs in its measurement window for the
-averages to settle. :func:`time_scales` derives both from the scenario:
+averages to settle. :func:`time_scales` derives both from the scenario.
 
-* **Reno-like AIMD** (``newreno``, ``reno``, ``aimd`` and, as an upper bound,
-  ``htcp`` and ``dctcp``, whose first cut at alpha = 1 halves the window and
-  whose steady cuts last only sqrt(W/2) RTTs, Alizadeh et al. 2010 eq. (7)): a flow's window climbs one packet per RTT from W/2 to W, so an
-  epoch lasts W/2 RTTs (the sawtooth of paper 002 section 2 and paper 003's
-  AIMD cycle). With N long-lived flows sharing C*T + B packets of windows
-  and queue, W = (C*T + B)/N; at B = one BDP (the rule of thumb, the top of
-  the published rules) the epoch is ``BDP/N`` RTTs.
-* **CUBIC** (RFC 9438 section 4.2 eq. 2): the window regains W_max after
-  ``K = cbrt(W_max (1 - beta) / C)`` seconds, beta = 0.7, C = 0.4.
-* **HighSpeed** (RFC 3649; paper 001): the window loses ``b(W) W`` and
-  regains ``a(W)`` per RTT, so an epoch lasts ``b(W) W / a(W)`` RTTs.
-* **Scalable**: ``ln(1/0.875) / ln(1.01)`` = 13.4 RTTs whatever the window.
-* **BBR** has no loss sawtooth: its longest cycle is ProbeRTT's, once per
-  RTprop filter window, 10 s (draft-cardwell-iccrg-bbr-congestion-control-00
-  section 4.1.2.2; draft-ietf-ccwg-bbr's ProbeRTT interval is 5 s).
+Each variant declares its epoch with its law in the core's registry
+(``Variant::epoch`` in ``crates/bufsim-core/src/tcp/cc/``, read through
+``bufsim._core.congestion_epoch``): Reno and AIMD regain a halving in W/2
+RTTs (paper 002 section 2), CUBIC regains W_max in K = cbrt(W (1 - beta) /
+C) seconds (RFC 9438 eq. 2), HighSpeed its cut in b(W) W / a(W) RTTs (RFC
+3649), Scalable in ln(1/(1 - b)) / ln(1 + a) RTTs, H-TCP and DCTCP in at
+most AIMD's W/2, and BBR, which has no sawtooth, cycles through ProbeRTT
+once per RTprop window. Each law reads the group's own ``tcp_params``. With N
+long-lived flows sharing C*T + B packets of windows and queue, a flow's
+window is W = (C*T + B)/N; at B = one BDP (the rule of thumb, the top of the
+published rules) W = 2 BDP / N.
 
 The longest epoch over the groups sets the pace. Warm-up: slow start
 (``log2 W`` RTTs) plus :data:`WARMUP_EPOCHS` epochs, at least
@@ -32,9 +28,12 @@ time percentiles need that many). Both are capped at :data:`MAX_MEASURE_S`
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from typing import Any
+
+from bufsim import _core
 
 __all__ = ["time_scales"]
 
@@ -49,34 +48,14 @@ MIN_ARRIVALS = 2000
 #: Longest derived measurement window, seconds (simulated).
 MAX_MEASURE_S = 300.0
 
-# RFC 9438 section 4.2: C = 0.4, beta_cubic = 0.7.
-_CUBIC_C, _CUBIC_BETA = 0.4, 0.7
-# Scalable TCP (Kelly 2003): +0.01 per ACK (x1.01 per RTT), -1/8 on loss.
-_SCALABLE_EPOCH_RTTS = math.log(1 / 0.875) / math.log(1.01)
-# draft-cardwell-iccrg-bbr-congestion-control-00 section 4.1.2.2:
-# RTpropFilterLen = 10 s, the period of ProbeRTT.
-_BBR_PROBE_RTT_S = 10.0
 
-
-def _epoch_s(tcp: str, window_pkts: float, rtt_s: float) -> tuple[float, str]:
-    """One congestion epoch of a flow of this variant (seconds) and its formula."""
-    w = max(window_pkts, 2.0)
-    if tcp == "cubic":
-        k = (w * (1 - _CUBIC_BETA) / _CUBIC_C) ** (1 / 3)
-        return k, f"CUBIC K = cbrt(W 0.3 / 0.4) = {k:.3g} s (RFC 9438 eq. 2)"
-    if tcp == "highspeed":
-        from bufsim.models import highspeed
-
-        rtts = float(highspeed.hstcp_b(w) * w / highspeed.hstcp_a(w))
-        return rtts * rtt_s, f"HighSpeed b(W) W / a(W) = {rtts:.3g} RTTs (RFC 3649)"
-    if tcp == "bbr":
-        return _BBR_PROBE_RTT_S, "BBR's ProbeRTT cycle, the 10 s RTprop window (no sawtooth)"
-    if tcp == "scalable":
-        return (
-            _SCALABLE_EPOCH_RTTS * rtt_s,
-            f"Scalable ln(8/7)/ln(1.01) = {_SCALABLE_EPOCH_RTTS:.3g} RTTs",
-        )
-    return w / 2 * rtt_s, f"AIMD W/2 = {w / 2:.3g} RTTs (sawtooth, paper 002 section 2)"
+def _epoch_s(group: Mapping[str, Any], window_pkts: float, rtt_s: float) -> tuple[float, str]:
+    """One congestion epoch of a flow of this group (seconds) and its law in
+    words, from the variant's own law in the core's registry."""
+    e = _core.congestion_epoch(json.dumps(group["cc"]), window_pkts, rtt_s)
+    rtts = e["rtts"]
+    value = f"{rtts:.3g} RTTs" if rtts == rtts else f"{e['seconds']:.3g} s"
+    return float(e["seconds"]), f"{e['law']}: {value}"
 
 
 def time_scales(norm: Mapping[str, Any]) -> dict[str, Any]:
@@ -107,7 +86,7 @@ def time_scales(norm: Mapping[str, Any]) -> dict[str, Any]:
     for g in norm["flows"]:
         if g["kind"] != "persistent":
             continue
-        e, formula = _epoch_s(g["tcp"], window, rtt)
+        e, formula = _epoch_s(g, window, rtt)
         if not e <= epoch:
             epoch, why = e, [f"longest congestion epoch {e:.3g} s: {g['tcp']}, {formula}"]
     if n:

@@ -125,6 +125,28 @@ fn parse_quantity(text: &str, kind: &str) -> PyResult<f64> {
     parsed.map_err(|e| PyValueError::new_err(e.0))
 }
 
+/// A long-lived flow's congestion epoch (`Variant::epoch`): `cc` is a flow
+/// group's normalized `cc` (JSON text), `window_pkts` its window (packets)
+/// and `rtt_s` its round trip (seconds). Returns a dict with `seconds`,
+/// `rtts` (NaN for a law not counted in round trips) and `law` (in words,
+/// with its citation).
+#[pyfunction]
+fn congestion_epoch<'py>(
+    py: Python<'py>,
+    cc: &str,
+    window_pkts: f64,
+    rtt_s: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let cfg: bufsim_core::tcp::cc::CcConfig = serde_json::from_str(cc)
+        .map_err(|e| PyValueError::new_err(format!("cc: not a normalized cc ({e})")))?;
+    let e = cfg.epoch(window_pkts, rtt_s);
+    let d = PyDict::new(py);
+    d.set_item("seconds", e.seconds)?;
+    d.set_item("rtts", e.rtts)?;
+    d.set_item("law", e.law)?;
+    Ok(d)
+}
+
 fn table<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     for (name, col) in t.columns {
@@ -237,6 +259,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
+    m.add_function(wrap_pyfunction!(congestion_epoch, m)?)?;
     let py = m.py();
     let scenario = SCENARIO_ERROR.get_or_try_init(py, || {
         make_error(

@@ -8,16 +8,16 @@
 //! cwnd as Linux does (cwnd equals FlightSize outside recovery when the
 //! sender is window-limited).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Variant, Window, slow_start};
+use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, slow_start};
 use crate::fluid::cc::{FluidLaw, Growth};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
 /// Generic AIMD(a, b): +a packets per RTT in congestion avoidance, window
 /// multiplied by (1 - b) on loss. Reno is a = 1, b = 0.5.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AimdConfig {
     /// Additive increase, packets per RTT.
     pub a: f64,
@@ -55,6 +55,14 @@ impl Variant for Aimd {
     }
     fn fluid(cfg: AimdConfig) -> Result<AimdFluid, &'static str> {
         Ok(AimdFluid(cfg))
+    }
+    fn epoch(cfg: &AimdConfig, window_pkts: f64, rtt_s: f64) -> Epoch {
+        // A cut of b W regained at a packets per RTT.
+        Epoch::of_rtts(
+            cfg.b * window_pkts / cfg.a,
+            rtt_s,
+            "AIMD(a, b) b W / a RTTs (sawtooth, paper 004 eq. (1))",
+        )
     }
 }
 

@@ -36,14 +36,14 @@
 //! - rs.losses (section 4.2.3.4) is the number of segments the sender
 //!   retransmitted since the previous ACK.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::{AckInfo, AckSample, CongestionControl, NoFluidLaw, Variant, Window};
+use super::{AckInfo, AckSample, CongestionControl, Epoch, NoFluidLaw, Variant, Window};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
 /// BBR's parameters; `Default` holds the draft's constants.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BbrConfig {
     /// 1: draft-cardwell-iccrg-bbr-congestion-control-00; 3: draft-ietf-ccwg-bbr.
     pub version: u8,
@@ -74,7 +74,7 @@ pub struct BbrConfig {
 /// one pacing event per segment. The draft is the default because it is
 /// the specification the variant cites and the behaviour of the stack
 /// BBR was designed on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Quantum {
     /// draft-cardwell-iccrg-bbr-congestion-control-00 section 4.2.2.
@@ -418,6 +418,16 @@ impl Variant for Bbr {
              delivery-rate samples and a windowed min RTT, with gain cycling), \
              not from a window law dW/dt of paper 004's form",
         )
+    }
+    fn epoch(cfg: &BbrConfig, _window_pkts: f64, _rtt_s: f64) -> Epoch {
+        // No loss sawtooth: the longest cycle is ProbeRTT's, once per RTprop
+        // filter window (draft-cardwell-iccrg-bbr-congestion-control-00
+        // section 4.1.2.2).
+        Epoch {
+            seconds: cfg.rtprop_filter_s,
+            rtts: f64::NAN,
+            law: "BBR's ProbeRTT cycle, the RTprop filter window (no sawtooth)",
+        }
     }
 }
 

@@ -11,16 +11,16 @@
 //! convergence value, section 4.7). `t` is measured from the first ACK of the
 //! congestion-avoidance epoch and RTT is the smoothed RTT.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::aimd::AimdConfig;
-use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Variant, Window, slow_start};
+use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, slow_start};
 use crate::fluid::cc::{FluidLaw, Growth, MIN_WINDOW};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
 /// CUBIC, RFC 9438.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CubicConfig {
     /// Scaling constant C, packets / s^3.
     pub c: f64,
@@ -49,6 +49,12 @@ impl CubicConfig {
     pub fn alpha(&self) -> f64 {
         //= RFC 9438 section 4.3: alpha_cubic = 3 (1 - beta_cubic) / (1 + beta_cubic).
         3.0 * (1.0 - self.beta) / (1.0 + self.beta)
+    }
+
+    /// K = cbrt((W_max - cwnd_epoch) / C), seconds, for `drop` = W_max -
+    /// cwnd_epoch packets (RFC 9438 section 4.2 eq. (2)).
+    pub fn k(&self, drop: f64) -> f64 {
+        (drop / self.c).cbrt()
     }
 
     /// W_max after a congestion event at window `cwnd` with the previous
@@ -122,6 +128,15 @@ impl Variant for Cubic {
             w_est: 0.0,
         })
     }
+    fn epoch(cfg: &CubicConfig, window_pkts: f64, _rtt_s: f64) -> Epoch {
+        // After a cut to beta W the window regains W_max = W in K seconds.
+        let k = cfg.k(window_pkts * (1.0 - cfg.beta));
+        Epoch {
+            seconds: k,
+            rtts: f64::NAN,
+            law: "CUBIC K = cbrt(W (1 - beta) / C) (RFC 9438 section 4.2 eq. (2))",
+        }
+    }
 }
 
 /// CUBIC in fluid form: W_max, cwnd_prior, K, the epoch's start and the
@@ -188,7 +203,7 @@ impl FluidLaw for CubicFluid {
         let new = (w * c.beta).max(MIN_WINDOW);
         //= RFC 9438 section 4.2 eq. (2): K = cbrt((W_max - cwnd_epoch) / C),
         //= cwnd_epoch being the window at the start of the epoch.
-        self.k = ((self.w_max - new).max(0.0) / c.c).cbrt();
+        self.k = c.k((self.w_max - new).max(0.0));
         self.t_epoch = t;
         //= RFC 9438 section 4.3: W_est = cwnd_epoch at a congestion event.
         self.w_est = new;
@@ -199,7 +214,7 @@ impl FluidLaw for CubicFluid {
 impl Cubic {
     /// K = cbrt((W_max - cwnd_epoch) / C), RFC 9438 section 4.2 eq. (2).
     pub fn k_of(&self, w_max: f64, cwnd_epoch: f64) -> f64 {
-        ((w_max - cwnd_epoch) / self.cfg.c).cbrt()
+        self.cfg.k(w_max - cwnd_epoch)
     }
 
     /// W_cubic(t) = C (t - K)^3 + W_max, RFC 9438 section 4.2 eq. (1).

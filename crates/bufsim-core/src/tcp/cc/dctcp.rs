@@ -9,16 +9,16 @@
 //! Windows and byte counts are in segments: every segment of a flow has the
 //! same size, so the ratio BytesMarked / BytesAcked is unchanged.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::newreno::NewReno;
-use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Variant, Window};
+use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window};
 use crate::fluid::cc::NoFluidLaw;
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
 /// DCTCP's parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DctcpConfig {
     /// EWMA gain of the marked fraction, 0 < g <= 1.
     pub g: f64,
@@ -83,6 +83,12 @@ impl Variant for Dctcp {
              the fluid engine does not model (Alizadeh, Javanmard, Prabhakar 2011's \
              DCTCP fluid model is not implemented): use engine = \"packet\"",
         )
+    }
+    fn epoch(_cfg: &DctcpConfig, window_pkts: f64, rtt_s: f64) -> Epoch {
+        // An upper bound: the first cut, at alpha = 1, halves the window
+        // (RFC 8257 section 3.3), regained in AIMD's W/2 RTTs; steady cuts
+        // last only sqrt(W/2) RTTs (Alizadeh et al. 2010 eq. (7)).
+        Epoch::halving(window_pkts, rtt_s)
     }
 }
 

@@ -10,16 +10,16 @@
 //! segments (see [`HighSpeed`]).
 //! Decrease: ssthresh = max((1 - b(w)) cwnd, 2) with w = cwnd at the event.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::aimd::AimdConfig;
-use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Variant, Window, slow_start};
+use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, slow_start};
 use crate::fluid::cc::{FluidLaw, Growth};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
 /// HighSpeed TCP, RFC 3649.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HighSpeedConfig {
     /// At or below this window (packets) HSTCP behaves as standard TCP.
     pub low_window: f64,
@@ -172,6 +172,16 @@ impl Variant for HighSpeed {
             a: 1.0,
             b: 0.5,
         })
+    }
+    fn epoch(cfg: &HighSpeedConfig, window_pkts: f64, rtt_s: f64) -> Epoch {
+        // A cut of b(W) W regained at a(W) packets per RTT.
+        let law = HsLaw::new(*cfg);
+        let w = window_pkts;
+        Epoch::of_rtts(
+            law.b(w) * w / law.a(w),
+            rtt_s,
+            "HighSpeed b(W) W / a(W) RTTs (RFC 3649 section 5)",
+        )
     }
 }
 

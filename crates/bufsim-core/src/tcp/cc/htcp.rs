@@ -12,15 +12,17 @@
 //! The law itself is two pure functions, [`increase`] and [`backoff`], which
 //! the fluid engine's H-TCP law (`fluid::cc`) calls too.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Variant, Window, reno_ssthresh, slow_start};
+use super::{
+    AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, reno_ssthresh, slow_start,
+};
 use crate::fluid::cc::{FluidLaw, Growth};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
 /// H-TCP (Leith and Shorten 2004; draft-leith-tcp-htcp-06).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HtcpConfig {
     /// Time after a congestion event during which alpha = 1, seconds (Delta_L).
     pub delta_l_s: f64,
@@ -122,6 +124,13 @@ impl Variant for Htcp {
             prev_rate: 0.0,
             rtt_min: 0.0,
         })
+    }
+    fn epoch(_cfg: &HtcpConfig, window_pkts: f64, rtt_s: f64) -> Epoch {
+        // An upper bound: H-TCP's first cut halves the window (beta starts at
+        // 0.5, draft-leith-tcp-htcp-06 section 3) and its increase after
+        // Delta_L is faster than Reno's, so it regains a cut in at most
+        // AIMD's W/2 RTTs.
+        Epoch::halving(window_pkts, rtt_s)
     }
 }
 

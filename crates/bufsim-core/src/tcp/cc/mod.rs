@@ -25,7 +25,7 @@ pub mod scalable;
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 pub use crate::fluid::cc::NoFluidLaw;
@@ -189,6 +189,40 @@ pub trait CongestionControl {
     }
 }
 
+/// A long-lived flow's congestion epoch: the steady-state time from one
+/// window cut to the next (one sawtooth), which sets how long a packet run
+/// must warm up and measure (`bufsim.timescales`, advise's run lengths).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Epoch {
+    /// Its length, seconds.
+    pub seconds: f64,
+    /// Its length in round trips (NaN for a law not counted in RTTs).
+    pub rtts: f64,
+    /// The law that gives it, in words, with its citation.
+    pub law: &'static str,
+}
+
+impl Epoch {
+    /// An epoch of `rtts` round trips of `rtt_s` seconds.
+    pub fn of_rtts(rtts: f64, rtt_s: f64, law: &'static str) -> Epoch {
+        Epoch {
+            seconds: rtts * rtt_s,
+            rtts,
+            law,
+        }
+    }
+
+    /// AIMD's sawtooth: +1 packet per RTT regains a halving of W in W/2
+    /// RTTs (RFC 5681 section 3.1; paper 002 section 2).
+    pub fn halving(window_pkts: f64, rtt_s: f64) -> Epoch {
+        Epoch::of_rtts(
+            window_pkts / 2.0,
+            rtt_s,
+            "AIMD W/2 RTTs (sawtooth, RFC 5681 section 3.1, paper 002 section 2)",
+        )
+    }
+}
+
 /// One congestion-control variant, self-contained in its file.
 pub trait Variant: CongestionControl + Sized {
     /// The names a scenario's `tcp` may give; the first is the canonical one
@@ -212,7 +246,7 @@ pub trait Variant: CongestionControl + Sized {
     /// stop in every recovery.)
     const NEEDS_SACK: bool = false;
     /// Parameters; `Default` holds the cited constants.
-    type Config: Copy + fmt::Debug + PartialEq + Default + Serialize;
+    type Config: Copy + fmt::Debug + PartialEq + Default + Serialize + serde::de::DeserializeOwned;
     /// The fluid form of the law.
     type Fluid: FluidLaw;
     /// Read `tcp_params` through `p` (which names a bad key and refuses
@@ -225,18 +259,22 @@ pub trait Variant: CongestionControl + Sized {
     /// form: `Fluid` is then [`NoFluidLaw`]); `fluid::check` refuses such a
     /// variant with that reason, naming the group's `tcp`.
     fn fluid(cfg: Self::Config) -> Result<Self::Fluid, &'static str>;
+    /// The congestion epoch of a long-lived flow at window `window_pkts`
+    /// (packets, at least 2) and round trip `rtt_s` (seconds).
+    fn epoch(cfg: &Self::Config, window_pkts: f64, rtt_s: f64) -> Epoch;
 }
 
 /// A variant without parameters (its `Config`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct NoParams;
 
 /// The registry: one line per variant, `Arm(file::Type)`. The arm's name in
 /// lowercase is the `variant` tag of the normalized `cc`.
 macro_rules! variants {
     ($($arm:ident($ty:ty)),* $(,)?) => {
-        /// A congestion-control variant with its parameters, defaults filled in.
-        #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+        /// A congestion-control variant with its parameters, defaults filled in
+        /// (serialized as the normalized scenario's `cc`, and read back from it).
+        #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
         #[serde(tag = "variant", rename_all = "lowercase")]
         pub enum CcConfig {
             $(
@@ -396,6 +434,12 @@ macro_rules! variants {
                 match self { $(CcConfig::$arm(_) => <$ty as Variant>::NEEDS_SACK,)* }
             }
 
+            /// The congestion epoch at a window and round trip ([`Variant::epoch`]).
+            pub fn epoch(&self, window_pkts: f64, rtt_s: f64) -> Epoch {
+                let w = window_pkts.max(2.0);
+                match self { $(CcConfig::$arm(c) => <$ty as Variant>::epoch(c, w, rtt_s),)* }
+            }
+
             /// The fluid engine's law, or why it has none ([`Variant::fluid`]).
             pub fn fluid_law(&self) -> Result<AnyFluidLaw, &'static str> {
                 match *self {
@@ -425,4 +469,47 @@ pub fn ser_tcp_and_cc<S: serde::Serializer>(cc: &CcConfig, s: S) -> Result<S::Ok
     m.serialize_entry("tcp", cc.name())?;
     m.serialize_entry("cc", cc)?;
     m.end()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_reads_back_its_normalized_cc() {
+        // advise's time scales read a group's normalized `cc` back into the
+        // variant's config (`congestion_epoch`): every registered variant
+        // must survive the round trip unchanged.
+        for name in variant_names() {
+            let cfg = CcConfig::from_params(name, &Map::new()).unwrap();
+            let text = serde_json::to_string(&cfg).unwrap();
+            let back: CcConfig = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, cfg, "{name}: {text}");
+        }
+    }
+
+    #[test]
+    fn epochs_follow_each_law() {
+        let epoch = |name: &str, w: f64| {
+            CcConfig::from_params(name, &Map::new())
+                .unwrap()
+                .epoch(w, 0.1)
+        };
+        // Reno: W/2 RTTs; W = 125 -> 62.5 RTTs = 6.25 s at 100 ms.
+        let e = epoch("newreno", 125.0);
+        assert_eq!((e.rtts, e.seconds), (62.5, 6.25));
+        // CUBIC: K = cbrt(2500 x 0.3 / 0.4) = cbrt(1875) = 12.3311 s.
+        assert!((epoch("cubic", 2500.0).seconds - 12.3311).abs() < 1e-4);
+        // Scalable: ln(1/0.875) / ln(1.01) = 0.133531 / 0.00995033 = 13.4198
+        // RTTs at any window.
+        let e = epoch("scalable", 1e4);
+        assert!((e.rtts - 13.4198).abs() < 1e-4 && (e.seconds - 1.34198).abs() < 1e-5);
+        // HighSpeed at W = 38 (Low_Window) is Reno: b = 0.5, a = 1, W/2 RTTs.
+        assert!((epoch("highspeed", 38.0).rtts - 19.0).abs() < 1e-9);
+        // BBR: the 10 s RTprop window; AIMD(1, 0.5) as Reno; windows below 2
+        // count as 2.
+        assert_eq!(epoch("bbr", 50.0).seconds, 10.0);
+        assert_eq!(epoch("aimd", 125.0).rtts, 62.5);
+        assert_eq!(epoch("newreno", 0.5).rtts, 1.0);
+    }
 }

@@ -3,7 +3,9 @@
 //! window policy).
 
 use super::aimd::{AimdConfig, AimdFluid};
-use super::{AckInfo, CongestionControl, NoParams, Variant, Window, reno_ssthresh, slow_start};
+use super::{
+    AckInfo, CongestionControl, Epoch, NoParams, Variant, Window, reno_ssthresh, slow_start,
+};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
@@ -25,6 +27,9 @@ impl Variant for NewReno {
     }
     fn fluid(_cfg: NoParams) -> Result<AimdFluid, &'static str> {
         Ok(AimdFluid(AimdConfig::default()))
+    }
+    fn epoch(_cfg: &NoParams, window_pkts: f64, rtt_s: f64) -> Epoch {
+        Epoch::halving(window_pkts, rtt_s)
     }
 }
 

@@ -16,17 +16,17 @@
 //! expected loss b w * p w per RTT, so `E[w^2]/E[w] = a/(b p) = 0.08/p`
 //! (Kelly section 2, "w ~ 0.08/p" approximately).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::aimd::AimdConfig;
-use super::{AckInfo, CongestionControl, MIN_SSTHRESH, Variant, Window, slow_start};
+use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, slow_start};
 use crate::fluid::cc::{FluidLaw, Growth};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
 /// Scalable TCP (Kelly, "Scalable TCP: improving performance in highspeed
 /// wide area networks", CCR 2003).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScalableConfig {
     /// Increase per ACK in congestion avoidance, packets (cwnd += a).
     pub a: f64,
@@ -83,6 +83,16 @@ impl Variant for Scalable {
     }
     fn fluid(cfg: ScalableConfig) -> Result<ScalableFluid, &'static str> {
         Ok(ScalableFluid(cfg))
+    }
+    fn epoch(cfg: &ScalableConfig, _window_pkts: f64, rtt_s: f64) -> Epoch {
+        // Kelly 2003 section 2: the window grows by (1 + a) per RTT and loses
+        // b at a cut, so it regains the cut in ln(1/(1 - b)) / ln(1 + a) RTTs
+        // whatever the window (13.4 RTTs at a = 0.01, b = 0.125).
+        Epoch::of_rtts(
+            (1.0 / (1.0 - cfg.b)).ln() / (1.0 + cfg.a).ln(),
+            rtt_s,
+            "Scalable ln(1/(1 - b)) / ln(1 + a) RTTs (Kelly 2003 section 2)",
+        )
     }
 }
 
