@@ -402,3 +402,68 @@ def test_validate_states_the_scenario_in_full(tmp_path):
         "67 packets, newreno, stack rfc, 1.5 kB packets, RTT uniform on 20 ms to 80 ms"
     )
     assert "background[0]: Poisson packets at 10 Mbps, 500 B each" in lines
+
+
+def test_the_advice_tables_show_lower_bounds_as_such(monkeypatch):
+    # At 10 packets seed 1's p99 FCT (0.3 s) is only a lower bound, so the
+    # mean there is one too: the tables print ">= 300 ms" and the trade-off
+    # says the objective (<= 500 ms) cannot be judged there rather than
+    # that it holds or fails; utilization at 10 packets (0.8) fails.
+    from io import StringIO
+
+    from bufsim import cli
+    from rich.console import Console
+    from test_advise import _hand_made_advice
+
+    out = StringIO()
+    monkeypatch.setattr(cli, "console", Console(file=out, width=200))
+    cli._print_advice(_hand_made_advice())
+    text = out.getvalue()
+    trade = text[text.index("The trade-off") :]
+    row10 = next(
+        x for x in trade.splitlines() if x.count("│") > 2 and x.split("│")[1].strip() == "10"
+    )
+    assert ">= 300 ms (cannot be judged)" in row10 and "0.8 (fails)" in row10
+    (bdp,) = [x for x in text.splitlines() if x.split()[:2] == ["1", "BDP"]]
+    assert ">= 300 ms" in bdp
+
+
+def test_the_run_table_shows_completions_per_finite_group(monkeypatch):
+    # Two finite groups: besides the pooled completions and p99 FCT, each
+    # group's (an incast that finished 2 of 100 beside a web mix that
+    # finished 88%), with a lower bound shown as one.
+    from io import StringIO
+    from types import SimpleNamespace
+
+    from bufsim import cli
+    from rich.console import Console
+
+    s = {
+        "flows_started_small": 200.0,
+        "flows_completed_small": 90.0,
+        "completion_small": 0.45,
+        "fct_p99_small_s": 0.5,
+        "fct_p99_small_s_censored": 1.0,
+    }
+    for g, done in ((0, 0.02), (1, 0.88)):
+        s |= {
+            f"flows_started_small_group{g}": 100.0,
+            f"completion_small_group{g}": done,
+            f"fct_p99_small_s_group{g}": 0.5 if g == 0 else 0.012,
+            f"fct_p99_small_s_group{g}_censored": 1.0 if g == 0 else 0.0,
+        }
+    out = StringIO()
+    monkeypatch.setattr(cli, "console", Console(file=out, width=120))
+    cli.print_summary(SimpleNamespace(summary=s), "t")
+    text = out.getvalue()
+    rows = {
+        x.split("│")[1].strip(): x.split("│")[2].strip()
+        for x in text.splitlines()
+        if x.count("│") == 3
+    }
+    assert rows["completion_small_group0"] == "0.02" and rows["completion_small_group1"] == "0.88"
+        "0.02"
+    )
+    assert rows["fct_p99_small_s_group0"] == ">= 500 ms"
+    assert rows["fct_p99_small_s_group1"] == "12 ms"
+    assert rows["fct_p99_small_s"] == ">= 500 ms"

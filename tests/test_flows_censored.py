@@ -242,7 +242,7 @@ def test_incast_fct_counts_every_transfer_started():
     # 10 Gbps port with 20 packets of buffer: they lose their first window
     # and, with no RTT sample, wait for the 1 s initial RTO (RFC 6298 (2.1))
     # while the run ends 0.4 s later. None finishes, so the p99 completion
-    # time is only known to be >= 0.4 s, and says so.
+    # time is only known to be >= 400 ms, and says so.
     s = bufsim.simulate(INCAST).summary
     assert s["flows_started_small"] == 100
     assert s["flows_completed_small"] <= 5
@@ -278,7 +278,7 @@ def test_advise_never_judges_a_completion_time_on_the_transfers_that_finished(tm
     )
     assert not a.feasible
     note = next(n for n in a.notes if n.startswith("fct_p99_small_s cannot be judged"))
-    assert "of the transfers started were unfinished" in note and ">= 0.4 s" in note
+    assert "of the transfers started were unfinished" in note and ">= 400 ms" in note
     runs = a.runs[a.runs["engine"] == "packet"]
     assert (runs["flows_started_small"] == 100).all()
     assert (runs["fct_p99_small_s_censored"] == 1.0).all()

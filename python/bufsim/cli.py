@@ -157,7 +157,15 @@ def print_summary(result: Result, title: str, *, everything: bool = False) -> No
         keys = [k for k in s if not (k.startswith("drops_") and s[k] == 0)]
     else:
         keys = [k for k in KEY_METRICS if k in s] + (groups if len(groups) > 1 else [])
-        # Finite transfers: completions beside every completion time.
+        # Finite transfers: completions beside every completion time, and
+        # per finite group too when there are several.
+        finite = sorted(
+            {
+                int(k.rsplit("group", 1)[1])
+                for k in s
+                if k.startswith("flows_started_") and "_group" in k
+            }
+        )
         for c in ("small", "large"):
             keys += [
                 k
@@ -170,6 +178,17 @@ def print_summary(result: Result, title: str, *, everything: bool = False) -> No
                 )
                 if k in s
             ]
+            if len(finite) > 1:
+                for g in finite:
+                    keys += [
+                        k
+                        for k in (
+                            f"completion_{c}_group{g}",
+                            f"fct_p99_{c}_s_group{g}",
+                            f"slowdown_p99_{c}_group{g}",
+                        )
+                        if k in s
+                    ]
     table = Table(
         title=title,
         show_header=True,
@@ -988,7 +1007,8 @@ def _print_advice(a: Any) -> None:
         cells = [str(k), str(row["source"]), buffer]
         for o in a.objectives:
             measured, model = row[o.text], row.get(f"{o.text} (model)", math.nan)
-            cell = "-" if measured != measured else fmt.metric(o.key, measured)
+            censored = bool(row.get(f"{o.text} censored", False))
+            cell = "-" if measured != measured else fmt.metric(o.key, measured, censored=censored)
             if model == model:
                 cell += f" ({fmt.metric(o.key, model)})"
             cells.append(cell)
@@ -1008,26 +1028,37 @@ def _print_advice(a: Any) -> None:
         console.print(
             f"[bold red]no buffer meets every objective:[/bold red] {a.binding}", highlight=False
         )
-        trade = a.tradeoff()
-        if not trade.empty:
-            t = Table(title="The trade-off: buffers the packet engine measured (* Pareto-optimal)")
-            t.add_column("buffer", justify="right")
-            for o in a.objectives:
-                t.add_column(o.text, justify="right")
-            for _, row in trade.iterrows():
-                cells = [f"{row['buffer_pkts']:g}" + (" *" if row["pareto"] else "")]
-                for o in a.objectives:
-                    cells.append(
-                        fmt.metric(o.key, row[o.text])
-                        + ("" if row[f"{o.text} holds"] else " (fails)")
-                    )
-                t.add_row(*cells)
-            console.print(t)
+        _print_tradeoff(a)
     _print_costs(a)
     console.print(a.method, highlight=False)
     for note in a.notes:
         style = "bold yellow" if note.startswith("WARNING") else None
         console.print(note, style=style, highlight=False)
+
+
+def _print_tradeoff(a: Any) -> None:
+    """The buffers the packet engine measured when none meets every
+    objective, each objective's value (a lower bound as ``>= x``) and
+    whether it holds there."""
+    trade = a.tradeoff()
+    if not trade.empty:
+        t = Table(title="The trade-off: buffers the packet engine measured (* Pareto-optimal)")
+        t.add_column("buffer", justify="right")
+        for o in a.objectives:
+            t.add_column(o.text, justify="right")
+        for _, row in trade.iterrows():
+            cells = [f"{row['buffer_pkts']:g}" + (" *" if row["pareto"] else "")]
+            for o in a.objectives:
+                censored = bool(row[f"{o.text} censored"])
+                if row[f"{o.text} holds"]:
+                    verdict = ""
+                elif censored and o.op == "<=" and row[o.text] <= o.bound:
+                    verdict = " (cannot be judged)"
+                else:
+                    verdict = " (fails)"
+                cells.append(fmt.metric(o.key, row[o.text], censored=censored) + verdict)
+            t.add_row(*cells)
+        console.print(t)
 
 
 def _print_costs(a: Any) -> None:
