@@ -462,8 +462,6 @@ def test_the_run_table_shows_completions_per_finite_group(monkeypatch):
         if x.count("│") == 3
     }
     assert rows["completion_small_group0"] == "0.02" and rows["completion_small_group1"] == "0.88"
-        "0.02"
-    )
     assert rows["fct_p99_small_s_group0"] == ">= 500 ms"
     assert rows["fct_p99_small_s_group1"] == "12 ms"
     assert rows["fct_p99_small_s"] == ">= 500 ms"
