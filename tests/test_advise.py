@@ -909,6 +909,8 @@ def test_a_many_flow_port_explains_the_fluid_gap_with_its_measured_sync():
     assert f"with fluid.sync = {x:g} the fluid engine puts the edge at {resync_edge:g}" in note
     assert "loses no time to timeouts" in note
     assert not any("name no stack" in n for n in a.notes)
+    # The reruns at the measured synchronization count among the fluid runs.
+    assert a.provenance()["fluid runs"] == len(fluid) + len(resync)
     window = a.duration_s - a.warmup_s
     assert (packet["timeouts"] / packet["active_flows_mean"] / window).mean() > 0.1
 

@@ -302,7 +302,8 @@ class Advice:
 
         runs = self.runs
         packet = runs[runs["engine"] == "packet"] if "engine" in runs else runs.iloc[:0]
-        fluid = runs[runs["engine"] == "fluid"] if "engine" in runs else runs.iloc[:0]
+        # The fluid scan and its reruns at a set synchronization ("fluid X=...").
+        fluid = runs[runs["engine"].str.startswith("fluid")] if "engine" in runs else runs.iloc[:0]
         return {
             "bufsim version": provenance.__version__,
             "commit": provenance.commit(),
