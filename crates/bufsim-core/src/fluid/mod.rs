@@ -153,8 +153,9 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
             return Err(err(
                 p("tcp"),
                 format!(
-                    "{:?} has no rate form (its window depends on the time of the last loss): use fluid.decrease = \"event\", or tcp aimd, newreno, highspeed, scalable",
-                    grp.cc.name()
+                    "{:?} has no rate form (its window depends on the time of the last loss): use fluid.decrease = \"event\", or tcp {}",
+                    grp.cc.name(),
+                    crate::tcp::cc::rate_form_variants().join(", ")
                 ),
             ));
         }

@@ -389,6 +389,17 @@ macro_rules! variants {
             v
         }
 
+        /// The fluid variants whose law has the rate form of paper 004 eq.
+        /// (1) ([`Variant::RATE_FORM`]), every name, in registry order.
+        pub fn rate_form_variants() -> Vec<&'static str> {
+            let mut v = Vec::new();
+            $(if <$ty as Variant>::RATE_FORM
+                && <$ty as Variant>::fluid(Default::default()).is_ok() {
+                v.extend_from_slice(<$ty as Variant>::NAMES);
+            })*
+            v
+        }
+
         impl CcConfig {
             /// Build the config of variant `name` from its `tcp_params`; on
             /// error, returns `(key, message)` (the key is empty when the name
