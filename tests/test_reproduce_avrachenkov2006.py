@@ -163,9 +163,26 @@ def test_avrachenkov_ns3_beside_the_packet_engine(avrachenkov, avrachenkov_summa
         assert "ns-3 not run" in c.loc["B0, N = 20", "why"]
         return
     assert "ns-3 itself" in c.loc["B0, N = 20", "why"]
-    # With an ACK per segment ns-3 runs only N = 20 (N = 5 is too slow).
-    assert s.loc[[5, 20], "ns3_B0"].notna().all()
+    # 20 s runs, bisection over 40..160 packets (grid step 10). ns-3 with
+    # its defaults (delayed ACKs, Limited Transmit): B0 = 100 (N = 5) and 70
+    # (N = 20), desynchronized (sync 0.49 and 0.32); the packet engine's ns3
+    # profile in the same runs is within one grid step (100 and 60).
+    assert s.loc[5, "ns3_B0"] == pytest.approx(100, abs=10)
+    assert s.loc[20, "ns3_B0"] == pytest.approx(70, abs=10)
+    for n in (5, 20):
+        assert abs(s.loc[n, "ns3_B0"] - s.loc[n, "ns3_packet_B0"]) <= 10, n
+        assert s.loc[n, "ns3_sync_at_B0"] <= 0.6, n
+    # With an ACK per segment (ns-2's sink) ns-3 runs only N = 20 (at N = 5
+    # one 6 s run took 320 s). Its flows do not lose in step (sync 0.13 at
+    # 40 packets) and reach 99.9% at the smallest buffer searched; the
+    # packet engine's, with the same stack fields, lose all at once (sync
+    # 1.00) and need 100.
     assert (avrachenkov[avrachenkov["setting"] == "ns3_ack_every"]["n"] == 20).all()
+    assert s.loc[20, "ns3_ack_every_B0"] == 40
+    assert s.loc[20, "ns3_ack_every_sync_at_B0"] <= 0.3
+    assert s.loc[20, "ns3_ack_every_packet_B0"] == pytest.approx(100, abs=10)
+    assert s.loc[20, "ns3_ack_every_packet_sync_at_B0"] >= 0.99
+    assert "do not lose in step" in c.loc["B0, N = 20", "why"]
 
 
 def test_avrachenkov_lock_out_at_one_packet(avrachenkov):

@@ -754,7 +754,7 @@ def _claims_synchronization(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> 
             "to half of BDP + B and the link idles unless B is about the BDP, at every N. Only "
             "flows that do not all lose need less: {desync}. The fluid engine with every flow "
             "cutting at once (`X = 1`) reads {f5:.0f} and {f20:.0f} for N = {pns}, like the "
-            "paper's model; the packet flows are the ones measured synchronized here",
+            "paper's model; the packet flows are the ones measured synchronized here. {ns3}",
             ns=", ".join(str(n) for n in s.index),
             b0s=", ".join(f"{b:.0f}" for b in b0s),
             sync_lo=float(s["packet_sync_at_B0"].min()),
@@ -770,6 +770,7 @@ def _claims_synchronization(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> 
             f5=s.loc[5, "fluid_B0"],
             f20=s.loc[20, "fluid_B0"],
             pns=" and ".join(str(n) for n in PAPER),
+            ns3=_ns3_text(table, s),
         ),
         explained=bool(s["packet_sync_at_B0"].min() >= SYNCHRONIZED),
     )
