@@ -1081,9 +1081,6 @@ fn resolve_group(
     })
 }
 
-/// A flow group's RTTs (one per flow; drawn from `rng` for a tree or a
-/// uniform range), or for open and closed loop how each transfer draws its
-/// RTT; every RTT must cover the bottleneck's delay both ways.
 /// The mean of the law a group's RTTs are drawn from: `uniform` on [a, b]
 /// and a tree's uniformly chosen node (`traffic::tree`); None where the
 /// RTTs are given rather than drawn.
@@ -1099,6 +1096,9 @@ fn rtt_law_mean(spec: &RttSpec) -> Option<SimTime> {
     }
 }
 
+/// A flow group's RTTs (one per flow; drawn from `rng` for a tree or a
+/// uniform range), or for open and closed loop how each transfer draws its
+/// RTT; every RTT must cover the bottleneck's delay both ways.
 fn group_rtts(
     f: &RawFlows,
     i: usize,
@@ -1627,7 +1627,7 @@ mod tests {
     fn a_bdp_buffer_with_drawn_rtts_is_one_value_whatever_the_seed() {
         // RTTs uniform on [100, 240] ms: the BDP takes the law's mean, 170 ms,
         // so 1 BDP at 50 Mbps with 1000 B packets is 50e6 * 0.17 / 8000 =
-        // 1062.5 packets for every seed (it once followed each seed's draws).
+        // 1062.5 packets for every seed, whatever the draws.
         let mut v = base();
         v["link"]["buffer"] = "1BDP".into();
         v["flows"][0]["count"] = 10.into();

@@ -422,11 +422,19 @@ impl Variant for Bbr {
     fn epoch(cfg: &BbrConfig, _window_pkts: f64, _rtt_s: f64) -> Epoch {
         // No loss sawtooth: the longest cycle is ProbeRTT's, once per RTprop
         // filter window (draft-cardwell-iccrg-bbr-congestion-control-00
-        // section 4.1.2.2).
-        Epoch {
-            seconds: cfg.rtprop_filter_s,
-            rtts: f64::NAN,
-            law: "BBR's ProbeRTT cycle, the RTprop filter window (no sawtooth)",
+        // section 4.1.2.2); BBRv3 probes every 5 s (its ProbeRTT interval).
+        if cfg.version == 3 {
+            Epoch {
+                seconds: V3_PROBE_RTT_INTERVAL_S,
+                rtts: f64::NAN,
+                law: "BBRv3's ProbeRTT interval (no sawtooth)",
+            }
+        } else {
+            Epoch {
+                seconds: cfg.rtprop_filter_s,
+                rtts: f64::NAN,
+                law: "BBR's ProbeRTT cycle, the RTprop filter window (no sawtooth)",
+            }
         }
     }
 }

@@ -88,7 +88,7 @@ impl Variant for Dctcp {
         // An upper bound: the first cut, at alpha = 1, halves the window
         // (RFC 8257 section 3.3), regained in AIMD's W/2 RTTs; steady cuts
         // last only sqrt(W/2) RTTs (Alizadeh et al. 2010 eq. (7)).
-        Epoch::halving(window_pkts, rtt_s)
+        Epoch::at_most_halving(window_pkts, rtt_s)
     }
 }
 

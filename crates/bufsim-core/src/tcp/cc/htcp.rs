@@ -130,7 +130,7 @@ impl Variant for Htcp {
         // 0.5, draft-leith-tcp-htcp-06 section 3) and its increase after
         // Delta_L is faster than Reno's, so it regains a cut in at most
         // AIMD's W/2 RTTs.
-        Epoch::halving(window_pkts, rtt_s)
+        Epoch::at_most_halving(window_pkts, rtt_s)
     }
 }
 

@@ -212,13 +212,14 @@ impl Epoch {
         }
     }
 
-    /// AIMD's sawtooth: +1 packet per RTT regains a halving of W in W/2
-    /// RTTs (RFC 5681 section 3.1; paper 002 section 2).
-    pub fn halving(window_pkts: f64, rtt_s: f64) -> Epoch {
+    /// An upper bound for a variant that halves at its first cut and then
+    /// regains at least one packet per RTT: Reno's W/2 RTTs (RFC 5681
+    /// section 3.1).
+    pub fn at_most_halving(window_pkts: f64, rtt_s: f64) -> Epoch {
         Epoch::of_rtts(
             window_pkts / 2.0,
             rtt_s,
-            "AIMD W/2 RTTs (sawtooth, RFC 5681 section 3.1, paper 002 section 2)",
+            "at most Reno's W/2 RTTs (a first cut halves, RFC 5681 section 3.1)",
         )
     }
 }
@@ -382,19 +383,23 @@ macro_rules! variants {
         /// Every name of the variants the fluid engine models (with their
         /// default parameters), in registry order.
         pub fn fluid_variants() -> Vec<&'static str> {
-            let mut v = Vec::new();
-            $(if <$ty as Variant>::fluid(Default::default()).is_ok() {
-                v.extend_from_slice(<$ty as Variant>::NAMES);
-            })*
-            v
+            names_where(|fluid, _| fluid)
         }
 
         /// The fluid variants whose law has the rate form of paper 004 eq.
         /// (1) ([`Variant::RATE_FORM`]), every name, in registry order.
         pub fn rate_form_variants() -> Vec<&'static str> {
+            names_where(|fluid, rate_form| fluid && rate_form)
+        }
+
+        /// Every name of the variants for which `keep(has a fluid law,
+        /// RATE_FORM)` holds, in registry order.
+        fn names_where(keep: impl Fn(bool, bool) -> bool) -> Vec<&'static str> {
             let mut v = Vec::new();
-            $(if <$ty as Variant>::RATE_FORM
-                && <$ty as Variant>::fluid(Default::default()).is_ok() {
+            $(if keep(
+                <$ty as Variant>::fluid(Default::default()).is_ok(),
+                <$ty as Variant>::RATE_FORM,
+            ) {
                 v.extend_from_slice(<$ty as Variant>::NAMES);
             })*
             v

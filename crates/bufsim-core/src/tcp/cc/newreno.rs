@@ -2,7 +2,7 @@
 //! itself, RFC 6582, lives in the sender because it is loss recovery, not
 //! window policy).
 
-use super::aimd::{AimdConfig, AimdFluid};
+use super::aimd::{Aimd, AimdConfig, AimdFluid};
 use super::{
     AckInfo, CongestionControl, Epoch, NoParams, Variant, Window, reno_ssthresh, slow_start,
 };
@@ -29,7 +29,7 @@ impl Variant for NewReno {
         Ok(AimdFluid(AimdConfig::default()))
     }
     fn epoch(_cfg: &NoParams, window_pkts: f64, rtt_s: f64) -> Epoch {
-        Epoch::halving(window_pkts, rtt_s)
+        Aimd::epoch(&AimdConfig::default(), window_pkts, rtt_s)
     }
 }
 
