@@ -612,15 +612,17 @@ def _left_out_notes(norm: Mapping[str, Any]) -> list[str]:
 
 def _default_stack_notes(raw: Mapping[str, Any]) -> list[str]:
     """A note for the flow groups that name no ``stack``: the answer assumes
-    the ``rfc`` profile's minimums (1 s first RTO, no handshake, 200 ms
-    delayed-ACK timer), which real hosts do not run."""
+    the ``rfc`` profile (``crates/bufsim-core/src/tcp/stack.rs``: an initial
+    window of 1 packet, a 1 s minimum RTO and no handshake, so a 1 s first
+    RTO), which real hosts do not run."""
     unnamed = [i for i, g in enumerate(raw.get("flows", [])) if "stack" not in g]
     if not unnamed:
         return []
     groups = ", ".join(f"flows[{i}]" for i in unnamed)
     return [
-        f"{groups} name no stack, so this answer assumes the rfc profile (RFC minimums: a 1 s "
-        'first RTO, no handshake, a 200 ms delayed-ACK timer); for a port carrying Linux hosts set stack = "linux"'
+        f"{groups} name no stack, so this answer assumes the rfc profile (an initial window of "
+        "1 packet, a 1 s minimum RTO and no handshake, so a 1 s first RTO); for a port carrying "
+        'Linux hosts set stack = "linux"'
     ]
 
 
@@ -883,8 +885,8 @@ ADAPTIVE_MAX_FACTOR = 3
 #: synchronized case).
 SYNC_RANGE = (0.3, 1.0)
 #: The fluid form is resynchronized (:meth:`_Search.resync`) when the packet
-#: engine's measured loss synchronization (``sync_mean``) at the fluid edge is
-#: below the fluid run's there by more than this factor.
+#: engine's measured loss synchronization (``sync_mean``) at its edge is below
+#: the fluid scan's at the nearest buffer by more than this factor.
 SYNC_GAP = 2.0
 #: The least X a resynchronized fluid scan uses (``fluid.sync`` must be > 0).
 SYNC_FLOOR = 0.01
@@ -1140,7 +1142,12 @@ class _Search:
         from bufsim.sweep import sweep
 
         base = _with_buffer(self.fluid_raw if engine == "fluid" else self.raw, buffers[0])
-        base.update(copy.deepcopy(dict(overrides or {})))
+        # Overrides merge into the base's tables one level deep: a
+        # {"fluid": {"sync": x}} keeps the scenario's other fluid settings.
+        for k, v in copy.deepcopy(dict(overrides or {})).items():
+            base[k] = (
+                {**base[k], **v} if isinstance(v, dict) and isinstance(base.get(k), dict) else v
+            )
         if engine == "packet":
             # Each metric over both halves of the window too (the convergence check).
             base["output"] = {**base.get("output", {}), "halves": True}
@@ -1781,7 +1788,7 @@ def _fluid_gap(s: _Search, grows: bool, pb: float) -> str:
             at = f"still above {s.grid[s.guess_up]:g} packets"
         else:
             at = f"at {s.grid[edge]:g} packets ({fmt.value(s.grid[edge] / pb, 3)}x the packet engine's edge)"
-            if s.grid[edge] < pb:
+            if s.grid[edge] < pb and timeouts > 0:
                 at += ": below it, as the fluid model loses no time to timeouts"
         why = (
             f". The packet runs measured a synchronization of {fmt.metric('sync_mean', p)} where "
