@@ -10,7 +10,10 @@
 //! cwnd += acked / cwnd (RFC 5681).
 //! Decrease: above `low_window`, ssthresh = max((1 - b) cwnd, 2); at or below,
 //! cwnd / 2 (Kelly section 2: the legacy window lwnd keeps standard TCP
-//! behaviour for small windows).
+//! behaviour for small windows). With `legacy_decrease = false` the cut is
+//! (1 - b) at every window, the legacy window governing only the increase,
+//! as ns-3.37's `TcpScalable::GetSsThresh` (and Linux's
+//! `tcp_scalable_ssthresh`) do.
 //!
 //! Response: with per-packet loss rate p, growth a w per RTT balances the
 //! expected loss b w * p w per RTT, so `E[w^2]/E[w] = a/(b p) = 0.08/p`
@@ -34,6 +37,9 @@ pub struct ScalableConfig {
     pub b: f64,
     /// At or below this window (packets) the flow behaves as standard TCP.
     pub low_window: f64,
+    /// The legacy window governs the decrease too (Kelly 2003 section 2):
+    /// `false` cuts by `b` at every window, as ns-3.37 does.
+    pub legacy_decrease: bool,
 }
 
 impl Default for ScalableConfig {
@@ -44,6 +50,7 @@ impl Default for ScalableConfig {
             a: 0.01,
             b: 0.125,
             low_window: 16.0,
+            legacy_decrease: true,
         }
     }
 }
@@ -52,7 +59,13 @@ impl ScalableConfig {
     /// The decrease fraction at window `w`: `b` above `low_window`, standard
     /// TCP's at or below it (Kelly 2003 section 2, the legacy window).
     pub fn decrease(&self, w: f64) -> f64 {
-        if w > self.low_window {
+        //= ns-3.37 tcp-scalable.h (GetSsThresh, "Equation 2"): "On the first
+        //= detection of congestion in a given RTT, cwnd is reduced based on
+        //= ... cwnd = cwnd - ceil(0.125 * cwnd)", at any window (AIFactor
+        //= bounds only CongestionAvoidance). Measured, one flow at 4 Mbps,
+        //= 40 ms, 1 BDP (windows 21 to 42, below AIFactor = 100): ns-3 cuts
+        //= 42 -> 37 (0.875); the legacy rule 41 -> 21.
+        if w > self.low_window || !self.legacy_decrease {
             self.b
         } else {
             AimdConfig::default().b
@@ -76,6 +89,7 @@ impl Variant for Scalable {
             a: p.num("a", d.a, 1e-6, 1.0)?,
             b: p.num("b", d.b, 1e-6, 0.999)?,
             low_window: p.num("low_window", d.low_window, 1.0, 1e9)?,
+            legacy_decrease: p.flag("legacy_decrease", d.legacy_decrease)?,
         })
     }
     fn new(cfg: ScalableConfig) -> Scalable {
@@ -172,5 +186,35 @@ mod tests {
         cc.on_ack(&mut w, &AckInfo::bare(1, SimTime::ZERO));
         assert!((w.cwnd - 10.1).abs() < 1e-12);
         assert!((cc.on_congestion_event(&w, 10.0, SimTime::ZERO) - 5.05).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ns3_decrease_ignores_the_legacy_window() {
+        // ns-3.37 (validate.py's NS3_PARAMS): low_window = AIFactor = 100,
+        // the cut 1/8 at every window. At w = 40 < 100 the increase stays
+        // Reno's (40 ACKs of 1/w from 40 add 0.9881) but the cut is
+        // 0.875 * 41 = 35.875, not 41/2 = 20.5.
+        let cfg = ScalableConfig {
+            low_window: 100.0,
+            legacy_decrease: false,
+            ..ScalableConfig::default()
+        };
+        let mut cc = Scalable::new(cfg);
+        let mut w = Window {
+            cwnd: 40.0,
+            ssthresh: 10.0,
+        };
+        for _ in 0..40 {
+            cc.on_ack(&mut w, &AckInfo::bare(1, SimTime::ZERO));
+        }
+        assert!((w.cwnd - 40.9881).abs() < 1e-4, "{}", w.cwnd);
+        let w = Window {
+            cwnd: 41.0,
+            ssthresh: 10.0,
+        };
+        assert_eq!(cc.on_congestion_event(&w, 41.0, SimTime::ZERO), 35.875);
+        assert_eq!(cfg.decrease(5.0), 0.125);
+        // The default keeps Kelly's legacy rule.
+        assert_eq!(ScalableConfig::default().decrease(5.0), 0.5);
     }
 }
