@@ -9,6 +9,11 @@
 //! a(w) taken at the whole window, w rounded down to an integer number of
 //! segments (see [`HighSpeed`]).
 //! Decrease: ssthresh = max((1 - b(w)) cwnd, 2) with w = cwnd at the event.
+//!
+//! `ns3_table = true` is ns-3.37's `TcpHighSpeed` instead (the ns3 stack's
+//! validation runs set it): a(w) and b(w) from appendix B's table, a window
+//! between two rows taking the upper row's values, and the cut taken from
+//! the flight in whole segments (see [`ns3_lookup`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +34,9 @@ pub struct HighSpeedConfig {
     pub high_p: f64,
     /// Decrease factor b(w) at `high_window`.
     pub high_decrease: f64,
+    /// ns-3.37's `TcpHighSpeed`: a(w), b(w) from [`ns3_lookup`] (defaults
+    /// only), and the cut (1 - b(f)) f from the flight f in whole segments.
+    pub ns3_table: bool,
 }
 
 impl Default for HighSpeedConfig {
@@ -40,8 +48,42 @@ impl Default for HighSpeedConfig {
             high_window: 83_000.0,
             high_p: 1e-7,
             high_decrease: 0.1,
+            ns3_table: false,
         }
     }
+}
+
+/// RFC 3649 appendix B's rows as ns-3.37 stores them: the largest window
+/// (segments) of row k, whose a(w) is k + 1; windows above the last row
+/// take a = 73, b = 0.09.
+const NS3_ROWS: [u32; 72] = [
+    38, 118, 221, 347, 495, 663, 851, 1058, 1284, 1529, 1793, 2076, 2378, 2699, 3039, 3399, 3778,
+    4177, 4596, 5036, 5497, 5979, 6483, 7009, 7558, 8130, 8726, 9346, 9991, 10661, 11358, 12082,
+    12834, 13614, 14424, 15265, 16137, 17042, 17981, 18955, 19965, 21013, 22101, 23230, 24402,
+    25618, 26881, 28193, 29557, 30975, 32450, 33986, 35586, 37253, 38992, 40808, 42707, 44694,
+    46776, 48961, 51258, 53667, 56230, 58932, 61799, 64851, 68113, 71617, 75401, 79517, 84035,
+    89053,
+];
+/// b(w) of each row, and of the windows above the last (73 values).
+const NS3_B: [f64; 73] = [
+    0.50, 0.44, 0.41, 0.38, 0.37, 0.35, 0.34, 0.33, 0.32, 0.31, 0.30, 0.29, 0.28, 0.28, 0.27, 0.27,
+    0.26, 0.26, 0.25, 0.25, 0.24, 0.24, 0.23, 0.23, 0.22, 0.22, 0.22, 0.21, 0.21, 0.21, 0.20, 0.20,
+    0.20, 0.19, 0.19, 0.19, 0.19, 0.18, 0.18, 0.18, 0.17, 0.17, 0.17, 0.17, 0.16, 0.16, 0.16, 0.16,
+    0.15, 0.15, 0.15, 0.15, 0.14, 0.14, 0.14, 0.14, 0.13, 0.13, 0.13, 0.13, 0.13, 0.12, 0.12, 0.12,
+    0.12, 0.11, 0.11, 0.11, 0.10, 0.10, 0.10, 0.10, 0.09,
+];
+
+/// a(w) and b(w) as ns-3.37's `TcpHighSpeed::TableLookupA`/`TableLookupB`
+/// give them for a window of `w` whole segments: the first row of RFC 3649
+/// appendix B whose window is at least `w`, so a window between two rows
+/// takes the upper row's values (a(50) = 2 where the formulas give 1.151).
+/// Read from the installed ns-3.37 by calling both functions for every w
+/// from 1 to 200,000 (the two public static members of tcp-highspeed.h):
+/// a = 1, b = 0.50 up to 38; a = 2, b = 0.44 for 39 to 118; a = 3, b = 0.41
+/// for 119 to 221; ...; a = 73, b = 0.09 above 89,053.
+pub fn ns3_lookup(w: u64) -> (f64, f64) {
+    let k = NS3_ROWS.partition_point(|&row| u64::from(row) < w);
+    ((k + 1) as f64, NS3_B[k])
 }
 
 //= RFC 3649 section 1: the standard TCP response function w = 1.2/sqrt(p);
@@ -149,7 +191,20 @@ impl Variant for HighSpeed {
             high_window: p.num("high_window", d.high_window, 2.0, 1e12)?,
             high_p: p.num("high_p", d.high_p, 1e-15, 0.5)?,
             high_decrease: p.num("high_decrease", d.high_decrease, 0.001, 0.5)?,
+            ns3_table: p.flag("ns3_table", d.ns3_table)?,
         };
+        let table_is_ns3s = c.low_window == d.low_window
+            && c.high_window == d.high_window
+            && c.high_p == d.high_p
+            && c.high_decrease == d.high_decrease;
+        if c.ns3_table && !table_is_ns3s {
+            return Err((
+                "ns3_table".into(),
+                "ns-3's table is RFC 3649's for the default low_window, high_window, high_p and \
+                 high_decrease: remove those or set ns3_table = false"
+                    .into(),
+            ));
+        }
         if c.high_window <= c.low_window {
             return Err((
                 "high_window".into(),
@@ -235,14 +290,28 @@ impl CongestionControl for HighSpeed {
         let whole = w.cwnd as u64;
         if whole != self.a_at {
             self.a_at = whole;
-            self.a = self.law.a(whole as f64);
+            self.a = if self.law.cfg.ns3_table {
+                ns3_lookup(whole).0
+            } else {
+                self.law.a(whole as f64)
+            };
         }
         //= RFC 3649 section 5: on each ACK in congestion avoidance
         //= "w = w + a(w)/w".
         w.cwnd += self.a * ack.acked as f64 / w.cwnd;
     }
 
-    fn on_congestion_event(&mut self, w: &Window, _flight: f64, _now: SimTime) -> f64 {
+    fn on_congestion_event(&mut self, w: &Window, flight: f64, _now: SimTime) -> f64 {
+        if self.law.cfg.ns3_table {
+            // ns-3.37 TcpHighSpeed::GetSsThresh(tcb, bytesInFlight): b looked
+            // up at the flight in whole segments, the cut from the flight,
+            // rounded down to whole segments. Measured by calling it: flight
+            // 100, cwnd 200 -> 56 segments (b(100) = 0.44); flight 200,
+            // cwnd 100 -> 118 (b(200) = 0.41).
+            let f = flight.max(0.0).floor();
+            let b = ns3_lookup(f as u64).1;
+            return ((1.0 - b) * f).floor().max(MIN_SSTHRESH);
+        }
         //= RFC 3649 section 5: on a congestion event "w = (1 - b(w)) w".
         ((1.0 - self.law.b(w.cwnd)) * w.cwnd).max(MIN_SSTHRESH)
     }
@@ -337,5 +406,55 @@ mod tests {
         };
         let ss = cc.on_congestion_event(&w, 1000.0, SimTime::ZERO);
         assert!((ss - 670.122).abs() < 1e-3, "{ss}");
+    }
+
+    #[test]
+    fn ns3_table_as_read_from_ns3() {
+        // Values read from ns-3.37's TcpHighSpeed::TableLookupA/B.
+        for (w, a, b) in [
+            (1, 1.0, 0.50),
+            (38, 1.0, 0.50),
+            (39, 2.0, 0.44),
+            (118, 2.0, 0.44),
+            (119, 3.0, 0.41),
+            (200, 3.0, 0.41),
+            (1058, 8.0, 0.33),
+            (1059, 9.0, 0.32),
+            (53_667, 62.0, 0.12),
+            (89_053, 72.0, 0.10),
+            (89_054, 73.0, 0.09),
+            (1_000_000, 73.0, 0.09),
+        ] {
+            assert_eq!(ns3_lookup(w), (a, b), "w = {w}");
+        }
+        let cfg = HighSpeedConfig {
+            ns3_table: true,
+            ..HighSpeedConfig::default()
+        };
+        let mut cc = HighSpeed::new(cfg);
+        // At w = 50 (a = 2), 25 ACKs add 2/w each: 0.9906 of a segment
+        // (ns-3, counting whole segments, goes 50 -> 51 on the 25th ACK);
+        // the formula's a(50) = 1.151 would add 0.57.
+        let mut w = Window {
+            cwnd: 50.0,
+            ssthresh: 10.0,
+        };
+        for _ in 0..25 {
+            cc.on_ack(&mut w, &AckInfo::bare(1, SimTime::ZERO));
+        }
+        assert!((w.cwnd - 50.9906).abs() < 1e-4, "{}", w.cwnd);
+        assert!((HsLaw::new(HighSpeedConfig::default()).a(50.0) - 1.1514).abs() < 1e-4);
+        // The cut is from the flight: ns-3 gives 56 for flight 100 at cwnd
+        // 200, and 118 for flight 200 at cwnd 100.
+        let w = Window {
+            cwnd: 200.0,
+            ssthresh: 10.0,
+        };
+        assert_eq!(cc.on_congestion_event(&w, 100.0, SimTime::ZERO), 56.0);
+        let w = Window {
+            cwnd: 100.0,
+            ssthresh: 10.0,
+        };
+        assert_eq!(cc.on_congestion_event(&w, 200.0, SimTime::ZERO), 118.0);
     }
 }
