@@ -9,6 +9,13 @@
 //! RTTmax is the largest RTT sample since the last congestion event (the
 //! draft's per-epoch measurement), RTTmin the smallest ever.
 //!
+//! `ns3_mss_bytes > 0` is ns-3.37's `TcpHtcp` instead (the ns3 stack's
+//! validation runs set it to the flow's MSS), which departs from the draft
+//! in its increase and its backoff (see [`Htcp::ns3_increase`] and
+//! [`Htcp::ns3_backoff`]; measured by driving the installed ns-3.37's
+//! `TcpHtcp` through its public `IncreaseWindow`, `PktsAcked` and
+//! `GetSsThresh`).
+//!
 //! The law itself is two pure functions, [`increase`] and [`backoff`], which
 //! the fluid engine's H-TCP law (`fluid::cc`) calls too.
 
@@ -34,6 +41,9 @@ pub struct HtcpConfig {
     pub rtt_scaling: bool,
     /// Reference RTT of the RTT-scaling option, seconds.
     pub rtt_ref_s: f64,
+    /// 0: the draft's H-TCP. Otherwise ns-3.37's `TcpHtcp`, whose increase
+    /// is counted in bytes, with this MSS (bytes).
+    pub ns3_mss_bytes: f64,
 }
 
 impl Default for HtcpConfig {
@@ -46,6 +56,7 @@ impl Default for HtcpConfig {
             beta_max: 0.8,
             rtt_scaling: false,
             rtt_ref_s: 0.1,
+            ns3_mss_bytes: 0.0,
         }
     }
 }
@@ -75,6 +86,9 @@ pub struct Htcp {
     acked_epoch: f64,
     /// Throughput of the previous epoch, packets/s (0: none yet).
     prev_rate: f64,
+    /// Smallest RTT sample since the last congestion event, seconds
+    /// (ns-3's per-epoch RTTmin; infinite: none).
+    rtt_min_epoch: f64,
 }
 
 impl Variant for Htcp {
@@ -92,6 +106,7 @@ impl Variant for Htcp {
             beta_max: p.num("beta_max", d.beta_max, 0.01, 0.999)?,
             rtt_scaling: p.flag("rtt_scaling", d.rtt_scaling)?,
             rtt_ref_s: p.num("rtt_ref_s", d.rtt_ref_s, 1e-6, 1e3)?,
+            ns3_mss_bytes: p.num("ns3_mss_bytes", d.ns3_mss_bytes, 0.0, 65_535.0)?,
         };
         if c.beta_min > c.beta_max {
             return Err((
@@ -103,14 +118,19 @@ impl Variant for Htcp {
     }
     fn new(cfg: HtcpConfig) -> Htcp {
         //= draft-leith-tcp-htcp-06 section 3: beta starts at 0.5 (the clamp's floor).
+        let ns3 = cfg.ns3_mss_bytes > 0.0;
         Htcp {
             cfg,
-            last_event: None,
+            // ns-3's m_lastCon starts at time 0, not at the flow's start.
+            last_event: ns3.then_some(SimTime::ZERO),
             rtt_max_epoch: 0.0,
             rtt_min: 0.0,
-            beta: cfg.beta_min,
+            // ns-3's m_beta starts at 0 (its first epoch's alpha is doubled:
+            // 2 (1 - 0) alpha(Delta), measured 2 bytes per ACK at Delta < 1 s).
+            beta: if ns3 { 0.0 } else { cfg.beta_min },
             acked_epoch: 0.0,
             prev_rate: 0.0,
+            rtt_min_epoch: f64::INFINITY,
         }
     }
     fn fluid(cfg: HtcpConfig) -> Result<HtcpFluid, &'static str> {
@@ -205,6 +225,58 @@ impl Htcp {
     pub fn beta(&self) -> f64 {
         self.beta
     }
+
+    /// ns-3.37's `TcpHtcp::CongestionAvoidance` on one ACK, whatever the
+    /// number of segments it acknowledges: in bytes, cwnd += trunc(max(1,
+    /// (MSS^2 + cwnd alpha) / cwnd)) = MSS^2/cwnd + alpha, with alpha =
+    /// max(1, 2 (1 - beta) alpha(Delta)) (`UpdateAlpha`). The alpha term is
+    /// alpha bytes per ACK where the draft (section 3) has alpha MSS^2/cwnd:
+    /// with delayed ACKs a window of w segments grows by 1/2 + alpha w /
+    /// (2 MSS) segments per RTT, 0.60 instead of 1 at alpha = 1, w = 200,
+    /// MSS = 1000 B. Measured (cwnd 100,000 B, MSS 1000 B): +11 B per ACK
+    /// at Delta < 1 s (first epoch, beta = 0), +53 B at Delta = 3 s
+    /// (alpha = 2 x 22 = 44, 1e6/106,463 = 9.4), +9 B after a backoff of
+    /// 0.5 (alpha = 1, 1e6/116,951 = 8.6), +26 B 2.6 s after it.
+    pub fn ns3_increase(&self, cwnd_pkts: f64, delta_s: f64) -> f64 {
+        let mss = self.cfg.ns3_mss_bytes;
+        let alpha = (2.0 * (1.0 - self.beta) * alpha_of_delta(&self.cfg, delta_s)).max(1.0);
+        (mss / cwnd_pkts + alpha).max(1.0).trunc() / mss
+    }
+
+    /// ns-3.37's `TcpHtcp::UpdateBeta`: the epoch's RTTmin / RTTmax
+    /// (both of this epoch, `m_minRtt`/`m_maxRtt` of tcp-htcp.h, "in each
+    /// congestion period"), unclamped, when the epoch's throughput exceeds
+    /// the previous one's by less than 100% (the 20% test is an integer
+    /// division, `diff / m_lastThroughput`, which is 0 below 100%); the
+    /// DefaultBackoff (`beta_min`) otherwise, and on the first epoch.
+    /// Measured through `GetSsThresh`: +10% with RTTs 40/60 ms -> 0.667,
+    /// +50% with 50/60 -> 0.833, +93% -> 0.833, +107% -> 0.5, -9% -> 0.5,
+    /// +10% with 20/100 -> 0.2.
+    pub fn ns3_backoff(&self, rate: f64) -> f64 {
+        let measured = self.rtt_max_epoch > 0.0 && self.rtt_min_epoch.is_finite();
+        if measured && self.prev_rate > 0.0 && rate > self.prev_rate && rate < 2.0 * self.prev_rate
+        {
+            self.rtt_min_epoch / self.rtt_max_epoch
+        } else {
+            self.cfg.beta_min
+        }
+    }
+
+    /// ns-3.37's `TcpHtcp::GetSsThresh(tcb, bytesInFlight)`: beta from
+    /// [`Self::ns3_backoff`], ssthresh = max(2, beta x flight), a new epoch.
+    fn ns3_cut(&mut self, flight: f64, now: SimTime) -> f64 {
+        let rate = match self.last_event {
+            Some(t) if now > t => self.acked_epoch / (now - t).as_secs_f64(),
+            _ => 0.0,
+        };
+        self.beta = self.ns3_backoff(rate);
+        self.prev_rate = rate;
+        self.acked_epoch = 0.0;
+        self.rtt_max_epoch = 0.0;
+        self.rtt_min_epoch = f64::INFINITY;
+        self.last_event = Some(now);
+        (self.beta * flight).max(MIN_SSTHRESH)
+    }
 }
 
 /// alpha(Delta), packets per RTT, before the (1 - beta) and RTT scalings:
@@ -258,6 +330,7 @@ impl CongestionControl for Htcp {
         self.acked_epoch += ack.acked as f64;
         if let Some(r) = ack.rtt {
             self.rtt_max_epoch = self.rtt_max_epoch.max(r.as_secs_f64());
+            self.rtt_min_epoch = self.rtt_min_epoch.min(r.as_secs_f64());
         }
         if let Some(r) = ack.min_rtt {
             self.rtt_min = r.as_secs_f64();
@@ -266,11 +339,18 @@ impl CongestionControl for Htcp {
             return;
         }
         let delta = (ack.now - last).as_secs_f64();
+        if self.cfg.ns3_mss_bytes > 0.0 {
+            w.cwnd += self.ns3_increase(w.cwnd, delta);
+            return;
+        }
         let a = self.alpha(delta, (self.rtt_min > 0.0).then_some(self.rtt_min));
         w.cwnd += a * ack.acked as f64 / w.cwnd;
     }
 
-    fn on_congestion_event(&mut self, w: &Window, _flight: f64, now: SimTime) -> f64 {
+    fn on_congestion_event(&mut self, w: &Window, flight: f64, now: SimTime) -> f64 {
+        if self.cfg.ns3_mss_bytes > 0.0 {
+            return self.ns3_cut(flight, now);
+        }
         // beta is recomputed from the epoch that just ended and applied to this
         // backoff (as Linux tcp_htcp's htcp_recalc_ssthresh does).
         let rate = match self.last_event {
@@ -292,6 +372,13 @@ impl CongestionControl for Htcp {
     }
 
     fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
+        if self.cfg.ns3_mss_bytes > 0.0 {
+            // ns-3 TcpSocketBase::ReTxTimeout: ssthresh = GetSsThresh(tcb,
+            // BytesInFlight()), cwnd one segment.
+            w.ssthresh = self.ns3_cut(flight, now);
+            w.cwnd = 1.0;
+            return;
+        }
         //= RFC 5681 section 3.1 on a timeout (the draft does not change it);
         //= the congestion epoch restarts and beta falls back to 0.5.
         w.ssthresh = reno_ssthresh(flight);
@@ -374,5 +461,71 @@ mod tests {
         feed(&mut cc, 1000, 500, 110);
         cc.on_congestion_event(&w, 100.0, SimTime::from_millis(2000));
         assert_eq!(cc.beta(), 0.5);
+    }
+
+    #[test]
+    fn ns3_increase_and_backoff_as_measured_in_ns3() {
+        let cfg = HtcpConfig {
+            ns3_mss_bytes: 1000.0,
+            ..HtcpConfig::default()
+        };
+        let mut cc = Htcp::new(cfg);
+        // ns-3.37 TcpHtcp, cwnd 100,000 B, MSS 1000 B, first epoch (beta
+        // = 0): +11 B per ACK at Delta < 1 s (10 + alpha 2, truncated from
+        // 12 on the first ACK, 11.99 after), whether it acknowledges 1 or 2
+        // segments.
+        let mut w = Window {
+            cwnd: 100.0,
+            ssthresh: 10.0,
+        };
+        let mut a = AckInfo::bare(2, SimTime::from_millis(10));
+        a.rtt = Some(SimTime::from_millis(40));
+        cc.on_ack(&mut w, &a);
+        assert!((w.cwnd - 100.012).abs() < 1e-9, "{}", w.cwnd);
+        // Delta = 3 s: alpha = 2 x 22 = 44, 1e6/106,463 = 9.39: +53 B.
+        assert!((cc.ns3_increase(106.463, 3.0) - 0.053).abs() < 1e-12);
+        // The draft's increase there: 2 x 22 x 2 / 106.463 = 0.83 segment.
+        // Epochs: 1000 packets a second, then +10% at RTTs 40..60 ms: beta
+        // = 40/60 (ns-3 measured 0.667); ssthresh = beta x flight.
+        let feed = |cc: &mut Htcp, from_ms: u64, n: u64, rtts: (u64, u64)| {
+            for k in 0..n {
+                let mut a =
+                    AckInfo::bare(1, SimTime::from_millis(from_ms) + SimTime::from_micros(k));
+                a.rtt = Some(SimTime::from_millis(if k % 2 == 0 {
+                    rtts.0
+                } else {
+                    rtts.1
+                }));
+                cc.on_ack(&mut w.clone(), &a);
+            }
+        };
+        feed(&mut cc, 500, 1000, (40, 60));
+        assert_eq!(
+            cc.on_congestion_event(&w, 150.0, SimTime::from_millis(1000)),
+            75.0
+        );
+        feed(&mut cc, 1500, 1100, (40, 60));
+        let ss = cc.on_congestion_event(&w, 150.0, SimTime::from_millis(2000));
+        assert!((cc.beta() - 2.0 / 3.0).abs() < 1e-12 && (ss - 100.0).abs() < 1e-9);
+        // -9%: the default backoff 0.5.
+        feed(&mut cc, 2500, 1000, (50, 60));
+        cc.on_congestion_event(&w, 150.0, SimTime::from_millis(3000));
+        assert_eq!(cc.beta(), 0.5);
+        // +50% at 50/60 ms: 0.833, above the draft's 0.8 clamp.
+        feed(&mut cc, 3500, 1500, (50, 60));
+        cc.on_congestion_event(&w, 150.0, SimTime::from_millis(4000));
+        assert!((cc.beta() - 50.0 / 60.0).abs() < 1e-12);
+        // +107%: 0.5 (the draft: 0.5 too, beyond 20%).
+        feed(&mut cc, 4500, 3100, (50, 60));
+        cc.on_congestion_event(&w, 150.0, SimTime::from_millis(5000));
+        assert_eq!(cc.beta(), 0.5);
+        // +10% at 20/100 ms: 0.2, below the draft's 0.5 clamp.
+        feed(&mut cc, 5500, 3410, (20, 100));
+        cc.on_congestion_event(&w, 150.0, SimTime::from_millis(6000));
+        assert!((cc.beta() - 0.2).abs() < 1e-12);
+        // After a backoff of 0.5 and Delta < 1 s: alpha = 1, +9 B at
+        // cwnd 116,951 B (ns-3: 9.0).
+        cc.beta = 0.5;
+        assert!((cc.ns3_increase(116.951, 0.1) - 0.009).abs() < 1e-12);
     }
 }
