@@ -141,13 +141,15 @@ def test_avrachenkov_jitter_reproduces_the_paper_b0(avrachenkov_summary):
 def test_avrachenkov_other_candidates(avrachenkov_summary):
     # Each candidate changed alone (bisection over 20..200 packets): TCP
     # details that leave the flows in step do not lower B0 below 130; the
-    # delayed ACKs (desynchronizing, with timeouts at N=20) do.
+    # delayed ACKs (desynchronizing, with timeouts at N=20) do, by at least
+    # two grid steps of 10 packets (quick: 100/70; full: 110/70, where 100
+    # packets give 0.9990 against the 0.999 target at N = 5).
     s = avrachenkov_summary
     for col in ("sack_B0", "random_start_B0", "min_rto_B0", "access_links_B0"):
         for n in (5, 20):
             assert s.loc[n, col] >= 130, (col, n)
     for n in (5, 20):
-        assert s.loc[n, "delayed_ack_B0"] <= 100, n
+        assert s.loc[n, "delayed_ack_B0"] <= 130 - 2 * 10, n
     # A 99% target instead of 99.9% moves both N to 120 packets.
     assert (s.loc[[5, 20], "packet_B0_99"] == 120).all()
 
@@ -187,13 +189,16 @@ def test_avrachenkov_ns3_beside_the_packet_engine(avrachenkov, avrachenkov_summa
 
 def test_avrachenkov_lock_out_at_one_packet(avrachenkov):
     # The rate at the smallest buffer is a lock-out, not an ACK clock that
-    # spaces the packets: one flow carries almost all the goodput, most
-    # others get under 1% of the link, and the utilization is that of one
-    # flow alone through a 1-packet buffer at every N (0.735, Corollary 1:
-    # 0.75).
+    # spaces the packets: one flow at a time holds the link, most others get
+    # under 1% of it, and the utilization is that of one flow alone through
+    # a 1-packet buffer, the same at every N (0.729 at 40 s, 0.744 at 120 s;
+    # Corollary 1: 0.75). Over 40 s one flow carries 97% of the goodput; over
+    # 120 s a second takes the link over for a while (42.4 and 31.5 Mbit/s of
+    # 74.4 at N = 5 and 20): the largest two carry nearly all of it.
     det = _det(avrachenkov)
     lock = det[(det["buffer_pkts"] == 1) & (det["n"] > 1)]
-    assert (lock["packet_top_share"] >= 0.9).all()
+    assert (lock["packet_top_share"] >= 0.5).all()
+    assert (lock["packet_top2_share"] >= 0.95).all()
     assert ((lock["packet_starved"] / (lock["n"] - 1)) >= 0.7).all()
     assert lock["packet"].max() - lock["packet"].min() < 1e-3
 
