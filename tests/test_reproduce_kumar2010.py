@@ -296,9 +296,13 @@ def test_kumar_calibrated_agrees_only_where_bursts_fit(kumar_table, kumar_cal, q
     )
     for v in ("cubic", "htcp"):
         r = t.loc[(v, 0.05)]
-        assert r["fluid_cal"] - r["packet"] > 0.05 and r["packet_queue"] < 0.05 * r["buffer_pkts"]
+        assert r["fluid_cal"] - r["packet"] > tol and r["packet_queue"] < 0.05 * r["buffer_pkts"]
+    # H-TCP differs only while it fills: its second half meets the fluid
+    # within the tolerance (0.837 against 0.856).
     r = t.loc[("htcp", 0.05)]
     assert r["packet_late"] > r["packet"] + 0.02
+    assert abs(r["fluid_cal"] - r["packet_late"]) <= tol
+    # CUBIC is not filling, and stays more than 0.1 below.
     r = t.loc[("cubic", 0.05)]
     assert abs(r["packet_late"] - r["packet"]) < 0.02 and r["fluid_cal"] - r["packet"] > 0.1
     # 1%: packet 0.28-0.54 against 0.82-0.95, flat (second half within
