@@ -268,13 +268,24 @@ CC: dict[str, dict[str, dict[str, Any]]] = {
             ),
         },
     },
+    "highspeed": {
+        "attributes": {},
+        "fixed": {
+            "ns3_table": (
+                True,
+                "ns-3.37's TcpHighSpeed looks a(w) and b(w) up in RFC 3649 appendix B's table, a "
+                "window between two rows taking the upper row's (TcpHighSpeed::TableLookupA/B), "
+                "and cuts from the flight",
+            ),
+        },
+    },
     "htcp": {
         "attributes": {
             "delta_l_s": ("ns3::TcpHtcp::DeltaL", lambda v: f"{round(v * 1e9)}ns"),
             "beta_min": ("ns3::TcpHtcp::DefaultBackoff", str),
         },
         "fixed": {
-            "beta_max": (0.8, "ns-3's TcpHtcp::UpdateBeta caps the backoff at 0.8"),
+            "beta_max": (0.8, "ns-3's TcpHtcp has no upper clamp attribute"),
             "rtt_scaling": (False, "ns-3's TcpHtcp has no RTT scaling"),
         },
     },
@@ -283,7 +294,13 @@ CC: dict[str, dict[str, dict[str, Any]]] = {
             "a": ("ns3::TcpScalable::AIFactor", lambda v: str(round(1 / v))),
             "b": ("ns3::TcpScalable::MDFactor", str),
         },
-        "fixed": {},
+        "fixed": {
+            "legacy_decrease": (
+                False,
+                "ns-3.37's TcpScalable cuts by MDFactor at every window (tcp-scalable.h, "
+                "equation 2), AIFactor bounding only the increase",
+            ),
+        },
     },
     "dctcp": {
         "attributes": {
@@ -323,7 +340,10 @@ def cc_attributes(i: int, cc: dict[str, Any]) -> dict[str, str]:
     path = f"flows[{i}].tcp_params"
     out = {}
     for key, value in cc.items():
-        if key == "variant" or (variant == "scalable" and key == "low_window"):
+        if key == "variant" or (variant, key) in (
+            ("scalable", "low_window"),
+            ("htcp", "ns3_mss_bytes"),
+        ):
             continue
         if key in spec["attributes"]:
             name, conv = spec["attributes"][key]
@@ -366,6 +386,13 @@ def _check_group(i: int, g: dict[str, Any]) -> None:
             f"{variant!r}: ns-3 has no such TCP; the ns3 engine takes {', '.join(VARIANTS)}",
         )
     cc_attributes(i, g["cc"])
+    if variant == "htcp" and g["cc"]["ns3_mss_bytes"] != g["mss_bytes"]:
+        raise scenario_error(
+            f"{path}.tcp_params.ns3_mss_bytes",
+            f"{g['cc']['ns3_mss_bytes']:g}: ns-3.37's TcpHtcp counts its increase in bytes "
+            f"(alpha bytes per ACK); set tcp_params.ns3_mss_bytes = {g['mss_bytes']} (the MSS) "
+            "to run it in ns-3",
+        )
     fixed = dict(FIXED, abc=SLOW_START.get(variant, _PER_ACK))
     for key, (value, why) in fixed.items():
         if g[key] != value:
