@@ -71,6 +71,26 @@ EXPLAINED: dict[str, str] = {
         "cubic-pie-1bdp",
     )
 }
+#: The reason shared by the BBR scenarios: ns-3.37's BBR window at UINT32_MAX.
+_BBR_UNBOUNDED_WINDOW = (
+    "ns-3.37's TcpBbr holds a flow's congestion window at 4,294,967,295 bytes (UINT32_MAX) "
+    "for a while in Startup: in all 3 seeds of both BBR scenarios the driver's largest "
+    "one-event window increase is 4.47 million segments (HighSpeed, H-TCP, Scalable, seed 1: at "
+    "most 132), and the 100 ms window samples of bbr-droptail-1bdp seed 1 read exactly UINT32_MAX "
+    "bytes in flows 10 and 17 at 0.6 s. It is ns-3's InitialSlowStartThreshold, which "
+    "TcpBbr::GetSsThresh returns unchanged (called directly: UINT32_MAX in, UINT32_MAX out); "
+    "the line that copies it into cwnd is not identified (TcpPrrRecovery::ExitRecovery, called "
+    "directly, leaves cwnd alone). Bounded only by Startup's 2.89 pacing gain, those flows "
+    "overflow the queue: at 1 BDP, seed 1, five flows lose their SYN, connect only at 3.7-3.8 s "
+    "(ns-3's 3 s ConnTimeout) and deliver 27-31 segments in 20 s (about 5 kb/s with cwnd 5.6); "
+    "11, 6 and 12 of the 20 flows get under 0.5 Mb/s in seeds 1-3 (0.25 BDP: 10, 6, 12), two "
+    "get 33 and 17 Mb/s in seed 1; Jain 0.25, 0.27, 0.17 (0.25 BDP: 0.09, 0.31, 0.11), utilization "
+    "0.99, 0.59, 0.40 (0.81, 0.28, 0.92). The packet engine's BBR (the same draft) keeps "
+    "cwnd = cwnd_gain x BtlBw x RTprop: no flow under 0.5 Mb/s, Jain 0.96, 0.97, 0.94 "
+    "(0.94, 0.54, 0.93), utilization 1.00 (0.99)."
+)
+EXPLAINED["bbr-droptail-0.25bdp"] = _BBR_UNBOUNDED_WINDOW
+EXPLAINED["bbr-droptail-1bdp"] = _BBR_UNBOUNDED_WINDOW
 EXPLAINED["scalable-droptail-0.25bdp"] = (
     "ns-3.37 cuts from BytesInFlight at the third duplicate ACK (TcpSocketBase::EnterRecovery "
     "passes it to TcpScalable::GetSsThresh), the RFC 6675 pipe: FlightSize less the 3 SACKed "
