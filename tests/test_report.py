@@ -350,3 +350,24 @@ def open_in_chromium(tmp_path: Path, paths: dict[str, Path]) -> None:
     DOM, no request made by the page."""
     for name, page in paths.items():
         render_in_chromium(page, tmp_path, name)
+
+
+def test_a_stored_run_this_code_cannot_read_is_left_out_with_a_warning(
+    tmp_path, monkeypatch, caplog
+):
+    # A run stored by an older bufsim whose table lacks a column the claims
+    # now read: the report leaves it out and says which commit stored it and
+    # how to run it again, instead of failing with a KeyError.
+    import pandas as pd
+    from bufsim import reproduce
+
+    table = pd.DataFrame({"n": [5], "buffer_pkts": [1]})
+    table.attrs.update(commit="0123abc", bufsim_version="0.0.1")
+    monkeypatch.setattr(reproduce, "RESULTS", tmp_path)
+    reproduce.save("avrachenkov2006", table, quick=False, directory=tmp_path)
+    assert reproduce.stored("avrachenkov2006") is not None
+    with caplog.at_level("WARNING", logger="bufsim.report"):
+        assert report._stored("avrachenkov2006", quick=False) is None
+    (msg,) = [r.getMessage() for r in caplog.records]
+    assert "stored full run of avrachenkov2006" in msg and "does not fit this code" in msg
+    assert "`bufsim reproduce avrachenkov2006` runs it again" in msg

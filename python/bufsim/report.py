@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +38,8 @@ import pandas as pd
 
 from bufsim import fmt, plot, provenance
 from bufsim.result import KEY_METRICS, WHOLE_RUN, Result, plain
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "Figure",
@@ -458,7 +461,7 @@ def _verdict_section(
         + ". Only *agrees* counts as reproduced; *check* is a property of bufsim, not a claim "
         "of the paper; *undecided* lies within one seed interval of its pass mark.",
     ]
-    other_table = reproduce.stored(name, quick=not quick)
+    other_table = _stored(name, quick=not quick)
     if other_table is not None:
         other = dict(zip(*reproduce.load(name).claims(other_table)[["claim", "verdict"]].T.values))
         source = "the stored " + ("full" if quick else "quick") + " run"
@@ -589,13 +592,43 @@ def reproduction_report(
     )
 
 
+def _stored(name: str, *, quick: bool) -> pd.DataFrame | None:
+    """The run table ``bufsim reproduce`` stored for ``name``
+    (:func:`bufsim.reproduce.stored`), or None when there is none or when
+    this code can no longer read it (a run stored by an older bufsim whose
+    table lacks a column the claims now use): then a warning says which
+    commit stored it and how to run it again."""
+    from bufsim import reproduce
+
+    table = reproduce.stored(name, quick=quick)
+    if table is None:
+        return None
+    try:
+        reproduce.load(name).claims(table)
+    except (KeyError, AttributeError, IndexError) as e:
+        log.warning(
+            "the stored %s run of %s (bufsim %s, commit %s) does not fit this code (%s: %s): "
+            "left out; `bufsim reproduce %s%s` runs it again",
+            "quick" if quick else "full",
+            name,
+            table.attrs.get("bufsim_version", "?"),
+            table.attrs.get("commit", "?"),
+            type(e).__name__,
+            e,
+            name,
+            " --quick" if quick else "",
+        )
+        return None
+    return table
+
+
 def _reproduction_table(name: str, quick: bool, progress: bool = False) -> pd.DataFrame:
     """The stored full run of ``name`` if there is one, else a new run
     (quick or full as asked; with ``progress``, each run said on stderr)."""
     from bufsim import reproduce
     from bufsim.sweep.progress import Lines
 
-    table = reproduce.stored(name)
+    table = _stored(name, quick=False)
     if table is None:
         say = Lines(f"reproduce {name}").say if progress else None
         table = reproduce.load(name).run(quick=quick, progress=say)
