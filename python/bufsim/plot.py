@@ -109,20 +109,24 @@ def _mean_ci(values: pd.Series, confidence: float, bounds=(-math.inf, math.inf))
     return m, min(lo, m), max(hi, m)
 
 
-def swept_axes(table: pd.DataFrame, x: str = "buffer_pkts") -> list[str]:
-    """The columns of a sweep table that name swept scenario fields with more
-    than one value, other than the buffer: the curves split by them.
-
-    The sweep's own list of swept fields (``table.attrs["sweep"]["params"]``,
-    top-level fields such as ``warmup`` included) when the table carries it;
-    otherwise the columns that look like paths (``flows[0].tcp``,
-    ``link.qdisc``: dotted or indexed)."""
+def swept_fields(table: pd.DataFrame) -> list[str]:
+    """The swept fields of a sweep table, in order: the sweep's own list
+    (``table.attrs["sweep"]["params"]``, top-level fields such as ``warmup``
+    included) when the table carries it, else its parameter columns, the
+    ones before ``engine`` (:func:`bufsim.sweep`'s layout)."""
     params = table.attrs.get("sweep", {}).get("params")
-    if params is None:
-        params = [c for c in table.columns if "." in str(c) or "[" in str(c)]
+    if params is not None:
+        return list(params)
+    cols = list(table.columns)
+    return cols[: cols.index("engine")] if "engine" in cols else []
+
+
+def swept_axes(table: pd.DataFrame, x: str = "buffer_pkts") -> list[str]:
+    """The swept fields (:func:`swept_fields`) with more than one value,
+    other than the buffer: the curves split by them."""
     return [
         c
-        for c in params
+        for c in swept_fields(table)
         if c in table and c not in ("link.buffer", x) and table[c].nunique(dropna=False) > 1
     ]
 

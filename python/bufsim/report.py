@@ -307,7 +307,7 @@ def sweep_report(
     """
     from bufsim.scenario import Scenario
 
-    params = _swept(table)
+    params = plot.swept_fields(table)
     figures = []
     if "buffer_pkts" in table and table["buffer_pkts"].nunique() > 1:
         for m in SWEEP_METRICS:
@@ -352,15 +352,6 @@ def sweep_report(
     return render(title, sections, subtitle="sweep")
 
 
-def _swept(table: pd.DataFrame) -> list[str]:
-    """The swept fields (dotted paths) of a sweep table, in order: its
-    ``attrs["sweep"]["params"]``, else the columns before ``engine``."""
-    if "sweep" in table.attrs:
-        return list(table.attrs["sweep"]["params"])
-    cols = list(table.columns)
-    return cols[: cols.index("engine")] if "engine" in cols else []
-
-
 def _swept_section(table: pd.DataFrame, params: list[str]) -> Section:
     """What a sweep varied: each swept field with its values in order, the
     engines and the seeds."""
@@ -401,7 +392,7 @@ def _sweep_provenance(table: pd.DataFrame, base: Mapping[str, Any] | None) -> di
     rows["seeds"] = ", ".join(str(v) for v in sorted(set(table["seed"])))
     rows["runs"] = runs + ")"
     simulated = ok & ~table["engine"].astype(str).str.startswith("model:")
-    if base is not None and "duration" not in _swept(table):
+    if base is not None and "duration" not in plot.swept_fields(table):
         rows["simulated"] = (
             f"{int(simulated.sum())} runs of {fmt.metric('duration_s', base['duration_s'])}: "
             f"{fmt.metric('duration_s', simulated.sum() * base['duration_s'])} "
