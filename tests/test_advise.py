@@ -976,6 +976,10 @@ def test_a_lower_bound_is_shown_as_one_and_never_on_the_front():
     # lower bound it is not, and it dominates no other buffer: 20 (0.92,
     # 450 ms) and 40 (0.971, 601 ms) are the front.
     assert list(t["pareto"]) == [False, True, True]
+    # Its verdict in words: the lower bound (300 ms) still meets 500 ms, so
+    # it cannot be judged there; 601 ms at 40 packets fails.
+    assert list(t[f"{o} verdict"]) == ["cannot be judged", "holds", "fails"]
+    assert list(t["utilization>=0.95 verdict"]) == ["fails", "fails", "holds"]
     # Every view says ">= 300 ms" for it, with the units of bufsim.fmt.
     shown = a.formatted(a.tradeoff()).set_index("buffer_pkts")
     assert shown.loc[10.0, o] == ">= 300 ms" and shown.loc[20.0, o] == "450.5 ms"

@@ -335,7 +335,9 @@ class Advice:
             objective; SI units), whether that mean is only a lower bound
             (``"<objective> censored"``: some seed's completion time is,
             :func:`_observed`), whether it holds at the requested confidence
-            (``"<objective> holds"``), and ``pareto``: no other measured
+            (``"<objective> holds"``), the verdict in words
+            (``"<objective> verdict"``: ``holds``, ``fails`` or ``cannot be
+            judged``, :func:`_cannot_judge`), and ``pareto``: no other measured
             buffer is at least as good on every objective and better on one
             (better: higher for a ``>=`` objective, lower for ``<=``;
             differences within 0.1% of the objective's bound are ties, so
@@ -372,13 +374,19 @@ class Advice:
             )
             for i in range(len(t))
         ]
+        for o in self.objectives:
+            t[f"{o.text} verdict"] = [
+                "holds" if h else "cannot be judged" if _cannot_judge(o, v, c) else "fails"
+                for h, v, c in zip(t[f"{o.text} holds"], t[o.text], t[f"{o.text} censored"])
+            ]
         return t
 
     def formatted(self, frame: pd.DataFrame) -> pd.DataFrame:
         """:attr:`table` or :meth:`tradeoff` as text a reader takes in: each
         objective's measured and model values with their unit
         (:func:`bufsim.fmt.metric`), ``>= x`` where the measurement is only
-        a lower bound; the ``censored`` flags folded into the values.
+        a lower bound; the ``censored`` flags folded into the values, and
+        the ``holds`` flags into the trade-off's verdicts.
 
         Parameters
         ----------
@@ -401,6 +409,8 @@ class Advice:
             if f"{o.text} (model)" in out:
                 out[f"{o.text} (model)"] = [fmt.metric(o.key, v) for v in out[f"{o.text} (model)"]]
             out = out.drop(columns=[flag], errors="ignore")
+            if f"{o.text} verdict" in out:
+                out = out.drop(columns=[f"{o.text} holds"], errors="ignore")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -1236,8 +1246,7 @@ class _Search:
         only a lower bound (:func:`_observed`) and the mean of those lower
         bounds and values still meets the bound, so the true mean may or
         may not. A lower bound already past the bound is a failure."""
-        mean, censored = _observed(self.at(b), o.key)
-        return censored and mean <= o.bound
+        return _cannot_judge(o, *_observed(self.at(b), o.key))
 
     def cannot_judge(self, b: int) -> list[Objective]:
         """The objectives that fail at probed buffer ``b`` when each of them
@@ -1806,6 +1815,14 @@ def _fluid_gap(s: _Search, grows: bool, pb: float) -> str:
         f"{fmt.metric('flow_timeout_rate', timeouts)} timeouts per flow per second, which the "
         f"fluid model has no notion of{why}"
     )
+
+
+def _cannot_judge(o: Objective, mean: float, censored: bool) -> bool:
+    """Whether a mean that is only a lower bound (``censored``: some run's
+    completion time is) leaves objective ``o`` undecided: an upper bound
+    that the lower bound still meets, so the true mean may or may not. A
+    lower bound already past the bound is a failure."""
+    return bool(censored) and o.op == "<=" and mean <= o.bound
 
 
 def _judged(runs: pd.DataFrame, key: str) -> np.ndarray:

@@ -1049,14 +1049,9 @@ def _print_tradeoff(a: Any) -> None:
         for _, row in trade.iterrows():
             cells = [f"{row['buffer_pkts']:g}" + (" *" if row["pareto"] else "")]
             for o in a.objectives:
-                censored = bool(row[f"{o.text} censored"])
-                if row[f"{o.text} holds"]:
-                    verdict = ""
-                elif censored and o.op == "<=" and row[o.text] <= o.bound:
-                    verdict = " (cannot be judged)"
-                else:
-                    verdict = " (fails)"
-                cells.append(fmt.metric(o.key, row[o.text], censored=censored) + verdict)
+                verdict = row[f"{o.text} verdict"]
+                value = fmt.metric(o.key, row[o.text], censored=bool(row[f"{o.text} censored"]))
+                cells.append(value + ("" if verdict == "holds" else f" ({verdict})"))
             t.add_row(*cells)
         console.print(t)
 
