@@ -120,8 +120,9 @@ def test_time_and_rate_axes_read_as_the_cli_prints_them():
 
 
 def test_a_swept_top_level_field_splits_the_curves_too():
-    # warmup has no dot in its path: the curves once pooled its two values
-    # into one band "over 4 seeds per point" where each point had 2.
+    # warmup, a top-level field with no dot in its path, splits the curves
+    # like any swept field: two curves of 2 seeds per point, not one band
+    # "over 4 seeds per point".
     base = {
         "name": "warmups",
         "duration": "4s",
@@ -143,9 +144,9 @@ def test_a_swept_top_level_field_splits_the_curves_too():
 
 
 def test_a_bdp_buffer_with_drawn_rtts_resolves_once_per_scenario():
-    # "1BDP" with RTTs drawn per seed once resolved to 825, 856 and 906
-    # packets: one buffer became three x values. The BDP now takes the RTT
-    # law's mean (uniform on [20, 180] ms: 100 ms; 10 Mbps, 1000 B: 125).
+    # "1BDP" with RTTs drawn per seed is one buffer, one x value: the BDP
+    # takes the RTT law's mean, not each seed's draws (uniform on [20, 180]
+    # ms: 100 ms; 10 Mbps, 1000 B: 125 packets for every seed).
     base = {
         "name": "bdp-once",
         "duration": "2s",

@@ -52,6 +52,7 @@ Example
 from __future__ import annotations
 
 import copy
+import itertools
 import logging
 import math
 import re
@@ -1403,7 +1404,7 @@ class _Search:
         down = [k for k, o in enumerate(self.objs) if o.monotone and not o.grows_with_buffer]
         free = [k for k, o in enumerate(self.objs) if not o.monotone]
         edges = _Edges()
-        count = iter(range(1, 10**6))
+        count = itertools.count(1)
         expect = math.ceil(math.log2(n)) + 1
 
         def holds(ks: list[int]) -> Callable[[int], bool]:
@@ -1478,7 +1479,7 @@ class _Search:
             return
         p = float(np.mean(packet))
         x = max(round(p, 3), SYNC_FLOOR)
-        step = iter(range(1, 10**6))
+        step = itertools.count(1)
 
         def meets(j: int) -> bool:
             bj = self.grid[j]
