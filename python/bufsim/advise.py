@@ -525,7 +525,18 @@ class Advice:
         group assumes, how it was computed (provenance), the rules, models,
         fluid and packet side by side, the trade-off when no buffer meets
         every objective, the costs, and (``figures``) the figure. What
-        :meth:`to_html` and the notebook view show."""
+        :meth:`to_html` and the notebook view show.
+
+        Parameters
+        ----------
+        figures : bool
+            Include the figure's section (the notebook view leaves it out).
+
+        Returns
+        -------
+        list of bufsim.report.Section
+            In the order a report shows them.
+        """
         from bufsim import plot
         from bufsim.report import Figure as RFigure
         from bufsim.report import Section, html_table

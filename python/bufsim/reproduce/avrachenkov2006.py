@@ -99,8 +99,8 @@ STACK_FIELDS = (
 #: paper's sink; ns-2 tcl/lib/ns-default.tcl delays ACKs only in
 #: ``Agent/TCPSink/DelAck``).
 NS3_SETTINGS: dict[str, dict[str, Any]] = {
-    "ns3": {"stack": "ns3"},
-    "ns3_ack_every": {"stack": "ns3", "delayed_ack": False},
+    "ns3": SETTINGS["ns3_profile"],
+    "ns3_ack_every": SETTINGS["ns3_profile_ack_every"],
 }
 #: The N each of :data:`NS3_SETTINGS` runs at. With an ACK per segment ns-3
 #: runs only N = 20, the case of small windows (about 7 packets each): at
@@ -766,7 +766,7 @@ def _claims_synchronization(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> 
             b0s=", ".join(f"{b:.0f}" for b in b0s),
             sync_lo=float(s["packet_sync_at_B0"].min()),
             desync=", ".join(
-                f"{name} {s.loc[5, f'{k}_B0']:.0f}/{s.loc[20, f'{k}_B0']:.0f} (sync "
+                f"{name} {_b0_text(s.loc[5, f'{k}_B0'])}/{_b0_text(s.loc[20, f'{k}_B0'])} (sync "
                 f"{s.loc[5, f'{k}_sync_at_B0']:.2f}/{s.loc[20, f'{k}_sync_at_B0']:.2f})"
                 for k, name in (
                     ("delayed_ack", "delayed ACKs"),

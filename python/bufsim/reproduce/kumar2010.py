@@ -290,6 +290,11 @@ def kept_for(law: Callable[[float, float], float], fraction: float, level: float
         Buffer as a fraction of the BDP.
     level : float
         Utilization, 0..1, between the law's values at kept 0.01 and 0.99.
+
+    Returns
+    -------
+    float
+        The fraction of the window kept at a loss, 0..1 (to 1e-9).
     """
     from scipy.optimize import brentq
 
@@ -1085,7 +1090,22 @@ ORDER_QUICK_DURATION = {"cubic": ("60s", "10s"), "aimd": ("60s", "10s")}
 def ordering_scenario(variant: str, access: str | None, duration: str, warmup: str) -> dict:
     """The raw scenario of one orderings run: :func:`calibrated_scenario` at
     :data:`ORDER_FRACTION`, with an access link of rate ``access`` per flow
-    (None: none) whose buffer (one BDP) never drops."""
+    (None: none) whose buffer (one BDP) never drops.
+
+    Parameters
+    ----------
+    variant : str
+        The TCP variant (``"cubic"``, ``"aimd"``).
+    access : str or None
+        Each flow's access rate with its unit (``"2Gbps"``), or None.
+    duration, warmup : str
+        Simulated time and warm-up with their units (``"3000s"``).
+
+    Returns
+    -------
+    dict
+        The raw scenario (unit strings).
+    """
     raw = calibrated_scenario(variant, ORDER_FRACTION, duration, warmup)
     raw["name"] = f"kumar2010-orderings-{variant}-{access or 'line-rate'}"
     if access:
@@ -1152,7 +1172,18 @@ def run_orderings(
 def orderings(table: pd.DataFrame) -> pd.DataFrame:
     """The orderings at packet level for a :func:`run` table:
     ``table.attrs["orderings"]``, computed once by :func:`run_orderings`
-    (quick if the table is)."""
+    (quick if the table is).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`run`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`run_orderings`' table (kept in ``table.attrs``).
+    """
     if "orderings" not in table.attrs:
         table.attrs["orderings"] = run_orderings(quick=table.attrs.get("quick", False))
     return table.attrs["orderings"]
@@ -1160,7 +1191,8 @@ def orderings(table: pd.DataFrame) -> pd.DataFrame:
 
 def tables(table: pd.DataFrame) -> dict[str, tuple[str, pd.DataFrame]]:
     """The further tables of a :func:`run` table, shown by ``bufsim
-    reproduce`` and the report: ``{"calibrated": (title, frame)}``."""
+    reproduce`` and the report: ``{"calibrated": (title, frame),
+    "orderings": (title, frame)}``."""
     return {
         "calibrated": (
             "Fluid calibrated by packet: packet engine, fluid at the packet's "

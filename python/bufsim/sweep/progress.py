@@ -79,6 +79,12 @@ def for_stderr(label: str) -> Callable[[dict[str, Any]], Any] | None:
     ----------
     label : str
         What the lines say runs (``"sweep NAME"``).
+
+    Returns
+    -------
+    callable or None
+        None on a terminal (the sweep draws its bar), else a callback taking
+        each finished point's record.
     """
     if _interactive():
         return None
