@@ -565,12 +565,13 @@ class Advice:
                 table=html_table(self.formatted(self.table)),
             ),
         ]
-        if not self.feasible and not self.tradeoff().empty:
+        trade = pd.DataFrame() if self.feasible else self.tradeoff()
+        if not trade.empty:
             sections.append(
                 Section(
                     "tradeoff",
                     "The trade-off: buffers the packet engine measured",
-                    table=html_table(self.formatted(self.tradeoff())),
+                    table=html_table(self.formatted(trade)),
                 )
             )
         sections.append(
