@@ -30,6 +30,14 @@ A store is a directory (``results/`` by default) holding
 
 * ``timeseries/<key>.parquet`` -- the run's time series (indexed by ``time_s``).
 
+* ``results/<key>/`` -- the whole :class:`~bufsim.result.Result` of a point
+  run with ``keep="result"`` (:func:`bufsim.sweep.run_each`: per-flow table,
+  congestion events, time series, provenance), as :meth:`Result.save
+  <bufsim.result.Result.save>` writes it; :meth:`Store.result` reads it back.
+
+What a run keeps is one of :data:`KEEP`, each level holding the one before:
+a point stored with less than a sweep asks for is run again.
+
 A point is written as one transaction right after its time series file is in
 place (written to a temporary name, then renamed), so a killed process leaves
 either the whole point or none of it. Writing a key again replaces its row:
@@ -57,6 +65,7 @@ import functools
 import json
 import math
 import os
+import shutil
 import socket
 import sqlite3
 import time
@@ -69,10 +78,16 @@ from typing import Any
 import pandas as pd
 
 from bufsim._core import BufsimError
+from bufsim.result import Result, ResultError
 
-__all__ = ["Store", "StoreError", "DamagedRowsWarning", "point_key"]
+__all__ = ["Store", "StoreError", "DamagedRowsWarning", "point_key", "KEEP"]
 
 SCHEMA_VERSION = 1
+
+#: What the store keeps of a run, least first: its summary (always), also
+#: its time series, also its whole result (every table of
+#: :class:`~bufsim.result.Result`).
+KEEP = ("summary", "timeseries", "result")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS points (
@@ -245,6 +260,7 @@ class Store:
     def __init__(self, root: str | Path | None = "results"):
         self.root = None if root is None else Path(root)
         self._memory_ts: dict[str, bytes] = {}
+        self._memory_results: dict[str, Result] = {}
         #: Keys of the damaged rows the last read left out.
         self.damaged: list[str] = []
         if self.root is None:
@@ -306,6 +322,10 @@ class Store:
         assert self.root is not None
         return self.root / "timeseries" / f"{key}.parquet"
 
+    def _result_path(self, key: str) -> Path:
+        assert self.root is not None
+        return self.root / "results" / key
+
     def close(self) -> None:
         """Close the database connection."""
         self._db.close()
@@ -341,15 +361,22 @@ class Store:
         wall_s: float | None = None,
         version: str,
         timeseries: bytes | None = None,
+        result: Result | None = None,
     ) -> None:
         """Store one finished point (replacing any row with the same key).
 
         ``timeseries`` is the time series as Parquet bytes; it is written to
         ``timeseries/<key>.parquet`` (temporary name, then rename) before the
-        row is committed, so a row never points at a missing file.
+        row is committed, so a row never points at a missing file. ``result``,
+        the whole result, is written the same way to ``results/<key>/``.
         """
         if status not in ("ok", "failed"):
             raise ValueError(f"status must be 'ok' or 'failed', got {status!r}")
+        if result is not None:
+            if self.root is None:
+                self._memory_results[key] = result
+            else:
+                result.save(self._result_path(key))
         if timeseries is not None:
             if self.root is None:
                 self._memory_ts[key] = timeseries
@@ -402,13 +429,14 @@ class Store:
         return tx()
 
     @_sqlite_errors
-    def claim(self, key: str, owner: str, lease_s: float, *, timeseries: bool = False) -> str:
+    def claim(self, key: str, owner: str, lease_s: float, *, keep: str = "summary") -> str:
         """Claim point ``key`` for ``owner`` for ``lease_s`` seconds.
 
         Two drivers (processes, hosts, Dask clients) sharing a store split a
         sweep this way: each claims a point before running it. Returns
-        ``"mine"`` (claimed: run it), ``"done"`` (a row is stored, with a
-        readable time series if ``timeseries``: read it) or ``"taken"`` (another live owner holds it). A claim whose lease
+        ``"mine"`` (claimed: run it), ``"done"`` (a row is stored, with what
+        ``keep`` (one of :data:`KEEP`) asks for readable: read it) or
+        ``"taken"`` (another live owner holds it). A claim whose lease
         expired, or whose owner is a process of this host that is gone, is
         taken over.
         """
@@ -419,12 +447,8 @@ class Store:
             row = self._db.execute(
                 f"SELECT {', '.join(_COLUMNS)} FROM points WHERE key = ? AND status = 'ok'", (key,)
             ).fetchone()
-            if (
-                row is not None
-                and self._decoded([row])
-                and (not timeseries or self.has_timeseries(key))
-            ):
-                return "done"  # (a damaged row or time series is run again)
+            if row is not None and self._decoded([row]) and self.holds(key, keep):
+                return "done"  # (a damaged row, time series or result is run again)
             row = self._db.execute(
                 "SELECT owner, expires FROM claims WHERE key = ?", (key,)
             ).fetchone()
@@ -480,8 +504,10 @@ class Store:
         for key in keys:
             n += self._db.execute("DELETE FROM points WHERE key = ?", (key,)).rowcount
             self._memory_ts.pop(key, None)
+            self._memory_results.pop(key, None)
             if self.root is not None:
                 self._ts_path(key).unlink(missing_ok=True)
+                shutil.rmtree(self._result_path(key), ignore_errors=True)
         return n
 
     # ------------------------------------------------------------------ reading
@@ -536,6 +562,50 @@ class Store:
         except Exception:  # ArrowInvalid, OSError: a damaged file counts as missing
             return False
         return True
+
+    def holds(self, key: str, keep: str) -> bool:
+        """Whether the store holds what ``keep`` (one of :data:`KEEP`) asks
+        for of point ``key``, readable, beyond its row: nothing for
+        ``summary``, its time series, or its whole result."""
+        if keep not in KEEP:
+            raise ValueError(f"keep must be one of {', '.join(KEEP)}, got {keep!r}")
+        if keep == "timeseries":
+            return self.has_timeseries(key)
+        if keep == "result":
+            return self.has_result(key)
+        return True
+
+    def has_result(self, key: str) -> bool:
+        """Whether the whole result of ``key`` is stored and readable."""
+        if self.root is None:
+            return key in self._memory_results
+        try:
+            self.result(key)
+        except (KeyError, StoreError):
+            return False
+        return True
+
+    def result(self, key: str) -> Result:
+        """The whole result of one point stored with ``keep="result"``.
+
+        Raises
+        ------
+        KeyError
+            If the store holds no result for ``key``.
+        StoreError
+            If it holds a damaged one (rerunning the point replaces it).
+        """
+        if self.root is None:
+            if key not in self._memory_results:
+                raise KeyError(f"no result stored for point {key}")
+            return self._memory_results[key]
+        path = self._result_path(key)
+        if not path.is_dir():
+            raise KeyError(f"no result stored for point {key} ({path} missing)")
+        try:
+            return Result.load(path)
+        except ResultError as e:
+            raise StoreError(f"the result of point {key} is damaged ({e}); run it again") from None
 
     def timeseries(self, key: str) -> pd.DataFrame:
         """The time series of one point (indexed by ``time_s``).

@@ -48,7 +48,9 @@ Modules
     Spec files, grid and zip axes, paths into the scenario, validation
     (:func:`expand`, :func:`load_spec`, :class:`SweepSpecError`).
 :mod:`~bufsim.sweep.driver`
-    :func:`sweep`: reuse the store, run the rest, build the table.
+    :func:`sweep`: reuse the store, run the rest, build the table;
+    :func:`run_each`: the same for a list of scenarios, returning their
+    whole results (the runs behind a search or a reproduction).
 :mod:`~bufsim.sweep.executors`
     Local process pool, Dask, claims and leases in the store, the workers'
     watch on their driver (and the tunables ``LEASE_S``, ``POLL_S``,
@@ -59,16 +61,27 @@ Modules
     The progress bar or callback.
 """
 
-from bufsim.sweep.driver import sweep
+from bufsim.sweep.driver import RunFailed, run_each, sweep
 from bufsim.sweep.executors import DASK_CONNECT_TIMEOUT_S as DASK_CONNECT_TIMEOUT_S
 from bufsim.sweep.executors import DRIVER_CHECK_S as DRIVER_CHECK_S
 from bufsim.sweep.executors import LEASE_S as LEASE_S
 from bufsim.sweep.executors import POLL_S as POLL_S
 from bufsim.sweep.executors import check_scheduler_address as check_scheduler_address
 from bufsim.sweep.executors import default_workers as default_workers
-from bufsim.sweep.spec import Point, SweepSpec, SweepSpecError, expand, load_spec
+from bufsim.sweep.spec import Point, SweepSpec, SweepSpecError, each, expand, load_spec
 from bufsim.sweep.spec import parse_path as parse_path
 from bufsim.sweep.worker import parquet_bytes as parquet_bytes
 from bufsim.sweep.worker import run_point
 
-__all__ = ["Point", "SweepSpec", "SweepSpecError", "expand", "load_spec", "run_point", "sweep"]
+__all__ = [
+    "Point",
+    "RunFailed",
+    "SweepSpec",
+    "SweepSpecError",
+    "each",
+    "expand",
+    "load_spec",
+    "run_each",
+    "run_point",
+    "sweep",
+]

@@ -1,4 +1,6 @@
-"""The sweep driver: :func:`sweep` expands, reuses the store, runs the rest, tabulates.
+"""The sweep driver: :func:`sweep` expands, reuses the store, runs the rest,
+tabulates; :func:`run_each` does the same for a list of scenarios and returns
+their whole results.
 
 It runs in the calling process (the driver): points already in the store are
 reused, the others go to an executor (:mod:`bufsim.sweep.executors`), each
@@ -21,11 +23,13 @@ from typing import Any
 
 import pandas as pd
 
+from bufsim._core import BufsimError
+from bufsim.result import Result
 from bufsim.scenario import Scenario
 from bufsim.store import Store, build_id, claim_owner, encode_json, records_table
 from bufsim.sweep.executors import _execute, _Runner, check_scheduler_address
 from bufsim.sweep.progress import _Progress
-from bufsim.sweep.spec import Point, SweepSpecError, _fmt_params, expand
+from bufsim.sweep.spec import Point, SweepSpecError, _fmt_params, each, expand
 
 # The name the sweep has always logged under (the package's).
 log = logging.getLogger("bufsim.sweep")
@@ -127,30 +131,16 @@ def sweep(
     scheduler = _resolve_scheduler(workers, scheduler, executor)
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise SweepSpecError(f"name must be a non-empty string, got {name!r}")
+    keep = "timeseries" if timeseries else "summary"
     own_store = not isinstance(store, Store)
     db = store if isinstance(store, Store) else Store(store)
     t0 = time.perf_counter()
     try:
         if name is not None:
             db.tag(name, (p.key for p in points))
-        done = _reusable(db, points, retry_failed, timeseries)
-        cached = set(done)
-        todo = _todo(points, cached)
-        ran = 0
-        label = "nothing to run"
-        if todo:
-            runner = _Runner.pick(executor, scheduler, workers)
-            label = runner.label
-            log.info(
-                "sweep: %d points, %d in the store %s, %d to run on %s",
-                len(points),
-                len(cached),
-                db.path,
-                len(todo),
-                label,
-            )
-            bar = _Progress(progress, len(todo), len(cached), label)
-            ran = _run(todo, runner, db, bar, timeseries, done)
+        done, cached, ran, label = _run_points(
+            db, points, keep, retry_failed, executor, scheduler, workers, progress
+        )
         table = _table(points, done, cached, params_order)
         failed = table[table["status"] == "failed"]
         table.attrs["sweep"] = {
@@ -170,6 +160,108 @@ def sweep(
     finally:
         if own_store:
             db.close()
+
+
+class RunFailed(BufsimError, RuntimeError):
+    """A run of :func:`run_each` failed (the message names it and why)."""
+
+
+def run_each(
+    scenarios: Sequence[Scenario | Mapping[str, Any] | str | Path],
+    engines: Sequence[str] | str = "packet",
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    executor: cf.Executor | None = None,
+    store: Store | str | Path | None = "results",
+    progress: bool | Callable[[dict[str, Any]], Any] | None = None,
+    name: str | None = None,
+) -> list[Result]:
+    """Run each scenario once, through the store, and return the whole results.
+
+    Where :func:`sweep` tabulates the summaries of a grid, this runs a list
+    of scenarios that need not share a base (the steps of a search, a
+    paper's cases) and returns every table of each :class:`Result`. The
+    runs go through the same machinery: each finished run is stored as it
+    arrives (``results/<key>/`` beside its row, :meth:`Store.result`), runs
+    already stored are read back instead of run, an interrupted call loses
+    no finished run, and the runs spread over a local pool or a Dask
+    cluster. A stored result reads back equal to a fresh one: every result
+    returned is read from the store (a store on disk: from its files).
+
+    Parameters
+    ----------
+    scenarios : list of Scenario, dict or path
+        Each a whole scenario, run with its own seed.
+    engines : str or list of str, default ``"packet"``
+        One engine for all runs, or one per scenario (names as :func:`sweep`'s).
+    workers, scheduler, executor, store, progress, name
+        As :func:`sweep`'s.
+
+    Returns
+    -------
+    list of Result
+        One per scenario, in the order given.
+
+    Raises
+    ------
+    SweepSpecError
+        A bad engine or scenario, before anything runs (:func:`bufsim.sweep.spec.each`).
+    RunFailed
+        A run failed: the message gives its position, name, engine and error
+        (the other runs are stored).
+    """
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        raise RuntimeError(_MAIN_GUARD)
+    points = each(scenarios, engines)
+    scheduler = _resolve_scheduler(workers, scheduler, executor)
+    own_store = not isinstance(store, Store)
+    db = store if isinstance(store, Store) else Store(store)
+    try:
+        if name is not None:
+            db.tag(name, (p.key for p in points))
+        done, *_ = _run_points(db, points, "result", True, executor, scheduler, workers, progress)
+        for p in points:
+            if done[p.key]["status"] != "ok":
+                raise RunFailed(
+                    f"run {p.index} ({p.name}, engine {p.engine}, seed {p.seed}) failed: "
+                    f"{done[p.key]['error']}"
+                )
+        return [db.result(p.key) for p in points]
+    finally:
+        if own_store:
+            db.close()
+
+
+def _run_points(
+    db: Store,
+    points: list[Point],
+    keep: str,
+    retry_failed: bool,
+    executor: cf.Executor | None,
+    scheduler: str | None,
+    workers: int | None,
+    progress: bool | Callable[[dict[str, Any]], Any] | None,
+) -> tuple[dict[str, dict[str, Any]], set[str], int, str]:
+    """Reuse what the store holds of ``points``, run the rest; return the
+    records by key, the keys reused, how many ran here and the executor's label."""
+    done = _reusable(db, points, retry_failed, keep)
+    cached = set(done)
+    todo = _todo(points, cached)
+    if not todo:
+        return done, cached, 0, "nothing to run"
+    runner = _Runner.pick(executor, scheduler, workers)
+    log.info(
+        "sweep: %d points, %d in the store %s, %d to run on %s",
+        len(points),
+        len(cached),
+        db.path,
+        len(todo),
+        runner.label,
+    )
+    bar = _Progress(progress, len(todo), len(cached), runner.label)
+    ran = _run(todo, runner, db, bar, keep, done)
+    return done, cached, ran, runner.label
 
 
 def _resolve_scheduler(
@@ -196,19 +288,21 @@ def _resolve_scheduler(
 
 
 def _reusable(
-    db: Store, points: list[Point], retry_failed: bool, timeseries: bool
+    db: Store, points: list[Point], retry_failed: bool, keep: str
 ) -> dict[str, dict[str, Any]]:
     """The stored records the sweep reuses, by key.
 
     Not reused: failed points when ``retry_failed``, and points whose time
-    series is wanted but missing from the store.
+    series (``keep="timeseries"``, where the engine gave one) or whole
+    result (``keep="result"``) is missing from the store.
     """
     stored = db.get(p.key for p in points)
     done: dict[str, dict[str, Any]] = {}
     for key, rec in stored.items():
-        if rec["status"] == "failed" and retry_failed:
-            continue
-        if timeseries and rec["timeseries"] and not db.has_timeseries(key):
+        if rec["status"] == "failed":
+            if retry_failed:
+                continue
+        elif (keep != "timeseries" or rec["timeseries"]) and not db.holds(key, keep):
             continue
         done[key] = rec
     return done
@@ -230,7 +324,7 @@ def _run(
     runner: _Runner,
     db: Store,
     bar: _Progress,
-    timeseries: bool,
+    keep: str,
     done: dict[str, dict[str, Any]],
 ) -> int:
     """Run ``todo`` on ``runner``, storing each outcome as it arrives; return how many ran here.
@@ -243,7 +337,7 @@ def _run(
     owner = claim_owner()
     ran = 0
     try:
-        for point, out in _execute(todo, runner, db, owner, timeseries):
+        for point, out in _execute(todo, runner, db, owner, keep):
             if out is None:  # another driver sharing the store ran it
                 done[point.key] = db.get([point.key])[point.key]
                 bar.advance(done[point.key]["status"] != "ok")
@@ -276,7 +370,7 @@ def _record(db: Store, point: Point, out: Mapping[str, Any]) -> dict[str, Any]:
         wall_s=out["wall_s"],
         version=build_id(),
     )
-    db.put(**rec, timeseries=out["timeseries"])
+    db.put(**rec, timeseries=out["timeseries"], result=out["result"])
     log.debug(
         "sweep: point %d (%s, %s, seed %d) %s in %.2f s%s",
         point.index,

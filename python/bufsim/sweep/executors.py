@@ -195,8 +195,8 @@ class _Runner:
             return cls.dask(scheduler)
         return cls.local(default_workers() if workers is None else workers)
 
-    def submit(self, point: Point) -> cf.Future:
-        return self.executor.submit(run_point, point.raw, point.engine)
+    def submit(self, point: Point, keep: str = "summary") -> cf.Future:
+        return self.executor.submit(run_point, point.raw, point.engine, keep)
 
     def can_restart(self) -> bool:
         return self.local_workers is not None
@@ -231,7 +231,7 @@ POLL_S = 0.5
 
 
 def _execute(
-    todo: list[Point], runner: _Runner, db: Store, owner: str, timeseries: bool
+    todo: list[Point], runner: _Runner, db: Store, owner: str, keep: str
 ) -> Iterable[tuple[Point, dict[str, Any] | None]]:
     """Run the points and yield (point, outcome) as each finishes, or
     (point, None) when another driver sharing the store finished it.
@@ -245,7 +245,7 @@ def _execute(
     and the points it held are rerun one at a time, so that only a point that
     kills its worker on its own is recorded as failed.
     """
-    yield from _Execution(todo, runner, db, owner, timeseries).run()
+    yield from _Execution(todo, runner, db, owner, keep).run()
 
 
 #: What :meth:`_Execution._outcome` returns for a point to rerun alone.
@@ -261,11 +261,11 @@ class _Execution:
     then in ``alone``).
     """
 
-    def __init__(self, todo: list[Point], runner: _Runner, db: Store, owner: str, timeseries: bool):
+    def __init__(self, todo: list[Point], runner: _Runner, db: Store, owner: str, keep: str):
         self.runner = runner
         self.db = db
         self.owner = owner
-        self.timeseries = timeseries
+        self.keep = keep
         self.queue = collections.deque(todo)
         self.suspects: collections.deque[Point] = collections.deque()
         self.elsewhere: dict[str, Point] = {}  # run by another driver
@@ -292,7 +292,7 @@ class _Execution:
 
     def _submit(self, p: Point) -> None:
         try:
-            fut = self.runner.submit(p)
+            fut = self.runner.submit(p, self.keep)
         except RuntimeError as e:  # a broken executor we may not restart
             fut = cf.Future()
             fut.set_exception(e)
@@ -309,7 +309,7 @@ class _Execution:
             return done_elsewhere
         while self.queue and len(self.pending) < self.window:
             p = self.queue.popleft()
-            state = self.db.claim(p.key, self.owner, LEASE_S, timeseries=self.timeseries)
+            state = self.db.claim(p.key, self.owner, LEASE_S, keep=self.keep)
             if state == "mine":
                 self._submit(p)
             elif state == "done":
@@ -333,7 +333,7 @@ class _Execution:
                 yield self.elsewhere.pop(key), None
         if not self.pending and not self.queue:
             for key in list(self.elsewhere):
-                state = self.db.claim(key, self.owner, LEASE_S, timeseries=self.timeseries)
+                state = self.db.claim(key, self.owner, LEASE_S, keep=self.keep)
                 if state != "taken":
                     self.queue.append(self.elsewhere.pop(key))
 

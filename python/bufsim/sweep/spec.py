@@ -364,20 +364,75 @@ def _points(
             runs.append((scn, int(scn.normalized["seed"]), scn.hash()))
         for engine in engines:
             for scn, run_seed, digest in runs[:1] if engine.startswith("model:") else runs:
-                link = scn.normalized["link"]
-                points.append(
-                    Point(
-                        index=len(points),
-                        params=dict(params),
-                        engine=engine,
-                        seed=run_seed,
-                        raw=scn.raw,
-                        key=point_key(digest, engine, run_seed, version),
-                        name=scn.name,
-                        buffer_pkts=float(link["buffer_pkts"]),
-                        buffer_bytes=float(link["buffer_bytes"]),
-                    )
-                )
+                points.append(_point(len(points), params, engine, scn, run_seed, digest, version))
+    return points
+
+
+def _point(
+    index: int,
+    params: Mapping[str, Any],
+    engine: str,
+    scn: Scenario,
+    seed: int,
+    digest: str,
+    version: str,
+) -> Point:
+    """The point of a validated scenario with its seed and hash."""
+    link = scn.normalized["link"]
+    return Point(
+        index=index,
+        params=dict(params),
+        engine=engine,
+        seed=seed,
+        raw=scn.raw,
+        key=point_key(digest, engine, seed, version),
+        name=scn.name,
+        buffer_pkts=float(link["buffer_pkts"]),
+        buffer_bytes=float(link["buffer_bytes"]),
+    )
+
+
+def each(
+    scenarios: Sequence[Scenario | Mapping[str, Any] | str | Path],
+    engines: str | Sequence[str] = "packet",
+) -> list[Point]:
+    """The points of a list of scenarios, one run each; nothing runs.
+
+    Parameters
+    ----------
+    scenarios : list of Scenario, dict or path
+        Each a whole scenario (its own seed).
+    engines : str or list of str
+        One engine for all, or one per scenario (names as :func:`sweep`'s).
+
+    Returns
+    -------
+    list of Point
+        In the order given, without parameters.
+
+    Raises
+    ------
+    SweepSpecError
+        A bad engine, an engines list of another length, or a scenario that
+        fails validation (the message gives its position and the core's
+        message, which names the field).
+    """
+    scenarios = list(scenarios)
+    per_run = [engines] * len(scenarios) if isinstance(engines, str) else list(engines)
+    if len(per_run) != len(scenarios):
+        raise SweepSpecError(
+            f"engines: {len(per_run)} names for {len(scenarios)} scenarios; give one, or one each"
+        )
+    for e in dict.fromkeys(per_run):
+        _engines(e)
+    version = build_id()
+    points = []
+    for i, (raw, engine) in enumerate(zip(scenarios, per_run)):
+        try:
+            scn = Scenario.load(raw)
+        except _core.ScenarioError as e:
+            raise SweepSpecError(f"scenario {i}: {e}") from None
+        points.append(_point(i, {}, engine, scn, int(scn.normalized["seed"]), scn.hash(), version))
     return points
 
 

@@ -17,7 +17,7 @@ from bufsim.engines import simulate
 from bufsim.result import plain
 
 
-def run_point(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
+def run_point(raw: Mapping[str, Any], engine: str, keep: str = "summary") -> dict[str, Any]:
     """Run one point (in a worker) and return what the store keeps.
 
     Parameters
@@ -26,14 +26,18 @@ def run_point(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
         The point's scenario (unit strings), as :attr:`Point.raw`.
     engine : str
         ``packet``, ``fluid`` or ``model:<name>``.
+    keep : str
+        One of :data:`bufsim.store.KEEP`: with ``"result"`` the outcome also
+        holds the whole :class:`~bufsim.result.Result`.
 
     Returns
     -------
     dict
         ``status`` (``ok``/``failed``), ``summary`` (dict or None), ``error``
         (``"ExceptionType: message"`` or None), ``wall_s`` (wall-clock
-        seconds of the run) and ``timeseries``
-        (Parquet bytes, or None when the engine produced no time series).
+        seconds of the run), ``timeseries`` (Parquet bytes, or None when the
+        engine produced no time series) and ``result`` (the whole Result
+        with ``keep="result"``, else None).
         Engine and model errors are caught and returned; only
         ``KeyboardInterrupt`` and ``SystemExit`` propagate.
     """
@@ -50,6 +54,7 @@ def run_point(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
         "error": None,
         "wall_s": time.perf_counter() - t0,
         "timeseries": ts,
+        "result": result if keep == "result" else None,
     }
 
 
@@ -85,4 +90,5 @@ def _failure(error: str, wall_s: float = math.nan) -> dict[str, Any]:
         "error": error,
         "wall_s": wall_s,
         "timeseries": None,
+        "result": None,
     }
