@@ -22,9 +22,9 @@ def main() -> None:
         table = None if "--fresh" in sys.argv else reproduce.stored(name)
         if table is None:
             print(f"running {name} (full) ...", file=sys.stderr, flush=True)
-            table = reproduce.load(name).run(quick=False)
+            table = reproduce.get(name).run(quick=False)
             reproduce.save(name, table, quick=False)
-        claims = reproduce.load(name).claims(table)
+        claims = reproduce.get(name).claims(table)
         verdicts[name] = dict(zip(claims["claim"], claims["verdict"]))
     reproduce.FULL_VERDICTS.write_text(json.dumps({"verdicts": verdicts}, indent=1) + "\n")
     print(f"written {reproduce.FULL_VERDICTS}")

@@ -134,7 +134,7 @@ def quick_table():
 
     def get(name: str) -> pd.DataFrame:
         if name not in cache:
-            cache[name] = reproduce.load(name).run(quick=True)
+            cache[name] = reproduce.get(name).run(quick=True)
             cache[name].attrs["quick"] = True
         return cache[name]
 

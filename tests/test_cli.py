@@ -465,3 +465,17 @@ def test_the_run_table_shows_completions_per_finite_group(monkeypatch):
     assert rows["fct_p99_small_s_group0"] == ">= 500 ms"
     assert rows["fct_p99_small_s_group1"] == "12 ms"
     assert rows["fct_p99_small_s"] == ">= 500 ms"
+
+
+def test_reproduce_refuses_a_bad_scheduler_or_workers_before_running(tmp_path):
+    from bufsim import cli
+    from typer.testing import CliRunner
+
+    res = CliRunner().invoke(
+        cli.app, ["reproduce", "auge2006", "--scheduler", "nowhere", "--out", str(tmp_path)]
+    )
+    assert res.exit_code != 0
+    assert "scheduler 'nowhere': not a Dask scheduler address" in res.output
+    res = CliRunner().invoke(cli.app, ["reproduce", "auge2006", "--workers", "-1"])
+    assert res.exit_code != 0 and "--workers" in res.output
+    assert not (tmp_path / "runs").exists()

@@ -272,7 +272,8 @@ def test_reproduction_report_says_each_run_on_stderr(monkeypatch, capsys):
 
     monkeypatch.setattr(reproduce, "stored", lambda name, quick=False: None)
     monkeypatch.setattr(auge2006, "run", run)
-    table = report._reproduction_table("auge2006", True, progress=True)
+    rep = reproduce.get("auge2006")
+    table = report._reproduction_table(rep, True, progress=True)
     assert said == [True] and table.attrs["quick"] is True
     err = capsys.readouterr().err
     assert re.fullmatch(
@@ -280,7 +281,7 @@ def test_reproduction_report_says_each_run_on_stderr(monkeypatch, capsys):
         r"\(0 s elapsed\)\n",
         err,
     ), err
-    report._reproduction_table("auge2006", False)
+    report._reproduction_table(rep, False)
     assert said == [True, False] and capsys.readouterr().err == ""
 
 
@@ -367,7 +368,7 @@ def test_a_stored_run_this_code_cannot_read_is_left_out_with_a_warning(
     reproduce.save("avrachenkov2006", table, quick=False, directory=tmp_path)
     assert reproduce.stored("avrachenkov2006") is not None
     with caplog.at_level("WARNING", logger="bufsim.report"):
-        assert report._stored("avrachenkov2006", quick=False) is None
+        assert report._stored(reproduce.get("avrachenkov2006"), quick=False) is None
     (msg,) = [r.getMessage() for r in caplog.records]
     assert "stored full run of avrachenkov2006" in msg and "does not fit this code" in msg
     assert "`bufsim reproduce avrachenkov2006` runs it again" in msg

@@ -27,7 +27,7 @@ def tables(request, quick_table):
         return {name: quick_table(name) for name in PAPERS}
     out = {}
     for name in PAPERS:
-        out[name] = reproduce.load(name).run(quick=False)
+        out[name] = reproduce.get(name).run(quick=False)
         out[name].attrs["quick"] = False
     return out
 
@@ -38,7 +38,7 @@ def test_every_claim_has_a_category_that_fits_it(tables, name):
     # tuning names the parameter; one that differs "explained" states the
     # reason; a check is counted apart. Names are unique, so a claim can be
     # followed from quick to full.
-    c = reproduce.load(name).claims(tables[name])
+    c = reproduce.get(name).claims(tables[name])
     assert set(c["verdict"]) <= set(VERDICTS), set(c["verdict"]) - set(VERDICTS)
     assert c["claim"].is_unique
     has_tol = c["tolerance"].notna()
@@ -54,7 +54,7 @@ def test_every_claim_has_a_category_that_fits_it(tables, name):
 def test_every_number_in_the_prose_comes_from_the_run(tables, name):
     # The setup and the findings are templates: a number typed into the
     # text (a stale result) fails here, with the words before it.
-    mod = reproduce.load(name)
+    mod = reproduce.get(name)
     table = tables[name]
     texts = {"setup": mod.setup()} | {f.title: f.text for f in mod.findings(table)}
     texts |= {f"caption {k}": v for k, v in mod.captions(table).items()}
@@ -68,7 +68,7 @@ def test_every_number_in_the_prose_comes_from_the_run(tables, name):
 
 @pytest.mark.parametrize("name", list(PAPERS))
 def test_findings_sit_beside_their_figures(tables, name):
-    mod = reproduce.load(name)
+    mod = reproduce.get(name)
     figures = mod.figures(tables[name])
     assert set(mod.captions(tables[name])) == set(figures)
     named = [f.figure for f in mod.findings(tables[name]) if f.figure]
@@ -82,7 +82,7 @@ def test_full_runs_give_the_verdicts_kept_with_the_code(tables):
     # from python/bufsim/reproduce/full_verdicts.json; this keeps that file
     # true (regenerate it with `python bench/full_verdicts.py`).
     for name, table in tables.items():
-        c = reproduce.load(name).claims(table)
+        c = reproduce.get(name).claims(table)
         assert dict(zip(c["claim"], c["verdict"])) == reproduce.full_verdicts(name), name
 
 
@@ -117,7 +117,7 @@ def test_report_uses_the_stored_full_run(quick_table, monkeypatch, tmp_path):
 def test_quick_report_marks_the_verdicts_the_full_run_moves(quick_table, monkeypatch, tmp_path):
     name = "dhamdhere2006"
     table = quick_table(name)
-    claims = reproduce.load(name).claims(table)
+    claims = reproduce.get(name).claims(table)
     kept = dict(zip(claims["claim"], claims["verdict"]))
     moved = claims["claim"].iloc[0]
     kept[moved] = "differs, unexplained" if kept[moved] != "differs, unexplained" else "agrees"

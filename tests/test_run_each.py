@@ -7,6 +7,7 @@ from __future__ import annotations
 import bufsim
 import pandas as pd
 import pytest
+from bufsim import reproduce
 from bufsim.store import Store
 from bufsim.sweep import RunFailed, SweepSpecError, executors, run_each
 
@@ -124,3 +125,35 @@ def test_bad_input_fails_before_anything_runs(tmp_path, counted):
     with pytest.raises(SweepSpecError, match=r"scenario 1: link\.buffer"):
         run_each([_scenario(5), bad], store=tmp_path)
     assert counted == []
+
+
+def _toy_runs(quick: bool = False, progress=None) -> pd.DataFrame:
+    """A reproduction's ``run``: a single run, then several together."""
+    one = reproduce.simulate(_scenario(5))
+    many = reproduce.simulate_each([_scenario(10), _scenario(20)], ["packet", "fluid"])
+    return pd.DataFrame(
+        {"buffer": [5, 10, 20], "utilization": [r.summary["utilization"] for r in (one, *many)]}
+    )
+
+
+def test_a_reproduction_runs_through_the_store(tmp_path, counted):
+    toy = reproduce.Reproduction(
+        name="toy",
+        what="three runs",
+        setup=lambda: reproduce.prose("none"),
+        runs=_toy_runs,
+        claims=lambda t: reproduce.Claims().table(),
+        findings=lambda t: [],
+        figures=lambda t: {},
+        captions=lambda t: {},
+        tables=lambda t: {},
+    )
+    direct = _toy_runs()  # outside Reproduction.run: bufsim.simulate, no store
+    assert counted == []
+    first = toy.run(quick=True, store=tmp_path, workers=0)
+    assert counted == ["each-b5", "each-b10", "each-b20"]
+    second = toy.run(quick=True, store=tmp_path, workers=0)
+    assert counted == ["each-b5", "each-b10", "each-b20"]  # all read from the store
+    pd.testing.assert_frame_equal(first, direct)
+    pd.testing.assert_frame_equal(second, direct)
+    assert first.attrs["quick"] is True

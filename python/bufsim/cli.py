@@ -752,10 +752,26 @@ def reproduce(
     out: Annotated[Path, typer.Option(help="Directory for the CSV tables.")] = Path(
         "results/reproduce"
     ),
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            help="Local worker processes for the runs a reproduction starts together "
+            "(default: one per core; 0 runs them in this process).",
+            min=0,
+        ),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(help="Address of a Dask scheduler (tcp://host:8786) to run on."),
+    ] = None,
 ) -> None:
     """Reproduce a paper's published results: print the table and the paper's
     claims beside bufsim's numbers, and write them as CSV and the HTML report
-    (figures included) into OUT; 'all' writes one report of every paper."""
+    (figures included) into OUT; 'all' writes one report of every paper.
+
+    Every run is kept in the results store OUT/runs as it finishes: running
+    the same reproduction again reads the stored runs instead of running
+    them, so an interrupted one resumes where it stopped."""
     from bufsim import reproduce as rep
 
     if name == "list":
@@ -770,13 +786,26 @@ def reproduce(
         return
     names = list(rep.PAPERS) if name == "all" else [name]
     tables, counts = {}, {}
+    if scheduler is not None:
+        from bufsim.sweep import check_scheduler_address
+
+        try:
+            check_scheduler_address(scheduler)
+        except bufsim.BufsimError as e:
+            _fail(str(e))
     for key in names:
         try:
-            module = rep.load(key)
+            reproduction = rep.get(key)
         except ValueError as e:
             _fail(str(e))
-        table = module.run(quick=quick, progress=Lines(f"reproduce {key}").say)
         out.mkdir(parents=True, exist_ok=True)
+        table = reproduction.run(
+            quick=quick,
+            store=out / "runs",
+            workers=workers,
+            scheduler=scheduler,
+            progress=Lines(f"reproduce {key}").say,
+        )
         stem = f"{key}{'-quick' if quick else ''}"
 
         def show(title: str, frame: Any, path: Path) -> None:
@@ -787,21 +816,18 @@ def reproduce(
             )
             console.print(f"written to {path}")
 
-        table.attrs["quick"] = quick
         rep.save(key, table, quick=quick, directory=out)
-        show(f"[bold]{key}[/bold]: {rep.PAPERS[key]}", table, out / f"{stem}.csv")
-        for sub, (title, frame) in (
-            module.tables(table) if hasattr(module, "tables") else {}
-        ).items():
+        show(f"[bold]{key}[/bold]: {reproduction.what}", table, out / f"{stem}.csv")
+        for sub, (title, frame) in reproduction.tables(table).items():
             show(f"[bold]{title}[/bold]", frame, out / f"{stem}-{sub}.csv")
-        counts[key] = _print_claims(module.claims(table), out / f"{stem}-claims.csv")
+        counts[key] = _print_claims(reproduction.claims(table), out / f"{stem}-claims.csv")
         tables[key] = table
     from bufsim import report
 
     page = (
         report.reproductions_report(tables, quick=quick)
         if name == "all"
-        else report.reproduction_report(name, quick=quick, table=tables[name])
+        else report.reproduction_report(reproduction, quick=quick, table=tables[name])
     )
     html_path = out / f"{name}{'-quick' if quick else ''}.html"
     html_path.write_text(page, encoding="utf-8")

@@ -31,13 +31,16 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 import pandas as pd
 
 from bufsim import fmt, plot, provenance
 from bufsim.result import KEY_METRICS, WHOLE_RUN, Result, plain
+
+if TYPE_CHECKING:
+    from bufsim.reproduce import Reproduction
 
 log = logging.getLogger(__name__)
 
@@ -425,7 +428,7 @@ VERDICT_CLASSES = {
 
 
 def _verdict_section(
-    name: str, claims: pd.DataFrame, table: pd.DataFrame, prefix: str, head: str
+    rep: Reproduction, claims: pd.DataFrame, table: pd.DataFrame, prefix: str, head: str
 ) -> tuple[Section, pd.DataFrame]:
     """The counts per verdict, what run they come from, and the claims whose
     verdict differs at the other length (the stored full run for a quick
@@ -434,6 +437,7 @@ def _verdict_section(
     ``other length`` where a verdict differs."""
     from bufsim import reproduce
 
+    name = rep.name
     quick = bool(table.attrs.get("quick", True))
     counts = reproduce.verdict_counts(claims)
     when = (
@@ -452,9 +456,9 @@ def _verdict_section(
         + ". Only *agrees* counts as reproduced; *check* is a property of bufsim, not a claim "
         "of the paper; *undecided* lies within one seed interval of its pass mark.",
     ]
-    other_table = _stored(name, quick=not quick)
+    other_table = _stored(rep, quick=not quick)
     if other_table is not None:
-        other = dict(zip(*reproduce.load(name).claims(other_table)[["claim", "verdict"]].T.values))
+        other = rep.verdicts(other_table)
         source = "the stored " + ("full" if quick else "quick") + " run"
     else:
         other = reproduce.full_verdicts(name) if quick else {}
@@ -480,7 +484,9 @@ def _verdict_section(
     return section, claims
 
 
-def _reproduction_sections(name: str, table: pd.DataFrame, *, prefix: str = "") -> list[Section]:
+def _reproduction_sections(
+    rep: Reproduction, table: pd.DataFrame, *, prefix: str = ""
+) -> list[Section]:
     """A reproduction's sections: its verdict counts, setup, claims, findings
     beside the figures they explain, the other figures, and the run table
     (with the further tables of modules that define ``tables(table)``).
@@ -488,11 +494,8 @@ def _reproduction_sections(name: str, table: pd.DataFrame, *, prefix: str = "") 
     ``prefix`` (e.g. ``"auge2006-"``) goes before every section and figure
     id and the name before every title, so several reproductions share a page.
     """
-    from bufsim import reproduce
-
-    mod = reproduce.load(name)
-    head = f"{name}: " if prefix else ""
-    verdicts, claims = _verdict_section(name, mod.claims(table), table, prefix, head)
+    head = f"{rep.name}: " if prefix else ""
+    verdicts, claims = _verdict_section(rep, rep.claims(table), table, prefix, head)
     for col in ("paper", "why"):
         # Code spans hold formulas; the table shows them as plain text.
         claims[col] = claims[col].astype(str).str.replace("`", "", regex=False)
@@ -509,7 +512,7 @@ def _reproduction_sections(name: str, table: pd.DataFrame, *, prefix: str = "") 
         Section(
             f"{prefix}setup",
             f"{head}Setup and differences from the paper",
-            html=markdown(mod.setup()),
+            html=markdown(rep.setup()),
         ),
         Section(
             f"{prefix}claims",
@@ -517,9 +520,9 @@ def _reproduction_sections(name: str, table: pd.DataFrame, *, prefix: str = "") 
             table=html_table(claims, classes={"verdict": VERDICT_CLASSES.__getitem__}),
         ),
     ]
-    figures = mod.figures(table)
-    captions = mod.captions(table)
-    for i, finding in enumerate(mod.findings(table)):
+    figures = rep.figures(table)
+    captions = rep.captions(table)
+    for i, finding in enumerate(rep.findings(table)):
         figs = []
         if finding.figure:
             figs = [
@@ -541,21 +544,25 @@ def _reproduction_sections(name: str, table: pd.DataFrame, *, prefix: str = "") 
         figs = [_fig(f"fig-{prefix}{k}", f, captions[k]) for k, f in figures.items()]
         sections.append(Section(f"{prefix}figures", f"{head}Further figures", figures=figs))
     sections.append(Section(f"{prefix}results", f"{head}Results", table=html_table(table)))
-    if hasattr(mod, "tables"):
-        for key, (title, frame) in mod.tables(table).items():
-            sections.append(Section(f"{prefix}{key}", f"{head}{title}", table=html_table(frame)))
+    for key, (title, frame) in rep.tables(table).items():
+        sections.append(Section(f"{prefix}{key}", f"{head}{title}", table=html_table(frame)))
     return sections
 
 
 def reproduction_report(
-    name: str, *, quick: bool = True, table: pd.DataFrame | None = None, progress: bool = False
+    rep: Reproduction | str,
+    *,
+    quick: bool = True,
+    table: pd.DataFrame | None = None,
+    progress: bool = False,
 ) -> str:
     """The report of a reproduction: its verdicts, setup, claims, findings and figures.
 
     Parameters
     ----------
-    name : str
-        A reproduction (:data:`bufsim.reproduce.PAPERS`).
+    rep : Reproduction or str
+        A reproduction (:class:`bufsim.reproduce.Reproduction`), or the name
+        of one of bufsim's (:data:`bufsim.reproduce.PAPERS`).
     quick : bool
         Without ``table``: when no full run is stored (:func:`bufsim.reproduce.stored`),
         run the short version (as ``make test``) instead of the full one.
@@ -573,17 +580,19 @@ def reproduction_report(
     """
     from bufsim import reproduce
 
+    if isinstance(rep, str):
+        rep = reproduce.get(rep)
     if table is None:
-        table = _reproduction_table(name, quick, progress)
+        table = _reproduction_table(rep, quick, progress)
     length = "quick run" if table.attrs.get("quick", True) else "full run"
     return render(
-        f"bufsim reproduction: {name}",
-        _reproduction_sections(name, table),
-        subtitle=f"{reproduce.PAPERS[name]} ({length})",
+        f"bufsim reproduction: {rep.name}",
+        _reproduction_sections(rep, table),
+        subtitle=f"{rep.what} ({length})",
     )
 
 
-def _stored(name: str, *, quick: bool) -> pd.DataFrame | None:
+def _stored(rep: Reproduction, *, quick: bool) -> pd.DataFrame | None:
     """The run table ``bufsim reproduce`` stored for ``name``
     (:func:`bufsim.reproduce.stored`), or None when there is none or when
     this code can no longer read it (a run stored by an older bufsim whose
@@ -591,11 +600,12 @@ def _stored(name: str, *, quick: bool) -> pd.DataFrame | None:
     commit stored it and how to run it again."""
     from bufsim import reproduce
 
+    name = rep.name
     table = reproduce.stored(name, quick=quick)
     if table is None:
         return None
     try:
-        reproduce.load(name).claims(table)
+        rep.claims(table)
     except (KeyError, AttributeError, IndexError) as e:
         log.warning(
             "the stored %s run of %s (bufsim %s, commit %s) does not fit this code (%s: %s): "
@@ -613,22 +623,23 @@ def _stored(name: str, *, quick: bool) -> pd.DataFrame | None:
     return table
 
 
-def _reproduction_table(name: str, quick: bool, progress: bool = False) -> pd.DataFrame:
-    """The stored full run of ``name`` if there is one, else a new run
+def _reproduction_table(rep: Reproduction, quick: bool, progress: bool = False) -> pd.DataFrame:
+    """The stored full run of ``rep`` if there is one, else a new run
     (quick or full as asked; with ``progress``, each run said on stderr)."""
-    from bufsim import reproduce
     from bufsim.sweep.progress import Lines
 
-    table = _stored(name, quick=False)
+    table = _stored(rep, quick=False)
     if table is None:
-        say = Lines(f"reproduce {name}").say if progress else None
-        table = reproduce.load(name).run(quick=quick, progress=say)
-        table.attrs["quick"] = quick
+        say = Lines(f"reproduce {rep.name}").say if progress else None
+        table = rep.run(quick=quick, progress=say)
     return table
 
 
 def reproductions_report(
-    tables: Mapping[str, pd.DataFrame] | None = None, *, quick: bool = True, progress: bool = False
+    tables: Mapping[str, pd.DataFrame] | None = None,
+    *,
+    quick: bool = True,
+    progress: bool = False,
 ) -> str:
     """One report of several reproductions (``bufsim reproduce all``), each
     with its notes, claims, figures and results, one after the other.
@@ -651,16 +662,19 @@ def reproductions_report(
     """
     from bufsim import reproduce
 
+    reps = {name: reproduce.get(name) for name in (reproduce.PAPERS if tables is None else tables)}
     if tables is None:
-        tables = {name: _reproduction_table(name, quick, progress) for name in reproduce.PAPERS}
+        tables = {name: _reproduction_table(rep, quick, progress) for name, rep in reps.items()}
     sections = [
-        s for name, t in tables.items() for s in _reproduction_sections(name, t, prefix=f"{name}-")
+        s
+        for name, t in tables.items()
+        for s in _reproduction_sections(reps[name], t, prefix=f"{name}-")
     ]
     return render(
         "bufsim reproductions",
         sections,
         subtitle="; ".join(
-            f"{reproduce.PAPERS[n]} ({'quick' if t.attrs.get('quick', True) else 'full'} run)"
+            f"{reps[n].what} ({'quick' if t.attrs.get('quick', True) else 'full'} run)"
             for n, t in tables.items()
         ),
     )

@@ -1,10 +1,16 @@
 """Reproductions of the papers' published results, one module per paper.
 
-Each module has
+A reproduction is a :class:`Reproduction`: what it reproduces and six
+functions, which each module of this package defines and :func:`get` collects:
 
 * ``run(quick=False, progress=None) -> pandas.DataFrame``: the runs, one row
   per case; ``quick=True`` is the short version the test suite runs, the
-  full version runs in ``make bench`` and ``bufsim reproduce``;
+  full version runs in ``make bench`` and ``bufsim reproduce``. Its
+  simulations go through :func:`simulate` and :func:`simulate_each`, so that
+  under :meth:`Reproduction.run` they run through the sweep machinery
+  (:func:`bufsim.sweep.run_each`): stored as each finishes, read back on a
+  second run, resumed after an interruption, spread over local workers or a
+  Dask cluster;
 * ``setup() -> Prose``: the setup, what the paper reports and where bufsim's
   setup differs from it, as Markdown whose numbers come from the module's
   constants (:func:`prose`);
@@ -14,7 +20,8 @@ Each module has
 * ``findings(table) -> list[Finding]``: what the runs show and why, each
   beside the figure it explains, with every number filled from the run;
 * ``figures(table) -> dict`` of matplotlib Figures and ``captions(table) ->
-  dict`` of the same keys: one sentence saying what each figure shows.
+  dict`` of the same keys: one sentence saying what each figure shows;
+* optionally ``tables(table) -> dict``: further tables, key -> (title, frame).
 
 No measured number lives in a docstring or a string typed by hand: the
 report's tests fail on any number of a setup or finding that did not come
@@ -23,6 +30,8 @@ through a field of :func:`prose` (:func:`stray_numbers`).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy
 import importlib
 import json
@@ -30,14 +39,17 @@ import math
 import re
 import string
 import textwrap
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from bufsim.result import Result
+    from bufsim.store import Store
 
 #: name -> (module, what it reproduces)
 PAPERS: dict[str, str] = {
@@ -175,11 +187,183 @@ def full_verdicts(name: str) -> dict[str, str]:
     return json.loads(FULL_VERDICTS.read_text())["verdicts"].get(name, {})
 
 
-def load(name: str) -> ModuleType:
-    """The reproduction module called ``name`` (a key of :data:`PAPERS`)."""
+@dataclass(frozen=True)
+class Reproduction:
+    """A paper's reproduction: its setup, its runs, the paper's claims with
+    their verdicts, its findings and figures (what the module doc lists).
+
+    :func:`get` builds one from a module of this package; any object with
+    these attributes is a reproduction to :func:`bufsim.report.reproduction_report`.
+
+    Attributes
+    ----------
+    name : str
+        Its short name (``avrachenkov2006``).
+    what : str
+        What it reproduces: the paper, its sections, the cases.
+    setup, runs, claims, findings, figures, captions, tables : callable
+        The module's functions of the same names (``runs`` is its ``run``;
+        ``tables`` returns ``{}`` where the module has none).
+    """
+
+    name: str
+    what: str
+    setup: Callable[[], Prose]
+    runs: Callable[..., pd.DataFrame]
+    claims: Callable[[pd.DataFrame], pd.DataFrame]
+    findings: Callable[[pd.DataFrame], list[Finding]]
+    figures: Callable[[pd.DataFrame], dict[str, Any]]
+    captions: Callable[[pd.DataFrame], dict[str, Prose]]
+    tables: Callable[[pd.DataFrame], dict[str, tuple[str, pd.DataFrame]]]
+
+    def run(
+        self,
+        quick: bool = False,
+        *,
+        store: Store | str | Path | None = None,
+        workers: int | None = 0,
+        scheduler: str | None = None,
+        progress: Callable[[str], Any] | None = None,
+    ) -> pd.DataFrame:
+        """Run the reproduction: its simulations go through the sweep
+        machinery (:func:`bufsim.sweep.run_each`) and ``store``.
+
+        Parameters
+        ----------
+        quick : bool
+            The short version (what the test suite runs).
+        store : Store, str, Path or None
+            The results store its runs are kept in and read back from: a
+            second call runs nothing that is stored, an interrupted one
+            loses no finished run. ``None`` (default): in memory.
+        workers : int or None
+            Local worker processes for the runs a reproduction starts
+            together (``0``, the default: in this process; ``None``: one
+            per core). Results do not depend on it.
+        scheduler : str, optional
+            A Dask scheduler's address: the runs go to its workers.
+        progress : callable, optional
+            Called with a line of text before each case.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The run table; ``attrs["quick"]`` says which version it is.
+        """
+        with running(store=store, workers=workers, scheduler=scheduler):
+            table = self.runs(quick=quick, progress=progress)
+        table.attrs["quick"] = quick
+        return table
+
+    def verdicts(self, table: pd.DataFrame) -> dict[str, str]:
+        """Claim -> verdict of a run table."""
+        claims = self.claims(table)
+        return dict(zip(claims["claim"], claims["verdict"]))
+
+
+def get(name: str) -> Reproduction:
+    """The reproduction called ``name`` (a key of :data:`PAPERS`).
+
+    Raises
+    ------
+    ValueError
+        An unknown name (the message lists the known ones).
+    """
     if name not in PAPERS:
         raise ValueError(f"unknown reproduction {name!r}: choose from {', '.join(PAPERS)}")
-    return importlib.import_module(f"bufsim.reproduce.{name}")
+    mod = importlib.import_module(f"bufsim.reproduce.{name}")
+    return Reproduction(
+        name=name,
+        what=PAPERS[name],
+        setup=mod.setup,
+        runs=mod.run,
+        claims=mod.claims,
+        findings=mod.findings,
+        figures=mod.figures,
+        captions=mod.captions,
+        tables=getattr(mod, "tables", lambda table: {}),
+    )
+
+
+@dataclass(frozen=True)
+class _Runs:
+    """Where :func:`simulate` sends a reproduction's runs (:func:`running`)."""
+
+    store: Store | str | Path | None
+    workers: int | None
+    scheduler: str | None
+
+
+_RUNS: contextvars.ContextVar[_Runs | None] = contextvars.ContextVar("bufsim_runs", default=None)
+
+
+@contextlib.contextmanager
+def running(
+    *,
+    store: Store | str | Path | None = None,
+    workers: int | None = 0,
+    scheduler: str | None = None,
+) -> Iterator[None]:
+    """Within it, :func:`simulate` and :func:`simulate_each` run through
+    :func:`bufsim.sweep.run_each` with this store and these workers
+    (:meth:`Reproduction.run` opens it; parameters as there)."""
+    from bufsim.store import Store
+
+    own = store is not None and not isinstance(store, Store)
+    db = Store(store) if own else store
+    token = _RUNS.set(_Runs(db, workers, scheduler))
+    try:
+        yield
+    finally:
+        _RUNS.reset(token)
+        if own:
+            db.close()
+
+
+def simulate_each(
+    scenarios: Sequence[Mapping[str, Any]], engines: str | Sequence[str] = "packet"
+) -> list[Result]:
+    """Run a reproduction's scenarios, each once: within :func:`running`
+    through the sweep machinery and its store (together, so local workers
+    or a Dask cluster run them side by side), else directly
+    (:func:`bufsim.simulate`, one after the other).
+
+    Parameters
+    ----------
+    scenarios : list of dict
+        Raw scenarios, each with its seed.
+    engines : str or list of str
+        One engine for all, or one per scenario (``packet``, ``fluid``,
+        ``ns3``, ``model:<name>``).
+
+    Returns
+    -------
+    list of Result
+        One per scenario, in order; the same whichever way they ran.
+    """
+    runs = _RUNS.get()
+    per_run = [engines] * len(scenarios) if isinstance(engines, str) else list(engines)
+    if runs is None:
+        from bufsim.engines import simulate as direct
+
+        return [direct(raw, engine=e) for raw, e in zip(scenarios, per_run)]
+    from bufsim.sweep import run_each
+
+    # One run goes in this process: a pool or a cluster pays off for several.
+    alone = len(scenarios) == 1
+    return run_each(
+        scenarios,
+        per_run,
+        store=runs.store,
+        workers=0 if alone else runs.workers,
+        scheduler=None if alone else runs.scheduler,
+        progress=False,
+    )
+
+
+def simulate(scenario: Mapping[str, Any], engine: str = "packet") -> Result:
+    """One run of :func:`simulate_each`: a reproduction's ``bufsim.simulate``."""
+    return simulate_each([scenario], engine)[0]
 
 
 #: The verdict categories, in the order reports count them. Only ``agrees``

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 import bufsim
-from bufsim.reproduce import Claims, Finding, Prose, prose, variant
+from bufsim.reproduce import Claims, Finding, Prose, prose, simulate, variant
 
 #: The embedded base scenario (also the packaged example ``auge2006``, :mod:`bufsim.examples`).
 BASE: dict[str, Any] = {
@@ -197,9 +197,9 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
     for flows, buf, bg in CASES:
         if progress:
             progress(f"running auge2006 flows={flows} buffer={buf}pkt background={bg} ...")
-        r = bufsim.simulate(_with_cwnd(scenario(flows, buf, bg, duration)))
+        r = simulate(_with_cwnd(scenario(flows, buf, bg, duration)))
         series[(flows, buf, bg)] = r.timeseries[["utilization", *_cwnd_columns(r)]]
-        r_sack = bufsim.simulate(scenario_sack(flows, buf, bg, duration))
+        r_sack = simulate(scenario_sack(flows, buf, bg, duration))
         residual = r.scenario["link"]["capacity_bps"] - sum(
             b["rate_bps"] for b in r.scenario["background"]
         )
@@ -628,7 +628,7 @@ def mix_share(case: str, duration: str, sack: bool, own: float) -> tuple[float, 
     for seed in MIX_SEEDS[1:]:
         s = scenario_v(case, duration, sack)
         s["seed"] = seed
-        shares.append(_hstcp_share(bufsim.simulate(s)))
+        shares.append(_hstcp_share(simulate(s)))
     return float(np.mean(shares)), t_half_width(np.asarray(shares), 0.975)
 
 
@@ -674,9 +674,9 @@ def run_section_v(
     for case, (figure, qdisc, tcps, buf) in SECTION_V.items():
         if progress:
             progress(f"running auge2006 section V {case} ...")
-        r = bufsim.simulate(scenario_v(case, duration))
+        r = simulate(scenario_v(case, duration))
         m = _measure_v(r, tcps)
-        m_sack = _measure_v(bufsim.simulate(scenario_v(case, duration, sack=True)), tcps)
+        m_sack = _measure_v(simulate(scenario_v(case, duration, sack=True)), tcps)
         series[case] = r.timeseries[["utilization", *_cwnd_columns(r)]]
         mix = len(set(tcps)) == 2
         rows.append(
@@ -992,7 +992,7 @@ def arrivals_figure(window_s: float = 1.0, seed: int = 0) -> Any:
 
     s = scenario(1, 20, True, "40s")
     s["output"] = {"trace": True}
-    tr = bufsim.simulate(s).trace
+    tr = simulate(s).trace
     t, ev, flow = tr["time_s"].to_numpy(), tr["event"].astype(str).to_numpy(), tr["flow"].to_numpy()
     first = t[(ev == "drop_overflow") & (flow >= 0) & (t > 20.0)][0]
     lo, hi = first + 0.3 - window_s, first + 0.3

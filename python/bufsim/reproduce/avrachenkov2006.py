@@ -18,7 +18,7 @@ import pandas as pd
 
 import bufsim
 import bufsim.models as m
-from bufsim.reproduce import Claims, Finding, Prose, prose, variant
+from bufsim.reproduce import Claims, Finding, Prose, prose, simulate, simulate_each, variant
 
 BASE: dict[str, Any] = {
     "name": "avrachenkov2006",
@@ -190,26 +190,30 @@ def b0(buffers, utilization, threshold: float = TARGET) -> float:
     return float(min(ok)) if ok else float("nan")
 
 
-def _packet(
+def _packet_scenario(
     n: int,
     buf: int,
     setting: str,
     duration: str,
     warmup: str,
-    *,
-    engine: str = "packet",
     fields: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The scenario of one packet run: ``setting``'s flow fields (or
+    ``fields``), loss synchronization measured over :func:`episode_rtt_ms`."""
     raw = scenario(n, buf, duration)
     raw["warmup"] = warmup
     raw["flows"][0].update(SETTINGS[setting] if fields is None else fields)
     raw["link"]["bdp_rtt"] = f"{episode_rtt_ms(buf):g}ms"
-    r = bufsim.simulate(raw, engine=engine)
+    return raw
+
+
+def _packet_row(r: bufsim.Result, setting: str, n: int, buf: int) -> dict[str, Any]:
+    """The run table's row of one packet (or ns3) run."""
     s = r.summary
     goodput = r.flows["goodput_bps"].to_numpy()
     return {
         "setting": setting,
-        "engine": engine,
+        "engine": r.engine,
         "n": n,
         "buffer_pkts": buf,
         "packet": s["utilization"],
@@ -226,20 +230,44 @@ def _packet(
     }
 
 
-def _model_and_fluid(n: int, buf: int, duration: str, warmup: str) -> dict[str, Any]:
+def _packet(
+    n: int,
+    buf: int,
+    setting: str,
+    duration: str,
+    warmup: str,
+    *,
+    engine: str = "packet",
+    fields: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    raw = _packet_scenario(n, buf, setting, duration, warmup, fields)
+    return _packet_row(simulate(raw, engine=engine), setting, n, buf)
+
+
+def _model_and_fluid(
+    n: int, buf: int, duration: str, warmup: str
+) -> tuple[dict[str, Any], list[tuple[dict[str, Any], str]]]:
+    """Theorem 1's row entries for N flows and a buffer, and the runs (raw
+    scenario, engine) whose results :func:`_fluid_entries` reads."""
     raw = scenario(n, buf, duration)
     raw["warmup"] = warmup
-    scn = bufsim.Scenario.load(raw)
-    theory = m.predict(scn, model="avrachenkov_sync")
-    fluid = bufsim.simulate({**raw, "fluid": {"sync": 1.0}}, engine="fluid")
-    row = {
+    theory = m.predict(bufsim.Scenario.load(raw), model="avrachenkov_sync")
+    entries = {
         "theorem1": theory.summary["utilization"],
         "theorem1_mean_queue_pkts": theory.summary["mean_queue_pkts"],
-        "fluid": fluid.summary["utilization"],
     }
+    runs = [({**raw, "fluid": {"sync": 1.0}}, "fluid")]
     if n in PAPER:
         # The summary's own synchronization window: one propagation RTT (6 ms).
-        row["packet_sync_rtt"] = bufsim.simulate(raw).summary["sync_mean"]
+        runs.append((raw, "packet"))
+    return entries, runs
+
+
+def _fluid_entries(results: list[bufsim.Result]) -> dict[str, Any]:
+    """The row entries of :func:`_model_and_fluid`'s runs."""
+    row = {"fluid": results[0].summary["utilization"]}
+    if len(results) > 1:
+        row["packet_sync_rtt"] = results[1].summary["sync_mean"]
     return row
 
 
@@ -269,6 +297,39 @@ def ns3_available() -> bool:
     from bufsim import ns3
 
     return ns3.available()
+
+
+def _grid(
+    ns: tuple[int, ...],
+    buffers: tuple[int, ...],
+    duration: str,
+    warmup: str,
+    progress: Callable[[str], Any] | None,
+) -> list[dict[str, Any]]:
+    """The rows of the deterministic and jittered settings at every N and
+    buffer. Their runs start together (:meth:`Reproduction.run
+    <bufsim.reproduce.Reproduction.run>` spreads them over its workers): per
+    case, its packet run and, deterministic, the fluid runs beside it."""
+    cases, runs = [], []
+    for setting in ("deterministic", "jitter"):
+        for n in ns:
+            for buf in buffers:
+                entries, extra = ({}, [])
+                if setting == "deterministic":
+                    entries, extra = _model_and_fluid(n, buf, duration, warmup)
+                cases.append((setting, n, buf, entries, len(extra)))
+                runs += [(_packet_scenario(n, buf, setting, duration, warmup), "packet"), *extra]
+    if progress:
+        progress(f"running avrachenkov2006: {len(runs)} runs of the buffer grid ...")
+    results = iter(simulate_each([raw for raw, _ in runs], [e for _, e in runs]))
+    rows = []
+    for setting, n, buf, entries, n_extra in cases:
+        row = _packet_row(next(results), setting, n, buf)
+        row.update(entries)
+        if n_extra:
+            row.update(_fluid_entries([next(results) for _ in range(n_extra)]))
+        rows.append(row)
+    return rows
 
 
 def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd.DataFrame:
@@ -308,16 +369,7 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
     buffers = QUICK_BUFFERS if quick else BUFFERS
     ns = QUICK_NS if quick else NS
     duration, warmup = ("40s", "10s") if quick else (BASE["duration"], BASE["warmup"])
-    rows = []
-    for setting in ("deterministic", "jitter"):
-        for n in ns:
-            for buf in buffers:
-                if progress:
-                    progress(f"running avrachenkov2006 {setting} N={n} buffer={buf}pkt ...")
-                row = _packet(n, buf, setting, duration, warmup)
-                if setting == "deterministic":
-                    row.update(_model_and_fluid(n, buf, duration, warmup))
-                rows.append(row)
+    rows = _grid(ns, buffers, duration, warmup, progress)
     for setting in [s for s in SETTINGS if s not in ("deterministic", "jitter")]:
         for n in PAPER:
             if progress:

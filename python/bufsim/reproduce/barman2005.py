@@ -16,7 +16,7 @@ import pandas as pd
 
 import bufsim
 import bufsim.models as m
-from bufsim.reproduce import Claims, Finding, Prose, prose, variant
+from bufsim.reproduce import Claims, Finding, Prose, prose, simulate, variant
 
 #: Paper 001: the reference buffer (packets) the fractions refer to.
 FULL_BUFFER_PKTS = 12500
@@ -132,12 +132,12 @@ def _droptail_and_red(
     k = scn.normalized["link"]["buffer_pkts"]
     fixed = m.hstcp_fixed_point(capacity_bps, rtts, [k])
     red_fixed = m.hstcp_fixed_point(capacity_bps, rtts, [k], qdisc="red", red_max_p=RED_MAX_P)
-    packet_result = bufsim.simulate(scn)
+    packet_result = simulate(scn)
     packet = packet_result.summary
-    fluid = bufsim.simulate(scn, engine="fluid").summary
+    fluid = simulate(scn, engine="fluid").summary
     red_raw = red_scenario(raw, k)
-    red_packet = bufsim.simulate(red_raw).summary
-    red_fluid = bufsim.simulate(red_raw, engine="fluid").summary
+    red_packet = simulate(red_raw).summary
+    red_fluid = simulate(red_raw, engine="fluid").summary
     row = {
         "buffer_pkts": k,
         "model": float(fixed["utilization"].iloc[0]),
@@ -196,7 +196,7 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
             progress(f"running barman2005 buffer fraction {frac:g} ...")
         row, _ = _droptail_and_red(raw, 1e9)
         synced = {
-            f"fluid_x{x:g}": bufsim.simulate({**raw, "fluid": {"sync": x}}, engine="fluid").summary[
+            f"fluid_x{x:g}": simulate({**raw, "fluid": {"sync": x}}, engine="fluid").summary[
                 "utilization"
             ]
             for x in SYNC
@@ -263,7 +263,7 @@ def run_25g(quick: bool = False, progress: Callable[[str], Any] | None = None) -
         series[frac] = packet.timeseries["utilization"]
         ared_raw = red_scenario(raw, row["buffer_pkts"])
         ared_raw["link"]["qdisc_params"]["w_q"] = w_q
-        ared = bufsim.simulate(ared_raw).summary
+        ared = simulate(ared_raw).summary
         rows.append(
             {
                 "fraction": frac,
@@ -352,7 +352,7 @@ def run_two_flows(
             raw["warmup"] = "30s"
         if progress:
             progress(f"running barman2005 two flows, {case} ({k} packets) ...")
-        r = bufsim.simulate(raw)
+        r = simulate(raw)
         f = r.flows.set_index("flow")
         q_s = r.summary["mean_queue_pkts"] * 8000 / 1e9
         rows.append(

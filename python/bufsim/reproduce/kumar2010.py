@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 import bufsim
-from bufsim.reproduce import Claims, Finding, Prose, prose
+from bufsim.reproduce import Claims, Finding, Prose, prose, simulate
 
 #: Paper 004 section III.B: BDP at the 170 ms mean RTT, 1500 B packets.
 BDP_PKTS = 141667
@@ -119,7 +119,7 @@ def scenario(
 def _default_run(raw: dict[str, Any]) -> dict[str, float]:
     """One default run: utilization after the warm-up, from 0 s and from the
     first congestion event (from the 0.1 s time series), and that event's time."""
-    res = bufsim.simulate(raw, engine="fluid")
+    res = simulate(raw, engine="fluid")
     ts = res.timeseries["utilization"]
     t1 = float(res.congestion_events["time_s"].min())
     return {
@@ -180,7 +180,7 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
                     continue
                 for frac in alt_fractions:
                     u = [
-                        bufsim.simulate(
+                        simulate(
                             scenario(variant, frac, sync, s, duration, warmup, **fluid),
                             engine="fluid",
                         ).summary["utilization"]
@@ -844,7 +844,7 @@ def _matched_x(raw: dict[str, Any], target: float, steps: int = 7) -> tuple[floa
 
     def sync_at(x: float) -> float:
         if x not in tried:
-            tried[x] = bufsim.simulate({**raw, "fluid": {"sync": x}}, engine="fluid").summary
+            tried[x] = simulate({**raw, "fluid": {"sync": x}}, engine="fluid").summary
         return _sync(tried[x])
 
     lo, hi = 0.01, 1.0
@@ -874,7 +874,7 @@ def packet_point(raw: dict[str, Any], bin_s: float = 10.0) -> tuple[dict[str, An
     """The packet engine's side of :func:`calibrated_point`: its columns
     (``packet`` ... ``packet_fill_s``) and its utilization series in
     ``bin_s`` bins (index: bin start, seconds)."""
-    p = bufsim.simulate(raw, engine="packet")
+    p = simulate(raw, engine="packet")
     ps, ts = p.summary, p.timeseries["utilization"]
     # Events in which one flow lost: fraction 1/N of the N flows.
     one = p.congestion_events["fraction"] * raw["flows"][0]["count"] < 1.5
@@ -933,7 +933,7 @@ def fluid_point(
     series = pd.Series(dtype=float)
     if sync == sync:
         row["x_cal"] = min(max(sync, 0.01), 1.0)
-        cal = bufsim.simulate({**raw, "fluid": {"sync": row["x_cal"]}}, engine="fluid")
+        cal = simulate({**raw, "fluid": {"sync": row["x_cal"]}}, engine="fluid")
         ts = cal.timeseries["utilization"]
         row["fluid_cal"] = cal.summary["utilization"]
         row["fluid_cal_sync"] = _sync(cal.summary)
@@ -954,9 +954,9 @@ def fluid_point(
         ):
             row[col] = float("nan")
     for x in SYNC:
-        row[f"fluid_x{x:g}"] = bufsim.simulate(
-            {**raw, "fluid": {"sync": x}}, engine="fluid"
-        ).summary["utilization"]
+        row[f"fluid_x{x:g}"] = simulate({**raw, "fluid": {"sync": x}}, engine="fluid").summary[
+            "utilization"
+        ]
     return row, series
 
 
