@@ -41,14 +41,39 @@ from bufsim._stats import t_half_width
 if TYPE_CHECKING:
     from bufsim.result import Result
 
-__all__ = ["buffer_curves", "curve_errors", "flow_cdfs", "goodput_scatter", "svg", "timeseries"]
+__all__ = [
+    "buffer_curves",
+    "curve_errors",
+    "figure",
+    "flow_cdfs",
+    "goodput_scatter",
+    "svg",
+    "timeseries",
+]
 
 #: Line colours per engine (packet first: the reference the others are judged by).
 ENGINE_COLORS = {"packet": "#1f4e79", "fluid": "#c55a11", "ns3": "#a5002a"}
 _MODEL_COLORS = ["#548235", "#7030a0", "#bf9000", "#2e75b6", "#833c0b"]
 
 
-def _figure(width: float = 6.4, height: float = 4.0, nrows: int = 1, sharex: bool = False):
+def figure(width: float = 6.4, height: float = 4.0, nrows: int = 1, sharex: bool = False):
+    """A new Figure on the Agg canvas (no pyplot state), with ``nrows``
+    panels stacked in one column.
+
+    Parameters
+    ----------
+    width, height : float
+        Size, inches.
+    nrows : int
+        Number of panels.
+    sharex : bool
+        Whether the panels share the x axis.
+
+    Returns
+    -------
+    (matplotlib.figure.Figure, numpy.ndarray of Axes)
+        The figure and its ``nrows`` axes, top first.
+    """
     fig = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(nrows, 1, sharex=sharex, squeeze=False)[:, 0]
@@ -274,7 +299,7 @@ def buffer_curves(
     if c.empty:
         raise ValueError(f"no successful rows with {metric!r} to plot")
     if ax is None:
-        fig, (ax,) = _figure()
+        fig, (ax,) = figure()
     else:
         fig = ax.figure
     errors = (
@@ -412,7 +437,7 @@ def timeseries(result: Result, *, max_flows: int = 8) -> Figure:
         panels.append(("cwnd", "cwnd (packets)"))
     if "drops" in ts:
         panels.append(("drops", "drops per sample"))
-    fig, axes = _figure(7.0, 1.8 * len(panels) + 0.6, nrows=len(panels), sharex=True)
+    fig, axes = figure(7.0, 1.8 * len(panels) + 0.6, nrows=len(panels), sharex=True)
     t = ts.index.to_numpy(dtype=float)
     for ax, (col, label) in zip(axes, panels):
         if col == "cwnd":
@@ -470,7 +495,7 @@ def flow_cdfs(
 
     runs = results if isinstance(results, Mapping) else {"": results}
     if ax is None:
-        fig, (ax,) = _figure()
+        fig, (ax,) = figure()
     else:
         fig = ax.figure
     styles = ["-", "--", ":", "-."]
@@ -518,7 +543,7 @@ def goodput_scatter(result: Result) -> Figure:
         raise ValueError(
             f"the flows table has no {sorted(missing)} columns: it must come from the packet engine"
         )
-    fig, (ax,) = _figure()
+    fig, (ax,) = figure()
     for k, (g, rows) in enumerate(f.groupby("group")):
         ax.scatter(
             rows["rtt_s"] * 1e3,

@@ -914,7 +914,7 @@ def _series_panels(
 def _fairness_figure(table: pd.DataFrame, v: pd.DataFrame) -> Any:
     """Per-flow goodputs of figures 5-7 beside the fair share, Jain index and
     synchronization annotated."""
-    from bufsim.plot import _figure
+    from bufsim.plot import figure
 
     t = table.set_index(["flows", "buffer_pkts", "background"])
     cases = [
@@ -930,7 +930,7 @@ def _fairness_figure(table: pd.DataFrame, v: pd.DataFrame) -> Any:
         for case, r in v.iterrows()
         if case.startswith(("hs1nr1", "hs4"))
     ]
-    fig, (ax,) = _figure(8.0, 4.2)
+    fig, (ax,) = figure(8.0, 4.2)
     for x, (_, r, tcp) in enumerate(cases):
         g = list(r["goodput_mbps"])
         tcps = tcp.split("+") if tcp else ["newreno"] * len(g)
@@ -988,7 +988,7 @@ def arrivals_figure(window_s: float = 1.0, seed: int = 0) -> Any:
     """
     import numpy as np
 
-    from bufsim.plot import _figure
+    from bufsim.plot import figure
 
     s = scenario(1, 20, True, "40s")
     s["output"] = {"trace": True}
@@ -997,7 +997,7 @@ def arrivals_figure(window_s: float = 1.0, seed: int = 0) -> Any:
     first = t[(ev == "drop_overflow") & (flow >= 0) & (t > 20.0)][0]
     lo, hi = first + 0.3 - window_s, first + 0.3
     rng = np.random.default_rng(seed)
-    fig, (ax,) = _figure(8.0, 3.6)
+    fig, (ax,) = figure(8.0, 3.6)
     for name, rows, color, base in (
         ("background", (ev == "enqueue") & (flow < 0), "0.55", 0.0),
         ("TCP", (ev == "enqueue") & (flow >= 0), "#1f4e79", 1.0),

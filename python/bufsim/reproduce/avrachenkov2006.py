@@ -1110,9 +1110,9 @@ def captions(table: pd.DataFrame) -> dict[str, Prose]:
 
 
 def _figure7(table: pd.DataFrame):
-    from bufsim.plot import ENGINE_COLORS, _figure
+    from bufsim.plot import ENGINE_COLORS, figure
 
-    fig, axes = _figure(height=7.0, nrows=len(PAPER))
+    fig, axes = figure(height=7.0, nrows=len(PAPER))
     for ax, n in zip(axes, PAPER):
         mu, alpha = 25_000.0, n / 0.006**2  # packets/s, packets/s^2
         p = m.pareto_set(mu, alpha, 0.5, 201)
@@ -1175,9 +1175,9 @@ def _figure7(table: pd.DataFrame):
 
 
 def _figure_b0_scan(table: pd.DataFrame):
-    from bufsim.plot import ENGINE_COLORS, _figure
+    from bufsim.plot import ENGINE_COLORS, figure
 
-    fig, axes = _figure(height=7.0, nrows=len(PAPER))
+    fig, axes = figure(height=7.0, nrows=len(PAPER))
     floor = 1e-5
     for ax, n in zip(axes, PAPER):
         det = _setting(table, "deterministic")
@@ -1229,10 +1229,10 @@ def _figure_b0_scan(table: pd.DataFrame):
 
 
 def _figure8(table: pd.DataFrame):
-    from bufsim.plot import ENGINE_COLORS, _figure
+    from bufsim.plot import ENGINE_COLORS, figure
 
     s = summary(table).set_index("n")
-    fig, (top, bottom) = _figure(height=7.0, nrows=2)
+    fig, (top, bottom) = figure(height=7.0, nrows=2)
     ns = np.array(s.index, dtype=float)
     nn = np.geomspace(1, max(20, ns.max()), 50)
     top.plot(nn, BDP_PKTS**2 / (18 * nn), "-", color="#548235", label="Theorem 1, synchronized")

@@ -1008,9 +1008,9 @@ def figures(table: pd.DataFrame) -> dict[str, Any]:
         and ``red_25g`` its Figures 4 and 8 (2.5 Gbps), ``two_flows`` its
         Figures 5 and 6.
     """
-    from bufsim.plot import ENGINE_COLORS, _figure
+    from bufsim.plot import ENGINE_COLORS, figure
 
-    fig, (ax,) = _figure()
+    fig, (ax,) = figure()
     x = table["fraction"]
     ax.plot(x, table["model"], "s--", color="#548235", label="M/M/1/K fixed point (paper 001)")
     ax.plot(x, table["packet"], "o-", color=ENGINE_COLORS["packet"], lw=2, label="packet engine")
@@ -1048,9 +1048,9 @@ def _red_figure(table: pd.DataFrame):
     """Paper 001's Figure 7: utilization under RED (min_th = 0.4 K, max_th = K)
     from the RED fixed point, the packet and the fluid engines, with the
     drop-tail packet curve for reference; below, the loss rates."""
-    from bufsim.plot import ENGINE_COLORS, _figure
+    from bufsim.plot import ENGINE_COLORS, figure
 
-    fig, (ax, lx) = _figure(height=6.0, nrows=2, sharex=True)
+    fig, (ax, lx) = figure(height=6.0, nrows=2, sharex=True)
     x = table["fraction"]
     ax.plot(x, table["red_model"], "s--", color="#548235", label="RED fixed point (paper 001)")
     ax.plot(x, table["red_packet"], "o-", color=ENGINE_COLORS["packet"], lw=2, label="packet, RED")
@@ -1094,9 +1094,9 @@ def _red_figure(table: pd.DataFrame):
 def _figure_25g(g: pd.DataFrame):
     """Paper 001's Figure 4 (2.5 Gbps, drop-tail): utilization against the
     buffer; below, the packet engine's utilization over time per buffer."""
-    from bufsim.plot import ENGINE_COLORS, _figure
+    from bufsim.plot import ENGINE_COLORS, figure
 
-    fig, (ax, tx) = _figure(height=6.0, nrows=2)
+    fig, (ax, tx) = figure(height=6.0, nrows=2)
     x = g["fraction"]
     ax.plot(x, g["model"], "s--", color="#548235", label="M/M/1/K fixed point (paper 001)")
     ax.plot(x, g["packet"], "o-", color=ENGINE_COLORS["packet"], lw=2, label="packet engine")
@@ -1124,9 +1124,9 @@ def _figure_25g(g: pd.DataFrame):
 
 def _red_figure_25g(g: pd.DataFrame):
     """Paper 001's Figure 8 (2.5 Gbps, RED): utilization and loss rates."""
-    from bufsim.plot import ENGINE_COLORS, _figure
+    from bufsim.plot import ENGINE_COLORS, figure
 
-    fig, (ax, lx) = _figure(height=6.0, nrows=2, sharex=True)
+    fig, (ax, lx) = figure(height=6.0, nrows=2, sharex=True)
     x = g["fraction"]
     blue = ENGINE_COLORS["packet"]
     ax.plot(x, g["red_model"], "s--", color="#548235", label="RED fixed point (paper 001)")

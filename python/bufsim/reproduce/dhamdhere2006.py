@@ -1290,9 +1290,9 @@ COLORS = {"persistent": "#1f4e79", "closed": "#c55a11", "open": "#548235"}
 
 def _figure1(table: pd.DataFrame) -> Any:
     """Figure 1: loss rate against the buffer, bufsim's curves and the paper's points."""
-    from bufsim.plot import _figure
+    from bufsim.plot import figure
 
-    fig, (ax,) = _figure(7.0, 4.6)
+    fig, (ax,) = figure(7.0, 4.6)
     base = table[table["variant"] == "rfc"]
     for (traffic, color), dx in zip(COLORS.items(), (0.92, 1.0, 1.08)):
         g = base[base["traffic"] == traffic].groupby("buffer_pkts")["loss_rate"]
@@ -1373,9 +1373,9 @@ _FLOW_FIGS = {"persistent": (2, 3), "closed": (4, 5), "open": (6, 7)}
 
 def _flow_figure(flows: dict[int, pd.DataFrame], traffic: str, column: str) -> Any:
     """One of figures 2-7: two panels (large or persistent flows; small flows)."""
-    from bufsim.plot import _figure, flow_cdfs
+    from bufsim.plot import figure, flow_cdfs
 
-    fig, axes = _figure(6.4, 6.0, nrows=2)
+    fig, axes = figure(6.4, 6.0, nrows=2)
     top = "persistent" if traffic == "persistent" else "large"
     runs = {f"B={b}": flows[b] for b in BUFFERS}
     for ax, cls in zip(axes, (top, "small")):

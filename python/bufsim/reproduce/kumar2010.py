@@ -1551,10 +1551,10 @@ def figures(table: pd.DataFrame) -> dict[str, Any]:
 
 
 def _panel(table: pd.DataFrame, variant: str) -> Any:
-    from bufsim.plot import _figure
+    from bufsim.plot import figure
 
     letter, label = PANELS[variant]
-    fig, (ax,) = _figure(5.6, 3.6)
+    fig, (ax,) = figure(5.6, 3.6)
     t = table[(table["case"] == "default") & (table["variant"] == variant)]
     for x in SYNC:
         r = t[np.isclose(t["sync"], x)].sort_values("fraction")
@@ -1595,10 +1595,10 @@ def _panel(table: pd.DataFrame, variant: str) -> Any:
 
 
 def _choices(table: pd.DataFrame) -> Any:
-    from bufsim.plot import _figure
+    from bufsim.plot import figure
 
     cases = ["default", *WARMUPS, *ALTERNATIVES]
-    fig, axes = _figure(6.4, 7.5, nrows=len(VARIANTS), sharex=True)
+    fig, axes = figure(6.4, 7.5, nrows=len(VARIANTS), sharex=True)
     for ax, variant in zip(axes, ("highspeed", "cubic", "aimd", "htcp")):
         for x in SYNC:
             marker, _, color = _SYNC_STYLE[x]
@@ -1617,10 +1617,10 @@ def _calibrated_figure(cal: pd.DataFrame) -> Any:
     """Utilization against the buffer per variant: the packet engine, the
     fluid engine at the packet's sync (as X, and matched on the measured
     sync) and at the paper's X; below, the measured synchronizations."""
-    from bufsim.plot import ENGINE_COLORS, _figure
+    from bufsim.plot import ENGINE_COLORS, figure
 
     order = [v for v in PANELS if v in set(cal["variant"])]
-    fig, axes = _figure(6.4, 2.1 * (len(order) + 1), nrows=len(order) + 1, sharex=True)
+    fig, axes = figure(6.4, 2.1 * (len(order) + 1), nrows=len(order) + 1, sharex=True)
     for ax, variant in zip(axes, order):
         t = cal[cal["variant"] == variant].sort_values("fraction")
         x = t["fraction"]
@@ -1700,12 +1700,12 @@ def _calibrated_figure(cal: pd.DataFrame) -> Any:
 def _calibrated_series_figure(cal: pd.DataFrame) -> Any:
     """Utilization over time at 5% of BDP (or the first buffer run), packet
     engine against the calibrated fluid, one panel per variant."""
-    from bufsim.plot import ENGINE_COLORS, _figure
+    from bufsim.plot import ENGINE_COLORS, figure
 
     series = cal.attrs["series"]
     frac = 0.05 if any(np.isclose(f, 0.05) for _, f in series) else min(f for _, f in series)
     order = [v for v in PANELS if (v, frac) in series]
-    fig, axes = _figure(6.4, 1.8 * len(order), nrows=len(order), sharex=True)
+    fig, axes = figure(6.4, 1.8 * len(order), nrows=len(order), sharex=True)
     for ax, variant in zip(axes, order):
         s = series[(variant, frac)]
         ax.plot(s.index, s["packet"], color=ENGINE_COLORS["packet"], label="packet engine")

@@ -45,8 +45,10 @@ Example
 Modules
 -------
 :mod:`~bufsim.sweep.spec`
-    Spec files, grid and zip axes, paths into the scenario, validation
-    (:func:`expand`, :func:`load_spec`, :class:`SweepSpecError`).
+    Grid and zip axes, paths into the scenario, validation
+    (:func:`expand`, :func:`each`, :class:`SweepSpecError`).
+:mod:`~bufsim.sweep.specfile`
+    Spec files (:func:`load_spec`, :class:`SweepSpec`), above the driver.
 :mod:`~bufsim.sweep.driver`
     :func:`sweep`: reuse the store, run the rest, build the table;
     :func:`run_each`: the same for a list of scenarios, returning their
@@ -68,8 +70,9 @@ from bufsim.sweep.executors import LEASE_S as LEASE_S
 from bufsim.sweep.executors import POLL_S as POLL_S
 from bufsim.sweep.executors import check_scheduler_address as check_scheduler_address
 from bufsim.sweep.executors import default_workers as default_workers
-from bufsim.sweep.spec import Point, SweepSpec, SweepSpecError, each, expand, load_spec
+from bufsim.sweep.spec import Point, SweepSpecError, each, expand
 from bufsim.sweep.spec import parse_path as parse_path
+from bufsim.sweep.specfile import SweepSpec, load_spec
 from bufsim.sweep.worker import parquet_bytes as parquet_bytes
 from bufsim.sweep.worker import run_point
 

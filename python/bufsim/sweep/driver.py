@@ -27,9 +27,9 @@ from bufsim._core import BufsimError
 from bufsim.result import Result
 from bufsim.scenario import Scenario
 from bufsim.store import Store, build_id, claim_owner, encode_json, records_table
-from bufsim.sweep.executors import _execute, _Runner, check_scheduler_address
-from bufsim.sweep.progress import _Progress
-from bufsim.sweep.spec import Point, SweepSpecError, _fmt_params, each, expand
+from bufsim.sweep.executors import Runner, check_scheduler_address, execute
+from bufsim.sweep.progress import Progress
+from bufsim.sweep.spec import Point, SweepSpecError, each, expand, fmt_params
 
 # The name the sweep has always logged under (the package's).
 log = logging.getLogger("bufsim.sweep")
@@ -250,7 +250,7 @@ def _run_points(
     todo = _todo(points, cached)
     if not todo:
         return done, cached, 0, "nothing to run"
-    runner = _Runner.pick(executor, scheduler, workers)
+    runner = Runner.pick(executor, scheduler, workers)
     log.info(
         "sweep: %d points, %d in the store %s, %d to run on %s",
         len(points),
@@ -259,7 +259,7 @@ def _run_points(
         len(todo),
         runner.label,
     )
-    bar = _Progress(progress, len(todo), len(cached), runner.label)
+    bar = Progress(progress, len(todo), len(cached), runner.label)
     ran = _run(todo, runner, db, bar, keep, done)
     return done, cached, ran, runner.label
 
@@ -321,9 +321,9 @@ def _todo(points: list[Point], cached: set[str]) -> list[Point]:
 
 def _run(
     todo: list[Point],
-    runner: _Runner,
+    runner: Runner,
     db: Store,
-    bar: _Progress,
+    bar: Progress,
     keep: str,
     done: dict[str, dict[str, Any]],
 ) -> int:
@@ -337,7 +337,7 @@ def _run(
     owner = claim_owner()
     ran = 0
     try:
-        for point, out in _execute(todo, runner, db, owner, keep):
+        for point, out in execute(todo, runner, db, owner, keep):
             if out is None:  # another driver sharing the store ran it
                 done[point.key] = db.get([point.key])[point.key]
                 bar.advance(done[point.key]["status"] != "ok")
@@ -374,7 +374,7 @@ def _record(db: Store, point: Point, out: Mapping[str, Any]) -> dict[str, Any]:
     log.debug(
         "sweep: point %d (%s, %s, seed %d) %s in %.2f s%s",
         point.index,
-        _fmt_params(point.params),
+        fmt_params(point.params),
         point.engine,
         point.seed,
         out["status"],

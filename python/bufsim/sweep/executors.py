@@ -1,9 +1,9 @@
 """Executors of a sweep: the local process pool, a Dask cluster, claims and leases.
 
-:class:`_Runner` wraps the executor the points go to (a local
+:class:`Runner` wraps the executor the points go to (a local
 ``ProcessPoolExecutor`` whose workers watch their driver, in-process runs for
 ``workers=0``, a Dask client's executor, or one the caller gives) and restarts
-a local pool whose worker died. :func:`_execute` claims each point in the
+a local pool whose worker died. :func:`execute` claims each point in the
 store before submitting it, renews the claims while points run, leaves points
 another driver holds to it, and reruns alone the points a dead worker held.
 
@@ -26,7 +26,7 @@ from typing import Any
 
 from bufsim.store import Store, process_alive
 from bufsim.sweep.spec import Point, SweepSpecError
-from bufsim.sweep.worker import _failure, run_point
+from bufsim.sweep.worker import failure, run_point
 
 
 def default_workers() -> int:
@@ -123,7 +123,7 @@ def check_scheduler_address(address: Any) -> None:
 DASK_CONNECT_TIMEOUT_S = 20.0
 
 
-class _Runner:
+class Runner:
     """The executor a sweep submits to, with restart after a local worker dies."""
 
     def __init__(
@@ -144,7 +144,7 @@ class _Runner:
         self.label = label
 
     @classmethod
-    def local(cls, workers: int) -> _Runner:
+    def local(cls, workers: int) -> Runner:
         if workers == 0:
             return cls(_InProcess(), window=1, owned=True, label="in-process")
         return cls(
@@ -156,7 +156,7 @@ class _Runner:
         )
 
     @classmethod
-    def dask(cls, address: str) -> _Runner:
+    def dask(cls, address: str) -> Runner:
         check_scheduler_address(address)
         try:
             from distributed import Client
@@ -184,7 +184,7 @@ class _Runner:
     @classmethod
     def pick(
         cls, executor: cf.Executor | None, scheduler: str | None, workers: int | None
-    ) -> _Runner:
+    ) -> Runner:
         """The given executor (not shut down), else the Dask scheduler's, else a local pool.
 
         A local pool has ``workers`` processes (default: :func:`default_workers`).
@@ -230,8 +230,8 @@ LEASE_S = 60.0
 POLL_S = 0.5
 
 
-def _execute(
-    todo: list[Point], runner: _Runner, db: Store, owner: str, keep: str
+def execute(
+    todo: list[Point], runner: Runner, db: Store, owner: str, keep: str
 ) -> Iterable[tuple[Point, dict[str, Any] | None]]:
     """Run the points and yield (point, outcome) as each finishes, or
     (point, None) when another driver sharing the store finished it.
@@ -253,7 +253,7 @@ _RERUN: Any = object()
 
 
 class _Execution:
-    """The state of one :func:`_execute`: where each point to run is.
+    """The state of one :func:`execute`: where each point to run is.
 
     A point is in ``queue`` (not yet claimed), ``pending`` (submitted, by
     future), ``elsewhere`` (claimed by another driver, by key) or
@@ -261,7 +261,7 @@ class _Execution:
     then in ``alone``).
     """
 
-    def __init__(self, todo: list[Point], runner: _Runner, db: Store, owner: str, keep: str):
+    def __init__(self, todo: list[Point], runner: Runner, db: Store, owner: str, keep: str):
         self.runner = runner
         self.db = db
         self.owner = owner
@@ -385,7 +385,7 @@ class _Execution:
                 return self._died(point, e)
             return _RERUN
         except Exception as e:  # executor-level failure (Dask KilledWorker, pickling, ...)
-            return _failure(f"{type(e).__name__}: {e}")
+            return failure(f"{type(e).__name__}: {e}")
 
     def _died(self, point: Point, e: BaseException) -> dict[str, Any]:
         """The failure of a point whose worker died, one we cannot or need not rerun.
@@ -402,4 +402,4 @@ class _Execution:
                 "worker processes die before finishing any point (see their error output above). "
                 'If a script calls bufsim.sweep(), call it under `if __name__ == "__main__":`'
             ) from e
-        return _failure(f"worker process died while running this point ({type(e).__name__}: {e})")
+        return failure(f"worker process died while running this point ({type(e).__name__}: {e})")

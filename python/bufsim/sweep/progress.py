@@ -4,7 +4,7 @@ callback, or nothing.
 The rule every long command follows: on a terminal, a bar on stderr; when
 stderr is not a terminal (a log file, CI, a pipe), periodic plain lines on
 stderr saying what runs, how far and an ETA (:class:`Lines`). Sweeps take
-the bar from :class:`_Progress`; :func:`for_stderr` gives a sweep the plain
+the bar from :class:`Progress`; :func:`for_stderr` gives a sweep the plain
 lines where no bar can be drawn.
 """
 
@@ -92,7 +92,7 @@ def for_stderr(label: str) -> Callable[[dict[str, Any]], Any] | None:
     return lambda state: lines(state["done"], state["total"], "points")
 
 
-class _Progress:
+class Progress:
     """A rich progress bar (points done, failures, ETA), or a callback, or nothing."""
 
     def __init__(

@@ -1,9 +1,9 @@
-"""Sweep specifications: grid and zip axes, paths into the scenario, points, spec files.
+"""Sweep specifications: grid and zip axes, paths into the scenario, points.
 
 Everything here runs before any point does: :func:`expand` turns a base
 scenario, its axes, engines and seeds into validated :class:`Point` objects,
-and :func:`load_spec` reads a TOML spec file (format in :mod:`bufsim.sweep`).
-A bad specification raises :class:`SweepSpecError`, naming the point's
+and :func:`each` a list of whole scenarios (spec files are read by
+:mod:`bufsim.sweep.specfile`). A bad specification raises :class:`SweepSpecError`, naming the point's
 parameters and the field.
 
 Grid paths are dotted paths into the raw scenario: ``link.buffer``,
@@ -16,9 +16,8 @@ import copy
 import itertools
 import math
 import re
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -202,14 +201,17 @@ def _seeds(seeds: Any) -> list[int]:
     return seeds
 
 
-def _base_raw(base: Any) -> dict[str, Any]:
+def base_raw(base: Any) -> dict[str, Any]:
+    """A copy of the raw form of a base scenario (a Scenario, dict or
+    path), validated; a :class:`SweepSpecError` says what is wrong."""
     try:
         return copy.deepcopy(Scenario.load(base).raw)
     except _core.ScenarioError as e:
         raise SweepSpecError(f"base scenario: {e}") from None
 
 
-def _fmt_params(params: Mapping[str, Any]) -> str:
+def fmt_params(params: Mapping[str, Any]) -> str:
+    """A point's parameters as ``path=value, ...`` for messages and logs."""
     return ", ".join(f"{k}={v!r}" for k, v in params.items()) or "no parameters"
 
 
@@ -239,7 +241,7 @@ def expand(
         whose scenario fails validation (the message gives the point's
         parameters and the core's message, which names the field).
     """
-    base = _base_raw(base_scenario)
+    base = base_raw(base_scenario)
     axes = _axes(grid, zip)
     steps = _checked_paths(base, axes)
     engines = _engines(engines)
@@ -468,7 +470,7 @@ def _point_scenario(
             else ""
         )
         raise SweepSpecError(
-            f"sweep point {number} ({_fmt_params(params)}{seed_txt}): {e}{note}"
+            f"sweep point {number} ({fmt_params(params)}{seed_txt}): {e}{note}"
         ) from None
 
 
@@ -485,130 +487,3 @@ def _missing_in(base: Mapping[str, Any], steps: Sequence[str | int]) -> bool:
 def _mentions(message: str, paths: Iterable[str]) -> bool:
     field_part = message.split(":", 1)[0]
     return any(field_part.startswith(p.split(".")[0].split("[")[0]) for p in paths)
-
-
-# ----------------------------------------------------------------------------- spec files
-
-_SPEC_KEYS = {"name", "description", "base", "engines", "seeds", "grid", "zip"}
-
-
-@dataclass
-class SweepSpec:
-    """A sweep read from a TOML spec file (the format is in :mod:`bufsim.sweep`).
-
-    Attributes
-    ----------
-    base : dict
-        The raw base scenario (unit strings).
-    grid, zip, engines, seeds
-        The axes, engines and seeds, as :func:`expand` takes them.
-    name : str or None
-        The sweep's label in the store.
-    path : Path or None
-        The file it was read from.
-    """
-
-    base: dict[str, Any]
-    grid: dict[str, Any] = field(default_factory=dict)
-    zip: list[dict[str, Any]] = field(default_factory=list)
-    engines: list[str] = field(default_factory=lambda: ["packet"])
-    seeds: list[int] | None = None
-    name: str | None = None
-    path: Path | None = None
-
-    def expand(self) -> list[Point]:
-        """The validated points (nothing runs).
-
-        Returns
-        -------
-        list of Point
-            As :func:`expand` returns them.
-        """
-        return expand(self.base, self.grid, self.engines, self.seeds, zip=self.zip)
-
-    def run(self, **options: Any) -> Any:
-        """Run it: ``options`` are those of :func:`sweep` (workers, scheduler, store, ...).
-
-        Returns
-        -------
-        pandas.DataFrame or tuple of DataFrame
-            What :func:`sweep` returns; the sweep is named ``name`` in the
-            store unless ``options`` name it.
-        """
-        from bufsim.sweep.driver import sweep  # the driver imports this module
-
-        options.setdefault("name", self.name)
-        return sweep(self.base, self.grid, self.engines, self.seeds, zip=self.zip, **options)
-
-
-def load_spec(path: str | Path) -> SweepSpec:
-    """Read and check a sweep spec file (TOML).
-
-    Parameters
-    ----------
-    path : str or Path
-        The spec file; a ``base`` path in it is relative to its directory.
-
-    Returns
-    -------
-    SweepSpec
-        The spec, its points validated.
-
-    Raises
-    ------
-    SweepSpecError
-        Unreadable file, unknown top-level key, bad base, or any error
-        :func:`expand` finds (every point is validated here).
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise SweepSpecError(f"sweep spec {str(path)!r} does not exist")
-    try:
-        doc = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise SweepSpecError(f"{path}: cannot parse: {e}") from None
-    unknown = sorted(set(doc) - _SPEC_KEYS)
-    if unknown:
-        raise SweepSpecError(
-            f"{path}: unknown key {unknown[0]!r}; a sweep spec has {', '.join(sorted(_SPEC_KEYS))}"
-        )
-    if "base" not in doc:
-        raise SweepSpecError(f"{path}: 'base' is missing (a scenario file path or a [base] table)")
-    base = doc["base"]
-    if isinstance(base, str):
-        base = path.parent / base  # an absolute base stays as it is
-    elif not isinstance(base, Mapping):
-        raise SweepSpecError(
-            f"{path}: 'base' must be a scenario file path or a [base] table, got {base!r}"
-        )
-    try:
-        raw = _base_raw(base)
-    except SweepSpecError as e:
-        raise SweepSpecError(f"{path}: {e}") from None
-    grid = doc.get("grid", {})
-    if not isinstance(grid, Mapping):
-        raise SweepSpecError(f'{path}: [grid] must be a table of "path" = [values]')
-    zipped = doc.get("zip", [])
-    if isinstance(zipped, Mapping):
-        zipped = [zipped]
-    if not isinstance(zipped, list):
-        raise SweepSpecError(f'{path}: zip must be [[zip]] tables of "path" = [values]')
-    engines = doc.get("engines", ["packet"])
-    seeds = doc.get("seeds")
-    name = doc.get("name")
-    if name is not None and not isinstance(name, str):
-        raise SweepSpecError(f"{path}: 'name' must be a string, got {name!r}")
-    spec = SweepSpec(
-        base=raw,
-        grid=dict(grid),
-        zip=[dict(z) for z in zipped],
-        engines=engines,
-        seeds=seeds,
-        name=name,
-        path=path,
-    )
-    try:
-        spec.expand()
-    except SweepSpecError as e:
-        raise SweepSpecError(f"{path}: {e}") from None
-    return spec

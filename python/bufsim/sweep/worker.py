@@ -47,7 +47,7 @@ def run_point(raw: Mapping[str, Any], engine: str, keep: str = "summary") -> dic
         summary = {k: plain(v) for k, v in result.summary.items()}
         ts = parquet_bytes(result.timeseries)
     except Exception as e:  # a failing point is data, not a crash
-        return _failure(f"{type(e).__name__}: {e}", wall_s=time.perf_counter() - t0)
+        return failure(f"{type(e).__name__}: {e}", wall_s=time.perf_counter() - t0)
     return {
         "status": "ok",
         "summary": summary,
@@ -82,7 +82,7 @@ def parquet_bytes(frame: pd.DataFrame | None) -> bytes | None:
     return sink.getvalue().to_pybytes()
 
 
-def _failure(error: str, wall_s: float = math.nan) -> dict[str, Any]:
+def failure(error: str, wall_s: float = math.nan) -> dict[str, Any]:
     """The outcome of a point that failed (what :func:`run_point` returns)."""
     return {
         "status": "failed",
