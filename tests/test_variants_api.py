@@ -11,8 +11,11 @@ import bufsim
 import pytest
 from bufsim.scenario import ScenarioError
 
-VARIANTS = ["newreno", "reno", "aimd", "highspeed", "scalable", "cubic", "htcp", "dctcp"]
-QDISCS = ["droptail", "red", "fq", "codel", "fq_codel", "pie", "threshold"]
+#: Every name of the registry whose window under random loss follows a loss
+#: response function; BBR's follows its bandwidth and RTT estimates, not p
+#: (tests/test_bbr.py checks it).
+VARIANTS = [t for t in bufsim._core.TCP_VARIANTS if t != "bbr"]
+QDISCS = list(bufsim._core.QDISCS)
 
 
 def _scn(tcp="newreno", qdisc="droptail", params=None, loss=0.0, duration="60s"):

@@ -7,8 +7,8 @@ simulator (Rust core), all through :func:`bufsim.simulate` and one
 
 Importing bufsim stays light because every sweep worker imports it:
 matplotlib (``bufsim.plot``, ``bufsim.report``) and scipy (inside the
-functions that call it) load on first use. Importing ``scipy.stats`` and
-``scipy.optimize`` at the top took 1.2 of the 1.8 s an import cost.
+functions that call it) load on first use, since they cost most of an
+import and a worker that only simulates needs neither.
 """
 
 from bufsim import examples
