@@ -233,8 +233,8 @@ def test_trace_memory_is_estimated():
     from bufsim import limits
 
     raw = {**SCENARIO, "duration": "600s", "link": {**SCENARIO["link"], "capacity": "10Gbps"}}
-    off = bufsim._core.estimate(json.dumps({**raw, "output": {}}), "packet")
-    on = bufsim._core.estimate(json.dumps(raw), "packet")
+    off = bufsim._core.Scenario(json.dumps({**raw, "output": {}})).estimate("packet")
+    on = bufsim._core.Scenario(json.dumps(raw)).estimate("packet")
     # 5e8 packets x 3 rows x 7 columns x 8 B x 3 copies: about 250 GB more.
     assert on["memory_bytes"] - off["memory_bytes"] > 2e11
     assert on["memory_field"] == "output.trace"

@@ -29,16 +29,18 @@ class ScenarioError(BufsimError, ValueError):
 class EngineError(BufsimError, RuntimeError):
     """An engine failed internally (a bug: please report it)."""
 
-def normalize_scenario(text: str) -> str:
-    """Validate a raw scenario (JSON text); return the normalized scenario (JSON text, SI units)."""
+class Scenario:
+    """A raw scenario (JSON text) validated and resolved once; ScenarioError names a bad field."""
 
-def simulate(
-    text: str, engine: str = "packet", progress: Callable[[float], Any] | None = None
-) -> dict[str, Any]:
-    """Run an engine on a raw scenario (JSON text); see bufsim.simulate."""
-
-def estimate(text: str, engine: str) -> dict[str, Any]:
-    """What running ``engine`` on a raw scenario costs (work, memory and the fields driving them); see bufsim.limits."""
+    def __init__(self, text: str) -> None: ...
+    def normalized(self) -> str:
+        """The normalized scenario (JSON text, SI units)."""
+    def estimate(self, engine: str) -> dict[str, Any]:
+        """What running ``engine`` costs (work, memory and the fields driving them); see bufsim.limits."""
+    def simulate(
+        self, engine: str = "packet", progress: Callable[[float], Any] | None = None
+    ) -> dict[str, Any]:
+        """Run an engine; see bufsim.simulate."""
 
 def parse_quantity(text: str, kind: str) -> float:
     """A quantity with a unit in SI (kind ``duration`` -> s, ``rate`` -> bit/s, ``size`` -> bytes); ValueError if malformed."""

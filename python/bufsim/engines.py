@@ -95,7 +95,7 @@ def simulate(
 
         raw = ns3.run(scn, progress)
     else:
-        raw = _core.simulate(scn.json, engine, progress)
+        raw = scn.resolved.simulate(engine, progress)
     wall = time.perf_counter() - t0
     log.info("%s: %s engine done in %.3f s wall", scn.name, engine, wall)
     ts = pd.DataFrame(raw["timeseries"])

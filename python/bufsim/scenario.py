@@ -68,6 +68,9 @@ class Scenario:
         The validated scenario with units resolved (SI units; keys end in
         ``_s``, ``_bps``, ``_bytes``, ``_pkts``), per-flow RTTs and start
         times expanded.
+    resolved : bufsim._core.Scenario
+        The core's resolved scenario, from the one validation: the engines
+        run it and :mod:`bufsim.limits` prices it without resolving again.
     """
 
     def __init__(self, raw: Mapping[str, Any]):
@@ -78,7 +81,12 @@ class Scenario:
         _check_plain(raw, "", 0)
         self.raw: dict[str, Any] = copy.deepcopy(dict(raw))
         self._text = json.dumps(self.raw, allow_nan=False)
-        self.normalized: dict[str, Any] = json.loads(_core.normalize_scenario(self._text))
+        self.resolved = _core.Scenario(self._text)
+        self.normalized: dict[str, Any] = json.loads(self.resolved.normalized())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (and deep-copied) as its raw form, validated again on load."""
+        return (Scenario, (self.raw,))
 
     @classmethod
     def load(cls, source: Scenario | Mapping[str, Any] | str | Path) -> Scenario:
@@ -264,7 +272,7 @@ def _profile(stack: str, tcp: str, sack: bool) -> dict[str, Any] | None:
         "flows": [{"count": 1, "rtt": "10ms", "tcp": tcp, "stack": stack, "sack": sack}],
     }
     try:
-        group = json.loads(_core.normalize_scenario(json.dumps(probe)))["flows"][0]
+        group = json.loads(_core.Scenario(json.dumps(probe)).normalized())["flows"][0]
     except ScenarioError:
         return None
     group["sack"] = True

@@ -67,14 +67,6 @@ fn engine_error(py: Python<'_>, message: String) -> PyErr {
     )
 }
 
-/// Validate a raw scenario (JSON text) and return the normalized scenario as JSON text.
-#[pyfunction]
-fn normalize_scenario(py: Python<'_>, text: &str) -> PyResult<String> {
-    Scenario::from_json(text)
-        .map(|s| s.to_json())
-        .map_err(scenario_err(py))
-}
-
 /// Engine names and their pre-run checks.
 fn engine_check(py: Python<'_>, engine: &str, s: &Scenario) -> PyResult<()> {
     match engine {
@@ -88,22 +80,63 @@ fn engine_check(py: Python<'_>, engine: &str, s: &Scenario) -> PyResult<()> {
     }
 }
 
-/// Estimate what running `engine` on a raw scenario (JSON text) costs
-/// before it starts (`bufsim_core::cost`): a dict with `work` (bottleneck
-/// packets or fluid flow-steps), `work_unit`, `work_field` (the scenario
-/// field that drives it), `memory_bytes` and `memory_field`.
-#[pyfunction]
-fn estimate<'py>(py: Python<'py>, text: &str, engine: &str) -> PyResult<Bound<'py, PyDict>> {
-    let s = Scenario::from_json(text).map_err(scenario_err(py))?;
-    engine_check(py, engine, &s)?;
-    let c = bufsim_core::cost::estimate(&s, engine);
-    let d = PyDict::new(py);
-    d.set_item("work", c.work)?;
-    d.set_item("work_unit", c.work_unit)?;
-    d.set_item("work_field", c.work_field)?;
-    d.set_item("memory_bytes", c.memory_bytes)?;
-    d.set_item("memory_field", c.memory_field)?;
-    Ok(d)
+/// A scenario resolved once (`bufsim_core::Scenario::from_json`): its
+/// normalized form, its cost estimate and its runs all read the same
+/// resolved value, so the Python front crosses the boundary with JSON once.
+#[pyclass(name = "Scenario", module = "bufsim._core", frozen)]
+struct PyScenario {
+    inner: Scenario,
+}
+
+#[pymethods]
+impl PyScenario {
+    /// Validate and resolve a raw scenario (JSON text); a bad field raises
+    /// `ScenarioError` naming it.
+    #[new]
+    fn new(py: Python<'_>, text: &str) -> PyResult<Self> {
+        let inner = Scenario::from_json(text).map_err(scenario_err(py))?;
+        Ok(PyScenario { inner })
+    }
+
+    /// The normalized scenario as JSON text (SI units, per-flow values expanded).
+    fn normalized(&self) -> String {
+        self.inner.to_json()
+    }
+
+    /// What running `engine` costs before it starts (`bufsim_core::cost`):
+    /// a dict with `work` (bottleneck packets or fluid flow-steps),
+    /// `work_unit`, `work_field` (the scenario field that drives it),
+    /// `memory_bytes` and `memory_field`.
+    fn estimate<'py>(&self, py: Python<'py>, engine: &str) -> PyResult<Bound<'py, PyDict>> {
+        engine_check(py, engine, &self.inner)?;
+        let c = bufsim_core::cost::estimate(&self.inner, engine);
+        let d = PyDict::new(py);
+        d.set_item("work", c.work)?;
+        d.set_item("work_unit", c.work_unit)?;
+        d.set_item("work_field", c.work_field)?;
+        d.set_item("memory_bytes", c.memory_bytes)?;
+        d.set_item("memory_field", c.memory_field)?;
+        Ok(d)
+    }
+
+    /// Run `engine` (`packet` or `fluid`).
+    ///
+    /// `progress`, if given, is called with the simulated seconds reached
+    /// every so often; Ctrl-C (SIGINT) stops the run and raises
+    /// KeyboardInterrupt. Returns a dict with `summary` (dict),
+    /// `timeseries`, `flows`, `congestion_events` and `trace` (dicts of
+    /// numpy arrays; `trace` is empty unless `output.trace`, its `event`
+    /// column holds codes into `TRACE_EVENTS`), `normalized` (JSON text)
+    /// and `completed` (bool).
+    #[pyo3(signature = (engine = "packet", progress = None))]
+    fn simulate<'py>(
+        &self,
+        py: Python<'py>,
+        engine: &str,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        run(py, &self.inner, engine, progress)
+    }
 }
 
 /// Parse a quantity with a unit, as scenario fields are parsed
@@ -155,24 +188,14 @@ fn table<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
-/// Run `engine` on a raw scenario (JSON text).
-///
-/// `progress`, if given, is called with the simulated seconds reached every
-/// so often; Ctrl-C (SIGINT) stops the run and raises KeyboardInterrupt.
-/// Returns a dict with `summary` (dict), `timeseries`, `flows`,
-/// `congestion_events` and `trace` (dicts of numpy arrays; `trace` is empty
-/// unless `output.trace`, its `event` column holds codes into
-/// `TRACE_EVENTS`), `normalized` (JSON text) and `completed` (bool).
-#[pyfunction]
-#[pyo3(signature = (text, engine = "packet", progress = None))]
-fn simulate<'py>(
+/// Run `engine` on a resolved scenario (see [`PyScenario::simulate`]).
+fn run<'py>(
     py: Python<'py>,
-    text: &str,
+    s: &Scenario,
     engine: &str,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let s = Scenario::from_json(text).map_err(scenario_err(py))?;
-    engine_check(py, engine, &s)?;
+    engine_check(py, engine, s)?;
     let mut interrupted: Option<PyErr> = None;
     let result: Result<RunOutput, String> = py.detach(|| {
         let mut hook = |t: bufsim_core::units::SimTime| -> bool {
@@ -192,8 +215,8 @@ fn simulate<'py>(
         };
         let hook: Progress = &mut hook;
         catch_unwind(AssertUnwindSafe(|| match engine {
-            "packet" => packet::run(&s, hook),
-            "fluid" => fluid::run(&s, hook),
+            "packet" => packet::run(s, hook),
+            "fluid" => fluid::run(s, hook),
             _ => unreachable!("engine_check accepted it"),
         }))
         .map_err(|p| {
@@ -255,9 +278,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("QDISCS", bufsim_core::queue::QDISCS.to_vec())?;
     m.add("FLUID_QDISCS", bufsim_core::queue::fluid_qdiscs())?;
     m.add("FLUID_VARIANTS", bufsim_core::tcp::cc::fluid_variants())?;
-    m.add_function(wrap_pyfunction!(normalize_scenario, m)?)?;
-    m.add_function(wrap_pyfunction!(simulate, m)?)?;
-    m.add_function(wrap_pyfunction!(estimate, m)?)?;
+    m.add_class::<PyScenario>()?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_epoch, m)?)?;
     let py = m.py();

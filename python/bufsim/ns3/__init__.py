@@ -32,7 +32,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from bufsim._core import EngineError, normalize_scenario
+from bufsim._core import EngineError
 from bufsim.scenario import Scenario, scenario_error
 
 #: The driver's source, compiled on first use.
@@ -197,7 +197,7 @@ def _default_cc(variant: str) -> dict[str, Any]:
         "link": {"capacity": "1Mbps", "buffer": "1pkt", "delay": "1ms"},
         "flows": [{"tcp": variant, "rtt": "10ms"}],
     }
-    return json.loads(normalize_scenario(json.dumps(raw)))["flows"][0]["cc"]
+    return Scenario(raw).normalized["flows"][0]["cc"]
 
 
 def check(scenario: Scenario) -> None:
