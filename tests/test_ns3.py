@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from bufsim import ns3
 from bufsim.ns3 import validate
+from bufsim.sweep import executors, worker
 
 
 def _scn(**over):
@@ -350,8 +351,8 @@ def test_a_sweep_runs_both_engines_side_by_side(tmp_path):
     assert abs(wide.loc[40, "ns3"] - wide.loc[40, "packet"]) <= 0.02
 
 
-def test_the_quick_validation_subset_agrees():
-    metrics, runs = validate.validate(quick=True)
+def test_the_quick_validation_subset_agrees(tmp_path, monkeypatch):
+    metrics, runs = validate.validate(quick=True, store=tmp_path)
     assert list(runs["scenario"]) == list(validate.QUICK)
     bad = metrics[metrics["verdict"] == "beyond"]
     assert bad.empty, bad.to_string()
@@ -359,6 +360,15 @@ def test_the_quick_validation_subset_agrees():
     assert (runs["speed_ratio"] > 1).all()
     page = validate.markdown(metrics, runs, ns3.version())
     assert "of 3 scenarios agree" in page
+    # The runs are in the store: the same scenario again runs nothing and
+    # gives the same rows, the CPU times those the runs measured.
+    monkeypatch.setattr(executors, "run_point", lambda *a: pytest.fail("ran again"))
+    name = validate.QUICK[0]
+    rows, run = validate.validate_one(name, (1, 2, 3), quick=True, store=tmp_path)
+    pd.testing.assert_frame_equal(
+        pd.DataFrame(rows), metrics[metrics["scenario"] == name].reset_index(drop=True)
+    )
+    assert run["ns3_cpu_s"] == runs.set_index("scenario").loc[name, "ns3_cpu_s"]
 
 
 def test_a_difference_within_the_seed_spread_is_undecided():
@@ -414,7 +424,7 @@ def test_a_failed_run_is_reported_not_fatal(monkeypatch):
     def crash(scenario, engine="packet", progress=None):
         raise bufsim.EngineError("ns-3 crashed (signal 11)")
 
-    monkeypatch.setattr(validate, "simulate", crash)
+    monkeypatch.setattr(worker, "simulate", crash)
     rows, run = validate.validate_one("newreno-red-1bdp", (1,), quick=True)
     assert rows == [] and run["verdict"] == "failed" and "signal 11" in run["reason"]
     page = validate.markdown(pd.DataFrame(rows), pd.DataFrame([run]), "3.37")

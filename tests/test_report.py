@@ -128,7 +128,7 @@ def test_flow_cdfs_of_finite_flows():
     # One class per panel (paper 002's figures 2-7), into given axes, from a
     # flows table with a throughput in bytes/s.
     f = r.flows.assign(throughput_Bps=r.flows["throughput_bps"] / 8)
-    fig2, (top, bottom) = plot._figure(nrows=2)
+    fig2, (top, bottom) = plot.figure(nrows=2)
     assert plot.flow_cdfs({"B=30": f}, "throughput_Bps", classes=["large"], ax=top) is fig2
     plot.flow_cdfs({"B=30": f}, "throughput_Bps", classes=["small"], ax=bottom)
     for ax, cls in ((top, "large"), (bottom, "small")):

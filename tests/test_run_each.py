@@ -53,8 +53,10 @@ def test_results_read_back_equal_to_direct_runs(tmp_path, counted):
     for r, raw, engine in zip(got, raws, engines):
         _same(r, bufsim.simulate(raw, engine=engine))
         assert r.engine == engine
-    # A packet run with losses has congestion events and a per-flow table.
+    # A packet run with losses has congestion events and a per-flow table;
+    # each run says what it cost, as it measured it.
     assert len(got[0].congestion_events) > 0 and len(got[0].flows) == 3
+    assert all(0 < r.provenance["cpu_s"] < 60 and r.provenance["wall_s"] > 0 for r in got)
     again = run_each(raws, engines, store=tmp_path, workers=0, progress=False)
     assert counted == ["each-b5", "each-b40"]  # nothing ran the second time
     for a, b in zip(got, again):

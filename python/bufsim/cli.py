@@ -1148,10 +1148,21 @@ def validate_engines(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Folder for metrics.csv, runs.csv and report.md.")
     ] = Path("results/validate-engines"),
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Local worker processes for a scenario's runs (default: one per core; "
+            "0 runs them in this process).",
+        ),
+    ] = None,
 ) -> None:
     """Run the packet engine (stack = "ns3") and ns-3 on the validation
     scenarios and print how well they agree, metric by metric, with both
-    engines' CPU time."""
+    engines' CPU time.
+
+    Every run is kept in the results store OUT/runs as it finishes: an
+    interrupted validation resumes, and more --seeds add to the stored ones."""
     from bufsim import ns3
     from bufsim.ns3 import validate as v
 
@@ -1179,6 +1190,8 @@ def validate_engines(
             tuple(range(1, seeds + 1)),
             quick=quick,
             progress=Lines("validate-engines").say,
+            store=out / "runs",
+            workers=workers,
         )
         rows += metric_rows
         run_rows.append(run)

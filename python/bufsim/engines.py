@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import resource
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -89,14 +90,14 @@ def simulate(
         cost["work"],
         cost["work_unit"],
     )
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu_seconds()
     if engine == "ns3":
         from bufsim import ns3
 
         raw = ns3.run(scn, progress)
     else:
         raw = scn.resolved.simulate(engine, progress)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     log.info("%s: %s engine done in %.3f s wall", scn.name, engine, wall)
     ts = pd.DataFrame(raw["timeseries"])
     if "time_s" in ts:
@@ -128,12 +129,21 @@ def simulate(
             "seed": scn.normalized["seed"],
             "scenario_hash": scn.hash(),
             "wall_s": wall,
+            "cpu_s": cpu,
             **({"ns3_version": raw["ns3_version"]} if engine == "ns3" else {}),
         },
         scenario=json.loads(raw["normalized"]),
         congestion_events=pd.DataFrame(raw["congestion_events"]),
         trace=trace_frame(raw["trace"]),
     )
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and of its children that
+    finished (the ns3 engine runs ns-3 as one), so far."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def trace_frame(columns: Mapping[str, Any]) -> pd.DataFrame:

@@ -274,6 +274,7 @@ def _run_provenance(result: Result) -> dict[str, Any]:
         "runs": 1,
         "simulated": simulated,
         "wall time": fmt.metric("wall_s", prov.pop("wall_s", math.nan)),
+        "CPU time": fmt.metric("wall_s", prov.pop("cpu_s", math.nan)),
         **prov,
     }
 

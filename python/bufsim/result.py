@@ -113,7 +113,9 @@ class Result:
     flows : pandas.DataFrame
         One row per flow (``flow``, ``group``, ``goodput_bps``, ...).
     provenance : dict
-        ``engine``, ``version``, ``seed``, ``scenario_hash``, ``wall_s``.
+        ``engine``, ``version``, ``build``, ``seed``, ``scenario_hash``,
+        ``wall_s`` and ``cpu_s`` (the run's wall-clock and CPU seconds; CPU
+        counts this process and, for the ns3 engine, ns-3's).
     scenario : dict
         The normalized scenario (SI units) that produced the result.
     congestion_events : pandas.DataFrame

@@ -5,7 +5,10 @@ Each scenario of :func:`scenarios` runs on the packet engine with
 ``stack = "ns3"`` (the packet engine's mirror of ns-3's defaults) and on ns-3
 (:mod:`bufsim.ns3`) over the same seeds. :func:`validate` compares the seed
 means of the metrics in :data:`TOLERANCES` and times both engines;
-:func:`markdown` writes the table as a report page.
+:func:`markdown` writes the table as a report page. The runs go through
+:func:`bufsim.sweep.run_each`: with a store, each is kept as it finishes,
+so an interrupted validation resumes and more seeds add to those stored
+(ns-3's runs take minutes), and a scenario's runs spread over workers.
 
 The tolerances: utilization 0.02 absolute; loss rate 20% relative plus
 1e-4; mean queue, p99 queueing delay, per-flow goodput and FCT median 15%
@@ -22,17 +25,16 @@ from __future__ import annotations
 
 import copy
 import math
-import resource
-import time
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from bufsim._core import BufsimError
 from bufsim._stats import t_half_width
-from bufsim.engines import simulate
+from bufsim.store import Store
+from bufsim.sweep import RunFailed, run_each
 
 #: Metric -> (absolute, relative) tolerance: within when
 #: |ns3 - packet| <= absolute + relative * |packet|.
@@ -300,18 +302,14 @@ def _judge(metric: str, pkt: float, ns3: float, spread: float) -> str:
     return "beyond"
 
 
-def _cpu() -> float:
-    """CPU seconds of this process and its finished children (ns-3 runs as one)."""
-    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
-
-
 def validate(
     names: Iterable[str] | None = None,
     seeds: Sequence[int] = (1, 2, 3),
     *,
     quick: bool = False,
     progress: Callable[[str], Any] | None = None,
+    store: Store | str | Path | None = None,
+    workers: int | None = 0,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run the suite on both engines.
 
@@ -321,7 +319,11 @@ def validate(
         :data:`QUICK` with ``quick``).
     seeds : the seeds each scenario runs with on each engine.
     quick : the quick subset, 10 s runs (``make test``).
-    progress : called with a line of text after each run.
+    progress : called with a line of text after each scenario.
+    store : the results store the runs are kept in and read back from
+        (:func:`bufsim.sweep.run_each`); ``None``: in memory.
+    workers : local worker processes for a scenario's runs (``0``: in
+        this process; ``None``: one per core).
 
     Returns
     -------
@@ -334,7 +336,8 @@ def validate(
         ``differs, unexplained`` or ``failed``), ``differs_on`` and ``undecided_on`` (the
         metrics), ``reason`` (:data:`EXPLAINED`'s, for one that differs),
         ``packet_wall_s``/``ns3_wall_s`` and ``packet_cpu_s``/``ns3_cpu_s``
-        (sums over the seeds), ``speed_ratio`` (ns-3 CPU / packet CPU).
+        (sums over the seeds, as each run measured them), ``speed_ratio``
+        (ns-3 CPU / packet CPU).
     """
     suite = scenarios()
     chosen = list(names) if names is not None else list(QUICK if quick else suite)
@@ -344,7 +347,9 @@ def validate(
     rows: list[dict[str, Any]] = []
     runs = []
     for name in chosen:
-        metric_rows, run = validate_one(name, seeds, quick=quick, progress=progress)
+        metric_rows, run = validate_one(
+            name, seeds, quick=quick, progress=progress, store=store, workers=workers
+        )
         rows += metric_rows
         runs.append(run)
     return pd.DataFrame(rows), pd.DataFrame(runs)
@@ -356,41 +361,52 @@ def validate_one(
     *,
     quick: bool = False,
     progress: Callable[[str], Any] | None = None,
+    store: Store | str | Path | None = None,
+    workers: int | None = 0,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """One scenario of the suite on both engines: its metric rows and its
-    run row (see :func:`validate`). A run that fails (ns-3 crashing, say)
-    gives the verdict ``failed`` with the error as the reason."""
+    run row (see :func:`validate`, whose parameters these are). A run that
+    fails (ns-3 crashing, say) gives the verdict ``failed`` with the error
+    as the reason."""
     base = copy.deepcopy(scenarios()[name])
     if quick:
         base["duration"], base["warmup"] = "10s", "3s"
-    per: dict[str, list[dict[str, Any]]] = {"packet": [], "ns3": []}
-    wall = {"packet": 0.0, "ns3": 0.0}
-    cpu = {"packet": 0.0, "ns3": 0.0}
+    engines = ("packet", "ns3")
+    order = [(seed, engine) for seed in seeds for engine in engines]
     run: dict[str, Any] = {"scenario": name, "seeds": len(seeds)}
     try:
-        for seed in seeds:
-            for engine in ("packet", "ns3"):
-                t0, c0 = time.perf_counter(), _cpu()
-                r = simulate(dict(base, seed=seed), engine=engine)
-                wall[engine] += time.perf_counter() - t0
-                cpu[engine] += _cpu() - c0
-                per[engine].append(_metrics(r))
-                if progress:
-                    progress(f"{name} seed {seed} {engine}: {time.perf_counter() - t0:.1f} s")
-    except BufsimError as e:
+        results = run_each(
+            [dict(base, seed=seed) for seed, _ in order],
+            [engine for _, engine in order],
+            store=store,
+            workers=workers,
+            progress=False,
+        )
+    except RunFailed as e:
         run.update(verdict="failed", reason=str(e), differs_on="", undecided_on="")
-        return [], run | _times(wall, cpu)
-    rows, beyond, close = _compare(name, per)
+        return [], run | _times({e: [] for e in engines})
+    per: dict[str, list[Any]] = {
+        e: [r for (_, e_), r in zip(order, results) if e_ == e] for e in engines
+    }
+    if progress:
+        progress(
+            f"{name}: {len(seeds)} seeds, "
+            + ", ".join(f"{e} {sum(r.provenance['wall_s'] for r in per[e]):.1f} s" for e in engines)
+        )
+    rows, beyond, close = _compare(name, {e: [_metrics(r) for r in rs] for e, rs in per.items()})
     run.update(
         verdict=_verdict(name, beyond, close),
         reason=EXPLAINED.get(name, "") if beyond or close else "",
         differs_on=", ".join(beyond),
         undecided_on=", ".join(close),
     )
-    return rows, run | _times(wall, cpu)
+    return rows, run | _times(per)
 
 
-def _times(wall: dict[str, float], cpu: dict[str, float]) -> dict[str, float]:
+def _times(per: dict[str, list[Any]]) -> dict[str, float]:
+    """The runs' wall and CPU seconds per engine, summed, and their ratio."""
+    wall = {e: sum(r.provenance["wall_s"] for r in rs) for e, rs in per.items()}
+    cpu = {e: sum(r.provenance["cpu_s"] for r in rs) for e, rs in per.items()}
     return {
         "packet_wall_s": wall["packet"],
         "ns3_wall_s": wall["ns3"],
