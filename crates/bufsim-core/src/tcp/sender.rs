@@ -1445,4 +1445,58 @@ mod tests {
         assert_eq!(s.stats.ecn_reductions, 1);
         assert_eq!(s.w.ssthresh, 10.0);
     }
+
+    /// DCTCP through the sender (RFC 8257 section 3.3): the cut follows
+    /// alpha, once per window of data.
+    #[test]
+    fn dctcp_sender_cuts_by_alpha_once_per_window_on_ece() {
+        use crate::tcp::cc::CcConfig;
+        use crate::tcp::cc::dctcp::DctcpConfig;
+        let cfg = SenderConfig {
+            initial_window: 4,
+            rwnd: None,
+            min_rto: SimTime::from_millis(200),
+            sack: true,
+            limit: u64::MAX,
+            ecn: true,
+            prr: false,
+            hystart: false,
+            rack: false,
+            abc: SlowStart::PerAck,
+            limited_transmit: false,
+            partial_ack_retransmit: false,
+            rto_ssthresh: RtoSsthresh::Rfc5681,
+            mss_bytes: 1500,
+        };
+        let mut s = Sender::new(cfg, AnyCc::new(&CcConfig::Dctcp(DctcpConfig::default())));
+        s.w = Window {
+            cwnd: 20.0,
+            ssthresh: 10.0,
+        };
+        let mut out = vec![];
+        s.pump(SimTime::ZERO, &mut out);
+        assert_eq!(out.len(), 20);
+        let t = SimTime::from_millis(1);
+        let ack = |n: u64, ece: bool| Ack {
+            ack: n,
+            ece,
+            ..Ack::default()
+        };
+        // ACK 1, unmarked: ends the first observation window (una 1 > 0):
+        // alpha = 1 x 15/16 = 0.9375; cwnd grows to 20 + 1/20 = 20.05.
+        s.on_ack(&ack(1, false), t, &mut out);
+        assert_eq!(s.w.cwnd, 20.05);
+        // ACK 2 with ECE: cwnd = 20.05 x (1 - 0.9375/2) = 10.6515625 (RFC
+        // 3168 would halve the flight of 19 to 9.5), ssthresh the same, then
+        // the ACK's own growth of 1/cwnd.
+        s.on_ack(&ack(2, true), t, &mut out);
+        assert_eq!(s.w.ssthresh, 10.6515625);
+        assert!((s.w.cwnd - (10.6515625 + 1.0 / 10.6515625)).abs() < 1e-12);
+        assert_eq!(s.stats.ecn_reductions, 1);
+        // More ECE before una passes the window (SND.NXT at the cut): no
+        // second cut.
+        s.on_ack(&ack(3, true), t, &mut out);
+        assert_eq!(s.stats.ecn_reductions, 1);
+        assert_eq!(s.w.ssthresh, 10.6515625);
+    }
 }
