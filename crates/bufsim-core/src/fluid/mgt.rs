@@ -17,7 +17,7 @@
 
 use std::collections::VecDeque;
 
-use super::cc::{FluidCc, Growth};
+use super::cc::FluidCc;
 use super::red::Red;
 use super::stats::Recorder;
 use super::sync::SyncModule;
@@ -25,6 +25,7 @@ use crate::engine::Progress;
 use crate::engine::rng::{Stream, stream};
 use crate::output::RunOutput;
 use crate::scenario::{Decrease, Scenario};
+use crate::tcp::cc::fluid_law::{Growth, MIN_WINDOW};
 use crate::units::{PS_PER_SEC, SimTime};
 
 /// How often (in steps) the progress hook is called.
@@ -629,7 +630,7 @@ impl<'s> Mgt<'s> {
                     //= integrated exactly over the step for the delivered amount.
                     self.cc[i].slow_start = false;
                     let b = self.cc[i].decrease_fraction(self.w[i]);
-                    self.w[i] = (self.w[i] * (-b * p.amount).exp()).max(super::cc::MIN_WINDOW);
+                    self.w[i] = (self.w[i] * (-b * p.amount).exp()).max(MIN_WINDOW);
                 } else {
                     // One reduction per congestion event: losses of data sent
                     // before the last reduction belong to the same recovery

@@ -38,7 +38,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{AckInfo, AckSample, CongestionControl, Epoch, NoFluidLaw, Variant, Window};
+use super::fluid_law::NoFluidLaw;
+use super::{AckInfo, AckSample, CongestionControl, Epoch, Variant, Window};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 

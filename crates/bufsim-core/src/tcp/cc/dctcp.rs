@@ -11,9 +11,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::fluid_law::NoFluidLaw;
 use super::newreno::NewReno;
 use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window};
-use crate::fluid::cc::NoFluidLaw;
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 

@@ -18,8 +18,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::aimd::AimdConfig;
+use super::fluid_law::{FluidLaw, Growth};
 use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, slow_start};
-use crate::fluid::cc::{FluidLaw, Growth};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 

@@ -17,14 +17,14 @@
 //! `GetSsThresh`).
 //!
 //! The law itself is two pure functions, [`increase`] and [`backoff`], which
-//! the fluid engine's H-TCP law (`fluid::cc`) calls too.
+//! the variant's fluid law ([`HtcpFluid`]) calls too.
 
 use serde::{Deserialize, Serialize};
 
+use super::fluid_law::{FluidLaw, Growth};
 use super::{
     AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, reno_ssthresh, slow_start,
 };
-use crate::fluid::cc::{FluidLaw, Growth};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 

@@ -5,10 +5,11 @@
 //! Each variant is self-contained in its file: the packet engine's
 //! controller ([`CongestionControl`]), its parameters with the RFC's or
 //! paper's constants as `Default` beside their citations, the reader of its
-//! `tcp_params`, and its fluid law ([`FluidLaw`], which the fluid engine
-//! integrates), tied together by [`Variant`]. The `variants!` list below is
-//! the one registry: it generates [`CcConfig`], [`AnyCc`], [`AnyFluidLaw`]
-//! and the name lookup, so adding a variant is one file and one line there.
+//! `tcp_params`, and its fluid law ([`FluidLaw`], whose contract
+//! [`fluid_law`] holds and the fluid engine integrates), tied together by
+//! [`Variant`]. The `variants!` list below is the one registry: it
+//! generates [`CcConfig`], [`AnyCc`], [`AnyFluidLaw`] and the name lookup,
+//! so adding a variant is one file and one line there.
 //!
 //! The sender owns loss detection and recovery (RFC 5681/6582/6675/6298);
 //! a controller only decides how the window grows on ACKs and how far it
@@ -18,6 +19,7 @@ pub mod aimd;
 pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
+pub mod fluid_law;
 pub mod highspeed;
 pub mod htcp;
 pub mod newreno;
@@ -28,11 +30,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-pub use crate::fluid::cc::NoFluidLaw;
-use crate::fluid::cc::{FluidLaw, Growth};
 use crate::params::{PErr, Params};
 use crate::tcp::rate::RateSample;
 use crate::units::SimTime;
+use fluid_law::{FluidLaw, Growth};
 
 /// The window state a controller reads and writes (packets).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -257,7 +258,7 @@ pub trait Variant: CongestionControl + Sized {
     fn new(cfg: Self::Config) -> Self;
     /// The fluid engine's law, or why the fluid engine has none (a rate-
     /// or marking-driven sender whose law is not a window ODE of paper 004's
-    /// form: `Fluid` is then [`NoFluidLaw`]); `fluid::check` refuses such a
+    /// form: `Fluid` is then [`fluid_law::NoFluidLaw`]); `fluid::check` refuses such a
     /// variant with that reason, naming the group's `tcp`.
     fn fluid(cfg: Self::Config) -> Result<Self::Fluid, &'static str>;
     /// The congestion epoch of a long-lived flow at window `window_pkts`
