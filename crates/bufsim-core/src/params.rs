@@ -2,12 +2,17 @@
 //! read records its key so that [`Params::finish`] can refuse unknown keys,
 //! and every error is `(key, message)` naming the value and what is allowed.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::units::{self, SimTime};
 
 /// An error: the offending key and what is wrong with it.
 pub type PErr = (String, String);
+
+/// The `Config` of a TCP variant or a queue discipline without parameters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NoParams;
 
 /// A parameter table being read.
 pub struct Params<'a> {

@@ -3,8 +3,7 @@
 
 use super::{Discipline, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Queued, Setup};
 use crate::net::Packet;
-use crate::params::{PErr, Params};
-use crate::tcp::cc::NoParams;
+use crate::params::{NoParams, PErr, Params};
 use crate::units::SimTime;
 
 /// Drop-tail policy.

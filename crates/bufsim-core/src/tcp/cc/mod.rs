@@ -266,10 +266,6 @@ pub trait Variant: CongestionControl + Sized {
     fn epoch(cfg: &Self::Config, window_pkts: f64, rtt_s: f64) -> Epoch;
 }
 
-/// A variant without parameters (its `Config`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct NoParams;
-
 /// The registry: one line per variant, `Arm(file::Type)`. The arm's name in
 /// lowercase is the `variant` tag of the normalized `cc`.
 macro_rules! variants {

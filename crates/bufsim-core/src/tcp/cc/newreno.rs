@@ -3,10 +3,8 @@
 //! window policy).
 
 use super::aimd::{Aimd, AimdConfig, AimdFluid};
-use super::{
-    AckInfo, CongestionControl, Epoch, NoParams, Variant, Window, reno_ssthresh, slow_start,
-};
-use crate::params::{PErr, Params};
+use super::{AckInfo, CongestionControl, Epoch, Variant, Window, reno_ssthresh, slow_start};
+use crate::params::{NoParams, PErr, Params};
 use crate::units::SimTime;
 
 /// Standard TCP congestion control (AIMD(1, 1/2) with slow start).
