@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::engine::rng::{Rng, Stream, stream};
-use crate::queue::{LinkInfo, QdiscConfig};
+use crate::queue::{Limit, LinkInfo, QdiscConfig};
 use crate::tcp::cc::CcConfig;
 use crate::tcp::stack::{RtoSsthresh, SlowStart, Stack};
 use crate::traffic::size::SizeDist;
@@ -424,6 +424,31 @@ pub struct Link {
     pub queue: QdiscConfig,
 }
 
+impl Link {
+    /// What a queue discipline knows of this link.
+    pub fn info(&self) -> LinkInfo {
+        link_info(self.packet_size_bytes, self.buffer_mode, self.capacity_bps)
+    }
+
+    /// The buffer limit, in the buffer's unit.
+    pub fn limit(&self) -> Limit {
+        match self.buffer_mode {
+            BufferMode::Packets => Limit::Packets(self.buffer_pkts),
+            BufferMode::Bytes => Limit::Bytes(self.buffer_bytes),
+        }
+    }
+}
+
+/// What a queue discipline knows of a link of capacity `cap` (bits/s) whose
+/// buffer counts in `mode`, with reference packets of `packet_size` bytes.
+fn link_info(packet_size: u32, mode: BufferMode, cap: f64) -> LinkInfo {
+    LinkInfo {
+        packet_size,
+        bytes_mode: mode == BufferMode::Bytes,
+        capacity_bps: cap,
+    }
+}
+
 /// A group of TCP flows with the same settings (per-flow RTTs and starts resolved).
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowGroup {
@@ -802,11 +827,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     })?;
 
     // Queue discipline (its defaults depend on the packet size and buffer mode).
-    let link_info = LinkInfo {
-        packet_size: packet_size as u32,
-        bytes_mode: mode == BufferMode::Bytes,
-        capacity_bps: cap,
-    };
+    let link_info = link_info(packet_size as u32, mode, cap);
     let queue =
         QdiscConfig::from_params(&qdisc, &raw_qdisc_params, link_info).map_err(|(key, msg)| {
             if key.is_empty() {

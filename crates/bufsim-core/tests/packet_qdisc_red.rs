@@ -23,7 +23,10 @@ fn red(s: &Scenario) -> (Red, RedConfig) {
     let QdiscConfig::Red(cfg) = s.link.queue else {
         panic!("red")
     };
-    (Red::with_config(cfg, Limit::Packets(1000), &s.link, 7), cfg)
+    (
+        Red::with_config(cfg, Limit::Packets(1000), s.link.info(), 7),
+        cfg,
+    )
 }
 
 fn pkt(seq: u64) -> Packet {

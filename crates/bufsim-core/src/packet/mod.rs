@@ -108,7 +108,7 @@ use crate::engine::rng::{Rng, Stream, stream};
 use crate::net::pipe::Pipe;
 use crate::net::{Ack, BACKGROUND, CWR, ECT, Packet};
 use crate::output::RunOutput;
-use crate::queue::{AnyDiscipline, Queue, Queued};
+use crate::queue::{AnyDiscipline, Queue, Queued, Setup};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::tcp::cc::AnyCc;
 use crate::tcp::receiver::{AckAction, Receiver};
@@ -376,6 +376,17 @@ pub fn check(_s: &Scenario) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// The bottleneck's queue discipline, as the scenario's link asks: it sees
+/// the link ([`crate::scenario::Link::info`]), never the scenario.
+fn discipline(s: &Scenario) -> AnyDiscipline {
+    s.link.queue.discipline(&Setup {
+        limit: s.link.limit(),
+        link: s.link.info(),
+        seed: s.seed,
+        tcp_flows: s.total_flows() as u32,
+    })
+}
+
 /// The simulator state.
 struct Sim<'s> {
     s: &'s Scenario,
@@ -489,7 +500,7 @@ impl<'s> Sim<'s> {
             events,
             flows,
             bgs,
-            queue: Queue::new(AnyDiscipline::new(s)),
+            queue: Queue::new(discipline(s)),
             capacity: BitsPerSec(s.link.capacity_bps),
             tx_memo: (0, BitsPerSec(s.link.capacity_bps).tx_time(0)),
             in_service: None,

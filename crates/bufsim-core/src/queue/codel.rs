@@ -57,7 +57,7 @@ impl QueueDisc for Codel {
         CodelConfig::read(p)
     }
     fn new(cfg: CodelConfig, q: &Setup) -> Codel {
-        Codel::with_config(cfg, q.limit, q.link.packet_size_bytes)
+        Codel::with_config(cfg, q.limit, q.link.packet_size)
     }
 }
 

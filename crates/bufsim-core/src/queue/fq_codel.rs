@@ -52,7 +52,7 @@ impl QueueDisc for FqCodel {
         })
     }
     fn new(cfg: FqCodelConfig, q: &Setup) -> FqCodel {
-        FqCodel::with_config(cfg, q.limit, q.link.packet_size_bytes)
+        FqCodel::with_config(cfg, q.limit, q.link.packet_size)
     }
 }
 

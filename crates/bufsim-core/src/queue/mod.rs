@@ -33,7 +33,6 @@ use serde_json::{Map, Value};
 
 use crate::net::Packet;
 use crate::params::{PErr, Params};
-use crate::scenario::{BufferMode, Link, Scenario};
 use crate::units::SimTime;
 
 /// Why a packet was dropped.
@@ -143,7 +142,9 @@ pub trait Discipline {
     fn dequeue(&mut self, occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Queued>;
 }
 
-/// What of the link a discipline's defaults depend on.
+/// What a discipline knows of its link: what its defaults and its
+/// timing depend on, never the scenario itself (the scenario builds it
+/// for the parameter readers, the packet engine for the discipline).
 #[derive(Clone, Copy, Debug)]
 pub struct LinkInfo {
     /// Reference (maximum) packet size, bytes.
@@ -154,12 +155,13 @@ pub struct LinkInfo {
     pub capacity_bps: f64,
 }
 
-/// What a discipline is built with besides its parameters.
-pub struct Setup<'a> {
+/// What a discipline is built with besides its parameters (the packet
+/// engine fills it in from the scenario).
+pub struct Setup {
     /// The buffer limit.
     pub limit: Limit,
-    /// The bottleneck link.
-    pub link: &'a Link,
+    /// The link the queue feeds.
+    pub link: LinkInfo,
     /// The scenario's seed (disciplines with random drops derive a stream).
     pub seed: u64,
     /// Number of TCP flows created at the start.
@@ -297,23 +299,6 @@ pub fn ser_qdisc<S: serde::Serializer>(q: &QdiscConfig, s: S) -> Result<S::Ok, S
     m.serialize_entry("qdisc", q.name())?;
     m.serialize_entry("qdisc_params", &q.to_params())?;
     m.end()
-}
-
-impl AnyDiscipline {
-    /// The discipline the scenario's link asks for.
-    pub fn new(s: &Scenario) -> AnyDiscipline {
-        let link = &s.link;
-        let limit = match link.buffer_mode {
-            BufferMode::Packets => Limit::Packets(link.buffer_pkts),
-            BufferMode::Bytes => Limit::Bytes(link.buffer_bytes),
-        };
-        link.queue.discipline(&Setup {
-            limit,
-            link,
-            seed: s.seed,
-            tcp_flows: s.total_flows() as u32,
-        })
-    }
 }
 
 /// Counters kept by every queue, whatever its discipline.

@@ -71,7 +71,7 @@ impl QueueDisc for Pie {
         })
     }
     fn new(cfg: PieConfig, q: &Setup) -> Pie {
-        Pie::with_config(cfg, q.limit, q.link.packet_size_bytes, q.seed)
+        Pie::with_config(cfg, q.limit, q.link.packet_size, q.seed)
     }
 }
 

@@ -13,7 +13,6 @@ use super::{
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::net::{ECT, Packet};
 use crate::params::{PErr, Params};
-use crate::scenario::Link;
 use crate::units::{BitsPerSec, SimTime};
 
 /// Whether RED measures the queue (and scales its drop probability) in
@@ -184,8 +183,8 @@ pub struct Red {
 
 impl Red {
     /// RED on `link` with these parameters.
-    pub fn with_config(cfg: RedConfig, limit: Limit, link: &Link, seed: u64) -> Red {
-        let s = BitsPerSec(link.capacity_bps).tx_time(link.packet_size_bytes);
+    pub fn with_config(cfg: RedConfig, limit: Limit, link: LinkInfo, seed: u64) -> Red {
+        let s = BitsPerSec(link.capacity_bps).tx_time(link.packet_size);
         Red {
             cfg,
             limit,
@@ -195,7 +194,7 @@ impl Red {
             count: -1,
             q_time: Some(SimTime::ZERO),
             s_ps: s.0.max(1) as f64,
-            packet_size: link.packet_size_bytes as f64,
+            packet_size: link.packet_size as f64,
             next_adapt: cfg.interval,
             rng: stream(seed, Stream::Queue),
         }
