@@ -626,8 +626,28 @@ impl Decrease {
     pub const NAMES: &[(&str, Decrease)] = &[("event", Decrease::Event), ("rate", Decrease::Rate)];
 }
 
-/// Loss-synchronization policies (`fluid.sync_policy`).
-pub use crate::fluid::sync::Policy as SyncPolicy;
+/// Which flows record the loss at a congestion event (`fluid.sync_policy`;
+/// the fluid engine's loss-synchronization module, `fluid::sync`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncPolicy {
+    /// The m_k flows with the highest arrival rate (paper 004 section II.D.1:
+    /// "P l_k is the set of m_k flows with highest sending rates").
+    HighestRate,
+    /// m_k flows chosen uniformly at random.
+    Random,
+    /// Every flow (m_k ignored; the same as X = 1).
+    All,
+}
+
+impl SyncPolicy {
+    /// The names a scenario may give, with their policies.
+    pub const NAMES: &[(&str, SyncPolicy)] = &[
+        ("highest_rate", SyncPolicy::HighestRate),
+        ("random", SyncPolicy::Random),
+        ("all", SyncPolicy::All),
+    ];
+}
 
 /// Settings of the fluid engine (`[fluid]`), defaults filled in. The packet
 /// engine ignores them.

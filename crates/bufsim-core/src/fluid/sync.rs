@@ -7,34 +7,13 @@ use rand::RngExt;
 use rand_distr::{Distribution, Normal};
 
 use crate::engine::rng::Rng;
-
-/// Which flows record the loss at a congestion event (`fluid.sync_policy`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Policy {
-    /// The m_k flows with the highest arrival rate (paper 004 section II.D.1:
-    /// "P l_k is the set of m_k flows with highest sending rates").
-    HighestRate,
-    /// m_k flows chosen uniformly at random.
-    Random,
-    /// Every flow (m_k ignored; the same as X = 1).
-    All,
-}
-
-impl Policy {
-    /// The names a scenario may give, with their policies.
-    pub const NAMES: &[(&str, Policy)] = &[
-        ("highest_rate", Policy::HighestRate),
-        ("random", Policy::Random),
-        ("all", Policy::All),
-    ];
-}
+use crate::scenario::SyncPolicy;
 
 /// The module: X, the spread of the draw, the policy, and its random stream.
 pub struct SyncModule {
     x: f64,
     sd_frac: f64,
-    policy: Policy,
+    policy: SyncPolicy,
     rng: Rng,
     order: Vec<usize>,
 }
@@ -42,7 +21,7 @@ pub struct SyncModule {
 impl SyncModule {
     /// A module with minimum synchronized fraction `x`, normal spread
     /// `sd_frac` * N, `policy`, drawing from `rng`.
-    pub fn new(x: f64, sd_frac: f64, policy: Policy, rng: Rng) -> SyncModule {
+    pub fn new(x: f64, sd_frac: f64, policy: SyncPolicy, rng: Rng) -> SyncModule {
         SyncModule {
             x,
             sd_frac,
@@ -85,19 +64,19 @@ impl SyncModule {
             .extend((0..rates.len()).filter(|&i| rates[i] > 0.0));
         let n = self.order.len();
         let m = match self.policy {
-            Policy::All => n,
+            SyncPolicy::All => n,
             _ => self.draw_m(n),
         };
         match self.policy {
-            Policy::All => {}
-            Policy::HighestRate => {
+            SyncPolicy::All => {}
+            SyncPolicy::HighestRate => {
                 //= paper 004 section II.C.2: the priority matrix P^k = [D_1^k ..
                 //= D_N^k] with D_i^k the arrival rate of flow i; ties go to the
                 //= lower index so runs are deterministic.
                 self.order
                     .sort_by(|&a, &b| rates[b].total_cmp(&rates[a]).then(a.cmp(&b)));
             }
-            Policy::Random => {
+            SyncPolicy::Random => {
                 // Partial Fisher-Yates: the first m entries are a uniform sample.
                 for k in 0..m {
                     let j = self.rng.random_range(k..n);
@@ -119,18 +98,18 @@ mod tests {
 
     #[test]
     fn draws_stay_in_the_interval() {
-        let mut s = SyncModule::new(0.3, 0.5, Policy::HighestRate, stream(7, Stream::Fluid));
+        let mut s = SyncModule::new(0.3, 0.5, SyncPolicy::HighestRate, stream(7, Stream::Fluid));
         for _ in 0..1000 {
             let m = s.draw_m(10);
             assert!((3..=10).contains(&m), "{m}");
         }
-        let mut s = SyncModule::new(1.0, 0.0, Policy::HighestRate, stream(7, Stream::Fluid));
+        let mut s = SyncModule::new(1.0, 0.0, SyncPolicy::HighestRate, stream(7, Stream::Fluid));
         assert_eq!(s.draw_m(10), 10);
     }
 
     #[test]
     fn highest_rate_first() {
-        let mut s = SyncModule::new(0.5, 0.0, Policy::HighestRate, stream(1, Stream::Fluid));
+        let mut s = SyncModule::new(0.5, 0.0, SyncPolicy::HighestRate, stream(1, Stream::Fluid));
         // 4 active flows, X = 0.5, sd 0: m = X N = 2.
         let rates = [1.0, 5.0, 0.0, 3.0, 4.0];
         let mut chosen = [false; 5];
