@@ -12,6 +12,11 @@ use bufsim_core::scenario::Scenario;
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 
+/// The Python extension's allocator (`crates/bufsim-py/src/lib.rs` says
+/// why), so that the benchmark measures the engine as users run it.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn scenario(tcp: &str, frac: f64, x: f64, seed: u64) -> Scenario {
     let v = json!({
         "duration": "3000s", "warmup": "100s", "seed": seed,

@@ -40,6 +40,11 @@ use std::time::Instant;
 use bufsim_core::{Scenario, fluid, packet};
 use serde_json::{Value, json};
 
+/// The Python extension's allocator (`crates/bufsim-py/src/lib.rs` says
+/// why), so that the benchmark measures the engine as users run it.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Side-by-side runs per case with `BUFSIM_BENCH_BASELINE` (the median ratio
 /// is reported): `BUFSIM_BENCH_PAIRS`, or this many.
 const DEFAULT_PAIRS: usize = 5;

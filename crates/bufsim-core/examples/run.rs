@@ -5,6 +5,11 @@
 //! Usage: cargo run --release --example run -- scenario.json [packet|fluid]
 use bufsim_core::{Scenario, fluid, packet};
 
+/// The Python extension's allocator (`crates/bufsim-py/src/lib.rs` says
+/// why), so that a profile shows the engine as users run it.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let path = std::env::args()
         .nth(1)
