@@ -5,60 +5,58 @@
 //! (serialization at capacity C, propagation `link.delay`) -> optional
 //! Bernoulli loss -> receiver. ACKs return over an uncongested path. The
 //! one-way access delay is `(rtt - 2 * link.delay) / 2` each way, so the
-//! round-trip propagation delay equals the flow's configured RTT.
+//! round-trip propagation delay equals the flow's configured RTT. Poisson
+//! background packets join the bottleneck queue directly and leave into a
+//! sink after their serialization.
 //!
-//! The bottleneck link's propagation and the return path are folded into
-//! the receiver's clock: each flow's receiver runs its return delay (the
-//! link's propagation, the return path's, and the sender's lag below)
-//! behind the bottleneck. A segment whose serialization ends at `t` waits
-//! in the flow's return pipe until `t` plus that delay, when the receiver
-//! takes it, and the ACK it sends reaches the sender at once. Past the
-//! bottleneck nothing is shared and the receiver's only output is its ACKs,
-//! so the sender sees every ACK at the same instant as over separate delay
-//! lines (the delayed-ACK timer runs on the receiver's clock: its ACK
-//! arrives at the same time too), with one pending event and one delay line
-//! per flow. The return pipe holds 16-byte segments instead of ACKs with
-//! their SACK blocks (48 bytes), and the receiver's state is read in the
-//! same event as the sender's: with 10,000 flows, whose pipes and states
-//! are cold in the cache, 1.16x faster. What is counted at the end of a
-//! serialization stays there: `packets_delivered`, a random loss, and
-//! goodput (`Collector::delivered_new` takes the instant); at the run's
-//! end the receivers take what is still on its way (`rcv_nxt`, goodput).
-//! A delayed-ACK receiver answers one segment in two, and an event for a
-//! segment it only holds would be an event more per two packets (10
-//! NewReno flows at 1 Gbps with the `linux` profile ran at 0.85x). So after
-//! taking the segments due, a receiver looks ahead: the next segment, if
-//! it would only hold its ACK ([`Receiver::holds_ack`]), is taken at once,
+//! Pending events stay O(flows), not O(packets in flight)
+//! (`ARCHITECTURE.md` at the repository root gives the design): every FIFO
+//! delay line ([`Pipe`]) keeps one event for its head, the bottleneck one
+//! for the packet in service, and timers are checked lazily (a deadline read
+//! when its event fires, not an event cancelled and pushed again on every
+//! ACK). Two delay lines per flow are folded into clocks instead:
+//!
+//! **The receiver runs behind the bottleneck** by its return delay: the
+//! link's propagation, the return path's, and the sender's lag (below). A
+//! segment whose serialization ends at `t` waits in the flow's return pipe
+//! until `t` plus that delay, when the receiver takes it, and the ACK it
+//! sends reaches the sender at once. Past the bottleneck nothing is shared
+//! and the receiver's only output is its ACKs, so the sender sees every ACK
+//! at the same instant as over separate delay lines (the delayed-ACK timer
+//! runs on the receiver's clock: its ACK arrives at the same time too). The
+//! return pipe holds 16-byte segments ([`Sent`]), not ACKs with their SACK
+//! blocks, and the receiver's state is read in the same event as the
+//! sender's. What is counted at the end of a serialization stays there:
+//! `packets_delivered`, a random loss, and goodput
+//! (`Collector::delivered_new` takes the instant); at the run's end the
+//! receivers take what is still on its way (`rcv_nxt`, goodput).
+//!
+//! **A delayed-ACK receiver looks ahead.** It answers one segment in two,
+//! and an event for a segment it only holds would be an event more per two
+//! packets. So after taking the segments due, a receiver takes the next
+//! segment at once if it would only hold its ACK ([`Receiver::holds_ack`]),
 //! its goodput still credited at its own instant and its delayed-ACK timer
 //! started from it. Nothing reads the receiver in between, unless its
-//! delayed-ACK timer fires first: then the segment waits for its own
-//! event. The collector counts it as at its own time: it crossed the
-//! bottleneck before the event that takes it early, so if that event comes
-//! before the warm-up's end or the halfway mark, so did its crossing.
-//! Events per packet are those of ACKs on the return path again (1.50 with
-//! delayed ACKs). What moves: delayed-ACK flows' return-path events are pushed at
-//! other moments than ACKs' were, so ties at a picosecond between them and
-//! other events may pop in another order (the `linux` and `ns3` profiles:
-//! multi-flow runs may move; the single flows tried and the Python golden
-//! scenarios keep their results, with up to 1% more events).
+//! delayed-ACK timer fires first: then the segment waits for its own event.
+//! The collector counts it at its own time: it crossed the bottleneck before
+//! the event that takes it early, so if that event comes before the
+//! warm-up's end or the halfway mark, so did its crossing.
 //!
-//! The access path's propagation is folded into the sender's clock: the
-//! sender runs its one-way access delay `d` behind the bottleneck, so what
-//! it does at engine time `t` is what it does at `t - d` on the path. Its
-//! segments join the bottleneck queue as they leave it (at `t`, the instant
-//! they would reach the queue after `d` of propagation), and its ACKs take
-//! the whole round trip back (`rtt`: the link's propagation, the return
-//! path's and `d`). A sender reacts only to its ACKs and its own timers,
-//! both seen `d` late, so the queue sees each segment at the same instant
-//! as over an access delay line, with one pending event and one delay line
-//! fewer per packet. The access pipe is left holding only what waits beyond
-//! propagation: a send-time jitter or an access link's serialization. What
-//! moves:
+//! **The sender runs behind the bottleneck** by its one-way access delay
+//! `d`: what it does at engine time `t` is what it does at `t - d` on the
+//! path. Its segments join the bottleneck queue as they leave it (at `t`,
+//! the instant they would reach the queue after `d` of propagation), and
+//! its ACKs take the whole round trip back (`rtt`: the link's propagation,
+//! the return path's and `d`). A sender reacts only to its ACKs and its own
+//! timers, both seen `d` late, so the queue sees each segment at the same
+//! instant as over an access delay line. The access pipe holds only what
+//! waits beyond propagation: a send-time jitter or an access link's
+//! serialization. Hence:
 //! - arrivals of different flows at the same picosecond, or an arrival and
 //!   the end of a serialization (frequent with equal RTTs, the packet times
 //!   being a lattice), are taken in the order of the events that sent the
-//!   packets, not of the access pipes' events: a tie order as arbitrary as
-//!   the one before, and a behaviour change where ties occur;
+//!   packets (over access delay lines, the order of the lines' events: as
+//!   arbitrary a tie order, but not the same one);
 //! - what is read from a sender at a time `t` is its state at `t - d`: a
 //!   time-series sample of its window, the active and long-flow counts, and
 //!   at the end of a run its counters (`packets_sent`, timeouts): the last
@@ -66,22 +64,14 @@
 //!   neither sent nor in flight. A transfer's arrival and end in the flows
 //!   table are its sender's (engine time minus `d`), so completion times are
 //!   exact; a transfer arriving within `d` of the run's end never starts
-//!   (it has no row and does not count in `flows_arrived`).
-//!
-//! A closed-loop user's sender keeps the delay line and does not lag: the
-//! user thinks from the end its sender sees, and its next transfer may
-//! start sooner than the last one's lag. An open-loop group's arrival cap
-//! (`max_active`) counts a transfer until its end reaches the bottleneck's
-//! clock, one access delay after its sender's: it refuses the same
-//! arrivals unless it binds (an overload), then on a count that late.
-//!
-//! Poisson background packets join the bottleneck queue directly and leave
-//! into a sink after their serialization.
-//!
-//! Pending events stay O(flows): every FIFO delay line ([`Pipe`]) keeps one
-//! event for its head, the bottleneck one for the packet in service, and
-//! timers are checked lazily (a deadline read when its event fires, not an
-//! event cancelled and pushed again on every ACK).
+//!   (it has no row and does not count in `flows_arrived`);
+//! - a closed-loop user's sender keeps the delay line and does not lag: the
+//!   user thinks from the end its sender sees, and its next transfer may
+//!   start sooner than the last one's lag;
+//! - an open-loop group's arrival cap (`max_active`) counts a transfer until
+//!   its end reaches the bottleneck's clock, one access delay after its
+//!   sender's: it refuses the same arrivals unless it binds (an overload),
+//!   then on a count that late.
 //!
 //! Flows come and go (`traffic`): persistent flows hold slots
 //! `0..P` of the flow table for the whole run; finite transfers (`count`
@@ -164,7 +154,7 @@ enum Ev {
 /// so what the access-head, delivery and receive events read (pipe heads,
 /// `in_net`, the return path and the receiver) comes first, in the first
 /// three lines, then the transmit path and the sender, then the rarely read
-/// rest. (The receiver beside the sender instead: 0.99x.)
+/// rest.
 #[repr(C, align(64))]
 struct Flow {
     /// Segments on the access path (their flow and size are the flow's own).
@@ -217,11 +207,12 @@ struct Flow {
 const NO_USER: u32 = u32::MAX;
 
 /// A segment on its flow's access path, packed in one word: the segment
-/// number shifted left by [`Sent::ECN_BITS`], the ECN bits below (a
-/// pipe entry of 16 bytes instead of a [`Packet`]'s 40: per-flow pipes are
-/// cold in the cache at 10,000 flows, and the pipes' reads and writes were
-/// the engine's largest source of cache misses). Segment numbers stay far
-/// below 2^61 (a flow would need decades of simulated time at 10 Gbps).
+/// number shifted left by [`Sent::ECN_BITS`], the ECN bits below (the flow
+/// and the size are the flow's own). A pipe entry is then 16 bytes with its
+/// time, not 24 with a [`Packet`]: with thousands of flows the per-flow pipes
+/// are cold in the cache, and their reads and writes are the engine's main
+/// source of cache misses. Segment numbers stay far below 2^61 (a flow
+/// would need decades of simulated time at 10 Gbps).
 #[derive(Clone, Copy, Debug)]
 struct Sent(u64);
 
@@ -850,8 +841,8 @@ impl<'s> Sim<'s> {
 
     /// A packet reaches the bottleneck queue.
     ///
-    /// Inlined into its callers, the send loop and the access pipe's head:
-    /// called, case (a) ran at 0.93-1.01x in paired runs.
+    /// Always inlined into its two callers, the send loop and the access
+    /// pipe's head: every packet takes this path.
     #[inline(always)]
     fn arrive(&mut self, pkt: Packet) {
         let now = self.now;
@@ -895,7 +886,8 @@ impl<'s> Sim<'s> {
 
     /// Serialization time of a `size`-byte packet on the bottleneck: the
     /// same value as `capacity.tx_time(size)`, memoized for the last size
-    /// (its division and `ceil` call showed at 5% of cycles per packet).
+    /// (consecutive packets mostly have the same size; this saves a division
+    /// and a `ceil` call per packet).
     #[inline]
     fn tx_time(&mut self, size: u32) -> SimTime {
         if self.tx_memo.0 != size {
