@@ -1,9 +1,9 @@
 //! Fluid-engine speed (`make bench`): one 3000 s run of 10 flows at 10 Gbps
 //! (target: under 1 s on one core), one run of 2000 flows (the fluid scan of
-//! `bufsim advise --quick` on the 10 Gbps example runs it 19 times; 0.45 s
-//! before the struct-of-arrays RK4, target: under 0.3 s), and paper 004's
-//! Figure 6 sweep (4 variants x 3 X x 10 buffers x 10 runs of 3000 s;
-//! target: under 2 minutes on 2 cores), timed on all cores with std threads.
+//! `bufsim advise --quick` on the 10 Gbps example runs it 19 times; target:
+//! under 0.3 s), and paper 004's Figure 6 sweep (4 variants x 3 X x 10
+//! buffers x 10 runs of 3000 s; target: under 2 minutes on 2 cores), timed
+//! on all cores with std threads.
 
 use std::time::Instant;
 

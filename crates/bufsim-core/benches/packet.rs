@@ -27,9 +27,9 @@
 //! `BUFSIM_BENCH_CASE` protocol), `BUFSIM_BENCH_PAIRS` times (default 5)
 //! with both binaries running at once, one per core, and prints the median
 //! ratio of packets per CPU second (new / old; `nan` where the old
-//! benchmark lacks the case). Run one after the other, the ratio carried
-//! the machine's drift: on the shared virtual machines bufsim is developed
-//! on, the same binary's speed moves by a factor of 1.5-2 between runs. All
+//! benchmark lacks the case). Run one after the other, the ratio would carry
+//! the machine's drift: on a shared virtual machine the same binary's speed
+//! drifts between runs by more than most changes. All
 //! rows (with every pair's ratio) go to `target/criterion/packet-engine.json`,
 //! beside criterion's outputs.
 
@@ -151,9 +151,9 @@ fn cases() -> Vec<(&'static str, Value)> {
     v.push(("m-1Gbps-100kflows-web0.9-1000persistent", m));
     // Setup at scale: 100,000 CUBIC flows all starting at time 0 (a
     // scenario's default start), 0.5 s, ~410,000 packets. The run is short,
-    // so the setup shows in the CPU time: 100,000 start events in one
-    // bucket cost 3.9 s when the event queue inserted them one by one into
-    // its sorted ready batch (quadratic), 0.5 s sorted once.
+    // so the setup shows in the CPU time: 100,000 start events in one bucket
+    // of the event queue, which must sort them once rather than insert them
+    // one by one into its ready batch (quadratic).
     let z = json!({
         "duration": "0.5s",
         "link": {"capacity": "10Gbps", "delay": "5ms", "buffer": "0.1BDP", "packet_size": "1500B"},

@@ -656,8 +656,7 @@ pub struct Fluid {
     /// `step`: fixed integration step. Default: the shortest RTT / 20, rounded
     /// down to a whole microsecond and capped at 4 ms (4 ms for paper 004's
     /// 80-260 ms RTTs): utilizations of paper 004's 10 Gbps scenarios then
-    /// agree with 1 ms steps within 0.4% (measured), and a 3000 s run of
-    /// 10 flows takes about 0.15 s (see `benches/fluid.rs`).
+    /// agree with 1 ms steps within 0.4%.
     #[serde(serialize_with = "units::ser_secs", rename = "step_s")]
     pub step: SimTime,
     /// `model`: `"mgt"` (default) or `"hybrid"`.

@@ -14,12 +14,12 @@
 //! exactly the (time, seq) order a single heap gives, while a push costs
 //! O(1) and a pop O(1) plus a small sort per bucket.
 //!
-//! Profiling with 10,000 flows showed the binary heap's sift operations on
-//! ~20,000 pending events at a quarter of the packet engine's cycles: the
-//! packet engine keeps one event per FIFO pipe head, which with many flows
-//! (few packets in each pipe) is about one heap push and pop per packet per
-//! pipe. Their delays (access and return paths, milliseconds) fit the
-//! wheel's span, so nearly every event skips the heap.
+//! Why a wheel: the packet engine keeps one event per FIFO pipe head, which
+//! with many flows (few packets in each pipe) is about one push and one pop
+//! per packet per pipe, on tens of thousands of pending events, where a
+//! binary heap's sift walks cold cache lines at every level. Those delays
+//! (access and return paths, milliseconds) fit the wheel's span, so nearly
+//! every event skips the heap.
 //!
 //! Events of which at most one is pending at a time (a link's "transmission
 //! done", say) may instead live in a numbered *slot* beside the wheel: they
@@ -62,9 +62,9 @@ pub struct EventQueue<E: Copy> {
     /// Before the first pop none is: `u64::MAX`, one before bucket 0 in
     /// wrapping arithmetic. So events pushed while a run is set up (thousands
     /// of flows starting at time 0, say) wait in the wheel and are sorted
-    /// once, when the first pop makes their bucket current. Inserted one by
-    /// one into the ready batch, each shifted the whole batch: 3.2 s of
-    /// setup for 100,000 flows, quadratic in their number.
+    /// once, when the first pop makes their bucket current: inserted one by
+    /// one into the ready batch, each would shift the whole batch, a setup
+    /// quadratic in the number of flows.
     cur: u64,
     /// Events of buckets up to the current one, sorted by (time, seq)
     /// from the latest to the earliest: the next one is at the end.
@@ -141,8 +141,8 @@ impl<E: Copy> EventQueue<E> {
 
     /// Schedule `ev` at `time`.
     ///
-    /// Always inlined: left to the compiler it stayed a call at each of the
-    /// packet engine's twenty sites, about 2% of a run's instructions.
+    /// Always inlined: the compiler would leave it a call at the packet
+    /// engine's twenty call sites, several of them on every packet's path.
     #[inline(always)]
     pub fn push(&mut self, time: SimTime, ev: E) {
         self.seq += 1;

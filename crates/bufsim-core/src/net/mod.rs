@@ -10,13 +10,11 @@ pub const BACKGROUND: u32 = u32::MAX;
 ///
 /// Two words, so that it moves between functions in two registers (the
 /// Rust ABI passes a struct of two scalars as a pair, a larger one through
-/// memory). The 32-byte packet it replaces went through the stack on each
-/// call: built field by field, then read back by 16-byte loads that waited
-/// for those narrower stores to retire (no store forwarding), a stall that
-/// held 8% of the samples in profiles of case (a) and of 10 Gbps HighSpeed
-/// runs; two words ran 1.03-1.04x there and with 10,000 CUBIC flows. The
-/// time a packet joined the queue is kept beside it there
-/// ([`crate::queue::Queued`]).
+/// memory). A larger packet would go through the stack on each call: built
+/// field by field, then read back by wider loads that wait for those
+/// narrower stores to retire (no store forwarding), on every packet's path.
+/// The time a packet joined the queue is kept beside it by the queue
+/// (`queue::Queued`), not in it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
     /// Segment number (TCP), or a sequence number of the background source.

@@ -27,12 +27,11 @@ impl<T> Pipe<T> {
     ///
     /// An empty pipe starts over at the front of its buffer (`clear` sets
     /// the ring's head back to its first slot): a ring keeps the capacity of
-    /// its fullest moment (a slow-start burst, 32 ACKs and more), and its
-    /// head walking through all of it made each of 10,000 flows' return
-    /// paths 1.5 kB of cache footprint where a few ACKs are in flight.
-    /// 10,000 CUBIC flows at 10 Gbps ran 1.09-1.11x faster (paired runs,
-    /// results bit-identical) though only 8% of their pushes find the
-    /// pipe empty.
+    /// its fullest moment (a slow-start burst), and a head walking through
+    /// all of it would spread the few items in flight over the whole
+    /// buffer, each flow's pipes then occupying that much cache where a few
+    /// entries would do. With thousands of flows, that footprint is what
+    /// misses the cache.
     #[inline]
     pub fn push(&mut self, at: SimTime, item: T) -> bool {
         debug_assert!(

@@ -11,8 +11,7 @@
 //! blocks of `BLOCK` segments, and a block whose segments are all
 //! delivered is recycled at once: a lost retransmission waiting for a
 //! backed-off timeout holds `una` back for seconds while SACKed data flows
-//! on, and a flat ring kept every segment sent meanwhile (185 MB at peak in
-//! the packet benchmark's BBR row).
+//! on, and a flat ring would keep every segment sent meanwhile.
 //!
 //! Only a sender whose controller asks for rate samples
 //! ([`crate::tcp::cc::CongestionControl::uses_rate_samples`]) keeps one.

@@ -187,8 +187,7 @@ impl Scoreboard {
         }
         // Everything acknowledged: the rings start over at the front of their
         // buffers (`clear` resets the head), keeping a flow's cache footprint
-        // to its window, as `net::pipe::Pipe::push` explains (10,000 CUBIC
-        // flows: 1.02x, paired runs).
+        // to its window, as `net::pipe::Pipe::push` explains.
         if self.flags.is_empty() {
             self.flags.clear();
             if let Some(r) = self.rack.as_mut() {

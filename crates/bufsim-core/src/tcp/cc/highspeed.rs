@@ -146,8 +146,8 @@ impl HsLaw {
         if w <= self.cfg.low_window {
             return std.a;
         }
-        // One logarithm for both factors: w^(2 + 1/S) = exp((2 + 1/S) log w)
-        // (a `powf` call was 3% of a 10 Gbps HighSpeed run's instructions).
+        // One logarithm for both factors (b(w) needs it anyway):
+        // w^(2 + 1/S) = exp((2 + 1/S) log w) instead of a `powf`.
         let ln_w = w.ln();
         let b = self.b_of_ln(ln_w);
         //= RFC 3649 section 5: a(w) = w^2 p(w) 2 b(w) / (2 - b(w)).
@@ -167,10 +167,9 @@ impl HsLaw {
 /// falling 2b/(2 - b)), so it is low by less than 0.8/w relatively: 2.1%
 /// at Low_Window = 38, 0.008% at the 10,000-segment windows of paper
 /// 004's 10 Gbps runs. Per ACK the window moves by a(w)/w, about 0.003
-/// segment there, so a logarithm and an exponential are computed once
-/// every few hundred ACKs instead of on each: they were 13% of a 10 Gbps
-/// HighSpeed run's CPU time. The decrease b(w), once per congestion
-/// event, is taken at the window as it is.
+/// segment there, so the logarithm and the exponential of a(w) are
+/// computed once every few hundred ACKs instead of on each. The decrease
+/// b(w), once per congestion event, is taken at the window as it is.
 #[derive(Clone, Copy, Debug)]
 pub struct HighSpeed {
     law: HsLaw,
@@ -286,7 +285,7 @@ impl CongestionControl for HighSpeed {
             return;
         }
         // The window is positive: the conversion rounds it down (without
-        // SSE4.1, `f64::floor` is a libm call, 0.9% of the run's time).
+        // SSE4.1, `f64::floor` is a libm call on every ACK).
         let whole = w.cwnd as u64;
         if whole != self.a_at {
             self.a_at = whole;
