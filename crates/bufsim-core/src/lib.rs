@@ -6,9 +6,15 @@
 //! * [`packet`]: the discrete-event packet-level simulator, built from
 //!   [`engine`] (events, RNG streams), [`net`], [`queue`], [`tcp`] and [`stats`];
 //! * [`fluid`]: the fluid (ODE) models;
-//! * [`output`]: the engine-neutral result shape.
+//! * [`output`]: the engine-neutral result shape;
+//! * [`params`]: typed readers of the variants' and disciplines' parameters;
+//! * [`cost`]: what a run will cost, estimated before it starts.
 //!
-//! Pure Rust: compiles and tests without Python (the bindings live in `bufsim-py`).
+//! Pure Rust: compiles and tests without Python (the bindings live in
+//! `bufsim-py`). `ARCHITECTURE.md` at the repository root shows how the
+//! modules depend on each other.
+
+#![warn(missing_docs)]
 
 pub mod cost;
 pub mod engine;

@@ -24,7 +24,7 @@
 //! and the receiver's only output is its ACKs, so the sender sees every ACK
 //! at the same instant as over separate delay lines (the delayed-ACK timer
 //! runs on the receiver's clock: its ACK arrives at the same time too). The
-//! return pipe holds 16-byte segments ([`Sent`]), not ACKs with their SACK
+//! return pipe holds 16-byte segments (`Sent`), not ACKs with their SACK
 //! blocks, and the receiver's state is read in the same event as the
 //! sender's. What is counted at the end of a serialization stays there:
 //! `packets_delivered`, a random loss, and goodput

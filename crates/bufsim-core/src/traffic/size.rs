@@ -34,21 +34,45 @@ use crate::units;
 #[serde(rename_all = "lowercase")]
 pub enum SizeDist {
     /// Always this many packets.
-    Fixed { pkts: f64 },
+    Fixed {
+        /// The size, packets.
+        pkts: f64,
+    },
     /// Exponential with this mean.
-    Exponential { mean_pkts: f64 },
+    Exponential {
+        /// The mean, packets.
+        mean_pkts: f64,
+    },
     /// Pareto: `P(X > x) = (min/x)^shape` for `x >= min`.
-    Pareto { shape: f64, min_pkts: f64 },
+    Pareto {
+        /// The shape (tail index), dimensionless.
+        shape: f64,
+        /// The scale `min`, the smallest size, packets.
+        min_pkts: f64,
+    },
     /// Lognormal: `ln X ~ N(ln median, sigma^2)`.
-    Lognormal { median_pkts: f64, sigma: f64 },
+    Lognormal {
+        /// The median, packets.
+        median_pkts: f64,
+        /// The standard deviation of `ln X`, dimensionless.
+        sigma: f64,
+    },
     /// Whole numbers of packets, uniform on `[lo, hi]`.
-    Uniform { lo_pkts: u64, hi_pkts: u64 },
+    Uniform {
+        /// `lo`, packets.
+        lo_pkts: u64,
+        /// `hi`, packets (inclusive).
+        hi_pkts: u64,
+    },
     /// Components drawn with probabilities `weight` (normalized to sum 1).
     Mixture(Vec<Component>),
     /// Piecewise-linear CDF through `(pkts, cdf)` points; the first point is
     /// an atom of mass `cdf[0]`.
     Empirical {
+        /// The CSV file the points were read from, as the scenario gives it.
         path: String,
+        /// `(size in packets, cumulative probability)`: sizes increasing,
+        /// probabilities non-decreasing up to 1.
         points: Vec<(f64, f64)>,
     },
 }
