@@ -33,15 +33,22 @@ demo: install
 
 test: install browser tshark ns3 lint test-rust test-python
 
-# Formatting and lints (warnings are errors): ruff (installed with the test
-# extras; pyproject.toml's [tool.ruff] sets the rules and the complexity
-# limit), rustfmt and clippy (the toolchain's components; without them the
-# step says so and passes).
+# Formatting, lints and docs (warnings are errors): ruff (installed with the
+# test extras; pyproject.toml's [tool.ruff] sets the rules and the complexity
+# limit), rustfmt and clippy (installed here when missing: the toolchain's
+# components through rustup, else Debian's packages, as root on a fresh
+# machine), and rustdoc on the core crate (broken intra-doc links and
+# undocumented public items, the crate's #![warn(missing_docs)]).
 lint: install
 	$(VENV)/bin/ruff format --check python tests bench
 	$(VENV)/bin/ruff check python tests bench
-	@if cargo fmt --version >/dev/null 2>&1; then cargo fmt --all --check; else echo "lint: rustfmt not installed, skipped"; fi
-	@if cargo clippy --version >/dev/null 2>&1; then cargo clippy --release --workspace --all-targets --quiet -- -D warnings; else echo "lint: clippy not installed, skipped"; fi
+	@{ cargo fmt --version && cargo clippy --version; } >/dev/null 2>&1 || { \
+		echo "installing rustfmt and clippy for the lints"; \
+		if command -v rustup >/dev/null; then rustup component add rustfmt clippy; \
+		else apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rustfmt rust-clippy; fi; }
+	cargo fmt --all --check
+	cargo clippy --release --workspace --all-targets --quiet -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc -p bufsim-core --no-deps --quiet
 
 # Headless Chromium opens the HTML reports in the tests (Debian's package;
 # installed here when missing, as root on a fresh machine).
