@@ -14,8 +14,6 @@ FLUID_QDISCS: list[str]
 """The disciplines the fluid engine models."""
 FLUID_VARIANTS: list[str]
 """Every name of the variants the fluid engine models."""
-TRACE_EVENTS: list[str]
-"""Names of the packet trace's event codes (index = code): enqueue, dequeue, drop_<reason>..."""
 
 class BufsimError(Exception):
     """The root of bufsim's exceptions."""
@@ -28,6 +26,15 @@ class ScenarioError(BufsimError, ValueError):
 
 class EngineError(BufsimError, RuntimeError):
     """An engine failed internally (a bug: please report it)."""
+
+def variants() -> str:
+    """The variant registry as JSON text: per variant ``name``, ``aliases``, ``fluid``
+    (``"law"`` with ``rate_form``, or ``"none"`` with ``why``), ``ecn_per_packet``,
+    ``needs_sack`` and ``defaults`` (its ``tcp_params`` with their defaults)."""
+
+def disciplines() -> str:
+    """The discipline registry as JSON text: per discipline ``name``, ``fluid`` and
+    ``drop_reasons`` (``overflow`` first)."""
 
 class Scenario:
     """A raw scenario (JSON text) validated and resolved once; ScenarioError names a bad field."""

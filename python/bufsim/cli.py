@@ -148,13 +148,13 @@ class _LazyProgress:
 def print_summary(result: Result, title: str, *, everything: bool = False) -> None:
     """Print a result's summary as a table: the key buffer-sizing metrics
     (per-group goodput too with several groups), or with ``everything`` every
-    metric but the zero counters of other queue disciplines."""
+    metric (the drop counters are those of the run's discipline)."""
     from bufsim.result import KEY_METRICS, WHOLE_RUN
 
     s = result.summary
     groups = [k for k in s if k.startswith("goodput_bps_group")]
     if everything:
-        keys = [k for k in s if not (k.startswith("drops_") and s[k] == 0)]
+        keys = list(s)
     else:
         keys = [k for k in KEY_METRICS if k in s] + (groups if len(groups) > 1 else [])
         # Finite transfers: completions beside every completion time, and

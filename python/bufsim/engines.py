@@ -14,7 +14,7 @@ import json
 import logging
 import resource
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +134,7 @@ def simulate(
         },
         scenario=json.loads(raw["normalized"]),
         congestion_events=pd.DataFrame(raw["congestion_events"]),
-        trace=trace_frame(raw["trace"]),
+        trace=trace_frame(raw["trace"], raw.get("trace_events", ())),
     )
 
 
@@ -146,12 +146,13 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def trace_frame(columns: Mapping[str, Any]) -> pd.DataFrame:
+def trace_frame(columns: Mapping[str, Any], events: Sequence[str]) -> pd.DataFrame:
     """The packet trace as a DataFrame (see :attr:`bufsim.Result.trace`)
     from the core's columns of floats; empty when there are none.
 
-    ``event`` becomes a categorical of :data:`bufsim._core.TRACE_EVENTS`
-    (codes from the core), the counts integers (``ecn``: uint8), ``time_s``
+    ``event`` becomes a categorical of ``events``, the run's names of the
+    core's event codes (``enqueue``, ``dequeue``, ``drop_<reason>`` for its
+    discipline's reasons), the counts integers (``ecn``: uint8), ``time_s``
     stays float seconds.
     """
     if not columns:
@@ -160,7 +161,7 @@ def trace_frame(columns: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "time_s": np.asarray(columns["time_s"]),
-            "event": pd.Categorical.from_codes(codes, categories=list(_core.TRACE_EVENTS)),
+            "event": pd.Categorical.from_codes(codes, categories=list(events)),
             "flow": np.asarray(columns["flow"]).astype(np.int64),
             "seq": np.asarray(columns["seq"]).astype(np.int64),
             "size_bytes": np.asarray(columns["size_bytes"]).astype(np.int64),

@@ -178,13 +178,9 @@ def _scenario_section(normalized: Mapping[str, Any], title: str, note: str = "")
 def _summary_frame(summary: Mapping[str, Any]) -> pd.DataFrame:
     """The summary as text, key metrics first: units from the names, lower
     bounds as ``>= value`` (a ``<key>_censored`` of 1), counters of the
-    whole run marked; flags and zero counters of unused disciplines left out."""
+    whole run marked; the ``<key>_censored`` flags left out."""
     keys = [k for k in KEY_METRICS if k in summary] + [k for k in summary if k not in KEY_METRICS]
-    keys = [
-        k
-        for k in keys
-        if not k.endswith("_censored") and not (k.startswith("drops_") and summary[k] == 0)
-    ]
+    keys = [k for k in keys if not k.endswith("_censored")]
     return pd.DataFrame(
         {
             "metric": [k + (" (whole run)" if k in WHOLE_RUN else "") for k in keys],

@@ -42,6 +42,14 @@ FLUID_QDISCS: tuple[str, ...] = tuple(_core.FLUID_QDISCS)
 #: Every name of the variants the fluid engine models; it refuses the
 #: others naming ``flows[i].tcp``.
 FLUID_VARIANTS: tuple[str, ...] = tuple(_core.FLUID_VARIANTS)
+#: What the core's registry says of each variant, by canonical name:
+#: ``aliases``, ``fluid`` (``"law"`` with ``rate_form``, or ``"none"`` with
+#: ``why``), ``ecn_per_packet``, ``needs_sack`` and ``defaults`` (its
+#: ``tcp_params`` with their defaults, in the normalized scenario's units).
+VARIANTS: dict[str, dict[str, Any]] = {v["name"]: v for v in json.loads(_core.variants())}
+#: What the core's registry says of each discipline, by name: ``fluid``
+#: and ``drop_reasons`` (``overflow`` first; the summary's ``drops_<reason>``).
+DISCIPLINES: dict[str, dict[str, Any]] = {d["name"]: d for d in json.loads(_core.disciplines())}
 
 #: Deepest nesting of tables and lists a scenario may have (a real one has 4).
 MAX_DEPTH = 32

@@ -42,6 +42,10 @@ pub struct RunOutput {
     /// One row per bottleneck queue event (`packet::trace`), recorded when
     /// `output.trace` is on; no columns otherwise.
     pub trace: Table,
+    /// Names of the trace's `event` codes, indexed by code (`enqueue`,
+    /// `dequeue`, `drop_<reason>` for the discipline's reasons); empty
+    /// without a trace.
+    pub trace_events: Vec<String>,
     /// False when the progress hook stopped the run early.
     pub completed: bool,
 }

@@ -4,9 +4,10 @@
 use bufsim_core::Scenario;
 use bufsim_core::net::Packet;
 use bufsim_core::queue::QdiscConfig;
+use bufsim_core::queue::red::FORCED;
 use bufsim_core::queue::red::RedConfig;
 use bufsim_core::queue::red::{Red, profile};
-use bufsim_core::queue::{Discipline, DropReason, Drops, Limit, Occupancy};
+use bufsim_core::queue::{Discipline, Drops, Limit, Occupancy};
 use bufsim_core::units::SimTime;
 use serde_json::json;
 
@@ -89,7 +90,7 @@ fn drop_fraction(params: serde_json::Value, hold: u64, n: u64) -> (f64, f64, f64
     for k in 0..n {
         q.enqueue(pkt(k), occ, t, &mut drops);
         match drops.pop() {
-            Some((_, DropReason::Forced)) => forced += 1,
+            Some((_, r)) if r == FORCED => forced += 1,
             Some(_) => dropped += 1,
             None => {
                 q.dequeue(occ, t, &mut drops);

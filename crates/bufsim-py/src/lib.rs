@@ -137,7 +137,8 @@ impl PyScenario {
     /// KeyboardInterrupt. Returns a dict with `summary` (dict),
     /// `timeseries`, `flows`, `congestion_events` and `trace` (dicts of
     /// numpy arrays; `trace` is empty unless `output.trace`, its `event`
-    /// column holds codes into `TRACE_EVENTS`), `normalized` (JSON text)
+    /// column holds codes into `trace_events`, the run's names of them),
+    /// `trace_events` (list), `normalized` (JSON text)
     /// and `completed` (bool).
     #[pyo3(signature = (engine = "packet", progress = None))]
     fn simulate<'py>(
@@ -167,6 +168,22 @@ fn parse_quantity(text: &str, kind: &str) -> PyResult<f64> {
         }
     };
     parsed.map_err(|e| PyValueError::new_err(e.0))
+}
+
+/// The variant registry (`bufsim_core::tcp::cc::describe_variants`) as JSON
+/// text: per variant its `name`, `aliases`, `fluid` (`"law"` with
+/// `rate_form`, or `"none"` with `why`), `ecn_per_packet`, `needs_sack` and
+/// `defaults` (its `tcp_params` with their defaults).
+#[pyfunction]
+fn variants() -> String {
+    serde_json::to_string(&bufsim_core::tcp::cc::describe_variants()).expect("serializes")
+}
+
+/// The discipline registry (`bufsim_core::queue::describe_disciplines`) as
+/// JSON text: per discipline its `name`, `fluid` and `drop_reasons`.
+#[pyfunction]
+fn disciplines() -> String {
+    serde_json::to_string(&bufsim_core::queue::describe_disciplines()).expect("serializes")
 }
 
 /// A long-lived flow's congestion epoch (`Variant::epoch`): `cc` is a flow
@@ -257,6 +274,7 @@ fn run<'py>(
     d.set_item("flows", table(py, out.flows)?)?;
     d.set_item("congestion_events", table(py, out.congestion_events)?)?;
     d.set_item("trace", table(py, out.trace)?)?;
+    d.set_item("trace_events", out.trace_events)?;
     d.set_item("normalized", s.to_json())?;
     d.set_item("completed", out.completed)?;
     Ok(d)
@@ -281,8 +299,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // A hash of the engine's sources (build.rs): stored results are keyed on it.
     m.add("__build__", env!("BUFSIM_BUILD"))?;
-    // Names of the packet trace's event codes (index = code).
-    m.add("TRACE_EVENTS", packet::trace::event_names())?;
     // The registries: every name a scenario's flows[].tcp and link.qdisc may
     // give, and the disciplines the fluid engine models.
     m.add("TCP_VARIANTS", bufsim_core::tcp::cc::variant_names())?;
@@ -290,6 +306,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FLUID_QDISCS", bufsim_core::queue::fluid_qdiscs())?;
     m.add("FLUID_VARIANTS", bufsim_core::tcp::cc::fluid_variants())?;
     m.add_class::<PyScenario>()?;
+    m.add_function(wrap_pyfunction!(variants, m)?)?;
+    m.add_function(wrap_pyfunction!(disciplines, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_epoch, m)?)?;
     let py = m.py();

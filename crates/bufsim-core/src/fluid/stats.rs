@@ -271,6 +271,7 @@ impl Recorder {
             flows,
             congestion_events,
             trace: Table::default(),
+            trace_events: Vec::new(),
             completed,
         }
     }

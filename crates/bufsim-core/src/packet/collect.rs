@@ -253,6 +253,9 @@ pub struct Collector {
     sync_window: SimTime,
     capacity_bps: f64,
     in_window: bool,
+    /// The discipline's drop reasons (`QdiscConfig::drop_reasons`): the
+    /// summary's `drops_<reason>` counters.
+    drop_reasons: Vec<&'static str>,
     // bottleneck
     /// Time the bottleneck spent serializing, packets in service excluded.
     pub busy: SimTime,
@@ -317,6 +320,11 @@ pub struct Collector {
 }
 
 impl Collector {
+    /// The discipline's drop reasons, as the summary names them.
+    pub fn drop_reasons(&self) -> &[&'static str] {
+        &self.drop_reasons
+    }
+
     /// A collector for `s` whose persistent flows (slots `0..`) have these
     /// (group, round-trip propagation delay).
     pub fn new(s: &Scenario, groups: Vec<(u32, SimTime)>) -> Collector {
@@ -326,6 +334,7 @@ impl Collector {
             sync_window: s.link.bdp_rtt.max(SimTime(1)),
             capacity_bps: s.link.capacity_bps,
             in_window: s.warmup == SimTime::ZERO,
+            drop_reasons: s.link.queue.drop_reasons(),
             busy: SimTime::ZERO,
             tx_start: SimTime::ZERO,
             busy_at_warmup: SimTime::ZERO,
@@ -848,9 +857,10 @@ impl Collector {
             ),
             ("background_drops".into(), self.bg_drops as f64),
         ];
-        // Queue drops in the statistics window by reason (queue::DropReason).
-        for (r, n) in crate::queue::DropReason::ALL.iter().zip(qc.by_reason) {
-            summary.push((format!("drops_{}", r.name()), n as f64));
+        // Queue drops in the statistics window by the reasons the
+        // discipline declares (overflow first).
+        for (r, n) in self.drop_reasons.iter().zip(qc.by_reason) {
+            summary.push((format!("drops_{r}"), n as f64));
         }
         for (g, v) in w.group_goodput.iter().enumerate() {
             summary.push((format!("goodput_bps_group{g}"), *v));
@@ -900,6 +910,7 @@ impl Collector {
             flows,
             congestion_events: ev,
             trace: Table::default(),
+            trace_events: Vec::new(),
             completed: true,
         }
     }

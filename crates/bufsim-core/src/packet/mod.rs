@@ -1104,11 +1104,16 @@ impl<'s> Sim<'s> {
             .map(Flow::end)
             .collect();
         self.col.slots = self.flows.len();
+        let events = self
+            .trace
+            .is_some()
+            .then(|| trace::event_names(self.col.drop_reasons()));
         let mut out = self
             .col
             .finish(now, &mut self.queue, busy, in_flight, &per_flow);
         if let Some(tr) = self.trace.take() {
             out.trace = tr.into_table();
+            out.trace_events = events.unwrap_or_default();
         }
         out
     }

@@ -4,8 +4,8 @@
 //!
 //! * `enqueue`: a packet reached the queue (every arrival, dropped or not);
 //! * `drop_<reason>`: the discipline dropped a packet, at its arrival or at
-//!   the head ([`DropReason`]; the same names as the summary's
-//!   `drops_<reason>` counters);
+//!   the head ([`DropReason`]: overflow or one of the discipline's own
+//!   reasons, the same names as the summary's `drops_<reason>` counters);
 //! * `dequeue`: a packet left the queue for the link (its serialization starts).
 //!
 //! So enqueues = dequeues + drops + the packets waiting at the end. The
@@ -29,8 +29,8 @@ use crate::units::SimTime;
 pub const ENQUEUE: u8 = 0;
 /// Code of a `dequeue` row in the `event` column.
 pub const DEQUEUE: u8 = 1;
-/// Code of the first drop event; drop reason `r` is `DROP_BASE + r as u8`
-/// (the order of [`DropReason::ALL`]).
+/// Code of the first drop event; drop reason `r` is `DROP_BASE + r.index()`
+/// (the order of the discipline's `QdiscConfig::drop_reasons`).
 pub const DROP_BASE: u8 = 2;
 
 /// Columns of the trace table, in order.
@@ -44,11 +44,12 @@ pub const TRACE_COLUMNS: [&str; 7] = [
     "ecn",
 ];
 
-/// Names of the event codes, indexed by code: `enqueue`, `dequeue`, then
-/// `drop_<reason>` for each [`DropReason`] in the order of [`DropReason::ALL`].
-pub fn event_names() -> Vec<String> {
+/// Names of a run's event codes, indexed by code: `enqueue`, `dequeue`,
+/// then `drop_<reason>` for each of the discipline's `drop_reasons` (the
+/// run output's `trace_events`).
+pub fn event_names(drop_reasons: &[&str]) -> Vec<String> {
     let mut v = vec!["enqueue".to_string(), "dequeue".to_string()];
-    v.extend(DropReason::ALL.iter().map(|r| format!("drop_{}", r.name())));
+    v.extend(drop_reasons.iter().map(|r| format!("drop_{r}")));
     v
 }
 
@@ -124,7 +125,7 @@ impl Trace {
     #[inline]
     pub fn dropped(&mut self, now: SimTime, id: Option<u64>, p: &Packet, reason: DropReason) {
         self.waiting -= 1;
-        self.push(now, DROP_BASE + reason as u8, id, p);
+        self.push(now, DROP_BASE + reason.index() as u8, id, p);
     }
 
     /// Packet `p` of flow `id` left the queue for the link at `now`.
@@ -170,7 +171,7 @@ mod tests {
             SimTime(2),
             None,
             &pkt(crate::net::BACKGROUND, 9),
-            DropReason::Overflow,
+            DropReason::OVERFLOW,
         );
         t.dequeue(SimTime(3), Some(3), &pkt(3, 7));
         assert_eq!(t.waiting(), 0);
@@ -180,11 +181,17 @@ mod tests {
         assert_eq!(tab.get("event").unwrap(), &[0.0, 0.0, 2.0, 1.0]);
         assert_eq!(tab.get("flow").unwrap(), &[3.0, -1.0, -1.0, 3.0]);
         assert_eq!(tab.get("seq").unwrap(), &[7.0, 0.0, 0.0, 7.0]);
-        let names = event_names();
-        assert_eq!(names[2], "drop_overflow");
-        assert_eq!(names.len(), 2 + DropReason::ALL.len());
-        for (i, r) in DropReason::ALL.iter().enumerate() {
-            assert_eq!(*r as usize, i, "DropReason discriminants follow ALL");
-        }
+        let names = event_names(&["overflow", "early", "forced"]);
+        assert_eq!(
+            names,
+            [
+                "enqueue",
+                "dequeue",
+                "drop_overflow",
+                "drop_early",
+                "drop_forced"
+            ]
+        );
+        assert_eq!(crate::queue::red::FORCED.index(), 2);
     }
 }

@@ -50,8 +50,16 @@ impl CodelConfig {
     }
 }
 
+/// CoDel's control law dropped the packet at the head (RFC 8289 section
+/// 5.5); FQ-CoDel's queues drop with it too ([`CODEL_REASONS`]).
+pub const CODEL: DropReason = DropReason::own(0);
+
+/// The drop reasons of CoDel and of FQ-CoDel, beside overflow.
+pub const CODEL_REASONS: &[&str] = &["codel"];
+
 impl QueueDisc for Codel {
     const NAME: &'static str = "codel";
+    const DROP_REASONS: &'static [&'static str] = CODEL_REASONS;
     type Config = CodelConfig;
     fn read(p: &mut Params, _link: LinkInfo) -> Result<CodelConfig, PErr> {
         CodelConfig::read(p)
@@ -141,7 +149,7 @@ impl CodelState {
             //=  r = dodequeue(now); if (!r.ok_to_drop) dropping = false;
             //=  else drop_next = control_law(drop_next, count) }".
             while self.dropping && now >= self.drop_next {
-                drops.push((p.take().expect("packet").pkt, DropReason::Codel));
+                drops.push((p.take().expect("packet").pkt, CODEL));
                 self.count += 1;
                 let (np, ok) = self.dodequeue(cfg, mtu, q, now);
                 p = np;
@@ -153,7 +161,7 @@ impl CodelState {
             }
         } else if ok_to_drop {
             //= "drop(r.p); r = dodequeue(now); dropping = true;".
-            drops.push((p.take().expect("packet").pkt, DropReason::Codel));
+            drops.push((p.take().expect("packet").pkt, CODEL));
             p = self.dodequeue(cfg, mtu, q, now).0;
             self.dropping = true;
             //= "If min went above TARGET close to when it last went below,

@@ -39,8 +39,12 @@ pub struct FqConfig {
     pub background_flows: u32,
 }
 
+/// A full buffer pushed the packet out of the longest queue.
+pub const LONGEST_QUEUE: DropReason = DropReason::own(0);
+
 impl QueueDisc for Fq {
     const NAME: &'static str = "fq";
+    const DROP_REASONS: &'static [&'static str] = &["longest_queue"];
     type Config = FqConfig;
     fn read(p: &mut Params, link: LinkInfo) -> Result<FqConfig, PErr> {
         Ok(FqConfig {
@@ -115,7 +119,7 @@ impl Discipline for Fq {
             let p = self.queues[best]
                 .pop_back()
                 .expect("longest queue is not empty");
-            drops.push((p, DropReason::LongestQueue));
+            drops.push((p, LONGEST_QUEUE));
             if self.queues[best].is_empty() {
                 self.active.retain(|&j| j as usize != best);
             }

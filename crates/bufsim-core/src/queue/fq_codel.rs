@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use super::codel::{CodelConfig, CodelState};
+use super::codel::{CODEL_REASONS, CodelConfig, CodelState};
 use super::{
     Discipline, DropReason, Drops, Fifo, Limit, LinkInfo, Occupancy, QueueDisc, Queued, Setup,
     fattest,
@@ -42,6 +42,7 @@ pub struct FqCodelConfig {
 
 impl QueueDisc for FqCodel {
     const NAME: &'static str = "fq_codel";
+    const DROP_REASONS: &'static [&'static str] = CODEL_REASONS;
     type Config = FqCodelConfig;
     fn read(p: &mut Params, link: LinkInfo) -> Result<FqCodelConfig, PErr> {
         Ok(FqCodelConfig {
@@ -114,7 +115,7 @@ impl Discipline for FqCodel {
             let others = self.new_flows.iter().chain(&self.old_flows).copied();
             let best = fattest(&self.queues, i, others);
             let p = self.queues[best].pop().expect("fattest queue is not empty");
-            drops.push((p.pkt, DropReason::Overflow));
+            drops.push((p.pkt, DropReason::OVERFLOW));
         }
     }
 

@@ -13,7 +13,8 @@
 //! A discipline sees packets, never TCP state. It stores the packets it
 //! accepts, and reports every packet it drops, at arrival or at departure
 //! (CoDel drops at the head), with a [`DropReason`] into a list the
-//! simulator drains. Disciplines schedule no events: periodic work (PIE's
+//! simulator drains: overflow, or one of the reasons the discipline
+//! declares ([`QueueDisc::DROP_REASONS`]). Disciplines schedule no events: periodic work (PIE's
 //! probability update, Adaptive RED's max_p) is done lazily when a packet
 //! arrives or leaves. The buffer limit counts the packets waiting, not the
 //! one being serialized (ns-2's convention).
@@ -35,45 +36,33 @@ use crate::net::Packet;
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
-/// Why a packet was dropped.
+/// Why a packet was dropped: [`DropReason::OVERFLOW`], the hard buffer
+/// limit every discipline has, or one of the discipline's own reasons
+/// ([`QueueDisc::DROP_REASONS`], by position). Each discipline declares its
+/// own, so one discipline's reasons name no counter or trace event of
+/// another's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DropReason {
-    /// The buffer was full (drop-tail, or any discipline's hard limit).
-    Overflow,
-    /// RED's random early drop (average between the thresholds: "unforced").
-    Early,
-    /// RED's forced drop (average above max_th, or 2 max_th in gentle mode).
-    Forced,
-    /// Fair queueing pushed the packet out of the longest queue.
-    LongestQueue,
-    /// CoDel's control law (head drop), also within FQ-CoDel.
-    Codel,
-    /// PIE's random early drop.
-    Pie,
-}
+pub struct DropReason(u8);
 
 impl DropReason {
-    /// Every reason, in the order of [`QueueCounters::by_reason`].
-    pub const ALL: [DropReason; 6] = [
-        DropReason::Overflow,
-        DropReason::Early,
-        DropReason::Forced,
-        DropReason::LongestQueue,
-        DropReason::Codel,
-        DropReason::Pie,
-    ];
-    /// A short name (`overflow`, `early`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            DropReason::Overflow => "overflow",
-            DropReason::Early => "early",
-            DropReason::Forced => "forced",
-            DropReason::LongestQueue => "longest_queue",
-            DropReason::Codel => "codel",
-            DropReason::Pie => "pie",
-        }
+    /// The buffer was full (drop-tail, or any discipline's hard limit).
+    pub const OVERFLOW: DropReason = DropReason(0);
+
+    /// The discipline's own reason `DROP_REASONS[i]`.
+    pub const fn own(i: u8) -> DropReason {
+        DropReason(i + 1)
+    }
+
+    /// Its position in [`QdiscConfig::drop_reasons`] (0: overflow).
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
     }
 }
+
+/// The most reasons one discipline may have, overflow included (the size of
+/// [`QueueCounters::by_reason`]; the registry checks it at compile time).
+pub const MAX_DROP_REASONS: usize = 4;
 
 /// Packets a discipline dropped during one call.
 pub type Drops = Vec<(Packet, DropReason)>;
@@ -174,6 +163,10 @@ pub trait QueueDisc: Discipline + Sized {
     const NAME: &'static str;
     /// Whether the fluid engine models it (`fluid::check` refuses the others).
     const FLUID: bool = false;
+    /// The names of its own drop reasons, beside overflow (the summary's
+    /// `drops_<name>` counters and the trace's `drop_<name>` events); its
+    /// reason `DROP_REASONS[i]` is `DropReason::own(i)`.
+    const DROP_REASONS: &'static [&'static str] = &[];
     /// Parameters (durations serialize as seconds under `_s` keys).
     type Config: Copy + std::fmt::Debug + PartialEq + Serialize;
     /// Read `qdisc_params` through `p` (which names a bad key and refuses
@@ -181,6 +174,18 @@ pub trait QueueDisc: Discipline + Sized {
     fn read(p: &mut Params, link: LinkInfo) -> Result<Self::Config, PErr>;
     /// The discipline, empty.
     fn new(cfg: Self::Config, q: &Setup) -> Self;
+}
+
+/// What the registry says of one discipline ([`describe_disciplines`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct DisciplineInfo {
+    /// The name a scenario's `link.qdisc` gives.
+    pub name: &'static str,
+    /// Whether the fluid engine models it ([`QueueDisc::FLUID`]).
+    pub fluid: bool,
+    /// Its drop reasons: `overflow`, then [`QueueDisc::DROP_REASONS`] (the
+    /// summary's `drops_<reason>` counters).
+    pub drop_reasons: Vec<&'static str>,
 }
 
 /// The registry: one line per discipline, `Arm(file::Type)`.
@@ -217,6 +222,11 @@ macro_rules! disciplines {
 
         /// The names a scenario's `link.qdisc` may give, in registry order.
         pub const QDISCS: &[&str] = &[$(<$ty as QueueDisc>::NAME),*];
+
+        $(const _: () = assert!(
+            <$ty as QueueDisc>::DROP_REASONS.len() < MAX_DROP_REASONS,
+            "a discipline declares more drop reasons than QueueCounters holds"
+        );)*
 
         impl QdiscConfig {
             /// Build the config of discipline `name` from its `qdisc_params`;
@@ -255,10 +265,29 @@ macro_rules! disciplines {
                 match self { $(QdiscConfig::$arm(_) => <$ty as QueueDisc>::FLUID,)* }
             }
 
+            /// Its drop reasons' names, indexed by [`DropReason::index`]:
+            /// `overflow`, then [`QueueDisc::DROP_REASONS`].
+            pub fn drop_reasons(&self) -> Vec<&'static str> {
+                let own = match self { $(QdiscConfig::$arm(_) => <$ty as QueueDisc>::DROP_REASONS,)* };
+                std::iter::once("overflow").chain(own.iter().copied()).collect()
+            }
+
             /// The discipline, empty.
             pub fn discipline(&self, q: &Setup) -> AnyDiscipline {
                 match *self { $(QdiscConfig::$arm(c) => AnyDiscipline::$arm(<$ty as QueueDisc>::new(c, q)),)* }
             }
+        }
+
+        /// What the registry says of every discipline, in registry order
+        /// (`bufsim._core.disciplines()`).
+        pub fn describe_disciplines() -> Vec<DisciplineInfo> {
+            vec![$(DisciplineInfo {
+                name: <$ty as QueueDisc>::NAME,
+                fluid: <$ty as QueueDisc>::FLUID,
+                drop_reasons: std::iter::once("overflow")
+                    .chain(<$ty as QueueDisc>::DROP_REASONS.iter().copied())
+                    .collect(),
+            }),*]
         }
 
         /// The disciplines the fluid engine models, in registry order.
@@ -310,8 +339,9 @@ pub struct QueueCounters {
     pub drops: u64,
     /// Packets that left the queue for the link.
     pub departures: u64,
-    /// Drops by reason, indexed as [`DropReason::ALL`].
-    pub by_reason: [u64; DropReason::ALL.len()],
+    /// Drops by reason, indexed by [`DropReason::index`] (the names are
+    /// the discipline's [`QdiscConfig::drop_reasons`]).
+    pub by_reason: [u64; MAX_DROP_REASONS],
 }
 
 /// A buffer governed by a discipline, with the shared accounting.
@@ -357,7 +387,7 @@ impl Queue {
             self.occ.pkts -= 1;
             self.occ.bytes -= p.size() as u64;
             self.counters.drops += 1;
-            self.counters.by_reason[r as usize] += 1;
+            self.counters.by_reason[r.index()] += 1;
         }
     }
 
@@ -433,7 +463,7 @@ impl Fifo {
         self.q.push_back(Queued { pkt: p, since: now });
     }
     /// Tail drop: append `pkt` (joining at `now`) if it fits within `limit`
-    /// on top of `occ`, else drop it ([`DropReason::Overflow`]).
+    /// on top of `occ`, else drop it ([`DropReason::OVERFLOW`]).
     #[inline]
     pub fn push_or_overflow(
         &mut self,
@@ -446,7 +476,7 @@ impl Fifo {
         if limit.fits(occ, pkt.size()) {
             self.push(pkt, now);
         } else {
-            drops.push((pkt, DropReason::Overflow));
+            drops.push((pkt, DropReason::OVERFLOW));
         }
     }
     /// Remove the head.

@@ -51,8 +51,12 @@ impl Default for PieConfig {
     }
 }
 
+/// PIE's random early drop (RFC 8033 section 4.1).
+pub const PIE: DropReason = DropReason::own(0);
+
 impl QueueDisc for Pie {
     const NAME: &'static str = "pie";
+    const DROP_REASONS: &'static [&'static str] = &["pie"];
     type Config = PieConfig;
     fn read(p: &mut Params, _link: LinkInfo) -> Result<PieConfig, PErr> {
         let d = PieConfig::default();
@@ -196,7 +200,7 @@ impl Discipline for Pie {
         self.catch_up(now);
         if !self.limit.fits(occ, pkt.size()) {
             //= RFC 8033 section 4.1: "if the queue is full: drop the packet" (tail).
-            drops.push((pkt, DropReason::Overflow));
+            drops.push((pkt, DropReason::OVERFLOW));
             return;
         }
         //= section 4.1 drop_early(): no early drop while the burst allowance
@@ -208,7 +212,7 @@ impl Discipline for Pie {
             && occ.bytes > 2 * self.mtu as u64
             && self.rng.random::<f64>() < self.drop_prob;
         if early {
-            drops.push((pkt, DropReason::Pie));
+            drops.push((pkt, PIE));
         } else {
             self.fifo.push(pkt, now);
         }

@@ -78,8 +78,15 @@ impl Default for RedConfig {
     }
 }
 
+/// RED's random early drop: the average between the thresholds (Floyd &
+/// Jacobson 1993's "unforced" drop).
+pub const EARLY: DropReason = DropReason::own(0);
+/// RED's forced drop: the average above max_th (2 max_th in gentle mode).
+pub const FORCED: DropReason = DropReason::own(1);
+
 impl QueueDisc for Red {
     const NAME: &'static str = "red";
+    const DROP_REASONS: &'static [&'static str] = &["early", "forced"];
     //= The fluid RED of fluid/red.rs (Misra-Gong-Towsley) reads the same
     //= config; `fluid::check` refuses what it does not model.
     const FLUID: bool = true;
@@ -287,7 +294,7 @@ impl Red {
             self.adapt(now);
         }
         if !self.limit.fits(occ, pkt.size()) {
-            drops.push((pkt, DropReason::Overflow));
+            drops.push((pkt, DropReason::OVERFLOW));
             self.count = 0;
             return;
         }
@@ -301,7 +308,7 @@ impl Red {
         if pb >= 1.0 {
             //= section 4: avg >= max_th: "mark the arriving packet, count <- 0".
             self.count = 0;
-            drops.push((pkt, DropReason::Forced));
+            drops.push((pkt, FORCED));
             return;
         }
         self.count += 1;
@@ -324,7 +331,7 @@ impl Red {
                 pkt.mark_ce();
                 self.fifo.push(pkt, now);
             } else {
-                drops.push((pkt, DropReason::Early));
+                drops.push((pkt, EARLY));
             }
         } else {
             self.fifo.push(pkt, now);

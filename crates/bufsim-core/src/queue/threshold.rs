@@ -56,8 +56,12 @@ impl Threshold {
 const K_HELP: &str = "expected the marking threshold as packets (\"20pkt\" or a number of \
                       packets) or bytes (\"30000B\", \"64KB\")";
 
+/// A packet that cannot carry a mark (not ECN-capable) arrived above K.
+pub const FORCED: DropReason = DropReason::own(0);
+
 impl QueueDisc for Threshold {
     const NAME: &'static str = "threshold";
+    const DROP_REASONS: &'static [&'static str] = &["forced"];
     type Config = ThresholdConfig;
     fn read(p: &mut Params, _link: LinkInfo) -> Result<ThresholdConfig, PErr> {
         let (k, k_unit) = match p.value("k") {
@@ -96,7 +100,7 @@ impl Discipline for Threshold {
     #[inline]
     fn enqueue(&mut self, mut pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
         if !self.limit.fits(occ, pkt.size()) {
-            drops.push((pkt, DropReason::Overflow));
+            drops.push((pkt, DropReason::OVERFLOW));
             return;
         }
         let q = match self.cfg.k_unit {
@@ -114,7 +118,7 @@ impl Discipline for Threshold {
             } else {
                 //= RFC 3168 section 5: the router marks an ECN-capable packet
                 //= where it would drop one that is not.
-                drops.push((pkt, DropReason::Forced));
+                drops.push((pkt, FORCED));
                 return;
             }
         }
@@ -158,7 +162,7 @@ mod tests {
         // the fifth finds the 4-packet buffer full.
         assert_eq!(marks, vec![false, false, false, true]);
         assert_eq!(drops.len(), 1);
-        assert_eq!(drops[0].1, DropReason::Overflow);
+        assert_eq!(drops[0].1, DropReason::OVERFLOW);
         // A non-ECT packet above K is dropped (forced), below K kept.
         let mut drops = Drops::new();
         let three = Occupancy {
@@ -166,7 +170,7 @@ mod tests {
             bytes: 4500,
         };
         t.enqueue(pkt(0), three, SimTime::ZERO, &mut drops);
-        assert_eq!(drops[0].1, DropReason::Forced);
+        assert_eq!(drops[0].1, FORCED);
     }
 
     #[test]
