@@ -954,9 +954,9 @@ def _raw_scenario(scenario: Any) -> dict[str, Any]:
     if isinstance(scenario, Mapping):
         return copy.deepcopy(dict(scenario))
     if isinstance(scenario, (str, Path)):
-        raw = sc._read_file(Path(scenario))
+        raw = sc.read_file(Path(scenario))
         if isinstance(raw, dict):
-            sc._resolve_paths(raw, Path(scenario).parent)
+            sc.resolve_paths(raw, Path(scenario).parent)
             return raw
     return Scenario.load(scenario).raw  # raises the scenario error
 

@@ -112,12 +112,12 @@ class Scenario:
             return cls(source)
         if isinstance(source, (str, Path)):
             path = Path(source)
-            raw = _read_file(path)
+            raw = read_file(path)
             if not isinstance(raw, dict):
                 raise ScenarioError(
                     f"{path}: a scenario is a JSON object (a table), got {type(raw).__name__}"
                 )
-            _resolve_paths(raw, path.parent)
+            resolve_paths(raw, path.parent)
             return cls(raw)
         raise ScenarioError(
             f"scenario must be a dict, a path to a .toml/.json file or a Scenario, got {type(source).__name__}"
@@ -406,13 +406,23 @@ def _group_lines(i: int, g: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def _resolve_paths(raw: Any, base: Path) -> None:
+def resolve_paths(raw: Any, base: Path) -> None:
     """Make ``size = {empirical = "file.csv"}`` paths relative to the scenario file.
 
     The core reads the CSV (``traffic::size::read_cdf_csv``) relative to the
     working directory; a scenario file's relative paths mean "next to the
     file", so they are made absolute here, in this one place. Mixture
     components are visited too.
+
+    Parameters
+    ----------
+    raw : Any
+        A scenario as read from its file (:func:`read_file`), changed in
+        place: each flow group's relative ``size.empirical`` path becomes an
+        absolute one. Anything that is not a table with a ``flows`` list is
+        left alone (validation reports it later).
+    base : pathlib.Path
+        The folder the paths are relative to: the scenario file's.
     """
     flows = raw.get("flows") if isinstance(raw, dict) else None
     if not isinstance(flows, list):
@@ -431,8 +441,30 @@ def _resolve_paths(raw: Any, base: Path) -> None:
             fix(group.get("size"))
 
 
-def _read_file(path: Path) -> Any:
-    """The raw mapping of a ``.json`` or TOML scenario file, every failure a ScenarioError."""
+def read_file(path: Path) -> Any:
+    """The raw mapping of a ``.json`` or TOML scenario file, every failure a ScenarioError.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A ``.json`` file (read as JSON) or any other (read as TOML), UTF-8
+        with or without a byte-order mark, at most :data:`MAX_FILE_BYTES`
+        bytes.
+
+    Returns
+    -------
+    Any
+        The parsed document as written: not validated, its relative paths
+        not resolved (:func:`resolve_paths`). A TOML file gives a dict; a
+        JSON file may give any JSON value.
+
+    Raises
+    ------
+    ScenarioError
+        Naming the file: it does not exist, is not a regular file, is too
+        large, cannot be read, is not UTF-8, cannot be parsed, or is nested
+        too deep for the parser.
+    """
     if not path.exists():
         raise ScenarioError(f"scenario file {str(path)!r} does not exist")
     if not path.is_file():
