@@ -193,7 +193,7 @@ def test_progress_covers_the_search(web_mix):
 
 
 def test_fluid_form_and_the_paper_004_rule_with_web_traffic(web_mix):
-    from bufsim.advise import _fluid_form
+    from bufsim.advise.fluid import fluid_form as _fluid_form
 
     scn = bufsim.Scenario.load(WEB_MIX)
     raw, changed = _fluid_form(scn.raw, scn.normalized)
@@ -268,7 +268,7 @@ def test_paper_004_fluid_sync_range(two_reno):
 
 
 def test_convergence_halves_on_a_hand_made_runs_table():
-    from bufsim.advise import _convergence
+    from bufsim.advise.convergence import convergence as _convergence
 
     norm = bufsim.Scenario.load(
         {
@@ -364,7 +364,8 @@ def test_advise_matches_a_dense_packet_sweep_on_paper_003(paper003):
     # The analytic model (desynchronized, paper 003) meets the objective
     # from a far smaller buffer: a note says so, the packet engine decides.
     from bufsim import models
-    from bufsim.advise import _grid, _with_buffer
+    from bufsim.advise.rules import buffer_grid as _grid
+    from bufsim.advise.rules import with_buffer as _with_buffer
 
     grid = _grid(1.0, 4 * 150.0, 4)
     util = [
@@ -508,8 +509,8 @@ def test_a_crashed_fluid_run_stops_the_search_while_a_refusal_does_not(monkeypat
 
 
 def test_hstcp_fixed_point_rule_on_paper_001():
-    from bufsim.advise import _rules
     from bufsim.advise import parse_objective as po
+    from bufsim.advise.rules import rule_rows as _rules
     from bufsim.reproduce import barman2005
 
     norm = bufsim.Scenario.load(barman2005.scenario(0.1)).normalized
@@ -543,7 +544,7 @@ def test_advise_on_paper_001_hstcp(tmp_path):
 
 
 def test_fluid_form_leaves_out_finite_and_closed_traffic():
-    from bufsim.advise import _fluid_form
+    from bufsim.advise.fluid import fluid_form as _fluid_form
 
     scn = bufsim.Scenario.load(
         {
@@ -566,8 +567,8 @@ def test_rules_take_the_flows_each_model_covers():
     # The 10 Gbps example mixes 1000 CUBIC and 1000 NewReno flows with web
     # traffic: B0 (paper 003) takes the 1000 AIMD flows, BDP^2 / (18 N)
     # synchronized, and names the CUBIC flows it left out.
-    from bufsim.advise import _rules
     from bufsim.advise import parse_objective as po
+    from bufsim.advise.rules import rule_rows as _rules
 
     norm = bufsim.Scenario.load(bufsim.examples.path("advise-10g")).normalized
     bdp = norm["link"]["bdp_pkts"]
@@ -579,7 +580,7 @@ def test_rules_take_the_flows_each_model_covers():
     assert not hs["applies"] and "HighSpeed flows only" in hs["note"]
     # The model columns: avrachenkov on the NewReno flows, the web traffic
     # as Poisson background at its offered load (0.1 x 10 Gbps).
-    from bufsim.advise import _model_columns
+    from bufsim.advise.rules import model_columns as _model_columns
 
     t = pd.DataFrame({"source": ["x", "y"], "buffer_pkts": [1000.0, 20000.0]})
     notes, model = _model_columns(
@@ -624,7 +625,7 @@ def test_the_10g_example_is_a_valid_scenario():
 
 @pytest.mark.parametrize("first_true", [True, False])
 def test_search_from_a_guess_finds_the_edge(first_true):
-    from bufsim.advise import _search
+    from bufsim.advise.search import _search
 
     n = 37
     for edge in range(-1, n + 1):
@@ -648,8 +649,8 @@ def test_search_from_a_guess_finds_the_edge(first_true):
 
 
 def test_calibrated_edge_shifts_the_fluid_curve_by_the_packet_measurement():
-    from bufsim.advise import _calibrated_edge
     from bufsim.advise import parse_objective as po
+    from bufsim.advise.fluid import calibrated_edge as _calibrated_edge
 
     # The 10 Gbps example's fluid scan: utilization 0.940 / 0.9828 / 1.0 at
     # 5793 / 11585 / 23170 packets; the packet engine reads 1.0 at 11585.
@@ -676,8 +677,9 @@ def test_calibrated_edge_shifts_the_fluid_curve_by_the_packet_measurement():
 
 
 def test_calibration_point_is_the_measurement_nearest_the_bound():
-    from bufsim.advise import _calibrated_edge, _calibration_point
     from bufsim.advise import parse_objective as po
+    from bufsim.advise.fluid import calibrated_edge as _calibrated_edge
+    from bufsim.advise.fluid import calibration_point as _calibration_point
 
     curve = pd.Series([0.85, 0.940, 0.9828, 1.0, 1.0], index=[2896, 5793, 11585, 23170, 46341])
     util = po("utilization>=0.98")
@@ -761,7 +763,8 @@ def test_engines_that_disagree_say_so_and_why():
     # decides, by how much the fluid differs and the measured reasons.
     from types import SimpleNamespace
 
-    from bufsim.advise import _Edges, _engine_gap_notes
+    from bufsim.advise.notes import engine_gap_notes as _engine_gap_notes
+    from bufsim.advise.search import Edges as _Edges
 
     runs = pd.DataFrame(
         {
@@ -815,7 +818,9 @@ def test_engine_gaps_at_the_delay_edge_and_in_the_model_columns():
     # (4x less) and the delay up to 512 (2x: within ENGINE_GAP).
     from types import SimpleNamespace
 
-    from bufsim.advise import _Edges, _engine_gap_notes, _Model
+    from bufsim.advise.notes import engine_gap_notes as _engine_gap_notes
+    from bufsim.advise.rules import Model as _Model
+    from bufsim.advise.search import Edges as _Edges
     from bufsim.models.scenario import SPECS
 
     util, delay = parse_objective("utilization>=0.95"), parse_objective("mean_queue_delay<=5ms")
@@ -920,7 +925,8 @@ def _hand_made_advice():
     40 packets, as adaptive seeds leave them): utilization >= 0.95 against
     p99 FCT <= 500 ms. At 10 packets the FCT of seed 1 is only a lower
     bound (0.3 s, transfers unfinished), so the mean 0.3 s is one too."""
-    from bufsim.advise import Advice, _measured_table
+    from bufsim.advise import Advice
+    from bufsim.advise.advice import measured_table as _measured_table
 
     objs = [parse_objective("utilization>=0.95"), parse_objective("fct_p99_small<=500ms")]
     runs = pd.DataFrame(
@@ -1020,7 +1026,8 @@ def test_the_advice_figure_states_its_seeds_bound_and_errors_with_units():
 
 
 def test_unjudgeable_completion_times_are_not_stated_as_failures():
-    from bufsim.advise import _Edges, _Search
+    from bufsim.advise.search import Edges as _Edges
+    from bufsim.advise.search import Search as _Search
 
     o = parse_objective("fct_mean_small<=1s")
     s = _Search.__new__(_Search)

@@ -62,7 +62,8 @@ def test_advice_views_and_notes_read_through_fmt():
     # The advice's notebook view and report printed the objective columns
     # raw (p99_queue_delay<=5ms 0.001235) and notes by hand (">= 0.4 s").
     import pandas as pd
-    from bufsim.advise import Advice, _unjudged_notes, parse_objective
+    from bufsim.advise import Advice, parse_objective
+    from bufsim.advise.notes import unjudged_notes as _unjudged_notes
 
     o = parse_objective("p99_queue_delay<=5ms")
     table = pd.DataFrame(

@@ -1,0 +1,359 @@
+"""The entry points: :func:`advise` runs a search, :func:`cost` estimates one.
+
+:func:`advise` checks its arguments and whether the objectives can be met
+at all, fills in ``duration`` and ``warmup`` from the scenario's time
+scales (:func:`with_time_scales`), runs the phases of a
+:class:`~bufsim.advise.search.Search` in order and gathers what they found
+into an :class:`~bufsim.advise.advice.Advice`. The steps, in words:
+:mod:`bufsim.advise`.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bufsim.advise.advice import Advice, costs, measured_table
+from bufsim.advise.notes import engine_gap_notes, unjudged_notes
+from bufsim.advise.objectives import GROUP_GOODPUT, AdviceError, Objective, parse_objective
+from bufsim.advise.rules import (
+    default_stack_notes,
+    left_out_notes,
+    model_columns,
+    rule_rows,
+    saturation,
+    table_row,
+    with_buffer,
+)
+from bufsim.advise.search import ADAPTIVE_MAX_FACTOR, AdviseProgress, Budget, Search
+from bufsim.scenario import Scenario
+from bufsim.timescales import time_scales
+
+
+def _check_arguments(
+    objectives: Iterable[str], confidence: float, seeds: int, engines: Sequence[str]
+) -> list[Objective]:
+    objs = [parse_objective(o) for o in objectives]
+    if not objs:
+        raise AdviceError("give at least one objective, e.g. 'utilization>=0.98'")
+    if not 0 < confidence < 1:
+        raise AdviceError(f"confidence must be between 0 and 1, got {confidence!r}")
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise AdviceError(f"seeds must be a whole number >= 1, got {seeds!r}")
+    unknown = set(engines) - {"rules", "fluid", "packet", "ns3"}
+    if unknown or "packet" not in engines:
+        raise AdviceError(
+            f"engines must include 'packet' and be among rules, fluid, packet, ns3; got {list(engines)}"
+        )
+    return objs
+
+
+def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
+    """Refuse objectives the scenario cannot measure or meet, naming them."""
+    link = norm["link"]
+    finite = [g["kind"] for g in norm["flows"] if g["kind"] != "persistent"]
+    for o in objs:
+        if GROUP_GOODPUT.fullmatch(o.key) and int(o.key.rsplit("group", 1)[1]) >= len(
+            norm["flows"]
+        ):
+            raise AdviceError(
+                f"objective {o.text!r}: the scenario has {len(norm['flows'])} flow groups"
+            )
+        if o.key.startswith("fct_") and not finite:
+            raise AdviceError(
+                f"objective {o.text!r}: flow completion times need transfers that finish; this "
+                "scenario has only long-lived (persistent) flows; add a flow group with finite, "
+                "open (arrival) or closed (users) traffic"
+            )
+    util = [o for o in objs if o.key == "utilization"]
+    sat = saturation(norm)
+    if util and sat is not None and sat.max_load < util[0].bound:
+        raise AdviceError(
+            f"objective {util[0].text!r} cannot be met at any buffer: the link is not saturable "
+            f"(paper 002 section 3.2): its flows and background can offer at most {sat.max_load:.3f} of the "
+            f"capacity ({sat.max_offered_bps / 1e6:.4g} of {link['capacity_bps'] / 1e6:.4g} Mbps); "
+            f"it would need {util[0].bound * link['capacity_bps'] / 1e6:.4g} Mbps of offered traffic "
+            "(more flows, faster access links or larger receive windows)"
+        )
+
+
+def _raw_scenario(scenario: Any) -> dict[str, Any]:
+    """The scenario as written (before validation), so missing times can be filled."""
+    from bufsim import scenario as sc
+
+    if isinstance(scenario, Scenario):
+        return copy.deepcopy(scenario.raw)
+    if isinstance(scenario, Mapping):
+        return copy.deepcopy(dict(scenario))
+    if isinstance(scenario, (str, Path)):
+        raw = sc.read_file(Path(scenario))
+        if isinstance(raw, dict):
+            sc.resolve_paths(raw, Path(scenario).parent)
+            return raw
+    return Scenario.load(scenario).raw  # raises the scenario error
+
+
+def with_time_scales(scenario: Any) -> tuple[Scenario, str]:
+    """The scenario with ``duration``/``warmup`` derived from its time scales
+    (:func:`bufsim.timescales.time_scales`) where it does not give them, and
+    a note saying what was chosen (empty when it gives both)."""
+    raw = _raw_scenario(scenario)
+    if not isinstance(raw, dict) or ("duration" in raw and "warmup" in raw):
+        return Scenario.load(scenario if not isinstance(raw, dict) else raw), ""
+    probe = dict(raw)
+    # A placeholder long enough for any start time, only to read the time scales.
+    probe.setdefault("duration", "3600s")
+    probe.pop("warmup", None)
+    ts = time_scales(Scenario(probe).normalized)
+    given = "duration" in raw
+    if given:
+        duration = Scenario(probe).normalized["duration_s"]
+        warm = min(ts["warmup_s"], duration / 2)
+        raw["warmup"] = f"{warm:g}s"
+        note = f"warm-up {warm:g} s derived from the scenario's time scales ({ts['why']})"
+    else:
+        raw["duration"] = f"{ts['duration_s']:g}s"
+        raw.setdefault("warmup", f"{ts['warmup_s']:g}s")
+        note = (
+            f"duration {raw['duration']} and warm-up {raw['warmup']} derived from the "
+            f"scenario's time scales ({ts['why']})"
+        )
+    return Scenario(raw), note
+
+
+def cost(
+    scenario: Any, objectives: Iterable[str] = ("utilization>=0.98",), *, quick: bool = False
+) -> dict[str, Any]:
+    """What :func:`advise` on ``scenario`` is expected to run, before it runs.
+
+    The search's own estimate of its runs (the grid, a bisection per
+    objective edge, the rules' checks; adaptive seeds and interval scans can
+    add more) times what one packet run costs (:func:`bufsim.limits.estimate`
+    at a buffer of one BDP).
+
+    Parameters
+    ----------
+    scenario : Scenario, dict or path
+        As :func:`advise` takes it (``duration`` may be left out).
+    objectives : iterable of str
+        The objectives (their kind sets the search); default utilization.
+    quick : bool
+        The ``--quick`` search.
+
+    Returns
+    -------
+    dict
+        ``packet_runs``, ``fluid_runs`` (counts), ``packets_per_run`` and
+        ``packets`` (bottleneck packets, one run and all), ``duration_s``
+        and ``warmup_s`` of each run (seconds), ``timing`` (how they were
+        derived, empty when given).
+    """
+    from bufsim import limits
+
+    objs = _check_arguments(objectives, 0.95, 5, ("rules", "fluid", "packet"))
+    scn, timing = with_time_scales(scenario)
+    s = Search(
+        scn,
+        objs,
+        engines=("rules", "fluid", "packet"),
+        seeds=5,
+        confidence=0.95,
+        quick=quick,
+        budget=None,
+        sweep_options={},
+        progress=None,
+    )
+    s.estimate(rule_rows(s.norm, objs, s.hi))
+    at_bdp = Scenario(with_buffer(s.raw, s.bdp))
+    per_run = float(limits.estimate(at_bdp, "packet")["work"])
+    return {
+        "packet_runs": s.expected["packet"],
+        "fluid_runs": s.expected["fluid"],
+        "packets_per_run": per_run,
+        "packets": per_run * s.expected["packet"],
+        "duration_s": float(s.norm["duration_s"]),
+        "warmup_s": float(s.norm["warmup_s"]),
+        "timing": timing,
+    }
+
+
+def advise(
+    scenario: Any,
+    objectives: Iterable[str],
+    *,
+    engines: Sequence[str] = ("rules", "fluid", "packet"),
+    seeds: int = 5,
+    confidence: float = 0.95,
+    quick: bool = False,
+    budget: int | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    store: Any = "results",
+    progress: Callable[[AdviseProgress], Any] | None = None,
+) -> Advice:
+    """The smallest buffer that meets every objective, verified by the packet engine.
+
+    Parameters
+    ----------
+    scenario : Scenario, dict or path
+        The link and its traffic; ``link.buffer`` is ignored. Without
+        ``duration`` (or ``warmup``) they are derived from the scenario's
+        time scales (:func:`bufsim.timescales.time_scales`).
+    objectives : iterable of str
+        E.g. ``["utilization>=0.98", "p99_queue_delay<=5ms"]`` (see
+        :func:`parse_objective`).
+    engines : sequence of str
+        Which of ``"rules"``, ``"fluid"``, ``"packet"`` take part, and
+        ``"ns3"``: ns-3 (:mod:`bufsim.ns3`) runs the recommended buffer over
+        the same seeds and a note says whether each objective holds there
+        too (the answer stays the packet engine's).
+    seeds : int
+        Packet runs per probed buffer (seeds 1..seeds); up to
+        :data:`ADAPTIVE_MAX_FACTOR` times more where a verdict is undecided.
+    confidence : float
+        One-sided confidence (0..1) with which each objective must hold,
+        over the seeds (Student t).
+    quick : bool
+        A first answer in a fraction of the time: two seeds and no adaptive
+        seeds (an undecided verdict stands, with a note), a grid of two
+        points per doubling (the fluid scan one), no packet runs at the
+        rules' buffers and no paper 004 loss-synchronization range.
+    budget : int, optional
+        At most this many packet runs (the search stops and says so).
+    scheduler : str, optional
+        A Dask scheduler address for the runs.
+    workers : int, optional
+        Local worker processes.
+    store : str, Path, Store or None
+        The results store (cached runs are reused).
+    progress : callable, optional
+        Called with an :class:`AdviseProgress` (its ``str`` a line of text)
+        as each run finishes and each phase starts.
+
+    Returns
+    -------
+    Advice
+
+    Raises
+    ------
+    AdviceError
+        Bad objectives, or a target no buffer can meet (e.g. a utilization
+        the traffic cannot offer).
+    """
+    t0 = time.perf_counter()
+    objs = _check_arguments(objectives, confidence, seeds, engines)
+    scn, timing = with_time_scales(scenario)
+    _check_fit(objs, scn.normalized)
+    s = Search(
+        scn,
+        objs,
+        engines=engines,
+        seeds=seeds,
+        confidence=confidence,
+        quick=quick,
+        budget=budget,
+        sweep_options={"store": store, "scheduler": scheduler, "workers": workers},
+        progress=progress,
+    )
+    notes = ([timing] if timing else []) + default_stack_notes(s.raw) + left_out_notes(s.norm)
+    rules = rule_rows(s.norm, objs, s.hi) if "rules" in engines else []
+    s.estimate(rules)
+    fluid_note = s.fluid_scan() + s.fluid_caveat() if "fluid" in engines else ""
+    if "rules" in engines:
+        rules.append(s.fluid_sync_rule())
+    edges = s.packet_search()
+    notes += edges.notes
+    feasible, rec, rng, binding = s.verdict(edges)
+    if feasible and "fluid" in engines and edges.lower is not None:
+        # At the packet engine's edge of the objectives that grow with the
+        # buffer: the one the fluid scan's edge is compared with.
+        s.resync(float(s.grid[edges.lower]))
+    if fluid_note:
+        rules.append(table_row("fluid scan", math.nan, True, fluid_note))
+    table = pd.DataFrame(rules, columns=["source", "buffer_pkts", "applies", "note"])
+    if quick and "rules" in engines:
+        notes.append("quick: the rules' buffers were not measured by the packet engine")
+    elif "rules" in engines and not edges.stopped:
+        try:
+            s.check_rules(table)
+        except Budget:
+            notes.append(f"the budget of {budget} packet runs left some rules unchecked")
+    all_runs = pd.concat(s.runs, ignore_index=True) if s.runs else pd.DataFrame()
+    table = measured_table(table, all_runs, objs, confidence, feasible, rec)
+    model_notes, model = model_columns(table, s.raw, objs, s.grid)
+    notes += model_notes + engine_gap_notes(s, edges, model)
+    convergence, conv_notes = s.convergence(s.decisive(edges, rng))
+    notes += conv_notes
+    if s.adaptive:
+        notes.append(
+            "adaptive seeds (a t interval straddled a bound): "
+            + ", ".join(f"{b} packets x {k}" for b, k in sorted(s.adaptive.items()))
+        )
+    if s.undecided:
+        notes.append(
+            (
+                f"undecided at {s.seeds} seeds (quick: no adaptive seeds): "
+                if quick
+                else f"still undecided after {ADAPTIVE_MAX_FACTOR} x {s.seeds} seeds or at the budget: "
+            )
+            + ", ".join(f"{b} packets" for b in sorted(set(s.undecided)))
+        )
+    notes += unjudged_notes(s.unjudged)
+    if "ns3" in engines and feasible:
+        notes.append(s.ns3_check(int(rec)))
+    s.total = s.done  # the bar ends full
+    s.say("done", f"done: {s.packet_runs} packet runs")
+    return Advice(
+        objectives=objs,
+        feasible=feasible,
+        buffer_pkts=float(rec),
+        buffer_bytes=float(rec) * int(s.norm["link"]["packet_size_bytes"]),
+        range=rng,
+        binding=binding,
+        table=table,
+        runs=all_runs,
+        confidence=confidence,
+        packet_size_bytes=int(s.norm["link"]["packet_size_bytes"]),
+        method=_method(s),
+        notes=notes,
+        convergence=convergence,
+        duration_s=float(s.norm["duration_s"]),
+        warmup_s=float(s.norm["warmup_s"]),
+        costs=costs(table, all_runs, float(s.norm["duration_s"] - s.norm["warmup_s"]), confidence),
+        scenario=scn,
+        wall_s=time.perf_counter() - t0,
+    )
+
+
+def _method(s: Search) -> str:
+    free = any(not o.monotone for o in s.objs)
+    return (
+        f"Packet search over a log grid of {len(s.grid)} buffers (1 to {s.grid[-1]} packets, "
+        f"{s.per_doubling} per doubling)"
+        + (
+            ", from the fluid scan's edges (galloping, then bisection)"
+            if s.guess_up is not None or s.guess_down is not None
+            else ", bisection"
+        )
+        + (
+            f" (the lower edge moved from the fluid's {s.grid[s.guess_up]} to "
+            f"{s.grid[s.calibrated]} packets by the packet engine's measurements)"
+            if s.calibrated is not None and s.guess_up is not None
+            else ""
+        )
+        + (
+            ", an interval search (scan, then both edges bisected) for flow completion times"
+            if free
+            else ""
+        )
+        + f", {len(s.seed_list)} seeds per buffer "
+        + ("(quick: no adaptive seeds), " if s.quick else "(more where a verdict was undecided), ")
+        + f"{s.packet_runs} packet runs of {s.norm['duration_s']:g} s ({s.norm['warmup_s']:g} s warm-up); "
+        f"each objective checked on a one-sided {s.confidence:.0%} Student t bound over the seeds."
+    )

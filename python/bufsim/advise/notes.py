@@ -1,0 +1,133 @@
+"""What a finished search says beyond its answer: notes for :attr:`Advice.notes`.
+
+Where the fluid scan or the analytic model puts an edge more than
+:data:`~bufsim.advise.search.ENGINE_GAP` away from the packet engine's, and
+why (:func:`engine_gap_notes`); where unfinished transfers left a
+completion time only a lower bound (:func:`unjudged_notes`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from bufsim import fmt
+from bufsim.advise.rules import Model
+from bufsim.advise.search import ENGINE_GAP, Edges, Search
+
+
+def engine_gap_notes(s: Search, edges: Edges, model: Model | None = None) -> list[str]:
+    """A note per edge where the fluid scan or the analytic model and the
+    packet engine differ by more than :data:`ENGINE_GAP`.
+
+    The edges compared: the first grid buffer meeting every objective that
+    grows with the buffer (:attr:`Edges.lower`) and the last meeting every
+    delay objective (:attr:`Edges.upper`), each where the packet engine
+    found it and the other engine measures all of those objectives (the
+    fluid scan's :attr:`Search.guess_up` and ``guess_down``; the model's
+    from its values on the grid). The packet engine decides; the note says
+    by how much the other differs and what it assumes: for the fluid form
+    against what the packet runs measured at the edge (loss
+    synchronization, timeouts) and where the fluid engine put the edge at
+    the measured synchronization (:meth:`Search.resync`), for the model
+    its stated assumptions. Also when no buffer meets every objective.
+    """
+    n = len(s.grid)
+    others = []
+    if not s.fluid_table.empty:
+        others.append(("the fluid scan", s.fluid_objs, s.guess_up, s.guess_down))
+    if model is not None:
+        on_grid = model.curve.set_index("buffer_pkts").reindex([float(b) for b in s.grid])
+        covered = [o for o in s.objs if o.key in on_grid and on_grid[o.key].notna().all()]
+        edge: dict[bool, int | None] = {}
+        for grows in (True, False):
+            objs = [o for o in covered if o.monotone and o.grows_with_buffer == grows]
+            ok = [i for i in range(n) if all(o.holds([on_grid[o.key].iloc[i]], 0) for o in objs)]
+            edge[grows] = (ok[0] if grows else ok[-1]) if objs and ok else None
+        others.append((f"the analytic model ({model.name})", covered, edge[True], edge[False]))
+    notes = []
+    for grows in (True, False):
+        objs = [o for o in s.objs if o.monotone and o.grows_with_buffer == grows]
+        packet = edges.lower if grows else edges.upper
+        if not objs or packet is None or not 0 <= packet < n:
+            continue
+        pb = float(s.grid[packet])
+        for engine, covered, up, down in others:
+            i = up if grows else down
+            if i is None or any(o not in covered for o in objs):
+                continue
+            ratio = s.grid[i] / pb
+            if 1 / ENGINE_GAP <= ratio <= ENGINE_GAP:
+                continue
+            why = (
+                _fluid_gap(s, grows, pb)
+                if engine == "the fluid scan"
+                else f"The model ({model.source}) assumes: {'; '.join(model.assumptions)}"
+            )
+            notes.append(
+                f"engines disagree on {' and '.join(o.text for o in objs)}: the packet engine "
+                f"decides (it holds {'from' if grows else 'up to'} {pb:g} packets); {engine} puts "
+                f"that edge at {s.grid[i]:g} packets ({fmt.value(ratio, 3)}x). {why}"
+            )
+    return notes
+
+
+def _fluid_gap(s: Search, grows: bool, pb: float) -> str:
+    """Why the fluid scan's edge may differ from the packet engine's at
+    ``pb`` packets: what the fluid form assumes, what the packet runs
+    measured there, and (for the edge of the objectives that grow with the
+    buffer) the fluid edge at the measured synchronization."""
+    runs = pd.concat(s.runs, ignore_index=True)
+    g = runs[(runs["engine"] == "packet") & (runs["buffer_pkts"] == pb)]
+    window = float(s.norm["duration_s"] - s.norm["warmup_s"])
+    sync = float(g["sync_mean"].mean())
+    timeouts = float((g["timeouts"] / g["active_flows_mean"].clip(lower=1)).mean() / window)
+    x = (s.fluid_raw.get("fluid") or {}).get("sync")
+    assumed = (
+        "every flow cutting its window at each overflow (fluid.sync unset)"
+        if x is None
+        else f"at least {x:g} of the flows cutting at each overflow (fluid.sync)"
+    )
+    why = ""
+    if grows and s.resynced is not None:
+        rx, edge, p, f = s.resynced
+        if edge is None:
+            at = f"still above {s.grid[s.guess_up]:g} packets"
+        else:
+            at = f"at {s.grid[edge]:g} packets ({fmt.value(s.grid[edge] / pb, 3)}x the packet engine's edge)"
+            if s.grid[edge] < pb and timeouts > 0:
+                at += ": below it, as the fluid model loses no time to timeouts"
+        why = (
+            f". The packet runs measured a synchronization of {fmt.metric('sync_mean', p)} where "
+            f"the fluid scan had {fmt.metric('sync_mean', f)}; with fluid.sync = {rx:g} the fluid "
+            f"engine puts the edge {at}"
+        )
+    elif grows and s.grid[s.guess_up] > pb and sync < 0.5:
+        why = (
+            ": with fewer flows cutting per loss event, less buffer keeps the link busy, so the "
+            "fluid form overstates the buffer"
+        )
+    return (
+        f"The fluid form has {assumed}; the packet runs at {pb:g} packets measured a loss "
+        f"synchronization of {fmt.metric('sync_mean', sync)} (sync_mean) and "
+        f"{fmt.metric('flow_timeout_rate', timeouts)} timeouts per flow per second, which the "
+        f"fluid model has no notion of{why}"
+    )
+
+
+def unjudged_notes(unjudged: Mapping[tuple[int, str], tuple[float, int, int]]) -> list[str]:
+    """One note per completion-time metric that unfinished transfers left
+    unjudged at some buffers: where, its lower bound, the unfinished share."""
+    notes = []
+    for key in sorted({k for _, k in unjudged}):
+        at = sorted((b, v) for (b, k), v in unjudged.items() if k == key)
+        lost = [v[1] / v[2] for _, v in at]
+        notes.append(
+            f"{key} cannot be judged at {len(at)} buffer{'s' if len(at) > 1 else ''} "
+            f"({', '.join(str(b) for b, _ in at)} packets): {min(lost):.0%}-{max(lost):.0%} of the "
+            f"transfers started were unfinished when the runs ended, so it is only known to be "
+            f"{fmt.metric(key, min(v[0] for _, v in at), censored=True)}; the objective counts as not met there "
+            "(a longer duration lets them finish; timeouts in the runs table say why they stall)"
+        )
+    return notes

@@ -1,0 +1,206 @@
+"""Objectives: what ``bufsim advise`` is asked, and how runs are judged on it.
+
+An objective is ``metric op bound`` (:func:`parse_objective`,
+:class:`Objective`): the metric a run's summary key (:data:`METRICS`), the
+bound in SI units (seconds, bits/s, fractions). Per-seed values are judged
+on a one-sided Student t bound over the seeds (:meth:`Objective.holds`). A
+completion time that unfinished transfers leave only a lower bound reads as
+infinite (:func:`judged`), and an upper bound that the lower bound still
+meets cannot be judged (:func:`cannot_judge`, :func:`observed`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from bufsim import _core
+from bufsim._core import BufsimError
+from bufsim._stats import t_half_width
+
+
+class AdviceError(BufsimError, ValueError):
+    """The question cannot be answered as asked (bad objective, unreachable target)."""
+
+
+#: objective name -> (summary key it reads, unit kind of its bound). Which
+#: way it moves with the buffer: :attr:`Objective.grows_with_buffer`.
+METRICS: dict[str, tuple[str, str]] = {
+    "utilization": ("utilization", "fraction"),
+    "drop_rate": ("drop_rate", "fraction"),
+    "jain_index": ("jain_index", "fraction"),
+    "mean_queue_delay": ("mean_queue_delay_s", "time"),
+    "p50_queue_delay": ("p50_queue_delay_s", "time"),
+    "p99_queue_delay": ("p99_queue_delay_s", "time"),
+    "goodput": ("goodput_bps", "rate"),
+    # Flow completion times of finite transfers (bufsim.flows.fct_summary):
+    # not monotone in the buffer (an interval search, see advise()).
+    "fct_mean_small": ("fct_mean_small_s", "time"),
+    "fct_p99_small": ("fct_p99_small_s", "time"),
+    "fct_mean_large": ("fct_mean_large_s", "time"),
+    "fct_p99_large": ("fct_p99_large_s", "time"),
+}
+
+
+GROUP_GOODPUT = re.compile(r"goodput_bps_group(\d+)$")
+
+
+_NUMBER = r"[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?"
+
+
+@dataclass(frozen=True)
+class Objective:
+    """One objective: ``metric op bound``.
+
+    Attributes
+    ----------
+    text : str
+        As written (``"p99_queue_delay<=5ms"``).
+    key : str
+        The summary metric it reads (``p99_queue_delay_s``).
+    op : str
+        ``">="`` or ``"<="``.
+    bound : float
+        In SI units (seconds, bits/s, fractions).
+    """
+
+    text: str
+    key: str
+    op: str
+    bound: float
+
+    @property
+    def grows_with_buffer(self) -> bool:
+        """Whether the objective holds from some buffer up (else: up to some buffer)."""
+        return not self.key.endswith("queue_delay_s")
+
+    @property
+    def monotone(self) -> bool:
+        """Whether the objective changes one way along the buffer axis.
+
+        Flow completion times do not: small flows' mean FCT on 10 Mbps with
+        web traffic measured 1.0 s at 2 packets, 0.69 s at 100 and 1.7 s at
+        300 (losses and timeouts at small buffers, queueing at large ones).
+        """
+        return not self.key.startswith("fct_")
+
+    def _bound(self, values: Sequence[float], confidence: float) -> tuple[float, float] | None:
+        """(mean, one-sided t bound toward failing) over the seeds; None without values."""
+        v = np.asarray([x for x in values if x == x], dtype=float)
+        if len(v) == 0:
+            return None
+        m = float(v.mean())
+        half = 0.0
+        # An infinite value (a completion time only known as a lower bound,
+        # see judged()) decides the verdict alone: no interval around it.
+        if len(v) > 1 and confidence > 0 and np.isfinite(v).all():
+            half = t_half_width(v, confidence)
+        return m, (m - half if self.op == ">=" else m + half)
+
+    def holds(self, values: Sequence[float], confidence: float) -> bool:
+        """Whether the objective holds on these per-seed values with the given
+        one-sided confidence (Student t bound over seeds; the value itself
+        with one seed)."""
+        mb = self._bound(values, confidence)
+        if mb is None:
+            return False
+        return mb[1] >= self.bound if self.op == ">=" else mb[1] <= self.bound
+
+    def straddles(self, values: Sequence[float], confidence: float) -> bool:
+        """Whether the verdict is undecided: the mean meets the bound and the
+        one-sided t bound does not (with two seeds or more). More seeds
+        narrow the interval (:func:`advise` runs them)."""
+        mb = self._bound(values, confidence)
+        if mb is None or len([x for x in values if x == x]) < 2:
+            return False
+        m, b = mb
+        meets_mean = m >= self.bound if self.op == ">=" else m <= self.bound
+        return meets_mean and not self.holds(values, confidence)
+
+
+def _with_unit(field_: str, text: str, kind: str) -> float:
+    text = text.strip()
+    if kind == "fraction":
+        m = re.fullmatch(rf"({_NUMBER})\s*(%?)", text)
+        if not m:
+            raise AdviceError(
+                f"objective {field_!r}: a fraction is a number (or a percentage), got {text!r}"
+            )
+        return float(m.group(1)) / (100 if m.group(2) else 1)
+    try:
+        # The scenario's unit parsers (bufsim-core units.rs): one law for units.
+        return _core.parse_quantity(text, "duration" if kind == "time" else "rate")
+    except ValueError as e:
+        raise AdviceError(f"objective {field_!r}: {e}") from None
+
+
+def parse_objective(text: str) -> Objective:
+    """Read an objective such as ``"utilization>=0.98"``, ``"p99_queue_delay<=5ms"``,
+    ``"drop_rate<=1e-3"`` or ``"goodput_bps_group1>=20Mbps"``.
+
+    Raises
+    ------
+    AdviceError
+        Naming the objective and what is allowed.
+    """
+    if not isinstance(text, str):
+        raise AdviceError(f"an objective is a string such as 'utilization>=0.98', got {text!r}")
+    m = re.fullmatch(r"\s*([A-Za-z_0-9]+)\s*(>=|<=)\s*(.+?)\s*", text)
+    if not m:
+        raise AdviceError(
+            f"objective {text!r}: write metric>=bound or metric<=bound, e.g. 'utilization>=0.98' or 'p99_queue_delay<=5ms'"
+        )
+    name, op, bound = m.groups()
+    if GROUP_GOODPUT.fullmatch(name):
+        key, kind = name, "rate"
+    elif name in METRICS:
+        key, kind = METRICS[name]
+    else:
+        allowed = ", ".join([*METRICS, "goodput_bps_group<k>"])
+        raise AdviceError(f"objective {text!r}: unknown metric {name!r}; allowed: {allowed}")
+    value = _with_unit(text, bound, kind)
+    if kind == "fraction" and not 0 <= value <= 1:
+        raise AdviceError(f"objective {text!r}: a fraction must be between 0 and 1, got {value:g}")
+    if value < 0 or not math.isfinite(value):
+        raise AdviceError(f"objective {text!r}: the bound must be a finite number >= 0")
+    expected = "<=" if key.endswith("_s") or key == "drop_rate" else ">="
+    if op != expected:
+        raise AdviceError(
+            f"objective {text!r}: {name} is bounded {'above' if expected == '<=' else 'below'}: write {name}{expected}{bound}"
+        )
+    return Objective(text=text.strip(), key=key, op=op, bound=value)
+
+
+def cannot_judge(o: Objective, mean: float, censored: bool) -> bool:
+    """Whether a mean that is only a lower bound (``censored``: some run's
+    completion time is) leaves objective ``o`` undecided: an upper bound
+    that the lower bound still meets, so the true mean may or may not. A
+    lower bound already past the bound is a failure."""
+    return bool(censored) and o.op == "<=" and mean <= o.bound
+
+
+def judged(runs: pd.DataFrame, key: str) -> np.ndarray:
+    """The runs' values of metric ``key`` as objectives judge them: a
+    completion-time statistic that is only a lower bound (its ``_censored``
+    column is 1) reads as infinite, so no upper bound on it holds there."""
+    v = runs[key].to_numpy(dtype=float)
+    censored = runs.get(f"{key}_censored")
+    if censored is None:
+        return v
+    return np.where(censored.to_numpy() == 1.0, math.inf, v)
+
+
+def observed(runs: pd.DataFrame, key: str) -> tuple[float, bool]:
+    """The runs' mean of metric ``key`` (NaN without it) and whether that
+    mean is only a lower bound: some run's value is (its ``_censored``
+    column is 1, :func:`bufsim.flows.fct_summary`), and a mean over lower
+    bounds and values bounds the true mean from below."""
+    if key not in runs or runs.empty:
+        return math.nan, False
+    censored = runs.get(f"{key}_censored")
+    return float(runs[key].mean()), censored is not None and bool((censored == 1.0).any())

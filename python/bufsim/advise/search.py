@@ -1,0 +1,794 @@
+"""The search for the smallest buffer: :class:`Search`, phase by phase.
+
+:class:`Search` holds the state of one :func:`bufsim.advise.advise` and runs
+its phases: the fluid scan (:meth:`Search.fluid_scan`; paper 004's range,
+:meth:`Search.fluid_sync_rule`), the packet search
+(:meth:`Search.packet_search`: a bisection, or a galloping search from the
+fluid edge, :func:`_search`, for the monotone objectives;
+:meth:`Search.interval` for completion times), adaptive seeds
+(:meth:`Search.add_seeds`), the verdict (:meth:`Search.verdict`), the
+rules' buffers (:meth:`Search.check_rules`) and the convergence check
+(:meth:`Search.convergence`). Every run goes through
+:func:`bufsim.sweep.sweep`; the caller sees :class:`AdviseProgress`.
+Buffers in packets; a grid index is a position in :attr:`Search.grid`.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import logging
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bufsim import fmt
+from bufsim.advise.convergence import convergence
+from bufsim.advise.fluid import (
+    SYNC_FLOOR,
+    SYNC_GAP,
+    SYNC_RANGE,
+    calibrated_edge,
+    calibration_point,
+    fluid_form,
+)
+from bufsim.advise.objectives import AdviceError, Objective, cannot_judge, judged, observed
+from bufsim.advise.rules import buffer_grid, table_row, with_buffer
+from bufsim.scenario import Scenario
+
+# The name advise has always logged under (the package's).
+log = logging.getLogger("bufsim.advise")
+
+
+@dataclass(frozen=True)
+class AdviseProgress:
+    """Where :func:`advise` is: what it does and how many runs are done.
+
+    Attributes
+    ----------
+    phase : str
+        ``"fluid scan"``, ``"fluid loss sync"``, ``"packet bisection"``,
+        ``"packet interval scan"``, ``"adaptive seeds"``, ``"rule check"``
+        or ``"done"``.
+    message : str
+        In words, e.g. ``"packet bisection 3/7: 152 packets x 5 seeds"``.
+    done : int
+        Runs finished (fluid and packet, cached ones included).
+    total : int
+        Runs expected (an estimate that grows when the search needs more).
+    """
+
+    phase: str
+    message: str
+    done: int
+    total: int
+
+    def __str__(self) -> str:
+        return self.message
+
+
+#: Adaptive seeds: at a buffer where some objective's verdict is undecided,
+#: up to this many times ``seeds`` runs in all.
+ADAPTIVE_MAX_FACTOR = 3
+
+
+#: An edge that the fluid scan or the analytic model puts more than this
+#: factor away (either way) from the packet engine's is reported with the
+#: likely reasons (:func:`engine_gap_notes`).
+ENGINE_GAP = 2.0
+
+
+class Budget(Exception):
+    """The ``budget`` of packet runs is used up: the search stops where it is."""
+
+
+@dataclass
+class Edges:
+    """Grid indices the packet search found (None: not found / stopped)."""
+
+    lower: int | None = None  # first index where the "grows" objectives hold
+    upper: int | None = None  # last index where the "shrinks" objectives hold
+    interval: tuple[int, int] | None = (0, 0)  # feasible interval of the non-monotone ones
+    stopped: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+class Search:
+    """The state of one :func:`advise` search, phase by phase."""
+
+    def __init__(
+        self,
+        scn: Scenario,
+        objs: list[Objective],
+        *,
+        engines: Sequence[str],
+        seeds: int,
+        confidence: float,
+        quick: bool,
+        budget: int | None,
+        sweep_options: dict[str, Any],
+        progress: Callable[[AdviseProgress], Any] | None,
+    ):
+        self.scn, self.objs, self.engines = scn, objs, engines
+        self.raw, self.norm = scn.raw, scn.normalized
+        self.fluid_raw, self.fluid_changes = fluid_form(self.raw, self.norm)
+        self.confidence, self.budget = confidence, budget
+        self.seeds = min(seeds, 2) if quick else seeds
+        self.seed_list = list(range(1, self.seeds + 1))
+        self.per_doubling = 2 if quick else 4
+        link = self.norm["link"]
+        self.bdp = max(float(link["bdp_pkts"]), 1.0)
+        self.hi = max(4 * self.bdp, 16.0)
+        self.grid = buffer_grid(1.0, self.hi, self.per_doubling)
+        self.sweep_options = sweep_options
+        self.progress = progress
+        self.runs: list[pd.DataFrame] = []
+        self.probed: dict[int, list[bool]] = {}
+        self.packet_runs = 0
+        self.adaptive: dict[int, int] = {}  # buffer -> seeds run there when more than seeds
+        self.undecided: list[int] = []
+        # (buffer, metric) -> (lower bound, unfinished, started) where a
+        # completion-time objective cannot be judged.
+        self.unjudged: dict[tuple[int, str], tuple[float, int, int]] = {}
+        self.done, self.total = 0, 0
+        self.phase = self.message = ""
+        self.quick = quick
+        # What the fluid scan found: its error, or the objectives it measures.
+        self.fluid_error = ""
+        self.fluid_objs: list[Objective] = []
+        # The fluid engine's grid: every other point in quick mode.
+        self.fluid_grid = self.grid[:: 2 if quick else 1]
+        # Grid indices where the fluid scan puts the edges (None: no scan).
+        self.guess_up: int | None = None
+        self.guess_down: int | None = None
+        self.fluid_table = pd.DataFrame()
+        # The fluid edge moved by the packet engine's measurement there
+        # (:meth:`calibrated_guess`; None: not moved).
+        self.calibrated: int | None = None
+        # The fluid edge at the packet engine's measured synchronization
+        # (:meth:`resync`): (X, grid index of its edge or None, the packet
+        # and the fluid sync_mean that asked for it); None: not run.
+        self.resynced: tuple[float, int | None, float, float] | None = None
+
+    # -------------------------------------------------------------- running
+
+    def say(self, phase: str, message: str) -> None:
+        self.phase, self.message = phase, message
+        log.info("advise: %s", message)
+        self._report(message)
+
+    def _report(self, message: str) -> None:
+        self.total = max(self.total, self.done)
+        if self.progress is not None:
+            self.progress(AdviseProgress(self.phase, message, self.done, self.total))
+
+    def run(
+        self,
+        buffers: list[int],
+        engine: str,
+        seed_list: list[int],
+        overrides: Mapping[str, Any] | None = None,
+    ) -> pd.DataFrame:
+        """One sweep of ``buffers`` x ``seed_list`` (cached runs come from the store)."""
+        from bufsim.sweep import sweep
+
+        base = with_buffer(self.fluid_raw if engine == "fluid" else self.raw, buffers[0])
+        # Overrides merge into the base's tables one level deep: a
+        # {"fluid": {"sync": x}} keeps the scenario's other fluid settings.
+        for k, v in copy.deepcopy(dict(overrides or {})).items():
+            base[k] = (
+                {**base[k], **v} if isinstance(v, dict) and isinstance(base.get(k), dict) else v
+            )
+        if engine == "packet":
+            # Each metric over both halves of the window too (the convergence check).
+            base["output"] = {**base.get("output", {}), "halves": True}
+        start = self.done
+
+        def tick(_: Mapping[str, Any]) -> None:
+            self.done += 1
+            self._report(self.message)
+
+        out = sweep(
+            base,
+            grid={"link.buffer": [f"{b}pkt" for b in buffers]},
+            engines=[engine],
+            seeds=seed_list,
+            progress=tick,
+            **self.sweep_options,
+        )
+        self.done = start + len(buffers) * len(seed_list)
+        return out
+
+    def packet(self, b: int, seed_list: list[int]) -> pd.DataFrame:
+        if self.budget is not None and self.packet_runs + len(seed_list) > self.budget:
+            raise Budget()
+        t = self.run([b], "packet", seed_list)
+        failed = t[t["status"] != "ok"]
+        if len(failed):
+            # A failed run has no metrics: judging it would read as "the
+            # objective fails here" and move the answer. Stop and say why.
+            raise AdviceError(
+                f"the packet run at {b} packets (seed {failed['seed'].iloc[0]}) failed: "
+                f"{failed['error'].iloc[0]}"
+            )
+        self.runs.append(t)
+        self.packet_runs += len(seed_list)
+        return t
+
+    def ns3_check(self, b: int) -> str:
+        """ns-3 at buffer ``b`` over the packet runs' seeds: a note with each
+        objective's mean in both engines and whether it holds in ns-3."""
+        from bufsim import ns3
+
+        self.say("ns3", f"ns-3 at {b} packets, {len(self.seed_list)} seeds")
+        t = self.run([b], "ns3", self.seed_list)
+        failed = t[t["status"] != "ok"]
+        if len(failed):
+            return f"ns-3 could not run at {b} packets: {failed['error'].iloc[0]}"
+        parts = []
+        for o in self.objs:
+            ok = o.holds(judged(t, o.key).tolist(), self.confidence)
+            parts.append(
+                f"{o.text}: ns-3 {_shown(t, o.key)}, packet {_shown(self.at(b), o.key)} "
+                f"({'met' if ok else 'NOT met'} in ns-3)"
+            )
+        return (
+            f"ns-3 {ns3.version()} at the recommended {b} packets ({len(self.seed_list)} seeds): "
+            + "; ".join(parts)
+        )
+
+    def values(self, b: int, key: str) -> list[float]:
+        """Every packet run's ``key`` at buffer ``b`` so far.
+
+        A completion-time statistic that unfinished transfers leave
+        unidentified is only a lower bound (:func:`bufsim.flows.fct_summary`):
+        it reads as infinite, so that no upper bound on it is judged met
+        there, and the buffer is noted in :attr:`unjudged`."""
+        g = self.at(b)
+        if key not in g:
+            return []
+        censored = g.get(f"{key}_censored", pd.Series(0.0, index=g.index)) == 1.0
+        if censored.any():
+            self.unjudged[(b, key)] = _unfinished(g[censored], key)
+        return judged(g, key).tolist()
+
+    def at(self, b: float) -> pd.DataFrame:
+        """Every packet run at buffer ``b`` (packets) so far."""
+        tables = [
+            t[(t["engine"] == "packet") & (t["buffer_pkts"] == float(b))]
+            for t in self.runs
+            if "engine" in t
+        ]
+        return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+
+    def unjudgeable(self, b: float, o: Objective) -> bool:
+        """Whether the packet runs at buffer ``b`` cannot judge objective
+        ``o`` (an upper bound on a completion time): some run's value is
+        only a lower bound (:func:`observed`) and the mean of those lower
+        bounds and values still meets the bound, so the true mean may or
+        may not. A lower bound already past the bound is a failure."""
+        return cannot_judge(o, *observed(self.at(b), o.key))
+
+    def cannot_judge(self, b: int) -> list[Objective]:
+        """The objectives that fail at probed buffer ``b`` when each of them
+        only cannot be judged there (:meth:`unjudgeable`), so no verdict
+        "fails" is known at ``b``; empty otherwise."""
+        failing = [o for o, ok in zip(self.objs, self.probed.get(b, [])) if not ok]
+        return failing if failing and all(self.unjudgeable(b, o) for o in failing) else []
+
+    # -------------------------------------------------------------- phases
+
+    def estimate(self, rules: list[dict[str, Any]]) -> None:
+        """The runs the search expects (the progress bar's total)."""
+        n = len(self.grid)
+        sync = "rules" in self.engines and not self.quick
+        fluid = len(self.fluid_grid) * (1 + (len(SYNC_RANGE) if sync else 0))
+        steps = 2 * (math.ceil(math.log2(n)) + 2)
+        if any(not o.monotone for o in self.objs):
+            steps += n // self.per_doubling + 2 * math.ceil(math.log2(self.per_doubling) + 1)
+        checks = (
+            0
+            if self.quick
+            else sum(1 for r in rules if r["applies"] and r["buffer_pkts"] == r["buffer_pkts"])
+        )
+        packet = (steps + checks) * self.seeds
+        if self.budget is not None:
+            packet = min(packet, self.budget)
+        self.expected = {"packet": packet, "fluid": fluid if "fluid" in self.engines else 0}
+        self.total = self.expected["fluid"] + packet
+
+    def fluid_caveat(self) -> str:
+        """What the fluid runs changed in the scenario (:func:`fluid_form`), as a note."""
+        return f" (fluid form of the scenario: {self.fluid_changes})" if self.fluid_changes else ""
+
+    def fluid_scan(self) -> str:
+        """Scan the grid with the fluid engine (every other point in ``quick``
+        mode). Its edges, the first buffer meeting the objectives that grow
+        with the buffer and the last meeting those that shrink, are where
+        the packet search starts (:func:`_search`): the fluid model is no
+        ground truth, so the packet search walks away from a wrong edge."""
+        grid = self.fluid_grid
+        self.say("fluid scan", f"fluid scan: {len(grid)} buffers")
+        ft = self.run(grid, "fluid", [int(self.norm["seed"])])
+        if not (ft["status"] == "ok").all():
+            failed = ft[ft["status"] != "ok"]
+            error = str(failed["error"].iloc[0])
+            if not error.startswith("ScenarioError:"):
+                # A run that crashed (not a refusal) says nothing about the
+                # buffer: stop, as a failed packet run does.
+                b = failed["buffer_pkts"].iloc[0]
+                raise AdviceError(f"the fluid run at {b:g} packets failed: {error}")
+            # A scenario without a fluid form: say why, go on with packets.
+            self.fluid_error = error
+            return "no fluid scan: " + self.fluid_error
+        self.runs.append(ft)
+        self.fluid_table = ft
+        self.fluid_objs = [o for o in self.objs if o.key in ft and ft[o.key].notna().all()]
+        measurable = [o for o in self.fluid_objs if o.monotone]
+        if not measurable:
+            return "fluid scan: the fluid engine measures none of the monotone objectives"
+        said = []
+        for grows in (True, False):
+            objs = [o for o in measurable if o.grows_with_buffer == grows]
+            if not objs:
+                continue
+            texts = " and ".join(o.text for o in objs)
+            ok = [b for b, m in zip(grid, _meets(ft, objs, 0.0)) if m]
+            if not ok:
+                said.append(f"{texts} at no buffer of the grid")
+            elif grows:
+                self.guess_up = self.grid.index(ok[0])
+                said.append(f"{texts} from {ok[0]} packets")
+            else:
+                self.guess_down = self.grid.index(ok[-1])
+                said.append(f"{texts} up to {ok[-1]} packets")
+        others = [o.text for o in self.objs if o not in measurable]
+        tail = f"; not judged by it: {', '.join(others)}" if others else ""
+        return "fluid engine meets " + "; ".join(said) + tail
+
+    def fluid_sync_rule(self) -> dict[str, Any]:
+        """Paper 004's range: the fluid engine's smallest buffer meeting the
+        objectives at the least and the most loss synchronization (X in
+        :data:`SYNC_RANGE`, ``fluid.sync``)."""
+        name = "fluid loss-sync range (paper 004)"
+        if "fluid" not in self.engines:
+            return table_row(name, math.nan, False, "the fluid engine is not among engines")
+        if self.quick:
+            return table_row(
+                name, math.nan, False, "not computed with quick (two more fluid scans)"
+            )
+        if self.fluid_error:
+            why = f"not every flow is fluid-modelable: {self.fluid_error}"
+            return table_row(name, math.nan, False, why)
+        fluid = self.fluid_objs
+        if not fluid:
+            return table_row(name, math.nan, False, "no objective the fluid engine measures")
+        found: dict[float, float] = {}
+        for x in SYNC_RANGE:
+            grid = self.fluid_grid
+            self.say("fluid loss sync", f"fluid loss sync X = {x:g}: {len(grid)} buffers")
+            ft = self.run(grid, "fluid", [int(self.norm["seed"])], {"fluid": {"sync": x}})
+            if not (ft["status"] == "ok").all():
+                err = str(ft.loc[ft["status"] != "ok", "error"].iloc[0])
+                return table_row(name, math.nan, False, f"the fluid engine failed: {err}")
+            ft = ft.assign(engine=f"fluid X={x:g}")
+            self.runs.append(ft)
+            ok = [b for b, m in zip(grid, _meets(ft, fluid, 0.0)) if m]
+            found[x] = float(ok[0]) if ok else math.nan
+        lo_x, hi_x = SYNC_RANGE
+        txt = ", ".join(
+            f"X = {x:g}: " + (f"{b:g} packets" if b == b else f"none up to {self.grid[-1]}")
+            for x, b in found.items()
+        )
+        note = f"fluid engine with loss synchronization (paper 004 eq. 8) meets {', '.join(o.text for o in fluid)} at {txt}"
+        others = [o.text for o in self.objs if o not in fluid]
+        if others:
+            note += f"; not judged here: {', '.join(others)}"
+        b = found[hi_x] if found[hi_x] == found[hi_x] else found[lo_x]
+        return table_row(name, b, b == b, note + self.fluid_caveat())
+
+    def probe(self, i: int, phase: str, step: str) -> list[bool]:
+        """Every objective's verdict at grid index ``i`` (running it if new),
+        with more seeds while a verdict is undecided (:meth:`add_seeds`)."""
+        b = self.grid[i]
+        if b not in self.probed:
+            self.say(phase, f"{phase} {step}: {b} packets x {len(self.seed_list)} seeds")
+            self.packet(b, self.seed_list)
+            self.add_seeds(b)
+            self.probed[b] = [o.holds(self.values(b, o.key), self.confidence) for o in self.objs]
+        return self.probed[b]
+
+    def add_seeds(self, b: int) -> None:
+        """Adaptive seeds. Rule: while some objective's mean over the seeds
+        and its one-sided t bound lie on opposite sides of the objective's
+        bound (the interval straddles it: the verdict rests on the noise),
+        run ``seeds`` more seeds (the next numbers) at this buffer, up to
+        :data:`ADAPTIVE_MAX_FACTOR` x ``seeds`` in all and within the budget."""
+        n = self.seeds
+        while any(o.straddles(self.values(b, o.key), self.confidence) for o in self.objs):
+            if self.quick or n + self.seeds > ADAPTIVE_MAX_FACTOR * self.seeds:
+                self.undecided.append(b)
+                return
+            more = list(range(n + 1, n + self.seeds + 1))
+            if self.budget is not None and self.packet_runs + len(more) > self.budget:
+                self.undecided.append(b)
+                return
+            self.say("adaptive seeds", f"adaptive seeds: {b} packets, seeds {more[0]}-{more[-1]}")
+            self.total += len(more)
+            self.packet(b, more)
+            n += self.seeds
+            self.adaptive[b] = n
+
+    def packet_search(self) -> Edges:
+        """Bisect the monotone objectives, then the interval of the others."""
+        n = len(self.grid)
+        up = [k for k, o in enumerate(self.objs) if o.monotone and o.grows_with_buffer]
+        down = [k for k, o in enumerate(self.objs) if o.monotone and not o.grows_with_buffer]
+        free = [k for k, o in enumerate(self.objs) if not o.monotone]
+        edges = Edges()
+        count = itertools.count(1)
+        expect = math.ceil(math.log2(n)) + 1
+
+        def holds(ks: list[int]) -> Callable[[int], bool]:
+            def pred(i: int) -> bool:
+                step = f"{next(count)}/~{expect * ((len(up) > 0) + (len(down) > 0))}"
+                return all(self.probe(i, "packet bisection", step)[k] for k in ks)
+
+            return pred
+
+        try:
+            # Largest index where every "shrinks" objective holds (delay:
+            # the fluid engine's edge is close, a queue is a queue). Done
+            # first: its probes calibrate the other edge for free.
+            edges.upper = (
+                _search(holds(down), self.guess_down, n, first_true=False) if down else n - 1
+            )
+            # Smallest index where every "grows" objective holds (monotone
+            # predicate), from the fluid edge moved by the packet engine's
+            # measurements so far (the fluid edge itself is probed for it
+            # when there are none).
+            guess = self.guess_up
+            if up and guess is not None:
+                if not self.probed:
+                    holds(up)(guess)
+                guess = self.calibrated_guess(guess, up)
+                self.calibrated = guess if guess != self.guess_up else None
+            edges.lower = _search(holds(up), guess, n, first_true=True) if up else 0
+            if free:
+                a, b = edges.lower, edges.upper
+                edges.interval = self.interval(free, a, b, edges.notes) if a <= b else None
+            else:
+                edges.interval = (0, n - 1)
+        except Budget:
+            edges.lower = edges.upper = None
+            edges.stopped = (
+                f"the budget of {self.budget} packet runs was used up before the search ended"
+            )
+        return edges
+
+    def resync(self, rec: float) -> None:
+        """The fluid edge found again at the packet engine's loss synchronization.
+
+        The fluid form without ``fluid.sync`` splits each overflow among
+        every flow in proportion to its rate (paper 004 eq. (5)), so every
+        flow cuts at once; many flows with spread RTTs lose a few at a time
+        (the packet runs' ``sync_mean``), and a link whose flows cut fewer
+        at a time stays busy with less buffer (paper 004 section III.B,
+        figure 6). When the fluid edge is more than :data:`ENGINE_GAP` from
+        the packet engine's edge ``rec`` (packets) and the packet runs
+        there measured a synchronization below the fluid scan's by more
+        than :data:`SYNC_GAP`, the fluid engine is bisected over the grid up to
+        its edge with ``fluid.sync`` set to the measured value (paper 004
+        eq. (8)'s X, floored at :data:`SYNC_FLOOR`; less synchronization
+        needs no more buffer). The result, :attr:`resynced`, goes into the
+        note of :func:`engine_gap_notes`; the answer stays the packet
+        engine's.
+        """
+        i = self.guess_up
+        if i is None or rec != rec or self.fluid_table.empty:
+            return
+        if 1 / ENGINE_GAP <= self.grid[i] / rec <= ENGINE_GAP:
+            return
+        if (self.fluid_raw.get("fluid") or {}).get("sync") is not None:
+            return
+        objs = [o for o in self.objs if o.monotone and o.grows_with_buffer]
+        if any(o not in self.fluid_objs for o in objs) or "sync_mean" not in self.fluid_table:
+            return
+        packet = [v for v in self.values(int(rec), "sync_mean") if v == v]
+        curve = self.fluid_table.groupby("buffer_pkts")["sync_mean"].mean()
+        f = float(curve[min(curve.index, key=lambda k: abs(math.log(k / rec)))])
+        if not packet or not float(np.mean(packet)) * SYNC_GAP < f:
+            return
+        p = float(np.mean(packet))
+        x = max(round(p, 3), SYNC_FLOOR)
+        step = itertools.count(1)
+
+        def meets(j: int) -> bool:
+            bj = self.grid[j]
+            self.say("fluid resync", f"fluid resync X = {x:g}: {bj} packets (run {next(step)})")
+            t = self.run([bj], "fluid", [int(self.norm["seed"])], {"fluid": {"sync": x}})
+            if not (t["status"] == "ok").all():
+                raise AdviceError(
+                    f"the fluid run at {bj} packets, fluid.sync = {x:g}, failed: "
+                    f"{t['error'].iloc[0]}"
+                )
+            self.runs.append(t.assign(engine=f"fluid X={x:g}"))
+            return _meets(t, objs, 0.0)[0]
+
+        edge = _bisect(meets, 0, i, first_true=True)
+        self.resynced = (x, edge if edge <= i else None, p, f)
+
+    def calibrated_guess(self, i: int, ks: list[int]) -> int:
+        """The fluid edge at grid index ``i`` moved by what the packet engine
+        measured (:func:`calibrated_edge` per objective ``ks``, from the
+        probed buffer that calibrates it best, :func:`calibration_point`;
+        the largest of their edges, to the nearest grid point). ``i``
+        itself when the fluid scan or the packet runs do not measure every
+        one of them."""
+        edges = []
+        for k in ks:
+            o = self.objs[k]
+            if o not in self.fluid_objs:
+                return i
+            curve = self.fluid_table.groupby("buffer_pkts")[o.key].mean()
+            means = {}
+            for b in self.probed:
+                v = [x for x in self.values(b, o.key) if x == x]
+                if v:
+                    means[float(b)] = float(np.mean(v))
+            at = calibration_point(means, curve, o)
+            e = None if at is None else calibrated_edge(curve, o, means[at], at)
+            if e is None:
+                return i
+            edges.append(e)
+        target = max(edges)
+        return min(range(len(self.grid)), key=lambda j: abs(math.log(self.grid[j] / target)))
+
+    def interval(self, ks: list[int], a: int, b: int, notes: list[str]) -> tuple[int, int] | None:
+        """Interval search for objectives not monotone in the buffer (flow
+        completion times): probe every ``per_doubling``-th grid index of
+        ``a..b`` (one per doubling), then bisect both edges of the feasible
+        scan points against their failing neighbours. Assumes the feasible
+        set is one interval (a note says so when the scan sees two)."""
+        scan = sorted({*range(a, b + 1, self.per_doubling), b})
+        ok: list[int] = []
+        for j, i in enumerate(scan):
+            if all(self.probe(i, "packet interval scan", f"{j + 1}/{len(scan)}")[k] for k in ks):
+                ok.append(i)
+        if not ok:
+            # The feasible set may be narrower than a doubling: look next to the best scan point.
+            best = max(scan, key=lambda i: min(self.margin(i, k) for k in ks))
+            for i in range(max(a, best - self.per_doubling + 1), min(b, best + self.per_doubling)):
+                if all(self.probe(i, "packet interval scan", "near the best")[k] for k in ks):
+                    ok.append(i)
+            if not ok:
+                return None
+        runs = [ok[0]]
+        for i in ok[1:]:
+            if any(
+                not all(self.probed[self.grid[s]][k] for k in ks) for s in scan if runs[-1] < s < i
+            ):
+                notes.append(
+                    f"{', '.join(self.objs[k].text for k in ks)} holds on more than one interval "
+                    f"of buffers; the range is the first ({self.grid[ok[0]]} packets up)"
+                )
+                break
+            runs.append(i)
+        first, last = runs[0], runs[-1]
+
+        def pred(i: int) -> bool:
+            return all(self.probe(i, "packet interval edges", "bisection")[k] for k in ks)
+
+        prev = max([s for s in scan if s < first], default=None)
+        nxt = min([s for s in scan if s > last], default=None)
+        lo = _bisect(pred, prev + 1, first, first_true=True) if prev is not None else first
+        hi = _bisect(pred, last, nxt - 1, first_true=False) if nxt is not None else last
+        return lo, hi
+
+    def margin(self, i: int, k: int) -> float:
+        """How far objective ``k``'s mean at grid index ``i`` is inside its bound (relative)."""
+        o = self.objs[k]
+        v = [x for x in self.values(self.grid[i], o.key) if x == x]
+        if not v:
+            return -math.inf
+        m = float(np.mean(v))
+        return (m - o.bound if o.op == ">=" else o.bound - m) / max(abs(o.bound), 1e-12)
+
+    def verdict(self, e: Edges) -> tuple[bool, float, tuple[float, float], str]:
+        """(feasible, recommended buffer, range, binding) from the search's edges."""
+        grid, objs, n = self.grid, self.objs, len(self.grid)
+        up = [o.text for o in objs if o.monotone and o.grows_with_buffer]
+        down = [o.text for o in objs if o.monotone and not o.grows_with_buffer]
+        free = [o.text for o in objs if not o.monotone]
+        if e.stopped:
+            return False, math.nan, (math.nan, math.nan), e.stopped
+        assert e.lower is not None and e.upper is not None
+        if e.lower >= n:
+            return (
+                False,
+                math.nan,
+                (math.nan, math.nan),
+                (
+                    f"{', '.join(up)} is not met up to {grid[-1]} packets ({self.hi / self.bdp:g} BDP)"
+                ),
+            )
+        if e.lower > e.upper:
+            return (
+                False,
+                math.nan,
+                (math.nan, math.nan),
+                (
+                    f"{', '.join(up)} needs at least {grid[e.lower]} packets but "
+                    f"{', '.join(down)} allows at most {grid[e.upper] if e.upper >= 0 else 0} packets"
+                ),
+            )
+        if e.interval is None:
+            span = f"from {grid[e.lower]} to {grid[e.upper]} packets"
+            where = f" (where {', '.join(up + down)} hold)" if up or down else ""
+            # A completion time that unfinished transfers leave a lower
+            # bound is no failure: say where it could not be judged.
+            probed = [b for b in sorted(self.probed) if grid[e.lower] <= b <= grid[e.upper]]
+            unknown = [b for b in probed if self.cannot_judge(b)]
+            if not unknown:
+                why = f"{', '.join(free)} holds at no buffer {span}{where}"
+            elif len(unknown) == len(probed):
+                why = f"{', '.join(free)} cannot be judged at any buffer measured {span}{where}"
+            else:
+                why = (
+                    f"{', '.join(free)} holds at no buffer {span} where it can be judged{where}; "
+                    f"it cannot be judged at {', '.join(map(str, unknown))} packets"
+                )
+            if unknown:
+                why += " (unfinished transfers leave it only a lower bound there)"
+            return False, math.nan, (math.nan, math.nan), why
+        lo = max(e.lower, e.interval[0])
+        hi = min(e.upper, e.interval[1])
+        rec = grid[lo]
+        binders = (free if e.interval[0] > e.lower else up) or down or free
+        below = grid[lo - 1] if lo else 0
+        unknown = self.cannot_judge(below)
+        if unknown:
+            at = (
+                f"at the next smaller grid buffer, {below} packets, "
+                f"{', '.join(o.text for o in unknown)} cannot be judged: unfinished transfers "
+                "leave it only a lower bound"
+            )
+        else:
+            at = f"the next smaller grid buffer, {below} packets, fails"
+        binding = f"Binding: {', '.join(binders)} ({at})."
+        if lo == 0:
+            binding = "Every objective holds already at 1 packet."
+        return True, float(rec), (float(rec), float(grid[hi])), binding
+
+    def decisive(self, e: Edges, rng: tuple[float, float]) -> list[float]:
+        """The buffers the verdict rests on: both edges of the range and their
+        outer grid neighbours; infeasible, the buffers the binding pair names."""
+        if rng[0] == rng[0]:
+            below = [b for b in self.grid if b < rng[0]][-1:]
+            return [*rng, *below, *[b for b in self.grid if b > rng[1]][:1]]
+        n = len(self.grid)
+        return [self.grid[i] for i in (e.lower, e.upper) if i is not None and 0 <= i < n]
+
+    def check_rules(self, table: pd.DataFrame) -> None:
+        """The packet engine at every applicable rule's buffer (same seeds;
+        cached runs are reused)."""
+        for r in table.itertuples():
+            if (
+                r.applies
+                and r.buffer_pkts == r.buffer_pkts
+                and r.buffer_pkts >= 1
+                and r.source != "fluid scan"
+            ):
+                b = int(round(r.buffer_pkts))
+                self.say("rule check", f"rule check: {r.source} at {b} packets")
+                self.packet(b, self.seed_list)
+
+    def convergence(self, focus: Iterable[float]) -> tuple[pd.DataFrame, list[str]]:
+        """First against second half of every packet run's measurement window."""
+        runs = [t for t in self.runs if "engine" in t]
+        table = pd.concat(runs, ignore_index=True) if runs else pd.DataFrame()
+        conv = convergence(table, self.norm, self.objs)
+        notes = []
+        if conv.empty:
+            return conv, notes
+        bad = conv[~conv["converged"]]
+        focus = {float(b) for b in focus if b == b}
+        decisive = bad[bad["buffer_pkts"].isin(focus)]
+        if len(decisive):
+            worst = decisive.iloc[0]
+            notes.append(
+                f"WARNING: not converged: {len(decisive)} of {int(conv['buffer_pkts'].isin(focus).sum())} "
+                f"checks at the decisive buffers differ between the halves of the measurement window "
+                f"beyond the tolerance (e.g. {worst['metric']} at {worst['buffer_pkts']:g} packets, seed "
+                f"{worst['seed']:g}: {fmt.metric(worst['metric'], worst['first_half'])} then "
+                f"{fmt.metric(worst['metric'], worst['second_half'])}); "
+                "lengthen duration or warmup"
+            )
+        elif len(bad):
+            notes.append(
+                f"converged at the decisive buffers; {len(bad)} of {len(conv)} checks elsewhere differ "
+                "between the halves beyond the tolerance"
+            )
+        return conv, notes
+
+
+def _search(pred: Callable[[int], bool], guess: int | None, n: int, *, first_true: bool) -> int:
+    """For a monotone predicate over a grid of ``n`` points: the first index
+    where it is true (``first_true``; ``n`` if none) or the last (``-1`` if
+    none). Without a ``guess``, a bisection of the whole grid; with one (the
+    fluid scan's edge), a galloping search from it: probe the guess and its
+    neighbour, then steps of 1, 2, 4, ... away from it until the predicate
+    changes, then bisect the indices inside that step. An exact guess
+    costs two probes (the edge and the point one below it, which the answer
+    must show failing); a guess ``d`` points off about ``2 log2 d`` more."""
+    if not first_true:
+        # The last true index is just before the first index where it turns false.
+        flip = None if guess is None else min(guess + 1, n - 1)
+        return _search(lambda i: not pred(i), flip, n, first_true=True) - 1
+    if guess is None:
+        return _bisect(pred, 0, n - 1, first_true=True)
+    step = 1
+    if pred(guess):
+        hi = guess  # true; walk down until false
+        while hi > 0:
+            lo = max(hi - step, 0)
+            if not pred(lo):
+                return _between(pred, lo, hi)
+            hi, step = lo, 2 * step
+        return 0
+    lo = guess  # false; walk up until true
+    while lo < n - 1:
+        hi = min(lo + step, n - 1)
+        if pred(hi):
+            return _between(pred, lo, hi)
+        lo, step = hi, 2 * step
+    return n
+
+
+def _between(pred: Callable[[int], bool], a: int, b: int) -> int:
+    """The first true index of a monotone predicate known false at ``a``
+    and true at ``b`` (``a < b``): bisection of the indices between them."""
+    while b - a > 1:
+        m = (a + b) // 2
+        a, b = (a, m) if pred(m) else (m, b)
+    return b
+
+
+def _bisect(pred: Callable[[int], bool], lo: int, hi: int, *, first_true: bool) -> int:
+    """For a monotone predicate over ``lo..hi``: the first index where it is
+    true (``first_true``; ``hi + 1`` if none) or the last index where it is
+    true (``lo - 1`` if none)."""
+    if not first_true:
+        # The last true index is just before the first index where it turns false.
+        return _bisect(lambda i: not pred(i), lo, hi, first_true=True) - 1
+    if not pred(hi):
+        return hi + 1
+    if pred(lo):
+        return lo
+    return _between(pred, lo, hi)
+
+
+def _meets(table: pd.DataFrame, objs: list[Objective], confidence: float) -> list[bool]:
+    out = []
+    for _, g in table.groupby("buffer_pkts", sort=True):
+        out.append(all(o.holds(judged(g, o.key).tolist(), confidence) for o in objs))
+    return out
+
+
+def _unfinished(runs: pd.DataFrame, key: str) -> tuple[float, int, int]:
+    """Over runs whose ``key`` is censored: its smallest lower bound, and
+    how many transfers of its size class were unfinished and started."""
+    c = "large" if "_large" in key else "small"
+    started = int(runs[f"flows_started_{c}"].sum())
+    return float(runs[key].min()), started - int(runs[f"flows_completed_{c}"].sum()), started
+
+
+def _shown(runs: pd.DataFrame, key: str) -> str:
+    """The runs' mean of metric ``key`` as text (:func:`bufsim.fmt.metric`),
+    ``>= x`` where it is only a lower bound (:func:`observed`)."""
+    mean, censored = observed(runs, key)
+    return fmt.metric(key, mean, censored=censored)
