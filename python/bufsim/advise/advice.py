@@ -451,6 +451,18 @@ def costs(
     traffic) the mean over the seeds and the half-width of its two-sided
     Student t interval at ``confidence`` (NaN with one seed).
 
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The advice's table (``source``, ``buffer_pkts`` in packets).
+    runs : pandas.DataFrame
+        Every run of the search (a sweep table).
+    window_s : float
+        The measurement window (duration - warm-up), seconds: timeouts
+        per flow become a rate per second.
+    confidence : float
+        The two-sided confidence of the intervals (0..1).
+
     Returns
     -------
     pandas.DataFrame
@@ -499,7 +511,29 @@ def measured_table(
     rec: float,
 ) -> pd.DataFrame:
     """Each row's packet measurement (:func:`_measure`: objective means,
-    whether each is only a lower bound, ``meets all``) and the recommendation."""
+    whether each is only a lower bound, ``meets all``) and the recommendation.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The rules' rows (:func:`bufsim.advise.rules.table_row`); gains the
+        measurement's columns, in place.
+    runs : pandas.DataFrame
+        Every run of the search (a sweep table).
+    objs : list of Objective
+        The objectives.
+    confidence : float
+        One-sided confidence of each objective's check (0..1).
+    feasible : bool
+        Whether some buffer meets every objective.
+    rec : float
+        The recommended buffer, packets (NaN if infeasible).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table``'s rows and a ``"recommended"`` row after them.
+    """
     measured = [_measure(runs, r.buffer_pkts, objs, confidence) for r in table.itertuples()]
     for col in _measure(runs, math.nan, objs, confidence):
         table[col] = [m[col] for m in measured]

@@ -48,11 +48,22 @@ def convergence(runs: pd.DataFrame, norm: Mapping[str, Any], objs: list[Objectiv
     ``_half2`` metrics) and whether they agree within :data:`CONVERGENCE_TOL`.
     A half without the metric (no transfer finished in it) is not judged.
 
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        A sweep table; its packet runs (``engine == "packet"``) are checked.
+    norm : mapping
+        The normalized scenario: its link's capacity (bits/s) and packet
+        size (bytes) set the goodput and delay tolerances.
+    objs : list of Objective
+        The objectives whose metrics are checked (each metric once).
+
     Returns
     -------
     pandas.DataFrame
-        ``buffer_pkts``, ``seed``, ``metric``, ``first_half``,
-        ``second_half``, ``converged``.
+        ``buffer_pkts`` (packets), ``seed``, ``metric`` (summary key),
+        ``first_half`` and ``second_half`` (its values, SI units),
+        ``converged`` (bool).
     """
     cols = ["buffer_pkts", "seed", "metric", "first_half", "second_half", "converged"]
     rows = []

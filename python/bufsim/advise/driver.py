@@ -102,7 +102,25 @@ def _raw_scenario(scenario: Any) -> dict[str, Any]:
 def with_time_scales(scenario: Any) -> tuple[Scenario, str]:
     """The scenario with ``duration``/``warmup`` derived from its time scales
     (:func:`bufsim.timescales.time_scales`) where it does not give them, and
-    a note saying what was chosen (empty when it gives both)."""
+    a note saying what was chosen (empty when it gives both).
+
+    Parameters
+    ----------
+    scenario : Scenario, dict or path
+        As :func:`advise` takes it. A given ``duration`` is kept, and the
+        derived warm-up is at most half of it.
+
+    Returns
+    -------
+    (Scenario, str)
+        The scenario with both times (seconds in its normalized form), and
+        the note.
+
+    Raises
+    ------
+    ScenarioError
+        When the scenario is invalid (naming the field).
+    """
     raw = _raw_scenario(scenario)
     if not isinstance(raw, dict) or ("duration" in raw and "warmup" in raw):
         return Scenario.load(scenario if not isinstance(raw, dict) else raw), ""

@@ -52,6 +52,23 @@ def fluid_form(
     size x MSS x 8), and HyStart++, delayed ACKs and access links are turned
     off (with ``stack``). Random path loss has no such stand-in: it stays,
     and the fluid engine refuses it with its reason.
+
+    Parameters
+    ----------
+    raw : mapping
+        The scenario as written.
+    norm : mapping
+        The same scenario normalized (:attr:`bufsim.Scenario.normalized`).
+    stack : bool
+        Turn the stack features and access links off too (the analytic
+        models' form, :func:`bufsim.advise.rules._model_form`, keeps them).
+
+    Returns
+    -------
+    (dict, str)
+        The fluid form as written: open-arrival groups as Poisson background
+        at their offered load (bits/s), groups with finite or closed traffic
+        left out. And what changed, ``"; "``-separated (empty: nothing).
     """
     out = copy.deepcopy(dict(raw))
     flows, changed = [], []
@@ -107,6 +124,23 @@ def calibrated_edge(curve: pd.Series, o: Objective, value: float, at: float) -> 
     of the fluid's best value when the packet engine does better still),
     and the fluid's edge moves by ``at / B_eq``. None when the fluid curve
     never meets ``o``.
+
+    Parameters
+    ----------
+    curve : pandas.Series
+        The fluid scan's metric ``o.key`` (SI units) indexed by buffer,
+        packets, ascending.
+    o : Objective
+        The objective.
+    value : float
+        The packet engine's mean of ``o.key`` at ``at``, SI units.
+    at : float
+        The buffer of that measurement, packets.
+
+    Returns
+    -------
+    float or None
+        The calibrated edge, packets (not rounded to the grid).
     """
     sign = 1.0 if o.op == ">=" else -1.0
     b = curve.index.to_numpy(dtype=float)
@@ -135,7 +169,23 @@ def calibration_point(means: Mapping[float, float], curve: pd.Series, o: Objecti
     in packets -> the packet engine's mean there): the one nearest the
     objective's bound, among those the fluid curve does not saturate (a
     value at or past the fluid's best only bounds the shift). None
-    without measurements."""
+    without measurements.
+
+    Parameters
+    ----------
+    means : mapping of float to float
+        Buffer (packets) -> the packet engine's mean of ``o.key`` there, SI
+        units.
+    curve : pandas.Series
+        The fluid scan's metric ``o.key`` indexed by buffer, packets.
+    o : Objective
+        The objective.
+
+    Returns
+    -------
+    float or None
+        The buffer, packets (on a tie, the smaller).
+    """
     if not means:
         return None
     sign = 1.0 if o.op == ">=" else -1.0

@@ -32,6 +32,20 @@ def engine_gap_notes(s: Search, edges: Edges, model: Model | None = None) -> lis
     synchronization, timeouts) and where the fluid engine put the edge at
     the measured synchronization (:meth:`Search.resync`), for the model
     its stated assumptions. Also when no buffer meets every objective.
+
+    Parameters
+    ----------
+    s : Search
+        The finished search (its grid, runs, fluid scan and resync).
+    edges : Edges
+        The grid indices the packet search found.
+    model : Model, optional
+        The analytic model's curve over the grid (:func:`bufsim.advise.rules.model_columns`).
+
+    Returns
+    -------
+    list of str
+        One note per edge that differs, buffers in packets and their ratio.
     """
     n = len(s.grid)
     others = []
@@ -118,7 +132,20 @@ def _fluid_gap(s: Search, grows: bool, pb: float) -> str:
 
 def unjudged_notes(unjudged: Mapping[tuple[int, str], tuple[float, int, int]]) -> list[str]:
     """One note per completion-time metric that unfinished transfers left
-    unjudged at some buffers: where, its lower bound, the unfinished share."""
+    unjudged at some buffers: where, its lower bound, the unfinished share.
+
+    Parameters
+    ----------
+    unjudged : mapping
+        (buffer in packets, summary key) -> (the smallest lower bound of the
+        metric there, SI units; transfers unfinished; transfers started)
+        (:attr:`Search.unjudged`).
+
+    Returns
+    -------
+    list of str
+        One note per metric, in key order.
+    """
     notes = []
     for key in sorted({k for _, k in unjudged}):
         at = sorted((b, v) for (b, k), v in unjudged.items() if k == key)

@@ -143,6 +143,19 @@ def parse_objective(text: str) -> Objective:
     """Read an objective such as ``"utilization>=0.98"``, ``"p99_queue_delay<=5ms"``,
     ``"drop_rate<=1e-3"`` or ``"goodput_bps_group1>=20Mbps"``.
 
+    Parameters
+    ----------
+    text : str
+        ``metric>=bound`` or ``metric<=bound``: a metric of :data:`METRICS`
+        or ``goodput_bps_group<k>``; a fraction as a number or a percentage,
+        a time or a rate with its unit (``5ms``, ``20Mbps``, the scenario's
+        units).
+
+    Returns
+    -------
+    Objective
+        Its bound in SI units (seconds, bits/s, fractions).
+
     Raises
     ------
     AdviceError
@@ -180,14 +193,42 @@ def cannot_judge(o: Objective, mean: float, censored: bool) -> bool:
     """Whether a mean that is only a lower bound (``censored``: some run's
     completion time is) leaves objective ``o`` undecided: an upper bound
     that the lower bound still meets, so the true mean may or may not. A
-    lower bound already past the bound is a failure."""
+    lower bound already past the bound is a failure.
+
+    Parameters
+    ----------
+    o : Objective
+        The objective.
+    mean : float
+        The mean of its metric over the seeds, SI units (:func:`observed`).
+    censored : bool
+        Whether that mean is only a lower bound.
+
+    Returns
+    -------
+    bool
+    """
     return bool(censored) and o.op == "<=" and mean <= o.bound
 
 
 def judged(runs: pd.DataFrame, key: str) -> np.ndarray:
     """The runs' values of metric ``key`` as objectives judge them: a
     completion-time statistic that is only a lower bound (its ``_censored``
-    column is 1) reads as infinite, so no upper bound on it holds there."""
+    column is 1) reads as infinite, so no upper bound on it holds there.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Runs of a sweep table, with a column ``key``.
+    key : str
+        A summary metric (:attr:`Objective.key`).
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per run, SI units (seconds, bits/s, fractions); ``inf``
+        where it is only a lower bound.
+    """
     v = runs[key].to_numpy(dtype=float)
     censored = runs.get(f"{key}_censored")
     if censored is None:
@@ -199,7 +240,21 @@ def observed(runs: pd.DataFrame, key: str) -> tuple[float, bool]:
     """The runs' mean of metric ``key`` (NaN without it) and whether that
     mean is only a lower bound: some run's value is (its ``_censored``
     column is 1, :func:`bufsim.flows.fct_summary`), and a mean over lower
-    bounds and values bounds the true mean from below."""
+    bounds and values bounds the true mean from below.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Runs of a sweep table.
+    key : str
+        A summary metric (:attr:`Objective.key`).
+
+    Returns
+    -------
+    (float, bool)
+        The mean, SI units (NaN without runs or without the column), and
+        whether it is only a lower bound.
+    """
     if key not in runs or runs.empty:
         return math.nan, False
     censored = runs.get(f"{key}_censored")

@@ -30,24 +30,85 @@ from bufsim.scenario import Scenario
 
 
 def buffer_grid(lo: float, hi: float, per_doubling: int) -> list[int]:
-    """Whole-packet buffers from ``lo`` to ``hi``, ``per_doubling`` per factor 2."""
+    """Whole-packet buffers from ``lo`` to ``hi``, ``per_doubling`` per factor 2.
+
+    Parameters
+    ----------
+    lo, hi : float
+        The first and the last buffer, packets (``hi >= lo > 0``).
+    per_doubling : int
+        Points per doubling of the buffer: 4 a ratio of 2^(1/4) (19%)
+        between neighbours, 2 of 41%.
+
+    Returns
+    -------
+    list of int
+        Buffers in packets, ascending, each at least 1; points that round
+        to the same whole packet appear once.
+    """
     n = int(math.ceil(math.log2(hi / lo) * per_doubling)) + 1
     vals = sorted({max(1, int(round(lo * 2 ** (k / per_doubling)))) for k in range(n)})
     return vals
 
 
 def with_buffer(raw: Mapping[str, Any], b: float) -> dict[str, Any]:
+    """A copy of a scenario as written with its ``link.buffer`` set to ``b``.
+
+    Parameters
+    ----------
+    raw : mapping
+        The scenario as written (its ``link`` table present).
+    b : float
+        The buffer, packets; truncated to a whole packet.
+
+    Returns
+    -------
+    dict
+        A deep copy of ``raw`` with ``link.buffer = "<b>pkt"``.
+    """
     s = copy.deepcopy(dict(raw))
     s["link"]["buffer"] = f"{int(b)}pkt"
     return s
 
 
 def table_row(source: str, b: float, applies: bool, note: str) -> dict[str, Any]:
+    """One row of :attr:`bufsim.advise.Advice.table` before its packet columns.
+
+    Parameters
+    ----------
+    source : str
+        The rule, model or engine that gives the buffer (``"BDP"``,
+        ``"fluid scan"``, ``"recommended"``, ...).
+    b : float
+        Its buffer, packets (NaN where it gives none).
+    applies : bool
+        Whether it applies to this traffic (for ``"recommended"``: whether
+        some buffer meets every objective).
+    note : str
+        How it was computed, or why it does not apply.
+
+    Returns
+    -------
+    dict
+        ``source``, ``buffer_pkts`` (float, packets), ``applies``, ``note``.
+    """
     return {"source": source, "buffer_pkts": float(b), "applies": applies, "note": note}
 
 
 def left_out_notes(norm: Mapping[str, Any]) -> list[str]:
-    """Notes on the groups the rules that count long-lived flows leave out."""
+    """Notes on the groups the rules that count long-lived flows leave out.
+
+    Parameters
+    ----------
+    norm : mapping
+        The normalized scenario (:attr:`bufsim.Scenario.normalized`).
+
+    Returns
+    -------
+    list of str
+        One note per flow group whose traffic is not persistent (finite,
+        open or closed).
+    """
     return [
         f"flows[{i}] ({g['kind']} traffic) is left out of the rules that count long-lived flows"
         for i, g in enumerate(norm["flows"])
@@ -59,7 +120,18 @@ def default_stack_notes(raw: Mapping[str, Any]) -> list[str]:
     """A note for the flow groups that name no ``stack``: the answer assumes
     the ``rfc`` profile (``crates/bufsim-core/src/tcp/stack.rs``: an initial
     window of 1 packet, a 1 s minimum RTO and no handshake, so a 1 s first
-    RTO), which real hosts do not run."""
+    RTO), which real hosts do not run.
+
+    Parameters
+    ----------
+    raw : mapping
+        The scenario as written (before validation fills in the stack).
+
+    Returns
+    -------
+    list of str
+        One note naming those groups, or none when every group names one.
+    """
     unnamed = [i for i, g in enumerate(raw.get("flows", [])) if "stack" not in g]
     if not unnamed:
         return []
@@ -99,7 +171,24 @@ def _only_variant(norm: Mapping[str, Any], tcp: str) -> dict[str, Any]:
 
 
 def saturation(norm: Mapping[str, Any]) -> models.SaturationCheck | None:
-    """Paper 002 section 3.2 on the scenario; None when a closed loop makes it unbounded."""
+    """Paper 002 section 3.2 on the scenario: can its traffic fill the link?
+
+    Long-lived flows offer at most ``min(access rate, rwnd / RTT)`` each
+    (:func:`bufsim.models.saturable`); open traffic offers its load and
+    background its rate.
+
+    Parameters
+    ----------
+    norm : mapping
+        The normalized scenario (:attr:`bufsim.Scenario.normalized`).
+
+    Returns
+    -------
+    bufsim.models.SaturationCheck or None
+        Whether the link is saturable and the largest offered rate (bits/s)
+        and load (fraction of the capacity); None when a closed-loop group
+        makes the offered rate unbounded.
+    """
     cap = norm["link"]["capacity_bps"]
     rtts, acc, rw = [], [], []
     extra = sum(b["rate_bps"] for b in norm.get("background", []))
@@ -121,6 +210,34 @@ def saturation(norm: Mapping[str, Any]) -> models.SaturationCheck | None:
 def rule_rows(
     norm: Mapping[str, Any], objectives: list[Objective], grid_hi: float
 ) -> list[dict[str, Any]]:
+    """Every published rule's buffer for this scenario and objectives, or why
+    it does not apply.
+
+    The rules: BDP (C x mean RTT), Stanford ``CT/sqrt(N)`` (paper 002 eq.
+    1), paper 002's loss formula (eq. 3, with a ``drop_rate`` objective),
+    paper 003's B0 for synchronized and desynchronized AIMD flows, paper
+    001's HighSpeed fixed point (with a ``utilization`` objective,
+    drop-tail), DCTCP's K + N (Alizadeh 2010, only when some flows are
+    DCTCP) and paper 000's transparent regime (an unsaturable link with a
+    ``drop_rate`` objective). With mixed TCP variants each rule takes the
+    long-lived flows it covers and its note names those it left out.
+
+    Parameters
+    ----------
+    norm : mapping
+        The normalized scenario (:attr:`bufsim.Scenario.normalized`).
+    objectives : list of Objective
+        The objectives; their bounds enter the loss, HighSpeed and
+        transparent-regime rules.
+    grid_hi : float
+        The largest buffer the HighSpeed fixed point is solved for, packets.
+
+    Returns
+    -------
+    list of dict
+        One :func:`table_row` per rule (``buffer_pkts`` in packets, NaN
+        where it does not apply).
+    """
     link = norm["link"]
     bdp = float(link["bdp_pkts"])
     # Mixed variants: each model takes the long-lived flows it covers and
@@ -328,6 +445,18 @@ def model_columns(
     the objectives it predicts (``"<objective> (model)"``; NaN where it has
     no answer), computed with the ``grid`` buffers too (:func:`_model_curve`,
     for :func:`engine_gap_notes`).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The advice's table (a ``buffer_pkts`` column, packets); gains one
+        column per objective, in place.
+    raw : mapping
+        The scenario as written (its buffer aside).
+    objs : list of Objective
+        The objectives.
+    grid : sequence of int
+        The search's grid of buffers, packets.
 
     Returns
     -------

@@ -98,7 +98,30 @@ class Edges:
 
 
 class Search:
-    """The state of one :func:`advise` search, phase by phase."""
+    """The state of one :func:`advise` search, phase by phase.
+
+    Parameters
+    ----------
+    scn : Scenario
+        The scenario, its duration and warm-up given (its buffer aside).
+    objs : list of Objective
+        The objectives.
+    engines : sequence of str
+        Which of ``"rules"``, ``"fluid"``, ``"packet"``, ``"ns3"`` take part.
+    seeds : int
+        Packet runs per probed buffer (two at most with ``quick``).
+    confidence : float
+        One-sided confidence of each objective's check (0..1).
+    quick : bool
+        Two grid points per doubling (else four), the fluid scan on every
+        other one, no adaptive seeds.
+    budget : int or None
+        At most this many packet runs (:class:`Budget` when used up).
+    sweep_options : dict
+        ``store``, ``scheduler``, ``workers`` for :func:`bufsim.sweep.sweep`.
+    progress : callable or None
+        Called with an :class:`AdviseProgress` as runs finish and phases start.
+    """
 
     def __init__(
         self,
@@ -157,6 +180,7 @@ class Search:
     # -------------------------------------------------------------- running
 
     def say(self, phase: str, message: str) -> None:
+        """Start ``phase``: log ``message`` and report it to ``progress``."""
         self.phase, self.message = phase, message
         log.info("advise: %s", message)
         self._report(message)
@@ -204,6 +228,9 @@ class Search:
         return out
 
     def packet(self, b: int, seed_list: list[int]) -> pd.DataFrame:
+        """The packet engine at buffer ``b`` (packets) over ``seed_list``, kept
+        in :attr:`runs`. Raises :class:`Budget` past the budget and
+        :class:`AdviceError` when a run fails."""
         if self.budget is not None and self.packet_runs + len(seed_list) > self.budget:
             raise Budget()
         t = self.run([b], "packet", seed_list)
