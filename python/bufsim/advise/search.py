@@ -626,55 +626,87 @@ class Search:
         return (m - o.bound if o.op == ">=" else o.bound - m) / max(abs(o.bound), 1e-12)
 
     def verdict(self, e: Edges) -> tuple[bool, float, tuple[float, float], str]:
-        """(feasible, recommended buffer, range, binding) from the search's edges."""
-        grid, objs, n = self.grid, self.objs, len(self.grid)
+        """(feasible, recommended buffer, range, binding) from the search's edges.
+
+        Infeasible: NaN buffer and range, and why (:meth:`infeasible`).
+        Feasible: the smallest and largest grid buffers (packets) inside
+        every edge, and the objectives that bind (:meth:`binding`).
+        """
+        why = self.infeasible(e)
+        if why:
+            return False, math.nan, (math.nan, math.nan), why
+        assert e.lower is not None and e.upper is not None and e.interval is not None
+        lo = max(e.lower, e.interval[0])
+        hi = min(e.upper, e.interval[1])
+        rec = self.grid[lo]
+        return True, float(rec), (float(rec), float(self.grid[hi])), self.binding(e, lo)
+
+    def kinds(self) -> tuple[list[str], list[str], list[str]]:
+        """The objectives' texts by how they move with the buffer: those that
+        hold from some buffer up, those that hold up to some buffer, and
+        those not monotone (completion times)."""
+        objs = self.objs
         up = [o.text for o in objs if o.monotone and o.grows_with_buffer]
         down = [o.text for o in objs if o.monotone and not o.grows_with_buffer]
         free = [o.text for o in objs if not o.monotone]
+        return up, down, free
+
+    def infeasible(self, e: Edges) -> str:
+        """Why no grid buffer meets every objective, in words; empty when some
+        does. The search stopped, the growing objectives hold nowhere on the
+        grid, they need more buffer than the shrinking ones allow, or the
+        non-monotone ones hold nowhere between (:meth:`no_interval`)."""
+        grid, n = self.grid, len(self.grid)
+        up, down, _ = self.kinds()
         if e.stopped:
-            return False, math.nan, (math.nan, math.nan), e.stopped
+            return e.stopped
         assert e.lower is not None and e.upper is not None
         if e.lower >= n:
             return (
-                False,
-                math.nan,
-                (math.nan, math.nan),
-                (
-                    f"{', '.join(up)} is not met up to {grid[-1]} packets ({self.hi / self.bdp:g} BDP)"
-                ),
+                f"{', '.join(up)} is not met up to {grid[-1]} packets ({self.hi / self.bdp:g} BDP)"
             )
         if e.lower > e.upper:
             return (
-                False,
-                math.nan,
-                (math.nan, math.nan),
-                (
-                    f"{', '.join(up)} needs at least {grid[e.lower]} packets but "
-                    f"{', '.join(down)} allows at most {grid[e.upper] if e.upper >= 0 else 0} packets"
-                ),
+                f"{', '.join(up)} needs at least {grid[e.lower]} packets but "
+                f"{', '.join(down)} allows at most {grid[e.upper] if e.upper >= 0 else 0} packets"
             )
         if e.interval is None:
-            span = f"from {grid[e.lower]} to {grid[e.upper]} packets"
-            where = f" (where {', '.join(up + down)} hold)" if up or down else ""
-            # A completion time that unfinished transfers leave a lower
-            # bound is no failure: say where it could not be judged.
-            probed = [b for b in sorted(self.probed) if grid[e.lower] <= b <= grid[e.upper]]
-            unknown = [b for b in probed if self.cannot_judge(b)]
-            if not unknown:
-                why = f"{', '.join(free)} holds at no buffer {span}{where}"
-            elif len(unknown) == len(probed):
-                why = f"{', '.join(free)} cannot be judged at any buffer measured {span}{where}"
-            else:
-                why = (
-                    f"{', '.join(free)} holds at no buffer {span} where it can be judged{where}; "
-                    f"it cannot be judged at {', '.join(map(str, unknown))} packets"
-                )
-            if unknown:
-                why += " (unfinished transfers leave it only a lower bound there)"
-            return False, math.nan, (math.nan, math.nan), why
-        lo = max(e.lower, e.interval[0])
-        hi = min(e.upper, e.interval[1])
-        rec = grid[lo]
+            return self.no_interval(e)
+        return ""
+
+    def no_interval(self, e: Edges) -> str:
+        """Why the objectives not monotone in the buffer hold at no buffer
+        between the monotone ones' edges: they fail there, or cannot be
+        judged where unfinished transfers leave them only a lower bound."""
+        assert e.lower is not None and e.upper is not None
+        grid = self.grid
+        up, down, free = self.kinds()
+        span = f"from {grid[e.lower]} to {grid[e.upper]} packets"
+        where = f" (where {', '.join(up + down)} hold)" if up or down else ""
+        # A completion time that unfinished transfers leave a lower
+        # bound is no failure: say where it could not be judged.
+        probed = [b for b in sorted(self.probed) if grid[e.lower] <= b <= grid[e.upper]]
+        unknown = [b for b in probed if self.cannot_judge(b)]
+        if not unknown:
+            why = f"{', '.join(free)} holds at no buffer {span}{where}"
+        elif len(unknown) == len(probed):
+            why = f"{', '.join(free)} cannot be judged at any buffer measured {span}{where}"
+        else:
+            why = (
+                f"{', '.join(free)} holds at no buffer {span} where it can be judged{where}; "
+                f"it cannot be judged at {', '.join(map(str, unknown))} packets"
+            )
+        if unknown:
+            why += " (unfinished transfers leave it only a lower bound there)"
+        return why
+
+    def binding(self, e: Edges, lo: int) -> str:
+        """Which objectives set the answer at grid index ``lo``, and what the
+        next smaller grid buffer shows: a failure, or objectives it cannot
+        judge."""
+        assert e.lower is not None and e.interval is not None
+        grid = self.grid
+        up, down, free = self.kinds()
         binders = (free if e.interval[0] > e.lower else up) or down or free
         below = grid[lo - 1] if lo else 0
         unknown = self.cannot_judge(below)
@@ -689,7 +721,7 @@ class Search:
         binding = f"Binding: {', '.join(binders)} ({at})."
         if lo == 0:
             binding = "Every objective holds already at 1 packet."
-        return True, float(rec), (float(rec), float(grid[hi])), binding
+        return binding
 
     def decisive(self, e: Edges, rng: tuple[float, float]) -> list[float]:
         """The buffers the verdict rests on: both edges of the range and their
