@@ -33,13 +33,16 @@ def test_response_function_rfc3649():
     # (the RFC rounds the constant and the exponent; we get a ratio of 0.988..0.990)
     p = np.logspace(-7, -3, 41)
     np.testing.assert_allclose(hstcp_window(p), 0.12 / p**0.835, rtol=0.02)
-    # anchors: w(Low_P) = Low_Window and w(High_P) = High_Window (exact by construction)
-    assert hstcp_window(1e-3) == pytest.approx(38.0, rel=1e-12)
+    # anchors: w(Low_P) = Low_Window and w(High_P) = High_Window (exact by
+    # construction), with Low_P = (1.2/38)^2 = 9.9723e-4 as the core derives it
+    low_p = (1.2 / 38.0) ** 2
+    assert HSTCPParams().low_p == pytest.approx(9.9723e-4, rel=1e-4)
+    assert hstcp_window(low_p) == pytest.approx(38.0, rel=1e-12)
     assert hstcp_window(1e-7) == pytest.approx(83000.0, rel=1e-12)
     # p(w) inverts w(p)
     np.testing.assert_allclose(hstcp_p(hstcp_window(p)), p, rtol=1e-12)
-    # below Low_Window: standard TCP, w = 1.2/sqrt(p) for Low_P = 1e-3 (38/sqrt(1000) = 1.2017)
-    assert hstcp_window(1e-2) == pytest.approx(1.2017 / np.sqrt(1e-2), rel=1e-4)
+    # below Low_Window: standard TCP, exactly w = 1.2/sqrt(p)
+    assert hstcp_window(1e-2) == pytest.approx(1.2 / np.sqrt(1e-2), rel=1e-12)
 
 
 def test_decrease_factor_rfc3649():
@@ -77,8 +80,8 @@ def test_throughput_derivation():
     # throughput is decreasing in p and proportional to 1/RTT
     assert (np.diff(exact) < 0).all()
     assert hstcp_throughput(1e-5, 0.2) == pytest.approx(hstcp_throughput(1e-5, 0.1) / 2, rel=1e-12)
-    # Reno region (p > Low_P): 0.75 w_p / R with w_p = 1.2017/sqrt(p)
-    assert hstcp_throughput(0.01, 0.1) == pytest.approx(0.75 * 12.017 / 0.1, rel=1e-4)
+    # Reno region (p > Low_P): 0.75 w_p / R with w_p = 1.2/sqrt(p)
+    assert hstcp_throughput(0.01, 0.1) == pytest.approx(0.75 * 12.0 / 0.1, rel=1e-12)
 
 
 PAPER001_RTTS = np.linspace(0.1155, 0.1245, 10)  # 10 flows, RTTs 115.5 .. 124.5 ms, mean 120 ms

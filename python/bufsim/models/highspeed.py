@@ -39,12 +39,15 @@ Differences from the printed text (typos in the paper):
   near ``b = 0.1``, 27% high near ``w_l``).
 
 Below ``w_l`` (``p >= p_l``) HighSpeed TCP is Reno: ``a = 1``, ``b = 1/2``,
-``w(p) = w_l sqrt(p_l / p)`` (RFC 3649's ``1.2/sqrt(p)`` for ``p_l = 1e-3``);
+``w(p) = w_l sqrt(p_l / p)`` (RFC 3649's ``1.2/sqrt(p)``);
 the same cycle argument with constant increase gives ``lambda = 0.75 w_p / R``.
 
-RFC 3649 defines ``Low_P = 1e-3`` (standard TCP's window at that loss rate is
-``1.2/sqrt(1e-3) = 38``); paper 001 section II.A writes ``p_l = 1.5/w_l^2``
-(1.04e-3) but uses 1e-3 in its experiments. The default here is the RFC's.
+The defaults are the core's (the variant registry, ``bufsim.scenario.VARIANTS``),
+so the model and the engines read one law: RFC 3649 section 5's Low_Window,
+High_Window, High_P and High_Decrease, and ``Low_P`` derived as the loss rate
+at which standard TCP's window ``1.2/sqrt(p)`` is Low_Window, ``(1.2/38)^2 =
+9.97e-4`` (the RFC rounds it to 1e-3; paper 001 section II.A writes ``p_l =
+1.5/w_l^2``, 1.04e-3, and uses 1e-3 in its experiments).
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ from bufsim.models._validate import (
     check_range,
     scalar_or_array,
 )
+from bufsim.scenario import VARIANTS
 
 __all__ = [
     "HSTCPParams",
@@ -76,9 +80,17 @@ __all__ = [
 ]
 
 
+#: The core's HighSpeed defaults (RFC 3649 section 5).
+_CORE = VARIANTS["highspeed"]["defaults"]
+
+#: Standard TCP's response function ``w = 1.2/sqrt(p)`` (RFC 3649 section 1).
+STANDARD_RESPONSE = 1.2
+
+
 @dataclass(frozen=True)
 class HSTCPParams:
-    """HighSpeed TCP parameters; defaults are RFC 3649's (section 5).
+    """HighSpeed TCP parameters; the defaults are the core's, RFC 3649's
+    (section 5).
 
     Attributes
     ----------
@@ -90,18 +102,21 @@ class HSTCPParams:
         High_P, loss rate at which the window is High_Window (1e-7).
     high_decrease : float
         High_Decrease, b(High_Window) (0.1).
-    low_p : float
-        Low_P, loss rate at Low_Window (1e-3; paper 001 writes 1.5/w_l^2).
+    low_p : float, optional
+        Low_P, loss rate at Low_Window; default ``(1.2 / low_window)^2``,
+        as the core derives it (9.97e-4 at 38; paper 001 writes 1.5/w_l^2).
     """
 
-    low_window: float = 38.0
-    high_window: float = 83000.0
-    high_p: float = 1e-7
-    high_decrease: float = 0.1
-    low_p: float = 1e-3
+    low_window: float = _CORE["low_window"]
+    high_window: float = _CORE["high_window"]
+    high_p: float = _CORE["high_p"]
+    high_decrease: float = _CORE["high_decrease"]
+    low_p: float | None = None
 
     def __post_init__(self) -> None:
         check_range("low_window", self.low_window, 1.0)
+        if self.low_p is None:
+            object.__setattr__(self, "low_p", (STANDARD_RESPONSE / self.low_window) ** 2)
         if not self.high_window > self.low_window:
             raise ModelInputError(
                 f"high_window must be > low_window ({self.low_window:g}), got {float(self.high_window)!r}"
