@@ -98,3 +98,20 @@ def test_readme_console_sessions_run(tmp_path):
             [str(script), *args[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=600
         )
         assert p.returncode == 0, (command, p.stderr)
+
+
+def test_readme_tables_list_every_registered_variant_and_discipline():
+    # The variants and disciplines tables have a row for every entry of the
+    # core's registries (a variant's with its aliases): a variant or a
+    # discipline is not registered without its documentation.
+    from bufsim.scenario import DISCIPLINES, VARIANTS
+
+    text = (ROOT / "README.md").read_text()
+    rows = re.findall(r"^\| (`[a-z_0-9]+`(?:, `[a-z_0-9]+`)*) \|", text, flags=re.M)
+    documented = {tuple(re.findall(r"`([a-z_0-9]+)`", r)) for r in rows}
+    missing = [
+        (v["name"], *v["aliases"])
+        for v in VARIANTS.values()
+        if (v["name"], *v["aliases"]) not in documented
+    ] + [(d,) for d in DISCIPLINES if (d,) not in documented]
+    assert missing == []

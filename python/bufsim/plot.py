@@ -46,6 +46,7 @@ __all__ = [
     "curve_errors",
     "figure",
     "flow_cdfs",
+    "grid",
     "goodput_scatter",
     "svg",
     "timeseries",
@@ -54,6 +55,28 @@ __all__ = [
 #: Line colours per engine (packet first: the reference the others are judged by).
 ENGINE_COLORS = {"packet": "#1f4e79", "fluid": "#c55a11", "ns3": "#a5002a"}
 _MODEL_COLORS = ["#548235", "#7030a0", "#bf9000", "#2e75b6", "#833c0b"]
+
+
+def grid(width: float, height: float, nrows: int, ncols: int, sharex: bool = False):
+    """A new Figure on the Agg canvas (no pyplot state) with a grid of panels.
+
+    Parameters
+    ----------
+    width, height : float
+        Size, inches.
+    nrows, ncols : int
+        Panels down and across.
+    sharex : bool
+        Whether the panels share the x axis.
+
+    Returns
+    -------
+    (matplotlib.figure.Figure, numpy.ndarray of Axes)
+        The figure and its axes, indexed ``[row, column]``.
+    """
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots(nrows, ncols, sharex=sharex, squeeze=False)
 
 
 def figure(width: float = 6.4, height: float = 4.0, nrows: int = 1, sharex: bool = False):
@@ -74,10 +97,8 @@ def figure(width: float = 6.4, height: float = 4.0, nrows: int = 1, sharex: bool
     (matplotlib.figure.Figure, numpy.ndarray of Axes)
         The figure and its ``nrows`` axes, top first.
     """
-    fig = Figure(figsize=(width, height), layout="constrained")
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(nrows, 1, sharex=sharex, squeeze=False)[:, 0]
-    return fig, axes
+    fig, axes = grid(width, height, nrows, 1, sharex)
+    return fig, axes[:, 0]
 
 
 def _color(engine: str, k: int) -> str:

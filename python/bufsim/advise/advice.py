@@ -274,14 +274,9 @@ class Advice:
         that are only lower bounds (triangles); each panel's title says
         the seeds behind each point (:func:`bufsim.plot.buffer_curves`);
         one panel per objective."""
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-
         from bufsim import plot
 
-        fig = Figure(figsize=(6.4, 3.2 * len(self.objectives)), layout="constrained")
-        FigureCanvasAgg(fig)
-        axes = fig.subplots(len(self.objectives), 1, squeeze=False)[:, 0]
+        fig, axes = plot.figure(6.4, 3.2 * len(self.objectives), nrows=len(self.objectives))
         rules = {
             r.source: r.buffer_pkts
             for r in self.table.itertuples()

@@ -15,6 +15,9 @@ import numpy as np
 import pandas as pd
 
 import bufsim
+import bufsim.models as m
+from bufsim._stats import t_half_width
+from bufsim.plot import figure, grid
 from bufsim.reproduce import Claims, Finding, Prose, prose, simulate, variant
 
 #: The embedded base scenario (also the packaged example ``auge2006``, :mod:`bufsim.examples`).
@@ -235,7 +238,6 @@ READ = "the paper's value to two digits and the background's rate varying by abo
 def _theorem1(buffer_pkts: int) -> float:
     """Paper 003's Theorem 1 (synchronized) utilization for this setup without
     background at a buffer of ``buffer_pkts``."""
-    import bufsim.models as m
 
     raw = variant(BASE, "auge2006-theorem1", buffer_pkts=buffer_pkts)
     raw["background"] = []
@@ -622,7 +624,6 @@ def mix_share(case: str, duration: str, sack: bool, own: float) -> tuple[float, 
         The mean and the half-width of its two-sided 95% Student t interval
         over the seeds (fractions).
     """
-    from bufsim._stats import t_half_width
 
     shares = [own]
     for seed in MIX_SEEDS[1:]:
@@ -671,7 +672,7 @@ def run_section_v(
     """
     duration = "120s" if quick else BASE["duration"]
     rows, series = [], {}
-    for case, (figure, qdisc, tcps, buf) in SECTION_V.items():
+    for case, (paper_figure, qdisc, tcps, buf) in SECTION_V.items():
         if progress:
             progress(f"running auge2006 section V {case} ...")
         r = simulate(scenario_v(case, duration))
@@ -680,7 +681,7 @@ def run_section_v(
         series[case] = r.timeseries[["utilization", *_cwnd_columns(r)]]
         mix = len(set(tcps)) == 2
         rows.append(
-            {"case": case, "figure": figure, "qdisc": qdisc, "tcp": "+".join(tcps)}
+            {"case": case, "figure": paper_figure, "qdisc": qdisc, "tcp": "+".join(tcps)}
             | {"buffer_pkts": buf}
             | m
             | {f"{k}_sack": m_sack[k] for k in _SACK_COLUMNS}
@@ -881,12 +882,7 @@ def _series_panels(
 ) -> Any:
     """The paper's figure layout: utilization (top) and cwnd (bottom) against
     time, one column per case; ``refs`` maps a column to a utilization mark."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(10.0, 4.6), layout="constrained")
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(2, len(series), sharex=True, squeeze=False)
+    fig, axes = grid(10.0, 4.6, 2, len(series), sharex=True)
     for k, (label, ts) in enumerate(series):
         t = ts.index.to_numpy(dtype=float)
         top, bottom = axes[0, k], axes[1, k]
@@ -914,7 +910,6 @@ def _series_panels(
 def _fairness_figure(table: pd.DataFrame, v: pd.DataFrame) -> Any:
     """Per-flow goodputs of figures 5-7 beside the fair share, Jain index and
     synchronization annotated."""
-    from bufsim.plot import figure
 
     t = table.set_index(["flows", "buffer_pkts", "background"])
     cases = [
@@ -986,9 +981,6 @@ def arrivals_figure(window_s: float = 1.0, seed: int = 0) -> Any:
     -------
     matplotlib.figure.Figure
     """
-    import numpy as np
-
-    from bufsim.plot import figure
 
     s = scenario(1, 20, True, "40s")
     s["output"] = {"trace": True}

@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.lines import Line2D
 
 import bufsim
 import bufsim.models as m
+from bufsim.plot import ENGINE_COLORS, figure
 from bufsim.reproduce import Claims, Finding, Prose, prose, simulate, simulate_each, variant
 
 BASE: dict[str, Any] = {
@@ -1110,7 +1112,6 @@ def captions(table: pd.DataFrame) -> dict[str, Prose]:
 
 
 def _figure7(table: pd.DataFrame):
-    from bufsim.plot import ENGINE_COLORS, figure
 
     fig, axes = figure(height=7.0, nrows=len(PAPER))
     for ax, n in zip(axes, PAPER):
@@ -1175,7 +1176,6 @@ def _figure7(table: pd.DataFrame):
 
 
 def _figure_b0_scan(table: pd.DataFrame):
-    from bufsim.plot import ENGINE_COLORS, figure
 
     fig, axes = figure(height=7.0, nrows=len(PAPER))
     floor = 1e-5
@@ -1229,7 +1229,6 @@ def _figure_b0_scan(table: pd.DataFrame):
 
 
 def _figure8(table: pd.DataFrame):
-    from bufsim.plot import ENGINE_COLORS, figure
 
     s = summary(table).set_index("n")
     fig, (top, bottom) = figure(height=7.0, nrows=2)
@@ -1270,7 +1269,6 @@ def _figure8(table: pd.DataFrame):
         "B0 against N (100 Mbps, 6 ms, 500 B): the three rules and the simulations", fontsize=9
     )
     top.legend(fontsize=7, loc="lower left", ncol=2)
-    from matplotlib.lines import Line2D
 
     colors = {"theorem1": "#548235", "bdp": "grey", "stanford": "#7030a0"}
     names = {"theorem1": "Theorem 1, synchronized", "bdp": "BDP", "stanford": "Stanford"}

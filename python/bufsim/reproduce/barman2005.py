@@ -16,6 +16,7 @@ import pandas as pd
 
 import bufsim
 import bufsim.models as m
+from bufsim.plot import ENGINE_COLORS, figure, grid
 from bufsim.reproduce import Claims, Finding, Prose, prose, simulate, variant
 
 #: Paper 001: the reference buffer (packets) the fractions refer to.
@@ -1008,7 +1009,6 @@ def figures(table: pd.DataFrame) -> dict[str, Any]:
         and ``red_25g`` its Figures 4 and 8 (2.5 Gbps), ``two_flows`` its
         Figures 5 and 6.
     """
-    from bufsim.plot import ENGINE_COLORS, figure
 
     fig, (ax,) = figure()
     x = table["fraction"]
@@ -1048,7 +1048,6 @@ def _red_figure(table: pd.DataFrame):
     """Paper 001's Figure 7: utilization under RED (min_th = 0.4 K, max_th = K)
     from the RED fixed point, the packet and the fluid engines, with the
     drop-tail packet curve for reference; below, the loss rates."""
-    from bufsim.plot import ENGINE_COLORS, figure
 
     fig, (ax, lx) = figure(height=6.0, nrows=2, sharex=True)
     x = table["fraction"]
@@ -1094,7 +1093,6 @@ def _red_figure(table: pd.DataFrame):
 def _figure_25g(g: pd.DataFrame):
     """Paper 001's Figure 4 (2.5 Gbps, drop-tail): utilization against the
     buffer; below, the packet engine's utilization over time per buffer."""
-    from bufsim.plot import ENGINE_COLORS, figure
 
     fig, (ax, tx) = figure(height=6.0, nrows=2)
     x = g["fraction"]
@@ -1124,7 +1122,6 @@ def _figure_25g(g: pd.DataFrame):
 
 def _red_figure_25g(g: pd.DataFrame):
     """Paper 001's Figure 8 (2.5 Gbps, RED): utilization and loss rates."""
-    from bufsim.plot import ENGINE_COLORS, figure
 
     fig, (ax, lx) = figure(height=6.0, nrows=2, sharex=True)
     x = g["fraction"]
@@ -1156,13 +1153,8 @@ def _red_figure_25g(g: pd.DataFrame):
 def _two_flow_figure(t: pd.DataFrame):
     """Paper 001's Figures 5 and 6: the two flows' windows (top) and the
     drop-tail queue (bottom), under- and over-buffered side by side."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     series = t.attrs["series"]
-    fig = Figure(figsize=(10.0, 5.0), layout="constrained")
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(2, len(series), sharex=True, squeeze=False)
+    fig, axes = grid(10.0, 5.0, 2, len(series), sharex=True)
     for j, (case, row) in enumerate(t.set_index("case").iterrows()):
         ts = series[case]
         top, bottom = axes[0, j], axes[1, j]

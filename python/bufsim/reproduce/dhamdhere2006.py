@@ -16,10 +16,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import brentq
 
 import bufsim
 from bufsim.models.rules import persistent_loss_rate
 from bufsim.models.tcp_throughput import pftk_throughput
+from bufsim.plot import figure, flow_cdfs
 from bufsim.reproduce import Claims, Finding, Prose, prose, simulate, simulate_each, variant
 
 #: Closed-loop users (about 200 long flows on average with B = 18 packets).
@@ -186,7 +188,6 @@ def pftk_loss(buffer_pkts: float, b: float = 1.0, rto_s: float = 1.0) -> float:
     float
         Loss probability (fraction).
     """
-    from scipy.optimize import brentq
 
     sc = bufsim.Scenario.load(scenario("persistent", 18, 10.0))
     rtts = np.asarray(sc.normalized["flows"][0]["rtts_s"], dtype=float)
@@ -1290,7 +1291,6 @@ COLORS = {"persistent": "#1f4e79", "closed": "#c55a11", "open": "#548235"}
 
 def _figure1(table: pd.DataFrame) -> Any:
     """Figure 1: loss rate against the buffer, bufsim's curves and the paper's points."""
-    from bufsim.plot import figure
 
     fig, (ax,) = figure(7.0, 4.6)
     base = table[table["variant"] == "rfc"]
@@ -1373,7 +1373,6 @@ _FLOW_FIGS = {"persistent": (2, 3), "closed": (4, 5), "open": (6, 7)}
 
 def _flow_figure(flows: dict[int, pd.DataFrame], traffic: str, column: str) -> Any:
     """One of figures 2-7: two panels (large or persistent flows; small flows)."""
-    from bufsim.plot import figure, flow_cdfs
 
     fig, axes = figure(6.4, 6.0, nrows=2)
     top = "persistent" if traffic == "persistent" else "large"

@@ -18,8 +18,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import brentq
 
 import bufsim
+from bufsim.plot import ENGINE_COLORS, figure
 from bufsim.reproduce import Claims, Finding, Prose, prose, simulate
 
 #: Paper 004 section III.B: BDP at the 170 ms mean RTT, 1500 B packets.
@@ -296,7 +298,6 @@ def kept_for(law: Callable[[float, float], float], fraction: float, level: float
     float
         The fraction of the window kept at a loss, 0..1 (to 1e-9).
     """
-    from scipy.optimize import brentq
 
     return float(brentq(lambda k: law(fraction, k) - level, 0.01, 0.99, xtol=1e-9))
 
@@ -1551,7 +1552,6 @@ def figures(table: pd.DataFrame) -> dict[str, Any]:
 
 
 def _panel(table: pd.DataFrame, variant: str) -> Any:
-    from bufsim.plot import figure
 
     letter, label = PANELS[variant]
     fig, (ax,) = figure(5.6, 3.6)
@@ -1595,7 +1595,6 @@ def _panel(table: pd.DataFrame, variant: str) -> Any:
 
 
 def _choices(table: pd.DataFrame) -> Any:
-    from bufsim.plot import figure
 
     cases = ["default", *WARMUPS, *ALTERNATIVES]
     fig, axes = figure(6.4, 7.5, nrows=len(VARIANTS), sharex=True)
@@ -1617,7 +1616,6 @@ def _calibrated_figure(cal: pd.DataFrame) -> Any:
     """Utilization against the buffer per variant: the packet engine, the
     fluid engine at the packet's sync (as X, and matched on the measured
     sync) and at the paper's X; below, the measured synchronizations."""
-    from bufsim.plot import ENGINE_COLORS, figure
 
     order = [v for v in PANELS if v in set(cal["variant"])]
     fig, axes = figure(6.4, 2.1 * (len(order) + 1), nrows=len(order) + 1, sharex=True)
@@ -1700,7 +1698,6 @@ def _calibrated_figure(cal: pd.DataFrame) -> Any:
 def _calibrated_series_figure(cal: pd.DataFrame) -> Any:
     """Utilization over time at 5% of BDP (or the first buffer run), packet
     engine against the calibrated fluid, one panel per variant."""
-    from bufsim.plot import ENGINE_COLORS, figure
 
     series = cal.attrs["series"]
     frac = 0.05 if any(np.isclose(f, 0.05) for _, f in series) else min(f for _, f in series)

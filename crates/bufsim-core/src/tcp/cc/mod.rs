@@ -665,7 +665,10 @@ mod throwaway {
         assert_eq!(fluid_variants(), ["newreno", "reno"]);
         // An unknown name's error lists it.
         let (_, msg) = CcConfig::from_params("bogus", &Map::new()).unwrap_err();
-        assert!(msg.ends_with("allowed are newreno, reno, throwaway, tw"), "{msg}");
+        assert!(
+            msg.ends_with("allowed are newreno, reno, throwaway, tw"),
+            "{msg}"
+        );
         // Its parameters are read, refused out of range, and normalized.
         let mut p = Map::new();
         p.insert("gain".into(), Value::from(4.0));
