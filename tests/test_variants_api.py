@@ -144,3 +144,27 @@ def test_a_variant_parameter_moves_its_time_scale():
         return time_scales(bufsim.Scenario.load(raw).normalized)["epoch_s"]
 
     assert epoch({"c": 0.1}) / epoch({}) == pytest.approx(4 ** (1 / 3), rel=1e-12)
+
+
+@pytest.mark.parametrize("qdisc", QDISCS)
+def test_the_registry_states_each_disciplines_defaults_and_reasons(qdisc):
+    # bufsim.scenario.DISCIPLINES (the core's description) gives the
+    # parameters a 1 Gbps link of 1500 B packets normalizes to, names the
+    # one without a default, and lists the drop counters its runs report.
+    from bufsim.scenario import DISCIPLINES
+
+    info = DISCIPLINES[qdisc]
+    s = {
+        "duration": "2s",
+        "link": {"capacity": "1Gbps", "delay": "1ms", "buffer": "100pkt", "qdisc": qdisc},
+        "flows": [{"count": 2, "rtt": "10ms", "mss": "1500B"}],
+    }
+    if info["required"] is not None:
+        assert info["defaults"] is None
+        with pytest.raises(ScenarioError, match=info["required"]):
+            bufsim.Scenario.load(s)
+        s["link"]["qdisc_params"] = {info["required"]: 40}
+    else:
+        assert bufsim.Scenario.load(s).normalized["link"]["qdisc_params"] == info["defaults"]
+    r = bufsim.simulate(s)
+    assert [k[len("drops_") :] for k in r.summary if k.startswith("drops_")] == info["drop_reasons"]

@@ -186,7 +186,21 @@ pub struct DisciplineInfo {
     /// Its drop reasons: `overflow`, then [`QueueDisc::DROP_REASONS`] (the
     /// summary's `drops_<reason>` counters).
     pub drop_reasons: Vec<&'static str>,
+    /// Its `qdisc_params` with their defaults on [`REFERENCE_LINK`], as the
+    /// normalized scenario writes them (durations in seconds under `_s`
+    /// keys); `None` when a parameter has no default.
+    pub defaults: Option<Map<String, Value>>,
+    /// The parameter that has no default, if any.
+    pub required: Option<String>,
 }
+
+/// The link [`describe_disciplines`] states defaults for (some depend on
+/// the link): 1 Gbps, 1500-byte packets, a buffer counted in packets.
+pub const REFERENCE_LINK: LinkInfo = LinkInfo {
+    packet_size: 1500,
+    bytes_mode: false,
+    capacity_bps: 1e9,
+};
 
 /// The registry: one line per discipline, `Arm(file::Type)`.
 macro_rules! disciplines {
@@ -281,12 +295,18 @@ macro_rules! disciplines {
         /// What the registry says of every discipline, in registry order
         /// (`bufsim._core.disciplines()`).
         pub fn describe_disciplines() -> Vec<DisciplineInfo> {
-            vec![$(DisciplineInfo {
-                name: <$ty as QueueDisc>::NAME,
-                fluid: <$ty as QueueDisc>::FLUID,
-                drop_reasons: std::iter::once("overflow")
-                    .chain(<$ty as QueueDisc>::DROP_REASONS.iter().copied())
-                    .collect(),
+            let empty = Map::new();
+            vec![$({
+                let read = <$ty as QueueDisc>::read(&mut Params::new(&empty), REFERENCE_LINK);
+                DisciplineInfo {
+                    name: <$ty as QueueDisc>::NAME,
+                    fluid: <$ty as QueueDisc>::FLUID,
+                    drop_reasons: std::iter::once("overflow")
+                        .chain(<$ty as QueueDisc>::DROP_REASONS.iter().copied())
+                        .collect(),
+                    defaults: read.as_ref().ok().map(|c| QdiscConfig::$arm(*c).to_params()),
+                    required: read.err().map(|(key, _)| key),
+                }
             }),*]
         }
 
