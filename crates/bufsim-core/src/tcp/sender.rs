@@ -957,6 +957,12 @@ mod tests {
     use crate::tcp::cc::newreno::NewReno;
 
     fn sender(sack: bool) -> Sender {
+        sender_with(sack, AnyCc::NewReno(NewReno))
+    }
+
+    /// A sender with `cc`: initial window 4, 200 ms minimum RTO, ECN on,
+    /// none of the optional recovery features.
+    fn sender_with(sack: bool, cc: AnyCc) -> Sender {
         let cfg = SenderConfig {
             initial_window: 4,
             rwnd: None,
@@ -973,7 +979,7 @@ mod tests {
             rto_ssthresh: RtoSsthresh::Rfc5681,
             mss_bytes: 1500,
         };
-        Sender::new(cfg, AnyCc::NewReno(NewReno))
+        Sender::new(cfg, cc)
     }
 
     /// A BBR sender (SACK, IW 4) with the given send-quantum rule.
@@ -1452,23 +1458,7 @@ mod tests {
     fn dctcp_sender_cuts_by_alpha_once_per_window_on_ece() {
         use crate::tcp::cc::CcConfig;
         use crate::tcp::cc::dctcp::DctcpConfig;
-        let cfg = SenderConfig {
-            initial_window: 4,
-            rwnd: None,
-            min_rto: SimTime::from_millis(200),
-            sack: true,
-            limit: u64::MAX,
-            ecn: true,
-            prr: false,
-            hystart: false,
-            rack: false,
-            abc: SlowStart::PerAck,
-            limited_transmit: false,
-            partial_ack_retransmit: false,
-            rto_ssthresh: RtoSsthresh::Rfc5681,
-            mss_bytes: 1500,
-        };
-        let mut s = Sender::new(cfg, AnyCc::new(&CcConfig::Dctcp(DctcpConfig::default())));
+        let mut s = sender_with(true, AnyCc::new(&CcConfig::Dctcp(DctcpConfig::default())));
         s.w = Window {
             cwnd: 20.0,
             ssthresh: 10.0,
