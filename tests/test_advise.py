@@ -608,6 +608,16 @@ def test_cli_advise_json_and_errors(tmp_path):
     assert ok.returncode == 0, ok.stderr
     d = json.loads(ok.stdout)
     assert d["feasible"] and d["buffer_pkts"] > 1
+    runs = d["provenance"]["packet runs"]
+    assert runs > 0 and d["provenance"]["packet runs run now"] == runs
+    # The same search again: every run comes from the store, and the table
+    # says what it cost.
+    again = subprocess.run(
+        [*cmd, "-O", "utilization>=0.99", "--quick"], capture_output=True, text=True
+    )
+    assert again.returncode == 0, again.stderr
+    said = " ".join(again.stdout.split())
+    assert f"what it cost: {runs} packet runs (0 run now, the others read from the store)" in said
     bad = subprocess.run([*cmd, "-O", "utilisation>=0.99"], capture_output=True, text=True)
     said = " ".join(bad.stderr.split())
     assert (
@@ -749,6 +759,12 @@ def test_advice_states_its_scenario_stack_and_provenance(web_mix):
     assert p["packet runs"] == len(packet) and p["seeds"].startswith("1, 2")
     assert p["simulated s (packet runs)"] == pytest.approx(len(packet) * 60.0)
     assert p["wall s (search)"] > 0
+    # What it cost: every packet run's bottleneck packets and wall time.
+    assert p["packets simulated (packet runs)"] == (
+        packet["packets_delivered"].sum() + packet["packets_dropped"].sum()
+    )
+    assert 0 < p["wall s (packet runs)"] == pytest.approx(packet["wall_s"].sum())
+    assert p["packet runs run now"] == (~packet["cached"]).sum()
     page = a.to_html()
     assert "How it was computed" in page and "stack rfc" in page and "bufsim version" in page
     assert a.to_dict()["provenance"]["packet runs"] == len(packet)

@@ -1057,6 +1057,15 @@ def _print_advice(a: Any) -> None:
         _print_tradeoff(a)
     _print_costs(a)
     console.print(a.method, highlight=False)
+    p = a.provenance()
+    console.print(
+        f"what it cost: {p['packet runs']} packet runs ({p['packet runs run now']} run now, "
+        f"the others read from the store), {p['simulated s (packet runs)']:g} s simulated, "
+        f"{p['packets simulated (packet runs)']:.3g} bottleneck packets, "
+        f"{p['wall s (packet runs)']:.1f} s of packet-run wall time; "
+        f"{p['fluid runs']} fluid runs; the search took {p['wall s (search)']:.1f} s",
+        highlight=False,
+    )
     for note in a.notes:
         style = "bold yellow" if note.startswith("WARNING") else None
         console.print(note, style=style, highlight=False)

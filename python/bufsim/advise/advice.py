@@ -98,9 +98,12 @@ class Advice:
     wall_s: float = math.nan
 
     def provenance(self) -> dict[str, Any]:
-        """What the answer rests on: bufsim's version and commit, the seeds,
-        the packet and fluid runs (cached ones included), the packet runs'
-        simulated seconds and the search's wall time (seconds)."""
+        """What the answer rests on and what it cost: bufsim's version and
+        commit, the seeds, the packet and fluid runs (cached ones included,
+        and how many of them ran in this search), the packet runs' simulated
+        seconds and bottleneck packets (delivered and dropped), the wall
+        seconds of the packet runs (summed, as each run measured it, in
+        whichever search ran it) and of the search."""
         from bufsim import provenance
 
         runs = self.runs
@@ -114,8 +117,15 @@ class Advice:
             if len(packet)
             else "",
             "packet runs": len(packet),
+            "packet runs run now": int((~packet["cached"].astype(bool)).sum())
+            if "cached" in packet
+            else len(packet),
             "fluid runs": len(fluid),
             "simulated s (packet runs)": float(len(packet) * self.duration_s),
+            "packets simulated (packet runs)": float(
+                sum(packet[k].sum() for k in ("packets_delivered", "packets_dropped") if k in packet)
+            ),
+            "wall s (packet runs)": float(packet["wall_s"].sum()) if "wall_s" in packet else math.nan,
             "wall s (search)": self.wall_s,
         }
 
