@@ -557,3 +557,16 @@ def _toml_inline(d: dict) -> str:
     for k, v in d.items():
         parts.append(f"{k} = {_toml_inline(v) if isinstance(v, dict) else json.dumps(v)}")
     return "{ " + ", ".join(parts) + " }"
+
+
+def test_workers_run_with_one_openblas_thread_and_the_driver_keeps_its_env():
+    from bufsim.sweep import executors
+
+    before = os.environ.get("OPENBLAS_NUM_THREADS")
+    runner = executors.Runner.local(1)
+    try:
+        got = runner.executor.submit(os.getenv, "OPENBLAS_NUM_THREADS").result(timeout=120)
+    finally:
+        runner.close()
+    assert got == (before if before is not None else "1")
+    assert os.environ.get("OPENBLAS_NUM_THREADS") == before

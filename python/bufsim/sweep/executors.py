@@ -88,13 +88,37 @@ def _pool(workers: int) -> cf.ProcessPoolExecutor:
     )
 
 
+#: What the worker processes' environment sets, unless the driver's does:
+#: one OpenBLAS thread. Importing numpy starts OpenBLAS's thread pool, whose
+#: threads spin for a while after they start: CPU time every worker pays
+#: once, for linear algebra that simulations never do.
+WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1"}
+
+
 def _mp_context() -> multiprocessing.context.BaseContext:
     # Not fork: the Rust extension and threads are loaded in the driver.
     if sys.platform.startswith("linux"):
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["bufsim.sweep"])
+        _start_forkserver()
         return ctx
     return multiprocessing.get_context("spawn")
+
+
+def _start_forkserver() -> None:
+    """Start the forkserver the workers fork from (one per driver process,
+    kept running) with :data:`WORKER_ENV` in its environment, which its
+    preloaded imports and every worker inherit; the driver's own
+    environment is left as it was."""
+    from multiprocessing import forkserver
+
+    added = {k: v for k, v in WORKER_ENV.items() if k not in os.environ}
+    os.environ.update(added)
+    try:
+        forkserver.ensure_running()
+    finally:
+        for k in added:
+            del os.environ[k]
 
 
 def check_scheduler_address(address: Any) -> None:
