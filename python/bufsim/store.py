@@ -78,7 +78,7 @@ from typing import Any
 import pandas as pd
 
 from bufsim._core import BufsimError
-from bufsim.result import Result, ResultError
+from bufsim.result import RESULT_FILES, Result, ResultError
 
 __all__ = ["Store", "StoreError", "DamagedRowsWarning", "point_key", "KEEP"]
 
@@ -576,12 +576,21 @@ class Store:
         return True
 
     def has_result(self, key: str) -> bool:
-        """Whether the whole result of ``key`` is stored and readable."""
+        """Whether the whole result of ``key`` is stored and readable: every
+        file of it is there, and every Parquet footer reads (as
+        :meth:`has_timeseries` checks a time series; the tables themselves
+        are read once, by :meth:`result`)."""
         if self.root is None:
             return key in self._memory_results
+        import pyarrow.parquet as pq
+
+        path = self._result_path(key)
+        if not all((path / f).is_file() for f in RESULT_FILES):
+            return False
         try:
-            self.result(key)
-        except (KeyError, StoreError):
+            for f in path.glob("*.parquet"):
+                pq.read_metadata(f)
+        except Exception:  # ArrowInvalid, OSError: a damaged file counts as missing
             return False
         return True
 
