@@ -123,9 +123,13 @@ class Advice:
             "fluid runs": len(fluid),
             "simulated s (packet runs)": float(len(packet) * self.duration_s),
             "packets simulated (packet runs)": float(
-                sum(packet[k].sum() for k in ("packets_delivered", "packets_dropped") if k in packet)
+                sum(
+                    packet[k].sum() for k in ("packets_delivered", "packets_dropped") if k in packet
+                )
             ),
-            "wall s (packet runs)": float(packet["wall_s"].sum()) if "wall_s" in packet else math.nan,
+            "wall s (packet runs)": float(packet["wall_s"].sum())
+            if "wall_s" in packet
+            else math.nan,
             "wall s (search)": self.wall_s,
         }
 
