@@ -10,7 +10,7 @@ same scenario and return the same Result shape.
 
 from __future__ import annotations
 
-import json
+import copy
 import logging
 import resource
 import time
@@ -132,7 +132,7 @@ def simulate(
             "cpu_s": cpu,
             **({"ns3_version": raw["ns3_version"]} if engine == "ns3" else {}),
         },
-        scenario=json.loads(raw["normalized"]),
+        scenario=copy.deepcopy(scn.normalized),
         congestion_events=pd.DataFrame(raw["congestion_events"]),
         trace=trace_frame(raw["trace"], raw.get("trace_events", ())),
     )

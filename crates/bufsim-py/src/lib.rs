@@ -138,7 +138,7 @@ impl PyScenario {
     /// `timeseries`, `flows`, `congestion_events` and `trace` (dicts of
     /// numpy arrays; `trace` is empty unless `output.trace`, its `event`
     /// column holds codes into `trace_events`, the run's names of them),
-    /// `trace_events` (list), `normalized` (JSON text)
+    /// `trace_events` (list)
     /// and `completed` (bool).
     #[pyo3(signature = (engine = "packet", progress = None))]
     fn simulate<'py>(
@@ -275,7 +275,6 @@ fn run<'py>(
     d.set_item("congestion_events", table(py, out.congestion_events)?)?;
     d.set_item("trace", table(py, out.trace)?)?;
     d.set_item("trace_events", out.trace_events)?;
-    d.set_item("normalized", s.to_json())?;
     d.set_item("completed", out.completed)?;
     Ok(d)
 }

@@ -432,8 +432,8 @@ def run(scenario: Scenario, progress: Callable[[float], Any] | None = None) -> d
     """Run ``scenario`` in ns-3 (after :func:`check`).
 
     Returns the packet engine's raw outputs: ``summary``, ``timeseries``,
-    ``flows`` and ``congestion_events`` (columns of floats), ``normalized``
-    (the scenario's JSON) and ``trace`` (empty).
+    ``flows`` and ``congestion_events`` (columns of floats) and ``trace``
+    (empty).
 
     Raises
     ------
@@ -478,7 +478,6 @@ def run(scenario: Scenario, progress: Callable[[float], Any] | None = None) -> d
         raw[table] = {
             k: [float("nan") if x is None else x for x in v] for k, v in raw[table].items()
         }
-    raw["normalized"] = json.dumps(scenario.normalized)
     raw["trace"] = {}
     raw["ns3_version"] = version()
     return raw
