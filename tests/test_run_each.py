@@ -159,3 +159,12 @@ def test_a_reproduction_runs_through_the_store(tmp_path, counted):
     pd.testing.assert_frame_equal(first, direct)
     pd.testing.assert_frame_equal(second, direct)
     assert first.attrs["quick"] is True
+
+
+def test_a_reproductions_engines_are_checked_the_same_either_way():
+    # Outside Reproduction.run the runs are direct, but a list of engines of
+    # another length is refused as run_each refuses it, not cut short.
+    with pytest.raises(SweepSpecError, match="engines: 1 names for 2 scenarios"):
+        reproduce.simulate_each([_scenario(5), _scenario(10)], ["packet"])
+    with pytest.raises(SweepSpecError, match="engine 'warp' is unknown"):
+        reproduce.simulate(_scenario(5), "warp")

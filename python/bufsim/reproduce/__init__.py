@@ -341,8 +341,10 @@ def simulate_each(
     list of Result
         One per scenario, in order; the same whichever way they ran.
     """
+    from bufsim.sweep.spec import engines_per_run
+
     runs = _RUNS.get()
-    per_run = [engines] * len(scenarios) if isinstance(engines, str) else list(engines)
+    per_run = engines_per_run(engines, len(scenarios))
     if runs is None:
         from bufsim.engines import simulate as direct
 

@@ -394,6 +394,25 @@ def _point(
     )
 
 
+def engines_per_run(engines: str | Sequence[str], n: int) -> list[str]:
+    """One engine name per run of ``n``: ``engines`` repeated when it is one
+    name, else the list itself, each name checked (as :func:`sweep`'s).
+
+    Raises
+    ------
+    SweepSpecError
+        An unknown engine, or a list of another length than ``n``.
+    """
+    per_run = [engines] * n if isinstance(engines, str) else list(engines)
+    if len(per_run) != n:
+        raise SweepSpecError(
+            f"engines: {len(per_run)} names for {n} scenarios; give one, or one each"
+        )
+    for e in dict.fromkeys(per_run):
+        _engines(e)
+    return per_run
+
+
 def each(
     scenarios: Sequence[Scenario | Mapping[str, Any] | str | Path],
     engines: str | Sequence[str] = "packet",
@@ -420,13 +439,7 @@ def each(
         message, which names the field).
     """
     scenarios = list(scenarios)
-    per_run = [engines] * len(scenarios) if isinstance(engines, str) else list(engines)
-    if len(per_run) != len(scenarios):
-        raise SweepSpecError(
-            f"engines: {len(per_run)} names for {len(scenarios)} scenarios; give one, or one each"
-        )
-    for e in dict.fromkeys(per_run):
-        _engines(e)
+    per_run = engines_per_run(engines, len(scenarios))
     version = build_id()
     points = []
     for i, (raw, engine) in enumerate(zip(scenarios, per_run)):
