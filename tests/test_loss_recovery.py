@@ -162,12 +162,70 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         "limited_transmit",
         "partial_ack_retransmit",
         "rto_ssthresh",
+        "cut_from",
+        "ecn_reduction",
     ]
     rows = [[g[k] for k in pick] for g in groups]
-    assert rows[0] == ["rfc", 1, 1.0, False, False, False, False, False, False, False, "rfc5681"]
-    assert rows[1] == ["linux", 10, 0.2, True, True, True, True, True, True, False, "keep"]
-    assert rows[2] == ["ns3", 10, 1.0, True, True, False, False, False, True, True, "pipe"]
-    assert rows[3] == ["linux", 4, 0.2, True, False, False, True, True, True, False, "keep"]
+    assert rows[0] == [
+        "rfc",
+        1,
+        1.0,
+        False,
+        False,
+        False,
+        False,
+        False,
+        False,
+        False,
+        "rfc5681",
+        "flight_size",
+        "immediate",
+    ]
+    assert rows[1] == [
+        "linux",
+        10,
+        0.2,
+        True,
+        True,
+        True,
+        True,
+        True,
+        True,
+        False,
+        "keep",
+        "flight_size",
+        "prr",
+    ]
+    assert rows[2] == [
+        "ns3",
+        10,
+        1.0,
+        True,
+        True,
+        False,
+        False,
+        False,
+        True,
+        True,
+        "pipe",
+        "pipe",
+        "prr",
+    ]
+    assert rows[3] == [
+        "linux",
+        4,
+        0.2,
+        True,
+        False,
+        False,
+        True,
+        True,
+        True,
+        False,
+        "keep",
+        "flight_size",
+        "prr",
+    ]
     # Without SACK the profile's PRR and RACK do not apply.
     assert rows[4][4:6] == [False, False]
 
@@ -181,6 +239,8 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         ({"recovery": "fack"}, "flows[0].recovery", "rfc6675"),
         ({"hystart": "yes"}, "flows[0].hystart", "expected a boolean"),
         ({"rto_ssthresh": "halve"}, "flows[0].rto_ssthresh", "rfc5681, keep, pipe"),
+        ({"cut_from": "cwnd"}, "flows[0].cut_from", "flight_size, pipe"),
+        ({"ecn_reduction": "halve"}, "flows[0].ecn_reduction", "immediate, prr"),
     ],
 )
 def test_bad_recovery_fields_name_the_field(flow, path, needle):

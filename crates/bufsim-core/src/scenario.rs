@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::queue::{Limit, LinkInfo, QdiscConfig};
 use crate::tcp::cc::CcConfig;
-use crate::tcp::stack::{RtoSsthresh, SlowStart, Stack};
+use crate::tcp::stack::{CutFrom, EcnReduction, RtoSsthresh, SlowStart, Stack};
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
 use crate::traffic::{Arrival, DEFAULT_MAX_ACTIVE, Kind, RttDraw, ThinkDist};
@@ -278,6 +278,10 @@ struct RawFlows {
     #[serde(default)]
     rto_ssthresh: Option<String>,
     #[serde(default)]
+    cut_from: Option<String>,
+    #[serde(default)]
+    ecn_reduction: Option<String>,
+    #[serde(default)]
     hystart: Option<bool>,
     #[serde(default)]
     ecn: Option<bool>,
@@ -525,6 +529,12 @@ pub struct FlowGroup {
     pub partial_ack_retransmit: bool,
     /// ssthresh after a timeout inside a loss episode.
     pub rto_ssthresh: RtoSsthresh,
+    /// The window a variant's cut reads at a fast retransmit or an ECE:
+    /// FlightSize (RFC 5681) or the pipe (ns-3).
+    pub cut_from: CutFrom,
+    /// How the window comes down after an ECE: at once (RFC 3168) or by
+    /// PRR over a round trip (Linux, ns-3).
+    pub ecn_reduction: EcnReduction,
     /// Bernoulli loss probability of data packets on this group's path (after the bottleneck).
     pub loss: f64,
     /// ECN-capable (RFC 3168): an AQM with `ecn` marks these flows' packets
@@ -1116,6 +1126,8 @@ fn resolve_group(
         limited_transmit: r.limited_transmit,
         partial_ack_retransmit: r.partial_ack_retransmit,
         rto_ssthresh: r.rto_ssthresh,
+        cut_from: r.cut_from,
+        ecn_reduction: r.ecn_reduction,
         ecn,
         loss,
     })
@@ -1293,6 +1305,8 @@ struct Recovery {
     prr: bool,
     rack: bool,
     rto_ssthresh: RtoSsthresh,
+    cut_from: CutFrom,
+    ecn_reduction: EcnReduction,
     iw: i64,
     min_rto: SimTime,
     delayed_ack: bool,
@@ -1365,6 +1379,30 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
             )
         })?,
     };
+    let cut_from = match f.cut_from.as_deref() {
+        None => profile.cut_from,
+        Some(name) => CutFrom::parse(name).ok_or_else(|| {
+            err(
+                p("cut_from"),
+                format!(
+                    "unknown rule {name:?}; allowed: {}",
+                    CutFrom::ALL.map(|(_, n)| n).join(", ")
+                ),
+            )
+        })?,
+    };
+    let ecn_reduction = match f.ecn_reduction.as_deref() {
+        None => profile.ecn_reduction,
+        Some(name) => EcnReduction::parse(name).ok_or_else(|| {
+            err(
+                p("ecn_reduction"),
+                format!(
+                    "unknown rule {name:?}; allowed: {}",
+                    EcnReduction::ALL.map(|(_, n)| n).join(", ")
+                ),
+            )
+        })?,
+    };
     let abc = match &f.abc {
         None => stack.slow_start(f.tcp.as_deref().unwrap_or("newreno")),
         Some(v) => SlowStart::parse(v).ok_or_else(|| {
@@ -1410,6 +1448,8 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         prr,
         rack,
         rto_ssthresh,
+        cut_from,
+        ecn_reduction,
         iw,
         min_rto,
         delayed_ack: f.delayed_ack.unwrap_or(profile.delayed_ack),

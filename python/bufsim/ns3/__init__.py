@@ -75,6 +75,15 @@ FIXED = {
         "pipe",
         "ns-3 recomputes ssthresh from the pipe on a timeout in recovery (TcpSocketBase::ReTxTimeout)",
     ),
+    "cut_from": (
+        "pipe",
+        "ns-3 cuts from BytesInFlight(), the pipe, at a fast retransmit and an ECE "
+        "(TcpSocketBase::EnterRecovery, EnterCwr)",
+    ),
+    "ecn_reduction": (
+        "prr",
+        "ns-3 answers an ECE by CWR with PRR (TcpSocketBase::EnterCwr, TcpPrrRecovery)",
+    ),
     "connection_setup": (True, "ns-3's TCP always opens with a SYN/SYN-ACK handshake"),
     "push_ack": (False, "ns-3's receiver holds a transfer's last segment for DelAckTimeout"),
     "loss": (0.0, "the ns3 engine has no random path loss"),
@@ -419,6 +428,8 @@ _PROFILE = {
     "limited_transmit",
     "partial_ack_retransmit",
     "rto_ssthresh",
+    "cut_from",
+    "ecn_reduction",
     "connection_setup",
     "push_ack",
 }

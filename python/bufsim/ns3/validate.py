@@ -94,15 +94,15 @@ _BBR_UNBOUNDED_WINDOW = (
 EXPLAINED["bbr-droptail-0.25bdp"] = _BBR_UNBOUNDED_WINDOW
 EXPLAINED["bbr-droptail-1bdp"] = _BBR_UNBOUNDED_WINDOW
 EXPLAINED["scalable-droptail-0.25bdp"] = (
-    "ns-3.37 cuts from BytesInFlight at the third duplicate ACK (TcpSocketBase::EnterRecovery "
-    "passes it to TcpScalable::GetSsThresh), the RFC 6675 pipe: FlightSize less the 3 SACKed "
-    "and the 1 lost segment, rounded down to whole segments; the packet engine's controllers "
-    "are given FlightSize (tcp/sender.rs enter_recovery), 4 segments more. At b = 1/8 that "
-    "is a cut of 7 packets instead of 4 from a 42-packet window: one flow at 4 Mbps, 40 ms, "
-    "1 BDP, ns-3 cuts 42 -> 35, the packet engine 41 -> 37 (drop rate 0.0035 against 0.0054). "
-    "Cutting from floor(7/8 (FlightSize - 4)) in the packet engine (an experiment, not kept: "
-    "it needs the sender to hand the controller its pipe) gives drop rate 0.0083 (ns-3 "
-    "0.0095, within tolerance) and 0.0040 at 1 BDP (ns-3 0.0044)."
+    "ns-3.37's TcpScalable::GetSsThresh cuts from the BytesInFlight() that "
+    "TcpSocketBase::EnterRecovery passes it (the RFC 6675 pipe: FlightSize less the 3 SACKed "
+    "and the lost head, about 4 segments less), rounded down to whole segments; the packet "
+    "engine's Scalable cuts from cwnd, as Linux's tcp_scalable_ssthresh does, whatever the "
+    "profile's cut_from. At b = 1/8 that is a cut of 7 packets instead of 4 from a 42-packet "
+    "window: one flow at 4 Mbps, 40 ms, 1 BDP, ns-3 cuts 42 -> 35, the packet engine 41 -> 37 "
+    "(drop rate 0.0035 against 0.0054). Cutting from floor(7/8 (FlightSize - 4)) in the packet "
+    "engine (an experiment, not kept) gives drop rate 0.0083 (ns-3 0.0095, within tolerance) "
+    "and 0.0040 at 1 BDP (ns-3 0.0044)."
 )
 
 #: Scenario names of the quick subset ``make test`` runs.

@@ -30,7 +30,7 @@ use crate::tcp::rack::{Rack, Tlp};
 use crate::tcp::rate::{RateSample, RateSampler};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
-use crate::tcp::stack::{RtoSsthresh, SlowStart};
+use crate::tcp::stack::{CutFrom, EcnReduction, RtoSsthresh, SlowStart};
 use crate::units::SimTime;
 
 /// Settings of one sender.
@@ -67,6 +67,11 @@ pub struct SenderConfig {
     pub partial_ack_retransmit: bool,
     /// ssthresh after a timeout inside a loss episode (`tcp::stack`).
     pub rto_ssthresh: RtoSsthresh,
+    /// The window a variant's cut reads at a fast retransmit or an ECE
+    /// (`tcp::stack`).
+    pub cut_from: CutFrom,
+    /// How the window comes down after an ECE (`tcp::stack`).
+    pub ecn_reduction: EcnReduction,
     /// Segment size, bytes (a paced controller's send quantum counts bytes).
     pub mss_bytes: u32,
 }
@@ -112,8 +117,11 @@ pub struct Sender {
     //= data"; no new reduction before `una` passes this point.
     cwr_point: u64,
     cwr_pending: bool,
+    /// In CWR: a PRR reduction after an ECE (`EcnReduction::Prr`) until
+    /// `una` reaches `cwr_point`.
+    in_cwr: bool,
     sb: Option<Scoreboard>,
-    /// PRR state while in a SACK fast recovery with `prr` on.
+    /// PRR state while in a SACK fast recovery with `prr` on, or in CWR.
     prr: Option<Prr>,
     /// HyStart++ state during the initial slow start, with `hystart` on.
     hystart: Option<Box<HyStart>>,
@@ -172,6 +180,7 @@ impl Sender {
             first_partial: true,
             cwr_point: 0,
             cwr_pending: false,
+            in_cwr: false,
             sb: cfg.sack.then(|| {
                 if cfg.rack {
                     Scoreboard::rack()
@@ -263,6 +272,39 @@ impl Sender {
     /// Segments sent and not yet cumulatively acknowledged.
     pub fn flight(&self) -> u64 {
         self.max - self.una
+    }
+
+    /// The window a fast retransmit (`recovery`) or an ECE cut reads,
+    /// segments: FlightSize (RFC 5681 eq. (4)), or with
+    /// `CutFrom::Pipe` ns-3.37's BytesInFlight(): with SACK the RFC 6675
+    /// pipe, the head counted lost at a recovery (EnterRecovery's
+    /// MarkHeadAsLost); without SACK, FlightSize less the duplicate ACKs
+    /// ns-3 counts as SACKs (AddRenoSack: one per duplicate ACK with Limited
+    /// Transmit, else the one in EnterRecovery), plus the one segment
+    /// EnterRecovery adds back.
+    fn cut_base(&self, recovery: bool) -> f64 {
+        let flight = self.flight();
+        if self.cfg.cut_from == CutFrom::FlightSize {
+            return flight as f64;
+        }
+        let pipe = match self.sb.as_ref() {
+            Some(sb) => {
+                let head_lost = sb.lost_bound().is_some_and(|b| b > self.una);
+                sb.pipe() - u64::from(recovery && !head_lost && sb.pipe() > 0)
+            }
+            None if recovery => {
+                let reno_sacked = if self.cfg.limited_transmit {
+                    u64::from(self.dupacks)
+                } else {
+                    1
+                };
+                // BytesInFlight() = FlightSize - reno SACKs - the lost head,
+                // + the segment EnterRecovery adds back.
+                flight.saturating_sub(reno_sacked)
+            }
+            None => flight,
+        };
+        pipe as f64
     }
 
     /// Whether this sender is ECN-capable (its packets carry ECT).
@@ -556,8 +598,10 @@ impl Sender {
         //= RFC 9406 section 4.2: on a loss during slow start or CSS, HyStart++
         //= ends and the controller's loss response applies.
         self.hystart = None;
-        let flight = self.flight() as f64;
-        self.w.ssthresh = self.cc.on_congestion_event(&self.w, flight, now);
+        self.in_cwr = false;
+        self.prr = None;
+        let base = self.cut_base(true);
+        self.w.ssthresh = self.cc.on_congestion_event(&self.w, base, now);
         self.recover = self.max;
         self.recover_by_rto = false;
         self.cwr_point = self.max;
@@ -642,13 +686,23 @@ impl Sender {
             //= 'ssthresh'" (here: the variant's ECE response, its loss
             //= decrease unless it says otherwise, as DCTCP), without
             //= retransmitting, and sets CWR on the next data packet.
-            let flight = self.flight() as f64;
-            self.w.ssthresh = self.cc.on_ece(&self.w, flight, now);
-            self.w.cwnd = self.w.ssthresh.max(1.0);
+            let base = self.cut_base(false);
+            self.w.ssthresh = self.cc.on_ece(&self.w, base, now);
             self.cwr_point = self.max;
             self.cwr_pending = true;
             self.hystart = None;
             self.stats.ecn_reductions += 1;
+            match self.cfg.ecn_reduction {
+                EcnReduction::Immediate => self.w.cwnd = self.w.ssthresh.max(1.0),
+                EcnReduction::Prr => {
+                    //= Linux tcp_init_cwnd_reduction, ns-3 TcpPrrRecovery::
+                    //= EnterRecovery: RecoverFS is the data outstanding
+                    //= (UnAckDataCount); cwnd follows PRR on this ACK and
+                    //= the next ones, below.
+                    self.in_cwr = true;
+                    self.prr = Some(Prr::start(self.flight()));
+                }
+            }
         }
         if ack.ack > self.una {
             let newly = ack.ack - self.una;
@@ -724,6 +778,15 @@ impl Sender {
                     //= retransmission of the head is resent at the next partial
                     //= ACK instead of waiting for the RTO.
                     self.emit(self.una, now, out);
+                }
+            } else if self.in_cwr {
+                if self.una >= self.cwr_point {
+                    //= ns-3.37 TcpSocketBase::ReceivedAck: CA_CWR ends when the
+                    //= ACK passes m_recover, "m_tcb->m_cWnd =
+                    //= m_tcb->m_ssThresh"; Linux tcp_end_cwnd_reduction.
+                    self.in_cwr = false;
+                    self.prr = None;
+                    self.w.cwnd = self.w.ssthresh;
                 }
             } else {
                 self.grow(newly, now);
@@ -803,6 +866,18 @@ impl Sender {
             }
             new_loss = marked;
         }
+        if self.in_cwr {
+            //= RFC 9937 applied to CWR (Linux tcp_cwnd_reduction, ns-3
+            //= TcpPrrRecovery::DoRecovery): DeliveredData is the advance of
+            //= snd.una plus the newly SACKed; an ACK that advances snd.una is
+            //= safe (no loss is being repaired).
+            let pipe = self.sb.as_ref().map_or(self.flight(), Scoreboard::pipe);
+            let delivered = (self.una - una_before) + newly_sacked;
+            let safe = self.una > una_before;
+            if let Some(p) = self.prr.as_mut() {
+                self.w.cwnd = p.on_ack(delivered, pipe, self.w.ssthresh, safe);
+            }
+        }
         if let (Some(lost_before), Some(sb), Some(p)) =
             (lost_before, self.sb.as_ref(), self.prr.as_mut())
             && self.in_recovery
@@ -870,6 +945,7 @@ impl Sender {
             min_rtt: self.rtt.min,
             max_rtt: self.rtt.max,
             rtt: self.rtt.last,
+            abc: self.cfg.abc.counts_segments(),
         };
         self.cc.on_ack(&mut self.w, &info);
     }
@@ -920,6 +996,7 @@ impl Sender {
         self.recover_by_rto = true;
         self.cwr_point = self.max;
         self.in_recovery = false;
+        self.in_cwr = false;
         self.prr = None;
         self.rto_recovery = true;
         self.dupacks = 0;
@@ -977,6 +1054,8 @@ mod tests {
             limited_transmit: false,
             partial_ack_retransmit: false,
             rto_ssthresh: RtoSsthresh::Rfc5681,
+            cut_from: CutFrom::FlightSize,
+            ecn_reduction: EcnReduction::Immediate,
             mss_bytes: 1500,
         };
         Sender::new(cfg, cc)
@@ -1289,6 +1368,8 @@ mod tests {
             limited_transmit: false,
             partial_ack_retransmit: false,
             rto_ssthresh: RtoSsthresh::Rfc5681,
+            cut_from: CutFrom::FlightSize,
+            ecn_reduction: EcnReduction::Immediate,
             mss_bytes: 1500,
         };
         Sender::new(cfg, AnyCc::NewReno(NewReno))
@@ -1488,5 +1569,106 @@ mod tests {
         s.on_ack(&ack(3, true), t, &mut out);
         assert_eq!(s.stats.ecn_reductions, 1);
         assert_eq!(s.w.ssthresh, 10.6515625);
+    }
+
+    /// ns-3's cut reads the pipe (`CutFrom::Pipe`): segments 0..20 out, 0
+    /// lost, the third duplicate ACK SACKs 1..4. FlightSize is 20 (RFC 5681
+    /// eq. (4): ssthresh 10); ns-3's BytesInFlight() counts out the 3
+    /// SACKed and the head marked lost: 16, ssthresh 8.
+    #[test]
+    fn cut_from_pipe_at_a_sack_fast_retransmit() {
+        let run = |rule: CutFrom| {
+            let mut s = sender(true);
+            s.cfg.cut_from = rule;
+            s.w.cwnd = 20.0;
+            let mut out = vec![];
+            s.pump(SimTime::ZERO, &mut out);
+            let t = SimTime::from_millis(100);
+            for k in 2..=4 {
+                s.on_ack(&sack_ack(0, &[(1, k)]), t, &mut out);
+            }
+            assert!(s.in_recovery);
+            s.w.ssthresh
+        };
+        assert_eq!(run(CutFrom::FlightSize), 10.0);
+        assert_eq!(run(CutFrom::Pipe), 8.0);
+    }
+
+    /// Without SACK ns-3 counts each duplicate ACK as a SACK (AddRenoSack,
+    /// one per duplicate ACK with Limited Transmit) and the head as lost,
+    /// then adds the head back: cwnd 10, segments 0..10 out, 0 lost; two
+    /// Limited Transmit segments make FlightSize 12 at the third duplicate
+    /// ACK, and ns-3 cuts from 12 - 3 = 9 (ssthresh 4.5) where RFC 5681
+    /// cuts from 12 (6).
+    #[test]
+    fn cut_from_pipe_without_sack_counts_the_duplicate_acks() {
+        let run = |rule: CutFrom| {
+            let mut s = sender(false);
+            s.cfg.cut_from = rule;
+            s.cfg.limited_transmit = true;
+            s.w.cwnd = 10.0;
+            let mut out = vec![];
+            s.pump(SimTime::ZERO, &mut out);
+            let t = SimTime::from_millis(100);
+            for _ in 0..3 {
+                s.on_ack(&ack(0), t, &mut out);
+            }
+            assert!(s.in_recovery);
+            assert_eq!(s.flight(), 12);
+            s.w.ssthresh
+        };
+        assert_eq!(run(CutFrom::FlightSize), 6.0);
+        assert_eq!(run(CutFrom::Pipe), 4.5);
+    }
+
+    /// `EcnReduction::Prr` (Linux, ns-3): an ECE sets ssthresh but the
+    /// window comes down by PRR, about ssthresh / RecoverFS segments per
+    /// delivered one, with no growth, and is ssthresh once the data
+    /// outstanding at the ECE is acknowledged. RFC 3168 (`Immediate`) sets
+    /// cwnd = ssthresh at once and sends nothing until the flight falls
+    /// below it.
+    #[test]
+    fn ecn_reduction_by_prr_spreads_the_cut_over_the_round_trip() {
+        let run = |rule: EcnReduction| {
+            let mut s = sender(false);
+            s.cfg.ecn_reduction = rule;
+            s.w = Window {
+                cwnd: 20.0,
+                ssthresh: 100.0,
+            };
+            let mut out = vec![];
+            s.pump(SimTime::ZERO, &mut out);
+            let t = SimTime::from_millis(1);
+            // One ACK per segment, the first with ECE: count what each sends.
+            let mut sent = vec![];
+            for n in 1..=20 {
+                out.clear();
+                let a = Ack {
+                    ack: n,
+                    ece: n == 1,
+                    ..Ack::default()
+                };
+                s.on_ack(&a, t, &mut out);
+                sent.push(out.len());
+            }
+            (s.w.ssthresh, s.w.cwnd, sent, s.in_cwr)
+        };
+        let (ss, cwnd, sent, in_cwr) = run(EcnReduction::Immediate);
+        // FlightSize 20 at the ECE: ssthresh 10. Nothing goes out until the
+        // flight (19 after the ECE's ACK) falls below cwnd 10 (+ growth).
+        assert_eq!(ss, 10.0);
+        assert_eq!(&sent[..9], &[0; 9]);
+        assert!(cwnd > 10.0 && !in_cwr);
+        let (ss, cwnd, sent, in_cwr) = run(EcnReduction::Prr);
+        assert_eq!(ss, 10.0);
+        // RFC 9937's first send on the ECE's ACK, then CEIL(k x 10 / 20) -
+        // prr_out: one segment on every second ACK while pipe > ssthresh.
+        assert_eq!(&sent[..6], &[1, 0, 1, 0, 1, 0]);
+        // Over the round trip PRR sends ssthresh = 10 segments, and the ACK
+        // of the last segment outstanding at the ECE (cwr_point) ends CWR
+        // with cwnd = ssthresh: no growth meanwhile.
+        assert_eq!(sent.iter().sum::<usize>(), 10);
+        assert_eq!(cwnd, 10.0);
+        assert!(!in_cwr);
     }
 }

@@ -107,6 +107,68 @@ impl RtoSsthresh {
     }
 }
 
+/// The window a variant's cut reads at a fast retransmit or an ECE
+/// (`flows[].cut_from`; the controllers that cut from cwnd, as Linux's do,
+/// ignore it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CutFrom {
+    /// RFC 5681 eq. (4), RFC 6675 section 5 step (4.2): FlightSize, the
+    /// segments sent and not cumulatively acknowledged.
+    FlightSize,
+    /// ns-3 (`TcpSocketBase::EnterRecovery`, `EnterCwr`): `BytesInFlight()`,
+    /// the RFC 6675 pipe with the head marked lost (FlightSize less the
+    /// SACKed and lost segments); without SACK, FlightSize less the
+    /// duplicate ACKs counted as SACKs (`AddRenoSack`).
+    Pipe,
+}
+
+impl CutFrom {
+    /// Every rule, by its scenario name.
+    pub const ALL: [(CutFrom, &'static str); 2] = [
+        (CutFrom::FlightSize, "flight_size"),
+        (CutFrom::Pipe, "pipe"),
+    ];
+
+    /// The rule called `name`, if any.
+    pub fn parse(name: &str) -> Option<CutFrom> {
+        CutFrom::ALL
+            .into_iter()
+            .find(|(_, n)| *n == name)
+            .map(|(r, _)| r)
+    }
+}
+
+/// How the window comes down after an ECE (`flows[].ecn_reduction`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EcnReduction {
+    /// RFC 3168 section 6.1.2 and RFC 8257 section 3.3: cwnd is set to the
+    /// new ssthresh at once.
+    Immediate,
+    /// Linux and ns-3: the sender enters CWR and Proportional Rate
+    /// Reduction (RFC 9937) brings the data in flight down to ssthresh over
+    /// the next round trip, the window not growing meanwhile; cwnd =
+    /// ssthresh when the data outstanding at the ECE is acknowledged.
+    Prr,
+}
+
+impl EcnReduction {
+    /// Every rule, by its scenario name.
+    pub const ALL: [(EcnReduction, &'static str); 2] = [
+        (EcnReduction::Immediate, "immediate"),
+        (EcnReduction::Prr, "prr"),
+    ];
+
+    /// The rule called `name`, if any.
+    pub fn parse(name: &str) -> Option<EcnReduction> {
+        EcnReduction::ALL
+            .into_iter()
+            .find(|(_, n)| *n == name)
+            .map(|(r, _)| r)
+    }
+}
+
 /// The defaults a profile sets.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StackDefaults {
@@ -127,6 +189,10 @@ pub struct StackDefaults {
     pub abc: SlowStart,
     /// ssthresh after a timeout inside a loss episode.
     pub rto_ssthresh: RtoSsthresh,
+    /// The window the cut reads at a fast retransmit or an ECE.
+    pub cut_from: CutFrom,
+    /// How the window comes down after an ECE.
+    pub ecn_reduction: EcnReduction,
     /// A SYN/SYN-ACK exchange of one RTT before the first data segment,
     /// whose round trip is the sender's first RTT sample (RFC 6298 (2.2)),
     /// so that the first RTO is computed from it instead of the 1 s of
@@ -204,6 +270,11 @@ impl Stack {
                 //= RFC 5681 section 3.1 eq. (2): "cwnd += min (N, SMSS)" per ACK.
                 abc: SlowStart::PerAck,
                 rto_ssthresh: RtoSsthresh::Rfc5681,
+                //= RFC 6675 section 5 step (4.2): "ssthresh = cwnd = (FlightSize / 2)".
+                cut_from: CutFrom::FlightSize,
+                //= RFC 3168 section 6.1.2: "the TCP source halves the
+                //= congestion window"; RFC 8257 section 3.3 step 10 for DCTCP.
+                ecn_reduction: EcnReduction::Immediate,
                 // The papers' ns-2 runs start sending at once (no SYN), so
                 // the first RTO is RFC 6298 (2.1)'s 1 s.
                 handshake: false,
@@ -250,6 +321,16 @@ impl Stack {
                 //= net/ipv4/tcp_input.c tcp_enter_loss: ssthresh is recomputed
                 //= only from the Open/Disorder states.
                 rto_ssthresh: RtoSsthresh::Keep,
+                // Linux's Reno and CUBIC cut from snd_cwnd
+                // (tcp_reno_ssthresh, bictcp_recalc_ssthresh), as bufsim's
+                // controllers other than NewReno do; NewReno here keeps
+                // RFC 5681's FlightSize, which a window-limited bulk flow
+                // makes equal to cwnd.
+                cut_from: CutFrom::FlightSize,
+                //= net/ipv4/tcp_input.c tcp_enter_cwr -> tcp_init_cwnd_reduction,
+                //= then tcp_cong_control -> tcp_cwnd_reduction while
+                //= tcp_in_cwnd_reduction (CA_CWR): PRR, no window growth.
+                ecn_reduction: EcnReduction::Prr,
                 //= net/ipv4/tcp_input.c tcp_rcv_synsent_state_process -> tcp_ack
                 //= -> tcp_clean_rtx_queue: the SYN-ACK acknowledges the SYN and
                 //= its round trip is the first RTT sample (tcp_ack_update_rtt).
@@ -308,6 +389,17 @@ impl Stack {
                 //= ns-3 TcpSocketBase::ReTxTimeout: ssthresh = GetSsThresh(tcb,
                 //= BytesInFlight()) unless already in CA_LOSS.
                 rto_ssthresh: RtoSsthresh::Pipe,
+                //= ns-3.37 TcpSocketBase::EnterRecovery: "bytesInFlight =
+                //= m_sackEnabled ? BytesInFlight() : BytesInFlight() +
+                //= m_tcb->m_segmentSize" after MarkHeadAsLost (and
+                //= AddRenoSack without SACK), passed to GetSsThresh;
+                //= EnterCwr passes BytesInFlight().
+                cut_from: CutFrom::Pipe,
+                //= ns-3.37 TcpSocketBase::EnterCwr: CA_CWR and
+                //= m_recoveryOps->EnterRecovery (TcpPrrRecovery); ProcessAck
+                //= in CA_CWR calls DoRecovery, not IncreaseWindow, and sets
+                //= cwnd = ssthresh when the ACK passes m_recover.
+                ecn_reduction: EcnReduction::Prr,
                 //= ns-3 TcpSocketBase::ProcessSynSent: the SYN-ACK completes the
                 //= handshake and DoForwardUp's EstimateRtt takes its round trip.
                 handshake: true,

@@ -59,6 +59,10 @@ pub struct AckInfo {
     pub max_rtt: Option<SimTime>,
     /// The most recent RTT sample, if any (H-TCP's per-epoch RTTmax).
     pub rtt: Option<SimTime>,
+    /// The flow counts every acknowledged segment (RFC 3465, `flows[].abc`
+    /// true or "uncapped") rather than one per ACK: Reno's congestion
+    /// avoidance then grows by `acked / cwnd` per ACK.
+    pub abc: bool,
 }
 
 impl AckInfo {
@@ -71,6 +75,7 @@ impl AckInfo {
             min_rtt: None,
             max_rtt: None,
             rtt: None,
+            abc: false,
         }
     }
 }

@@ -37,7 +37,12 @@ impl CongestionControl for NewReno {
             return;
         }
         //= RFC 5681 section 3.1 eq. (3): "cwnd += SMSS*SMSS/cwnd" per ACK.
-        w.cwnd += 1.0 / w.cwnd;
+        //= With byte counting, RFC 3465 section 2.1: cwnd grows by SMSS once
+        //= a window of data is acknowledged, per segment acked/cwnd (Linux
+        //= tcp_cong_avoid_ai(tp, cwnd, acked); ns-3.37
+        //= TcpLinuxReno::CongestionAvoidance, which DCTCP derives).
+        let n = if ack.abc { ack.acked as f64 } else { 1.0 };
+        w.cwnd += n / w.cwnd;
     }
 
     fn on_congestion_event(&mut self, _w: &Window, flight: f64, _now: SimTime) -> f64 {
