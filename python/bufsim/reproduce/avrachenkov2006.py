@@ -77,6 +77,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "limited_transmit": {"limited_transmit": True},
     "partial_ack_retransmit": {"partial_ack_retransmit": True},
     "rto_ssthresh": {"rto_ssthresh": "pipe"},
+    "cut_from": {"cut_from": "pipe"},
     "connection_setup": {"connection_setup": True},
     "initial_window": {"initial_window": 10},
     "ns3_profile": {"stack": "ns3"},
@@ -89,6 +90,7 @@ STACK_FIELDS = (
     "delayed_ack",
     "partial_ack_retransmit",
     "rto_ssthresh",
+    "cut_from",
     "connection_setup",
     "initial_window",
 )
