@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::queue::{Limit, LinkInfo, QdiscConfig};
 use crate::tcp::cc::CcConfig;
-use crate::tcp::stack::{CutFrom, EcnReduction, RtoSsthresh, SlowStart, Stack};
+use crate::tcp::stack::{CutFrom, EcnReduction, NamedRule, RtoSsthresh, SlowStart, Stack};
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
 use crate::traffic::{Arrival, DEFAULT_MAX_ACTIVE, Kind, RttDraw, ThinkDist};
@@ -1320,6 +1320,25 @@ struct Recovery {
     partial_ack_retransmit: bool,
 }
 
+/// The rule a flow field names (`name`), or the profile's `default` when
+/// the field is unset; an unknown name is an error at `path` listing the
+/// allowed ones.
+fn named_rule<T: NamedRule>(
+    name: Option<&str>,
+    default: T,
+    path: String,
+) -> Result<T, ScenarioError> {
+    match name {
+        None => Ok(default),
+        Some(name) => T::parse(name).ok_or_else(|| {
+            err(
+                path,
+                format!("unknown rule {name:?}; allowed: {}", T::names()),
+            )
+        }),
+    }
+}
+
 /// A flow group's stack profile and loss-recovery settings (the profile
 /// fills what the group leaves unset, `tcp::stack`).
 fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
@@ -1367,42 +1386,17 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
             ));
         }
     };
-    let rto_ssthresh = match f.rto_ssthresh.as_deref() {
-        None => profile.rto_ssthresh,
-        Some(name) => RtoSsthresh::parse(name).ok_or_else(|| {
-            err(
-                p("rto_ssthresh"),
-                format!(
-                    "unknown rule {name:?}; allowed: {}",
-                    RtoSsthresh::ALL.map(|(_, n)| n).join(", ")
-                ),
-            )
-        })?,
-    };
-    let cut_from = match f.cut_from.as_deref() {
-        None => profile.cut_from,
-        Some(name) => CutFrom::parse(name).ok_or_else(|| {
-            err(
-                p("cut_from"),
-                format!(
-                    "unknown rule {name:?}; allowed: {}",
-                    CutFrom::ALL.map(|(_, n)| n).join(", ")
-                ),
-            )
-        })?,
-    };
-    let ecn_reduction = match f.ecn_reduction.as_deref() {
-        None => profile.ecn_reduction,
-        Some(name) => EcnReduction::parse(name).ok_or_else(|| {
-            err(
-                p("ecn_reduction"),
-                format!(
-                    "unknown rule {name:?}; allowed: {}",
-                    EcnReduction::ALL.map(|(_, n)| n).join(", ")
-                ),
-            )
-        })?,
-    };
+    let rto_ssthresh = named_rule(
+        f.rto_ssthresh.as_deref(),
+        profile.rto_ssthresh,
+        p("rto_ssthresh"),
+    )?;
+    let cut_from = named_rule(f.cut_from.as_deref(), profile.cut_from, p("cut_from"))?;
+    let ecn_reduction = named_rule(
+        f.ecn_reduction.as_deref(),
+        profile.ecn_reduction,
+        p("ecn_reduction"),
+    )?;
     let abc = match &f.abc {
         None => stack.slow_start(f.tcp.as_deref().unwrap_or("newreno")),
         Some(v) => SlowStart::parse(v).ok_or_else(|| {

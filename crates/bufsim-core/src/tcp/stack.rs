@@ -73,6 +73,27 @@ impl Serialize for SlowStart {
     }
 }
 
+/// A rule a flow field names from a fixed list (`rto_ssthresh`,
+/// `cut_from`, `ecn_reduction`).
+pub trait NamedRule: Copy + 'static {
+    /// Every rule, by its scenario name.
+    const ALL: &'static [(Self, &'static str)];
+
+    /// The rule called `name`, if any.
+    fn parse(name: &str) -> Option<Self> {
+        Self::ALL.iter().find(|(_, n)| *n == name).map(|&(r, _)| r)
+    }
+
+    /// The names, comma-separated (for error messages).
+    fn names() -> String {
+        Self::ALL
+            .iter()
+            .map(|(_, n)| *n)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 /// How a retransmission timeout inside a loss episode (a fast recovery, or
 /// an earlier timeout not yet repaired) sets ssthresh; outside one every
 /// stack applies the variant's timeout rule (RFC 5681 eq. (4) for Reno).
@@ -90,21 +111,12 @@ pub enum RtoSsthresh {
     Pipe,
 }
 
-impl RtoSsthresh {
-    /// Every rule, by its scenario name.
-    pub const ALL: [(RtoSsthresh, &'static str); 3] = [
+impl NamedRule for RtoSsthresh {
+    const ALL: &'static [(RtoSsthresh, &'static str)] = &[
         (RtoSsthresh::Rfc5681, "rfc5681"),
         (RtoSsthresh::Keep, "keep"),
         (RtoSsthresh::Pipe, "pipe"),
     ];
-
-    /// The rule called `name`, if any.
-    pub fn parse(name: &str) -> Option<RtoSsthresh> {
-        RtoSsthresh::ALL
-            .into_iter()
-            .find(|(_, n)| *n == name)
-            .map(|(r, _)| r)
-    }
 }
 
 /// The window a variant's cut reads at a fast retransmit or an ECE
@@ -123,20 +135,11 @@ pub enum CutFrom {
     Pipe,
 }
 
-impl CutFrom {
-    /// Every rule, by its scenario name.
-    pub const ALL: [(CutFrom, &'static str); 2] = [
+impl NamedRule for CutFrom {
+    const ALL: &'static [(CutFrom, &'static str)] = &[
         (CutFrom::FlightSize, "flight_size"),
         (CutFrom::Pipe, "pipe"),
     ];
-
-    /// The rule called `name`, if any.
-    pub fn parse(name: &str) -> Option<CutFrom> {
-        CutFrom::ALL
-            .into_iter()
-            .find(|(_, n)| *n == name)
-            .map(|(r, _)| r)
-    }
 }
 
 /// How the window comes down after an ECE (`flows[].ecn_reduction`).
@@ -153,20 +156,11 @@ pub enum EcnReduction {
     Prr,
 }
 
-impl EcnReduction {
-    /// Every rule, by its scenario name.
-    pub const ALL: [(EcnReduction, &'static str); 2] = [
+impl NamedRule for EcnReduction {
+    const ALL: &'static [(EcnReduction, &'static str)] = &[
         (EcnReduction::Immediate, "immediate"),
         (EcnReduction::Prr, "prr"),
     ];
-
-    /// The rule called `name`, if any.
-    pub fn parse(name: &str) -> Option<EcnReduction> {
-        EcnReduction::ALL
-            .into_iter()
-            .find(|(_, n)| *n == name)
-            .map(|(r, _)| r)
-    }
 }
 
 /// The defaults a profile sets.
