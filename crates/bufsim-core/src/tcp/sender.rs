@@ -289,8 +289,10 @@ impl Sender {
         }
         let pipe = match self.sb.as_ref() {
             Some(sb) => {
-                let head_lost = sb.lost_bound().is_some_and(|b| b > self.una);
-                sb.pipe() - u64::from(recovery && !head_lost && sb.pipe() > 0)
+                // EnterRecovery's MarkHeadAsLost: at a recovery the head
+                // counts lost even with fewer than DupThresh SACKed above it.
+                let head_unmarked = recovery && sb.lost_bound().is_none_or(|b| b <= self.una);
+                sb.pipe().saturating_sub(u64::from(head_unmarked))
             }
             None if recovery => {
                 let reno_sacked = if self.cfg.limited_transmit {
