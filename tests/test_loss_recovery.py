@@ -162,69 +162,19 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         "limited_transmit",
         "partial_ack_retransmit",
         "rto_ssthresh",
-        "cut_from",
-        "ecn_reduction",
     ]
     rows = [[g[k] for k in pick] for g in groups]
-    assert rows[0] == [
-        "rfc",
-        1,
-        1.0,
-        False,
-        False,
-        False,
-        False,
-        False,
-        False,
-        False,
-        "rfc5681",
-        "flight_size",
-        "immediate",
-    ]
-    assert rows[1] == [
-        "linux",
-        10,
-        0.2,
-        True,
-        True,
-        True,
-        True,
-        True,
-        True,
-        False,
-        "keep",
-        "flight_size",
-        "prr",
-    ]
-    assert rows[2] == [
-        "ns3",
-        10,
-        1.0,
-        True,
-        True,
-        False,
-        False,
-        False,
-        True,
-        True,
-        "pipe",
-        "pipe",
-        "prr",
-    ]
-    assert rows[3] == [
-        "linux",
-        4,
-        0.2,
-        True,
-        False,
-        False,
-        True,
-        True,
-        True,
-        False,
-        "keep",
-        "flight_size",
-        "prr",
+    assert rows[0] == ["rfc", 1, 1.0, False, False, False, False, False, False, False, "rfc5681"]
+    assert rows[1] == ["linux", 10, 0.2, True, True, True, True, True, True, False, "keep"]
+    assert rows[2] == ["ns3", 10, 1.0, True, True, False, False, False, True, True, "pipe"]
+    assert rows[3] == ["linux", 4, 0.2, True, False, False, True, True, True, False, "keep"]
+    # The window a cut reads and the ECE response: RFC 5681 and RFC 3168
+    # (rfc), Linux, ns-3, Linux.
+    assert [(g["cut_from"], g["ecn_reduction"]) for g in groups[:4]] == [
+        ("flight_size", "immediate"),
+        ("flight_size", "prr"),
+        ("pipe", "prr"),
+        ("flight_size", "prr"),
     ]
     # Without SACK the profile's PRR and RACK do not apply.
     assert rows[4][4:6] == [False, False]
