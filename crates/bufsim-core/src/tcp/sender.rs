@@ -117,9 +117,6 @@ pub struct Sender {
     //= data"; no new reduction before `una` passes this point.
     cwr_point: u64,
     cwr_pending: bool,
-    /// In CWR: a PRR reduction after an ECE (`EcnReduction::Prr`) until
-    /// `una` reaches `cwr_point`.
-    in_cwr: bool,
     sb: Option<Scoreboard>,
     /// PRR state while in a SACK fast recovery with `prr` on, or in CWR.
     prr: Option<Prr>,
@@ -180,7 +177,6 @@ impl Sender {
             first_partial: true,
             cwr_point: 0,
             cwr_pending: false,
-            in_cwr: false,
             sb: cfg.sack.then(|| {
                 if cfg.rack {
                     Scoreboard::rack()
@@ -307,6 +303,13 @@ impl Sender {
             None => flight,
         };
         pipe as f64
+    }
+
+    /// In CWR: a PRR reduction after an ECE (`EcnReduction::Prr`), from
+    /// the ECE until `una` reaches `cwr_point`, a loss or a timeout. PRR
+    /// runs outside a fast recovery only there.
+    fn in_cwr(&self) -> bool {
+        self.prr.is_some() && !self.in_recovery
     }
 
     /// Whether this sender is ECN-capable (its packets carry ECT).
@@ -600,7 +603,6 @@ impl Sender {
         //= RFC 9406 section 4.2: on a loss during slow start or CSS, HyStart++
         //= ends and the controller's loss response applies.
         self.hystart = None;
-        self.in_cwr = false;
         self.prr = None;
         let base = self.cut_base(true);
         self.w.ssthresh = self.cc.on_congestion_event(&self.w, base, now);
@@ -701,7 +703,6 @@ impl Sender {
                     //= EnterRecovery: RecoverFS is the data outstanding
                     //= (UnAckDataCount); cwnd follows PRR on this ACK and
                     //= the next ones, below.
-                    self.in_cwr = true;
                     self.prr = Some(Prr::start(self.flight()));
                 }
             }
@@ -781,12 +782,11 @@ impl Sender {
                     //= ACK instead of waiting for the RTO.
                     self.emit(self.una, now, out);
                 }
-            } else if self.in_cwr {
+            } else if self.in_cwr() {
                 if self.una >= self.cwr_point {
                     //= ns-3.37 TcpSocketBase::ReceivedAck: CA_CWR ends when the
                     //= ACK passes m_recover, "m_tcb->m_cWnd =
                     //= m_tcb->m_ssThresh"; Linux tcp_end_cwnd_reduction.
-                    self.in_cwr = false;
                     self.prr = None;
                     self.w.cwnd = self.w.ssthresh;
                 }
@@ -868,7 +868,7 @@ impl Sender {
             }
             new_loss = marked;
         }
-        if self.in_cwr {
+        if self.in_cwr() {
             //= RFC 9937 applied to CWR (Linux tcp_cwnd_reduction, ns-3
             //= TcpPrrRecovery::DoRecovery): DeliveredData is the advance of
             //= snd.una plus the newly SACKed; an ACK that advances snd.una is
@@ -998,7 +998,6 @@ impl Sender {
         self.recover_by_rto = true;
         self.cwr_point = self.max;
         self.in_recovery = false;
-        self.in_cwr = false;
         self.prr = None;
         self.rto_recovery = true;
         self.dupacks = 0;
@@ -1653,7 +1652,7 @@ mod tests {
                 s.on_ack(&a, t, &mut out);
                 sent.push(out.len());
             }
-            (s.w.ssthresh, s.w.cwnd, sent, s.in_cwr)
+            (s.w.ssthresh, s.w.cwnd, sent, s.in_cwr())
         };
         let (ss, cwnd, sent, in_cwr) = run(EcnReduction::Immediate);
         // FlightSize 20 at the ECE: ssthresh 10. Nothing goes out until the
