@@ -335,6 +335,19 @@ def test_the_driver_is_cached_by_ns3_version_and_source():
     assert ns3.driver() == exe  # built once
 
 
+def test_stored_ns3_runs_outlive_a_rebuilt_rust_engine(monkeypatch):
+    # An ns-3 result depends on ns-3, the driver and its mapping, not on the
+    # Rust engines: their rebuild must not discard hours of ns-3 runs.
+    from bufsim import _core
+    from bufsim.store import build_id
+
+    before = {e: build_id(e) for e in ("packet", "ns3")}
+    assert ns3.version() in before["ns3"] and before["ns3"] != before["packet"]
+    monkeypatch.setattr(_core, "__build__", "rebuilt")
+    assert build_id("ns3") == before["ns3"]
+    assert build_id("packet") != before["packet"]
+
+
 def test_a_sweep_runs_both_engines_side_by_side(tmp_path):
     table = bufsim.sweep(
         _scn(),

@@ -311,7 +311,7 @@ def _record_run(store: Path, scn: bufsim.Scenario, engine: str, result: bufsim.R
     from bufsim.store import Store, build_id, point_key
     from bufsim.sweep import parquet_bytes
 
-    key = point_key(scn.hash(), engine, int(scn.normalized["seed"]), build_id())
+    key = point_key(scn.hash(), engine, int(scn.normalized["seed"]), build_id(engine))
     with Store(store) as db:
         db.put(
             key=key,
@@ -323,7 +323,7 @@ def _record_run(store: Path, scn: bufsim.Scenario, engine: str, result: bufsim.R
             status="ok",
             summary={k: plain(v) for k, v in result.summary.items()},
             wall_s=result.provenance.get("wall_s"),
-            version=build_id(),
+            version=build_id(engine),
             timeseries=parquet_bytes(result.timeseries),
         )
         db.tag("run", [key])

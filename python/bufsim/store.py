@@ -180,12 +180,21 @@ def _sqlite_errors(method):
     return wrapper
 
 
-def build_id() -> str:
-    """This build of bufsim: ``version+hash`` of the engine's sources
-    (``bufsim._core.__build__``). Stored results are keyed on it, so a
-    rebuilt engine never reuses another build's results."""
+def build_id(engine: str = "packet") -> str:
+    """The build that produces ``engine``'s results. Stored results are keyed
+    on it, so a rebuilt engine never reuses another build's results.
+
+    For ``"ns3"`` it is ``version+ns3-<ns-3 version>-<hash>``
+    (:func:`bufsim.ns3.build`: the driver and its scenario mapping), so a
+    change to the Rust engines keeps the (costly) ns-3 runs; for the others
+    ``version+hash`` of the Rust engine's sources (``bufsim._core.__build__``).
+    """
     from bufsim import _core
 
+    if engine == "ns3":
+        from bufsim import ns3
+
+        return f"{_core.__version__}+ns3-{ns3.build()}"
     return f"{_core.__version__}+{_core.__build__}"
 
 

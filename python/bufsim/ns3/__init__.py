@@ -190,6 +190,16 @@ def driver() -> Path:
 
 
 @cache
+def build() -> str:
+    """This ns-3 engine's build, ``<ns-3 version>-<hash>``: the hash covers
+    the driver's source and this module (how a scenario maps onto ns-3), the
+    two things besides the scenario an ns-3 result depends on. Stored ns-3
+    runs are keyed on it (:func:`bufsim.store.build_id`)."""
+    digest = hashlib.sha256(SOURCE.read_bytes() + Path(__file__).read_bytes()).hexdigest()[:16]
+    return f"{version()}-{digest}"
+
+
+@cache
 def defaults() -> dict[str, Any]:
     """ns-3's attribute defaults for the classes the driver configures, as
     the installed ns-3 reports them (``bufsim-ns3 --defaults``): e.g.

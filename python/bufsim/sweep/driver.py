@@ -368,7 +368,7 @@ def _record(db: Store, point: Point, out: Mapping[str, Any]) -> dict[str, Any]:
         summary=out["summary"],
         error=out["error"],
         wall_s=out["wall_s"],
-        version=build_id(),
+        version=build_id(point.engine),
     )
     db.put(**rec, timeseries=out["timeseries"], result=out["result"])
     log.debug(

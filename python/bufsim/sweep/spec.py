@@ -148,7 +148,7 @@ class Point:
     raw : dict
         The scenario (unit strings) that runs.
     key : str
-        Store key: hash of (scenario, engine, seed, bufsim version).
+        Store key: hash of (scenario, engine, seed, the engine's build, :func:`~bufsim.store.build_id`).
     name : str
         The scenario's name.
     buffer_pkts, buffer_bytes : float
@@ -352,7 +352,6 @@ def _points(
     A model is deterministic: it runs once per combination (with the first
     seed), not once per seed.
     """
-    version = build_id()
     points: list[Point] = []
     validated = 0  # scenarios validated so far: the number an error gives its point
     for combo in itertools.product(*[vals for _, vals in axes]):
@@ -366,7 +365,7 @@ def _points(
             runs.append((scn, int(scn.normalized["seed"]), scn.hash()))
         for engine in engines:
             for scn, run_seed, digest in runs[:1] if engine.startswith("model:") else runs:
-                points.append(_point(len(points), params, engine, scn, run_seed, digest, version))
+                points.append(_point(len(points), params, engine, scn, run_seed, digest))
     return points
 
 
@@ -377,7 +376,6 @@ def _point(
     scn: Scenario,
     seed: int,
     digest: str,
-    version: str,
 ) -> Point:
     """The point of a validated scenario with its seed and hash."""
     link = scn.normalized["link"]
@@ -387,7 +385,7 @@ def _point(
         engine=engine,
         seed=seed,
         raw=scn.raw,
-        key=point_key(digest, engine, seed, version),
+        key=point_key(digest, engine, seed, build_id(engine)),
         name=scn.name,
         buffer_pkts=float(link["buffer_pkts"]),
         buffer_bytes=float(link["buffer_bytes"]),
@@ -440,14 +438,13 @@ def each(
     """
     scenarios = list(scenarios)
     per_run = engines_per_run(engines, len(scenarios))
-    version = build_id()
     points = []
     for i, (raw, engine) in enumerate(zip(scenarios, per_run)):
         try:
             scn = Scenario.load(raw)
         except _core.ScenarioError as e:
             raise SweepSpecError(f"scenario {i}: {e}") from None
-        points.append(_point(i, {}, engine, scn, int(scn.normalized["seed"]), scn.hash(), version))
+        points.append(_point(i, {}, engine, scn, int(scn.normalized["seed"]), scn.hash()))
     return points
 
 
