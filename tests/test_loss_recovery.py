@@ -168,13 +168,13 @@ def test_stack_profiles_fill_defaults_and_fields_override():
     assert rows[1] == ["linux", 10, 0.2, True, True, True, True, True, True, False, "keep"]
     assert rows[2] == ["ns3", 10, 1.0, True, True, False, False, False, True, True, "pipe"]
     assert rows[3] == ["linux", 4, 0.2, True, False, False, True, True, True, False, "keep"]
-    # The window a cut reads and the ECE response: RFC 5681 and RFC 3168
-    # (rfc), Linux, ns-3, Linux.
-    assert [(g["cut_from"], g["ecn_reduction"]) for g in groups[:4]] == [
-        ("flight_size", "immediate"),
-        ("flight_size", "prr"),
-        ("pipe", "prr"),
-        ("flight_size", "prr"),
+    # The window a cut reads, the ECE response and the CE-change ACK:
+    # RFC 5681, RFC 3168 and RFC 8257 (rfc), Linux, ns-3, Linux.
+    assert [(g["cut_from"], g["ecn_reduction"], g["ce_ack"]) for g in groups[:4]] == [
+        ("flight_size", "immediate", "immediate"),
+        ("flight_size", "prr", "immediate"),
+        ("pipe", "prr", "delayed"),
+        ("flight_size", "prr", "immediate"),
     ]
     # Without SACK the profile's PRR and RACK do not apply.
     assert rows[4][4:6] == [False, False]
@@ -191,6 +191,7 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         ({"rto_ssthresh": "halve"}, "flows[0].rto_ssthresh", "rfc5681, keep, pipe"),
         ({"cut_from": "cwnd"}, "flows[0].cut_from", "flight_size, pipe"),
         ({"ecn_reduction": "halve"}, "flows[0].ecn_reduction", "immediate, prr"),
+        ({"ce_ack": "now"}, "flows[0].ce_ack", "immediate, delayed"),
     ],
 )
 def test_bad_recovery_fields_name_the_field(flow, path, needle):

@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::queue::{Limit, LinkInfo, QdiscConfig};
 use crate::tcp::cc::CcConfig;
-use crate::tcp::stack::{CutFrom, EcnReduction, NamedRule, RtoSsthresh, SlowStart, Stack};
+use crate::tcp::stack::{CeAck, CutFrom, EcnReduction, NamedRule, RtoSsthresh, SlowStart, Stack};
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
 use crate::traffic::{Arrival, DEFAULT_MAX_ACTIVE, Kind, RttDraw, ThinkDist};
@@ -282,6 +282,8 @@ struct RawFlows {
     #[serde(default)]
     ecn_reduction: Option<String>,
     #[serde(default)]
+    ce_ack: Option<String>,
+    #[serde(default)]
     hystart: Option<bool>,
     #[serde(default)]
     ecn: Option<bool>,
@@ -535,6 +537,9 @@ pub struct FlowGroup {
     /// How the window comes down after an ECE: at once (RFC 3168) or by
     /// PRR over a round trip (Linux, ns-3).
     pub ecn_reduction: EcnReduction,
+    /// How a DCTCP receiver acknowledges the segment that changes its CE
+    /// state: at once (RFC 8257, Linux) or by the delayed-ACK rules (ns-3).
+    pub ce_ack: CeAck,
     /// Bernoulli loss probability of data packets on this group's path (after the bottleneck).
     pub loss: f64,
     /// ECN-capable (RFC 3168): an AQM with `ecn` marks these flows' packets
@@ -1128,6 +1133,7 @@ fn resolve_group(
         rto_ssthresh: r.rto_ssthresh,
         cut_from: r.cut_from,
         ecn_reduction: r.ecn_reduction,
+        ce_ack: r.ce_ack,
         ecn,
         loss,
     })
@@ -1307,6 +1313,7 @@ struct Recovery {
     rto_ssthresh: RtoSsthresh,
     cut_from: CutFrom,
     ecn_reduction: EcnReduction,
+    ce_ack: CeAck,
     iw: i64,
     min_rto: SimTime,
     delayed_ack: bool,
@@ -1397,6 +1404,7 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         profile.ecn_reduction,
         p("ecn_reduction"),
     )?;
+    let ce_ack = named_rule(f.ce_ack.as_deref(), profile.ce_ack, p("ce_ack"))?;
     let abc = match &f.abc {
         None => stack.slow_start(f.tcp.as_deref().unwrap_or("newreno")),
         Some(v) => SlowStart::parse(v).ok_or_else(|| {
@@ -1444,6 +1452,7 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         rto_ssthresh,
         cut_from,
         ecn_reduction,
+        ce_ack,
         iw,
         min_rto,
         delayed_ack: f.delayed_ack.unwrap_or(profile.delayed_ack),

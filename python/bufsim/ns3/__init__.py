@@ -84,6 +84,11 @@ FIXED = {
         "prr",
         "ns-3 answers an ECE by CWR with PRR (TcpSocketBase::EnterCwr, TcpPrrRecovery)",
     ),
+    "ce_ack": (
+        "delayed",
+        "ns-3's DCTCP receiver acknowledges a change of its CE state by the delayed-ACK rules "
+        "(TcpDctcp::CeState0to1, CeState1to0)",
+    ),
     "connection_setup": (True, "ns-3's TCP always opens with a SYN/SYN-ACK handshake"),
     "push_ack": (False, "ns-3's receiver holds a transfer's last segment for DelAckTimeout"),
     "loss": (0.0, "the ns3 engine has no random path loss"),
@@ -440,6 +445,7 @@ _PROFILE = {
     "rto_ssthresh",
     "cut_from",
     "ecn_reduction",
+    "ce_ack",
     "connection_setup",
     "push_ack",
 }

@@ -282,6 +282,7 @@ impl Flow {
             sender: Sender::new(cfg, AnyCc::new(&grp.cc)),
             receiver: Receiver::new(grp.sack, grp.delayed_ack)
                 .ecn_per_packet(grp.cc.ecn_per_packet())
+                .ce_ack(grp.ce_ack)
                 .delayed_ack_timing(grp.quick_acks, grp.delack_timeout)
                 .push_at(if grp.push_ack { limit } else { u64::MAX }),
             mss: grp.mss_bytes,

@@ -4,6 +4,7 @@
 
 use crate::net::{Ack, MAX_SACK_BLOCKS};
 use crate::tcp::ranges::Ranges;
+use crate::tcp::stack::CeAck;
 use crate::units::SimTime;
 
 /// What the receiver wants done after a segment arrives.
@@ -38,6 +39,8 @@ pub struct Receiver {
     per_packet: bool,
     /// The CE state changed: acknowledge the arriving segment at once.
     force_now: bool,
+    /// How the segment that changes the per-packet CE state is acknowledged.
+    ce_ack: CeAck,
     /// The last segment was a duplicate: the next ACK reports it (D-SACK).
     dup: bool,
     /// In-order segments still to acknowledge at once before delayed ACKs
@@ -65,6 +68,7 @@ impl Receiver {
             ece: false,
             per_packet: false,
             force_now: false,
+            ce_ack: CeAck::Immediate,
             dup: false,
             quick: 0,
             //= RFC 5681 section 4.2: "MUST be generated within 500 ms";
@@ -94,6 +98,13 @@ impl Receiver {
     /// section 3.2) instead of RFC 3168's ECE-until-CWR.
     pub fn ecn_per_packet(mut self, on: bool) -> Receiver {
         self.per_packet = on;
+        self
+    }
+
+    /// With per-packet echo, how the segment that changes the CE state is
+    /// acknowledged ([`CeAck`]; the stack profile's `ce_ack`).
+    pub fn ce_ack(mut self, rule: CeAck) -> Receiver {
+        self.ce_ack = rule;
         self
     }
 
@@ -179,7 +190,11 @@ impl Receiver {
                 self.ack()
             });
             self.ece = ce;
-            self.force_now = true;
+            // `CeAck::Delayed` (ns-3.37): the owed ACK leaves ns-3's count of
+            // held segments (m_delAckCount) as it was, so an arriving segment
+            // that follows a held one is the second and is acknowledged at
+            // once; with nothing owed it is held like any lone segment.
+            self.force_now = self.ce_ack == CeAck::Immediate || flush.is_some();
             return flush;
         }
         //= RFC 3168 section 6.1.3: after a CE packet the receiver "sets the
@@ -197,10 +212,12 @@ impl Receiver {
     /// for a delayed ACK ([`Self::on_ecn`] owing nothing, then
     /// [`Self::on_segment`] answering [`AckAction::Delay`])? True exactly
     /// for the next in-order segment, with no gap held, no segment waiting
-    /// for its ACK, and no change of a per-packet CE echo; the property
-    /// test below checks it against the two calls.
+    /// for its ACK, and no change of a per-packet CE echo acknowledged at
+    /// once; the property test below checks it against the two calls.
     pub fn holds_ack(&self, seq: u64, bits: u8) -> bool {
-        let ce_flips = self.per_packet && (bits & crate::net::CE != 0) != self.ece;
+        let ce_flips = self.per_packet
+            && self.ce_ack == CeAck::Immediate
+            && (bits & crate::net::CE != 0) != self.ece;
         self.delayed_ack
             && self.quick == 0
             && seq + 1 < self.push_at
@@ -379,12 +396,14 @@ mod tests {
         fn holds_ack_predicts_a_held_ack(
             steps in proptest::collection::vec((0u64..3, 0u8..8, 0u8..10), 1..300),
             per_packet: bool,
+            delayed_ce: bool,
             sack: bool,
             quick in 0u32..20,
             end in proptest::option::of(1u64..200),
         ) {
             let mut r = Receiver::new(sack, true)
                 .ecn_per_packet(per_packet)
+                .ce_ack(if delayed_ce { CeAck::Delayed } else { CeAck::Immediate })
                 .delayed_ack_timing(quick, SimTime::from_millis(40))
                 .push_at(end.unwrap_or(u64::MAX));
             let mut next = 0u64;
@@ -516,6 +535,43 @@ mod tests {
         r.on_ecn(ECT | CWR | CE);
         r.on_segment(10);
         assert!(r.ack().ece);
+    }
+
+    #[test]
+    fn dctcp_echo_as_ns3_holds_a_change_with_nothing_owed() {
+        use crate::net::{CE, ECT};
+        // The arrivals of `dctcp_echo_with_delayed_acks` under
+        // `CeAck::Delayed` (ns-3.37's TcpDctcp).
+        let mut r = Receiver::new(false, true)
+            .ecn_per_packet(true)
+            .ce_ack(CeAck::Delayed);
+        let mut got = Vec::new();
+        for (seq, ce) in [false, false, false, true, true, true, false, false, false]
+            .into_iter()
+            .enumerate()
+        {
+            if let Some(a) = r.on_ecn(if ce { ECT | CE } else { ECT }) {
+                got.push((a.ack, a.ece));
+            }
+            if r.on_segment(seq as u64) == AckAction::Now {
+                let a = r.ack();
+                got.push((a.ack, a.ece));
+            }
+        }
+        assert_eq!(
+            got,
+            vec![
+                (2, false),
+                // 3 is CE with 2 owed: as RFC 8257, the owed ACK with the old
+                // state, then 3's at once (ns-3's count reaches two).
+                (3, false),
+                (4, true),
+                (6, true),
+                // 6 unmarked with nothing owed: held, and acknowledged with
+                // 7 (ECE = 0) where RFC 8257 sends (7, false) at once.
+                (8, false),
+            ]
+        );
     }
 
     #[test]

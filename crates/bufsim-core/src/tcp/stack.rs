@@ -74,7 +74,7 @@ impl Serialize for SlowStart {
 }
 
 /// A rule a flow field names from a fixed list (`rto_ssthresh`,
-/// `cut_from`, `ecn_reduction`).
+/// `cut_from`, `ecn_reduction`, `ce_ack`).
 pub trait NamedRule: Copy + 'static {
     /// Every rule, by its scenario name.
     const ALL: &'static [(Self, &'static str)];
@@ -163,6 +163,31 @@ impl NamedRule for EcnReduction {
     ];
 }
 
+/// How a DCTCP receiver acknowledges the segment whose CE codepoint
+/// changes its echoed CE state (`flows[].ce_ack`; RFC 3168 receivers
+/// ignore it). Both send the ACK owed for earlier segments at once, with
+/// the old state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CeAck {
+    /// RFC 8257 section 3.2 steps 1-2 ("send an immediate ACK") and Linux
+    /// (net/ipv4/tcp_dctcp.h dctcp_ece_ack_update sets ICSK_ACK_NOW): the
+    /// arriving segment is acknowledged at once, with the new state.
+    Immediate,
+    /// ns-3.37 (TcpDctcp::CeState0to1, CeState1to0): only the owed ACK goes
+    /// at once; the arriving segment's ACK follows the delayed-ACK rules
+    /// (TcpSocketBase::ReceivedData), so a change with nothing owed is held
+    /// like any lone segment. (ns-3 also marks an ACK as owed after its
+    /// delayed-ACK timer fires, DelAckTimeout calling CA_EVENT_DELAYED_ACK,
+    /// and then resends an old ACK at the next change; not mirrored.)
+    Delayed,
+}
+
+impl NamedRule for CeAck {
+    const ALL: &'static [(CeAck, &'static str)] =
+        &[(CeAck::Immediate, "immediate"), (CeAck::Delayed, "delayed")];
+}
+
 /// The defaults a profile sets.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StackDefaults {
@@ -187,6 +212,8 @@ pub struct StackDefaults {
     pub cut_from: CutFrom,
     /// How the window comes down after an ECE.
     pub ecn_reduction: EcnReduction,
+    /// How a DCTCP receiver acknowledges a change of its CE state.
+    pub ce_ack: CeAck,
     /// A SYN/SYN-ACK exchange of one RTT before the first data segment,
     /// whose round trip is the sender's first RTT sample (RFC 6298 (2.2)),
     /// so that the first RTO is computed from it instead of the 1 s of
@@ -269,6 +296,8 @@ impl Stack {
                 //= RFC 3168 section 6.1.2: "the TCP source halves the
                 //= congestion window"; RFC 8257 section 3.3 step 10 for DCTCP.
                 ecn_reduction: EcnReduction::Immediate,
+                //= RFC 8257 section 3.2: "send an immediate ACK".
+                ce_ack: CeAck::Immediate,
                 // The papers' ns-2 runs start sending at once (no SYN), so
                 // the first RTO is RFC 6298 (2.1)'s 1 s.
                 handshake: false,
@@ -325,6 +354,9 @@ impl Stack {
                 //= then tcp_cong_control -> tcp_cwnd_reduction while
                 //= tcp_in_cwnd_reduction (CA_CWR): PRR, no window growth.
                 ecn_reduction: EcnReduction::Prr,
+                //= net/ipv4/tcp_dctcp.h dctcp_ece_ack_update: "CE state has
+                //= changed, force an immediate ACK" (ICSK_ACK_NOW).
+                ce_ack: CeAck::Immediate,
                 //= net/ipv4/tcp_input.c tcp_rcv_synsent_state_process -> tcp_ack
                 //= -> tcp_clean_rtx_queue: the SYN-ACK acknowledges the SYN and
                 //= its round trip is the first RTT sample (tcp_ack_update_rtt).
@@ -394,6 +426,10 @@ impl Stack {
                 //= in CA_CWR calls DoRecovery, not IncreaseWindow, and sets
                 //= cwnd = ssthresh when the ACK passes m_recover.
                 ecn_reduction: EcnReduction::Prr,
+                //= ns-3.37 TcpDctcp::CeState0to1/CeState1to0 send only the
+                //= ACK owed (m_delayedAckReserved); TcpSocketBase::ReceivedData
+                //= then delays the arriving segment's as any other.
+                ce_ack: CeAck::Delayed,
                 //= ns-3 TcpSocketBase::ProcessSynSent: the SYN-ACK completes the
                 //= handshake and DoForwardUp's EstimateRtt takes its round trip.
                 handshake: true,
