@@ -104,6 +104,11 @@ pub struct Sender {
     nxt: u64,
     max: u64,
     dupacks: u32,
+    /// Without SACK, the segments above `una` ns-3.37 counts as SACKed,
+    /// one per duplicate ACK (TcpTxBuffer::AddRenoSack, a run from `una +
+    /// 1`): what its `BytesInFlight()` subtracts, read by the `Pipe` rules
+    /// (`cut_from`, `rto_ssthresh`) only.
+    reno_sacked: u64,
     in_recovery: bool,
     /// After a timeout, until `una >= recover` (Linux's `TCP_CA_Loss`).
     rto_recovery: bool,
@@ -170,6 +175,7 @@ impl Sender {
             nxt: 0,
             max: 0,
             dupacks: 0,
+            reno_sacked: 0,
             in_recovery: false,
             rto_recovery: false,
             recover_by_rto: false,
@@ -272,37 +278,44 @@ impl Sender {
 
     /// The window a fast retransmit (`recovery`) or an ECE cut reads,
     /// segments: FlightSize (RFC 5681 eq. (4)), or with
-    /// `CutFrom::Pipe` ns-3.37's BytesInFlight(): with SACK the RFC 6675
-    /// pipe, the head counted lost at a recovery (EnterRecovery's
-    /// MarkHeadAsLost); without SACK, FlightSize less the duplicate ACKs
-    /// ns-3 counts as SACKs (AddRenoSack: one per duplicate ACK with Limited
-    /// Transmit, else the one in EnterRecovery), plus the one segment
-    /// EnterRecovery adds back.
+    /// `CutFrom::Pipe` ns-3.37's BytesInFlight() ([`Self::ns3_pipe`]), the
+    /// head counted lost at a recovery (EnterRecovery's MarkHeadAsLost).
     fn cut_base(&self, recovery: bool) -> f64 {
-        let flight = self.flight();
         if self.cfg.cut_from == CutFrom::FlightSize {
-            return flight as f64;
+            return self.flight() as f64;
         }
         let pipe = match self.sb.as_ref() {
             Some(sb) => {
-                // EnterRecovery's MarkHeadAsLost: at a recovery the head
-                // counts lost even with fewer than DupThresh SACKed above it.
+                // With fewer than DupThresh SACKed above it the head is not
+                // lost yet on the scoreboard.
                 let head_unmarked = recovery && sb.lost_bound().is_none_or(|b| b <= self.una);
                 sb.pipe().saturating_sub(u64::from(head_unmarked))
             }
-            None if recovery => {
-                let reno_sacked = if self.cfg.limited_transmit {
-                    u64::from(self.dupacks)
-                } else {
-                    1
-                };
-                // BytesInFlight() = FlightSize - reno SACKs - the lost head,
-                // + the segment EnterRecovery adds back.
-                flight.saturating_sub(reno_sacked)
-            }
-            None => flight,
+            // Without SACK EnterRecovery adds the lost head back ("still
+            // consider the head as 'in flight'"): the pipe as it stands.
+            None => self.ns3_pipe(),
         };
         pipe as f64
+    }
+
+    /// ns-3.37's `BytesInFlight()`, segments: with SACK the RFC 6675 pipe;
+    /// without, FlightSize less the segments it counts as SACKed from
+    /// duplicate ACKs (`reno_sacked`; the lost head, resent at once, counts
+    /// in flight).
+    fn ns3_pipe(&self) -> u64 {
+        match self.sb.as_ref() {
+            Some(sb) => sb.pipe(),
+            None => self.flight().saturating_sub(self.reno_sacked),
+        }
+    }
+
+    /// Without SACK, count a duplicate ACK as ns-3.37 does
+    /// (TcpTxBuffer::AddRenoSack): one more segment SACKed, if one is left
+    /// above the head.
+    fn add_reno_sack(&mut self) {
+        if self.sb.is_none() {
+            self.reno_sacked = (self.reno_sacked + 1).min(self.flight().saturating_sub(1));
+        }
     }
 
     /// In CWR: a PRR reduction after an ECE (`EcnReduction::Prr`), from
@@ -604,6 +617,9 @@ impl Sender {
         //= ends and the controller's loss response applies.
         self.hystart = None;
         self.prr = None;
+        //= ns-3.37 TcpSocketBase::EnterRecovery: "One segment has left the
+        //= network": AddRenoSack without SACK.
+        self.add_reno_sack();
         let base = self.cut_base(true);
         self.w.ssthresh = self.cc.on_congestion_event(&self.w, base, now);
         self.recover = self.max;
@@ -709,6 +725,11 @@ impl Sender {
         }
         if ack.ack > self.una {
             let newly = ack.ack - self.una;
+            //= ns-3.37 TcpTxBuffer::DiscardUpTo: the SACKed run [una + 1,
+            //= una + 1 + reno_sacked) loses what falls below the new head;
+            //= a head inside it is un-SACKed and the run extended by one
+            //= (AddRenoSack), so it keeps what lies at or above the head.
+            self.reno_sacked = (self.reno_sacked + 1).saturating_sub(newly);
             self.una = ack.ack;
             if self.nxt < self.una {
                 self.nxt = self.una;
@@ -810,6 +831,8 @@ impl Sender {
                     //= ACKs to RFC 5681 section 3.2 step 4: each inflates cwnd
                     //= by one SMSS.
                     self.w.cwnd += 1.0;
+                    //= ns-3.37 TcpSocketBase::DupAck in CA_RECOVERY.
+                    self.add_reno_sack();
                 }
             } else if self.sb.is_none() || newly_sacked > 0 {
                 //= RFC 6675 section 2: with SACK, a duplicate acknowledgment
@@ -853,6 +876,12 @@ impl Sender {
                 {
                     self.enter_recovery(newly_sacked, now, out);
                     return;
+                }
+                if self.cfg.limited_transmit && !self.rto_recovery {
+                    //= ns-3.37 TcpSocketBase::DupAck in CA_DISORDER: "if
+                    //= (!m_sackEnabled && m_limitedTx) AddRenoSack()"; in
+                    //= CA_LOSS duplicate ACKs are ignored.
+                    self.add_reno_sack();
                 }
             }
         }
@@ -967,9 +996,9 @@ impl Sender {
         let in_episode = self.in_recovery || self.rto_recovery;
         if in_episode && self.cfg.rto_ssthresh == RtoSsthresh::Pipe && self.in_recovery {
             //= ns-3 TcpSocketBase::ReTxTimeout: a timeout in fast recovery
-            //= recomputes ssthresh from the pipe ("BytesInFlight"), cutting
-            //= the window a second time.
-            let pipe = self.sb.as_ref().map_or(flight, |sb| sb.pipe() as f64);
+            //= recomputes ssthresh from the pipe ("inFlightBeforeRto =
+            //= BytesInFlight()"), cutting the window a second time.
+            let pipe = self.ns3_pipe() as f64;
             self.cc.on_timeout(&mut self.w, pipe, now);
         } else if in_episode {
             //= RFC 5681 section 3.1: on a timeout ssthresh "MUST be set to no
@@ -1001,6 +1030,8 @@ impl Sender {
         self.prr = None;
         self.rto_recovery = true;
         self.dupacks = 0;
+        //= ns-3.37 TcpSocketBase::ReTxTimeout: ResetRenoSack.
+        self.reno_sacked = 0;
         if let Some(sb) = self.sb.as_mut() {
             //= RFC 6675 section 5.1: RFC 2018 asks a sender to discard SACK
             //= information on a timeout, "since the timeout might indicate
@@ -1620,6 +1651,32 @@ mod tests {
         };
         assert_eq!(run(CutFrom::FlightSize), 6.0);
         assert_eq!(run(CutFrom::Pipe), 4.5);
+    }
+
+    #[test]
+    fn timeout_in_recovery_without_sack_cuts_from_ns3s_pipe() {
+        // ns-3 counts each duplicate ACK as a SACK without SACK; a timeout in
+        // the recovery cuts from FlightSize less those (`RtoSsthresh::Pipe`).
+        let mut s = sender(false);
+        s.cfg.rto_ssthresh = RtoSsthresh::Pipe;
+        s.cfg.limited_transmit = true;
+        s.w.cwnd = 10.0;
+        let mut out = vec![];
+        s.pump(SimTime::ZERO, &mut out);
+        let t = SimTime::from_millis(100);
+        for _ in 0..8 {
+            s.on_ack(&ack(0), t, &mut out);
+        }
+        assert!(s.in_recovery);
+        // Two under Limited Transmit, one at the recovery, five in it.
+        assert_eq!(s.reno_sacked, 8);
+        // A partial ACK of 3 segments: 1 and 2 leave the SACKed run.
+        s.on_ack(&ack(3), t, &mut out);
+        assert_eq!(s.reno_sacked, 6);
+        let flight = s.flight();
+        s.on_timeout(s.rto_deadline, &mut out);
+        assert_eq!(s.w.ssthresh, reno_ssthresh((flight - 6) as f64));
+        assert_eq!(s.reno_sacked, 0);
     }
 
     /// `EcnReduction::Prr` (Linux, ns-3): an ECE sets ssthresh but the
