@@ -78,7 +78,7 @@ ns3:
 
 # The packet engine against ns-3: every validation scenario, three seeds.
 validate: install ns3
-	$(VENV)/bin/bufsim validate-engines
+	$(VENV)/bin/bufsim validate-engines --max-seeds 10
 
 test-rust:
 	cargo test --release --workspace --exclude bufsim-py
@@ -92,7 +92,7 @@ bench: install
 	$(PY) bench/advise_bench.py
 	BUFSIM_PROPERTY_EXAMPLES=20000 $(PY) -m pytest -q tests/test_properties.py -k random --hypothesis-show-statistics
 	$(PY) -m pytest -q -m slow
-	$(VENV)/bin/bufsim validate-engines
+	$(MAKE) validate
 
 clean:
 	rm -rf $(VENV) target

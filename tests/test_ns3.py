@@ -394,6 +394,23 @@ def test_a_difference_within_the_seed_spread_is_undecided():
     assert validate._judge("utilization", 0.90, 0.99, 0.036) == "beyond"
 
 
+def test_an_undecided_scenario_gets_a_second_look_with_more_seeds(monkeypatch):
+    calls = []
+
+    def fake(name, seeds, **kw):
+        calls.append(tuple(seeds))
+        return [], {"verdict": "undecided" if len(seeds) < 10 else "agrees"}
+
+    monkeypatch.setattr(validate, "_validate_seeds", fake)
+    assert validate.validate_one("newreno-red-1bdp", (1, 2, 3), max_seeds=10)[1] == {
+        "verdict": "agrees"
+    }
+    assert calls == [(1, 2, 3), tuple(range(1, 11))]
+    calls.clear()
+    validate.validate_one("newreno-red-1bdp", (1, 2, 3))  # no second look asked
+    assert calls == [(1, 2, 3)]
+
+
 def test_the_full_suite_spans_what_the_issue_asks():
     suite = validate.scenarios()
     assert len(suite) >= 40

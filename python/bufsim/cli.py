@@ -1153,6 +1153,14 @@ def validate_engines(
         list[str] | None, typer.Option(help="Run only this scenario (repeatable); see --list.")
     ] = None,
     seeds: Annotated[int, typer.Option(min=1, max=20, help="Seeds per scenario and engine.")] = 3,
+    max_seeds: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=20,
+            help="Run a scenario undecided with --seeds again with this many (default: no).",
+        ),
+    ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the scenarios and exit.")] = False,
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Folder for metrics.csv, runs.csv and report.md.")
@@ -1197,6 +1205,7 @@ def validate_engines(
         metric_rows, run = v.validate_one(
             name,
             tuple(range(1, seeds + 1)),
+            max_seeds=max_seeds,
             quick=quick,
             progress=Lines("validate-engines").say,
             store=out / "runs",
