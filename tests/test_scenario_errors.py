@@ -35,7 +35,8 @@ BAD = [
     ("link.capacity", "50Mbs", ["link.capacity", "invalid rate", "Mbps"]),
     ("link.capacity", "-5Mbps", ["link.capacity", "invalid rate"]),
     ("link.capacity", "0bps", ["link.capacity", "must be > 0bps"]),
-    ("link.buffer", "20", ["link.buffer", "pkt", "BDP"]),
+    ("link.buffer", "20", ["link.buffer", "pkt", "BDP", "time at line rate"]),
+    ("link.buffer", "2min", ["link.buffer", "pkt", "BDP", "10us"]),
     ("link.buffer", "2.5pkt", ["link.buffer", "whole number"]),
     ("link.buffer", "0pkt", ["link.buffer", "at least one packet"]),
     ("link.qdisc", "sfq", ["link.qdisc", "unknown queue discipline", "droptail"]),
@@ -55,6 +56,7 @@ BAD = [
     ("flows.0.initial_window", 0, ["flows[0].initial_window", "from 1 to 1000"]),
     ("flows.0.min_rto", "0s", ["flows[0].min_rto", ">= 1ms"]),
     ("flows.0.rwnd", "0.5BDP", ["flows[0].rwnd", "not a BDP fraction"]),
+    ("flows.0.rwnd", "1ms", ["flows[0].rwnd", "or a time"]),
     ("flows.0.access_buffer", "50pkt", ["flows[0].access_buffer", "needs access_rate"]),
     ("flows.0.tcp_params", {"a": 2}, ["flows[0].tcp_params.a", "unknown parameter for newreno"]),
     ("flows.0.sack", "yes", ["flows[0].sack", "invalid type"]),
@@ -123,6 +125,23 @@ def test_bdp_buffer_needs_an_rtt(base):
     assert bufsim.Scenario.load(base).normalized["link"]["buffer_pkts"] == 25
     base["link"]["bdp_rtt"] = "200ms"
     assert bufsim.Scenario.load(base).normalized["link"]["buffer_pkts"] == 125
+
+
+@pytest.mark.parametrize(
+    "buffer, pkts, nbytes, mode",
+    [
+        # 10 Mbps: 10 ms of line rate is 12,500 B, 12 packets of 1000 B.
+        ("10ms", 12, 12_500, "bytes"),
+        ("800us", 1, 1_000, "bytes"),
+        ("12MB", 12_000, 12_000_000, "bytes"),
+        ("32MiB", 33_554, 33_554_432, "bytes"),
+        ("20pkt", 20, 20_000, "packets"),
+    ],
+)
+def test_buffers_in_time_and_in_bytes_with_prefixes(base, buffer, pkts, nbytes, mode):
+    base["link"].update(capacity="10Mbps", buffer=buffer, packet_size="1000B")
+    link = bufsim.Scenario.load(base).normalized["link"]
+    assert (link["buffer_pkts"], link["buffer_bytes"], link["buffer_mode"]) == (pkts, nbytes, mode)
 
 
 def test_jitter_is_a_bounded_duration(base):

@@ -738,8 +738,14 @@ impl Scenario {
         let raw: RawScenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let msg = e.inner().to_string();
-            // serde_json appends " at line L column C"; the path already says where.
-            let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+            // serde_json appends " at line L column C"; the path already
+            // says where. (Only that suffix: a message may say "at line rate".)
+            let msg = match msg.rsplit_once(" at line ") {
+                Some((head, tail)) if tail.split(" column ").all(|n| n.parse::<u64>().is_ok()) => {
+                    head.to_string()
+                }
+                _ => msg,
+            };
             err(if path == "." { String::new() } else { path }, msg)
         })?;
         resolve(raw)
@@ -843,6 +849,12 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let (mode, buffer_pkts, buffer_bytes) = match raw.link.buffer.0 {
         BufferSize::Packets(k) => (BufferMode::Packets, k, k * packet_size),
         BufferSize::Bytes(b) => (BufferMode::Bytes, b / packet_size, b),
+        // What the link sends in that time: a byte-mode buffer, as the
+        // memory a vendor's figure describes.
+        BufferSize::Time(t) => {
+            let b = (cap * t.as_secs_f64() / 8.0).round() as u64;
+            (BufferMode::Bytes, b / packet_size, b)
+        }
         BufferSize::Bdp(frac) => {
             check(bdp_pkts > 0.0, "link.buffer", || {
                 "a BDP fraction needs a non-zero RTT: set link.bdp_rtt or add flows".into()
@@ -1262,10 +1274,15 @@ fn group_access(
         None => DEFAULT_ACCESS_BUFFER_PKTS,
         Some(BufferSize::Packets(k)) => k,
         Some(BufferSize::Bytes(b)) => b / mss,
+        // At the access rate (`access` is set: checked above).
+        Some(BufferSize::Time(t)) => {
+            let rate = access.unwrap_or(0.0);
+            (rate * t.as_secs_f64() / 8.0).round() as u64 / mss
+        }
         Some(BufferSize::Bdp(_)) => {
             return Err(err(
                 p("access_buffer"),
-                "must be in packets (\"100pkt\") or bytes (\"150KB\"), not a BDP fraction",
+                "must be in packets (\"100pkt\"), bytes (\"150KB\") or a time at the access rate (\"1ms\"), not a BDP fraction",
             ));
         }
     };
@@ -1286,10 +1303,10 @@ fn group_access(
         None => None,
         Some(BufferSize::Packets(k)) => Some(k),
         Some(BufferSize::Bytes(b)) => Some(b / mss),
-        Some(BufferSize::Bdp(_)) => {
+        Some(BufferSize::Bdp(_) | BufferSize::Time(_)) => {
             return Err(err(
                 p("rwnd"),
-                "must be in packets (\"64pkt\") or bytes (\"64KB\"), not a BDP fraction",
+                "must be in packets (\"64pkt\") or bytes (\"64KB\"), not a BDP fraction or a time",
             ));
         }
     };

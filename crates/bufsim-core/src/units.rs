@@ -223,13 +223,17 @@ pub enum BufferSize {
     Bytes(u64),
     /// A fraction of the bandwidth-delay product (`"0.2BDP"`).
     Bdp(f64),
+    /// The bytes a link sends in this time at its rate (`"10us"`, `"5ms"`:
+    /// how switch vendors quote buffers).
+    Time(SimTime),
 }
 
-/// Parse a buffer size: `"20pkt"`, `"30000B"` (any [`parse_bytes`] unit) or `"0.2BDP"`.
+/// Parse a buffer size: `"20pkt"`, `"30000B"` (any [`parse_bytes`] unit),
+/// `"0.2BDP"` or a time of line rate (`"10us"`, `"5ms"`: ns, us, ms or s).
 pub fn parse_buffer(s: &str) -> Result<BufferSize, UnitError> {
     let bad = || {
         UnitError(format!(
-            "invalid buffer size {s:?}: expected packets (\"20pkt\"), bytes (\"30000B\", \"64KB\") or a fraction of the bandwidth-delay product (\"0.2BDP\")"
+            "invalid buffer size {s:?}: expected packets (\"20pkt\"), bytes (\"30000B\", \"64KB\", \"32MiB\"), a fraction of the bandwidth-delay product (\"0.2BDP\") or a time at line rate (\"10us\", \"5ms\")"
         ))
     };
     let (v, unit) = split_number(s).ok_or_else(bad)?;
@@ -246,6 +250,7 @@ pub fn parse_buffer(s: &str) -> Result<BufferSize, UnitError> {
             Ok(BufferSize::Packets(v as u64))
         }
         "BDP" => Ok(BufferSize::Bdp(v)),
+        "ns" | "us" | "µs" | "ms" | "s" => parse_duration(s).map(BufferSize::Time),
         _ => parse_bytes(s).map(BufferSize::Bytes).map_err(|_| bad()),
     }
 }
@@ -288,6 +293,15 @@ mod tests {
         assert_eq!(parse_buffer("20pkt").unwrap(), BufferSize::Packets(20));
         assert_eq!(parse_buffer("0.2BDP").unwrap(), BufferSize::Bdp(0.2));
         assert_eq!(parse_buffer("30000B").unwrap(), BufferSize::Bytes(30000));
+        assert_eq!(
+            parse_buffer("10us").unwrap(),
+            BufferSize::Time(SimTime::from_micros(10))
+        );
+        assert_eq!(
+            parse_buffer("32MiB").unwrap(),
+            BufferSize::Bytes(33_554_432)
+        );
+        assert!(parse_buffer("2min").is_err());
         assert!(parse_buffer("2.5pkt").is_err());
         assert!(parse_buffer("20").is_err());
     }

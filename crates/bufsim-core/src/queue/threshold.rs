@@ -82,7 +82,9 @@ impl QueueDisc for Threshold {
                 Ok(_) => {
                     return Err((
                         "k".into(),
-                        format!("{s:?}: a fraction of the BDP is not allowed here; {K_HELP}"),
+                        format!(
+                            "{s:?}: a fraction of the BDP or a time is not allowed here; {K_HELP}"
+                        ),
                     ));
                 }
                 Err(e) => return Err(("k".into(), e.0)),
