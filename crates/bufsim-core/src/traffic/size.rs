@@ -19,6 +19,8 @@
 //! * `{mixture = [{weight = 0.7, exponential = "15pkt"}, ...]}`: one component
 //!   per entry, drawn with probability weight / sum of weights;
 //! * `"dhamdhere2006"`: paper 002 section 4.2's three exponentials (below);
+//! * `"websearch"`, `"datamining"`: the datacenter flow sizes of the DCTCP
+//!   and VL2 measurements, as empirical CDFs in bytes (below);
 //! * `{empirical = "sizes.csv"}`: a CDF from a CSV file (see [`read_cdf_csv`]).
 
 use rand::RngExt;
@@ -69,7 +71,8 @@ pub enum SizeDist {
     /// Piecewise-linear CDF through `(pkts, cdf)` points; the first point is
     /// an atom of mass `cdf[0]`.
     Empirical {
-        /// The CSV file the points were read from, as the scenario gives it.
+        /// The CSV file the points were read from, as the scenario gives it,
+        /// or the preset's name (`"websearch"`, `"datamining"`).
         path: String,
         /// `(size in packets, cumulative probability)`: sizes increasing,
         /// probabilities non-decreasing up to 1.
@@ -106,7 +109,57 @@ pub const DHAMDHERE2006_WEIGHTS: [f64; 3] = [0.7, 0.3 - 0.095 / 1.5, 0.095 / 1.5
 /// Class means of the `"dhamdhere2006"` preset, packets.
 pub const DHAMDHERE2006_MEANS: [f64; 3] = [15.0, 50.0, 200.0];
 
-const SHAPES: &str = "a size (\"50pkt\", \"100KB\"), \"dhamdhere2006\", {exponential = \"50pkt\"}, \
+//= The web search workload of Alizadeh et al., "Data Center TCP (DCTCP)",
+//= SIGCOMM 2010, figure 4 (flow sizes of background flows in a production
+//= cluster), as datacenter simulators ship it: (bytes, CDF), read linearly
+//= between points, mean 1,711,250 B. The copies read agree point for point:
+//= datacenter/empirical-traffic-gen DCTCP_CDF, HKUST-SING/TrafficGenerator
+//= conf/DCTCP_CDF.txt, alibaba-edu/High-Precision-Congestion-Control
+//= traffic_gen/WebSearch_distribution.txt (CDF in percent). (ns-2 scripts,
+//= HKUST-SING/PIAS-NS2 CDF_dctcp.tcl, ship a 1460 B packet version whose
+//= first 15% are 6 packets exactly.)
+/// `"websearch"`: (size in bytes, cumulative probability).
+pub const WEBSEARCH_CDF_BYTES: [(f64, f64); 12] = [
+    (0.0, 0.0),
+    (10e3, 0.15),
+    (20e3, 0.2),
+    (30e3, 0.3),
+    (50e3, 0.4),
+    (80e3, 0.53),
+    (200e3, 0.6),
+    (1e6, 0.7),
+    (2e6, 0.8),
+    (5e6, 0.9),
+    (10e6, 0.97),
+    (30e6, 1.0),
+];
+
+//= The data mining workload of Greenberg et al., "VL2: A Scalable and
+//= Flexible Data Center Network", SIGCOMM 2009, figure 2 (flow sizes), as
+//= the same repositories ship it (datacenter/empirical-traffic-gen VL2_CDF,
+//= HKUST-SING/TrafficGenerator conf/VL2_CDF.txt): (bytes, CDF), mean
+//= 12,658,199 B, 11.0 MB of it from the last segment (100 MB to 1 GB).
+//= (The ns-2 packet version, CDF_vl2.tcl, puts 0.99 at 100 MB, not 0.98,
+//= and drops the 3.16 MB point; re-digitized curves of 17 points also
+//= circulate, e.g. TritonNetworking/opera-sim datamining.csv, mean 5.0 MB.)
+/// `"datamining"`: (size in bytes, cumulative probability).
+pub const DATAMINING_CDF_BYTES: [(f64, f64); 13] = [
+    (0.0, 0.0),
+    (180.0, 0.1),
+    (216.0, 0.2),
+    (560.0, 0.3),
+    (900.0, 0.4),
+    (1100.0, 0.5),
+    (1870.0, 0.6),
+    (3160.0, 0.7),
+    (10e3, 0.8),
+    (400e3, 0.9),
+    (3.16e6, 0.95),
+    (100e6, 0.98),
+    (1e9, 1.0),
+];
+
+const SHAPES: &str = "a size (\"50pkt\", \"100KB\"), \"dhamdhere2006\", \"websearch\", \"datamining\", {exponential = \"50pkt\"}, \
 {pareto = {shape = 1.2, min = \"10pkt\"}}, {lognormal = {median = \"20pkt\", sigma = 1.0}}, \
 {uniform = [\"3pkt\", \"25pkt\"]}, {mixture = [{weight = 0.7, exponential = \"15pkt\"}, ...]} \
 or {empirical = \"sizes.csv\"}";
@@ -172,6 +225,17 @@ impl SizeDist {
                     })
                     .collect(),
             )),
+            Value::String(s) if s == "websearch" || s == "datamining" => {
+                let cdf: &[(f64, f64)] = if s == "websearch" {
+                    &WEBSEARCH_CDF_BYTES
+                } else {
+                    &DATAMINING_CDF_BYTES
+                };
+                Ok(SizeDist::Empirical {
+                    path: s.clone(),
+                    points: cdf.iter().map(|&(b, f)| (b / mss as f64, f)).collect(),
+                })
+            }
             Value::String(_) => {
                 let x =
                     parse_pkts(v, mss).map_err(|m| perr("", format!("{m}; or one of {SHAPES}")))?;
@@ -575,6 +639,7 @@ mod tests {
             json!({"pareto": {"shape": 2.5, "min": "10pkt"}}),
             json!({"lognormal": {"median": "20pkt", "sigma": 0.8}}),
             json!("dhamdhere2006"),
+            json!("websearch"),
         ] {
             let d = SizeDist::parse(&v, 1500).unwrap();
             let (m, s) = (d.mean_pkts(), sample_mean(&d, 400_000));
@@ -590,6 +655,26 @@ mod tests {
         assert!((mean - 35.0).abs() < 1e-9);
         // Medium + large: 30% of flows, 70% of bytes.
         assert!(((w[1] * 50.0 + w[2] * 200.0) / mean - 0.7).abs() < 1e-9);
+    }
+
+    #[test]
+    fn datacenter_presets_have_the_published_means() {
+        // Rounding a draw up to whole packets adds less than one packet:
+        // the mean lies in [m, m + 1) packets, m the byte CDF's mean.
+        for (name, bytes) in [("websearch", 1_711_250.0), ("datamining", 12_658_198.6)] {
+            for mss in [1460, 1500, 9000] {
+                let m = bytes / mss as f64;
+                let got = SizeDist::parse(&json!(name), mss).unwrap().mean_pkts();
+                assert!(got >= m && got < m + 1.0, "{name} mss {mss}: {got} vs {m}");
+            }
+        }
+        // Web search's median: between 50 KB (0.4) and 80 KB (0.53),
+        // 50000 + 30000 * 0.1 / 0.13 = 73,077 B, 49 packets of 1500 B.
+        let d = SizeDist::parse(&json!("websearch"), 1500).unwrap();
+        let mut rng = stream(7, Stream::Traffic(0));
+        let mut v: Vec<u64> = (0..20_001).map(|_| d.draw(&mut rng)).collect();
+        v.sort_unstable();
+        assert!((47..=51).contains(&v[10_000]), "median {}", v[10_000]);
     }
 
     #[test]
