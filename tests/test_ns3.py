@@ -411,6 +411,12 @@ def test_an_undecided_scenario_gets_a_second_look_with_more_seeds(monkeypatch):
     assert calls == [(1, 2, 3)]
 
 
+def test_the_page_says_which_scenarios_took_a_second_look():
+    runs = pd.DataFrame({"seeds": [3, 10, 3, 10, 10]})
+    assert validate._seeds_text(runs) == "3; 3 with 10 (undecided with 3: a second look)"
+    assert validate._seeds_text(runs.iloc[[0, 2]]) == "3"
+
+
 def test_the_full_suite_spans_what_the_issue_asks():
     suite = validate.scenarios()
     assert len(suite) >= 40
