@@ -212,6 +212,19 @@ def test_a_lone_transfer_completes_as_in_ns3(size):
             "flows[0].abc",
         ),
         ({"output": {"trace": True}}, "output.trace"),
+        (
+            {
+                "flows": [
+                    {
+                        "size": "64KB",
+                        "arrival": {"every": "10ms", "burst": 16},
+                        "rtt": "40ms",
+                        "stack": "ns3",
+                    }
+                ]
+            },
+            "flows[0].arrival",
+        ),
     ],
 )
 def test_what_ns3_cannot_express_is_refused_by_field(change, field):

@@ -9,6 +9,8 @@ import bufsim
 import pytest
 from bufsim import flows as bflows
 from bufsim.engines import OverloadWarning
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 OPEN = {
     "duration": "120s",
@@ -126,6 +128,10 @@ def test_closed_loop_from_python():
         ({"think": "1s"}, "flows[0].think", "closed-loop"),
         ({"rtt": {"tree": {"nodes": 18}}}, "flows[0].rtt", "tree.min"),
         ({"size": {"empirical": "no-such-file.csv"}}, "flows[0].size.empirical", "cannot read"),
+        ({"arrival": {"every": "10ms", "burst": 0}}, "flows[0].arrival", "burst.*from 1"),
+        ({"arrival": {"every": "0s", "burst": 8}}, "flows[0].arrival", "every: must be > 0s"),
+        ({"arrival": {"rate": "5/s", "every": "1s"}}, "flows[0].arrival", "exactly one of"),
+        ({"arrival": {"burst": 8}}, "flows[0].arrival", "exactly one of"),
     ],
 )
 def test_bad_traffic_names_the_field(group, path, needle):
@@ -209,3 +215,64 @@ def test_finite_traffic_puts_completion_times_in_the_summary():
     # The halves' utilizations average to the window's (equal halves).
     u = (h.summary["utilization_half1"] + h.summary["utilization_half2"]) / 2
     assert u == pytest.approx(r.summary["utilization"], rel=1e-12)
+
+
+def _incast(burst: int, stack: str = "rfc", buffer: str = "4MB") -> dict:
+    """Incasts of ``burst`` transfers of 64 KB every 50 ms at 10 Gbps, 20 us RTT."""
+    return {
+        "duration": "0.2s",
+        "warmup": "0s",
+        "link": {"capacity": "10Gbps", "delay": "2us", "buffer": buffer},
+        "flows": [
+            {
+                "size": "64KB",
+                "arrival": {"every": "50ms", "burst": burst},
+                "rtt": "20us",
+                "mss": "1500B",
+                "stack": stack,
+            }
+        ],
+    }
+
+
+def test_an_incast_starts_its_transfers_together_every_period():
+    r = bufsim.simulate(_incast(32))
+    g = r.scenario["flows"][0]
+    # 32 transfers every 50 ms: 640 a second.
+    assert (g["arrival_burst"], g["arrival_every_s"], g["arrival_rate_per_s"]) == (32, 0.05, 640.0)
+    starts = r.flows["start_s"].round(9).value_counts().sort_index()
+    assert list(starts.index) == pytest.approx([0.05, 0.10, 0.15])
+    assert (starts == 32).all()
+
+
+@pytest.mark.parametrize("stack, handshakes", [("rfc", 0), ("linux", 1)])
+def test_a_lossless_incast_completes_as_the_link_drains_it(stack, handshakes):
+    # With a buffer that holds every packet the link never idles once the
+    # first segments arrive: the last of N transfers of S packets ends at
+    # N S x packet time + one RTT (its last ACK), plus one RTT per handshake.
+    r = bufsim.simulate(_incast(32, stack))
+    assert r.summary["drop_rate"] == 0
+    f = r.flows
+    n, pkts, rtt = 32, int(f["size_pkts"].iloc[0]), 20e-6
+    ideal = n * pkts * 1500 * 8 / 10e9 + (1 + handshakes) * rtt
+    last = f.groupby(f["start_s"].round(9))["fct_s"].max()
+    assert len(last) == 3
+    assert ((last - ideal).abs() <= rtt).all(), (list(last), ideal)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    burst=st.integers(1, 64),
+    buffer_kb=st.integers(10, 4000),
+    size_kb=st.integers(1, 200),
+    stack=st.sampled_from(["rfc", "linux"]),
+)
+def test_slowdown_is_never_below_one(burst, buffer_kb, size_kb, stack):
+    # FCT over the ideal (size at the bottleneck rate plus the base RTT): no
+    # transfer beats a lone one on an empty path, lossy incasts or not.
+    scn = _incast(burst, stack, f"{buffer_kb}KB")
+    scn["flows"][0]["size"] = f"{size_kb}KB"
+    f = bufsim.simulate(scn).flows
+    done = f[f["finished"] == 1]
+    assert len(done) > 0
+    assert (done["slowdown"] >= 1.0).all(), done["slowdown"].min()

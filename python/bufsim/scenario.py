@@ -377,8 +377,15 @@ def _group_lines(i: int, g: Mapping[str, Any]) -> list[str]:
     elif kind == "finite":
         what = f"{g['count']} transfers {starts}, {size}"
     elif kind == "open":
+        burst, every = g.get("arrival_burst", 1), g.get("arrival_every_s")
+        epochs = f"every {_fmt('begin_s', every)}" if every is not None else "at Poisson epochs"
+        arrivals = (
+            f"incasts of {burst} transfers {epochs}"
+            if burst > 1
+            else "open-loop arrivals" + (f" {epochs}" if every is not None else "")
+        )
         what = (
-            f"open-loop arrivals, {g['arrival_rate_per_s']:.4g} per second (load "
+            f"{arrivals}, {g['arrival_rate_per_s']:.4g} transfers per second (load "
             f"{g['offered_load']:.3g}, at most {g['max_active']} active) from "
             f"{_fmt('begin_s', g['begin_s'])}, {size}"
         )

@@ -27,7 +27,7 @@ use crate::tcp::cc::CcConfig;
 use crate::tcp::stack::{CeAck, CutFrom, EcnReduction, NamedRule, RtoSsthresh, SlowStart, Stack};
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
-use crate::traffic::{Arrival, DEFAULT_MAX_ACTIVE, Kind, RttDraw, ThinkDist};
+use crate::traffic::{Arrival, DEFAULT_MAX_ACTIVE, Epochs, Kind, RttDraw, ThinkDist};
 use crate::units::{self, BitsPerSec, BufferSize, SimTime};
 
 /// A scenario that failed to parse or validate: where, and what is wrong.
@@ -554,8 +554,21 @@ pub struct FlowGroup {
     pub size: Option<SizeDist>,
     /// Mean transfer size, packets (rounded draws; see `traffic::size`).
     pub mean_size_pkts: Option<f64>,
-    /// Open loop: Poisson arrival rate, flows/s.
+    /// Open loop: transfers arriving per second (with a burst, the
+    /// arrivals' rate times the burst).
     pub arrival_rate_per_s: Option<f64>,
+    /// Open loop: transfers starting together at each arrival (an incast
+    /// when above 1; absent from the normalized scenario when 1).
+    #[serde(skip_serializing_if = "is_one")]
+    pub arrival_burst: u32,
+    /// Open loop: the period of periodic arrivals (`every`); absent for
+    /// Poisson arrivals.
+    #[serde(
+        serialize_with = "units::ser_opt_secs",
+        rename = "arrival_every_s",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub arrival_every: Option<SimTime>,
     /// Open loop: offered load `rate * mean size * mss * 8 / capacity`.
     pub offered_load: Option<f64>,
     /// Closed loop: number of users.
@@ -1110,6 +1123,8 @@ fn resolve_group(
         size: t.size,
         mean_size_pkts: t.mean_size,
         arrival_rate_per_s: t.rate,
+        arrival_burst: t.burst,
+        arrival_every: t.every,
         offered_load: t.load,
         users,
         think: t.think,
@@ -1531,13 +1546,22 @@ fn group_starts(
     Ok((begin, starts))
 }
 
+/// Whether `n` is 1 (a field left out of the normalized scenario at its default).
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
 /// A flow group's traffic (the `traffic` module): sizes, arrivals, think
 /// times and the cap on active transfers.
 struct Traffic {
     size: Option<SizeDist>,
     mean_size: Option<f64>,
+    /// Transfers per second (open loop).
     rate: Option<f64>,
     load: Option<f64>,
+    /// Transfers per arrival, and the period of periodic arrivals.
+    burst: u32,
+    every: Option<SimTime>,
     think: Option<ThinkDist>,
     max_active: Option<u32>,
 }
@@ -1562,15 +1586,24 @@ fn group_traffic(
         ),
     };
     let mean_size = size.as_ref().map(|d| d.mean_pkts());
-    let (rate, load) = match &f.arrival {
-        None => (None, None),
+    let (rate, load, burst, every) = match &f.arrival {
+        None => (None, None, 1, None),
         Some(v) => {
             let a = Arrival::parse(v).map_err(|m| err(p("arrival"), m))?;
             let bits = mean_size.expect("checked: open loop has a size") * mss as f64 * 8.0;
-            match a {
-                Arrival::Rate(r) => (Some(r), Some(r * bits / cap)),
-                Arrival::Load(l) => (Some(l * cap / bits), Some(l)),
-            }
+            let n = f64::from(a.burst);
+            // Transfers per second: `rate` and `every` count arrivals of
+            // `burst` transfers each; `load` is in transfers' bytes.
+            let r = match a.epochs {
+                Epochs::Rate(r) => r * n,
+                Epochs::Load(l) => l * cap / bits,
+                Epochs::Every(t) => n / t.as_secs_f64(),
+            };
+            let every = match a.epochs {
+                Epochs::Every(t) => Some(t),
+                _ => None,
+            };
+            (Some(r), Some(r * bits / cap), a.burst, every)
         }
     };
     if let Some(r) = rate {
@@ -1617,6 +1650,8 @@ fn group_traffic(
         mean_size,
         rate,
         load,
+        burst,
+        every,
         think,
         max_active,
     })

@@ -80,6 +80,17 @@ pub(crate) fn ser_secs<S: serde::Serializer>(t: &SimTime, s: S) -> Result<S::Ok,
     s.serialize_f64(t.as_secs_f64())
 }
 
+/// Serialize an optional [`SimTime`] as float seconds or null.
+pub(crate) fn ser_opt_secs<S: serde::Serializer>(
+    t: &Option<SimTime>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match t {
+        Some(t) => ser_secs(t, s),
+        None => s.serialize_none(),
+    }
+}
+
 /// Serialize a list of [`SimTime`]s as float seconds.
 pub(crate) fn ser_secs_vec<S: serde::Serializer>(t: &[SimTime], s: S) -> Result<S::Ok, S::Error> {
     s.collect_seq(t.iter().map(|x| x.as_secs_f64()))

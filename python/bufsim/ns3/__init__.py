@@ -12,6 +12,7 @@ is measured). Its outputs have the packet engine's shape, so
 
 What ns-3 cannot express is refused by :func:`check` with the field's name,
 never approximated: fair queueing that drops from the longest queue,
+incasts and periodic arrivals,
 AIMD, variant parameters ns-3.37 fixes otherwise (:data:`CC`: CUBIC's
 Reno-friendly region, say), bufsim-only
 stack options (RACK, HyStart++, appropriate byte counting, Linux's timeout
@@ -427,6 +428,12 @@ def _check_group(i: int, g: dict[str, Any]) -> None:
             raise scenario_error(
                 f"{path}.{field}", f"{json.dumps(g[key])}{_from(g, key)}: {why}; {hint}"
             )
+    if g.get("arrival_burst", 1) != 1 or g.get("arrival_every_s") is not None:
+        raise scenario_error(
+            f"{path}.arrival",
+            "the ns3 engine's open-loop arrivals are single transfers at Poisson epochs: "
+            "an incast (burst) or periodic arrivals (every) need engine = \"packet\"",
+        )
     if g["delayed_ack"] and g["quick_acks"] != 1:
         raise scenario_error(
             f"{path}.quick_acks",

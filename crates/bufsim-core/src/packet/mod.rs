@@ -484,7 +484,9 @@ impl<'s> Sim<'s> {
                     grp.size.clone(),
                     rtt,
                     grp.think,
-                    grp.arrival_rate_per_s,
+                    grp.arrival_rate_per_s
+                        .map(|r| r / f64::from(grp.arrival_burst)),
+                    grp.arrival_every,
                 )
             })
             .collect();
@@ -586,22 +588,26 @@ impl<'s> Sim<'s> {
         self.pump(f);
     }
 
-    /// Next Poisson arrival of open-loop group `g`.
+    /// An arrival of open-loop group `g`: its `arrival_burst` transfers
+    /// (one, or an incast), and the next arrival.
     fn arrival(&mut self, g: u32) {
         let gap = self.traffic[g as usize].gap();
         self.events.push(self.now + gap, Ev::Arrival(g));
-        let cap = self.s.flows[g as usize].max_active.unwrap_or(u32::MAX);
-        if self.group_active[g as usize] >= cap {
-            self.col.refused();
-            return;
-        }
-        let rtt = self.traffic[g as usize].rtt();
-        let f = self.add_transfer(g, rtt, NO_USER);
-        let lag = self.flows[f as usize].lag;
-        if lag > SimTime::ZERO {
-            self.events.push(self.now + lag, Ev::Start(f));
-        } else {
-            self.begin(f);
+        let grp = &self.s.flows[g as usize];
+        let (cap, burst) = (grp.max_active.unwrap_or(u32::MAX), grp.arrival_burst);
+        for _ in 0..burst {
+            if self.group_active[g as usize] >= cap {
+                self.col.refused();
+                continue;
+            }
+            let rtt = self.traffic[g as usize].rtt();
+            let f = self.add_transfer(g, rtt, NO_USER);
+            let lag = self.flows[f as usize].lag;
+            if lag > SimTime::ZERO {
+                self.events.push(self.now + lag, Ev::Start(f));
+            } else {
+                self.begin(f);
+            }
         }
     }
 

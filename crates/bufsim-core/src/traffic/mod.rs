@@ -9,7 +9,11 @@
 //!   flow arrivals independent of the network state (paper 002 section 3.5,
 //!   paper 000 section III). `load` is the offered load `lambda E[S] / C`
 //!   with `E[S]` the mean of the rounded size in bytes on the wire
-//!   (`mss` per packet); retransmissions are not offered load;
+//!   (`mss` per packet); retransmissions are not offered load. With
+//!   `burst = N` each arrival brings N transfers at once (an incast: N
+//!   senders to the receivers behind the bottleneck), and `rate` counts
+//!   those arrivals; `{every = "10ms", burst = N}` repeats the incast
+//!   periodically instead of at Poisson epochs;
 //! * **closed loop**: `users = U` with `think`: each user starts a transfer,
 //!   waits for it to complete, thinks, and starts the next (paper 002
 //!   section 3.5). Users begin with a think time, so their first starts are
@@ -156,25 +160,58 @@ impl ThinkDist {
     }
 }
 
-/// An open-loop arrival process as written.
-#[derive(Clone, Copy, Debug)]
-pub enum Arrival {
-    /// Flows per second.
+/// When an open-loop group's arrivals come.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Epochs {
+    /// Poisson, this many arrivals per second.
     Rate(f64),
-    /// Offered load, a fraction of the bottleneck capacity.
+    /// Poisson, at the rate that offers this load (a fraction of the
+    /// bottleneck capacity).
     Load(f64),
+    /// One arrival every this long, the first one period after `start`.
+    Every(SimTime),
 }
 
+/// An open-loop arrival process as written: its epochs and the transfers
+/// each one brings (`burst`, 1 unless an incast).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Arrival {
+    /// When arrivals come.
+    pub epochs: Epochs,
+    /// Transfers starting together at each arrival.
+    pub burst: u32,
+}
+
+/// Largest `burst` of an arrival.
+pub const MAX_BURST: u32 = 100_000;
+
 impl Arrival {
-    /// Parse `arrival`: `{rate = "20/s"}` or `{load = 0.95}`.
+    /// Parse `arrival`: one of `rate = "20/s"`, `load = 0.95` or
+    /// `every = "10ms"`, and optionally `burst = N`.
     pub fn parse(v: &Value) -> Result<Arrival, String> {
-        let shape = "{rate = \"20/s\"} (flows per second; also /ms, /min, /h) or {load = 0.95} (a fraction of link.capacity)";
+        let shape = "{rate = \"20/s\"} (arrivals per second; also /ms, /min, /h), {load = 0.95} (a fraction of link.capacity) or {every = \"10ms\"} (periodic), each with an optional burst = N (transfers per arrival: an incast)";
         let m = match v {
-            Value::Object(m) if m.len() == 1 => m,
+            Value::Object(m) => m,
             o => return Err(format!("expected {shape}, got {o}")),
         };
-        let (k, x) = m.iter().next().expect("one key");
-        match k.as_str() {
+        let burst = match m.get("burst") {
+            None => 1,
+            Some(b) => match b.as_u64() {
+                Some(n) if (1..=MAX_BURST as u64).contains(&n) => n as u32,
+                _ => {
+                    return Err(format!(
+                        "burst: must be a whole number of transfers from 1 to {MAX_BURST}, got {b}"
+                    ));
+                }
+            },
+        };
+        let keys: Vec<(&String, &Value)> = m.iter().filter(|(k, _)| *k != "burst").collect();
+        let [(k, x)] = keys[..] else {
+            return Err(format!(
+                "expected exactly one of rate, load or every: {shape}, got {v}"
+            ));
+        };
+        let epochs = match k.as_str() {
             "rate" => {
                 let s = x
                     .as_str()
@@ -200,7 +237,7 @@ impl Arrival {
                 if !(n.is_finite() && n > 0.0) {
                     return Err(format!("rate: must be > 0, got {s:?}"));
                 }
-                Ok(Arrival::Rate(n / secs))
+                Epochs::Rate(n / secs)
             }
             "load" => {
                 let l = x.as_f64().ok_or_else(|| {
@@ -211,10 +248,27 @@ impl Arrival {
                         "load: must be in (0, 10] (a fraction of link.capacity), got {l}"
                     ));
                 }
-                Ok(Arrival::Load(l))
+                Epochs::Load(l)
             }
-            _ => Err(format!("unknown key {k:?}: expected {shape}")),
-        }
+            "every" => {
+                let t = match x {
+                    Value::String(s) => {
+                        units::parse_duration(s).map_err(|e| format!("every: {}", e.0))?
+                    }
+                    o => {
+                        return Err(format!(
+                            "every: expected a duration such as \"10ms\", got {o}"
+                        ));
+                    }
+                };
+                if t == SimTime::ZERO {
+                    return Err("every: must be > 0s".into());
+                }
+                Epochs::Every(t)
+            }
+            _ => return Err(format!("unknown key {k:?}: expected {shape}")),
+        };
+        Ok(Arrival { epochs, burst })
     }
 }
 
@@ -224,26 +278,32 @@ pub struct GroupTraffic {
     size: Option<SizeDist>,
     rtt: RttDraw,
     think: Option<ThinkDist>,
-    /// Mean arrival gap, seconds (open loop).
+    /// Mean gap between arrivals, seconds (open loop).
     gap_s: f64,
+    /// The fixed gap of periodic arrivals (`every`), if so.
+    every: Option<SimTime>,
 }
 
 impl GroupTraffic {
     /// The generator of group `g` of a run with seed `seed`.
+    /// `epoch_rate`: arrivals per second (each one `burst` transfers);
+    /// `every`: their fixed period instead of Poisson gaps.
     pub fn new(
         seed: u64,
         g: u32,
         size: Option<SizeDist>,
         rtt: RttDraw,
         think: Option<ThinkDist>,
-        rate: Option<f64>,
+        epoch_rate: Option<f64>,
+        every: Option<SimTime>,
     ) -> Self {
         GroupTraffic {
             rng: stream(seed, Stream::Traffic(g)),
             size,
             rtt,
             think,
-            gap_s: rate.map_or(f64::INFINITY, |r| 1.0 / r),
+            gap_s: epoch_rate.map_or(f64::INFINITY, |r| 1.0 / r),
+            every,
         }
     }
     /// A transfer size, packets (`u64::MAX` for a group without sizes).
@@ -257,8 +317,12 @@ impl GroupTraffic {
     pub fn rtt(&mut self) -> SimTime {
         self.rtt.draw(&mut self.rng)
     }
-    /// Time to the next Poisson arrival (at least 1 ps, so time moves on).
+    /// Time to the next arrival: the period of periodic arrivals, else an
+    /// exponential gap (at least 1 ps, so time moves on).
     pub fn gap(&mut self) -> SimTime {
+        if let Some(t) = self.every {
+            return t;
+        }
         SimTime::from_secs_f64(-self.gap_s * (1.0 - self.rng.random::<f64>()).ln()).max(SimTime(1))
     }
     /// A think time.
