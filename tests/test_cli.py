@@ -479,3 +479,21 @@ def test_reproduce_refuses_a_bad_scheduler_or_workers_before_running(tmp_path):
     res = CliRunner().invoke(cli.app, ["reproduce", "auge2006", "--workers", "-1"])
     assert res.exit_code != 0 and "--workers" in res.output
     assert not (tmp_path / "runs").exists()
+
+
+def test_verbose_works_after_the_subcommand_too(tmp_path):
+    from bufsim.cli import _verbose_first
+
+    assert _verbose_first(["run", "s.toml", "-vv", "-q"]) == ["-vv", "run", "s.toml", "-q"]
+    assert _verbose_first(["--verbose", "run", "x"]) == ["--verbose", "run", "x"]
+    assert _verbose_first(["run", "x", "--", "-v"]) == ["run", "x", "--", "-v"]
+    (tmp_path / "s.toml").write_text(SCENARIO.replace('"20s"', '"4s"'))
+    p = subprocess.run(
+        [sys.executable, "-m", "bufsim.cli", "run", "s.toml", "-q", "-v"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "bufsim" in p.stderr and "INFO" in p.stderr, p.stderr  # the log lines of -v

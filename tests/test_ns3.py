@@ -407,6 +407,25 @@ def test_a_difference_within_the_seed_spread_is_undecided():
     assert validate._judge("utilization", 0.90, 0.99, 0.036) == "beyond"
 
 
+def test_the_cli_table_fits_80_columns(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    p = subprocess.run(
+        [sys.executable, "-m", "bufsim.cli", "validate-engines", "--quick", "--seeds", "1"]
+        + ["--only", "highspeed-droptail-0.25bdp", "--workers", "0", "-o", str(tmp_path)],
+        env={**os.environ, "COLUMNS": "80"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "highspeed-droptail-0.25bdp" in p.stdout  # the longest name, whole
+    assert "…" not in p.stdout, p.stdout
+    assert max(len(line) for line in p.stdout.splitlines()) <= 80, p.stdout
+
+
 def test_an_undecided_scenario_gets_a_second_look_with_more_seeds(monkeypatch):
     calls = []
 

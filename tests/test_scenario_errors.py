@@ -108,6 +108,11 @@ def test_bad_sources(tmp_path):
         bufsim.Scenario.load(broken)
     with pytest.raises(bufsim.ScenarioError, match="must be a dict"):
         bufsim.Scenario.load(42)
+    # A YAML file is named as such, with what bufsim reads, not read as TOML.
+    yaml = tmp_path / "s.yaml"
+    yaml.write_text("name: x\nduration: 10s\n")
+    with pytest.raises(bufsim.ScenarioError, match=r"YAML is not read; .*\.toml .*\.json"):
+        bufsim.Scenario.load(yaml)
     with pytest.raises(bufsim.ScenarioError, match="^duration: a object .* is not scenario data"):
         bufsim.Scenario.load({"duration": object()})
 

@@ -570,3 +570,42 @@ def test_workers_run_with_one_openblas_thread_and_the_driver_keeps_its_env():
         runner.close()
     assert got == (before if before is not None else "1")
     assert os.environ.get("OPENBLAS_NUM_THREADS") == before
+
+
+# ----------------------------------------------------------------------------- scripts without a main guard
+
+UNGUARDED = textwrap.dedent(
+    """
+    import json, sys
+    import bufsim
+    base, grid = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+    bufsim.sweep(base, grid, workers=2, store=None, progress=False)
+    """
+)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("from_stdin", [False, True])
+def test_a_script_without_a_main_guard_is_told_how_to_fix_it(tmp_path, from_stdin):
+    # Worker processes import the main script again; without
+    # `if __name__ == "__main__":` its sweep call runs in them. The driver
+    # says so, and how to fix it, instead of a BrokenProcessPool per point;
+    # a script read from standard input cannot be imported at all.
+    script = tmp_path / "unguarded.py"
+    script.write_text(UNGUARDED)
+    args = [json.dumps(BASE), json.dumps({"link.buffer": ["5pkt", "10pkt"]})]
+    cmd = [sys.executable, "-", *args] if from_stdin else [sys.executable, str(script), *args]
+    p = subprocess.run(
+        cmd,
+        input=UNGUARDED if from_stdin else None,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=110,
+    )
+    assert p.returncode != 0
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("RuntimeError: bufsim runs points in worker processes"), p.stderr
+    assert 'if __name__ == "__main__":' in last and "workers=0" in last
+    assert ("<stdin>" in last) == from_stdin
+    assert "BrokenProcessPool" not in last

@@ -1218,23 +1218,19 @@ def validate_engines(
         metrics.to_csv(out / "metrics.csv", index=False)
         runs.to_csv(out / "runs.csv", index=False)
         (out / "report.md").write_text(v.markdown(metrics, runs, version))
-    table = Table(
-        "scenario",
-        "verdict",
-        "beyond tolerance",
-        "within the seed spread",
-        "packet CPU",
-        "ns-3 CPU",
-        "ratio",
-    )
+    # Five short columns fit 80 (the metrics each verdict rests on follow
+    # the table, a line per scenario, instead of being cut to fit).
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+    table.add_column("scenario", no_wrap=True, min_width=max(map(len, runs["scenario"])))
+    table.add_column("verdict")
+    for h in ("ns-3 CPU", "packet CPU", "ratio"):
+        table.add_column(h, justify="right")
     for r in runs.itertuples():
         table.add_row(
             r.scenario,
             r.verdict,
-            r.differs_on or "-",
-            r.undecided_on or "-",
-            fmt.metric("packet_cpu_s", r.packet_cpu_s),
             fmt.metric("ns3_cpu_s", r.ns3_cpu_s),
+            fmt.metric("packet_cpu_s", r.packet_cpu_s),
             f"{r.speed_ratio:.0f}x",
         )
     console.print(table)
@@ -1246,14 +1242,33 @@ def validate_engines(
         + f". Report: {out / 'report.md'}",
         highlight=False,
     )
-    for r in runs[runs["verdict"].str.startswith("differs")].itertuples():
-        console.print(f"  {r.scenario}: {r.reason or 'not yet explained'}", highlight=False)
+    for r in runs[~runs["verdict"].isin(["agrees", "failed"])].itertuples():
+        on = "; ".join(
+            f"{what}: {m}"
+            for what, m in (("beyond", r.differs_on), ("within the seed spread", r.undecided_on))
+            if m
+        )
+        why = r.reason or (
+            "not yet explained" if r.verdict.startswith("differs") else "more seeds would decide it"
+        )
+        console.print(f"  {r.scenario} ({on}): {why}", highlight=False)
     for r in runs[runs["verdict"] == "failed"].itertuples():
         console.print(f"  {r.scenario} failed: {r.reason}", highlight=False)
 
 
+def _verbose_first(args: list[str]) -> list[str]:
+    """``args`` with every ``-v``/``-vv``/``--verbose`` moved before the
+    subcommand, where the app's callback reads it: users type it after the
+    subcommand too (``bufsim run s.toml -v``). Arguments after ``--`` stay."""
+    end = args.index("--") if "--" in args else len(args)
+    flag = [a == "--verbose" or (len(a) > 1 and a.strip("v") == "-") for a in args[:end]]
+    head = [a for a, f in zip(args[:end], flag) if f]
+    return head + [a for a, f in zip(args[:end], flag) if not f] + args[end:]
+
+
 def main() -> None:
     """Entry point of the ``bufsim`` script."""
+    sys.argv[1:] = _verbose_first(sys.argv[1:])
     try:
         app()
     except KeyboardInterrupt:

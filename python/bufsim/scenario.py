@@ -454,6 +454,10 @@ def resolve_paths(raw: Any, base: Path) -> None:
             fix(group.get("size"))
 
 
+#: Suffixes of YAML files, which bufsim does not read (it reads TOML and JSON).
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
 def read_file(path: Path) -> Any:
     """The raw mapping of a ``.json`` or TOML scenario file, every failure a ScenarioError.
 
@@ -474,12 +478,17 @@ def read_file(path: Path) -> Any:
     Raises
     ------
     ScenarioError
-        Naming the file: it does not exist, is not a regular file, is too
+        Naming the file: it does not exist, is YAML, is not a regular file, is too
         large, cannot be read, is not UTF-8, cannot be parsed, or is nested
         too deep for the parser.
     """
     if not path.exists():
         raise ScenarioError(f"scenario file {str(path)!r} does not exist")
+    if path.suffix.lower() in YAML_SUFFIXES:
+        raise ScenarioError(
+            f"scenario file {str(path)!r}: YAML is not read; write the same fields as a .toml "
+            "(or .json) file"
+        )
     if not path.is_file():
         kind = "a directory" if path.is_dir() else "not a regular file"
         raise ScenarioError(f"scenario file {str(path)!r} is {kind}: give a .toml or .json file")

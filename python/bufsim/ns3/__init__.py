@@ -432,7 +432,7 @@ def _check_group(i: int, g: dict[str, Any]) -> None:
         raise scenario_error(
             f"{path}.arrival",
             "the ns3 engine's open-loop arrivals are single transfers at Poisson epochs: "
-            "an incast (burst) or periodic arrivals (every) need engine = \"packet\"",
+            'an incast (burst) or periodic arrivals (every) need engine = "packet"',
         )
     if g["delayed_ack"] and g["quick_acks"] != 1:
         raise scenario_error(

@@ -14,7 +14,6 @@ import collections
 import concurrent.futures as cf
 import json
 import logging
-import multiprocessing
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -27,7 +26,12 @@ from bufsim._core import BufsimError
 from bufsim.result import Result
 from bufsim.scenario import Scenario
 from bufsim.store import Store, build_id, claim_owner, encode_json, records_table
-from bufsim.sweep.executors import Runner, check_scheduler_address, execute
+from bufsim.sweep.executors import (
+    Runner,
+    check_scheduler_address,
+    execute,
+    refuse_in_worker_import,
+)
 from bufsim.sweep.progress import Progress
 from bufsim.sweep.spec import Point, SweepSpecError, each, expand, fmt_params
 
@@ -124,8 +128,7 @@ def sweep(
         Ctrl-C: the points finished so far are in the store; running the same
         sweep again resumes.
     """
-    if getattr(multiprocessing.current_process(), "_inheriting", False):
-        raise RuntimeError(_MAIN_GUARD)
+    refuse_in_worker_import()
     points = expand(base_scenario, grid, engines, seeds, zip=zip)
     params_order = list(points[0].params) if points else []
     scheduler = _resolve_scheduler(workers, scheduler, executor)
@@ -211,8 +214,7 @@ def run_each(
         A run failed: the message gives its position, name, engine and error
         (the other runs are stored).
     """
-    if getattr(multiprocessing.current_process(), "_inheriting", False):
-        raise RuntimeError(_MAIN_GUARD)
+    refuse_in_worker_import()
     points = each(scenarios, engines)
     scheduler = _resolve_scheduler(workers, scheduler, executor)
     own_store = not isinstance(store, Store)
@@ -406,13 +408,6 @@ def _table(
             "buffer_bytes": [p.buffer_bytes for p in points],
         },
     )
-
-
-_MAIN_GUARD = (
-    "bufsim.sweep() was called while a worker process was importing the main script: "
-    "worker processes import it again, so a script must call bufsim.sweep() under "
-    '`if __name__ == "__main__":` (a Python multiprocessing rule)'
-)
 
 
 def _roundtrip(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -19,6 +19,7 @@ import multiprocessing
 import os
 import re
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures.process import BrokenProcessPool
@@ -78,8 +79,69 @@ def _watch_driver(driver_pid: int) -> None:
     threading.Thread(target=watch, name="bufsim-driver-watch", daemon=True).start()
 
 
+#: What a worker process reads when the main script calls bufsim again
+#: while the worker imports it (a script without a main guard).
+MAIN_GUARD = (
+    "bufsim runs points in worker processes, which import the main script again, and "
+    "this script called bufsim while they imported it: call bufsim.sweep() (or advise, "
+    'run_each) under `if __name__ == "__main__":`, or pass workers=0 to run in this '
+    "process (a Python multiprocessing rule)"
+)
+
+#: The environment variable that names the file a worker creates when it
+#: meets :data:`MAIN_GUARD`, so that the driver says why its pool broke.
+_GUARD_FILE_ENV = "BUFSIM_MAIN_GUARD_FILE"
+
+
+def refuse_in_worker_import() -> None:
+    """Raise :data:`MAIN_GUARD` in a worker process that is importing the
+    main script (``multiprocessing``'s ``_inheriting``), leaving the file
+    the driver looks for; nothing elsewhere.
+
+    Raises
+    ------
+    RuntimeError
+        In such a worker.
+    """
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        if path := os.environ.get(_GUARD_FILE_ENV):
+            with open(path, "w"):
+                pass
+        raise RuntimeError(MAIN_GUARD)
+
+
+def _guard_file() -> str:
+    return os.path.join(tempfile.gettempdir(), f"bufsim-main-guard-{os.getpid()}")
+
+
+def _main_guard_tripped() -> bool:
+    """Whether a worker of this driver met :data:`MAIN_GUARD` (once)."""
+    try:
+        os.remove(_guard_file())
+        return True
+    except FileNotFoundError:
+        return False
+
+
 def _pool(workers: int) -> cf.ProcessPoolExecutor:
-    """A local pool whose workers exit when this process dies."""
+    """A local pool whose workers exit when this process dies.
+
+    Raises
+    ------
+    RuntimeError
+        The main script was read from standard input: worker processes
+        cannot import it again.
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if path is not None and getattr(main, "__spec__", None) is None and not os.path.exists(path):
+        raise RuntimeError(
+            f"bufsim runs points in worker processes, which import the main script again, and "
+            f"this one was read from {path}: save it as a file (calling bufsim under "
+            '`if __name__ == "__main__":`), or pass workers=0 to run in this process'
+        )
+    # Before the forkserver starts: its workers inherit the variable.
+    os.environ[_GUARD_FILE_ENV] = _guard_file()
     return cf.ProcessPoolExecutor(
         max_workers=workers,
         mp_context=_mp_context(),
@@ -320,6 +382,11 @@ class _Execution:
         except RuntimeError as e:  # a broken executor we may not restart
             fut = cf.Future()
             fut.set_exception(e)
+        except OSError as e:
+            # A worker died while the pool started another (the forkserver's
+            # socket closed under it): the pool is broken.
+            fut = cf.Future()
+            fut.set_exception(BrokenProcessPool(f"{type(e).__name__}: {e}"))
         self.pending[fut] = p
 
     def _claim_more(self) -> list[Point]:
@@ -405,6 +472,8 @@ class _Execution:
         try:
             return fut.result()
         except (BrokenProcessPool, cf.CancelledError) as e:
+            if _main_guard_tripped():
+                raise RuntimeError(MAIN_GUARD) from None
             if point.index in self.alone or not self.runner.can_restart():
                 return self._died(point, e)
             return _RERUN

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bufsim.scenario import YAML_SUFFIXES
 from bufsim.sweep.driver import sweep
 from bufsim.sweep.spec import Point, SweepSpecError, base_raw, expand
 
@@ -89,6 +90,8 @@ def load_spec(path: str | Path) -> SweepSpec:
     path = Path(path)
     if not path.is_file():
         raise SweepSpecError(f"sweep spec {str(path)!r} does not exist")
+    if path.suffix.lower() in YAML_SUFFIXES:
+        raise SweepSpecError(f"sweep spec {str(path)!r}: YAML is not read; a sweep spec is TOML")
     try:
         doc = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as e:
