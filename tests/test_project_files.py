@@ -1,0 +1,19 @@
+"""The project's own files: the licence text matches what the packages declare."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_license_file_is_the_licence_the_packages_declare():
+    text = (ROOT / "LICENSE").read_text()
+    python = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["license"]
+    rust = tomllib.loads((ROOT / "Cargo.toml").read_text())["workspace"]["package"]["license"]
+    assert python == {"text": "MIT"} and rust == "MIT"
+    assert text.startswith("MIT License\n")
+    # The MIT licence's operative sentences, word for word.
+    assert "Permission is hereby granted, free of charge, to any person obtaining a copy" in text
+    assert 'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND' in text
