@@ -1,4 +1,5 @@
-"""The project's own files: the licence text matches what the packages declare."""
+"""The project's own files: the licence text matches what the packages
+declare; the changelog has a section for the version being built."""
 
 from __future__ import annotations
 
@@ -17,3 +18,12 @@ def test_the_license_file_is_the_licence_the_packages_declare():
     # The MIT licence's operative sentences, word for word.
     assert "Permission is hereby granted, free of charge, to any person obtaining a copy" in text
     assert 'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND' in text
+
+
+def test_the_changelog_has_the_version_being_built():
+    version = tomllib.loads((ROOT / "Cargo.toml").read_text())["workspace"]["package"]["version"]
+    heads = [
+        line for line in (ROOT / "CHANGELOG.md").read_text().splitlines() if line.startswith("## ")
+    ]
+    assert heads[0] == "## [Unreleased]"
+    assert any(h.startswith(f"## [{version}]") for h in heads), heads
