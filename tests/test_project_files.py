@@ -27,3 +27,13 @@ def test_the_changelog_has_the_version_being_built():
     ]
     assert heads[0] == "## [Unreleased]"
     assert any(h.startswith(f"## [{version}]") for h in heads), heads
+
+
+def test_every_shipped_example_describes_itself_in_a_whole_sentence():
+    import bufsim
+
+    for name in bufsim.examples.names():
+        text = bufsim.examples.describe(name)
+        # A sentence, not a first comment line cut mid-phrase ("... and").
+        assert text.endswith(".") and len(text.split()) >= 8, (name, text)
+        assert not text.rstrip(".").endswith((" and", " the", " with", ",")), (name, text)

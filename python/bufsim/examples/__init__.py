@@ -62,11 +62,21 @@ def path(name: str) -> Path:
 
 
 def describe(name: str) -> str:
-    """The first comment line of example ``name`` (what it is)."""
+    """What example ``name`` is: the first sentence of its opening comment
+    (up to a full stop, or a colon that ends a line), whatever its line breaks."""
+    words: list[str] = []
     for line in path(name).read_text().splitlines():
-        if line.startswith("#"):
-            return line.lstrip("# ").strip()
-    return ""
+        if not line.startswith("#"):
+            break
+        text = line.lstrip("#").strip()
+        if text.endswith(":"):
+            words.append(text[:-1])
+            break
+        words.append(text)
+        if text.endswith(".") or ". " in text:
+            break
+    first = " ".join(words)
+    return first.split(". ")[0].removesuffix(".") + "." if first else ""
 
 
 def copy(name: str, dest: str | Path = ".") -> Path:
