@@ -9,7 +9,7 @@ import bufsim
 import pytest
 from bufsim import flows as bflows
 from bufsim.engines import OverloadWarning
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 OPEN = {
@@ -274,5 +274,7 @@ def test_slowdown_is_never_below_one(burst, buffer_kb, size_kb, stack):
     scn["flows"][0]["size"] = f"{size_kb}KB"
     f = bufsim.simulate(scn).flows
     done = f[f["finished"] == 1]
-    assert len(done) > 0
+    # A lossy incast on the rfc stack (1 s minimum RTO) may finish nothing
+    # in 0.2 s: such a draw says nothing about slowdown.
+    assume(len(done) > 0)
     assert (done["slowdown"] >= 1.0).all(), done["slowdown"].min()
