@@ -490,19 +490,16 @@ mod tests {
         assert_eq!(r.rcv_nxt, 5);
     }
 
-    #[test]
-    fn dctcp_echo_with_delayed_acks() {
-        use crate::net::{CE, CWR, ECT};
-        // RFC 8257 section 3.2: with delayed ACKs (one ACK per 2 segments),
-        // segments 0..8 arrive marked N N | C C | C N | N N (C = CE).
-        let mut r = Receiver::new(false, true).ecn_per_packet(true);
-        let mut got = Vec::new(); // (ack, ece) in order sent
-        for (seq, ce) in [false, false, false, true, true, true, false, false, false]
-            .into_iter()
-            .enumerate()
-        {
-            let bits = if ce { ECT | CE } else { ECT };
-            if let Some(a) = r.on_ecn(bits) {
+    /// The CE marks of segments 0..8 in the DCTCP echo tests.
+    const RFC8257_MARKS: [bool; 9] = [false, false, false, true, true, true, false, false, false];
+
+    /// The ACKs `(ack, ece)` a per-packet echo receiver sends, in order, as
+    /// segments 0, 1, ... arrive in order with these CE marks.
+    fn echoes(r: &mut Receiver, marks: &[bool]) -> Vec<(u64, bool)> {
+        use crate::net::{CE, ECT};
+        let mut got = Vec::new();
+        for (seq, &ce) in marks.iter().enumerate() {
+            if let Some(a) = r.on_ecn(if ce { ECT | CE } else { ECT }) {
                 got.push((a.ack, a.ece));
             }
             if r.on_segment(seq as u64) == AckAction::Now {
@@ -510,8 +507,17 @@ mod tests {
                 got.push((a.ack, a.ece));
             }
         }
+        got
+    }
+
+    #[test]
+    fn dctcp_echo_with_delayed_acks() {
+        use crate::net::{CE, CWR, ECT};
+        // RFC 8257 section 3.2: with delayed ACKs (one ACK per 2 segments),
+        // segments 0..8 arrive marked N N | C C | C N | N N (C = CE).
+        let mut r = Receiver::new(false, true).ecn_per_packet(true);
         assert_eq!(
-            got,
+            echoes(&mut r, &RFC8257_MARKS),
             vec![
                 // 0, 1 unmarked: one delayed ACK for both, ECE = 0.
                 (2, false),
@@ -539,27 +545,13 @@ mod tests {
 
     #[test]
     fn dctcp_echo_as_ns3_holds_a_change_with_nothing_owed() {
-        use crate::net::{CE, ECT};
         // The arrivals of `dctcp_echo_with_delayed_acks` under
         // `CeAck::Delayed` (ns-3.37's TcpDctcp).
         let mut r = Receiver::new(false, true)
             .ecn_per_packet(true)
             .ce_ack(CeAck::Delayed);
-        let mut got = Vec::new();
-        for (seq, ce) in [false, false, false, true, true, true, false, false, false]
-            .into_iter()
-            .enumerate()
-        {
-            if let Some(a) = r.on_ecn(if ce { ECT | CE } else { ECT }) {
-                got.push((a.ack, a.ece));
-            }
-            if r.on_segment(seq as u64) == AckAction::Now {
-                let a = r.ack();
-                got.push((a.ack, a.ece));
-            }
-        }
         assert_eq!(
-            got,
+            echoes(&mut r, &RFC8257_MARKS),
             vec![
                 (2, false),
                 // 3 is CE with 2 owed: as RFC 8257, the owed ACK with the old
