@@ -6,6 +6,7 @@ import copy
 import json
 import re
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -155,3 +156,11 @@ def _no_stored_reproductions(monkeypatch, tmp_path_factory):
     from bufsim import reproduce
 
     monkeypatch.setattr(reproduce, "RESULTS", tmp_path_factory.mktemp("reproduce"))
+
+
+def default_sigint() -> None:
+    """``preexec_fn`` of a child that a test interrupts with SIGINT: the
+    signal's default action, as an interactive terminal's Ctrl-C finds it.
+    A test runner started in the background by a shell without job control
+    ignores SIGINT (POSIX), and its children would inherit that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

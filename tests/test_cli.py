@@ -13,6 +13,7 @@ from pathlib import Path
 
 import bufsim
 import pytest
+from conftest import default_sigint
 
 SCENARIO = """
 name = "cli-test"
@@ -86,6 +87,7 @@ def test_ctrl_c_stops_cleanly(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,  # SIGINT as a terminal's Ctrl-C finds it
     )
     # Interrupt once the engine runs (its -v log line says so), not after a
     # fixed sleep: on a busy machine the imports alone can take seconds.

@@ -21,7 +21,7 @@ import pytest
 from bufsim.store import Store
 from bufsim.sweep import SweepSpecError, expand, load_spec
 from conftest import SWEEP_BASE as BASE
-from conftest import stable
+from conftest import default_sigint, stable
 
 GRID = {"link.buffer": ["10pkt", "40pkt"]}
 ZIP = [{"flows[0].count": [1, 3], "flows[0].rtt": ["40ms", "80ms"]}]
@@ -530,6 +530,7 @@ def test_cli_ctrl_c_keeps_finished_points(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=default_sigint,  # as a terminal's Ctrl-C finds it (test_cli)
     )
     try:
         deadline = time.monotonic() + 90
