@@ -148,6 +148,9 @@ def test_fct_objective_gives_an_interval(web_mix):
         unjudged and any(n.startswith("fct_mean_small_s cannot be judged") for n in a.notes)
     )
     assert "interval search" in a.method
+    # Completion times are not measured batch by batch: no run stops early.
+    assert "fct_mean_small<=1s is not measured batch by batch, so no run stops early" in a.notes[-1]
+    assert "stopped_early" not in a.runs
     # Where some seed's mean FCT is only a lower bound, the trade-off says so,
     # every view shows ">= x", and no such buffer is on the Pareto front.
     packet = a.runs[a.runs["engine"] == "packet"]
@@ -387,6 +390,30 @@ def test_advise_matches_a_dense_packet_sweep_on_paper_003(paper003):
         > 0.99
         > rules.loc["B0 desynchronized (paper 003)", "utilization>=0.999"]
     )
+
+
+def test_runs_stop_once_the_verdicts_are_known_with_the_same_answer(paper003, tmp_path):
+    # Paper 003's advise test again, every packet run measuring its whole
+    # window: the same answer, at more simulated seconds (measured: 24
+    # runs, all stopped at the 4th of 10 batches: 672 s against 960 s).
+    s, _, a = paper003
+    full = bufsim.advise(
+        s, ["utilization>=0.999"], seeds=3, store=tmp_path, workers=0, stop_early=False
+    )
+    assert (a.buffer_pkts, a.range) == (full.buffer_pkts, full.range)
+    p, q = a.provenance(), full.provenance()
+    assert q["packet runs stopped early"] == 0
+    assert p["packet runs stopped early"] >= p["packet runs"] / 2
+    assert p["simulated s (packet runs)"] <= 0.8 * q["simulated s (packet runs)"]
+    # A stopped run ends at a batch boundary: 10 batches of 2 s after the
+    # 20 s warm-up, from the 4th.
+    runs = a.runs[a.runs["engine"] == "packet"]
+    stopped = runs[runs["stopped_early"] == 1.0]
+    batch = (a.duration_s - a.warmup_s) / 10
+    k = (stopped["end_s"] - a.warmup_s) / batch
+    assert (k.round(9) == stopped["batches_run"]).all() and (k >= 4).all() and (k < 10).all()
+    assert "stopped at a batch boundary once every objective's verdict was known" in a.notes[-1]
+    assert "every packet run measured its whole window (stop_early=False" in full.notes[-1]
 
 
 def test_advice_outputs(paper003, tmp_path):

@@ -13,6 +13,7 @@ QDISCS: list[str]
 FLUID_QDISCS: list[str]
 """The disciplines the fluid engine models."""
 FLUID_VARIANTS: list[str]
+STOP_METRICS: list[str]
 """Every name of the variants the fluid engine models."""
 
 class BufsimError(Exception):

@@ -936,6 +936,14 @@ def advise(
             help="Also run ns-3 at the recommended buffer and say whether it agrees.",
         ),
     ] = False,
+    full_runs: Annotated[
+        bool,
+        typer.Option(
+            "--full-runs",
+            help="Run every packet run to its duration (by default a run stops once "
+            "each objective's verdict is known).",
+        ),
+    ] = False,
 ) -> None:
     """The smallest buffer that meets every objective, verified with the packet engine."""
     from bufsim.advise import AdviceError
@@ -959,6 +967,7 @@ def advise(
             scheduler=scheduler,
             store=store,
             progress=say,
+            stop_early=not full_runs,
             engines=("rules", "fluid", "packet", "ns3")
             if verify_ns3
             else ("rules", "fluid", "packet"),
@@ -1060,7 +1069,8 @@ def _print_advice(a: Any) -> None:
     p = a.provenance()
     console.print(
         f"what it cost: {p['packet runs']} packet runs ({p['packet runs run now']} run now, "
-        f"the others read from the store), {p['simulated s (packet runs)']:g} s simulated, "
+        f"the others read from the store), {p['packet runs stopped early']} of them stopped "
+        f"once their verdicts were known, {p['simulated s (packet runs)']:.4g} s simulated, "
         f"{p['packets simulated (packet runs)']:.3g} bottleneck packets, "
         f"{p['wall s (packet runs)']:.1f} s of packet-run wall time; "
         f"{p['fluid runs']} fluid runs; the search took {p['wall s (search)']:.1f} s",

@@ -214,6 +214,7 @@ def describe(normalized: Mapping[str, Any], buffer: bool = True) -> list[str]:
         f"output: time series every {fmt.metric('interval_s', out['interval_s'])}, transfers over "
         f"{fmt.metric('large_bytes', out['large_flow_bytes'])} count as large, per-flow cwnd "
         f"{_on(out['cwnd'])}, packet trace {_on(out['trace'])}, halves {_on(out['halves'])}"
+        + (_stop_text(out["stop"]) if "stop" in out else "")
     )
     fl = n["fluid"]
     sync = (
@@ -226,6 +227,16 @@ def describe(normalized: Mapping[str, Any], buffer: bool = True) -> list[str]:
         f"{sync}, window decrease: {fl['decrease']}"
     )
     return lines
+
+
+def _stop_text(st: Mapping[str, Any]) -> str:
+    """``output.stop`` in words."""
+    verdicts = " and ".join(f"{d['metric']} {d['op']} {d['bound']:g}" for d in st["decide"])
+    return (
+        f"; stops once {verdicts} is known at {st['confidence']:g} "
+        f"(a t test on the means of the window's {st['batches']} batches, from batch "
+        f"{st['min_batches']} on)"
+    )
 
 
 def _on(flag: Any) -> str:

@@ -304,6 +304,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("QDISCS", bufsim_core::queue::QDISCS.to_vec())?;
     m.add("FLUID_QDISCS", bufsim_core::queue::fluid_qdiscs())?;
     m.add("FLUID_VARIANTS", bufsim_core::tcp::cc::fluid_variants())?;
+    m.add(
+        "STOP_METRICS",
+        bufsim_core::scenario::Stop::METRICS.to_vec(),
+    )?;
     m.add_class::<PyScenario>()?;
     m.add_function(wrap_pyfunction!(variants, m)?)?;
     m.add_function(wrap_pyfunction!(disciplines, m)?)?;

@@ -100,8 +100,9 @@ class Advice:
     def provenance(self) -> dict[str, Any]:
         """What the answer rests on and what it cost: bufsim's version and
         commit, the seeds, the packet and fluid runs (cached ones included,
-        and how many of them ran in this search), the packet runs' simulated
-        seconds and bottleneck packets (delivered and dropped), the wall
+        and how many of them ran in this search), how many packet runs
+        stopped once their verdicts were known (``output.stop``), the packet
+        runs' simulated seconds and bottleneck packets (delivered and dropped), the wall
         seconds of the packet runs (summed, as each run measured it, in
         whichever search ran it) and of the search."""
         from bufsim import provenance
@@ -121,7 +122,10 @@ class Advice:
             if "cached" in packet
             else len(packet),
             "fluid runs": len(fluid),
-            "simulated s (packet runs)": float(len(packet) * self.duration_s),
+            "simulated s (packet runs)": float(simulated_s(packet, self.duration_s).sum()),
+            "packet runs stopped early": int((packet["stopped_early"] == 1.0).sum())
+            if "stopped_early" in packet
+            else 0,
             "packets simulated (packet runs)": float(
                 sum(
                     packet[k].sum() for k in ("packets_delivered", "packets_dropped") if k in packet
@@ -451,8 +455,19 @@ def _finite_costs(c: str) -> tuple[tuple[str, str], ...]:
     )
 
 
+def simulated_s(runs: pd.DataFrame, duration_s: float) -> pd.Series:
+    """Each packet run's simulated seconds: where it stopped (``end_s``,
+    ``output.stop``), else ``duration_s``."""
+    end = runs["end_s"] if "end_s" in runs else pd.Series(math.nan, index=runs.index)
+    return end.fillna(duration_s).astype(float)
+
+
 def costs(
-    table: pd.DataFrame, runs: pd.DataFrame, window_s: float, confidence: float
+    table: pd.DataFrame,
+    runs: pd.DataFrame,
+    duration_s: float,
+    warmup_s: float,
+    confidence: float,
 ) -> pd.DataFrame:
     """What each buffer the packet engine measured in ``table`` (the
     recommendation and every rule it checked) costs: per metric of
@@ -466,9 +481,11 @@ def costs(
         The advice's table (``source``, ``buffer_pkts`` in packets).
     runs : pandas.DataFrame
         Every run of the search (a sweep table).
-    window_s : float
-        The measurement window (duration - warm-up), seconds: timeouts
-        per flow become a rate per second.
+    duration_s, warmup_s : float
+        The runs' duration and warm-up, seconds: each run's measurement
+        window, from the warm-up to the run's end (``end_s`` where it
+        stopped early, ``output.stop``, else the duration), makes its
+        timeouts per flow a rate per second.
     confidence : float
         The two-sided confidence of the intervals (0..1).
 
@@ -483,6 +500,7 @@ def costs(
     if runs.empty or "engine" not in runs:
         return pd.DataFrame()
     packet = runs[runs["engine"] == "packet"].copy()
+    window_s = simulated_s(packet, duration_s) - warmup_s
     packet["flow_timeout_rate"] = (
         packet["timeouts"] / packet["active_flows_mean"].clip(lower=1) / window_s
     )

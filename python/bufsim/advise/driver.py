@@ -19,7 +19,8 @@ from typing import Any
 
 import pandas as pd
 
-from bufsim.advise.advice import Advice, costs, measured_table
+from bufsim import _core
+from bufsim.advise.advice import Advice, costs, measured_table, simulated_s
 from bufsim.advise.notes import engine_gap_notes, unjudged_notes
 from bufsim.advise.objectives import GROUP_GOODPUT, AdviceError, Objective, parse_objective
 from bufsim.advise.rules import (
@@ -214,6 +215,7 @@ def advise(
     workers: int | None = None,
     store: Any = "results",
     progress: Callable[[AdviseProgress], Any] | None = None,
+    stop_early: bool = True,
 ) -> Advice:
     """The smallest buffer that meets every objective, verified by the packet engine.
 
@@ -253,6 +255,12 @@ def advise(
     progress : callable, optional
         Called with an :class:`AdviseProgress` (its ``str`` a line of text)
         as each run finishes and each phase starts.
+    stop_early : bool
+        End each packet run at the first of ten batch boundaries (from the
+        fourth) where every objective's verdict is known at ``confidence``
+        (a sequential batch-means t test, Bonferroni over the boundaries:
+        ``output.stop``); False, or an objective not measured batch by
+        batch (Jain's index, completion times), runs the whole window.
 
     Returns
     -------
@@ -278,6 +286,7 @@ def advise(
         budget=budget,
         sweep_options={"store": store, "scheduler": scheduler, "workers": workers},
         progress=progress,
+        stop_early=stop_early,
     )
     notes = ([timing] if timing else []) + default_stack_notes(s.raw) + left_out_notes(s.norm)
     rules = rule_rows(s.norm, objs, s.hi) if "rules" in engines else []
@@ -323,6 +332,7 @@ def advise(
             + ", ".join(f"{b} packets" for b in sorted(set(s.undecided)))
         )
     notes += unjudged_notes(s.unjudged)
+    notes.append(_stop_note(s, stop_early))
     if "ns3" in engines and feasible:
         notes.append(s.ns3_check(int(rec)))
     s.total = s.done  # the bar ends full
@@ -343,9 +353,40 @@ def advise(
         convergence=convergence,
         duration_s=float(s.norm["duration_s"]),
         warmup_s=float(s.norm["warmup_s"]),
-        costs=costs(table, all_runs, float(s.norm["duration_s"] - s.norm["warmup_s"]), confidence),
+        costs=costs(
+            table, all_runs, float(s.norm["duration_s"]), float(s.norm["warmup_s"]), confidence
+        ),
         scenario=scn,
         wall_s=time.perf_counter() - t0,
+    )
+
+
+def _stop_note(s: Search, stop_early: bool) -> str:
+    """What the packet runs' stop rule (``output.stop``) did, in words."""
+    if not stop_early:
+        return "every packet run measured its whole window (stop_early=False, --full-runs)"
+    if s.stop is None:
+        others = ", ".join(
+            o.text
+            for o in s.objs
+            if o.key not in _core.STOP_METRICS and not GROUP_GOODPUT.match(o.key)
+        )
+        return (
+            f"every packet run measured its whole window: {others} is not measured batch "
+            "by batch, so no run stops early"
+        )
+    runs = pd.concat(s.runs, ignore_index=True) if s.runs else pd.DataFrame()
+    packet = runs[runs["engine"] == "packet"] if "engine" in runs else runs
+    if packet.empty:
+        return "no packet run"
+    stopped = int((packet["stopped_early"] == 1.0).sum())
+    duration = float(s.norm["duration_s"])
+    sim = float(simulated_s(packet, duration).sum())
+    return (
+        f"{stopped} of {len(packet)} packet runs stopped at a batch boundary once every "
+        f"objective's verdict was known (output.stop: the window in 10 batches, tested from "
+        f"the 4th with a t test on the batch means at {s.confidence:g}, Bonferroni over the "
+        f"boundaries): {sim:.4g} s simulated of {len(packet) * duration:.4g} s at full length"
     )
 
 

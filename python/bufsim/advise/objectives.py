@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -121,6 +122,21 @@ class Objective:
         m, b = mb
         meets_mean = m >= self.bound if self.op == ">=" else m <= self.bound
         return meets_mean and not self.holds(values, confidence)
+
+
+def stop_rule(objs: Sequence[Objective], confidence: float) -> dict[str, Any] | None:
+    """The ``output.stop`` rule for packet runs judged on ``objs``: a run
+    ends at the first batch boundary where each objective's verdict is
+    known at ``confidence`` (the core's sequential batch-means test, see
+    ``Stop`` in ``crates/bufsim-core/src/scenario.rs``), else at its
+    duration. None when some objective's metric is not measured batch by
+    batch (``bufsim._core.STOP_METRICS``; Jain's index and completion times
+    are not): those runs measure their whole window."""
+    ok = all(o.key in _core.STOP_METRICS or GROUP_GOODPUT.match(o.key) for o in objs)
+    if not objs or not ok:
+        return None
+    decide = [{"metric": o.key, "op": o.op, "bound": o.bound} for o in objs]
+    return {"decide": decide, "confidence": confidence}
 
 
 def _with_unit(field_: str, text: str, kind: str) -> float:

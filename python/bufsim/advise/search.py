@@ -36,7 +36,14 @@ from bufsim.advise.fluid import (
     calibration_point,
     fluid_form,
 )
-from bufsim.advise.objectives import AdviceError, Objective, cannot_judge, judged, observed
+from bufsim.advise.objectives import (
+    AdviceError,
+    Objective,
+    cannot_judge,
+    judged,
+    observed,
+    stop_rule,
+)
 from bufsim.advise.rules import buffer_grid, table_row, with_buffer
 from bufsim.scenario import Scenario
 
@@ -121,6 +128,9 @@ class Search:
         ``store``, ``scheduler``, ``workers`` for :func:`bufsim.sweep.sweep`.
     progress : callable or None
         Called with an :class:`AdviseProgress` as runs finish and phases start.
+    stop_early : bool
+        Packet runs end once every objective's verdict is known
+        (:func:`stop_rule`), where the objectives allow it.
     """
 
     def __init__(
@@ -135,8 +145,11 @@ class Search:
         budget: int | None,
         sweep_options: dict[str, Any],
         progress: Callable[[AdviseProgress], Any] | None,
+        stop_early: bool = True,
     ):
         self.scn, self.objs, self.engines = scn, objs, engines
+        # output.stop of every packet run (None: runs measure their whole window).
+        self.stop = stop_rule(objs, confidence) if stop_early else None
         self.raw, self.norm = scn.raw, scn.normalized
         self.fluid_raw, self.fluid_changes = fluid_form(self.raw, self.norm)
         self.confidence, self.budget = confidence, budget
@@ -208,8 +221,10 @@ class Search:
                 {**base[k], **v} if isinstance(v, dict) and isinstance(base.get(k), dict) else v
             )
         if engine == "packet":
-            # Each metric over both halves of the window too (the convergence check).
-            base["output"] = {**base.get("output", {}), "halves": True}
+            # Each metric over both halves of the window too (the
+            # convergence check), and the end once the verdicts are known.
+            stop = {"stop": self.stop} if self.stop else {}
+            base["output"] = {**base.get("output", {}), "halves": True, **stop}
         start = self.done
 
         def tick(_: Mapping[str, Any]) -> None:

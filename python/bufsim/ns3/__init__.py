@@ -272,6 +272,10 @@ def check(scenario: Scenario) -> None:
             raise scenario_error(
                 f"output.{key}", "true: the ns3 engine does not produce it; use engine='packet'"
             )
+    if "stop" in out:
+        raise scenario_error(
+            "output.stop", "the ns3 engine runs to duration; remove it or use engine='packet'"
+        )
 
 
 #: Per variant: bufsim's ``tcp_params`` ns-3 has as an attribute of its

@@ -100,6 +100,12 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
             "true: the fluid engine measures the whole window only; set halves = false or use engine=\"packet\"",
         ));
     }
+    if s.output.stop.is_some() {
+        return Err(err(
+            "output.stop",
+            "the fluid engine has no batches to stop on (its runs are deterministic and run to duration); remove output.stop or use engine=\"packet\"",
+        ));
+    }
     check_default_step(s)?;
     let hybrid = s.fluid.model == FluidModel::Hybrid;
     if hybrid {

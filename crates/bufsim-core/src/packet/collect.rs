@@ -34,10 +34,20 @@
 //! Halves (`output.halves`): the window metrics of [`Metrics`] again over
 //! each half of the statistics window, as `<metric>_half1` and
 //! `<metric>_half2` (a run whose halves disagree has not converged). The
-//! accumulators are copied at the window's middle; a half's goodput counts
-//! the segments whose serialization on the bottleneck ended in it (the
-//! instant their receiver takes them, see the engine's module doc), a
-//! half's congestion events those that began in it.
+//! accumulators are copied ([`Mark`]) at the window's start and middle; a
+//! half's goodput counts the segments whose serialization on the
+//! bottleneck ended in it (the instant their receiver takes them, see the
+//! engine's module doc), a half's congestion events those that began in it.
+//!
+//! Batches (`output.stop`, [`crate::scenario::Stop`]): the accumulators are
+//! copied at each batch boundary too, and each batch's value of the metrics
+//! the stop rule names is measured as the window's (a [`Span`] between two
+//! copies). A run that stops ends at a boundary; the summary covers the
+//! window up to it and says so (`end_s`, `batches_run`); its halves are
+//! its first `k / 2` batches and the rest (`k` batches run). A batch's
+//! value is read at its boundary: goodput that a lagging receiver takes
+//! later still counts in the batch for the summary's halves, not for that
+//! reading.
 //!
 //! Flow-level metrics: `active_flows_mean` (time average over the window of
 //! the transfers in progress, persistent flows included) and
@@ -149,8 +159,10 @@ struct FlowStat {
     last_delay: f64,
 }
 
-/// The accumulators the window metrics are made of, copied at the middle
-/// of the statistics window (`output.halves`).
+/// The accumulators the window metrics are made of, copied at the start
+/// of the statistics window and at its middle (`output.halves`) or its
+/// batch boundaries (`output.stop`).
+#[derive(Clone)]
 struct Mark {
     t: SimTime,
     busy: SimTime,
@@ -163,7 +175,7 @@ struct Mark {
 }
 
 /// The accumulated measurements of one span of the statistics window.
-struct Span<'a> {
+struct Span {
     len: SimTime,
     /// Bottleneck busy time in the span.
     busy: SimTime,
@@ -172,9 +184,9 @@ struct Span<'a> {
     /// Packets offered to the queue and dropped by it in the span.
     arrivals: u64,
     drops: u64,
-    delays: &'a DelayHistogram,
-    flow_bits: &'a [f64],
-    group_bits: &'a [f64],
+    delays: DelayHistogram,
+    flow_bits: Vec<f64>,
+    group_bits: Vec<f64>,
     /// Synchronization of the congestion events that began in the span.
     sync: Vec<f64>,
 }
@@ -192,7 +204,7 @@ struct Metrics {
     sync_mean: f64,
 }
 
-impl Span<'_> {
+impl Span {
     fn metrics(&self) -> Metrics {
         let (secs, ps) = (self.len.as_secs_f64(), self.len.0 as f64);
         Metrics {
@@ -315,8 +327,19 @@ pub struct Collector {
     drops_in_interval: u64,
     /// Persistent flows (slots `0..persistent`).
     persistent: usize,
-    /// The accumulators at the window's middle (`output.halves`).
-    mark: Option<Box<Mark>>,
+    /// Copies of the accumulators (`output.halves`, `output.stop`): the
+    /// window's start, then each boundary passed (empty without either).
+    marks: Vec<Mark>,
+    /// Whether to keep [`Collector::marks`].
+    marking: bool,
+    /// `output.halves`.
+    halves: bool,
+    /// `output.stop`: for each verdict, its metric's value in each batch
+    /// measured so far.
+    batch_values: Vec<Vec<f64>>,
+    /// The run stopped at a batch boundary (`output.stop`).
+    stopped: bool,
+    stop: Option<crate::scenario::Stop>,
 }
 
 impl Collector {
@@ -329,7 +352,7 @@ impl Collector {
     /// (group, round-trip propagation delay).
     pub fn new(s: &Scenario, groups: Vec<(u32, SimTime)>) -> Collector {
         let n = groups.len();
-        Collector {
+        let mut c = Collector {
             warmup: s.warmup,
             sync_window: s.link.bdp_rtt.max(SimTime(1)),
             capacity_bps: s.link.capacity_bps,
@@ -392,8 +415,30 @@ impl Collector {
             prev_area: 0.0,
             drops_in_interval: 0,
             persistent: n,
-            mark: None,
+            marks: Vec::new(),
+            marking: s.output.halves || s.output.stop.is_some(),
+            halves: s.output.halves,
+            batch_values: s
+                .output
+                .stop
+                .as_ref()
+                .map_or(Vec::new(), |st| vec![Vec::new(); st.decide.len()]),
+            stopped: false,
+            stop: s.output.stop.clone(),
+        };
+        if c.marking && s.warmup == SimTime::ZERO {
+            // The window starts at 0, where every accumulator is zero.
+            c.marks.push(Mark {
+                t: SimTime::ZERO,
+                busy: SimTime::ZERO,
+                area: 0.0,
+                counters: QueueCounters::default(),
+                delays: DelayHistogram::default(),
+                flow_bits: vec![0.0; n],
+                group_bits: vec![0.0; s.flows.len()],
+            });
         }
+        c
     }
 
     /// Flow `f` became active at `now`, its sender running `lag` behind
@@ -483,11 +528,12 @@ impl Collector {
         }
         st.good_bits += bits;
         self.good_bits[g] += bits;
-        // Taken by a lagging receiver after the middle of the window, it
-        // crossed the bottleneck before: it belongs to the first half.
-        if let Some(m) = self.mark.as_deref_mut()
-            && tx_end < m.t
-        {
+        // Taken by a lagging receiver after a mark, it crossed the
+        // bottleneck before: it belongs to the span before the mark.
+        for m in self.marks.iter_mut().rev() {
+            if tx_end >= m.t {
+                break;
+            }
             m.group_bits[g] += bits;
             if let Some(b) = m.flow_bits.get_mut(f as usize) {
                 *b += bits;
@@ -706,12 +752,15 @@ impl Collector {
         for (st, &sent) in self.flows.iter_mut().zip(at_warmup) {
             st.sent_at_warmup = sent;
         }
+        if self.marking {
+            let m = self.snapshot(t, q, busy);
+            self.marks.push(m);
+        }
     }
 
-    /// The middle of the statistics window (`output.halves`): copy the
-    /// accumulators of the window metrics.
-    pub fn halfway(&mut self, t: SimTime, q: &mut Queue, busy: SimTime) {
-        self.mark = Some(Box::new(Mark {
+    /// The accumulators of the window metrics at `t`.
+    fn snapshot(&self, t: SimTime, q: &mut Queue, busy: SimTime) -> Mark {
+        Mark {
             t,
             busy,
             area: q.area(t),
@@ -719,7 +768,70 @@ impl Collector {
             delays: self.delays.clone(),
             flow_bits: self.flow_bits(),
             group_bits: self.good_bits.clone(),
-        }));
+        }
+    }
+
+    /// The measurements between two copies of the accumulators.
+    fn span(&self, a: &Mark, b: &Mark) -> Span {
+        let later = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(p, q)| p - q).collect();
+        let (ta, tb) = (a.t.as_secs_f64(), b.t.as_secs_f64());
+        Span {
+            len: b.t - a.t,
+            busy: b.busy - a.busy,
+            area: b.area - a.area,
+            arrivals: b.counters.arrivals - a.counters.arrivals,
+            drops: b.counters.drops - a.counters.drops,
+            delays: b.delays.since(&a.delays),
+            flow_bits: later(&b.flow_bits, &a.flow_bits),
+            group_bits: later(&b.group_bits, &a.group_bits),
+            sync: self
+                .sync
+                .iter()
+                .filter(|e| e.0 >= ta && e.0 < tb)
+                .map(|e| e.1)
+                .collect(),
+        }
+    }
+
+    /// A boundary of the statistics window: its middle (`output.halves`)
+    /// or a batch's end (`output.stop`). Copies the accumulators and, with
+    /// a stop rule, measures the batch that ends here. Returns whether
+    /// the run stops here: every verdict of the stop rule is known
+    /// ([`crate::stats::verdict_known`]) after at least `min_batches`.
+    pub fn boundary(&mut self, t: SimTime, q: &mut Queue, busy: SimTime) -> bool {
+        let m = self.snapshot(t, q, busy);
+        self.marks.push(m);
+        let Some(stop) = self.stop.as_ref() else {
+            return false;
+        };
+        let [.., a, b] = self.marks.as_slice() else {
+            return false;
+        };
+        let named = self.span(a, b).metrics().named("");
+        for (d, values) in stop.decide.iter().zip(&mut self.batch_values) {
+            let v = named
+                .iter()
+                .find(|(k, _)| *k == d.metric)
+                .map_or(f64::NAN, |x| x.1);
+            values.push(v);
+        }
+        let k = self.marks.len() as u32 - 1;
+        if k < stop.min_batches || k >= stop.batches {
+            return false;
+        }
+        // Bonferroni over the boundaries where a run may stop.
+        let q = 1.0 - (1.0 - stop.confidence) / f64::from(stop.batches - stop.min_batches);
+        let known = stop
+            .decide
+            .iter()
+            .zip(&self.batch_values)
+            .all(|(d, v)| stats::verdict_known(v, d.op == ">=", d.bound, q));
+        if known {
+            // The run ends here: this copy is its end, not a boundary.
+            self.marks.pop();
+            self.stopped = true;
+        }
+        known
     }
 
     /// Goodput bits of each persistent flow in the window so far.
@@ -731,56 +843,17 @@ impl Collector {
     }
 
     /// The window metrics of each half of the statistics window, named
-    /// `<metric>_half1` and `<metric>_half2` (empty without a mark).
-    fn halves(
-        &self,
-        now: SimTime,
-        q: &mut Queue,
-        busy: SimTime,
-        flow_bits: &[f64],
-    ) -> Vec<(String, f64)> {
-        let Some(m) = self.mark.as_deref() else {
+    /// `<metric>_half1` and `<metric>_half2`: from the window's start to
+    /// the mark `k / 2` of the `k` spans, and from there to `end` (empty
+    /// without `output.halves`).
+    fn halves(&self, end: &Mark) -> Vec<(String, f64)> {
+        let k = self.marks.len();
+        if !self.halves || k < 2 {
             return Vec::new();
-        };
-        let mid = m.t.as_secs_f64();
-        let split = |first: bool| {
-            self.sync
-                .iter()
-                .filter(|e| (e.0 < mid) == first)
-                .map(|e| e.1)
-                .collect()
-        };
-        let later = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x - y).collect::<Vec<_>>();
-        let (flow2, group2) = (
-            later(flow_bits, &m.flow_bits),
-            later(&self.good_bits, &m.group_bits),
-        );
-        let delays2 = self.delays.since(&m.delays);
-        let qc = q.counters;
-        let first = Span {
-            len: m.t - self.warmup,
-            busy: m.busy - self.busy_at_warmup,
-            area: m.area - self.area_at_warmup,
-            arrivals: m.counters.arrivals,
-            drops: m.counters.drops,
-            delays: &m.delays,
-            flow_bits: &m.flow_bits,
-            group_bits: &m.group_bits,
-            sync: split(true),
-        };
-        let second = Span {
-            len: now - m.t,
-            busy: busy - m.busy,
-            area: q.area(now) - m.area,
-            arrivals: qc.arrivals - m.counters.arrivals,
-            drops: qc.drops - m.counters.drops,
-            delays: &delays2,
-            flow_bits: &flow2,
-            group_bits: &group2,
-            sync: split(false),
-        };
-        let mut out = first.metrics().named("_half1");
-        out.extend(second.metrics().named("_half2"));
+        }
+        let mid = &self.marks[k / 2];
+        let mut out = self.span(&self.marks[0], mid).metrics().named("_half1");
+        out.extend(self.span(mid, end).metrics().named("_half2"));
         out
     }
 
@@ -798,20 +871,24 @@ impl Collector {
         let span_ps = (now - self.warmup).0 as f64;
         let qc = q.counters;
         debug_assert_eq!(ends.len(), self.persistent);
-        let flow_bits = self.flow_bits();
         let whole = Span {
             len: now - self.warmup,
             busy: busy - self.busy_at_warmup,
             area: q.area(now) - self.area_at_warmup,
             arrivals: qc.arrivals,
             drops: qc.drops,
-            delays: &self.delays,
-            flow_bits: &flow_bits,
-            group_bits: &self.good_bits,
+            delays: self.delays.clone(),
+            flow_bits: self.flow_bits(),
+            group_bits: self.good_bits.clone(),
             sync: self.sync.iter().map(|x| x.1).collect(),
         }
         .metrics();
-        let halves = self.halves(now, q, busy, &flow_bits);
+        let halves = if self.halves {
+            let end = self.snapshot(now, q, busy);
+            self.halves(&end)
+        } else {
+            Vec::new()
+        };
 
         // Persistent flows (`ends`, in slot order) first, then finite transfers.
         self.tick(now);
@@ -890,6 +967,14 @@ impl Collector {
             ("events".into(), self.events as f64),
         ]);
         summary.extend(halves);
+        if self.stop.is_some() {
+            // output.stop: where the window ended, and its batches.
+            summary.extend([
+                ("end_s".to_string(), now.as_secs_f64()),
+                ("batches_run".into(), self.marks.len() as f64),
+                ("stopped_early".into(), f64::from(u8::from(self.stopped))),
+            ]);
+        }
 
         let mut ts = Table::default();
         ts.push("time_s", self.ts_time);

@@ -40,7 +40,7 @@
 //! delayed-ACK timer fires first: then the segment waits for its own event.
 //! The collector counts it at its own time: it crossed the bottleneck before
 //! the event that takes it early, so if that event comes before the
-//! warm-up's end or the halfway mark, so did its crossing.
+//! warm-up's end or a boundary of the window's halves or batches, so did its crossing.
 //!
 //! **The sender runs behind the bottleneck** by its one-way access delay
 //! `d`: what it does at engine time `t` is what it does at `t - d` on the
@@ -143,8 +143,9 @@ enum Ev {
     Sample,
     /// Statistics start.
     WarmupEnd,
-    /// Middle of the statistics window (`output.halves`).
-    Halfway,
+    /// A boundary inside the statistics window: its middle
+    /// (`output.halves`) or a batch's end (`output.stop`).
+    Boundary,
 }
 
 /// Per-flow state on the dumbbell.
@@ -466,8 +467,14 @@ impl<'s> Sim<'s> {
         if s.warmup > SimTime::ZERO {
             events.push(s.warmup, Ev::WarmupEnd);
         }
-        if s.output.halves {
-            events.push(SimTime((s.warmup.0 + s.duration.0) / 2), Ev::Halfway);
+        // Boundaries inside the statistics window: its batches' ends
+        // (output.stop; the halves are made of batches), else its middle.
+        if let Some(stop) = &s.output.stop {
+            for i in 1..stop.batches {
+                events.push(stop.boundary(i, s.warmup, s.duration), Ev::Boundary);
+            }
+        } else if s.output.halves {
+            events.push(SimTime((s.warmup.0 + s.duration.0) / 2), Ev::Boundary);
         }
         let traffic: Vec<GroupTraffic> = s
             .flows
@@ -674,7 +681,7 @@ impl<'s> Sim<'s> {
     }
 
     fn run(&mut self, progress: Progress) -> bool {
-        let end = self.s.duration;
+        let mut end = self.s.duration;
         let mut n: u64 = 0;
         while let Some((t, ev)) = self.events.pop() {
             if t > end {
@@ -709,9 +716,13 @@ impl<'s> Sim<'s> {
                     let at: Vec<u64> = self.flows.iter().map(|f| f.sender.stats.sent).collect();
                     self.col.warmup_end(t, &mut self.queue, busy, &at);
                 }
-                Ev::Halfway => {
+                Ev::Boundary => {
                     let busy = self.busy_until(t);
-                    self.col.halfway(t, &mut self.queue, busy);
+                    if self.col.boundary(t, &mut self.queue, busy) {
+                        // output.stop: the verdicts are known. The events
+                        // due at this instant still run, as at `duration`.
+                        end = t;
+                    }
                 }
             }
         }
