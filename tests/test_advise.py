@@ -661,12 +661,30 @@ def test_the_10g_example_is_a_valid_scenario():
 
 
 @pytest.mark.parametrize("first_true", [True, False])
-def test_search_from_a_guess_finds_the_edge(first_true):
+@pytest.mark.parametrize("hint", [None, "exact", "off by 3", "creeping", "far"])
+def test_search_from_a_guess_finds_the_edge(first_true, hint):
     from bufsim.advise.search import _search
 
     n = 37
+    most: dict[str | None, int] = {}
     for edge in range(-1, n + 1):
-        for guess in [None, 0, n - 1, edge - 5, edge - 1, edge, edge + 1, edge + 7]:
+        # The first index past the edge: where the predicate turns.
+        turn = edge if first_true else edge + 1
+
+        def suggest(a, b, turn=turn):
+            # What the measurements might say: the turn itself, a miss by 3,
+            # one step inside the bracket from its top (a model that
+            # always sees the edge just below), or the far end.
+            j = {
+                "exact": turn,
+                "off by 3": turn + 3,
+                "creeping": b - 1,
+                "far": a + 1,
+            }[hint]
+            j = min(max(j, a + 1), b - 1)
+            return j if a < j < b else None
+
+        for guess in (None, edge - 9, edge - 1, edge, edge + 1, edge + 13):
             if guess is not None and not 0 <= guess < n:
                 continue
             probed: set[int] = set()
@@ -677,12 +695,21 @@ def test_search_from_a_guess_finds_the_edge(first_true):
                 return i >= edge if first_true else i <= edge
 
             want = min(max(edge, 0), n) if first_true else min(max(edge, -1), n - 1)
-            got = _search(pred, guess, n, first_true=first_true)
+            got = _search(pred, guess, n, first_true=first_true, suggest=suggest if hint else None)
             assert got == want, (edge, guess, got)
-            if guess == edge and 0 < edge < n - 1:
+            if guess == edge and 0 < edge < n - 1 and hint in (None, "exact"):
                 # An exact guess: the edge and its neighbour across it.
                 assert len(probed) == 2, (edge, sorted(probed))
-            assert len(probed) <= 2 * math.ceil(math.log2(n)) + 2
+            if hint == "exact" and 0 < turn < n:
+                # An exact suggestion: the guess (without one, both ends of
+                # the grid), then the edge's pair.
+                assert len(probed) <= (3 if guess is not None else 4), (edge, guess, probed)
+            most[hint] = max(most.get(hint, 0), len(probed))
+    # Every hint within the unguided search's bound (measured, n = 37:
+    # at most 8 probes unguided, 4 with the exact turn, 9 off by 3, 13 with
+    # a suggestion always at the top of the bracket or at its bottom).
+    assert most[hint] <= 2 * math.ceil(math.log2(n)) + 2
+    assert hint != "exact" or most[hint] <= 4
 
 
 def test_calibrated_edge_shifts_the_fluid_curve_by_the_packet_measurement():
@@ -1115,3 +1142,39 @@ def test_unjudgeable_completion_times_are_not_stated_as_failures():
     assert (
         binding == "Binding: fct_mean_small<=1s (the next smaller grid buffer, 4 packets, fails)."
     )
+
+
+def test_crossing_reads_the_packet_measurements_on_a_log_scale():
+    from bufsim.advise.search import Search
+
+    # The 5000-flow backbone example's quick search: utilization over two
+    # seeds at 2048, 724 and 181 packets.
+    s = object.__new__(Search)
+    s.unjudged = {}
+    s.runs, s.probed = [], {}
+
+    def probe(b, u):
+        s.runs.append(
+            pd.DataFrame({"engine": "packet", "buffer_pkts": [float(b)] * 2, "utilization": [u, u]})
+        )
+        s.probed[b] = [u >= 0.95]
+
+    for b, u in ((2048, 1.0), (724, 0.99975), (181, 0.9767)):
+        probe(b, u)
+    o = parse_objective("utilization>=0.95")
+    # Extrapolated along log buffer on log(1 - u) from 724 and 181 (the
+    # 1.0 at 2048 says nothing about how far below the edge is).
+    x0, x1 = math.log(181), math.log(724)
+    y0, y1, y = math.log(1 - 0.9767), math.log(1 - 0.99975), math.log(0.05)
+    want = math.exp(x0 + (y - y0) * (x1 - x0) / (y1 - y0))
+    assert s.crossing(o) == pytest.approx(want) and 140 < want < 145
+    # A probe past the bound: interpolated between the pair that straddles it.
+    probe(11, 0.6345)
+    x0, y0 = math.log(11), math.log(1 - 0.6345)
+    x1, y1 = math.log(181), math.log(1 - 0.9767)
+    assert s.crossing(o) == pytest.approx(math.exp(x0 + (y - y0) * (x1 - x0) / (y1 - y0)))
+    # One probe that says something is not enough.
+    s.runs, s.probed = [], {}
+    probe(2048, 1.0)
+    probe(724, 0.99975)
+    assert s.crossing(o) is None

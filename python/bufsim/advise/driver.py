@@ -400,6 +400,7 @@ def _method(s: Search) -> str:
             if s.guess_up is not None or s.guess_down is not None
             else ", bisection"
         )
+        + ", each step where the packet measurements so far put the edge when they can"
         + (
             f" (the lower edge moved from the fluid's {s.grid[s.guess_up]} to "
             f"{s.grid[s.calibrated]} packets by the packet engine's measurements)"
@@ -413,6 +414,7 @@ def _method(s: Search) -> str:
         )
         + f", {len(s.seed_list)} seeds per buffer "
         + ("(quick: no adaptive seeds), " if s.quick else "(more where a verdict was undecided), ")
-        + f"{s.packet_runs} packet runs of {s.norm['duration_s']:g} s ({s.norm['warmup_s']:g} s warm-up); "
+        + f"{s.packet_runs} packet runs of up to {s.norm['duration_s']:g} s "
+        f"({s.norm['warmup_s']:g} s warm-up); "
         f"each objective checked on a one-sided {s.confidence:.0%} Student t bound over the seeds."
     )

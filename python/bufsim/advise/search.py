@@ -487,7 +487,15 @@ class Search:
             # the fluid engine's edge is close, a queue is a queue). Done
             # first: its probes calibrate the other edge for free.
             edges.upper = (
-                _search(holds(down), self.guess_down, n, first_true=False) if down else n - 1
+                _search(
+                    holds(down),
+                    self.guess_down,
+                    n,
+                    first_true=False,
+                    suggest=self.suggest(down),
+                )
+                if down
+                else n - 1
             )
             # Smallest index where every "grows" objective holds (monotone
             # predicate), from the fluid edge moved by the packet engine's
@@ -499,7 +507,9 @@ class Search:
                     holds(up)(guess)
                 guess = self.calibrated_guess(guess, up)
                 self.calibrated = guess if guess != self.guess_up else None
-            edges.lower = _search(holds(up), guess, n, first_true=True) if up else 0
+            edges.lower = (
+                _search(holds(up), guess, n, first_true=True, suggest=self.suggest(up)) if up else 0
+            )
             if free:
                 a, b = edges.lower, edges.upper
                 edges.interval = self.interval(free, a, b, edges.notes) if a <= b else None
@@ -511,6 +521,58 @@ class Search:
                 f"the budget of {self.budget} packet runs was used up before the search ended"
             )
         return edges
+
+    def suggest(self, ks: list[int]) -> Suggest:
+        """Where the packet measurements so far put the edge of objectives
+        ``ks`` (all growing with the buffer, or all shrinking), for
+        :func:`_search`: the first grid index at or past the buffer where
+        each objective's mean crosses its bound (:meth:`crossing`; the
+        largest of them for objectives that grow, the smallest for those
+        that shrink), kept strictly inside the bracket ``(a, b)``; None
+        while some objective has no estimate."""
+
+        def at(a: int, b: int) -> int | None:
+            est = [self.crossing(self.objs[k]) for k in ks]
+            if not est or any(e is None for e in est):
+                return None
+            grows = self.objs[ks[0]].grows_with_buffer
+            target = max(e for e in est if e is not None)
+            if not grows:
+                target = min(e for e in est if e is not None)
+            j = next((i for i, g in enumerate(self.grid) if g >= target), len(self.grid) - 1)
+            j = min(max(j, a + 1), b - 1)
+            return j if a < j < b else None
+
+        return at
+
+    def crossing(self, o: Objective) -> float | None:
+        """The buffer (packets) where objective ``o``'s mean over the seeds
+        crosses its bound, from the buffers probed so far: interpolated
+        between the two neighbouring probes that straddle the bound, else
+        extrapolated from the two probes nearest it, along log buffer, on a
+        scale where the curve is nearer a line (:func:`_scaled`: the log of
+        the shortfall of a fraction from 1, the log of a delay or a loss
+        rate). None with fewer than two probes that say something (a
+        utilization of exactly 1 does not: it holds from some buffer below,
+        however far)."""
+        target = _scaled(o.key, o.bound)
+        if target is None:
+            return None
+        pts = []
+        for b in sorted(self.probed):
+            v = [x for x in self.values(b, o.key) if math.isfinite(x)]
+            y = _scaled(o.key, float(np.mean(v))) if v else None
+            if y is not None:
+                pts.append((math.log(b), y))
+        if len(pts) < 2:
+            return None
+        pairs = [(p, q) for p, q in zip(pts, pts[1:]) if (p[1] - target) * (q[1] - target) <= 0]
+        (x0, y0), (x1, y1) = (
+            pairs[0] if pairs else sorted(pts, key=lambda p: abs(p[1] - target))[:2]
+        )
+        if y0 == y1:
+            return None
+        return math.exp(x0 + (target - y0) * (x1 - x0) / (y1 - y0))
 
     def resync(self, rec: float) -> None:
         """The fluid edge found again at the packet engine's loss synchronization.
@@ -790,7 +852,19 @@ class Search:
         return conv, notes
 
 
-def _search(pred: Callable[[int], bool], guess: int | None, n: int, *, first_true: bool) -> int:
+#: ``suggest(a, b)``: an index strictly between ``a`` and ``b`` where the
+#: measurements so far put the edge (the first index past it), or None.
+Suggest = Callable[[int, int], "int | None"]
+
+
+def _search(
+    pred: Callable[[int], bool],
+    guess: int | None,
+    n: int,
+    *,
+    first_true: bool,
+    suggest: Suggest | None = None,
+) -> int:
     """For a monotone predicate over a grid of ``n`` points: the first index
     where it is true (``first_true``; ``n`` if none) or the last (``-1`` if
     none). Without a ``guess``, a bisection of the whole grid; with one (the
@@ -798,52 +872,97 @@ def _search(pred: Callable[[int], bool], guess: int | None, n: int, *, first_tru
     neighbour, then steps of 1, 2, 4, ... away from it until the predicate
     changes, then bisect the indices inside that step. An exact guess
     costs two probes (the edge and the point one below it, which the answer
-    must show failing); a guess ``d`` points off about ``2 log2 d`` more."""
+    must show failing); a guess ``d`` points off about ``2 log2 d`` more.
+
+    ``suggest`` (the first index past the edge the measurements so far
+    point at, :meth:`Search.suggest`) replaces a gallop step or a bisection
+    point where it has one. The gallop's step still doubles, and after a
+    suggested step that did not reach the edge a suggestion shorter than
+    half of it is taken once in a row at most; inside a bracket, two steps
+    that do not halve it are followed by a bisection step. So a wrong suggestion costs a few
+    probes at most, a good one leaves the edge and its neighbour."""
     if not first_true:
         # The last true index is just before the first index where it turns false.
         flip = None if guess is None else min(guess + 1, n - 1)
-        return _search(lambda i: not pred(i), flip, n, first_true=True) - 1
+        return _search(lambda i: not pred(i), flip, n, first_true=True, suggest=suggest) - 1
     if guess is None:
-        return _bisect(pred, 0, n - 1, first_true=True)
-    step = 1
+        return _bisect(pred, 0, n - 1, first_true=True, suggest=suggest)
+    # After a suggested step that did not reach the edge, one shorter than
+    # half the gallop's step is taken once in a row at most (the edge
+    # right next to the last probe), so the walk cannot creep.
+    step, guided, short = 1, False, False
     if pred(guess):
         hi = guess  # true; walk down until false
         while hi > 0:
-            lo = max(hi - step, 0)
+            s = suggest(-1, hi) if suggest else None
+            cut = s is not None and guided and hi - s < step // 2
+            if cut and short:
+                s = None
+            lo = max(hi - step if s is None else s, 0)
             if not pred(lo):
-                return _between(pred, lo, hi)
-            hi, step = lo, 2 * step
+                return _between(pred, lo, hi, suggest)
+            hi, step, guided, short = lo, 2 * step, s is not None, cut and s is not None
         return 0
     lo = guess  # false; walk up until true
     while lo < n - 1:
-        hi = min(lo + step, n - 1)
+        s = suggest(lo, n) if suggest else None
+        cut = s is not None and guided and s - lo < step // 2
+        if cut and short:
+            s = None
+        hi = min(lo + step if s is None else s, n - 1)
         if pred(hi):
-            return _between(pred, lo, hi)
-        lo, step = hi, 2 * step
+            return _between(pred, lo, hi, suggest)
+        lo, step, guided, short = hi, 2 * step, s is not None, cut and s is not None
     return n
 
 
-def _between(pred: Callable[[int], bool], a: int, b: int) -> int:
+def _between(pred: Callable[[int], bool], a: int, b: int, suggest: Suggest | None = None) -> int:
     """The first true index of a monotone predicate known false at ``a``
-    and true at ``b`` (``a < b``): bisection of the indices between them."""
+    and true at ``b`` (``a < b``): bisection of the indices between them,
+    or the index ``suggest`` gives, as long as every two steps halve the
+    bracket (a bisection step after two that do not)."""
+    widths: list[int] = []  # the bracket's width before each step
+    bisect_next = False
     while b - a > 1:
-        m = (a + b) // 2
+        s = None if bisect_next or suggest is None else suggest(a, b)
+        m = s if s is not None and a < s < b else (a + b) // 2
+        widths.append(b - a)
         a, b = (a, m) if pred(m) else (m, b)
+        bisect_next = s is not None and len(widths) >= 2 and 2 * (b - a) > widths[-2]
     return b
 
 
-def _bisect(pred: Callable[[int], bool], lo: int, hi: int, *, first_true: bool) -> int:
+def _bisect(
+    pred: Callable[[int], bool],
+    lo: int,
+    hi: int,
+    *,
+    first_true: bool,
+    suggest: Suggest | None = None,
+) -> int:
     """For a monotone predicate over ``lo..hi``: the first index where it is
     true (``first_true``; ``hi + 1`` if none) or the last index where it is
-    true (``lo - 1`` if none)."""
+    true (``lo - 1`` if none); ``suggest`` as in :func:`_between`."""
     if not first_true:
         # The last true index is just before the first index where it turns false.
-        return _bisect(lambda i: not pred(i), lo, hi, first_true=True) - 1
+        return _bisect(lambda i: not pred(i), lo, hi, first_true=True, suggest=suggest) - 1
     if not pred(hi):
         return hi + 1
     if pred(lo):
         return lo
-    return _between(pred, lo, hi)
+    return _between(pred, lo, hi, suggest)
+
+
+def _scaled(key: str, value: float) -> float | None:
+    """``value`` of metric ``key`` on the scale :meth:`Search.crossing`
+    interpolates on: ``log(1 - value)`` for a fraction that grows to 1
+    (utilization, Jain's index; None within 1e-6 of 1), ``log(value)`` for
+    a delay or a loss rate (None at 0), the value itself otherwise."""
+    if key in ("utilization", "jain_index"):
+        return math.log(1 - value) if value < 1 - 1e-6 else None
+    if key == "drop_rate" or key.endswith("queue_delay_s"):
+        return math.log(value) if value > 0 else None
+    return value
 
 
 def _meets(table: pd.DataFrame, objs: list[Objective], confidence: float) -> list[bool]:
