@@ -162,7 +162,6 @@ struct FlowStat {
 /// The accumulators the window metrics are made of, copied at the start
 /// of the statistics window and at its middle (`output.halves`) or its
 /// batch boundaries (`output.stop`).
-#[derive(Clone)]
 struct Mark {
     t: SimTime,
     busy: SimTime,
