@@ -77,6 +77,23 @@ def test_undecided_verdicts_straddle_the_bound():
     assert not o.straddles([0.981], 0.95)
 
 
+def test_known_verdicts_lie_outside_the_t_interval():
+    o = parse_objective("utilization>=0.98")
+    # Two seeds, mean 0.991, s = 0.001414: t(0.975, 1) = 12.706, half-width
+    # 12.706 * 0.001414 / sqrt(2) = 0.0127: 0.9783 < 0.98, not known.
+    assert not o.known([0.99, 0.992], 0.975)
+    # 0.9995 +- 0.00635: all above 0.98, known (it holds).
+    assert o.known([0.999, 1.0], 0.975) and o.holds([0.999, 1.0], 0.95)
+    # 0.925 +- 0.318 reaches 0.98: not known; 0.90 +- 0.0127: known (it fails).
+    assert not o.known([0.90, 0.95], 0.975)
+    assert o.known([0.899, 0.901], 0.975) and not o.holds([0.899, 0.901], 0.95)
+    # An upper bound, one value, and a censored completion time.
+    d = parse_objective("p99_queue_delay<=5ms")
+    assert d.known([0.001, 0.0011], 0.975) and not d.known([0.0049, 0.0051], 0.975)
+    assert not o.known([0.99], 0.975)
+    assert not parse_objective("fct_mean_small<=1s").known([0.5, math.inf], 0.975)
+
+
 def test_fct_objectives_need_finite_traffic():
     s = {
         "name": "long",
@@ -413,6 +430,14 @@ def test_runs_stop_once_the_verdicts_are_known_with_the_same_answer(paper003, tm
     k = (stopped["end_s"] - a.warmup_s) / batch
     assert (k.round(9) == stopped["batches_run"]).all() and (k >= 4).all() and (k < 10).all()
     assert "stopped at a batch boundary once every objective's verdict was known" in a.notes[-1]
+    # Seeds in waves: where seeds 1-2 knew every verdict, seed 3 did not run
+    # (at 128 and 152 packets here); the rules' buffers run every seed once
+    # (108, the fluid loss-sync rule's, was probed too).
+    (waves,) = [n for n in a.notes if n.startswith("seeds in waves")]
+    waved = {float(b) for b in re.findall(r"(\d+) packets", waves.split(": ", 1)[1])}
+    seeds = runs.groupby("buffer_pkts")["seed"].apply(sorted)
+    assert {128.0, 152.0} <= waved and all(seeds[b] == [1, 2] for b in waved - {108.0})
+    assert seeds[108.0] == seeds[150.0] == [1, 2, 3]
     assert "every packet run measured its whole window (stop_early=False" in full.notes[-1]
 
 

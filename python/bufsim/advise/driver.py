@@ -32,7 +32,13 @@ from bufsim.advise.rules import (
     table_row,
     with_buffer,
 )
-from bufsim.advise.search import ADAPTIVE_MAX_FACTOR, AdviseProgress, Budget, Search
+from bufsim.advise.search import (
+    ADAPTIVE_MAX_FACTOR,
+    FIRST_WAVE,
+    AdviseProgress,
+    Budget,
+    Search,
+)
 from bufsim.scenario import Scenario
 from bufsim.timescales import time_scales
 
@@ -317,6 +323,14 @@ def advise(
     notes += model_notes + engine_gap_notes(s, edges, model)
     convergence, conv_notes = s.convergence(s.decisive(edges, rng))
     notes += conv_notes
+    if s.first_wave:
+        notes.append(
+            f"seeds in waves: at {len(s.first_wave)} of {len(s.probed)} probed buffers the "
+            f"first {FIRST_WAVE} seeds knew every verdict (the bound outside their t interval "
+            f"at {1 - (1 - confidence) / 2:g}, Bonferroni over two looks), so the other "
+            f"{s.seeds - FIRST_WAVE} did not run: "
+            + ", ".join(f"{b} packets" for b in sorted(s.first_wave))
+        )
     if s.adaptive:
         notes.append(
             "adaptive seeds (a t interval straddled a bound): "

@@ -123,6 +123,19 @@ class Objective:
         meets_mean = m >= self.bound if self.op == ">=" else m <= self.bound
         return meets_mean and not self.holds(values, confidence)
 
+    def known(self, values: Sequence[float], quantile: float) -> bool:
+        """Whether the verdict is known either way: the bound lies outside
+        the Student t interval ``mean +- t(quantile, n - 1) s / sqrt(n)``
+        of the per-seed values (two or more, all finite), the law the
+        packet engine's ``output.stop`` applies to a run's batch means."""
+        v = np.asarray([x for x in values if x == x], dtype=float)
+        if len(v) < 2 or not np.isfinite(v).all():
+            return False
+        m, half = float(v.mean()), t_half_width(v, quantile)
+        if self.op == ">=":
+            return m - half >= self.bound or m + half < self.bound
+        return m + half <= self.bound or m - half > self.bound
+
 
 def stop_rule(objs: Sequence[Objective], confidence: float) -> dict[str, Any] | None:
     """The ``output.stop`` rule for packet runs judged on ``objs``: a run

@@ -82,6 +82,10 @@ class AdviseProgress:
 #: up to this many times ``seeds`` runs in all.
 ADAPTIVE_MAX_FACTOR = 3
 
+#: Seeds run first at each probed buffer; the others of ``seeds`` run only
+#: where these leave some verdict unknown (:meth:`Search.first_wave_knows`).
+FIRST_WAVE = 2
+
 
 #: An edge that the fluid scan or the analytic model puts more than this
 #: factor away (either way) from the packet engine's is reported with the
@@ -166,6 +170,7 @@ class Search:
         self.probed: dict[int, list[bool]] = {}
         self.packet_runs = 0
         self.adaptive: dict[int, int] = {}  # buffer -> seeds run there when more than seeds
+        self.first_wave: list[int] = []  # buffers whose first wave knew every verdict
         self.undecided: list[int] = []
         # (buffer, metric) -> (lower bound, unfinished, started) where a
         # completion-time objective cannot be judged.
@@ -434,15 +439,34 @@ class Search:
         return table_row(name, b, b == b, note + self.fluid_caveat())
 
     def probe(self, i: int, phase: str, step: str) -> list[bool]:
-        """Every objective's verdict at grid index ``i`` (running it if new),
-        with more seeds while a verdict is undecided (:meth:`add_seeds`)."""
+        """Every objective's verdict at grid index ``i`` (running it if new):
+        the first :data:`FIRST_WAVE` seeds, the rest of ``seeds`` unless
+        those already know every verdict (:meth:`first_wave_knows`), and
+        more while a verdict is undecided (:meth:`add_seeds`)."""
         b = self.grid[i]
         if b not in self.probed:
-            self.say(phase, f"{phase} {step}: {b} packets x {len(self.seed_list)} seeds")
-            self.packet(b, self.seed_list)
+            wave = self.seed_list[:FIRST_WAVE]
+            self.say(phase, f"{phase} {step}: {b} packets x {len(wave)} seeds")
+            self.packet(b, wave)
+            rest = self.seed_list[len(wave) :]
+            if rest and self.first_wave_knows(b):
+                self.first_wave.append(b)
+            elif rest:
+                self.say(phase, f"{phase} {step}: {b} packets, seeds {rest[0]}-{rest[-1]}")
+                self.packet(b, rest)
             self.add_seeds(b)
             self.probed[b] = [o.holds(self.values(b, o.key), self.confidence) for o in self.objs]
         return self.probed[b]
+
+    def first_wave_knows(self, b: int) -> bool:
+        """Whether the first wave of seeds at buffer ``b`` knows every
+        objective's verdict (:meth:`Objective.known`) at the quantile that
+        splits ``1 - confidence`` between this look and the one after all
+        ``seeds`` (Bonferroni over the two looks): then the other seeds
+        need not run, and the verdict is the usual t bound over the seeds
+        run, which this decides."""
+        q = 1 - (1 - self.confidence) / 2
+        return all(o.known(self.values(b, o.key), q) for o in self.objs)
 
     def add_seeds(self, b: int) -> None:
         """Adaptive seeds. Rule: while some objective's mean over the seeds
@@ -810,8 +834,9 @@ class Search:
         return [self.grid[i] for i in (e.lower, e.upper) if i is not None and 0 <= i < n]
 
     def check_rules(self, table: pd.DataFrame) -> None:
-        """The packet engine at every applicable rule's buffer (same seeds;
-        cached runs are reused)."""
+        """The packet engine at every applicable rule's buffer over every
+        one of ``seeds`` (those a probe there already ran are not run, nor
+        counted, twice; cached runs are reused)."""
         for r in table.itertuples():
             if (
                 r.applies
@@ -820,8 +845,12 @@ class Search:
                 and r.source != "fluid scan"
             ):
                 b = int(round(r.buffer_pkts))
-                self.say("rule check", f"rule check: {r.source} at {b} packets")
-                self.packet(b, self.seed_list)
+                ran = self.at(b)
+                have = set(ran["seed"].astype(int)) if len(ran) else set()
+                missing = [k for k in self.seed_list if k not in have]
+                if missing:
+                    self.say("rule check", f"rule check: {r.source} at {b} packets")
+                    self.packet(b, missing)
 
     def convergence(self, focus: Iterable[float]) -> tuple[pd.DataFrame, list[str]]:
         """First against second half of every packet run's measurement window."""
