@@ -11,7 +11,7 @@ export CARGO_BUILD_JOBS ?= 2
 
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.lock pyproject.toml
 
-.PHONY: install build demo test lint test-rust test-python browser tshark ns3 validate bench clean
+.PHONY: install build demo test lint test-rust test-python browser tshark ns3 validate bench docs clean
 
 install: $(VENV)/.deps build
 
@@ -94,5 +94,11 @@ bench: install
 	$(PY) -m pytest -q -m slow
 	$(MAKE) validate
 
+# The docs site (mkdocs.yml) into site/, then served at http://127.0.0.1:8000
+# (make test builds it too, with every code block of its pages run).
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve
+
 clean:
-	rm -rf $(VENV) target
+	rm -rf $(VENV) target site

@@ -1,0 +1,107 @@
+"""The docs site builds offline with ``mkdocs build --strict``, and every
+code block of its pages runs (STYLE: examples are tests).
+
+Blocks run page by page in the site's order, in one scratch folder and
+one Python namespace: a ```toml block with a ``title`` is written to that
+file; a ```python block is executed, and a plain ``` block right after it
+must be exactly what it prints; each ``bufsim ...`` line of a ```sh block
+runs as a command and must succeed (``make`` lines are the install, which
+the test suite itself stands on).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[1]
+DOCS = ROOT / "docs"
+BLOCK = re.compile(r"^```(\w*)([^\n]*)\n(.*?)^```$", flags=re.S | re.M)
+
+
+def pages() -> list[Path]:
+    """The pages in the order of mkdocs.yml's nav."""
+    nav = re.findall(r"^  - [^:]+: (\S+\.md)$", (ROOT / "mkdocs.yml").read_text(), flags=re.M)
+    return [DOCS / p for p in nav]
+
+
+def blocks(page: Path) -> list[tuple[str, str, str, str | None]]:
+    """(language, info after it, code, expected output or None) per block."""
+    text = page.read_text()
+    found = list(BLOCK.finditer(text))
+    out = []
+    for k, b in enumerate(found):
+        if b.group(1) in ("", "text"):
+            continue
+        nxt = found[k + 1] if k + 1 < len(found) else None
+        adjacent = (
+            nxt is not None and nxt.group(1) == "" and not text[b.end() : nxt.start()].strip()
+        )
+        out.append((b.group(1), b.group(2), b.group(3), nxt.group(3) if adjacent else None))
+    return out
+
+
+def test_every_page_is_in_the_nav_and_has_runnable_blocks():
+    listed = {p.name for p in pages()}
+    assert listed == {p.name for p in DOCS.glob("*.md")}
+    langs = [lang for lang, *_ in blocks(DOCS / "getting-started.md")]
+    assert {"toml", "sh", "python"} <= set(langs)
+
+
+def test_the_site_builds_offline_and_strict(tmp_path):
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    mkdocs = Path(sys.executable).with_name("mkdocs")
+    done = subprocess.run(
+        [str(mkdocs), "build", "--strict", "-d", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    site = tmp_path / "site"
+    for p in pages():
+        html = (site / p.with_suffix(".html").name).read_text()
+        # No web fonts or scripts from a CDN: the pages read offline.
+        assert "fonts.googleapis" not in html and "cdn.jsdelivr" not in html, p.name
+    api = (site / "reference.html").read_text()
+    assert "bufsim.simulate" in api and "Simulate a scenario." in api
+    assert "output.stop" in (site / "changelog.html").read_text()
+    assert (site / "search" / "search_index.js").exists()
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda p: p.stem)
+def test_docs_code_blocks_run(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    bufsim_cli = Path(sys.executable).with_name("bufsim")
+    namespace: dict = {"__name__": "docs"}
+    for lang, info, code, expected in blocks(page):
+        if lang == "toml":
+            title = re.search(r'title="([^"]+)"', info)
+            if title:
+                (tmp_path / title.group(1)).write_text(code)
+        elif lang == "python":
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                exec(compile(code, page.name, "exec"), namespace)
+            if expected is not None:
+                assert buf.getvalue() == expected, code
+        elif lang == "sh":
+            for line in code.splitlines():
+                command = line.split(" #")[0].strip()
+                if command.startswith("bufsim "):
+                    args = shlex.split(command)
+                    done = subprocess.run(
+                        [str(bufsim_cli), *args[1:]], capture_output=True, text=True
+                    )
+                    assert done.returncode == 0, (command, done.stderr[-2000:])
+                else:
+                    assert command.startswith("make ") or not command, command
