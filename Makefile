@@ -40,8 +40,8 @@ test: install browser tshark ns3 lint test-rust test-python
 # machine), and rustdoc on the core crate (broken intra-doc links and
 # undocumented public items, the crate's #![warn(missing_docs)]).
 lint: install
-	$(VENV)/bin/ruff format --check python tests bench
-	$(VENV)/bin/ruff check python tests bench
+	$(VENV)/bin/ruff format --check python tests bench mkdocs_hooks.py
+	$(VENV)/bin/ruff check python tests bench mkdocs_hooks.py
 	@{ cargo fmt --version && cargo clippy --version; } >/dev/null 2>&1 || { \
 		echo "installing rustfmt and clippy for the lints"; \
 		if command -v rustup >/dev/null; then rustup component add rustfmt clippy; \

@@ -27,10 +27,14 @@ DOCS = ROOT / "docs"
 BLOCK = re.compile(r"^```(\w*)([^\n]*)\n(.*?)^```$", flags=re.S | re.M)
 
 
+def nav() -> list[str]:
+    """The pages of mkdocs.yml's nav, in its order."""
+    return re.findall(r"^  - [^:]+: (\S+\.md)$", (ROOT / "mkdocs.yml").read_text(), flags=re.M)
+
+
 def pages() -> list[Path]:
-    """The pages in the order of mkdocs.yml's nav."""
-    nav = re.findall(r"^  - [^:]+: (\S+\.md)$", (ROOT / "mkdocs.yml").read_text(), flags=re.M)
-    return [DOCS / p for p in nav]
+    """The written pages (not those mkdocs_hooks.py generates), in the nav's order."""
+    return [DOCS / p for p in nav() if (DOCS / p).exists()]
 
 
 def blocks(page: Path) -> list[tuple[str, str, str, str | None]]:
@@ -52,6 +56,8 @@ def blocks(page: Path) -> list[tuple[str, str, str, str | None]]:
 def test_every_page_is_in_the_nav_and_has_runnable_blocks():
     listed = {p.name for p in pages()}
     assert listed == {p.name for p in DOCS.glob("*.md")}
+    # The others are generated from the code (mkdocs_hooks.py).
+    assert set(nav()) - listed == {"scenario-reference.md"}
     langs = [lang for lang, *_ in blocks(DOCS / "getting-started.md")]
     assert {"toml", "sh", "python"} <= set(langs)
 
@@ -68,14 +74,33 @@ def test_the_site_builds_offline_and_strict(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     site = tmp_path / "site"
-    for p in pages():
-        html = (site / p.with_suffix(".html").name).read_text()
+    for p in nav():
+        html = (site / Path(p).with_suffix(".html").name).read_text()
         # No web fonts or scripts from a CDN: the pages read offline.
         assert "fonts.googleapis" not in html and "cdn.jsdelivr" not in html, p.name
     api = (site / "reference.html").read_text()
     assert "bufsim.simulate" in api and "Simulate a scenario." in api
     assert "output.stop" in (site / "changelog.html").read_text()
     assert (site / "search" / "search_index.js").exists()
+    # The scenario reference, generated from the schema.
+    ref = (site / "scenario-reference.html").read_text()
+    assert "<code>cut_from</code>" in ref and "allowed are droptail, red" in ref
+
+
+def test_the_scenario_reference_describes_every_field_the_schema_accepts():
+    from bufsim import reference
+
+    accepted = [p for t in reference.TABLES for p in reference.fields(t)]
+    assert len(accepted) >= 74  # measured: 74 fields in 8 tables
+    assert [p for p in accepted if not reference.DESCRIPTIONS.get(p)] == []
+    # Nor describes a field the schema does not accept.
+    assert set(reference.DESCRIPTIONS) == set(accepted)
+    # The tables' fields, and a wrong value's error from the core.
+    assert "flows[].rtt" in accepted and "output.stop.confidence" in accepted
+    assert "allowed are newreno, reno" in reference.bad_value_error("flows[].tcp")
+    assert reference.bad_value_error("link") == "a table"
+    assert reference.params("qdisc", "codel") == ["target", "interval"]
+    assert reference.params("tcp", "newreno") == []
 
 
 @pytest.mark.parametrize("page", pages(), ids=lambda p: p.stem)

@@ -1,0 +1,276 @@
+"""The scenario reference, generated from the core's schema.
+
+The schema lives once, in the Rust core (``crates/bufsim-core/src/scenario.rs``).
+:func:`fields` asks it which fields each table accepts (a scenario with an
+unknown field gets the list of the expected ones), :func:`bad_value_error`
+what a wrong value gets (its type, unit or allowed names), and the
+registries give each TCP variant's ``tcp_params`` and each discipline's
+``qdisc_params`` with their defaults. :data:`DESCRIPTIONS` says what each
+field means; a test fails when the core accepts a field it does not
+describe. :func:`markdown` is the docs site's "Scenario reference" page
+(generated at build time by ``mkdocs_hooks.py``), so the page cannot drift
+from the code.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+from bufsim import _core
+from bufsim._core import BufsimError
+
+__all__ = ["DESCRIPTIONS", "TABLES", "bad_value_error", "fields", "markdown", "params"]
+
+#: A valid scenario the probes start from.
+_BASE: dict[str, Any] = {
+    "duration": "10s",
+    "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "20pkt"},
+    "flows": [{"count": 1, "rtt": "40ms"}],
+    "background": [{"kind": "poisson", "rate": "1Mbps", "packet_size": "1000B"}],
+    "output": {"stop": {"decide": [{"metric": "utilization", "op": ">=", "bound": 0.9}]}},
+    "fluid": {"sync": 0.5},
+}
+
+#: The scenario's tables: path prefix (``[]`` a list of tables) -> what it is.
+TABLES: dict[str, str] = {
+    "": "The top level of a scenario file.",
+    "link": "`[link]`: the bottleneck.",
+    "flows[]": "`[[flows]]`: a group of TCP flows: long-lived, finite transfers "
+    "(`size` with `arrival` or `users`), all sharing these settings.",
+    "background[]": "`[[background]]`: open-loop packets crossing the bottleneck.",
+    "output": "`[output]`: what a run records.",
+    "output.stop": "`[output.stop]`: end a packet run once its verdicts are known.",
+    "output.stop.decide[]": "Each verdict of `output.stop.decide`.",
+    "fluid": "`[fluid]`: settings of the fluid engine (the packet engine ignores them).",
+}
+
+#: What each field means (its type, unit and allowed names come from the
+#: core, :func:`bad_value_error`).
+DESCRIPTIONS: dict[str, str] = {
+    "name": "A name for the scenario (reports, stored runs).",
+    "duration": 'Simulated time of a run, e.g. `"300s"`.',
+    "warmup": "Time at the start left out of every statistic (default 0 s).",
+    "seed": "Every random stream derives from it (default 1).",
+    "link": "The bottleneck (table).",
+    "flows": "The flow groups (list of tables).",
+    "background": "Open-loop background traffic (list of tables).",
+    "output": "What a run records (table).",
+    "fluid": "Fluid engine settings (table).",
+    "link.capacity": 'Bottleneck rate, e.g. `"50Mbps"`.',
+    "link.delay": "One-way propagation delay of the bottleneck link.",
+    "link.buffer": 'The buffer: `"20pkt"`; bytes `"64KB"` (byte mode); `"0.2BDP"`; '
+    'or a time at line rate, `"10us"` (byte mode). Counts packets waiting, not the one '
+    "being sent (ns-2's convention).",
+    "link.bdp_rtt": 'The round trip a `"BDP"` refers to (default: the flows\' mean RTT).',
+    "link.packet_size": "Reference packet size for the BDP in packets (default: the first "
+    "group's `mss`).",
+    "link.qdisc": 'Queue discipline (default `"droptail"`).',
+    "link.qdisc_params": "The discipline's parameters (a table; see the disciplines below).",
+    "flows[].count": "Long-lived flows in the group.",
+    "flows[].tcp": 'Congestion control (default `"newreno"`).',
+    "flows[].tcp_params": "The variant's parameters (a table; see the variants below).",
+    "flows[].rtt": 'Round-trip propagation: `"100ms"`, a list with one value per flow, '
+    '`{min = "80ms", max = "260ms"}` (evenly spaced) or `{uniform = ["80ms", "260ms"]}`.',
+    "flows[].mss": "Full packet size on the wire (default 1000 B).",
+    "flows[].access_rate": "Per-flow access link rate (serialization before the bottleneck).",
+    "flows[].access_buffer": "Its drop-tail buffer (default 1000 packets, Linux's "
+    "txqueuelen; or bytes, or a time at `access_rate`).",
+    "flows[].jitter": "Random send delay in [0, jitter], order kept (ns-2's overhead_): "
+    "breaks phase effects between identical flows.",
+    "flows[].rwnd": 'Receiver window cap (`"64KB"` or `"44pkt"`).',
+    "flows[].initial_window": "Initial window, packets (profile default).",
+    "flows[].min_rto": "Least retransmission timeout (RFC 6298 section 2.4; profile default).",
+    "flows[].start": 'Start times: `"0s"`, `{stagger = "1s"}` or `{uniform = ["0s", "1s"]}`.',
+    "flows[].stack": 'Stack profile `"rfc"`, `"linux"` or `"ns3"`: the defaults of the '
+    "stack fields below.",
+    "flows[].sack": "SACK (RFC 6675 recovery); false: RFC 6582 NewReno.",
+    "flows[].delayed_ack": "Delayed ACKs (RFC 5681 section 4.2: every second segment).",
+    "flows[].delack_timeout": "The delayed-ACK timer (below 500 ms).",
+    "flows[].quick_acks": "First in-order segments acknowledged at once (Linux's quick-ACK start).",
+    "flows[].push_ack": "A transfer's last segment acknowledged at once (Linux: the PSH'd end).",
+    "flows[].prr": "Proportional Rate Reduction in SACK recovery (RFC 9937).",
+    "flows[].recovery": '`"rfc6675"` or `"rack"`: RACK-TLP loss detection (RFC 8985; needs sack).',
+    "flows[].abc": "Slow start counts every acknowledged segment up to ssthresh (Linux); "
+    '`"uncapped"`: no cap (ns-3.37\'s CUBIC).',
+    "flows[].limited_transmit": "A new segment on each of the first two duplicate ACKs (RFC 3042).",
+    "flows[].partial_ack_retransmit": "A SACK recovery resends the head on each partial ACK "
+    "(ns-3).",
+    "flows[].rto_ssthresh": 'A timeout during a recovery: `"rfc5681"`, `"keep"` (Linux) or '
+    '`"pipe"` (ns-3).',
+    "flows[].cut_from": 'The window a fast retransmit or an ECE cuts: `"flight_size"` '
+    '(RFC 5681) or `"pipe"` (ns-3).',
+    "flows[].ecn_reduction": 'After an ECE: `"immediate"` (RFC 3168) or `"prr"` (CWR with '
+    "PRR: Linux, ns-3).",
+    "flows[].ce_ack": 'DCTCP receiver, the segment that changes the CE state: `"immediate"` '
+    '(RFC 8257) or `"delayed"` (ns-3).',
+    "flows[].hystart": "HyStart++ in the initial slow start (RFC 9406).",
+    "flows[].ecn": "ECN-capable (RFC 3168), for a marking discipline (DCTCP: on).",
+    "flows[].loss": "Bernoulli loss of data packets after the bottleneck.",
+    "flows[].size": 'Transfer size: `"50pkt"`, `"100KB"`, or a law: `"dhamdhere2006"`, '
+    '`"websearch"`, `"datamining"`, a table such as `{pareto = ...}`. Makes the group '
+    "finite transfers.",
+    "flows[].arrival": 'Open-loop arrivals: `{load = 0.7}`, `{rate = "50/s"}`, '
+    '`{every = "10ms", burst = 100}` (incasts).',
+    "flows[].users": "Closed loop: this many users, each starting its next transfer a think "
+    "time after the last one ends.",
+    "flows[].think": "The users' think time between transfers.",
+    "flows[].connection_setup": "SYN/SYN-ACK: one RTT before data, the first RTT sample.",
+    "flows[].max_active": "At most this many transfers of the group at once; arrivals beyond "
+    "are refused (counted in `flows_refused`).",
+    "background[].kind": '`"poisson"`: exponential gaps.',
+    "background[].rate": "Mean rate of the source.",
+    "background[].packet_size": "Its packet size.",
+    "output.interval": "Time-series sampling interval (default 100 ms).",
+    "output.cwnd": "Per-flow congestion windows in the time series.",
+    "output.large_flow": 'Transfers of more than this are "large" (default 100 KB, paper 002).',
+    "output.trace": "Packet trace of the bottleneck queue (packet engine).",
+    "output.halves": "Window metrics over each half of the window too (packet engine).",
+    "output.stop": "End a packet run once each verdict is known (table, below).",
+    "output.stop.decide": "The verdicts: a list of `{metric, op, bound}`.",
+    "output.stop.batches": "The statistics window in this many equal batches (default 10).",
+    "output.stop.min_batches": "The first test after this many batches (default 4).",
+    "output.stop.confidence": "Probability that a stopped run's verdicts are right, split "
+    "over the boundaries where it may stop (default 0.95).",
+    "output.stop.decide[].metric": "A window metric's summary name: utilization, goodput, "
+    "drop rate, mean queue, queueing delays.",
+    "output.stop.decide[].op": '`">="` or `"<="`.',
+    "output.stop.decide[].bound": "In the metric's unit (fraction, seconds, packets, bits/s).",
+    "fluid.step": "Integration step (default: a fraction of the smallest RTT).",
+    "fluid.model": '`"mgt"` (per-flow windows, paper 004) or `"hybrid"` (paper 003).',
+    "fluid.sync": "Loss synchronization X (paper 004 eq. 8): the least fraction of flows "
+    "that cut at an overflow (unset: every flow, in proportion to its rate).",
+    "fluid.sync_policy": "How the flows that cut are picked.",
+    "fluid.sync_sd": "Standard deviation of the number that cut.",
+    "fluid.decrease": 'How a loss cuts a fluid window: at once (`"event"`) or as a rate.',
+}
+
+_EXPECTED = re.compile(r"expected one of (.*)$")
+
+
+def _at(raw: dict[str, Any], table: str) -> dict[str, Any]:
+    """The table ``table`` (a path as in :data:`TABLES`) inside ``raw``."""
+    d: Any = raw
+    for part in [p for p in table.split(".") if p]:
+        key = part.removesuffix("[]")
+        d = d.setdefault(key, [{}] if part.endswith("[]") else {})
+        if part.endswith("[]"):
+            d = d[0]
+    return d
+
+
+def _error(raw: dict[str, Any]) -> str:
+    """The core's error for ``raw``, or an empty string if it is valid."""
+    try:
+        _core.Scenario(json.dumps(raw))
+    except BufsimError as e:
+        return str(e)
+    return ""
+
+
+def fields(table: str) -> list[str]:
+    """The fields the core accepts in ``table`` (a key of :data:`TABLES`),
+    in the schema's order, as full paths (``flows[].rtt``)."""
+    raw = copy.deepcopy(_BASE)
+    _at(raw, table)["zz_not_a_field"] = 1
+    m = _EXPECTED.search(_error(raw))
+    if m is None:
+        raise BufsimError(f"the core did not list the fields of {table or 'the top level'}")
+    prefix = f"{table}." if table else ""
+    return [prefix + f.strip("`") for f in re.findall(r"`[^`]+`", m.group(1))]
+
+
+def bad_value_error(path: str) -> str:
+    """What the core says to field ``path`` set to the string ``"bogus!"``
+    (its type, unit or allowed names), without the path; empty when it
+    takes any string (a name)."""
+    table, _, key = path.rpartition(".")
+    raw = copy.deepcopy(_BASE)
+    _at(raw, table)[key] = "bogus!"
+    msg = _error(raw)
+    msg = re.sub(r"^\S+: ", "", msg)
+    table_like = ("expected struct", "expected a sequence", "expected a map")
+    return "a table" if any(t in msg for t in table_like) else msg
+
+
+def _registry(kind: str) -> list[dict[str, Any]]:
+    return json.loads(_core.variants() if kind == "tcp" else _core.disciplines())
+
+
+def params(kind: str, name: str) -> list[str]:
+    """The parameter names the core accepts for TCP variant ``name``
+    (``kind="tcp"``, its ``tcp_params``) or discipline ``name``
+    (``kind="qdisc"``, its ``qdisc_params``)."""
+    raw = copy.deepcopy(_BASE)
+    if kind == "tcp":
+        raw["flows"][0].update(tcp=name, tcp_params={"zz_not_a_field": 1})
+    else:
+        raw["link"].update(qdisc=name, qdisc_params={"zz_not_a_field": 1})
+    m = re.search(r"allowed are (.*)$", _error(raw))
+    names = [p.strip() for p in m.group(1).split(",")] if m else []
+    return [] if names == ["none"] else names
+
+
+def _params_text(kind: str, entry: dict[str, Any]) -> str:
+    """Each parameter with its default (the registry's, normalized: seconds
+    and bytes), or what the core requires."""
+    defaults = entry["defaults"] or {}
+    shown = []
+    for k in params(kind, entry["name"]):
+        d = next((defaults[n] for n in (k, f"{k}_s", f"{k}_bytes") if n in defaults), None)
+        unit = " s" if f"{k}_s" in defaults else " B" if f"{k}_bytes" in defaults else ""
+        shown.append(f"`{k}` ({json.dumps(d)}{unit})" if d is not None else f"`{k}`")
+    if entry.get("required"):
+        shown.append(f"`{entry['required']}` (required)")
+    return ", ".join(shown) or "(none)"
+
+
+def markdown() -> str:
+    """The docs site's scenario reference page (Markdown)."""
+    out = [
+        "# Scenario reference",
+        "",
+        "Every field a scenario file (TOML or JSON) may hold, generated from the core's "
+        "schema when the site is built (`bufsim.reference`): the fields each table "
+        "accepts, what each means, and what a wrong value gets (the error shows its "
+        "type, unit or allowed names). Units are written with the value: "
+        '`"100ms"`, `"50Mbps"`, `"1500B"`, `"20pkt"`.',
+        "",
+    ]
+    for table, what in TABLES.items():
+        out += [
+            f"## {table or 'Top level'}",
+            "",
+            what,
+            "",
+            "| field | meaning | a wrong value gets |",
+        ]
+        out.append("|---|---|---|")
+        for path in fields(table):
+            err = bad_value_error(path).replace("|", "\\|") or "(any name)"
+            key = path.rpartition(".")[2]
+            out.append(f"| `{key}` | {DESCRIPTIONS.get(path, '')} | {err} |")
+        out.append("")
+    out += [
+        "## TCP variants and their `tcp_params`",
+        "",
+        "| `tcp` | also | `tcp_params` (default) |",
+        "|---|---|---|",
+    ]
+    for v in _registry("tcp"):
+        out.append(f"| `{v['name']}` | {', '.join(v['aliases'])} | {_params_text('tcp', v)} |")
+    out += [
+        "",
+        "## Queue disciplines and their `qdisc_params`",
+        "",
+        "| `qdisc` | fluid engine | drop reasons | `qdisc_params` (default) |",
+        "|---|---|---|---|",
+    ]
+    for q in _registry("qdisc"):
+        out.append(
+            f"| `{q['name']}` | {'yes' if q['fluid'] else 'no'} | "
+            f"{', '.join(q['drop_reasons'])} | {_params_text('qdisc', q)} |"
+        )
+    return "\n".join(out) + "\n"
