@@ -1,12 +1,12 @@
 """The docs site builds offline with ``mkdocs build --strict``, and every
 code block of its pages runs (STYLE: examples are tests).
 
-Blocks run page by page in the site's order, in one scratch folder and
-one Python namespace: a ```toml block with a ``title`` is written to that
-file; a ```python block is executed, and a plain ``` block right after it
-must be exactly what it prints; each ``bufsim ...`` line of a ```sh block
-runs as a command and must succeed (``make`` lines are the install, which
-the test suite itself stands on).
+Each page's blocks run in order, in a scratch folder and a Python
+namespace of the page's own: a ```toml block with a ``title`` is written
+to that file; a ```python block is executed, and a plain ``` block right
+after it must be exactly what it prints; each ``$ bufsim ...`` line of a
+```console block runs as a command and must succeed. ```sh blocks are
+synopses and the install (``make``), not run.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def test_every_page_is_in_the_nav_and_has_runnable_blocks():
     # The others are generated from the code (mkdocs_hooks.py).
     assert set(nav()) - listed == {"scenario-reference.md"}
     langs = [lang for lang, *_ in blocks(DOCS / "getting-started.md")]
-    assert {"toml", "sh", "python"} <= set(langs)
+    assert {"toml", "console", "python"} <= set(langs)
 
 
 def test_the_site_builds_offline_and_strict(tmp_path):
@@ -119,14 +119,59 @@ def test_docs_code_blocks_run(page, tmp_path, monkeypatch):
                 exec(compile(code, page.name, "exec"), namespace)
             if expected is not None:
                 assert buf.getvalue() == expected, code
-        elif lang == "sh":
+        elif lang == "console":
             for line in code.splitlines():
-                command = line.split(" #")[0].strip()
-                if command.startswith("bufsim "):
-                    args = shlex.split(command)
-                    done = subprocess.run(
-                        [str(bufsim_cli), *args[1:]], capture_output=True, text=True
-                    )
-                    assert done.returncode == 0, (command, done.stderr[-2000:])
-                else:
-                    assert command.startswith("make ") or not command, command
+                if not line.startswith("$ "):
+                    continue
+                args = shlex.split(line[2:])
+                assert args[0] == "bufsim", line
+                done = subprocess.run(
+                    [str(bufsim_cli), *args[1:]], capture_output=True, text=True, timeout=600
+                )
+                assert done.returncode == 0, (line, done.stderr[-2000:])
+
+
+def test_the_traffic_example_is_valid():
+    import tomllib
+
+    import bufsim
+
+    text = (DOCS / "scenarios.md").read_text()
+    toml_blocks = re.findall(r"^```toml\n(.*?)^```$", text, flags=re.S | re.M)
+    traffic = next(b for b in toml_blocks if "arrival = { load = 0.95 }" in b)
+    # The traffic example shows [[flows]] groups only: give it a link.
+    raw = tomllib.loads('duration = "10s"\n' + traffic)
+    raw["link"] = {"capacity": "50Mbps", "delay": "10ms", "buffer": "100pkt"}
+    s = bufsim.Scenario.load(raw)
+    assert [g["kind"] for g in s.normalized["flows"]] == ["open", "closed", "open"]
+    assert s.normalized["flows"][1]["users"] == 800
+
+
+def test_the_engines_page_lists_every_registered_variant_and_discipline():
+    # The variants and disciplines tables have a row for every entry of the
+    # core's registries (a variant's with its aliases): a variant or a
+    # discipline is not registered without its documentation.
+    from bufsim.scenario import DISCIPLINES, VARIANTS
+
+    text = (DOCS / "engines.md").read_text()
+    rows = re.findall(r"^\| (`[a-z_0-9]+`(?:, `[a-z_0-9]+`)*) \|", text, flags=re.M)
+    documented = {tuple(re.findall(r"`([a-z_0-9]+)`", r)) for r in rows}
+    missing = [
+        (v["name"], *v["aliases"])
+        for v in VARIANTS.values()
+        if (v["name"], *v["aliases"]) not in documented
+    ] + [(d,) for d in DISCIPLINES if (d,) not in documented]
+    assert missing == []
+
+
+def test_the_pages_run_commands():
+    # Enough of the pages' console sessions to be worth the name.
+    sessions = [
+        line
+        for page in pages()
+        for lang, _, code, _ in blocks(page)
+        if lang == "console"
+        for line in code.splitlines()
+        if line.startswith("$ bufsim ")
+    ]
+    assert len(sessions) >= 5

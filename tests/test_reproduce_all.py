@@ -86,10 +86,10 @@ def test_full_runs_give_the_verdicts_kept_with_the_code(tables):
         assert dict(zip(c["claim"], c["verdict"])) == reproduce.full_verdicts(name), name
 
 
-def test_kept_full_verdicts_cover_every_paper_and_the_readme_counts_them():
+def test_kept_full_verdicts_cover_every_paper_and_the_docs_count_them():
     kept = json.loads(reproduce.FULL_VERDICTS.read_text())
     assert set(kept["verdicts"]) == set(PAPERS)
-    readme = (reproduce.FULL_VERDICTS.parents[3] / "README.md").read_text()
+    readme = (reproduce.FULL_VERDICTS.parents[3] / "docs" / "reproductions.md").read_text()
     head = "| paper | " + " | ".join(VERDICTS) + " |"
     assert head in readme
     table = readme[readme.index(head) :].split("\n\n")[0]
