@@ -29,7 +29,7 @@ BLOCK = re.compile(r"^```(\w*)([^\n]*)\n(.*?)^```$", flags=re.S | re.M)
 
 def nav() -> list[str]:
     """The pages of mkdocs.yml's nav, in its order."""
-    return re.findall(r"^  - [^:]+: (\S+\.md)$", (ROOT / "mkdocs.yml").read_text(), flags=re.M)
+    return re.findall(r"^ +- [^:]+: (\S+\.md)$", (ROOT / "mkdocs.yml").read_text(), flags=re.M)
 
 
 def pages() -> list[Path]:
@@ -54,8 +54,8 @@ def blocks(page: Path) -> list[tuple[str, str, str, str | None]]:
 
 
 def test_every_page_is_in_the_nav_and_has_runnable_blocks():
-    listed = {p.name for p in pages()}
-    assert listed == {p.name for p in DOCS.glob("*.md")}
+    listed = {str(p.relative_to(DOCS)) for p in pages()}
+    assert listed == {str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")}
     # The others are generated from the code (mkdocs_hooks.py).
     assert set(nav()) - listed == {"scenario-reference.md"}
     langs = [lang for lang, *_ in blocks(DOCS / "getting-started.md")]
@@ -75,7 +75,7 @@ def test_the_site_builds_offline_and_strict(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     site = tmp_path / "site"
     for p in nav():
-        html = (site / Path(p).with_suffix(".html").name).read_text()
+        html = (site / Path(p).with_suffix(".html")).read_text()
         # No web fonts or scripts from a CDN: the pages read offline.
         assert "fonts.googleapis" not in html and "cdn.jsdelivr" not in html, p.name
     api = (site / "reference.html").read_text()
@@ -103,7 +103,7 @@ def test_the_scenario_reference_describes_every_field_the_schema_accepts():
     assert reference.params("tcp", "newreno") == []
 
 
-@pytest.mark.parametrize("page", pages(), ids=lambda p: p.stem)
+@pytest.mark.parametrize("page", pages(), ids=lambda p: str(p.relative_to(DOCS).with_suffix("")))
 def test_docs_code_blocks_run(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     bufsim_cli = Path(sys.executable).with_name("bufsim")
