@@ -21,6 +21,9 @@ name                 what
                      flows, 60 packets) on ns-3's defaults, for ``--engine ns3``
 ==================== ==========================================================
 
+Notebooks (:func:`notebook`): ``buffer-sweep``, a research sweep of four TCP
+variants over buffers on paper 000's link, with its figures.
+
 Example
 -------
 >>> import bufsim
@@ -37,7 +40,7 @@ from pathlib import Path
 
 from bufsim._core import BufsimError
 
-__all__ = ["names", "path", "copy", "describe"]
+__all__ = ["names", "path", "copy", "describe", "notebook"]
 
 _HERE = Path(__file__).parent
 
@@ -58,6 +61,23 @@ def path(name: str) -> Path:
     file = _HERE / f"{name}.toml"
     if not isinstance(name, str) or "/" in name or not file.is_file():
         raise BufsimError(f"example {name!r}: unknown; the examples are {', '.join(names())}")
+    return file
+
+
+def notebook(name: str) -> Path:
+    """The packaged Jupyter notebook ``name`` (``buffer-sweep``); copy it
+    next to your work to run it (it writes its runs to ``results/``).
+
+    Raises
+    ------
+    BufsimError
+        For an unknown name (the message lists the known ones).
+    """
+    folder = _HERE / "notebooks"
+    file = folder / f"{name}.ipynb"
+    if not isinstance(name, str) or "/" in name or not file.is_file():
+        known = ", ".join(sorted(p.stem for p in folder.glob("*.ipynb")))
+        raise BufsimError(f"notebook {name!r}: unknown; the notebooks are {known}")
     return file
 
 
