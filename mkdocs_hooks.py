@@ -6,6 +6,8 @@ makes, made when the site is built, so that it cannot drift from the code.
   by that image (``![...](name.png)``) is run when the site is built, and
   the site shows what it drew (:func:`figures`). The copy in ``docs/``
   is the one the README on GitHub shows.
+- The API reference reads the docstrings' Sphinx roles (``:func:`x```)
+  as code (:class:`SphinxRoles`, a griffe extension mkdocs.yml names).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import griffe
 from mkdocs.structure.files import File, Files
 
 #: Generated page -> the function that writes it (Markdown).
@@ -54,3 +57,16 @@ def on_files(files: Files, config: Any) -> Files:
             files.remove(old)
         files.append(File.generated(config, uri, content=png))
     return files
+
+
+#: A Sphinx cross-reference role: ``:func:`name```, ``:data:`~mod.NAME```.
+ROLE = re.compile(r":(?:py:)?(?:func|meth|class|mod|data|attr|exc|obj):`~?([^`]+)`")
+
+
+class SphinxRoles(griffe.Extension):
+    """Docstrings are numpydoc with Sphinx roles; the site renders them as
+    Markdown, where a role is noise: keep its target, as code."""
+
+    def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
+        if obj.docstring is not None:
+            obj.docstring.value = ROLE.sub(r"`\1`", obj.docstring.value)

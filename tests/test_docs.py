@@ -80,6 +80,8 @@ def test_the_site_builds_offline_and_strict(tmp_path):
         assert "fonts.googleapis" not in html and "cdn.jsdelivr" not in html, p.name
     api = (site / "reference.html").read_text()
     assert "bufsim.simulate" in api and "Simulate a scenario." in api
+    # Sphinx roles in the docstrings read as code (mkdocs_hooks.SphinxRoles).
+    assert ":func:" not in api and "<code>bufsim.models.predict</code>" in api
     assert "output.stop" in (site / "changelog.html").read_text()
     assert (site / "search" / "search_index.js").exists()
     # The scenario reference, generated from the schema.
