@@ -19,10 +19,17 @@ from typing import Any
 
 import pandas as pd
 
-from bufsim import _core
 from bufsim.advise.advice import Advice, costs, measured_table, simulated_s
 from bufsim.advise.notes import engine_gap_notes, unjudged_notes
-from bufsim.advise.objectives import GROUP_GOODPUT, AdviceError, Objective, parse_objective
+from bufsim.advise.objectives import (
+    GROUP_GOODPUT,
+    STOP_BATCHES,
+    STOP_MIN_BATCHES,
+    AdviceError,
+    Objective,
+    batch_measured,
+    parse_objective,
+)
 from bufsim.advise.rules import (
     default_stack_notes,
     left_out_notes,
@@ -262,8 +269,9 @@ def advise(
         Called with an :class:`AdviseProgress` (its ``str`` a line of text)
         as each run finishes and each phase starts.
     stop_early : bool
-        End each packet run at the first of ten batch boundaries (from the
-        fourth) where every objective's verdict is known at ``confidence``
+        End each packet run at the first batch boundary (of
+        :data:`STOP_BATCHES`, from :data:`STOP_MIN_BATCHES`) where every
+        objective's verdict is known at ``confidence``
         (a sequential batch-means t test, Bonferroni over the boundaries:
         ``output.stop``); False, or an objective not measured batch by
         batch (Jain's index, completion times), runs the whole window.
@@ -380,11 +388,7 @@ def _stop_note(s: Search, stop_early: bool) -> str:
     if not stop_early:
         return "every packet run measured its whole window (stop_early=False, --full-runs)"
     if s.stop is None:
-        others = ", ".join(
-            o.text
-            for o in s.objs
-            if o.key not in _core.STOP_METRICS and not GROUP_GOODPUT.match(o.key)
-        )
+        others = ", ".join(o.text for o in s.objs if not batch_measured(o))
         return (
             f"every packet run measured its whole window: {others} is not measured batch "
             "by batch, so no run stops early"
@@ -398,9 +402,10 @@ def _stop_note(s: Search, stop_early: bool) -> str:
     sim = float(simulated_s(packet, duration).sum())
     return (
         f"{stopped} of {len(packet)} packet runs stopped at a batch boundary once every "
-        f"objective's verdict was known (output.stop: the window in 10 batches, tested from "
-        f"the 4th with a t test on the batch means at {s.confidence:g}, Bonferroni over the "
-        f"boundaries): {sim:.4g} s simulated of {len(packet) * duration:.4g} s at full length"
+        f"objective's verdict was known (output.stop: the window in {STOP_BATCHES} batches, "
+        f"tested from batch {STOP_MIN_BATCHES} on with a t test on the batch means at "
+        f"{s.confidence:g}, Bonferroni over the boundaries): {sim:.4g} s simulated of "
+        f"{len(packet) * duration:.4g} s at full length"
     )
 
 

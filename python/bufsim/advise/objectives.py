@@ -137,6 +137,18 @@ class Objective:
         return m + half <= self.bound or m - half > self.bound
 
 
+#: advise's ``output.stop``: the window in this many batches, the first test
+#: after this many (the core's defaults too).
+STOP_BATCHES, STOP_MIN_BATCHES = 10, 4
+
+
+def batch_measured(o: Objective) -> bool:
+    """Whether a packet run measures objective ``o``'s metric batch by batch
+    (``bufsim._core.STOP_METRICS`` and the groups' goodputs), so that a run
+    can stop once its verdict is known."""
+    return o.key in _core.STOP_METRICS or GROUP_GOODPUT.match(o.key) is not None
+
+
 def stop_rule(objs: Sequence[Objective], confidence: float) -> dict[str, Any] | None:
     """The ``output.stop`` rule for packet runs judged on ``objs``: a run
     ends at the first batch boundary where each objective's verdict is
@@ -145,11 +157,15 @@ def stop_rule(objs: Sequence[Objective], confidence: float) -> dict[str, Any] | 
     duration. None when some objective's metric is not measured batch by
     batch (``bufsim._core.STOP_METRICS``; Jain's index and completion times
     are not): those runs measure their whole window."""
-    ok = all(o.key in _core.STOP_METRICS or GROUP_GOODPUT.match(o.key) for o in objs)
-    if not objs or not ok:
+    if not objs or not all(batch_measured(o) for o in objs):
         return None
     decide = [{"metric": o.key, "op": o.op, "bound": o.bound} for o in objs]
-    return {"decide": decide, "confidence": confidence}
+    return {
+        "decide": decide,
+        "confidence": confidence,
+        "batches": STOP_BATCHES,
+        "min_batches": STOP_MIN_BATCHES,
+    }
 
 
 def _with_unit(field_: str, text: str, kind: str) -> float:

@@ -557,12 +557,10 @@ class Search:
 
         def at(a: int, b: int) -> int | None:
             est = [self.crossing(self.objs[k]) for k in ks]
-            if not est or any(e is None for e in est):
+            known = [e for e in est if e is not None]
+            if len(known) < len(est):
                 return None
-            grows = self.objs[ks[0]].grows_with_buffer
-            target = max(e for e in est if e is not None)
-            if not grows:
-                target = min(e for e in est if e is not None)
+            target = (max if self.objs[ks[0]].grows_with_buffer else min)(known)
             j = next((i for i, g in enumerate(self.grid) if g >= target), len(self.grid) - 1)
             j = min(max(j, a + 1), b - 1)
             return j if a < j < b else None
