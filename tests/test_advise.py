@@ -92,6 +92,9 @@ def test_known_verdicts_lie_outside_the_t_interval():
     assert d.known([0.001, 0.0011], 0.975) and not d.known([0.0049, 0.0051], 0.975)
     assert not o.known([0.99], 0.975)
     assert not parse_objective("fct_mean_small<=1s").known([0.5, math.inf], 0.975)
+    # The law is the core's (output.stop's); a quantile outside (0, 1) is refused.
+    with pytest.raises(ValueError, match="quantile: must be between 0 and 1"):
+        o.known([0.9, 0.95], 1.5)
 
 
 def test_fct_objectives_need_finite_traffic():

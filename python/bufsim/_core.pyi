@@ -58,3 +58,8 @@ def congestion_epoch(cc: str, window_pkts: float, rtt_s: float) -> dict[str, Any
     """A long-lived flow's congestion epoch under its variant's law: ``cc`` is a flow group's
     normalized ``cc`` (JSON text), ``window_pkts`` packets, ``rtt_s`` seconds; returns ``seconds``,
     ``rtts`` (NaN where the law is not counted in round trips) and ``law`` (words and citation)."""
+
+def verdict_known(values: list[float], at_least: bool, bound: float, quantile: float) -> bool:
+    """Whether ``mean(values) >= bound`` (``at_least``; else ``<=``) is known either way: the
+    bound outside the Student t interval at ``quantile`` (0..1) of two or more finite values (the
+    law of ``output.stop``)."""

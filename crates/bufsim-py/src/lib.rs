@@ -208,6 +208,22 @@ fn congestion_epoch<'py>(
     Ok(d)
 }
 
+/// Whether the verdict `mean(values) >= bound` (`at_least`) or `<= bound`
+/// is known at Student t quantile `quantile` in (0, 1): the law
+/// `output.stop` applies to a run's batch means
+/// (`bufsim_core::stats::verdict_known`), for advise's seeds.
+#[pyfunction]
+fn verdict_known(values: Vec<f64>, at_least: bool, bound: f64, quantile: f64) -> PyResult<bool> {
+    if !(quantile > 0.0 && quantile < 1.0) {
+        return Err(PyValueError::new_err(format!(
+            "quantile: must be between 0 and 1 (exclusive), got {quantile}"
+        )));
+    }
+    Ok(bufsim_core::stats::verdict_known(
+        &values, at_least, bound, quantile,
+    ))
+}
+
 fn table<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     for (name, col) in t.columns {
@@ -313,6 +329,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(disciplines, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_epoch, m)?)?;
+    m.add_function(wrap_pyfunction!(verdict_known, m)?)?;
     let py = m.py();
     let scenario = SCENARIO_ERROR.get_or_try_init(py, || {
         make_error(

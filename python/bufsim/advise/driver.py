@@ -354,7 +354,7 @@ def advise(
             + ", ".join(f"{b} packets" for b in sorted(set(s.undecided)))
         )
     notes += unjudged_notes(s.unjudged)
-    notes.append(_stop_note(s, stop_early))
+    notes.append(_stop_note(s, stop_early, all_runs))
     if "ns3" in engines and feasible:
         notes.append(s.ns3_check(int(rec)))
     s.total = s.done  # the bar ends full
@@ -383,8 +383,9 @@ def advise(
     )
 
 
-def _stop_note(s: Search, stop_early: bool) -> str:
-    """What the packet runs' stop rule (``output.stop``) did, in words."""
+def _stop_note(s: Search, stop_early: bool, runs: pd.DataFrame) -> str:
+    """What the packet runs' stop rule (``output.stop``) did, in words;
+    ``runs`` every run of the search."""
     if not stop_early:
         return "every packet run measured its whole window (stop_early=False, --full-runs)"
     if s.stop is None:
@@ -393,7 +394,6 @@ def _stop_note(s: Search, stop_early: bool) -> str:
             f"every packet run measured its whole window: {others} is not measured batch "
             "by batch, so no run stops early"
         )
-    runs = pd.concat(s.runs, ignore_index=True) if s.runs else pd.DataFrame()
     packet = runs[runs["engine"] == "packet"] if "engine" in runs else runs
     if packet.empty:
         return "no packet run"

@@ -126,15 +126,11 @@ class Objective:
     def known(self, values: Sequence[float], quantile: float) -> bool:
         """Whether the verdict is known either way: the bound lies outside
         the Student t interval ``mean +- t(quantile, n - 1) s / sqrt(n)``
-        of the per-seed values (two or more, all finite), the law the
-        packet engine's ``output.stop`` applies to a run's batch means."""
-        v = np.asarray([x for x in values if x == x], dtype=float)
-        if len(v) < 2 or not np.isfinite(v).all():
-            return False
-        m, half = float(v.mean()), t_half_width(v, quantile)
-        if self.op == ">=":
-            return m - half >= self.bound or m + half < self.bound
-        return m + half <= self.bound or m - half > self.bound
+        of the per-seed values (two or more, all finite; NaN ones left
+        out): the law the packet engine's ``output.stop`` applies to a
+        run's batch means, the core's own (``_core.verdict_known``)."""
+        v = [float(x) for x in values if x == x]
+        return _core.verdict_known(v, self.op == ">=", self.bound, quantile)
 
 
 #: advise's ``output.stop``: the window in this many batches, the first test

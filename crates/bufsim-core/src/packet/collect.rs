@@ -329,8 +329,6 @@ pub struct Collector {
     /// Copies of the accumulators (`output.halves`, `output.stop`): the
     /// window's start, then each boundary passed (empty without either).
     marks: Vec<Mark>,
-    /// Whether to keep [`Collector::marks`].
-    marking: bool,
     /// `output.halves`.
     halves: bool,
     /// `output.stop`: for each verdict, its metric's value in each batch
@@ -415,7 +413,6 @@ impl Collector {
             drops_in_interval: 0,
             persistent: n,
             marks: Vec::new(),
-            marking: s.output.halves || s.output.stop.is_some(),
             halves: s.output.halves,
             batch_values: s
                 .output
@@ -425,7 +422,7 @@ impl Collector {
             stopped: false,
             stop: s.output.stop.clone(),
         };
-        if c.marking && s.warmup == SimTime::ZERO {
+        if c.marking() && s.warmup == SimTime::ZERO {
             // The window starts at 0, where every accumulator is zero.
             c.marks.push(Mark {
                 t: SimTime::ZERO,
@@ -751,10 +748,15 @@ impl Collector {
         for (st, &sent) in self.flows.iter_mut().zip(at_warmup) {
             st.sent_at_warmup = sent;
         }
-        if self.marking {
+        if self.marking() {
             let m = self.snapshot(t, q, busy);
             self.marks.push(m);
         }
+    }
+
+    /// Whether [`Collector::marks`] are kept (`output.halves`, `output.stop`).
+    fn marking(&self) -> bool {
+        self.halves || self.stop.is_some()
     }
 
     /// The accumulators of the window metrics at `t`.
