@@ -164,3 +164,39 @@ def default_sigint() -> None:
     A test runner started in the background by a shell without job control
     ignores SIGINT (POSIX), and its children would inherit that."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+#: A fenced block of a Markdown page: language, what follows it on the
+#: fence line (a ``title``), code.
+MARKDOWN_BLOCK = re.compile(r"^```(\w*)([^\n]*)\n(.*?)^```$", flags=re.S | re.M)
+
+
+def markdown_blocks(page: Path) -> list[tuple[str, str, str, str | None]]:
+    """(language, info after it, code, expected output or None) for each
+    fenced block of ``page`` that has a language (a plain block right after
+    one is its expected output; ``text`` blocks are prose)."""
+    text = page.read_text()
+    found = list(MARKDOWN_BLOCK.finditer(text))
+    out = []
+    for k, b in enumerate(found):
+        if b.group(1) in ("", "text"):
+            continue
+        nxt = found[k + 1] if k + 1 < len(found) else None
+        adjacent = (
+            nxt is not None and nxt.group(1) == "" and not text[b.end() : nxt.start()].strip()
+        )
+        out.append((b.group(1), b.group(2), b.group(3), nxt.group(3) if adjacent else None))
+    return out
+
+
+def run_python_block(code: str, expected: str | None, namespace: dict, source: str) -> None:
+    """Execute a page's python block in ``namespace``; with ``expected``,
+    what it prints must be exactly that."""
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        exec(compile(code, source, "exec"), namespace)
+    if expected is not None:
+        assert buf.getvalue() == expected, code

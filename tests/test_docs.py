@@ -11,8 +11,6 @@ synopses and the install (``make``), not run.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import re
 import shlex
@@ -21,10 +19,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import markdown_blocks, run_python_block
 
 ROOT = Path(__file__).parents[1]
 DOCS = ROOT / "docs"
-BLOCK = re.compile(r"^```(\w*)([^\n]*)\n(.*?)^```$", flags=re.S | re.M)
 
 
 def nav() -> list[str]:
@@ -37,28 +35,12 @@ def pages() -> list[Path]:
     return [DOCS / p for p in nav() if (DOCS / p).exists()]
 
 
-def blocks(page: Path) -> list[tuple[str, str, str, str | None]]:
-    """(language, info after it, code, expected output or None) per block."""
-    text = page.read_text()
-    found = list(BLOCK.finditer(text))
-    out = []
-    for k, b in enumerate(found):
-        if b.group(1) in ("", "text"):
-            continue
-        nxt = found[k + 1] if k + 1 < len(found) else None
-        adjacent = (
-            nxt is not None and nxt.group(1) == "" and not text[b.end() : nxt.start()].strip()
-        )
-        out.append((b.group(1), b.group(2), b.group(3), nxt.group(3) if adjacent else None))
-    return out
-
-
 def test_every_page_is_in_the_nav_and_has_runnable_blocks():
     listed = {str(p.relative_to(DOCS)) for p in pages()}
     assert listed == {str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")}
     # The others are generated from the code (mkdocs_hooks.py).
     assert set(nav()) - listed == {"scenario-reference.md"}
-    langs = [lang for lang, *_ in blocks(DOCS / "getting-started.md")]
+    langs = [lang for lang, *_ in markdown_blocks(DOCS / "getting-started.md")]
     assert {"toml", "console", "python"} <= set(langs)
 
 
@@ -110,17 +92,13 @@ def test_docs_code_blocks_run(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     bufsim_cli = Path(sys.executable).with_name("bufsim")
     namespace: dict = {"__name__": "docs"}
-    for lang, info, code, expected in blocks(page):
+    for lang, info, code, expected in markdown_blocks(page):
         if lang == "toml":
             title = re.search(r'title="([^"]+)"', info)
             if title:
                 (tmp_path / title.group(1)).write_text(code)
         elif lang == "python":
-            buf = io.StringIO()
-            with contextlib.redirect_stdout(buf):
-                exec(compile(code, page.name, "exec"), namespace)
-            if expected is not None:
-                assert buf.getvalue() == expected, code
+            run_python_block(code, expected, namespace, page.name)
         elif lang == "console":
             for line in code.splitlines():
                 if not line.startswith("$ "):
@@ -171,7 +149,7 @@ def test_the_pages_run_commands():
     sessions = [
         line
         for page in pages()
-        for lang, _, code, _ in blocks(page)
+        for lang, _, code, _ in markdown_blocks(page)
         if lang == "console"
         for line in code.splitlines()
         if line.startswith("$ bufsim ")
