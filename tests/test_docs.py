@@ -116,8 +116,8 @@ def test_the_traffic_example_is_valid():
 
     import bufsim
 
-    text = (DOCS / "scenarios.md").read_text()
-    toml_blocks = re.findall(r"^```toml\n(.*?)^```$", text, flags=re.S | re.M)
+    page = DOCS / "scenarios.md"
+    toml_blocks = [code for lang, _, code, _ in markdown_blocks(page) if lang == "toml"]
     traffic = next(b for b in toml_blocks if "arrival = { load = 0.95 }" in b)
     # The traffic example shows [[flows]] groups only: give it a link.
     raw = tomllib.loads('duration = "10s"\n' + traffic)

@@ -7,7 +7,6 @@ directly by a plain ``` block must print exactly that block.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from conftest import markdown_blocks, run_python_block
@@ -36,8 +35,8 @@ def test_readme_scenario_example_is_valid():
 
     import bufsim
 
-    text = (ROOT / "README.md").read_text()
-    toml_blocks = re.findall(r"^```toml\n(.*?)^```$", text, flags=re.S | re.M)
+    readme = ROOT / "README.md"
+    toml_blocks = [code for lang, _, code, _ in markdown_blocks(readme) if lang == "toml"]
     scenario = next(b for b in toml_blocks if "[link]" in b)
     s = bufsim.Scenario.load(tomllib.loads(scenario))
     assert s.normalized["link"]["buffer_pkts"] == 20
