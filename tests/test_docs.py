@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import markdown_blocks, run_python_block
+from conftest import CHROMIUM_FLAGS, chromium, markdown_blocks, run_python_block
 
 ROOT = Path(__file__).parents[1]
 DOCS = ROOT / "docs"
@@ -69,6 +69,26 @@ def test_the_site_builds_offline_and_strict(tmp_path):
     # The scenario reference, generated from the schema.
     ref = (site / "scenario-reference.html").read_text()
     assert "<code>cut_from</code>" in ref and "allowed are droptail, red" in ref
+    # Opened from file:// in headless Chromium (no network): the page
+    # renders, not blank, with its navigation and code blocks.
+    from matplotlib.image import imread
+
+    page = (site / "getting-started.html").as_uri()
+    base = [*chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
+    shot = tmp_path / "getting-started.png"
+    run = subprocess.run(
+        [*base, f"--screenshot={shot}", "--window-size=1100,1400", page],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0 and shot.is_file(), run.stderr[-2000:]
+    img = imread(shot)[..., :3]
+    assert img.std() > 0.05 and (img.mean(axis=2) < 0.6).mean() > 0.01
+    dom = subprocess.run(
+        [*base, "--dump-dom", page], capture_output=True, text=True, timeout=120
+    ).stdout
+    assert "A first advice" in dom and "md-nav" in dom and 'class="highlight"' in dom
 
 
 def test_the_scenario_reference_describes_every_field_the_schema_accepts():
