@@ -740,6 +740,38 @@ def test_search_from_a_guess_finds_the_edge(first_true, hint):
     assert hint != "exact" or most[hint] <= 4
 
 
+@pytest.mark.parametrize("n", [1, 2, 19, 38, 77])
+def test_fluid_edges_are_bisected_together(n):
+    from bufsim.advise.search import _first_true_together
+
+    # Every pair of edges (first true index; n: none) over grids the fluid
+    # scan uses (19 points quick, 77 full): found exactly, every round at
+    # most two runs, the rounds within the bound of a bisection of each
+    # (log2 for two edges together, log3 for one).
+    worst = {1: 0, 2: 0}
+    for up in range(n + 1):
+        for down in range(n + 1):
+            rounds: list[list[int]] = []
+            got = _first_true_together(
+                {"up": lambda i, e=up: i >= e, "down": lambda i, e=down: i >= e},
+                n,
+                rounds.append,
+            )
+            assert got == {"up": up, "down": down}
+            assert all(len(r) <= 2 and all(0 <= i < n for i in r) for r in rounds)
+            worst[2] = max(worst[2], len(rounds))
+        rounds = []
+        assert _first_true_together({"up": lambda i, e=up: i >= e}, n, rounds.append) == {"up": up}
+        worst[1] = max(worst[1], len(rounds))
+        # From the ends: an edge at either end in one round, else one more.
+        rounds = []
+        got = _first_true_together({"up": lambda i, e=up: i >= e}, n, rounds.append, ends=True)
+        assert got == {"up": up}
+        assert len(rounds) == 1 if up in (0, n) else len(rounds) <= 1 + worst[1]
+    assert worst[2] <= math.ceil(math.log2(n + 1)), worst
+    assert worst[1] <= math.ceil(math.log(n + 1, 3)), worst
+
+
 def test_calibrated_edge_shifts_the_fluid_curve_by_the_packet_measurement():
     from bufsim.advise import parse_objective as po
     from bufsim.advise.fluid import calibrated_edge as _calibrated_edge

@@ -13,8 +13,8 @@ such as ``utilization>=0.98`` and ``p99_queue_delay<=5ms``, :func:`advise`
    paper 001's HighSpeed fixed point, paper 000's transparent regime, paper
    004's fluid loss-synchronization range at X = 0.3 and 1) with its buffer,
    or why it does not apply to this traffic;
-3. scans a log grid of buffers with the fluid engine (where the scenario has
-   a fluid form) to bracket the answer;
+3. finds the fluid engine's edges on a log grid of buffers (where the
+   scenario has a fluid form) by bisection, to bracket the answer;
 4. searches the smallest buffer that meets every objective with the packet
    engine: a bisection over the grid for the monotone objectives, an
    interval search (scan one buffer per doubling, bisect both edges) for

@@ -93,6 +93,14 @@ FIRST_WAVE = 2
 ENGINE_GAP = 2.0
 
 
+class FluidFailed(Exception):
+    """A fluid run failed: its buffer (packets) and its error."""
+
+    def __init__(self, buffer: float, error: str):
+        super().__init__(f"the fluid run at {buffer:g} packets failed: {error}")
+        self.buffer, self.error = buffer, error
+
+
 class Budget(Exception):
     """The ``budget`` of packet runs is used up: the search stops where it is."""
 
@@ -333,7 +341,9 @@ class Search:
         """The runs the search expects (the progress bar's total)."""
         n = len(self.grid)
         sync = "rules" in self.engines and not self.quick
-        fluid = len(self.fluid_grid) * (1 + (len(SYNC_RANGE) if sync else 0))
+        # The fluid bisections: two runs a round (:func:`_first_true_together`).
+        fluid = 2 * math.ceil(math.log2(len(self.fluid_grid) + 1))
+        fluid *= 1 + (len(SYNC_RANGE) if sync else 0)
         steps = 2 * (math.ceil(math.log2(n)) + 2)
         if any(not o.monotone for o in self.objs):
             steps += n // self.per_doubling + 2 * math.ceil(math.log2(self.per_doubling) + 1)
@@ -352,50 +362,128 @@ class Search:
         """What the fluid runs changed in the scenario (:func:`fluid_form`), as a note."""
         return f" (fluid form of the scenario: {self.fluid_changes})" if self.fluid_changes else ""
 
+    def fluid_runs(
+        self,
+        grid: list[int],
+        points: Iterable[int],
+        *,
+        phase: str,
+        engine: str = "fluid",
+        overrides: Mapping[str, Any] | None = None,
+    ) -> None:
+        """The fluid engine at the indices ``points`` of ``grid`` (buffers,
+        packets) it has not run yet under the label ``engine``, in one
+        sweep, kept in :attr:`runs` under that label. Raises
+        :class:`FluidFailed` when a run fails."""
+        done = set(self.fluid_at(engine)["buffer_pkts"])
+        new = [grid[i] for i in sorted(set(points)) if float(grid[i]) not in done]
+        if not new:
+            return
+        self.say(phase, f"{phase}: {', '.join(map(str, new))} packets")
+        self.total += len(new)
+        t = self.run(new, "fluid", [int(self.norm["seed"])], overrides)
+        bad = t[t["status"] != "ok"]
+        if len(bad):
+            raise FluidFailed(float(bad["buffer_pkts"].iloc[0]), str(bad["error"].iloc[0]))
+        self.runs.append(t.assign(engine=engine))
+
+    def fluid_at(self, engine: str = "fluid") -> pd.DataFrame:
+        """Every fluid run labelled ``engine`` so far, by buffer."""
+        tables = [t[t["engine"] == engine] for t in self.runs if "engine" in t]
+        if not tables:
+            return pd.DataFrame({"buffer_pkts": []})
+        return pd.concat(tables, ignore_index=True).sort_values("buffer_pkts", kind="stable")
+
+    def fluid_edges(
+        self,
+        grid: list[int],
+        preds: Mapping[str, Callable[[pd.DataFrame], bool]],
+        *,
+        phase: str,
+        engine: str = "fluid",
+        overrides: Mapping[str, Any] | None = None,
+        ends: bool = False,
+    ) -> dict[str, int]:
+        """For each predicate of ``preds`` (called with the fluid run at one
+        buffer; false below some buffer of ``grid`` and true from it on),
+        the first index of ``grid`` where it holds (``len(grid)``:
+        nowhere): a bisection of every predicate together
+        (:func:`_first_true_together`), each round's points in one sweep
+        (:meth:`fluid_runs`). The fluid curves are taken as monotone in the
+        buffer, as the packet search takes the packet engine's. ``ends``:
+        the grid's ends first."""
+
+        def run(points: list[int]) -> None:
+            self.fluid_runs(grid, points, phase=phase, engine=engine, overrides=overrides)
+
+        def pred(f: Callable[[pd.DataFrame], bool]) -> Callable[[int], bool]:
+            def at(i: int) -> bool:
+                t = self.fluid_at(engine)
+                return f(t[t["buffer_pkts"] == float(grid[i])])
+
+            return at
+
+        return _first_true_together(
+            {k: pred(f) for k, f in preds.items()}, len(grid), run, ends=ends
+        )
+
     def fluid_scan(self) -> str:
-        """Scan the grid with the fluid engine (every other point in ``quick``
-        mode). Its edges, the first buffer meeting the objectives that grow
-        with the buffer and the last meeting those that shrink, are where
-        the packet search starts (:func:`_search`): the fluid model is no
-        ground truth, so the packet search walks away from a wrong edge."""
-        grid = self.fluid_grid
-        self.say("fluid scan", f"fluid scan: {len(grid)} buffers")
-        ft = self.run(grid, "fluid", [int(self.norm["seed"])])
-        if not (ft["status"] == "ok").all():
-            failed = ft[ft["status"] != "ok"]
-            error = str(failed["error"].iloc[0])
-            if not error.startswith("ScenarioError:"):
+        """The fluid engine's edges on the grid (every other point in
+        ``quick`` mode): the first buffer meeting the objectives that grow
+        with the buffer and the last meeting those that shrink, bisected
+        (:meth:`fluid_edges`). They are where the packet search starts
+        (:func:`_search`): the fluid model is no ground truth, so the
+        packet search walks away from a wrong edge."""
+        grid, n = self.fluid_grid, len(self.fluid_grid)
+        self.say("fluid scan", f"fluid scan: bisecting {n} buffers")
+        try:
+            # The bisection's first round: its runs say whether the
+            # scenario has a fluid form and what the fluid engine measures.
+            self.fluid_runs(grid, _round_points([(-1, n)]), phase="fluid scan")
+            ft = self.fluid_at()
+            self.fluid_objs = [o for o in self.objs if o.key in ft and ft[o.key].notna().all()]
+            measurable = [o for o in self.fluid_objs if o.monotone]
+            grows = [o for o in measurable if o.grows_with_buffer]
+            shrinks = [o for o in measurable if not o.grows_with_buffer]
+            preds: dict[str, Callable[[pd.DataFrame], bool]] = {}
+            if grows:
+                preds["grows"] = lambda t: _meets(t, grows, 0.0)[0]
+            if shrinks:
+                # The last buffer where they hold is before the first where they fail.
+                preds["shrinks"] = lambda t: not _meets(t, shrinks, 0.0)[0]
+            edges = self.fluid_edges(grid, preds, phase="fluid scan")
+        except FluidFailed as e:
+            if not e.error.startswith("ScenarioError:"):
                 # A run that crashed (not a refusal) says nothing about the
                 # buffer: stop, as a failed packet run does.
-                b = failed["buffer_pkts"].iloc[0]
-                raise AdviceError(f"the fluid run at {b:g} packets failed: {error}")
+                raise AdviceError(
+                    f"the fluid run at {e.buffer:g} packets failed: {e.error}"
+                ) from None
             # A scenario without a fluid form: say why, go on with packets.
-            self.fluid_error = error
+            self.fluid_error = e.error
             return "no fluid scan: " + self.fluid_error
-        self.runs.append(ft)
-        self.fluid_table = ft
-        self.fluid_objs = [o for o in self.objs if o.key in ft and ft[o.key].notna().all()]
-        measurable = [o for o in self.fluid_objs if o.monotone]
+        self.fluid_table = self.fluid_at()
         if not measurable:
             return "fluid scan: the fluid engine measures none of the monotone objectives"
         said = []
-        for grows in (True, False):
-            objs = [o for o in measurable if o.grows_with_buffer == grows]
-            if not objs:
-                continue
-            texts = " and ".join(o.text for o in objs)
-            ok = [b for b, m in zip(grid, _meets(ft, objs, 0.0)) if m]
-            if not ok:
+        if grows:
+            texts = " and ".join(o.text for o in grows)
+            if edges["grows"] == n:
                 said.append(f"{texts} at no buffer of the grid")
-            elif grows:
-                self.guess_up = self.grid.index(ok[0])
-                said.append(f"{texts} from {ok[0]} packets")
             else:
-                self.guess_down = self.grid.index(ok[-1])
-                said.append(f"{texts} up to {ok[-1]} packets")
+                self.guess_up = self.grid.index(grid[edges["grows"]])
+                said.append(f"{texts} from {grid[edges['grows']]} packets")
+        if shrinks:
+            texts = " and ".join(o.text for o in shrinks)
+            if edges["shrinks"] == 0:
+                said.append(f"{texts} at no buffer of the grid")
+            else:
+                self.guess_down = self.grid.index(grid[edges["shrinks"] - 1])
+                said.append(f"{texts} up to {grid[edges['shrinks'] - 1]} packets")
         others = [o.text for o in self.objs if o not in measurable]
         tail = f"; not judged by it: {', '.join(others)}" if others else ""
-        return "fluid engine meets " + "; ".join(said) + tail
+        runs = len(self.fluid_table)
+        return f"fluid engine ({runs} runs of {n} buffers) meets " + "; ".join(said) + tail
 
     def fluid_sync_rule(self) -> dict[str, Any]:
         """Paper 004's range: the fluid engine's smallest buffer meeting the
@@ -414,18 +502,30 @@ class Search:
         fluid = self.fluid_objs
         if not fluid:
             return table_row(name, math.nan, False, "no objective the fluid engine measures")
+        grid, n = self.fluid_grid, len(self.fluid_grid)
+        grows = [o for o in fluid if o.monotone and o.grows_with_buffer]
         found: dict[float, float] = {}
         for x in SYNC_RANGE:
-            grid = self.fluid_grid
-            self.say("fluid loss sync", f"fluid loss sync X = {x:g}: {len(grid)} buffers")
-            ft = self.run(grid, "fluid", [int(self.norm["seed"])], {"fluid": {"sync": x}})
-            if not (ft["status"] == "ok").all():
-                err = str(ft.loc[ft["status"] != "ok", "error"].iloc[0])
-                return table_row(name, math.nan, False, f"the fluid engine failed: {err}")
-            ft = ft.assign(engine=f"fluid X={x:g}")
-            self.runs.append(ft)
-            ok = [b for b, m in zip(grid, _meets(ft, fluid, 0.0)) if m]
-            found[x] = float(ok[0]) if ok else math.nan
+            label, phase = f"fluid X={x:g}", f"fluid loss sync X = {x:g}"
+            try:
+                # The first buffer where the objectives that grow with the
+                # buffer hold; the others must hold there too.
+                i = self.fluid_edges(
+                    grid,
+                    {"meets": lambda t: _meets(t, grows, 0.0)[0]} if grows else {},
+                    phase=phase,
+                    engine=label,
+                    overrides={"fluid": {"sync": x}},
+                ).get("meets", 0)
+                if i < n:
+                    self.fluid_runs(
+                        grid, [i], phase=phase, engine=label, overrides={"fluid": {"sync": x}}
+                    )
+            except FluidFailed as e:
+                return table_row(name, math.nan, False, f"the fluid engine failed: {e.error}")
+            ft = self.fluid_at(label)
+            ok = i < n and _meets(ft[ft["buffer_pkts"] == float(grid[i])], fluid, 0.0)[0]
+            found[x] = float(grid[i]) if ok else math.nan
         lo_x, hi_x = SYNC_RANGE
         txt = ", ".join(
             f"X = {x:g}: " + (f"{b:g} packets" if b == b else f"none up to {self.grid[-1]}")
@@ -631,21 +731,20 @@ class Search:
             return
         p = float(np.mean(packet))
         x = max(round(p, 3), SYNC_FLOOR)
-        step = itertools.count(1)
-
-        def meets(j: int) -> bool:
-            bj = self.grid[j]
-            self.say("fluid resync", f"fluid resync X = {x:g}: {bj} packets (run {next(step)})")
-            t = self.run([bj], "fluid", [int(self.norm["seed"])], {"fluid": {"sync": x}})
-            if not (t["status"] == "ok").all():
-                raise AdviceError(
-                    f"the fluid run at {bj} packets, fluid.sync = {x:g}, failed: "
-                    f"{t['error'].iloc[0]}"
-                )
-            self.runs.append(t.assign(engine=f"fluid X={x:g}"))
-            return _meets(t, objs, 0.0)[0]
-
-        edge = _bisect(meets, 0, i, first_true=True)
+        try:
+            edge = self.fluid_edges(
+                self.grid[: i + 1],
+                {"meets": lambda t: _meets(t, objs, 0.0)[0]},
+                phase=f"fluid resync X = {x:g}",
+                engine=f"fluid X={x:g}",
+                overrides={"fluid": {"sync": x}},
+                # Less synchronization needs no more buffer, often far less.
+                ends=True,
+            )["meets"]
+        except FluidFailed as e:
+            raise AdviceError(
+                f"the fluid run at {e.buffer:g} packets, fluid.sync = {x:g}, failed: {e.error}"
+            ) from None
         self.resynced = (x, edge if edge <= i else None, p, f)
 
     def calibrated_guess(self, i: int, ks: list[int]) -> int:
@@ -941,6 +1040,54 @@ def _search(
             return _between(pred, lo, hi, suggest)
         lo, step, guided, short = hi, 2 * step, s is not None, cut and s is not None
     return n
+
+
+def _round_points(brackets: Iterable[tuple[int, int]], per_round: int = 2) -> list[int]:
+    """The indices one round of :func:`_first_true_together` runs: each
+    distinct open bracket ``(a, b)`` (``b - a > 1``) cut into equal parts
+    by ``per_round`` points shared among the brackets (at least one each)."""
+    open_ = sorted({(a, b) for a, b in brackets if b - a > 1})
+    per = max(1, per_round // max(len(open_), 1))
+    return sorted(
+        {a + (b - a) * j // (per + 1) for a, b in open_ for j in range(1, per + 1)}
+        - {a for a, _ in open_}
+    )
+
+
+def _first_true_together(
+    preds: Mapping[str, Callable[[int], bool]],
+    n: int,
+    run: Callable[[list[int]], None],
+    per_round: int = 2,
+    *,
+    ends: bool = False,
+) -> dict[str, int]:
+    """For monotone predicates over indices ``0..n-1`` (false, then true):
+    the first index where each is true (``n`` if none), bisected together.
+    Each round calls ``run`` once with the points of every bracket still
+    open (:func:`_round_points`: ``per_round`` points shared among them,
+    so that a round's runs fill ``per_round`` workers), then asks each
+    predicate at the points inside its bracket. The points depend on the
+    predicates' answers only, never on the workers: the same runs whatever
+    their number. About ``log2 n`` rounds for two predicates, ``log3 n``
+    for one. With ``ends``, the first round runs the two ends of the
+    grid (an edge expected at either end costs one round)."""
+    brackets = {k: (-1, n) for k in preds}
+    if ends and n > 0:
+        run(sorted({0, n - 1}))
+        for k in preds:
+            brackets[k] = (-1, 0) if preds[k](0) else (0, n - 1) if preds[k](n - 1) else (n - 1, n)
+    while True:
+        open_ = {k: ab for k, ab in brackets.items() if ab[1] - ab[0] > 1}
+        if not open_:
+            return {k: b for k, (_, b) in brackets.items()}
+        points = _round_points(open_.values(), per_round)
+        run(points)
+        for k, (a, b) in open_.items():
+            inside = [i for i in points if a < i < b]
+            b = next((i for i in inside if preds[k](i)), b)
+            a = max((i for i in inside if i < b), default=a)
+            brackets[k] = (a, b)
 
 
 def _between(pred: Callable[[int], bool], a: int, b: int, suggest: Suggest | None = None) -> int:
