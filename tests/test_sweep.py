@@ -610,3 +610,36 @@ def test_a_script_without_a_main_guard_is_told_how_to_fix_it(tmp_path, from_stdi
     assert 'if __name__ == "__main__":' in last and "workers=0" in last
     assert ("<stdin>" in last) == from_stdin
     assert "BrokenProcessPool" not in last
+
+
+def test_the_shipped_research_sweep_runs_from_the_cli(tmp_path):
+    # `bufsim sweep --example variants`: four variants x six buffers x three
+    # seeds on paper 000's link, the table written with --out.
+    spec = bufsim.examples.spec("variants")
+    assert bufsim.examples.specs() == ["variants"]
+    assert "four TCP variants" in bufsim.examples.describe("variants")
+    p = cli(
+        "sweep", "--example", "variants", "--workers", "2", "--out", "t.csv", "-q", cwd=tmp_path
+    )
+    assert p.returncode == 0, p.stderr
+    t = pd.read_csv(tmp_path / "t.csv")
+    assert len(t) == 72 and (t["status"] == "ok").all()
+    u = t.groupby(["flows[0].tcp", "buffer_pkts"])["utilization"].mean().unstack()
+    assert sorted(u.index) == ["bbr", "cubic", "highspeed", "newreno"]
+    # Loss-based variants fill the link better with a BDP of buffer (625
+    # packets) than with 5 packets: paper 000's range of regimes.
+    for v in ("newreno", "cubic", "highspeed"):
+        assert u.loc[v, 625.0] > u.loc[v, 5.0] + 0.05, u
+    # Copied next to one's work, it runs the same from the file.
+    copied = bufsim.examples.copy("variants", tmp_path)
+    assert copied.read_text() == spec.read_text()
+    p = cli("sweep", str(copied), "--dry-run", "--store", "results", cwd=tmp_path)
+    assert p.returncode == 0 and "72 points (72 already in results" in p.stdout, p.stdout
+    # Neither or both of a file and --example, or an unknown name: refused.
+    for args, said in (
+        ((), "give a sweep spec file or --example NAME"),
+        (("x.toml", "--example", "variants"), "give a sweep spec file or --example NAME"),
+        (("--example", "nope"), "sweep example 'nope': unknown; the sweep examples are variants"),
+    ):
+        p = cli("sweep", *args, cwd=tmp_path)
+        assert p.returncode == 2 and said in " ".join(p.stderr.split()), p.stderr

@@ -50,7 +50,10 @@ def run(bin_dir: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def test_examples_run_outside_the_checkout(installed, tmp_path):
     listed = run(installed, "examples", cwd=tmp_path).stdout
-    assert "auge2006" in listed and "advise-10g" in listed
+    assert "auge2006" in listed and "advise-10g" in listed and "variants" in listed
+    # The sweep spec ships too (its 72 points counted, none run).
+    dry = run(installed, "sweep", "--example", "variants", "--dry-run", cwd=tmp_path).stdout
+    assert "72 points" in dry
     run(
         installed,
         "run",

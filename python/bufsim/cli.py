@@ -86,15 +86,16 @@ def _options(
         log.setLevel(logging.INFO if verbose == 1 else logging.DEBUG)
 
 
-def _scenario_arg(scenario: Path | None, example: str | None) -> Path:
-    """The scenario file: the argument, or the packaged example ``--example NAME``."""
+def _scenario_arg(scenario: Path | None, example: str | None, what: str = "scenario") -> Path:
+    """The scenario file (``what="sweep spec"``: the sweep spec): the argument,
+    or the packaged example ``--example NAME``."""
     if (scenario is None) == (example is None):
         _fail(
-            "give a scenario file or --example NAME (one of them; `bufsim examples` lists the examples)"
+            f"give a {what} file or --example NAME (one of them; `bufsim examples` lists the examples)"
         )
     if example is not None:
         try:
-            return bufsim.examples.path(example)
+            return (bufsim.examples.spec if what == "sweep spec" else bufsim.examples.path)(example)
         except bufsim.BufsimError as e:
             _fail(str(e))
     return scenario
@@ -538,8 +539,15 @@ def _export(table, path: Path) -> None:
 @app.command()
 def sweep(
     spec: Annotated[
-        Path, typer.Argument(help="Sweep spec (.toml): base, engines, seeds, [grid], [[zip]].")
-    ],
+        Path | None,
+        typer.Argument(help="Sweep spec (.toml): base, engines, seeds, [grid], [[zip]]."),
+    ] = None,
+    example: Annotated[
+        str | None,
+        typer.Option(
+            help="A sweep spec shipped with bufsim instead of a file (`bufsim examples` lists them)."
+        ),
+    ] = None,
     workers: Annotated[
         int | None, typer.Option(help="Local worker processes (default: the number of cores).")
     ] = None,
@@ -569,6 +577,7 @@ def sweep(
     from bufsim.sweep import SweepSpecError, load_spec
 
     _check_out(out, _TABLE_SUFFIXES, "--out")
+    spec = _scenario_arg(spec, example, "sweep spec")
     try:
         sp = load_spec(spec)
     except SweepSpecError as e:
@@ -728,6 +737,16 @@ def examples(
         for n in bufsim.examples.names():
             listing.add_row(n, bufsim.examples.describe(n))
         console.print(listing)
+        sweeps = Table(
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+            caption="bufsim sweep --example NAME runs one; bufsim examples copy NAME copies it",
+        )
+        sweeps.add_column("name", no_wrap=True, style="bold")
+        sweeps.add_column("sweep spec")
+        for n in bufsim.examples.specs():
+            sweeps.add_row(n, bufsim.examples.describe(n))
+        console.print(sweeps)
         return
     if action != "copy" or name is None:
         _fail(f"write `bufsim examples list` or `bufsim examples copy NAME [DEST]`, got {action!r}")

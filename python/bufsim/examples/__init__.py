@@ -21,8 +21,10 @@ name                 what
                      flows, 60 packets) on ns-3's defaults, for ``--engine ns3``
 ==================== ==========================================================
 
-Notebooks (:func:`notebook`): ``buffer-sweep``, a research sweep of four TCP
-variants over buffers on paper 000's link, with its figures.
+Sweep specs (:func:`spec`, ``bufsim sweep --example NAME``): ``variants``,
+a research sweep of four TCP variants over six buffers on paper 000's link
+(72 runs). Notebooks (:func:`notebook`): ``buffer-sweep``, the same sweep in
+Python, with its figures.
 
 Example
 -------
@@ -40,7 +42,7 @@ from pathlib import Path
 
 from bufsim._core import BufsimError
 
-__all__ = ["names", "path", "copy", "describe", "notebook"]
+__all__ = ["names", "path", "copy", "describe", "notebook", "spec", "specs"]
 
 _HERE = Path(__file__).parent
 
@@ -64,6 +66,28 @@ def path(name: str) -> Path:
     return file
 
 
+def specs() -> list[str]:
+    """The example sweep specs' names, sorted."""
+    return sorted(p.stem for p in (_HERE / "sweeps").glob("*.toml"))
+
+
+def spec(name: str) -> Path:
+    """The packaged sweep spec file of example ``name`` (``bufsim sweep
+    --example NAME`` runs it; :func:`bufsim.sweep.load_spec` reads it).
+
+    Raises
+    ------
+    BufsimError
+        For an unknown name (the message lists the known ones).
+    """
+    file = _HERE / "sweeps" / f"{name}.toml"
+    if not isinstance(name, str) or "/" in name or not file.is_file():
+        raise BufsimError(
+            f"sweep example {name!r}: unknown; the sweep examples are {', '.join(specs())}"
+        )
+    return file
+
+
 def notebook(name: str) -> Path:
     """The packaged Jupyter notebook ``name`` (``buffer-sweep``); copy it
     next to your work to run it (it writes its runs to ``results/``).
@@ -82,10 +106,12 @@ def notebook(name: str) -> Path:
 
 
 def describe(name: str) -> str:
-    """What example ``name`` is: the first sentence of its opening comment
-    (up to a full stop, or a colon that ends a line), whatever its line breaks."""
+    """What example ``name`` (a scenario, else a sweep spec) is: the first
+    sentence of its opening comment (up to a full stop, or a colon that ends
+    a line), whatever its line breaks."""
     words: list[str] = []
-    for line in path(name).read_text().splitlines():
+    file = path(name) if name in names() else spec(name)
+    for line in file.read_text().splitlines():
         if not line.startswith("#"):
             break
         text = line.lstrip("#").strip()
@@ -100,7 +126,8 @@ def describe(name: str) -> str:
 
 
 def copy(name: str, dest: str | Path = ".") -> Path:
-    """Copy example ``name`` to ``dest`` (a folder, or a file name) and return the new file.
+    """Copy example ``name`` (a scenario, else a sweep spec) to ``dest`` (a
+    folder, or a file name) and return the new file.
 
     An existing file is not overwritten.
 
@@ -109,7 +136,7 @@ def copy(name: str, dest: str | Path = ".") -> Path:
     BufsimError
         For an unknown name, or when the target file exists.
     """
-    src = path(name)
+    src = spec(name) if name in specs() and name not in names() else path(name)
     dest = Path(dest)
     target = dest / src.name if dest.is_dir() else dest
     if target.exists():
