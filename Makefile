@@ -95,7 +95,9 @@ bench: install
 	$(MAKE) validate
 
 # The docs site (mkdocs.yml) into site/, then served at http://127.0.0.1:8000
-# (make test builds it too, with every code block of its pages run).
+# (make test builds it too, with every code block of its pages run). The
+# reproductions' figures come from their quick runs, kept in
+# results/reproduce/runs: the first build runs them (about 1.5 minutes).
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve

@@ -1,7 +1,9 @@
 """MkDocs hooks (mkdocs.yml's ``hooks``): what the site shows that the code
 makes, made when the site is built, so that it cannot drift from the code.
 
-- Pages generated from the code (:data:`GENERATED`).
+- Pages generated from the code (:data:`GENERATED`): the scenario
+  reference, and the reproductions' figures drawn from their quick runs
+  (:func:`reproduction_figures`).
 - Figures: a page's python block that saves a PNG and is followed at once
   by that image (``![...](name.png)``) is run when the site is built, and
   the site shows what it drew (:func:`figures`). The copy in ``docs/``
@@ -13,18 +15,20 @@ makes, made when the site is built, so that it cannot drift from the code.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import griffe
 from mkdocs.structure.files import File, Files
 
-#: Generated page -> the function that writes it (Markdown).
-GENERATED = {"scenario-reference.md": "bufsim.reference:markdown"}
+#: Where the site's build keeps the quick reproductions' runs, so the next
+#: build reads them back: ``$BUFSIM_DOCS_STORE``, else the store of
+#: ``bufsim reproduce`` (``results/reproduce/runs``).
+DOCS_STORE = "results/reproduce/runs"
 
 #: A python block, then at once the image it saves.
 FIGURE = re.compile(r"^```python\n(.*?)^```\n\n!\[[^\]]*\]\(([\w./-]+\.png)\)", re.S | re.M)
@@ -45,12 +49,73 @@ def figures(docs: Path) -> dict[str, bytes]:
     return out
 
 
+def reproduction_figures() -> tuple[str, dict[str, bytes]]:
+    """The page of every reproduction's figures with their captions and the
+    quick run's verdict counts, drawn from the quick runs (the test suite's;
+    kept in :data:`DOCS_STORE` and read back), and its images."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from bufsim import reproduce
+
+    store = os.environ.get("BUFSIM_DOCS_STORE", DOCS_STORE)
+    lines = [
+        "# Reproduction figures",
+        "",
+        "Every figure of the five reproductions, drawn when this site was built from",
+        "the quick runs (the short version `make test` runs; `bufsim reproduce NAME`",
+        "runs the full length, whose verdict counts are in",
+        "[Reproducing the papers](reproductions.md)). Each caption says what the",
+        "figure shows; `bufsim report NAME` puts them beside the claims and findings.",
+        "",
+    ]
+    images: dict[str, bytes] = {}
+    for name, what in reproduce.PAPERS.items():
+        rep = reproduce.get(name)
+        table = rep.run(quick=True, store=store)
+        counts = reproduce.verdict_counts(rep.claims(table))
+        said = "; ".join(f"{v} {n}" for v, n in counts.items() if n)
+        lines += [f"## `{name}`", "", f"{what[0].upper()}{what[1:]}.", ""]
+        lines += [f"Quick run's verdicts: {said}.", ""]
+        captions = rep.captions(table)
+        for key, fig in rep.figures(table).items():
+            out = io.BytesIO()
+            fig.savefig(out, format="png", dpi=80)
+            plt.close(fig)
+            path = f"figures/{name}-{key}.png"
+            images[path] = out.getvalue()
+            caption = " ".join(str(captions[key]).split())
+            lines += [f"![{name} {key}]({path})", "", f"*{caption}*", ""]
+    return "\n".join(lines), images
+
+
+def scenario_reference() -> str:
+    """The scenario reference page, generated from the core's schema."""
+    from bufsim.reference import markdown
+
+    return markdown()
+
+
+#: Generated page -> the function that writes it: Markdown, or Markdown and
+#: the images it shows (path relative to ``docs`` -> PNG).
+GENERATED: dict[str, Callable[[], str | tuple[str, dict[str, bytes]]]] = {
+    "scenario-reference.md": scenario_reference,
+    "reproduction-figures.md": reproduction_figures,
+}
+
+
 def on_files(files: Files, config: Any) -> Files:
-    """Add the generated pages and replace each figure with what its block draws."""
-    for uri, target in GENERATED.items():
-        module, _, name = target.partition(":")
-        content = getattr(importlib.import_module(module), name)()
+    """Add the generated pages and images, and replace each figure with what
+    its block draws."""
+    for uri, write in GENERATED.items():
+        made = write()
+        content, images = made if isinstance(made, tuple) else (made, {})
         files.append(File.generated(config, uri, content=content))
+        for path, png in images.items():
+            files.append(File.generated(config, path, content=png))
     for uri, png in figures(Path(config["docs_dir"])).items():
         old = files.get_file_from_path(uri)
         if old is not None:

@@ -125,17 +125,26 @@ def quick(request):
 
 
 @pytest.fixture(scope="session")
-def quick_table():
+def quick_store(tmp_path_factory) -> Path:
+    """The results store of this session's quick reproductions: the
+    reproduction tests and the docs build (``BUFSIM_DOCS_STORE``, whose
+    reproduction figures draw them) share it, so each runs once."""
+    return tmp_path_factory.mktemp("quick-runs")
+
+
+@pytest.fixture(scope="session")
+def quick_table(quick_store):
     """``quick_table(name)``: the quick run table of reproduction ``name``
     (3-35 s each), run once per session for the reproduction and report
-    tests, with ``attrs["quick"] = True``; do not modify it."""
+    tests (or read from :func:`quick_store`), with ``attrs["quick"] =
+    True``; do not modify it."""
     from bufsim import reproduce
 
     cache: dict[str, pd.DataFrame] = {}
 
     def get(name: str) -> pd.DataFrame:
         if name not in cache:
-            cache[name] = reproduce.get(name).run(quick=True)
+            cache[name] = reproduce.get(name).run(quick=True, store=quick_store)
             cache[name].attrs["quick"] = True
         return cache[name]
 

@@ -39,13 +39,15 @@ def test_every_page_is_in_the_nav_and_has_runnable_blocks():
     listed = {str(p.relative_to(DOCS)) for p in pages()}
     assert listed == {str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")}
     # The others are generated from the code (mkdocs_hooks.py).
-    assert set(nav()) - listed == {"scenario-reference.md"}
+    assert set(nav()) - listed == {"scenario-reference.md", "reproduction-figures.md"}
     langs = [lang for lang, *_ in markdown_blocks(DOCS / "getting-started.md")]
     assert {"toml", "console", "python"} <= set(langs)
 
 
-def test_the_site_builds_offline_and_strict(tmp_path):
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+def test_the_site_builds_offline_and_strict(tmp_path, quick_store):
+    # The reproduction figures come from the quick runs the reproduction
+    # tests share (conftest.quick_store): whichever runs first pays.
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "BUFSIM_DOCS_STORE": str(quick_store)}
     mkdocs = Path(sys.executable).with_name("mkdocs")
     done = subprocess.run(
         [str(mkdocs), "build", "--strict", "-d", str(tmp_path / "site")],
@@ -69,6 +71,16 @@ def test_the_site_builds_offline_and_strict(tmp_path):
     # The scenario reference, generated from the schema.
     ref = (site / "scenario-reference.html").read_text()
     assert "<code>cut_from</code>" in ref and "allowed are droptail, red" in ref
+    # Every reproduction's figures, drawn from its quick run, with captions.
+    from bufsim import reproduce
+
+    figs = (site / "reproduction-figures.html").read_text()
+    for name in reproduce.PAPERS:
+        assert f'src="figures/{name}-' in figs, name
+    drawn = sorted((site / "figures").glob("*.png"))
+    assert len(drawn) == figs.count('src="figures/') >= 5 * 3
+    assert figs.count("Quick run's verdicts: ") == 5
+    assert all(p.read_bytes().startswith(b"\x89PNG") for p in drawn)
     # Opened from file:// in headless Chromium (no network): the page
     # renders, not blank, with its navigation and code blocks.
     from matplotlib.image import imread
