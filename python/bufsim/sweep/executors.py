@@ -487,12 +487,15 @@ class _Execution:
         ------
         RuntimeError
             When a second point run alone killed its worker before any point
-            finished: the workers cannot start (a script without a main guard).
+            finished: the workers cannot run (a script without a main guard
+            is told so earlier, by :data:`MAIN_GUARD`; this is any other
+            cause, such as a worker that cannot import bufsim or runs out of
+            memory at once).
         """
         self.deaths_alone += point.index in self.alone
         if self.deaths_alone >= 2 and self.completed == 0:
             raise RuntimeError(
-                "worker processes die before finishing any point (see their error output above). "
-                'If a script calls bufsim.sweep(), call it under `if __name__ == "__main__":`'
+                "worker processes die before finishing any point (see their error output above); "
+                "workers=0 runs the points in this process, where the error shows"
             ) from e
         return failure(f"worker process died while running this point ({type(e).__name__}: {e})")
