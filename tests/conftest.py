@@ -8,6 +8,8 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -165,6 +167,22 @@ def _no_stored_reproductions(monkeypatch, tmp_path_factory):
     from bufsim import reproduce
 
     monkeypatch.setattr(reproduce, "RESULTS", tmp_path_factory.mktemp("reproduce"))
+
+
+def cli(
+    *args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess:
+    """Run ``bufsim`` (``python -m bufsim.cli``) with ``args``, as a user
+    would from ``cwd``: its output captured as text; ``timeout`` (s) guards
+    against a hang."""
+    return subprocess.run(
+        [sys.executable, "-m", "bufsim.cli", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def default_sigint() -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import bufsim
@@ -14,6 +12,7 @@ import pandas as pd
 import pytest
 from bufsim.advise import AdviceError, parse_objective
 from bufsim.reproduce import avrachenkov2006
+from conftest import cli
 
 
 @pytest.mark.parametrize(
@@ -656,10 +655,8 @@ def test_rules_take_the_flows_each_model_covers():
 def test_cli_advise_json_and_errors(tmp_path):
     s = tmp_path / "s.json"
     s.write_text(json.dumps(avrachenkov2006.scenario(5, 1, duration="30s")))
-    cmd = [sys.executable, "-m", "bufsim.cli", "advise", str(s), "--store", str(tmp_path / "st")]
-    ok = subprocess.run(
-        [*cmd, "-O", "utilization>=0.99", "--quick", "--json"], capture_output=True, text=True
-    )
+    cmd = ["advise", str(s), "--store", str(tmp_path / "st")]
+    ok = cli(*cmd, "-O", "utilization>=0.99", "--quick", "--json")
     assert ok.returncode == 0, ok.stderr
     d = json.loads(ok.stdout)
     assert d["feasible"] and d["buffer_pkts"] > 1
@@ -667,13 +664,11 @@ def test_cli_advise_json_and_errors(tmp_path):
     assert runs > 0 and d["provenance"]["packet runs run now"] == runs
     # The same search again: every run comes from the store, and the table
     # says what it cost.
-    again = subprocess.run(
-        [*cmd, "-O", "utilization>=0.99", "--quick"], capture_output=True, text=True
-    )
+    again = cli(*cmd, "-O", "utilization>=0.99", "--quick")
     assert again.returncode == 0, again.stderr
     said = " ".join(again.stdout.split())
     assert f"what it cost: {runs} packet runs (0 run now, the others read from the store)" in said
-    bad = subprocess.run([*cmd, "-O", "utilisation>=0.99"], capture_output=True, text=True)
+    bad = cli(*cmd, "-O", "utilisation>=0.99")
     said = " ".join(bad.stderr.split())
     assert (
         bad.returncode == 2 and "unknown metric 'utilisation'" in said and "Traceback" not in said

@@ -11,14 +11,13 @@ from __future__ import annotations
 import copy
 import os
 import resource
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import bufsim
 import pytest
 from bufsim.sweep import SweepSpecError, expand
+from conftest import cli
 
 BASE = {
     "duration": "2s",
@@ -432,14 +431,8 @@ def test_bad_scheduler_address_is_refused_at_once(address, tmp_path):
 # ----------------------------------------------------------------------------- the command line
 
 
-def cli(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "bufsim.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+#: Seconds a command line may run before the test counts it as a hang.
+TIMEOUT_S = 60
 
 
 @pytest.fixture
@@ -494,7 +487,7 @@ CLI_CASES = [
 def test_bad_command_lines(scenario_file, args, needle):
     cwd = scenario_file.parent
     t0 = time.perf_counter()
-    p = cli(*args, cwd=cwd)
+    p = cli(*args, cwd=cwd, timeout=TIMEOUT_S)
     assert time.perf_counter() - t0 < 20, "a bad command line must fail before any work"
     assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
     assert "Traceback" not in p.stderr and "panicked" not in p.stderr, p.stderr
@@ -510,7 +503,7 @@ def test_a_scenario_name_is_a_label_not_a_path(tmp_path):
         (tmp_path / "s.toml").write_text(
             tomli_w.dumps({**BASE, "duration": "0.5s", "warmup": "0s", "name": name})
         )
-        p = cli("run", "s.toml", "--quiet", cwd=tmp_path)
+        p = cli("run", "s.toml", "--quiet", cwd=tmp_path, timeout=TIMEOUT_S)
         assert p.returncode == 0, p.stderr
         written = [d for d in (tmp_path / "results").iterdir()]
         assert all(d.parent == tmp_path / "results" for d in written)
@@ -527,7 +520,7 @@ def test_a_sweep_with_failed_points_exits_1(tmp_path):
     (tmp_path / "spec.toml").write_text(
         'base = "s.toml"\nengines = ["fluid"]\n[grid]\n"link.buffer" = ["10pkt", "20pkt"]\n'
     )
-    p = cli("sweep", "spec.toml", "--quiet", "--workers", "0", cwd=tmp_path)
+    p = cli("sweep", "spec.toml", "--quiet", "--workers", "0", cwd=tmp_path, timeout=TIMEOUT_S)
     assert p.returncode == 1, p.stderr
     assert "2 of 2 points failed" in p.stderr
 

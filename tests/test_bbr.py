@@ -7,12 +7,10 @@ buffer, sharing with CUBIC) are checked in
 entry point and checked for a BBR-specific number.
 """
 
-import subprocess
-import sys
-
 import bufsim
 import pytest
 from bufsim.scenario import ScenarioError
+from conftest import cli
 
 
 def _scn(version=1, buffer="1BDP", count=1, duration="10s"):
@@ -94,13 +92,7 @@ def test_cli_runs_bbr(tmp_path):
         )
         + "\n"
     )
-    p = subprocess.run(
-        [sys.executable, "-m", "bufsim.cli", "run", "s.toml", "--out", "out", "--json", "--quiet"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    p = cli("run", "s.toml", "--out", "out", "--json", "--quiet", cwd=tmp_path, timeout=120)
     assert p.returncode == 0, p.stderr
     r = bufsim.Result.load(tmp_path / "out")
     assert r.summary["utilization"] > 0.9

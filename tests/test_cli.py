@@ -13,7 +13,7 @@ from pathlib import Path
 
 import bufsim
 import pytest
-from conftest import default_sigint
+from conftest import cli, default_sigint
 
 SCENARIO = """
 name = "cli-test"
@@ -32,19 +32,9 @@ mss = "1000B"
 """
 
 
-def bufsim_cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "bufsim.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
 def test_run_writes_result(tmp_path):
     (tmp_path / "s.toml").write_text(SCENARIO)
-    p = bufsim_cli("run", "s.toml", "--out", "out", cwd=tmp_path)
+    p = cli("run", "s.toml", "--out", "out", cwd=tmp_path, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "utilization" in p.stdout
     r = bufsim.Result.load(tmp_path / "out")
@@ -57,11 +47,11 @@ def test_run_writes_result(tmp_path):
 
 def test_validate_prints_normalized(tmp_path):
     (tmp_path / "s.toml").write_text(SCENARIO)
-    p = bufsim_cli("validate", "s.toml", "--json", cwd=tmp_path)
+    p = cli("validate", "s.toml", "--json", cwd=tmp_path, timeout=120)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["flows"][0]["rtts_s"] == [0.06, 0.1]
     # Without --json: what the scenario describes and each engine's cost.
-    p = bufsim_cli("validate", "s.toml", cwd=tmp_path)
+    p = cli("validate", "s.toml", cwd=tmp_path, timeout=120)
     assert p.returncode == 0, p.stderr
     out = " ".join(p.stdout.split())
     assert "valid" in out and "RTT 60 ms to 100 ms" in out
@@ -70,7 +60,7 @@ def test_validate_prints_normalized(tmp_path):
 
 def test_bad_scenario_is_a_clear_error(tmp_path):
     (tmp_path / "s.toml").write_text(SCENARIO.replace('"10Mbps"', "10"))
-    p = bufsim_cli("run", "s.toml", cwd=tmp_path)
+    p = cli("run", "s.toml", cwd=tmp_path, timeout=120)
     assert p.returncode == 2
     assert "link.capacity" in p.stderr and "unit" in p.stderr
     assert "Traceback" not in p.stderr
@@ -186,14 +176,7 @@ def test_tables_fit_80_columns(tmp_path):
         ["demo", "--quick"],
         ["examples"],
     ):
-        p = subprocess.run(
-            [sys.executable, "-m", "bufsim.cli", *args],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        p = cli(*args, cwd=tmp_path, env=env, timeout=300)
         assert p.returncode == 0, (args, p.stderr)
         assert "…" not in p.stdout, (args, p.stdout)
         assert max(len(line) for line in p.stdout.splitlines()) <= 80, (args, p.stdout)
@@ -203,12 +186,12 @@ def test_long_work_prints_plain_progress_lines_when_stderr_is_no_terminal(monkey
     # A log or CI captures stderr: no bar is drawn there, so the run, the
     # sweep and the search say what they do, how far and an ETA in plain
     # lines (every 10 s; here at every step), all through one Lines.
-    from bufsim import cli
+    from bufsim import cli as cli_module
     from bufsim.advise import AdviseProgress
     from bufsim.sweep import progress
 
     monkeypatch.setattr(progress, "LINE_EVERY_S", 0.0)
-    _, say = cli._advise_progress(terminal=False)
+    _, say = cli_module._advise_progress(terminal=False)
     say(AdviseProgress("packet bisection", "packet bisection 2/7: 45 packets", 3, 12))
     lines = progress.Lines("demo [packet]")
     lines(25.0, 100.0, "s simulated")
@@ -230,7 +213,7 @@ def test_run_progress_goes_to_stderr_even_when_stdout_is_a_terminal(tmp_path, mo
     # `bufsim run s.toml 2>log` on a terminal: stdout is a terminal, stderr
     # a file. The progress follows stderr: plain lines in the log (here at
     # every step), no bar on stdout.
-    from bufsim import cli
+    from bufsim import cli as cli_module
     from bufsim.sweep import progress
     from rich.console import Console
     from typer.testing import CliRunner
@@ -238,9 +221,9 @@ def test_run_progress_goes_to_stderr_even_when_stdout_is_a_terminal(tmp_path, mo
     # 100 Mbps: enough events for the engine to call progress (every 2^16).
     (tmp_path / "s.toml").write_text(SCENARIO.replace('"10Mbps"', '"100Mbps"'))
     monkeypatch.setattr(progress, "LINE_EVERY_S", 0.0)
-    monkeypatch.setattr(cli, "console", Console(force_terminal=True, width=100))
+    monkeypatch.setattr(cli_module, "console", Console(force_terminal=True, width=100))
     monkeypatch.chdir(tmp_path)
-    res = CliRunner().invoke(cli.app, ["run", "s.toml", "--out", "out", "--store", ""])
+    res = CliRunner().invoke(cli_module.app, ["run", "s.toml", "--out", "out", "--store", ""])
     assert res.exit_code == 0, res.output
     lines = res.stderr.splitlines()
     assert lines and all(
@@ -256,7 +239,7 @@ def test_report_of_a_sweep_spec_says_how_far_it_is(tmp_path, monkeypatch):
     # `bufsim report spec.toml` runs the sweep: its points done and an ETA
     # on stderr (not a terminal here), then the page states the base
     # scenario and what was swept.
-    from bufsim import cli
+    from bufsim import cli as cli_module
     from bufsim.sweep import progress
     from typer.testing import CliRunner
 
@@ -266,7 +249,7 @@ def test_report_of_a_sweep_spec_says_how_far_it_is(tmp_path, monkeypatch):
     )
     monkeypatch.setattr(progress, "LINE_EVERY_S", 0.0)
     monkeypatch.chdir(tmp_path)
-    res = CliRunner().invoke(cli.app, ["report", "spec.toml", "-o", "r.html"])
+    res = CliRunner().invoke(cli_module.app, ["report", "spec.toml", "-o", "r.html"])
     assert res.exit_code == 0, res.output
     lines = res.stderr.splitlines()
     assert [x.split(",")[0] for x in lines] == [
@@ -287,7 +270,7 @@ def test_validate_takes_what_advise_takes_and_prices_both(tmp_path):
         'name = "port"\n[link]\ncapacity = "1Gbps"\ndelay = "10ms"\nbuffer = "100pkt"\n'
         '[[flows]]\ncount = 50\ntcp = "cubic"\nrtt = {min = "20ms", max = "100ms"}\n'
     )
-    out = bufsim_cli("validate", str(path), cwd=tmp_path)
+    out = cli("validate", str(path), cwd=tmp_path, timeout=120)
     assert out.returncode == 0, out.stderr
     text = " ".join(out.stdout.split())
     assert "derived from the scenario's time scales" in text
@@ -307,12 +290,12 @@ def test_validate_takes_what_advise_takes_and_prices_both(tmp_path):
     assert f"packet engine: about {run:.3g} packets (about {cpu} of CPU)" in text
     # -O as advise takes it: the search for a loss objective bisects for
     # its own edge, so it costs what advise.cost says for that objective.
-    out = bufsim_cli("validate", str(path), "-O", "drop_rate<=0.001", cwd=tmp_path)
+    out = cli("validate", str(path), "-O", "drop_rate<=0.001", cwd=tmp_path, timeout=120)
     text = " ".join(out.stdout.split())
     loss = cost(str(path), ["drop_rate<=0.001"])["packet_runs"]
     assert loss != c["packet_runs"]
     assert f"advise for drop_rate<=0.001: about {loss} packet runs" in text
-    bad = bufsim_cli("validate", str(path), "-O", "util>=2", cwd=tmp_path)
+    bad = cli("validate", str(path), "-O", "util>=2", cwd=tmp_path, timeout=120)
     assert bad.returncode == 2 and "unknown metric 'util'" in bad.stderr
 
 
@@ -369,7 +352,7 @@ def test_validate_states_the_scenario_in_full(tmp_path):
     # min_rto = "5ms" is not "stack linux" alone), starts, size laws,
     # think times, the access link, rwnd, ECN, loss and the background.
     (tmp_path / "s.toml").write_text(RICH)
-    p = bufsim_cli("validate", "s.toml", cwd=tmp_path)
+    p = cli("validate", "s.toml", cwd=tmp_path, timeout=120)
     assert p.returncode == 0, p.stderr
     out = " ".join(p.stdout.split())
     lines = bufsim.Scenario.load(tmp_path / "s.toml").describe()
@@ -413,13 +396,13 @@ def test_the_advice_tables_show_lower_bounds_as_such(monkeypatch):
     # that it holds or fails; utilization at 10 packets (0.8) fails.
     from io import StringIO
 
-    from bufsim import cli
+    from bufsim import cli as cli_module
     from rich.console import Console
     from test_advise import _hand_made_advice
 
     out = StringIO()
-    monkeypatch.setattr(cli, "console", Console(file=out, width=200))
-    cli._print_advice(_hand_made_advice())
+    monkeypatch.setattr(cli_module, "console", Console(file=out, width=200))
+    cli_module._print_advice(_hand_made_advice())
     text = out.getvalue()
     trade = text[text.index("The trade-off") :]
     row10 = next(
@@ -437,7 +420,7 @@ def test_the_run_table_shows_completions_per_finite_group(monkeypatch):
     from io import StringIO
     from types import SimpleNamespace
 
-    from bufsim import cli
+    from bufsim import cli as cli_module
     from rich.console import Console
 
     s = {
@@ -455,8 +438,8 @@ def test_the_run_table_shows_completions_per_finite_group(monkeypatch):
             f"fct_p99_small_s_group{g}_censored": 1.0 if g == 0 else 0.0,
         }
     out = StringIO()
-    monkeypatch.setattr(cli, "console", Console(file=out, width=120))
-    cli.print_summary(SimpleNamespace(summary=s), "t")
+    monkeypatch.setattr(cli_module, "console", Console(file=out, width=120))
+    cli_module.print_summary(SimpleNamespace(summary=s), "t")
     text = out.getvalue()
     rows = {
         x.split("│")[1].strip(): x.split("│")[2].strip()
@@ -470,15 +453,15 @@ def test_the_run_table_shows_completions_per_finite_group(monkeypatch):
 
 
 def test_reproduce_refuses_a_bad_scheduler_or_workers_before_running(tmp_path):
-    from bufsim import cli
+    from bufsim import cli as cli_module
     from typer.testing import CliRunner
 
     res = CliRunner().invoke(
-        cli.app, ["reproduce", "auge2006", "--scheduler", "nowhere", "--out", str(tmp_path)]
+        cli_module.app, ["reproduce", "auge2006", "--scheduler", "nowhere", "--out", str(tmp_path)]
     )
     assert res.exit_code != 0
     assert "scheduler 'nowhere': not a Dask scheduler address" in res.output
-    res = CliRunner().invoke(cli.app, ["reproduce", "auge2006", "--workers", "-1"])
+    res = CliRunner().invoke(cli_module.app, ["reproduce", "auge2006", "--workers", "-1"])
     assert res.exit_code != 0 and "--workers" in res.output
     assert not (tmp_path / "runs").exists()
 
@@ -490,12 +473,6 @@ def test_verbose_works_after_the_subcommand_too(tmp_path):
     assert _verbose_first(["--verbose", "run", "x"]) == ["--verbose", "run", "x"]
     assert _verbose_first(["run", "x", "--", "-v"]) == ["run", "x", "--", "-v"]
     (tmp_path / "s.toml").write_text(SCENARIO.replace('"20s"', '"4s"'))
-    p = subprocess.run(
-        [sys.executable, "-m", "bufsim.cli", "run", "s.toml", "-q", "-v"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    p = cli("run", "s.toml", "-q", "-v", cwd=tmp_path, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "bufsim" in p.stderr and "INFO" in p.stderr, p.stderr  # the log lines of -v

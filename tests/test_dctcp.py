@@ -9,12 +9,10 @@ through each entry point and checked for the same kind of number.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import bufsim
 import pytest
 from bufsim.scenario import FLUID_VARIANTS, ScenarioError
+from conftest import cli
 
 K = 20
 N = 4
@@ -71,13 +69,7 @@ rtt = "100us"
 mss = "1500B"
 """
     )
-    p = subprocess.run(
-        [sys.executable, "-m", "bufsim.cli", "run", "s.toml", "--out", "out"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    p = cli("run", "s.toml", "--out", "out", cwd=tmp_path, timeout=120)
     assert p.returncode == 0, p.stderr
     r = bufsim.Result.load(tmp_path / "out")
     # K = 30000 B = 20 packets of 1500 B: the same run as K = 20 packets.

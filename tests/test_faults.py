@@ -19,6 +19,7 @@ from pathlib import Path
 import bufsim
 import pytest
 from bufsim.store import DamagedRowsWarning, Store, StoreError
+from conftest import cli
 
 # About a second of one core per point (0.4-1.3 s at 120 s simulated; at
 # 40 s the sped-up packet engine ended the whole sweep before a kill landed),
@@ -268,12 +269,7 @@ def test_a_damaged_row_is_reported_and_recomputed(tmp_path, light_reference):
         assert len(table) == len(reference) - 1
         assert table.attrs["damaged"] == [key]
         assert any(key in line for line in s.check())
-    p = subprocess.run(
-        [sys.executable, "-m", "bufsim.cli", "results", "--store", str(store), "--check"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    p = cli("results", "--store", str(store), "--check", timeout=60)
     assert p.returncode == 1 and key in p.stderr and "Traceback" not in p.stderr
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DamagedRowsWarning)
@@ -326,13 +322,7 @@ def test_a_damaged_database_is_a_clear_error(tmp_path, damage):
         ["sweep", str(spec), "--store", str(store), "--workers", "0", "-q"],
         ["results", "--store", str(store)],
     ):
-        p = subprocess.run(
-            [sys.executable, "-m", "bufsim.cli", *args],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            cwd=tmp_path,
-        )
+        p = cli(*args, cwd=tmp_path, timeout=120)
         assert p.returncode == 2, (args, p.stdout, p.stderr)
         assert "Traceback" not in p.stderr, p.stderr
         assert str(store) in p.stderr, p.stderr

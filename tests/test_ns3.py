@@ -14,6 +14,7 @@ import pytest
 from bufsim import ns3
 from bufsim.ns3 import validate
 from bufsim.sweep import executors, worker
+from conftest import cli
 
 
 def _scn(**over):
@@ -409,15 +410,19 @@ def test_a_difference_within_the_seed_spread_is_undecided():
 
 def test_the_cli_table_fits_80_columns(tmp_path):
     import os
-    import subprocess
-    import sys
 
-    p = subprocess.run(
-        [sys.executable, "-m", "bufsim.cli", "validate-engines", "--quick", "--seeds", "1"]
-        + ["--only", "highspeed-droptail-0.25bdp", "--workers", "0", "-o", str(tmp_path)],
+    p = cli(
+        "validate-engines",
+        "--quick",
+        "--seeds",
+        "1",
+        "--only",
+        "highspeed-droptail-0.25bdp",
+        "--workers",
+        "0",
+        "-o",
+        str(tmp_path),
         env={**os.environ, "COLUMNS": "80"},
-        capture_output=True,
-        text=True,
         timeout=300,
     )
     assert p.returncode == 0, p.stderr

@@ -8,14 +8,13 @@ import html
 import math
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import bufsim
 import pandas as pd
 import pytest
 from bufsim import fmt, plot, provenance, report
-from conftest import render_in_chromium
+from conftest import cli, render_in_chromium
 from matplotlib.figure import Figure
 
 SMALL = {
@@ -164,22 +163,13 @@ def test_reports_are_self_contained(tmp_path, result, table):
 def test_cli_report_from_a_result_directory_and_bad_sources(tmp_path, result):
     result.save(tmp_path / "run")
     out = tmp_path / "r.html"
-    cmd = [sys.executable, "-m", "bufsim.cli"]
-    ok = subprocess.run(
-        [*cmd, "report", str(tmp_path / "run"), "-o", str(out)], capture_output=True, text=True
-    )
+    ok = cli("report", str(tmp_path / "run"), "-o", str(out))
     assert ok.returncode == 0, ok.stderr
     assert "fig-timeseries" in out.read_text()
-    bad = subprocess.run(
-        [*cmd, "report", str(tmp_path / "nothing"), "-o", str(out)], capture_output=True, text=True
-    )
+    bad = cli("report", str(tmp_path / "nothing"), "-o", str(out))
     said = " ".join(bad.stderr.split())  # the console wraps long lines
     assert bad.returncode == 2 and "is not a result directory" in said and "Traceback" not in said
-    ext = subprocess.run(
-        [*cmd, "report", str(tmp_path / "run"), "-o", str(tmp_path / "r.pdf")],
-        capture_output=True,
-        text=True,
-    )
+    ext = cli("report", str(tmp_path / "run"), "-o", str(tmp_path / "r.pdf"))
     assert ext.returncode == 2 and "use a .html or .htm file name" in " ".join(ext.stderr.split())
 
 

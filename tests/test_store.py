@@ -9,6 +9,7 @@ import bufsim
 import pandas as pd
 import pytest
 from bufsim.store import Store, StoreError, point_key
+from conftest import cli
 
 SCENARIO = {"name": "s", "link": {"buffer": "20pkt"}}
 
@@ -215,9 +216,6 @@ def test_sweeps_are_told_apart_and_runs_are_recorded(tmp_path):
     """A spec's name tags its points; bufsim run records its run as sweep
     'run', keyed as a sweep's point, so a sweep reuses it; a model runs
     once per point whatever the seeds; keys carry the engine build."""
-    import subprocess
-    import sys
-
     import tomli_w
 
     base = {
@@ -226,21 +224,13 @@ def test_sweeps_are_told_apart_and_runs_are_recorded(tmp_path):
         "flows": [{"count": 2, "rtt": "20ms"}],
     }
     (tmp_path / "s.toml").write_text(tomli_w.dumps(base))
-    cli = [sys.executable, "-m", "bufsim.cli"]
-    p = subprocess.run(
-        [*cli, "run", "s.toml", "--quiet"], cwd=tmp_path, capture_output=True, text=True
-    )
+    p = cli("run", "s.toml", "--quiet", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     (tmp_path / "spec.toml").write_text(
         'name = "buffer-vs-flows"\nbase = "s.toml"\nengines = ["packet", "model:avrachenkov"]\nseeds = [1, 2]\n'
         '[grid]\n"link.buffer" = ["20pkt", "40pkt"]\n'
     )
-    p = subprocess.run(
-        [*cli, "sweep", "spec.toml", "-q", "--workers", "0"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-    )
+    p = cli("sweep", "spec.toml", "-q", "--workers", "0", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     # 2 buffers x (2 packet seeds + 1 model row); the 20pkt seed-1 packet point was the run's.
     assert "6 points: 5 ran, 1 reused" in p.stdout
@@ -250,14 +240,7 @@ def test_sweeps_are_told_apart_and_runs_are_recorded(tmp_path):
         assert {r["version"] for r in db.records()} == {
             f"{bufsim.__version__}+{bufsim._core.__build__}"
         }
-    p = subprocess.run(
-        [*cli, "results", "--name", "buffer-vs-flows"], cwd=tmp_path, capture_output=True, text=True
-    )
+    p = cli("results", "--name", "buffer-vs-flows", cwd=tmp_path)
     assert "a sweep is: --sweep buffer-vs-flows" in " ".join(p.stdout.split())
-    p = subprocess.run(
-        [*cli, "results", "--sweep", "buffer-vs-flows"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-    )
+    p = cli("results", "--sweep", "buffer-vs-flows", cwd=tmp_path)
     assert p.returncode == 0 and "6 points" in p.stdout

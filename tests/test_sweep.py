@@ -21,7 +21,7 @@ import pytest
 from bufsim.store import Store
 from bufsim.sweep import SweepSpecError, expand, load_spec
 from conftest import SWEEP_BASE as BASE
-from conftest import default_sigint, stable
+from conftest import cli, default_sigint, stable
 
 GRID = {"link.buffer": ["10pkt", "40pkt"]}
 ZIP = [{"flows[0].count": [1, 3], "flows[0].rtt": ["40ms", "80ms"]}]
@@ -399,19 +399,6 @@ start = { uniform = ["0s", "1s"] }
 """
 
 
-def cli(
-    *args: str, cwd: Path, env: dict | None = None, timeout: float = 120
-) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "bufsim.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-    )
-
-
 def test_load_spec_with_base_file_and_inline(tmp_path):
     (tmp_path / "scn.json").write_text(json.dumps(BASE))
     (tmp_path / "a.toml").write_text(
@@ -452,7 +439,16 @@ def test_bad_spec_files(tmp_path, text, needle):
 def test_cli_sweep_resume_and_results(tmp_path):
     (tmp_path / "spec.toml").write_text(SPEC)
     r = cli(
-        "sweep", "spec.toml", "--workers", "2", "--store", "st", "--out", "table.csv", cwd=tmp_path
+        "sweep",
+        "spec.toml",
+        "--workers",
+        "2",
+        "--store",
+        "st",
+        "--out",
+        "table.csv",
+        cwd=tmp_path,
+        timeout=120,
     )
     assert r.returncode == 0, r.stderr
     assert "8 points: 8 ran, 0 reused" in r.stdout and "0 failed" in r.stdout
@@ -469,9 +465,9 @@ def test_cli_sweep_resume_and_results(tmp_path):
     )
     assert table["utilization"].tolist() == api["utilization"].tolist()
 
-    r = cli("sweep", "spec.toml", "--store", "st", "--quiet", cwd=tmp_path)
+    r = cli("sweep", "spec.toml", "--store", "st", "--quiet", cwd=tmp_path, timeout=120)
     assert r.returncode == 0 and "8 points: 0 ran, 8 reused" in r.stdout, r.stdout + r.stderr
-    r = cli("sweep", "spec.toml", "--store", "st", "--dry-run", cwd=tmp_path)
+    r = cli("sweep", "spec.toml", "--store", "st", "--dry-run", cwd=tmp_path, timeout=120)
     assert "8 points (8 already in st, 0 to run)" in r.stdout
 
     r = cli(
@@ -485,24 +481,25 @@ def test_cli_sweep_resume_and_results(tmp_path):
         "--export",
         "sel.parquet",
         cwd=tmp_path,
+        timeout=120,
     )
     assert r.returncode == 0, r.stderr
     sel = pd.read_parquet(tmp_path / "sel.parquet")
     assert len(sel) == 2 and set(sel["seed"]) == {1, 2} and (sel["link.buffer"] == "10pkt").all()
-    r = cli("results", "--store", "st", "--export", "all.csv", cwd=tmp_path)
+    r = cli("results", "--store", "st", "--export", "all.csv", cwd=tmp_path, timeout=120)
     assert r.returncode == 0 and len(pd.read_csv(tmp_path / "all.csv")) == 8
-    r = cli("results", "--store", "st", "--status", "ok", cwd=tmp_path)
+    r = cli("results", "--store", "st", "--status", "ok", cwd=tmp_path, timeout=120)
     assert r.returncode == 0 and "8 points (0 failed)" in r.stdout
 
 
 def test_cli_errors(tmp_path):
     (tmp_path / "spec.toml").write_text(SPEC.replace('"10pkt", "40pkt"', '"10pkt", "40 parcels"'))
-    r = cli("sweep", "spec.toml", "--store", "st", cwd=tmp_path)
+    r = cli("sweep", "spec.toml", "--store", "st", cwd=tmp_path, timeout=120)
     assert r.returncode == 2 and "link.buffer='40 parcels'" in r.stderr
     assert not (tmp_path / "st").exists()
-    r = cli("results", "--store", "nowhere", cwd=tmp_path)
+    r = cli("results", "--store", "nowhere", cwd=tmp_path, timeout=120)
     assert r.returncode == 2 and "no results store" in r.stderr
-    r = cli("results", "--store", "nowhere", "--status", "maybe", cwd=tmp_path)
+    r = cli("results", "--store", "nowhere", "--status", "maybe", cwd=tmp_path, timeout=120)
     assert r.returncode == 2 and "--status" in r.stderr
 
 
@@ -547,7 +544,9 @@ def test_cli_ctrl_c_keeps_finished_points(tmp_path):
     assert "run the same command again to resume" in err
     n = _stored(tmp_path / "st")
     assert 5 <= n < 40
-    r = cli("sweep", str(spec), "--store", "st", "--workers", "2", "--quiet", cwd=tmp_path)
+    r = cli(
+        "sweep", str(spec), "--store", "st", "--workers", "2", "--quiet", cwd=tmp_path, timeout=120
+    )
     assert r.returncode == 0 and f"40 points: {40 - n} ran, {n} reused" in r.stdout, (
         r.stdout + r.stderr
     )
@@ -619,7 +618,16 @@ def test_the_shipped_research_sweep_runs_from_the_cli(tmp_path):
     assert bufsim.examples.specs() == ["variants"]
     assert "four TCP variants" in bufsim.examples.describe("variants")
     p = cli(
-        "sweep", "--example", "variants", "--workers", "2", "--out", "t.csv", "-q", cwd=tmp_path
+        "sweep",
+        "--example",
+        "variants",
+        "--workers",
+        "2",
+        "--out",
+        "t.csv",
+        "-q",
+        cwd=tmp_path,
+        timeout=120,
     )
     assert p.returncode == 0, p.stderr
     t = pd.read_csv(tmp_path / "t.csv")
@@ -633,7 +641,7 @@ def test_the_shipped_research_sweep_runs_from_the_cli(tmp_path):
     # Copied next to one's work, it runs the same from the file.
     copied = bufsim.examples.copy("variants", tmp_path)
     assert copied.read_text() == spec.read_text()
-    p = cli("sweep", str(copied), "--dry-run", "--store", "results", cwd=tmp_path)
+    p = cli("sweep", str(copied), "--dry-run", "--store", "results", cwd=tmp_path, timeout=120)
     assert p.returncode == 0 and "72 points (72 already in results" in p.stdout, p.stdout
     # Neither or both of a file and --example, or an unknown name: refused.
     for args, said in (
@@ -641,5 +649,5 @@ def test_the_shipped_research_sweep_runs_from_the_cli(tmp_path):
         (("x.toml", "--example", "variants"), "give a sweep spec file or --example NAME"),
         (("--example", "nope"), "sweep example 'nope': unknown; the sweep examples are variants"),
     ):
-        p = cli("sweep", *args, cwd=tmp_path)
+        p = cli("sweep", *args, cwd=tmp_path, timeout=120)
         assert p.returncode == 2 and said in " ".join(p.stderr.split()), p.stderr
