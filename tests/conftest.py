@@ -153,6 +153,19 @@ def quick_table(quick_store):
     return get
 
 
+@pytest.fixture(scope="module")
+def reproduction_table(quick, quick_table):
+    """``reproduction_table(name)``: reproduction ``name``'s table at the
+    length :func:`quick` picks: a copy of the session's quick run
+    (:func:`quick_table`) or the full run."""
+    from bufsim import reproduce
+
+    def get(name: str) -> pd.DataFrame:
+        return quick_table(name).copy() if quick else reproduce.get(name).run(quick=False)
+
+    return get
+
+
 @pytest.fixture(scope="session")
 def avrachenkov_quick_table(quick_table) -> pd.DataFrame:
     """Paper 003's quick reproduction table; do not modify it."""

@@ -65,13 +65,10 @@ def test_experiment_file_is_the_embedded_base():
 # under `slow`; every assertion below holds for both.
 
 
-@pytest.fixture(
-    scope="module",
-    params=[pytest.param(True, id="quick"), pytest.param(False, id="full", marks=pytest.mark.slow)],
-)
-def both(request):
+@pytest.fixture(scope="module")
+def both(reproduction_table):
     """(run() table, section V table) of the same length."""
-    t = auge2006.run(quick=request.param)
+    t = reproduction_table("auge2006")
     return t, auge2006.section_v(t)
 
 

@@ -13,8 +13,8 @@ from bufsim.reproduce import barman2005
 
 
 @pytest.fixture(scope="module")
-def barman(quick):
-    return barman2005.run(quick=quick).set_index("fraction")
+def barman(reproduction_table):
+    return reproduction_table("barman2005").set_index("fraction")
 
 
 def test_barman_utilization_grows_with_the_buffer(barman):

@@ -12,8 +12,8 @@ from conftest import render_in_chromium
 
 
 @pytest.fixture(scope="module")
-def dhamdhere(quick):
-    return dhamdhere2006.run(quick=quick)
+def dhamdhere(reproduction_table):
+    return reproduction_table("dhamdhere2006")
 
 
 def _cases(table):

@@ -15,8 +15,8 @@ from conftest import render_in_chromium
 
 
 @pytest.fixture(scope="module")
-def kumar_table(quick):
-    return kumar2010.run(quick=quick)
+def kumar_table(reproduction_table):
+    return reproduction_table("kumar2010")
 
 
 @pytest.fixture(scope="module")
