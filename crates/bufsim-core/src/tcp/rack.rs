@@ -26,6 +26,11 @@ use crate::units::SimTime;
 //= ACK timer ... 200 ms".
 const WC_DEL_ACK: SimTime = SimTime::from_millis(200);
 
+/// Transmission entries beyond the outstanding segments that the loss walk's
+/// fast path lets accumulate before it drops the delivered ones in one
+/// batch (see [`Rack::detect_loss`]).
+const PRUNE_SLACK: u64 = 64;
+
 /// RACK's state for one sender (RFC 8985 section 6.1).
 #[derive(Clone, Debug, Default)]
 pub struct Rack {
@@ -33,9 +38,45 @@ pub struct Rack {
     /// the most recently sent delivered segment.
     newest: Option<(SimTime, u64)>,
     rtt: SimTime,
-    /// Every transmission `(time, segment)`, oldest first; an entry is stale
-    /// once its segment was delivered, marked lost or sent again.
-    sent: VecDeque<(SimTime, u64)>,
+    /// Every transmission `(time, segment)`, oldest first ([`Sent`]); an
+    /// entry is stale once its segment was delivered, marked lost or sent
+    /// again.
+    sent: Sent,
+}
+
+/// The transmissions in send order, the oldest kept apart: the loss walk
+/// reads it on every ACK (in a recovery it is the hole, not yet overdue),
+/// and reading it from the sender's own state costs no cache miss where a
+/// queue entry written a round trip ago would, with thousands of flows.
+#[derive(Clone, Debug, Default)]
+struct Sent {
+    head: Option<(SimTime, u64)>,
+    rest: VecDeque<(SimTime, u64)>,
+}
+
+impl Sent {
+    #[inline]
+    fn push_back(&mut self, e: (SimTime, u64)) {
+        if self.head.is_none() {
+            self.head = Some(e);
+        } else {
+            self.rest.push_back(e);
+        }
+    }
+
+    #[inline]
+    fn front(&self) -> Option<&(SimTime, u64)> {
+        self.head.as_ref()
+    }
+
+    #[inline]
+    fn pop_front(&mut self) {
+        self.head = self.rest.pop_front();
+    }
+
+    fn len(&self) -> usize {
+        usize::from(self.head.is_some()) + self.rest.len()
+    }
 }
 
 impl Rack {
@@ -97,6 +138,21 @@ impl Rack {
         let Some(newest) = self.newest else {
             return (false, None);
         };
+        // Every outstanding segment sent once, in order, after `newest`
+        // (the loss-free ACK's case): the walk below would only drop the
+        // entries of delivered segments and stop at the first outstanding
+        // one. Skip it, and drop those entries in batches instead: each
+        // ACK reading the oldest entry, written a round trip ago, costs a
+        // cache miss per ACK with thousands of flows.
+        if sb.rack_sent_after(newest) {
+            if self.sent.len() as u64 > sb.outstanding() + PRUNE_SLACK {
+                let una = sb.una();
+                while self.sent.front().is_some_and(|&(_, seq)| seq < una) {
+                    self.sent.pop_front();
+                }
+            }
+            return (false, None);
+        }
         let mut marked = false;
         while let Some(&(t, seq)) = self.sent.front() {
             let live = sb.rack_pending(seq) && sb.xmit(seq) == Some(t);
@@ -186,6 +242,44 @@ mod tests {
         assert_eq!(Tlp::pto(Some(ms(100)), 1, SimTime::ZERO, rto), ms(400));
         assert_eq!(Tlp::pto(Some(ms(100)), 5, SimTime::ZERO, ms(150)), ms(150));
         assert_eq!(Tlp::pto(None, 5, SimTime::ZERO, rto), ms(1000));
+    }
+
+    /// A loss-free flow: 20 segments in flight, each ACK delivering the
+    /// oldest. Nothing is ever lost or due, and the transmissions kept stay
+    /// within the window plus `PRUNE_SLACK` (the fast path drops delivered
+    /// entries in batches); a hole afterwards is found as before.
+    #[test]
+    fn loss_free_acks_keep_the_queue_bounded() {
+        let mut sb = Scoreboard::rack();
+        let mut rack = Rack::default();
+        let send = |sb: &mut Scoreboard, rack: &mut Rack, seq: u64| {
+            sb.extend_to(seq + 1);
+            sb.record_xmit(seq, ms(seq));
+            rack.on_send(seq, ms(seq));
+        };
+        for seq in 0..20 {
+            send(&mut sb, &mut rack, seq);
+        }
+        for una in 1..10_000 {
+            sb.on_cum_ack(una);
+            rack.on_delivered(sb.take_delivered().unwrap(), ms(una + 99), None);
+            assert_eq!(
+                rack.detect_loss(&mut sb, ms(una + 99), ms(25)),
+                (false, None)
+            );
+            assert!(rack.sent.len() as u64 <= sb.outstanding() + PRUNE_SLACK + 1);
+            send(&mut sb, &mut rack, una + 19);
+        }
+        // Segment 10,000 lost: the SACK of the next one makes it due 25 ms
+        // after RACK.rtt from its sending, then lost.
+        sb.on_sack_block(10_000, 10_001);
+        rack.on_delivered(sb.take_delivered().unwrap(), ms(10_100), None);
+        assert_eq!(
+            rack.detect_loss(&mut sb, ms(10_100), ms(25)),
+            (false, Some(ms(10_000 + 99 + 25)))
+        );
+        assert_eq!(rack.detect_loss(&mut sb, ms(10_124), ms(25)), (true, None));
+        assert_eq!(sb.next_lost(), Some(9_999));
     }
 
     /// Segments 0..10 sent 1 ms apart at t = 0..9 ms; 2 is lost; the ACKs

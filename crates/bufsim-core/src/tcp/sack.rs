@@ -332,6 +332,34 @@ impl Scoreboard {
         None
     }
 
+    /// RACK mode: whether every outstanding segment was sent once, in
+    /// sequence order, after the transmission `newest` (`(time, segment)`):
+    /// nothing SACKed, retransmitted or marked lost above `una`, and `una`
+    /// itself (the first sent of them) sent after `newest`. Then
+    /// `RACK_detect_loss` has no segment to examine (RFC 8985 section 6.2
+    /// step 5 looks only at segments sent before `newest`).
+    pub fn rack_sent_after(&self, newest: (SimTime, u64)) -> bool {
+        let Some(r) = self.rack.as_ref() else {
+            return false;
+        };
+        self.sacked == 0
+            && self.retx_out == 0
+            && r.lost == 0
+            && r.xmit.front().is_none_or(|&t| (t, self.una) > newest)
+    }
+
+    /// The cumulative ACK point: the first segment not yet acknowledged.
+    #[inline]
+    pub fn una(&self) -> u64 {
+        self.una
+    }
+
+    /// Segments in `[una, max)`.
+    #[inline]
+    pub fn outstanding(&self) -> u64 {
+        self.flags.len() as u64
+    }
+
     /// Whether RACK still watches `seq`: outstanding, not SACKed, and not
     /// marked lost and waiting to be resent (a resent lost segment is
     /// watched again: its retransmission may be lost too).
