@@ -727,26 +727,21 @@ def examples(
     if action == "list":
         from rich import box
 
-        listing = Table(
-            box=box.SIMPLE_HEAD,
-            pad_edge=False,
-            caption="bufsim run --example NAME runs one; bufsim examples copy NAME copies it",
-        )
-        listing.add_column("name", no_wrap=True, style="bold")
-        listing.add_column("scenario")
-        for n in bufsim.examples.names():
-            listing.add_row(n, bufsim.examples.describe(n))
-        console.print(listing)
-        sweeps = Table(
-            box=box.SIMPLE_HEAD,
-            pad_edge=False,
-            caption="bufsim sweep --example NAME runs one; bufsim examples copy NAME copies it",
-        )
-        sweeps.add_column("name", no_wrap=True, style="bold")
-        sweeps.add_column("sweep spec")
-        for n in bufsim.examples.specs():
-            sweeps.add_row(n, bufsim.examples.describe(n))
-        console.print(sweeps)
+        for what, names, command in (
+            ("scenario", bufsim.examples.names(), "run"),
+            ("sweep spec", bufsim.examples.specs(), "sweep"),
+        ):
+            listing = Table(
+                box=box.SIMPLE_HEAD,
+                pad_edge=False,
+                caption=f"bufsim {command} --example NAME runs one; "
+                "bufsim examples copy NAME copies it",
+            )
+            listing.add_column("name", no_wrap=True, style="bold")
+            listing.add_column(what)
+            for n in names:
+                listing.add_row(n, bufsim.examples.describe(n))
+            console.print(listing)
         return
     if action != "copy" or name is None:
         _fail(f"write `bufsim examples list` or `bufsim examples copy NAME [DEST]`, got {action!r}")
