@@ -380,7 +380,6 @@ class Search:
         if not new:
             return
         self.say(phase, f"{phase}: {', '.join(map(str, new))} packets")
-        self.total += len(new)
         t = self.run(new, "fluid", [int(self.norm["seed"])], overrides)
         bad = t[t["status"] != "ok"]
         if len(bad):
