@@ -116,6 +116,19 @@ def render_in_chromium(page: Path, tmp: Path, name: str) -> None:
     assert page_requests == [], page_requests
 
 
+#: pytest-timeout's bound for a test marked ``slow`` (pyproject.toml sets
+#: 900 s for the others): a full reproduction runs in its first test's setup,
+#: 15 minutes and more for paper 003's on two cores.
+SLOW_TIMEOUT_S = 3600
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Give the tests marked ``slow`` (``make bench``) :data:`SLOW_TIMEOUT_S`."""
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT_S))
+
+
 @pytest.fixture(
     scope="module",
     params=[pytest.param(True, id="quick"), pytest.param(False, id="full", marks=pytest.mark.slow)],
@@ -157,11 +170,14 @@ def quick_table(quick_store):
 def reproduction_table(quick, quick_table):
     """``reproduction_table(name)``: reproduction ``name``'s table at the
     length :func:`quick` picks: a copy of the session's quick run
-    (:func:`quick_table`) or the full run."""
+    (:func:`quick_table`) or the full run, on every core (results do not
+    depend on the workers)."""
     from bufsim import reproduce
 
     def get(name: str) -> pd.DataFrame:
-        return quick_table(name).copy() if quick else reproduce.get(name).run(quick=False)
+        if quick:
+            return quick_table(name).copy()
+        return reproduce.get(name).run(quick=False, workers=None)
 
     return get
 

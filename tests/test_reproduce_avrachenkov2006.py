@@ -12,10 +12,8 @@ from bufsim.reproduce import avrachenkov2006
 
 
 @pytest.fixture(scope="module")
-def avrachenkov(quick, request):
-    if quick:
-        return request.getfixturevalue("avrachenkov_quick_table")
-    return avrachenkov2006.run(quick=False)
+def avrachenkov(reproduction_table):
+    return reproduction_table("avrachenkov2006")
 
 
 @pytest.fixture(scope="module")
