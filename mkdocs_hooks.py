@@ -92,16 +92,16 @@ def reproduction_figures() -> tuple[str, dict[str, bytes]]:
     return "\n".join(lines), images
 
 
-def scenario_reference() -> str:
-    """The scenario reference page, generated from the core's schema."""
+def scenario_reference() -> tuple[str, dict[str, bytes]]:
+    """The scenario reference page, generated from the core's schema (no images)."""
     from bufsim.reference import markdown
 
-    return markdown()
+    return markdown(), {}
 
 
-#: Generated page -> the function that writes it: Markdown, or Markdown and
-#: the images it shows (path relative to ``docs`` -> PNG).
-GENERATED: dict[str, Callable[[], str | tuple[str, dict[str, bytes]]]] = {
+#: Generated page -> the function that writes it: its Markdown and the
+#: images it shows (path relative to ``docs`` -> PNG).
+GENERATED: dict[str, Callable[[], tuple[str, dict[str, bytes]]]] = {
     "scenario-reference.md": scenario_reference,
     "reproduction-figures.md": reproduction_figures,
 }
@@ -111,8 +111,7 @@ def on_files(files: Files, config: Any) -> Files:
     """Add the generated pages and images, and replace each figure with what
     its block draws."""
     for uri, write in GENERATED.items():
-        made = write()
-        content, images = made if isinstance(made, tuple) else (made, {})
+        content, images = write()
         files.append(File.generated(config, uri, content=content))
         for path, png in images.items():
             files.append(File.generated(config, path, content=png))
