@@ -174,40 +174,65 @@ def test_avrachenkov_ns3_beside_the_packet_engine(avrachenkov, avrachenkov_summa
     assert "ns-3 itself" in c.loc["B0, N = 20", "why"]
     # 20 s runs, bisection over 40..160 packets (grid step 10). ns-3 with
     # its defaults (delayed ACKs, Limited Transmit): B0 = 100 (N = 5) and 70
-    # (N = 20), desynchronized (sync 0.49 and 0.32); the packet engine's ns3
-    # profile in the same runs is within one grid step (100 and 60).
+    # (N = 20), desynchronized (sync 0.49 and 0.32).
     assert s.loc[5, "ns3_B0"] == pytest.approx(100, abs=10)
     assert s.loc[20, "ns3_B0"] == pytest.approx(70, abs=10)
     for n in (5, 20):
-        assert abs(s.loc[n, "ns3_B0"] - s.loc[n, "ns3_packet_B0"]) <= 10, n
         assert s.loc[n, "ns3_sync_at_B0"] <= 0.6, n
+    # The packet engine's ns3 profile in the same runs: the utilization at
+    # every buffer both ran within 0.002 of ns-3's (measured: at most
+    # 0.00096). One 15 s window measures a utilization near 1 to about
+    # 0.001: ns-3's own curve rises 0.0015 from 90 to 100 packets at N = 5,
+    # the packet engine's falls 0.0002 there. B0 is 70 in both at N = 20;
+    # at N = 5 it is 120 against 100, where both curves lie within 0.07%
+    # of the 99.9% target from 100 to 120 packets: every buffer between the
+    # two B0 has both utilizations within 0.002 of the target.
+    d = avrachenkov2006.ns3_differences(avrachenkov)
+    assert set(d["n"]) == {5, 20} and len(d) >= 8
+    assert d["difference"].abs().max() <= 0.002, d
+    for n in (5, 20):
+        lo, hi = sorted((s.loc[n, "ns3_B0"], s.loc[n, "ns3_packet_B0"]))
+        between = d[(d["n"] == n) & d["buffer_pkts"].between(lo, hi)]
+        assert ((between[["packet", "ns3"]] - avrachenkov2006.TARGET).abs() <= 0.002).all().all(), n
+    assert s.loc[20, "ns3_B0"] == s.loc[20, "ns3_packet_B0"]
     # With an ACK per segment (ns-2's sink) ns-3 runs only N = 20 (at N = 5
     # one 6 s run took 320 s). Its flows do not lose in step (sync 0.13 at
     # 40 packets) and reach 99.9% at the smallest buffer searched; the
-    # packet engine's, with the same stack fields, lose all at once (sync
-    # 1.00) and need 100.
+    # packet engine's, with the same stack fields, nearly all lose in each
+    # episode (sync 0.91) and need 160, the BDP's 150 and a grid step: a
+    # disagreement not run down (the reproduction says so).
     assert (avrachenkov[avrachenkov["setting"] == "ns3_ack_every"]["n"] == 20).all()
     assert s.loc[20, "ns3_ack_every_B0"] == 40
     assert s.loc[20, "ns3_ack_every_sync_at_B0"] <= 0.3
-    assert s.loc[20, "ns3_ack_every_packet_B0"] == pytest.approx(100, abs=10)
-    assert s.loc[20, "ns3_ack_every_packet_sync_at_B0"] >= 0.99
-    assert "do not lose in step" in c.loc["B0, N = 20", "why"]
+    assert s.loc[20, "ns3_ack_every_packet_B0"] == pytest.approx(160, abs=10)
+    assert s.loc[20, "ns3_ack_every_packet_sync_at_B0"] >= 0.85
+    assert "not run down here" in c.loc["B0, N = 20", "why"]
 
 
 def test_avrachenkov_lock_out_at_one_packet(avrachenkov):
     # The rate at the smallest buffer is a lock-out, not an ACK clock that
     # spaces the packets: one flow at a time holds the link, most others get
-    # under 1% of it, and the utilization is that of one flow alone through
-    # a 1-packet buffer, the same at every N (0.729 at 40 s, 0.744 at 120 s;
-    # Corollary 1: 0.75). Over 40 s one flow carries 97% of the goodput; over
-    # 120 s a second takes the link over for a while (42.4 and 31.5 Mbit/s of
-    # 74.4 at N = 5 and 20): the largest two carry nearly all of it.
+    # under 1% of it, and the link runs about as one flow alone through a
+    # 1-packet buffer (N = 1: 0.7487 over 40 s, 0.7493 over 120 s; Corollary
+    # 1: 0.75). Over 40 s one flow carries 98% of the goodput; over 120 s a
+    # second takes the link over for a while at N >= 5 (42.4 of 74.4 Mbit/s
+    # stay with the first): the largest two carry nearly all of it.
     det = _det(avrachenkov)
     lock = det[(det["buffer_pkts"] == 1) & (det["n"] > 1)]
     assert (lock["packet_top_share"] >= 0.5).all()
     assert (lock["packet_top2_share"] >= 0.95).all()
     assert ((lock["packet_starved"] / (lock["n"] - 1)) >= 0.7).all()
-    assert lock["packet"].max() - lock["packet"].min() < 1e-3
+    # The flows that hold the link set its rate, not how many are locked
+    # out: from N = 5 on the same two flows take turns and the rate is the
+    # same within 1e-5 (0.7352 over 40 s; 0.7435 over 120 s, N = 5 apart
+    # from N = 10 and 20 by 4e-7, one packet's time). The others' tries
+    # cost the link what one flow alone would have sent: 1.8% of it over
+    # 40 s, 0.5% (N = 2, whose second flow never wins) and 0.8% (N >= 5)
+    # over 120 s; never more than 2%, never a gain.
+    many = lock[lock["n"] >= 5]["packet"]
+    assert many.max() - many.min() < 1e-5
+    one = det[(det["buffer_pkts"] == 1) & (det["n"] == 1)]["packet"].iloc[0]
+    assert (lock["packet"] < one).all() and (lock["packet"] > 0.98 * one).all()
 
 
 #: Every claim's verdict on the quick table: a claim that moves category fails.

@@ -586,6 +586,18 @@ def _ns3_sync(table: pd.DataFrame, setting: str, n: int, b0_: float) -> float:
     return float(at["packet_sync"].iloc[0]) if len(at) else math.nan
 
 
+def ns3_differences(table: pd.DataFrame, name: str = "ns3") -> pd.DataFrame:
+    """Utilization of ns-3 (setting ``name``) and of the packet engine's ns3
+    profile (``<name>_packet``) at each N and buffer both ran, with their
+    difference (packet - ns-3); empty where ns-3 did not run."""
+    cols = ["n", "buffer_pkts", "packet"]
+    ns3 = _setting(table, name)[cols].rename(columns={"packet": "ns3"})
+    pkt = _setting(table, f"{name}_packet")[cols]
+    both = pkt.merge(ns3, on=["n", "buffer_pkts"]).sort_values(["n", "buffer_pkts"])
+    both["difference"] = both["packet"] - both["ns3"]
+    return both.reset_index(drop=True)
+
+
 def _ns3_text(table: pd.DataFrame, s: pd.DataFrame) -> Prose:
     """ns-3's B0 for N = 5 and 20 beside the packet engine's at the same
     length, with each run's synchronization at B0 (at the largest buffer
@@ -622,12 +634,35 @@ def _ns3_text(table: pd.DataFrame, s: pd.DataFrame) -> Prose:
         pa=pair("ns3_packet"),
         pb=pair("ns3_ack_every_packet"),
     )
+    d = ns3_differences(table)
+    if len(d):
+        text += prose(
+            "; their utilizations at the buffers both ran are within {d:.2%} of each other",
+            d=d["difference"].abs().max(),
+        )
+    for n in PAPER:
+        lo, hi = sorted((s.loc[n, "ns3_B0"], s.loc[n, "ns3_packet_B0"]))
+        between = d[(d["n"] == n) & (d["buffer_pkts"] >= lo) & (d["buffer_pkts"] <= hi)]
+        if hi > lo and len(between):
+            text += prose(
+                "; at N = {n} the two B0 differ where both curves lie within {x:.2%} of the "
+                "{t:.1%} target from {lo:g} to {hi:g} packets: one run's {dur} window (after "
+                "{warm} of warm-up) measures a utilization near 1 to about 0.1%, too coarse there "
+                "to tell the two apart",
+                n=n,
+                x=(between[["packet", "ns3"]] - TARGET).abs().max().max(),
+                t=TARGET,
+                lo=lo,
+                hi=hi,
+                dur=f"{(pd.Timedelta(NS3_DURATION) - pd.Timedelta(NS3_WARMUP)).total_seconds():g}s",
+                warm=NS3_WARMUP,
+            )
     ns3 = _ns3_sync(table, "ns3_ack_every", 20, s.loc[20, "ns3_ack_every_B0"])
     pkt = _ns3_sync(table, "ns3_ack_every_packet", 20, s.loc[20, "ns3_ack_every_packet_B0"])
-    if pkt >= SYNCHRONIZED > ns3:
+    if pkt > 2 * ns3:
         text += prose(
             ". With an ACK for every segment ns-3's flows do not lose in step (sync {a:.2f} at "
-            "N = {n}) where the packet engine's do ({b:.2f}): what desynchronizes ns-3's "
+            "N = {n}) where the packet engine's mostly do ({b:.2f}): what desynchronizes ns-3's "
             "deterministic flows is not run down here",
             a=ns3,
             b=pkt,
@@ -992,7 +1027,9 @@ def findings(table: pd.DataFrame) -> list[Finding]:
     """What the runs show, each beside the figure it explains (Markdown, numbers from ``table``)."""
     s = summary(table).set_index("n")
     det = _setting(table, "deterministic")
-    lock = det[(det["buffer_pkts"] == det["buffer_pkts"].min()) & (det["n"] > 1)]
+    smallest = det[det["buffer_pkts"] == det["buffer_pkts"].min()]
+    lock = smallest[smallest["n"] > 1]
+    one = float(smallest[smallest["n"] == 1]["packet"].iloc[0])
     starved = lock["packet_starved"] / (lock["n"] - 1)
     err_det = relative_errors(s.reset_index(), "packet_B0")
     err_jit = relative_errors(s.reset_index(), "jitter_B0")
@@ -1005,9 +1042,9 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                 "goodput and the largest two {top2_lo:.0%}-{top2_hi:.0%} (a flow that loses its "
                 "place is replaced by another, over a long run), "
                 "{st_lo:.0%}-{st_hi:.0%} of the other flows get under {floor:.0%} of "
-                "the link, and the utilization is the same at every N ({u_lo:.4f}-{u_hi:.4f}). "
-                "One flow alone "
-                "through a {b:g}-packet buffer is Corollary 1's case ({cor:.1f} Mbps). With {jitter} "
+                "the link, and the utilization ({u_lo:.4f}-{u_hi:.4f}) is within {gap:.1%} of one "
+                "flow alone's ({one:.4f}, N = 1): the others' tries cost the link little. One flow "
+                "alone through a {b:g}-packet buffer is Corollary 1's case ({cor:.1f} Mbps). With {jitter} "
                 "of send jitter the flows collide, time out and the link falls to "
                 "{jit_lo:.1f}-{jit_hi:.1f} Mbps; ns-2's {r5} and {r20} Mbps lie between.",
                 b=BUFFERS[0],
@@ -1022,6 +1059,8 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                 floor=STARVED,
                 u_lo=lock["packet"].min(),
                 u_hi=lock["packet"].max(),
+                one=one,
+                gap=1 - lock["packet"].min() / one,
                 cor=s["corollary1_mbps"].iloc[0],
                 jitter=JITTER,
                 jit_lo=s["jitter_rate_B1_mbps"].min(),
