@@ -45,6 +45,10 @@ TABLES: dict[str, str] = {
     "output.stop": "`[output.stop]`: end a packet run once its verdicts are known.",
     "output.stop.decide[]": "Each verdict of `output.stop.decide`.",
     "fluid": "`[fluid]`: settings of the fluid engine (the packet engine ignores them).",
+    "pool": "`[pool]`: a buffer shared by several egress ports, each a copy of `[link]` "
+    "with the flows that name it (`port`), and admission by dynamic threshold "
+    "(Choudhury & Hahne 1998): a packet joins port i's queue only while it holds less than "
+    "`alpha` times the free pool. Packet engine only.",
 }
 
 #: What each field means (its type, unit and allowed names come from the
@@ -59,11 +63,13 @@ DESCRIPTIONS: dict[str, str] = {
     "background": "Open-loop background traffic (list of tables).",
     "output": "What a run records (table).",
     "fluid": "Fluid engine settings (table).",
+    "pool": "A shared buffer feeding several copies of the link (table).",
     "link.capacity": 'Bottleneck rate, e.g. `"50Mbps"`.',
     "link.delay": "One-way propagation delay of the bottleneck link.",
     "link.buffer": 'The buffer: `"20pkt"`; bytes `"64KB"` (byte mode); `"0.2BDP"`; '
     'or a time at line rate, `"10us"` (byte mode). Counts packets waiting, not the one '
-    "being sent (ns-2's convention).",
+    "being sent (ns-2's convention). With a `[pool]`: each port's own limit beside the "
+    "threshold (default: the pool's size).",
     "link.bdp_rtt": 'The round trip a `"BDP"` refers to (default: the flows\' mean RTT).',
     "link.packet_size": "Reference packet size for the BDP in packets (default: the first "
     "group's `mss`).",
@@ -120,9 +126,11 @@ DESCRIPTIONS: dict[str, str] = {
     "flows[].connection_setup": "SYN/SYN-ACK: one RTT before data, the first RTT sample.",
     "flows[].max_active": "At most this many transfers of the group at once; arrivals beyond "
     "are refused (counted in `flows_refused`).",
+    "flows[].port": "The `[pool]` port the group's data leaves by (default 0).",
     "background[].kind": '`"poisson"`: exponential gaps.',
     "background[].rate": "Mean rate of the source.",
     "background[].packet_size": "Its packet size.",
+    "background[].port": "The `[pool]` port it crosses (default 0).",
     "output.interval": "Time-series sampling interval (default 100 ms).",
     "output.cwnd": "Per-flow congestion windows in the time series.",
     "output.large_flow": 'Transfers of more than this are "large" (default 100 KB, paper 002).',
@@ -145,6 +153,11 @@ DESCRIPTIONS: dict[str, str] = {
     "fluid.sync_policy": "How the flows that cut are picked.",
     "fluid.sync_sd": "Standard deviation of the number that cut.",
     "fluid.decrease": 'How a loss cuts a fluid window: at once (`"event"`) or as a rate.',
+    "pool.size": 'The shared buffer, as `link.buffer` is given (`"4MB"`, `"2000pkt"`, '
+    '`"100us"` of one port\'s line rate, `"1BDP"`); the threshold counts in its unit.',
+    "pool.ports": "Egress ports (1 to 64), each a copy of `[link]`.",
+    "pool.alpha": "The threshold's factor (default 1): one busy port may take "
+    "alpha/(1+alpha) of the pool, n busy ports alpha/(1+n alpha) each.",
 }
 
 _EXPECTED = re.compile(r"expected one of (.*)$")

@@ -18,7 +18,9 @@
 //! (t) that target as a user states it: 10,000 CUBIC flows at 10 Gbps, RTTs
 //!     20-200 ms, 0.1 BDP, 10 s with starts over 1 s;
 //! (d) a datacenter port: 100 Gbps, 1,000 flows with RTTs 10-100 us, DCTCP
-//!     with step marking and CUBIC with drop-tail.
+//!     with step marking and CUBIC with drop-tail;
+//! (p) a shared-buffer switch: 4 ports of 100 Gbps drawing on one 12 MB
+//!     pool (dynamic threshold, alpha 1), 250 DCTCP flows on each.
 //!
 //! Each case runs in a child process so that its peak resident memory
 //! (`VmHWM`) is its own. Packets per CPU second (from `/proc/self/schedstat`)
@@ -235,6 +237,25 @@ fn cases() -> Vec<(&'static str, Value)> {
             d,
         ));
     }
+    // A shared-buffer switch: four 100 Gbps ports, one 12 MB pool (a
+    // Tomahawk-class chip's buffer per four ports), alpha 1; each port has
+    // 250 DCTCP flows (RTTs 10-100 us) marking at K = 100 packets.
+    let flows: Vec<Value> = (0..4)
+        .map(|k| {
+            json!({"count": 250, "tcp": "dctcp", "rtt": {"uniform": ["10us", "100us"]},
+                   "mss": "1500B", "start": {"uniform": ["0s", "10ms"]}, "port": k})
+        })
+        .collect();
+    v.push((
+        "p-4x100Gbps-pool-1000flows-dctcp",
+        json!({
+            "duration": "0.25s", "warmup": "0.05s",
+            "link": {"capacity": "100Gbps", "delay": "1us", "packet_size": "1500B",
+                     "qdisc": "threshold", "qdisc_params": {"k": 100}},
+            "pool": {"size": "12MB", "ports": 4, "alpha": 1},
+            "flows": flows,
+        }),
+    ));
     v
 }
 

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::engine::rng::{Rng, Stream, stream};
-use crate::queue::{Limit, LinkInfo, QdiscConfig};
+use crate::queue::{Limit, LinkInfo, Occupancy, QdiscConfig};
 use crate::tcp::cc::CcConfig;
 use crate::tcp::stack::{CeAck, CutFrom, EcnReduction, NamedRule, RtoSsthresh, SlowStart, Stack};
 use crate::traffic::size::SizeDist;
@@ -209,6 +209,8 @@ struct RawScenario {
     output: Option<RawOutput>,
     #[serde(default)]
     fluid: Option<RawFluid>,
+    #[serde(default)]
+    pool: Option<RawPool>,
 }
 
 #[derive(Deserialize)]
@@ -216,7 +218,8 @@ struct RawScenario {
 struct RawLink {
     capacity: Rate,
     delay: Dur,
-    buffer: Buf,
+    #[serde(default)]
+    buffer: Option<Buf>,
     #[serde(default)]
     bdp_rtt: Option<Dur>,
     #[serde(default)]
@@ -302,6 +305,8 @@ struct RawFlows {
     connection_setup: Option<bool>,
     #[serde(default)]
     max_active: Option<i64>,
+    #[serde(default)]
+    port: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -310,6 +315,18 @@ struct RawBackground {
     kind: String,
     rate: Rate,
     packet_size: Size,
+    #[serde(default)]
+    port: Option<i64>,
+}
+
+/// `[pool]`: a shared buffer feeding several ports (see [`Pool`]).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPool {
+    size: Buf,
+    ports: i64,
+    #[serde(default)]
+    alpha: Option<f64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -612,6 +629,10 @@ pub struct FlowGroup {
     pub begin: SimTime,
     /// Harmonic mean of the group's RTTs, seconds (paper 002's effective RTT).
     pub rtt_harmonic_mean_s: f64,
+    /// The port of the `pool` its data leaves by (0 without a pool; absent
+    /// from the normalized scenario when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub port: u32,
 }
 
 /// Open-loop background traffic crossing the bottleneck.
@@ -623,6 +644,52 @@ pub struct Background {
     pub rate_bps: f64,
     /// Packet size, bytes.
     pub packet_size_bytes: u32,
+    /// The port of the `pool` it crosses (0 without a pool; absent from the
+    /// normalized scenario when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub port: u32,
+}
+
+/// A buffer shared by several egress ports, each a copy of the scenario's
+/// `link` with its own flows, and admission by dynamic threshold
+/// (Choudhury & Hahne, "Dynamic queue length thresholds for shared-memory
+/// packet switches", IEEE/ACM ToN 6(2), 1998, section III): a packet joins
+/// port `i`'s queue `Q_i` only while `Q_i < alpha (B - Q)`, `Q` the pool's
+/// occupancy and `B` its size, and if it fits in what is left of the pool.
+/// At the threshold's fixed point one busy port holds `alpha B / (1 +
+/// alpha)` and `n` equally busy ports `alpha B / (1 + n alpha)` each; the
+/// rest is kept free for ports that become busy. The queues count in the
+/// pool's unit (`mode`).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Pool {
+    /// Number of egress ports (`link` is each one's copy).
+    pub ports: u32,
+    /// The threshold's factor `alpha` (> 0).
+    pub alpha: f64,
+    /// Pool size, packets (in byte mode: bytes / `link.packet_size`).
+    pub size_pkts: u64,
+    /// Pool size, bytes (in packet mode: packets * `link.packet_size`).
+    pub size_bytes: u64,
+    /// Whether the pool and its threshold count packets or bytes.
+    pub mode: BufferMode,
+}
+
+impl Pool {
+    /// Whether a packet of `size` bytes may join a port's queue holding
+    /// `port` while the pool holds `total` (both before the arrival).
+    #[inline]
+    pub fn admits(&self, port: Occupancy, total: Occupancy, size: u32) -> bool {
+        match self.mode {
+            BufferMode::Packets => {
+                total.pkts < self.size_pkts
+                    && (port.pkts as f64) < self.alpha * (self.size_pkts - total.pkts) as f64
+            }
+            BufferMode::Bytes => {
+                total.bytes + u64::from(size) <= self.size_bytes
+                    && (port.bytes as f64) < self.alpha * (self.size_bytes - total.bytes) as f64
+            }
+        }
+    }
 }
 
 /// What to record.
@@ -828,6 +895,10 @@ pub struct Scenario {
     pub output: Output,
     /// Fluid-engine settings.
     pub fluid: Fluid,
+    /// A buffer shared by several copies of `link` (absent: one link with
+    /// its own buffer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool: Option<Pool>,
 }
 
 /// Default access-link buffer, packets (Linux's default `txqueuelen`).
@@ -909,6 +980,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         delay,
         duration,
     };
+    let group_ports: Vec<Option<i64>> = raw.flows.iter().map(|f| f.port).collect();
     for (i, f) in raw.flows.into_iter().enumerate() {
         flows.push(resolve_group(i, f, &at, &mut rng, &mut total)?);
     }
@@ -951,31 +1023,21 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         None => delay.times(2),
     };
     let bdp_pkts = cap * bdp_rtt.as_secs_f64() / (8.0 * packet_size as f64);
-    let (mode, buffer_pkts, buffer_bytes) = match raw.link.buffer.0 {
-        BufferSize::Packets(k) => (BufferMode::Packets, k, k * packet_size),
-        BufferSize::Bytes(b) => (BufferMode::Bytes, b / packet_size, b),
-        // What the link sends in that time: a byte-mode buffer, as the
-        // memory a vendor's figure describes.
-        BufferSize::Time(t) => {
-            let b = (cap * t.as_secs_f64() / 8.0).round() as u64;
-            (BufferMode::Bytes, b / packet_size, b)
+    let size = |b: BufferSize, path: &str| buffer_size(b, path, cap, bdp_pkts, packet_size);
+    let pool = match raw.pool {
+        Some(raw) => {
+            let (mode, size_pkts, size_bytes) = size(raw.size.0, "pool.size")?;
+            Some(resolve_pool(raw, mode, size_pkts, size_bytes)?)
         }
-        BufferSize::Bdp(frac) => {
-            check(bdp_pkts > 0.0, "link.buffer", || {
-                "a BDP fraction needs a non-zero RTT: set link.bdp_rtt or add flows".into()
-            })?;
-            let k = (frac * bdp_pkts).round() as u64;
-            (BufferMode::Packets, k, k * packet_size)
-        }
+        None => None,
     };
-    check(buffer_pkts >= 1, "link.buffer", || {
-        format!(
-            "must hold at least one packet of {packet_size}B, got {buffer_bytes}B ({buffer_pkts} packets)"
-        )
-    })?;
-    check(buffer_pkts <= 100_000_000, "link.buffer", || {
-        format!("{buffer_pkts} packets exceeds the limit of 100000000")
-    })?;
+    // Without a pool the link's buffer is required; with one it is each
+    // port's own limit beside the threshold, by default the pool's size.
+    let (mode, buffer_pkts, buffer_bytes) = match (raw.link.buffer, &pool) {
+        (Some(b), _) => size(b.0, "link.buffer")?,
+        (None, Some(p)) => (p.mode, p.size_pkts, p.size_bytes),
+        (None, None) => return Err(err("link", "missing field `buffer`")),
+    };
 
     // Queue discipline (its defaults depend on the packet size and buffer mode).
     let link_info = link_info(packet_size as u32, mode, cap);
@@ -988,8 +1050,15 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             }
         })?;
 
-    let background = resolve_background(raw.background, cap)?;
+    let ports = pool.as_ref().map_or(1, |p| p.ports);
+    for (i, (g, port)) in flows.iter_mut().zip(group_ports).enumerate() {
+        g.port = resolve_port(port, &group_path(i, "port"), ports)?;
+    }
+    let background = resolve_background(raw.background, cap, ports)?;
     let output = resolve_output(raw.output.unwrap_or_default(), duration, flows.len())?;
+    check(!(output.trace && pool.is_some()), "output.trace", || {
+        "the packet trace records one queue: not available with a [pool]".into()
+    })?;
     let fluid = resolve_fluid(raw.fluid.unwrap_or_default(), &all_rtts)?;
 
     Ok(Scenario {
@@ -1012,12 +1081,102 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         background,
         output,
         fluid,
+        pool,
     })
+}
+
+/// A buffer `b` at `path` on a link of `cap` bits/s whose BDP is `bdp_pkts`
+/// packets of `packet_size` bytes: its unit, packets and bytes.
+fn buffer_size(
+    b: BufferSize,
+    path: &str,
+    cap: f64,
+    bdp_pkts: f64,
+    packet_size: u64,
+) -> Result<(BufferMode, u64, u64), ScenarioError> {
+    let (mode, pkts, bytes) = match b {
+        BufferSize::Packets(k) => (BufferMode::Packets, k, k * packet_size),
+        BufferSize::Bytes(b) => (BufferMode::Bytes, b / packet_size, b),
+        // What the link sends in that time: a byte-mode buffer, as the
+        // memory a vendor's figure describes.
+        BufferSize::Time(t) => {
+            let b = (cap * t.as_secs_f64() / 8.0).round() as u64;
+            (BufferMode::Bytes, b / packet_size, b)
+        }
+        BufferSize::Bdp(frac) => {
+            check(bdp_pkts > 0.0, path, || {
+                "a BDP fraction needs a non-zero RTT: set link.bdp_rtt or add flows".into()
+            })?;
+            let k = (frac * bdp_pkts).round() as u64;
+            (BufferMode::Packets, k, k * packet_size)
+        }
+    };
+    check(pkts >= 1, path, || {
+        format!("must hold at least one packet of {packet_size}B, got {bytes}B ({pkts} packets)")
+    })?;
+    check(pkts <= 100_000_000, path, || {
+        format!("{pkts} packets exceeds the limit of 100000000")
+    })?;
+    Ok((mode, pkts, bytes))
+}
+
+/// Most ports one pool feeds (each is a server of the packet engine).
+pub const MAX_PORTS: u32 = 64;
+
+/// `[pool]`, its size resolved (`mode`, packets and bytes).
+fn resolve_pool(
+    raw: RawPool,
+    mode: BufferMode,
+    size_pkts: u64,
+    size_bytes: u64,
+) -> Result<Pool, ScenarioError> {
+    let ports = raw.ports;
+    check(
+        (1..=i64::from(MAX_PORTS)).contains(&ports),
+        "pool.ports",
+        || format!("must be between 1 and {MAX_PORTS}, got {ports}"),
+    )?;
+    // Choudhury & Hahne's alpha: 1 is their example's and a common switch
+    // default; powers of two from 1/64 to 64 are what switch chips offer.
+    let alpha = raw.alpha.unwrap_or(1.0);
+    check(
+        alpha.is_finite() && alpha > 0.0 && alpha <= 1e6,
+        "pool.alpha",
+        || format!("must be > 0 and at most 1000000, got {alpha}"),
+    )?;
+    Ok(Pool {
+        ports: ports as u32,
+        alpha,
+        size_pkts,
+        size_bytes,
+        mode,
+    })
+}
+
+/// The port a flow group or background source at `path` names, checked
+/// against the pool's ports (0 without a pool).
+fn resolve_port(port: Option<i64>, path: &str, ports: u32) -> Result<u32, ScenarioError> {
+    let Some(k) = port else { return Ok(0) };
+    check((0..i64::from(ports)).contains(&k), path, || {
+        if ports == 1 {
+            format!("{k}: there is one port (0) without a [pool] of several")
+        } else {
+            format!(
+                "must be between 0 and {} (pool.ports - 1), got {k}",
+                ports - 1
+            )
+        }
+    })?;
+    Ok(k as u32)
 }
 
 /// Background traffic, each source's rate checked against the link's
 /// capacity `cap` (bits/s).
-fn resolve_background(raw: Vec<RawBackground>, cap: f64) -> Result<Vec<Background>, ScenarioError> {
+fn resolve_background(
+    raw: Vec<RawBackground>,
+    cap: f64,
+    ports: u32,
+) -> Result<Vec<Background>, ScenarioError> {
     let mut background = Vec::new();
     for (i, b) in raw.into_iter().enumerate() {
         let p = |field: &str| format!("background[{i}].{field}");
@@ -1043,6 +1202,7 @@ fn resolve_background(raw: Vec<RawBackground>, cap: f64) -> Result<Vec<Backgroun
             kind,
             rate_bps: rate,
             packet_size_bytes: ps as u32,
+            port: resolve_port(b.port, &p("port"), ports)?,
         });
     }
 
@@ -1288,6 +1448,7 @@ fn resolve_group(
         rtt_draw,
         begin,
         rtt_harmonic_mean_s: hm,
+        port: 0,
         count: count as u32,
         cc,
         rtt_law_mean: if dynamic { None } else { rtt_law_mean(&f.rtt) },
@@ -1704,6 +1865,10 @@ fn group_starts(
 /// Whether `n` is 1 (a field left out of the normalized scenario at its default).
 fn is_one(n: &u32) -> bool {
     *n == 1
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A flow group's traffic (the `traffic` module): sizes, arrivals, think

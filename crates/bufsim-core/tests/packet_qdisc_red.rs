@@ -2,6 +2,7 @@
 //! 2000 for gentle mode), driving the discipline directly.
 
 use bufsim_core::Scenario;
+use bufsim_core::engine::rng::{Stream, stream};
 use bufsim_core::net::Packet;
 use bufsim_core::queue::QdiscConfig;
 use bufsim_core::queue::red::FORCED;
@@ -25,7 +26,12 @@ fn red(s: &Scenario) -> (Red, RedConfig) {
         panic!("red")
     };
     (
-        Red::with_config(cfg, Limit::Packets(1000), s.link.info(), 7),
+        Red::with_config(
+            cfg,
+            Limit::Packets(1000),
+            s.link.info(),
+            stream(7, Stream::Queue(0)),
+        ),
         cfg,
     )
 }

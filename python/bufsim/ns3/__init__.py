@@ -234,6 +234,12 @@ def check(scenario: Scenario) -> None:
         Naming the field, its value and what the ns3 engine allows.
     """
     norm = scenario.normalized
+    if "pool" in norm:
+        raise scenario_error(
+            "pool",
+            "the ns3 engine builds one bottleneck with its own buffer; ns-3.37's point-to-point "
+            "devices share no buffer pool: use engine='packet'",
+        )
     link = norm["link"]
     q = link["qdisc"]
     if q not in QDISCS:

@@ -19,8 +19,9 @@ pub enum Stream {
     Background(u32),
     /// Random-loss element of TCP flow number `i`.
     Loss(u32),
-    /// Queue discipline randomness (RED drops, ...).
-    Queue,
+    /// Queue discipline randomness (RED drops, ...) of port `i` (0: the
+    /// dumbbell's bottleneck).
+    Queue(u32),
     /// Fluid engine randomness (loss-synchronization draws).
     Fluid,
     /// Traffic generators (flow arrivals, sizes, think times) number `i`.
@@ -35,7 +36,7 @@ impl Stream {
             Stream::Scenario => (1u64, 0u32),
             Stream::Background(i) => (2, i),
             Stream::Loss(i) => (3, i),
-            Stream::Queue => (4, 0),
+            Stream::Queue(i) => (4, i),
             Stream::Fluid => (5, 0),
             Stream::Traffic(i) => (6, i),
             Stream::Jitter(i) => (7, i),

@@ -564,7 +564,7 @@ impl<'s> Mgt<'s> {
             cc,
             module,
             // RED's random early-drop events use their own stream.
-            red: Red::from_scenario(s, cap, h, stream(s.seed, Stream::Queue)),
+            red: Red::from_scenario(s, cap, h, stream(s.seed, Stream::Queue(0))),
             rec: Recorder::new(s, n, cap),
             w: vec![0.0; n],
             active: vec![false; n],

@@ -51,6 +51,12 @@ fn check_default_step(s: &Scenario) -> Result<(), ScenarioError> {
 /// Refuse what the fluid engine cannot model, naming the field, the value and
 /// what is allowed.
 pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
+    if s.pool.is_some() {
+        return Err(err(
+            "pool",
+            "the fluid engine models one link with its own buffer, not ports sharing a pool: use engine=\"packet\"",
+        ));
+    }
     let q = s.link.queue.name();
     if !s.link.queue.has_fluid() {
         return Err(err(

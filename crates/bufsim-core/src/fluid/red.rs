@@ -84,7 +84,7 @@ mod tests {
                 "flows": [{"rtt": "10ms"}]}"#,
         )
         .unwrap();
-        let mut red = Red::from_scenario(&s, 833.0, 1e-3, stream(1, Stream::Queue));
+        let mut red = Red::from_scenario(&s, 833.0, 1e-3, stream(1, Stream::Queue(0)));
         assert_eq!(red.decay, 0.0);
         for q in [5.0, 37.0, 12.0] {
             red.update_avg(q);

@@ -54,8 +54,9 @@
 //! `long_flows_mean` (of those that have left slow start: the N of the
 //! Stanford rule, paper 002 section 2); the time series samples both.
 
+use super::ports::Ports;
 use crate::output::{RunOutput, Table};
-use crate::queue::{Queue, QueueCounters};
+use crate::queue::QueueCounters;
 use crate::scenario::Scenario;
 use crate::stats::histogram::DelayHistogram;
 use crate::stats::{self, jain_index};
@@ -268,10 +269,6 @@ pub struct Collector {
     /// summary's `drops_<reason>` counters.
     drop_reasons: Vec<&'static str>,
     // bottleneck
-    /// Time the bottleneck spent serializing, packets in service excluded.
-    pub busy: SimTime,
-    /// When the packet in service started serializing.
-    pub tx_start: SimTime,
     busy_at_warmup: SimTime,
     area_at_warmup: f64,
     delays: DelayHistogram,
@@ -352,11 +349,10 @@ impl Collector {
         let mut c = Collector {
             warmup: s.warmup,
             sync_window: s.link.bdp_rtt.max(SimTime(1)),
-            capacity_bps: s.link.capacity_bps,
+            // A pool's ports together: their utilization is the mean of theirs.
+            capacity_bps: s.link.capacity_bps * f64::from(s.pool.as_ref().map_or(1, |p| p.ports)),
             in_window: s.warmup == SimTime::ZERO,
             drop_reasons: s.link.queue.drop_reasons(),
-            busy: SimTime::ZERO,
-            tx_start: SimTime::ZERO,
             busy_at_warmup: SimTime::ZERO,
             area_at_warmup: 0.0,
             delays: DelayHistogram::default(),
@@ -719,7 +715,7 @@ impl Collector {
     /// Append one time-series sample at `t`: utilization and mean queue
     /// since the last sample (`busy` is the busy time so far), drops,
     /// flow counts and the persistent flows' `cwnd` (packets).
-    pub fn sample(&mut self, t: SimTime, q: &mut Queue, busy: SimTime, cwnd: &[f64]) {
+    pub fn sample(&mut self, t: SimTime, q: &mut Ports, busy: SimTime, cwnd: &[f64]) {
         self.ts_active.push(self.active as f64);
         self.ts_long.push(self.long as f64);
         let dt = (t - self.prev_t).0 as f64;
@@ -739,12 +735,11 @@ impl Collector {
     }
 
     /// Statistics start now; `at_warmup` holds each flow's segments sent.
-    pub fn warmup_end(&mut self, t: SimTime, q: &mut Queue, busy: SimTime, at_warmup: &[u64]) {
+    pub fn warmup_end(&mut self, t: SimTime, q: &mut Ports, busy: SimTime, at_warmup: &[u64]) {
         self.tick(t);
         self.in_window = true;
         self.busy_at_warmup = busy;
         self.area_at_warmup = q.area(t);
-        q.reset_counters();
         for (st, &sent) in self.flows.iter_mut().zip(at_warmup) {
             st.sent_at_warmup = sent;
         }
@@ -760,12 +755,12 @@ impl Collector {
     }
 
     /// The accumulators of the window metrics at `t`.
-    fn snapshot(&self, t: SimTime, q: &mut Queue, busy: SimTime) -> Mark {
+    fn snapshot(&self, t: SimTime, q: &mut Ports, busy: SimTime) -> Mark {
         Mark {
             t,
             busy,
             area: q.area(t),
-            counters: q.counters,
+            counters: q.counters(),
             delays: self.delays.clone(),
             flow_bits: self.flow_bits(),
             group_bits: self.good_bits.clone(),
@@ -799,7 +794,7 @@ impl Collector {
     /// a stop rule, measures the batch that ends here. Returns whether
     /// the run stops here: every verdict of the stop rule is known
     /// ([`crate::stats::verdict_known`]) after at least `min_batches`.
-    pub fn boundary(&mut self, t: SimTime, q: &mut Queue, busy: SimTime) -> bool {
+    pub fn boundary(&mut self, t: SimTime, q: &mut Ports, busy: SimTime) -> bool {
         let m = self.snapshot(t, q, busy);
         self.marks.push(m);
         let Some(stop) = self.stop.as_ref() else {
@@ -863,14 +858,14 @@ impl Collector {
     pub fn finish(
         mut self,
         now: SimTime,
-        q: &mut Queue,
+        q: &mut Ports,
         busy: SimTime,
         in_flight: u64,
         ends: &[FlowEnd],
     ) -> RunOutput {
         self.close_event();
         let span_ps = (now - self.warmup).0 as f64;
-        let qc = q.counters;
+        let qc = q.counters();
         debug_assert_eq!(ends.len(), self.persistent);
         let whole = Span {
             len: now - self.warmup,

@@ -87,6 +87,7 @@
 //! transfer completes and at every `output.interval` sample.
 
 pub(crate) mod collect;
+mod ports;
 pub mod trace;
 
 use rand::RngExt;
@@ -98,7 +99,7 @@ use crate::engine::rng::{Rng, Stream, stream};
 use crate::net::pipe::Pipe;
 use crate::net::{Ack, BACKGROUND, CWR, ECT, Packet};
 use crate::output::RunOutput;
-use crate::queue::{AnyDiscipline, Queue, Queued, Setup};
+use crate::queue::Queued;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::tcp::cc::AnyCc;
 use crate::tcp::receiver::{AckAction, Receiver};
@@ -106,13 +107,17 @@ use crate::tcp::sender::{Sender, SenderConfig};
 use crate::traffic::{GroupTraffic, Kind};
 use crate::units::{BitsPerSec, SimTime};
 use collect::Collector;
+use ports::Ports;
 use trace::Trace;
 
 /// Call the progress hook every this many events.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
-/// Event-queue slot of the bottleneck's "transmission done" event.
-const SLOT_TX_DONE: usize = 0;
+/// Event-queue slot of port `k`'s "transmission done" event: `k` (the
+/// dumbbell's one bottleneck is port 0).
+const fn slot_tx_done(k: u32) -> usize {
+    k as usize
+}
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -127,8 +132,8 @@ enum Ev {
     Wake(u32),
     /// Head packet of flow `f`'s access pipe reaches the bottleneck queue.
     AccessHead(u32),
-    /// The bottleneck finished serializing the packet in service.
-    TxDone,
+    /// Port `k` (the bottleneck: 0) finished serializing its packet in service.
+    TxDone(u32),
     /// Head segment of flow `f`'s return path reaches its receiver.
     Receive(u32),
     /// Flow `f`'s retransmission timer may have expired (checked lazily).
@@ -183,6 +188,9 @@ struct Flow {
     zombie: bool,
     /// Left slow start (ssthresh finite).
     long: bool,
+    /// The port its data leaves by (0: the bottleneck), read with every
+    /// segment sent: here it fills the padding before `receiver`.
+    port: u32,
     receiver: Receiver,
     /// Propagation left on the access path: 0 when the sender lags, else
     /// the one-way access delay.
@@ -304,6 +312,7 @@ impl Flow {
             jitter: grp.jitter,
             jitter_rng: stream(s.seed, Stream::Jitter(loss_stream)),
             group: g,
+            port: grp.port,
             rtt,
             active: false,
             finite: limit != u64::MAX,
@@ -362,6 +371,7 @@ struct Bg {
     exp: Exp<f64>,
     size: u32,
     seq: u64,
+    port: u32,
 }
 
 /// Refuse what the packet engine cannot simulate (beyond schema validation).
@@ -371,17 +381,6 @@ pub fn check(_s: &Scenario) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-/// The bottleneck's queue discipline, as the scenario's link asks: it sees
-/// the link ([`crate::scenario::Link::info`]), never the scenario.
-fn discipline(s: &Scenario) -> AnyDiscipline {
-    s.link.queue.discipline(&Setup {
-        limit: s.link.limit(),
-        link: s.link.info(),
-        seed: s.seed,
-        tcp_flows: s.total_flows() as u32,
-    })
-}
-
 /// The simulator state.
 struct Sim<'s> {
     s: &'s Scenario,
@@ -389,12 +388,12 @@ struct Sim<'s> {
     events: EventQueue<Ev>,
     flows: Vec<Flow>,
     bgs: Vec<Bg>,
-    queue: Queue,
+    /// The bottleneck, or a pool's ports (each a copy of the link).
+    ports: Ports,
     capacity: BitsPerSec,
     /// The last packet size served and its serialization time at
     /// `capacity` (see [`Sim::tx_time`]).
     tx_memo: (u32, SimTime),
-    in_service: Option<Packet>,
     col: Collector,
     /// Segments a sender just emitted, empty between events (reused).
     out: Vec<u64>,
@@ -461,6 +460,7 @@ impl<'s> Sim<'s> {
                 exp,
                 size: b.packet_size_bytes,
                 seq: 0,
+                port: b.port,
             });
         }
         events.push(s.output.interval, Ev::Sample);
@@ -503,10 +503,9 @@ impl<'s> Sim<'s> {
             events,
             flows,
             bgs,
-            queue: Queue::new(discipline(s)),
+            ports: Ports::new(s),
             capacity: BitsPerSec(s.link.capacity_bps),
             tx_memo: (0, BitsPerSec(s.link.capacity_bps).tx_time(0)),
-            in_service: None,
             col: Collector::new(s, groups),
             out: Vec::with_capacity(64),
             persistent,
@@ -699,26 +698,29 @@ impl<'s> Sim<'s> {
                 Ev::Arrival(g) => self.arrival(g),
                 Ev::Wake(u) => self.wake(u),
                 Ev::AccessHead(f) => self.access_head(f),
-                Ev::TxDone => self.tx_done(),
+                Ev::TxDone(k) => self.tx_done(k),
                 Ev::Receive(f) => self.receive(f),
                 Ev::Rto(f) => self.rto(f),
                 Ev::Pace(f) => self.pace(f),
                 Ev::DelAck(f) => self.delack(f),
                 Ev::Background(i) => self.background(i),
                 Ev::Sample => {
-                    let (busy, cwnd) = (self.busy_until(t), self.flows_cwnd());
-                    self.col.sample(t, &mut self.queue, busy, &cwnd);
+                    let (busy, cwnd) = (self.ports.busy_until(t), self.flows_cwnd());
+                    self.col.sample(t, &mut self.ports, busy, &cwnd);
                     self.events.push(t + self.s.output.interval, Ev::Sample);
                     self.sweep_zombies();
                 }
                 Ev::WarmupEnd => {
-                    let busy = self.busy_until(t);
+                    let busy = self.ports.busy_until(t);
                     let at: Vec<u64> = self.flows.iter().map(|f| f.sender.stats.sent).collect();
-                    self.col.warmup_end(t, &mut self.queue, busy, &at);
+                    // The ports' counters restart before the collector's
+                    // first mark copies them.
+                    self.ports.warmup_end(t);
+                    self.col.warmup_end(t, &mut self.ports, busy, &at);
                 }
                 Ev::Boundary => {
-                    let busy = self.busy_until(t);
-                    if self.col.boundary(t, &mut self.queue, busy) {
+                    let busy = self.ports.busy_until(t);
+                    if self.col.boundary(t, &mut self.ports, busy) {
                         // output.stop: the verdicts are known. The events
                         // due at this instant still run, as at `duration`.
                         end = t;
@@ -739,14 +741,6 @@ impl<'s> Sim<'s> {
                 .collect()
         } else {
             Vec::new()
-        }
-    }
-
-    /// Bottleneck busy time accumulated up to `t` (including the packet in service).
-    fn busy_until(&self, t: SimTime) -> SimTime {
-        match self.in_service {
-            Some(_) => self.col.busy + (t - self.col.tx_start),
-            None => self.col.busy,
         }
     }
 
@@ -812,8 +806,8 @@ impl<'s> Sim<'s> {
             // At the queue now, and nothing of the flow's ahead of it.
             if at == now && flow.access.is_empty() {
                 flow.in_net += 1;
-                let p = pkt.packet(f, flow.mss);
-                self.arrive(p);
+                let (p, port) = (pkt.packet(f, flow.mss), flow.port);
+                self.arrive(p, port);
                 continue;
             }
             if flow.access.push(at, pkt) {
@@ -843,8 +837,8 @@ impl<'s> Sim<'s> {
                 break;
             };
             flow.in_net += 1;
-            let pkt = sent.packet(f, flow.mss);
-            self.arrive(pkt);
+            let (pkt, port) = (sent.packet(f, flow.mss), flow.port);
+            self.arrive(pkt, port);
         }
         if let Some(t) = self.flows[f as usize].access.head_time() {
             self.events.push(t, Ev::AccessHead(f));
@@ -859,41 +853,42 @@ impl<'s> Sim<'s> {
         (p.flow() != BACKGROUND).then(|| col.flow_id(p.flow()))
     }
 
-    /// A packet reaches the bottleneck queue.
+    /// A packet reaches the queue of port `k` (the bottleneck: 0).
     ///
     /// Always inlined into its two callers, the send loop and the access
     /// pipe's head: every packet takes this path.
     #[inline(always)]
-    fn arrive(&mut self, pkt: Packet) {
+    fn arrive(&mut self, pkt: Packet, k: u32) {
         let now = self.now;
         if let Some(tr) = &mut self.trace {
             tr.enqueue(now, Self::trace_id(&self.col, &pkt), &pkt);
         }
-        self.queue.enqueue(pkt, now);
-        self.drain_drops();
+        self.ports.enqueue(k, pkt, now);
+        self.drain_drops(k);
         debug_assert!(
             self.trace
                 .as_ref()
-                .is_none_or(|t| t.waiting() == self.queue.occupancy().pkts)
+                .is_none_or(|t| t.waiting() == self.ports.occupancy().pkts)
         );
-        if self.in_service.is_none() {
-            self.start_tx();
+        if self.ports.get(k).in_service.is_none() {
+            self.start_tx(k);
         }
     }
 
-    /// Report the packets the queue discipline dropped (at arrival, or at
-    /// the head for CoDel) to the collector.
-    #[inline]
-    fn drain_drops(&mut self) {
+    /// Report the packets port `k`'s queue dropped (at arrival, or at the
+    /// head for CoDel) to the collector.
+    #[inline(always)]
+    fn drain_drops(&mut self, k: u32) {
         // Usually none: no call then.
-        if !self.queue.drops.is_empty() {
-            self.report_drops();
+        if !self.ports.get(k).queue.drops.is_empty() {
+            self.report_drops(k);
         }
     }
 
-    fn report_drops(&mut self) {
+    #[inline(never)]
+    fn report_drops(&mut self, k: u32) {
         let now = self.now;
-        for (p, reason) in self.queue.drops.drain(..) {
+        for (p, reason) in self.ports.get(k).queue.drops.drain(..) {
             if let Some(tr) = &mut self.trace {
                 tr.dropped(now, Self::trace_id(&self.col, &p), &p, reason);
             }
@@ -916,31 +911,34 @@ impl<'s> Sim<'s> {
         self.tx_memo.1
     }
 
-    fn start_tx(&mut self) {
+    /// Port `k`'s link is free: serialize the next packet of its queue.
+    fn start_tx(&mut self, k: u32) {
         let now = self.now;
-        let next = self.queue.dequeue(now);
-        self.drain_drops();
+        let next = self.ports.get(k).queue.dequeue(now);
+        self.drain_drops(k);
         if let Some(Queued { pkt: p, since }) = next {
             if let Some(tr) = &mut self.trace {
                 tr.dequeue(now, Self::trace_id(&self.col, &p), &p);
-                debug_assert_eq!(tr.waiting(), self.queue.occupancy().pkts);
+                debug_assert_eq!(tr.waiting(), self.ports.occupancy().pkts);
             }
             self.col.dequeued(p.flow(), now - since);
-            self.col.tx_start = now;
             let done = now + self.tx_time(p.size());
-            self.in_service = Some(p);
-            self.events.push_slot(SLOT_TX_DONE, done, Ev::TxDone);
+            let port = &mut self.ports.get(k);
+            port.tx_start = now;
+            port.in_service = Some(p);
+            self.events.push_slot(slot_tx_done(k), done, Ev::TxDone(k));
         }
     }
 
-    fn tx_done(&mut self) {
+    fn tx_done(&mut self, k: u32) {
         let now = self.now;
-        let p = self
+        let port = &mut self.ports.get(k);
+        let p = port
             .in_service
             .take()
             .expect("TxDone without a packet in service");
-        self.col.busy += now - self.col.tx_start;
-        self.start_tx();
+        port.busy += now - port.tx_start;
+        self.start_tx(k);
         self.deliver(p);
     }
 
@@ -1090,19 +1088,20 @@ impl<'s> Sim<'s> {
         let gap = SimTime::from_secs_f64(bg.exp.sample(&mut bg.rng)).max(SimTime(1));
         self.events.push(now + gap, Ev::Background(i));
         self.col.sent += 1;
-        self.arrive(pkt);
+        let port = bg.port;
+        self.arrive(pkt, port);
     }
 
     fn finish(mut self) -> RunOutput {
         let now = self.now;
-        let busy = self.busy_until(now);
+        let busy = self.ports.busy_until(now);
         let in_flight = self
             .flows
             .iter()
             .map(|f| f.access.len() as u64)
             .sum::<u64>()
-            + self.queue.occupancy().pkts
-            + self.in_service.is_some() as u64;
+            + self.ports.occupancy().pkts
+            + self.ports.in_service();
         // Segments past the bottleneck that their (lagging) receivers have
         // not taken yet were delivered within the run: their goodput and
         // `rcv_nxt` count; the ACKs they would send reach no sender in it.
@@ -1130,7 +1129,9 @@ impl<'s> Sim<'s> {
             .then(|| trace::event_names(self.col.drop_reasons()));
         let mut out = self
             .col
-            .finish(now, &mut self.queue, busy, in_flight, &per_flow);
+            .finish(now, &mut self.ports, busy, in_flight, &per_flow);
+        let ports = self.ports.port_summary(now, self.s.warmup);
+        out.summary.extend(ports);
         if let Some(tr) = self.trace.take() {
             out.trace = tr.into_table();
             out.trace_events = events.unwrap_or_default();

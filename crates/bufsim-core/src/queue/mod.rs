@@ -153,6 +153,9 @@ pub struct Setup {
     pub link: LinkInfo,
     /// The scenario's seed (disciplines with random drops derive a stream).
     pub seed: u64,
+    /// The port the queue feeds (0: the dumbbell's bottleneck; a pool's
+    /// port number), which names its random stream.
+    pub port: u32,
     /// Number of TCP flows created at the start.
     pub tcp_flows: u32,
 }
@@ -425,9 +428,21 @@ impl Queue {
         self.max_pkts = self.max_pkts.max(self.occ.pkts);
     }
 
+    /// Count `pkt`, arriving at `now`, as an arrival dropped for `reason`
+    /// before the discipline sees it (a shared pool's threshold); it goes
+    /// onto [`Queue::drops`] like the discipline's own.
+    pub fn refuse(&mut self, pkt: Packet, now: SimTime, reason: DropReason) {
+        self.integrate(now);
+        self.counters.arrivals += 1;
+        self.counters.drops += 1;
+        self.counters.by_reason[reason.index()] += 1;
+        self.drops.push((pkt, reason));
+    }
+
     /// Take the next packet for the link, with the time it joined; head
-    /// drops land in `drops`.
-    #[inline]
+    /// drops land in `drops`. Always inlined into the packet engine's one
+    /// caller, which every packet passes.
+    #[inline(always)]
     pub fn dequeue(&mut self, now: SimTime) -> Option<Queued> {
         if self.occ.pkts == 0 {
             return None;

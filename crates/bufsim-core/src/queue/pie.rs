@@ -75,7 +75,12 @@ impl QueueDisc for Pie {
         })
     }
     fn new(cfg: PieConfig, q: &Setup) -> Pie {
-        Pie::with_config(cfg, q.limit, q.link.packet_size, q.seed)
+        Pie::with_config(
+            cfg,
+            q.limit,
+            q.link.packet_size,
+            stream(q.seed, Stream::Queue(q.port)),
+        )
     }
 }
 
@@ -95,7 +100,7 @@ pub struct Pie {
 
 impl Pie {
     /// PIE with these parameters; `mtu` is the mean/maximum packet size.
-    pub fn with_config(cfg: PieConfig, limit: Limit, mtu: u32, seed: u64) -> Pie {
+    pub fn with_config(cfg: PieConfig, limit: Limit, mtu: u32, rng: Rng) -> Pie {
         Pie {
             cfg,
             limit,
@@ -107,7 +112,7 @@ impl Pie {
             //= RFC 8033 section 4.1: "burst_allowance = MAX_BURST" initially.
             burst_allowance: cfg.max_burst.as_secs_f64(),
             next_update: cfg.t_update,
-            rng: stream(seed, Stream::Queue),
+            rng,
         }
     }
 

@@ -145,7 +145,7 @@ impl QueueDisc for Red {
         })
     }
     fn new(cfg: RedConfig, q: &Setup) -> Red {
-        Red::with_config(cfg, q.limit, q.link, q.seed)
+        Red::with_config(cfg, q.limit, q.link, stream(q.seed, Stream::Queue(q.port)))
     }
 }
 
@@ -190,7 +190,7 @@ pub struct Red {
 
 impl Red {
     /// RED on `link` with these parameters.
-    pub fn with_config(cfg: RedConfig, limit: Limit, link: LinkInfo, seed: u64) -> Red {
+    pub fn with_config(cfg: RedConfig, limit: Limit, link: LinkInfo, rng: Rng) -> Red {
         let s = BitsPerSec(link.capacity_bps).tx_time(link.packet_size);
         Red {
             cfg,
@@ -203,7 +203,7 @@ impl Red {
             s_ps: s.0.max(1) as f64,
             packet_size: link.packet_size as f64,
             next_adapt: cfg.interval,
-            rng: stream(seed, Stream::Queue),
+            rng,
         }
     }
 

@@ -1,0 +1,115 @@
+"""Shared-buffer switch ports (``[pool]``) from the Python API and the CLI:
+per-port and pool statistics, a sweep over ``pool.size``, the engines that
+refuse it, and bad input named by field. The thresholds' fixed points are
+checked in the core's tests (``crates/bufsim-core/tests/packet_pool.rs``)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import bufsim
+import pytest
+from bufsim.models import ModelInputError
+from conftest import cli
+
+#: Two ports of 100 Mbps sharing 300 packets; 10 NewReno flows on port 0,
+#: Poisson packets at 60% of the line rate on port 1.
+POOL = {
+    "duration": "10s",
+    "warmup": "2s",
+    "link": {"capacity": "100Mbps", "delay": "1ms"},
+    "pool": {"size": "300pkt", "ports": 2, "alpha": 1},
+    "flows": [{"count": 10, "rtt": "10ms", "mss": "1000B", "port": 0}],
+    "background": [{"kind": "poisson", "rate": "60Mbps", "packet_size": "1000B", "port": 1}],
+}
+
+
+def test_ports_report_their_own_statistics():
+    r = bufsim.simulate(POOL)
+    s = r.summary
+    assert s["pool_size_pkts"] == 300 and s["pool_alpha"] == 1
+    # Port 0 is the TCP flows' bottleneck; port 1 carries 60 Mbps of
+    # Poisson packets (M/D/1 at load 0.6: 0.9 packets waiting on average).
+    assert s["utilization_port0"] > 0.99
+    assert s["utilization_port1"] == pytest.approx(0.6, abs=0.01)
+    assert s["mean_queue_pkts_port1"] == pytest.approx(0.6**2 / (2 * 0.4), rel=0.1)
+    # Port 0's queue stays under its threshold alpha (B - Q) <= 150 packets.
+    assert s["max_queue_pkts_port0"] <= 150
+    # The summary's utilization is the ports' mean, its queue the pool's.
+    assert s["utilization"] == pytest.approx((s["utilization_port0"] + s["utilization_port1"]) / 2)
+    assert s["mean_queue_pkts"] == pytest.approx(
+        s["mean_queue_pkts_port0"] + s["mean_queue_pkts_port1"], rel=1e-9
+    )
+    assert s["capacity_bps"] == 200e6
+    assert r.scenario["pool"]["size_pkts"] == 300
+    # A scenario without a pool normalizes as before: no pool, no ports.
+    plain = copy.deepcopy(POOL)
+    del plain["pool"], plain["flows"][0]["port"], plain["background"][0]["port"]
+    plain["link"]["buffer"] = "150pkt"
+    norm = bufsim.Scenario.load(plain).normalized
+    assert "pool" not in norm and "port" not in norm["flows"][0]
+
+
+def test_a_sweep_sizes_the_pool(tmp_path):
+    table = bufsim.sweep(POOL, grid={"pool.size": ["20pkt", "300pkt"]}, workers=0)
+    by = table.set_index("pool.size")
+    assert by.loc["20pkt", "max_queue_pkts_port0"] <= 10
+    assert by.loc["20pkt", "utilization_port0"] < by.loc["300pkt", "utilization_port0"]
+    assert by.loc["20pkt", "drop_rate_port0"] > by.loc["300pkt", "drop_rate_port0"]
+
+
+def test_cli_runs_a_pool(tmp_path):
+    path = tmp_path / "pool.json"
+    path.write_text(json.dumps(POOL))
+    out = cli("run", str(path), "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["utilization_port1"] == pytest.approx(0.6, abs=0.01)
+
+
+def test_engines_without_a_pool_refuse_it():
+    with pytest.raises(bufsim.ScenarioError, match="^pool: the fluid engine models one link"):
+        bufsim.simulate(POOL, engine="fluid")
+    with pytest.raises(ModelInputError, match="^scenario.pool: model 'avrachenkov'"):
+        bufsim.simulate(POOL, engine="model:avrachenkov")
+
+
+def test_the_ns3_engine_refuses_a_pool():
+    from bufsim import ns3
+
+    with pytest.raises(bufsim.ScenarioError, match="^pool: .*ns3 engine"):
+        ns3.check(bufsim.Scenario.load(POOL))
+
+
+@pytest.mark.parametrize(
+    "edit, fragments",
+    [
+        (lambda s: s["pool"].update(ports=0), ["pool.ports", "between 1 and 64, got 0"]),
+        (lambda s: s["pool"].update(ports=65), ["pool.ports", "got 65"]),
+        (lambda s: s["pool"].update(alpha=0), ["pool.alpha", "must be > 0", "got 0"]),
+        (lambda s: s["pool"].update(alpha=-1), ["pool.alpha", "got -1"]),
+        (lambda s: s["pool"].update(size="0pkt"), ["pool.size", "at least one packet"]),
+        (lambda s: s["pool"].update(size="2min"), ["pool.size", "pkt"]),
+        (lambda s: s["pool"].pop("size"), ["pool", "missing field `size`"]),
+        (lambda s: s["pool"].update(sizes=1), ["pool", "unknown field `sizes`"]),
+        (lambda s: s["flows"][0].update(port=2), ["flows[0].port", "between 0 and 1", "got 2"]),
+        (lambda s: s["background"][0].update(port=-1), ["background[0].port", "got -1"]),
+        (lambda s: s.update(output={"trace": True}), ["output.trace", "[pool]"]),
+        (
+            lambda s: (s.pop("pool"), s["link"].update(buffer="20pkt")),
+            ["background[0].port", "1: there is one port (0)"],
+        ),
+        (
+            lambda s: (s.pop("pool"), s["flows"][0].pop("port"), s["background"][0].pop("port")),
+            ["link", "missing field `buffer`"],
+        ),
+    ],
+)
+def test_bad_pools_name_the_field(edit, fragments):
+    s = copy.deepcopy(POOL)
+    edit(s)
+    with pytest.raises(bufsim.ScenarioError) as info:
+        bufsim.simulate(s)
+    for fragment in fragments:
+        assert fragment in str(info.value)
