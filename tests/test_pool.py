@@ -42,6 +42,10 @@ def test_ports_report_their_own_statistics():
         s["mean_queue_pkts_port0"] + s["mean_queue_pkts_port1"], rel=1e-9
     )
     assert s["capacity_bps"] == 200e6
+    # Each port's queue over time; together they are the pool's.
+    ts = r.timeseries
+    assert (ts["queue_pkts_port0"] + ts["queue_pkts_port1"] - ts["queue_pkts"]).abs().max() < 1e-6
+    assert ts["queue_pkts_port0"].max() <= 150 and ts["queue_pkts_port0"].mean() > 10
     assert r.scenario["pool"]["size_pkts"] == 300
     # A scenario without a pool normalizes as before: no pool, no ports.
     plain = copy.deepcopy(POOL)
@@ -113,3 +117,12 @@ def test_bad_pools_name_the_field(edit, fragments):
         bufsim.simulate(s)
     for fragment in fragments:
         assert fragment in str(info.value)
+
+
+def test_advise_refuses_a_pool_and_says_what_to_do():
+    # advise searches link.buffer; over a pool it would answer NaN. It
+    # refuses, naming the field, and points at the sweep that sizes a pool.
+    with pytest.raises(
+        bufsim.AdviceError, match=r"^pool: advise sizes one link's buffer.*pool\.size"
+    ):
+        bufsim.advise(POOL, objectives=["utilization >= 0.9"], quick=True, workers=0, store=None)

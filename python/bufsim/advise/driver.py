@@ -70,6 +70,13 @@ def _check_arguments(
 
 def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
     """Refuse objectives the scenario cannot measure or meet, naming them."""
+    if "pool" in norm:
+        raise AdviceError(
+            "pool: advise sizes one link's buffer (link.buffer); it does not size a shared pool "
+            "yet. Sweep its size instead, e.g. bufsim.sweep(scenario, grid={'pool.size': "
+            "['500pkt', '1000pkt', '2000pkt']}), and read each port's utilization_port<k>, "
+            "mean_queue_pkts_port<k> and drop_rate_port<k>"
+        )
     link = norm["link"]
     finite = [g["kind"] for g in norm["flows"] if g["kind"] != "persistent"]
     for o in objs:

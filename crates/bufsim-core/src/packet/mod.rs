@@ -707,6 +707,7 @@ impl<'s> Sim<'s> {
                 Ev::Sample => {
                     let (busy, cwnd) = (self.ports.busy_until(t), self.flows_cwnd());
                     self.col.sample(t, &mut self.ports, busy, &cwnd);
+                    self.ports.sample(t, self.s.output.interval);
                     self.events.push(t + self.s.output.interval, Ev::Sample);
                     self.sweep_zombies();
                 }
@@ -1132,6 +1133,9 @@ impl<'s> Sim<'s> {
             .finish(now, &mut self.ports, busy, in_flight, &per_flow);
         let ports = self.ports.port_summary(now, self.s.warmup);
         out.summary.extend(ports);
+        for (name, col) in self.ports.timeseries() {
+            out.timeseries.push(name, col);
+        }
         if let Some(tr) = self.trace.take() {
             out.trace = tr.into_table();
             out.trace_events = events.unwrap_or_default();

@@ -26,6 +26,10 @@ pub(crate) struct Port {
     /// `busy` and the queue's time integral at the warm-up's end.
     busy_at_warmup: SimTime,
     area_at_warmup: f64,
+    /// With a pool: the queue's integral at the last time-series sample,
+    /// and the mean queue over each sampling interval, packets.
+    area_at_sample: f64,
+    ts_queue: Vec<f64>,
 }
 
 impl Port {
@@ -70,6 +74,8 @@ impl Ports {
             tx_start: SimTime::ZERO,
             busy_at_warmup: SimTime::ZERO,
             area_at_warmup: 0.0,
+            area_at_sample: 0.0,
+            ts_queue: Vec::new(),
         };
         Ports {
             first: port(0),
@@ -189,6 +195,36 @@ impl Ports {
             p.area_at_warmup = p.queue.area(t);
             p.queue.reset_counters();
         }
+    }
+
+    /// With a pool, note each port's mean queue over the sampling interval
+    /// `dt` that ends at `t` (the time series' `queue_pkts_port<k>`).
+    pub fn sample(&mut self, t: SimTime, dt: SimTime) {
+        if self.pool.is_none() {
+            return;
+        }
+        for p in self.all_mut() {
+            let area = p.queue.area(t);
+            p.ts_queue.push((area - p.area_at_sample) / dt.0 as f64);
+            p.area_at_sample = area;
+        }
+    }
+
+    /// With a pool, the time series' `queue_pkts_port<k>` columns
+    /// ([`Ports::sample`]); empty without one.
+    pub fn timeseries(&mut self) -> Vec<(String, Vec<f64>)> {
+        if self.pool.is_none() {
+            return Vec::new();
+        }
+        self.all_mut()
+            .enumerate()
+            .map(|(k, p)| {
+                (
+                    format!("queue_pkts_port{k}"),
+                    std::mem::take(&mut p.ts_queue),
+                )
+            })
+            .collect()
     }
 
     /// With a pool, each port's statistics over the window from the
