@@ -38,6 +38,9 @@ _BASE: dict[str, Any] = {
 TABLES: dict[str, str] = {
     "": "The top level of a scenario file.",
     "link": "`[link]`: the bottleneck.",
+    "links[]": "`[[links]]`: a chain of bottlenecks in order (a parking lot), each a table "
+    "like `[link]`, in place of `[link]`; flow groups name the links they cross. Packet "
+    "engine only.",
     "flows[]": "`[[flows]]`: a group of TCP flows: long-lived, finite transfers "
     "(`size` with `arrival` or `users`), all sharing these settings.",
     "background[]": "`[[background]]`: open-loop packets crossing the bottleneck.",
@@ -59,6 +62,8 @@ DESCRIPTIONS: dict[str, str] = {
     "warmup": "Time at the start left out of every statistic (default 0 s).",
     "seed": "Every random stream derives from it (default 1).",
     "link": "The bottleneck (table).",
+    "links": "A chain of bottlenecks, in order (list of tables), in place of `link`; "
+    "`links = [L]` is `link = L`.",
     "flows": "The flow groups (list of tables).",
     "background": "Open-loop background traffic (list of tables).",
     "output": "What a run records (table).",
@@ -127,10 +132,13 @@ DESCRIPTIONS: dict[str, str] = {
     "flows[].max_active": "At most this many transfers of the group at once; arrivals beyond "
     "are refused (counted in `flows_refused`).",
     "flows[].port": "The `[pool]` port the group's data leaves by (default 0).",
+    "flows[].links": "The links of the chain it crosses, consecutive indices in order, e.g. "
+    "`[1, 2]` (default: all). Its RTT covers their delays both ways.",
     "background[].kind": '`"poisson"`: exponential gaps.',
     "background[].rate": "Mean rate of the source.",
     "background[].packet_size": "Its packet size.",
     "background[].port": "The `[pool]` port it crosses (default 0).",
+    "background[].links": "The one link of the chain it crosses, e.g. `[1]` (default `[0]`).",
     "output.interval": "Time-series sampling interval (default 100 ms).",
     "output.cwnd": "Per-flow congestion windows in the time series.",
     "output.large_flow": 'Transfers of more than this are "large" (default 100 KB, paper 002).',
@@ -159,6 +167,11 @@ DESCRIPTIONS: dict[str, str] = {
     "pool.alpha": "The threshold's factor (default 1): one busy port may take "
     "alpha/(1+alpha) of the pool, n busy ports alpha/(1+n alpha) each.",
 }
+
+# A link of a chain has the fields of `link`, meaning the same.
+DESCRIPTIONS.update(
+    {f"links[]{k[4:]}": v for k, v in list(DESCRIPTIONS.items()) if k.startswith("link.")}
+)
 
 _EXPECTED = re.compile(r"expected one of (.*)$")
 

@@ -20,7 +20,9 @@
 //! (d) a datacenter port: 100 Gbps, 1,000 flows with RTTs 10-100 us, DCTCP
 //!     with step marking and CUBIC with drop-tail;
 //! (p) a shared-buffer switch: 4 ports of 100 Gbps drawing on one 12 MB
-//!     pool (dynamic threshold, alpha 1), 250 DCTCP flows on each.
+//!     pool (dynamic threshold, alpha 1), 250 DCTCP flows on each;
+//! (c) a chain (parking lot): three 10 Gbps links, 400 CUBIC flows crossing
+//!     all three and 200 crossing each one alone.
 //!
 //! Each case runs in a child process so that its peak resident memory
 //! (`VmHWM`) is its own. Packets per CPU second (from `/proc/self/schedstat`)
@@ -255,6 +257,25 @@ fn cases() -> Vec<(&'static str, Value)> {
             "pool": {"size": "12MB", "ports": 4, "alpha": 1},
             "flows": flows,
         }),
+    ));
+    // A parking lot: three 10 Gbps links (2 ms each, 0.2 BDP), 400 CUBIC
+    // flows through all three and 200 through each one alone, RTTs 20-100 ms.
+    let link =
+        json!({"capacity": "10Gbps", "delay": "2ms", "buffer": "0.2BDP", "packet_size": "1500B"});
+    let mut flows = vec![
+        json!({"count": 400, "tcp": "cubic", "rtt": {"uniform": ["20ms", "100ms"]},
+                                "mss": "1500B", "start": {"uniform": ["0s", "0.5s"]}, "links": [0, 1, 2]}),
+    ];
+    for k in 0..3 {
+        flows.push(
+            json!({"count": 200, "tcp": "cubic", "rtt": {"uniform": ["20ms", "100ms"]},
+                          "mss": "1500B", "start": {"uniform": ["0s", "0.5s"]}, "links": [k]}),
+        );
+    }
+    v.push((
+        "c-3x10Gbps-chain-1000flows-cubic",
+        json!({"duration": "2s", "warmup": "0.5s", "links": [link.clone(), link.clone(), link],
+               "flows": flows}),
     ));
     v
 }

@@ -200,7 +200,10 @@ struct RawScenario {
     warmup: Option<Dur>,
     #[serde(default)]
     seed: Option<u64>,
-    link: RawLink,
+    #[serde(default)]
+    link: Option<RawLink>,
+    #[serde(default)]
+    links: Option<Vec<RawLink>>,
     #[serde(default)]
     flows: Vec<RawFlows>,
     #[serde(default)]
@@ -307,6 +310,8 @@ struct RawFlows {
     max_active: Option<i64>,
     #[serde(default)]
     port: Option<i64>,
+    #[serde(default)]
+    links: Option<Vec<i64>>,
 }
 
 #[derive(Deserialize)]
@@ -317,6 +322,8 @@ struct RawBackground {
     packet_size: Size,
     #[serde(default)]
     port: Option<i64>,
+    #[serde(default)]
+    links: Option<Vec<i64>>,
 }
 
 /// `[pool]`: a shared buffer feeding several ports (see [`Pool`]).
@@ -633,6 +640,17 @@ pub struct FlowGroup {
     /// from the normalized scenario when 0).
     #[serde(skip_serializing_if = "is_zero")]
     pub port: u32,
+    /// The links of a chain (`links`) it crosses, consecutive indices, in
+    /// order (empty without a chain, and then absent).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<u32>,
+    /// One-way propagation over the links it crosses (`link.delay`
+    /// without a chain).
+    #[serde(skip)]
+    pub path_delay: SimTime,
+    /// One-way propagation over the links it crosses before its last.
+    #[serde(skip)]
+    pub delay_before_last: SimTime,
 }
 
 /// Open-loop background traffic crossing the bottleneck.
@@ -648,6 +666,10 @@ pub struct Background {
     /// normalized scenario when 0).
     #[serde(skip_serializing_if = "is_zero")]
     pub port: u32,
+    /// The link of a chain it crosses, as a one-element list (empty
+    /// without a chain, and then absent).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<u32>,
 }
 
 /// A buffer shared by several egress ports, each a copy of the scenario's
@@ -899,6 +921,10 @@ pub struct Scenario {
     /// its own buffer).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pool: Option<Pool>,
+    /// A chain of links in order (`links`, two or more; `link` is the
+    /// first). Empty, and absent, for one link: `links = [L]` is `link = L`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<Link>,
 }
 
 /// Default access-link buffer, packets (Linux's default `txqueuelen`).
@@ -936,6 +962,16 @@ impl Scenario {
     pub fn total_flows(&self) -> usize {
         self.flows.iter().map(|g| g.count as usize).sum()
     }
+
+    /// The queues of the packet engine: a chain's links, a pool's ports
+    /// (copies of `link`), or the one link.
+    pub fn queue_links(&self) -> Vec<&Link> {
+        match (&self.pool, self.links.is_empty()) {
+            (Some(p), _) => vec![&self.link; p.ports as usize],
+            (None, false) => self.links.iter().collect(),
+            (None, true) => vec![&self.link],
+        }
+    }
 }
 
 fn check(cond: bool, path: &str, msg: impl FnOnce() -> String) -> Result<(), ScenarioError> {
@@ -953,49 +989,71 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         format!("{warmup} must be shorter than duration {duration}")
     })?;
 
-    // Link.
-    let cap = raw.link.capacity.0.0;
-    check(cap > 0.0, "link.capacity", || {
-        format!("must be > 0bps, got {cap}bps")
-    })?;
-    check(cap <= 1e13, "link.capacity", || {
-        format!("{cap}bps exceeds the 10Tbps limit")
-    })?;
-    let delay = raw.link.delay.0;
-    let qdisc = raw.link.qdisc.unwrap_or_else(|| "droptail".into());
-    check(QDISCS.contains(&qdisc.as_str()), "link.qdisc", || {
-        format!(
-            "unknown queue discipline {qdisc:?}: allowed are {}",
-            QDISCS.join(", ")
-        )
-    })?;
-    let raw_qdisc_params = raw.link.qdisc_params.unwrap_or_default();
+    // Links: one (`link`), or a chain (`links`) of which `link` is the
+    // first. Capacity, delay and discipline first; buffers after the
+    // flows, whose RTTs the BDP refers to.
+    let raw_links: Vec<(String, RawLink)> = match (raw.link, raw.links) {
+        (Some(l), None) => vec![("link".to_string(), l)],
+        (None, Some(ls)) => {
+            let n = ls.len();
+            check((1..=MAX_LINKS as usize).contains(&n), "links", || {
+                format!("must hold 1 to {MAX_LINKS} links, got {n}")
+            })?;
+            ls.into_iter()
+                .enumerate()
+                .map(|(i, l)| (format!("links[{i}]"), l))
+                .collect()
+        }
+        (Some(_), Some(_)) => {
+            return Err(err(
+                "links",
+                "give link (one bottleneck) or links (a chain of them), not both",
+            ));
+        }
+        (None, None) => return Err(err("", "missing field `link`")),
+    };
+    let chain = raw_links.len() > 1;
+    let mut heads = Vec::with_capacity(raw_links.len());
+    for (path, l) in raw_links {
+        heads.push(link_head(path, l)?);
+    }
+    if raw.pool.is_some() {
+        check(!chain, "pool", || {
+            "a pool feeds copies of one link; a chain (links) has none".into()
+        })?;
+    }
 
     // Flows (RTTs first: the BDP refers to them).
     let mut rng = stream(seed, Stream::Scenario);
     let mut flows = Vec::with_capacity(raw.flows.len());
     let mut total: u64 = 0;
-    let at = GroupContext {
-        cap,
-        delay,
-        duration,
-    };
     let group_ports: Vec<Option<i64>> = raw.flows.iter().map(|f| f.port).collect();
     for (i, f) in raw.flows.into_iter().enumerate() {
-        flows.push(resolve_group(i, f, &at, &mut rng, &mut total)?);
+        let path = resolve_links(
+            f.links.as_deref(),
+            &group_path(i, "links"),
+            heads.len(),
+            true,
+        )?;
+        let crossed = &heads[path[0] as usize..=*path.last().expect("a link") as usize];
+        let at = GroupContext {
+            cap: crossed.iter().map(|h| h.cap).fold(f64::INFINITY, f64::min),
+            delay: SimTime(crossed.iter().map(|h| h.delay.0).sum()),
+            delay_what: if chain {
+                format!("the delays of links {path:?}")
+            } else {
+                "link.delay".into()
+            },
+            duration,
+        };
+        let mut g = resolve_group(i, f, &at, &mut rng, &mut total)?;
+        g.path_delay = at.delay;
+        g.delay_before_last = at.delay - crossed.last().expect("a link").delay;
+        g.links = if chain { path } else { Vec::new() };
+        flows.push(g);
     }
 
-    // Buffer and BDP.
-    let packet_size = raw
-        .link
-        .packet_size
-        .map(|s| s.0)
-        .unwrap_or_else(|| flows.first().map(|g| g.mss_bytes as u64).unwrap_or(1500));
-    check(
-        (64..=65_535).contains(&packet_size),
-        "link.packet_size",
-        || format!("must be between 64B and 65535B, got {packet_size}B"),
-    )?;
+    // Buffers and BDPs.
     let support = |g: &FlowGroup| {
         g.rtt_draw
             .iter()
@@ -1015,7 +1073,116 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             None => g.rtts.clone().into_iter().chain(support(g)),
         })
         .collect();
-    let bdp_rtt = match raw.link.bdp_rtt {
+    let first_mss = flows.first().map(|g| u64::from(g.mss_bytes));
+    let mut raw_pool = raw.pool;
+    let mut pool = None;
+    let mut links = Vec::with_capacity(heads.len());
+    for h in heads {
+        let (link, p) = resolve_link(h, first_mss, &bdp_rtts, &mut raw_pool)?;
+        pool = pool.or(p);
+        links.push(link);
+    }
+    let mut links = links.into_iter();
+    let link = links.next().expect("a link");
+    let links: Vec<Link> = if chain {
+        std::iter::once(link.clone()).chain(links).collect()
+    } else {
+        Vec::new()
+    };
+    let cap = link.capacity_bps;
+
+    let ports = pool.as_ref().map_or(1, |p| p.ports);
+    for (i, (g, port)) in flows.iter_mut().zip(group_ports).enumerate() {
+        g.port = resolve_port(port, &group_path(i, "port"), ports)?;
+    }
+    let n_links = links.len().max(1);
+    let background = resolve_background(raw.background, cap, ports, n_links)?;
+    let output = resolve_output(raw.output.unwrap_or_default(), duration, flows.len())?;
+    check(
+        !(output.trace && (pool.is_some() || chain)),
+        "output.trace",
+        || {
+            "the packet trace records one queue: not available with a [pool] or a chain (links)"
+                .into()
+        },
+    )?;
+    let fluid = resolve_fluid(raw.fluid.unwrap_or_default(), &all_rtts)?;
+
+    Ok(Scenario {
+        name: raw.name.unwrap_or_else(|| "scenario".into()),
+        duration,
+        warmup,
+        seed,
+        link,
+        flows,
+        background,
+        output,
+        fluid,
+        pool,
+        links,
+    })
+}
+
+/// Most links a chain may hold.
+pub const MAX_LINKS: u32 = 64;
+
+/// What a link's table says before the flows are known: its path in the
+/// scenario (`link` or `links[i]`), capacity, delay and discipline's name,
+/// and the rest as written.
+struct LinkHead {
+    path: String,
+    cap: f64,
+    delay: SimTime,
+    qdisc: String,
+    raw: RawLink,
+}
+
+fn link_head(path: String, raw: RawLink) -> Result<LinkHead, ScenarioError> {
+    let cap = raw.capacity.0.0;
+    check(cap > 0.0, &format!("{path}.capacity"), || {
+        format!("must be > 0bps, got {cap}bps")
+    })?;
+    check(cap <= 1e13, &format!("{path}.capacity"), || {
+        format!("{cap}bps exceeds the 10Tbps limit")
+    })?;
+    let qdisc = raw.qdisc.clone().unwrap_or_else(|| "droptail".into());
+    check(
+        QDISCS.contains(&qdisc.as_str()),
+        &format!("{path}.qdisc"),
+        || {
+            format!(
+                "unknown queue discipline {qdisc:?}: allowed are {}",
+                QDISCS.join(", ")
+            )
+        },
+    )?;
+    Ok(LinkHead {
+        cap,
+        delay: raw.delay.0,
+        qdisc,
+        path,
+        raw,
+    })
+}
+
+/// A link with its buffer and discipline resolved: its packet size (default
+/// `first_mss`, else 1500 B), its BDP over the flows' RTTs `bdp_rtts` (else
+/// twice its delay), and `pool` (taken by the first link: its size in the
+/// link's terms, then the resolved pool) whose size is the buffer's default.
+fn resolve_link(
+    h: LinkHead,
+    first_mss: Option<u64>,
+    bdp_rtts: &[SimTime],
+    pool: &mut Option<RawPool>,
+) -> Result<(Link, Option<Pool>), ScenarioError> {
+    let (path, cap, delay) = (h.path.as_str(), h.cap, h.delay);
+    let packet_size = h.raw.packet_size.map(|s| s.0).or(first_mss).unwrap_or(1500);
+    check(
+        (64..=65_535).contains(&packet_size),
+        &format!("{path}.packet_size"),
+        || format!("must be between 64B and 65535B, got {packet_size}B"),
+    )?;
+    let bdp_rtt = match h.raw.bdp_rtt {
         Some(d) => d.0,
         None if !bdp_rtts.is_empty() => SimTime(
             (bdp_rtts.iter().map(|t| t.0 as u128).sum::<u128>() / bdp_rtts.len() as u128) as u64,
@@ -1024,7 +1191,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     };
     let bdp_pkts = cap * bdp_rtt.as_secs_f64() / (8.0 * packet_size as f64);
     let size = |b: BufferSize, path: &str| buffer_size(b, path, cap, bdp_pkts, packet_size);
-    let pool = match raw.pool {
+    let pool = match pool.take() {
         Some(raw) => {
             let (mode, size_pkts, size_bytes) = size(raw.size.0, "pool.size")?;
             Some(resolve_pool(raw, mode, size_pkts, size_bytes)?)
@@ -1033,56 +1200,69 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     };
     // Without a pool the link's buffer is required; with one it is each
     // port's own limit beside the threshold, by default the pool's size.
-    let (mode, buffer_pkts, buffer_bytes) = match (raw.link.buffer, &pool) {
-        (Some(b), _) => size(b.0, "link.buffer")?,
+    let (mode, buffer_pkts, buffer_bytes) = match (h.raw.buffer, &pool) {
+        (Some(b), _) => size(b.0, &format!("{path}.buffer"))?,
         (None, Some(p)) => (p.mode, p.size_pkts, p.size_bytes),
-        (None, None) => return Err(err("link", "missing field `buffer`")),
+        (None, None) => return Err(err(path, "missing field `buffer`")),
     };
-
     // Queue discipline (its defaults depend on the packet size and buffer mode).
-    let link_info = link_info(packet_size as u32, mode, cap);
-    let queue =
-        QdiscConfig::from_params(&qdisc, &raw_qdisc_params, link_info).map_err(|(key, msg)| {
-            if key.is_empty() {
-                err("link.qdisc", msg)
+    let info = link_info(packet_size as u32, mode, cap);
+    let params = h.raw.qdisc_params.unwrap_or_default();
+    let queue = QdiscConfig::from_params(&h.qdisc, &params, info).map_err(|(key, msg)| {
+        if key.is_empty() {
+            err(format!("{path}.qdisc"), msg)
+        } else {
+            err(format!("{path}.qdisc_params.{key}"), msg)
+        }
+    })?;
+    let link = Link {
+        capacity_bps: cap,
+        delay,
+        buffer_pkts,
+        buffer_bytes,
+        buffer_mode: mode,
+        packet_size_bytes: packet_size as u32,
+        bdp_rtt,
+        bdp_pkts,
+        queue,
+    };
+    Ok((link, pool))
+}
+
+/// The links of a chain a flow group (`several`) or a background source
+/// crosses, given at `path` as consecutive indices in order, among `n`
+/// links (default: all of them).
+fn resolve_links(
+    given: Option<&[i64]>,
+    path: &str,
+    n: usize,
+    several: bool,
+) -> Result<Vec<u32>, ScenarioError> {
+    let Some(v) = given else {
+        return Ok((0..n as u32).collect());
+    };
+    check(!v.is_empty(), path, || {
+        "the list is empty: give the links it crosses, e.g. [0, 1]".into()
+    })?;
+    check(several || v.len() == 1, path, || {
+        format!("{v:?}: background packets cross one link of a chain, e.g. [1]")
+    })?;
+    for &k in v {
+        check((0..n as i64).contains(&k), path, || {
+            if n == 1 {
+                format!("{v:?}: there is one link (0) without a chain (links = [...])")
             } else {
-                err(format!("link.qdisc_params.{key}"), msg)
+                format!(
+                    "{v:?}: link {k} is not between 0 and {} (links has {n})",
+                    n - 1
+                )
             }
         })?;
-
-    let ports = pool.as_ref().map_or(1, |p| p.ports);
-    for (i, (g, port)) in flows.iter_mut().zip(group_ports).enumerate() {
-        g.port = resolve_port(port, &group_path(i, "port"), ports)?;
     }
-    let background = resolve_background(raw.background, cap, ports)?;
-    let output = resolve_output(raw.output.unwrap_or_default(), duration, flows.len())?;
-    check(!(output.trace && pool.is_some()), "output.trace", || {
-        "the packet trace records one queue: not available with a [pool]".into()
+    check(v.windows(2).all(|w| w[1] == w[0] + 1), path, || {
+        format!("{v:?}: give consecutive links in order, e.g. [1, 2, 3]")
     })?;
-    let fluid = resolve_fluid(raw.fluid.unwrap_or_default(), &all_rtts)?;
-
-    Ok(Scenario {
-        name: raw.name.unwrap_or_else(|| "scenario".into()),
-        duration,
-        warmup,
-        seed,
-        link: Link {
-            capacity_bps: cap,
-            delay,
-            buffer_pkts,
-            buffer_bytes,
-            buffer_mode: mode,
-            packet_size_bytes: packet_size as u32,
-            bdp_rtt,
-            bdp_pkts,
-            queue,
-        },
-        flows,
-        background,
-        output,
-        fluid,
-        pool,
-    })
+    Ok(v.iter().map(|&k| k as u32).collect())
 }
 
 /// A buffer `b` at `path` on a link of `cap` bits/s whose BDP is `bdp_pkts`
@@ -1176,6 +1356,7 @@ fn resolve_background(
     raw: Vec<RawBackground>,
     cap: f64,
     ports: u32,
+    n_links: usize,
 ) -> Result<Vec<Background>, ScenarioError> {
     let mut background = Vec::new();
     for (i, b) in raw.into_iter().enumerate() {
@@ -1203,6 +1384,14 @@ fn resolve_background(
             rate_bps: rate,
             packet_size_bytes: ps as u32,
             port: resolve_port(b.port, &p("port"), ports)?,
+            links: match b.links {
+                Some(v) if n_links > 1 => resolve_links(Some(&v), &p("links"), n_links, false)?,
+                None if n_links > 1 => vec![0],
+                v => {
+                    resolve_links(v.as_deref(), &p("links"), n_links, false)?;
+                    Vec::new()
+                }
+            },
         });
     }
 
@@ -1311,10 +1500,12 @@ fn group_path(i: usize, field: &str) -> String {
 
 /// What of the link and the run a flow group's fields are checked against.
 struct GroupContext {
-    /// Bottleneck capacity, bits/s.
+    /// Bottleneck capacity (the least of the links it crosses), bits/s.
     cap: f64,
-    /// Bottleneck one-way delay.
+    /// One-way delay of the links it crosses.
     delay: SimTime,
+    /// What `delay` is, for errors (`link.delay`).
+    delay_what: String,
     /// The run's duration.
     duration: SimTime,
 }
@@ -1409,7 +1600,7 @@ fn resolve_group(
         Some(e) => e,
         None => cc.ecn_per_packet(),
     };
-    let (rtts, rtt_draw) = group_rtts(&f, i, n, dynamic, delay, rng)?;
+    let (rtts, rtt_draw) = group_rtts(&f, i, n, dynamic, (delay, &at.delay_what), rng)?;
     let mss = f.mss.map(|s| s.0).unwrap_or(1500);
     check((64..=65_535).contains(&mss), &p("mss"), || {
         format!("must be between 64B and 65535B, got {mss}B")
@@ -1449,6 +1640,9 @@ fn resolve_group(
         begin,
         rtt_harmonic_mean_s: hm,
         port: 0,
+        links: Vec::new(),
+        path_delay: delay,
+        delay_before_last: SimTime::ZERO,
         count: count as u32,
         cc,
         rtt_law_mean: if dynamic { None } else { rtt_law_mean(&f.rtt) },
@@ -1505,7 +1699,7 @@ fn group_rtts(
     i: usize,
     n: usize,
     dynamic: bool,
-    delay: SimTime,
+    (delay, delay_what): (SimTime, &str),
     rng: &mut Rng,
 ) -> Result<(Vec<SimTime>, Option<RttDraw>), ScenarioError> {
     let p = |field: &str| group_path(i, field);
@@ -1572,7 +1766,7 @@ fn group_rtts(
     for (k, &r) in rtts.iter().chain(support.iter()).enumerate() {
         check(r >= delay.times(2) && r > SimTime::ZERO, &p("rtt"), || {
             format!(
-                "RTT {r} of flow {k} is shorter than twice link.delay ({}): the round trip includes the bottleneck both ways",
+                "RTT {r} of flow {k} is shorter than twice {delay_what} ({}): the round trip includes the bottleneck both ways",
                 delay.times(2)
             )
         })?;

@@ -77,6 +77,12 @@ def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
             "['500pkt', '1000pkt', '2000pkt']}), and read each port's utilization_port<k>, "
             "mean_queue_pkts_port<k> and drop_rate_port<k>"
         )
+    if "links" in norm:
+        raise AdviceError(
+            "links: advise sizes one link's buffer; it does not size the links of a chain yet. "
+            "Sweep them instead, e.g. bufsim.sweep(scenario, grid={'links[1].buffer': "
+            "['50pkt', '100pkt']}), and read each link's utilization_link<k> and drop_rate_link<k>"
+        )
     link = norm["link"]
     finite = [g["kind"] for g in norm["flows"] if g["kind"] != "persistent"]
     for o in objs:

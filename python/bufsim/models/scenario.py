@@ -310,6 +310,10 @@ def _check_domain(scenario: dict, name: str) -> None:
             f"scenario.pool: {what} models one link with its own buffer, not ports sharing a "
             "pool; use engine 'packet'"
         )
+    if scenario.get("links"):
+        raise ModelInputError(
+            f"scenario.links: {what} models one bottleneck, not a chain of them; use engine 'packet'"
+        )
     for g, f in enumerate(scenario.get("flows") or []):
         kind = f.get("kind", "persistent")
         if kind != "persistent":

@@ -240,6 +240,12 @@ def check(scenario: Scenario) -> None:
             "the ns3 engine builds one bottleneck with its own buffer; ns-3.37's point-to-point "
             "devices share no buffer pool: use engine='packet'",
         )
+    if "links" in norm:
+        raise scenario_error(
+            "links",
+            "the ns3 engine builds one bottleneck (a dumbbell), not a chain of them: use "
+            "engine='packet'",
+        )
     link = norm["link"]
     q = link["qdisc"]
     if q not in QDISCS:

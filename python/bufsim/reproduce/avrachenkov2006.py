@@ -1043,7 +1043,7 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                 "place is replaced by another, over a long run), "
                 "{st_lo:.0%}-{st_hi:.0%} of the other flows get under {floor:.0%} of "
                 "the link, and the utilization ({u_lo:.4f}-{u_hi:.4f}) is within {gap:.1%} of one "
-                "flow alone's ({one:.4f}, N = 1): the others' tries cost the link little. One flow "
+                "flow alone's ({one:.4f}): the others' tries cost the link little. One flow "
                 "alone through a {b:g}-packet buffer is Corollary 1's case ({cor:.1f} Mbps). With {jitter} "
                 "of send jitter the flows collide, time out and the link falls to "
                 "{jit_lo:.1f}-{jit_hi:.1f} Mbps; ns-2's {r5} and {r20} Mbps lie between.",

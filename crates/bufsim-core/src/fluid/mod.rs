@@ -57,6 +57,12 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
             "the fluid engine models one link with its own buffer, not ports sharing a pool: use engine=\"packet\"",
         ));
     }
+    if !s.links.is_empty() {
+        return Err(err(
+            "links",
+            "the fluid engine models one bottleneck, not a chain of them: use engine=\"packet\"",
+        ));
+    }
     let q = s.link.queue.name();
     if !s.link.queue.has_fluid() {
         return Err(err(

@@ -349,8 +349,9 @@ impl Collector {
         let mut c = Collector {
             warmup: s.warmup,
             sync_window: s.link.bdp_rtt.max(SimTime(1)),
-            // A pool's ports together: their utilization is the mean of theirs.
-            capacity_bps: s.link.capacity_bps * f64::from(s.pool.as_ref().map_or(1, |p| p.ports)),
+            // A pool's ports or a chain's links together: the utilization
+            // is theirs weighted by capacity (`Ports::busy_until`).
+            capacity_bps: s.queue_links().iter().map(|l| l.capacity_bps).sum(),
             in_window: s.warmup == SimTime::ZERO,
             drop_reasons: s.link.queue.drop_reasons(),
             busy_at_warmup: SimTime::ZERO,

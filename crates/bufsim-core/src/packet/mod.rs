@@ -134,6 +134,8 @@ enum Ev {
     AccessHead(u32),
     /// Port `k` (the bottleneck: 0) finished serializing its packet in service.
     TxDone(u32),
+    /// The head packet of link `k`'s forward line reaches link `k + 1` (a chain).
+    Forward(u32),
     /// Head segment of flow `f`'s return path reaches its receiver.
     Receive(u32),
     /// Flow `f`'s retransmission timer may have expired (checked lazily).
@@ -188,9 +190,12 @@ struct Flow {
     zombie: bool,
     /// Left slow start (ssthresh finite).
     long: bool,
-    /// The port its data leaves by (0: the bottleneck), read with every
-    /// segment sent: here it fills the padding before `receiver`.
-    port: u32,
+    /// The queue its data joins first (0: the bottleneck; a pool's port;
+    /// a chain's first link it crosses), read with every segment sent, and
+    /// the one it leaves last (on a chain, its last link): here they fill
+    /// the padding before `receiver`.
+    port: u16,
+    exit: u16,
     receiver: Receiver,
     /// Propagation left on the access path: 0 when the sender lags, else
     /// the one-way access delay.
@@ -261,7 +266,8 @@ impl Flow {
         lagging: bool,
     ) -> Flow {
         let grp = &s.flows[g as usize];
-        let access = SimTime((rtt.0 - 2 * s.link.delay.0) / 2);
+        // One way: access, then the links it crosses (`path_delay`).
+        let access = SimTime((rtt.0 - 2 * grp.path_delay.0) / 2);
         // A closed-loop user thinks from the end its sender sees: that
         // sender keeps the access delay line.
         let lag = if lagging && grp.kind != Kind::Closed {
@@ -296,7 +302,9 @@ impl Flow {
                 .push_at(if grp.push_ack { limit } else { u64::MAX }),
             mss: grp.mss_bytes,
             access_delay: access - lag,
-            return_delay: rtt - access + lag,
+            // From the end of its serialization on the last link: that
+            // link's delay, then back over the whole path and the access.
+            return_delay: rtt - access - grp.delay_before_last + lag,
             lag,
             access_rate: grp.access_rate_bps.map(BitsPerSec),
             access_free_at: SimTime::ZERO,
@@ -312,7 +320,8 @@ impl Flow {
             jitter: grp.jitter,
             jitter_rng: stream(s.seed, Stream::Jitter(loss_stream)),
             group: g,
-            port: grp.port,
+            port: grp.links.first().map_or(grp.port, |&l| l) as u16,
+            exit: grp.links.last().map_or(grp.port, |&l| l) as u16,
             rtt,
             active: false,
             finite: limit != u64::MAX,
@@ -388,12 +397,9 @@ struct Sim<'s> {
     events: EventQueue<Ev>,
     flows: Vec<Flow>,
     bgs: Vec<Bg>,
-    /// The bottleneck, or a pool's ports (each a copy of the link).
+    /// The bottleneck, a pool's ports (each a copy of the link), or a
+    /// chain's links.
     ports: Ports,
-    capacity: BitsPerSec,
-    /// The last packet size served and its serialization time at
-    /// `capacity` (see [`Sim::tx_time`]).
-    tx_memo: (u32, SimTime),
     col: Collector,
     /// Segments a sender just emitted, empty between events (reused).
     out: Vec<u64>,
@@ -460,7 +466,7 @@ impl<'s> Sim<'s> {
                 exp,
                 size: b.packet_size_bytes,
                 seq: 0,
-                port: b.port,
+                port: b.links.first().map_or(b.port, |&l| l),
             });
         }
         events.push(s.output.interval, Ev::Sample);
@@ -504,8 +510,6 @@ impl<'s> Sim<'s> {
             flows,
             bgs,
             ports: Ports::new(s),
-            capacity: BitsPerSec(s.link.capacity_bps),
-            tx_memo: (0, BitsPerSec(s.link.capacity_bps).tx_time(0)),
             col: Collector::new(s, groups),
             out: Vec::with_capacity(64),
             persistent,
@@ -699,6 +703,7 @@ impl<'s> Sim<'s> {
                 Ev::Wake(u) => self.wake(u),
                 Ev::AccessHead(f) => self.access_head(f),
                 Ev::TxDone(k) => self.tx_done(k),
+                Ev::Forward(k) => self.forward(k),
                 Ev::Receive(f) => self.receive(f),
                 Ev::Rto(f) => self.rto(f),
                 Ev::Pace(f) => self.pace(f),
@@ -808,7 +813,7 @@ impl<'s> Sim<'s> {
             if at == now && flow.access.is_empty() {
                 flow.in_net += 1;
                 let (p, port) = (pkt.packet(f, flow.mss), flow.port);
-                self.arrive(p, port);
+                self.arrive(p, u32::from(port));
                 continue;
             }
             if flow.access.push(at, pkt) {
@@ -839,7 +844,7 @@ impl<'s> Sim<'s> {
             };
             flow.in_net += 1;
             let (pkt, port) = (sent.packet(f, flow.mss), flow.port);
-            self.arrive(pkt, port);
+            self.arrive(pkt, u32::from(port));
         }
         if let Some(t) = self.flows[f as usize].access.head_time() {
             self.events.push(t, Ev::AccessHead(f));
@@ -900,18 +905,6 @@ impl<'s> Sim<'s> {
         }
     }
 
-    /// Serialization time of a `size`-byte packet on the bottleneck: the
-    /// same value as `capacity.tx_time(size)`, memoized for the last size
-    /// (consecutive packets mostly have the same size; this saves a division
-    /// and a `ceil` call per packet).
-    #[inline]
-    fn tx_time(&mut self, size: u32) -> SimTime {
-        if self.tx_memo.0 != size {
-            self.tx_memo = (size, self.capacity.tx_time(size));
-        }
-        self.tx_memo.1
-    }
-
     /// Port `k`'s link is free: serialize the next packet of its queue.
     fn start_tx(&mut self, k: u32) {
         let now = self.now;
@@ -923,8 +916,8 @@ impl<'s> Sim<'s> {
                 debug_assert_eq!(tr.waiting(), self.ports.occupancy().pkts);
             }
             self.col.dequeued(p.flow(), now - since);
-            let done = now + self.tx_time(p.size());
-            let port = &mut self.ports.get(k);
+            let port = self.ports.get(k);
+            let done = now + port.tx_time(p.size());
             port.tx_start = now;
             port.in_service = Some(p);
             self.events.push_slot(slot_tx_done(k), done, Ev::TxDone(k));
@@ -940,18 +933,28 @@ impl<'s> Sim<'s> {
             .expect("TxDone without a packet in service");
         port.busy += now - port.tx_start;
         self.start_tx(k);
-        self.deliver(p);
+        self.deliver(p, k);
     }
 
-    /// A packet's serialization on the bottleneck ended: it leaves for its
+    /// A packet's serialization on link `k` ended: on a chain it goes on to
+    /// the next link unless this is its flow's last; else it leaves for its
     /// receiver, which runs the return delay behind (the module doc).
-    fn deliver(&mut self, p: Packet) {
+    /// Background packets cross one link.
+    fn deliver(&mut self, p: Packet, k: u32) {
         if p.flow() == BACKGROUND {
             self.col.delivered += 1;
             return;
         }
         let f = p.flow();
         let flow = &mut self.flows[f as usize];
+        if u32::from(flow.exit) != k {
+            let port = self.ports.get(k);
+            let at = self.now + port.delay;
+            if port.fwd.push(at, p) {
+                self.events.push(at, Ev::Forward(k));
+            }
+            return;
+        }
         flow.in_net -= 1;
         if flow.loss > 0.0 && flow.loss_rng.random::<f64>() < flow.loss {
             self.col.random_drop(f);
@@ -964,14 +967,24 @@ impl<'s> Sim<'s> {
         }
     }
 
+    /// The packets at the head of link `k`'s forward line reach link `k + 1`.
+    fn forward(&mut self, k: u32) {
+        while let Some(p) = self.ports.get(k).fwd.pop_ready(self.now) {
+            self.arrive(p, k + 1);
+        }
+        if let Some(t) = self.ports.get(k).fwd.head_time() {
+            self.events.push(t, Ev::Forward(k));
+        }
+    }
+
     /// The head segment of flow `f`'s return path reaches its receiver,
     /// `return_delay` after its serialization ended: the receiver takes the
     /// segments due now, its ACKs reach the sender at once, and the sender
     /// sends what they allow.
     fn receive(&mut self, f: u32) {
         let now = self.now;
-        let mss = self.flows[f as usize].mss;
-        let tx = self.tx_time(mss);
+        let (mss, exit) = (self.flows[f as usize].mss, self.flows[f as usize].exit);
+        let tx = self.ports.get(u32::from(exit)).tx_time(mss);
         let Sim {
             flows,
             col,
@@ -1102,12 +1115,12 @@ impl<'s> Sim<'s> {
             .map(|f| f.access.len() as u64)
             .sum::<u64>()
             + self.ports.occupancy().pkts
-            + self.ports.in_service();
+            + self.ports.in_transit();
         // Segments past the bottleneck that their (lagging) receivers have
         // not taken yet were delivered within the run: their goodput and
         // `rcv_nxt` count; the ACKs they would send reach no sender in it.
         for (f, flow) in self.flows.iter_mut().enumerate() {
-            let tx = self.capacity.tx_time(flow.mss);
+            let tx = self.ports.get(u32::from(flow.exit)).tx_time_of(flow.mss);
             while let Some((at, seg)) = flow.rcv.pop() {
                 flow.take(seg, f as u32, at - flow.return_delay, tx, &mut self.col);
             }
@@ -1131,7 +1144,7 @@ impl<'s> Sim<'s> {
         let mut out = self
             .col
             .finish(now, &mut self.ports, busy, in_flight, &per_flow);
-        let ports = self.ports.port_summary(now, self.s.warmup);
+        let ports = self.ports.summary(now, self.s.warmup);
         out.summary.extend(ports);
         for (name, col) in self.ports.timeseries() {
             out.timeseries.push(name, col);

@@ -1,22 +1,36 @@
-//! The bottleneck's egress ports: the dumbbell's one link, or the ports of
-//! a shared-buffer pool ([`crate::scenario::Pool`]), each a copy of the
-//! scenario's link with its own queue, discipline and packet in service.
+//! The engine's queues, each feeding a link: the dumbbell's one link, the
+//! ports of a shared-buffer pool ([`crate::scenario::Pool`], each a copy of
+//! the scenario's link), or the links of a chain (`links`), each with its
+//! own queue, discipline, capacity and packet in service. On a chain a
+//! packet that goes on to the next link waits out the link's propagation
+//! delay in the link's forward line ([`Port::fwd`]).
 //!
-//! [`Ports`] is what the collector measures: the ports' queues taken
-//! together (occupancy, its time integral, counters; with one port, that
-//! port's queue as it is) and their busy time, averaged over the ports. With
-//! a pool it also keeps the pool's largest occupancy and each port's own
-//! statistics over the statistics window ([`Ports::port_summary`]).
+//! [`Ports`] is what the collector measures: the queues taken together
+//! (occupancy, its time integral, counters; with one link, its queue as it
+//! is) and their busy time, weighted by capacity. With several it also
+//! keeps each one's own statistics over the statistics window
+//! ([`Ports::summary`]) and queue over time ([`Ports::timeseries`]), and a
+//! pool's largest occupancy.
 
 use crate::net::Packet;
+use crate::net::pipe::Pipe;
 use crate::queue::{DropReason, Occupancy, Queue, QueueCounters, Setup};
 use crate::scenario::{Pool, Scenario};
-use crate::units::SimTime;
+use crate::units::{BitsPerSec, SimTime};
 
-/// One egress port.
+/// One queue and the link it feeds.
 pub(crate) struct Port {
     /// Its queue and discipline.
     pub queue: Queue,
+    /// The link's rate.
+    capacity: BitsPerSec,
+    /// The last packet size served and its serialization time (see
+    /// [`Port::tx_time`]).
+    tx_memo: (u32, SimTime),
+    /// The link's one-way propagation delay.
+    pub delay: SimTime,
+    /// On a chain: packets on their way to the next link's queue.
+    pub fwd: Pipe<Packet>,
     /// The packet being serialized.
     pub in_service: Option<Packet>,
     /// Time spent serializing, the packet in service excluded.
@@ -33,6 +47,23 @@ pub(crate) struct Port {
 }
 
 impl Port {
+    /// Serialization time of a `size`-byte packet on the link: the same
+    /// value as `capacity.tx_time(size)`, memoized for the last size
+    /// (consecutive packets mostly have the same size; this saves a
+    /// division and a `ceil` call per packet).
+    #[inline]
+    pub fn tx_time(&mut self, size: u32) -> SimTime {
+        if self.tx_memo.0 != size {
+            self.tx_memo = (size, self.capacity.tx_time(size));
+        }
+        self.tx_memo.1
+    }
+
+    /// Serialization time of a `size`-byte packet, not memoized.
+    pub fn tx_time_of(&self, size: u32) -> SimTime {
+        self.capacity.tx_time(size)
+    }
+
     /// Busy time up to `t`, the packet in service included.
     fn busy_until(&self, t: SimTime) -> SimTime {
         match self.in_service {
@@ -53,34 +84,50 @@ pub(crate) struct Ports {
     /// Ports 1 and up.
     rest: Vec<Port>,
     pool: Option<Pool>,
+    /// What the summary and time series call one of several: `port` (a
+    /// pool's) or `link` (a chain's); `None` for the one link.
+    kind: Option<&'static str>,
     /// The pool's largest occupancy, packets (pool only).
     max_pkts: u64,
 }
 
 impl Ports {
-    /// The scenario's ports, empty: one per `pool.ports`, else one.
+    /// The scenario's queues, empty ([`Scenario::queue_links`]).
     pub fn new(s: &Scenario) -> Ports {
-        let n = s.pool.as_ref().map_or(1, |p| p.ports);
-        let port = |port| Port {
-            queue: Queue::new(s.link.queue.discipline(&Setup {
-                limit: s.link.limit(),
-                link: s.link.info(),
-                seed: s.seed,
-                port,
-                tcp_flows: s.total_flows() as u32,
-            })),
-            in_service: None,
-            busy: SimTime::ZERO,
-            tx_start: SimTime::ZERO,
-            busy_at_warmup: SimTime::ZERO,
-            area_at_warmup: 0.0,
-            area_at_sample: 0.0,
-            ts_queue: Vec::new(),
+        let links = s.queue_links();
+        let port = |k: usize| {
+            let link = links[k];
+            let capacity = BitsPerSec(link.capacity_bps);
+            Port {
+                queue: Queue::new(link.queue.discipline(&Setup {
+                    limit: link.limit(),
+                    link: link.info(),
+                    seed: s.seed,
+                    port: k as u32,
+                    tcp_flows: s.total_flows() as u32,
+                })),
+                capacity,
+                tx_memo: (0, capacity.tx_time(0)),
+                delay: link.delay,
+                fwd: Pipe::default(),
+                in_service: None,
+                busy: SimTime::ZERO,
+                tx_start: SimTime::ZERO,
+                busy_at_warmup: SimTime::ZERO,
+                area_at_warmup: 0.0,
+                area_at_sample: 0.0,
+                ts_queue: Vec::new(),
+            }
         };
         Ports {
             first: port(0),
-            rest: (1..n).map(port).collect(),
+            rest: (1..links.len()).map(port).collect(),
             pool: s.pool,
+            kind: match (&s.pool, s.links.is_empty()) {
+                (Some(_), _) => Some("port"),
+                (None, false) => Some("link"),
+                (None, true) => None,
+            },
             max_pkts: 0,
         }
     }
@@ -104,9 +151,11 @@ impl Ports {
         std::iter::once(&mut self.first).chain(&mut self.rest)
     }
 
-    /// How many ports are serializing a packet.
-    pub fn in_service(&self) -> u64 {
-        self.all().filter(|p| p.in_service.is_some()).count() as u64
+    /// Packets being serialized or on their way between links.
+    pub fn in_transit(&self) -> u64 {
+        self.all()
+            .map(|p| p.in_service.is_some() as u64 + p.fwd.len() as u64)
+            .sum()
     }
 
     /// Offer `pkt` to port `k`'s queue at `now`. With a pool, a packet the
@@ -115,8 +164,7 @@ impl Ports {
     #[inline]
     pub fn enqueue(&mut self, k: u32, pkt: Packet, now: SimTime) {
         match self.pool {
-            // Without a pool every packet is port 0's.
-            None => self.first.queue.enqueue(pkt, now),
+            None => self.get(k).queue.enqueue(pkt, now),
             Some(pool) => self.enqueue_pooled(pool, k, pkt, now),
         }
     }
@@ -169,22 +217,28 @@ impl Ports {
         c
     }
 
-    /// The largest occupancy, packets: the one queue's, or the pool's.
+    /// The largest occupancy, packets: the one queue's, a pool's, or on a
+    /// chain the largest of one link's.
     pub fn max_pkts(&self) -> u64 {
         match self.pool {
             Some(_) => self.max_pkts,
-            None => self.first.queue.max_pkts(),
+            None => self.all().map(|p| p.queue.max_pkts()).max().unwrap_or(0),
         }
     }
 
-    /// The ports' busy time up to `t`, averaged over the ports (their
-    /// utilization together is this over the elapsed time).
+    /// The links' busy time up to `t`, averaged over the links weighted by
+    /// capacity (their utilization together, busy over elapsed time, is the
+    /// share of their summed capacity they used).
     pub fn busy_until(&self, t: SimTime) -> SimTime {
         if self.rest.is_empty() {
             return self.first.busy_until(t);
         }
-        let sum: u64 = self.all().map(|p| p.busy_until(t).0).sum();
-        SimTime(sum / (1 + self.rest.len() as u64))
+        let cap: f64 = self.all().map(|p| p.capacity.0).sum();
+        let weighted: f64 = self
+            .all()
+            .map(|p| p.busy_until(t).0 as f64 * p.capacity.0)
+            .sum();
+        SimTime((weighted / cap).round() as u64)
     }
 
     /// Statistics start at `t`: each port's busy time and queue integral
@@ -197,10 +251,11 @@ impl Ports {
         }
     }
 
-    /// With a pool, note each port's mean queue over the sampling interval
-    /// `dt` that ends at `t` (the time series' `queue_pkts_port<k>`).
+    /// With several queues, note each one's mean over the sampling
+    /// interval `dt` that ends at `t` (the time series'
+    /// `queue_pkts_port<k>` or `queue_pkts_link<k>`).
     pub fn sample(&mut self, t: SimTime, dt: SimTime) {
-        if self.pool.is_none() {
+        if self.kind.is_none() {
             return;
         }
         for p in self.all_mut() {
@@ -210,58 +265,62 @@ impl Ports {
         }
     }
 
-    /// With a pool, the time series' `queue_pkts_port<k>` columns
-    /// ([`Ports::sample`]); empty without one.
+    /// With several queues, the time series' `queue_pkts_<kind><k>`
+    /// columns ([`Ports::sample`]); empty with one.
     pub fn timeseries(&mut self) -> Vec<(String, Vec<f64>)> {
-        if self.pool.is_none() {
+        let Some(kind) = self.kind else {
             return Vec::new();
-        }
+        };
         self.all_mut()
             .enumerate()
             .map(|(k, p)| {
                 (
-                    format!("queue_pkts_port{k}"),
+                    format!("queue_pkts_{kind}{k}"),
                     std::mem::take(&mut p.ts_queue),
                 )
             })
             .collect()
     }
 
-    /// With a pool, each port's statistics over the window from the
-    /// warm-up's end to `now`, `<metric>_port<k>`: `utilization`,
-    /// `mean_queue_pkts`, `max_queue_pkts` (whole run), `drops`,
-    /// `drop_rate` (drops over arrivals); and the pool's `alpha` and size.
-    /// Empty without a pool.
-    pub fn port_summary(&mut self, now: SimTime, warmup: SimTime) -> Vec<(String, f64)> {
-        let Some(pool) = &self.pool else {
+    /// With several queues, each one's statistics over the window from the
+    /// warm-up's end to `now`, `<metric>_<kind><k>` (`_port<k>` for a
+    /// pool's, `_link<k>` for a chain's): `utilization`, `mean_queue_pkts`,
+    /// `max_queue_pkts` (whole run), `arrivals`, `departures`, `drops`,
+    /// `drop_rate` (drops over arrivals); with a pool also its size and
+    /// `alpha`. Empty with one queue.
+    pub fn summary(&mut self, now: SimTime, warmup: SimTime) -> Vec<(String, f64)> {
+        let Some(kind) = self.kind else {
             return Vec::new();
         };
         let span = (now - warmup).0 as f64;
-        let mut out = vec![
-            ("pool_size_pkts".to_string(), pool.size_pkts as f64),
-            ("pool_size_bytes".into(), pool.size_bytes as f64),
-            ("pool_alpha".into(), pool.alpha),
-        ];
-        for (k, p) in std::iter::once(&mut self.first)
-            .chain(&mut self.rest)
-            .enumerate()
-        {
+        let mut out = match &self.pool {
+            Some(pool) => vec![
+                ("pool_size_pkts".to_string(), pool.size_pkts as f64),
+                ("pool_size_bytes".into(), pool.size_bytes as f64),
+                ("pool_alpha".into(), pool.alpha),
+            ],
+            None => Vec::new(),
+        };
+        for (k, p) in self.all_mut().enumerate() {
             let c = p.queue.counters;
             let busy = p.busy_until(now) - p.busy_at_warmup;
             let area = p.queue.area(now) - p.area_at_warmup;
+            let rate = if c.arrivals > 0 {
+                c.drops as f64 / c.arrivals as f64
+            } else {
+                0.0
+            };
             out.extend([
-                (format!("utilization_port{k}"), busy.0 as f64 / span),
-                (format!("mean_queue_pkts_port{k}"), area / span),
-                (format!("max_queue_pkts_port{k}"), p.queue.max_pkts() as f64),
-                (format!("drops_port{k}"), c.drops as f64),
+                (format!("utilization_{kind}{k}"), busy.0 as f64 / span),
+                (format!("mean_queue_pkts_{kind}{k}"), area / span),
                 (
-                    format!("drop_rate_port{k}"),
-                    if c.arrivals > 0 {
-                        c.drops as f64 / c.arrivals as f64
-                    } else {
-                        0.0
-                    },
+                    format!("max_queue_pkts_{kind}{k}"),
+                    p.queue.max_pkts() as f64,
                 ),
+                (format!("arrivals_{kind}{k}"), c.arrivals as f64),
+                (format!("departures_{kind}{k}"), c.departures as f64),
+                (format!("drops_{kind}{k}"), c.drops as f64),
+                (format!("drop_rate_{kind}{k}"), rate),
             ]);
         }
         out

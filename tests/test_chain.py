@@ -1,0 +1,143 @@
+"""A chain of bottlenecks (``links``) from the Python API and the CLI:
+per-link statistics, a sweep over one link's buffer, the engines that
+refuse it, and bad input named by field. The parking-lot result and each
+link's conservation are checked in the core's tests
+(``crates/bufsim-core/tests/packet_chain.rs``)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import bufsim
+import pytest
+from bufsim.models import ModelInputError
+from conftest import cli
+
+
+def _link(capacity: str, buffer: str = "50pkt") -> dict:
+    return {"capacity": capacity, "delay": "5ms", "buffer": buffer}
+
+
+#: Two links: 20 Mbps then 10 Mbps; 6 flows cross both, 6 cross the
+#: second only, Poisson packets at 5 Mbps on the first. The RTTs are drawn:
+#: with one RTT for all, the flows that enter the second link directly
+#: arrive in step with its departures and lose the tie to a full queue
+#: (Floyd and Jacobson's phase effect, 1992), and the through flows,
+#: spaced by the first link, take 85-95% of it.
+CHAIN = {
+    "duration": "20s",
+    "warmup": "5s",
+    "links": [_link("20Mbps"), _link("10Mbps")],
+    "flows": [
+        {"count": 6, "rtt": {"uniform": ["40ms", "80ms"]}, "links": [0, 1]},
+        {"count": 6, "rtt": {"uniform": ["40ms", "80ms"]}, "links": [1]},
+    ],
+    "background": [{"kind": "poisson", "rate": "5Mbps", "packet_size": "1000B", "links": [0]}],
+}
+
+
+def test_links_report_their_own_statistics():
+    r = bufsim.simulate(CHAIN)
+    s = r.summary
+    # The second link is the bottleneck of both groups: full, and the first
+    # carries the through flows' 6/12 of it (about 5 Mbit/s) and 5 Mbit/s of
+    # Poisson packets: about half of its 20.
+    assert s["utilization_link1"] > 0.99
+    assert s["utilization_link0"] == pytest.approx(0.5, abs=0.1)
+    assert s["drops_link1"] > 0 and s["mean_queue_pkts_link1"] > s["mean_queue_pkts_link0"]
+    # The summary's utilization weighs the links by capacity.
+    weighted = (20 * s["utilization_link0"] + 10 * s["utilization_link1"]) / 30
+    assert s["utilization"] == pytest.approx(weighted, rel=1e-9)
+    assert s["capacity_bps"] == 30e6
+    ts = r.timeseries
+    assert (ts["queue_pkts_link0"] + ts["queue_pkts_link1"] - ts["queue_pkts"]).abs().max() < 1e-6
+    # The normalized scenario keeps the chain; `link` is its first link.
+    norm = r.scenario
+    assert [x["capacity_bps"] for x in norm["links"]] == [20e6, 10e6]
+    assert norm["link"]["capacity_bps"] == 20e6
+    assert norm["flows"][0]["links"] == [0, 1] and norm["background"][0]["links"] == [0]
+
+
+def test_a_sweep_sizes_one_link_of_the_chain():
+    table = bufsim.sweep(CHAIN, grid={"links[1].buffer": ["5pkt", "100pkt"]}, workers=0, store=None)
+    by = table.set_index("links[1].buffer")
+    assert by.loc["5pkt", "max_queue_pkts_link1"] <= 5
+    assert by.loc["5pkt", "utilization_link1"] < by.loc["100pkt", "utilization_link1"]
+
+
+def test_cli_runs_a_chain(tmp_path):
+    path = tmp_path / "chain.json"
+    path.write_text(json.dumps(CHAIN))
+    out = cli("run", str(path), "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["utilization_link1"] > 0.99
+
+
+def test_engines_without_a_chain_refuse_it():
+    with pytest.raises(
+        bufsim.ScenarioError, match="^links: the fluid engine models one bottleneck"
+    ):
+        bufsim.simulate(CHAIN, engine="fluid")
+    with pytest.raises(ModelInputError, match="^scenario.links: model 'avrachenkov'"):
+        bufsim.simulate(CHAIN, engine="model:avrachenkov")
+    from bufsim import ns3
+
+    with pytest.raises(bufsim.ScenarioError, match="^links: the ns3 engine builds one bottleneck"):
+        ns3.check(bufsim.Scenario.load(CHAIN))
+    with pytest.raises(bufsim.AdviceError, match=r"^links: advise sizes one link's buffer"):
+        bufsim.advise(CHAIN, objectives=["utilization >= 0.9"], quick=True, workers=0, store=None)
+
+
+@pytest.mark.parametrize(
+    "edit, fragments",
+    [
+        (lambda s: s.update(links=[]), ["links", "1 to 64 links, got 0"]),
+        (lambda s: s.update(link=_link("1Mbps")), ["links", "not both"]),
+        (lambda s: s["links"][1].update(capacity="0bps"), ["links[1].capacity", "must be > 0bps"]),
+        (lambda s: s["links"][1].pop("buffer"), ["links[1]", "missing field `buffer`"]),
+        (
+            lambda s: s["links"][0].update(qdisc="sfq"),
+            ["links[0].qdisc", "unknown queue discipline"],
+        ),
+        (
+            lambda s: s["flows"][0].update(links=[1, 0]),
+            ["flows[0].links", "consecutive links in order"],
+        ),
+        (
+            lambda s: s["flows"][0].update(links=[0, 2]),
+            ["flows[0].links", "link 2 is not between 0 and 1"],
+        ),
+        (lambda s: s["flows"][0].update(links=[]), ["flows[0].links", "the list is empty"]),
+        (
+            lambda s: s["flows"][0].update(rtt="15ms"),
+            ["flows[0].rtt", "twice the delays of links [0, 1]"],
+        ),
+        (
+            lambda s: s["background"][0].update(links=[0, 1]),
+            ["background[0].links", "cross one link"],
+        ),
+        (
+            lambda s: s.update(pool={"size": "100pkt", "ports": 2}),
+            ["pool", "a chain (links) has none"],
+        ),
+        (lambda s: s.update(output={"trace": True}), ["output.trace", "chain"]),
+    ],
+)
+def test_bad_chains_name_the_field(edit, fragments):
+    s = copy.deepcopy(CHAIN)
+    edit(s)
+    with pytest.raises(bufsim.ScenarioError) as info:
+        bufsim.simulate(s)
+    for fragment in fragments:
+        assert fragment in str(info.value)
+
+
+def test_links_without_a_chain_are_refused():
+    s = {
+        "duration": "5s",
+        "link": _link("10Mbps"),
+        "flows": [{"count": 1, "rtt": "40ms", "links": [1]}],
+    }
+    with pytest.raises(bufsim.ScenarioError, match=r"flows\[0\].links: \[1\]: there is one link"):
+        bufsim.simulate(s)
