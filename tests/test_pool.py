@@ -126,3 +126,15 @@ def test_advise_refuses_a_pool_and_says_what_to_do():
         bufsim.AdviceError, match=r"^pool: advise sizes one link's buffer.*pool\.size"
     ):
         bufsim.advise(POOL, objectives=["utilization >= 0.9"], quick=True, workers=0, store=None)
+
+
+def test_the_shipped_switch_example_binds_at_the_threshold():
+    # 500 KB of 1500 B packets: 333. Port 0's incasts meet its threshold,
+    # alpha (B - Q) <= 166.5 with ports 1-3 holding a few packets, and lose
+    # there; ports 1-3 carry their Poisson 60% without a drop.
+    s = bufsim.simulate(bufsim.examples.path("switch-pool")).summary
+    assert s["pool_size_pkts"] == 333
+    assert 150 <= s["max_queue_pkts_port0"] <= 167 and s["drops_port0"] > 0
+    for k in (1, 2, 3):
+        assert s[f"utilization_port{k}"] == pytest.approx(0.6, abs=0.01)
+        assert s[f"drops_port{k}"] == 0
