@@ -245,6 +245,21 @@ def markdown_blocks(page: Path) -> list[tuple[str, str, str, str | None]]:
     return out
 
 
+def refusal(base: dict, edit) -> str:
+    """The :class:`bufsim.ScenarioError` message of a copy of scenario
+    ``base`` changed by ``edit`` (a function of the copy); the test fails
+    if it is accepted."""
+    import copy
+
+    import bufsim
+
+    s = copy.deepcopy(base)
+    edit(s)
+    with pytest.raises(bufsim.ScenarioError) as info:
+        bufsim.simulate(s)
+    return str(info.value)
+
+
 def run_python_block(code: str, expected: str | None, namespace: dict, source: str) -> None:
     """Execute a page's python block in ``namespace``; with ``expected``,
     what it prints must be exactly that."""
