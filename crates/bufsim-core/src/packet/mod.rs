@@ -1120,7 +1120,7 @@ impl<'s> Sim<'s> {
         // not taken yet were delivered within the run: their goodput and
         // `rcv_nxt` count; the ACKs they would send reach no sender in it.
         for (f, flow) in self.flows.iter_mut().enumerate() {
-            let tx = self.ports.get(u32::from(flow.exit)).tx_time_of(flow.mss);
+            let tx = self.ports.get(u32::from(flow.exit)).tx_time(flow.mss);
             while let Some((at, seg)) = flow.rcv.pop() {
                 flow.take(seg, f as u32, at - flow.return_delay, tx, &mut self.col);
             }

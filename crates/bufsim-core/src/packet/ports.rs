@@ -40,8 +40,8 @@ pub(crate) struct Port {
     /// `busy` and the queue's time integral at the warm-up's end.
     busy_at_warmup: SimTime,
     area_at_warmup: f64,
-    /// With a pool: the queue's integral at the last time-series sample,
-    /// and the mean queue over each sampling interval, packets.
+    /// With several queues: the queue's integral at the last time-series
+    /// sample, and the mean queue over each sampling interval, packets.
     area_at_sample: f64,
     ts_queue: Vec<f64>,
 }
@@ -57,11 +57,6 @@ impl Port {
             self.tx_memo = (size, self.capacity.tx_time(size));
         }
         self.tx_memo.1
-    }
-
-    /// Serialization time of a `size`-byte packet, not memoized.
-    pub fn tx_time_of(&self, size: u32) -> SimTime {
-        self.capacity.tx_time(size)
     }
 
     /// Busy time up to `t`, the packet in service included.
