@@ -147,3 +147,14 @@ def test_the_shipped_parking_lot_example():
     for k in (1, 2, 3):
         assert s["goodput_bps_group0"] < 0.5 * s[f"goodput_bps_group{k}"]
         assert s[f"utilization_link{k - 1}"] > 0.98
+
+
+def test_the_description_names_each_link_and_each_groups_path():
+    lines = bufsim.Scenario.load(CHAIN).describe()
+    assert lines[1].startswith("links[0]: 20 Mbps") and lines[2].startswith("links[1]: 10 Mbps")
+    flows = [x for x in lines if x.startswith(("flows[0]:", "flows[1]:", "background[0]:"))]
+    assert [x.split(", through ")[1] for x in flows] == [
+        "links [0, 1]",
+        "links [1]",
+        "links [0]",
+    ]

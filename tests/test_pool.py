@@ -135,3 +135,13 @@ def test_the_shipped_switch_example_binds_at_the_threshold():
     for k in (1, 2, 3):
         assert s[f"utilization_port{k}"] == pytest.approx(0.6, abs=0.01)
         assert s[f"drops_port{k}"] == 0
+
+
+def test_the_description_names_the_pool_and_each_port():
+    lines = bufsim.Scenario.load(POOL).describe()
+    assert lines[1].startswith("link: 100 Mbps")
+    assert lines[2] == (
+        "pool: 2 ports, each a copy of the link, sharing 300 packets (300 kB, counted in "
+        "packets); a queue grows while it holds less than 1 times the free pool"
+    )
+    assert [x for x in lines if x.startswith("background[0]")][0].endswith("through port 1")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -148,16 +149,21 @@ class _LazyProgress:
 
 def print_summary(result: Result, title: str, *, everything: bool = False) -> None:
     """Print a result's summary as a table: the key buffer-sizing metrics
-    (per-group goodput too with several groups), or with ``everything`` every
-    metric (the drop counters are those of the run's discipline)."""
+    (per-group goodput too with several groups; each port's or link's
+    utilization, mean queue and drop rate with a pool or a chain), or with
+    ``everything`` every metric (the drop counters are those of the run's
+    discipline)."""
     from bufsim.result import KEY_METRICS, WHOLE_RUN
 
     s = result.summary
     groups = [k for k in s if k.startswith("goodput_bps_group")]
+    places = [
+        k for k in s if re.fullmatch(r"(utilization|mean_queue_pkts|drop_rate)_(port|link)\d+", k)
+    ]
     if everything:
         keys = list(s)
     else:
-        keys = [k for k in KEY_METRICS if k in s] + (groups if len(groups) > 1 else [])
+        keys = [k for k in KEY_METRICS if k in s] + (groups if len(groups) > 1 else []) + places
         # Finite transfers: completions beside every completion time, and
         # per finite group too when there are several.
         finite = sorted(

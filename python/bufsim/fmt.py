@@ -41,8 +41,8 @@ _PREFIXES = (
 _PREFIXED = {"bps", "s", "B"}
 
 #: A metric name's unit: its suffix (before a ``_half1``/``_half2`` or
-#: ``_groupN`` tail) -> unit.
-_SUFFIX = re.compile(r"_(bps|s|bytes|pkts)(?:_half[12]|_group\d+)?$")
+#: ``_groupN``, ``_portN`` or ``_linkN`` tail) -> unit.
+_SUFFIX = re.compile(r"_(bps|s|bytes|pkts)(?:_half[12]|_group\d+|_port\d+|_link\d+)?$")
 
 
 def unit_of(key: str) -> str:

@@ -180,7 +180,8 @@ def describe(normalized: Mapping[str, Any], buffer: bool = True) -> list[str]:
     Returns
     -------
     list of str
-        One line per part: the run, ``link: ...``, three per flow group
+        One line per part: the run, ``link: ...`` (a chain: one
+        ``links[k]: ...`` per link; a pool: ``pool: ...`` too), three per flow group
         (``flows[i]: ...``, ``flows[i] TCP: ...``, ``flows[i] path:
         ...``), ``background[i]: ...``, ``output: ...``, ``fluid engine:
         ...``.
@@ -188,26 +189,27 @@ def describe(normalized: Mapping[str, Any], buffer: bool = True) -> list[str]:
     from bufsim import fmt
 
     n = normalized
-    link = n["link"]
-    pkt = fmt.metric("packet_bytes", link["packet_size_bytes"])
-    if link["buffer_mode"] == "bytes":
-        size = f"buffer {fmt.metric('buffer_bytes', link['buffer_bytes'])} counted in bytes ({link['buffer_pkts']} packets of {pkt}), "
-    else:
-        size = f"buffer {link['buffer_pkts']} packets ({fmt.metric('buffer_bytes', link['buffer_bytes'])}), "
     lines = [
         f"{n['name']}: {fmt.metric('duration_s', n['duration_s'])} simulated "
         f"(warm-up {fmt.metric('warmup_s', n['warmup_s'])}), seed {n['seed']}",
-        f"link: {fmt.metric('capacity_bps', link['capacity_bps'])}, one-way delay "
-        f"{fmt.metric('delay_s', link['delay_s'])}, {link['qdisc']}{_params(link['qdisc_params'])}, "
-        + (size if buffer else "")
-        + f"BDP {_count(link['bdp_pkts'])} packets of {pkt} at RTT {fmt.metric('rtt_s', link['bdp_rtt_s'])}",
     ]
+    links = n.get("links") or [n["link"]]
+    for k, link in enumerate(links):
+        name = f"links[{k}]" if "links" in n else "link"
+        lines.append(f"{name}: {_link_text(link, buffer)}")
+    if "pool" in n:
+        p = n["pool"]
+        lines.append(
+            f"pool: {p['ports']} ports, each a copy of the link, sharing {p['size_pkts']} packets "
+            f"({fmt.metric('buffer_bytes', p['size_bytes'])}, counted in {p['mode']}); a queue "
+            f"grows while it holds less than {p['alpha']:g} times the free pool"
+        )
     for i, g in enumerate(n["flows"]):
         lines += _group_lines(i, g)
     for i, b in enumerate(n["background"]):
         lines.append(
             f"background[{i}]: {b['kind'].capitalize()} packets at {fmt.metric('rate_bps', b['rate_bps'])}, "
-            f"{fmt.metric('packet_bytes', b['packet_size_bytes'])} each"
+            f"{fmt.metric('packet_bytes', b['packet_size_bytes'])} each" + _place(b)
         )
     out = n["output"]
     lines.append(
@@ -227,6 +229,33 @@ def describe(normalized: Mapping[str, Any], buffer: bool = True) -> list[str]:
         f"{sync}, window decrease: {fl['decrease']}"
     )
     return lines
+
+
+def _link_text(link: Mapping[str, Any], buffer: bool) -> str:
+    """One normalized link in words (its buffer if ``buffer``)."""
+    from bufsim import fmt
+
+    pkt = fmt.metric("packet_bytes", link["packet_size_bytes"])
+    if link["buffer_mode"] == "bytes":
+        size = f"buffer {fmt.metric('buffer_bytes', link['buffer_bytes'])} counted in bytes ({link['buffer_pkts']} packets of {pkt}), "
+    else:
+        size = f"buffer {link['buffer_pkts']} packets ({fmt.metric('buffer_bytes', link['buffer_bytes'])}), "
+    return (
+        f"{fmt.metric('capacity_bps', link['capacity_bps'])}, one-way delay "
+        f"{fmt.metric('delay_s', link['delay_s'])}, {link['qdisc']}{_params(link['qdisc_params'])}, "
+        + (size if buffer else "")
+        + f"BDP {_count(link['bdp_pkts'])} packets of {pkt} at RTT {fmt.metric('rtt_s', link['bdp_rtt_s'])}"
+    )
+
+
+def _place(g: Mapping[str, Any]) -> str:
+    """Where a normalized flow group or background source crosses: its
+    links of a chain or its port of a pool (nothing on the one link)."""
+    if g.get("links"):
+        return f", through links {g['links']}"
+    if g.get("port"):
+        return f", through port {g['port']}"
+    return ""
 
 
 def _stop_text(st: Mapping[str, Any]) -> str:
@@ -422,7 +451,7 @@ def _group_lines(i: int, g: Mapping[str, Any]) -> list[str]:
     rwnd = f"{g['rwnd_pkts']} packets" if g["rwnd_pkts"] is not None else "unlimited"
     return [
         f"flows[{i}]: {what}, {g['tcp']}, stack {g['stack']}{over}, "
-        f"{_fmt('mss_bytes', g['mss_bytes'])} packets, {_rtt(g)}",
+        f"{_fmt('mss_bytes', g['mss_bytes'])} packets, {_rtt(g)}{_place(g)}",
         f"flows[{i}] TCP: {g['tcp']}{_params({k: v for k, v in g['cc'].items() if k != 'variant'})}, "
         + ", ".join(text(g[key]) for _, key, text in STACK_FIELDS),
         f"flows[{i}] path: {access}, receive window {rwnd}, ECN {_on(g['ecn'])}, "
