@@ -116,6 +116,16 @@ fn flows_crossing_more_links_get_less() {
             per_flow(0),
             per_flow(k + 1)
         );
+        // Little's law on each link: its mean wait is its mean queue over
+        // its departure rate (within 2%: the two are counted over slightly
+        // different packets at the window's edges).
+        let at = |x: &str| m(&o, &format!("{x}_link{k}"));
+        let little = at("mean_queue_pkts") / (at("departures") / 50.0);
+        let wait = at("mean_queue_delay_s");
+        assert!(
+            (wait / little - 1.0).abs() < 0.02,
+            "link {k}: {wait} s against {little} s"
+        );
         let carried = 8.0 * (per_flow(0) + per_flow(k + 1));
         assert!(
             carried <= 10e6 * 1.00001 && carried > 9.5e6,

@@ -131,6 +131,13 @@ fn busy_ports_settle_at_the_thresholds_fixed_point() {
                 "{busy:?}, alpha {alpha}: port {k} holds {q}, fixed point {fixed}"
             );
             assert!(m(&o, &format!("utilization_port{k}")) > 0.999);
+            // Little's law: a busy port sends one 1000-byte packet every
+            // 80 us, so its mean wait is its mean queue times 80 us.
+            let wait = m(&o, &format!("mean_queue_delay_s_port{k}"));
+            assert!(
+                (wait / (q * 80e-6) - 1.0).abs() < 0.01,
+                "port {k}: {wait} s"
+            );
         }
         // The idle ports hold nothing and the pool keeps B / (1 + n alpha)
         // free for them.

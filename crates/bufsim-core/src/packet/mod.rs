@@ -916,6 +916,7 @@ impl<'s> Sim<'s> {
                 debug_assert_eq!(tr.waiting(), self.ports.occupancy().pkts);
             }
             self.col.dequeued(p.flow(), now - since);
+            self.ports.dequeued(k, now - since);
             let port = self.ports.get(k);
             let done = now + port.tx_time(p.size());
             port.tx_start = now;

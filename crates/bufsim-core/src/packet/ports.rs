@@ -16,6 +16,7 @@ use crate::net::Packet;
 use crate::net::pipe::Pipe;
 use crate::queue::{DropReason, Occupancy, Queue, QueueCounters, Setup};
 use crate::scenario::{Pool, Scenario};
+use crate::stats::histogram::DelayHistogram;
 use crate::units::{BitsPerSec, SimTime};
 
 /// One queue and the link it feeds.
@@ -44,6 +45,9 @@ pub(crate) struct Port {
     /// sample, and the mean queue over each sampling interval, packets.
     area_at_sample: f64,
     ts_queue: Vec<f64>,
+    /// With several queues: the waits of the packets that left this one in
+    /// the statistics window (`None` with one: the collector's are its).
+    delays: Option<DelayHistogram>,
 }
 
 impl Port {
@@ -112,6 +116,7 @@ impl Ports {
                 area_at_warmup: 0.0,
                 area_at_sample: 0.0,
                 ts_queue: Vec::new(),
+                delays: (links.len() > 1).then(DelayHistogram::default),
             }
         };
         Ports {
@@ -124,6 +129,15 @@ impl Ports {
                 (None, true) => None,
             },
             max_pkts: 0,
+        }
+    }
+
+    /// A packet left port `k`'s queue for its link after `waited` there
+    /// (kept with several queues; the window's start clears it).
+    #[inline]
+    pub fn dequeued(&mut self, k: u32, waited: SimTime) {
+        if let Some(h) = &mut self.get(k).delays {
+            h.record(waited);
         }
     }
 
@@ -242,6 +256,9 @@ impl Ports {
         for p in self.all_mut() {
             p.busy_at_warmup = p.busy_until(t);
             p.area_at_warmup = p.queue.area(t);
+            if let Some(h) = &mut p.delays {
+                *h = DelayHistogram::default();
+            }
             p.queue.reset_counters();
         }
     }
@@ -280,9 +297,10 @@ impl Ports {
     /// With several queues, each one's statistics over the window from the
     /// warm-up's end to `now`, `<metric>_<kind><k>` (`_port<k>` for a
     /// pool's, `_link<k>` for a chain's): `utilization`, `mean_queue_pkts`,
-    /// `max_queue_pkts` (whole run), `arrivals`, `departures`, `drops`,
-    /// `drop_rate` (drops over arrivals); with a pool also its size and
-    /// `alpha`. Empty with one queue.
+    /// `max_queue_pkts` (whole run), `mean_queue_delay_s`,
+    /// `p99_queue_delay_s`, `arrivals`, `departures`, `drops`, `drop_rate`
+    /// (drops over arrivals); with a pool also its size and `alpha`. Empty
+    /// with one queue.
     pub fn summary(&mut self, now: SimTime, warmup: SimTime) -> Vec<(String, f64)> {
         let Some(kind) = self.kind else {
             return Vec::new();
@@ -298,6 +316,7 @@ impl Ports {
         };
         for (k, p) in self.all_mut().enumerate() {
             let c = p.queue.counters;
+            let delay = p.delays.take().unwrap_or_default();
             let busy = p.busy_until(now) - p.busy_at_warmup;
             let area = p.queue.area(now) - p.area_at_warmup;
             let rate = if c.arrivals > 0 {
@@ -311,6 +330,11 @@ impl Ports {
                 (
                     format!("max_queue_pkts_{kind}{k}"),
                     p.queue.max_pkts() as f64,
+                ),
+                (format!("mean_queue_delay_s_{kind}{k}"), delay.mean_s()),
+                (
+                    format!("p99_queue_delay_s_{kind}{k}"),
+                    delay.quantile_s(0.99),
                 ),
                 (format!("arrivals_{kind}{k}"), c.arrivals as f64),
                 (format!("departures_{kind}{k}"), c.departures as f64),
