@@ -19,7 +19,7 @@
 //!     20-200 ms, 0.1 BDP, 10 s with starts over 1 s;
 //! (d) a datacenter port: 100 Gbps, 1,000 flows with RTTs 10-100 us, DCTCP
 //!     with step marking and CUBIC with drop-tail;
-//! (p) a shared-buffer switch: 4 ports of 100 Gbps drawing on one 12 MB
+//! (w) a shared-buffer switch: 4 ports of 100 Gbps drawing on one 12 MB
 //!     pool (dynamic threshold, alpha 1), 250 DCTCP flows on each;
 //! (c) a chain (parking lot): three 10 Gbps links, 400 CUBIC flows crossing
 //!     all three and 200 crossing each one alone.
@@ -249,7 +249,7 @@ fn cases() -> Vec<(&'static str, Value)> {
         })
         .collect();
     v.push((
-        "p-4x100Gbps-pool-1000flows-dctcp",
+        "w-4x100Gbps-pool-1000flows-dctcp",
         json!({
             "duration": "0.25s", "warmup": "0.05s",
             "link": {"capacity": "100Gbps", "delay": "1us", "packet_size": "1500B",
