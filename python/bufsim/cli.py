@@ -158,7 +158,11 @@ def print_summary(result: Result, title: str, *, everything: bool = False) -> No
     s = result.summary
     groups = [k for k in s if k.startswith("goodput_bps_group")]
     places = [
-        k for k in s if re.fullmatch(r"(utilization|mean_queue_pkts|p99_queue_delay_s|drop_rate)_(port|link)\d+", k)
+        k
+        for k in s
+        if re.fullmatch(
+            r"(utilization|mean_queue_pkts|p99_queue_delay_s|drop_rate)_(port|link)\d+", k
+        )
     ]
     if everything:
         keys = list(s)
