@@ -121,6 +121,11 @@ def test_engines_without_a_chain_refuse_it():
             ["pool", "a chain (links) has none"],
         ),
         (lambda s: s.update(output={"trace": True}), ["output.trace", "chain"]),
+        # 150 Mbps is under 10 times the first link's 20 but over the second's 10.
+        (
+            lambda s: s["background"][0].update(links=[1], rate="150Mbps"),
+            ["background[0].rate", "more than 10 times links[1].capacity"],
+        ),
     ],
 )
 def test_bad_chains_name_the_field(edit, fragments):

@@ -1089,14 +1089,16 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     } else {
         Vec::new()
     };
-    let cap = link.capacity_bps;
-
     let ports = pool.as_ref().map_or(1, |p| p.ports);
     for (i, (g, port)) in flows.iter_mut().zip(group_ports).enumerate() {
         g.port = resolve_port(port, &group_path(i, "port"), ports)?;
     }
-    let n_links = links.len().max(1);
-    let background = resolve_background(raw.background, cap, ports, n_links)?;
+    let caps: Vec<f64> = if chain {
+        links.iter().map(|l| l.capacity_bps).collect()
+    } else {
+        vec![link.capacity_bps]
+    };
+    let background = resolve_background(raw.background, &caps, ports)?;
     let output = resolve_output(raw.output.unwrap_or_default(), duration, flows.len())?;
     check(
         !(output.trace && (pool.is_some() || chain)),
@@ -1354,10 +1356,10 @@ fn resolve_port(port: Option<i64>, path: &str, ports: u32) -> Result<u32, Scenar
 /// capacity `cap` (bits/s).
 fn resolve_background(
     raw: Vec<RawBackground>,
-    cap: f64,
+    caps: &[f64],
     ports: u32,
-    n_links: usize,
 ) -> Result<Vec<Background>, ScenarioError> {
+    let n_links = caps.len();
     let mut background = Vec::new();
     for (i, b) in raw.into_iter().enumerate() {
         let p = |field: &str| format!("background[{i}].{field}");
@@ -1372,8 +1374,21 @@ fn resolve_background(
         check(rate > 0.0, &p("rate"), || {
             format!("must be > 0bps, got {rate}bps")
         })?;
+        // On a chain, the one link it crosses (default the first).
+        let links = match b.links {
+            Some(v) if n_links > 1 => resolve_links(Some(&v), &p("links"), n_links, false)?,
+            None if n_links > 1 => vec![0],
+            v => {
+                resolve_links(v.as_deref(), &p("links"), n_links, false)?;
+                Vec::new()
+            }
+        };
+        let (cap, what) = match links.first() {
+            Some(&k) => (caps[k as usize], format!("links[{k}].capacity")),
+            None => (caps[0], "link.capacity".to_string()),
+        };
         check(rate < 10.0 * cap, &p("rate"), || {
-            format!("{rate}bps is more than 10 times link.capacity: the queue would only overflow")
+            format!("{rate}bps is more than 10 times {what}: the queue would only overflow")
         })?;
         let ps = b.packet_size.0;
         check((40..=65_535).contains(&ps), &p("packet_size"), || {
@@ -1384,14 +1399,7 @@ fn resolve_background(
             rate_bps: rate,
             packet_size_bytes: ps as u32,
             port: resolve_port(b.port, &p("port"), ports)?,
-            links: match b.links {
-                Some(v) if n_links > 1 => resolve_links(Some(&v), &p("links"), n_links, false)?,
-                None if n_links > 1 => vec![0],
-                v => {
-                    resolve_links(v.as_deref(), &p("links"), n_links, false)?;
-                    Vec::new()
-                }
-            },
+            links,
         });
     }
 
