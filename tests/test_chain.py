@@ -163,3 +163,12 @@ def test_the_description_names_each_link_and_each_groups_path():
         "links [1]",
         "links [0]",
     ]
+
+
+def test_the_timeseries_figure_draws_each_links_queue():
+    from bufsim import plot
+
+    fig = plot.timeseries(bufsim.simulate(CHAIN))
+    queue = fig.axes[0]
+    assert [t.get_text() for t in queue.get_legend().get_texts()] == ["together", "link0", "link1"]
+    assert len(queue.get_lines()) == 3

@@ -26,6 +26,7 @@ Examples
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -444,11 +445,15 @@ def timeseries(result: Result, *, max_flows: int = 8) -> Figure:
     -------
     matplotlib.figure.Figure
         One panel per quantity present, sharing the time axis (seconds).
+        With a pool or a chain the queue panel draws each port's or link's
+        queue (``queue_pkts_port<k>``, ``queue_pkts_link<k>``) beside their
+        sum.
     """
     ts = result.timeseries
     if ts.empty:
         raise ValueError("the result has no time series (models have none)")
     cwnd = [c for c in ts.columns if str(c).startswith("cwnd_flow")][:max_flows]
+    queues = [c for c in ts.columns if re.fullmatch(r"queue_pkts_(port|link)\d+", str(c))]
     panels = [
         (c, lbl)
         for c, lbl in (("queue_pkts", "queue (packets)"), ("utilization", "utilization"))
@@ -468,6 +473,11 @@ def timeseries(result: Result, *, max_flows: int = 8) -> Figure:
                 ax.legend(fontsize=7, ncol=min(4, len(cwnd)), loc="upper right")
         elif col == "drops":
             ax.bar(t, ts[col], width=(t[1] - t[0]) if len(t) > 1 else 1.0, color="#c00000")
+        elif col == "queue_pkts" and queues:
+            ax.plot(t, ts[col], lw=1.4, color="0.6", label="together")
+            for c in queues:
+                ax.plot(t, ts[c], lw=0.8, label=str(c).removeprefix("queue_pkts_"))
+            ax.legend(fontsize=7, ncol=min(5, len(queues) + 1), loc="upper right")
         else:
             ax.plot(t, ts[col], lw=0.9, color="#1f4e79")
         ax.set_ylabel(label, fontsize=9)
