@@ -714,9 +714,10 @@ impl Collector {
     }
 
     /// Append one time-series sample at `t`: utilization and mean queue
-    /// since the last sample (`busy` is the busy time so far), drops,
+    /// since the last sample (the links' busy time from `q`), drops,
     /// flow counts and the persistent flows' `cwnd` (packets).
-    pub fn sample(&mut self, t: SimTime, q: &mut Ports, busy: SimTime, cwnd: &[f64]) {
+    pub fn sample(&mut self, t: SimTime, q: &mut Ports, cwnd: &[f64]) {
+        let busy = q.busy_until(t);
         self.ts_active.push(self.active as f64);
         self.ts_long.push(self.long as f64);
         let dt = (t - self.prev_t).0 as f64;
@@ -736,7 +737,8 @@ impl Collector {
     }
 
     /// Statistics start now; `at_warmup` holds each flow's segments sent.
-    pub fn warmup_end(&mut self, t: SimTime, q: &mut Ports, busy: SimTime, at_warmup: &[u64]) {
+    pub fn warmup_end(&mut self, t: SimTime, q: &mut Ports, at_warmup: &[u64]) {
+        let busy = q.busy_until(t);
         self.tick(t);
         self.in_window = true;
         self.busy_at_warmup = busy;
@@ -745,7 +747,7 @@ impl Collector {
             st.sent_at_warmup = sent;
         }
         if self.marking() {
-            let m = self.snapshot(t, q, busy);
+            let m = self.snapshot(t, q);
             self.marks.push(m);
         }
     }
@@ -756,10 +758,10 @@ impl Collector {
     }
 
     /// The accumulators of the window metrics at `t`.
-    fn snapshot(&self, t: SimTime, q: &mut Ports, busy: SimTime) -> Mark {
+    fn snapshot(&self, t: SimTime, q: &mut Ports) -> Mark {
         Mark {
             t,
-            busy,
+            busy: q.busy_until(t),
             area: q.area(t),
             counters: q.counters(),
             delays: self.delays.clone(),
@@ -795,8 +797,8 @@ impl Collector {
     /// a stop rule, measures the batch that ends here. Returns whether
     /// the run stops here: every verdict of the stop rule is known
     /// ([`crate::stats::verdict_known`]) after at least `min_batches`.
-    pub fn boundary(&mut self, t: SimTime, q: &mut Ports, busy: SimTime) -> bool {
-        let m = self.snapshot(t, q, busy);
+    pub fn boundary(&mut self, t: SimTime, q: &mut Ports) -> bool {
+        let m = self.snapshot(t, q);
         self.marks.push(m);
         let Some(stop) = self.stop.as_ref() else {
             return false;
@@ -860,11 +862,11 @@ impl Collector {
         mut self,
         now: SimTime,
         q: &mut Ports,
-        busy: SimTime,
         in_flight: u64,
         ends: &[FlowEnd],
     ) -> RunOutput {
         self.close_event();
+        let busy = q.busy_until(now);
         let span_ps = (now - self.warmup).0 as f64;
         let qc = q.counters();
         debug_assert_eq!(ends.len(), self.persistent);
@@ -881,7 +883,7 @@ impl Collector {
         }
         .metrics();
         let halves = if self.halves {
-            let end = self.snapshot(now, q, busy);
+            let end = self.snapshot(now, q);
             self.halves(&end)
         } else {
             Vec::new()

@@ -710,23 +710,21 @@ impl<'s> Sim<'s> {
                 Ev::DelAck(f) => self.delack(f),
                 Ev::Background(i) => self.background(i),
                 Ev::Sample => {
-                    let (busy, cwnd) = (self.ports.busy_until(t), self.flows_cwnd());
-                    self.col.sample(t, &mut self.ports, busy, &cwnd);
+                    let cwnd = self.flows_cwnd();
+                    self.col.sample(t, &mut self.ports, &cwnd);
                     self.ports.sample(t, self.s.output.interval);
                     self.events.push(t + self.s.output.interval, Ev::Sample);
                     self.sweep_zombies();
                 }
                 Ev::WarmupEnd => {
-                    let busy = self.ports.busy_until(t);
                     let at: Vec<u64> = self.flows.iter().map(|f| f.sender.stats.sent).collect();
                     // The ports' counters restart before the collector's
                     // first mark copies them.
                     self.ports.warmup_end(t);
-                    self.col.warmup_end(t, &mut self.ports, busy, &at);
+                    self.col.warmup_end(t, &mut self.ports, &at);
                 }
                 Ev::Boundary => {
-                    let busy = self.ports.busy_until(t);
-                    if self.col.boundary(t, &mut self.ports, busy) {
+                    if self.col.boundary(t, &mut self.ports) {
                         // output.stop: the verdicts are known. The events
                         // due at this instant still run, as at `duration`.
                         end = t;
@@ -1109,7 +1107,6 @@ impl<'s> Sim<'s> {
 
     fn finish(mut self) -> RunOutput {
         let now = self.now;
-        let busy = self.ports.busy_until(now);
         let in_flight = self
             .flows
             .iter()
@@ -1142,9 +1139,7 @@ impl<'s> Sim<'s> {
             .trace
             .is_some()
             .then(|| trace::event_names(self.col.drop_reasons()));
-        let mut out = self
-            .col
-            .finish(now, &mut self.ports, busy, in_flight, &per_flow);
+        let mut out = self.col.finish(now, &mut self.ports, in_flight, &per_flow);
         let ports = self.ports.summary(now, self.s.warmup);
         out.summary.extend(ports);
         for (name, col) in self.ports.timeseries() {
