@@ -150,7 +150,8 @@ class _LazyProgress:
 def print_summary(result: Result, title: str, *, everything: bool = False) -> None:
     """Print a result's summary as a table: the key buffer-sizing metrics
     (per-group goodput too with several groups; each port's or link's
-    utilization, mean queue and drop rate with a pool or a chain), or with
+    utilization, mean queue, p99 queueing delay and drop rate with a pool or
+    a chain), or with
     ``everything`` every metric (the drop counters are those of the run's
     discipline)."""
     from bufsim.result import KEY_METRICS, WHOLE_RUN
@@ -160,9 +161,7 @@ def print_summary(result: Result, title: str, *, everything: bool = False) -> No
     places = [
         k
         for k in s
-        if re.fullmatch(
-            r"(utilization|mean_queue_pkts|p99_queue_delay_s|drop_rate)_(port|link)\d+", k
-        )
+        if re.fullmatch(rf"(utilization|mean_queue_pkts|p99_queue_delay_s|drop_rate){fmt.PLACE}", k)
     ]
     if everything:
         keys = list(s)

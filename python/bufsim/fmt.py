@@ -40,9 +40,13 @@ _PREFIXES = (
 #: Units whose values take an SI prefix.
 _PREFIXED = {"bps", "s", "B"}
 
-#: A metric name's unit: its suffix (before a ``_half1``/``_half2`` or
-#: ``_groupN``, ``_portN`` or ``_linkN`` tail) -> unit.
-_SUFFIX = re.compile(r"_(bps|s|bytes|pkts)(?:_half[12]|_group\d+|_port\d+|_link\d+)?$")
+#: The tail of a metric of one queue of several: a pool's port or a
+#: chain's link (``utilization_port2``, ``queue_pkts_link0``).
+PLACE = r"_(?:port|link)\d+"
+
+#: A metric name's unit: its suffix (before a ``_half1``/``_half2``,
+#: ``_groupN`` or :data:`PLACE` tail) -> unit.
+_SUFFIX = re.compile(rf"_(bps|s|bytes|pkts)(?:_half[12]|_group\d+|{PLACE})?$")
 
 
 def unit_of(key: str) -> str:

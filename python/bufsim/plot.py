@@ -453,7 +453,7 @@ def timeseries(result: Result, *, max_flows: int = 8) -> Figure:
     if ts.empty:
         raise ValueError("the result has no time series (models have none)")
     cwnd = [c for c in ts.columns if str(c).startswith("cwnd_flow")][:max_flows]
-    queues = [c for c in ts.columns if re.fullmatch(r"queue_pkts_(port|link)\d+", str(c))]
+    queues = [c for c in ts.columns if re.fullmatch(rf"queue_pkts{fmt.PLACE}", str(c))]
     panels = [
         (c, lbl)
         for c, lbl in (("queue_pkts", "queue (packets)"), ("utilization", "utilization"))
