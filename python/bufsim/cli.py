@@ -167,6 +167,12 @@ def print_summary(result: Result, title: str, *, everything: bool = False) -> No
         keys = list(s)
     else:
         keys = [k for k in KEY_METRICS if k in s] + (groups if len(groups) > 1 else []) + places
+        # Two-way traffic: the reverse direction's goodput and the ACKs.
+        keys += [
+            k
+            for k in ("goodput_bps_reverse", "ack_compression", "ack_gap_cv", "ack_drops")
+            if k in s
+        ]
         # Finite transfers: completions beside every completion time, and
         # per finite group too when there are several.
         finite = sorted(

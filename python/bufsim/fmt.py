@@ -40,9 +40,10 @@ _PREFIXES = (
 #: Units whose values take an SI prefix.
 _PREFIXED = {"bps", "s", "B"}
 
-#: The tail of a metric of one queue of several: a pool's port or a
-#: chain's link (``utilization_port2``, ``queue_pkts_link0``).
-PLACE = r"_(?:port|link)\d+"
+#: The tail of a metric of one queue of several: a pool's port, a chain's
+#: link or the reverse link of two-way traffic (``utilization_port2``,
+#: ``queue_pkts_link0``, ``drop_rate_reverse``).
+PLACE = r"_(?:(?:port|link)\d+|reverse)"
 
 #: A metric name's unit: its suffix (before a ``_half1``/``_half2``,
 #: ``_groupN`` or :data:`PLACE` tail) -> unit.

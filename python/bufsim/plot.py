@@ -447,7 +447,8 @@ def timeseries(result: Result, *, max_flows: int = 8) -> Figure:
         One panel per quantity present, sharing the time axis (seconds).
         With a pool or a chain the queue panel draws each port's or link's
         queue (``queue_pkts_port<k>``, ``queue_pkts_link<k>``) beside their
-        sum.
+        sum; with a reverse link its queue (``queue_pkts_reverse``) beside
+        the forward one.
     """
     ts = result.timeseries
     if ts.empty:
@@ -474,7 +475,9 @@ def timeseries(result: Result, *, max_flows: int = 8) -> Figure:
         elif col == "drops":
             ax.bar(t, ts[col], width=(t[1] - t[0]) if len(t) > 1 else 1.0, color="#c00000")
         elif col == "queue_pkts" and queues:
-            ax.plot(t, ts[col], lw=1.4, color="0.6", label="together")
+            # Beside a reverse link, the summed queue is the forward link's.
+            alone = "forward" if queues == ["queue_pkts_reverse"] else "together"
+            ax.plot(t, ts[col], lw=1.4, color="0.6", label=alone)
             for c in queues:
                 ax.plot(t, ts[c], lw=0.8, label=str(c).removeprefix("queue_pkts_"))
             ax.legend(fontsize=7, ncol=min(5, len(queues) + 1), loc="upper right")

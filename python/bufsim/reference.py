@@ -52,6 +52,13 @@ TABLES: dict[str, str] = {
     "with the flows that name it (`port`), and admission by dynamic threshold "
     "(Choudhury & Hahne 1998): a packet joins port i's queue only while it holds less than "
     "`alpha` times the free pool. Packet engine only.",
+    "reverse": "`[reverse]`: two-way traffic. The bottleneck's return direction as a link "
+    "with its own capacity, buffer and discipline (the same delay and packet size as "
+    "`[link]`): the forward flows' ACKs queue there as packets, beside the data of its own "
+    "flow groups, whose ACKs queue on the forward link. Packet engine only.",
+    "reverse.flows[]": "`[[reverse.flows]]`: a group of TCP flows sending over the reverse "
+    "link, with every field of `[[flows]]`; numbered after the forward groups in the "
+    "results (`group`, `goodput_bps_group<g>`).",
 }
 
 #: What each field means (its type, unit and allowed names come from the
@@ -69,6 +76,7 @@ DESCRIPTIONS: dict[str, str] = {
     "output": "What a run records (table).",
     "fluid": "Fluid engine settings (table).",
     "pool": "A shared buffer feeding several copies of the link (table).",
+    "reverse": "The bottleneck's return direction, for two-way traffic (table).",
     "link.capacity": 'Bottleneck rate, e.g. `"50Mbps"`.',
     "link.delay": "One-way propagation delay of the bottleneck link.",
     "link.buffer": 'The buffer: `"20pkt"`; bytes `"64KB"` (byte mode); `"0.2BDP"`; '
@@ -166,11 +174,22 @@ DESCRIPTIONS: dict[str, str] = {
     "pool.ports": "Egress ports (1 to 64), each a copy of `[link]`.",
     "pool.alpha": "The threshold's factor (default 1): one busy port may take "
     "alpha/(1+alpha) of the pool, n busy ports alpha/(1+n alpha) each.",
+    "reverse.capacity": "The reverse link's rate (default: `link.capacity`).",
+    "reverse.buffer": "Its buffer, as `link.buffer` is given; ACKs count as packets.",
+    "reverse.qdisc": 'Its queue discipline (default `"droptail"`); ACKs are not ECN-capable '
+    "(RFC 3168 section 6.1.4): an AQM drops them.",
+    "reverse.qdisc_params": "Its discipline's parameters (a table).",
+    "reverse.ack_size": 'An ACK\'s size on the wire (default `"40B"`: IP and TCP headers).',
+    "reverse.flows": "The flow groups sending over the reverse link (list of tables).",
 }
 
-# A link of a chain has the fields of `link`, meaning the same.
+# A link of a chain has the fields of `link`, and a reverse group those of
+# a flow group, meaning the same.
 DESCRIPTIONS.update(
     {f"links[]{k[4:]}": v for k, v in list(DESCRIPTIONS.items()) if k.startswith("link.")}
+)
+DESCRIPTIONS.update(
+    {f"reverse.{k}": v for k, v in list(DESCRIPTIONS.items()) if k.startswith("flows[].")}
 )
 
 _EXPECTED = re.compile(r"expected one of (.*)$")

@@ -204,6 +204,12 @@ def describe(normalized: Mapping[str, Any], buffer: bool = True) -> list[str]:
             f"({fmt.metric('buffer_bytes', p['size_bytes'])}, counted in {p['mode']}); a queue "
             f"grows while it holds less than {p['alpha']:g} times the free pool"
         )
+    if "reverse" in n:
+        r = n["reverse"]
+        lines.append(
+            f"reverse: {_link_text(r['link'], buffer)}; ACKs of "
+            f"{fmt.metric('packet_bytes', r['ack_size_bytes'])} queue there"
+        )
     for i, g in enumerate(n["flows"]):
         lines += _group_lines(i, g)
     for i, b in enumerate(n["background"]):
@@ -255,6 +261,8 @@ def _place(g: Mapping[str, Any]) -> str:
         return f", through links {g['links']}"
     if g.get("port"):
         return f", through port {g['port']}"
+    if g.get("reverse"):
+        return ", over the reverse link (its ACKs over the forward one)"
     return ""
 
 

@@ -214,6 +214,8 @@ struct RawScenario {
     fluid: Option<RawFluid>,
     #[serde(default)]
     pool: Option<RawPool>,
+    #[serde(default)]
+    reverse: Option<RawReverse>,
 }
 
 #[derive(Deserialize)]
@@ -324,6 +326,23 @@ struct RawBackground {
     port: Option<i64>,
     #[serde(default)]
     links: Option<Vec<i64>>,
+}
+
+/// `[reverse]`: the bottleneck's return direction (see [`Reverse`]).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReverse {
+    #[serde(default)]
+    capacity: Option<Rate>,
+    buffer: Buf,
+    #[serde(default)]
+    qdisc: Option<String>,
+    #[serde(default)]
+    qdisc_params: Option<Map<String, Value>>,
+    #[serde(default)]
+    ack_size: Option<Size>,
+    #[serde(default)]
+    flows: Vec<RawFlows>,
 }
 
 /// `[pool]`: a shared buffer feeding several ports (see [`Pool`]).
@@ -651,6 +670,11 @@ pub struct FlowGroup {
     /// One-way propagation over the links it crosses before its last.
     #[serde(skip)]
     pub delay_before_last: SimTime,
+    /// A group of `reverse.flows`: its data crosses the reverse link and
+    /// its ACKs the forward one (absent from the normalized scenario when
+    /// false). Reverse groups follow the forward ones in `flows`.
+    #[serde(skip_serializing_if = "is_false")]
+    pub reverse: bool,
 }
 
 /// Open-loop background traffic crossing the bottleneck.
@@ -712,6 +736,23 @@ impl Pool {
             }
         }
     }
+}
+
+/// The bottleneck's return direction (`[reverse]`, two-way traffic): a
+/// link from the receivers' side back to the senders' with its own
+/// capacity, buffer and discipline, and the same propagation delay and
+/// packet size as `link`. The forward flows' ACKs queue there as packets
+/// of `ack_size_bytes`, beside the data of the reverse flow groups, whose
+/// ACKs queue on the forward link in turn (Zhang, Shenker & Clark,
+/// "Observations on the dynamics of a congestion control algorithm: the
+/// effects of two-way traffic", SIGCOMM 1991).
+#[derive(Clone, Debug, Serialize)]
+pub struct Reverse {
+    /// The reverse link.
+    pub link: Link,
+    /// An ACK's size on the wire, bytes (every ACK the same: IP and TCP
+    /// headers; SACK options are not counted).
+    pub ack_size_bytes: u32,
 }
 
 /// What to record.
@@ -925,6 +966,10 @@ pub struct Scenario {
     /// first). Empty, and absent, for one link: `links = [L]` is `link = L`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<Link>,
+    /// The bottleneck's return direction (absent: ACKs return over an
+    /// uncongested path).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<Reverse>,
 }
 
 /// Default access-link buffer, packets (Linux's default `txqueuelen`).
@@ -1052,6 +1097,37 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         g.links = if chain { path } else { Vec::new() };
         flows.push(g);
     }
+    let forward = flows.len();
+    // Two-way traffic: the reverse link (its buffer with the others, below)
+    // and its flow groups, after the forward ones.
+    let mut raw_reverse = raw.reverse;
+    if let Some(r) = &raw_reverse {
+        check(raw.pool.is_none() && !chain, "reverse", || {
+            "two-way traffic runs over one link (link): not with a [pool] or a chain (links)".into()
+        })?;
+        let cap = r.capacity.map_or(heads[0].cap, |c| c.0.0);
+        let at = GroupContext {
+            cap,
+            delay: heads[0].delay,
+            delay_what: "link.delay".into(),
+            duration,
+        };
+        for (j, f) in r.flows.iter().enumerate() {
+            check(
+                f.port.is_none() && f.links.is_none(),
+                &format!("reverse.flows[{j}]"),
+                || "a reverse group crosses the reverse link: remove port and links".into(),
+            )?;
+        }
+        let groups = raw_reverse.as_mut().map(|r| std::mem::take(&mut r.flows));
+        for (j, f) in groups.into_iter().flatten().enumerate() {
+            let mut g = resolve_group(j, f, &at, &mut rng, &mut total)
+                .map_err(|e| err(format!("reverse.{}", e.path), e.message))?;
+            g.path_delay = at.delay;
+            g.reverse = true;
+            flows.push(g);
+        }
+    }
 
     // Buffers and BDPs.
     let support = |g: &FlowGroup| {
@@ -1066,22 +1142,64 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         .collect();
     // The BDP's RTT: the mean over flows of each one's RTT law (a drawn RTT
     // counts as its law's mean), and the support of the per-transfer draws.
-    let bdp_rtts: Vec<SimTime> = flows
-        .iter()
-        .flat_map(|g| match g.rtt_law_mean {
-            Some(m) => vec![m; g.rtts.len()].into_iter().chain(support(g)),
-            None => g.rtts.clone().into_iter().chain(support(g)),
-        })
-        .collect();
+    let bdp_rtts = |groups: &[FlowGroup]| -> Vec<SimTime> {
+        groups
+            .iter()
+            .flat_map(|g| match g.rtt_law_mean {
+                Some(m) => vec![m; g.rtts.len()].into_iter().chain(support(g)),
+                None => g.rtts.clone().into_iter().chain(support(g)),
+            })
+            .collect()
+    };
+    // A link's BDP refers to the RTTs of the flows whose data it carries
+    // (the reverse link's to the forward flows' without reverse groups).
+    let (fwd_rtts, rev_rtts) = (bdp_rtts(&flows[..forward]), bdp_rtts(&flows[forward..]));
     let first_mss = flows.first().map(|g| u64::from(g.mss_bytes));
     let mut raw_pool = raw.pool;
     let mut pool = None;
     let mut links = Vec::with_capacity(heads.len());
+    let reverse_head = match raw_reverse {
+        Some(r) => {
+            let head = link_head(
+                "reverse".into(),
+                RawLink {
+                    capacity: r.capacity.unwrap_or(heads[0].raw.capacity),
+                    delay: heads[0].raw.delay,
+                    buffer: Some(r.buffer),
+                    bdp_rtt: None,
+                    packet_size: heads[0].raw.packet_size,
+                    qdisc: r.qdisc,
+                    qdisc_params: r.qdisc_params,
+                },
+            )?;
+            let ack = r.ack_size.map_or(40, |s| s.0);
+            check((40..=1500).contains(&ack), "reverse.ack_size", || {
+                format!("must be between 40B and 1500B (IP and TCP headers, options), got {ack}B")
+            })?;
+            Some((head, ack as u32))
+        }
+        None => None,
+    };
     for h in heads {
-        let (link, p) = resolve_link(h, first_mss, &bdp_rtts, &mut raw_pool)?;
+        let (link, p) = resolve_link(h, first_mss, &fwd_rtts, &mut raw_pool)?;
         pool = pool.or(p);
         links.push(link);
     }
+    let reverse = match reverse_head {
+        Some((h, ack_size_bytes)) => {
+            let rtts = if rev_rtts.is_empty() {
+                &fwd_rtts
+            } else {
+                &rev_rtts
+            };
+            let (link, _) = resolve_link(h, first_mss, rtts, &mut None)?;
+            Some(Reverse {
+                link,
+                ack_size_bytes,
+            })
+        }
+        None => None,
+    };
     let mut links = links.into_iter();
     let link = links.next().expect("a link");
     let links: Vec<Link> = if chain {
@@ -1101,10 +1219,11 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let background = resolve_background(raw.background, &caps, ports)?;
     let output = resolve_output(raw.output.unwrap_or_default(), duration, flows.len())?;
     check(
-        !(output.trace && (pool.is_some() || chain)),
+        !(output.trace && (pool.is_some() || chain || reverse.is_some())),
         "output.trace",
         || {
-            "the packet trace records one queue: not available with a [pool] or a chain (links)"
+            "the packet trace records one queue: not available with a [pool], a chain (links) \
+             or a [reverse] link"
                 .into()
         },
     )?;
@@ -1122,6 +1241,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         fluid,
         pool,
         links,
+        reverse,
     })
 }
 
@@ -1649,6 +1769,7 @@ fn resolve_group(
         rtt_harmonic_mean_s: hm,
         port: 0,
         links: Vec::new(),
+        reverse: false,
         path_delay: delay,
         delay_before_last: SimTime::ZERO,
         count: count as u32,
@@ -2071,6 +2192,10 @@ fn is_one(n: &u32) -> bool {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A flow group's traffic (the `traffic` module): sizes, arrivals, think

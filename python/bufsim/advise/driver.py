@@ -83,6 +83,13 @@ def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
             "Sweep them instead, e.g. bufsim.sweep(scenario, grid={'links[1].buffer': "
             "['50pkt', '100pkt']}), and read each link's utilization_link<k> and drop_rate_link<k>"
         )
+    if "reverse" in norm:
+        raise AdviceError(
+            "reverse: advise checks its answer with the fluid engine and the models, which "
+            "return ACKs over an uncongested path. Sweep the buffer instead, e.g. "
+            "bufsim.sweep(scenario, grid={'link.buffer': ['20pkt', '50pkt', '100pkt']}), and read "
+            "utilization, ack_compression and goodput_bps_reverse"
+        )
     link = norm["link"]
     finite = [g["kind"] for g in norm["flows"] if g["kind"] != "persistent"]
     for o in objs:
@@ -203,6 +210,7 @@ def cost(
 
     objs = _check_arguments(objectives, 0.95, 5, ("rules", "fluid", "packet"))
     scn, timing = with_time_scales(scenario)
+    _check_fit(objs, scn.normalized)
     s = Search(
         scn,
         objs,

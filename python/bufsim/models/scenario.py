@@ -314,6 +314,11 @@ def _check_domain(scenario: dict, name: str) -> None:
         raise ModelInputError(
             f"scenario.links: {what} models one bottleneck, not a chain of them; use engine 'packet'"
         )
+    if scenario.get("reverse") is not None:
+        raise ModelInputError(
+            f"scenario.reverse: {what} returns ACKs over an uncongested path, not queued behind "
+            "two-way traffic; use engine 'packet'"
+        )
     for g, f in enumerate(scenario.get("flows") or []):
         kind = f.get("kind", "persistent")
         if kind != "persistent":

@@ -246,6 +246,12 @@ def check(scenario: Scenario) -> None:
             "the ns3 engine builds one bottleneck (a dumbbell), not a chain of them: use "
             "engine='packet'",
         )
+    if "reverse" in norm:
+        raise scenario_error(
+            "reverse",
+            "the ns3 engine's dumbbell returns ACKs over uncongested access links; its driver "
+            "does not build two-way traffic: use engine='packet'",
+        )
     link = norm["link"]
     q = link["qdisc"]
     if q not in QDISCS:

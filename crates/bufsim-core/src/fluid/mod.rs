@@ -63,6 +63,14 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
             "the fluid engine models one bottleneck, not a chain of them: use engine=\"packet\"",
         ));
     }
+    if s.reverse.is_some() {
+        return Err(err(
+            "reverse",
+            "the fluid engine's ACKs return over an uncongested path (its windows change at the \
+             data's rate, Misra, Gong & Towsley 2000): it does not queue ACKs behind reverse \
+             traffic; use engine=\"packet\"",
+        ));
+    }
     let q = s.link.queue.name();
     if !s.link.queue.has_fluid() {
         return Err(err(

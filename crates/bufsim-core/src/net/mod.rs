@@ -57,6 +57,12 @@ impl Packet {
         (self.meta >> 48) as u8
     }
 
+    /// A pure ACK ([`ACK`]) queued on a two-way run's link.
+    #[inline]
+    pub fn is_ack(self) -> bool {
+        self.ecn() & ACK != 0
+    }
+
     /// Set Congestion Experienced ([`CE`]): an AQM marked the packet.
     #[inline]
     pub fn mark_ce(&mut self) {
@@ -74,10 +80,16 @@ pub const CE: u8 = 2;
 /// The sender reduced its window in answer to ECE.
 pub const CWR: u8 = 4;
 
+/// Not an IP bit: the packet is a pure ACK crossing a queue of a two-way
+/// run (`reverse`), not ECN-capable (RFC 3168 section 6.1.4: ACKs are
+/// not ECT, so an AQM drops them), its `seq` the index of its [`Ack`] in
+/// the engine's store.
+pub const ACK: u8 = 8;
+
 /// Maximum SACK blocks an ACK carries (RFC 2018 section 3: 3 with timestamps).
 pub const MAX_SACK_BLOCKS: usize = 3;
 
-/// An acknowledgment on the (uncongested) return path.
+/// An acknowledgment: its content (on the wire, a pure ACK packet).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Ack {
     /// Next segment expected (cumulative ACK).

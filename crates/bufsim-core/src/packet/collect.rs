@@ -198,6 +198,10 @@ struct Metrics {
     /// Goodput of each persistent flow and of each group, bits/s.
     flow_goodput: Vec<f64>,
     group_goodput: Vec<f64>,
+    /// Goodput of the forward groups together, bits/s.
+    goodput_bps: f64,
+    /// Jain's fairness index of the forward persistent flows' goodputs.
+    jain_index: f64,
     drop_rate: f64,
     mean_queue_pkts: f64,
     delays: [f64; 3],
@@ -205,12 +209,29 @@ struct Metrics {
 }
 
 impl Span {
-    fn metrics(&self) -> Metrics {
+    /// The metrics of the span; goodput and Jain's index count the flows
+    /// of the groups `c` measures (the forward ones: [`Collector::forward`]).
+    fn metrics(&self, c: &Collector) -> Metrics {
         let (secs, ps) = (self.len.as_secs_f64(), self.len.0 as f64);
+        let flow_goodput: Vec<f64> = self.flow_bits.iter().map(|b| b / secs).collect();
+        let group_goodput: Vec<f64> = self.group_bits.iter().map(|b| b / secs).collect();
+        let forward: Vec<f64> = flow_goodput
+            .iter()
+            .zip(&c.flows)
+            .filter(|(_, st)| c.forward[st.group as usize])
+            .map(|(g, _)| *g)
+            .collect();
         Metrics {
             utilization: self.busy.0 as f64 / ps,
-            flow_goodput: self.flow_bits.iter().map(|b| b / secs).collect(),
-            group_goodput: self.group_bits.iter().map(|b| b / secs).collect(),
+            goodput_bps: group_goodput
+                .iter()
+                .zip(&c.forward)
+                .filter(|(_, f)| **f)
+                .map(|(g, _)| g)
+                .sum(),
+            jain_index: jain_index(&forward),
+            flow_goodput,
+            group_goodput,
             drop_rate: if self.arrivals > 0 {
                 self.drops as f64 / self.arrivals as f64
             } else {
@@ -228,28 +249,18 @@ impl Span {
 }
 
 impl Metrics {
-    /// Total goodput, bits/s.
-    fn goodput_bps(&self) -> f64 {
-        self.group_goodput.iter().sum()
-    }
-
-    /// Jain's fairness index of the persistent flows' goodputs.
-    fn jain_index(&self) -> f64 {
-        jain_index(&self.flow_goodput)
-    }
-
     /// Every metric with its summary name and `suffix` (the halves;
     /// [`Collector::finish`] names the whole window's beside the others).
     fn named(&self, suffix: &str) -> Vec<(String, f64)> {
         let mut out = vec![
             (format!("utilization{suffix}"), self.utilization),
-            (format!("goodput_bps{suffix}"), self.goodput_bps()),
+            (format!("goodput_bps{suffix}"), self.goodput_bps),
             (format!("drop_rate{suffix}"), self.drop_rate),
             (format!("mean_queue_pkts{suffix}"), self.mean_queue_pkts),
             (format!("mean_queue_delay_s{suffix}"), self.delays[0]),
             (format!("p50_queue_delay_s{suffix}"), self.delays[1]),
             (format!("p99_queue_delay_s{suffix}"), self.delays[2]),
-            (format!("jain_index{suffix}"), self.jain_index()),
+            (format!("jain_index{suffix}"), self.jain_index),
             (format!("sync_mean{suffix}"), self.sync_mean),
         ];
         for (g, v) in self.group_goodput.iter().enumerate() {
@@ -323,6 +334,10 @@ pub struct Collector {
     drops_in_interval: u64,
     /// Persistent flows (slots `0..persistent`).
     persistent: usize,
+    /// Per group: its data crosses the forward link (not a `reverse`
+    /// group). Flow counts, congestion events, goodput and Jain's index
+    /// are the forward flows'.
+    forward: Vec<bool>,
     /// Copies of the accumulators (`output.halves`, `output.stop`): the
     /// window's start, then each boundary passed (empty without either).
     marks: Vec<Mark>,
@@ -409,6 +424,7 @@ impl Collector {
             prev_area: 0.0,
             drops_in_interval: 0,
             persistent: n,
+            forward: s.flows.iter().map(|g| !g.reverse).collect(),
             marks: Vec::new(),
             halves: s.output.halves,
             batch_values: s
@@ -440,6 +456,9 @@ impl Collector {
         self.tick(now);
         let st = &mut self.flows[f as usize];
         st.arrival = now - lag;
+        if !self.forward[st.group as usize] {
+            return;
+        }
         if self.in_window && st.arrival >= self.warmup {
             self.arrived += 1;
         }
@@ -493,7 +512,10 @@ impl Collector {
     }
 
     /// Flow `f` left slow start.
-    pub fn left_slow_start(&mut self, now: SimTime) {
+    pub fn left_slow_start(&mut self, f: u32, now: SimTime) {
+        if !self.forward[self.flows[f as usize].group as usize] {
+            return;
+        }
         self.tick(now);
         self.long += 1;
     }
@@ -545,7 +567,8 @@ impl Collector {
         e: &FlowEnd,
         finished: bool,
     ) {
-        if finished {
+        let forward = self.forward[self.flows[f as usize].group as usize];
+        if finished && forward {
             self.tick(now);
             self.active -= 1;
             if e.long {
@@ -556,7 +579,7 @@ impl Collector {
         if st.arrival < self.warmup {
             return;
         }
-        if finished && self.in_window {
+        if finished && forward && self.in_window {
             self.completed += 1;
         }
         let end = now - lag;
@@ -637,15 +660,26 @@ impl Collector {
         if self.in_window {
             self.delays.record(waited);
             if flow != crate::net::BACKGROUND {
-                let st = &mut self.flows[flow as usize];
-                let w = waited.0 as f64;
-                if st.delay_n > 0 {
-                    st.jitter_sum += (w - st.last_delay).abs();
-                }
-                st.delay_n += 1;
-                st.delay_sum += w;
-                st.last_delay = w;
+                self.flow_waited(flow, waited);
             }
+        }
+    }
+
+    /// A data packet of `flow` left its first queue after `waited` there:
+    /// the flows table's queueing-delay columns (the bottleneck's packets
+    /// through [`Collector::dequeued`]; a reverse group's on the reverse
+    /// link).
+    #[inline]
+    pub fn flow_waited(&mut self, flow: u32, waited: SimTime) {
+        if self.in_window {
+            let st = &mut self.flows[flow as usize];
+            let w = waited.0 as f64;
+            if st.delay_n > 0 {
+                st.jitter_sum += (w - st.last_delay).abs();
+            }
+            st.delay_n += 1;
+            st.delay_sum += w;
+            st.last_delay = w;
         }
     }
 
@@ -682,6 +716,17 @@ impl Collector {
                 st.event_stamp = self.event_id;
                 self.event_flows += 1;
             }
+        }
+    }
+
+    /// The reverse link dropped a data packet of (reverse) `flow`: its
+    /// loss, not a congestion event of the forward link.
+    pub fn reverse_drop(&mut self, flow: u32) {
+        self.queue_drops += 1;
+        let st = &mut self.flows[flow as usize];
+        st.drops_life += 1;
+        if self.in_window {
+            st.queue_drops += 1;
         }
     }
 
@@ -806,7 +851,7 @@ impl Collector {
         let [.., a, b] = self.marks.as_slice() else {
             return false;
         };
-        let named = self.span(a, b).metrics().named("");
+        let named = self.span(a, b).metrics(self).named("");
         for (d, values) in stop.decide.iter().zip(&mut self.batch_values) {
             let v = named
                 .iter()
@@ -851,8 +896,8 @@ impl Collector {
             return Vec::new();
         }
         let mid = &self.marks[k / 2];
-        let mut out = self.span(&self.marks[0], mid).metrics().named("_half1");
-        out.extend(self.span(mid, end).metrics().named("_half2"));
+        let mut out = self.span(&self.marks[0], mid).metrics(self).named("_half1");
+        out.extend(self.span(mid, end).metrics(self).named("_half2"));
         out
     }
 
@@ -881,7 +926,7 @@ impl Collector {
             group_bits: self.good_bits.clone(),
             sync: self.sync.iter().map(|x| x.1).collect(),
         }
-        .metrics();
+        .metrics(&self);
         let halves = if self.halves {
             let end = self.snapshot(now, q);
             self.halves(&end)
@@ -917,14 +962,14 @@ impl Collector {
             // capacity while busy (counting whole packets as they finish
             // would credit the window with a packet begun before it).
             ("throughput_bps".into(), w.utilization * self.capacity_bps),
-            ("goodput_bps".into(), w.goodput_bps()),
+            ("goodput_bps".into(), w.goodput_bps),
             ("drop_rate".into(), w.drop_rate),
             ("mean_queue_pkts".into(), w.mean_queue_pkts),
             ("max_queue_pkts".into(), q.max_pkts() as f64),
             ("mean_queue_delay_s".into(), w.delays[0]),
             ("p50_queue_delay_s".into(), w.delays[1]),
             ("p99_queue_delay_s".into(), w.delays[2]),
-            ("jain_index".into(), w.jain_index()),
+            ("jain_index".into(), w.jain_index),
             ("congestion_events".into(), self.sync.len() as f64),
             ("sync_mean".into(), w.sync_mean),
             (
@@ -940,6 +985,12 @@ impl Collector {
         }
         for (g, v) in w.group_goodput.iter().enumerate() {
             summary.push((format!("goodput_bps_group{g}"), *v));
+        }
+        if self.forward.contains(&false) {
+            // Two-way traffic: the reverse groups' goodput together.
+            let rev = w.group_goodput.iter().zip(&self.forward);
+            let rev: f64 = rev.filter(|(_, f)| !**f).map(|(g, _)| g).sum();
+            summary.push(("goodput_bps_reverse".into(), rev));
         }
         // Flow level (traffic module): time averages over the window, counts of
         // transfers that arrived / completed in it, refused arrivals (overload).

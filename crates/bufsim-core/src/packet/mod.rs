@@ -7,7 +7,8 @@
 //! one-way access delay is `(rtt - 2 * link.delay) / 2` each way, so the
 //! round-trip propagation delay equals the flow's configured RTT. Poisson
 //! background packets join the bottleneck queue directly and leave into a
-//! sink after their serialization.
+//! sink after their serialization. With two-way traffic (`reverse`) the
+//! ACKs cross a reverse link with its own queue (below).
 //!
 //! Pending events stay O(flows), not O(packets in flight)
 //! (`ARCHITECTURE.md` at the repository root gives the design): every FIFO
@@ -73,13 +74,28 @@
 //!   sender's: it refuses the same arrivals unless it binds (an overload),
 //!   then on a count that late.
 //!
+//! **Two-way traffic** (`reverse`) unfolds the return path: ACKs become
+//! packets ([`crate::net::ACK`]) of the other direction's queue (the
+//! reverse link's for the forward flows, the forward link's for the
+//! reverse groups, whose data crosses the reverse link), their content in
+//! the engine's store (`TwoWay`). The receiver then runs one link delay
+//! behind the end of a segment's serialization (`return_delay` is the
+//! link's delay), and a serialized ACK waits in its flow's ACK line for the
+//! link's delay, the access delay and the sender's lag before the sender
+//! takes it (`Flow::ack_delay`): over an idle reverse link every ACK
+//! reaches its sender one ACK serialization later than over the folded
+//! path (the core's tests check the flows' counters are then the same).
+//! The look-ahead above stays: a segment whose ACK the receiver only holds
+//! sends nothing.
+//!
 //! Flows come and go (`traffic`): persistent flows hold slots
 //! `0..P` of the flow table for the whole run; finite transfers (`count`
 //! groups with a `size`, open-loop arrivals, closed-loop users) take a slot
 //! when they arrive and give it back to a free list once their transfer is
 //! over *and* the slot is quiet: no packet of it in the access pipe, the
-//! bottleneck queue or in service (`Flow::in_net`), no segment on the return
-//! path and no delayed-ACK timer pending. A stale retransmission-timer event
+//! bottleneck queue or in service (`Flow::in_net`, its ACK packets
+//! included), no segment on the return path, no ACK on its ACK line and no
+//! delayed-ACK timer pending. A stale retransmission-timer event
 //! may still fire for a reused slot; the lazy check (`rto_event_at`) ignores
 //! it. So memory stays O(peak active flows) and pending events
 //! O(active flows + groups + idle users): one arrival event per open-loop
@@ -97,17 +113,18 @@ use crate::engine::Progress;
 use crate::engine::queue::EventQueue;
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::net::pipe::Pipe;
-use crate::net::{Ack, BACKGROUND, CWR, ECT, Packet};
+use crate::net::{ACK, Ack, BACKGROUND, CWR, ECT, Packet};
 use crate::output::RunOutput;
 use crate::queue::Queued;
 use crate::scenario::{Scenario, ScenarioError};
+use crate::stats::histogram::DelayHistogram;
 use crate::tcp::cc::AnyCc;
 use crate::tcp::receiver::{AckAction, Receiver};
 use crate::tcp::sender::{Sender, SenderConfig};
 use crate::traffic::{GroupTraffic, Kind};
 use crate::units::{BitsPerSec, SimTime};
 use collect::Collector;
-use ports::Ports;
+use ports::{Ports, REVERSE_PORT};
 use trace::Trace;
 
 /// Call the progress hook every this many events.
@@ -138,6 +155,8 @@ enum Ev {
     Forward(u32),
     /// Head segment of flow `f`'s return path reaches its receiver.
     Receive(u32),
+    /// Head ACK of flow `f`'s ACK line reaches its sender (two-way traffic).
+    AckHead(u32),
     /// Flow `f`'s retransmission timer may have expired (checked lazily).
     Rto(u32),
     /// Flow `f`'s pacing timer may have expired (paced senders only, checked lazily).
@@ -266,8 +285,7 @@ impl Flow {
         lagging: bool,
     ) -> Flow {
         let grp = &s.flows[g as usize];
-        // One way: access, then the links it crosses (`path_delay`).
-        let access = SimTime((rtt.0 - 2 * grp.path_delay.0) / 2);
+        let access = access_delay(rtt, grp.path_delay);
         // A closed-loop user thinks from the end its sender sees: that
         // sender keeps the access delay line.
         let lag = if lagging && grp.kind != Kind::Closed {
@@ -303,8 +321,13 @@ impl Flow {
             mss: grp.mss_bytes,
             access_delay: access - lag,
             // From the end of its serialization on the last link: that
-            // link's delay, then back over the whole path and the access.
-            return_delay: rtt - access - grp.delay_before_last + lag,
+            // link's delay, then back over the whole path and the access;
+            // with two-way traffic its ACKs queue, and it is the link's
+            // delay alone (the module doc).
+            return_delay: match s.reverse {
+                Some(_) => s.link.delay,
+                None => rtt - access - grp.delay_before_last + lag,
+            },
             lag,
             access_rate: grp.access_rate_bps.map(BitsPerSec),
             access_free_at: SimTime::ZERO,
@@ -320,8 +343,14 @@ impl Flow {
             jitter: grp.jitter,
             jitter_rng: stream(s.seed, Stream::Jitter(loss_stream)),
             group: g,
-            port: grp.links.first().map_or(grp.port, |&l| l) as u16,
-            exit: grp.links.last().map_or(grp.port, |&l| l) as u16,
+            port: match grp.reverse {
+                true => REVERSE_PORT as u16,
+                false => grp.links.first().map_or(grp.port, |&l| l) as u16,
+            },
+            exit: match grp.reverse {
+                true => REVERSE_PORT as u16,
+                false => grp.links.last().map_or(grp.port, |&l| l) as u16,
+            },
             rtt,
             active: false,
             finite: limit != u64::MAX,
@@ -362,6 +391,14 @@ impl Flow {
         }
     }
 
+    /// With two-way traffic, from the end of an ACK's serialization on
+    /// its link to the sender (engine time): the link's propagation, the
+    /// access path and the sender's lag.
+    fn ack_delay(&self, s: &Scenario) -> SimTime {
+        let path = s.flows[self.group as usize].path_delay;
+        path + access_delay(self.rtt, path) + self.lag
+    }
+
     fn end(&self) -> collect::FlowEnd {
         collect::FlowEnd {
             rcv_nxt: self.receiver.rcv_nxt,
@@ -371,6 +408,77 @@ impl Flow {
             cwnd: self.sender.w.cwnd,
             long: self.long,
         }
+    }
+}
+
+/// The one-way access delay of a flow of round trip `rtt` whose path
+/// crosses links of one-way delay `path_delay`: what of the round trip
+/// is not the links', halved.
+fn access_delay(rtt: SimTime, path_delay: SimTime) -> SimTime {
+    SimTime((rtt.0 - 2 * path_delay.0) / 2)
+}
+
+/// Two-way traffic (`reverse`): the ACKs that queue, and what the
+/// forward senders see of them.
+struct TwoWay {
+    /// An ACK's size on the wire, bytes.
+    ack_size: u32,
+    /// The content of each ACK packet in a queue or being serialized, at
+    /// the index its packet carries as `seq`; `free` holds the unused ones.
+    store: Vec<Ack>,
+    free: Vec<u32>,
+    /// Per flow slot: ACKs past their link, on their way to the sender.
+    lines: Vec<Pipe<Ack>>,
+    /// ACKs a receiver just sent (reused, empty between events).
+    sent: Vec<Ack>,
+    /// Per flow slot: when its sender last took an ACK (`MAX`: none yet).
+    last_ack: Vec<SimTime>,
+    /// The forward senders' ACK inter-arrival times in the statistics
+    /// window, their sum of squares (s^2), and how many were shorter than
+    /// the flow's segment takes on the forward link (compressed).
+    gaps: DelayHistogram,
+    gaps_sq: f64,
+    compressed: u64,
+    /// ACKs the two links dropped in the statistics window.
+    drops: u64,
+}
+
+impl TwoWay {
+    /// The measures of ACK compression (Zhang, Shenker & Clark 1991; Mogul,
+    /// "Observing TCP dynamics in real networks", SIGCOMM 1992: an ACK
+    /// arriving closer to the last than the bottleneck spaced their
+    /// segments): `ack_gap_mean_s`, `ack_gap_p50_s`, `ack_gap_cv` (their
+    /// standard deviation over their mean), `ack_compression` (the share of
+    /// gaps shorter than a segment's serialization on the forward link),
+    /// over the forward senders' ACKs in the statistics window, and
+    /// `ack_drops`.
+    fn summary(&self) -> Vec<(String, f64)> {
+        let n = self.gaps.count() as f64;
+        let mean = self.gaps.mean_s();
+        let var = (self.gaps_sq / n - mean * mean).max(0.0);
+        vec![
+            ("ack_gap_mean_s".to_string(), mean),
+            ("ack_gap_p50_s".into(), self.gaps.quantile_s(0.5)),
+            ("ack_gap_cv".into(), var.sqrt() / mean),
+            ("ack_compression".into(), self.compressed as f64 / n),
+            ("ack_drops".into(), self.drops as f64),
+        ]
+    }
+}
+
+/// Flow `flow`'s receiver sends `ack`: its sender takes it at once, or
+/// with two-way traffic it waits in `queued` to cross a link.
+#[inline(always)]
+fn answer(
+    flow: &mut Flow,
+    ack: Ack,
+    now: SimTime,
+    out: &mut Vec<u64>,
+    queued: Option<&mut Vec<Ack>>,
+) {
+    match queued {
+        None => flow.sender.on_ack(&ack, now, out),
+        Some(q) => q.push(ack),
     }
 }
 
@@ -415,6 +523,10 @@ struct Sim<'s> {
     trace: Option<Box<Trace>>,
     /// Senders lag (the module doc); false only in the tests below.
     lagging: bool,
+    /// Two-way traffic (`reverse`): its port ([`REVERSE_PORT`]; `u32::MAX`
+    /// without) and its ACKs.
+    rev: u32,
+    two_way: Option<Box<TwoWay>>,
 }
 
 /// Run the packet engine on a validated scenario (see [`check`]).
@@ -521,6 +633,21 @@ impl<'s> Sim<'s> {
             next_id: persistent as u64,
             trace: s.output.trace.then(|| Box::new(Trace::new())),
             lagging,
+            rev: s.reverse.as_ref().map_or(u32::MAX, |_| REVERSE_PORT),
+            two_way: s.reverse.as_ref().map(|r| {
+                Box::new(TwoWay {
+                    ack_size: r.ack_size_bytes,
+                    store: Vec::new(),
+                    free: Vec::new(),
+                    lines: Vec::new(),
+                    sent: Vec::new(),
+                    last_ack: Vec::new(),
+                    gaps: DelayHistogram::default(),
+                    gaps_sq: 0.0,
+                    compressed: 0,
+                    drops: 0,
+                })
+            }),
         };
         // Finite `count` flows (sizes drawn in slot order), open-loop arrival
         // processes, closed-loop users (each starts with a think time).
@@ -570,6 +697,13 @@ impl<'s> Sim<'s> {
             }
         };
         self.col.new_transfer(f, g, rtt, id, self.now, size);
+        if let Some(t) = self
+            .two_way
+            .as_mut()
+            .and_then(|tw| tw.last_ack.get_mut(f as usize))
+        {
+            *t = SimTime::MAX;
+        }
         self.group_active[g as usize] += 1;
         f
     }
@@ -640,7 +774,7 @@ impl<'s> Sim<'s> {
         }
         if !flow.long && flow.sender.w.ssthresh.is_finite() {
             flow.long = true;
-            self.col.left_slow_start(now);
+            self.col.left_slow_start(f, now);
         }
         if flow.finite && flow.sender.done() {
             flow.active = false;
@@ -668,7 +802,11 @@ impl<'s> Sim<'s> {
         let quiet = flow.access.is_empty()
             && flow.rcv.is_empty()
             && flow.delack_at == SimTime::MAX
-            && flow.in_net == 0;
+            && flow.in_net == 0
+            && self
+                .two_way
+                .as_ref()
+                .is_none_or(|tw| tw.lines.get(f as usize).is_none_or(Pipe::is_empty));
         if quiet {
             flow.zombie = false;
             self.free.push(f);
@@ -705,6 +843,7 @@ impl<'s> Sim<'s> {
                 Ev::TxDone(k) => self.tx_done(k),
                 Ev::Forward(k) => self.forward(k),
                 Ev::Receive(f) => self.receive(f),
+                Ev::AckHead(f) => self.ack_head(f),
                 Ev::Rto(f) => self.rto(f),
                 Ev::Pace(f) => self.pace(f),
                 Ev::DelAck(f) => self.delack(f),
@@ -899,7 +1038,15 @@ impl<'s> Sim<'s> {
             if p.flow() != BACKGROUND {
                 self.flows[p.flow() as usize].in_net -= 1;
             }
-            self.col.queue_drop(now, p.flow());
+            if p.is_ack() {
+                let tw = self.two_way.as_mut().expect("ACK packets in a two-way run");
+                tw.free.push(p.seq as u32);
+                tw.drops += u64::from(now >= self.s.warmup);
+            } else if k == self.rev {
+                self.col.reverse_drop(p.flow());
+            } else {
+                self.col.queue_drop(now, p.flow());
+            }
         }
     }
 
@@ -913,8 +1060,17 @@ impl<'s> Sim<'s> {
                 tr.dequeue(now, Self::trace_id(&self.col, &p), &p);
                 debug_assert_eq!(tr.waiting(), self.ports.occupancy().pkts);
             }
-            self.col.dequeued(p.flow(), now - since);
-            self.ports.dequeued(k, now - since);
+            // The bottleneck's queueing delays count every packet that
+            // waited in it, a flow's those of its data: on the reverse
+            // link, a reverse group's (a two-way run's).
+            let waited = now - since;
+            if k != self.rev {
+                let flow = if p.is_ack() { BACKGROUND } else { p.flow() };
+                self.col.dequeued(flow, waited);
+            } else if !p.is_ack() {
+                self.col.flow_waited(p.flow(), waited);
+            }
+            self.ports.dequeued(k, waited);
             let port = self.ports.get(k);
             let done = now + port.tx_time(p.size());
             port.tx_start = now;
@@ -942,6 +1098,10 @@ impl<'s> Sim<'s> {
     fn deliver(&mut self, p: Packet, k: u32) {
         if p.flow() == BACKGROUND {
             self.col.delivered += 1;
+            return;
+        }
+        if p.is_ack() {
+            self.ack_sent(p);
             return;
         }
         let f = p.flow();
@@ -979,7 +1139,8 @@ impl<'s> Sim<'s> {
     /// The head segment of flow `f`'s return path reaches its receiver,
     /// `return_delay` after its serialization ended: the receiver takes the
     /// segments due now, its ACKs reach the sender at once, and the sender
-    /// sends what they allow.
+    /// sends what they allow. With two-way traffic its ACKs join the queue
+    /// of the other direction's link instead ([`Sim::send_acks`]).
     fn receive(&mut self, f: u32) {
         let now = self.now;
         let (mss, exit) = (self.flows[f as usize].mss, self.flows[f as usize].exit);
@@ -989,8 +1150,10 @@ impl<'s> Sim<'s> {
             col,
             events,
             out,
+            two_way,
             ..
         } = self;
+        let mut queued = two_way.as_deref_mut().map(|tw| &mut tw.sent);
         let flow = &mut flows[f as usize];
         let tx_end = now - flow.return_delay;
         let mut acked = false;
@@ -999,12 +1162,13 @@ impl<'s> Sim<'s> {
             // A per-packet (DCTCP) echo's CE state changed: the delayed ACK
             // owed for earlier segments leaves first, with the old state.
             if let Some(owed) = owed {
-                flow.sender.on_ack(&owed, now, out);
+                answer(flow, owed, now, out, queued.as_deref_mut());
                 acked = true;
             }
             match action {
                 AckAction::Now => {
-                    flow.sender.on_ack(&flow.receiver.ack(), now, out);
+                    let ack = flow.receiver.ack();
+                    answer(flow, ack, now, out, queued.as_deref_mut());
                     // An ACK sent stops the delayed-ACK timer: the next held
                     // segment starts a full one (Linux tcp_event_ack_sent ->
                     // inet_csk_clear_xmit_timer(ICSK_TIME_DACK); ns-3
@@ -1031,11 +1195,15 @@ impl<'s> Sim<'s> {
         }
         // A delayed ACK leaves the sender as it was: nothing to send, its
         // timers armed already (`transmit` would push no event).
-        if acked {
-            self.transmit(f);
-            self.after_sender(f);
-        } else {
-            self.try_free(f);
+        match (acked, queued.is_some()) {
+            (true, false) => {
+                self.transmit(f);
+                self.after_sender(f);
+            }
+            (true, true) => self.send_acks(f),
+            (false, _) => {
+                self.try_free(f);
+            }
         }
         if let Some(t) = self.flows[f as usize].rcv.head_time() {
             self.events.push(t, Ev::Receive(f));
@@ -1043,7 +1211,8 @@ impl<'s> Sim<'s> {
     }
 
     /// Flow `f`'s delayed-ACK timer (on the receiver's clock, see the
-    /// module doc): an ACK still owed reaches the sender at once.
+    /// module doc): an ACK still owed reaches the sender at once, or with
+    /// two-way traffic joins the other direction's queue.
     fn delack(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
         if flow.delack_at != self.now {
@@ -1052,13 +1221,102 @@ impl<'s> Sim<'s> {
             return;
         }
         flow.delack_at = SimTime::MAX;
-        if flow.receiver.on_delack_timer() {
+        if !flow.receiver.on_delack_timer() {
+            self.try_free(f);
+        } else if let Some(tw) = self.two_way.as_mut() {
+            tw.sent.push(flow.receiver.ack());
+            self.send_acks(f);
+        } else {
             self.drive(f, |flow, now, out| {
                 flow.sender.on_ack(&flow.receiver.ack(), now, out);
             });
             self.after_sender(f);
+        }
+    }
+
+    /// Two-way traffic: the ACKs flow `f`'s receiver just sent
+    /// ([`TwoWay::sent`]) join, as packets, the queue of the link that
+    /// carries them: the reverse link's for a forward flow, the forward
+    /// link's for a reverse group's.
+    fn send_acks(&mut self, f: u32) {
+        let tw = self.two_way.as_mut().expect("a two-way run");
+        let mut sent = std::mem::take(&mut tw.sent);
+        let port = if u32::from(self.flows[f as usize].port) == self.rev {
+            0
         } else {
-            self.try_free(f);
+            self.rev
+        };
+        for ack in sent.drain(..) {
+            let tw = self.two_way.as_mut().expect("a two-way run");
+            let i = match tw.free.pop() {
+                Some(i) => {
+                    tw.store[i as usize] = ack;
+                    i
+                }
+                None => {
+                    tw.store.push(ack);
+                    (tw.store.len() - 1) as u32
+                }
+            };
+            let pkt = Packet::new(f, tw.ack_size, u64::from(i), ACK);
+            self.flows[f as usize].in_net += 1;
+            self.arrive(pkt, port);
+        }
+        self.two_way.as_mut().expect("a two-way run").sent = sent;
+    }
+
+    /// Two-way traffic: ACK packet `p` finished its serialization and
+    /// leaves its link for its sender, [`Flow::ack_delay`] away.
+    fn ack_sent(&mut self, p: Packet) {
+        let f = p.flow() as usize;
+        let tw = self.two_way.as_mut().expect("a two-way run");
+        let ack = tw.store[p.seq as usize];
+        tw.free.push(p.seq as u32);
+        if tw.lines.len() <= f {
+            tw.lines.resize_with(f + 1, Pipe::default);
+            tw.last_ack.resize(f + 1, SimTime::MAX);
+        }
+        let flow = &mut self.flows[f];
+        flow.in_net -= 1;
+        let at = self.now + flow.ack_delay(self.s);
+        if tw.lines[f].push(at, ack) {
+            self.events.push(at, Ev::AckHead(f as u32));
+        }
+    }
+
+    /// Two-way traffic: the ACKs at the head of flow `f`'s ACK line reach
+    /// its sender, which sends what they allow. A forward sender's ACK
+    /// inter-arrival times are measured ([`TwoWay::summary`]).
+    fn ack_head(&mut self, f: u32) {
+        let now = self.now;
+        let Sim {
+            s,
+            flows,
+            out,
+            two_way,
+            ..
+        } = self;
+        let tw = two_way.as_deref_mut().expect("a two-way run");
+        let flow = &mut flows[f as usize];
+        // An ACK closer to the last than the flow's segments leave the
+        // forward link is compressed.
+        let measured = !s.flows[flow.group as usize].reverse && now >= s.warmup;
+        let spacing = BitsPerSec(s.link.capacity_bps).tx_time(flow.mss);
+        while let Some(ack) = tw.lines[f as usize].pop_ready(now) {
+            let last = std::mem::replace(&mut tw.last_ack[f as usize], now);
+            if measured && last != SimTime::MAX {
+                let gap = now - last;
+                tw.gaps.record(gap);
+                tw.gaps_sq += gap.as_secs_f64().powi(2);
+                tw.compressed += u64::from(gap < spacing);
+            }
+            flow.sender.on_ack(&ack, now, out);
+        }
+        let next = tw.lines[f as usize].head_time();
+        self.transmit(f);
+        self.after_sender(f);
+        if let Some(t) = next {
+            self.events.push(t, Ev::AckHead(f));
         }
     }
 
@@ -1107,13 +1365,18 @@ impl<'s> Sim<'s> {
 
     fn finish(mut self) -> RunOutput {
         let now = self.now;
+        // Data packets in the network (ACK packets are no packets sent).
+        let acks = self
+            .two_way
+            .as_ref()
+            .map_or(0, |tw| (tw.store.len() - tw.free.len()) as u64);
         let in_flight = self
             .flows
             .iter()
             .map(|f| f.access.len() as u64)
             .sum::<u64>()
-            + self.ports.occupancy().pkts
-            + self.ports.in_transit();
+            + self.ports.in_network()
+            - acks;
         // Segments past the bottleneck that their (lagging) receivers have
         // not taken yet were delivered within the run: their goodput and
         // `rcv_nxt` count; the ACKs they would send reach no sender in it.
@@ -1142,6 +1405,9 @@ impl<'s> Sim<'s> {
         let mut out = self.col.finish(now, &mut self.ports, in_flight, &per_flow);
         let ports = self.ports.summary(now, self.s.warmup);
         out.summary.extend(ports);
+        if let Some(tw) = &self.two_way {
+            out.summary.extend(tw.summary());
+        }
         for (name, col) in self.ports.timeseries() {
             out.timeseries.push(name, col);
         }

@@ -15,9 +15,13 @@
 use crate::net::Packet;
 use crate::net::pipe::Pipe;
 use crate::queue::{DropReason, Occupancy, Queue, QueueCounters, Setup};
-use crate::scenario::{Pool, Scenario};
+use crate::scenario::{Link, Pool, Scenario};
 use crate::stats::histogram::DelayHistogram;
 use crate::units::{BitsPerSec, SimTime};
+
+/// The reverse link's port (`reverse`): the one after the link, as
+/// two-way traffic runs over one link.
+pub(crate) const REVERSE_PORT: u32 = 1;
 
 /// One queue and the link it feeds.
 pub(crate) struct Port {
@@ -77,11 +81,17 @@ impl Port {
 /// Port 0 lives inline, the others in `rest`: the dumbbell's one port is
 /// then reached without a load through a vector's pointer, on a path every
 /// packet takes several times (measured: a vector of all the ports cost the
-/// 1 Gbps benchmark 8% of its packets per CPU second).
+/// 1 Gbps benchmark 8% of its packets per CPU second). A two-way run's
+/// reverse link is the last port ([`Ports::reverse`]): it is served like
+/// the others, but what the ports report together (occupancy, busy time,
+/// counters, the summary's `_port<k>`/`_link<k>` entries) is the forward
+/// ports' alone; it reports its own ([`Ports::reverse_summary`]).
 pub(crate) struct Ports {
     first: Port,
-    /// Ports 1 and up.
+    /// Ports 1 and up, the reverse link last.
     rest: Vec<Port>,
+    /// How many of `rest` carry the forward direction.
+    forward_rest: usize,
     pool: Option<Pool>,
     /// What the summary and time series call one of several: `port` (a
     /// pool's) or `link` (a chain's); `None` for the one link.
@@ -91,11 +101,12 @@ pub(crate) struct Ports {
 }
 
 impl Ports {
-    /// The scenario's queues, empty ([`Scenario::queue_links`]).
+    /// The scenario's queues, empty ([`Scenario::queue_links`]), and the
+    /// reverse link's (`reverse`) after them.
     pub fn new(s: &Scenario) -> Ports {
         let links = s.queue_links();
-        let port = |k: usize| {
-            let link = links[k];
+        let several = links.len() > 1;
+        let port = |k: usize, link: &Link, delays: bool| {
             let capacity = BitsPerSec(link.capacity_bps);
             Port {
                 queue: Queue::new(link.queue.discipline(&Setup {
@@ -116,12 +127,21 @@ impl Ports {
                 area_at_warmup: 0.0,
                 area_at_sample: 0.0,
                 ts_queue: Vec::new(),
-                delays: (links.len() > 1).then(DelayHistogram::default),
+                delays: delays.then(DelayHistogram::default),
             }
         };
+        let mut rest: Vec<Port> = (1..links.len())
+            .map(|k| port(k, links[k], several))
+            .collect();
+        let forward_rest = rest.len();
+        if let Some(r) = &s.reverse {
+            debug_assert_eq!(links.len() as u32, REVERSE_PORT, "validated: one link");
+            rest.push(port(links.len(), &r.link, true));
+        }
         Ports {
-            first: port(0),
-            rest: (1..links.len()).map(port).collect(),
+            first: port(0, links[0], several),
+            rest,
+            forward_rest,
             pool: s.pool,
             kind: match (&s.pool, s.links.is_empty()) {
                 (Some(_), _) => Some("port"),
@@ -130,6 +150,11 @@ impl Ports {
             },
             max_pkts: 0,
         }
+    }
+
+    /// The reverse link's port number (`reverse`), if any.
+    pub fn reverse(&self) -> Option<u32> {
+        (self.rest.len() > self.forward_rest).then_some(self.rest.len() as u32)
     }
 
     /// A packet left port `k`'s queue for its link after `waited` there
@@ -150,20 +175,28 @@ impl Ports {
         }
     }
 
-    /// Every port, in order.
+    /// Every forward port, in order.
     fn all(&self) -> impl Iterator<Item = &Port> {
-        std::iter::once(&self.first).chain(&self.rest)
+        std::iter::once(&self.first).chain(&self.rest[..self.forward_rest])
     }
 
-    /// Every port, in order.
+    /// Every forward port, in order.
     fn all_mut(&mut self) -> impl Iterator<Item = &mut Port> {
+        std::iter::once(&mut self.first).chain(&mut self.rest[..self.forward_rest])
+    }
+
+    /// Every port, the reverse link's included.
+    fn every_mut(&mut self) -> impl Iterator<Item = &mut Port> {
         std::iter::once(&mut self.first).chain(&mut self.rest)
     }
 
-    /// Packets being serialized or on their way between links.
-    pub fn in_transit(&self) -> u64 {
-        self.all()
-            .map(|p| p.in_service.is_some() as u64 + p.fwd.len() as u64)
+    /// Packets being serialized or on their way between links, and
+    /// waiting in every queue (the reverse link's included), in any
+    /// direction.
+    pub fn in_network(&self) -> u64 {
+        std::iter::once(&self.first)
+            .chain(&self.rest)
+            .map(|p| p.in_service.is_some() as u64 + p.fwd.len() as u64 + p.queue.occupancy().pkts)
             .sum()
     }
 
@@ -214,7 +247,7 @@ impl Ports {
     /// The ports' queue counters added up.
     pub fn counters(&self) -> QueueCounters {
         let mut c = self.first.queue.counters;
-        for p in &self.rest {
+        for p in &self.rest[..self.forward_rest] {
             let o = p.queue.counters;
             c.arrivals += o.arrivals;
             c.drops += o.drops;
@@ -239,7 +272,7 @@ impl Ports {
     /// capacity (their utilization together, busy over elapsed time, is the
     /// share of their summed capacity they used).
     pub fn busy_until(&self, t: SimTime) -> SimTime {
-        if self.rest.is_empty() {
+        if self.forward_rest == 0 {
             return self.first.busy_until(t);
         }
         let cap: f64 = self.all().map(|p| p.capacity.0).sum();
@@ -253,7 +286,7 @@ impl Ports {
     /// Statistics start at `t`: each port's busy time and queue integral
     /// are noted and its counters reset.
     pub fn warmup_end(&mut self, t: SimTime) {
-        for p in self.all_mut() {
+        for p in self.every_mut() {
             p.busy_at_warmup = p.busy_until(t);
             p.area_at_warmup = p.queue.area(t);
             if let Some(h) = &mut p.delays {
@@ -263,48 +296,60 @@ impl Ports {
         }
     }
 
-    /// With several queues, note each one's mean over the sampling
-    /// interval `dt` that ends at `t` (the time series'
-    /// `queue_pkts_port<k>` or `queue_pkts_link<k>`).
-    pub fn sample(&mut self, t: SimTime, dt: SimTime) {
-        if self.kind.is_none() {
-            return;
-        }
-        for p in self.all_mut() {
-            let area = p.queue.area(t);
-            p.ts_queue.push((area - p.area_at_sample) / dt.0 as f64);
-            p.area_at_sample = area;
-        }
-    }
-
-    /// With several queues, the time series' `queue_pkts_<kind><k>`
-    /// columns ([`Ports::sample`]); empty with one.
-    pub fn timeseries(&mut self) -> Vec<(String, Vec<f64>)> {
-        let Some(kind) = self.kind else {
-            return Vec::new();
-        };
-        self.all_mut()
-            .enumerate()
-            .map(|(k, p)| {
-                (
-                    format!("queue_pkts_{kind}{k}"),
-                    std::mem::take(&mut p.ts_queue),
-                )
+    /// Name the ports whose own statistics are kept: with several forward
+    /// ones, each as `<kind><k>`; the reverse link as `reverse`.
+    fn own_names(&self) -> Vec<Option<String>> {
+        let forward = self.forward_rest + 1;
+        (0..=self.rest.len())
+            .map(|k| match self.kind {
+                _ if k >= forward => Some("reverse".to_string()),
+                Some(kind) => Some(format!("{kind}{k}")),
+                None => None,
             })
             .collect()
     }
 
-    /// With several queues, each one's statistics over the window from the
-    /// warm-up's end to `now`, `<metric>_<kind><k>` (`_port<k>` for a
-    /// pool's, `_link<k>` for a chain's): `utilization`, `mean_queue_pkts`,
-    /// `max_queue_pkts` (whole run), `mean_queue_delay_s`,
-    /// `p99_queue_delay_s`, `arrivals`, `departures`, `drops`, `drop_rate`
-    /// (drops over arrivals); with a pool also its size and `alpha`. Empty
-    /// with one queue.
+    /// Note the mean over the sampling interval `dt` that ends at `t` of
+    /// each queue kept on its own (the time series'
+    /// `queue_pkts_<kind><k>`, `queue_pkts_reverse`).
+    pub fn sample(&mut self, t: SimTime, dt: SimTime) {
+        if self.kind.is_none() && self.reverse().is_none() {
+            return;
+        }
+        let names = self.own_names();
+        for (p, name) in self.every_mut().zip(names) {
+            if name.is_some() {
+                let area = p.queue.area(t);
+                p.ts_queue.push((area - p.area_at_sample) / dt.0 as f64);
+                p.area_at_sample = area;
+            }
+        }
+    }
+
+    /// The time series' `queue_pkts_<kind><k>` columns of several forward
+    /// queues and the reverse link's `queue_pkts_reverse`
+    /// ([`Ports::sample`]); empty with one link.
+    pub fn timeseries(&mut self) -> Vec<(String, Vec<f64>)> {
+        let names = self.own_names();
+        self.every_mut()
+            .zip(names)
+            .filter_map(|(p, name)| {
+                Some((
+                    format!("queue_pkts_{}", name?),
+                    std::mem::take(&mut p.ts_queue),
+                ))
+            })
+            .collect()
+    }
+
+    /// The statistics over the window from the warm-up's end to `now` of
+    /// each queue kept on its own, `<metric>_<kind><k>` (`_port<k>` for a
+    /// pool's, `_link<k>` for a chain's) and `<metric>_reverse` for the
+    /// reverse link: `utilization`, `mean_queue_pkts`, `max_queue_pkts`
+    /// (whole run), `mean_queue_delay_s`, `p99_queue_delay_s`, `arrivals`,
+    /// `departures`, `drops`, `drop_rate` (drops over arrivals); with a
+    /// pool also its size and `alpha`. Empty with one link.
     pub fn summary(&mut self, now: SimTime, warmup: SimTime) -> Vec<(String, f64)> {
-        let Some(kind) = self.kind else {
-            return Vec::new();
-        };
         let span = (now - warmup).0 as f64;
         let mut out = match &self.pool {
             Some(pool) => vec![
@@ -314,7 +359,9 @@ impl Ports {
             ],
             None => Vec::new(),
         };
-        for (k, p) in self.all_mut().enumerate() {
+        let names = self.own_names();
+        for (p, name) in self.every_mut().zip(names) {
+            let Some(name) = name else { continue };
             let c = p.queue.counters;
             let delay = p.delays.take().unwrap_or_default();
             let busy = p.busy_until(now) - p.busy_at_warmup;
@@ -325,21 +372,15 @@ impl Ports {
                 0.0
             };
             out.extend([
-                (format!("utilization_{kind}{k}"), busy.0 as f64 / span),
-                (format!("mean_queue_pkts_{kind}{k}"), area / span),
-                (
-                    format!("max_queue_pkts_{kind}{k}"),
-                    p.queue.max_pkts() as f64,
-                ),
-                (format!("mean_queue_delay_s_{kind}{k}"), delay.mean_s()),
-                (
-                    format!("p99_queue_delay_s_{kind}{k}"),
-                    delay.quantile_s(0.99),
-                ),
-                (format!("arrivals_{kind}{k}"), c.arrivals as f64),
-                (format!("departures_{kind}{k}"), c.departures as f64),
-                (format!("drops_{kind}{k}"), c.drops as f64),
-                (format!("drop_rate_{kind}{k}"), rate),
+                (format!("utilization_{name}"), busy.0 as f64 / span),
+                (format!("mean_queue_pkts_{name}"), area / span),
+                (format!("max_queue_pkts_{name}"), p.queue.max_pkts() as f64),
+                (format!("mean_queue_delay_s_{name}"), delay.mean_s()),
+                (format!("p99_queue_delay_s_{name}"), delay.quantile_s(0.99)),
+                (format!("arrivals_{name}"), c.arrivals as f64),
+                (format!("departures_{name}"), c.departures as f64),
+                (format!("drops_{name}"), c.drops as f64),
+                (format!("drop_rate_{name}"), rate),
             ]);
         }
         out

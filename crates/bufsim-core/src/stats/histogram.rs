@@ -60,6 +60,11 @@ impl DelayHistogram {
             self.bins[bin(d.0)] += 1;
         }
     }
+    /// Number of durations recorded.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
     /// Exact mean, seconds. Without samples (no packet went through the
     /// queue) 0: no packet waited.
     pub fn mean_s(&self) -> f64 {

@@ -1,0 +1,116 @@
+"""Two-way traffic (``reverse``) from the Python API and the CLI: the
+reverse link's statistics and ACK compression, reverse flow groups in the
+results, a sweep over the reverse buffer, the engines that refuse it, and
+bad input named by field. The laws (ACKs over an idle reverse link as over
+the return path, a slow reverse link clocking the forward rate, the
+symmetry of data both ways) are checked in the core's tests
+(``crates/bufsim-core/tests/packet_reverse.rs``)."""
+
+from __future__ import annotations
+
+import json
+
+import bufsim
+import pytest
+from bufsim.models import ModelInputError
+from conftest import cli, refusal
+
+_GROUP = {"count": 6, "rtt": {"uniform": ["40ms", "80ms"]}, "sack": True}
+
+#: 10 Mbps each way, 6 flows each way, 30 packets each way.
+TWO_WAY = {
+    "duration": "20s",
+    "warmup": "5s",
+    "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "30pkt"},
+    "flows": [dict(_GROUP)],
+    "reverse": {"buffer": "30pkt", "flows": [dict(_GROUP)]},
+}
+
+
+def test_the_reverse_link_reports_its_own_statistics():
+    r = bufsim.simulate(TWO_WAY)
+    s = r.summary
+    # Both links carry data, and ACKs of the other direction.
+    assert s["utilization_reverse"] > 0.85 and s["utilization"] > 0.85
+    assert s["goodput_bps_reverse"] == s["goodput_bps_group1"] > 7e6
+    # The forward summary counts the forward groups only.
+    assert s["goodput_bps"] == s["goodput_bps_group0"]
+    assert s["ack_compression"] > 0.1 and s["ack_gap_mean_s"] > 0
+    assert s["drops_reverse"] > 0 and s["max_queue_pkts_reverse"] <= 30
+    assert "queue_pkts_reverse" in r.timeseries
+    # The flows table holds both directions' flows, by group.
+    assert sorted(r.flows["group"].unique()) == [0, 1]
+    norm = r.scenario
+    assert norm["reverse"]["ack_size_bytes"] == 40
+    assert norm["reverse"]["link"]["capacity_bps"] == 10e6
+    assert [g.get("reverse", False) for g in norm["flows"]] == [False, True]
+
+
+def test_a_sweep_sizes_the_reverse_buffer():
+    table = bufsim.sweep(
+        TWO_WAY, grid={"reverse.buffer": ["3pkt", "100pkt"]}, workers=0, store=None
+    )
+    by = table.set_index("reverse.buffer")
+    assert by.loc["3pkt", "max_queue_pkts_reverse"] <= 3
+    assert by.loc["3pkt", "goodput_bps_reverse"] < by.loc["100pkt", "goodput_bps_reverse"]
+
+
+def test_cli_runs_two_way_traffic(tmp_path):
+    path = tmp_path / "two-way.json"
+    path.write_text(json.dumps(TWO_WAY))
+    out = cli("run", str(path), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    for key in ("utilization_reverse", "goodput_bps_reverse", "ack_compression"):
+        assert key in out.stdout
+    out = cli("validate", str(path), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "reverse: 10 Mbps" in out.stdout and "over the reverse link" in out.stdout
+
+
+def test_engines_without_two_way_traffic_refuse_it():
+    with pytest.raises(bufsim.ScenarioError, match="^reverse: the fluid engine's ACKs return"):
+        bufsim.simulate(TWO_WAY, engine="fluid")
+    with pytest.raises(ModelInputError, match="^scenario.reverse: model 'avrachenkov'"):
+        bufsim.simulate(TWO_WAY, engine="model:avrachenkov")
+    from bufsim import ns3
+
+    with pytest.raises(bufsim.ScenarioError, match="^reverse: the ns3 engine's dumbbell"):
+        ns3.check(bufsim.Scenario.load(TWO_WAY))
+    with pytest.raises(bufsim.AdviceError, match=r"^reverse: advise checks its answer"):
+        bufsim.advise(TWO_WAY, objectives=["utilization >= 0.9"], quick=True, workers=0, store=None)
+
+
+@pytest.mark.parametrize(
+    "edit, fragments",
+    [
+        (lambda s: s["reverse"].pop("buffer"), ["reverse", "missing field `buffer`"]),
+        (lambda s: s["reverse"].update(capacity="0bps"), ["reverse.capacity", "must be > 0bps"]),
+        (lambda s: s["reverse"].update(ack_size="10B"), ["reverse.ack_size", "between 40B"]),
+        (lambda s: s["reverse"].update(delay="1ms"), ["reverse", "unknown field `delay`"]),
+        (
+            lambda s: s["reverse"]["flows"][0].update(rtt="5ms"),
+            ["reverse.flows[0].rtt", "link.delay"],
+        ),
+        (
+            lambda s: s["reverse"]["flows"][0].update(links=[0]),
+            ["reverse.flows[0]", "remove port and links"],
+        ),
+        (
+            lambda s: s.update(pool={"size": "100pkt", "ports": 2}),
+            ["reverse", "not with a [pool]"],
+        ),
+        (lambda s: s.update(output={"trace": True}), ["output.trace", "[reverse]"]),
+    ],
+)
+def test_bad_two_way_input_names_the_field(edit, fragments):
+    message = refusal(TWO_WAY, edit)
+    for fragment in fragments:
+        assert fragment in message
+
+
+def test_the_timeseries_figure_draws_the_reverse_queue():
+    from bufsim import plot
+
+    fig = plot.timeseries(bufsim.simulate(TWO_WAY))
+    queue = fig.axes[0]
+    assert [t.get_text() for t in queue.get_legend().get_texts()] == ["forward", "reverse"]
