@@ -68,6 +68,26 @@ def _check_arguments(
     return objs
 
 
+def _engines_for(
+    norm: Mapping[str, Any], engines: Sequence[str]
+) -> tuple[tuple[str, ...], list[str]]:
+    """The engines of ``engines`` that model scenario ``norm``, and a note
+    naming those left out: with two-way traffic (``reverse``) the rules,
+    the fluid engine and ns-3 return ACKs over an uncongested path, and
+    the packet engine alone sizes the buffer."""
+    if "reverse" not in norm:
+        return tuple(engines), []
+    out = [e for e in engines if e in ("rules", "fluid", "ns3")]
+    if not out:
+        return tuple(engines), []
+    names = {"rules": "the rules", "fluid": "the fluid engine", "ns3": "ns-3"}
+    return tuple(e for e in engines if e not in out), [
+        f"two-way traffic (reverse): {' and '.join(names[e] for e in out)} left out, as they "
+        "return ACKs over an uncongested path; the packet engine alone sized the buffer, its "
+        "ACKs queued on the reverse link"
+    ]
+
+
 def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
     """Refuse objectives the scenario cannot measure or meet, naming them."""
     if "pool" in norm:
@@ -82,13 +102,6 @@ def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
             "links: advise sizes one link's buffer; it does not size the links of a chain yet. "
             "Sweep them instead, e.g. bufsim.sweep(scenario, grid={'links[1].buffer': "
             "['50pkt', '100pkt']}), and read each link's utilization_link<k> and drop_rate_link<k>"
-        )
-    if "reverse" in norm:
-        raise AdviceError(
-            "reverse: advise checks its answer with the fluid engine and the models, which "
-            "return ACKs over an uncongested path. Sweep the buffer instead, e.g. "
-            "bufsim.sweep(scenario, grid={'link.buffer': ['20pkt', '50pkt', '100pkt']}), and read "
-            "utilization, ack_compression and goodput_bps_reverse"
         )
     link = norm["link"]
     finite = [g["kind"] for g in norm["flows"] if g["kind"] != "persistent"]
@@ -211,10 +224,11 @@ def cost(
     objs = _check_arguments(objectives, 0.95, 5, ("rules", "fluid", "packet"))
     scn, timing = with_time_scales(scenario)
     _check_fit(objs, scn.normalized)
+    engines, _ = _engines_for(scn.normalized, ("rules", "fluid", "packet"))
     s = Search(
         scn,
         objs,
-        engines=("rules", "fluid", "packet"),
+        engines=engines,
         seeds=5,
         confidence=0.95,
         quick=quick,
@@ -222,7 +236,7 @@ def cost(
         sweep_options={},
         progress=None,
     )
-    s.estimate(rule_rows(s.norm, objs, s.hi))
+    s.estimate(rule_rows(s.norm, objs, s.hi) if "rules" in engines else [])
     at_bdp = Scenario(with_buffer(s.raw, s.bdp))
     per_run = float(limits.estimate(at_bdp, "packet")["work"])
     return {
@@ -311,6 +325,7 @@ def advise(
     objs = _check_arguments(objectives, confidence, seeds, engines)
     scn, timing = with_time_scales(scenario)
     _check_fit(objs, scn.normalized)
+    engines, engine_notes = _engines_for(scn.normalized, engines)
     s = Search(
         scn,
         objs,
@@ -323,7 +338,12 @@ def advise(
         progress=progress,
         stop_early=stop_early,
     )
-    notes = ([timing] if timing else []) + default_stack_notes(s.raw) + left_out_notes(s.norm)
+    notes = (
+        ([timing] if timing else [])
+        + engine_notes
+        + default_stack_notes(s.raw)
+        + left_out_notes(s.norm)
+    )
     rules = rule_rows(s.norm, objs, s.hi) if "rules" in engines else []
     s.estimate(rules)
     fluid_note = s.fluid_scan() + s.fluid_caveat() if "fluid" in engines else ""
