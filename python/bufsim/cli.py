@@ -1084,7 +1084,8 @@ def _print_advice(a: Any) -> None:
             console.print(f"{k:>2}. {row['source']}: {row['note']}", highlight=False)
     if a.feasible:
         console.print(
-            f"[bold green]recommended: {a.buffer_pkts:g} packets ({a.buffer_bytes:g} bytes)[/bold green], "
+            f"[bold green]recommended {a.sized}: {a.buffer_pkts:g} packets ({a.buffer_bytes:g} bytes)"
+            "[/bold green], "
             f"objectives hold from {a.range[0]:g} to {a.range[1]:g} packets. {a.binding}",
             highlight=False,
         )

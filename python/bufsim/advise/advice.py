@@ -97,6 +97,13 @@ class Advice:
     scenario: Scenario | None = None
     wall_s: float = math.nan
 
+    @property
+    def sized(self) -> str:
+        """What :attr:`buffer_pkts` sizes: ``"buffer"`` (``link.buffer``) or,
+        for a shared pool, ``"pool size"`` (``pool.size``)."""
+        pool = self.scenario is not None and "pool" in self.scenario.normalized
+        return "pool size" if pool else "buffer"
+
     def provenance(self) -> dict[str, Any]:
         """What the answer rests on and what it cost: bufsim's version and
         commit, the seeds, the packet and fluid runs (cached ones included,
@@ -357,7 +364,7 @@ class Advice:
         from bufsim.report import Section, html_table
 
         verdict = (
-            f"Recommended buffer: {self.buffer_pkts:g} packets "
+            f"Recommended {self.sized}: {self.buffer_pkts:g} packets "
             f"({fmt.metric('buffer_bytes', self.buffer_bytes)}); every objective holds from "
             f"{self.range[0]:g} to {self.range[1]:g} packets. {self.binding}"
             if self.feasible

@@ -42,9 +42,11 @@ from bufsim.advise.rules import (
 from bufsim.advise.search import (
     ADAPTIVE_MAX_FACTOR,
     FIRST_WAVE,
+    PORT_KEYS,
     AdviseProgress,
     Budget,
     Search,
+    busy_ports,
 )
 from bufsim.scenario import Scenario
 from bufsim.timescales import time_scales
@@ -75,28 +77,58 @@ def _engines_for(
     naming those left out: with two-way traffic (``reverse``) the rules,
     the fluid engine and ns-3 return ACKs over an uncongested path, and
     the packet engine alone sizes the buffer."""
-    if "reverse" not in norm:
+    if "reverse" in norm:
+        what, why = "two-way traffic (reverse)", "return ACKs over an uncongested path"
+    elif "pool" in norm:
+        what, why = "a shared pool", "model one link with a buffer of its own"
+    else:
         return tuple(engines), []
     out = [e for e in engines if e in ("rules", "fluid", "ns3")]
     if not out:
         return tuple(engines), []
     names = {"rules": "the rules", "fluid": "the fluid engine", "ns3": "ns-3"}
     return tuple(e for e in engines if e not in out), [
-        f"two-way traffic (reverse): {' and '.join(names[e] for e in out)} left out, as they "
-        "return ACKs over an uncongested path; the packet engine alone sized the buffer, its "
-        "ACKs queued on the reverse link"
+        f"{what}: {' and '.join(names[e] for e in out)} left out, as they {why}; the packet "
+        "engine alone sized the buffer"
     ]
+
+
+def _pool_form(scn: Scenario) -> tuple[Scenario, list[str]]:
+    """A pool's scenario as advise sizes it (:attr:`Search.axis` is
+    ``pool.size``): each port may take the pool up to its threshold, so a
+    ``link.buffer`` (each port's own cap) is dropped, with a note; and the
+    note saying what the answer is."""
+    norm = scn.normalized
+    if "pool" not in norm:
+        return scn, []
+    p, ports = norm["pool"], busy_ports(norm)
+    notes = [
+        f"pool: the answer is pool.size, the buffer its {p['ports']} ports share (alpha "
+        f"{p['alpha']:g}: n busy ports hold about alpha/(1 + n alpha) of it each); every "
+        f"objective holds on each port that carries flows ({', '.join(map(str, ports))}): a "
+        "run's value is its worst port's (utilization_port<k>, drop_rate_port<k>, ...)"
+    ]
+    raw = copy.deepcopy(scn.raw)
+    if "buffer" in raw["link"]:
+        notes.append(
+            f"pool: link.buffer ({raw['link']['buffer']}, each port's own cap) left out, so that "
+            "a port may take the pool up to its threshold"
+        )
+        del raw["link"]["buffer"]
+        scn = Scenario(raw)
+    return scn, notes
 
 
 def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
     """Refuse objectives the scenario cannot measure or meet, naming them."""
     if "pool" in norm:
-        raise AdviceError(
-            "pool: advise sizes one link's buffer (link.buffer); it does not size a shared pool "
-            "yet. Sweep its size instead, e.g. bufsim.sweep(scenario, grid={'pool.size': "
-            "['500pkt', '1000pkt', '2000pkt']}), and read each port's utilization_port<k>, "
-            "mean_queue_pkts_port<k> and drop_rate_port<k>"
-        )
+        for o in objs:
+            if o.key not in PORT_KEYS:
+                raise AdviceError(
+                    f"objective {o.text!r}: with a pool advise judges each objective on every "
+                    "port that carries flows, and a port reports utilization, drop_rate, "
+                    "mean_queue_delay and p99_queue_delay only"
+                )
     if "links" in norm:
         raise AdviceError(
             "links: advise sizes one link's buffer; it does not size the links of a chain yet. "
@@ -118,7 +150,7 @@ def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
                 "scenario has only long-lived (persistent) flows; add a flow group with finite, "
                 "open (arrival) or closed (users) traffic"
             )
-    util = [o for o in objs if o.key == "utilization"]
+    util = [o for o in objs if o.key == "utilization" and "pool" not in norm]
     sat = saturation(norm)
     if util and sat is not None and sat.max_load < util[0].bound:
         raise AdviceError(
@@ -224,6 +256,7 @@ def cost(
     objs = _check_arguments(objectives, 0.95, 5, ("rules", "fluid", "packet"))
     scn, timing = with_time_scales(scenario)
     _check_fit(objs, scn.normalized)
+    scn, _ = _pool_form(scn)
     engines, _ = _engines_for(scn.normalized, ("rules", "fluid", "packet"))
     s = Search(
         scn,
@@ -237,7 +270,7 @@ def cost(
         progress=None,
     )
     s.estimate(rule_rows(s.norm, objs, s.hi) if "rules" in engines else [])
-    at_bdp = Scenario(with_buffer(s.raw, s.bdp))
+    at_bdp = Scenario(with_buffer(s.raw, s.bdp, s.axis))
     per_run = float(limits.estimate(at_bdp, "packet")["work"])
     return {
         "packet_runs": s.expected["packet"],
@@ -325,6 +358,7 @@ def advise(
     objs = _check_arguments(objectives, confidence, seeds, engines)
     scn, timing = with_time_scales(scenario)
     _check_fit(objs, scn.normalized)
+    scn, pool_notes = _pool_form(scn)
     engines, engine_notes = _engines_for(scn.normalized, engines)
     s = Search(
         scn,
@@ -340,6 +374,7 @@ def advise(
     )
     notes = (
         ([timing] if timing else [])
+        + pool_notes
         + engine_notes
         + default_stack_notes(s.raw)
         + left_out_notes(s.norm)
@@ -429,6 +464,11 @@ def _stop_note(s: Search, stop_early: bool, runs: pd.DataFrame) -> str:
     ``runs`` every run of the search."""
     if not stop_early:
         return "every packet run measured its whole window (stop_early=False, --full-runs)"
+    if s.ports:
+        return (
+            "every packet run measured its whole window: with a pool each objective is judged "
+            "on every port carrying flows, which the runs' batch rule does not measure"
+        )
     if s.stop is None:
         others = ", ".join(o.text for o in s.objs if not batch_measured(o))
         return (

@@ -51,23 +51,26 @@ def buffer_grid(lo: float, hi: float, per_doubling: int) -> list[int]:
     return vals
 
 
-def with_buffer(raw: Mapping[str, Any], b: float) -> dict[str, Any]:
-    """A copy of a scenario as written with its ``link.buffer`` set to ``b``.
+def with_buffer(raw: Mapping[str, Any], b: float, axis: str = "link.buffer") -> dict[str, Any]:
+    """A copy of a scenario as written with its buffer ``axis`` set to ``b``.
 
     Parameters
     ----------
     raw : mapping
-        The scenario as written (its ``link`` table present).
+        The scenario as written (the axis's table present).
     b : float
         The buffer, packets; truncated to a whole packet.
+    axis : str
+        ``"link.buffer"``, or ``"pool.size"`` for a shared pool.
 
     Returns
     -------
     dict
-        A deep copy of ``raw`` with ``link.buffer = "<b>pkt"``.
+        A deep copy of ``raw`` with ``<axis> = "<b>pkt"``.
     """
     s = copy.deepcopy(dict(raw))
-    s["link"]["buffer"] = f"{int(b)}pkt"
+    table, field = axis.split(".")
+    s[table][field] = f"{int(b)}pkt"
     return s
 
 

@@ -163,6 +163,13 @@ class Search:
         # output.stop of every packet run (None: runs measure their whole window).
         self.stop = stop_rule(objs, confidence) if stop_early else None
         self.raw, self.norm = scn.raw, scn.normalized
+        # A pool: its size is the buffer searched, and each objective holds
+        # on every port that carries flows (:func:`worst_port`), which the
+        # batch rule does not measure.
+        self.ports = busy_ports(self.norm) if "pool" in self.norm else []
+        self.axis = "pool.size" if self.ports else "link.buffer"
+        if self.ports:
+            self.stop = None
         self.fluid_raw, self.fluid_changes = fluid_form(self.raw, self.norm)
         self.confidence, self.budget = confidence, budget
         self.seeds = min(seeds, 2) if quick else seeds
@@ -171,6 +178,12 @@ class Search:
         link = self.norm["link"]
         self.bdp = max(float(link["bdp_pkts"]), 1.0)
         self.hi = max(4 * self.bdp, 16.0)
+        if self.ports:
+            # n busy ports each hold about alpha / (1 + n alpha) of the pool
+            # (Choudhury & Hahne's fixed point): the grid reaches as far
+            # for each of them as it does for one link.
+            alpha = float(self.norm["pool"]["alpha"])
+            self.hi *= (1 + len(self.ports) * alpha) / alpha
         self.grid = buffer_grid(1.0, self.hi, self.per_doubling)
         self.sweep_options = sweep_options
         self.progress = progress
@@ -226,7 +239,7 @@ class Search:
         """One sweep of ``buffers`` x ``seed_list`` (cached runs come from the store)."""
         from bufsim.sweep import sweep
 
-        base = with_buffer(self.fluid_raw if engine == "fluid" else self.raw, buffers[0])
+        base = with_buffer(self.fluid_raw if engine == "fluid" else self.raw, buffers[0], self.axis)
         # Overrides merge into the base's tables one level deep: a
         # {"fluid": {"sync": x}} keeps the scenario's other fluid settings.
         for k, v in copy.deepcopy(dict(overrides or {})).items():
@@ -246,14 +259,14 @@ class Search:
 
         out = sweep(
             base,
-            grid={"link.buffer": [f"{b}pkt" for b in buffers]},
+            grid={self.axis: [f"{b}pkt" for b in buffers]},
             engines=[engine],
             seeds=seed_list,
             progress=tick,
             **self.sweep_options,
         )
         self.done = start + len(buffers) * len(seed_list)
-        return out
+        return worst_port(out, self.objs, self.ports) if self.ports else out
 
     def packet(self, b: int, seed_list: list[int]) -> pd.DataFrame:
         """The packet engine at buffer ``b`` (packets) over ``seed_list``, kept
@@ -959,20 +972,23 @@ class Search:
         bad = conv[~conv["converged"]]
         focus = {float(b) for b in focus if b == b}
         decisive = bad[bad["buffer_pkts"].isin(focus)]
+        # A pool's ports report no halves: its check reads the ports' summary.
+        together = " of the ports together" if self.ports else ""
         if len(decisive):
             worst = decisive.iloc[0]
             notes.append(
                 f"WARNING: not converged: {len(decisive)} of {int(conv['buffer_pkts'].isin(focus).sum())} "
                 f"checks at the decisive buffers differ between the halves of the measurement window "
-                f"beyond the tolerance (e.g. {worst['metric']} at {worst['buffer_pkts']:g} packets, seed "
+                f"beyond the tolerance (e.g. {worst['metric']}{together} at {worst['buffer_pkts']:g} "
+                "packets, seed "
                 f"{worst['seed']:g}: {fmt.metric(worst['metric'], worst['first_half'])} then "
                 f"{fmt.metric(worst['metric'], worst['second_half'])}); "
                 "lengthen duration or warmup"
             )
         elif len(bad):
             notes.append(
-                f"converged at the decisive buffers; {len(bad)} of {len(conv)} checks elsewhere differ "
-                "between the halves beyond the tolerance"
+                f"converged{together} at the decisive buffers; {len(bad)} of {len(conv)} checks "
+                "elsewhere differ between the halves beyond the tolerance"
             )
         return conv, notes
 
@@ -1158,3 +1174,42 @@ def _shown(runs: pd.DataFrame, key: str) -> str:
     ``>= x`` where it is only a lower bound (:func:`observed`)."""
     mean, censored = observed(runs, key)
     return fmt.metric(key, mean, censored=censored)
+
+
+#: The summary metrics each port of a pool reports (``<key>_port<k>``): the
+#: objectives advise judges port by port.
+PORT_KEYS = ("utilization", "drop_rate", "mean_queue_delay_s", "p99_queue_delay_s")
+
+
+def busy_ports(norm: Mapping[str, Any]) -> list[int]:
+    """The ports of a normalized scenario's pool that carry flow groups,
+    ascending (a group names its ``port``; absent: 0)."""
+    return sorted({int(g.get("port", 0)) for g in norm["flows"]})
+
+
+def worst_port(runs: pd.DataFrame, objs: Sequence[Objective], ports: Sequence[int]) -> pd.DataFrame:
+    """Packet runs of a pool judged on every port in ``ports``: each
+    objective's column becomes its worst port's value (the least for a
+    ``>=`` objective, the greatest for ``<=``; NaN where a port's is).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        A sweep's table, with the ``<key>_port<k>`` columns.
+    objs : sequence of Objective
+        The objectives (their keys in :data:`PORT_KEYS`).
+    ports : sequence of int
+        The ports judged.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``runs`` with each objective's column replaced.
+    """
+    out = runs.copy()
+    for o in objs:
+        cols = out[[f"{o.key}_port{k}" for k in ports]]
+        out[o.key] = (
+            cols.min(axis=1, skipna=False) if o.op == ">=" else cols.max(axis=1, skipna=False)
+        )
+    return out
