@@ -147,7 +147,7 @@ def test_advise_sizes_a_pool_for_every_busy_port():
     at = a.runs[a.runs["buffer_pkts"] == 54.0]
     worst = at[["utilization_port0", "utilization_port1"]].min(axis=1)
     assert (at["utilization"] == worst).all() and (worst >= 0.9).all()
-    assert any("pool: the answer is pool.size" in n and "(0, 1)" in n for n in a.notes)
+    assert any("pool: the answer is pool.size" in n and "(port0, port1)" in n for n in a.notes)
     assert any("link.buffer (50pkt" in n for n in a.notes)
 
 

@@ -99,10 +99,13 @@ class Advice:
 
     @property
     def sized(self) -> str:
-        """What :attr:`buffer_pkts` sizes: ``"buffer"`` (``link.buffer``) or,
-        for a shared pool, ``"pool size"`` (``pool.size``)."""
-        pool = self.scenario is not None and "pool" in self.scenario.normalized
-        return "pool size" if pool else "buffer"
+        """What :attr:`buffer_pkts` sizes: ``"buffer"`` (``link.buffer``),
+        for a shared pool ``"pool size"`` (``pool.size``), for a chain
+        ``"buffer of each link"`` (every ``links[i].buffer``)."""
+        norm = self.scenario.normalized if self.scenario is not None else {}
+        if "pool" in norm:
+            return "pool size"
+        return "buffer of each link" if "links" in norm else "buffer"
 
     def provenance(self) -> dict[str, Any]:
         """What the answer rests on and what it cost: bufsim's version and

@@ -42,11 +42,11 @@ from bufsim.advise.rules import (
 from bufsim.advise.search import (
     ADAPTIVE_MAX_FACTOR,
     FIRST_WAVE,
-    PORT_KEYS,
+    PLACE_KEYS,
     AdviseProgress,
     Budget,
     Search,
-    busy_ports,
+    busy_places,
 )
 from bufsim.scenario import Scenario
 from bufsim.timescales import time_scales
@@ -81,6 +81,8 @@ def _engines_for(
         what, why = "two-way traffic (reverse)", "return ACKs over an uncongested path"
     elif "pool" in norm:
         what, why = "a shared pool", "model one link with a buffer of its own"
+    elif "links" in norm:
+        what, why = "a chain of links", "model one bottleneck"
     else:
         return tuple(engines), []
     out = [e for e in engines if e in ("rules", "fluid", "ns3")]
@@ -93,20 +95,27 @@ def _engines_for(
     ]
 
 
-def _pool_form(scn: Scenario) -> tuple[Scenario, list[str]]:
-    """A pool's scenario as advise sizes it (:attr:`Search.axis` is
-    ``pool.size``): each port may take the pool up to its threshold, so a
-    ``link.buffer`` (each port's own cap) is dropped, with a note; and the
-    note saying what the answer is."""
+def _shared_form(scn: Scenario) -> tuple[Scenario, list[str]]:
+    """A pool's or a chain's scenario as advise sizes it
+    (:func:`bufsim.advise.search.axis_of`), and the notes saying what the
+    answer is. A pool's ``link.buffer`` (each port's own cap) is dropped,
+    with a note, so that a port may take the pool up to its threshold."""
     norm = scn.normalized
+    places = ", ".join(busy_places(norm))
+    if "links" in norm:
+        return scn, [
+            f"chain: the answer is each link's buffer (links[i].buffer, the same on all "
+            f"{len(norm['links'])}); every objective holds on each link that carries flows "
+            f"({places}): a run's value is its worst link's (utilization_link<k>, ...)"
+        ]
     if "pool" not in norm:
         return scn, []
-    p, ports = norm["pool"], busy_ports(norm)
+    p = norm["pool"]
     notes = [
         f"pool: the answer is pool.size, the buffer its {p['ports']} ports share (alpha "
         f"{p['alpha']:g}: n busy ports hold about alpha/(1 + n alpha) of it each); every "
-        f"objective holds on each port that carries flows ({', '.join(map(str, ports))}): a "
-        "run's value is its worst port's (utilization_port<k>, drop_rate_port<k>, ...)"
+        f"objective holds on each port that carries flows ({places}): a run's value is its "
+        "worst port's (utilization_port<k>, drop_rate_port<k>, ...)"
     ]
     raw = copy.deepcopy(scn.raw)
     if "buffer" in raw["link"]:
@@ -121,20 +130,16 @@ def _pool_form(scn: Scenario) -> tuple[Scenario, list[str]]:
 
 def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
     """Refuse objectives the scenario cannot measure or meet, naming them."""
-    if "pool" in norm:
+    if "pool" in norm or "links" in norm:
+        place = "port" if "pool" in norm else "link"
         for o in objs:
-            if o.key not in PORT_KEYS:
+            if o.key not in PLACE_KEYS:
                 raise AdviceError(
-                    f"objective {o.text!r}: with a pool advise judges each objective on every "
-                    "port that carries flows, and a port reports utilization, drop_rate, "
-                    "mean_queue_delay and p99_queue_delay only"
+                    f"objective {o.text!r}: with a {'pool' if place == 'port' else 'chain'} "
+                    f"advise judges each objective on every {place} that carries flows, and a "
+                    f"{place} reports utilization, drop_rate, mean_queue_delay and "
+                    "p99_queue_delay only"
                 )
-    if "links" in norm:
-        raise AdviceError(
-            "links: advise sizes one link's buffer; it does not size the links of a chain yet. "
-            "Sweep them instead, e.g. bufsim.sweep(scenario, grid={'links[1].buffer': "
-            "['50pkt', '100pkt']}), and read each link's utilization_link<k> and drop_rate_link<k>"
-        )
     link = norm["link"]
     finite = [g["kind"] for g in norm["flows"] if g["kind"] != "persistent"]
     for o in objs:
@@ -150,7 +155,9 @@ def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
                 "scenario has only long-lived (persistent) flows; add a flow group with finite, "
                 "open (arrival) or closed (users) traffic"
             )
-    util = [o for o in objs if o.key == "utilization" and "pool" not in norm]
+    util = [
+        o for o in objs if o.key == "utilization" and "pool" not in norm and "links" not in norm
+    ]
     sat = saturation(norm)
     if util and sat is not None and sat.max_load < util[0].bound:
         raise AdviceError(
@@ -256,7 +263,7 @@ def cost(
     objs = _check_arguments(objectives, 0.95, 5, ("rules", "fluid", "packet"))
     scn, timing = with_time_scales(scenario)
     _check_fit(objs, scn.normalized)
-    scn, _ = _pool_form(scn)
+    scn, _ = _shared_form(scn)
     engines, _ = _engines_for(scn.normalized, ("rules", "fluid", "packet"))
     s = Search(
         scn,
@@ -358,7 +365,7 @@ def advise(
     objs = _check_arguments(objectives, confidence, seeds, engines)
     scn, timing = with_time_scales(scenario)
     _check_fit(objs, scn.normalized)
-    scn, pool_notes = _pool_form(scn)
+    scn, pool_notes = _shared_form(scn)
     engines, engine_notes = _engines_for(scn.normalized, engines)
     s = Search(
         scn,
@@ -464,10 +471,10 @@ def _stop_note(s: Search, stop_early: bool, runs: pd.DataFrame) -> str:
     ``runs`` every run of the search."""
     if not stop_early:
         return "every packet run measured its whole window (stop_early=False, --full-runs)"
-    if s.ports:
+    if s.places:
         return (
-            "every packet run measured its whole window: with a pool each objective is judged "
-            "on every port carrying flows, which the runs' batch rule does not measure"
+            "every packet run measured its whole window: each objective is judged on every "
+            "port or link carrying flows, which the runs' batch rule does not measure"
         )
     if s.stop is None:
         others = ", ".join(o.text for o in s.objs if not batch_measured(o))

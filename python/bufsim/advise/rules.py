@@ -61,7 +61,8 @@ def with_buffer(raw: Mapping[str, Any], b: float, axis: str = "link.buffer") -> 
     b : float
         The buffer, packets; truncated to a whole packet.
     axis : str
-        ``"link.buffer"``, or ``"pool.size"`` for a shared pool.
+        ``"link.buffer"``, ``"pool.size"`` for a shared pool, or
+        ``"links[].buffer"``: each link's of a chain.
 
     Returns
     -------
@@ -69,6 +70,10 @@ def with_buffer(raw: Mapping[str, Any], b: float, axis: str = "link.buffer") -> 
         A deep copy of ``raw`` with ``<axis> = "<b>pkt"``.
     """
     s = copy.deepcopy(dict(raw))
+    if axis == "links[].buffer":
+        for link in s["links"]:
+            link["buffer"] = f"{int(b)}pkt"
+        return s
     table, field = axis.split(".")
     s[table][field] = f"{int(b)}pkt"
     return s
@@ -412,6 +417,8 @@ def _model_curve(
         The model and its curve (None: no model for this traffic), and the
         notes.
     """
+    if "links" in raw:
+        return None, ["no analytic model for a chain of links: the models cover one bottleneck"]
     form, note = dict(raw), ""
     try:
         models.predict(Scenario(with_buffer(form, 1)), model="auto")

@@ -163,27 +163,33 @@ class Search:
         # output.stop of every packet run (None: runs measure their whole window).
         self.stop = stop_rule(objs, confidence) if stop_early else None
         self.raw, self.norm = scn.raw, scn.normalized
-        # A pool: its size is the buffer searched, and each objective holds
-        # on every port that carries flows (:func:`worst_port`), which the
-        # batch rule does not measure.
-        self.ports = busy_ports(self.norm) if "pool" in self.norm else []
-        self.axis = "pool.size" if self.ports else "link.buffer"
-        if self.ports:
+        # A pool (its size is the buffer searched) or a chain (one buffer on
+        # each link): each objective holds on every port or link that
+        # carries flows (:func:`worst_place`), which the batch rule does
+        # not measure.
+        self.places = busy_places(self.norm)
+        self.axis = axis_of(self.norm)
+        if self.places:
             self.stop = None
         self.fluid_raw, self.fluid_changes = fluid_form(self.raw, self.norm)
         self.confidence, self.budget = confidence, budget
         self.seeds = min(seeds, 2) if quick else seeds
         self.seed_list = list(range(1, self.seeds + 1))
         self.per_doubling = 2 if quick else 4
-        link = self.norm["link"]
-        self.bdp = max(float(link["bdp_pkts"]), 1.0)
+        # A chain's grid reaches as far as its busy links' largest BDP needs.
+        links = [
+            self.norm["links"][int(p.removeprefix("link"))]
+            for p in self.places
+            if p.startswith("link")
+        ] or [self.norm["link"]]
+        self.bdp = max(max(float(x["bdp_pkts"]) for x in links), 1.0)
         self.hi = max(4 * self.bdp, 16.0)
-        if self.ports:
+        if "pool" in self.norm:
             # n busy ports each hold about alpha / (1 + n alpha) of the pool
             # (Choudhury & Hahne's fixed point): the grid reaches as far
             # for each of them as it does for one link.
             alpha = float(self.norm["pool"]["alpha"])
-            self.hi *= (1 + len(self.ports) * alpha) / alpha
+            self.hi *= (1 + len(self.places) * alpha) / alpha
         self.grid = buffer_grid(1.0, self.hi, self.per_doubling)
         self.sweep_options = sweep_options
         self.progress = progress
@@ -257,16 +263,23 @@ class Search:
             self.done += 1
             self._report(self.message)
 
+        values = [f"{b}pkt" for b in buffers]
+        # A chain's links take the same buffer: their axes advance together.
+        axes = (
+            {"zip": [{f"links[{i}].buffer": values for i in range(len(self.norm["links"]))}]}
+            if self.axis == CHAIN_AXIS
+            else {"grid": {self.axis: values}}
+        )
         out = sweep(
             base,
-            grid={self.axis: [f"{b}pkt" for b in buffers]},
+            **axes,
             engines=[engine],
             seeds=seed_list,
             progress=tick,
             **self.sweep_options,
         )
         self.done = start + len(buffers) * len(seed_list)
-        return worst_port(out, self.objs, self.ports) if self.ports else out
+        return worst_place(out, self.objs, self.places) if self.places else out
 
     def packet(self, b: int, seed_list: list[int]) -> pd.DataFrame:
         """The packet engine at buffer ``b`` (packets) over ``seed_list``, kept
@@ -972,8 +985,8 @@ class Search:
         bad = conv[~conv["converged"]]
         focus = {float(b) for b in focus if b == b}
         decisive = bad[bad["buffer_pkts"].isin(focus)]
-        # A pool's ports report no halves: its check reads the ports' summary.
-        together = " of the ports together" if self.ports else ""
+        # Ports and links report no halves: the check reads their summary.
+        together = " of the ports or links together" if self.places else ""
         if len(decisive):
             worst = decisive.iloc[0]
             notes.append(
@@ -1176,30 +1189,50 @@ def _shown(runs: pd.DataFrame, key: str) -> str:
     return fmt.metric(key, mean, censored=censored)
 
 
-#: The summary metrics each port of a pool reports (``<key>_port<k>``): the
-#: objectives advise judges port by port.
-PORT_KEYS = ("utilization", "drop_rate", "mean_queue_delay_s", "p99_queue_delay_s")
+#: The summary metrics each port of a pool and each link of a chain
+#: report (``<key>_port<k>``, ``<key>_link<k>``): the objectives advise
+#: judges port by port or link by link.
+PLACE_KEYS = ("utilization", "drop_rate", "mean_queue_delay_s", "p99_queue_delay_s")
+
+#: The search's axis on a chain: every ``links[i].buffer`` at once.
+CHAIN_AXIS = "links[].buffer"
 
 
-def busy_ports(norm: Mapping[str, Any]) -> list[int]:
-    """The ports of a normalized scenario's pool that carry flow groups,
-    ascending (a group names its ``port``; absent: 0)."""
-    return sorted({int(g.get("port", 0)) for g in norm["flows"]})
+def axis_of(norm: Mapping[str, Any]) -> str:
+    """What advise sizes in a normalized scenario: ``"link.buffer"``,
+    ``"pool.size"`` (a pool) or :data:`CHAIN_AXIS` (a chain)."""
+    if "pool" in norm:
+        return "pool.size"
+    return CHAIN_AXIS if "links" in norm else "link.buffer"
 
 
-def worst_port(runs: pd.DataFrame, objs: Sequence[Objective], ports: Sequence[int]) -> pd.DataFrame:
-    """Packet runs of a pool judged on every port in ``ports``: each
-    objective's column becomes its worst port's value (the least for a
-    ``>=`` objective, the greatest for ``<=``; NaN where a port's is).
+def busy_places(norm: Mapping[str, Any]) -> list[str]:
+    """The ports of a normalized scenario's pool or the links of its chain
+    that carry flow groups, as their summary tails (``port0``, ``link2``),
+    in order; empty for one link."""
+    if "pool" in norm:
+        return [f"port{k}" for k in sorted({int(g.get("port", 0)) for g in norm["flows"]})]
+    if "links" in norm:
+        return [f"link{k}" for k in sorted({k for g in norm["flows"] for k in g["links"]})]
+    return []
+
+
+def worst_place(
+    runs: pd.DataFrame, objs: Sequence[Objective], places: Sequence[str]
+) -> pd.DataFrame:
+    """Packet runs of a pool or a chain judged on every port or link in
+    ``places``: each objective's column becomes its worst place's value
+    (the least for a ``>=`` objective, the greatest for ``<=``; NaN where a
+    place's is).
 
     Parameters
     ----------
     runs : pandas.DataFrame
-        A sweep's table, with the ``<key>_port<k>`` columns.
+        A sweep's table, with the ``<key>_<place>`` columns.
     objs : sequence of Objective
-        The objectives (their keys in :data:`PORT_KEYS`).
-    ports : sequence of int
-        The ports judged.
+        The objectives (their keys in :data:`PLACE_KEYS`).
+    places : sequence of str
+        The summary tails judged (:func:`busy_places`).
 
     Returns
     -------
@@ -1208,7 +1241,7 @@ def worst_port(runs: pd.DataFrame, objs: Sequence[Objective], ports: Sequence[in
     """
     out = runs.copy()
     for o in objs:
-        cols = out[[f"{o.key}_port{k}" for k in ports]]
+        cols = out[[f"{o.key}_{p}" for p in places]]
         out[o.key] = (
             cols.min(axis=1, skipna=False) if o.op == ">=" else cols.max(axis=1, skipna=False)
         )
