@@ -73,10 +73,7 @@ def test_engines_without_two_way_traffic_refuse_it():
         bufsim.simulate(TWO_WAY, engine="fluid")
     with pytest.raises(ModelInputError, match="^scenario.reverse: model 'avrachenkov'"):
         bufsim.simulate(TWO_WAY, engine="model:avrachenkov")
-    from bufsim import ns3
-
-    with pytest.raises(bufsim.ScenarioError, match="^reverse: the ns3 engine's dumbbell"):
-        ns3.check(bufsim.Scenario.load(TWO_WAY))
+    # ns-3 builds it (tests/test_ns3.py compares the engines).
 
 
 def test_advise_sizes_the_forward_buffer_on_the_packet_engine_alone():

@@ -74,18 +74,24 @@ def _engines_for(
     norm: Mapping[str, Any], engines: Sequence[str]
 ) -> tuple[tuple[str, ...], list[str]]:
     """The engines of ``engines`` that model scenario ``norm``, and a note
-    naming those left out: with two-way traffic (``reverse``) the rules,
-    the fluid engine and ns-3 return ACKs over an uncongested path, and
-    the packet engine alone sizes the buffer."""
+    naming those left out: with two-way traffic (``reverse``) the rules and
+    the fluid engine return ACKs over an uncongested path; with a pool or a
+    chain they and ns-3 model one link. The packet engine alone then sizes
+    the buffer (ns-3 may still verify a two-way answer)."""
+    # ns-3 builds two-way traffic (it may verify that answer), not a pool
+    # or a chain.
     if "reverse" in norm:
         what, why = "two-way traffic (reverse)", "return ACKs over an uncongested path"
+        left_out = ("rules", "fluid")
     elif "pool" in norm:
         what, why = "a shared pool", "model one link with a buffer of its own"
+        left_out = ("rules", "fluid", "ns3")
     elif "links" in norm:
         what, why = "a chain of links", "model one bottleneck"
+        left_out = ("rules", "fluid", "ns3")
     else:
         return tuple(engines), []
-    out = [e for e in engines if e in ("rules", "fluid", "ns3")]
+    out = [e for e in engines if e in left_out]
     if not out:
         return tuple(engines), []
     names = {"rules": "the rules", "fluid": "the fluid engine", "ns3": "ns-3"}

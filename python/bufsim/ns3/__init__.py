@@ -28,7 +28,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -246,44 +246,20 @@ def check(scenario: Scenario) -> None:
             "the ns3 engine builds one bottleneck (a dumbbell), not a chain of them: use "
             "engine='packet'",
         )
+    _check_link("link", norm["link"])
     if "reverse" in norm:
-        raise scenario_error(
-            "reverse",
-            "the ns3 engine's dumbbell returns ACKs over uncongested access links; its driver "
-            "does not build two-way traffic: use engine='packet'",
-        )
-    link = norm["link"]
-    q = link["qdisc"]
-    if q not in QDISCS:
-        raise scenario_error(
-            "link.qdisc",
-            f"{q!r}: ns-3 has no such discipline (fq drops from the longest queue, which no ns-3 queue "
-            f"disc does); the ns3 engine takes {', '.join(QDISCS)}",
-        )
-    least = 1 if q == "droptail" else 2
-    if link["buffer_pkts"] < least:
-        raise scenario_error(
-            "link.buffer",
-            f"{link['buffer_pkts']} packets: the ns3 engine needs at least {least} (a point-to-point "
-            "device drops every packet with a zero-size queue, and a queue disc needs one more "
-            "packet in the device queue)",
-        )
-    if q != "droptail" and link["buffer_mode"] != "packets":
-        raise scenario_error(
-            "link.buffer",
-            f"{link['buffer_bytes']} bytes: the ns3 engine sizes a queue disc in packets; give the buffer in packets",
-        )
-    params = link["qdisc_params"]
-    if q == "red" and params["mode"] != "packets":
-        raise scenario_error(
-            "link.qdisc_params.mode", '"bytes": the ns3 engine runs RED in packet mode'
-        )
-    if q == "threshold" and params["k_unit"] != "packets":
-        raise scenario_error(
-            "link.qdisc_params.k", "a threshold in bytes: the ns3 engine takes K in packets"
-        )
-    for i, g in enumerate(norm["flows"]):
-        _check_group(i, g)
+        # Two-way traffic: the bottleneck's return direction gets the
+        # reverse link's rate, buffer and discipline; ACKs are ns-3's own.
+        r = norm["reverse"]
+        _check_link("reverse", r["link"])
+        if r["ack_size_bytes"] != 40:
+            raise scenario_error(
+                "reverse.ack_size",
+                f"{r['ack_size_bytes']}B: ns-3's ACKs are its TCP's own (40 B of IPv4 and TCP "
+                "headers, and SACK options when blocks are sent); leave ack_size at 40B",
+            )
+    for where, g in zip(group_paths(norm), norm["flows"]):
+        _check_group(where, g)
     out = norm["output"]
     for key in ("trace", "halves"):
         if out[key]:
@@ -293,6 +269,50 @@ def check(scenario: Scenario) -> None:
     if "stop" in out:
         raise scenario_error(
             "output.stop", "the ns3 engine runs to duration; remove it or use engine='packet'"
+        )
+
+
+def group_paths(norm: Mapping[str, Any]) -> list[str]:
+    """Where each normalized flow group is written: ``flows[i]``, or for
+    the reverse groups that follow the forward ones ``reverse.flows[j]``."""
+    forward = sum(1 for g in norm["flows"] if not g.get("reverse"))
+    return [
+        f"reverse.flows[{i - forward}]" if g.get("reverse") else f"flows[{i}]"
+        for i, g in enumerate(norm["flows"])
+    ]
+
+
+def _check_link(path: str, link: Mapping[str, Any]) -> None:
+    """Refuse a normalized link (``path``: ``link`` or ``reverse``) whose
+    discipline or buffer ns-3 cannot build, naming the field."""
+    q = link["qdisc"]
+    if q not in QDISCS:
+        raise scenario_error(
+            f"{path}.qdisc",
+            f"{q!r}: ns-3 has no such discipline (fq drops from the longest queue, which no ns-3 queue "
+            f"disc does); the ns3 engine takes {', '.join(QDISCS)}",
+        )
+    least = 1 if q == "droptail" else 2
+    if link["buffer_pkts"] < least:
+        raise scenario_error(
+            f"{path}.buffer",
+            f"{link['buffer_pkts']} packets: the ns3 engine needs at least {least} (a point-to-point "
+            "device drops every packet with a zero-size queue, and a queue disc needs one more "
+            "packet in the device queue)",
+        )
+    if q != "droptail" and link["buffer_mode"] != "packets":
+        raise scenario_error(
+            f"{path}.buffer",
+            f"{link['buffer_bytes']} bytes: the ns3 engine sizes a queue disc in packets; give the buffer in packets",
+        )
+    params = link["qdisc_params"]
+    if q == "red" and params["mode"] != "packets":
+        raise scenario_error(
+            f"{path}.qdisc_params.mode", '"bytes": the ns3 engine runs RED in packet mode'
+        )
+    if q == "threshold" and params["k_unit"] != "packets":
+        raise scenario_error(
+            f"{path}.qdisc_params.k", "a threshold in bytes: the ns3 engine takes K in packets"
         )
 
 
@@ -371,20 +391,21 @@ CC: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
-def cc_attributes(i: int, cc: dict[str, Any]) -> dict[str, str]:
-    """ns-3 attribute settings (name -> value text) for flow group ``i``'s
-    ``cc`` table, after checking that ns-3 implements it.
+def cc_attributes(where: str, cc: dict[str, Any]) -> dict[str, str]:
+    """ns-3 attribute settings (name -> value text) for the ``cc`` table of
+    the flow group written at ``where`` (``flows[i]``, ``reverse.flows[j]``:
+    :func:`group_paths`), after checking that ns-3 implements it.
 
     Raises
     ------
     ScenarioError
         A parameter ns-3 fixes set otherwise, or one it does not have set
-        away from its default (naming ``flows[i].tcp_params.<key>``).
+        away from its default (naming ``<where>.tcp_params.<key>``).
     """
     variant = cc["variant"]
     spec = CC.get(variant, {"attributes": {}, "fixed": {}})
     default = _default_cc(variant)
-    path = f"flows[{i}].tcp_params"
+    path = f"{where}.tcp_params"
     out = {}
     for key, value in cc.items():
         if key == "variant" or (variant, key) in (
@@ -424,15 +445,14 @@ def cc_attributes(i: int, cc: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def _check_group(i: int, g: dict[str, Any]) -> None:
-    path = f"flows[{i}]"
+def _check_group(path: str, g: dict[str, Any]) -> None:
     variant = g["cc"]["variant"]
     if variant not in VARIANTS:
         raise scenario_error(
             f"{path}.tcp",
             f"{variant!r}: ns-3 has no such TCP; the ns3 engine takes {', '.join(VARIANTS)}",
         )
-    cc_attributes(i, g["cc"])
+    cc_attributes(path, g["cc"])
     if variant == "htcp" and g["cc"]["ns3_mss_bytes"] != g["mss_bytes"]:
         raise scenario_error(
             f"{path}.tcp_params.ns3_mss_bytes",
@@ -507,7 +527,9 @@ def run(scenario: Scenario, progress: Callable[[float], Any] | None = None) -> d
         src, out = Path(tmp) / "scenario.json", Path(tmp) / "out.json"
         norm = dict(scenario.normalized)
         norm["ns3"] = {
-            "attributes": [cc_attributes(i, g["cc"]) for i, g in enumerate(norm["flows"])]
+            "attributes": [
+                cc_attributes(where, g["cc"]) for where, g in zip(group_paths(norm), norm["flows"])
+            ]
         }
         src.write_text(json.dumps(norm))
         errors: list[str] = []

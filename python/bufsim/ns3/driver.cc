@@ -47,6 +47,15 @@
 // IP packets leave at link.capacity, and TCP timestamps are off so that a
 // segment is the scenario's mss on the wire (20 + 20 bytes of headers).
 //
+// Two-way traffic (a `reverse` table): the bottleneck's return direction,
+// right to left, takes the reverse link's rate, buffer and discipline as
+// the bottleneck's own (the same device queue and queue disc rules), the
+// reverse groups' senders sit behind the right router and their receivers
+// behind the left one, and the receivers' pure ACKs are tagged so that the
+// queues count them as ACKs: their drops are ack_drops, not a flow's loss
+// or a congestion event. The forward senders' ACK inter-arrival times give
+// the ACK compression measures, as in the packet engine.
+//
 // What it measures follows the packet engine's definitions (packet/collect.rs
 // in the core): statistics over [warmup, duration], congestion events
 // that start at a bottleneck drop and last one reference RTT, queueing
@@ -79,6 +88,8 @@ namespace
 {
 
 constexpr uint32_t BACKGROUND = std::numeric_limits<uint32_t>::max();
+/// The tag of a receiver's pure ACK (two-way traffic measures them).
+constexpr uint32_t ACK_FLOW = BACKGROUND - 1;
 constexpr uint32_t HEADERS = 40; // IPv4 + TCP without options
 constexpr uint32_t PPP = 2;
 const double NaN = std::numeric_limits<double>::quiet_NaN();
@@ -160,6 +171,32 @@ struct Flow
     double last_q = -1;
     uint64_t event_stamp = 0;
     uint32_t cwnd = 0;
+    Time last_ack; // two-way traffic: when its sender last took an ACK (0: none yet)
+};
+
+/// What is measured of one direction's queue and link: the bottleneck's
+/// (left to right), or with two-way traffic the reverse link's.
+struct Side
+{
+    double C = 0; // the link's capacity, bit/s
+    uint64_t waiting = 0;
+    uint64_t max_waiting = 0;
+    double area = 0;
+    double area_t = 0;
+    double area_warm = 0;
+    double ts_area_prev = 0;
+    // arrival time of each packet waiting, by the packet object (a packet
+    // keeps its object from the queue to the wire; uids are shared by the
+    // segments TCP cuts from one application write)
+    std::unordered_map<const Packet*, double> since;
+    uint64_t arrivals_win = 0;
+    uint64_t drops_win = 0;
+    uint64_t departures = 0;     // whole run
+    uint64_t departures_win = 0;
+    double bits_win = 0;
+    double bits_interval = 0;
+    std::vector<float> delays;
+    std::vector<double> ts_queue;
 };
 
 /// A sender node and its access link to the left router.
@@ -177,6 +214,7 @@ struct Run
     double fast = 0;  // the rate of every link but the bottleneck, bit/s
     std::string big = "1000000p"; // a queue that never fills
     Ptr<Node> left;   // the router before the bottleneck
+    Ptr<Node> right;  // the router after it
     std::vector<Host> hosts;
     std::vector<uint32_t> user_host;          // closed-loop user -> host
     std::vector<uint32_t> user_group;         // closed-loop user -> group
@@ -195,27 +233,21 @@ struct Run
     double sync_window = 0;
     std::vector<Flow> flows;
     bool in_window = false;
-    // bottleneck accounting
-    uint64_t waiting = 0;
-    uint64_t max_waiting = 0;
-    double area = 0;
-    double area_t = 0;
-    double area_warm = 0;
-    double ts_area_prev = 0;
-    // arrival time of each packet waiting, by the packet object (a packet
-    // keeps its object from the queue to the wire; uids are shared by the
-    // segments TCP cuts from one application write)
-    std::unordered_map<const Packet*, double> since;
-    uint64_t arrivals_win = 0;
-    uint64_t drops_win = 0;
+    // the bottleneck's queue, and with two-way traffic the reverse link's
+    Side fwd, rev;
+    DataRate fwd_rate; // the bottleneck device's rate
+    bool two_way = false;
+    uint64_t delivered = 0; // data packets that left a queue for the wire
+    uint64_t ack_drops_win = 0;
+    // ACK inter-arrival at the forward senders (two-way traffic): the
+    // gaps, and how many were shorter than a segment takes at the
+    // bottleneck
+    std::vector<float> ack_gaps;
+    uint64_t ack_compressed = 0;
     uint64_t drops_total = 0;
     uint64_t bg_drops_win = 0;
-    uint64_t departures = 0;
-    double bits_win = 0;
-    double bits_interval = 0;
     uint64_t drops_interval = 0;
     uint64_t marks_win = 0;
-    std::vector<float> delays;
     // flow-level
     uint32_t active = 0;
     uint32_t longs = 0;
@@ -234,7 +266,7 @@ struct Run
     std::vector<double> ev_time;
     std::vector<double> ev_frac;
     // time series
-    std::vector<double> ts_time, ts_util, ts_queue, ts_drops, ts_active, ts_long;
+    std::vector<double> ts_time, ts_util, ts_drops, ts_active, ts_long;
     std::vector<std::vector<double>> ts_cwnd;
     double ts_prev = 0;
     // the largest increase of one flow's cwnd on one event, segments (a
@@ -250,11 +282,11 @@ double Now()
     return Simulator::Now().GetSeconds();
 }
 
-void Integrate()
+void Integrate(Side& q)
 {
     double t = Now();
-    R.area += R.waiting * (t - R.area_t);
-    R.area_t = t;
+    q.area += q.waiting * (t - q.area_t);
+    q.area_t = t;
 }
 
 void TickFlows()
@@ -266,6 +298,14 @@ void TickFlows()
         R.long_area += R.longs * (t - R.flow_area_t);
     }
     R.flow_area_t = t;
+}
+
+/// Whether group `g` is a reverse group (two-way traffic): its data
+/// crosses the reverse link, and the forward link's flow counts, goodput
+/// and fairness leave it out (as packet/collect.rs in the core).
+bool Reverse(uint32_t g)
+{
+    return R.s["flows"][g].value("reverse", false);
 }
 
 uint32_t FlowOf(Ptr<const Packet> p)
@@ -349,17 +389,20 @@ double DrawThink(const json& think)
     return kind == "fixed" ? mean : -mean * std::log(1.0 - R.uniform->GetValue());
 }
 
-// --- the bottleneck ---------------------------------------------------
+// --- the bottleneck (and the reverse link) -----------------------------
 
-void Arrive(Ptr<const Packet> p)
+// Every trace below is bound to the side it watches: the bottleneck's
+// queue (&R.fwd) or, with two-way traffic, the reverse link's (&R.rev).
+
+void Arrive(Side* q, Ptr<const Packet> p)
 {
-    Integrate();
-    R.waiting++;
-    R.max_waiting = std::max(R.max_waiting, R.in_window ? R.waiting : 0);
-    R.since[PeekPointer(p)] = Now();
+    Integrate(*q);
+    q->waiting++;
+    q->max_waiting = std::max(q->max_waiting, R.in_window ? q->waiting : 0);
+    q->since[PeekPointer(p)] = Now();
     if (R.in_window)
     {
-        R.arrivals_win++;
+        q->arrivals_win++;
     }
 }
 
@@ -373,32 +416,43 @@ void CloseEvent()
     R.event_id = std::max<uint64_t>(R.event_id, 1);
 }
 
-// A packet dropped at the bottleneck; `queued` when it had been admitted
-// (a head drop by CoDel).
-void Dropped(Ptr<const Packet> p, bool queued)
+// A packet dropped at side `q`; `queued` when it had been admitted (a head
+// drop by CoDel). An ACK's drop counts in the queue's drops and in
+// ack_drops; a data packet's in its flow's; only the bottleneck's data
+// drops open congestion events (as packet/collect.rs in the core).
+void Dropped(Side* q, Ptr<const Packet> p, bool queued)
 {
     if (queued)
     {
-        Integrate();
-        R.waiting--;
-        R.since.erase(PeekPointer(p));
+        Integrate(*q);
+        q->waiting--;
+        q->since.erase(PeekPointer(p));
     }
     uint32_t f = FlowOf(p);
+    if (R.in_window)
+    {
+        q->arrivals_win += queued ? 0 : 1;
+        q->drops_win++;
+    }
+    if (f == ACK_FLOW)
+    {
+        R.ack_drops_win += R.in_window ? 1 : 0;
+        return;
+    }
     if (f != BACKGROUND)
     {
         R.flows[f].drops++;
     }
     R.drops_total++;
+    if (q != &R.fwd)
+    {
+        return;
+    }
     R.drops_interval++;
     if (!R.in_window)
     {
         return;
     }
-    if (!queued)
-    {
-        R.arrivals_win++;
-    }
-    R.drops_win++;
     double t = Now();
     if (R.event_id == 0 || t >= R.event_start + R.sync_window)
     {
@@ -419,62 +473,65 @@ void Dropped(Ptr<const Packet> p, bool queued)
     }
 }
 
-void TcDrop(Ptr<const Packet> p)
+void TcDrop(Side* q, Ptr<const Packet> p)
 {
-    Dropped(p, false);
+    Dropped(q, p, false);
 }
 
-void DeviceQueueDrop(Ptr<const Packet> p)
+void DeviceQueueDrop(Side* q, Ptr<const Packet> p)
 {
-    Dropped(p, false);
+    Dropped(q, p, false);
 }
 
-void DiscEnqueue(Ptr<const QueueDiscItem> item)
+void DiscEnqueue(Side* q, Ptr<const QueueDiscItem> item)
 {
-    Arrive(item->GetPacket());
+    Arrive(q, item->GetPacket());
 }
 
-void DiscDropBefore(Ptr<const QueueDiscItem> item, const char*)
+void DiscDropBefore(Side* q, Ptr<const QueueDiscItem> item, const char*)
 {
-    Dropped(item->GetPacket(), false);
+    Dropped(q, item->GetPacket(), false);
 }
 
-void DiscDropAfter(Ptr<const QueueDiscItem> item, const char*)
+void DiscDropAfter(Side* q, Ptr<const QueueDiscItem> item, const char*)
 {
-    Dropped(item->GetPacket(), true);
+    Dropped(q, item->GetPacket(), true);
 }
 
-void DiscMark(Ptr<const QueueDiscItem>, const char*)
+void DiscMark(Side* q, Ptr<const QueueDiscItem>, const char*)
 {
-    if (R.in_window)
+    if (R.in_window && q == &R.fwd)
     {
         R.marks_win++;
     }
 }
 
-void TxBegin(Ptr<const Packet> p)
+void TxBegin(Side* q, Ptr<const Packet> p)
 {
-    Integrate();
-    R.waiting--;
-    R.departures++;
+    Integrate(*q);
+    q->waiting--;
+    q->departures++;
+    uint32_t f = FlowOf(p);
+    R.delivered += f == ACK_FLOW ? 0 : 1;
     double t = Now();
     double wait = 0;
-    auto it = R.since.find(PeekPointer(p));
-    if (it != R.since.end())
+    auto it = q->since.find(PeekPointer(p));
+    if (it != q->since.end())
     {
         wait = t - it->second;
-        R.since.erase(it);
+        q->since.erase(it);
     }
     double bits = double(p->GetSize() - PPP) * 8.0;
-    R.bits_interval += bits;
+    q->bits_interval += bits;
     if (!R.in_window)
     {
         return;
     }
-    R.bits_win += bits;
-    R.delays.push_back(float(wait));
-    uint32_t f = FlowOf(p);
-    if (f != BACKGROUND)
+    q->bits_win += bits;
+    q->departures_win++;
+    q->delays.push_back(float(wait));
+    // A flow's queueing delay: its data's, at the link it crosses.
+    if (f != BACKGROUND && f != ACK_FLOW)
     {
         Flow& fl = R.flows[f];
         fl.queued++;
@@ -591,7 +648,7 @@ void OnSsthresh(uint32_t i, uint32_t, uint32_t now)
     {
         TickFlows();
         f.long_ = true;
-        R.longs++;
+        R.longs += Reverse(f.group) ? 0 : 1;
     }
 }
 
@@ -613,15 +670,12 @@ void OnHighestRxAck(uint32_t i, SequenceNumber32, SequenceNumber32 now)
         TickFlows();
         f.done = true;
         f.end = Now();
-        R.active--;
         R.group_active[f.group]--;
-        if (f.long_)
+        if (!Reverse(f.group))
         {
-            R.longs--;
-        }
-        if (R.in_window && f.start >= R.warmup)
-        {
-            R.completed_win++;
+            R.active--;
+            R.longs -= f.long_ ? 1 : 0;
+            R.completed_win += R.in_window && f.start >= R.warmup ? 1 : 0;
         }
         f.tx->Close();
         if (R.s["flows"][f.group]["kind"] == "open")
@@ -637,6 +691,24 @@ void OnHighestRxAck(uint32_t i, SequenceNumber32, SequenceNumber32 now)
     }
 }
 
+/// Two-way traffic: a forward sender takes a packet (an ACK); the gap since
+/// its last one, in the window, is measured (TwoWaySummary).
+void OnAckRx(uint32_t i, Ptr<const Packet>, const TcpHeader&, Ptr<const TcpSocketBase>)
+{
+    Flow& f = R.flows[i];
+    Time t = Simulator::Now();
+    if (R.in_window && f.last_ack.IsPositive())
+    {
+        Time gap = t - f.last_ack;
+        R.ack_gaps.push_back(float(gap.GetSeconds()));
+        // Against the segment's serialization as the bottleneck's device
+        // runs it, in ns-3's integer time: ACKs spaced by back-to-back
+        // segments are not compressed.
+        R.ack_compressed += gap < R.fwd_rate.CalculateBytesTxTime(f.mss + PPP) ? 1 : 0;
+    }
+    f.last_ack = t;
+}
+
 /// Flow `i` starts: its socket is made with its group's settings and connects.
 void Start(uint32_t i)
 {
@@ -645,12 +717,12 @@ void Start(uint32_t i)
     TickFlows();
     Flow& f = R.flows[i];
     f.active = true;
-    R.active++;
     R.group_active[group]++;
-    R.active_max = std::max(R.active_max, R.active);
-    if (R.in_window && f.finite && f.start >= R.warmup)
+    if (!Reverse(group))
     {
-        R.arrived_win++;
+        R.active++;
+        R.active_max = std::max(R.active_max, R.active);
+        R.arrived_win += R.in_window && f.finite && f.start >= R.warmup ? 1 : 0;
     }
     // The variant's parameters, as bufsim.ns3.cc_attributes maps them (every
     // attribute the variant has, so no group's setting leaks into another's).
@@ -678,6 +750,10 @@ void Start(uint32_t i)
     f.tx->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, i));
     f.tx->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
     f.tx->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&OnHighestRxAck, i));
+    if (R.two_way && !Reverse(group))
+    {
+        f.tx->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnAckRx, i));
+    }
     f.tx->Connect(InetSocketAddress(R.rx_addr[group], Port(group)));
 }
 
@@ -757,12 +833,28 @@ void OnRecv(uint32_t i, Ptr<Socket> s)
     }
 }
 
+/// A receiver sends a packet: with two-way traffic its pure ACKs are
+/// tagged, so that the queues they cross count them as ACKs.
+void OnAckTx(Ptr<const Packet> p, const TcpHeader&, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() == 0)
+    {
+        FlowTag tag;
+        tag.flow = ACK_FLOW;
+        const_cast<Packet*>(PeekPointer(p))->ReplacePacketTag(tag);
+    }
+}
+
 /// A group's listener accepted a connection: the flow is its sender's.
 void OnAccept(Ptr<Socket> s, const Address& from)
 {
     InetSocketAddress a = InetSocketAddress::ConvertFrom(from);
     uint32_t i = R.by_addr.at({a.GetIpv4().Get(), a.GetPort()});
     s->SetRecvCallback(MakeBoundCallback(&OnRecv, i));
+    if (R.two_way)
+    {
+        s->TraceConnectWithoutContext("Tx", MakeCallback(&OnAckTx));
+    }
 }
 
 // --- background -------------------------------------------------------------
@@ -791,12 +883,17 @@ void SendBackground(size_t k)
 
 void Sample()
 {
-    Integrate();
+    Integrate(R.fwd);
+    Integrate(R.rev);
     double t = Now();
     double dt = t - R.ts_prev;
     R.ts_time.push_back(t);
-    R.ts_util.push_back(dt > 0 ? R.bits_interval / (R.C * dt) : 0.0);
-    R.ts_queue.push_back(dt > 0 ? (R.area - R.ts_area_prev) / dt : 0.0);
+    R.ts_util.push_back(dt > 0 ? R.fwd.bits_interval / (R.C * dt) : 0.0);
+    for (Side* q : {&R.fwd, &R.rev})
+    {
+        q->ts_queue.push_back(dt > 0 ? (q->area - q->ts_area_prev) / dt : 0.0);
+        q->ts_area_prev = q->area;
+    }
     R.ts_drops.push_back(double(R.drops_interval));
     R.ts_active.push_back(R.active);
     R.ts_long.push_back(R.longs);
@@ -809,8 +906,7 @@ void Sample()
         }
     }
     R.ts_prev = t;
-    R.ts_area_prev = R.area;
-    R.bits_interval = 0;
+    R.fwd.bits_interval = 0;
     R.drops_interval = 0;
     if (t + R.interval <= R.duration + 1e-12)
     {
@@ -820,10 +916,12 @@ void Sample()
 
 void WarmupEnd()
 {
-    Integrate();
+    Integrate(R.fwd);
+    Integrate(R.rev);
     TickFlows();
     R.in_window = true;
-    R.area_warm = R.area;
+    R.fwd.area_warm = R.fwd.area;
+    R.rev.area_warm = R.rev.area;
     for (Flow& f : R.flows)
     {
         f.rx_warm = f.rx;
@@ -1065,26 +1163,59 @@ double Quantile(std::vector<float>& v, double q)
     return v[k];
 }
 
+/// With two-way traffic, the reverse link's statistics over the window
+/// (`<metric>_reverse`, as the core's packet/ports.rs) and the forward
+/// senders' ACK inter-arrival times (packet/mod.rs, TwoWay::summary).
+void TwoWaySummary(json& summary, double T)
+{
+    Side& q = R.rev;
+    summary["utilization_reverse"] = q.bits_win / (q.C * T);
+    summary["mean_queue_pkts_reverse"] = (q.area - q.area_warm) / T;
+    summary["max_queue_pkts_reverse"] = double(q.max_waiting);
+    double dsum = 0;
+    for (float d : q.delays)
+        dsum += d;
+    summary["mean_queue_delay_s_reverse"] = q.delays.empty() ? 0.0 : dsum / q.delays.size();
+    summary["p99_queue_delay_s_reverse"] = Quantile(q.delays, 0.99);
+    summary["arrivals_reverse"] = double(q.arrivals_win);
+    summary["departures_reverse"] = double(q.departures_win);
+    summary["drops_reverse"] = double(q.drops_win);
+    summary["drop_rate_reverse"] = q.arrivals_win ? double(q.drops_win) / q.arrivals_win : 0.0;
+    double n = double(R.ack_gaps.size()), sum = 0, sq = 0;
+    for (float g : R.ack_gaps)
+    {
+        sum += g;
+        sq += double(g) * g;
+    }
+    double mean = sum / n;
+    summary["ack_gap_mean_s"] = mean;
+    summary["ack_gap_p50_s"] = Quantile(R.ack_gaps, 0.5);
+    summary["ack_gap_cv"] = std::sqrt(std::max(sq / n - mean * mean, 0.0)) / mean;
+    summary["ack_compression"] = double(R.ack_compressed) / n;
+    summary["ack_drops"] = double(R.ack_drops_win);
+}
+
 json Results()
 {
-    Integrate();
+    Integrate(R.fwd);
+    Integrate(R.rev);
     TickFlows();
     CloseEvent();
     double T = R.duration - R.warmup;
     json summary;
-    double util = R.bits_win / (R.C * T);
+    double util = R.fwd.bits_win / (R.C * T);
     summary["utilization"] = util;
     summary["throughput_bps"] = util * R.C;
-    summary["drop_rate"] = R.arrivals_win ? double(R.drops_win) / R.arrivals_win : 0.0;
-    double mean_q = (R.area - R.area_warm) / T;
+    summary["drop_rate"] = R.fwd.arrivals_win ? double(R.fwd.drops_win) / R.fwd.arrivals_win : 0.0;
+    double mean_q = (R.fwd.area - R.fwd.area_warm) / T;
     summary["mean_queue_pkts"] = mean_q;
-    summary["max_queue_pkts"] = double(R.max_waiting);
+    summary["max_queue_pkts"] = double(R.fwd.max_waiting);
     double dsum = 0;
-    for (float d : R.delays)
+    for (float d : R.fwd.delays)
         dsum += d;
-    summary["mean_queue_delay_s"] = R.delays.empty() ? 0.0 : dsum / R.delays.size();
-    summary["p50_queue_delay_s"] = Quantile(R.delays, 0.5);
-    summary["p99_queue_delay_s"] = Quantile(R.delays, 0.99);
+    summary["mean_queue_delay_s"] = R.fwd.delays.empty() ? 0.0 : dsum / R.fwd.delays.size();
+    summary["p50_queue_delay_s"] = Quantile(R.fwd.delays, 0.5);
+    summary["p99_queue_delay_s"] = Quantile(R.fwd.delays, 0.99);
     summary["congestion_events"] = double(R.ev_time.size());
     double sync = 0;
     for (double x : R.ev_frac)
@@ -1101,7 +1232,7 @@ json Results()
     summary["active_flows_max"] = double(R.active_max);
     summary["capacity_bps"] = R.C;
     summary["packets_dropped"] = double(R.drops_total);
-    summary["packets_delivered"] = double(R.departures);
+    summary["packets_delivered"] = double(R.delivered);
     summary["events"] = double(Simulator::GetEventCount());
     summary["max_cwnd_step_pkts"] = R.max_cwnd_step;
 
@@ -1112,7 +1243,7 @@ json Results()
         "left_slow_start", "large", "queued_pkts", "mean_queue_delay_s", "jitter_s",
         "final_cwnd_pkts"};
     std::map<std::string, std::vector<double>> cols;
-    double goodput = 0, sent_total = 0, timeouts = 0;
+    double goodput = 0, goodput_reverse = 0, sent_total = 0, timeouts = 0;
     std::vector<double> fair;
     std::map<uint32_t, double> group_goodput;
     double large = R.s["output"]["large_flow_bytes"].get<double>();
@@ -1146,9 +1277,14 @@ json Results()
             touts = double(f.timeouts);
             recs = double(f.recoveries);
             drops = double(f.drops - f.drops_warm);
-            fair.push_back(rate);
+            if (!Reverse(f.group))
+            {
+                fair.push_back(rate);
+            }
         }
-        goodput += f.finite ? double(f.rx - std::min(f.rx, f.rx_warm)) * scale * 8.0 / T : rate;
+        double window_rate =
+            f.finite ? double(f.rx - std::min(f.rx, f.rx_warm)) * scale * 8.0 / T : rate;
+        (Reverse(f.group) ? goodput_reverse : goodput) += window_rate;
         group_goodput[f.group] += f.finite ? 0.0 : rate;
         sent_total += sent;
         timeouts += touts;
@@ -1179,6 +1315,17 @@ json Results()
         cols["final_cwnd_pkts"].push_back(double(f.cwnd) / f.payload);
     }
     summary["goodput_bps"] = goodput;
+    if (R.two_way)
+    {
+        TwoWaySummary(summary, T);
+    }
+    bool reverse_groups = false;
+    for (uint32_t g = 0; g < R.s["flows"].size(); g++)
+        reverse_groups = reverse_groups || Reverse(g);
+    if (reverse_groups)
+    {
+        summary["goodput_bps_reverse"] = goodput_reverse;
+    }
     for (auto& [g, v] : group_goodput)
     {
         summary["goodput_bps_group" + std::to_string(g)] = v;
@@ -1204,7 +1351,11 @@ json Results()
     json ts;
     ts["time_s"] = Column(R.ts_time);
     ts["utilization"] = Column(R.ts_util);
-    ts["queue_pkts"] = Column(R.ts_queue);
+    ts["queue_pkts"] = Column(R.fwd.ts_queue);
+    if (R.two_way)
+    {
+        ts["queue_pkts_reverse"] = Column(R.rev.ts_queue);
+    }
     ts["drops"] = Column(R.ts_drops);
     ts["active_flows"] = Column(R.ts_active);
     ts["long_flows"] = Column(R.ts_long);
@@ -1228,7 +1379,8 @@ json Results()
 }
 
 /// A new sender host for a flow of group `g` whose RTT is `rtt`: its node
-/// and access link to the left router, with its default route. A host made
+/// and access link to the left router (a reverse group's: the right), with
+/// its default route. A host made
 /// during the run (an open-loop arrival) is initialized by ns-3 in an event
 /// at the same time, before the flow's start.
 uint32_t AddHost(const json& g, double rtt)
@@ -1243,7 +1395,9 @@ uint32_t AddHost(const json& g, double rtt)
                         ? R.big
                         : std::to_string(g["access_buffer_pkts"].get<uint64_t>()) + "p";
     uint32_t mss = g["mss_bytes"].get<uint32_t>();
-    NetDeviceContainer d = Link(h.node, R.left, rate * (mss + PPP) / mss, AccessDelay(rtt), q, mtu);
+    // A reverse group's senders are behind the right router.
+    Ptr<Node> router = g.value("reverse", false) ? R.right : R.left;
+    NetDeviceContainer d = Link(h.node, router, rate * (mss + PPP) / mss, AccessDelay(rtt), q, mtu);
     d.Get(1)->SetAttribute("DataRate", StringValue(Bps(fast)));
     Ipv4InterfaceContainer c = Assign(d);
     h.addr = c.GetAddress(0);
@@ -1251,6 +1405,50 @@ uint32_t AddHost(const json& g, double rtt)
     DefaultRoute(h.node, c.GetAddress(1), 1);
     R.hosts.push_back(h);
     return uint32_t(R.hosts.size() - 1);
+}
+
+/// A link's reference packet size, bytes (its data rate carries the PPP
+/// header on top, so that IP packets of this size leave at its capacity).
+double PacketSize(const json& link)
+{
+    return link["packet_size_bytes"].get<double>();
+}
+
+/// The device queue of a link's sending end: its buffer for droptail
+/// (bytes mode: plus the PPP header of each packet that fits), else one
+/// packet beside the queue disc (see the top of this file).
+std::string DeviceQueue(const json& link)
+{
+    uint64_t B = link["buffer_pkts"].get<uint64_t>();
+    if (link["qdisc"] != "droptail")
+        return "1p";
+    if (link["buffer_mode"] == "bytes")
+        return std::to_string(link["buffer_bytes"].get<uint64_t>() + PPP * B) + "B";
+    return std::to_string(B) + "p";
+}
+
+/// Measure the queue of device `dev` (the sending end of `link`) as side
+/// `q`: its queue disc's traces, or its device queue's and the node's
+/// traffic-control drops (droptail), and the start of each transmission.
+void Watch(Ptr<NetDevice> dev, const json& link, Side* q)
+{
+    Ptr<QueueDisc> disc = InstallDisc(dev, link);
+    if (disc)
+    {
+        disc->TraceConnectWithoutContext("Enqueue", MakeBoundCallback(&DiscEnqueue, q));
+        disc->TraceConnectWithoutContext("DropBeforeEnqueue", MakeBoundCallback(&DiscDropBefore, q));
+        disc->TraceConnectWithoutContext("DropAfterDequeue", MakeBoundCallback(&DiscDropAfter, q));
+        disc->TraceConnectWithoutContext("Mark", MakeBoundCallback(&DiscMark, q));
+    }
+    else
+    {
+        Ptr<Queue<Packet>> dq = dev->GetObject<PointToPointNetDevice>()->GetQueue();
+        dq->TraceConnectWithoutContext("Enqueue", MakeBoundCallback(&Arrive, q));
+        dq->TraceConnectWithoutContext("Drop", MakeBoundCallback(&DeviceQueueDrop, q));
+        dev->GetNode()->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+            "TcDrop", MakeBoundCallback(&TcDrop, q));
+    }
+    dev->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&TxBegin, q));
 }
 
 void Build()
@@ -1263,7 +1461,9 @@ void Build()
     R.interval = s["output"]["interval_s"].get<double>();
     R.sync_window = link["bdp_rtt_s"].get<double>();
     R.delay = link["delay_s"].get<double>();
-    R.fast = std::max(100.0 * R.C, 10e9);
+    R.two_way = s.contains("reverse");
+    double rev_c = R.two_way ? s["reverse"]["link"]["capacity_bps"].get<double>() : 0.0;
+    R.fast = std::max(100.0 * std::max(R.C, rev_c), 10e9);
     R.uniform = CreateObject<UniformRandomVariable>();
     R.normal = CreateObject<NormalRandomVariable>();
     const json& groups = s["flows"];
@@ -1278,45 +1478,38 @@ void Build()
 
     InternetStackHelper stack;
     R.left = CreateObject<Node>();
-    Ptr<Node> right = CreateObject<Node>();
+    R.right = CreateObject<Node>();
+    Ptr<Node> right = R.right;
     stack.Install(NodeContainer(R.left, right));
 
-    // The bottleneck, left to right.
-    std::string qdisc = link["qdisc"];
-    uint64_t B = link["buffer_pkts"].get<uint64_t>();
-    std::string dev_queue;
-    if (qdisc != "droptail")
-        dev_queue = "1p";
-    else if (link["buffer_mode"] == "bytes")
-        dev_queue = std::to_string(link["buffer_bytes"].get<uint64_t>() + PPP * B) + "B";
-    else
-        dev_queue = std::to_string(B) + "p";
-    double pkt = link["packet_size_bytes"].get<double>();
+    // The bottleneck, left to right; its return direction, right to left,
+    // fast (ACKs uncongested) or with two-way traffic the reverse link.
     NetDeviceContainer bottleneck =
-        Link(R.left, right, R.C * (pkt + PPP) / pkt, R.delay, dev_queue, mtu);
-    bottleneck.Get(1)->SetAttribute("DataRate", StringValue(Bps(R.fast)));
+        Link(R.left, right, R.C * (PacketSize(link) + PPP) / PacketSize(link), R.delay,
+             DeviceQueue(link), mtu);
+    DataRateValue rate;
+    bottleneck.Get(0)->GetAttribute("DataRate", rate);
+    R.fwd_rate = rate.Get();
+    R.fwd.C = R.C;
     Ipv4InterfaceContainer bc = Assign(bottleneck);
     DefaultRoute(R.left, bc.GetAddress(1), 1);
     DefaultRoute(right, bc.GetAddress(0), 1);
-    Ptr<NetDevice> bdev = bottleneck.Get(0);
-    Ptr<QueueDisc> disc = InstallDisc(bdev, link);
-    if (disc)
+    Watch(bottleneck.Get(0), link, &R.fwd);
+    if (R.two_way)
     {
-        disc->TraceConnectWithoutContext("Enqueue", MakeCallback(&DiscEnqueue));
-        disc->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&DiscDropBefore));
-        disc->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&DiscDropAfter));
-        disc->TraceConnectWithoutContext("Mark", MakeCallback(&DiscMark));
+        const json& rl = s["reverse"]["link"];
+        R.rev.C = rl["capacity_bps"].get<double>();
+        Ptr<NetDevice> rdev = bottleneck.Get(1);
+        rdev->SetAttribute(
+            "DataRate", StringValue(Bps(R.rev.C * (PacketSize(rl) + PPP) / PacketSize(rl))));
+        rdev->GetObject<PointToPointNetDevice>()->GetQueue()->SetAttribute(
+            "MaxSize", StringValue(DeviceQueue(rl)));
+        Watch(rdev, rl, &R.rev);
     }
     else
     {
-        Ptr<Queue<Packet>> q = bdev->GetObject<PointToPointNetDevice>()->GetQueue();
-        q->TraceConnectWithoutContext("Enqueue", MakeCallback(&Arrive));
-        q->TraceConnectWithoutContext("Drop", MakeCallback(&DeviceQueueDrop));
-        R.left->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
-            "TcDrop",
-            MakeCallback(&TcDrop));
+        bottleneck.Get(1)->SetAttribute("DataRate", StringValue(Bps(R.fast)));
     }
-    bdev->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&TxBegin));
 
     // Receivers, one node per group with one listening socket.
     Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
@@ -1325,7 +1518,9 @@ void Build()
         const json& g = groups[gi];
         Ptr<Node> node = CreateObject<Node>();
         stack.Install(node);
-        Ipv4InterfaceContainer c = Assign(Link(right, node, R.fast, 0.0, R.big, mtu));
+        // A reverse group's receiver is behind the left router.
+        Ptr<Node> router = Reverse(gi) ? R.left : right;
+        Ipv4InterfaceContainer c = Assign(Link(router, node, R.fast, 0.0, R.big, mtu));
         DefaultRoute(node, c.GetAddress(0), 1);
         R.receivers.push_back(node);
         R.rx_addr.push_back(c.GetAddress(1));

@@ -224,7 +224,7 @@ def scenarios() -> dict[str, dict[str, Any]]:
     :func:`validate`). Variants ns-3 has, every shared discipline, buffers
     from 0.05 to 2 BDP, links from 10 Mbps to 10 Gbps, persistent flows,
     finite transfers, open- and closed-loop arrivals, Poisson background,
-    and paper 003's setup."""
+    two-way traffic, and paper 003's setup."""
     out: dict[str, dict[str, Any]] = {}
 
     def add(name: str, s: dict[str, Any], **link: Any) -> None:
@@ -311,6 +311,12 @@ def scenarios() -> dict[str, dict[str, Any]]:
             # packets, NewReno with SACK, drop-tail.
             s = _base(count=n, rtt="6ms", mss="500B")
             add(f"paper003-n{n}-b{b}", s, delay="1ms", buffer=f"{b}pkt")
+    # Two-way traffic: the same NewReno group each way over 10 Mbps, its
+    # reverse link as fast with as much buffer (ACKs queue behind data).
+    s = _base(rate="10Mbps", count=6, mss="1500B")
+    s["duration"], s["warmup"] = "40s", "10s"
+    s["reverse"] = {"buffer": "0.5BDP", "flows": [copy.deepcopy(s["flows"][0])]}
+    add("newreno-two-way", s, buffer="0.5BDP")
     for name, key, value in (
         ("noack", "delayed_ack", False),
         ("nosack", "sack", False),
