@@ -75,11 +75,12 @@ def _engines_for(
 ) -> tuple[tuple[str, ...], list[str]]:
     """The engines of ``engines`` that model scenario ``norm``, and a note
     naming those left out: with two-way traffic (``reverse``) the rules and
-    the fluid engine return ACKs over an uncongested path; with a pool or a
-    chain they and ns-3 model one link. The packet engine alone then sizes
-    the buffer (ns-3 may still verify a two-way answer)."""
-    # ns-3 builds two-way traffic (it may verify that answer), not a pool
-    # or a chain.
+    the fluid engine return ACKs over an uncongested path; with a chain they
+    model one bottleneck, and with a pool they and ns-3 model one link with
+    its own buffer. The packet engine alone then sizes the buffer (ns-3
+    may still verify a two-way or a chain's answer)."""
+    # ns-3 builds two-way traffic and chains (it may verify those answers),
+    # not a pool.
     if "reverse" in norm:
         what, why = "two-way traffic (reverse)", "return ACKs over an uncongested path"
         left_out = ("rules", "fluid")
@@ -88,7 +89,7 @@ def _engines_for(
         left_out = ("rules", "fluid", "ns3")
     elif "links" in norm:
         what, why = "a chain of links", "model one bottleneck"
-        left_out = ("rules", "fluid", "ns3")
+        left_out = ("rules", "fluid")
     else:
         return tuple(engines), []
     out = [e for e in engines if e in left_out]

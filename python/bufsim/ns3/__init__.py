@@ -240,13 +240,11 @@ def check(scenario: Scenario) -> None:
             "the ns3 engine builds one bottleneck with its own buffer; ns-3.37's point-to-point "
             "devices share no buffer pool: use engine='packet'",
         )
-    if "links" in norm:
-        raise scenario_error(
-            "links",
-            "the ns3 engine builds one bottleneck (a dumbbell), not a chain of them: use "
-            "engine='packet'",
-        )
-    _check_link("link", norm["link"])
+    # A chain: one router after each link, each link as the bottleneck is.
+    for k, link in enumerate(norm.get("links") or []):
+        _check_link(f"links[{k}]", link)
+    if "links" not in norm:
+        _check_link("link", norm["link"])
     if "reverse" in norm:
         # Two-way traffic: the bottleneck's return direction gets the
         # reverse link's rate, buffer and discipline; ACKs are ns-3's own.

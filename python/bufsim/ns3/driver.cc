@@ -47,6 +47,16 @@
 // IP packets leave at link.capacity, and TCP timestamps are off so that a
 // segment is the scenario's mss on the wire (20 + 20 bytes of headers).
 //
+// A chain of links (`links`): a router after each link, link k from
+// router k to router k + 1, each built and measured as the bottleneck is
+// (its return direction fast); a group's senders sit behind the router
+// before its first link and its receiver behind the one after its last, a
+// background source crosses its one link into a sink of its own. The first
+// router's default route leads on, every other router's back towards the
+// first, and a host further on is reached by host routes. The summary
+// adds each link's `<metric>_link<k>` and takes the links together as the
+// packet engine does (utilization weighted by capacity, queues summed).
+//
 // Two-way traffic (a `reverse` table): the bottleneck's return direction,
 // right to left, takes the reverse link's rate, buffer and discipline as
 // the bottleneck's own (the same device queue and queue disc rules), the
@@ -210,11 +220,14 @@ struct Host
 struct Run
 {
     json s;
-    double delay = 0; // the bottleneck's one-way delay, s
     double fast = 0;  // the rate of every link but the bottleneck, bit/s
     std::string big = "1000000p"; // a queue that never fills
-    Ptr<Node> left;   // the router before the bottleneck
-    Ptr<Node> right;  // the router after it
+    Ptr<Node> left;   // the router before the bottleneck (a chain's first)
+    Ptr<Node> right;  // the router after it (a chain's last)
+    std::vector<Ptr<Node>> routers; // in order: link k joins k and k + 1
+    std::vector<NetDeviceContainer> hop_dev;      // each forward link's two ends
+    std::vector<Ipv4InterfaceContainer> hop_addr; // and their addresses
+    std::vector<double> hop_delay;  // each forward link's one-way delay, s
     std::vector<Host> hosts;
     std::vector<uint32_t> user_host;          // closed-loop user -> host
     std::vector<uint32_t> user_group;         // closed-loop user -> group
@@ -226,15 +239,16 @@ struct Run
     std::map<std::pair<uint32_t, uint16_t>, uint32_t> by_addr; // sender -> flow
     Ptr<UniformRandomVariable> uniform;
     Ptr<NormalRandomVariable> normal;
-    double C = 0;
     double warmup = 0;
     double duration = 0;
     double interval = 0;
     double sync_window = 0;
     std::vector<Flow> flows;
     bool in_window = false;
-    // the bottleneck's queue, and with two-way traffic the reverse link's
-    Side fwd, rev;
+    // the forward links' queues (the bottleneck, or a chain's links in
+    // order), and with two-way traffic the reverse link's
+    std::vector<Side> hops;
+    Side rev;
     DataRate fwd_rate; // the bottleneck device's rate
     bool two_way = false;
     uint64_t delivered = 0; // data packets that left a queue for the wire
@@ -289,6 +303,16 @@ void Integrate(Side& q)
     q.area_t = t;
 }
 
+/// Every side measured: the forward links, then the reverse link.
+std::vector<Side*> Sides()
+{
+    std::vector<Side*> out;
+    for (Side& h : R.hops)
+        out.push_back(&h);
+    out.push_back(&R.rev);
+    return out;
+}
+
 void TickFlows()
 {
     double t = Now();
@@ -306,6 +330,16 @@ void TickFlows()
 bool Reverse(uint32_t g)
 {
     return R.s["flows"][g].value("reverse", false);
+}
+
+/// The last queue group `g`'s data crosses: the reverse link's for a
+/// reverse group, its last link's on a chain, else the bottleneck's.
+const Side* LastSide(uint32_t g)
+{
+    const json& grp = R.s["flows"][g];
+    if (Reverse(g))
+        return &R.rev;
+    return &R.hops[grp.contains("links") ? grp["links"].back().get<size_t>() : 0];
 }
 
 uint32_t FlowOf(Ptr<const Packet> p)
@@ -391,8 +425,9 @@ double DrawThink(const json& think)
 
 // --- the bottleneck (and the reverse link) -----------------------------
 
-// Every trace below is bound to the side it watches: the bottleneck's
-// queue (&R.fwd) or, with two-way traffic, the reverse link's (&R.rev).
+// Every trace below is bound to the side it watches: a forward link's
+// queue (&R.hops[k]: the bottleneck's, or a chain link's) or, with two-way
+// traffic, the reverse link's (&R.rev).
 
 void Arrive(Side* q, Ptr<const Packet> p)
 {
@@ -444,7 +479,7 @@ void Dropped(Side* q, Ptr<const Packet> p, bool queued)
         R.flows[f].drops++;
     }
     R.drops_total++;
-    if (q != &R.fwd)
+    if (q == &R.rev)
     {
         return;
     }
@@ -500,7 +535,7 @@ void DiscDropAfter(Side* q, Ptr<const QueueDiscItem> item, const char*)
 
 void DiscMark(Side* q, Ptr<const QueueDiscItem>, const char*)
 {
-    if (R.in_window && q == &R.fwd)
+    if (R.in_window && q != &R.rev)
     {
         R.marks_win++;
     }
@@ -512,7 +547,9 @@ void TxBegin(Side* q, Ptr<const Packet> p)
     q->waiting--;
     q->departures++;
     uint32_t f = FlowOf(p);
-    R.delivered += f == ACK_FLOW ? 0 : 1;
+    // Delivered: a data or background packet leaving its last queue (on a
+    // chain a flow's data crosses several).
+    R.delivered += f != ACK_FLOW && (f == BACKGROUND || q == LastSide(R.flows[f].group)) ? 1 : 0;
     double t = Now();
     double wait = 0;
     auto it = q->since.find(PeekPointer(p));
@@ -558,10 +595,18 @@ uint16_t Port(uint32_t g)
     return uint16_t(10000 + g);
 }
 
-/// The one-way delay of the access link of a flow whose RTT is `rtt`, s.
-double AccessDelay(double rtt)
+/// The one-way delay of the access link of a flow of group `g` whose RTT
+/// is `rtt`, s: what the links it crosses (a chain's `links`, else the
+/// bottleneck) leave of the one-way trip.
+double AccessDelay(const json& g, double rtt)
 {
-    return rtt / 2.0 - R.delay;
+    double path = 0;
+    if (g.contains("links"))
+        for (const json& k : g["links"])
+            path += R.hop_delay[k.get<size_t>()];
+    else
+        path = R.hop_delay[0];
+    return rtt / 2.0 - path;
 }
 
 void Fill(uint32_t i)
@@ -774,7 +819,7 @@ uint32_t NewTransfer(uint32_t group, uint32_t host, double rtt)
     f.payload = f.mss - HEADERS;
     f.size_pkts = DrawSize(g["size"]);
     f.total = f.size_pkts * f.payload;
-    R.hosts[host].channel->SetAttribute("Delay", TimeValue(Seconds(AccessDelay(rtt))));
+    R.hosts[host].channel->SetAttribute("Delay", TimeValue(Seconds(AccessDelay(g, rtt))));
     R.flows.push_back(f);
     return f.id;
 }
@@ -883,14 +928,21 @@ void SendBackground(size_t k)
 
 void Sample()
 {
-    Integrate(R.fwd);
-    Integrate(R.rev);
     double t = Now();
     double dt = t - R.ts_prev;
     R.ts_time.push_back(t);
-    R.ts_util.push_back(dt > 0 ? R.fwd.bits_interval / (R.C * dt) : 0.0);
-    for (Side* q : {&R.fwd, &R.rev})
+    // The forward links' utilization together, weighted by capacity.
+    double bits = 0, cap = 0;
+    for (Side& h : R.hops)
     {
+        bits += h.bits_interval;
+        cap += h.C;
+        h.bits_interval = 0;
+    }
+    R.ts_util.push_back(dt > 0 ? bits / (cap * dt) : 0.0);
+    for (Side* q : Sides())
+    {
+        Integrate(*q);
         q->ts_queue.push_back(dt > 0 ? (q->area - q->ts_area_prev) / dt : 0.0);
         q->ts_area_prev = q->area;
     }
@@ -906,7 +958,6 @@ void Sample()
         }
     }
     R.ts_prev = t;
-    R.fwd.bits_interval = 0;
     R.drops_interval = 0;
     if (t + R.interval <= R.duration + 1e-12)
     {
@@ -916,12 +967,13 @@ void Sample()
 
 void WarmupEnd()
 {
-    Integrate(R.fwd);
-    Integrate(R.rev);
+    for (Side* q : Sides())
+    {
+        Integrate(*q);
+        q->area_warm = q->area;
+    }
     TickFlows();
     R.in_window = true;
-    R.fwd.area_warm = R.fwd.area;
-    R.rev.area_warm = R.rev.area;
     for (Flow& f : R.flows)
     {
         f.rx_warm = f.rx;
@@ -1040,6 +1092,25 @@ Ipv4InterfaceContainer Assign(NetDeviceContainer d)
         }
     }
     return c;
+}
+
+/// The interface number of device `dev` on its node.
+uint32_t Iface(Ptr<NetDevice> dev)
+{
+    return uint32_t(dev->GetNode()->GetObject<Ipv4>()->GetInterfaceForDevice(dev));
+}
+
+/// A host at router `at` of a chain (`addr`): the routers between the
+/// first and it, whose default routes lead back, reach it over their next
+/// link (none on the dumbbell, whose right router is its last).
+void AddRouteRight(Ipv4Address addr, size_t at)
+{
+    for (size_t k = 1; k < at; k++)
+    {
+        Ipv4StaticRoutingHelper()
+            .GetStaticRouting(R.routers[k]->GetObject<Ipv4>())
+            ->AddHostRouteTo(addr, R.hop_addr[k].GetAddress(1), Iface(R.hop_dev[k].Get(0)));
+    }
 }
 
 /// `node`'s default route: through `gateway` on interface `iface`.
@@ -1163,24 +1234,51 @@ double Quantile(std::vector<float>& v, double q)
     return v[k];
 }
 
-/// With two-way traffic, the reverse link's statistics over the window
-/// (`<metric>_reverse`, as the core's packet/ports.rs) and the forward
-/// senders' ACK inter-arrival times (packet/mod.rs, TwoWay::summary).
-void TwoWaySummary(json& summary, double T)
+/// One side's statistics over the window, `<metric>_<tail>` (`link<k>`
+/// for a chain's link, `reverse`), as the core's packet/ports.rs names them.
+void SideSummary(json& summary, Side& q, const std::string& tail, double T)
 {
-    Side& q = R.rev;
-    summary["utilization_reverse"] = q.bits_win / (q.C * T);
-    summary["mean_queue_pkts_reverse"] = (q.area - q.area_warm) / T;
-    summary["max_queue_pkts_reverse"] = double(q.max_waiting);
+    summary["utilization_" + tail] = q.bits_win / (q.C * T);
+    summary["mean_queue_pkts_" + tail] = (q.area - q.area_warm) / T;
+    summary["max_queue_pkts_" + tail] = double(q.max_waiting);
     double dsum = 0;
     for (float d : q.delays)
         dsum += d;
-    summary["mean_queue_delay_s_reverse"] = q.delays.empty() ? 0.0 : dsum / q.delays.size();
-    summary["p99_queue_delay_s_reverse"] = Quantile(q.delays, 0.99);
-    summary["arrivals_reverse"] = double(q.arrivals_win);
-    summary["departures_reverse"] = double(q.departures_win);
-    summary["drops_reverse"] = double(q.drops_win);
-    summary["drop_rate_reverse"] = q.arrivals_win ? double(q.drops_win) / q.arrivals_win : 0.0;
+    summary["mean_queue_delay_s_" + tail] = q.delays.empty() ? 0.0 : dsum / q.delays.size();
+    summary["p99_queue_delay_s_" + tail] = Quantile(q.delays, 0.99);
+    summary["arrivals_" + tail] = double(q.arrivals_win);
+    summary["departures_" + tail] = double(q.departures_win);
+    summary["drops_" + tail] = double(q.drops_win);
+    summary["drop_rate_" + tail] = q.arrivals_win ? double(q.drops_win) / q.arrivals_win : 0.0;
+}
+
+/// The forward links together (the bottleneck alone without a chain):
+/// their bits, arrivals, drops and queue integrals added up, their
+/// capacities too (their utilization is then weighted by capacity), the
+/// largest of their largest queues, and every packet's wait.
+Side Together()
+{
+    Side all;
+    for (const Side& h : R.hops)
+    {
+        all.C += h.C;
+        all.bits_win += h.bits_win;
+        all.arrivals_win += h.arrivals_win;
+        all.drops_win += h.drops_win;
+        all.area += h.area;
+        all.area_warm += h.area_warm;
+        all.max_waiting = std::max(all.max_waiting, h.max_waiting);
+        all.delays.insert(all.delays.end(), h.delays.begin(), h.delays.end());
+    }
+    return all;
+}
+
+/// With two-way traffic, the reverse link's statistics over the window
+/// (`<metric>_reverse`) and the forward senders' ACK inter-arrival times
+/// (as the core's packet/mod.rs, TwoWay::summary).
+void TwoWaySummary(json& summary, double T)
+{
+    SideSummary(summary, R.rev, "reverse", T);
     double n = double(R.ack_gaps.size()), sum = 0, sq = 0;
     for (float g : R.ack_gaps)
     {
@@ -1197,25 +1295,30 @@ void TwoWaySummary(json& summary, double T)
 
 json Results()
 {
-    Integrate(R.fwd);
-    Integrate(R.rev);
+    for (Side* q : Sides())
+        Integrate(*q);
     TickFlows();
     CloseEvent();
     double T = R.duration - R.warmup;
     json summary;
-    double util = R.fwd.bits_win / (R.C * T);
+    Side all = Together();
+    double util = all.bits_win / (all.C * T);
     summary["utilization"] = util;
-    summary["throughput_bps"] = util * R.C;
-    summary["drop_rate"] = R.fwd.arrivals_win ? double(R.fwd.drops_win) / R.fwd.arrivals_win : 0.0;
-    double mean_q = (R.fwd.area - R.fwd.area_warm) / T;
-    summary["mean_queue_pkts"] = mean_q;
-    summary["max_queue_pkts"] = double(R.fwd.max_waiting);
+    summary["throughput_bps"] = util * all.C;
+    summary["drop_rate"] = all.arrivals_win ? double(all.drops_win) / all.arrivals_win : 0.0;
+    summary["mean_queue_pkts"] = (all.area - all.area_warm) / T;
+    summary["max_queue_pkts"] = double(all.max_waiting);
     double dsum = 0;
-    for (float d : R.fwd.delays)
+    for (float d : all.delays)
         dsum += d;
-    summary["mean_queue_delay_s"] = R.fwd.delays.empty() ? 0.0 : dsum / R.fwd.delays.size();
-    summary["p50_queue_delay_s"] = Quantile(R.fwd.delays, 0.5);
-    summary["p99_queue_delay_s"] = Quantile(R.fwd.delays, 0.99);
+    summary["mean_queue_delay_s"] = all.delays.empty() ? 0.0 : dsum / all.delays.size();
+    summary["p50_queue_delay_s"] = Quantile(all.delays, 0.5);
+    summary["p99_queue_delay_s"] = Quantile(all.delays, 0.99);
+    if (R.hops.size() > 1)
+    {
+        for (size_t k = 0; k < R.hops.size(); k++)
+            SideSummary(summary, R.hops[k], "link" + std::to_string(k), T);
+    }
     summary["congestion_events"] = double(R.ev_time.size());
     double sync = 0;
     for (double x : R.ev_frac)
@@ -1230,7 +1333,7 @@ json Results()
     summary["flows_refused"] = double(R.refused);
     summary["overload"] = R.refused > 0 ? 1.0 : 0.0;
     summary["active_flows_max"] = double(R.active_max);
-    summary["capacity_bps"] = R.C;
+    summary["capacity_bps"] = all.C;
     summary["packets_dropped"] = double(R.drops_total);
     summary["packets_delivered"] = double(R.delivered);
     summary["events"] = double(Simulator::GetEventCount());
@@ -1351,7 +1454,15 @@ json Results()
     json ts;
     ts["time_s"] = Column(R.ts_time);
     ts["utilization"] = Column(R.ts_util);
-    ts["queue_pkts"] = Column(R.fwd.ts_queue);
+    std::vector<double> queue(R.ts_time.size(), 0.0);
+    for (size_t k = 0; k < R.hops.size(); k++)
+    {
+        for (size_t i = 0; i < queue.size(); i++)
+            queue[i] += R.hops[k].ts_queue[i];
+        if (R.hops.size() > 1)
+            ts["queue_pkts_link" + std::to_string(k)] = Column(R.hops[k].ts_queue);
+    }
+    ts["queue_pkts"] = Column(queue);
     if (R.two_way)
     {
         ts["queue_pkts_reverse"] = Column(R.rev.ts_queue);
@@ -1395,9 +1506,13 @@ uint32_t AddHost(const json& g, double rtt)
                         ? R.big
                         : std::to_string(g["access_buffer_pkts"].get<uint64_t>()) + "p";
     uint32_t mss = g["mss_bytes"].get<uint32_t>();
-    // A reverse group's senders are behind the right router.
-    Ptr<Node> router = g.value("reverse", false) ? R.right : R.left;
-    NetDeviceContainer d = Link(h.node, router, rate * (mss + PPP) / mss, AccessDelay(rtt), q, mtu);
+    // A reverse group's senders are behind the right router; on a chain a
+    // group's behind the router before its first link.
+    Ptr<Node> router = g.value("reverse", false) ? R.right
+                       : g.contains("links")     ? R.routers[g["links"][0].get<size_t>()]
+                                                 : R.left;
+    NetDeviceContainer d =
+        Link(h.node, router, rate * (mss + PPP) / mss, AccessDelay(g, rtt), q, mtu);
     d.Get(1)->SetAttribute("DataRate", StringValue(Bps(fast)));
     Ipv4InterfaceContainer c = Assign(d);
     h.addr = c.GetAddress(0);
@@ -1455,15 +1570,17 @@ void Build()
 {
     const json& s = R.s;
     const json& link = s["link"];
-    R.C = link["capacity_bps"].get<double>();
     R.warmup = s["warmup_s"].get<double>();
     R.duration = s["duration_s"].get<double>();
     R.interval = s["output"]["interval_s"].get<double>();
     R.sync_window = link["bdp_rtt_s"].get<double>();
-    R.delay = link["delay_s"].get<double>();
     R.two_way = s.contains("reverse");
     double rev_c = R.two_way ? s["reverse"]["link"]["capacity_bps"].get<double>() : 0.0;
-    R.fast = std::max(100.0 * std::max(R.C, rev_c), 10e9);
+    double top = std::max(link["capacity_bps"].get<double>(), rev_c);
+    if (s.contains("links"))
+        for (const json& lk : s["links"])
+            top = std::max(top, lk["capacity_bps"].get<double>());
+    R.fast = std::max(100.0 * top, 10e9);
     R.uniform = CreateObject<UniformRandomVariable>();
     R.normal = CreateObject<NormalRandomVariable>();
     const json& groups = s["flows"];
@@ -1477,38 +1594,58 @@ void Build()
     R.idle.resize(groups.size());
 
     InternetStackHelper stack;
-    R.left = CreateObject<Node>();
-    R.right = CreateObject<Node>();
+    // The forward links: the bottleneck, or a chain's links in order, link
+    // k from router k to router k + 1. Each return direction is fast (ACKs
+    // uncongested), or with two-way traffic the reverse link.
+    const json links = s.contains("links") ? s["links"] : json::array({link});
+    size_t n = links.size();
+    for (size_t k = 0; k <= n; k++)
+        R.routers.push_back(CreateObject<Node>());
+    R.left = R.routers.front();
+    R.right = R.routers.back();
     Ptr<Node> right = R.right;
-    stack.Install(NodeContainer(R.left, right));
-
-    // The bottleneck, left to right; its return direction, right to left,
-    // fast (ACKs uncongested) or with two-way traffic the reverse link.
-    NetDeviceContainer bottleneck =
-        Link(R.left, right, R.C * (PacketSize(link) + PPP) / PacketSize(link), R.delay,
-             DeviceQueue(link), mtu);
-    DataRateValue rate;
-    bottleneck.Get(0)->GetAttribute("DataRate", rate);
-    R.fwd_rate = rate.Get();
-    R.fwd.C = R.C;
-    Ipv4InterfaceContainer bc = Assign(bottleneck);
-    DefaultRoute(R.left, bc.GetAddress(1), 1);
-    DefaultRoute(right, bc.GetAddress(0), 1);
-    Watch(bottleneck.Get(0), link, &R.fwd);
+    for (const Ptr<Node>& r : R.routers)
+        stack.Install(r);
+    R.hops.resize(n); // sized before Watch binds each side's address
+    for (size_t k = 0; k < n; k++)
+    {
+        const json& lk = links[k];
+        double c = lk["capacity_bps"].get<double>();
+        R.hop_delay.push_back(lk["delay_s"].get<double>());
+        NetDeviceContainer hop = Link(R.routers[k], R.routers[k + 1],
+                                      c * (PacketSize(lk) + PPP) / PacketSize(lk),
+                                      R.hop_delay[k], DeviceQueue(lk), mtu);
+        if (k == 0)
+        {
+            DataRateValue rate;
+            hop.Get(0)->GetAttribute("DataRate", rate);
+            R.fwd_rate = rate.Get();
+        }
+        R.hops[k].C = c;
+        R.hop_addr.push_back(Assign(hop));
+        R.hop_dev.push_back(hop);
+        Watch(hop.Get(0), lk, &R.hops[k]);
+        if (!R.two_way)
+        {
+            hop.Get(1)->SetAttribute("DataRate", StringValue(Bps(R.fast)));
+        }
+    }
+    // Routes: the first router sends everything on to the second; every
+    // other router back towards the first (where the senders are), and a
+    // receiver further on is reached by host routes (AddRouteRight).
+    DefaultRoute(R.routers[0], R.hop_addr[0].GetAddress(1), Iface(R.hop_dev[0].Get(0)));
+    for (size_t k = 1; k <= n; k++)
+        DefaultRoute(R.routers[k], R.hop_addr[k - 1].GetAddress(0), Iface(R.hop_dev[k - 1].Get(1)));
     if (R.two_way)
     {
         const json& rl = s["reverse"]["link"];
         R.rev.C = rl["capacity_bps"].get<double>();
-        Ptr<NetDevice> rdev = bottleneck.Get(1);
+        Ptr<NetDevice> rdev = R.hop_dev[0].Get(1);
         rdev->SetAttribute(
             "DataRate", StringValue(Bps(R.rev.C * (PacketSize(rl) + PPP) / PacketSize(rl))));
         rdev->GetObject<PointToPointNetDevice>()->GetQueue()->SetAttribute(
             "MaxSize", StringValue(DeviceQueue(rl)));
         Watch(rdev, rl, &R.rev);
-    }
-    else
-    {
-        bottleneck.Get(1)->SetAttribute("DataRate", StringValue(Bps(R.fast)));
     }
 
     // Receivers, one node per group with one listening socket.
@@ -1518,10 +1655,15 @@ void Build()
         const json& g = groups[gi];
         Ptr<Node> node = CreateObject<Node>();
         stack.Install(node);
-        // A reverse group's receiver is behind the left router.
-        Ptr<Node> router = Reverse(gi) ? R.left : right;
-        Ipv4InterfaceContainer c = Assign(Link(router, node, R.fast, 0.0, R.big, mtu));
+        // A reverse group's receiver is behind the left router; on a chain
+        // a group's after its last link.
+        size_t at = Reverse(gi)             ? 0
+                    : g.contains("links") ? g["links"].back().get<size_t>() + 1
+                                          : n;
+        Ipv4InterfaceContainer c =
+            Assign(Link(R.routers[at], node, R.fast, 0.0, R.big, mtu));
         DefaultRoute(node, c.GetAddress(0), 1);
+        AddRouteRight(c.GetAddress(1), at);
         R.receivers.push_back(node);
         R.rx_addr.push_back(c.GetAddress(1));
         for (const auto& [name, value] : s["ns3"]["attributes"][gi].items())
@@ -1598,9 +1740,11 @@ void Build()
     for (size_t b = 0; b < s["background"].size(); b++)
     {
         const json& bj = s["background"][b];
+        // On a chain a source crosses one link: from its router to the next.
+        size_t at = bj.contains("links") ? bj["links"][0].get<size_t>() : 0;
         Ptr<Node> node = CreateObject<Node>();
         stack.Install(node);
-        Ipv4InterfaceContainer c = Assign(Link(node, R.left, R.fast, 0.0, R.big, mtu));
+        Ipv4InterfaceContainer c = Assign(Link(node, R.routers[at], R.fast, 0.0, R.big, mtu));
         DefaultRoute(node, c.GetAddress(1), 1);
         Background bg;
         uint32_t size = bj["packet_size_bytes"].get<uint32_t>();
@@ -1608,9 +1752,23 @@ void Build()
         bg.gap = CreateObject<ExponentialRandomVariable>();
         bg.gap->SetAttribute("Mean", DoubleValue(size * 8.0 / bj["rate_bps"].get<double>()));
         bg.sock = Socket::CreateSocket(node, UdpSocketFactory::GetTypeId());
-        Ptr<Socket> sink = Socket::CreateSocket(R.receivers[0], UdpSocketFactory::GetTypeId());
+        // Its sink: the first receiver (the one bottleneck), or on a chain a
+        // node of its own after its link.
+        Ptr<Node> sink_node = R.receivers[0];
+        Ipv4Address sink_addr = R.rx_addr[0];
+        if (s.contains("links"))
+        {
+            sink_node = CreateObject<Node>();
+            stack.Install(sink_node);
+            Ipv4InterfaceContainer sc =
+                Assign(Link(R.routers[at + 1], sink_node, R.fast, 0.0, R.big, mtu));
+            DefaultRoute(sink_node, sc.GetAddress(0), 1);
+            sink_addr = sc.GetAddress(1);
+            AddRouteRight(sink_addr, at + 1);
+        }
+        Ptr<Socket> sink = Socket::CreateSocket(sink_node, UdpSocketFactory::GetTypeId());
         sink->Bind(InetSocketAddress(Ipv4Address::GetAny(), uint16_t(9 + b)));
-        bg.sock->Connect(InetSocketAddress(R.rx_addr[0], uint16_t(9 + b)));
+        bg.sock->Connect(InetSocketAddress(sink_addr, uint16_t(9 + b)));
         BG.push_back(bg);
         Simulator::Schedule(Seconds(BG.back().gap->GetValue()), &SendBackground, b);
     }

@@ -224,7 +224,7 @@ def scenarios() -> dict[str, dict[str, Any]]:
     :func:`validate`). Variants ns-3 has, every shared discipline, buffers
     from 0.05 to 2 BDP, links from 10 Mbps to 10 Gbps, persistent flows,
     finite transfers, open- and closed-loop arrivals, Poisson background,
-    two-way traffic, and paper 003's setup."""
+    two-way traffic, a parking lot, and paper 003's setup."""
     out: dict[str, dict[str, Any]] = {}
 
     def add(name: str, s: dict[str, Any], **link: Any) -> None:
@@ -317,6 +317,15 @@ def scenarios() -> dict[str, dict[str, Any]]:
     s["duration"], s["warmup"] = "40s", "10s"
     s["reverse"] = {"buffer": "0.5BDP", "flows": [copy.deepcopy(s["flows"][0])]}
     add("newreno-two-way", s, buffer="0.5BDP")
+    # A parking lot: three 10 Mbps links, 6 NewReno flows through all
+    # three and 6 through each alone, half a BDP on each link.
+    s = _base(rate="10Mbps", count=6, rtt={"min": "40ms", "max": "80ms"}, mss="1500B")
+    s["duration"], s["warmup"] = "40s", "10s"
+    link = {**s.pop("link"), "buffer": "0.5BDP"}
+    s["links"] = [dict(link) for _ in range(3)]
+    through = s["flows"][0]
+    s["flows"] = [{**through, "links": [0, 1, 2]}] + [{**through, "links": [k]} for k in range(3)]
+    out["newreno-parking-lot"] = s
     for name, key, value in (
         ("noack", "delayed_ack", False),
         ("nosack", "sack", False),
