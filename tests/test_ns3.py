@@ -601,14 +601,10 @@ def test_the_variants_left_apart_from_ns3_have_a_measured_reason():
     assert validate._verdict("bbr-droptail-1bdp", ["jain_index"], []) == "differs, explained"
 
 
-def test_two_way_traffic_agrees_with_ns3():
-    # The suite's two-way scenario (6 NewReno flows each way over 10 Mbps,
-    # half a BDP of buffer each way), seeds 1-3: ns-3's bottleneck return
-    # direction gets the reverse link's rate, buffer and queue, its ACKs
-    # are ns-3's own. Measured (packet / ns-3, means): utilization 0.854 /
-    # 0.866 forward and 0.870 / 0.859 backward, ACK compression 0.167 /
-    # 0.173, reverse goodput 8.51 / 8.45 Mbit/s.
-    raw = validate.scenarios()["newreno-two-way"]
+def _seed_means(name):
+    """The summaries of the suite's scenario ``name`` over seeds 1-3 on both
+    engines, and ``mean(engine, key)`` over them."""
+    raw = validate.scenarios()[name]
     runs = {
         e: [bufsim.simulate({**raw, "seed": seed}, engine=e).summary for seed in (1, 2, 3)]
         for e in ("packet", "ns3")
@@ -616,6 +612,18 @@ def test_two_way_traffic_agrees_with_ns3():
 
     def mean(engine, key):
         return sum(r[key] for r in runs[engine]) / 3
+
+    return runs, mean
+
+
+def test_two_way_traffic_agrees_with_ns3():
+    # The suite's two-way scenario (6 NewReno flows each way over 10 Mbps,
+    # half a BDP of buffer each way), seeds 1-3: ns-3's bottleneck return
+    # direction gets the reverse link's rate, buffer and queue, its ACKs
+    # are ns-3's own. Measured (packet / ns-3, means): utilization 0.854 /
+    # 0.866 forward and 0.870 / 0.859 backward, ACK compression 0.167 /
+    # 0.173, reverse goodput 8.51 / 8.45 Mbit/s.
+    runs, mean = _seed_means("newreno-two-way")
 
     for key, tol in (
         ("utilization", 0.02),
@@ -635,14 +643,7 @@ def test_a_parking_lot_agrees_with_ns3():
     # utilization 0.974-0.976 / 0.972-0.977 per link, drop rate 0.0107-
     # 0.0117 / 0.0108-0.0131, through flows 2.79 / 2.76 Mbit/s against
     # 6.87-6.92 / 6.94-7.00 for each link's own.
-    raw = validate.scenarios()["newreno-parking-lot"]
-    runs = {
-        e: [bufsim.simulate({**raw, "seed": seed}, engine=e).summary for seed in (1, 2, 3)]
-        for e in ("packet", "ns3")
-    }
-
-    def mean(engine, key):
-        return sum(r[key] for r in runs[engine]) / 3
+    runs, mean = _seed_means("newreno-parking-lot")
 
     for k in range(3):
         u = f"utilization_link{k}"

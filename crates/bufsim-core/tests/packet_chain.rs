@@ -3,29 +3,10 @@
 //! each link conserves packets; flows crossing several equally loaded links
 //! get less than those crossing one.
 
-use bufsim_core::output::RunOutput;
-use bufsim_core::{Scenario, packet};
+mod common;
+
+use common::{bits, m, run, scenario};
 use serde_json::{Value, json};
-
-fn scenario(v: &Value) -> Scenario {
-    Scenario::from_json(&v.to_string()).expect("valid")
-}
-
-fn run(v: &Value) -> RunOutput {
-    packet::run(&scenario(v), &mut |_| true)
-}
-
-fn m(o: &RunOutput, k: &str) -> f64 {
-    o.metric(k).unwrap_or_else(|| panic!("no {k}"))
-}
-
-/// The table's values bit for bit (a NaN equals itself).
-fn bits(t: &bufsim_core::output::Table) -> Vec<(String, Vec<u64>)> {
-    t.columns
-        .iter()
-        .map(|(k, v)| (k.clone(), v.iter().map(|x| x.to_bits()).collect()))
-        .collect()
-}
 
 fn link(cap: &str) -> Value {
     json!({"capacity": cap, "delay": "5ms", "buffer": "50pkt"})

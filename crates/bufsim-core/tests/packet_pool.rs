@@ -4,28 +4,11 @@
 //! points: one busy port behaves as a buffer of `alpha B / (1 + alpha)`, and
 //! `n` equally busy ports settle near `alpha B / (1 + n alpha)` each.
 
+mod common;
+
 use bufsim_core::output::RunOutput;
-use bufsim_core::{Scenario, packet};
+use common::{bits, m, run};
 use serde_json::{Value, json};
-
-fn run(v: &Value) -> RunOutput {
-    packet::run(
-        &Scenario::from_json(&v.to_string()).expect("valid"),
-        &mut |_| true,
-    )
-}
-
-/// The table's values bit for bit (a NaN equals itself).
-fn bits(t: &bufsim_core::output::Table) -> Vec<(String, Vec<u64>)> {
-    t.columns
-        .iter()
-        .map(|(k, v)| (k.clone(), v.iter().map(|x| x.to_bits()).collect()))
-        .collect()
-}
-
-fn m(o: &RunOutput, k: &str) -> f64 {
-    o.metric(k).unwrap_or_else(|| panic!("no {k}"))
-}
 
 /// 20 NewReno flows on port `port` of a 100 Mbps link (10 ms RTT), with a
 /// pool of `size` shared by `ports` ports, or (`ports` = 0) the dumbbell

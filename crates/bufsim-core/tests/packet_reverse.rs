@@ -5,21 +5,11 @@
 //! and lowers both links' utilization at a given buffer (Zhang, Shenker &
 //! Clark, SIGCOMM 1991), the same in each direction of a symmetric setup.
 
-use bufsim_core::output::RunOutput;
-use bufsim_core::{Scenario, packet};
-use serde_json::{Value, json};
+mod common;
 
-fn scenario(v: &Value) -> Scenario {
-    Scenario::from_json(&v.to_string()).expect("valid")
-}
-
-fn run(v: &Value) -> RunOutput {
-    packet::run(&scenario(v), &mut |_| true)
-}
-
-fn m(o: &RunOutput, k: &str) -> f64 {
-    o.metric(k).unwrap_or_else(|| panic!("no {k}"))
-}
+use bufsim_core::Scenario;
+use common::{m, run};
+use serde_json::json;
 
 fn mean(xs: impl Iterator<Item = f64>) -> f64 {
     let v: Vec<f64> = xs.collect();
