@@ -40,7 +40,7 @@ TABLES: dict[str, str] = {
     "link": "`[link]`: the bottleneck.",
     "links[]": "`[[links]]`: a chain of bottlenecks in order (a parking lot), each a table "
     "like `[link]`, in place of `[link]`; flow groups name the links they cross. Packet "
-    "engine only.",
+    "engine and ns-3.",
     "flows[]": "`[[flows]]`: a group of TCP flows: long-lived, finite transfers "
     "(`size` with `arrival` or `users`), all sharing these settings.",
     "background[]": "`[[background]]`: open-loop packets crossing the bottleneck.",
@@ -55,7 +55,7 @@ TABLES: dict[str, str] = {
     "reverse": "`[reverse]`: two-way traffic. The bottleneck's return direction as a link "
     "with its own capacity, buffer and discipline (the same delay and packet size as "
     "`[link]`): the forward flows' ACKs queue there as packets, beside the data of its own "
-    "flow groups, whose ACKs queue on the forward link. Packet engine only.",
+    "flow groups, whose ACKs queue on the forward link. Packet engine and ns-3.",
     "reverse.flows[]": "`[[reverse.flows]]`: a group of TCP flows sending over the reverse "
     "link, with every field of `[[flows]]`; numbered after the forward groups in the "
     "results (`group`, `goodput_bps_group<g>`).",
