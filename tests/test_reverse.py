@@ -135,3 +135,14 @@ def test_the_timeseries_figure_draws_the_reverse_queue():
     fig = plot.timeseries(bufsim.simulate(TWO_WAY))
     queue = fig.axes[0]
     assert [t.get_text() for t in queue.get_legend().get_texts()] == ["forward", "reverse"]
+
+
+def test_the_goodput_figure_draws_the_forward_links_fair_share():
+    from bufsim import plot
+
+    r = bufsim.simulate(TWO_WAY)
+    ax = plot.goodput_scatter(r).axes[0]
+    (line,) = ax.get_lines()
+    # 10 Mbps over the forward group's 6 flows, not over all 12.
+    assert line.get_ydata()[0] == pytest.approx(10 / 6)
+    assert ax.get_legend().get_texts()[-1].get_text() == "capacity / forward flows"

@@ -569,7 +569,8 @@ def goodput_scatter(result: Result) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        With the fair share (capacity / flows) as a horizontal line.
+        With the fair share (capacity / flows; with two-way traffic the
+        forward link's over its own flows) as a horizontal line.
     """
     f = result.flows
     missing = {"rtt_s", "goodput_bps", "group"} - set(f.columns)
@@ -588,8 +589,13 @@ def goodput_scatter(result: Result) -> Figure:
             alpha=0.8,
         )
     cap = result.summary.get("capacity_bps") or result.scenario.get("link", {}).get("capacity_bps")
-    if cap and len(f):
-        ax.axhline(cap / len(f) / 1e6, color="0.4", ls="--", lw=1, label="capacity / flows")
+    # With two-way traffic the forward link's share is its own groups'.
+    groups = result.scenario.get("flows") or []
+    reverse = [g for g, grp in enumerate(groups) if grp.get("reverse")]
+    forward = f[~f["group"].isin(reverse)]
+    if cap and len(forward):
+        label = "capacity / forward flows" if reverse else "capacity / flows"
+        ax.axhline(cap / len(forward) / 1e6, color="0.4", ls="--", lw=1, label=label)
     ax.set_xlabel("RTT (ms)")
     ax.set_ylabel("goodput (Mbit/s)")
     ax.grid(True, alpha=0.3)
