@@ -146,3 +146,35 @@ def test_the_goodput_figure_draws_the_forward_links_fair_share():
     # 10 Mbps over the forward group's 6 flows, not over all 12.
     assert line.get_ydata()[0] == pytest.approx(10 / 6)
     assert ax.get_legend().get_texts()[-1].get_text() == "capacity / forward flows"
+
+
+def test_reverse_groups_are_no_load_on_the_forward_link():
+    # 4 forward flows capped at 20 packets each (rwnd) over 80 ms offer
+    # at most 4 x 20 x 1500 B x 8 / 80 ms = 12 Mbit/s to a 100 Mbps link;
+    # a persistent reverse group adds nothing to what it can carry.
+    from bufsim.advise.rules import saturation
+
+    s = {
+        "duration": "10s",
+        "link": {"capacity": "100Mbps", "delay": "5ms", "buffer": "30pkt"},
+        "flows": [{"count": 4, "rtt": "80ms", "mss": "1500B", "rwnd": "20pkt"}],
+        "reverse": {"buffer": "30pkt", "flows": [{"count": 4, "rtt": "80ms"}]},
+    }
+    sat = saturation(bufsim.Scenario.load(s).normalized)
+    assert sat.max_offered_bps == pytest.approx(4 * 20 * 1500 * 8 / 0.08)
+    with pytest.raises(bufsim.AdviceError, match="cannot be met at any buffer"):
+        bufsim.advise(s, ["utilization>=0.9"], quick=True, workers=0, store=None)
+
+
+def test_completion_times_are_the_forward_groups():
+    # Transfers only in the reverse direction: the headline completion-time
+    # keys have no transfer to count, the reverse group keeps its own.
+    s = copy.deepcopy(TWO_WAY)
+    s["reverse"]["flows"] = [
+        {"size": "50KB", "arrival": {"rate": "20/s"}, "rtt": "40ms", "sack": True}
+    ]
+    r = bufsim.simulate(s).summary
+    assert r["flows_started_small_group1"] > 100 and r["fct_mean_small_s_group1"] > 0.04
+    # Their slowdowns against the reverse link's rate (10 Mbit/s here).
+    assert r["slowdown_mean_small_group1"] > 1
+    assert "fct_mean_small_s" not in r and "flows_started_small" not in r

@@ -114,10 +114,17 @@ def simulate(
         # Finite transfers: their slowdowns, completions and completion
         # times (and per half of the window).
         norm = scn.normalized
-        add_ideal(flows, norm["link"]["capacity_bps"], [g["mss_bytes"] for g in norm["flows"]])
+        add_ideal(flows, _group_rates(norm), [g["mss_bytes"] for g in norm["flows"]])
         window = (norm["warmup_s"], norm["duration_s"])
         half = sum(window) / 2 if norm["output"]["halves"] else None
-        summary.update(fct_summary(flows, window, halfway_s=half))
+        # With two-way traffic the headline keys are the forward groups'
+        # (as the summary's other flow counts); each group keeps its own.
+        reverse = [g for g, grp in enumerate(norm["flows"]) if grp.get("reverse")]
+        forward = flows[~flows["group"].isin(reverse)]
+        summary.update(fct_summary(forward, window, halfway_s=half))
+        if reverse:
+            every = fct_summary(flows, window)
+            summary.update({k: v for k, v in every.items() if "_group" in k})
     return Result(
         summary=summary,
         timeseries=ts,
@@ -173,6 +180,19 @@ def trace_frame(columns: Mapping[str, Any], events: Sequence[str]) -> pd.DataFra
 
 class OverloadWarning(UserWarning):
     """An open-loop group hit its ``max_active`` cap: offered load above capacity."""
+
+
+def _group_rates(norm: Mapping[str, Any]) -> list[float]:
+    """Each flow group's bottleneck rate, bits/s: the slowest link it
+    crosses on a chain, the reverse link for a reverse group, else the link."""
+    links = norm.get("links") or [norm["link"]]
+    reverse = norm.get("reverse", {}).get("link", {}).get("capacity_bps")
+    return [
+        reverse
+        if g.get("reverse")
+        else min(links[k]["capacity_bps"] for k in g.get("links") or [0])
+        for g in norm["flows"]
+    ]
 
 
 def _warn_overload(summary: Mapping[str, float]) -> None:

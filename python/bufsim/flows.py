@@ -251,8 +251,9 @@ def add_ideal(flows: pd.DataFrame, capacity_bps: float, mss_bytes: Any) -> pd.Da
     ----------
     flows : pandas.DataFrame
         A packet result's flows table (``size_pkts``, ``rtt_s``, ``group``).
-    capacity_bps : float
-        The bottleneck's rate, bits/s.
+    capacity_bps : float or sequence of float
+        The bottleneck's rate, bits/s, or each flow group's (the rate of
+        the slowest link it crosses).
     mss_bytes : sequence of int
         Packet size of each flow group, bytes (``flows[].mss``).
 
@@ -261,8 +262,11 @@ def add_ideal(flows: pd.DataFrame, capacity_bps: float, mss_bytes: Any) -> pd.Da
     pandas.DataFrame
         The same table (modified in place) with the two columns.
     """
-    size_bytes = flows["size_pkts"] * np.asarray(mss_bytes, dtype=float)[flows["group"].to_numpy()]
-    flows["ideal_fct_s"] = size_bytes * 8 / capacity_bps + flows["rtt_s"]
+    group = flows["group"].to_numpy()
+    size_bytes = flows["size_pkts"] * np.asarray(mss_bytes, dtype=float)[group]
+    caps = np.asarray(capacity_bps, dtype=float)
+    rate = caps[group] if caps.ndim else caps
+    flows["ideal_fct_s"] = size_bytes * 8 / rate + flows["rtt_s"]
     flows["slowdown"] = flows["fct_s"] / flows["ideal_fct_s"]
     return flows
 

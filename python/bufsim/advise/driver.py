@@ -148,7 +148,10 @@ def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
                     "p99_queue_delay only"
                 )
     link = norm["link"]
-    finite = [g["kind"] for g in norm["flows"] if g["kind"] != "persistent"]
+    # Completion times are the forward groups' (a reverse group keeps its own keys).
+    finite = [
+        g["kind"] for g in norm["flows"] if g["kind"] != "persistent" and not g.get("reverse")
+    ]
     for o in objs:
         if GROUP_GOODPUT.fullmatch(o.key) and int(o.key.rsplit("group", 1)[1]) >= len(
             norm["flows"]

@@ -183,7 +183,8 @@ def saturation(norm: Mapping[str, Any]) -> models.SaturationCheck | None:
 
     Long-lived flows offer at most ``min(access rate, rwnd / RTT)`` each
     (:func:`bufsim.models.saturable`); open traffic offers its load and
-    background its rate.
+    background its rate; reverse groups (two-way traffic) load the other
+    direction.
 
     Parameters
     ----------
@@ -200,7 +201,8 @@ def saturation(norm: Mapping[str, Any]) -> models.SaturationCheck | None:
     cap = norm["link"]["capacity_bps"]
     rtts, acc, rw = [], [], []
     extra = sum(b["rate_bps"] for b in norm.get("background", []))
-    for g in norm["flows"]:
+    # A reverse group (two-way traffic) sends over the reverse link.
+    for g in (g for g in norm["flows"] if not g.get("reverse")):
         if g["kind"] == "closed":
             return None
         if g["kind"] == "open":

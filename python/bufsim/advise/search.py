@@ -1241,7 +1241,11 @@ def worst_place(
     """
     out = runs.copy()
     for o in objs:
-        cols = out[[f"{o.key}_{p}" for p in places]]
+        names = [f"{o.key}_{p}" for p in places]
+        if any(n not in out for n in names):
+            # No run gave them (every one failed): the caller reports why.
+            continue
+        cols = out[names]
         out[o.key] = (
             cols.min(axis=1, skipna=False) if o.op == ">=" else cols.max(axis=1, skipna=False)
         )

@@ -738,8 +738,12 @@ void OnHighestRxAck(uint32_t i, SequenceNumber32, SequenceNumber32 now)
 
 /// Two-way traffic: a forward sender takes a packet (an ACK); the gap since
 /// its last one, in the window, is measured (TwoWaySummary).
-void OnAckRx(uint32_t i, Ptr<const Packet>, const TcpHeader&, Ptr<const TcpSocketBase>)
+void OnAckRx(uint32_t i, Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
 {
+    if (h.GetFlags() & TcpHeader::SYN)
+    {
+        return; // the SYN-ACK: the packet engine's ACKs start with data
+    }
     Flow& f = R.flows[i];
     Time t = Simulator::Now();
     if (R.in_window && f.last_ack.IsPositive())
@@ -1752,11 +1756,12 @@ void Build()
         bg.gap = CreateObject<ExponentialRandomVariable>();
         bg.gap->SetAttribute("Mean", DoubleValue(size * 8.0 / bj["rate_bps"].get<double>()));
         bg.sock = Socket::CreateSocket(node, UdpSocketFactory::GetTypeId());
-        // Its sink: the first receiver (the one bottleneck), or on a chain a
-        // node of its own after its link.
+        // Its sink: the first receiver (the one bottleneck), or on a chain
+        // or with two-way traffic (whose first receiver may be a reverse
+        // group's, behind the left router) a node of its own after its link.
         Ptr<Node> sink_node = R.receivers[0];
         Ipv4Address sink_addr = R.rx_addr[0];
-        if (s.contains("links"))
+        if (s.contains("links") || R.two_way || R.receivers.empty())
         {
             sink_node = CreateObject<Node>();
             stack.Install(sink_node);

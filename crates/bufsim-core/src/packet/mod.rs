@@ -454,7 +454,12 @@ impl TwoWay {
     /// `ack_drops`.
     fn summary(&self) -> Vec<(String, f64)> {
         let n = self.gaps.count() as f64;
-        let mean = self.gaps.mean_s();
+        // No gap measured: every measure NaN (the histogram's mean is 0).
+        let mean = if n > 0.0 {
+            self.gaps.mean_s()
+        } else {
+            f64::NAN
+        };
         let var = (self.gaps_sq / n - mean * mean).max(0.0);
         vec![
             ("ack_gap_mean_s".to_string(), mean),

@@ -85,7 +85,7 @@ impl Port {
 /// reverse link is the last port ([`Ports::reverse`]): it is served like
 /// the others, but what the ports report together (occupancy, busy time,
 /// counters, the summary's `_port<k>`/`_link<k>` entries) is the forward
-/// ports' alone; it reports its own ([`Ports::reverse_summary`]).
+/// ports' alone; it reports its own (`<metric>_reverse`, [`Ports::summary`]).
 pub(crate) struct Ports {
     first: Port,
     /// Ports 1 and up, the reverse link last.
