@@ -411,6 +411,21 @@ impl Flow {
     }
 }
 
+/// Put `item` in the slot of `items` that `free` gives back (the last one
+/// freed), or in a new one at the end; returns its index.
+fn place<T>(items: &mut Vec<T>, free: &mut Vec<u32>, item: T) -> u32 {
+    match free.pop() {
+        Some(i) => {
+            items[i as usize] = item;
+            i
+        }
+        None => {
+            items.push(item);
+            (items.len() - 1) as u32
+        }
+    }
+}
+
 /// The one-way access delay of a flow of round trip `rtt` whose path
 /// crosses links of one-way delay `path_delay`: what of the round trip
 /// is not the links', halved.
@@ -691,16 +706,7 @@ impl<'s> Sim<'s> {
         self.next_id += 1;
         let mut flow = Flow::new(self.s, g, rtt, size, id as u32, self.lagging);
         flow.user = user;
-        let f = match self.free.pop() {
-            Some(f) => {
-                self.flows[f as usize] = flow;
-                f
-            }
-            None => {
-                self.flows.push(flow);
-                (self.flows.len() - 1) as u32
-            }
-        };
+        let f = place(&mut self.flows, &mut self.free, flow);
         self.col.new_transfer(f, g, rtt, id, self.now, size);
         if let Some(t) = self
             .two_way
@@ -1253,16 +1259,7 @@ impl<'s> Sim<'s> {
         };
         for ack in sent.drain(..) {
             let tw = self.two_way.as_mut().expect("a two-way run");
-            let i = match tw.free.pop() {
-                Some(i) => {
-                    tw.store[i as usize] = ack;
-                    i
-                }
-                None => {
-                    tw.store.push(ack);
-                    (tw.store.len() - 1) as u32
-                }
-            };
+            let i = place(&mut tw.store, &mut tw.free, ack);
             let pkt = Packet::new(f, tw.ack_size, u64::from(i), ACK);
             self.flows[f as usize].in_net += 1;
             self.arrive(pkt, port);

@@ -152,11 +152,6 @@ impl Ports {
         }
     }
 
-    /// The reverse link's port number (`reverse`), if any.
-    pub fn reverse(&self) -> Option<u32> {
-        (self.rest.len() > self.forward_rest).then_some(self.rest.len() as u32)
-    }
-
     /// A packet left port `k`'s queue for its link after `waited` there
     /// (kept with several queues; the window's start clears it).
     #[inline]
@@ -299,10 +294,9 @@ impl Ports {
     /// Name the ports whose own statistics are kept: with several forward
     /// ones, each as `<kind><k>`; the reverse link as `reverse`.
     fn own_names(&self) -> Vec<Option<String>> {
-        let forward = self.forward_rest + 1;
         (0..=self.rest.len())
             .map(|k| match self.kind {
-                _ if k >= forward => Some("reverse".to_string()),
+                _ if k > self.forward_rest => Some("reverse".to_string()),
                 Some(kind) => Some(format!("{kind}{k}")),
                 None => None,
             })
@@ -313,12 +307,10 @@ impl Ports {
     /// each queue kept on its own (the time series'
     /// `queue_pkts_<kind><k>`, `queue_pkts_reverse`).
     pub fn sample(&mut self, t: SimTime, dt: SimTime) {
-        if self.kind.is_none() && self.reverse().is_none() {
-            return;
-        }
-        let names = self.own_names();
-        for (p, name) in self.every_mut().zip(names) {
-            if name.is_some() {
+        // Kept on its own: one of several forward queues, or the reverse link.
+        let (several, forward) = (self.kind.is_some(), self.forward_rest);
+        for (k, p) in self.every_mut().enumerate() {
+            if several || k > forward {
                 let area = p.queue.area(t);
                 p.ts_queue.push((area - p.area_at_sample) / dt.0 as f64);
                 p.area_at_sample = area;
