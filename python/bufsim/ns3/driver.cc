@@ -249,6 +249,11 @@ struct Run
     // order), and with two-way traffic the reverse link's
     std::vector<Side> hops;
     Side rev;
+    // per group: a reverse group (two-way traffic), and the last queue its
+    // data crosses: the reverse link's, its last link's on a chain, else
+    // the bottleneck's
+    std::vector<bool> reverse_group;
+    std::vector<const Side*> last_side;
     DataRate fwd_rate; // the bottleneck device's rate
     bool two_way = false;
     uint64_t delivered = 0; // data packets that left a queue for the wire
@@ -329,17 +334,14 @@ void TickFlows()
 /// and fairness leave it out (as packet/collect.rs in the core).
 bool Reverse(uint32_t g)
 {
-    return R.s["flows"][g].value("reverse", false);
+    return R.reverse_group[g];
 }
 
-/// The last queue group `g`'s data crosses: the reverse link's for a
-/// reverse group, its last link's on a chain, else the bottleneck's.
+/// The last queue group `g`'s data crosses (read per packet: set once in
+/// Build, as `reverse_group`).
 const Side* LastSide(uint32_t g)
 {
-    const json& grp = R.s["flows"][g];
-    if (Reverse(g))
-        return &R.rev;
-    return &R.hops[grp.contains("links") ? grp["links"].back().get<size_t>() : 0];
+    return R.last_side[g];
 }
 
 uint32_t FlowOf(Ptr<const Packet> p)
@@ -1611,6 +1613,12 @@ void Build()
     for (const Ptr<Node>& r : R.routers)
         stack.Install(r);
     R.hops.resize(n); // sized before Watch binds each side's address
+    for (const json& g : groups)
+    {
+        R.reverse_group.push_back(g.value("reverse", false));
+        size_t last = g.contains("links") ? g["links"].back().get<size_t>() : 0;
+        R.last_side.push_back(R.reverse_group.back() ? &R.rev : &R.hops[last]);
+    }
     for (size_t k = 0; k < n; k++)
     {
         const json& lk = links[k];
