@@ -787,6 +787,12 @@ def test_calibrated_edge_shifts_the_fluid_curve_by_the_packet_measurement():
     assert _calibrated_edge(curve, util, 0.94, 11585) == pytest.approx(
         edge * 11585 / 5793, rel=1e-9
     )
+    # A link never idle only bounds the shift: 1.0 at 46341, where the
+    # fluid reaches it at 23170, says the packet engine needs at most twice
+    # the fluid's buffer, not that it needs twice: the fluid's own edge.
+    assert _calibrated_edge(curve, util, 1.0, 46341) == pytest.approx(edge, rel=1e-9)
+    # Without a measurement: the fluid's own edge, interpolated.
+    assert _calibrated_edge(curve, util) == pytest.approx(edge, rel=1e-9)
     # An objective met at no fluid buffer gives no edge.
     assert _calibrated_edge(curve * 0.9, util, 1.0, 11585) is None
     # "<=" objectives that grow with the buffer (loss) read the other way.
@@ -1199,37 +1205,106 @@ def test_unjudgeable_completion_times_are_not_stated_as_failures():
     )
 
 
-def test_crossing_reads_the_packet_measurements_on_a_log_scale():
+def test_crossing_reads_the_packet_measurements_on_their_scales():
     from bufsim.advise.search import Search
 
     # The 5000-flow backbone example's quick search: utilization over two
-    # seeds at 2048, 724 and 181 packets.
+    # seeds at 2048, 1024 and 512 packets (its edge lies between 91
+    # packets, 0.9397, and 128, 0.9603).
     s = object.__new__(Search)
     s.unjudged = {}
     s.runs, s.probed = [], {}
 
-    def probe(b, u):
+    def probe(b, key, v):
         s.runs.append(
-            pd.DataFrame({"engine": "packet", "buffer_pkts": [float(b)] * 2, "utilization": [u, u]})
+            pd.DataFrame({"engine": "packet", "buffer_pkts": [float(b)] * 2, key: [v, v]})
         )
-        s.probed[b] = [u >= 0.95]
+        s.probed[b] = [True]
 
-    for b, u in ((2048, 1.0), (724, 0.99975), (181, 0.9767)):
-        probe(b, u)
+    for b, u in ((2048, 1.0), (1024, 0.9999984879), (512, 0.9986765971)):
+        probe(b, "utilization", u)
     o = parse_objective("utilization>=0.95")
-    # Extrapolated along log buffer on log(1 - u) from 724 and 181 (the
+    # Extrapolated on log(1 - u) along the buffer from 512 and 1024 (the
     # 1.0 at 2048 says nothing about how far below the edge is).
-    x0, x1 = math.log(181), math.log(724)
-    y0, y1, y = math.log(1 - 0.9767), math.log(1 - 0.99975), math.log(0.05)
-    want = math.exp(x0 + (y - y0) * (x1 - x0) / (y1 - y0))
-    assert s.crossing(o) == pytest.approx(want) and 140 < want < 145
+    y0, y1, y = math.log(1 - 0.9986765971), math.log(1 - 0.9999984879), math.log(0.05)
+    want = 512 + (y - y0) * (1024 - 512) / (y1 - y0)
+    assert s.crossing(o) == pytest.approx(want) and 230 < want < 245
+    # Along log buffer the same two points put it at 353 packets: further
+    # from the edge the longer runs measured.
+    along_log = math.exp(math.log(512) + (y - y0) * math.log(2) / (y1 - y0))
+    assert 350 < along_log < 356
     # A probe past the bound: interpolated between the pair that straddles it.
-    probe(11, 0.6345)
-    x0, y0 = math.log(11), math.log(1 - 0.6345)
-    x1, y1 = math.log(181), math.log(1 - 0.9767)
-    assert s.crossing(o) == pytest.approx(math.exp(x0 + (y - y0) * (x1 - x0) / (y1 - y0)))
+    probe(91, "utilization", 0.9396663191)
+    y0 = math.log(1 - 0.9396663191)
+    y1 = math.log(1 - 0.9986765971)
+    assert s.crossing(o) == pytest.approx(91 + (y - y0) * (512 - 91) / (y1 - y0))
     # One probe that says something is not enough.
     s.runs, s.probed = [], {}
-    probe(2048, 1.0)
-    probe(724, 0.99975)
+    probe(2048, "utilization", 1.0)
+    probe(724, "utilization", 0.99975)
     assert s.crossing(o) is None
+    # A delay: its log along log buffer (a power law; here proportional).
+    s.runs, s.probed = [], {}
+    probe(100, "p99_queue_delay_s", 0.001)
+    probe(400, "p99_queue_delay_s", 0.004)
+    assert s.crossing(parse_objective("p99_queue_delay<=2ms")) == pytest.approx(200)
+
+
+def test_a_fifo_queue_bounds_its_delays_by_its_length():
+    from bufsim.advise.search import fifo_wait_per_packet
+
+    # 20 NewReno flows fill a 50-packet drop-tail queue on 10 Mbps: a
+    # packet waits at most 50 serializations of 1500 B (1.2 ms each), and
+    # the p99 the summary reports, read at a histogram bin's middle, at
+    # most 1/256 above it. It comes close: the queue is full most of the time.
+    s = {
+        "duration": "10s",
+        "warmup": "2s",
+        "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "50pkt"},
+        "flows": [{"count": 20, "tcp": "newreno", "rtt": "40ms", "mss": "1500B"}],
+    }
+    norm = bufsim.Scenario.load(s).normalized
+    wait = fifo_wait_per_packet(norm, "link.buffer")
+    assert wait == pytest.approx(1.2e-3 * (1 + 1 / 256), rel=1e-9)
+    for seed in (1, 2):
+        r = bufsim.simulate({**s, "seed": seed})
+        for key in ("mean_queue_delay_s", "p50_queue_delay_s", "p99_queue_delay_s"):
+            assert r.summary[key] <= 50 * wait, (seed, key)
+        assert r.summary["p99_queue_delay_s"] >= 0.95 * 50 * 1.2e-3
+    # The largest packet sets it: background datagrams of 9000 B.
+    big = {**s, "background": [{"kind": "poisson", "rate": "1Mbps", "packet_size": "9000B"}]}
+    wait_big = fifo_wait_per_packet(bufsim.Scenario.load(big).normalized, "link.buffer")
+    assert wait_big == pytest.approx(7.2e-3 * (1 + 1 / 256), rel=1e-6)
+    # No bound where packets are not served in arrival order, or where the
+    # buffer searched is not one link's.
+    fq = {**s, "link": {**s["link"], "qdisc": "fq"}}
+    assert fifo_wait_per_packet(bufsim.Scenario.load(fq).normalized, "link.buffer") is None
+    assert fifo_wait_per_packet(norm, "pool.size") is None
+
+
+def test_advise_holds_a_fifo_delay_bound_without_runs(tmp_path):
+    # A delay objective a FIFO queue cannot break up to 8 packets (10 ms /
+    # 1.2 ms): the search runs nothing there, and the range's top is the
+    # last of them. Utilization >= 0.5 holds from 1 packet.
+    s = {
+        "duration": "6s",
+        "warmup": "2s",
+        "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "50pkt"},
+        "flows": [{"count": 10, "tcp": "newreno", "rtt": "40ms", "mss": "1500B"}],
+    }
+    a = bufsim.advise(
+        s,
+        ["utilization>=0.5", "p99_queue_delay<=10ms"],
+        engines=["packet"],
+        quick=True,
+        store=tmp_path,
+    )
+    ran = set(a.runs["buffer_pkts"].astype(int))
+    held = [n for n in a.notes if "held without a packet run up to" in n]
+    assert held and "p99_queue_delay<=10ms" in held[0], a.notes
+    known = int(re.search(r"up to (\d+) packets", held[0]).group(1))
+    assert known * 1.2e-3 * (1 + 1 / 256) <= 0.010
+    # Bisected from the grid's middle down to 1 packet: 181, 11 (past the
+    # bound: it breaks it), 1; nothing ran between 1 and the bound.
+    assert a.range == (1.0, float(known)) and known == 8, (a.range, a.notes)
+    assert ran == {1, 11, 181}, ran

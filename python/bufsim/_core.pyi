@@ -13,8 +13,11 @@ QDISCS: list[str]
 FLUID_QDISCS: list[str]
 """The disciplines the fluid engine models."""
 FLUID_VARIANTS: list[str]
-STOP_METRICS: list[str]
 """Every name of the variants the fluid engine models."""
+STOP_METRICS: list[str]
+"""The summary metrics ``output.stop`` may judge."""
+DELAY_QUANTILE_ERROR: float
+"""How far above the true value a delay quantile may read, relative (half a log bin)."""
 
 class BufsimError(Exception):
     """The root of bufsim's exceptions."""

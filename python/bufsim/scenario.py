@@ -47,7 +47,8 @@ FLUID_VARIANTS: tuple[str, ...] = tuple(_core.FLUID_VARIANTS)
 #: ``why``), ``ecn_per_packet``, ``needs_sack`` and ``defaults`` (its
 #: ``tcp_params`` with their defaults, in the normalized scenario's units).
 VARIANTS: dict[str, dict[str, Any]] = {v["name"]: v for v in json.loads(_core.variants())}
-#: What the core's registry says of each discipline, by name: ``fluid``,
+#: What the core's registry says of each discipline, by name: ``fluid``, ``fifo``
+#: (one queue served in arrival order),
 #: ``drop_reasons`` (``overflow`` first; the summary's ``drops_<reason>``),
 #: ``defaults`` (its ``qdisc_params`` on a 1 Gbps link of 1500 B packets,
 #: as the normalized scenario writes them; None when one has no default)

@@ -320,6 +320,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("QDISCS", bufsim_core::queue::QDISCS.to_vec())?;
     m.add("FLUID_QDISCS", bufsim_core::queue::fluid_qdiscs())?;
     m.add("FLUID_VARIANTS", bufsim_core::tcp::cc::fluid_variants())?;
+    // How far a delay quantile may read above the true one (log bins).
+    m.add(
+        "DELAY_QUANTILE_ERROR",
+        bufsim_core::stats::histogram::QUANTILE_ERROR,
+    )?;
     m.add(
         "STOP_METRICS",
         bufsim_core::scenario::Stop::METRICS.to_vec(),

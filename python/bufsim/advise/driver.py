@@ -519,8 +519,9 @@ def _method(s: Search) -> str:
         )
         + ", each step where the packet measurements so far put the edge when they can"
         + (
-            f" (the lower edge moved from the fluid's {s.grid[s.guess_up]} to "
-            f"{s.grid[s.calibrated]} packets by the packet engine's measurements)"
+            f" (the lower edge's search started at {s.grid[s.calibrated]} packets: the "
+            f"fluid's edge at {s.grid[s.guess_up]} log-interpolated between its grid points "
+            "and moved by the packet engine's measurements)"
             if s.calibrated is not None and s.guess_up is not None
             else ""
         )

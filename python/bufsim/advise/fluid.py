@@ -111,19 +111,25 @@ def fluid_form(
     return out, "; ".join(changed)
 
 
-def calibrated_edge(curve: pd.Series, o: Objective, value: float, at: float) -> float | None:
+def calibrated_edge(
+    curve: pd.Series, o: Objective, value: float | None = None, at: float | None = None
+) -> float | None:
     """Where objective ``o`` starts to hold for the packet engine, guessed
     from the fluid scan and one packet measurement, buffers in packets.
 
     ``curve`` is the fluid engine's metric per buffer (index, ascending),
-    ``value`` the packet engine's mean at buffer ``at``. The packet
+    ``value`` the packet engine's mean at buffer ``at``. The fluid's own
+    edge is log-interpolated between the grid points around it. The packet
     engine's curve is taken as the fluid's shifted along log(buffer) (less
     loss synchronization than the fluid model's moves the whole curve to
     smaller buffers, paper 004 section III): the fluid reads ``value`` at
-    a buffer B_eq (log-interpolated between grid points; the first buffer
-    of the fluid's best value when the packet engine does better still),
-    and the fluid's edge moves by ``at / B_eq``. None when the fluid curve
-    never meets ``o``.
+    a buffer B_eq (log-interpolated likewise), and the fluid's edge moves
+    by ``at / B_eq``. A ``value`` at or past the fluid's best (a link
+    never idle) only bounds that shift from above, the packet curve
+    reaching it at ``at`` or before: B_eq is then the first buffer of the
+    fluid's best and the shift at most 1 (no evidence the packet engine
+    needs more than the fluid). Without a measurement, the fluid's own
+    edge. None when the fluid curve never meets ``o``.
 
     Parameters
     ----------
@@ -132,9 +138,9 @@ def calibrated_edge(curve: pd.Series, o: Objective, value: float, at: float) -> 
         packets, ascending.
     o : Objective
         The objective.
-    value : float
+    value : float or None
         The packet engine's mean of ``o.key`` at ``at``, SI units.
-    at : float
+    at : float or None
         The buffer of that measurement, packets.
 
     Returns
@@ -157,10 +163,16 @@ def calibrated_edge(curve: pd.Series, o: Objective, value: float, at: float) -> 
         return float(math.exp(math.log(b[k - 1]) + t * math.log(b[k] / b[k - 1])))
 
     edge = first_at_least(sign * o.bound)
-    equivalent = first_at_least(min(sign * value, float(f.max())))
-    if edge is None or equivalent is None:
+    if edge is None or value is None or at is None:
+        return edge
+    best = float(f.max())
+    equivalent = first_at_least(min(sign * value, best))
+    if equivalent is None:
         return None
-    return edge * at / equivalent
+    shift = at / equivalent
+    if sign * value >= best:
+        shift = min(shift, 1.0)
+    return edge * shift
 
 
 def calibration_point(means: Mapping[float, float], curve: pd.Series, o: Objective) -> float | None:

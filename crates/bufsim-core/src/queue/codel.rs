@@ -59,6 +59,7 @@ pub const CODEL_REASONS: &[&str] = &["codel"];
 
 impl QueueDisc for Codel {
     const NAME: &'static str = "codel";
+    const FIFO: bool = true;
     const DROP_REASONS: &'static [&'static str] = CODEL_REASONS;
     type Config = CodelConfig;
     fn read(p: &mut Params, _link: LinkInfo) -> Result<CodelConfig, PErr> {

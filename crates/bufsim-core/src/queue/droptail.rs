@@ -24,6 +24,7 @@ impl DropTail {
 
 impl QueueDisc for DropTail {
     const NAME: &'static str = "droptail";
+    const FIFO: bool = true;
     //= paper 004 eq. (4): the fluid queue drops what exceeds the buffer.
     const FLUID: bool = true;
     type Config = NoParams;

@@ -166,6 +166,12 @@ pub trait QueueDisc: Discipline + Sized {
     const NAME: &'static str;
     /// Whether the fluid engine models it (`fluid::check` refuses the others).
     const FLUID: bool = false;
+    /// Whether it serves one queue in arrival order (dropping or marking
+    /// as it likes): then a packet waits behind at most the `buffer`
+    /// packets held, at most `buffer` times the largest packet's
+    /// serialization. Fair queueing serves later arrivals of other flows
+    /// first.
+    const FIFO: bool = false;
     /// The names of its own drop reasons, beside overflow (the summary's
     /// `drops_<name>` counters and the trace's `drop_<name>` events); its
     /// reason `DROP_REASONS[i]` is `DropReason::own(i)`.
@@ -186,6 +192,8 @@ pub struct DisciplineInfo {
     pub name: &'static str,
     /// Whether the fluid engine models it ([`QueueDisc::FLUID`]).
     pub fluid: bool,
+    /// Whether it serves one queue in arrival order ([`QueueDisc::FIFO`]).
+    pub fifo: bool,
     /// Its drop reasons: `overflow`, then [`QueueDisc::DROP_REASONS`] (the
     /// summary's `drops_<reason>` counters).
     pub drop_reasons: Vec<&'static str>,
@@ -304,6 +312,7 @@ macro_rules! disciplines {
                 DisciplineInfo {
                     name: <$ty as QueueDisc>::NAME,
                     fluid: <$ty as QueueDisc>::FLUID,
+                    fifo: <$ty as QueueDisc>::FIFO,
                     drop_reasons: std::iter::once("overflow")
                         .chain(<$ty as QueueDisc>::DROP_REASONS.iter().copied())
                         .collect(),

@@ -56,6 +56,7 @@ pub const PIE: DropReason = DropReason::own(0);
 
 impl QueueDisc for Pie {
     const NAME: &'static str = "pie";
+    const FIFO: bool = true;
     const DROP_REASONS: &'static [&'static str] = &["pie"];
     type Config = PieConfig;
     fn read(p: &mut Params, _link: LinkInfo) -> Result<PieConfig, PErr> {

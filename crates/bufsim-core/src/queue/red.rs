@@ -86,6 +86,7 @@ pub const FORCED: DropReason = DropReason::own(1);
 
 impl QueueDisc for Red {
     const NAME: &'static str = "red";
+    const FIFO: bool = true;
     const DROP_REASONS: &'static [&'static str] = &["early", "forced"];
     //= The fluid RED of fluid/red.rs (Misra-Gong-Towsley) reads the same
     //= config; `fluid::check` refuses what it does not model.

@@ -61,6 +61,7 @@ pub const FORCED: DropReason = DropReason::own(0);
 
 impl QueueDisc for Threshold {
     const NAME: &'static str = "threshold";
+    const FIFO: bool = true;
     const DROP_REASONS: &'static [&'static str] = &["forced"];
     type Config = ThresholdConfig;
     fn read(p: &mut Params, _link: LinkInfo) -> Result<ThresholdConfig, PErr> {
