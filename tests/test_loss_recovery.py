@@ -162,12 +162,26 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         "limited_transmit",
         "partial_ack_retransmit",
         "rto_ssthresh",
+        "recovery_exit",
     ]
     rows = [[g[k] for k in pick] for g in groups]
-    assert rows[0] == ["rfc", 1, 1.0, False, False, False, False, False, False, False, "rfc5681"]
-    assert rows[1] == ["linux", 10, 0.2, True, True, True, True, True, True, False, "keep"]
-    assert rows[2] == ["ns3", 10, 1.0, True, True, False, False, False, True, True, "pipe"]
-    assert rows[3] == ["linux", 4, 0.2, True, False, False, True, True, True, False, "keep"]
+    assert rows[0] == [
+        "rfc",
+        1,
+        1.0,
+        False,
+        False,
+        False,
+        False,
+        False,
+        False,
+        False,
+        "rfc5681",
+        "rfc",
+    ]
+    assert rows[1] == ["linux", 10, 0.2, True, True, True, True, True, True, False, "keep", "rfc"]
+    assert rows[2] == ["ns3", 10, 1.0, True, True, False, False, False, True, True, "pipe", "ns3"]
+    assert rows[3] == ["linux", 4, 0.2, True, False, False, True, True, True, False, "keep", "rfc"]
     # The window a cut reads, the ECE response and the CE-change ACK:
     # RFC 5681, RFC 3168 and RFC 8257 (rfc), Linux, ns-3, Linux.
     assert [(g["cut_from"], g["ecn_reduction"], g["ce_ack"]) for g in groups[:4]] == [
@@ -189,6 +203,7 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         ({"recovery": "fack"}, "flows[0].recovery", "rfc6675"),
         ({"hystart": "yes"}, "flows[0].hystart", "expected a boolean"),
         ({"rto_ssthresh": "halve"}, "flows[0].rto_ssthresh", "rfc5681, keep, pipe"),
+        ({"recovery_exit": "grow"}, "flows[0].recovery_exit", "rfc, ns3"),
         ({"cut_from": "cwnd"}, "flows[0].cut_from", "flight_size, pipe"),
         ({"ecn_reduction": "halve"}, "flows[0].ecn_reduction", "immediate, prr"),
         ({"ce_ack": "now"}, "flows[0].ce_ack", "immediate, delayed"),

@@ -119,6 +119,8 @@ DESCRIPTIONS: dict[str, str] = {
     "(ns-3).",
     "flows[].rto_ssthresh": 'A timeout during a recovery: `"rfc5681"`, `"keep"` (Linux) or '
     '`"pipe"` (ns-3).',
+    "flows[].recovery_exit": 'The ACK that ends a loss episode: `"rfc"` (cwnd = ssthresh, '
+    'RFC 6675) or `"ns3"` (then grown for every segment it covers, SACKed ones too).',
     "flows[].cut_from": 'The window a fast retransmit or an ECE cuts: `"flight_size"` '
     '(RFC 5681) or `"pipe"` (ns-3).',
     "flows[].ecn_reduction": 'After an ECE: `"immediate"` (RFC 3168) or `"prr"` (CWR with '

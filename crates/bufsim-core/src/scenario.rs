@@ -24,7 +24,9 @@ use serde_json::{Map, Value};
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::queue::{Limit, LinkInfo, Occupancy, QdiscConfig};
 use crate::tcp::cc::CcConfig;
-use crate::tcp::stack::{CeAck, CutFrom, EcnReduction, NamedRule, RtoSsthresh, SlowStart, Stack};
+use crate::tcp::stack::{
+    CeAck, CutFrom, EcnReduction, NamedRule, RecoveryExit, RtoSsthresh, SlowStart, Stack,
+};
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
 use crate::traffic::{Arrival, DEFAULT_MAX_ACTIVE, Epochs, Kind, RttDraw, ThinkDist};
@@ -285,6 +287,8 @@ struct RawFlows {
     partial_ack_retransmit: Option<bool>,
     #[serde(default)]
     rto_ssthresh: Option<String>,
+    #[serde(default)]
+    recovery_exit: Option<String>,
     #[serde(default)]
     cut_from: Option<String>,
     #[serde(default)]
@@ -598,6 +602,10 @@ pub struct FlowGroup {
     pub partial_ack_retransmit: bool,
     /// ssthresh after a timeout inside a loss episode.
     pub rto_ssthresh: RtoSsthresh,
+    /// What the ACK that ends a loss episode adds to the window: nothing
+    /// past ssthresh (RFC 6675) or the controller's increase for every
+    /// segment it acknowledges (ns-3).
+    pub recovery_exit: RecoveryExit,
     /// The window a variant's cut reads at a fast retransmit or an ECE:
     /// FlightSize (RFC 5681) or the pipe (ns-3).
     pub cut_from: CutFrom,
@@ -1797,6 +1805,7 @@ fn resolve_group(
         limited_transmit: r.limited_transmit,
         partial_ack_retransmit: r.partial_ack_retransmit,
         rto_ssthresh: r.rto_ssthresh,
+        recovery_exit: r.recovery_exit,
         cut_from: r.cut_from,
         ecn_reduction: r.ecn_reduction,
         ce_ack: r.ce_ack,
@@ -1982,6 +1991,7 @@ struct Recovery {
     prr: bool,
     rack: bool,
     rto_ssthresh: RtoSsthresh,
+    recovery_exit: RecoveryExit,
     cut_from: CutFrom,
     ecn_reduction: EcnReduction,
     ce_ack: CeAck,
@@ -2069,6 +2079,11 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         profile.rto_ssthresh,
         p("rto_ssthresh"),
     )?;
+    let recovery_exit = named_rule(
+        f.recovery_exit.as_deref(),
+        profile.recovery_exit,
+        p("recovery_exit"),
+    )?;
     let cut_from = named_rule(f.cut_from.as_deref(), profile.cut_from, p("cut_from"))?;
     let ecn_reduction = named_rule(
         f.ecn_reduction.as_deref(),
@@ -2121,6 +2136,7 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         prr,
         rack,
         rto_ssthresh,
+        recovery_exit,
         cut_from,
         ecn_reduction,
         ce_ack,

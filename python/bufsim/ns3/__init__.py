@@ -76,6 +76,11 @@ FIXED = {
         "pipe",
         "ns-3 recomputes ssthresh from the pipe on a timeout in recovery (TcpSocketBase::ReTxTimeout)",
     ),
+    "recovery_exit": (
+        "ns3",
+        "ns-3 grows the window from ssthresh on the ACK that ends a recovery, for every segment "
+        "it covers (TcpSocketBase::ProcessAck)",
+    ),
     "cut_from": (
         "pipe",
         "ns-3 cuts from BytesInFlight(), the pipe, at a fast retransmit and an ECE "
@@ -340,7 +345,7 @@ CC: dict[str, dict[str, dict[str, Any]]] = {
                 True,
                 "ns-3.37's TcpHighSpeed looks a(w) and b(w) up in RFC 3649 appendix B's table, a "
                 "window between two rows taking the upper row's (TcpHighSpeed::TableLookupA/B), "
-                "and cuts from the flight",
+                "and cuts from the flight, at a timeout too (TcpSocketBase::ReTxTimeout)",
             ),
         },
     },
@@ -364,6 +369,11 @@ CC: dict[str, dict[str, dict[str, Any]]] = {
                 False,
                 "ns-3.37's TcpScalable cuts by MDFactor at every window (tcp-scalable.h, "
                 "equation 2), AIFactor bounding only the increase",
+            ),
+            "ns3_cut": (
+                True,
+                "ns-3.37's TcpScalable::GetSsThresh cuts from the BytesInFlight() it is passed, in "
+                "whole segments, at a timeout too (TcpSocketBase::ReTxTimeout)",
             ),
         },
     },
@@ -490,6 +500,7 @@ _PROFILE = {
     "limited_transmit",
     "partial_ack_retransmit",
     "rto_ssthresh",
+    "recovery_exit",
     "cut_from",
     "ecn_reduction",
     "ce_ack",

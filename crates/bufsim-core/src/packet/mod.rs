@@ -307,6 +307,7 @@ impl Flow {
             limited_transmit: grp.limited_transmit,
             partial_ack_retransmit: grp.partial_ack_retransmit,
             rto_ssthresh: grp.rto_ssthresh,
+            recovery_exit: grp.recovery_exit,
             cut_from: grp.cut_from,
             ecn_reduction: grp.ecn_reduction,
             mss_bytes: grp.mss_bytes,

@@ -30,7 +30,7 @@ use crate::tcp::rack::{Rack, Tlp};
 use crate::tcp::rate::{RateSample, RateSampler};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
-use crate::tcp::stack::{CutFrom, EcnReduction, RtoSsthresh, SlowStart};
+use crate::tcp::stack::{CutFrom, EcnReduction, RecoveryExit, RtoSsthresh, SlowStart};
 use crate::units::SimTime;
 
 /// Settings of one sender.
@@ -67,6 +67,9 @@ pub struct SenderConfig {
     pub partial_ack_retransmit: bool,
     /// ssthresh after a timeout inside a loss episode (`tcp::stack`).
     pub rto_ssthresh: RtoSsthresh,
+    /// What the ACK that ends a loss episode adds to the window
+    /// (`tcp::stack`).
+    pub recovery_exit: RecoveryExit,
     /// The window a variant's cut reads at a fast retransmit or an ECE
     /// (`tcp::stack`).
     pub cut_from: CutFrom,
@@ -744,8 +747,15 @@ impl Sender {
                 self.timed = None;
             }
             self.dupacks = 0;
+            // The segments the controller's increase counts for this ACK.
+            let mut grows = newly;
             if self.rto_recovery && self.una >= self.recover {
                 self.rto_recovery = false;
+                if self.cfg.recovery_exit == RecoveryExit::Ns3 {
+                    //= ns-3.37 TcpSocketBase::ProcessAck, leaving CA_LOSS:
+                    //= "segsAcked = (ackNumber - m_recover) / m_segmentSize".
+                    grows = self.una - self.recover;
+                }
             }
             if let Some(end) = self.tlp.end
                 && self.una >= end
@@ -766,7 +776,15 @@ impl Sender {
                 if self.una >= self.recover {
                     self.in_recovery = false;
                     self.prr = None;
-                    if self.sb.is_some() {
+                    if self.cfg.recovery_exit == RecoveryExit::Ns3 {
+                        //= ns-3.37 TcpSocketBase::ProcessAck, leaving
+                        //= CA_RECOVERY (SACK or not): "m_cWnd = m_ssThresh",
+                        //= then IncreaseWindow for "segsAcked = (ackNumber -
+                        //= oldHeadSequence) / m_segmentSize", every segment
+                        //= the ACK covers, SACKed ones too.
+                        self.w.cwnd = self.w.ssthresh;
+                        self.grow(newly, now);
+                    } else if self.sb.is_some() {
                         //= RFC 6675 section 5: recovery ends when HighACK reaches
                         //= RecoveryPoint; cwnd stays at ssthresh.
                         self.w.cwnd = self.w.ssthresh;
@@ -810,9 +828,14 @@ impl Sender {
                     //= m_tcb->m_ssThresh"; Linux tcp_end_cwnd_reduction.
                     self.prr = None;
                     self.w.cwnd = self.w.ssthresh;
+                    if self.cfg.recovery_exit == RecoveryExit::Ns3 {
+                        //= ns-3.37: ProcessAck then runs in CA_OPEN:
+                        //= IncreaseWindow for the segments the ACK covers.
+                        self.grow(newly, now);
+                    }
                 }
             } else {
-                self.grow(newly, now);
+                self.grow(grows, now);
             }
             //= RFC 6298 section 5.2: all data acknowledged: turn the timer off;
             //= 5.3: new data acknowledged: restart it.
@@ -925,6 +948,9 @@ impl Sender {
     /// window, unless HyStart++ holds the initial slow start to CSS's pace
     /// or ends it.
     fn grow(&mut self, acked: u64, now: SimTime) {
+        if acked == 0 {
+            return;
+        }
         // Segments slow start may count for this ACK: RFC 5681 eq. (2)'s
         // min(N, SMSS), or every one with `abc`.
         let ss_acked = if self.cfg.abc.counts_segments() {
@@ -1086,6 +1112,7 @@ mod tests {
             limited_transmit: false,
             partial_ack_retransmit: false,
             rto_ssthresh: RtoSsthresh::Rfc5681,
+            recovery_exit: RecoveryExit::Rfc,
             cut_from: CutFrom::FlightSize,
             ecn_reduction: EcnReduction::Immediate,
             mss_bytes: 1500,
@@ -1400,6 +1427,7 @@ mod tests {
             limited_transmit: false,
             partial_ack_retransmit: false,
             rto_ssthresh: RtoSsthresh::Rfc5681,
+            recovery_exit: RecoveryExit::Rfc,
             cut_from: CutFrom::FlightSize,
             ecn_reduction: EcnReduction::Immediate,
             mss_bytes: 1500,
@@ -1624,6 +1652,53 @@ mod tests {
         };
         assert_eq!(run(CutFrom::FlightSize), 10.0);
         assert_eq!(run(CutFrom::Pipe), 8.0);
+    }
+
+    /// ns-3 leaves a recovery at ssthresh, then grows the window for every
+    /// segment the exit ACK covers (`RecoveryExit::Ns3`; NewReno's
+    /// congestion avoidance counts the ACK once: 1/cwnd, as ns-3's
+    /// TcpNewReno adds MSS^2/cwnd once per call); RFC 6675 stops at
+    /// ssthresh. Segments 0..20 out, 0 lost, 1..4 SACKed: ssthresh 10.
+    #[test]
+    fn recovery_exit_grows_from_ssthresh_as_ns3_does() {
+        let run = |rule: RecoveryExit| {
+            let mut s = sender(true);
+            s.cfg.recovery_exit = rule;
+            s.w.cwnd = 20.0;
+            let mut out = vec![];
+            s.pump(SimTime::ZERO, &mut out);
+            let t = SimTime::from_millis(100);
+            for k in 2..=4 {
+                s.on_ack(&sack_ack(0, &[(1, k)]), t, &mut out);
+            }
+            assert!(s.in_recovery && s.w.ssthresh == 10.0);
+            s.on_ack(&ack(20), SimTime::from_millis(140), &mut out);
+            assert!(!s.in_recovery);
+            s.w.cwnd
+        };
+        assert_eq!(run(RecoveryExit::Rfc), 10.0);
+        assert!((run(RecoveryExit::Ns3) - 10.1).abs() < 1e-12);
+    }
+
+    /// After a timeout ns-3 counts, on the ACK that reaches the recovery
+    /// point, only the segments past it: cwnd 10, 0..10 out, a timeout
+    /// (cwnd 1, recovery point 10), then one ACK of all ten. RFC 5681's
+    /// slow start counts the ACK (cwnd 2); ns-3 counts 10 - 10 = 0.
+    #[test]
+    fn timeout_exit_counts_only_past_the_recovery_point_as_ns3_does() {
+        let run = |rule: RecoveryExit| {
+            let mut s = sender(false);
+            s.cfg.recovery_exit = rule;
+            s.w.cwnd = 10.0;
+            let mut out = vec![];
+            s.pump(SimTime::ZERO, &mut out);
+            s.on_timeout(SimTime::from_millis(300), &mut out);
+            assert_eq!(s.w.cwnd, 1.0);
+            s.on_ack(&ack(10), SimTime::from_millis(340), &mut out);
+            s.w.cwnd
+        };
+        assert_eq!(run(RecoveryExit::Rfc), 2.0);
+        assert_eq!(run(RecoveryExit::Ns3), 1.0);
     }
 
     /// Without SACK ns-3 counts each duplicate ACK as a SACK (AddRenoSack,

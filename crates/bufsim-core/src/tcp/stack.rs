@@ -74,7 +74,7 @@ impl Serialize for SlowStart {
 }
 
 /// A rule a flow field names from a fixed list (`rto_ssthresh`,
-/// `cut_from`, `ecn_reduction`, `ce_ack`).
+/// `recovery_exit`, `cut_from`, `ecn_reduction`, `ce_ack`).
 pub trait NamedRule: Copy + 'static {
     /// Every rule, by its scenario name.
     const ALL: &'static [(Self, &'static str)];
@@ -117,6 +117,32 @@ impl NamedRule for RtoSsthresh {
         (RtoSsthresh::Keep, "keep"),
         (RtoSsthresh::Pipe, "pipe"),
     ];
+}
+
+/// What the ACK that ends a loss episode adds to the window
+/// (`flows[].recovery_exit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoveryExit {
+    /// RFC 6675 section 5 (A) ends a fast recovery at cwnd = ssthresh
+    /// (RFC 6582 section 3.2 step 3 without SACK), the ACK growing
+    /// nothing more; the ACK that completes a timeout's repair grows the
+    /// window by the segments it acknowledges, as any other (RFC 5681).
+    /// Linux also ends at ssthresh (`tcp_end_cwnd_reduction`).
+    Rfc,
+    /// ns-3.37 (`TcpSocketBase::ProcessAck`): leaving CA_RECOVERY,
+    /// cwnd = ssthresh, then `IncreaseWindow` for every segment between the
+    /// old head and the ACK, those SACKed during the recovery too (about a
+    /// window); leaving CA_LOSS, for the segments past the recovery point
+    /// only (`(ackNumber - m_recover) / m_segmentSize`); leaving CA_CWR
+    /// (`ReceivedAck` sets cwnd = ssthresh), for the segments the ACK
+    /// covers.
+    Ns3,
+}
+
+impl NamedRule for RecoveryExit {
+    const ALL: &'static [(RecoveryExit, &'static str)] =
+        &[(RecoveryExit::Rfc, "rfc"), (RecoveryExit::Ns3, "ns3")];
 }
 
 /// The window a variant's cut reads at a fast retransmit or an ECE
@@ -208,6 +234,8 @@ pub struct StackDefaults {
     pub abc: SlowStart,
     /// ssthresh after a timeout inside a loss episode.
     pub rto_ssthresh: RtoSsthresh,
+    /// What the ACK that ends a loss episode adds to the window.
+    pub recovery_exit: RecoveryExit,
     /// The window the cut reads at a fast retransmit or an ECE.
     pub cut_from: CutFrom,
     /// How the window comes down after an ECE.
@@ -291,6 +319,7 @@ impl Stack {
                 //= RFC 5681 section 3.1 eq. (2): "cwnd += min (N, SMSS)" per ACK.
                 abc: SlowStart::PerAck,
                 rto_ssthresh: RtoSsthresh::Rfc5681,
+                recovery_exit: RecoveryExit::Rfc,
                 //= RFC 6675 section 5 step (4.2): "ssthresh = cwnd = (FlightSize / 2)".
                 cut_from: CutFrom::FlightSize,
                 //= RFC 3168 section 6.1.2: "the TCP source halves the
@@ -344,6 +373,10 @@ impl Stack {
                 //= net/ipv4/tcp_input.c tcp_enter_loss: ssthresh is recomputed
                 //= only from the Open/Disorder states.
                 rto_ssthresh: RtoSsthresh::Keep,
+                //= Linux tcp_end_cwnd_reduction: cwnd = ssthresh; the ACK then
+                //= grows it by the segments it newly delivers (tcp_cong_avoid
+                //= with acked_sacked), at most a segment or two: RFC's.
+                recovery_exit: RecoveryExit::Rfc,
                 // Linux's Reno and CUBIC cut from snd_cwnd
                 // (tcp_reno_ssthresh, bictcp_recalc_ssthresh), as bufsim's
                 // controllers other than NewReno do; NewReno here keeps
@@ -415,6 +448,12 @@ impl Stack {
                 //= ns-3 TcpSocketBase::ReTxTimeout: ssthresh = GetSsThresh(tcb,
                 //= BytesInFlight()) unless already in CA_LOSS.
                 rto_ssthresh: RtoSsthresh::Pipe,
+                //= ns-3.37 TcpSocketBase::ProcessAck: leaving CA_RECOVERY,
+                //= "segsAcked = (ackNumber - oldHeadSequence) / m_segmentSize",
+                //= "m_cWnd = m_ssThresh", then "IncreaseWindow(m_tcb,
+                //= segsAcked)"; leaving CA_LOSS, "segsAcked = (ackNumber -
+                //= m_recover) / m_segmentSize".
+                recovery_exit: RecoveryExit::Ns3,
                 //= ns-3.37 TcpSocketBase::EnterRecovery: "bytesInFlight =
                 //= m_sackEnabled ? BytesInFlight() : BytesInFlight() +
                 //= m_tcb->m_segmentSize" after MarkHeadAsLost (and

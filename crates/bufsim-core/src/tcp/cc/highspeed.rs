@@ -13,13 +13,15 @@
 //! `ns3_table = true` is ns-3.37's `TcpHighSpeed` instead (the ns3 stack's
 //! validation runs set it): a(w) and b(w) from appendix B's table, a window
 //! between two rows taking the upper row's values, and the cut taken from
-//! the flight in whole segments (see [`ns3_lookup`]).
+//! the flight in whole segments (see [`ns3_lookup`]), at a timeout too.
 
 use serde::{Deserialize, Serialize};
 
 use super::aimd::AimdConfig;
 use super::fluid_law::{FluidLaw, Growth};
-use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, slow_start};
+use super::{
+    AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, reno_ssthresh, slow_start,
+};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
@@ -35,7 +37,8 @@ pub struct HighSpeedConfig {
     /// Decrease factor b(w) at `high_window`.
     pub high_decrease: f64,
     /// ns-3.37's `TcpHighSpeed`: a(w), b(w) from [`ns3_lookup`] (defaults
-    /// only), and the cut (1 - b(f)) f from the flight f in whole segments.
+    /// only), and the cut (1 - b(f)) f from the flight f in whole segments,
+    /// at a fast retransmit and a timeout alike.
     pub ns3_table: bool,
 }
 
@@ -314,6 +317,19 @@ impl CongestionControl for HighSpeed {
         //= RFC 3649 section 5: on a congestion event "w = (1 - b(w)) w".
         ((1.0 - self.law.b(w.cwnd)) * w.cwnd).max(MIN_SSTHRESH)
     }
+
+    fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
+        //= ns-3.37 TcpSocketBase::ReTxTimeout: "m_tcb->m_ssThresh =
+        //= m_congestionControl->GetSsThresh(m_tcb, inFlightBeforeRto)",
+        //= cwnd one segment; RFC 3649 leaves timeouts to RFC 5681 section
+        //= 3.1 eq. (4).
+        w.ssthresh = if self.law.cfg.ns3_table {
+            self.on_congestion_event(w, flight, now)
+        } else {
+            reno_ssthresh(flight)
+        };
+        w.cwnd = 1.0;
+    }
 }
 
 #[cfg(test)]
@@ -455,5 +471,10 @@ mod tests {
             ssthresh: 10.0,
         };
         assert_eq!(cc.on_congestion_event(&w, 200.0, SimTime::ZERO), 118.0);
+        // A timeout cuts the same way (ns-3's ReTxTimeout calls
+        // GetSsThresh), where RFC 5681 halves the flight: 118, not 100.
+        let mut t = w;
+        cc.on_timeout(&mut t, 200.0, SimTime::ZERO);
+        assert_eq!((t.ssthresh, t.cwnd), (118.0, 1.0));
     }
 }

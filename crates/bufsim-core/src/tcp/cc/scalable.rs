@@ -13,7 +13,9 @@
 //! behaviour for small windows). With `legacy_decrease = false` the cut is
 //! (1 - b) at every window, the legacy window governing only the increase,
 //! as ns-3.37's `TcpScalable::GetSsThresh` (and Linux's
-//! `tcp_scalable_ssthresh`) do.
+//! `tcp_scalable_ssthresh`) do. With `ns3_cut = true` the cut is ns-3.37's
+//! own: from the flight the sender passes (the ns3 stack's pipe), in whole
+//! segments, at a fast retransmit and at a timeout alike.
 //!
 //! Response: with per-packet loss rate p, growth a w per RTT balances the
 //! expected loss b w * p w per RTT, so `E[w^2]/E[w] = a/(b p) = 0.08/p`
@@ -23,7 +25,9 @@ use serde::{Deserialize, Serialize};
 
 use super::aimd::AimdConfig;
 use super::fluid_law::{FluidLaw, Growth};
-use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, slow_start};
+use super::{
+    AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, reno_ssthresh, slow_start,
+};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
@@ -40,6 +44,11 @@ pub struct ScalableConfig {
     /// The legacy window governs the decrease too (Kelly 2003 section 2):
     /// `false` cuts by `b` at every window, as ns-3.37 does.
     pub legacy_decrease: bool,
+    /// Cut as ns-3.37's `TcpScalable::GetSsThresh(tcb, bytesInFlight)`:
+    /// from the flight (`cut_from`; not cwnd, as Linux and Kelly), rounded
+    /// down to whole segments, and at a timeout too (ns-3's `ReTxTimeout`
+    /// calls it where RFC 5681 halves the flight).
+    pub ns3_cut: bool,
 }
 
 impl Default for ScalableConfig {
@@ -51,6 +60,7 @@ impl Default for ScalableConfig {
             b: 0.125,
             low_window: 16.0,
             legacy_decrease: true,
+            ns3_cut: false,
         }
     }
 }
@@ -90,6 +100,7 @@ impl Variant for Scalable {
             b: p.num("b", d.b, 1e-6, 0.999)?,
             low_window: p.num("low_window", d.low_window, 1.0, 1e9)?,
             legacy_decrease: p.flag("legacy_decrease", d.legacy_decrease)?,
+            ns3_cut: p.flag("ns3_cut", d.ns3_cut)?,
         })
     }
     fn new(cfg: ScalableConfig) -> Scalable {
@@ -148,10 +159,30 @@ impl CongestionControl for Scalable {
         }
     }
 
-    fn on_congestion_event(&mut self, w: &Window, _flight: f64, _now: SimTime) -> f64 {
+    fn on_congestion_event(&mut self, w: &Window, flight: f64, _now: SimTime) -> f64 {
+        if self.cfg.ns3_cut {
+            //= ns-3.37 TcpScalable::GetSsThresh: "segCwnd = bytesInFlight /
+            //= m_segmentSize", ssThresh = max(2.0, segCwnd * (1 - MDFactor))
+            //= cast to whole segments. EnterRecovery and EnterCwr pass
+            //= BytesInFlight(), not cwnd.
+            let f = flight.max(0.0).floor();
+            return ((1.0 - self.cfg.decrease(f)) * f).floor().max(MIN_SSTHRESH);
+        }
         //= Kelly 2003 section 2: "on the first detection of congestion in a
         //= given round trip time: cwnd <- cwnd - [0.125 * cwnd]".
         ((1.0 - self.cfg.decrease(w.cwnd)) * w.cwnd).max(MIN_SSTHRESH)
+    }
+
+    fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
+        //= ns-3.37 TcpSocketBase::ReTxTimeout: "m_tcb->m_ssThresh =
+        //= m_congestionControl->GetSsThresh(m_tcb, inFlightBeforeRto)",
+        //= cwnd one segment; otherwise RFC 5681 section 3.1 eq. (4).
+        w.ssthresh = if self.cfg.ns3_cut {
+            self.on_congestion_event(w, flight, now)
+        } else {
+            reno_ssthresh(flight)
+        };
+        w.cwnd = 1.0;
     }
 }
 
@@ -216,5 +247,35 @@ mod tests {
         assert_eq!(cfg.decrease(5.0), 0.125);
         // The default keeps Kelly's legacy rule.
         assert_eq!(ScalableConfig::default().decrease(5.0), 0.5);
+    }
+
+    #[test]
+    fn ns3_cut_reads_the_flight_in_whole_segments() {
+        // ns-3.37 TcpScalable::GetSsThresh(tcb, bytesInFlight): 7/8 of the
+        // flight in whole segments, floored: a flight of 38 segments ->
+        // floor(33.25) = 33, whatever cwnd (42 here); at least 2.
+        let mut cc = Scalable::new(ScalableConfig {
+            low_window: 100.0,
+            legacy_decrease: false,
+            ns3_cut: true,
+            ..ScalableConfig::default()
+        });
+        let w = Window {
+            cwnd: 42.0,
+            ssthresh: 10.0,
+        };
+        assert_eq!(cc.on_congestion_event(&w, 38.0, SimTime::ZERO), 33.0);
+        assert_eq!(cc.on_congestion_event(&w, 38.9, SimTime::ZERO), 33.0);
+        assert_eq!(cc.on_congestion_event(&w, 1.0, SimTime::ZERO), 2.0);
+        // A timeout: ns-3's ReTxTimeout calls the same cut, cwnd one segment.
+        let mut t = w;
+        cc.on_timeout(&mut t, 38.0, SimTime::ZERO);
+        assert_eq!((t.ssthresh, t.cwnd), (33.0, 1.0));
+        // Without it: Kelly's cut of cwnd, and RFC 5681's halving at a timeout.
+        let mut kelly = Scalable::new(ScalableConfig::default());
+        assert_eq!(kelly.on_congestion_event(&w, 38.0, SimTime::ZERO), 36.75);
+        let mut t = w;
+        kelly.on_timeout(&mut t, 38.0, SimTime::ZERO);
+        assert_eq!((t.ssthresh, t.cwnd), (19.0, 1.0));
     }
 }
