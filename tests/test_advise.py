@@ -735,6 +735,29 @@ def test_search_from_a_guess_finds_the_edge(first_true, hint):
     assert hint != "exact" or most[hint] <= 4
 
 
+def test_a_guess_that_says_nothing_starts_the_walk_a_doubling_away():
+    from bufsim.advise.search import _search
+
+    # A grid of 2 points per doubling, the edge 7 below a guess that holds
+    # with nothing measured (a link never idle): the walk's first step is a
+    # doubling (2 points), not the neighbour; every edge is still found.
+    n = 37
+    for edge in range(0, 30):
+        seen: list[int] = []
+
+        def pred(i, edge=edge, seen=seen):
+            seen.append(i)
+            return i >= edge
+
+        guess = min(edge + 7, n - 1)
+        got = _search(pred, guess, n, first_true=True, first_step=lambda i: 2)
+        assert got == edge, (edge, got)
+        assert seen[:2] == [guess, max(guess - 2, 0)] or guess - edge < 2, (edge, seen)
+    seen.clear()
+    _search(lambda i: seen.append(i) or i >= 10, 17, n, first_true=True, first_step=lambda i: 2)
+    assert seen == [17, 15, 11, 3, 7, 9, 10], seen
+
+
 @pytest.mark.parametrize("n", [1, 2, 19, 38, 77])
 def test_fluid_edges_are_bisected_together(n):
     from bufsim.advise.search import _first_true_together

@@ -690,7 +690,16 @@ class Search:
                 guess = self.calibrated_guess(guess, up)
                 self.calibrated = guess if guess != self.guess_up else None
             edges.lower = (
-                _search(holds(up), guess, n, first_true=True, suggest=self.suggest(up)) if up else 0
+                _search(
+                    holds(up),
+                    guess,
+                    n,
+                    first_true=True,
+                    suggest=self.suggest(up),
+                    first_step=lambda i: self.per_doubling if self.says_nothing(up, i) else 1,
+                )
+                if up
+                else 0
             )
             if free:
                 a, b = edges.lower, edges.upper
@@ -703,6 +712,19 @@ class Search:
                 f"the budget of {self.budget} packet runs was used up before the search ended"
             )
         return edges
+
+    def says_nothing(self, ks: list[int], i: int) -> bool:
+        """Whether every objective ``ks`` holds at grid index ``i`` with a
+        mean that says nothing of how far the edge is (:func:`_scaled` has
+        no value for it: a utilization within 1e-6 of 1, no loss, no
+        delay)."""
+        b = self.grid[i]
+        for k in ks:
+            o = self.objs[k]
+            v = [x for x in self.values(b, o.key) if math.isfinite(x)]
+            if not v or _scaled(o.key, float(np.mean(v))) is not None:
+                return False
+        return True
 
     def suggest(self, ks: list[int]) -> Suggest:
         """Where the packet measurements so far put the edge of objectives
@@ -1062,6 +1084,7 @@ def _search(
     *,
     first_true: bool,
     suggest: Suggest | None = None,
+    first_step: Callable[[int], int] | None = None,
 ) -> int:
     """For a monotone predicate over a grid of ``n`` points: the first index
     where it is true (``first_true``; ``n`` if none) or the last (``-1`` if
@@ -1078,7 +1101,11 @@ def _search(
     suggested step that did not reach the edge a suggestion shorter than
     half of it is taken once in a row at most; inside a bracket, two steps
     that do not halve it are followed by a bisection step. So a wrong suggestion costs a few
-    probes at most, a good one leaves the edge and its neighbour."""
+    probes at most, a good one leaves the edge and its neighbour.
+
+    ``first_step(guess)`` (default 1), asked once the guess holds, sets
+    the walk's first step: a guess that holds with nothing measured (a
+    link never idle) is no neighbour of the edge."""
     if not first_true:
         # The last true index is just before the first index where it turns false.
         flip = None if guess is None else min(guess + 1, n - 1)
@@ -1090,6 +1117,7 @@ def _search(
     # right next to the last probe), so the walk cannot creep.
     step, guided, short = 1, False, False
     if pred(guess):
+        step = first_step(guess) if first_step else 1
         hi = guess  # true; walk down until false
         while hi > 0:
             s = suggest(-1, hi) if suggest else None
