@@ -681,13 +681,14 @@ class Search:
                 )
             # Smallest index where every "grows" objective holds (monotone
             # predicate), from the fluid edge moved by the packet engine's
-            # measurements so far (the fluid edge itself is probed for it
-            # when there are none).
+            # measurements so far (the interpolated fluid edge is probed
+            # for one when there are none).
             guess = self.guess_up
             if up and guess is not None:
+                guess = self.calibrated_guess(self.guess_up, up)
                 if not self.probed:
-                    holds(up)(self.calibrated_guess(guess, up))
-                guess = self.calibrated_guess(guess, up)
+                    holds(up)(guess)
+                    guess = self.calibrated_guess(self.guess_up, up)
                 self.calibrated = guess if guess != self.guess_up else None
             edges.lower = (
                 _search(
