@@ -146,6 +146,20 @@ def test_a_lone_transfer_completes_as_in_ns3(size):
                 "flows": [
                     {
                         "count": 2,
+                        "tcp": "cubic",
+                        "tcp_params": {"reno_friendly": False},
+                        "rtt": "40ms",
+                        "stack": "ns3",
+                    }
+                ]
+            },
+            "flows[0].tcp_params.ns3_integer",
+        ),
+        (
+            {
+                "flows": [
+                    {
+                        "count": 2,
                         "tcp": "scalable",
                         "tcp_params": {"legacy_decrease": False, "ns3_cut": True},
                         "rtt": "40ms",
@@ -217,7 +231,7 @@ def test_a_lone_transfer_completes_as_in_ns3(size):
                     {
                         "count": 2,
                         "tcp": "cubic",
-                        "tcp_params": {"reno_friendly": False},
+                        "tcp_params": {"reno_friendly": False, "ns3_integer": True},
                         "abc": True,
                         "rtt": "40ms",
                         "stack": "ns3",
@@ -539,7 +553,12 @@ def test_variant_parameters_become_ns3_attributes():
                 {
                     "tcp": "cubic",
                     "rtt": "40ms",
-                    "tcp_params": {"c": 0.8, "beta": 0.8, "reno_friendly": False},
+                    "tcp_params": {
+                        "c": 0.8,
+                        "beta": 0.8,
+                        "reno_friendly": False,
+                        "ns3_integer": True,
+                    },
                 },
                 {
                     "tcp": "scalable",
@@ -682,3 +701,25 @@ def test_a_parking_lot_agrees_with_ns3():
         assert abs(rel) <= 0.1, (g, runs)
     for e in runs:
         assert mean(e, "goodput_bps_group0") < 0.5 * mean(e, "goodput_bps_group1")
+
+
+def test_cubic_in_whole_segments_uses_the_link_as_ns3_does():
+    # cubic-closedloop (5 long CUBIC flows beside 40 closed-loop users on
+    # 20 Mbps): ns-3.37's utilization over seeds 1-10 is 0.7783, measured on
+    # 2026-11-26. With NS3_PARAMS (ns3_integer: ns-3's TcpCubic in whole
+    # segments) the packet engine's mean over the same seeds is within the
+    # suite's tolerance of it; with RFC 9438's continuous window it is not
+    # (0.667: small windows regain W_max in whole segments at 1.5x per RTT
+    # in ns-3, slower in the RFC's cubic).
+    def utilization(integer):
+        u = []
+        for seed in range(1, 11):
+            s = copy.deepcopy(validate.scenarios()["cubic-closedloop"])
+            s["seed"] = seed
+            for g in s["flows"]:
+                g["tcp_params"]["ns3_integer"] = integer
+            u.append(bufsim.simulate(s, engine="packet").summary["utilization"])
+        return sum(u) / len(u)
+
+    assert validate._judge("utilization", utilization(True), 0.7783, 0.0) == "within"
+    assert validate._judge("utilization", utilization(False), 0.7783, 0.0) == "beyond"

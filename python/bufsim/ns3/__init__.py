@@ -336,6 +336,12 @@ CC: dict[str, dict[str, dict[str, Any]]] = {
                 "ns-3.37's TcpCubic has no Reno-friendly region (RFC 9438 section 4.3; no "
                 "TcpFriendliness attribute)",
             ),
+            "ns3_integer": (
+                True,
+                "ns-3.37's TcpCubic counts whole segments: a uint32_t target offset, an integer "
+                "cnt clamped to CntClamp = 20 until a loss, W_max forgotten at a timeout "
+                "(TcpCubic::Update, CubicReset)",
+            ),
         },
     },
     "highspeed": {

@@ -10,6 +10,10 @@
 //! place of FlightSize; Linux uses cwnd), W_max = cwnd (or the fast
 //! convergence value, section 4.7). `t` is measured from the first ACK of the
 //! congestion-avoidance epoch and RTT is the smoothed RTT.
+//!
+//! `ns3_integer = true` is ns-3.37's `TcpCubic` instead (the ns3 stack's
+//! validation runs set it): whole segments and integer counts (see
+//! [`CubicConfig::ns3_integer`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +34,14 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// Reno-friendly region (RFC 9438 section 4.3).
     pub reno_friendly: bool,
+    /// ns-3.37's `TcpCubic::IncreaseWindow`/`Update`/`GetSsThresh`: the
+    /// window in whole segments, one segment added once the segments
+    /// acknowledged reach cnt = segCwnd / (target - segCwnd) (at least 2,
+    /// at most 20 while no loss has set W_max), the target's offset
+    /// C |t - K|^3 truncated to a whole number of segments, t counted from
+    /// the epoch's first ACK plus the least RTT, and W_max, K and the least
+    /// RTT forgotten at a timeout (`CubicReset`).
+    pub ns3_integer: bool,
 }
 
 impl Default for CubicConfig {
@@ -40,6 +52,7 @@ impl Default for CubicConfig {
             beta: 0.7,
             fast_convergence: true,
             reno_friendly: true,
+            ns3_integer: false,
         }
     }
 }
@@ -88,7 +101,25 @@ pub struct Cubic {
     w_est: f64,
     /// The next epoch follows a timeout (section 4.8: K = 0, W_max = cwnd).
     after_timeout: bool,
+    /// ns-3.37's integer state ([`CubicConfig::ns3_integer`]).
+    ns3: Ns3Cubic,
 }
+
+/// ns-3.37 `TcpCubic`'s integer state: `m_cWndCnt`, `m_lastMaxCwnd`,
+/// `m_bicOriginPoint` (segments) and `m_delayMin`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Ns3Cubic {
+    acked: u32,
+    last_max: u32,
+    origin: u32,
+    delay_min: Option<SimTime>,
+}
+
+/// ns-3.37 `TcpCubic` attribute CntClamp (default 20).
+const NS3_CNT_CLAMP: u32 = 20;
+/// ns-3.37 `TcpCubic` attribute CubicDelta (10 ms): RTT samples this soon
+/// after an epoch starts are discarded (`PktsAcked`).
+const NS3_CUBIC_DELTA: SimTime = SimTime::from_millis(10);
 
 impl Variant for Cubic {
     const NAMES: &'static [&'static str] = &["cubic"];
@@ -104,6 +135,7 @@ impl Variant for Cubic {
             beta: p.num("beta", d.beta, 0.01, 0.999)?,
             fast_convergence: p.flag("fast_convergence", d.fast_convergence)?,
             reno_friendly: p.flag("reno_friendly", d.reno_friendly)?,
+            ns3_integer: p.flag("ns3_integer", d.ns3_integer)?,
         })
     }
     fn new(cfg: CubicConfig) -> Cubic {
@@ -116,6 +148,7 @@ impl Variant for Cubic {
             k: 0.0,
             w_est: 0.0,
             after_timeout: false,
+            ns3: Ns3Cubic::default(),
         }
     }
     fn fluid(cfg: CubicConfig) -> Result<CubicFluid, &'static str> {
@@ -228,11 +261,76 @@ impl Cubic {
     pub fn k_and_w_max(&self) -> (f64, f64) {
         (self.k, self.w_max)
     }
+
+    /// ns-3.37 `TcpCubic::Update`: the count of segments to acknowledge
+    /// before the next one-segment increase, for a window of `cwnd`.
+    fn ns3_count(&mut self, cwnd: f64, now: SimTime) -> u32 {
+        let n = &mut self.ns3;
+        let seg = cwnd.max(0.0) as u32;
+        let start = match self.epoch_start {
+            Some(t) => t,
+            None => {
+                if n.last_max <= seg {
+                    self.k = 0.0;
+                    n.origin = seg;
+                } else {
+                    //= "m_bicK = std::pow((m_lastMaxCwnd - segCwnd) / m_c, 1 / 3.)".
+                    self.k = (f64::from(n.last_max - seg) / self.cfg.c).cbrt();
+                    n.origin = n.last_max;
+                }
+                self.epoch_start = Some(now);
+                now
+            }
+        };
+        //= "t = Simulator::Now() + m_delayMin - m_epochStart" (no sample yet
+        //= after a reset: none added).
+        let t = (now + n.delay_min.unwrap_or(SimTime::ZERO) - start).as_secs_f64();
+        let offs = (t - self.k).abs();
+        //= "delta = m_c * std::pow(offs, 3)" stored in a uint32_t.
+        let delta = (self.cfg.c * offs * offs * offs) as u32;
+        let target = if t < self.k {
+            n.origin.wrapping_sub(delta)
+        } else {
+            n.origin.wrapping_add(delta)
+        };
+        //= "cnt = segCwnd / (bicTarget - segCwnd)", else "100 * segCwnd".
+        let mut cnt = if target > seg {
+            seg / (target - seg)
+        } else {
+            seg.wrapping_mul(100)
+        };
+        if n.last_max == 0 && cnt > NS3_CNT_CLAMP {
+            cnt = NS3_CNT_CLAMP;
+        }
+        //= "return std::max(cnt, 2U)": at most 1.5x per RTT.
+        cnt.max(2)
+    }
 }
 
 impl CongestionControl for Cubic {
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        if self.cfg.ns3_integer {
+            //= ns-3.37 TcpCubic::PktsAcked: "Discard delay samples right after
+            //= fast recovery", else the least RTT.
+            let fresh = self
+                .epoch_start
+                .is_some_and(|e| ack.now - e < NS3_CUBIC_DELTA);
+            if let (Some(r), false) = (ack.rtt, fresh) {
+                self.ns3.delay_min = Some(self.ns3.delay_min.map_or(r, |d| d.min(r)));
+            }
+        }
         if slow_start(w, ack.acked) {
+            return;
+        }
+        if self.cfg.ns3_integer {
+            //= ns-3.37 TcpCubic::IncreaseWindow: "m_cWndCnt += segmentsAcked";
+            //= "if (m_cWndCnt >= cnt) { m_cWnd += m_segmentSize; m_cWndCnt -= cnt; }".
+            self.ns3.acked = self.ns3.acked.saturating_add(ack.acked as u32);
+            let cnt = self.ns3_count(w.cwnd, ack.now);
+            if self.ns3.acked >= cnt {
+                w.cwnd += 1.0;
+                self.ns3.acked -= cnt;
+            }
             return;
         }
         let start = match self.epoch_start {
@@ -285,6 +383,20 @@ impl CongestionControl for Cubic {
     }
 
     fn on_congestion_event(&mut self, w: &Window, _flight: f64, _now: SimTime) -> f64 {
+        if self.cfg.ns3_integer {
+            //= ns-3.37 TcpCubic::GetSsThresh, in whole segments of cwnd:
+            //= "m_lastMaxCwnd = (segCwnd * (1 + m_beta)) / 2" below the last
+            //= W_max with fast convergence, else segCwnd; "m_epochStart =
+            //= Time::Min()"; "max(static_cast<uint32_t>(segCwnd * m_beta), 2U)".
+            let seg = w.cwnd.max(0.0) as u32;
+            self.ns3.last_max = if seg < self.ns3.last_max && self.cfg.fast_convergence {
+                (f64::from(seg) * (1.0 + self.cfg.beta) / 2.0) as u32
+            } else {
+                seg
+            };
+            self.epoch_start = None;
+            return f64::from(((f64::from(seg) * self.cfg.beta) as u32).max(2));
+        }
         let cwnd = w.cwnd;
         //= RFC 9438 section 4.7 (fast convergence).
         self.w_max = self.cfg.new_w_max(cwnd, self.w_max);
@@ -302,6 +414,16 @@ impl CongestionControl for Cubic {
         w.ssthresh = self.on_congestion_event(w, w.cwnd, now);
         w.cwnd = 1.0;
         self.after_timeout = true;
+        if self.cfg.ns3_integer {
+            //= ns-3.37 TcpCubic::CongestionStateSet(CA_LOSS) -> CubicReset:
+            //= m_lastMaxCwnd, m_bicOriginPoint, m_bicK zeroed, m_delayMin
+            //= forgotten (the epoch ended in GetSsThresh).
+            self.ns3 = Ns3Cubic {
+                acked: self.ns3.acked,
+                ..Ns3Cubic::default()
+            };
+            self.k = 0.0;
+        }
     }
 }
 
@@ -418,5 +540,56 @@ mod tests {
         let (k, w_max) = cc.k_and_w_max();
         assert_eq!(k, 0.0);
         assert_eq!(w_max, 35.0);
+    }
+
+    #[test]
+    fn ns3_integer_counts_whole_segments() {
+        let cfg = CubicConfig {
+            reno_friendly: false,
+            ns3_integer: true,
+            ..CubicConfig::default()
+        };
+        let mut cc = Cubic::new(cfg);
+        let at = |ms: u64| {
+            let mut a = AckInfo::bare(1, SimTime::from_millis(ms));
+            a.rtt = Some(SimTime::from_millis(50));
+            a
+        };
+        // A loss at cwnd 100.9: GetSsThresh reads 100 whole segments,
+        // W_max = 100, ssthresh = 70.
+        let mut w = Window {
+            cwnd: 100.9,
+            ssthresh: f64::INFINITY,
+        };
+        assert_eq!(cc.on_congestion_event(&w, 0.0, SimTime::ZERO), 70.0);
+        w = Window {
+            cwnd: 70.0,
+            ssthresh: 70.0,
+        };
+        // The epoch starts at 70: K = cbrt(30 / 0.4) = 4.2172 s; 50 ms of
+        // least RTT later the offset 4.1672 s gives delta = floor(0.4 x
+        // 72.37) = 28, target 72, cnt = 70 / (72 - 70) = 35: the 35th
+        // segment acknowledged adds one.
+        for k in 0..34 {
+            cc.on_ack(&mut w, &at(1000 + k));
+        }
+        assert_eq!(w.cwnd, 70.0);
+        cc.on_ack(&mut w, &at(1034));
+        assert_eq!(w.cwnd, 71.0);
+        // A timeout forgets W_max (CubicReset): the next epoch's origin is
+        // the window, the target the window itself, and cnt = 100 x cwnd
+        // clamped to CntClamp = 20 while no loss has set W_max again.
+        cc.on_timeout(&mut w, 71.0, SimTime::from_millis(2000));
+        assert_eq!((w.ssthresh, w.cwnd), (49.0, 1.0));
+        w = Window {
+            cwnd: 49.0,
+            ssthresh: 49.0,
+        };
+        for k in 0..19 {
+            cc.on_ack(&mut w, &at(3000 + k));
+        }
+        assert_eq!(w.cwnd, 49.0);
+        cc.on_ack(&mut w, &at(3019));
+        assert_eq!(w.cwnd, 50.0);
     }
 }
