@@ -1631,6 +1631,20 @@ mod tests {
         assert_eq!(s.w.ssthresh, 10.6515625);
     }
 
+    /// cwnd 20, segments 0..20 out, 0 lost: three duplicate ACKs SACKing
+    /// 1..4 at 100 ms enter a SACK recovery. Returns the segments sent.
+    fn enter_sack_recovery(s: &mut Sender) -> Vec<u64> {
+        s.w.cwnd = 20.0;
+        let mut out = vec![];
+        s.pump(SimTime::ZERO, &mut out);
+        let t = SimTime::from_millis(100);
+        for k in 2..=4 {
+            s.on_ack(&sack_ack(0, &[(1, k)]), t, &mut out);
+        }
+        assert!(s.in_recovery);
+        out
+    }
+
     /// ns-3's cut reads the pipe (`CutFrom::Pipe`): segments 0..20 out, 0
     /// lost, the third duplicate ACK SACKs 1..4. FlightSize is 20 (RFC 5681
     /// eq. (4): ssthresh 10); ns-3's BytesInFlight() counts out the 3
@@ -1640,14 +1654,7 @@ mod tests {
         let run = |rule: CutFrom| {
             let mut s = sender(true);
             s.cfg.cut_from = rule;
-            s.w.cwnd = 20.0;
-            let mut out = vec![];
-            s.pump(SimTime::ZERO, &mut out);
-            let t = SimTime::from_millis(100);
-            for k in 2..=4 {
-                s.on_ack(&sack_ack(0, &[(1, k)]), t, &mut out);
-            }
-            assert!(s.in_recovery);
+            enter_sack_recovery(&mut s);
             s.w.ssthresh
         };
         assert_eq!(run(CutFrom::FlightSize), 10.0);
@@ -1664,14 +1671,8 @@ mod tests {
         let run = |rule: RecoveryExit| {
             let mut s = sender(true);
             s.cfg.recovery_exit = rule;
-            s.w.cwnd = 20.0;
-            let mut out = vec![];
-            s.pump(SimTime::ZERO, &mut out);
-            let t = SimTime::from_millis(100);
-            for k in 2..=4 {
-                s.on_ack(&sack_ack(0, &[(1, k)]), t, &mut out);
-            }
-            assert!(s.in_recovery && s.w.ssthresh == 10.0);
+            let mut out = enter_sack_recovery(&mut s);
+            assert_eq!(s.w.ssthresh, 10.0);
             s.on_ack(&ack(20), SimTime::from_millis(140), &mut out);
             assert!(!s.in_recovery);
             s.w.cwnd
