@@ -262,6 +262,34 @@ impl Cubic {
         (self.k, self.w_max)
     }
 
+    /// ns-3.37 `TcpCubic::PktsAcked` and `IncreaseWindow` for one ACK (kept
+    /// out of [`CongestionControl::on_ack`]'s RFC path, which runs on every
+    /// ACK of every CUBIC flow).
+    #[inline(never)]
+    fn ns3_on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        //= ns-3.37 TcpCubic::PktsAcked: "Discard delay samples right after
+        //= fast recovery", else the least RTT.
+        let fresh = self
+            .epoch_start
+            .is_some_and(|e| ack.now - e < NS3_CUBIC_DELTA);
+        let n = &mut self.ns3;
+        if let (Some(r), false) = (ack.rtt, fresh) {
+            n.delay_min = Some(n.delay_min.map_or(r, |d| d.min(r)));
+        }
+        if slow_start(w, ack.acked) {
+            return;
+        }
+        //= ns-3.37 TcpCubic::IncreaseWindow: "m_cWndCnt += segmentsAcked";
+        //= "if (m_cWndCnt >= cnt) { m_cWnd += m_segmentSize; m_cWndCnt -= cnt; }".
+        n.acked = n.acked.saturating_add(ack.acked as u32);
+        let cnt = self.ns3_count(w.cwnd, ack.now);
+        let n = &mut self.ns3;
+        if n.acked >= cnt {
+            w.cwnd += 1.0;
+            n.acked -= cnt;
+        }
+    }
+
     /// ns-3.37 `TcpCubic::Update`: the count of segments to acknowledge
     /// before the next one-segment increase, for a window of `cwnd`.
     fn ns3_count(&mut self, cwnd: f64, now: SimTime) -> u32 {
@@ -308,29 +336,13 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
+    #[inline]
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
         if self.cfg.ns3_integer {
-            //= ns-3.37 TcpCubic::PktsAcked: "Discard delay samples right after
-            //= fast recovery", else the least RTT.
-            let fresh = self
-                .epoch_start
-                .is_some_and(|e| ack.now - e < NS3_CUBIC_DELTA);
-            if let (Some(r), false) = (ack.rtt, fresh) {
-                self.ns3.delay_min = Some(self.ns3.delay_min.map_or(r, |d| d.min(r)));
-            }
-        }
-        if slow_start(w, ack.acked) {
+            self.ns3_on_ack(w, ack);
             return;
         }
-        if self.cfg.ns3_integer {
-            //= ns-3.37 TcpCubic::IncreaseWindow: "m_cWndCnt += segmentsAcked";
-            //= "if (m_cWndCnt >= cnt) { m_cWnd += m_segmentSize; m_cWndCnt -= cnt; }".
-            self.ns3.acked = self.ns3.acked.saturating_add(ack.acked as u32);
-            let cnt = self.ns3_count(w.cwnd, ack.now);
-            if self.ns3.acked >= cnt {
-                w.cwnd += 1.0;
-                self.ns3.acked -= cnt;
-            }
+        if slow_start(w, ack.acked) {
             return;
         }
         let start = match self.epoch_start {
@@ -384,12 +396,13 @@ impl CongestionControl for Cubic {
 
     fn on_congestion_event(&mut self, w: &Window, _flight: f64, _now: SimTime) -> f64 {
         if self.cfg.ns3_integer {
+            let n = &mut self.ns3;
             //= ns-3.37 TcpCubic::GetSsThresh, in whole segments of cwnd:
             //= "m_lastMaxCwnd = (segCwnd * (1 + m_beta)) / 2" below the last
             //= W_max with fast convergence, else segCwnd; "m_epochStart =
             //= Time::Min()"; "max(static_cast<uint32_t>(segCwnd * m_beta), 2U)".
             let seg = w.cwnd.max(0.0) as u32;
-            self.ns3.last_max = if seg < self.ns3.last_max && self.cfg.fast_convergence {
+            n.last_max = if seg < n.last_max && self.cfg.fast_convergence {
                 (f64::from(seg) * (1.0 + self.cfg.beta) / 2.0) as u32
             } else {
                 seg
@@ -415,11 +428,12 @@ impl CongestionControl for Cubic {
         w.cwnd = 1.0;
         self.after_timeout = true;
         if self.cfg.ns3_integer {
+            let n = &mut self.ns3;
             //= ns-3.37 TcpCubic::CongestionStateSet(CA_LOSS) -> CubicReset:
             //= m_lastMaxCwnd, m_bicOriginPoint, m_bicK zeroed, m_delayMin
             //= forgotten (the epoch ended in GetSsThresh).
-            self.ns3 = Ns3Cubic {
-                acked: self.ns3.acked,
+            *n = Ns3Cubic {
+                acked: n.acked,
                 ..Ns3Cubic::default()
             };
             self.k = 0.0;
