@@ -19,9 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::aimd::AimdConfig;
 use super::fluid_law::{FluidLaw, Growth};
-use super::{
-    AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, reno_ssthresh, slow_start,
-};
+use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, slow_start};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
@@ -318,17 +316,10 @@ impl CongestionControl for HighSpeed {
         ((1.0 - self.law.b(w.cwnd)) * w.cwnd).max(MIN_SSTHRESH)
     }
 
-    fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
-        //= ns-3.37 TcpSocketBase::ReTxTimeout: "m_tcb->m_ssThresh =
-        //= m_congestionControl->GetSsThresh(m_tcb, inFlightBeforeRto)",
-        //= cwnd one segment; RFC 3649 leaves timeouts to RFC 5681 section
-        //= 3.1 eq. (4).
-        w.ssthresh = if self.law.cfg.ns3_table {
-            self.on_congestion_event(w, flight, now)
-        } else {
-            reno_ssthresh(flight)
-        };
-        w.cwnd = 1.0;
+    // RFC 3649 leaves timeouts to RFC 5681 section 3.1 eq. (4); ns-3.37's
+    // TcpHighSpeed cuts as at a fast retransmit.
+    fn ns3_timeout(&self) -> bool {
+        self.law.cfg.ns3_table
     }
 }
 

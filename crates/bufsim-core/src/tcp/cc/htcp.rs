@@ -371,11 +371,16 @@ impl CongestionControl for Htcp {
         (self.beta * w.cwnd).max(MIN_SSTHRESH)
     }
 
+    fn ns3_timeout(&self) -> bool {
+        self.cfg.ns3_mss_bytes > 0.0
+    }
+
     fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
-        if self.cfg.ns3_mss_bytes > 0.0 {
+        if self.ns3_timeout() {
             // ns-3 TcpSocketBase::ReTxTimeout: ssthresh = GetSsThresh(tcb,
-            // BytesInFlight()), cwnd one segment.
-            w.ssthresh = self.ns3_cut(flight, now);
+            // BytesInFlight()) (this variant's cut from the flight), cwnd
+            // one segment.
+            w.ssthresh = self.on_congestion_event(w, flight, now);
             w.cwnd = 1.0;
             return;
         }

@@ -141,11 +141,25 @@ pub trait CongestionControl {
     /// the sender then sets cwnd as its recovery algorithm prescribes.
     fn on_congestion_event(&mut self, w: &Window, flight: f64, now: SimTime) -> f64;
 
+    /// Whether a timeout cuts ssthresh as a congestion event does, from the
+    /// flight the sender passes (ns-3.37's TcpSocketBase::ReTxTimeout calls
+    /// the variant's GetSsThresh with BytesInFlight()), rather than by RFC
+    /// 5681's halving. Default: RFC 5681; the variants' ns-3 modes say yes.
+    fn ns3_timeout(&self) -> bool {
+        false
+    }
+
     /// A retransmission timeout. Default: RFC 5681 section 3.1 eq. (4),
-    /// ssthresh = max(FlightSize / 2, 2 * SMSS), and cwnd = LW = 1 packet.
+    /// ssthresh = max(FlightSize / 2, 2 * SMSS), or with
+    /// [`Self::ns3_timeout`] the variant's cut, and cwnd = LW = 1 packet.
     fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
-        let _ = now;
-        w.ssthresh = reno_ssthresh(flight);
+        w.ssthresh = if self.ns3_timeout() {
+            //= ns-3.37 TcpSocketBase::ReTxTimeout: "m_tcb->m_ssThresh =
+            //= m_congestionControl->GetSsThresh(m_tcb, inFlightBeforeRto)".
+            self.on_congestion_event(w, flight, now)
+        } else {
+            reno_ssthresh(flight)
+        };
         w.cwnd = 1.0;
     }
 
