@@ -184,11 +184,14 @@ def test_stack_profiles_fill_defaults_and_fields_override():
     assert rows[3] == ["linux", 4, 0.2, True, False, False, True, True, True, False, "keep", "rfc"]
     # The window a cut reads, the ECE response and the CE-change ACK:
     # RFC 5681, RFC 3168 and RFC 8257 (rfc), Linux, ns-3, Linux.
-    assert [(g["cut_from"], g["ecn_reduction"], g["ce_ack"]) for g in groups[:4]] == [
-        ("flight_size", "immediate", "immediate"),
-        ("flight_size", "prr", "immediate"),
-        ("pipe", "prr", "delayed"),
-        ("flight_size", "prr", "immediate"),
+    # PRR's bounds: RFC 9937 but in ns-3 (TcpPrrRecovery).
+    assert [
+        (g["cut_from"], g["ecn_reduction"], g["ce_ack"], g["prr_variant"]) for g in groups[:4]
+    ] == [
+        ("flight_size", "immediate", "immediate", "rfc9937"),
+        ("flight_size", "prr", "immediate", "rfc9937"),
+        ("pipe", "prr", "delayed", "ns3"),
+        ("flight_size", "prr", "immediate", "rfc9937"),
     ]
     # Without SACK the profile's PRR and RACK do not apply.
     assert rows[4][4:6] == [False, False]
@@ -204,6 +207,7 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         ({"hystart": "yes"}, "flows[0].hystart", "expected a boolean"),
         ({"rto_ssthresh": "halve"}, "flows[0].rto_ssthresh", "rfc5681, keep, pipe"),
         ({"recovery_exit": "grow"}, "flows[0].recovery_exit", "rfc, ns3"),
+        ({"prr_variant": "rfc6937"}, "flows[0].prr_variant", "rfc9937, ns3"),
         ({"cut_from": "cwnd"}, "flows[0].cut_from", "flight_size, pipe"),
         ({"ecn_reduction": "halve"}, "flows[0].ecn_reduction", "immediate, prr"),
         ({"ce_ack": "now"}, "flows[0].ce_ack", "immediate, delayed"),

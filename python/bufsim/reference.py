@@ -111,12 +111,14 @@ DESCRIPTIONS: dict[str, str] = {
     "flows[].quick_acks": "First in-order segments acknowledged at once (Linux's quick-ACK start).",
     "flows[].push_ack": "A transfer's last segment acknowledged at once (Linux: the PSH'd end).",
     "flows[].prr": "Proportional Rate Reduction in SACK recovery (RFC 9937).",
+    "flows[].prr_variant": 'PRR\'s bounds: `"rfc9937"` or `"ns3"` (RecoverFS = snd.nxt - '
+    "snd.una; an ACK of no retransmitted data sends what it delivered).",
     "flows[].recovery": '`"rfc6675"` or `"rack"`: RACK-TLP loss detection (RFC 8985; needs sack).',
     "flows[].abc": "Slow start counts every acknowledged segment up to ssthresh (Linux); "
     '`"uncapped"`: no cap (ns-3.37\'s CUBIC).',
     "flows[].limited_transmit": "A new segment on each of the first two duplicate ACKs (RFC 3042).",
     "flows[].partial_ack_retransmit": "A SACK recovery resends the head on each partial ACK "
-    "(ns-3).",
+    "unless resent already, and restarts the timer at the first only (RFC 6582; ns-3).",
     "flows[].rto_ssthresh": 'A timeout during a recovery: `"rfc5681"`, `"keep"` (Linux) or '
     '`"pipe"` (ns-3).',
     "flows[].recovery_exit": 'The ACK that ends a loss episode: `"rfc"` (cwnd = ssthresh, '

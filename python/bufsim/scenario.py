@@ -298,6 +298,7 @@ STACK_FIELDS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
     ("sack", "sack", lambda v: f"SACK {_on(v)}"),
     ("recovery", "rack", lambda v: "RACK-TLP" if v else "RFC 6675 loss detection"),
     ("prr", "prr", lambda v: f"PRR {_on(v)}"),
+    ("prr_variant", "prr_variant", lambda v: f"PRR bounds {v}"),
     ("hystart", "hystart", lambda v: f"HyStart++ {_on(v)}"),
     ("abc", "abc", lambda v: _ABC.get(v, f"abc {v}")),
     ("limited_transmit", "limited_transmit", lambda v: f"limited transmit {_on(v)}"),

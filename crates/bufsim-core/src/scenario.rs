@@ -25,7 +25,8 @@ use crate::engine::rng::{Rng, Stream, stream};
 use crate::queue::{Limit, LinkInfo, Occupancy, QdiscConfig};
 use crate::tcp::cc::CcConfig;
 use crate::tcp::stack::{
-    CeAck, CutFrom, EcnReduction, NamedRule, RecoveryExit, RtoSsthresh, SlowStart, Stack,
+    CeAck, CutFrom, EcnReduction, NamedRule, PrrVariant, RecoveryExit, RtoSsthresh, SlowStart,
+    Stack,
 };
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
@@ -277,6 +278,8 @@ struct RawFlows {
     push_ack: Option<bool>,
     #[serde(default)]
     prr: Option<bool>,
+    #[serde(default)]
+    prr_variant: Option<String>,
     #[serde(default)]
     recovery: Option<String>,
     #[serde(default)]
@@ -597,8 +600,11 @@ pub struct FlowGroup {
     /// Limited Transmit (RFC 3042): a new segment on each of the first two
     /// duplicate ACKs.
     pub limited_transmit: bool,
-    /// In SACK recovery, each partial ACK retransmits the segment at its
-    /// cumulative ACK (RFC 6582's rule; ns-3's TcpSocketBase).
+    /// How PRR bounds its sends: RFC 9937 or ns-3.37's TcpPrrRecovery.
+    pub prr_variant: PrrVariant,
+    /// In SACK recovery, RFC 6582's partial-ACK rules (ns-3's
+    /// TcpSocketBase): each partial ACK retransmits the segment at its
+    /// cumulative ACK, and only the first resets the retransmission timer.
     pub partial_ack_retransmit: bool,
     /// ssthresh after a timeout inside a loss episode.
     pub rto_ssthresh: RtoSsthresh,
@@ -1799,6 +1805,7 @@ fn resolve_group(
         quick_acks: r.quick_acks,
         push_ack: r.push_ack,
         prr: r.prr,
+        prr_variant: r.prr_variant,
         rack: r.rack,
         hystart: r.hystart,
         abc: r.abc,
@@ -1989,6 +1996,7 @@ struct Recovery {
     stack: Stack,
     sack: bool,
     prr: bool,
+    prr_variant: PrrVariant,
     rack: bool,
     rto_ssthresh: RtoSsthresh,
     recovery_exit: RecoveryExit,
@@ -2085,6 +2093,11 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         p("recovery_exit"),
     )?;
     let cut_from = named_rule(f.cut_from.as_deref(), profile.cut_from, p("cut_from"))?;
+    let prr_variant = named_rule(
+        f.prr_variant.as_deref(),
+        profile.prr_variant,
+        p("prr_variant"),
+    )?;
     let ecn_reduction = named_rule(
         f.ecn_reduction.as_deref(),
         profile.ecn_reduction,
@@ -2134,6 +2147,7 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         stack,
         sack,
         prr,
+        prr_variant,
         rack,
         rto_ssthresh,
         recovery_exit,

@@ -70,7 +70,13 @@ FIXED = {
     ),
     "partial_ack_retransmit": (
         True,
-        "ns-3 resends the head on each partial ACK of a recovery (TcpSocketBase::ProcessAck)",
+        "ns-3 resends the head on each partial ACK of a recovery unless resent already, and "
+        "restarts the retransmission timer at the first only (TcpSocketBase::ProcessAck)",
+    ),
+    "prr_variant": (
+        "ns3",
+        "ns-3's PRR takes RecoverFS = snd.nxt - snd.una and bounds an ACK that acknowledges no "
+        "retransmitted data by its own delivery (TcpPrrRecovery, ReductionBound SSRB)",
     ),
     "rto_ssthresh": (
         "pipe",
@@ -505,6 +511,7 @@ _PROFILE = {
     "abc",
     "limited_transmit",
     "partial_ack_retransmit",
+    "prr_variant",
     "rto_ssthresh",
     "recovery_exit",
     "cut_from",

@@ -301,6 +301,7 @@ impl Flow {
             limit,
             ecn: grp.ecn,
             prr: grp.prr,
+            prr_variant: grp.prr_variant,
             hystart: grp.hystart,
             rack: grp.rack,
             abc: grp.abc,

@@ -8,28 +8,39 @@
 //! [`Prr::on_ack`] on every ACK of the recovery (the one that started it
 //! included) and [`Prr::on_send`] for every segment it sends meanwhile;
 //! `on_ack` returns the congestion window to use, `pipe + sndcnt`.
+//!
+//! [`PrrVariant::Ns3`] is ns-3.37's `TcpPrrRecovery` instead: RecoverFS
+//! from snd.nxt - snd.una (the caller passes it), and below ssthresh on an
+//! unsafe ACK this ACK's delivery as the bound, not CRB's running balance.
+
+use crate::tcp::stack::PrrVariant;
 
 /// PRR state of one recovery episode.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Prr {
     /// Segments delivered to the receiver since recovery began (cumulatively
     /// acknowledged or newly SACKed), `prr_delivered`.
     delivered: f64,
     /// Segments sent since recovery began, `prr_out`.
     out: f64,
-    /// The pipe when recovery began, `RecoverFS`.
+    /// RecoverFS, segments.
     recover_fs: f64,
+    /// Whose bounds apply below ssthresh.
+    variant: PrrVariant,
 }
 
 impl Prr {
-    /// A recovery begins with `pipe` segments in the network (RFC 9937:
-    /// "RecoverFS = pipe", the RFC 6675 estimate, where RFC 6937 used
-    /// snd.nxt - snd.una; the two differ by what was SACKed before).
-    pub fn start(pipe: u64) -> Prr {
+    /// A recovery begins with RecoverFS = `recover_fs` segments: RFC 9937's
+    /// "RecoverFS = pipe", the RFC 6675 estimate, or with
+    /// [`PrrVariant::Ns3`] snd.nxt - snd.una as RFC 6937 had it (ns-3.37
+    /// `TcpSocketBase::EnterRecovery` passes `UnAckDataCount()`; the two
+    /// differ by what was SACKed before).
+    pub fn start(recover_fs: u64, variant: PrrVariant) -> Prr {
         Prr {
             delivered: 0.0,
             out: 0.0,
-            recover_fs: (pipe as f64).max(1.0),
+            recover_fs: (recover_fs as f64).max(1.0),
+            variant,
         }
     }
 
@@ -59,7 +70,16 @@ impl Prr {
             //= ACK (snd.una advanced, no further loss indicated);
             //= "SndCnt = MIN(ssthresh - pipe, limit)".
             let crb = self.delivered - self.out;
-            let limit = if safe { crb.max(delivered) + 1.0 } else { crb };
+            let limit = if safe {
+                crb.max(delivered) + 1.0
+            } else {
+                match self.variant {
+                    PrrVariant::Rfc9937 => crb,
+                    //= ns-3.37 TcpPrrRecovery::DoRecovery, SSRB without
+                    //= m_isRetransDataAcked: "limit = deliveredBytes".
+                    PrrVariant::Ns3 => delivered,
+                }
+            };
             (ssthresh - pipe_f).min(limit)
         };
         //= RFC 9937: on the ACK that starts recovery, "if prr_out is 0 and
@@ -89,7 +109,7 @@ mod tests {
     fn rfc6937_single_loss_spreads_sends_over_the_acks() {
         let ssthresh = 10.0;
         let mut in_flight: u64 = 16;
-        let mut prr = Prr::start(in_flight);
+        let mut prr = Prr::start(in_flight, PrrVariant::Rfc9937);
         let mut per_ack = Vec::new();
         for ack in 3..=19 {
             if ack > 3 {
@@ -130,7 +150,7 @@ mod tests {
     /// delivered; a safe ACK (slow-start bound) may send one more.
     #[test]
     fn reduction_bounds() {
-        let mut prr = Prr::start(20);
+        let mut prr = Prr::start(20, PrrVariant::Rfc9937);
         // Heavy loss: the pipe has fallen to 4, far below ssthresh 10.
         prr.on_send(); // the fast retransmit
         let cwnd = prr.on_ack(3, 4, 10.0, false);
@@ -139,5 +159,24 @@ mod tests {
         let cwnd_safe = prr.on_ack(3, 4, 10.0, true);
         // SSRB: max(6 - 1, 3) + 1 = 6, capped by ssthresh - pipe = 6.
         assert_eq!(cwnd_safe, 10.0);
+    }
+
+    /// ns-3's unsafe bound is the ACK's own delivery: after sends that used
+    /// up the running balance, CRB sends nothing where ns-3 sends what
+    /// this ACK delivered.
+    #[test]
+    fn ns3_unsafe_bound_is_this_acks_delivery() {
+        let run = |variant| {
+            let mut prr = Prr::start(20, variant);
+            prr.on_ack(2, 4, 10.0, false);
+            for _ in 0..3 {
+                prr.on_send(); // balance 2 - 3 = -1
+            }
+            prr.on_ack(2, 4, 10.0, false)
+        };
+        // CRB: prr_delivered - prr_out = 4 - 3 = 1: cwnd = 4 + 1.
+        assert_eq!(run(PrrVariant::Rfc9937), 5.0);
+        // ns-3: limit = deliveredBytes = 2: cwnd = 4 + 2.
+        assert_eq!(run(PrrVariant::Ns3), 6.0);
     }
 }

@@ -387,6 +387,16 @@ impl Scoreboard {
                 .is_some_and(|f| f & SACKED != 0)
     }
 
+    /// Whether `seq` has been retransmitted and is not SACKed since.
+    #[inline]
+    pub fn is_retransmitted(&self, seq: u64) -> bool {
+        seq >= self.una
+            && self
+                .flags
+                .get((seq - self.una) as usize)
+                .is_some_and(|f| f & (RETX | SACKED) == RETX)
+    }
+
     /// Every un-SACKed segment below the returned bound is lost: RFC 6675
     /// section 4, IsLost (DupThresh SACKed segments above it), or below the
     /// floor a timeout set; `None` when neither marks anything lost.

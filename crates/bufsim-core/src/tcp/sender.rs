@@ -30,7 +30,7 @@ use crate::tcp::rack::{Rack, Tlp};
 use crate::tcp::rate::{RateSample, RateSampler};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
-use crate::tcp::stack::{CutFrom, EcnReduction, RecoveryExit, RtoSsthresh, SlowStart};
+use crate::tcp::stack::{CutFrom, EcnReduction, PrrVariant, RecoveryExit, RtoSsthresh, SlowStart};
 use crate::units::SimTime;
 
 /// Settings of one sender.
@@ -51,6 +51,8 @@ pub struct SenderConfig {
     /// Proportional Rate Reduction (RFC 9937) sets cwnd during SACK fast
     /// recovery instead of RFC 6675's cwnd = ssthresh (needs `sack`).
     pub prr: bool,
+    /// How PRR bounds its sends (`tcp::stack`).
+    pub prr_variant: PrrVariant,
     /// HyStart++ (RFC 9406) in the initial slow start.
     pub hystart: bool,
     /// RACK-TLP loss detection (RFC 8985) instead of DupThresh (needs `sack`).
@@ -62,8 +64,9 @@ pub struct SenderConfig {
     /// Limited Transmit (RFC 3042): send a new segment on each of the
     /// first DupThresh - 1 duplicate ACKs.
     pub limited_transmit: bool,
-    /// In SACK recovery, each partial ACK retransmits the segment at the
-    /// new cumulative ACK (ns-3; `tcp::stack`).
+    /// In SACK recovery, RFC 6582's partial-ACK rules: each partial ACK
+    /// retransmits the segment at the new cumulative ACK, and only the
+    /// first restarts the retransmission timer (ns-3; `tcp::stack`).
     pub partial_ack_retransmit: bool,
     /// ssthresh after a timeout inside a loss episode (`tcp::stack`).
     pub rto_ssthresh: RtoSsthresh,
@@ -633,7 +636,11 @@ impl Sender {
         let prr_cwnd = match self.sb.as_ref() {
             Some(sb) if self.cfg.prr => {
                 let pipe = sb.pipe();
-                let mut p = Prr::start(pipe);
+                let recover_fs = match self.cfg.prr_variant {
+                    PrrVariant::Rfc9937 => pipe,
+                    PrrVariant::Ns3 => self.flight(),
+                };
+                let mut p = Prr::start(recover_fs, self.cfg.prr_variant);
                 let cwnd = p.on_ack(delivered, pipe, self.w.ssthresh, false);
                 self.prr = Some(p);
                 Some(cwnd)
@@ -722,7 +729,7 @@ impl Sender {
                     //= EnterRecovery: RecoverFS is the data outstanding
                     //= (UnAckDataCount); cwnd follows PRR on this ACK and
                     //= the next ones, below.
-                    self.prr = Some(Prr::start(self.flight()));
+                    self.prr = Some(Prr::start(self.flight(), self.cfg.prr_variant));
                 }
             }
         }
@@ -810,15 +817,20 @@ impl Sender {
                     self.pump(now, out);
                     return;
                 } else if self.cfg.partial_ack_retransmit
-                    && !self.sb.as_ref().is_some_and(|sb| sb.is_sacked(self.una))
+                    && !self
+                        .sb
+                        .as_ref()
+                        .is_some_and(|sb| sb.is_sacked(self.una) || sb.is_retransmitted(self.una))
                 {
                     //= ns-3 TcpSocketBase::ProcessAck, a partial ACK in
                     //= CA_RECOVERY: MarkHeadAsLost() then DoRetransmit(), SACK
                     //= or not: RFC 6582 section 3.2 step 3's "retransmit the
                     //= first unacknowledged segment" on top of RFC 6675, which
-                    //= would resend it only as NextSeg finds it lost. A lost
-                    //= retransmission of the head is resent at the next partial
-                    //= ACK instead of waiting for the RTO.
+                    //= would resend it only as NextSeg finds it lost; "If the
+                    //= packet is already retransmitted do not retransmit it"
+                    //= (`!IsRetransmittedDataAcked(ackNumber + segmentSize)`:
+                    //= the new head not resent yet), so a lost retransmission
+                    //= waits for the RTO.
                     self.emit(self.una, now, out);
                 }
             } else if self.in_cwr() {
@@ -837,13 +849,24 @@ impl Sender {
             } else {
                 self.grow(grows, now);
             }
-            //= RFC 6298 section 5.2: all data acknowledged: turn the timer off;
-            //= 5.3: new data acknowledged: restart it.
-            self.rto_deadline = if self.una == self.max {
-                SimTime::MAX
-            } else {
-                now + self.rtt.rto()
-            };
+            //= RFC 6582 section 3.2 step 3 and section 4 ("Impatient"), applied
+            //= in SACK recovery with `partial_ack_retransmit` (ns-3.37
+            //= TcpSocketBase::ProcessAck: "NewAck(ackNumber,
+            //= m_isFirstPartialAck)"): only the first partial ACK restarts
+            //= the timer, so a recovery still open one RTO after it ends in
+            //= a timeout. (The no-SACK partial ACK returned above.)
+            let impatient = self.in_recovery
+                && self.cfg.partial_ack_retransmit
+                && !std::mem::replace(&mut self.first_partial, false);
+            if !impatient {
+                //= RFC 6298 section 5.2: all data acknowledged: turn the timer
+                //= off; 5.3: new data acknowledged: restart it.
+                self.rto_deadline = if self.una == self.max {
+                    SimTime::MAX
+                } else {
+                    now + self.rtt.rto()
+                };
+            }
             //= RFC 8985 section 7.2: restart the PTO "upon receiving an ACK
             //= that cumulatively acknowledges new data".
             self.arm_pto(now);
@@ -927,7 +950,9 @@ impl Sender {
             //= safe (no loss is being repaired).
             let pipe = self.sb.as_ref().map_or(self.flight(), Scoreboard::pipe);
             let delivered = (self.una - una_before) + newly_sacked;
-            let safe = self.una > una_before;
+            //= ns-3.37 sets m_isRetransDataAcked only in CA_RECOVERY
+            //= (TcpSocketBase::ReceivedAck): no ACK of a CWR is safe there.
+            let safe = self.una > una_before && self.cfg.prr_variant == PrrVariant::Rfc9937;
             if let Some(p) = self.prr.as_mut() {
                 self.w.cwnd = p.on_ack(delivered, pipe, self.w.ssthresh, safe);
             }
@@ -936,8 +961,18 @@ impl Sender {
             (lost_before, self.sb.as_ref(), self.prr.as_mut())
             && self.in_recovery
         {
-            //= RFC 9937: a safe ACK advances snd.una and indicates no new loss.
-            let safe = self.una > una_before && !new_loss && sb.lost_bound() <= lost_before;
+            let safe = match self.cfg.prr_variant {
+                //= RFC 9937: a safe ACK advances snd.una and indicates no new loss.
+                PrrVariant::Rfc9937 => {
+                    self.una > una_before && !new_loss && sb.lost_bound() <= lost_before
+                }
+                //= ns-3.37 TcpPrrRecovery::DoRecovery: SSRB's bound when
+                //= "m_isRetransDataAcked", an ACK advancing snd.una in
+                //= CA_RECOVERY over a retransmitted segment (the head, resent
+                //= when recovery began or at the previous partial ACK),
+                //= whatever loss it indicates.
+                PrrVariant::Ns3 => self.una > una_before,
+            };
             self.w.cwnd = p.on_ack(delivered, sb.pipe(), self.w.ssthresh, safe);
         }
         self.cc_sample(ack.ece, now);
@@ -1106,6 +1141,7 @@ mod tests {
             limit: u64::MAX,
             ecn: true,
             prr: false,
+            prr_variant: PrrVariant::Rfc9937,
             hystart: false,
             rack: false,
             abc: SlowStart::PerAck,
@@ -1348,33 +1384,73 @@ mod tests {
         assert_eq!(s.stats.recoveries, 1);
     }
 
+    /// ns-3's partial ACK in a SACK recovery (`partial_ack_retransmit`,
+    /// `TcpSocketBase::ProcessAck`): segments 0 and 5 lost of 0..20. The
+    /// SACKs 1..5 and 6..8 leave 5 two SACKed segments short of IsLost, so
+    /// recovery resends 0 alone. The ACK of 0 is partial (up to 5): ns-3
+    /// resends the new head 5 at once (`MarkHeadAsLost`, `DoRetransmit`),
+    /// RFC 6675 waits for NextSeg to find it lost. Both restart the timer.
     #[test]
-    fn partial_ack_retransmits_the_head_as_ns3_does() {
-        // Segments 0 and 5 lost out of 0..20; recovery resends 0 and 5. The
-        // retransmission of 5 is lost too. The ACK of 0 is partial (up to 5,
-        // recover = 20): with partial_ack_retransmit the head, 5, is resent
-        // at once (ns-3); without it RFC 6675's NextSeg does not resend an
-        // already retransmitted segment and only the RTO would.
+    fn partial_ack_resends_a_head_not_yet_resent() {
         for on in [false, true] {
             let mut s = sender(true);
             s.cfg.partial_ack_retransmit = on;
             let mut out = vec![];
             s.w.cwnd = 20.0;
             s.pump(SimTime::ZERO, &mut out);
+            out.clear();
             let t = SimTime::from_millis(100);
-            out.clear();
-            s.on_ack(&sack_ack(0, &[(1, 5), (6, 20)]), t, &mut out);
+            s.on_ack(&sack_ack(0, &[(1, 5)]), t, &mut out);
+            s.on_ack(&sack_ack(0, &[(1, 5), (6, 8)]), t, &mut out);
             assert!(s.in_recovery);
-            assert!(out.starts_with(&[0, 5]), "{out:?}");
+            assert_eq!(out.iter().filter(|&&q| q < 20).collect::<Vec<_>>(), [&0]);
             out.clear();
-            s.on_ack(&sack_ack(5, &[(6, 20)]), t, &mut out);
+            let t2 = SimTime::from_millis(150);
+            s.on_ack(&sack_ack(5, &[(6, 8)]), t2, &mut out);
             assert!(s.in_recovery);
-            assert_eq!(out.first() == Some(&5), on, "{out:?}");
-            assert_eq!(
-                out.iter().filter(|&&q| q < 20 && q != 5).count(),
-                0,
-                "{out:?}"
-            );
+            assert_eq!(out.contains(&5), on, "{out:?}");
+            assert_eq!(s.rto_deadline, t2 + s.rtt.rto());
+        }
+    }
+
+    /// A partial ACK whose new head was resent already (by NextSeg) does
+    /// not resend it ("If the packet is already retransmitted do not
+    /// retransmit it": `IsRetransmittedDataAcked(ackNumber +
+    /// segmentSize)`), so a lost retransmission waits for the timer; and
+    /// only the first partial ACK of the recovery restarts it (RFC 6582's
+    /// "Impatient" variant, `NewAck(ackNumber, m_isFirstPartialAck)`),
+    /// where RFC 6298 restarts it on every ACK of new data.
+    #[test]
+    fn partial_ack_leaves_a_resent_head_and_the_timer_as_ns3_does() {
+        for on in [false, true] {
+            let mut s = sender(true);
+            s.cfg.partial_ack_retransmit = on;
+            let mut out = vec![];
+            s.w.cwnd = 20.0;
+            s.pump(SimTime::ZERO, &mut out);
+            out.clear();
+            // 0, 5 and 10 lost; every other segment SACKed: NextSeg resends
+            // all three during the recovery.
+            let t = SimTime::from_millis(100);
+            s.on_ack(&sack_ack(0, &[(1, 5)]), t, &mut out);
+            s.on_ack(&sack_ack(0, &[(1, 5), (6, 10)]), t, &mut out);
+            s.on_ack(&sack_ack(0, &[(1, 5), (6, 10), (11, 20)]), t, &mut out);
+            assert!(s.in_recovery);
+            for q in [0, 5, 10] {
+                assert_eq!(out.iter().filter(|&&x| x == q).count(), 1, "{q}: {out:?}");
+            }
+            // The ACK of 0 restarts the timer in both; the ACK of 5 (the
+            // retransmission of 10 lost) only without ns-3's rule.
+            let t1 = SimTime::from_millis(150);
+            s.on_ack(&sack_ack(5, &[(6, 10), (11, 20)]), t1, &mut out);
+            assert_eq!(s.rto_deadline, t1 + s.rtt.rto());
+            out.clear();
+            let t2 = SimTime::from_millis(160);
+            s.on_ack(&sack_ack(10, &[(11, 20)]), t2, &mut out);
+            assert!(s.in_recovery);
+            assert!(!out.contains(&10), "{out:?}");
+            let restarted = t2 + s.rtt.rto();
+            assert_eq!(s.rto_deadline == restarted, !on);
         }
     }
 
@@ -1421,6 +1497,7 @@ mod tests {
             limit,
             ecn: false,
             prr: false,
+            prr_variant: PrrVariant::Rfc9937,
             hystart: false,
             rack: true,
             abc: SlowStart::PerAck,

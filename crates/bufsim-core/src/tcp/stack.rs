@@ -74,7 +74,7 @@ impl Serialize for SlowStart {
 }
 
 /// A rule a flow field names from a fixed list (`rto_ssthresh`,
-/// `recovery_exit`, `cut_from`, `ecn_reduction`, `ce_ack`).
+/// `recovery_exit`, `cut_from`, `ecn_reduction`, `ce_ack`, `prr_variant`).
 pub trait NamedRule: Copy + 'static {
     /// Every rule, by its scenario name.
     const ALL: &'static [(Self, &'static str)];
@@ -143,6 +143,33 @@ pub enum RecoveryExit {
 impl NamedRule for RecoveryExit {
     const ALL: &'static [(RecoveryExit, &'static str)] =
         &[(RecoveryExit::Rfc, "rfc"), (RecoveryExit::Ns3, "ns3")];
+}
+
+/// How Proportional Rate Reduction paces a SACK fast recovery
+/// (`flows[].prr_variant`; with `prr` on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PrrVariant {
+    /// RFC 9937: RecoverFS is the pipe when recovery begins; below
+    /// ssthresh, PRR-SSRB on a safe ACK (snd.una advanced, no further loss
+    /// indicated), PRR-CRB (`prr_delivered - prr_out`) on any other.
+    Rfc9937,
+    /// ns-3.37 `TcpPrrRecovery` (its default ReductionBound, SSRB):
+    /// RecoverFS is `UnAckDataCount()`, snd.nxt - snd.una, as RFC 6937 had
+    /// it (`EnterRecovery`); below ssthresh, SSRB's bound on an ACK of
+    /// retransmitted data (`m_isRetransDataAcked`, set by
+    /// `TcpSocketBase::ReceivedAck` for an ACK that advances snd.una in
+    /// CA_RECOVERY and covers a retransmitted segment: every partial ACK
+    /// here, the head it covers having been resent at the recovery's start
+    /// or at the previous partial ACK), whatever loss it indicates, else
+    /// "limit = deliveredBytes", this ACK's delivery alone, not CRB's
+    /// running balance (`DoRecovery`).
+    Ns3,
+}
+
+impl NamedRule for PrrVariant {
+    const ALL: &'static [(PrrVariant, &'static str)] =
+        &[(PrrVariant::Rfc9937, "rfc9937"), (PrrVariant::Ns3, "ns3")];
 }
 
 /// The window a variant's cut reads at a fast retransmit or an ECE
@@ -225,6 +252,8 @@ pub struct StackDefaults {
     pub delayed_ack: bool,
     /// Proportional Rate Reduction during SACK fast recovery.
     pub prr: bool,
+    /// How PRR bounds its sends.
+    pub prr_variant: PrrVariant,
     /// RACK-TLP loss detection (with SACK) instead of DupThresh.
     pub rack: bool,
     /// HyStart++ (RFC 9406) in slow start.
@@ -259,8 +288,11 @@ pub struct StackDefaults {
     /// Limited Transmit (RFC 3042): a new segment on each of the first two
     /// duplicate ACKs, so a small window still reaches DupThresh.
     pub limited_transmit: bool,
-    /// In SACK recovery, each partial ACK retransmits the segment at the
-    /// new cumulative ACK, as RFC 6582 does without SACK.
+    /// In SACK recovery, RFC 6582 section 3.2 step 3's partial-ACK rules
+    /// apply as without SACK: each partial ACK retransmits the segment at
+    /// the new cumulative ACK, and only the first resets the retransmission
+    /// timer (the "Impatient" variant of its section 4), where RFC 6298
+    /// section 5.3 restarts it on every ACK of new data.
     pub partial_ack_retransmit: bool,
 }
 
@@ -314,6 +346,7 @@ impl Stack {
                 // The papers' ns-2 runs ACK every segment.
                 delayed_ack: false,
                 prr: false,
+                prr_variant: PrrVariant::Rfc9937,
                 rack: false,
                 hystart: false,
                 //= RFC 5681 section 3.1 eq. (2): "cwnd += min (N, SMSS)" per ACK.
@@ -358,6 +391,7 @@ impl Stack {
                 //= slow-start bound on ACKs that advance snd_una and mark no
                 //= new loss (RFC 9937's rule).
                 prr: true,
+                prr_variant: PrrVariant::Rfc9937,
                 //= net/ipv4/tcp_ipv4.c tcp_sk_init: tcp_recovery =
                 //= TCP_RACK_LOSS_DETECTION and tcp_early_retrans = 3 (TLP).
                 rack: true,
@@ -436,6 +470,9 @@ impl Stack {
                 //= ns-3 TcpL4Protocol attribute RecoveryType (default
                 //= TcpPrrRecovery).
                 prr: true,
+                //= ns-3.37 TcpPrrRecovery::EnterRecovery/DoRecovery with its
+                //= default ReductionBound = SSRB.
+                prr_variant: PrrVariant::Ns3,
                 // ns-3 has no RACK: DupThresh (TcpSocketBase, ReTxThreshold 3).
                 rack: false,
                 // ns-3 has no HyStart++; its CUBIC's classic HyStart waits for
