@@ -1384,6 +1384,18 @@ mod tests {
         assert_eq!(s.stats.recoveries, 1);
     }
 
+    /// A SACK sender with `partial_ack_retransmit = on` that has sent
+    /// segments 0..20 at time 0, and an empty output.
+    fn twenty_out(on: bool) -> (Sender, Vec<u64>) {
+        let mut s = sender(true);
+        s.cfg.partial_ack_retransmit = on;
+        let mut out = vec![];
+        s.w.cwnd = 20.0;
+        s.pump(SimTime::ZERO, &mut out);
+        out.clear();
+        (s, out)
+    }
+
     /// ns-3's partial ACK in a SACK recovery (`partial_ack_retransmit`,
     /// `TcpSocketBase::ProcessAck`): segments 0 and 5 lost of 0..20. The
     /// SACKs 1..5 and 6..8 leave 5 two SACKed segments short of IsLost, so
@@ -1393,12 +1405,7 @@ mod tests {
     #[test]
     fn partial_ack_resends_a_head_not_yet_resent() {
         for on in [false, true] {
-            let mut s = sender(true);
-            s.cfg.partial_ack_retransmit = on;
-            let mut out = vec![];
-            s.w.cwnd = 20.0;
-            s.pump(SimTime::ZERO, &mut out);
-            out.clear();
+            let (mut s, mut out) = twenty_out(on);
             let t = SimTime::from_millis(100);
             s.on_ack(&sack_ack(0, &[(1, 5)]), t, &mut out);
             s.on_ack(&sack_ack(0, &[(1, 5), (6, 8)]), t, &mut out);
@@ -1423,12 +1430,7 @@ mod tests {
     #[test]
     fn partial_ack_leaves_a_resent_head_and_the_timer_as_ns3_does() {
         for on in [false, true] {
-            let mut s = sender(true);
-            s.cfg.partial_ack_retransmit = on;
-            let mut out = vec![];
-            s.w.cwnd = 20.0;
-            s.pump(SimTime::ZERO, &mut out);
-            out.clear();
+            let (mut s, mut out) = twenty_out(on);
             // 0, 5 and 10 lost; every other segment SACKed: NextSeg resends
             // all three during the recovery.
             let t = SimTime::from_millis(100);
