@@ -364,11 +364,16 @@ impl Scoreboard {
     /// marked lost and waiting to be resent (a resent lost segment is
     /// watched again: its retransmission may be lost too).
     pub fn rack_pending(&self, seq: u64) -> bool {
-        seq >= self.una
-            && self
-                .flags
-                .get((seq - self.una) as usize)
-                .is_some_and(|&f| f & SACKED == 0 && f & (LOST | RETX) != LOST)
+        self.flags_of(seq)
+            .is_some_and(|f| f & SACKED == 0 && f & (LOST | RETX) != LOST)
+    }
+
+    /// The flags of outstanding segment `seq` (`None` below the cumulative
+    /// ACK or beyond the highest sent).
+    #[inline]
+    fn flags_of(&self, seq: u64) -> Option<u8> {
+        let i = seq.checked_sub(self.una)?;
+        self.flags.get(usize::try_from(i).ok()?).copied()
     }
 
     /// Segments SACKed above the cumulative ACK.
@@ -380,21 +385,14 @@ impl Scoreboard {
     /// Whether `seq` has been SACKed.
     #[inline]
     pub fn is_sacked(&self, seq: u64) -> bool {
-        seq >= self.una
-            && self
-                .flags
-                .get((seq - self.una) as usize)
-                .is_some_and(|f| f & SACKED != 0)
+        self.flags_of(seq).is_some_and(|f| f & SACKED != 0)
     }
 
     /// Whether `seq` has been retransmitted and is not SACKed since.
     #[inline]
     pub fn is_retransmitted(&self, seq: u64) -> bool {
-        seq >= self.una
-            && self
-                .flags
-                .get((seq - self.una) as usize)
-                .is_some_and(|f| f & (RETX | SACKED) == RETX)
+        self.flags_of(seq)
+            .is_some_and(|f| f & (RETX | SACKED) == RETX)
     }
 
     /// Every un-SACKed segment below the returned bound is lost: RFC 6675

@@ -22,9 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::fluid_law::{FluidLaw, Growth};
-use super::{
-    AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, reno_ssthresh, slow_start,
-};
+use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, slow_start};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
@@ -376,18 +374,15 @@ impl CongestionControl for Htcp {
     }
 
     fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
+        w.ssthresh = self.timeout_ssthresh(w, flight, now);
+        w.cwnd = 1.0;
         if self.ns3_timeout() {
-            // ns-3 TcpSocketBase::ReTxTimeout: ssthresh = GetSsThresh(tcb,
-            // BytesInFlight()) (this variant's cut from the flight), cwnd
-            // one segment.
-            w.ssthresh = self.on_congestion_event(w, flight, now);
-            w.cwnd = 1.0;
+            // ns-3's cut (on_congestion_event) restarted the epoch with its
+            // own beta.
             return;
         }
         //= RFC 5681 section 3.1 on a timeout (the draft does not change it);
         //= the congestion epoch restarts and beta falls back to 0.5.
-        w.ssthresh = reno_ssthresh(flight);
-        w.cwnd = 1.0;
         self.beta = self.cfg.beta_min;
         self.last_event = Some(now);
         self.acked_epoch = 0.0;

@@ -149,17 +149,23 @@ pub trait CongestionControl {
         false
     }
 
-    /// A retransmission timeout. Default: RFC 5681 section 3.1 eq. (4),
-    /// ssthresh = max(FlightSize / 2, 2 * SMSS), or with
-    /// [`Self::ns3_timeout`] the variant's cut, and cwnd = LW = 1 packet.
-    fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
-        w.ssthresh = if self.ns3_timeout() {
+    /// ssthresh after a retransmission timeout: RFC 5681 section 3.1 eq.
+    /// (4), max(FlightSize / 2, 2 * SMSS), or with [`Self::ns3_timeout`]
+    /// the variant's cut.
+    fn timeout_ssthresh(&mut self, w: &Window, flight: f64, now: SimTime) -> f64 {
+        if self.ns3_timeout() {
             //= ns-3.37 TcpSocketBase::ReTxTimeout: "m_tcb->m_ssThresh =
             //= m_congestionControl->GetSsThresh(m_tcb, inFlightBeforeRto)".
             self.on_congestion_event(w, flight, now)
         } else {
             reno_ssthresh(flight)
-        };
+        }
+    }
+
+    /// A retransmission timeout. Default: ssthresh as
+    /// [`Self::timeout_ssthresh`] and cwnd = LW = 1 packet.
+    fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
+        w.ssthresh = self.timeout_ssthresh(w, flight, now);
         w.cwnd = 1.0;
     }
 
