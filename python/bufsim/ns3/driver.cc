@@ -98,8 +98,12 @@ namespace
 {
 
 constexpr uint32_t BACKGROUND = std::numeric_limits<uint32_t>::max();
-/// The tag of a receiver's pure ACK (two-way traffic measures them).
-constexpr uint32_t ACK_FLOW = BACKGROUND - 1;
+/// The tag of a segment without data: a receiver's pure ACK, or a sender's
+/// SYN, handshake ACK or bare FIN. The packet engine sends none of the
+/// latter (its handshake is a delay), so they count as packets of the
+/// queues they cross, as ACKs do, and never as a flow's or the
+/// background's.
+constexpr uint32_t NO_DATA = BACKGROUND - 1;
 constexpr uint32_t HEADERS = 40; // IPv4 + TCP without options
 constexpr uint32_t PPP = 2;
 const double NaN = std::numeric_limits<double>::quiet_NaN();
@@ -454,9 +458,10 @@ void CloseEvent()
 }
 
 // A packet dropped at side `q`; `queued` when it had been admitted (a head
-// drop by CoDel). An ACK's drop counts in the queue's drops and in
-// ack_drops; a data packet's in its flow's; only the bottleneck's data
-// drops open congestion events (as packet/collect.rs in the core).
+// drop by CoDel). A segment's without data (NO_DATA: an ACK, a SYN, a
+// bare FIN) counts in the queue's drops and in ack_drops; a data packet's
+// in its flow's; only the bottleneck's data drops open congestion events
+// (as packet/collect.rs in the core).
 void Dropped(Side* q, Ptr<const Packet> p, bool queued)
 {
     if (queued)
@@ -471,7 +476,7 @@ void Dropped(Side* q, Ptr<const Packet> p, bool queued)
         q->arrivals_win += queued ? 0 : 1;
         q->drops_win++;
     }
-    if (f == ACK_FLOW)
+    if (f == NO_DATA)
     {
         R.ack_drops_win += R.in_window ? 1 : 0;
         return;
@@ -551,7 +556,7 @@ void TxBegin(Side* q, Ptr<const Packet> p)
     uint32_t f = FlowOf(p);
     // Delivered: a data or background packet leaving its last queue (on a
     // chain a flow's data crosses several).
-    R.delivered += f != ACK_FLOW && (f == BACKGROUND || q == LastSide(R.flows[f].group)) ? 1 : 0;
+    R.delivered += f != NO_DATA && (f == BACKGROUND || q == LastSide(R.flows[f].group)) ? 1 : 0;
     double t = Now();
     double wait = 0;
     auto it = q->since.find(PeekPointer(p));
@@ -570,7 +575,7 @@ void TxBegin(Side* q, Ptr<const Packet> p)
     q->departures_win++;
     q->delays.push_back(float(wait));
     // A flow's queueing delay: its data's, at the link it crosses.
-    if (f != BACKGROUND && f != ACK_FLOW)
+    if (f != BACKGROUND && f != NO_DATA)
     {
         Flow& fl = R.flows[f];
         fl.queued++;
@@ -653,13 +658,13 @@ void OnConnectFailed(uint32_t i, Ptr<Socket>)
 
 void OnTx(uint32_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
 {
+    FlowTag tag;
+    tag.flow = p->GetSize() == 0 ? NO_DATA : i;
+    const_cast<Packet*>(PeekPointer(p))->ReplacePacketTag(tag);
     if (p->GetSize() == 0)
     {
         return;
     }
-    FlowTag tag;
-    tag.flow = i;
-    const_cast<Packet*>(PeekPointer(p))->ReplacePacketTag(tag);
     Flow& f = R.flows[i];
     f.sent++;
     uint32_t end = h.GetSequenceNumber().GetValue() + p->GetSize();
@@ -891,7 +896,7 @@ void OnAckTx(Ptr<const Packet> p, const TcpHeader&, Ptr<const TcpSocketBase>)
     if (p->GetSize() == 0)
     {
         FlowTag tag;
-        tag.flow = ACK_FLOW;
+        tag.flow = NO_DATA;
         const_cast<Packet*>(PeekPointer(p))->ReplacePacketTag(tag);
     }
 }
