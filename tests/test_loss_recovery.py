@@ -147,6 +147,7 @@ def test_stack_profiles_fill_defaults_and_fields_override():
                     "prr": False,
                 },
                 {"rtt": "40ms", "stack": "linux", "sack": False},
+                {"rtt": "40ms", "stack": "ns3", "sack": False},
             ],
         }
     ).normalized["flows"]
@@ -193,8 +194,11 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         ("pipe", "prr", "delayed", "ns3"),
         ("flight_size", "prr", "immediate", "rfc9937"),
     ]
-    # Without SACK the profile's PRR and RACK do not apply.
+    # Without SACK the profile's PRR and RACK do not apply, but for ns-3's
+    # PRR, which runs over the pipe ns-3 guesses from duplicate ACKs
+    # (TcpL4Protocol's RecoveryType is TcpPrrRecovery, SACK or not).
     assert rows[4][4:6] == [False, False]
+    assert rows[5][4:6] == [True, False]
 
 
 @pytest.mark.parametrize(

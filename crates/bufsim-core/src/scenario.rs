@@ -2053,15 +2053,24 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
     };
     let profile = stack.defaults();
     let sack = f.sack.unwrap_or(true);
+    let prr_variant = named_rule(
+        f.prr_variant.as_deref(),
+        profile.prr_variant,
+        p("prr_variant"),
+    )?;
+    // Without SACK only ns-3's PRR runs: TcpPrrRecovery over the pipe
+    // ns-3.37's BytesInFlight() guesses from duplicate ACKs (AddRenoSack).
+    let reno_prr = prr_variant == PrrVariant::Ns3;
     let prr = match f.prr {
-        Some(true) if !sack => {
+        Some(true) if !sack && !reno_prr => {
             return Err(err(
                 p("prr"),
-                "true needs sack = true: PRR paces a recovery by the SACK pipe estimate (RFC 9937)",
+                "true needs sack = true (PRR paces a recovery by the SACK pipe estimate, RFC 9937) \
+                 or prr_variant = \"ns3\" (ns-3's PRR over the pipe it guesses from duplicate ACKs)",
             ));
         }
         Some(v) => v,
-        None => profile.prr && sack,
+        None => profile.prr && (sack || reno_prr),
     };
     let rack = match f.recovery.as_deref() {
         None => profile.rack && sack,
@@ -2093,11 +2102,6 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         p("recovery_exit"),
     )?;
     let cut_from = named_rule(f.cut_from.as_deref(), profile.cut_from, p("cut_from"))?;
-    let prr_variant = named_rule(
-        f.prr_variant.as_deref(),
-        profile.prr_variant,
-        p("prr_variant"),
-    )?;
     let ecn_reduction = named_rule(
         f.ecn_reduction.as_deref(),
         profile.ecn_reduction,

@@ -113,7 +113,8 @@ pub struct Sender {
     /// Without SACK, the segments above `una` ns-3.37 counts as SACKed,
     /// one per duplicate ACK (TcpTxBuffer::AddRenoSack, a run from `una +
     /// 1`): what its `BytesInFlight()` subtracts, read by the `Pipe` rules
-    /// (`cut_from`, `rto_ssthresh`) only.
+    /// (`cut_from`, `rto_ssthresh`) and by ns-3's recovery without SACK
+    /// ([`Self::ns3_reno_prr`]).
     reno_sacked: u64,
     in_recovery: bool,
     /// After a timeout, until `una >= recover` (Linux's `TCP_CA_Loss`).
@@ -313,6 +314,19 @@ impl Sender {
             Some(sb) => sb.pipe(),
             None => self.flight().saturating_sub(self.reno_sacked),
         }
+    }
+
+    /// Fast recovery without SACK runs ns-3.37's: `TcpPrrRecovery` over the
+    /// pipe its `BytesInFlight()` guesses from duplicate ACKs (`prr` on,
+    /// `prr_variant = "ns3"`, no SACK), instead of RFC 6582's window
+    /// inflation. ns-3 counts nothing delivered on a duplicate ACK
+    /// (`currentDelivered` comes from `TcpRateOps`, which `AddRenoSack`
+    /// does not touch) and reads the pipe from before the ACK's guessed
+    /// SACK, so each duplicate ACK releases one new segment while the pipe
+    /// exceeds ssthresh, and a partial ACK's whole advance counts as
+    /// delivered at once.
+    fn ns3_reno_prr(&self) -> bool {
+        self.sb.is_none() && self.cfg.prr && self.cfg.prr_variant == PrrVariant::Ns3
     }
 
     /// Without SACK, count a duplicate ACK as ns-3.37 does
@@ -599,7 +613,16 @@ impl Sender {
             0.0
         };
         let win = (self.w.cwnd + extra).min(rwnd);
-        while self.nxt < self.cfg.limit && ((self.nxt - self.una) as f64) + 1.0 <= win + 1e-9 {
+        // ns-3's recovery without SACK sends what cwnd leaves above its
+        // guessed pipe (TcpSocketBase::AvailableWindow).
+        let guessed = if self.in_recovery && self.ns3_reno_prr() {
+            self.reno_sacked
+        } else {
+            0
+        };
+        while self.nxt < self.cfg.limit
+            && ((self.nxt - self.una).saturating_sub(guessed) as f64) + 1.0 <= win + 1e-9
+        {
             if !self.pace_ok(now) {
                 break;
             }
@@ -645,6 +668,18 @@ impl Sender {
                 self.prr = Some(p);
                 Some(cwnd)
             }
+            None if self.ns3_reno_prr() => {
+                //= ns-3.37 TcpSocketBase::EnterRecovery without SACK:
+                //= AddRenoSack, MarkHeadAsLost, then
+                //= TcpPrrRecovery::EnterRecovery(UnAckDataCount(),
+                //= currentDelivered = 0) over BytesInFlight() with the head
+                //= lost and not yet resent.
+                let mut p = Prr::start(self.flight(), PrrVariant::Ns3);
+                let pipe = self.ns3_pipe().saturating_sub(1);
+                let cwnd = p.on_ack(0, pipe, self.w.ssthresh, false);
+                self.prr = Some(p);
+                Some(cwnd)
+            }
             _ => None,
         };
         self.pto_deadline = SimTime::MAX;
@@ -658,7 +693,7 @@ impl Sender {
             _ => self.una,
         };
         self.emit(first, now, out);
-        if self.sb.is_some() {
+        if self.sb.is_some() || prr_cwnd.is_some() {
             //= RFC 6675 section 5 step (4.2): cwnd = ssthresh, or what PRR
             //= allows on this ACK.
             self.w.cwnd = prr_cwnd.unwrap_or(self.w.ssthresh);
@@ -801,11 +836,30 @@ impl Sender {
                         self.w.cwnd = self.w.ssthresh.min((self.flight() as f64).max(1.0) + 1.0);
                     }
                 } else if self.sb.is_none() {
-                    //= RFC 6582 section 3.2 step 3, partial acknowledgments:
-                    //= retransmit the first unacknowledged segment, deflate cwnd
-                    //= by the amount newly acknowledged and add back one SMSS.
-                    self.emit(self.una, now, out);
-                    self.w.cwnd = (self.w.cwnd - newly as f64 + 1.0).max(1.0);
+                    if self.ns3_reno_prr() {
+                        //= ns-3.37 TcpSocketBase::ProcessAck, a partial ACK
+                        //= in CA_RECOVERY without SACK: MarkHeadAsLost,
+                        //= DoRecovery(currentDelivered) over the pipe read
+                        //= before the ACK's processing, then DoRetransmit
+                        //= (MarkHeadAsLost cleared the head's m_retrans, so
+                        //= IsRetransmittedDataAcked is false: always). The
+                        //= delivery is the whole advance (DiscardUpTo's
+                        //= SkbDelivered; the guessed SACKs counted nothing)
+                        //= and the ACK covers the resent head
+                        //= (m_isRetransDataAcked: SSRB's bound).
+                        let pipe = self.ns3_pipe();
+                        if let Some(p) = self.prr.as_mut() {
+                            self.w.cwnd = p.on_ack(newly, pipe, self.w.ssthresh, true);
+                        }
+                        self.emit(self.una, now, out);
+                    } else {
+                        //= RFC 6582 section 3.2 step 3, partial acknowledgments:
+                        //= retransmit the first unacknowledged segment, deflate
+                        //= cwnd by the amount newly acknowledged and add back
+                        //= one SMSS.
+                        self.emit(self.una, now, out);
+                        self.w.cwnd = (self.w.cwnd - newly as f64 + 1.0).max(1.0);
+                    }
                     //= "For the first partial ACK that arrives during fast
                     //= recovery, also reset the retransmit timer" (step 3; the
                     //= "Impatient" variant of RFC 6582 section 4).
@@ -873,10 +927,20 @@ impl Sender {
         } else if ack.ack == self.una && self.max > self.una {
             if self.in_recovery {
                 if self.sb.is_none() {
-                    //= RFC 6582 section 3.2 step 3 defers further duplicate
-                    //= ACKs to RFC 5681 section 3.2 step 4: each inflates cwnd
-                    //= by one SMSS.
-                    self.w.cwnd += 1.0;
+                    if self.ns3_reno_prr() {
+                        //= ns-3.37 TcpSocketBase::DupAck in CA_RECOVERY
+                        //= without SACK: DoRecovery(currentDelivered = 0)
+                        //= over the pipe read before this ACK's AddRenoSack.
+                        let pipe = self.ns3_pipe();
+                        if let Some(p) = self.prr.as_mut() {
+                            self.w.cwnd = p.on_ack(0, pipe, self.w.ssthresh, false);
+                        }
+                    } else {
+                        //= RFC 6582 section 3.2 step 3 defers further duplicate
+                        //= ACKs to RFC 5681 section 3.2 step 4: each inflates
+                        //= cwnd by one SMSS.
+                        self.w.cwnd += 1.0;
+                    }
                     //= ns-3.37 TcpSocketBase::DupAck in CA_RECOVERY.
                     self.add_reno_sack();
                 }
@@ -1806,6 +1870,51 @@ mod tests {
         };
         assert_eq!(run(CutFrom::FlightSize), 6.0);
         assert_eq!(run(CutFrom::Pipe), 4.5);
+    }
+
+    #[test]
+    fn ns3_recovery_without_sack_is_prr_over_the_guessed_pipe() {
+        // Ten segments out, the first lost; each later segment's duplicate
+        // ACK arrives. `ns3` runs ns-3.37's TcpPrrRecovery over the pipe
+        // AddRenoSack guesses; `false` RFC 6582's window inflation.
+        let run = |ns3: bool| {
+            let mut s = sender(false);
+            s.cfg.limited_transmit = true;
+            s.cfg.cut_from = CutFrom::Pipe;
+            s.cfg.prr = ns3;
+            s.cfg.prr_variant = PrrVariant::Ns3;
+            s.w.cwnd = 10.0;
+            let mut out = vec![];
+            s.pump(SimTime::ZERO, &mut out);
+            out.clear();
+            let t = SimTime::from_millis(100);
+            let mut sent = vec![];
+            for _ in 0..8 {
+                s.on_ack(&ack(0), t, &mut out);
+                sent.push(out.len());
+                out.clear();
+            }
+            assert!(s.in_recovery);
+            (s, sent)
+        };
+        // Two new segments under Limited Transmit, the retransmission at the
+        // third duplicate ACK; ssthresh = (12 - 3) / 2 from the guessed pipe.
+        let (mut s, sent) = run(true);
+        assert_eq!(s.w.ssthresh, 4.5);
+        // Then each duplicate ACK delivers nothing (PRR sends 0) but finds
+        // the pipe one lower than PRR read it: one new segment each, and the
+        // pipe stays at 9 segments, above ssthresh.
+        assert_eq!(sent, [1, 1, 1, 1, 1, 1, 1, 1]);
+        assert_eq!(s.ns3_pipe(), 9);
+        // A partial ACK of 3: its whole advance is delivered (3 * 4.5 / 12
+        // -> 2 of PRR's quota, 6 sent already): the new head alone goes.
+        let mut out = vec![];
+        s.on_ack(&ack(3), SimTime::from_millis(150), &mut out);
+        assert_eq!(out, [3]);
+        // RFC 6582: cwnd = 4.5 + 3, plus one per later duplicate ACK, stays
+        // below the flight of 12 plus one through the eighth.
+        let (_, sent) = run(false);
+        assert_eq!(sent, [1, 1, 1, 0, 0, 0, 0, 0]);
     }
 
     #[test]
