@@ -9,6 +9,7 @@ import copy
 import math
 
 import bufsim
+import numpy as np
 import pandas as pd
 import pytest
 from bufsim import ns3
@@ -50,6 +51,47 @@ def test_the_ns3_profile_is_ns3s_defaults():
     # because the profile has hystart = false.
     assert base["Timestamp"] == "true"
     assert d["ns3::TcpCubic"]["HyStart"] == "true"
+
+
+def test_access_links_are_the_drivers():
+    # 100 x the fastest link, at least 10 Gbps; a group's own access link
+    # and the caller's scenario are left alone; reverse groups get theirs.
+    s = _scn()
+    s["flows"].append({"count": 1, "rtt": "40ms", "access_rate": "5Mbps", "stack": "ns3"})
+    s["reverse"] = {"buffer": "30pkt", "flows": [{"count": 1, "rtt": "40ms", "stack": "ns3"}]}
+    out = ns3.access_links(s)
+    assert [g.get("access_rate") for g in out["flows"]] == ["10000000000bps", "5Mbps"]
+    assert out["flows"][0]["access_buffer"] == "1000000pkt"
+    assert out["reverse"]["flows"][0]["access_rate"] == "10000000000bps"
+    assert "access_rate" not in s["flows"][0]
+    fast = _scn(link={"capacity": "1Gbps", "delay": "5ms", "buffer": "30pkt"})
+    assert ns3.fast_rate_bps(bufsim.Scenario.load(fast).normalized) == 100e9
+
+
+def test_access_links_unlock_a_flow_phase_locked_to_the_bottleneck():
+    # The suite's 20 flows at 100 Mbps, 1000 B, RTTs 20-60 ms evenly
+    # spaced: 20 ms is 250 packet times of 80 us, so the first flow's
+    # segments reach the bottleneck as a departure leaves. With no access
+    # link they arrive at its instant, before it, and find the queue full;
+    # ns-3's, one 0.8 us serialization later, take the slot it freed, and
+    # its 20 ms flow gets 10.8 Mb/s against the 22 ms flow's 8.4 (10 seeds).
+    # Packet engine, seeds 1-5: 7.7 and 8.5 without, 11.3 and 7.5 with.
+    suite = validate.scenarios()["newreno-droptail-0.25bdp"]
+
+    def first_two(strip):
+        g = np.zeros(2)
+        for seed in range(1, 6):
+            s = copy.deepcopy(suite) | {"seed": seed}
+            if strip:
+                for group in s["flows"]:
+                    del group["access_rate"], group["access_buffer"]
+            f = bufsim.simulate(s, engine="packet").flows.sort_values("rtt_s")
+            g += f["goodput_bps"].to_numpy()[:2] / 5
+        return g
+
+    bare, like_ns3 = first_two(True), first_two(False)
+    assert bare[0] < bare[1]
+    assert like_ns3[0] > 1.3 * like_ns3[1]
 
 
 def test_a_run_has_the_packet_engines_shape():
@@ -735,11 +777,12 @@ def test_cubic_in_whole_segments_raises_small_windows_past_rfc9438():
     # 20 Mbps): ns-3.37's utilization over seeds 1-10 is 0.7783, measured on
     # 2026-11-26. ns-3's TcpCubic in whole segments (ns3_integer) regains
     # W_max at 1.5x per RTT in small windows, RFC 9438's continuous window
-    # more slowly: over the same seeds the packet engine's utilization is
-    # 0.821 with it and 0.689 without (2026-11-26, with the ns3 profile's
-    # PRR and partial-ACK rules; 0.788 and 0.667 before them, the first
-    # within the suite's 0.02 of ns-3). ns-3's value lies between the two;
-    # the remaining difference is on the validation page (cubic-closedloop).
+    # more slowly: over the same seeds, with ns-3's access links
+    # (bufsim.ns3.access_links, as the suite runs it), the packet engine's
+    # utilization is 0.737 with it and 0.700 without, the first the nearer
+    # to ns-3 (without the access links 0.821 and 0.689). The remaining
+    # difference leaves the scenario undecided over 10 seeds (the
+    # validation page's preface says so).
     def utilization(integer):
         u = []
         for seed in range(1, 11):
@@ -751,5 +794,5 @@ def test_cubic_in_whole_segments_raises_small_windows_past_rfc9438():
         return sum(u) / len(u)
 
     whole, rfc = utilization(True), utilization(False)
-    assert whole - rfc > 0.1, (whole, rfc)
-    assert rfc < 0.7783 < whole, (whole, rfc)
+    assert whole - rfc > 0.02, (whole, rfc)
+    assert abs(whole - 0.7783) < abs(rfc - 0.7783), (whole, rfc)

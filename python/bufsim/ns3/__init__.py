@@ -21,6 +21,7 @@ and ACK rules, send jitter, random path loss), packet traces.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -526,6 +527,51 @@ def _from(g: dict[str, Any], key: str) -> str:
     return f' (from stack = "{g["stack"]}")' if key in _PROFILE or key == "quick_acks" else ""
 
 
+def fast_rate_bps(norm: Mapping[str, Any]) -> float:
+    """The rate of every link the driver adds to the scenario's, bit/s: 100
+    times the fastest of the scenario's links, at least 10 Gbps.
+
+    A host's access link runs at it unless its group sets ``access_rate``
+    (with a queue that never fills), as do the receivers' links and every
+    return direction; :func:`access_links` gives the packet engine the
+    same access links.
+
+    ``norm`` is a normalized scenario (:attr:`bufsim.Scenario.normalized`).
+    """
+    caps = [norm["link"]["capacity_bps"]]
+    caps += [k["capacity_bps"] for k in norm.get("links", [])]
+    if "reverse" in norm:
+        caps.append(norm["reverse"]["link"]["capacity_bps"])
+    return max(100.0 * max(caps), 10e9)
+
+
+def access_links(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of the raw scenario ``raw`` whose flow groups without
+    ``access_rate`` get the access link ns-3's driver builds for them: at
+    :func:`fast_rate_bps`, with a queue that never fills (1,000,000
+    packets, the driver's). Run on the packet engine, it has the topology
+    the ns3 engine runs.
+
+    Without it the packet engine's segments reach the bottleneck with no
+    serialization on the way, ns-3's one packet time at that rate later
+    (0.8 us for 1000 B at 10 Gbps). A flow whose RTT is a whole number of
+    the bottleneck's packet times meets its departures in phase (20 and
+    60 ms at 100 Mbps and 1000 B: 250 and 750 of 80 us): the packet
+    engine's segment arrived at a departure's instant, before it, and
+    found the queue full where ns-3's found the freed slot. Measured on
+    the validation suite's newreno-droptail-0.25bdp (20 flows, RTTs 20-60
+    ms evenly spaced), 20 seeds: the 20 ms flow's goodput 7.0 Mb/s without
+    the access link, 11.3 with every RTT 1 us longer, 8.3 with it 40 us
+    longer (half a packet time); ns-3 10.8 over 10 seeds.
+    """
+    out = copy.deepcopy(dict(raw))
+    fast = fast_rate_bps(Scenario.load(out).normalized)
+    for g in out["flows"] + out.get("reverse", {}).get("flows", []):
+        g.setdefault("access_rate", f"{fast:.0f}bps")
+        g.setdefault("access_buffer", "1000000pkt")
+    return out
+
+
 def run(scenario: Scenario, progress: Callable[[float], Any] | None = None) -> dict[str, Any]:
     """Run ``scenario`` in ns-3 (after :func:`check`).
 
@@ -551,7 +597,8 @@ def run(scenario: Scenario, progress: Callable[[float], Any] | None = None) -> d
         norm["ns3"] = {
             "attributes": [
                 cc_attributes(where, g["cc"]) for where, g in zip(group_paths(norm), norm["flows"])
-            ]
+            ],
+            "fast_bps": fast_rate_bps(norm),
         }
         src.write_text(json.dumps(norm))
         errors: list[str] = []

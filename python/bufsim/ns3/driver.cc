@@ -12,10 +12,10 @@
 // path); each flow group has one receiver node behind the right router,
 // with one listening socket. The bottleneck runs left to right at
 // link.capacity; every other link, and the bottleneck's return direction,
-// runs at 100 times the capacity (at least 10 Gbps) with queues that never
-// fill, unless a group sets access_rate and access_buffer. Routes are
-// static (every host's default route leads to the left router, the
-// routers' to each other): O(hosts) to build.
+// runs at 100 times the capacity (at least 10 Gbps; bufsim.ns3.fast_rate_bps
+// computes it) with queues that never fill, unless a group sets access_rate
+// and access_buffer. Routes are static (every host's default route leads to
+// the left router, the routers' to each other): O(hosts) to build.
 //
 // Traffic as the packet engine draws it (traffic/ in the core; the draws
 // are ns-3's random streams, so a seed gives another trajectory than the
@@ -1586,12 +1586,7 @@ void Build()
     R.interval = s["output"]["interval_s"].get<double>();
     R.sync_window = link["bdp_rtt_s"].get<double>();
     R.two_way = s.contains("reverse");
-    double rev_c = R.two_way ? s["reverse"]["link"]["capacity_bps"].get<double>() : 0.0;
-    double top = std::max(link["capacity_bps"].get<double>(), rev_c);
-    if (s.contains("links"))
-        for (const json& lk : s["links"])
-            top = std::max(top, lk["capacity_bps"].get<double>());
-    R.fast = std::max(100.0 * top, 10e9);
+    R.fast = s["ns3"]["fast_bps"].get<double>(); // bufsim.ns3.fast_rate_bps
     R.uniform = CreateObject<UniformRandomVariable>();
     R.normal = CreateObject<NormalRandomVariable>();
     const json& groups = s["flows"];
