@@ -315,6 +315,17 @@ def test_what_ns3_cannot_express_is_refused_by_field(change, field):
     assert str(e.value).startswith(field + ":"), str(e.value)
 
 
+def _open_loop(load):
+    """Transfers of Exp(20 pkt) arriving at `load`, RTTs uniform on [20, 60] ms."""
+    return {
+        "size": {"exponential": "20pkt"},
+        "arrival": {"load": load},
+        "rtt": {"min": "20ms", "max": "60ms"},
+        "mss": "1000B",
+        "stack": "ns3",
+    }
+
+
 def test_open_loop_arrivals_are_poisson_with_the_groups_laws():
     # 10 Mbps, transfers of Exp(20 pkt) (E[ceil X] = 1 / (1 - e^(-1/20)) =
     # 20.50 packets) at 30% load: 0.3 * 1e7 / (20.50 * 8000) = 18.3 arrivals
@@ -322,15 +333,7 @@ def test_open_loop_arrivals_are_poisson_with_the_groups_laws():
     # [20, 60] ms (mean 40 ms, sd 11.5 ms: se 0.35 ms). Tolerances: 4 standard
     # errors.
     s = _scn(duration="61s", warmup="1s")
-    s["flows"] = [
-        {
-            "size": {"exponential": "20pkt"},
-            "arrival": {"load": 0.3},
-            "rtt": {"min": "20ms", "max": "60ms"},
-            "mss": "1000B",
-            "stack": "ns3",
-        }
-    ]
+    s["flows"] = [_open_loop(0.3)]
     r = bufsim.simulate(s, engine="ns3")
     f = r.flows
     rate = 0.3 * 1e7 / (20.50 * 8000)
@@ -357,15 +360,7 @@ def test_segments_without_data_count_as_neither_flows_nor_background():
     # background drops).
     s = _scn(duration="20s", warmup="0s")
     s["link"]["buffer"] = "20pkt"
-    s["flows"] = [
-        {
-            "size": {"exponential": "20pkt"},
-            "arrival": {"load": 0.6},
-            "rtt": {"min": "20ms", "max": "60ms"},
-            "mss": "1000B",
-            "stack": "ns3",
-        }
-    ]
+    s["flows"] = [_open_loop(0.6)]
     r = bufsim.simulate(s, engine="ns3")
     f = r.flows
     assert len(f) > 600 and f["drops"].sum() > 500
