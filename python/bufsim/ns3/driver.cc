@@ -458,10 +458,10 @@ void CloseEvent()
 }
 
 // A packet dropped at side `q`; `queued` when it had been admitted (a head
-// drop by CoDel). A segment's without data (NO_DATA: an ACK, a SYN, a
-// bare FIN) counts in the queue's drops and in ack_drops; a data packet's
-// in its flow's; only the bottleneck's data drops open congestion events
-// (as packet/collect.rs in the core).
+// drop by CoDel). The drop of a segment without data (NO_DATA: an ACK, a
+// SYN, a bare FIN) counts in the queue's drops and in ack_drops; a data
+// packet's in its flow's; only the bottleneck's data drops open congestion
+// events (as packet/collect.rs in the core).
 void Dropped(Side* q, Ptr<const Packet> p, bool queued)
 {
     if (queued)
