@@ -369,6 +369,22 @@ def test_segments_without_data_count_as_neither_flows_nor_background():
     assert r.summary["packets_delivered"] <= f["sent_pkts"].sum()
 
 
+def test_every_retransmission_timeout_counts_as_in_the_packet_engine():
+    # Two NewReno flows at 40 ms share 10 Mbps through a 1-packet buffer
+    # (fixed RTTs, both starting at 0: one trajectory whatever the seed).
+    # The second flow's retransmission times out, and its backed-off timer
+    # expires once more in the same loss episode. ns-3 enters CA_LOSS once,
+    # so a driver counting CongState changes saw 1 timeout; the packet engine
+    # counts every expiry (2), and so does the driver, from the timer's
+    # doubling in CA_LOSS.
+    s = _scn(duration="30s", warmup="0s")
+    s["link"]["buffer"] = "1pkt"
+    s["flows"][0].update(count=2, start="0s")
+    ns = bufsim.simulate(s, engine="ns3").flows
+    pk = bufsim.simulate(s, engine="packet").flows
+    assert ns["timeouts"].tolist() == pk["timeouts"].tolist() == [0, 2]
+
+
 def test_an_open_loop_cap_refuses_arrivals():
     # 50 transfers a second of 200 packets (8 Mbit/s each) on a 10 Mbps
     # link: overload; at most 3 transfers at once, the rest refused.

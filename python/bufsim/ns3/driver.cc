@@ -176,6 +176,7 @@ struct Flow
     uint32_t high_tx = 0;
     uint64_t retx = 0;
     uint64_t timeouts = 0;
+    bool in_loss = false; // in CA_LOSS (after a timeout, until recovered)
     uint64_t recoveries = 0;
     uint64_t drops = 0;
     uint64_t drops_warm = 0;
@@ -683,6 +684,7 @@ void OnCongState(uint32_t i,
                  TcpSocketState::TcpCongState_t now)
 {
     Flow& f = R.flows[i];
+    f.in_loss = now == TcpSocketState::CA_LOSS;
     if (now == TcpSocketState::CA_LOSS)
     {
         f.timeouts++;
@@ -690,6 +692,21 @@ void OnCongState(uint32_t i,
     else if (now == TcpSocketState::CA_RECOVERY)
     {
         f.recoveries++;
+    }
+}
+
+/// The retransmission timeout changed. Every expiry doubles it
+/// (TcpSocketBase::ReTxTimeout, capped at 60 s), but only the first of a
+/// loss episode changes CongState (a TracedValue fires on a change alone):
+/// a doubling in CA_LOSS is a further expiry, counted as the packet engine
+/// counts every one. An RTT sample sets it to max(srtt + 4 rttvar, MinRto),
+/// which doubles the old value only by coincidence.
+void OnRto(uint32_t i, Time old, Time now)
+{
+    Flow& f = R.flows[i];
+    if (f.in_loss && now == Min(old + old, Seconds(60)))
+    {
+        f.timeouts++;
     }
 }
 
@@ -803,6 +820,7 @@ void Start(uint32_t i)
     f.tx->SetSendCallback(MakeBoundCallback(&OnSendSpace, i));
     f.tx->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, i));
     f.tx->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
+    f.tx->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
     f.tx->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, i));
     f.tx->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
     f.tx->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&OnHighestRxAck, i));
