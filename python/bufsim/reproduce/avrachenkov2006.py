@@ -76,6 +76,9 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "access_links": {"access_rate": "100Mbps"},
     "limited_transmit": {"limited_transmit": True},
     "partial_ack_retransmit": {"partial_ack_retransmit": True},
+    # ns-3's PRR over the pipe it guesses from duplicate ACKs: the ns3
+    # profile's recovery without SACK (prr with prr_variant = "ns3").
+    "prr": {"prr": True, "prr_variant": "ns3"},
     "rto_ssthresh": {"rto_ssthresh": "pipe"},
     "cut_from": {"cut_from": "pipe"},
     "connection_setup": {"connection_setup": True},
@@ -89,6 +92,7 @@ STACK_FIELDS = (
     "limited_transmit",
     "delayed_ack",
     "partial_ack_retransmit",
+    "prr",
     "rto_ssthresh",
     "cut_from",
     "connection_setup",
