@@ -5,7 +5,10 @@ paper), which quick reports compare
 against, and prints the README's table rows of verdict counts. A slow test
 (``tests/test_reproduce_all.py``) fails when a full run no longer gives the
 kept verdicts; rerun this then. Uses the full runs ``bufsim reproduce``
-stored in ``results/reproduce`` when they are there (``--fresh`` reruns).
+stored in ``results/reproduce`` when they are there (``--fresh`` reruns
+the tables, reading back the simulations its results store
+``results/reproduce/runs`` holds, as ``bufsim reproduce`` does; a worker
+process per core).
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ def main() -> None:
         table = None if "--fresh" in sys.argv else reproduce.stored(name)
         if table is None:
             print(f"running {name} (full) ...", file=sys.stderr, flush=True)
-            table = reproduce.get(name).run(quick=False)
+            table = reproduce.get(name).run(
+                quick=False, store=reproduce.RESULTS / "runs", workers=None
+            )
             reproduce.save(name, table, quick=False)
         claims = reproduce.get(name).claims(table)
         verdicts[name] = dict(zip(claims["claim"], claims["verdict"]))
