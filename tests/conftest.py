@@ -170,16 +170,26 @@ def quick_table(quick_store):
 def reproduction_table(quick, quick_table):
     """``reproduction_table(name)``: reproduction ``name``'s table at the
     length :func:`quick` picks: a copy of the session's quick run
-    (:func:`quick_table`) or the full run, on every core (results do not
-    depend on the workers)."""
-    from bufsim import reproduce
+    (:func:`quick_table`) or the full run (:func:`full_table`)."""
 
     def get(name: str) -> pd.DataFrame:
         if quick:
             return quick_table(name).copy()
-        return reproduce.get(name).run(quick=False, workers=None)
+        return full_table(name)
 
     return get
+
+
+def full_table(name: str) -> pd.DataFrame:
+    """Reproduction ``name``'s full run, on every core, its runs kept in
+    the results store ``bufsim reproduce`` and ``bench/full_verdicts.py``
+    use (``results/reproduce/runs``): runs either made are read back, not
+    rerun (a run's key holds the engine's build, so none is stale; results
+    do not depend on the workers)."""
+    from bufsim import reproduce
+
+    store = Path(__file__).parents[1] / reproduce.RESULTS / "runs"
+    return reproduce.get(name).run(quick=False, workers=None, store=store)
 
 
 @pytest.fixture(scope="session")

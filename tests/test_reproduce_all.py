@@ -14,7 +14,7 @@ import re
 import pytest
 from bufsim import report, reproduce
 from bufsim.reproduce import PAPERS, VERDICTS, stray_numbers
-from conftest import render_in_chromium
+from conftest import full_table, render_in_chromium
 
 
 @pytest.fixture(
@@ -25,11 +25,7 @@ def tables(request, quick_table):
     """name -> run table of every reproduction, quick or full."""
     if request.param:
         return {name: quick_table(name) for name in PAPERS}
-    out = {}
-    for name in PAPERS:
-        out[name] = reproduce.get(name).run(quick=False)
-        out[name].attrs["quick"] = False
-    return out
+    return {name: full_table(name) for name in PAPERS}
 
 
 @pytest.mark.parametrize("name", list(PAPERS))
@@ -77,12 +73,12 @@ def test_findings_sit_beside_their_figures(tables, name):
 
 
 @pytest.mark.slow
-def test_full_runs_give_the_verdicts_kept_with_the_code(tables):
+def test_full_runs_give_the_verdicts_kept_with_the_code():
     # A quick report marks the claims whose verdict differs at full length
     # from python/bufsim/reproduce/full_verdicts.json; this keeps that file
     # true (regenerate it with `python bench/full_verdicts.py`).
-    for name, table in tables.items():
-        c = reproduce.get(name).claims(table)
+    for name in PAPERS:
+        c = reproduce.get(name).claims(full_table(name))
         assert dict(zip(c["claim"], c["verdict"])) == reproduce.full_verdicts(name), name
 
 
