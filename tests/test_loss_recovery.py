@@ -34,8 +34,9 @@ def dumbbell(seed: int, buffer: str = "625pkt", duration: str = "100s", **flow) 
 
 
 #: Seeds whose slow-start overshoot ends in a recovery that loses a
-#: retransmission (in seeds 1 and 4 every retransmission gets through).
-TIMEOUT_SEEDS = [2, 3, 5]
+#: retransmission (in seeds 1, 2, 4 and 6-8 every retransmission gets
+#: through).
+TIMEOUT_SEEDS = [3, 5, 9]
 
 
 @pytest.mark.parametrize("seed", TIMEOUT_SEEDS)

@@ -74,9 +74,10 @@ def both(reproduction_table):
 
 def test_figure5_little_synchronized_loss_and_fair_sharing(both):
     # "Even with only two flows, there is little synchronized loss": both
-    # flows lose in 9-10% of the congestion events with a TCP loss ("little"
-    # read as <= 25%). "Bandwidth sharing is approximately fair": Jain >= 0.95
-    # (measured 0.98-1.00 with 2 and 4 flows).
+    # flows lose in 6% (120 s) and 11% (300 s) of the congestion events with
+    # a TCP loss with two flows, in none with four ("little" read as <= 25%).
+    # "Bandwidth sharing is approximately fair": Jain >= 0.95 (measured
+    # 0.97-1.00 with 2 and 4 flows).
     t = both[0].set_index(["flows", "buffer_pkts", "background"])
     assert t.loc[(2, 20, True), "sync_all"] <= 0.25
     assert t.loc[(4, 20, True), "sync_all"] <= 0.25
@@ -84,38 +85,86 @@ def test_figure5_little_synchronized_loss_and_fair_sharing(both):
         assert t.loc[(n, 20, True), "jain_index"] >= 0.95
 
 
-def test_hstcp_is_unfair_to_newreno_under_fifo(both):
+def test_hstcp_leads_newreno_under_fifo_as_loss_per_window_increase_predicts(both):
     # Figure 6 middle: "the Reno connection is unable to compete fairly with
-    # the more aggressive HSTCP connection" (625 packets): HSTCP takes >= 70%
-    # of the TCP goodput, on average over the seeds (one run's share is a
-    # draw of the background: 0.64-0.80 over seeds 1-6 in 120 s, 0.67-0.77
-    # in 300 s; their means 0.714 and 0.712, with SACK 0.763 in 120 s).
+    # the more aggressive HSTCP connection" (625 packets). bufsim differs:
+    # HSTCP's mean share over the six seeds is 0.553 +- 0.144 (120 s; seeds
+    # 0.32-0.73) and 0.601 +- 0.089 (300 s; 0.49-0.71), not >= 0.7. Why
+    # (measured): the flows' self-clocked packets reach the full buffer at
+    # the instants departures free a place and take it (departures go first
+    # at equal times), so the overflow falls on the Poisson background: in
+    # the first seed 1919 background drops against 24 TCP ones (120 s; 5680
+    # against 62 in 300 s). Each TCP loss is the second of two packets a
+    # window increase sends at once (test_fifo_tcp_drops_are_window_increases),
+    # so both flows lose after the same growth and HSTCP's share is
+    # increase_loss_share's (2 - b)/(2 + 2b): 0.590 and 0.588 at its mean
+    # cwnd of 411 and 390 packets, inside the seeds' interval. HSTCP loses
+    # 3-4x as often as NewReno (19 against 5, 48 against 14), as its a(w) of
+    # about 4.4 increases per RTT against NewReno's 1 implies.
     v = both[1]
-    assert v.loc["hs1nr1-b625-fifo", "hstcp_share_mean"] >= 0.7
-    assert v.loc["hs1nr1-b625-fifo", "hstcp_share_mean_sack"] >= 0.7
-    assert (v.loc["hs1nr1-b625-fifo", ["hstcp_share", "hstcp_share_sack"]] > 0.6).all()
+    mix = v.loc["hs1nr1-b625-fifo"]
+    w_hs = 2 * mix["mean_cwnd"] * mix["hstcp_share"]
+    mean, spread = mix["hstcp_share_mean"], mix["hstcp_share_spread"]
+    assert abs(mean - auge2006.increase_loss_share(w_hs)) <= spread
+    assert 0.5 < mean < 0.7 - spread
+    (dr_hs, dr_nr), bg = mix["flow_drops"], mix["background_drops"]
+    assert bg > 20 * (dr_hs + dr_nr)
+    assert dr_hs > 2.5 * dr_nr
+    c = auge2006.claims(both[0]).set_index("claim")
+    row = c.loc["V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)"]
+    assert row["verdict"] == "differs, explained" and "background" in row["why"]
+
+
+def test_fifo_tcp_drops_are_window_increases():
+    # The mechanism behind the FIFO mix's split (above): after the warm-up
+    # every TCP packet the 625-packet buffer drops is the second of two that
+    # its flow sent at the same instant (cwnd grew by one), the first having
+    # taken the place a departure freed at that instant; the background,
+    # whose Poisson arrivals fall between departures, takes the other drops
+    # (measured: 24 TCP drops, all of them pairs; 1919 background drops).
+    s = auge2006.scenario_v("hs1nr1-b625-fifo", "120s")
+    s["output"]["trace"] = True
+    r = bufsim.simulate(s)
+    tr = r.trace[r.trace["time_s"] > r.scenario["warmup_s"]]
+    event = tr["event"].astype(str)
+    tcp = tr["flow"] >= 0
+    drops = tr[event.str.startswith("drop") & tcp]
+    sent = set(
+        zip(
+            tr.loc[(event == "enqueue") & tcp, "time_s"], tr.loc[(event == "enqueue") & tcp, "flow"]
+        )
+    )
+    assert len(drops) > 0
+    assert all((t, f) in sent for t, f in zip(drops["time_s"], drops["flow"]))
+    assert (event.str.startswith("drop") & ~tcp).sum() > 20 * len(drops)
 
 
 def test_four_hstcp_flows_take_turns_under_fifo(both):
     # Figure 6 right: "one flow after the other gains a temporary
     # ascendancy": at least two flows hold the largest cwnd for >= 10% of
-    # the time (measured 3-4).
+    # the time (measured 2 in 120 s, 3 in 300 s).
     assert both[1].loc["hs4-b625-fifo", "leaders"] >= 2
 
 
 def test_hstcp_does_not_beat_newreno_at_20_packets_and_why(both):
     # Figure 6 left says one HSTCP flow "uses bandwidth more efficiently"
-    # than Reno at 20 packets; bufsim differs: 0.34-0.36 of the residual
-    # against NewReno's 0.38-0.41. Why (measured): the losses come from
-    # background bursts, not from the window reaching the 312-packet pipe
-    # (mean cwnd about 130 for both); HSTCP's faster increase meets them
-    # more than twice as often and its mean cwnd is no larger. With SACK the
-    # two are within 0.05 (0.37-0.39 against 0.40).
+    # than Reno at 20 packets; bufsim differs: 0.388 of the residual against
+    # NewReno's 0.398 (120 s), 0.417 against 0.421 (300 s). Why (measured):
+    # the losses come from background bursts, not from the window reaching
+    # the 312-packet pipe (mean cwnd 131-137 for NewReno); HSTCP's faster
+    # increase meets them about three times as often (82 drops against 25,
+    # 213 against 71) and its window is no larger: median cwnd 123 against
+    # 123 (131 against 127 in 300 s), within 5%. Its mean (144, 150) is
+    # above NewReno's only through fast recovery's inflation, accounting
+    # that is not sent (test_newreno_recovery_inflation_is_accounting_not_sending):
+    # one recovery peaks at 1850 packets in the 120 s run. With SACK the two
+    # are within 0.05 (0.397 against 0.438, 0.405 against 0.450).
     t = both[0].set_index(["flows", "buffer_pkts", "background"])
     hs, nr = both[1].loc["hs1-b20-fifo"], t.loc[(1, 20, True)]
     assert hs["residual_share"] <= nr["residual_share"]
     assert hs["drops"] > 2 * nr["drops"]
-    assert hs["mean_cwnd"] <= nr["mean_cwnd"] and nr["mean_cwnd"] < 312 / 2
+    assert hs["median_cwnd"] == pytest.approx(nr["median_cwnd"], rel=0.05)
+    assert nr["mean_cwnd"] < 312 / 2
     assert hs["residual_share_sack"] == pytest.approx(nr["residual_share_sack"], abs=0.05)
     c = auge2006.claims(both[0]).set_index("claim")
     row = c.loc["V.A, 1 HSTCP flow, 20 packets (fig. 6 left)"]
@@ -125,7 +174,7 @@ def test_hstcp_does_not_beat_newreno_at_20_packets_and_why(both):
 def test_fair_queueing_small_buffer_and_background(both):
     # Figure 7 left: "fair queuing barely alleviates the loss in performance
     # due to a very small buffer" (NewReno share within 0.1 of FIFO's;
-    # measured +0.01 to +0.06) "(it does, however, avoid loss for the
+    # measured within 0.001 in 120 and 300 s) "(it does, however, avoid loss for the
     # non-bottlenecked flows)": no background drop under FQ, over 100 under
     # FIFO.
     t, v = both
@@ -137,7 +186,9 @@ def test_fair_queueing_small_buffer_and_background(both):
 
 def test_fair_queueing_removes_the_hstcp_bias_but_not_ahead_and_why(both):
     # Figure 7 middle: "fair queuing considerably reduces the bias in favour
-    # of HSTCP" (HSTCP share within 0.1 of 0.5, from 0.73-0.77 under FIFO).
+    # of HSTCP" (HSTCP share within 0.1 of 0.5, from 0.730 and 0.689 under
+    # FIFO: the first seed in 120 and 300 s, whose split is a draw, see
+    # MIX_SEEDS).
     # "HSTCP does, however, gain slightly more": bufsim differs (0.48). Why
     # (measured): drop from the longest queue hits HSTCP's queue and its
     # NewReno-style recovery times out more often than NewReno's; with SACK
@@ -153,21 +204,39 @@ def test_fair_queueing_removes_the_hstcp_bias_but_not_ahead_and_why(both):
     assert fq["hstcp_share_sack"] == pytest.approx(0.5, abs=0.01)
 
 
-def test_fair_queueing_counters_chaotic_windows(both):
+def test_fair_queueing_counters_chaotic_windows_only_with_sack_and_why(both):
     # Figure 7 right: "fair queuing effectively counters the chaotic
-    # behaviour" of 4 HSTCP flows. FQ: Jain >= 0.95 and a lower cwnd
-    # variation than FIFO; with SACK by >= 2x (measured 2.3-2.5). Without
-    # SACK the factor is 1.4-1.6 (the claim asks 1.5): both disciplines keep
-    # the flows' timeouts (FQ's at least 80% of FIFO's), each a fall of cwnd
-    # to 1. "Desynchronized loss events due to flow isolation": FQ's mean
-    # synchronization is below FIFO's (0.41 against 0.48-0.50).
+    # behaviour" of 4 HSTCP flows. FQ: Jain >= 0.95, and with SACK a cwnd
+    # variation lower than FIFO's by >= 2x (measured 3.1 and 2.8). Without
+    # SACK bufsim differs: FQ's windows vary more than FIFO's (coefficient
+    # of variation 0.649 against 0.406 in 120 s, 0.678 against 0.421 in
+    # 300 s). Why (measured): under FIFO the flows' self-clocked packets
+    # take the places departures free, so the overflow falls on the Poisson
+    # background (4283 background drops against 69 TCP drops, 10988 against
+    # 198), while FQ drops from the longest queue, a TCP one: 491 drops and
+    # 30 timeouts against FIFO's 7 (1343 and 78 in 300 s), each timeout a
+    # fall of cwnd to one packet; SACK removes most of them (4). The paper's
+    # "desynchronized loss events due to flow isolation" differs too: under
+    # FIFO the flows lose in a third of the congestion events (61 of 184),
+    # about one flow at a time (0.279 of them per event with a TCP loss,
+    # 0.285 in 300 s), under FQ 0.458 (0.379) of them per event.
     f, q = both[1].loc["hs4-b625-fifo"], both[1].loc["hs4-b625-fq"]
     assert q["jain_index"] >= 0.95 and q["jain_index_sack"] >= 0.95
-    assert q["cwnd_cv"] < f["cwnd_cv"]
     assert f["cwnd_cv_sack"] >= 2 * q["cwnd_cv_sack"]
-    assert q["timeouts"] >= 0.8 * f["timeouts"]
+    assert q["cwnd_cv"] > f["cwnd_cv"]
+    assert f["background_drops"] > 20 * f["drops"]
+    assert q["background_drops"] == 0 and q["drops"] > 5 * f["drops"]
+    assert q["timeouts"] >= 3 * f["timeouts"]
     assert q["timeouts_sack"] <= q["timeouts"] / 5
-    assert q["sync_mean"] < f["sync_mean"]
+    assert f["tcp_events"] < 0.5 * f["events"]
+    assert f["sync_tcp"] < q["sync_tcp"]
+    c = auge2006.claims(both[0]).set_index("claim")
+    for claim in (
+        "V.B, 4 HSTCP flows, 625 packets, FQ (fig. 7 right)",
+        "V.B, 4 HSTCP flows: synchronization",
+    ):
+        assert c.loc[claim, "verdict"] == "differs, explained"
+        assert "background" in c.loc[claim, "why"]
 
 
 #: Every claim's verdict on the quick table: a claim that moves category fails.
@@ -180,25 +249,26 @@ QUICK_VERDICTS = {
     "2 flows, 20 packets: synchronization (fig. 5)": "agrees",
     "2, 4 flows, 20 packets: fairness (fig. 5)": "agrees",
     "V.A, 1 HSTCP flow, 20 packets (fig. 6 left)": "differs, explained",
-    "V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)": "undecided",
+    "V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)": "differs, explained",
     "V.A, 4 HSTCP flows, 625 packets, FIFO (fig. 6 right)": "agrees",
     "V.B, 1 NewReno flow, 20 packets, FQ (fig. 7 left)": "agrees",
     "V.B, background under FQ": "check",
     "V.B, HSTCP + NewReno, 625 packets, FQ (fig. 7 middle): bias": "agrees",
     "V.B, HSTCP + NewReno, 625 packets, FQ (fig. 7 middle): HSTCP ahead": "differs, explained",
     "V.B, 4 HSTCP flows, 625 packets, FQ (fig. 7 right)": "differs, explained",
-    "V.B, 4 HSTCP flows: synchronization": "agrees",
+    "V.B, 4 HSTCP flows: synchronization": "differs, explained",
 }
 
 
 def test_auge_verdicts(quick_table):
-    # The FIFO mix's mean share (0.71) is within its six-seed interval of
-    # the 0.7 mark: undecided, not passed on one draw. The lossless
-    # background under FQ is by construction (1024 queues): a check.
+    # The FIFO mix's mean share (0.553) is below the 0.7 mark by more than
+    # its six-seed interval (0.144): it differs, for the measured reason of
+    # test_hstcp_leads_newreno_under_fifo_as_loss_per_window_increase_predicts.
+    # The lossless background under FQ is by construction (1024 queues): a check.
     c = auge2006.claims(quick_table("auge2006"))
     assert dict(zip(c["claim"], c["verdict"])) == QUICK_VERDICTS
     mix = c.set_index("claim").loc["V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)"]
-    assert 0 < mix["spread"] < 0.1 and abs(mix["bufsim"] - 0.7) <= mix["spread"]
+    assert 0 < mix["spread"] < 0.7 - mix["bufsim"]
 
 
 def test_report_draws_the_papers_figures(both, tmp_path):
@@ -218,15 +288,19 @@ def test_report_draws_the_papers_figures(both, tmp_path):
 def test_newreno_recovery_inflation_is_accounting_not_sending():
     # Without SACK, fast recovery inflates cwnd by one segment per duplicate
     # ACK (RFC 6582 section 3.2, RFC 5681 section 3.2 step 4) and NewReno
-    # repairs one hole per RTT, so the HSTCP flow of the HSTCP + NewReno case
-    # peaks near 3000 packets (120 s; 3271 in 300 s) where the path holds
-    # 937 (312 residual BDP + 625 buffer). The inflation must be bounded and
-    # must not be sent: while cwnd > 937 the flow puts at most 432 packets
-    # per 100 ms RTT into the bottleneck (the pipe's 937 is the bound
-    # checked), and the Impatient retransmit timer ends every inflated
-    # stretch within 1.3 s (RTO 1 s plus the RTTs before the first partial
+    # repairs one hole per RTT, so after a burst of drops the HSTCP flow of
+    # the HSTCP + NewReno case under FQ (drop from the longest queue, its
+    # own: 102 drops in 120 s) peaks at 2508 packets, in 8 stretches above
+    # the 937 the path holds (312 residual BDP + 625 buffer). Under FIFO the
+    # same flow now inflates only once, in its first slow start (peak 3928,
+    # 1.2-2.4 s): the background takes the later drops
+    # (test_fifo_tcp_drops_are_window_increases). The inflation must be
+    # bounded and must not be sent: while cwnd > 937 the flow puts at most
+    # 177 packets per 100 ms RTT into the bottleneck (the pipe's 937 is the
+    # bound checked), and the Impatient retransmit timer ends every inflated
+    # stretch within 1.1 s (RTO 1 s plus the RTT before the first partial
     # ACK; checked at 2 s).
-    s = auge2006.scenario_v("hs1nr1-b625-fifo", "120s")
+    s = auge2006.scenario_v("hs1nr1-b625-fq", "120s")
     s["output"]["trace"] = True
     r = bufsim.simulate(s)
     hs = auge2006.recovery_inflation(r, 0)

@@ -6,6 +6,7 @@ in `make bench`. Each assertion states the paper's claim and the tolerance.
 
 from __future__ import annotations
 
+import bufsim
 import pandas as pd
 import pytest
 from bufsim.reproduce import avrachenkov2006
@@ -25,23 +26,35 @@ def _det(table):
     return table[table["setting"] == "deterministic"]
 
 
-def test_avrachenkov_small_buffer_rate(avrachenkov):
+def test_avrachenkov_small_buffer_rate(avrachenkov, avrachenkov_summary):
     # Paper 003 section III: with no buffer ns-2 gives 64.4 (N=5) and 66.6
     # Mbps (N=20) where Corollary 1 says 75. Our smallest buffer is one
-    # packet: 73.5-74.9 Mbps. Between the paper's ns-2 value and the
-    # corollary, with 2% slack.
+    # packet. One flow alone is Corollary 1's case: 0.7551 (40 s) and
+    # 0.7556 (120 s) against 0.75, within 0.01.
     det = _det(avrachenkov)
     small = det[det["buffer_pkts"] == 1].set_index("n")
+    assert small.loc[1, "packet"] == pytest.approx(0.75, abs=0.01)
+    # N flows without access links: their packets leave on ACKs spaced by
+    # the bottleneck's own packet time, land on its departure instants and
+    # collide in the 1-packet buffer; 58.7 and 55.6 Mbps (40 s; 55.6 and
+    # 56.7 over 120 s), below ns-2 by more than the claim's 3 Mbps. With
+    # the paper's 100 Mbps access links, which space each sender's packets:
+    # 72.1 and 74.9 Mbps (71.5 and 74.8 over 120 s). ns-2's rate lies
+    # between the two (test_avrachenkov_collisions_at_one_packet).
+    s = avrachenkov_summary
     for n in (5, 20):
-        assert 0.64 * 0.98 <= small.loc[n, "packet"] <= 0.75 * 1.02
+        paper = avrachenkov2006.PAPER[n][0]
+        assert s.loc[n, "packet_rate_B1_mbps"] < paper - 3.0, n
+        assert s.loc[n, "packet_rate_B1_mbps"] < paper < s.loc[n, "access_links_rate_B1_mbps"], n
         assert small.loc[n, "theorem1"] == pytest.approx(0.75, abs=0.035)
 
 
 def test_avrachenkov_b0_is_at_most_the_bdp(avrachenkov_summary):
     # The paper's point: full utilization (99.9%) needs less than the BDP of
     # 150 packets (ns-2: 120 for N=5, 70 for N=20). The packet engine
-    # reaches 99.9% at 140-150 packets for both N (at 120 it is at 99.4%);
-    # the fluid engine reaches it at or below the paper's values.
+    # reaches 99.9% at 140 packets for both N, quick and full (at 120 it is
+    # at 99.44%); the fluid engine reaches it at or below the paper's
+    # values.
     summary = avrachenkov_summary
     for n in (5, 20):
         assert summary.loc[n, "packet_B0"] <= 150
@@ -73,17 +86,25 @@ def test_avrachenkov_deterministic_flows_are_synchronized(avrachenkov):
 
 
 def test_avrachenkov_synchronized_b0_is_the_bdp_for_every_n(avrachenkov_summary):
-    # The packet engine's deterministic flows reach 99.9% at 140-150
-    # packets whatever N (grid step 10), about the BDP of 150: every flow
-    # loses in every congestion episode (sync >= 0.99 at B0), so every
-    # window halves at once. No timeouts at N = 20 (at most one at N = 5):
-    # no recovery fails. Theorem 1 says BDP^2 / (18 N): 1250 for one flow.
+    # The packet engine's deterministic flows reach 99.9% at 140 packets
+    # whatever N (N = 1, 2, 5, 10, 20, quick and full; grid step 10), about
+    # the BDP of 150: every flow loses in every congestion episode (sync >=
+    # 0.99 at B0), so every window halves at once. Theorem 1 says BDP^2 /
+    # (18 N): 1250 for one flow.
     for n, row in avrachenkov_summary.iterrows():
         assert 140 <= row["packet_B0"] <= 150, n
         assert row["packet_sync_at_B0"] >= 0.99, n
-    assert avrachenkov_summary.loc[20, "packet_timeouts_at_B0"] == 0
-    assert avrachenkov_summary.loc[5, "packet_timeouts_at_B0"] <= 1
     assert avrachenkov_summary.loc[1, "eq12_B0"] == pytest.approx(1250)
+    # No recovery fails in the measured window: no timeouts at N = 20, and
+    # N = 5's (2 at B0, quick and full; 1-3 at 130-150 packets) all fall in
+    # the first 10 s, the start-up, within the warm-up (10 s quick, 20 s
+    # full): a 10 s run of the same flows counts as many.
+    assert avrachenkov_summary.loc[20, "packet_timeouts_at_B0"] == 0
+    for n in (5, 20):
+        b = int(avrachenkov_summary.loc[n, "packet_B0"])
+        raw = avrachenkov2006._packet_scenario(n, b, "deterministic", "10s", "0s")
+        first = bufsim.simulate(raw).summary["timeouts"]
+        assert first == avrachenkov_summary.loc[n, "packet_timeouts_at_B0"], n
 
 
 def test_avrachenkov_stack_fields_one_at_a_time(avrachenkov_summary):
@@ -91,40 +112,39 @@ def test_avrachenkov_stack_fields_one_at_a_time(avrachenkov_summary):
     # switched alone (bisection over 20..200 packets, grid step 10; 40 s
     # quick and 120 s full runs give the numbers in brackets, quick/full).
     s = avrachenkov_summary
-    # Delayed ACKs desynchronize the flows (sync 0.46/0.47 at N = 5,
-    # 0.32/0.30 at N = 20) and lower B0 to 100/110 and 70.
+    # Delayed ACKs desynchronize the flows (sync 0.44/0.46 at N = 5,
+    # 0.29/0.28 at N = 20) and lower B0 to 100 and 80/70.
     assert s.loc[5, "delayed_ack_B0"] == pytest.approx(105, abs=10)
     assert s.loc[20, "delayed_ack_B0"] == pytest.approx(70, abs=10)
     for n in (5, 20):
         assert s.loc[n, "delayed_ack_sync_at_B0"] <= 0.5, n
     # Limited Transmit keeps them in step (sync >= 0.99) and adds two
-    # segments per flow to each recovery, 2N: B0 falls to 100 at N = 20 and
-    # stays at 150/140 at N = 5.
-    assert s.loc[20, "limited_transmit_B0"] == pytest.approx(100, abs=10)
-    assert s.loc[5, "limited_transmit_B0"] >= 140
+    # segments per flow to each recovery, 2N in all, so B0 falls by about
+    # 2N (within the grid step): 140 -> 130 at N = 5 and 140 -> 100 at N =
+    # 20, quick and full.
     for n in (5, 20):
+        gain = s.loc[n, "packet_B0"] - s.loc[n, "limited_transmit_B0"]
+        assert gain == pytest.approx(2 * n, abs=10), n
         assert s.loc[n, "limited_transmit_sync_at_B0"] >= 0.99, n
     # Partial-ACK retransmission (only a SACK recovery reads it; these flows
     # run NewReno without SACK, which always resends on a partial ACK), the
-    # handshake and the initial window leave B0 where the rfc profile has it.
-    for col in ("partial_ack_retransmit_B0", "connection_setup_B0", "initial_window_B0"):
+    # handshake, the initial window and ns-3's timeout rule (rto_ssthresh:
+    # the start-up's timeouts are the only ones near B0) leave B0 where the
+    # rfc profile has it: 140 at both N, quick and full.
+    cols = ("partial_ack_retransmit_B0", "connection_setup_B0", "initial_window_B0")
+    for col in (*cols, "rto_ssthresh_B0"):
         for n in (5, 20):
             assert s.loc[n, col] == pytest.approx(s.loc[n, "packet_B0"], abs=10), (col, n)
-    # ns-3's timeout rule: 140 at N = 20; at N = 5 it misses 99.9% even at
-    # 200 packets (NaN) or needs more than the rfc profile.
-    assert s.loc[20, "rto_ssthresh_B0"] == pytest.approx(140, abs=10)
-    assert not s.loc[5, "rto_ssthresh_B0"] < 150
     # ns-3's cut from the pipe (cut_from, BytesInFlight() at the third
     # duplicate ACK) alone leaves B0 at the rfc profile's or above (150/160
     # quick). ns-3's recovery without SACK, PRR over the pipe it guesses
     # from duplicate ACKs (prr), alone lowers it (130 and 100 quick: each
     # duplicate ACK releases a segment while that pipe exceeds ssthresh).
-    # The ns3 profile whole gives 120 and 70, the paper's ns-2 B0 (it gave
-    # 100 and 50 while it cut from FlightSize; ns-3 itself in the full
-    # version's 20 s runs: 100 and 70); with an ACK for every segment 140
-    # and 100 quick (150 and 160 while the profile ran RFC 6582's recovery
-    # without SACK): its PRR and Limited Transmit lower B0 at N = 20, the
-    # delayed ACKs lower it further.
+    # The ns3 profile whole gives 110 and 70 (quick and full), the paper's
+    # ns-2 B0 within a grid step (ns-3 itself in the full version's 20 s
+    # runs: 120 and 70); with an ACK for every segment 130 and 110: its PRR
+    # and Limited Transmit lower B0 at N = 20, the delayed ACKs lower it
+    # further.
     for n in (5, 20):
         assert not s.loc[n, "cut_from_B0"] < s.loc[n, "packet_B0"], n
         assert s.loc[n, "prr_B0"] < s.loc[n, "packet_B0"], n
@@ -148,20 +168,24 @@ def test_avrachenkov_jitter_reproduces_the_paper_b0(avrachenkov_summary):
     assert s.loc[5, "jitter_rate_B1_mbps"] < 10
 
 
-def test_avrachenkov_other_candidates(avrachenkov_summary):
+def test_avrachenkov_other_candidates(avrachenkov_summary, quick):
     # Each candidate changed alone (bisection over 20..200 packets): TCP
     # details that leave the flows in step do not lower B0 below 130; the
     # delayed ACKs (desynchronizing, with timeouts at N=20) do, by at least
-    # two grid steps of 10 packets (quick: 100/70; full: 110/70, where 100
-    # packets give 0.9990 against the 0.999 target at N = 5).
+    # two grid steps of 10 packets (quick: 100/80; full: 100/70).
     s = avrachenkov_summary
     for col in ("sack_B0", "random_start_B0", "min_rto_B0", "access_links_B0"):
         for n in (5, 20):
             assert s.loc[n, col] >= 130, (col, n)
     for n in (5, 20):
         assert s.loc[n, "delayed_ack_B0"] <= 130 - 2 * 10, n
-    # A 99% target instead of 99.9% moves both N to 120 packets.
-    assert (s.loc[[5, 20], "packet_B0_99"] == 120).all()
+    # A 99% target instead of 99.9% moves both N to 120 packets over 40 s;
+    # over 120 s N = 5 reaches it at 110 (0.99024; it read 0.9895 while the
+    # engine took an arrival at a departure's instant first, as this one
+    # reads at 109 packets) and N = 20 at 120.
+    expected = {5: 120, 20: 120} if quick else {5: 110, 20: 120}
+    for n, b in expected.items():
+        assert s.loc[n, "packet_B0_99"] == b, n
 
 
 def test_avrachenkov_ns3_beside_the_packet_engine(avrachenkov, avrachenkov_summary, quick):
@@ -176,66 +200,67 @@ def test_avrachenkov_ns3_beside_the_packet_engine(avrachenkov, avrachenkov_summa
         return
     assert "ns-3 itself" in c.loc["B0, N = 20", "why"]
     # 20 s runs, bisection over 40..160 packets (grid step 10). ns-3 with
-    # its defaults (delayed ACKs, Limited Transmit): B0 = 100 (N = 5) and 70
-    # (N = 20), desynchronized (sync 0.49 and 0.32).
-    assert s.loc[5, "ns3_B0"] == pytest.approx(100, abs=10)
+    # its defaults (delayed ACKs, Limited Transmit, PRR over the pipe it
+    # guesses without SACK): B0 = 120 (N = 5) and 70 (N = 20), ns-2's own
+    # values, desynchronized (sync 0.38 and 0.29).
+    assert s.loc[5, "ns3_B0"] == pytest.approx(120, abs=10)
     assert s.loc[20, "ns3_B0"] == pytest.approx(70, abs=10)
     for n in (5, 20):
         assert s.loc[n, "ns3_sync_at_B0"] <= 0.6, n
-    # The packet engine's ns3 profile in the same runs: the utilization at
-    # every buffer both ran within 0.002 of ns-3's (measured: at most
-    # 0.00096). One 15 s window measures a utilization near 1 to about
-    # 0.001: ns-3's own curve rises 0.0015 from 90 to 100 packets at N = 5,
-    # the packet engine's falls 0.0002 there. B0 is 70 in both at N = 20;
-    # at N = 5 it is 120 against 100, where both curves lie within 0.07%
-    # of the 99.9% target from 100 to 120 packets: every buffer between the
-    # two B0 has both utilizations within 0.002 of the target.
+    # The packet engine's ns3 profile in the same runs: B0 110 and 70 (sync
+    # 0.40 and 0.30). Their utilizations at every buffer both ran differ by
+    # at most 0.0021 (N = 5, 100 packets: 0.99629 against ns-3's 0.99841),
+    # within two standard deviations of the difference of two 15 s windows:
+    # the packet engine's four consecutive 15 s windows of that case read
+    # 0.99629, 0.99867, 0.99719 and 0.99754 (sigma 0.0010, so 0.0014 for a
+    # difference of two: 2 sigma 0.0028). Between the two B0 (110-120 at
+    # N = 5) both curves lie within 0.002 of the 99.9% target.
     d = avrachenkov2006.ns3_differences(avrachenkov)
     assert set(d["n"]) == {5, 20} and len(d) >= 8
-    assert d["difference"].abs().max() <= 0.002, d
+    assert d["difference"].abs().max() <= 0.0028, d
     for n in (5, 20):
         lo, hi = sorted((s.loc[n, "ns3_B0"], s.loc[n, "ns3_packet_B0"]))
         between = d[(d["n"] == n) & d["buffer_pkts"].between(lo, hi)]
         assert ((between[["packet", "ns3"]] - avrachenkov2006.TARGET).abs() <= 0.002).all().all(), n
     assert s.loc[20, "ns3_B0"] == s.loc[20, "ns3_packet_B0"]
     # With an ACK per segment (ns-2's sink) ns-3 runs only N = 20 (at N = 5
-    # one 6 s run took 320 s). Its flows do not lose in step (sync 0.13 at
-    # 40 packets) and reach 99.9% at the smallest buffer searched; the
-    # packet engine's, with the same stack fields, nearly all lose in each
-    # episode (sync 0.91) and need 160, the BDP's 150 and a grid step: a
-    # disagreement not run down (the reproduction says so).
+    # one 6 s run took 320 s): B0 100, its flows partly in step (sync 0.59);
+    # the packet engine's, with the same stack fields, 110, every flow
+    # losing in each episode (sync 1.00): B0 one grid step apart.
     assert (avrachenkov[avrachenkov["setting"] == "ns3_ack_every"]["n"] == 20).all()
-    assert s.loc[20, "ns3_ack_every_B0"] == 40
-    assert s.loc[20, "ns3_ack_every_sync_at_B0"] <= 0.3
-    assert s.loc[20, "ns3_ack_every_packet_B0"] == pytest.approx(160, abs=10)
+    assert s.loc[20, "ns3_ack_every_B0"] == pytest.approx(100, abs=10)
+    assert s.loc[20, "ns3_ack_every_packet_B0"] == pytest.approx(110, abs=10)
+    assert s.loc[20, "ns3_ack_every_sync_at_B0"] < s.loc[20, "ns3_ack_every_packet_sync_at_B0"]
     assert s.loc[20, "ns3_ack_every_packet_sync_at_B0"] >= 0.85
-    assert "not run down here" in c.loc["B0, N = 20", "why"]
 
 
-def test_avrachenkov_lock_out_at_one_packet(avrachenkov):
-    # The rate at the smallest buffer is a lock-out, not an ACK clock that
-    # spaces the packets: one flow at a time holds the link, most others get
-    # under 1% of it, and the link runs about as one flow alone through a
-    # 1-packet buffer (N = 1: 0.7487 over 40 s, 0.7493 over 120 s; Corollary
-    # 1: 0.75). Over 40 s one flow carries 98% of the goodput; over 120 s a
-    # second takes the link over for a while at N >= 5 (42.4 of 74.4 Mbit/s
-    # stay with the first): the largest two carry nearly all of it.
+def test_avrachenkov_collisions_at_one_packet(avrachenkov):
+    # All RTTs are 6 ms, 150 packet times of 40 us, so ACK-clocked packets
+    # land on departure instants, each taking the place the departure frees
+    # (departures first at equal times): the flows' bursts collide in the
+    # 1-packet buffer and they time out.
     det = _det(avrachenkov)
-    lock = det[(det["buffer_pkts"] == 1) & (det["n"] > 1)]
-    assert (lock["packet_top_share"] >= 0.5).all()
-    assert (lock["packet_top2_share"] >= 0.95).all()
-    assert ((lock["packet_starved"] / (lock["n"] - 1)) >= 0.7).all()
-    # The flows that hold the link set its rate, not how many are locked
-    # out: from N = 5 on the same two flows take turns and the rate is the
-    # same within 1e-5 (0.7352 over 40 s; 0.7435 over 120 s, N = 5 apart
-    # from N = 10 and 20 by 4e-7, one packet's time). The others' tries
-    # cost the link what one flow alone would have sent: 1.8% of it over
-    # 40 s, 0.5% (N = 2, whose second flow never wins) and 0.8% (N >= 5)
-    # over 120 s; never more than 2%, never a gain.
-    many = lock[lock["n"] >= 5]["packet"]
-    assert many.max() - many.min() < 1e-5
-    one = det[(det["buffer_pkts"] == 1) & (det["n"] == 1)]["packet"].iloc[0]
-    assert (lock["packet"] < one).all() and (lock["packet"] > 0.98 * one).all()
+    small = det[det["buffer_pkts"] == 1]
+    many = small[small["n"] > 1]
+    one = small[small["n"] == 1].iloc[0]
+    # One flow alone never times out.
+    assert one["packet_timeouts"] == 0
+    # N flows time out 141 (N = 5) and 251 times (N = 20) over 40 s (457
+    # and 821 over 120 s; 93 at N = 2): at least 100 from N = 5 on.
+    assert (many[many["n"] >= 5]["packet_timeouts"] >= 100).all()
+    # Their collisions cost the link: 0.5867 and 0.5560 over 40 s (0.5556
+    # and 0.5667 over 120 s) against one flow alone's 0.7551, 22-26% less
+    # (N = 2, 120 s: 0.7137, 6% less), more than 15% at N >= 5.
+    assert (many[many["n"] >= 5]["packet"] < 0.85 * one["packet"]).all()
+    assert (many["packet"] < one["packet"]).all()
+    # The goodput is still unequal: the largest flow carries 92% (N = 5)
+    # and 60% (N = 20) of it over 40 s and most others get under 1% of the
+    # link (3 of 4, 16 of 19); over 120 s N = 10 and 20 share more (22%,
+    # 11 of 19 starved at N = 20, 1 of 9 at N = 10; N = 2: 92%), so only
+    # the largest flow's excess over an equal share is asserted: at least
+    # 1.5 times it (measured 1.8 times at N = 2, 2.2 times and more from
+    # N = 5).
+    assert (many["packet_top_share"] >= 1.5 / many["n"]).all()
 
 
 #: Every claim's verdict on the quick table: a claim that moves category fails.
@@ -274,7 +299,7 @@ def test_avrachenkov_claims_and_report(avrachenkov):
     assert "64.4" in c.loc["rate at B = 0, N = 5", "paper"]
     assert "120 packets" in c.loc["B0, N = 5", "paper"]
     assert c.loc["B0, N = 20, 200us jitter", "bufsim"] == pytest.approx(70, abs=10)
-    assert "lock-out" in c.loc["rate at B = 0, N = 5", "why"]
+    assert "time out" in c.loc["rate at B = 0, N = 5", "why"]
     from bufsim.report import reproduction_report
 
     page = reproduction_report("avrachenkov2006", table=avrachenkov)
@@ -282,7 +307,7 @@ def test_avrachenkov_claims_and_report(avrachenkov):
         assert f'id="{fig}"' in page
     assert page.count("<svg") == 3 and "64.4" in page
     # Each finding sits above the figure it explains; setup is Markdown, not reST.
-    assert page.index("locks the others out") < page.index('id="fig-pareto"')
+    assert page.index("collide and time out") < page.index('id="fig-pareto"')
     assert ":func:" not in page and "<strong>The paper's setup.</strong>" in page
 
 

@@ -207,9 +207,14 @@ def test_kumar_claims_and_report(kumar_table, tmp_path):
     # The calibrated comparison's table is a section of its own.
     assert 'id="calibrated"' in page and "fluid_cal" in page
     assert 'id="orderings"' in page and "packet_from_event" in page
-    # Every difference is explained: none is marked unexplained.
+    # Every difference but one is explained, and the report marks that one:
+    # the full version's AIMD level at packet level (0.879 and 0.899, under
+    # the paper's 90%; test_kumar_orderings_at_packet_level).
     assert page.count('class="text agrees"') >= 3 and 'class="text explained"' in page
-    assert 'class="text differs"' not in page
+    unexplained = list(c.index[c["verdict"] == "differs, unexplained"])
+    full = ["6(b), 6(c) at packet level, 5% of BDP"]
+    assert unexplained == ([] if kumar_table.attrs["quick"] else full)
+    assert ('class="text differs"' in page) == bool(unexplained)
     path = tmp_path / "kumar2010.html"
     path.write_text(page)
     render_in_chromium(path, tmp_path, "kumar2010")
@@ -277,34 +282,28 @@ def test_kumar_calibrated_agrees_only_where_bursts_fit(kumar_table, kumar_cal, q
     t = kumar_cal.set_index(["variant", "fraction"])
     tol = kumar2010.CALIBRATED_TOL  # 0.03 utilization
     # 20%: the calibrated fluid meets the packet engine within 0.005
-    # (HSTCP 1.000/1.000, CUBIC 0.990/0.994, H-TCP 0.919/0.924); the packet
-    # flows synchronize strongly (sync_mean 0.83-0.96 at 5% and 20%), and
-    # the paper's X = 0.3 would lift H-TCP to 1.000.
+    # (HSTCP 1.000/1.000, CUBIC 0.991/0.994, H-TCP 0.920/0.924); the packet
+    # flows synchronize above the paper's range [0.3, 0.6] and its
+    # tolerance of 0.05 (sync_mean 0.75-0.99 at 5% and 20%), and the
+    # paper's X = 0.3 would lift H-TCP to 1.000.
     for v in ("highspeed", "cubic", "htcp"):
         assert abs(t.loc[(v, 0.2), "fluid_cal"] - t.loc[(v, 0.2), "packet"]) <= tol, v
         for f in (0.05, 0.2):
-            assert t.loc[(v, f), "packet_sync"] >= 0.8, (v, f)
+            assert t.loc[(v, f), "packet_sync"] > 0.6 + 0.05, (v, f)
     assert t.loc[("htcp", 0.2), "fluid_x0.3"] > t.loc[("htcp", 0.2), "packet"] + 0.05
-    # 5%: HSTCP agrees (0.965/0.990); CUBIC and H-TCP sit below the fluid
-    # (0.815/0.929, 0.791/0.856), losing at a mean queue under 5% of the
-    # buffer (330 and 298 of 7083 packets). H-TCP is still filling (second
-    # half 0.837); CUBIC is not (0.801): its flows are cut again inside the
-    # regrowth from a cut, which the fluid cannot do
-    # (test_kumar_orderings_at_packet_level).
+    # 5%: HSTCP agrees (0.966/0.990); CUBIC and H-TCP sit more than 0.1
+    # below the fluid (0.813/0.929, 0.733/0.874), losing at a mean queue
+    # under 5% of the buffer (327 and 222 of 7083 packets), and their
+    # second halves stay more than 0.07 below (0.853 and 0.759): CUBIC's
+    # flows are cut again inside the regrowth from a cut, which the fluid
+    # cannot do (test_kumar_orderings_at_packet_level).
     assert (
         abs(t.loc[("highspeed", 0.05), "fluid_cal"] - t.loc[("highspeed", 0.05), "packet"]) <= tol
     )
     for v in ("cubic", "htcp"):
         r = t.loc[(v, 0.05)]
-        assert r["fluid_cal"] - r["packet"] > tol and r["packet_queue"] < 0.05 * r["buffer_pkts"]
-    # H-TCP differs only while it fills: its second half meets the fluid
-    # within the tolerance (0.837 against 0.856).
-    r = t.loc[("htcp", 0.05)]
-    assert r["packet_late"] > r["packet"] + 0.02
-    assert abs(r["fluid_cal"] - r["packet_late"]) <= tol
-    # CUBIC is not filling, and stays more than 0.1 below.
-    r = t.loc[("cubic", 0.05)]
-    assert abs(r["packet_late"] - r["packet"]) < 0.02 and r["fluid_cal"] - r["packet"] > 0.1
+        assert r["fluid_cal"] - r["packet"] > 0.1 and r["packet_queue"] < 0.05 * r["buffer_pkts"]
+        assert r["fluid_cal"] - r["packet_late"] > 0.07, v
     # 1%: packet 0.28-0.54 against 0.82-0.95, flat (second half within
     # 0.03), at a mean queue under 25 of 1417 packets: a burst-loss steady
     # state. HSTCP's 0.54 (queue 22) is the top: on the scenario's RTT
@@ -315,11 +314,12 @@ def test_kumar_calibrated_agrees_only_where_bursts_fit(kumar_table, kumar_cal, q
     assert (one["fluid_cal"] - one["packet"] > 0.3).all()
     assert ((one["packet_late"] - one["packet"]).abs() < 0.03).all()
     assert (one["packet_queue"] < 25).all()
-    # AIMD climbs from slow start's overshoot at 0.063 of the link per 100 s:
-    # no congestion event at 5% and 20% within 600 s, nothing to calibrate.
+    # AIMD climbs from slow start's overshoot, one packet per RTT: no
+    # congestion event at 5% and 20% within 600 s, nothing to calibrate
+    # (0.494 then 0.573 in the second half at 5%, 0.937 then 0.994 at 20%).
     for f in (0.05, 0.2):
         assert t.loc[("aimd", f), "packet_events"] == 0
-        assert 0.5 < t.loc[("aimd", f), "packet"] < t.loc[("aimd", f), "packet_late"] < 0.9
+        assert 0.4 < t.loc[("aimd", f), "packet"] < t.loc[("aimd", f), "packet_late"]
     c = kumar2010.claims(kumar_table).set_index("claim")
     assert c.loc["fluid calibrated by packet, 20% of BDP", "verdict"] == "agrees"
     for f in ("1%", "5%"):
@@ -352,24 +352,28 @@ def test_kumar_orderings_at_packet_level(kumar_table, kumar_order, quick):
             assert "the packet check is in the full version" in c.loc[claim, "why"], claim
         return
     # Full: CUBIC 1000 s, AIMD 3000 s, measured from the first congestion
-    # event after the 100 s warm-up (AIMD's at about 1190 s at line rate:
+    # event after the 100 s warm-up (AIMD's at about 1266 s at line rate:
     # slow start's burst losses leave its windows at a third of the pipe).
-    # CUBIC reads 0.811 at line rate and 0.822 behind 2 Gbps access links,
-    # AIMD 0.912 and 0.915: the paper's orderings hold at packet level.
+    # CUBIC reads 0.828 at line rate and 0.840 behind 2 Gbps access links,
+    # AIMD 0.879 and 0.899: the paper's ordering holds at packet level, by
+    # 0.05 and more; AIMD's level, the paper's above 90%, does not, and
+    # the claim says it is not run down (4 and 5 congestion events, 4 and
+    # 22 timeouts in the runs).
     for a in ("", "2Gbps"):
         cubic, aimd = t.loc[("cubic", a)], t.loc[("aimd", a)]
         assert cubic["packet_from_event"] < 0.85, a
-        assert aimd["packet_from_event"] > 0.9, a
-        # Why: CUBIC's flows lose together (sync 0.92, 0.95) and a second
-        # event follows the one before within K / 2 = 11 s in 43% and 41%
+        assert aimd["packet_from_event"] > cubic["packet_from_event"] + 0.05, a
+        # Why: CUBIC's flows lose together (sync 0.95, 0.96) and a second
+        # event follows the one before within K / 2 = 11 s in 44% and 40%
         # of the events (a cycle cut twice keeps 0.7^2 = 0.49 of W_max,
         # below the 0.4935 under which the closed form falls below 90%);
-        # AIMD's lose apart (sync 0.50, as the fluid's X = 0.3: 0.903).
+        # AIMD's lose apart (sync 0.60 and 0.54; the fluid's X = 0.3: 0.903).
         assert cubic["packet_sync"] > 0.9 and cubic["packet_repeat_events"] >= 0.3, a
         assert aimd["packet_sync"] <= 0.6 and aimd["packet_repeat_events"] == 0.0, a
     for claim in claims:
         assert c.loc[claim, "verdict"] == "differs, explained", claim
     packet = c.loc["6(b), 6(c) at packet level, 5% of BDP"]
-    assert packet["verdict"] == "agrees" and packet["bufsim"] > 0.05
+    assert packet["bufsim"] > 0.05
+    assert packet["verdict"] == "differs, unexplained" and "not run down" in packet["why"]
     assert "A cycle cut twice" in c.loc["6(b): CUBIC at 5% of BDP", "why"]
     assert "desynchronized" in c.loc["6(c): AIMD at 5% of BDP", "why"]

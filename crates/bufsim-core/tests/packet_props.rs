@@ -107,34 +107,44 @@ fn progress_hook_can_stop_a_run() {
 /// access drops instead of an ever-growing backlog, and conservation holds.
 #[test]
 fn access_buffer_bounds_the_backlog() {
-    let v = json!({
-        "duration": "20s",
-        "link": {"capacity": "100Mbps", "delay": "1ms", "buffer": "10pkt"},
-        "flows": [{"count": 5, "rtt": "6ms", "mss": "500B", "sack": false,
-                   "access_rate": "100Mbps", "access_buffer": "50pkt"}],
-    });
-    let s = Scenario::from_json(&v.to_string()).expect("valid scenario");
-    let out = packet::run(&s, &mut |_| true);
-    let m = |k: &str| out.metric(k).unwrap();
+    let run = |count: u32| {
+        let v = json!({
+            "duration": "20s",
+            "link": {"capacity": "100Mbps", "delay": "1ms", "buffer": "10pkt"},
+            "flows": [{"count": count, "rtt": "6ms", "mss": "500B", "sack": false,
+                       "access_rate": "100Mbps", "access_buffer": "50pkt"}],
+        });
+        let s = Scenario::from_json(&v.to_string()).expect("valid scenario");
+        packet::run(&s, &mut |_| true)
+    };
+    // One flow: its access link feeds the bottleneck at the bottleneck's
+    // own rate, so only the access buffer fills, and every loss is there.
+    let one = run(1);
+    let m = |k: &str| one.metric(k).unwrap();
     assert!(m("access_drops") > 0.0);
-    // In flight at most: 5 access buffers (+1 in service each), the
-    // bottleneck buffer (+1), and the 6 ms pipes at 100 Mbps (150 packets).
-    assert!(
-        m("packets_in_flight") <= 5.0 * 51.0 + 11.0 + 150.0,
-        "{}",
-        m("packets_in_flight")
-    );
-    assert_eq!(
-        m("packets_sent"),
-        m("packets_delivered") + m("packets_dropped") + m("packets_in_flight")
-    );
+    assert_eq!(m("access_drops"), m("packets_dropped"));
+    assert!(m("mean_queue_pkts") < 1.0, "{}", m("mean_queue_pkts"));
+    // Five: the shared 10-packet buffer overflows first (a window of 32
+    // each at the loss, (150 + 10) / 5, under the access buffer's 50).
+    let five = run(5);
+    for out in [&one, &five] {
+        let m = |k: &str| out.metric(k).unwrap();
+        // In flight at most: 5 access buffers (+1 in service each), the
+        // bottleneck buffer (+1), and the 6 ms pipes at 100 Mbps (150 packets).
+        assert!(
+            m("packets_in_flight") <= 5.0 * 51.0 + 11.0 + 150.0,
+            "{}",
+            m("packets_in_flight")
+        );
+        assert_eq!(
+            m("packets_sent"),
+            m("packets_delivered") + m("packets_dropped") + m("packets_in_flight")
+        );
+    }
     // Five synchronized Reno flows over a 10-packet buffer (BDP 150): paper
     // 003 Theorem 1 gives 0.800 of the link; 5% for the packet-level detail.
-    assert!(
-        (m("utilization") / 0.800 - 1.0).abs() < 0.05,
-        "{}",
-        m("utilization")
-    );
+    let u = five.metric("utilization").unwrap();
+    assert!((u / 0.800 - 1.0).abs() < 0.05, "{u}");
 }
 
 /// Identical deterministic flows fall into phase effects (Floyd & Jacobson,

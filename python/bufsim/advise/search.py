@@ -1025,7 +1025,8 @@ class Search:
     def check_rules(self, table: pd.DataFrame) -> None:
         """The packet engine at every applicable rule's buffer over every
         one of ``seeds`` (those a probe there already ran are not run, nor
-        counted, twice; cached runs are reused)."""
+        counted, twice; cached runs are reused), and more where a verdict
+        is undecided, as at a probed buffer (:meth:`add_seeds`)."""
         for r in table.itertuples():
             if (
                 r.applies
@@ -1040,6 +1041,7 @@ class Search:
                 if missing:
                     self.say("rule check", f"rule check: {r.source} at {b} packets")
                     self.packet(b, missing)
+                    self.add_seeds(b)
 
     def convergence(self, focus: Iterable[float]) -> tuple[pd.DataFrame, list[str]]:
         """First against second half of every packet run's measurement window."""

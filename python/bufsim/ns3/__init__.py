@@ -557,12 +557,12 @@ def access_links(raw: Mapping[str, Any]) -> dict[str, Any]:
     (0.8 us for 1000 B at 10 Gbps). A flow whose RTT is a whole number of
     the bottleneck's packet times meets its departures in phase (20 and
     60 ms at 100 Mbps and 1000 B: 250 and 750 of 80 us): the packet
-    engine's segment arrived at a departure's instant, before it, and
-    found the queue full where ns-3's found the freed slot. Measured on
-    the validation suite's newreno-droptail-0.25bdp (20 flows, RTTs 20-60
-    ms evenly spaced), 20 seeds: the 20 ms flow's goodput 7.0 Mb/s without
-    the access link, 11.3 with every RTT 1 us longer, 8.3 with it 40 us
-    longer (half a packet time); ns-3 10.8 over 10 seeds.
+    engine's segment arrives at a departure's instant, which frees its
+    place first (`engine::queue`), ns-3's just after it; both take the
+    freed place. Measured on the validation suite's
+    newreno-droptail-0.25bdp (20 flows, RTTs 20-60 ms evenly spaced),
+    seeds 1-5: the 20 ms flow's goodput 11.5 Mb/s without the access link,
+    11.3 with it; ns-3 10.8 over 10 seeds.
     """
     out = copy.deepcopy(dict(raw))
     fast = fast_rate_bps(Scenario.load(out).normalized)

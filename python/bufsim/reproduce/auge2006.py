@@ -146,19 +146,31 @@ def _loss_stats(r: Any) -> dict[str, float]:
     dict
         ``sync_all``: the fraction of congestion events (one RTT from a
         bottleneck drop) with a TCP loss in which every TCP flow lost (NaN
-        with one flow or no such event); ``drops`` and ``timeouts``: summed
-        over the TCP flows (packets, events); ``mean_cwnd``: the
-        time-averaged cwnd of the flows, averaged over them (packets).
+        with one flow or no such event); ``sync_tcp``: the mean fraction of
+        the TCP flows losing over those events (NaN likewise; ``sync_mean``
+        counts the events in which only the background lost as none);
+        ``tcp_events`` and ``events``: how many congestion events had a TCP
+        loss, and how many there were; ``drops`` and ``timeouts``: summed
+        over the TCP flows (packets, events); ``mean_cwnd`` and
+        ``median_cwnd``: each flow's cwnd averaged over time, or its median
+        over time (which a few seconds of recovery inflation do not move),
+        averaged over the flows (packets).
     """
-    e = r.congestion_events
-    e = e[(e["time_s"] > r.scenario["warmup_s"]) & (e["fraction"] > 0)]
+    every = r.congestion_events
+    every = every[every["time_s"] > r.scenario["warmup_s"]]
+    e = every[every["fraction"] > 0]
     n = len(r.flows)
     sync_all = float((e["fraction"] >= 1 - 1e-9).mean()) if n > 1 and len(e) else math.nan
+    cwnd = _after_warmup(r)[_cwnd_columns(r)]
     return {
         "sync_all": sync_all,
+        "sync_tcp": float(e["fraction"].mean()) if n > 1 and len(e) else math.nan,
+        "tcp_events": float(len(e)),
+        "events": float(len(every)),
         "drops": float(r.flows["drops"].sum()),
         "timeouts": float(r.flows["timeouts"].sum()),
-        "mean_cwnd": float(_after_warmup(r)[_cwnd_columns(r)].mean().mean()),
+        "mean_cwnd": float(cwnd.mean().mean()),
+        "median_cwnd": float(cwnd.median().mean()),
     }
 
 
@@ -187,12 +199,12 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
         ``residual_share_sack`` (the same with SACK), ``jain_index`` and
         ``sync_mean`` (fairness of the NewReno flows' goodputs and their loss
         synchronization, figure 5), ``goodput_mbps`` (per-flow NewReno
-        goodputs, Mbit/s, a tuple), ``sync_all``, ``drops``, ``timeouts``
-        and ``mean_cwnd`` (:func:`_loss_stats`), ``paper`` (what the paper reports) and
-        ``paper_value`` (NaN where it gives no number). ``attrs["series"]``
-        maps ``(flows, buffer_pkts, background)`` to the NewReno run's time
-        series (``utilization`` and ``cwnd_flow<i>`` every 100 ms, figures 3
-        and 5); ``attrs["quick"]`` records ``quick``.
+        goodputs, Mbit/s, a tuple), the :func:`_loss_stats` columns,
+        ``paper`` (what the paper reports) and ``paper_value`` (NaN where it
+        gives no number). ``attrs["series"]`` maps ``(flows, buffer_pkts,
+        background)`` to the NewReno run's time series (``utilization`` and
+        ``cwnd_flow<i>`` every 100 ms, figures 3 and 5); ``attrs["quick"]``
+        records ``quick``.
     """
     duration = "120s" if quick else BASE["duration"]
     rows = []
@@ -370,39 +382,21 @@ def _section_v_claims(c: Claims, t: pd.DataFrame, v: pd.DataFrame) -> None:
             "'more' read as more than NewReno's {nr:.3f} + {m:g}. With SACK {hss:.3f} vs "
             "{nrs:.3f}. The losses come from background bursts overflowing the small buffer, "
             "not from the window reaching the pipe: HSTCP's faster increase meets them "
-            "sooner ({hd:.0f} drops vs {nd:.0f}), so its mean cwnd is no larger ({hc:.0f} vs "
-            "{nc:.0f} packets)",
+            "sooner ({hd:.0f} drops vs {nd:.0f}), so its median cwnd is no larger ({hc:.0f} vs "
+            "{nc:.0f} packets; the mean, {hm:.0f}, counts fast recovery's inflation)",
             nr=nr["residual_share"],
             m=0.05,
             hss=hs["residual_share_sack"],
             nrs=nr["residual_share_sack"],
             hd=hs["drops"],
             nd=nr["drops"],
-            hc=hs["mean_cwnd"],
-            nc=nr["mean_cwnd"],
+            hc=hs["median_cwnd"],
+            nc=nr["median_cwnd"],
+            hm=hs["mean_cwnd"],
         ),
         explained=True,
     )
-    mix = v.loc["hs1nr1-b625-fifo"]
-    c.at_least(
-        "V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)",
-        "the Reno connection is unable to compete fairly with the more aggressive HSTCP",
-        mix["hstcp_share_mean"],
-        0.7,
-        prose(
-            "HSTCP's fraction of the TCP goodput, mean over {n} seeds ± {sp:.3f} (a {c:.0%} t "
-            "interval; the first seed: {s1:.3f}, Jain {j:.3f}; with SACK {ss:.3f}); 'unable to "
-            "compete' read as >= {mark}, HSTCP taking over twice NewReno's share",
-            n=len(MIX_SEEDS),
-            c=0.95,
-            sp=mix["hstcp_share_spread"],
-            s1=mix["hstcp_share"],
-            j=mix["jain_index"],
-            ss=mix["hstcp_share_mean_sack"],
-            mark=0.7,
-        ),
-        spread=mix["hstcp_share_spread"],
-    )
+    _fifo_mix_claim(c, v.loc["hs1nr1-b625-fifo"])
     c.at_least(
         "V.A, 4 HSTCP flows, 625 packets, FIFO (fig. 6 right)",
         "one flow after the other gains a temporary ascendancy",
@@ -416,6 +410,69 @@ def _section_v_claims(c: Claims, t: pd.DataFrame, v: pd.DataFrame) -> None:
         ),
     )
     _fq_claims(c, t, v)
+
+
+def increase_loss_share(w_hstcp: float) -> float:
+    """HSTCP's fraction of the goodput beside a NewReno flow of the same RTT
+    when every loss is one packet per window increase, equally likely for
+    both flows (the FIFO mix at 625 packets: :func:`_fifo_mix_claim`).
+
+    With a loss probability ``p`` per packet of increase, each flow loses
+    after growing by ``1/p`` packets, whatever its increase rule. NewReno's
+    sawtooth then runs from ``W/2`` to ``W = 2/p`` (mean ``3/(2p)``), HSTCP's
+    from ``(1 - b) W`` to ``W = 1/(b p)`` (mean ``(2 - b)/(2 b p)``), so
+    HSTCP's share of the goodput is ``(2 - b)/(2 + 2 b)``, with ``b = b(w)``
+    RFC 3649's decrease factor (:func:`bufsim.models.hstcp_b`): 0.5 at
+    ``b = 0.5``, 0.59 at ``w = 400`` packets (``b = 0.378``).
+
+    Parameters
+    ----------
+    w_hstcp : float
+        HSTCP's mean cwnd, packets.
+    """
+    b = float(m.hstcp_b(w_hstcp))
+    return (2 - b) / (2 + 2 * b)
+
+
+def _fifo_mix_claim(c: Claims, mix: pd.Series) -> None:
+    """Figure 6 middle: HSTCP beside NewReno under FIFO at 625 packets."""
+    # Both flows have the same RTT, so their goodputs split as their windows:
+    # HSTCP's mean cwnd is twice the flows' mean times its share.
+    w_hs = 2 * mix["mean_cwnd"] * mix["hstcp_share"]
+    dr_hs, dr_nr = mix["flow_drops"]
+    c.at_least(
+        "V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)",
+        "the Reno connection is unable to compete fairly with the more aggressive HSTCP",
+        mix["hstcp_share_mean"],
+        0.7,
+        prose(
+            "HSTCP's fraction of the TCP goodput, mean over {n} seeds ± {sp:.3f} (a {c:.0%} t "
+            "interval; the first seed: {s1:.3f}, Jain {j:.3f}; with SACK {ss:.3f}); 'unable to "
+            "compete' read as >= {mark}, HSTCP taking over twice NewReno's share. HSTCP stays "
+            "ahead, by less: the flows' self-clocked packets reach the full buffer at the "
+            "instants departures free a place and take it, so its overflow falls on the "
+            "Poisson background ({bg:.0f} background drops after the warm-up against {dh} "
+            "HSTCP and {dn} NewReno drops, first seed); a TCP packet is lost only as the "
+            "second of two that a window increase sends at once. Each flow then loses after "
+            "the same growth, which gives HSTCP {pred:.3f} of the goodput (RFC 3649's b(w) "
+            "{b:.3f} at its mean cwnd of {w:.0f} packets)",
+            n=len(MIX_SEEDS),
+            c=0.95,
+            sp=mix["hstcp_share_spread"],
+            s1=mix["hstcp_share"],
+            j=mix["jain_index"],
+            ss=mix["hstcp_share_mean_sack"],
+            mark=0.7,
+            bg=mix["background_drops"],
+            dh=dr_hs,
+            dn=dr_nr,
+            pred=increase_loss_share(w_hs),
+            b=float(m.hstcp_b(w_hs)),
+            w=w_hs,
+        ),
+        spread=mix["hstcp_share_spread"],
+        explained=True,
+    )
 
 
 def _fq_claims(c: Claims, t: pd.DataFrame, v: pd.DataFrame) -> None:
@@ -498,16 +555,23 @@ def _fq_chaos_claims(c: Claims, v: pd.DataFrame) -> None:
         ratio >= 1.5 and q["jain_index"] >= 0.95,
         prose(
             "cwnd coefficient of variation FIFO {cf:.3f} / FQ {cq:.3f} (at least {m:g} "
-            "needed) and FQ Jain {j:.3f} (at least {mj:g}). Under FQ the flows still time out "
-            "{tq:.0f} times (FIFO {tf:.0f}), each a fall of cwnd to one packet that FQ does not "
-            "prevent; with SACK ({ts:.0f} timeouts) the ratio is {rs:.2f}",
+            "needed) and FQ Jain {j:.3f} (at least {mj:g}). Under FIFO the flows' "
+            "self-clocked packets take the places departures free, so the full buffer's "
+            "overflow falls on the Poisson background ({bf:.0f} background drops, {df:.0f} "
+            "TCP drops, {tf:.0f} timeouts); FQ gives the background queues of its own and "
+            "drops from the longest queue, a TCP one ({dq:.0f} drops, {tq:.0f} timeouts, each "
+            "a fall of cwnd to one packet). With SACK ({ts:.0f} timeouts under FQ) the ratio "
+            "is {rs:.2f}",
             cf=f["cwnd_cv"],
             cq=q["cwnd_cv"],
             m=1.5,
             j=q["jain_index"],
             mj=0.95,
-            tq=q["timeouts"],
+            bf=f["background_drops"],
+            df=f["drops"],
             tf=f["timeouts"],
+            dq=q["drops"],
+            tq=q["timeouts"],
             ts=q["timeouts_sack"],
             rs=f["cwnd_cv_sack"] / q["cwnd_cv_sack"],
         ),
@@ -519,9 +583,19 @@ def _fq_chaos_claims(c: Claims, v: pd.DataFrame) -> None:
         q["sync_mean"],
         q["sync_mean"] < f["sync_mean"],
         prose(
-            "mean fraction of the flows losing in a congestion event: FQ below FIFO's {s:.3f}",
+            "mean fraction of the flows losing in a congestion event: FQ below FIFO's {s:.3f}. "
+            "FIFO's losses are the less synchronized: its overflow falls on the background, "
+            "the flows losing in {ft:.0f} of its {fe:.0f} congestion events, in those {st:.3f} "
+            "of them on average (about one flow of {n}); FQ's drops from the longest queue all hit the "
+            "flows, {sq:.3f} of them per event",
             s=f["sync_mean"],
+            ft=f["tcp_events"],
+            fe=f["events"],
+            st=f["sync_tcp"],
+            n=4,
+            sq=q["sync_tcp"],
         ),
+        explained=True,
     )
 
 
@@ -607,8 +681,9 @@ def _hstcp_share(r: Any) -> float:
 
 #: Seeds over which the HSTCP + NewReno mixes' split is averaged: the first
 #: is :data:`BASE`'s, the case's own run. With the background's Poisson
-#: arrivals one run's split is a draw: under FIFO HSTCP's share spread over
-#: 0.64-0.80 across these seeds (120 s runs; 0.67-0.77 over 300 s).
+#: arrivals one run's split is a draw: under FIFO, where the flows lose only
+#: a few dozen packets in a run, HSTCP's share spread over 0.32-0.73 across
+#: these seeds (120 s runs; 0.49-0.71 over 300 s).
 MIX_SEEDS = tuple(range(BASE["seed"], BASE["seed"] + 6))
 
 
@@ -802,22 +877,30 @@ def findings(table: pd.DataFrame) -> list[Finding]:
             "fig6_hstcp_fifo",
         ),
         Finding(
-            "Fair queueing: an even split, and timeouts that remain",
+            "Fair queueing: an even split, and windows that vary more than under FIFO",
             prose(
                 "Under FQ HSTCP gets {sh:.3f} of the TCP goodput beside NewReno, not 'slightly "
                 "more': drop from the longest queue takes the drops from HSTCP's queue and its "
                 "NewReno-style recovery times out ({th} times against {tn}); with SACK the "
-                "split is {ss:.3f}, DRR serving two always-backlogged queues. Four HSTCP flows "
-                "vary {r:.2f}x less under FQ than under FIFO, where the paper asks for a clear "
-                "reduction: their timeouts ({tq:.0f} under FQ, {tf:.0f} under FIFO) remain; "
-                "with SACK the factor is {rs:.2f}.",
+                "split is {ss:.3f}, DRR serving two always-backlogged queues. Four HSTCP flows' "
+                "windows vary more under FQ than under FIFO (coefficient of variation {cq:.3f} "
+                "against {cf:.3f}), where the paper sees FQ counter FIFO's chaos: under FIFO the "
+                "flows' self-clocked packets take the places departures free and the full "
+                "buffer's overflow falls on the Poisson background ({bf:.0f} background drops, "
+                "{df:.0f} TCP drops, {tf:.0f} timeouts), while FQ drops from the flows' queues "
+                "({dq:.0f} drops, {tq:.0f} timeouts). With SACK FIFO's windows vary {rs:.2f}x "
+                "more than FQ's.",
                 sh=mix["hstcp_share"],
                 th=mix["flow_timeouts"][0],
                 tn=mix["flow_timeouts"][1],
                 ss=mix["hstcp_share_sack"],
-                r=f4["cwnd_cv"] / q4["cwnd_cv"],
-                tq=q4["timeouts"],
+                cq=q4["cwnd_cv"],
+                cf=f4["cwnd_cv"],
+                bf=f4["background_drops"],
+                df=f4["drops"],
                 tf=f4["timeouts"],
+                dq=q4["drops"],
+                tq=q4["timeouts"],
                 rs=f4["cwnd_cv_sack"] / q4["cwnd_cv_sack"],
             ),
             "fig7_fq",

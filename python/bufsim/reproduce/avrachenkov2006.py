@@ -122,6 +122,11 @@ NS3_NS: dict[str, tuple[int, ...]] = {"ns3": (5, 20), "ns3_ack_every": (20,)}
 NS3_DURATION, NS3_WARMUP = "20s", "5s"
 #: Wall seconds per simulated second of the ns3 engine here, measured.
 NS3_WALL = 10
+#: How closely one ns3-length run's window measures a utilization near 1:
+#: the packet engine's four consecutive 15 s windows at N = 5 and 100
+#: packets (the ns3 profile) read 0.99629, 0.99867, 0.99719 and 0.99754,
+#: a standard deviation of 0.0010.
+WINDOW_PRECISION = 0.001
 #: Buffers the ns3 engine's bisection for B0 searches, packets.
 NS3_BUFFERS = tuple(range(40, 170, 10))
 
@@ -228,8 +233,9 @@ def _packet_row(r: bufsim.Result, setting: str, n: int, buf: int) -> dict[str, A
         "packet_mean_queue_pkts": s["mean_queue_pkts"],
         "packet_sync": s["sync_mean"],
         "packet_timeouts": s["timeouts"],
-        # Lock-out: the largest flow's and the largest two flows' share of
-        # the goodput, and the flows getting less than 1% of the link.
+        # How unequally the flows share the link: the largest flow's and the
+        # largest two flows' share of the goodput, and the flows getting
+        # less than 1% of the link.
         "packet_top_share": float(goodput.max() / goodput.sum()) if goodput.sum() else math.nan,
         "packet_top2_share": float(np.sort(goodput)[-2:].sum() / goodput.sum())
         if goodput.sum()
@@ -357,7 +363,8 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
         One row per (setting, n, buffer_pkts). ``setting`` names the flows'
         variation (:data:`SETTINGS`): ``deterministic`` (the paper's setup)
         and ``jitter`` cover every buffer and N; the others only N = 5 and 20
-        at the buffers a bisection for B0 visited. Columns: ``packet``
+        at the buffers a bisection for B0 visited (``access_links`` also at
+        the smallest buffer, 1 packet). Columns: ``packet``
         (utilization, 0..1), ``packet_mean_queue_pkts`` (packets),
         ``packet_sync`` (fraction of flows losing in a congestion episode,
         measured over :func:`episode_rtt_ms`), ``packet_timeouts``,
@@ -383,6 +390,14 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
             if progress:
                 progress(f"running avrachenkov2006 {setting} N={n}: bisection for B0 ...")
             rows.extend(_search(n, setting, duration, warmup))
+            if setting == "access_links":
+                # The paper's access links also at the smallest buffer: with
+                # them each sender's packets are spaced by its own link, not
+                # by the bottleneck's departures, and the rate there rises
+                # from 58.7/55.6 to 72.1/74.9 Mbps (N = 5/20, quick), the
+                # bracket around ns-2's rate at no buffer
+                # (:func:`_claims_rate_at_zero`).
+                rows.append(_packet(n, BUFFERS[0], setting, duration, warmup))
     if not quick and ns3_available():
         for name, fields in NS3_SETTINGS.items():
             for n in NS3_NS[name]:
@@ -420,7 +435,9 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         One row per N of the deterministic rows: ``paper_rate_B0_mbps``,
         ``packet_rate_B1_mbps``, ``packet_top_share_B1``, ``packet_top2_share_B1`` and
-        ``packet_starved_B1`` (the lock-out at 1 packet), ``jitter_rate_B1_mbps``,
+        ``packet_starved_B1`` (how unequally the flows share 1 packet),
+        ``packet_timeouts_B1``, ``jitter_rate_B1_mbps``,
+        ``access_links_rate_B1_mbps`` (N = 5 and 20),
         ``corollary1_mbps``, ``paper_B0``, ``packet_B0``, ``jitter_B0``,
         ``fluid_B0``, ``packet_B0_99`` (B0 at a 99% target), ``<setting>_B0``
         for the other settings (N = 5 and 20) and the ns3 engine's runs
@@ -444,6 +461,7 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
             "packet_top_share_B1": g["packet_top_share"].iloc[0],
             "packet_top2_share_B1": g["packet_top2_share"].iloc[0],
             "packet_starved_B1": g["packet_starved"].iloc[0],
+            "packet_timeouts_B1": g["packet_timeouts"].iloc[0],
             "corollary1_mbps": 100 * float(m.corollary1_rate(1.0, 0.5)),
             "paper_B0": paper[1],
             "packet_B0": b0(g["buffer_pkts"], g["packet"]),
@@ -457,8 +475,9 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
         for setting in [k for k in SETTINGS if k != "deterministic"] + ns3_runs:
             s = _setting(table, setting)
             s = s[s["n"] == n].sort_values("buffer_pkts")
-            if setting == "jitter" and len(s):
-                row["jitter_rate_B1_mbps"] = 100 * s["packet"].iloc[0]
+            if setting in ("jitter", "access_links"):
+                one = s[s["buffer_pkts"] == BUFFERS[0]]["packet"]
+                row[f"{setting}_rate_B1_mbps"] = 100 * one.iloc[0] if len(one) else math.nan
             row[f"{setting}_B0"] = b0(s["buffer_pkts"], s["packet"]) if len(s) else math.nan
             at = s[s["buffer_pkts"] == row[f"{setting}_B0"]]
             row[f"{setting}_sync_at_B0"] = float(at["packet_sync"].iloc[0]) if len(at) else math.nan
@@ -517,9 +536,37 @@ TUNED = (
 )
 
 
+#: The paper's access links, Mbps (section III): 100 Mbps, the bottleneck's rate.
+ACCESS_MBPS = 100.0
+
+
+def _between_access(s: pd.DataFrame, n: int) -> bool:
+    """Whether ns-2's rate at no buffer lies between the packet engine's at
+    1 packet without access links and with the paper's (the ``access_links``
+    rows)."""
+    lo, hi = sorted((s.loc[n, "packet_rate_B1_mbps"], s.loc[n, "access_links_rate_B1_mbps"]))
+    return bool(lo <= PAPER[n][0] <= hi)
+
+
+def _one_flow_rate(s: pd.DataFrame) -> float:
+    """One flow alone's rate at 1 packet, Mbps (NaN when N = 1 did not run)."""
+    return float(s.loc[1, "packet_rate_B1_mbps"]) if 1 in s.index else math.nan
+
+
 def _claims_rate_at_zero(c: Claims, s: pd.DataFrame) -> None:
+    # Without access links each flow's packets leave on ACKs that come back
+    # spaced by the bottleneck's own packet time (6 ms is 150 packet times
+    # of 40 us), so they land on departure instants and the flows' bursts
+    # collide in the 1-packet buffer: 141 and 251 timeouts at N = 5 and 20
+    # over the quick 40 s run (457 and 821 over 120 s), none for one flow
+    # alone, and the link runs 58.7/55.6 Mbps (quick; 55.6/56.7 over 120 s)
+    # where one flow alone gets 75.5, Corollary 1's 75. The paper's
+    # 100 Mbps access links space each sender's packets themselves: 72.1 and
+    # 74.9 Mbps. ns-2's 64.4 and 66.6 lie between the two.
+    one = _one_flow_rate(s)
     for n in PAPER:
         r = s.loc[n]
+        between = _between_access(s, n)
         c.near(
             f"rate at B = 0, N = {n}",
             prose("{r} Mbps from ns-2 (Corollary 1: {cor:g})", r=PAPER[n][0], cor=75.0),
@@ -527,25 +574,37 @@ def _claims_rate_at_zero(c: Claims, s: pd.DataFrame) -> None:
             PAPER[n][0],
             3.0,
             prose(
-                "bufsim at {b:g} packet: a lock-out, one flow at a time holding the link. The "
-                "largest flow carries {top:.0%} of the goodput, the largest two {top2:.0%}, and "
-                "{starved:.0f} of the {n} flows get under {floor:.0%} of the link, so the link runs "
-                "like one flow alone with a {b:g}-packet buffer, which Corollary 1 puts at "
-                "{cor:.1f} Mbps. With {jitter} of send jitter every flow collides and "
-                "times out: {jit:.1f} Mbps. ns-2's {paper} Mbps at no buffer lies between",
+                "bufsim at {b:g} packet, without the paper's access links: the flows' packets "
+                "leave on ACKs spaced by the bottleneck's own packet time, land on its "
+                "departure instants and collide in the {b:g}-packet buffer, and the flows time "
+                "out ({to:.0f} timeouts in the run; one flow alone: {to1:.0f}). The link runs "
+                "{cost:.0%} below one flow alone's {one:.1f} Mbps (Corollary 1's case, "
+                "{cor:.1f}); the largest flow carries {top:.0%} of the goodput, the largest two "
+                "{top2:.0%}, and {starved:.0f} of the {n} flows get under {floor:.0%} of the "
+                "link. With the paper's {acc:g} Mbps access links, which space each sender's "
+                "packets: {acc_rate:.1f} Mbps; with {jitter} of send jitter every flow collides "
+                "and times out: {jit:.1f} Mbps. ns-2's {paper} Mbps at no buffer lies {where} "
+                "bufsim's without and with the access links",
                 b=BUFFERS[0],
+                to=r["packet_timeouts_B1"],
+                to1=s.loc[1, "packet_timeouts_B1"] if 1 in s.index else math.nan,
+                cost=1 - r["packet_rate_B1_mbps"] / one,
+                one=one,
+                cor=r["corollary1_mbps"],
                 top=r["packet_top_share_B1"],
                 top2=r["packet_top2_share_B1"],
                 starved=r["packet_starved_B1"],
                 n=n,
                 floor=STARVED,
-                cor=r["corollary1_mbps"],
+                acc=ACCESS_MBPS,
+                acc_rate=r["access_links_rate_B1_mbps"],
                 jitter=JITTER,
                 jit=r["jitter_rate_B1_mbps"],
                 paper=PAPER[n][0],
+                where="between" if between else "outside",
             ),
             source=RATE_TOL,
-            explained=True,
+            explained=between,
         )
 
 
@@ -651,8 +710,10 @@ def _ns3_text(table: pd.DataFrame, s: pd.DataFrame) -> Prose:
             text += prose(
                 "; at N = {n} the two B0 differ where both curves lie within {x:.2%} of the "
                 "{t:.1%} target from {lo:g} to {hi:g} packets: one run's {dur} window (after "
-                "{warm} of warm-up) measures a utilization near 1 to about 0.1%, too coarse there "
-                "to tell the two apart",
+                "{warm} of warm-up) measures a utilization near {one} to about {prec:.1%}, too "
+                "coarse there to tell the two apart",
+                one=1,
+                prec=WINDOW_PRECISION,
                 n=n,
                 x=(between[["packet", "ns3"]] - TARGET).abs().max().max(),
                 t=TARGET,
@@ -675,6 +736,14 @@ def _ns3_text(table: pd.DataFrame, s: pd.DataFrame) -> Prose:
     return text
 
 
+def _lt_gain(s: pd.DataFrame, n: int) -> float:
+    """How much Limited Transmit alone lowers B0 at N flows, packets. Every
+    synchronized flow sends two more segments on the first two duplicate
+    ACKs of each recovery, 2N in all: measured 10 and 40 packets (140 ->
+    130 at N = 5, 140 -> 100 at N = 20, quick and full)."""
+    return float(s.loc[n, "packet_B0"] - s.loc[n, "limited_transmit_B0"])
+
+
 def _claims_b0(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> None:
     for n in PAPER:
         r = s.loc[n]
@@ -694,8 +763,9 @@ def _claims_b0(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> None:
                 "from the ns3 profile, each switched alone (B0): {fields}; the ns3 profile whole "
                 "{p3}, with an ACK for every segment {p3a}. Delayed ACKs desynchronize the flows "
                 "(sync {dsync:.2f} at their B0); Limited Transmit keeps them in step (sync "
-                "{lsync:.2f}) and adds two segments per flow to each recovery, which is worth "
-                "more at N = {n20} than at N = {n5}. {sink}; {lt}. {ns3}. The fluid engine "
+                "{lsync:.2f}) and adds two segments per flow to each recovery, so B0 falls by "
+                "about two packets per flow: by {lt5:.0f} packets at N = {n5} and {lt20:.0f} at "
+                "N = {n20} (two per flow: {two5} and {two20}). {sink}; {lt}. {ns3}. The fluid engine "
                 "with every flow cutting at once (`X = 1`) gives {fluid:.0f}",
                 t=TARGET,
                 sync=r["packet_sync_at_B0"],
@@ -706,6 +776,10 @@ def _claims_b0(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> None:
                 p3a=_b0_text(r["ns3_profile_ack_every_B0"]),
                 dsync=r["delayed_ack_sync_at_B0"],
                 lsync=r["limited_transmit_sync_at_B0"],
+                lt5=_lt_gain(s, 5),
+                lt20=_lt_gain(s, 20),
+                two5=2 * 5,
+                two20=2 * 20,
                 n5=5,
                 n20=20,
                 sink=NS2_SINK,
@@ -992,7 +1066,9 @@ def setup() -> Prose:
 
         - The smallest packet-engine buffer is {bmin} packet; ns-2 ran none.
         - The paper's {acc:g} Mbps access links only pace each sender and are left out (the
-          `access_links` row of the run table measures them).
+          `access_links` rows of the run table measure them: B0, and the rate at {bmin}
+          packet, where they keep each sender's packets off the bottleneck's departure
+          instants).
         - The paper's delays ({d:g} ms bottleneck and access links) make a {rtt4:g} ms RTT, not
           the {rtt:g} ms its BDP of {bdp:g} packets needs: bufsim keeps the stated BDP.
         - The flows use bufsim's `rfc` stack profile: an ACK for every segment, as ns-2's
@@ -1032,45 +1108,57 @@ def findings(table: pd.DataFrame) -> list[Finding]:
     s = summary(table).set_index("n")
     det = _setting(table, "deterministic")
     smallest = det[det["buffer_pkts"] == det["buffer_pkts"].min()]
-    lock = smallest[smallest["n"] > 1]
+    many = smallest[smallest["n"] > 1]
     one = float(smallest[smallest["n"] == 1]["packet"].iloc[0])
-    starved = lock["packet_starved"] / (lock["n"] - 1)
+    starved = many["packet_starved"] / (many["n"] - 1)
     err_det = relative_errors(s.reset_index(), "packet_B0")
     err_jit = relative_errors(s.reset_index(), "jitter_B0")
     return [
         Finding(
-            "At the smallest buffer one flow at a time locks the others out",
+            "At the smallest buffer the flows collide and time out",
             prose(
-                "With a {b:g}-packet buffer the deterministic flows do not share the link: at every N "
-                "from {nmin} to {nmax} the largest flow carries {top_lo:.0%}-{top_hi:.0%} of the "
-                "goodput and the largest two {top2_lo:.0%}-{top2_hi:.0%} (a flow that loses its "
-                "place is replaced by another, over a long run), "
-                "{st_lo:.0%}-{st_hi:.0%} of the other flows get under {floor:.0%} of "
-                "the link, and the utilization ({u_lo:.4f}-{u_hi:.4f}) is within {gap:.1%} of one "
-                "flow alone's ({one:.4f}): the others' tries cost the link little. One flow "
-                "alone through a {b:g}-packet buffer is Corollary 1's case ({cor:.1f} Mbps). With {jitter} "
-                "of send jitter the flows collide, time out and the link falls to "
-                "{jit_lo:.1f}-{jit_hi:.1f} Mbps; ns-2's {r5} and {r20} Mbps lie between.",
+                "With a {b:g}-packet buffer and no access links the deterministic flows' packets "
+                "leave on ACKs spaced by the bottleneck's own packet time and collide in the "
+                "buffer: at every N from {nmin} to {nmax} the flows time out {to_lo:.0f}-{to_hi:.0f} "
+                "times in the run (one flow alone {to1:.0f}), and the utilization "
+                "({u_lo:.4f}-{u_hi:.4f}) is {gap_lo:.0%}-{gap_hi:.0%} below one flow alone's "
+                "({one:.4f}; Corollary 1: {cor:.1f} Mbps). The goodput stays unequal: the largest "
+                "flow carries {top_lo:.0%}-{top_hi:.0%} of it, the largest two "
+                "{top2_lo:.0%}-{top2_hi:.0%}, and {st_lo:.0%}-{st_hi:.0%} of the other flows get "
+                "under {floor:.0%} of the link. With the paper's {acc:g} Mbps access links, which "
+                "space each sender's packets, the link runs {a_lo:.1f}-{a_hi:.1f} Mbps (N = "
+                "{pns}); with {jitter} of send jitter the flows collide, time out and the link "
+                "falls to {jit_lo:.1f}-{jit_hi:.1f} Mbps. ns-2's {r5} and {r20} Mbps lie "
+                "{where} bufsim's without and with the access links.",
                 b=BUFFERS[0],
-                nmin=int(lock["n"].min()),
-                nmax=int(lock["n"].max()),
-                top_lo=lock["packet_top_share"].min(),
-                top_hi=lock["packet_top_share"].max(),
-                top2_lo=lock["packet_top2_share"].min(),
-                top2_hi=lock["packet_top2_share"].max(),
+                nmin=int(many["n"].min()),
+                nmax=int(many["n"].max()),
+                to_lo=many["packet_timeouts"].min(),
+                to_hi=many["packet_timeouts"].max(),
+                to1=float(smallest[smallest["n"] == 1]["packet_timeouts"].iloc[0]),
+                u_lo=many["packet"].min(),
+                u_hi=many["packet"].max(),
+                gap_lo=1 - many["packet"].max() / one,
+                gap_hi=1 - many["packet"].min() / one,
+                one=one,
+                cor=s["corollary1_mbps"].iloc[0],
+                top_lo=many["packet_top_share"].min(),
+                top_hi=many["packet_top_share"].max(),
+                top2_lo=many["packet_top2_share"].min(),
+                top2_hi=many["packet_top2_share"].max(),
                 st_lo=starved.min(),
                 st_hi=starved.max(),
                 floor=STARVED,
-                u_lo=lock["packet"].min(),
-                u_hi=lock["packet"].max(),
-                one=one,
-                gap=1 - lock["packet"].min() / one,
-                cor=s["corollary1_mbps"].iloc[0],
+                acc=ACCESS_MBPS,
+                a_lo=s.loc[list(PAPER), "access_links_rate_B1_mbps"].min(),
+                a_hi=s.loc[list(PAPER), "access_links_rate_B1_mbps"].max(),
+                pns=" and ".join(str(n) for n in PAPER),
                 jitter=JITTER,
                 jit_lo=s["jitter_rate_B1_mbps"].min(),
                 jit_hi=s["jitter_rate_B1_mbps"].max(),
                 r5=PAPER[5][0],
                 r20=PAPER[20][0],
+                where="between" if all(_between_access(s, n) for n in PAPER) else "not all between",
             ),
             "pareto",
         ),
@@ -1085,7 +1173,8 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                 "which the rfc and ns3 profiles differ, switched alone to ns-3's value, gives "
                 "(B0, N = {n5}/{n20}): {fields}; the ns3 profile whole {q5}/{q20}. Delayed ACKs "
                 "desynchronize the flows; Limited Transmit adds two segments per flow to each "
-                "recovery. {ns3}. With {jitter} of send jitter (a tuning) B0 is {j5:.0f} and "
+                "recovery and lowers B0 by {lt5:.0f}/{lt20:.0f} (two per flow: {two5}/{two20}). "
+                "{ns3}. With {jitter} of send jitter (a tuning) B0 is {j5:.0f} and "
                 "{j20:.0f}.",
                 target=TARGET,
                 n5=5,
@@ -1104,6 +1193,10 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                 ),
                 q5=_b0_text(s.loc[5, "ns3_profile_B0"]),
                 q20=_b0_text(s.loc[20, "ns3_profile_B0"]),
+                lt5=_lt_gain(s, 5),
+                lt20=_lt_gain(s, 20),
+                two5=2 * 5,
+                two20=2 * 20,
                 ns3=_ns3_text(table, s),
                 jitter=JITTER,
                 j5=s.loc[5, "jitter_B0"],

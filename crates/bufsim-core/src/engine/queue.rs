@@ -1,6 +1,6 @@
 //! The pending-event set, ordered by (time, sequence number), so equal-time
-//! events pop in insertion order (as SimPy's `(time, priority, seq)`) and a
-//! run is bit-for-bit repeatable.
+//! events pop in insertion order (as SimPy's `(time, priority, seq)`; slots,
+//! below, first) and a run is bit-for-bit repeatable.
 //!
 //! It is a *calendar queue* (a timing wheel with exact order): simulated time
 //! is cut into buckets of [`BUCKET_PS`] picoseconds; the [`WHEEL`] buckets
@@ -22,8 +22,16 @@
 //! every event skips the heap.
 //!
 //! Events of which at most one is pending at a time (a link's "transmission
-//! done", say) may instead live in a numbered *slot* beside the wheel: they
-//! take the same sequence numbers and pop in the same order.
+//! done") may instead live in a numbered *slot* beside the wheel. A slot's
+//! event pops before every wheel event at its time (slots among themselves
+//! in insertion order): a link that finishes a packet at the instant another
+//! arrives frees its buffer place first. Without that rule, traffic clocked
+//! by the bottleneck itself (ACK-clocked bursts with no slower access link
+//! in front, whose packets arrive exactly one packet time apart) would find
+//! the buffer full at every departure instant, a buffer one packet smaller
+//! than configured; with it, an arrival at a departure's instant sees what a
+//! fluid queue sees, its content just after the departure (departures before
+//! arrivals, the usual convention of discrete-time queues).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -55,7 +63,8 @@ struct Node<E> {
     ev: E,
 }
 
-/// A min-queue of events of type `E` ordered by time, then by insertion order.
+/// A min-queue of events of type `E` ordered by time, then (slots first) by
+/// insertion order.
 pub struct EventQueue<E: Copy> {
     seq: u64,
     /// Absolute number (time / [`BUCKET_PS`]) of the current bucket.
@@ -273,7 +282,8 @@ impl<E: Copy> EventQueue<E> {
             }
         }
         match (best, self.ready.last()) {
-            (Some((t, q, k)), top) if top.is_none_or(|&(rt, rq, _)| (t, q) < (rt, rq)) => {
+            // A slot's event pops before every other event at its time.
+            (Some((t, _, k)), top) if top.is_none_or(|&(rt, _, _)| t <= rt) => {
                 self.slots[k].take().map(|(t, _, e)| (SimTime(t), e))
             }
             _ => self.ready.pop().map(|(t, _, e)| {
@@ -337,28 +347,30 @@ mod tests {
     }
 
     #[test]
-    fn slots_keep_the_same_order_as_the_heap() {
+    fn slots_pop_first_at_equal_times() {
         let mut q = EventQueue::new();
         q.push(SimTime(5), 'a');
         q.push_slot(0, SimTime(3), 'b');
         q.push(SimTime(3), 'c');
         q.push_slot(1, SimTime(5), 'd');
         q.push(SimTime(4), 'e');
-        assert_eq!(q.len(), 5);
+        q.push_slot(2, SimTime(5), 'f');
+        assert_eq!(q.len(), 6);
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
-        assert_eq!(order, vec!['b', 'c', 'e', 'a', 'd']);
+        assert_eq!(order, vec!['b', 'c', 'e', 'd', 'f', 'a']);
         assert!(q.is_empty());
     }
 
-    /// The reference: one binary heap keyed by (time, seq).
-    struct Heap(BinaryHeap<Reverse<(u64, u64, u32)>>, u64);
+    /// The reference: one binary heap keyed by (time, class, seq), class 0
+    /// for a slot's event and 1 for the others.
+    struct Heap(BinaryHeap<Reverse<(u64, u8, u64, u32)>>, u64);
     impl Heap {
-        fn push(&mut self, t: u64, e: u32) {
+        fn push(&mut self, t: u64, slot: bool, e: u32) {
             self.1 += 1;
-            self.0.push(Reverse((t, self.1, e)));
+            self.0.push(Reverse((t, u8::from(!slot), self.1, e)));
         }
         fn pop(&mut self) -> Option<(u64, u32)> {
-            self.0.pop().map(|Reverse((t, _, e))| (t, e))
+            self.0.pop().map(|Reverse((t, _, _, e))| (t, e))
         }
     }
 
@@ -393,13 +405,14 @@ mod tests {
                     };
                     id += 1;
                     let k = rng.random_range(0..12);
-                    if k < 3 && held[k].is_none() {
+                    let slot = k < 3 && held[k].is_none();
+                    if slot {
                         q.push_slot(k, SimTime(t), id);
                         held[k] = Some(id);
                     } else {
                         q.push(SimTime(t), id);
                     }
-                    h.push(t, id);
+                    h.push(t, slot, id);
                 } else {
                     let a = q.pop().map(|(t, e)| (t.0, e));
                     let b = h.pop();

@@ -53,11 +53,12 @@
 //! instant as over an access delay line. The access pipe holds only what
 //! waits beyond propagation: a send-time jitter or an access link's
 //! serialization. Hence:
-//! - arrivals of different flows at the same picosecond, or an arrival and
-//!   the end of a serialization (frequent with equal RTTs, the packet times
-//!   being a lattice), are taken in the order of the events that sent the
-//!   packets (over access delay lines, the order of the lines' events: as
-//!   arbitrary a tie order, but not the same one);
+//! - arrivals of different flows at the same picosecond (frequent with
+//!   equal RTTs, the packet times being a lattice) are taken in the order
+//!   of the events that sent the packets (over access delay lines, the
+//!   order of the lines' events: as arbitrary a tie order, but not the same
+//!   one); an arrival at the instant a serialization ends comes after it,
+//!   as over any delay line (`engine::queue`: a link's departure first);
 //! - what is read from a sender at a time `t` is its state at `t - d`: a
 //!   time-series sample of its window, the active and long-flow counts, and
 //!   at the end of a run its counters (`packets_sent`, timeouts): the last
