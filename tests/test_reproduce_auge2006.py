@@ -103,7 +103,7 @@ def test_hstcp_leads_newreno_under_fifo_as_loss_per_window_increase_predicts(bot
     # about 4.4 increases per RTT against NewReno's 1 implies.
     v = both[1]
     mix = v.loc["hs1nr1-b625-fifo"]
-    w_hs = 2 * mix["mean_cwnd"] * mix["hstcp_share"]
+    w_hs = auge2006.hstcp_mean_cwnd(mix)
     mean, spread = mix["hstcp_share_mean"], mix["hstcp_share_spread"]
     assert abs(mean - auge2006.increase_loss_share(w_hs)) <= spread
     assert 0.5 < mean < 0.7 - spread

@@ -434,11 +434,22 @@ def increase_loss_share(w_hstcp: float) -> float:
     return (2 - b) / (2 + 2 * b)
 
 
+def hstcp_mean_cwnd(mix: pd.Series) -> float:
+    """HSTCP's mean cwnd in an HSTCP + NewReno case, packets: both flows have
+    the same RTT, so their goodputs split as their windows, and HSTCP's is
+    twice the flows' mean times its share.
+
+    Parameters
+    ----------
+    mix : pandas.Series
+        The case's row of :func:`section_v` (``mean_cwnd``, ``hstcp_share``).
+    """
+    return float(2 * mix["mean_cwnd"] * mix["hstcp_share"])
+
+
 def _fifo_mix_claim(c: Claims, mix: pd.Series) -> None:
     """Figure 6 middle: HSTCP beside NewReno under FIFO at 625 packets."""
-    # Both flows have the same RTT, so their goodputs split as their windows:
-    # HSTCP's mean cwnd is twice the flows' mean times its share.
-    w_hs = 2 * mix["mean_cwnd"] * mix["hstcp_share"]
+    w_hs = hstcp_mean_cwnd(mix)
     dr_hs, dr_nr = mix["flow_drops"]
     c.at_least(
         "V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)",

@@ -60,6 +60,9 @@ JITTER = "200us"
 #: A flow with less than this fraction of the link's rate counts as starved.
 STARVED = 0.01
 
+#: The paper's access links, Mbps (section III): 100 Mbps, the bottleneck's rate.
+ACCESS_MBPS = 100.0
+
 #: Flow settings tried as the cause of B0 not falling with N: name -> flow
 #: fields. After the TCP details, each stack field on which the ``rfc``
 #: profile (the reproduction's) and the ``ns3`` profile differ, switched
@@ -73,7 +76,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "sack": {"sack": True},
     "random_start": {"start": {"uniform": ["0s", "1s"]}},
     "min_rto": {"min_rto": "200ms"},
-    "access_links": {"access_rate": "100Mbps"},
+    "access_links": {"access_rate": f"{ACCESS_MBPS:g}Mbps"},
     "limited_transmit": {"limited_transmit": True},
     "partial_ack_retransmit": {"partial_ack_retransmit": True},
     # ns-3's PRR over the pipe it guesses from duplicate ACKs: the ns3
@@ -534,10 +537,6 @@ RATIO_TOL = "the ratio of two B0 values each known to one grid step: 0.15"
 TUNED = (
     f"flows[].jitter = {JITTER}, picked from a 40-400 us scan as the value giving the paper's B0"
 )
-
-
-#: The paper's access links, Mbps (section III): 100 Mbps, the bottleneck's rate.
-ACCESS_MBPS = 100.0
 
 
 def _between_access(s: pd.DataFrame, n: int) -> bool:
@@ -1093,7 +1092,7 @@ def setup() -> Prose:
         bmax=BUFFERS[-1],
         ns=", ".join(str(n) for n in NS),
         qns=", ".join(str(n) for n in QUICK_NS),
-        acc=100.0,
+        acc=ACCESS_MBPS,
         jitter=JITTER,
         pns=" and ".join(str(n) for n in PAPER),
         d=1.0,
