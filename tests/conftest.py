@@ -180,16 +180,26 @@ def reproduction_table(quick, quick_table):
     return get
 
 
-def full_table(name: str) -> pd.DataFrame:
-    """Reproduction ``name``'s full run, on every core, its runs kept in
-    the results store ``bufsim reproduce`` and ``bench/full_verdicts.py``
-    use (``results/reproduce/runs``): runs either made are read back, not
-    rerun (a run's key holds the engine's build, so none is stale; results
-    do not depend on the workers)."""
+def _full_runs() -> Path:
+    """The results store ``bufsim reproduce`` and ``bench/full_verdicts.py``
+    keep their simulations in, in this checkout: read once, before a test's
+    ``_no_stored_reproductions`` points ``reproduce.RESULTS`` elsewhere."""
     from bufsim import reproduce
 
-    store = Path(__file__).parents[1] / reproduce.RESULTS / "runs"
-    return reproduce.get(name).run(quick=False, workers=None, store=store)
+    return Path(__file__).parents[1] / reproduce.RESULTS / "runs"
+
+
+FULL_RUNS = _full_runs()
+
+
+def full_table(name: str) -> pd.DataFrame:
+    """Reproduction ``name``'s full run, on every core, its runs kept in
+    :data:`FULL_RUNS`: runs either made are read back, not rerun (a run's
+    key holds the engine's build, so none is stale; results do not depend
+    on the workers)."""
+    from bufsim import reproduce
+
+    return reproduce.get(name).run(quick=False, workers=None, store=FULL_RUNS)
 
 
 @pytest.fixture(scope="session")
