@@ -207,14 +207,11 @@ def test_kumar_claims_and_report(kumar_table, tmp_path):
     # The calibrated comparison's table is a section of its own.
     assert 'id="calibrated"' in page and "fluid_cal" in page
     assert 'id="orderings"' in page and "packet_from_event" in page
-    # Every difference but one is explained, and the report marks that one:
-    # the full version's AIMD level at packet level (0.879 and 0.899, under
-    # the paper's 90%; test_kumar_orderings_at_packet_level).
+    # Every difference is explained (the full version's AIMD level at
+    # packet level is undecided: test_kumar_orderings_at_packet_level).
     assert page.count('class="text agrees"') >= 3 and 'class="text explained"' in page
-    unexplained = list(c.index[c["verdict"] == "differs, unexplained"])
-    full = ["6(b), 6(c) at packet level, 5% of BDP"]
-    assert unexplained == ([] if kumar_table.attrs["quick"] else full)
-    assert ('class="text differs"' in page) == bool(unexplained)
+    assert not (c["verdict"] == "differs, unexplained").any()
+    assert 'class="text differs"' not in page
     path = tmp_path / "kumar2010.html"
     path.write_text(page)
     render_in_chromium(path, tmp_path, "kumar2010")
@@ -356,9 +353,7 @@ def test_kumar_orderings_at_packet_level(kumar_table, kumar_order, quick):
     # slow start's burst losses leave its windows at a third of the pipe).
     # CUBIC reads 0.828 at line rate and 0.840 behind 2 Gbps access links,
     # AIMD 0.879 and 0.899: the paper's ordering holds at packet level, by
-    # 0.05 and more; AIMD's level, the paper's above 90%, does not, and
-    # the claim says it is not run down (4 and 5 congestion events, 4 and
-    # 22 timeouts in the runs).
+    # 0.05 and more.
     for a in ("", "2Gbps"):
         cubic, aimd = t.loc[("cubic", a)], t.loc[("aimd", a)]
         assert cubic["packet_from_event"] < 0.85, a
@@ -370,10 +365,24 @@ def test_kumar_orderings_at_packet_level(kumar_table, kumar_order, quick):
         # AIMD's lose apart (sync 0.60 and 0.54; the fluid's X = 0.3: 0.903).
         assert cubic["packet_sync"] > 0.9 and cubic["packet_repeat_events"] >= 0.3, a
         assert aimd["packet_sync"] <= 0.6 and aimd["packet_repeat_events"] == 0.0, a
+        # AIMD's level over its whole cycles (3 and 4 of 400-600 s: 0.893 +-
+        # 0.071 and 0.906 +- 0.032) follows the synchronized law with the
+        # cut its synchronization makes, a share s of the flows halving:
+        # aimd_sync_utilization(0.05, s / 2) = 0.889 (s = 0.60) and 0.904
+        # (s = 0.54), within 0.005 of the runs, either side of the paper's
+        # 90%. Tolerance 0.01: the law takes the flows' windows as equal
+        # (at line rate the aggregate window kept 0.66-0.76 at the four
+        # events, 0.70 on average, as 1 - s / 2 predicts; traced with
+        # per-flow windows).
+        law = kumar2010.aimd_sync_utilization(0.05, aimd["packet_sync"] / 2)
+        assert aimd["packet_cycles_utilization"] == pytest.approx(law, abs=0.01), a
+        assert aimd["packet_cycles_cycles"] >= 3, a
     for claim in claims:
         assert c.loc[claim, "verdict"] == "differs, explained", claim
     packet = c.loc["6(b), 6(c) at packet level, 5% of BDP"]
-    assert packet["bufsim"] > 0.05
-    assert packet["verdict"] == "differs, unexplained" and "not run down" in packet["why"]
+    assert packet["bufsim"] > 0.05 and packet["verdict"] == "agrees"
+    level = c.loc["6(c) at packet level: AIMD above 90% at 5% of BDP"]
+    assert level["verdict"] == "undecided"
+    assert abs(level["bufsim"] - 0.9) <= level["spread"]
     assert "A cycle cut twice" in c.loc["6(b): CUBIC at 5% of BDP", "why"]
     assert "desynchronized" in c.loc["6(c): AIMD at 5% of BDP", "why"]

@@ -451,7 +451,7 @@ def _verdict_section(
         ),
         "; ".join(f"**{k}**: {v}" for k, v in counts.items())
         + ". Only *agrees* counts as reproduced; *check* is a property of bufsim, not a claim "
-        "of the paper; *undecided* lies within one seed interval of its pass mark.",
+        "of the paper; *undecided* lies within one seed (or cycle) interval of its pass mark.",
     ]
     other_table = _stored(rep, quick=not quick)
     if other_table is not None:

@@ -112,6 +112,50 @@ def variant(
     return s
 
 
+def whole_cycles(r: Result) -> dict[str, float]:
+    """A run's utilization over whole congestion cycles: from its first
+    congestion event after the warm-up to its last, each cycle one event to
+    the next. The theories the papers compare with (a sawtooth's mean over
+    a cycle) describe this; a window that starts inside the regrowth from
+    slow start's loss or ends inside a cycle weighs a part of a cycle
+    alone. The cycles are the run's regeneration points, so their means
+    are its replications (the spread a single run gives).
+
+    Parameters
+    ----------
+    r : bufsim.Result
+        A run with a ``utilization`` time series and congestion events.
+
+    Returns
+    -------
+    dict
+        ``utilization`` (0..1, the time series' mean over the whole
+        cycles), ``cycles`` (their number), ``spread`` (the two-sided 95%
+        Student t half-width of the cycles' means, NaN under two cycles),
+        ``first_s`` and ``last_s`` (the first and last event, seconds).
+        NaN where fewer than two events follow the warm-up.
+    """
+    import numpy as np
+
+    from bufsim._stats import t_half_width
+
+    ev = np.sort(r.congestion_events["time_s"].to_numpy())
+    ev = ev[ev >= r.scenario["warmup_s"]]
+    if len(ev) < 2:
+        nan = math.nan
+        return {"utilization": nan, "cycles": 0.0, "spread": nan, "first_s": nan, "last_s": nan}
+    u = r.timeseries["utilization"]
+    t = u.index.to_numpy()
+    per = [float(u[(t >= a) & (t < b)].mean()) for a, b in zip(ev[:-1], ev[1:], strict=True)]
+    return {
+        "utilization": float(u[(t >= ev[0]) & (t < ev[-1])].mean()),
+        "cycles": float(len(per)),
+        "spread": t_half_width(np.array(per), 0.975) if len(per) >= 2 else math.nan,
+        "first_s": float(ev[0]),
+        "last_s": float(ev[-1]),
+    }
+
+
 #: Where ``bufsim reproduce`` keeps its runs and ``bufsim report NAME`` looks
 #: for them (relative to the working directory).
 RESULTS = Path("results/reproduce")
@@ -377,8 +421,9 @@ def simulate(scenario: Mapping[str, Any], engine: str = "packet") -> Result:
 #: * ``differs, explained``: it does not, and the claim states the measured
 #:   reason;
 #: * ``differs, unexplained``: it does not, and no measured reason is known;
-#: * ``undecided``: the value lies within one seed interval of its pass mark,
-#:   so one draw cannot decide it;
+#: * ``undecided``: the value lies within one seed interval of its pass mark
+#:   (for one long run, the interval over its whole congestion cycles,
+#:   :func:`whole_cycles`), so the runs cannot decide it;
 #: * ``check``: a property of bufsim or arithmetic on the paper's own numbers,
 #:   not a claim that bufsim's runs could contradict.
 VERDICTS = (
@@ -463,7 +508,8 @@ class Claims:
             The pass mark ``value`` is compared with; with ``spread``, a
             value within ``spread`` of it is ``undecided``.
         spread : float, optional
-            Half-width of the value's interval over seeds (same unit).
+            Half-width of the value's interval over seeds, or over one
+            run's whole congestion cycles (same unit).
 
         Raises
         ------

@@ -22,7 +22,7 @@ from scipy.optimize import brentq
 
 import bufsim
 from bufsim.plot import ENGINE_COLORS, figure
-from bufsim.reproduce import Claims, Finding, Prose, prose, simulate
+from bufsim.reproduce import Claims, Finding, Prose, prose, simulate, whole_cycles
 
 #: Paper 004 section III.B: BDP at the 170 ms mean RTT, 1500 B packets.
 BDP_PKTS = 141667
@@ -561,30 +561,18 @@ def _claims_cubic(
         # Only the full version's packet runs reach the steady state.
         u = {k: r["packet_from_event"] for k, r in paced.items()}
         kinds = [a or "" for a in ORDER_ACCESS]
-        aimd_level = all(u[("aimd", a)] > LEVEL for a in kinds)
         c.add(
             "6(b), 6(c) at packet level, 5% of BDP",
-            prose("CUBIC below {l:.0%} (every X), AIMD above {l:.0%} and above CUBIC", l=LEVEL),
+            prose("CUBIC below {l:.0%} (every X), AIMD above CUBIC", l=LEVEL),
             min(u[("aimd", a)] - u[("cubic", a)] for a in kinds),
-            all(u[("cubic", a)] < LEVEL < u[("aimd", a)] for a in kinds),
+            all(u[("cubic", a)] < LEVEL and u[("cubic", a)] < u[("aimd", a)] for a in kinds),
             prose(
-                "smallest AIMD - CUBIC over the two sender kinds; {t}{level}",
+                "smallest AIMD - CUBIC over the two sender kinds; {t}",
                 t=_packet_order_text(table),
-                level=""
-                if aimd_level
-                else prose(
-                    ". AIMD's level is below {l:.0%} ({e} congestion events and {to} timeouts "
-                    "in the run, at line rate and behind the access links): why is not run "
-                    "down",
-                    l=LEVEL,
-                    e=" and ".join(f"{paced[('aimd', a)]['packet_events']:.0f}" for a in kinds),
-                    to=" and ".join(f"{paced[('aimd', a)]['packet_timeouts']:.0f}" for a in kinds),
-                ),
             ),
-            # The two mechanisms explain the ordering; a level below 90%
-            # they do not.
-            explained=_twice_cut(paced) and _desynchronized(paced) and aimd_level,
+            explained=_twice_cut(paced) and _desynchronized(paced),
         )
+        _claim_aimd_level(c, paced)
     c.add(
         "6(b): HSTCP above CUBIC",
         "HSTCP performs better than CUBIC with various buffer sizes",
@@ -610,6 +598,60 @@ def _claims_cubic(
             f=0.2,
             b=better,
             e=1 - min(d.loc[f, (v, x)] for f in big for v in ("cubic",) for x in SYNC),
+        ),
+    )
+
+
+def _claim_aimd_level(c: Claims, runs: dict) -> None:
+    """Figure 6(c)'s level at packet level: AIMD's utilization over whole
+    congestion cycles (:func:`~bufsim.reproduce.whole_cycles`; its few
+    cycles of hundreds of seconds make a window's end phase matter) beside
+    the synchronized law with the cut its measured synchronization makes:
+    a share s of equal flows halving cuts the aggregate by s / 2."""
+    kinds = [a or "" for a in ORDER_ACCESS]
+    low = min(kinds, key=lambda a: runs[("aimd", a)]["packet_cycles_utilization"])
+    r = runs[("aimd", low)]
+    law = {
+        a: aimd_sync_utilization(ORDER_FRACTION, runs[("aimd", a)]["packet_sync"] / 2)
+        for a in kinds
+    }
+    c.at_least(
+        "6(c) at packet level: AIMD above 90% at 5% of BDP",
+        prose(
+            "more than {l:.0%} link utilization even for {f:.0%} of BDP", l=LEVEL, f=ORDER_FRACTION
+        ),
+        r["packet_cycles_utilization"],
+        LEVEL,
+        prose(
+            "the lower of the two sender kinds over whole congestion cycles ({lines}); from "
+            "the first event to the end of the run, {fe}. Its flows lose apart: a share s of "
+            "them halves at each event, which cuts the aggregate by half that share, and the "
+            "synchronized law with that cut (`aimd_sync_utilization`) gives {laws}; above "
+            "{l:.0%} needs s at most {smax:.2f}, so the level rests on which flows lose at each "
+            "of a few events",
+            lines="; ".join(
+                prose(
+                    "{kind}: {v:.3f} +- {h:.3f} over {n:.0f} cycles",
+                    kind="line rate" if not a else prose("behind {acc} access links", acc=a),
+                    v=runs[("aimd", a)]["packet_cycles_utilization"],
+                    h=runs[("aimd", a)]["packet_cycles_spread"],
+                    n=runs[("aimd", a)]["packet_cycles_cycles"],
+                )
+                for a in kinds
+            ),
+            fe=" and ".join(f"{runs[('aimd', a)]['packet_from_event']:.3f}" for a in kinds),
+            laws=" and ".join(
+                prose("{v:.3f} (s = {s:.2f})", v=law[a], s=runs[("aimd", a)]["packet_sync"])
+                for a in kinds
+            ),
+            l=LEVEL,
+            smax=2 * (1 - kept_for(_aimd_law, ORDER_FRACTION, LEVEL)),
+        ),
+        spread=r["packet_cycles_spread"],
+        explained=all(
+            abs(runs[("aimd", a)]["packet_cycles_utilization"] - law[a])
+            <= runs[("aimd", a)]["packet_cycles_spread"]
+            for a in kinds
         ),
     )
 
@@ -903,6 +945,7 @@ def packet_point(raw: dict[str, Any], bin_s: float = 10.0) -> tuple[dict[str, An
         "packet_late": _late(ts, p.scenario["warmup_s"]),
         "packet_fill_s": _fill_time(ts, bin_s),
         **_from_first_event(p),
+        **{f"packet_cycles_{k}": v for k, v in whole_cycles(p).items()},
     }
     return row, _bins(ts, bin_s)
 
@@ -1156,7 +1199,9 @@ def run_orderings(
         event after the warm-up, paper 004's measure), ``packet_first_event_s``,
         ``packet_queue_from_event`` (mean queue from then, packets) and
         ``packet_repeat_events`` (share of events within :data:`REPEAT_S` of
-        the one before).
+        the one before), ``packet_cycles_utilization``, ``packet_cycles_cycles``
+        and ``packet_cycles_spread`` (over whole congestion cycles,
+        :func:`~bufsim.reproduce.whole_cycles`).
         ``duration_s`` is the run's length. ``attrs["series"]`` maps
         (variant, access) to the binned utilization series.
     """
