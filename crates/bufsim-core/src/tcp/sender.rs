@@ -305,6 +305,14 @@ impl Sender {
         pipe as f64
     }
 
+    /// ns-3's segment size for this flow, bytes: the scenario's `mss` is
+    /// the packet on the wire there, so its TCP `SegmentSize` is the MSS
+    /// less 40 bytes of IPv4 and TCP headers (`HEADERS` in bufsim's ns-3
+    /// driver, `python/bufsim/ns3/driver.cc`).
+    fn ns3_segment_bytes(&self) -> u32 {
+        self.cfg.mss_bytes.saturating_sub(40).max(1)
+    }
+
     /// ns-3.37's `BytesInFlight()`, segments: with SACK the RFC 6675 pipe;
     /// without, FlightSize less the segments it counts as SACKed from
     /// duplicate ACKs (`reno_sacked`; the lost head, resent at once, counts
@@ -663,7 +671,7 @@ impl Sender {
                     PrrVariant::Rfc9937 => pipe,
                     PrrVariant::Ns3 => self.flight(),
                 };
-                let mut p = Prr::start(recover_fs, self.cfg.prr_variant);
+                let mut p = Prr::start(recover_fs, self.cfg.prr_variant, self.ns3_segment_bytes());
                 let cwnd = p.on_ack(delivered, pipe, self.w.ssthresh, false);
                 self.prr = Some(p);
                 Some(cwnd)
@@ -674,7 +682,7 @@ impl Sender {
                 //= TcpPrrRecovery::EnterRecovery(UnAckDataCount(),
                 //= currentDelivered = 0) over BytesInFlight() with the head
                 //= lost and not yet resent.
-                let mut p = Prr::start(self.flight(), PrrVariant::Ns3);
+                let mut p = Prr::start(self.flight(), PrrVariant::Ns3, self.ns3_segment_bytes());
                 let pipe = self.ns3_pipe().saturating_sub(1);
                 let cwnd = p.on_ack(0, pipe, self.w.ssthresh, false);
                 self.prr = Some(p);
@@ -764,7 +772,11 @@ impl Sender {
                     //= EnterRecovery: RecoverFS is the data outstanding
                     //= (UnAckDataCount); cwnd follows PRR on this ACK and
                     //= the next ones, below.
-                    self.prr = Some(Prr::start(self.flight(), self.cfg.prr_variant));
+                    self.prr = Some(Prr::start(
+                        self.flight(),
+                        self.cfg.prr_variant,
+                        self.ns3_segment_bytes(),
+                    ));
                 }
             }
         }
