@@ -24,7 +24,9 @@ Headers (network byte order):
   segment carries ``size - 40`` bytes of payload and consecutive segments
   follow each other in sequence space), the ACK flag, and CWR when the
   sender set it. Captured: the 40 header bytes; original length: the packet
-  size.
+  size. A SYN (``seq`` -1 in the trace) has the SYN flag alone, sequence
+  number 2**32 - 1 (its data then starts at 0) and a 40-byte TCP header
+  (20 bytes of options, not captured).
 * Background packets: IPv4 from ``10.2.0.1`` to ``10.1.0.1`` and UDP
   (RFC 768, 8 bytes) from port 9 to port 9, checksum 0 ("no checksum");
   28 bytes captured.
@@ -62,6 +64,8 @@ UDP_PORT = 9
 
 # ECN bits of the trace's `ecn` column (crates/bufsim-core/src/net/mod.rs).
 _ECT, _CE, _CWR = 1, 2, 4
+#: The trace's ``seq`` of a SYN (crates/bufsim-core/src/packet/trace.rs SYN_ID).
+SYN_SEQ = -1
 
 #: One record as laid out in the file: record header (little-endian),
 #: IPv4 header, then 20 bytes of TCP header; a UDP record is cut after the
@@ -167,9 +171,14 @@ def write_pcap(trace: pd.DataFrame, path: str | Path) -> int:
     # TCP: sequence number of the segment's first payload byte. UDP: its
     # length (header + payload) in the upper 16 bits, checksum 0 below.
     payload = np.maximum(size - SNAPLEN, 0)
-    r["seq"] = np.where(tcp, (seq * payload) & 0xFFFFFFFF, (size - _IP_HEADER) << 16)
-    r["data_off"] = np.where(tcp, 5 << 4, 0)
-    r["flags"] = np.where(tcp, 0x10 | np.where(ecn & _CWR, 0x80, 0), 0)  # ACK, CWR
+    syn = tcp & (seq == SYN_SEQ)
+    r["seq"] = np.where(
+        tcp, np.where(syn, 0xFFFFFFFF, (seq * payload) & 0xFFFFFFFF), (size - _IP_HEADER) << 16
+    )
+    # A SYN's TCP header: size - 20 bytes (its options), in 32-bit words.
+    r["data_off"] = np.where(tcp, np.where(syn, (size - _IP_HEADER) // 4, 5) << 4, 0)
+    flags = np.where(syn, 0x02, 0x10 | np.where(ecn & _CWR, 0x80, 0))  # SYN; ACK, CWR
+    r["flags"] = np.where(tcp, flags, 0)
     r["window"] = np.where(tcp, 0xFFFF, 0)
 
     raw = r.view(np.uint8).reshape(n, _RECORD.itemsize)

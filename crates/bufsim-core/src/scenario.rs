@@ -656,9 +656,10 @@ pub struct FlowGroup {
     pub users: Option<u32>,
     /// Closed loop: think time between a completion and the user's next transfer.
     pub think: Option<ThinkDist>,
-    /// A SYN/SYN-ACK exchange of one RTT before the first data packet, whose
-    /// round trip is the sender's first RTT sample (the profile's: on in
-    /// `linux` and `ns3`, off in `rfc`).
+    /// A SYN/SYN-ACK exchange before the first data packet (the profile's:
+    /// on in `linux` and `ns3`, off in `rfc`). On the packet engine the SYN
+    /// is a packet that queues and can be dropped, resent on the profile's
+    /// SYN timer; its round trip is the sender's first RTT sample.
     pub connection_setup: bool,
     /// Open loop: cap on simultaneously active transfers (arrivals beyond it are refused).
     pub max_active: Option<u32>,

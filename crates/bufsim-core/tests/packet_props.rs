@@ -68,8 +68,9 @@ proptest! {
         // Every packet sent is delivered, dropped, or still in the network.
         prop_assert_eq!(m("packets_sent"), m("packets_delivered") + m("packets_dropped") + m("packets_in_flight"));
         // The queue never holds more than the buffer (in byte mode: no more
-        // packets than the smallest packets, 600 B, can fill).
-        let bound = if bytes_mode { (s.link.buffer_bytes / 600) as f64 } else { s.link.buffer_pkts as f64 };
+        // packets than the smallest data packets, 600 B, can fill, and a
+        // 60 B SYN per flow at most).
+        let bound = if bytes_mode { (s.link.buffer_bytes / 600 + flows as u64) as f64 } else { s.link.buffer_pkts as f64 };
         prop_assert!(m("max_queue_pkts") <= bound);
         let u = m("utilization");
         prop_assert!((0.0..=1.0 + 1e-12).contains(&u), "utilization {}", u);

@@ -57,6 +57,12 @@ impl Packet {
         (self.meta >> 48) as u8
     }
 
+    /// A SYN ([`SYN_SEQ`]).
+    #[inline]
+    pub fn is_syn(self) -> bool {
+        self.seq == SYN_SEQ
+    }
+
     /// A pure ACK ([`ACK`]) queued on a two-way run's link.
     #[inline]
     pub fn is_ack(self) -> bool {
@@ -85,6 +91,17 @@ pub const CWR: u8 = 4;
 /// not ECT, so an AQM drops them), its `seq` the index of its [`Ack`] in
 /// the engine's store.
 pub const ACK: u8 = 8;
+
+/// The `seq` of a SYN (and, in an [`Ack`]'s `ack`, of the SYN-ACK that
+/// answers it): above every segment number a flow reaches.
+pub const SYN_SEQ: u64 = (1 << 61) - 1;
+
+/// A SYN's size on the wire, bytes: IPv4 (20) and TCP (20) headers with
+/// Linux's 20 bytes of options (MSS, SACK-permitted, timestamps, window
+/// scale: tcp_syn_options). ns-3.37's carries 16 (timestamps, window
+/// scale, SACK-permitted, padded: 56 bytes); either fills one place of a
+/// queue counted in packets.
+pub const SYN_BYTES: u32 = 60;
 
 /// Maximum SACK blocks an ACK carries (RFC 2018 section 3: 3 with timestamps).
 pub const MAX_SACK_BLOCKS: usize = 3;

@@ -114,7 +114,7 @@ use crate::engine::Progress;
 use crate::engine::queue::EventQueue;
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::net::pipe::Pipe;
-use crate::net::{ACK, Ack, BACKGROUND, CWR, ECT, Packet};
+use crate::net::{ACK, Ack, BACKGROUND, CWR, ECT, Packet, SYN_BYTES, SYN_SEQ};
 use crate::output::RunOutput;
 use crate::queue::Queued;
 use crate::scenario::{Scenario, ScenarioError};
@@ -141,9 +141,8 @@ const fn slot_tx_done(k: u32) -> usize {
 enum Ev {
     /// Flow (slot) begins: persistent or `count` flow at its start time.
     Start(u32),
-    /// Connection set up (one RTT after the start): the handshake's round
-    /// trip is the sender's first RTT sample; first data packet.
-    Data(u32),
+    /// Flow `f`'s SYN timer may have expired (checked lazily): resend the SYN.
+    SynTimer(u32),
     /// Next Poisson arrival of open-loop group `g`.
     Arrival(u32),
     /// Closed-loop user `u` ends its think time.
@@ -236,6 +235,12 @@ struct Flow {
     rtt: SimTime,
     loss_rng: Rng,
     jitter_rng: Rng,
+    /// When the last SYN left (`SimTime::MAX`: connected, or no handshake).
+    syn_sent: SimTime,
+    /// When the pending SYN timer fires (`SimTime::MAX`: none).
+    syn_timer: SimTime,
+    /// SYNs sent so far.
+    syns: u32,
 }
 
 const NO_USER: u32 = u32::MAX;
@@ -267,8 +272,14 @@ impl Sent {
         (self.0 & ((1 << Self::ECN_BITS) - 1)) as u8
     }
 
-    /// The packet of flow `f` (segments of `size` bytes) this entry stands for.
+    /// The packet of flow `f` (segments of `size` bytes, a SYN of
+    /// [`SYN_BYTES`]) this entry stands for.
     fn packet(self, f: u32, size: u32) -> Packet {
+        let size = if self.seq() == SYN_SEQ {
+            SYN_BYTES
+        } else {
+            size
+        };
         Packet::new(f, size, self.seq(), self.ecn())
     }
 }
@@ -360,6 +371,9 @@ impl Flow {
             zombie: false,
             user: NO_USER,
             long: false,
+            syn_sent: SimTime::MAX,
+            syn_timer: SimTime::MAX,
+            syns: 0,
         }
     }
 
@@ -722,28 +736,72 @@ impl<'s> Sim<'s> {
         f
     }
 
-    /// Flow `f` begins: active now; data after one RTT of connection setup if asked.
+    /// Flow `f` begins: active now; with connection setup its SYN leaves,
+    /// else its data.
     fn begin(&mut self, f: u32) {
         let now = self.now;
         let flow = &mut self.flows[f as usize];
         flow.active = true;
-        let rtt = flow.rtt;
         self.col.flow_started(f, now, flow.lag);
         if self.s.flows[flow.group as usize].connection_setup {
-            self.events.push(now + rtt, Ev::Data(f));
+            self.send_syn(f);
         } else {
             self.pump(f);
         }
     }
 
-    /// Flow `f`'s SYN-ACK arrives one RTT after its SYN: that round trip is
-    /// its first RTT sample (RFC 6298 (2.2)), and data begins. The SYN and
-    /// SYN-ACK are small and cross the path without queueing here (in a
-    /// FIFO the SYN would wait behind the queue: not modelled).
+    /// Flow `f` sends a SYN, the path's packet as any segment (it queues,
+    /// and a full queue drops it), and arms the SYN timer: the profile's
+    /// [`Stack::syn_timeout`] doubled for each SYN before (RFC 6298 section
+    /// 5.5), at most the 60 s ceiling of RTOs.
+    ///
+    /// [`Stack::syn_timeout`]: crate::tcp::stack::Stack::syn_timeout
+    fn send_syn(&mut self, f: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        let first = self.s.flows[flow.group as usize].stack.syn_timeout();
+        let wait = first
+            .times(1 << flow.syns.min(16))
+            .min(SimTime::from_millis(60_000));
+        flow.syns += 1;
+        flow.syn_sent = now;
+        flow.syn_timer = now + wait;
+        self.events.push(flow.syn_timer, Ev::SynTimer(f));
+        self.out.push(SYN_SEQ);
+        self.transmit(f);
+    }
+
+    /// Flow `f`'s SYN timer: its SYN-ACK has not come, send the SYN again
+    /// (a stale event, connected or re-armed since, does nothing). Counted
+    /// as a timeout of the flow.
+    fn syn_timer(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        if flow.syn_sent == SimTime::MAX || flow.syn_timer != self.now {
+            return;
+        }
+        flow.sender.stats.timeouts += 1;
+        self.send_syn(f);
+    }
+
+    /// Flow `f`'s SYN-ACK arrives: data begins. Its round trip from the
+    /// last SYN (the SYN-ACK echoes that SYN's timestamp) is the first RTT
+    /// sample, unless a SYN timed out and the profile says otherwise
+    /// ([`Stack::after_lost_syn`]). A SYN-ACK of an earlier SYN arriving
+    /// after the connection is set up does nothing.
+    ///
+    /// [`Stack::after_lost_syn`]: crate::tcp::stack::Stack::after_lost_syn
     fn connected(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
-        flow.sender.handshake_sample(flow.rtt);
+        if flow.syn_sent == SimTime::MAX {
+            return;
+        }
+        let stack = self.s.flows[flow.group as usize].stack;
+        let lost = (flow.syns > 1).then(|| stack.after_lost_syn(flow.syns - 1));
+        flow.sender.connected(self.now - flow.syn_sent, lost);
+        flow.syn_sent = SimTime::MAX;
+        flow.syn_timer = SimTime::MAX;
         self.pump(f);
+        self.after_sender(f);
     }
 
     /// An arrival of open-loop group `g`: its `arrival_burst` transfers
@@ -850,7 +908,7 @@ impl<'s> Sim<'s> {
             }
             match ev {
                 Ev::Start(f) => self.begin(f),
-                Ev::Data(f) => self.connected(f),
+                Ev::SynTimer(f) => self.syn_timer(f),
                 Ev::Arrival(g) => self.arrival(g),
                 Ev::Wake(u) => self.wake(u),
                 Ev::AccessHead(f) => self.access_head(f),
@@ -930,8 +988,14 @@ impl<'s> Sim<'s> {
         let out = std::mem::take(&mut self.out);
         for &seq in out.iter() {
             let flow = &mut self.flows[f as usize];
-            let cwr = if flow.sender.take_cwr() { CWR } else { 0 };
-            let pkt = Sent::new(seq, ect | cwr);
+            let syn = seq == SYN_SEQ;
+            //= RFC 3168 section 6.1.1: a SYN is not ECN-capable (ECT off).
+            let pkt = if syn {
+                Sent::new(seq, 0)
+            } else {
+                let cwr = if flow.sender.take_cwr() { CWR } else { 0 };
+                Sent::new(seq, ect | cwr)
+            };
             // Send-time jitter (ns-2's overhead_), drawn only when configured.
             let send = if flow.jitter > SimTime::ZERO {
                 now + SimTime(flow.jitter_rng.random_range(0..=flow.jitter.0))
@@ -949,7 +1013,7 @@ impl<'s> Sim<'s> {
                         continue;
                     }
                     let start = flow.access_free_at.max(send);
-                    flow.access_free_at = start + tx;
+                    flow.access_free_at = start + if syn { rate.tx_time(SYN_BYTES) } else { tx };
                     flow.access_free_at
                 }
                 None => {
@@ -1171,7 +1235,24 @@ impl<'s> Sim<'s> {
         let flow = &mut flows[f as usize];
         let tx_end = now - flow.return_delay;
         let mut acked = false;
+        let mut syn_ack = false;
         while let Some(seg) = flow.rcv.pop_ready(now) {
+            if seg.seq() == SYN_SEQ {
+                // The receiver answers a SYN with a SYN-ACK: at the sender
+                // now, or with two-way traffic across the other direction's
+                // queue, an ACK packet whose `ack` is SYN_SEQ.
+                match queued.as_deref_mut() {
+                    Some(q) => {
+                        q.push(Ack {
+                            ack: SYN_SEQ,
+                            ..Ack::default()
+                        });
+                        acked = true;
+                    }
+                    None => syn_ack = true,
+                }
+                continue;
+            }
             let (owed, action) = flow.take(seg, f, tx_end, tx, col);
             // A per-packet (DCTCP) echo's CE state changed: the delayed ACK
             // owed for earlier segments leaves first, with the old state.
@@ -1199,6 +1280,7 @@ impl<'s> Sim<'s> {
         // its own. Nothing reads the receiver before that segment's time
         // but a delayed-ACK timer that fires first.
         if let Some(&(at, seg)) = flow.rcv.head()
+            && seg.seq() != SYN_SEQ
             && flow.receiver.holds_ack(seg.seq(), seg.ecn())
             && flow.delack_at > at
         {
@@ -1218,6 +1300,9 @@ impl<'s> Sim<'s> {
             (false, _) => {
                 self.try_free(f);
             }
+        }
+        if syn_ack {
+            self.connected(f);
         }
         if let Some(t) = self.flows[f as usize].rcv.head_time() {
             self.events.push(t, Ev::Receive(f));
@@ -1307,7 +1392,12 @@ impl<'s> Sim<'s> {
         // forward link is compressed.
         let measured = !s.flows[flow.group as usize].reverse && now >= s.warmup;
         let spacing = BitsPerSec(s.link.capacity_bps).tx_time(flow.mss);
+        let mut syn_ack = false;
         while let Some(ack) = tw.lines[f as usize].pop_ready(now) {
+            if ack.ack == SYN_SEQ {
+                syn_ack = true;
+                continue;
+            }
             let last = std::mem::replace(&mut tw.last_ack[f as usize], now);
             if measured && last != SimTime::MAX {
                 let gap = now - last;
@@ -1320,6 +1410,9 @@ impl<'s> Sim<'s> {
         let next = tw.lines[f as usize].head_time();
         self.transmit(f);
         self.after_sender(f);
+        if syn_ack {
+            self.connected(f);
+        }
         if let Some(t) = next {
             self.events.push(t, Ev::AckHead(f));
         }

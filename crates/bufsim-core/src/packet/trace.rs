@@ -53,6 +53,9 @@ pub fn event_names(drop_reasons: &[&str]) -> Vec<String> {
     v
 }
 
+/// `seq` in the trace of a SYN (segments are numbered from 0).
+pub const SYN_ID: f64 = -1.0;
+
 /// Flow id in the trace of background packets (TCP flows have ids >= 0,
 /// those of the flows table).
 pub const BACKGROUND_ID: f64 = -1.0;
@@ -102,7 +105,8 @@ impl Trace {
         match id {
             Some(id) => {
                 self.flow.push(id as f64);
-                self.seq.push(p.seq as f64);
+                self.seq
+                    .push(if p.is_syn() { SYN_ID } else { p.seq as f64 });
             }
             None => {
                 self.flow.push(BACKGROUND_ID);

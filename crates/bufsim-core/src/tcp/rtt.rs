@@ -71,6 +71,12 @@ impl RttEstimator {
         self.rto = self.rto.times(2).min(MAX_RTO);
     }
 
+    /// RFC 6298 section 5.7: with no sample yet, data starts with RTO
+    /// `rto` (3 s after a SYN timeout), floored and capped as any RTO.
+    pub fn restart_at(&mut self, rto: SimTime) {
+        self.rto = rto.max(self.min_rto).min(MAX_RTO);
+    }
+
     /// The current retransmission timeout.
     pub fn rto(&self) -> SimTime {
         self.rto

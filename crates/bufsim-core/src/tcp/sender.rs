@@ -30,7 +30,9 @@ use crate::tcp::rack::{Rack, Tlp};
 use crate::tcp::rate::{RateSample, RateSampler};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
-use crate::tcp::stack::{CutFrom, EcnReduction, PrrVariant, RecoveryExit, RtoSsthresh, SlowStart};
+use crate::tcp::stack::{
+    CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryExit, RtoSsthresh, SlowStart,
+};
 use crate::units::SimTime;
 
 /// Settings of one sender.
@@ -714,11 +716,25 @@ impl Sender {
         self.pump(now, out);
     }
 
-    /// The connection's handshake took round trip `r` (SYN to SYN-ACK):
-    /// the first RTT sample, before any data (RFC 6298 (2.2); Linux
-    /// tcp_ack_update_rtt on the SYN-ACK, ns-3 EstimateRtt).
-    pub fn handshake_sample(&mut self, r: SimTime) {
-        self.rtt.sample(r);
+    /// The connection is set up: the SYN-ACK came back round trip `r` after
+    /// the last SYN. That round trip is the first RTT sample, before any
+    /// data (RFC 6298 (2.2); Linux tcp_ack_update_rtt on the SYN-ACK, ns-3
+    /// EstimateRtt), unless a SYN timed out and `lost` (the profile's
+    /// [`crate::tcp::stack::Stack::after_lost_syn`]) says otherwise.
+    pub fn connected(&mut self, r: SimTime, lost: Option<LostSyn>) {
+        match lost {
+            None => self.rtt.sample(r),
+            Some(l) => {
+                if l.sample {
+                    self.rtt.sample(r);
+                } else if let Some(rto) = l.rto {
+                    self.rtt.restart_at(rto);
+                }
+                if l.one_segment {
+                    self.w.cwnd = 1.0;
+                }
+            }
+        }
     }
 
     /// Process an ACK; then sends what the windows allow.

@@ -271,10 +271,12 @@ pub struct StackDefaults {
     pub ecn_reduction: EcnReduction,
     /// How a DCTCP receiver acknowledges a change of its CE state.
     pub ce_ack: CeAck,
-    /// A SYN/SYN-ACK exchange of one RTT before the first data segment,
-    /// whose round trip is the sender's first RTT sample (RFC 6298 (2.2)),
-    /// so that the first RTO is computed from it instead of the 1 s of
-    /// RFC 6298 (2.1).
+    /// A SYN/SYN-ACK exchange before the first data segment, whose round
+    /// trip is the sender's first RTT sample (RFC 6298 (2.2)), so that the
+    /// first RTO is computed from it instead of the 1 s of RFC 6298 (2.1).
+    /// The SYN crosses the path as a packet; a lost one is resent on
+    /// [`Stack::syn_timeout`], and [`Stack::after_lost_syn`] says how data
+    /// then starts.
     pub handshake: bool,
     /// The delayed-ACK timer: how long a receiver holds an ACK owed for a
     /// single in-order segment.
@@ -294,6 +296,17 @@ pub struct StackDefaults {
     /// timer (the "Impatient" variant of its section 4), where RFC 6298
     /// section 5.3 restarts it on every ACK of new data.
     pub partial_ack_retransmit: bool,
+}
+
+/// How a connection starts after a SYN timeout ([`Stack::after_lost_syn`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LostSyn {
+    /// The SYN-ACK's round trip (from the last SYN sent) is an RTT sample.
+    pub sample: bool,
+    /// Without a sample, the RTO data starts with (else the initial 1 s).
+    pub rto: Option<SimTime>,
+    /// The initial window is one segment.
+    pub one_segment: bool,
 }
 
 impl Stack {
@@ -330,6 +343,67 @@ impl Stack {
             //= (uint32_t)tcb->m_ssThresh)" (tcp-linux-reno.cc).
             (Stack::Ns3, "dctcp") => SlowStart::Capped,
             _ => self.defaults().abc,
+        }
+    }
+
+    /// How long a connection waits for the SYN-ACK of its first SYN; each
+    /// later SYN waits twice the one before (RFC 6298 section 5.5), at most
+    /// the 60 s ceiling of the retransmission timer (section 2 (2.5)).
+    pub fn syn_timeout(self) -> SimTime {
+        match self {
+            //= RFC 6298 section 2 (2.1): "Until a round-trip time (RTT)
+            //= measurement has been made ..., the sender SHOULD set RTO <- 1
+            //= second". Linux: include/net/tcp.h TCP_TIMEOUT_INIT (1*HZ,
+            //= "RFC6298 2.1 initial RTO value"), doubled by
+            //= tcp_retransmit_timer (kernels with tcp_syn_linear_timeouts
+            //= resend the first SYNs at 1 s intervals instead).
+            Stack::Rfc | Stack::Linux => SimTime::from_millis(1000),
+            //= ns-3.37 TcpSocket attribute ConnTimeout (3 s);
+            //= TcpSocketBase::SendEmptyPacket: "m_rto = m_cnTimeout *
+            //= backoffCount", backoffCount doubling with each SYN.
+            Stack::Ns3 => SimTime::from_millis(3000),
+        }
+    }
+
+    /// What a connection whose SYN was resent `resent` times (at least
+    /// once) does when data begins: whether the SYN-ACK's round trip is an
+    /// RTT sample, the RTO data starts with when it is not, and whether the
+    /// initial window is one segment.
+    pub fn after_lost_syn(self, resent: u32) -> LostSyn {
+        match self {
+            //= RFC 6298 section 3 (Karn): no sample from a retransmitted
+            //= segment; section 5.7: "If the timer expires awaiting the ACK
+            //= of a SYN segment and the TCP implementation is using an RTO
+            //= less than 3 seconds, the RTO MUST be re-initialized to 3
+            //= seconds when data transmission begins". RFC 5681 section
+            //= 3.1: "if the SYN or SYN/ACK is lost, the initial window used
+            //= by a sender after a correctly transmitted SYN MUST be one
+            //= segment".
+            Stack::Rfc => LostSyn {
+                sample: false,
+                rto: Some(SimTime::from_millis(3000)),
+                one_segment: true,
+            },
+            //= Linux: the SYN-ACK echoes the timestamp of the SYN it answers,
+            //= a sample (tcp_ack_update_rtt, tcp_rtt_tsopt_us), so the RTO is
+            //= computed from it (TCP_TIMEOUT_FALLBACK only without a
+            //= sample, tcp_init_metrics); tcp_init_transfer: "if
+            //= (tp->total_retrans > 1 && tp->undo_marker) tcp_snd_cwnd_set(tp,
+            //= 1)", one segment after two or more SYN retransmissions.
+            Stack::Linux => LostSyn {
+                sample: true,
+                rto: None,
+                one_segment: resent >= 2,
+            },
+            //= ns-3.37 TcpSocketBase::DoForwardUp: EstimateRtt on the
+            //= SYN-ACK, from the echoed timestamp (Timestamp on by default);
+            //= the initial window is set unconditionally ("m_tcb->m_cWnd =
+            //= GetInitialCwnd() * GetSegSize()").
+            Stack::Ns3 => LostSyn {
+                sample: true,
+                rto: None,
+                one_segment: false,
+            },
         }
     }
 

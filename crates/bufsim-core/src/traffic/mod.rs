@@ -25,8 +25,8 @@
 //! come from the same stream, in event order, so a run is repeatable.
 //!
 //! A transfer is *active* from its arrival (including the optional
-//! connection setup of one RTT, `connection_setup = true`, before its first
-//! data packet) until the sender receives the ACK of its last packet; its
+//! connection setup, `connection_setup = true`: its SYN's round trip, and
+//! any SYN timeouts, before its first data packet) until the sender receives the ACK of its last packet; its
 //! completion time is that interval.
 //!
 //! Overload: an open-loop group holds at most `max_active` transfers
