@@ -357,7 +357,7 @@ def test_open_loop_arrivals_are_poisson_with_the_groups_laws():
 
 def test_segments_without_data_count_as_neither_flows_nor_background():
     # ns-3 sends SYNs, handshake ACKs and FINs through the bottleneck; the
-    # packet engine sends none (its handshake is a delay). The driver counts
+    # packet engine its SYNs alone (a flow's drops count a lost one). The driver counts
     # them as packets of the queue only: every drop is a flow's (no
     # background here), and the bottleneck delivers at most what the
     # senders sent. Before it tagged them, each transfer's three or so
