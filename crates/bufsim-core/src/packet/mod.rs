@@ -121,6 +121,7 @@ use crate::scenario::{Scenario, ScenarioError};
 use crate::stats::histogram::DelayHistogram;
 use crate::tcp::cc::AnyCc;
 use crate::tcp::receiver::{AckAction, Receiver};
+use crate::tcp::rtt::MAX_RTO;
 use crate::tcp::sender::{Sender, SenderConfig};
 use crate::traffic::{GroupTraffic, Kind};
 use crate::units::{BitsPerSec, SimTime};
@@ -753,16 +754,14 @@ impl<'s> Sim<'s> {
     /// Flow `f` sends a SYN, the path's packet as any segment (it queues,
     /// and a full queue drops it), and arms the SYN timer: the profile's
     /// [`Stack::syn_timeout`] doubled for each SYN before (RFC 6298 section
-    /// 5.5), at most the 60 s ceiling of RTOs.
+    /// 5.5), at most the ceiling of RTOs ([`MAX_RTO`]).
     ///
     /// [`Stack::syn_timeout`]: crate::tcp::stack::Stack::syn_timeout
     fn send_syn(&mut self, f: u32) {
         let now = self.now;
         let flow = &mut self.flows[f as usize];
         let first = self.s.flows[flow.group as usize].stack.syn_timeout();
-        let wait = first
-            .times(1 << flow.syns.min(16))
-            .min(SimTime::from_millis(60_000));
+        let wait = first.times(1 << flow.syns.min(16)).min(MAX_RTO);
         flow.syns += 1;
         flow.syn_sent = now;
         flow.syn_timer = now + wait;

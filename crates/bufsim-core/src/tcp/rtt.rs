@@ -9,7 +9,8 @@ use crate::units::SimTime;
 const INITIAL_RTO: SimTime = SimTime(1_000_000_000_000);
 //= RFC 6298 section 2 (2.5): "A maximum value MAY be placed on RTO provided it
 //= is at least 60 seconds."
-const MAX_RTO: SimTime = SimTime(60_000_000_000_000);
+/// The ceiling of every retransmission timer, the SYN's too.
+pub const MAX_RTO: SimTime = SimTime(60_000_000_000_000);
 
 /// One connection's RTT estimate and RTO (times in picoseconds inside).
 #[derive(Clone, Debug)]
