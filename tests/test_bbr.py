@@ -142,6 +142,21 @@ def test_bad_send_quantum_names_the_field_and_the_choices(quantum):
         bufsim.simulate(s)
 
 
+@pytest.mark.parametrize(
+    ("params", "said"),
+    [
+        ({"ns3_window": "yes"}, "expected true or false"),
+        ({"version": 3, "ns3_window": True}, "BBR v1"),
+    ],
+)
+def test_bad_ns3_window_names_the_field(params, said):
+    s = _scn()
+    s["flows"][0]["tcp_params"].update(params)
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.tcp_params\.ns3_window") as e:
+        bufsim.simulate(s)
+    assert said in str(e.value)
+
+
 def test_bbr_without_sack_is_refused_naming_the_field():
     # Without SACK the delivery-rate sampler saw no delivery during a
     # recovery: 5 flows over 100 Mbps in 128 packets measured utilization

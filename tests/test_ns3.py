@@ -203,6 +203,24 @@ def test_a_lone_transfer_completes_as_in_ns3(size):
             "flows[0].tcp_params.ns3_integer",
         ),
         (
+            {"flows": [{"count": 2, "tcp": "bbr", "rtt": "40ms", "stack": "ns3"}]},
+            "flows[0].tcp_params.send_quantum",
+        ),
+        (
+            {
+                "flows": [
+                    {
+                        "count": 2,
+                        "tcp": "bbr",
+                        "tcp_params": {"send_quantum": "segment"},
+                        "rtt": "40ms",
+                        "stack": "ns3",
+                    }
+                ]
+            },
+            "flows[0].tcp_params.ns3_window",
+        ),
+        (
             {
                 "flows": [
                     {

@@ -407,7 +407,19 @@ CC: dict[str, dict[str, dict[str, Any]]] = {
                 lambda v: f"{round(v * 1e9)}ns",
             ),
         },
-        "fixed": {},
+        "fixed": {
+            "send_quantum": (
+                "segment",
+                "ns-3.37's TcpBbr sends one segment per pacing interval (TcpBbr::SetSendQuantum: "
+                "m_sendQuantum = 1 * m_segmentSize)",
+            ),
+            "ns3_window": (
+                True,
+                "ns-3.37's TcpBbr keeps ssthresh at InitialSlowStartThreshold (UINT32_MAX bytes) "
+                "until Drain, and TcpSocketBase::ProcessAck sets cwnd = ssthresh when a fast "
+                "recovery ends; TcpBbr::SetCwnd adds to it in 32-bit bytes, and no PRR runs",
+            ),
+        },
     },
 }
 

@@ -235,11 +235,13 @@ def _base(
 #: HighSpeed with RFC 3649 appendix B's table as ns-3 reads it; Scalable
 #: Reno-like below 1/a packets (ns-3's AIFactor = 100 for a = 0.01) but
 #: cutting by b at every window, from the flight in whole segments; H-TCP as ns-3's, its increase in bytes of
-#: the group's MSS (``ns3_mss_bytes``, set by :func:`_tcp`).
+#: the group's MSS (``ns3_mss_bytes``, set by :func:`_tcp`); BBR with
+#: ns-3's one-segment send quantum and its window rules (``ns3_window``).
 NS3_PARAMS: dict[str, dict[str, Any]] = {
     "cubic": {"reno_friendly": False, "ns3_integer": True},
     "highspeed": {"ns3_table": True},
     "scalable": {"low_window": 100, "legacy_decrease": False, "ns3_cut": True},
+    "bbr": {"send_quantum": "segment", "ns3_window": True},
 }
 
 

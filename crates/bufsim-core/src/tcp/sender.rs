@@ -32,6 +32,7 @@ use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
 use crate::tcp::stack::{
     CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryExit, RtoSsthresh, SlowStart,
+    ns3_segment_bytes,
 };
 use crate::units::SimTime;
 
@@ -172,7 +173,13 @@ pub struct Sender {
 
 impl Sender {
     /// A sender with nothing sent yet.
-    pub fn new(cfg: SenderConfig, cc: AnyCc) -> Sender {
+    pub fn new(mut cfg: SenderConfig, cc: AnyCc) -> Sender {
+        if !cc.socket_recovery() {
+            // The controller sets cwnd itself in a recovery and a CWR
+            // (CongestionControl::socket_recovery): no PRR before it.
+            cfg.prr = false;
+            cfg.ecn_reduction = EcnReduction::Immediate;
+        }
         Sender {
             cfg,
             //= RFC 5681 section 3.1: ssthresh "SHOULD be set arbitrarily high".
@@ -307,12 +314,9 @@ impl Sender {
         pipe as f64
     }
 
-    /// ns-3's segment size for this flow, bytes: the scenario's `mss` is
-    /// the packet on the wire there, so its TCP `SegmentSize` is the MSS
-    /// less 40 bytes of IPv4 and TCP headers (`HEADERS` in bufsim's ns-3
-    /// driver, `python/bufsim/ns3/driver.cc`).
+    /// ns-3's segment size for this flow, bytes ([`ns3_segment_bytes`]).
     fn ns3_segment_bytes(&self) -> u32 {
-        self.cfg.mss_bytes.saturating_sub(40).max(1)
+        ns3_segment_bytes(self.cfg.mss_bytes)
     }
 
     /// ns-3.37's `BytesInFlight()`, segments: with SACK the RFC 6675 pipe;

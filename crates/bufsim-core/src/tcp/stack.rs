@@ -309,6 +309,15 @@ pub struct LostSyn {
     pub one_segment: bool,
 }
 
+/// ns-3's TCP segment size for a flow whose scenario `mss` is
+/// `mss_bytes`, bytes: the scenario's `mss` is the packet on the wire
+/// there, so its TCP `SegmentSize` is the MSS less 40 bytes of IPv4 and
+/// TCP headers (`HEADERS` in bufsim's ns-3 driver,
+/// `python/bufsim/ns3/driver.cc`).
+pub fn ns3_segment_bytes(mss_bytes: u32) -> u32 {
+    mss_bytes.saturating_sub(40).max(1)
+}
+
 impl Stack {
     /// Every profile, in the order the README lists them.
     pub const ALL: [Stack; 3] = [Stack::Rfc, Stack::Linux, Stack::Ns3];

@@ -35,12 +35,17 @@
 //!   the clock's absolute value rather than differences of it;
 //! - rs.losses (section 4.2.3.4) is the number of segments the sender
 //!   retransmitted since the previous ACK.
+//!
+//! `ns3_window = true` is ns-3.37's `TcpBbr` and the socket around it
+//! instead of the draft where they set the window (the ns3 stack's BBR;
+//! see [`BbrConfig::ns3_window`]).
 
 use serde::{Deserialize, Serialize};
 
 use super::fluid_law::NoFluidLaw;
 use super::{AckInfo, AckSample, CongestionControl, Epoch, Variant, Window};
 use crate::params::{PErr, Params};
+use crate::tcp::stack::ns3_segment_bytes;
 use crate::units::SimTime;
 
 /// BBR's parameters; `Default` holds the draft's constants.
@@ -62,6 +67,15 @@ pub struct BbrConfig {
     pub min_pipe_cwnd: f64,
     /// How many segments leave at one pacing event.
     pub send_quantum: Quantum,
+    /// ns-3.37's window rules (`tcp_params.ns3_window`), each cited where
+    /// it is coded: ssthresh is InitialSlowStartThreshold (UINT32_MAX
+    /// bytes) until Drain sets it to BBRInflight(1), a congestion event or
+    /// timeout leaves it so (TcpBbr::GetSsThresh), and the end of a fast
+    /// recovery sets cwnd to it (TcpSocketBase::ProcessAck), the window
+    /// then added to in 32-bit bytes (TcpBbr::SetCwnd); packet conservation
+    /// lasts the whole fast recovery, nothing is restored after one, and
+    /// the socket's PRR does not run. Off by default: the draft's rules.
+    pub ns3_window: bool,
 }
 
 /// The send quantum's rule (`tcp_params.send_quantum`).
@@ -105,6 +119,7 @@ impl Default for BbrConfig {
             //= section 4.2.3.3: BBRMinPipeCwnd, "4 packets".
             min_pipe_cwnd: 4.0,
             send_quantum: Quantum::Draft,
+            ns3_window: false,
         }
     }
 }
@@ -404,9 +419,17 @@ impl Variant for Bbr {
             Some("segment") => Quantum::Segment,
             _ => d.send_quantum,
         };
+        let ns3_window = p.flag("ns3_window", d.ns3_window)?;
+        if ns3_window && v != 1.0 {
+            return Err((
+                "ns3_window".into(),
+                "ns-3.37's TcpBbr is BBR v1: set version = 1 with ns3_window = true".into(),
+            ));
+        }
         Ok(BbrConfig {
             version: v as u8,
             send_quantum,
+            ns3_window,
             ..d
         })
     }
@@ -742,6 +765,59 @@ impl Bbr {
         let inflight = s.inflight as f64;
         let target = self.inflight(self.cwnd_gain);
         let mut cwnd = w.cwnd;
+        let ns3 = self.cfg.ns3_window;
+        // ns-3's cwnd in bytes (a uint32_t).
+        let seg = f64::from(ns3_segment_bytes(s.mss_bytes));
+        //= ns-3.37 TcpBbr::SetCwnd: "if (!rs.m_ackedSacked) goto done"
+        //= (only ProbeRTT's bound, below).
+        let skip = ns3 && delivered == 0.0;
+        if skip {
+            // cwnd as it is.
+        } else if ns3 && self.packet_conservation {
+            //= ns-3.37 TcpBbr::ModulateCwndForRecovery, in CA_RECOVERY only:
+            //= "std::max((int)tcb->m_cWnd.Get() - (int)rs.m_bytesLoss,
+            //= (int)tcb->m_segmentSize)": a window above INT32_MAX bytes
+            //= (the UINT32_MAX a recovery's end leaves in Startup) reads
+            //= negative and becomes one segment; then packet conservation.
+            if losses > 0 {
+                cwnd = if cwnd * seg > f64::from(i32::MAX) {
+                    1.0
+                } else {
+                    (cwnd - losses as f64).max(1.0)
+                };
+            }
+            cwnd = cwnd.max(inflight + delivered);
+        } else if ns3 && self.filled_pipe {
+            //= ns-3.37 TcpBbr::SetCwnd: "std::min(tcb->m_cWnd.Get() +
+            //= (uint32_t)rs.m_ackedSacked, m_targetCWnd)", a sum in uint32_t
+            //= bytes that wraps.
+            let sum = (cwnd * seg + delivered * seg).round();
+            let wrapped = if sum > f64::from(u32::MAX) {
+                sum - 4_294_967_296.0
+            } else {
+                sum
+            };
+            cwnd = (wrapped / seg).min(target);
+        } else if ns3 {
+            // As the draft, without its loss reduction outside recovery.
+            if cwnd < target || (s.rs.total_delivered as f64) < self.initial_cwnd {
+                cwnd += delivered;
+            }
+        } else {
+            cwnd = self.draft_cwnd(cwnd, s, losses, target);
+        }
+        if !self.packet_conservation && !skip {
+            cwnd = cwnd.max(self.cfg.min_pipe_cwnd);
+        }
+        cwnd = self.bound_cwnd(cwnd);
+        w.cwnd = cwnd;
+    }
+
+    /// BBRSetCwnd's window before its bounds (section 4.2.3.6), from
+    /// `cwnd` with this ACK's sample.
+    fn draft_cwnd(&self, mut cwnd: f64, s: &AckSample, losses: u64, target: f64) -> f64 {
+        let delivered = s.rs.newly_delivered as f64;
+        let inflight = s.inflight as f64;
         //= 4.2.3.4 BBRModulateCwndForRecovery: "if (rs.losses > 0) cwnd =
         //= max(cwnd - rs.losses, 1); if (BBR.packet_conservation) cwnd =
         //= max(cwnd, packets_in_flight + packets_delivered)".
@@ -758,9 +834,12 @@ impl Bbr {
             //= cwnd = cwnd + packets_delivered".
             cwnd += delivered;
         }
-        if !self.packet_conservation {
-            cwnd = cwnd.max(self.cfg.min_pipe_cwnd);
-        }
+        cwnd
+    }
+
+    /// The model's and ProbeRTT's bounds on `cwnd` (sections 4.2.3.5;
+    /// draft-ietf-ccwg-bbr-01 BBRBoundCwndForModel).
+    fn bound_cwnd(&self, mut cwnd: f64) -> f64 {
         //= 4.2.3.5 BBRModulateCwndForProbeRTT: "if (BBR.state == ProbeRTT)
         //= cwnd = min(cwnd, BBRMinPipeCwnd)".
         if let Some(v) = &self.v3 {
@@ -789,7 +868,7 @@ impl Bbr {
         } else if self.mode == Mode::ProbeRtt {
             cwnd = cwnd.min(self.cfg.min_pipe_cwnd);
         }
-        w.cwnd = cwnd;
+        cwnd
     }
 
     /// Loss recovery transitions (section 4.2.3.4): on entry save cwnd and
@@ -798,6 +877,9 @@ impl Bbr {
         if s.in_recovery && !self.in_recovery {
             self.in_recovery = true;
             if self.entering_recovery {
+                //= ns-3.37 TcpBbr::CongestionStateSet(CA_RECOVERY) alike:
+                //= "m_bytesInFlight + std::max(m_lastAckedSackedBytes,
+                //= m_segmentSize)", m_packetConservation = true.
                 //= "Upon entering Fast Recovery, set cwnd to the number of
                 //= packets still in flight (allowing at least one for a fast
                 //= retransmit)": cwnd = packets_in_flight + max(packets_delivered, 1);
@@ -813,11 +895,23 @@ impl Bbr {
             //= BBRRestoreCwnd, cwnd = max(cwnd, BBR.prior_cwnd).
             self.in_recovery = false;
             self.packet_conservation = false;
-            w.cwnd = w.cwnd.max(self.prior_cwnd);
+            if !self.cfg.ns3_window {
+                w.cwnd = w.cwnd.max(self.prior_cwnd);
+            }
+            //= ns-3.37: leaving CA_RECOVERY, TcpBbr::CwndEvent
+            //= (CA_EVENT_COMPLETE_CWR) restores the window, then
+            //= TcpSocketBase::ProcessAck sets "m_tcb->m_cWnd =
+            //= m_tcb->m_ssThresh.Get()" (the sender's RecoveryExit::Ns3,
+            //= before this sample); leaving CA_LOSS restores nothing.
         }
         self.entering_recovery = false;
-        //= "After one round trip in Fast Recovery: BBR.packet_conservation = false".
-        if self.packet_conservation && s.rs.prior_delivered >= self.conservation_end {
+        //= "After one round trip in Fast Recovery: BBR.packet_conservation =
+        //= false". ns-3.37 keeps it until the recovery ends (TcpBbr clears
+        //= m_packetConservation only at CA_EVENT_COMPLETE_CWR).
+        if self.packet_conservation
+            && !self.cfg.ns3_window
+            && s.rs.prior_delivered >= self.conservation_end
+        {
             self.packet_conservation = false;
         }
     }
@@ -1146,6 +1240,12 @@ impl CongestionControl for Bbr {
         //= section 4.2.3.4: "Upon entering Fast Recovery ... BBRSaveCwnd()".
         self.save_cwnd(w.cwnd);
         self.entering_recovery = true;
+        if self.cfg.ns3_window {
+            //= ns-3.37 TcpBbr::GetSsThresh: "SaveCwnd(tcb); return
+            //= tcb->m_ssThresh" (unchanged; this ACK's rate sample sets
+            //= cwnd, track_recovery).
+            return w.ssthresh;
+        }
         // The sender sets cwnd to the returned value until the next rate
         // sample (the conservation window of the section); BBR does not
         // use ssthresh otherwise.
@@ -1166,12 +1266,22 @@ impl CongestionControl for Bbr {
         self.save_cwnd(w.cwnd);
         self.in_recovery = true;
         self.packet_conservation = false;
-        w.ssthresh = flight.max(self.cfg.min_pipe_cwnd);
+        if !self.cfg.ns3_window {
+            // ns-3.37 TcpSocketBase::ReTxTimeout takes GetSsThresh, which
+            // leaves TcpBbr's ssthresh unchanged (on_congestion_event).
+            w.ssthresh = flight.max(self.cfg.min_pipe_cwnd);
+        }
         w.cwnd = 1.0;
     }
 
     fn uses_rate_samples(&self) -> bool {
         true
+    }
+
+    fn socket_recovery(&self) -> bool {
+        //= ns-3.37 runs no recovery operations (PRR) for TcpBbr, which
+        //= has CongControl (TcpSocketBase::EnterRecovery, ProcessAck).
+        !self.cfg.ns3_window
     }
 
     //= section 4.3.1 BBRUpdateOnACK: BBRUpdateModelAndState (UpdateBtlBw,
@@ -1181,6 +1291,13 @@ impl CongestionControl for Bbr {
     fn on_rate_sample(&mut self, w: &mut Window, s: &AckSample) {
         if self.rng == 0 {
             self.rng = s.now.0 | 1;
+            if self.cfg.ns3_window {
+                //= ns-3.37 TcpBbr::CongestionStateSet, initializing at the
+                //= first CA_OPEN: "tcb->m_ssThresh = tcb->m_initialSsThresh"
+                //= (TcpSocket attribute InitialSlowStartThreshold, UINT32_MAX
+                //= bytes).
+                w.ssthresh = f64::from(u32::MAX) / f64::from(ns3_segment_bytes(s.mss_bytes));
+            }
         }
         if self.v3.is_some() {
             self.on_rate_sample_v3(w, s);
@@ -1203,6 +1320,11 @@ impl CongestionControl for Bbr {
         //= packets_in_flight <= BBRInflight(1.0)) BBREnterProbeBW()".
         if self.mode == Mode::Startup && self.filled_pipe {
             self.enter_drain();
+            if self.cfg.ns3_window {
+                //= ns-3.37 TcpBbr::CheckDrain: "tcb->m_ssThresh =
+                //= InFlight(tcb, 1)".
+                w.ssthresh = self.inflight(1.0);
+            }
         }
         if self.mode == Mode::Drain && (s.inflight as f64) <= self.inflight(1.0) {
             self.enter_probe_bw(s.now);
@@ -1419,6 +1541,72 @@ mod tests {
         b.on_rate_sample(&mut w, &s);
         // Restored to 50, then + 1 delivered (target 2 * 100 + 3 = 203).
         assert_eq!(w.cwnd, 51.0);
+    }
+
+    /// `ns3_window`, as ns-3.37's TcpBbr and socket: ssthresh is UINT32_MAX
+    /// bytes in Startup and a congestion event keeps it; packet
+    /// conservation lasts the recovery; its end leaves cwnd = ssthresh
+    /// (the sender's RecoveryExit::Ns3), which Startup keeps; once the
+    /// pipe is full the 32-bit sum wraps (UINT32_MAX + 1460 bytes = 1459
+    /// bytes) and the minimum pipe cwnd (4) is what is left; Drain sets
+    /// ssthresh to BBRInflight(1). 1500 B packets: 1460 B segments.
+    #[test]
+    fn ns3_window_rules() {
+        let cfg = BbrConfig {
+            send_quantum: Quantum::Segment,
+            ns3_window: true,
+            ..BbrConfig::default()
+        };
+        assert!(!Bbr::new(cfg).socket_recovery());
+        assert!(Bbr::new(BbrConfig::default()).socket_recovery());
+        let mut b = Bbr::new(cfg);
+        let mut w = Window {
+            cwnd: 10.0,
+            ssthresh: f64::INFINITY,
+        };
+        let u32max = f64::from(u32::MAX) / 1460.0;
+        b.on_rate_sample(&mut w, &sample(100, 1000.0, 100, 0, 10, 10));
+        assert_eq!(w.ssthresh, u32max);
+        assert_eq!(w.cwnd, 11.0);
+        // A fast recovery in Startup: ssthresh unchanged; conservation
+        // beyond one round (the draft's would end at delivered 30 + 20).
+        assert_eq!(b.on_congestion_event(&w, 20.0, SimTime::ZERO), u32max);
+        // (Rates doubling each round: Startup goes on.)
+        let mut s = sample(200, 2000.0, 100, 10, 30, 20);
+        s.in_recovery = true;
+        b.on_rate_sample(&mut w, &s);
+        assert_eq!(w.cwnd, 21.0);
+        s.rs.prior_delivered = 100;
+        s.rs.total_delivered = 110;
+        s.rs.delivery_rate = Some(4000.0);
+        s.inflight = 5;
+        b.on_rate_sample(&mut w, &s);
+        assert!(b.packet_conservation);
+        assert_eq!(w.cwnd, 21.0);
+        // The recovery ends: the sender sets cwnd = ssthresh; nothing is
+        // restored and Startup (cwnd above target) keeps it.
+        w.cwnd = w.ssthresh;
+        s.in_recovery = false;
+        s.rs.prior_delivered = 110;
+        s.rs.total_delivered = 111;
+        s.rs.delivery_rate = Some(8000.0);
+        b.on_rate_sample(&mut w, &s);
+        assert!(!b.filled_pipe);
+        assert_eq!(w.cwnd, u32max);
+        // Three rounds without growth fill the pipe: Drain, ssthresh =
+        // BBRInflight(1) = 8000/s x 0.1 s + 3 = 803, and the wrapped sum.
+        let mut total = 111;
+        for r in 0..3 {
+            let prior = total;
+            total += 10;
+            b.on_rate_sample(
+                &mut w,
+                &sample(400 + 100 * r, 8000.0, 100, prior, total, 20),
+            );
+        }
+        assert!(b.filled_pipe);
+        assert_eq!(w.ssthresh, 803.0);
+        assert_eq!(w.cwnd, 4.0);
     }
 
     /// BBRv3's loss response, hand-worked: max_bw 1000/s, RTprop 100 ms (BDP

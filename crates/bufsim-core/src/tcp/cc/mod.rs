@@ -149,6 +149,17 @@ pub trait CongestionControl {
         false
     }
 
+    /// Whether the sender's recovery algorithm (PRR) sets cwnd during a
+    /// fast recovery or a CWR before [`Self::on_rate_sample`] reads it.
+    /// Default: yes (Linux runs tcp_cwnd_reduction for every controller,
+    /// BBR's too); a variant's ns-3 mode says no where ns-3.37 skips its
+    /// recovery operations for a controller that has `CongControl`
+    /// (TcpSocketBase::EnterRecovery and ProcessAck: "if
+    /// (!m_congestionControl->HasCongControl())").
+    fn socket_recovery(&self) -> bool {
+        true
+    }
+
     /// ssthresh after a retransmission timeout: RFC 5681 section 3.1 eq.
     /// (4), max(FlightSize / 2, 2 * SMSS), or with [`Self::ns3_timeout`]
     /// the variant's cut.
@@ -386,6 +397,11 @@ macro_rules! variants {
             #[inline]
             pub fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
                 match self { $(AnyCc::$arm(c) => c.on_timeout(w, flight, now),)* }
+            }
+            /// See [`CongestionControl::socket_recovery`].
+            #[inline]
+            pub fn socket_recovery(&self) -> bool {
+                match self { $(AnyCc::$arm(c) => c.socket_recovery(),)* }
             }
             /// See [`CongestionControl::uses_rate_samples`].
             #[inline]
