@@ -417,7 +417,9 @@ CC: dict[str, dict[str, dict[str, Any]]] = {
                 True,
                 "ns-3.37's TcpBbr keeps ssthresh at InitialSlowStartThreshold (UINT32_MAX bytes) "
                 "until Drain, and TcpSocketBase::ProcessAck sets cwnd = ssthresh when a fast "
-                "recovery ends; TcpBbr::SetCwnd adds to it in 32-bit bytes, and no PRR runs",
+                "recovery ends; TcpBbr::SetCwnd adds to it in 32-bit bytes, RTprop is the least "
+                "smoothed RTT, and its socket runs no PRR, sends the initial window unpaced and "
+                "measures delivery rates with TcpRateLinux (ns-3 issue #1026)",
             ),
         },
     },

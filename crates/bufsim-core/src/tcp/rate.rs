@@ -88,9 +88,37 @@ pub struct RateSampler {
     /// The sample being built from this ACK's delivered segments.
     newly: u64,
     best: Option<TxState>,
+    /// ns-3.37's TcpRateLinux instead of the draft ([`Self::ns3`]).
+    ns3: bool,
+    /// ns-3's rs.prior_time: the delivered time of the last segment that
+    /// became the sample's (kept across ACKs, 0 at first).
+    ns3_prior_time: SimTime,
+    /// ns-3's rs.ack_elapsed of the current sample.
+    ns3_ack_elapsed: SimTime,
+    /// This ACK moved the ns-3 sample to a newer segment.
+    ns3_fresh: bool,
 }
 
 impl RateSampler {
+    /// A sampler as ns-3.37's TcpRateLinux (tcp-rate-ops.cc) computes its
+    /// samples, for a sender that mirrors ns-3's socket
+    /// ([`crate::tcp::cc::CongestionControl::ns3_socket`]): the sample
+    /// (`m_rateSample`) is kept across ACKs and moves only to a segment
+    /// sent with a larger delivered count (SkbDelivered: "m_priorDelivered
+    /// == 0 || skbInfo.m_delivered > m_priorDelivered"), and its
+    /// ack_elapsed is measured from the delivered time of the segment it
+    /// moves from ("m_rateSample.m_ackElapsed = Simulator::Now() -
+    /// m_rateSample.m_priorTime" before m_priorTime is updated; ns-3 issue
+    /// #1026, fixed in ns-3.41 to "- skbInfo.m_deliveredTime"): the first
+    /// sample's interval runs from time 0, and a flow sending a segment a
+    /// round trip measures about half its rate.
+    pub fn ns3() -> RateSampler {
+        RateSampler {
+            ns3: true,
+            ..RateSampler::default()
+        }
+    }
+
     /// Segment `seq` is sent at `now` with `inflight` segments in the network
     /// before it (a retransmission if `retx`).
     #[inline]
@@ -147,6 +175,19 @@ impl RateSampler {
         self.delivered += 1;
         self.delivered_time = now;
         self.newly += 1;
+        if self.ns3 {
+            if self
+                .best
+                .is_none_or(|b| b.delivered() == 0 || s.delivered() > b.delivered())
+            {
+                self.ns3_ack_elapsed = now.saturating_sub(self.ns3_prior_time);
+                self.ns3_prior_time = s.delivered_time;
+                self.ns3_fresh = true;
+                self.best = Some(s);
+                self.first_sent_time = s.sent_time;
+            }
+            return;
+        }
         if self
             .best
             .is_none_or(|b| (s.delivered(), s.sent_time) >= (b.delivered(), b.sent_time))
@@ -161,8 +202,16 @@ impl RateSampler {
     /// The rate sample of this ACK at `now` (`None`: it delivered nothing);
     /// `min_rtt` bounds the shortest safe interval.
     pub fn sample(&mut self, now: SimTime, min_rtt: Option<SimTime>) -> Option<RateSample> {
-        let p = self.best.take()?;
+        let p = if self.ns3 {
+            if self.newly == 0 {
+                return None;
+            }
+            self.best?
+        } else {
+            self.best.take()?
+        };
         let newly = std::mem::take(&mut self.newly);
+        let fresh = !self.ns3 || std::mem::take(&mut self.ns3_fresh);
         //= draft-cheng section 3.3 GenerateRateSample: "Clear app-limited
         //= field if bubble is ACKed and gone": C.delivered > C.app_limited.
         if self.app_limited != 0 && self.delivered > self.app_limited {
@@ -172,7 +221,11 @@ impl RateSampler {
         //= C.delivered_time - P.delivered_time; rs.interval =
         //= max(send_elapsed, ack_elapsed)" (ACK compression cannot inflate it).
         let send_elapsed = p.sent_time.saturating_sub(p.first_sent_time);
-        let ack_elapsed = self.delivered_time.saturating_sub(p.delivered_time);
+        let ack_elapsed = if self.ns3 {
+            self.ns3_ack_elapsed
+        } else {
+            self.delivered_time.saturating_sub(p.delivered_time)
+        };
         let interval = send_elapsed.max(ack_elapsed);
         let delivered = self.delivered - p.delivered();
         //= "Normally we expect interval >= MinRTT. Note that rate may still
@@ -190,7 +243,7 @@ impl RateSampler {
             interval,
             delivery_rate,
             is_app_limited: p.tag & APP_LIMITED != 0,
-            rtt: (p.tag & RETX == 0).then(|| now.saturating_sub(p.sent_time)),
+            rtt: (fresh && p.tag & RETX == 0).then(|| now.saturating_sub(p.sent_time)),
         })
     }
 
@@ -357,6 +410,32 @@ mod tests {
             assert_eq!(rs.rtt, Some(ms(100 + s)));
             let rate = rs.delivery_rate.unwrap();
             assert!((rate - (s + 1) as f64 / ((100 + s) as f64 / 1e3)).abs() < 1e-9);
+        }
+    }
+
+    /// One segment a round trip (100 ms), the first sent at 1 s: the draft
+    /// measures 10 segments/s each time; ns-3.37's TcpRateLinux times the
+    /// first sample from 0 (1 segment over 1.1 s) and each later one from
+    /// the previous segment's delivered time (1 over 200 ms): half.
+    #[test]
+    fn ns3_ack_elapsed_runs_from_the_previous_sample() {
+        for (mut r, rates) in [
+            (RateSampler::default(), [10.0, 10.0, 10.0]),
+            (RateSampler::ns3(), [1.0 / 1.1, 5.0, 5.0]),
+        ] {
+            for (k, want) in rates.into_iter().enumerate() {
+                let k = k as u64;
+                r.on_send(k, ms(1000 + 100 * k), 0, false);
+                r.on_cum_ack(k + 1, ms(1100 + 100 * k));
+                let rs = r.sample(ms(1100 + 100 * k), Some(ms(100))).unwrap();
+                assert!(
+                    (rs.delivery_rate.unwrap() - want).abs() < 1e-9,
+                    "{k}: {rs:?}"
+                );
+                assert_eq!(rs.rtt, Some(ms(100)));
+            }
+            // Nothing delivered: no sample.
+            assert_eq!(r.sample(ms(2000), Some(ms(100))), None);
         }
     }
 

@@ -26,6 +26,10 @@ pub struct RttEstimator {
     pub max: Option<SimTime>,
     /// The latest sample.
     pub last: Option<SimTime>,
+    /// The smallest SRTT so far (ns-3.37's `m_minRtt`: TcpSocketBase::
+    /// EstimateRtt takes the minimum of `m_lastRtt`, which it sets to the
+    /// estimate, not the sample).
+    pub min_srtt: Option<SimTime>,
 }
 
 impl RttEstimator {
@@ -40,6 +44,7 @@ impl RttEstimator {
             min: None,
             max: None,
             last: None,
+            min_srtt: None,
         }
     }
 
@@ -64,6 +69,8 @@ impl RttEstimator {
         self.min = Some(self.min.map_or(r, |m| m.min(r)));
         self.max = Some(self.max.map_or(r, |m| m.max(r)));
         self.last = Some(r);
+        let srtt = SimTime(self.srtt as u64);
+        self.min_srtt = Some(self.min_srtt.map_or(srtt, |m| m.min(srtt)));
     }
 
     /// RFC 6298 section 5.5: RTO <- RTO * 2 ("back off the timer"), at most

@@ -31,7 +31,7 @@ use crate::tcp::rate::{RateSample, RateSampler};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
 use crate::tcp::stack::{
-    CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryExit, RtoSsthresh, SlowStart,
+    CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryExit, RtoSsthresh, SlowStart, SynSample,
     ns3_segment_bytes,
 };
 use crate::units::SimTime;
@@ -174,9 +174,9 @@ pub struct Sender {
 impl Sender {
     /// A sender with nothing sent yet.
     pub fn new(mut cfg: SenderConfig, cc: AnyCc) -> Sender {
-        if !cc.socket_recovery() {
+        if cc.ns3_socket() {
             // The controller sets cwnd itself in a recovery and a CWR
-            // (CongestionControl::socket_recovery): no PRR before it.
+            // (CongestionControl::ns3_socket): no PRR before it.
             cfg.prr = false;
             cfg.ecn_reduction = EcnReduction::Immediate;
         }
@@ -233,7 +233,11 @@ impl Sender {
     /// Keep per-segment delivery-rate state when the controller asks for it.
     fn with_rate_state(mut self) -> Sender {
         if self.cc.uses_rate_samples() {
-            self.rate = Some(Box::default());
+            self.rate = Some(Box::new(if self.cc.ns3_socket() {
+                RateSampler::ns3()
+            } else {
+                RateSampler::default()
+            }));
             if let Some(sb) = self.sb.as_mut() {
                 sb.report_newly_sacked();
             }
@@ -261,6 +265,7 @@ impl Sender {
             || now >= self.pace_next
             || self.in_burst(now)
             || self.cc.pacing_rate().is_none()
+            || !self.paced()
         {
             return true;
         }
@@ -384,6 +389,17 @@ impl Sender {
         self.cfg.rwnd.map(|r| r as f64).unwrap_or(f64::INFINITY)
     }
 
+    /// Whether the next segment is paced: always, except as ns-3.37's
+    /// socket ([`crate::tcp::cc::CongestionControl::ns3_socket`]) while the
+    /// highest segment sent is within the initial window
+    /// (TcpSocketBase::IsPacingEnabled: "highTxMark.GetValue() >
+    /// (GetInitialCwnd() * m_tcb->m_segmentSize)", TcpSocketState attribute
+    /// PaceInitialWindow false by default).
+    #[inline]
+    fn paced(&self) -> bool {
+        !self.cc.ns3_socket() || self.max > u64::from(self.cfg.initial_window)
+    }
+
     /// Emit segment `seq` (a retransmission if already sent once).
     fn emit(&mut self, seq: u64, now: SimTime, out: &mut Vec<u64>) {
         let retx = seq < self.max;
@@ -392,7 +408,7 @@ impl Sender {
             if let Some(r) = self.rate.as_mut() {
                 r.on_send(seq, now, inflight, retx);
             }
-            if let Some(rate) = self.cc.pacing_rate() {
+            if let Some(rate) = self.cc.pacing_rate().filter(|_| self.paced()) {
                 //= draft-cardwell-iccrg-bbr-congestion-control-00 section
                 //= 4.2.1: "the sender paces data at ... pacing_rate"; section
                 //= 4.2.2: up to BBR.send_quantum leaves at one pacing event
@@ -720,24 +736,32 @@ impl Sender {
         self.pump(now, out);
     }
 
-    /// The connection is set up: the SYN-ACK came back round trip `r` after
-    /// the last SYN. That round trip is the first RTT sample, before any
-    /// data (RFC 6298 (2.2); Linux tcp_ack_update_rtt on the SYN-ACK, ns-3
-    /// EstimateRtt), unless a SYN timed out and `lost` (the profile's
-    /// [`crate::tcp::stack::Stack::after_lost_syn`]) says otherwise.
-    pub fn connected(&mut self, r: SimTime, lost: Option<LostSyn>) {
+    /// The connection is set up: the SYN-ACK came back `last` after the
+    /// last SYN and `first` after the first. The round trip from the only
+    /// SYN is the first RTT sample, before any data (RFC 6298 (2.2); Linux
+    /// tcp_ack_update_rtt on the SYN-ACK, ns-3 EstimateRtt); after a SYN
+    /// timed out `lost` (the profile's
+    /// [`crate::tcp::stack::Stack::after_lost_syn`]) says which.
+    pub fn connected(&mut self, last: SimTime, first: SimTime, lost: Option<LostSyn>) {
         match lost {
-            None => self.rtt.sample(r),
+            None => self.rtt.sample(last),
             Some(l) => {
-                if l.sample {
-                    self.rtt.sample(r);
-                } else if let Some(rto) = l.rto {
-                    self.rtt.restart_at(rto);
+                match l.sample {
+                    SynSample::LastSyn => self.rtt.sample(last),
+                    SynSample::FirstSyn => self.rtt.sample(first),
+                    SynSample::None => {
+                        if let Some(rto) = l.rto {
+                            self.rtt.restart_at(rto);
+                        }
+                    }
                 }
                 if l.one_segment {
                     self.w.cwnd = 1.0;
                 }
             }
+        }
+        if let Some(srtt) = self.srtt() {
+            self.cc.on_connected(&self.w, srtt);
         }
     }
 
@@ -762,7 +786,15 @@ impl Sender {
                 }
             }
             r.on_cum_ack(ack.ack.max(self.una), now);
-            self.pending_rs = r.sample(now, self.rtt.min);
+            //= ns-3.37 TcpSocketBase::ReceivedAck: GenerateSample(...,
+            //= m_tcb->m_minRtt), the least smoothed RTT (RttEstimator::
+            //= min_srtt), under ns-3's socket.
+            let min_rtt = if self.cc.ns3_socket() {
+                self.rtt.min_srtt
+            } else {
+                self.rtt.min
+            };
+            self.pending_rs = r.sample(now, min_rtt);
             self.pending_ece = ack.ece;
         }
         if self.cfg.ecn {
@@ -1264,6 +1296,40 @@ mod tests {
         s.cc = AnyCc::Bbr(Bbr::new(cfg));
         s.rate = Some(Box::default());
         s
+    }
+
+    /// As ns-3.37's socket around TcpBbr (`ns3_window`): no PRR; the
+    /// SYN-ACK of a resent SYN is timed from the first SYN (SRTT 3.05 s,
+    /// so a pacing rate of 2.885 x 4 segments over 3.05 s); and yet the
+    /// initial window (4) leaves at once, unpaced (IsPacingEnabled).
+    #[test]
+    fn ns3_socket_times_the_first_syn_and_sends_the_initial_window_unpaced() {
+        use crate::params::Params;
+        use crate::tcp::cc::Variant;
+        use crate::tcp::cc::bbr::Bbr;
+        let m: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(r#"{"send_quantum": "segment", "ns3_window": true}"#).unwrap();
+        let bbr = Bbr::read(&mut Params::new(&m)).unwrap();
+        let mut cfg = sender(true).cfg;
+        cfg.prr = true;
+        let mut s = Sender::new(cfg, AnyCc::Bbr(Bbr::new(bbr)));
+        assert!(!s.cfg.prr);
+        let lost = LostSyn {
+            sample: SynSample::FirstSyn,
+            rto: None,
+            one_segment: false,
+        };
+        s.connected(
+            SimTime::from_millis(50),
+            SimTime::from_millis(3050),
+            Some(lost),
+        );
+        assert_eq!(s.srtt(), Some(SimTime::from_millis(3050)));
+        let rate = s.cc.pacing_rate().unwrap();
+        assert!((rate - 2.0 / std::f64::consts::LN_2 * 4.0 / 3.05).abs() < 1e-9);
+        let mut out = vec![];
+        s.pump(SimTime::ZERO, &mut out);
+        assert_eq!(out, vec![0, 1, 2, 3]);
     }
 
     /// Pacing releases a send quantum at one instant (draft-cardwell-iccrg-

@@ -37,8 +37,8 @@
 //!   retransmitted since the previous ACK.
 //!
 //! `ns3_window = true` is ns-3.37's `TcpBbr` and the socket around it
-//! instead of the draft where they set the window (the ns3 stack's BBR;
-//! see [`BbrConfig::ns3_window`]).
+//! instead of the draft where they differ (the ns3 stack's BBR; see
+//! [`BbrConfig::ns3_window`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -67,14 +67,19 @@ pub struct BbrConfig {
     pub min_pipe_cwnd: f64,
     /// How many segments leave at one pacing event.
     pub send_quantum: Quantum,
-    /// ns-3.37's window rules (`tcp_params.ns3_window`), each cited where
-    /// it is coded: ssthresh is InitialSlowStartThreshold (UINT32_MAX
-    /// bytes) until Drain sets it to BBRInflight(1), a congestion event or
-    /// timeout leaves it so (TcpBbr::GetSsThresh), and the end of a fast
-    /// recovery sets cwnd to it (TcpSocketBase::ProcessAck), the window
-    /// then added to in 32-bit bytes (TcpBbr::SetCwnd); packet conservation
-    /// lasts the whole fast recovery, nothing is restored after one, and
-    /// the socket's PRR does not run. Off by default: the draft's rules.
+    /// ns-3.37's TcpBbr and the socket around it (`tcp_params.ns3_window`),
+    /// each rule cited where it is coded: ssthresh is
+    /// InitialSlowStartThreshold (UINT32_MAX bytes) until Drain sets it to
+    /// BBRInflight(1), a congestion event or timeout leaves it so
+    /// (TcpBbr::GetSsThresh), and the end of a fast recovery sets cwnd to
+    /// it (TcpSocketBase::ProcessAck), the window then added to in 32-bit
+    /// bytes (TcpBbr::SetCwnd); packet conservation lasts the whole fast
+    /// recovery and nothing is restored after one; RTprop is the least
+    /// smoothed RTT (`m_lastRtt`), the first pacing rate and BtlBw the
+    /// initial window over the handshake's RTT; and the socket runs no PRR,
+    /// sends the initial window unpaced and takes TcpRateLinux's rate
+    /// samples ([`crate::tcp::rate::RateSampler::ns3`]). Off by default:
+    /// the draft's rules.
     pub ns3_window: bool,
 }
 
@@ -594,7 +599,15 @@ impl Bbr {
     fn update_rtprop(&mut self, s: &AckSample) {
         self.rtprop_expired =
             self.rtprop != SimTime::MAX && s.now > self.rtprop_stamp + self.rtprop_window;
-        if let Some(rtt) = s.rs.rtt
+        //= ns-3.37 TcpBbr::UpdateRTprop reads tcb->m_lastRtt on every ACK,
+        //= which TcpSocketBase::EstimateRtt sets to "m_rtt->GetEstimate()",
+        //= the smoothed RTT (ns3_window).
+        let rtt = if self.cfg.ns3_window {
+            s.srtt
+        } else {
+            s.rs.rtt
+        };
+        if let Some(rtt) = rtt
             && (rtt <= self.rtprop || self.rtprop_expired)
         {
             self.set_rtprop(rtt);
@@ -1278,10 +1291,25 @@ impl CongestionControl for Bbr {
         true
     }
 
-    fn socket_recovery(&self) -> bool {
-        //= ns-3.37 runs no recovery operations (PRR) for TcpBbr, which
-        //= has CongControl (TcpSocketBase::EnterRecovery, ProcessAck).
-        !self.cfg.ns3_window
+    fn ns3_socket(&self) -> bool {
+        self.cfg.ns3_window
+    }
+
+    fn on_connected(&mut self, w: &Window, srtt: SimTime) {
+        if !self.cfg.ns3_window || self.v3.is_some() {
+            return;
+        }
+        //= ns-3.37 TcpBbr::InitPacingRate at the first CA_OPEN, the
+        //= connection set up: "rtt = MilliSeconds(std::max<long
+        //= int>(tcb->m_minRtt.GetMilliSeconds(), 1))" (m_minRtt the least
+        //= smoothed RTT so far: the handshake's), "nominalBandwidth =
+        //= tcb->m_cWnd * 8 / rtt", the pacing rate at the gain times it,
+        //= and the max-bandwidth filter started at it.
+        let rtt_s = (srtt.as_secs_f64() * 1e3).floor().max(1.0) / 1e3;
+        let nominal = w.cwnd / rtt_s;
+        self.pacing_rate = self.pacing_gain * nominal;
+        self.btlbw = MaxFilter::default();
+        self.btlbw.update(0, nominal, self.cfg.btlbw_filter_rounds);
     }
 
     //= section 4.3.1 BBRUpdateOnACK: BBRUpdateModelAndState (UpdateBtlBw,
@@ -1543,6 +1571,21 @@ mod tests {
         assert_eq!(w.cwnd, 51.0);
     }
 
+    /// A sample as ns-3.37's socket gives it to TcpBbr: SRTT 100 ms.
+    fn ns3_sample(
+        now_ms: u64,
+        rate: f64,
+        rtt_ms: u64,
+        prior: u64,
+        total: u64,
+        inflight: u64,
+    ) -> AckSample {
+        AckSample {
+            srtt: Some(SimTime::from_millis(100)),
+            ..sample(now_ms, rate, rtt_ms, prior, total, inflight)
+        }
+    }
+
     /// `ns3_window`, as ns-3.37's TcpBbr and socket: ssthresh is UINT32_MAX
     /// bytes in Startup and a congestion event keeps it; packet
     /// conservation lasts the recovery; its end leaves cwnd = ssthresh
@@ -1557,22 +1600,22 @@ mod tests {
             ns3_window: true,
             ..BbrConfig::default()
         };
-        assert!(!Bbr::new(cfg).socket_recovery());
-        assert!(Bbr::new(BbrConfig::default()).socket_recovery());
+        assert!(Bbr::new(cfg).ns3_socket());
+        assert!(!Bbr::new(BbrConfig::default()).ns3_socket());
         let mut b = Bbr::new(cfg);
         let mut w = Window {
             cwnd: 10.0,
             ssthresh: f64::INFINITY,
         };
         let u32max = f64::from(u32::MAX) / 1460.0;
-        b.on_rate_sample(&mut w, &sample(100, 1000.0, 100, 0, 10, 10));
+        b.on_rate_sample(&mut w, &ns3_sample(100, 1000.0, 100, 0, 10, 10));
         assert_eq!(w.ssthresh, u32max);
         assert_eq!(w.cwnd, 11.0);
         // A fast recovery in Startup: ssthresh unchanged; conservation
         // beyond one round (the draft's would end at delivered 30 + 20).
         assert_eq!(b.on_congestion_event(&w, 20.0, SimTime::ZERO), u32max);
         // (Rates doubling each round: Startup goes on.)
-        let mut s = sample(200, 2000.0, 100, 10, 30, 20);
+        let mut s = ns3_sample(200, 2000.0, 100, 10, 30, 20);
         s.in_recovery = true;
         b.on_rate_sample(&mut w, &s);
         assert_eq!(w.cwnd, 21.0);
@@ -1601,7 +1644,7 @@ mod tests {
             total += 10;
             b.on_rate_sample(
                 &mut w,
-                &sample(400 + 100 * r, 8000.0, 100, prior, total, 20),
+                &ns3_sample(400 + 100 * r, 8000.0, 100, prior, total, 20),
             );
         }
         assert!(b.filled_pipe);

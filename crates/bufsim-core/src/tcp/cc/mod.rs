@@ -149,15 +149,24 @@ pub trait CongestionControl {
         false
     }
 
-    /// Whether the sender's recovery algorithm (PRR) sets cwnd during a
-    /// fast recovery or a CWR before [`Self::on_rate_sample`] reads it.
-    /// Default: yes (Linux runs tcp_cwnd_reduction for every controller,
-    /// BBR's too); a variant's ns-3 mode says no where ns-3.37 skips its
-    /// recovery operations for a controller that has `CongControl`
-    /// (TcpSocketBase::EnterRecovery and ProcessAck: "if
-    /// (!m_congestionControl->HasCongControl())").
-    fn socket_recovery(&self) -> bool {
-        true
+    /// The connection is set up: the SYN-ACK arrived and gave the RTT
+    /// estimator its first sample, SRTT `srtt` (not called without a
+    /// handshake). Default: nothing.
+    fn on_connected(&mut self, w: &Window, srtt: SimTime) {
+        let _ = (w, srtt);
+    }
+
+    /// Whether the sender runs as ns-3.37's TcpSocketBase around a
+    /// controller that has `CongControl` (TcpBbr), rather than as Linux
+    /// does: no recovery operations (PRR) set cwnd in a fast recovery or a
+    /// CWR before [`Self::on_rate_sample`] reads it (TcpSocketBase::
+    /// EnterRecovery and ProcessAck: "if
+    /// (!m_congestionControl->HasCongControl())"), and the rate samples
+    /// are TcpRateLinux's ([`crate::tcp::rate::RateSampler::ns3`]).
+    /// Default: no (Linux runs tcp_cwnd_reduction for every controller,
+    /// BBR's too); a variant's ns-3 mode says yes.
+    fn ns3_socket(&self) -> bool {
+        false
     }
 
     /// ssthresh after a retransmission timeout: RFC 5681 section 3.1 eq.
@@ -398,10 +407,15 @@ macro_rules! variants {
             pub fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
                 match self { $(AnyCc::$arm(c) => c.on_timeout(w, flight, now),)* }
             }
-            /// See [`CongestionControl::socket_recovery`].
+            /// See [`CongestionControl::on_connected`].
             #[inline]
-            pub fn socket_recovery(&self) -> bool {
-                match self { $(AnyCc::$arm(c) => c.socket_recovery(),)* }
+            pub fn on_connected(&mut self, w: &Window, srtt: SimTime) {
+                match self { $(AnyCc::$arm(c) => c.on_connected(w, srtt),)* }
+            }
+            /// See [`CongestionControl::ns3_socket`].
+            #[inline]
+            pub fn ns3_socket(&self) -> bool {
+                match self { $(AnyCc::$arm(c) => c.ns3_socket(),)* }
             }
             /// See [`CongestionControl::uses_rate_samples`].
             #[inline]
