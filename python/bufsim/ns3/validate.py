@@ -88,29 +88,37 @@ EXPLAINED: dict[str, str] = {
         "cubic-1gbps",
     )
 }
-#: The reason shared by the BBR scenarios: ns-3.37's BBR window at UINT32_MAX.
+#: The reason shared by the BBR scenarios: ns-3.37's BBR and its socket.
 _BBR_UNBOUNDED_WINDOW = (
-    "ns-3.37's TcpBbr holds a flow's congestion window at 4,294,967,295 bytes (UINT32_MAX) "
-    "for a while in Startup: in seeds 1-3 of both BBR scenarios the driver's largest "
-    "one-event window increase is 4.47 million segments (HighSpeed, H-TCP, Scalable, seed 1: at "
-    "most 132), and the 100 ms window samples of bbr-droptail-1bdp seed 1 read exactly UINT32_MAX "
-    "bytes in flows 10 and 17 at 0.6 s. It is ns-3's InitialSlowStartThreshold, which "
-    "TcpBbr::GetSsThresh returns unchanged (called directly: UINT32_MAX in, UINT32_MAX out; "
-    "TcpBbr::CongestionStateSet sets m_ssThresh = m_initialSsThresh at its first CA_OPEN), and "
-    'TcpSocketBase::ProcessAck copies it into cwnd when a recovery ends ("m_tcb->m_cWnd = '
-    'm_tcb->m_ssThresh.Get()"); TcpBbr::SetCwnd brings cwnd down to its target only once '
-    "the pipe is full (m_isPipeFilled), so in Startup it stays. Bounded only by Startup's 2.89 "
-    "pacing gain, those flows "
-    "overflow the queue: at 1 BDP, seed 1, five flows lose their SYN, connect only at 3.7-3.8 s "
-    "(ns-3's 3 s ConnTimeout) and deliver 27-31 segments in 20 s (about 5 kb/s with cwnd 5.6); "
-    "5-14 of the 20 flows get under 0.5 Mb/s in seeds 1-10 (0.25 BDP, seeds 1-3: 10, 6, 12), "
-    "two get 33 and 17 Mb/s in seed 1; Jain's index 0.17-0.35 (0.09, 0.31, 0.11), utilization "
-    "0.15-0.99 (0.81, 0.28, 0.92), and with so many flows starved the drop rate 0.003-0.030 "
-    "(0.009-0.027) and the mean queue 47-378 packets (20-49). The packet engine's BBR (the "
-    "same draft) keeps cwnd = cwnd_gain x BtlBw x RTprop: one flow under 0.5 Mb/s in 2 of "
-    "10 seeds, none in the others (0.25 BDP: none), Jain's index 0.70-0.95 (0.65-0.75), "
-    "utilization 0.99-1.00 (0.97-0.99), drop rate 0.030-0.040 (0.094-0.107) and mean queue "
-    "448-467 packets (113-117)."
+    "ns-3.37's TcpBbr and the socket around it depart from the draft in ways the ns3 profile "
+    'mirrors (tcp_params.ns3_window, send_quantum = "segment"), each read in ns-3.37\'s source '
+    "and traced with NS_LOG: ssthresh stays at InitialSlowStartThreshold, UINT32_MAX bytes, "
+    "until Drain (TcpBbr::GetSsThresh returns it unchanged) and TcpSocketBase::ProcessAck "
+    "copies it into cwnd when a fast recovery ends, so a flow whose first recovery ends in "
+    "Startup sends with a 4,294,967,295-byte window bounded only by Startup's 2.89 pacing "
+    "gain (the driver's largest one-event window increase: 4.47 million segments); "
+    "TcpRateLinux::SkbDelivered times ack_elapsed from the previous sample's segment (ns-3 "
+    "issue #1026, fixed in ns-3.41), so the first sample runs from time 0 and a flow sending "
+    "a segment a round trip measures half its rate and its bandwidth estimate halves round "
+    "after round (bbr-droptail-0.25bdp, seed 2, logged: 310, 163, 107, 65, 47, 30 kb/s); "
+    "RTprop is the least smoothed RTT, the first pacing rate 2.89 x 10 segments over the "
+    "handshake's RTT, the initial window unpaced, no PRR. With them, over 10 seeds, Jain's "
+    "index is 0.23 against ns-3's 0.18 at 0.25 BDP (0.68 over 3 seeds before) and 0.56 "
+    "against 0.26 at 1 BDP (0.91 before); flows under 0.5 Mb/s 8.5 and 0.9 a seed against "
+    "10.7 and 8.6. What still differs: 4.1 and 2.6 of ns-3's flows a seed (0.25 and 1 BDP) "
+    "deliver under 10 kb/s for the whole run, none of the packet engine's. They are flows "
+    "whose SYN was lost: without timestamps ns-3 times the handshake from the first SYN "
+    "(UpdateRttHistory never marks the zero-length SYN entry resent: SRTT 3.035 s), "
+    "TcpBbr::InitPacingRate paces them at 73 kb/s (logged), their first rate sample, timed "
+    "from 0 s, reads 2209 bps, and they stay at a few kb/s (seed 2: five flows connect at "
+    "3.4-3.9 s and deliver 6-13 kB). The ns3 profile times the last SYN's round trip instead, "
+    "as its sender samples one segment a round trip where ns-3 samples every ACK (taking "
+    "the first SYN's alone left a 9 s RTO ten times longer and moved newreno-nosack's seed "
+    "5 Jain's index from 0.87 to 0.25). And ns-3's link collapses below 10% utilization "
+    "for 5.4-13.0 s in 3 seeds at each buffer, the packet engine's in 1 seed at 0.25 BDP "
+    "(5.7 s) and none at 1 BDP: with fewer flows sending, ns-3's utilization is 0.69 and "
+    "0.78 against 0.92 and 1.00, its mean queue 32 and 247 packets against 97 and 449, its "
+    "drop rate 0.017 and 0.011 against 0.051 and 0.030."
 )
 EXPLAINED["bbr-droptail-0.25bdp"] = _BBR_UNBOUNDED_WINDOW
 EXPLAINED["bbr-droptail-1bdp"] = _BBR_UNBOUNDED_WINDOW

@@ -238,8 +238,6 @@ struct Flow {
     jitter_rng: Rng,
     /// When the last SYN left (`SimTime::MAX`: connected, or no handshake).
     syn_sent: SimTime,
-    /// When the first SYN left.
-    syn_first: SimTime,
     /// When the pending SYN timer fires (`SimTime::MAX`: none).
     syn_timer: SimTime,
     /// SYNs sent so far.
@@ -375,7 +373,6 @@ impl Flow {
             user: NO_USER,
             long: false,
             syn_sent: SimTime::MAX,
-            syn_first: SimTime::MAX,
             syn_timer: SimTime::MAX,
             syns: 0,
         }
@@ -765,9 +762,6 @@ impl<'s> Sim<'s> {
         let flow = &mut self.flows[f as usize];
         let first = self.s.flows[flow.group as usize].stack.syn_timeout();
         let wait = first.times(1 << flow.syns.min(16)).min(MAX_RTO);
-        if flow.syns == 0 {
-            flow.syn_first = now;
-        }
         flow.syns += 1;
         flow.syn_sent = now;
         flow.syn_timer = now + wait;
@@ -802,8 +796,7 @@ impl<'s> Sim<'s> {
         }
         let stack = self.s.flows[flow.group as usize].stack;
         let lost = (flow.syns > 1).then(|| stack.after_lost_syn(flow.syns - 1));
-        flow.sender
-            .connected(self.now - flow.syn_sent, self.now - flow.syn_first, lost);
+        flow.sender.connected(self.now - flow.syn_sent, lost);
         flow.syn_sent = SimTime::MAX;
         flow.syn_timer = SimTime::MAX;
         self.pump(f);

@@ -31,7 +31,7 @@ use crate::tcp::rate::{RateSample, RateSampler};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
 use crate::tcp::stack::{
-    CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryExit, RtoSsthresh, SlowStart, SynSample,
+    CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryExit, RtoSsthresh, SlowStart,
     ns3_segment_bytes,
 };
 use crate::units::SimTime;
@@ -736,24 +736,19 @@ impl Sender {
         self.pump(now, out);
     }
 
-    /// The connection is set up: the SYN-ACK came back `last` after the
-    /// last SYN and `first` after the first. The round trip from the only
-    /// SYN is the first RTT sample, before any data (RFC 6298 (2.2); Linux
-    /// tcp_ack_update_rtt on the SYN-ACK, ns-3 EstimateRtt); after a SYN
-    /// timed out `lost` (the profile's
-    /// [`crate::tcp::stack::Stack::after_lost_syn`]) says which.
-    pub fn connected(&mut self, last: SimTime, first: SimTime, lost: Option<LostSyn>) {
+    /// The connection is set up: the SYN-ACK came back round trip `r` after
+    /// the last SYN. That round trip is the first RTT sample, before any
+    /// data (RFC 6298 (2.2); Linux tcp_ack_update_rtt on the SYN-ACK, ns-3
+    /// EstimateRtt), unless a SYN timed out and `lost` (the profile's
+    /// [`crate::tcp::stack::Stack::after_lost_syn`]) says otherwise.
+    pub fn connected(&mut self, r: SimTime, lost: Option<LostSyn>) {
         match lost {
-            None => self.rtt.sample(last),
+            None => self.rtt.sample(r),
             Some(l) => {
-                match l.sample {
-                    SynSample::LastSyn => self.rtt.sample(last),
-                    SynSample::FirstSyn => self.rtt.sample(first),
-                    SynSample::None => {
-                        if let Some(rto) = l.rto {
-                            self.rtt.restart_at(rto);
-                        }
-                    }
+                if l.sample {
+                    self.rtt.sample(r);
+                } else if let Some(rto) = l.rto {
+                    self.rtt.restart_at(rto);
                 }
                 if l.one_segment {
                     self.w.cwnd = 1.0;
@@ -1298,12 +1293,12 @@ mod tests {
         s
     }
 
-    /// As ns-3.37's socket around TcpBbr (`ns3_window`): no PRR; the
-    /// SYN-ACK of a resent SYN is timed from the first SYN (SRTT 3.05 s,
-    /// so a pacing rate of 2.885 x 4 segments over 3.05 s); and yet the
-    /// initial window (4) leaves at once, unpaced (IsPacingEnabled).
+    /// As ns-3.37's socket around TcpBbr (`ns3_window`): no PRR; a 50 ms
+    /// handshake sets the pacing rate, 2.885 x 4 segments over 50 ms
+    /// (TcpBbr::InitPacingRate); and yet the initial window (4) leaves at
+    /// once, unpaced (IsPacingEnabled).
     #[test]
-    fn ns3_socket_times_the_first_syn_and_sends_the_initial_window_unpaced() {
+    fn ns3_socket_paces_from_the_handshake_but_not_the_initial_window() {
         use crate::params::Params;
         use crate::tcp::cc::Variant;
         use crate::tcp::cc::bbr::Bbr;
@@ -1314,19 +1309,10 @@ mod tests {
         cfg.prr = true;
         let mut s = Sender::new(cfg, AnyCc::Bbr(Bbr::new(bbr)));
         assert!(!s.cfg.prr);
-        let lost = LostSyn {
-            sample: SynSample::FirstSyn,
-            rto: None,
-            one_segment: false,
-        };
-        s.connected(
-            SimTime::from_millis(50),
-            SimTime::from_millis(3050),
-            Some(lost),
-        );
-        assert_eq!(s.srtt(), Some(SimTime::from_millis(3050)));
+        s.connected(SimTime::from_millis(50), None);
+        assert_eq!(s.srtt(), Some(SimTime::from_millis(50)));
         let rate = s.cc.pacing_rate().unwrap();
-        assert!((rate - 2.0 / std::f64::consts::LN_2 * 4.0 / 3.05).abs() < 1e-9);
+        assert!((rate - 2.0 / std::f64::consts::LN_2 * 4.0 / 0.05).abs() < 1e-9);
         let mut out = vec![];
         s.pump(SimTime::ZERO, &mut out);
         assert_eq!(out, vec![0, 1, 2, 3]);
