@@ -1402,7 +1402,8 @@ mod tests {
             in_recovery: false,
             retransmits: 0,
             ece: false,
-            srtt: None,
+            // The draft reads rs.rtt; ns3_window reads SRTT, here the same.
+            srtt: Some(SimTime::from_millis(rtt_ms)),
             mss_bytes: 1500,
         }
     }
@@ -1571,21 +1572,6 @@ mod tests {
         assert_eq!(w.cwnd, 51.0);
     }
 
-    /// A sample as ns-3.37's socket gives it to TcpBbr: SRTT 100 ms.
-    fn ns3_sample(
-        now_ms: u64,
-        rate: f64,
-        rtt_ms: u64,
-        prior: u64,
-        total: u64,
-        inflight: u64,
-    ) -> AckSample {
-        AckSample {
-            srtt: Some(SimTime::from_millis(100)),
-            ..sample(now_ms, rate, rtt_ms, prior, total, inflight)
-        }
-    }
-
     /// `ns3_window`, as ns-3.37's TcpBbr and socket: ssthresh is UINT32_MAX
     /// bytes in Startup and a congestion event keeps it; packet
     /// conservation lasts the recovery; its end leaves cwnd = ssthresh
@@ -1608,14 +1594,14 @@ mod tests {
             ssthresh: f64::INFINITY,
         };
         let u32max = f64::from(u32::MAX) / 1460.0;
-        b.on_rate_sample(&mut w, &ns3_sample(100, 1000.0, 100, 0, 10, 10));
+        b.on_rate_sample(&mut w, &sample(100, 1000.0, 100, 0, 10, 10));
         assert_eq!(w.ssthresh, u32max);
         assert_eq!(w.cwnd, 11.0);
         // A fast recovery in Startup: ssthresh unchanged; conservation
         // beyond one round (the draft's would end at delivered 30 + 20).
         assert_eq!(b.on_congestion_event(&w, 20.0, SimTime::ZERO), u32max);
         // (Rates doubling each round: Startup goes on.)
-        let mut s = ns3_sample(200, 2000.0, 100, 10, 30, 20);
+        let mut s = sample(200, 2000.0, 100, 10, 30, 20);
         s.in_recovery = true;
         b.on_rate_sample(&mut w, &s);
         assert_eq!(w.cwnd, 21.0);
@@ -1644,7 +1630,7 @@ mod tests {
             total += 10;
             b.on_rate_sample(
                 &mut w,
-                &ns3_sample(400 + 100 * r, 8000.0, 100, prior, total, 20),
+                &sample(400 + 100 * r, 8000.0, 100, prior, total, 20),
             );
         }
         assert!(b.filled_pipe);
