@@ -115,7 +115,7 @@ _BBR_UNBOUNDED_WINDOW = (
     "as its sender samples one segment a round trip where ns-3 samples every ACK (taking "
     "the first SYN's alone left a 9 s RTO ten times longer and moved newreno-nosack's seed "
     "5 Jain's index from 0.87 to 0.25). And ns-3's link collapses below 10% utilization "
-    "for 5.4-13.0 s in 3 seeds at each buffer, the packet engine's in 1 seed at 0.25 BDP "
+    "for 5.4-13.0 s in 3 seeds at each buffer, the packet engine's that long in 1 seed at 0.25 BDP "
     "(5.7 s) and none at 1 BDP: with fewer flows sending, ns-3's utilization is 0.69 and "
     "0.78 against 0.92 and 1.00, its mean queue 32 and 247 packets against 97 and 449, its "
     "drop rate 0.017 and 0.011 against 0.051 and 0.030."
