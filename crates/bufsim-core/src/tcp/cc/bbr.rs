@@ -811,12 +811,10 @@ impl Bbr {
                 sum
             };
             cwnd = (wrapped / seg).min(target);
-        } else if ns3 {
-            // As the draft, without its loss reduction outside recovery.
-            if cwnd < target || (s.rs.total_delivered as f64) < self.initial_cwnd {
-                cwnd += delivered;
-            }
         } else {
+            // Under ns3_window the draft's rule with no loss reduction:
+            // ns-3 applies it in CA_RECOVERY only (above).
+            let losses = if ns3 { 0 } else { losses };
             cwnd = self.draft_cwnd(cwnd, s, losses, target);
         }
         if !self.packet_conservation && !skip {
