@@ -101,6 +101,7 @@ FIELDS = {
     "flows.0.partial_ack_retransmit": ["yes", 1, [True]],
     "flows.0.rto_ssthresh": ["half", 1, *WRONG_TYPES],
     "flows.0.recovery_exit": ["grow", 1, *WRONG_TYPES],
+    "flows.0.rtt_sampling": ["every", 1, *WRONG_TYPES],
     "flows.0.prr_variant": ["rfc6937", 1, *WRONG_TYPES],
     "flows.0.cut_from": ["cwnd", 1, *WRONG_TYPES],
     "flows.0.ecn_reduction": ["halve", 1, *WRONG_TYPES],

@@ -83,6 +83,20 @@ def test_after_a_lost_syn_each_profile_starts_as_its_stack_does():
         assert _first_round(r, lost) == iw, stack
 
 
+def test_ns3_times_the_handshake_from_the_first_syn():
+    # ns-3.37 never marks a resent SYN's zero-length history entry resent
+    # (TcpSocketBase::UpdateRttHistory), so EstimateRtt times the SYN-ACK
+    # from the first SYN: the first sample is the 3 s SYN timer longer than
+    # the last SYN's round trip. After the one data segment's sample SRTT =
+    # 7/8 R0 + 1/8 R1 (RFC 6298 (2.3)), so the two SRTTs differ by 7/8 x 3 s.
+    srtt = {
+        rule: _three("ns3", size="1pkt", rtt_sampling=rule).flows.srtt_s.iloc[2]
+        for rule in ("ns3", "rfc")
+    }
+    assert srtt["rfc"] < 0.05
+    assert srtt["ns3"] - srtt["rfc"] == pytest.approx(0.875 * 3.0, abs=1e-9)
+
+
 def test_a_syn_is_written_to_pcap_with_the_syn_flag(tmp_path):
     import struct
 

@@ -123,6 +123,9 @@ DESCRIPTIONS: dict[str, str] = {
     '`"pipe"` (ns-3).',
     "flows[].recovery_exit": 'The ACK that ends a loss episode: `"rfc"` (cwnd = ssthresh, '
     'RFC 6675) or `"ns3"` (then grown for every segment it covers, SACKed ones too).',
+    "flows[].rtt_sampling": 'RTT samples: `"rfc"` (one segment timed a round trip, RFC 6298 '
+    'section 3) or `"ns3"` (every ACK, the handshake from the first SYN, the controller '
+    "reading the smoothed RTT).",
     "flows[].cut_from": 'The window a fast retransmit or an ECE cuts: `"flight_size"` '
     '(RFC 5681) or `"pipe"` (ns-3).',
     "flows[].ecn_reduction": 'After an ECE: `"immediate"` (RFC 3168) or `"prr"` (CWR with '

@@ -309,6 +309,7 @@ STACK_FIELDS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
     ),
     ("rto_ssthresh", "rto_ssthresh", lambda v: f"ssthresh after a timeout in recovery: {v}"),
     ("recovery_exit", "recovery_exit", lambda v: f"recovery exit {v}"),
+    ("rtt_sampling", "rtt_sampling", lambda v: f"RTT sampling {v}"),
     ("cut_from", "cut_from", lambda v: f"window cut from {v.replace('_', ' ')}"),
     ("ecn_reduction", "ecn_reduction", lambda v: f"ECE reduction {v}"),
     ("ce_ack", "ce_ack", lambda v: f"CE-change ACK {v}"),

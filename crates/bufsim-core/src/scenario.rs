@@ -25,8 +25,8 @@ use crate::engine::rng::{Rng, Stream, stream};
 use crate::queue::{Limit, LinkInfo, Occupancy, QdiscConfig};
 use crate::tcp::cc::CcConfig;
 use crate::tcp::stack::{
-    CeAck, CutFrom, EcnReduction, NamedRule, PrrVariant, RecoveryExit, RtoSsthresh, SlowStart,
-    Stack,
+    CeAck, CutFrom, EcnReduction, NamedRule, PrrVariant, RecoveryExit, RtoSsthresh, RttSampling,
+    SlowStart, Stack,
 };
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
@@ -292,6 +292,8 @@ struct RawFlows {
     rto_ssthresh: Option<String>,
     #[serde(default)]
     recovery_exit: Option<String>,
+    #[serde(default)]
+    rtt_sampling: Option<String>,
     #[serde(default)]
     cut_from: Option<String>,
     #[serde(default)]
@@ -612,6 +614,10 @@ pub struct FlowGroup {
     /// past ssthresh (RFC 6675) or the controller's increase for every
     /// segment it acknowledges (ns-3).
     pub recovery_exit: RecoveryExit,
+    /// Which segments the sender times for RTT samples and what RTT its
+    /// controller reads: one a round trip (RFC 6298) or every ACK's, the
+    /// controller reading the smoothed RTT (ns-3).
+    pub rtt_sampling: RttSampling,
     /// The window a variant's cut reads at a fast retransmit or an ECE:
     /// FlightSize (RFC 5681) or the pipe (ns-3).
     pub cut_from: CutFrom,
@@ -1814,6 +1820,7 @@ fn resolve_group(
         partial_ack_retransmit: r.partial_ack_retransmit,
         rto_ssthresh: r.rto_ssthresh,
         recovery_exit: r.recovery_exit,
+        rtt_sampling: r.rtt_sampling,
         cut_from: r.cut_from,
         ecn_reduction: r.ecn_reduction,
         ce_ack: r.ce_ack,
@@ -2001,6 +2008,7 @@ struct Recovery {
     rack: bool,
     rto_ssthresh: RtoSsthresh,
     recovery_exit: RecoveryExit,
+    rtt_sampling: RttSampling,
     cut_from: CutFrom,
     ecn_reduction: EcnReduction,
     ce_ack: CeAck,
@@ -2102,6 +2110,11 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         profile.recovery_exit,
         p("recovery_exit"),
     )?;
+    let rtt_sampling = named_rule(
+        f.rtt_sampling.as_deref(),
+        profile.rtt_sampling,
+        p("rtt_sampling"),
+    )?;
     let cut_from = named_rule(f.cut_from.as_deref(), profile.cut_from, p("cut_from"))?;
     let ecn_reduction = named_rule(
         f.ecn_reduction.as_deref(),
@@ -2156,6 +2169,7 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         rack,
         rto_ssthresh,
         recovery_exit,
+        rtt_sampling,
         cut_from,
         ecn_reduction,
         ce_ack,

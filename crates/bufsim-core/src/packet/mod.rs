@@ -238,6 +238,8 @@ struct Flow {
     jitter_rng: Rng,
     /// When the last SYN left (`SimTime::MAX`: connected, or no handshake).
     syn_sent: SimTime,
+    /// When the first SYN left.
+    syn_first: SimTime,
     /// When the pending SYN timer fires (`SimTime::MAX`: none).
     syn_timer: SimTime,
     /// SYNs sent so far.
@@ -322,6 +324,7 @@ impl Flow {
             partial_ack_retransmit: grp.partial_ack_retransmit,
             rto_ssthresh: grp.rto_ssthresh,
             recovery_exit: grp.recovery_exit,
+            rtt_sampling: grp.rtt_sampling,
             cut_from: grp.cut_from,
             ecn_reduction: grp.ecn_reduction,
             mss_bytes: grp.mss_bytes,
@@ -373,6 +376,7 @@ impl Flow {
             user: NO_USER,
             long: false,
             syn_sent: SimTime::MAX,
+            syn_first: SimTime::MAX,
             syn_timer: SimTime::MAX,
             syns: 0,
         }
@@ -762,6 +766,9 @@ impl<'s> Sim<'s> {
         let flow = &mut self.flows[f as usize];
         let first = self.s.flows[flow.group as usize].stack.syn_timeout();
         let wait = first.times(1 << flow.syns.min(16)).min(MAX_RTO);
+        if flow.syns == 0 {
+            flow.syn_first = now;
+        }
         flow.syns += 1;
         flow.syn_sent = now;
         flow.syn_timer = now + wait;
@@ -782,9 +789,10 @@ impl<'s> Sim<'s> {
         self.send_syn(f);
     }
 
-    /// Flow `f`'s SYN-ACK arrives: data begins. Its round trip from the
-    /// last SYN (the SYN-ACK echoes that SYN's timestamp) is the first RTT
-    /// sample, unless a SYN timed out and the profile says otherwise
+    /// Flow `f`'s SYN-ACK arrives: data begins. Its round trip is the
+    /// first RTT sample, from the last SYN (the SYN-ACK echoes that SYN's
+    /// timestamp) or, as ns-3 times it, the first ([`Sender::connected`]),
+    /// unless a SYN timed out and the profile says otherwise
     /// ([`Stack::after_lost_syn`]). A SYN-ACK of an earlier SYN arriving
     /// after the connection is set up does nothing.
     ///
@@ -796,7 +804,8 @@ impl<'s> Sim<'s> {
         }
         let stack = self.s.flows[flow.group as usize].stack;
         let lost = (flow.syns > 1).then(|| stack.after_lost_syn(flow.syns - 1));
-        flow.sender.connected(self.now - flow.syn_sent, lost);
+        flow.sender
+            .connected(self.now - flow.syn_sent, self.now - flow.syn_first, lost);
         flow.syn_sent = SimTime::MAX;
         flow.syn_timer = SimTime::MAX;
         self.pump(f);

@@ -1,7 +1,11 @@
 //! The RTT estimator and retransmission timeout of RFC 6298: SRTT, RTTVAR,
 //! RTO with its floor, ceiling and exponential backoff, and the smallest,
-//! largest and latest samples the congestion controllers read.
+//! largest and latest samples the congestion controllers read; and which
+//! sent segments give the samples ([`Timing`]).
 
+use std::collections::VecDeque;
+
+use crate::tcp::stack::RttSampling;
 use crate::units::SimTime;
 
 //= RFC 6298 section 2.1: "Until a round-trip time (RTT) measurement has been
@@ -96,6 +100,96 @@ impl RttEstimator {
     }
 }
 
+/// Which sent segments a sender times for RTT samples, by its
+/// [`RttSampling`] rule. Segments are numbered; a retransmission is a
+/// segment sent before.
+#[derive(Clone, Debug)]
+pub enum Timing {
+    /// RFC 6298 section 3 (Karn), as BSD: one segment timed at a time,
+    /// none across a retransmission: the timed segment and its send time.
+    One(Option<(u64, SimTime)>),
+    /// ns-3.37's `m_history` (`TcpSocketBase::UpdateRttHistory`): every
+    /// segment sent, oldest first, with its send time and whether it was
+    /// sent again since.
+    Every(VecDeque<(u64, SimTime, bool)>),
+}
+
+impl Timing {
+    /// Nothing timed yet.
+    pub fn new(rule: RttSampling) -> Timing {
+        match rule {
+            RttSampling::Rfc => Timing::One(None),
+            RttSampling::Ns3 => Timing::Every(VecDeque::new()),
+        }
+    }
+
+    /// Segment `seq` leaves at `now`, sent before if `retx`.
+    pub fn on_send(&mut self, seq: u64, now: SimTime, retx: bool) {
+        match self {
+            Timing::One(timed) => {
+                //= RFC 6298 section 3 (Karn): RTT samples MUST NOT be made
+                //= from retransmitted segments; as BSD, stop timing on any
+                //= retransmission.
+                if retx {
+                    *timed = None;
+                } else if timed.is_none() {
+                    *timed = Some((seq, now));
+                }
+            }
+            //= ns-3.37 TcpSocketBase::UpdateRttHistory: a new segment is
+            //= appended ("m_history.emplace_back(seq, sz, Simulator::Now())");
+            //= a retransmission marks the entry holding it ("i->retx = true").
+            Timing::Every(h) => {
+                if !retx {
+                    h.push_back((seq, now, false));
+                } else if let Some(&(first, _, _)) = h.front()
+                    && let Some(e) = seq.checked_sub(first).and_then(|i| h.get_mut(i as usize))
+                {
+                    e.2 = true;
+                }
+            }
+        }
+    }
+
+    /// The cumulative ACK has moved up to `una` (the next segment the
+    /// receiver expects) at `now`: the RTT sample it gives, if any.
+    pub fn on_cum_ack(&mut self, una: u64, now: SimTime) -> Option<SimTime> {
+        match self {
+            Timing::One(timed) => {
+                let (seq, sent) = (*timed)?;
+                (una > seq).then(|| {
+                    *timed = None;
+                    now - sent
+                })
+            }
+            Timing::Every(h) => {
+                //= ns-3.37 TcpSocketBase::EstimateRtt: "if (!h.retx &&
+                //= ackSeq >= (h.seq + SequenceNumber32(h.count)))", "m =
+                //= Simulator::Now() - h.time" for the front entry; then
+                //= "delete all ack history with seq <= ack".
+                let sample = h
+                    .front()
+                    .filter(|&&(seq, _, retx)| !retx && una > seq)
+                    .map(|&(_, sent, _)| now - sent);
+                while h.front().is_some_and(|&(seq, _, _)| una > seq) {
+                    h.pop_front();
+                }
+                sample
+            }
+        }
+    }
+
+    /// The retransmission timer expired: nothing sent before is timed
+    /// (RFC 6298 section 3, Karn; ns-3.37 TcpSocketBase::ReTxTimeout:
+    /// "m_history.clear()").
+    pub fn on_timeout(&mut self) {
+        match self {
+            Timing::One(timed) => *timed = None,
+            Timing::Every(h) => h.clear(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,5 +221,47 @@ mod tests {
         let mut e = RttEstimator::new(ms(200));
         e.sample(ms(1));
         assert_eq!(e.rto(), ms(200));
+    }
+
+    #[test]
+    fn one_timed_segment_a_round_trip() {
+        let ms = SimTime::from_millis;
+        let mut t = Timing::new(RttSampling::Rfc);
+        t.on_send(0, ms(0), false);
+        t.on_send(1, ms(1), false);
+        // Segment 0 is timed; segment 1 left while it was, so is not.
+        assert_eq!(t.on_cum_ack(1, ms(20)), Some(ms(20)));
+        assert_eq!(t.on_cum_ack(2, ms(21)), None);
+        // Karn: a retransmission stops the timing.
+        t.on_send(2, ms(30), false);
+        t.on_send(2, ms(40), true);
+        assert_eq!(t.on_cum_ack(3, ms(60)), None);
+    }
+
+    #[test]
+    fn ns3_times_every_ack_from_the_oldest_segment_it_covers() {
+        let ms = SimTime::from_millis;
+        let mut t = Timing::new(RttSampling::Ns3);
+        for seq in 0..5 {
+            t.on_send(seq, ms(seq), false);
+        }
+        // A delayed ACK for 0 and 1: from segment 0's send time.
+        assert_eq!(t.on_cum_ack(2, ms(20)), Some(ms(20)));
+        // The next covers 2 and 3: from 2's (sent at 2 ms).
+        assert_eq!(t.on_cum_ack(4, ms(23)), Some(ms(21)));
+        // Segment 4 resent: the ACK covering it gives none.
+        t.on_send(4, ms(30), true);
+        t.on_send(5, ms(31), false);
+        assert_eq!(t.on_cum_ack(5, ms(40)), None);
+        // ... and the next one samples segment 5, sent once.
+        assert_eq!(t.on_cum_ack(6, ms(45)), Some(ms(14)));
+        // A timeout forgets what was sent before it: the ACK of a segment
+        // resent after it gives none; new data after it is timed again.
+        t.on_send(6, ms(50), false);
+        t.on_timeout();
+        t.on_send(6, ms(1050), true);
+        t.on_send(7, ms(1051), false);
+        assert_eq!(t.on_cum_ack(7, ms(1060)), None);
+        assert_eq!(t.on_cum_ack(8, ms(1070)), Some(ms(19)));
     }
 }

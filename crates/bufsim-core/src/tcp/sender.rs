@@ -28,10 +28,10 @@ use crate::tcp::hystart::{CSS_GROWTH_DIVISOR, Growth, HyStart};
 use crate::tcp::prr::Prr;
 use crate::tcp::rack::{Rack, Tlp};
 use crate::tcp::rate::{RateSample, RateSampler};
-use crate::tcp::rtt::RttEstimator;
+use crate::tcp::rtt::{RttEstimator, Timing};
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
 use crate::tcp::stack::{
-    CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryExit, RtoSsthresh, SlowStart,
+    CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryExit, RtoSsthresh, RttSampling, SlowStart,
     ns3_segment_bytes,
 };
 use crate::units::SimTime;
@@ -76,6 +76,9 @@ pub struct SenderConfig {
     /// What the ACK that ends a loss episode adds to the window
     /// (`tcp::stack`).
     pub recovery_exit: RecoveryExit,
+    /// Which segments are timed for RTT samples, and what RTT the
+    /// controller reads (`tcp::stack`).
+    pub rtt_sampling: RttSampling,
     /// The window a variant's cut reads at a fast retransmit or an ECE
     /// (`tcp::stack`).
     pub cut_from: CutFrom,
@@ -148,7 +151,8 @@ pub struct Sender {
     rtt: RttEstimator,
     /// When the retransmission timer expires (`SimTime::MAX`: not running).
     pub rto_deadline: SimTime,
-    timed: Option<(u64, SimTime)>,
+    /// The segments being timed for RTT samples.
+    timing: Timing,
     /// Delivery-rate state, for a controller that uses rate samples (BBR).
     rate: Option<Box<RateSampler>>,
     /// This ACK's rate sample, until the controller has seen it.
@@ -215,7 +219,7 @@ impl Sender {
             rxt_next: 0,
             rtt: RttEstimator::new(cfg.min_rto),
             rto_deadline: SimTime::MAX,
-            timed: None,
+            timing: Timing::new(cfg.rtt_sampling),
             rate: None,
             pending_rs: None,
             pace_next: SimTime::ZERO,
@@ -436,11 +440,9 @@ impl Sender {
         if let Some(r) = self.rack.as_mut() {
             r.on_send(seq, now);
         }
+        self.timing.on_send(seq, now, retx);
         if retx {
             self.stats.retransmits += 1;
-            //= RFC 6298 section 3 (Karn): RTT samples MUST NOT be made from
-            //= retransmitted segments; as BSD, stop timing on any retransmission.
-            self.timed = None;
             if let Some(sb) = self.sb.as_mut() {
                 sb.mark_retransmitted(seq);
             }
@@ -448,9 +450,6 @@ impl Sender {
             self.max = seq + 1;
             if let Some(sb) = self.sb.as_mut() {
                 sb.extend_to(self.max);
-            }
-            if self.timed.is_none() {
-                self.timed = Some((seq, now));
             }
         }
         //= RFC 6298 section 5.1: "Every time a packet containing data is sent
@@ -736,12 +735,21 @@ impl Sender {
         self.pump(now, out);
     }
 
-    /// The connection is set up: the SYN-ACK came back round trip `r` after
-    /// the last SYN. That round trip is the first RTT sample, before any
-    /// data (RFC 6298 (2.2); Linux tcp_ack_update_rtt on the SYN-ACK, ns-3
-    /// EstimateRtt), unless a SYN timed out and `lost` (the profile's
+    /// The connection is set up: the SYN-ACK came back `last` after the
+    /// last SYN and `first` after the first. That round trip is the first
+    /// RTT sample, before any data (RFC 6298 (2.2); Linux
+    /// tcp_ack_update_rtt on the SYN-ACK, ns-3 EstimateRtt), unless a SYN
+    /// timed out and `lost` (the profile's
     /// [`crate::tcp::stack::Stack::after_lost_syn`]) says otherwise.
-    pub fn connected(&mut self, r: SimTime, lost: Option<LostSyn>) {
+    pub fn connected(&mut self, last: SimTime, first: SimTime, lost: Option<LostSyn>) {
+        let r = match self.cfg.rtt_sampling {
+            RttSampling::Rfc => last,
+            //= ns-3.37 TcpSocketBase::UpdateRttHistory: a resent SYN's
+            //= zero-length entry fails "seq < (i->seq + count)" and is never
+            //= marked resent, so EstimateRtt times the SYN-ACK from the
+            //= first SYN.
+            RttSampling::Ns3 => first,
+        };
         match lost {
             None => self.rtt.sample(r),
             Some(l) => {
@@ -841,11 +849,8 @@ impl Sender {
             if let Some(sb) = self.sb.as_mut() {
                 sb.on_cum_ack(self.una);
             }
-            if let Some((seq, sent)) = self.timed
-                && self.una > seq
-            {
-                self.rtt.sample(now - sent);
-                self.timed = None;
+            if let Some(r) = self.timing.on_cum_ack(self.una, now) {
+                self.rtt.sample(r);
             }
             self.dupacks = 0;
             // The segments the controller's increase counts for this ACK.
@@ -1153,13 +1158,20 @@ impl Sender {
                 return;
             }
         }
+        //= ns-3.37 TcpSocketBase::EstimateRtt: "m_tcb->m_lastRtt =
+        //= m_rtt->GetEstimate()", the RTT PktsAcked gives the controller,
+        //= and "m_tcb->m_minRtt = std::min(m_tcb->m_lastRtt.Get(), ...)".
+        let (rtt, min_rtt) = match self.cfg.rtt_sampling {
+            RttSampling::Rfc => (self.rtt.last, self.rtt.min),
+            RttSampling::Ns3 => (self.srtt(), self.rtt.min_srtt),
+        };
         let info = AckInfo {
             acked,
             now,
             srtt: self.srtt(),
-            min_rtt: self.rtt.min,
+            min_rtt,
             max_rtt: self.rtt.max,
-            rtt: self.rtt.last,
+            rtt,
             abc: self.cfg.abc.counts_segments(),
         };
         self.cc.on_ack(&mut self.w, &info);
@@ -1236,7 +1248,7 @@ impl Sender {
         }
         //= RFC 6298 section 5.5: back off the timer.
         self.rtt.backoff();
-        self.timed = None;
+        self.timing.on_timeout();
         //= RFC 6298 section 5.4/5.6: retransmit the earliest segment and
         //= restart the timer with the backed-off RTO.
         self.rto_deadline = now + self.rtt.rto();
@@ -1272,6 +1284,7 @@ mod tests {
             partial_ack_retransmit: false,
             rto_ssthresh: RtoSsthresh::Rfc5681,
             recovery_exit: RecoveryExit::Rfc,
+            rtt_sampling: RttSampling::Rfc,
             cut_from: CutFrom::FlightSize,
             ecn_reduction: EcnReduction::Immediate,
             mss_bytes: 1500,
@@ -1309,7 +1322,7 @@ mod tests {
         cfg.prr = true;
         let mut s = Sender::new(cfg, AnyCc::Bbr(Bbr::new(bbr)));
         assert!(!s.cfg.prr);
-        s.connected(SimTime::from_millis(50), None);
+        s.connected(SimTime::from_millis(50), SimTime::from_millis(50), None);
         assert_eq!(s.srtt(), Some(SimTime::from_millis(50)));
         let rate = s.cc.pacing_rate().unwrap();
         assert!((rate - 2.0 / std::f64::consts::LN_2 * 4.0 / 0.05).abs() < 1e-9);
@@ -1655,6 +1668,7 @@ mod tests {
             partial_ack_retransmit: false,
             rto_ssthresh: RtoSsthresh::Rfc5681,
             recovery_exit: RecoveryExit::Rfc,
+            rtt_sampling: RttSampling::Rfc,
             cut_from: CutFrom::FlightSize,
             ecn_reduction: EcnReduction::Immediate,
             mss_bytes: 1500,

@@ -74,7 +74,8 @@ impl Serialize for SlowStart {
 }
 
 /// A rule a flow field names from a fixed list (`rto_ssthresh`,
-/// `recovery_exit`, `cut_from`, `ecn_reduction`, `ce_ack`, `prr_variant`).
+/// `recovery_exit`, `cut_from`, `ecn_reduction`, `ce_ack`, `prr_variant`,
+/// `rtt_sampling`).
 pub trait NamedRule: Copy + 'static {
     /// Every rule, by its scenario name.
     const ALL: &'static [(Self, &'static str)];
@@ -143,6 +144,34 @@ pub enum RecoveryExit {
 impl NamedRule for RecoveryExit {
     const ALL: &'static [(RecoveryExit, &'static str)] =
         &[(RecoveryExit::Rfc, "rfc"), (RecoveryExit::Ns3, "ns3")];
+}
+
+/// Which segments the sender times for RTT samples, and what RTT the
+/// congestion controller reads (`flows[].rtt_sampling`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RttSampling {
+    /// One segment timed a round trip, as BSD: a new one when the timed
+    /// one is acknowledged, none across a retransmission (RFC 6298
+    /// section 3, Karn); the handshake's sample is the last SYN's round
+    /// trip (its SYN-ACK echoes that SYN, RFC 7323); the controller reads
+    /// the latest and least samples.
+    Rfc,
+    /// ns-3.37 without timestamps (`TcpSocketBase::EstimateRtt`,
+    /// `UpdateRttHistory`): every ACK that covers the oldest outstanding
+    /// segment sent once is a sample, from that segment's send time; a
+    /// timeout forgets every segment sent before it (`m_history.clear()`
+    /// in `ReTxTimeout`); a resent SYN is never marked resent (its entry
+    /// is zero bytes long), so the handshake is timed from the first SYN;
+    /// the controller reads the smoothed RTT as its RTT and the least
+    /// smoothed RTT as its minimum (`m_lastRtt = m_rtt->GetEstimate()`,
+    /// passed to `PktsAcked`; `m_minRtt`).
+    Ns3,
+}
+
+impl NamedRule for RttSampling {
+    const ALL: &'static [(RttSampling, &'static str)] =
+        &[(RttSampling::Rfc, "rfc"), (RttSampling::Ns3, "ns3")];
 }
 
 /// How Proportional Rate Reduction paces a SACK fast recovery
@@ -265,6 +294,8 @@ pub struct StackDefaults {
     pub rto_ssthresh: RtoSsthresh,
     /// What the ACK that ends a loss episode adds to the window.
     pub recovery_exit: RecoveryExit,
+    /// Which segments are timed for RTT samples.
+    pub rtt_sampling: RttSampling,
     /// The window the cut reads at a fast retransmit or an ECE.
     pub cut_from: CutFrom,
     /// How the window comes down after an ECE.
@@ -301,7 +332,8 @@ pub struct StackDefaults {
 /// How a connection starts after a SYN timeout ([`Stack::after_lost_syn`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LostSyn {
-    /// The SYN-ACK's round trip (from the last SYN sent) is an RTT sample.
+    /// The SYN-ACK's round trip is an RTT sample (from the SYN that
+    /// [`RttSampling`] times: the last, or ns-3's first).
     pub sample: bool,
     /// Without a sample, the RTO data starts with (else the initial 1 s).
     pub rto: Option<SimTime>,
@@ -406,18 +438,9 @@ impl Stack {
             },
             //= ns-3.37 TcpSocketBase::ProcessSynSent: EstimateRtt on the
             //= SYN-ACK; the initial window is set unconditionally
-            //= ("m_tcb->m_cWnd = GetInitialCwnd() * GetSegSize()").
-            // Not mirrored: without timestamps (bufsim's ns-3 driver sets
-            // Timestamp = false) ns-3 times the SYN's m_history entry, which
-            // a resent SYN never marks retransmitted (UpdateRttHistory: the
-            // zero-length entry fails "seq < i->seq + count"), so its sample
-            // runs from the first SYN (3.035 s logged after one loss), and
-            // then it samples every ACK, which brings SRTT down within a few
-            // round trips. The sender here times one segment a round trip
-            // (RFC 6298, `Sender::timed`), where a 3 s first sample keeps a
-            // 9 s RTO ten times longer: taking it alone moved
-            // newreno-nosack's seed 5 Jain's index from 0.87 to 0.25 (ns-3,
-            // seeds 1-10: 0.76-0.92). The last SYN's round trip it is.
+            //= ("m_tcb->m_cWnd = GetInitialCwnd() * GetSegSize()"). Which
+            //= SYN the sample runs from is `rtt_sampling`'s (ns-3's: the
+            //= first, RttSampling::Ns3).
             Stack::Ns3 => LostSyn {
                 sample: true,
                 rto: None,
@@ -446,6 +469,7 @@ impl Stack {
                 abc: SlowStart::PerAck,
                 rto_ssthresh: RtoSsthresh::Rfc5681,
                 recovery_exit: RecoveryExit::Rfc,
+                rtt_sampling: RttSampling::Rfc,
                 //= RFC 6675 section 5 step (4.2): "ssthresh = cwnd = (FlightSize / 2)".
                 cut_from: CutFrom::FlightSize,
                 //= RFC 3168 section 6.1.2: "the TCP source halves the
@@ -504,6 +528,13 @@ impl Stack {
                 //= grows it by the segments it newly delivers (tcp_cong_avoid
                 //= with acked_sacked), at most a segment or two: RFC's.
                 recovery_exit: RecoveryExit::Rfc,
+                // Linux times every ACK too (tcp_clean_rtx_queue ->
+                // tcp_ack_update_rtt, with timestamps from their echo) but
+                // smooths with its own estimator (tcp_rtt_estimator's
+                // mdev_max, RTTVAR decaying once a round trip); not
+                // mirrored: RFC 6298's estimator over one segment a round
+                // trip.
+                rtt_sampling: RttSampling::Rfc,
                 // Linux's Reno and CUBIC cut from snd_cwnd
                 // (tcp_reno_ssthresh, bictcp_recalc_ssthresh), as bufsim's
                 // controllers other than NewReno do; NewReno here keeps
@@ -584,6 +615,10 @@ impl Stack {
                 //= segsAcked)"; leaving CA_LOSS, "segsAcked = (ackNumber -
                 //= m_recover) / m_segmentSize".
                 recovery_exit: RecoveryExit::Ns3,
+                //= ns-3.37 TcpSocketBase::EstimateRtt: a sample on every ACK
+                //= from "m_history.front()" unless "h.retx"; m_lastRtt =
+                //= "m_rtt->GetEstimate()", which PktsAcked receives.
+                rtt_sampling: RttSampling::Ns3,
                 //= ns-3.37 TcpSocketBase::EnterRecovery: "bytesInFlight =
                 //= m_sackEnabled ? BytesInFlight() : BytesInFlight() +
                 //= m_tcb->m_segmentSize" after MarkHeadAsLost (and

@@ -268,12 +268,17 @@ impl Cubic {
     #[inline(never)]
     fn ns3_on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
         //= ns-3.37 TcpCubic::PktsAcked: "Discard delay samples right after
-        //= fast recovery", else the least RTT.
+        //= fast recovery", else the least RTT: the least of the smoothed
+        //= RTTs the socket passes on every ACK (m_lastRtt,
+        //= RttSampling::Ns3), which this sender gives the controller on
+        //= congestion-avoidance ACKs only; the least over the connection
+        //= (`min_rtt`, every sample's, slow start's too) stands in for
+        //= those it does not see.
         let fresh = self
             .epoch_start
             .is_some_and(|e| ack.now - e < NS3_CUBIC_DELTA);
         let n = &mut self.ns3;
-        if let (Some(r), false) = (ack.rtt, fresh) {
+        if let (Some(r), false) = (ack.min_rtt, fresh) {
             n.delay_min = Some(n.delay_min.map_or(r, |d| d.min(r)));
         }
         if slow_start(w, ack.acked) {
@@ -566,7 +571,7 @@ mod tests {
         let mut cc = Cubic::new(cfg);
         let at = |ms: u64| {
             let mut a = AckInfo::bare(1, SimTime::from_millis(ms));
-            a.rtt = Some(SimTime::from_millis(50));
+            a.min_rtt = Some(SimTime::from_millis(50));
             a
         };
         // A loss at cwnd 100.9: GetSsThresh reads 100 whole segments,
