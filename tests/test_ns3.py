@@ -305,6 +305,10 @@ def test_a_lone_transfer_completes_as_in_ns3(size):
             },
             "flows[0].abc",
         ),
+        (
+            {"flows": [{"count": 2, "rtt": "40ms", "stack": "ns3", "rtt_sampling": "rfc"}]},
+            "flows[0].rtt_sampling",
+        ),
         ({"output": {"trace": True}}, "output.trace"),
         ({"reverse": {"buffer": "20pkt", "ack_size": "52B"}}, "reverse.ack_size"),
         ({"reverse": {"buffer": "20pkt", "qdisc": "fq"}}, "reverse.qdisc"),

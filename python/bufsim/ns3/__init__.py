@@ -88,6 +88,11 @@ FIXED = {
         "ns-3 grows the window from ssthresh on the ACK that ends a recovery, for every segment "
         "it covers (TcpSocketBase::ProcessAck)",
     ),
+    "rtt_sampling": (
+        "ns3",
+        "ns-3 samples the RTT on every ACK, from the oldest segment it covers if sent once, and "
+        "times the handshake from the first SYN (TcpSocketBase::EstimateRtt, UpdateRttHistory)",
+    ),
     "cut_from": (
         "pipe",
         "ns-3 cuts from BytesInFlight(), the pipe, at a fast retransmit and an ECE "
@@ -529,6 +534,7 @@ _PROFILE = {
     "prr_variant",
     "rto_ssthresh",
     "recovery_exit",
+    "rtt_sampling",
     "cut_from",
     "ecn_reduction",
     "ce_ack",
