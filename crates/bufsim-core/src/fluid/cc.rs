@@ -99,7 +99,6 @@ mod tests {
                 let mut a = AckInfo::bare(1, SimTime::from_secs_f64(t + rtt * k as f64 / n as f64));
                 a.srtt = Some(r);
                 a.min_rtt = Some(r);
-                a.max_rtt = Some(r);
                 a.rtt = Some(r);
                 pk.on_ack(&mut win, &a);
             }

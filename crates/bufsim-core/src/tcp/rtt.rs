@@ -1,6 +1,6 @@
 //! The RTT estimator and retransmission timeout of RFC 6298: SRTT, RTTVAR,
-//! RTO with its floor, ceiling and exponential backoff, and the smallest,
-//! largest and latest samples the congestion controllers read; and which
+//! RTO with its floor, ceiling and exponential backoff, and the smallest
+//! and latest samples the congestion controllers read; and which
 //! sent segments give the samples ([`Timing`]).
 
 use std::collections::VecDeque;
@@ -26,8 +26,6 @@ pub struct RttEstimator {
     min_rto: SimTime,
     /// The smallest sample so far.
     pub min: Option<SimTime>,
-    /// The largest sample so far.
-    pub max: Option<SimTime>,
     /// The latest sample.
     pub last: Option<SimTime>,
     /// The smallest SRTT so far (ns-3.37's `m_minRtt`: TcpSocketBase::
@@ -46,7 +44,6 @@ impl RttEstimator {
             rto: INITIAL_RTO.max(min_rto),
             min_rto,
             min: None,
-            max: None,
             last: None,
             min_srtt: None,
         }
@@ -71,7 +68,6 @@ impl RttEstimator {
         let rto = SimTime((self.srtt + 4.0 * self.rttvar) as u64);
         self.rto = rto.max(self.min_rto).min(MAX_RTO);
         self.min = Some(self.min.map_or(r, |m| m.min(r)));
-        self.max = Some(self.max.map_or(r, |m| m.max(r)));
         self.last = Some(r);
         let srtt = SimTime(self.srtt as u64);
         self.min_srtt = Some(self.min_srtt.map_or(srtt, |m| m.min(srtt)));
@@ -207,10 +203,7 @@ mod tests {
         // SRTT = 0.875 * 100 + 0.125 * 200 = 112.5, RTO = 112.5 + 250 = 362.5 ms.
         e.sample(ms(200));
         assert_eq!(e.rto(), SimTime::from_micros(362_500));
-        assert_eq!(
-            (e.min, e.max, e.last),
-            (Some(ms(100)), Some(ms(200)), Some(ms(200)))
-        );
+        assert_eq!((e.min, e.last), (Some(ms(100)), Some(ms(200))));
         e.backoff();
         assert_eq!(e.rto(), ms(725));
         for _ in 0..10 {

@@ -1170,7 +1170,6 @@ impl Sender {
             now,
             srtt: self.srtt(),
             min_rtt,
-            max_rtt: self.rtt.max,
             rtt,
             abc: self.cfg.abc.counts_segments(),
         };

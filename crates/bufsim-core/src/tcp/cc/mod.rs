@@ -53,11 +53,11 @@ pub struct AckInfo {
     pub now: SimTime,
     /// Smoothed RTT estimate, if one exists.
     pub srtt: Option<SimTime>,
-    /// Smallest RTT seen so far, if any.
+    /// Smallest RTT sample so far, if any (with `rtt_sampling = "ns3"`
+    /// the smallest smoothed RTT, ns-3's `m_minRtt`).
     pub min_rtt: Option<SimTime>,
-    /// Largest RTT seen so far, if any.
-    pub max_rtt: Option<SimTime>,
-    /// The most recent RTT sample, if any (H-TCP's per-epoch RTTmax).
+    /// The most recent RTT sample, if any (H-TCP's per-epoch RTTmax; with
+    /// `rtt_sampling = "ns3"` the smoothed RTT, ns-3's `m_lastRtt`).
     pub rtt: Option<SimTime>,
     /// The flow counts every acknowledged segment (RFC 3465, `flows[].abc`
     /// true or "uncapped") rather than one per ACK: Reno's congestion
@@ -73,7 +73,6 @@ impl AckInfo {
             now,
             srtt: None,
             min_rtt: None,
-            max_rtt: None,
             rtt: None,
             abc: false,
         }
