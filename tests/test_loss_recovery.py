@@ -163,6 +163,7 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         "abc",
         "limited_transmit",
         "partial_ack_retransmit",
+        "dupack_growth",
         "rto_ssthresh",
         "recovery_exit",
     ]
@@ -178,12 +179,55 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         False,
         False,
         False,
+        True,
         "rfc5681",
         "rfc",
     ]
-    assert rows[1] == ["linux", 10, 0.2, True, True, True, True, True, True, False, "keep", "rfc"]
-    assert rows[2] == ["ns3", 10, 1.0, True, True, False, False, False, True, True, "pipe", "ns3"]
-    assert rows[3] == ["linux", 4, 0.2, True, False, False, True, True, True, False, "keep", "rfc"]
+    assert rows[1] == [
+        "linux",
+        10,
+        0.2,
+        True,
+        True,
+        True,
+        True,
+        True,
+        True,
+        False,
+        True,
+        "keep",
+        "rfc",
+    ]
+    assert rows[2] == [
+        "ns3",
+        10,
+        1.0,
+        True,
+        True,
+        False,
+        False,
+        False,
+        True,
+        True,
+        False,
+        "pipe",
+        "ns3",
+    ]
+    assert rows[3] == [
+        "linux",
+        4,
+        0.2,
+        True,
+        False,
+        False,
+        True,
+        True,
+        True,
+        False,
+        True,
+        "keep",
+        "rfc",
+    ]
     # The window a cut reads, the ECE response and the CE-change ACK:
     # RFC 5681, RFC 3168 and RFC 8257 (rfc), Linux, ns-3, Linux.
     # PRR's bounds: RFC 9937 but in ns-3 (TcpPrrRecovery).

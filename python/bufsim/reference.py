@@ -119,6 +119,8 @@ DESCRIPTIONS: dict[str, str] = {
     "flows[].limited_transmit": "A new segment on each of the first two duplicate ACKs (RFC 3042).",
     "flows[].partial_ack_retransmit": "A SACK recovery resends the head on each partial ACK "
     "unless resent already, and restarts the timer at the first only (RFC 6582; ns-3).",
+    "flows[].dupack_growth": "An ACK that advances snd.una and SACKs new data (a duplicate ACK "
+    "by RFC 6675) grows cwnd (RFC 5681, Linux); false: not (ns-3's CA_DISORDER).",
     "flows[].rto_ssthresh": 'A timeout during a recovery: `"rfc5681"`, `"keep"` (Linux) or '
     '`"pipe"` (ns-3).',
     "flows[].recovery_exit": 'The ACK that ends a loss episode: `"rfc"` (cwnd = ssthresh, '

@@ -307,6 +307,7 @@ STACK_FIELDS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
         "partial_ack_retransmit",
         lambda v: f"partial-ACK retransmit {_on(v)}",
     ),
+    ("dupack_growth", "dupack_growth", lambda v: f"growth on a SACKing cumulative ACK {_on(v)}"),
     ("rto_ssthresh", "rto_ssthresh", lambda v: f"ssthresh after a timeout in recovery: {v}"),
     ("recovery_exit", "recovery_exit", lambda v: f"recovery exit {v}"),
     ("rtt_sampling", "rtt_sampling", lambda v: f"RTT sampling {v}"),

@@ -289,6 +289,8 @@ struct RawFlows {
     #[serde(default)]
     partial_ack_retransmit: Option<bool>,
     #[serde(default)]
+    dupack_growth: Option<bool>,
+    #[serde(default)]
     rto_ssthresh: Option<String>,
     #[serde(default)]
     recovery_exit: Option<String>,
@@ -608,6 +610,9 @@ pub struct FlowGroup {
     /// TcpSocketBase): each partial ACK retransmits the segment at its
     /// cumulative ACK, and only the first resets the retransmission timer.
     pub partial_ack_retransmit: bool,
+    /// An ACK that advances snd.una and SACKs new data grows cwnd (RFC
+    /// 5681, Linux) or not (ns-3's CA_DISORDER).
+    pub dupack_growth: bool,
     /// ssthresh after a timeout inside a loss episode.
     pub rto_ssthresh: RtoSsthresh,
     /// What the ACK that ends a loss episode adds to the window: nothing
@@ -1818,6 +1823,7 @@ fn resolve_group(
         abc: r.abc,
         limited_transmit: r.limited_transmit,
         partial_ack_retransmit: r.partial_ack_retransmit,
+        dupack_growth: r.dupack_growth,
         rto_ssthresh: r.rto_ssthresh,
         recovery_exit: r.recovery_exit,
         rtt_sampling: r.rtt_sampling,
@@ -2023,6 +2029,7 @@ struct Recovery {
     abc: SlowStart,
     limited_transmit: bool,
     partial_ack_retransmit: bool,
+    dupack_growth: bool,
 }
 
 /// The rule a flow field names (`name`), or the profile's `default` when
@@ -2186,6 +2193,7 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         partial_ack_retransmit: f
             .partial_ack_retransmit
             .unwrap_or(profile.partial_ack_retransmit),
+        dupack_growth: f.dupack_growth.unwrap_or(profile.dupack_growth),
     })
 }
 

@@ -74,6 +74,11 @@ FIXED = {
         "ns-3 resends the head on each partial ACK of a recovery unless resent already, and "
         "restarts the retransmission timer at the first only (TcpSocketBase::ProcessAck)",
     ),
+    "dupack_growth": (
+        False,
+        "ns-3 grows cwnd only in CA_OPEN: an ACK that advances snd.una and SACKs new data moves "
+        "to CA_DISORDER first (TcpSocketBase::DupAck, ProcessAck)",
+    ),
     "prr_variant": (
         "ns3",
         "ns-3's PRR takes RecoverFS = snd.nxt - snd.una and bounds an ACK that acknowledges no "
@@ -531,6 +536,7 @@ _PROFILE = {
     "abc",
     "limited_transmit",
     "partial_ack_retransmit",
+    "dupack_growth",
     "prr_variant",
     "rto_ssthresh",
     "recovery_exit",

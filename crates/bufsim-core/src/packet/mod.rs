@@ -322,6 +322,7 @@ impl Flow {
             abc: grp.abc,
             limited_transmit: grp.limited_transmit,
             partial_ack_retransmit: grp.partial_ack_retransmit,
+            dupack_growth: grp.dupack_growth,
             rto_ssthresh: grp.rto_ssthresh,
             recovery_exit: grp.recovery_exit,
             rtt_sampling: grp.rtt_sampling,

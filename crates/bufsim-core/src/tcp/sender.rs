@@ -71,6 +71,9 @@ pub struct SenderConfig {
     /// retransmits the segment at the new cumulative ACK, and only the
     /// first restarts the retransmission timer (ns-3; `tcp::stack`).
     pub partial_ack_retransmit: bool,
+    /// An ACK that advances snd.una and SACKs new data grows cwnd
+    /// (`tcp::stack`).
+    pub dupack_growth: bool,
     /// ssthresh after a timeout inside a loss episode (`tcp::stack`).
     pub rto_ssthresh: RtoSsthresh,
     /// What the ACK that ends a loss episode adds to the window
@@ -852,9 +855,25 @@ impl Sender {
             if let Some(r) = self.timing.on_cum_ack(self.una, now) {
                 self.rtt.sample(r);
             }
-            self.dupacks = 0;
+            //= RFC 6675 section 5: "If the incoming ACK is a cumulative
+            //= acknowledgment, the TCP MUST reset DupAcks to zero"; then "If
+            //= the incoming ACK is a duplicate acknowledgment per the
+            //= definition in Section 2 (regardless of its status as a
+            //= cumulative acknowledgment), and the TCP is not currently in
+            //= loss recovery, the TCP MUST increase DupAcks by one": an ACK
+            //= that SACKs new data (the receiver's first after a loss, when
+            //= it held a delayed ACK) is the first duplicate. (ns-3.37
+            //= TcpSocketBase::DupAck returns early in CA_LOSS.)
+            let in_episode = self.in_recovery || self.rto_recovery;
+            let dupack = self.sb.is_some() && newly_sacked > 0;
+            self.dupacks = u32::from(dupack && !in_episode);
             // The segments the controller's increase counts for this ACK.
             let mut grows = newly;
+            if dupack && !in_episode && !self.cfg.dupack_growth {
+                //= ns-3.37 TcpSocketBase::ProcessAck: CA_DISORDER calls
+                //= PktsAcked only; IncreaseWindow runs in CA_OPEN.
+                grows = 0;
+            }
             if self.rto_recovery && self.una >= self.recover {
                 self.rto_recovery = false;
                 if self.cfg.recovery_exit == RecoveryExit::Ns3 {
@@ -1281,6 +1300,7 @@ mod tests {
             abc: SlowStart::PerAck,
             limited_transmit: false,
             partial_ack_retransmit: false,
+            dupack_growth: true,
             rto_ssthresh: RtoSsthresh::Rfc5681,
             recovery_exit: RecoveryExit::Rfc,
             rtt_sampling: RttSampling::Rfc,
@@ -1504,6 +1524,39 @@ mod tests {
         a
     }
 
+    /// The receiver's first ACK after a loss when it held a delayed ACK:
+    /// it acknowledges segment 0 and SACKs segment 2 (1 lost). RFC 6675
+    /// section 5 counts it as the first duplicate ACK, so limited transmit
+    /// sends one segment beyond the one its advance frees; it grows cwnd
+    /// by the segment it acknowledges under `dupack_growth` (RFC 5681,
+    /// Linux) and not without (ns-3.37: CA_DISORDER).
+    #[test]
+    fn a_cumulative_ack_that_sacks_is_the_first_duplicate() {
+        for growth in [true, false] {
+            let mut s = sender(true);
+            s.cfg.limited_transmit = true;
+            s.cfg.dupack_growth = growth;
+            let mut out = vec![];
+            s.pump(SimTime::ZERO, &mut out);
+            assert_eq!(out, [0, 1, 2, 3]);
+            out.clear();
+            s.on_ack(&sack_ack(1, &[(2, 3)]), SimTime::from_millis(50), &mut out);
+            assert_eq!(s.dupacks, 1);
+            assert_eq!(s.w.cwnd, if growth { 5.0 } else { 4.0 });
+            // Flight 3 (1..4) of cwnd 4, plus one for the duplicate; with
+            // growth one more.
+            assert_eq!(out, if growth { vec![4, 5, 6] } else { vec![4, 5] });
+            out.clear();
+            // A second duplicate sends one more; a third (three SACKed
+            // above 1) starts the recovery with 1's retransmission.
+            s.on_ack(&sack_ack(1, &[(2, 4)]), SimTime::from_millis(51), &mut out);
+            assert_eq!((s.dupacks, s.in_recovery), (2, false));
+            s.on_ack(&sack_ack(1, &[(2, 5)]), SimTime::from_millis(52), &mut out);
+            assert!(s.in_recovery);
+            assert!(out.contains(&1), "{out:?}");
+        }
+    }
+
     #[test]
     fn timeout_in_sack_recovery_keeps_ssthresh_and_resends_only_holes() {
         let mut s = sender(true);
@@ -1665,6 +1718,7 @@ mod tests {
             abc: SlowStart::PerAck,
             limited_transmit: false,
             partial_ack_retransmit: false,
+            dupack_growth: true,
             rto_ssthresh: RtoSsthresh::Rfc5681,
             recovery_exit: RecoveryExit::Rfc,
             rtt_sampling: RttSampling::Rfc,

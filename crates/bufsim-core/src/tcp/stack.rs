@@ -327,6 +327,11 @@ pub struct StackDefaults {
     /// timer (the "Impatient" variant of its section 4), where RFC 6298
     /// section 5.3 restarts it on every ACK of new data.
     pub partial_ack_retransmit: bool,
+    /// An ACK that advances snd.una and SACKs new data (a duplicate ACK by
+    /// RFC 6675 section 2, "regardless of its status as a cumulative
+    /// acknowledgment") grows cwnd by the segments it acknowledges, as any
+    /// ACK of new data does (RFC 5681 section 3.1).
+    pub dupack_growth: bool,
 }
 
 /// How a connection starts after a SYN timeout ([`Stack::after_lost_syn`]).
@@ -491,6 +496,9 @@ impl Stack {
                 //= RFC 6675 section 5: in a SACK recovery segments are resent
                 //= as NextSeg finds them lost, not on partial ACKs.
                 partial_ack_retransmit: false,
+                //= RFC 5681 section 3.1: cwnd grows on every ACK that
+                //= acknowledges new data.
+                dupack_growth: true,
             },
             Stack::Linux => StackDefaults {
                 //= include/net/tcp.h TCP_INIT_CWND = 10 (RFC 6928).
@@ -583,6 +591,10 @@ impl Stack {
                 // (tcp_input.c tcp_newreno_mark_lost); with SACK its
                 // scoreboard and RACK decide.
                 partial_ack_retransmit: false,
+                //= net/ipv4/tcp_input.c tcp_may_raise_cwnd: "only grow cwnd on
+                //= in-order delivery" is FLAG_DATA_ACKED, snd.una advanced,
+                //= whatever the ACK SACKs.
+                dupack_growth: true,
             },
             Stack::Ns3 => StackDefaults {
                 //= ns-3 TcpSocket attribute InitialCwnd (default 10).
@@ -653,6 +665,13 @@ impl Stack {
                 //= CA_RECOVERY, "m_txBuffer->MarkHeadAsLost(); DoRetransmit();"
                 //= with or without SACK.
                 partial_ack_retransmit: true,
+                //= ns-3.37 TcpSocketBase::ProcessAck: an ACK whose SACK
+                //= updates the scoreboard is a dupack ("isDupack =
+                //= m_sackEnabled ? scoreboardUpdated"); DupAck moves CA_OPEN
+                //= to CA_DISORDER, which calls PktsAcked only, and
+                //= IncreaseWindow runs "if (m_tcb->m_congState == CA_OPEN)".
+                //= CA_LOSS skips DupAck: its ACKs grow the window.
+                dupack_growth: false,
             },
         }
     }
