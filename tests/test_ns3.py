@@ -310,6 +310,18 @@ def test_a_lone_transfer_completes_as_in_ns3(size):
             "flows[0].rtt_sampling",
         ),
         ({"output": {"trace": True}}, "output.trace"),
+        (
+            {
+                "link": {
+                    "capacity": "10Mbps",
+                    "delay": "5ms",
+                    "buffer": "30pkt",
+                    "qdisc": "fq_codel",
+                },
+                "background": [{"kind": "poisson", "rate": "2Mbps", "packet_size": "1000B"}],
+            },
+            "background",
+        ),
         ({"reverse": {"buffer": "20pkt", "ack_size": "52B"}}, "reverse.ack_size"),
         ({"reverse": {"buffer": "20pkt", "qdisc": "fq"}}, "reverse.qdisc"),
         (

@@ -87,6 +87,8 @@ def test_bad_qdisc_params_name_the_field():
         bufsim.Scenario.load(_scn(qdisc="codel", params={"target": 5}))
     with pytest.raises(ScenarioError, match=r"link.qdisc_params.quantm.*allowed are quantum"):
         bufsim.Scenario.load(_scn(qdisc="fq", params={"quantm": "1500B"}))
+    with pytest.raises(ScenarioError, match=r"link.qdisc_params.drop_batch.*got 0"):
+        bufsim.Scenario.load(_scn(qdisc="fq_codel", params={"drop_batch": 0}))
     with pytest.raises(
         ScenarioError,
         match=r"link.qdisc.*allowed are droptail, red, fq, codel, fq_codel, pie, threshold",

@@ -1206,6 +1206,7 @@ Ptr<QueueDisc> InstallDisc(Ptr<NetDevice> dev, const json& link)
         tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc",
                              "MaxSize", StringValue(size),
                              "Flows", UintegerValue(p["flows"].get<uint32_t>()),
+                             "DropBatchSize", UintegerValue(p["drop_batch"].get<uint32_t>()),
                              "Target", Ns(p["target_s"].get<double>()),
                              "Interval", Ns(p["interval_s"].get<double>()),
                              "UseEcn", BooleanValue(false));

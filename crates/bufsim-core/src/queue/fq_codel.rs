@@ -1,7 +1,8 @@
 //! FQ-CoDel, RFC 8290: flows hashed into `flows` queues, each with its own
 //! CoDel state, served by deficit round robin with separate lists of new
-//! and old flows; on overflow the packet at the head of the queue holding
-//! the most bytes is dropped (section 4.1).
+//! and old flows; on overflow packets are dropped from the head of the
+//! queue holding the most bytes, up to half its bytes or `drop_batch`
+//! packets (section 4.1).
 //!
 //! The hash: TCP flow `f` goes to queue `f % flows` (the flow id stands for
 //! the 5-tuple hash); background packets, many small flows, are spread by
@@ -38,6 +39,8 @@ pub struct FqCodelConfig {
     pub quantum_bytes: u32,
     /// Number of flow queues (hash buckets).
     pub flows: u32,
+    /// Most packets one overflow drops from the fattest queue.
+    pub drop_batch: u32,
 }
 
 impl QueueDisc for FqCodel {
@@ -50,6 +53,11 @@ impl QueueDisc for FqCodel {
             quantum_bytes: p.size("quantum", link.packet_size, 64, 1 << 20)?,
             //= RFC 8290 section 5.1: "flows ... 1024".
             flows: p.num("flows", 1024.0, 1.0, 65_536.0)? as u32,
+            //= Linux sch_fq_codel.c fq_codel_drop (drop_batch_size 64, since
+            //= commit 9d18562a, 2016) and ns-3.37 FqCoDelQueueDisc attribute
+            //= DropBatchSize (64); RFC 8290 section 4.1 drops up to half the
+            //= fat queue's backlog, as they do. 1: one packet per overflow.
+            drop_batch: p.num("drop_batch", 64.0, 1.0, 65_536.0)? as u32,
         })
     }
     fn new(cfg: FqCodelConfig, q: &Setup) -> FqCodel {
@@ -110,12 +118,25 @@ impl Discipline for FqCodel {
             self.new_flows.push_back(i as u32);
         }
         if !self.limit.fits(occ, pkt.size()) {
-            //= RFC 8290 section 4.1: "if the queue is full ... drop a packet
-            //= from the head of the queue with the largest current byte count".
+            //= RFC 8290 section 4.1: over the limit, packets are dropped
+            //= "from the head of the queue with the largest current byte
+            //= count", until half its backlog or the drop batch is gone
+            //= (Linux fq_codel_drop: "threshold = maxbacklog >> 1", "while
+            //= (++i < max_packets && len < threshold)"; ns-3.37
+            //= FqCoDelQueueDisc::FqCoDelDrop, the same loop).
             let others = self.new_flows.iter().chain(&self.old_flows).copied();
             let best = fattest(&self.queues, i, others);
-            let p = self.queues[best].pop().expect("fattest queue is not empty");
-            drops.push((p.pkt, DropReason::OVERFLOW));
+            let half = self.queues[best].bytes / 2;
+            let (mut count, mut len) = (0, 0);
+            loop {
+                let p = self.queues[best].pop().expect("fattest queue is not empty");
+                len += u64::from(p.pkt.size());
+                count += 1;
+                drops.push((p.pkt, DropReason::OVERFLOW));
+                if count >= self.cfg.drop_batch || len >= half || self.queues[best].is_empty() {
+                    break;
+                }
+            }
         }
     }
 
@@ -168,5 +189,59 @@ impl Discipline for FqCodel {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 10-packet FQ-CoDel holding 8 packets of flow 0 and 2 of flow 1.
+    fn full(drop_batch: u32) -> (FqCodel, Occupancy) {
+        let cfg = FqCodelConfig {
+            codel: CodelConfig::default(),
+            quantum_bytes: 1000,
+            flows: 16,
+            drop_batch,
+        };
+        let mut q = FqCodel::with_config(cfg, Limit::Packets(10), 1000);
+        let mut drops = vec![];
+        let mut occ = Occupancy::default();
+        for (flow, seq) in (0..8).map(|s| (0, s)).chain((0..2).map(|s| (1, s))) {
+            q.enqueue(
+                Packet::new(flow, 1000, seq, 0),
+                occ,
+                SimTime::ZERO,
+                &mut drops,
+            );
+            occ.pkts += 1;
+            occ.bytes += 1000;
+        }
+        assert!(drops.is_empty());
+        (q, occ)
+    }
+
+    #[test]
+    fn overflow_drops_half_the_fattest_queue_from_its_head() {
+        // Flow 1's packet arrives at a full queue: flow 0 holds the most
+        // bytes (8 packets), so its head goes, 4 packets (half its bytes)
+        // with the default batch of 64, one with drop_batch = 1.
+        for (batch, dropped) in [(64, vec![0, 1, 2, 3]), (1, vec![0])] {
+            let (mut q, occ) = full(batch);
+            let mut drops = vec![];
+            q.enqueue(Packet::new(1, 1000, 2, 0), occ, SimTime::ZERO, &mut drops);
+            let seqs: Vec<u64> = drops.iter().map(|(p, _)| p.seq).collect();
+            assert!(
+                drops
+                    .iter()
+                    .all(|(p, r)| p.flow() == 0 && *r == DropReason::OVERFLOW)
+            );
+            assert_eq!(seqs, dropped, "drop_batch {batch}");
+        }
+        // A batch smaller than half stops at the batch.
+        let (mut q, occ) = full(3);
+        let mut drops = vec![];
+        q.enqueue(Packet::new(1, 1000, 2, 0), occ, SimTime::ZERO, &mut drops);
+        assert_eq!(drops.len(), 3);
     }
 }
