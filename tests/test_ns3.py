@@ -320,7 +320,7 @@ def test_a_lone_transfer_completes_as_in_ns3(size):
                 },
                 "background": [{"kind": "poisson", "rate": "2Mbps", "packet_size": "1000B"}],
             },
-            "background",
+            "background[0]",
         ),
         ({"reverse": {"buffer": "20pkt", "ack_size": "52B"}}, "reverse.ack_size"),
         ({"reverse": {"buffer": "20pkt", "qdisc": "fq"}}, "reverse.qdisc"),
@@ -352,6 +352,20 @@ def test_what_ns3_cannot_express_is_refused_by_field(change, field):
     with pytest.raises(bufsim.ScenarioError) as e:
         bufsim.simulate(_scn(**change), engine="ns3")
     assert str(e.value).startswith(field + ":"), str(e.value)
+
+
+def test_a_background_refused_only_where_it_crosses_fq_codel():
+    # On a chain whose first link is fq_codel, a background source on the
+    # second link is one ns-3 runs as the packet engine does.
+    link = {"capacity": "10Mbps", "delay": "5ms", "buffer": "30pkt"}
+    bg = {"kind": "poisson", "rate": "2Mbps", "packet_size": "1000B"}
+    s = _scn(links=[{**link, "qdisc": "fq_codel"}, link], background=[{**bg, "links": [1]}])
+    del s["link"]
+    s["flows"][0]["links"] = [0, 1]
+    ns3.check(bufsim.Scenario.load(s))
+    s["background"][0]["links"] = [0]
+    with pytest.raises(bufsim.ScenarioError, match=r"^background\[0\]: crosses fq_codel"):
+        ns3.check(bufsim.Scenario.load(s))
 
 
 def _open_loop(load):

@@ -281,13 +281,14 @@ def check(scenario: Scenario) -> None:
     for where, g in zip(group_paths(norm), norm["flows"]):
         _check_group(where, g)
     links = norm.get("links") or [norm["link"]]
-    if norm.get("background") and any(k["qdisc"] == "fq_codel" for k in links):
-        raise scenario_error(
-            "background",
-            "a Poisson background crossing fq_codel: the packet engine spreads its packets over "
-            "the flow queues as many small flows, ns-3 hashes them all to the one queue of their "
-            "UDP socket's 5-tuple; use another qdisc or engine='packet'",
-        )
+    for k, b in enumerate(norm.get("background") or []):
+        if any(links[j]["qdisc"] == "fq_codel" for j in b.get("links", [0])):
+            raise scenario_error(
+                f"background[{k}]",
+                "crosses fq_codel: the packet engine spreads its packets over the flow queues as "
+                "many small flows, ns-3 hashes them all to the one queue of their UDP socket's "
+                "5-tuple; use another qdisc or engine='packet'",
+            )
     out = norm["output"]
     for key in ("trace", "halves"):
         if out[key]:

@@ -864,12 +864,11 @@ impl Sender {
             //= that SACKs new data (the receiver's first after a loss, when
             //= it held a delayed ACK) is the first duplicate. (ns-3.37
             //= TcpSocketBase::DupAck returns early in CA_LOSS.)
-            let in_episode = self.in_recovery || self.rto_recovery;
-            let dupack = self.sb.is_some() && newly_sacked > 0;
-            self.dupacks = u32::from(dupack && !in_episode);
+            let dupack = newly_sacked > 0 && !(self.in_recovery || self.rto_recovery);
+            self.dupacks = u32::from(dupack);
             // The segments the controller's increase counts for this ACK.
             let mut grows = newly;
-            if dupack && !in_episode && !self.cfg.dupack_growth {
+            if dupack && !self.cfg.dupack_growth {
                 //= ns-3.37 TcpSocketBase::ProcessAck: CA_DISORDER calls
                 //= PktsAcked only; IncreaseWindow runs in CA_OPEN.
                 grows = 0;
