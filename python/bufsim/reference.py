@@ -121,6 +121,8 @@ DESCRIPTIONS: dict[str, str] = {
     "unless resent already, and restarts the timer at the first only (RFC 6582; ns-3).",
     "flows[].dupack_growth": "An ACK that advances snd.una and SACKs new data (a duplicate ACK "
     "by RFC 6675) grows cwnd (RFC 5681, Linux); false: not (ns-3's CA_DISORDER).",
+    "flows[].rto_collapse": 'When a backed-off RTO comes back down: `"sample"` (a new RTT '
+    'sample, RFC 6298, Linux) or `"ack"` (any ACK of new data, ns-3).',
     "flows[].rto_ssthresh": 'A timeout during a recovery: `"rfc5681"`, `"keep"` (Linux) or '
     '`"pipe"` (ns-3).',
     "flows[].recovery_exit": 'The ACK that ends a loss episode: `"rfc"` (cwnd = ssthresh, '

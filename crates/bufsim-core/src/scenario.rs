@@ -25,8 +25,8 @@ use crate::engine::rng::{Rng, Stream, stream};
 use crate::queue::{Limit, LinkInfo, Occupancy, QdiscConfig};
 use crate::tcp::cc::CcConfig;
 use crate::tcp::stack::{
-    CeAck, CutFrom, EcnReduction, NamedRule, PrrVariant, RecoveryExit, RtoSsthresh, RttSampling,
-    SlowStart, Stack,
+    CeAck, CutFrom, EcnReduction, NamedRule, PrrVariant, RecoveryExit, RtoCollapse, RtoSsthresh,
+    RttSampling, SlowStart, Stack,
 };
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
@@ -292,6 +292,8 @@ struct RawFlows {
     dupack_growth: Option<bool>,
     #[serde(default)]
     rto_ssthresh: Option<String>,
+    #[serde(default)]
+    rto_collapse: Option<String>,
     #[serde(default)]
     recovery_exit: Option<String>,
     #[serde(default)]
@@ -615,6 +617,9 @@ pub struct FlowGroup {
     pub dupack_growth: bool,
     /// ssthresh after a timeout inside a loss episode.
     pub rto_ssthresh: RtoSsthresh,
+    /// When a backed-off RTO comes back down: at a new RTT sample (RFC
+    /// 6298, Linux) or at any ACK of new data (ns-3).
+    pub rto_collapse: RtoCollapse,
     /// What the ACK that ends a loss episode adds to the window: nothing
     /// past ssthresh (RFC 6675) or the controller's increase for every
     /// segment it acknowledges (ns-3).
@@ -1825,6 +1830,7 @@ fn resolve_group(
         partial_ack_retransmit: r.partial_ack_retransmit,
         dupack_growth: r.dupack_growth,
         rto_ssthresh: r.rto_ssthresh,
+        rto_collapse: r.rto_collapse,
         recovery_exit: r.recovery_exit,
         rtt_sampling: r.rtt_sampling,
         cut_from: r.cut_from,
@@ -2013,6 +2019,7 @@ struct Recovery {
     prr_variant: PrrVariant,
     rack: bool,
     rto_ssthresh: RtoSsthresh,
+    rto_collapse: RtoCollapse,
     recovery_exit: RecoveryExit,
     rtt_sampling: RttSampling,
     cut_from: CutFrom,
@@ -2112,6 +2119,11 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         profile.rto_ssthresh,
         p("rto_ssthresh"),
     )?;
+    let rto_collapse = named_rule(
+        f.rto_collapse.as_deref(),
+        profile.rto_collapse,
+        p("rto_collapse"),
+    )?;
     let recovery_exit = named_rule(
         f.recovery_exit.as_deref(),
         profile.recovery_exit,
@@ -2175,6 +2187,7 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         prr_variant,
         rack,
         rto_ssthresh,
+        rto_collapse,
         recovery_exit,
         rtt_sampling,
         cut_from,

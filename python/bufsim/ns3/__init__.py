@@ -88,6 +88,11 @@ FIXED = {
         "pipe",
         "ns-3 recomputes ssthresh from the pipe on a timeout in recovery (TcpSocketBase::ReTxTimeout)",
     ),
+    "rto_collapse": (
+        "ack",
+        "ns-3 recomputes the RTO from SRTT and RTTVAR on every ACK of new data that restarts the "
+        "timer, ending a backoff without a new sample (TcpSocketBase::NewAck)",
+    ),
     "recovery_exit": (
         "ns3",
         "ns-3 grows the window from ssthresh on the ACK that ends a recovery, for every segment "
@@ -548,6 +553,7 @@ _PROFILE = {
     "dupack_growth",
     "prr_variant",
     "rto_ssthresh",
+    "rto_collapse",
     "recovery_exit",
     "rtt_sampling",
     "cut_from",

@@ -324,6 +324,7 @@ impl Flow {
             partial_ack_retransmit: grp.partial_ack_retransmit,
             dupack_growth: grp.dupack_growth,
             rto_ssthresh: grp.rto_ssthresh,
+            rto_collapse: grp.rto_collapse,
             recovery_exit: grp.recovery_exit,
             rtt_sampling: grp.rtt_sampling,
             cut_from: grp.cut_from,

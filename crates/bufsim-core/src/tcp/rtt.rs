@@ -63,20 +63,37 @@ impl RttEstimator {
             self.rttvar = r_ps / 2.0;
             self.have_sample = true;
         }
-        //= RFC 6298 (2.3)-(2.4): RTO <- SRTT + max (G, K*RTTVAR), K = 4,
-        //= floored at the minimum RTO. The simulated clock is exact, G = 0.
-        let rto = SimTime((self.srtt + 4.0 * self.rttvar) as u64);
-        self.rto = rto.max(self.min_rto).min(MAX_RTO);
+        self.rto = self.computed();
         self.min = Some(self.min.map_or(r, |m| m.min(r)));
         self.last = Some(r);
         let srtt = SimTime(self.srtt as u64);
         self.min_srtt = Some(self.min_srtt.map_or(srtt, |m| m.min(srtt)));
     }
 
+    /// RFC 6298 (2.3)-(2.4): RTO <- SRTT + max (G, K*RTTVAR), K = 4,
+    /// floored at the minimum RTO and capped at [`MAX_RTO`]. The simulated
+    /// clock is exact, G = 0.
+    fn computed(&self) -> SimTime {
+        SimTime((self.srtt + 4.0 * self.rttvar) as u64)
+            .max(self.min_rto)
+            .min(MAX_RTO)
+    }
+
     /// RFC 6298 section 5.5: RTO <- RTO * 2 ("back off the timer"), at most
     /// the 60 s ceiling.
     pub fn backoff(&mut self) {
         self.rto = self.rto.times(2).min(MAX_RTO);
+    }
+
+    /// The RTO recomputed from SRTT and RTTVAR as they stand, ending a
+    /// backoff without a new sample (ns-3.37 `TcpSocketBase::NewAck`:
+    /// "m_rto = Max(m_rtt->GetEstimate() + Max(m_clockGranularity,
+    /// m_rtt->GetVariation() * 4), m_minRto)"); nothing before the first
+    /// sample.
+    pub fn collapse(&mut self) {
+        if self.have_sample {
+            self.rto = self.computed();
+        }
     }
 
     /// RFC 6298 section 5.7: with no sample yet, data starts with RTO

@@ -31,8 +31,8 @@ use crate::tcp::rate::{RateSample, RateSampler};
 use crate::tcp::rtt::{RttEstimator, Timing};
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
 use crate::tcp::stack::{
-    CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryExit, RtoSsthresh, RttSampling, SlowStart,
-    ns3_segment_bytes,
+    CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryExit, RtoCollapse, RtoSsthresh,
+    RttSampling, SlowStart, ns3_segment_bytes,
 };
 use crate::units::SimTime;
 
@@ -76,6 +76,8 @@ pub struct SenderConfig {
     pub dupack_growth: bool,
     /// ssthresh after a timeout inside a loss episode (`tcp::stack`).
     pub rto_ssthresh: RtoSsthresh,
+    /// When a backed-off RTO comes back down (`tcp::stack`).
+    pub rto_collapse: RtoCollapse,
     /// What the ACK that ends a loss episode adds to the window
     /// (`tcp::stack`).
     pub recovery_exit: RecoveryExit,
@@ -946,7 +948,7 @@ impl Sender {
                     //= recovery, also reset the retransmit timer" (step 3; the
                     //= "Impatient" variant of RFC 6582 section 4).
                     if self.first_partial {
-                        self.rto_deadline = now + self.rtt.rto();
+                        self.restart_timer(now);
                         self.first_partial = false;
                     }
                     self.cc_sample(ack.ece, now);
@@ -997,11 +999,10 @@ impl Sender {
             if !impatient {
                 //= RFC 6298 section 5.2: all data acknowledged: turn the timer
                 //= off; 5.3: new data acknowledged: restart it.
-                self.rto_deadline = if self.una == self.max {
-                    SimTime::MAX
-                } else {
-                    now + self.rtt.rto()
-                };
+                self.restart_timer(now);
+                if self.una == self.max {
+                    self.rto_deadline = SimTime::MAX;
+                }
             }
             //= RFC 8985 section 7.2: restart the PTO "upon receiving an ACK
             //= that cumulatively acknowledges new data".
@@ -1194,6 +1195,16 @@ impl Sender {
         self.cc.on_ack(&mut self.w, &info);
     }
 
+    /// An ACK of new data restarts the retransmission timer at `now`
+    /// (RFC 6298 section 5.3), first collapsing a backed-off RTO under
+    /// `RtoCollapse::Ack` (ns-3.37 `TcpSocketBase::NewAck`).
+    fn restart_timer(&mut self, now: SimTime) {
+        if self.cfg.rto_collapse == RtoCollapse::Ack {
+            self.rtt.collapse();
+        }
+        self.rto_deadline = now + self.rtt.rto();
+    }
+
     /// The retransmission timer expired at `now` (the caller checked the deadline).
     pub fn on_timeout(&mut self, now: SimTime, out: &mut Vec<u64>) {
         if self.una >= self.max {
@@ -1301,6 +1312,7 @@ mod tests {
             partial_ack_retransmit: false,
             dupack_growth: true,
             rto_ssthresh: RtoSsthresh::Rfc5681,
+            rto_collapse: RtoCollapse::Sample,
             recovery_exit: RecoveryExit::Rfc,
             rtt_sampling: RttSampling::Rfc,
             cut_from: CutFrom::FlightSize,
@@ -1483,6 +1495,30 @@ mod tests {
         assert_eq!(s.w.cwnd, 1.0);
         assert_eq!(s.rtt.rto(), SimTime::from_millis(600));
         assert_eq!(s.stats.timeouts, 1);
+    }
+
+    /// The ACK of a timeout's retransmission gives no sample (Karn): under
+    /// RFC 6298 the timer restarts with the backed-off RTO, under ns-3's
+    /// `NewAck` with SRTT + 4 RTTVAR again.
+    #[test]
+    fn an_ack_of_a_retransmission_collapses_the_rto_only_under_ack() {
+        for (rule, rto) in [(RtoCollapse::Sample, 600), (RtoCollapse::Ack, 300)] {
+            let mut s = sender(false);
+            s.cfg.rto_collapse = rule;
+            let mut out = vec![];
+            s.w.cwnd = 2.0;
+            s.pump(SimTime::ZERO, &mut out);
+            s.on_ack(&ack(1), SimTime::from_millis(100), &mut out);
+            assert_eq!(s.rtt.rto(), SimTime::from_millis(300));
+            let t = s.rto_deadline;
+            s.on_timeout(t, &mut out);
+            assert_eq!(s.rtt.rto(), SimTime::from_millis(600));
+            // The retransmission of segment 1 is acknowledged: no sample.
+            let now = t + SimTime::from_millis(100);
+            s.on_ack(&ack(2), now, &mut out);
+            assert_eq!(s.rtt.srtt(), Some(SimTime::from_millis(100)), "{rule:?}");
+            assert_eq!(s.rto_deadline, now + SimTime::from_millis(rto), "{rule:?}");
+        }
     }
 
     #[test]
@@ -1719,6 +1755,7 @@ mod tests {
             partial_ack_retransmit: false,
             dupack_growth: true,
             rto_ssthresh: RtoSsthresh::Rfc5681,
+            rto_collapse: RtoCollapse::Sample,
             recovery_exit: RecoveryExit::Rfc,
             rtt_sampling: RttSampling::Rfc,
             cut_from: CutFrom::FlightSize,

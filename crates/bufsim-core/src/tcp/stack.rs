@@ -74,7 +74,7 @@ impl Serialize for SlowStart {
 }
 
 /// A rule a flow field names from a fixed list (`rto_ssthresh`,
-/// `recovery_exit`, `cut_from`, `ecn_reduction`, `ce_ack`, `prr_variant`,
+/// `rto_collapse`, `recovery_exit`, `cut_from`, `ecn_reduction`, `ce_ack`, `prr_variant`,
 /// `rtt_sampling`).
 pub trait NamedRule: Copy + 'static {
     /// Every rule, by its scenario name.
@@ -118,6 +118,31 @@ impl NamedRule for RtoSsthresh {
         (RtoSsthresh::Keep, "keep"),
         (RtoSsthresh::Pipe, "pipe"),
     ];
+}
+
+/// When a retransmission timeout backed off by a timeout comes back down
+/// to SRTT + 4 RTTVAR (`flows[].rto_collapse`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoCollapse {
+    /// RFC 6298 section 5: the backed-off RTO stays until a new RTT
+    /// sample, which "can only happen when new data has been sent and
+    /// acknowledged", recomputes it ("'collapsing' RTO back down"); an
+    /// ACK of retransmitted data restarts the timer with the backed-off
+    /// value. Linux: net/ipv4/tcp_input.c tcp_ack_update_rtt, "RFC6298:
+    /// only reset backoff on valid RTT measurement".
+    Sample,
+    /// ns-3.37 (`TcpSocketBase::NewAck`): every ACK of new data that
+    /// restarts the timer recomputes "m_rto = Max(m_rtt->GetEstimate() +
+    /// Max(m_clockGranularity, m_rtt->GetVariation() * 4), m_minRto)"
+    /// from the estimator as it stands, sample or not, so the ACK of a
+    /// timeout's retransmission ends the backoff.
+    Ack,
+}
+
+impl NamedRule for RtoCollapse {
+    const ALL: &'static [(RtoCollapse, &'static str)] =
+        &[(RtoCollapse::Sample, "sample"), (RtoCollapse::Ack, "ack")];
 }
 
 /// What the ACK that ends a loss episode adds to the window
@@ -292,6 +317,8 @@ pub struct StackDefaults {
     pub abc: SlowStart,
     /// ssthresh after a timeout inside a loss episode.
     pub rto_ssthresh: RtoSsthresh,
+    /// When a backed-off RTO comes back down.
+    pub rto_collapse: RtoCollapse,
     /// What the ACK that ends a loss episode adds to the window.
     pub recovery_exit: RecoveryExit,
     /// Which segments are timed for RTT samples.
@@ -473,6 +500,8 @@ impl Stack {
                 //= RFC 5681 section 3.1 eq. (2): "cwnd += min (N, SMSS)" per ACK.
                 abc: SlowStart::PerAck,
                 rto_ssthresh: RtoSsthresh::Rfc5681,
+                //= RFC 6298 section 5: a new RTT sample collapses the RTO.
+                rto_collapse: RtoCollapse::Sample,
                 recovery_exit: RecoveryExit::Rfc,
                 rtt_sampling: RttSampling::Rfc,
                 //= RFC 6675 section 5 step (4.2): "ssthresh = cwnd = (FlightSize / 2)".
@@ -532,6 +561,9 @@ impl Stack {
                 //= net/ipv4/tcp_input.c tcp_enter_loss: ssthresh is recomputed
                 //= only from the Open/Disorder states.
                 rto_ssthresh: RtoSsthresh::Keep,
+                //= tcp_ack_update_rtt: "only reset backoff on valid RTT
+                //= measurement" (icsk_backoff = 0 after tcp_set_rto).
+                rto_collapse: RtoCollapse::Sample,
                 //= Linux tcp_end_cwnd_reduction: cwnd = ssthresh; the ACK then
                 //= grows it by the segments it newly delivers (tcp_cong_avoid
                 //= with acked_sacked), at most a segment or two: RFC's.
@@ -621,6 +653,8 @@ impl Stack {
                 //= ns-3 TcpSocketBase::ReTxTimeout: ssthresh = GetSsThresh(tcb,
                 //= BytesInFlight()) unless already in CA_LOSS.
                 rto_ssthresh: RtoSsthresh::Pipe,
+                //= ns-3.37 TcpSocketBase::NewAck(ack, resetRTO = true).
+                rto_collapse: RtoCollapse::Ack,
                 //= ns-3.37 TcpSocketBase::ProcessAck: leaving CA_RECOVERY,
                 //= "segsAcked = (ackNumber - oldHeadSequence) / m_segmentSize",
                 //= "m_cWnd = m_ssThresh", then "IncreaseWindow(m_tcb,
