@@ -166,6 +166,7 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         "dupack_growth",
         "rto_ssthresh",
         "rto_collapse",
+        "sack_pipe",
         "recovery_exit",
     ]
     rows = [[g[k] for k in pick] for g in groups]
@@ -185,6 +186,7 @@ def test_stack_profiles_fill_defaults_and_fields_override():
             "rfc5681",
             "sample",
             "rfc",
+            "rfc",
         ),
         (
             "linux",
@@ -201,8 +203,25 @@ def test_stack_profiles_fill_defaults_and_fields_override():
             "keep",
             "sample",
             "rfc",
+            "rfc",
         ),
-        ("ns3", 10, 1.0, True, True, False, False, False, True, True, False, "pipe", "ack", "ns3"),
+        (
+            "ns3",
+            10,
+            1.0,
+            True,
+            True,
+            False,
+            False,
+            False,
+            True,
+            True,
+            False,
+            "pipe",
+            "ack",
+            "ns3",
+            "ns3",
+        ),
         (
             "linux",
             4,
@@ -217,6 +236,7 @@ def test_stack_profiles_fill_defaults_and_fields_override():
             True,
             "keep",
             "sample",
+            "rfc",
             "rfc",
         ),
     ]
@@ -248,6 +268,7 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         ({"hystart": "yes"}, "flows[0].hystart", "expected a boolean"),
         ({"rto_ssthresh": "halve"}, "flows[0].rto_ssthresh", "rfc5681, keep, pipe"),
         ({"rto_collapse": "never"}, "flows[0].rto_collapse", "sample, ack"),
+        ({"sack_pipe": "linux"}, "flows[0].sack_pipe", "rfc, ns3"),
         ({"recovery_exit": "grow"}, "flows[0].recovery_exit", "rfc, ns3"),
         ({"prr_variant": "rfc6937"}, "flows[0].prr_variant", "rfc9937, ns3"),
         ({"cut_from": "cwnd"}, "flows[0].cut_from", "flight_size, pipe"),

@@ -26,7 +26,7 @@ use crate::queue::{Limit, LinkInfo, Occupancy, QdiscConfig};
 use crate::tcp::cc::CcConfig;
 use crate::tcp::stack::{
     CeAck, CutFrom, EcnReduction, NamedRule, PrrVariant, RecoveryExit, RtoCollapse, RtoSsthresh,
-    RttSampling, SlowStart, Stack,
+    RttSampling, SackPipe, SlowStart, Stack,
 };
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
@@ -294,6 +294,8 @@ struct RawFlows {
     rto_ssthresh: Option<String>,
     #[serde(default)]
     rto_collapse: Option<String>,
+    #[serde(default)]
+    sack_pipe: Option<String>,
     #[serde(default)]
     recovery_exit: Option<String>,
     #[serde(default)]
@@ -620,6 +622,9 @@ pub struct FlowGroup {
     /// When a backed-off RTO comes back down: at a new RTT sample (RFC
     /// 6298, Linux) or at any ACK of new data (ns-3).
     pub rto_collapse: RtoCollapse,
+    /// Whether a SACKed retransmission leaves the pipe (RFC 6675, Linux)
+    /// or stays in it until acknowledged (ns-3).
+    pub sack_pipe: SackPipe,
     /// What the ACK that ends a loss episode adds to the window: nothing
     /// past ssthresh (RFC 6675) or the controller's increase for every
     /// segment it acknowledges (ns-3).
@@ -1831,6 +1836,7 @@ fn resolve_group(
         dupack_growth: r.dupack_growth,
         rto_ssthresh: r.rto_ssthresh,
         rto_collapse: r.rto_collapse,
+        sack_pipe: r.sack_pipe,
         recovery_exit: r.recovery_exit,
         rtt_sampling: r.rtt_sampling,
         cut_from: r.cut_from,
@@ -2020,6 +2026,7 @@ struct Recovery {
     rack: bool,
     rto_ssthresh: RtoSsthresh,
     rto_collapse: RtoCollapse,
+    sack_pipe: SackPipe,
     recovery_exit: RecoveryExit,
     rtt_sampling: RttSampling,
     cut_from: CutFrom,
@@ -2124,6 +2131,7 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         profile.rto_collapse,
         p("rto_collapse"),
     )?;
+    let sack_pipe = named_rule(f.sack_pipe.as_deref(), profile.sack_pipe, p("sack_pipe"))?;
     let recovery_exit = named_rule(
         f.recovery_exit.as_deref(),
         profile.recovery_exit,
@@ -2188,6 +2196,7 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         rack,
         rto_ssthresh,
         rto_collapse,
+        sack_pipe,
         recovery_exit,
         rtt_sampling,
         cut_from,

@@ -93,6 +93,11 @@ FIXED = {
         "ns-3 recomputes the RTO from SRTT and RTTVAR on every ACK of new data that restarts the "
         "timer, ending a backoff without a new sample (TcpSocketBase::NewAck)",
     ),
+    "sack_pipe": (
+        "ns3",
+        "ns-3.37 keeps a SACKed retransmission in BytesInFlight until the cumulative ACK passes "
+        "it (TcpTxBuffer::Update leaves m_retrans; ns-3 issue #1190)",
+    ),
     "recovery_exit": (
         "ns3",
         "ns-3 grows the window from ssthresh on the ACK that ends a recovery, for every segment "
@@ -554,6 +559,7 @@ _PROFILE = {
     "prr_variant",
     "rto_ssthresh",
     "rto_collapse",
+    "sack_pipe",
     "recovery_exit",
     "rtt_sampling",
     "cut_from",

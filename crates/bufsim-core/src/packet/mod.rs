@@ -325,6 +325,7 @@ impl Flow {
             dupack_growth: grp.dupack_growth,
             rto_ssthresh: grp.rto_ssthresh,
             rto_collapse: grp.rto_collapse,
+            sack_pipe: grp.sack_pipe,
             recovery_exit: grp.recovery_exit,
             rtt_sampling: grp.rtt_sampling,
             cut_from: grp.cut_from,

@@ -10,6 +10,11 @@
 //! `tcp_timeout_mark_lost`): IsLost is then true below that floor, whatever
 //! lies SACKed above it.
 //!
+//! [`Scoreboard::keep_sacked_retransmissions`] is ns-3.37's pipe instead: a
+//! retransmission stays in it once SACKed, until the cumulative ACK passes
+//! it or a timeout (`TcpTxBuffer::Update` leaves `m_retrans` as it was;
+//! ns-3 issue #1190, fixed after 3.37).
+//!
 //! With RACK ([`Scoreboard::rack`]) loss is not inferred from DupThresh:
 //! each segment carries its last transmission time and RACK (`tcp::rack`)
 //! marks segments lost one by one ([`Scoreboard::mark_lost`]); the pipe
@@ -49,8 +54,11 @@ pub struct Scoreboard {
     recent_next: usize,
     /// Segments SACKed above `una`.
     sacked: u64,
-    /// Retransmitted segments neither SACKed nor acknowledged.
+    /// Retransmitted segments not acknowledged, nor SACKed unless
+    /// `keep_sacked_retx`: the retransmissions the pipe counts.
     retx_out: u64,
+    /// ns-3.37's accounting: a SACKed retransmission stays in `retx_out`.
+    keep_sacked_retx: bool,
     /// Every un-SACKed segment below this one is lost (set by a timeout).
     lost_floor: u64,
     /// [`Scoreboard::lost_bound`] and the un-SACKed segments below it (the
@@ -101,6 +109,17 @@ impl Scoreboard {
             rack: Some(Box::default()),
             ..Scoreboard::default()
         }
+    }
+
+    /// Count a retransmission in the pipe until the cumulative ACK passes
+    /// it or a timeout, SACKed or not, as ns-3.37's `BytesInFlight()` does
+    /// (`TcpTxBuffer::Update` marks a SACKed segment's bytes SACKed and
+    /// clears its lost mark, but leaves it in `m_retrans`, which only
+    /// `DiscardUpTo` and `SetSentListLost` lower; ns-3 issue #1190, fixed
+    /// in 2026): where RFC 6675's SetPipe counts a retransmission only
+    /// while it is neither SACKed nor acknowledged.
+    pub fn keep_sacked_retransmissions(&mut self) {
+        self.keep_sacked_retx = true;
     }
 
     /// Report each newly SACKed segment ([`Scoreboard::take_newly_sacked`]),
@@ -171,12 +190,12 @@ impl Scoreboard {
     pub fn on_cum_ack(&mut self, una: u64) {
         while self.una < una {
             if let Some(f) = self.flags.pop_front() {
+                if f & RETX != 0 && (f & SACKED == 0 || self.keep_sacked_retx) {
+                    self.retx_out -= 1;
+                }
                 if f & SACKED != 0 {
                     self.sacked -= 1;
                 } else {
-                    if f & RETX != 0 {
-                        self.retx_out -= 1;
-                    }
                     self.deliver(self.una, f);
                 }
                 if let Some(r) = self.rack.as_mut() {
@@ -273,7 +292,7 @@ impl Scoreboard {
         for seq in s..e {
             let f = self.flags[(seq - self.una) as usize];
             if f & SACKED == 0 {
-                if f & RETX != 0 {
+                if f & RETX != 0 && !self.keep_sacked_retx {
                     self.retx_out -= 1;
                 }
                 self.deliver(seq, f);
@@ -465,7 +484,8 @@ impl Scoreboard {
     }
 
     /// RFC 6675 section 4, SetPipe: segments in `[una, max)` that are not
-    /// SACKed and not lost, plus retransmissions not yet SACKed or ACKed.
+    /// SACKed and not lost, plus retransmissions not yet SACKed or ACKed
+    /// (SACKed too with [`Scoreboard::keep_sacked_retransmissions`]).
     pub fn pipe(&self) -> u64 {
         let outstanding = self.flags.len() as u64;
         if let Some(r) = self.rack.as_ref() {
@@ -539,6 +559,41 @@ mod tests {
         sb.on_cum_ack(12);
         assert_eq!(sb.sacked, 0);
         assert_eq!(sb.pipe(), 8);
+    }
+
+    /// Segments 0..10 out, 0..4 lost (3 SACKed above: 4, 5, 6), all four
+    /// resent, the retransmission of 0 lost again and those of 1..4
+    /// SACKed: RFC 6675's pipe drops them, ns-3.37's keeps them until the
+    /// cumulative ACK passes them, or a timeout.
+    #[test]
+    fn ns3_keeps_a_sacked_retransmission_in_the_pipe() {
+        let pipes = |keep: bool| {
+            let mut sb = Scoreboard::default();
+            if keep {
+                sb.keep_sacked_retransmissions();
+            }
+            sb.extend_to(10);
+            sb.on_sack_block(4, 7);
+            (0..4).for_each(|s| sb.mark_retransmitted(s));
+            // 7, 8, 9 and the four retransmissions.
+            let resent = sb.pipe();
+            sb.on_sack_block(1, 7);
+            let sacked = sb.pipe();
+            sb.on_cum_ack(7);
+            let acked = sb.pipe();
+            (resent, sacked, acked)
+        };
+        assert_eq!(pipes(false), (7, 4, 3));
+        assert_eq!(pipes(true), (7, 7, 3));
+        let mut sb = Scoreboard::default();
+        sb.keep_sacked_retransmissions();
+        sb.extend_to(10);
+        sb.on_sack_block(4, 7);
+        (0..4).for_each(|s| sb.mark_retransmitted(s));
+        sb.on_sack_block(1, 7);
+        // A timeout clears every retransmission (SetSentListLost).
+        sb.mark_lost_below(10);
+        assert_eq!(sb.pipe(), 0);
     }
 
     #[test]

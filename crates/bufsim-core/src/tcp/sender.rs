@@ -32,7 +32,7 @@ use crate::tcp::rtt::{RttEstimator, Timing};
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
 use crate::tcp::stack::{
     CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryExit, RtoCollapse, RtoSsthresh,
-    RttSampling, SlowStart, ns3_segment_bytes,
+    RttSampling, SackPipe, SlowStart, ns3_segment_bytes,
 };
 use crate::units::SimTime;
 
@@ -78,6 +78,8 @@ pub struct SenderConfig {
     pub rto_ssthresh: RtoSsthresh,
     /// When a backed-off RTO comes back down (`tcp::stack`).
     pub rto_collapse: RtoCollapse,
+    /// Whether a SACKed retransmission leaves the pipe (`tcp::stack`).
+    pub sack_pipe: SackPipe,
     /// What the ACK that ends a loss episode adds to the window
     /// (`tcp::stack`).
     pub recovery_exit: RecoveryExit,
@@ -209,11 +211,15 @@ impl Sender {
             cwr_point: 0,
             cwr_pending: false,
             sb: cfg.sack.then(|| {
-                if cfg.rack {
+                let mut sb = if cfg.rack {
                     Scoreboard::rack()
                 } else {
                     Scoreboard::default()
+                };
+                if cfg.sack_pipe == SackPipe::Ns3 {
+                    sb.keep_sacked_retransmissions();
                 }
+                sb
             }),
             prr: None,
             hystart: cfg.hystart.then(|| Box::new(HyStart::new())),
@@ -1313,6 +1319,7 @@ mod tests {
             dupack_growth: true,
             rto_ssthresh: RtoSsthresh::Rfc5681,
             rto_collapse: RtoCollapse::Sample,
+            sack_pipe: SackPipe::Rfc,
             recovery_exit: RecoveryExit::Rfc,
             rtt_sampling: RttSampling::Rfc,
             cut_from: CutFrom::FlightSize,
@@ -1756,6 +1763,7 @@ mod tests {
             dupack_growth: true,
             rto_ssthresh: RtoSsthresh::Rfc5681,
             rto_collapse: RtoCollapse::Sample,
+            sack_pipe: SackPipe::Rfc,
             recovery_exit: RecoveryExit::Rfc,
             rtt_sampling: RttSampling::Rfc,
             cut_from: CutFrom::FlightSize,

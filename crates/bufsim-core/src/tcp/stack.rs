@@ -74,7 +74,7 @@ impl Serialize for SlowStart {
 }
 
 /// A rule a flow field names from a fixed list (`rto_ssthresh`,
-/// `rto_collapse`, `recovery_exit`, `cut_from`, `ecn_reduction`, `ce_ack`, `prr_variant`,
+/// `rto_collapse`, `sack_pipe`, `recovery_exit`, `cut_from`, `ecn_reduction`, `ce_ack`, `prr_variant`,
 /// `rtt_sampling`).
 pub trait NamedRule: Copy + 'static {
     /// Every rule, by its scenario name.
@@ -143,6 +143,29 @@ pub enum RtoCollapse {
 impl NamedRule for RtoCollapse {
     const ALL: &'static [(RtoCollapse, &'static str)] =
         &[(RtoCollapse::Sample, "sample"), (RtoCollapse::Ack, "ack")];
+}
+
+/// Whether a retransmission the receiver SACKs leaves the pipe
+/// (`flows[].sack_pipe`; with SACK).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SackPipe {
+    /// RFC 6675 section 4, SetPipe: a retransmitted octet counts while it
+    /// is neither SACKed nor acknowledged. Linux: tcp_sacktag_one lowers
+    /// `retrans_out` for a SACKed retransmission.
+    Rfc,
+    /// ns-3.37 (`TcpTxBuffer::Update`): a SACKed segment leaves the lost
+    /// count but a retransmitted one stays in `m_retrans`, which
+    /// `BytesInFlight()` adds, until the cumulative ACK passes it
+    /// (`DiscardUpTo`) or a timeout (`SetSentListLost`): each SACKed
+    /// retransmission holds a place in the pipe for the rest of the
+    /// recovery (ns-3 issue #1190, fixed in 2026).
+    Ns3,
+}
+
+impl NamedRule for SackPipe {
+    const ALL: &'static [(SackPipe, &'static str)] =
+        &[(SackPipe::Rfc, "rfc"), (SackPipe::Ns3, "ns3")];
 }
 
 /// What the ACK that ends a loss episode adds to the window
@@ -319,6 +342,8 @@ pub struct StackDefaults {
     pub rto_ssthresh: RtoSsthresh,
     /// When a backed-off RTO comes back down.
     pub rto_collapse: RtoCollapse,
+    /// Whether a SACKed retransmission leaves the pipe.
+    pub sack_pipe: SackPipe,
     /// What the ACK that ends a loss episode adds to the window.
     pub recovery_exit: RecoveryExit,
     /// Which segments are timed for RTT samples.
@@ -502,6 +527,8 @@ impl Stack {
                 rto_ssthresh: RtoSsthresh::Rfc5681,
                 //= RFC 6298 section 5: a new RTT sample collapses the RTO.
                 rto_collapse: RtoCollapse::Sample,
+                //= RFC 6675 section 4, SetPipe.
+                sack_pipe: SackPipe::Rfc,
                 recovery_exit: RecoveryExit::Rfc,
                 rtt_sampling: RttSampling::Rfc,
                 //= RFC 6675 section 5 step (4.2): "ssthresh = cwnd = (FlightSize / 2)".
@@ -564,6 +591,9 @@ impl Stack {
                 //= tcp_ack_update_rtt: "only reset backoff on valid RTT
                 //= measurement" (icsk_backoff = 0 after tcp_set_rto).
                 rto_collapse: RtoCollapse::Sample,
+                //= tcp_sacktag_one: a SACKed retransmission lowers
+                //= retrans_out ("tp->retrans_out -= pcount").
+                sack_pipe: SackPipe::Rfc,
                 //= Linux tcp_end_cwnd_reduction: cwnd = ssthresh; the ACK then
                 //= grows it by the segments it newly delivers (tcp_cong_avoid
                 //= with acked_sacked), at most a segment or two: RFC's.
@@ -655,6 +685,8 @@ impl Stack {
                 rto_ssthresh: RtoSsthresh::Pipe,
                 //= ns-3.37 TcpSocketBase::NewAck(ack, resetRTO = true).
                 rto_collapse: RtoCollapse::Ack,
+                //= ns-3.37 TcpTxBuffer::Update leaves m_retrans as it was.
+                sack_pipe: SackPipe::Ns3,
                 //= ns-3.37 TcpSocketBase::ProcessAck: leaving CA_RECOVERY,
                 //= "segsAcked = (ackNumber - oldHeadSequence) / m_segmentSize",
                 //= "m_cWnd = m_ssThresh", then "IncreaseWindow(m_tcb,
