@@ -1244,7 +1244,7 @@ impl Sender {
             if self.cfg.rto_ssthresh == RtoSsthresh::Rfc5681 {
                 self.w.ssthresh = self.w.ssthresh.min(reno_ssthresh(flight));
             }
-            self.w.cwnd = 1.0;
+            self.cc.on_repeated_timeout(&mut self.w);
         } else {
             //= RFC 5681 section 3.1 eq. (4) and "cwnd ... to 1 full-sized segment".
             self.cc.on_timeout(&mut self.w, flight, now);

@@ -340,6 +340,25 @@ impl Cubic {
     }
 }
 
+impl Cubic {
+    /// ns-3.37's `TcpCubic::CongestionStateSet(CA_LOSS)`, which
+    /// `TcpSocketBase::ReTxTimeout` calls on every timeout, a repeated one
+    /// in CA_LOSS included, -> `CubicReset`: m_lastMaxCwnd,
+    /// m_bicOriginPoint, m_bicK zeroed, m_delayMin forgotten (the epoch
+    /// ended in GetSsThresh, or at the first timeout). Nothing with
+    /// RFC 9438's arithmetic.
+    fn ns3_loss_reset(&mut self) {
+        if self.cfg.ns3_integer {
+            let n = &mut self.ns3;
+            *n = Ns3Cubic {
+                acked: n.acked,
+                ..Ns3Cubic::default()
+            };
+            self.k = 0.0;
+        }
+    }
+}
+
 impl CongestionControl for Cubic {
     #[inline]
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
@@ -432,17 +451,12 @@ impl CongestionControl for Cubic {
         w.ssthresh = self.on_congestion_event(w, w.cwnd, now);
         w.cwnd = 1.0;
         self.after_timeout = true;
-        if self.cfg.ns3_integer {
-            let n = &mut self.ns3;
-            //= ns-3.37 TcpCubic::CongestionStateSet(CA_LOSS) -> CubicReset:
-            //= m_lastMaxCwnd, m_bicOriginPoint, m_bicK zeroed, m_delayMin
-            //= forgotten (the epoch ended in GetSsThresh).
-            *n = Ns3Cubic {
-                acked: n.acked,
-                ..Ns3Cubic::default()
-            };
-            self.k = 0.0;
-        }
+        self.ns3_loss_reset();
+    }
+
+    fn on_repeated_timeout(&mut self, w: &mut Window) {
+        w.cwnd = 1.0;
+        self.ns3_loss_reset();
     }
 }
 
@@ -610,5 +624,36 @@ mod tests {
         assert_eq!(w.cwnd, 49.0);
         cc.on_ack(&mut w, &at(3019));
         assert_eq!(w.cwnd, 50.0);
+    }
+
+    /// ns-3.37 resets TcpCubic at every timeout (CongestionStateSet(CA_LOSS)
+    /// -> CubicReset), a repeated one whose ssthresh the episode keeps too:
+    /// the W_max learned at the last loss is forgotten. RFC 9438's
+    /// arithmetic keeps it.
+    #[test]
+    fn a_repeated_timeout_resets_ns3s_cubic_only() {
+        let run = |ns3_integer: bool| {
+            let cfg = CubicConfig {
+                reno_friendly: false,
+                ns3_integer,
+                ..CubicConfig::default()
+            };
+            let mut cc = Cubic::new(cfg);
+            let w = Window {
+                cwnd: 100.0,
+                ssthresh: f64::INFINITY,
+            };
+            cc.on_congestion_event(&w, 0.0, SimTime::ZERO);
+            let before = (cc.w_max, cc.ns3.last_max);
+            let mut w = Window {
+                cwnd: 5.0,
+                ssthresh: 70.0,
+            };
+            cc.on_repeated_timeout(&mut w);
+            assert_eq!((w.cwnd, w.ssthresh), (1.0, 70.0));
+            (before, (cc.w_max, cc.ns3.last_max))
+        };
+        assert_eq!(run(false), ((100.0, 0), (100.0, 0)));
+        assert_eq!(run(true), ((0.0, 100), (0.0, 0)));
     }
 }

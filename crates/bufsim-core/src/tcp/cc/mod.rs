@@ -188,6 +188,14 @@ pub trait CongestionControl {
         w.cwnd = 1.0;
     }
 
+    /// A timeout inside a loss episode (a fast recovery's or an earlier
+    /// timeout's), whose ssthresh the sender keeps: cwnd = LW = 1 packet
+    /// (RFC 5681 section 3.1). A controller with per-timeout state resets
+    /// it here too.
+    fn on_repeated_timeout(&mut self, w: &mut Window) {
+        w.cwnd = 1.0;
+    }
+
     /// Every ACK, before the sender acts on it: `acked` segments newly
     /// acknowledged cumulatively (0 for a duplicate), whether it carries
     /// ECE, and snd_una (after the ACK) and snd_nxt. Default: nothing (RFC
@@ -405,6 +413,11 @@ macro_rules! variants {
             #[inline]
             pub fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
                 match self { $(AnyCc::$arm(c) => c.on_timeout(w, flight, now),)* }
+            }
+            /// See [`CongestionControl::on_repeated_timeout`].
+            #[inline]
+            pub fn on_repeated_timeout(&mut self, w: &mut Window) {
+                match self { $(AnyCc::$arm(c) => c.on_repeated_timeout(w),)* }
             }
             /// See [`CongestionControl::on_connected`].
             #[inline]
