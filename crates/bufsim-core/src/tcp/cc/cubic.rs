@@ -338,9 +338,7 @@ impl Cubic {
         //= "return std::max(cnt, 2U)": at most 1.5x per RTT.
         cnt.max(2)
     }
-}
 
-impl Cubic {
     /// ns-3.37's `TcpCubic::CongestionStateSet(CA_LOSS)`, which
     /// `TcpSocketBase::ReTxTimeout` calls on every timeout, a repeated one
     /// in CA_LOSS included, -> `CubicReset`: m_lastMaxCwnd,
