@@ -126,7 +126,7 @@ DESCRIPTIONS: dict[str, str] = {
     "flows[].sack_pipe": 'Whether a retransmission the receiver SACKs leaves the pipe: `"rfc"` '
     '(RFC 6675, Linux) or `"ns3"` (it stays until acknowledged, ns-3.37).',
     "flows[].rto_ssthresh": 'A timeout during a recovery: `"rfc5681"`, `"keep"` (Linux) or '
-    '`"pipe"` (ns-3).',
+    '`"pipe"` (ns-3: recomputed from the pipe at every timeout, a repeated one too).',
     "flows[].recovery_exit": 'The ACK that ends a loss episode: `"rfc"` (cwnd = ssthresh, '
     'RFC 6675) or `"ns3"` (then grown for every segment it covers, SACKed ones too).',
     "flows[].rtt_sampling": 'RTT samples: `"rfc"` (one segment timed a round trip, RFC 6298 '

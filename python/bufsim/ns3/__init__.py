@@ -86,7 +86,8 @@ FIXED = {
     ),
     "rto_ssthresh": (
         "pipe",
-        "ns-3 recomputes ssthresh from the pipe on a timeout in recovery (TcpSocketBase::ReTxTimeout)",
+        "ns-3 recomputes ssthresh from the pipe at every timeout, in recovery and in CA_LOSS "
+        "(TcpSocketBase::ReTxTimeout)",
     ),
     "rto_collapse": (
         "ack",

@@ -1224,10 +1224,14 @@ impl Sender {
         self.reo_deadline = SimTime::MAX;
         let flight = self.flight() as f64;
         let in_episode = self.in_recovery || self.rto_recovery;
-        if in_episode && self.cfg.rto_ssthresh == RtoSsthresh::Pipe && self.in_recovery {
-            //= ns-3 TcpSocketBase::ReTxTimeout: a timeout in fast recovery
-            //= recomputes ssthresh from the pipe ("inFlightBeforeRto =
-            //= BytesInFlight()"), cutting the window a second time.
+        if self.cfg.rto_ssthresh == RtoSsthresh::Pipe {
+            //= ns-3.37 TcpSocketBase::ReTxTimeout: "inFlightBeforeRto =
+            //= BytesInFlight()", then "SetSentListLost", which clears every
+            //= segment's m_retrans, so the guard "m_congState != CA_LOSS ||
+            //= !IsHeadRetransmitted()" always holds: every timeout, in
+            //= fast recovery, in CA_LOSS or outside both, recomputes
+            //= ssthresh by the variant's GetSsThresh from the pipe and
+            //= enters CA_LOSS (CongestionStateSet) with cwnd = 1 segment.
             let pipe = self.ns3_pipe() as f64;
             self.cc.on_timeout(&mut self.w, pipe, now);
         } else if in_episode {
@@ -1861,6 +1865,41 @@ mod tests {
         assert_eq!(run(RtoSsthresh::Keep).0, 10.0);
         assert_eq!(run(RtoSsthresh::Pipe).0, reno_ssthresh(pipe as f64));
         assert!(run(RtoSsthresh::Pipe).0 < 10.0);
+    }
+
+    /// A second timeout before the first one's recovery point is acked
+    /// (CA_LOSS): RFC 5681 and Linux keep the first timeout's ssthresh,
+    /// ns-3.37 recomputes it from the pipe (`ReTxTimeout` clears every
+    /// m_retrans flag before its CA_LOSS guard reads the head's).
+    #[test]
+    fn a_repeated_timeout_recomputes_ssthresh_only_under_pipe() {
+        let run = |rule: RtoSsthresh| {
+            let mut s = sender(true);
+            s.cfg.rto_ssthresh = rule;
+            let mut out = vec![];
+            s.w.cwnd = 40.0;
+            s.pump(SimTime::ZERO, &mut out);
+            // 0..40 outstanding; the first timeout: ssthresh 20 by every rule.
+            s.on_timeout(s.rto_deadline, &mut out);
+            assert_eq!(s.w.ssthresh, 20.0);
+            // The ACK of its retransmission SACKs 2..40 (1 lost again):
+            // slow start to 2, the pipe holds the resent 1 only.
+            s.on_ack(
+                &sack_ack(1, &[(2, 40)]),
+                SimTime::from_millis(1100),
+                &mut out,
+            );
+            assert!(s.rto_recovery);
+            let pipe = s.sb.as_ref().unwrap().pipe();
+            s.on_timeout(s.rto_deadline, &mut out);
+            (s.w.ssthresh, s.w.cwnd, pipe)
+        };
+        assert_eq!(run(RtoSsthresh::Rfc5681).0, 20.0);
+        assert_eq!(run(RtoSsthresh::Keep).0, 20.0);
+        let (ssthresh, cwnd, pipe) = run(RtoSsthresh::Pipe);
+        assert_eq!(ssthresh, reno_ssthresh(pipe as f64));
+        assert_eq!(ssthresh, 2.0);
+        assert_eq!(cwnd, 1.0);
     }
 
     #[test]

@@ -97,7 +97,8 @@ pub trait NamedRule: Copy + 'static {
 
 /// How a retransmission timeout inside a loss episode (a fast recovery, or
 /// an earlier timeout not yet repaired) sets ssthresh; outside one every
-/// stack applies the variant's timeout rule (RFC 5681 eq. (4) for Reno).
+/// stack applies the variant's timeout rule (RFC 5681 eq. (4) for Reno),
+/// to FlightSize, or to the pipe estimate under `Pipe`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RtoSsthresh {
@@ -106,9 +107,10 @@ pub enum RtoSsthresh {
     Rfc5681,
     /// Linux (`tcp_enter_loss`): the episode's ssthresh, unchanged.
     Keep,
-    /// ns-3 (`TcpSocketBase::ReTxTimeout`): recomputed by the variant from
-    /// the pipe estimate in a fast recovery (cutting again), unchanged on a
-    /// repeated timeout.
+    /// ns-3.37 (`TcpSocketBase::ReTxTimeout`): recomputed by the variant
+    /// from the pipe estimate at every timeout, a repeated one in CA_LOSS
+    /// too (its guard against that reads a flag the same function has just
+    /// cleared).
     Pipe,
 }
 
@@ -680,8 +682,8 @@ impl Stack {
                 //= HighSpeed, H-TCP and Scalable derive TcpNewReno; CUBIC and
                 //= DCTCP differ, Stack::slow_start).
                 abc: SlowStart::PerAck,
-                //= ns-3 TcpSocketBase::ReTxTimeout: ssthresh = GetSsThresh(tcb,
-                //= BytesInFlight()) unless already in CA_LOSS.
+                //= ns-3.37 TcpSocketBase::ReTxTimeout: ssthresh = GetSsThresh(tcb,
+                //= BytesInFlight()) at every timeout.
                 rto_ssthresh: RtoSsthresh::Pipe,
                 //= ns-3.37 TcpSocketBase::NewAck(ack, resetRTO = true).
                 rto_collapse: RtoCollapse::Ack,
