@@ -111,7 +111,10 @@ impl RateSampler {
     /// m_rateSample.m_priorTime" before m_priorTime is updated; ns-3 issue
     /// #1026, fixed in ns-3.41 to "- skbInfo.m_deliveredTime"): the first
     /// sample's interval runs from time 0, and a flow sending a segment a
-    /// round trip measures about half its rate.
+    /// round trip measures about half its rate. A sample shorter than
+    /// min_rtt zeroes that delivered time (GenerateSample), so the next one
+    /// runs from time 0 too: after a timeout, a rate of a few segments over
+    /// the connection's age.
     pub fn ns3() -> RateSampler {
         RateSampler {
             ns3: true,
@@ -233,7 +236,18 @@ impl RateSampler {
         //= (s)acked because 'interval' is under-estimated" - the draft
         //= discards samples whose interval is below min_rtt.
         let unsafe_short = min_rtt.is_some_and(|m| interval < m);
-        let delivery_rate = (interval > SimTime::ZERO && !unsafe_short)
+        //= ns-3.37 TcpRateLinux::GenerateSample: "if
+        //= (m_rateSample.m_priorTime == Seconds(0) ...)" the sample is
+        //= invalid; a short one sets "m_rateSample.m_priorTime =
+        //= Seconds(0); // To make rate sample invalid", so it stays invalid
+        //= until a newer segment moves the sample, and that one's
+        //= ack_elapsed (SkbDelivered: "Simulator::Now() -
+        //= m_rateSample.m_priorTime") then runs from time 0.
+        let unset = self.ns3 && self.ns3_prior_time == SimTime::ZERO;
+        if self.ns3 && unsafe_short {
+            self.ns3_prior_time = SimTime::ZERO;
+        }
+        let delivery_rate = (interval > SimTime::ZERO && !unsafe_short && !unset)
             .then(|| delivered as f64 / interval.as_secs_f64());
         Some(RateSample {
             total_delivered: self.delivered,
@@ -436,6 +450,39 @@ mod tests {
             }
             // Nothing delivered: no sample.
             assert_eq!(r.sample(ms(2000), Some(ms(100))), None);
+        }
+    }
+
+    /// ns-3's sample shorter than min_rtt zeroes m_priorTime: the samples
+    /// stay invalid until a newer segment moves the sample, whose interval
+    /// then runs from time 0. One segment at a time, min_rtt 100 ms, each
+    /// sent as the previous one's ACK arrives.
+    #[test]
+    fn ns3_short_sample_times_the_next_from_zero() {
+        // (sent, ACKed) in ms; the rates, segments/s: the draft's from each
+        // segment's own delivered time; ns-3's from the previous sample's
+        // (150 ms, then 40 ms: short), and after the short one from 0.
+        let segs = [(1000, 1100), (1100, 1150), (1150, 1190), (1190, 1300)];
+        for (mut r, rates) in [
+            (
+                RateSampler::default(),
+                [Some(10.0), None, None, Some(1.0 / 0.11)],
+            ),
+            (
+                RateSampler::ns3(),
+                [Some(1.0 / 1.1), Some(1.0 / 0.15), None, Some(1.0 / 1.3)],
+            ),
+        ] {
+            for (k, ((sent, acked), want)) in segs.into_iter().zip(rates).enumerate() {
+                let k = k as u64;
+                r.on_send(k, ms(sent), 0, false);
+                r.on_cum_ack(k + 1, ms(acked));
+                let got = r.sample(ms(acked), Some(ms(100))).unwrap().delivery_rate;
+                match (got, want) {
+                    (Some(g), Some(w)) => assert!((g - w).abs() < 1e-9, "{k}: {g} {w}"),
+                    _ => assert_eq!(got, want, "{k}"),
+                }
+            }
         }
     }
 
