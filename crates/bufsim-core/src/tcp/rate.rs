@@ -97,6 +97,8 @@ pub struct RateSampler {
     ns3_ack_elapsed: SimTime,
     /// This ACK moved the ns-3 sample to a newer segment.
     ns3_fresh: bool,
+    /// ns-3's rs.delivery_rate, kept across ACKs: the last valid one.
+    ns3_rate: Option<f64>,
 }
 
 impl RateSampler {
@@ -114,7 +116,9 @@ impl RateSampler {
     /// round trip measures about half its rate. A sample shorter than
     /// min_rtt zeroes that delivered time (GenerateSample), so the next one
     /// runs from time 0 too: after a timeout, a rate of a few segments over
-    /// the connection's age.
+    /// the connection's age. An invalid sample carries the last valid
+    /// rate. (ns-3 also hands its controller that kept sample on an ACK
+    /// that delivers nothing; here such an ACK gives no sample.)
     pub fn ns3() -> RateSampler {
         RateSampler {
             ns3: true,
@@ -247,8 +251,16 @@ impl RateSampler {
         if self.ns3 && unsafe_short {
             self.ns3_prior_time = SimTime::ZERO;
         }
-        let delivery_rate = (interval > SimTime::ZERO && !unsafe_short && !unset)
+        let mut delivery_rate = (interval > SimTime::ZERO && !unsafe_short && !unset)
             .then(|| delivered as f64 / interval.as_secs_f64());
+        if self.ns3 {
+            //= ns-3.37 GenerateSample returns an invalid sample with the
+            //= m_deliveryRate of the last valid one, which TcpBbr's
+            //= UpdateBtlBw takes as it is ("if (rs.m_deliveryRate == 0)
+            //= return" only).
+            delivery_rate = delivery_rate.or(self.ns3_rate);
+            self.ns3_rate = delivery_rate;
+        }
         Some(RateSample {
             total_delivered: self.delivered,
             newly_delivered: newly,
@@ -454,14 +466,16 @@ mod tests {
     }
 
     /// ns-3's sample shorter than min_rtt zeroes m_priorTime: the samples
-    /// stay invalid until a newer segment moves the sample, whose interval
-    /// then runs from time 0. One segment at a time, min_rtt 100 ms, each
-    /// sent as the previous one's ACK arrives.
+    /// stay invalid (carrying the last valid rate) until a newer segment
+    /// moves the sample, whose interval then runs from time 0. One segment
+    /// at a time, min_rtt 100 ms, each sent as the previous one's ACK
+    /// arrives.
     #[test]
     fn ns3_short_sample_times_the_next_from_zero() {
         // (sent, ACKed) in ms; the rates, segments/s: the draft's from each
         // segment's own delivered time; ns-3's from the previous sample's
-        // (150 ms, then 40 ms: short), and after the short one from 0.
+        // (150 ms, then 40 ms: short, the 150 ms one's rate again), and
+        // after the short one from 0.
         let segs = [(1000, 1100), (1100, 1150), (1150, 1190), (1190, 1300)];
         for (mut r, rates) in [
             (
@@ -470,7 +484,12 @@ mod tests {
             ),
             (
                 RateSampler::ns3(),
-                [Some(1.0 / 1.1), Some(1.0 / 0.15), None, Some(1.0 / 1.3)],
+                [
+                    Some(1.0 / 1.1),
+                    Some(1.0 / 0.15),
+                    Some(1.0 / 0.15),
+                    Some(1.0 / 1.3),
+                ],
             ),
         ] {
             for (k, ((sent, acked), want)) in segs.into_iter().zip(rates).enumerate() {
