@@ -125,24 +125,23 @@ _BBR_UNBOUNDED_WINDOW = (
     "handshake's RTT, the initial window unpaced, no PRR; and ns-3's RTT samples, every ACK's, "
     'the handshake timed from the first SYN (rtt_sampling = "ns3"); a backed-off RTO ends at '
     'the next ACK of new data (rto_collapse = "ack"); a SACKed retransmission stays in the '
-    'pipe (sack_pipe = "ns3"). With them, over 10 seeds, Jain\'s index is 0.56 against '
-    "ns-3's 0.18 at 0.25 BDP (0.68 over 3 seeds before the BBR mirror) and 0.51 against 0.26 "
-    "at 1 BDP (0.91 before); flows under 0.5 Mb/s 3.5 and 2.3 a seed against 10.7 and 8.6. "
-    "What still differs: 4.1 and 2.6 of ns-3's flows a seed (0.25 and 1 BDP) deliver under "
-    "10 kb/s for the whole run, 0.1 and 0 of the packet engine's. "
-    "They are flows whose SYN was lost: ns-3 times their handshake from the first SYN "
-    "(UpdateRttHistory never marks the zero-length SYN entry resent: SRTT 3.035 s), "
-    "TcpBbr::InitPacingRate paces them at 73 kb/s (logged), their first rate sample, timed "
-    "from 0 s, reads 2209 bps, and they stay at a few kb/s (seed 2: five flows connect at "
-    "3.4-3.9 s and deliver 6-13 kB). The packet engine's such flows start as slowly and "
-    "mostly recover to tens of kb/s (1 BDP, seed 1: two deliver 18 and 20 kb/s); why ns-3's "
-    "do not is not identified. And ns-3's link collapses below 10% utilization for 5.4-13.0 s "
-    "in 3 seeds at each buffer, the packet engine's never (10 seeds, 100 ms samples; before "
-    'rto_collapse = "ack" it did, for 4.6-5.6 s in 3 seeds at 0.25 BDP, its flows waiting '
-    "out backed-off timers ns-3's do not wait out, so that likeness had another cause): "
-    "ns-3's utilization is 0.69 and 0.78 against 1.00 and 1.00, its mean queue 32 and 247 "
-    "packets against 105 and 429, its drop rate 0.017 and 0.011 against 0.024 and 0.017. "
-    "What stalls ns-3's link is not identified."
+    'pipe (sack_pipe = "ns3"); and ns-3\'s rate sampler: TcpRateLinux::GenerateSample '
+    'invalidates a sample shorter than min_rtt by setting "m_priorTime = Seconds(0)", so '
+    "the next sample's ack_elapsed runs from time 0, and an invalid sample carries the last "
+    "valid rate (logged, bbr-droptail-1bdp seed 9: after a timeout one flow's samples read "
+    "1657, 3315 and 4973 b/s at 4.63 s, and its pacing rate fell from 60 Mb/s to 215 kb/s for "
+    "good). A flow whose estimate collapses so sits at BBR's 4-segment floor, and ns-3's link "
+    "stalls when the last flows with large windows time out together (that seed: eight flows "
+    "at 6.98-7.18 s, then every window 1-20 segments and utilization 0.01-0.04 to the end). "
+    "With the sampler's rules mirrored, over 10 seeds (0.25 and 1 BDP): Jain's index 0.17 and "
+    "0.21 against ns-3's 0.18 and 0.26 (0.56 and 0.51 before them), flows under 0.5 Mb/s "
+    "11.8 and 9.8 a seed against 10.7 and 8.6, under 10 kb/s (among them flows whose SYN was "
+    "lost, paced at 73 kb/s from a 3 s handshake RTT) 3.4 and 2.5 against 4.1 and 2.6, mean "
+    "queue 24 and 259 packets against 32 and 247. Utilization, 0.60 and 0.84 against 0.69 "
+    "and 0.78, and drop rate, 0.011 and 0.0056 against 0.017 and 0.011, are beyond their "
+    "tolerances by less than the seeds' spread: how long the link stalls sets them, seed by "
+    "seed 0.1-13.0 s below 10% utilization in the packet engine and 0.1-13.4 s in ns-3 "
+    "(means 5.1 and 3.6 s at 0.25 BDP, 2.1 and 2.9 s at 1 BDP; 100 ms samples)."
 )
 EXPLAINED["bbr-droptail-0.25bdp"] = _BBR_UNBOUNDED_WINDOW
 EXPLAINED["bbr-droptail-1bdp"] = _BBR_UNBOUNDED_WINDOW
