@@ -73,8 +73,9 @@ pub struct BbrConfig {
     /// BBRInflight(1), a congestion event or timeout leaves it so
     /// (TcpBbr::GetSsThresh), and the end of a fast recovery sets cwnd to
     /// it (TcpSocketBase::ProcessAck), the window then added to in 32-bit
-    /// bytes (TcpBbr::SetCwnd); packet conservation lasts the whole fast
-    /// recovery and nothing is restored after one; RTprop is the least
+    /// bytes (TcpBbr::SetCwnd); packet conservation lasts until the next
+    /// round start (TcpBbr::UpdateRound) and nothing is restored after a
+    /// recovery; RTprop is the least
     /// smoothed RTT (`m_lastRtt`), the first pacing rate and BtlBw the
     /// initial window over the handshake's RTT; and the socket runs no PRR,
     /// sends the initial window unpaced and takes TcpRateLinux's rate
@@ -571,6 +572,11 @@ impl Bbr {
             self.next_round_delivered = s.rs.total_delivered;
             self.round_count += 1;
             self.round_start = true;
+            if self.cfg.ns3_window {
+                //= ns-3.37 TcpBbr::UpdateRound: "m_packetConservation =
+                //= false" at every round start.
+                self.packet_conservation = false;
+            }
         }
     }
 
@@ -917,8 +923,8 @@ impl Bbr {
         }
         self.entering_recovery = false;
         //= "After one round trip in Fast Recovery: BBR.packet_conservation =
-        //= false". ns-3.37 keeps it until the recovery ends (TcpBbr clears
-        //= m_packetConservation only at CA_EVENT_COMPLETE_CWR).
+        //= false". ns-3.37 ends it at the next round start instead
+        //= (update_round), or when the recovery ends.
         if self.packet_conservation
             && !self.cfg.ns3_window
             && s.rs.prior_delivered >= self.conservation_end
@@ -1595,21 +1601,26 @@ mod tests {
         b.on_rate_sample(&mut w, &sample(100, 1000.0, 100, 0, 10, 10));
         assert_eq!(w.ssthresh, u32max);
         assert_eq!(w.cwnd, 11.0);
-        // A fast recovery in Startup: ssthresh unchanged; conservation
-        // beyond one round (the draft's would end at delivered 30 + 20).
+        // A fast recovery in Startup: ssthresh unchanged; packet
+        // conservation (cwnd = inflight 20 + 1) until the next round start
+        // (TcpBbr::UpdateRound), where the draft's would hold until
+        // delivered 30 + 20. (Rates doubling each round: Startup goes on.)
         assert_eq!(b.on_congestion_event(&w, 20.0, SimTime::ZERO), u32max);
-        // (Rates doubling each round: Startup goes on.)
-        let mut s = sample(200, 2000.0, 100, 10, 30, 20);
+        let mut s = sample(200, 2000.0, 100, 5, 30, 20);
         s.in_recovery = true;
-        b.on_rate_sample(&mut w, &s);
-        assert_eq!(w.cwnd, 21.0);
-        s.rs.prior_delivered = 100;
-        s.rs.total_delivered = 110;
-        s.rs.delivery_rate = Some(4000.0);
-        s.inflight = 5;
         b.on_rate_sample(&mut w, &s);
         assert!(b.packet_conservation);
         assert_eq!(w.cwnd, 21.0);
+        // A segment sent after the round's end (delivered 10) is delivered:
+        // a round starts, conservation ends and cwnd grows by the ACK's
+        // delivery (conservation would keep max(21, 5 + 1)).
+        s.rs.prior_delivered = 30;
+        s.rs.total_delivered = 40;
+        s.rs.delivery_rate = Some(4000.0);
+        s.inflight = 5;
+        b.on_rate_sample(&mut w, &s);
+        assert!(!b.packet_conservation);
+        assert_eq!(w.cwnd, 22.0);
         // The recovery ends: the sender sets cwnd = ssthresh; nothing is
         // restored and Startup (cwnd above target) keeps it.
         w.cwnd = w.ssthresh;
