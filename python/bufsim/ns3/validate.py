@@ -108,8 +108,9 @@ EXPLAINED: dict[str, str] = {
         "cubic-background",
     )
 }
-#: The reason shared by the BBR scenarios: ns-3.37's BBR and its socket.
-_BBR_UNBOUNDED_WINDOW = (
+#: BBR at 1 BDP: ns-3.37's BBR and its socket (its 0.25 BDP twin, which
+#: the reason quotes too, agrees).
+EXPLAINED["bbr-droptail-1bdp"] = (
     "ns-3.37's TcpBbr and the socket around it depart from the draft in ways the ns3 profile "
     'mirrors (tcp_params.ns3_window, send_quantum = "segment"), each read in ns-3.37\'s source '
     "and traced with NS_LOG: ssthresh stays at InitialSlowStartThreshold, UINT32_MAX bytes, "
@@ -133,21 +134,26 @@ _BBR_UNBOUNDED_WINDOW = (
     "good). A flow whose estimate collapses so sits at BBR's 4-segment floor, and ns-3's link "
     "stalls when the last flows with large windows time out together (that seed: eight flows "
     "at 6.98-7.18 s, then every window 1-20 segments and utilization 0.01-0.04 to the end). "
-    "TcpBbr::UpdateRound also ends packet conservation at every round start (the packet "
-    "engine held it for the whole recovery before this run). With these mirrored, over 10 "
-    "seeds (0.25 and 1 BDP): Jain's index 0.15 and 0.21 against ns-3's 0.18 and 0.26 (0.56 "
-    "and 0.51 before), flows under 0.5 Mb/s 12.3 and 9.6 a seed against 10.7 and 8.6, under "
-    "10 kb/s (among them flows whose SYN was lost, paced at 73 kb/s from a 3 s handshake "
-    "RTT) 3.9 and 3.4 against 4.1 and 2.6, mean queue 29 and 272 packets against 32 and "
-    "247, drop rate 0.016 and 0.0056 against 0.017 and 0.011. Utilization, and at 1 BDP the "
-    "drop rate and Jain's index (0.051 apart), are beyond their tolerances by less than the "
-    "seeds' spread: "
-    "how long the link stalls sets them, seed by seed 0.1-12.4 s below 10% utilization in "
-    "the packet engine and 0.1-13.4 s in ns-3 (means 4.8 and 3.6 s at 0.25 BDP, 1.6 and "
-    "2.9 s at 1 BDP; 100 ms samples)."
+    "TcpBbr::UpdateRound also ends packet conservation at every round start, and "
+    "TcpSocketBase::ReceivedAck calls GenerateSample and CongControl on every ACK not below "
+    "the cumulative point, so an ACK that delivers nothing hands BBR the kept sample again "
+    "(ProbeBW's time-based phase change, ProbeRTT's exit and the RTprop refresh run on it). "
+    "With these mirrored, over 10 seeds (0.25 and 1 BDP): Jain's index 0.13 and 0.21 against "
+    "ns-3's 0.18 and 0.26 (0.56 and 0.51 before the rate sampler was ns-3's), flows under "
+    "0.5 Mb/s 12.6 and 9.6 a seed against 10.7 and 8.6, under 10 kb/s (among them flows "
+    "whose SYN was lost, paced at 73 kb/s from a 3 s handshake RTT) 4.0 and 2.9 against 4.1 "
+    "and 2.6, mean queue 34 and 280 packets against 32 and 247, drop rate 0.018 and 0.0069 "
+    "against 0.017 and 0.011; 0.25 BDP agrees. At 1 BDP utilization, 0.92 against 0.78, "
+    "the drop rate and Jain's index (0.052 apart) are beyond their tolerances by less than "
+    "the seeds' spread: how long the link stalls sets them. A stall is one state of two: a "
+    "flow sending under about a segment a round trip measures half its rate (#1026 above) and "
+    "collapses; one sending several grows through ProbeBW's 1.25 phase (packet engine, seed "
+    "2, one flow from 126 to 11,566 segments/s in 2.3 s while four flows at 3 segments/s "
+    "fell to 0); the link stalls for good once the last flows above that line time out. "
+    "Seconds below 10% utilization (100 ms samples), seed by seed at 1 BDP: packet "
+    "0.1-1.1 (mean 0.4), ns-3 0.1-13.0 (mean 2.9, three seeds stalled to the end: 5.5, 8.3 "
+    "and 13.0 s); at 0.25 BDP 0.1-11.8 (mean 3.5) against 0.2-13.4 (3.6)."
 )
-EXPLAINED["bbr-droptail-0.25bdp"] = _BBR_UNBOUNDED_WINDOW
-EXPLAINED["bbr-droptail-1bdp"] = _BBR_UNBOUNDED_WINDOW
 
 #: NewReno at 10 Gbps: too few loss episodes per flow for a steady state
 #: (its 1 Gbps twin, which the reason quotes too, agrees).

@@ -117,8 +117,9 @@ impl RateSampler {
     /// min_rtt zeroes that delivered time (GenerateSample), so the next one
     /// runs from time 0 too: after a timeout, a rate of a few segments over
     /// the connection's age. An invalid sample carries the last valid
-    /// rate. (ns-3 also hands its controller that kept sample on an ACK
-    /// that delivers nothing; here such an ACK gives no sample.)
+    /// rate. An ACK that delivers nothing gives the kept sample again
+    /// (ns-3 calls GenerateSample on every ACK not below the cumulative
+    /// point), with nothing newly delivered.
     pub fn ns3() -> RateSampler {
         RateSampler {
             ns3: true,
@@ -206,13 +207,16 @@ impl RateSampler {
         }
     }
 
-    /// The rate sample of this ACK at `now` (`None`: it delivered nothing);
-    /// `min_rtt` bounds the shortest safe interval.
+    /// The rate sample of this ACK at `now` (`None`: it delivered nothing,
+    /// or under ns-3's sampler nothing was ever delivered); `min_rtt`
+    /// bounds the shortest safe interval.
     pub fn sample(&mut self, now: SimTime, min_rtt: Option<SimTime>) -> Option<RateSample> {
         let p = if self.ns3 {
-            if self.newly == 0 {
-                return None;
-            }
+            //= ns-3.37 TcpSocketBase::ReceivedAck calls GenerateSample and
+            //= CongControl on every ACK not below the cumulative point, one
+            //= that delivers nothing too: m_rateSample, kept across ACKs,
+            //= gives the same delivered count and interval again, with
+            //= "m_ackedSacked = delivered" 0.
             self.best?
         } else {
             self.best.take()?
@@ -460,8 +464,19 @@ mod tests {
                 );
                 assert_eq!(rs.rtt, Some(ms(100)));
             }
-            // Nothing delivered: no sample.
-            assert_eq!(r.sample(ms(2000), Some(ms(100))), None);
+            // Nothing delivered: no sample from the draft's sampler; ns-3's
+            // gives its kept sample again, nothing newly delivered and no RTT.
+            let again = r.sample(ms(2000), Some(ms(100)));
+            if rates[0] == 10.0 {
+                assert_eq!(again, None);
+            } else {
+                let again = again.unwrap();
+                assert_eq!(
+                    (again.newly_delivered, again.delivered, again.rtt),
+                    (0, 1, None)
+                );
+                assert!((again.delivery_rate.unwrap() - 5.0).abs() < 1e-9);
+            }
         }
     }
 

@@ -808,7 +808,11 @@ impl Sender {
             } else {
                 self.rtt.min
             };
-            self.pending_rs = r.sample(now, min_rtt);
+            //= ns-3.37 TcpSocketBase::ReceivedAck returns before
+            //= GenerateSample on an ACK below the cumulative point ("Possibly
+            //= received a stale ACK").
+            let stale = self.cc.ns3_socket() && ack.ack < self.una;
+            self.pending_rs = if stale { None } else { r.sample(now, min_rtt) };
             self.pending_ece = ack.ece;
         }
         if self.cfg.ecn {
