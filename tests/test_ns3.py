@@ -577,6 +577,8 @@ def test_the_cli_table_fits_80_columns(tmp_path):
         "--quick",
         "--seeds",
         "1",
+        "--packet-seeds",
+        "2",
         "--only",
         "highspeed-droptail-0.25bdp",
         "--workers",
@@ -590,28 +592,41 @@ def test_the_cli_table_fits_80_columns(tmp_path):
     assert "highspeed-droptail-0.25bdp" in p.stdout  # the longest name, whole
     assert "…" not in p.stdout, p.stdout
     assert max(len(line) for line in p.stdout.splitlines()) <= 80, p.stdout
+    # Fewer packet-engine seeds than ns-3's: refused, naming the option.
+    p = cli("validate-engines", "--seeds", "3", "--packet-seeds", "2", "-o", str(tmp_path))
+    assert p.returncode != 0
+    assert "--packet-seeds: must be at least --seeds and --max-seeds (3), got 2" in p.stderr
 
 
-def test_an_undecided_scenario_gets_a_second_look_with_more_seeds(monkeypatch):
+def test_a_scenario_not_agreeing_gets_a_second_look_with_more_seeds(monkeypatch):
+    # Undecided or differing with 3 ns-3 seeds: 10 (a CUBIC run's drop
+    # rate over 3 seeds can miss every explosion); the packet engine's
+    # seeds stay 1-100. Agreeing: no second look.
     calls = []
+    first = "undecided"
 
-    def fake(name, seeds, **kw):
-        calls.append(tuple(seeds))
-        return [], {"verdict": "undecided" if len(seeds) < 10 else "agrees"}
+    def fake(name, seeds, packet_seeds, **kw):
+        calls.append((tuple(seeds), len(packet_seeds)))
+        return [], {"verdict": first if len(seeds) < 10 else "agrees"}
 
     monkeypatch.setattr(validate, "_validate_seeds", fake)
-    assert validate.validate_one("newreno-red-1bdp", (1, 2, 3), max_seeds=10)[1] == {
-        "verdict": "agrees"
-    }
-    assert calls == [(1, 2, 3), tuple(range(1, 11))]
+    for first in ("undecided", "differs, explained", "agrees"):
+        calls.clear()
+        got = validate.validate_one("newreno-red-1bdp", (1, 2, 3), max_seeds=10)[1]
+        assert got == {"verdict": "agrees"}
+        more = [((*range(1, 11),), 100)] if first != "agrees" else []
+        assert calls == [((1, 2, 3), 100), *more]
     calls.clear()
+    first = "undecided"
     validate.validate_one("newreno-red-1bdp", (1, 2, 3))  # no second look asked
-    assert calls == [(1, 2, 3)]
+    assert calls == [((1, 2, 3), 100)]
+    with pytest.raises(ValueError, match="packet_seeds: must be at least the 10 ns-3 seeds"):
+        validate.validate_one("newreno-red-1bdp", (1, 2, 3), max_seeds=10, packet_seeds=5)
 
 
 def test_the_page_says_which_scenarios_took_a_second_look():
     runs = pd.DataFrame({"seeds": [3, 10, 3, 10, 10]})
-    assert validate._seeds_text(runs) == "3; 3 with 10 (undecided with 3: a second look)"
+    assert validate._seeds_text(runs) == "3; 3 with 10 (not agreeing with 3: a second look)"
     assert validate._seeds_text(runs.iloc[[0, 2]]) == "3"
 
 

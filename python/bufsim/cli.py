@@ -1192,13 +1192,23 @@ def validate_engines(
     only: Annotated[
         list[str] | None, typer.Option(help="Run only this scenario (repeatable); see --list.")
     ] = None,
-    seeds: Annotated[int, typer.Option(min=1, max=20, help="Seeds per scenario and engine.")] = 3,
+    seeds: Annotated[int, typer.Option(min=1, max=20, help="ns-3 seeds per scenario.")] = 3,
     max_seeds: Annotated[
         int | None,
         typer.Option(
             min=1,
             max=20,
-            help="Run a scenario undecided with --seeds again with this many (default: no).",
+            help="Run a scenario that does not agree with --seeds again on ns-3 with this "
+            "many (default: no).",
+        ),
+    ] = None,
+    packet_seeds: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=1000,
+            help="Packet-engine seeds per scenario, at least --seeds and --max-seeds "
+            "(default: 100, bufsim.ns3.validate.PACKET_SEEDS).",
         ),
     ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the scenarios and exit.")] = False,
@@ -1229,6 +1239,12 @@ def validate_engines(
         return
     import pandas as pd
 
+    packet_seeds = v.PACKET_SEEDS if packet_seeds is None else packet_seeds
+    if packet_seeds < max(seeds, max_seeds or 0):
+        _fail(
+            f"--packet-seeds: must be at least --seeds and --max-seeds "
+            f"({max(seeds, max_seeds or 0)}), got {packet_seeds}"
+        )
     names = only or list(v.QUICK if quick else v.scenarios())
     unknown = [n for n in names if n not in v.scenarios()]
     if unknown:
@@ -1246,6 +1262,7 @@ def validate_engines(
             name,
             tuple(range(1, seeds + 1)),
             max_seeds=max_seeds,
+            packet_seeds=packet_seeds,
             quick=quick,
             progress=Lines("validate-engines").say,
             store=out / "runs",
@@ -1263,6 +1280,7 @@ def validate_engines(
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
     table.add_column("scenario", no_wrap=True, min_width=max(map(len, runs["scenario"])))
     table.add_column("verdict")
+    # CPU seconds a run (each engine's mean over its seeds).
     for h in ("ns-3 CPU", "packet CPU", "ratio"):
         table.add_column(h, justify="right")
     for r in runs.itertuples():
