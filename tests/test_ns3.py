@@ -299,6 +299,24 @@ def test_a_lone_transfer_completes_as_in_ns3(size):
             "flows[0].rtt_sampling",
         ),
         ({"output": {"trace": True}}, "output.trace"),
+        # ns-3's RedQueueDisc is the packet engine's variant = "ns3" only,
+        # without ns-3's Adaptive RED.
+        (
+            {"link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "30pkt", "qdisc": "red"}},
+            "link.qdisc_params.variant",
+        ),
+        (
+            {
+                "link": {
+                    "capacity": "10Mbps",
+                    "delay": "5ms",
+                    "buffer": "30pkt",
+                    "qdisc": "red",
+                    "qdisc_params": {"adaptive": True},
+                },
+            },
+            "link.qdisc_params.adaptive",
+        ),
         (
             {
                 "link": {

@@ -92,7 +92,12 @@ def test_both_engines_name_the_time_series_alike():
 
 @pytest.mark.parametrize(
     "params, field",
-    [({"adaptive": True}, "adaptive"), ({"ecn": True}, "ecn"), ({"mode": "bytes"}, "mode")],
+    [
+        ({"adaptive": True}, "adaptive"),
+        ({"ecn": True}, "ecn"),
+        ({"mode": "bytes"}, "mode"),
+        ({"variant": "ns3"}, "variant"),
+    ],
 )
 def test_fluid_red_refuses_what_it_would_ignore(params, field):
     # The fluid RED model silently ran adaptive, ECN and byte-mode RED as plain RED.

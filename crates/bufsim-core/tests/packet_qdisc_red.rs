@@ -6,8 +6,8 @@ use bufsim_core::engine::rng::{Stream, stream};
 use bufsim_core::net::Packet;
 use bufsim_core::queue::QdiscConfig;
 use bufsim_core::queue::red::FORCED;
-use bufsim_core::queue::red::RedConfig;
 use bufsim_core::queue::red::{Red, profile};
+use bufsim_core::queue::red::{RedConfig, RedVariant};
 use bufsim_core::queue::{Discipline, Drops, Limit, Occupancy};
 use bufsim_core::units::SimTime;
 use serde_json::json;
@@ -213,4 +213,78 @@ fn with_w_q_one_it_marks_on_the_instantaneous_queue() {
         panic!("red")
     };
     assert_eq!((c.min_th, c.max_th), (30.0, 30.0));
+}
+
+#[test]
+fn ns3_red_spares_a_disc_of_one_packet_and_the_first_arrival_above_min_th() {
+    // w_q = 1: the average is the queue ns-3's disc holds, the buffer's
+    // packets but the one in the device queue. Above 2 max_th the paper's
+    // RED drops every arrival, however short the queue; ns-3's
+    // RedQueueDisc::DoEnqueue drops only with more than one packet in the
+    // disc ("m_qAvg >= m_minTh && nQueued > 1").
+    let occ = |pkts: u64| Occupancy {
+        pkts,
+        bytes: pkts * 1500,
+    };
+    let t = SimTime::from_millis(1);
+    let params = |variant: &str| json!({"min_th": 1, "max_th": 1, "w_q": 1, "gentle": false, "variant": variant});
+    for (variant, held, dropped) in [("floyd", 2, true), ("ns3", 2, false), ("ns3", 3, true)] {
+        let (mut q, cfg) = red(&scenario(params(variant)));
+        let mut drops: Drops = Vec::new();
+        q.enqueue(pkt(0), occ(held), t, &mut drops);
+        assert_eq!(drops.len() == 1, dropped, "{variant}, {held} held");
+        if dropped {
+            assert_eq!(drops[0].1, FORCED);
+        }
+        // ns-3's average reads its disc: one packet less.
+        let disc = if cfg.variant == RedVariant::Ns3 {
+            held - 1
+        } else {
+            held
+        };
+        assert_eq!(q.avg(), disc as f64);
+    }
+    // Between the thresholds with max_p = 1 and p_b = 1/2 (avg 30 between
+    // 20 and 40, held at 31): the paper's RED may drop the first arrival
+    // (count 0, p_a = p_b); ns-3 keeps it ("m_old == 0": m_count = 1, no
+    // drop) and then drops at p_b / (1 - count p_b) = 1 with count 2: the
+    // second arrival, always.
+    for seed in 0..20 {
+        let s =
+            scenario(json!({"min_th": 20, "max_th": 40, "max_p": 1.0, "w_q": 1, "variant": "ns3"}));
+        let QdiscConfig::Red(cfg) = s.link.queue else {
+            panic!("red")
+        };
+        let mut q = Red::with_config(
+            cfg,
+            Limit::Packets(1000),
+            s.link.info(),
+            stream(seed, Stream::Queue(0)),
+        );
+        let mut drops: Drops = Vec::new();
+        q.enqueue(pkt(0), occ(31), t, &mut drops);
+        assert!(
+            drops.is_empty(),
+            "seed {seed}: the first arrival above min_th dropped"
+        );
+        q.enqueue(pkt(1), occ(32), t, &mut drops);
+        assert_eq!(drops.len(), 1, "seed {seed}");
+    }
+}
+
+#[test]
+fn ns3_red_is_refused_where_it_is_not_mirrored() {
+    for (params, field) in [
+        (json!({"variant": "ns3", "mode": "bytes"}), "mode"),
+        (json!({"variant": "ns3", "adaptive": true}), "adaptive"),
+        (json!({"variant": "ns2"}), "variant"),
+    ] {
+        let v = json!({
+            "duration": "10s",
+            "link": {"capacity": "12Mbps", "delay": "10ms", "buffer": "1000pkt", "qdisc": "red", "qdisc_params": params},
+            "flows": [{"rtt": "100ms", "mss": "1500B"}],
+        });
+        let e = Scenario::from_json(&v.to_string()).unwrap_err().to_string();
+        assert!(e.contains(&format!("link.qdisc_params.{field}")), "{e}");
+    }
 }

@@ -350,6 +350,18 @@ def _check_link(path: str, link: Mapping[str, Any]) -> None:
         raise scenario_error(
             f"{path}.qdisc_params.mode", '"bytes": the ns3 engine runs RED in packet mode'
         )
+    if q == "red" and params["adaptive"]:
+        raise scenario_error(
+            f"{path}.qdisc_params.adaptive",
+            "true: the ns3 engine runs ns-3's RED without its Adaptive RED; set adaptive = false",
+        )
+    if q == "red" and params["variant"] != "ns3":
+        raise scenario_error(
+            f"{path}.qdisc_params.variant",
+            f'"{params["variant"]}": ns-3\'s RedQueueDisc drops nothing while it holds one packet '
+            "and spares the first arrival above min_th, which the paper's RED does not; set "
+            'variant = "ns3" (the packet engine mirrors it) or use engine="packet"',
+        )
     if q == "threshold" and params["k_unit"] != "packets":
         raise scenario_error(
             f"{path}.qdisc_params.k", "a threshold in bytes: the ns3 engine takes K in packets"

@@ -20,7 +20,7 @@ pub mod sync;
 
 use crate::engine::Progress;
 use crate::output::RunOutput;
-use crate::queue::red::RedMode;
+use crate::queue::red::{RedMode, RedVariant};
 use crate::queue::{QdiscConfig, fluid_qdiscs};
 use crate::scenario::{Decrease, FluidModel, Scenario, ScenarioError, err};
 use crate::tcp::cc::CcConfig;
@@ -99,6 +99,12 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
                 c.mode == RedMode::Bytes,
                 "mode",
                 "\"bytes\": the fluid RED model counts the queue in packets; set mode = \"packets\"",
+            ),
+            (
+                c.variant == RedVariant::Ns3,
+                "variant",
+                "\"ns3\": the fluid RED model has none of ns-3's per-packet rules (no drop with \
+                 one packet in the disc, the count); set variant = \"floyd\"",
             ),
         ];
         if let Some((_, field, why)) = refused.iter().find(|(on, _, _)| *on) {

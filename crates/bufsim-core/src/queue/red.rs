@@ -2,7 +2,7 @@
 //! avoidance", IEEE/ACM ToN 1(4), 1993), with the gentle variant (Floyd
 //! 2000), packet or byte mode, and Adaptive RED (Floyd, Gummadi and
 //! Shenker, "Adaptive RED", 2001). Section and figure numbers below refer to
-//! those papers.
+//! those papers. [`RedVariant::Ns3`] runs ns-3.37's `RedQueueDisc` instead.
 
 use rand::RngExt;
 use serde::Serialize;
@@ -26,6 +26,23 @@ pub enum RedMode {
     /// is scaled by its size / `link.packet_size` (Floyd and Jacobson 1993
     /// section 4, "pb <- pb PacketSize/MaximumPacketSize").
     Bytes,
+}
+
+/// Whose RED: the paper's or ns-3's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RedVariant {
+    /// Floyd and Jacobson 1993 as written (Linux's sch_red too): every
+    /// arrival with the average above min_th may be dropped.
+    Floyd,
+    /// ns-3.37's `RedQueueDisc` (ns-2's red.cc before it): the average and
+    /// the drop test read the queue disc, one packet less than the buffer
+    /// (the device queue holds the next); nothing is dropped while the disc
+    /// holds at most one packet ("m_qAvg >= m_minTh && nQueued > 1"); the
+    /// first arrival in the drop region is spared and the count starts at 1
+    /// (m_old); the count runs on through forced and overflow drops; an
+    /// arrival ends the idle period, dropped or not.
+    Ns3,
 }
 
 /// RED (Floyd and Jacobson, "Random early detection gateways for
@@ -54,6 +71,8 @@ pub struct RedConfig {
     /// Mark ECN-capable packets (CE) instead of dropping them early
     /// (RFC 3168 section 5); forced and overflow drops still drop.
     pub ecn: bool,
+    /// The paper's RED or ns-3's.
+    pub variant: RedVariant,
 }
 
 impl Default for RedConfig {
@@ -74,6 +93,7 @@ impl Default for RedConfig {
             //= Floyd, Gummadi, Shenker 2001 Fig. 2: interval = 0.5 s.
             interval: SimTime::from_millis(500),
             ecn: false,
+            variant: RedVariant::Floyd,
         }
     }
 }
@@ -133,6 +153,31 @@ impl QueueDisc for Red {
         let ms = SimTime::from_millis;
         let interval = p.dur("interval", d.interval, ms(1), ms(1_000_000))?;
         let ecn = p.flag("ecn", d.ecn)?;
+        let variant = match p.word("variant", &["floyd", "ns3"])?.as_deref() {
+            Some("ns3") => RedVariant::Ns3,
+            _ => RedVariant::Floyd,
+        };
+        if variant == RedVariant::Ns3 {
+            //= ns-3's byte mode counts bytes since the last drop and its
+            //= Adaptive RED has rules of its own (RedQueueDisc::UpdateMaxP):
+            //= neither is mirrored.
+            if mode == RedMode::Bytes {
+                return Err((
+                    "mode".into(),
+                    "\"bytes\" with variant = \"ns3\": ns-3's RED is mirrored in packet mode; \
+                     set mode = \"packets\""
+                        .into(),
+                ));
+            }
+            if adaptive {
+                return Err((
+                    "adaptive".into(),
+                    "true with variant = \"ns3\": ns-3's Adaptive RED is not mirrored; set \
+                     adaptive = false"
+                        .into(),
+                ));
+            }
+        }
         Ok(RedConfig {
             min_th,
             max_th,
@@ -143,6 +188,7 @@ impl QueueDisc for Red {
             adaptive,
             interval,
             ecn,
+            variant,
         })
     }
     fn new(cfg: RedConfig, q: &Setup) -> Red {
@@ -180,6 +226,9 @@ pub struct Red {
     avg: f64,
     /// Packets since the last drop (-1: avg below min_th).
     count: i64,
+    /// ns-3's m_old: the average was in the drop region at the last
+    /// arrival, with more than one packet in the disc.
+    ns3_old: bool,
     /// When the queue last became empty (idle-time correction).
     q_time: Option<SimTime>,
     /// Transmission time s of a typical packet (section 4: "m <- f(time - q_time)").
@@ -199,7 +248,12 @@ impl Red {
             fifo: Fifo::default(),
             max_p: cfg.max_p,
             avg: 0.0,
-            count: -1,
+            count: if cfg.variant == RedVariant::Ns3 {
+                0
+            } else {
+                -1
+            },
+            ns3_old: false,
             q_time: Some(SimTime::ZERO),
             s_ps: s.0.max(1) as f64,
             packet_size: link.packet_size as f64,
@@ -253,7 +307,7 @@ impl Red {
 impl Discipline for Red {
     fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
         self.admit(pkt, occ, now, drops);
-        if self.fifo.is_empty() {
+        if self.fifo.is_empty() && self.cfg.variant == RedVariant::Floyd {
             // The arrival was dropped and the queue is still idle: the idle
             // period restarts now (ns-2 resets its idle timer on any arrival).
             self.q_time = Some(now);
@@ -275,6 +329,10 @@ impl Discipline for Red {
 
 impl Red {
     fn admit(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
+        if self.cfg.variant == RedVariant::Ns3 {
+            self.admit_ns3(pkt, occ, now, drops);
+            return;
+        }
         let w = self.cfg.w_q;
         let q = self.queue_len(occ);
         match self.q_time {
@@ -336,6 +394,79 @@ impl Red {
             }
         } else {
             self.fifo.push(pkt, now);
+        }
+    }
+
+    /// ns-3.37's `RedQueueDisc::DoEnqueue` (packet mode, not adaptive;
+    /// [`RedVariant::Ns3`]).
+    fn admit_ns3(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
+        let w = self.cfg.w_q;
+        //= ns-3's disc holds the packets waiting but the one in the device
+        //= queue (of one packet, the ns3 engine's bottleneck): "nQueued =
+        //= GetInternalQueue(0)->GetCurrentSize()".
+        let n_queued = occ.pkts.saturating_sub(1);
+        //= "if (m_idle == 1) { m = uint32_t(m_ptc * (now -
+        //= m_idleTime).GetSeconds()); m_idle = 0; } m_qAvg =
+        //= Estimator(nQueued, m + 1, m_qAvg, m_qW)": qAvg (1 - qW)^(m+1) +
+        //= qW nQueued. The idle period (from the dequeue that found the disc
+        //= empty, RedQueueDisc::DoDequeue) ends at any arrival.
+        let m = match self.q_time.take() {
+            Some(t) => ((now - t).0 as f64 / self.s_ps).floor(),
+            None => 0.0,
+        };
+        self.avg = self.avg * (1.0 - w).powf(m + 1.0) + w * n_queued as f64;
+        //= "m_count++" at every arrival; reset by an early drop only.
+        self.count += 1;
+        let pb = profile(&self.cfg, self.max_p, self.avg);
+        if self.avg >= self.cfg.min_th && n_queued > 1 {
+            if pb >= 1.0 {
+                //= "(m_isGentle && m_qAvg >= 2 * m_maxTh)" (or >= maxTh
+                //= without gentle): DTYPE_FORCED, dropped with UseHardDrop.
+                drops.push((pkt, FORCED));
+                return;
+            }
+            if !self.ns3_old {
+                //= "else if (m_old == 0) { m_count = 1; ...; m_old = 1; }":
+                //= the arrival that enters the drop region is kept.
+                self.count = 1;
+                self.ns3_old = true;
+            } else {
+                //= DropEarly: ModifyP (Wait = false) "if (count1 * p < 1.0)
+                //= p /= (1.0 - count1 * p); else p = 1.0"; "if (u <=
+                //= m_vProb) { m_count = 0; ... return 1; }".
+                let c = self.count as f64;
+                let pa = if c * pb < 1.0 {
+                    pb / (1.0 - c * pb)
+                } else {
+                    1.0
+                };
+                if self.rng.random::<f64>() <= pa {
+                    self.count = 0;
+                    if self.cfg.ecn && pkt.ecn() & ECT != 0 {
+                        //= "if (!m_useEcn || !Mark(item, UNFORCED_MARK))" drop.
+                        let mut pkt = pkt;
+                        pkt.mark_ce();
+                        self.push_ns3(pkt, occ, now, drops);
+                    } else {
+                        drops.push((pkt, EARLY));
+                    }
+                    return;
+                }
+            }
+        } else {
+            //= "m_vProb = 0.0; m_old = 0".
+            self.ns3_old = false;
+        }
+        self.push_ns3(pkt, occ, now, drops);
+    }
+
+    /// ns-3's "GetInternalQueue(0)->Enqueue(item)": the limit after RED's
+    /// decision, its drop leaving the count as it is.
+    fn push_ns3(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
+        if self.limit.fits(occ, pkt.size()) {
+            self.fifo.push(pkt, now);
+        } else {
+            drops.push((pkt, DropReason::OVERFLOW));
         }
     }
 }
