@@ -309,7 +309,8 @@ impl Discipline for Red {
         self.admit(pkt, occ, now, drops);
         if self.fifo.is_empty() && self.cfg.variant == RedVariant::Floyd {
             // The arrival was dropped and the queue is still idle: the idle
-            // period restarts now (ns-2 resets its idle timer on any arrival).
+            // period restarts now (ns-2 resets its idle timer on any arrival;
+            // ns-3's variant ends it, admit_ns3).
             self.q_time = Some(now);
         }
     }
