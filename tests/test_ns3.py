@@ -798,10 +798,10 @@ def test_the_variants_as_ns3_has_them_drop_as_ns3(name):
 
 
 def test_the_variants_left_apart_from_ns3_have_a_measured_reason():
-    # BBR at 1 BDP, undecided on utilization, drop rate and Jain's index
-    # (how long ns-3's link stalls), keeps its measured reason (ns-3.37's
-    # window at UINT32_MAX, its rate sampler), so a run beyond tolerance
-    # reads "differs, explained".
+    # BBR, undecided on utilization (at 1 BDP the drop rate too: how long
+    # ns-3's link stalls), keeps its measured reason (ns-3.37's window at
+    # UINT32_MAX, its rate sampler), so a run beyond tolerance reads
+    # "differs, explained".
     assert "bbr-droptail-1bdp" in validate.scenarios()
     assert "UINT32_MAX" in validate.EXPLAINED["bbr-droptail-1bdp"]
     assert validate._verdict("bbr-droptail-1bdp", ["jain_index"], []) == "differs, explained"

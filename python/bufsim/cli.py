@@ -1240,10 +1240,11 @@ def validate_engines(
     import pandas as pd
 
     packet_seeds = v.PACKET_SEEDS if packet_seeds is None else packet_seeds
-    if packet_seeds < max(seeds, max_seeds or 0):
+    least = max(seeds, max_seeds or 0)
+    if packet_seeds < least:
         _fail(
-            f"--packet-seeds: must be at least --seeds and --max-seeds "
-            f"({max(seeds, max_seeds or 0)}), got {packet_seeds}"
+            f"--packet-seeds: must be at least --seeds and --max-seeds ({least}), "
+            f"got {packet_seeds}"
         )
     names = only or list(v.QUICK if quick else v.scenarios())
     unknown = [n for n in names if n not in v.scenarios()]
