@@ -709,7 +709,13 @@ impl Bbr {
         if self.mode == Mode::ProbeRtt {
             //= "Ignore low rate samples during this mode": C.app_limited =
             //= (BW.delivered + packets_in_flight) ? : 1.
-            self.app_limited_until = s.rs.total_delivered + s.inflight.max(1);
+            //= ns-3.37 TcpBbr::HandleProbeRTT sets TcpBbr's own m_appLimited,
+            //= which only CwndEvent(CA_EVENT_TX_START) reads: its rate
+            //= samples are never app-limited, ProbeRTT's low ones enter the
+            //= BtlBw filter (ns-3 issue #1013, fixed in ns-3.45).
+            if !self.cfg.ns3_window {
+                self.app_limited_until = s.rs.total_delivered + s.inflight.max(1);
+            }
             match self.probe_rtt_done_stamp {
                 None if (s.inflight as f64) <= self.probe_rtt_cwnd() => {
                     self.probe_rtt_done_stamp = Some(s.now + self.probe_rtt_duration);
@@ -1543,6 +1549,35 @@ mod tests {
         assert_eq!(b.mode, Mode::ProbeBw);
         assert!(w.cwnd >= 200.0 - 1e-9 || w.cwnd == b.inflight(2.0));
         assert_eq!(b.rtprop, SimTime::from_millis(100));
+    }
+
+    /// ProbeRTT marks the connection app-limited, so that its low rate
+    /// samples leave BtlBw alone (section 4.3.5); under `ns3_window` the
+    /// mark never reaches the samples (ns-3.37's TcpBbr keeps its own
+    /// m_appLimited) and a low one enters the filter: with the 1000/s
+    /// sample 20 rounds old, a 500/s sample from ProbeRTT is the estimate.
+    #[test]
+    fn probe_rtt_app_limited_mark() {
+        for ns3 in [false, true] {
+            let mut b = Bbr::new(BbrConfig {
+                ns3_window: ns3,
+                ..BbrConfig::default()
+            });
+            let mut w = Window {
+                cwnd: 100.0,
+                ssthresh: f64::INFINITY,
+            };
+            b.filled_pipe = true;
+            b.btlbw.update(1, 1000.0, 10);
+            b.on_rate_sample(&mut w, &sample(0, 1000.0, 100, 0, 10, 90));
+            b.mode = Mode::ProbeBw;
+            b.on_rate_sample(&mut w, &sample(10_001, 1000.0, 120, 10, 20, 90));
+            assert_eq!(b.mode, Mode::ProbeRtt);
+            assert_eq!(b.app_limited_until > 0, !ns3);
+            b.round_count += 20;
+            b.on_rate_sample(&mut w, &sample(10_050, 500.0, 100, 20, 24, 4));
+            assert_eq!(b.bw(), if ns3 { 500.0 } else { 1000.0 }, "ns3_window {ns3}");
+        }
     }
 
     /// Fast recovery: cwnd = inflight + max(delivered, 1) on entry; packet
