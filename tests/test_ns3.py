@@ -642,10 +642,41 @@ def test_a_scenario_not_agreeing_gets_a_second_look_with_more_seeds(monkeypatch)
         validate.validate_one("newreno-red-1bdp", (1, 2, 3), max_seeds=10, packet_seeds=5)
 
 
+def test_further_looks_stop_at_agreement(monkeypatch):
+    # (10, 40): a scenario still undecided with 10 seeds takes 40; one
+    # agreeing with 10 stops there.
+    calls = []
+    agrees_at = {}
+
+    def fake(name, seeds, packet_seeds, **kw):
+        calls.append(len(seeds))
+        return [], {"verdict": "agrees" if len(seeds) >= agrees_at["n"] else "undecided"}
+
+    monkeypatch.setattr(validate, "_validate_seeds", fake)
+    for n, looked in ((40, [3, 10, 40]), (10, [3, 10]), (100, [3, 10, 40])):
+        agrees_at["n"] = n
+        calls.clear()
+        validate.validate_one("newreno-red-1bdp", (1, 2, 3), max_seeds=(10, 40))
+        assert calls == looked
+    for bad in ((10, 10), (40, 10), (3,), 2):
+        with pytest.raises(ValueError, match="max_seeds: each look must run more seeds"):
+            validate.validate_one("newreno-red-1bdp", (1, 2, 3), max_seeds=bad)
+    p = cli("validate-engines", "--max-seeds", "10", "--max-seeds", "5", "--list")
+    assert p.returncode == 0  # --list needs no looks
+    p = cli("validate-engines", "--only", "nothing", "--max-seeds", "10", "--max-seeds", "5")
+    assert p.returncode != 0
+    said = " ".join(p.stderr.split())  # unwrapped
+    assert "--max-seeds: each must be more than --seeds (3) and the --max-seeds before it" in said
+
+
 def test_the_page_says_which_scenarios_took_a_second_look():
     runs = pd.DataFrame({"seeds": [3, 10, 3, 10, 10]})
     assert validate._seeds_text(runs) == "3; 3 with 10 (not agreeing with 3: a second look)"
     assert validate._seeds_text(runs.iloc[[0, 2]]) == "3"
+    runs = pd.DataFrame({"seeds": [3, 10, 40, 3, 40]})
+    assert validate._seeds_text(runs) == (
+        "3; 1 with 10 and 2 with 40 (not agreeing with 3, then with 10: further looks)"
+    )
 
 
 def test_the_full_suite_spans_what_the_issue_asks():

@@ -1194,12 +1194,13 @@ def validate_engines(
     ] = None,
     seeds: Annotated[int, typer.Option(min=1, max=20, help="ns-3 seeds per scenario.")] = 3,
     max_seeds: Annotated[
-        int | None,
+        list[int] | None,
         typer.Option(
             min=1,
-            max=20,
+            max=100,
             help="Run a scenario that does not agree with --seeds again on ns-3 with this "
-            "many (default: no).",
+            "many (default: no); repeat it, increasing, for further looks at one that "
+            "still does not.",
         ),
     ] = None,
     packet_seeds: Annotated[
@@ -1240,7 +1241,14 @@ def validate_engines(
     import pandas as pd
 
     packet_seeds = v.PACKET_SEEDS if packet_seeds is None else packet_seeds
-    least = max(seeds, max_seeds or 0)
+    try:
+        looks = v.looks_of(seeds, max_seeds)
+    except ValueError:
+        _fail(
+            f"--max-seeds: each must be more than --seeds ({seeds}) and the --max-seeds "
+            f"before it, got {max_seeds}"
+        )
+    least = max((seeds, *looks))
     if packet_seeds < least:
         _fail(
             f"--packet-seeds: must be at least --seeds and --max-seeds ({least}), "
@@ -1262,7 +1270,7 @@ def validate_engines(
         metric_rows, run = v.validate_one(
             name,
             tuple(range(1, seeds + 1)),
-            max_seeds=max_seeds,
+            max_seeds=looks,
             packet_seeds=packet_seeds,
             quick=quick,
             progress=Lines("validate-engines").say,

@@ -444,7 +444,7 @@ def validate(
     names: Iterable[str] | None = None,
     seeds: Sequence[int] = (1, 2, 3),
     *,
-    max_seeds: int | None = None,
+    max_seeds: int | Sequence[int] | None = None,
     packet_seeds: int = PACKET_SEEDS,
     quick: bool = False,
     progress: Callable[[str], Any] | None = None,
@@ -462,9 +462,11 @@ def validate(
         or differing) runs again on ns-3 with this many (the next seed
         numbers added; the stored runs are reused): a second look that
         decides what the seeds' spread left open, or confirms a
-        difference. ``None``: no second look.
+        difference. Several counts, increasing: a look with each in turn
+        until the scenario agrees (``(10, 40)``: 10 seeds, then 40 for one
+        that still does not). ``None``: no second look.
     packet_seeds : the packet engine runs seeds 1 to this (at least
-        ``len(seeds)`` and ``max_seeds``; :data:`PACKET_SEEDS`).
+        ``len(seeds)`` and every ``max_seeds``; :data:`PACKET_SEEDS`).
     quick : the quick subset, 10 s runs (``make test``).
     progress : called with a line of text after each scenario.
     store : the results store the runs are kept in and read back from
@@ -514,7 +516,7 @@ def validate_one(
     name: str,
     seeds: Sequence[int] = (1, 2, 3),
     *,
-    max_seeds: int | None = None,
+    max_seeds: int | Sequence[int] | None = None,
     packet_seeds: int = PACKET_SEEDS,
     quick: bool = False,
     progress: Callable[[str], Any] | None = None,
@@ -525,7 +527,8 @@ def validate_one(
     run row (see :func:`validate`, whose parameters these are). A run that
     fails (ns-3 crashing, say) gives the verdict ``failed`` with the error
     as the reason."""
-    most = max(len(seeds), max_seeds or 0)
+    looks = looks_of(len(seeds), max_seeds)
+    most = max((len(seeds), *looks))
     if packet_seeds < most:
         raise ValueError(
             f"packet_seeds: must be at least the {most} ns-3 seeds, got {packet_seeds}"
@@ -538,14 +541,44 @@ def validate_one(
         workers=workers,
     )
     rows, run = _validate_seeds(name, seeds, **kw)
-    # A verdict but agreement takes the second look: a few seeds of a
+    # A verdict but agreement takes the next look: a few seeds of a
     # heavy-tailed metric (a CUBIC run's drop rate) can show neither its
-    # mean nor its spread.
-    second = run["verdict"] not in ("agrees", "failed")
-    if second and max_seeds is not None and max_seeds > len(seeds):
-        more = range(max(seeds) + 1, max(seeds) + 1 + max_seeds - len(seeds))
+    # mean nor its spread. The looks stop at agreement, so a scenario has
+    # a chance to agree at each: the 95% intervals are those of its last
+    # look, not widened for the looks before it.
+    for n in looks:
+        if run["verdict"] in ("agrees", "failed"):
+            break
+        more = range(max(seeds) + 1, max(seeds) + 1 + n - len(seeds))
         rows, run = _validate_seeds(name, (*seeds, *more), **kw)
     return rows, run
+
+
+def looks_of(first: int, max_seeds: int | Sequence[int] | None) -> tuple[int, ...]:
+    """The seed counts of the looks after the first one's ``first`` seeds:
+    ``max_seeds`` as a tuple, checked to increase from ``first``.
+
+    Raises
+    ------
+    ValueError
+        A count not above the one before it (or ``first``).
+    """
+    looks = (
+        ()
+        if max_seeds is None
+        else (max_seeds,)
+        if isinstance(max_seeds, int)
+        else tuple(max_seeds)
+    )
+    before = first
+    for n in looks:
+        if int(n) <= before:
+            raise ValueError(
+                f"max_seeds: each look must run more seeds than the one before it "
+                f"({before}), got {list(looks)}"
+            )
+        before = int(n)
+    return tuple(int(n) for n in looks)
 
 
 def _validate_seeds(
@@ -702,13 +735,16 @@ def _tol_text(a: float, rel: float) -> str:
 
 def _seeds_text(runs: pd.DataFrame) -> str:
     """The seeds the scenarios ran with: one number, or the first look's
-    and how many took a second look with more (``max_seeds``)."""
+    and how many took each further look (``max_seeds``)."""
     n = runs["seeds"].astype(int).value_counts().sort_index()
     if len(n) <= 1:
         return str(n.index[0]) if len(n) else "0"
     first, rest = n.index[0], n.iloc[1:]
-    more = ", ".join(f"{c} with {k}" for k, c in rest.items())
-    return f"{first}; {more} (not agreeing with {first}: a second look)"
+    more = " and ".join(f"{c} with {k}" for k, c in rest.items())
+    if len(rest) == 1:
+        return f"{first}; {more} (not agreeing with {first}: a second look)"
+    before = ", then with ".join(str(k) for k in n.index[:-1])
+    return f"{first}; {more} (not agreeing with {before}: further looks)"
 
 
 def markdown(metrics: pd.DataFrame, runs: pd.DataFrame, ns3_version: str) -> str:
