@@ -206,6 +206,13 @@ EXPLAINED["newreno-closedloop"] = (
     "Drop rate, queue, per-flow goodput and the users' median FCT agree at the grid too."
 )
 
+#: Scenarios that take no look after the first: an ns-3 seed of theirs
+#: costs tens of CPU minutes (ns-3's TcpTxBuffer walks the sent list at
+#: every ACK, so its cost grows with the windows): newreno-10gbps's seed 4
+#: ran 12 CPU minutes to 0.65 s of its 1 s, where seeds 1-3 took about 1;
+#: cubic-1gbps takes 8 to 31 CPU minutes a seed.
+NO_MORE_LOOKS = ("newreno-10gbps", "cubic-1gbps")
+
 #: Scenario names of the quick subset ``make test`` runs.
 QUICK = ("paper003-n20-b60", "newreno-red-1bdp", "newreno-transfers")
 
@@ -464,7 +471,8 @@ def validate(
         decides what the seeds' spread left open, or confirms a
         difference. Several counts, increasing: a look with each in turn
         until the scenario agrees (``(10, 40)``: 10 seeds, then 40 for one
-        that still does not). ``None``: no second look.
+        that still does not); none for :data:`NO_MORE_LOOKS`. ``None``: no
+        second look.
     packet_seeds : the packet engine runs seeds 1 to this (at least
         ``len(seeds)`` and every ``max_seeds``; :data:`PACKET_SEEDS`).
     quick : the quick subset, 10 s runs (``make test``).
@@ -546,7 +554,7 @@ def validate_one(
     # mean nor its spread. The looks stop at agreement, so a scenario has
     # a chance to agree at each: the 95% intervals are those of its last
     # look, not widened for the looks before it.
-    for n in looks:
+    for n in looks if name not in NO_MORE_LOOKS else ():
         if run["verdict"] in ("agrees", "failed"):
             break
         more = range(max(seeds) + 1, max(seeds) + 1 + n - len(seeds))
