@@ -1521,11 +1521,11 @@ mod tests {
         assert!(b.is_next_cycle_phase(SimTime::from_millis(251), 500.0, 0));
     }
 
-    /// RTprop expires after 10 s: ProbeRTT caps cwnd at 4, waits for
-    /// inflight <= 4, holds 200 ms and one round, then restores cwnd.
-    #[test]
-    fn probe_rtt() {
-        let mut b = Bbr::new(BbrConfig::default());
+    /// A flow in ProbeBW at 1000 segments/s and 100 ms whose RTprop
+    /// expires at 10.001 s (a larger RTT then), with cwnd `cwnd` before it:
+    /// in ProbeRTT.
+    fn into_probe_rtt(cfg: BbrConfig, cwnd: f64) -> (Bbr, Window) {
+        let mut b = Bbr::new(cfg);
         let mut w = Window {
             cwnd: 100.0,
             ssthresh: f64::INFINITY,
@@ -1534,10 +1534,17 @@ mod tests {
         b.btlbw.update(1, 1000.0, 10);
         b.on_rate_sample(&mut w, &sample(0, 1000.0, 100, 0, 10, 90));
         b.mode = Mode::ProbeBw;
-        w.cwnd = 200.0;
-        // 10.001 s later, a larger RTT: the estimate has expired.
+        w.cwnd = cwnd;
         b.on_rate_sample(&mut w, &sample(10_001, 1000.0, 120, 10, 20, 90));
         assert_eq!(b.mode, Mode::ProbeRtt);
+        (b, w)
+    }
+
+    /// RTprop expires after 10 s: ProbeRTT caps cwnd at 4, waits for
+    /// inflight <= 4, holds 200 ms and one round, then restores cwnd.
+    #[test]
+    fn probe_rtt() {
+        let (mut b, mut w) = into_probe_rtt(BbrConfig::default(), 200.0);
         assert_eq!(w.cwnd, 4.0);
         assert_eq!(b.rtprop, SimTime::from_millis(120));
         // Inflight reaches 4 at 10.1 s: done at 10.3 s after a round.
@@ -1559,20 +1566,11 @@ mod tests {
     #[test]
     fn probe_rtt_app_limited_mark() {
         for ns3 in [false, true] {
-            let mut b = Bbr::new(BbrConfig {
+            let cfg = BbrConfig {
                 ns3_window: ns3,
                 ..BbrConfig::default()
-            });
-            let mut w = Window {
-                cwnd: 100.0,
-                ssthresh: f64::INFINITY,
             };
-            b.filled_pipe = true;
-            b.btlbw.update(1, 1000.0, 10);
-            b.on_rate_sample(&mut w, &sample(0, 1000.0, 100, 0, 10, 90));
-            b.mode = Mode::ProbeBw;
-            b.on_rate_sample(&mut w, &sample(10_001, 1000.0, 120, 10, 20, 90));
-            assert_eq!(b.mode, Mode::ProbeRtt);
+            let (mut b, mut w) = into_probe_rtt(cfg, 100.0);
             assert_eq!(b.app_limited_until > 0, !ns3);
             b.round_count += 20;
             b.on_rate_sample(&mut w, &sample(10_050, 500.0, 100, 20, 24, 4));
