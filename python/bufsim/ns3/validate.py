@@ -578,22 +578,16 @@ def looks_of(first: int, max_seeds: int | Sequence[int] | None) -> tuple[int, ..
     ValueError
         A count not above the one before it (or ``first``).
     """
-    looks = (
-        ()
-        if max_seeds is None
-        else (max_seeds,)
-        if isinstance(max_seeds, int)
-        else tuple(max_seeds)
-    )
-    before = first
-    for n in looks:
-        if int(n) <= before:
+    if max_seeds is None:
+        return ()
+    looks = (max_seeds,) if isinstance(max_seeds, int) else tuple(int(n) for n in max_seeds)
+    for before, n in zip((first, *looks), looks):
+        if n <= before:
             raise ValueError(
                 f"max_seeds: each look must run more seeds than the one before it "
                 f"({before}), got {list(looks)}"
             )
-        before = int(n)
-    return tuple(int(n) for n in looks)
+    return looks
 
 
 def _validate_seeds(
