@@ -105,9 +105,10 @@ _CUBIC_SLOW_START = (
     "0.065), 0.0065 against 0.0083 (0.138 against 0.118) and 0.0043 against 0.0050, where "
     "cubic-background agrees. Jain's index follows the explosions: at 1 BDP 0.528 against "
     "0.513 over the runs above 0.002, 0.750 against 0.702 over the others, and over all "
-    "0.670 against 0.608, ns-3's seeds 1-40 exploding in half of them. Before ssthresh was recomputed at repeated timeouts a "
-    "packet-engine flow's later timeouts kept the first one's ssthresh and its explosions "
-    "ran on: at 0.25 BDP 54 and 35 of 100 seeds, mean drop rate 0.037 (utilization 0.942). "
+    "0.670 against 0.608, ns-3's seeds 1-40 exploding in half of them. Before ssthresh was "
+    "recomputed at repeated timeouts a packet-engine flow's later timeouts kept the first "
+    "one's ssthresh and its explosions ran on: at 0.25 BDP 54 and 35 of 100 seeds, mean drop "
+    "rate 0.037 (utilization 0.942). "
     "At 1 Gbps (an ns-3 seed there takes 8 to 31 CPU minutes) packet seeds 1-100 drop 0.025 "
     "against ns-3's 0.041, 0.0085 and 0.024 (seeds 1-3), and agree."
 )
