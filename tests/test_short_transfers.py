@@ -64,11 +64,12 @@ def test_without_the_linux_end_of_transfer_ack_a_lone_last_segment_waits_for_the
 
 
 #: 30 transfers of 15 kB (10 packets: one initial window each) start
-#: together into a 100-packet buffer: 300 packets arrive at once and 199 are
-#: dropped, so most transfers lose the tail of their only window, which no
-#: later segment's SACK reveals.
+#: together into a 100-packet buffer: after their SYNs, each sends the
+#: handshake's ACK and its window, 330 packets within 2 us, and 227 are
+#: dropped (19 ACKs, 208 segments), so most transfers lose the tail of their
+#: only window, which no later segment's SACK reveals.
 TAIL = {
-    "duration": "1.5s",
+    "duration": "3s",
     "warmup": "0s",
     "link": {"capacity": "10Gbps", "delay": "5us", "buffer": "100pkt"},
     "flows": [
@@ -86,7 +87,7 @@ TAIL = {
 
 
 @pytest.mark.parametrize(
-    ("flow", "fct_p99_s"),
+    ("flow", "fct_s"),
     [
         # RFC 6675 recovery: the tail comes back after one RTO, the linux
         # profile's 200 ms floor (the handshake's 50 us sample gives 150 us).
@@ -98,10 +99,14 @@ TAIL = {
         ({"stack": "ns3"}, 1.2),
     ],
 )
-def test_a_lost_tail_costs_the_profiles_rto_floor_not_one_second(flow, fct_p99_s):
-    s = bufsim.simulate(_with(TAIL, **flow)).summary
-    assert s["completion_small"] == 1.0 and s["timeouts"] >= 10
-    assert s["fct_p99_small_s"] == pytest.approx(fct_p99_s, abs=0.002)
+def test_a_lost_tail_costs_the_profiles_rto_floor_not_one_second(flow, fct_s):
+    r = bufsim.simulate(_with(TAIL, **flow))
+    assert r.summary["completion_small"] == 1.0 and r.summary["timeouts"] >= 10
+    # The median of the transfers that timed out: with ns-3's delayed ACKs a
+    # transfer whose first two segments alone got through restarts its timer
+    # at their delayed ACK, 200 ms later, and so finishes later still.
+    late = r.flows[r.flows.timeouts > 0]
+    assert late.fct_s.median() == pytest.approx(fct_s, abs=0.002)
 
 
 def test_linux_tail_loss_probes_recover_a_lost_tail_within_round_trips():

@@ -7,7 +7,7 @@ cites them)."""
 import bufsim
 import numpy as np
 import pytest
-from bufsim.pcap import SYN_SEQ
+from bufsim.pcap import HANDSHAKE_ACK_SEQ, SYN_SEQ
 
 # 1 Mbps, a one-packet buffer, three transfers whose SYNs reach the queue at
 # the same instant (4 ms: the access delay of a 10 ms RTT over a 1 ms link):
@@ -49,11 +49,16 @@ def test_a_syn_dropped_at_a_full_queue_is_resent_after_the_profiles_timer(stack,
     # RFC 6298 (2.1) and Linux: 1 s; ns-3.37: ConnTimeout 3 s. Served at once.
     assert list(again.event) == ["enqueue", "dequeue"]
     assert again.time_s.iloc[0] == pytest.approx(ACCESS_S + timer_s, abs=1e-9)
-    # Only the lost SYN's flow waited for it: its transfer ends after the
-    # timer, and its timeouts count the SYN's.
-    fct = r.flows.set_index("flow").fct_s
-    assert fct[lost] > timer_s
-    assert max(fct[f] for f in fct.index if f != lost) < timer_s
+    # Only the lost SYN's flow waited for it: its data begins after the
+    # timer, the others' at their SYN-ACK (each first sends the handshake's
+    # ACK, which takes the link's place: a 2-segment window then loses a
+    # segment to the one-packet buffer, so their transfers may take an RTO).
+    own = r.trace[r.trace.event == "enqueue"]
+    first_data = own[own.seq >= 0].groupby("flow").time_s.min()
+    assert first_data[lost] > timer_s
+    assert first_data.drop(lost).max() < 0.1
+    acks = own[own.seq == HANDSHAKE_ACK_SEQ]
+    assert sorted(acks.flow) == sorted(r.flows.flow) and (acks.size_bytes == 40).all()
 
 
 def test_a_queued_syn_waits_and_its_round_trip_includes_the_wait():
@@ -104,15 +109,42 @@ def test_a_syn_is_written_to_pcap_with_the_syn_flag(tmp_path):
     path = tmp_path / "x.pcap"
     r.to_pcap(path)
     raw = path.read_bytes()[24:]
-    flags, seqs = [], []
+    flags, seqs, sizes = [], [], []
     while raw:
         incl = struct.unpack("<I", raw[8:12])[0]
         pkt, raw = raw[16 : 16 + incl], raw[16 + incl :]
         if pkt[9] == 6:
             seqs.append(struct.unpack(">I", pkt[24:28])[0])
             flags.append(pkt[33])
-    # The first three packets served: two SYNs, then the resent third SYN
-    # is served at 1 s after the first two flows' data began.
+            sizes.append(struct.unpack(">H", pkt[2:4])[0])
+    # The first packets served: two SYNs, then the first flow's handshake
+    # ACK (a 40-byte pure ACK whose sequence number is its first data
+    # byte's); the resent third SYN is served at 1 s after the first two
+    # flows' data began.
     assert flags[:2] == [0x02, 0x02] and seqs[:2] == [0xFFFFFFFF, 0xFFFFFFFF]
+    assert (flags[2], seqs[2], sizes[2]) == (0x10, 0, 40)
     assert flags.count(0x02) == 3
     assert all(f & 0x10 for f in flags if f != 0x02)
+
+
+def test_the_handshakes_ack_leads_the_data_and_is_not_ecn_capable():
+    # RFC 9293 section 3.5: the ACK of the SYN-ACK, sent as the SYN-ACK
+    # arrives and before the data (Linux, ns-3.37 ProcessSynSent); a pure
+    # ACK is not ECN-capable (RFC 3168 section 6.1.4) where data is.
+    s = {
+        "duration": "1s",
+        "warmup": "0s",
+        "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "20pkt"},
+        "flows": [{"rtt": "20ms", "stack": "linux", "ecn": True, "size": "3pkt"}],
+        "output": {"trace": True},
+    }
+    t = bufsim.simulate(s).trace
+    t = t[t.event == "enqueue"]
+    assert list(t.seq[:3]) == [SYN_SEQ, HANDSHAKE_ACK_SEQ, 0]
+    ack, data = t.iloc[1], t.iloc[2]
+    assert ack.time_s == data.time_s and ack.time_s > t.time_s.iloc[0] + 0.019
+    assert (ack.size_bytes, ack.ecn, data.ecn) == (40, 0, 1)
+    # Without the handshake, neither the SYN nor its ACK.
+    s["flows"][0]["connection_setup"] = False
+    t = bufsim.simulate(s).trace
+    assert (t.seq >= 0).all()

@@ -26,7 +26,8 @@ Headers (network byte order):
   sender set it. Captured: the 40 header bytes; original length: the packet
   size. A SYN (``seq`` -1 in the trace) has the SYN flag alone, sequence
   number 2**32 - 1 (its data then starts at 0) and a 40-byte TCP header
-  (20 bytes of options, not captured).
+  (20 bytes of options, not captured). The handshake's ACK (``seq`` -2)
+  is a 40-byte pure ACK with sequence number 0.
 * Background packets: IPv4 from ``10.2.0.1`` to ``10.1.0.1`` and UDP
   (RFC 768, 8 bytes) from port 9 to port 9, checksum 0 ("no checksum");
   28 bytes captured.
@@ -66,6 +67,8 @@ UDP_PORT = 9
 _ECT, _CE, _CWR = 1, 2, 4
 #: The trace's ``seq`` of a SYN (crates/bufsim-core/src/packet/trace.rs SYN_ID).
 SYN_SEQ = -1
+#: The trace's ``seq`` of the handshake's ACK (trace.rs HANDSHAKE_ACK_ID).
+HANDSHAKE_ACK_SEQ = -2
 
 #: One record as laid out in the file: record header (little-endian),
 #: IPv4 header, then 20 bytes of TCP header; a UDP record is cut after the
@@ -145,7 +148,9 @@ def write_pcap(trace: pd.DataFrame, path: str | Path) -> int:
     n = len(d)
     t_ns = np.rint(d["time_s"].to_numpy(np.float64) * 1e9).astype(np.int64)
     flow = d["flow"].to_numpy(np.int64)
+    # The handshake's ACK carries the first data byte's number, 0, no payload.
     seq = d["seq"].to_numpy(np.int64)
+    seq = np.where(seq == HANDSHAKE_ACK_SEQ, 0, seq)
     size = d["size_bytes"].to_numpy(np.int64)
     ecn = d["ecn"].to_numpy(np.int64)
     tcp = flow >= 0

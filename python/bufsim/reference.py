@@ -149,7 +149,7 @@ DESCRIPTIONS: dict[str, str] = {
     "flows[].users": "Closed loop: this many users, each starting its next transfer a think "
     "time after the last one ends.",
     "flows[].think": "The users' think time between transfers.",
-    "flows[].connection_setup": "SYN/SYN-ACK before data (the SYN queues and can be lost), the first RTT sample.",
+    "flows[].connection_setup": "SYN/SYN-ACK/ACK before data (the SYN and the ACK are packets that queue and can be lost), the SYN's round trip the first RTT sample.",
     "flows[].max_active": "At most this many transfers of the group at once; arrivals beyond "
     "are refused (counted in `flows_refused`).",
     "flows[].port": "The `[pool]` port the group's data leaves by (default 0).",

@@ -128,7 +128,8 @@ class Result:
         (seconds), ``event`` (categorical: ``enqueue``, ``dequeue`` or
         ``drop_<reason>`` with the reasons of the summary's
         ``drops_<reason>`` counters), ``flow`` (the flows table's id; -1 for
-        background packets), ``seq`` (segment number; -1 for a SYN, 0 for background),
+        background packets), ``seq`` (segment number; -1 for a SYN, -2 for
+        the handshake's ACK, 0 for background),
         ``size_bytes``, ``queue_pkts`` (packets waiting after the event, a
         running count: an arrival dropped at once shows one above the buffer
         on its ``enqueue`` row) and ``ecn`` (ECN bits: 1 ECT, 2 CE, 4 CWR;

@@ -680,7 +680,8 @@ pub struct FlowGroup {
     /// A SYN/SYN-ACK exchange before the first data packet (the profile's:
     /// on in `linux` and `ns3`, off in `rfc`). On the packet engine the SYN
     /// is a packet that queues and can be dropped, resent on the profile's
-    /// SYN timer; its round trip is the sender's first RTT sample.
+    /// SYN timer; its round trip is the sender's first RTT sample. The
+    /// handshake's ACK, a 40-byte packet, leads the first data.
     pub connection_setup: bool,
     /// Open loop: cap on simultaneously active transfers (arrivals beyond it are refused).
     pub max_active: Option<u32>,

@@ -63,6 +63,12 @@ impl Packet {
         self.seq == SYN_SEQ
     }
 
+    /// The handshake's ACK ([`HANDSHAKE_ACK_SEQ`]).
+    #[inline]
+    pub fn is_handshake_ack(self) -> bool {
+        self.seq == HANDSHAKE_ACK_SEQ
+    }
+
     /// A pure ACK ([`ACK`]) queued on a two-way run's link.
     #[inline]
     pub fn is_ack(self) -> bool {
@@ -102,6 +108,39 @@ pub const SYN_SEQ: u64 = (1 << 61) - 1;
 /// scale, SACK-permitted, padded: 56 bytes); either fills one place of a
 /// queue counted in packets.
 pub const SYN_BYTES: u32 = 60;
+
+//= RFC 9293 section 3.5, figure 6, line 4: the handshake's third segment,
+//= the ACK of the SYN-ACK.
+/// The `seq` of the handshake's ACK: a pure ACK the sender sends when the
+/// SYN-ACK arrives, just before its first data (Linux
+/// `tcp_rcv_synsent_state_process` -> `tcp_send_ack`, data not yet
+/// queued; ns-3.37 `TcpSocketBase::ProcessSynSent`:
+/// `SendEmptyPacket(TcpHeader::ACK)`, then `SendPendingData`). It crosses
+/// the data's path and its queues, a full one drops it, and nothing
+/// answers it: a lost one costs nothing, the data carrying the same ACK.
+pub const HANDSHAKE_ACK_SEQ: u64 = SYN_SEQ - 1;
+
+/// The handshake's ACK's size on the wire, bytes: IPv4 (20) and TCP (20)
+/// headers, as a pure ACK of `reverse.ack_size`'s default (Linux adds 12
+/// bytes of timestamps; ns-3's driver runs without them).
+pub const HANDSHAKE_ACK_BYTES: u32 = 40;
+
+/// Whether `seq` numbers a data segment, not a SYN or the handshake's ACK.
+#[inline]
+pub const fn is_data(seq: u64) -> bool {
+    seq < HANDSHAKE_ACK_SEQ
+}
+
+/// The size on the wire, bytes, of segment `seq` of a flow whose data
+/// segments are `mss` bytes: a SYN's, the handshake's ACK's, or `mss`.
+#[inline]
+pub const fn wire_bytes(seq: u64, mss: u32) -> u32 {
+    match seq {
+        SYN_SEQ => SYN_BYTES,
+        HANDSHAKE_ACK_SEQ => HANDSHAKE_ACK_BYTES,
+        _ => mss,
+    }
+}
 
 /// Maximum SACK blocks an ACK carries (RFC 2018 section 3: 3 with timestamps).
 pub const MAX_SACK_BLOCKS: usize = 3;

@@ -114,7 +114,9 @@ use crate::engine::Progress;
 use crate::engine::queue::EventQueue;
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::net::pipe::Pipe;
-use crate::net::{ACK, Ack, BACKGROUND, CWR, ECT, Packet, SYN_BYTES, SYN_SEQ};
+use crate::net::{
+    ACK, Ack, BACKGROUND, CWR, ECT, HANDSHAKE_ACK_SEQ, Packet, SYN_SEQ, is_data, wire_bytes,
+};
 use crate::output::RunOutput;
 use crate::queue::Queued;
 use crate::scenario::{Scenario, ScenarioError};
@@ -275,15 +277,10 @@ impl Sent {
         (self.0 & ((1 << Self::ECN_BITS) - 1)) as u8
     }
 
-    /// The packet of flow `f` (segments of `size` bytes, a SYN of
-    /// [`SYN_BYTES`]) this entry stands for.
-    fn packet(self, f: u32, size: u32) -> Packet {
-        let size = if self.seq() == SYN_SEQ {
-            SYN_BYTES
-        } else {
-            size
-        };
-        Packet::new(f, size, self.seq(), self.ecn())
+    /// The packet of flow `f` (data segments of `mss` bytes; a SYN and
+    /// the handshake's ACK of theirs, [`wire_bytes`]) this entry stands for.
+    fn packet(self, f: u32, mss: u32) -> Packet {
+        Packet::new(f, wire_bytes(self.seq(), mss), self.seq(), self.ecn())
     }
 }
 
@@ -792,7 +789,8 @@ impl<'s> Sim<'s> {
         self.send_syn(f);
     }
 
-    /// Flow `f`'s SYN-ACK arrives: data begins. Its round trip is the
+    /// Flow `f`'s SYN-ACK arrives: the handshake's ACK leaves
+    /// ([`HANDSHAKE_ACK_SEQ`]), then data. The SYN's round trip is the
     /// first RTT sample, from the last SYN (the SYN-ACK echoes that SYN's
     /// timestamp) or, as ns-3 times it, the first ([`Sender::connected`]),
     /// unless a SYN timed out and the profile says otherwise
@@ -811,6 +809,8 @@ impl<'s> Sim<'s> {
             .connected(self.now - flow.syn_sent, self.now - flow.syn_first, lost);
         flow.syn_sent = SimTime::MAX;
         flow.syn_timer = SimTime::MAX;
+        self.out.push(HANDSHAKE_ACK_SEQ);
+        self.transmit(f);
         self.pump(f);
         self.after_sender(f);
     }
@@ -999,9 +999,10 @@ impl<'s> Sim<'s> {
         let out = std::mem::take(&mut self.out);
         for &seq in out.iter() {
             let flow = &mut self.flows[f as usize];
-            let syn = seq == SYN_SEQ;
-            //= RFC 3168 section 6.1.1: a SYN is not ECN-capable (ECT off).
-            let pkt = if syn {
+            let data = is_data(seq);
+            //= RFC 3168 sections 6.1.1 and 6.1.4: a SYN and a pure ACK are
+            //= not ECN-capable (ECT off).
+            let pkt = if !data {
                 Sent::new(seq, 0)
             } else {
                 let cwr = if flow.sender.take_cwr() { CWR } else { 0 };
@@ -1024,7 +1025,12 @@ impl<'s> Sim<'s> {
                         continue;
                     }
                     let start = flow.access_free_at.max(send);
-                    flow.access_free_at = start + if syn { rate.tx_time(SYN_BYTES) } else { tx };
+                    flow.access_free_at = start
+                        + if data {
+                            tx
+                        } else {
+                            rate.tx_time(wire_bytes(seq, flow.mss))
+                        };
                     flow.access_free_at
                 }
                 None => {
@@ -1264,6 +1270,11 @@ impl<'s> Sim<'s> {
                 }
                 continue;
             }
+            if seg.seq() == HANDSHAKE_ACK_SEQ {
+                // The handshake's ACK: the receiver's connection is set
+                // up, and nothing answers it.
+                continue;
+            }
             let (owed, action) = flow.take(seg, f, tx_end, tx, col);
             // A per-packet (DCTCP) echo's CE state changed: the delayed ACK
             // owed for earlier segments leaves first, with the old state.
@@ -1291,7 +1302,7 @@ impl<'s> Sim<'s> {
         // its own. Nothing reads the receiver before that segment's time
         // but a delayed-ACK timer that fires first.
         if let Some(&(at, seg)) = flow.rcv.head()
-            && seg.seq() != SYN_SEQ
+            && is_data(seg.seq())
             && flow.receiver.holds_ack(seg.seq(), seg.ecn())
             && flow.delack_at > at
         {

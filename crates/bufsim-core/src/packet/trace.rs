@@ -56,6 +56,9 @@ pub fn event_names(drop_reasons: &[&str]) -> Vec<String> {
 /// `seq` in the trace of a SYN (segments are numbered from 0).
 pub const SYN_ID: f64 = -1.0;
 
+/// `seq` in the trace of the handshake's ACK ([`crate::net::HANDSHAKE_ACK_SEQ`]).
+pub const HANDSHAKE_ACK_ID: f64 = -2.0;
+
 /// Flow id in the trace of background packets (TCP flows have ids >= 0,
 /// those of the flows table).
 pub const BACKGROUND_ID: f64 = -1.0;
@@ -105,8 +108,13 @@ impl Trace {
         match id {
             Some(id) => {
                 self.flow.push(id as f64);
-                self.seq
-                    .push(if p.is_syn() { SYN_ID } else { p.seq as f64 });
+                self.seq.push(if p.is_syn() {
+                    SYN_ID
+                } else if p.is_handshake_ack() {
+                    HANDSHAKE_ACK_ID
+                } else {
+                    p.seq as f64
+                });
             }
             None => {
                 self.flow.push(BACKGROUND_ID);
