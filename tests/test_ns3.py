@@ -76,7 +76,7 @@ def test_a_flow_phase_locked_to_the_bottleneck_takes_the_freed_slot():
     # ns-3's do one 0.8 us access serialization later: ns-3's 20 ms flow
     # gets 10.8 Mb/s against the 22 ms flow's 8.4 (1.29 times; 10 seeds),
     # more than its RTT alone gives it (22/20 = 1.1 to 1.21). Packet engine,
-    # seeds 1-10: 11.3 and 7.9 (1.43 times), the 20 ms flow within the
+    # seeds 1-10: 10.9 and 8.5 (1.27 times), the 20 ms flow within the
     # suite's per-flow goodput tolerance (15%) of ns-3's.
     suite = validate.scenarios()["newreno-droptail-0.25bdp"]
     g = np.zeros(2)
