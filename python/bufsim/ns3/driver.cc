@@ -99,10 +99,10 @@ namespace
 
 constexpr uint32_t BACKGROUND = std::numeric_limits<uint32_t>::max();
 /// The tag of a segment without data: a receiver's pure ACK, or a sender's
-/// SYN, handshake ACK or bare FIN. The packet engine sends none of the
-/// latter (its handshake is a delay), so they count as packets of the
-/// queues they cross, as ACKs do, and never as a flow's or the
-/// background's.
+/// SYN, handshake ACK or bare FIN. They count as packets of the queues they
+/// cross, as ACKs do, and never as a flow's or the background's (the packet
+/// engine sends the SYN and the handshake ACK, counting a dropped one as
+/// its flow's, and no FIN).
 constexpr uint32_t NO_DATA = BACKGROUND - 1;
 constexpr uint32_t HEADERS = 40; // IPv4 + TCP without options
 constexpr uint32_t PPP = 2;
