@@ -733,6 +733,33 @@ def test_a_failed_run_is_reported_not_fatal(monkeypatch):
     assert "0 of 1 scenarios agree" in page and "1 failed" in page
 
 
+def test_the_page_writes_a_shared_reason_once():
+    # The CUBIC scenarios share one measured reason: the page gives it at
+    # the first of them and points the others to it.
+    shared = validate.EXPLAINED["cubic-droptail-0.25bdp"]
+    assert validate.EXPLAINED["cubic-droptail-1bdp"] == shared
+    run = dict(
+        verdict="undecided",
+        differs_on="",
+        undecided_on="drop_rate",
+        reason=shared,
+        seeds=3,
+        packet_seeds=100,
+        packet_cpu_s=0.03,
+        ns3_cpu_s=10.0,
+        speed_ratio=333.0,
+    )
+    runs = pd.DataFrame(
+        [dict(run, scenario="cubic-droptail-0.25bdp"), dict(run, scenario="cubic-droptail-1bdp")]
+    )
+    page = validate.markdown(pd.DataFrame([], columns=["scenario"]), runs, "3.37")
+    assert page.count(shared) == 1
+    assert (
+        "- **cubic-droptail-1bdp** (undecided; drop_rate): the reason given for "
+        "**cubic-droptail-0.25bdp** above." in page
+    )
+
+
 def test_variant_parameters_become_ns3_attributes():
     # CUBIC's C and beta, Scalable's a (AIFactor = 1/a), H-TCP's delta_l.
     cc = bufsim.Scenario.load(

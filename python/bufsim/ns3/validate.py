@@ -768,9 +768,15 @@ def markdown(metrics: pd.DataFrame, runs: pd.DataFrame, ns3_version: str) -> str
     rest = runs[runs["verdict"] != "agrees"]
     if len(rest):
         lines += ["", "## Why the rest do not agree", ""]
+        # A reason several scenarios share (the CUBIC explosions) is written
+        # once, at the first of them; the others point to it.
+        first_with: dict[str, str] = {}
         for r in rest.itertuples():
             on = r.differs_on or r.undecided_on
-            if r.reason:
+            if r.reason in first_with:
+                why = f"the reason given for **{first_with[r.reason]}** above."
+            elif r.reason:
+                first_with[r.reason] = r.scenario
                 why = r.reason
             elif r.verdict == "undecided":
                 why = (
