@@ -756,7 +756,7 @@ def test_the_page_writes_a_shared_reason_once():
     assert page.count(shared) == 1
     assert (
         "- **cubic-droptail-1bdp** (undecided; drop_rate): the reason given for "
-        "**cubic-droptail-0.25bdp** above." in page
+        "cubic-droptail-0.25bdp above." in page
     )
 
 

@@ -1309,15 +1309,14 @@ def validate_engines(
         + f". Report: {out / 'report.md'}",
         highlight=False,
     )
+    whys = v.why_not(runs)
     for r in runs[~runs["verdict"].isin(["agrees", "failed"])].itertuples():
         on = "; ".join(
             f"{what}: {m}"
             for what, m in (("beyond", r.differs_on), ("within the seed spread", r.undecided_on))
             if m
         )
-        why = r.reason or (
-            "not yet explained" if r.verdict.startswith("differs") else "more seeds would decide it"
-        )
+        why = whys[r.scenario]
         console.print(f"  {r.scenario} ({on}): {why}", highlight=False)
     for r in runs[runs["verdict"] == "failed"].itertuples():
         console.print(f"  {r.scenario} failed: {r.reason}", highlight=False)

@@ -768,24 +768,10 @@ def markdown(metrics: pd.DataFrame, runs: pd.DataFrame, ns3_version: str) -> str
     rest = runs[runs["verdict"] != "agrees"]
     if len(rest):
         lines += ["", "## Why the rest do not agree", ""]
-        # A reason several scenarios share (the CUBIC explosions) is written
-        # once, at the first of them; the others point to it.
-        first_with: dict[str, str] = {}
+        whys = why_not(rest)
         for r in rest.itertuples():
             on = r.differs_on or r.undecided_on
-            if r.reason in first_with:
-                why = f"the reason given for **{first_with[r.reason]}** above."
-            elif r.reason:
-                first_with[r.reason] = r.scenario
-                why = r.reason
-            elif r.verdict == "undecided":
-                why = (
-                    "the seeds' spread is wider than the tolerance (the difference is within "
-                    "the two engines' combined 95% intervals): more seeds would decide it."
-                )
-            else:
-                why = "not yet explained."
-            lines.append(f"- **{r.scenario}** ({r.verdict}; {on}): {why}")
+            lines.append(f"- **{r.scenario}** ({r.verdict}; {on}): {whys[r.scenario]}")
     lines += [
         "",
         "| scenario | metric | packet | ns-3 | tolerance | verdict |",
@@ -797,6 +783,29 @@ def markdown(metrics: pd.DataFrame, runs: pd.DataFrame, ns3_version: str) -> str
             f"{r.tolerance} | {r.verdict} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def why_not(runs: pd.DataFrame) -> dict[str, str]:
+    """Scenario -> why it does not agree, for the rows of ``runs`` (as
+    :func:`validate` returns them) that do not: its ``reason``, written
+    once where several scenarios share one (the CUBIC explosions) and
+    pointed to at the others; else what its verdict says."""
+    first_with: dict[str, str] = {}
+    out = {}
+    for r in runs[runs["verdict"] != "agrees"].itertuples():
+        if r.reason in first_with:
+            out[r.scenario] = f"the reason given for {first_with[r.reason]} above."
+        elif r.reason:
+            first_with[r.reason] = r.scenario
+            out[r.scenario] = r.reason
+        elif r.verdict == "undecided":
+            out[r.scenario] = (
+                "the seeds' spread is wider than the tolerance (the difference is within "
+                "the two engines' combined 95% intervals): more seeds would decide it."
+            )
+        else:
+            out[r.scenario] = "not yet explained."
+    return out
 
 
 def _pm(v: float, ci: float) -> str:
