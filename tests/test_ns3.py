@@ -760,6 +760,27 @@ def test_the_page_writes_a_shared_reason_once():
     )
 
 
+def test_the_published_page_gives_the_codes_reasons():
+    # docs/validate-engines.md is written from runs that take CPU hours, and
+    # a session edits it by hand when a reason changes: its table must name
+    # every scenario of the suite, its count line must match the table, and
+    # each scenario that does not agree must carry the reason why_not gives
+    # it, word for word.
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).parents[1] / "docs" / "validate-engines.md").read_text()
+    rows = re.findall(r"^\| ([\w.-]+) \| (agrees|undecided|differs, \w+|failed) \|", page, re.M)
+    runs = pd.DataFrame(rows, columns=["scenario", "verdict"])
+    assert sorted(runs["scenario"]) == sorted(validate.scenarios())
+    agree = int((runs["verdict"] == "agrees").sum())
+    assert f"{agree} of {len(runs)} scenarios agree within tolerance" in page
+    runs["reason"] = [validate.EXPLAINED.get(n, "") if v != "agrees" else "" for n, v in rows]
+    for name, why in validate.why_not(runs).items():
+        line = rf"^- \*\*{re.escape(name)}\*\* \([^)]*\): {re.escape(why)}$"
+        assert re.search(line, page, re.M), f"{name}: the page's reason is not the code's"
+
+
 def test_variant_parameters_become_ns3_attributes():
     # CUBIC's C and beta, Scalable's a (AIFactor = 1/a), H-TCP's delta_l.
     cc = bufsim.Scenario.load(
