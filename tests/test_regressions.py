@@ -90,6 +90,24 @@ def test_both_engines_name_the_time_series_alike():
     assert {"cwnd_flow0", "cwnd_flow1"} <= cols["packet"] & cols["fluid"]
 
 
+@pytest.mark.parametrize("engine", ["packet", "fluid"])
+def test_a_window_is_zero_until_its_flow_starts(engine):
+    # The packet engine reported the initial window before a flow started,
+    # where the fluid engine and ns-3's CongestionWindow trace report 0.
+    s = {
+        "name": "x",
+        "duration": "2s",
+        "link": {"capacity": "10Mbps", "delay": "10ms", "buffer": "20pkt"},
+        "flows": [{"rtt": "40ms"}, {"rtt": "40ms", "start": "1s"}],
+        "output": {"interval": "100ms", "cwnd": True},
+    }
+    ts = bufsim.simulate(s, engine=engine).timeseries
+    late = ts["cwnd_flow1"]
+    assert (late[late.index < 1.0] == 0).all()
+    assert (late[late.index > 1.05] >= 1).all()
+    assert (ts["cwnd_flow0"] >= 1).all()
+
+
 @pytest.mark.parametrize(
     "params, field",
     [

@@ -959,11 +959,14 @@ impl<'s> Sim<'s> {
         true
     }
 
+    /// The persistent flows' congestion windows (packets) for the time
+    /// series: 0 before a flow starts, as the fluid engine and ns-3's
+    /// `CongestionWindow` trace report it (no connection, no window).
     fn flows_cwnd(&self) -> Vec<f64> {
         if self.s.output.cwnd {
             self.flows[..self.persistent]
                 .iter()
-                .map(|f| f.sender.w.cwnd)
+                .map(|f| if f.active { f.sender.w.cwnd } else { 0.0 })
                 .collect()
         } else {
             Vec::new()
