@@ -195,8 +195,10 @@ EXPLAINED["newreno-10gbps"] = (
     "Over ns-3 seeds 1-9 every metric is within its tolerance: Jain's index 0.393 +- 0.098 "
     "(seeds 4-9: 0.18, 0.48, 0.57, 0.27, 0.40, 0.35), mean queue 834 +- 127 packets; but a "
     "second look takes 10 seeds, and they cost too much (NO_MORE_LOOKS): seeds 1-9 took "
-    "0.8, 0.7, 0.8, 23, 0.7, 3.6, 76, 102 and 24 CPU minutes, seed 10 5.7 CPU minutes to "
-    "reach 0.22 s of its 1 s (stopped there). Scenarios of the same kind that could take "
+    "0.8, 0.7, 0.8, 23, 0.7, 3.6, 76, 102 and 24 CPU minutes (seeds 7 and 8 again, with the "
+    "same results: 75 and 111), and seed 10 reached 0.24 s of its 1 s in 8 CPU minutes, "
+    "0.32 s in 23 and 0.42 s in 49 (stopped there): at that pace the 10 seeds take about 7 "
+    "CPU hours. Scenarios of the same kind that could take "
     "one agree: at 1 Gbps (2.9 and 2.7 episodes a flow) 0.389 against 0.418; "
     "newreno-droptail-2bdp (3.6 and 3.5) 0.739 against 0.726 over ns-3 seeds 1-40 (0.684 "
     "over 1-10) and cubic-transfers (5.8 and 5.2) 0.769 against 0.805 (0.842 over 1-10)."
@@ -205,8 +207,8 @@ EXPLAINED["newreno-10gbps"] = (
 #: Scenarios that take no look after the first: an ns-3 seed of theirs
 #: can cost over an hour of CPU (ns-3's TcpTxBuffer walks the sent list at
 #: every ACK, so its cost grows with the windows): newreno-10gbps's seeds
-#: 1-9 took 0.7 to 102 CPU minutes; cubic-1gbps takes 8 to 31 CPU minutes
-#: a seed.
+#: 1-9 took 0.7 to 111 CPU minutes, its seed 10 by its pace about 3 hours;
+#: cubic-1gbps takes 8 to 31 CPU minutes a seed.
 NO_MORE_LOOKS = ("newreno-10gbps", "cubic-1gbps")
 
 #: Scenario names of the quick subset ``make test`` runs.
