@@ -762,7 +762,7 @@ def test_the_page_writes_a_shared_reason_once():
 
 def test_the_published_page_gives_the_codes_reasons():
     # docs/validate-engines.md is written from runs that take CPU hours, and
-    # a session edits it by hand when a reason changes: its table must name
+    # edited by hand when a reason changes without a rerun: its table must name
     # every scenario of the suite, its count line must match the table, and
     # each scenario that does not agree must carry the reason why_not gives
     # it, word for word.
