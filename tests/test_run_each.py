@@ -8,7 +8,7 @@ import bufsim
 import pandas as pd
 import pytest
 from bufsim import reproduce
-from bufsim.store import Store
+from bufsim.store import Store, StoreError
 from bufsim.sweep import RunFailed, SweepSpecError, executors, run_each
 
 
@@ -93,6 +93,27 @@ def test_a_damaged_stored_result_is_run_again(tmp_path, counted):
     again = run_each([raw], store=tmp_path, workers=0, progress=False)[0]
     assert counted == ["each-b10", "each-b10"]
     _same(first, again)
+
+
+def test_runs_merged_from_another_store_are_reused(tmp_path, counted):
+    raws = [_scenario(5), _scenario(40)]
+    made = run_each(raws, store=tmp_path / "a", workers=0, progress=False, name="made")
+    with Store(tmp_path / "a") as a:
+        damaged = next(r["key"] for r in a.records() if r["name"] == "each-b5")
+        (tmp_path / "a" / "results" / damaged / "flows.parquet").write_bytes(b"not parquet")
+        with Store(tmp_path / "b") as b:
+            assert b.merge(a) == 2 and b.merge(a) == 0  # the second merge finds both there
+            assert b.sweeps() == {"made": 2}
+            rows_a = {r["key"]: r for r in a.records()}
+            assert {r["key"]: r for r in b.records()} == rows_a  # rows as stored
+        with Store(None) as memory, pytest.raises(StoreError, match="directories"):
+            memory.merge(a)
+    counted.clear()
+    again = run_each(raws, store=tmp_path / "b", workers=0, progress=False)
+    # The intact result was reused; the damaged one was not copied, so it ran again.
+    assert counted == ["each-b5"]
+    for x, y in zip(made, again):
+        _same(x, y)
 
 
 def test_workers_do_not_change_results(tmp_path):

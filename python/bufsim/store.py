@@ -180,6 +180,29 @@ def _sqlite_errors(method):
     return wrapper
 
 
+def _copy_file(src: Path, dst: Path) -> None:
+    """Copy ``src`` to ``dst`` through a temporary name, so ``dst`` is whole or absent."""
+    tmp = dst.with_name(f"{dst.name}.tmp-{os.getpid()}")
+    try:
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dst)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _copy_tree(src: Path, dst: Path) -> None:
+    """Copy folder ``src`` to ``dst`` (replacing it) through a temporary name,
+    as :meth:`Result.save <bufsim.result.Result.save>` writes one."""
+    tmp = dst.parent / f".{dst.name}.tmp-{os.getpid()}"
+    try:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(src, tmp)
+        shutil.rmtree(dst, ignore_errors=True)
+        os.replace(tmp, dst)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def build_id(engine: str = "packet") -> str:
     """The build that produces ``engine``'s results. Stored results are keyed
     on it, so a rebuilt engine never reuses another build's results.
@@ -518,6 +541,59 @@ class Store:
                 self._ts_path(key).unlink(missing_ok=True)
                 shutil.rmtree(self._result_path(key), ignore_errors=True)
         return n
+
+    @_sqlite_errors
+    def merge(self, other: Store) -> int:
+        """Copy into this store every point of ``other`` it lacks: its row
+        (as stored, its ``finished`` time kept), its time series and whole
+        result files, and the sweeps naming it; return how many were copied.
+
+        A key names the scenario, engine, seed and build that produced a
+        point (:func:`point_key`), so a point of a key this store holds is
+        the same run and is left as it is, and a copied point is reused
+        only by the build that produced it. Each point's files are in place
+        before its row is committed, as :meth:`put` writes them, so an
+        interrupted merge leaves whole points. Rows of ``other`` that no
+        longer decode are left out (a :class:`DamagedRowsWarning` names
+        them), and a file of ``other`` that no longer reads is not copied
+        (a sweep then runs the point again).
+
+        Raises
+        ------
+        StoreError
+            Either store kept in memory (``Store(None)``): merging copies files.
+        """
+        if self.root is None or other.root is None:
+            raise StoreError("merge: both stores must be directories, not Store(None)")
+        have = {k for (k,) in self._db.execute("SELECT key FROM points")}
+        rows = other._db.execute(
+            f"SELECT {', '.join(_COLUMNS)} FROM points ORDER BY finished, key"
+        ).fetchall()
+        wanted = [r for r in rows if r[0] not in have]
+        good = {rec["key"] for rec in other._decoded(wanted)}
+        copied = 0
+        for row in wanted:
+            key = row[0]
+            if key not in good:
+                continue
+            if other.has_result(key):
+                _copy_tree(other._result_path(key), self._result_path(key))
+            has_ts = other.has_timeseries(key)
+            if has_ts:
+                _copy_file(other._ts_path(key), self._ts_path(key))
+            row = (*row[: _COLUMNS.index("timeseries")], int(has_ts), row[-1])
+            sweeps = other._db.execute("SELECT sweep FROM sweeps WHERE key = ?", (key,))
+            with self._transaction():
+                self._db.execute(
+                    f"INSERT INTO points ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
+                    row,
+                )
+                self._db.executemany(
+                    "INSERT OR IGNORE INTO sweeps (sweep, key) VALUES (?, ?)",
+                    [(sweep, key) for (sweep,) in sweeps.fetchall()],
+                )
+            copied += 1
+        return copied
 
     # ------------------------------------------------------------------ reading
 
