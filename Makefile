@@ -78,7 +78,7 @@ ns3:
 
 # The packet engine against ns-3: every validation scenario, three seeds.
 validate: install ns3
-	$(VENV)/bin/bufsim validate-engines --max-seeds 10 --max-seeds 40
+	$(VENV)/bin/bufsim validate-engines --max-seeds 10 --max-seeds 40 --reuse validation/ns3-runs
 
 test-rust:
 	cargo test --release --workspace --exclude bufsim-py

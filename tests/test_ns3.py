@@ -658,10 +658,15 @@ def test_further_looks_stop_at_agreement(monkeypatch):
         calls.clear()
         validate.validate_one("newreno-red-1bdp", (1, 2, 3), max_seeds=(10, 40))
         assert calls == looked
-    # A scenario whose ns-3 seed costs tens of CPU minutes takes no more.
+    # A scenario whose ns-3 seed costs tens of CPU minutes takes no look
+    # beyond its MOST_SEEDS.
     calls.clear()
-    validate.validate_one(validate.NO_MORE_LOOKS[0], (1, 2, 3), max_seeds=(10, 40))
+    validate.validate_one("newreno-10gbps", (1, 2, 3), max_seeds=(10, 40))
     assert calls == [3]
+    monkeypatch.setitem(validate.MOST_SEEDS, "newreno-red-1bdp", 10)
+    calls.clear()
+    validate.validate_one("newreno-red-1bdp", (1, 2, 3), max_seeds=(10, 40))
+    assert calls == [3, 10]
     for bad in ((10, 10), (40, 10), (3,), 2):
         with pytest.raises(ValueError, match="max_seeds: each look must run more seeds"):
             validate.validate_one("newreno-red-1bdp", (1, 2, 3), max_seeds=bad)
@@ -671,6 +676,9 @@ def test_further_looks_stop_at_agreement(monkeypatch):
     assert p.returncode != 0
     said = " ".join(p.stderr.split())  # unwrapped
     assert "--max-seeds: each must be more than --seeds (3) and the --max-seeds before it" in said
+    p = cli("validate-engines", "--only", "newreno-red-1bdp", "--reuse", "no/such/store")
+    assert p.returncode != 0
+    assert "--reuse: no results store in 'no/such/store'" in " ".join(p.stderr.split())
 
 
 def test_the_page_says_which_scenarios_took_a_second_look():
@@ -779,6 +787,35 @@ def test_the_published_page_gives_the_codes_reasons():
     for name, why in validate.why_not(runs).items():
         line = rf"^- \*\*{re.escape(name)}\*\* \([^)]*\): {re.escape(why)}$"
         assert re.search(line, page, re.M), f"{name}: the page's reason is not the code's"
+
+
+def test_the_kept_ns3_runs_are_this_builds_runs_of_the_suite():
+    # validation/ns3-runs holds the ns-3 runs of the scenarios whose seeds
+    # cost tens of CPU minutes, which `make validate` reuses (--reuse) and
+    # docs/validate-engines.md was written from. They must be whole, hold
+    # every seed MOST_SEEDS looks at, and be runs this driver and ns-3 make
+    # of those scenarios (their keys, as validate-engines computes them), of
+    # seeds `make validate` can look at: a changed driver fails here until
+    # they are run again.
+    from pathlib import Path
+
+    from bufsim.store import Store
+    from bufsim.sweep.spec import each
+
+    def keys(most: dict[str, int]) -> set[str]:
+        wanted = [
+            dict(copy.deepcopy(validate.scenarios()[name]), seed=seed)
+            for name, n in most.items()
+            for seed in range(1, n + 1)
+        ]
+        return {p.key for p in each(wanted, "ns3")}
+
+    with Store(Path(__file__).parents[1] / "validation" / "ns3-runs") as kept:
+        assert kept.check() == []
+        rows = kept.records()
+        assert all(r["status"] == "ok" and kept.has_result(r["key"]) for r in rows)
+    held = {r["key"] for r in rows}
+    assert keys(validate.MOST_SEEDS) <= held <= keys(dict.fromkeys(validate.MOST_SEEDS, 40))
 
 
 def test_variant_parameters_become_ns3_attributes():

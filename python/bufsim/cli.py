@@ -1216,6 +1216,14 @@ def validate_engines(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Folder for metrics.csv, runs.csv and report.md.")
     ] = Path("results/validate-engines"),
+    reuse: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="A results store whose runs are copied into OUT/runs first (repeatable): "
+            "a run of this build stored there is not run again. `make validate` gives "
+            "the repository's validation/ns3-runs, the ns-3 runs of the costliest scenarios.",
+        ),
+    ] = None,
     workers: Annotated[
         int | None,
         typer.Option(
@@ -1230,7 +1238,10 @@ def validate_engines(
     engines' CPU time.
 
     Every run is kept in the results store OUT/runs as it finishes: an
-    interrupted validation resumes, and more --seeds add to the stored ones."""
+    interrupted validation resumes, and more --seeds add to the stored ones.
+    A run is keyed by its scenario, seed and engine build (for ns-3: the
+    driver and ns-3's version), so one copied with --reuse is the run this
+    build would make."""
     from bufsim import ns3
     from bufsim.ns3 import validate as v
 
@@ -1258,12 +1269,16 @@ def validate_engines(
     unknown = [n for n in names if n not in v.scenarios()]
     if unknown:
         _fail(f"unknown scenario(s) {unknown}; bufsim validate-engines --list names them")
+    for src in reuse or []:
+        if not (src / "store.sqlite").is_file():
+            _fail(f"--reuse: no results store in {str(src)!r} (a folder holding store.sqlite)")
     try:
         version = ns3.version()
         ns3.driver()
     except bufsim.BufsimError as e:
         _fail(str(e))
     out.mkdir(parents=True, exist_ok=True)
+    _reuse(out / "runs", reuse or [])
     rows: list[dict[str, Any]] = []
     run_rows: list[dict[str, Any]] = []
     for name in names:
@@ -1320,6 +1335,20 @@ def validate_engines(
         console.print(f"  {r.scenario} ({on}): {why}", highlight=False)
     for r in runs[runs["verdict"] == "failed"].itertuples():
         console.print(f"  {r.scenario} failed: {r.reason}", highlight=False)
+
+
+def _reuse(store: Path, sources: list[Path]) -> None:
+    """Copy the runs of each results store of ``sources`` into ``store``
+    (:meth:`Store.merge <bufsim.store.Store.merge>`), saying how many."""
+    from bufsim.store import Store, StoreError
+
+    for src in sources:
+        try:
+            with Store(store) as db, Store(src) as other:
+                n = db.merge(other)
+        except StoreError as e:
+            _fail(f"--reuse {str(src)!r}: {e}")
+        console.print(f"{n} runs copied from {src} into {store}", highlight=False)
 
 
 def _verbose_first(args: list[str]) -> list[str]:
