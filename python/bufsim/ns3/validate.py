@@ -212,13 +212,14 @@ EXPLAINED["newreno-10gbps"] = (
     "over 1-10) and cubic-transfers (5.8 and 5.2) 0.769 against 0.805 (0.842 over 1-10)."
 )
 
-#: Scenario -> the most ns-3 seeds a look of it takes: an ns-3 seed of
+#: Scenario -> the most ns-3 seeds a look of it takes. An ns-3 seed of
 #: these can cost over an hour of CPU (ns-3's TcpTxBuffer walks the sent
-#: list at every ACK, so its cost grows with the windows), so their looks
-#: stop at the seeds the repository's store of their ns-3 runs holds
-#: (validation/ns3-runs, ``bufsim validate-engines --reuse``), which
-#: holds seeds beyond these toward the next look (newreno-10gbps 1-3, 5
-#: and 6; cubic-1gbps 1-9). newreno-10gbps's seeds 1-9 took 0.7 to 111 CPU
+#: list at every ACK, so its cost grows with the windows), more than one
+#: machine's session, so their seeds are gathered in the repository's
+#: store of their ns-3 runs (validation/ns3-runs, ``bufsim
+#: validate-engines --reuse``) and a cap rises to a look's 10 once it
+#: holds them; it holds newreno-10gbps's seeds 1-3, 5 and 6 and
+#: cubic-1gbps's 1-9. newreno-10gbps's seeds 1-9 took 0.7 to 111 CPU
 #: minutes, its seed 10 by its pace about 3 hours; cubic-1gbps's seeds 1-9
 #: 4 to 33, its seed 10 reached 5.3 s of its 10 s in 38.
 MOST_SEEDS: dict[str, int] = {"newreno-10gbps": 3, "cubic-1gbps": 3}
