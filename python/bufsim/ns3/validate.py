@@ -218,7 +218,7 @@ EXPLAINED["newreno-10gbps"] = (
 #: machine's session, so their seeds are gathered in the repository's
 #: store of their ns-3 runs (validation/ns3-runs, ``bufsim
 #: validate-engines --reuse``) and a cap rises to a look's 10 once it
-#: holds them; it holds newreno-10gbps's seeds 1-3, 5 and 6 and
+#: holds them; it holds newreno-10gbps's seeds 1-6 and
 #: cubic-1gbps's 1-9. newreno-10gbps's seeds 1-9 took 0.7 to 111 CPU
 #: minutes, its seed 10 by its pace about 3 hours; cubic-1gbps's seeds 1-9
 #: 4 to 33, its seed 10 reached 5.3 s of its 10 s in 38.
