@@ -70,7 +70,7 @@ import socket
 import sqlite3
 import time
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -180,11 +180,12 @@ def _sqlite_errors(method):
     return wrapper
 
 
-def _copy_file(src: Path, dst: Path) -> None:
-    """Copy ``src`` to ``dst`` through a temporary name, so ``dst`` is whole or absent."""
+def _write_whole(dst: Path, write: Callable[[Path], object]) -> None:
+    """Have ``write`` fill a temporary file beside ``dst``, then rename it
+    to ``dst``, so ``dst`` is whole or absent."""
     tmp = dst.with_name(f"{dst.name}.tmp-{os.getpid()}")
     try:
-        shutil.copyfile(src, tmp)
+        write(tmp)
         os.replace(tmp, dst)
     finally:
         tmp.unlink(missing_ok=True)
@@ -413,13 +414,7 @@ class Store:
             if self.root is None:
                 self._memory_ts[key] = timeseries
             else:
-                final = self._ts_path(key)
-                tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
-                try:
-                    tmp.write_bytes(timeseries)
-                    os.replace(tmp, final)
-                finally:
-                    tmp.unlink(missing_ok=True)
+                _write_whole(self._ts_path(key), lambda tmp: tmp.write_bytes(timeseries))
         row = (
             key,
             name,
@@ -580,7 +575,8 @@ class Store:
                 _copy_tree(other._result_path(key), self._result_path(key))
             has_ts = other.has_timeseries(key)
             if has_ts:
-                _copy_file(other._ts_path(key), self._ts_path(key))
+                copy = functools.partial(shutil.copyfile, other._ts_path(key))
+                _write_whole(self._ts_path(key), copy)
             row = (*row[: _COLUMNS.index("timeseries")], int(has_ts), row[-1])
             sweeps = other._db.execute("SELECT sweep FROM sweeps WHERE key = ?", (key,))
             with self._transaction():
