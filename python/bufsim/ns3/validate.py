@@ -2,14 +2,14 @@
 ``bufsim validate-engines`` (and ``make validate``).
 
 Each scenario of :func:`scenarios` runs on ns-3 (:mod:`bufsim.ns3`) over a
-few seeds (3, and 10 on a second look: a run takes ns-3 seconds to
-minutes) and on the packet engine with ``stack = "ns3"`` (the packet
-engine's mirror of ns-3's defaults) over :data:`PACKET_SEEDS` seeds (a run
-takes it well under a second, and the more seeds, the narrower its mean's
-interval: the comparison's uncertainty is then ns-3's). :func:`validate`
-compares the seed means of the metrics in :data:`TOLERANCES` and times both
-engines;
-:func:`markdown` writes the table as a report page. The runs go through
+few seeds (3, then 10, 40 and 100 on further looks where it does not
+agree: a run takes ns-3 seconds to minutes) and on the packet engine
+with ``stack = "ns3"`` (the packet engine's mirror of ns-3's defaults)
+over :data:`PACKET_SEEDS` seeds (a run takes it well under a second, and
+the more seeds, the narrower its mean's interval: the comparison's
+uncertainty is then ns-3's). :func:`validate` compares the seed means of
+the metrics in :data:`TOLERANCES` and times both engines; :func:`markdown`
+writes the table as a report page. The runs go through
 :func:`bufsim.sweep.run_each`: with a store, each is kept as it finishes,
 so an interrupted validation resumes and more seeds add to those stored
 (ns-3's runs take minutes), and a scenario's runs spread over workers.
@@ -95,20 +95,23 @@ _CUBIC_SLOW_START = (
     "flow's window exploding or not, and a drop rate's seed mean is the mean of a few "
     "explosions, so the seeds' spread is wider than the tolerance (ns-3 at 1 BDP: 0.0018 "
     "over seeds 1-10, 0.0116 over seeds 1-20, 0.0083 over seeds 1-40, two of which, 0.118 "
-    "and 0.062, carry 54% of that mean). How often a run explodes (drop rate above 0.002, "
-    "and above 0.02), packet seeds 1-100 against ns-3 seeds 1-40: at 0.25 BDP 51 and 17 "
-    "against 16 and 4 (Fisher's exact p = 0.27 and 0.43), at 1 BDP 44 and 8 against 20 and "
-    "4 (p = 0.58 and 0.74), with a Poisson background (cubic-background) 27 and 2 against 9 "
-    "and 2 (p = 0.67 and 0.32); the median run's drop rate 0.0021 against 0.0011 at 0.25 "
-    "BDP, 0.0012 against 0.0020 at 1 BDP, 0.0007 against 0.0006 with background; the means "
-    "0.0111 against 0.0069 (utilization 0.973 against 0.981; the largest run 0.104 against "
-    "0.065), 0.0072 against 0.0083 (0.096 against 0.118) and 0.0034 against 0.0050 (0.126 "
-    "against 0.120). Resampled, such a mean moves by more than its tolerance: the same 100 "
-    "packet seeds before the handshake's ACK (which changes each run's trajectory) read "
-    "0.0110, 0.0065 and 0.0043, cubic-background then within 20% of ns-3. Jain's index "
-    "follows the explosions: at 1 BDP 0.562 against "
-    "0.513 over the runs above 0.002, 0.751 against 0.702 over the others, and over all "
-    "0.668 against 0.608, ns-3's seeds 1-40 exploding in half of them. Before ssthresh was "
+    "and 0.062, carry 54% of that mean, 0.0079 over seeds 1-100). How often a run explodes "
+    "(drop rate above 0.002, and above 0.02), packet seeds 1-100 against ns-3 seeds 1-100: at "
+    "0.25 BDP 51 and 17 against 40 and 11 (Fisher's exact p = 0.16 and 0.31), at 1 BDP 44 "
+    "and 8 against 48 and 13 (p = 0.67 and 0.36), with a Poisson background "
+    "(cubic-background) 27 and 2 against 24 and 5 (p = 0.75 and 0.44); the median run's drop "
+    "rate 0.0021 against 0.0011 at 0.25 BDP, 0.0012 against 0.0018 at 1 BDP, 0.0007 against "
+    "0.0007 with background; the means 0.0111 against 0.0099 (utilization 0.973 against "
+    "0.978; the largest run 0.104 against 0.172), 0.0072 against 0.0079 (0.096 against "
+    "0.118) and 0.0034 against 0.0051 (0.126 against 0.120; ns-3's two largest carry 42% of "
+    "its mean). Over ns-3 seeds 1-40 those means were 0.0069, 0.0083 and 0.0050, and the "
+    "0.25 and 1 BDP scenarios undecided: over 100 seeds (the fourth look) they agree, and "
+    "cubic-background stays undecided on its drop rate alone. Resampled, such a mean moves "
+    "by more than its tolerance: the same 100 packet seeds before the handshake's ACK (which "
+    "changes each run's trajectory) read 0.0110, 0.0065 and 0.0043, cubic-background then "
+    "within 20% of ns-3. Jain's index follows the explosions: at 1 BDP 0.562 against 0.524 "
+    "over the runs above 0.002, 0.751 against 0.734 over the others, and over all 0.668 "
+    "against 0.633 (0.608 over ns-3 seeds 1-40, undecided there). Before ssthresh was "
     "recomputed at repeated timeouts a packet-engine flow's later timeouts kept the first "
     "one's ssthresh and its explosions ran on: at 0.25 BDP 54 and 35 of 100 seeds, mean drop "
     "rate 0.037 (utilization 0.942). "
@@ -481,8 +484,10 @@ def validate(
         numbers added; the stored runs are reused): a second look that
         decides what the seeds' spread left open, or confirms a
         difference. Several counts, increasing: a look with each in turn
-        until the scenario agrees (``(10, 40)``: 10 seeds, then 40 for one
-        that still does not); none beyond a scenario's :data:`MOST_SEEDS`.
+        until the scenario agrees (``(10, 40, 100)``, ``make validate``'s:
+        10 seeds, then 40 for one that still does not, then 100, the
+        packet engine's count); none beyond a scenario's
+        :data:`MOST_SEEDS`.
         ``None``: no second look.
     packet_seeds : the packet engine runs seeds 1 to this (at least
         ``len(seeds)`` and every ``max_seeds``; :data:`PACKET_SEEDS`).
