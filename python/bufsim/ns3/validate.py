@@ -192,7 +192,9 @@ _BBR = (
     "of 100 against 10 of 100, p = 0.51) and Jain's index (0.228 against 0.253), mean queue "
     "(255 against 269 packets) and utilization (0.842 against 0.859) are within tolerance: "
     "the packet engine's BBR at 1 BDP drops about a quarter less in the typical run, a "
-    "difference whose cause is not yet found."
+    "difference whose cause is not yet found. The lead: ns-3's runs time out 1.7 times as "
+    "often, 79.7 against 45.7 timeouts a run (medians 78.5 and 45, Mann-Whitney p = 2e-29), "
+    "with 6.7 against 6.2 fast recoveries a flow."
 )
 EXPLAINED["bbr-droptail-0.25bdp"] = _BBR
 EXPLAINED["bbr-droptail-1bdp"] = _BBR
