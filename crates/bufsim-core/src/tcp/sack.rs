@@ -483,6 +483,17 @@ impl Scoreboard {
         n
     }
 
+    /// Un-SACKed segments marked lost (by RFC 6675's IsLost, a timeout or
+    /// RACK), retransmitted or not: ns-3.37's `TcpTxBuffer::GetLost()`,
+    /// whose marks stay on a resent segment until it is SACKed or
+    /// acknowledged.
+    pub fn lost(&self) -> u64 {
+        match self.rack.as_ref() {
+            Some(r) => r.lost,
+            None => self.lost_below,
+        }
+    }
+
     /// RFC 6675 section 4, SetPipe: segments in `[una, max)` that are not
     /// SACKed and not lost, plus retransmissions not yet SACKed or ACKed
     /// (SACKed too with [`Scoreboard::keep_sacked_retransmissions`]).

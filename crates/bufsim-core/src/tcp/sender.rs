@@ -164,6 +164,8 @@ pub struct Sender {
     rate: Option<Box<RateSampler>>,
     /// This ACK's rate sample, until the controller has seen it.
     pending_rs: Option<RateSample>,
+    /// Segments marked lost when this ACK arrived ([`Scoreboard::lost`]).
+    lost_at_ack: u64,
     /// Pacing: the earliest time the next pacing event may open.
     pace_next: SimTime,
     /// When the current pacing event opened and how many segments of its
@@ -233,6 +235,7 @@ impl Sender {
             timing: Timing::new(cfg.rtt_sampling),
             rate: None,
             pending_rs: None,
+            lost_at_ack: 0,
             pace_next: SimTime::ZERO,
             burst_at: SimTime::MAX,
             burst_left: 0,
@@ -280,7 +283,7 @@ impl Sender {
             || now >= self.pace_next
             || self.in_burst(now)
             || self.cc.pacing_rate().is_none()
-            || !self.paced()
+            || !self.paced(self.max)
         {
             return true;
         }
@@ -299,7 +302,16 @@ impl Sender {
             rs,
             inflight: self.inflight(),
             in_recovery: self.in_recovery || self.rto_recovery,
+            fast_recovery: self.in_recovery,
             retransmits: self.stats.retransmits,
+            //= ns-3.37 TcpSocketBase::ReceivedAck: "lost = (currentLost >
+            //= previousLost) ? currentLost - previousLost : previousLost -
+            //= currentLost", read after ProcessAck (its retransmissions
+            //= included, SendPendingData's not).
+            lost_change: self
+                .sb
+                .as_ref()
+                .map(|sb| sb.lost().abs_diff(self.lost_at_ack)),
             ece,
             srtt: self.srtt(),
             mss_bytes: self.cfg.mss_bytes,
@@ -404,15 +416,21 @@ impl Sender {
         self.cfg.rwnd.map(|r| r as f64).unwrap_or(f64::INFINITY)
     }
 
-    /// Whether the next segment is paced: always, except as ns-3.37's
-    /// socket ([`crate::tcp::cc::CongestionControl::ns3_socket`]) while the
-    /// highest segment sent is within the initial window
-    /// (TcpSocketBase::IsPacingEnabled: "highTxMark.GetValue() >
-    /// (GetInitialCwnd() * m_tcb->m_segmentSize)", TcpSocketState attribute
-    /// PaceInitialWindow false by default).
+    /// Whether pacing applies once `max` segments have been sent: always,
+    /// except as ns-3.37's socket
+    /// ([`crate::tcp::cc::CongestionControl::ns3_socket`]) until the
+    /// initial window has been sent (TcpSocketBase::IsPacingEnabled:
+    /// "highTxMark.GetValue() > (GetInitialCwnd() * m_tcb->m_segmentSize)",
+    /// TcpSocketState attribute PaceInitialWindow false by default; the
+    /// SYN takes sequence number 0, so after `max` segments highTxMark is
+    /// 1 + max x segmentSize, above the initial window's bytes once `max`
+    /// reaches it). SendPendingData asks before a segment (may it leave
+    /// now?) and after it (start the pacing timer?): the segment that
+    /// completes the initial window starts the timer, and every later one,
+    /// a retransmission of the initial window's too, is paced.
     #[inline]
-    fn paced(&self) -> bool {
-        !self.cc.ns3_socket() || self.max > u64::from(self.cfg.initial_window)
+    fn paced(&self, max: u64) -> bool {
+        !self.cc.ns3_socket() || max >= u64::from(self.cfg.initial_window)
     }
 
     /// Emit segment `seq` (a retransmission if already sent once).
@@ -423,7 +441,11 @@ impl Sender {
             if let Some(r) = self.rate.as_mut() {
                 r.on_send(seq, now, inflight, retx);
             }
-            if let Some(rate) = self.cc.pacing_rate().filter(|_| self.paced()) {
+            if let Some(rate) = self
+                .cc
+                .pacing_rate()
+                .filter(|_| self.paced(self.max.max(seq + 1)))
+            {
                 //= draft-cardwell-iccrg-bbr-congestion-control-00 section
                 //= 4.2.1: "the sender paces data at ... pacing_rate"; section
                 //= 4.2.2: up to BBR.send_quantum leaves at one pacing event
@@ -783,6 +805,9 @@ impl Sender {
     pub fn on_ack(&mut self, ack: &Ack, now: SimTime, out: &mut Vec<u64>) {
         let mut newly_sacked = 0;
         let una_before = self.una;
+        //= ns-3.37 TcpSocketBase::ReceivedAck: "uint32_t previousLost =
+        //= m_txBuffer->GetLost()", before the ACK's SACK blocks are read.
+        self.lost_at_ack = self.sb.as_ref().map_or(0, Scoreboard::lost);
         let sacked_before = self.sb.as_ref().map_or(0, Scoreboard::sacked);
         let lost_before = self
             .prr
@@ -1354,7 +1379,8 @@ mod tests {
     /// As ns-3.37's socket around TcpBbr (`ns3_window`): no PRR; a 50 ms
     /// handshake sets the pacing rate, 2.885 x 4 segments over 50 ms
     /// (TcpBbr::InitPacingRate); and yet the initial window (4) leaves at
-    /// once, unpaced (IsPacingEnabled).
+    /// once, unpaced (IsPacingEnabled); its last segment starts the pacing
+    /// timer, so the next leaves one pacing interval after it.
     #[test]
     fn ns3_socket_paces_from_the_handshake_but_not_the_initial_window() {
         use crate::params::Params;
@@ -1374,6 +1400,13 @@ mod tests {
         let mut out = vec![];
         s.pump(SimTime::ZERO, &mut out);
         assert_eq!(out, vec![0, 1, 2, 3]);
+        let gap = SimTime::from_secs_f64(1.0 / rate);
+        out.clear();
+        s.on_ack(&ack(1), SimTime::from_millis(1), &mut out);
+        assert!(out.is_empty(), "the fifth segment waits for pacing");
+        assert_eq!(s.pace_deadline(), gap);
+        s.on_pace(gap, &mut out);
+        assert_eq!(out, vec![4]);
     }
 
     /// Pacing releases a send quantum at one instant (draft-cardwell-iccrg-

@@ -34,7 +34,8 @@
 //!   behind (`packet`'s module doc): the one thing in a sender that reads
 //!   the clock's absolute value rather than differences of it;
 //! - rs.losses (section 4.2.3.4) is the number of segments the sender
-//!   retransmitted since the previous ACK.
+//!   retransmitted since the previous ACK (under `ns3_window` ns-3.37's
+//!   rs.m_bytesLoss, [`AckSample::lost_change`]).
 //!
 //! `ns3_window = true` is ns-3.37's `TcpBbr` and the socket around it
 //! instead of the draft where they differ (the ns3 stack's BBR; see
@@ -796,14 +797,16 @@ impl Bbr {
         //= ns-3.37 TcpBbr::SetCwnd: "if (!rs.m_ackedSacked) goto done"
         //= (only ProbeRTT's bound, below).
         let skip = ns3 && delivered == 0.0;
-        if skip {
-            // cwnd as it is.
-        } else if ns3 && self.packet_conservation {
-            //= ns-3.37 TcpBbr::ModulateCwndForRecovery, in CA_RECOVERY only:
-            //= "std::max((int)tcb->m_cWnd.Get() - (int)rs.m_bytesLoss,
-            //= (int)tcb->m_segmentSize)": a window above INT32_MAX bytes
-            //= (the UINT32_MAX a recovery's end leaves in Startup) reads
-            //= negative and becomes one segment; then packet conservation.
+        let mut conserved = false;
+        if ns3 && !skip && s.fast_recovery {
+            //= ns-3.37 TcpBbr::SetCwnd calls ModulateCwndForRecovery in
+            //= CA_RECOVERY: "std::max((int)tcb->m_cWnd.Get() -
+            //= (int)rs.m_bytesLoss, (int)tcb->m_segmentSize)" (a window
+            //= above INT32_MAX bytes, the UINT32_MAX a recovery's end leaves
+            //= in Startup, reads negative and becomes one segment); then,
+            //= under packet conservation, "std::max(cwnd, bytesInFlight +
+            //= ackedSacked)" and no more; else the rules below, from the
+            //= reduced window.
             if losses > 0 {
                 cwnd = if cwnd * seg > f64::from(i32::MAX) {
                     1.0
@@ -811,7 +814,13 @@ impl Bbr {
                     (cwnd - losses as f64).max(1.0)
                 };
             }
-            cwnd = cwnd.max(inflight + delivered);
+            if self.packet_conservation {
+                cwnd = cwnd.max(inflight + delivered);
+                conserved = true;
+            }
+        }
+        if skip || conserved {
+            // cwnd as it is.
         } else if ns3 && self.filled_pipe {
             //= ns-3.37 TcpBbr::SetCwnd: "std::min(tcb->m_cWnd.Get() +
             //= (uint32_t)rs.m_ackedSacked, m_targetCWnd)", a sum in uint32_t
@@ -829,7 +838,14 @@ impl Bbr {
             let losses = if ns3 { 0 } else { losses };
             cwnd = self.draft_cwnd(cwnd, s, losses, target);
         }
-        if !self.packet_conservation && !skip {
+        //= The floor of four segments, except under packet conservation
+        //= (ns-3.37: except when ModulateCwndForRecovery returned).
+        let conserving = if ns3 {
+            conserved
+        } else {
+            self.packet_conservation
+        };
+        if !conserving && !skip {
             cwnd = cwnd.max(self.cfg.min_pipe_cwnd);
         }
         cwnd = self.bound_cwnd(cwnd);
@@ -1341,8 +1357,15 @@ impl CongestionControl for Bbr {
             self.on_rate_sample_v3(w, s);
             return;
         }
-        let losses = s.retransmits.saturating_sub(self.retransmits);
+        let retransmitted = s.retransmits.saturating_sub(self.retransmits);
         self.retransmits = s.retransmits;
+        //= ns-3.37 reads rs.m_bytesLoss, the change of the lost count over
+        //= the ACK either way (`AckSample::lost_change`), in
+        //= ModulateCwndForRecovery and IsNextCyclePhase.
+        let losses = match s.lost_change {
+            Some(lost) if self.cfg.ns3_window => lost,
+            _ => retransmitted,
+        };
         self.track_recovery(w, s);
         // Inflight before this ACK ("prior_inflight").
         let prior_inflight = (s.inflight + s.rs.newly_delivered) as f64;
@@ -1410,7 +1433,9 @@ mod tests {
             },
             inflight,
             in_recovery: false,
+            fast_recovery: false,
             retransmits: 0,
+            lost_change: None,
             ece: false,
             // The draft reads rs.rtt; ns3_window reads SRTT, here the same.
             srtt: Some(SimTime::from_millis(rtt_ms)),
@@ -1611,8 +1636,10 @@ mod tests {
 
     /// `ns3_window`, as ns-3.37's TcpBbr and socket: ssthresh is UINT32_MAX
     /// bytes in Startup and a congestion event keeps it; packet
-    /// conservation lasts the recovery; its end leaves cwnd = ssthresh
-    /// (the sender's RecoveryExit::Ns3), which Startup keeps; once the
+    /// conservation lasts until the next round starts, and in the recovery
+    /// each ACK takes off the segments whose lost mark changed; the
+    /// recovery's end leaves cwnd = ssthresh (the sender's
+    /// RecoveryExit::Ns3), which Startup keeps; once the
     /// pipe is full the 32-bit sum wraps (UINT32_MAX + 1460 bytes = 1459
     /// bytes) and the minimum pipe cwnd (4) is what is left; Drain sets
     /// ssthresh to BBRInflight(1). 1500 B packets: 1460 B segments.
@@ -1641,23 +1668,29 @@ mod tests {
         assert_eq!(b.on_congestion_event(&w, 20.0, SimTime::ZERO), u32max);
         let mut s = sample(200, 2000.0, 100, 5, 30, 20);
         s.in_recovery = true;
+        s.fast_recovery = true;
         b.on_rate_sample(&mut w, &s);
         assert!(b.packet_conservation);
         assert_eq!(w.cwnd, 21.0);
         // A segment sent after the round's end (delivered 10) is delivered:
         // a round starts, conservation ends and cwnd grows by the ACK's
-        // delivery (conservation would keep max(21, 5 + 1)).
+        // delivery (conservation would keep max(21, 5 + 1)), after
+        // ModulateCwndForRecovery took off the two segments whose lost mark
+        // changed (rs.m_bytesLoss): 21 - 2 + 1.
         s.rs.prior_delivered = 30;
         s.rs.total_delivered = 40;
         s.rs.delivery_rate = Some(4000.0);
         s.inflight = 5;
+        s.lost_change = Some(2);
         b.on_rate_sample(&mut w, &s);
         assert!(!b.packet_conservation);
-        assert_eq!(w.cwnd, 22.0);
+        assert_eq!(w.cwnd, 20.0);
         // The recovery ends: the sender sets cwnd = ssthresh; nothing is
         // restored and Startup (cwnd above target) keeps it.
         w.cwnd = w.ssthresh;
         s.in_recovery = false;
+        s.fast_recovery = false;
+        s.lost_change = Some(0);
         s.rs.prior_delivered = 110;
         s.rs.total_delivered = 111;
         s.rs.delivery_rate = Some(8000.0);

@@ -93,9 +93,18 @@ pub struct AckSample {
     pub inflight: u64,
     /// The sender is in fast recovery or in the loss episode after a timeout.
     pub in_recovery: bool,
+    /// The sender is in fast recovery (ns-3's CA_RECOVERY; not after a
+    /// timeout).
+    pub fast_recovery: bool,
     /// Segments retransmitted so far (each marks a segment the sender
     /// judged lost).
     pub retransmits: u64,
+    /// How much the count of segments marked lost changed while this ACK
+    /// was processed, either way (ns-3.37's `rs.m_bytesLoss`, in segments:
+    /// TcpSocketBase::ReceivedAck passes |GetLost() after ProcessAck -
+    /// GetLost() before|, so a repaired loss counts as one); the
+    /// `None` without a SACK scoreboard.
+    pub lost_change: Option<u64>,
     /// The ACK carried ECN-Echo.
     pub ece: bool,
     /// Smoothed RTT, if measured.
