@@ -102,8 +102,8 @@ pub struct AckSample {
     /// How much the count of segments marked lost changed while this ACK
     /// was processed, either way (ns-3.37's `rs.m_bytesLoss`, in segments:
     /// TcpSocketBase::ReceivedAck passes |GetLost() after ProcessAck -
-    /// GetLost() before|, so a repaired loss counts as one); the
-    /// `None` without a SACK scoreboard.
+    /// GetLost() before|, so a repaired loss counts as one); `None`
+    /// without a SACK scoreboard.
     pub lost_change: Option<u64>,
     /// The ACK carried ECN-Echo.
     pub ece: bool,
