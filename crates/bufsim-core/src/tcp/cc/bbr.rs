@@ -838,14 +838,7 @@ impl Bbr {
             let losses = if ns3 { 0 } else { losses };
             cwnd = self.draft_cwnd(cwnd, s, losses, target);
         }
-        //= The floor of four segments, except under packet conservation
-        //= (ns-3.37: except when ModulateCwndForRecovery returned).
-        let conserving = if ns3 {
-            conserved
-        } else {
-            self.packet_conservation
-        };
-        if !conserving && !skip {
+        if !self.packet_conservation && !skip {
             cwnd = cwnd.max(self.cfg.min_pipe_cwnd);
         }
         cwnd = self.bound_cwnd(cwnd);
