@@ -69,6 +69,10 @@ pub struct RateSample {
     /// RTT of the most recently sent delivered segment, if it was not
     /// retransmitted.
     pub rtt: Option<SimTime>,
+    /// Under ns-3's sampler ([`RateSampler::ns3`]): the sample had no
+    /// timing (its prior time zero), which ns-3.37's GenerateSample marks
+    /// with "m_rateSample.m_delivered = -1". Always false otherwise.
+    pub untimed: bool,
 }
 
 /// The connection's delivery-rate state (the draft's "C" fields) and the
@@ -274,6 +278,7 @@ impl RateSampler {
             delivery_rate,
             is_app_limited: p.tag & APP_LIMITED != 0,
             rtt: (fresh && p.tag & RETX == 0).then(|| now.saturating_sub(p.sent_time)),
+            untimed: unset,
         })
     }
 

@@ -166,6 +166,8 @@ pub struct Sender {
     pending_rs: Option<RateSample>,
     /// Segments marked lost when this ACK arrived ([`Scoreboard::lost`]).
     lost_at_ack: u64,
+    /// Segments sent so far when the ACK being processed arrived.
+    sent_at_ack: u64,
     /// Pacing: the earliest time the next pacing event may open.
     pace_next: SimTime,
     /// When the current pacing event opened and how many segments of its
@@ -236,6 +238,7 @@ impl Sender {
             rate: None,
             pending_rs: None,
             lost_at_ack: 0,
+            sent_at_ack: 0,
             pace_next: SimTime::ZERO,
             burst_at: SimTime::MAX,
             burst_left: 0,
@@ -297,10 +300,21 @@ impl Sender {
         let Some(rs) = self.pending_rs.take() else {
             return;
         };
+        let mut inflight = self.inflight();
+        if self.cc.ns3_socket() {
+            //= ns-3.37 TcpBbr reads tcb->m_bytesInFlight, which holds the
+            //= pipe of the last BytesInFlight() call: SendDataPacket's,
+            //= taken before the segment leaves, when ProcessAck resent one
+            //= (EnterRecovery's DoRetransmit, a partial ACK's), so a
+            //= recovery's first window ("m_bytesInFlight +
+            //= max(m_lastAckedSackedBytes, m_segmentSize)") and packet
+            //= conservation leave out the ACK's retransmissions.
+            inflight = inflight.saturating_sub(self.stats.sent - self.sent_at_ack);
+        }
         let s = AckSample {
             now,
             rs,
-            inflight: self.inflight(),
+            inflight,
             in_recovery: self.in_recovery || self.rto_recovery,
             fast_recovery: self.in_recovery,
             retransmits: self.stats.retransmits,
@@ -808,6 +822,7 @@ impl Sender {
         //= ns-3.37 TcpSocketBase::ReceivedAck: "uint32_t previousLost =
         //= m_txBuffer->GetLost()", before the ACK's SACK blocks are read.
         self.lost_at_ack = self.sb.as_ref().map_or(0, Scoreboard::lost);
+        self.sent_at_ack = self.stats.sent;
         let sacked_before = self.sb.as_ref().map_or(0, Scoreboard::sacked);
         let lost_before = self
             .prr

@@ -141,6 +141,15 @@ const FULL_BW_COUNT: u32 = 3;
 //= section 4.2.3.2: BBRInflight adds "3 * BBR.send_quantum" for quanta in
 //= offload and pacing.
 const QUANTA: f64 = 3.0;
+/// ns-3.37 TcpBbr::InFlight's extra segments in ProbeBW's 5/4 phase.
+const NS3_PROBE_EXTRA: f64 = 2.0;
+/// ns-3.37 TcpBbr's ACK aggregation: "ExtraAckedRttWindowLength" (5 round
+/// trips per window), "AckEpochAckedResetThresh" (1 << 12, which ns-3
+/// compares with bytes; Linux's bbr_ack_epoch_acked_reset_thresh counts
+/// packets, 1 << 20), and m_extraAckedGain (1).
+const NS3_EXTRA_ACKED_WIN_RTTS: u32 = 5;
+const NS3_ACK_EPOCH_RESET_BYTES: u32 = 1 << 12;
+const NS3_EXTRA_ACKED_GAIN: u32 = 1;
 //= section 4.2.2 BBRSetSendQuantum: "if (BBR.pacing_rate < 1.2 Mbps)
 //= BBR.send_quantum = 1 * MSS; else if (BBR.pacing_rate < 24 Mbps)
 //= BBR.send_quantum = 2 * MSS; else BBR.send_quantum =
@@ -255,6 +264,13 @@ pub enum Mode {
 
 /// Kathleen Nichols' windowed max filter (three samples; section 4.1.1.2:
 /// BtlBw is "the windowed maximum" of the delivery rate), keyed by round count.
+///
+/// Two forms of the filter differ where two samples tie. Linux's
+/// (lib/win_minmax.c, which the draft follows) takes a new second or
+/// third best after a quarter or half window when the kept samples are one
+/// (equal times) and counts the window from the best's time. ns-3.37's
+/// (`WindowedFilter`, from Chromium's QUIC) asks whether their values are
+/// equal and counts from the second's and third's own times.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MaxFilter {
     s: [(u64, f64); 3],
@@ -266,8 +282,9 @@ impl MaxFilter {
         self.s[0].1
     }
 
-    /// A sample `v` at time (round) `t`; the window is `win` rounds.
-    pub fn update(&mut self, t: u64, v: f64, win: u64) {
+    /// A sample `v` at time (round) `t`; the window is `win` rounds;
+    /// `ns3`: ns-3.37's form of the filter.
+    pub fn update(&mut self, t: u64, v: f64, win: u64, ns3: bool) {
         if v >= self.s[0].1 || t.saturating_sub(self.s[2].0) > win {
             self.s = [(t, v); 3];
             return;
@@ -289,7 +306,22 @@ impl MaxFilter {
                 self.s[1] = self.s[2];
                 self.s[2] = (t, v);
             }
+        } else if ns3 {
+            //= ns-3.37 windowed-filter.h Update: "if (estimates_[1].sample ==
+            //= estimates_[0].sample && new_time - estimates_[1].time >
+            //= window_length_ >> 2)" take a second best; "if
+            //= (estimates_[2].sample == estimates_[1].sample && new_time -
+            //= estimates_[2].time > window_length_ >> 1)" a third.
+            if self.s[1].1 == self.s[0].1 && t - self.s[1].0 > win / 4 {
+                self.s[1] = (t, v);
+                self.s[2] = (t, v);
+            } else if self.s[2].1 == self.s[1].1 && t - self.s[2].0 > win / 2 {
+                self.s[2] = (t, v);
+            }
         } else if self.s[1].0 == self.s[0].0 && dt > win / 4 {
+            //= lib/win_minmax.c minmax_subwin_update: "if (unlikely(m->s[1].t
+            //= == m->s[0].t) && dt > win / 4)", then "m->s[2].t ==
+            //= m->s[1].t && dt > win / 2".
             self.s[1] = (t, v);
             self.s[2] = (t, v);
         } else if self.s[2].0 == self.s[1].0 && dt > win / 2 {
@@ -349,8 +381,30 @@ pub struct Bbr {
     entering_recovery: bool,
     rng: u64,
     initial_cwnd: f64,
+    /// ns-3's segment size, bytes (`ns3_window`; set at the first sample).
+    seg_bytes: u32,
+    /// ns-3.37's ACK-aggregation estimate (`ns3_window`; boxed, as
+    /// `v3`, to keep the controller's size near the other variants').
+    aggr: Box<AckAggregation>,
     /// BBRv3 state (`version = 3`).
     v3: Option<Box<V3>>,
+}
+
+/// ns-3.37's estimate of the data ACKs deliver beyond the bandwidth
+/// estimate (TcpBbr::UpdateAckAggregation, after Linux's
+/// bbr_update_ack_aggregation), in ns-3's units: bytes and whole seconds.
+#[derive(Clone, Copy, Debug, Default)]
+struct AckAggregation {
+    /// m_ackEpochTime: the start of the sampling epoch.
+    epoch_time: SimTime,
+    /// m_ackEpochAcked: bytes delivered in the epoch.
+    epoch_acked: u32,
+    /// m_extraAcked: the largest excess of each of two windows, bytes.
+    extra_acked: [u32; 2],
+    /// m_extraAckedWinRtt: round starts in the current window.
+    win_rtt: u32,
+    /// m_extraAckedIdx: the current window.
+    idx: usize,
 }
 
 /// BBRv3's model and ProbeBW state (draft-ietf-ccwg-bbr-01).
@@ -509,6 +563,8 @@ impl Bbr {
             entering_recovery: false,
             rng: 0,
             initial_cwnd,
+            seg_bytes: 1,
+            aggr: Box::default(),
             v3: (cfg.version == 3).then(Box::default),
         };
         if b.v3.is_some() {
@@ -548,6 +604,19 @@ impl Bbr {
             return self.initial_cwnd;
         }
         let bdp = self.bw() * self.rtprop_s;
+        if self.cfg.ns3_window {
+            //= ns-3.37 TcpBbr::InFlight: "(gain * estimatedBdp) + quanta",
+            //= plus "2 * tcb->m_segmentSize" in ProbeBW's first phase
+            //= ("m_cycleIndex == 0"; Linux's bbr_quantization_budget),
+            //= returned as a uint32_t of bytes: truncated, not rounded up.
+            let probe = if self.mode == Mode::ProbeBw && self.cycle_index == 0 {
+                NS3_PROBE_EXTRA
+            } else {
+                0.0
+            };
+            let seg = f64::from(self.seg_bytes);
+            return ((gain * bdp + QUANTA * self.quantum as f64 + probe) * seg).floor() / seg;
+        }
         ceil(gain * bdp + QUANTA * self.quantum as f64)
     }
 
@@ -568,6 +637,11 @@ impl Bbr {
     //= section 4.1.1.3: "BBR.round_count ... packet-timed round trips":
     //= a round ends when a packet sent after the previous round's end is delivered.
     fn update_round(&mut self, s: &AckSample) {
+        //= ns-3.37 TcpBbr::UpdateBtlBw: "if (rs.m_deliveryRate == 0)
+        //= return" before UpdateRound, so round_start keeps its value.
+        if self.cfg.ns3_window && s.rs.delivery_rate.is_none_or(|r| r <= 0.0) {
+            return;
+        }
         self.round_start = false;
         if s.rs.prior_delivered >= self.next_round_delivered {
             self.next_round_delivered = s.rs.total_delivered;
@@ -593,11 +667,77 @@ impl Bbr {
                 //= draft-ietf-ccwg-bbr-01 BBRUpdateMaxBw: the max over the
                 //= current and the previous ProbeBW cycle.
                 Some(v) => v.max_bw[1] = v.max_bw[1].max(rate),
-                None => self
-                    .btlbw
-                    .update(self.round_count, rate, self.cfg.btlbw_filter_rounds),
+                None => self.btlbw.update(
+                    self.round_count,
+                    rate,
+                    self.cfg.btlbw_filter_rounds,
+                    self.cfg.ns3_window,
+                ),
             }
         }
+    }
+
+    /// The max filter's bandwidth as ns-3's DataRate holds it, bits/s.
+    fn ns3_bits_per_s(&self) -> u64 {
+        (self.max_bw() * f64::from(self.seg_bytes) * 8.0) as u64
+    }
+
+    //= ns-3.37 TcpBbr::UpdateAckAggregation (ns3_window): per sampling
+    //= epoch, the bytes ACKed beyond "expectedAcked = maxBw * epochProp /
+    //= 8", the epoch's largest excess kept per window of 5 round trips.
+    //= ns-3 holds epochProp, the epoch's age, in a uint32_t of seconds (0
+    //= for the first second), and resets the epoch once it reaches 4096
+    //= bytes, so the excess is about an ACK's bytes: the largest ACK of
+    //= the window, up to cwnd.
+    fn update_ack_aggregation(&mut self, cwnd: f64, s: &AckSample) {
+        let seg = self.seg_bytes;
+        let acked = u32::try_from(s.rs.newly_delivered)
+            .unwrap_or(u32::MAX)
+            .saturating_mul(seg);
+        //= "if (!m_extraAckedGain || rs.m_ackedSacked <= 0 ||
+        //= rs.m_delivered < 0) return".
+        if acked == 0 || s.rs.untimed {
+            return;
+        }
+        let bits = self.ns3_bits_per_s();
+        let a = &mut self.aggr;
+        if self.round_start {
+            a.win_rtt = (a.win_rtt + 1).min(31);
+            if a.win_rtt >= NS3_EXTRA_ACKED_WIN_RTTS {
+                a.win_rtt = 0;
+                a.idx ^= 1;
+                a.extra_acked[a.idx] = 0;
+            }
+        }
+        let epoch_prop = (s.now.as_secs_f64() - a.epoch_time.as_secs_f64()) as u32;
+        let mut expected = (bits * u64::from(epoch_prop) / 8) as u32;
+        if a.epoch_acked <= expected
+            || a.epoch_acked.wrapping_add(acked) >= NS3_ACK_EPOCH_RESET_BYTES
+        {
+            a.epoch_acked = 0;
+            a.epoch_time = s.now;
+            expected = 0;
+        }
+        a.epoch_acked = a.epoch_acked.wrapping_add(acked);
+        // ns-3's cwnd, a uint32_t of bytes.
+        let cwnd_bytes = (cwnd * f64::from(seg)) as u32;
+        let extra = a.epoch_acked.wrapping_sub(expected).min(cwnd_bytes);
+        let best = &mut a.extra_acked[a.idx];
+        *best = (*best).max(extra);
+    }
+
+    //= ns-3.37 TcpBbr::AckAggregationCwnd: once the pipe is filled, the
+    //= target window grows by "m_extraAckedGain * std::max(m_extraAcked[0],
+    //= m_extraAcked[1])", at most "maxAggrBytes = maxBw / (10 * 8)" (0.1 s
+    //= of the bandwidth estimate). Segments.
+    fn ns3_aggregation_cwnd(&self) -> f64 {
+        if !self.cfg.ns3_window || !self.filled_pipe {
+            return 0.0;
+        }
+        let max_aggr = (self.ns3_bits_per_s() / 80) as u32;
+        let [a, b] = self.aggr.extra_acked;
+        let aggr = NS3_EXTRA_ACKED_GAIN.saturating_mul(a.max(b)).min(max_aggr);
+        f64::from(aggr) / f64::from(self.seg_bytes)
     }
 
     //= section 4.1.2.3 BBRUpdateRTprop: "BBR.rtprop_expired = Now() >
@@ -789,11 +929,13 @@ impl Bbr {
     fn set_cwnd(&mut self, w: &mut Window, s: &AckSample, losses: u64) {
         let delivered = s.rs.newly_delivered as f64;
         let inflight = s.inflight as f64;
-        let target = self.inflight(self.cwnd_gain);
-        let mut cwnd = w.cwnd;
         let ns3 = self.cfg.ns3_window;
+        //= ns-3.37 TcpBbr::UpdateTargetCwnd: "m_targetCWnd = InFlight(tcb,
+        //= m_cWndGain) + AckAggregationCwnd()".
+        let target = self.inflight(self.cwnd_gain) + self.ns3_aggregation_cwnd();
+        let mut cwnd = w.cwnd;
         // ns-3's cwnd in bytes (a uint32_t).
-        let seg = f64::from(ns3_segment_bytes(s.mss_bytes));
+        let seg = f64::from(self.seg_bytes);
         //= ns-3.37 TcpBbr::SetCwnd: "if (!rs.m_ackedSacked) goto done"
         //= (only ProbeRTT's bound, below).
         let skip = ns3 && delivered == 0.0;
@@ -1298,9 +1440,12 @@ impl CongestionControl for Bbr {
         self.save_cwnd(w.cwnd);
         self.in_recovery = true;
         self.packet_conservation = false;
-        if !self.cfg.ns3_window {
-            // ns-3.37 TcpSocketBase::ReTxTimeout takes GetSsThresh, which
-            // leaves TcpBbr's ssthresh unchanged (on_congestion_event).
+        if self.cfg.ns3_window {
+            //= ns-3.37 TcpBbr::CongestionStateSet(CA_LOSS): "m_roundStart =
+            //= true"; ReTxTimeout's GetSsThresh leaves TcpBbr's ssthresh
+            //= unchanged (on_congestion_event).
+            self.round_start = true;
+        } else {
             w.ssthresh = flight.max(self.cfg.min_pipe_cwnd);
         }
         w.cwnd = 1.0;
@@ -1328,7 +1473,8 @@ impl CongestionControl for Bbr {
         let nominal = w.cwnd / rtt_s;
         self.pacing_rate = self.pacing_gain * nominal;
         self.btlbw = MaxFilter::default();
-        self.btlbw.update(0, nominal, self.cfg.btlbw_filter_rounds);
+        self.btlbw
+            .update(0, nominal, self.cfg.btlbw_filter_rounds, true);
     }
 
     //= section 4.3.1 BBRUpdateOnACK: BBRUpdateModelAndState (UpdateBtlBw,
@@ -1343,7 +1489,8 @@ impl CongestionControl for Bbr {
                 //= first CA_OPEN: "tcb->m_ssThresh = tcb->m_initialSsThresh"
                 //= (TcpSocket attribute InitialSlowStartThreshold, UINT32_MAX
                 //= bytes).
-                w.ssthresh = f64::from(u32::MAX) / f64::from(ns3_segment_bytes(s.mss_bytes));
+                self.seg_bytes = ns3_segment_bytes(s.mss_bytes);
+                w.ssthresh = f64::from(u32::MAX) / f64::from(self.seg_bytes);
             }
         }
         if self.v3.is_some() {
@@ -1364,6 +1511,9 @@ impl CongestionControl for Bbr {
         let prior_inflight = (s.inflight + s.rs.newly_delivered) as f64;
         self.update_round(s);
         self.update_btlbw(s);
+        if self.cfg.ns3_window {
+            self.update_ack_aggregation(w.cwnd, s);
+        }
         //= section 4.3.4.3 BBRCheckCyclePhase.
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(s.now, prior_inflight, losses) {
             self.advance_cycle_phase(s.now);
@@ -1423,6 +1573,7 @@ mod tests {
                 delivery_rate: Some(rate),
                 is_app_limited: false,
                 rtt: Some(SimTime::from_millis(rtt_ms)),
+                untimed: false,
             },
             inflight,
             in_recovery: false,
@@ -1441,20 +1592,81 @@ mod tests {
     #[test]
     fn windowed_max_filter() {
         let mut f = MaxFilter::default();
-        f.update(1, 100.0, 10);
-        f.update(2, 80.0, 10);
-        f.update(5, 90.0, 10);
+        f.update(1, 100.0, 10, false);
+        f.update(2, 80.0, 10, false);
+        f.update(5, 90.0, 10, false);
         assert_eq!(f.get(), 100.0);
         // Round 12: 100 (round 1) is 11 rounds old; 90 (round 5) is the max
         // of the window (2, 12].
-        f.update(12, 50.0, 10);
+        f.update(12, 50.0, 10, false);
         assert_eq!(f.get(), 90.0);
         // A larger sample replaces everything at once.
-        f.update(13, 120.0, 10);
+        f.update(13, 120.0, 10, false);
         assert_eq!(f.get(), 120.0);
         // Nothing within the window for a long time: the newest sample.
-        f.update(40, 10.0, 10);
+        f.update(40, 10.0, 10, false);
         assert_eq!(f.get(), 10.0);
+    }
+
+    /// Linux's and ns-3's filters part where two kept samples tie in
+    /// value (hand-worked: window 10). After 100 at round 0 and 80 at
+    /// rounds 3 and 4, a 70 at round 9 becomes Linux's third best (the
+    /// second and third are one sample, 9 > 10 / 2 rounds after the
+    /// best); ns-3 sees equal values and counts from round 4 (5 rounds,
+    /// not more than 5). At round 15 Linux's best is that 70, ns-3's the
+    /// 60 of round 11.
+    #[test]
+    fn ns3_max_filter_compares_values() {
+        let rounds = [
+            (0, 100.0),
+            (3, 80.0),
+            (4, 80.0),
+            (9, 70.0),
+            (11, 60.0),
+            (15, 50.0),
+        ];
+        let best = |ns3| {
+            let mut f = MaxFilter::default();
+            for (t, v) in rounds {
+                f.update(t, v, 10, ns3);
+            }
+            f.get()
+        };
+        assert_eq!(best(false), 70.0);
+        assert_eq!(best(true), 60.0);
+    }
+
+    /// ns-3's target window (ns3_window), hand-worked with 960-byte
+    /// segments, BtlBw 1000 segments/s and RTprop 100 ms (BDP 100): one
+    /// segment per ACK fills the 4096-byte epoch to 3840 bytes, 4
+    /// segments of aggregation once the pipe is filled; InFlight(2) is 2 x
+    /// 100 + 3 quanta, 2 segments more in ProbeBW's 5/4 phase.
+    #[test]
+    fn ns3_target_window() {
+        let mut b = Bbr::new(BbrConfig {
+            ns3_window: true,
+            ..BbrConfig::default()
+        });
+        b.seg_bytes = 960;
+        b.btlbw.update(1, 1000.0, 10, true);
+        b.set_rtprop(SimTime::from_millis(100));
+        for ms in 0..6 {
+            b.update_ack_aggregation(100.0, &sample(100 + ms, 1000.0, 100, 0, ms + 1, 90));
+        }
+        assert_eq!(b.aggr.extra_acked[b.aggr.idx], 3840);
+        assert_eq!(b.ns3_aggregation_cwnd(), 0.0);
+        b.filled_pipe = true;
+        assert_eq!(b.ns3_aggregation_cwnd(), 4.0);
+        b.mode = Mode::ProbeBw;
+        b.cycle_index = 2;
+        assert_eq!(b.inflight(2.0), 203.0);
+        b.cycle_index = 0;
+        assert_eq!(b.inflight(2.0), 205.0);
+        // The draft's rule rounds up: ceil(2 x 100.3 + 3) = 204, where
+        // ns-3 keeps 203.6 (203 segments may be sent).
+        b.btlbw.update(2, 1003.0, 10, true);
+        b.cycle_index = 2;
+        assert!((b.inflight(2.0) - 203.6).abs() < 1.0 / 960.0);
     }
 
     /// Startup: gain 2/ln 2 = 2.885; pacing rate = gain * BtlBw; three
@@ -1521,7 +1733,7 @@ mod tests {
     #[test]
     fn gain_cycle_phases() {
         let mut b = Bbr::new(BbrConfig::default());
-        b.btlbw.update(1, 1000.0, 10);
+        b.btlbw.update(1, 1000.0, 10, false);
         b.set_rtprop(SimTime::from_millis(100));
         b.mode = Mode::ProbeBw;
         b.cycle_index = 0;
@@ -1549,7 +1761,7 @@ mod tests {
             ssthresh: f64::INFINITY,
         };
         b.filled_pipe = true;
-        b.btlbw.update(1, 1000.0, 10);
+        b.btlbw.update(1, 1000.0, 10, false);
         b.on_rate_sample(&mut w, &sample(0, 1000.0, 100, 0, 10, 90));
         b.mode = Mode::ProbeBw;
         w.cwnd = cwnd;
