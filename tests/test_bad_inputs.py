@@ -102,6 +102,7 @@ FIELDS = {
     "flows.0.dupack_growth": ["yes", 1, [True]],
     "flows.0.rto_ssthresh": ["half", 1, *WRONG_TYPES],
     "flows.0.rto_collapse": ["never", 1, *WRONG_TYPES],
+    "flows.0.rto_timer": ["linux", 1, *WRONG_TYPES],
     "flows.0.sack_pipe": ["linux", 1, *WRONG_TYPES],
     "flows.0.recovery_exit": ["grow", 1, *WRONG_TYPES],
     "flows.0.rtt_sampling": ["every", 1, *WRONG_TYPES],

@@ -123,6 +123,9 @@ DESCRIPTIONS: dict[str, str] = {
     "by RFC 6675) grows cwnd (RFC 5681, Linux); false: not (ns-3's CA_DISORDER).",
     "flows[].rto_collapse": 'When a backed-off RTO comes back down: `"sample"` (a new RTT '
     'sample, RFC 6298, Linux) or `"ack"` (any ACK of new data, ns-3).',
+    "flows[].rto_timer": 'When the retransmission timer runs: `"rfc"` (off with nothing '
+    'outstanding, RFC 6298; Linux) or `"ns3"` (on while data waits to be sent, so a paced sender '
+    "held past the RTO times out; the timeout's first segment leaves unpaced).",
     "flows[].sack_pipe": 'Whether a retransmission the receiver SACKs leaves the pipe: `"rfc"` '
     '(RFC 6675, Linux) or `"ns3"` (it stays until acknowledged, ns-3.37).',
     "flows[].rto_ssthresh": 'A timeout during a recovery: `"rfc5681"`, `"keep"` (Linux) or '

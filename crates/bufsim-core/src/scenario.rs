@@ -26,7 +26,7 @@ use crate::queue::{Limit, LinkInfo, Occupancy, QdiscConfig};
 use crate::tcp::cc::CcConfig;
 use crate::tcp::stack::{
     CeAck, CutFrom, EcnReduction, NamedRule, PrrVariant, RecoveryExit, RtoCollapse, RtoSsthresh,
-    RttSampling, SackPipe, SlowStart, Stack,
+    RtoTimer, RttSampling, SackPipe, SlowStart, Stack,
 };
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
@@ -294,6 +294,8 @@ struct RawFlows {
     rto_ssthresh: Option<String>,
     #[serde(default)]
     rto_collapse: Option<String>,
+    #[serde(default)]
+    rto_timer: Option<String>,
     #[serde(default)]
     sack_pipe: Option<String>,
     #[serde(default)]
@@ -622,6 +624,10 @@ pub struct FlowGroup {
     /// When a backed-off RTO comes back down: at a new RTT sample (RFC
     /// 6298, Linux) or at any ACK of new data (ns-3).
     pub rto_collapse: RtoCollapse,
+    /// When the retransmission timer runs and whether a timeout waits for
+    /// pacing: off with nothing outstanding, paced (RFC 6298, Linux), or
+    /// on while data waits to be sent, a timeout sending at once (ns-3).
+    pub rto_timer: RtoTimer,
     /// Whether a SACKed retransmission leaves the pipe (RFC 6675, Linux)
     /// or stays in it until acknowledged (ns-3).
     pub sack_pipe: SackPipe,
@@ -1837,6 +1843,7 @@ fn resolve_group(
         dupack_growth: r.dupack_growth,
         rto_ssthresh: r.rto_ssthresh,
         rto_collapse: r.rto_collapse,
+        rto_timer: r.rto_timer,
         sack_pipe: r.sack_pipe,
         recovery_exit: r.recovery_exit,
         rtt_sampling: r.rtt_sampling,
@@ -2027,6 +2034,7 @@ struct Recovery {
     rack: bool,
     rto_ssthresh: RtoSsthresh,
     rto_collapse: RtoCollapse,
+    rto_timer: RtoTimer,
     sack_pipe: SackPipe,
     recovery_exit: RecoveryExit,
     rtt_sampling: RttSampling,
@@ -2132,6 +2140,7 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         profile.rto_collapse,
         p("rto_collapse"),
     )?;
+    let rto_timer = named_rule(f.rto_timer.as_deref(), profile.rto_timer, p("rto_timer"))?;
     let sack_pipe = named_rule(f.sack_pipe.as_deref(), profile.sack_pipe, p("sack_pipe"))?;
     let recovery_exit = named_rule(
         f.recovery_exit.as_deref(),
@@ -2197,6 +2206,7 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         rack,
         rto_ssthresh,
         rto_collapse,
+        rto_timer,
         sack_pipe,
         recovery_exit,
         rtt_sampling,

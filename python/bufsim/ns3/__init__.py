@@ -94,6 +94,12 @@ FIXED = {
         "ns-3 recomputes the RTO from SRTT and RTTVAR on every ACK of new data that restarts the "
         "timer, ending a backoff without a new sample (TcpSocketBase::NewAck)",
     ),
+    "rto_timer": (
+        "ns3",
+        "ns-3 keeps the retransmission timer running while the send buffer holds data, nothing "
+        "outstanding or not (TcpSocketBase::NewAck), and a timeout's first segment leaves "
+        "unpaced (ReTxTimeout cancels the pacing timer)",
+    ),
     "sack_pipe": (
         "ns3",
         "ns-3.37 keeps a SACKed retransmission in BytesInFlight until the cumulative ACK passes "
@@ -572,6 +578,7 @@ _PROFILE = {
     "prr_variant",
     "rto_ssthresh",
     "rto_collapse",
+    "rto_timer",
     "sack_pipe",
     "recovery_exit",
     "rtt_sampling",

@@ -322,6 +322,7 @@ impl Flow {
             dupack_growth: grp.dupack_growth,
             rto_ssthresh: grp.rto_ssthresh,
             rto_collapse: grp.rto_collapse,
+            rto_timer: grp.rto_timer,
             sack_pipe: grp.sack_pipe,
             recovery_exit: grp.recovery_exit,
             rtt_sampling: grp.rtt_sampling,

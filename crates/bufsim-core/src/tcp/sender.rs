@@ -31,7 +31,7 @@ use crate::tcp::rate::{RateSample, RateSampler};
 use crate::tcp::rtt::{RttEstimator, Timing};
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
 use crate::tcp::stack::{
-    CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryExit, RtoCollapse, RtoSsthresh,
+    CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryExit, RtoCollapse, RtoSsthresh, RtoTimer,
     RttSampling, SackPipe, SlowStart, ns3_segment_bytes,
 };
 use crate::units::SimTime;
@@ -78,6 +78,9 @@ pub struct SenderConfig {
     pub rto_ssthresh: RtoSsthresh,
     /// When a backed-off RTO comes back down (`tcp::stack`).
     pub rto_collapse: RtoCollapse,
+    /// When the retransmission timer runs, and whether a timeout waits for
+    /// pacing (`tcp::stack`).
+    pub rto_timer: RtoTimer,
     /// Whether a SACKed retransmission leaves the pipe (`tcp::stack`).
     pub sack_pipe: SackPipe,
     /// What the ACK that ends a loss episode adds to the window
@@ -1048,9 +1051,10 @@ impl Sender {
                 && !std::mem::replace(&mut self.first_partial, false);
             if !impatient {
                 //= RFC 6298 section 5.2: all data acknowledged: turn the timer
-                //= off; 5.3: new data acknowledged: restart it.
+                //= off (`RtoTimer::Ns3`: only once nothing is left to send);
+                //= 5.3: new data acknowledged: restart it.
                 self.restart_timer(now);
-                if self.una == self.max {
+                if self.una == self.max && !self.timer_idles() {
                     self.rto_deadline = SimTime::MAX;
                 }
             }
@@ -1245,6 +1249,14 @@ impl Sender {
         self.cc.on_ack(&mut self.w, &info);
     }
 
+    /// Whether the retransmission timer runs with nothing outstanding:
+    /// under `RtoTimer::Ns3` while data is left to send (ns-3.37's
+    /// `TcpSocketBase::NewAck` cancels it only when the send buffer is
+    /// empty).
+    fn timer_idles(&self) -> bool {
+        self.cfg.rto_timer == RtoTimer::Ns3 && self.max < self.cfg.limit
+    }
+
     /// An ACK of new data restarts the retransmission timer at `now`
     /// (RFC 6298 section 5.3), first collapsing a backed-off RTO under
     /// `RtoCollapse::Ack` (ns-3.37 `TcpSocketBase::NewAck`).
@@ -1256,8 +1268,11 @@ impl Sender {
     }
 
     /// The retransmission timer expired at `now` (the caller checked the deadline).
+    /// With nothing outstanding it runs only under `RtoTimer::Ns3` (a
+    /// paced sender held past the RTO since its last ACK), as ns-3.37's
+    /// `ReTxTimeout` does: a timeout like any, whose one segment is new.
     pub fn on_timeout(&mut self, now: SimTime, out: &mut Vec<u64>) {
-        if self.una >= self.max {
+        if self.una >= self.max && !self.timer_idles() {
             self.rto_deadline = SimTime::MAX;
             return;
         }
@@ -1334,6 +1349,11 @@ impl Sender {
         //= RFC 6298 section 5.4/5.6: retransmit the earliest segment and
         //= restart the timer with the backed-off RTO.
         self.rto_deadline = now + self.rtt.rto();
+        if self.cfg.rto_timer == RtoTimer::Ns3 {
+            //= ns-3.37 TcpSocketBase::ReTxTimeout: "m_pacingTimer.Cancel()",
+            //= then SendPendingData: the first segment leaves now.
+            self.pace_next = self.pace_next.min(now);
+        }
         self.pump(now, out);
     }
 }
@@ -1367,6 +1387,7 @@ mod tests {
             dupack_growth: true,
             rto_ssthresh: RtoSsthresh::Rfc5681,
             rto_collapse: RtoCollapse::Sample,
+            rto_timer: RtoTimer::Rfc,
             sack_pipe: SackPipe::Rfc,
             recovery_exit: RecoveryExit::Rfc,
             rtt_sampling: RttSampling::Rfc,
@@ -1462,6 +1483,46 @@ mod tests {
                     SimTime::MAX
                 }
             );
+        }
+    }
+
+    /// A paced sender held past the RTO with everything acknowledged
+    /// (its pacing rate collapsed): RFC 6298 section 5.2 turns the timer
+    /// off; ns-3.37 keeps it running while data waits (NewAck cancels it
+    /// only with an empty send buffer), and its expiry is a timeout whose
+    /// one segment, new data, leaves at once (ReTxTimeout cancels the
+    /// pacing timer). A finite transfer all acknowledged has nothing
+    /// waiting: no timer under either rule.
+    #[test]
+    fn the_ns3_timer_runs_while_data_waits() {
+        for (rule, limit, runs) in [
+            (RtoTimer::Rfc, u64::MAX, false),
+            (RtoTimer::Ns3, u64::MAX, true),
+            (RtoTimer::Ns3, 1, false),
+        ] {
+            let mut s = bbr_sender("segment");
+            s.cfg.rto_timer = rule;
+            s.cfg.limit = limit;
+            let mut out = vec![];
+            s.pump(SimTime::ZERO, &mut out);
+            assert_eq!(out, vec![0]);
+            s.pace_next = SimTime::from_secs_f64(10.0);
+            out.clear();
+            let t = SimTime::from_millis(100);
+            s.on_ack(&ack(1), t, &mut out);
+            assert!(out.is_empty(), "{rule:?}: pacing holds the next segment");
+            if !runs {
+                assert_eq!(s.rto_deadline, SimTime::MAX, "{rule:?}, limit {limit}");
+                continue;
+            }
+            // First sample 100 ms: RTO = 100 + 4 * 50 = 300 ms.
+            assert_eq!(s.rto_deadline, t + SimTime::from_millis(300));
+            let t = s.rto_deadline;
+            s.on_timer(t, &mut out);
+            assert_eq!(out, vec![1], "one new segment, unpaced");
+            assert_eq!(s.stats.timeouts, 1);
+            assert_eq!(s.w.cwnd, 1.0);
+            assert_eq!(s.rto_deadline, t + SimTime::from_millis(600));
         }
     }
 
@@ -1819,6 +1880,7 @@ mod tests {
             dupack_growth: true,
             rto_ssthresh: RtoSsthresh::Rfc5681,
             rto_collapse: RtoCollapse::Sample,
+            rto_timer: RtoTimer::Rfc,
             sack_pipe: SackPipe::Rfc,
             recovery_exit: RecoveryExit::Rfc,
             rtt_sampling: RttSampling::Rfc,

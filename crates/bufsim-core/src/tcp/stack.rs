@@ -74,7 +74,7 @@ impl Serialize for SlowStart {
 }
 
 /// A rule a flow field names from a fixed list (`rto_ssthresh`,
-/// `rto_collapse`, `sack_pipe`, `recovery_exit`, `cut_from`, `ecn_reduction`, `ce_ack`, `prr_variant`,
+/// `rto_collapse`, `rto_timer`, `sack_pipe`, `recovery_exit`, `cut_from`, `ecn_reduction`, `ce_ack`, `prr_variant`,
 /// `rtt_sampling`).
 pub trait NamedRule: Copy + 'static {
     /// Every rule, by its scenario name.
@@ -145,6 +145,36 @@ pub enum RtoCollapse {
 impl NamedRule for RtoCollapse {
     const ALL: &'static [(RtoCollapse, &'static str)] =
         &[(RtoCollapse::Sample, "sample"), (RtoCollapse::Ack, "ack")];
+}
+
+/// When the retransmission timer runs, and what its expiry does to pacing
+/// (`flows[].rto_timer`). The two differ only for a paced sender (BBR):
+/// a window-limited one always has data outstanding while it has data to
+/// send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoTimer {
+    /// RFC 6298 section 5.2: "When all outstanding data has been
+    /// acknowledged, turn off the retransmission timer" (Linux:
+    /// tcp_rearm_rto clears it when no packets are out); the timeout's
+    /// retransmission leaves when pacing lets it, as any segment
+    /// (draft-cardwell-iccrg-bbr-congestion-control-00 section 4.2.1).
+    Rfc,
+    /// ns-3.37: `TcpSocketBase::NewAck` restarts the timer at every ACK of
+    /// new data and cancels it only when the send buffer is empty
+    /// ("m_txBuffer->Size() == 0", sent and unsent bytes), so a sender
+    /// with data to send whose pacing holds it longer than the RTO after
+    /// its last ACK times out with nothing in flight: a timeout counted,
+    /// CA_LOSS, cwnd = 1 segment, one new segment sent. And
+    /// `TcpSocketBase::ReTxTimeout` cancels the pacing timer
+    /// ("m_pacingTimer.Cancel()") before `SendPendingData`, so a timeout's
+    /// first segment leaves at once. Still so in ns-3-dev.
+    Ns3,
+}
+
+impl NamedRule for RtoTimer {
+    const ALL: &'static [(RtoTimer, &'static str)] =
+        &[(RtoTimer::Rfc, "rfc"), (RtoTimer::Ns3, "ns3")];
 }
 
 /// Whether a retransmission the receiver SACKs leaves the pipe
@@ -344,6 +374,9 @@ pub struct StackDefaults {
     pub rto_ssthresh: RtoSsthresh,
     /// When a backed-off RTO comes back down.
     pub rto_collapse: RtoCollapse,
+    /// When the retransmission timer runs, and whether a timeout waits
+    /// for pacing.
+    pub rto_timer: RtoTimer,
     /// Whether a SACKed retransmission leaves the pipe.
     pub sack_pipe: SackPipe,
     /// What the ACK that ends a loss episode adds to the window.
@@ -529,6 +562,7 @@ impl Stack {
                 rto_ssthresh: RtoSsthresh::Rfc5681,
                 //= RFC 6298 section 5: a new RTT sample collapses the RTO.
                 rto_collapse: RtoCollapse::Sample,
+                rto_timer: RtoTimer::Rfc,
                 //= RFC 6675 section 4, SetPipe.
                 sack_pipe: SackPipe::Rfc,
                 recovery_exit: RecoveryExit::Rfc,
@@ -593,6 +627,7 @@ impl Stack {
                 //= tcp_ack_update_rtt: "only reset backoff on valid RTT
                 //= measurement" (icsk_backoff = 0 after tcp_set_rto).
                 rto_collapse: RtoCollapse::Sample,
+                rto_timer: RtoTimer::Rfc,
                 //= tcp_sacktag_one: a SACKed retransmission lowers
                 //= retrans_out ("tp->retrans_out -= pcount").
                 sack_pipe: SackPipe::Rfc,
@@ -687,6 +722,7 @@ impl Stack {
                 rto_ssthresh: RtoSsthresh::Pipe,
                 //= ns-3.37 TcpSocketBase::NewAck(ack, resetRTO = true).
                 rto_collapse: RtoCollapse::Ack,
+                rto_timer: RtoTimer::Ns3,
                 //= ns-3.37 TcpTxBuffer::Update leaves m_retrans as it was.
                 sack_pipe: SackPipe::Ns3,
                 //= ns-3.37 TcpSocketBase::ProcessAck: leaving CA_RECOVERY,
