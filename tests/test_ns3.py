@@ -930,8 +930,9 @@ def test_the_variants_left_apart_from_ns3_have_a_measured_reason():
 @pytest.mark.parametrize(
     ("buffer", "duration"),
     [
-        # Both drop 1252-1253 packets in the first 0.6 s, each 10 ms within
-        # 2 of ns-3's. Before pacing started with the segment that
+        # Both drop 1253 packets in the first 0.6 s, the same in every 10
+        # ms (1252, each 10 ms within 2, before the rules of the 1 BDP case
+        # below). Before pacing started with the segment that
         # completes the initial window and before ModulateCwndForRecovery
         # ran in all of a fast recovery with ns-3's loss count (|change of
         # GetLost()| over the ACK), the packet engine's cwnd held at
