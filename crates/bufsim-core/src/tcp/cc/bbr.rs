@@ -78,7 +78,11 @@ pub struct BbrConfig {
     /// round start (TcpBbr::UpdateRound) and nothing is restored after a
     /// recovery; RTprop is the least
     /// smoothed RTT (`m_lastRtt`), the first pacing rate and BtlBw the
-    /// initial window over the handshake's RTT; and the socket runs no PRR,
+    /// initial window over the handshake's RTT; the target window is
+    /// InFlight in whole bytes (2 segments more in ProbeBW's 5/4 phase)
+    /// plus the ACK-aggregation allowance (TcpBbr::AckAggregationCwnd),
+    /// the BtlBw filter ns-3's WindowedFilter ([`MaxFilter::update`]),
+    /// rounds counted on samples with a rate only; and the socket runs no PRR,
     /// sends the initial window unpaced and takes TcpRateLinux's rate
     /// samples ([`crate::tcp::rate::RateSampler::ns3`]). Off by default:
     /// the draft's rules.
