@@ -455,6 +455,13 @@ impl Sender {
         let retx = seq < self.max;
         if self.rate.is_some() {
             let inflight = self.inflight();
+            if inflight == 0 && self.cc.ns3_socket() {
+                //= ns-3.37 TcpSocketBase::SendPendingData: "if
+                //= (m_tcb->m_bytesInFlight.Get() == 0)
+                //= m_congestionControl->CwndEvent(m_tcb,
+                //= TcpSocketState::CA_EVENT_TX_START)" before the segment.
+                self.cc.on_tx_start(&mut self.w, now);
+            }
             if let Some(r) = self.rate.as_mut() {
                 r.on_send(seq, now, inflight, retx);
             }

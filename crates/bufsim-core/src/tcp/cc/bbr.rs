@@ -82,7 +82,9 @@ pub struct BbrConfig {
     /// InFlight in whole bytes (2 segments more in ProbeBW's 5/4 phase)
     /// plus the ACK-aggregation allowance (TcpBbr::AckAggregationCwnd),
     /// the BtlBw filter ns-3's WindowedFilter ([`MaxFilter::update`]),
-    /// rounds counted on samples with a rate only; and the socket runs no PRR,
+    /// rounds counted on samples with a rate only, and once a ProbeRTT has
+    /// run a send with nothing in flight is CA_EVENT_TX_START
+    /// ([`CongestionControl::on_tx_start`]); and the socket runs no PRR,
     /// sends the initial window unpaced and takes TcpRateLinux's rate
     /// samples ([`crate::tcp::rate::RateSampler::ns3`]). Off by default:
     /// the draft's rules.
@@ -387,6 +389,12 @@ pub struct Bbr {
     initial_cwnd: f64,
     /// ns-3's segment size, bytes (`ns3_window`; set at the first sample).
     seg_bytes: u32,
+    /// ns-3.37 TcpBbr's m_appLimited (`ns3_window`): set in any ProbeRTT,
+    /// never cleared.
+    ns3_app_limited: bool,
+    /// ns-3.37 TcpBbr's m_idleRestart (`ns3_window`): a send with nothing
+    /// in flight since the last ACK.
+    idle_restart: bool,
     /// ns-3.37's ACK-aggregation estimate (`ns3_window`; boxed, as
     /// `v3`, to keep the controller's size near the other variants').
     aggr: Box<AckAggregation>,
@@ -568,6 +576,8 @@ impl Bbr {
             rng: 0,
             initial_cwnd,
             seg_bytes: 1,
+            ns3_app_limited: false,
+            idle_restart: false,
             aggr: Box::default(),
             v3: (cfg.version == 3).then(Box::default),
         };
@@ -843,7 +853,8 @@ impl Bbr {
 
     //= section 4.3.5 BBRCheckProbeRTT / BBRHandleProbeRTT.
     fn check_probe_rtt(&mut self, w: &mut Window, s: &AckSample) {
-        if self.mode != Mode::ProbeRtt && self.rtprop_expired {
+        //= ns-3.37 TcpBbr::CheckProbeRTT: "m_rtPropExpired && !m_idleRestart".
+        if self.mode != Mode::ProbeRtt && self.rtprop_expired && !self.idle_restart {
             //= "BBREnterProbeRTT(); BBRSaveCwnd(); BBR.probe_rtt_done_stamp = 0".
             self.save_cwnd(w.cwnd);
             self.mode = Mode::ProbeRtt;
@@ -858,7 +869,9 @@ impl Bbr {
             //= which only CwndEvent(CA_EVENT_TX_START) reads: its rate
             //= samples are never app-limited, ProbeRTT's low ones enter the
             //= BtlBw filter (ns-3 issue #1013, fixed in ns-3.45).
-            if !self.cfg.ns3_window {
+            if self.cfg.ns3_window {
+                self.ns3_app_limited = true;
+            } else {
                 self.app_limited_until = s.rs.total_delivered + s.inflight.max(1);
             }
             match self.probe_rtt_done_stamp {
@@ -872,37 +885,47 @@ impl Bbr {
                         self.probe_rtt_round_done = true;
                     }
                     if self.probe_rtt_round_done && s.now > done {
-                        self.rtprop_stamp = s.now;
-                        //= BBRRestoreCwnd: "cwnd = max(cwnd, BBR.prior_cwnd)".
-                        w.cwnd = w.cwnd.max(self.prior_cwnd);
-                        //= BBRExitProbeRTT: ProbeBW if the pipe was filled, else Startup.
-                        if self.v3.is_some() {
-                            //= draft-ietf-ccwg-bbr-01 BBRExitProbeRTT:
-                            //= "BBRResetLowerBounds()"; to ProbeBW_CRUISE
-                            //= (through DOWN) once the pipe was filled.
-                            if let Some(v) = self.v3.as_mut() {
-                                v.bw_lo = f64::INFINITY;
-                                v.inflight_lo = f64::INFINITY;
-                            }
-                            if self.filled_pipe {
-                                self.v3_start_down(s.now);
-                                self.v3_set_phase(Phase::Cruise);
-                            } else {
-                                self.mode = Mode::Startup;
-                                self.pacing_gain = V3_STARTUP_PACING_GAIN;
-                                self.cwnd_gain = V3_CWND_GAIN;
-                            }
-                        } else if self.filled_pipe {
-                            self.enter_probe_bw(s.now);
-                        } else {
-                            self.mode = Mode::Startup;
-                            self.pacing_gain = self.cfg.high_gain;
-                            self.cwnd_gain = self.cfg.high_gain;
-                        }
+                        self.exit_probe_rtt(w, s.now);
                     }
                 }
                 None => {}
             }
+        }
+        //= ns-3.37 TcpBbr::CheckProbeRTT: "if (rs.m_delivered) m_idleRestart
+        //= = false" (-1 for a sample without timing).
+        if s.rs.untimed || s.rs.delivered != 0 {
+            self.idle_restart = false;
+        }
+    }
+
+    /// ProbeRTT is done at `now`: restore cwnd and leave it.
+    fn exit_probe_rtt(&mut self, w: &mut Window, now: SimTime) {
+        self.rtprop_stamp = now;
+        //= BBRRestoreCwnd: "cwnd = max(cwnd, BBR.prior_cwnd)".
+        w.cwnd = w.cwnd.max(self.prior_cwnd);
+        //= BBRExitProbeRTT: ProbeBW if the pipe was filled, else Startup.
+        if self.v3.is_some() {
+            //= draft-ietf-ccwg-bbr-01 BBRExitProbeRTT:
+            //= "BBRResetLowerBounds()"; to ProbeBW_CRUISE (through DOWN) once
+            //= the pipe was filled.
+            if let Some(v) = self.v3.as_mut() {
+                v.bw_lo = f64::INFINITY;
+                v.inflight_lo = f64::INFINITY;
+            }
+            if self.filled_pipe {
+                self.v3_start_down(now);
+                self.v3_set_phase(Phase::Cruise);
+            } else {
+                self.mode = Mode::Startup;
+                self.pacing_gain = V3_STARTUP_PACING_GAIN;
+                self.cwnd_gain = V3_CWND_GAIN;
+            }
+        } else if self.filled_pipe {
+            self.enter_probe_bw(now);
+        } else {
+            self.mode = Mode::Startup;
+            self.pacing_gain = self.cfg.high_gain;
+            self.cwnd_gain = self.cfg.high_gain;
         }
     }
 
@@ -1459,6 +1482,32 @@ impl CongestionControl for Bbr {
         true
     }
 
+    //= ns-3.37 TcpBbr::CwndEvent: "event == CA_EVENT_TX_START &&
+    //= m_appLimited" (set by any ProbeRTT before, never cleared):
+    //= "m_idleRestart = true", a new ACK epoch, and in ProbeBW
+    //= "SetPacingRate(tcb, 1)"; in ProbeRTT, "if (m_probeRttRoundDone &&
+    //= Simulator::Now() > m_probeRttDoneStamp)" (a stamp not yet set reads
+    //= 0) the RTprop stamp, cwnd restored and ProbeRTT left.
+    fn on_tx_start(&mut self, w: &mut Window, now: SimTime) {
+        if !self.cfg.ns3_window || !self.ns3_app_limited {
+            return;
+        }
+        self.idle_restart = true;
+        self.aggr.epoch_time = now;
+        self.aggr.epoch_acked = 0;
+        if self.mode == Mode::ProbeBw {
+            let rate = self.bw();
+            if rate > 0.0 && (self.filled_pipe || rate > self.pacing_rate) {
+                self.pacing_rate = rate;
+            }
+        } else if self.mode == Mode::ProbeRtt
+            && self.probe_rtt_round_done
+            && self.probe_rtt_done_stamp.is_none_or(|d| now > d)
+        {
+            self.exit_probe_rtt(w, now);
+        }
+    }
+
     fn ns3_socket(&self) -> bool {
         self.cfg.ns3_window
     }
@@ -1772,6 +1821,43 @@ mod tests {
         b.on_rate_sample(&mut w, &sample(10_001, 1000.0, 120, 10, 20, 90));
         assert_eq!(b.mode, Mode::ProbeRtt);
         (b, w)
+    }
+
+    /// ns-3's CA_EVENT_TX_START (ns3_window): once a ProbeRTT has set
+    /// TcpBbr's m_appLimited, a send with nothing in flight ends a
+    /// ProbeRTT whose round is done and whose 200 ms are over, paces
+    /// ProbeBW at 1 x BtlBw, and keeps the next ACK, whose RTprop has
+    /// expired, from entering ProbeRTT (that ACK takes a new RTprop, so
+    /// the ProbeRTT is skipped).
+    #[test]
+    fn ns3_tx_start() {
+        let cfg = BbrConfig {
+            ns3_window: true,
+            ..BbrConfig::default()
+        };
+        let (mut b, mut w) = into_probe_rtt(cfg, 50.0);
+        assert!(b.ns3_app_limited);
+        b.probe_rtt_round_done = true;
+        b.probe_rtt_done_stamp = Some(SimTime::from_millis(10_300));
+        b.on_tx_start(&mut w, SimTime::from_millis(10_200));
+        assert_eq!(b.mode, Mode::ProbeRtt);
+        b.on_tx_start(&mut w, SimTime::from_millis(10_301));
+        assert_eq!(b.mode, Mode::ProbeBw);
+        assert_eq!(w.cwnd, 50.0);
+        b.pacing_rate = 5000.0;
+        b.on_tx_start(&mut w, SimTime::from_millis(10_400));
+        assert_eq!(b.pacing_rate, b.bw());
+        assert!(b.idle_restart);
+        b.on_rate_sample(&mut w, &sample(20_302, 1000.0, 120, 20, 30, 90));
+        assert_eq!(b.mode, Mode::ProbeBw);
+        assert!(!b.idle_restart);
+        b.on_rate_sample(&mut w, &sample(20_303, 1000.0, 120, 21, 31, 90));
+        assert_eq!(b.mode, Mode::ProbeBw);
+        // The draft's controller has no such event.
+        let (mut d, mut w) = into_probe_rtt(BbrConfig::default(), 50.0);
+        d.probe_rtt_round_done = true;
+        d.on_tx_start(&mut w, SimTime::from_millis(10_301));
+        assert_eq!(d.mode, Mode::ProbeRtt);
     }
 
     /// RTprop expires after 10 s: ProbeRTT caps cwnd at 4, waits for

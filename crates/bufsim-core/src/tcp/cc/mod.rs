@@ -237,6 +237,13 @@ pub trait CongestionControl {
         let _ = (w, s);
     }
 
+    /// A segment is about to leave at `now` with nothing in flight (ns-3's
+    /// `CA_EVENT_TX_START`), for a controller on ns-3's socket
+    /// ([`Self::ns3_socket`]). Default: nothing.
+    fn on_tx_start(&mut self, w: &mut Window, now: SimTime) {
+        let _ = (w, now);
+    }
+
     /// The pacing rate, segments per second: the sender releases
     /// [`Self::send_quantum`] segments per quantum/rate. Default: `None`, not
     /// paced (window-limited bursts).
@@ -447,6 +454,10 @@ macro_rules! variants {
             #[inline]
             pub fn on_rate_sample(&mut self, w: &mut Window, s: &AckSample) {
                 match self { $(AnyCc::$arm(c) => c.on_rate_sample(w, s),)* }
+            }
+            /// See [`CongestionControl::on_tx_start`].
+            pub fn on_tx_start(&mut self, w: &mut Window, now: SimTime) {
+                match self { $(AnyCc::$arm(c) => c.on_tx_start(w, now),)* }
             }
             /// See [`CongestionControl::pacing_rate`].
             #[inline]
