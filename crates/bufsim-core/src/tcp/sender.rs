@@ -450,18 +450,25 @@ impl Sender {
         !self.cc.ns3_socket() || max >= u64::from(self.cfg.initial_window)
     }
 
+    /// Emit segment `seq` from [`Self::pump`], the sends that ns-3.37's
+    /// SendPendingData makes: there, and only there, "if
+    /// (m_tcb->m_bytesInFlight.Get() == 0)
+    /// m_congestionControl->CwndEvent(m_tcb,
+    /// TcpSocketState::CA_EVENT_TX_START)" comes before the segment. The
+    /// retransmissions ProcessAck sends directly (EnterRecovery's, a
+    /// partial ACK's: DoRetransmit) raise no event.
+    fn emit_pending(&mut self, seq: u64, now: SimTime, out: &mut Vec<u64>) {
+        if self.rate.is_some() && self.cc.ns3_socket() && self.inflight() == 0 {
+            self.cc.on_tx_start(&mut self.w, now);
+        }
+        self.emit(seq, now, out);
+    }
+
     /// Emit segment `seq` (a retransmission if already sent once).
     fn emit(&mut self, seq: u64, now: SimTime, out: &mut Vec<u64>) {
         let retx = seq < self.max;
         if self.rate.is_some() {
             let inflight = self.inflight();
-            if inflight == 0 && self.cc.ns3_socket() {
-                //= ns-3.37 TcpSocketBase::SendPendingData: "if
-                //= (m_tcb->m_bytesInFlight.Get() == 0)
-                //= m_congestionControl->CwndEvent(m_tcb,
-                //= TcpSocketState::CA_EVENT_TX_START)" before the segment.
-                self.cc.on_tx_start(&mut self.w, now);
-            }
             if let Some(r) = self.rate.as_mut() {
                 r.on_send(seq, now, inflight, retx);
             }
@@ -671,7 +678,7 @@ impl Sender {
                     (s < bound).then_some(s)
                 };
                 if let Some(seq) = lost {
-                    self.emit(seq, now, out);
+                    self.emit_pending(seq, now, out);
                     continue;
                 }
                 //= NextSeg (2): new data, if the receiver window allows.
@@ -679,7 +686,7 @@ impl Sender {
                 //= rule (2) always applies.
                 if self.max < self.cfg.limit && ((self.max - self.una) as f64) < rwnd {
                     let seq = self.max;
-                    self.emit(seq, now, out);
+                    self.emit_pending(seq, now, out);
                     self.nxt = self.max;
                     continue;
                 }
@@ -714,7 +721,7 @@ impl Sender {
             }
             let seq = self.nxt;
             self.nxt += 1;
-            self.emit(seq, now, out);
+            self.emit_pending(seq, now, out);
         }
         if self.nxt >= self.cfg.limit
             && let Some(r) = self.rate.as_mut()
