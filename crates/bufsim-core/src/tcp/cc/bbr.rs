@@ -811,11 +811,15 @@ impl Bbr {
     fn enter_probe_bw(&mut self, now: SimTime) {
         //= section 4.3.4.2: "BBR.cycle_index = BBRGainCycleLen - 1 -
         //= random_int_between(0, BBRGainCycleRand)" with BBRGainCycleRand = 7:
-        //= a random phase other than the 3/4 one.
+        //= a random phase other than the 3/4 one. ns-3.37
+        //= TcpBbr::EnterProbeBW draws "(int)m_uv->GetValue(0, 6)", an
+        //= integer in 0..=5, so it never starts in the 1x phase after the
+        //= 3/4 one either (the 5/4 one is 1 in 6, not 1 in 7).
         self.mode = Mode::ProbeBw;
         self.pacing_gain = 1.0;
         self.cwnd_gain = self.cfg.cwnd_gain;
-        let r = (self.random() % 7) as usize;
+        let draws = if self.cfg.ns3_window { 6 } else { 7 };
+        let r = (self.random() % draws) as usize;
         self.cycle_index = PACING_GAIN_CYCLE.len() - 1 - r;
         self.advance_cycle_phase(now);
     }
@@ -1783,6 +1787,34 @@ mod tests {
     /// ProbeBW's 5/4 phase lasts at least one RTprop and until inflight
     /// reaches 5/4 BDP; the 3/4 phase ends after one RTprop or as soon as
     /// inflight <= BDP.
+    #[test]
+    fn probe_bw_start_phases() {
+        // The draft starts ProbeBW in any phase but the 3/4 one (index 1);
+        // ns-3.37 in none of the 3/4 one and the 1x one after it (index 2).
+        for (ns3_window, never) in [(false, vec![1]), (true, vec![1, 2])] {
+            let mut b = Bbr::new(BbrConfig {
+                ns3_window,
+                ..BbrConfig::default()
+            });
+            b.rng = 7;
+            let mut seen = [0u32; 8];
+            for k in 0..7000 {
+                b.enter_probe_bw(SimTime::from_millis(k));
+                seen[b.cycle_index] += 1;
+            }
+            let allowed = 8 - never.len() as u32;
+            for (i, &n) in seen.iter().enumerate() {
+                if never.contains(&i) {
+                    assert_eq!(n, 0, "phase {i}");
+                } else {
+                    // Uniform: 7000 / allowed each, within 10%.
+                    let want = 7000 / allowed;
+                    assert!(n.abs_diff(want) < want / 10, "phase {i}: {n} of {want}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn gain_cycle_phases() {
         let mut b = Bbr::new(BbrConfig::default());
