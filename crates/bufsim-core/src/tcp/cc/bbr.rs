@@ -84,7 +84,8 @@ pub struct BbrConfig {
     /// the BtlBw filter ns-3's WindowedFilter ([`MaxFilter::update`]),
     /// rounds counted on samples with a rate only, and once a ProbeRTT has
     /// run a send with nothing in flight is CA_EVENT_TX_START
-    /// ([`CongestionControl::on_tx_start`]); and the socket runs no PRR,
+    /// ([`CongestionControl::on_tx_start`]); ProbeBW starts in one of six
+    /// phases (TcpBbr::EnterProbeBW); and the socket runs no PRR,
     /// sends the initial window unpaced and takes TcpRateLinux's rate
     /// samples ([`crate::tcp::rate::RateSampler::ns3`]). Off by default:
     /// the draft's rules.
