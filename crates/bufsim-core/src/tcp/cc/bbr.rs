@@ -937,12 +937,17 @@ impl Bbr {
     //= section 4.2.1 BBRSetPacingRateWithGain: "rate = pacing_gain * BBR.BtlBw;
     //= if (BBR.filled_pipe || rate > BBR.pacing_rate) BBR.pacing_rate = rate".
     fn set_pacing_rate(&mut self) {
+        self.set_pacing_rate_with_gain(self.pacing_gain);
+    }
+
+    /// BBRSetPacingRateWithGain at `gain` (ns-3.37's TcpBbr::SetPacingRate).
+    fn set_pacing_rate_with_gain(&mut self, gain: f64) {
         let margin = if self.v3.is_some() {
             1.0 - V3_PACING_MARGIN
         } else {
             1.0
         };
-        let rate = self.pacing_gain * self.bw() * margin;
+        let rate = gain * self.bw() * margin;
         if rate > 0.0 && (self.filled_pipe || rate > self.pacing_rate) {
             self.pacing_rate = rate;
         }
@@ -1501,10 +1506,7 @@ impl CongestionControl for Bbr {
         self.aggr.epoch_time = now;
         self.aggr.epoch_acked = 0;
         if self.mode == Mode::ProbeBw {
-            let rate = self.bw();
-            if rate > 0.0 && (self.filled_pipe || rate > self.pacing_rate) {
-                self.pacing_rate = rate;
-            }
+            self.set_pacing_rate_with_gain(1.0);
         } else if self.mode == Mode::ProbeRtt
             && self.probe_rtt_round_done
             && self.probe_rtt_done_stamp.is_none_or(|d| now > d)
@@ -1785,13 +1787,11 @@ mod tests {
         assert_eq!(b.inflight(b.cwnd_gain), 803.0);
     }
 
-    /// ProbeBW's 5/4 phase lasts at least one RTprop and until inflight
-    /// reaches 5/4 BDP; the 3/4 phase ends after one RTprop or as soon as
-    /// inflight <= BDP.
+    /// The draft starts ProbeBW in any phase but the 3/4 one (index 1),
+    /// uniformly; ns-3.37 in none of the 3/4 one and the 1x one after it
+    /// (index 2).
     #[test]
     fn probe_bw_start_phases() {
-        // The draft starts ProbeBW in any phase but the 3/4 one (index 1);
-        // ns-3.37 in none of the 3/4 one and the 1x one after it (index 2).
         for (ns3_window, never) in [(false, vec![1]), (true, vec![1, 2])] {
             let mut b = Bbr::new(BbrConfig {
                 ns3_window,
@@ -1816,6 +1816,9 @@ mod tests {
         }
     }
 
+    /// ProbeBW's 5/4 phase lasts at least one RTprop and until inflight
+    /// reaches 5/4 BDP; the 3/4 phase ends after one RTprop or as soon as
+    /// inflight <= BDP.
     #[test]
     fn gain_cycle_phases() {
         let mut b = Bbr::new(BbrConfig::default());
