@@ -103,6 +103,7 @@ FIELDS = {
     "flows.0.rto_ssthresh": ["half", 1, *WRONG_TYPES],
     "flows.0.rto_collapse": ["never", 1, *WRONG_TYPES],
     "flows.0.rto_timer": ["linux", 1, *WRONG_TYPES],
+    "flows.0.recovery_entry": ["head", 1, *WRONG_TYPES],
     "flows.0.sack_pipe": ["linux", 1, *WRONG_TYPES],
     "flows.0.recovery_exit": ["grow", 1, *WRONG_TYPES],
     "flows.0.rtt_sampling": ["every", 1, *WRONG_TYPES],

@@ -174,12 +174,19 @@ def test_stack_profiles_fill_defaults_and_fields_override():
     ]
     # The timeout's and the recovery's rules: RFC 5681, 6298 and 6675
     # (rfc), Linux, ns-3, Linux.
-    rules = ["rto_ssthresh", "rto_collapse", "rto_timer", "sack_pipe", "recovery_exit"]
+    rules = [
+        "rto_ssthresh",
+        "rto_collapse",
+        "rto_timer",
+        "recovery_entry",
+        "sack_pipe",
+        "recovery_exit",
+    ]
     assert [tuple(g[k] for k in rules) for g in groups[:4]] == [
-        ("rfc5681", "sample", "rfc", "rfc", "rfc"),
-        ("keep", "sample", "rfc", "rfc", "rfc"),
-        ("pipe", "ack", "ns3", "ns3", "ns3"),
-        ("keep", "sample", "rfc", "rfc", "rfc"),
+        ("rfc5681", "sample", "rfc", "rfc", "rfc", "rfc"),
+        ("keep", "sample", "rfc", "rfc", "rfc", "rfc"),
+        ("pipe", "ack", "ns3", "ns3", "ns3", "ns3"),
+        ("keep", "sample", "rfc", "rfc", "rfc", "rfc"),
     ]
     # The window a cut reads, the ECE response and the CE-change ACK:
     # RFC 5681, RFC 3168 and RFC 8257 (rfc), Linux, ns-3, Linux.
@@ -210,6 +217,7 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         ({"rto_ssthresh": "halve"}, "flows[0].rto_ssthresh", "rfc5681, keep, pipe"),
         ({"rto_collapse": "never"}, "flows[0].rto_collapse", "sample, ack"),
         ({"rto_timer": "linux"}, "flows[0].rto_timer", "rfc, ns3"),
+        ({"recovery_entry": "head"}, "flows[0].recovery_entry", "rfc, ns3"),
         ({"sack_pipe": "linux"}, "flows[0].sack_pipe", "rfc, ns3"),
         ({"recovery_exit": "grow"}, "flows[0].recovery_exit", "rfc, ns3"),
         ({"prr_variant": "rfc6937"}, "flows[0].prr_variant", "rfc9937, ns3"),

@@ -126,6 +126,9 @@ DESCRIPTIONS: dict[str, str] = {
     "flows[].rto_timer": 'When the retransmission timer runs: `"rfc"` (off with nothing '
     'outstanding, RFC 6298; Linux) or `"ns3"` (on while data waits to be sent, so a paced sender '
     "held past the RTO times out; the timeout's first segment leaves unpaced).",
+    "flows[].recovery_entry": "What starts a fast recovery before three duplicate ACKs (with "
+    'SACK, without RACK): `"rfc"` (the first unacknowledged segment lost, RFC 6675 step (2)) '
+    'or `"ns3"` (the second, ns-3.37).',
     "flows[].sack_pipe": 'Whether a retransmission the receiver SACKs leaves the pipe: `"rfc"` '
     '(RFC 6675, Linux) or `"ns3"` (it stays until acknowledged, ns-3.37).',
     "flows[].rto_ssthresh": 'A timeout during a recovery: `"rfc5681"`, `"keep"` (Linux) or '

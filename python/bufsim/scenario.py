@@ -311,6 +311,7 @@ STACK_FIELDS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
     ("rto_ssthresh", "rto_ssthresh", lambda v: f"ssthresh after a timeout in recovery: {v}"),
     ("rto_collapse", "rto_collapse", lambda v: f"backed-off RTO collapses on: {v}"),
     ("rto_timer", "rto_timer", lambda v: f"retransmission timer: {v}"),
+    ("recovery_entry", "recovery_entry", lambda v: f"recovery entry before DupThresh: {v}"),
     ("sack_pipe", "sack_pipe", lambda v: f"SACKed retransmissions in the pipe: {v}"),
     ("recovery_exit", "recovery_exit", lambda v: f"recovery exit {v}"),
     ("rtt_sampling", "rtt_sampling", lambda v: f"RTT sampling {v}"),

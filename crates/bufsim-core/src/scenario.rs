@@ -25,8 +25,8 @@ use crate::engine::rng::{Rng, Stream, stream};
 use crate::queue::{Limit, LinkInfo, Occupancy, QdiscConfig};
 use crate::tcp::cc::CcConfig;
 use crate::tcp::stack::{
-    CeAck, CutFrom, EcnReduction, NamedRule, PrrVariant, RecoveryExit, RtoCollapse, RtoSsthresh,
-    RtoTimer, RttSampling, SackPipe, SlowStart, Stack,
+    CeAck, CutFrom, EcnReduction, NamedRule, PrrVariant, RecoveryEntry, RecoveryExit, RtoCollapse,
+    RtoSsthresh, RtoTimer, RttSampling, SackPipe, SlowStart, Stack,
 };
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
@@ -296,6 +296,8 @@ struct RawFlows {
     rto_collapse: Option<String>,
     #[serde(default)]
     rto_timer: Option<String>,
+    #[serde(default)]
+    recovery_entry: Option<String>,
     #[serde(default)]
     sack_pipe: Option<String>,
     #[serde(default)]
@@ -628,6 +630,10 @@ pub struct FlowGroup {
     /// pacing: off with nothing outstanding, paced (RFC 6298, Linux), or
     /// on while data waits to be sent, a timeout sending at once (ns-3).
     pub rto_timer: RtoTimer,
+    /// What starts a fast recovery before DupThresh duplicate ACKs: the
+    /// first unacknowledged segment lost (RFC 6675) or the second
+    /// (ns-3.37).
+    pub recovery_entry: RecoveryEntry,
     /// Whether a SACKed retransmission leaves the pipe (RFC 6675, Linux)
     /// or stays in it until acknowledged (ns-3).
     pub sack_pipe: SackPipe,
@@ -1844,6 +1850,7 @@ fn resolve_group(
         rto_ssthresh: r.rto_ssthresh,
         rto_collapse: r.rto_collapse,
         rto_timer: r.rto_timer,
+        recovery_entry: r.recovery_entry,
         sack_pipe: r.sack_pipe,
         recovery_exit: r.recovery_exit,
         rtt_sampling: r.rtt_sampling,
@@ -2035,6 +2042,7 @@ struct Recovery {
     rto_ssthresh: RtoSsthresh,
     rto_collapse: RtoCollapse,
     rto_timer: RtoTimer,
+    recovery_entry: RecoveryEntry,
     sack_pipe: SackPipe,
     recovery_exit: RecoveryExit,
     rtt_sampling: RttSampling,
@@ -2141,6 +2149,11 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         p("rto_collapse"),
     )?;
     let rto_timer = named_rule(f.rto_timer.as_deref(), profile.rto_timer, p("rto_timer"))?;
+    let recovery_entry = named_rule(
+        f.recovery_entry.as_deref(),
+        profile.recovery_entry,
+        p("recovery_entry"),
+    )?;
     let sack_pipe = named_rule(f.sack_pipe.as_deref(), profile.sack_pipe, p("sack_pipe"))?;
     let recovery_exit = named_rule(
         f.recovery_exit.as_deref(),
@@ -2207,6 +2220,7 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         rto_ssthresh,
         rto_collapse,
         rto_timer,
+        recovery_entry,
         sack_pipe,
         recovery_exit,
         rtt_sampling,

@@ -100,6 +100,12 @@ FIXED = {
         "outstanding or not (TcpSocketBase::NewAck), and a timeout's first segment leaves "
         "unpaced (ReTxTimeout cancels the pacing timer)",
     ),
+    "recovery_entry": (
+        "ns3",
+        "ns-3.37 starts a recovery before three duplicate ACKs when the second unacknowledged "
+        "segment, not the first, is lost (TcpSocketBase::DupAck: "
+        "IsLost(m_highRxAckMark + m_segmentSize))",
+    ),
     "sack_pipe": (
         "ns3",
         "ns-3.37 keeps a SACKed retransmission in BytesInFlight until the cumulative ACK passes "
@@ -579,6 +585,7 @@ _PROFILE = {
     "rto_ssthresh",
     "rto_collapse",
     "rto_timer",
+    "recovery_entry",
     "sack_pipe",
     "recovery_exit",
     "rtt_sampling",

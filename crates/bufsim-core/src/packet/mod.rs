@@ -323,6 +323,7 @@ impl Flow {
             rto_ssthresh: grp.rto_ssthresh,
             rto_collapse: grp.rto_collapse,
             rto_timer: grp.rto_timer,
+            recovery_entry: grp.recovery_entry,
             sack_pipe: grp.sack_pipe,
             recovery_exit: grp.recovery_exit,
             rtt_sampling: grp.rtt_sampling,

@@ -31,8 +31,8 @@ use crate::tcp::rate::{RateSample, RateSampler};
 use crate::tcp::rtt::{RttEstimator, Timing};
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
 use crate::tcp::stack::{
-    CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryExit, RtoCollapse, RtoSsthresh, RtoTimer,
-    RttSampling, SackPipe, SlowStart, ns3_segment_bytes,
+    CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryEntry, RecoveryExit, RtoCollapse,
+    RtoSsthresh, RtoTimer, RttSampling, SackPipe, SlowStart, ns3_segment_bytes,
 };
 use crate::units::SimTime;
 
@@ -81,6 +81,9 @@ pub struct SenderConfig {
     /// When the retransmission timer runs, and whether a timeout waits for
     /// pacing (`tcp::stack`).
     pub rto_timer: RtoTimer,
+    /// What starts a fast recovery before DupThresh duplicate ACKs
+    /// (`tcp::stack`).
+    pub recovery_entry: RecoveryEntry,
     /// Whether a SACKed retransmission leaves the pipe (`tcp::stack`).
     pub sack_pipe: SackPipe,
     /// What the ACK that ends a loss episode adds to the window
@@ -1103,9 +1106,10 @@ impl Sender {
                 //= timeout carry none and do not count.
                 self.dupacks += 1;
                 //= RFC 6675 section 5: enter recovery on DupThresh duplicate ACKs
-                //= or when IsLost (HighACK + 1), but (section 5.1) not before
-                //= HighACK >= RecoveryPoint: every segment sent before the last
-                //= recovery or timeout is acknowledged (`una >= recover`).
+                //= or when IsLost (HighACK + 1) (`RecoveryEntry`), but (section
+                //= 5.1) not before HighACK >= RecoveryPoint: every segment sent
+                //= before the last recovery or timeout is acknowledged (`una >=
+                //= recover`).
                 //= RFC 6582 section 3.2 step 2 asks NewReno for one segment
                 //= more: the cumulative ACK must "cover more than recover"
                 //= (ack_number - 1 > recover). bufsim applies the RFC 6675 rule
@@ -1116,11 +1120,16 @@ impl Sender {
                 //= heuristics for this case): one NewReno flow with Poisson
                 //= background and a 625-packet buffer (paper 000) fell from 0.83
                 //= to 0.39 of the residual capacity.
+                let lost_from = |sb: &Scoreboard, seq: u64| {
+                    sb.lost_bound().is_some_and(|b| b > seq) && !sb.is_sacked(seq)
+                };
                 let lost = self
                     .sb
                     .as_ref()
-                    .and_then(|sb| sb.lost_bound())
-                    .is_some_and(|b| b > self.una);
+                    .is_some_and(|sb| match self.cfg.recovery_entry {
+                        RecoveryEntry::Rfc => lost_from(sb, self.una),
+                        RecoveryEntry::Ns3 => lost_from(sb, self.una + 1),
+                    });
                 //= RFC 6582 section 3.2 step 2, kept strictly after a
                 //= timeout: go-back-N resends segments the receiver holds,
                 //= and their duplicate ACKs arrive with ack = recover (RFC
@@ -1402,6 +1411,7 @@ mod tests {
             rto_ssthresh: RtoSsthresh::Rfc5681,
             rto_collapse: RtoCollapse::Sample,
             rto_timer: RtoTimer::Rfc,
+            recovery_entry: RecoveryEntry::Rfc,
             sack_pipe: SackPipe::Rfc,
             recovery_exit: RecoveryExit::Rfc,
             rtt_sampling: RttSampling::Rfc,
@@ -1697,6 +1707,41 @@ mod tests {
         a
     }
 
+    /// RFC 6675 section 5 step (2): a recovery starts before DupThresh
+    /// duplicate ACKs when IsLost (HighACK + 1) (`RecoveryEntry::Rfc`);
+    /// ns-3.37 tests the segment after it (`RecoveryEntry::Ns3`); neither
+    /// before HighACK reaches the recovery point (section 5.1). Segments
+    /// 0-9 sent, 0 and 1 acknowledged, then one duplicate ACK SACKs three
+    /// segments.
+    #[test]
+    fn recovery_entry_before_dupthresh() {
+        // (rule, the SACK block, the recovery point, recovery at once)
+        for (rule, block, recover, enters) in [
+            // 2 lost (3, 4 and 5 SACKed above it).
+            (RecoveryEntry::Rfc, (3, 6), 0, true),
+            // The second unacknowledged segment, 3, is SACKed.
+            (RecoveryEntry::Ns3, (3, 6), 0, false),
+            // 2 and 3 lost (4, 5 and 6 SACKed).
+            (RecoveryEntry::Ns3, (4, 7), 0, true),
+            // HighACK (2) short of the recovery point.
+            (RecoveryEntry::Rfc, (4, 7), 20, false),
+            (RecoveryEntry::Ns3, (4, 7), 20, false),
+        ] {
+            let mut s = sender(true);
+            s.cfg.recovery_entry = rule;
+            s.w.cwnd = 10.0;
+            let mut out = vec![];
+            s.pump(SimTime::ZERO, &mut out);
+            let t = SimTime::from_millis(100);
+            s.on_ack(&ack(2), t, &mut out);
+            s.recover = recover;
+            out.clear();
+            s.on_ack(&sack_ack(2, &[block]), t, &mut out);
+            assert_eq!(s.in_recovery, enters, "{rule:?} {block:?} {recover}");
+            assert_eq!(out.first() == Some(&2), enters, "{out:?}");
+        }
+    }
+
     /// The receiver's first ACK after a loss when it held a delayed ACK:
     /// it acknowledges segment 0 and SACKs segment 2 (1 lost). RFC 6675
     /// section 5 counts it as the first duplicate ACK, so limited transmit
@@ -1895,6 +1940,7 @@ mod tests {
             rto_ssthresh: RtoSsthresh::Rfc5681,
             rto_collapse: RtoCollapse::Sample,
             rto_timer: RtoTimer::Rfc,
+            recovery_entry: RecoveryEntry::Rfc,
             sack_pipe: SackPipe::Rfc,
             recovery_exit: RecoveryExit::Rfc,
             rtt_sampling: RttSampling::Rfc,

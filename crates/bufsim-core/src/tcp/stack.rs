@@ -74,7 +74,7 @@ impl Serialize for SlowStart {
 }
 
 /// A rule a flow field names from a fixed list (`rto_ssthresh`,
-/// `rto_collapse`, `rto_timer`, `sack_pipe`, `recovery_exit`, `cut_from`, `ecn_reduction`, `ce_ack`, `prr_variant`,
+/// `rto_collapse`, `rto_timer`, `recovery_entry`, `sack_pipe`, `recovery_exit`, `cut_from`, `ecn_reduction`, `ce_ack`, `prr_variant`,
 /// `rtt_sampling`).
 pub trait NamedRule: Copy + 'static {
     /// Every rule, by its scenario name.
@@ -175,6 +175,34 @@ pub enum RtoTimer {
 impl NamedRule for RtoTimer {
     const ALL: &'static [(RtoTimer, &'static str)] =
         &[(RtoTimer::Rfc, "rfc"), (RtoTimer::Ns3, "ns3")];
+}
+
+/// What starts a fast recovery before DupThresh duplicate ACKs
+/// (`flows[].recovery_entry`; with SACK, without RACK): RFC 6675 section
+/// 5 step (2), "If DupAcks < DupThresh but IsLost (HighACK + 1) returns
+/// true ... go to step (4)".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoveryEntry {
+    /// RFC 6675 section 5 step (2): the first unacknowledged segment is
+    /// lost (DupThresh segments SACKed above it).
+    Rfc,
+    /// ns-3.37 `TcpSocketBase::DupAck` in CA_DISORDER: "else if
+    /// (m_txBuffer->IsLost(m_highRxAckMark + m_tcb->m_segmentSize))", the
+    /// test one segment above HighACK + 1. `TcpTxBuffer::IsLost` walks the
+    /// sent list from that segment and answers with the first segment
+    /// marked lost (true) or SACKed (false), so a recovery starts early
+    /// only when the second unacknowledged segment is lost too. (ns-3
+    /// applies no recovery-point guard to this step, but ignores
+    /// duplicate ACKs in CA_LOSS, and outside it and CA_RECOVERY HighACK
+    /// has reached m_recover, so section 5.1's guard, which both rules
+    /// keep, never differs.) ns-3-dev tests `IsLost(m_highRxAckMark)`.
+    Ns3,
+}
+
+impl NamedRule for RecoveryEntry {
+    const ALL: &'static [(RecoveryEntry, &'static str)] =
+        &[(RecoveryEntry::Rfc, "rfc"), (RecoveryEntry::Ns3, "ns3")];
 }
 
 /// Whether a retransmission the receiver SACKs leaves the pipe
@@ -377,6 +405,8 @@ pub struct StackDefaults {
     /// When the retransmission timer runs, and whether a timeout waits
     /// for pacing.
     pub rto_timer: RtoTimer,
+    /// What starts a fast recovery before DupThresh duplicate ACKs.
+    pub recovery_entry: RecoveryEntry,
     /// Whether a SACKed retransmission leaves the pipe.
     pub sack_pipe: SackPipe,
     /// What the ACK that ends a loss episode adds to the window.
@@ -563,6 +593,7 @@ impl Stack {
                 //= RFC 6298 section 5: a new RTT sample collapses the RTO.
                 rto_collapse: RtoCollapse::Sample,
                 rto_timer: RtoTimer::Rfc,
+                recovery_entry: RecoveryEntry::Rfc,
                 //= RFC 6675 section 4, SetPipe.
                 sack_pipe: SackPipe::Rfc,
                 recovery_exit: RecoveryExit::Rfc,
@@ -628,6 +659,9 @@ impl Stack {
                 //= measurement" (icsk_backoff = 0 after tcp_set_rto).
                 rto_collapse: RtoCollapse::Sample,
                 rto_timer: RtoTimer::Rfc,
+                //= Linux detects loss by RACK (this profile's `rack`), which
+                //= replaces the rule.
+                recovery_entry: RecoveryEntry::Rfc,
                 //= tcp_sacktag_one: a SACKed retransmission lowers
                 //= retrans_out ("tp->retrans_out -= pcount").
                 sack_pipe: SackPipe::Rfc,
@@ -723,6 +757,8 @@ impl Stack {
                 //= ns-3.37 TcpSocketBase::NewAck(ack, resetRTO = true).
                 rto_collapse: RtoCollapse::Ack,
                 rto_timer: RtoTimer::Ns3,
+                //= ns-3.37 TcpSocketBase::DupAck, CA_DISORDER step (2).
+                recovery_entry: RecoveryEntry::Ns3,
                 //= ns-3.37 TcpTxBuffer::Update leaves m_retrans as it was.
                 sack_pipe: SackPipe::Ns3,
                 //= ns-3.37 TcpSocketBase::ProcessAck: leaving CA_RECOVERY,
