@@ -85,8 +85,10 @@ validate: install ns3
 test-rust:
 	cargo test --release --workspace --exclude bufsim-py
 
+# One pytest worker per core (pytest-xdist); a file's tests stay on one
+# worker, so a module's fixtures (a sweep, a reproduction) run once.
 test-python: install
-	$(PY) -m pytest -q --durations=15
+	$(PY) -m pytest -q -n auto --dist loadfile --durations=15
 
 bench: install
 	cargo bench -p bufsim-core

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import shutil
 import signal
@@ -122,6 +123,16 @@ def render_in_chromium(page: Path, tmp: Path, name: str) -> None:
 SLOW_TIMEOUT_S = 3600
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """pytest-xdist's workers start with ``COLUMNS=80`` and ``LINES=24`` in
+    their environment, which fix the width of ``bufsim.cli``'s consoles
+    when it is imported; drop them, so that a CLI test's ``COLUMNS`` takes
+    effect as under plain pytest."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is not None:
+        os.environ.pop("COLUMNS", None)
+        os.environ.pop("LINES", None)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Give the tests marked ``slow`` (``make bench``) :data:`SLOW_TIMEOUT_S`."""
     for item in items:
@@ -143,8 +154,15 @@ def quick(request):
 def quick_store(tmp_path_factory) -> Path:
     """The results store of this session's quick reproductions: the
     reproduction tests and the docs build (``BUFSIM_DOCS_STORE``, whose
-    reproduction figures draw them) share it, so each runs once."""
-    return tmp_path_factory.mktemp("quick-runs")
+    reproduction figures draw them) share it, so each runs once. Under
+    pytest-xdist (``make test`` runs ``-n auto``) the workers share one
+    folder beside their own: a run one worker has claimed, another reads
+    back when it is stored (the store's claims, as for two sweep drivers)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return tmp_path_factory.mktemp("quick-runs")
+    shared = tmp_path_factory.getbasetemp().parent / "quick-runs"
+    shared.mkdir(exist_ok=True)
+    return shared
 
 
 @pytest.fixture(scope="session")

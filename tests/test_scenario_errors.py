@@ -24,7 +24,15 @@ def edit(base: dict, path: str, value) -> dict:
     return s
 
 
-DELETE = object()
+class _Delete:
+    """The value that deletes a field (its repr names the test: the same in
+    every pytest-xdist worker)."""
+
+    def __repr__(self) -> str:
+        return "<deleted>"
+
+
+DELETE = _Delete()
 
 BAD = [
     # (path, value, expected fragments of the message)
