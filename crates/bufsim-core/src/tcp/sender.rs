@@ -1120,16 +1120,13 @@ impl Sender {
                 //= heuristics for this case): one NewReno flow with Poisson
                 //= background and a 625-packet buffer (paper 000) fell from 0.83
                 //= to 0.39 of the residual capacity.
-                let lost_from = |sb: &Scoreboard, seq: u64| {
-                    sb.lost_bound().is_some_and(|b| b > seq) && !sb.is_sacked(seq)
+                let seq = match self.cfg.recovery_entry {
+                    RecoveryEntry::Rfc => self.una,
+                    RecoveryEntry::Ns3 => self.una + 1,
                 };
-                let lost = self
-                    .sb
-                    .as_ref()
-                    .is_some_and(|sb| match self.cfg.recovery_entry {
-                        RecoveryEntry::Rfc => lost_from(sb, self.una),
-                        RecoveryEntry::Ns3 => lost_from(sb, self.una + 1),
-                    });
+                let lost = self.sb.as_ref().is_some_and(|sb| {
+                    sb.lost_bound().is_some_and(|b| b > seq) && !sb.is_sacked(seq)
+                });
                 //= RFC 6582 section 3.2 step 2, kept strictly after a
                 //= timeout: go-back-N resends segments the receiver holds,
                 //= and their duplicate ACKs arrive with ack = recover (RFC
