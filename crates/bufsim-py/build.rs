@@ -1,6 +1,9 @@
 //! Build script: a hash of the engine's sources (bufsim-core's `src/` and
 //! the lock file) as `BUFSIM_BUILD`, so that results stored by one build are
-//! not reused by another that carries the same version number.
+//! not reused by another that carries the same version number; and the git
+//! commit the extension is built from as `BUFSIM_COMMIT` (empty outside a
+//! checkout), so an installed wheel can name its source in a result's
+//! provenance.
 
 use std::hash::Hasher;
 use std::path::Path;
@@ -34,6 +37,33 @@ fn visit(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
     }
 }
 
+/// The short commit of the checkout at `root`, with the files whose change
+/// means a new commit (HEAD and the branch it names), or nothing outside a
+/// checkout or without git.
+fn git_commit(root: &Path) -> Option<(String, Vec<std::path::PathBuf>)> {
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .ok()?;
+        let text = String::from_utf8(out.stdout).ok()?.trim().to_owned();
+        (out.status.success() && !text.is_empty()).then_some(text)
+    };
+    let commit = git(&["rev-parse", "--short", "HEAD"])?;
+    let mut watch = Vec::new();
+    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
+        let dir = std::path::PathBuf::from(dir);
+        watch.push(dir.join("HEAD"));
+        if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"]) {
+            let common = git(&["rev-parse", "--path-format=absolute", "--git-common-dir"])
+                .map_or(dir.clone(), std::path::PathBuf::from);
+            watch.push(common.join(head));
+        }
+    }
+    Some((commit, watch))
+}
+
 fn main() {
     let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo");
     let root = Path::new(&manifest).join("..");
@@ -52,6 +82,11 @@ fn main() {
         }
     }
     println!("cargo:rustc-env=BUFSIM_BUILD={:016x}", h.finish());
+    let (commit, watch) = git_commit(&root).unwrap_or_default();
+    println!("cargo:rustc-env=BUFSIM_COMMIT={commit}");
+    for f in watch.iter().filter(|f| f.exists()) {
+        println!("cargo:rerun-if-changed={}", f.display());
+    }
     println!("cargo:rerun-if-changed={}", core.display());
     println!("cargo:rerun-if-changed=src");
     println!("cargo:rerun-if-changed=../../Cargo.lock");

@@ -31,6 +31,9 @@ class ScenarioError(BufsimError, ValueError):
 class EngineError(BufsimError, RuntimeError):
     """An engine failed internally (a bug: please report it)."""
 
+def build_commit() -> str:
+    """The short git commit the extension was built from, or "" outside a checkout."""
+
 def variants() -> str:
     """The variant registry as JSON text: per variant ``name``, ``aliases``, ``fluid``
     (``"law"`` with ``rate_form``, or ``"none"`` with ``why``), ``ecn_per_packet``,

@@ -170,6 +170,13 @@ fn parse_quantity(text: &str, kind: &str) -> PyResult<f64> {
     parsed.map_err(|e| PyValueError::new_err(e.0))
 }
 
+/// The short git commit this extension was built from (build.rs), or `""`
+/// when it was built outside a checkout.
+#[pyfunction]
+fn build_commit() -> &'static str {
+    env!("BUFSIM_COMMIT")
+}
+
 /// The variant registry (`bufsim_core::tcp::cc::describe_variants`) as JSON
 /// text: per variant its `name`, `aliases`, `fluid` (`"law"` with
 /// `rate_form`, or `"none"` with `why`), `ecn_per_packet`, `needs_sack` and
@@ -330,6 +337,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         bufsim_core::scenario::Stop::METRICS.to_vec(),
     )?;
     m.add_class::<PyScenario>()?;
+    m.add_function(wrap_pyfunction!(build_commit, m)?)?;
     m.add_function(wrap_pyfunction!(variants, m)?)?;
     m.add_function(wrap_pyfunction!(disciplines, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
