@@ -25,6 +25,22 @@ fn run(n: u32, k: u32) -> RunOutput {
     run_with(n, k, false)
 }
 
+/// N flows over `qdisc` with `params` (no delayed ACKs, as [`run`]).
+fn run_qdisc(n: u32, qdisc: &str, params: serde_json::Value) -> RunOutput {
+    let v = json!({
+        "duration": "0.25s", "warmup": "0.05s", "seed": 1,
+        "link": {"capacity": "10Gbps", "delay": "20us", "buffer": "1000pkt",
+                 "qdisc": qdisc, "qdisc_params": params},
+        "flows": [{"count": n, "tcp": "dctcp", "rtt": "100us", "mss": "1500B",
+                   "delayed_ack": false, "start": {"uniform": ["0s", "1ms"]}}],
+        "output": {"interval": "5us"},
+    });
+    packet::run(
+        &Scenario::from_json(&v.to_string()).expect("valid"),
+        &mut |_| true,
+    )
+}
+
 /// With `delayed_ack`, 0.25 s of warm-up: the first segment (initial window
 /// 1) waits for the 200 ms delayed-ACK timer before anything else moves.
 fn run_with(n: u32, k: u32, delayed_ack: bool) -> RunOutput {
@@ -153,6 +169,47 @@ fn full_utilization_needs_k_above_a_seventh_of_the_bdp() {
             "N={n}: K = 1: {below} vs {at}"
         );
     }
+}
+
+#[test]
+fn red_as_a_step_marks_as_the_threshold_discipline() {
+    // The standard DCTCP deployment (Alizadeh et al. 2010 section 4; ns-3's
+    // examples/tcp/dctcp-example.cc): RED with MinTh = MaxTh = K, QW = 1,
+    // ECN, UseHardDrop = false, so every ECN-capable arrival at a queue of K
+    // or more is marked: the threshold discipline, which marks above K (RFC
+    // 8257 section 3.1), one packet later. Measured, N = 10, K = 40:
+    // utilization 1.0000 for both, mean queue 38.2 (RED) and 39.1
+    // (threshold), no drop: within the one packet between the two rules.
+    // With hard_drop, as ns-3's default, each arrival there is dropped
+    // instead: mean queue 29.1 (each loss halves a window).
+    let (n, k) = (10u32, 40u32);
+    let step = |hard_drop: bool| {
+        json!({"min_th": k, "max_th": k, "w_q": 1, "gentle": false, "ecn": true,
+               "hard_drop": hard_drop})
+    };
+    let threshold = run_qdisc(n, "threshold", json!({"k": k}));
+    let red = run_qdisc(n, "red", step(false));
+    let hard = run_qdisc(n, "red", step(true));
+    let util = |o: &RunOutput| o.metric("utilization").unwrap();
+    let (_, _, q_threshold) = queue_range(&threshold, 0.05);
+    let (_, _, q_red) = queue_range(&red, 0.05);
+    let (_, _, q_hard) = queue_range(&hard, 0.05);
+    println!(
+        "threshold: {:.4}, queue {q_threshold:.1}; red: {:.4}, queue {q_red:.1}; \
+         hard_drop: {:.4}, queue {q_hard:.1}",
+        util(&threshold),
+        util(&red),
+        util(&hard)
+    );
+    assert!(util(&red) >= 0.99, "{}", util(&red));
+    // The same marking rule but for its one-packet offset.
+    assert!(
+        (q_red - q_threshold).abs() <= 1.0,
+        "{q_red} vs {q_threshold}"
+    );
+    assert_eq!(red.metric("packets_dropped").unwrap(), 0.0);
+    assert!(hard.metric("packets_dropped").unwrap() > 0.0);
+    assert!(q_hard < q_red - 5.0, "{q_hard} vs {q_red}");
 }
 
 #[test]

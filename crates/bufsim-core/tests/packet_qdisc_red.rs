@@ -216,6 +216,47 @@ fn with_w_q_one_it_marks_on_the_instantaneous_queue() {
 }
 
 #[test]
+fn above_max_th_ecn_capable_packets_are_marked_unless_hard_drop() {
+    // Linux's sch_red (RED_HARD_MARK) and ns-3's RedQueueDisc (DTYPE_FORCED)
+    // mark an ECN-capable packet above the forced threshold when ECN is on
+    // and harddrop / UseHardDrop is off; otherwise, and for a packet that is
+    // not ECN-capable, they drop it.
+    use bufsim_core::net::{CE, ECT};
+    let occ = Occupancy {
+        pkts: 50,
+        bytes: 50 * 1500,
+    };
+    let t = SimTime::from_millis(1);
+    for variant in ["floyd", "ns3"] {
+        for (hard_drop, ecn_capable, marked) in [
+            (false, true, true),
+            (false, false, false),
+            (true, true, false),
+        ] {
+            let params = json!({"min_th": 10, "max_th": 10, "w_q": 1, "gentle": false,
+                                "ecn": true, "hard_drop": hard_drop, "variant": variant});
+            let (mut q, cfg) = red(&scenario(params));
+            assert_eq!(cfg.hard_drop, hard_drop);
+            let mut drops: Drops = Vec::new();
+            let ecn = if ecn_capable { ECT } else { 0 };
+            q.enqueue(Packet::new(0, 1500, 0, ecn), occ, t, &mut drops);
+            let case = format!("{variant}, hard_drop {hard_drop}, ECT {ecn_capable}");
+            if marked {
+                assert!(drops.is_empty(), "{case}");
+                let out = q.dequeue(occ, t, &mut drops).expect("queued");
+                assert_ne!(out.pkt.ecn() & CE, 0, "{case}");
+            } else {
+                assert_eq!(drops.len(), 1, "{case}");
+                assert_eq!(drops[0].1, FORCED, "{case}");
+            }
+        }
+    }
+    // Off by default, as Linux.
+    let (_, cfg) = red(&scenario(json!({})));
+    assert!(!cfg.hard_drop);
+}
+
+#[test]
 fn ns3_red_spares_a_disc_of_one_packet_and_the_first_arrival_above_min_th() {
     // w_q = 1: the average is the queue ns-3's disc holds, the buffer's
     // packets but the one in the device queue. Above 2 max_th the paper's

@@ -1172,7 +1172,7 @@ Ptr<QueueDisc> InstallDisc(Ptr<NetDevice> dev, const json& link)
                              "LInterm", DoubleValue(1.0 / p["max_p"].get<double>()),
                              "Gentle", BooleanValue(p["gentle"].get<bool>()),
                              "UseEcn", BooleanValue(p["ecn"].get<bool>()),
-                             "UseHardDrop", BooleanValue(true),
+                             "UseHardDrop", BooleanValue(p["hard_drop"].get<bool>()),
                              // Floyd & Jacobson 1993's pa = pb / (1 - count pb),
                              // as the packet engine (Wait = true is ns-2's wait_).
                              "Wait", BooleanValue(false),

@@ -69,8 +69,15 @@ pub struct RedConfig {
     #[serde(serialize_with = "crate::units::ser_secs", rename = "interval_s")]
     pub interval: SimTime,
     /// Mark ECN-capable packets (CE) instead of dropping them early
-    /// (RFC 3168 section 5); forced and overflow drops still drop.
+    /// (RFC 3168 section 5); overflow drops still drop.
     pub ecn: bool,
+    /// Drop ECN-capable packets above the forced-drop threshold (max_th, or
+    /// 2 max_th in gentle mode) instead of marking them: Linux's sch_red
+    /// `harddrop` flag, ns-3's `RedQueueDisc::UseHardDrop`. Off by default,
+    /// as Linux (`tc qdisc ... red ecn` marks there unless `harddrop` is
+    /// given); ns-3's own default is on, which its DCTCP example and the
+    /// DCTCP papers' scripts turn off.
+    pub hard_drop: bool,
     /// The paper's RED or ns-3's.
     pub variant: RedVariant,
 }
@@ -93,6 +100,7 @@ impl Default for RedConfig {
             //= Floyd, Gummadi, Shenker 2001 Fig. 2: interval = 0.5 s.
             interval: SimTime::from_millis(500),
             ecn: false,
+            hard_drop: false,
             variant: RedVariant::Floyd,
         }
     }
@@ -101,7 +109,8 @@ impl Default for RedConfig {
 /// RED's random early drop: the average between the thresholds (Floyd &
 /// Jacobson 1993's "unforced" drop).
 pub const EARLY: DropReason = DropReason::own(0);
-/// RED's forced drop: the average above max_th (2 max_th in gentle mode).
+/// RED's forced drop: the average above max_th (2 max_th in gentle mode),
+/// a packet that is not ECN-capable or any packet with `hard_drop`.
 pub const FORCED: DropReason = DropReason::own(1);
 
 impl QueueDisc for Red {
@@ -123,8 +132,10 @@ impl QueueDisc for Red {
             d.max_th
         };
         let max_th = p.num("max_th", max_default, 0.0, 1e9)?;
-        // max_th = min_th is a step: no mark below it, forced above it (the
-        // marking of ns-3's DCTCP example, MinTh = MaxTh = K).
+        // max_th = min_th is a step: no mark below it, a forced mark (or drop,
+        // with hard_drop or a packet that is not ECN-capable) above it: the
+        // marking of ns-3's DCTCP example, MinTh = MaxTh = K, UseHardDrop =
+        // false.
         if max_th < min_th {
             return Err((
                 "max_th".into(),
@@ -153,6 +164,7 @@ impl QueueDisc for Red {
         let ms = SimTime::from_millis;
         let interval = p.dur("interval", d.interval, ms(1), ms(1_000_000))?;
         let ecn = p.flag("ecn", d.ecn)?;
+        let hard_drop = p.flag("hard_drop", d.hard_drop)?;
         let variant = match p.word("variant", &["floyd", "ns3"])?.as_deref() {
             Some("ns3") => RedVariant::Ns3,
             _ => RedVariant::Floyd,
@@ -188,6 +200,7 @@ impl QueueDisc for Red {
             adaptive,
             interval,
             ecn,
+            hard_drop,
             variant,
         })
     }
@@ -368,7 +381,10 @@ impl Red {
         if pb >= 1.0 {
             //= section 4: avg >= max_th: "mark the arriving packet, count <- 0".
             self.count = 0;
-            drops.push((pkt, FORCED));
+            match self.forced_mark(pkt) {
+                Ok(pkt) => self.fifo.push(pkt, now),
+                Err(pkt) => drops.push((pkt, FORCED)),
+            }
             return;
         }
         self.count += 1;
@@ -422,8 +438,13 @@ impl Red {
         if self.avg >= self.cfg.min_th && n_queued > 1 {
             if pb >= 1.0 {
                 //= "(m_isGentle && m_qAvg >= 2 * m_maxTh)" (or >= maxTh
-                //= without gentle): DTYPE_FORCED, dropped with UseHardDrop.
-                drops.push((pkt, FORCED));
+                //= without gentle): DTYPE_FORCED; "if (m_useHardDrop ||
+                //= !m_useEcn || !Mark(item, FORCED_MARK))" drop, else the
+                //= marked packet goes on to the internal queue.
+                match self.forced_mark(pkt) {
+                    Ok(pkt) => self.push_ns3(pkt, occ, now, drops),
+                    Err(pkt) => drops.push((pkt, FORCED)),
+                }
                 return;
             }
             if !self.ns3_old {
@@ -459,6 +480,21 @@ impl Red {
             self.ns3_old = false;
         }
         self.push_ns3(pkt, occ, now, drops);
+    }
+
+    /// A forced mark: the packet marked CE when ECN is on, `hard_drop` off
+    /// and the packet ECN-capable (`Ok`), else handed back to be dropped.
+    //= Linux net/sched/sch_red.c red_enqueue, RED_HARD_MARK: "if
+    //= (red_use_harddrop(q) || !red_use_ecn(q)) goto congestion_drop; if
+    //= (INET_ECN_set_ce(skb)) forced_mark++; else ... congestion_drop".
+    fn forced_mark(&self, pkt: Packet) -> Result<Packet, Packet> {
+        if self.cfg.ecn && !self.cfg.hard_drop && pkt.ecn() & ECT != 0 {
+            let mut pkt = pkt;
+            pkt.mark_ce();
+            Ok(pkt)
+        } else {
+            Err(pkt)
+        }
     }
 
     /// ns-3's "GetInternalQueue(0)->Enqueue(item)": the limit after RED's
