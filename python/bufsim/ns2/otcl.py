@@ -221,6 +221,11 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         f"$ns queue-limit $r1 $r0 {BIG_QUEUE}",
         "set qmon [$ns monitor-queue $r0 $r1 0]",
         "set pint [$qmon get-pkts-integrator]",
+        # Per-flow counters at the bottleneck: a flow monitor classifying by
+        # fid_ (Simulator makeflowmon, attach-fmon, ns-lib.tcl), chained
+        # after the queue monitor's snoops (SimpleLink attach-monitors).
+        "set fmon [$ns makeflowmon Fid]",
+        "$ns attach-fmon [$ns link $r0 $r1] $fmon",
     ]
     cc_params: dict[str, int] = {}
     i = 0
@@ -280,11 +285,20 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         '[$t set tcpTick_]"',
         "    }",
         "}",
+        # Per flow at the bottleneck: arrivals, departures, drops, bytes sent (the flows
+        # the monitor has seen; QueueMonitor/ED/Flow, flowmon.cc).
+        "proc fmlines {tag} {",
+        "    global fmon",
+        "    foreach f [$fmon flows] {",
+        '        puts "BUFSIM $tag [$f set flowid_] [$f set parrivals_] '
+        '[$f set pdepartures_] [$f set pdrops_] [$f set bdepartures_]"',
+        "    }",
+        "}",
         f"for {{set k 1}} {{$k <= {steps}}} {{incr k}} {{",
         f'    $ns at [expr {{$k * {_num(interval)}}}] "qline ts"',
         "}",
-        f'$ns at {_num(norm["warmup_s"])} "qline warm; flines fwarm"',
-        f'$ns at {_num(norm["duration_s"])} "qline end; flines fend; exit 0"',
+        f'$ns at {_num(norm["warmup_s"])} "qline warm; flines fwarm; fmlines mwarm"',
+        f'$ns at {_num(norm["duration_s"])} "qline end; flines fend; fmlines mend; exit 0"',
         "$ns run",
     ]
     return "\n".join(lines) + "\n"
