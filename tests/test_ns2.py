@@ -177,6 +177,30 @@ def test_starts_and_rtts_are_the_normalized_draws():
         )
 
 
+def test_poisson_background_lines():
+    raw = scenario()
+    raw["background"] = [{"kind": "poisson", "rate": "2Mbps", "packet_size": "500B"}]
+    out = lines(raw)
+    i = out.index("set bg(0) [new Application/Traffic/Exponential]")
+    assert out[i - 7 : i + 6] == [
+        "set udp(0) [new Agent/UDP]",
+        "$udp(0) set packetSize_ 500",
+        # Flow ids 0 .. N-1 are the TCP flows, the background follows.
+        "$udp(0) set fid_ 1",
+        "$ns attach-agent $b(0) $udp(0)",
+        "set null(0) [new Agent/Null]",
+        "$ns attach-agent $bd(0) $null(0)",
+        "$ns connect $udp(0) $null(0)",
+        "set bg(0) [new Application/Traffic/Exponential]",
+        "$bg(0) set packetSize_ 500",
+        "$bg(0) set burst_time_ 0",
+        # A mean gap of 500 B x 8 / 2 Mbps = 2 ms.
+        "$bg(0) set idle_time_ 0.002",
+        f"$bg(0) set rate_ {otcl.POISSON_ON_RATE_BPS}",
+        "$bg(0) attach-agent $udp(0)",
+    ]
+
+
 # --- refusals -------------------------------------------------------------
 
 
@@ -207,10 +231,10 @@ def test_refused_by_field(over, field):
     assert str(e.value).startswith(f"{field}: ")
 
 
-def test_refuses_background_and_two_way():
+def test_refuses_two_way_and_pools():
     raw = scenario()
-    raw["background"] = [{"kind": "poisson", "rate": "1Mbps", "packet_size": "1000B"}]
-    with pytest.raises(bufsim.ScenarioError, match="^background: "):
+    raw["reverse"] = {"capacity": "10Mbps", "buffer": "50pkt"}
+    with pytest.raises(bufsim.ScenarioError, match="^reverse: "):
         ns2.write_script(raw)
 
 
@@ -263,6 +287,23 @@ def test_one_flow_at_one_bdp_fills_the_link(tcp, extra, tmp_path):
     # and all of it here but the rare resend of a packet not lost.
     s = r.summary
     assert 0.99 * s["throughput_bps"] <= s["goodput_bps"] <= s["throughput_bps"]
+
+
+@needs_ns
+def test_poisson_background_is_an_md1_queue():
+    # 3 Mbps of 500 B Poisson packets on 10 Mbps, the one TCP flow starting
+    # 10 ms before the end: an M/D/1 queue, load 0.3, whose mean number
+    # waiting is rho^2 / (2 (1 - rho)) = 0.0643 (Pollaczek-Khinchine).
+    # 21,000 arrivals in the window: the load within 3 % (4 standard
+    # deviations of a Poisson count), the mean queue within 15 %.
+    raw = scenario(start="29.99s", duration="30s", warmup="2s")
+    raw["background"] = [{"kind": "poisson", "rate": "3Mbps", "packet_size": "500B"}]
+    r = ns2.run(raw)
+    rho = 0.3
+    assert r.summary["utilization"] == pytest.approx(rho, rel=0.03)
+    assert r.summary["mean_queue_pkts"] == pytest.approx(rho**2 / (2 * (1 - rho)), rel=0.15)
+    assert r.summary["background_drops"] == 0
+    conserved(r)
 
 
 def reno_bound(buffer: float, bdp: float) -> float:

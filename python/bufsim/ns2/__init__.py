@@ -27,8 +27,11 @@ SYN (``connection_setup``), access links; TCP NewReno and SACK
 (``Agent/TCP/Newreno``, ``Sack1``), HighSpeed (``windowOption_ 8``),
 CUBIC, H-TCP and Scalable (TCP-Linux, ``Agent/TCP/Linux``).
 
+Poisson background sources are UDP agents driven by ns-2's Exponential
+on/off source with bursts of one packet (:func:`bufsim.ns2.otcl.background_lines`).
+
 What it refuses, by field (:func:`check`): pools, chains, two-way traffic,
-background sources, finite transfers and open-loop arrivals (not yet
+background sources other than Poisson, finite transfers and open-loop arrivals (not yet
 written), BBR, DCTCP, AIMD, CoDel, PIE, fq and fq_codel (Debian's ns-2.35
 has none of the queues), Adaptive RED, RED's Floyd variant, RACK,
 HyStart, random loss, send jitter, packet traces and per-half statistics.
@@ -149,11 +152,18 @@ def check(scenario: Scenario) -> None:
             raise scenario_error(
                 key, f"{why}: the ns2 engine runs one dumbbell; use engine='packet'"
             )
-    if norm.get("background"):
-        raise scenario_error(
-            "background",
-            "the ns2 engine does not write background sources yet; remove them or use engine='packet'",
-        )
+    for k, b in enumerate(norm.get("background") or []):
+        if b["kind"] != "poisson":
+            raise scenario_error(
+                f"background[{k}].kind",
+                f"{b['kind']!r}: the ns2 engine writes Poisson sources only",
+            )
+        extra = sorted(set(b) - {"kind", "rate_bps", "packet_size_bytes"})
+        if extra:
+            raise scenario_error(
+                f"background[{k}].{extra[0].removesuffix('_bytes')}",
+                "the ns2 engine's background crosses the one bottleneck; remove it",
+            )
     _check_link("link", norm["link"])
     linux_params: dict[str, tuple[int, str]] = {}
     for k, g in enumerate(norm["flows"]):
@@ -501,6 +511,11 @@ def parse(norm: Mapping[str, Any], lines: list[str]) -> dict[str, Any]:
         "queue_departures": e[2],
         "queue_final_pkts": e[6],
     }
+    # Background sources are flow ids n, n + 1, ... at the bottleneck.
+    summary["background_drops"] = sum(
+        per["mend"].get(f, [0.0] * 4)[2] - per["mwarm"].get(f, [0.0] * 4)[2]
+        for f in range(n, n + len(norm.get("background") or []))
+    )
     for gi in range(len(norm["flows"])):
         summary[f"goodput_bps_group{gi}"] = float(good_a[[g == gi for g in groups]].sum())
     arr = np.array(ts) if ts else np.zeros((0, 7))

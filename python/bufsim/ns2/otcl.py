@@ -176,6 +176,49 @@ def linux_params(variant: str, cc: Mapping[str, Any]) -> dict[str, int]:
     return {}
 
 
+#: The on-rate of a background source, bit/s: its packets of a burst
+#: follow each other by size / rate (EXPOO_Traffic::init, expoo.cc), here
+#: a picosecond or less, so that the gaps are the exponential idle times.
+POISSON_ON_RATE_BPS = 10**15
+
+
+def background_lines(k: int, fid: int, b: Mapping[str, Any], fast: float) -> list[str]:
+    """Background source ``k`` (flow id ``fid``): Poisson packets over UDP
+    from a host behind r0 to a null agent behind r1.
+
+    ns-2's Exponential on/off source with ``burst_time_ 0`` sends bursts of
+    one packet (EXPOO_Traffic::next_interval, expoo.cc: rem_ at least 1)
+    separated by size / rate_ plus an exponential idle time of mean
+    ``idle_time_``: Poisson arrivals of mean gap size / rate (the source's
+    rate) when rate_ is far above it. UDP adds no headers to packetSize_
+    (UdpAgent::sendmsg, udp.cc): the packet on the wire is packet_size.
+    """
+    size = b["packet_size_bytes"]
+    return [
+        f"# background {k}: Poisson, {_num(b['rate_bps'])} bit/s of {size} B packets",
+        f"set b({k}) [$ns node]",
+        f"set bd({k}) [$ns node]",
+        f"$ns duplex-link $b({k}) $r0 {_num(fast)} 0 DropTail",
+        f"$ns duplex-link $r1 $bd({k}) {_num(fast)} 0 DropTail",
+        f"$ns queue-limit $b({k}) $r0 {BIG_QUEUE}",
+        f"$ns queue-limit $r1 $bd({k}) {BIG_QUEUE}",
+        f"set udp({k}) [new Agent/UDP]",
+        f"$udp({k}) set packetSize_ {size}",
+        f"$udp({k}) set fid_ {fid}",
+        f"$ns attach-agent $b({k}) $udp({k})",
+        f"set null({k}) [new Agent/Null]",
+        f"$ns attach-agent $bd({k}) $null({k})",
+        f"$ns connect $udp({k}) $null({k})",
+        f"set bg({k}) [new Application/Traffic/Exponential]",
+        f"$bg({k}) set packetSize_ {size}",
+        f"$bg({k}) set burst_time_ 0",
+        f"$bg({k}) set idle_time_ {_num(size * 8 / b['rate_bps'])}",
+        f"$bg({k}) set rate_ {POISSON_ON_RATE_BPS}",
+        f"$bg({k}) attach-agent $udp({k})",
+        f"$ns at 0 {{$bg({k}) start}}",
+    ]
+
+
 def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
     """The OTcl script of a checked, normalized scenario ``norm``.
 
@@ -258,6 +301,8 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
             + "} { $tcp(0) set_ca_param $ca $name $value }"
         )
     n = i
+    for k, b in enumerate(norm.get("background") or []):
+        lines += background_lines(k, n + k, b, fast)
     interval = out["interval_s"]
     steps = max(1, math.floor(norm["duration_s"] / interval + 1e-9))
     lines += [
