@@ -99,7 +99,7 @@ def test_red_parameters():
 def test_newreno_agent_and_sink():
     out = lines(scenario(rwnd="64pkt", initial_window=4, min_rto="0.2s"))
     i = out.index("set tcp(0) [new Agent/TCP/Newreno]")
-    assert out[i - 1 : i + 19] == [
+    assert out[i - 1 : i + 20] == [
         "# flow 0: group 0, rtt 0.04 s, start 0 s",
         "set tcp(0) [new Agent/TCP/Newreno]",
         # 1000 B on the wire: 960 B of data and ns-2's 40 B of headers.
@@ -108,6 +108,7 @@ def test_newreno_agent_and_sink():
         "$tcp(0) set windowInit_ 4",
         "$tcp(0) set minrto_ 0.2",
         "$tcp(0) set syn_ false",
+        "$tcp(0) set delay_growth_ false",
         "$tcp(0) set ecn_ 0",
         "$tcp(0) set fid_ 0",
         "$ns attach-agent $s(0) $tcp(0)",
@@ -177,6 +178,15 @@ def test_starts_and_rtts_are_the_normalized_draws():
         )
 
 
+def test_finite_transfer_lines():
+    out = lines(scenario(size="67000B", start="0.5s", connection_setup=True))
+    i = out.index("$tcp(0) proc done {} {fin 0}")
+    # 67 packets of 960 B of data; the end is the sender's last ACK.
+    assert out[i : i + 2] == ["$tcp(0) proc done {} {fin 0}", "$ns at 0.5 {$ftp(0) send 64320}"]
+    assert "$tcp(0) set syn_ true" in out and "$tcp(0) set delay_growth_ true" in out
+    assert '    puts "BUFSIM done $i [$ns now]"' in out
+
+
 def test_poisson_background_lines():
     raw = scenario()
     raw["background"] = [{"kind": "poisson", "rate": "2Mbps", "packet_size": "500B"}]
@@ -221,7 +231,9 @@ def test_poisson_background_lines():
         ({"tcp": "cubic", "tcp_params": {"ns3_integer": True}}, "flows[0].tcp_params.ns3_integer"),
         ({"tcp": "scalable"}, "flows[0].tcp_params.a"),
         ({"tcp": "htcp", "tcp_params": {"beta_max": 0.9}}, "flows[0].tcp_params.beta_max"),
-        ({"size": "100kB"}, "flows[0].kind"),
+        ({"size": {"pareto": {"shape": 1.2, "min": "10pkt"}}}, "flows[0].size"),
+        ({"size": "100kB", "arrival": {"load": 0.5}}, "flows[0].kind"),
+        ({"tcp": "cubic", "connection_setup": True}, "flows[0].connection_setup"),
     ],
 )
 def test_refused_by_field(over, field):
@@ -304,6 +316,26 @@ def test_poisson_background_is_an_md1_queue():
     assert r.summary["mean_queue_pkts"] == pytest.approx(rho**2 / (2 * (1 - rho)), rel=0.15)
     assert r.summary["background_drops"] == 0
     conserved(r)
+
+
+@needs_ns
+@pytest.mark.parametrize(
+    ("tcp", "setup"), [("newreno", False), ("newreno", True), ("cubic", False)]
+)
+def test_transfer_alone_ends_after_slow_start(tcp, setup):
+    # 67 packets alone on the link, an initial window of 1, an ACK per
+    # packet: rounds of 1, 2, 4, ..., 32 carry 63, the seventh the last 4.
+    # A round never fills the pipe (32 packets take 25.6 ms < 40 ms), so
+    # each takes 40 ms plus the 0.8 ms of sending its first packet, and the
+    # seventh round's last packet leaves 3 packet times after its first:
+    # 7 x 40.8 + 3 x 0.8 = 288.0 ms. A SYN adds a round trip (40 ms).
+    raw = scenario(tcp=tcp, size="67000B", connection_setup=setup, duration="2s", warmup="0s")
+    r = ns2.run(raw)
+    f = r.flows.iloc[0]
+    assert f["finished"] == 1.0 and f["size_pkts"] == 67
+    want = 0.288 + (0.040 if setup else 0.0)
+    assert f["fct_s"] == pytest.approx(want, abs=0.002)
+    assert r.summary["flows_completed_small"] == 1
 
 
 def reno_bound(buffer: float, bdp: float) -> float:

@@ -14,27 +14,30 @@ What the script measures:
 - the bottleneck's queue monitor (``$ns monitor-queue``): arrivals,
   departures, drops and bytes sent, read every ``output.interval``, and the
   time integral of the queue in packets (mean queue);
+- a flow monitor on the bottleneck (``makeflowmon Fid``): each flow's
+  arrivals, departures, drops and bytes sent there (goodput: new data
+  through the bottleneck, as the packet engine counts it; see :func:`parse`);
 - each flow's agent at the warm-up and at the end: the highest cumulative
-  ACK (goodput: in-order data delivered, counted as bufsim's mss on the
-  wire), data and retransmitted packets, timeouts (``nrexmit_``), cwnd and
-  smoothed RTT.
+  ACK, data and retransmitted packets, timeouts (``nrexmit_``), cwnd and
+  smoothed RTT; a finite transfer's end from its agent's ``done``.
 
 What ns-2 runs as bufsim asks: the bottleneck (capacity, delay, buffer in
 packets or bytes, DropTail or RED), per-flow RTTs and starts (the
-normalized ``starts_s``, the packet engine's own draws), mss, rwnd, the
-initial window, min RTO, SACK, delayed ACKs and their timeout, ECN, the
-SYN (``connection_setup``), access links; TCP NewReno and SACK
+normalized ``rtts_s`` and ``starts_s``: the packet engine's own draws), mss,
+rwnd, the initial window, min RTO, SACK, delayed ACKs and their timeout,
+ECN, the SYN (``connection_setup``), access links; TCP NewReno and SACK
 (``Agent/TCP/Newreno``, ``Sack1``), HighSpeed (``windowOption_ 8``),
-CUBIC, H-TCP and Scalable (TCP-Linux, ``Agent/TCP/Linux``).
-
-Poisson background sources are UDP agents driven by ns-2's Exponential
-on/off source with bursts of one packet (:func:`bufsim.ns2.otcl.background_lines`).
+CUBIC, H-TCP and Scalable (TCP-Linux, ``Agent/TCP/Linux``); long-lived
+FTP flows and finite transfers of a fixed size at the group's starts;
+Poisson background sources (UDP agents driven by ns-2's Exponential on/off
+source with bursts of one packet, :func:`bufsim.ns2.otcl.background_lines`).
 
 What it refuses, by field (:func:`check`): pools, chains, two-way traffic,
-background sources other than Poisson, finite transfers and open-loop arrivals (not yet
-written), BBR, DCTCP, AIMD, CoDel, PIE, fq and fq_codel (Debian's ns-2.35
-has none of the queues), Adaptive RED, RED's Floyd variant, RACK,
-HyStart, random loss, send jitter, packet traces and per-half statistics.
+background sources other than Poisson, open and closed loops of transfers
+and sizes drawn from a law (not written yet), BBR, DCTCP, AIMD, CoDel,
+PIE, fq and fq_codel (Debian's ns-2.35 has none of the queues), Adaptive
+RED, RED's Floyd variant, RACK, HyStart, random loss, send jitter, a SYN
+on TCP-Linux, packet traces, cwnd series and per-half statistics.
 
 What it ignores (:data:`IGNORED`): the stack profile's fine rules of
 recovery and timers, which ns-2's agents fix their own way; the script's
@@ -46,6 +49,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import shutil
 import subprocess
 import tempfile
@@ -230,11 +234,17 @@ def _check_group(path: str, g: Mapping[str, Any]) -> None:
             f"{path}.tcp",
             f"{variant!r}: ns-2.35 has no such TCP here; the ns2 engine takes {', '.join(VARIANTS)}",
         )
-    if g["kind"] != "persistent":
+    if g["kind"] not in ("persistent", "finite"):
         raise scenario_error(
             f"{path}.kind",
-            f"{g['kind']!r}: the ns2 engine runs long-lived FTP flows only (finite and open-loop "
-            "transfers are not written yet); use engine='packet'",
+            f"{g['kind']!r}: the ns2 engine runs long-lived FTP flows and finite transfers at "
+            "the group's starts (open and closed loops are not written yet); use engine='packet'",
+        )
+    if g["kind"] == "finite" and "fixed" not in g["size"]:
+        raise scenario_error(
+            f"{path}.size",
+            f"{json.dumps(g['size'])}: the ns2 engine writes fixed sizes only (the packet engine "
+            "draws the others in its core); give one size",
         )
     _check_cc(f"{path}.tcp_params", variant, g["cc"])
     for key, (value, why) in FIXED.items():
@@ -243,6 +253,13 @@ def _check_group(path: str, g: Mapping[str, Any]) -> None:
             raise scenario_error(
                 f"{path}.{field}", f"{json.dumps(g[key])}: {why}; set {field} = {json.dumps(value)}"
             )
+    if variant in otcl.LINUX and g["connection_setup"]:
+        raise scenario_error(
+            f"{path}.connection_setup",
+            "true: ns-2's TCP-Linux agent spends no round trip on its SYN (measured: a 67-packet "
+            "transfer ends at the same time with syn_ on as off, one RTT before the packet "
+            "engine's with connection setup); set connection_setup = false",
+        )
     header = otcl.HEADERS + (otcl.TS_OPTION if variant in otcl.LINUX else 0)
     if g["mss_bytes"] <= header:
         raise scenario_error(
@@ -441,6 +458,7 @@ def parse(norm: Mapping[str, Any], lines: list[str]) -> dict[str, Any]:
     """
     q: dict[str, list[float]] = {}
     ts: list[list[float]] = []
+    done: dict[int, float] = {}
     per: dict[str, dict[int, list[float]]] = {"fwarm": {}, "fend": {}, "mwarm": {}, "mend": {}}
     for line in lines:
         tag, *rest = line.split()[1:]
@@ -450,13 +468,15 @@ def parse(norm: Mapping[str, Any], lines: list[str]) -> dict[str, Any]:
             q[tag] = [float(x) for x in rest]
         elif tag in per:
             per[tag][int(rest[0])] = [float(x) for x in rest[1:]]
+        elif tag == "done":
+            done[int(rest[0])] = float(rest[1])
     cap = norm["link"]["capacity_bps"]
     window = norm["duration_s"] - norm["warmup_s"]
     # Queue columns: time, arrivals, departures, drops, bytes sent, queue
     # integral (packet-seconds), queue (packets).
     w, e = np.array(q["warm"]), np.array(q["end"])
     dq = e - w
-    groups, mss, rtts, starts, syn = [], [], [], [], []
+    groups, mss, rtts, starts, syn, sizes = [], [], [], [], [], []
     for gi, g in enumerate(norm["flows"]):
         for rtt, start in zip(g["rtts_s"], g["starts_s"]):
             groups.append(gi)
@@ -464,6 +484,8 @@ def parse(norm: Mapping[str, Any], lines: list[str]) -> dict[str, Any]:
             rtts.append(rtt)
             starts.append(start)
             syn.append(g["connection_setup"])
+            size = otcl.transfer_pkts(g)
+            sizes.append(float("nan") if size is None else float(size))
     n = len(groups)
     # Agent columns: time, ack_, ndatapack_, nrexmitpack_, nrexmit_, cwnd_,
     # srtt_, tcpTick_. Flow monitor columns: arrivals, departures, drops,
@@ -489,9 +511,11 @@ def parse(norm: Mapping[str, Any], lines: list[str]) -> dict[str, Any]:
         arrived = window_delta(i, 0)
         loss.append(drops[-1] / arrived if arrived > 0 else float("nan"))
     good_a = np.array(good)
+    # Jain's index over the persistent flows, as the packet engine's.
+    lasting = good_a[np.isnan(np.array(sizes, dtype=float))] if n else good_a
     jain = (
-        float(good_a.sum() ** 2 / (n * (good_a**2).sum()))
-        if n and (good_a**2).sum() > 0
+        float(lasting.sum() ** 2 / (len(lasting) * (lasting**2).sum()))
+        if len(lasting) and (lasting**2).sum() > 0
         else float("nan")
     )
     summary = {
@@ -528,12 +552,22 @@ def parse(norm: Mapping[str, Any], lines: list[str]) -> dict[str, Any]:
         "drops": (arr[:, 3] - prev[:, 3]).tolist(),
         "arrivals": (arr[:, 1] - prev[:, 1]).tolist(),
     }
+    end = norm["duration_s"]
+    finished = [float(i in done) for i in range(n)]
+    ends = [done.get(i, float("nan")) for i in range(n)]
     table = {
         "flow": list(range(n)),
         "group": groups,
         "rtt_s": rtts,
         "goodput_bps": good,
-        "throughput_bps": [window_delta(i, 3) * 8 / window for i in range(n)],
+        "throughput_bps": [
+            window_delta(i, 3) * 8 / window
+            if math.isnan(sizes[i])
+            # A transfer's: its bytes delivered over its life (as the
+            # packet engine's flows table).
+            else delivered(fe[i], i) * mss[i] * 8 / (done.get(i, end) - starts[i])
+            for i in range(n)
+        ],
         "delivered_pkts": [delivered(fe[i], i) for i in range(n)],
         "sent_pkts": [fe[i][2] for i in range(n)],
         "retransmits": [fe[i][3] for i in range(n)],
@@ -543,9 +577,23 @@ def parse(norm: Mapping[str, Any], lines: list[str]) -> dict[str, Any]:
         "final_cwnd_pkts": [fe[i][5] for i in range(n)],
         # t_srtt_ holds the smoothed RTT in tcpTick_ units << T_SRTT_BITS (3).
         "srtt_s": [fe[i][6] * fe[i][7] / 8 for i in range(n)],
+        "size_pkts": sizes,
         "start_s": starts,
+        "end_s": ends,
+        "fct_s": [ends[i] - starts[i] for i in range(n)],
+        "finished": finished,
+        "large": [
+            1.0
+            if math.isnan(sizes[i]) or sizes[i] * mss[i] > norm["output"]["large_flow_bytes"]
+            else 0.0
+            for i in range(n)
+        ],
         "bytes": [delivered(fe[i], i) * mss[i] for i in range(n)],
     }
+    # As the packet engine's table: every persistent flow, the transfers
+    # that started at or after the warm-up.
+    keep = [math.isnan(sizes[i]) or starts[i] >= norm["warmup_s"] for i in range(n)]
+    table = {k: [x for x, ok in zip(v, keep) if ok] for k, v in table.items()}
     return {
         "summary": summary,
         "timeseries": timeseries,

@@ -113,7 +113,13 @@ def _agent_lines(i: int, g: Mapping[str, Any], rtt: float, start: float, gi: int
         f"$tcp({i}) set window_ {window}",
         f"$tcp({i}) set windowInit_ {g['initial_window_pkts']}",
         f"$tcp({i}) set minrto_ {_num(g['min_rto_s'])}",
+        # connection_setup: the SYN is packet 0 (TcpAgent::output), and
+        # delay_growth_ sends it alone, the initial window once it is
+        # acknowledged (set_initial_window, tcp.cc). Without a SYN,
+        # delay_growth_ would reset cwnd to the initial window at the
+        # first ACK (TcpAgent::recv: last_ack_ == 0), a round trip lost.
         f"$tcp({i}) set syn_ {'true' if g['connection_setup'] else 'false'}",
+        f"$tcp({i}) set delay_growth_ {'true' if g['connection_setup'] else 'false'}",
         f"$tcp({i}) set ecn_ {1 if g['ecn'] else 0}",
         f"$tcp({i}) set fid_ {i}",
     ]
@@ -150,9 +156,27 @@ def _agent_lines(i: int, g: Mapping[str, Any], rtt: float, start: float, gi: int
     lines += [
         f"set ftp({i}) [new Application/FTP]",
         f"$ftp({i}) attach-agent $tcp({i})",
-        f"$ns at {_num(start)} {{$ftp({i}) start}}",
     ]
+    size = transfer_pkts(g)
+    if size is None:
+        lines.append(f"$ns at {_num(start)} {{$ftp({i}) start}}")
+    else:
+        # A finite transfer: `send` queues whole packets of packetSize_
+        # (TcpAgent::sendmsg, tcp.cc), and the agent calls its `done` once
+        # the last one is acknowledged (TcpAgent::finish, tcp.cc).
+        lines += [
+            f"$tcp({i}) proc done {{}} {{fin {i}}}",
+            f"$ns at {_num(start)} {{$ftp({i}) send {size * (g['mss_bytes'] - header)}}}",
+        ]
     return lines
+
+
+def transfer_pkts(g: Mapping[str, Any]) -> int | None:
+    """A finite group's transfer size in packets (the fixed law's, rounded
+    up as the packet engine sends it), None for a persistent group."""
+    if g["kind"] != "finite":
+        return None
+    return math.ceil(round(g["size"]["fixed"]["pkts"], 9))
 
 
 #: bufsim's variants run through ns-2.35's TCP-Linux, and the name
@@ -269,6 +293,13 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         # after the queue monitor's snoops (SimpleLink attach-monitors).
         "set fmon [$ns makeflowmon Fid]",
         "$ns attach-fmon [$ns link $r0 $r1] $fmon",
+    ]
+    lines += [
+        # A finite transfer's end: its sender's last ACK.
+        "proc fin {i} {",
+        "    global ns",
+        '    puts "BUFSIM done $i [$ns now]"',
+        "}",
     ]
     cc_params: dict[str, int] = {}
     i = 0
