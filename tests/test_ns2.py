@@ -338,6 +338,29 @@ def test_transfer_alone_ends_after_slow_start(tcp, setup):
     assert r.summary["flows_completed_small"] == 1
 
 
+@needs_ns
+def test_rwnd_limits_the_window():
+    # 20 packets a round trip of 40 ms plus the 0.8 ms of sending one:
+    # 20 / 51 of the link, no queue.
+    r = ns2.run(scenario(rwnd="20pkt"))
+    assert r.summary["utilization"] == pytest.approx(20 / 51, rel=0.005)
+    assert r.summary["mean_queue_pkts"] < 0.05
+
+
+@needs_ns
+def test_red_marks_ecn_capable_packets_instead_of_dropping():
+    # setbit_: an early drop of an ECT packet becomes a mark; only forced
+    # drops (the average at 2 max_th, gentle) would remain.
+    params = {"min_th": 5, "max_th": 15, "variant": "ns3"}
+    ecn = ns2.run(
+        scenario(link={"qdisc": "red", "qdisc_params": {**params, "ecn": True}}, count=4, ecn=True)
+    )
+    drop = ns2.run(scenario(link={"qdisc": "red", "qdisc_params": params}, count=4))
+    assert drop.summary["drop_rate"] > 0.002
+    assert ecn.summary["drop_rate"] < drop.summary["drop_rate"] / 5
+    assert ecn.summary["utilization"] > 0.95
+
+
 def reno_bound(buffer: float, bdp: float) -> float:
     """Utilization of one Reno flow's sawtooth, window from (bdp + buffer) / 2
     to bdp + buffer, one packet per round trip; a round trip carries W

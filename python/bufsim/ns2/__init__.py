@@ -75,7 +75,7 @@ INSTALL_HINT = (
 #: bufsim's TCP variants ns-2.35 runs (see otcl._agent_lines).
 VARIANTS = ("newreno", "highspeed", "cubic", "htcp", "scalable")
 QDISCS = ("droptail", "red")
-#: Seconds of CPU a run may take before it is stopped.
+#: Wall-clock seconds a run of `ns` may take before it is stopped.
 TIMEOUT_S = 3600.0
 
 #: Stack fields ns-2's agents fix their own way, run whatever the scenario
