@@ -48,6 +48,7 @@ mirroring ns-2 is issue 76's item 2.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import math
 import shutil
@@ -55,6 +56,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +138,17 @@ def version() -> str:
         ["dpkg-query", "-W", "-f=${Version}", PACKAGE], capture_output=True, text=True
     )
     return p.stdout.strip() if p.returncode == 0 and p.stdout.strip() else "unknown"
+
+
+@cache
+def build() -> str:
+    """This ns-2 engine's build, ``<ns-2 version>-<hash>``: the hash covers
+    this module and the writer (how a scenario maps onto ns-2), what a
+    result depends on besides the scenario and the installed ns-2. For
+    keying stored runs, as :func:`bufsim.ns3.build` is."""
+    here = Path(__file__).parent
+    text = (here / "__init__.py").read_bytes() + (here / "otcl.py").read_bytes()
+    return f"{version()}-{hashlib.sha256(text).hexdigest()[:16]}"
 
 
 def check(scenario: Scenario) -> None:
@@ -433,7 +446,7 @@ def execute(scenario: Scenario, progress: Callable[[float], Any] | None = None) 
             f"ns-2 failed (exit {proc.returncode}) on {script}: {err.strip()[-2000:]}"
         )
     raw = parse(scenario.normalized, lines)
-    raw["provenance"] = {"ns2_script": str(script), "ns2_version": version()}
+    raw["provenance"] = {"ns2_script": str(script), "ns2_version": version(), "ns2_build": build()}
     return raw
 
 
