@@ -128,6 +128,12 @@ def test_newreno_agent_and_sink():
     assert "$ns duplex-link $r1 $d(0) 10000000000 0 DropTail" in out
 
 
+def test_access_link():
+    out = lines(scenario(access_rate="20Mbps", access_buffer="10pkt"))
+    assert "$ns duplex-link $s(0) $r0 20000000 0.018 DropTail" in out
+    assert "$ns queue-limit $s(0) $r0 11" in out
+
+
 def test_sack_delayed_ack_sink_and_unlimited_window():
     out = lines(scenario(sack=True, delayed_ack=True, delack_timeout="0.1s"))
     assert "set tcp(0) [new Agent/TCP/Sack1]" in out

@@ -279,8 +279,6 @@ def _check_group(path: str, g: Mapping[str, Any]) -> None:
             f"{path}.mss",
             f"{g['mss_bytes']} bytes: the packet on the wire must exceed ns-2's {header} bytes of headers",
         )
-    if g["rtts_s"] and min(g["rtts_s"]) < 0:
-        raise scenario_error(f"{path}.rtt", "below twice link.delay")
 
 
 #: Per variant, the ``tcp_params`` ns-2 runs: key -> the values allowed

@@ -305,7 +305,8 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
     i = 0
     for gi, g in enumerate(norm["flows"]):
         rate = g["access_rate_bps"] or fast
-        qlim = g["access_buffer_pkts"] if g["access_rate_bps"] else BIG_QUEUE
+        # DropTail holds limit_ - 1 waiting (queue_lines): access_buffer + 1.
+        qlim = g["access_buffer_pkts"] + 1 if g["access_rate_bps"] else BIG_QUEUE
         variant = g["cc"]["variant"]
         for name, value in linux_params(variant, g["cc"]).items():
             cc_params[f"{LINUX[variant]} {name}"] = value
