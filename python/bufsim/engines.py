@@ -112,7 +112,11 @@ def simulate(
             flows[col] = flows[col].astype("int64")
     _warn_overload(raw["summary"])
     summary = {k: float(v) for k, v in raw["summary"].items()}
-    if engine in ("packet", "ns3", "ns2") and "size_pkts" in flows and flows["size_pkts"].notna().any():
+    if (
+        engine in ("packet", "ns3", "ns2")
+        and "size_pkts" in flows
+        and flows["size_pkts"].notna().any()
+    ):
         from bufsim.flows import add_ideal, fct_summary
 
         # Finite transfers: their slowdowns, completions and completion
