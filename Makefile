@@ -11,7 +11,7 @@ export CARGO_BUILD_JOBS ?= 2
 
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.lock pyproject.toml
 
-.PHONY: install build demo test lint test-rust test-python browser tshark ns3 validate bench docs clean
+.PHONY: install build demo test lint test-rust test-python browser tshark ns3 ns2 validate bench docs clean
 
 install: $(VENV)/.deps build
 
@@ -31,7 +31,7 @@ $(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
 demo: install
 	$(VENV)/bin/bufsim demo
 
-test: install browser tshark ns3 lint test-rust test-python
+test: install browser tshark ns3 ns2 lint test-rust test-python
 
 # Formatting, lints and docs (warnings are errors): ruff (installed with the
 # test extras; pyproject.toml's [tool.ruff] sets the rules and the complexity
@@ -75,6 +75,13 @@ ns3:
 	@dpkg -s $(NS3_PACKAGES) >/dev/null 2>&1 || { \
 		echo "installing ns-3 (apt-get) for the ns3 engine"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(NS3_PACKAGES); }
+
+# ns-2.35 for the ns2 engine (Debian's package, binary `ns`; installed here
+# when missing, as root on a fresh machine).
+ns2:
+	@command -v ns >/dev/null || { \
+		echo "installing ns-2 (apt-get) for the ns2 engine"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ns2; }
 
 # The packet engine against ns-3: every validation scenario, three seeds
 # (10, 40, then 100 where it does not agree).

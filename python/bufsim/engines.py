@@ -25,7 +25,7 @@ from bufsim import _core, limits
 from bufsim.result import Result
 from bufsim.scenario import Scenario
 
-ENGINES = ("packet", "fluid", "ns3")
+ENGINES = ("packet", "fluid", "ns3", "ns2")
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +95,10 @@ def simulate(
         from bufsim import ns3
 
         raw = ns3.run(scn, progress)
+    elif engine == "ns2":
+        from bufsim import ns2
+
+        raw = ns2.execute(scn, progress)
     else:
         raw = scn.resolved.simulate(engine, progress)
     wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
@@ -108,7 +112,11 @@ def simulate(
             flows[col] = flows[col].astype("int64")
     _warn_overload(raw["summary"])
     summary = {k: float(v) for k, v in raw["summary"].items()}
-    if engine in ("packet", "ns3") and "size_pkts" in flows and flows["size_pkts"].notna().any():
+    if (
+        engine in ("packet", "ns3", "ns2")
+        and "size_pkts" in flows
+        and flows["size_pkts"].notna().any()
+    ):
         from bufsim.flows import add_ideal, fct_summary
 
         # Finite transfers: their slowdowns, completions and completion
@@ -138,6 +146,7 @@ def simulate(
             "wall_s": wall,
             "cpu_s": cpu,
             **({"ns3_version": raw["ns3_version"]} if engine == "ns3" else {}),
+            **raw.get("provenance", {}),
         },
         scenario=copy.deepcopy(scn.normalized),
         congestion_events=pd.DataFrame(raw["congestion_events"]),

@@ -66,7 +66,7 @@ def estimate(scenario: Scenario, engine: str) -> dict[str, Any]:
     ``work_unit``, ``work_field`` (the scenario field driving it),
     ``memory_bytes`` (bytes held at the peak) and ``memory_field``.
     """
-    return dict(scenario.resolved.estimate("packet" if engine == "ns3" else engine))
+    return dict(scenario.resolved.estimate("packet" if engine in ("ns3", "ns2") else engine))
 
 
 def _env_number(name: str, default: float, kind: str | None = None) -> float:

@@ -1,0 +1,381 @@
+"""The OTcl writer of the ns2 engine: a checked, normalized scenario as one
+ns-2.35 script (:func:`script`), which prints its measurements as
+``BUFSIM`` lines on standard output for :func:`bufsim.ns2.parse`.
+
+File and line names in the comments are ns-2.35's source (the copy at
+github.com/hbatmit/ns2.35, the release Debian packages as ``ns2``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+#: IP and TCP headers ns-2's one-way TCP adds to ``packetSize_`` on every
+#: data packet (``Agent/TCP set tcpip_base_hdr_size_ 40``, ns-default.tcl;
+#: TcpAgent::output adds headersize() when useHeaders_ is true, tcp.cc).
+HEADERS = 40
+#: The timestamp option TCP-Linux runs with (``ts_option_size_ 10``,
+#: ns-default.tcl; headersize() adds it when ts_option_ is on, tcp.cc).
+TS_OPTION = 10
+#: ``window_`` for an unlimited receiver window, packets.
+UNLIMITED_WINDOW = 1_000_000
+#: The queue limit of every link but the bottleneck: it never fills.
+BIG_QUEUE = 1_000_000
+
+
+def fast_rate_bps(norm: Mapping[str, Any]) -> float:
+    """The rate of the links the script adds (access, receivers, the
+    bottleneck's return), bit/s: 100 times the bottleneck, at least 10 Gbps
+    (the ns3 engine's rule, :func:`bufsim.ns3.fast_rate_bps`)."""
+    return max(100.0 * norm["link"]["capacity_bps"], 10e9)
+
+
+def _num(x: float) -> str:
+    """A number as OTcl reads it: integers bare, else 12 significant digits."""
+    if float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.12g}"
+
+
+def queue_lines(link: Mapping[str, Any]) -> list[str]:
+    """The bottleneck queue's class settings and limit (before the links are
+    built: Queue/RED reads its thresholds at reset, red.cc).
+
+    Buffer accounting: bufsim counts the packets waiting, not the one being
+    sent. ns-2's link dequeues the packet it sends (Queue::recv, queue.cc),
+    so ``pkts_`` of the queue monitor is bufsim's count, but the two queues
+    test their limit differently:
+
+    - DropTail drops an arrival when ``length + 1 >= limit_`` (DropTail::enque,
+      drop-tail.cc): it holds limit_ - 1 waiting, so ``limit_ = buffer + 1``.
+      In bytes it drops when ``bytes + size >= limit_ * mean_pktsize_``: with
+      ``mean_pktsize_ 1``, ``limit_ = buffer_bytes + 1`` holds buffer_bytes.
+    - RED drops an arrival when ``qlen >= qlim`` before it is queued
+      (REDQueue::enque, red.cc), so ``limit_ = buffer``.
+    """
+    q = link["qdisc"]
+    if q == "droptail":
+        if link["buffer_mode"] == "bytes":
+            return [
+                "Queue/DropTail set queue_in_bytes_ true",
+                "Queue/DropTail set mean_pktsize_ 1",
+                f"set LIMIT {link['buffer_bytes'] + 1}",
+            ]
+        return ["Queue/DropTail set queue_in_bytes_ false", f"set LIMIT {link['buffer_pkts'] + 1}"]
+    p = link["qdisc_params"]
+    in_bytes = "true" if p["mode"] == "bytes" else "false"
+    return [
+        # min_th, max_th in packets (thresh_, maxthresh_: red.cc binds them
+        # as th_min_pkts, th_max_pkts and scales them by mean_pktsize_ in
+        # byte mode); max_p = 1 / linterm_ (red.cc: cur_max_p = 1/max_p_inv).
+        f"Queue/RED set thresh_ {_num(p['min_th'])}",
+        f"Queue/RED set maxthresh_ {_num(p['max_th'])}",
+        f"Queue/RED set linterm_ {_num(1.0 / p['max_p'])}",
+        f"Queue/RED set q_weight_ {_num(p['w_q'])}",
+        f"Queue/RED set gentle_ {'true' if p['gentle'] else 'false'}",
+        # Byte mode: the average in bytes and the drop probability scaled by
+        # size / mean_pktsize_ (red.cc: bytes_, queue_in_bytes_), as bufsim's
+        # mode = "bytes" scales by size / link.packet_size.
+        f"Queue/RED set bytes_ {in_bytes}",
+        f"Queue/RED set queue_in_bytes_ {in_bytes}",
+        f"Queue/RED set mean_pktsize_ {link['packet_size_bytes']}",
+        # ECN: mark ECT packets instead of an early drop (setbit_); with
+        # use_mark_p_ false the drops above max_th (2 max_th gentle) stay
+        # forced drops, as bufsim's RED drops them (red.cc, REDQueue::enque
+        # and drop_early).
+        f"Queue/RED set setbit_ {'true' if p['ecn'] else 'false'}",
+        "Queue/RED set use_mark_p_ false",
+        "Queue/RED set adaptive_ 0",
+        f"set LIMIT {link['buffer_pkts']}",
+    ]
+
+
+def _agent_lines(i: int, g: Mapping[str, Any], rtt: float, start: float, gi: int) -> list[str]:
+    """One flow's sender, sink and FTP source, OTcl lines."""
+    variant = g["cc"]["variant"]
+    linux = variant in LINUX
+    header = HEADERS + (TS_OPTION if linux else 0)
+    if linux:
+        cls = "Agent/TCP/Linux"
+    else:
+        cls = "Agent/TCP/Sack1" if g["sack"] else "Agent/TCP/Newreno"
+    sink = "Agent/TCPSink/Sack1" if (g["sack"] or linux) else "Agent/TCPSink"
+    if g["delayed_ack"]:
+        sink += "/DelAck"
+    window = g["rwnd_pkts"] if g["rwnd_pkts"] is not None else UNLIMITED_WINDOW
+    lines = [
+        f"# flow {i}: group {gi}, rtt {_num(rtt)} s, start {_num(start)} s",
+        f"set tcp({i}) [new {cls}]",
+        # bufsim's mss is the packet on the wire; ns-2 adds the headers.
+        f"$tcp({i}) set packetSize_ {g['mss_bytes'] - header}",
+        f"$tcp({i}) set window_ {window}",
+        f"$tcp({i}) set windowInit_ {g['initial_window_pkts']}",
+        f"$tcp({i}) set minrto_ {_num(g['min_rto_s'])}",
+        # connection_setup: the SYN is packet 0 (TcpAgent::output), and
+        # delay_growth_ sends it alone, the initial window once it is
+        # acknowledged (set_initial_window, tcp.cc). Without a SYN,
+        # delay_growth_ would reset cwnd to the initial window at the
+        # first ACK (TcpAgent::recv: last_ack_ == 0), a round trip lost.
+        f"$tcp({i}) set syn_ {'true' if g['connection_setup'] else 'false'}",
+        f"$tcp({i}) set delay_growth_ {'true' if g['connection_setup'] else 'false'}",
+        f"$tcp({i}) set ecn_ {1 if g['ecn'] else 0}",
+        f"$tcp({i}) set fid_ {i}",
+    ]
+    if variant == "highspeed":
+        cc = g["cc"]
+        # HighSpeed TCP as ns-2 runs it (tcp.cc: wnd_option_ == 8, the
+        # increase and decrease by RFC 3649's formulas between low_window_
+        # and high_window_).
+        lines += [
+            f"$tcp({i}) set windowOption_ 8",
+            f"$tcp({i}) set low_window_ {_num(cc['low_window'])}",
+            f"$tcp({i}) set high_window_ {_num(cc['high_window'])}",
+            f"$tcp({i}) set high_p_ {_num(cc['high_p'])}",
+            f"$tcp({i}) set high_decrease_ {_num(cc['high_decrease'])}",
+        ]
+    if linux:
+        # TCP-Linux as its documentation runs it: timestamps on, a SACK sink
+        # echoing them (tcp-linux.cc; ns-default.tcl's Agent/TCP/Linux).
+        lines.append(f"$tcp({i}) set timestamps_ true")
+    lines += [
+        f"$ns attach-agent $s({i}) $tcp({i})",
+        f"set sink({i}) [new {sink}]",
+    ]
+    if linux:
+        lines.append(f"$sink({i}) set ts_echo_rfc1323_ true")
+    if g["delayed_ack"]:
+        lines.append(f"$sink({i}) set interval_ {_num(g['delack_timeout_s'])}")
+    lines += [
+        f"$ns attach-agent $d({i}) $sink({i})",
+        f"$ns connect $tcp({i}) $sink({i})",
+    ]
+    if linux:
+        lines.append(f"$ns at 0 {{$tcp({i}) select_ca {LINUX[variant]}}}")
+    lines += [
+        f"set ftp({i}) [new Application/FTP]",
+        f"$ftp({i}) attach-agent $tcp({i})",
+    ]
+    size = transfer_pkts(g)
+    if size is None:
+        lines.append(f"$ns at {_num(start)} {{$ftp({i}) start}}")
+    else:
+        # A finite transfer: `send` queues whole packets of packetSize_
+        # (TcpAgent::sendmsg, tcp.cc), and the agent calls its `done` once
+        # the last one is acknowledged (TcpAgent::finish, tcp.cc).
+        lines += [
+            f"$tcp({i}) proc done {{}} {{fin {i}}}",
+            f"$ns at {_num(start)} {{$ftp({i}) send {size * (g['mss_bytes'] - header)}}}",
+        ]
+    return lines
+
+
+def transfer_pkts(g: Mapping[str, Any]) -> int | None:
+    """A finite group's transfer size in packets (the fixed law's, rounded
+    up as the packet engine sends it), None for a persistent group."""
+    if g["kind"] != "finite":
+        return None
+    return math.ceil(round(g["size"]["fixed"]["pkts"], 9))
+
+
+#: bufsim's variants run through ns-2.35's TCP-Linux, and the name
+#: ``select_ca`` takes (tcp/linux/src/tcp_*.c).
+LINUX = {"cubic": "cubic", "htcp": "htcp", "scalable": "scalable"}
+
+
+def linux_params(variant: str, cc: Mapping[str, Any]) -> dict[str, int]:
+    """TCP-Linux module parameters (``set_ca_param <ca> <name> <int>``) for a
+    Linux variant's checked ``cc`` table."""
+    if variant == "cubic":
+        # tcp_cubic.c (version 2.1): beta in 1/1024, C = bic_scale * 10 / 1024.
+        return {
+            "beta": round(cc["beta"] * 1024),
+            "bic_scale": round(cc["c"] * 1024 / 10),
+            "fast_convergence": int(cc["fast_convergence"]),
+            "tcp_friendliness": int(cc["reno_friendly"]),
+        }
+    if variant == "htcp":
+        return {"use_rtt_scaling": int(cc["rtt_scaling"])}
+    return {}
+
+
+#: The on-rate of a background source, bit/s: its packets of a burst
+#: follow each other by size / rate (EXPOO_Traffic::init, expoo.cc), here
+#: a picosecond or less, so that the gaps are the exponential idle times.
+POISSON_ON_RATE_BPS = 10**15
+
+
+def background_lines(k: int, fid: int, b: Mapping[str, Any], fast: float) -> list[str]:
+    """Background source ``k`` (flow id ``fid``): Poisson packets over UDP
+    from a host behind r0 to a null agent behind r1.
+
+    ns-2's Exponential on/off source with ``burst_time_ 0`` sends bursts of
+    one packet (EXPOO_Traffic::next_interval, expoo.cc: rem_ at least 1)
+    separated by size / rate_ plus an exponential idle time of mean
+    ``idle_time_``: Poisson arrivals of mean gap size / rate (the source's
+    rate) when rate_ is far above it. UDP adds no headers to packetSize_
+    (UdpAgent::sendmsg, udp.cc): the packet on the wire is packet_size.
+    """
+    size = b["packet_size_bytes"]
+    return [
+        f"# background {k}: Poisson, {_num(b['rate_bps'])} bit/s of {size} B packets",
+        f"set b({k}) [$ns node]",
+        f"set bd({k}) [$ns node]",
+        f"$ns duplex-link $b({k}) $r0 {_num(fast)} 0 DropTail",
+        f"$ns duplex-link $r1 $bd({k}) {_num(fast)} 0 DropTail",
+        f"$ns queue-limit $b({k}) $r0 {BIG_QUEUE}",
+        f"$ns queue-limit $r1 $bd({k}) {BIG_QUEUE}",
+        f"set udp({k}) [new Agent/UDP]",
+        f"$udp({k}) set packetSize_ {size}",
+        f"$udp({k}) set fid_ {fid}",
+        f"$ns attach-agent $b({k}) $udp({k})",
+        f"set null({k}) [new Agent/Null]",
+        f"$ns attach-agent $bd({k}) $null({k})",
+        f"$ns connect $udp({k}) $null({k})",
+        f"set bg({k}) [new Application/Traffic/Exponential]",
+        f"$bg({k}) set packetSize_ {size}",
+        f"$bg({k}) set burst_time_ 0",
+        f"$bg({k}) set idle_time_ {_num(size * 8 / b['rate_bps'])}",
+        f"$bg({k}) set rate_ {POISSON_ON_RATE_BPS}",
+        f"$bg({k}) attach-agent $udp({k})",
+        f"$ns at 0 {{$bg({k}) start}}",
+    ]
+
+
+def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
+    """The OTcl script of a checked, normalized scenario ``norm``.
+
+    Parameters
+    ----------
+    norm : mapping
+        :attr:`bufsim.Scenario.normalized`, after :func:`bufsim.ns2.check`.
+    notes : list of str, optional
+        Comment lines for the script's header (what the engine ignored).
+
+    Returns
+    -------
+    str
+        The script; ``ns script.tcl`` runs it and prints ``BUFSIM`` lines.
+    """
+    link = norm["link"]
+    fast = fast_rate_bps(norm)
+    d = link["delay_s"]
+    out = norm["output"]
+    lines = [
+        f"# bufsim scenario {norm['name']!r} for ns-2.35, written by bufsim.ns2.",
+        "# Rerun with: ns script.tcl (prints BUFSIM lines: ts, flow, queue).",
+        "# Dumbbell: sender i -> access link (rtt_i - 2 delay) / 2 -> router r0 ->",
+        "# bottleneck -> router r1 -> receiver i (0 s); every link but the",
+        "# bottleneck runs at the fast rate with a queue that never fills.",
+    ]
+    lines += [f"# {n}" for n in notes or []]
+    lines += [
+        "set ns [new Simulator]",
+        # ns-2's one generator (RED's drop tests, Exponential sources):
+        # seeded from the scenario, never from the clock (seed 0).
+        "global defaultRNG",
+        f"$defaultRNG seed {norm['seed']}",
+    ]
+    lines += queue_lines(link)
+    qclass = "RED" if link["qdisc"] == "red" else "DropTail"
+    lines += [
+        "set r0 [$ns node]",
+        "set r1 [$ns node]",
+        f"$ns simplex-link $r0 $r1 {_num(link['capacity_bps'])} {_num(d)} {qclass}",
+        f"$ns simplex-link $r1 $r0 {_num(fast)} {_num(d)} DropTail",
+        "$ns queue-limit $r0 $r1 $LIMIT",
+        f"$ns queue-limit $r1 $r0 {BIG_QUEUE}",
+        "set qmon [$ns monitor-queue $r0 $r1 0]",
+        "set pint [$qmon get-pkts-integrator]",
+        # Per-flow counters at the bottleneck: a flow monitor classifying by
+        # fid_ (Simulator makeflowmon, attach-fmon, ns-lib.tcl), chained
+        # after the queue monitor's snoops (SimpleLink attach-monitors).
+        "set fmon [$ns makeflowmon Fid]",
+        "$ns attach-fmon [$ns link $r0 $r1] $fmon",
+    ]
+    lines += [
+        # A finite transfer's end: its sender's last ACK.
+        "proc fin {i} {",
+        "    global ns",
+        '    puts "BUFSIM done $i [$ns now]"',
+        "}",
+    ]
+    cc_params: dict[str, int] = {}
+    i = 0
+    for gi, g in enumerate(norm["flows"]):
+        rate = g["access_rate_bps"] or fast
+        # DropTail holds limit_ - 1 waiting (queue_lines): access_buffer + 1.
+        qlim = g["access_buffer_pkts"] + 1 if g["access_rate_bps"] else BIG_QUEUE
+        variant = g["cc"]["variant"]
+        for name, value in linux_params(variant, g["cc"]).items():
+            cc_params[f"{LINUX[variant]} {name}"] = value
+        for rtt, start in zip(g["rtts_s"], g["starts_s"]):
+            access = (rtt - 2 * d) / 2
+            lines += [
+                f"set s({i}) [$ns node]",
+                f"set d({i}) [$ns node]",
+                f"$ns duplex-link $s({i}) $r0 {_num(rate)} {_num(access)} DropTail",
+                f"$ns duplex-link $r1 $d({i}) {_num(fast)} 0 DropTail",
+                f"$ns queue-limit $s({i}) $r0 {qlim}",
+                f"$ns queue-limit $r0 $s({i}) {BIG_QUEUE}",
+                f"$ns queue-limit $r1 $d({i}) {BIG_QUEUE}",
+                f"$ns queue-limit $d({i}) $r1 {BIG_QUEUE}",
+            ]
+            lines += _agent_lines(i, g, rtt, start, gi)
+            i += 1
+    # TCP-Linux's module parameters are global per algorithm (tcp-linux.cc
+    # set_ca_param; one value per name, checked by bufsim.ns2.check).
+    if cc_params:
+        lines.append(
+            "foreach {ca name value} {"
+            + " ".join(f"{k} {v}" for k, v in sorted(cc_params.items()))
+            + "} { $tcp(0) set_ca_param $ca $name $value }"
+        )
+    n = i
+    for k, b in enumerate(norm.get("background") or []):
+        lines += background_lines(k, n + k, b, fast)
+    interval = out["interval_s"]
+    steps = max(1, math.floor(norm["duration_s"] / interval + 1e-9))
+    lines += [
+        f"set N {n}",
+        # The queue monitor's counters (QueueMonitor, queue-monitor.cc):
+        # arrivals, departures (at the start of transmission), drops, bytes
+        # departed, and the time integral of the queue in packets
+        # (ns-link.tcl's sample-queue-size reads it the same way).
+        "proc qline {tag} {",
+        "    global ns qmon pint",
+        "    set now [$ns now]",
+        "    $pint newpoint $now [$pint set lasty_]",
+        '    puts "BUFSIM $tag $now [$qmon set parrivals_] [$qmon set pdepartures_] '
+        '[$qmon set pdrops_] [$qmon set bdepartures_] [$pint set sum_] [$qmon set pkts_]"',
+        "}",
+        # Per flow: highest cumulative ACK (packets), data packets sent,
+        # retransmitted packets, timeouts (nrexmit_: TcpAgent::timeout,
+        # tcp.cc), cwnd, smoothed RTT (t_srtt_ in tcpTick_/8, T_SRTT_BITS 3).
+        "proc flines {tag} {",
+        "    global ns tcp N",
+        "    for {set i 0} {$i < $N} {incr i} {",
+        "        set t $tcp($i)",
+        '        puts "BUFSIM $tag $i [$ns now] [$t set ack_] [$t set ndatapack_] '
+        "[$t set nrexmitpack_] [$t set nrexmit_] [$t set cwnd_] [$t set srtt_] "
+        '[$t set tcpTick_]"',
+        "    }",
+        "}",
+        # Per flow at the bottleneck: arrivals, departures, drops, bytes sent (the flows
+        # the monitor has seen; QueueMonitor/ED/Flow, flowmon.cc).
+        "proc fmlines {tag} {",
+        "    global fmon",
+        "    foreach f [$fmon flows] {",
+        '        puts "BUFSIM $tag [$f set flowid_] [$f set parrivals_] '
+        '[$f set pdepartures_] [$f set pdrops_] [$f set bdepartures_]"',
+        "    }",
+        "}",
+        f"for {{set k 1}} {{$k <= {steps}}} {{incr k}} {{",
+        f'    $ns at [expr {{$k * {_num(interval)}}}] "qline ts"',
+        "}",
+        f'$ns at {_num(norm["warmup_s"])} "qline warm; flines fwarm; fmlines mwarm"',
+        f'$ns at {_num(norm["duration_s"])} "qline end; flines fend; fmlines mend; exit 0"',
+        "$ns run",
+    ]
+    return "\n".join(lines) + "\n"
