@@ -41,8 +41,8 @@ on TCP-Linux, packet traces, cwnd series and per-half statistics.
 
 What it ignores (:data:`IGNORED`): the stack profile's fine rules of
 recovery and timers, which ns-2's agents fix their own way; the script's
-header lists the values the scenario asked for. A packet-engine profile
-mirroring ns-2 is issue 76's item 2.
+header lists the values the scenario asked for. The packet engine has no
+profile mirroring ns-2's agents yet.
 """
 
 from __future__ import annotations
