@@ -265,3 +265,26 @@ def test_completion_times_that_cannot_be_judged_say_so_with_their_costs(incast):
     assert "Cost at each buffer measured" in said
     for b in a.measured_buffers():
         assert re.search(rf"^\s*{b:g}\s+\S+%!", r.stdout, flags=re.M), b
+
+
+def test_completion_times_past_the_bound_as_lower_bounds_fail(incast):
+    # The held-out port (p99 FCT <= 5 ms, 0.6 s runs) is this case:
+    # the transfers unfinished when the run ended already took longer than
+    # the bound, so the p99 is known to fail; a longer run cannot meet it.
+    from dataclasses import replace
+
+    from bufsim.advise import parse_objective
+
+    a, _, _ = incast
+    tight = replace(a, objectives=[a.objectives[0], parse_objective("fct_p99_small<=5ms")])
+    assert tight.outcome == "fails"
+    trade = tight.tradeoff()
+    judged = trade[trade["utilization>=0.9 holds"]]
+    assert (judged["fct_p99_small<=5ms verdict"] == "fails").all()
+    assert judged["fct_p99_small<=5ms censored"].all()
+    assert (judged["fct_p99_small<=5ms"] >= 0.019).all()
+    assert (
+        "fct_p99_small<=5ms fails even as a lower bound: transfers still unfinished when the "
+        "300 ms runs ended already exceed the bound, so a longer run would not meet it."
+    ) in tight.headline()
+    assert len(tight.costs) >= 6

@@ -452,7 +452,10 @@ def test_advice_outputs(paper003, tmp_path):
     page = a.to_html()
     assert 'id="fig-advice"' in page and "<script" not in page
     assert len(a.plot().axes) == 1
-    assert "Recommended" in a._repr_html_()
+    # The notebook view opens with the first screen: the answer, its cost.
+    view = a._repr_html_()
+    assert f"Answer: {a.buffer_pkts:g} packets" in view and "Cost at " in view
+    assert d["outcome"] == "meets" and d["first_screen"][0].startswith("Answer: ")
 
 
 def test_conflicting_objectives_give_a_trade_off(tmp_path):

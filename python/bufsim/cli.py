@@ -1101,7 +1101,11 @@ def _print_advice(a: Any, verbose: bool = False) -> None:
             pad_edge=False,
             show_edge=False,
         )
-        rows = [(b, a.cost_cells(a.cost_at(b), mark=True)) for b in a.measured_buffers()]
+        # Slowdowns stay in the cost line (-v, --json): 80 columns.
+        rows = [
+            (b, [c for c in a.cost_cells(a.cost_at(b), mark=True) if "slowdown" not in c[0]])
+            for b in a.measured_buffers()
+        ]
         if rows:
             c.add_column("packets", justify="right")
             for name, _ in rows[0][1]:

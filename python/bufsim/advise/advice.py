@@ -222,11 +222,17 @@ class Advice:
         search measured; NaN when none."""
         ok = set(self.measured_buffers())
         if self.feasible:
-            trade = self.tradeoff()
-            holds = trade[[f"{o.text} holds" for o in self.objectives]].all(axis=1)
-            ok = {float(b) for b in trade.loc[holds, "buffer_pkts"]}
+            ok = set(self._holding())
         clear = [b for b in sorted(ok) if not self.flags_at(b)]
         return clear[0] if clear else math.nan
+
+    def _holding(self) -> list[float]:
+        """The measured buffers where every objective holds, packets."""
+        trade = self.tradeoff()
+        if trade.empty:
+            return []
+        holds = trade[[f"{o.text} holds" for o in self.objectives]].all(axis=1)
+        return [float(b) for b in trade.loc[holds, "buffer_pkts"]]
 
     @property
     def outcome(self) -> str:
@@ -355,7 +361,8 @@ class Advice:
             out += [f"FLAG {f.text}: {f.reason}" for f in self.flags]
             out.append(self.clearing_text())
         else:
-            out.append("Cost at each buffer measured (! past a flag's threshold):")
+            if self.measured_buffers():
+                out.append("Cost at each buffer measured (! past a flag's threshold):")
             for b in self.measured_buffers():
                 cost = self.cost_at(b)
                 assert cost is not None
@@ -386,7 +393,28 @@ class Advice:
             )
         elif kind == "cannot be judged":
             text += ". A longer run would judge it"
+        past = self._past_as_lower_bound()
+        if kind == "fails" and past:
+            text += (
+                f". {', '.join(past)} fails even as a lower bound: transfers still unfinished "
+                f"when the {fmt.metric('duration_s', self.duration_s)} runs ended already "
+                "exceed the bound, so a longer run would not meet it"
+            )
         return text + "."
+
+    def _past_as_lower_bound(self) -> list[str]:
+        """The upper-bound objectives that fail at some measured buffer on a
+        value that is only a lower bound (unfinished transfers): known to
+        fail however long the run."""
+        trade = self.tradeoff()
+        return [
+            o.text
+            for o in self.objectives
+            if len(trade)
+            and (
+                (trade[f"{o.text} verdict"] == "fails") & trade[f"{o.text} censored"].astype(bool)
+            ).any()
+        ]
 
     def thresholds_text(self) -> str:
         """Each flagged cost's level and reason, one line: ``"Flags: loss >
@@ -428,9 +456,7 @@ class Advice:
         if clear != clear:
             # The largest buffer measured where the objectives hold: how far
             # the flags are from clearing there.
-            trade = self.tradeoff()
-            holds = trade[[f"{o.text} holds" for o in self.objectives]].all(axis=1)
-            top = float(trade.loc[holds, "buffer_pkts"].max()) if holds.any() else math.nan
+            top = max(self._holding(), default=math.nan)
             there = ", ".join(
                 f"{describe(f.key)} {show(f.key, f.value)}" for f in self.flags_at(top)
             )

@@ -979,7 +979,8 @@ class Search:
         grid = self.grid
         up, down, free = self.kinds()
         span = f"from {grid[e.lower]} to {grid[e.upper]} packets"
-        where = f" (where {', '.join(up + down)} hold)" if up or down else ""
+        verb = "holds" if len(up + down) == 1 else "hold"
+        where = f" (where {', '.join(up + down)} {verb})" if up or down else ""
         # A completion time that unfinished transfers leave a lower
         # bound is no failure: say where it could not be judged.
         probed = [b for b in sorted(self.probed) if grid[e.lower] <= b <= grid[e.upper]]
