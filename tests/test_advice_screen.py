@@ -288,3 +288,28 @@ def test_completion_times_past_the_bound_as_lower_bounds_fail(incast):
         "300 ms runs ended already exceed the bound, so a longer run would not meet it."
     ) in tight.headline()
     assert len(tight.costs) >= 6
+
+
+def test_the_cost_table_keeps_to_its_rows_and_the_first_screen_to_40_lines(incast, monkeypatch):
+    # A search that measured more buffers than the first screen holds
+    # shows them spread from the smallest to the largest, and says so.
+    from io import StringIO
+
+    from bufsim import cli as cli_module
+    from rich.console import Console
+
+    a, _, _ = incast
+    out = StringIO()
+    monkeypatch.setattr(cli_module, "console", Console(file=out, width=80))
+    monkeypatch.setattr(cli_module, "ADVICE_COST_ROWS", 3)
+    cli_module._print_advice(a)
+    text = out.getvalue()
+    n = len(a.measured_buffers())
+    assert f"3 of the {n} buffers measured; -v: all" in text
+    rows = re.findall(r"^\s*(\d+)\s+\S+%!", text, flags=re.M)
+    assert [float(b) for b in rows] == [
+        a.measured_buffers()[0],
+        a.measured_buffers()[round((n - 1) / 2)],
+        a.measured_buffers()[-1],
+    ]
+    _fits(text)

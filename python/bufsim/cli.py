@@ -1064,6 +1064,11 @@ def _advise_progress(terminal: bool) -> tuple[Progress | None, Callable[[Any], N
     return bar, say
 
 
+#: The most buffers the first screen's cost table shows when no buffer
+#: meets every objective (40 lines in all).
+ADVICE_COST_ROWS = 12
+
+
 def _print_advice(a: Any, verbose: bool = False) -> None:
     """The advice on the console: its first screen (answer, cost, flags,
     the buffer that clears them, the stack line) and the compact table of
@@ -1106,11 +1111,18 @@ def _print_advice(a: Any, verbose: bool = False) -> None:
             (b, [c for c in a.cost_cells(a.cost_at(b), mark=True) if "slowdown" not in c[0]])
             for b in a.measured_buffers()
         ]
+        # At most ADVICE_COST_ROWS buffers, spread over those measured, on
+        # the first screen; -v's cost tables have them all.
+        shown = rows
+        if len(rows) > ADVICE_COST_ROWS:
+            step = (len(rows) - 1) / (ADVICE_COST_ROWS - 1)
+            shown = [rows[round(k * step)] for k in range(ADVICE_COST_ROWS)]
+            c.caption = f"{len(shown)} of the {len(rows)} buffers measured; -v: all"
         if rows:
             c.add_column("packets", justify="right")
             for name, _ in rows[0][1]:
                 c.add_column(name + (per_flow if name == "timeouts" else ""), justify="right")
-            for b, cells in rows:
+            for b, cells in shown:
                 c.add_row(f"{b:g}", *(v.replace(per_flow, "") for _, v in cells))
             console.print(c)
         para(a.thresholds_text())
@@ -1200,19 +1212,17 @@ def _print_advice_detail(a: Any) -> None:
         b = row["buffer_pkts"]
         buffer = "n/a" if b != b else f"{b:.0f}" if b >= 10 else f"{b:.3g}"
         cells = [str(k), escape(short_source(str(row["source"]))), buffer]
+        # Where the packet engine did not run: no buffer to run, or why not.
+        idle = "n/a" if b != b else "not run in --quick" if a.quick else "not run"
         for o in a.objectives:
             measured, model = row[o.text], row.get(f"{o.text} (model)", math.nan)
             censored = bool(row.get(f"{o.text} censored", False))
-            cell = (
-                "not measured"
-                if measured != measured
-                else fmt.metric(o.key, measured, censored=censored)
-            )
+            cell = idle if measured != measured else fmt.metric(o.key, measured, censored=censored)
             if model == model:
                 cell += f" ({fmt.metric(o.key, model)})"
             cells.append(cell)
         m = row["meets all"]
-        cells.append("not measured" if m is None else "yes" if m else "no")
+        cells.append(idle if m is None else "yes" if m else "no")
         t.add_row(*cells)
     console.print(t)
     for k, row in enumerate(a.table.to_dict("records"), 1):

@@ -2,7 +2,10 @@
 
 :class:`Advice` carries the recommended buffer and its range, the table of
 rules, models, fluid and packet side by side, every run, the trade-off, the
-costs and the convergence check, and shows them as text tables
+costs, the flags (costs past a threshold, :mod:`bufsim.advise.flags`) and
+the convergence check, and shows them as a first screen
+(:meth:`Advice.first_screen`: the answer, its cost, the flags, the stack),
+text tables
 (:meth:`Advice.formatted`, :meth:`Advice.cost_table`), JSON
 (:meth:`Advice.to_dict`), a figure (:meth:`Advice.plot`), report sections
 (:meth:`Advice.sections`) and HTML. The table's packet columns
