@@ -927,6 +927,7 @@ def _print_claims(claims, path: Path) -> dict[str, int]:
 
 @app.command()
 def advise(
+    ctx: typer.Context,
     scenario: Annotated[
         Path | None,
         typer.Argument(help="Scenario file (.toml or .json); its link.buffer is ignored."),
@@ -973,14 +974,30 @@ def advise(
             "each objective's verdict is known).",
         ),
     ] = False,
+    flag: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--flag",
+            help="Flag a cost past this level instead of the default: loss>2%, "
+            "timeouts>0.5 (per flow per s), jain<0.3, unfinished>5%, or loss=off (repeat for more).",
+        ),
+    ] = None,
 ) -> None:
-    """The smallest buffer that meets every objective, verified with the packet engine."""
+    """The smallest buffer that meets every objective, verified with the packet engine.
+
+    The answer, its cost and the flags come first; -v adds the rules' notes,
+    the scenario, the convergence check and what the search cost."""
     from bufsim.advise import AdviceError
     from bufsim.advise import advise as run_advise
+    from bufsim.advise.flags import thresholds
 
     scenario = _scenario_arg(scenario, example)
     if not objective:
         _fail('give at least one objective: -O "utilization>=0.98" (repeat -O for more)')
+    try:
+        thresholds(flag)  # refused before any run, as a bad -O is
+    except AdviceError as e:
+        _fail(str(e))
     _check_out(report_path, (".html", ".htm"), "--report")
     bar, say = _advise_progress(terminal=err_console.is_terminal and not as_json)
     try:
@@ -997,6 +1014,7 @@ def advise(
             store=store,
             progress=say,
             stop_early=not full_runs,
+            flags=flag,
             engines=("rules", "fluid", "packet", "ns3")
             if verify_ns3
             else ("rules", "fluid", "packet"),
@@ -1011,7 +1029,8 @@ def advise(
     if as_json:
         print(json.dumps(a.to_dict(), indent=2))
         return
-    _print_advice(a)
+    verbose = (ctx.parent.params.get("verbose") or 0) if ctx.parent is not None else 0
+    _print_advice(a, verbose=bool(verbose))
     if report_path is not None:
         console.print(f"report written to {report_path}")
 
@@ -1045,70 +1064,189 @@ def _advise_progress(terminal: bool) -> tuple[Progress | None, Callable[[Any], N
     return bar, say
 
 
-def _print_advice(a: Any) -> None:
-    # Compact enough for 80 columns: each objective's cell is the packet
-    # engine's mean, then the analytic model's value in parentheses; the notes
-    # (why a rule applies or not) follow the table, numbered by row. The
-    # scenario comes first: the answer holds for it, its stacks included.
+#: The most buffers the first screen's cost table shows when no buffer
+#: meets every objective (40 lines in all).
+ADVICE_COST_ROWS = 12
+
+
+def _print_advice(a: Any, verbose: bool = False) -> None:
+    """The advice on the console: its first screen (answer, cost, flags,
+    the buffer that clears them, the stack line) and the compact table of
+    rules, 80 columns and about 40 lines; with ``verbose`` then the
+    scenario, the full table with the model's values and the rules'
+    notes, the trade-off, the costs at every measured buffer, how the
+    search went, what it cost and every note."""
+    import textwrap
+
+    from rich.markup import escape
+
+    from bufsim.advise.advice import short_source
+
+    width = min(console.width, 100)
+
+    def para(text: str, style: str | None = None) -> None:
+        for line in textwrap.wrap(text, width=width, subsequent_indent="  ") or [""]:
+            console.print(escape(line), style=style, highlight=False)
+
+    console.print(
+        "[bold]bufsim advise:[/bold] " + escape(", ".join(o.text for o in a.objectives)),
+        highlight=False,
+    )
+    if a.feasible:
+        for text in a.first_screen():
+            style = "bold yellow" if text.startswith("FLAG ") else None
+            para(text, "bold green" if text.startswith("Answer") else style)
+    else:
+        # The same costs at every buffer measured, as a table.
+        para(a.headline(), "bold red")
+        per_flow = " per flow per s"
+        c = Table(
+            title="Cost at each buffer measured (! past a flag's threshold)",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+            show_edge=False,
+        )
+        # Slowdowns stay in the cost line (-v, --json): 80 columns.
+        rows = [
+            (b, [c for c in a.cost_cells(a.cost_at(b), mark=True) if "slowdown" not in c[0]])
+            for b in a.measured_buffers()
+        ]
+        # At most ADVICE_COST_ROWS buffers, spread over those measured, on
+        # the first screen; -v's cost tables have them all.
+        shown = rows
+        if len(rows) > ADVICE_COST_ROWS:
+            step = (len(rows) - 1) / (ADVICE_COST_ROWS - 1)
+            shown = [rows[round(k * step)] for k in range(ADVICE_COST_ROWS)]
+            c.caption = f"{len(shown)} of the {len(rows)} buffers measured; -v: all"
+        if rows:
+            c.add_column("packets", justify="right")
+            for name, _ in rows[0][1]:
+                c.add_column(name + (per_flow if name == "timeouts" else ""), justify="right")
+            for b, cells in shown:
+                c.add_row(f"{b:g}", *(v.replace(per_flow, "") for _, v in cells))
+            console.print(c)
+        para(a.thresholds_text())
+        para(a.stack_line())
+    # The rules side by side: one cell for what the packet engine measured
+    # at each rule's buffer, the objectives as short keys (O1, O2, ...);
+    # the rules that do not apply named in one line.
+    keys = {o.text: f"O{k}" for k, o in enumerate(a.objectives, 1)}
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    t.add_column("#", justify="right")
+    t.add_column("rule", no_wrap=True)
+    t.add_column("packets", justify="right", no_wrap=True)
+    t.add_column("packet engine (" + ", ".join(keys.values()) + ")")
+    idle = []
+    for k, row in enumerate(a.table.to_dict("records"), 1):
+        b = row["buffer_pkts"]
+        name = short_source(str(row["source"]))
+        if row["source"] == "recommended" and not a.feasible:
+            continue
+        if b != b and row["source"] != "fluid scan" and row["meets all"] is None:
+            idle.append((k, name, str(row.get("note") or "")))
+            continue
+        buffer = "n/a" if b != b else f"{b:.0f}" if b >= 10 else f"{b:.3g}"
+        t.add_row(str(k), name, buffer, _measured_cell(a, row, keys))
+    console.print(t)
+    para("  ".join(f"{v} {k}" for k, v in keys.items()))
+    quick = [f"{k} {n}" for k, n, note in idle if note.startswith("not computed with quick")]
+    other = [f"{k} {n}" for k, n, note in idle if not note.startswith("not computed with quick")]
+    if other:
+        para("does not apply here: " + ", ".join(other) + " (-v: why)")
+    if quick:
+        para("not computed in --quick: " + ", ".join(quick))
+    if not verbose:
+        console.print(
+            "-v: the rules' reasons, all costs, scenario, convergence, provenance",
+            style="dim",
+            highlight=False,
+        )
+        return
+    _print_advice_detail(a)
+
+
+def _measured_cell(a: Any, row: dict, keys: dict[str, str]) -> str:
+    """What the packet engine measured at one row of the advice's table:
+    each objective's mean (``>=`` a lower bound) and the verdict, or why
+    nothing was measured there (never a bare ``-``)."""
+    note = str(row.get("note") or "")
+    if row["meets all"] is not None:
+        values = ", ".join(
+            f"{keys[o.text]} "
+            + fmt.metric(o.key, row[o.text], censored=bool(row.get(f"{o.text} censored")))
+            for o in a.objectives
+        )
+        return f"{values}: {'meets all' if row['meets all'] else 'not met'}"
+    if row["source"] == "fluid scan":
+        return "fluid engine only (-v: its edges)"
+    if note.startswith("not computed with quick"):
+        return "not computed in --quick"
+    if not row["applies"] or row["buffer_pkts"] != row["buffer_pkts"]:
+        return "does not apply (-v: why)"
+    return "not run in --quick" if a.quick else "not run (budget)"
+
+
+def _print_advice_detail(a: Any) -> None:
+    """The advice's detail under -v: everything the compact view leaves out."""
+    from rich.markup import escape
+
+    from bufsim.advise.advice import short_source
+
+    console.print()
     if a.scenario is not None:
         for line in a.scenario.describe(buffer=False):
-            console.print(f"scenario: {line}", highlight=False)
+            console.print(f"scenario: {escape(line)}", highlight=False)
     t = Table(
-        title="bufsim advise: " + ", ".join(o.text for o in a.objectives),
+        title="Rules, models and packet engine",
         caption="objective cells: packet engine mean (analytic model)",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
     )
     t.add_column("#", justify="right")
-    t.add_column("source")
-    t.add_column("buffer (pkts)", justify="right")
-    for o in a.objectives:
-        t.add_column(o.text, justify="right", overflow="fold")
+    t.add_column("rule", no_wrap=True)
+    t.add_column("packets", justify="right")
+    for k, _o in enumerate(a.objectives, 1):
+        t.add_column(f"O{k}", justify="right")
     t.add_column("meets all")
     for k, row in enumerate(a.table.to_dict("records"), 1):
         b = row["buffer_pkts"]
-        buffer = "-" if b != b else f"{b:.0f}" if b >= 10 else f"{b:.3g}"
-        cells = [str(k), str(row["source"]), buffer]
+        buffer = "n/a" if b != b else f"{b:.0f}" if b >= 10 else f"{b:.3g}"
+        cells = [str(k), escape(short_source(str(row["source"]))), buffer]
+        # Where the packet engine did not run: no buffer to run, or why not.
+        idle = "n/a" if b != b else "not run in --quick" if a.quick else "not run"
         for o in a.objectives:
             measured, model = row[o.text], row.get(f"{o.text} (model)", math.nan)
             censored = bool(row.get(f"{o.text} censored", False))
-            cell = "-" if measured != measured else fmt.metric(o.key, measured, censored=censored)
+            cell = idle if measured != measured else fmt.metric(o.key, measured, censored=censored)
             if model == model:
                 cell += f" ({fmt.metric(o.key, model)})"
             cells.append(cell)
-        cells.append(_cell(row["meets all"]))
+        m = row["meets all"]
+        cells.append(idle if m is None else "yes" if m else "no")
         t.add_row(*cells)
     console.print(t)
     for k, row in enumerate(a.table.to_dict("records"), 1):
         if row["note"]:
-            console.print(f"{k:>2}. {row['source']}: {row['note']}", highlight=False)
-    if a.feasible:
-        console.print(
-            f"[bold green]recommended {a.sized}: {a.buffer_pkts:g} packets ({a.buffer_bytes:g} bytes)"
-            "[/bold green], "
-            f"objectives hold from {a.range[0]:g} to {a.range[1]:g} packets. {a.binding}",
-            highlight=False,
-        )
-    else:
-        console.print(
-            f"[bold red]no buffer meets every objective:[/bold red] {a.binding}", highlight=False
-        )
+            console.print(
+                f"{k:>2}. {escape(str(row['source']))}: {escape(row['note'])}", highlight=False
+            )
+    if not a.feasible:
         _print_tradeoff(a)
     _print_costs(a)
-    console.print(a.method, highlight=False)
+    console.print(escape(a.method), highlight=False)
     p = a.provenance()
     console.print(
         f"what it cost: {p['packet runs']} packet runs ({p['packet runs run now']} run now, "
         f"the others read from the store), {p['packet runs stopped early']} of them stopped "
-        f"once their verdicts were known, {p['simulated s (packet runs)']:.4g} s simulated, "
-        f"{p['packets simulated (packet runs)']:.3g} bottleneck packets, "
-        f"{p['wall s (packet runs)']:.1f} s of packet-run wall time; "
-        f"{p['fluid runs']} fluid runs; the search took {p['wall s (search)']:.1f} s",
+        f"once their verdicts were known, {fmt.metric('simulated_s', p['simulated s (packet runs)'])} "
+        f"simulated, {fmt.metric('packets', p['packets simulated (packet runs)'])} bottleneck "
+        f"packets, {fmt.metric('wall_s', p['wall s (packet runs)'])} of packet-run wall time; "
+        f"{p['fluid runs']} fluid runs; the search took {fmt.metric('wall_s', p['wall s (search)'])}",
         highlight=False,
     )
     for note in a.notes:
         style = "bold yellow" if note.startswith("WARNING") else None
-        console.print(note, style=style, highlight=False)
+        console.print(escape(note), style=style, highlight=False)
 
 
 def _print_tradeoff(a: Any) -> None:
@@ -1132,23 +1270,28 @@ def _print_tradeoff(a: Any) -> None:
 
 
 def _print_costs(a: Any) -> None:
-    """What each buffer the packet engine measured costs, one column per
-    buffer (the recommendation and the rules it checked), one row per metric."""
+    """What each buffer the packet engine measured costs (the recommendation,
+    the rules it checked, every buffer the search probed), one row per
+    metric, three buffers per table so that it fits 80 columns."""
     costs = a.cost_table()
     if costs.empty:
         return
-    t = Table(
-        title="What each measured buffer costs",
-        caption=f"packet engine: mean ± {a.confidence:.0%} t interval over the seeds",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-    )
-    t.add_column("")
-    for r in costs.itertuples(index=False):
-        t.add_column(f"{r.buffer} pkts\n{r.source}\n{r.seeds} seeds", justify="right")
-    for col in costs.columns[3:]:
-        t.add_row(col, *(str(v) for v in costs[col]))
-    console.print(t)
+    rows = list(costs.itertuples(index=False))
+    for first in range(0, len(rows), 3):
+        t = Table(
+            title="What each measured buffer costs" if first == 0 else None,
+            caption=f"packet engine: mean ± {a.confidence:.0%} t interval over the seeds"
+            if first + 3 >= len(rows)
+            else None,
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+        )
+        t.add_column("")
+        for r in rows[first : first + 3]:
+            t.add_column(f"{r.buffer} pkts\n{r.source}\n{r.seeds} seeds", justify="right")
+        for col in costs.columns[3:]:
+            t.add_row(col, *(str(v) for v in costs[col].iloc[first : first + 3]))
+        console.print(t)
 
 
 def _cell(value: object) -> str:

@@ -146,3 +146,28 @@ def value(x: Any, digits: int = 4) -> str:
     if isinstance(x, float):
         return "-" if x != x else f"{x:.{digits}g}"
     return str(x)
+
+
+def ratio(x: float, digits: int = 2) -> str:
+    """A dimensionless cost (Jain's index, timeouts per flow per second)
+    with ``digits`` significant digits and never in e-notation: ``0.43``,
+    ``0.17``, ``12``; ``< 0.001`` below a thousandth; ``-`` for NaN."""
+    if x != x:
+        return "-"
+    if x == 0:
+        return "0"
+    if abs(x) < 1e-3:
+        return "< 0.001"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
+    text = f"{x:.{decimals}f}"
+    # 1.0 reads as 1, 0.50 as 0.5: the digits shown are the digits known.
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def percent(x: float, digits: int = 2) -> str:
+    """A fraction (a loss rate, a share of transfers) as a percentage with
+    ``digits`` significant digits: ``percent(0.01787) == "1.8%"``,
+    ``percent(0.00042) == "0.042%"``, ``0%``; ``-`` for NaN."""
+    if x != x:
+        return "-"
+    return f"{ratio(100 * x, digits)}%"

@@ -69,6 +69,9 @@ Each imports only those above it:
 :mod:`~bufsim.advise.notes`
     Notes on a finished search: engines that disagree, objectives left
     unjudged.
+:mod:`~bufsim.advise.flags`
+    The costs an operator would question unasked (loss, timeouts, Jain's
+    index, unfinished transfers): :data:`THRESHOLDS`, :class:`Flag`.
 :mod:`~bufsim.advise.advice`
     :class:`Advice`: the answer, its tables, figure and report sections.
 :mod:`~bufsim.advise.driver`
@@ -81,6 +84,10 @@ from bufsim.advise.convergence import CONVERGENCE_TOL as CONVERGENCE_TOL
 from bufsim.advise.driver import advise
 from bufsim.advise.driver import cost as cost
 from bufsim.advise.driver import with_time_scales as with_time_scales
+from bufsim.advise.flags import THRESHOLDS as THRESHOLDS
+from bufsim.advise.flags import Flag as Flag
+from bufsim.advise.flags import Threshold as Threshold
+from bufsim.advise.flags import parse_flag as parse_flag
 from bufsim.advise.fluid import SYNC_FLOOR as SYNC_FLOOR
 from bufsim.advise.fluid import SYNC_GAP as SYNC_GAP
 from bufsim.advise.fluid import SYNC_RANGE as SYNC_RANGE

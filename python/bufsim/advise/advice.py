@@ -2,7 +2,10 @@
 
 :class:`Advice` carries the recommended buffer and its range, the table of
 rules, models, fluid and packet side by side, every run, the trade-off, the
-costs and the convergence check, and shows them as text tables
+costs, the flags (costs past a threshold, :mod:`bufsim.advise.flags`) and
+the convergence check, and shows them as a first screen
+(:meth:`Advice.first_screen`: the answer, its cost, the flags, the stack),
+text tables
 (:meth:`Advice.formatted`, :meth:`Advice.cost_table`), JSON
 (:meth:`Advice.to_dict`), a figure (:meth:`Advice.plot`), report sections
 (:meth:`Advice.sections`) and HTML. The table's packet columns
@@ -13,7 +16,8 @@ computed here from the runs.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -21,7 +25,16 @@ import pandas as pd
 
 from bufsim import fmt
 from bufsim._stats import t_half_width
-from bufsim.advise.objectives import Objective, cannot_judge, judged, observed
+from bufsim.advise.flags import THRESHOLDS, Flag, Threshold, describe, flags_of, show, thresholds
+from bufsim.advise.objectives import (
+    Objective,
+    cannot_judge,
+    flow_timeout_rate,
+    judged,
+    observed,
+    simulated_s,
+    unfinished_share,
+)
 from bufsim.advise.rules import table_row
 from bufsim.scenario import Scenario
 
@@ -68,14 +81,21 @@ class Advice:
         The packet runs' duration and warm-up, seconds (derived from the
         scenario's time scales when it does not give them).
     costs : pandas.DataFrame
-        What the recommended buffer and every rule's buffer the packet
-        engine measured cost: loss, timeouts, queueing delay, fairness and
+        What each buffer the packet engine measured costs (the
+        recommendation, every rule's buffer it checked, every buffer the
+        search probed): loss, timeouts, queueing delay, fairness and
         completions, each with its interval over seeds (:func:`costs`).
+        Never empty when a packet run ran, feasible or not.
     scenario : Scenario or None
         The scenario the advice is for (its buffer aside), with the
         duration and warm-up the search used.
     wall_s : float
         Wall time of the whole search, seconds.
+    thresholds : tuple of Threshold
+        The costs flagged past a level (:data:`~bufsim.advise.flags.THRESHOLDS`
+        unless overridden: :meth:`with_flags`, ``advise(..., flags=...)``).
+    quick : bool
+        The search ran in quick mode (no packet runs at the rules' buffers).
     """
 
     objectives: list[Objective]
@@ -96,6 +116,8 @@ class Advice:
     costs: pd.DataFrame = field(default_factory=pd.DataFrame)
     scenario: Scenario | None = None
     wall_s: float = math.nan
+    thresholds: tuple[Threshold, ...] = THRESHOLDS
+    quick: bool = False
 
     @property
     def sized(self) -> str:
@@ -153,6 +175,297 @@ class Advice:
         :attr:`range` and their outer grid neighbours; infeasible, the
         buffers the binding objectives name)."""
         return not any(n.startswith("WARNING: not converged") for n in self.notes)
+
+    # ------------------------------------------------------- the first screen
+    def with_flags(self, overrides: Iterable[str]) -> Advice:
+        """The same advice with its thresholds overridden
+        (:func:`~bufsim.advise.flags.parse_flag`: ``"loss>2%"``,
+        ``"jain<0.3"``, ``"timeouts=off"``); no run is repeated.
+
+        Raises
+        ------
+        AdviceError
+            A flag that does not parse, naming it and what is allowed.
+        """
+        return replace(self, thresholds=thresholds(overrides))
+
+    def cost_at(self, buffer_pkts: float) -> dict[str, Any] | None:
+        """The row of :attr:`costs` at ``buffer_pkts`` (packets), None where
+        the packet engine did not run there."""
+        if self.costs.empty or buffer_pkts != buffer_pkts:
+            return None
+        rows = self.costs[self.costs["buffer_pkts"] == float(buffer_pkts)]
+        return rows.iloc[0].to_dict() if len(rows) else None
+
+    def flags_at(self, buffer_pkts: float) -> list[Flag]:
+        """The costs past their thresholds (:attr:`thresholds`) at
+        ``buffer_pkts`` (packets): each mean over the seeds against its level."""
+        cost = self.cost_at(buffer_pkts)
+        return [] if cost is None else flags_of(cost, float(buffer_pkts), self.thresholds)
+
+    def measured_buffers(self) -> list[float]:
+        """Every buffer the packet engine measured, packets, ascending."""
+        return sorted({float(b) for b in self.costs["buffer_pkts"]}) if len(self.costs) else []
+
+    @property
+    def flags(self) -> list[Flag]:
+        """The costs an operator would question: at the recommended buffer
+        when one meets every objective, else at every buffer the packet
+        engine measured (each :class:`~bufsim.advise.flags.Flag` names its
+        buffer, value, threshold and reason)."""
+        if self.feasible:
+            return self.flags_at(self.buffer_pkts)
+        return [f for b in self.measured_buffers() for f in self.flags_at(b)]
+
+    @property
+    def clearing_pkts(self) -> float:
+        """The smallest measured buffer where no cost is flagged, packets:
+        among those meeting every objective when some buffer does (the
+        recommendation itself when it raises no flag), else among all the
+        search measured; NaN when none."""
+        ok = set(self.measured_buffers())
+        if self.feasible:
+            ok = set(self._holding())
+        clear = [b for b in sorted(ok) if not self.flags_at(b)]
+        return clear[0] if clear else math.nan
+
+    def _holding(self) -> list[float]:
+        """The measured buffers where every objective holds, packets."""
+        trade = self.tradeoff()
+        if trade.empty:
+            return []
+        holds = trade[[f"{o.text} holds" for o in self.objectives]].all(axis=1)
+        return [float(b) for b in trade.loc[holds, "buffer_pkts"]]
+
+    @property
+    def outcome(self) -> str:
+        """``"meets"`` (some buffer meets every objective), ``"cannot be
+        judged"`` (at some measured buffer no objective fails and one is
+        only bounded by unfinished transfers: a longer run may meet it) or
+        ``"fails"`` (every measured buffer fails some objective)."""
+        if self.feasible:
+            return "meets"
+        trade = self.tradeoff()
+        for _, row in trade.iterrows():
+            verdicts = [row[f"{o.text} verdict"] for o in self.objectives]
+            if "fails" not in verdicts and "cannot be judged" in verdicts:
+                return "cannot be judged"
+        return "fails"
+
+    def judging_duration_s(self) -> float:
+        """The run length that judges the completion-time objectives
+        unfinished transfers left unjudged, seconds: the last transfer's
+        start plus the largest such bound (a transfer then either finishes
+        within the bound or is known to exceed it). NaN when transfers
+        arrive all through the run (no last start) or none is unjudged."""
+        norm = self.scenario.normalized if self.scenario is not None else {}
+        fct = [o for o in self.objectives if o.key.startswith("fct_") and o.op == "<="]
+        groups = [g for g in norm.get("flows", []) if g["kind"] != "persistent"]
+        if not fct or not groups or any(g["kind"] != "finite" for g in groups):
+            return math.nan
+        last = max(max(g.get("starts_s") or [0.0]) for g in groups)
+        return float(last + max(o.bound for o in fct))
+
+    def cost_cells(self, cost: dict[str, Any], mark: bool = False) -> list[tuple[str, str]]:
+        """One buffer's costs as (name, value with its unit) pairs: loss,
+        timeouts per flow per s, p99 queueing delay, Jain's index, and with
+        finite traffic per size class the share of transfers completed and
+        their p99 completion time and slowdown (``>=`` where only a lower
+        bound); each the mean over the seeds. :meth:`cost_text` and the
+        console's tables show these.
+
+        Parameters
+        ----------
+        cost : dict
+            A row of :attr:`costs`.
+        mark : bool
+            End each flagged value with ``!`` (:attr:`thresholds`).
+        """
+        flagged = {f.key for f in flags_of(cost, cost["buffer_pkts"], self.thresholds)}
+        cells = []
+
+        def add(name: str, key: str, text: str) -> None:
+            cells.append((name, text + ("!" if mark and key in flagged else "")))
+
+        for name, key in (
+            ("loss", "drop_rate"),
+            ("timeouts", "flow_timeout_rate"),
+            ("p99 delay", "p99_queue_delay_s"),
+            ("Jain", "jain_index"),
+        ):
+            x = float(cost.get(key, math.nan))
+            add(name, key, fmt.metric(key, x) if key.endswith("_s") else show(key, x))
+        for c in ("small", "large"):
+            done = cost.get(f"completion_{c}", math.nan)
+            if done != done:
+                continue
+            add(f"{c} done", "unfinished", fmt.percent(done))
+            censored = cost.get(f"fct_p99_{c}_s_censored") == 1.0
+            add(
+                f"{c} p99 FCT",
+                "",
+                fmt.metric(f"fct_p99_{c}_s", cost[f"fct_p99_{c}_s"], censored=censored),
+            )
+            slow = cost.get(f"slowdown_p99_{c}", math.nan)
+            if slow == slow:
+                censored = cost.get(f"slowdown_p99_{c}_censored") == 1.0
+                add(f"{c} slowdown", "", f"{'>= ' if censored else ''}{fmt.ratio(slow)}")
+        return cells
+
+    def cost_text(self, cost: dict[str, Any], mark: bool = False) -> str:
+        """One buffer's costs in words, one line (:meth:`cost_cells`)."""
+        return ", ".join(f"{n} {v}" for n, v in self.cost_cells(cost, mark))
+
+    def stack_line(self) -> str:
+        """The stack each flow group assumes, the engines and the seeds, in one line."""
+        norm = self.scenario.normalized if self.scenario is not None else {}
+        groups: dict[str, int] = {}
+        for g in norm.get("flows", []):
+            what = f"{g.get('stack', '?')} {g['cc']['variant']}"
+            groups[what] = groups.get(what, 0) + int(g["count"] or 0)
+        flows = ", ".join(f"{k} ({n} flows)" if n else k for k, n in groups.items())
+        ran = {str(e).split(" ")[0] for e in self.runs.get("engine", pd.Series(dtype=str))}
+        rules = (
+            "source" in self.table
+            and (~self.table["source"].isin(["recommended", "fluid scan"])).any()
+        )
+        engines = ["rules"] * bool(rules) + [e for e in ("fluid", "packet") if e in ran]
+        seeds = self.provenance()["seeds"]
+        return (
+            f"stack: {flows or 'none'}; engines: {', '.join(engines)}; seeds {seeds}; "
+            f"runs of {fmt.metric('duration_s', self.duration_s)} "
+            f"({fmt.metric('warmup_s', self.warmup_s)} warm-up)"
+        )
+
+    def first_screen(self) -> list[str]:
+        """The advice's first screen as paragraphs of plain text: the answer
+        (packets, bytes, time at line rate) or why there is none ("fails" or
+        "cannot be judged", and the run length that would judge it), what
+        it costs (:meth:`cost_text`), each flag with its reason, the
+        smallest buffer that clears the flags, and the stack line
+        (:meth:`stack_line`). The console, the report and the notebook
+        show these first.
+
+        Returns
+        -------
+        list of str
+            One paragraph each (wrap them to the page); costs at each
+            measured buffer, one paragraph per buffer, when no buffer meets
+            every objective.
+        """
+        out = [self.headline()]
+        if self.feasible:
+            cost = self.cost_at(self.buffer_pkts)
+            if cost is not None:
+                out.append(
+                    f"Cost at {self.buffer_pkts:g} packets ({int(cost['seeds'])} seeds): "
+                    + self.cost_text(cost)
+                )
+            out += [f"FLAG {f.text}: {f.reason}" for f in self.flags]
+            out.append(self.clearing_text())
+        else:
+            if self.measured_buffers():
+                out.append("Cost at each buffer measured (! past a flag's threshold):")
+            for b in self.measured_buffers():
+                cost = self.cost_at(b)
+                assert cost is not None
+                out.append(f"  {b:g} packets: " + self.cost_text(cost, mark=True))
+            out.append(self.thresholds_text())
+        out.append(self.stack_line())
+        return out
+
+    def headline(self) -> str:
+        """The answer in one paragraph: the buffer (:meth:`answer`), its
+        range and what binds it; or that no buffer meets every objective,
+        whether that "fails" or "cannot be judged" (:attr:`outcome`), why,
+        and the run length that would judge it (:meth:`judging_duration_s`)."""
+        if self.feasible:
+            what = "" if self.sized == "buffer" else f" ({self.sized})"
+            return (
+                f"Answer{what}: {self.answer()} meets your objectives; they hold from "
+                f"{self.range[0]:g} to {self.range[1]:g} packets. {self.binding}"
+            )
+        kind = self.outcome
+        text = f"No buffer meets every objective ({kind}): {self.binding}"
+        d = self.judging_duration_s()
+        if kind == "cannot be judged" and d == d:
+            text += (
+                f". A run of at least {fmt.metric('duration_s', d)} (the last transfer's start "
+                f"plus the bound; these ran {fmt.metric('duration_s', self.duration_s)}) would "
+                "judge it"
+            )
+        elif kind == "cannot be judged":
+            text += ". A longer run would judge it"
+        past = self._past_as_lower_bound()
+        if kind == "fails" and past:
+            text += (
+                f". {', '.join(past)} fails even as a lower bound: transfers still unfinished "
+                f"when the {fmt.metric('duration_s', self.duration_s)} runs ended already "
+                "exceed the bound, so a longer run would not meet it"
+            )
+        return text + "."
+
+    def _past_as_lower_bound(self) -> list[str]:
+        """The upper-bound objectives that fail at some measured buffer on a
+        value that is only a lower bound (unfinished transfers): known to
+        fail however long the run."""
+        trade = self.tradeoff()
+        return [
+            o.text
+            for o in self.objectives
+            if len(trade)
+            and (
+                (trade[f"{o.text} verdict"] == "fails") & trade[f"{o.text} censored"].astype(bool)
+            ).any()
+        ]
+
+    def thresholds_text(self) -> str:
+        """Each flagged cost's level and reason, one line: ``"Flags: loss >
+        1% (TCP throughput falls as 1/sqrt(loss)); ..."``."""
+        if not self.thresholds:
+            return "Flags: none set."
+        return "Flags: " + "; ".join(
+            f"{describe(t.key)} {t.op} {show(t.key, t.limit)} ({t.reason})" for t in self.thresholds
+        )
+
+    def answer(self) -> str:
+        """The recommended buffer in packets, bytes and time at line rate:
+        ``"128 packets (192 kB, 153.6 us at 10 Gbps)"``; empty if infeasible."""
+        if not self.feasible:
+            return ""
+        norm = self.scenario.normalized if self.scenario is not None else {}
+        cap = (norm.get("link") or {}).get("capacity_bps")
+        drain = (
+            f", {fmt.metric('drain_s', self.buffer_bytes * 8 / cap)} at "
+            f"{fmt.metric('capacity_bps', cap)}"
+            if cap
+            else ""
+        )
+        return (
+            f"{self.buffer_pkts:g} packets ({fmt.metric('buffer_bytes', self.buffer_bytes)}{drain})"
+        )
+
+    def clearing_text(self) -> str:
+        """The smallest buffer that clears the flags at the answer, in words."""
+        flags = self.flags
+        if not flags:
+            names = ", ".join(describe(t.key) for t in self.thresholds)
+            return f"No flag: {names or 'no threshold set'} within their thresholds."
+        clear = self.clearing_pkts
+        keeps = " and ".join(
+            f"{describe(f.key)} {'under' if f.op == '>' else 'over'} {show(f.key, f.threshold)}"
+            for f in flags
+        )
+        if clear != clear:
+            # The largest buffer measured where the objectives hold: how far
+            # the flags are from clearing there.
+            top = max(self._holding(), default=math.nan)
+            there = ", ".join(
+                f"{describe(f.key)} {show(f.key, f.value)}" for f in self.flags_at(top)
+            )
+            at = f": at {top:g} packets, the largest measured there, {there}" if there else ""
+            return f"No buffer measured where your objectives hold keeps {keeps}{at}."
+        return f"{self.buffer_pkts:g} packets meets your objectives; {clear:g} also keeps {keeps}."
 
     def tradeoff(self) -> pd.DataFrame:
         """What each buffer the packet engine measured gives, and which are
@@ -266,6 +579,14 @@ class Advice:
                 "convergence": self.convergence.to_dict(orient="records"),
                 "tradeoff": self.tradeoff().to_dict(orient="records"),
                 "costs": self.costs.to_dict(orient="records"),
+                "quick": self.quick,
+                "outcome": self.outcome,
+                "answer": self.answer(),
+                "flags": [asdict(f) for f in self.flags],
+                "thresholds": [asdict(t) for t in self.thresholds],
+                "clearing_pkts": self.clearing_pkts,
+                "judging_duration_s": self.judging_duration_s(),
+                "first_screen": self.first_screen(),
                 "scenario": self.scenario.normalized if self.scenario is not None else None,
                 "provenance": self.provenance(),
             },
@@ -284,7 +605,9 @@ class Advice:
             metric (:data:`COSTS`, then completions and p99 FCT and slowdown
             per class with finite traffic).
         """
-        names = {k: n for n, k in (*COSTS, *_finite_costs("small"), *_finite_costs("large"))}
+        names = {
+            k: n for n, k in (*COSTS, UNFINISHED, *_finite_costs("small"), *_finite_costs("large"))
+        }
         out = []
         for r in self.costs.to_dict("records"):
             row = {"buffer": f"{r['buffer_pkts']:g}", "source": r["source"], "seeds": r["seeds"]}
@@ -346,8 +669,9 @@ class Advice:
 
     def sections(self, figures: bool = True) -> list[Any]:
         """The advice as report sections (:class:`bufsim.report.Section`):
-        the answer with every note, the scenario with the stack each flow
-        group assumes, how it was computed (provenance), the rules, models,
+        the first screen (:meth:`first_screen`) with every note, the
+        scenario with the stack each flow group assumes, how it was
+        computed (provenance), the rules, models,
         fluid and packet side by side, the trade-off when no buffer meets
         every objective, the costs, and (``figures``) the figure. What
         :meth:`to_html` and the notebook view show.
@@ -366,20 +690,18 @@ class Advice:
         from bufsim.report import Figure as RFigure
         from bufsim.report import Section, html_table
 
-        verdict = (
-            f"Recommended {self.sized}: {self.buffer_pkts:g} packets "
-            f"({fmt.metric('buffer_bytes', self.buffer_bytes)}); every objective holds from "
-            f"{self.range[0]:g} to {self.range[1]:g} packets. {self.binding}"
-            if self.feasible
-            else f"No buffer meets every objective: {self.binding}"
-        )
         about = self.scenario.describe(buffer=False) if self.scenario is not None else []
         prov = self.provenance()
         prov_frame = pd.DataFrame(
             {"field": list(prov), "value": [fmt.value(v) for v in prov.values()]}
         )
         sections = [
-            Section("answer", "Answer", text=[t for t in (verdict, self.method, *self.notes) if t]),
+            # The first screen (answer, cost, flags, the stack), then how.
+            Section(
+                "answer",
+                "Answer",
+                text=[t for t in (*self.first_screen(), self.method, *self.notes) if t],
+            ),
             Section(
                 "scenario", "Scenario (the stack each flow group assumes included)", text=about
             ),
@@ -442,6 +764,24 @@ class Advice:
         return f"<div>{''.join(parts)}</div>"
 
 
+#: Rule names as the compact table shows them (the paper in -v's notes).
+SHORT_SOURCES = {
+    "Stanford CT/sqrt(N)": "Stanford",
+    "B0 synchronized": "B0 sync",
+    "B0 desynchronized": "B0 desync",
+    "HSTCP fixed point": "HSTCP",
+    "transparent regime": "transparent",
+    "fluid loss-sync range": "fluid X range",
+}
+
+
+def short_source(source: str) -> str:
+    """A rule's name without its paper (``"B0 desynchronized (paper 003)"``
+    -> ``"B0 desync"``), for tables 80 columns wide."""
+    name = source.split(" (paper")[0]
+    return SHORT_SOURCES.get(name, name)
+
+
 #: What a buffer costs, as a port engineer reads it: (column, summary key or
 #: derived metric, unit key for bufsim.fmt). Completions and FCTs join where
 #: the scenario has finite traffic.
@@ -455,6 +795,10 @@ COSTS = (
 )
 
 
+#: The share of transfers unfinished when the run ended, with finite traffic.
+UNFINISHED = ("unfinished transfers", "unfinished")
+
+
 def _finite_costs(c: str) -> tuple[tuple[str, str], ...]:
     """The costs of finite transfers of size class ``c`` (``small``/``large``):
     (name, summary key) as in :data:`COSTS`."""
@@ -465,13 +809,6 @@ def _finite_costs(c: str) -> tuple[tuple[str, str], ...]:
     )
 
 
-def simulated_s(runs: pd.DataFrame, duration_s: float) -> pd.Series:
-    """Each packet run's simulated seconds: where it stopped (``end_s``,
-    ``output.stop``), else ``duration_s``."""
-    end = runs["end_s"] if "end_s" in runs else pd.Series(math.nan, index=runs.index)
-    return end.fillna(duration_s).astype(float)
-
-
 def costs(
     table: pd.DataFrame,
     runs: pd.DataFrame,
@@ -479,11 +816,14 @@ def costs(
     warmup_s: float,
     confidence: float,
 ) -> pd.DataFrame:
-    """What each buffer the packet engine measured in ``table`` (the
-    recommendation and every rule it checked) costs: per metric of
-    :data:`COSTS` (and completions and p99 FCT per class with finite
-    traffic) the mean over the seeds and the half-width of its two-sided
-    Student t interval at ``confidence`` (NaN with one seed).
+    """What each buffer the packet engine measured costs (the rows of
+    ``table`` it ran: the recommendation and every rule it checked, then
+    every other buffer the search probed, source ``"searched"``): per
+    metric of :data:`COSTS` (and with finite traffic the share of
+    transfers unfinished, completions and p99 FCT and slowdown per class)
+    the mean over the seeds and the half-width of its two-sided Student t
+    interval at ``confidence`` (NaN with one seed). Timeouts per flow per
+    second follow :func:`~bufsim.advise.objectives.flow_timeout_rate`.
 
     Parameters
     ----------
@@ -492,10 +832,8 @@ def costs(
     runs : pandas.DataFrame
         Every run of the search (a sweep table).
     duration_s, warmup_s : float
-        The runs' duration and warm-up, seconds: each run's measurement
-        window, from the warm-up to the run's end (``end_s`` where it
-        stopped early, ``output.stop``, else the duration), makes its
-        timeouts per flow a rate per second.
+        The runs' duration and warm-up, seconds (a run that stopped early,
+        ``output.stop``, ends at its ``end_s``).
     confidence : float
         The two-sided confidence of the intervals (0..1).
 
@@ -510,21 +848,30 @@ def costs(
     if runs.empty or "engine" not in runs:
         return pd.DataFrame()
     packet = runs[runs["engine"] == "packet"].copy()
-    window_s = simulated_s(packet, duration_s) - warmup_s
-    packet["flow_timeout_rate"] = (
-        packet["timeouts"] / packet["active_flows_mean"].clip(lower=1) / window_s
-    )
+    # The search adds both per run (Search.packet); a runs table made
+    # otherwise gets them by the same laws.
+    if "flow_timeout_rate" not in packet:
+        packet["flow_timeout_rate"] = flow_timeout_rate(packet, duration_s)
+    if "unfinished" not in packet:
+        packet["unfinished"] = unfinished_share(packet)
     keys = [k for _, k in COSTS]
-    for c in ("small", "large"):
-        if f"flows_started_{c}" in packet:
-            keys += [k for _, k in _finite_costs(c)]
+    finite = [c for c in ("small", "large") if f"flows_started_{c}" in packet]
+    if finite:
+        keys.append("unfinished")
+    for c in finite:
+        keys += [k for _, k in _finite_costs(c)]
+    # The table's rows (the recommendation, the rules), then every other
+    # buffer the search probed.
+    sources = [(r.source, r.buffer_pkts) for r in table.itertuples()]
+    named = {float(round(b)) for _, b in sources if b == b}
+    sources += [("searched", b) for b in sorted(set(packet["buffer_pkts"])) if b not in named]
     rows = []
-    for r in table.itertuples():
-        b = r.buffer_pkts
+    for source, b in sources:
         g = packet[packet["buffer_pkts"] == float(round(b))] if b == b else packet.iloc[:0]
         if g.empty:
             continue
-        row: dict[str, Any] = {"source": r.source, "buffer_pkts": float(b), "seeds": len(g)}
+        # The buffer the runs had (a rule's 11.46 packets ran at 11).
+        row: dict[str, Any] = {"source": source, "buffer_pkts": float(round(b)), "seeds": len(g)}
         for k in keys:
             v = g[k].to_numpy(dtype=float) if k in g else np.array([math.nan])
             row[k] = float(np.mean(v))

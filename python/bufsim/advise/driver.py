@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from bufsim.advise.advice import Advice, costs, measured_table, simulated_s
+from bufsim.advise.flags import thresholds
 from bufsim.advise.notes import engine_gap_notes, unjudged_notes
 from bufsim.advise.objectives import (
     GROUP_GOODPUT,
@@ -314,6 +315,7 @@ def advise(
     store: Any = "results",
     progress: Callable[[AdviseProgress], Any] | None = None,
     stop_early: bool = True,
+    flags: Iterable[str] | None = None,
 ) -> Advice:
     """The smallest buffer that meets every objective, verified by the packet engine.
 
@@ -360,6 +362,11 @@ def advise(
         (a sequential batch-means t test, Bonferroni over the boundaries:
         ``output.stop``); False, or an objective not measured batch by
         batch (Jain's index, completion times), runs the whole window.
+    flags : iterable of str, optional
+        Overrides of the flagged costs' thresholds
+        (:data:`~bufsim.advise.flags.THRESHOLDS`), e.g. ``["loss>2%",
+        "jain=off"]`` (:func:`~bufsim.advise.flags.parse_flag`); checked
+        before any run.
 
     Returns
     -------
@@ -373,6 +380,7 @@ def advise(
     """
     t0 = time.perf_counter()
     objs = _check_arguments(objectives, confidence, seeds, engines)
+    levels = thresholds(flags)
     scn, timing = with_time_scales(scenario)
     _check_fit(objs, scn.normalized)
     scn, pool_notes = _shared_form(scn)
@@ -473,6 +481,8 @@ def advise(
         ),
         scenario=scn,
         wall_s=time.perf_counter() - t0,
+        thresholds=levels,
+        quick=quick,
     )
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from bufsim import fmt
+from bufsim.advise.objectives import flow_timeout_rate
 from bufsim.advise.rules import Model
 from bufsim.advise.search import ENGINE_GAP, Edges, Search
 
@@ -94,9 +95,15 @@ def _fluid_gap(s: Search, grows: bool, pb: float) -> str:
     buffer) the fluid edge at the measured synchronization."""
     runs = pd.concat(s.runs, ignore_index=True)
     g = runs[(runs["engine"] == "packet") & (runs["buffer_pkts"] == pb)]
-    window = float(s.norm["duration_s"] - s.norm["warmup_s"])
     sync = float(g["sync_mean"].mean())
-    timeouts = float((g["timeouts"] / g["active_flows_mean"].clip(lower=1)).mean() / window)
+    # The runs' own rate (Search.packet adds it by flow_timeout_rate): the
+    # costs' figure, by the same law where a runs table lacks it.
+    rate = (
+        g["flow_timeout_rate"]
+        if "flow_timeout_rate" in g
+        else flow_timeout_rate(g, float(s.norm["duration_s"]))
+    )
+    timeouts = float(rate.mean())
     x = (s.fluid_raw.get("fluid") or {}).get("sync")
     assumed = (
         "every flow cutting its window at each overflow (fluid.sync unset)"
@@ -125,7 +132,7 @@ def _fluid_gap(s: Search, grows: bool, pb: float) -> str:
     return (
         f"The fluid form has {assumed}; the packet runs at {pb:g} packets measured a loss "
         f"synchronization of {fmt.metric('sync_mean', sync)} (sync_mean) and "
-        f"{fmt.metric('flow_timeout_rate', timeouts)} timeouts per flow per second, which the "
+        f"{fmt.ratio(timeouts)} timeouts per flow per second (whole run), which the "
         f"fluid model has no notion of{why}"
     )
 

@@ -300,3 +300,52 @@ def observed(runs: pd.DataFrame, key: str) -> tuple[float, bool]:
         return math.nan, False
     censored = runs.get(f"{key}_censored")
     return float(runs[key].mean()), censored is not None and bool((censored == 1.0).any())
+
+
+def simulated_s(runs: pd.DataFrame, duration_s: float) -> pd.Series:
+    """Each packet run's simulated seconds: where it stopped (``end_s``,
+    ``output.stop``), else ``duration_s`` (seconds)."""
+    end = runs["end_s"] if "end_s" in runs else pd.Series(math.nan, index=runs.index)
+    return end.fillna(duration_s).astype(float)
+
+
+def flow_timeout_rate(runs: pd.DataFrame, duration_s: float) -> pd.Series:
+    """Each packet run's retransmission timeouts per flow per second: the
+    one law for every view of this cost (the costs table, the flags, the
+    notes).
+
+    The senders' ``timeouts`` counters cover the whole run, slow start
+    included (the warm-up does not reset them, unlike the window's
+    statistics), so the rate divides by the run's simulated seconds
+    (:func:`simulated_s`), not by its measurement window, and by the mean
+    number of active flows (at least 1).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Packet runs of a sweep table (``timeouts``, ``active_flows_mean``).
+    duration_s : float
+        The runs' duration, seconds (a run that stopped early ends at its
+        ``end_s``).
+
+    Returns
+    -------
+    pandas.Series
+        Timeouts per flow per second, one per run.
+    """
+    return (
+        runs["timeouts"] / runs["active_flows_mean"].clip(lower=1) / simulated_s(runs, duration_s)
+    )
+
+
+def unfinished_share(runs: pd.DataFrame) -> pd.Series:
+    """Each run's share of the transfers started in its window that had not
+    finished when it ended (0..1, both size classes; 0 without finite
+    traffic)."""
+    started = pd.Series(0.0, index=runs.index)
+    done = pd.Series(0.0, index=runs.index)
+    for c in ("small", "large"):
+        if f"flows_started_{c}" in runs:
+            started += runs[f"flows_started_{c}"].fillna(0)
+            done += runs[f"flows_completed_{c}"].fillna(0)
+    return ((started - done) / started.where(started > 0)).fillna(0.0)

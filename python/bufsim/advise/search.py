@@ -40,9 +40,11 @@ from bufsim.advise.objectives import (
     AdviceError,
     Objective,
     cannot_judge,
+    flow_timeout_rate,
     judged,
     observed,
     stop_rule,
+    unfinished_share,
 )
 from bufsim.advise.rules import buffer_grid, table_row, with_buffer
 from bufsim.scenario import DISCIPLINES, Scenario
@@ -300,6 +302,11 @@ class Search:
                 f"the packet run at {b} packets (seed {failed['seed'].iloc[0]}) failed: "
                 f"{failed['error'].iloc[0]}"
             )
+        # Timeouts per flow per second, one law for every view of it.
+        t = t.assign(
+            flow_timeout_rate=flow_timeout_rate(t, float(self.norm["duration_s"])),
+            unfinished=unfinished_share(t),
+        )
         self.runs.append(t)
         self.packet_runs += len(seed_list)
         return t
@@ -972,7 +979,8 @@ class Search:
         grid = self.grid
         up, down, free = self.kinds()
         span = f"from {grid[e.lower]} to {grid[e.upper]} packets"
-        where = f" (where {', '.join(up + down)} hold)" if up or down else ""
+        verb = "holds" if len(up + down) == 1 else "hold"
+        where = f" (where {', '.join(up + down)} {verb})" if up or down else ""
         # A completion time that unfinished transfers leave a lower
         # bound is no failure: say where it could not be judged.
         probed = [b for b in sorted(self.probed) if grid[e.lower] <= b <= grid[e.upper]]
