@@ -297,6 +297,12 @@ def _cases() -> list[tuple[str, list[str], str]]:
         spec_needle = "base" if name == "empty.toml" else needle
         cases.append((f"sweep file {name}", ["sweep", name, "--store", "st"], spec_needle))
     cases += [
+        ("advise --store afile", ["advise", "s.toml", *ADVISE[:3], "--store", "afile"], "afile"),
+        (
+            "advise --store damaged",
+            ["advise", "s.toml", *ADVISE[:3], "--store", "damaged"],
+            "damaged",
+        ),
         ("sweep --example [/x]", ["sweep", "--example", "[/x]"], "[/x]"),
         ("sweep --workers -1", ["sweep", "spec.toml", "--workers", "-1"], "workers"),
         ("sweep --store afile", ["sweep", "spec.toml", "--store", "afile"], "afile"),

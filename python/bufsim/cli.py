@@ -481,7 +481,11 @@ def validate(
     # The advise search's cost, before anything prints: objectives that
     # advise refuses are refused here too, with its message and exit status.
     try:
-        costs = [advise_cost(scn.raw, objectives, quick=quick) for quick in (False, True)]
+        costs = (
+            []
+            if as_json and not objective
+            else [advise_cost(scn.raw, objectives, quick=quick) for quick in (False, True)]
+        )
     except (AdviceError, bufsim.ScenarioError) as e:
         if objective:
             _fail(str(e))
@@ -1155,7 +1159,13 @@ def advise(
             if verify_ns3
             else ("rules", "fluid", "packet"),
         )
-    except (AdviceError, bufsim.ScenarioError, bufsim.SweepSpecError, bufsim.EngineError) as e:
+    except (
+        AdviceError,
+        bufsim.ScenarioError,
+        bufsim.SweepSpecError,
+        bufsim.EngineError,
+        bufsim.StoreError,
+    ) as e:
         _fail(str(e))
     finally:
         if bar is not None:
