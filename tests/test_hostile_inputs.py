@@ -444,8 +444,24 @@ def test_validate_says_which_engines_run_here_and_prices_only_those(tmp_path, mo
     assert "packet engine: can run it here: about" in out, out
     assert "fluid engine: cannot run it: pool" in out, out
     assert "ns3 engine: cannot run it: pool" in out, out
-    assert "and no fluid runs (the fluid engine cannot run it)" in out, out
+    assert out.count("fluid runs") == 2 and out.count("and no fluid runs") == 2, out
     assert "e+" not in out, out
+
+
+def test_validate_prices_the_fluid_scan_of_the_fluid_form(tmp_path, monkeypatch):
+    # Linux's stack has HyStart++, which the fluid engine refuses; advise's
+    # fluid scan runs the scenario's fluid form (HyStart++ off) instead, and
+    # validate says so beside the count.
+    raw = {**TINY, "flows": [{"count": 1, "rtt": "40ms", "mss": "1000B", "stack": "linux"}]}
+    r = invoke(tmp_path, ["validate", _scenario(tmp_path, raw)], monkeypatch)
+    assert r.exit_code == 0, r.output
+    out = " ".join(r.stdout.split())
+    assert "fluid engine: cannot run it: flows[0].hystart: true" in out, out
+    from bufsim.advise import cost
+
+    runs = cost(tmp_path / "x.toml")["fluid_runs"]
+    assert runs > 0
+    assert f"and {runs} fluid runs (of its fluid form: flows[0].hystart off" in out, out
 
 
 def _no_ns3(monkeypatch) -> None:

@@ -428,6 +428,48 @@ def _cannot_run(scn: bufsim.Scenario, engine: str) -> str:
     return ""
 
 
+def _print_advise_costs(
+    scn: bufsim.Scenario, objectives: list[str], costs: list[dict[str, Any]]
+) -> None:
+    """The lines of ``validate`` that price an advise search and its
+    ``--quick`` form (``costs``, :func:`bufsim.advise.cost`'s)."""
+    fluid_refused, fluid_changes = _fluid_scan(scn)
+    for quick, c in zip((False, True), costs):
+        # The search scans with the fluid engine on the scenario's fluid
+        # form (stack features off, transfers as background) where it runs.
+        if not c["fluid_runs"]:
+            fluid = "no fluid runs"
+        elif fluid_refused:
+            fluid = f"no fluid runs (the fluid engine cannot run its fluid form: {fluid_refused})"
+        else:
+            fluid = f"{c['fluid_runs']} fluid runs" + (
+                f" (of its fluid form: {fluid_changes})" if fluid_changes else ""
+            )
+        console.print(
+            f"  advise{' --quick' if quick else ''} for {', '.join(objectives)}: about "
+            f"{c['packet_runs']} packet runs of {fmt.metric('duration_s', c['duration_s'])} "
+            f"({_about(c['packets_per_run'])} packets, about "
+            f"{_cpu(c['packets_per_run'])} of CPU each; {_about(c['packets'])} in "
+            f"all: about {_cpu(c['packets'])} of CPU) and {fluid}",
+            highlight=False,
+        )
+
+
+def _fluid_scan(scn: bufsim.Scenario) -> tuple[str, str]:
+    """Why the fluid engine cannot run the form of ``scn`` that advise's
+    fluid scan runs (:func:`bufsim.advise.fluid.fluid_form`; "" when it
+    can), and what that form changes."""
+    from bufsim import limits
+    from bufsim.advise.fluid import fluid_form
+
+    raw, changes = fluid_form(scn.raw, scn.normalized)
+    try:
+        limits.check(bufsim.Scenario(raw), "fluid")
+    except bufsim.ScenarioError as e:
+        return str(e), changes
+    return "", changes
+
+
 def _about(estimate: float) -> str:
     """An estimate to three significant digits, written out (``88,700,000``)."""
     return fmt.number(float(f"{estimate:.3g}"))
@@ -515,24 +557,10 @@ def validate(
         console.print(f"  {timing}", highlight=False)
     if "packet" not in runnable:
         console.print("  advise: cannot run it (it needs the packet engine)", highlight=False)
+    elif not costs:
+        console.print(f"  advise: cannot estimate it: {refused}", highlight=False)
     else:
-        if not costs:
-            console.print(f"  advise: cannot estimate it: {refused}", highlight=False)
-        for quick, c in zip((False, True), costs):
-            # The search runs the fluid engine only where it can run.
-            fluid = (
-                f"{c['fluid_runs']} fluid runs"
-                if "fluid" in runnable
-                else "no fluid runs (the fluid engine cannot run it)"
-            )
-            console.print(
-                f"  advise{' --quick' if quick else ''} for {', '.join(objectives)}: about "
-                f"{c['packet_runs']} packet runs of {fmt.metric('duration_s', c['duration_s'])} "
-                f"({_about(c['packets_per_run'])} packets, about "
-                f"{_cpu(c['packets_per_run'])} of CPU each; {_about(c['packets'])} in "
-                f"all: about {_cpu(c['packets'])} of CPU) and {fluid}",
-                highlight=False,
-            )
+        _print_advise_costs(scn, objectives, costs)
     console.print("--json prints the whole normalized scenario", highlight=False)
 
 
