@@ -572,3 +572,42 @@ def test_help_shows_each_commands_description_whole(tmp_path, monkeypatch):
         assert not line.rstrip().endswith("..."), line
         assert line.rstrip().endswith("."), line
         assert len(line) <= 80, line
+
+
+@pytest.mark.parametrize("engine", ["fluid", "model:avrachenkov"])
+def test_every_engine_prints_the_flow_columns_it_has(tmp_path, monkeypatch, engine):
+    (tmp_path / "s.toml").write_text(SCENARIO.replace('"20s"', '"3s"'))
+    r = _invoke(
+        ["run", "s.toml", "--engine", engine, "--out", "o", "--store", ""], tmp_path, monkeypatch
+    )
+    assert r.exit_code == 0, (r.output, r.exception)
+    rows = re.findall(r"^\s+(\d+)\s+0\s+(\d+) ms\s+\S+ [kM]bps\s*$", r.stdout, flags=re.M)
+    assert [(int(f), int(rtt)) for f, rtt in rows] == [(0, 60), (1, 100)], r.stdout
+    assert "loss rate" not in r.stdout
+
+
+def test_finite_transfers_get_their_completion_time(tmp_path, monkeypatch):
+    import tomli_w
+
+    raw = {
+        **BASE,
+        "duration": "2s",
+        "warmup": "0s",
+        "flows": [
+            {
+                "size": "30KB",
+                "rtt": "40ms",
+                "mss": "1000B",
+                "arrival": {"every": "0.5s", "burst": 2},
+            }
+        ],
+    }
+    (tmp_path / "s.toml").write_text(tomli_w.dumps(raw))
+    r = _invoke(["run", "s.toml", "--out", "o", "--store", ""], tmp_path, monkeypatch)
+    assert r.exit_code == 0, (r.output, r.exception)
+    flows = bufsim.Result.load(tmp_path / "o").flows.sort_values("flow")
+    from bufsim import fmt
+
+    want = ["unfinished" if fct != fct else fmt.metric("fct_s", fct) for fct in flows["fct_s"]]
+    got = re.findall(r"^\s+\d+\s+0\s+.*\s(unfinished|\S+ m?s)\s*$", r.stdout, flags=re.M)
+    assert "FCT" in r.stdout and got == want, r.stdout

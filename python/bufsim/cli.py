@@ -232,6 +232,17 @@ def print_summary(result: Result, title: str, *, everything: bool = False) -> No
 #: Runs with at most this many flows print a row for each by default.
 FLOW_ROWS = 20
 
+#: The per-flow columns ``run`` prints (those the engine gives), with their headers.
+_FLOW_COLUMNS = (
+    ("flow", "flow"),
+    ("group", "group"),
+    ("rtt_s", "RTT"),
+    ("goodput_bps", "goodput"),
+    ("loss_rate", "loss rate"),
+    ("timeouts", "timeouts"),
+    ("retransmits", "resent"),
+)
+
 
 def print_flows(result: Result, *, every: bool = False) -> None:
     """Print a row per flow: its group, RTT, goodput, loss rate, timeouts and
@@ -244,25 +255,22 @@ def print_flows(result: Result, *, every: bool = False) -> None:
     if len(f) > FLOW_ROWS and not every:
         console.print(f"{len(f)} flows: --flows prints a row for each", highlight=False)
         return
-    finite = "fct_s" in f and f["size_pkts"].notna().any()
+    # The columns an engine gives (the fluid engine and the models give fewer).
+    cols = [(k, h) for k, h in _FLOW_COLUMNS if k in f]
+    if "size_pkts" in f and f["size_pkts"].notna().any() and "fct_s" in f:
+        cols.append(("fct_s", "FCT"))
     t = Table(title="per flow", box=box.SIMPLE_HEAD, pad_edge=False)
-    for h in ("flow", "group", "RTT", "goodput", "loss rate", "timeouts", "retransmits"):
+    for _, h in cols:
         t.add_column(h, justify="right", no_wrap=True)
-    if finite:
-        t.add_column("FCT", justify="right", no_wrap=True)
     for r in f.sort_values("flow").to_dict("records"):
-        cells = [
-            str(int(r["flow"])),
-            str(int(r["group"])),
-            fmt.metric("rtt_s", r["rtt_s"]),
-            fmt.metric("goodput_bps", r["goodput_bps"]),
-            fmt.metric("loss_rate", r["loss_rate"]),
-            fmt.metric("timeouts", r["timeouts"]),
-            fmt.metric("retransmits", r["retransmits"]),
-        ]
-        if finite:
-            unfinished = r["size_pkts"] == r["size_pkts"] and r["fct_s"] != r["fct_s"]
-            cells.append("unfinished" if unfinished else fmt.metric("fct_s", r["fct_s"]))
+        cells = []
+        for k, _ in cols:
+            if k in ("flow", "group"):
+                cells.append(str(int(r[k])))
+            elif k == "fct_s" and r["size_pkts"] == r["size_pkts"] and r[k] != r[k]:
+                cells.append("unfinished")
+            else:
+                cells.append(fmt.metric(k, r[k]))
         t.add_row(*cells)
     console.print(t)
 
