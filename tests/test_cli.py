@@ -13,7 +13,7 @@ from pathlib import Path
 
 import bufsim
 import pytest
-from conftest import cli, default_sigint
+from conftest import BASE, cli, default_sigint
 
 SCENARIO = """
 name = "cli-test"
@@ -55,7 +55,7 @@ def test_validate_prints_normalized(tmp_path):
     assert p.returncode == 0, p.stderr
     out = " ".join(p.stdout.split())
     assert "valid" in out and "RTT 60 ms to 100 ms" in out
-    assert "packet engine: about" in out and "packets" in out
+    assert "packet engine: can run it here: about" in out and "packets" in out
 
 
 def test_bad_scenario_is_a_clear_error(tmp_path):
@@ -284,10 +284,12 @@ def test_validate_takes_what_advise_takes_and_prices_both(tmp_path):
     assert int(full.group(1)) == c["packet_runs"]
     # Priced in time too: CPU seconds at the packet engine's rate.
     cpu = fmt.metric("cpu_s", c["packets"] / limits.PACKETS_PER_CPU_S)
-    assert f"{c['packets']:.3g} in all: about {cpu} of CPU" in text
+    packets = fmt.number(float(f"{c['packets']:.3g}"))  # written out, three digits
+    assert f"{packets} in all: about {cpu} of CPU" in text
     run = limits.estimate(with_time_scales(str(path))[0], "packet")["work"]
     cpu = fmt.metric("cpu_s", run / limits.PACKETS_PER_CPU_S)
-    assert f"packet engine: about {run:.3g} packets (about {cpu} of CPU)" in text
+    about = fmt.number(float(f"{run:.3g}"))
+    assert f"packet engine: can run it here: about {about} packets (about {cpu} of CPU)" in text
     # -O as advise takes it: the search for a loss objective bisects for
     # its own edge, so it costs what advise.cost says for that objective.
     out = cli("validate", str(path), "-O", "drop_rate<=0.001", cwd=tmp_path, timeout=120)
@@ -358,7 +360,7 @@ def test_validate_states_the_scenario_in_full(tmp_path):
     lines = bufsim.Scenario.load(tmp_path / "s.toml").describe()
     assert all(line in out for line in lines), out
     assert lines[1] == (
-        "link: 100 Mbps, one-way delay 10 ms, red (adaptive off, ecn on, gentle on, interval "
+        "link: 100 Mbps, one-way delay 10 ms, red (adaptive off, ecn on, gentle on, hard_drop off, interval "
         "500 ms, max_p 0.1, max_th 15, min_th 5, mode bytes, variant floyd, w_q 0.002), buffer 30 kB "
         "counted in bytes (20 packets of 1.5 kB), BDP 389 packets of 1.5 kB at RTT 46.67 ms"
     )  # RTT: the mean of the groups' RTT laws' means, 40, 50 and 50 ms.
@@ -479,3 +481,135 @@ def test_verbose_works_after_the_subcommand_too(tmp_path):
     p = cli("run", "s.toml", "-q", "-v", cwd=tmp_path, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "bufsim" in p.stderr and "INFO" in p.stderr, p.stderr  # the log lines of -v
+
+
+# ----------------------------------------------------------------------------- dead ends (issue 74)
+
+
+def _invoke(args: list[str], cwd: Path, monkeypatch):
+    """``bufsim ARGS`` in this process, from ``cwd``, at 80 columns."""
+    from bufsim.cli import app
+    from typer.testing import CliRunner
+
+    monkeypatch.chdir(cwd)
+    monkeypatch.setenv("COLUMNS", "80")
+    return CliRunner().invoke(app, args)
+
+
+def test_run_prints_a_row_per_flow(tmp_path, monkeypatch):
+    # getting-started.md: `bufsim run first.toml` prints "a summary table, then per-flow rows".
+    (tmp_path / "s.toml").write_text(SCENARIO.replace('"20s"', '"3s"'))
+    r = _invoke(["run", "s.toml", "--out", "out", "--store", ""], tmp_path, monkeypatch)
+    assert r.exit_code == 0, r.output
+    flows = bufsim.Result.load(tmp_path / "out").flows.sort_values("flow")
+    rows = re.findall(r"^\s+(\d+)\s+0\s+(\d+) ms\s+(\S+ [kM]bps)\s", r.stdout, flags=re.M)
+    assert [(int(f), int(rtt)) for f, rtt, _ in rows] == [(0, 60), (1, 100)], r.stdout
+    # Each row's goodput is the flow's, as fmt writes it.
+    from bufsim import fmt
+
+    assert [g for _, _, g in rows] == [fmt.metric("goodput_bps", g) for g in flows["goodput_bps"]]
+
+
+def test_many_flows_get_rows_with_flows_only(tmp_path, monkeypatch):
+    (tmp_path / "s.toml").write_text(
+        SCENARIO.replace('"20s"', '"3s"')
+        .replace("count = 2", "count = 25")
+        .replace('rtt = ["60ms", "100ms"]', 'rtt = "60ms"')
+    )
+    r = _invoke(["run", "s.toml", "--out", "a", "--store", ""], tmp_path, monkeypatch)
+    assert r.exit_code == 0, r.output
+    assert "25 flows: --flows prints a row for each" in r.stdout
+    r = _invoke(["run", "s.toml", "--out", "b", "--store", "", "--flows"], tmp_path, monkeypatch)
+    assert r.exit_code == 0, r.output
+    rows = re.findall(r"^\s+(\d+)\s+0\s+60 ms\s", r.stdout, flags=re.M)
+    assert [int(f) for f in rows] == list(range(25))
+
+
+def test_sweep_has_the_limit_its_hint_names(tmp_path, monkeypatch):
+    import tomli_w
+
+    (tmp_path / "s.toml").write_text(tomli_w.dumps({**BASE, "duration": "0.5s", "warmup": "0s"}))
+    (tmp_path / "spec.toml").write_text(
+        'base = "s.toml"\n[grid]\n"link.buffer" = ["5pkt", "10pkt", "20pkt", "40pkt"]\n'
+    )
+    args = ["sweep", "spec.toml", "--store", "st", "--workers", "0"]
+    r = _invoke([*args, "--limit", "2"], tmp_path, monkeypatch)
+    assert r.exit_code == 0, r.output
+    assert "first 2 of 4 rows (--limit 0: all)" in " ".join(r.stdout.split())
+    r = _invoke([*args, "--limit", "0"], tmp_path, monkeypatch)
+    assert r.exit_code == 0, r.output
+    for b in ("5pkt", "10pkt", "20pkt", "40pkt"):
+        assert re.search(rf"^\s+{b}\s", r.stdout, flags=re.M), r.stdout
+    assert "first" not in r.stdout
+    assert "4 points: 0 ran, 4 reused" in r.stdout
+
+
+def test_report_takes_an_example_as_run_sweep_and_advise_do(tmp_path, monkeypatch):
+    from bufsim import report
+
+    seen = {}
+
+    def write(source, out, **kwargs):
+        seen["source"] = source
+        Path(out).write_text("<html></html>")
+        return Path(out)
+
+    monkeypatch.setattr(report, "write", write)
+    r = _invoke(["report", "--example", "variants", "-o", "v.html"], tmp_path, monkeypatch)
+    assert r.exit_code == 0, r.output
+    assert Path(seen["source"]) == bufsim.examples.spec("variants")
+    assert "report written to v.html" in r.stdout
+    # A scenario example is a run's input: the error says how to report on it.
+    r = _invoke(["report", "--example", "two-way", "-o", "v.html"], tmp_path, monkeypatch)
+    assert r.exit_code == 2
+    assert "bufsim run --example two-way --out DIR, then bufsim report DIR" in r.stderr
+
+
+def test_help_shows_each_commands_description_whole(tmp_path, monkeypatch):
+    r = _invoke(["--help"], tmp_path, monkeypatch)
+    assert r.exit_code == 0, r.output
+    commands = r.stdout.split("Commands:")[1].strip().splitlines()
+    assert len(commands) >= 10, commands
+    for line in commands:
+        assert not line.rstrip().endswith("..."), line
+        assert line.rstrip().endswith("."), line
+        assert len(line) <= 80, line
+
+
+@pytest.mark.parametrize("engine", ["fluid", "model:avrachenkov"])
+def test_every_engine_prints_the_flow_columns_it_has(tmp_path, monkeypatch, engine):
+    (tmp_path / "s.toml").write_text(SCENARIO.replace('"20s"', '"3s"'))
+    r = _invoke(
+        ["run", "s.toml", "--engine", engine, "--out", "o", "--store", ""], tmp_path, monkeypatch
+    )
+    assert r.exit_code == 0, (r.output, r.exception)
+    rows = re.findall(r"^\s+(\d+)\s+0\s+(\d+) ms\s+\S+ [kM]bps\s*$", r.stdout, flags=re.M)
+    assert [(int(f), int(rtt)) for f, rtt in rows] == [(0, 60), (1, 100)], r.stdout
+    assert "loss rate" not in r.stdout
+
+
+def test_finite_transfers_get_their_completion_time(tmp_path, monkeypatch):
+    import tomli_w
+
+    raw = {
+        **BASE,
+        "duration": "2s",
+        "warmup": "0s",
+        "flows": [
+            {
+                "size": "30KB",
+                "rtt": "40ms",
+                "mss": "1000B",
+                "arrival": {"every": "0.5s", "burst": 2},
+            }
+        ],
+    }
+    (tmp_path / "s.toml").write_text(tomli_w.dumps(raw))
+    r = _invoke(["run", "s.toml", "--out", "o", "--store", ""], tmp_path, monkeypatch)
+    assert r.exit_code == 0, (r.output, r.exception)
+    flows = bufsim.Result.load(tmp_path / "o").flows.sort_values("flow")
+    from bufsim import fmt
+
+    want = ["unfinished" if fct != fct else fmt.metric("fct_s", fct) for fct in flows["fct_s"]]
+    got = re.findall(r"^\s+\d+\s+0\s+.*\s(unfinished|\S+ m?s)\s*$", r.stdout, flags=re.M)
+    assert "FCT" in r.stdout and got == want, r.stdout

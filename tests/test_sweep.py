@@ -656,3 +656,58 @@ def test_the_shipped_research_sweep_runs_from_the_cli(tmp_path):
     ):
         p = cli("sweep", *args, cwd=tmp_path, timeout=120)
         assert p.returncode == 2 and said in " ".join(p.stderr.split()), p.stderr
+
+
+def test_two_drivers_on_one_store_read_each_others_points_as_cached(tmp_path):
+    # Two sweeps of the same grid at once on one store split the points by
+    # claims; a point the other driver ran is read from the store, and it
+    # counts as reused (cached=True) in the table of the driver that read it:
+    # each point ran once, and exactly one of the two tables says it ran.
+    import threading
+
+    grid = {"link.buffer": [f"{b}pkt" for b in (10, 20, 30, 40)]}
+    tables: list[pd.DataFrame] = []
+
+    def drive() -> None:
+        tables.append(
+            bufsim.sweep(BASE, grid, seeds=[1, 2], store=tmp_path / "st", workers=0, progress=False)
+        )
+
+    drivers = [threading.Thread(target=drive) for _ in range(2)]
+    for t in drivers:
+        t.start()
+    for t in drivers:
+        t.join(timeout=300)
+    assert len(tables) == 2
+    a, b = (t.set_index("key") for t in tables)
+    assert len(a) == len(b) == 8
+    ran_here = (~a["cached"]).astype(int) + (~b["cached"].reindex(a.index)).astype(int)
+    assert (ran_here == 1).all(), ran_here
+    assert tables[0].attrs["sweep"]["ran"] + tables[1].attrs["sweep"]["ran"] == 8
+    assert tables[0].attrs["sweep"]["cached"] + tables[1].attrs["sweep"]["cached"] == 8
+
+
+def test_the_cli_sweep_recomputes_a_damaged_time_series_file(tmp_path):
+    # A point whose time series file is damaged runs again (and its file is
+    # replaced) instead of being reused with the damage left in the store.
+    from bufsim.cli import app
+    from typer.testing import CliRunner
+
+    (tmp_path / "s.json").write_text(json.dumps({**BASE, "duration": "1s"}))
+    (tmp_path / "spec.toml").write_text(
+        'base = "s.json"\n[grid]\n"link.buffer" = ["10pkt", "20pkt", "30pkt"]\n'
+    )
+    args = ["sweep", str(tmp_path / "spec.toml"), "--store", str(tmp_path / "st"), "-q"]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.output
+    with Store(tmp_path / "st") as db:
+        key = db.table()["key"].iloc[1]
+        path = db._ts_path(key)
+        assert db.has_timeseries(key)
+    path.write_bytes(b"not parquet")
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 0, again.output
+    assert "3 points: 1 ran, 2 reused" in again.output, again.output
+    with Store(tmp_path / "st") as db:
+        assert db.has_timeseries(key)
+        assert db.check() == []

@@ -23,6 +23,7 @@ from typing import Annotated, Any
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     Progress,
@@ -31,6 +32,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 import bufsim
 from bufsim import fmt
@@ -46,8 +48,12 @@ app = typer.Typer(
     # Help texts are plain text: brackets such as [grid] and [[zip]] stay.
     rich_markup_mode=None,
 )
-console = Console()
-err_console = Console(stderr=True)
+# Text prints literally: scenario names, values, paths and the core's
+# messages hold brackets ("[pool]", a name "[/red]x") that Rich markup would
+# eat or choke on. Styled text opts in with markup=True and escapes what it
+# interpolates (rich.markup.escape).
+console = Console(markup=False)
+err_console = Console(stderr=True, markup=False)
 
 
 def _version(value: bool) -> None:
@@ -131,7 +137,7 @@ class _LazyProgress:
             if time.monotonic() - self.t0 < PROGRESS_AFTER_S:
                 return
             self.bar = Progress(
-                TextColumn("{task.description}"),
+                TextColumn("{task.description}", markup=False),
                 BarColumn(),
                 TextColumn("{task.completed:.1f}/{task.total:.1f} s simulated"),
                 TimeRemainingColumn(),
@@ -223,8 +229,58 @@ def print_summary(result: Result, title: str, *, everything: bool = False) -> No
     console.print(table)
 
 
+#: Runs with at most this many flows print a row for each by default.
+FLOW_ROWS = 20
+
+#: The per-flow columns ``run`` prints (those the engine gives), with their headers.
+_FLOW_COLUMNS = (
+    ("flow", "flow"),
+    ("group", "group"),
+    ("rtt_s", "RTT"),
+    ("goodput_bps", "goodput"),
+    ("loss_rate", "loss rate"),
+    ("timeouts", "timeouts"),
+    ("retransmits", "resent"),
+)
+
+
+def print_flows(result: Result, *, every: bool = False) -> None:
+    """Print a row per flow: its group, RTT, goodput, loss rate, timeouts and
+    retransmissions (with finite transfers, its completion time); all of
+    them with ``every`` or at most :data:`FLOW_ROWS` flows, else a line
+    saying how many there are and that ``--flows`` lists them."""
+    f = result.flows
+    if f.empty:
+        return
+    if len(f) > FLOW_ROWS and not every:
+        console.print(f"{len(f)} flows: --flows prints a row for each", highlight=False)
+        return
+    # The columns an engine gives (the fluid engine and the models give fewer).
+    cols = [(k, h) for k, h in _FLOW_COLUMNS if k in f]
+    if "size_pkts" in f and f["size_pkts"].notna().any() and "fct_s" in f:
+        cols.append(("fct_s", "FCT"))
+    t = Table(title="per flow", box=box.SIMPLE_HEAD, pad_edge=False)
+    for _, h in cols:
+        t.add_column(h, justify="right", no_wrap=True)
+    for r in f.sort_values("flow").to_dict("records"):
+        cells = []
+        for k, _ in cols:
+            if k in ("flow", "group"):
+                cells.append(str(int(r[k])))
+            elif k == "fct_s" and r["size_pkts"] == r["size_pkts"] and r[k] != r[k]:
+                cells.append("unfinished")
+            else:
+                cells.append(fmt.metric(k, r[k]))
+        t.add_row(*cells)
+    console.print(t)
+
+
 def _fail(message: str, code: int = 2) -> None:
-    err_console.print(f"[red]error:[/red] {message}", highlight=False)
+    """Print ``error: MESSAGE`` on stderr, literally and on one line (a
+    terminal may wrap it; no hard breaks), and exit with ``code``."""
+    err_console.print(
+        Text.assemble(("error:", "red"), " ", str(message)), highlight=False, soft_wrap=True
+    )
     raise typer.Exit(code)
 
 
@@ -247,6 +303,13 @@ def run(
     everything: Annotated[
         bool, typer.Option("--all", help="Every summary metric, not only the key ones.")
     ] = False,
+    flows: Annotated[
+        bool,
+        typer.Option(
+            "--flows",
+            help=f"A row per flow however many (by default up to {FLOW_ROWS} flows get one).",
+        ),
+    ] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as JSON (for machines).")
     ] = False,
@@ -264,7 +327,10 @@ def run(
         ),
     ] = None,
 ) -> None:
-    """Run one scenario, print its summary and write the result (Parquet + JSON)."""
+    """Run one scenario and print its summary.
+
+    Prints the key metrics and a row per flow, and writes the result
+    (Parquet + JSON) into --out."""
     from bufsim._paths import check_output_dir, check_output_file, safe_label
 
     scenario = _scenario_arg(scenario, example)
@@ -284,9 +350,10 @@ def run(
     progress = _LazyProgress(scn.normalized["duration_s"], f"{scn.name} [{engine}]", not quiet)
     try:
         result = bufsim.simulate(scn, engine=engine, progress=progress)
-    except bufsim.ScenarioError as e:
+    except (bufsim.ScenarioError, bufsim.EngineError) as e:
+        # EngineError: ns-3's files are missing, or its driver did not build.
         progress.close()
-        _fail(str(e))
+        _fail(f"--engine {engine}: {e}" if isinstance(e, bufsim.EngineError) else str(e))
     except KeyboardInterrupt:
         progress.close()
         err_console.print("interrupted: nothing written")
@@ -308,6 +375,7 @@ def run(
     if not quiet:
         title = f"{scn.name} ({engine} engine, {result.provenance['wall_s']:.2f} s wall)"
         print_summary(result, title, everything=everything)
+        print_flows(result, every=flows)
         model = result.provenance.get("model")
         if model:
             console.print(
@@ -345,6 +413,76 @@ def _record_run(store: Path, scn: bufsim.Scenario, engine: str, result: bufsim.R
         db.tag("run", [key])
 
 
+def _cannot_run(scn: bufsim.Scenario, engine: str) -> str:
+    """Why ``engine`` cannot run ``scn`` here ("cannot run here: ns-3 is not
+    installed ...", "cannot run it: <field>: ..."), or "" when it can."""
+    from bufsim import limits
+
+    if engine == "ns3":
+        from bufsim import ns3
+
+        if not ns3.available():
+            return f"cannot run here: {ns3.INSTALL_HINT}"
+        try:
+            ns3.check(scn)
+        except bufsim.ScenarioError as e:
+            return f"cannot run it: {e}"
+    try:
+        # The estimate runs the engine's own pre-run check (the fluid engine
+        # refuses a pool, two-way traffic, HyStart++, ...), then the limits.
+        limits.check(scn, engine)
+    except bufsim.ScenarioError as e:
+        return f"cannot run it: {e}"
+    return ""
+
+
+def _print_advise_costs(
+    scn: bufsim.Scenario, objectives: list[str], costs: list[dict[str, Any]]
+) -> None:
+    """The lines of ``validate`` that price an advise search and its
+    ``--quick`` form (``costs``, :func:`bufsim.advise.cost`'s)."""
+    fluid_refused, fluid_changes = _fluid_scan(scn)
+    for quick, c in zip((False, True), costs):
+        # The search scans with the fluid engine on the scenario's fluid
+        # form (stack features off, transfers as background) where it runs.
+        if not c["fluid_runs"]:
+            fluid = "no fluid runs"
+        elif fluid_refused:
+            fluid = f"no fluid runs (the fluid engine cannot run its fluid form: {fluid_refused})"
+        else:
+            fluid = f"{c['fluid_runs']} fluid runs" + (
+                f" (of its fluid form: {fluid_changes})" if fluid_changes else ""
+            )
+        console.print(
+            f"  advise{' --quick' if quick else ''} for {', '.join(objectives)}: about "
+            f"{c['packet_runs']} packet runs of {fmt.metric('duration_s', c['duration_s'])} "
+            f"({_about(c['packets_per_run'])} packets, about "
+            f"{_cpu(c['packets_per_run'])} of CPU each; {_about(c['packets'])} in "
+            f"all: about {_cpu(c['packets'])} of CPU) and {fluid}",
+            highlight=False,
+        )
+
+
+def _fluid_scan(scn: bufsim.Scenario) -> tuple[str, str]:
+    """Why the fluid engine cannot run the form of ``scn`` that advise's
+    fluid scan runs (:func:`bufsim.advise.fluid.fluid_form`; "" when it
+    can), and what that form changes."""
+    from bufsim import limits
+    from bufsim.advise.fluid import fluid_form
+
+    raw, changes = fluid_form(scn.raw, scn.normalized)
+    try:
+        limits.check(bufsim.Scenario(raw), "fluid")
+    except bufsim.ScenarioError as e:
+        return str(e), changes
+    return "", changes
+
+
+def _about(estimate: float) -> str:
+    """An estimate to three significant digits, written out (``88,700,000``)."""
+    return fmt.number(float(f"{estimate:.3g}"))
+
+
 def _cpu(packets: float) -> str:
     """The CPU time the packet engine takes for ``packets`` bottleneck
     packets (:data:`bufsim.limits.PACKETS_PER_CPU_S`), with its unit."""
@@ -370,8 +508,10 @@ def validate(
         ),
     ] = None,
 ) -> None:
-    """Check a scenario; print what it describes and what a run of each
-    engine and an advise search cost. Without duration (or warm-up) they are
+    """Check a scenario and price its runs.
+
+    Prints what it describes, whether each engine can run it here and what a
+    run of each and an advise search cost. Without duration (or warm-up) they are
     derived from the scenario's time scales, as advise derives them."""
     from bufsim import limits
     from bufsim.advise import AdviceError, parse_objective, with_time_scales
@@ -388,6 +528,18 @@ def validate(
         scn, timing = with_time_scales(scenario)
     except bufsim.ScenarioError as e:
         _fail(str(e))
+    # The advise search's cost, before anything prints: objectives that
+    # advise refuses are refused here too, with its message and exit status.
+    try:
+        costs = (
+            []
+            if as_json and not objective
+            else [advise_cost(scn.raw, objectives, quick=quick) for quick in (False, True)]
+        )
+    except (AdviceError, bufsim.ScenarioError) as e:
+        if objective:
+            _fail(str(e))
+        costs, refused = [], str(e)
     if as_json:
         print(json.dumps(scn.normalized))
         return
@@ -395,38 +547,28 @@ def validate(
     console.print(f"valid. {head}", highlight=False)
     for line in rest:
         console.print(f"  {line}", highlight=False)
+    runnable = []
     for engine in bufsim.ENGINES:
-        try:
-            if engine == "ns3":
-                from bufsim import ns3
-
-                ns3.check(scn)
-            cost = limits.check(scn, engine)
-        except bufsim.ScenarioError as e:
-            console.print(f"  {engine} engine: cannot run it: {e}", highlight=False)
+        why = _cannot_run(scn, engine)
+        if why:
+            console.print(f"  {engine} engine: {why}", highlight=False)
             continue
+        runnable.append(engine)
+        cost = limits.estimate(scn, engine)
         cpu = f" (about {_cpu(cost['work'])} of CPU)" if engine == "packet" else ""
         console.print(
-            f"  {engine} engine: about {cost['work']:.3g} {cost['work_unit']}{cpu}, "
-            f"{cost['memory_bytes'] / 1e6:.3g} MB of memory",
+            f"  {engine} engine: can run it here: about {_about(cost['work'])} "
+            f"{cost['work_unit']}{cpu}, {fmt.metric('memory_bytes', cost['memory_bytes'])} of memory",
             highlight=False,
         )
     if timing:
         console.print(f"  {timing}", highlight=False)
-    for quick in (False, True):
-        try:
-            c = advise_cost(scn.raw, objectives, quick=quick)
-        except (AdviceError, bufsim.ScenarioError) as e:
-            console.print(f"  advise: cannot estimate it: {e}", highlight=False)
-            break
-        console.print(
-            f"  advise{' --quick' if quick else ''} for {', '.join(objectives)}: about "
-            f"{c['packet_runs']} packet runs of {fmt.metric('duration_s', c['duration_s'])} "
-            f"({c['packets_per_run']:.3g} packets, about {_cpu(c['packets_per_run'])} of CPU each; "
-            f"{c['packets']:.3g} in all: about {_cpu(c['packets'])} of CPU) and "
-            f"{c['fluid_runs']} fluid runs",
-            highlight=False,
-        )
+    if "packet" not in runnable:
+        console.print("  advise: cannot run it (it needs the packet engine)", highlight=False)
+    elif not costs:
+        console.print(f"  advise: cannot estimate it: {refused}", highlight=False)
+    else:
+        _print_advise_costs(scn, objectives, costs)
     console.print("--json prints the whole normalized scenario", highlight=False)
 
 
@@ -434,8 +576,10 @@ def validate(
 def demo(
     quick: Annotated[bool, typer.Option(help="Shorter runs (seconds instead of minutes).")] = False,
 ) -> None:
-    """The main job: paper 000 section IV.B (50 Mbps, 25 Mbps Poisson background,
-    1/2/4 NewReno flows, buffers 20/100/625 packets) next to the paper's values."""
+    """Run the main job: paper 000, section IV.B.
+
+    50 Mbps, 25 Mbps Poisson background, 1/2/4 NewReno flows, buffers
+    20/100/625 packets, next to the paper's values."""
     from bufsim.reproduce import auge2006
 
     table = auge2006.run(quick=quick, progress=Lines("demo").say)
@@ -505,7 +649,7 @@ def _sweep_table(table, limit: int = 30) -> Table:
             if c == "error":
                 cells.append("" if v is None else str(v))
             elif c == "status":
-                cells.append("ok" if v == "ok" else "[red]failed[/red]")
+                cells.append("ok" if v == "ok" else Text("failed", style="red"))
             elif c in metrics:
                 cells.append(
                     "-"
@@ -586,11 +730,16 @@ def sweep(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar, no table.")
     ] = False,
+    limit: Annotated[int, typer.Option(help="Rows of the table to print (0: every row).")] = 30,
 ) -> None:
-    """Run a parameter sweep; finished points land in the store, so a rerun resumes."""
+    """Run a parameter sweep into the results store.
+
+    Finished points land in the store as they finish, so a rerun resumes."""
     from bufsim.store import Store, StoreError
     from bufsim.sweep import SweepSpecError, load_spec
 
+    if limit < 0:
+        _fail(f"--limit must be >= 0 (rows to print; 0 prints every row), got {limit}")
     _check_out(out, _TABLE_SUFFIXES, "--out")
     spec = _scenario_arg(spec, example, "sweep spec")
     try:
@@ -603,8 +752,28 @@ def sweep(
         if (store / "store.sqlite").is_file():  # a dry run creates nothing
             with Store(store) as db:
                 stored = db.get(p.key for p in points)
-        ok = sum(1 for p in points if stored.get(p.key, {}).get("status") == "ok")
-        console.print(f"{len(points)} points ({ok} already in {store}, {len(points) - ok} to run)")
+        todo = [p for p in points if stored.get(p.key, {}).get("status") != "ok"]
+        # Points whose engine cannot run them (ns-3 on a pool, ns-3 not
+        # installed, the fluid engine on two-way traffic) would only fail.
+        refused: dict[tuple[str, str], int] = {}
+        for p in todo:
+            why = (
+                ""
+                if p.engine.startswith("model:")
+                else _cannot_run(bufsim.Scenario(p.raw), p.engine)
+            )
+            if why:
+                refused[(p.engine, why)] = refused.get((p.engine, why), 0) + 1
+        n_refused = sum(refused.values())
+        console.print(
+            f"{len(points)} points ({len(points) - len(todo)} already in {store}, "
+            f"{len(todo) - n_refused} to run"
+            + (f", {n_refused} that their engine cannot run" if n_refused else "")
+            + ")",
+            highlight=False,
+        )
+        for (engine, why), n in refused.items():
+            console.print(f"  {n} on the {engine} engine: {why}", highlight=False)
         return
     try:
         table = sp.run(
@@ -622,13 +791,15 @@ def sweep(
         raise typer.Exit(130) from None
     info = table.attrs["sweep"]
     if not quiet:
-        console.print(_sweep_table(table))
+        console.print(_sweep_table(table, limit))
     console.print(
         f"{info['points']} points: {info['ran']} ran, {info['cached']} reused from {store}, "
         f"{info['failed']} failed ({info['executor']}, {info['wall_s']:.1f} s)"
     )
     for error, count in info["errors"].items():
-        err_console.print(f"  [red]{count} failed:[/red] {error}", highlight=False)
+        err_console.print(
+            Text.assemble("  ", (f"{count} failed:", "red"), f" {error}"), highlight=False
+        )
     if out is not None:
         _export(table, out)
         console.print(f"table written to {out}")
@@ -700,6 +871,7 @@ def results(
                     highlight=False,
                 )
                 raise typer.Exit(1 if problems else 0)
+            _check_where(db, filters, store)
             table = db.table(
                 engine=engine, status=status, name=name, sweep=sweep_name, where=filters
             )
@@ -708,7 +880,10 @@ def results(
         _fail(str(e))
     for key in table.attrs.get("damaged", []):
         err_console.print(
-            f"[red]damaged row left out:[/red] {key} (a sweep recomputes it; --check tells more)",
+            Text.assemble(
+                ("damaged row left out:", "red"),
+                f" {key} (a sweep recomputes it; --check tells more)",
+            ),
             highlight=False,
         )
     if export is not None:
@@ -732,13 +907,29 @@ def results(
     )
 
 
+def _check_where(db: Any, filters: dict[str, Any], store: Path) -> None:
+    """Refuse a ``--where`` path that no stored point has as a sweep
+    parameter: it would match nothing, silently."""
+    if not filters:
+        return
+    known = sorted({p for r in db.records() for p in r["params"]})
+    for path in filters:
+        if path not in known:
+            _fail(
+                f"--where {path}: no point in {str(store)!r} has the sweep parameter "
+                f"{path!r}; its parameters: {', '.join(known) or 'none'}"
+            )
+
+
 @app.command()
 def examples(
     action: Annotated[str, typer.Argument(help="list, or copy NAME [DEST].")] = "list",
     name: Annotated[str | None, typer.Argument(help="With copy: the example.")] = None,
     dest: Annotated[Path, typer.Argument(help="With copy: a folder or a file name.")] = Path("."),
 ) -> None:
-    """The example scenarios shipped with bufsim: list them, or copy one to edit."""
+    """List the shipped example scenarios, or copy one.
+
+    A copy is a file to edit; `bufsim run --example NAME` runs one as it is."""
     if action == "list":
         from rich import box
 
@@ -794,8 +985,9 @@ def reproduce(
         typer.Option(help="Address of a Dask scheduler (tcp://host:8786) to run on."),
     ] = None,
 ) -> None:
-    """Reproduce a paper's published results: print the table and the paper's
-    claims beside bufsim's numbers, and write them as CSV and the HTML report
+    """Reproduce a paper's published results.
+
+    Print the table and the paper's claims beside bufsim's numbers, and write them as CSV and the HTML report
     (figures included) into OUT; 'all' writes one report of every paper.
 
     Every run is kept in the results store OUT/runs as it finishes: running
@@ -837,7 +1029,7 @@ def reproduce(
         )
         stem = f"{key}{'-quick' if quick else ''}"
 
-        def show(title: str, frame: Any, path: Path) -> None:
+        def show(title: Text, frame: Any, path: Path) -> None:
             frame.to_csv(path, index=False)
             console.print(title)
             console.print(
@@ -846,9 +1038,9 @@ def reproduce(
             console.print(f"written to {path}")
 
         rep.save(key, table, quick=quick, directory=out)
-        show(f"[bold]{key}[/bold]: {reproduction.what}", table, out / f"{stem}.csv")
+        show(Text.assemble((key, "bold"), f": {reproduction.what}"), table, out / f"{stem}.csv")
         for sub, (title, frame) in reproduction.tables(table).items():
-            show(f"[bold]{title}[/bold]", frame, out / f"{stem}-{sub}.csv")
+            show(Text(title, style="bold"), frame, out / f"{stem}-{sub}.csv")
         counts[key] = _print_claims(reproduction.claims(table), out / f"{stem}-claims.csv")
         tables[key] = table
     from bufsim import report
@@ -896,8 +1088,6 @@ def _print_claims(claims, path: Path) -> dict[str, int]:
     """Print a reproduction's claims table (the paper's statements, bufsim's
     numbers, verdicts and reasons), write it as CSV to ``path`` and return
     the count of each verdict."""
-    from rich.markup import escape
-
     from bufsim.reproduce import verdict_counts
 
     claims.to_csv(path, index=False)
@@ -913,12 +1103,12 @@ def _print_claims(claims, path: Path) -> dict[str, int]:
         )
         why = r["why"] + (f" Tuned: {r['tuning']}." if r["tuning"] else "")
         t.add_row(
-            escape(str(r["claim"])),
-            escape(str(r["paper"])),
+            str(r["claim"]),
+            str(r["paper"]),
             f"{r['bufsim']:.4g}",
-            escape(tol),
-            f"[{colour}]{r['verdict']}[/{colour}]",
-            escape(why),
+            tol,
+            Text(r["verdict"], style=colour),
+            why,
         )
     console.print(t)
     console.print(f"claims written to {path}")
@@ -983,10 +1173,11 @@ def advise(
         ),
     ] = None,
 ) -> None:
-    """The smallest buffer that meets every objective, verified with the packet engine.
+    """Find the smallest buffer that meets every objective.
 
-    The answer, its cost and the flags come first; -v adds the rules' notes,
-    the scenario, the convergence check and what the search cost."""
+    Each answer is verified with the packet engine. The answer, its cost and
+    the flags come first; -v adds the rules' notes, the scenario, the
+    convergence check and what the search cost."""
     from bufsim.advise import AdviceError
     from bufsim.advise import advise as run_advise
     from bufsim.advise.flags import thresholds
@@ -994,6 +1185,8 @@ def advise(
     scenario = _scenario_arg(scenario, example)
     if not objective:
         _fail('give at least one objective: -O "utilization>=0.98" (repeat -O for more)')
+    if budget is not None and budget < 1:
+        _fail(f"--budget must be at least 1 packet run, got {budget}")
     try:
         thresholds(flag)  # refused before any run, as a bad -O is
     except AdviceError as e:
@@ -1019,7 +1212,13 @@ def advise(
             if verify_ns3
             else ("rules", "fluid", "packet"),
         )
-    except (AdviceError, bufsim.ScenarioError, bufsim.SweepSpecError, bufsim.EngineError) as e:
+    except (
+        AdviceError,
+        bufsim.ScenarioError,
+        bufsim.SweepSpecError,
+        bufsim.EngineError,
+        bufsim.StoreError,
+    ) as e:
         _fail(str(e))
     finally:
         if bar is not None:
@@ -1043,7 +1242,7 @@ def _advise_progress(terminal: bool) -> tuple[Progress | None, Callable[[Any], N
         lines = Lines("advise")
         return None, lambda p: lines(p.done, p.total, "runs", p.message)
     bar = Progress(
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),
         BarColumn(),
         TextColumn("{task.fields[runs]}"),
         TimeElapsedColumn(),
@@ -1078,19 +1277,18 @@ def _print_advice(a: Any, verbose: bool = False) -> None:
     search went, what it cost and every note."""
     import textwrap
 
-    from rich.markup import escape
-
     from bufsim.advise.advice import short_source
 
     width = min(console.width, 100)
 
     def para(text: str, style: str | None = None) -> None:
         for line in textwrap.wrap(text, width=width, subsequent_indent="  ") or [""]:
-            console.print(escape(line), style=style, highlight=False)
+            console.print(line, style=style, highlight=False)
 
     console.print(
         "[bold]bufsim advise:[/bold] " + escape(", ".join(o.text for o in a.objectives)),
         highlight=False,
+        markup=True,
     )
     if a.feasible:
         for text in a.first_screen():
@@ -1188,14 +1386,13 @@ def _measured_cell(a: Any, row: dict, keys: dict[str, str]) -> str:
 
 def _print_advice_detail(a: Any) -> None:
     """The advice's detail under -v: everything the compact view leaves out."""
-    from rich.markup import escape
 
     from bufsim.advise.advice import short_source
 
     console.print()
     if a.scenario is not None:
         for line in a.scenario.describe(buffer=False):
-            console.print(f"scenario: {escape(line)}", highlight=False)
+            console.print(f"scenario: {line}", highlight=False)
     t = Table(
         title="Rules, models and packet engine",
         caption="objective cells: packet engine mean (analytic model)",
@@ -1211,7 +1408,7 @@ def _print_advice_detail(a: Any) -> None:
     for k, row in enumerate(a.table.to_dict("records"), 1):
         b = row["buffer_pkts"]
         buffer = "n/a" if b != b else f"{b:.0f}" if b >= 10 else f"{b:.3g}"
-        cells = [str(k), escape(short_source(str(row["source"]))), buffer]
+        cells = [str(k), short_source(str(row["source"])), buffer]
         # Where the packet engine did not run: no buffer to run, or why not.
         idle = "n/a" if b != b else "not run in --quick" if a.quick else "not run"
         for o in a.objectives:
@@ -1227,13 +1424,11 @@ def _print_advice_detail(a: Any) -> None:
     console.print(t)
     for k, row in enumerate(a.table.to_dict("records"), 1):
         if row["note"]:
-            console.print(
-                f"{k:>2}. {escape(str(row['source']))}: {escape(row['note'])}", highlight=False
-            )
+            console.print(f"{k:>2}. {row['source']}: {row['note']}", highlight=False)
     if not a.feasible:
         _print_tradeoff(a)
     _print_costs(a)
-    console.print(escape(a.method), highlight=False)
+    console.print(a.method, highlight=False)
     p = a.provenance()
     console.print(
         f"what it cost: {p['packet runs']} packet runs ({p['packet runs run now']} run now, "
@@ -1246,7 +1441,7 @@ def _print_advice_detail(a: Any) -> None:
     )
     for note in a.notes:
         style = "bold yellow" if note.startswith("WARNING") else None
-        console.print(escape(note), style=style, highlight=False)
+        console.print(note, style=style, highlight=False)
 
 
 def _print_tradeoff(a: Any) -> None:
@@ -1303,11 +1498,17 @@ def _cell(value: object) -> str:
 @app.command()
 def report(
     source: Annotated[
-        str,
+        str | None,
         typer.Argument(
             help="A result directory, a sweep spec (.toml), a results store, or a reproduction name."
         ),
-    ],
+    ] = None,
+    example: Annotated[
+        str | None,
+        typer.Option(
+            help="A sweep spec shipped with bufsim instead of SOURCE (`bufsim examples` lists them)."
+        ),
+    ] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.")] = Path(
         "report.html"
     ),
@@ -1316,13 +1517,30 @@ def report(
         bool, typer.Option(help="With a reproduction: the full runs instead of the quick ones.")
     ] = False,
 ) -> None:
-    """Write a self-contained HTML report (figures inline, no network access)."""
+    """Write a self-contained HTML report.
+
+    Figures inline, no network access."""
     from bufsim import report as rep
 
     _check_out(out, (".html", ".htm"), "--out")
+    if example is not None and source is None and example in bufsim.examples.names():
+        # A scenario example is a run's input, not a report's: say how to get one.
+        _fail(
+            f"--example {example!r} is a scenario; a report reads a sweep spec "
+            f"({', '.join(bufsim.examples.specs())}) or a run's result: "
+            f"bufsim run --example {example} --out DIR, then bufsim report DIR"
+        )
+    if (source is None) == (example is None):
+        _fail(
+            "give a SOURCE (a result directory, a sweep spec, a results store or a "
+            "reproduction name) or --example NAME, one of them"
+        )
+    if example is not None:
+        source = str(_scenario_arg(None, example, "sweep spec"))
     try:
         path = rep.write(source, out, name=name, quick=not full, progress=True)
-    except (ValueError, bufsim.ScenarioError, OSError) as e:
+    except (bufsim.BufsimError, ValueError, OSError) as e:
+        # BufsimError: a damaged store (StoreError), a bad spec, a failed engine.
         _fail(str(e))
     console.print(f"report written to {path}")
 
@@ -1376,7 +1594,9 @@ def validate_engines(
         ),
     ] = None,
 ) -> None:
-    """Run the packet engine (stack = "ns3") and ns-3 on the validation
+    """Check the packet engine against ns-3.
+
+    Run the packet engine (stack = "ns3") and ns-3 on the validation
     scenarios and print how well they agree, metric by metric, with both
     engines' CPU time.
 

@@ -171,3 +171,38 @@ def percent(x: float, digits: int = 2) -> str:
     if x != x:
         return "-"
     return f"{ratio(100 * x, digits)}%"
+
+
+def number(x: Any, digits: int = 4) -> str:
+    """A plain number as a reader takes it in, never in e-notation.
+
+    Whole numbers print whole (``128``; from 10,000 up with thousands
+    separators, ``129,167``); other numbers with ``digits`` significant
+    digits, positional (``0.9932``, ``0.00001234``), those of ``10**digits``
+    and more rounded to whole (``12,346``). Beyond 10**15, where whole
+    digits mean nothing, ``1.5 x 10^18``. NaN is ``-``, infinities ``inf``.
+
+    >>> number(129167.0), number(1827), number(7.937e7), number(1.234e-5)
+    ('129,167', '1827', '79,370,000', '0.00001234')
+    >>> number(1e300)
+    '1 x 10^300'
+    """
+    import numpy as np
+
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+        return str(x)
+    x = float(x) if not isinstance(x, int) else x
+    if x != x:
+        return "-"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if abs(x) >= 1e15:
+        e = int(math.floor(math.log10(abs(x))))
+        return f"{x / 10**e:.{min(digits, 3)}g} x 10^{e}"
+    if float(x).is_integer() or abs(x) >= 10**digits:
+        n = round(x)
+        return f"{n:,}" if abs(n) >= 10_000 else str(n)
+    text = np.format_float_positional(
+        float(x), precision=digits, unique=False, fractional=False, trim="-"
+    )
+    return "0" if text in ("-0", "") else text

@@ -24,6 +24,7 @@ import copy
 import functools
 import hashlib
 import json
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -91,9 +92,13 @@ class Scenario:
                 f"scenario must be a mapping (dict or TOML table), got {type(raw).__name__}"
             )
         _check_plain(raw, "", 0)
+        _check_magnitudes(raw, "")
         self.raw: dict[str, Any] = copy.deepcopy(dict(raw))
         self._text = json.dumps(self.raw, allow_nan=False)
-        self.resolved = _core.Scenario(self._text)
+        try:
+            self.resolved = _core.Scenario(self._text)
+        except ScenarioError as e:
+            raise readable_error(e) from None
         self.normalized: dict[str, Any] = json.loads(self.resolved.normalized())
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -606,3 +611,87 @@ def _check_plain(value: Any, path: str, depth: int) -> None:
             f"a {type(value).__name__} ({value!r:.60}) is not scenario data: "
             "use a string, a number, a boolean, a list or a table",
         )
+
+
+#: Largest number a quantity string may hold (``"1e30pkt"`` is refused):
+#: every field's own limit is far below it, and the core reads a larger
+#: count as the largest 64-bit integer (18446744073709551615 packets).
+MAX_QUANTITY = 1e15
+
+#: A quantity: a number, then its unit (``"20pkt"``, ``"1e30 B"``, ``"0.5BDP"``).
+_QUANTITY = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-z%]+)\s*")
+
+#: Fields whose strings are text, not quantities.
+_TEXT_FIELDS = {"name", "description", "file", "path", "stack", "tcp", "qdisc", "kind"}
+
+
+def _check_magnitudes(value: Any, path: str) -> None:
+    """Refuse a quantity string whose number is beyond :data:`MAX_QUANTITY`
+    (or a whole-number field written as a float, ``seed = 1e20``), naming
+    the field, before the core reads it."""
+    from bufsim import fmt
+
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if k not in _TEXT_FIELDS:
+                _check_magnitudes(v, f"{path}.{k}" if path else k)
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_magnitudes(v, f"{path}[{i}]")
+    elif isinstance(value, str):
+        m = _QUANTITY.fullmatch(value)
+        if m and abs(float(m.group(1))) > MAX_QUANTITY:
+            raise scenario_error(
+                path,
+                f"{value!r}: {fmt.number(float(m.group(1)))} {m.group(2)} is out of range "
+                f"(a quantity's number is at most {fmt.number(MAX_QUANTITY)}; each field "
+                "has its own, smaller limit)",
+            )
+    elif path == "seed" and isinstance(value, float):
+        raise scenario_error(
+            "seed",
+            f"must be a whole number from 0 to 18,446,744,073,709,551,615, written without "
+            f"a decimal point or exponent, got {fmt.number(value)}",
+        )
+
+
+#: A run of 16 or more digits in a message: a number no reader counts.
+_LONG_NUMBER = re.compile(r"(?<![\w.])-?\d{16,}(?:\.\d+)?(?![\w.])")
+#: A time as the core prints it, microseconds in seconds (``2.000000s``).
+_SECONDS = re.compile(r"(?<![\w.])(\d+\.\d{6})s(?!\w)")
+#: serde's message for a float where a whole number belongs.
+_FLOAT_FOR_INT = re.compile(r"invalid type: floating point `([^`]*)`, expected [ui]\d+")
+
+
+def readable_error(e: ScenarioError) -> ScenarioError:
+    """The core's ``e`` with its numbers readable (:func:`bufsim.fmt.number`:
+    ``1 x 10^300``, not 301 digits) and serde's "floating point, expected
+    u64" said in words; ``.path`` kept."""
+    from bufsim import fmt
+
+    text = str(e)
+    new = _LONG_NUMBER.sub(lambda m: fmt.number(float(m.group(0))), text)
+    new = _SECONDS.sub(lambda m: fmt.si(float(m.group(1)), "s"), new)
+    new = _FLOAT_FOR_INT.sub(
+        lambda m: (
+            f"must be a whole number written without a decimal point or exponent, "
+            f"got {_readable_literal(m.group(1))}"
+        ),
+        new,
+    )
+    if new == text:
+        return e
+    out = ScenarioError(new)
+    if hasattr(e, "path"):
+        out.path = e.path
+    return out
+
+
+def _readable_literal(text: str) -> str:
+    """A number as serde printed it (``1e+20``, ``1.5``), readable."""
+    from bufsim import fmt
+
+    try:
+        return fmt.number(float(text))
+    except ValueError:
+        return text

@@ -652,14 +652,19 @@ class Store:
 
     def holds(self, key: str, keep: str) -> bool:
         """Whether the store holds what ``keep`` (one of :data:`KEEP`) asks
-        for of point ``key``, readable, beyond its row: nothing for
-        ``summary``, its time series, or its whole result."""
+        for of point ``key``, readable, beyond its row: for ``summary`` a
+        readable time series file if there is one, its time series, or its
+        whole result."""
         if keep not in KEEP:
             raise ValueError(f"keep must be one of {', '.join(KEEP)}, got {keep!r}")
         if keep == "timeseries":
             return self.has_timeseries(key)
         if keep == "result":
             return self.has_result(key)
+        # A damaged time series file counts as not held: the point runs
+        # again and replaces it, rather than leave it for a reader to trip on.
+        if self.root is not None and self._ts_path(key).is_file():
+            return self.has_timeseries(key)
         return True
 
     def has_result(self, key: str) -> bool:

@@ -126,12 +126,14 @@ def _shared_form(scn: Scenario) -> tuple[Scenario, list[str]]:
         "worst port's (utilization_port<k>, drop_rate_port<k>, ...)"
     ]
     raw = copy.deepcopy(scn.raw)
-    if "buffer" in raw["link"]:
+    # The ports' link: [link], or a one-element [[links]] (the core reads it as [link]).
+    where, link = ("link", raw["link"]) if "link" in raw else ("links[0]", raw["links"][0])
+    if "buffer" in link:
         notes.append(
-            f"pool: link.buffer ({raw['link']['buffer']}, each port's own cap) left out, so that "
+            f"pool: {where}.buffer ({link['buffer']}, each port's own cap) left out, so that "
             "a port may take the pool up to its threshold"
         )
-        del raw["link"]["buffer"]
+        del link["buffer"]
         scn = Scenario(raw)
     return scn, notes
 

@@ -262,7 +262,7 @@ def _run_points(
         runner.label,
     )
     bar = Progress(progress, len(todo), len(cached), runner.label)
-    ran = _run(todo, runner, db, bar, keep, done)
+    ran = _run(todo, runner, db, bar, keep, done, cached)
     return done, cached, ran, runner.label
 
 
@@ -328,11 +328,14 @@ def _run(
     bar: Progress,
     keep: str,
     done: dict[str, dict[str, Any]],
+    cached: set[str],
 ) -> int:
     """Run ``todo`` on ``runner``, storing each outcome as it arrives; return how many ran here.
 
-    Each point's record goes into ``done`` (read from the store when another
-    driver sharing it ran the point). On any exception, Ctrl-C included, the
+    Each point's record goes into ``done``; one that another driver sharing
+    the store ran is read from the store and its key added to ``cached``
+    (this driver reused it, as it reuses what the store held at the start).
+    On any exception, Ctrl-C included, the
     bar stops, the running points are cancelled and this driver's claims
     are released before it propagates.
     """
@@ -342,6 +345,7 @@ def _run(
         for point, out in execute(todo, runner, db, owner, keep):
             if out is None:  # another driver sharing the store ran it
                 done[point.key] = db.get([point.key])[point.key]
+                cached.add(point.key)
                 bar.advance(done[point.key]["status"] != "ok")
                 continue
             done[point.key] = _record(db, point, out)

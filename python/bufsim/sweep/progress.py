@@ -118,7 +118,7 @@ class Progress:
             )
 
             self.bar = Progress(
-                TextColumn("{task.description}"),
+                TextColumn("{task.description}", markup=False),
                 BarColumn(),
                 MofNCompleteColumn(),
                 TextColumn("[red]{task.fields[failed]} failed"),

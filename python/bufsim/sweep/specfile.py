@@ -68,6 +68,21 @@ class SweepSpec:
         return sweep(self.base, self.grid, self.engines, self.seeds, zip=self.zip, **options)
 
 
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The TOML document of a sweep spec file (a SweepSpecError naming the
+    file when it is not UTF-8 text, cannot be read or does not parse)."""
+    try:
+        return tomllib.loads(path.read_bytes().decode("utf-8-sig"))
+    except UnicodeDecodeError as e:
+        raise SweepSpecError(
+            f"sweep spec {str(path)!r} is not UTF-8 text (byte {e.start}): a sweep spec is TOML"
+        ) from None
+    except OSError as e:
+        raise SweepSpecError(f"sweep spec {str(path)!r}: cannot read it: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise SweepSpecError(f"{path}: cannot parse: {e}") from None
+
+
 def load_spec(path: str | Path) -> SweepSpec:
     """Read and check a sweep spec file (TOML).
 
@@ -92,10 +107,7 @@ def load_spec(path: str | Path) -> SweepSpec:
         raise SweepSpecError(f"sweep spec {str(path)!r} does not exist")
     if path.suffix.lower() in YAML_SUFFIXES:
         raise SweepSpecError(f"sweep spec {str(path)!r}: YAML is not read; a sweep spec is TOML")
-    try:
-        doc = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise SweepSpecError(f"{path}: cannot parse: {e}") from None
+    doc = _read_toml(path)
     unknown = sorted(set(doc) - _SPEC_KEYS)
     if unknown:
         raise SweepSpecError(
