@@ -1446,7 +1446,7 @@ fn buffer_size(
     packet_size: u64,
 ) -> Result<(BufferMode, u64, u64), ScenarioError> {
     let (mode, pkts, bytes) = match b {
-        BufferSize::Packets(k) => (BufferMode::Packets, k, k * packet_size),
+        BufferSize::Packets(k) => (BufferMode::Packets, k, k.saturating_mul(packet_size)),
         BufferSize::Bytes(b) => (BufferMode::Bytes, b / packet_size, b),
         // What the link sends in that time: a byte-mode buffer, as the
         // memory a vendor's figure describes.
@@ -1458,7 +1458,11 @@ fn buffer_size(
             check(bdp_pkts > 0.0, path, || {
                 "a BDP fraction needs a non-zero RTT: set link.bdp_rtt or add flows".into()
             })?;
-            let k = (frac * bdp_pkts).round() as u64;
+            let k = (frac * bdp_pkts).round();
+            check(k <= 100_000_000.0, path, || {
+                format!("{frac} BDP is {k} packets, past the limit of 100,000,000")
+            })?;
+            let k = k as u64;
             (BufferMode::Packets, k, k * packet_size)
         }
     };
@@ -1466,7 +1470,7 @@ fn buffer_size(
         format!("must hold at least one packet of {packet_size}B, got {bytes}B ({pkts} packets)")
     })?;
     check(pkts <= 100_000_000, path, || {
-        format!("{pkts} packets exceeds the limit of 100000000")
+        format!("{pkts} packets exceeds the limit of 100,000,000")
     })?;
     Ok((mode, pkts, bytes))
 }

@@ -222,7 +222,21 @@ pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
     if v < 0.0 {
         return Err(bad());
     }
-    Ok((v * scale).round() as u64)
+    let bytes = (v * scale).round();
+    if bytes > MAX_COUNT {
+        return Err(out_of_range(s));
+    }
+    Ok(bytes as u64)
+}
+
+/// The largest packet or byte count a quantity may give: past it a count
+/// means nothing here, and `as u64` would saturate silently.
+const MAX_COUNT: f64 = 1e15;
+
+fn out_of_range(s: &str) -> UnitError {
+    UnitError(format!(
+        "{s:?} is out of range: a count of packets or bytes must be at most 10^15"
+    ))
 }
 
 /// A buffer size as the user wrote it.
@@ -258,17 +272,36 @@ pub fn parse_buffer(s: &str) -> Result<BufferSize, UnitError> {
                     "invalid buffer size {s:?}: a packet count must be a whole number"
                 )));
             }
+            if v > MAX_COUNT {
+                return Err(out_of_range(s));
+            }
             Ok(BufferSize::Packets(v as u64))
         }
         "BDP" => Ok(BufferSize::Bdp(v)),
         "ns" | "us" | "µs" | "ms" | "s" => parse_duration(s).map(BufferSize::Time),
-        _ => parse_bytes(s).map(BufferSize::Bytes).map_err(|_| bad()),
+        // A byte count past its range keeps its message; any other error is
+        // not a unit this field takes.
+        _ => parse_bytes(s)
+            .map(BufferSize::Bytes)
+            .map_err(|e| if e.0 == out_of_range(s).0 { e } else { bad() }),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_past_their_range_are_refused_not_saturated() {
+        for s in ["1e30pkt", "1e30B", "1e20GB"] {
+            let e = parse_buffer(s).unwrap_err().0;
+            assert!(e.contains("out of range") && e.contains(s), "{s}: {e}");
+        }
+        assert_eq!(
+            parse_buffer("1e15pkt").unwrap(),
+            BufferSize::Packets(1_000_000_000_000_000)
+        );
+    }
 
     #[test]
     fn durations() {
