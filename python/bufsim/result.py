@@ -34,6 +34,7 @@ from typing import Any
 
 import pandas as pd
 
+from bufsim import fmt
 from bufsim._core import BufsimError
 from bufsim._paths import check_output_dir
 
@@ -344,7 +345,7 @@ class Result:
 
     def __repr__(self) -> str:
         keys = ", ".join(
-            f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+            f"{k}={fmt.number(v)}" if isinstance(v, float) else f"{k}={v}"
             for k, v in list(self.summary.items())[:6]
         )
         return f"Result(engine={self.engine!r}, {keys}, flows={len(self.flows)})"
