@@ -28,6 +28,7 @@ import html
 import json
 import logging
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,8 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "Figure",
+    "advice_report",
+    "advice_sections",
     "Section",
     "render",
     "result_report",
@@ -128,9 +131,7 @@ def html_table(
     flags = {c: f"{c}_censored" for c in df.columns if f"{c}_censored" in df.columns}
     columns = [c for c in df.columns if c not in flags.values()]
     text = {c: c not in numbers and not pd.api.types.is_numeric_dtype(df[c]) for c in columns}
-    head = "".join(
-        f'<th class="{"text" if text[c] else ""}">{html.escape(str(c))}</th>' for c in columns
-    )
+    head = "".join(f'<th class="{"text" if text[c] else ""}">{_breakable(c)}</th>' for c in columns)
     rows = []
     for _, r in df.iterrows():
         cells = []
@@ -145,6 +146,15 @@ def html_table(
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
+def _breakable(name: Any) -> str:
+    """A column name, escaped, that may wrap after ``_``, ``=`` or ``,``
+    (``p99_queue_delay<=10ms`` in a narrow column) rather than mid-word."""
+    text = html.escape(str(name))
+    for c in ("_", "=", ","):
+        text = text.replace(c, f"{c}<wbr>")
+    return text
+
+
 def _provenance_section(rows: Mapping[str, Any]) -> Section:
     """What a report rests on, one row per field; numbers with the unit the
     field's name implies (``wall_s``)."""
@@ -154,12 +164,25 @@ def _provenance_section(rows: Mapping[str, Any]) -> Section:
     return Section("provenance", "Provenance", table=html_table(frame))
 
 
+#: A JSON number in e-notation (``3.7250895e-05``).
+_JSON_E = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])")
+
+
+def positional(text: str) -> str:
+    """JSON text with its numbers in e-notation written out positionally,
+    every digit kept (``3.7250895e-05`` -> ``0.000037250895``): still
+    valid JSON, the same values, and readable."""
+    import numpy as np
+
+    return _JSON_E.sub(lambda m: np.format_float_positional(float(m.group(0)), trim="-"), text)
+
+
 def _scenario_section(normalized: Mapping[str, Any], title: str, note: str = "") -> Section:
     """A scenario in words (:func:`bufsim.scenario.describe`), then its
     normalized JSON (SI units) folded away below."""
     from bufsim.scenario import describe
 
-    raw = json.dumps(plain(normalized, nan_to_none=True), indent=2)
+    raw = positional(json.dumps(plain(normalized, nan_to_none=True), indent=2))
     try:
         lines = describe(normalized)
     except (KeyError, TypeError, ValueError):
@@ -196,7 +219,7 @@ def _fig(fid: str, fig: Any, caption: str) -> Figure:
 
 
 def result_report(result: Result, title: str | None = None) -> str:
-    """The report of one run: scenario, provenance, summary and its figures.
+    """The report of one run: its summary and figures, then its scenario and provenance.
 
     Parameters
     ----------
@@ -283,8 +306,8 @@ def sweep_report(
     base: Any = None,
     base_note: str = "Every run starts from this scenario; the swept fields replace its values.",
 ) -> str:
-    """The report of a sweep table: its scenario, what it swept, curves
-    against the buffer, the runs and what they rest on.
+    """The report of a sweep table: curves against the buffer, what it
+    swept, the runs, then its base scenario and what they rest on.
 
     Parameters
     ----------
@@ -342,12 +365,13 @@ def sweep_report(
         scenario = _scenario_section(normalized, "Base scenario", base_note)
     else:
         scenario = Section("scenario", "Base scenario", text=["Not known to this report."])
-    sections = [scenario, _swept_section(table, params)]
-    if figures:
-        sections.append(Section("figures", "Curves", figures=figures))
+    # The curves first, then what varied and the runs; the settings last.
+    sections = [Section("figures", "Curves", figures=figures)] if figures else []
+    sections.append(_swept_section(table, params))
     attrs = table.attrs.get("sweep", {})
     text = [f"{len(table)} runs" + (f", {attrs.get('failed', 0)} failed" if attrs else "") + "."]
     sections.append(Section("table", "Runs", text=text, table=html_table(table[shown])))
+    sections.append(scenario)
     sections.append(_provenance_section(_sweep_provenance(table, normalized)))
     return render(title, sections, subtitle="sweep")
 
@@ -403,6 +427,258 @@ def _sweep_provenance(table: pd.DataFrame, base: Mapping[str, Any] | None) -> di
     if "wall_s" in table:
         rows["wall time of the runs, summed"] = fmt.metric("wall_s", table["wall_s"].sum())
     return rows
+
+
+#: The costs on an advice's cost line, in the order read: (summary key,
+#: the phrase, its value at ``{}``). Loss and completions read as percentages.
+COST_LINE = (
+    ("drop_rate", "loss {}"),
+    ("flow_timeout_rate", "{} timeouts per flow per s"),
+    ("p99_queue_delay_s", "p99 queueing delay {}"),
+    ("jain_index", "Jain's index {}"),
+    ("completion_small", "{} of small transfers completed"),
+    ("fct_p99_small_s", "p99 FCT of small ones {}"),
+    ("slowdown_p99_small", "p99 slowdown {}"),
+    ("completion_large", "{} of large transfers completed"),
+    ("fct_p99_large_s", "p99 FCT of large ones {}"),
+)
+
+#: The attribute names under which an advice may carry the smallest buffer
+#: (packets) that clears every flag.
+_CLEARING = ("clearing_pkts", "clear_pkts", "flags_clear_pkts", "clears_flags_pkts")
+
+
+def _cost_value(key: str, row: Mapping[str, Any]) -> str:
+    """One cost of a cost row (:attr:`Advice.costs`) as the cost line says
+    it: loss and completions in percent, the rest as :func:`bufsim.fmt.metric`."""
+    v = row.get(key, math.nan)
+    censored = row.get(f"{key}_censored") == 1.0
+    if key in ("drop_rate",) or key.startswith("completion_"):
+        return fmt.percent(v)
+    return fmt.metric(key, v, censored=censored, digits=3)
+
+
+def cost_line(advice: Any, buffer_pkts: float | None = None) -> str:
+    """What the packet engine measured at one buffer (default the
+    recommended one), in one line: loss, timeouts per flow per s, p99
+    queueing delay, Jain's index and, with finite traffic, completions and
+    p99 FCT and slowdown; each the mean over the seeds. Empty when the
+    packet engine did not run there."""
+    costs = getattr(advice, "costs", None)
+    if costs is None or costs.empty or "buffer_pkts" not in costs:
+        return ""
+    b = advice.buffer_pkts if buffer_pkts is None else buffer_pkts
+    rows = costs[costs["buffer_pkts"] == b]
+    if rows.empty:
+        return ""
+    row = rows.iloc[0].to_dict()
+    parts = [
+        words.format(_cost_value(k, row)) for k, words in COST_LINE if k in row and row[k] == row[k]
+    ]
+    seeds = int(row.get("seeds", 0) or 0)
+    return (
+        f"At {fmt.packets(b)}: " + ", ".join(parts) + (f" (mean of {seeds} seeds)" if seeds else "")
+    )
+
+
+def _flag_text(flag: Any) -> str:
+    """A flag of :attr:`Advice.flags` in words, whatever its layout: text as
+    it is, else its ``text``/``message`` and ``reason``."""
+    if isinstance(flag, str):
+        return flag
+    get = flag.get if isinstance(flag, Mapping) else lambda k: getattr(flag, k, None)
+    text = get("text") or get("message") or str(flag)
+    reason = get("reason")
+    return f"{text} ({reason})" if reason and str(reason) not in str(text) else str(text)
+
+
+def _at_line_rate(advice: Any, pkts: float) -> str:
+    """A buffer as bytes and as time at the line rate: ``192 kB, 15.36 us
+    at 100 Gbps``; bytes alone where the scenario gives no one capacity."""
+    size = advice.packet_size_bytes * pkts
+    norm = advice.scenario.normalized if getattr(advice, "scenario", None) is not None else {}
+    cap = norm.get("link", {}).get("capacity_bps")
+    if not cap:
+        return fmt.size(size)
+    return (
+        f"{fmt.size(size)}, {fmt.metric('delay_s', size * 8 / cap)} at "
+        f"{fmt.metric('capacity_bps', cap)}"
+    )
+
+
+def _setup_line(advice: Any) -> str:
+    """The stack, engines and seeds an answer rests on, in one line."""
+    norm = advice.scenario.normalized if getattr(advice, "scenario", None) is not None else {}
+    stacks = ", ".join(dict.fromkeys(str(g.get("stack", "?")) for g in norm.get("flows", [])))
+    runs = advice.runs
+    engines = ", ".join(dict.fromkeys(str(e) for e in runs["engine"])) if "engine" in runs else ""
+    packet = runs[runs["engine"] == "packet"] if "engine" in runs else runs.iloc[:0]
+    seeds = sorted(int(v) for v in packet["seed"].unique()) if "seed" in packet else []
+    parts = [f"stack {stacks}" if stacks else "", f"engines {engines}" if engines else ""]
+    if seeds:
+        parts.append(f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''} per buffer")
+    if advice.duration_s == advice.duration_s:
+        parts.append(
+            f"runs of {fmt.metric('duration_s', advice.duration_s)} "
+            f"({fmt.metric('warmup_s', advice.warmup_s)} warm-up)"
+        )
+    return "; ".join(p for p in parts if p) + "."
+
+
+def advice_sections(advice: Any, figures: bool = True) -> list[Section]:
+    """An advice as report sections, the answer first: the answer (packets,
+    bytes and time at line rate), the cost line and the flags
+    (``Advice.flags`` and the buffer that clears them, where the advice
+    carries them), the stack, engines and seeds in one line; then the
+    trade-off figure (:func:`bufsim.plot.tradeoff`); then the tables (rules,
+    models, fluid and packet side by side; the trade-off when no buffer
+    meets every objective; the costs); the notes, the scenario's settings
+    and the provenance last.
+
+    Parameters
+    ----------
+    advice : bufsim.advise.Advice
+        From :func:`bufsim.advise`.
+    figures : bool
+        Include the figure (the notebook view leaves it out).
+
+    Returns
+    -------
+    list of Section
+        In the order the report shows them.
+    """
+    a = advice
+    if a.feasible:
+        held = (
+            f"of the buffers searched, every objective holds at {fmt.packets(a.range[0])} only"
+            if a.range[0] == a.range[1]
+            else f"every objective holds from {fmt.number(a.range[0])} to {fmt.packets(a.range[1])}"
+        )
+        head = (
+            f"Recommended {a.sized}: {fmt.packets(a.buffer_pkts)} "
+            f"({_at_line_rate(a, a.buffer_pkts)}); {held}. {a.binding}"
+        )
+    else:
+        head = f"No buffer meets every objective: {a.binding}"
+    items = [f'<p class="answer">{html.escape(head)}</p>']
+    line = cost_line(a) if a.feasible else ""
+    if line:
+        items.append(f'<p class="costs">{html.escape(line)}</p>')
+    flags = [_flag_text(f) for f in getattr(a, "flags", None) or []]
+    if flags:
+        items.append(
+            '<ul class="flags">' + "".join(f"<li>{html.escape(f)}</li>" for f in flags) + "</ul>"
+        )
+    clear = next((getattr(a, n) for n in _CLEARING if hasattr(a, n)), None)
+    if isinstance(clear, (int, float)) and clear == clear and clear != a.buffer_pkts:
+        items.append(
+            f"<p>{html.escape(fmt.packets(clear))} clears every flag"
+            + (f": {html.escape(cost_line(a, clear))}" if cost_line(a, clear) else ".")
+            + "</p>"
+        )
+    items.append(f'<p class="meta">{html.escape(_setup_line(a))}</p>')
+    sections = [Section("answer", "Answer", html="".join(items))]
+    if figures:
+        from bufsim import plot
+
+        try:
+            fig = plot.tradeoff(a)
+        except (ValueError, KeyError) as e:
+            log.warning("no trade-off figure: %s", e)
+        else:
+            sections.append(
+                Section(
+                    "figures",
+                    "The trade-off against the buffer",
+                    figures=[
+                        _fig(
+                            "fig-advice",
+                            fig,
+                            "Each objective and each cost against the buffer (packets, log "
+                            "axis): the packet engine's mean over seeds with its band, the "
+                            "fluid scan beside it; green: where an objective holds and the "
+                            "recommendation; grey: the rules' buffers.",
+                        )
+                    ],
+                )
+            )
+    sections.append(
+        Section(
+            "table",
+            "Rules, models, fluid and packet side by side",
+            table=html_table(a.formatted(a.table)),
+        )
+    )
+    trade = pd.DataFrame() if a.feasible else a.tradeoff()
+    if not trade.empty:
+        sections.append(
+            Section(
+                "tradeoff",
+                "The trade-off: buffers the packet engine measured",
+                table=html_table(a.formatted(trade)),
+            )
+        )
+    costs = a.cost_table()
+    if not costs.empty:
+        seeds = pd.to_numeric(costs["seeds"], errors="coerce")
+        few = (
+            f" {int(seeds.min())} seeds: the intervals are wide; where one would leave its "
+            "metric's range it is shown by its ends, clipped to the range."
+            if seeds.min() < 5
+            else ""
+        )
+        sections.append(
+            Section(
+                "costs",
+                "What each measured buffer costs",
+                text=[
+                    "Packet engine: mean ± the half-width of a two-sided "
+                    f"{a.confidence:.0%} Student t interval over the seeds.{few}"
+                ],
+                table=html_table(costs),
+            )
+        )
+    notes = [t for t in (a.method, *a.notes) if t]
+    if notes:
+        sections.append(Section("notes", "Notes", text=notes))
+    about = a.scenario.describe(buffer=False) if a.scenario is not None else []
+    if about:
+        sections.append(
+            Section(
+                "scenario",
+                "Scenario (the stack each flow group assumes included)",
+                html="<ul>" + "".join(f"<li>{html.escape(t)}</li>" for t in about) + "</ul>",
+            )
+        )
+    prov = a.provenance()
+    sections.append(
+        Section(
+            "provenance",
+            "How it was computed",
+            table=html_table(
+                pd.DataFrame(
+                    {"field": list(prov), "value": [_prov_value(k, v) for k, v in prov.items()]}
+                )
+            ),
+        )
+    )
+    return sections
+
+
+def _prov_value(field: str, v: Any) -> str:
+    """A provenance value with its unit, read from the field's words
+    (``wall s (search)``, ``simulated s``; packets simulated as a count)."""
+    if isinstance(v, float) and (" s " in f" {field} " or field.startswith("wall s")):
+        return fmt.metric("x_s", v)
+    if isinstance(v, float) and field.startswith("packets"):
+        return fmt.count(v, "packets")
+    return fmt.value(v)
+
+
+def advice_report(advice: Any) -> str:
+    """The self-contained HTML report of an advice (:func:`advice_sections`)."""
+    title = "bufsim advise: " + ", ".join(o.text for o in advice.objectives)
+    return render(title, advice_sections(advice), subtitle="advice")
 
 
 def markdown(text: str) -> str:
