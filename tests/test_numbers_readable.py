@@ -15,8 +15,8 @@ scenario and an advice. The checks:
 * units: a cell of a report table whose column name implies a unit
   (:func:`bufsim.fmt.unit_of`: ``..._s``, ``..._bps``, ``..._bytes``,
   ``..._pkts``), a value row of a key/value table (the run summary: the
-  row's metric name implies it), or a cost column of the advice (``p99
-  queueing delay`` is a time) is a number followed by that unit with its
+  row's metric name implies it), or a cost of the advice (``p99
+  queueing delay`` is a time, in a row or a column) is a number followed by that unit with its
   SI prefix (:data:`WITH_UNIT`), or ``-`` where nothing was measured.
   Columns whose names imply no unit hold fractions, ratios or counts.
 """
@@ -109,6 +109,9 @@ def unit_of_cell(column: str, row: list[str], head: list[str]) -> str:
     ``value``) its row key's; ``""`` for none."""
     if column in ("value", "values") and head and head[0] in ("metric", "field"):
         return fmt.unit_of(row[0].removesuffix(" (whole run)"))
+    if head and head[0] == "cost" and column != "cost":
+        # The advice's costs, one row per cost and a column per buffer.
+        return COST_UNITS.get(row[0], "")
     return fmt.unit_of(column) or COST_UNITS.get(column, "")
 
 

@@ -556,6 +556,7 @@ def tradeoff(advice: Any, *, width: float = 9.0) -> Figure:
         and r.buffer_pkts > 0
     }
     flags = _flag_lines(advice)
+    bands = ""
     for i, (ax, (key, name, o)) in enumerate(zip(axes, keys)):
         buffer_curves(
             runs,
@@ -575,6 +576,10 @@ def tradeoff(advice: Any, *, width: float = 9.0) -> Figure:
             # Rule names once, on the top panel; the lines on every panel.
             for t in list(ax.texts):
                 t.remove()
+        # The band's note is the same on every panel: said once, on top.
+        head, _, band = ax.get_title().partition("\n")
+        bands = bands or band.replace("\n", " ")
+        ax.set_title(head, fontsize=9)
         ax.set_xlabel("")
         ax.set_ylabel(fmt.unit_of(key) or "", fontsize=8)
         if o is not None:
@@ -594,6 +599,8 @@ def tradeoff(advice: Any, *, width: float = 9.0) -> Figure:
                 label=f"recommended: {fmt.packets(advice.buffer_pkts)}",
             )
     axes[-1].set_xlabel("buffer (packets)")
+    if bands:
+        fig.suptitle(textwrap.fill(bands, 110), fontsize=8)
     handles: dict[str, Any] = {}
     for ax in axes:
         for h, lbl in zip(*ax.get_legend_handles_labels()):

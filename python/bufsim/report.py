@@ -635,7 +635,7 @@ def advice_sections(advice: Any, figures: bool = True) -> list[Section]:
                     "Packet engine: mean ± the half-width of a two-sided "
                     f"{a.confidence:.0%} Student t interval over the seeds.{few}"
                 ],
-                table=html_table(costs),
+                table=html_table(_by_cost(costs) if len(costs) <= 6 else costs),
             )
         )
     notes = [t for t in (a.method, *a.notes) if t]
@@ -663,6 +663,19 @@ def advice_sections(advice: Any, figures: bool = True) -> list[Section]:
         )
     )
     return sections
+
+
+def _by_cost(costs: pd.DataFrame) -> pd.DataFrame:
+    """:meth:`Advice.cost_table` turned a quarter: one row per cost, one
+    column per measured buffer (``1448 packets, recommended``), so that a
+    few buffers' dozen costs fit the page instead of a dozen columns."""
+    heads = [
+        f"{fmt.packets(float(b))}, {src} ({n} seeds)"
+        for b, src, n in zip(costs["buffer"], costs["source"], costs["seeds"])
+    ]
+    body = costs.drop(columns=["buffer", "source", "seeds"]).T
+    body.columns = heads
+    return body.rename_axis("cost").reset_index()
 
 
 def _prov_value(field: str, v: Any) -> str:
