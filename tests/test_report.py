@@ -370,6 +370,7 @@ def test_figures_keep_their_legends_off_the_data(table, result, advice):
     legends_clear_of_axes(plot.buffer_curves(table, "utilization", rules={"BDP": 50}))
     legends_clear_of_axes(plot.timeseries(result))
     legends_clear_of_axes(plot.goodput_scatter(result))
+    legends_clear_of_axes(advice.plot())
     fig = plot.tradeoff(advice)
     legends_clear_of_axes(fig)
     # One panel per objective, then loss, timeouts per flow per s (p99

@@ -464,12 +464,12 @@ def plain(ax: Any, axis: str = "y") -> None:
 
 def outside(ax: Any, **kwargs: Any) -> Any:
     """The legend of ``ax`` to the right of the axes, never over the data
-    (the constrained layout makes room for it); long labels wrapped at 40
+    (the constrained layout makes room for it); long labels wrapped at 48
     characters. No legend when nothing drawn carries a label."""
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return None
-    labels = [textwrap.fill(lbl, 40) for lbl in labels]
+    labels = [textwrap.fill(lbl, 48) for lbl in labels]
     opts = {"fontsize": 8, "loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0}
     return ax.legend(handles, labels, **{**opts, **kwargs})
 

@@ -304,7 +304,7 @@ class Advice:
         one panel per objective."""
         from bufsim import plot
 
-        fig, axes = plot.figure(6.4, 3.2 * len(self.objectives), nrows=len(self.objectives))
+        fig, axes = plot.figure(8.4, 3.2 * len(self.objectives), nrows=len(self.objectives))
         rules = {
             r.source: r.buffer_pkts
             for r in self.table.itertuples()
@@ -341,7 +341,7 @@ class Advice:
                     *self.range, color="#2e7d32", alpha=0.08, lw=0, label="every objective holds"
                 )
                 ax.axvline(self.buffer_pkts, color="#2e7d32", lw=2, alpha=0.6, label="recommended")
-            ax.legend(fontsize=8)
+            plot.outside(ax)
         return fig
 
     def sections(self, figures: bool = True) -> list[Any]:
