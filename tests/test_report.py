@@ -553,3 +553,18 @@ def test_provenance_names_the_build_commit_outside_a_checkout(monkeypatch):
         lambda *a, **k: sp.CompletedProcess(a, 0, stdout="fedcba9\n", stderr=""),
     )
     assert provenance.commit() == "fedcba9"
+
+
+def test_run_report_leads_with_the_key_metrics_then_the_figures(result):
+    # 90 summary rows stood between a pool's run and its figures: the key
+    # metrics (those `bufsim run` prints) come first, the others folded.
+    page = report.result_report(result)
+    ids = re.findall(r'<section class="section" id="([^"]+)"', page)
+    assert ids == ["summary", "figures", "scenario", "provenance"]
+    body = page.split('id="summary"', 1)[1].split("</section>", 1)[0]
+    first, folded = body.split("<details>", 1)
+    shown = [html.unescape(k) for k in re.findall(r"<tr><td[^>]*>(.*?)</td>", first)]
+    assert shown == bufsim.result.key_metrics(result.summary)
+    assert shown[:3] == ["utilization", "goodput_bps", "drop_rate"]
+    rest = [k for k in result.summary if k not in shown and not k.endswith("_censored")]
+    assert f"Every other metric ({len(rest)})" in folded

@@ -38,7 +38,7 @@ import jinja2
 import pandas as pd
 
 from bufsim import fmt, plot, provenance
-from bufsim.result import KEY_METRICS, WHOLE_RUN, Result, plain
+from bufsim.result import KEY_METRICS, WHOLE_RUN, Result, key_metrics, plain
 
 if TYPE_CHECKING:
     from bufsim.reproduce import Reproduction
@@ -198,11 +198,15 @@ def _scenario_section(normalized: Mapping[str, Any], title: str, note: str = "")
     )
 
 
-def _summary_frame(summary: Mapping[str, Any]) -> pd.DataFrame:
-    """The summary as text, key metrics first: units from the names, lower
-    bounds as ``>= value`` (a ``<key>_censored`` of 1), counters of the
-    whole run marked; the ``<key>_censored`` flags left out."""
-    keys = [k for k in KEY_METRICS if k in summary] + [k for k in summary if k not in KEY_METRICS]
+def _summary_frame(summary: Mapping[str, Any], keys: Sequence[str] | None = None) -> pd.DataFrame:
+    """The summary as text, key metrics first (or the ``keys`` given, in
+    their order): units from the names, lower bounds as ``>= value`` (a
+    ``<key>_censored`` of 1), counters of the whole run marked; the
+    ``<key>_censored`` flags left out."""
+    if keys is None:
+        keys = [k for k in KEY_METRICS if k in summary] + [
+            k for k in summary if k not in KEY_METRICS
+        ]
     keys = [k for k in keys if not k.endswith("_censored")]
     return pd.DataFrame(
         {
@@ -234,12 +238,22 @@ def result_report(result: Result, title: str | None = None) -> str:
         The HTML page.
     """
     name = result.scenario.get("name", "run")
+    # The key metrics (as `bufsim run` prints them), the figures right
+    # after; every other metric folded below them.
+    key = key_metrics(result.summary)
+    more = _summary_frame(result.summary, [k for k in result.summary if k not in key])
     sections = [
         Section(
             "summary",
             "Summary",
             text=["After the warm-up, unless marked (whole run); >= marks a lower bound."],
-            table=html_table(_summary_frame(result.summary), numbers=["value"]),
+            table=html_table(_summary_frame(result.summary, key), numbers=["value"])
+            + (
+                f"<details><summary>Every other metric ({len(more)})</summary>"
+                f"{html_table(more, numbers=['value'])}</details>"
+                if len(more)
+                else ""
+            ),
         )
     ]
     figures = []
