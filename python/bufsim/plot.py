@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
 from bufsim import fmt
 from bufsim._stats import t_half_width
@@ -515,7 +515,7 @@ def tradeoff(advice: Any, *, width: float = 9.0) -> Figure:
     Each panel draws the packet runs' mean over seeds with its band and the
     fluid scan where it measures the metric (:func:`buffer_curves`); an
     objective's panel shades the region where it holds; every panel marks
-    the recommended buffer, the rules' buffers (named on the top panel) and
+    the recommended buffer, the rules' buffers (named above the top panel) and
     a flag's threshold (``Advice.flags``, when the advice has them). One
     legend, below the panels, never over the data.
 
@@ -557,7 +557,7 @@ def tradeoff(advice: Any, *, width: float = 9.0) -> Figure:
     }
     flags = _flag_lines(advice)
     bands = ""
-    for i, (ax, (key, name, o)) in enumerate(zip(axes, keys)):
+    for ax, (key, name, o) in zip(axes, keys):
         buffer_curves(
             runs,
             key,
@@ -572,10 +572,10 @@ def tradeoff(advice: Any, *, width: float = 9.0) -> Figure:
             # One legend for all panels: each engine once, without the
             # per-metric error against the packet curve.
             ln.set_label(ln.get_label().split(" (vs ")[0])
-        if i:
-            # Rule names once, on the top panel; the lines on every panel.
-            for t in list(ax.texts):
-                t.remove()
+        # Rule names once, above the top panel, off the data (inside the
+        # axes they crossed the curves); the lines on every panel.
+        for t in list(ax.texts):
+            t.remove()
         # The band's note is the same on every panel: said once, on top.
         head, _, band = ax.get_title().partition("\n")
         bands = bands or band.replace("\n", " ")
@@ -599,6 +599,14 @@ def tradeoff(advice: Any, *, width: float = 9.0) -> Figure:
                 label=f"recommended: {fmt.packets(advice.buffer_pkts)}",
             )
     axes[-1].set_xlabel("buffer (packets)")
+    if rules:
+        top = axes[0].secondary_xaxis("top")
+        named = sorted(rules.items(), key=lambda kv: kv[1])
+        top.set_xticks([v for _, v in named], labels=[k for k, _ in named])
+        top.tick_params(axis="x", labelsize=7, labelrotation=30, colors="0.25")
+        for label in top.get_xticklabels():
+            label.set_horizontalalignment("left")
+        top.xaxis.set_minor_locator(NullLocator())
     if bands:
         fig.suptitle(textwrap.fill(bands, 110), fontsize=8)
     handles: dict[str, Any] = {}
@@ -608,7 +616,7 @@ def tradeoff(advice: Any, *, width: float = 9.0) -> Figure:
     if rules:
         from matplotlib.lines import Line2D
 
-        handles["rule buffers (named on the top panel)"] = Line2D(
+        handles["rule buffers (named above the top panel)"] = Line2D(
             [], [], color="0.35", ls=(0, (4, 2)), lw=1
         )
     fig.legend(

@@ -611,7 +611,7 @@ def advice_sections(advice: Any, figures: bool = True) -> list[Section]:
                             "Each objective and each cost against the buffer (packets, log "
                             "axis): the packet engine's mean over seeds with its band, the "
                             "fluid scan beside it; green: where an objective holds and the "
-                            "recommendation; grey: the rules' buffers.",
+                            "recommendation; grey: the rules' buffers, named above.",
                         )
                     ],
                 )
