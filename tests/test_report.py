@@ -434,18 +434,48 @@ def test_advice_report_opens_with_the_answer_then_the_tradeoff(advice):
     assert page.count('<div class="figure"') == 1 and 'id="fig-advice"' in page
 
 
-def test_advice_report_shows_flags_where_the_advice_has_them(advice, monkeypatch):
-    # Flags come with the advice (issue 74, another change): shown under
-    # the cost line when present, with the buffer that clears them.
-    import dataclasses as dc
+class _Flagged:
+    """An advice with flags over it (``Advice.flags`` and the buffer that
+    clears them come from another change of issue 74): every other
+    attribute the advice's own."""
 
-    flagged = dc.replace(advice)
-    flagged.flags = ["loss 1.8% above 1% (a loss an operator would question)"]
-    flagged.clearing_pkts = advice.buffer_pkts * 2
-    page = report.advice_report(flagged)
-    answer = page.split('id="answer"', 1)[1].split("</section>", 1)[0]
-    assert '<ul class="flags"><li>loss 1.8% above 1%' in answer
-    assert f"{fmt.packets(advice.buffer_pkts * 2)} clears every flag" in html.unescape(answer)
+    def __init__(self, advice, flags, clearing_pkts, clearing_text=None):
+        self._advice = advice
+        self.flags, self.clearing_pkts, self.clearing_text = flags, clearing_pkts, clearing_text
+
+    def __getattr__(self, name):
+        return getattr(self._advice, name)
+
+
+def test_advice_report_shows_flags_where_the_advice_has_them(advice):
+    # Flags under the cost line, each with its reason, their thresholds on
+    # the figure, and the buffer that clears them: in the advice's words
+    # where it has them (Advice.clearing_text), else from clearing_pkts.
+    from types import SimpleNamespace as Flag
+
+    loss = Flag(
+        key="drop_rate",
+        threshold=0.01,
+        name="loss",
+        text="loss 1.8% > 1%",
+        reason="a loss an operator would question",
+    )
+    twice = advice.buffer_pkts * 2
+    page = report.advice_report(_Flagged(advice, [loss], twice))
+    answer = html.unescape(page.split('id="answer"', 1)[1].split("</section>", 1)[0])
+    assert "<li>FLAG loss 1.8% > 1%: a loss an operator would question</li>" in answer
+    assert f"<p>{fmt.packets(twice)} clears every flag" in answer
+    said = "128 packets meets your objectives; 1448 also keeps loss under 1%."
+    page = report.advice_report(_Flagged(advice, [loss], twice, lambda: said))
+    assert f"<p>{said}</p>" in page
+    # The loss panel draws the threshold once (a flag per buffer repeats it).
+    fig = plot.tradeoff(_Flagged(advice, [loss, loss], twice))
+    (panel,) = [ax for ax in fig.axes if ax.get_title() == "cost: loss rate"]
+    lines = [ln for ln in panel.get_lines() if ln.get_label() == "a flag's threshold"]
+    assert len(lines) == 1 and list(lines[0].get_ydata()) == [0.01, 0.01]
+    # No flags: none shown, nothing said about clearing them.
+    page = report.advice_report(_Flagged(advice, [], math.nan))
+    assert 'class="flags"' not in page and "clears every flag" not in page
 
 
 def test_advice_report_in_headless_chromium(tmp_path, advice):

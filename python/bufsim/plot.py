@@ -501,8 +501,12 @@ def _flag_lines(advice: Any) -> dict[str, list[tuple[float, str]]]:
     for f in getattr(advice, "flags", None) or []:
         get = f.get if isinstance(f, Mapping) else lambda k, f=f: getattr(f, k, None)
         key, limit = get("key") or get("metric"), get("threshold")
-        if isinstance(key, str) and isinstance(limit, (int, float)) and limit == limit:
-            out.setdefault(key, []).append((float(limit), str(get("name") or "flag")))
+        line = (
+            (float(limit), str(get("name") or "flag")) if isinstance(limit, (int, float)) else None
+        )
+        if isinstance(key, str) and line and limit == limit and line not in out.get(key, []):
+            # One line per threshold, however many buffers it flags.
+            out.setdefault(key, []).append(line)
     return out
 
 

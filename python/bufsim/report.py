@@ -503,7 +503,7 @@ def _flag_text(flag: Any) -> str:
     get = flag.get if isinstance(flag, Mapping) else lambda k: getattr(flag, k, None)
     text = get("text") or get("message") or str(flag)
     reason = get("reason")
-    return f"{text} ({reason})" if reason and str(reason) not in str(text) else str(text)
+    return f"{text}: {reason}" if reason and str(reason) not in str(text) else str(text)
 
 
 def _at_line_rate(advice: Any, pkts: float) -> str:
@@ -581,10 +581,17 @@ def advice_sections(advice: Any, figures: bool = True) -> list[Section]:
     flags = [_flag_text(f) for f in getattr(a, "flags", None) or []]
     if flags:
         items.append(
-            '<ul class="flags">' + "".join(f"<li>{html.escape(f)}</li>" for f in flags) + "</ul>"
+            '<ul class="flags">'
+            + "".join(f"<li>FLAG {html.escape(f)}</li>" for f in flags)
+            + "</ul>"
         )
+    said = getattr(a, "clearing_text", None)
     clear = next((getattr(a, n) for n in _CLEARING if hasattr(a, n)), None)
-    if isinstance(clear, (int, float)) and clear == clear and clear != a.buffer_pkts:
+    if flags and callable(said):
+        # The advice says it in words ("128 packets meets your objectives;
+        # 1448 also keeps loss under 1%"), as the CLI prints it.
+        items.append(f"<p>{html.escape(said())}</p>")
+    elif isinstance(clear, (int, float)) and clear == clear and clear != a.buffer_pkts:
         items.append(
             f"<p>{html.escape(fmt.packets(clear))} clears every flag"
             + (f": {html.escape(cost_line(a, clear))}" if cost_line(a, clear) else ".")
