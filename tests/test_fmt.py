@@ -36,8 +36,44 @@ def test_bounds_and_intervals():
     # The half-width takes the mean's prefix, two digits.
     assert fmt.interval("fct_p99_small_s", 1.004, 0.67) == "1.004 s ± 0.67 s"
     assert fmt.interval("p99_queue_delay_s", 3.464e-3, 0.0) == "3.464 ms ± 0 ms"
-    assert fmt.interval("utilization", 0.9932, 0.0079) == "0.9932 ± 0.0079"
+    assert fmt.interval("utilization", 0.9932, 0.0049) == "0.9932 ± 0.0049"
+    # An interval past the metric's range is shown clipped, by its ends:
+    # utilization cannot pass 1, Jain's index neither (0.8197 ± 1.2 over
+    # 2 seeds was printed), a loss rate cannot fall below 0.
+    assert fmt.interval("utilization", 0.9932, 0.0079) == "0.9932 (0.985 to 1)"
+    assert fmt.interval("jain_index", 0.8197, 1.2, seeds=2) == "0.8197 (0 to 1, 2 seeds)"
+    assert fmt.interval("drop_rate", 0.004, 0.01) == "0.004 (0 to 0.014)"
+    assert fmt.interval("fct_p99_small_s", 0.004, 0.01) == "4 ms (0 s to 14 ms)"
     assert fmt.interval("utilization", 0.9932, math.nan) == "0.9932"
+
+
+@pytest.mark.parametrize(
+    ("x", "text"),
+    [
+        (129167.0, "129,167"),
+        (1827.0, "1827"),
+        (7.937e7, "79,370,000"),
+        (12345.6, "12,346"),
+        (0.99321, "0.9932"),
+        (1.234e-5, "0.00001234"),
+        (1e300, "1 x 10^300"),
+        (-2.5, "-2.5"),
+        (math.inf, "inf"),
+        (math.nan, "-"),
+    ],
+)
+def test_numbers_never_in_e_notation(x, text):
+    assert fmt.number(x) == text
+
+
+def test_sizes_and_counts():
+    # The report printed 2.172e+06 bytes and BDP 1.292e+05 pkts.
+    assert fmt.size(2.172e6) == "2.172 MB"
+    assert fmt.packets(129167) == "129,167 packets"
+    assert fmt.metric("packets_delivered", 7.937e7) == "79,370,000"
+    # Beyond the prefixes (T to n) the mantissa stays positional.
+    assert fmt.si(1.5e18, "B") == "1,500,000 TB"
+    assert fmt.si(2e-12, "s") == "0.002 ns"
 
 
 def test_cli_report_and_notebook_agree():

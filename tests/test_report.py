@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import bufsim
+import numpy as np
 import pandas as pd
 import pytest
 from bufsim import fmt, plot, provenance, report
@@ -79,15 +80,21 @@ def test_curve_errors_and_confidence_band_by_hand():
     # stays in [0, 1]; the plain interval 0.8 +- 0.2484 would reach 1.048):
     # logits 0.847, 1.386, 2.197, mean 1.477, sd 0.680, half-width
     # t(0.975, 2) * 0.680 / sqrt(3) = 1.689; back: 0.448 to 0.959.
-    c = plot._curves(t, "utilization", "buffer_pkts", 0.95)
-    row = c[(c.engine == "packet") & (c.x == 10)].iloc[0]
+    m, lo, hi = plot._mean_ci(t["utilization"][:3], 0.95, plot.value_range("utilization"))
     z = [math.log(u / (1 - u)) for u in (0.7, 0.8, 0.9)]
     mz = sum(z) / 3
     sd = math.sqrt(sum((v - mz) ** 2 for v in z) / 2)
     half = 4.302653 * sd / math.sqrt(3)
-    assert row["hi"] == pytest.approx(1 / (1 + math.exp(-(mz + half))), rel=1e-5)
-    assert row["lo"] == pytest.approx(1 / (1 + math.exp(-(mz - half))), rel=1e-5)
-    assert row["mean"] == pytest.approx(0.8) and 0 < row["lo"] < row["mean"] < row["hi"] < 1
+    assert hi == pytest.approx(1 / (1 + math.exp(-(mz + half))), rel=1e-5)
+    assert lo == pytest.approx(1 / (1 + math.exp(-(mz - half))), rel=1e-5)
+    assert m == pytest.approx(0.8) and 0 < lo < m < hi < 1
+    # Drawn, the band is cut at the seeds' extremes (0.7 and 0.9): over few
+    # seeds a t-interval claims more than they show (over 2 seeds, t = 12.7,
+    # a completion time's band spanned 20 decades).
+    c = plot._curves(t, "utilization", "buffer_pkts", 0.95)
+    row = c[(c.engine == "packet") & (c.x == 10)].iloc[0]
+    assert (row["lo"], row["mean"], row["hi"]) == pytest.approx((0.7, 0.8, 0.9))
+    assert row["cut"]
     fig = plot.buffer_curves(t, "utilization", rules={"BDP": 15}, bound=0.85)
     assert isinstance(fig, Figure)
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
@@ -199,7 +206,9 @@ def test_run_report_states_units_lower_bounds_scenario_and_provenance(result):
     assert got["fct_mean_small_s"] == "250 ms"
     assert got["goodput_bps"] == "9.9 Gbps"
     assert got["p99_queue_delay_s"] == "150 us"
-    assert got["packets_sent (whole run)"] == str(int(summary["packets_sent"]))
+    # Counts whole, with thousands separators from 10,000 up.
+    n = int(summary["packets_sent"])
+    assert n > 10_000 and got["packets_sent (whole run)"] == f"{n:,}"
     assert not any(k.endswith("_censored") or k == "drops_codel" for k in got)
     # The scenario in words before its folded JSON: every field the run
     # assumed, the stack's overrides named.
@@ -305,6 +314,154 @@ def test_report_in_headless_chromium(tmp_path, result, table):
     assert "link.buffer 10pkt, 0.5BDP, 1BDP" in sweep and "seeds 1, 2" in sweep
 
 
+#: A port with long-lived flows and short transfers, small enough for a
+#: quick advice in seconds.
+ADVICE = {
+    "name": "report-advice",
+    "duration": "4s",
+    "warmup": "1s",
+    "link": {"capacity": "10Mbps", "delay": "10ms", "buffer": "20pkt"},
+    "flows": [
+        {"count": 3, "rtt": {"min": "20ms", "max": "60ms"}, "mss": "1000B", "stack": "linux"},
+        {
+            "size": "20pkt",
+            "arrival": {"load": 0.1},
+            "rtt": "40ms",
+            "mss": "1000B",
+            "stack": "linux",
+        },
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def advice(tmp_path_factory):
+    return bufsim.advise(
+        ADVICE,
+        ["utilization>=0.9", "p99_queue_delay<=20ms"],
+        quick=True,
+        store=tmp_path_factory.mktemp("store"),
+        workers=0,
+    )
+
+
+def _overlaps(a, b) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def legends_clear_of_axes(fig: Figure) -> None:
+    """Every legend of ``fig`` (the axes' and the figure's) drawn outside
+    every axes' data area, and every entry of it drawing something."""
+    fig.canvas.draw()
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend()] + list(fig.legends)
+    assert legends
+    for leg in legends:
+        box = leg.get_window_extent()
+        for ax in fig.axes:
+            assert not _overlaps(box, ax.get_window_extent()), (
+                [t.get_text() for t in leg.get_texts()],
+                box,
+                ax.get_window_extent(),
+            )
+        assert all(h is not None for h in leg.legend_handles)
+
+
+def test_figures_keep_their_legends_off_the_data(table, result, advice):
+    legends_clear_of_axes(plot.buffer_curves(table, "utilization", rules={"BDP": 50}))
+    legends_clear_of_axes(plot.timeseries(result))
+    legends_clear_of_axes(plot.goodput_scatter(result))
+    legends_clear_of_axes(advice.plot())
+    fig = plot.tradeoff(advice)
+    legends_clear_of_axes(fig)
+    # One panel per objective, then loss, timeouts per flow per s (p99
+    # queueing delay is an objective here): the costs beside the objectives.
+    titles = [ax.get_title().split("\n")[0] for ax in fig.axes]
+    assert titles == [
+        "utilization>=0.9",
+        "p99_queue_delay<=20ms",
+        "cost: loss rate",
+        "cost: timeouts per flow per s",
+    ]
+    # Every legend entry draws something: the fluid engine measures no
+    # timeouts, and its curve leaves no entry where it drew nothing.
+    labels = {t.get_text() for t in fig.legends[0].get_texts()}
+    assert {"packet", "where an objective holds"} <= labels
+    assert any(lbl.startswith("recommended: ") for lbl in labels)
+    for ax in fig.axes:
+        assert all(
+            np.isfinite(ln.get_ydata()).any() for ln in ax.get_lines() if ln.get_label()[0] != "_"
+        )
+
+
+def test_bands_stay_within_what_the_seeds_show():
+    # Two seeds of a completion time 133 times apart: the 95% t-interval on
+    # the log scale is the geometric mean times exp(+-12.71 x 3.46 / sqrt 2),
+    # 27 decades; drawn, the band ends at the seeds and the log axis at 1.5
+    # times past them.
+    t = pd.DataFrame(
+        {
+            "engine": ["packet"] * 4,
+            "buffer_pkts": [10, 10, 20, 20],
+            "fct_p99_small_s": [0.003, 0.4, 0.001, 0.0011],
+        }
+    )
+    m, lo, hi = plot._mean_ci(t["fct_p99_small_s"][:2], 0.95, (0, math.inf))
+    assert 1e26 < hi / lo < 1e28 and m == pytest.approx(0.2015)
+    fig = plot.buffer_curves(t, "fct_p99_small_s")
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log"
+    bottom, top = ax.get_ylim()
+    assert bottom == pytest.approx(0.001 / 1.5) and top == pytest.approx(0.4 * 1.5)
+    title = ax.get_title().replace("\n", " ")
+    assert "2 seeds per point: interval wide, cut at the seeds' extremes" in title
+
+
+def test_advice_report_opens_with_the_answer_then_the_tradeoff(advice):
+    page = advice.to_html()
+    ids = re.findall(r'<section class="section" id="([^"]+)"', page)
+    assert ids[:3] == ["answer", "figures", "table"]
+    assert ids[-3:] == ["notes", "scenario", "provenance"]
+    answer = page.split('id="answer"', 1)[1].split("</section>", 1)[0]
+    text = html.unescape(re.sub(r"<[^>]+>", "", answer))
+    # The console's first screen, said once (Advice.first_screen).
+    for line in advice.first_screen():
+        assert line in text
+    assert f"Answer: {advice.answer()} meets your objectives" in text
+    cost = advice.cost_at(advice.buffer_pkts)
+    assert f"loss {fmt.percent(cost['drop_rate'])}" in text
+    assert "stack: " in text and "seeds 1, 2" in text
+    assert page.count('<div class="figure"') == 1 and 'id="fig-advice"' in page
+
+
+def test_advice_report_shows_flags_where_the_advice_has_them(advice):
+    # Flags under the cost line, each with its reason, their thresholds on
+    # the figure, and the buffer that clears them, as the console says them.
+    flagged = advice.with_flags(["loss>0.001%", "unfinished=off"])
+    assert [f.key for f in flagged.flags] == ["drop_rate"]
+    page = report.advice_report(flagged)
+    answer = html.unescape(page.split('id="answer"', 1)[1].split("</section>", 1)[0])
+    (flag,) = [t for t in flagged.first_screen() if t.startswith("FLAG ")]
+    assert f'<ul class="flags"><li>{flag}</li></ul>' in answer
+    assert flagged.clearing_text() in answer
+    # The loss panel draws the threshold once (a flag per buffer repeats it).
+    fig = plot.tradeoff(flagged)
+    (panel,) = [ax for ax in fig.axes if ax.get_title() == "cost: loss rate"]
+    lines = [ln for ln in panel.get_lines() if ln.get_label() == "a flag's threshold"]
+    assert len(lines) == 1 and list(lines[0].get_ydata()) == [0.00001, 0.00001]
+    # No flags: none shown.
+    page = report.advice_report(advice.with_flags(["loss=off", "timeouts=off", "jain=off", "unfinished=off"]))
+    assert 'class="flags"' not in page
+
+
+def test_advice_report_in_headless_chromium(tmp_path, advice):
+    page = tmp_path / "advice.html"
+    page.write_text(advice.to_html())
+    open_in_chromium(tmp_path, {"advice": page})
+    dom = rendered_text(tmp_path, page)
+    # The answer comes before the figure, the figure before the tables.
+    assert dom.index("Answer: ") < dom.index('id="fig-advice"') < dom.index("side by side")
+
+
 def rendered_text(tmp: Path, page: Path) -> str:
     """The DOM headless Chromium renders of ``page``, table cells joined by
     spaces (``metric value``)."""
@@ -362,3 +519,55 @@ def test_a_stored_run_this_code_cannot_read_is_left_out_with_a_warning(
     (msg,) = [r.getMessage() for r in caplog.records]
     assert "stored full run of avrachenkov2006" in msg and "does not fit this code" in msg
     assert "`bufsim reproduce avrachenkov2006` runs it again" in msg
+
+
+def test_provenance_names_the_build_commit_outside_a_checkout(monkeypatch):
+    # An installed wheel has no git checkout around it: the commit comes
+    # from the record the extension keeps from its build
+    # (bufsim._core.build_commit()), shortened as git's --short gives it.
+    import subprocess as sp
+
+    from bufsim import _core
+
+    def no_git(*args, **kwargs):
+        raise FileNotFoundError("git")
+
+    def not_a_checkout(*args, **kwargs):
+        return sp.CompletedProcess(args, 128, stdout="", stderr="fatal: not a git repository")
+
+    full = "0123456789abcdef0123456789abcdef01234567"
+    monkeypatch.setattr(_core, "build_commit", lambda: full, raising=False)
+    for git in (no_git, not_a_checkout):
+        monkeypatch.setattr(provenance.subprocess, "run", git)
+        assert provenance.commit() == "0123456"
+    # A record that is not a full hash is shown as it is.
+    monkeypatch.setattr(_core, "build_commit", lambda: "v0.1.0-3-gabc1234", raising=False)
+    assert provenance.commit() == "v0.1.0-3-gabc1234"
+    # An empty record, or none (an older build): unknown.
+    monkeypatch.setattr(_core, "build_commit", lambda: "", raising=False)
+    assert provenance.commit() == "unknown"
+    monkeypatch.delattr(_core, "build_commit", raising=False)
+    assert provenance.commit() == "unknown"
+    # In a checkout git's answer wins over the record.
+    monkeypatch.setattr(_core, "build_commit", lambda: full, raising=False)
+    monkeypatch.setattr(
+        provenance.subprocess,
+        "run",
+        lambda *a, **k: sp.CompletedProcess(a, 0, stdout="fedcba9\n", stderr=""),
+    )
+    assert provenance.commit() == "fedcba9"
+
+
+def test_run_report_leads_with_the_key_metrics_then_the_figures(result):
+    # 90 summary rows stood between a pool's run and its figures: the key
+    # metrics (those `bufsim run` prints) come first, the others folded.
+    page = report.result_report(result)
+    ids = re.findall(r'<section class="section" id="([^"]+)"', page)
+    assert ids == ["summary", "figures", "scenario", "provenance"]
+    body = page.split('id="summary"', 1)[1].split("</section>", 1)[0]
+    first, folded = body.split("<details>", 1)
+    shown = [html.unescape(k) for k in re.findall(r"<tr><td[^>]*>(.*?)</td>", first)]
+    assert shown == bufsim.result.key_metrics(result.summary)
+    assert shown[:3] == ["utilization", "goodput_bps", "drop_rate"]
+    rest = [k for k in result.summary if k not in shown and not k.endswith("_censored")]
+    assert f"Every other metric ({len(rest)})" in folded

@@ -36,7 +36,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from bufsim import _core
+from bufsim import _core, fmt
 from bufsim.scenario import Scenario, scenario_error
 
 __all__ = ["estimate", "check", "memory_limit", "work_limit", "points_limit"]
@@ -126,11 +126,11 @@ def check(scenario: Scenario, engine: str) -> dict[str, Any]:
         var = "BUFSIM_MAX_STEPS" if engine == "fluid" else "BUFSIM_MAX_PACKETS"
         raise scenario_error(
             cost["work_field"],
-            f"this {engine} run is about {work:.3g} {cost['work_unit']}, "
-            f"more than the limit {limit:.3g}; change {cost['work_field']} (or set {var} to run it anyway)",
+            f"this {engine} run is about {fmt.number(work, 3)} {cost['work_unit']}, "
+            f"more than the limit {fmt.number(limit, 3)}; change {cost['work_field']} (or set {var} to run it anyway)",
         )
     return cost
 
 
 def _gb(n: float) -> str:
-    return f"{n / 1e9:.3g} GB" if n >= 1e8 else f"{n / 1e6:.3g} MB"
+    return f"{fmt.number(n / 1e9, 3)} GB" if n >= 1e8 else f"{fmt.number(n / 1e6, 3)} MB"

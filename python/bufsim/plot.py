@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +35,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
 from bufsim import fmt
 from bufsim._stats import t_half_width
@@ -51,6 +52,7 @@ __all__ = [
     "goodput_scatter",
     "svg",
     "timeseries",
+    "tradeoff",
 ]
 
 #: Line colours per engine (packet first: the reference the others are judged by).
@@ -107,18 +109,28 @@ def _color(engine: str, k: int) -> str:
 
 
 #: Metrics that are fractions of one (their bands stay in [0, 1]).
-FRACTIONS = {"utilization", "drop_rate", "loss_rate", "jain_index", "sync_mean", "sync_rtt"}
+FRACTIONS = fmt.FRACTIONS
 
 
 def value_range(metric: str) -> tuple[float, float]:
-    """The values ``metric`` can take: ``(0, 1)`` for fractions (utilization,
-    loss, Jain's index, synchronization, completion), ``(0, inf)`` for
-    times, rates, sizes, counts and ratios (slowdowns), ``(-inf, inf)`` otherwise."""
-    if metric in FRACTIONS or metric.startswith("completion_"):
-        return 0.0, 1.0
-    if fmt.unit_of(metric) or metric.startswith(("slowdown", "timeouts", "flows_", "drops")):
-        return 0.0, math.inf
-    return -math.inf, math.inf
+    """The values ``metric`` can take (:func:`bufsim.fmt.bounds`): ``(0, 1)``
+    for fractions (utilization, loss, Jain's index, synchronization,
+    completion), ``(0, inf)`` for times, rates, sizes, counts and ratios
+    (slowdowns), ``(-inf, inf)`` otherwise."""
+    return fmt.bounds(metric)
+
+
+def _seed_spread(v: np.ndarray, lo: float, hi: float) -> tuple[float, float, bool]:
+    """The interval ``lo``..``hi`` over the seeds ``v`` cut to what they
+    support: no wider than the seeds' own extremes, so that a Student t
+    interval over 2 seeds (t = 12.7 at 95%) cannot draw a band of 20
+    decades (the datacenter advice's FCT axis ran from 0.001 ns to 1 Ts).
+    Returns the ends and whether either was cut."""
+    v = v[np.isfinite(v)]
+    if len(v) < 2 or lo != lo or hi != hi:
+        return lo, hi, False
+    vmin, vmax = float(v.min()), float(v.max())
+    return max(lo, vmin), min(hi, vmax), lo < vmin or hi > vmax
 
 
 def _mean_ci(values: pd.Series, confidence: float, bounds=(-math.inf, math.inf)):
@@ -206,10 +218,13 @@ def _curves(
     rows = []
     for key, g in ok.groupby(keys, sort=True, dropna=False):
         m, lo, hi = _mean_ci(g[metric], confidence, value_range(metric))
+        lo, hi, cut = _seed_spread(g[metric].to_numpy(dtype=float), lo, hi)
         row = dict(zip(keys, key))
-        row.update(x=float(g[x].mean()), mean=m, lo=lo, hi=hi, n=int(g[metric].notna().sum()))
+        row.update(
+            x=float(g[x].mean()), mean=m, lo=lo, hi=hi, n=int(g[metric].notna().sum()), cut=cut
+        )
         rows.append(row)
-    cols = ["engine", *by, "x", "mean", "lo", "hi", "n"]
+    cols = ["engine", *by, "x", "mean", "lo", "hi", "n", "cut"]
     return pd.DataFrame(rows, columns=cols).sort_values(["engine", *by, "x"], ignore_index=True)
 
 
@@ -260,6 +275,32 @@ def curve_errors(
     return pd.DataFrame(rows, columns=cols).set_index("engine")
 
 
+def _y_axis(ax: Any, c: pd.DataFrame, metric: str, bound: float | None) -> None:
+    """The y axis of :func:`buffer_curves` drawn from the curves ``c``: log
+    for a positive metric whose means span more than two decades (limits
+    from what is drawn), tick labels as the report prints the metric."""
+    positive = c["mean"][c["mean"] > 0]
+    if (
+        value_range(metric)[1] == math.inf
+        and len(positive)
+        and positive.max() > 100 * positive.min()
+    ):
+        ax.set_yscale("log")
+        # Limits from what is drawn (means and bands), not from the
+        # autoscaler, which a stray band end could stretch over decades.
+        drawn = pd.concat([c["mean"], c["lo"], c["hi"]]).to_numpy(dtype=float)
+        drawn = drawn[np.isfinite(drawn) & (drawn > 0)]
+        if bound is not None and bound > 0:
+            drawn = np.append(drawn, bound)
+        ax.set_ylim(drawn.min() / 1.5, drawn.max() * 1.5)
+    if ax.get_yscale() == "linear":
+        plain(ax)
+    if fmt.unit_of(metric) in ("s", "bps", "B"):
+        # Ticks read as the CLI and the report print the metric (152.6 us, 9.999 Gbps).
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.metric(metric, v, digits=3)))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+
+
 def buffer_curves(
     table: pd.DataFrame,
     metric: str = "utilization",
@@ -273,6 +314,7 @@ def buffer_curves(
     title: str | None = None,
     ax: Any = None,
     by: Sequence[str] | None = None,
+    legend: bool = True,
 ) -> Figure:
     """A metric against the buffer size, one curve per engine and per value
     of every other swept axis (never pooled into the seeds).
@@ -308,9 +350,13 @@ def buffer_curves(
     by : sequence of str, optional
         Columns whose values get a curve each (the hue); default: every
         swept scenario field other than the buffer (:func:`swept_axes`).
-        Bands are over the seeds of one curve's point only, and stay in the
-        metric's range (:func:`value_range`); a time metric whose curves
-        span more than two decades gets a log axis.
+        Bands are over the seeds of one curve's point only, stay in the
+        metric's range (:func:`value_range`) and within the seeds' extremes
+        (:func:`_seed_spread`; the title says where that cut a band); a time metric whose curves span more than two decades
+        gets a log axis, its limits set from the data.
+    legend : bool
+        Draw the legend, to the right of the axes (never over the data);
+        False when the caller draws one legend for several panels.
 
     Returns
     -------
@@ -321,7 +367,7 @@ def buffer_curves(
     if c.empty:
         raise ValueError(f"no successful rows with {metric!r} to plot")
     if ax is None:
-        fig, (ax,) = figure()
+        fig, (ax,) = figure(8.4, 4.2)
     else:
         fig = ax.figure
     errors = (
@@ -349,7 +395,9 @@ def buffer_curves(
             g = c[c["engine"] == engine]
             for col, v in zip(by, hue):
                 g = g[g[col] == v]
-            if g.empty:
+            if g.empty or not np.isfinite(g["mean"].to_numpy(dtype=float)).any():
+                # Nothing to draw (an engine that does not measure this
+                # metric): no legend entry either.
                 continue
             name = label + "".join(f", {col.rsplit('.', 1)[-1]} = {v}" for col, v in zip(by, hue))
             color = _color(engine, k) if len(hues) == 1 else _MODEL_COLORS[h % len(_MODEL_COLORS)]
@@ -383,33 +431,206 @@ def buffer_curves(
         lo, hi = ax.get_xlim()
         subs = (1.0, 2.0, 5.0) if hi <= 1e3 * lo else (1.0,)
         ax.xaxis.set_major_locator(LogLocator(base=10, subs=subs))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.number(v)))
         ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(
         "buffer (packets)" if x == "buffer_pkts" else "buffer (bytes)" if x == "buffer_bytes" else x
     )
     ax.set_ylabel(metric)
     ax.grid(True, which="both", alpha=0.3)
-    positive = c["mean"][c["mean"] > 0]
-    if (
-        value_range(metric)[1] == math.inf
-        and len(positive)
-        and positive.max() > 100 * positive.min()
-    ):
-        ax.set_yscale("log")
-    if fmt.unit_of(metric) in ("s", "bps", "B"):
-        # Ticks read as the CLI and the report print the metric (152.6 us, 9.999 Gbps).
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.metric(metric, v, digits=3)))
-        ax.yaxis.set_minor_formatter(NullFormatter())
+    _y_axis(ax, c, metric, bound)
     # The seeds behind the bands, also under a given title: with adaptive
     # seeds (bufsim.advise) they differ from point to point.
     seeds = _seeds_per_point(c)
     band = f"band: {confidence:.0%} t-interval over {seeds}" if seeds else ""
+    if seeds and c["cut"].any():
+        few = ": interval wide" if c.loc[c["n"] > 1, "n"].min() < 5 else ""
+        band += f"{few}, cut at the seeds' extremes"
     head = title or f"{metric} vs buffer"
+    # Wrapped: a title wider than the axes would run off the figure.
     ax.set_title(
-        f"{head}\n{band}" if title and band else f"{head}, {band}" if band else head, fontsize=10
+        textwrap.fill(head, 80) + (f"\n{textwrap.fill(band, 80)}" if band else ""), fontsize=9
     )
-    ax.legend(fontsize=8, loc="best")
+    if legend:
+        outside(ax)
+    return fig
+
+
+def plain(ax: Any, axis: str = "y") -> None:
+    """Tick labels of a linear ``axis`` as :func:`bufsim.fmt.number` prints
+    numbers: no ``1e5`` offset in the corner, no e-notation."""
+    getattr(ax, f"{axis}axis").set_major_formatter(FuncFormatter(lambda v, _: fmt.number(v)))
+
+
+def outside(ax: Any, **kwargs: Any) -> Any:
+    """The legend of ``ax`` to the right of the axes, never over the data
+    (the constrained layout makes room for it); long labels wrapped at 48
+    characters. No legend when nothing drawn carries a label."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return None
+    labels = [textwrap.fill(lbl, 48) for lbl in labels]
+    opts = {"fontsize": 8, "loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0}
+    return ax.legend(handles, labels, **{**opts, **kwargs})
+
+
+#: The costs the trade-off figure draws beside the objectives: (summary key,
+#: what it is called), as the advice's cost line names them.
+TRADEOFF_COSTS = (
+    ("drop_rate", "loss rate"),
+    ("flow_timeout_rate", "timeouts per flow per s"),
+    ("p99_queue_delay_s", "p99 queueing delay"),
+)
+
+
+def flow_timeout_rate(runs: pd.DataFrame, duration_s: float, warmup_s: float) -> pd.Series:
+    """Each run's retransmission timeouts per flow per second of its
+    measurement window (from the warm-up to its end, ``end_s`` where it
+    stopped early): the rate :func:`bufsim.advise.advice.costs` reports."""
+    end = runs["end_s"] if "end_s" in runs else pd.Series(math.nan, index=runs.index)
+    window = end.fillna(duration_s).astype(float) - warmup_s
+    return runs["timeouts"] / runs["active_flows_mean"].clip(lower=1) / window
+
+
+def _flag_lines(advice: Any) -> dict[str, list[tuple[float, str]]]:
+    """The thresholds of the advice's flags (``Advice.flags``, where it has
+    them) per metric key: each flag's ``key``/``metric`` and ``threshold``
+    read where they exist, so the figure draws them without depending on
+    one layout."""
+    out: dict[str, list[tuple[float, str]]] = {}
+    for f in getattr(advice, "flags", None) or []:
+        get = f.get if isinstance(f, Mapping) else lambda k, f=f: getattr(f, k, None)
+        key, limit = get("key") or get("metric"), get("threshold")
+        line = (
+            (float(limit), str(get("name") or "flag")) if isinstance(limit, (int, float)) else None
+        )
+        if isinstance(key, str) and line and limit == limit and line not in out.get(key, []):
+            # One line per threshold, however many buffers it flags.
+            out.setdefault(key, []).append(line)
+    return out
+
+
+def tradeoff(advice: Any, *, width: float = 9.0) -> Figure:
+    """The advice's trade-off in one figure: each objective's metric and
+    each cost (loss, timeouts per flow per s, p99 queueing delay: the
+    costs an operator weighs) against the buffer on a log axis, one panel
+    each, sharing the buffer axis.
+
+    Each panel draws the packet runs' mean over seeds with its band and the
+    fluid scan where it measures the metric (:func:`buffer_curves`); an
+    objective's panel shades the region where it holds; every panel marks
+    the recommended buffer, the rules' buffers (named above the top panel) and
+    a flag's threshold (``Advice.flags``, when the advice has them). One
+    legend, below the panels, never over the data.
+
+    Parameters
+    ----------
+    advice : bufsim.advise.Advice
+        From :func:`bufsim.advise`.
+    width : float
+        Figure width, inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    runs = advice.runs.copy()
+    if "timeouts" in runs and "active_flows_mean" in runs:
+        runs["flow_timeout_rate"] = flow_timeout_rate(runs, advice.duration_s, advice.warmup_s)
+    objectives = list(advice.objectives)
+    keys = [(o.key, o.text, o) for o in objectives]
+    seen = {o.key for o in objectives}
+    keys += [(k, name, None) for k, name in TRADEOFF_COSTS if k not in seen]
+    ok = runs[runs["status"] == "ok"] if "status" in runs else runs
+    keys = [
+        (k, name, o)
+        for k, name, o in keys
+        if k in ok and np.isfinite(ok[k].to_numpy(dtype=float)).any()
+    ]
+    if not keys:
+        raise ValueError("the advice measured none of its objectives or costs: nothing to draw")
+    fig, axes = grid(width, 2.3 * len(keys) + 0.9, len(keys), 1, sharex=True)
+    axes = axes[:, 0]
+    rules = {
+        r.source: r.buffer_pkts
+        for r in advice.table.itertuples()
+        if r.applies
+        and r.source not in ("recommended", "fluid scan")
+        and r.buffer_pkts == r.buffer_pkts
+        and r.buffer_pkts > 0
+    }
+    flags = _flag_lines(advice)
+    bands = ""
+    for ax, (key, name, o) in zip(axes, keys):
+        buffer_curves(
+            runs,
+            key,
+            rules=rules,
+            confidence=advice.confidence,
+            ax=ax,
+            title=name if o is not None else f"cost: {name}",
+            legend=False,
+            by=[],
+        )
+        for ln in ax.get_lines():
+            # One legend for all panels: each engine once, without the
+            # per-metric error against the packet curve.
+            ln.set_label(ln.get_label().split(" (vs ")[0])
+        # Rule names once, above the top panel, off the data (inside the
+        # axes they crossed the curves); the lines on every panel.
+        for t in list(ax.texts):
+            t.remove()
+        # The band's note is the same on every panel: said once, on top.
+        head, _, band = ax.get_title().partition("\n")
+        bands = bands or band.replace("\n", " ")
+        ax.set_title(head, fontsize=9)
+        ax.set_xlabel("")
+        ax.set_ylabel(fmt.unit_of(key) or "", fontsize=8)
+        if o is not None:
+            lo, hi = ax.get_ylim()
+            a, b = (o.bound, hi) if o.op == ">=" else (lo, o.bound)
+            ax.axhspan(a, b, color="#2e7d32", alpha=0.1, lw=0, label="where an objective holds")
+            ax.axhline(o.bound, color="#2e7d32", lw=1, ls=":")
+            ax.set_ylim(lo, hi)
+        for limit, _name in flags.get(key, []):
+            ax.axhline(limit, color="#c00000", lw=1, ls="--", label="a flag's threshold")
+        if advice.feasible and advice.buffer_pkts == advice.buffer_pkts:
+            ax.axvline(
+                advice.buffer_pkts,
+                color="#2e7d32",
+                lw=2.2,
+                alpha=0.7,
+                label=f"recommended: {fmt.packets(advice.buffer_pkts)}",
+            )
+    axes[-1].set_xlabel("buffer (packets)")
+    if rules:
+        top = axes[0].secondary_xaxis("top")
+        named = sorted(rules.items(), key=lambda kv: kv[1])
+        top.set_xticks([v for _, v in named], labels=[k for k, _ in named])
+        top.tick_params(axis="x", labelsize=7, labelrotation=30, colors="0.25")
+        for label in top.get_xticklabels():
+            label.set_horizontalalignment("left")
+        top.xaxis.set_minor_locator(NullLocator())
+    if bands:
+        fig.suptitle(textwrap.fill(bands, 110), fontsize=8)
+    handles: dict[str, Any] = {}
+    for ax in axes:
+        for h, lbl in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lbl, h)
+    if rules:
+        from matplotlib.lines import Line2D
+
+        handles["rule buffers (named above the top panel)"] = Line2D(
+            [], [], color="0.35", ls=(0, (4, 2)), lw=1
+        )
+    fig.legend(
+        list(handles.values()),
+        list(handles),
+        loc="outside lower center",
+        ncols=2,
+        fontsize=8,
+        frameon=False,
+    )
     return fig
 
 
@@ -426,7 +647,7 @@ def _seeds_per_point(c: pd.DataFrame, most: int = 6) -> str:
     other = n[n != usual]
     if len(other) > most:
         return f"{n.min()}-{n.max()} seeds per point"
-    extra = ", ".join(f"{k} at {x:g}" for x, k in other.items())
+    extra = ", ".join(f"{k} at {fmt.number(x)}" for x, k in other.items())
     return f"{usual} seeds per point" + (f" ({extra})" if extra else "")
 
 
@@ -471,7 +692,7 @@ def timeseries(result: Result, *, max_flows: int = 8) -> Figure:
             for c in cwnd:
                 ax.plot(t, ts[c], lw=0.9, label=str(c).removeprefix("cwnd_"))
             if len(cwnd) > 1:
-                ax.legend(fontsize=7, ncol=min(4, len(cwnd)), loc="upper right")
+                outside(ax, fontsize=7)
         elif col == "drops":
             ax.bar(t, ts[col], width=(t[1] - t[0]) if len(t) > 1 else 1.0, color="#c00000")
         elif col == "queue_pkts" and queues:
@@ -480,9 +701,10 @@ def timeseries(result: Result, *, max_flows: int = 8) -> Figure:
             ax.plot(t, ts[col], lw=1.4, color="0.6", label=alone)
             for c in queues:
                 ax.plot(t, ts[c], lw=0.8, label=str(c).removeprefix("queue_pkts_"))
-            ax.legend(fontsize=7, ncol=min(5, len(queues) + 1), loc="upper right")
+            outside(ax, fontsize=7)
         else:
             ax.plot(t, ts[col], lw=0.9, color="#1f4e79")
+        plain(ax)
         ax.set_ylabel(label, fontsize=9)
         ax.grid(True, alpha=0.3)
     axes[-1].set_xlabel("time (s)")
@@ -529,7 +751,7 @@ def flow_cdfs(
 
     runs = results if isinstance(results, Mapping) else {"": results}
     if ax is None:
-        fig, (ax,) = figure()
+        fig, (ax,) = figure(8.4, 4.2)
     else:
         fig = ax.figure
     styles = ["-", "--", ":", "-."]
@@ -549,11 +771,16 @@ def flow_cdfs(
             )
     if logx if logx is not None else column != "loss_rate":
         ax.set_xscale("log")
+    if fmt.unit_of(column) in ("s", "bps", "B"):
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.metric(column, v, digits=3)))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    elif ax.get_xscale() == "linear":
+        plain(ax, "x")
     ax.set_xlabel(column)
     ax.set_ylabel("fraction of flows")
     ax.set_ylim(0, 1.02)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    outside(ax)
     return fig
 
 
@@ -578,7 +805,7 @@ def goodput_scatter(result: Result) -> Figure:
         raise ValueError(
             f"the flows table has no {sorted(missing)} columns: it must come from the packet engine"
         )
-    fig, (ax,) = figure()
+    fig, (ax,) = figure(8.4, 4.2)
     for k, (g, rows) in enumerate(f.groupby("group")):
         ax.scatter(
             rows["rtt_s"] * 1e3,
@@ -597,9 +824,10 @@ def goodput_scatter(result: Result) -> Figure:
         label = "capacity / forward flows" if reverse else "capacity / flows"
         ax.axhline(cap / len(forward) / 1e6, color="0.4", ls="--", lw=1, label=label)
     ax.set_xlabel("RTT (ms)")
+    plain(ax)
     ax.set_ylabel("goodput (Mbit/s)")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    outside(ax)
     return fig
 
 

@@ -7,12 +7,13 @@ from pathlib import Path
 
 from bufsim._core import __version__
 
-__all__ = ["__version__", "commit"]
+__all__ = ["__version__", "build_commit", "commit"]
 
 
 def commit() -> str:
-    """The short git commit of the source tree bufsim runs from, or
-    ``"unknown"`` outside a checkout (an installed wheel)."""
+    """The short git commit bufsim runs from: the source tree's when it runs
+    from a checkout, else the one the compiled extension records from its
+    build (:func:`build_commit`, an installed wheel), else ``"unknown"``."""
     try:
         out = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"],
@@ -21,6 +22,26 @@ def commit() -> str:
             text=True,
             timeout=5,
         )
+        tree = out.stdout.strip() if out.returncode == 0 else ""
     except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return out.stdout.strip() or "unknown"
+        tree = ""
+    return tree or build_commit() or "unknown"
+
+
+def build_commit() -> str:
+    """The git commit the compiled extension was built from
+    (``bufsim._core.build_commit()``, recorded at build time; shortened to
+    7 characters as ``git rev-parse --short`` gives it when it is a full
+    hash), or ``""`` when the extension records none (an older
+    build, or one built outside a checkout)."""
+    from bufsim import _core
+
+    record = getattr(_core, "build_commit", None)
+    if record is None:
+        return ""
+    try:
+        text = str(record() or "").strip()
+    except Exception:  # a record that fails must not stop a report
+        return ""
+    full = len(text) == 40 and all(c in "0123456789abcdef" for c in text.lower())
+    return text[:7] if full else text

@@ -28,6 +28,7 @@ import html
 import json
 import logging
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +38,7 @@ import jinja2
 import pandas as pd
 
 from bufsim import fmt, plot, provenance
-from bufsim.result import KEY_METRICS, WHOLE_RUN, Result, plain
+from bufsim.result import KEY_METRICS, WHOLE_RUN, Result, key_metrics, plain
 
 if TYPE_CHECKING:
     from bufsim.reproduce import Reproduction
@@ -46,6 +47,8 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "Figure",
+    "advice_report",
+    "advice_sections",
     "Section",
     "render",
     "result_report",
@@ -128,9 +131,7 @@ def html_table(
     flags = {c: f"{c}_censored" for c in df.columns if f"{c}_censored" in df.columns}
     columns = [c for c in df.columns if c not in flags.values()]
     text = {c: c not in numbers and not pd.api.types.is_numeric_dtype(df[c]) for c in columns}
-    head = "".join(
-        f'<th class="{"text" if text[c] else ""}">{html.escape(str(c))}</th>' for c in columns
-    )
+    head = "".join(f'<th class="{"text" if text[c] else ""}">{_breakable(c)}</th>' for c in columns)
     rows = []
     for _, r in df.iterrows():
         cells = []
@@ -145,6 +146,15 @@ def html_table(
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
+def _breakable(name: Any) -> str:
+    """A column name, escaped, that may wrap after ``_``, ``=`` or ``,``
+    (``p99_queue_delay<=10ms`` in a narrow column) rather than mid-word."""
+    text = html.escape(str(name))
+    for c in ("_", "=", ","):
+        text = text.replace(c, f"{c}<wbr>")
+    return text
+
+
 def _provenance_section(rows: Mapping[str, Any]) -> Section:
     """What a report rests on, one row per field; numbers with the unit the
     field's name implies (``wall_s``)."""
@@ -154,12 +164,25 @@ def _provenance_section(rows: Mapping[str, Any]) -> Section:
     return Section("provenance", "Provenance", table=html_table(frame))
 
 
+#: A JSON number in e-notation (``3.7250895e-05``).
+_JSON_E = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])")
+
+
+def positional(text: str) -> str:
+    """JSON text with its numbers in e-notation written out positionally,
+    every digit kept (``3.7250895e-05`` -> ``0.000037250895``): still
+    valid JSON, the same values, and readable."""
+    import numpy as np
+
+    return _JSON_E.sub(lambda m: np.format_float_positional(float(m.group(0)), trim="-"), text)
+
+
 def _scenario_section(normalized: Mapping[str, Any], title: str, note: str = "") -> Section:
     """A scenario in words (:func:`bufsim.scenario.describe`), then its
     normalized JSON (SI units) folded away below."""
     from bufsim.scenario import describe
 
-    raw = json.dumps(plain(normalized, nan_to_none=True), indent=2)
+    raw = positional(json.dumps(plain(normalized, nan_to_none=True), indent=2))
     try:
         lines = describe(normalized)
     except (KeyError, TypeError, ValueError):
@@ -175,11 +198,15 @@ def _scenario_section(normalized: Mapping[str, Any], title: str, note: str = "")
     )
 
 
-def _summary_frame(summary: Mapping[str, Any]) -> pd.DataFrame:
-    """The summary as text, key metrics first: units from the names, lower
-    bounds as ``>= value`` (a ``<key>_censored`` of 1), counters of the
-    whole run marked; the ``<key>_censored`` flags left out."""
-    keys = [k for k in KEY_METRICS if k in summary] + [k for k in summary if k not in KEY_METRICS]
+def _summary_frame(summary: Mapping[str, Any], keys: Sequence[str] | None = None) -> pd.DataFrame:
+    """The summary as text, key metrics first (or the ``keys`` given, in
+    their order): units from the names, lower bounds as ``>= value`` (a
+    ``<key>_censored`` of 1), counters of the whole run marked; the
+    ``<key>_censored`` flags left out."""
+    if keys is None:
+        keys = [k for k in KEY_METRICS if k in summary] + [
+            k for k in summary if k not in KEY_METRICS
+        ]
     keys = [k for k in keys if not k.endswith("_censored")]
     return pd.DataFrame(
         {
@@ -196,7 +223,7 @@ def _fig(fid: str, fig: Any, caption: str) -> Figure:
 
 
 def result_report(result: Result, title: str | None = None) -> str:
-    """The report of one run: scenario, provenance, summary and its figures.
+    """The report of one run: its summary and figures, then its scenario and provenance.
 
     Parameters
     ----------
@@ -211,12 +238,22 @@ def result_report(result: Result, title: str | None = None) -> str:
         The HTML page.
     """
     name = result.scenario.get("name", "run")
+    # The key metrics (as `bufsim run` prints them), the figures right
+    # after; every other metric folded below them.
+    key = key_metrics(result.summary)
+    more = _summary_frame(result.summary, [k for k in result.summary if k not in key])
     sections = [
         Section(
             "summary",
             "Summary",
             text=["After the warm-up, unless marked (whole run); >= marks a lower bound."],
-            table=html_table(_summary_frame(result.summary), numbers=["value"]),
+            table=html_table(_summary_frame(result.summary, key), numbers=["value"])
+            + (
+                f"<details><summary>Every other metric ({len(more)})</summary>"
+                f"{html_table(more, numbers=['value'])}</details>"
+                if len(more)
+                else ""
+            ),
         )
     ]
     figures = []
@@ -283,8 +320,8 @@ def sweep_report(
     base: Any = None,
     base_note: str = "Every run starts from this scenario; the swept fields replace its values.",
 ) -> str:
-    """The report of a sweep table: its scenario, what it swept, curves
-    against the buffer, the runs and what they rest on.
+    """The report of a sweep table: curves against the buffer, what it
+    swept, the runs, then its base scenario and what they rest on.
 
     Parameters
     ----------
@@ -342,12 +379,13 @@ def sweep_report(
         scenario = _scenario_section(normalized, "Base scenario", base_note)
     else:
         scenario = Section("scenario", "Base scenario", text=["Not known to this report."])
-    sections = [scenario, _swept_section(table, params)]
-    if figures:
-        sections.append(Section("figures", "Curves", figures=figures))
+    # The curves first, then what varied and the runs; the settings last.
+    sections = [Section("figures", "Curves", figures=figures)] if figures else []
+    sections.append(_swept_section(table, params))
     attrs = table.attrs.get("sweep", {})
     text = [f"{len(table)} runs" + (f", {attrs.get('failed', 0)} failed" if attrs else "") + "."]
     sections.append(Section("table", "Runs", text=text, table=html_table(table[shown])))
+    sections.append(scenario)
     sections.append(_provenance_section(_sweep_provenance(table, normalized)))
     return render(title, sections, subtitle="sweep")
 
@@ -403,6 +441,173 @@ def _sweep_provenance(table: pd.DataFrame, base: Mapping[str, Any] | None) -> di
     if "wall_s" in table:
         rows["wall time of the runs, summed"] = fmt.metric("wall_s", table["wall_s"].sum())
     return rows
+
+
+def advice_sections(advice: Any, figures: bool = True) -> list[Section]:
+    """An advice as report sections, the answer first: its first screen
+    (:meth:`~bufsim.advise.Advice.first_screen`: the answer in packets,
+    bytes and time at line rate, the cost line, the flags and the buffer
+    that clears them, the stack, engines and seeds); then the
+    trade-off figure (:func:`bufsim.plot.tradeoff`); then the tables (rules,
+    models, fluid and packet side by side; the trade-off when no buffer
+    meets every objective; the costs); the notes, the scenario's settings
+    and the provenance last.
+
+    Parameters
+    ----------
+    advice : bufsim.advise.Advice
+        From :func:`bufsim.advise`.
+    figures : bool
+        Include the figure (the notebook view leaves it out).
+
+    Returns
+    -------
+    list of Section
+        In the order the report shows them.
+    """
+    a = advice
+    # The first screen the console prints (Advice.first_screen), so the
+    # answer, its cost and its flags are said in one place.
+    screen = a.first_screen()
+    items, flags = [], []
+    for k, text in enumerate(screen):
+        if text.startswith("FLAG "):
+            flags.append(text)
+            continue
+        if flags:
+            items.append(
+                '<ul class="flags">'
+                + "".join(f"<li>{html.escape(f)}</li>" for f in flags)
+                + "</ul>"
+            )
+            flags = []
+        cls = (
+            "answer"
+            if k == 0
+            else "meta"
+            if k == len(screen) - 1
+            else "costs"
+            if text.startswith("Cost at")
+            else ""
+        )
+        items.append(
+            f'<p class="{cls}">{html.escape(text)}</p>' if cls else f"<p>{html.escape(text)}</p>"
+        )
+    sections = [Section("answer", "Answer", html="".join(items))]
+    if figures:
+        from bufsim import plot
+
+        try:
+            fig = plot.tradeoff(a)
+        except (ValueError, KeyError) as e:
+            log.warning("no trade-off figure: %s", e)
+        else:
+            sections.append(
+                Section(
+                    "figures",
+                    "The trade-off against the buffer",
+                    figures=[
+                        _fig(
+                            "fig-advice",
+                            fig,
+                            "Each objective and each cost against the buffer (packets, log "
+                            "axis): the packet engine's mean over seeds with its band, the "
+                            "fluid scan beside it; green: where an objective holds and the "
+                            "recommendation; grey: the rules' buffers, named above.",
+                        )
+                    ],
+                )
+            )
+    sections.append(
+        Section(
+            "table",
+            "Rules, models, fluid and packet side by side",
+            table=html_table(a.formatted(a.table)),
+        )
+    )
+    trade = pd.DataFrame() if a.feasible else a.tradeoff()
+    if not trade.empty:
+        sections.append(
+            Section(
+                "tradeoff",
+                "The trade-off: buffers the packet engine measured",
+                table=html_table(a.formatted(trade)),
+            )
+        )
+    costs = a.cost_table()
+    if not costs.empty:
+        seeds = pd.to_numeric(costs["seeds"], errors="coerce")
+        few = (
+            f" {int(seeds.min())} seeds: the intervals are wide; where one would leave its "
+            "metric's range it is shown by its ends, clipped to the range."
+            if seeds.min() < 5
+            else ""
+        )
+        sections.append(
+            Section(
+                "costs",
+                "What each measured buffer costs",
+                text=[
+                    "Packet engine: mean ± the half-width of a two-sided "
+                    f"{a.confidence:.0%} Student t interval over the seeds.{few}"
+                ],
+                table=html_table(_by_cost(costs) if len(costs) <= 6 else costs),
+            )
+        )
+    notes = [t for t in (a.method, *a.notes) if t]
+    if notes:
+        sections.append(Section("notes", "Notes", text=notes))
+    about = a.scenario.describe(buffer=False) if a.scenario is not None else []
+    if about:
+        sections.append(
+            Section(
+                "scenario",
+                "Scenario (the stack each flow group assumes included)",
+                html="<ul>" + "".join(f"<li>{html.escape(t)}</li>" for t in about) + "</ul>",
+            )
+        )
+    prov = a.provenance()
+    sections.append(
+        Section(
+            "provenance",
+            "How it was computed",
+            table=html_table(
+                pd.DataFrame(
+                    {"field": list(prov), "value": [_prov_value(k, v) for k, v in prov.items()]}
+                )
+            ),
+        )
+    )
+    return sections
+
+
+def _by_cost(costs: pd.DataFrame) -> pd.DataFrame:
+    """:meth:`Advice.cost_table` turned a quarter: one row per cost, one
+    column per measured buffer (``1448 packets, recommended``), so that a
+    few buffers' dozen costs fit the page instead of a dozen columns."""
+    heads = [
+        f"{fmt.packets(float(b))}, {src} ({n} seeds)"
+        for b, src, n in zip(costs["buffer"], costs["source"], costs["seeds"])
+    ]
+    body = costs.drop(columns=["buffer", "source", "seeds"]).T
+    body.columns = heads
+    return body.rename_axis("cost").reset_index()
+
+
+def _prov_value(field: str, v: Any) -> str:
+    """A provenance value with its unit, read from the field's words
+    (``wall s (search)``, ``simulated s``; packets simulated as a count)."""
+    if isinstance(v, float) and (" s " in f" {field} " or field.startswith("wall s")):
+        return fmt.metric("x_s", v)
+    if isinstance(v, float) and field.startswith("packets"):
+        return fmt.count(v, "packets")
+    return fmt.value(v)
+
+
+def advice_report(advice: Any) -> str:
+    """The self-contained HTML report of an advice (:func:`advice_sections`)."""
+    title = "bufsim advise: " + ", ".join(o.text for o in advice.objectives)
+    return render(title, advice_sections(advice), subtitle="advice")
 
 
 def markdown(text: str) -> str:

@@ -34,6 +34,7 @@ from typing import Any
 
 import pandas as pd
 
+from bufsim import fmt
 from bufsim._core import BufsimError
 from bufsim._paths import check_output_dir
 
@@ -78,6 +79,52 @@ WHOLE_RUN = {
     "access_drops",
     "events",
 }
+
+
+def key_metrics(summary: Mapping[str, Any]) -> list[str]:
+    """The summary's key buffer-sizing metrics, as ``bufsim run`` prints
+    them without ``--all``: :data:`KEY_METRICS`, per-group goodput with
+    several groups, each port's or link's utilization, mean queue, p99
+    queueing delay and drop rate, two-way traffic's reverse goodput and
+    ACKs, and with finite transfers their completions, p99 FCT and
+    slowdown (per finite group too when there are several).
+
+    Parameters
+    ----------
+    summary : mapping
+        :attr:`Result.summary`.
+
+    Returns
+    -------
+    list of str
+        The keys, in the order shown.
+    """
+    import re
+
+    s = summary
+    groups = [k for k in s if k.startswith("goodput_bps_group")]
+    places = [
+        k
+        for k in s
+        if re.fullmatch(rf"(utilization|mean_queue_pkts|p99_queue_delay_s|drop_rate){fmt.PLACE}", k)
+    ]
+    keys = [k for k in KEY_METRICS if k in s] + (groups if len(groups) > 1 else []) + places
+    keys += [
+        k for k in ("goodput_bps_reverse", "ack_compression", "ack_gap_cv", "ack_drops") if k in s
+    ]
+    finite = sorted(
+        {
+            int(k.rsplit("group", 1)[1])
+            for k in s
+            if k.startswith("flows_started_") and "_group" in k
+        }
+    )
+    for c in ("small", "large"):
+        each = (f"completion_{c}", f"fct_p99_{c}_s", f"slowdown_p99_{c}")
+        keys += [k for k in (f"flows_started_{c}", f"flows_completed_{c}", *each) if k in s]
+        if len(finite) > 1:
+            keys += [f"{k}_group{g}" for g in finite for k in each]
+    return [k for k in dict.fromkeys(keys) if k in s]
 
 
 def plain(value: Any, *, nan_to_none: bool = False) -> Any:
@@ -344,7 +391,7 @@ class Result:
 
     def __repr__(self) -> str:
         keys = ", ".join(
-            f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+            f"{k}={fmt.number(v)}" if isinstance(v, float) else f"{k}={v}"
             for k, v in list(self.summary.items())[:6]
         )
         return f"Result(engine={self.engine!r}, {keys}, flows={len(self.flows)})"

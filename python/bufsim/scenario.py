@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bufsim import _core
+from bufsim import _core, fmt
 
 ScenarioError = _core.ScenarioError
 
@@ -161,7 +161,7 @@ class Scenario:
     def __repr__(self) -> str:
         link = self.normalized["link"]
         return (
-            f"Scenario({self.name!r}, capacity={link['capacity_bps']:.4g}bps, "
+            f"Scenario({self.name!r}, capacity={fmt.metric('capacity_bps', link['capacity_bps'])}, "
             f"buffer={link['buffer_pkts']}pkt, flows={sum(g['count'] for g in self.normalized['flows'])})"
         )
 
@@ -208,7 +208,7 @@ def describe(normalized: Mapping[str, Any], buffer: bool = True) -> list[str]:
         lines.append(
             f"pool: {p['ports']} ports, each a copy of the link, sharing {p['size_pkts']} packets "
             f"({fmt.metric('buffer_bytes', p['size_bytes'])}, counted in {p['mode']}); a queue "
-            f"grows while it holds less than {p['alpha']:g} times the free pool"
+            f"grows while it holds less than {fmt.number(p['alpha'])} times the free pool"
         )
     if "reverse" in n:
         r = n["reverse"]
@@ -232,7 +232,7 @@ def describe(normalized: Mapping[str, Any], buffer: bool = True) -> list[str]:
     )
     fl = n["fluid"]
     sync = (
-        f"loss synchronization at least {fl['sync']:.3g} ({fl['sync_policy']}, sd {fl['sync_sd']:.3g})"
+        f"loss synchronization at least {fmt.number(fl['sync'], 3)} ({fl['sync_policy']}, sd {fmt.number(fl['sync_sd'], 3)})"
         if fl["sync"] is not None
         else "no loss-synchronization module (overflow shared by rate)"
     )
@@ -249,9 +249,9 @@ def _link_text(link: Mapping[str, Any], buffer: bool) -> str:
 
     pkt = fmt.metric("packet_bytes", link["packet_size_bytes"])
     if link["buffer_mode"] == "bytes":
-        size = f"buffer {fmt.metric('buffer_bytes', link['buffer_bytes'])} counted in bytes ({link['buffer_pkts']} packets of {pkt}), "
+        size = f"buffer {fmt.metric('buffer_bytes', link['buffer_bytes'])} counted in bytes ({fmt.number(link['buffer_pkts'])} packets of {pkt}), "
     else:
-        size = f"buffer {link['buffer_pkts']} packets ({fmt.metric('buffer_bytes', link['buffer_bytes'])}), "
+        size = f"buffer {fmt.number(link['buffer_pkts'])} packets ({fmt.metric('buffer_bytes', link['buffer_bytes'])}), "
     return (
         f"{fmt.metric('capacity_bps', link['capacity_bps'])}, one-way delay "
         f"{fmt.metric('delay_s', link['delay_s'])}, {link['qdisc']}{_params(link['qdisc_params'])}, "
@@ -274,9 +274,11 @@ def _place(g: Mapping[str, Any]) -> str:
 
 def _stop_text(st: Mapping[str, Any]) -> str:
     """``output.stop`` in words."""
-    verdicts = " and ".join(f"{d['metric']} {d['op']} {d['bound']:g}" for d in st["decide"])
+    verdicts = " and ".join(
+        f"{d['metric']} {d['op']} {fmt.number(d['bound'])}" for d in st["decide"]
+    )
     return (
-        f"; stops once {verdicts} is known at {st['confidence']:g} "
+        f"; stops once {verdicts} is known at {fmt.number(st['confidence'])} "
         f"(a t test on the means of the window's {st['batches']} batches, from batch "
         f"{st['min_batches']} on)"
     )
@@ -376,18 +378,18 @@ def _size(dist: Mapping[str, Any]) -> str:
     """A transfer-size law in words, sizes in packets."""
     ((law, p),) = dist.items()
     if law == "fixed":
-        return f"{p['pkts']:.4g} packets"
+        return f"{fmt.number(p['pkts'])} packets"
     if law == "exponential":
-        return f"exponential sizes (mean {p['mean_pkts']:.4g} packets)"
+        return f"exponential sizes (mean {fmt.number(p['mean_pkts'])} packets)"
     if law == "pareto":
-        return f"Pareto sizes (shape {p['shape']:.3g}, at least {p['min_pkts']:.4g} packets)"
+        return f"Pareto sizes (shape {fmt.number(p['shape'], 3)}, at least {fmt.number(p['min_pkts'])} packets)"
     if law == "lognormal":
-        return f"lognormal sizes (median {p['median_pkts']:.4g} packets, sigma {p['sigma']:.3g})"
+        return f"lognormal sizes (median {fmt.number(p['median_pkts'])} packets, sigma {fmt.number(p['sigma'], 3)})"
     if law == "uniform":
         return f"sizes uniform on {p['lo_pkts']} to {p['hi_pkts']} packets"
     if law == "mixture":
         return "a mixture of " + ", ".join(
-            f"{100 * c['weight']:.3g}% {_size(c['dist'])}" for c in p
+            f"{fmt.number(100 * c['weight'], 3)}% {_size(c['dist'])}" for c in p
         )
     if law == "empirical":
         return f"sizes from the CDF in {Path(p['path']).name} ({len(p['points'])} points)"
@@ -395,8 +397,8 @@ def _size(dist: Mapping[str, Any]) -> str:
 
 
 def _count(x: float) -> str:
-    """A count of packets: whole from 100 up, four digits below."""
-    return f"{x:.0f}" if x >= 100 else f"{x:.4g}"
+    """A count of packets: whole from 100 up (``129,167``), four digits below."""
+    return fmt.number(round(x)) if x >= 100 else fmt.number(x)
 
 
 def _rtt(g: Mapping[str, Any]) -> str:
@@ -422,9 +424,9 @@ def _group_lines(i: int, g: Mapping[str, Any]) -> list[str]:
     size = ""
     if g["size"]:
         size = (
-            f"transfers of {g['mean_size_pkts']:.4g} packets"
+            f"transfers of {fmt.number(g['mean_size_pkts'])} packets"
             if "fixed" in g["size"]
-            else f"{_size(g['size'])}, mean {g['mean_size_pkts']:.4g} packets"
+            else f"{_size(g['size'])}, mean {fmt.number(g['mean_size_pkts'])} packets"
         )
     starts = ""
     if g["starts_s"]:
@@ -447,8 +449,8 @@ def _group_lines(i: int, g: Mapping[str, Any]) -> list[str]:
             else "open-loop arrivals" + (f" {epochs}" if every is not None else "")
         )
         what = (
-            f"{arrivals}, {g['arrival_rate_per_s']:.4g} transfers per second (load "
-            f"{g['offered_load']:.3g}, at most {g['max_active']} active) from "
+            f"{arrivals}, {fmt.number(g['arrival_rate_per_s'])} transfers per second (load "
+            f"{fmt.number(g['offered_load'], 3)}, at most {g['max_active']} active) from "
             f"{_fmt('begin_s', g['begin_s'])}, {size}"
         )
     else:
@@ -477,7 +479,7 @@ def _group_lines(i: int, g: Mapping[str, Any]) -> list[str]:
         f"flows[{i}] TCP: {g['tcp']}{_params({k: v for k, v in g['cc'].items() if k != 'variant'})}, "
         + ", ".join(text(g[key]) for _, key, text in STACK_FIELDS),
         f"flows[{i}] path: {access}, receive window {rwnd}, ECN {_on(g['ecn'])}, "
-        f"send jitter up to {_fmt('jitter_s', g['jitter_s'])}, random loss {g['loss']:.3g}",
+        f"send jitter up to {_fmt('jitter_s', g['jitter_s'])}, random loss {fmt.number(g['loss'], 3)}",
     ]
 
 

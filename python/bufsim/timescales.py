@@ -33,7 +33,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from bufsim import _core
+from bufsim import _core, fmt
 
 __all__ = ["time_scales"]
 
@@ -54,7 +54,7 @@ def _epoch_s(group: Mapping[str, Any], window_pkts: float, rtt_s: float) -> tupl
     words, from the variant's own law in the core's registry."""
     e = _core.congestion_epoch(json.dumps(group["cc"]), window_pkts, rtt_s)
     rtts = e["rtts"]
-    value = f"{rtts:.3g} RTTs" if rtts == rtts else f"{e['seconds']:.3g} s"
+    value = f"{fmt.number(rtts, 3)} RTTs" if rtts == rtts else f"{fmt.number(e['seconds'], 3)} s"
     return float(e["seconds"]), f"{e['law']}: {value}"
 
 
@@ -88,23 +88,26 @@ def time_scales(norm: Mapping[str, Any]) -> dict[str, Any]:
             continue
         e, formula = _epoch_s(g, window, rtt)
         if not e <= epoch:
-            epoch, why = e, [f"longest congestion epoch {e:.3g} s: {g['tcp']}, {formula}"]
+            epoch, why = (
+                e,
+                [f"longest congestion epoch {fmt.number(e, 3)} s: {g['tcp']}, {formula}"],
+            )
     if n:
-        why.append(f"W = 2 BDP / N = {window:.3g} packets (N = {n}, buffer one BDP)")
+        why.append(f"W = 2 BDP / N = {fmt.number(window, 3)} packets (N = {n}, buffer one BDP)")
     slow_start = math.log2(max(window, 2.0)) * rtt_max
     warm = max(slow_start + WARMUP_EPOCHS * (epoch if n else 0.0), MIN_RTTS * rtt_max)
     measure = max(MEASURE_EPOCHS * epoch if n else 0.0, MIN_RTTS * rtt_max)
     rate = sum(g.get("arrival_rate_per_s") or 0.0 for g in norm["flows"] if g["kind"] == "open")
     if rate > 0:
         measure = max(measure, MIN_ARRIVALS / rate)
-        why.append(f"{MIN_ARRIVALS} open-loop arrivals at {rate:.4g} flows/s")
+        why.append(f"{MIN_ARRIVALS} open-loop arrivals at {fmt.number(rate)} flows/s")
     capped = measure > MAX_MEASURE_S
     measure = min(measure, MAX_MEASURE_S)
     warm = min(warm, MAX_MEASURE_S)
     why.append(
         f"warm-up = slow start + {WARMUP_EPOCHS} epochs, measurement = {MEASURE_EPOCHS} epochs, "
-        f"each at least {MIN_RTTS} RTTs of {rtt_max * 1e3:.4g} ms"
-        + (f" (capped at {MAX_MEASURE_S:g} s)" if capped else "")
+        f"each at least {MIN_RTTS} RTTs of {fmt.number(rtt_max * 1e3)} ms"
+        + (f" (capped at {fmt.number(MAX_MEASURE_S)} s)" if capped else "")
     )
     warm_s = math.ceil(warm * 10) / 10
     return {

@@ -627,7 +627,7 @@ class Advice:
         one panel per objective."""
         from bufsim import plot
 
-        fig, axes = plot.figure(6.4, 3.2 * len(self.objectives), nrows=len(self.objectives))
+        fig, axes = plot.figure(8.4, 3.2 * len(self.objectives), nrows=len(self.objectives))
         rules = {
             r.source: r.buffer_pkts
             for r in self.table.itertuples()
@@ -664,17 +664,14 @@ class Advice:
                     *self.range, color="#2e7d32", alpha=0.08, lw=0, label="every objective holds"
                 )
                 ax.axvline(self.buffer_pkts, color="#2e7d32", lw=2, alpha=0.6, label="recommended")
-            ax.legend(fontsize=8)
+            plot.outside(ax)
         return fig
 
     def sections(self, figures: bool = True) -> list[Any]:
-        """The advice as report sections (:class:`bufsim.report.Section`):
-        the first screen (:meth:`first_screen`) with every note, the
-        scenario with the stack each flow group assumes, how it was
-        computed (provenance), the rules, models,
-        fluid and packet side by side, the trade-off when no buffer meets
-        every objective, the costs, and (``figures``) the figure. What
-        :meth:`to_html` and the notebook view show.
+        """The advice as report sections (:func:`bufsim.report.advice_sections`):
+        the answer, its cost line and flags first, then the trade-off figure
+        (``figures``), the tables, and the notes, settings and provenance
+        last. What :meth:`to_html` and the notebook view show.
 
         Parameters
         ----------
@@ -686,61 +683,9 @@ class Advice:
         list of bufsim.report.Section
             In the order a report shows them.
         """
-        from bufsim import plot
-        from bufsim.report import Figure as RFigure
-        from bufsim.report import Section, html_table
+        from bufsim.report import advice_sections
 
-        about = self.scenario.describe(buffer=False) if self.scenario is not None else []
-        prov = self.provenance()
-        prov_frame = pd.DataFrame(
-            {"field": list(prov), "value": [fmt.value(v) for v in prov.values()]}
-        )
-        sections = [
-            # The first screen (answer, cost, flags, the stack), then how.
-            Section(
-                "answer",
-                "Answer",
-                text=[t for t in (*self.first_screen(), self.method, *self.notes) if t],
-            ),
-            Section(
-                "scenario", "Scenario (the stack each flow group assumes included)", text=about
-            ),
-            Section("provenance", "How it was computed", table=html_table(prov_frame)),
-            Section(
-                "table",
-                "Rules, models, fluid and packet side by side",
-                table=html_table(self.formatted(self.table)),
-            ),
-        ]
-        trade = pd.DataFrame() if self.feasible else self.tradeoff()
-        if not trade.empty:
-            sections.append(
-                Section(
-                    "tradeoff",
-                    "The trade-off: buffers the packet engine measured",
-                    table=html_table(self.formatted(trade)),
-                )
-            )
-        sections.append(
-            Section(
-                "costs",
-                "What each measured buffer costs",
-                text=[
-                    "Packet engine: mean ± the half-width of a two-sided "
-                    f"{self.confidence:.0%} Student t interval over the seeds."
-                ],
-                table=html_table(self.cost_table()),
-            )
-        )
-        if figures:
-            sections.append(
-                Section(
-                    "figures",
-                    "Objectives against the buffer",
-                    figures=[RFigure("fig-advice", plot.svg(self.plot()))],
-                )
-            )
-        return sections
+        return advice_sections(self, figures)
 
     def _title(self) -> str:
         return "bufsim advise: " + ", ".join(o.text for o in self.objectives)
@@ -760,7 +705,7 @@ class Advice:
         for sec in self.sections(figures=False):
             parts.append(f"<h4>{html.escape(sec.title)}</h4>")
             parts += [f"<p>{html.escape(p)}</p>" for p in sec.text]
-            parts.append(sec.table)
+            parts += [sec.html, sec.table]
         return f"<div>{''.join(parts)}</div>"
 
 

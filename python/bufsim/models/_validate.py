@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from bufsim import fmt
 from bufsim._core import BufsimError
 
 __all__ = [
@@ -74,11 +75,11 @@ def check_range(
     """
     arr = as_array(name, value)
     if lo is not None and hi is not None:
-        rule = f"in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+        rule = f"in {'(' if lo_open else '['}{fmt.number(lo)}, {fmt.number(hi)}{')' if hi_open else ']'}"
     elif lo is not None:
-        rule = f"{'>' if lo_open else '>='} {lo:g}"
+        rule = f"{'>' if lo_open else '>='} {fmt.number(lo)}"
     elif hi is not None:
-        rule = f"{'<' if hi_open else '<='} {hi:g}"
+        rule = f"{'<' if hi_open else '<='} {fmt.number(hi)}"
     else:
         rule = "finite"
     bad = np.zeros(arr.shape, dtype=bool)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bufsim import fmt
 from bufsim.models import queueing
 from bufsim.models._validate import (
     ModelInputError,
@@ -215,7 +216,7 @@ def transparent_buffer_pkts(load, target_loss, *, model: str = "md1k", max_pkts:
             hi *= 2
             if hi > max_pkts:
                 raise ModelInputError(
-                    f"target_loss {p:g} needs more than max_pkts={max_pkts} packets at load {rho:g}"
+                    f"target_loss {fmt.number(p)} needs more than max_pkts={max_pkts} packets at load {fmt.number(rho)}"
                 )
         lo = hi // 2  # ok(lo) is False (or lo == 0)
         while hi - lo > 1:

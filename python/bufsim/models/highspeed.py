@@ -57,6 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from bufsim import fmt
 from bufsim.models import queueing
 from bufsim.models._validate import (
     ModelInputError,
@@ -119,7 +120,7 @@ class HSTCPParams:
             object.__setattr__(self, "low_p", (STANDARD_RESPONSE / self.low_window) ** 2)
         if not self.high_window > self.low_window:
             raise ModelInputError(
-                f"high_window must be > low_window ({self.low_window:g}), got {float(self.high_window)!r}"
+                f"high_window must be > low_window ({fmt.number(self.low_window)}), got {float(self.high_window)!r}"
             )
         check_probability("low_p", self.low_p)
         check_range("high_p", self.high_p, 0.0, self.low_p, lo_open=True, hi_open=True)
@@ -417,7 +418,7 @@ def hstcp_fixed_point(
             if hi > 1e9:
                 raise ModelInputError(
                     f"no fixed point for buffer_pkts={int(k)}: the flows' offered load still exceeds "
-                    f"rho = {hi:.3g} (their throughput does not fall with load); check capacity_bps and rtts_s"
+                    f"rho = {fmt.number(hi, 3)} (their throughput does not fall with load); check capacity_bps and rtts_s"
                 )
         rho = optimize.brentq(f, 1e-12, hi, xtol=1e-14, rtol=1e-12)
         rates, loss, mean_q = flows(rho)

@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bufsim import _core
+from bufsim import _core, fmt
 from bufsim.models import avrachenkov as av
 from bufsim.models import highspeed as hs
 from bufsim.models import rules
@@ -342,8 +342,8 @@ def _tcp_capacity(v: _View, name: str) -> float:
     cap = v.capacity_bps - v.background_bps
     if cap <= 0:
         raise ModelInputError(
-            f"scenario.background rate ({v.background_bps:g} bps) must be below "
-            f"scenario.link.capacity_bps ({v.capacity_bps:g}) for model {name!r}"
+            f"scenario.background rate ({fmt.si(v.background_bps, 'bps')}) must be below "
+            f"scenario.link.capacity_bps ({fmt.si(v.capacity_bps, 'bps')}) for model {name!r}"
         )
     return cap
 
@@ -603,7 +603,7 @@ def predict(scenario: Any, model: str = "auto") -> Result:
     provenance["model"] = {
         "source": spec.source,
         "flows": f"{len(v.tcp)} flows of groups {', '.join(map(str, groups))} "
-        f"({', '.join(sorted(set(v.tcp)))}), {v.background_bps:.4g} bit/s of Poisson background",
+        f"({', '.join(sorted(set(v.tcp)))}), {fmt.si(v.background_bps, 'bps')} of Poisson background",
         "assumptions": list(spec.assumptions),
     }
     return Result(summary=summary, flows=flows_df, provenance=provenance, scenario=scenario)

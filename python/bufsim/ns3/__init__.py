@@ -34,6 +34,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from bufsim import fmt
 from bufsim._core import EngineError
 from bufsim.scenario import Scenario, scenario_error
 
@@ -528,7 +529,7 @@ def cc_attributes(where: str, cc: dict[str, Any]) -> dict[str, str]:
         if cc["low_window"] != round(1 / cc["a"]):
             raise scenario_error(
                 f"{path}.low_window",
-                f"{cc['low_window']:g}: ns-3's Scalable is Reno below AIFactor = 1/a = "
+                f"{fmt.number(cc['low_window'])}: ns-3's Scalable is Reno below AIFactor = 1/a = "
                 f"{round(1 / cc['a'])} packets; set tcp_params.low_window = {round(1 / cc['a'])}",
             )
     return out
@@ -545,7 +546,7 @@ def _check_group(path: str, g: dict[str, Any]) -> None:
     if variant == "htcp" and g["cc"]["ns3_mss_bytes"] != g["mss_bytes"]:
         raise scenario_error(
             f"{path}.tcp_params.ns3_mss_bytes",
-            f"{g['cc']['ns3_mss_bytes']:g}: ns-3.37's TcpHtcp counts its increase in bytes "
+            f"{fmt.number(g['cc']['ns3_mss_bytes'])}: ns-3.37's TcpHtcp counts its increase in bytes "
             f"(alpha bytes per ACK); set tcp_params.ns3_mss_bytes = {g['mss_bytes']} (the MSS) "
             "to run it in ns-3",
         )

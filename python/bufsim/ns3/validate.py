@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bufsim import fmt
 from bufsim._stats import t_half_width
 from bufsim.ns3 import access_links
 from bufsim.store import Store
@@ -831,7 +832,7 @@ def _flow_goodput(per: dict[str, list[dict[str, Any]]]) -> tuple[float, float, f
 
 
 def _tol_text(a: float, rel: float) -> str:
-    parts = [f"{a:g}"] if a else []
+    parts = [f"{fmt.number(a)}"] if a else []
     if rel:
         parts.append(f"{rel:.0%}")
     return " + ".join(parts)
@@ -926,4 +927,4 @@ def why_not(runs: pd.DataFrame) -> dict[str, str]:
 def _pm(v: float, ci: float) -> str:
     if math.isnan(v):
         return "-"
-    return f"{v:.4g}" if math.isnan(ci) else f"{v:.4g} ± {ci:.2g}"
+    return f"{fmt.number(v)}" if math.isnan(ci) else f"{fmt.number(v)} ± {fmt.number(ci, 2)}"

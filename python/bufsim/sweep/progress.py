@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from bufsim import fmt
+
 #: Seconds between two plain progress lines.
 LINE_EVERY_S = 10.0
 
@@ -58,7 +60,7 @@ class Lines:
         eta = f", ETA {elapsed * (total - done) / done:.0f} s" if 0 < done < total else ""
         what = f" {what}:" if what else ""
         self._print(
-            f"{self.label}:{what} {done:.4g}/{total:.4g} {unit}, {elapsed:.0f} s elapsed{eta}"
+            f"{self.label}:{what} {fmt.number(done)}/{fmt.number(total)} {unit}, {elapsed:.0f} s elapsed{eta}"
         )
 
     def say(self, message: str) -> None:
