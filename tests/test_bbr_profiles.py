@@ -160,3 +160,51 @@ def test_stalled_flows_report_no_goodput_beyond_their_in_order_delivery():
     # 99.9 Gbps of goodput (measured). In-order payload bounds goodput.
     in_order_bps = r.flows["delivered_pkts"].sum() * 1500 * 8 / 0.05
     assert r.summary["goodput_bps"] <= 1.05 * in_order_bps
+
+
+# Issue 75, case 2: BBR v3 flows of one RTT (500 Mbps, 10 flows, RTT 80 ms,
+# 1 BDP, 40 s, about 0.3 s of CPU a run).
+
+
+def _v3(start: Any, seed: int) -> dict[str, Any]:
+    flows = {
+        "count": 10,
+        "tcp": "bbr",
+        "tcp_params": {"version": 3},
+        "rtt": "80ms",
+        "mss": "1500B",
+        "stack": "linux",
+        "start": start,
+    }
+    return {
+        "name": "bbr3-fairness",
+        "duration": "40s",
+        "warmup": "0s",
+        "seed": seed,
+        "link": {"capacity": "500Mbps", "delay": "20ms", "buffer": "1BDP", "packet_size": "1500B"},
+        "flows": [flows],
+    }
+
+
+def test_bbr_v3_flows_starting_together_share_equally():
+    s = bufsim.simulate(_v3("0s", 1)).summary
+    # Measured: Jain 0.998, goodputs 45.2-52.2 Mbps (fair 48.8); the same
+    # for seeds 1-3 (no random element).
+    assert s["jain_index"] > 0.99
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 75 case 2: staggered BBR v3 flows keep the inflight_hi their "
+    "Startup left (cwnd frozen for 30 s, no loss after 10 s); no stack field "
+    "moves it, the fix belongs to the v3 model (ProbeBW_UP's inflight_hi raise, "
+    "crates/bufsim-core/src/tcp/cc/bbr.rs), which makes this pass",
+)
+def test_bbr_v3_flows_starting_over_two_seconds_share_fairly():
+    jain = [
+        bufsim.simulate(_v3({"uniform": ["0s", "2s"]}, seed)).summary["jain_index"]
+        for seed in (1, 2)
+    ]
+    # Measured: 0.417 and 0.414 (goodputs 1.1-192 Mbps); 0.424 and 0.415
+    # over 120 s. The issue's bar: Jain >= 0.9.
+    assert sum(jain) / 2 >= 0.9
