@@ -18,11 +18,11 @@ Neither number is a defect of its profile:
   most flows is dropped, resent and dropped again in the first 2 ms; the
   flow then waits for an RTO that the 1 s (ns-3) or 200 ms (Linux) minimum
   puts after the run, sending new data beyond the hole clocked by its SACKs.
-  Its window stays put and the loss stays low, but 12-14 of 16 flows
-  deliver almost nothing in order. ns-3 has no RACK; Linux has
+  Its window stays put and the loss stays low, but 9-14 of 16 flows
+  deliver almost nothing in order (the summary's goodput hides it: case 4). ns-3 has no RACK; Linux has
   (net/ipv4/tcp_recovery.c: "RACK ... applies to both original and
   retransmitted packet"). With the hole repaired by a 1 ms minimum RTO
-  the ns3 profile drops as the linux one does.
+  the ns3 profile drops within a factor 2 of the linux one.
 * With every hole repaired, BBR v1's windows do not bound the queue at these
   RTTs: Linux adds three TSO bursts to every cwnd (tcp_bbr.c
   bbr_quantization_budget, "cwnd += 3 * bbr_tso_segs_goal(sk)", a burst
@@ -30,7 +30,8 @@ Neither number is a defect of its profile:
   flow against 2 x BDP = 10-20 packets for a flow of 10-30 us. Sixteen
   flows hold 4.5 BDP of quanta; in 1 or 4 BDP of buffer the pacing rates
   decide, and BBR v1 paces above its share (its ProbeBW 1.25 phase and the
-  max filter over bandwidth samples), hence 20% loss at 1 BDP.
+  max filter over bandwidth samples), hence 20% loss at 1 BDP (4% with
+  one-segment quanta) and a full 4 BDP buffer at 10% (under 1%).
 """
 
 from typing import Any
@@ -144,9 +145,18 @@ def test_bbr_v1_cwnd_carries_three_send_quanta_at_microsecond_rtts():
 def test_linux_profile_keeps_a_4_bdp_buffer_full():
     s = bufsim.simulate(_scn("linux", buffer="4BDP")).summary
     # The issue's 1762 of 1833 packets at about 14% loss (0.2 s): the
-    # quanta above hold more than the buffer.
+    # quanta above hold more than the buffer. Measured: 1,760 packets,
+    # 45,648 drops (9.9%).
     assert s["mean_queue_pkts"] > 0.9 * 4 * BDP_PKTS
     assert s["drop_rate"] > 0.05
+    # One-segment quanta (ns-3's TcpBbr, `send_quantum = "segment"`) take
+    # the quanta out of cwnd: measured 3,513 drops (0.8%), 1,437 packets
+    # (0.2 s, RTTs uniform, seeds 1-3: 579-3,404 drops against
+    # 184,327-202,670).
+    raw = _scn("linux", buffer="4BDP")
+    raw["flows"][0]["tcp_params"] = {"send_quantum": "segment"}
+    one = bufsim.simulate(raw).summary
+    assert one["packets_dropped"] < s["packets_dropped"] / 10
 
 
 @pytest.mark.xfail(
@@ -189,22 +199,8 @@ def _v3(start: Any, seed: int) -> dict[str, Any]:
 def test_bbr_v3_flows_starting_together_share_equally():
     s = bufsim.simulate(_v3("0s", 1)).summary
     # Measured: Jain 0.998, goodputs 45.2-52.2 Mbps (fair 48.8); the same
-    # for seeds 1-3 (no random element).
+    # for seeds 1-3 (no random element). Starting uniformly over 0-2 s the
+    # same flows get 0.40-0.42 (seeds 1-3), 0.40-0.42 over 120 s too, and no
+    # stack field lifts it above 0.68 (issue 75 case 2; h8's report): not
+    # pinned here, since whether BBR v3 itself converges there is open.
     assert s["jain_index"] > 0.99
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 75 case 2: staggered BBR v3 flows keep the inflight_hi their "
-    "Startup left (cwnd frozen for 30 s, no loss after 10 s); no stack field "
-    "moves it, the fix belongs to the v3 model (ProbeBW_UP's inflight_hi raise, "
-    "crates/bufsim-core/src/tcp/cc/bbr.rs), which makes this pass",
-)
-def test_bbr_v3_flows_starting_over_two_seconds_share_fairly():
-    jain = [
-        bufsim.simulate(_v3({"uniform": ["0s", "2s"]}, seed)).summary["jain_index"]
-        for seed in (1, 2)
-    ]
-    # Measured: 0.417 and 0.414 (goodputs 1.1-192 Mbps); 0.424 and 0.415
-    # over 120 s. The issue's bar: Jain >= 0.9.
-    assert sum(jain) / 2 >= 0.9
