@@ -1,0 +1,206 @@
+"""BBR v1's loss under the linux and ns3 stack profiles (issue 75, case 5).
+
+The scenario: a 100 Gbps port, 16 BBR v1 flows with RTTs evenly spaced over
+10-100 us, 1500 B packets, 50 ms (the issue ran 0.2 s; 50 ms shows the same
+and costs about 0.1 s of CPU a run). The linux profile drops about 30 times
+what the ns3 profile does.
+
+One stack field accounts for the gap: `recovery`, RACK-TLP (linux) against
+RFC 6675's DupThresh (ns3). Flipping it alone moves each profile onto the
+other's drop count; no other field moves drops by more than a quarter (the
+table is in the report of helper h8).
+
+Neither number is a defect of its profile:
+
+* Under RFC 6675 a lost retransmission is found only by the retransmission
+  timer (RFC 8985 section 1: RACK "detects losses more efficiently when
+  there are ... lost retransmissions"). In these runs the hole segment of
+  most flows is dropped, resent and dropped again in the first 2 ms; the
+  flow then waits for an RTO that the 1 s (ns-3) or 200 ms (Linux) minimum
+  puts after the run, sending new data beyond the hole clocked by its SACKs.
+  Its window stays put and the loss stays low, but 9-14 of 16 flows
+  deliver almost nothing in order (the summary's goodput hides it: case 4). ns-3 has no RACK; Linux has
+  (net/ipv4/tcp_recovery.c: "RACK ... applies to both original and
+  retransmitted packet"). With the hole repaired by a 1 ms minimum RTO
+  the ns3 profile drops within a factor 2 of the linux one.
+* With every hole repaired, BBR v1's windows do not bound the queue at these
+  RTTs: Linux adds three TSO bursts to every cwnd (tcp_bbr.c
+  bbr_quantization_budget, "cwnd += 3 * bbr_tso_segs_goal(sk)", a burst
+  being min(pacing_rate x 1 ms, 64 KB) = 43 packets here), 129 packets a
+  flow against 2 x BDP = 10-20 packets for a flow of 10-30 us. Sixteen
+  flows hold 4.5 BDP of quanta; in 1 or 4 BDP of buffer the pacing rates
+  decide, and BBR v1 paces above its share (its ProbeBW 1.25 phase and the
+  max filter over bandwidth samples), hence 20% loss at 1 BDP (4% with
+  one-segment quanta) and a full 4 BDP buffer at 10% (under 1%).
+"""
+
+from typing import Any
+
+import bufsim
+import pytest
+
+#: Packets of 1500 B in the link's BDP at the flows' mean RTT of 55 us.
+BDP_PKTS = 458
+
+
+def _scn(stack: str, buffer: str = "1BDP", trace: bool = False, **fields: Any) -> dict[str, Any]:
+    """The case-5 scenario under `stack`, with stack `fields` set over it."""
+    flows = {
+        "count": 16,
+        "tcp": "bbr",
+        "rtt": {"min": "10us", "max": "100us"},
+        "mss": "1500B",
+        "stack": stack,
+        **fields,
+    }
+    return {
+        "name": "bbr-profiles",
+        "duration": "50ms",
+        "warmup": "0s",
+        "seed": 1,
+        "link": {"capacity": "100Gbps", "delay": "2us", "buffer": buffer, "packet_size": "1500B"},
+        "flows": [flows],
+        "output": {"trace": trace},
+    }
+
+
+def _drops(stack: str, **fields: Any) -> float:
+    return bufsim.simulate(_scn(stack, **fields)).summary["packets_dropped"]
+
+
+def test_the_recovery_field_alone_carries_the_linux_ns3_loss_gap():
+    linux, ns3 = _drops("linux"), _drops("ns3")
+    linux_dupthresh = _drops("linux", recovery="rfc6675")
+    ns3_rack = _drops("ns3", recovery="rack")
+    # Measured: linux 116,087, ns3 3,465 (33x); linux with RFC 6675 4,982,
+    # ns3 with RACK 130,762.
+    assert linux > 20 * ns3
+    assert linux > 10 * linux_dupthresh
+    assert ns3_rack > 10 * ns3
+    # Flipped, each profile lands within a factor 2 of the other's count.
+    assert 0.5 < ns3_rack / linux < 2.0
+    assert 0.5 < linux_dupthresh / ns3 < 2.0
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        # Byte counting (Linux's tcp_slow_start): BBR's cong_control
+        # replaces it, and here it is not what sets the loss.
+        ("abc", False),
+        ("prr_variant", "ns3"),
+        ("dupack_growth", False),
+        ("cut_from", "pipe"),
+        ("rtt_sampling", "ns3"),
+        ("quick_acks", 1),
+    ],
+)
+def test_no_other_stack_field_moves_the_linux_drops_much(field, value):
+    linux = _drops("linux")
+    # Measured over 0.2 s and seeds 1-3 (RTTs uniform): every other field
+    # leaves the drops within 0.93-1.23 of the profile's.
+    assert 0.75 < _drops("linux", **{field: value}) / linux < 1.33
+
+
+def test_rfc6675_low_loss_is_flows_stalled_behind_a_lost_retransmission():
+    r = bufsim.simulate(_scn("ns3", trace=True))
+    f, t = r.flows, r.trace
+    stalled = f[f["delivered_pkts"] < 1000]
+    # Measured: 14 of 16 flows delivered 11-594 segments in order of
+    # 7,000-143,000 sent; 6.7% of what was sent arrived in order; no timeout.
+    assert len(stalled) >= 10
+    assert f["delivered_pkts"].sum() < 0.2 * f["sent_pkts"].sum()
+    assert f["timeouts"].sum() == 0
+    # The hole of each stalled flow (its first segment not delivered in
+    # order) was dropped at the bottleneck every time it was sent: the
+    # original and its retransmission (two for one flow: ns-3 resends the
+    # head on a partial ACK, `partial_ack_retransmit`), none after.
+    for _, row in stalled.iterrows():
+        hole = t[(t["flow"] == row["flow"]) & (t["seq"] == row["delivered_pkts"])]
+        sent = (hole["event"] == "enqueue").sum()
+        assert sent >= 2
+        assert (hole["event"] == "drop_overflow").sum() == sent
+    # Repaired by a 1 ms minimum RTO, the holes stop stalling the flows and
+    # the ns3 profile drops as the linux one does (measured 63,023 drops,
+    # 275 timeouts, every flow over 12,000 segments delivered).
+    fixed = bufsim.simulate(_scn("ns3", min_rto="1ms"))
+    assert fixed.summary["packets_dropped"] > 10 * r.summary["packets_dropped"]
+    assert fixed.flows["delivered_pkts"].min() > 5000
+
+
+def test_bbr_v1_cwnd_carries_three_send_quanta_at_microsecond_rtts():
+    r = bufsim.simulate(_scn("linux", buffer="8BDP"))
+    f, s = r.flows, r.summary
+    bdp = f["throughput_bps"] * f["rtt_s"] / (1500 * 8)
+    extra = (f["final_cwnd_pkts"] - 2 * bdp).head(8)
+    # The eight shortest-RTT flows (10-52 us): cwnd is 2 x BDP plus 3 quanta
+    # of 43 packets (64 KB; Linux bbr_quantization_budget), measured
+    # 122-135 packets above 2 x BDP.
+    assert extra.between(129 - 15, 129 + 15).all()
+    # So the standing queue is far above the 1 BDP that a 2 BDP inflight
+    # leaves: measured 2,737 packets (6.0 BDP) in 8 BDP of buffer.
+    assert s["mean_queue_pkts"] > 4 * BDP_PKTS
+
+
+def test_linux_profile_keeps_a_4_bdp_buffer_full():
+    s = bufsim.simulate(_scn("linux", buffer="4BDP")).summary
+    # The issue's 1762 of 1833 packets at about 14% loss (0.2 s): the
+    # quanta above hold more than the buffer. Measured: 1,760 packets,
+    # 45,648 drops (9.9%).
+    assert s["mean_queue_pkts"] > 0.9 * 4 * BDP_PKTS
+    assert s["drop_rate"] > 0.05
+    # One-segment quanta (ns-3's TcpBbr, `send_quantum = "segment"`) take
+    # the quanta out of cwnd: measured 3,513 drops (0.8%), 1,437 packets
+    # (0.2 s, RTTs uniform, seeds 1-3: 579-3,404 drops against
+    # 184,327-202,670).
+    raw = _scn("linux", buffer="4BDP")
+    raw["flows"][0]["tcp_params"] = {"send_quantum": "segment"}
+    one = bufsim.simulate(raw).summary
+    assert one["packets_dropped"] < s["packets_dropped"] / 10
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 75 case 4: goodput_bps counts data behind an unrepaired hole; "
+    "the fix (goodput = in-order delivered payload) makes this pass",
+)
+def test_stalled_flows_report_no_goodput_beyond_their_in_order_delivery():
+    r = bufsim.simulate(_scn("ns3"))
+    # 6.7% of what was sent arrived in order, yet the summary reports
+    # 99.9 Gbps of goodput (measured). In-order payload bounds goodput.
+    in_order_bps = r.flows["delivered_pkts"].sum() * 1500 * 8 / 0.05
+    assert r.summary["goodput_bps"] <= 1.05 * in_order_bps
+
+
+# Issue 75, case 2: BBR v3 flows of one RTT (500 Mbps, 10 flows, RTT 80 ms,
+# 1 BDP, 40 s, about 0.3 s of CPU a run).
+
+
+def _v3(start: Any, seed: int) -> dict[str, Any]:
+    flows = {
+        "count": 10,
+        "tcp": "bbr",
+        "tcp_params": {"version": 3},
+        "rtt": "80ms",
+        "mss": "1500B",
+        "stack": "linux",
+        "start": start,
+    }
+    return {
+        "name": "bbr3-fairness",
+        "duration": "40s",
+        "warmup": "0s",
+        "seed": seed,
+        "link": {"capacity": "500Mbps", "delay": "20ms", "buffer": "1BDP", "packet_size": "1500B"},
+        "flows": [flows],
+    }
+
+
+def test_bbr_v3_flows_starting_together_share_equally():
+    s = bufsim.simulate(_v3("0s", 1)).summary
+    # Measured: Jain 0.998, goodputs 45.2-52.2 Mbps (fair 48.8); the same
+    # for seeds 1-3 (no random element). Starting uniformly over 0-2 s the
+    # same flows get 0.40-0.42 (seeds 1-3), 0.40-0.42 over 120 s too, and no
+    # stack field lifts it above 0.68 (issue 75 case 2; h8's report): not
+    # pinned here, since whether BBR v3 itself converges there is open.
+    assert s["jain_index"] > 0.99
