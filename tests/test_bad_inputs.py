@@ -413,7 +413,7 @@ def test_bad_sweep_specs(grid, needle):
 @pytest.mark.parametrize(
     "kwargs, needle",
     [
-        ({"engines": ["ns2"]}, "ns2"),
+        ({"engines": ["ns4"]}, "ns4"),
         ({"engines": ["model:nope"]}, "model:nope"),
         ({"engines": []}, "engines"),
         ({"seeds": [-1]}, "seed"),
@@ -465,7 +465,7 @@ CLI_CASES = [
     (["run", "s.toml", "--out", "/proc/bufsim-x"], "/proc"),
     (["run", "s.toml", "--out", ""], "--out"),
     (["run", "s.toml", "--out", "."], "--out"),
-    (["run", "s.toml", "--engine", "ns2"], "ns2"),
+    (["run", "s.toml", "--engine", "ns4"], "ns4"),
     (["run", "missing.toml"], "missing.toml"),
     (["run", "."], "is a directory"),
     (["run", "afile"], "cannot parse"),

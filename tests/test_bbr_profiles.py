@@ -1,14 +1,14 @@
-"""BBR v1's loss under the linux and ns3 stack profiles (issue 75, case 5).
+"""BBR v1's loss under the linux and ns3 stack profiles.
 
 The scenario: a 100 Gbps port, 16 BBR v1 flows with RTTs evenly spaced over
-10-100 us, 1500 B packets, 50 ms (the issue ran 0.2 s; 50 ms shows the same
-and costs about 0.1 s of CPU a run). The linux profile drops about 30 times
+10-100 us, 1500 B packets, 50 ms (0.2 s shows the same; 50 ms costs about
+0.1 s of CPU a run). The linux profile drops about 30 times
 what the ns3 profile does.
 
 One stack field accounts for the gap: `recovery`, RACK-TLP (linux) against
 RFC 6675's DupThresh (ns3). Flipping it alone moves each profile onto the
-other's drop count; no other field moves drops by more than a quarter (the
-table is in the report of helper h8).
+other's drop count; no other field moves drops by more than a quarter
+(each field flipped alone, seeds 1-3, 0.2 s).
 
 Neither number is a defect of its profile:
 
@@ -19,7 +19,7 @@ Neither number is a defect of its profile:
   flow then waits for an RTO that the 1 s (ns-3) or 200 ms (Linux) minimum
   puts after the run, sending new data beyond the hole clocked by its SACKs.
   Its window stays put and the loss stays low, but 9-14 of 16 flows
-  deliver almost nothing in order (the summary's goodput hides it: case 4). ns-3 has no RACK; Linux has
+  deliver almost nothing in order. ns-3 has no RACK; Linux has
   (net/ipv4/tcp_recovery.c: "RACK ... applies to both original and
   retransmitted packet"). With the hole repaired by a 1 ms minimum RTO
   the ns3 profile drops within a factor 2 of the linux one.
@@ -144,8 +144,8 @@ def test_bbr_v1_cwnd_carries_three_send_quanta_at_microsecond_rtts():
 
 def test_linux_profile_keeps_a_4_bdp_buffer_full():
     s = bufsim.simulate(_scn("linux", buffer="4BDP")).summary
-    # The issue's 1762 of 1833 packets at about 14% loss (0.2 s): the
-    # quanta above hold more than the buffer. Measured: 1,760 packets,
+    # At 0.2 s, 1,762 of 1,833 packets at about 14% loss: the quanta above
+    # hold more than the buffer. Measured: 1,760 packets,
     # 45,648 drops (9.9%).
     assert s["mean_queue_pkts"] > 0.9 * 4 * BDP_PKTS
     assert s["drop_rate"] > 0.05
@@ -172,8 +172,8 @@ def test_stalled_flows_report_no_goodput_beyond_their_in_order_delivery():
     assert r.summary["goodput_bps"] <= 1.05 * in_order_bps
 
 
-# Issue 75, case 2: BBR v3 flows of one RTT (500 Mbps, 10 flows, RTT 80 ms,
-# 1 BDP, 40 s, about 0.3 s of CPU a run).
+# BBR v3 flows of one RTT (500 Mbps, 10 flows, RTT 80 ms, 1 BDP, 40 s, about
+# 0.3 s of CPU a run).
 
 
 def _v3(start: Any, seed: int) -> dict[str, Any]:
@@ -201,6 +201,6 @@ def test_bbr_v3_flows_starting_together_share_equally():
     # Measured: Jain 0.998, goodputs 45.2-52.2 Mbps (fair 48.8); the same
     # for seeds 1-3 (no random element). Starting uniformly over 0-2 s the
     # same flows get 0.40-0.42 (seeds 1-3), 0.40-0.42 over 120 s too, and no
-    # stack field lifts it above 0.68 (issue 75 case 2; h8's report): not
+    # stack field lifts it above 0.68 (each flipped alone, seeds 1-3): not
     # pinned here, since whether BBR v3 itself converges there is open.
     assert s["jain_index"] > 0.99

@@ -245,7 +245,7 @@ def test_advice_report_and_notebook_view(advice):
     # The answer leads, with its size in bytes and time at the line rate.
     answer = readable_text(page).split("The trade-off")[0]
     assert advice.feasible, advice.binding
-    assert f"Recommended buffer: {fmt.packets(advice.buffer_pkts)}" in answer
+    assert f"Answer: {advice.answer()} meets your objectives" in answer
     line_rate = fmt.metric("delay_s", advice.buffer_bytes * 8 / 10e6)
-    assert f"({fmt.size(advice.buffer_bytes)}, {line_rate} at 10 Mbps)" in answer
-    assert f"At {fmt.packets(advice.buffer_pkts)}: loss " in answer
+    assert f"({fmt.size(advice.buffer_bytes)}, {line_rate} at 10 Mbps)" in advice.answer()
+    assert f"Cost at {fmt.number(advice.buffer_pkts)} packets (2 seeds): loss " in answer
