@@ -310,6 +310,9 @@ pub struct Collector {
     refused: u64,
     /// Goodput bits in the window per group.
     good_bits: Vec<f64>,
+    /// Segments credited as goodput in the window that the run's end found
+    /// held above a hole, taken back ([`Collector::undelivered`]).
+    undelivered: u64,
     rec: Vec<Vec<f64>>,
     /// Flow slots allocated (peak simultaneous flows, zombies included).
     pub slots: usize,
@@ -400,6 +403,7 @@ impl Collector {
             completed: 0,
             refused: 0,
             good_bits: vec![0.0; s.flows.len()],
+            undelivered: 0,
             rec: vec![Vec::new(); COLS.len()],
             slots: 0,
             active_max: 0,
@@ -529,11 +533,13 @@ impl Collector {
     /// the segment in service at the window's start prorated: it can never
     /// exceed the capacity. (Counting the advance of rcv_nxt instead would
     /// credit the window with segments that crossed before it and waited
-    /// out of order at the receiver.)
+    /// out of order at the receiver.) A segment held above a hole at the
+    /// run's end is taken back ([`Self::undelivered`]): goodput is the
+    /// data delivered in order. Returns the bits credited.
     #[inline]
-    pub fn delivered_new(&mut self, f: u32, tx_end: SimTime, tx: SimTime) {
+    pub fn delivered_new(&mut self, f: u32, tx_end: SimTime, tx: SimTime) -> f64 {
         if !self.in_window {
-            return;
+            return 0.0;
         }
         let st = &mut self.flows[f as usize];
         let g = st.group as usize;
@@ -552,6 +558,28 @@ impl Collector {
             m.group_bits[g] += bits;
             if let Some(b) = m.flow_bits.get_mut(f as usize) {
                 *b += bits;
+            }
+        }
+        bits
+    }
+
+    /// Take back the `bits` credited by [`Self::delivered_new`] to a
+    /// segment of flow `f` whose serialization ended at `tx_end`: at the
+    /// run's end its receiver still held it above a hole, so it was never
+    /// delivered in order.
+    pub fn undelivered(&mut self, f: u32, tx_end: SimTime, bits: f64) {
+        let st = &mut self.flows[f as usize];
+        let g = st.group as usize;
+        st.good_bits -= bits;
+        self.good_bits[g] -= bits;
+        self.undelivered += 1;
+        for m in self.marks.iter_mut().rev() {
+            if tx_end >= m.t {
+                break;
+            }
+            m.group_bits[g] -= bits;
+            if let Some(b) = m.flow_bits.get_mut(f as usize) {
+                *b -= bits;
             }
         }
     }
@@ -985,6 +1013,13 @@ impl Collector {
         }
         for (g, v) in w.group_goodput.iter().enumerate() {
             summary.push((format!("goodput_bps_group{g}"), *v));
+        }
+        if self.undelivered > 0 {
+            // Why goodput can fall short of the link's utilization: data
+            // past the bottleneck behind an unrepaired loss (issue 75: a
+            // lost retransmission waits for the RTO, RFC 6675 having no
+            // other way to see it).
+            summary.push(("undelivered_pkts".into(), self.undelivered as f64));
         }
         if self.forward.contains(&false) {
             // Two-way traffic: the reverse groups' goodput together.

@@ -107,6 +107,8 @@ pub(crate) mod collect;
 mod ports;
 pub mod trace;
 
+use std::collections::BTreeMap;
+
 use rand::RngExt;
 use rand_distr::{Distribution, Exp};
 
@@ -246,6 +248,12 @@ struct Flow {
     syn_timer: SimTime,
     /// SYNs sent so far.
     syns: u32,
+    /// Segments the receiver holds above a hole that were credited as
+    /// goodput when they crossed the bottleneck ([`Flow::take`]): segment
+    /// number to (end of serialization, bits). Entries leave as `rcv_nxt`
+    /// passes them; what is left at the run's end was never delivered in
+    /// order and is taken back ([`Collector::undelivered`]).
+    held: BTreeMap<u64, (SimTime, f64)>,
 }
 
 const NO_USER: u32 = u32::MAX;
@@ -381,6 +389,7 @@ impl Flow {
             syn_first: SimTime::MAX,
             syn_timer: SimTime::MAX,
             syns: 0,
+            held: BTreeMap::new(),
         }
     }
 
@@ -398,10 +407,18 @@ impl Flow {
         col: &mut Collector,
     ) -> (Option<Ack>, AckAction) {
         let before = self.receiver.received;
+        let nxt = self.receiver.rcv_nxt;
         let owed = self.receiver.on_ecn(seg.ecn());
         let action = self.receiver.on_segment(seg.seq());
         if self.receiver.received > before {
-            col.delivered_new(f, tx_end, tx);
+            let bits = col.delivered_new(f, tx_end, tx);
+            // Held above a hole: goodput only once the hole is repaired.
+            if seg.seq() >= self.receiver.rcv_nxt && bits > 0.0 {
+                self.held.insert(seg.seq(), (tx_end, bits));
+            }
+        }
+        if self.receiver.rcv_nxt > nxt && !self.held.is_empty() {
+            self.held = self.held.split_off(&self.receiver.rcv_nxt);
         }
         (owed, action)
     }
@@ -1509,6 +1526,11 @@ impl<'s> Sim<'s> {
             let tx = self.ports.get(u32::from(flow.exit)).tx_time(flow.mss);
             while let Some((at, seg)) = flow.rcv.pop() {
                 flow.take(seg, f as u32, at - flow.return_delay, tx, &mut self.col);
+            }
+            // Goodput is the data delivered in order: what still waits
+            // above a hole never reached the application.
+            for (_, (at, bits)) in std::mem::take(&mut flow.held) {
+                self.col.undelivered(f as u32, at, bits);
             }
         }
         for f in 0..self.flows.len() {
