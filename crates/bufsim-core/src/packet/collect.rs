@@ -77,6 +77,9 @@ pub struct FlowEnd {
     pub cwnd: f64,
     /// The flow left slow start.
     pub long: bool,
+    /// Its handshake is still waiting for a SYN retry: a queue dropped a
+    /// SYN of its and no retry has connected it.
+    pub syn_lost: bool,
 }
 
 impl FlowEnd {
@@ -310,6 +313,10 @@ pub struct Collector {
     refused: u64,
     /// Goodput bits in the window per group.
     good_bits: Vec<f64>,
+    /// Per group: flows and transfers (those with a row) that sent no data
+    /// segment in the whole run, and of those the ones still waiting for a
+    /// SYN retry after a lost SYN ([`Collector::never_started`]).
+    never_started: Vec<[u64; 2]>,
     /// Segments credited as goodput in the window that the run's end found
     /// held above a hole, taken back ([`Collector::undelivered`]).
     undelivered: u64,
@@ -403,6 +410,7 @@ impl Collector {
             completed: 0,
             refused: 0,
             good_bits: vec![0.0; s.flows.len()],
+            never_started: vec![[0; 2]; s.flows.len()],
             undelivered: 0,
             rec: vec![Vec::new(); COLS.len()],
             slots: 0,
@@ -610,6 +618,10 @@ impl Collector {
         if finished && forward && self.in_window {
             self.completed += 1;
         }
+        if !finished {
+            self.never_started(st.group as usize, e);
+        }
+        let st = &self.flows[f as usize];
         let end = now - lag;
         let dur = (end - st.arrival).as_secs_f64();
         let bytes = e.bytes(Some(st.size));
@@ -628,6 +640,20 @@ impl Collector {
         let row = self.row(st, e, span);
         for (c, v) in self.rec.iter_mut().zip(row) {
             c.push(v);
+        }
+    }
+
+    /// Count a flow of group `g` at its end `e` if it never sent a data
+    /// segment: `never_started_group<g>` in the summary, and
+    /// `never_started_syn_lost_group<g>` if a lost SYN is why (RFC 6298
+    /// section 5.7: the handshake's retries back off from the initial RTO,
+    /// so the next one may fall after the run's end).
+    fn never_started(&mut self, g: usize, e: &FlowEnd) {
+        if e.stats.sent == 0
+            && let Some(n) = self.never_started.get_mut(g)
+        {
+            n[0] += 1;
+            n[1] += u64::from(e.syn_lost);
         }
     }
 
@@ -965,6 +991,19 @@ impl Collector {
         // Persistent flows (`ends`, in slot order) first, then finite transfers.
         self.tick(now);
         let mut cols: Vec<Vec<f64>> = vec![Vec::new(); COLS.len()];
+        for (i, e) in ends.iter().enumerate() {
+            self.never_started(self.flows[i].group as usize, e);
+        }
+        // Started flows that delivered nothing in the window, per group.
+        let mut idle = vec![0u64; self.never_started.len()];
+        for ((st, e), &g) in self.flows.iter().zip(ends).zip(&whole.flow_goodput) {
+            if g == 0.0
+                && e.stats.sent > 0
+                && let Some(n) = idle.get_mut(st.group as usize)
+            {
+                *n += 1;
+            }
+        }
         for ((st, e), &g) in self.flows.iter().zip(ends).zip(&whole.flow_goodput) {
             let window = RowSpan {
                 rate_bps: g,
@@ -1013,6 +1052,18 @@ impl Collector {
         }
         for (g, v) in w.group_goodput.iter().enumerate() {
             summary.push((format!("goodput_bps_group{g}"), *v));
+        }
+        // Flows that never sent data or sat idle through the window, per
+        // group, only where there are some (issue 75: a lower Jain's
+        // index was all that showed them).
+        for (g, (n, &i)) in self.never_started.iter().zip(&idle).enumerate() {
+            if n[0] > 0 {
+                summary.push((format!("never_started_group{g}"), n[0] as f64));
+                summary.push((format!("never_started_syn_lost_group{g}"), n[1] as f64));
+            }
+            if i > 0 {
+                summary.push((format!("idle_group{g}"), i as f64));
+            }
         }
         if self.undelivered > 0 {
             // Why goodput can fall short of the link's utilization: data

@@ -248,6 +248,8 @@ struct Flow {
     syn_timer: SimTime,
     /// SYNs sent so far.
     syns: u32,
+    /// A queue dropped one of its SYNs.
+    syn_dropped: bool,
     /// Segments the receiver holds above a hole that were credited as
     /// goodput when they crossed the bottleneck ([`Flow::take`]): segment
     /// number to (end of serialization, bits). Entries leave as `rcv_nxt`
@@ -389,6 +391,7 @@ impl Flow {
             syn_first: SimTime::MAX,
             syn_timer: SimTime::MAX,
             syns: 0,
+            syn_dropped: false,
             held: BTreeMap::new(),
         }
     }
@@ -448,6 +451,7 @@ impl Flow {
             srtt: self.sender.srtt(),
             cwnd: self.sender.w.cwnd,
             long: self.long,
+            syn_lost: self.syn_dropped && self.syn_sent != SimTime::MAX,
         }
     }
 }
@@ -1153,7 +1157,9 @@ impl<'s> Sim<'s> {
                 tr.dropped(now, Self::trace_id(&self.col, &p), &p, reason);
             }
             if p.flow() != BACKGROUND {
-                self.flows[p.flow() as usize].in_net -= 1;
+                let flow = &mut self.flows[p.flow() as usize];
+                flow.in_net -= 1;
+                flow.syn_dropped |= !p.is_ack() && p.seq == SYN_SEQ;
             }
             if p.is_ack() {
                 let tw = self.two_way.as_mut().expect("ACK packets in a two-way run");
