@@ -574,14 +574,16 @@ impl Collector {
     /// Take back the `bits` credited by [`Self::delivered_new`] to a
     /// segment of flow `f` whose serialization ended at `tx_end`: at the
     /// run's end its receiver still held it above a hole, so it was never
-    /// delivered in order.
-    pub fn undelivered(&mut self, f: u32, tx_end: SimTime, bits: f64) {
+    /// delivered in order. The marks from `settled` on (those the flow's
+    /// receiver had not passed, [`Self::unmark`]) after `tx_end` lose it
+    /// too.
+    pub fn undelivered(&mut self, f: u32, tx_end: SimTime, bits: f64, settled: usize) {
         let st = &mut self.flows[f as usize];
         let g = st.group as usize;
         st.good_bits -= bits;
         self.good_bits[g] -= bits;
         self.undelivered += 1;
-        for m in self.marks.iter_mut().rev() {
+        for m in self.marks.iter_mut().skip(settled).rev() {
             if tx_end >= m.t {
                 break;
             }
@@ -589,6 +591,31 @@ impl Collector {
             if let Some(b) = m.flow_bits.get_mut(f as usize) {
                 *b -= bits;
             }
+        }
+    }
+
+    /// Marks so far (boundaries of halves and batches).
+    #[inline]
+    pub fn mark_count(&self) -> usize {
+        self.marks.len()
+    }
+
+    /// The time of mark `k`.
+    pub fn mark_time(&self, k: usize) -> SimTime {
+        self.marks[k].t
+    }
+
+    /// Take back from mark `k` the `bits` of a segment of flow `f` that
+    /// its receiver still held above a hole when it passed the mark (took
+    /// its first segment that crossed the bottleneck after it): as in the
+    /// run cut at the mark, that segment was not delivered in order by
+    /// then.
+    pub fn unmark(&mut self, k: usize, f: u32, bits: f64) {
+        let g = self.flows[f as usize].group as usize;
+        let m = &mut self.marks[k];
+        m.group_bits[g] -= bits;
+        if let Some(b) = m.flow_bits.get_mut(f as usize) {
+            *b -= bits;
         }
     }
 

@@ -256,6 +256,9 @@ struct Flow {
     /// passes them; what is left at the run's end was never delivered in
     /// order and is taken back ([`Collector::undelivered`]).
     held: BTreeMap<u64, (SimTime, f64)>,
+    /// Marks of the collector (halves, batches) the receiver has passed,
+    /// its `held` segments taken back from each ([`Collector::unmark`]).
+    settled: u32,
 }
 
 const NO_USER: u32 = u32::MAX;
@@ -393,6 +396,7 @@ impl Flow {
             syns: 0,
             syn_dropped: false,
             held: BTreeMap::new(),
+            settled: 0,
         }
     }
 
@@ -409,6 +413,21 @@ impl Flow {
         tx: SimTime,
         col: &mut Collector,
     ) -> (Option<Ack>, AckAction) {
+        // The first segment that crossed after a mark: what the receiver
+        // holds above a hole now is what the run cut at the mark would
+        // take back at its end.
+        while (self.settled as usize) < col.mark_count()
+            && tx_end >= col.mark_time(self.settled as usize)
+        {
+            let k = self.settled as usize;
+            let t = col.mark_time(k);
+            for &(at, bits) in self.held.values() {
+                if at < t {
+                    col.unmark(k, f, bits);
+                }
+            }
+            self.settled += 1;
+        }
         let before = self.receiver.received;
         let nxt = self.receiver.rcv_nxt;
         let owed = self.receiver.on_ecn(seg.ecn());
@@ -1536,7 +1555,8 @@ impl<'s> Sim<'s> {
             // Goodput is the data delivered in order: what still waits
             // above a hole never reached the application.
             for (_, (at, bits)) in std::mem::take(&mut flow.held) {
-                self.col.undelivered(f as u32, at, bits);
+                self.col
+                    .undelivered(f as u32, at, bits, flow.settled as usize);
             }
         }
         for f in 0..self.flows.len() {
