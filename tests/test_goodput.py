@@ -63,7 +63,8 @@ def test_rack_repairs_the_holes_on_the_rfc_stack():
 
 
 def test_goodput_with_a_warm_up_stays_below_the_in_order_delivery():
-    # The golden fq scenario (4 CUBIC flows, 20 Mbps, 40 packets, fq): one
+    # The golden fq scenario (4 CUBIC flows, 20 Mbps, 40 packets, fq; the
+    # rfc stack named, its 1 s minimum RTO backing off): one
     # flow is backing off its RTO behind a lost retransmission from about
     # 1 s on, 518 segments delivered in order over the whole run; its
     # goodput over [1 s, 5 s] was 3.375 Mbps (the segments it had sent
@@ -74,7 +75,13 @@ def test_goodput_with_a_warm_up_stays_below_the_in_order_delivery():
         "seed": 7,
         "link": {"capacity": "20Mbps", "delay": "5ms", "buffer": "40pkt", "qdisc": "fq"},
         "flows": [
-            {"count": 4, "tcp": "cubic", "rtt": {"min": "20ms", "max": "80ms"}, "sack": True}
+            {
+                "count": 4,
+                "tcp": "cubic",
+                "rtt": {"min": "20ms", "max": "80ms"},
+                "sack": True,
+                "stack": "rfc",
+            }
         ],
     }
     f = bufsim.simulate(scn).flows

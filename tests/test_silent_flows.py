@@ -33,7 +33,11 @@ def test_a_run_without_silent_flows_has_no_such_keys():
 
 
 def _switch_pool(**flow):
+    # The example as shipped, on the rfc stack named (the default it was
+    # shipped with).
     d = tomllib.loads(bufsim.examples.path("switch-pool").read_text())
+    for g in d["flows"]:
+        g["stack"] = "rfc"
     d["flows"][0] |= flow
     return d
 
