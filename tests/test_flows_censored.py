@@ -282,3 +282,32 @@ def test_advise_never_judges_a_completion_time_on_the_transfers_that_finished(tm
     runs = a.runs[a.runs["engine"] == "packet"]
     assert (runs["flows_started_small"] == 100).all()
     assert (runs["fct_p99_small_s_censored"] == 1.0).all()
+
+
+def test_dc_incast_slowdowns_are_censored_as_the_fcts_are():
+    # The dc-incast example: 7 of its 100 incast transfers are unfinished
+    # at the run's end, so the FCT mean and p99 are lower bounds. The
+    # slowdowns of the same transfers are too: Kaplan-Meier on slowdowns
+    # once called the p99 identified (8637, flagged 0) by extrapolating
+    # from the finished transfers. Now it reads as the p99 with each
+    # unfinished transfer at the slowdown it had reached (6562), a lower
+    # bound, and flagged so.
+    from bufsim.advise.objectives import Objective, cannot_judge, judged, observed
+
+    s = bufsim.simulate(bufsim.examples.path("dc-incast")).summary
+    assert s["flows_started_small"] - s["flows_completed_small"] == 7
+    for stat in ("mean", "p99"):
+        assert s[f"fct_{stat}_small_s_censored"] == 1.0
+        assert s[f"slowdown_{stat}_small_censored"] == 1.0
+        assert s[f"slowdown_{stat}_small_group1_censored"] == 1.0
+    assert s["slowdown_p99_small"] == pytest.approx(6562, rel=0.01)
+    assert s["slowdown_mean_small"] == pytest.approx(765, rel=0.01)
+    # An objective the lower bound meets is not judged met on it (advise
+    # takes no slowdown objective yet; the rule is the FCTs').
+    o = Objective(
+        text="slowdown_p99_small<=10000", key="slowdown_p99_small", op="<=", bound=10000.0
+    )
+    runs = pd.DataFrame([s])
+    assert judged(runs, o.key)[0] == math.inf
+    mean, censored = observed(runs, o.key)
+    assert censored and cannot_judge(o, mean, censored)

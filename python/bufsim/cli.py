@@ -227,6 +227,34 @@ def print_summary(result: Result, title: str, *, everything: bool = False) -> No
             fmt.metric(key, s[key], censored=censored),
         )
     console.print(table)
+    for line in silent_flows(s):
+        console.print(line, highlight=False)
+
+
+def silent_flows(summary: dict[str, float]) -> list[str]:
+    """One line per flow group with flows that never sent data or sat
+    idle through the window (``never_started_group<k>``,
+    ``never_started_syn_lost_group<k>``, ``idle_group<k>``), and one for
+    data held behind unrepaired losses (``undelivered_pkts``): what a
+    lower Jain's index or goodput alone would not say (issue 75)."""
+    out = []
+    for k in sorted(summary):
+        if m := re.fullmatch(r"never_started_group(\d+)", k):
+            g, n = m.group(1), int(summary[k])
+            lost = int(summary.get(f"never_started_syn_lost_group{g}", 0))
+            why = f" ({lost} waiting for a SYN retry after a lost SYN)" if lost else ""
+            out.append(f"note: {n} flows of group {g} never sent data{why}")
+        elif m := re.fullmatch(r"idle_group(\d+)", k):
+            out.append(
+                f"note: {int(summary[k])} flows of group {m.group(1)} delivered nothing in the "
+                "window (stalled: waiting for a retransmission timeout)"
+            )
+    if summary.get("undelivered_pkts", 0) > 0:
+        out.append(
+            f"note: {int(summary['undelivered_pkts'])} packets crossed the bottleneck but were "
+            "held behind an unrepaired loss at the end: not goodput"
+        )
+    return out
 
 
 #: Runs with at most this many flows print a row for each by default.

@@ -271,6 +271,48 @@ def add_ideal(flows: pd.DataFrame, capacity_bps: float, mss_bytes: Any) -> pd.Da
     return flows
 
 
+def _slowdown_bounds(
+    values: Any, finished: Any, mean: tuple[float, bool], p99: tuple[float, bool]
+) -> tuple[float, bool, float, bool]:
+    """Slowdown statistics censored as the FCTs of the same transfers are.
+
+    An unfinished transfer's FCT is censored at the run's end, a time
+    common to the transfers started together; its slowdown divides that by
+    its own ideal time, so the censoring values scatter over the slowdowns
+    and Kaplan-Meier would call a statistic identified by extrapolating
+    from the finished transfers alone (dc-incast: ``slowdown_p99_small``
+    8637 with 7 transfers unfinished, flagged identified). So a slowdown
+    statistic is unidentified whenever its FCT statistic is (or its own
+    estimate is), and then reads as the statistic with each unfinished
+    transfer at the slowdown it had reached: a lower bound, every true
+    slowdown being at least that.
+
+    Parameters
+    ----------
+    values : array_like
+        Slowdowns of the finished transfers and slowdowns reached by the
+        others (ratios).
+    finished : array_like of bool
+        Which transfers finished.
+    mean, p99 : (float, bool)
+        The Kaplan-Meier mean and 99th percentile and whether each is
+        identified, the FCT's identification already folded in.
+
+    Returns
+    -------
+    (float, bool, float, bool)
+        The mean, whether identified, the 99th percentile, whether identified.
+    """
+    y = np.asarray(values, dtype=float)
+    m, m_known = mean
+    q, q_known = p99
+    if not m_known:
+        m = min(m, float(np.mean(y)))
+    if not q_known:
+        q = min(q, float(np.quantile(y, 0.99, method="inverted_cdf")))
+    return m, m_known, q, q_known
+
+
 def fct_summary(
     result_or_flows: Any,
     window_s: tuple[float, float],
@@ -285,7 +327,8 @@ def fct_summary(
     it had run. Means and 99th percentiles are over all of them; where the
     censoring leaves a statistic unidentified (:func:`censored_quantile`;
     a mean whenever a transfer is unfinished) its value is a lower bound
-    and its ``_censored`` key is 1.
+    and its ``_censored`` key is 1. A slowdown statistic is censored
+    whenever the FCT statistic of the same transfers is (:func:`_slowdown_bounds`).
 
     Parameters
     ----------
@@ -351,9 +394,19 @@ def fct_summary(
                 out[f"completion_{c}{suffix}"] = done / n
                 if slow is not None:
                     stats.append(("slowdown", "", slow[sel]))
+            known: dict[str, bool] = {}
             for name, unit, v in stats:
                 mean, mean_known = censored_mean(v, fin[sel])
                 p99, p99_known = censored_quantile(v, fin[sel], 0.99)
+                if name == "fct":
+                    known = {"mean": mean_known, "p99": p99_known}
+                else:
+                    mean, mean_known, p99, p99_known = _slowdown_bounds(
+                        v,
+                        fin[sel],
+                        (mean, mean_known and known["mean"]),
+                        (p99, p99_known and known["p99"]),
+                    )
                 out[f"{name}_mean_{c}{unit}{suffix}"] = mean
                 out[f"{name}_p99_{c}{unit}{suffix}"] = p99
                 if full:

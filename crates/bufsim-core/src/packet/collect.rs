@@ -77,6 +77,9 @@ pub struct FlowEnd {
     pub cwnd: f64,
     /// The flow left slow start.
     pub long: bool,
+    /// Its handshake is still waiting for a SYN retry: a queue dropped a
+    /// SYN of its and no retry has connected it.
+    pub syn_lost: bool,
 }
 
 impl FlowEnd {
@@ -310,6 +313,13 @@ pub struct Collector {
     refused: u64,
     /// Goodput bits in the window per group.
     good_bits: Vec<f64>,
+    /// Per group: flows and transfers (those with a row) that sent no data
+    /// segment in the whole run, and of those the ones still waiting for a
+    /// SYN retry after a lost SYN ([`Collector::never_started`]).
+    never_started: Vec<[u64; 2]>,
+    /// Segments credited as goodput in the window that the run's end found
+    /// held above a hole, taken back ([`Collector::undelivered`]).
+    undelivered: u64,
     rec: Vec<Vec<f64>>,
     /// Flow slots allocated (peak simultaneous flows, zombies included).
     pub slots: usize,
@@ -400,6 +410,8 @@ impl Collector {
             completed: 0,
             refused: 0,
             good_bits: vec![0.0; s.flows.len()],
+            never_started: vec![[0; 2]; s.flows.len()],
+            undelivered: 0,
             rec: vec![Vec::new(); COLS.len()],
             slots: 0,
             active_max: 0,
@@ -529,11 +541,13 @@ impl Collector {
     /// the segment in service at the window's start prorated: it can never
     /// exceed the capacity. (Counting the advance of rcv_nxt instead would
     /// credit the window with segments that crossed before it and waited
-    /// out of order at the receiver.)
+    /// out of order at the receiver.) A segment held above a hole at the
+    /// run's end is taken back ([`Self::undelivered`]): goodput is the
+    /// data delivered in order. Returns the bits credited.
     #[inline]
-    pub fn delivered_new(&mut self, f: u32, tx_end: SimTime, tx: SimTime) {
+    pub fn delivered_new(&mut self, f: u32, tx_end: SimTime, tx: SimTime) -> f64 {
         if !self.in_window {
-            return;
+            return 0.0;
         }
         let st = &mut self.flows[f as usize];
         let g = st.group as usize;
@@ -553,6 +567,55 @@ impl Collector {
             if let Some(b) = m.flow_bits.get_mut(f as usize) {
                 *b += bits;
             }
+        }
+        bits
+    }
+
+    /// Take back the `bits` credited by [`Self::delivered_new`] to a
+    /// segment of flow `f` whose serialization ended at `tx_end`: at the
+    /// run's end its receiver still held it above a hole, so it was never
+    /// delivered in order. The marks from `settled` on (those the flow's
+    /// receiver had not passed, [`Self::unmark`]) after `tx_end` lose it
+    /// too.
+    pub fn undelivered(&mut self, f: u32, tx_end: SimTime, bits: f64, settled: usize) {
+        let st = &mut self.flows[f as usize];
+        let g = st.group as usize;
+        st.good_bits -= bits;
+        self.good_bits[g] -= bits;
+        self.undelivered += 1;
+        for m in self.marks.iter_mut().skip(settled).rev() {
+            if tx_end >= m.t {
+                break;
+            }
+            m.group_bits[g] -= bits;
+            if let Some(b) = m.flow_bits.get_mut(f as usize) {
+                *b -= bits;
+            }
+        }
+    }
+
+    /// Marks so far (boundaries of halves and batches).
+    #[inline]
+    pub fn mark_count(&self) -> usize {
+        self.marks.len()
+    }
+
+    /// The time of mark `k`.
+    pub fn mark_time(&self, k: usize) -> SimTime {
+        self.marks[k].t
+    }
+
+    /// Take back from mark `k` the `bits` of a segment of flow `f` that
+    /// its receiver still held above a hole when it passed the mark (took
+    /// its first segment that crossed the bottleneck after it): as in the
+    /// run cut at the mark, that segment was not delivered in order by
+    /// then.
+    pub fn unmark(&mut self, k: usize, f: u32, bits: f64) {
+        let g = self.flows[f as usize].group as usize;
+        let m = &mut self.marks[k];
+        m.group_bits[g] -= bits;
+        if let Some(b) = m.flow_bits.get_mut(f as usize) {
+            *b -= bits;
         }
     }
 
@@ -582,6 +645,10 @@ impl Collector {
         if finished && forward && self.in_window {
             self.completed += 1;
         }
+        if !finished {
+            self.never_started(st.group as usize, e);
+        }
+        let st = &self.flows[f as usize];
         let end = now - lag;
         let dur = (end - st.arrival).as_secs_f64();
         let bytes = e.bytes(Some(st.size));
@@ -600,6 +667,20 @@ impl Collector {
         let row = self.row(st, e, span);
         for (c, v) in self.rec.iter_mut().zip(row) {
             c.push(v);
+        }
+    }
+
+    /// Count a flow of group `g` at its end `e` if it never sent a data
+    /// segment: `never_started_group<g>` in the summary, and
+    /// `never_started_syn_lost_group<g>` if a lost SYN is why (RFC 6298
+    /// section 5.7: the handshake's retries back off from the initial RTO,
+    /// so the next one may fall after the run's end).
+    fn never_started(&mut self, g: usize, e: &FlowEnd) {
+        if e.stats.sent == 0
+            && let Some(n) = self.never_started.get_mut(g)
+        {
+            n[0] += 1;
+            n[1] += u64::from(e.syn_lost);
         }
     }
 
@@ -937,6 +1018,19 @@ impl Collector {
         // Persistent flows (`ends`, in slot order) first, then finite transfers.
         self.tick(now);
         let mut cols: Vec<Vec<f64>> = vec![Vec::new(); COLS.len()];
+        for (i, e) in ends.iter().enumerate() {
+            self.never_started(self.flows[i].group as usize, e);
+        }
+        // Started flows that delivered nothing in the window, per group.
+        let mut idle = vec![0u64; self.never_started.len()];
+        for ((st, e), &g) in self.flows.iter().zip(ends).zip(&whole.flow_goodput) {
+            if g == 0.0
+                && e.stats.sent > 0
+                && let Some(n) = idle.get_mut(st.group as usize)
+            {
+                *n += 1;
+            }
+        }
         for ((st, e), &g) in self.flows.iter().zip(ends).zip(&whole.flow_goodput) {
             let window = RowSpan {
                 rate_bps: g,
@@ -985,6 +1079,25 @@ impl Collector {
         }
         for (g, v) in w.group_goodput.iter().enumerate() {
             summary.push((format!("goodput_bps_group{g}"), *v));
+        }
+        // Flows that never sent data or sat idle through the window, per
+        // group, only where there are some (issue 75: a lower Jain's
+        // index was all that showed them).
+        for (g, (n, &i)) in self.never_started.iter().zip(&idle).enumerate() {
+            if n[0] > 0 {
+                summary.push((format!("never_started_group{g}"), n[0] as f64));
+                summary.push((format!("never_started_syn_lost_group{g}"), n[1] as f64));
+            }
+            if i > 0 {
+                summary.push((format!("idle_group{g}"), i as f64));
+            }
+        }
+        if self.undelivered > 0 {
+            // Why goodput can fall short of the link's utilization: data
+            // past the bottleneck behind an unrepaired loss (issue 75: a
+            // lost retransmission waits for the RTO, RFC 6675 having no
+            // other way to see it).
+            summary.push(("undelivered_pkts".into(), self.undelivered as f64));
         }
         if self.forward.contains(&false) {
             // Two-way traffic: the reverse groups' goodput together.

@@ -107,6 +107,8 @@ pub(crate) mod collect;
 mod ports;
 pub mod trace;
 
+use std::collections::BTreeMap;
+
 use rand::RngExt;
 use rand_distr::{Distribution, Exp};
 
@@ -246,6 +248,17 @@ struct Flow {
     syn_timer: SimTime,
     /// SYNs sent so far.
     syns: u32,
+    /// A queue dropped one of its SYNs.
+    syn_dropped: bool,
+    /// Segments the receiver holds above a hole that were credited as
+    /// goodput when they crossed the bottleneck ([`Flow::take`]): segment
+    /// number to (end of serialization, bits). Entries leave as `rcv_nxt`
+    /// passes them; what is left at the run's end was never delivered in
+    /// order and is taken back ([`Collector::undelivered`]).
+    held: BTreeMap<u64, (SimTime, f64)>,
+    /// Marks of the collector (halves, batches) the receiver has passed,
+    /// its `held` segments taken back from each ([`Collector::unmark`]).
+    settled: u32,
 }
 
 const NO_USER: u32 = u32::MAX;
@@ -381,6 +394,9 @@ impl Flow {
             syn_first: SimTime::MAX,
             syn_timer: SimTime::MAX,
             syns: 0,
+            syn_dropped: false,
+            held: BTreeMap::new(),
+            settled: 0,
         }
     }
 
@@ -397,11 +413,34 @@ impl Flow {
         tx: SimTime,
         col: &mut Collector,
     ) -> (Option<Ack>, AckAction) {
+        // The first segment that crossed after a mark: what the receiver
+        // holds above a hole now is what the run cut at the mark would
+        // take back at its end.
+        while (self.settled as usize) < col.mark_count()
+            && tx_end >= col.mark_time(self.settled as usize)
+        {
+            let k = self.settled as usize;
+            let t = col.mark_time(k);
+            for &(at, bits) in self.held.values() {
+                if at < t {
+                    col.unmark(k, f, bits);
+                }
+            }
+            self.settled += 1;
+        }
         let before = self.receiver.received;
+        let nxt = self.receiver.rcv_nxt;
         let owed = self.receiver.on_ecn(seg.ecn());
         let action = self.receiver.on_segment(seg.seq());
         if self.receiver.received > before {
-            col.delivered_new(f, tx_end, tx);
+            let bits = col.delivered_new(f, tx_end, tx);
+            // Held above a hole: goodput only once the hole is repaired.
+            if seg.seq() >= self.receiver.rcv_nxt && bits > 0.0 {
+                self.held.insert(seg.seq(), (tx_end, bits));
+            }
+        }
+        if self.receiver.rcv_nxt > nxt && !self.held.is_empty() {
+            self.held = self.held.split_off(&self.receiver.rcv_nxt);
         }
         (owed, action)
     }
@@ -431,6 +470,7 @@ impl Flow {
             srtt: self.sender.srtt(),
             cwnd: self.sender.w.cwnd,
             long: self.long,
+            syn_lost: self.syn_dropped && self.syn_sent != SimTime::MAX,
         }
     }
 }
@@ -1136,7 +1176,9 @@ impl<'s> Sim<'s> {
                 tr.dropped(now, Self::trace_id(&self.col, &p), &p, reason);
             }
             if p.flow() != BACKGROUND {
-                self.flows[p.flow() as usize].in_net -= 1;
+                let flow = &mut self.flows[p.flow() as usize];
+                flow.in_net -= 1;
+                flow.syn_dropped |= !p.is_ack() && p.seq == SYN_SEQ;
             }
             if p.is_ack() {
                 let tw = self.two_way.as_mut().expect("ACK packets in a two-way run");
@@ -1509,6 +1551,12 @@ impl<'s> Sim<'s> {
             let tx = self.ports.get(u32::from(flow.exit)).tx_time(flow.mss);
             while let Some((at, seg)) = flow.rcv.pop() {
                 flow.take(seg, f as u32, at - flow.return_delay, tx, &mut self.col);
+            }
+            // Goodput is the data delivered in order: what still waits
+            // above a hole never reached the application.
+            for (_, (at, bits)) in std::mem::take(&mut flow.held) {
+                self.col
+                    .undelivered(f as u32, at, bits, flow.settled as usize);
             }
         }
         for f in 0..self.flows.len() {

@@ -1204,7 +1204,13 @@ impl Sender {
     /// window, unless HyStart++ holds the initial slow start to CSS's pace
     /// or ends it.
     fn grow(&mut self, acked: u64, now: SimTime) {
-        if acked == 0 {
+        //= Linux tcp_input.c tcp_cong_control: "if
+        //= (icsk->icsk_ca_ops->cong_control) { icsk->icsk_ca_ops->
+        //= cong_control(sk, ...); return; }": tcp_cong_avoid, and with it
+        //= tcp_slow_start's byte counting ("cwnd = min(cwnd + acked,
+        //= ssthresh)"), runs only for controllers without that hook. BBR
+        //= sets cwnd in on_rate_sample (`CongestionControl::owns_window`).
+        if acked == 0 || self.cc.owns_window() {
             return;
         }
         // Segments slow start may count for this ACK: RFC 5681 eq. (2)'s
@@ -2110,6 +2116,35 @@ mod tests {
         s.pump(SimTime::ZERO, &mut out);
         s.on_ack(&ack(4), t, &mut out);
         assert_eq!(s.w.cwnd, 8.0);
+    }
+
+    #[test]
+    fn byte_counting_never_reaches_a_controller_that_owns_its_window() {
+        // Linux tcp_cong_control: a controller with `cong_control` (BBR)
+        // sets cwnd itself; tcp_slow_start's "cwnd = min(cwnd + acked,
+        // ssthresh)" runs only from tcp_cong_avoid. Issue 75: the linux
+        // stack's byte counting grew a lone BBR v3 flow's window behind its
+        // model after Startup's losses (0.399 utilization at 0.25 BDP).
+        let t = SimTime::from_millis(100);
+        let mut s = bbr_sender("draft");
+        assert!(s.cc.owns_window());
+        s.cfg.abc = SlowStart::Capped;
+        s.w = Window {
+            cwnd: 4.0,
+            ssthresh: 7.0,
+        };
+        s.grow(2, t);
+        assert_eq!(s.w.cwnd, 4.0);
+        // A window-based controller still counts both segments.
+        let mut s = sender(true);
+        assert!(!s.cc.owns_window());
+        s.cfg.abc = SlowStart::Capped;
+        s.w = Window {
+            cwnd: 4.0,
+            ssthresh: 7.0,
+        };
+        s.grow(2, t);
+        assert_eq!(s.w.cwnd, 6.0);
     }
 
     #[test]

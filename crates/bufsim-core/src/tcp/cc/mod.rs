@@ -229,6 +229,15 @@ pub trait CongestionControl {
         false
     }
 
+    /// Whether the controller owns cwnd outright (Linux's `cong_control`
+    /// hook, which BBR v1 and v3 implement): the sender's own growth rules,
+    /// slow start with its byte counting (RFC 3465, the stack's `abc`),
+    /// HyStart++ and [`Self::on_ack`], never reach it. Default: the
+    /// controllers that set cwnd in [`Self::on_rate_sample`].
+    fn owns_window(&self) -> bool {
+        self.uses_rate_samples()
+    }
+
     /// Every ACK that delivered data, in or out of recovery, after the
     /// sender's own window updates and before it sends: a model-based
     /// controller sets cwnd here (it owns cwnd in every state). Called only
@@ -449,6 +458,11 @@ macro_rules! variants {
             #[inline]
             pub fn uses_rate_samples(&self) -> bool {
                 match self { $(AnyCc::$arm(c) => c.uses_rate_samples(),)* }
+            }
+            /// See [`CongestionControl::owns_window`].
+            #[inline]
+            pub fn owns_window(&self) -> bool {
+                match self { $(AnyCc::$arm(c) => c.owns_window(),)* }
             }
             /// See [`CongestionControl::on_rate_sample`].
             #[inline]
