@@ -124,9 +124,18 @@ INSERTED: dict[str, Callable[[], str]] = {"stack_table": stack_table}
 INSERT = re.compile(r"^<!-- generated: (\w+) -->$", re.M)
 
 
-def on_page_markdown(markdown: str, **kwargs: Any) -> str:
+#: The changelog page's include of CHANGELOG.md, whose links are to
+#: ``docs/PAGE.md`` (right from the repository's root, where it lives).
+CHANGELOG = '--8<-- "CHANGELOG.md"'
+
+
+def on_page_markdown(markdown: str, *, config: Any, **kwargs: Any) -> str:
     """Replace each ``<!-- generated: NAME -->`` line with what ``NAME``
-    writes (:data:`INSERTED`)."""
+    writes (:data:`INSERTED`), and include CHANGELOG.md with its links to
+    ``docs/PAGE.md`` made the site's (``PAGE.md``)."""
+    if markdown.strip() == CHANGELOG:
+        root = Path(config["config_file_path"]).parent
+        markdown = (root / "CHANGELOG.md").read_text().replace("](docs/", "](")
     return INSERT.sub(lambda m: INSERTED[m.group(1)](), markdown)
 
 
