@@ -4,6 +4,9 @@ makes, made when the site is built, so that it cannot drift from the code.
 - Pages generated from the code (:data:`GENERATED`): the scenario
   reference, and the reproductions' figures drawn from their quick runs
   (:func:`reproduction_figures`).
+- Parts of written pages generated from the code (:data:`INSERTED`): a
+  page's line ``<!-- generated: NAME -->`` becomes what ``NAME`` writes
+  (the Engines page's stack-profile table, from the core's profiles).
 - Figures: a page's python block that saves a PNG and is followed at once
   by that image (``![...](name.png)``) is run when the site is built, and
   the site shows what it drew (:func:`figures`). The copy in ``docs/``
@@ -105,6 +108,35 @@ GENERATED: dict[str, Callable[[], tuple[str, dict[str, bytes]]]] = {
     "scenario-reference.md": scenario_reference,
     "reproduction-figures.md": reproduction_figures,
 }
+
+
+def stack_table() -> str:
+    """The stack-profile table of the Engines page, from the core."""
+    from bufsim.reference import stack_table
+
+    return stack_table()
+
+
+#: ``<!-- generated: NAME -->`` -> the function whose Markdown replaces it.
+INSERTED: dict[str, Callable[[], str]] = {"stack_table": stack_table}
+
+#: The line a written page puts where a generated part goes.
+INSERT = re.compile(r"^<!-- generated: (\w+) -->$", re.M)
+
+
+#: The changelog page's include of CHANGELOG.md, whose links are to
+#: ``docs/PAGE.md`` (right from the repository's root, where it lives).
+CHANGELOG = '--8<-- "CHANGELOG.md"'
+
+
+def on_page_markdown(markdown: str, *, config: Any, **kwargs: Any) -> str:
+    """Replace each ``<!-- generated: NAME -->`` line with what ``NAME``
+    writes (:data:`INSERTED`), and include CHANGELOG.md with its links to
+    ``docs/PAGE.md`` made the site's (``PAGE.md``)."""
+    if markdown.strip() == CHANGELOG:
+        root = Path(config["config_file_path"]).parent
+        markdown = (root / "CHANGELOG.md").read_text().replace("](docs/", "](")
+    return INSERT.sub(lambda m: INSERTED[m.group(1)](), markdown)
 
 
 def on_files(files: Files, config: Any) -> Files:

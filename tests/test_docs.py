@@ -66,7 +66,15 @@ def test_the_site_builds_offline_and_strict(tmp_path, quick_store):
     assert "bufsim.simulate" in api and "Simulate a scenario." in api
     # Sphinx roles in the docstrings read as code (mkdocs_hooks.SphinxRoles).
     assert ":func:" not in api and "<code>bufsim.models.predict</code>" in api
-    assert "output.stop" in (site / "changelog.html").read_text()
+    changelog = (site / "changelog.html").read_text()
+    assert "output.stop" in changelog
+    # CHANGELOG.md's links to docs/PAGE.md are the site's (mkdocs_hooks).
+    assert 'href="advise.html"' in changelog and 'href="docs/' not in changelog
+    # The stack-profile table, generated from the core, links each field
+    # to its section.
+    engines = (site / "engines.html").read_text()
+    assert '<a href="#initial_window"><code>initial_window</code></a>' in engines
+    assert 'id="initial_window"' in engines and "generated: stack_table" not in engines
     assert (site / "search" / "search_index.js").exists()
     # The scenario reference, generated from the schema.
     ref = (site / "scenario-reference.html").read_text()

@@ -761,7 +761,12 @@ def test_the_page_writes_a_shared_reason_once():
         [dict(run, scenario="cubic-droptail-0.25bdp"), dict(run, scenario="cubic-droptail-1bdp")]
     )
     page = validate.markdown(pd.DataFrame([], columns=["scenario"]), runs, "3.37")
-    assert page.count(shared) == 1
+    summary, *rest = shared.split("\n\n")
+    # The summary in the list, linked to the reason in full below the
+    # metrics, each once.
+    assert page.count(summary) == 1 and page.count("### cubic-droptail-0.25bdp") == 1
+    assert page.count("(#cubic-droptail-025bdp)") == 1
+    assert " ".join(rest[0].split()) in " ".join(page.split())
     assert (
         "- **cubic-droptail-1bdp** (undecided; drop_rate): the reason given for "
         "cubic-droptail-0.25bdp above." in page
@@ -773,7 +778,8 @@ def test_the_published_page_gives_the_codes_reasons():
     # edited by hand when a reason changes without a rerun: its table must name
     # every scenario of the suite, its count line must match the table, and
     # each scenario that does not agree must carry the reason why_not gives
-    # it, word for word.
+    # it, word for word: its summary (the first paragraph) in the list, the
+    # rest, wrapped, in its section of "The reasons in full".
     import re
     from pathlib import Path
 
@@ -784,9 +790,15 @@ def test_the_published_page_gives_the_codes_reasons():
     agree = int((runs["verdict"] == "agrees").sum())
     assert f"{agree} of {len(runs)} scenarios agree within tolerance" in page
     runs["reason"] = [validate.EXPLAINED.get(n, "") if v != "agrees" else "" for n, v in rows]
+    assert page.startswith(f"# The packet engine against ns-3\n\n**{agree} of {len(runs)} ")
     for name, why in validate.why_not(runs).items():
-        line = rf"^- \*\*{re.escape(name)}\*\* \([^)]*\): {re.escape(why)}$"
+        summary, *rest = why.split("\n\n")
+        link = rf" \(\[in full\]\(#{re.escape(validate._slug(name))}\)\)" if rest else ""
+        line = rf"^- \*\*{re.escape(name)}\*\* \([^)]*\): {re.escape(summary)}{link}$"
         assert re.search(line, page, re.M), f"{name}: the page's reason is not the code's"
+        if rest:
+            section = page.split(f"\n### {name}\n", 1)[1].split("\n#", 1)[0]
+            assert section.split() == " ".join(rest).split(), f"{name}: not the code's"
 
 
 def test_the_kept_ns3_runs_are_this_builds_runs_of_the_suite():

@@ -22,7 +22,18 @@ from typing import Any
 from bufsim import _core
 from bufsim._core import BufsimError
 
-__all__ = ["DESCRIPTIONS", "TABLES", "bad_value_error", "fields", "markdown", "params"]
+__all__ = [
+    "DESCRIPTIONS",
+    "STACK_PROFILES",
+    "STACK_SOURCES",
+    "TABLES",
+    "bad_value_error",
+    "default_stack",
+    "fields",
+    "markdown",
+    "params",
+    "stack_table",
+]
 
 #: A valid scenario the probes start from.
 _BASE: dict[str, Any] = {
@@ -338,3 +349,90 @@ def markdown() -> str:
             f"{', '.join(q['drop_reasons'])} | {_params_text('qdisc', q)} |"
         )
     return "\n".join(out) + "\n"
+
+
+#: The profiles of ``flows[].stack``, in the stack-profile table's order.
+STACK_PROFILES = ("rfc", "linux", "ns3")
+
+#: Stack field -> where each profile's value comes from, in a few words
+#: (``rfc``, ``linux``, ``ns3``): the RFC, the Linux function or constant,
+#: the ns-3 attribute or method. The table of the Engines page gives each
+#: profile's value (from the core) with these; the page's section on the
+#: field below the table says the rest. A field the core adds needs an
+#: entry here and a section there (a test checks both).
+STACK_SOURCES: dict[str, tuple[str, str, str]] = {
+    "initial_window": ("ns-2 runs; RFC 5681", "`TCP_INIT_CWND`", "`TcpSocket::InitialCwnd`"),
+    "min_rto": ("RFC 6298 (2.4)", "`TCP_RTO_MIN`", "`TcpSocketBase::MinRto`"),
+    "connection_setup": ("RFC 6298 (2.1)", "`TCP_TIMEOUT_INIT`", "`ProcessSynSent`"),
+    "sack": ("RFC 6675", "`tcp_sack`", "`Sack`"),
+    "recovery": ("RFC 6675 DupThresh", "`tcp_recovery` = 1", "ns-3 has no RACK"),
+    "prr": ("RFC 6675", "`tcp_cwnd_reduction`", "`TcpPrrRecovery`"),
+    "prr_variant": ("RFC 9937", "RFC 9937", "`DoRecovery`"),
+    "hystart": ("", "CUBIC's HyStart", "ns-3 has none"),
+    "abc": ("RFC 5681 eq. (2)", "`tcp_slow_start`", "`TcpNewReno::SlowStart`"),
+    "limited_transmit": ("ns-2 runs", "`tcp_packets_in_flight`", "`LimitedTransmit`"),
+    "partial_ack_retransmit": ("RFC 6675", "`tcp_newreno_mark_lost`", "`ProcessAck`"),
+    "dupack_growth": ("RFC 5681 section 3.1", "`tcp_may_raise_cwnd`", "`DupAck`"),
+    "rto_ssthresh": ("RFC 5681 eq. (4)", "`tcp_enter_loss`", "`ReTxTimeout`"),
+    "rto_collapse": ("RFC 6298 section 5", "`tcp_ack_update_rtt`", "`NewAck`"),
+    "rto_timer": ("RFC 6298 section 5.2", "`tcp_rearm_rto`", "`NewAck`"),
+    "recovery_entry": ("RFC 6675 section 5", "RACK replaces it", "`DupAck`"),
+    "sack_pipe": ("RFC 6675 section 4", "`tcp_sacktag_one`", "`TcpTxBuffer::Update`"),
+    "recovery_exit": ("RFC 6675 section 5", "`tcp_end_cwnd_reduction`", "`ProcessAck`"),
+    "rtt_sampling": ("RFC 6298 section 3", "`tcp_rtt_estimator`", "`EstimateRtt`"),
+    "cut_from": ("RFC 5681 eq. (4)", "Linux's controllers", "`BytesInFlight()`"),
+    "ecn_reduction": ("RFC 3168 section 6.1.2", "`tcp_enter_cwr`", "`EnterCwr`"),
+    "ce_ack": ("RFC 8257 section 3.2", "`dctcp_ece_ack_update`", "`TcpDctcp::CeState0to1`"),
+    "delayed_ack": ("the papers' runs", "`__tcp_ack_snd_check`", "`DelAckCount` 2"),
+    "delack_timeout": ("RFC 5681 section 4.2", "`TCP_ATO_MIN`", "`DelAckTimeout`"),
+    "quick_acks": ("", "`TCP_MAX_QUICKACKS`", "`ProcessSynSent`"),
+    "push_ack": ("", "`tcp_cleanup_rbuf`", ""),
+}
+
+
+def _stack_value(field: str, key: str, value: Any) -> str:
+    """A profile's value as a scenario file writes it, in code."""
+    from bufsim import fmt
+
+    if field == "recovery":
+        value = "rack" if value else "rfc6675"
+    if key.endswith("_s"):
+        return fmt.metric(key, value)
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    return f"`{value}`"
+
+
+def default_stack() -> str:
+    """The profile a flow group that names none gets (from the core)."""
+    probe = copy.deepcopy(_BASE)
+    group = json.loads(_core.Scenario(json.dumps(probe)).normalized())["flows"][0]
+    return str(group["stack"])
+
+
+def stack_table() -> str:
+    """The Engines page's stack-profile table, one line a cell: per field of
+    :data:`bufsim.scenario.STACK_FIELDS` (its name linking to its section
+    on the page) each profile's value, read from the core, with its source
+    (:data:`STACK_SOURCES`); a value that differs by TCP variant names the
+    variants."""
+    from bufsim.scenario import STACK_FIELDS, VARIANTS, _profile
+
+    default = default_stack()
+    heads = [f"`{p}`" + (" (default)" if p == default else "") for p in STACK_PROFILES]
+    lines = ["| field | " + " | ".join(heads) + " |", "|---" * (len(heads) + 1) + "|"]
+    for field, key, _ in STACK_FIELDS:
+        sources = STACK_SOURCES.get(field, ("",) * len(STACK_PROFILES))
+        cells = []
+        for profile, source in zip(STACK_PROFILES, sources, strict=True):
+            base = _profile(profile, "newreno", True)
+            assert base is not None
+            cell = _stack_value(field, key, base[key]) + (f" ({source})" if source else "")
+            other = []
+            for name in VARIANTS:
+                group = _profile(profile, name, True)
+                if group is not None and group[key] != base[key]:
+                    other.append(f"{name} {_stack_value(field, key, group[key])}")
+            cells.append(cell + ("; " + ", ".join(other) if other else ""))
+        lines.append(f"| [`{field}`](#{field}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)

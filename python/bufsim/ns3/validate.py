@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -59,77 +60,92 @@ TOLERANCES: dict[str, tuple[float, float]] = {
     "fct_median_s": (0.0, 0.15),
 }
 
-#: The measured reason of each scenario that differs or stays undecided:
+#: The measured reason of each scenario that differs or stays undecided
+#: (its first paragraph a summary of two lines or so, the one the page lists;
+#: paragraphs and list items, ``- ``, apart by a blank line):
 #: where ns-3.37 departs from the RFCs and Linux (with its source line),
 #: what was measured to find it. A scenario that differs and is not here
 #: is unexplained.
 #: The reason shared by the CUBIC scenarios: ns-3.37's window explosions.
 _CUBIC_SLOW_START = (
-    "ns-3.37's CUBIC adds every acknowledged segment in slow start with no cap at ssthresh "
-    "(tcp-cubic.cc TcpCubic::IncreaseWindow): after a timeout, an ACK that repairs a hole "
-    "below the recovery point adds every segment SACKed beyond it (TcpSocketBase::ProcessAck, "
-    "CA_LOSS: IncreaseWindow(segsAcked) for the whole advance; one step of 8458 segments "
-    "measured on CUBIC + CoDel, seed 1). What leads there, traced in ns-3's NS_LOG (0.25 BDP, "
-    "seeds 1 and 4): a fast recovery whose first retransmission is dropped stays open until "
-    "the timeout, ns-3 never resending a retransmission and restarting the timer at the first "
-    "partial ACK only; meanwhile every retransmission SACKed above the lost one stays in "
-    "BytesInFlight (TcpTxBuffer::Update leaves m_retrans; ns-3 issue #1190, fixed in 2026), so "
-    "the pipe PRR reads grows until PRR stops sending, and the receiver holds up to a second of "
-    "data; the timeout's retransmission then lifts cwnd by thousands of segments in one ACK "
-    "(ns-3's largest one-event step exceeds 1000 segments in 13 of seeds 1-20 at 0.25 BDP), "
-    "and the burst that follows, dropped at the full queue, starts the next such recovery. "
+    "ns-3.37's CUBIC can lift a window by thousands of segments in one ACK after a "
+    "timeout, which the ns3 profile mirrors; the runs are bimodal, so a few "
+    "explosions carry a drop rate's mean. At 1 Gbps an ns-3 seed costs up to 33 CPU "
+    "minutes, so it stays at 3 seeds.\n\n"
+    "ns-3.37's CUBIC adds every acknowledged segment in slow start with no cap at "
+    "ssthresh (tcp-cubic.cc TcpCubic::IncreaseWindow): after a timeout, an ACK that "
+    "repairs a hole below the recovery point adds every segment SACKed beyond it "
+    "(TcpSocketBase::ProcessAck, CA_LOSS: IncreaseWindow(segsAcked) for the whole "
+    "advance; one step of 8458 segments measured on CUBIC + CoDel, seed 1).\n\n"
+    "What leads there, traced in ns-3's NS_LOG (0.25 BDP, seeds 1 and 4): a fast "
+    "recovery whose first retransmission is dropped stays open until the timeout, "
+    "ns-3 never resending a retransmission and restarting the timer at the first "
+    "partial ACK only; meanwhile every retransmission SACKed above the lost one stays "
+    "in BytesInFlight (TcpTxBuffer::Update leaves m_retrans; ns-3 issue #1190, fixed "
+    "in 2026), so the pipe PRR reads grows until PRR stops sending, and the receiver "
+    "holds up to a second of data; the timeout's retransmission then lifts cwnd by "
+    "thousands of segments in one ACK (ns-3's largest one-event step exceeds 1000 "
+    "segments in 13 of seeds 1-20 at 0.25 BDP), and the burst that follows, dropped "
+    "at the full queue, starts the next such recovery.\n\n"
     'The ns3 profile mirrors each step (abc = "uncapped", recovery_exit = "ns3", '
-    'partial_ack_retransmit, prr_variant = "ns3" with PRR\'s 32-bit arithmetic, sack_pipe = '
-    '"ns3", rto_collapse = "ack", recovery_entry = "ns3", and the controller reset at every '
-    "timeout, a repeated one in CA_LOSS too: TcpCubic::CongestionStateSet -> CubicReset), "
-    "and ssthresh recomputed "
-    'at every timeout, a repeated one in CA_LOSS too (rto_ssthresh = "pipe": '
-    'TcpSocketBase::ReTxTimeout guards the recomputation with "m_congState != CA_LOSS || '
-    "!IsHeadRetransmitted()\" but reads the head's m_retrans after SetSentListLost has "
-    "cleared every one, so it always recomputes, still so in ns-3-dev; logged, seed 4: "
-    "ssthresh 779, 248, 179 and 130 segments at four timeouts of one CA_LOSS, each 0.7 of "
-    "the window then). Four CUBIC flows over 0.25 BDP follow ns-3's windows "
-    "segment for segment through slow start and the first recoveries, and with sack_pipe one "
-    "of them to 7.4 s instead of 0.33 s; the flows part where a line-rate burst meets a full "
-    "queue, which of its segments takes the place a departure frees depending on "
-    "microseconds (the packet engine's round trip is 2-3 us shorter than ns-3's, whose "
-    "10 Gbps access and return links serialize data and ACKs). The runs are bimodal, a "
-    "flow's window exploding or not, and a drop rate's seed mean is the mean of a few "
-    "explosions, so the seeds' spread is wider than the tolerance (ns-3 at 1 BDP: 0.0018 "
-    "over seeds 1-10, 0.0116 over seeds 1-20, 0.0083 over seeds 1-40, two of which, 0.118 "
-    "and 0.062, carry 54% of that mean, 0.0079 over seeds 1-100). How often a run explodes "
-    "(drop rate above 0.002, and above 0.02), packet seeds 1-100 against ns-3 seeds 1-100: at "
-    "0.25 BDP 43 and 14 against 40 and 11 (Fisher's exact p = 0.77 and 0.67), at 1 BDP 45 "
-    "and 7 against 48 and 13 (p = 0.78 and 0.24), with a Poisson background "
-    "(cubic-background) 24 and 6 against 24 and 5 (p = 1 and 1); the median run's drop "
-    "rate 0.0016 against 0.0011 at 0.25 BDP, 0.0014 against 0.0018 at 1 BDP, 0.0007 against "
-    "0.0007 with background; the means 0.0097 against 0.0099 (utilization 0.975 against "
-    "0.978; the largest run 0.114 against 0.172), 0.0066 against 0.0079 (0.092 against "
-    "0.118) and 0.0047 against 0.0051 (0.126 against 0.120; ns-3's two largest carry 42% of "
-    "its mean). Before recovery_entry mirrored ns-3 the packet engine's read 51 and 17, 44 "
-    "and 8, 27 and 2; means 0.0111, 0.0072 and 0.0034. Over ns-3 seeds 1-40 those means were 0.0069, 0.0083 and 0.0050, and the "
-    "0.25 and 1 BDP scenarios undecided: over 100 seeds (the fourth look) they agree, and "
-    "cubic-background stays undecided on its drop rate alone. Resampled, such a mean moves "
-    "by more than its tolerance: the same 100 packet seeds before the handshake's ACK (which "
-    "changes each run's trajectory) read 0.0110, 0.0065 and 0.0043, cubic-background then "
-    "within 20% of ns-3. Jain's index follows the explosions: at 1 BDP 0.569 against 0.524 "
-    "over the runs above 0.002, 0.727 against 0.734 over the others, and over all 0.656 "
-    "against 0.633 (0.608 over ns-3 seeds 1-40). Before ssthresh was "
-    "recomputed at repeated timeouts a packet-engine flow's later timeouts kept the first "
-    "one's ssthresh and its explosions ran on: at 0.25 BDP 54 and 35 of 100 seeds, mean drop "
-    "rate 0.037 (utilization 0.942). "
+    'partial_ack_retransmit, prr_variant = "ns3" with PRR\'s 32-bit arithmetic, '
+    'sack_pipe = "ns3", rto_collapse = "ack", recovery_entry = "ns3", and the '
+    "controller reset at every timeout, a repeated one in CA_LOSS too: "
+    "TcpCubic::CongestionStateSet -> CubicReset), and ssthresh recomputed at every "
+    'timeout, a repeated one in CA_LOSS too (rto_ssthresh = "pipe": '
+    'TcpSocketBase::ReTxTimeout guards the recomputation with "m_congState != CA_LOSS '
+    "|| !IsHeadRetransmitted()\" but reads the head's m_retrans after SetSentListLost "
+    "has cleared every one, so it always recomputes, still so in ns-3-dev; logged, "
+    "seed 4: ssthresh 779, 248, 179 and 130 segments at four timeouts of one CA_LOSS, "
+    "each 0.7 of the window then).\n\n"
+    "Four CUBIC flows over 0.25 BDP follow ns-3's windows segment for segment through "
+    "slow start and the first recoveries, and with sack_pipe one of them to 7.4 s "
+    "instead of 0.33 s; the flows part where a line-rate burst meets a full queue, "
+    "which of its segments takes the place a departure frees depending on "
+    "microseconds (the packet engine's round trip is 2-3 us shorter than ns-3's, "
+    "whose 10 Gbps access and return links serialize data and ACKs).\n\n"
+    "The runs are bimodal, a flow's window exploding or not, and a drop rate's seed "
+    "mean is the mean of a few explosions, so the seeds' spread is wider than the "
+    "tolerance (ns-3 at 1 BDP: 0.0018 over seeds 1-10, 0.0116 over seeds 1-20, 0.0083 "
+    "over seeds 1-40, two of which, 0.118 and 0.062, carry 54% of that mean, 0.0079 "
+    "over seeds 1-100).\n\n"
+    "How often a run explodes (drop rate above 0.002, and above 0.02), packet seeds "
+    "1-100 against ns-3 seeds 1-100: at 0.25 BDP 43 and 14 against 40 and 11 "
+    "(Fisher's exact p = 0.77 and 0.67), at 1 BDP 45 and 7 against 48 and 13 (p = "
+    "0.78 and 0.24), with a Poisson background (cubic-background) 24 and 6 against 24 "
+    "and 5 (p = 1 and 1); the median run's drop rate 0.0016 against 0.0011 at 0.25 "
+    "BDP, 0.0014 against 0.0018 at 1 BDP, 0.0007 against 0.0007 with background; the "
+    "means 0.0097 against 0.0099 (utilization 0.975 against 0.978; the largest run "
+    "0.114 against 0.172), 0.0066 against 0.0079 (0.092 against 0.118) and 0.0047 "
+    "against 0.0051 (0.126 against 0.120; ns-3's two largest carry 42% of its mean).\n\n"
+    "Before recovery_entry mirrored ns-3 the packet engine's read 51 and 17, 44 and "
+    "8, 27 and 2; means 0.0111, 0.0072 and 0.0034. Over ns-3 seeds 1-40 those means "
+    "were 0.0069, 0.0083 and 0.0050, and the 0.25 and 1 BDP scenarios undecided: over "
+    "100 seeds (the fourth look) they agree, and cubic-background stays undecided on "
+    "its drop rate alone. Resampled, such a mean moves by more than its tolerance: "
+    "the same 100 packet seeds before the handshake's ACK (which changes each run's "
+    "trajectory) read 0.0110, 0.0065 and 0.0043, cubic-background then within 20% of "
+    "ns-3.\n\n"
+    "Jain's index follows the explosions: at 1 BDP 0.569 against 0.524 over the runs "
+    "above 0.002, 0.727 against 0.734 over the others, and over all 0.656 against "
+    "0.633 (0.608 over ns-3 seeds 1-40). Before ssthresh was recomputed at repeated "
+    "timeouts a packet-engine flow's later timeouts kept the first one's ssthresh and "
+    "its explosions ran on: at 0.25 BDP 54 and 35 of 100 seeds, mean drop rate 0.037 "
+    "(utilization 0.942).\n\n"
     "At 1 Gbps (an ns-3 seed there takes 4 to 33 CPU minutes, its seed 10 over 38: "
-    "MOST_SEEDS) packet seeds 1-100 drop 0.019 against ns-3's 0.041, 0.0085 and 0.024 (seeds "
-    "1-3), utilization 0.964 +- 0.020 against 0.990 +- 0.010; before the handshake's ACK the "
-    "same seeds read 0.025 and 0.974 +- 0.012, and agreed. Over ns-3 seeds 1-9 the drop rate "
-    "is within its tolerance (0.0162 against 0.0186; medians 0.0112 and 0.0034) and "
-    "utilization is not (0.992): 14 packet seeds of 100 fall below 0.95 (the lowest 0.36, "
-    "0.53 and 0.61), none of ns-3's 9 (the lowest 0.972; Fisher's exact p = 0.60), so how "
-    "often ns-3 falls that low takes more seeds than a second look. A low run is one whose "
-    "flows all hold small windows at once after timeouts and regrow along CUBIC's curve "
-    "alone, ns-3.37's TcpCubic having no Reno-friendly region (packet seed 1: utilization "
-    "0.46-0.70 a second from 4 s, the largest final window 233 segments, where ns-3's seed 1 keeps one "
-    "flow at 1105 and the link full)."
+    "MOST_SEEDS) packet seeds 1-100 drop 0.019 against ns-3's 0.041, 0.0085 and 0.024 "
+    "(seeds 1-3), utilization 0.964 +- 0.020 against 0.990 +- 0.010; before the "
+    "handshake's ACK the same seeds read 0.025 and 0.974 +- 0.012, and agreed. Over "
+    "ns-3 seeds 1-9 the drop rate is within its tolerance (0.0162 against 0.0186; "
+    "medians 0.0112 and 0.0034) and utilization is not (0.992): 14 packet seeds of "
+    "100 fall below 0.95 (the lowest 0.36, 0.53 and 0.61), none of ns-3's 9 (the "
+    "lowest 0.972; Fisher's exact p = 0.60), so how often ns-3 falls that low takes "
+    "more seeds than a second look.\n\n"
+    "A low run is one whose flows all hold small windows at once after timeouts and "
+    "regrow along CUBIC's curve alone, ns-3.37's TcpCubic having no Reno-friendly "
+    "region (packet seed 1: utilization 0.46-0.70 a second from 4 s, the largest "
+    "final window 233 segments, where ns-3's seed 1 keeps one flow at 1105 and the "
+    "link full)."
 )
 
 EXPLAINED: dict[str, str] = {
@@ -143,163 +159,189 @@ EXPLAINED: dict[str, str] = {
 }
 #: The reason shared by the BBR scenarios: ns-3.37's BBR and its socket.
 _BBR = (
-    "ns-3.37's TcpBbr and the socket around it depart from the draft in ways the ns3 profile "
-    'mirrors (tcp_params.ns3_window, send_quantum = "segment"), each read in ns-3.37\'s source '
-    "and traced with NS_LOG: ssthresh stays at InitialSlowStartThreshold, UINT32_MAX bytes, "
-    "until Drain (TcpBbr::GetSsThresh returns it unchanged) and TcpSocketBase::ProcessAck "
-    "copies it into cwnd when a fast recovery ends, so a flow whose first recovery ends in "
-    "Startup sends with a 4,294,967,295-byte window bounded only by Startup's 2.89 pacing "
-    "gain (the driver's largest one-event window increase: 4.47 million segments); "
-    "TcpRateLinux::SkbDelivered times ack_elapsed from the previous sample's segment (ns-3 "
-    "issue #1026, fixed in ns-3.41), so the first sample runs from time 0 and a flow sending "
-    "a segment a round trip measures half its rate and its bandwidth estimate halves round "
-    "after round (bbr-droptail-0.25bdp, seed 2, logged: 310, 163, 107, 65, 47, 30 kb/s); "
-    "RTprop is the least smoothed RTT, the first pacing rate 2.89 x 10 segments over the "
-    "handshake's RTT, the initial window unpaced, no PRR; and ns-3's RTT samples, every ACK's, "
-    'the handshake timed from the first SYN (rtt_sampling = "ns3"); a backed-off RTO ends at '
-    'the next ACK of new data (rto_collapse = "ack"); a SACKed retransmission stays in the '
-    'pipe (sack_pipe = "ns3"); and ns-3\'s rate sampler: TcpRateLinux::GenerateSample '
-    'invalidates a sample shorter than min_rtt by setting "m_priorTime = Seconds(0)", so '
-    "the next sample's ack_elapsed runs from time 0, and an invalid sample carries the last "
-    "valid rate (logged, bbr-droptail-1bdp seed 9: after a timeout one flow's samples read "
-    "1657, 3315 and 4973 b/s at 4.63 s, and its pacing rate fell from 60 Mb/s to 215 kb/s for "
-    "good). A flow whose estimate collapses so sits at BBR's 4-segment floor, and ns-3's link "
-    "stalls when the last flows with large windows time out together (that seed: eight flows "
-    "at 6.98-7.18 s, then every window 1-20 segments and utilization 0.01-0.04 to the end). "
-    "TcpBbr::UpdateRound also ends packet conservation at every round start, and "
-    "TcpSocketBase::ReceivedAck calls GenerateSample and CongControl on every ACK not below "
-    "the cumulative point, so an ACK that delivers nothing hands BBR the kept sample again "
-    "(ProbeBW's time-based phase change, ProbeRTT's exit and the RTprop refresh run on it). "
-    'ProbeRTT\'s mark ("C.app_limited") stays in TcpBbr, read only at CA_EVENT_TX_START, '
-    "so ProbeRTT's low samples enter its BtlBw filter (ns-3 issue #1013, fixed in ns-3.45). "
-    "Rules found by running one BBR flow alone (100 Mbps, 40 ms: deterministic in both "
-    "engines until ProbeBW draws its first phase) are mirrored too: pacing starts with "
-    "the segment that completes the initial window (TcpSocketBase::IsPacingEnabled reads"
-    " highTxMark, which counts the SYN's sequence number); TcpBbr::SetCwnd calls "
-    "ModulateCwndForRecovery on every ACK of a fast recovery, taking off rs.m_bytesLoss,"
-    " |GetLost() after - GetLost() before|, so a repaired loss counts as a new one; a "
-    "recovery's first window (CongestionStateSet: \"m_bytesInFlight + "
+    "ns-3.37's BBR departs from the draft (a UINT32_MAX window after an early "
+    "recovery, a rate sampler that can collapse an estimate for good); the ns3 "
+    "profile mirrors each rule found. At 0.25 BDP the packet engine's links still "
+    "stall more often (44 runs of 100 against 32), why not found yet.\n\n"
+    "ns-3.37's TcpBbr and the socket around it depart from the draft in ways the ns3 "
+    'profile mirrors (tcp_params.ns3_window, send_quantum = "segment"), each read in '
+    "ns-3.37's source and traced with NS_LOG:\n\n"
+    "- ssthresh stays at InitialSlowStartThreshold, UINT32_MAX bytes, until Drain "
+    "(TcpBbr::GetSsThresh returns it unchanged) and TcpSocketBase::ProcessAck copies "
+    "it into cwnd when a fast recovery ends, so a flow whose first recovery ends in "
+    "Startup sends with a 4,294,967,295-byte window bounded only by Startup's 2.89 "
+    "pacing gain (the driver's largest one-event window increase: 4.47 million "
+    "segments);\n\n"
+    "- TcpRateLinux::SkbDelivered times ack_elapsed from the previous sample's "
+    "segment (ns-3 issue #1026, fixed in ns-3.41), so the first sample runs from time "
+    "0 and a flow sending a segment a round trip measures half its rate and its "
+    "bandwidth estimate halves round after round (bbr-droptail-0.25bdp, seed 2, "
+    "logged: 310, 163, 107, 65, 47, 30 kb/s);\n\n"
+    "- RTprop is the least smoothed RTT, the first pacing rate 2.89 x 10 segments "
+    "over the handshake's RTT, the initial window unpaced, no PRR;\n\n"
+    "- and ns-3's RTT samples, every ACK's, the handshake timed from the first SYN "
+    '(rtt_sampling = "ns3");\n\n'
+    '- a backed-off RTO ends at the next ACK of new data (rto_collapse = "ack");\n\n'
+    '- a SACKed retransmission stays in the pipe (sack_pipe = "ns3");\n\n'
+    "- and ns-3's rate sampler: TcpRateLinux::GenerateSample invalidates a sample "
+    'shorter than min_rtt by setting "m_priorTime = Seconds(0)", so the next sample\'s '
+    "ack_elapsed runs from time 0, and an invalid sample carries the last valid rate "
+    "(logged, bbr-droptail-1bdp seed 9: after a timeout one flow's samples read 1657, "
+    "3315 and 4973 b/s at 4.63 s, and its pacing rate fell from 60 Mb/s to 215 kb/s "
+    "for good).\n\n"
+    "A flow whose estimate collapses so sits at BBR's 4-segment floor, and ns-3's "
+    "link stalls when the last flows with large windows time out together (that seed: "
+    "eight flows at 6.98-7.18 s, then every window 1-20 segments and utilization "
+    "0.01-0.04 to the end). TcpBbr::UpdateRound also ends packet conservation at "
+    "every round start, and TcpSocketBase::ReceivedAck calls GenerateSample and "
+    "CongControl on every ACK not below the cumulative point, so an ACK that delivers "
+    "nothing hands BBR the kept sample again (ProbeBW's time-based phase change, "
+    "ProbeRTT's exit and the RTprop refresh run on it). ProbeRTT's mark "
+    '("C.app_limited") stays in TcpBbr, read only at CA_EVENT_TX_START, so ProbeRTT\'s '
+    "low samples enter its BtlBw filter (ns-3 issue #1013, fixed in ns-3.45).\n\n"
+    "Rules found by running one BBR flow alone (100 Mbps, 40 ms: deterministic in "
+    "both engines until ProbeBW draws its first phase) are mirrored too:\n\n"
+    "- pacing starts with the segment that completes the initial window "
+    "(TcpSocketBase::IsPacingEnabled reads highTxMark, which counts the SYN's "
+    "sequence number);\n\n"
+    "- TcpBbr::SetCwnd calls ModulateCwndForRecovery on every ACK of a fast recovery, "
+    "taking off rs.m_bytesLoss, |GetLost() after - GetLost() before|, so a repaired "
+    "loss counts as a new one;\n\n"
+    "- a recovery's first window (CongestionStateSet: \"m_bytesInFlight + "
     'max(m_lastAckedSackedBytes, m_segmentSize)") and packet conservation read '
     "tcb->m_bytesInFlight, which SendDataPacket last set before DoRetransmit sent the "
-    "ACK's own retransmission; the target window adds AckAggregationCwnd once the pipe "
-    "is filled (an ACK epoch reset at 4096 bytes: about an ACK's segments) and 2 "
-    "segments in ProbeBW's 5/4 phase, truncated to whole bytes (the 1 BDP flow's window "
-    "is 1007 segments in both engines: 2 x 500 + 3 + 4); the BtlBw filter is ns-3's "
-    "WindowedFilter, rounds advance only on samples with a rate and a timeout marks a "
-    "round start; TcpSocketBase::NewAck cancels the retransmission timer only when the "
-    'send buffer is empty ("m_txBuffer->Size() == 0", unsent data included), so a flow '
+    "ACK's own retransmission;\n\n"
+    "- the target window adds AckAggregationCwnd once the pipe is filled (an ACK "
+    "epoch reset at 4096 bytes: about an ACK's segments) and 2 segments in ProbeBW's "
+    "5/4 phase, truncated to whole bytes (the 1 BDP flow's window is 1007 segments in "
+    "both engines: 2 x 500 + 3 + 4);\n\n"
+    "- the BtlBw filter is ns-3's WindowedFilter, rounds advance only on samples with "
+    "a rate and a timeout marks a round start;\n\n"
+    "- TcpSocketBase::NewAck cancels the retransmission timer only when the send "
+    'buffer is empty ("m_txBuffer->Size() == 0", unsent data included), so a flow '
     'that pacing holds past the RTO times out, ReTxTimeout\'s "m_pacingTimer.Cancel()" '
-    'sending its next segment at once (rto_timer = "ns3"); and '
-    "TcpBbr::CwndEvent(CA_EVENT_TX_START), at a send with nothing in flight once any "
-    "ProbeRTT has set TcpBbr's m_appLimited, paces ProbeBW at 1 x BtlBw, may end a "
-    "ProbeRTT and keeps the next ACK from entering one. That flow drops as ns-3 does in "
-    "every 10 ms: 1253 packets in its first 0.6 s at 0.25 BDP, 1337 in 0.7 s at 1 BDP "
-    "(before the retransmission was left out: 630, a second recovery starting one ACK "
-    "after the first ended where ns-3 sent at Startup's rate with a UINT32_MAX window). "
-    "The phase ProbeBW starts in is drawn as TcpBbr::EnterProbeBW draws it, "
-    '"(int)m_uv->GetValue(0, 6)": one of six, never the 3/4 phase nor the 1x one after '
-    "it (with the phases ns-3 drew forced, that flow drops as ns-3 does to 3.7 s). A "
-    "recovery starts before three duplicate ACKs only when the second unacknowledged "
-    'segment is lost (recovery_entry = "ns3": TcpSocketBase::DupAck tests '
-    "IsLost(m_highRxAckMark + m_segmentSize)). Over packet and ns-3 seeds 1-100, at 0.25 "
-    "and 1 BDP: timeouts 90.3 and 77.7 a run against ns-3's 97.8 and 79.7 (the packet "
-    "engine counts a SYN's timeout too, the driver does not), drop rate 0.0146 and 0.0067 "
-    "against 0.0185 and 0.0086, Jain's index 0.142 and 0.236 against 0.180 and 0.253, "
-    "mean queue 25 and 253 packets against 33 and 269, utilization 0.566 and 0.860 "
-    "against 0.667 and 0.859. The gaps "
-    "are the stalls': a link stalls when every flow's bandwidth estimate has collapsed "
-    "(#1026 above), ns-3's flows then holding windows of 4-25 segments at a utilization "
-    "of 0.03-0.05 (0.25 BDP, seed 5, from 7.5 s), the packet engine's alike at 0.01, and "
-    "few runs leave a stall (back above 50% after a second below 10%: 8 of 58 such "
-    "packet runs, 5 of 44 of ns-3's). A flow pacing at 1.25 BtlBw measures about its "
-    "BtlBw with ns-3's sampler when a sample spans about eight segments (ns-3, that "
-    "seed, 9.0 s: 7680 bytes over 57.3 ms against 45.8 ms of sending, 1.073 Mb/s at a "
-    "pacing rate of 1.341), so a collapsed flow stays so. At 0.25 BDP the packet "
-    "engine's links stall more often and earlier: over 5 s in 44 of 100 runs against 32 "
-    "(Fisher's exact p = 0.11), a first second below 10% utilization in 58 against 44, "
-    "its median at 9.0 s against 10.2 s; utilization per second is 0.77, 0.76, 0.68 and "
-    "0.64 in seconds 5-9 against ns-3's 0.84, 0.82, 0.76 and 0.73. Its flows' estimates "
-    "collapse earlier: a flow's window is last above 30 segments at a median 4.6 s "
-    "(quartiles 3.2 and 6.0) against 6.3 s (4.3 and 8.2; packet seeds 1-100, ns-3 seeds "
-    "1-20, windows every 0.1 s). Traced on seed 1 before recovery_entry mirrored ns-3 "
-    "(that packet run has changed since): in both engines a fast recovery whose "
-    "retransmission is lost ends in a timeout 1 s after its first partial ACK while the "
-    "ACKs of the data in flight still arrive (the first partial ACK alone restarts "
-    "ns-3's timer). In the packet engine's flow 13 (timeout at 4.08 s, 183 segments in "
-    "flight) each ACK after it acknowledges a segment already resent, so its sample is "
-    "invalid (under min_rtt) or timed from time 0 (1.9-3.8 kb/s) and it ends a round; "
-    "ten rounds on, the BtlBw filter holds 3758 b/s and the window stays at 4 segments. "
+    'sending its next segment at once (rto_timer = "ns3");\n\n'
+    "- and TcpBbr::CwndEvent(CA_EVENT_TX_START), at a send with nothing in flight "
+    "once any ProbeRTT has set TcpBbr's m_appLimited, paces ProbeBW at 1 x BtlBw, may "
+    "end a ProbeRTT and keeps the next ACK from entering one.\n\n"
+    "That flow drops as ns-3 does in every 10 ms: 1253 packets in its first 0.6 s at "
+    "0.25 BDP, 1337 in 0.7 s at 1 BDP (before the retransmission was left out: 630, a "
+    "second recovery starting one ACK after the first ended where ns-3 sent at "
+    "Startup's rate with a UINT32_MAX window). The phase ProbeBW starts in is drawn "
+    'as TcpBbr::EnterProbeBW draws it, "(int)m_uv->GetValue(0, 6)": one of six, never '
+    "the 3/4 phase nor the 1x one after it (with the phases ns-3 drew forced, that "
+    "flow drops as ns-3 does to 3.7 s). A recovery starts before three duplicate ACKs "
+    'only when the second unacknowledged segment is lost (recovery_entry = "ns3": '
+    "TcpSocketBase::DupAck tests IsLost(m_highRxAckMark + m_segmentSize)).\n\n"
+    "Over packet and ns-3 seeds 1-100, at 0.25 and 1 BDP: timeouts 90.3 and 77.7 a "
+    "run against ns-3's 97.8 and 79.7 (the packet engine counts a SYN's timeout too, "
+    "the driver does not), drop rate 0.0146 and 0.0067 against 0.0185 and 0.0086, "
+    "Jain's index 0.142 and 0.236 against 0.180 and 0.253, mean queue 25 and 253 "
+    "packets against 33 and 269, utilization 0.566 and 0.860 against 0.667 and 0.859.\n\n"
+    "The gaps are the stalls': a link stalls when every flow's bandwidth estimate has "
+    "collapsed (#1026 above), ns-3's flows then holding windows of 4-25 segments at a "
+    "utilization of 0.03-0.05 (0.25 BDP, seed 5, from 7.5 s), the packet engine's "
+    "alike at 0.01, and few runs leave a stall (back above 50% after a second below "
+    "10%: 8 of 58 such packet runs, 5 of 44 of ns-3's). A flow pacing at 1.25 BtlBw "
+    "measures about its BtlBw with ns-3's sampler when a sample spans about eight "
+    "segments (ns-3, that seed, 9.0 s: 7680 bytes over 57.3 ms against 45.8 ms of "
+    "sending, 1.073 Mb/s at a pacing rate of 1.341), so a collapsed flow stays so.\n\n"
+    "At 0.25 BDP the packet engine's links stall more often and earlier: over 5 s in "
+    "44 of 100 runs against 32 (Fisher's exact p = 0.11), a first second below 10% "
+    "utilization in 58 against 44, its median at 9.0 s against 10.2 s; utilization "
+    "per second is 0.77, 0.76, 0.68 and 0.64 in seconds 5-9 against ns-3's 0.84, "
+    "0.82, 0.76 and 0.73. Its flows' estimates collapse earlier: a flow's window is "
+    "last above 30 segments at a median 4.6 s (quartiles 3.2 and 6.0) against 6.3 s "
+    "(4.3 and 8.2; packet seeds 1-100, ns-3 seeds 1-20, windows every 0.1 s).\n\n"
+    "Traced on seed 1 before recovery_entry mirrored ns-3 (that packet run has "
+    "changed since): in both engines a fast recovery whose retransmission is lost "
+    "ends in a timeout 1 s after its first partial ACK while the ACKs of the data in "
+    "flight still arrive (the first partial ACK alone restarts ns-3's timer). In the "
+    "packet engine's flow 13 (timeout at 4.08 s, 183 segments in flight) each ACK "
+    "after it acknowledges a segment already resent, so its sample is invalid (under "
+    "min_rtt) or timed from time 0 (1.9-3.8 kb/s) and it ends a round; ten rounds on, "
+    "the BtlBw filter holds 3758 b/s and the window stays at 4 segments.\n\n"
     "In ns-3's flow 7 (timeout at 5.27 s) eight ACKs go so, then the cumulative ACK "
-    "passes the resent segments, the sample stays on one segment for the next 300 ACKs "
-    "(TcpRateLinux::SkbDelivered moves it only to a segment sent later), no round ends, "
-    "and the flow keeps its 58 Mb/s estimate and regrows. Whether the resends run ahead "
-    "of those ACKs turns on the pacing rate after the timeout against the rate the ACKs "
-    "arrive (the packet engine's flow: 19.4 Mb/s against a segment every 0.40 ms, about "
-    "the same; ns-3's: 58 Mb/s against one every 0.08-0.16 ms); why the packet engine's "
-    "flows meet the first case more often is not found yet. The engines part earlier, in "
-    "the first seconds: a flow whose fast recovery ends while it is still in Startup "
-    "sends with the UINT32_MAX window (above), and that happens to 13.9% of ns-3's flows "
-    "(bbr-droptail-1bdp, 2 s runs, seeds 1-60; 55 of 60 runs) against 7.6% of the packet "
-    "engine's (seeds 1-100; 76 of 100 runs; 7.1% before recovery_entry), whence ns-3's "
-    "drops in the first five seconds (1671, 2482, 1384, 451 and 905 a second over seeds "
-    "1-100, against 1585, 2267, 412, 139 and 95). Before recovery_entry, over seeds "
-    "1-20 both engines start about as many recoveries in Startup (330 "
-    "and 318), but ns-3's end in Startup 61 times and after Drain 4, the packet "
-    "engine's 33 and 43 (the rest in timeouts, 183 and 166): a recovery begun in Startup "
-    "reaches Drain after a median 0.25 s in ns-3 against 0.17 s. One such flow (seed 1, "
-    "flow 4) follows ns-3's rounds, BtlBw and full-pipe count sample for sample through "
-    "its recovery to 0.55 s, so the full-pipe rule itself is the same; the flows around "
-    "it differ by then. At 1 BDP stalls agree (over "
-    "5 s in 16 against 10, p = 0.29; a second below 10% in 26 against 24) and the drop "
-    "rate stays lower, its quartiles 0.0042, 0.0056 and 0.0086 against 0.0057, 0.0077 "
-    "and 0.0103 (Mann-Whitney p = 0.0007)."
+    "passes the resent segments, the sample stays on one segment for the next 300 "
+    "ACKs (TcpRateLinux::SkbDelivered moves it only to a segment sent later), no "
+    "round ends, and the flow keeps its 58 Mb/s estimate and regrows. Whether the "
+    "resends run ahead of those ACKs turns on the pacing rate after the timeout "
+    "against the rate the ACKs arrive (the packet engine's flow: 19.4 Mb/s against a "
+    "segment every 0.40 ms, about the same; ns-3's: 58 Mb/s against one every "
+    "0.08-0.16 ms); why the packet engine's flows meet the first case more often is "
+    "not found yet.\n\n"
+    "The engines part earlier, in the first seconds: a flow whose fast recovery ends "
+    "while it is still in Startup sends with the UINT32_MAX window (above), and that "
+    "happens to 13.9% of ns-3's flows (bbr-droptail-1bdp, 2 s runs, seeds 1-60; 55 of "
+    "60 runs) against 7.6% of the packet engine's (seeds 1-100; 76 of 100 runs; 7.1% "
+    "before recovery_entry), whence ns-3's drops in the first five seconds (1671, "
+    "2482, 1384, 451 and 905 a second over seeds 1-100, against 1585, 2267, 412, 139 "
+    "and 95).\n\n"
+    "Before recovery_entry, over seeds 1-20 both engines start about as many "
+    "recoveries in Startup (330 and 318), but ns-3's end in Startup 61 times and "
+    "after Drain 4, the packet engine's 33 and 43 (the rest in timeouts, 183 and "
+    "166): a recovery begun in Startup reaches Drain after a median 0.25 s in ns-3 "
+    "against 0.17 s. One such flow (seed 1, flow 4) follows ns-3's rounds, BtlBw and "
+    "full-pipe count sample for sample through its recovery to 0.55 s, so the "
+    "full-pipe rule itself is the same; the flows around it differ by then.\n\n"
+    "At 1 BDP stalls agree (over 5 s in 16 against 10, p = 0.29; a second below 10% "
+    "in 26 against 24) and the drop rate stays lower, its quartiles 0.0042, 0.0056 "
+    "and 0.0086 against 0.0057, 0.0077 and 0.0103 (Mann-Whitney p = 0.0007)."
 )
 EXPLAINED["bbr-droptail-0.25bdp"] = _BBR
 EXPLAINED["bbr-droptail-1bdp"] = _BBR
 
 #: Jain's index under CoDel, since ns-3's recovery entry is mirrored.
 EXPLAINED["cubic-codel-1bdp"] = (
-    "Agrees at the fourth look (ns-3 seeds 1-100): Jain's index 0.357 against 0.397, within "
-    "0.05; at the third (seeds 1-40) 0.357 against 0.426, undecided. It agreed at its first "
-    '(0.391 against 0.427) until recovery_entry = "ns3" mirrored ns-3.37\'s DupAck test, '
-    "which moves the packet engine's index from 0.391 to 0.357 over seeds 1-100 "
-    "(recoveries a flow 14.72 -> 14.93, timeouts 2.31 -> 2.40, drop rate 0.115 -> 0.121): "
-    "CoDel at 1 BDP drops 11-12% of CUBIC's packets, a window loses several segments at "
-    "once, and the test that starts a recovery before three duplicate ACKs then decides. "
-    "Over ns-3 seeds 1-40 its flows saw fewer loss episodes (14.17 recoveries, 2.10 "
-    "timeouts, 1590 segments resent a flow); over seeds 1-100 14.76, 2.26 and 1769 against "
-    "the packet engine's 14.93, 2.40 and 1855, drop rate 0.118 against 0.121. A candidate "
-    "excluded: ns-3.37 keeps counting duplicate ACKs across an ACK that advances snd.una "
-    "with new SACK blocks and tests for a recovery on it (TcpSocketBase::ProcessAck skips "
-    '"if (!isDupack) m_dupAckCount = 0"), where the packet engine counts it as the first '
-    "and tests nothing (RFC 6675 section 5 would test IsLost there); mirrored in a trial "
-    "build it changed none of packet seeds 1-100 (Jain's index 0.357, drop rate 0.1212), "
-    "since without reordering such an ACK only follows the first hole."
+    "Agrees at the fourth look (ns-3 seeds 1-100): Jain's index 0.357 against 0.397, "
+    "within 0.05; at the third (seeds 1-40) 0.357 against 0.426, undecided.\n\n"
+    'It agreed at its first (0.391 against 0.427) until recovery_entry = "ns3" '
+    "mirrored ns-3.37's DupAck test, which moves the packet engine's index from 0.391 "
+    "to 0.357 over seeds 1-100 (recoveries a flow 14.72 -> 14.93, timeouts 2.31 -> "
+    "2.40, drop rate 0.115 -> 0.121): CoDel at 1 BDP drops 11-12% of CUBIC's packets, "
+    "a window loses several segments at once, and the test that starts a recovery "
+    "before three duplicate ACKs then decides. Over ns-3 seeds 1-40 its flows saw "
+    "fewer loss episodes (14.17 recoveries, 2.10 timeouts, 1590 segments resent a "
+    "flow); over seeds 1-100 14.76, 2.26 and 1769 against the packet engine's 14.93, "
+    "2.40 and 1855, drop rate 0.118 against 0.121.\n\n"
+    "A candidate excluded: ns-3.37 keeps counting duplicate ACKs across an ACK that "
+    "advances snd.una with new SACK blocks and tests for a recovery on it "
+    '(TcpSocketBase::ProcessAck skips "if (!isDupack) m_dupAckCount = 0"), where the '
+    "packet engine counts it as the first and tests nothing (RFC 6675 section 5 would "
+    "test IsLost there); mirrored in a trial build it changed none of packet seeds "
+    "1-100 (Jain's index 0.357, drop rate 0.1212), since without reordering such an "
+    "ACK only follows the first hole."
 )
 
 #: Jain's index where each flow sees a few loss episodes in the whole run.
 EXPLAINED["newreno-10gbps"] = (
-    "Each flow has a median of 2 (packet engine) and 3 (ns-3) loss episodes in the whole "
-    "run, slow start's included (recoveries plus timeouts): the goodputs, and Jain's index "
-    "of them, are what each flow's slow start and a cut or two left, which the random start "
-    "times change from seed to seed: 0.353 (0.13-0.67 over packet seeds 1-100) against "
-    "0.428 (0.31, 0.54, 0.43: ns-3 seeds 1-3), and the mean queue, too, is what the last "
-    "cuts left (751 against 867 packets; seed by seed 39-1109). The same seed runs the same "
-    "start times in both engines, and seed 6's mean queue over each millisecond matches "
-    "(within 5% in 67 of the 70 milliseconds above 100 packets, the median 0.1%) through "
-    "the first slow starts until the overflow at 124-131 ms, where the flows that lose part "
-    "(there 1238 drops against 1682; its 2.2 ms flow, starting last, is cut to 172 segments "
-    "in ns-3 and grows to 2009 in the packet engine: Jain's index 0.227 against 0.572). "
-    "Over ns-3 seeds 1-9 every metric is within its tolerance: Jain's index 0.393 +- 0.098 "
-    "(seeds 4-9: 0.18, 0.48, 0.57, 0.27, 0.40, 0.35), mean queue 834 +- 127 packets; but a "
-    "second look takes 10 seeds, and they cost too much (MOST_SEEDS): seeds 1-9 took "
-    "0.8, 0.7, 0.8, 23, 0.7, 3.6, 76, 102 and 24 CPU minutes (seeds 7 and 8 again, with the "
-    "same results: 75 and 111), and seed 10 reached 0.24 s of its 1 s in 8 CPU minutes, "
-    "0.32 s in 23 and 0.42 s in 49 (stopped there): at that pace the 10 seeds take about 7 "
-    "CPU hours. Scenarios of the same kind that could take "
-    "one agree: at 1 Gbps (2.9 and 2.7 episodes a flow) 0.389 against 0.418; "
-    "newreno-droptail-2bdp (3.6 and 3.5) 0.743 against 0.726 over ns-3 seeds 1-40 (0.684 "
-    "over 1-10) and cubic-transfers (5.8 and 5.2) 0.771 against 0.805 (0.842 over 1-10)."
+    "Each flow sees 2-3 loss episodes a run, so Jain's index and the mean queue are "
+    "what the random start times leave. Over ns-3 seeds 1-9 every metric is within "
+    "its tolerance, but the 10 seeds of a second look cost about 7 CPU hours.\n\n"
+    "Each flow has a median of 2 (packet engine) and 3 (ns-3) loss episodes in the "
+    "whole run, slow start's included (recoveries plus timeouts): the goodputs, and "
+    "Jain's index of them, are what each flow's slow start and a cut or two left, "
+    "which the random start times change from seed to seed: 0.353 (0.13-0.67 over "
+    "packet seeds 1-100) against 0.428 (0.31, 0.54, 0.43: ns-3 seeds 1-3), and the "
+    "mean queue, too, is what the last cuts left (751 against 867 packets; seed by "
+    "seed 39-1109).\n\n"
+    "The same seed runs the same start times in both engines, and seed 6's mean queue "
+    "over each millisecond matches (within 5% in 67 of the 70 milliseconds above 100 "
+    "packets, the median 0.1%) through the first slow starts until the overflow at "
+    "124-131 ms, where the flows that lose part (there 1238 drops against 1682; its "
+    "2.2 ms flow, starting last, is cut to 172 segments in ns-3 and grows to 2009 in "
+    "the packet engine: Jain's index 0.227 against 0.572).\n\n"
+    "Over ns-3 seeds 1-9 every metric is within its tolerance: Jain's index 0.393 +- "
+    "0.098 (seeds 4-9: 0.18, 0.48, 0.57, 0.27, 0.40, 0.35), mean queue 834 +- 127 "
+    "packets; but a second look takes 10 seeds, and they cost too much (MOST_SEEDS): "
+    "seeds 1-9 took 0.8, 0.7, 0.8, 23, 0.7, 3.6, 76, 102 and 24 CPU minutes (seeds 7 "
+    "and 8 again, with the same results: 75 and 111), and seed 10 reached 0.24 s of "
+    "its 1 s in 8 CPU minutes, 0.32 s in 23 and 0.42 s in 49 (stopped there): at that "
+    "pace the 10 seeds take about 7 CPU hours.\n\n"
+    "Scenarios of the same kind that could take one agree: at 1 Gbps (2.9 and 2.7 "
+    "episodes a flow) 0.389 against 0.418; newreno-droptail-2bdp (3.6 and 3.5) 0.743 "
+    "against 0.726 over ns-3 seeds 1-40 (0.684 over 1-10) and cubic-transfers (5.8 "
+    "and 5.2) 0.771 against 0.805 (0.842 over 1-10)."
 )
 
 #: Scenario -> the most ns-3 seeds a look of it takes. An ns-3 seed of
@@ -852,25 +894,26 @@ def _seeds_text(runs: pd.DataFrame) -> str:
     return f"{first}; {more} (not agreeing with {before}: further looks)"
 
 
-def markdown(metrics: pd.DataFrame, runs: pd.DataFrame, ns3_version: str) -> str:
-    """The agreement table as a Markdown page: per scenario the verdict,
-    each metric's two seed means with their intervals, and both engines'
-    times."""
+def markdown(metrics: pd.DataFrame, runs: pd.DataFrame, ns3_version: str, notes: str = "") -> str:
+    """The agreement table as a Markdown page a reader can scan: the count
+    and the table first; per scenario that does not agree its verdict and
+    the first paragraph of its reason (a summary of two lines or so),
+    linked to the reason in full lower down; ``notes`` (Markdown: what is
+    particular to the run) after them; then each metric's two seed means
+    with their intervals, and the reasons in full, wrapped."""
     counts = runs["verdict"].value_counts()
     agree = int(counts.get("agrees", 0))
     lines = [
         "# The packet engine against ns-3",
         "",
-        f"{agree} of {len(runs)} scenarios agree within tolerance "
+        f"**{agree} of {len(runs)} scenarios agree within tolerance** "
         f"({agree / max(len(runs), 1):.1%}); "
         + ", ".join(f"{int(n)} {v}" for v, n in counts.items() if v != "agrees")
-        + f". Seeds on ns-3: {_seeds_text(runs)}; on the packet engine: "
-        + "/".join(str(int(n)) for n in sorted(runs["packet_seeds"].dropna().unique()))
-        + ". "
-        f"ns-3 {ns3_version} is Debian's package, built for distribution, not tuned for speed: the "
-        "speed ratio is against that build.",
+        + ".",
         "",
-        "Tolerances: " + "; ".join(f"{m} {_tol_text(*t)}" for m, t in TOLERANCES.items()) + ".",
+        "Each scenario runs on ns-3 and on the packet engine with the ns3 stack profile;",
+        "the table says whether their seed means agree, and how much faster the packet",
+        "engine is. Below it: why the rest do not agree, and every metric.",
         "",
         "| scenario | verdict | beyond tolerance | within the seed spread "
         "| packet CPU s a run | ns-3 CPU s a run | ratio |",
@@ -881,14 +924,31 @@ def markdown(metrics: pd.DataFrame, runs: pd.DataFrame, ns3_version: str) -> str
             f"| {r.scenario} | {r.verdict} | {r.differs_on or '-'} | {r.undecided_on or '-'} | "
             f"{r.packet_cpu_s:.3f} | {r.ns3_cpu_s:.1f} | {r.speed_ratio:.0f}x |"
         )
+    lines += [
+        "",
+        f"Seeds on ns-3: {_seeds_text(runs)}; on the packet engine: "
+        + "/".join(str(int(n)) for n in sorted(runs["packet_seeds"].dropna().unique()))
+        + ".",
+        f"ns-3 {ns3_version} is Debian's package, built for distribution, not tuned for speed:",
+        "the speed ratio is against that build.",
+        "",
+        "Tolerances: " + "; ".join(f"{m} {_tol_text(*t)}" for m, t in TOLERANCES.items()) + ".",
+    ]
     rest = runs[runs["verdict"] != "agrees"]
+    whys = why_not(rest) if len(rest) else {}
+    in_full = {n: w for n, w in whys.items() if "\n\n" in w}
     if len(rest):
         lines += ["", "## Why the rest do not agree", ""]
-        whys = why_not(rest)
         for r in rest.itertuples():
             on = r.differs_on or r.undecided_on
-            lines.append(f"- **{r.scenario}** ({r.verdict}; {on}): {whys[r.scenario]}")
+            first = whys[r.scenario].split("\n\n")[0]
+            more = f" ([in full](#{_slug(r.scenario)}))" if r.scenario in in_full else ""
+            lines.append(f"- **{r.scenario}** ({r.verdict}; {on}): {first}{more}")
+    if notes:
+        lines += ["", notes.strip()]
     lines += [
+        "",
+        "## Every metric",
         "",
         "| scenario | metric | packet | ns-3 | tolerance | verdict |",
         "|---|---|---|---|---|---|",
@@ -898,7 +958,49 @@ def markdown(metrics: pd.DataFrame, runs: pd.DataFrame, ns3_version: str) -> str
             f"| {r.scenario} | {r.metric} | {_pm(r.packet, r.packet_ci)} | {_pm(r.ns3, r.ns3_ci)} | "
             f"{r.tolerance} | {r.verdict} |"
         )
+    if in_full:
+        lines += ["", "## The reasons in full"]
+        for name, why in in_full.items():
+            lines += ["", f"### {name}", ""]
+            for block in why.split("\n\n")[1:]:
+                lines += [*_wrap(block), ""]
+            lines.pop()
     return "\n".join(lines) + "\n"
+
+
+def _slug(heading: str) -> str:
+    """The anchor Python-Markdown's toc extension gives a heading."""
+    s = re.sub(r"[^\w\s-]", "", heading).strip().lower()
+    return re.sub(r"[-\s]+", "-", s)
+
+
+#: A word that would read as Markdown's syntax at the start of a line (a
+#: list item, a heading, a table, a quote or HTML): never wrapped to one.
+_LEADING_SYNTAX = re.compile(r"^(?:[-*+>#|<]|\d+[.)])")
+
+
+def _wrap(block: str, width: int = 88) -> list[str]:
+    """A paragraph, or a list item (``- ...``), as lines of at most
+    ``width`` characters (a word longer stays whole), no line but the
+    first starting with Markdown syntax."""
+    item = block.startswith("- ")
+    words: list[str] = []
+    for w in (block[2:] if item else block).split():
+        if words and _LEADING_SYNTAX.match(w):
+            words[-1] += " " + w
+        else:
+            words.append(w)
+    lines: list[str] = []
+    line = ""
+    for w in words:
+        if not line:
+            line = ("- " if item and not lines else "  " if item else "") + w
+        elif len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = ("  " if item else "") + w
+        else:
+            line += " " + w
+    return [*lines, line]
 
 
 def why_not(runs: pd.DataFrame) -> dict[str, str]:
