@@ -159,11 +159,6 @@ def test_linux_profile_keeps_a_4_bdp_buffer_full():
     assert one["packets_dropped"] < s["packets_dropped"] / 10
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 75 case 4: goodput_bps counts data behind an unrepaired hole; "
-    "the fix (goodput = in-order delivered payload) makes this pass",
-)
 def test_stalled_flows_report_no_goodput_beyond_their_in_order_delivery():
     r = bufsim.simulate(_scn("ns3"))
     # 6.7% of what was sent arrived in order, yet the summary reports
