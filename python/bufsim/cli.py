@@ -1060,9 +1060,7 @@ def reproduce(
         def show(title: Text, frame: Any, path: Path) -> None:
             frame.to_csv(path, index=False)
             console.print(title)
-            console.print(
-                frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"), soft_wrap=True
-            )
+            console.print(frame.to_string(index=False, float_format=fmt.number), soft_wrap=True)
             console.print(f"written to {path}")
 
         rep.save(key, table, quick=quick, directory=out)
@@ -1127,13 +1125,13 @@ def _print_claims(claims, path: Path) -> dict[str, int]:
         tol = (
             ""
             if r["tolerance"] != r["tolerance"]
-            else f"{r['tolerance']:g} ({r['tolerance_source']})"
+            else f"{fmt.number(r['tolerance'])} ({r['tolerance_source']})"
         )
         why = r["why"] + (f" Tuned: {r['tuning']}." if r["tuning"] else "")
         t.add_row(
             str(r["claim"]),
             str(r["paper"]),
-            f"{r['bufsim']:.4g}",
+            fmt.number(r["bufsim"]),
             tol,
             Text(r["verdict"], style=colour),
             why,
@@ -1349,7 +1347,7 @@ def _print_advice(a: Any, verbose: bool = False) -> None:
             for name, _ in rows[0][1]:
                 c.add_column(name + (per_flow if name == "timeouts" else ""), justify="right")
             for b, cells in shown:
-                c.add_row(f"{b:g}", *(v.replace(per_flow, "") for _, v in cells))
+                c.add_row(fmt.number(b), *(v.replace(per_flow, "") for _, v in cells))
             console.print(c)
         para(a.thresholds_text())
         para(a.stack_line())
@@ -1371,7 +1369,7 @@ def _print_advice(a: Any, verbose: bool = False) -> None:
         if b != b and row["source"] != "fluid scan" and row["meets all"] is None:
             idle.append((k, name, str(row.get("note") or "")))
             continue
-        buffer = "n/a" if b != b else f"{b:.0f}" if b >= 10 else f"{b:.3g}"
+        buffer = "n/a" if b != b else fmt.number(b, 3)
         t.add_row(str(k), name, buffer, _measured_cell(a, row, keys))
     console.print(t)
     para("  ".join(f"{v} {k}" for k, v in keys.items()))
@@ -1435,7 +1433,7 @@ def _print_advice_detail(a: Any) -> None:
     t.add_column("meets all")
     for k, row in enumerate(a.table.to_dict("records"), 1):
         b = row["buffer_pkts"]
-        buffer = "n/a" if b != b else f"{b:.0f}" if b >= 10 else f"{b:.3g}"
+        buffer = "n/a" if b != b else fmt.number(b, 3)
         cells = [str(k), short_source(str(row["source"])), buffer]
         # Where the packet engine did not run: no buffer to run, or why not.
         idle = "n/a" if b != b else "not run in --quick" if a.quick else "not run"
@@ -1483,7 +1481,7 @@ def _print_tradeoff(a: Any) -> None:
         for o in a.objectives:
             t.add_column(o.text, justify="right")
         for _, row in trade.iterrows():
-            cells = [f"{row['buffer_pkts']:g}" + (" *" if row["pareto"] else "")]
+            cells = [fmt.number(row["buffer_pkts"]) + (" *" if row["pareto"] else "")]
             for o in a.objectives:
                 verdict = row[f"{o.text} verdict"]
                 value = fmt.metric(o.key, row[o.text], censored=bool(row[f"{o.text} censored"]))
@@ -1519,7 +1517,7 @@ def _print_costs(a: Any) -> None:
 
 def _cell(value: object) -> str:
     if isinstance(value, float):
-        return "-" if value != value else f"{value:.4g}"
+        return fmt.number(value)
     return "" if value is None else str(value)
 
 

@@ -358,7 +358,7 @@ class Advice:
             cost = self.cost_at(self.buffer_pkts)
             if cost is not None:
                 out.append(
-                    f"Cost at {self.buffer_pkts:g} packets ({int(cost['seeds'])} seeds): "
+                    f"Cost at {fmt.number(self.buffer_pkts)} packets ({int(cost['seeds'])} seeds): "
                     + self.cost_text(cost)
                 )
             out += [f"FLAG {f.text}: {f.reason}" for f in self.flags]
@@ -369,7 +369,7 @@ class Advice:
             for b in self.measured_buffers():
                 cost = self.cost_at(b)
                 assert cost is not None
-                out.append(f"  {b:g} packets: " + self.cost_text(cost, mark=True))
+                out.append(f"  {fmt.number(b)} packets: " + self.cost_text(cost, mark=True))
             out.append(self.thresholds_text())
         out.append(self.stack_line())
         return out
@@ -383,7 +383,7 @@ class Advice:
             what = "" if self.sized == "buffer" else f" ({self.sized})"
             return (
                 f"Answer{what}: {self.answer()} meets your objectives; they hold from "
-                f"{self.range[0]:g} to {self.range[1]:g} packets. {self.binding}"
+                f"{fmt.number(self.range[0])} to {fmt.number(self.range[1])} packets. {self.binding}"
             )
         kind = self.outcome
         text = f"No buffer meets every objective ({kind}): {self.binding}"
@@ -441,9 +441,7 @@ class Advice:
             if cap
             else ""
         )
-        return (
-            f"{self.buffer_pkts:g} packets ({fmt.metric('buffer_bytes', self.buffer_bytes)}{drain})"
-        )
+        return f"{fmt.number(self.buffer_pkts)} packets ({fmt.metric('buffer_bytes', self.buffer_bytes)}{drain})"
 
     def clearing_text(self) -> str:
         """The smallest buffer that clears the flags at the answer, in words."""
@@ -463,9 +461,13 @@ class Advice:
             there = ", ".join(
                 f"{describe(f.key)} {show(f.key, f.value)}" for f in self.flags_at(top)
             )
-            at = f": at {top:g} packets, the largest measured there, {there}" if there else ""
+            at = (
+                f": at {fmt.number(top)} packets, the largest measured there, {there}"
+                if there
+                else ""
+            )
             return f"No buffer measured where your objectives hold keeps {keeps}{at}."
-        return f"{self.buffer_pkts:g} packets meets your objectives; {clear:g} also keeps {keeps}."
+        return f"{fmt.number(self.buffer_pkts)} packets meets your objectives; {fmt.number(clear)} also keeps {keeps}."
 
     def tradeoff(self) -> pd.DataFrame:
         """What each buffer the packet engine measured gives, and which are
@@ -610,7 +612,11 @@ class Advice:
         }
         out = []
         for r in self.costs.to_dict("records"):
-            row = {"buffer": f"{r['buffer_pkts']:g}", "source": r["source"], "seeds": r["seeds"]}
+            row = {
+                "buffer": f"{fmt.number(r['buffer_pkts'])}",
+                "source": r["source"],
+                "seeds": r["seeds"],
+            }
             for k in [c for c in self.costs.columns if f"{c} ±" in self.costs.columns]:
                 censored = r.get(f"{k}_censored") == 1.0
                 row[names[k]] = fmt.interval(k, r[k], r[f"{k} ±"], censored=censored)

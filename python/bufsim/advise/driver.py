@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from bufsim import fmt
 from bufsim.advise.advice import Advice, costs, measured_table, simulated_s
 from bufsim.advise.flags import thresholds
 from bufsim.advise.notes import engine_gap_notes, unjudged_notes
@@ -121,7 +122,7 @@ def _shared_form(scn: Scenario) -> tuple[Scenario, list[str]]:
     p = norm["pool"]
     notes = [
         f"pool: the answer is pool.size, the buffer its {p['ports']} ports share (alpha "
-        f"{p['alpha']:g}: n busy ports hold about alpha/(1 + n alpha) of it each); every "
+        f"{fmt.number(p['alpha'])}: n busy ports hold about alpha/(1 + n alpha) of it each); every "
         f"objective holds on each port that carries flows ({places}): a run's value is its "
         "worst port's (utilization_port<k>, drop_rate_port<k>, ...)"
     ]
@@ -176,8 +177,8 @@ def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
         raise AdviceError(
             f"objective {util[0].text!r} cannot be met at any buffer: the link is not saturable "
             f"(paper 002 section 3.2): its flows and background can offer at most {sat.max_load:.3f} of the "
-            f"capacity ({sat.max_offered_bps / 1e6:.4g} of {link['capacity_bps'] / 1e6:.4g} Mbps); "
-            f"it would need {util[0].bound * link['capacity_bps'] / 1e6:.4g} Mbps of offered traffic "
+            f"capacity ({fmt.number(sat.max_offered_bps / 1e6, 4)} of {fmt.number(link['capacity_bps'] / 1e6, 4)} Mbps); "
+            f"it would need {fmt.number(util[0].bound * link['capacity_bps'] / 1e6, 4)} Mbps of offered traffic "
             "(more flows, faster access links or larger receive windows)"
         )
 
@@ -233,7 +234,7 @@ def with_time_scales(scenario: Any) -> tuple[Scenario, str]:
         duration = Scenario(probe).normalized["duration_s"]
         warm = min(ts["warmup_s"], duration / 2)
         raw["warmup"] = f"{warm:g}s"
-        note = f"warm-up {warm:g} s derived from the scenario's time scales ({ts['why']})"
+        note = f"warm-up {fmt.number(warm)} s derived from the scenario's time scales ({ts['why']})"
     else:
         raw["duration"] = f"{ts['duration_s']:g}s"
         raw.setdefault("warmup", f"{ts['warmup_s']:g}s")
@@ -438,7 +439,7 @@ def advise(
         notes.append(
             f"seeds in waves: at {len(s.first_wave)} of {len(s.probed)} probed buffers the "
             f"first {FIRST_WAVE} seeds knew every verdict (the bound outside their t interval "
-            f"at {1 - (1 - confidence) / 2:g}, Bonferroni over two looks), so the other "
+            f"at {fmt.number(1 - (1 - confidence) / 2)}, Bonferroni over two looks), so the other "
             f"{s.seeds - FIRST_WAVE} did not run: "
             + ", ".join(f"{b} packets" for b in sorted(s.first_wave))
         )
@@ -514,8 +515,8 @@ def _stop_note(s: Search, stop_early: bool, runs: pd.DataFrame) -> str:
         f"{stopped} of {len(packet)} packet runs stopped at a batch boundary once every "
         f"objective's verdict was known (output.stop: the window in {STOP_BATCHES} batches, "
         f"tested from batch {STOP_MIN_BATCHES} on with a t test on the batch means at "
-        f"{s.confidence:g}, Bonferroni over the boundaries): {sim:.4g} s simulated of "
-        f"{len(packet) * duration:.4g} s at full length"
+        f"{fmt.number(s.confidence)}, Bonferroni over the boundaries): {fmt.number(sim, 4)} s simulated of "
+        f"{fmt.number(len(packet) * duration, 4)} s at full length"
     )
 
 
@@ -544,7 +545,7 @@ def _method(s: Search) -> str:
         )
         + f", {len(s.seed_list)} seeds per buffer "
         + ("(quick: no adaptive seeds), " if s.quick else "(more where a verdict was undecided), ")
-        + f"{s.packet_runs} packet runs of up to {s.norm['duration_s']:g} s "
-        f"({s.norm['warmup_s']:g} s warm-up); "
+        + f"{s.packet_runs} packet runs of up to {fmt.number(s.norm['duration_s'])} s "
+        f"({fmt.number(s.norm['warmup_s'])} s warm-up); "
         f"each objective checked on a one-sided {s.confidence:.0%} Student t bound over the seeds."
     )

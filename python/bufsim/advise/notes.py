@@ -82,8 +82,8 @@ def engine_gap_notes(s: Search, edges: Edges, model: Model | None = None) -> lis
             )
             notes.append(
                 f"engines disagree on {' and '.join(o.text for o in objs)}: the packet engine "
-                f"decides (it holds {'from' if grows else 'up to'} {pb:g} packets); {engine} puts "
-                f"that edge at {s.grid[i]:g} packets ({fmt.value(ratio, 3)}x). {why}"
+                f"decides (it holds {'from' if grows else 'up to'} {fmt.number(pb)} packets); {engine} puts "
+                f"that edge at {fmt.number(s.grid[i])} packets ({fmt.value(ratio, 3)}x). {why}"
             )
     return notes
 
@@ -108,20 +108,20 @@ def _fluid_gap(s: Search, grows: bool, pb: float) -> str:
     assumed = (
         "every flow cutting its window at each overflow (fluid.sync unset)"
         if x is None
-        else f"at least {x:g} of the flows cutting at each overflow (fluid.sync)"
+        else f"at least {fmt.number(x)} of the flows cutting at each overflow (fluid.sync)"
     )
     why = ""
     if grows and s.resynced is not None:
         rx, edge, p, f = s.resynced
         if edge is None:
-            at = f"still above {s.grid[s.guess_up]:g} packets"
+            at = f"still above {fmt.number(s.grid[s.guess_up])} packets"
         else:
-            at = f"at {s.grid[edge]:g} packets ({fmt.value(s.grid[edge] / pb, 3)}x the packet engine's edge)"
+            at = f"at {fmt.number(s.grid[edge])} packets ({fmt.value(s.grid[edge] / pb, 3)}x the packet engine's edge)"
             if s.grid[edge] < pb and timeouts > 0:
                 at += ": below it, as the fluid model loses no time to timeouts"
         why = (
             f". The packet runs measured a synchronization of {fmt.metric('sync_mean', p)} where "
-            f"the fluid scan had {fmt.metric('sync_mean', f)}; with fluid.sync = {rx:g} the fluid "
+            f"the fluid scan had {fmt.metric('sync_mean', f)}; with fluid.sync = {fmt.number(rx)} the fluid "
             f"engine puts the edge {at}"
         )
     elif grows and s.grid[s.guess_up] > pb and sync < 0.5:
@@ -130,7 +130,7 @@ def _fluid_gap(s: Search, grows: bool, pb: float) -> str:
             "fluid form overstates the buffer"
         )
     return (
-        f"The fluid form has {assumed}; the packet runs at {pb:g} packets measured a loss "
+        f"The fluid form has {assumed}; the packet runs at {fmt.number(pb)} packets measured a loss "
         f"synchronization of {fmt.metric('sync_mean', sync)} (sync_mean) and "
         f"{fmt.ratio(timeouts)} timeouts per flow per second (whole run), which the "
         f"fluid model has no notion of{why}"

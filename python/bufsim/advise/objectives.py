@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bufsim import _core
+from bufsim import _core, fmt
 from bufsim._core import BufsimError
 from bufsim._stats import t_half_width
 
@@ -219,7 +219,9 @@ def parse_objective(text: str) -> Objective:
         raise AdviceError(f"objective {text!r}: unknown metric {name!r}; allowed: {allowed}")
     value = _with_unit(text, bound, kind)
     if kind == "fraction" and not 0 <= value <= 1:
-        raise AdviceError(f"objective {text!r}: a fraction must be between 0 and 1, got {value:g}")
+        raise AdviceError(
+            f"objective {text!r}: a fraction must be between 0 and 1, got {fmt.number(value)}"
+        )
     if value < 0 or not math.isfinite(value):
         raise AdviceError(f"objective {text!r}: the bound must be a finite number >= 0")
     expected = "<=" if key.endswith("_s") or key == "drop_rate" else ">="

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bufsim import models
+from bufsim import fmt, models
 from bufsim.advise.fluid import fluid_form
 from bufsim.advise.objectives import Objective
 from bufsim.scenario import Scenario
@@ -259,7 +259,7 @@ def rule_rows(
     def add(source: str, b: float, applies: bool, note: str) -> None:
         rows.append({"source": source, "buffer_pkts": float(b), "applies": applies, "note": note})
 
-    add("BDP", bdp, True, f"C x mean RTT ({link['bdp_rtt_s'] * 1e3:g} ms)")
+    add("BDP", bdp, True, f"C x mean RTT ({fmt.number(link['bdp_rtt_s'] * 1e3)} ms)")
     if n > 0:
         add(
             "Stanford CT/sqrt(N)",
@@ -276,7 +276,7 @@ def rule_rows(
             "loss formula (paper 002 eq. 3)",
             b,
             True,
-            f"p = (0.87 N)^2 / (CT + B)^2 <= {loss[0].bound:g}, N = {n}",
+            f"p = (0.87 N)^2 / (CT + B)^2 <= {fmt.number(loss[0].bound)}, N = {n}",
         )
     elif loss:
         add("loss formula (paper 002 eq. 3)", math.nan, False, "needs long-lived flows")
@@ -323,7 +323,7 @@ def rule_rows(
             "transparent regime (paper 000)",
             b,
             True,
-            f"offered load {sat.max_load:.2f} < 1: M/D/1/K loss <= {loss[0].bound:g}",
+            f"offered load {sat.max_load:.2f} < 1: M/D/1/K loss <= {fmt.number(loss[0].bound)}",
         )
     else:
         why = (
@@ -357,7 +357,7 @@ def _dctcp_rule(link: Mapping[str, Any], n: int, tcps: list[str], add: Callable)
         name,
         float(k + n),
         True,
-        f"Q_max = K + N = {k:g} + {n} (eq. 9); full utilization needs "
+        f"Q_max = K + N = {fmt.number(k)} + {n} (eq. 9); full utilization needs "
         f"K > C x RTT / 7 = {k_min:.1f} packets (eq. 13): {verdict}",
     )
 

@@ -99,7 +99,7 @@ class FluidFailed(Exception):
     """A fluid run failed: its buffer (packets) and its error."""
 
     def __init__(self, buffer: float, error: str):
-        super().__init__(f"the fluid run at {buffer:g} packets failed: {error}")
+        super().__init__(f"the fluid run at {fmt.number(buffer)} packets failed: {error}")
         self.buffer, self.error = buffer, error
 
 
@@ -505,7 +505,7 @@ class Search:
                 # A run that crashed (not a refusal) says nothing about the
                 # buffer: stop, as a failed packet run does.
                 raise AdviceError(
-                    f"the fluid run at {e.buffer:g} packets failed: {e.error}"
+                    f"the fluid run at {fmt.number(e.buffer)} packets failed: {e.error}"
                 ) from None
             # A scenario without a fluid form: say why, go on with packets.
             self.fluid_error = e.error
@@ -554,7 +554,7 @@ class Search:
         grows = [o for o in fluid if o.monotone and o.grows_with_buffer]
         found: dict[float, float] = {}
         for x in SYNC_RANGE:
-            label, phase = f"fluid X={x:g}", f"fluid loss sync X = {x:g}"
+            label, phase = f"fluid X={fmt.number(x)}", f"fluid loss sync X = {fmt.number(x)}"
             try:
                 # The first buffer where the objectives that grow with the
                 # buffer hold; the others must hold there too.
@@ -576,7 +576,8 @@ class Search:
             found[x] = float(grid[i]) if ok else math.nan
         lo_x, hi_x = SYNC_RANGE
         txt = ", ".join(
-            f"X = {x:g}: " + (f"{b:g} packets" if b == b else f"none up to {self.grid[-1]}")
+            f"X = {fmt.number(x)}: "
+            + (f"{fmt.number(b)} packets" if b == b else f"none up to {self.grid[-1]}")
             for x, b in found.items()
         )
         note = f"fluid engine with loss synchronization (paper 004 eq. 8) meets {', '.join(o.text for o in fluid)} at {txt}"
@@ -829,15 +830,15 @@ class Search:
             edge = self.fluid_edges(
                 self.grid[: i + 1],
                 {"meets": lambda t: _meets(t, objs, 0.0)[0]},
-                phase=f"fluid resync X = {x:g}",
-                engine=f"fluid X={x:g}",
+                phase=f"fluid resync X = {fmt.number(x)}",
+                engine=f"fluid X={fmt.number(x)}",
                 overrides={"fluid": {"sync": x}},
                 # Less synchronization needs no more buffer, often far less.
                 ends=True,
             )["meets"]
         except FluidFailed as e:
             raise AdviceError(
-                f"the fluid run at {e.buffer:g} packets, fluid.sync = {x:g}, failed: {e.error}"
+                f"the fluid run at {fmt.number(e.buffer)} packets, fluid.sync = {fmt.number(x)}, failed: {e.error}"
             ) from None
         self.resynced = (x, edge if edge <= i else None, p, f)
 
@@ -959,9 +960,7 @@ class Search:
             return e.stopped
         assert e.lower is not None and e.upper is not None
         if e.lower >= n:
-            return (
-                f"{', '.join(up)} is not met up to {grid[-1]} packets ({self.hi / self.bdp:g} BDP)"
-            )
+            return f"{', '.join(up)} is not met up to {grid[-1]} packets ({fmt.number(self.hi / self.bdp)} BDP)"
         if e.lower > e.upper:
             return (
                 f"{', '.join(up)} needs at least {grid[e.lower]} packets but "
@@ -1069,9 +1068,9 @@ class Search:
             notes.append(
                 f"WARNING: not converged: {len(decisive)} of {int(conv['buffer_pkts'].isin(focus).sum())} "
                 f"checks at the decisive buffers differ between the halves of the measurement window "
-                f"beyond the tolerance (e.g. {worst['metric']}{together} at {worst['buffer_pkts']:g} "
+                f"beyond the tolerance (e.g. {worst['metric']}{together} at {fmt.number(worst['buffer_pkts'])} "
                 "packets, seed "
-                f"{worst['seed']:g}: {fmt.metric(worst['metric'], worst['first_half'])} then "
+                f"{fmt.number(worst['seed'])}: {fmt.metric(worst['metric'], worst['first_half'])} then "
                 f"{fmt.metric(worst['metric'], worst['second_half'])}); "
                 "lengthen duration or warmup"
             )
