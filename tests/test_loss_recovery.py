@@ -188,16 +188,16 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         ("pipe", "ack", "ns3", "ns3", "ns3", "ns3"),
         ("keep", "sample", "rfc", "rfc", "rfc", "rfc"),
     ]
-    # The window a cut reads, the ECE response and the CE-change ACK:
-    # RFC 5681, RFC 3168 and RFC 8257 (rfc), Linux, ns-3, Linux.
-    # PRR's bounds: RFC 9937 but in ns-3 (TcpPrrRecovery).
-    assert [
-        (g["cut_from"], g["ecn_reduction"], g["ce_ack"], g["prr_variant"]) for g in groups[:4]
-    ] == [
-        ("flight_size", "immediate", "immediate", "rfc9937"),
-        ("flight_size", "prr", "immediate", "rfc9937"),
-        ("pipe", "prr", "delayed", "ns3"),
-        ("flight_size", "prr", "immediate", "rfc9937"),
+    # The window a cut reads, the ECE response, the CE-change ACK and ECT
+    # on packets without data: RFC 5681, RFC 3168 and RFC 8257 (rfc),
+    # Linux, ns-3, Linux. PRR's bounds: RFC 9937 but in ns-3
+    # (TcpPrrRecovery).
+    ecn = ["cut_from", "ecn_reduction", "ce_ack", "control_ect", "prr_variant"]
+    assert [tuple(g[k] for k in ecn) for g in groups[:4]] == [
+        ("flight_size", "immediate", "immediate", "rfc", "rfc9937"),
+        ("flight_size", "prr", "immediate", "cc", "rfc9937"),
+        ("pipe", "prr", "delayed", "cc", "ns3"),
+        ("flight_size", "prr", "immediate", "cc", "rfc9937"),
     ]
     # Without SACK the profile's PRR and RACK do not apply, but for ns-3's
     # PRR, which runs over the pipe ns-3 guesses from duplicate ACKs
@@ -224,6 +224,7 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         ({"cut_from": "cwnd"}, "flows[0].cut_from", "flight_size, pipe"),
         ({"ecn_reduction": "halve"}, "flows[0].ecn_reduction", "immediate, prr"),
         ({"ce_ack": "now"}, "flows[0].ce_ack", "immediate, delayed"),
+        ({"control_ect": "always"}, "flows[0].control_ect", "rfc, cc"),
     ],
 )
 def test_bad_recovery_fields_name_the_field(flow, path, needle):

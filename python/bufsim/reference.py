@@ -144,6 +144,9 @@ DESCRIPTIONS: dict[str, str] = {
     "PRR: Linux, ns-3).",
     "flows[].ce_ack": 'DCTCP receiver, the segment that changes the CE state: `"immediate"` '
     '(RFC 8257) or `"delayed"` (ns-3).',
+    "flows[].control_ect": 'Whether the SYN, SYN-ACK and pure ACKs carry ECT: `"rfc"` (never, '
+    'RFC 3168 section 6.1.1) or `"cc"` (when the congestion control needs ECN, DCTCP: Linux, '
+    "ns-3); a marking queue drops a packet without ECT above its threshold.",
     "flows[].hystart": "HyStart++ in the initial slow start (RFC 9406).",
     "flows[].ecn": "ECN-capable (RFC 3168), for a marking discipline (DCTCP: on).",
     "flows[].loss": "Bernoulli loss of data packets after the bottleneck.",

@@ -25,8 +25,8 @@ use crate::engine::rng::{Rng, Stream, stream};
 use crate::queue::{Limit, LinkInfo, Occupancy, QdiscConfig};
 use crate::tcp::cc::CcConfig;
 use crate::tcp::stack::{
-    CeAck, CutFrom, EcnReduction, NamedRule, PrrVariant, RecoveryEntry, RecoveryExit, RtoCollapse,
-    RtoSsthresh, RtoTimer, RttSampling, SackPipe, SlowStart, Stack,
+    CeAck, ControlEct, CutFrom, EcnReduction, NamedRule, PrrVariant, RecoveryEntry, RecoveryExit,
+    RtoCollapse, RtoSsthresh, RtoTimer, RttSampling, SackPipe, SlowStart, Stack,
 };
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
@@ -310,6 +310,8 @@ struct RawFlows {
     ecn_reduction: Option<String>,
     #[serde(default)]
     ce_ack: Option<String>,
+    #[serde(default)]
+    control_ect: Option<String>,
     #[serde(default)]
     hystart: Option<bool>,
     #[serde(default)]
@@ -654,6 +656,10 @@ pub struct FlowGroup {
     /// How a DCTCP receiver acknowledges the segment that changes its CE
     /// state: at once (RFC 8257, Linux) or by the delayed-ACK rules (ns-3).
     pub ce_ack: CeAck,
+    /// Whether the packets without data (SYN, SYN-ACK, pure ACKs) carry
+    /// ECT: never (RFC 3168) or when the congestion control needs ECN,
+    /// DCTCP (Linux, ns-3).
+    pub control_ect: ControlEct,
     /// Bernoulli loss probability of data packets on this group's path (after the bottleneck).
     pub loss: f64,
     /// ECN-capable (RFC 3168): an AQM with `ecn` marks these flows' packets
@@ -1857,6 +1863,7 @@ fn resolve_group(
         cut_from: r.cut_from,
         ecn_reduction: r.ecn_reduction,
         ce_ack: r.ce_ack,
+        control_ect: r.control_ect,
         ecn,
         loss,
     })
@@ -2049,6 +2056,7 @@ struct Recovery {
     cut_from: CutFrom,
     ecn_reduction: EcnReduction,
     ce_ack: CeAck,
+    control_ect: ControlEct,
     iw: i64,
     min_rto: SimTime,
     delayed_ack: bool,
@@ -2172,6 +2180,11 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         p("ecn_reduction"),
     )?;
     let ce_ack = named_rule(f.ce_ack.as_deref(), profile.ce_ack, p("ce_ack"))?;
+    let control_ect = named_rule(
+        f.control_ect.as_deref(),
+        profile.control_ect,
+        p("control_ect"),
+    )?;
     let abc = match &f.abc {
         None => stack.slow_start(f.tcp.as_deref().unwrap_or("newreno")),
         Some(v) => SlowStart::parse(v).ok_or_else(|| {
@@ -2227,6 +2240,7 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         cut_from,
         ecn_reduction,
         ce_ack,
+        control_ect,
         iw,
         min_rto,
         delayed_ack: f.delayed_ack.unwrap_or(profile.delayed_ack),
