@@ -889,7 +889,7 @@ def test_advice_states_its_scenario_stack_and_provenance(web_mix):
     a, _, _ = web_mix
     lines = a.scenario.describe(buffer=False)
     assert lines[1].startswith("link: 10 Mbps, one-way delay 45 ms, droptail, BDP")
-    assert "stack rfc" in lines[2] and "RTT 100 ms" in lines[2]
+    assert "stack linux" in lines[2] and "RTT 100 ms" in lines[2]
     # Its groups name no stack: the advice says what that assumes.
     (note,) = [n for n in a.notes if "name no stack" in n]
     assert note.startswith("flows[0], flows[1] name no stack") and 'stack = "linux"' in note

@@ -11,10 +11,12 @@ import pytest
 
 
 def dumbbell(seed: int, buffer: str = "625pkt", duration: str = "100s", **flow) -> dict:
-    """Paper 000's setup (section IV.B) with one SACK flow and delayed ACKs."""
+    """Paper 000's setup (section IV.B) with one SACK flow and delayed ACKs,
+    on the rfc profile unless ``flow`` names another."""
     group = {
         "count": 1,
         "tcp": "newreno",
+        "stack": "rfc",
         "rtt": "100ms",
         "mss": "1000B",
         "sack": True,
@@ -137,7 +139,7 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         {
             **base,
             "flows": [
-                {"rtt": "40ms"},
+                {"rtt": "40ms", "stack": "rfc"},
                 {"rtt": "40ms", "stack": "linux"},
                 {"rtt": "40ms", "stack": "ns3"},
                 {
@@ -149,9 +151,12 @@ def test_stack_profiles_fill_defaults_and_fields_override():
                 },
                 {"rtt": "40ms", "stack": "linux", "sack": False},
                 {"rtt": "40ms", "stack": "ns3", "sack": False},
+                {"rtt": "40ms"},
             ],
         }
     ).normalized["flows"]
+    # A group that names no stack gets linux's, every field alike.
+    assert groups[6] == groups[1]
     pick = [
         "stack",
         "initial_window_pkts",
@@ -248,6 +253,11 @@ def test_fluid_engine_refuses_hystart():
     }
     with pytest.raises(bufsim.ScenarioError, match="flows\\[0\\].hystart"):
         bufsim.simulate(s, engine="fluid")
+    # Named by neither the field nor a stack, the default (linux) profile's
+    # HyStart++ and delayed ACKs are left out: the fluid laws model no stack.
+    s["flows"] = [{"rtt": "10ms"}]
+    assert bufsim.Scenario.load(s).normalized["flows"][0]["hystart"] is True
+    assert bufsim.simulate(s, engine="fluid").summary["utilization"] > 0.5
 
 
 def test_rack_and_prr_runs_are_deterministic():

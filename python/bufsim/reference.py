@@ -103,8 +103,8 @@ DESCRIPTIONS: dict[str, str] = {
     "flows[].initial_window": "Initial window, packets (profile default).",
     "flows[].min_rto": "Least retransmission timeout (RFC 6298 section 2.4; profile default).",
     "flows[].start": 'Start times: `"0s"`, `{stagger = "1s"}` or `{uniform = ["0s", "1s"]}`.',
-    "flows[].stack": 'Stack profile `"rfc"`, `"linux"` or `"ns3"`: the defaults of the '
-    "stack fields below.",
+    "flows[].stack": 'Stack profile `"linux"` (the default), `"rfc"` or `"ns3"`: the '
+    "defaults of the stack fields below.",
     "flows[].sack": "SACK (RFC 6675 recovery); false: RFC 6582 NewReno.",
     "flows[].delayed_ack": "Delayed ACKs (RFC 5681 section 4.2: every second segment).",
     "flows[].delack_timeout": "The delayed-ACK timer (below 500 ms).",

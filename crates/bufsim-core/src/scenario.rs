@@ -607,6 +607,12 @@ pub struct FlowGroup {
     pub rack: bool,
     /// HyStart++ (RFC 9406): leave slow start when the RTT rises.
     pub hystart: bool,
+    /// `hystart` and `delayed_ack` came from the default profile: the group
+    /// names neither the field nor a stack. The fluid engine, which models
+    /// neither, leaves such a value out where it refuses one named
+    /// (`fluid::check`). Not part of the normalized scenario.
+    #[serde(skip)]
+    pub defaulted: Defaulted,
     /// How slow start counts an ACK: one segment (RFC 5681 eq. (2)), every
     /// acknowledged segment capped at ssthresh (Linux), or uncapped
     /// (ns-3.37's CUBIC).
@@ -1849,6 +1855,7 @@ fn resolve_group(
         prr_variant: r.prr_variant,
         rack: r.rack,
         hystart: r.hystart,
+        defaulted: r.defaulted,
         abc: r.abc,
         limited_transmit: r.limited_transmit,
         partial_ack_retransmit: r.partial_ack_retransmit,
@@ -2039,6 +2046,17 @@ fn group_access(
     Ok((access, access_buffer, jitter, rwnd))
 }
 
+/// Which of a group's per-packet stack features came from the default
+/// profile, the group naming neither the field nor a stack
+/// ([`FlowGroup::defaulted`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Defaulted {
+    /// `hystart` is the default profile's.
+    pub hystart: bool,
+    /// `delayed_ack` is the default profile's.
+    pub delayed_ack: bool,
+}
+
 /// A flow group's stack profile and the loss-recovery fields it defaults.
 struct Recovery {
     stack: Stack,
@@ -2065,6 +2083,7 @@ struct Recovery {
     push_ack: bool,
     handshake: bool,
     hystart: bool,
+    defaulted: Defaulted,
     abc: SlowStart,
     limited_transmit: bool,
     partial_ack_retransmit: bool,
@@ -2249,6 +2268,10 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         push_ack: f.push_ack.unwrap_or(profile.push_ack),
         handshake: profile.handshake,
         hystart: f.hystart.unwrap_or(profile.hystart),
+        defaulted: Defaulted {
+            hystart: f.stack.is_none() && f.hystart.is_none(),
+            delayed_ack: f.stack.is_none() && f.delayed_ack.is_none(),
+        },
         abc,
         limited_transmit: f.limited_transmit.unwrap_or(profile.limited_transmit),
         partial_ack_retransmit: f

@@ -1579,7 +1579,9 @@ mod tests {
             serde_json::json!({"count": 4, "tcp": "newreno", "rtt": "37.3ms", "size": "400pkt",
                                "start": {"stagger": "3s"}}),
         ];
-        for g in groups {
+        for mut g in groups {
+            // Written for the rfc profile (then the default): pinned.
+            g["stack"] = "rfc".into();
             let v = serde_json::json!({
                 "duration": "12s", "warmup": "1s", "seed": 5,
                 "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "30pkt"},

@@ -17,11 +17,11 @@ use crate::units::SimTime;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Stack {
-    /// The RFCs as bufsim's reproductions of the papers use them (the default,
-    /// so published reproductions keep their numbers).
-    #[default]
+    /// The RFCs as bufsim's reproductions of the papers use them (each
+    /// reproduction names it, so its numbers stay whatever the default).
     Rfc,
-    /// Linux (what an engineer sizing a real port should pick).
+    /// Linux: the default, what an operator's hosts run.
+    #[default]
     Linux,
     /// ns-3's TCP models.
     Ns3,
