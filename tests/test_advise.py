@@ -115,9 +115,22 @@ WEB_MIX = {
     "duration": "60s",
     "warmup": "10s",
     "link": {"capacity": "10Mbps", "delay": "45ms", "buffer": "1pkt"},
+    # Measured on the rfc profile, then the default: pinned.
     "flows": [
-        {"count": 4, "rtt": "100ms", "mss": "1000B", "start": {"uniform": ["0s", "1s"]}},
-        {"size": "dhamdhere2006", "arrival": {"load": 0.3}, "rtt": "100ms", "mss": "1000B"},
+        {
+            "count": 4,
+            "stack": "rfc",
+            "rtt": "100ms",
+            "mss": "1000B",
+            "start": {"uniform": ["0s", "1s"]},
+        },
+        {
+            "size": "dhamdhere2006",
+            "arrival": {"load": 0.3},
+            "stack": "rfc",
+            "rtt": "100ms",
+            "mss": "1000B",
+        },
     ],
 }
 
@@ -610,7 +623,7 @@ def test_fluid_form_leaves_out_finite_and_closed_traffic():
             "duration": "5s",
             "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "10pkt"},
             "flows": [
-                {"count": 2, "rtt": "20ms"},
+                {"count": 2, "rtt": "20ms", "stack": "rfc"},
                 {"count": 10, "size": "30pkt", "rtt": "20ms"},
                 {"users": 3, "think": "1s", "size": "20pkt", "rtt": "20ms"},
             ],
@@ -893,9 +906,17 @@ def test_advice_states_its_scenario_stack_and_provenance(web_mix):
     lines = a.scenario.describe(buffer=False)
     assert lines[1].startswith("link: 10 Mbps, one-way delay 45 ms, droptail, BDP")
     assert "stack rfc" in lines[2] and "RTT 100 ms" in lines[2]
-    # Its groups name no stack: the advice says what that assumes.
-    (note,) = [n for n in a.notes if "name no stack" in n]
-    assert note.startswith("flows[0], flows[1] name no stack") and 'stack = "linux"' in note
+    # Its groups name their stack; groups that name none get a note on what
+    # the answer then assumes.
+    assert not any("name no stack" in n for n in a.notes)
+    from bufsim.advise.rules import default_stack_notes
+
+    unnamed = {
+        **WEB_MIX,
+        "flows": [{k: v for k, v in g.items() if k != "stack"} for g in WEB_MIX["flows"]],
+    }
+    (note,) = default_stack_notes(unnamed)
+    assert note.startswith("flows[0], flows[1] name no stack") and "default linux" in note
     p = a.provenance()
     packet = a.runs[a.runs["engine"] == "packet"]
     assert p["packet runs"] == len(packet) and p["seeds"].startswith("1, 2")
@@ -1324,7 +1345,7 @@ def test_advise_holds_a_fifo_delay_bound_without_runs(tmp_path):
         "duration": "6s",
         "warmup": "2s",
         "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "50pkt"},
-        "flows": [{"count": 10, "tcp": "newreno", "rtt": "40ms", "mss": "1500B"}],
+        "flows": [{"count": 10, "tcp": "newreno", "stack": "rfc", "rtt": "40ms", "mss": "1500B"}],
     }
     a = bufsim.advise(
         s,

@@ -111,6 +111,7 @@ FIELDS = {
     "flows.0.cut_from": ["cwnd", 1, *WRONG_TYPES],
     "flows.0.ecn_reduction": ["halve", 1, *WRONG_TYPES],
     "flows.0.ce_ack": ["now", 1, *WRONG_TYPES],
+    "flows.0.control_ect": ["always", 1, *WRONG_TYPES],
     "flows.0.hystart": ["yes", 1, [True]],
     "flows.0.ecn": ["yes", 1, [True]],
     "flows.0.loss": [-0.1, 1.5, "1%", *WRONG_TYPES],

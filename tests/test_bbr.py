@@ -14,6 +14,8 @@ from conftest import cli
 
 
 def _scn(version=1, buffer="1BDP", count=1, duration="10s"):
+    # Measured on the rfc profile, then the default: pinned. (On linux, the
+    # default since, v3's utilization at 0.1 BDP with 4 flows is 0.71.)
     return {
         "duration": duration,
         "warmup": "3s",
@@ -23,6 +25,7 @@ def _scn(version=1, buffer="1BDP", count=1, duration="10s"):
                 "count": count,
                 "tcp": "bbr",
                 "tcp_params": {"version": version},
+                "stack": "rfc",
                 "rtt": "30ms",
                 "mss": "1500B",
                 "sack": True,

@@ -329,6 +329,7 @@ start = { uniform = ["0s", "2s"] }
 
 [[flows]]
 count = 4
+stack = "rfc"
 rtt = "50ms"
 size = { pareto = { shape = 1.2, min = "10pkt" } }
 recovery = "rfc6675"
@@ -336,6 +337,7 @@ delayed_ack = true
 
 [[flows]]
 users = 5
+stack = "rfc"
 rtt = { min = "20ms", max = "80ms" }
 size = "100kB"
 think = "1s"

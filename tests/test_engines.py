@@ -11,12 +11,13 @@ import pytest
 
 def ten_reno(buffer: str, duration: str = "600s") -> dict:
     """10 Reno flows with one RTT over 100 Mbps (BDP 1250 packets of 1000 B):
-    drop-tail synchronizes them, the case every engine models."""
+    drop-tail synchronizes them, the case every engine models (the RFCs'
+    stack, an ACK per packet, as the fluid laws and the models assume)."""
     return {
         "duration": duration,
         "warmup": "100s",
         "link": {"capacity": "100Mbps", "delay": "20ms", "buffer": buffer},
-        "flows": [{"count": 10, "tcp": "newreno", "rtt": "100ms", "mss": "1000B"}],
+        "flows": [{"count": 10, "tcp": "newreno", "stack": "rfc", "rtt": "100ms", "mss": "1000B"}],
     }
 
 

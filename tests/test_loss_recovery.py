@@ -11,10 +11,12 @@ import pytest
 
 
 def dumbbell(seed: int, buffer: str = "625pkt", duration: str = "100s", **flow) -> dict:
-    """Paper 000's setup (section IV.B) with one SACK flow and delayed ACKs."""
+    """Paper 000's setup (section IV.B) with one SACK flow and delayed ACKs,
+    on the rfc profile unless ``flow`` names another."""
     group = {
         "count": 1,
         "tcp": "newreno",
+        "stack": "rfc",
         "rtt": "100ms",
         "mss": "1000B",
         "sack": True,
@@ -137,7 +139,7 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         {
             **base,
             "flows": [
-                {"rtt": "40ms"},
+                {"rtt": "40ms", "stack": "rfc"},
                 {"rtt": "40ms", "stack": "linux"},
                 {"rtt": "40ms", "stack": "ns3"},
                 {
@@ -149,9 +151,12 @@ def test_stack_profiles_fill_defaults_and_fields_override():
                 },
                 {"rtt": "40ms", "stack": "linux", "sack": False},
                 {"rtt": "40ms", "stack": "ns3", "sack": False},
+                {"rtt": "40ms"},
             ],
         }
     ).normalized["flows"]
+    # A group that names no stack gets linux's, every field alike.
+    assert groups[6] == groups[1]
     pick = [
         "stack",
         "initial_window_pkts",
@@ -188,16 +193,16 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         ("pipe", "ack", "ns3", "ns3", "ns3", "ns3"),
         ("keep", "sample", "rfc", "rfc", "rfc", "rfc"),
     ]
-    # The window a cut reads, the ECE response and the CE-change ACK:
-    # RFC 5681, RFC 3168 and RFC 8257 (rfc), Linux, ns-3, Linux.
-    # PRR's bounds: RFC 9937 but in ns-3 (TcpPrrRecovery).
-    assert [
-        (g["cut_from"], g["ecn_reduction"], g["ce_ack"], g["prr_variant"]) for g in groups[:4]
-    ] == [
-        ("flight_size", "immediate", "immediate", "rfc9937"),
-        ("flight_size", "prr", "immediate", "rfc9937"),
-        ("pipe", "prr", "delayed", "ns3"),
-        ("flight_size", "prr", "immediate", "rfc9937"),
+    # The window a cut reads, the ECE response, the CE-change ACK and ECT
+    # on packets without data: RFC 5681, RFC 3168 and RFC 8257 (rfc),
+    # Linux, ns-3, Linux. PRR's bounds: RFC 9937 but in ns-3
+    # (TcpPrrRecovery).
+    ecn = ["cut_from", "ecn_reduction", "ce_ack", "control_ect", "prr_variant"]
+    assert [tuple(g[k] for k in ecn) for g in groups[:4]] == [
+        ("flight_size", "immediate", "immediate", "rfc", "rfc9937"),
+        ("flight_size", "prr", "immediate", "cc", "rfc9937"),
+        ("pipe", "prr", "delayed", "cc", "ns3"),
+        ("flight_size", "prr", "immediate", "cc", "rfc9937"),
     ]
     # Without SACK the profile's PRR and RACK do not apply, but for ns-3's
     # PRR, which runs over the pipe ns-3 guesses from duplicate ACKs
@@ -224,6 +229,7 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         ({"cut_from": "cwnd"}, "flows[0].cut_from", "flight_size, pipe"),
         ({"ecn_reduction": "halve"}, "flows[0].ecn_reduction", "immediate, prr"),
         ({"ce_ack": "now"}, "flows[0].ce_ack", "immediate, delayed"),
+        ({"control_ect": "always"}, "flows[0].control_ect", "rfc, cc"),
     ],
 )
 def test_bad_recovery_fields_name_the_field(flow, path, needle):
@@ -247,6 +253,11 @@ def test_fluid_engine_refuses_hystart():
     }
     with pytest.raises(bufsim.ScenarioError, match="flows\\[0\\].hystart"):
         bufsim.simulate(s, engine="fluid")
+    # Named by neither the field nor a stack, the default (linux) profile's
+    # HyStart++ and delayed ACKs are left out: the fluid laws model no stack.
+    s["flows"] = [{"rtt": "10ms"}]
+    assert bufsim.Scenario.load(s).normalized["flows"][0]["hystart"] is True
+    assert bufsim.simulate(s, engine="fluid").summary["utilization"] > 0.5
 
 
 def test_rack_and_prr_runs_are_deterministic():

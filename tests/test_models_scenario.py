@@ -29,7 +29,14 @@ def make_scenario(
     ``{"kind", "rate_bps", "packet_size_bytes"}``.
     """
     rtts = [rtt] * n if np.isscalar(rtt) else list(rtt)
-    flow = {"count": n, "tcp": tcp, "rtt": [f"{r * 1e3:.10g}ms" for r in rtts], "mss": f"{pkt}B"}
+    # The models' laws assume the RFCs' stack (an ACK per packet): pinned.
+    flow = {
+        "count": n,
+        "tcp": tcp,
+        "stack": "rfc",
+        "rtt": [f"{r * 1e3:.10g}ms" for r in rtts],
+        "mss": f"{pkt}B",
+    }
     if tcp_params:
         flow["tcp_params"] = tcp_params
     if access_rate_bps is not None:

@@ -273,7 +273,7 @@ def test_a_lone_transfer_completes_as_in_ns3(size):
             },
             "flows[0].tcp_params.rtt_scaling",
         ),
-        ({"flows": [{"count": 2, "rtt": "40ms"}]}, "flows[0].limited_transmit"),
+        ({"flows": [{"count": 2, "rtt": "40ms", "stack": "rfc"}]}, "flows[0].limited_transmit"),
         ({"flows": [{"count": 2, "rtt": "40ms", "stack": "linux"}]}, "flows[0].rack"),
         (
             {"flows": [{"count": 2, "rtt": "40ms", "stack": "ns3", "jitter": "1ms"}]},

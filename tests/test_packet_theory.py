@@ -1,6 +1,8 @@
 """The packet engine against closed forms.
 
-Each test states its tolerance and why. Theory comes from bufsim.models.
+Each test states its tolerance and why. Theory comes from bufsim.models,
+whose closed forms assume the RFCs' stack (an ACK per packet, or delayed
+ACKs where a test says so): the flows name ``stack = "rfc"``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import pytest
 
 def one_flow(buffer: str, duration: str = "300s", **flow) -> dict:
     """One flow over 10 Mbps, RTT 100 ms, 1000 B packets: BDP = 125 packets."""
-    f = {"count": 1, "rtt": "100ms", "mss": "1000B", "sack": True}
+    f = {"count": 1, "stack": "rfc", "rtt": "100ms", "mss": "1000B", "sack": True}
     f.update(flow)
     return {
         "duration": duration,
@@ -67,7 +69,14 @@ def test_random_loss_follows_square_root_formula(p, delayed_ack):
         # 1 Gbps is never the bottleneck.
         "link": {"capacity": "1Gbps", "delay": "10ms", "buffer": "100000pkt"},
         "flows": [
-            {"rtt": "100ms", "mss": "1000B", "loss": p, "delayed_ack": delayed_ack, "sack": True}
+            {
+                "stack": "rfc",
+                "rtt": "100ms",
+                "mss": "1000B",
+                "loss": p,
+                "delayed_ack": delayed_ack,
+                "sack": True,
+            }
         ],
     }
     r = bufsim.simulate(s)

@@ -20,7 +20,14 @@ def _scenario(buffer_pkts: int, seed: int = 1) -> dict:
         "seed": seed,
         "link": {"capacity": "20Mbps", "delay": "5ms", "buffer": f"{buffer_pkts}pkt"},
         "flows": [
-            {"count": 3, "tcp": "newreno", "rtt": "40ms", "start": {"uniform": ["0s", "1s"]}}
+            # A reproduction's scenario names its stack (reproduce.simulate_each).
+            {
+                "count": 3,
+                "tcp": "newreno",
+                "stack": "rfc",
+                "rtt": "40ms",
+                "start": {"uniform": ["0s", "1s"]},
+            }
         ],
     }
 
@@ -189,3 +196,11 @@ def test_a_reproductions_engines_are_checked_the_same_either_way():
         reproduce.simulate_each([_scenario(5), _scenario(10)], ["packet"])
     with pytest.raises(SweepSpecError, match="engine 'warp' is unknown"):
         reproduce.simulate(_scenario(5), "warp")
+
+
+def test_a_reproduction_refuses_a_group_that_names_no_stack():
+    # The default profile (linux) is not a paper's: a reproduction pins its own.
+    raw = _scenario(5)
+    del raw["flows"][0]["stack"]
+    with pytest.raises(ValueError, match=r"^each-b5: flows\[0\] names no stack"):
+        reproduce.simulate_each([raw])

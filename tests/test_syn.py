@@ -148,3 +148,22 @@ def test_the_handshakes_ack_leads_the_data_and_is_not_ecn_capable():
     s["flows"][0]["connection_setup"] = False
     t = bufsim.simulate(s).trace
     assert (t.seq >= 0).all()
+
+
+@pytest.mark.parametrize("control_ect, ecn", [(None, 1), ("rfc", 0)])
+def test_dctcp_syn_and_handshake_ack_carry_ect_by_control_ect(control_ect, ecn):
+    # Linux sets ECT on every packet of a socket whose congestion control
+    # needs ECN (tcp_ecn_send_syn: INET_ECN_xmit), its SYN and pure ACKs
+    # too; RFC 3168 section 6.1.1 keeps it off them (control_ect = "rfc").
+    rule = {} if control_ect is None else {"control_ect": control_ect}
+    s = {
+        "duration": "0.1s",
+        "warmup": "0s",
+        "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "20pkt"},
+        "flows": [{"rtt": "20ms", "stack": "linux", "tcp": "dctcp", "size": "3pkt", **rule}],
+        "output": {"trace": True},
+    }
+    t = bufsim.simulate(s).trace
+    t = t[t.event == "enqueue"]
+    assert list(t.seq[:3]) == [SYN_SEQ, HANDSHAKE_ACK_SEQ, 0]
+    assert list(t.ecn[:3]) == [ecn, ecn, 1]

@@ -114,8 +114,8 @@ DESCRIPTIONS: dict[str, str] = {
     "flows[].initial_window": "Initial window, packets (profile default).",
     "flows[].min_rto": "Least retransmission timeout (RFC 6298 section 2.4; profile default).",
     "flows[].start": 'Start times: `"0s"`, `{stagger = "1s"}` or `{uniform = ["0s", "1s"]}`.',
-    "flows[].stack": 'Stack profile `"rfc"`, `"linux"` or `"ns3"`: the defaults of the '
-    "stack fields below.",
+    "flows[].stack": 'Stack profile `"linux"` (the default), `"rfc"` or `"ns3"`: the '
+    "defaults of the stack fields below.",
     "flows[].sack": "SACK (RFC 6675 recovery); false: RFC 6582 NewReno.",
     "flows[].delayed_ack": "Delayed ACKs (RFC 5681 section 4.2: every second segment).",
     "flows[].delack_timeout": "The delayed-ACK timer (below 500 ms).",
@@ -155,6 +155,9 @@ DESCRIPTIONS: dict[str, str] = {
     "PRR: Linux, ns-3).",
     "flows[].ce_ack": 'DCTCP receiver, the segment that changes the CE state: `"immediate"` '
     '(RFC 8257) or `"delayed"` (ns-3).',
+    "flows[].control_ect": 'Whether the SYN, SYN-ACK and pure ACKs carry ECT: `"rfc"` (never, '
+    'RFC 3168 section 6.1.1) or `"cc"` (when the congestion control needs ECN, DCTCP: Linux, '
+    "ns-3); a marking queue drops a packet without ECT above its threshold.",
     "flows[].hystart": "HyStart++ in the initial slow start (RFC 9406).",
     "flows[].ecn": "ECN-capable (RFC 3168), for a marking discipline (DCTCP: on).",
     "flows[].loss": "Bernoulli loss of data packets after the bottleneck.",
@@ -387,6 +390,7 @@ STACK_SOURCES: dict[str, tuple[str, str, str]] = {
     "delack_timeout": ("RFC 5681 section 4.2", "`TCP_ATO_MIN`", "`DelAckTimeout`"),
     "quick_acks": ("", "`TCP_MAX_QUICKACKS`", "`ProcessSynSent`"),
     "push_ack": ("", "`tcp_cleanup_rbuf`", ""),
+    "control_ect": ("RFC 3168 section 6.1.1", "`tcp_ecn_send_syn`", "`AddSocketTags`"),
 }
 
 

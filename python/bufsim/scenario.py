@@ -325,6 +325,7 @@ STACK_FIELDS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
     ("cut_from", "cut_from", lambda v: f"window cut from {v.replace('_', ' ')}"),
     ("ecn_reduction", "ecn_reduction", lambda v: f"ECE reduction {v}"),
     ("ce_ack", "ce_ack", lambda v: f"CE-change ACK {v}"),
+    ("control_ect", "control_ect", lambda v: f"ECT on SYNs and pure ACKs: {v}"),
     ("delayed_ack", "delayed_ack", lambda v: f"delayed ACKs {_on(v)}"),
     ("delack_timeout", "delack_timeout_s", lambda v: f"delayed-ACK timer {_fmt('delack_s', v)}"),
     ("quick_acks", "quick_acks", lambda v: f"{v} quick ACK{'s' if v != 1 else ''}"),

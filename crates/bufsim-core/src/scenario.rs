@@ -25,8 +25,8 @@ use crate::engine::rng::{Rng, Stream, stream};
 use crate::queue::{Limit, LinkInfo, Occupancy, QdiscConfig};
 use crate::tcp::cc::CcConfig;
 use crate::tcp::stack::{
-    CeAck, CutFrom, EcnReduction, NamedRule, PrrVariant, RecoveryEntry, RecoveryExit, RtoCollapse,
-    RtoSsthresh, RtoTimer, RttSampling, SackPipe, SlowStart, Stack,
+    CeAck, ControlEct, CutFrom, EcnReduction, NamedRule, PrrVariant, RecoveryEntry, RecoveryExit,
+    RtoCollapse, RtoSsthresh, RtoTimer, RttSampling, SackPipe, SlowStart, Stack,
 };
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
@@ -310,6 +310,8 @@ struct RawFlows {
     ecn_reduction: Option<String>,
     #[serde(default)]
     ce_ack: Option<String>,
+    #[serde(default)]
+    control_ect: Option<String>,
     #[serde(default)]
     hystart: Option<bool>,
     #[serde(default)]
@@ -605,6 +607,12 @@ pub struct FlowGroup {
     pub rack: bool,
     /// HyStart++ (RFC 9406): leave slow start when the RTT rises.
     pub hystart: bool,
+    /// `hystart` and `delayed_ack` came from the default profile: the group
+    /// names neither the field nor a stack. The fluid engine, which models
+    /// neither, leaves such a value out where it refuses one named
+    /// (`fluid::check`). Not part of the normalized scenario.
+    #[serde(skip)]
+    pub defaulted: Defaulted,
     /// How slow start counts an ACK: one segment (RFC 5681 eq. (2)), every
     /// acknowledged segment capped at ssthresh (Linux), or uncapped
     /// (ns-3.37's CUBIC).
@@ -654,6 +662,10 @@ pub struct FlowGroup {
     /// How a DCTCP receiver acknowledges the segment that changes its CE
     /// state: at once (RFC 8257, Linux) or by the delayed-ACK rules (ns-3).
     pub ce_ack: CeAck,
+    /// Whether the packets without data (SYN, SYN-ACK, pure ACKs) carry
+    /// ECT: never (RFC 3168) or when the congestion control needs ECN,
+    /// DCTCP (Linux, ns-3).
+    pub control_ect: ControlEct,
     /// Bernoulli loss probability of data packets on this group's path (after the bottleneck).
     pub loss: f64,
     /// ECN-capable (RFC 3168): an AQM with `ecn` marks these flows' packets
@@ -1847,6 +1859,7 @@ fn resolve_group(
         prr_variant: r.prr_variant,
         rack: r.rack,
         hystart: r.hystart,
+        defaulted: r.defaulted,
         abc: r.abc,
         limited_transmit: r.limited_transmit,
         partial_ack_retransmit: r.partial_ack_retransmit,
@@ -1861,6 +1874,7 @@ fn resolve_group(
         cut_from: r.cut_from,
         ecn_reduction: r.ecn_reduction,
         ce_ack: r.ce_ack,
+        control_ect: r.control_ect,
         ecn,
         loss,
     })
@@ -2036,6 +2050,17 @@ fn group_access(
     Ok((access, access_buffer, jitter, rwnd))
 }
 
+/// Which of a group's per-packet stack features came from the default
+/// profile, the group naming neither the field nor a stack
+/// ([`FlowGroup::defaulted`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Defaulted {
+    /// `hystart` is the default profile's.
+    pub hystart: bool,
+    /// `delayed_ack` is the default profile's.
+    pub delayed_ack: bool,
+}
+
 /// A flow group's stack profile and the loss-recovery fields it defaults.
 struct Recovery {
     stack: Stack,
@@ -2053,6 +2078,7 @@ struct Recovery {
     cut_from: CutFrom,
     ecn_reduction: EcnReduction,
     ce_ack: CeAck,
+    control_ect: ControlEct,
     iw: i64,
     min_rto: SimTime,
     delayed_ack: bool,
@@ -2061,6 +2087,7 @@ struct Recovery {
     push_ack: bool,
     handshake: bool,
     hystart: bool,
+    defaulted: Defaulted,
     abc: SlowStart,
     limited_transmit: bool,
     partial_ack_retransmit: bool,
@@ -2176,6 +2203,11 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         p("ecn_reduction"),
     )?;
     let ce_ack = named_rule(f.ce_ack.as_deref(), profile.ce_ack, p("ce_ack"))?;
+    let control_ect = named_rule(
+        f.control_ect.as_deref(),
+        profile.control_ect,
+        p("control_ect"),
+    )?;
     let abc = match &f.abc {
         None => stack.slow_start(f.tcp.as_deref().unwrap_or("newreno")),
         Some(v) => SlowStart::parse(v).ok_or_else(|| {
@@ -2231,6 +2263,7 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         cut_from,
         ecn_reduction,
         ce_ack,
+        control_ect,
         iw,
         min_rto,
         delayed_ack: f.delayed_ack.unwrap_or(profile.delayed_ack),
@@ -2239,6 +2272,10 @@ fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
         push_ack: f.push_ack.unwrap_or(profile.push_ack),
         handshake: profile.handshake,
         hystart: f.hystart.unwrap_or(profile.hystart),
+        defaulted: Defaulted {
+            hystart: f.stack.is_none() && f.hystart.is_none(),
+            delayed_ack: f.stack.is_none() && f.delayed_ack.is_none(),
+        },
         abc,
         limited_transmit: f.limited_transmit.unwrap_or(profile.limited_transmit),
         partial_ack_retransmit: f

@@ -1,6 +1,8 @@
 //! Bad input to the fluid engine: clear errors naming the field, never a
 //! panic; determinism; the progress hook; RED runs.
 
+mod common;
+
 use bufsim_core::fluid;
 use bufsim_core::scenario::Scenario;
 use serde_json::{Value, json};
@@ -14,7 +16,7 @@ fn base() -> Value {
 }
 
 fn parse(v: &Value) -> Result<Scenario, bufsim_core::ScenarioError> {
-    Scenario::from_json(&v.to_string())
+    common::from_json(&v)
 }
 
 #[test]

@@ -6,8 +6,9 @@
 //! full protocol (10 runs of 3000 s per point) is `#[ignore]`d: run it with
 //! `cargo test --release --test fluid_paper004 -- --ignored --nocapture`.
 
+mod common;
+
 use bufsim_core::fluid;
-use bufsim_core::scenario::Scenario;
 use serde_json::json;
 
 /// Paper 004 section III.B: "BDP ... gives 141667 1500B packets maximum".
@@ -24,7 +25,7 @@ fn utilization(tcp: &str, frac: f64, x: f64, runs: u64, duration_s: u64) -> f64 
             "flows": [{"count": 10, "tcp": tcp, "rtt": {"min": "80ms", "max": "260ms"}, "mss": "1500B"}],
             "fluid": {"sync": x},
         });
-        let s = Scenario::from_json(&v.to_string()).unwrap();
+        let s = common::from_json(&v).unwrap();
         fluid::check(&s).unwrap();
         sum += fluid::run(&s, &mut |_| true).metric("utilization").unwrap();
     }
@@ -127,7 +128,7 @@ fn paper004_validation_1gbps() {
                     "flows": [{"count": 10, "tcp": "highspeed", "rtt": {"min": "115.5ms", "max": "124.5ms"}, "mss": "1000B"}],
                     "fluid": {"sync": x},
                 });
-                let s = Scenario::from_json(&v.to_string()).unwrap();
+                let s = common::from_json(&v).unwrap();
                 sum += fluid::run(&s, &mut |_| true).metric("utilization").unwrap();
             }
             row += &format!("  X={x}: {:.4}", sum / 10.0);

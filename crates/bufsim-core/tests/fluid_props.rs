@@ -2,7 +2,9 @@
 //! and goodput never above the capacity (goodput is what the link served in
 //! the window), drop rate in [0, 1], and bit-identical reruns.
 
-use bufsim_core::{Scenario, fluid};
+mod common;
+
+use bufsim_core::fluid;
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -30,7 +32,7 @@ proptest! {
                 {"count": late, "rtt": "1ms", "start": {"uniform": ["0s", "0.65s"]}},
             ],
         });
-        let s = Scenario::from_json(&v.to_string()).expect("valid scenario");
+        let s = common::from_json(&v).expect("valid scenario");
         fluid::check(&s).expect("has a fluid form");
         let out = fluid::run(&s, &mut |_| true);
         let m = |k: &str| out.metric(k).unwrap();

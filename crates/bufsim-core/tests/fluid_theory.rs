@@ -1,13 +1,14 @@
 //! The fluid engine against closed forms: paper 003's Theorem 1 for the
 //! hybrid model, and the deterministic sawtooth of N identical AIMD flows.
 
+mod common;
+
 use bufsim_core::fluid;
 use bufsim_core::output::RunOutput;
-use bufsim_core::scenario::Scenario;
 use serde_json::json;
 
 fn run(v: serde_json::Value) -> RunOutput {
-    let s = Scenario::from_json(&v.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let s = common::from_json(&v).unwrap_or_else(|e| panic!("{e}"));
     fluid::check(&s).unwrap_or_else(|e| panic!("{e}"));
     fluid::run(&s, &mut |_| true)
 }

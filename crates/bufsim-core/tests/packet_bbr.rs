@@ -3,7 +3,9 @@
 //! in a few seconds each (100 Mbps, 20-40 ms, 10-20 s simulated). Each test
 //! prints its numbers (`cargo test --release --test packet_bbr -- --nocapture`).
 
-use bufsim_core::{Scenario, packet};
+mod common;
+
+use bufsim_core::packet;
 use serde_json::{Value, json};
 
 /// Run a dumbbell at 100 Mbps with the given flow groups and buffer.
@@ -21,7 +23,7 @@ fn run_seed(flows: Value, buffer: &str, duration_s: u64, seed: u64) -> Vec<(Stri
         "flows": flows,
         "output": {"interval": "100ms"},
     });
-    let s = Scenario::from_json(&s.to_string()).expect("valid scenario");
+    let s = common::from_json(&s).expect("valid scenario");
     packet::run(&s, &mut |_| true).summary
 }
 

@@ -10,7 +10,9 @@
 //! that: cycles = p * packets sent), which keeps the sampling error of the
 //! mean window near 3%.
 
-use bufsim_core::{Scenario, packet};
+mod common;
+
+use bufsim_core::packet;
 use serde_json::json;
 
 /// Time-averaged cwnd (packets) of one flow with loss rate `p`.
@@ -31,7 +33,7 @@ fn mean_window(
                    "loss": p, "sack": true, "delayed_ack": false}],
         "output": {"interval": "10ms", "cwnd": true},
     });
-    let s = Scenario::from_json(&s.to_string()).expect("valid scenario");
+    let s = common::from_json(&s).expect("valid scenario");
     let out = packet::run(&s, &mut |_| true);
     let t = out.timeseries.get("time_s").unwrap();
     let w = out.timeseries.get("cwnd_flow0").unwrap();

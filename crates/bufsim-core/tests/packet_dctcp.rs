@@ -15,7 +15,9 @@
 //! 0.2 s measured after a 0.05 s warm-up, the queue sampled every 5 us
 //! (means over 5 us, ~4 packet times).
 
-use bufsim_core::{RunOutput, Scenario, packet};
+mod common;
+
+use bufsim_core::{RunOutput, packet};
 use serde_json::json;
 
 /// C x RTT in packets.
@@ -55,7 +57,7 @@ fn run_with(n: u32, k: u32, delayed_ack: bool) -> RunOutput {
                    "delayed_ack": delayed_ack, "start": {"uniform": ["0s", "1ms"]}}],
         "output": {"interval": "5us"},
     });
-    let s = Scenario::from_json(&v.to_string()).expect("valid");
+    let s = common::from_json(&v).expect("valid");
     packet::run(&s, &mut |_| true)
 }
 

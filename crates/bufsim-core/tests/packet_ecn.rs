@@ -2,7 +2,9 @@
 //! with `ecn = true` see marks instead of early drops and slow down just the
 //! same, without retransmitting.
 
-use bufsim_core::{Scenario, packet};
+mod common;
+
+use bufsim_core::packet;
 use serde_json::json;
 
 fn run(ecn: bool) -> bufsim_core::RunOutput {
@@ -13,7 +15,7 @@ fn run(ecn: bool) -> bufsim_core::RunOutput {
                  "qdisc": "red", "qdisc_params": {"min_th": 30, "max_th": 90, "ecn": ecn}},
         "flows": [{"count": 8, "rtt": {"min": "40ms", "max": "120ms"}, "mss": "1000B", "ecn": ecn}],
     });
-    let s = Scenario::from_json(&v.to_string()).expect("valid");
+    let s = common::from_json(&v).expect("valid");
     packet::run(&s, &mut |_| true)
 }
 

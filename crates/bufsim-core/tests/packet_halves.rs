@@ -2,6 +2,8 @@
 //! window. The halves must add up to the whole window (they share its
 //! accumulators), measure nothing else, and leave the run itself unchanged.
 
+mod common;
+
 use bufsim_core::{Scenario, fluid, packet};
 use serde_json::json;
 
@@ -21,7 +23,7 @@ fn scenario_of(duration: &str, halves: bool, warmup: &str, delayed_ack: bool) ->
         ],
         "output": {"halves": halves},
     });
-    Scenario::from_json(&v.to_string()).expect("valid scenario")
+    common::from_json(&v).expect("valid scenario")
 }
 
 #[test]
@@ -176,6 +178,6 @@ fn the_fluid_engine_refuses_halves_and_bad_values_name_the_field() {
         "flows": [{"count": 2, "rtt": "40ms"}],
         "output": {"halves": "yes"},
     });
-    let e = Scenario::from_json(&v.to_string()).unwrap_err();
+    let e = common::from_json(&v).unwrap_err();
     assert!(e.path.starts_with("output.halves"), "{}", e.path);
 }

@@ -3,6 +3,8 @@
 //! determinism. Failing seeds found by proptest are kept in
 //! `packet_props.proptest-regressions` and replayed first.
 
+mod common;
+
 use bufsim_core::{Scenario, packet};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -40,7 +42,7 @@ fn scenario(
     if bg_frac > 0.0 {
         v["background"] = json!([{"kind": "poisson", "rate": format!("{}Mbps", bg_frac * cap_mbps as f64), "packet_size": "600B"}]);
     }
-    Scenario::from_json(&v.to_string()).expect("valid scenario")
+    common::from_json(&v).expect("valid scenario")
 }
 
 proptest! {
@@ -115,7 +117,7 @@ fn access_buffer_bounds_the_backlog() {
             "flows": [{"count": count, "rtt": "6ms", "mss": "500B", "sack": false,
                        "access_rate": "100Mbps", "access_buffer": "50pkt"}],
         });
-        let s = Scenario::from_json(&v.to_string()).expect("valid scenario");
+        let s = common::from_json(&v).expect("valid scenario");
         packet::run(&s, &mut |_| true)
     };
     // One flow: its access link feeds the bottleneck at the bottleneck's
@@ -162,10 +164,7 @@ fn jitter_breaks_phase_effects() {
             "link": {"capacity": "100Mbps", "delay": "1ms", "buffer": "1pkt"},
             "flows": [{"count": 5, "rtt": "6ms", "mss": "500B", "sack": false, "jitter": jitter}],
         });
-        packet::run(
-            &Scenario::from_json(&v.to_string()).expect("valid"),
-            &mut |_| true,
-        )
+        packet::run(&common::from_json(&v).expect("valid"), &mut |_| true)
     };
     let locked = run("0s");
     assert!(

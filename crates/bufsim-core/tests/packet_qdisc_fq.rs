@@ -2,12 +2,14 @@
 //! CoDel, FQ-CoDel and PIE in whole packet-engine runs, and paper 000
 //! section V's HSTCP/NewReno comparisons under FIFO and FQ.
 
+mod common;
+
 use bufsim_core::output::RunOutput;
 use bufsim_core::{Scenario, packet};
 use serde_json::{Value, json};
 
 fn run(v: &Value) -> (Scenario, RunOutput) {
-    let s = Scenario::from_json(&v.to_string()).expect("valid scenario");
+    let s = common::from_json(&v).expect("valid scenario");
     let out = packet::run(&s, &mut |_| true);
     (s, out)
 }

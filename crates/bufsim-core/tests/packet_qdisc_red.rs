@@ -1,6 +1,8 @@
 //! RED against its definition (Floyd and Jacobson 1993 section 4; Floyd
 //! 2000 for gentle mode), driving the discipline directly.
 
+mod common;
+
 use bufsim_core::Scenario;
 use bufsim_core::engine::rng::{Stream, stream};
 use bufsim_core::net::Packet;
@@ -18,7 +20,7 @@ fn scenario(params: serde_json::Value) -> Scenario {
         "link": {"capacity": "12Mbps", "delay": "10ms", "buffer": "1000pkt", "qdisc": "red", "qdisc_params": params},
         "flows": [{"rtt": "100ms", "mss": "1500B"}],
     });
-    Scenario::from_json(&v.to_string()).unwrap()
+    common::from_json(&v).unwrap()
 }
 
 fn red(s: &Scenario) -> (Red, RedConfig) {
@@ -325,7 +327,7 @@ fn ns3_red_is_refused_where_it_is_not_mirrored() {
             "link": {"capacity": "12Mbps", "delay": "10ms", "buffer": "1000pkt", "qdisc": "red", "qdisc_params": params},
             "flows": [{"rtt": "100ms", "mss": "1500B"}],
         });
-        let e = Scenario::from_json(&v.to_string()).unwrap_err().to_string();
+        let e = common::from_json(&v).unwrap_err().to_string();
         assert!(e.contains(&format!("link.qdisc_params.{field}")), "{e}");
     }
 }

@@ -7,7 +7,6 @@
 
 mod common;
 
-use bufsim_core::Scenario;
 use common::{m, run};
 use serde_json::json;
 
@@ -229,7 +228,7 @@ fn bad_reverse_input_is_named() {
             .as_object_mut()
             .unwrap()
             .insert(key.to_string(), value);
-        let e = Scenario::from_json(&v.to_string()).expect_err(ptr);
+        let e = common::from_json(&v).expect_err(ptr);
         assert_eq!(e.path, path, "{ptr}: {e}");
         assert!(e.message.contains(msg), "{ptr}: {e}");
     }

@@ -3,7 +3,9 @@
 //! a run stops on the wrong side of a bound no more often than the stop
 //! rule's confidence allows; bad values name the field.
 
-use bufsim_core::{Scenario, fluid, packet};
+mod common;
+
+use bufsim_core::{fluid, packet};
 use serde_json::{Value, json};
 
 fn base(seed: u64, buffer: &str, output: Value) -> Value {
@@ -17,10 +19,7 @@ fn base(seed: u64, buffer: &str, output: Value) -> Value {
 }
 
 fn run(v: &Value) -> bufsim_core::output::RunOutput {
-    packet::run(
-        &Scenario::from_json(&v.to_string()).expect("valid"),
-        &mut |_| true,
-    )
+    packet::run(&common::from_json(&v).expect("valid"), &mut |_| true)
 }
 
 fn stop(bound: f64, confidence: f64) -> Value {
@@ -117,7 +116,7 @@ fn runs_stop_on_the_wrong_side_no_more_often_than_the_confidence_allows() {
 fn bad_stop_rules_name_the_field_and_the_fluid_engine_refuses_one() {
     let bad = |stop: Value| {
         let v = base(1, "1BDP", json!({ "stop": stop }));
-        Scenario::from_json(&v.to_string()).unwrap_err()
+        common::from_json(&v).unwrap_err()
     };
     let d = json!([{"metric": "utilization", "op": ">=", "bound": 0.9}]);
     let e = bad(json!({"decide": d, "batches": 1}));
@@ -139,6 +138,6 @@ fn bad_stop_rules_name_the_field_and_the_fluid_engine_refuses_one() {
     let e = bad(json!({"decide": d, "when": 3}));
     assert!(e.path.starts_with("output.stop"), "{}", e.path);
     let ok = json!({"stop": {"decide": d}});
-    let ok = Scenario::from_json(&base(1, "1BDP", ok).to_string()).unwrap();
+    let ok = common::from_json(&base(1, "1BDP", ok)).unwrap();
     assert_eq!(fluid::check(&ok).unwrap_err().path, "output.stop");
 }

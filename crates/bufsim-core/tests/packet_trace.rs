@@ -4,15 +4,17 @@
 //! result, and the per-flow queueing delay and jitter columns agree with the
 //! waits the trace shows and with the summary's mean.
 
+mod common;
+
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use bufsim_core::packet::trace::{DEQUEUE, DROP_BASE, ENQUEUE, event_names};
 use bufsim_core::queue::DropReason;
-use bufsim_core::{RunOutput, Scenario, fluid, packet};
+use bufsim_core::{RunOutput, fluid, packet};
 use serde_json::{Value, json};
 
 fn run(v: &Value) -> RunOutput {
-    let s = Scenario::from_json(&v.to_string()).expect("valid scenario");
+    let s = common::from_json(&v).expect("valid scenario");
     packet::run(&s, &mut |_| true)
 }
 
@@ -192,7 +194,7 @@ fn drop_rows_match_the_summary_by_reason() {
             .unwrap()
             .as_secs_f64();
         // The run names its own reasons: overflow and the discipline's.
-        let s = Scenario::from_json(&v.to_string()).unwrap();
+        let s = common::from_json(&v).unwrap();
         let reasons = s.link.queue.drop_reasons();
         assert_eq!(o.trace_events, event_names(&reasons));
         for (i, r) in reasons.iter().enumerate() {
@@ -358,12 +360,12 @@ fn fluid_refuses_trace() {
         "flows": [{"count": 2, "rtt": "40ms"}],
         "output": {"trace": true},
     });
-    let s = Scenario::from_json(&v.to_string()).unwrap();
+    let s = common::from_json(&v).unwrap();
     let e = fluid::check(&s).unwrap_err();
     assert_eq!(e.path, "output.trace");
     assert!(e.to_string().contains("packet"), "{e}");
     let mut bad = v.clone();
     bad["output"]["trace"] = "yes".into();
-    let e = Scenario::from_json(&bad.to_string()).unwrap_err();
+    let e = common::from_json(&bad).unwrap_err();
     assert!(e.path.starts_with("output.trace"), "{}", e.path);
 }

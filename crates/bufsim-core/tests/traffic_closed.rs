@@ -1,11 +1,13 @@
 //! Closed-loop users (paper 002 section 3.5) and access-rate-limited flows
 //! (paper 000 section III.A) in the packet engine.
 
-use bufsim_core::{RunOutput, Scenario, packet};
+mod common;
+
+use bufsim_core::{RunOutput, packet};
 use serde_json::{Value, json};
 
 fn run(v: &Value) -> RunOutput {
-    let s = Scenario::from_json(&v.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let s = common::from_json(&v).unwrap_or_else(|e| panic!("{e}"));
     packet::run(&s, &mut |_| true)
 }
 

@@ -1,7 +1,8 @@
 //! Bad traffic input: every new field of a `[[flows]]` group (and
 //! `output.large_flow`) is refused with its path, the value and what is allowed.
 
-use bufsim_core::Scenario;
+mod common;
+
 use serde_json::{Value, json};
 
 fn base() -> Value {
@@ -20,7 +21,7 @@ fn bad(key: &str, val: Value, path: &str, needle: &str) {
     } else {
         v["flows"][0][key] = val.clone();
     }
-    let e = Scenario::from_json(&v.to_string())
+    let e = common::from_json(&v)
         .err()
         .unwrap_or_else(|| panic!("{key} = {val} was accepted"));
     assert_eq!(e.path, path, "{key} = {val}: {e}");
@@ -140,7 +141,7 @@ fn empirical_csv_contents() {
     std::fs::write(&ok, "# sizes\nsize_bytes,cdf\n1500,0.5\n15000,1\n").unwrap();
     let mut v = base();
     v["flows"][0]["size"] = json!({"empirical": ok.to_str().unwrap()});
-    let s = Scenario::from_json(&v.to_string()).unwrap();
+    let s = common::from_json(&v).unwrap();
     // Atom of 0.5 at 1 packet, then uniform on (1, 10] packets: mean of the
     // rounded draw 0.5 * 1 + 0.5 * 6 = 3.5 packets.
     assert!((s.flows[0].mean_size_pkts.unwrap() - 3.5).abs() < 1e-9);
@@ -219,7 +220,7 @@ fn arrivals_users_think_cap() {
     let closed = |f: Value| {
         let mut v = base();
         v["flows"][0] = f;
-        Scenario::from_json(&v.to_string()).unwrap_err()
+        common::from_json(&v).unwrap_err()
     };
     let e = closed(json!({"rtt": "20ms", "users": 0, "think": "1s", "size": "10pkt"}));
     assert_eq!(
@@ -286,19 +287,19 @@ fn tree_rtts_and_large_flow() {
     bad("rtt", json!([]), "flows[0].rtt", "empty");
     let mut v = base();
     v["output"] = json!({"large_flow": 100000});
-    let e = Scenario::from_json(&v.to_string()).unwrap_err();
+    let e = common::from_json(&v).unwrap_err();
     assert_eq!(e.path, "output.large_flow", "{e}");
     // A valid tree: harmonic mean reported on the group.
     let mut v = base();
     v["flows"][0]["rtt"] =
         json!({"tree": {"nodes": 18, "min": "30ms", "max": "530ms", "harmonic_mean": "60ms"}});
-    let s = Scenario::from_json(&v.to_string()).unwrap();
+    let s = common::from_json(&v).unwrap();
     assert!((s.flows[0].rtt_harmonic_mean_s - 0.060).abs() < 1e-6);
 }
 
 #[test]
 fn fluid_engine_refuses_finite_traffic() {
-    let s = Scenario::from_json(&base().to_string()).unwrap();
+    let s = common::from_json(&base()).unwrap();
     let e = bufsim_core::fluid::check(&s).unwrap_err();
     assert_eq!(e.path, "flows[0].arrival", "{e}");
     assert!(e.message.contains("persistent flows only"), "{e}");

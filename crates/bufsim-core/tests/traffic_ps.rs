@@ -28,7 +28,9 @@
 //! timeouts leave the link idle now and then while flows are present (TCP
 //! is not perfectly work-conserving).
 
-use bufsim_core::{Scenario, packet};
+mod common;
+
+use bufsim_core::packet;
 use serde_json::json;
 
 struct Ps {
@@ -46,7 +48,7 @@ fn ps(rho: f64, duration_s: u64, seed: u64) -> Ps {
                    "arrival": {"load": rho}, "min_rto": "200ms"}],
         "output": {"interval": "1s"},
     });
-    let s = Scenario::from_json(&v.to_string()).unwrap();
+    let s = common::from_json(&v).unwrap();
     let o = packet::run(&s, &mut |_| true);
     let n: Vec<f64> = o.timeseries.get("active_flows").unwrap()[100..].to_vec();
     let batches = 50;

@@ -126,9 +126,9 @@ def left_out_notes(norm: Mapping[str, Any]) -> list[str]:
 
 def default_stack_notes(raw: Mapping[str, Any]) -> list[str]:
     """A note for the flow groups that name no ``stack``: the answer assumes
-    the ``rfc`` profile (``crates/bufsim-core/src/tcp/stack.rs``: an initial
-    window of 1 packet, a 1 s minimum RTO and no handshake, so a 1 s first
-    RTO), which real hosts do not run.
+    the default ``linux`` profile (``crates/bufsim-core/src/tcp/stack.rs``:
+    an initial window of 10 packets, a 200 ms minimum RTO, delayed ACKs,
+    RACK), and naming a profile keeps the scenario's meaning.
 
     Parameters
     ----------
@@ -145,9 +145,9 @@ def default_stack_notes(raw: Mapping[str, Any]) -> list[str]:
         return []
     groups = ", ".join(f"flows[{i}]" for i in unnamed)
     return [
-        f"{groups} name no stack, so this answer assumes the rfc profile (an initial window of "
-        "1 packet, a 1 s minimum RTO and no handshake, so a 1 s first RTO); for a port carrying "
-        'Linux hosts set stack = "linux"'
+        f"{groups} name no stack, so this answer assumes the default linux profile (an "
+        "initial window of 10 packets, a 200 ms minimum RTO, delayed ACKs); set "
+        'stack = "linux" to keep that meaning, or "rfc" for the RFCs\' minimums'
     ]
 
 

@@ -136,6 +136,11 @@ FIXED = {
         "ns-3's DCTCP receiver acknowledges a change of its CE state by the delayed-ACK rules "
         "(TcpDctcp::CeState0to1, CeState1to0)",
     ),
+    "control_ect": (
+        "cc",
+        "ns-3.37 marks every packet of a DCTCP socket ECT, its SYN, SYN-ACK and pure ACKs too "
+        "(TcpSocketBase::AddSocketTags in DctcpEcn mode)",
+    ),
     "connection_setup": (True, "ns-3's TCP always opens with a SYN/SYN-ACK handshake"),
     "push_ack": (False, "ns-3's receiver holds a transfer's last segment for DelAckTimeout"),
     "loss": (0.0, "the ns3 engine has no random path loss"),
@@ -593,6 +598,7 @@ _PROFILE = {
     "cut_from",
     "ecn_reduction",
     "ce_ack",
+    "control_ect",
     "connection_setup",
     "push_ack",
 }

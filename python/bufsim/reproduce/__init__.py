@@ -364,6 +364,27 @@ def running(
             db.close()
 
 
+def _pinned(raw: Mapping[str, Any]) -> None:
+    """Refuse a reproduction's scenario with a flow group that names no
+    ``stack``: the default profile (``linux``) is not the paper's, and a
+    profile named keeps a reproduction's numbers whatever the default.
+
+    Raises
+    ------
+    ValueError
+        Naming the first such group.
+    """
+    groups = [("flows", i, g) for i, g in enumerate(raw.get("flows", []))]
+    reverse = (raw.get("reverse") or {}).get("flows", [])
+    groups += [("reverse.flows", i, g) for i, g in enumerate(reverse)]
+    for table, i, g in groups:
+        if "stack" not in g:
+            raise ValueError(
+                f"{raw.get('name', 'a reproduction')}: {table}[{i}] names no stack; a "
+                'reproduction pins the profile its paper used (stack = "rfc")'
+            )
+
+
 def simulate_each(
     scenarios: Sequence[Mapping[str, Any]], engines: str | Sequence[str] = "packet"
 ) -> list[Result]:
@@ -387,6 +408,8 @@ def simulate_each(
     """
     from bufsim.sweep.spec import engines_per_run
 
+    for raw in scenarios:
+        _pinned(getattr(raw, "raw", raw))
     runs = _RUNS.get()
     per_run = engines_per_run(engines, len(scenarios))
     if runs is None:

@@ -32,6 +32,7 @@ BASE: dict[str, Any] = {
         {
             "count": 5,
             "tcp": "newreno",
+            "stack": "rfc",
             "sack": False,
             "rtt": "6ms",
             "mss": "500B",

@@ -32,6 +32,7 @@ BASE: dict[str, Any] = {
         {
             "count": 10,
             "tcp": "highspeed",
+            "stack": "rfc",
             "rtt": {"min": "115.5ms", "max": "124.5ms"},
             "mss": "1000B",
             "start": {"stagger": "1s"},
@@ -72,6 +73,7 @@ BASE_25: dict[str, Any] = {
         {
             "count": 10,
             "tcp": "highspeed",
+            "stack": "rfc",
             "rtt": {"min": "38ms", "max": "142ms"},
             "mss": "1000B",
             "start": {"stagger": "1s"},
@@ -311,7 +313,7 @@ def two_flow_scenario(buffer_pkts: int, duration: str = "900s") -> dict[str, Any
         "link": {"capacity": "1Gbps", "delay": "10ms", "buffer": f"{buffer_pkts}pkt"},
         "output": {"interval": "100ms", "cwnd": True},
         "flows": [
-            {"count": 1, "tcp": "highspeed", "rtt": f"{rtt}ms", "mss": "1000B"}
+            {"count": 1, "tcp": "highspeed", "stack": "rfc", "rtt": f"{rtt}ms", "mss": "1000B"}
             for rtt in TWO_FLOW_RTTS_MS
         ],
     }

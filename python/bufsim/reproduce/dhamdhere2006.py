@@ -42,8 +42,15 @@ BASE: dict[str, Any] = {
 #: Traffic type -> its flow groups.
 TRAFFIC: dict[str, list[dict[str, Any]]] = {
     "persistent": [
-        {"count": 200, "rtt": TREE, "mss": "1500B", "start": {"uniform": ["0s", "5s"]}},
         {
+            "count": 200,
+            "stack": "rfc",
+            "rtt": TREE,
+            "mss": "1500B",
+            "start": {"uniform": ["0s", "5s"]},
+        },
+        {
+            "stack": "rfc",
             "rtt": TREE,
             "mss": "1500B",
             "size": {"uniform": ["3pkt", "25pkt"]},
@@ -51,9 +58,24 @@ TRAFFIC: dict[str, list[dict[str, Any]]] = {
         },
     ],
     "closed": [
-        {"rtt": TREE, "mss": "1500B", "size": "dhamdhere2006", "users": USERS, "think": "5s"}
+        {
+            "stack": "rfc",
+            "rtt": TREE,
+            "mss": "1500B",
+            "size": "dhamdhere2006",
+            "users": USERS,
+            "think": "5s",
+        }
     ],
-    "open": [{"rtt": TREE, "mss": "1500B", "size": "dhamdhere2006", "arrival": {"load": 0.95}}],
+    "open": [
+        {
+            "stack": "rfc",
+            "rtt": TREE,
+            "mss": "1500B",
+            "size": "dhamdhere2006",
+            "arrival": {"load": 0.95},
+        }
+    ],
 }
 
 #: Variants measured at B_s and B_l: name -> fields set in every flow group.

@@ -34,7 +34,13 @@ BASE: dict[str, Any] = {
     "seed": 1,
     "link": {"capacity": "10Gbps", "delay": "10ms", "buffer": "7083pkt", "packet_size": "1500B"},
     "flows": [
-        {"count": 10, "tcp": "highspeed", "rtt": {"min": "80ms", "max": "260ms"}, "mss": "1500B"}
+        {
+            "count": 10,
+            "tcp": "highspeed",
+            "stack": "rfc",
+            "rtt": {"min": "80ms", "max": "260ms"},
+            "mss": "1500B",
+        }
     ],
     "fluid": {"sync": 1.0},
 }
@@ -918,7 +924,7 @@ def _matched_x(raw: dict[str, Any], target: float, steps: int = 7) -> tuple[floa
 def calibrated_scenario(variant: str, fraction: float, duration: str, warmup: str) -> dict:
     """The raw scenario of one buffer of the calibrated comparison: paper
     004's (:func:`scenario`) without the ``[fluid]`` table, the packet
-    engine's default TCP stack (``rfc``: SACK, initial window 1, an ACK per
+    engine's ``rfc`` TCP stack, pinned (SACK, initial window 1, an ACK per
     segment, RFC 6675 recovery)."""
     raw = scenario(variant, fraction, 1.0, 1, duration, warmup)
     raw["name"] = f"kumar2010-calibrated-{variant}-b{fraction:g}"

@@ -208,12 +208,15 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
                 ),
             ));
         }
-        // Name the stack profile when the value came from it.
+        // Name the stack profile when the value came from it. A value of
+        // the default profile (the group names neither the field nor a
+        // stack) is left out, not refused: the fluid laws model no stack,
+        // and a scenario means a stack only when it names one.
         let from = match grp.stack {
             crate::tcp::stack::Stack::Rfc => String::new(),
             st => format!(" (from stack = {:?})", st.name()),
         };
-        if grp.hystart {
+        if grp.hystart && !grp.defaulted.hystart {
             return Err(err(
                 p("hystart"),
                 format!(
@@ -221,7 +224,7 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
                 ),
             ));
         }
-        if grp.delayed_ack {
+        if grp.delayed_ack && !grp.defaulted.delayed_ack {
             return Err(err(
                 p("delayed_ack"),
                 format!(

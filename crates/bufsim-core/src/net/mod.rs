@@ -93,9 +93,9 @@ pub const CE: u8 = 2;
 pub const CWR: u8 = 4;
 
 /// Not an IP bit: the packet is a pure ACK crossing a queue of a two-way
-/// run (`reverse`), not ECN-capable (RFC 3168 section 6.1.4: ACKs are
-/// not ECT, so an AQM drops them), its `seq` the index of its [`Ack`] in
-/// the engine's store.
+/// run (`reverse`), its `seq` the index of its [`Ack`] in the engine's
+/// store. ECN-capable only under `control_ect = "cc"` with DCTCP (RFC 3168
+/// section 6.1.4: ACKs are not ECT, so an AQM drops them).
 pub const ACK: u8 = 8;
 
 /// The `seq` of a SYN (and, in an [`Ack`]'s `ack`, of the SYN-ACK that

@@ -127,6 +127,7 @@ use crate::tcp::cc::AnyCc;
 use crate::tcp::receiver::{AckAction, Receiver};
 use crate::tcp::rtt::MAX_RTO;
 use crate::tcp::sender::{Sender, SenderConfig};
+use crate::tcp::stack::ControlEct;
 use crate::traffic::{GroupTraffic, Kind};
 use crate::units::{BitsPerSec, SimTime};
 use collect::Collector;
@@ -200,6 +201,10 @@ struct Flow {
     return_delay: SimTime,
     loss: f64,
     mss: u32,
+    /// The ECN bits of the flow's packets without data (SYN, the
+    /// handshake's ACK, pure ACKs of a two-way run): [`ECT`] under
+    /// `control_ect = "cc"` for a controller that needs ECN, else 0.
+    control_ecn: u8,
     /// Packets at the bottleneck (queue, service): counted here, in
     /// the flow's own state that the access-head and delivery events read
     /// anyway, to keep those events from touching another cache line.
@@ -352,6 +357,11 @@ impl Flow {
                 .delayed_ack_timing(grp.quick_acks, grp.delack_timeout)
                 .push_at(if grp.push_ack { limit } else { u64::MAX }),
             mss: grp.mss_bytes,
+            control_ecn: if grp.control_ect == ControlEct::Cc && grp.cc.ecn_per_packet() {
+                ECT
+            } else {
+                0
+            },
             access_delay: access - lag,
             // From the end of its serialization on the last link: that
             // link's delay, then back over the whole path and the access;
@@ -1045,10 +1055,11 @@ impl<'s> Sim<'s> {
         for &seq in out.iter() {
             let flow = &mut self.flows[f as usize];
             let data = is_data(seq);
-            //= RFC 3168 sections 6.1.1 and 6.1.4: a SYN and a pure ACK are
-            //= not ECN-capable (ECT off).
+            // A SYN and the handshake's ACK: ECT by `control_ect` (RFC
+            // 3168 sections 6.1.1 and 6.1.4: off; Linux and ns-3 with
+            // DCTCP: on).
             let pkt = if !data {
-                Sent::new(seq, 0)
+                Sent::new(seq, flow.control_ecn)
             } else {
                 let cwr = if flow.sender.take_cwr() { CWR } else { 0 };
                 Sent::new(seq, ect | cwr)
@@ -1417,7 +1428,9 @@ impl<'s> Sim<'s> {
         for ack in sent.drain(..) {
             let tw = self.two_way.as_mut().expect("a two-way run");
             let i = place(&mut tw.store, &mut tw.free, ack);
-            let pkt = Packet::new(f, tw.ack_size, u64::from(i), ACK);
+            // A pure ACK (the SYN-ACK too): ECT by `control_ect`.
+            let ecn = ACK | self.flows[f as usize].control_ecn;
+            let pkt = Packet::new(f, tw.ack_size, u64::from(i), ecn);
             self.flows[f as usize].in_net += 1;
             self.arrive(pkt, port);
         }
@@ -1614,7 +1627,9 @@ mod tests {
             serde_json::json!({"count": 4, "tcp": "newreno", "rtt": "37.3ms", "size": "400pkt",
                                "start": {"stagger": "3s"}}),
         ];
-        for g in groups {
+        for mut g in groups {
+            // Written for the rfc profile (then the default): pinned.
+            g["stack"] = "rfc".into();
             let v = serde_json::json!({
                 "duration": "12s", "warmup": "1s", "seed": 5,
                 "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "30pkt"},

@@ -17,11 +17,11 @@ use crate::units::SimTime;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Stack {
-    /// The RFCs as bufsim's reproductions of the papers use them (the default,
-    /// so published reproductions keep their numbers).
-    #[default]
+    /// The RFCs as bufsim's reproductions of the papers use them (each
+    /// reproduction names it, so its numbers stay whatever the default).
     Rfc,
-    /// Linux (what an engineer sizing a real port should pick).
+    /// Linux: the default, what an operator's hosts run.
+    #[default]
     Linux,
     /// ns-3's TCP models.
     Ns3,
@@ -75,7 +75,7 @@ impl Serialize for SlowStart {
 
 /// A rule a flow field names from a fixed list (`rto_ssthresh`,
 /// `rto_collapse`, `rto_timer`, `recovery_entry`, `sack_pipe`, `recovery_exit`, `cut_from`, `ecn_reduction`, `ce_ack`, `prr_variant`,
-/// `rtt_sampling`).
+/// `rtt_sampling`, `control_ect`).
 pub trait NamedRule: Copy + 'static {
     /// Every rule, by its scenario name.
     const ALL: &'static [(Self, &'static str)];
@@ -378,6 +378,36 @@ impl NamedRule for CeAck {
         &[(CeAck::Immediate, "immediate"), (CeAck::Delayed, "delayed")];
 }
 
+/// Whether the packets without data (the SYN, the SYN-ACK, the
+/// handshake's ACK and, across a queue with two-way traffic, pure ACKs)
+/// carry ECT (`flows[].control_ect`). It matters at a marking queue, which
+/// drops a packet that is not ECN-capable where it would mark one: above
+/// K, a threshold queue drops every such SYN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ControlEct {
+    /// RFC 3168 sections 6.1.1 and 6.1.4: "A host MUST NOT set ECT on SYN
+    /// or SYN-ACK packets", nor on pure ACKs. (RFC 8311 section 4.3 lifts
+    /// the ban for experiments such as ECN++, which RFC 8257's DCTCP does
+    /// not call for.)
+    Rfc,
+    /// Every packet ECT when the congestion control needs ECN (DCTCP);
+    /// otherwise as `Rfc`. Linux: net/ipv4/tcp_output.c tcp_ecn_send_syn
+    /// and tcp_input.c tcp_ecn_send_synack call INET_ECN_xmit(sk) "if
+    /// (tcp_ca_needs_ecn(sk))", which sets ECT in the socket's TOS, so
+    /// every later packet carries it (tcp_ecn_send clears it on ACKs and
+    /// retransmissions only "if (!tcp_ca_needs_ecn(sk))"). ns-3.37:
+    /// TcpSocketBase::AddSocketTags, called by SendEmptyPacket too, tags
+    /// ECT "if ((m_ecnState != ECN_DISABLED && p->GetSize() > 0) ||
+    /// m_ecnMode == DctcpEcn)", and TcpDctcp::Init sets DctcpEcn.
+    Cc,
+}
+
+impl NamedRule for ControlEct {
+    const ALL: &'static [(ControlEct, &'static str)] =
+        &[(ControlEct::Rfc, "rfc"), (ControlEct::Cc, "cc")];
+}
+
 /// The defaults a profile sets.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StackDefaults {
@@ -419,6 +449,8 @@ pub struct StackDefaults {
     pub ecn_reduction: EcnReduction,
     /// How a DCTCP receiver acknowledges a change of its CE state.
     pub ce_ack: CeAck,
+    /// Whether packets without data carry ECT.
+    pub control_ect: ControlEct,
     /// A SYN/SYN-ACK exchange before the first data segment, whose round
     /// trip is the sender's first RTT sample (RFC 6298 (2.2)), so that the
     /// first RTO is computed from it instead of the 1 s of RFC 6298 (2.1).
@@ -605,6 +637,9 @@ impl Stack {
                 ecn_reduction: EcnReduction::Immediate,
                 //= RFC 8257 section 3.2: "send an immediate ACK".
                 ce_ack: CeAck::Immediate,
+                //= RFC 3168 section 6.1.1: no ECT on a SYN or SYN-ACK;
+                //= section 6.1.4: nor on a pure ACK.
+                control_ect: ControlEct::Rfc,
                 // The papers' ns-2 runs start sending at once (no SYN), so
                 // the first RTO is RFC 6298 (2.1)'s 1 s.
                 handshake: false,
@@ -689,6 +724,10 @@ impl Stack {
                 //= net/ipv4/tcp_dctcp.h dctcp_ece_ack_update: "CE state has
                 //= changed, force an immediate ACK" (ICSK_ACK_NOW).
                 ce_ack: CeAck::Immediate,
+                //= net/ipv4/tcp_output.c tcp_ecn_send_syn, tcp_input.c
+                //= tcp_ecn_send_synack: "if (tcp_ca_needs_ecn(sk))
+                //= INET_ECN_xmit(sk)".
+                control_ect: ControlEct::Cc,
                 //= net/ipv4/tcp_input.c tcp_rcv_synsent_state_process -> tcp_ack
                 //= -> tcp_clean_rtx_queue: the SYN-ACK acknowledges the SYN and
                 //= its round trip is the first RTT sample (tcp_ack_update_rtt).
@@ -786,6 +825,9 @@ impl Stack {
                 //= ACK owed (m_delayedAckReserved); TcpSocketBase::ReceivedData
                 //= then delays the arriving segment's as any other.
                 ce_ack: CeAck::Delayed,
+                //= ns-3.37 TcpSocketBase::AddSocketTags: ECT on every packet
+                //= in DctcpEcn mode, empty ones (SendEmptyPacket) too.
+                control_ect: ControlEct::Cc,
                 //= ns-3 TcpSocketBase::ProcessSynSent: the SYN-ACK completes the
                 //= handshake and DoForwardUp's EstimateRtt takes its round trip.
                 handshake: true,
