@@ -68,6 +68,7 @@ def measure(args: list[str]) -> dict[str, object]:
     """Run ``bufsim ARGS`` in a scratch folder with an empty store: its
     wall and CPU seconds, the cores and the load before it."""
     load = os.getloadavg()[0]
+    shown = [a.format(experiments="experiments") for a in args]
     args = [a.format(experiments=ROOT / "experiments") for a in args]
     with tempfile.TemporaryDirectory() as tmp:
         store = ["--store", str(Path(tmp, "store"))] if args[0] in ("advise", "sweep") else []
@@ -94,7 +95,7 @@ def measure(args: list[str]) -> dict[str, object]:
             )
     cpu = sum(seen.values())
     return {
-        "command": " ".join(["bufsim", *args] if args[0] != "python" else args),
+        "command": " ".join(["bufsim", *shown] if args[0] != "python" else shown),
         "wall_s": round(wall, 1),
         "cpu_s": round(cpu, 1),
         "cores": os.cpu_count(),

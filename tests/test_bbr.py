@@ -183,7 +183,7 @@ def test_fluid_engine_refuses_bbr_with_the_reason():
 
 
 def _lone_linux(version, buffer):
-    # Issue 75 case 1: one flow, 50 Mbps, one-way delay 10 ms, RTT 40 ms
+    # One flow, 50 Mbps, one-way delay 10 ms, RTT 40 ms
     # (BDP 167 packets), the linux stack named (its byte counting is what
     # reached BBR), 10 s with 4 s of warm-up.
     s = _scn(version, buffer, duration="10s")

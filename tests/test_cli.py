@@ -485,7 +485,7 @@ def test_verbose_works_after_the_subcommand_too(tmp_path):
     assert "bufsim" in p.stderr and "INFO" in p.stderr, p.stderr  # the log lines of -v
 
 
-# ----------------------------------------------------------------------------- dead ends (issue 74)
+# ----------------------------------------------------------------------------- no dead ends
 
 
 def _invoke(args: list[str], cwd: Path, monkeypatch):

@@ -117,7 +117,7 @@ def test_dctcp_syns_carry_ect_so_transfers_start_above_k(stack, control_ect, sta
     # ECT on DCTCP's SYNs and ACKs (control_ect = "cc": tcp_ecn_send_syn,
     # TcpSocketBase::AddSocketTags): every transfer starts under linux
     # (86 of 100 with ns-3's 1 s minimum RTO). With RFC 3168's rule, 29
-    # (the 100 Gbps, 0.6 s run: 16, at 0.1 s).
+    # (a 100 Gbps, 0.6 s run, transfers at 0.1 s: 16).
     rule = {} if control_ect is None else {"control_ect": control_ect}
     rtt = {"uniform": ["10us", "100us"]}
     grp = {"tcp": "dctcp", "rtt": rtt, "stack": stack, **rule}

@@ -1,4 +1,4 @@
-"""The pages a reader can scan (issue 74): no wall of text in docs/, the
+"""The pages a reader can scan: no wall of text in docs/, the
 README or the changelog, and every run time the docs quote is the one
 measured (docs/timings.json).
 
@@ -24,7 +24,7 @@ import pytest
 ROOT = Path(__file__).parents[1]
 DOCS = ROOT / "docs"
 
-#: The most words a paragraph may hold (issue 74: "no paragraph over ~150").
+#: The most words a paragraph may hold.
 MOST_WORDS = 150
 #: The longest line outside tables and code, in characters: prose is
 #: wrapped; a reason or a cell of thousands of characters is a wall.

@@ -1,5 +1,5 @@
 """Goodput is the payload delivered in order (what a receiver hands to its
-application), never data held above an unrepaired hole (issue 75 case 4),
+application), never data held above an unrepaired hole,
 and a summary says what it left out (``undelivered_pkts``)."""
 
 import bufsim
@@ -54,8 +54,7 @@ def test_goodput_never_exceeds_the_in_order_delivery():
 
 
 def test_rack_repairs_the_holes_on_the_rfc_stack():
-    # The one rfc rule that keeps BBR from filling the port (issue 75 case
-    # 3): with RACK-TLP (RFC 8985), the linux profile's recovery, lost
+    # The one rfc rule that keeps BBR from filling the port: with RACK-TLP (RFC 8985), the linux profile's recovery, lost
     # retransmissions are seen and resent, and goodput is 99.9 Gbps.
     scn = {**BBR_RFC, "flows": [{**BBR_RFC["flows"][0], "recovery": "rack"}]}
     s = bufsim.simulate(scn).summary

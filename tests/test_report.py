@@ -449,7 +449,9 @@ def test_advice_report_shows_flags_where_the_advice_has_them(advice):
     lines = [ln for ln in panel.get_lines() if ln.get_label() == "a flag's threshold"]
     assert len(lines) == 1 and list(lines[0].get_ydata()) == [0.00001, 0.00001]
     # No flags: none shown.
-    page = report.advice_report(advice.with_flags(["loss=off", "timeouts=off", "jain=off", "unfinished=off"]))
+    page = report.advice_report(
+        advice.with_flags(["loss=off", "timeouts=off", "jain=off", "unfinished=off"])
+    )
     assert 'class="flags"' not in page
 
 

@@ -1,5 +1,5 @@
 """Flows that never send data or sit idle through the window are counted
-per group in the summary and named by ``bufsim run`` (issue 75 case 8),
+per group in the summary and named by ``bufsim run``,
 with the reason when it is known (a SYN dropped and its retry not due
 before the run's end)."""
 

@@ -236,7 +236,7 @@ def silent_flows(summary: dict[str, float]) -> list[str]:
     idle through the window (``never_started_group<k>``,
     ``never_started_syn_lost_group<k>``, ``idle_group<k>``), and one for
     data held behind unrepaired losses (``undelivered_pkts``): what a
-    lower Jain's index or goodput alone would not say (issue 75)."""
+    lower Jain's index or goodput alone would not say."""
     out = []
     for k in sorted(summary):
         if m := re.fullmatch(r"never_started_group(\d+)", k):
@@ -443,16 +443,18 @@ def _record_run(store: Path, scn: bufsim.Scenario, engine: str, result: bufsim.R
 
 def _cannot_run(scn: bufsim.Scenario, engine: str) -> str:
     """Why ``engine`` cannot run ``scn`` here ("cannot run here: ns-3 is not
-    installed ...", "cannot run it: <field>: ..."), or "" when it can."""
+    installed ...", likewise ns-2; "cannot run it: <field>: ..."), or ""
+    when it can."""
     from bufsim import limits
 
-    if engine == "ns3":
-        from bufsim import ns3
+    if engine in ("ns3", "ns2"):
+        import importlib
 
-        if not ns3.available():
-            return f"cannot run here: {ns3.INSTALL_HINT}"
+        ext = importlib.import_module(f"bufsim.{engine}")
+        if not ext.available():
+            return f"cannot run here: {ext.INSTALL_HINT}"
         try:
-            ns3.check(scn)
+            ext.check(scn)
         except bufsim.ScenarioError as e:
             return f"cannot run it: {e}"
     try:

@@ -483,30 +483,15 @@ TRADEOFF_COSTS = (
 )
 
 
-def flow_timeout_rate(runs: pd.DataFrame, duration_s: float, warmup_s: float) -> pd.Series:
-    """Each run's retransmission timeouts per flow per second of its
-    measurement window (from the warm-up to its end, ``end_s`` where it
-    stopped early): the rate :func:`bufsim.advise.advice.costs` reports."""
-    end = runs["end_s"] if "end_s" in runs else pd.Series(math.nan, index=runs.index)
-    window = end.fillna(duration_s).astype(float) - warmup_s
-    return runs["timeouts"] / runs["active_flows_mean"].clip(lower=1) / window
-
-
 def _flag_lines(advice: Any) -> dict[str, list[tuple[float, str]]]:
-    """The thresholds of the advice's flags (``Advice.flags``, where it has
-    them) per metric key: each flag's ``key``/``metric`` and ``threshold``
-    read where they exist, so the figure draws them without depending on
-    one layout."""
+    """The thresholds of the advice's flags (``Advice.flags``) per metric
+    key, each once: ``{key: [(threshold, name), ...]}``."""
     out: dict[str, list[tuple[float, str]]] = {}
-    for f in getattr(advice, "flags", None) or []:
-        get = f.get if isinstance(f, Mapping) else lambda k, f=f: getattr(f, k, None)
-        key, limit = get("key") or get("metric"), get("threshold")
-        line = (
-            (float(limit), str(get("name") or "flag")) if isinstance(limit, (int, float)) else None
-        )
-        if isinstance(key, str) and line and limit == limit and line not in out.get(key, []):
+    for f in advice.flags:
+        line = (float(f.threshold), f.name)
+        if line not in out.get(f.key, []):
             # One line per threshold, however many buffers it flags.
-            out.setdefault(key, []).append(line)
+            out.setdefault(f.key, []).append(line)
     return out
 
 
@@ -534,9 +519,9 @@ def tradeoff(advice: Any, *, width: float = 9.0) -> Figure:
     -------
     matplotlib.figure.Figure
     """
-    runs = advice.runs.copy()
-    if "timeouts" in runs and "active_flows_mean" in runs:
-        runs["flow_timeout_rate"] = flow_timeout_rate(runs, advice.duration_s, advice.warmup_s)
+    # The packet runs carry flow_timeout_rate, the law the cost line and
+    # the flags read (bufsim.advise.objectives.flow_timeout_rate).
+    runs = advice.runs
     objectives = list(advice.objectives)
     keys = [(o.key, o.text, o) for o in objectives]
     seen = {o.key for o in objectives}

@@ -582,11 +582,12 @@ def advice_sections(advice: Any, figures: bool = True) -> list[Section]:
 
 
 def _by_cost(costs: pd.DataFrame) -> pd.DataFrame:
-    """:meth:`Advice.cost_table` turned a quarter: one row per cost, one
-    column per measured buffer (``1448 packets, recommended``), so that a
+    """:meth:`Advice.cost_table` (its buffers already formatted) turned a
+    quarter: one row per cost, one column per measured buffer (``1448
+    packets, recommended``), so that a
     few buffers' dozen costs fit the page instead of a dozen columns."""
     heads = [
-        f"{fmt.packets(float(b))}, {src} ({n} seeds)"
+        f"{b} packets, {src} ({n} seeds)"
         for b, src, n in zip(costs["buffer"], costs["source"], costs["seeds"])
     ]
     body = costs.drop(columns=["buffer", "source", "seeds"]).T

@@ -48,7 +48,7 @@ const BDP: f64 = 100e6 * 0.040 / (8.0 * 1500.0);
 /// reaches 1.25 BDP + 3 quanta (after at least one RTprop, +0.25 BDP) and
 /// the 0.75 phase, at most one RTprop long, takes back 0.25 BDP. So at
 /// least 3 x 10 segments (125 Mbps x 1 ms) stay queued until ProbeRTT: the
-/// mean queue is above that and, the criterion, the mean queueing
+/// mean queue is above that and the mean queueing
 /// delay well under one RTT (measured: 68 packets, 8.3 ms at RTT 40 ms).
 #[test]
 fn one_flow_fills_the_link_with_an_empty_queue() {

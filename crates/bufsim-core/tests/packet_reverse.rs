@@ -59,7 +59,7 @@ fn acks_over_an_idle_reverse_link_arrive_as_over_the_return_path() {
     }
 }
 
-/// The check: a reverse link as fast as the forward one, without
+/// The check: a reverse link as fast as the forward one, without
 /// data of its own, leaves the forward results as they were. Means over
 /// seeds 1-4 of 8 SACK flows on 10 Mbps with 20 packets (measured:
 /// utilization 0.9838 one way and 0.9816 two ways, drop rate 0.0236 and

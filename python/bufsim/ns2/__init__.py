@@ -101,6 +101,7 @@ IGNORED = {
     "ce_ack": "the sink echoes CE on every ACK until CWR (tcp-sink.cc)",
     "quick_acks": "the DelAck sink has no quick-ACK start (tcp-sink.cc DelAckSink)",
     "push_ack": "the DelAck sink holds the last segment for interval_",
+    "control_ect": "it differs only for DCTCP, which the ns2 engine refuses",
 }
 #: Stack fields with the one value ns-2 can run: (value, why).
 FIXED = {
@@ -233,6 +234,12 @@ def _check_link(path: str, link: Mapping[str, Any]) -> None:
             f'"{p["variant"]}": ns-2\'s RED drops nothing while it holds one packet and spares the '
             "first arrival above min_th (red.cc, REDQueue::enque: qlen > 1, edv_.old), as "
             'variant = "ns3" does (ns-3 took RedQueueDisc from it); set variant = "ns3"',
+        )
+    if p["ecn"] and not p["hard_drop"]:
+        raise scenario_error(
+            f"{path}.qdisc_params.hard_drop",
+            "false: the ns2 engine writes RED with use_mark_p_ false, so an ECN-capable packet "
+            "above the forced threshold is dropped (red.cc); set hard_drop = true",
         )
     if p["max_p"] <= 0:
         raise scenario_error(

@@ -1081,8 +1081,8 @@ impl Collector {
             summary.push((format!("goodput_bps_group{g}"), *v));
         }
         // Flows that never sent data or sat idle through the window, per
-        // group, only where there are some (issue 75: a lower Jain's
-        // index was all that showed them).
+        // group, only where there are some (a lower Jain's index alone
+        // would not show them).
         for (g, (n, &i)) in self.never_started.iter().zip(&idle).enumerate() {
             if n[0] > 0 {
                 summary.push((format!("never_started_group{g}"), n[0] as f64));
@@ -1094,9 +1094,9 @@ impl Collector {
         }
         if self.undelivered > 0 {
             // Why goodput can fall short of the link's utilization: data
-            // past the bottleneck behind an unrepaired loss (issue 75: a
-            // lost retransmission waits for the RTO, RFC 6675 having no
-            // other way to see it).
+            // past the bottleneck behind an unrepaired loss (under RFC 6675
+            // a lost retransmission waits for the RTO, having no other way
+            // to be seen).
             summary.push(("undelivered_pkts".into(), self.undelivered as f64));
         }
         if self.forward.contains(&false) {

@@ -2122,9 +2122,9 @@ mod tests {
     fn byte_counting_never_reaches_a_controller_that_owns_its_window() {
         // Linux tcp_cong_control: a controller with `cong_control` (BBR)
         // sets cwnd itself; tcp_slow_start's "cwnd = min(cwnd + acked,
-        // ssthresh)" runs only from tcp_cong_avoid. Issue 75: the linux
-        // stack's byte counting grew a lone BBR v3 flow's window behind its
-        // model after Startup's losses (0.399 utilization at 0.25 BDP).
+        // ssthresh)" runs only from tcp_cong_avoid. The linux stack's byte
+        // counting, let through, grows a lone BBR v3 flow's window behind
+        // its model after Startup's losses (0.399 utilization at 0.25 BDP).
         let t = SimTime::from_millis(100);
         let mut s = bbr_sender("draft");
         assert!(s.cc.owns_window());
