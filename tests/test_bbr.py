@@ -199,9 +199,9 @@ def _lone_linux(version, buffer):
 )
 def test_lone_bbr_fills_the_link_on_the_linux_stack(version, buffer, least):
     # Linux runs tcp_slow_start (RFC 3465 byte counting) only from
-    # tcp_cong_avoid, which BBR's cong_control replaces. Applied to BBR
-    # after Startup's losses, it held v3 at cwnd 61-72 packets: 0.240,
-    # 0.397 and 0.930 here (0.399 at 0.25 BDP over 100 s); now 0.988,
-    # 0.939 and 0.992 (0.979 over 100 s with 20 s of warm-up). v1: 1.000.
+    # tcp_cong_avoid, which BBR's cong_control replaces. Measured: v3 0.988,
+    # 0.939 and 0.992 (0.979 over 100 s with 20 s of warm-up); v1 1.000.
+    # Byte counting applied to BBR after Startup's losses would hold v3 at
+    # cwnd 61-72 packets: 0.240, 0.397 and 0.930.
     s = _lone_linux(version, buffer)
     assert s["utilization"] >= least

@@ -287,11 +287,10 @@ def test_advise_never_judges_a_completion_time_on_the_transfers_that_finished(tm
 def test_dc_incast_slowdowns_are_censored_as_the_fcts_are():
     # The dc-incast example: 7 of its 100 incast transfers are unfinished
     # at the run's end, so the FCT mean and p99 are lower bounds. The
-    # slowdowns of the same transfers are too: Kaplan-Meier on slowdowns
-    # once called the p99 identified (8637, flagged 0) by extrapolating
-    # from the finished transfers. Now it reads as the p99 with each
-    # unfinished transfer at the slowdown it had reached (6562), a lower
-    # bound, and flagged so.
+    # slowdowns of the same transfers are too: the p99 with each unfinished
+    # transfer at the slowdown it had reached (6562), a lower bound, and
+    # flagged so. Kaplan-Meier on slowdowns alone would call the p99
+    # identified (8637) by extrapolating from the finished transfers.
     from bufsim.advise.objectives import Objective, cannot_judge, judged, observed
 
     s = bufsim.simulate(bufsim.examples.path("dc-incast")).summary

@@ -38,9 +38,11 @@ def test_bounds_and_intervals():
     assert fmt.interval("p99_queue_delay_s", 3.464e-3, 0.0) == "3.464 ms ± 0 ms"
     assert fmt.interval("utilization", 0.9932, 0.0049) == "0.9932 ± 0.0049"
     # An interval past the metric's range is shown clipped, by its ends:
-    # utilization cannot pass 1, Jain's index neither (0.8197 ± 1.2 over
-    # 2 seeds was printed), a loss rate cannot fall below 0.
+    # utilization cannot pass 1, Jain's index neither (never 0.8197 ± 1.2
+    # over 2 seeds), a loss rate cannot fall below 0.
     assert fmt.interval("utilization", 0.9932, 0.0079) == "0.9932 (0.985 to 1)"
+    # A fraction short of 1 never reads 100%.
+    assert (fmt.percent(0.999), fmt.percent(1.0), fmt.percent(0.0184)) == ("99.9%", "100%", "1.8%")
     assert fmt.interval("jain_index", 0.8197, 1.2, seeds=2) == "0.8197 (0 to 1, 2 seeds)"
     assert fmt.interval("drop_rate", 0.004, 0.01) == "0.004 (0 to 0.014)"
     assert fmt.interval("fct_p99_small_s", 0.004, 0.01) == "4 ms (0 s to 14 ms)"

@@ -40,10 +40,10 @@ def test_goodput_never_exceeds_the_in_order_delivery():
     # bottleneck inside the window: goodput is exactly the in-order data.
     assert (f["goodput_bps"] <= in_order * (1 + 1e-12)).all()
     assert f["goodput_bps"].to_numpy() == pytest.approx(in_order.to_numpy(), rel=1e-9)
-    # One flow sent 1,620,957 segments but delivered 592 in order: its
-    # goodput was 97.2 Gbps (the link's), now 35.5 Mbps. The summary's
-    # 99.4 Gbps is 174 Mbps, while the link stays 99.4% busy with data held
-    # above holes, which the summary counts.
+    # One flow sends 1,620,957 segments but delivers 592 in order: its
+    # goodput is 35.5 Mbps, not the link's 97.2 Gbps it carried. The
+    # summary's goodput is 174 Mbps while the link stays 99.4% busy with
+    # data held above holes, which the summary counts.
     top = f.loc[f["sent_pkts"].idxmax()]
     assert top["sent_pkts"] > 1.5e6 and top["delivered_pkts"] < 1000
     assert top["goodput_bps"] == pytest.approx(592 * 1500 * 8 / 0.2, rel=0.01)
@@ -66,8 +66,8 @@ def test_goodput_with_a_warm_up_stays_below_the_in_order_delivery():
     # rfc stack named, its 1 s minimum RTO backing off): one
     # flow is backing off its RTO behind a lost retransmission from about
     # 1 s on, 518 segments delivered in order over the whole run; its
-    # goodput over [1 s, 5 s] was 3.375 Mbps (the segments it had sent
-    # above the hole), now 0.192 Mbps.
+    # goodput over [1 s, 5 s] is 0.192 Mbps (counting the segments it sent
+    # above the hole would give 3.375 Mbps).
     scn = {
         "duration": "5s",
         "warmup": "1s",

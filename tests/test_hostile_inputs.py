@@ -421,7 +421,7 @@ def test_a_name_with_markup_is_valid_and_prints_literally(tmp_path, monkeypatch)
 
 
 def test_the_cores_messages_keep_their_brackets(tmp_path, monkeypatch):
-    # The core says "not with a [pool] or a chain (links)"; markup used to eat "[pool]".
+    # The core says "not with a [pool] or a chain (links)"; Rich markup would eat "[pool]".
     raw = copy.deepcopy(POOL)
     raw["reverse"] = {"buffer": "100pkt", "flows": [{"count": 1, "rtt": "100us"}]}
     name = _scenario(tmp_path, raw)
@@ -431,7 +431,7 @@ def test_the_cores_messages_keep_their_brackets(tmp_path, monkeypatch):
 
 def test_a_pool_with_a_one_element_links_validates_and_is_advised(tmp_path, monkeypatch):
     # The core reads a one-element [[links]] as [link]; validate and advise
-    # used to look for raw["link"] (KeyError: 'link'), while run accepted it.
+    # must too, as run does.
     name = _scenario(tmp_path, POOL)
     r = invoke(tmp_path, ["validate", name], monkeypatch)
     assert r.exit_code == 0, (r.output, r.exception)

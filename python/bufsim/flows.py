@@ -280,8 +280,7 @@ def _slowdown_bounds(
     common to the transfers started together; its slowdown divides that by
     its own ideal time, so the censoring values scatter over the slowdowns
     and Kaplan-Meier would call a statistic identified by extrapolating
-    from the finished transfers alone (dc-incast: ``slowdown_p99_small``
-    8637 with 7 transfers unfinished, flagged identified). So a slowdown
+    from the finished transfers alone. So a slowdown
     statistic is unidentified whenever its FCT statistic is (or its own
     estimate is), and then reads as the statistic with each unfinished
     transfer at the slowdown it had reached: a lower bound, every true

@@ -34,6 +34,7 @@ __all__ = [
     "number",
     "packets",
     "percent",
+    "ratio",
     "si",
     "size",
     "unit_of",
@@ -143,10 +144,16 @@ def packets(x: Any) -> str:
 
 def percent(x: Any, digits: int = 2) -> str:
     """A fraction as a percentage, ``digits`` significant digits:
-    ``percent(0.0184) == "1.8%"``, ``percent(1.0) == "100%"``; NaN ``-``."""
+    ``percent(0.0184) == "1.8%"``, ``percent(1.0) == "100%"``,
+    ``percent(0.999) == "99.9%"`` (never 100% short of 1); NaN ``-``."""
     if not isinstance(x, (int, float, np.integer, np.floating)) or x != x:
         return "-"
-    return f"{number(100 * x, digits if 100 * x < 10**digits else 3)}%"
+    text = number(100 * x, digits)
+    # 0.999 of transfers completed is not "100%": more digits until it shows.
+    while text == "100" and x < 1 and digits < 6:
+        digits += 1
+        text = number(100 * x, digits)
+    return f"{text}%"
 
 
 def size(x: float, digits: int = 4) -> str:

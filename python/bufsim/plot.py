@@ -109,9 +109,6 @@ def _color(engine: str, k: int) -> str:
 
 
 #: Metrics that are fractions of one (their bands stay in [0, 1]).
-FRACTIONS = fmt.FRACTIONS
-
-
 def value_range(metric: str) -> tuple[float, float]:
     """The values ``metric`` can take (:func:`bufsim.fmt.bounds`): ``(0, 1)``
     for fractions (utilization, loss, Jain's index, synchronization,
@@ -124,7 +121,7 @@ def _seed_spread(v: np.ndarray, lo: float, hi: float) -> tuple[float, float, boo
     """The interval ``lo``..``hi`` over the seeds ``v`` cut to what they
     support: no wider than the seeds' own extremes, so that a Student t
     interval over 2 seeds (t = 12.7 at 95%) cannot draw a band of 20
-    decades (the datacenter advice's FCT axis ran from 0.001 ns to 1 Ts).
+    decades.
     Returns the ends and whether either was cut."""
     v = v[np.isfinite(v)]
     if len(v) < 2 or lo != lo or hi != hi:

@@ -1628,7 +1628,7 @@ mod tests {
                                "start": {"stagger": "3s"}}),
         ];
         for mut g in groups {
-            // Written for the rfc profile (then the default): pinned.
+            // Its numbers are the rfc profile's: pinned.
             g["stack"] = "rfc".into();
             let v = serde_json::json!({
                 "duration": "12s", "warmup": "1s", "seed": 5,

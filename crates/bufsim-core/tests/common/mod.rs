@@ -8,8 +8,7 @@ use serde_json::Value;
 
 /// `v` with `"stack": "rfc"` in every flow group (forward and reverse)
 /// that names none. These tests check the engines against the theory and
-/// the papers, which assume the RFCs' stack; they were written when `rfc`
-/// was the default, and pin it now that `linux` is.
+/// the papers, which assume the RFCs' stack, so they pin it.
 pub fn pinned(v: &Value) -> Value {
     let mut v = v.clone();
     let pin = |flows: Option<&mut Value>| {
