@@ -16,7 +16,7 @@ fn base() -> Value {
 }
 
 fn parse(v: &Value) -> Result<Scenario, bufsim_core::ScenarioError> {
-    common::from_json(&v)
+    common::from_json(v)
 }
 
 #[test]

@@ -37,10 +37,7 @@ fn run_qdisc(n: u32, qdisc: &str, params: serde_json::Value) -> RunOutput {
                    "delayed_ack": false, "start": {"uniform": ["0s", "1ms"]}}],
         "output": {"interval": "5us"},
     });
-    packet::run(
-        &Scenario::from_json(&v.to_string()).expect("valid"),
-        &mut |_| true,
-    )
+    packet::run(&common::from_json(&v).expect("valid"), &mut |_| true)
 }
 
 /// With `delayed_ack`, 0.25 s of warm-up: the first segment (initial window

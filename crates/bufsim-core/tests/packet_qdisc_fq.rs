@@ -9,7 +9,7 @@ use bufsim_core::{Scenario, packet};
 use serde_json::{Value, json};
 
 fn run(v: &Value) -> (Scenario, RunOutput) {
-    let s = common::from_json(&v).expect("valid scenario");
+    let s = common::from_json(v).expect("valid scenario");
     let out = packet::run(&s, &mut |_| true);
     (s, out)
 }

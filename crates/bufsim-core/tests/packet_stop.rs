@@ -19,7 +19,7 @@ fn base(seed: u64, buffer: &str, output: Value) -> Value {
 }
 
 fn run(v: &Value) -> bufsim_core::output::RunOutput {
-    packet::run(&common::from_json(&v).expect("valid"), &mut |_| true)
+    packet::run(&common::from_json(v).expect("valid"), &mut |_| true)
 }
 
 fn stop(bound: f64, confidence: f64) -> Value {

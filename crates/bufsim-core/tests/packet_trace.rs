@@ -14,7 +14,7 @@ use bufsim_core::{RunOutput, fluid, packet};
 use serde_json::{Value, json};
 
 fn run(v: &Value) -> RunOutput {
-    let s = common::from_json(&v).expect("valid scenario");
+    let s = common::from_json(v).expect("valid scenario");
     packet::run(&s, &mut |_| true)
 }
 
@@ -194,7 +194,7 @@ fn drop_rows_match_the_summary_by_reason() {
             .unwrap()
             .as_secs_f64();
         // The run names its own reasons: overflow and the discipline's.
-        let s = common::from_json(&v).unwrap();
+        let s = common::from_json(v).unwrap();
         let reasons = s.link.queue.drop_reasons();
         assert_eq!(o.trace_events, event_names(&reasons));
         for (i, r) in reasons.iter().enumerate() {

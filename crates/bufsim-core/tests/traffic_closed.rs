@@ -7,7 +7,7 @@ use bufsim_core::{RunOutput, packet};
 use serde_json::{Value, json};
 
 fn run(v: &Value) -> RunOutput {
-    let s = common::from_json(&v).unwrap_or_else(|e| panic!("{e}"));
+    let s = common::from_json(v).unwrap_or_else(|e| panic!("{e}"));
     packet::run(&s, &mut |_| true)
 }
 
