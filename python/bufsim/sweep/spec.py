@@ -24,7 +24,7 @@ from typing import Any
 from bufsim import _core, limits
 from bufsim.engines import ENGINES
 from bufsim.result import plain
-from bufsim.scenario import Scenario
+from bufsim.scenario import Scenario, flow_mix
 from bufsim.store import build_id, point_key
 
 
@@ -154,6 +154,11 @@ class Point:
     buffer_pkts, buffer_bytes : float
         The bottleneck buffer this point resolves to (packets of the link's
         reference size, bytes).
+    bdp_pkts : float
+        The bottleneck's bandwidth-delay product, packets (``link.bdp_pkts``).
+    flow_mix : str
+        The flow groups, each as its count and TCP
+        (:func:`bufsim.scenario.flow_mix`).
     """
 
     index: int
@@ -165,6 +170,8 @@ class Point:
     name: str = ""
     buffer_pkts: float = math.nan
     buffer_bytes: float = math.nan
+    bdp_pkts: float = math.nan
+    flow_mix: str = ""
 
 
 def _engines(engines: Any) -> list[str]:
@@ -389,6 +396,8 @@ def _point(
         name=scn.name,
         buffer_pkts=float(link["buffer_pkts"]),
         buffer_bytes=float(link["buffer_bytes"]),
+        bdp_pkts=float(link["bdp_pkts"]),
+        flow_mix=flow_mix(scn.normalized["flows"]),
     )
 
 
