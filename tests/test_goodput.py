@@ -88,3 +88,25 @@ def test_goodput_with_a_warm_up_stays_below_the_in_order_delivery():
     stuck = f.loc[f["goodput_bps"].idxmin()]
     assert stuck["delivered_pkts"] == 518
     assert stuck["goodput_bps"] == pytest.approx(0.192e6, rel=0.01)
+
+
+def test_each_groups_share_of_the_goodput_sums_to_one():
+    # 4 CUBIC flows and 1 BBR v1 flow, 10 Mbps, RTT 40 ms, 1 BDP: each
+    # group's share is its goodput over both groups'; one group has none.
+    s = {
+        "duration": "6s",
+        "warmup": "2s",
+        "seed": 1,
+        "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "1BDP"},
+        "flows": [
+            {"count": 4, "tcp": "cubic", "rtt": "40ms"},
+            {"count": 1, "tcp": "bbr", "rtt": "40ms"},
+        ],
+    }
+    r = bufsim.simulate(s).summary
+    g0, g1 = r["goodput_bps_group0"], r["goodput_bps_group1"]
+    assert r["share_group0"] == pytest.approx(g0 / (g0 + g1), rel=1e-12)
+    assert abs(r["share_group0"] + r["share_group1"] - 1) < 1e-9
+    assert 0 < r["share_group1"] < 1
+    s["flows"] = s["flows"][:1]
+    assert not any(k.startswith("share_group") for k in bufsim.simulate(s).summary)

@@ -77,7 +77,8 @@ def test_research_sweep_draws_one_band_per_tcp_variant_inside_zero_to_one(tmp_pa
     fig = plot.buffer_curves(t, "utilization")
     ax = fig.axes[0]
     labels = [x.get_text() for x in ax.get_legend().get_texts()]
-    assert sorted(labels) == [f"packet, tcp = {v}" for v in ("cubic", "highspeed", "newreno")]
+    # A swept TCP names the flow group (its count and TCP), not "tcp = cubic".
+    assert sorted(labels) == [f"packet, 4 x {v}" for v in ("cubic", "highspeed", "newreno")]
     assert "over 3 seeds per point" in ax.get_title()
     for poly in ax.collections:
         y = np.concatenate([p.vertices[:, 1] for p in poly.get_paths()])
@@ -157,3 +158,72 @@ def test_a_bdp_buffer_with_drawn_rtts_resolves_once_per_scenario():
         base, grid={"link.buffer": ["1BDP"]}, seeds=[1, 2, 3], store=None, progress=False, workers=0
     )
     assert (t["buffer_pkts"] == 125).all()
+
+
+def _bbr_cubic_sweep(**grid) -> pd.DataFrame:
+    base = {
+        "duration": "3s",
+        "warmup": "1s",
+        "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "1BDP"},
+        "flows": [
+            {"count": 4, "tcp": "cubic", "rtt": "40ms"},
+            {"count": 1, "tcp": "bbr", "rtt": "40ms"},
+        ],
+    }
+    return bufsim.sweep(base, grid=grid, seeds=[1], store=None, progress=False, workers=0)
+
+
+def test_buffer_in_bdp_multiples_divides_by_each_points_bdp():
+    # RTT 40 ms, 1500 B: BDP 33.33 packets at 10 Mbps, 66.67 at 20 Mbps.
+    # x = buffer_pkts / bdp_pkts gives the multiples as swept.
+    t = _bbr_cubic_sweep(
+        **{"link.buffer": ["0.25BDP", "0.5BDP", "1BDP"], "link.capacity": ["10Mbps", "20Mbps"]}
+    )
+    assert sorted(set(t["bdp_pkts"].round(2))) == [33.33, 66.67]
+    fig = plot.buffer_curves(t, "utilization", x="buffer_bdp")
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "buffer (BDP)"
+    # The buffer runs in whole packets (0.25 x 33.33 = 8.33 runs as 8, x =
+    # 0.24): x is within half a packet of the multiple swept.
+    c = plot._curves(t, "utilization", "buffer_bdp", 0.95, ["link.capacity"])
+    bdp = c["link.capacity"].map({"10Mbps": 100 / 3, "20Mbps": 200 / 3})
+    swept = np.tile([0.25, 0.5, 1.0], 2)
+    assert len(c) == 6 and ((c["x"] - swept).abs() <= 0.5 / bdp + 1e-12).all()
+    assert c["x"].round(3).tolist() == [0.24, 0.51, 0.99, 0.255, 0.495, 1.005]
+    assert [len(line.get_xdata()) for line in ax.get_lines()] == [3, 3]
+
+
+def test_a_legend_names_the_flow_group_when_a_groups_count_is_swept():
+    t = _bbr_cubic_sweep(**{"link.buffer": ["0.5BDP", "1BDP"], "flows[0].count": [1, 4]})
+    assert list(dict.fromkeys(t["flow_mix"])) == [
+        "1 x cubic + 1 x bbr v1",
+        "4 x cubic + 1 x bbr v1",
+    ]
+    fig = plot.buffer_curves(t, "utilization")
+    labels = [x.get_text() for x in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["packet, 1 x cubic + 1 x bbr v1", "packet, 4 x cubic + 1 x bbr v1"]
+
+
+def test_seeds_that_agree_draw_no_band_and_the_title_says_deterministic():
+    # Three seeds with one value per point (a deterministic run): no band,
+    # the title says so; one seed alone says there is one run per point.
+    t = pd.DataFrame(
+        {
+            "engine": ["packet"] * 6,
+            "buffer_pkts": [10.0] * 3 + [100.0] * 3,
+            "utilization": [0.5] * 3 + [0.9] * 3,
+        }
+    )
+    fig = plot.buffer_curves(t, "utilization")
+    ax = fig.axes[0]
+    assert len(ax.collections) == 0
+    assert "deterministic: the 3 seeds give one value per point, no band" in ax.get_title()
+    one = plot.buffer_curves(t.drop_duplicates(), "utilization").axes[0]
+    assert len(one.collections) == 0 and "one run per point: no band" in one.get_title()
+    # One point whose seeds differ gets its band, the other none.
+    t.loc[0, "utilization"] = 0.4
+    ax = plot.buffer_curves(t, "utilization").axes[0]
+    assert len(ax.collections) == 1
+    title = ax.get_title().replace("\n", " ")
+    assert "over 3 seeds per point" in title
+    assert title.endswith("; no band where the seeds give one value")

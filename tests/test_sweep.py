@@ -711,3 +711,32 @@ def test_the_cli_sweep_recomputes_a_damaged_time_series_file(tmp_path):
     with Store(tmp_path / "st") as db:
         assert db.has_timeseries(key)
         assert db.check() == []
+
+
+def test_a_grid_over_tcp_keeps_the_tcp_params_each_variant_takes():
+    # Base: BBR v3 with a send quantum. A grid over the TCP runs CUBIC with
+    # its own defaults (it refused "version") and BBR with both parameters.
+    base = {
+        "duration": "2s",
+        "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "1BDP"},
+        "flows": [
+            {
+                "count": 2,
+                "tcp": "bbr",
+                "tcp_params": {"version": 3, "send_quantum": "segment"},
+                "rtt": "40ms",
+            }
+        ],
+    }
+    points = expand(base, grid={"flows[0].tcp": ["cubic", "bbr"]})
+    assert [p.raw["flows"][0]["tcp_params"] for p in points] == [
+        {},
+        {"version": 3, "send_quantum": "segment"},
+    ]
+    assert [p.flow_mix for p in points] == ["2 x cubic", "2 x bbr v3"]
+    assert base["flows"][0]["tcp_params"]["version"] == 3  # the base is left as given
+    # A parameter the point sets itself is kept: CUBIC refuses it, naming it.
+    with pytest.raises(
+        SweepSpecError, match=r"flows\[0\]\.tcp_params\.version: unknown parameter for cubic"
+    ):
+        expand(base, grid={"flows[0].tcp": ["cubic"], "flows[0].tcp_params.version": [3]})

@@ -133,6 +133,7 @@ def simulate(
         if reverse:
             every = fct_summary(flows, window)
             summary.update({k: v for k, v in every.items() if "_group" in k})
+    summary.update(group_shares(summary, scn.normalized["flows"]))
     return Result(
         summary=summary,
         timeseries=ts,
@@ -152,6 +153,30 @@ def simulate(
         congestion_events=pd.DataFrame(raw["congestion_events"]),
         trace=trace_frame(raw["trace"], raw.get("trace_events", ())),
     )
+
+
+def group_shares(summary: Mapping[str, float], groups: Sequence[Any]) -> dict[str, float]:
+    """Each forward group's share of the forward groups' goodput,
+    ``share_group<k>`` = ``goodput_bps_group<k>`` / their sum (a fraction;
+    the shares sum to 1), with two forward groups or more; 0 each when none
+    delivered anything. Reverse groups cross another link: they get none.
+
+    Parameters
+    ----------
+    summary : dict
+        A run's summary, with ``goodput_bps_group<k>`` (bits/s).
+    groups : list of dict
+        The normalized scenario's flow groups.
+    """
+    rates = {
+        k: summary[f"goodput_bps_group{k}"]
+        for k, g in enumerate(groups)
+        if not g.get("reverse") and f"goodput_bps_group{k}" in summary
+    }
+    if len(rates) < 2:
+        return {}
+    total = sum(rates.values())
+    return {f"share_group{k}": (v / total if total > 0 else 0.0) for k, v in rates.items()}
 
 
 def cpu_seconds() -> float:

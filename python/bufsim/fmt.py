@@ -74,9 +74,17 @@ def unit_of(key: str) -> str:
 
 
 #: Metrics that are fractions of one (utilization, loss, Jain's index,
-#: synchronization, the fraction of transfers completed): their values and
-#: intervals stay in [0, 1].
-FRACTIONS = {"utilization", "drop_rate", "loss_rate", "jain_index", "sync_mean", "sync_rtt"}
+#: synchronization, the fraction of transfers completed, a group's share of
+#: the goodput): their values and intervals stay in [0, 1].
+FRACTIONS = {
+    "utilization",
+    "drop_rate",
+    "loss_rate",
+    "jain_index",
+    "sync_mean",
+    "sync_rtt",
+    "share",
+}
 
 _TAIL = re.compile(rf"(?:_half[12]|_group\d+|{PLACE})$")
 

@@ -187,6 +187,51 @@ def swept_axes(table: pd.DataFrame, x: str = "buffer_pkts") -> list[str]:
     ]
 
 
+#: The buffer columns :func:`buffer_curves` draws against, with their axis labels.
+X_LABELS = {
+    "buffer_pkts": "buffer (packets)",
+    "buffer_bytes": "buffer (bytes)",
+    "buffer_bdp": "buffer (BDP)",
+}
+
+
+def with_x(table: pd.DataFrame, x: str) -> pd.DataFrame:
+    """The table with its buffer column ``x``: ``buffer_bdp``, the buffer in
+    multiples of the bandwidth-delay product, is made when missing as
+    ``buffer_pkts / bdp_pkts``, each row over its own scenario's BDP (a
+    sweep over the RTT gives each point its own). It is the buffer as it
+    runs, whole packets: ``"0.25BDP"`` of a 33.3-packet BDP runs as 8
+    packets, x = 0.24."""
+    if x == "buffer_bdp" and x not in table and {"buffer_pkts", "bdp_pkts"} <= set(table.columns):
+        return table.assign(buffer_bdp=table["buffer_pkts"] / table["bdp_pkts"])
+    return table
+
+
+#: Swept fields that say which flows a group is (its count, its TCP and
+#: that TCP's parameters): a legend names the groups (``4 x cubic + 1 x
+#: bbr v1``, the table's ``flow_mix``) instead of the field's value.
+_GROUP_FIELD = re.compile(r"flows(\[\d+\](\.(count|tcp|tcp_params(\..+)?))?)?")
+
+
+def hue_name(table: pd.DataFrame, by: Sequence[str], hue: Sequence[Any]) -> str:
+    """What tells one curve of ``buffer_curves`` from the others: the
+    flow groups in words (``flow_mix``) when a swept field is a group's
+    count, TCP or TCP parameters, then ``field = value`` for the others,
+    each after a comma (``", 16 x bbr v1, delay = 10ms"``)."""
+    pairs = list(zip(by, hue))
+    mixes: list[str] = []
+    if "flow_mix" in table and any(_GROUP_FIELD.fullmatch(c) for c, _ in pairs):
+        rows = table
+        for c, v in pairs:
+            rows = rows[rows[c] == v]
+        mixes = [m for m in dict.fromkeys(rows["flow_mix"]) if isinstance(m, str) and m]
+    if mixes:
+        pairs = [(c, v) for c, v in pairs if not _GROUP_FIELD.fullmatch(c)]
+    parts = [" / ".join(mixes)] if mixes else []
+    parts += [f"{c.rsplit('.', 1)[-1]} = {v}" for c, v in pairs]
+    return "".join(f", {p}" for p in parts)
+
+
 def _curves(
     table: pd.DataFrame,
     metric: str,
@@ -199,14 +244,17 @@ def _curves(
     are grouped by the buffer as swept (``link.buffer``), so a buffer given
     relative to the BDP is one point; the core resolves it to one packet
     count per scenario (the BDP takes the mean of the RTT law, not of each
-    seed's draws)."""
+    seed's draws). ``spread`` is whether the point's seeds differ (False
+    for one seed, or seeds that give one value: a deterministic run)."""
+    table = with_x(table, x)
     if metric not in table:
         raise ValueError(
             f"metric {metric!r} is not a column of the table; it has {', '.join(map(str, table.columns))}"
         )
     if x not in table:
         raise ValueError(
-            f"x column {x!r} is not in the table: sweep tables carry buffer_pkts and buffer_bytes; "
+            f"x column {x!r} is not in the table: sweep tables carry buffer_pkts and buffer_bytes "
+            "(and bdp_pkts, for buffer_bdp); "
             f"it has {', '.join(map(str, table.columns))}"
         )
     ok = table if "status" not in table else table[table["status"] == "ok"]
@@ -215,13 +263,21 @@ def _curves(
     rows = []
     for key, g in ok.groupby(keys, sort=True, dropna=False):
         m, lo, hi = _mean_ci(g[metric], confidence, value_range(metric))
-        lo, hi, cut = _seed_spread(g[metric].to_numpy(dtype=float), lo, hi)
+        v = g[metric].to_numpy(dtype=float)
+        lo, hi, cut = _seed_spread(v, lo, hi)
+        v = v[np.isfinite(v)]
         row = dict(zip(keys, key))
         row.update(
-            x=float(g[x].mean()), mean=m, lo=lo, hi=hi, n=int(g[metric].notna().sum()), cut=cut
+            x=float(g[x].mean()),
+            mean=m,
+            lo=lo,
+            hi=hi,
+            n=len(v),
+            cut=cut,
+            spread=bool(len(v) > 1 and v.max() > v.min()),
         )
         rows.append(row)
-    cols = ["engine", *by, "x", "mean", "lo", "hi", "n", "cut"]
+    cols = ["engine", *by, "x", "mean", "lo", "hi", "n", "cut", "spread"]
     return pd.DataFrame(rows, columns=cols).sort_values(["engine", *by, "x"], ignore_index=True)
 
 
@@ -325,7 +381,9 @@ def buffer_curves(
         Column on the y axis (``utilization``, ``drop_rate``,
         ``p99_queue_delay_s``, ...).
     x : str
-        ``buffer_pkts`` (packets) or ``buffer_bytes`` (bytes).
+        ``buffer_pkts`` (packets), ``buffer_bytes`` (bytes) or
+        ``buffer_bdp`` (multiples of each point's bandwidth-delay product:
+        ``buffer_pkts / bdp_pkts``, :func:`with_x`).
     rules : dict of {str: float}, optional
         Buffers to mark with a vertical line, in the unit of ``x`` (e.g.
         ``{"BDP": 625, "Stanford": 312}``).
@@ -333,7 +391,8 @@ def buffer_curves(
         An objective's bound, drawn as a horizontal line.
     confidence : float
         Level of the Student t interval over seeds drawn as a band (where a
-        point has two seeds or more).
+        point's seeds differ; with one seed, or seeds that all give one
+        value, no band, and the title says so).
     reference : str
         The engine whose curve the others' errors are measured against; the
         legend gives each other engine's RMS and largest absolute difference
@@ -346,7 +405,9 @@ def buffer_curves(
         Draw into these axes (their figure is returned).
     by : sequence of str, optional
         Columns whose values get a curve each (the hue); default: every
-        swept scenario field other than the buffer (:func:`swept_axes`).
+        swept scenario field other than the buffer (:func:`swept_axes`);
+        the legend names a swept flow group by its count and TCP
+        (:func:`hue_name`).
         Bands are over the seeds of one curve's point only, stay in the
         metric's range (:func:`value_range`) and within the seeds' extremes
         (:func:`_seed_spread`; the title says where that cut a band); a time metric whose curves span more than two decades
@@ -359,6 +420,7 @@ def buffer_curves(
     -------
     matplotlib.figure.Figure
     """
+    table = with_x(table, x)
     by = list(swept_axes(table, x) if by is None else by)
     c = _curves(table, metric, x, confidence, by)
     if c.empty:
@@ -374,6 +436,7 @@ def buffer_curves(
     )
     engines = list(dict.fromkeys([reference, *c["engine"]]))
     hues = list(c[by].drop_duplicates().itertuples(index=False, name=None)) if by else [()]
+    names = {hue: hue_name(table, by, hue) for hue in hues}
     styles = ["-", "--", ":", "-."]
     for k, engine in enumerate(e for e in engines if (c["engine"] == e).any()):
         label = engine
@@ -396,11 +459,11 @@ def buffer_curves(
                 # Nothing to draw (an engine that does not measure this
                 # metric): no legend entry either.
                 continue
-            name = label + "".join(f", {col.rsplit('.', 1)[-1]} = {v}" for col, v in zip(by, hue))
+            name = label + names[hue]
             color = _color(engine, k) if len(hues) == 1 else _MODEL_COLORS[h % len(_MODEL_COLORS)]
             ls = styles[k % len(styles)] if len(hues) > 1 else "-"
             ax.plot(g["x"], g["mean"], marker="o", ms=3.5, lw=1.6, ls=ls, color=color, label=name)
-            band = g.dropna(subset=["lo", "hi"])
+            band = g[g["spread"]].dropna(subset=["lo", "hi"])
             if not band.empty:
                 ax.fill_between(band["x"], band["lo"], band["hi"], color=color, alpha=0.2, lw=0)
     for k, (name, value) in enumerate((rules or {}).items()):
@@ -430,19 +493,13 @@ def buffer_curves(
         ax.xaxis.set_major_locator(LogLocator(base=10, subs=subs))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.number(v)))
         ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel(
-        "buffer (packets)" if x == "buffer_pkts" else "buffer (bytes)" if x == "buffer_bytes" else x
-    )
+    ax.set_xlabel(X_LABELS.get(x, x))
     ax.set_ylabel(metric)
     ax.grid(True, which="both", alpha=0.3)
     _y_axis(ax, c, metric, bound)
     # The seeds behind the bands, also under a given title: with adaptive
     # seeds (bufsim.advise) they differ from point to point.
-    seeds = _seeds_per_point(c)
-    band = f"band: {confidence:.0%} t-interval over {seeds}" if seeds else ""
-    if seeds and c["cut"].any():
-        few = ": interval wide" if c.loc[c["n"] > 1, "n"].min() < 5 else ""
-        band += f"{few}, cut at the seeds' extremes"
+    band = _band_note(c, confidence)
     head = title or f"{metric} vs buffer"
     # Wrapped: a title wider than the axes would run off the figure.
     ax.set_title(
@@ -616,13 +673,34 @@ def tradeoff(advice: Any, *, width: float = 9.0) -> Figure:
     return fig
 
 
+def _band_note(c: pd.DataFrame, confidence: float) -> str:
+    """The title's line on the bands of :func:`_curves`' table ``c``: their
+    level and seeds, where they were cut; without any band, why: one run
+    per point, or seeds that give one value (a deterministic run), so that
+    no band is not read as no spread measured."""
+    seeds = _seeds_per_point(c)
+    agree = (c["n"] > 1) & ~c["spread"]
+    if not seeds:
+        if agree.any():
+            n = int(c.loc[agree, "n"].max())
+            return f"deterministic: the {n} seeds give one value per point, no band"
+        return "one run per point: no band"
+    band = f"band: {confidence:.0%} t-interval over {seeds}"
+    if c.loc[c["spread"], "cut"].any():
+        few = ": interval wide" if c.loc[c["spread"], "n"].min() < 5 else ""
+        band += f"{few}, cut at the seeds' extremes"
+    if agree.any():
+        band += "; no band where the seeds give one value"
+    return band
+
+
 def _seeds_per_point(c: pd.DataFrame, most: int = 6) -> str:
-    """The seeds behind the points drawn with a band (two seeds or more) of
+    """The seeds behind the points drawn with a band (seeds that differ) of
     :func:`_curves`' table ``c``: ``"3 seeds per point"``, or where they
     differ the usual count and the others by buffer, ``"2 seeds per point
     (6 at 45, 4 at 64)"`` (up to ``most`` of them, else the range, ``"2-6
     seeds per point"``); empty without bands."""
-    n = c[c["n"] > 1].groupby("x")["n"].max()
+    n = c[c["spread"]].groupby("x")["n"].max()
     if n.empty:
         return ""
     usual = int(n.mode().min())

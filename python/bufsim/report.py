@@ -356,7 +356,7 @@ def sweep_report(
                 )
                 axes = plot.swept_axes(table)
                 cap = "; ".join(
-                    f"{e}{''.join(f', {a} = {r[a]}' for a in axes)}: RMS "
+                    f"{e}{plot.hue_name(table, axes, [r[a] for a in axes])}: RMS "
                     f"{fmt.metric(m, r.rms)}, max {fmt.metric(m, r.max_abs)} vs packet"
                     for e, r in errors.iterrows()
                     if r.points

@@ -26,7 +26,7 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,22 @@ MAX_DEPTH = 32
 #: Largest scenario file read, bytes (a 10^5-flow scenario with listed RTTs
 #: is a few MB).
 MAX_FILE_BYTES = 64 << 20
+
+
+def flow_mix(flows: Sequence[Mapping[str, Any]]) -> str:
+    """The flow groups of a normalized scenario in words: each its count
+    and TCP (with BBR's version), ``"4 x cubic + 1 x bbr v3"``; an
+    open-loop group ``"open-loop dctcp"``, a reverse one ``"(reverse)"``.
+    """
+    parts = []
+    for g in flows:
+        tcp = g["tcp"]
+        version = (g.get("cc") or {}).get("version")
+        if version is not None:
+            tcp = f"{tcp} v{version}"
+        part = f"open-loop {tcp}" if g.get("kind") == "open" else f"{g['count']} x {tcp}"
+        parts.append(part + (" (reverse)" if g.get("reverse") else ""))
+    return " + ".join(parts)
 
 
 def scenario_error(path: str, message: str) -> ScenarioError:

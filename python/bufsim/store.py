@@ -856,8 +856,9 @@ def records_table(
     appearance), ``engine``, ``seed``, ``status``, ``error``, the summary
     metrics (in order of first appearance), then ``name``, ``key``, ``wall_s``,
     any ``extra`` columns, and ``buffer_pkts`` / ``buffer_bytes`` (the
-    buffer each row's scenario resolves to, packets and bytes) unless
-    ``extra`` gives them.
+    buffer each row's scenario resolves to, packets and bytes), ``bdp_pkts``
+    (its bandwidth-delay product, packets) and ``flow_mix`` (its flow
+    groups in words) unless ``extra`` gives them.
     """
     param_cols, metric_cols = _record_columns(recs, params_order)
     cols = _empty_columns(param_cols, metric_cols)
@@ -869,7 +870,9 @@ def records_table(
     for c, values in (extra or {}).items():
         df[c] = values
     if "buffer_pkts" not in df and recs:
-        df["buffer_pkts"], df["buffer_bytes"] = zip(*(_buffer(r.get("scenario")) for r in recs))
+        cols4 = ("buffer_pkts", "buffer_bytes", "bdp_pkts", "flow_mix")
+        for c, values in zip(cols4, zip(*(_buffer(r.get("scenario")) for r in recs))):
+            df[c] = values
     return df
 
 
@@ -937,13 +940,20 @@ def _append_record(
         cols[c].append(r.get(c))
 
 
-def _buffer(raw: Any) -> tuple[float, float]:
-    """The buffer (packets, bytes) a stored scenario resolves to (NaN if it does not load)."""
+def _buffer(raw: Any) -> tuple[float, float, float, str]:
+    """The buffer (packets, bytes), the BDP (packets) and the flow groups in
+    words a stored scenario resolves to (NaN and "" if it does not load)."""
     from bufsim._core import ScenarioError
-    from bufsim.scenario import Scenario
+    from bufsim.scenario import Scenario, flow_mix
 
     try:
-        link = Scenario(raw).normalized["link"]
+        norm = Scenario(raw).normalized
     except ScenarioError:  # a row stored by another version whose scenario no longer loads
-        return math.nan, math.nan
-    return float(link["buffer_pkts"]), float(link["buffer_bytes"])
+        return math.nan, math.nan, math.nan, ""
+    link = norm["link"]
+    return (
+        float(link["buffer_pkts"]),
+        float(link["buffer_bytes"]),
+        float(link["bdp_pkts"]),
+        flow_mix(norm["flows"]),
+    )

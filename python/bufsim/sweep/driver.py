@@ -110,7 +110,9 @@ def sweep(
         when failed), ``name``, ``key`` (the store key), ``wall_s``,
         ``cached`` (True if reused from the store), and ``buffer_pkts`` /
         ``buffer_bytes``, the buffer each point resolves to (packets,
-        bytes), for every engine, so curves need no parsing of ``"0.1BDP"``. ``table.attrs["sweep"]``
+        bytes), for every engine, so curves need no parsing of ``"0.1BDP"``,
+        ``bdp_pkts``, the point's bandwidth-delay product (packets), and
+        ``flow_mix``, its flow groups in words (``"4 x cubic + 1 x bbr v1"``). ``table.attrs["sweep"]``
         holds the swept fields in order (``params``), counts (``points``,
         ``ran``, ``cached``, ``failed``), the
         failures grouped by error (``errors``), the store path and the wall
@@ -410,6 +412,8 @@ def _table(
             "cached": [p.key in cached for p in points],
             "buffer_pkts": [p.buffer_pkts for p in points],
             "buffer_bytes": [p.buffer_bytes for p in points],
+            "bdp_pkts": [p.bdp_pkts for p in points],
+            "flow_mix": [p.flow_mix for p in points],
         },
     )
 

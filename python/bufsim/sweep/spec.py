@@ -7,12 +7,15 @@ and :func:`each` a list of whole scenarios (spec files are read by
 parameters and the field.
 
 Grid paths are dotted paths into the raw scenario: ``link.buffer``,
-``flows[0].count``, ``link.qdisc_params.min_th`` (:func:`parse_path`).
+``flows[0].count``, ``link.qdisc_params.min_th`` (:func:`parse_path`). A
+path that sets a group's ``tcp`` keeps only the ``tcp_params`` the variant
+takes (:func:`_params_taken`).
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import math
 import re
@@ -24,7 +27,7 @@ from typing import Any
 from bufsim import _core, limits
 from bufsim.engines import ENGINES
 from bufsim.result import plain
-from bufsim.scenario import Scenario
+from bufsim.scenario import TCP_VARIANTS, Scenario, flow_mix
 from bufsim.store import build_id, point_key
 
 
@@ -154,6 +157,11 @@ class Point:
     buffer_pkts, buffer_bytes : float
         The bottleneck buffer this point resolves to (packets of the link's
         reference size, bytes).
+    bdp_pkts : float
+        The bottleneck's bandwidth-delay product, packets (``link.bdp_pkts``).
+    flow_mix : str
+        The flow groups, each as its count and TCP
+        (:func:`bufsim.scenario.flow_mix`).
     """
 
     index: int
@@ -165,6 +173,8 @@ class Point:
     name: str = ""
     buffer_pkts: float = math.nan
     buffer_bytes: float = math.nan
+    bdp_pkts: float = math.nan
+    flow_mix: str = ""
 
 
 def _engines(engines: Any) -> list[str]:
@@ -389,6 +399,8 @@ def _point(
         name=scn.name,
         buffer_pkts=float(link["buffer_pkts"]),
         buffer_bytes=float(link["buffer_bytes"]),
+        bdp_pkts=float(link["bdp_pkts"]),
+        flow_mix=flow_mix(scn.normalized["flows"]),
     )
 
 
@@ -467,6 +479,7 @@ def _point_scenario(
     raw = copy.deepcopy(base)
     for p, v in params.items():
         _set_path(raw, steps[p], v)
+    _params_taken(raw, [steps[p] for p in params])
     if seed is not None:
         raw["seed"] = seed
     try:
@@ -482,6 +495,45 @@ def _point_scenario(
         raise SweepSpecError(
             f"sweep point {number} ({fmt_params(params)}{seed_txt}): {e}{note}"
         ) from None
+
+
+@functools.cache
+def _taken(tcp: str) -> frozenset[str]:
+    """The ``tcp_params`` names TCP variant ``tcp`` takes (the core's registry)."""
+    from bufsim import reference
+
+    return frozenset(reference.params("tcp", tcp))
+
+
+def _params_taken(raw: dict[str, Any], set_paths: Sequence[Sequence[str | int]]) -> None:
+    """Where a point sets a flow group's ``tcp``, drop the base's
+    ``tcp_params`` the new variant does not take, in place.
+
+    A grid over ``flows[0].tcp = ["cubic", "bbr"]`` on a base of BBR with
+    ``tcp_params = {version = 3}`` runs CUBIC with its defaults and BBR v3,
+    where CUBIC refused ``version``. Parameters the point sets itself
+    (``flows[0].tcp_params`` or one of its fields) are kept: a wrong one is
+    the core's to refuse, naming it.
+    """
+    for steps in set_paths:
+        if len(steps) < 3 or steps[-1] != "tcp" or steps[-3] != "flows":
+            continue
+        prefix = list(steps[:-1])
+        group: Any = raw
+        for step in prefix:
+            group = group[step]
+        tcp, params = group.get("tcp"), group.get("tcp_params")
+        if tcp not in TCP_VARIANTS or not isinstance(params, dict):
+            continue
+        named = [
+            list(s[len(prefix) + 1 :])
+            for s in set_paths
+            if list(s[: len(prefix) + 1]) == [*prefix, "tcp_params"]
+        ]
+        if [] in named:  # the point sets the whole table
+            continue
+        mine = {s[0] for s in named}
+        group["tcp_params"] = {k: v for k, v in params.items() if k in _taken(tcp) or k in mine}
 
 
 def _missing_in(base: Mapping[str, Any], steps: Sequence[str | int]) -> bool:
