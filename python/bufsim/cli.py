@@ -160,57 +160,10 @@ def print_summary(result: Result, title: str, *, everything: bool = False) -> No
     a chain), or with
     ``everything`` every metric (the drop counters are those of the run's
     discipline)."""
-    from bufsim.result import KEY_METRICS, WHOLE_RUN
+    from bufsim.result import WHOLE_RUN, key_metrics
 
     s = result.summary
-    groups = [k for k in s if k.startswith("goodput_bps_group")]
-    places = [
-        k
-        for k in s
-        if re.fullmatch(rf"(utilization|mean_queue_pkts|p99_queue_delay_s|drop_rate){fmt.PLACE}", k)
-    ]
-    if everything:
-        keys = list(s)
-    else:
-        keys = [k for k in KEY_METRICS if k in s] + (groups if len(groups) > 1 else []) + places
-        # Two-way traffic: the reverse direction's goodput and the ACKs.
-        keys += [
-            k
-            for k in ("goodput_bps_reverse", "ack_compression", "ack_gap_cv", "ack_drops")
-            if k in s
-        ]
-        # Finite transfers: completions beside every completion time, and
-        # per finite group too when there are several.
-        finite = sorted(
-            {
-                int(k.rsplit("group", 1)[1])
-                for k in s
-                if k.startswith("flows_started_") and "_group" in k
-            }
-        )
-        for c in ("small", "large"):
-            keys += [
-                k
-                for k in (
-                    f"flows_started_{c}",
-                    f"flows_completed_{c}",
-                    f"completion_{c}",
-                    f"fct_p99_{c}_s",
-                    f"slowdown_p99_{c}",
-                )
-                if k in s
-            ]
-            if len(finite) > 1:
-                for g in finite:
-                    keys += [
-                        k
-                        for k in (
-                            f"completion_{c}_group{g}",
-                            f"fct_p99_{c}_s_group{g}",
-                            f"slowdown_p99_{c}_group{g}",
-                        )
-                        if k in s
-                    ]
+    keys = list(s) if everything else key_metrics(s)
     table = Table(
         title=title,
         show_header=True,
