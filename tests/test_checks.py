@@ -14,6 +14,8 @@ utilization 1.0000, 0.9992, 0.9843 (N = 1, 4, 16), mean queue 9.65, 8.70,
 
 from __future__ import annotations
 
+import re
+
 import bufsim.checks as checks
 import pytest
 
@@ -99,3 +101,18 @@ def test_every_check_full():
     expected_fail = {c.name for c in checks.CHECKS if c.finding}
     failed = set(t.loc[t["verdict"] == "fail", "name"])
     assert failed == expected_fail, t[["name", "measured", "expected", "verdict"]].to_string()
+
+
+def test_cli_prints_each_check_and_the_findings():
+    from conftest import cli
+
+    r = cli("checks")
+    assert r.returncode == 0, r.stderr
+    for c in checks.CHECKS:
+        assert c.name in r.stdout
+    # 16 of 17 pass quick; the one failure is the DCTCP finding, printed whole.
+    known = sum(1 for c in checks.CHECKS if c.finding)
+    total = len(checks.CHECKS)
+    assert f"{total - known} of {total} checks pass" in r.stdout
+    assert "dctcp-k7-utilization-16flows: measured 0.9843" in r.stdout
+    assert not re.search(r"\d[eE][-+]?\d", r.stdout), "no e-notation"

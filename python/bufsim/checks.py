@@ -427,8 +427,9 @@ CHECKS: list[Check] = [
         quantity="max / min of BBR v1's share against N = 1, 2, 4 CUBIC flows, 4 BDP",
         expected=1.5,
         tolerance=0.0,
-        tolerance_source="an upper bound: 1.5, a third above the 60-s seed "
-        "noise measured at 8 BDP (1.17-1.81)",
+        tolerance_source="an upper bound set here, not the paper's: its model "
+        "gives a ratio of 1; the runs are deterministic, and the shares drift with "
+        "the window (1.18 over 50 s, 1.08 over 190 s; 1.17-1.81 at 8 BDP)",
         measure=_ware,
         bound="at_most",
     ),
