@@ -942,6 +942,34 @@ def examples(
 
 
 @app.command()
+def checks(
+    quick: Annotated[
+        bool, typer.Option(help="The short runs (what the test suite runs); --no-quick: the long.")
+    ] = True,
+) -> None:
+    """Check TCP behaviour against the literature.
+
+    The checks of bufsim.checks. Each row: the check, what it measured against what its source expects,
+    and the verdict; a failing check's finding follows the table."""
+    import bufsim.checks as suite
+
+    table = suite.run_all(quick=quick)
+    listing = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in ("check", "measured", "expected", "verdict"):
+        listing.add_column(column, no_wrap=column != "check")
+    by_name = {c.name: c for c in suite.CHECKS}
+    for row in table.itertuples():
+        listing.add_row(
+            row.name, fmt.number(row.measured), by_name[row.name].expectation, row.verdict
+        )
+    console.print(listing)
+    passed = int((table["verdict"] == "pass").sum())
+    console.print(f"{passed} of {len(table)} checks pass; sources: bufsim.checks.CHECKS")
+    for row in table[table["verdict"] == "fail"].itertuples():
+        console.print(f"{row.name}: {row.finding or row.source}")
+
+
+@app.command()
 def reproduce(
     name: Annotated[
         str,

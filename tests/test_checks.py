@@ -1,0 +1,119 @@
+"""The congestion-control check suite (``bufsim.checks``): every check quick
+here, all of them full under ``-m slow`` (``make bench``).
+
+Measured (quick / full) on the linux stack: Reno's sawtooth at 0.1, 0.25,
+0.5 BDP 0.8202 / 0.8206, 0.8912 / 0.8913, 0.9627 / 0.9633 against 0.8176,
+0.8929, 0.9643; CUBIC at 0.45 BDP 1.0000, at 0.3 BDP 0.9947 / 0.9948
+against 0.9963; one BBR v3 flow at 0.25 BDP 0.8562 against >= 0.95
+(a finding); BBR v1's ProbeRTT cost 0.9763 / 0.9766 against 0.98; loss
+at 0.25 BDP with 4 flows v1 5.82% / 5.80%, v3 0.53% / 0.55%; Jain with 4
+flows starting together v1 0.9972 / 0.9987, v3 0.9987 / 0.9977; BBR v1's
+share against 1, 2, 4 CUBIC flows max/min 1.18 / 1.08; DCTCP at K = 12:
+utilization 1.0000, 0.9992, 0.9843 (N = 1, 4, 16), mean queue 9.65, 8.70,
+11.64 packets.
+"""
+
+from __future__ import annotations
+
+import re
+
+import bufsim.checks as checks
+import pytest
+
+
+def _param(c: checks.Check):
+    # A check that disagrees with its source stays a failure: strict xfail,
+    # its measured numbers and suspected rule in its finding.
+    marks = [pytest.mark.xfail(strict=True, reason=c.finding)] if c.finding else []
+    return pytest.param(c, id=c.name, marks=marks)
+
+
+@pytest.mark.parametrize("check", [_param(c) for c in checks.CHECKS])
+def test_check_quick(check: checks.Check):
+    measured = check.run(quick=True)
+    assert check.passes(measured), (
+        f"{check.name}: measured {measured:.4f}, expected {check.expectation} ({check.source})"
+    )
+
+
+def test_names_are_unique_and_every_check_cites_a_source():
+    names = [c.name for c in checks.CHECKS]
+    assert len(names) == len(set(names))
+    for c in checks.CHECKS:
+        assert c.source and c.tolerance_source and c.quantity, c.name
+        assert c.tolerance >= 0, c.name
+
+
+def test_reno_sawtooth_formula_hand_worked():
+    # b = 0: the window runs from BDP/2 to BDP, mean 3/4 (Avrachenkov et al.
+    # 2006 Corollary 1). b = 0.25: 3 x 1.5625 / (4 x 1.3125) = 0.89286.
+    # b = 0.5: 3 x 2.25 / (4 x 1.75) = 0.96429. b >= 1: 1.
+    f = checks.reno_sawtooth_utilization
+    assert f(0.0) == pytest.approx(0.75)
+    assert f(0.25) == pytest.approx(0.892857, abs=1e-6)
+    assert f(0.5) == pytest.approx(0.964286, abs=1e-6)
+    assert f(1.0) == f(3.0) == 1.0
+    with pytest.raises(ValueError, match="fraction"):
+        f(-0.1)
+
+
+def test_cubic_threshold_is_three_sevenths():
+    # 0.7 (1 + b) >= 1 <=> b >= 3/7 = 0.4286 (RFC 9438 beta_cubic 0.7).
+    assert checks.CUBIC_FULL_FRACTION == pytest.approx(3 / 7)
+
+
+def test_verdicts_follow_the_bound():
+    c = checks.CHECKS[0]
+    assert c.bound == "within"
+    assert c.verdict(c.expected + 0.9 * c.tolerance) == "pass"
+    assert c.verdict(c.expected - 1.1 * c.tolerance) == "fail"
+    low = next(c for c in checks.CHECKS if c.name == "bbr3-shallow-loss")
+    assert low.verdict(0.019) == "pass" and low.verdict(0.021) == "fail"
+    assert low.expectation == "<= 0.02"
+    high = next(c for c in checks.CHECKS if c.name == "bbr1-shallow-loss")
+    assert high.verdict(0.021) == "pass" and high.verdict(0.019) == "fail"
+
+
+def test_run_all_tabulates_measured_against_expected():
+    some = [c for c in checks.CHECKS if c.name.startswith(("reno", "dctcp-k7-utilization-16"))]
+    t = checks.run_all(quick=True, checks=some)
+    assert list(t.columns) == [
+        "name",
+        "source",
+        "quantity",
+        "measured",
+        "expected",
+        "tolerance",
+        "bound",
+        "verdict",
+        "finding",
+    ]
+    assert len(t) == 4
+    reno = t[t["name"].str.startswith("reno")]
+    assert (reno["verdict"] == "pass").all()
+    # The disagreement shows as a failure with its finding beside it.
+    dctcp = t[t["name"] == "dctcp-k7-utilization-16flows"].iloc[0]
+    assert dctcp["verdict"] == "fail" and "ecn_reduction" in dctcp["finding"]
+
+
+@pytest.mark.slow
+def test_every_check_full():
+    t = checks.run_all(quick=False)
+    expected_fail = {c.name for c in checks.CHECKS if c.finding}
+    failed = set(t.loc[t["verdict"] == "fail", "name"])
+    assert failed == expected_fail, t[["name", "measured", "expected", "verdict"]].to_string()
+
+
+def test_cli_prints_each_check_and_the_findings():
+    from conftest import cli
+
+    r = cli("checks")
+    assert r.returncode == 0, r.stderr
+    for c in checks.CHECKS:
+        assert c.name in r.stdout
+    # 16 of 18 pass quick; the failures are the two findings, printed whole.
+    known = sum(1 for c in checks.CHECKS if c.finding)
+    total = len(checks.CHECKS)
+    assert f"{total - known} of {total} checks pass" in r.stdout
+    assert "dctcp-k7-utilization-16flows: measured 0.9843" in r.stdout
+    assert not re.search(r"\d[eE][-+]?\d", r.stdout), "no e-notation"
