@@ -14,8 +14,8 @@ from conftest import cli
 
 
 def _scn(version=1, buffer="1BDP", count=1, duration="10s"):
-    # Measured on the rfc profile, then the default: pinned. (On linux, the
-    # default since, v3's utilization at 0.1 BDP with 4 flows is 0.71.)
+    # The numbers below are the rfc profile's: pinned. (On linux, v3's
+    # utilization at 0.1 BDP with 4 flows is 0.71.)
     return {
         "duration": duration,
         "warmup": "3s",
