@@ -115,7 +115,7 @@ WEB_MIX = {
     "duration": "60s",
     "warmup": "10s",
     "link": {"capacity": "10Mbps", "delay": "45ms", "buffer": "1pkt"},
-    # Measured on the rfc profile, then the default: pinned.
+    # The numbers are the rfc profile's: pinned.
     "flows": [
         {
             "count": 4,
