@@ -27,9 +27,11 @@ BIG_QUEUE = 1_000_000
 
 def fast_rate_bps(norm: Mapping[str, Any]) -> float:
     """The rate of the links the script adds (access, receivers, the
-    bottleneck's return), bit/s: 100 times the bottleneck, at least 10 Gbps
-    (the ns3 engine's rule, :func:`bufsim.ns3.fast_rate_bps`)."""
-    return max(100.0 * norm["link"]["capacity_bps"], 10e9)
+    bottleneck's return), bit/s: the ns3 engine's rule,
+    :func:`bufsim.ns3.fast_rate_bps`, so both simulators build one topology."""
+    from bufsim.ns3 import fast_rate_bps as ns3_rule
+
+    return ns3_rule(norm)
 
 
 def _num(x: float) -> str:
