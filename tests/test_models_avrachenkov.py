@@ -165,7 +165,7 @@ def test_optimal_buffers_problems_3_4_5():
         (lambda: b0_symmetric(150, 0.5, synchronized=True), r"n_flows must be"),
         (
             lambda: optimal_buffer_rate_floor(2 * MU, *_sync(5)),
-            r"min_mean_rate must be in \(0, 25000\]",
+            r"min_mean_rate must be in \(0, 25,000\]",
         ),
         (lambda: optimal_buffer_delay_bound(-1, *_sync(5)), r"max_mean_buffer must be >= 0"),
         (lambda: optimal_buffer_weighted(0, 0, *_sync(5)), r"c1 and c2 must not both be 0"),

@@ -274,7 +274,7 @@ def test_a_lone_transfer_completes_as_in_ns3(size):
             "flows[0].tcp_params.rtt_scaling",
         ),
         ({"flows": [{"count": 2, "rtt": "40ms", "stack": "rfc"}]}, "flows[0].limited_transmit"),
-        ({"flows": [{"count": 2, "rtt": "40ms", "stack": "linux"}]}, "flows[0].rack"),
+        ({"flows": [{"count": 2, "rtt": "40ms", "stack": "linux"}]}, "flows[0].recovery"),
         (
             {"flows": [{"count": 2, "rtt": "40ms", "stack": "ns3", "jitter": "1ms"}]},
             "flows[0].jitter",
@@ -338,7 +338,7 @@ def test_a_lone_transfer_completes_as_in_ns3(size):
                     "flows": [{"count": 1, "rtt": "40ms", "stack": "linux"}],
                 }
             },
-            "reverse.flows[0].rack",
+            "reverse.flows[0].recovery",
         ),
         (
             {

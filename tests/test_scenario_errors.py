@@ -127,7 +127,7 @@ def test_bad_sources(tmp_path):
 
 def test_bad_engine(base):
     with pytest.raises(bufsim.ScenarioError, match="engine must be one of"):
-        bufsim.simulate(base, engine="ns2")
+        bufsim.simulate(base, engine="ns4")
 
 
 def test_bdp_buffer_needs_an_rtt(base):

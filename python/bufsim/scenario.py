@@ -86,6 +86,16 @@ def scenario_error(path: str, message: str) -> ScenarioError:
     return e
 
 
+def group_field(key: str, value: Any) -> tuple[str, Any]:
+    """The field a user sets for a normalized flow group's ``key`` and the
+    value that gives ``value`` there: ``rack`` is set as ``recovery``
+    (``"rack"`` or ``"rfc6675"``), a ``_s`` key without its suffix (a
+    duration)."""
+    if key == "rack":
+        return "recovery", "rack" if value else "rfc6675"
+    return key.removesuffix("_s"), value
+
+
 class Scenario:
     """A validated scenario.
 

@@ -63,7 +63,7 @@ from typing import Any
 import numpy as np
 
 from bufsim._core import EngineError
-from bufsim.scenario import Scenario, scenario_error
+from bufsim.scenario import Scenario, group_field, scenario_error
 
 from . import otcl
 
@@ -269,9 +269,11 @@ def _check_group(path: str, g: Mapping[str, Any]) -> None:
     _check_cc(f"{path}.tcp_params", variant, g["cc"])
     for key, (value, why) in FIXED.items():
         if g[key] != value:
-            field = key.removesuffix("_s")
+            field, want = group_field(key, value)
             raise scenario_error(
-                f"{path}.{field}", f"{json.dumps(g[key])}: {why}; set {field} = {json.dumps(value)}"
+                f"{path}.{field}",
+                f"{json.dumps(group_field(key, g[key])[1])}: {why}; set {field} = "
+                f'{json.dumps(want)} (or stack = "rfc", the profile closest to ns-2\'s agents)',
             )
     if variant in otcl.LINUX and g["connection_setup"]:
         raise scenario_error(

@@ -36,7 +36,7 @@ from typing import Any
 
 from bufsim import fmt
 from bufsim._core import EngineError
-from bufsim.scenario import Scenario, scenario_error
+from bufsim.scenario import Scenario, group_field, scenario_error
 
 #: The driver's source, compiled on first use.
 SOURCE = Path(__file__).with_name("driver.cc")
@@ -558,12 +558,13 @@ def _check_group(path: str, g: dict[str, Any]) -> None:
     fixed = dict(FIXED, abc=SLOW_START.get(variant, _PER_ACK))
     for key, (value, why) in fixed.items():
         if g[key] != value:
-            field = key.removesuffix("_s")
-            hint = f"set {field} = {json.dumps(value)}" + (
-                ' or stack = "ns3"' if key in _PROFILE else ""
+            field, want = group_field(key, value)
+            hint = f"set {field} = {json.dumps(want)}" + (
+                ' or stack = "ns3"' if key in _PROFILE and g.get("stack") != "ns3" else ""
             )
             raise scenario_error(
-                f"{path}.{field}", f"{json.dumps(g[key])}{_from(g, key)}: {why}; {hint}"
+                f"{path}.{field}",
+                f"{json.dumps(group_field(key, g[key])[1])}{_from(g, key)}: {why}; {hint}",
             )
     if g.get("arrival_burst", 1) != 1 or g.get("arrival_every_s") is not None:
         raise scenario_error(
