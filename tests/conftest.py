@@ -309,3 +309,31 @@ def run_python_block(code: str, expected: str | None, namespace: dict, source: s
         exec(compile(code, source, "exec"), namespace)
     if expected is not None:
         assert buf.getvalue() == expected, code
+
+
+class _Delete:
+    """The value :func:`edit` deletes a field with (its repr names the test:
+    the same in every pytest-xdist worker, as an object()'s address is not)."""
+
+    def __repr__(self) -> str:
+        return "<deleted>"
+
+
+DELETE = _Delete()
+
+
+def edit(base: dict, path: str, value) -> dict:
+    """A copy of ``base`` with the dotted ``path`` (``flows.0.rtt``) set to
+    ``value``; ``value = DELETE`` removes the key."""
+    import copy
+
+    s = copy.deepcopy(base)
+    *parents, last = path.split(".")
+    node = s
+    for key in parents:
+        node = node[int(key)] if key.isdigit() else node[key]
+    if value is DELETE:
+        del node[last]
+    else:
+        node[int(last) if last.isdigit() else last] = value
+    return s

@@ -19,6 +19,7 @@ import bufsim
 import pytest
 import tomli_w
 from bufsim import cli
+from conftest import DELETE, edit
 from typer.testing import CliRunner
 
 #: A tiny valid scenario: 0.2 s at 10 Mbps, one flow (a run of it takes milliseconds).
@@ -40,32 +41,6 @@ POOL: dict[str, Any] = {
     "pool": {"size": "500KB", "ports": 2, "alpha": 1.0},
     "flows": [{"count": 2, "rtt": "100us", "port": 0}],
 }
-
-
-class _Delete:
-    """The marker that removes a field; its repr keeps test ids the same in
-    every xdist worker (an object()'s repr holds its address)."""
-
-    def __repr__(self) -> str:
-        return "<deleted>"
-
-
-DELETE = _Delete()
-
-
-def _edit(base: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
-    """A copy of ``base`` with the dotted ``path`` (``flows.0.rtt``) set to
-    ``value`` (:data:`DELETE` removes it)."""
-    s = copy.deepcopy(base)
-    *parents, last = path.split(".")
-    node: Any = s
-    for key in parents:
-        node = node[int(key)] if key.isdigit() else node[key]
-    if value is DELETE:
-        del node[last]
-    else:
-        node[int(last) if last.isdigit() else last] = value
-    return s
 
 
 #: (dotted path, bad value, what the error line names), each written as a
@@ -196,9 +171,9 @@ def _write_cases(folder: Path) -> None:
     (folder / "s.toml").write_text(tomli_w.dumps(TINY))
     (folder / "pool.toml").write_text(tomli_w.dumps(POOL))
     for i, (path, value, _) in enumerate(SCENARIO_CASES):
-        (folder / f"m{i}.toml").write_text(tomli_w.dumps(_edit(TINY, path, value)))
+        (folder / f"m{i}.toml").write_text(tomli_w.dumps(edit(TINY, path, value)))
     for i, (path, value, _) in enumerate(POOL_CASES):
-        (folder / f"p{i}.toml").write_text(tomli_w.dumps(_edit(POOL, path, value)))
+        (folder / f"p{i}.toml").write_text(tomli_w.dumps(edit(POOL, path, value)))
     for name, data, _ in FILE_CASES:
         if data is None:
             (folder / name).mkdir()
@@ -539,7 +514,7 @@ def test_sweep_dry_run_says_what_its_engine_cannot_run(tmp_path, monkeypatch):
 def test_numbers_in_errors_are_readable(tmp_path, monkeypatch):
     cases = [
         ({**TINY, "link": {**TINY["link"], "buffer": "1e30pkt"}}, "1 x 10^30 pkt is out of range"),
-        (_edit(POOL, "pool.alpha", 1e300), "at most 1000000, got 1 x 10^300"),
+        (edit(POOL, "pool.alpha", 1e300), "at most 1000000, got 1 x 10^300"),
         ({**TINY, "seed": 1e20}, "seed: must be a whole number"),
     ]
     for raw, needle in cases:

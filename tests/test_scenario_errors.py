@@ -3,36 +3,9 @@ what is allowed; none panics."""
 
 from __future__ import annotations
 
-import copy
-
 import bufsim
 import pytest
-
-
-def edit(base: dict, path: str, value) -> dict:
-    """A copy of ``base`` with the dotted ``path`` (``flows.0.rtt``) set to ``value``;
-    ``value = DELETE`` removes the key."""
-    s = copy.deepcopy(base)
-    *parents, last = path.split(".")
-    node = s
-    for key in parents:
-        node = node[int(key)] if key.isdigit() else node[key]
-    if value is DELETE:
-        del node[last]
-    else:
-        node[int(last) if last.isdigit() else last] = value
-    return s
-
-
-class _Delete:
-    """The value that deletes a field (its repr names the test: the same in
-    every pytest-xdist worker)."""
-
-    def __repr__(self) -> str:
-        return "<deleted>"
-
-
-DELETE = _Delete()
+from conftest import DELETE, edit
 
 BAD = [
     # (path, value, expected fragments of the message)
