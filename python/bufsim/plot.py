@@ -590,14 +590,8 @@ def tradeoff(advice: Any, *, width: float = 9.0) -> Figure:
         raise ValueError("the advice measured none of its objectives or costs: nothing to draw")
     fig, axes = grid(width, 2.3 * len(keys) + 0.9, len(keys), 1, sharex=True)
     axes = axes[:, 0]
-    rules = {
-        r.source: r.buffer_pkts
-        for r in advice.table.itertuples()
-        if r.applies
-        and r.source not in ("recommended", "fluid scan")
-        and r.buffer_pkts == r.buffer_pkts
-        and r.buffer_pkts > 0
-    }
+    # A log axis draws no buffer of 0.
+    rules = {k: b for k, b in advice.rule_buffers().items() if b > 0}
     flags = _flag_lines(advice)
     bands = ""
     for ax, (key, name, o) in zip(axes, keys):

@@ -623,6 +623,17 @@ class Advice:
             out.append(row)
         return pd.DataFrame(out)
 
+    def rule_buffers(self) -> dict[str, float]:
+        """Each applicable rule's buffer (packets) by its name, the
+        recommendation and the fluid scan left out: what the figures mark."""
+        return {
+            r.source: r.buffer_pkts
+            for r in self.table.itertuples()
+            if r.applies
+            and r.source not in ("recommended", "fluid scan")
+            and r.buffer_pkts == r.buffer_pkts
+        }
+
     def plot(self) -> Any:
         """Each objective's metric against the buffer (packet runs with
         confidence bands, fluid beside them, at X = 0.3 and 1 too where paper
@@ -634,13 +645,7 @@ class Advice:
         from bufsim import plot
 
         fig, axes = plot.figure(8.4, 3.2 * len(self.objectives), nrows=len(self.objectives))
-        rules = {
-            r.source: r.buffer_pkts
-            for r in self.table.itertuples()
-            if r.applies
-            and r.source not in ("recommended", "fluid scan")
-            and r.buffer_pkts == r.buffer_pkts
-        }
+        rules = self.rule_buffers()
         trade = self.tradeoff()
         for ax, o in zip(axes, self.objectives):
             plot.buffer_curves(
