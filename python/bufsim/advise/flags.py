@@ -38,6 +38,8 @@ class Threshold:
         The level, in the cost's unit.
     reason : str
         Why an operator would question a cost past it, one short clause.
+    words : str
+        The cost's name in a sentence (``Jain's index``).
     """
 
     name: str
@@ -45,6 +47,7 @@ class Threshold:
     op: str
     limit: float
     reason: str
+    words: str
 
     def passes(self, value: float) -> bool:
         """Whether ``value`` (the cost's unit) is past the limit (NaN never is)."""
@@ -65,20 +68,35 @@ class Threshold:
 #: transfer still running when the run ended has only a lower bound on
 #: its completion time.
 THRESHOLDS: tuple[Threshold, ...] = (
-    Threshold("loss", "drop_rate", ">", 0.01, "TCP throughput falls as 1/sqrt(loss)"),
+    Threshold("loss", "drop_rate", ">", 0.01, "TCP throughput falls as 1/sqrt(loss)", "loss"),
     Threshold(
         "timeouts",
         "flow_timeout_rate",
         ">",
         0.1,
         "a flow stalls for an RTO more often than every 10 s",
+        "timeouts",
     ),
-    Threshold("jain", "jain_index", "<", 0.5, "below 0.5, half the flows are as good as starved"),
-    Threshold("unfinished", "unfinished", ">", 0.0, "their completion times are unknown"),
+    Threshold(
+        "jain",
+        "jain_index",
+        "<",
+        0.5,
+        "below 0.5, half the flows are as good as starved",
+        "Jain's index",
+    ),
+    Threshold(
+        "unfinished",
+        "unfinished",
+        ">",
+        0.0,
+        "their completion times are unknown",
+        "unfinished transfers",
+    ),
 )
 
 #: Other names ``--flag`` takes for each threshold: the summary metric it reads.
-ALIASES = {"drop_rate": "loss", "flow_timeout_rate": "timeouts", "jain_index": "jain"}
+ALIASES = {t.key: t.name for t in THRESHOLDS if t.key != t.name}
 
 
 @dataclass(frozen=True)
@@ -122,13 +140,8 @@ class Flag:
 
 
 def describe(key: str) -> str:
-    """A cost's name in words (``drop_rate`` -> ``loss``)."""
-    return {
-        "drop_rate": "loss",
-        "flow_timeout_rate": "timeouts",
-        "jain_index": "Jain's index",
-        "unfinished": "unfinished transfers",
-    }.get(key, key)
+    """A cost's name in words (``drop_rate`` -> ``loss``; :attr:`Threshold.words`)."""
+    return next((t.words for t in THRESHOLDS if t.key == key), key)
 
 
 def show(key: str, x: float) -> str:
