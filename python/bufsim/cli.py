@@ -395,24 +395,20 @@ def _record_run(store: Path, scn: bufsim.Scenario, engine: str, result: bufsim.R
 
 
 def _cannot_run(scn: bufsim.Scenario, engine: str) -> str:
-    """Why ``engine`` cannot run ``scn`` here ("cannot run here: ns-3 is not
-    installed ...", likewise ns-2; "cannot run it: <field>: ..."), or ""
+    """Why ``engine`` cannot run ``scn`` here ("cannot run here: <what to
+    install>", from the engine's :meth:`~bufsim.engines.Engine.why_unavailable`;
+    "cannot run it: <field>: ...", from its check or the limits), or ""
     when it can."""
     from bufsim import limits
 
-    if engine in ("ns3", "ns2"):
-        import importlib
-
-        ext = importlib.import_module(f"bufsim.{engine}")
-        if not ext.available():
-            return f"cannot run here: {ext.INSTALL_HINT}"
-        try:
-            ext.check(scn)
-        except bufsim.ScenarioError as e:
-            return f"cannot run it: {e}"
+    eng = bufsim.ENGINES[engine]
+    why = eng.why_unavailable()
+    if why:
+        return f"cannot run here: {why}"
     try:
-        # The estimate runs the engine's own pre-run check (the fluid engine
-        # refuses a pool, two-way traffic, HyStart++, ...), then the limits.
+        # The engine's own refusals (the fluid engine refuses a pool,
+        # two-way traffic, HyStart++, ...), then the limits.
+        eng.check(scn)
         limits.check(scn, engine)
     except bufsim.ScenarioError as e:
         return f"cannot run it: {e}"
@@ -538,7 +534,7 @@ def validate(
             continue
         runnable.append(engine)
         cost = limits.estimate(scn, engine)
-        cpu = f" (about {_cpu(cost['work'])} of CPU)" if engine == "packet" else ""
+        cpu = f" (about {fmt.metric('cpu_s', cost['cpu_s'])} of CPU)" if "cpu_s" in cost else ""
         console.print(
             f"  {engine} engine: can run it here: about {_about(cost['work'])} "
             f"{cost['work_unit']}{cpu}, {fmt.metric('memory_bytes', cost['memory_bytes'])} of memory",
@@ -1162,9 +1158,18 @@ def advise(
         bool,
         typer.Option(
             "--verify-ns3",
-            help="Also run ns-3 at the recommended buffer and say whether it agrees.",
+            help="Also run ns-3 at the recommended buffer and say whether it agrees "
+            "(as --verify ns3).",
         ),
     ] = False,
+    verify: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--verify",
+            help="Also run this engine at the recommended buffer and say whether it agrees: "
+            f"{', '.join(n for n, e in bufsim.ENGINES.items() if e.verifies)} (repeat for more).",
+        ),
+    ] = None,
     full_runs: Annotated[
         bool,
         typer.Option(
@@ -1200,6 +1205,13 @@ def advise(
         thresholds(flag)  # refused before any run, as a bad -O is
     except AdviceError as e:
         _fail(str(e))
+    verifiers = [n for n, e in bufsim.ENGINES.items() if e.verifies]
+    for name in verify or []:
+        if name not in verifiers:
+            _fail(
+                f"--verify {name}: not an engine that verifies; allowed are {', '.join(verifiers)}"
+            )
+    checks = [*(["ns3"] if verify_ns3 else []), *(verify or [])]
     _check_out(report_path, (".html", ".htm"), "--report")
     bar, say = _advise_progress(terminal=err_console.is_terminal and not as_json)
     try:
@@ -1217,9 +1229,7 @@ def advise(
             progress=say,
             stop_early=not full_runs,
             flags=flag,
-            engines=("rules", "fluid", "packet", "ns3")
-            if verify_ns3
-            else ("rules", "fluid", "packet"),
+            engines=("rules", "fluid", "packet", *dict.fromkeys(checks)),
         )
     except (
         AdviceError,

@@ -37,6 +37,8 @@ import os
 from typing import Any
 
 from bufsim import _core, fmt
+from bufsim.engines.packet import PACKETS_PER_CPU_S as PACKET_RATE
+from bufsim.engines.registry import ENGINES
 from bufsim.scenario import Scenario, scenario_error
 
 __all__ = ["estimate", "check", "memory_limit", "work_limit", "points_limit"]
@@ -48,25 +50,30 @@ DEFAULT_MAX_STEPS = 2e9
 #: Default most runs of one sweep.
 DEFAULT_MAX_POINTS = 100_000
 #: Bottleneck packets the packet engine simulates per CPU second, for time
-#: estimates before a run: the low end of what `make bench` measures (4-9 M
-#: on 2 cores of the reference machine, less with many flows or delayed ACKs).
-PACKETS_PER_CPU_S = 4e6
+#: estimates before a run (:data:`bufsim.engines.packet.PACKETS_PER_CPU_S`).
+PACKETS_PER_CPU_S = PACKET_RATE
 #: Default share of the physical memory one run may hold.
 DEFAULT_MEMORY_SHARE = 0.5
 
 
-def estimate(scenario: Scenario, engine: str) -> dict[str, Any]:
-    """What running ``engine`` (``"packet"``/``"fluid"``/``"ns3"``) on ``scenario`` costs.
+#: The environment variable bounding each unit of work, and its default.
+WORK_LIMITS = {
+    "packets": ("BUFSIM_MAX_PACKETS", DEFAULT_MAX_PACKETS),
+    "flow-steps": ("BUFSIM_MAX_STEPS", DEFAULT_MAX_STEPS),
+}
 
-    ns-3 simulates the packet engine's packets: its work and memory are
-    counted as the packet engine's (its time is far longer, see
-    ``bufsim validate-engines``).
+
+def estimate(scenario: Scenario, engine: str) -> dict[str, Any]:
+    """What running ``engine`` (a name of :data:`bufsim.ENGINES`) on
+    ``scenario`` costs: that engine's own estimate
+    (:meth:`bufsim.engines.Engine.estimate`).
 
     Returns a dict: ``work`` (bottleneck packets, or fluid flow-steps),
     ``work_unit``, ``work_field`` (the scenario field driving it),
-    ``memory_bytes`` (bytes held at the peak) and ``memory_field``.
+    ``memory_bytes`` (bytes held at the peak), ``memory_field`` and, where
+    the engine's speed is measured, ``cpu_s`` (CPU seconds).
     """
-    return dict(scenario.resolved.estimate("packet" if engine in ("ns3", "ns2") else engine))
+    return ENGINES[engine].estimate(scenario)
 
 
 def _env_number(name: str, default: float, kind: str | None = None) -> float:
@@ -91,11 +98,10 @@ def memory_limit() -> float:
     return _env_number("BUFSIM_MAX_MEMORY", DEFAULT_MEMORY_SHARE * physical, "size")
 
 
-def work_limit(engine: str) -> float:
-    """Most work of one run: bottleneck packets (packet) or flow-steps (fluid)."""
-    if engine == "fluid":
-        return _env_number("BUFSIM_MAX_STEPS", DEFAULT_MAX_STEPS)
-    return _env_number("BUFSIM_MAX_PACKETS", DEFAULT_MAX_PACKETS)
+def work_limit(unit: str) -> float:
+    """Most work of one run in ``unit`` (an estimate's ``work_unit``):
+    bottleneck packets, or flow-steps of a fluid run (:data:`WORK_LIMITS`)."""
+    return _env_number(*WORK_LIMITS[unit])
 
 
 def points_limit() -> int:
@@ -121,9 +127,9 @@ def check(scenario: Scenario, engine: str) -> dict[str, Any]:
             f"(outputs and per-flow state), more than the limit {_gb(mem_limit)}; change "
             f"{cost['memory_field']} (or set BUFSIM_MAX_MEMORY, e.g. BUFSIM_MAX_MEMORY=64GB)",
         )
-    work, limit = cost["work"], work_limit(engine)
+    work, limit = cost["work"], work_limit(cost["work_unit"])
     if work > limit:
-        var = "BUFSIM_MAX_STEPS" if engine == "fluid" else "BUFSIM_MAX_PACKETS"
+        var = WORK_LIMITS[cost["work_unit"]][0]
         raise scenario_error(
             cost["work_field"],
             f"this {engine} run is about {fmt.number(work, 3)} {cost['work_unit']}, "

@@ -208,23 +208,19 @@ def build_id(engine: str = "packet") -> str:
     """The build that produces ``engine``'s results. Stored results are keyed
     on it, so a rebuilt engine never reuses another build's results.
 
-    For ``"ns3"`` it is ``version+ns3-<ns-3 version>-<hash>``
-    (:func:`bufsim.ns3.build`: the driver and its scenario mapping), so a
-    change to the Rust engines keeps the (costly) ns-3 runs; for ``"ns2"``
-    likewise ``version+ns2-<ns-2 version>-<hash>`` (:func:`bufsim.ns2.build`:
-    the OTcl writer and parser); for the others ``version+hash`` of the Rust
-    engine's sources (``bufsim._core.__build__``).
+    It is the engine's :meth:`~bufsim.engines.Engine.build`: for ``"ns3"``
+    ``version+ns3-<ns-3 version>-<hash>`` (:func:`bufsim.ns3.build`: the
+    driver and its scenario mapping), so a change to the Rust engines keeps
+    the (costly) ns-3 runs; for ``"ns2"`` likewise
+    ``version+ns2-<ns-2 version>-<hash>`` (:func:`bufsim.ns2.build`: the
+    OTcl writer and parser); for the others (and the analytic models)
+    ``version+hash`` of the Rust engine's sources (``bufsim._core.__build__``).
     """
     from bufsim import _core
+    from bufsim.engines import ENGINES
 
-    if engine == "ns3":
-        from bufsim import ns3
-
-        return f"{_core.__version__}+ns3-{ns3.build()}"
-    if engine == "ns2":
-        from bufsim import ns2
-
-        return f"{_core.__version__}+ns2-{ns2.build()}"
+    if engine in ENGINES:
+        return ENGINES[engine].build()
     return f"{_core.__version__}+{_core.__build__}"
 
 

@@ -64,12 +64,20 @@ def _check_arguments(
         raise AdviceError(f"confidence must be between 0 and 1, got {confidence!r}")
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise AdviceError(f"seeds must be a whole number >= 1, got {seeds!r}")
-    unknown = set(engines) - {"rules", "fluid", "packet", "ns3"}
-    if unknown or "packet" not in engines:
+    allowed = ["rules", "fluid", "packet", *_verifiers()]
+    if set(engines) - set(allowed) or "packet" not in engines:
         raise AdviceError(
-            f"engines must include 'packet' and be among rules, fluid, packet, ns3; got {list(engines)}"
+            f"engines must include 'packet' and be among {', '.join(allowed)}; got {list(engines)}"
         )
     return objs
+
+
+def _verifiers() -> list[str]:
+    """The engines that may verify an answer at the recommended buffer
+    (:attr:`bufsim.engines.Engine.verifies`): ns-3, ns-2."""
+    from bufsim.engines import ENGINES
+
+    return [name for name, e in ENGINES.items() if e.verifies]
 
 
 def _engines_for(
@@ -78,17 +86,20 @@ def _engines_for(
     """The engines of ``engines`` that model scenario ``norm``, and a note
     naming those left out: with two-way traffic (``reverse``) the rules and
     the fluid engine return ACKs over an uncongested path; with a chain they
-    model one bottleneck, and with a pool they and ns-3 model one link with
-    its own buffer. The packet engine alone then sizes the buffer (ns-3
-    may still verify a two-way or a chain's answer)."""
-    # ns-3 builds two-way traffic and chains (it may verify those answers),
-    # not a pool.
+    model one bottleneck, and with a pool they and the verifying engines
+    (ns-3, ns-2) model one link with its own buffer. The packet engine alone
+    then sizes the buffer (a verifying engine may still check a two-way or
+    a chain's answer, or say why it cannot)."""
+    from bufsim.engines import ENGINES
+
+    # The verifying simulators build two-way traffic and chains (or refuse
+    # them by field), not a pool.
     if "reverse" in norm:
         what, why = "two-way traffic (reverse)", "return ACKs over an uncongested path"
         left_out = ("rules", "fluid")
     elif "pool" in norm:
         what, why = "a shared pool", "model one link with a buffer of its own"
-        left_out = ("rules", "fluid", "ns3")
+        left_out = ("rules", "fluid", *_verifiers())
     elif "links" in norm:
         what, why = "a chain of links", "model one bottleneck"
         left_out = ("rules", "fluid")
@@ -97,7 +108,7 @@ def _engines_for(
     out = [e for e in engines if e in left_out]
     if not out:
         return tuple(engines), []
-    names = {"rules": "the rules", "fluid": "the fluid engine", "ns3": "ns-3"}
+    names = {"rules": "the rules", **{name: e.label for name, e in ENGINES.items()}}
     return tuple(e for e in engines if e not in out), [
         f"{what}: {' and '.join(names[e] for e in out)} left out, as they {why}; the packet "
         "engine alone sized the buffer"
@@ -332,10 +343,11 @@ def advise(
         E.g. ``["utilization>=0.98", "p99_queue_delay<=5ms"]`` (see
         :func:`parse_objective`).
     engines : sequence of str
-        Which of ``"rules"``, ``"fluid"``, ``"packet"`` take part, and
-        ``"ns3"``: ns-3 (:mod:`bufsim.ns3`) runs the recommended buffer over
-        the same seeds and a note says whether each objective holds there
-        too (the answer stays the packet engine's).
+        Which of ``"rules"``, ``"fluid"``, ``"packet"`` take part, and a
+        verifying engine (``"ns3"``, ``"ns2"``: those of
+        :data:`bufsim.ENGINES` that verify): it runs the recommended buffer
+        over the same seeds and a note says whether each objective holds
+        there too (the answer stays the packet engine's).
     seeds : int
         Packet runs per probed buffer (seeds 1..seeds); up to
         :data:`ADAPTIVE_MAX_FACTOR` times more where a verdict is undecided.
@@ -459,8 +471,9 @@ def advise(
         )
     notes += unjudged_notes(s.unjudged)
     notes.append(_stop_note(s, stop_early, all_runs))
-    if "ns3" in engines and feasible:
-        notes.append(s.ns3_check(int(rec)))
+    for engine in engines:
+        if engine in _verifiers() and feasible:
+            notes.append(s.verify(engine, int(rec)))
     s.total = s.done  # the bar ends full
     s.say("done", f"done: {s.packet_runs} packet runs")
     return Advice(

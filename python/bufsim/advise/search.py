@@ -128,7 +128,8 @@ class Search:
     objs : list of Objective
         The objectives.
     engines : sequence of str
-        Which of ``"rules"``, ``"fluid"``, ``"packet"``, ``"ns3"`` take part.
+        Which of ``"rules"``, ``"fluid"``, ``"packet"`` and the verifying
+        engines (``"ns3"``, ``"ns2"``) take part.
     seeds : int
         Packet runs per probed buffer (two at most with ``quick``).
     confidence : float
@@ -311,26 +312,28 @@ class Search:
         self.packet_runs += len(seed_list)
         return t
 
-    def ns3_check(self, b: int) -> str:
-        """ns-3 at buffer ``b`` over the packet runs' seeds: a note with each
-        objective's mean in both engines and whether it holds in ns-3."""
-        from bufsim import ns3
+    def verify(self, engine: str, b: int) -> str:
+        """``engine`` (a verifying one: ns-3, ns-2) at buffer ``b`` over the
+        packet runs' seeds: a note with each objective's mean in both
+        engines and whether it holds in ``engine``."""
+        from bufsim.engines import ENGINES
 
-        self.say("ns3", f"ns-3 at {b} packets, {len(self.seed_list)} seeds")
-        t = self.run([b], "ns3", self.seed_list)
+        name = ENGINES[engine].label
+        self.say(engine, f"{name} at {b} packets, {len(self.seed_list)} seeds")
+        t = self.run([b], engine, self.seed_list)
         failed = t[t["status"] != "ok"]
         if len(failed):
-            return f"ns-3 could not run at {b} packets: {failed['error'].iloc[0]}"
+            return f"{name} could not run at {b} packets: {failed['error'].iloc[0]}"
         parts = []
         for o in self.objs:
             ok = o.holds(judged(t, o.key).tolist(), self.confidence)
             parts.append(
-                f"{o.text}: ns-3 {_shown(t, o.key)}, packet {_shown(self.at(b), o.key)} "
-                f"({'met' if ok else 'NOT met'} in ns-3)"
+                f"{o.text}: {name} {_shown(t, o.key)}, packet {_shown(self.at(b), o.key)} "
+                f"({'met' if ok else 'NOT met'} in {name})"
             )
         return (
-            f"ns-3 {ns3.version()} at the recommended {b} packets ({len(self.seed_list)} seeds): "
-            + "; ".join(parts)
+            f"{name} {ENGINES[engine].version()} at the recommended {b} packets "
+            f"({len(self.seed_list)} seeds): " + "; ".join(parts)
         )
 
     def values(self, b: int, key: str) -> list[float]:

@@ -11,33 +11,44 @@ parses what the script prints into the packet engine's shape, so
 
 What the script measures:
 
-- the bottleneck's queue monitor (``$ns monitor-queue``): arrivals,
+- each monitored queue's monitor (``$ns monitor-queue``): arrivals,
   departures, drops and bytes sent, read every ``output.interval``, and the
-  time integral of the queue in packets (mean queue);
-- a flow monitor on the bottleneck (``makeflowmon Fid``): each flow's
+  time integral of the queue in packets (mean queue); the queues are the
+  bottleneck, or each link of a chain, and with two-way traffic the
+  reverse link;
+- a flow monitor on each of them (``makeflowmon Fid``): each flow's
   arrivals, departures, drops and bytes sent there (goodput: new data
-  through the bottleneck, as the packet engine counts it; see :func:`parse`);
+  through the last link it crosses, as the packet engine counts it; see
+  :func:`parse`); ACKs keep their data's flow id;
 - each flow's agent at the warm-up and at the end: the highest cumulative
   ACK, data and retransmitted packets, timeouts (``nrexmit_``), cwnd and
   smoothed RTT; a finite transfer's end from its agent's ``done``.
 
 What ns-2 runs as bufsim asks: the bottleneck (capacity, delay, buffer in
-packets or bytes, DropTail or RED), per-flow RTTs and starts (the
-normalized ``rtts_s`` and ``starts_s``: the packet engine's own draws), mss,
-rwnd, the initial window, min RTO, SACK, delayed ACKs and their timeout,
-ECN, the SYN (``connection_setup``), access links; TCP NewReno and SACK
+packets or bytes, DropTail or RED), chains (a router after each link, each
+link's queue as the bottleneck's, flow groups crossing consecutive links,
+a background source one), two-way traffic (the bottleneck's return
+direction is the reverse link with its own rate and queue; reverse groups
+send over it, every group's ACKs of ``reverse.ack_size`` queue on the
+other direction), per-flow RTTs and starts (the normalized ``rtts_s`` and
+``starts_s``: the packet engine's own draws), mss, rwnd, the initial
+window, min RTO, SACK, delayed ACKs and their timeout, ECN, the SYN
+(``connection_setup``), access links; TCP NewReno and SACK
 (``Agent/TCP/Newreno``, ``Sack1``), HighSpeed (``windowOption_ 8``),
 CUBIC, H-TCP and Scalable (TCP-Linux, ``Agent/TCP/Linux``); long-lived
-FTP flows and finite transfers of a fixed size at the group's starts;
-Poisson background sources (UDP agents driven by ns-2's Exponential on/off
-source with bursts of one packet, :func:`bufsim.ns2.otcl.background_lines`).
+FTP flows and finite transfers at the group's starts, of a fixed size or
+of sizes drawn from the group's law in Python with the scenario's seed
+(:func:`bufsim.ns2.otcl.transfer_sizes`) and written as each transfer's
+size; Poisson background sources (UDP agents driven by ns-2's Exponential
+on/off source with bursts of one packet,
+:func:`bufsim.ns2.otcl.background_lines`).
 
-What it refuses, by field (:func:`check`): pools, chains, two-way traffic,
-background sources other than Poisson, open and closed loops of transfers
-and sizes drawn from a law (not written yet), BBR, DCTCP, AIMD, CoDel,
-PIE, fq and fq_codel (Debian's ns-2.35 has none of the queues), Adaptive
-RED, RED's Floyd variant, RACK, HyStart, random loss, send jitter, a SYN
-on TCP-Linux, packet traces, cwnd series and per-half statistics.
+What it refuses, by field (:func:`check`): pools, background sources
+other than Poisson, open and closed loops of transfers (not written yet),
+BBR, DCTCP, AIMD, CoDel, PIE, fq and fq_codel (Debian's ns-2.35 has none
+of the queues), Adaptive RED, RED's Floyd variant, RACK, HyStart, random
+loss, send jitter, a SYN on TCP-Linux, packet traces, cwnd series and
+per-half statistics.
 
 What it ignores (:data:`IGNORED`): the stack profile's fine rules of
 recovery and timers, which ns-2's agents fix their own way; the script's
@@ -161,37 +172,41 @@ def check(scenario: Scenario) -> None:
         Naming the field, its value and what the ns2 engine allows.
     """
     norm = scenario.normalized
-    for key, why in (
-        ("pool", "ns-2's links share no buffer pool"),
-        ("links", "chains are not written yet"),
-        ("reverse", "two-way traffic is not written yet"),
-    ):
-        if key in norm:
-            raise scenario_error(
-                key, f"{why}: the ns2 engine runs one dumbbell; use engine='packet'"
-            )
+    if "pool" in norm:
+        raise scenario_error(
+            "pool",
+            "ns-2's links share no buffer pool: the ns2 engine runs none; use engine='packet'",
+        )
     for k, b in enumerate(norm.get("background") or []):
         if b["kind"] != "poisson":
             raise scenario_error(
                 f"background[{k}].kind",
                 f"{b['kind']!r}: the ns2 engine writes Poisson sources only",
             )
-        extra = sorted(set(b) - {"kind", "rate_bps", "packet_size_bytes"})
+        extra = sorted(set(b) - {"kind", "rate_bps", "packet_size_bytes", "links"})
         if extra:
             raise scenario_error(
                 f"background[{k}].{extra[0].removesuffix('_bytes')}",
-                "the ns2 engine's background crosses the one bottleneck; remove it",
+                "the ns2 engine's background crosses one link; remove it",
             )
-    _check_link("link", norm["link"])
+    # A chain: a router after each link, each link's queue as the
+    # bottleneck's is; two-way traffic: the bottleneck's return direction
+    # is the reverse link, with its own queue.
+    for k, link in enumerate(norm.get("links") or []):
+        _check_link(f"links[{k}]", link)
+    if "links" not in norm:
+        _check_link("link", norm["link"])
+    if "reverse" in norm:
+        _check_link("reverse", norm["reverse"]["link"])
     linux_params: dict[str, tuple[int, str]] = {}
-    for k, g in enumerate(norm["flows"]):
-        _check_group(f"flows[{k}]", g)
+    for where, g in zip(_group_paths(norm), norm["flows"]):
+        _check_group(where, g)
         if g["cc"]["variant"] in otcl.LINUX:
             for name, value in otcl.linux_params(g["cc"]["variant"], g["cc"]).items():
                 key = f"{g['cc']['variant']}.{name}"
-                if linux_params.setdefault(key, (value, f"flows[{k}]"))[0] != value:
+                if linux_params.setdefault(key, (value, where))[0] != value:
                     raise scenario_error(
-                        f"flows[{k}].tcp_params",
+                        f"{where}.tcp_params",
                         f"differs from {linux_params[key][1]}'s: TCP-Linux's parameters are global "
                         "per algorithm (set_ca_param); give the groups the same tcp_params",
                     )
@@ -203,6 +218,14 @@ def check(scenario: Scenario) -> None:
             )
     if "stop" in out:
         raise scenario_error("output.stop", "the ns2 engine runs to duration; remove it")
+
+
+def _group_paths(norm: Mapping[str, Any]) -> list[str]:
+    """Where each normalized group is written (``flows[i]``, or
+    ``reverse.flows[j]`` for the reverse groups): the ns3 engine's rule."""
+    from bufsim.ns3 import group_paths
+
+    return group_paths(norm)
 
 
 def _check_link(path: str, link: Mapping[str, Any]) -> None:
@@ -259,12 +282,6 @@ def _check_group(path: str, g: Mapping[str, Any]) -> None:
             f"{path}.kind",
             f"{g['kind']!r}: the ns2 engine runs long-lived FTP flows and finite transfers at "
             "the group's starts (open and closed loops are not written yet); use engine='packet'",
-        )
-    if g["kind"] == "finite" and "fixed" not in g["size"]:
-        raise scenario_error(
-            f"{path}.size",
-            f"{json.dumps(g['size'])}: the ns2 engine writes fixed sizes only (the packet engine "
-            "draws the others in its core); give one size",
         )
     _check_cc(f"{path}.tcp_params", variant, g["cc"])
     for key, (value, why) in FIXED.items():
@@ -349,9 +366,10 @@ def notes(scenario: Scenario) -> list[str]:
     """The header comments of the script: the stack fields ns-2 ran its own
     way (:data:`IGNORED`) with the values the scenario gave them."""
     out = []
-    for k, g in enumerate(scenario.normalized["flows"]):
+    norm = scenario.normalized
+    for where, g in zip(_group_paths(norm), norm["flows"]):
         for key, what in IGNORED.items():
-            out.append(f"flows[{k}].{key} = {json.dumps(g[key])} ignored: {what}")
+            out.append(f"{where}.{key} = {json.dumps(g[key])} ignored: {what}")
     return out
 
 
@@ -457,29 +475,15 @@ def execute(scenario: Scenario, progress: Callable[[float], Any] | None = None) 
     return raw
 
 
-def parse(norm: Mapping[str, Any], lines: list[str]) -> dict[str, Any]:
-    """The packet engine's raw outputs from the script's ``BUFSIM`` lines.
-
-    Statistics are over [warmup, duration], as the packet engine's:
-
-    - utilization: the bytes the bottleneck sent over what its capacity
-      could send;
-    - goodput: each flow's new data through the bottleneck, as the packet
-      engine counts a segment delivered when it leaves the bottleneck
-      (docs/scenarios.md): its bytes sent there less one mss for each
-      retransmission beyond its drops there (a resent packet that had not
-      been lost is a duplicate). The rise of the highest cumulative ACK
-      would count, within the window, packets that left before it and
-      waited behind a hole at the receiver (measured: 1.2 % more than the
-      link carried on paper 003's link); it is ``delivered_pkts``;
-    - drop rate: drops over arrivals at the bottleneck;
-    - mean queue: the time average of the packets waiting; its queueing
-      delay the ratio to the departure rate (Little's law).
-    """
+def _read(lines: list[str]) -> tuple[Any, ...]:
+    """The ``BUFSIM`` lines by kind: the queue lines at the warm-up and the
+    end, the time series, the agents' (per flow) and the flow monitors'
+    (per queue and flow id) lines at both, the transfers' ends."""
     q: dict[str, list[float]] = {}
     ts: list[list[float]] = []
     done: dict[int, float] = {}
-    per: dict[str, dict[int, list[float]]] = {"fwarm": {}, "fend": {}, "mwarm": {}, "mend": {}}
+    per: dict[str, dict[int, list[float]]] = {"fwarm": {}, "fend": {}}
+    mon: dict[str, dict[tuple[int, int], list[float]]] = {"mwarm": {}, "mend": {}}
     for line in lines:
         tag, *rest = line.split()[1:]
         if tag == "ts":
@@ -488,90 +492,166 @@ def parse(norm: Mapping[str, Any], lines: list[str]) -> dict[str, Any]:
             q[tag] = [float(x) for x in rest]
         elif tag in per:
             per[tag][int(rest[0])] = [float(x) for x in rest[1:]]
+        elif tag in mon:
+            mon[tag][(int(rest[0]), int(rest[1]))] = [float(x) for x in rest[2:]]
         elif tag == "done":
             done[int(rest[0])] = float(rest[1])
-    cap = norm["link"]["capacity_bps"]
+    return q, ts, per, mon, done
+
+
+def _queue_stats(name: str, d: Any, cap: float, window: float) -> dict[str, float]:
+    """One queue's ``<metric>_<name>`` over the window from its counters'
+    rise ``d`` (arrivals, departures, drops, bytes sent, queue integral)."""
+    return {
+        f"utilization_{name}": d[3] * 8 / (cap * window),
+        f"mean_queue_pkts_{name}": d[4] / window,
+        f"mean_queue_delay_s_{name}": d[4] / d[1] if d[1] > 0 else float("nan"),
+        f"arrivals_{name}": d[0],
+        f"departures_{name}": d[1],
+        f"drops_{name}": d[2],
+        f"drop_rate_{name}": d[2] / d[0] if d[0] > 0 else 0.0,
+    }
+
+
+def parse(norm: Mapping[str, Any], lines: list[str]) -> dict[str, Any]:
+    """The packet engine's raw outputs from the script's ``BUFSIM`` lines.
+
+    Statistics are over [warmup, duration], as the packet engine's:
+
+    - utilization: the bytes the bottleneck sent over what its capacity
+      could send (on a chain, the links' together, weighted by capacity);
+    - goodput: each flow's new data through the last link it crosses, as
+      the packet engine counts a segment delivered when it leaves the
+      bottleneck (docs/scenarios.md): its bytes sent there less one mss for
+      each retransmission beyond its drops on the way (a resent packet
+      that had not been lost is a duplicate). The rise of the highest
+      cumulative ACK would count, within the window, packets that left
+      before it and waited behind a hole at the receiver (measured: 1.2 %
+      more than the link carried on paper 003's link); it is
+      ``delivered_pkts``;
+    - drop rate: drops over arrivals at the bottleneck (a chain's links
+      together);
+    - mean queue: the time average of the packets waiting (a chain's
+      queues together); its queueing delay the ratio to the departure
+      rate (Little's law), each queue a packet passes one sample.
+
+    A chain adds each link's ``<metric>_link<k>`` and two-way traffic the
+    reverse link's ``<metric>_reverse`` (utilization, mean queue and its
+    delay, arrivals, departures, drops, drop rate; the time series'
+    ``queue_pkts_<name>``), ``goodput_bps_reverse`` (the reverse groups')
+    and ``ack_drops`` (ACKs either link dropped), as the packet engine's.
+    """
+    q, ts, per, mon, done = _read(lines)
+    monitored = otcl.queues(norm)
+    names = [m[0] for m in monitored]
+    caps = np.array([m[3]["capacity_bps"] for m in monitored])
+    fwd = [j for j, name in enumerate(names) if name != "reverse"]
+    rev = names.index("reverse") if "reverse" in names else None
     window = norm["duration_s"] - norm["warmup_s"]
-    # Queue columns: time, arrivals, departures, drops, bytes sent, queue
-    # integral (packet-seconds), queue (packets).
-    w, e = np.array(q["warm"]), np.array(q["end"])
+    # Queue columns, per queue: arrivals, departures, drops, bytes sent,
+    # queue integral (packet-seconds), queue (packets).
+    w = np.array(q["warm"][1:]).reshape(len(names), 6)
+    e = np.array(q["end"][1:]).reshape(len(names), 6)
     dq = e - w
-    groups, mss, rtts, starts, syn, sizes = [], [], [], [], [], []
-    for gi, g in enumerate(norm["flows"]):
-        for rtt, start in zip(g["rtts_s"], g["starts_s"]):
+    groups, mss, rtts, starts, syn, sizes, data_q, ack_q = [], [], [], [], [], [], [], []
+    for gi, (g, drawn) in enumerate(zip(norm["flows"], otcl.transfer_sizes(norm))):
+        # The queues its data crosses, and the one its ACKs cross.
+        if g.get("reverse"):
+            crossed, acks = [rev], [0]
+        else:
+            crossed, acks = [fwd[k] for k in g.get("links") or [0]], [rev] if rev else []
+        for rtt, start, size in zip(g["rtts_s"], g["starts_s"], drawn):
             groups.append(gi)
             mss.append(g["mss_bytes"])
             rtts.append(rtt)
             starts.append(start)
             syn.append(g["connection_setup"])
-            size = otcl.transfer_pkts(g)
             sizes.append(float("nan") if size is None else float(size))
+            data_q.append(crossed)
+            ack_q.append(acks)
     n = len(groups)
+    reverse_flow = [bool(norm["flows"][groups[i]].get("reverse")) for i in range(n)]
     # Agent columns: time, ack_, ndatapack_, nrexmitpack_, nrexmit_, cwnd_,
     # srtt_, tcpTick_. Flow monitor columns: arrivals, departures, drops,
     # bytes sent (a flow not seen yet has none).
     fw, fe = per["fwarm"], per["fend"]
-    mw = [per["mwarm"].get(i, [0.0] * 4) for i in range(n)]
-    me = [per["mend"].get(i, [0.0] * 4) for i in range(n)]
+
+    def at(tag: str, j: int, fid: int) -> list[float]:
+        return mon[tag].get((j, fid), [0.0] * 4)
+
+    def flow_delta(j: int, fid: int, k: int) -> float:
+        return at("mend", j, fid)[k] - at("mwarm", j, fid)[k]
 
     def delivered(row: list[float], i: int) -> float:
         # ack_ is the highest cumulative ACK, in packets; with syn_ the
         # SYN is packet 0 and carries no data (TcpAgent::output, tcp.cc).
         return max(row[1], 0.0) if syn[i] else row[1] + 1.0
 
-    def window_delta(i: int, k: int) -> float:
-        return me[i][k] - mw[i][k]
-
     good, drops, loss = [], [], []
     for i in range(n):
         resent = fe[i][3] - fw[i][3]
-        spurious = max(0.0, resent - window_delta(i, 2))
-        good.append(max(0.0, window_delta(i, 3) - spurious * mss[i]) * 8 / window)
-        drops.append(window_delta(i, 2))
-        arrived = window_delta(i, 0)
-        loss.append(drops[-1] / arrived if arrived > 0 else float("nan"))
+        dropped = sum(flow_delta(j, i, 2) for j in data_q[i])
+        spurious = max(0.0, resent - dropped)
+        sent = flow_delta(data_q[i][-1], i, 3)
+        good.append(max(0.0, sent - spurious * mss[i]) * 8 / window)
+        drops.append(dropped)
+        arrived = flow_delta(data_q[i][0], i, 0)
+        loss.append(dropped / arrived if arrived > 0 else float("nan"))
     good_a = np.array(good)
-    # Jain's index over the persistent flows, as the packet engine's.
-    lasting = good_a[np.isnan(np.array(sizes, dtype=float))] if n else good_a
+    forward_flow = ~np.array(reverse_flow, dtype=bool)
+    # Jain's index over the forward persistent flows, as the packet engine's.
+    lasting = good_a[np.isnan(np.array(sizes, dtype=float)) & forward_flow] if n else good_a
     jain = (
         float(lasting.sum() ** 2 / (len(lasting) * (lasting**2).sum()))
         if len(lasting) and (lasting**2).sum() > 0
         else float("nan")
     )
+    f = dq[fwd].sum(axis=0)
+    cap = float(caps[fwd].sum())
     summary = {
-        "utilization": dq[4] * 8 / (cap * window),
-        "throughput_bps": dq[4] * 8 / window,
-        "goodput_bps": float(good_a.sum()),
-        "drop_rate": dq[3] / dq[1] if dq[1] > 0 else 0.0,
-        "mean_queue_pkts": dq[5] / window,
-        "mean_queue_delay_s": dq[5] / dq[2] if dq[2] > 0 else float("nan"),
+        "utilization": f[3] * 8 / (cap * window),
+        "throughput_bps": f[3] * 8 / window,
+        "goodput_bps": float(good_a[forward_flow].sum()) if n else 0.0,
+        "drop_rate": f[2] / f[0] if f[0] > 0 else 0.0,
+        "mean_queue_pkts": f[4] / window,
+        "mean_queue_delay_s": f[4] / f[1] if f[1] > 0 else float("nan"),
         "jain_index": jain,
         "timeouts": float(sum(fe[i][4] - fw[i][4] for i in range(n))),
         "capacity_bps": cap,
         "packets_sent": float(sum(fe[i][2] for i in range(n))),
         "packets_delivered": float(sum(delivered(fe[i], i) for i in range(n))),
-        "packets_dropped": e[3],
-        "queue_arrivals": e[1],
-        "queue_departures": e[2],
-        "queue_final_pkts": e[6],
+        "packets_dropped": float(e[fwd, 2].sum()),
+        "queue_arrivals": float(e[fwd, 0].sum()),
+        "queue_departures": float(e[fwd, 1].sum()),
+        "queue_final_pkts": float(e[fwd, 5].sum()),
     }
-    # Background sources are flow ids n, n + 1, ... at the bottleneck.
+    if len(names) > 1:
+        for j, name in enumerate(names):
+            summary.update(_queue_stats(name, dq[j], caps[j], window))
+    if rev is not None:
+        summary["goodput_bps_reverse"] = float(good_a[~forward_flow].sum())
+        summary["ack_drops"] = float(sum(flow_delta(j, i, 2) for i in range(n) for j in ack_q[i]))
+    # Background sources are flow ids n, n + 1, ... at the link they cross.
     summary["background_drops"] = sum(
-        per["mend"].get(f, [0.0] * 4)[2] - per["mwarm"].get(f, [0.0] * 4)[2]
-        for f in range(n, n + len(norm.get("background") or []))
+        flow_delta(fwd[(b.get("links") or [0])[0]], n + k, 2)
+        for k, b in enumerate(norm.get("background") or [])
     )
     for gi in range(len(norm["flows"])):
         summary[f"goodput_bps_group{gi}"] = float(good_a[[g == gi for g in groups]].sum())
-    arr = np.array(ts) if ts else np.zeros((0, 7))
-    prev = np.vstack([np.zeros((1, 7)), arr[:-1]]) if len(arr) else arr
+    arr = np.array(ts) if ts else np.zeros((0, 1 + 6 * len(names)))
+    prev = np.vstack([np.zeros((1, arr.shape[1])), arr[:-1]]) if len(arr) else arr
     dt = arr[:, 0] - prev[:, 0]
+    step = (arr - prev)[:, 1:].reshape(len(arr), len(names), 6)
     timeseries = {
         "time_s": arr[:, 0].tolist(),
-        "utilization": ((arr[:, 4] - prev[:, 4]) * 8 / (cap * dt)).tolist(),
-        "queue_pkts": ((arr[:, 5] - prev[:, 5]) / dt).tolist(),
-        "drops": (arr[:, 3] - prev[:, 3]).tolist(),
-        "arrivals": (arr[:, 1] - prev[:, 1]).tolist(),
+        "utilization": (step[:, fwd, 3].sum(axis=1) * 8 / (cap * dt)).tolist(),
+        "queue_pkts": (step[:, fwd, 4].sum(axis=1) / dt).tolist(),
+        "drops": step[:, fwd, 2].sum(axis=1).tolist(),
+        "arrivals": step[:, fwd, 0].sum(axis=1).tolist(),
     }
+    if len(names) > 1:
+        for j, name in enumerate(names):
+            timeseries[f"queue_pkts_{name}"] = (step[:, j, 4] / dt).tolist()
     end = norm["duration_s"]
     finished = [float(i in done) for i in range(n)]
     ends = [done.get(i, float("nan")) for i in range(n)]
@@ -581,7 +661,7 @@ def parse(norm: Mapping[str, Any], lines: list[str]) -> dict[str, Any]:
         "rtt_s": rtts,
         "goodput_bps": good,
         "throughput_bps": [
-            window_delta(i, 3) * 8 / window
+            flow_delta(data_q[i][-1], i, 3) * 8 / window
             if math.isnan(sizes[i])
             # A transfer's: its bytes delivered over its life (as the
             # packet engine's flows table).

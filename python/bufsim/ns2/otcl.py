@@ -12,6 +12,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 #: IP and TCP headers ns-2's one-way TCP adds to ``packetSize_`` on every
 #: data packet (``Agent/TCP set tcpip_base_hdr_size_ 40``, ns-default.tcl;
 #: TcpAgent::output adds headersize() when useHeaders_ is true, tcp.cc).
@@ -94,8 +96,20 @@ def queue_lines(link: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def _agent_lines(i: int, g: Mapping[str, Any], rtt: float, start: float, gi: int) -> list[str]:
-    """One flow's sender, sink and FTP source, OTcl lines."""
+def _agent_lines(
+    i: int,
+    g: Mapping[str, Any],
+    rtt: float,
+    start: float,
+    gi: int,
+    size: int | None,
+    ack_size: int | None = None,
+) -> list[str]:
+    """One flow's sender, sink and FTP source, OTcl lines: a transfer of
+    ``size`` packets (None: long-lived); ``ack_size`` (bytes) the ACKs'
+    size on the wire with two-way traffic, where they queue at the reverse
+    link (None: ns-2's 40 B, ``Agent/TCPSink set packetSize_ 40``,
+    ns-default.tcl)."""
     variant = g["cc"]["variant"]
     linux = variant in LINUX
     header = HEADERS + (TS_OPTION if linux else 0)
@@ -147,6 +161,12 @@ def _agent_lines(i: int, g: Mapping[str, Any], rtt: float, start: float, gi: int
     ]
     if linux:
         lines.append(f"$sink({i}) set ts_echo_rfc1323_ true")
+    if ack_size is not None:
+        # The ACK is the sink's packetSize_ bytes on the wire (allocpkt()'s
+        # size, TcpSink::ack, tcp-sink.cc), 8 more per SACK block a Sack1
+        # sink adds (Sacker::append_ack: ch->size() += sack_index * 8),
+        # where the packet engine's ACKs stay ack_size.
+        lines.append(f"$sink({i}) set packetSize_ {ack_size}")
     if g["delayed_ack"]:
         lines.append(f"$sink({i}) set interval_ {_num(g['delack_timeout_s'])}")
     lines += [
@@ -159,7 +179,6 @@ def _agent_lines(i: int, g: Mapping[str, Any], rtt: float, start: float, gi: int
         f"set ftp({i}) [new Application/FTP]",
         f"$ftp({i}) attach-agent $tcp({i})",
     ]
-    size = transfer_pkts(g)
     if size is None:
         lines.append(f"$ns at {_num(start)} {{$ftp({i}) start}}")
     else:
@@ -174,11 +193,69 @@ def _agent_lines(i: int, g: Mapping[str, Any], rtt: float, start: float, gi: int
 
 
 def transfer_pkts(g: Mapping[str, Any]) -> int | None:
-    """A finite group's transfer size in packets (the fixed law's, rounded
-    up as the packet engine sends it), None for a persistent group."""
-    if g["kind"] != "finite":
+    """A finite group's fixed transfer size in packets (rounded up as the
+    packet engine sends it), None for a persistent group or drawn sizes."""
+    if g["kind"] != "finite" or "fixed" not in g["size"]:
         return None
     return math.ceil(round(g["size"]["fixed"]["pkts"], 9))
+
+
+def transfer_sizes(norm: Mapping[str, Any]) -> list[list[int | None]]:
+    """Each flow's transfer size in packets, per group (None: long-lived).
+
+    A fixed size is the group's; a size drawn from a law is drawn here, in
+    Python, from a generator seeded with the scenario's seed and the
+    group's index (:func:`draw_pkts`), and written into the script as each
+    transfer's fixed size: the same scenario writes the same script. They
+    are not the packet engine's draws (its core draws with its own
+    streams), so a transfer's size matches in law, not one by one.
+    """
+    out: list[list[int | None]] = []
+    for gi, g in enumerate(norm["flows"]):
+        n = len(g["rtts_s"])
+        if g["kind"] != "finite":
+            out.append([None] * n)
+        elif "fixed" in g["size"]:
+            out.append([transfer_pkts(g)] * n)
+        else:
+            rng = np.random.default_rng([int(norm["seed"]), gi])
+            out.append([draw_pkts(g["size"], rng) for _ in range(n)])
+    return out
+
+
+def draw_pkts(law: Mapping[str, Any], rng: np.random.Generator) -> int:
+    """One transfer size in packets from a normalized size law, by the
+    packet engine's rules (``SizeDist::draw``, bufsim-core's
+    ``traffic/size.rs``) with another generator: ``exponential`` (mean),
+    ``pareto`` (min / (1 - U)^(1/shape)), ``lognormal`` (median e^(sigma Z)),
+    ``uniform`` (a whole number lo..hi, both included), ``mixture`` (a
+    component by weight), ``empirical`` (the CDF's points read linearly
+    between them); rounded up to a whole packet, at least one.
+    """
+    ((kind, p),) = law.items()
+    if kind == "fixed":
+        x = p["pkts"]
+    elif kind == "exponential":
+        x = rng.exponential(p["mean_pkts"])
+    elif kind == "pareto":
+        x = p["min_pkts"] * (1.0 - rng.random()) ** (-1.0 / p["shape"])
+    elif kind == "lognormal":
+        x = p["median_pkts"] * math.exp(p["sigma"] * rng.standard_normal())
+    elif kind == "uniform":
+        return int(rng.integers(p["lo_pkts"], p["hi_pkts"], endpoint=True))
+    elif kind == "mixture":
+        u = rng.random()
+        for comp in p:
+            if u < comp["weight"]:
+                return draw_pkts(comp["dist"], rng)
+            u -= comp["weight"]
+        return draw_pkts(p[-1]["dist"], rng)
+    elif kind == "empirical":
+        pts = np.array(p["points"], dtype=float)
+        x = float(np.interp(rng.random(), pts[:, 1], pts[:, 0]))
+    else:  # pragma: no cover - the scenario's laws are these
+        raise ValueError(f"size law {kind!r}")
+    return int(min(max(math.ceil(x), 1), 10**15))
 
 
 #: bufsim's variants run through ns-2.35's TCP-Linux, and the name
@@ -208,9 +285,12 @@ def linux_params(variant: str, cc: Mapping[str, Any]) -> dict[str, int]:
 POISSON_ON_RATE_BPS = 10**15
 
 
-def background_lines(k: int, fid: int, b: Mapping[str, Any], fast: float) -> list[str]:
+def background_lines(
+    k: int, fid: int, b: Mapping[str, Any], fast: float, link: int = 0
+) -> list[str]:
     """Background source ``k`` (flow id ``fid``): Poisson packets over UDP
-    from a host behind r0 to a null agent behind r1.
+    from a host behind ``r<link>`` to a null agent behind ``r<link+1>``
+    (the one link of a chain it crosses).
 
     ns-2's Exponential on/off source with ``burst_time_ 0`` sends bursts of
     one packet (EXPOO_Traffic::next_interval, expoo.cc: rem_ at least 1)
@@ -224,10 +304,10 @@ def background_lines(k: int, fid: int, b: Mapping[str, Any], fast: float) -> lis
         f"# background {k}: Poisson, {_num(b['rate_bps'])} bit/s of {size} B packets",
         f"set b({k}) [$ns node]",
         f"set bd({k}) [$ns node]",
-        f"$ns duplex-link $b({k}) $r0 {_num(fast)} 0 DropTail",
-        f"$ns duplex-link $r1 $bd({k}) {_num(fast)} 0 DropTail",
-        f"$ns queue-limit $b({k}) $r0 {BIG_QUEUE}",
-        f"$ns queue-limit $r1 $bd({k}) {BIG_QUEUE}",
+        f"$ns duplex-link $b({k}) $r{link} {_num(fast)} 0 DropTail",
+        f"$ns duplex-link $r{link + 1} $bd({k}) {_num(fast)} 0 DropTail",
+        f"$ns queue-limit $b({k}) $r{link} {BIG_QUEUE}",
+        f"$ns queue-limit $r{link + 1} $bd({k}) {BIG_QUEUE}",
         f"set udp({k}) [new Agent/UDP]",
         f"$udp({k}) set packetSize_ {size}",
         f"$udp({k}) set fid_ {fid}",
@@ -245,6 +325,85 @@ def background_lines(k: int, fid: int, b: Mapping[str, Any], fast: float) -> lis
     ]
 
 
+def queues(norm: Mapping[str, Any]) -> list[tuple[str, int, int, Mapping[str, Any]]]:
+    """The monitored queues, in the order the script prints them: each
+    forward link ``k`` (``r<k>`` to ``r<k+1>``; one on a dumbbell), then
+    with two-way traffic the reverse link (``r1`` to ``r0``). Each is
+    (name, from router, to router, normalized link); the name is the
+    packet engine's suffix (``link<k>``, ``reverse``)."""
+    links = norm.get("links") or [norm["link"]]
+    out = [(f"link{k}", k, k + 1, link) for k, link in enumerate(links)]
+    if "reverse" in norm:
+        out.append(("reverse", 1, 0, norm["reverse"]["link"]))
+    return out
+
+
+def group_routers(norm: Mapping[str, Any], g: Mapping[str, Any]) -> tuple[int, int]:
+    """The routers a group's senders and receivers hang from: a forward
+    group crossing links i..j from ``r<i>`` to ``r<j+1>``, a reverse group
+    from ``r1`` to ``r0``."""
+    if g.get("reverse"):
+        return 1, 0
+    crossed = g.get("links") or [0]
+    return crossed[0], crossed[-1] + 1
+
+
+def group_delay_s(norm: Mapping[str, Any], g: Mapping[str, Any]) -> float:
+    """One way's propagation delay of the links a group crosses, s."""
+    links = norm.get("links") or [norm["link"]]
+    return sum(links[k]["delay_s"] for k in g.get("links") or [0])
+
+
+def _link_lines(norm: Mapping[str, Any], fast: float) -> list[str]:
+    """The routers, the monitored links (each queue's class settings right
+    before it is built: ns-2 copies them into the queue then) and their
+    return directions at the fast rate, a queue monitor (``qmon``,
+    ``pint``) and a flow monitor (``fmon``) on each monitored queue."""
+    lines: list[str] = []
+    monitored = queues(norm)
+    chain = [q for q in monitored if q[0] != "reverse"]
+    for j, (_, a, b, link) in enumerate(monitored):
+        qclass = "RED" if link["qdisc"] == "red" else "DropTail"
+        lines += queue_lines(link)
+        if j == 0:
+            lines.append("set r0 [$ns node]")
+        if j < len(chain):
+            lines.append(f"set r{b} [$ns node]")
+        lines.append(
+            f"$ns simplex-link $r{a} $r{b} {_num(link['capacity_bps'])} {_num(link['delay_s'])} {qclass}"
+        )
+        back = j < len(chain) and "reverse" not in norm
+        if back:
+            # The return direction: ACKs at the fast rate, never queued.
+            lines.append(
+                f"$ns simplex-link $r{b} $r{a} {_num(fast)} {_num(link['delay_s'])} DropTail"
+            )
+        lines.append(f"$ns queue-limit $r{a} $r{b} $LIMIT")
+        if back:
+            lines.append(f"$ns queue-limit $r{b} $r{a} {BIG_QUEUE}")
+    # The links added below count packets (queue_lines may have set bytes).
+    if any(q[3]["qdisc"] == "droptail" and q[3]["buffer_mode"] == "bytes" for q in monitored):
+        lines.append("Queue/DropTail set queue_in_bytes_ false")
+    if len(monitored) == 1:
+        return lines + [
+            "set qmon [$ns monitor-queue $r0 $r1 0]",
+            "set pint [$qmon get-pkts-integrator]",
+            # Per-flow counters at the bottleneck: a flow monitor classifying by
+            # fid_ (Simulator makeflowmon, attach-fmon, ns-lib.tcl), chained
+            # after the queue monitor's snoops (SimpleLink attach-monitors).
+            "set fmon [$ns makeflowmon Fid]",
+            "$ns attach-fmon [$ns link $r0 $r1] $fmon",
+        ]
+    for j, (_, a, b, _link) in enumerate(monitored):
+        lines += [
+            f"set qmon({j}) [$ns monitor-queue $r{a} $r{b} 0]",
+            f"set pint({j}) [$qmon({j}) get-pkts-integrator]",
+            f"set fmon({j}) [$ns makeflowmon Fid]",
+            f"$ns attach-fmon [$ns link $r{a} $r{b}] $fmon({j})",
+        ]
+    return lines
+
+
 def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
     """The OTcl script of a checked, normalized scenario ``norm``.
 
@@ -260,17 +419,30 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
     str
         The script; ``ns script.tcl`` runs it and prints ``BUFSIM`` lines.
     """
-    link = norm["link"]
     fast = fast_rate_bps(norm)
-    d = link["delay_s"]
     out = norm["output"]
     lines = [
         f"# bufsim scenario {norm['name']!r} for ns-2.35, written by bufsim.ns2.",
         "# Rerun with: ns script.tcl (prints BUFSIM lines: ts, flow, queue).",
-        "# Dumbbell: sender i -> access link (rtt_i - 2 delay) / 2 -> router r0 ->",
-        "# bottleneck -> router r1 -> receiver i (0 s); every link but the",
-        "# bottleneck runs at the fast rate with a queue that never fills.",
     ]
+    if "links" in norm:
+        lines += [
+            f"# Chain: routers r0 .. r{len(norm['links'])}, link k from r<k> to r<k+1>;",
+            "# sender i -> access link -> the first router of its links -> ... -> the",
+            "# last -> receiver i (0 s); every added link runs at the fast rate with",
+            "# a queue that never fills.",
+        ]
+    else:
+        lines += [
+            "# Dumbbell: sender i -> access link (rtt_i - 2 delay) / 2 -> router r0 ->",
+            "# bottleneck -> router r1 -> receiver i (0 s); every link but the",
+            "# bottleneck runs at the fast rate with a queue that never fills.",
+        ]
+    if "reverse" in norm:
+        lines += [
+            "# Two-way traffic: the bottleneck's return (r1 -> r0) is the reverse link;",
+            "# reverse senders hang from r1, their receivers from r0.",
+        ]
     lines += [f"# {n}" for n in notes or []]
     lines += [
         "set ns [new Simulator]",
@@ -279,23 +451,7 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         "global defaultRNG",
         f"$defaultRNG seed {norm['seed']}",
     ]
-    lines += queue_lines(link)
-    qclass = "RED" if link["qdisc"] == "red" else "DropTail"
-    lines += [
-        "set r0 [$ns node]",
-        "set r1 [$ns node]",
-        f"$ns simplex-link $r0 $r1 {_num(link['capacity_bps'])} {_num(d)} {qclass}",
-        f"$ns simplex-link $r1 $r0 {_num(fast)} {_num(d)} DropTail",
-        "$ns queue-limit $r0 $r1 $LIMIT",
-        f"$ns queue-limit $r1 $r0 {BIG_QUEUE}",
-        "set qmon [$ns monitor-queue $r0 $r1 0]",
-        "set pint [$qmon get-pkts-integrator]",
-        # Per-flow counters at the bottleneck: a flow monitor classifying by
-        # fid_ (Simulator makeflowmon, attach-fmon, ns-lib.tcl), chained
-        # after the queue monitor's snoops (SimpleLink attach-monitors).
-        "set fmon [$ns makeflowmon Fid]",
-        "$ns attach-fmon [$ns link $r0 $r1] $fmon",
-    ]
+    lines += _link_lines(norm, fast)
     lines += [
         # A finite transfer's end: its sender's last ACK.
         "proc fin {i} {",
@@ -303,7 +459,9 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         '    puts "BUFSIM done $i [$ns now]"',
         "}",
     ]
+    ack_size = norm["reverse"]["ack_size_bytes"] if "reverse" in norm else None
     cc_params: dict[str, int] = {}
+    sizes = transfer_sizes(norm)
     i = 0
     for gi, g in enumerate(norm["flows"]):
         rate = g["access_rate_bps"] or fast
@@ -312,19 +470,21 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         variant = g["cc"]["variant"]
         for name, value in linux_params(variant, g["cc"]).items():
             cc_params[f"{LINUX[variant]} {name}"] = value
-        for rtt, start in zip(g["rtts_s"], g["starts_s"]):
+        first, last = group_routers(norm, g)
+        d = group_delay_s(norm, g)
+        for rtt, start, size in zip(g["rtts_s"], g["starts_s"], sizes[gi]):
             access = (rtt - 2 * d) / 2
             lines += [
                 f"set s({i}) [$ns node]",
                 f"set d({i}) [$ns node]",
-                f"$ns duplex-link $s({i}) $r0 {_num(rate)} {_num(access)} DropTail",
-                f"$ns duplex-link $r1 $d({i}) {_num(fast)} 0 DropTail",
-                f"$ns queue-limit $s({i}) $r0 {qlim}",
-                f"$ns queue-limit $r0 $s({i}) {BIG_QUEUE}",
-                f"$ns queue-limit $r1 $d({i}) {BIG_QUEUE}",
-                f"$ns queue-limit $d({i}) $r1 {BIG_QUEUE}",
+                f"$ns duplex-link $s({i}) $r{first} {_num(rate)} {_num(access)} DropTail",
+                f"$ns duplex-link $r{last} $d({i}) {_num(fast)} 0 DropTail",
+                f"$ns queue-limit $s({i}) $r{first} {qlim}",
+                f"$ns queue-limit $r{first} $s({i}) {BIG_QUEUE}",
+                f"$ns queue-limit $r{last} $d({i}) {BIG_QUEUE}",
+                f"$ns queue-limit $d({i}) $r{last} {BIG_QUEUE}",
             ]
-            lines += _agent_lines(i, g, rtt, start, gi)
+            lines += _agent_lines(i, g, rtt, start, gi, size, ack_size)
             i += 1
     # TCP-Linux's module parameters are global per algorithm (tcp-linux.cc
     # set_ca_param; one value per name, checked by bufsim.ns2.check).
@@ -336,21 +496,31 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         )
     n = i
     for k, b in enumerate(norm.get("background") or []):
-        lines += background_lines(k, n + k, b, fast)
+        lines += background_lines(k, n + k, b, fast, (b.get("links") or [0])[0])
     interval = out["interval_s"]
     steps = max(1, math.floor(norm["duration_s"] / interval + 1e-9))
+    # The monitors' names: qmon, pint, fmon alone, else arrays by queue.
+    nq = len(queues(norm))
+    qs = "{}" if nq == 1 else " ".join(f"({j})" for j in range(nq))
     lines += [
         f"set N {n}",
-        # The queue monitor's counters (QueueMonitor, queue-monitor.cc):
-        # arrivals, departures (at the start of transmission), drops, bytes
-        # departed, and the time integral of the queue in packets
-        # (ns-link.tcl's sample-queue-size reads it the same way).
+        # The queue monitors' counters (QueueMonitor, queue-monitor.cc), six
+        # per monitored queue: arrivals, departures (at the start of
+        # transmission), drops, bytes departed, the time integral of the
+        # queue in packets (ns-link.tcl's sample-queue-size reads it the
+        # same way) and the queue.
         "proc qline {tag} {",
         "    global ns qmon pint",
         "    set now [$ns now]",
-        "    $pint newpoint $now [$pint set lasty_]",
-        '    puts "BUFSIM $tag $now [$qmon set parrivals_] [$qmon set pdepartures_] '
-        '[$qmon set pdrops_] [$qmon set bdepartures_] [$pint set sum_] [$qmon set pkts_]"',
+        '    set out "BUFSIM $tag $now"',
+        f"    foreach j {{{qs}}} {{",
+        '        set m [set "qmon$j"]',
+        '        set p [set "pint$j"]',
+        "        $p newpoint $now [$p set lasty_]",
+        '        append out " [$m set parrivals_] [$m set pdepartures_] [$m set pdrops_] '
+        '[$m set bdepartures_] [$p set sum_] [$m set pkts_]"',
+        "    }",
+        "    puts $out",
         "}",
         # Per flow: highest cumulative ACK (packets), data packets sent,
         # retransmitted packets, timeouts (nrexmit_: TcpAgent::timeout,
@@ -364,13 +534,19 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         '[$t set tcpTick_]"',
         "    }",
         "}",
-        # Per flow at the bottleneck: arrivals, departures, drops, bytes sent (the flows
-        # the monitor has seen; QueueMonitor/ED/Flow, flowmon.cc).
+        # Per monitored queue and flow: arrivals, departures, drops, bytes
+        # sent (the flows the monitor has seen; QueueMonitor/ED/Flow,
+        # flowmon.cc). ACKs keep their data's fid_ (TcpSink::ack).
         "proc fmlines {tag} {",
         "    global fmon",
-        "    foreach f [$fmon flows] {",
-        '        puts "BUFSIM $tag [$f set flowid_] [$f set parrivals_] '
+        "    set q 0",
+        f"    foreach j {{{qs}}} {{",
+        '        set fm [set "fmon$j"]',
+        "        foreach f [$fm flows] {",
+        '            puts "BUFSIM $tag $q [$f set flowid_] [$f set parrivals_] '
         '[$f set pdepartures_] [$f set pdrops_] [$f set bdepartures_]"',
+        "        }",
+        "        incr q",
         "    }",
         "}",
         f"for {{set k 1}} {{$k <= {steps}}} {{incr k}} {{",

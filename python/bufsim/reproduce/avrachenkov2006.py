@@ -311,10 +311,11 @@ def _search(
 
 
 def ns3_available() -> bool:
-    """Whether the ns3 engine can run here (:func:`bufsim.ns3.available`)."""
-    from bufsim import ns3
+    """Whether the ns3 engine can run here (its
+    :meth:`~bufsim.engines.Engine.why_unavailable` says nothing)."""
+    from bufsim.engines import ENGINES
 
-    return ns3.available()
+    return not ENGINES["ns3"].why_unavailable()
 
 
 def _grid(

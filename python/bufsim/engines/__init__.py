@@ -2,10 +2,18 @@
 
 ``engine="packet"`` is the discrete-event packet-level simulator (the
 ground truth); ``engine="fluid"`` integrates the fluid model of paper 004
-(per-flow window ODEs, the loss-synchronization module) or paper 003's hybrid
-model; ``engine="ns3"`` runs the same dumbbell in the installed ns-3
-(:mod:`bufsim.ns3`), to check the packet engine against it. All take the
-same scenario and return the same Result shape.
+(per-flow window ODEs, the loss-synchronization module) or paper 003's
+hybrid model; ``engine="ns3"`` and ``engine="ns2"`` run the same scenario
+in the installed ns-3 (:mod:`bufsim.ns3`) and ns-2.35 (:mod:`bufsim.ns2`),
+to check the packet engine against them. All take the same scenario and
+return the same Result shape.
+
+Each engine is one module beside this one (``packet.py``, ``fluid.py``,
+``ns3.py``, ``ns2.py``) with the one interface :class:`Engine`: whether it
+can run here, what it refuses, what a run costs, the run itself.
+:data:`ENGINES` (``registry.py``) registers them; :func:`simulate`, :mod:`bufsim.limits`,
+the command line (``run``, ``validate``, sweeps) and advise read it, so a
+new engine is one module and one line of :data:`ENGINES`.
 """
 
 from __future__ import annotations
@@ -22,10 +30,19 @@ import numpy as np
 import pandas as pd
 
 from bufsim import _core, limits
+from bufsim.engines.registry import ENGINES, Engine
 from bufsim.result import Result
 from bufsim.scenario import Scenario
 
-ENGINES = ("packet", "fluid", "ns3", "ns2")
+__all__ = [
+    "ENGINES",
+    "Engine",
+    "OverloadWarning",
+    "cpu_seconds",
+    "group_shares",
+    "simulate",
+    "trace_frame",
+]
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +59,9 @@ def simulate(
     scenario : Scenario, dict, or path to a ``.toml``/``.json`` file
         The scenario (see the README for the schema).
     engine : str
-        ``"packet"``, ``"fluid"``, ``"ns3"`` (ns-3, :mod:`bufsim.ns3`) or ``"model:<name>"`` (an analytic model
-        of :data:`bufsim.models.MODELS`, through :func:`bufsim.models.predict`),
+        A name of :data:`ENGINES` (``"packet"``, ``"fluid"``, ``"ns3"``,
+        ``"ns2"``) or ``"model:<name>"`` (an analytic model of
+        :data:`bufsim.models.MODELS`, through :func:`bufsim.models.predict`),
         the same names as :func:`bufsim.sweep` takes.
     progress : callable, optional
         Called now and then with the simulated time reached (seconds).
@@ -77,7 +95,7 @@ def simulate(
                 f"engine {engine!r}: unknown model, allowed are {', '.join('model:' + m for m in MODELS)}"
             )
         return predict(scn, model=model)
-    if engine not in ENGINES:
+    if not isinstance(engine, str) or engine not in ENGINES:
         raise _core.ScenarioError(
             f"engine must be one of {', '.join(ENGINES)} or 'model:<name>', got {engine!r}"
         )
@@ -91,16 +109,7 @@ def simulate(
         cost["work_unit"],
     )
     t0, c0 = time.perf_counter(), cpu_seconds()
-    if engine == "ns3":
-        from bufsim import ns3
-
-        raw = ns3.run(scn, progress)
-    elif engine == "ns2":
-        from bufsim import ns2
-
-        raw = ns2.execute(scn, progress)
-    else:
-        raw = scn.resolved.simulate(engine, progress)
+    raw = ENGINES[engine].run(scn, progress)
     wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     log.info("%s: %s engine done in %.3f s wall", scn.name, engine, wall)
     ts = pd.DataFrame(raw["timeseries"])
@@ -112,11 +121,7 @@ def simulate(
             flows[col] = flows[col].astype("int64")
     _warn_overload(raw["summary"])
     summary = {k: float(v) for k, v in raw["summary"].items()}
-    if (
-        engine in ("packet", "ns3", "ns2")
-        and "size_pkts" in flows
-        and flows["size_pkts"].notna().any()
-    ):
+    if ENGINES[engine].transfers and "size_pkts" in flows and flows["size_pkts"].notna().any():
         from bufsim.flows import add_ideal, fct_summary
 
         # Finite transfers: their slowdowns, completions and completion
@@ -146,7 +151,6 @@ def simulate(
             "scenario_hash": scn.hash(),
             "wall_s": wall,
             "cpu_s": cpu,
-            **({"ns3_version": raw["ns3_version"]} if engine == "ns3" else {}),
             **raw.get("provenance", {}),
         },
         scenario=copy.deepcopy(scn.normalized),
@@ -181,7 +185,7 @@ def group_shares(summary: Mapping[str, float], groups: Sequence[Any]) -> dict[st
 
 def cpu_seconds() -> float:
     """CPU seconds (user + system) of this process and of its children that
-    finished (the ns3 engine runs ns-3 as one), so far."""
+    finished (the ns3 and ns2 engines run their simulator as one), so far."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime

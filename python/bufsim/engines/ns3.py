@@ -1,0 +1,78 @@
+"""The ns3 engine (``engine="ns3"``): the scenario run in the installed ns-3
+by :mod:`bufsim.ns3`'s C++ driver, to check the packet engine against a
+simulator researchers trust. One module of :data:`bufsim.engines.ENGINES`:
+it says what the engine is; :mod:`bufsim.ns3` does the work."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from bufsim import _core
+from bufsim.scenario import Scenario
+
+label = "ns-3"
+transfers = True
+#: advise can run it at the recommended buffer (``--verify-ns3``).
+verifies = True
+
+
+def why_unavailable() -> str:
+    """Why ns-3 cannot run here, one line ('' when it can)."""
+    from bufsim import ns3
+
+    return "" if ns3.available() else ns3.INSTALL_HINT
+
+
+def check(scenario: Scenario) -> None:
+    """Refuse what ns-3 cannot express (:func:`bufsim.ns3.check`).
+
+    Raises
+    ------
+    ScenarioError
+        Naming the field, its value and what the ns3 engine allows.
+    """
+    from bufsim import ns3
+
+    ns3.check(scenario)
+
+
+def estimate(scenario: Scenario) -> dict[str, Any]:
+    """What a run costs: ns-3 simulates the packet engine's packets, so its
+    work and memory are counted as the packet engine's (its time is far
+    longer, see ``bufsim validate-engines``)."""
+    return dict(scenario.resolved.estimate("packet"))
+
+
+def run(scenario: Scenario, progress: Callable[[float], Any] | None = None) -> dict[str, Any]:
+    """ns-3's raw outputs in the packet engine's shape, with ns-3's version
+    in ``provenance`` (``ns3_version``).
+
+    Raises
+    ------
+    ScenarioError
+        What ns-3 cannot express.
+    EngineError
+        ns-3 missing, or its driver failed.
+    """
+    from bufsim import ns3
+
+    raw = ns3.run(scenario, progress)
+    raw["provenance"] = {**raw.get("provenance", {}), "ns3_version": raw.pop("ns3_version")}
+    return raw
+
+
+def version() -> str:
+    """The installed ns-3's version (:func:`bufsim.ns3.version`)."""
+    from bufsim import ns3
+
+    return ns3.version()
+
+
+def build() -> str:
+    """``version+ns3-<ns-3 version>-<hash>`` (:func:`bufsim.ns3.build`: the
+    driver and its scenario mapping), so a change to the Rust engines keeps
+    the (costly) ns-3 runs."""
+    from bufsim import ns3
+
+    return f"{_core.__version__}+ns3-{ns3.build()}"
