@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from bufsim import fmt
 from bufsim.report import html_table
-from bufsim.reproduce import auge2006, kumar2010
+from bufsim.reproduce import auge2006, barman2005, dhamdhere2006, kumar2010
 from matplotlib.colors import to_rgb
 
 
@@ -180,3 +180,94 @@ def test_table_cells_show_no_python_tuples():
     assert fmt.value((5.811, 8.357)) == "5.811; 8.357"
     # Text in a tuple is not a list of numbers: shown as it is.
     assert fmt.value(("a", 1)) == "('a', 1)"
+
+
+def test_dhamdhere_captions_name_red_marks_where_drawn():
+    # Figures 2-7 of paper 002: the captions said "red marks are the numbers
+    # the paper's text gives" on the three throughput figures, two of which
+    # have none, and not on the loss figures that have them (3 and 7).
+    from bufsim.plot import figure
+
+    captions = dhamdhere2006.captions(pd.DataFrame())
+    said = {}
+    for traffic in dhamdhere2006.TRAFFIC:
+        for column, key in (("throughput_Bps", "throughput"), ("loss_rate", "loss")):
+            fig, (ax,) = figure()
+            for cls in ("persistent", "large", "small"):
+                dhamdhere2006._mark_paper(ax, traffic, cls, column)
+            colours = {_colour_name(ln.get_color()) for ln in ax.get_lines()}
+            caption = captions[f"{key}_{traffic}"]
+            assert ("red marks" in caption) == bool(colours), (traffic, key, caption)
+            assert colours <= {"red"}
+            said[f"{key}_{traffic}"] = bool(colours)
+    assert [k for k, v in said.items() if v] == ["loss_persistent", "throughput_open", "loss_open"]
+
+
+def _barman_red_table() -> pd.DataFrame:
+    """A table shaped as barman2005.run's, for the RED figure."""
+    f = np.array([0.02, 0.05, 0.1, 0.2, 0.4])
+    u = np.linspace(0.3, 1.0, len(f))
+    loss = np.geomspace(1e-3, 1e-5, len(f))
+    return pd.DataFrame(
+        {
+            "fraction": f,
+            "red_model": u,
+            "red_packet": u[::-1],
+            "red_fluid": u,
+            "packet": u[::-1],
+            "red_model_loss": loss,
+            "red_packet_drop_rate": loss[::-1],
+            "red_fluid_drop_rate": loss,
+            "packet_drop_rate": loss[::-1],
+        }
+    )
+
+
+def _texts(fig) -> list[str]:
+    """Every legend entry and title of a figure."""
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
+    return [t.get_text() for lg in legends for t in lg.get_texts()] + [
+        ax.get_title() for ax in fig.axes
+    ]
+
+
+def test_barman_red_figure_legends_read_without_e_notation_off_the_curves():
+    # Paper 001's figure 7: the paper's loss levels were labelled "1e-5" and
+    # "p_l = 1e-3"; the loss legend sat over the curves falling from 2%.
+    fig = barman2005._red_figure(_barman_red_table())
+    texts = _texts(fig)
+    assert "paper, RED: 0.00001" in texts and "paper, drop-tail: p_l = 0.001" in texts
+    assert not [t for t in texts if re.search(r"\de-?\d", t)]
+    assert _covered_points(fig) == []
+
+
+def test_barman_two_flow_legend_covers_no_window():
+    # Paper 001's figures 5 and 6: the two flows' windows; the legend sat at
+    # the upper left of each window panel, over the sawtooth.
+    t = pd.DataFrame(
+        {
+            "case": ["under-buffered", "over-buffered"],
+            "buffer_pkts": [1000, 10000],
+            "long_mbps": [292.0, 90.0],
+            "short_mbps": [681.0, 910.0],
+        }
+    )
+    rng = np.random.default_rng(1)
+    time = np.arange(0.0, 100.0, 0.1)
+    t.attrs["series"] = {
+        c: pd.DataFrame(
+            {
+                "cwnd_flow0": rng.uniform(0, 5000, len(time)),
+                "cwnd_flow1": rng.uniform(0, 5000, len(time)),
+                "queue_pkts": rng.uniform(0, b, len(time)),
+            },
+            index=time,
+        )
+        for c, b in zip(t["case"], t["buffer_pkts"])
+    }
+    fig = barman2005._two_flow_figure(t)
+    assert _covered_points(fig) == []
+    assert [x.get_text() for x in fig.legends[0].get_texts()] == [
+        "HSTCP1, RTT 80 ms",
+        "HSTCP2, RTT 42 ms",
+    ]
