@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from bufsim import fmt
 from bufsim.report import html_table
-from bufsim.reproduce import auge2006, barman2005, dhamdhere2006, kumar2010
+from bufsim.reproduce import auge2006, avrachenkov2006, barman2005, dhamdhere2006, kumar2010
 from matplotlib.colors import to_rgb
 
 
@@ -271,3 +271,23 @@ def test_barman_two_flow_legend_covers_no_window():
         "HSTCP1, RTT 80 ms",
         "HSTCP2, RTT 42 ms",
     ]
+
+
+def test_avrachenkov_b0_scan_reads_without_e_notation_off_the_curves():
+    # The B0 reading figure (paper 003): the titles said "crosses 1e-3", the
+    # axis "0 drawn at 1e-05", and the legend sat over Theorem 1's curve.
+    rows = []
+    for setting in ("deterministic", "jitter"):
+        for n in avrachenkov2006.PAPER:
+            for b in range(0, 170, 10):
+                u = 1 - 0.5 * np.exp(-b / 20)
+                rows.append((setting, n, b, u, u, u))
+    table = pd.DataFrame(
+        rows, columns=["setting", "n", "buffer_pkts", "packet", "theorem1", "fluid"]
+    )
+    fig = avrachenkov2006._figure_b0_scan(table)
+    texts = _texts(fig) + [ax.get_ylabel() for ax in fig.axes]
+    assert "N = 5: B0 is where the curve crosses 0.001 (99.9%)" in texts
+    assert "1 - utilization (0 drawn at 0.00001)" in texts
+    assert not [t for t in texts if re.search(r"\de-?\d", t)]
+    assert _covered_points(fig) == []
