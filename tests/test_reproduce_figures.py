@@ -291,3 +291,22 @@ def test_avrachenkov_b0_scan_reads_without_e_notation_off_the_curves():
     assert "1 - utilization (0 drawn at 0.00001)" in texts
     assert not [t for t in texts if re.search(r"\de-?\d", t)]
     assert _covered_points(fig) == []
+
+
+def test_kumar_calibrated_series_legend_covers_no_trace():
+    # The calibrated runs' utilization over time: the legend sat at the
+    # lower right of the first panel, over the packet engine's trace.
+    rng = np.random.default_rng(2)
+    time = np.arange(0.0, 30.0, 0.1)
+    cal = pd.DataFrame({"variant": list(kumar2010.PANELS)})
+    cal.attrs["warmup_s"] = 10.0
+    cal.attrs["series"] = {
+        (v, 0.05): pd.DataFrame(
+            {"packet": rng.uniform(0, 1, len(time)), "fluid_cal": rng.uniform(0, 1, len(time))},
+            index=time,
+        )
+        for v in kumar2010.PANELS
+    }
+    fig = kumar2010._calibrated_series_figure(cal)
+    assert _covered_points(fig) == []
+    assert len(fig.legends) == 1

@@ -1706,7 +1706,7 @@ def _calibrated_figure(cal: pd.DataFrame) -> Any:
     sync) and at the paper's X; below, the measured synchronizations."""
 
     order = [v for v in PANELS if v in set(cal["variant"])]
-    fig, axes = figure(6.4, 2.1 * (len(order) + 1), nrows=len(order) + 1, sharex=True)
+    fig, axes = figure(8.4, 2.1 * (len(order) + 1), nrows=len(order) + 1, sharex=True)
     for ax, variant in zip(axes, order):
         t = cal[cal["variant"] == variant].sort_values("fraction")
         x = t["fraction"]
@@ -1750,7 +1750,8 @@ def _calibrated_figure(cal: pd.DataFrame) -> Any:
         ax.set_ylim(0.0, 1.02)
         ax.set_ylabel("utilization")
         ax.set_title(f"{PANELS[variant][1]}, 10 flows, 10 Gbps", fontsize=8)
-    axes[0].legend(fontsize=6, loc="lower right", ncol=2)
+    # The legends beside the panels: inside, they covered the packet points.
+    axes[0].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     sx = axes[-1]
     for k, variant in enumerate(order):
         t = cal[cal["variant"] == variant].sort_values("fraction")
@@ -1774,7 +1775,7 @@ def _calibrated_figure(cal: pd.DataFrame) -> Any:
         sx.axhline(sync, color="grey", lw=0.6, ls=":")
     sx.set_ylim(0.0, 1.05)
     sx.set_ylabel("loss synchronization")
-    sx.legend(fontsize=6, ncol=2, loc="lower right")
+    sx.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fracs = sorted(cal["fraction"].unique())
     sx.set_xscale("log")
     sx.set_xticks(fracs, labels=[f"{f:.0%}" for f in fracs])
@@ -1806,6 +1807,7 @@ def _calibrated_series_figure(cal: pd.DataFrame) -> Any:
         ax.set_title(
             f"{PANELS[variant][1]} at {frac:.0%} of BDP (dashed: end of warm-up)", fontsize=8
         )
-    axes[0].legend(fontsize=7, loc="lower right")
+    # Below the panels: inside, the legend covered the packet trace.
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=7)
     axes[-1].set_xlabel("time (s)")
     return fig
