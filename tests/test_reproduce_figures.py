@@ -310,3 +310,26 @@ def test_kumar_calibrated_series_legend_covers_no_trace():
     fig = kumar2010._calibrated_series_figure(cal)
     assert _covered_points(fig) == []
     assert len(fig.legends) == 1
+
+
+def test_dhamdhere_cdf_legends_cover_no_curve():
+    # Figures 2-7 of paper 002: per-flow CDFs, whose legend sat at the lower
+    # right, where a CDF that rises late runs (the open loop's large flows
+    # at B_l: 10-30% of them above 100,000 bytes/s).
+    rng = np.random.default_rng(3)
+
+    def flows(scale: float) -> pd.DataFrame:
+        n = 400
+        large = np.arange(n) < n // 4
+        return pd.DataFrame(
+            {
+                "size_pkts": np.where(large, 1000.0, 10.0),
+                "finished": 1.0,
+                "large": large.astype(float),
+                "throughput_Bps": scale * rng.lognormal(10.0, 1.0, n),
+                "loss_rate": rng.uniform(0, 0.3, n),
+            }
+        )
+
+    fig = dhamdhere2006._flow_figure({18: flows(1.0), 500: flows(20.0)}, "open", "throughput_Bps")
+    assert _covered_points(fig) == []

@@ -1482,7 +1482,9 @@ def _flow_figure(flows: dict[int, pd.DataFrame], traffic: str, column: str) -> A
             else "per-flow loss rate (drops / packets sent)"
         )
         ax.set_title(f"{cls} flows", fontsize=9)
-        ax.legend(fontsize=7.5, loc="lower right")
+        # Where the curves are not: a CDF that rises late (the open loop's
+        # large flows at B_l) runs through the lower right corner.
+        ax.legend(fontsize=7.5, loc="best")
     n = _FLOW_FIGS[traffic][column == "loss_rate"]
     what = "throughput" if column != "loss_rate" else "loss rate"
     fig.suptitle(f"Paper 002 figure {n}: per-flow {what}, {traffic} traffic", fontsize=10)
