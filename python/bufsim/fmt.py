@@ -207,8 +207,13 @@ def metric(key: str, x: Any, *, censored: bool = False, digits: int = 4) -> str:
     Returns
     -------
     str
-        ``"-"`` for NaN; whole numbers without a decimal point.
+        ``"-"`` for NaN; whole numbers without a decimal point; a sequence
+        of numbers (per-flow values in one cell) as its items, each with
+        the unit, separated by ``; `` (``"5.811; 8.357"``), never as a
+        Python tuple.
     """
+    if _numbers(x):
+        return "; ".join(metric(key, v, digits=digits) for v in x) or "-"
     if not isinstance(x, (int, float, np.integer, np.floating)) or isinstance(x, bool):
         return value(x)
     unit = unit_of(key)
@@ -263,13 +268,27 @@ def _end(key: str, x: float) -> str:
     return metric(key, x, digits=3)
 
 
+def _numbers(x: Any) -> bool:
+    """Whether ``x`` is a tuple, list or 1-d array of numbers (one cell's
+    per-flow values)."""
+    if isinstance(x, np.ndarray):
+        return x.ndim == 1 and x.dtype.kind in "iuf"
+    return isinstance(x, (tuple, list)) and all(
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in x
+    )
+
+
 def value(x: Any, digits: int = 4) -> str:
     """A table cell without a metric name: text as it is, booleans as
     ``True``/``False``, None empty, numbers as :func:`number` prints them
     (integers under 10**15 whole, without separators: seeds, counts of runs),
-    NaN as ``-``."""
+    NaN as ``-``; a sequence of numbers as its items separated by ``; ``
+    (``value((5.811, 8.357)) == "5.811; 8.357"``; empty, ``-``).
+    """
     if x is None:
         return ""
+    if _numbers(x):
+        return "; ".join(value(v, digits) for v in x) or "-"
     if isinstance(x, bool):
         return str(x)
     if isinstance(x, (int, np.integer)) and abs(int(x)) < 10**15:

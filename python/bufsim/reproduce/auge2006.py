@@ -995,26 +995,42 @@ def _series_panels(
     series: list[tuple[str, pd.DataFrame]], title: str, refs: dict[int, tuple[float, str]]
 ) -> Any:
     """The paper's figure layout: utilization (top) and cwnd (bottom) against
-    time, one column per case; ``refs`` maps a column to a utilization mark."""
+    time, one column per case; ``refs`` maps a column to a utilization mark.
+
+    The legend sits below the panels, one for the figure: inside a panel it
+    would cover the traces, which fill the whole window. The flows keep the
+    same colour in every column (each panel restarts the colour cycle)."""
     fig, axes = grid(10.0, 4.6, 2, len(series), sharex=True)
+    marks: dict[str, Any] = {}
+    flows: dict[str, Any] = {}
     for k, (label, ts) in enumerate(series):
         t = ts.index.to_numpy(dtype=float)
         top, bottom = axes[0, k], axes[1, k]
         top.plot(t, ts["utilization"], lw=0.5, color="#1f4e79")
         if k in refs:
-            top.axhline(refs[k][0], color="#c00000", ls="--", lw=1, label=refs[k][1])
-            top.legend(fontsize=7, loc="lower right")
+            mark = f"{refs[k][1]} ({label})"
+            marks[mark] = top.axhline(refs[k][0], color="#c00000", ls="--", lw=1, label=mark)
         top.set_ylim(0, 1.05)
         top.set_title(label, fontsize=9)
         cwnd = ts[[c for c in ts.columns if str(c).startswith("cwnd_flow")]]
         for c in cwnd.columns:
-            bottom.plot(t, cwnd[c], lw=0.7, label=str(c).removeprefix("cwnd_"))
+            (line,) = bottom.plot(t, cwnd[c], lw=0.7, label=str(c).removeprefix("cwnd_"))
+            flows.setdefault(f"cwnd of {line.get_label()}", line)
         _clip_recovery(bottom, cwnd)
-        if ts.shape[1] > 2:
-            bottom.legend(fontsize=7, ncol=4, loc="upper left", handlelength=1)
         bottom.set_xlabel("time (s)")
         for ax in (top, bottom):
             ax.grid(True, alpha=0.3)
+    legend = marks | flows
+    if len(legend) > 1:
+        fig.legend(
+            list(legend.values()),
+            list(legend),
+            loc="outside lower center",
+            ncol=min(len(legend), 6),
+            fontsize=7,
+            handlelength=1.5,
+            frameon=False,
+        )
     axes[0, 0].set_ylabel("utilization (per 100 ms)")
     axes[1, 0].set_ylabel("cwnd (packets)")
     fig.suptitle(title, fontsize=10)

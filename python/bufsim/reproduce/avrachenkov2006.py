@@ -19,6 +19,7 @@ from matplotlib.lines import Line2D
 
 import bufsim
 import bufsim.models as m
+from bufsim import fmt
 from bufsim.plot import ENGINE_COLORS, figure
 from bufsim.reproduce import Claims, Finding, Prose, prose, simulate, simulate_each, variant
 
@@ -1316,7 +1317,7 @@ def _figure7(table: pd.DataFrame):
 
 def _figure_b0_scan(table: pd.DataFrame):
 
-    fig, axes = figure(height=7.0, nrows=len(PAPER))
+    fig, axes = figure(width=8.0, height=7.0, nrows=len(PAPER))
     floor = 1e-5
     for ax, n in zip(axes, PAPER):
         det = _setting(table, "deterministic")
@@ -1356,21 +1357,26 @@ def _figure_b0_scan(table: pd.DataFrame):
             lw=1,
             label=f"paper, eq. (12) {PAPER_RULES[n][0]:g}",
         )
-        ax.axvline(BDP_PKTS, color="grey", ls="-.", lw=1, label="BDP 150")
+        ax.axvline(BDP_PKTS, color="grey", ls="-.", lw=1, label=f"BDP {BDP_PKTS:g}")
         ax.set_yscale("log")
         ax.set_ylim(floor * 0.8, 3.0)
         ax.set_xlim(0, max(x.max(), PAPER_RULES[n][0], BDP_PKTS) + 10)
         ax.set_xlabel("buffer (packets)")
-        ax.set_ylabel(f"1 - utilization (0 drawn at {floor:g})")
-        ax.set_title(f"N = {n}: B0 is where the curve crosses 1e-3 (99.9%)", fontsize=9)
-        ax.legend(fontsize=7, loc="upper right", ncol=2)
+        ax.set_ylabel(f"1 - utilization (0 drawn at {fmt.number(floor)})")
+        ax.set_title(
+            f"N = {n}: B0 is where the curve crosses {fmt.number(1 - TARGET)} "
+            f"({fmt.percent(TARGET, 3)})",
+            fontsize=9,
+        )
+        # Beside the panel: inside, it covered Theorem 1's and the packet curves.
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return fig
 
 
 def _figure8(table: pd.DataFrame):
 
     s = summary(table).set_index("n")
-    fig, (top, bottom) = figure(height=7.0, nrows=2)
+    fig, (top, bottom) = figure(width=8.0, height=7.0, nrows=2)
     ns = np.array(s.index, dtype=float)
     nn = np.geomspace(1, max(20, ns.max()), 50)
     top.plot(nn, BDP_PKTS**2 / (18 * nn), "-", color="#548235", label="Theorem 1, synchronized")
@@ -1407,7 +1413,8 @@ def _figure8(table: pd.DataFrame):
     top.set_title(
         "B0 against N (100 Mbps, 6 ms, 500 B): the three rules and the simulations", fontsize=9
     )
-    top.legend(fontsize=7, loc="lower left", ncol=2)
+    # Beside the panels: inside, they covered the rules' lines.
+    top.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
 
     colors = {"theorem1": "#548235", "bdp": "grey", "stanford": "#7030a0"}
     names = {"theorem1": "Theorem 1, synchronized", "bdp": "BDP", "stanford": "Stanford"}
@@ -1440,7 +1447,9 @@ def _figure8(table: pd.DataFrame):
             label="vs ns-2 (paper's numbers)",
         )
     )
-    bottom.legend(handles=handles, fontsize=7, loc="upper right", ncol=2)
+    bottom.legend(
+        handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0
+    )
     bottom.set_ylim(floor / 2, 100)
     bottom.set_xscale("log")
     bottom.set_yscale("log")
@@ -1449,7 +1458,7 @@ def _figure8(table: pd.DataFrame):
     top.minorticks_off()
     bottom.minorticks_off()
     bottom.set_xlabel("number of flows N")
-    bottom.set_ylabel(f"relative error of B0 (0 drawn at {floor:g})")
+    bottom.set_ylabel(f"relative error of B0 (0 drawn at {fmt.number(floor)})")
     bottom.set_title("The paper's Fig. 8: |B0(rule) - B0(simulation)| / B0(simulation)", fontsize=9)
     return fig
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 import bufsim
 import bufsim.models as m
+from bufsim import fmt
 from bufsim.plot import ENGINE_COLORS, figure, grid
 from bufsim.reproduce import Claims, Finding, Prose, prose, simulate, variant
 
@@ -1066,7 +1067,7 @@ def _red_figure(table: pd.DataFrame):
     )
     ax.set_ylabel("utilization")
     ax.set_title("10 HighSpeed TCP flows, 1 Gbps, RED (paper 001 figure 7)", fontsize=9)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     lx.plot(x, table["red_model_loss"], "s--", color="#548235", label="RED fixed point")
     lx.plot(
         x, table["red_packet_drop_rate"], "o-", color=ENGINE_COLORS["packet"], label="packet, RED"
@@ -1080,15 +1081,16 @@ def _red_figure(table: pd.DataFrame):
         alpha=0.5,
         label="packet, drop-tail",
     )
-    lx.axhline(RED_LOSS, color="grey", lw=0.8, ls=":", label="paper, RED: 1e-5")
-    lx.axhline(P_L, color="grey", lw=0.8, label="paper, drop-tail: p_l = 1e-3")
+    lx.axhline(RED_LOSS, color="grey", lw=0.8, ls=":", label=f"paper, RED: {fmt.number(RED_LOSS)}")
+    lx.axhline(P_L, color="grey", lw=0.8, label=f"paper, drop-tail: p_l = {fmt.number(P_L)}")
     lx.set_yscale("log")
     lx.set_ylabel("loss rate")
     lx.set_xscale("log")
     lx.set_xticks(list(x), labels=[f"{f:.0%}" for f in x])
     lx.minorticks_off()
     lx.set_xlabel("buffer (fraction of the 12,500-packet BDP)")
-    lx.legend(fontsize=7, loc="upper center", ncol=2)
+    # Beside the panel: inside, the loss curves falling from 2% run under it.
+    lx.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return fig
 
 
@@ -1135,12 +1137,15 @@ def _red_figure_25g(g: pd.DataFrame):
     ax.plot(x, g["packet"], "o:", color=blue, alpha=0.5, label="packet, drop-tail")
     ax.set_ylabel("utilization")
     ax.set_title("10 HighSpeed TCP flows, 2.5 Gbps, RED (paper 001 figure 8)", fontsize=9)
-    ax.legend(fontsize=7, loc="lower right")
+    # Beside the panel: inside, the curves rising from 10% to 40% run under it.
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     lx.plot(x, g["red_model_loss"], "s--", color="#548235", label="RED fixed point")
     lx.plot(x, g["red_packet_drop_rate"], "o-", color=blue, label="packet, RED, w_q = 0.002")
     lx.plot(x, g["red_ared_packet_drop_rate"], "D-", color="#7030a0", label="packet, ARED's w_q")
     lx.plot(x, g["red_fluid_drop_rate"], "^-", color=ENGINE_COLORS["fluid"], label="fluid, RED")
-    lx.axhline(RED_LOSS_25, color="grey", lw=0.8, ls=":", label="paper: around 1e-6")
+    lx.axhline(
+        RED_LOSS_25, color="grey", lw=0.8, ls=":", label=f"paper: around {fmt.number(RED_LOSS_25)}"
+    )
     lx.set_yscale("log")
     lx.set_ylabel("loss rate")
     lx.set_xscale("log")
@@ -1148,7 +1153,7 @@ def _red_figure_25g(g: pd.DataFrame):
     lx.minorticks_off()
     lx.set_xlabel("buffer (fraction of 6250 packets)")
     lx.set_ylim(1e-8, 1e-2)
-    lx.legend(fontsize=7, loc="lower center", ncol=3)
+    lx.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return fig
 
 
@@ -1169,11 +1174,14 @@ def _two_flow_figure(t: pd.DataFrame):
             fontsize=9,
         )
         top.set_ylabel("cwnd (packets)")
-        top.legend(fontsize=7, loc="upper left")
         for ax in (top, bottom):
             ax.axvspan(0, t.attrs.get("warmup_s", 0.0), color="grey", alpha=0.12)
         bottom.plot(ts.index, ts["queue_pkts"], lw=0.6, color="grey")
         bottom.axhline(row["buffer_pkts"], color="black", lw=0.6, ls=":")
         bottom.set_ylabel("queue (packets)")
         bottom.set_xlabel("time (s)")
+    # One legend below the panels: inside, it covered the windows' sawtooth.
+    fig.legend(
+        *axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=7
+    )
     return fig

@@ -1362,15 +1362,16 @@ def captions(table: pd.DataFrame) -> dict[str, Prose]:
         top = "persistent" if traffic == "persistent" else "large"
         out[f"throughput_{traffic}"] = prose(
             "The paper's figure {n}: CDFs of per-flow throughput (bytes/s) of {top} flows "
-            "(top) and small flows (bottom), {traffic} traffic, at B_s and B_l; red marks are "
-            "the numbers the paper's text gives.",
+            "(top) and small flows (bottom), {traffic} traffic, at B_s and B_l"
+            + _red_marks(traffic, False)
+            + ".",
             n=fig_tp,
             top=top,
             traffic=traffic,
         )
         out[f"loss_{traffic}"] = prose(
             "The paper's figure {n}: CDFs of per-flow loss rate of {top} flows (top) and small "
-            "flows (bottom), {traffic} traffic, at B_s and B_l.",
+            "flows (bottom), {traffic} traffic, at B_s and B_l" + _red_marks(traffic, True) + ".",
             n=fig_loss,
             top=top,
             traffic=traffic,
@@ -1481,32 +1482,55 @@ def _flow_figure(flows: dict[int, pd.DataFrame], traffic: str, column: str) -> A
             else "per-flow loss rate (drops / packets sent)"
         )
         ax.set_title(f"{cls} flows", fontsize=9)
-        ax.legend(fontsize=7.5, loc="lower right")
+        # Where the curves are not: a CDF that rises late (the open loop's
+        # large flows at B_l) runs through the lower right corner.
+        ax.legend(fontsize=7.5, loc="best")
     n = _FLOW_FIGS[traffic][column == "loss_rate"]
     what = "throughput" if column != "loss_rate" else "loss rate"
     fig.suptitle(f"Paper 002 figure {n}: per-flow {what}, {traffic} traffic", fontsize=10)
     return fig
 
 
+#: The numbers the paper's text gives for a panel of figures 2-7, drawn in
+#: red: (traffic, flow class, loss panel?) -> (x, y, matplotlib format,
+#: style, label).
+_PAPER_MARKS: dict[tuple[str, str, bool], tuple[list[float], list[float], str, dict, str]] = {
+    ("open", "large", False): (
+        [10_000, 15_000],
+        [0.5, 0.5],
+        "x",
+        {"ms": 9, "mew": 2},
+        "paper: medians 10,000 (B_s), 15,000 (B_l)",
+    ),
+    ("open", "large", True): ([0], [0.7], "x", {"ms": 9, "mew": 2}, "paper: 70% lossless at B_l"),
+    ("persistent", "small", True): (
+        [0, 0],
+        [0.4, 0.7],
+        "-",
+        {"lw": 4, "alpha": 0.6},
+        "paper: 40-70% of mice lossless",
+    ),
+}
+
+#: The colour of the paper's marks (the captions name it).
+PAPER_COLOR = "#c00000"
+
+
 def _mark_paper(ax: Any, traffic: str, cls: str, column: str) -> None:
-    """The numbers the paper's text gives for a panel of figures 2-7, in red."""
-    red = "#c00000"
-    if traffic == "open" and cls == "large" and column != "loss_rate":
-        ax.plot(
-            [10_000, 15_000],
-            [0.5, 0.5],
-            "x",
-            color=red,
-            ms=9,
-            mew=2,
-            label="paper: medians 10,000 (B_s), 15,000 (B_l)",
-        )
-    elif traffic == "open" and cls == "large":
-        ax.plot([0], [0.7], "x", color=red, ms=9, mew=2, label="paper: 70% lossless at B_l")
-    elif traffic == "persistent" and cls == "small" and column == "loss_rate":
-        ax.plot(
-            [0, 0], [0.4, 0.7], color=red, lw=4, alpha=0.6, label="paper: 40-70% of mice lossless"
-        )
+    """The numbers the paper's text gives for a panel of figures 2-7, in red
+    (:data:`_PAPER_MARKS`)."""
+    mark = _PAPER_MARKS.get((traffic, cls, column == "loss_rate"))
+    if mark:
+        x, y, style, kw, label = mark
+        ax.plot(x, y, style, color=PAPER_COLOR, label=label, **kw)
+
+
+def _red_marks(traffic: str, loss: bool) -> str:
+    """The caption's sentence on the paper's red marks, where a panel of
+    that figure has one (:data:`_PAPER_MARKS`), else nothing."""
+    if any(k[0] == traffic and k[2] == loss for k in _PAPER_MARKS):
+        return "; red marks are the numbers the paper's text gives"
+    return ""
 
 
 def figures(table: pd.DataFrame) -> dict[str, Any]:

@@ -1557,8 +1557,8 @@ def captions(table: pd.DataFrame) -> dict[str, Prose]:
     out: dict[str, Prose] = {
         f"fig6{letter}_{v}": prose(
             "The paper's Figure 6({letter}), {name}: fluid utilization against the buffer "
-            "(fraction of the BDP) at each X, the band the seeds' spread; red marks the "
-            "paper's level where its text gives one.",
+            "(fraction of the BDP) at each X, the error bars one standard deviation over the "
+            "seeds; the open red markers are the paper's levels where its text gives them.",
             letter=letter,
             name=name,
         )
@@ -1587,6 +1587,9 @@ PAPER_MARKS = {
     "cubic": ((0.01, 0.05, 0.1), 0.9, "v", "paper: < 90% for all X"),
 }
 
+#: The colour of the paper's marks on figure 6's panels (red, as the captions say).
+PAPER_COLOR = "#c00000"
+
 _VARIANT_COLORS = ("#1f4e79", "#c55a11", "#548235", "#7030a0")
 
 _SYNC_STYLE = {0.3: ("o", "-", "#c55a11"), 0.6: ("s", "--", "#7030a0"), 1.0: ("D", ":", "#1f4e79")}
@@ -1595,7 +1598,7 @@ _SYNC_STYLE = {0.3: ("o", "-", "#c55a11"), 0.6: ("s", "--", "#7030a0"), 1.0: ("D
 def figures(table: pd.DataFrame) -> dict[str, Any]:
     """Figure 6, one panel per variant: utilization against the buffer
     (fraction of the 141,667-packet BDP, log axis), one curve per X with
-    +-1 sd over seeds, the paper's reported levels as grey marks; and the
+    +-1 sd over seeds, the paper's reported levels as red marks; and the
     modelling choices: utilization at 5% of BDP per case; and the fluid
     calibrated by packet (:func:`run_calibrated`): utilization against the
     buffer per variant with the measured synchronizations below, and the
@@ -1636,7 +1639,17 @@ def _panel(table: pd.DataFrame, variant: str) -> Any:
     ax.axhline(0.9, color="grey", lw=0.8)
     if variant in PAPER_MARKS:
         fr, level, marker, text = PAPER_MARKS[variant]
-        ax.plot(fr, [level] * len(fr), marker, ls="none", ms=11, color="grey", label=text)
+        ax.plot(
+            fr,
+            [level] * len(fr),
+            marker,
+            ls="none",
+            ms=11,
+            mfc="none",
+            mew=1.5,
+            color=PAPER_COLOR,
+            label=text,
+        )
     if variant == "aimd":
         xs = np.geomspace(t["fraction"].min(), t["fraction"].max(), 40)
         ax.plot(
@@ -1659,20 +1672,31 @@ def _panel(table: pd.DataFrame, variant: str) -> Any:
 
 
 def _choices(table: pd.DataFrame) -> Any:
+    """Utilization at 5% of the BDP per modelling choice, one panel per
+    variant; a panel lists only the choices its variant has (the rate form
+    is AIMD's and HSTCP's, fast convergence CUBIC's), so no row is empty."""
 
     cases = ["default", *WARMUPS, *ALTERNATIVES]
     fig, axes = figure(6.4, 7.5, nrows=len(VARIANTS), sharex=True)
     for ax, variant in zip(axes, ("highspeed", "cubic", "aimd", "htcp")):
-        for x in SYNC:
+        u = {c: [_u(table, variant, x, 0.05, c) for x in SYNC] for c in cases}
+        shown = [c for c in cases if np.isfinite(u[c]).any()]
+        for k, x in enumerate(SYNC):
             marker, _, color = _SYNC_STYLE[x]
-            u = [_u(table, variant, x, 0.05, case) for case in cases]
-            ax.plot(u, range(len(cases)), marker, ls="none", color=color, label=f"X = {x:g}")
+            ax.plot(
+                [u[c][k] for c in shown],
+                range(len(shown)),
+                marker,
+                ls="none",
+                color=color,
+                label=f"X = {x:g}",
+            )
         ax.axvline(0.9, color="grey", lw=0.8)
-        ax.set_yticks(range(len(cases)), labels=cases, fontsize=7)
-        ax.invert_yaxis()
+        ax.set_yticks(range(len(shown)), labels=shown, fontsize=7)
+        ax.set_ylim(len(shown) - 0.5, -0.5)
         ax.set_title(f"{PANELS[variant][1]} at 5% of BDP", fontsize=8)
     axes[1].legend(fontsize=7, loc="lower left")
-    axes[-1].set_xlabel("utilization (eq. (1) rate decrease: AIMD and HSTCP only)")
+    axes[-1].set_xlabel("utilization")
     return fig
 
 
@@ -1682,7 +1706,7 @@ def _calibrated_figure(cal: pd.DataFrame) -> Any:
     sync) and at the paper's X; below, the measured synchronizations."""
 
     order = [v for v in PANELS if v in set(cal["variant"])]
-    fig, axes = figure(6.4, 2.1 * (len(order) + 1), nrows=len(order) + 1, sharex=True)
+    fig, axes = figure(8.4, 2.1 * (len(order) + 1), nrows=len(order) + 1, sharex=True)
     for ax, variant in zip(axes, order):
         t = cal[cal["variant"] == variant].sort_values("fraction")
         x = t["fraction"]
@@ -1726,7 +1750,8 @@ def _calibrated_figure(cal: pd.DataFrame) -> Any:
         ax.set_ylim(0.0, 1.02)
         ax.set_ylabel("utilization")
         ax.set_title(f"{PANELS[variant][1]}, 10 flows, 10 Gbps", fontsize=8)
-    axes[0].legend(fontsize=6, loc="lower right", ncol=2)
+    # The legends beside the panels: inside, they covered the packet points.
+    axes[0].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     sx = axes[-1]
     for k, variant in enumerate(order):
         t = cal[cal["variant"] == variant].sort_values("fraction")
@@ -1750,7 +1775,7 @@ def _calibrated_figure(cal: pd.DataFrame) -> Any:
         sx.axhline(sync, color="grey", lw=0.6, ls=":")
     sx.set_ylim(0.0, 1.05)
     sx.set_ylabel("loss synchronization")
-    sx.legend(fontsize=6, ncol=2, loc="lower right")
+    sx.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fracs = sorted(cal["fraction"].unique())
     sx.set_xscale("log")
     sx.set_xticks(fracs, labels=[f"{f:.0%}" for f in fracs])
@@ -1782,6 +1807,7 @@ def _calibrated_series_figure(cal: pd.DataFrame) -> Any:
         ax.set_title(
             f"{PANELS[variant][1]} at {frac:.0%} of BDP (dashed: end of warm-up)", fontsize=8
         )
-    axes[0].legend(fontsize=7, loc="lower right")
+    # Below the panels: inside, the legend covered the packet trace.
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=7)
     axes[-1].set_xlabel("time (s)")
     return fig
