@@ -8,8 +8,10 @@ in `make bench`.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
+from pathlib import Path
 
 import pytest
 from bufsim import report, reproduce
@@ -44,6 +46,92 @@ def test_every_claim_has_a_category_that_fits_it(tables, name):
     assert (c.loc[c["verdict"] == "agrees", "tuning"] == "").all()
     assert (c["why"].str.len() > 20).all(), c[c["why"].str.len() <= 20]
     assert (c["verdict"] == "agrees").sum() >= 1
+
+
+def test_no_explanation_is_a_literal():
+    # "differs, explained" is computed from a run of the same reproduction
+    # (bufsim.reproduce.Explanation); a flag typed in decides before the run.
+    root = Path(reproduce.__file__).parents[1]
+    literal = re.compile(
+        r"explained\w*\s*[=:]\s*(True|1)\b|\[[\"']explained\w*[\"']\]\s*=\s*True|"
+        r"\*\*\{[\"']explained\w*[\"']\s*:|verdict\w*\s*=\s*[\"']differs, explained"
+    )
+    found = [
+        f"{path.relative_to(root)}:{i}: {line.strip()}"
+        for path in sorted(root.rglob("*.py"))
+        for i, line in enumerate(path.read_text().splitlines(), 1)
+        if literal.search(line) and "reproduce/__init__.py" not in str(path)
+    ]
+    assert found == []
+    # The pattern finds the forms it is for.
+    for line in ("explained=True,", 'kw["explained"] = True', "explained = True"):
+        assert literal.search(line), line
+
+
+#: Perturbations of a run-table column: scaled, its rows reversed, or every
+#: row set to the column's mean (an ordering or a ratio moves under these).
+PERTURB = (
+    lambda v: v * 0.01,
+    lambda v: v * 0.5,
+    lambda v: v * 1.5,
+    lambda v: v * 100.0,
+    lambda v: v[::-1].to_numpy(),
+    lambda v: v * 0 + v.mean(),
+)
+
+
+def _perturbed(table, about: str, how):
+    """A copy of a run table with the column ``about`` (``attr:column`` for
+    one of ``table.attrs[attr]``) perturbed by ``how``."""
+    t = table.copy()
+    t.attrs = copy.deepcopy(table.attrs)
+    attr, _, col = about.rpartition(":")
+    frame = t.attrs[attr] if attr else t
+    frame[col] = how(frame[col].astype(float))
+    return t
+
+
+@pytest.mark.parametrize("name", list(PAPERS))
+def test_every_agreement_can_fail(tables, name):
+    # An "agrees" must be able to miss: each claim names the run-table
+    # column it reads (`about`), and perturbing that column moves its
+    # verdict; a claim that reads no such column says why ("fixed: ...").
+    # A claim that holds by construction is a check, never an agreement.
+    mod = reproduce.get(name)
+    table = tables[name]
+    claims = mod.claims(table)
+    agrees = claims[claims["verdict"] == "agrees"]
+    assert len(agrees) >= 1
+    stuck = []
+    for _, row in agrees.iterrows():
+        about = row["about"]
+        assert about, f"{row['claim']}: names no column it reads"
+        if about.startswith("fixed: "):
+            assert len(about) > 20, row["claim"]
+            continue
+        moved = False
+        for how in PERTURB:
+            c = mod.claims(_perturbed(table, about, how)).set_index("claim")
+            if c.loc[row["claim"], "verdict"] != "agrees":
+                moved = True
+                break
+        if not moved:
+            stuck.append((row["claim"], about))
+    assert stuck == []
+
+
+@pytest.mark.parametrize("name", list(PAPERS))
+def test_every_pass_mark_states_its_source(tables, name):
+    # A comparator's mark (a tolerance, a bound, a decision made elsewhere)
+    # says where it comes from; a check has none to state.
+    c = reproduce.get(name).claims(tables[name])
+    compared = c[c["verdict"] != "check"]
+    assert (compared["tolerance_source"].str.len() > 10).all(), compared[
+        compared["tolerance_source"].str.len() <= 10
+    ]["claim"].tolist()
+    # An explained difference names the run behind it.
+    explained = c[c["verdict"] == "differs, explained"]
+    assert (explained["explained_by"].str.contains(" meets ")).all(), explained
 
 
 @pytest.mark.parametrize("name", list(PAPERS))

@@ -20,7 +20,16 @@ from matplotlib.lines import Line2D
 import bufsim
 import bufsim.models as m
 from bufsim.plot import ENGINE_COLORS, figure
-from bufsim.reproduce import Claims, Finding, Prose, prose, simulate, simulate_each, variant
+from bufsim.reproduce import (
+    Claims,
+    Explanation,
+    Finding,
+    Prose,
+    prose,
+    simulate,
+    simulate_each,
+    variant,
+)
 
 BASE: dict[str, Any] = {
     "name": "avrachenkov2006",
@@ -538,6 +547,10 @@ RATIO_TOL = "the ratio of two B0 values each known to one grid step: 0.15"
 TUNED = (
     f"flows[].jitter = {JITTER}, picked from a 40-400 us scan as the value giving the paper's B0"
 )
+#: The counterfactual run of the B0 claims: Limited Transmit, which ns-2
+#: sends by default and the rfc profile leaves out (:data:`NS2_LIMITED_TRANSMIT`).
+LT_RUN = "the same flows with Limited Transmit, ns-2's default (singledup_)"
+ACCESS_RUN = prose("the same flows behind the paper's {acc:g} Mbps access links", acc=ACCESS_MBPS)
 
 
 def _between_access(s: pd.DataFrame, n: int) -> bool:
@@ -604,7 +617,12 @@ def _claims_rate_at_zero(c: Claims, s: pd.DataFrame) -> None:
                 where="between" if between else "outside",
             ),
             source=RATE_TOL,
-            explained=between,
+            # The cause named: the paper's access links, which space each
+            # sender's packets; the run with them must meet ns-2's rate.
+            explained_by=Explanation.near(
+                ACCESS_RUN, r["access_links_rate_B1_mbps"], PAPER[n][0], 3.0, RATE_TOL
+            ),
+            about="packet",
         )
 
 
@@ -769,7 +787,10 @@ def _claims_b0(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> None:
                 "with every flow cutting at once (`X = 1`) gives {fluid:.0f}",
                 t=TARGET,
                 sync=r["packet_sync_at_B0"],
-                rtt=_row(table, "deterministic", n, int(b))["packet_sync_rtt"],
+                # No B0 where no buffer reaches the target.
+                rtt=_row(table, "deterministic", n, int(b))["packet_sync_rtt"]
+                if b == b
+                else math.nan,
                 to=r["packet_timeouts_at_B0"],
                 fields=_fields_text(s, n),
                 p3=_b0_text(r["ns3_profile_B0"]),
@@ -788,7 +809,10 @@ def _claims_b0(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> None:
                 fluid=r["fluid_B0"],
             ),
             source=GRID_STEP,
-            explained=bool(r["packet_sync_at_B0"] >= SYNCHRONIZED),
+            explained_by=Explanation.near(
+                LT_RUN, r["limited_transmit_B0"], PAPER[n][1], 10, GRID_STEP
+            ),
+            about="packet",
         )
         c.near(
             f"B0, N = {n}, {JITTER} jitter",
@@ -802,6 +826,7 @@ def _claims_b0(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> None:
             ),
             source=GRID_STEP,
             tuned=TUNED,
+            about="packet",
         )
     others = ", ".join(
         f"{k.replace('_', ' ')} {_b0_text(s.loc[5, f'{k}_B0'])}/{_b0_text(s.loc[20, f'{k}_B0'])}"
@@ -820,7 +845,6 @@ def _claims_b0(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> None:
             for k in [f"{k}{e}" for k in NS3_SETTINGS for e in ("", "_packet")]
         )
     paper = PAPER[20][1] / PAPER[5][1]
-    synchronized = bool(s.loc[list(PAPER), "packet_sync_at_B0"].min() >= SYNCHRONIZED)
     for name, col, tuned in (
         ("deterministic", "packet_B0", ""),
         (f"{JITTER} jitter", "jitter_B0", TUNED),
@@ -860,7 +884,14 @@ def _claims_b0(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> None:
             why,
             source=RATIO_TOL,
             tuned=tuned,
-            explained=synchronized and not tuned,
+            explained_by=Explanation.near(
+                LT_RUN,
+                s.loc[20, "limited_transmit_B0"] / s.loc[5, "limited_transmit_B0"],
+                paper,
+                0.15,
+                RATIO_TOL,
+            ),
+            about="packet",
         )
 
 
@@ -914,6 +945,8 @@ def _claims_synchronization(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> 
             b=100,
             mark=0.95,
         ),
+        source="the paper's 'will be synchronized', with no number: 95% of flows per episode",
+        about="packet_sync",
     )
     b0s = [float(s.loc[n, "packet_B0"]) for n in s.index]
     worst = max(abs(b - BDP_PKTS) for b in b0s) / BDP_PKTS
@@ -948,7 +981,14 @@ def _claims_synchronization(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> 
             pns=" and ".join(str(n) for n in PAPER),
             ns3=_ns3_text(table, s),
         ),
-        explained=bool(s["packet_sync_at_B0"].min() >= SYNCHRONIZED),
+        source="the paper's 'do not confirm that they need the BDP': 20% away from it",
+        explained_by=Explanation.at_least(
+            LT_RUN,
+            max(abs(float(s.loc[n, "limited_transmit_B0"]) - BDP_PKTS) for n in PAPER) / BDP_PKTS,
+            0.2,
+            "the claim's own mark",
+        ),
+        about="packet",
     )
 
 
@@ -975,7 +1015,9 @@ def _claims_figure8(c: Claims, s: pd.DataFrame) -> None:
             e5=err.loc[5, "theorem1"],
             det=", ".join(f"{v:.2f} (N = {n})" for n, v in det.items()),
         ),
+        source="the paper's 'falls quickly with N': its error at N = 20 below N = 5's",
         tuned=TUNED,
+        about="packet",
     )
     if 1 in s.index:
         c.at_most(
@@ -991,6 +1033,8 @@ def _claims_figure8(c: Claims, s: pd.DataFrame) -> None:
                 t1=s.loc[1, "eq12_B0"],
                 mark=0.15,
             ),
+            source="the paper's 'appropriate', with no number: within 15% of B0",
+            about="packet",
         )
 
 
@@ -1006,11 +1050,13 @@ def _claims_figure7(c: Claims, table: pd.DataFrame) -> None:
             b = g["buffer_pkts"].to_numpy()
             worst = (float(falls[k]), n, b[k], b[k + 1])
     full = bool((det[det["n"].isin(list(PAPER))].groupby("n")["packet"].max() >= TARGET).all())
-    c.add(
+    # More queue, more rate holds of any work-conserving link whose windows
+    # only grow with the buffer: the rank correlation can hardly fail, so it
+    # checks the runs, not the paper's Pareto set (Theorem 1's points).
+    c.check(
         "figure 7: the Pareto set",
         "its qualitative shape agrees with the model: more mean queue, more rate, up to the capacity",
         min(rho),
-        min(rho) >= 0.9 and full,
         prose(
             "Spearman rank correlation of the deterministic packet points' rate with their mean "
             "queue (N = {n5}: {r5:.3f}, N = {n20}: {r20:.3f}; >= {mark} needed, and both reach "
