@@ -258,7 +258,7 @@ QUICK_VERDICTS = {
     "1 flow, 20 packets": "agrees",
     "1 flow, 625 packets": "agrees",
     "1 flow, 1 packet, no background": "differs, unexplained",
-    "1 flow, 20 packets, no background": "differs, unexplained",
+    "1 flow, 20 packets, no background": "differs, explained",
     "1, 2, 4 flows, 20 packets": "agrees",
     "2 flows, 20 packets: synchronization (fig. 5)": "agrees",
     "2, 4 flows, 20 packets: fairness (fig. 5)": "agrees",
@@ -272,6 +272,31 @@ QUICK_VERDICTS = {
     "V.B, 4 HSTCP flows, 625 packets, FQ (fig. 7 right)": "differs, explained",
     "V.B, 4 HSTCP flows: synchronization": "differs, unexplained",
 }
+
+
+def test_ns2_gives_the_same_window_alone_but_the_paper_s_hstcp_lead(quick_table):
+    # The paper's own simulator on the same cases (ns-2.35, 120 s): one
+    # NewReno flow alone at 20 packets reads 0.700 over the whole window,
+    # as the packet engine's 0.702 (the paper: around 0.80), so that
+    # difference is the setup's, explained by the run. The FIFO mix is
+    # not: ns-2's HSTCP takes 0.730 of the goodput over the six seeds
+    # (0.59-0.82), the paper's "unable to compete", where the packet engine
+    # gives 0.553; and ns-2's NewReno at 20 packets with background takes
+    # 0.488 of the residual against the packet engine's 0.398.
+    from bufsim import ns2
+
+    if not ns2.available():
+        pytest.skip("ns-2 is not installed")
+    table = quick_table("auge2006")
+    runs = auge2006.ns2_runs(table)
+    assert runs["alone_20"] == pytest.approx(0.70, abs=0.01)
+    assert sum(runs["mix_shares"]) / len(runs["mix_shares"]) > 0.7
+    assert runs["hs1_residual"] == pytest.approx(0.389, abs=0.02)
+    c = auge2006.claims(table).set_index("claim")
+    alone = c.loc["1 flow, 20 packets, no background"]
+    assert alone["verdict"] == "differs, explained" and alone["explained_by"].startswith("ns-2.35")
+    mix = c.loc["V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)"]
+    assert mix["verdict"] == "differs, unexplained" and " misses " in mix["explained_by"]
 
 
 def test_auge_verdicts(quick_table):
