@@ -66,6 +66,18 @@ def test_no_explanation_is_a_literal():
     # The pattern finds the forms it is for.
     for line in ("explained=True,", 'kw["explained"] = True', "explained = True"):
         assert literal.search(line), line
+    # Nor an Explanation whose run's value is typed in: a number literal as
+    # its value (the argument after the run's name).
+    typed = re.compile(
+        r"Explanation(?:\.\w+)?\(\s*(?:\w+|\"[^\"]*\"|prose\([^)]*\)),\s*-?[\d.]+\s*,"
+    )
+    fakes = [
+        str(path.relative_to(root))
+        for path in sorted(root.rglob("*.py"))
+        if typed.search(path.read_text())
+    ]
+    assert fakes == []
+    assert typed.search('Explanation.at_least(\n    "delayed ACKs", 0.93, 0.9, "s")')
 
 
 #: Perturbations of a run-table column: scaled, its rows reversed, or every
