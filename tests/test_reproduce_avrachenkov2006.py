@@ -269,9 +269,9 @@ QUICK_VERDICTS = {
     "rate at B = 0, N = 20": "differs, unexplained",
     "B0, N = 5": "differs, explained",
     "B0, N = 5, 200us jitter": "agrees after tuning",
-    "B0, N = 20": "differs, unexplained",
+    "B0, N = 20": "differs, explained",
     "B0, N = 20, 200us jitter": "agrees after tuning",
-    "B0 falls from N = 5 to 20, deterministic": "differs, unexplained",
+    "B0 falls from N = 5 to 20, deterministic": "differs, explained",
     "B0 falls from N = 5 to 20, 200us jitter": "agrees after tuning",
     "synchronization": "agrees",
     "synchronized flows need less than the BDP": "differs, explained",
@@ -291,6 +291,24 @@ def test_avrachenkov_verdicts(avrachenkov_quick_table):
     # The tuned claims name the jitter and how it was chosen.
     tuned = c[c["verdict"] == "agrees after tuning"]
     assert tuned["tuning"].str.contains("flows\\[\\].jitter = 200us, picked from").all()
+
+
+def test_ns2_gives_the_packet_engines_b0_not_the_papers(avrachenkov_quick_table):
+    # ns-2.35 on the same deterministic flows (no jitter, an ACK per
+    # segment), the same bisection (quick: 40 s runs): B0 = 140 packets at
+    # N = 5 and 130 at N = 20, within a grid step of the packet engine's 140
+    # and 140 and far from the paper's 120 and 70. The paper's simulator
+    # gives the same difference, so it is explained by that run; the
+    # paper's fall with N rests on something it does not state.
+    if not avrachenkov2006.ns2_available():
+        pytest.skip("ns-2 is not installed")
+    s = avrachenkov2006.summary(avrachenkov_quick_table).set_index("n")
+    assert s.loc[5, "ns2_B0"] == pytest.approx(140, abs=10)
+    assert s.loc[20, "ns2_B0"] == pytest.approx(130, abs=10)
+    c = avrachenkov2006.claims(avrachenkov_quick_table).set_index("claim")
+    for claim in ("B0, N = 5", "B0, N = 20", "B0 falls from N = 5 to 20, deterministic"):
+        assert c.loc[claim, "verdict"] == "differs, explained", claim
+        assert c.loc[claim, "explained_by"].startswith("ns-2.35"), claim
 
 
 def test_avrachenkov_claims_and_report(avrachenkov):
