@@ -345,5 +345,10 @@ def test_avrachenkov_cli_prints_the_claims(avrachenkov_quick_table, monkeypatch,
     assert "64.4 Mbps from ns-2" in res.output and "120 packets from ns-2" in res.output
     assert "differs, explained" in res.output and "agrees after tuning" in res.output
     assert "Verdicts per paper" in res.output
+    # The tuned claims are counted as one tuning, and an explained
+    # difference names its run.
+    flat = " ".join(res.output.split())
+    assert "avrachenkov2006: 4 claims rest on 1 tuned parameter: flows[].jitter = 200us" in flat
+    assert "Run: ns-2.35, the paper's simulator" in flat
     claims = pd.read_csv(tmp_path / "avrachenkov2006-quick-claims.csv")
     assert len(claims) == len(avrachenkov2006.claims(avrachenkov_quick_table))
