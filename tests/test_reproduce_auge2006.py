@@ -123,7 +123,9 @@ def test_hstcp_leads_newreno_under_fifo_as_loss_per_window_increase_predicts(bot
     assert dr_hs > 2.5 * dr_nr
     c = auge2006.claims(both[0]).set_index("claim")
     row = c.loc["V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)"]
-    # The reason is measured but no run with its cause changed shows it.
+    # The reason is measured but no run shows it: ns-2, the paper's
+    # simulator, gives the paper's lead on the same seeds instead
+    # (test_ns2_gives_the_same_window_alone_but_the_paper_s_hstcp_lead).
     assert row["verdict"] == "differs, unexplained" and "background" in row["why"]
 
 

@@ -634,9 +634,11 @@ class Claims:
             run's whole congestion cycles (same unit).
         about : str, optional
             The run table's column ``value`` is read from (``name`` or
-            ``attr:name`` for a column of ``table.attrs[attr]``): a test
-            perturbs it and sees the verdict move. A claim that reads no
-            such column says why in ``about`` prefixed ``"fixed: "``.
+            ``attr:name`` for a column of ``table.attrs[attr]``;
+            ``flows:name`` for a column of the per-flow tables a module's
+            ``case_flows`` returns): a test perturbs it and sees the verdict
+            move. A claim that reads no such column says why in ``about``
+            prefixed ``"fixed: "``.
 
         Raises
         ------

@@ -537,8 +537,9 @@ def _variant(table: pd.DataFrame, traffic: str, name: str, b: int, col: str) -> 
 LOSS_SOURCE = "one percentage point beyond the range the paper's text gives"
 FRACTION_SOURCE = "the paper reads fractions off CDFs it does not print: 0.1"
 ALMOST_SOURCE = "'almost' read as within 3 points"
-#: The per-flow claims read the base runs' flow tables, not a run-table column.
-FLOWS = "fixed: read from the base runs' per-flow tables (case_flows), not a run-table column"
+#: The per-flow claims read a column of the base runs' flow tables
+#: (:func:`case_flows`): ``about="flows:<column>"``, which a test perturbs
+#: through ``case_flows``.
 DELAYED_ACK_RUN = "the same case with delayed ACKs, which the paper leaves unstated"
 RTO_RUN = prose("the same case with ns-2's {rto:g} s minimum RTO", rto=0.2)
 
@@ -864,7 +865,7 @@ def _flow_claims(c: Claims, table: pd.DataFrame) -> None:
             q=queue_ms,
         ),
         source=FRACTION_SOURCE,
-        about=FLOWS,
+        about="flows:throughput_bps",
     )
     mice = {b: _finished(f[("persistent", b)], False) for b in BUFFERS}
     better = _quantile_better(mice[18]["throughput_bps"], mice[500]["throughput_bps"])
@@ -907,7 +908,7 @@ def _flow_claims(c: Claims, table: pd.DataFrame) -> None:
             h500=mq[(500, 0.9)],
         ),
         source="the paper's 'about' for a fraction read off a CDF: 0.15",
-        about=FLOWS,
+        about="flows:throughput_bps",
     )
     mean_mouse = (3 + 25) / 2
     for b in BUFFERS:
@@ -937,7 +938,7 @@ def _flow_claims(c: Claims, table: pd.DataFrame) -> None:
             tolerance=0.05,
             source="five points beyond the paper's range",
             mark=lo - 0.05 if nl < lo else hi + 0.05,
-            about=FLOWS,
+            about="flows:drops",
         )
     spread = {
         b: pl[b]["throughput_bps"].quantile(0.9) / pl[b]["throughput_bps"].quantile(0.1)
@@ -977,7 +978,7 @@ def _flow_claims(c: Claims, table: pd.DataFrame) -> None:
             l500=loss[500],
         ),
         source="the paper's wording, 'considerably lower', with no number: read as below 0.8",
-        about=FLOWS,
+        about="flows:throughput_bps",
     )
     closed = {b: f[("closed", b)].attrs["summary"] for b in BUFFERS}
     for cls, large, side, other in (("large", True, 500, 18), ("small", False, 18, 500)):
@@ -1006,7 +1007,7 @@ def _flow_claims(c: Claims, table: pd.DataFrame) -> None:
             ),
             source="the paper's 'most': more than half of the CDF's levels",
             mark=0.5,
-            about=FLOWS,
+            about="flows:throughput_bps",
         )
     _open_claims(c, f, table)
 
@@ -1141,7 +1142,7 @@ def _open_claims(c: Claims, f: dict[tuple[str, int], pd.DataFrame], table: pd.Da
             q=f[("open", 500)].attrs["summary"]["mean_queue_pkts"] * 1500 * 8 / 50e3,
         ),
         source="the paper's wording, 'much higher', with no number: read as 1.5x",
-        about=FLOWS,
+        about="flows:throughput_bps",
     )
     ok = large[500][large[500]["drops"] == 0]
     lossless = ok["throughput_Bps"]
@@ -1181,7 +1182,7 @@ def _open_claims(c: Claims, f: dict[tuple[str, int], pd.DataFrame], table: pd.Da
             0.5 * paper,
             why,
             source="the paper's 'about' for a median it does not plot: half of it",
-            about=FLOWS,
+            about="flows:throughput_Bps",
         )
     nl = {b: float((large[b]["drops"] == 0).mean()) for b in BUFFERS}
     c.near(
@@ -1197,7 +1198,7 @@ def _open_claims(c: Claims, f: dict[tuple[str, int], pd.DataFrame], table: pd.Da
             n=large[500]["sent_pkts"].median(),
         ),
         source=FRACTION_SOURCE,
-        about=FLOWS,
+        about="flows:drops",
     )
     c.at_most(
         "figure 7: open loop, large flows, B = 18",
@@ -1213,7 +1214,7 @@ def _open_claims(c: Claims, f: dict[tuple[str, int], pd.DataFrame], table: pd.Da
             n=large[18]["sent_pkts"].median(),
         ),
         source="the paper's 'most': more than half",
-        about=FLOWS,
+        about="flows:drops",
     )
 
 
