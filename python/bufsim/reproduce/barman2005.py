@@ -617,9 +617,8 @@ def _loss_claims(c: Claims, t: pd.DataFrame) -> None:
         ared = (
             Explanation.at_most(
                 prose(
-                    "{run}: the largest `|log10(loss / {r:.0e})|` over `10-40%`",
+                    "{run}: the largest `|log10(loss / the paper's rate)|` over `10-40%`",
                     run=ARED_RUN,
-                    r=RED_LOSS,
                 ),
                 np.abs(
                     np.log10(big["red_ared_packet_drop_rate"].to_numpy(dtype=float) / RED_LOSS)
