@@ -31,6 +31,8 @@ def main() -> None:
             reproduce.save(name, table, quick=False)
         claims = reproduce.get(name).claims(table)
         verdicts[name] = dict(zip(claims["claim"], claims["verdict"]))
+        if line := reproduce.tunings_line(claims):
+            print(f"{name}: {line}")
     reproduce.FULL_VERDICTS.write_text(json.dumps({"verdicts": verdicts}, indent=1) + "\n")
     print(f"written {reproduce.FULL_VERDICTS}")
     print("| paper | " + " | ".join(reproduce.VERDICTS) + " |")

@@ -8,8 +8,12 @@ in `make bench`.
 
 from __future__ import annotations
 
+import copy
+import importlib
 import json
 import re
+import warnings
+from pathlib import Path
 
 import pytest
 from bufsim import report, reproduce
@@ -31,8 +35,8 @@ def tables(request, quick_table):
 @pytest.mark.parametrize("name", list(PAPERS))
 def test_every_claim_has_a_category_that_fits_it(tables, name):
     # A claim with a tolerance says where it comes from; one met after
-    # tuning names the parameter; one that differs "explained" states the
-    # reason; a check is counted apart. Names are unique, so a claim can be
+    # tuning names the parameter; one that differs "explained" names the run
+    # that shows its cause; a check is counted apart. Names are unique, so a claim can be
     # followed from quick to full.
     c = reproduce.get(name).claims(tables[name])
     assert set(c["verdict"]) <= set(VERDICTS), set(c["verdict"]) - set(VERDICTS)
@@ -44,6 +48,143 @@ def test_every_claim_has_a_category_that_fits_it(tables, name):
     assert (c.loc[c["verdict"] == "agrees", "tuning"] == "").all()
     assert (c["why"].str.len() > 20).all(), c[c["why"].str.len() <= 20]
     assert (c["verdict"] == "agrees").sum() >= 1
+
+
+def test_no_explanation_is_a_literal():
+    # "differs, explained" is computed from a run of the same reproduction
+    # (bufsim.reproduce.Explanation); a flag typed in decides before the run.
+    root = Path(reproduce.__file__).parents[1]
+    literal = re.compile(
+        r"explained\w*\s*[=:]\s*(True|1)\b|\[[\"']explained\w*[\"']\]\s*=\s*True|"
+        r"\*\*\{[\"']explained\w*[\"']\s*:|verdict\w*\s*=\s*[\"']differs, explained"
+    )
+    found = [
+        f"{path.relative_to(root)}:{i}: {line.strip()}"
+        for path in sorted(root.rglob("*.py"))
+        for i, line in enumerate(path.read_text().splitlines(), 1)
+        if literal.search(line)
+    ]
+    assert found == []
+    # The pattern finds the forms it is for.
+    for line in ("explained=True,", 'kw["explained"] = True', "explained = True"):
+        assert literal.search(line), line
+    # Nor an Explanation whose run's value is typed in: a number literal as
+    # its value (the argument after the run's name).
+    typed = re.compile(
+        r"Explanation(?:\.\w+)?\(\s*(?:\w+|\"[^\"]*\"|prose\([^)]*\)),\s*-?[\d.]+\s*,"
+    )
+    fakes = [
+        str(path.relative_to(root))
+        for path in sorted(root.rglob("*.py"))
+        if typed.search(path.read_text())
+    ]
+    assert fakes == []
+    assert typed.search('Explanation.at_least(\n    "delayed ACKs", 0.93, 0.9, "s")')
+
+
+#: Perturbations of a run-table column: zeroed, scaled, its rows reversed,
+#: or every row set to the column's mean (an ordering or a ratio moves under
+#: these).
+PERTURB = (
+    lambda v: v * 0,
+    lambda v: v * 0.01,
+    lambda v: v * 0.5,
+    lambda v: v * 1.5,
+    lambda v: v * 100.0,
+    lambda v: v[::-1].to_numpy(),
+    lambda v: v * 0 + v.mean(),
+)
+
+
+def _perturbed(table, about: str, how):
+    """A copy of a run table with the column ``about`` (``attr:column`` for
+    one of ``table.attrs[attr]``) perturbed by ``how``."""
+    t = table.copy()
+    t.attrs = copy.deepcopy(table.attrs)
+    attr, _, col = about.rpartition(":")
+    frame = t.attrs[attr] if attr else t
+    frame[col] = how(frame[col].astype(float))
+    return t
+
+
+def _perturbed_flows(mod, col: str, how, buffer_pkts: int | None):
+    """``mod.case_flows`` with the column ``col`` of the per-flow tables it
+    returns at ``buffer_pkts`` (every buffer if None) perturbed by ``how``
+    (the per-flow claims' input, which compare one buffer with another)."""
+    original = mod.case_flows
+
+    def case_flows(traffic, buffer, *args, **kw):
+        f = original(traffic, buffer, *args, **kw)
+        if buffer_pkts is not None and buffer != buffer_pkts:
+            return f
+        out = f.copy()
+        out.attrs = dict(f.attrs)
+        out[col] = how(f[col].astype(float))
+        return out
+
+    return case_flows
+
+
+@pytest.mark.parametrize("name", list(PAPERS))
+def test_every_agreement_can_fail(tables, name, monkeypatch):
+    # An "agrees" must be able to miss: each claim names the run-table
+    # column it reads (`about`), and perturbing that column moves its
+    # verdict; a claim that reads no such column says why ("fixed: ...").
+    # A claim that holds by construction is a check, never an agreement.
+    mod = reproduce.get(name)
+    mod_py = importlib.import_module(f"bufsim.reproduce.{name}")
+    table = tables[name]
+    claims = mod.claims(table)
+    agrees = claims[claims["verdict"] == "agrees"]
+    assert len(agrees) >= 1
+    stuck = []
+    for _, row in agrees.iterrows():
+        about = row["about"]
+        assert about, f"{row['claim']}: names no column it reads"
+        if about.startswith("fixed: "):
+            assert len(about) > 20, row["claim"]
+            continue
+        moved = False
+        for how in PERTURB:
+            # A perturbed run may divide by zero (a zeroed column): the
+            # verdict, not the warning, is what counts here.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for buffer_pkts in (None, *getattr(mod_py, "BUFFERS", ())):
+                try:
+                    if about.startswith("flows:"):
+                        flows = _perturbed_flows(mod_py, about[6:], how, buffer_pkts)
+                        with monkeypatch.context() as m:
+                            m.setattr(mod_py, "case_flows", flows)
+                            c = mod.claims(table).set_index("claim")
+                    elif buffer_pkts is None:
+                        c = mod.claims(_perturbed(table, about, how)).set_index("claim")
+                    else:
+                        continue
+                except ZeroDivisionError:
+                    # A zeroed column some claim divides by: no evidence.
+                    continue
+                if c.loc[row["claim"], "verdict"] != "agrees":
+                    moved = True
+                    break
+            if moved:
+                break
+        if not moved:
+            stuck.append((row["claim"], about))
+    assert stuck == []
+
+
+@pytest.mark.parametrize("name", list(PAPERS))
+def test_every_pass_mark_states_its_source(tables, name):
+    # A comparator's mark (a tolerance, a bound, a decision made elsewhere)
+    # says where it comes from; a check has none to state.
+    c = reproduce.get(name).claims(tables[name])
+    compared = c[c["verdict"] != "check"]
+    assert (compared["tolerance_source"].str.len() > 10).all(), compared[
+        compared["tolerance_source"].str.len() <= 10
+    ]["claim"].tolist()
+    # An explained difference names the run behind it.
+    explained = c[c["verdict"] == "differs, explained"]
+    assert (explained["explained_by"].str.contains(" meets ")).all(), explained
 
 
 @pytest.mark.parametrize("name", list(PAPERS))

@@ -123,7 +123,10 @@ def test_hstcp_leads_newreno_under_fifo_as_loss_per_window_increase_predicts(bot
     assert dr_hs > 2.5 * dr_nr
     c = auge2006.claims(both[0]).set_index("claim")
     row = c.loc["V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)"]
-    assert row["verdict"] == "differs, explained" and "background" in row["why"]
+    # The reason is measured but no run shows it: ns-2, the paper's
+    # simulator, gives the paper's lead on the same seeds instead
+    # (test_ns2_gives_the_same_window_alone_but_the_paper_s_hstcp_lead).
+    assert row["verdict"] == "differs, unexplained" and "background" in row["why"]
 
 
 def test_fifo_tcp_drops_are_window_increases():
@@ -179,7 +182,7 @@ def test_hstcp_does_not_beat_newreno_at_20_packets_and_why(both):
     assert hs["residual_share_sack"] == pytest.approx(nr["residual_share_sack"], abs=0.05)
     c = auge2006.claims(both[0]).set_index("claim")
     row = c.loc["V.A, 1 HSTCP flow, 20 packets (fig. 6 left)"]
-    assert row["verdict"] == "differs, explained" and "background bursts" in row["why"]
+    assert row["verdict"] == "differs, unexplained" and "background bursts" in row["why"]
 
 
 def test_fair_queueing_small_buffer_and_background(both):
@@ -200,6 +203,7 @@ def test_fair_queueing_removes_the_hstcp_bias_but_not_ahead_and_why(both):
     # of HSTCP" (HSTCP share within 0.1 of 0.5, from 0.730 and 0.689 under
     # FIFO: the first seed in 120 and 300 s, whose split is a draw, see
     # MIX_SEEDS).
+    # The claims compare the six seeds' means (FQ 0.486, FIFO 0.553 in 120 s).
     # "HSTCP does, however, gain slightly more": bufsim differs (0.48). Why
     # (measured): drop from the longest queue hits HSTCP's queue and its
     # NewReno-style recovery times out more often than NewReno's; with SACK
@@ -241,41 +245,70 @@ def test_fair_queueing_counters_chaotic_windows_only_with_sack_and_why(both):
     assert q["timeouts_sack"] <= q["timeouts"] / 5
     assert f["tcp_events"] < 0.5 * f["events"]
     assert f["sync_tcp"] < q["sync_tcp"]
+    # The chaos claim is explained by a run: SACK, the cause (NewReno-style
+    # recovery's timeouts under FQ) removed, meets the paper's 1.5x. The
+    # synchronization claim has no such run.
     c = auge2006.claims(both[0]).set_index("claim")
-    for claim in (
-        "V.B, 4 HSTCP flows, 625 packets, FQ (fig. 7 right)",
-        "V.B, 4 HSTCP flows: synchronization",
-    ):
-        assert c.loc[claim, "verdict"] == "differs, explained"
-        assert "background" in c.loc[claim, "why"]
+    chaos = c.loc["V.B, 4 HSTCP flows, 625 packets, FQ (fig. 7 right)"]
+    assert chaos["verdict"] == "differs, explained" and "SACK" in chaos["explained_by"]
+    sync = c.loc["V.B, 4 HSTCP flows: synchronization"]
+    assert sync["verdict"] == "differs, unexplained" and "background" in sync["why"]
 
 
 #: Every claim's verdict on the quick table: a claim that moves category fails.
 QUICK_VERDICTS = {
     "1 flow, 20 packets": "agrees",
     "1 flow, 625 packets": "agrees",
-    "1 flow, 1 packet, no background": "agrees",
-    "1 flow, 20 packets, no background": "agrees",
+    "1 flow, 1 packet, no background": "differs, unexplained",
+    "1 flow, 20 packets, no background": "differs, explained",
     "1, 2, 4 flows, 20 packets": "agrees",
     "2 flows, 20 packets: synchronization (fig. 5)": "agrees",
     "2, 4 flows, 20 packets: fairness (fig. 5)": "agrees",
-    "V.A, 1 HSTCP flow, 20 packets (fig. 6 left)": "differs, explained",
-    "V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)": "differs, explained",
-    "V.A, 4 HSTCP flows, 625 packets, FIFO (fig. 6 right)": "agrees",
+    "V.A, 1 HSTCP flow, 20 packets (fig. 6 left)": "differs, unexplained",
+    "V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)": "differs, unexplained",
+    "V.A, 4 HSTCP flows, 625 packets, FIFO (fig. 6 right)": "check",
     "V.B, 1 NewReno flow, 20 packets, FQ (fig. 7 left)": "agrees",
     "V.B, background under FQ": "check",
     "V.B, HSTCP + NewReno, 625 packets, FQ (fig. 7 middle): bias": "agrees",
-    "V.B, HSTCP + NewReno, 625 packets, FQ (fig. 7 middle): HSTCP ahead": "differs, explained",
+    "V.B, HSTCP + NewReno, 625 packets, FQ (fig. 7 middle): HSTCP ahead": "differs, unexplained",
     "V.B, 4 HSTCP flows, 625 packets, FQ (fig. 7 right)": "differs, explained",
-    "V.B, 4 HSTCP flows: synchronization": "differs, explained",
+    "V.B, 4 HSTCP flows: synchronization": "differs, unexplained",
 }
+
+
+def test_ns2_gives_the_same_window_alone_but_the_paper_s_hstcp_lead(quick_table):
+    # The paper's own simulator on the same cases (ns-2.35, 120 s): one
+    # NewReno flow alone at 20 packets reads 0.700 over the whole window,
+    # as the packet engine's 0.702 (the paper: around 0.80), so that
+    # difference is the setup's, explained by the run. The FIFO mix is
+    # not: ns-2's HSTCP takes 0.730 of the goodput over the six seeds
+    # (0.59-0.82), the paper's "unable to compete", where the packet engine
+    # gives 0.553; and ns-2's NewReno at 20 packets with background takes
+    # 0.488 of the residual against the packet engine's 0.398.
+    from bufsim import ns2
+
+    if not ns2.available():
+        pytest.skip("ns-2 is not installed")
+    table = quick_table("auge2006")
+    runs = auge2006.ns2_runs(table)
+    assert runs["alone_20"] == pytest.approx(0.70, abs=0.01)
+    assert sum(runs["mix_shares"]) / len(runs["mix_shares"]) > 0.7
+    assert runs["hs1_residual"] == pytest.approx(0.389, abs=0.02)
+    c = auge2006.claims(table).set_index("claim")
+    alone = c.loc["1 flow, 20 packets, no background"]
+    assert alone["verdict"] == "differs, explained" and alone["explained_by"].startswith("ns-2.35")
+    mix = c.loc["V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)"]
+    assert mix["verdict"] == "differs, unexplained" and " misses " in mix["explained_by"]
 
 
 def test_auge_verdicts(quick_table):
     # The FIFO mix's mean share (0.553) is below the 0.7 mark by more than
     # its six-seed interval (0.144): it differs, for the measured reason of
     # test_hstcp_leads_newreno_under_fifo_as_loss_per_window_increase_predicts.
-    # The lossless background under FQ is by construction (1024 queues): a check.
+    # The lossless background under FQ is by construction (1024 queues): a
+    # check; so is four flows' "ascendancy" (some two lead in turn). One
+    # flow without background is compared over the paper's whole window
+    # (0.695 and 0.702 in 120 s), not over its whole congestion cycles.
     c = auge2006.claims(quick_table("auge2006"))
     assert dict(zip(c["claim"], c["verdict"])) == QUICK_VERDICTS
     mix = c.set_index("claim").loc["V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)"]
@@ -290,7 +323,7 @@ def test_report_draws_the_papers_figures(both, tmp_path):
     figs = ("fig3_buffers", "fig4_arrivals", "fig5_flows", "fig6_hstcp_fifo", "fig7_fq")
     for fig in (*figs, "goodput_shares"):
         assert f'id="fig-{fig}"' in page
-    assert page.count('class="text explained"') >= 2
+    assert page.count('class="text explained"') >= 1
     path = tmp_path / "auge2006.html"
     path.write_text(page)
     render_in_chromium(path, tmp_path, "auge2006")

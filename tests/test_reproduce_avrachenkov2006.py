@@ -265,8 +265,8 @@ def test_avrachenkov_collisions_at_one_packet(avrachenkov):
 
 #: Every claim's verdict on the quick table: a claim that moves category fails.
 QUICK_VERDICTS = {
-    "rate at B = 0, N = 5": "differs, explained",
-    "rate at B = 0, N = 20": "differs, explained",
+    "rate at B = 0, N = 5": "differs, unexplained",
+    "rate at B = 0, N = 20": "differs, unexplained",
     "B0, N = 5": "differs, explained",
     "B0, N = 5, 200us jitter": "agrees after tuning",
     "B0, N = 20": "differs, explained",
@@ -281,7 +281,7 @@ QUICK_VERDICTS = {
     "Stanford rule, N = 20": "check",
     "figure 8: Theorem 1's error": "agrees after tuning",
     "figure 8: one connection": "agrees",
-    "figure 7: the Pareto set": "agrees",
+    "figure 7: the Pareto set": "check",
 }
 
 
@@ -291,6 +291,24 @@ def test_avrachenkov_verdicts(avrachenkov_quick_table):
     # The tuned claims name the jitter and how it was chosen.
     tuned = c[c["verdict"] == "agrees after tuning"]
     assert tuned["tuning"].str.contains("flows\\[\\].jitter = 200us, picked from").all()
+
+
+def test_ns2_gives_the_packet_engines_b0_not_the_papers(avrachenkov_quick_table):
+    # ns-2.35 on the same deterministic flows (no jitter, an ACK per
+    # segment), the same bisection (quick: 40 s runs): B0 = 140 packets at
+    # N = 5 and 130 at N = 20, within a grid step of the packet engine's 140
+    # and 140 and far from the paper's 120 and 70. The paper's simulator
+    # gives the same difference, so it is explained by that run; the
+    # paper's fall with N rests on something it does not state.
+    if not avrachenkov2006.ns2_available():
+        pytest.skip("ns-2 is not installed")
+    s = avrachenkov2006.summary(avrachenkov_quick_table).set_index("n")
+    assert s.loc[5, "ns2_B0"] == pytest.approx(140, abs=10)
+    assert s.loc[20, "ns2_B0"] == pytest.approx(130, abs=10)
+    c = avrachenkov2006.claims(avrachenkov_quick_table).set_index("claim")
+    for claim in ("B0, N = 5", "B0, N = 20", "B0 falls from N = 5 to 20, deterministic"):
+        assert c.loc[claim, "verdict"] == "differs, explained", claim
+        assert c.loc[claim, "explained_by"].startswith("ns-2.35"), claim
 
 
 def test_avrachenkov_claims_and_report(avrachenkov):
@@ -327,5 +345,10 @@ def test_avrachenkov_cli_prints_the_claims(avrachenkov_quick_table, monkeypatch,
     assert "64.4 Mbps from ns-2" in res.output and "120 packets from ns-2" in res.output
     assert "differs, explained" in res.output and "agrees after tuning" in res.output
     assert "Verdicts per paper" in res.output
+    # The tuned claims are counted as one tuning, and an explained
+    # difference names its run.
+    flat = " ".join(res.output.split())
+    assert "avrachenkov2006: 4 claims rest on 1 tuned parameter: flows[].jitter = 200us" in flat
+    assert "Run: ns-2.35, the paper's simulator" in flat
     claims = pd.read_csv(tmp_path / "avrachenkov2006-quick-claims.csv")
     assert len(claims) == len(avrachenkov2006.claims(avrachenkov_quick_table))

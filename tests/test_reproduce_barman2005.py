@@ -51,31 +51,31 @@ def test_barman_small_buffer_collapses_in_the_packet_engine(barman):
 
 #: Every claim's verdict on the quick table: a claim that moves category fails.
 QUICK_VERDICTS = {
-    "10% of BDP, model": "agrees",
+    "10% of BDP, model": "check",
     "10% of BDP, packet": "agrees",
     "10% of BDP, fluid": "agrees",
-    "20% of BDP, model": "agrees",
+    "20% of BDP, model": "check",
     "20% of BDP, packet": "agrees",
     "20% of BDP, fluid": "agrees",
     "2% of BDP, packet": "agrees",
-    "paper 004 figure 5": "agrees",
-    "RED, 10% of BDP, packet (fig. 7)": "differs, explained",
-    "RED, 10% of BDP, fluid (fig. 7)": "differs, explained",
-    "RED, 20% of BDP, packet (fig. 7)": "differs, explained",
-    "RED, 20% of BDP, fluid (fig. 7)": "differs, explained",
-    "RED loss rate, packet, buffer >= 10%": "differs, explained",
-    "RED loss rate, model, buffer >= 10%": "agrees",
-    "drop-tail loss rate, packet, buffer >= 10%": "differs, explained",
-    "2.5 Gbps, 10% of 6250, model (fig. 4)": "agrees",
-    "2.5 Gbps, 10% of 6250, packet (fig. 4)": "differs, explained",
-    "2.5 Gbps, 40% of 6250, packet (fig. 4)": "differs, explained",
-    "RED, 2.5 Gbps, 40% of 6250, packet, w_q 0.002 (fig. 8)": "differs, explained",
-    "RED, 2.5 Gbps, 40% of 6250, packet, Adaptive RED's w_q (fig. 8)": "differs, explained",
-    "RED loss rate, 2.5 Gbps, model": "differs, explained",
-    "RED loss rate, 2.5 Gbps, packet, Adaptive RED's w_q": "differs, explained",
+    "paper 004 figure 5": "check",
+    "RED, 10% of BDP, packet (fig. 7)": "differs, unexplained",
+    "RED, 10% of BDP, fluid (fig. 7)": "differs, unexplained",
+    "RED, 20% of BDP, packet (fig. 7)": "differs, unexplained",
+    "RED, 20% of BDP, fluid (fig. 7)": "differs, unexplained",
+    "RED loss rate, packet, buffer >= 10%": "differs, unexplained",
+    "RED loss rate, model, buffer >= 10%": "check",
+    "drop-tail loss rate, packet, buffer >= 10%": "differs, unexplained",
+    "2.5 Gbps, 10% of 6250, model (fig. 4)": "check",
+    "2.5 Gbps, 10% of 6250, packet (fig. 4)": "differs, unexplained",
+    "2.5 Gbps, 40% of 6250, packet (fig. 4)": "differs, unexplained",
+    "RED, 2.5 Gbps, 40% of 6250, packet, w_q 0.002 (fig. 8)": "differs, unexplained",
+    "RED, 2.5 Gbps, 40% of 6250, packet, Adaptive RED's w_q (fig. 8)": "differs, unexplained",
+    "RED loss rate, 2.5 Gbps, model": "check",
+    "RED loss rate, 2.5 Gbps, packet, Adaptive RED's w_q": "differs, unexplained",
     "two HSTCP flows, under-buffered (fig. 5)": "agrees",
     "two HSTCP flows, over-buffered (fig. 6)": "agrees",
-    "two HSTCP flows, larger buffer (figs. 5-6)": "differs, explained",
+    "two HSTCP flows, larger buffer (figs. 5-6)": "differs, unexplained",
 }
 
 
@@ -86,12 +86,15 @@ def test_barman_verdicts(quick_table):
 
 def test_barman_claims_table_states_every_claim_with_a_verdict(barman, quick):
     # The report's claims table: the paper's statements, each with bufsim's
-    # number and a verdict; the first 8 are section III's (all agree).
+    # number and a verdict; the first 8 are section III's: the packet and
+    # fluid engines agree, the fixed point and paper 004's figure 5 are
+    # checks (the paper's own arithmetic rerun, a property of bufsim).
     c = barman2005.claims(barman.reset_index())
     assert len(c) == (25 if quick else 31)
     assert c["why"].str.len().min() > 20
-    first = c.iloc[:8]
-    assert (first["verdict"] == "agrees").all(), first[first["verdict"] != "agrees"]
+    first = c.iloc[:8].set_index("claim")["verdict"]
+    model = first.index.str.contains("model") | (first.index == "paper 004 figure 5")
+    assert (first[model] == "check").all() and (first[~model] == "agrees").all(), first
     # The report carries them, and paper 004's Figure 5 as a figure.
     from bufsim.report import reproduction_report
 
@@ -148,7 +151,16 @@ def test_barman_red_simulation_sits_below_the_red_fixed_point(barman, quick):
             assert row[f"red_{source}"] < row[source], (frac, source)
     c = barman2005.claims(barman.reset_index()).set_index("claim")
     red = c[c.index.str.contains("fig. 7")]
-    assert len(red) == 4 and (red["verdict"] == "differs, explained").all()
+    assert len(red) == 4 and (red["verdict"] == "differs, unexplained").all()
+    # The runs that test the named causes miss: Adaptive RED's one-second
+    # average (the paper ran Adaptive RED) gives the packet engine 0.77 and
+    # 0.83 at 10% and 20% (quick), the fluid with X = 0.3 under RED 0.87 and
+    # 0.91, against the RED fixed point's 0.988 and 0.994.
+    for frac in (0.1, 0.2):
+        row = barman.loc[frac]
+        assert row["red_model"] - row["red_ared_packet"] > 0.1, frac
+        assert row["red_model"] - row["red_fluid_x0.3"] > 0.05, frac
+    assert red["explained_by"].str.contains(" misses ").all()
     # The report draws Figure 7 (utilization and loss rates under RED).
     from bufsim.report import reproduction_report
 
@@ -167,9 +179,10 @@ def test_barman_loss_rates_against_the_paper(barman):
     assert big["packet_drop_rate"].between(5e-5, 3e-4).all()
     assert big["red_packet_drop_rate"].between(2e-5, 1.5e-4).all()
     c = barman2005.claims(barman.reset_index()).set_index("claim")
-    assert c.loc["drop-tail loss rate, packet, buffer >= 10%", "verdict"] == "differs, explained"
-    assert c.loc["RED loss rate, packet, buffer >= 10%", "verdict"] == "differs, explained"
-    assert c.loc["RED loss rate, model, buffer >= 10%", "verdict"] == "agrees"
+    assert c.loc["drop-tail loss rate, packet, buffer >= 10%", "verdict"] == "differs, unexplained"
+    assert c.loc["RED loss rate, packet, buffer >= 10%", "verdict"] == "differs, unexplained"
+    # The fixed point's own loss is the paper's arithmetic rerun: a check.
+    assert c.loc["RED loss rate, model, buffer >= 10%", "verdict"] == "check"
 
 
 def test_barman_25g_fixed_point_agrees_packet_collapses_at_ten_percent(barman, quick):
@@ -195,8 +208,8 @@ def test_barman_25g_fixed_point_agrees_packet_collapses_at_ten_percent(barman, q
     else:
         assert g.loc[0.4, "packet"] == pytest.approx(0.98, abs=0.02)
         assert c.loc["2.5 Gbps, 40% of 6250, packet (fig. 4)", "verdict"] == "agrees"
-    assert c.loc["2.5 Gbps, 10% of 6250, model (fig. 4)", "verdict"] == "agrees"
-    assert c.loc["2.5 Gbps, 10% of 6250, packet (fig. 4)", "verdict"] == "differs, explained"
+    assert c.loc["2.5 Gbps, 10% of 6250, model (fig. 4)", "verdict"] == "check"
+    assert c.loc["2.5 Gbps, 10% of 6250, packet (fig. 4)", "verdict"] == "differs, unexplained"
     # Section IV on figure 8: "the loss rate is around 10^-6"; the RED fixed
     # point gives 5.8e-6 to 6.0e-6 (log10 0.75 off: differs).
     assert (g["red_model_loss"].between(5e-6, 7e-6)).all()

@@ -152,14 +152,14 @@ QUICK_VERDICTS = {
     "6(c): AIMD at 5% of BDP": "differs, explained",
     "6(a), 6(c): lower X, HSTCP and AIMD": "agrees",
     "6(c): AIMD comparable to HSTCP": "differs, explained",
-    "6(b): CUBIC at 5% of BDP": "differs, explained",
-    "6(c): AIMD above CUBIC": "differs, explained",
+    "6(b): CUBIC at 5% of BDP": "differs, unexplained",
+    "6(c): AIMD above CUBIC": "differs, unexplained",
     "6(b): HSTCP above CUBIC": "agrees",
     "6(b): CUBIC above 20% of BDP": "check",
     "6(d): H-TCP at 5% of BDP": "agrees",
-    "section V: X matters little for CUBIC and H-TCP": "differs, explained",
+    "section V: X matters little for CUBIC and H-TCP": "differs, unexplained",
     "section III: measured from the first congestion event": "check",
-    "fluid calibrated by packet, 5% of BDP": "differs, explained",
+    "fluid calibrated by packet, 5% of BDP": "differs, unexplained",
     "X is a minimum, sync_mean a mean": "check",
     "packet engine's synchronization": "agrees",
 }
@@ -177,9 +177,9 @@ def test_kumar_claims_and_report(kumar_table, tmp_path):
     c = kumar2010.claims(kumar_table).set_index("claim")
     assert c["why"].str.len().min() > 60
     # The orderings the paper reports and bufsim's fluid engine does not:
-    # CUBIC above 90% at 5% for every X, AIMD below CUBIC. The reason is
-    # measured: the laws' synchronized closed forms give the same, and the
-    # paper's figure needs cuts its section III.B does not state.
+    # CUBIC above 90% at 5% for every X, AIMD below CUBIC. The reasons
+    # compare the laws' synchronized closed forms: the paper's figure needs
+    # cuts its section III.B does not state.
     for claim, needle in (
         ("6(c): AIMD at 5% of BDP", "a cut of at most"),
         ("6(b): CUBIC at 5% of BDP", "needs beta below"),
@@ -187,8 +187,16 @@ def test_kumar_claims_and_report(kumar_table, tmp_path):
         ("6(c): AIMD comparable to HSTCP", "one packet per RTT"),
         ("section V: X matters little for CUBIC and H-TCP", "m_k"),
     ):
-        assert c.loc[claim, "verdict"] == "differs, explained", (claim, c.loc[claim].to_dict())
+        assert c.loc[claim, "verdict"].startswith("differs"), (claim, c.loc[claim].to_dict())
         assert needle in c.loc[claim, "why"], claim
+    # The run behind "explained": AIMD with HighSpeed's cut (b = 0.2, a
+    # parameter the paper leaves unstated) is above 90% at every X (quick:
+    # 0.963) and within 0.03 of HSTCP (0.025); it stays below CUBIC at
+    # 5% (by 0.009), so that difference is unexplained.
+    for claim in ("6(c): AIMD at 5% of BDP", "6(c): AIMD comparable to HSTCP"):
+        assert c.loc[claim, "verdict"] == "differs, explained", claim
+        assert "HighSpeed's cut, b = 0.2" in c.loc[claim, "explained_by"], claim
+    assert c.loc["6(c): AIMD above CUBIC", "verdict"] == "differs, unexplained"
     assert c.loc["6(b): CUBIC at 5% of BDP", "bufsim"] > 0.95
     assert c.loc["6(c): AIMD above CUBIC", "bufsim"] < -0.05
     from bufsim.report import reproduction_report
@@ -209,11 +217,7 @@ def test_kumar_claims_and_report(kumar_table, tmp_path):
     text = page.replace("<wbr>", "")
     assert 'id="calibrated"' in text and "fluid_cal" in text
     assert 'id="orderings"' in text and "packet_from_event" in text
-    # Every difference is explained (the full version's AIMD level at
-    # packet level is undecided: test_kumar_orderings_at_packet_level).
     assert page.count('class="text agrees"') >= 3 and 'class="text explained"' in page
-    assert not (c["verdict"] == "differs, unexplained").any()
-    assert 'class="text differs"' not in page
     path = tmp_path / "kumar2010.html"
     path.write_text(page)
     render_in_chromium(path, tmp_path, "kumar2010")
@@ -320,10 +324,12 @@ def test_kumar_calibrated_agrees_only_where_bursts_fit(kumar_table, kumar_cal, q
         assert t.loc[("aimd", f), "packet_events"] == 0
         assert 0.4 < t.loc[("aimd", f), "packet"] < t.loc[("aimd", f), "packet_late"]
     c = kumar2010.claims(kumar_table).set_index("claim")
-    assert c.loc["fluid calibrated by packet, 20% of BDP", "verdict"] == "agrees"
+    # At 20% every curve is within 0.01 of full utilization: the gap cannot
+    # exceed the tolerance, so it is a check, not an agreement.
+    assert c.loc["fluid calibrated by packet, 20% of BDP", "verdict"] == "check"
     for f in ("1%", "5%"):
-        assert c.loc[f"fluid calibrated by packet, {f} of BDP", "verdict"] == "differs, explained"
-    assert c.loc["packet engine's synchronization", "verdict"] == "differs, explained"
+        assert c.loc[f"fluid calibrated by packet, {f} of BDP", "verdict"] == "differs, unexplained"
+    assert c.loc["packet engine's synchronization", "verdict"] == "differs, unexplained"
 
 
 @pytest.fixture(scope="module")
@@ -379,8 +385,13 @@ def test_kumar_orderings_at_packet_level(kumar_table, kumar_order, quick):
         law = kumar2010.aimd_sync_utilization(0.05, aimd["packet_sync"] / 2)
         assert aimd["packet_cycles_utilization"] == pytest.approx(law, abs=0.01), a
         assert aimd["packet_cycles_cycles"] >= 3, a
+    # The fluid's CUBIC difference is explained by the packet engine, which
+    # cuts twice a cycle (0.840 behind access links, below 90%); AIMD's by
+    # the fluid with HighSpeed's cut.
     for claim in claims:
-        assert c.loc[claim, "verdict"] == "differs, explained", claim
+        assert c.loc[claim, "verdict"].startswith("differs"), claim
+    assert c.loc["6(b): CUBIC at 5% of BDP", "verdict"] == "differs, explained"
+    assert "packet engine" in c.loc["6(b): CUBIC at 5% of BDP", "explained_by"]
     packet = c.loc["6(b), 6(c) at packet level, 5% of BDP"]
     assert packet["bufsim"] > 0.05 and packet["verdict"] == "agrees"
     level = c.loc["6(c) at packet level: AIMD above 90% at 5% of BDP"]

@@ -1013,7 +1013,7 @@ def reproduce(
         console.print(listing)
         return
     names = list(rep.PAPERS) if name == "all" else [name]
-    tables, counts = {}, {}
+    tables, counts, tuned = {}, {}, {}
     if scheduler is not None:
         from bufsim.sweep import check_scheduler_address
 
@@ -1046,7 +1046,9 @@ def reproduce(
         show(Text.assemble((key, "bold"), f": {reproduction.what}"), table, out / f"{stem}.csv")
         for sub, (title, frame) in reproduction.tables(table).items():
             show(Text(title, style="bold"), frame, out / f"{stem}-{sub}.csv")
-        counts[key] = _print_claims(reproduction.claims(table), out / f"{stem}-claims.csv")
+        claims = reproduction.claims(table)
+        counts[key] = _print_claims(claims, out / f"{stem}-claims.csv")
+        tuned[key] = rep.tunings_line(claims)
         tables[key] = table
     from bufsim import report
 
@@ -1057,12 +1059,15 @@ def reproduce(
     )
     html_path = out / f"{name}{'-quick' if quick else ''}.html"
     html_path.write_text(page, encoding="utf-8")
-    _print_counts(counts, quick)
+    _print_counts(counts, quick, tuned)
     console.print(f"report written to {html_path}")
 
 
-def _print_counts(counts: dict[str, dict[str, int]], quick: bool) -> None:
-    """Print how many claims of each paper fall in each verdict category."""
+def _print_counts(
+    counts: dict[str, dict[str, int]], quick: bool, tuned: dict[str, str] | None = None
+) -> None:
+    """Print how many claims of each paper fall in each verdict category,
+    then, per paper, the tuned parameters its ``agrees after tuning`` rest on."""
     from bufsim.reproduce import VERDICTS
 
     t = Table(
@@ -1076,6 +1081,9 @@ def _print_counts(counts: dict[str, dict[str, int]], quick: bool) -> None:
     for key, row in counts.items():
         t.add_row(key, *(str(row[v]) for v in VERDICTS))
     console.print(t)
+    for key, line in (tuned or {}).items():
+        if line:
+            console.print(f"{key}: {line}")
 
 
 #: Colour of each verdict in the terminal.
@@ -1107,6 +1115,8 @@ def _print_claims(claims, path: Path) -> dict[str, int]:
             else f"{fmt.number(r['tolerance'])} ({r['tolerance_source']})"
         )
         why = r["why"] + (f" Tuned: {r['tuning']}." if r["tuning"] else "")
+        if r["explained_by"]:
+            why += f" Run: {r['explained_by']}."
         t.add_row(
             str(r["claim"]),
             str(r["paper"]),

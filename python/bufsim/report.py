@@ -656,9 +656,13 @@ def _verdict_section(
             else f"Full-length run{when}."
         ),
         "; ".join(f"**{k}**: {v}" for k, v in counts.items())
-        + ". Only *agrees* counts as reproduced; *check* is a property of bufsim, not a claim "
-        "of the paper; *undecided* lies within one seed (or cycle) interval of its pass mark.",
+        + ". Only *agrees* counts as reproduced; *differs, explained* names the run of this "
+        "reproduction that shows the cause (column *explained_by*); *check* is a property of "
+        "bufsim or the paper's own arithmetic, not a claim of the paper; *undecided* lies within "
+        "one seed (or cycle) interval of its pass mark.",
     ]
+    if line := reproduce.tunings_line(claims):
+        text.append(line + ".")
     other_table = _stored(rep, quick=not quick)
     if other_table is not None:
         other = rep.verdicts(other_table)
@@ -699,14 +703,16 @@ def _reproduction_sections(
     """
     head = f"{rep.name}: " if prefix else ""
     verdicts, claims = _verdict_section(rep, rep.claims(table), table, prefix, head)
-    for col in ("paper", "why"):
+    for col in ("paper", "why", "explained_by"):
         # Code spans hold formulas; the table shows them as plain text.
         claims[col] = claims[col].astype(str).str.replace("`", "", regex=False)
+    # The column a claim reads is for the tests, not the reader.
+    claims = claims.drop(columns="about")
     # Columns no claim of this paper uses (no tolerance, no seed spread, no
-    # tuning) would only narrow the reasons.
+    # tuning, no explaining run) would only narrow the reasons.
     empty = [
         c
-        for c in ("tolerance", "tolerance_source", "spread", "tuning")
+        for c in ("tolerance", "tolerance_source", "spread", "tuning", "explained_by")
         if claims[c].isna().all() or (claims[c].astype(str) == "").all()
     ]
     claims = claims.drop(columns=empty)

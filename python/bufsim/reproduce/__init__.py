@@ -438,17 +438,22 @@ def simulate(scenario: Mapping[str, Any], engine: str = "packet") -> Result:
 #: The verdict categories, in the order reports count them. Only ``agrees``
 #: counts as reproduced:
 #:
-#: * ``agrees``: bufsim's number meets the paper's claim with nothing tuned;
+#: * ``agrees``: bufsim's number meets the paper's claim with nothing tuned,
+#:   against a pass mark whose source the claim states;
 #: * ``agrees after tuning``: it does only after a parameter was chosen to
-#:   match (the claim names the parameter and how it was chosen);
-#: * ``differs, explained``: it does not, and the claim states the measured
-#:   reason;
-#: * ``differs, unexplained``: it does not, and no measured reason is known;
+#:   match (the claim names the parameter and how it was chosen; the counts
+#:   group the claims resting on one tuning, :func:`tunings`);
+#: * ``differs, explained``: it does not, and a run of the same reproduction
+#:   shows the named cause (an :class:`Explanation`: the cause changed brings
+#:   the packet engine within tolerance of the paper, or the paper's own
+#:   simulator gives the same difference);
+#: * ``differs, unexplained``: it does not, and no run shows why;
 #: * ``undecided``: the value lies within one seed interval of its pass mark
 #:   (for one long run, the interval over its whole congestion cycles,
 #:   :func:`whole_cycles`), so the runs cannot decide it;
-#: * ``check``: a property of bufsim or arithmetic on the paper's own numbers,
-#:   not a claim that bufsim's runs could contradict.
+#: * ``check``: a property of bufsim, a value that holds by construction or
+#:   arithmetic on the paper's own numbers, not a claim that bufsim's runs
+#:   could contradict.
 VERDICTS = (
     "agrees",
     "agrees after tuning",
@@ -469,7 +474,96 @@ CLAIM_COLUMNS = (
     "verdict",
     "tuning",
     "why",
+    "explained_by",
+    "about",
 )
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A run that shows the cause of a claim's difference: the cause changed
+    (a stack profile field, a parameter the paper leaves unstated,
+    synchronization) and the claim's quantity measured again, or the
+    paper's own simulator (ns-2) run on the same case.
+
+    A claim's ``differs, explained`` is computed from it: the explanation
+    holds when the run's ``value`` meets ``target`` (within ``tolerance``,
+    or beyond it as ``kind`` says). Build one with :meth:`near`,
+    :meth:`at_least` or :meth:`at_most`.
+
+    Attributes
+    ----------
+    run : str
+        The run and what it changes (``"fluid with X = 0.3"``); no numbers
+        typed in (:func:`prose` fields only).
+    value : float
+        The claim's quantity in that run, in the claim's unit.
+    target : float
+        The paper's number (a counterfactual) or the packet engine's (the
+        paper's simulator giving the same difference).
+    tolerance : float
+        Allowed distance from ``target`` (``kind == "near"``), same unit.
+    source : str
+        Where ``target`` and ``tolerance`` come from.
+    kind : str
+        ``near``, ``at_least`` or ``at_most``.
+    """
+
+    run: str
+    value: float
+    target: float
+    source: str
+    tolerance: float = 0.0
+    kind: str = "near"
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("near", "at_least", "at_most"):
+            raise ValueError(f"explanation kind {self.kind!r}: choose near, at_least or at_most")
+        if not self.source or not self.run:
+            raise ValueError(f"explanation {self.run!r}: it needs its run and its source")
+
+    @classmethod
+    def near(
+        cls, run: str, value: float, target: float, tolerance: float, source: str
+    ) -> Explanation:
+        """The run's value within ``tolerance`` of ``target``."""
+        return cls(run, float(value), float(target), source, float(tolerance), "near")
+
+    @classmethod
+    def at_least(cls, run: str, value: float, bound: float, source: str) -> Explanation:
+        """The run's value at least ``bound`` (the paper's "more than")."""
+        return cls(run, float(value), float(bound), source, 0.0, "at_least")
+
+    @classmethod
+    def at_most(cls, run: str, value: float, bound: float, source: str) -> Explanation:
+        """The run's value at most ``bound`` (the paper's "less than")."""
+        return cls(run, float(value), float(bound), source, 0.0, "at_most")
+
+    @property
+    def shows(self) -> bool:
+        """Whether the run shows the cause (its value meets its target)."""
+        if math.isnan(self.value):
+            return False
+        if self.kind == "at_least":
+            return self.value >= self.target
+        if self.kind == "at_most":
+            return self.value <= self.target
+        return abs(self.value - self.target) <= self.tolerance
+
+    def text(self) -> str:
+        """One line for the claims table: the run, its number, the target."""
+        from bufsim import fmt
+
+        rel = {
+            "near": "within " + fmt.number(self.tolerance) + " of",
+            "at_least": ">=",
+            "at_most": "<=",
+        }
+        mark = "meets" if self.shows else "misses"
+        return (
+            f"{self.run}: {fmt.number(self.value)} {mark} {rel[self.kind]} "
+            f"{fmt.number(self.target)} ({self.source})"
+        )
 
 
 class Claims:
@@ -499,9 +593,10 @@ class Claims:
         tolerance: float = math.nan,
         source: str = "",
         tuned: str = "",
-        explained: bool = False,
+        explained_by: Explanation | Sequence[Explanation] = (),
         mark: float = math.nan,
         spread: float = math.nan,
+        about: str = "",
     ) -> None:
         """One claim of the paper and bufsim's number for it.
 
@@ -519,37 +614,54 @@ class Claims:
             What the number is and, where it differs, the measured reason.
         tolerance : float, optional
             The allowed distance from the paper's number, in ``value``'s unit.
-        source : str, optional
-            Where the tolerance comes from (the paper's precision, the seed
-            spread); required with a tolerance.
+        source : str
+            Where the pass mark (``ok``'s threshold, the tolerance) comes
+            from: the paper's wording quoted, a seed interval, a closed
+            form. Required.
         tuned : str, optional
             The parameter chosen to match and how it was chosen; a claim
-            met only with it is ``agrees after tuning``.
-        explained : bool, optional
-            Whether ``why`` gives the measured reason of a difference.
+            met only with it is ``agrees after tuning``. Claims resting on
+            one tuning give the same text (:func:`tunings` groups them).
+        explained_by : Explanation or list of Explanation, optional
+            The runs of the same reproduction that show the cause of a
+            difference: it is ``differs, explained`` when every one holds
+            (:attr:`Explanation.shows`), else ``differs, unexplained``.
         mark : float, optional
             The pass mark ``value`` is compared with; with ``spread``, a
             value within ``spread`` of it is ``undecided``.
         spread : float, optional
             Half-width of the value's interval over seeds, or over one
             run's whole congestion cycles (same unit).
+        about : str, optional
+            The run table's column ``value`` is read from (``name`` or
+            ``attr:name`` for a column of ``table.attrs[attr]``;
+            ``flows:name`` for a column of the per-flow tables a module's
+            ``case_flows`` returns): a test perturbs it and sees the verdict
+            move. A claim that reads no such column says why in ``about``
+            prefixed ``"fixed: "``.
 
         Raises
         ------
         ValueError
-            A tolerance without its source, or a claim name used twice.
+            A claim without the source of its pass mark, or a claim name
+            used twice.
         """
-        if not math.isnan(tolerance) and not source:
-            raise ValueError(f"claim {claim!r}: a tolerance needs its source")
+        if not source:
+            raise ValueError(f"claim {claim!r}: a pass mark needs its source")
         if any(r["claim"] == claim for r in self.rows):
             raise ValueError(f"claim {claim!r} is stated twice")
+        runs = (explained_by,) if isinstance(explained_by, Explanation) else tuple(explained_by)
         if not math.isnan(spread) and not math.isnan(mark) and abs(value - mark) <= spread:
             verdict = "undecided"
         elif ok:
             verdict = "agrees after tuning" if tuned else "agrees"
         else:
-            verdict = "differs, explained" if explained else "differs, unexplained"
-        self._row(claim, paper, value, verdict, why, tolerance, source, spread, tuned)
+            verdict = (
+                "differs, explained"
+                if runs and all(e.shows for e in runs)
+                else "differs, unexplained"
+            )
+        self._row(claim, paper, value, verdict, why, tolerance, source, spread, tuned, runs, about)
 
     def near(
         self,
@@ -584,7 +696,7 @@ class Claims:
         shown beside the claims, counted apart, never as reproduced."""
         if any(r["claim"] == claim for r in self.rows):
             raise ValueError(f"claim {claim!r} is stated twice")
-        self._row(claim, paper, value, "check", why, math.nan, "", math.nan, "")
+        self._row(claim, paper, value, "check", why, math.nan, "", math.nan, "", (), "")
 
     def _row(
         self,
@@ -597,8 +709,11 @@ class Claims:
         source: str,
         spread: float,
         tuned: str,
+        runs: tuple[Explanation, ...],
+        about: str,
     ) -> None:
         strays = stray_numbers(paper) + stray_numbers(why)
+        strays += [x for e in runs for x in stray_numbers(e.run)]
         if strays:
             self.stray[claim] = strays
         self.rows.append(
@@ -612,13 +727,21 @@ class Claims:
                 "verdict": verdict,
                 "tuning": tuned,
                 "why": why,
+                # The runs matter where the claim differs; where it agrees
+                # they explain nothing.
+                "explained_by": "; ".join(e.text() for e in runs)
+                if verdict.startswith("differs")
+                else "",
+                "about": about,
             }
         )
 
     def table(self) -> pd.DataFrame:
         """One row per claim, columns :data:`CLAIM_COLUMNS`: ``bufsim`` the
         number, ``tolerance`` and ``spread`` in its unit (NaN where none),
-        ``verdict`` one of :data:`VERDICTS`, ``tuning`` the tuned parameter;
+        ``verdict`` one of :data:`VERDICTS`, ``tuning`` the tuned parameter,
+        ``explained_by`` the runs that explain (or fail to explain) a
+        difference, ``about`` the run table column the value is read from;
         ``attrs["stray_numbers"]``: per claim, the numbers of its ``paper`` and
         ``why`` texts that did not come through a field of :func:`prose`."""
         import pandas as pd
@@ -636,6 +759,26 @@ def verdict_counts(claims: pd.DataFrame) -> dict[str, int]:
     if unknown:
         raise ValueError(f"verdicts {sorted(unknown)} are not among {VERDICTS}")
     return {v: int(counts.get(v, 0)) for v in VERDICTS}
+
+
+def tunings(claims: pd.DataFrame) -> dict[str, int]:
+    """The tunings of a :meth:`Claims.table`: each tuned parameter (the
+    ``tuning`` text its claims share) -> how many claims rest on it, the
+    ``undecided`` and differing ones included."""
+    tuned = claims.loc[claims["tuning"] != "", "tuning"]
+    return {str(k): int(n) for k, n in tuned.value_counts(sort=False).items()}
+
+
+def tunings_line(claims: pd.DataFrame) -> str:
+    """``3 claims rest on 1 tuned parameter: send jitter ...``, or empty."""
+    t = tunings(claims)
+    if not t:
+        return ""
+    n = sum(t.values())
+    return (
+        f"{n} claim{'s rest' if n != 1 else ' rests'} on {len(t)} tuned "
+        f"parameter{'s' if len(t) != 1 else ''}: " + "; ".join(t)
+    )
 
 
 class Prose(str):
