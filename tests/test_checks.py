@@ -174,3 +174,28 @@ def test_rtt_unfairness_against_ns3():
     assert row["ns3"] == pytest.approx(868, rel=0.05)
     assert row["packet_ns3"] == pytest.approx(715, rel=0.01)
     assert row["ns3"] > 20 * row["measured"]
+
+
+def test_every_check_marked_ns3_is_one_ns3_runs(monkeypatch):
+    # Each ns-3 form passes the ns3 engine's refusals (bufsim.ns3.check:
+    # every sender, stack rule and discipline ns-3 has), checked at the
+    # check's first run, which then stops.
+    from bufsim import ns3
+    from bufsim.scenario import Scenario
+
+    class Checked(Exception):
+        pass
+
+    def checked(scenario, engine="packet"):
+        assert engine == "ns3"
+        ns3.check(Scenario.load(scenario))
+        raise Checked
+
+    monkeypatch.setattr(checks, "simulate", checked)
+    marked = [c for c in checks.CHECKS if c.ns3]
+    for c in marked:
+        with pytest.raises(Checked):
+            c.run(True, "ns3")
+    assert len(marked) == 16
+    v3 = [c for c in checks.CHECKS if "bbr3" in c.name]
+    assert v3 and not any(c.ns3 for c in v3)
