@@ -199,3 +199,35 @@ def test_every_check_marked_ns3_is_one_ns3_runs(monkeypatch):
     assert len(marked) == 16
     v3 = [c for c in checks.CHECKS if "bbr3" in c.name]
     assert v3 and not any(c.ns3 for c in v3)
+
+
+def test_cli_ns3_puts_ns3_beside_the_checks_it_ran(monkeypatch, capsys):
+    # ns-3 replaced by fixed numbers (the quick ones measured, docs/engines.md):
+    # what is under test is the listing, not ns-3.
+    import bufsim.cli
+    from bufsim import ns3
+
+    some = [_check(n) for n in ("reno-sawtooth-0.25BDP", "bbr3-one-flow-0.25BDP")]
+    table = checks.run_all(quick=True, checks=some)
+    table["ns3"], table["packet_ns3"] = [0.8833, float("nan")], [0.8852, float("nan")]
+    monkeypatch.setattr(checks, "run_all", lambda quick, ns3: table)
+    monkeypatch.setattr(ns3, "available", lambda: True)
+    bufsim.cli.checks(quick=True, ns3=True)
+    out = capsys.readouterr().out
+    beside = out[out.index("packet, ns-3 form") :]
+    assert re.search(r"reno-sawtooth-0\.25BDP +0\.8912 +0\.8833 +0\.8852", beside), out
+    assert "bbr3-one-flow" not in beside.split("ns-3: ns-3.37")[0]
+
+
+def test_cli_ns3_without_ns3_is_one_error_line(monkeypatch, capsys):
+    import bufsim.cli
+    import typer
+    from bufsim import ns3
+
+    monkeypatch.setattr(ns3, "available", lambda: False)
+    with pytest.raises(typer.Exit) as e:
+        bufsim.cli.checks(quick=True, ns3=True)
+    assert e.value.exit_code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --ns3: ns-3 is not installed; the ns3 engine needs")
+    assert err.count("\n") == 1
