@@ -114,7 +114,7 @@ def test_cli_prints_each_check_and_the_findings():
     assert r.returncode == 0, r.stderr
     for c in checks.CHECKS:
         assert c.name in r.stdout
-    # 16 of 18 pass quick; the failures are the two findings, printed whole.
+    # 18 of 20 pass quick; the failures are the two findings, printed whole.
     known = sum(1 for c in checks.CHECKS if c.finding)
     total = len(checks.CHECKS)
     assert f"{total - known} of {total} checks pass" in r.stdout
