@@ -12,6 +12,12 @@ second per check; a full run lengthens the measured window.
 A check whose ``finding`` is set disagrees with its source: the measured
 number and the suspected rule are stated there, and the check still fails.
 
+A check with ``ns3 = True`` also runs in ns-3.37 (``engine="ns3"``) on its
+scenario's ns-3 form (:func:`ns3_form`: every group on ``stack = "ns3"``
+with the ``tcp_params`` ns-3's class needs), and on the packet engine with
+that same form: :func:`run_all` with ``ns3=True`` puts both beside the
+packet engine's number (``bufsim checks --ns3``).
+
 >>> import bufsim.checks as c
 >>> [k.name for k in c.CHECKS][:2]
 ['reno-sawtooth-0.1BDP', 'reno-sawtooth-0.25BDP']
@@ -19,21 +25,90 @@ number and the suspected rule are stated there, and the check still fails.
 
 from __future__ import annotations
 
+import copy
+import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 from typing import Literal
 
+import numpy as np
 import pandas as pd
 
 from bufsim.engines import simulate
+from bufsim.ns3.validate import NS3_PARAMS
 from bufsim.reproduce.kumar2010 import cubic_sync_utilization
+from bufsim.result import Result
 
 #: The stack every check's flows name.
 STACK = "linux"
 
 Bound = Literal["within", "at_least", "at_most"]
+
+#: How a check's scenario runs: ``"packet"`` as written (linux stack);
+#: ``"ns3"`` its ns-3 form in ns-3.37; ``"packet-ns3"`` that same form on the
+#: packet engine (the like-for-like comparison with ns-3).
+Form = Literal["packet", "ns3", "packet-ns3"]
+
+FORMS: tuple[Form, ...] = ("packet", "ns3", "packet-ns3")
+
+_FORM: ContextVar[Form] = ContextVar("bufsim_checks_form", default="packet")
+
+
+def ns3_form(scenario: dict) -> dict:
+    """The scenario as ns-3.37 runs it.
+
+    Every flow group on ``stack = "ns3"`` (the packet engine's mirror of
+    ns-3's defaults) with the ``tcp_params`` ns-3's class needs
+    (:data:`bufsim.ns3.validate.NS3_PARAMS`: CUBIC in whole segments without
+    its Reno-friendly region, BBR's one-segment send quantum and window
+    rules), the group's own parameters kept.
+
+    Parameters
+    ----------
+    scenario : dict
+        A check's scenario.
+
+    Returns
+    -------
+    dict
+        A copy, runnable by ``engine="ns3"`` and by the packet engine.
+
+    Raises
+    ------
+    ValueError
+        A group ns-3 has no sender for (BBR v3).
+    """
+    out = copy.deepcopy(scenario)
+    for g in out["flows"]:
+        params = g.get("tcp_params", {})
+        if g["tcp"] == "bbr" and params.get("version", 1) != 1:
+            raise ValueError(
+                f"tcp_params.version: {params['version']}; ns-3.37's TcpBbr is BBR v1 only"
+            )
+        g["stack"] = "ns3"
+        g["tcp_params"] = {**params, **NS3_PARAMS.get(g["tcp"], {})}
+    return out
+
+
+def _simulate(scenario: dict) -> Result:
+    """Run a check's scenario in the form :meth:`Check.run` was asked for."""
+    form = _FORM.get()
+    if form == "packet":
+        return simulate(scenario)
+    return simulate(ns3_form(scenario), engine="ns3" if form == "ns3" else "packet")
+
+
+@contextmanager
+def _in_form(form: Form) -> Iterator[None]:
+    token = _FORM.set(form)
+    try:
+        yield
+    finally:
+        _FORM.reset(token)
 
 
 @dataclass(frozen=True)
@@ -75,14 +150,19 @@ class Check:
     measure: Callable[[bool], float]
     bound: Bound = "within"
     finding: str = ""
+    ns3: bool = False
 
-    def run(self, quick: bool = True) -> float:
+    def run(self, quick: bool = True, form: Form = "packet") -> float:
         """Simulate and return the measured quantity.
 
         Parameters
         ----------
         quick : bool
             True: the short run (``make test``); False: the long one.
+        form : {"packet", "ns3", "packet-ns3"}
+            ``packet``: the scenario as written; ``ns3``: its ns-3 form
+            (:func:`ns3_form`) in ns-3.37; ``packet-ns3``: that form on the
+            packet engine.
 
         Returns
         -------
@@ -90,7 +170,10 @@ class Check:
             The quantity in its own unit (utilization, loss rate, Jain's
             index, a ratio, packets).
         """
-        return float(self.measure(quick))
+        if form not in FORMS:
+            raise ValueError(f"form: {form!r}; one of {', '.join(FORMS)}")
+        with _in_form(form):
+            return float(self.measure(quick))
 
     def passes(self, measured: float) -> bool:
         """Whether ``measured`` meets the expectation within the tolerance."""
@@ -171,7 +254,7 @@ def _scenario(capacity: str, buffer: str, flows: list[dict], duration: float, wa
 
 def _one_flow(tcp: str, fraction: float, quick: bool, quick_s: float, full_s: float) -> float:
     s = _scenario("10Mbps", f"{fraction}BDP", [_flow(tcp)], quick_s if quick else full_s, warmup=40)
-    return simulate(s).summary["utilization"]
+    return _simulate(s).summary["utilization"]
 
 
 def _reno(fraction: float) -> Check:
@@ -186,6 +269,7 @@ def _reno(fraction: float) -> Check:
         "0.1 BDP, 0.0033 at 0.25 BDP (dU/db / 125); the formula also ignores the "
         "recovery round in each 60-95-round cycle",
         measure=lambda quick: _one_flow("newreno", fraction, quick, 400, 1200),
+        ns3=True,
     )
 
 
@@ -205,22 +289,22 @@ def _probe_rtt(quick: bool) -> float:
     # Whole ProbeRTT periods in the window: the first comes 10 s after the
     # start; 40 s and 200 s of measurement hold 4 and 20 of them.
     s = _scenario("50Mbps", "2BDP", [_bbr(1)], 45 if quick else 205, warmup=5)
-    return simulate(s).summary["utilization"]
+    return _simulate(s).summary["utilization"]
 
 
 def _one_bbr(version: int, buffer: str, quick: bool) -> float:
     s = _scenario("50Mbps", buffer, [_bbr(version)], 60 if quick else 140, warmup=20)
-    return simulate(s).summary["utilization"]
+    return _simulate(s).summary["utilization"]
 
 
 def _shallow_loss(version: int, quick: bool) -> float:
     s = _scenario("50Mbps", "0.25BDP", [_bbr(version, 4)], 30 if quick else 130, warmup=10)
-    return simulate(s).summary["drop_rate"]
+    return _simulate(s).summary["drop_rate"]
 
 
 def _jain(version: int, quick: bool) -> float:
     s = _scenario("50Mbps", "2BDP", [_bbr(version, 4)], 40 if quick else 130, warmup=10)
-    return simulate(s).summary["jain_index"]
+    return _simulate(s).summary["jain_index"]
 
 
 #: Numbers of CUBIC flows beside the one BBR v1 flow.
@@ -249,7 +333,7 @@ def bbr_shares(quick: bool = True) -> dict[int, float]:
             60 if quick else 200,
             warmup=10,
         )
-        summary = simulate(s).summary
+        summary = _simulate(s).summary
         out[n] = summary["goodput_bps_group0"] / summary["goodput_bps"]
     return out
 
@@ -257,6 +341,75 @@ def bbr_shares(quick: bool = True) -> dict[int, float]:
 def _ware(quick: bool) -> float:
     shares = bbr_shares(quick)
     return max(shares.values()) / min(shares.values())
+
+
+# --- RTT unfairness of BBR v1 in deep buffers. A flow's window is
+# 2 x BtlBw x RTprop plus 3 send quanta (draft-cardwell-00 section 4.2.3):
+# in the standing queue the longest-RTT flow can hold (its window less its
+# own BDP), a shorter flow's window carries less than its bandwidth estimate
+# (window / (RTprop + queue)), its delivery-rate samples and so its estimate
+# fall, until it sits near its floor of 3 send quanta (2 segments each
+# below 24 Mbps); ProbeRTT every 10 s drains the queue for 200 ms.
+
+
+def _rtt_pair(quick: bool) -> float:
+    # 100 Mbps, RTTs 10 and 50 ms, 2 BDP of the longer RTT (833 packets).
+    s = _scenario(
+        "100Mbps",
+        "2BDP",
+        [_flow("bbr", 2, rtt=["10ms", "50ms"], mss="1500B", tcp_params={"version": 1})],
+        30 if quick else 130,
+        warmup=10,
+    )
+    s["link"] |= {"delay": "2ms", "bdp_rtt": "50ms"}
+    g = _simulate(s).flows.sort_values("rtt_s")["goodput_bps"].to_numpy()
+    return float(g[1] / g[0])
+
+
+def rtt_halves(seed: int = 1, duration: float = 70.0) -> float:
+    """Goodput of the 5 longest-RTT of 10 BBR v1 flows over the 5 shortest's.
+
+    The scenario of a deep-buffer RTT-unfairness study, scaled to 100 Mbps:
+    10 flows, RTTs drawn uniformly on 60-100 ms, starting uniformly over
+    0-2 s, buffer 2 BDP of the mean RTT, the first 10 s warm-up.
+
+    Parameters
+    ----------
+    seed : int
+        Draws the RTTs and the starts.
+    duration : float
+        Run length, seconds (the measured window is 10 s shorter).
+
+    Returns
+    -------
+    float
+        The ratio (1 is even; > 1 the long-RTT flows take more).
+    """
+    s = _scenario(
+        "100Mbps",
+        "2BDP",
+        [
+            _flow(
+                "bbr",
+                10,
+                rtt={"uniform": ["60ms", "100ms"]},
+                mss="1500B",
+                tcp_params={"version": 1},
+                start={"uniform": ["0s", "2s"]},
+            )
+        ],
+        duration,
+        warmup=10,
+    )
+    s["seed"] = seed
+    g = _simulate(s).flows.sort_values("rtt_s")["goodput_bps"].to_numpy()
+    return float(g[5:].sum() / g[:5].sum())
+
+
+def _rtt_ten(quick: bool) -> float:
+    if quick:
+        return rtt_halves(1, 70)
+    return float(np.mean([rtt_halves(seed, 130) for seed in (1, 2, 3)]))
 
 
 # --- DCTCP: 10 Gbps, RTT 100 us, 1500 B (C x RTT = 83.3 packets), step
@@ -305,8 +458,16 @@ def dctcp(n: int, quick: bool = True) -> dict[str, float]:
             )
         ],
     }
-    summary = simulate(s).summary
-    return {k: summary[k] for k in ("utilization", "mean_queue_pkts")}
+    return dict(_dctcp_summary(json.dumps(s), _FORM.get()))
+
+
+@cache
+def _dctcp_summary(scenario: str, form: Form) -> tuple[tuple[str, float], ...]:
+    # The utilization and the queue checks of one N share a run (an ns-3
+    # one takes a CPU minute in full).
+    with _in_form(form):
+        summary = _simulate(json.loads(scenario)).summary
+    return tuple((k, float(summary[k])) for k in ("utilization", "mean_queue_pkts"))
 
 
 ALIZADEH = "Alizadeh et al., Data Center TCP, SIGCOMM 2010, section 3.3"
@@ -322,6 +483,7 @@ def _dctcp_checks(n: int) -> list[Check]:
         tolerance_source="the queue never empties (Q_min > 0): 1 less the "
         "start-up left after 0.05 s; 0.99 as the core's DCTCP test",
         measure=lambda quick: dctcp(n, quick)["utilization"],
+        ns3=True,
         bound="at_least",
         finding=(
             "measured 0.9843 (seeds 1-3: 0.9843-0.9846) on the linux stack: "
@@ -344,10 +506,15 @@ def _dctcp_checks(n: int) -> list[Check]:
         "amplitude A ~ sqrt(2N(C x RTT + K))/2 centres the mean within N/2 of K, "
         "plus 2 for the discrete queue (as the core's DCTCP test)",
         measure=lambda quick: dctcp(n, quick)["mean_queue_pkts"],
+        ns3=True,
     )
     return [util, queue]
 
 
+MA = (
+    "Ma, Jiang, Wang, Li, Fairness of congestion-based congestion control: "
+    "experimental evaluation and analysis, arXiv:1706.09115"
+)
 HOCK = "Hock, Bless, Zitterbart, Experimental evaluation of BBR congestion control, ICNP 2017"
 BBR1_DRAFT = "draft-cardwell-iccrg-bbr-congestion-control-00"
 BBR3_DRAFT = "draft-ietf-ccwg-bbr-01"
@@ -365,6 +532,7 @@ CHECKS: list[Check] = [
         tolerance_source="the link never idles after the warm-up; 0.001 is "
         "a tenth of the 0.3 BDP buffer's idle share",
         measure=lambda quick: _one_flow("cubic", 0.45, quick, 120, 600),
+        ns3=True,
         bound="at_least",
     ),
     Check(
@@ -377,6 +545,7 @@ CHECKS: list[Check] = [
         tolerance_source="the closed form idles 0.0037 of the time; 0.003 allows "
         "0.2-1.8 times that, so a full link (1.0) fails",
         measure=lambda quick: _one_flow("cubic", 0.3, quick, 120, 600),
+        ns3=True,
     ),
     Check(
         name="bbr1-probertt-cost",
@@ -388,6 +557,7 @@ CHECKS: list[Check] = [
         tolerance_source="2 RTT / 10 s: a round to drain the flight to 4 packets "
         "and the round ProbeRTT waits to end after its 200 ms",
         measure=_probe_rtt,
+        ns3=True,
     ),
     Check(
         name="bbr3-one-flow-0.25BDP",
@@ -415,6 +585,7 @@ CHECKS: list[Check] = [
         tolerance_source="a lower bound: 'several per cent' read as at least 2%, "
         "the draft-ietf-ccwg-bbr threshold v3 stays under",
         measure=lambda quick: _shallow_loss(1, quick),
+        ns3=True,
         bound="at_least",
     ),
     Check(
@@ -438,6 +609,7 @@ CHECKS: list[Check] = [
             tolerance=0.0,
             tolerance_source="a lower bound: 0.95 as 'near fair'",
             measure=partial(_jain, v),
+            ns3=v == 1,
             bound="at_least",
         )
         for v in (1, 3)
@@ -453,13 +625,48 @@ CHECKS: list[Check] = [
         "gives a ratio of 1; the runs are deterministic, and the shares drift with "
         "the window (1.18 over 50 s, 1.08 over 190 s; 1.17-1.81 at 8 BDP)",
         measure=_ware,
+        ns3=True,
         bound="at_most",
+    ),
+    Check(
+        name="bbr1-rtt-unfair-pair",
+        source=f"{MA}: a longer-RTT BBR flow dominates a shorter one; 100 Mbps, RTT 10 "
+        "and 50 ms: 87.3 against 6.3 Mbps, a ratio of 13.9 (the numbers as summarized "
+        "at emergentmind.com/topics/fair-bbr-bbq; the paper itself not read)",
+        quantity="goodput of the 50 ms flow over the 10 ms flow's, 2 BBR v1 flows, "
+        "100 Mbps, buffer 2 BDP of the mean RTT",
+        expected=13.9,
+        tolerance=0.0,
+        tolerance_source="a lower bound at the testbed's ratio, its buffer not known "
+        "here: measured 33.4 over 120 s (2.8 against 94.8 Mbps), the short flow at its "
+        "floor of 3 send quanta over the long flow's standing queue; 7.3 at 0.5 BDP, "
+        "28-34 at 1-8 BDP. ns-3.37 (ns3 engine) gives 868 over 20 s and 3507 over 120 s, "
+        "the packet engine on that ns-3 form 715 and 2945: ns-3's TcpBbr starves it",
+        measure=_rtt_pair,
+        bound="at_least",
+        ns3=True,
+    ),
+    Check(
+        name="bbr1-rtt-unfair-10flows",
+        source=f"{MA}: longer-RTT BBR flows take the larger share (no paper number "
+        "found for 10 flows)",
+        quantity="goodput of the 5 longest-RTT over the 5 shortest-RTT of 10 BBR v1 "
+        "flows, RTT 60-100 ms, 100 Mbps, 2 BDP (rtt_halves)",
+        expected=1.0,
+        tolerance=0.0,
+        tolerance_source="a direction only: seeds 1-5 give 1.2-3.6 over 60 s and "
+        "2.1-4.0 over 120 s; the spread between single flows is wider (max/min 7-12 "
+        "over 120 s, and 6-7 with all 10 RTTs at 80 ms), ns-3.37's far wider (thousands)",
+        measure=_rtt_ten,
+        bound="at_least",
     ),
     *[c for n in (1, 4, 16) for c in _dctcp_checks(n)],
 ]
 
 
-def run_all(quick: bool = True, checks: list[Check] | None = None) -> pd.DataFrame:
+def run_all(
+    quick: bool = True, checks: list[Check] | None = None, ns3: bool = False
+) -> pd.DataFrame:
     """Run every check and tabulate measured against expected.
 
     Parameters
@@ -468,28 +675,36 @@ def run_all(quick: bool = True, checks: list[Check] | None = None) -> pd.DataFra
         True: the short runs (a second or two for all); False: the long ones.
     checks : list of Check, optional
         A subset of :data:`CHECKS`; all by default.
+    ns3 : bool
+        Also run each check with ``ns3 = True`` in ns-3.37 and on the
+        packet engine with its ns-3 form (:func:`ns3_form`); needs ns-3
+        (:func:`bufsim.ns3.available`).
 
     Returns
     -------
     pandas.DataFrame
         One row per check: ``name``, ``source``, ``quantity``, ``measured``,
         ``expected`` (the value or bound), ``tolerance``, ``bound``,
-        ``verdict`` (``pass``/``fail``) and ``finding``.
+        ``verdict`` (``pass``/``fail``) and ``finding``; with ``ns3``, also
+        ``ns3`` (ns-3's number) and ``packet_ns3`` (the packet engine's on the
+        same ns-3 form), NaN for a check without an ns-3 form.
     """
     rows = []
     for c in CHECKS if checks is None else checks:
         m = c.run(quick)
-        rows.append(
-            {
-                "name": c.name,
-                "source": c.source,
-                "quantity": c.quantity,
-                "measured": m,
-                "expected": c.expected,
-                "tolerance": c.tolerance,
-                "bound": c.bound,
-                "verdict": c.verdict(m),
-                "finding": c.finding,
-            }
-        )
+        row = {
+            "name": c.name,
+            "source": c.source,
+            "quantity": c.quantity,
+            "measured": m,
+            "expected": c.expected,
+            "tolerance": c.tolerance,
+            "bound": c.bound,
+            "verdict": c.verdict(m),
+            "finding": c.finding,
+        }
+        if ns3:
+            row["ns3"] = c.run(quick, "ns3") if c.ns3 else math.nan
+            row["packet_ns3"] = c.run(quick, "packet-ns3") if c.ns3 else math.nan
+        rows.append(row)
     return pd.DataFrame(rows)

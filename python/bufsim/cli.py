@@ -942,23 +942,53 @@ def checks(
     quick: Annotated[
         bool, typer.Option(help="The short runs (what the test suite runs); --no-quick: the long.")
     ] = True,
+    ns3: Annotated[
+        bool,
+        typer.Option(
+            "--ns3",
+            help="Also run the checks ns-3 can run cheaply in ns-3.37, and on the packet "
+            "engine with the same ns-3 form (stack = ns3).",
+        ),
+    ] = False,
 ) -> None:
     """Check TCP behaviour against the literature.
 
     The checks of bufsim.checks. Each row: the check, what it measured against what its source expects,
-    and the verdict; a failing check's finding follows the table."""
+    and the verdict; with --ns3 also ns-3's number and the packet engine's on the same ns-3 form;
+    a failing check's finding follows the table."""
     import bufsim.checks as suite
 
-    table = suite.run_all(quick=quick)
+    if ns3:
+        from bufsim import ns3 as ns3_engine
+
+        if not ns3_engine.available():
+            _fail(f"--ns3: ns-3 is not installed; {ns3_engine.INSTALL_HINT}")
+    table = suite.run_all(quick=quick, ns3=ns3)
+    by_name = {c.name: c for c in suite.CHECKS}
     listing = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     for column in ("check", "measured", "expected", "verdict"):
         listing.add_column(column, no_wrap=column != "check")
-    by_name = {c.name: c for c in suite.CHECKS}
     for row in table.itertuples():
         listing.add_row(
             row.name, fmt.number(row.measured), by_name[row.name].expectation, row.verdict
         )
     console.print(listing)
+    if ns3:
+        # A second table: the checks ns-3 ran, each beside the packet engine's.
+        beside = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+        for column in ("check", "packet", "ns-3", "packet, ns-3 form"):
+            beside.add_column(column, no_wrap=True)
+        for row in table[table["ns3"].notna()].itertuples():
+            beside.add_row(
+                row.name, *(fmt.number(v) for v in (row.measured, row.ns3, row.packet_ns3))
+            )
+        console.print(beside)
+        console.print(
+            'ns-3: ns-3.37 on the check\'s ns-3 form (every group on stack = "ns3" with the '
+            "tcp_params ns-3's class needs); packet, ns-3 form: the packet engine on that same "
+            "form; the other checks have no ns-3 form that runs in minutes",
+            highlight=False,
+        )
     passed = int((table["verdict"] == "pass").sum())
     console.print(f"{passed} of {len(table)} checks pass; sources: bufsim.checks.CHECKS")
     for row in table[table["verdict"] == "fail"].itertuples():

@@ -22,7 +22,7 @@ import pandas as pd
 from bufsim import fmt
 from bufsim.advise.advice import Advice, costs, measured_table, simulated_s
 from bufsim.advise.flags import thresholds
-from bufsim.advise.notes import engine_gap_notes, unjudged_notes
+from bufsim.advise.notes import engine_gap_notes, silent_flow_notes, unjudged_notes
 from bufsim.advise.objectives import (
     GROUP_GOODPUT,
     STOP_BATCHES,
@@ -470,6 +470,7 @@ def advise(
             + ", ".join(f"{b} packets" for b in sorted(set(s.undecided)))
         )
     notes += unjudged_notes(s.unjudged)
+    notes += silent_flow_notes(pd.concat(s.runs, ignore_index=True) if s.runs else pd.DataFrame())
     notes.append(_stop_note(s, stop_early, all_runs))
     for engine in engines:
         if engine in _verifiers() and feasible:

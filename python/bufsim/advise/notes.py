@@ -3,11 +3,13 @@
 Where the fluid scan or the analytic model puts an edge more than
 :data:`~bufsim.advise.search.ENGINE_GAP` away from the packet engine's, and
 why (:func:`engine_gap_notes`); where unfinished transfers left a
-completion time only a lower bound (:func:`unjudged_notes`).
+completion time only a lower bound (:func:`unjudged_notes`); where flows
+never sent data or sat idle through a run's window (:func:`silent_flow_notes`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import pandas as pd
@@ -163,5 +165,59 @@ def unjudged_notes(unjudged: Mapping[tuple[int, str], tuple[float, int, int]]) -
             f"transfers started were unfinished when the runs ended, so it is only known to be "
             f"{fmt.metric(key, min(v[0] for _, v in at), censored=True)}; the objective counts as not met there "
             "(a longer duration lets them finish; timeouts in the runs table say why they stall)"
+        )
+    return notes
+
+
+def silent_flow_notes(runs: pd.DataFrame) -> list[str]:
+    """One note per flow group whose flows never sent data, or delivered
+    nothing in the window, in some packet runs: what ``bufsim run`` prints
+    for one run (:func:`bufsim.cli.silent_flows`), over the measured points.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        The search's runs (a row per buffer and seed) with the summary's
+        ``never_started_group<k>``, ``never_started_syn_lost_group<k>`` and
+        ``idle_group<k>`` (flow counts, present where a run had such flows).
+
+    Returns
+    -------
+    list of str
+        Per group and kind: the runs with such flows, their buffers
+        (packets) and the most flows in one run; the flows waiting for a SYN
+        retry after a lost SYN where any were.
+    """
+    if runs.empty:
+        return []
+    if "engine" in runs:
+        runs = runs[runs["engine"] == "packet"]
+    notes = []
+    found = [m for c in runs.columns if (m := re.fullmatch(r"(never_started|idle)_group(\d+)", c))]
+    # Group by group, flows that never started before idle ones.
+    for m in sorted(found, key=lambda m: (int(m.group(2)), m.group(1) == "idle")):
+        col, (kind, g) = m.group(0), m.groups()
+        hit = runs[runs[col].fillna(0) > 0]
+        if hit.empty:
+            continue
+        buffers = sorted({int(b) for b in hit["buffer_pkts"]})
+        at = ", ".join(str(b) for b in buffers)
+        what = (
+            "never sent data"
+            if kind == "never_started"
+            else "delivered nothing in the window (stalled: waiting for a retransmission timeout)"
+        )
+        why = ""
+        lost = f"never_started_syn_lost_group{g}"
+        if kind == "never_started" and lost in hit and hit[lost].fillna(0).max() > 0:
+            why = (
+                f" (at most {int(hit[lost].fillna(0).max())} waiting for a SYN retry after a "
+                "lost SYN)"
+            )
+        notes.append(
+            f"flows of group {g} {what} in {len(hit)} of {len(runs)} packet runs "
+            f"(buffer{'s' if len(buffers) > 1 else ''} {at} packets), up to "
+            f"{int(hit[col].max())} in a run{why}: their goodput is 0, which lowers "
+            "Jain's index and the group's share"
         )
     return notes
