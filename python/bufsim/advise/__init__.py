@@ -65,7 +65,9 @@ Each imports only those above it:
     The first against the second half of each packet run
     (:data:`CONVERGENCE_TOL`).
 :mod:`~bufsim.advise.search`
-    The search's state and its phases (:class:`AdviseProgress`).
+    The search, a module per phase in the order it runs: the plan, the
+    runs, the probes, the fluid scan, the packet bisection, the verdict,
+    the verification by another engine (:class:`AdviseProgress`).
 :mod:`~bufsim.advise.notes`
     Notes on a finished search: engines that disagree, objectives left
     unjudged.
