@@ -75,7 +75,8 @@ Each imports only those above it:
     The costs an operator would question unasked (loss, timeouts, Jain's
     index, unfinished transfers): :data:`THRESHOLDS`, :class:`Flag`.
 :mod:`~bufsim.advise.advice`
-    :class:`Advice`: the answer, its tables, figure and report sections.
+    :class:`Advice`: the answer and its tables (its figure and report are
+    :mod:`bufsim.plot`'s and :mod:`bufsim.report`'s, installed from above).
 :mod:`~bufsim.advise.driver`
     :func:`advise` and :func:`cost`.
 """
