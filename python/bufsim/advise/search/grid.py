@@ -36,12 +36,13 @@ def gallop(
     must show failing); a guess ``d`` points off about ``2 log2 d`` more.
 
     ``suggest`` (the first index past the edge the measurements so far
-    point at, :meth:`~bufsim.advise.search.probes.Probes.suggest`) replaces a gallop step or a bisection
-    point where it has one. The gallop's step still doubles, and after a
-    suggested step that did not reach the edge a suggestion shorter than
-    half of it is taken once in a row at most; inside a bracket, two steps
-    that do not halve it are followed by a bisection step. So a wrong suggestion costs a few
-    probes at most, a good one leaves the edge and its neighbour.
+    point at, :meth:`~bufsim.advise.search.probes.Probes.suggest`)
+    replaces a gallop step or a bisection point where it has one. The
+    gallop's step still doubles, and after a suggested step that did not
+    reach the edge a suggestion shorter than half of it is taken once in a
+    row at most; inside a bracket, two steps that do not halve it are
+    followed by a bisection step. So a wrong suggestion costs a few probes
+    at most, a good one leaves the edge and its neighbour.
 
     ``first_step(guess)`` (default 1), asked once the guess holds, sets
     the walk's first step: a guess that holds with nothing measured (a
