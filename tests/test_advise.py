@@ -703,7 +703,7 @@ def test_the_10g_example_is_a_valid_scenario():
 @pytest.mark.parametrize("first_true", [True, False])
 @pytest.mark.parametrize("hint", [None, "exact", "off by 3", "creeping", "far"])
 def test_search_from_a_guess_finds_the_edge(first_true, hint):
-    from bufsim.advise.search import _search
+    from bufsim.advise.search.grid import gallop as _search
 
     n = 37
     most: dict[str | None, int] = {}
@@ -753,7 +753,7 @@ def test_search_from_a_guess_finds_the_edge(first_true, hint):
 
 
 def test_a_guess_that_says_nothing_starts_the_walk_a_doubling_away():
-    from bufsim.advise.search import _search
+    from bufsim.advise.search.grid import gallop as _search
 
     # A grid of 2 points per doubling, the edge 7 below a guess that holds
     # with nothing measured (a link never idle): the walk's first step is a
@@ -777,7 +777,7 @@ def test_a_guess_that_says_nothing_starts_the_walk_a_doubling_away():
 
 @pytest.mark.parametrize("n", [1, 2, 19, 38, 77])
 def test_fluid_edges_are_bisected_together(n):
-    from bufsim.advise.search import _first_true_together
+    from bufsim.advise.search.grid import first_true_together as _first_true_together
 
     # Every pair of edges (first true index; n: none) over grids the fluid
     # scan uses (19 points quick, 77 full): found exactly, every round at
@@ -934,6 +934,22 @@ def test_advice_states_its_scenario_stack_and_provenance(web_mix):
     assert "<li>" in a.scenario._repr_html_()
 
 
+def _gap_notes(s, edges, model=None):
+    """engine_gap_notes for a search laid out in one namespace ``s``: its
+    plan's fields and the fluid scan's under their former names."""
+    from bufsim.advise.notes import engine_gap_notes
+    from bufsim.advise.search.fluid_scan import FluidScan
+
+    scan = FluidScan(
+        objs=s.fluid_objs,
+        guess_up=s.guess_up,
+        guess_down=s.guess_down,
+        table=s.fluid_table,
+        resynced=s.resynced,
+    )
+    return engine_gap_notes(s, scan, s.runs, edges, model)
+
+
 def test_engines_that_disagree_say_so_and_why():
     # The 5000-flow backbone port of issue 36 in miniature: the fluid scan
     # (every flow cutting at each overflow) puts the edge at 2896 packets,
@@ -942,8 +958,7 @@ def test_engines_that_disagree_say_so_and_why():
     # decides, by how much the fluid differs and the measured reasons.
     from types import SimpleNamespace
 
-    from bufsim.advise.notes import engine_gap_notes as _engine_gap_notes
-    from bufsim.advise.search import Edges as _Edges
+    from bufsim.advise.search.packet import Edges as _Edges
 
     runs = pd.DataFrame(
         {
@@ -967,7 +982,7 @@ def test_engines_that_disagree_say_so_and_why():
         fluid_raw={},
         resynced=None,
     )
-    (note,) = _engine_gap_notes(s, _Edges(lower=0, upper=1))
+    (note,) = _gap_notes(s, _Edges(lower=0, upper=1))
     assert note.startswith(
         "engines disagree on utilization>=0.95: the packet engine decides (it holds from 128 "
         "packets); the fluid scan puts that edge at 2896 packets (22.6x)."
@@ -980,15 +995,13 @@ def test_engines_that_disagree_say_so_and_why():
     )
     assert "fluid form overstates the buffer" in note
     # No buffer meets every objective: the edge is still compared.
-    assert _engine_gap_notes(s, _Edges(lower=0, upper=-1, interval=None)) == [note]
+    assert _gap_notes(s, _Edges(lower=0, upper=-1, interval=None)) == [note]
     # Within a factor of two (2048 against 2896): nothing to say.
-    assert (
-        _engine_gap_notes(SimpleNamespace(**{**vars(s), "grid": [2048, 2896]}), _Edges(0, 1)) == []
-    )
+    assert _gap_notes(SimpleNamespace(**{**vars(s), "grid": [2048, 2896]}), _Edges(0, 1)) == []
     # With the fluid edge found again at the measured synchronization
     # (X = 0.19, grid index 0: 128 packets), the note gives it instead.
     s.resynced = (0.19, 0, 0.19, 1.0)
-    (note,) = _engine_gap_notes(s, _Edges(lower=0, upper=1))
+    (note,) = _gap_notes(s, _Edges(lower=0, upper=1))
     assert "synchronization of 0.19 where the fluid scan had 1;" in note
     assert "with fluid.sync = 0.19 the fluid engine puts the edge at 128 packets (1x" in note
 
@@ -1001,9 +1014,8 @@ def test_engine_gaps_at_the_delay_edge_and_in_the_model_columns():
     # (4x less) and the delay up to 512 (2x: within ENGINE_GAP).
     from types import SimpleNamespace
 
-    from bufsim.advise.notes import engine_gap_notes as _engine_gap_notes
     from bufsim.advise.rules import Model as _Model
-    from bufsim.advise.search import Edges as _Edges
+    from bufsim.advise.search.packet import Edges as _Edges
     from bufsim.models.scenario import SPECS
 
     util, delay = parse_objective("utilization>=0.95"), parse_objective("mean_queue_delay<=5ms")
@@ -1041,7 +1053,7 @@ def test_engine_gaps_at_the_delay_edge_and_in_the_model_columns():
             }
         ),
     )
-    model_note, fluid_note = _engine_gap_notes(s, _Edges(lower=2, upper=4), model)
+    model_note, fluid_note = _gap_notes(s, _Edges(lower=2, upper=4), model)
     assert model_note.startswith(
         "engines disagree on utilization>=0.95: the packet engine decides (it holds from 64 "
         "packets); the analytic model (avrachenkov) puts that edge at 16 packets (0.25x). The "
@@ -1055,7 +1067,7 @@ def test_engine_gaps_at_the_delay_edge_and_in_the_model_columns():
     assert "the packet runs at 256 packets measured a loss synchronization of 0.5" in fluid_note
     # An engine that does not measure every objective of an edge is not compared on it.
     s.fluid_objs = [util]
-    assert _engine_gap_notes(s, _Edges(lower=2, upper=4), model) == [model_note]
+    assert _gap_notes(s, _Edges(lower=2, upper=4), model) == [model_note]
 
 
 def test_a_many_flow_port_explains_the_fluid_gap_with_its_measured_sync():
@@ -1212,12 +1224,17 @@ def test_the_advice_figure_states_its_seeds_bound_and_errors_with_units():
 
 
 def test_unjudgeable_completion_times_are_not_stated_as_failures():
-    from bufsim.advise.search import Edges as _Edges
-    from bufsim.advise.search import Search as _Search
+    from types import SimpleNamespace
+
+    from bufsim.advise.search.packet import Edges as _Edges
+    from bufsim.advise.search.probes import Probes
+    from bufsim.advise.search.runs import Runner
+    from bufsim.advise.search.verdict import verdict
 
     o = parse_objective("fct_mean_small<=1s")
-    s = _Search.__new__(_Search)
-    s.grid, s.objs, s.hi, s.bdp = [2, 4, 8, 16], [o], 16.0, 4.0
+    s = SimpleNamespace(grid=[2, 4, 8, 16], objs=[o], hi=16.0, bdp=4.0)
+    runner = Runner(s, {}, None)
+    probes = Probes(s, runner)
 
     def runs(values, censored):
         return pd.DataFrame(
@@ -1231,47 +1248,47 @@ def test_unjudgeable_completion_times_are_not_stated_as_failures():
 
     # 2 fails (1.5 s), 4 and 8 are lower bounds below 1 s (0.6 and 0.8 s),
     # 16 is a lower bound already past it (1.2 s): a failure.
-    s.runs = [runs([1.5, 0.6, 0.8, 1.2], [0.0, 1.0, 1.0, 1.0])]
-    s.probed = {b: [False] for b in s.grid}
-    feasible, _, _, why = s.verdict(_Edges(lower=0, upper=3, interval=None))
+    runner.runs = [runs([1.5, 0.6, 0.8, 1.2], [0.0, 1.0, 1.0, 1.0])]
+    probes.probed = {b: [False] for b in s.grid}
+    feasible, _, _, why = verdict(s, probes, _Edges(lower=0, upper=3, interval=None))
     assert not feasible
     assert why == (
         "fct_mean_small<=1s holds at no buffer from 2 to 16 packets where it can be judged; "
         "it cannot be judged at 4, 8 packets (unfinished transfers leave it only a lower "
         "bound there)"
     )
-    s.runs = [runs([0.6, 0.6, 0.8, 0.9], [1.0, 1.0, 1.0, 1.0])]
-    why = s.verdict(_Edges(lower=0, upper=3, interval=None))[3]
+    runner.runs = [runs([0.6, 0.6, 0.8, 0.9], [1.0, 1.0, 1.0, 1.0])]
+    why = verdict(s, probes, _Edges(lower=0, upper=3, interval=None))[3]
     assert why.startswith("fct_mean_small<=1s cannot be judged at any buffer measured from 2 to 16")
     # A recommendation whose next smaller buffer could not be judged says so.
-    s.runs = [runs([0.6, 0.7, 0.8, 0.9], [0.0, 1.0, 0.0, 0.0])]
-    s.probed = {2: [False], 4: [False], 8: [True], 16: [True]}
-    feasible, rec, _, binding = s.verdict(_Edges(lower=0, upper=3, interval=(2, 3)))
+    runner.runs = [runs([0.6, 0.7, 0.8, 0.9], [0.0, 1.0, 0.0, 0.0])]
+    probes.probed = {2: [False], 4: [False], 8: [True], 16: [True]}
+    feasible, rec, _, binding = verdict(s, probes, _Edges(lower=0, upper=3, interval=(2, 3)))
     assert feasible and rec == 8
     assert binding == (
         "Binding: fct_mean_small<=1s (at the next smaller grid buffer, 4 packets, "
         "fct_mean_small<=1s cannot be judged: unfinished transfers leave it only a lower bound)."
     )
     # A lower bound past the bound there is a failure.
-    s.runs = [runs([0.6, 1.3, 0.8, 0.9], [0.0, 1.0, 0.0, 0.0])]
-    binding = s.verdict(_Edges(lower=0, upper=3, interval=(2, 3)))[3]
+    runner.runs = [runs([0.6, 1.3, 0.8, 0.9], [0.0, 1.0, 0.0, 0.0])]
+    binding = verdict(s, probes, _Edges(lower=0, upper=3, interval=(2, 3)))[3]
     assert (
         binding == "Binding: fct_mean_small<=1s (the next smaller grid buffer, 4 packets, fails)."
     )
 
 
 def test_crossing_reads_the_packet_measurements_on_their_scales():
-    from bufsim.advise.search import Search
+    from bufsim.advise.search.probes import Probes
+    from bufsim.advise.search.runs import Runner
 
     # The 5000-flow backbone example's quick search: utilization over two
     # seeds at 2048, 1024 and 512 packets (its edge lies between 91
     # packets, 0.9397, and 128, 0.9603).
-    s = object.__new__(Search)
-    s.unjudged = {}
-    s.runs, s.probed = [], {}
+    runner = Runner(None, {}, None)
+    s = Probes(None, runner)
 
     def probe(b, key, v):
-        s.runs.append(
+        runner.runs.append(
             pd.DataFrame({"engine": "packet", "buffer_pkts": [float(b)] * 2, key: [v, v]})
         )
         s.probed[b] = [True]
@@ -1294,19 +1311,19 @@ def test_crossing_reads_the_packet_measurements_on_their_scales():
     y1 = math.log(1 - 0.9986765971)
     assert s.crossing(o) == pytest.approx(91 + (y - y0) * (512 - 91) / (y1 - y0))
     # One probe that says something is not enough.
-    s.runs, s.probed = [], {}
+    runner.runs, s.probed = [], {}
     probe(2048, "utilization", 1.0)
     probe(724, "utilization", 0.99975)
     assert s.crossing(o) is None
     # A delay: its log along log buffer (a power law; here proportional).
-    s.runs, s.probed = [], {}
+    runner.runs, s.probed = [], {}
     probe(100, "p99_queue_delay_s", 0.001)
     probe(400, "p99_queue_delay_s", 0.004)
     assert s.crossing(parse_objective("p99_queue_delay<=2ms")) == pytest.approx(200)
 
 
 def test_a_fifo_queue_bounds_its_delays_by_its_length():
-    from bufsim.advise.search import fifo_wait_per_packet
+    from bufsim.advise.search.plan import fifo_wait_per_packet
 
     # 20 NewReno flows fill a 50-packet drop-tail queue on 10 Mbps: a
     # packet waits at most 50 serializations of 1500 B (1.2 ms each), and

@@ -562,7 +562,7 @@ def test_drawn_sizes_beside_the_packet_engine():
 
 
 def test_missing_ns_is_one_clear_error(monkeypatch):
-    monkeypatch.setattr(ns2.shutil, "which", lambda name: None)
+    monkeypatch.setattr(ns2.driver.shutil, "which", lambda name: None)
     assert not ns2.available()
     assert "make ns2" in ns2.why_unavailable()
     with pytest.raises(bufsim.EngineError, match="make ns2"):

@@ -14,6 +14,9 @@ canvas and work headless.
 * :func:`flow_cdfs` -- per-flow throughput or loss CDFs by flow class
   (paper 002 figures 2-7);
 * :func:`goodput_scatter` -- per-flow goodput against RTT.
+* :func:`advice` and :func:`tradeoff` -- an advice's objectives, and its
+  trade-off with the costs, against the buffer (:meth:`bufsim.advise.Advice.plot`
+  draws the first).
 
 Examples
 --------
@@ -547,6 +550,57 @@ def _flag_lines(advice: Any) -> dict[str, list[tuple[float, str]]]:
             # One line per threshold, however many buffers it flags.
             out.setdefault(f.key, []).append(line)
     return out
+
+
+def advice(a: Any) -> Figure:
+    """An advice's objectives against the buffer, one panel per objective:
+    the packet runs with confidence bands, the fluid engine beside them (at
+    X = 0.3 and 1 too where paper 004's rule ran), the bound, every rule's
+    buffer, the recommendation and the range where every objective holds
+    marked, and the means that are only lower bounds (triangles); each
+    panel's title says the seeds behind each point (:func:`buffer_curves`).
+    What :meth:`bufsim.advise.Advice.plot` draws.
+
+    Parameters
+    ----------
+    a : bufsim.advise.Advice
+        From :func:`bufsim.advise`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, axes = figure(8.4, 3.2 * len(a.objectives), nrows=len(a.objectives))
+    rules = a.rule_buffers()
+    trade = a.tradeoff()
+    for ax, o in zip(axes, a.objectives):
+        buffer_curves(
+            a.runs,
+            o.key,
+            rules=rules,
+            bound=o.bound,
+            confidence=a.confidence,
+            ax=ax,
+            title=o.text,
+        )
+        # A mean over lower bounds is drawn like the others: mark it.
+        low = trade[trade[f"{o.text} censored"]] if len(trade) else trade
+        if len(low):
+            ax.scatter(
+                low["buffer_pkts"],
+                low[o.text],
+                marker="^",
+                s=60,
+                facecolors="none",
+                edgecolors="#c00000",
+                zorder=5,
+                label="only a lower bound (unfinished transfers)",
+            )
+        if a.feasible:
+            ax.axvspan(*a.range, color="#2e7d32", alpha=0.08, lw=0, label="every objective holds")
+            ax.axvline(a.buffer_pkts, color="#2e7d32", lw=2, alpha=0.6, label="recommended")
+        outside(ax)
+    return fig
 
 
 def tradeoff(advice: Any, *, width: float = 9.0) -> Figure:

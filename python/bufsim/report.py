@@ -38,6 +38,7 @@ import jinja2
 import pandas as pd
 
 from bufsim import fmt, plot, provenance
+from bufsim.advise.advice import VIEWS as ADVICE_VIEWS
 from bufsim.result import KEY_METRICS, WHOLE_RUN, Result, key_metrics, plain
 
 if TYPE_CHECKING:
@@ -495,8 +496,6 @@ def advice_sections(advice: Any, figures: bool = True) -> list[Section]:
         )
     sections = [Section("answer", "Answer", html="".join(items))]
     if figures:
-        from bufsim import plot
-
         try:
             fig = plot.tradeoff(a)
         except (ValueError, KeyError) as e:
@@ -605,10 +604,26 @@ def _prov_value(field: str, v: Any) -> str:
     return fmt.value(v)
 
 
+def _advice_title(advice: Any) -> str:
+    return "bufsim advise: " + ", ".join(o.text for o in advice.objectives)
+
+
 def advice_report(advice: Any) -> str:
-    """The self-contained HTML report of an advice (:func:`advice_sections`)."""
-    title = "bufsim advise: " + ", ".join(o.text for o in advice.objectives)
-    return render(title, advice_sections(advice), subtitle="advice")
+    """The self-contained HTML report of an advice (:func:`advice_sections`):
+    what :meth:`bufsim.advise.Advice.to_html` returns."""
+    return render(_advice_title(advice), advice_sections(advice), subtitle="advice")
+
+
+def advice_notebook(advice: Any) -> str:
+    """An advice's notebook view: the report's sections (:func:`advice_sections`)
+    but the figure (:meth:`bufsim.advise.Advice.plot` draws it), as one HTML
+    ``<div>``: what :meth:`bufsim.advise.Advice._repr_html_` returns."""
+    parts = [f"<h3>{html.escape(_advice_title(advice))}</h3>"]
+    for sec in advice_sections(advice, figures=False):
+        parts.append(f"<h4>{html.escape(sec.title)}</h4>")
+        parts += [f"<p>{html.escape(p)}</p>" for p in sec.text]
+        parts += [sec.html, sec.table]
+    return f"<div>{''.join(parts)}</div>"
 
 
 def markdown(text: str) -> str:
@@ -958,3 +973,14 @@ def write(source: str | Path, out: str | Path, **kwargs: Any) -> Path:
     path = Path(out)
     path.write_text(page, encoding="utf-8")
     return path
+
+
+# An advice is drawn and written from here: its views (Advice.plot,
+# sections, to_html, _repr_html_) are these functions, installed when
+# this module loads, so that advise imports neither report nor plot.
+ADVICE_VIEWS.update(
+    figure=plot.advice,
+    sections=advice_sections,
+    html=advice_report,
+    notebook=advice_notebook,
+)

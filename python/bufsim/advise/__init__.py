@@ -65,7 +65,9 @@ Each imports only those above it:
     The first against the second half of each packet run
     (:data:`CONVERGENCE_TOL`).
 :mod:`~bufsim.advise.search`
-    The search's state and its phases (:class:`AdviseProgress`).
+    The search, a module per phase in the order it runs: the plan, the
+    runs, the probes, the fluid scan, the packet bisection, the verdict,
+    the verification by another engine (:class:`AdviseProgress`).
 :mod:`~bufsim.advise.notes`
     Notes on a finished search: engines that disagree, objectives left
     unjudged.
@@ -73,7 +75,8 @@ Each imports only those above it:
     The costs an operator would question unasked (loss, timeouts, Jain's
     index, unfinished transfers): :data:`THRESHOLDS`, :class:`Flag`.
 :mod:`~bufsim.advise.advice`
-    :class:`Advice`: the answer, its tables, figure and report sections.
+    :class:`Advice`: the answer and its tables (its figure and report are
+    :mod:`bufsim.plot`'s and :mod:`bufsim.report`'s, installed from above).
 :mod:`~bufsim.advise.driver`
     :func:`advise` and :func:`cost`.
 """

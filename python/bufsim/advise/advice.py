@@ -7,16 +7,19 @@ the convergence check, and shows them as a first screen
 (:meth:`Advice.first_screen`: the answer, its cost, the flags, the stack),
 text tables
 (:meth:`Advice.formatted`, :meth:`Advice.cost_table`), JSON
-(:meth:`Advice.to_dict`), a figure (:meth:`Advice.plot`), report sections
-(:meth:`Advice.sections`) and HTML. The table's packet columns
-(:func:`measured_table`) and the costs (:func:`costs`, :data:`COSTS`) are
-computed here from the runs.
+(:meth:`Advice.to_dict`). The figure, report sections and HTML
+(:meth:`Advice.plot`, :meth:`Advice.sections`, :meth:`Advice.to_html`, the
+notebook view) are drawn from above, by :func:`bufsim.plot.advice` and
+:mod:`bufsim.report`, which install them in :data:`VIEWS`: advise imports
+neither. The table's packet columns (:func:`measured_table`) and the costs
+(:func:`costs`, :data:`COSTS`) are computed here from the runs.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -639,44 +642,9 @@ class Advice:
         confidence bands, fluid beside them, at X = 0.3 and 1 too where paper
         004's rule ran), the bound, every rule's buffer, the recommendation
         and the range where every objective holds marked, and the means
-        that are only lower bounds (triangles); each panel's title says
-        the seeds behind each point (:func:`bufsim.plot.buffer_curves`);
-        one panel per objective."""
-        from bufsim import plot
-
-        fig, axes = plot.figure(8.4, 3.2 * len(self.objectives), nrows=len(self.objectives))
-        rules = self.rule_buffers()
-        trade = self.tradeoff()
-        for ax, o in zip(axes, self.objectives):
-            plot.buffer_curves(
-                self.runs,
-                o.key,
-                rules=rules,
-                bound=o.bound,
-                confidence=self.confidence,
-                ax=ax,
-                title=o.text,
-            )
-            # A mean over lower bounds is drawn like the others: mark it.
-            low = trade[trade[f"{o.text} censored"]] if len(trade) else trade
-            if len(low):
-                ax.scatter(
-                    low["buffer_pkts"],
-                    low[o.text],
-                    marker="^",
-                    s=60,
-                    facecolors="none",
-                    edgecolors="#c00000",
-                    zorder=5,
-                    label="only a lower bound (unfinished transfers)",
-                )
-            if self.feasible:
-                ax.axvspan(
-                    *self.range, color="#2e7d32", alpha=0.08, lw=0, label="every objective holds"
-                )
-                ax.axvline(self.buffer_pkts, color="#2e7d32", lw=2, alpha=0.6, label="recommended")
-            plot.outside(ax)
-        return fig
+        that are only lower bounds (triangles); one panel per objective
+        (:func:`bufsim.plot.advice`)."""
+        return _view("figure")(self)
 
     def sections(self, figures: bool = True) -> list[Any]:
         """The advice as report sections (:func:`bufsim.report.advice_sections`):
@@ -694,30 +662,38 @@ class Advice:
         list of bufsim.report.Section
             In the order a report shows them.
         """
-        from bufsim.report import advice_sections
-
-        return advice_sections(self, figures)
-
-    def _title(self) -> str:
-        return "bufsim advise: " + ", ".join(o.text for o in self.objectives)
+        return _view("sections")(self, figures)
 
     def to_html(self) -> str:
-        """The self-contained HTML report of this advice (:meth:`sections`)."""
-        from bufsim.report import render
-
-        return render(self._title(), self.sections(), subtitle="advice")
+        """The self-contained HTML report of this advice
+        (:func:`bufsim.report.advice_report`)."""
+        return _view("html")(self)
 
     def _repr_html_(self) -> str:
-        """Notebook view: the report's sections (:meth:`sections`) but the figure
-        (:meth:`plot` draws it)."""
-        import html
+        """Notebook view: the report's sections but the figure (:meth:`plot`
+        draws it; :func:`bufsim.report.advice_notebook`)."""
+        return _view("notebook")(self)
 
-        parts = [f"<h3>{html.escape(self._title())}</h3>"]
-        for sec in self.sections(figures=False):
-            parts.append(f"<h4>{html.escape(sec.title)}</h4>")
-            parts += [f"<p>{html.escape(p)}</p>" for p in sec.text]
-            parts += [sec.html, sec.table]
-        return f"<div>{''.join(parts)}</div>"
+
+#: How an :class:`Advice` is drawn and written, by name: ``"figure"``,
+#: ``"sections"``, ``"html"`` and ``"notebook"``, each called with the
+#: advice. The layers above advise fill it as they load
+#: (:mod:`bufsim.report` installs all four, the figure being
+#: :func:`bufsim.plot.advice`), so advise imports neither: they render an
+#: advice from above.
+VIEWS: dict[str, Callable[..., Any]] = {}
+
+#: The module that installs :data:`VIEWS`, loaded by name on first use:
+#: it imports matplotlib, which ``import bufsim`` leaves out (as pandas
+#: loads its plotting backend by name).
+VIEWS_MODULE = "bufsim.report"
+
+
+def _view(name: str) -> Callable[..., Any]:
+    """The view ``name`` of :data:`VIEWS`, its module loaded if need be."""
+    if name not in VIEWS:
+        importlib.import_module(VIEWS_MODULE)
+    return VIEWS[name]
 
 
 #: Rule names as the compact table shows them (the paper in -v's notes).
@@ -804,7 +780,7 @@ def costs(
     if runs.empty or "engine" not in runs:
         return pd.DataFrame()
     packet = runs[runs["engine"] == "packet"].copy()
-    # The search adds both per run (Search.packet); a runs table made
+    # The search adds both per run (Runner.packet); a runs table made
     # otherwise gets them by the same laws.
     if "flow_timeout_rate" not in packet:
         packet["flow_timeout_rate"] = flow_timeout_rate(packet, duration_s)

@@ -3,16 +3,18 @@
 Each objective's metric over the first and the second half of a packet
 run's measurement window (the core's ``<metric>_half1`` and ``_half2``,
 ``output.halves``) must agree within :data:`CONVERGENCE_TOL`
-(:func:`convergence`).
+(:func:`convergence`); :func:`convergence_notes` says in words where they
+do not, with a warning at the buffers the answer rests on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pandas as pd
 
+from bufsim import fmt
 from bufsim.advise.objectives import Objective
 
 #: Convergence: the largest difference between the first and second half of
@@ -79,3 +81,64 @@ def convergence(runs: pd.DataFrame, norm: Mapping[str, Any], objs: list[Objectiv
                 if a == a and b == b:
                     rows.append([float(r[0]), r[1], key, a, b, agree(a, b)])
     return pd.DataFrame(rows, columns=cols).astype({"converged": bool})
+
+
+def convergence_notes(
+    runs: Iterable[pd.DataFrame],
+    norm: Mapping[str, Any],
+    objs: list[Objective],
+    focus: Iterable[float],
+    *,
+    places: bool = False,
+) -> tuple[pd.DataFrame, list[str]]:
+    """First against second half of every packet run's measurement window
+    (:func:`convergence`), and what it means for the answer in words.
+
+    Parameters
+    ----------
+    runs : iterable of pandas.DataFrame
+        The search's run tables (fluid ones are skipped by :func:`convergence`).
+    norm : dict
+        The normalized scenario.
+    objs : list of Objective
+        The objectives.
+    focus : iterable of float
+        The buffers the verdict rests on (packets): a difference there is
+        a warning, elsewhere a remark.
+    places : bool
+        Whether each objective is judged on several ports or links (their
+        summary has no halves: the check reads their summary together).
+
+    Returns
+    -------
+    (pandas.DataFrame, list of str)
+        :func:`convergence`'s table and the notes.
+    """
+    tables = [t for t in runs if "engine" in t]
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+    conv = convergence(table, norm, objs)
+    notes = []
+    if conv.empty:
+        return conv, notes
+    bad = conv[~conv["converged"]]
+    focus = {float(b) for b in focus if b == b}
+    decisive = bad[bad["buffer_pkts"].isin(focus)]
+    # Ports and links report no halves: the check reads their summary.
+    together = " of the ports or links together" if places else ""
+    if len(decisive):
+        worst = decisive.iloc[0]
+        notes.append(
+            f"WARNING: not converged: {len(decisive)} of {int(conv['buffer_pkts'].isin(focus).sum())} "
+            f"checks at the decisive buffers differ between the halves of the measurement window "
+            f"beyond the tolerance (e.g. {worst['metric']}{together} at {fmt.number(worst['buffer_pkts'])} "
+            "packets, seed "
+            f"{fmt.number(worst['seed'])}: {fmt.metric(worst['metric'], worst['first_half'])} then "
+            f"{fmt.metric(worst['metric'], worst['second_half'])}); "
+            "lengthen duration or warmup"
+        )
+    elif len(bad):
+        notes.append(
+            f"converged{together} at the decisive buffers; {len(bad)} of {len(conv)} checks "
+            "elsewhere differ between the halves beyond the tolerance"
+        )
+    return conv, notes

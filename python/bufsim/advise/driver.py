@@ -2,9 +2,10 @@
 
 :func:`advise` checks its arguments and whether the objectives can be met
 at all, fills in ``duration`` and ``warmup`` from the scenario's time
-scales (:func:`with_time_scales`), runs the phases of a
-:class:`~bufsim.advise.search.Search` in order and gathers what they found
-into an :class:`~bufsim.advise.advice.Advice`. The steps, in words:
+scales (:func:`with_time_scales`), runs the phases of the search
+(:mod:`bufsim.advise.search`) in order, each handed what the ones before
+found, and gathers their findings into an
+:class:`~bufsim.advise.advice.Advice`. The steps, in words:
 :mod:`bufsim.advise`.
 """
 
@@ -21,6 +22,7 @@ import pandas as pd
 
 from bufsim import fmt
 from bufsim.advise.advice import Advice, costs, measured_table, simulated_s
+from bufsim.advise.convergence import convergence_notes
 from bufsim.advise.flags import thresholds
 from bufsim.advise.notes import engine_gap_notes, silent_flow_notes, unjudged_notes
 from bufsim.advise.objectives import (
@@ -41,15 +43,14 @@ from bufsim.advise.rules import (
     table_row,
     with_buffer,
 )
-from bufsim.advise.search import (
-    ADAPTIVE_MAX_FACTOR,
-    FIRST_WAVE,
-    PLACE_KEYS,
-    AdviseProgress,
-    Budget,
-    Search,
-    busy_places,
-)
+from bufsim.advise.search.fluid_scan import FluidScan, fluid_scan, resync, sync_rule
+from bufsim.advise.search.fluid_scan import caveat as fluid_caveat
+from bufsim.advise.search.packet import Edges, packet_search
+from bufsim.advise.search.plan import PLACE_KEYS, Plan, busy_places, estimate, plan
+from bufsim.advise.search.probes import ADAPTIVE_MAX_FACTOR, FIRST_WAVE, Probes
+from bufsim.advise.search.runs import AdviseProgress, Budget, Runner
+from bufsim.advise.search.verdict import decisive, verdict
+from bufsim.advise.search.verify import verify
 from bufsim.scenario import Scenario
 from bufsim.timescales import time_scales
 
@@ -117,7 +118,7 @@ def _engines_for(
 
 def _shared_form(scn: Scenario) -> tuple[Scenario, list[str]]:
     """A pool's or a chain's scenario as advise sizes it
-    (:func:`bufsim.advise.search.axis_of`), and the notes saying what the
+    (:func:`bufsim.advise.search.plan.axis_of`), and the notes saying what the
     answer is. A pool's ``link.buffer`` (each port's own cap) is dropped,
     with a note, so that a port may take the pool up to its threshold."""
     norm = scn.normalized
@@ -290,27 +291,17 @@ def cost(
     _check_fit(objs, scn.normalized)
     scn, _ = _shared_form(scn)
     engines, _ = _engines_for(scn.normalized, ("rules", "fluid", "packet"))
-    s = Search(
-        scn,
-        objs,
-        engines=engines,
-        seeds=5,
-        confidence=0.95,
-        quick=quick,
-        budget=None,
-        sweep_options={},
-        progress=None,
-    )
-    s.estimate(rule_rows(s.norm, objs, s.hi) if "rules" in engines else [])
-    at_bdp = Scenario(with_buffer(s.raw, s.bdp, s.axis))
+    p = plan(scn, objs, engines=engines, seeds=5, confidence=0.95, quick=quick, budget=None)
+    expected = estimate(p, rule_rows(p.norm, objs, p.hi) if "rules" in engines else [])
+    at_bdp = Scenario(with_buffer(p.raw, p.bdp, p.axis))
     per_run = float(limits.estimate(at_bdp, "packet")["work"])
     return {
-        "packet_runs": s.expected["packet"],
-        "fluid_runs": s.expected["fluid"],
+        "packet_runs": expected["packet"],
+        "fluid_runs": expected["fluid"],
         "packets_per_run": per_run,
-        "packets": per_run * s.expected["packet"],
-        "duration_s": float(s.norm["duration_s"]),
-        "warmup_s": float(s.norm["warmup_s"]),
+        "packets": per_run * expected["packet"],
+        "duration_s": float(p.norm["duration_s"]),
+        "warmup_s": float(p.norm["warmup_s"]),
         "timing": timing,
     }
 
@@ -400,7 +391,8 @@ def advise(
     _check_fit(objs, scn.normalized)
     scn, pool_notes = _shared_form(scn)
     engines, engine_notes = _engines_for(scn.normalized, engines)
-    s = Search(
+    # The plan: what is sized, on which grid, with how many seeds.
+    p = plan(
         scn,
         objs,
         engines=engines,
@@ -408,93 +400,87 @@ def advise(
         confidence=confidence,
         quick=quick,
         budget=budget,
-        sweep_options={"store": store, "scheduler": scheduler, "workers": workers},
-        progress=progress,
         stop_early=stop_early,
     )
     notes = (
         ([timing] if timing else [])
         + pool_notes
         + engine_notes
-        + default_stack_notes(s.raw)
-        + left_out_notes(s.norm)
+        + default_stack_notes(p.raw)
+        + left_out_notes(p.norm)
     )
-    rules = rule_rows(s.norm, objs, s.hi) if "rules" in engines else []
-    s.estimate(rules)
-    fluid_note = s.fluid_scan() + s.fluid_caveat() if "fluid" in engines else ""
+    # The rules' and the models' buffers, before any run.
+    rules = rule_rows(p.norm, objs, p.hi) if "rules" in engines else []
+    expected = estimate(p, rules)
+    runner = Runner(
+        p,
+        {"store": store, "scheduler": scheduler, "workers": workers},
+        progress,
+        total=expected["fluid"] + expected["packet"],
+    )
+    probes = Probes(p, runner)
+    # The fluid scan: where the packet bisection starts.
+    scan, fluid_note = FluidScan(), ""
+    if "fluid" in engines:
+        scan, fluid_note = fluid_scan(p, runner)
+        fluid_note += fluid_caveat(p)
     if "rules" in engines:
-        rules.append(s.fluid_sync_rule())
-    edges = s.packet_search()
+        rules.append(sync_rule(p, runner, scan))
+    # The packet bisection, and its verdict.
+    edges = packet_search(p, probes, scan)
     notes += edges.notes
-    feasible, rec, rng, binding = s.verdict(edges)
+    feasible, rec, rng, binding = verdict(p, probes, edges)
     if feasible and "fluid" in engines and edges.lower is not None:
         # At the packet engine's edge of the objectives that grow with the
         # buffer: the one the fluid scan's edge is compared with.
-        s.resync(float(s.grid[edges.lower]))
+        resync(p, runner, probes, scan, float(p.grid[edges.lower]))
     if fluid_note:
         rules.append(table_row("fluid scan", math.nan, True, fluid_note))
     table = pd.DataFrame(rules, columns=["source", "buffer_pkts", "applies", "note"])
+    # The rules' buffers measured by the packet engine.
     if quick and "rules" in engines:
         notes.append("quick: the rules' buffers were not measured by the packet engine")
     elif "rules" in engines and not edges.stopped:
         try:
-            s.check_rules(table)
+            probes.check_rules(table)
         except Budget:
             notes.append(f"the budget of {budget} packet runs left some rules unchecked")
-    all_runs = pd.concat(s.runs, ignore_index=True) if s.runs else pd.DataFrame()
+    all_runs = runner.table()
     table = measured_table(table, all_runs, objs, confidence, feasible, rec)
-    model_notes, model = model_columns(table, s.raw, objs, s.grid)
-    notes += model_notes + engine_gap_notes(s, edges, model)
-    convergence, conv_notes = s.convergence(s.decisive(edges, rng))
-    notes += conv_notes
-    if s.first_wave:
-        notes.append(
-            f"seeds in waves: at {len(s.first_wave)} of {len(s.probed)} probed buffers the "
-            f"first {FIRST_WAVE} seeds knew every verdict (the bound outside their t interval "
-            f"at {fmt.number(1 - (1 - confidence) / 2)}, Bonferroni over two looks), so the other "
-            f"{s.seeds - FIRST_WAVE} did not run: "
-            + ", ".join(f"{b} packets" for b in sorted(s.first_wave))
-        )
-    if s.adaptive:
-        notes.append(
-            "adaptive seeds (a t interval straddled a bound): "
-            + ", ".join(f"{b} packets x {k}" for b, k in sorted(s.adaptive.items()))
-        )
-    if s.undecided:
-        notes.append(
-            (
-                f"undecided at {s.seeds} seeds (quick: no adaptive seeds): "
-                if quick
-                else f"still undecided after {ADAPTIVE_MAX_FACTOR} x {s.seeds} seeds or at the budget: "
-            )
-            + ", ".join(f"{b} packets" for b in sorted(set(s.undecided)))
-        )
-    notes += unjudged_notes(s.unjudged)
-    notes += silent_flow_notes(pd.concat(s.runs, ignore_index=True) if s.runs else pd.DataFrame())
-    notes.append(_stop_note(s, stop_early, all_runs))
+    model_notes, model = model_columns(table, p.raw, objs, p.grid)
+    notes += model_notes + engine_gap_notes(p, scan, runner.runs, edges, model)
+    # Convergence at the buffers the verdict rests on.
+    convergence, conv_notes = convergence_notes(
+        runner.runs, p.norm, objs, decisive(p.grid, edges, rng), places=bool(p.places)
+    )
+    notes += conv_notes + _seed_notes(p, probes, runner)
+    notes += unjudged_notes(probes.unjudged)
+    notes += silent_flow_notes(all_runs)
+    notes.append(_stop_note(p, stop_early, all_runs))
+    # The verification by another engine at the answer.
     for engine in engines:
         if engine in _verifiers() and feasible:
-            notes.append(s.verify(engine, int(rec)))
-    s.total = s.done  # the bar ends full
-    s.say("done", f"done: {s.packet_runs} packet runs")
+            notes.append(verify(p, runner, engine, int(rec)))
+    runner.total = runner.done  # the bar ends full
+    runner.say("done", f"done: {runner.packet_runs} packet runs")
     return Advice(
         objectives=objs,
         feasible=feasible,
         buffer_pkts=float(rec),
-        buffer_bytes=float(rec) * int(s.norm["link"]["packet_size_bytes"]),
+        buffer_bytes=float(rec) * int(p.norm["link"]["packet_size_bytes"]),
         range=rng,
         binding=binding,
         table=table,
         runs=all_runs,
         confidence=confidence,
-        packet_size_bytes=int(s.norm["link"]["packet_size_bytes"]),
-        method=_method(s),
+        packet_size_bytes=int(p.norm["link"]["packet_size_bytes"]),
+        method=_method(p, runner, scan, edges),
         notes=notes,
         convergence=convergence,
-        duration_s=float(s.norm["duration_s"]),
-        warmup_s=float(s.norm["warmup_s"]),
+        duration_s=float(p.norm["duration_s"]),
+        warmup_s=float(p.norm["warmup_s"]),
         costs=costs(
-            table, all_runs, float(s.norm["duration_s"]), float(s.norm["warmup_s"]), confidence
+            table, all_runs, float(p.norm["duration_s"]), float(p.norm["warmup_s"]), confidence
         ),
         scenario=scn,
         wall_s=time.perf_counter() - t0,
@@ -503,18 +489,47 @@ def advise(
     )
 
 
-def _stop_note(s: Search, stop_early: bool, runs: pd.DataFrame) -> str:
+def _seed_notes(p: Plan, probes: Probes, runner: Runner) -> list[str]:
+    """Where the seeds in waves, the adaptive seeds and the undecided
+    verdicts were, in words."""
+    notes = []
+    if probes.first_wave:
+        notes.append(
+            f"seeds in waves: at {len(probes.first_wave)} of {len(probes.probed)} probed buffers the "
+            f"first {FIRST_WAVE} seeds knew every verdict (the bound outside their t interval "
+            f"at {fmt.number(1 - (1 - p.confidence) / 2)}, Bonferroni over two looks), so the other "
+            f"{p.seeds - FIRST_WAVE} did not run: "
+            + ", ".join(f"{b} packets" for b in sorted(probes.first_wave))
+        )
+    if probes.adaptive:
+        notes.append(
+            "adaptive seeds (a t interval straddled a bound): "
+            + ", ".join(f"{b} packets x {k}" for b, k in sorted(probes.adaptive.items()))
+        )
+    if probes.undecided:
+        notes.append(
+            (
+                f"undecided at {p.seeds} seeds (quick: no adaptive seeds): "
+                if p.quick
+                else f"still undecided after {ADAPTIVE_MAX_FACTOR} x {p.seeds} seeds or at the budget: "
+            )
+            + ", ".join(f"{b} packets" for b in sorted(set(probes.undecided)))
+        )
+    return notes
+
+
+def _stop_note(p: Plan, stop_early: bool, runs: pd.DataFrame) -> str:
     """What the packet runs' stop rule (``output.stop``) did, in words;
     ``runs`` every run of the search."""
     if not stop_early:
         return "every packet run measured its whole window (stop_early=False, --full-runs)"
-    if s.places:
+    if p.places:
         return (
             "every packet run measured its whole window: each objective is judged on every "
             "port or link carrying flows, which the runs' batch rule does not measure"
         )
-    if s.stop is None:
-        others = ", ".join(o.text for o in s.objs if not batch_measured(o))
+    if p.stop is None:
+        others = ", ".join(o.text for o in p.objs if not batch_measured(o))
         return (
             f"every packet run measured its whole window: {others} is not measured batch "
             "by batch, so no run stops early"
@@ -523,33 +538,34 @@ def _stop_note(s: Search, stop_early: bool, runs: pd.DataFrame) -> str:
     if packet.empty:
         return "no packet run"
     stopped = int((packet["stopped_early"] == 1.0).sum())
-    duration = float(s.norm["duration_s"])
+    duration = float(p.norm["duration_s"])
     sim = float(simulated_s(packet, duration).sum())
     return (
         f"{stopped} of {len(packet)} packet runs stopped at a batch boundary once every "
         f"objective's verdict was known (output.stop: the window in {STOP_BATCHES} batches, "
         f"tested from batch {STOP_MIN_BATCHES} on with a t test on the batch means at "
-        f"{fmt.number(s.confidence)}, Bonferroni over the boundaries): {fmt.number(sim, 4)} s simulated of "
+        f"{fmt.number(p.confidence)}, Bonferroni over the boundaries): {fmt.number(sim, 4)} s simulated of "
         f"{fmt.number(len(packet) * duration, 4)} s at full length"
     )
 
 
-def _method(s: Search) -> str:
-    free = any(not o.monotone for o in s.objs)
+def _method(p: Plan, runner: Runner, scan: FluidScan, edges: Edges) -> str:
+    """How the search went, in words (:attr:`Advice.method`)."""
+    free = any(not o.monotone for o in p.objs)
     return (
-        f"Packet search over a log grid of {len(s.grid)} buffers (1 to {s.grid[-1]} packets, "
-        f"{s.per_doubling} per doubling)"
+        f"Packet search over a log grid of {len(p.grid)} buffers (1 to {p.grid[-1]} packets, "
+        f"{p.per_doubling} per doubling)"
         + (
             ", from the fluid scan's edges (galloping, then bisection)"
-            if s.guess_up is not None or s.guess_down is not None
+            if scan.guess_up is not None or scan.guess_down is not None
             else ", bisection"
         )
         + ", each step where the packet measurements so far put the edge when they can"
         + (
-            f" (the lower edge's search started at {s.grid[s.calibrated]} packets: the "
-            f"fluid's edge at {s.grid[s.guess_up]} log-interpolated between its grid points "
+            f" (the lower edge's search started at {p.grid[edges.calibrated]} packets: the "
+            f"fluid's edge at {p.grid[scan.guess_up]} log-interpolated between its grid points "
             "and moved by the packet engine's measurements)"
-            if s.calibrated is not None and s.guess_up is not None
+            if edges.calibrated is not None and scan.guess_up is not None
             else ""
         )
         + (
@@ -557,9 +573,9 @@ def _method(s: Search) -> str:
             if free
             else ""
         )
-        + f", {len(s.seed_list)} seeds per buffer "
-        + ("(quick: no adaptive seeds), " if s.quick else "(more where a verdict was undecided), ")
-        + f"{s.packet_runs} packet runs of up to {fmt.number(s.norm['duration_s'])} s "
-        f"({fmt.number(s.norm['warmup_s'])} s warm-up); "
-        f"each objective checked on a one-sided {s.confidence:.0%} Student t bound over the seeds."
+        + f", {len(p.seed_list)} seeds per buffer "
+        + ("(quick: no adaptive seeds), " if p.quick else "(more where a verdict was undecided), ")
+        + f"{runner.packet_runs} packet runs of up to {fmt.number(p.norm['duration_s'])} s "
+        f"({fmt.number(p.norm['warmup_s'])} s warm-up); "
+        f"each objective checked on a one-sided {p.confidence:.0%} Student t bound over the seeds."
     )

@@ -1,7 +1,7 @@
 """The fluid form of a scenario, and what the search reads from its reruns.
 
 The fluid engine brackets the packet search
-(:meth:`bufsim.advise.search.Search.fluid_scan`). It models persistent flows
+(:func:`bufsim.advise.search.fluid_scan.fluid_scan`). It models persistent flows
 without per-packet stack features, so it runs a form of the scenario
 (:func:`fluid_form`). The search reruns that form at a set loss
 synchronization (``fluid.sync``): over paper 004's range (:data:`SYNC_RANGE`),
@@ -30,7 +30,7 @@ from bufsim.advise.objectives import Objective
 SYNC_RANGE = (0.3, 1.0)
 
 
-#: The fluid form is resynchronized (:meth:`Search.resync`) when the packet
+#: The fluid form is resynchronized (:func:`~bufsim.advise.search.fluid_scan.resync`) when the packet
 #: engine's measured loss synchronization (``sync_mean``) at its edge is below
 #: the fluid scan's at the nearest buffer by more than this factor.
 SYNC_GAP = 2.0

@@ -1,7 +1,7 @@
 """What a finished search says beyond its answer: notes for :attr:`Advice.notes`.
 
 Where the fluid scan or the analytic model puts an edge more than
-:data:`~bufsim.advise.search.ENGINE_GAP` away from the packet engine's, and
+:data:`~bufsim.advise.search.fluid_scan.ENGINE_GAP` away from the packet engine's, and
 why (:func:`engine_gap_notes`); where unfinished transfers left a
 completion time only a lower bound (:func:`unjudged_notes`); where flows
 never sent data or sat idle through a run's window (:func:`silent_flow_notes`).
@@ -10,17 +10,25 @@ never sent data or sat idle through a run's window (:func:`silent_flow_notes`).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
 from bufsim import fmt
 from bufsim.advise.objectives import flow_timeout_rate
 from bufsim.advise.rules import Model
-from bufsim.advise.search import ENGINE_GAP, Edges, Search
+from bufsim.advise.search.fluid_scan import ENGINE_GAP, FluidScan
+from bufsim.advise.search.packet import Edges
+from bufsim.advise.search.plan import Plan
 
 
-def engine_gap_notes(s: Search, edges: Edges, model: Model | None = None) -> list[str]:
+def engine_gap_notes(
+    p: Plan,
+    scan: FluidScan,
+    runs: Sequence[pd.DataFrame],
+    edges: Edges,
+    model: Model | None = None,
+) -> list[str]:
     """A note per edge where the fluid scan or the analytic model and the
     packet engine differ by more than :data:`ENGINE_GAP`.
 
@@ -28,18 +36,22 @@ def engine_gap_notes(s: Search, edges: Edges, model: Model | None = None) -> lis
     grows with the buffer (:attr:`Edges.lower`) and the last meeting every
     delay objective (:attr:`Edges.upper`), each where the packet engine
     found it and the other engine measures all of those objectives (the
-    fluid scan's :attr:`Search.guess_up` and ``guess_down``; the model's
+    fluid scan's :attr:`FluidScan.guess_up` and ``guess_down``; the model's
     from its values on the grid). The packet engine decides; the note says
     by how much the other differs and what it assumes: for the fluid form
     against what the packet runs measured at the edge (loss
     synchronization, timeouts) and where the fluid engine put the edge at
-    the measured synchronization (:meth:`Search.resync`), for the model
+    the measured synchronization (:attr:`FluidScan.resynced`), for the model
     its stated assumptions. Also when no buffer meets every objective.
 
     Parameters
     ----------
-    s : Search
-        The finished search (its grid, runs, fluid scan and resync).
+    p : Plan
+        The search's plan (its objectives, grid, scenario and fluid form).
+    scan : FluidScan
+        What the fluid scan and its resync found.
+    runs : sequence of pandas.DataFrame
+        The search's run tables.
     edges : Edges
         The grid indices the packet search found.
     model : Model, optional
@@ -50,13 +62,13 @@ def engine_gap_notes(s: Search, edges: Edges, model: Model | None = None) -> lis
     list of str
         One note per edge that differs, buffers in packets and their ratio.
     """
-    n = len(s.grid)
+    n = len(p.grid)
     others = []
-    if not s.fluid_table.empty:
-        others.append(("the fluid scan", s.fluid_objs, s.guess_up, s.guess_down))
+    if not scan.table.empty:
+        others.append(("the fluid scan", scan.objs, scan.guess_up, scan.guess_down))
     if model is not None:
-        on_grid = model.curve.set_index("buffer_pkts").reindex([float(b) for b in s.grid])
-        covered = [o for o in s.objs if o.key in on_grid and on_grid[o.key].notna().all()]
+        on_grid = model.curve.set_index("buffer_pkts").reindex([float(b) for b in p.grid])
+        covered = [o for o in p.objs if o.key in on_grid and on_grid[o.key].notna().all()]
         edge: dict[bool, int | None] = {}
         for grows in (True, False):
             objs = [o for o in covered if o.monotone and o.grows_with_buffer == grows]
@@ -65,68 +77,70 @@ def engine_gap_notes(s: Search, edges: Edges, model: Model | None = None) -> lis
         others.append((f"the analytic model ({model.name})", covered, edge[True], edge[False]))
     notes = []
     for grows in (True, False):
-        objs = [o for o in s.objs if o.monotone and o.grows_with_buffer == grows]
+        objs = [o for o in p.objs if o.monotone and o.grows_with_buffer == grows]
         packet = edges.lower if grows else edges.upper
         if not objs or packet is None or not 0 <= packet < n:
             continue
-        pb = float(s.grid[packet])
+        pb = float(p.grid[packet])
         for engine, covered, up, down in others:
             i = up if grows else down
             if i is None or any(o not in covered for o in objs):
                 continue
-            ratio = s.grid[i] / pb
+            ratio = p.grid[i] / pb
             if 1 / ENGINE_GAP <= ratio <= ENGINE_GAP:
                 continue
             why = (
-                _fluid_gap(s, grows, pb)
+                _fluid_gap(p, scan, runs, grows, pb)
                 if engine == "the fluid scan"
                 else f"The model ({model.source}) assumes: {'; '.join(model.assumptions)}"
             )
             notes.append(
                 f"engines disagree on {' and '.join(o.text for o in objs)}: the packet engine "
                 f"decides (it holds {'from' if grows else 'up to'} {fmt.number(pb)} packets); {engine} puts "
-                f"that edge at {fmt.number(s.grid[i])} packets ({fmt.value(ratio, 3)}x). {why}"
+                f"that edge at {fmt.number(p.grid[i])} packets ({fmt.value(ratio, 3)}x). {why}"
             )
     return notes
 
 
-def _fluid_gap(s: Search, grows: bool, pb: float) -> str:
+def _fluid_gap(
+    p: Plan, scan: FluidScan, runs: Sequence[pd.DataFrame], grows: bool, pb: float
+) -> str:
     """Why the fluid scan's edge may differ from the packet engine's at
     ``pb`` packets: what the fluid form assumes, what the packet runs
     measured there, and (for the edge of the objectives that grow with the
     buffer) the fluid edge at the measured synchronization."""
-    runs = pd.concat(s.runs, ignore_index=True)
-    g = runs[(runs["engine"] == "packet") & (runs["buffer_pkts"] == pb)]
+    table = pd.concat(runs, ignore_index=True)
+    g = table[(table["engine"] == "packet") & (table["buffer_pkts"] == pb)]
     sync = float(g["sync_mean"].mean())
-    # The runs' own rate (Search.packet adds it by flow_timeout_rate): the
+    # The runs' own rate (Runner.packet adds it by flow_timeout_rate): the
     # costs' figure, by the same law where a runs table lacks it.
     rate = (
         g["flow_timeout_rate"]
         if "flow_timeout_rate" in g
-        else flow_timeout_rate(g, float(s.norm["duration_s"]))
+        else flow_timeout_rate(g, float(p.norm["duration_s"]))
     )
     timeouts = float(rate.mean())
-    x = (s.fluid_raw.get("fluid") or {}).get("sync")
+    x = (p.fluid_raw.get("fluid") or {}).get("sync")
     assumed = (
         "every flow cutting its window at each overflow (fluid.sync unset)"
         if x is None
         else f"at least {fmt.number(x)} of the flows cutting at each overflow (fluid.sync)"
     )
     why = ""
-    if grows and s.resynced is not None:
-        rx, edge, p, f = s.resynced
+    if grows and scan.resynced is not None:
+        rx, edge, measured, f = scan.resynced
         if edge is None:
-            at = f"still above {fmt.number(s.grid[s.guess_up])} packets"
+            at = f"still above {fmt.number(p.grid[scan.guess_up])} packets"
         else:
-            at = f"at {fmt.number(s.grid[edge])} packets ({fmt.value(s.grid[edge] / pb, 3)}x the packet engine's edge)"
-            if s.grid[edge] < pb and timeouts > 0:
+            at = f"at {fmt.number(p.grid[edge])} packets ({fmt.value(p.grid[edge] / pb, 3)}x the packet engine's edge)"
+            if p.grid[edge] < pb and timeouts > 0:
                 at += ": below it, as the fluid model loses no time to timeouts"
         why = (
-            f". The packet runs measured a synchronization of {fmt.metric('sync_mean', p)} where "
+            f". The packet runs measured a synchronization of {fmt.metric('sync_mean', measured)} where "
             f"the fluid scan had {fmt.metric('sync_mean', f)}; with fluid.sync = {fmt.number(rx)} the fluid "
             f"engine puts the edge {at}"
         )
-    elif grows and s.grid[s.guess_up] > pb and sync < 0.5:
+    elif grows and p.grid[scan.guess_up] > pb and sync < 0.5:
         why = (
             ": with fewer flows cutting per loss event, less buffer keeps the link busy, so the "
             "fluid form overstates the buffer"
@@ -148,7 +162,7 @@ def unjudged_notes(unjudged: Mapping[tuple[int, str], tuple[float, int, int]]) -
     unjudged : mapping
         (buffer in packets, summary key) -> (the smallest lower bound of the
         metric there, SI units; transfers unfinished; transfers started)
-        (:attr:`Search.unjudged`).
+        (:attr:`~bufsim.advise.search.probes.Probes.unjudged`).
 
     Returns
     -------

@@ -24,7 +24,7 @@ PACKETS_PER_CPU_S = 256e3
 
 def why_unavailable() -> str:
     """Why ns-2 cannot run here, one line ('' when it can)."""
-    from bufsim import ns2
+    from bufsim.ns2 import driver as ns2
 
     return ns2.why_unavailable()
 
@@ -37,7 +37,7 @@ def check(scenario: Scenario) -> None:
     ScenarioError
         Naming the field, its value and what the ns2 engine allows.
     """
-    from bufsim import ns2
+    from bufsim.ns2 import driver as ns2
 
     ns2.check(scenario)
 
@@ -62,14 +62,14 @@ def run(scenario: Scenario, progress: Callable[[float], Any] | None = None) -> d
     EngineError
         ``ns`` missing, failed or out of time.
     """
-    from bufsim import ns2
+    from bufsim.ns2 import driver as ns2
 
     return ns2.execute(scenario, progress)
 
 
 def version() -> str:
     """The installed ns-2's Debian version (:func:`bufsim.ns2.version`)."""
-    from bufsim import ns2
+    from bufsim.ns2 import driver as ns2
 
     return ns2.version()
 
@@ -77,6 +77,6 @@ def version() -> str:
 def build() -> str:
     """``version+ns2-<ns-2 version>-<hash>`` (:func:`bufsim.ns2.build`: the
     OTcl writer and parser)."""
-    from bufsim import ns2
+    from bufsim.ns2 import driver as ns2
 
     return f"{_core.__version__}+ns2-{ns2.build()}"
