@@ -226,3 +226,18 @@ def test_lone_bbr3_fills_the_link_whatever_the_delay_split(link_delay, least):
     summary = bufsim.simulate(s).summary
     assert summary["utilization"] >= least
     assert summary["drop_rate"] < 0.005
+
+
+@pytest.mark.parametrize(("version", "least"), [(1, 0.995), (3, 0.975)])
+def test_lone_bbr_fills_the_link_on_the_rfc_stack_with_delayed_acks(version, least):
+    # One flow, 50 Mbps, RTT 40 ms, 0.25 BDP, the rfc stack with delayed
+    # ACKs (200 ms timer, initial window 1, minimum RTO 1 s), 30 s with 10 s
+    # of warm-up. Measured: v1 1.000 (loss 1.07%), v3 0.985 with a 5 ms
+    # bottleneck and 0.991 with 10 ms; without delayed ACKs 1.000 and 0.991.
+    # BBR sets its window from its model on every ACK, so ACKing every
+    # second segment changes the samples' spacing, not the window.
+    s = _scn(version, "0.25BDP", duration="30s")
+    s["warmup"] = "10s"
+    s["flows"][0] |= {"rtt": "40ms", "delayed_ack": True}
+    summary = bufsim.simulate(s).summary
+    assert summary["utilization"] >= least
