@@ -193,9 +193,22 @@ def _v3(start: Any, seed: int) -> dict[str, Any]:
 
 def test_bbr_v3_flows_starting_together_share_equally():
     s = bufsim.simulate(_v3("0s", 1)).summary
-    # Measured: Jain 0.998, goodputs 45.2-52.2 Mbps (fair 48.8); the same
-    # for seeds 1-3 (no random element). Starting uniformly over 0-2 s the
-    # same flows get 0.40-0.42 (seeds 1-3), 0.40-0.42 over 120 s too, and no
-    # stack field lifts it above 0.68 (each flipped alone, seeds 1-3): not
-    # pinned here, since whether BBR v3 itself converges there is open.
-    assert s["jain_index"] > 0.99
+    # Measured: Jain 0.974, the same for seeds 1-3 (no random element).
+    # While ProbeBW_UP ended after one min_rtt once inflight passed 1.25 BDP
+    # (BBRv2's rule), 0.998: each probe stayed small. The draft's
+    # BBRIsTimeToGoDown probes until the delivery rate stops growing, and a
+    # probe's loss cuts the inflight_hi of the flows probing then.
+    assert s["jain_index"] > 0.96
+
+
+def test_bbr_v3_flows_starting_apart_share_better_than_before():
+    # Starts uniform over 0-2 s (the issue's run). Measured Jain 0.695,
+    # 0.489, 0.620 (seeds 1-3), goodputs 6-173 Mbps against a fair 48.8;
+    # 0.40-0.42 while ProbeBW_UP ended after one min_rtt: a standing queue
+    # (RTT about 0.13 s against RTprop 0.08 s) put inflight above 1.25 BDP
+    # at once, so inflight_hi rose by a packet or two per probe.
+    jain = [
+        bufsim.simulate(_v3({"uniform": ["0s", "2s"]}, k)).summary["jain_index"] for k in (1, 2)
+    ]
+    assert min(jain) > 0.45
+    assert sum(jain) / 2 > 0.55

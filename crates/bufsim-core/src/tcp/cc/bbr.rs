@@ -13,11 +13,15 @@
 //! upper bound inflight_hi (set from the probe that caused it, lowered by
 //! BBRBeta = 0.7) and the lower bounds bw_lo / inflight_lo (cut by BBRBeta
 //! per lossy round outside probing) limit pacing and cwnd; cwnd keeps
-//! BBRHeadroom (15%) below inflight_hi except while probing up. bufsim
+//! BBRHeadroom (15%) below inflight_hi except while probing up. ProbeBW_UP
+//! ends on a delivery-rate plateau that inflight_hi did not cause
+//! (BBRIsTimeToGoDown) or on loss; the lower bounds adapt at the end of
+//! each loss round, a round trip from its first loss (BBRNoteLoss). bufsim
 //! measures loss per round (segments retransmitted over segments delivered
 //! plus retransmitted in the round) where the draft compares each packet's
 //! lost count with its tx_in_flight; one RTprop filter (the v1 one) with
-//! ProbeRTT every 5 s (BBRProbeRTTInterval) at half the BDP.
+//! ProbeRTT every 5 s (BBRProbeRTTInterval) at half the BDP; Startup ends
+//! on v1's full-pipe rule (max_bw at round starts) or loss.
 //!
 //! Units: bandwidth in segments per second, windows in segments.
 //!
@@ -435,6 +439,13 @@ pub struct V3 {
     pub inflight_lo: f64,
     bw_latest: f64,
     inflight_latest: f64,
+    /// The loss round (BBR.loss_round_delivered, BBR.loss_in_round,
+    /// BBR.loss_round_start): the round trip over which bw_latest and
+    /// inflight_latest are measured and after which a loss lowers bw_lo
+    /// and inflight_lo.
+    loss_round_delivered: u64,
+    loss_in_round: bool,
+    loss_round_start: bool,
     round_lost: u64,
     round_delivered: u64,
     round_acks: u64,
@@ -445,6 +456,17 @@ pub struct V3 {
     probe_up_cnt: f64,
     probe_up_acks: f64,
     probe_up_rounds: u32,
+    /// The full-pipe estimator of ProbeBW_UP (BBR.full_bw, BBR.full_bw_count,
+    /// BBR.full_bw_now; Startup keeps v1's, `check_full_pipe`).
+    full_bw: f64,
+    full_bw_count: u32,
+    /// The delivery-rate plateau: three rounds without 25% growth.
+    pub full_bw_now: bool,
+    /// C.delivered at the latest ACK (BBRStartRound reads it).
+    delivered: u64,
+    /// ProbeBW_DOWN started and its first round has not ended
+    /// (BBR.ack_phase == ACKS_PROBE_STOPPING).
+    probe_stopping: bool,
 }
 
 impl Default for V3 {
@@ -457,6 +479,9 @@ impl Default for V3 {
             inflight_lo: f64::INFINITY,
             bw_latest: 0.0,
             inflight_latest: 0.0,
+            loss_round_delivered: 0,
+            loss_in_round: false,
+            loss_round_start: false,
             round_lost: 0,
             round_delivered: 0,
             round_acks: 0,
@@ -467,6 +492,11 @@ impl Default for V3 {
             probe_up_cnt: f64::INFINITY,
             probe_up_acks: 0.0,
             probe_up_rounds: 0,
+            full_bw: 0.0,
+            full_bw_count: 0,
+            full_bw_now: false,
+            delivered: 0,
+            probe_stopping: false,
         }
     }
 }
@@ -1180,6 +1210,8 @@ impl Bbr {
         let r = (self.random() >> 11) as f64 / (1u64 << 53) as f64;
         let extra_round = self.random() & 1;
         if let Some(v) = self.v3.as_mut() {
+            Self::reset_congestion_signals(v);
+            v.probe_stopping = true;
             v.probe_up_cnt = f64::INFINITY;
             v.bw_probe_wait = SimTime::from_secs_f64(V3_PROBE_WAIT_BASE_S + r);
             //= BBRPickProbeWait: "BBR.rounds_since_bw_probe =
@@ -1189,7 +1221,18 @@ impl Bbr {
             v.max_bw = [v.max_bw[1], 0.0];
         }
         self.cycle_stamp = now;
+        self.v3_start_round();
         self.v3_set_phase(Phase::Down);
+    }
+
+    //= draft-ietf-ccwg-bbr-01 section 4.5.1 BBRStartRound: "BBR.next_round_delivered
+    //= = C.delivered", called as ProbeBW_DOWN, REFILL and UP start (section
+    //= 4.3.3.6), so that each phase's rounds count from its start: REFILL
+    //= lasts one whole round.
+    fn v3_start_round(&mut self) {
+        if let Some(v) = self.v3.as_ref() {
+            self.next_round_delivered = v.delivered;
+        }
     }
 
     //= BBRCheckTimeToProbeBW: "if (BBRHasElapsedInPhase(BBR.bw_probe_wait) ||
@@ -1210,19 +1253,60 @@ impl Bbr {
                 v.probe_up_rounds = 0;
                 v.probe_up_acks = 0.0;
             }
+            self.v3_start_round();
             self.v3_set_phase(Phase::Refill);
         }
         due
     }
 
-    //= BBRStartProbeBW_UP: "BBR.bw_probe_samples = 1; ... BBR.cycle_stamp =
-    //= Now(); BBRRaiseInflightHiSlope()".
-    fn v3_start_up(&mut self, now: SimTime, cwnd: f64) {
+    //= BBRStartProbeBW_UP: "BBR.bw_probe_samples = 1; BBRStartRound();
+    //= BBRResetFullBW(); BBR.full_bw = rs.delivery_rate; BBR.state =
+    //= ProbeBW_UP; BBRRaiseInflightHiSlope()" (and the cycle stamp, as
+    //= Linux's bbr_start_bw_probe_up). `rate`: this ACK's delivery rate.
+    fn v3_start_up(&mut self, now: SimTime, cwnd: f64, rate: f64) {
         self.cycle_stamp = now;
+        self.v3_start_round();
         self.v3_set_phase(Phase::Up);
         if let Some(v) = self.v3.as_mut() {
             v.probe_samples = true;
+            Self::reset_full_bw(v, rate);
             Self::raise_inflight_hi_slope(v, cwnd);
+        }
+    }
+
+    //= section 4.3.1.2 BBRResetFullBW: "BBR.full_bw = 0; BBR.full_bw_count
+    //= = 0; BBR.full_bw_now = 0", then the callers' "BBR.full_bw =
+    //= rs.delivery_rate".
+    fn reset_full_bw(v: &mut V3, rate: f64) {
+        v.full_bw = rate;
+        v.full_bw_count = 0;
+        v.full_bw_now = false;
+    }
+
+    //= section 4.3.1.2 BBRCheckFullBWReached, on every ACK once the pipe
+    //= was filled: "if (BBR.full_bw_now or rs.is_app_limited) return; if
+    //= (rs.delivery_rate >= BBR.full_bw * 1.25) { BBRResetFullBW();
+    //= BBR.full_bw = rs.delivery_rate; return }; if (!BBR.round_start)
+    //= return; BBR.full_bw_count++; BBR.full_bw_now = (BBR.full_bw_count
+    //= >= 3)". (Startup keeps v1's estimator, `check_full_pipe`.)
+    fn v3_check_full_bw(&mut self, s: &AckSample) {
+        let round_start = self.round_start;
+        let Some(v) = self.v3.as_mut() else {
+            return;
+        };
+        let Some(rate) = s.rs.delivery_rate else {
+            return;
+        };
+        if v.full_bw_now || s.rs.is_app_limited {
+            return;
+        }
+        if rate >= v.full_bw * FULL_BW_THRESH {
+            Self::reset_full_bw(v, rate);
+            return;
+        }
+        if round_start {
+            v.full_bw_count += 1;
+            v.full_bw_now = v.full_bw_count >= FULL_BW_COUNT;
         }
     }
 
@@ -1250,16 +1334,66 @@ impl Bbr {
             v.round_delivered += s.rs.newly_delivered;
             v.round_acks += 1;
             v.round_ece += s.ece as u64;
-            if let Some(r) = s.rs.delivery_rate {
-                v.bw_latest = v.bw_latest.max(r);
-            }
-            v.inflight_latest = v.inflight_latest.max(s.rs.delivered as f64);
             if self.round_start && self.mode == Mode::ProbeBw {
                 v.rounds_since_probe += 1;
             }
+            if losses > 0 {
+                //= draft-ietf-ccwg-bbr-01 section 4.5.10.2 BBRNoteLoss: "if
+                //= (!BBR.loss_in_round) BBR.loss_round_delivered =
+                //= C.delivered; BBR.loss_in_round = 1": the first loss
+                //= starts a round trip of its own (Linux's bbr_note_loss:
+                //= "Capture 'current' data over the full round trip of
+                //= loss, to have a better chance of observing the full
+                //= capacity of the path"). Linux marks the loss before
+                //= cong_control runs, so this ACK does not end that round.
+                if !v.loss_in_round {
+                    v.loss_round_delivered = s.rs.total_delivered;
+                }
+                v.loss_in_round = true;
+            }
+            //= section 4.5.10.3 BBRUpdateLatestDeliverySignals: "BBR.bw_latest
+            //= = max(BBR.bw_latest, rs.delivery_rate); BBR.inflight_latest =
+            //= max(BBR.inflight_latest, rs.delivered); if (rs.prior_delivered
+            //= >= BBR.loss_round_delivered) { BBR.loss_round_delivered =
+            //= C.delivered; BBR.loss_round_start = 1 }" (Linux: on valid
+            //= samples only).
+            v.loss_round_start = false;
+            if let Some(r) = s.rs.delivery_rate {
+                v.bw_latest = v.bw_latest.max(r);
+                v.inflight_latest = v.inflight_latest.max(s.rs.delivered as f64);
+                if s.rs.prior_delivered >= v.loss_round_delivered {
+                    v.loss_round_delivered = s.rs.total_delivered;
+                    v.loss_round_start = true;
+                }
+            }
         }
         self.update_btlbw(s);
+        if let Some(v) = self.v3.as_mut() {
+            v.delivered = s.rs.total_delivered;
+        }
+        if self.filled_pipe {
+            self.v3_check_full_bw(s);
+        }
+        //= BBRUpdateCongestionSignals: "if (!BBR.loss_round_start) return;
+        //= BBRAdaptLowerBoundsFromCongestion(); BBR.loss_in_round = 0",
+        //= before the state machine.
+        if self.v3.as_ref().is_some_and(|v| v.loss_round_start) {
+            self.v3_adapt_lower_bounds(w);
+        }
         self.update_rtprop(s);
+        //= draft-ietf-ccwg-bbr (since -02) AdaptLongTermModel: "if
+        //= (BBR.ack_phase == ACKS_PROBE_STOPPING && BBR.round_start) /* end
+        //= of samples from bw probing phase */ BBR.is_bw_probe_sample =
+        //= false" (Linux's bbr_adapt_upper_bounds alike; -01 omits it): a
+        //= probe that ended without loss leaves no stale mark by which a
+        //= lossy round in CRUISE would cut inflight_hi.
+        if self.round_start
+            && let Some(v) = self.v3.as_mut()
+            && v.probe_stopping
+        {
+            v.probe_stopping = false;
+            v.probe_samples = false;
+        }
         let too_high = self.v3_too_high();
         let (round_lost, bw_probe) = {
             let v = self.v3.as_ref().expect("v3");
@@ -1283,7 +1417,9 @@ impl Bbr {
         }
         if self.mode == Mode::Startup && self.filled_pipe {
             //= BBREnterDrain: pacing_gain = BBRDrainPacingGain, cwnd_gain =
-            //= BBRDefaultCwndGain.
+            //= BBRDefaultCwndGain (Linux's bbr_check_drain also
+            //= bbr_reset_congestion_signals).
+            Self::reset_congestion_signals(self.v3.as_mut().expect("v3"));
             self.mode = Mode::Drain;
             self.pacing_gain = V3_DRAIN_PACING_GAIN;
             self.cwnd_gain = V3_CWND_GAIN;
@@ -1323,6 +1459,16 @@ impl Bbr {
             self.v3_end_round(w);
         }
         self.check_probe_rtt(w, s);
+        //= BBRAdvanceLatestDeliverySignals: "if (BBR.loss_round_start) {
+        //= BBR.bw_latest = rs.delivery_rate; BBR.inflight_latest =
+        //= rs.delivered }".
+        if let Some(v) = self.v3.as_mut()
+            && v.loss_round_start
+            && let Some(r) = s.rs.delivery_rate
+        {
+            v.bw_latest = r;
+            v.inflight_latest = s.rs.delivered as f64;
+        }
         self.set_pacing_rate();
         self.set_send_quantum(s.mss_bytes);
         self.set_cwnd(w, s, losses);
@@ -1364,81 +1510,123 @@ impl Bbr {
             Phase::Refill => {
                 //= "if (BBR.round_start) BBRStartProbeBW_UP()": REFILL lasts one round.
                 if self.round_start {
-                    self.v3_start_up(s.now, w.cwnd);
+                    self.v3_start_up(s.now, w.cwnd, s.rs.delivery_rate.unwrap_or(0.0));
                 }
             }
             Phase::Up => {
-                //= BBRProbeInflightHiUpward: while cwnd-limited, "BBR.bw_probe_up_acks
-                //= += rs.newly_acked; if (BBR.bw_probe_up_acks >= BBR.probe_up_cnt)
-                //= delta = BBR.bw_probe_up_acks / BBR.probe_up_cnt; ...
-                //= BBR.inflight_hi += delta".
+                // The flow is cwnd-limited when its flight before this ACK
+                // reached cwnd (C.is_cwnd_limited).
+                let cwnd_limited = prior_inflight + 1.0 >= w.cwnd;
                 let round_start = self.round_start;
-                if let Some(v) = self.v3.as_mut()
-                    && v.inflight_hi.is_finite()
-                {
-                    if prior_inflight + 1.0 >= w.cwnd {
-                        v.probe_up_acks += s.rs.newly_delivered as f64;
-                        if v.probe_up_acks >= v.probe_up_cnt {
-                            let delta = (v.probe_up_acks / v.probe_up_cnt).floor();
-                            v.probe_up_acks -= delta * v.probe_up_cnt;
-                            v.inflight_hi += delta;
-                        }
+                let rate = s.rs.delivery_rate.unwrap_or(0.0);
+                let Some(v) = self.v3.as_mut() else {
+                    return;
+                };
+                let at_hi = cwnd_limited && w.cwnd >= v.inflight_hi;
+                //= section 4.3.3.6 BBRProbeInflightHiUpward: "if
+                //= (!is_cwnd_limited or cwnd < BBR.inflight_hi) return;
+                //= BBR.bw_probe_up_acks += rs.newly_acked; if
+                //= (BBR.bw_probe_up_acks >= BBR.probe_up_cnt) { delta =
+                //= BBR.bw_probe_up_acks / BBR.probe_up_cnt; ...
+                //= BBR.inflight_hi += delta }; if (BBR.round_start)
+                //= BBRRaiseInflightHiSlope()".
+                if v.inflight_hi.is_finite() && at_hi {
+                    v.probe_up_acks += s.rs.newly_delivered as f64;
+                    if v.probe_up_acks >= v.probe_up_cnt {
+                        let delta = (v.probe_up_acks / v.probe_up_cnt).floor();
+                        v.probe_up_acks -= delta * v.probe_up_cnt;
+                        v.inflight_hi += delta;
                     }
                     if round_start {
                         Self::raise_inflight_hi_slope(v, w.cwnd);
                     }
                 }
-                //= "if (BBRHasElapsedInPhase(BBR.min_rtt) && inflight >
-                //= BBRInflight(BBR.max_bw, 1.25)) BBRStartProbeBW_DOWN()".
-                let elapsed = s.now.saturating_sub(self.cycle_stamp) > self.rtprop;
-                if elapsed && (s.inflight as f64) > self.inflight_max_bw(V3_UP_GAIN) {
+                //= section 4.3.3.6 BBRIsTimeToGoDown: "if (is_cwnd_limited and
+                //= cwnd >= BBR.inflight_hi) { BBRResetFullBW(); BBR.full_bw =
+                //= rs.delivery_rate } /* bw is limited by inflight_hi */ else
+                //= if (BBR.full_bw_now) return true". ProbeBW_UP ends on a
+                //= delivery-rate plateau that inflight_hi did not cause (or
+                //= on loss, above), not after a fixed min_rtt: a queue that
+                //= makes inflight exceed 1.25 BDP (the rule of
+                //= draft-cardwell-iccrg-bbr-congestion-control-02, BBRv2)
+                //= would end the probe before inflight_hi could grow.
+                if at_hi {
+                    Self::reset_full_bw(v, rate);
+                } else if v.full_bw_now {
                     self.v3_start_down(s.now);
                 }
             }
         }
     }
 
-    /// BBRInflight with the max bandwidth (not bounded by bw_lo).
-    fn inflight_max_bw(&self, gain: f64) -> f64 {
-        if self.rtprop == SimTime::MAX {
-            return self.initial_cwnd;
-        }
-        ceil(gain * self.max_bw() * self.rtprop_s + QUANTA * self.quantum as f64)
-    }
-
-    //= BBRAdaptLowerBoundsFromCongestion, once per round: "if
-    //= (BBRIsProbingBW()) return; if (BBR.loss_in_round) {
-    //= BBRInitLowerBounds(); BBRLossLowerBounds() }": "BBR.bw_lo =
-    //= max(BBR.bw_latest, BBRBeta * BBR.bw_lo); BBR.inflight_lo =
-    //= max(BBR.inflight_latest, BBRBeta * BBR.inflight_lo)"; then the
-    //= round's signals are reset.
-    fn v3_end_round(&mut self, w: &Window) {
-        let probing = self.mode == Mode::Startup
+    /// BBRIsProbingBW: Startup, ProbeBW_REFILL and ProbeBW_UP.
+    fn v3_probing(&self) -> bool {
+        self.mode == Mode::Startup
             || (self.mode == Mode::ProbeBw
                 && matches!(
                     self.v3.as_ref().map(|v| v.phase),
                     Some(Phase::Refill | Phase::Up)
-                ));
-        let too_high = self.v3_too_high();
+                ))
+    }
+
+    //= BBRResetCongestionSignals: "BBR.loss_in_round = 0; BBR.bw_latest =
+    //= 0; BBR.inflight_latest = 0" (at ProbeBW_DOWN's start and Drain's).
+    fn reset_congestion_signals(v: &mut V3) {
+        v.loss_in_round = false;
+        v.bw_latest = 0.0;
+        v.inflight_latest = 0.0;
+    }
+
+    //= BBRInitLowerBounds: "if (BBR.bw_lo == Infinity) BBR.bw_lo =
+    //= BBR.max_bw; if (BBR.inflight_lo == Infinity) BBR.inflight_lo =
+    //= cwnd"; BBRLossLowerBounds: "BBR.bw_lo = max(BBR.bw_latest, BBRBeta
+    //= * BBR.bw_lo); BBR.inflight_lo = max(BBR.inflight_latest, BBRBeta *
+    //= BBR.inflight_lo)".
+    fn v3_cut_lower_bounds(&mut self, w: &Window) {
         let max_bw = self.max_bw();
         let v = self.v3.as_mut().expect("v3");
-        let congested = v.round_lost > 0 || too_high;
-        if !probing && congested {
-            if v.bw_lo.is_infinite() {
-                v.bw_lo = max_bw;
-            }
-            if v.inflight_lo.is_infinite() {
-                v.inflight_lo = w.cwnd;
-            }
-            v.bw_lo = v.bw_latest.max(V3_BETA * v.bw_lo);
-            v.inflight_lo = v.inflight_latest.max(V3_BETA * v.inflight_lo);
+        if v.bw_lo.is_infinite() {
+            v.bw_lo = max_bw;
         }
+        if v.inflight_lo.is_infinite() {
+            v.inflight_lo = w.cwnd;
+        }
+        v.bw_lo = v.bw_latest.max(V3_BETA * v.bw_lo);
+        v.inflight_lo = v.inflight_latest.max(V3_BETA * v.inflight_lo);
+    }
+
+    //= draft-ietf-ccwg-bbr-01 section 4.5.10.3
+    //= BBRAdaptLowerBoundsFromCongestion, at the end of each loss round:
+    //= "if (BBRIsProbingBW()) return; if (BBR.loss_in_round) {
+    //= BBRInitLowerBounds(); BBRLossLowerBounds() }"; then
+    //= "BBR.loss_in_round = 0".
+    fn v3_adapt_lower_bounds(&mut self, w: &Window) {
+        let lossy = self.v3.as_ref().is_some_and(|v| v.loss_in_round);
+        if lossy && !self.v3_probing() {
+            self.v3_cut_lower_bounds(w);
+        }
+        if let Some(v) = self.v3.as_mut() {
+            v.loss_in_round = false;
+        }
+    }
+
+    /// The end of a round trip: a round whose CE-marked fraction exceeds
+    /// BBRECNThresh lowers the lower bounds as a lossy round does (outside
+    /// probing; losses do so at the end of their loss round, above); the
+    /// round's loss and ECN counts restart.
+    fn v3_end_round(&mut self, w: &Window) {
+        let marked = {
+            let v = self.v3.as_ref().expect("v3");
+            v.round_ece > 0 && (v.round_ece as f64) > V3_ECN_THRESH * v.round_acks as f64
+        };
+        if marked && !self.v3_probing() {
+            self.v3_cut_lower_bounds(w);
+        }
+        let v = self.v3.as_mut().expect("v3");
         v.round_lost = 0;
         v.round_delivered = 0;
         v.round_acks = 0;
         v.round_ece = 0;
-        v.bw_latest = 0.0;
-        v.inflight_latest = 0.0;
     }
 }
 
@@ -2048,9 +2236,12 @@ mod tests {
     /// 100, BBRInflight(1) = 103). In ProbeBW_UP an ACK reports 5 segments
     /// lost against 1 delivered in the round (rate 5/6 > 2%): inflight_hi =
     /// max(prior inflight 121, 0.7 x 103) = 121 and the phase goes DOWN,
-    /// where cwnd stays under inflight_hi less the 15% headroom (102.85).
-    /// The round ends lossy outside probing: bw_lo = max(bw_latest 900,
-    /// 0.7 x 1000) = 900, and pacing = 0.9 x 900 x 0.99.
+    /// where cwnd stays under inflight_hi less the 15% headroom (102.85);
+    /// DOWN's start clears the loss round (BBRResetCongestionSignals). A
+    /// loss in DOWN (delivered 2) starts a loss round of its own: the ACK
+    /// that ends it (prior delivered 2) lowers bw_lo to max(bw_latest, 0.7
+    /// x 1000), bw_latest the best rate of that round (900, not the 800 the
+    /// lossy ACK measured), and pacing = 0.9 x 900 x 0.99.
     #[test]
     fn v3_loss_response() {
         let cfg = BbrConfig {
@@ -2066,7 +2257,7 @@ mod tests {
         b.set_rtprop(SimTime::from_millis(100));
         b.rtprop_stamp = SimTime::from_millis(1000);
         b.v3.as_mut().unwrap().max_bw = [0.0, 1000.0];
-        b.v3_start_up(SimTime::from_millis(1000), w.cwnd);
+        b.v3_start_up(SimTime::from_millis(1000), w.cwnd, 1000.0);
         assert_eq!(b.pacing_gain(), 1.25);
         let mut s = sample(1050, 900.0, 100, 0, 1, 120);
         s.retransmits = 5;
@@ -2074,10 +2265,83 @@ mod tests {
         let v = b.v3.as_ref().unwrap();
         assert_eq!(v.inflight_hi, 121.0);
         assert_eq!(v.phase, Phase::Down);
-        assert_eq!(v.bw_lo, 900.0);
+        assert!(v.bw_lo.is_infinite() && !v.loss_in_round);
         assert!((b.inflight_with_headroom() - 102.85).abs() < 1e-9);
         assert!(w.cwnd <= 102.85);
+        let mut s = sample(1060, 800.0, 100, 1, 2, 120);
+        s.retransmits = 6;
+        b.on_rate_sample(&mut w, &s);
+        let v = b.v3.as_ref().unwrap();
+        assert!(v.loss_in_round && v.bw_lo.is_infinite());
+        let mut s = sample(1160, 900.0, 100, 2, 3, 120);
+        s.retransmits = 6;
+        b.on_rate_sample(&mut w, &s);
+        let v = b.v3.as_ref().unwrap();
+        assert_eq!(v.phase, Phase::Down);
+        assert_eq!(v.bw_lo, 900.0);
         assert!((b.pacing_rate - 0.9 * 900.0 * 0.99).abs() < 1e-6);
+    }
+
+    /// ProbeBW_UP's exit (draft-ietf-ccwg-bbr-01 section 4.3.3.6
+    /// BBRIsTimeToGoDown), hand-worked: max_bw 500/s, RTprop 100 ms (BDP
+    /// 50; 1.25 BDP + 3 quanta = 69), inflight_hi 100. Cwnd-limited at
+    /// inflight_hi with a flight of 100 or more (twice the BDP: a queue) for five
+    /// rounds of 100 ms, the flow stays in UP and inflight_hi grows past
+    /// cwnd's target (the
+    /// BBRv2 rule, one min_rtt and inflight above 69, would have ended UP
+    /// after the first round). Not cwnd-limited (flight 20) with the rate
+    /// flat at 500, three round starts without 25% growth set full_bw_now
+    /// and UP ends: DOWN at 0.9.
+    #[test]
+    fn v3_probe_up_ends_on_a_bandwidth_plateau() {
+        let cfg = BbrConfig {
+            version: 3,
+            ..BbrConfig::default()
+        };
+        let mut b = Bbr::new(cfg);
+        let mut w = Window {
+            cwnd: 100.0,
+            ssthresh: f64::INFINITY,
+        };
+        b.filled_pipe = true;
+        b.set_rtprop(SimTime::from_millis(100));
+        b.rtprop_stamp = SimTime::from_millis(1000);
+        b.v3.as_mut().unwrap().max_bw = [0.0, 500.0];
+        b.v3.as_mut().unwrap().inflight_hi = 100.0;
+        b.v3_start_up(SimTime::from_millis(1000), w.cwnd, 500.0);
+        let mut total = 0;
+        for r in 0..5 {
+            let prior = total;
+            total += 100;
+            // 100 delivered from a flight of cwnd (cwnd-limited).
+            let left = w.cwnd as u64 - 100;
+            let mut s = sample(1100 + 100 * r, 500.0, 100, prior, total, left);
+            s.rs.newly_delivered = 100;
+            b.on_rate_sample(&mut w, &s);
+            assert_eq!(b.v3.as_ref().unwrap().phase, Phase::Up, "round {r}");
+        }
+        let hi = b.v3.as_ref().unwrap().inflight_hi;
+        // Past BBRInflight(2.25) = ceil(2.25 x 50 + 3 x 2) = 119, which now bounds cwnd.
+        assert!(
+            hi > 119.0 && w.cwnd == 119.0,
+            "inflight_hi {hi}, cwnd {}",
+            w.cwnd
+        );
+        for r in 0..3 {
+            let prior = total;
+            total += 20;
+            b.on_rate_sample(
+                &mut w,
+                &sample(1700 + 100 * r, 500.0, 100, prior, total, 20),
+            );
+            let phase = b.v3.as_ref().unwrap().phase;
+            assert_eq!(
+                phase,
+                if r < 2 { Phase::Up } else { Phase::Down },
+                "round {r}"
+            );
+        }
+        assert_eq!(b.pacing_gain(), 0.9);
     }
 
     #[test]
