@@ -404,6 +404,19 @@ def _link_lines(norm: Mapping[str, Any], fast: float) -> list[str]:
     return lines
 
 
+#: The bytes a monitor's counter may rise between two readings: a quarter
+#: of the 2^32 its 32-bit reading wraps at (``wide`` in :func:`script`).
+WRAP_BYTES = 2**30
+
+
+def wrap_tick_s(norm: Mapping[str, Any]) -> float:
+    """How often the script reads the monitors' counters to unwrap them, s:
+    1 s, or less where the fastest monitored link could send
+    :data:`WRAP_BYTES` in a second (above 8.6 Gbps)."""
+    fastest = max(q[3]["capacity_bps"] for q in queues(norm))
+    return min(1.0, WRAP_BYTES * 8 / fastest)
+
+
 def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
     """The OTcl script of a checked, normalized scenario ``norm``.
 
@@ -502,8 +515,38 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
     # The monitors' names: qmon, pint, fmon alone, else arrays by queue.
     nq = len(queues(norm))
     qs = "{}" if nq == 1 else " ".join(f"({j})" for j in range(nq))
+    tick = wrap_tick_s(norm)
     lines += [
         f"set N {n}",
+        # The monitors' counters read as 32-bit integers: bdepartures_
+        # wraps past 2^31 bytes, 17 s at 1 Gbps (measured: a negative
+        # count at 26 s of paper 001's 1 Gbps link). `wide` unwraps a
+        # counter into a Tcl integer of any size from its rise modulo 2^32
+        # since its last reading; `unwrap` reads them all every tick, in
+        # which no counter can rise 2^30.
+        "proc wide {key raw} {",
+        "    global last total",
+        "    if {![info exists last($key)]} {set last($key) 0; set total($key) 0}",
+        "    set total($key) [expr {$total($key) + (($raw - $last($key)) & 0xFFFFFFFF)}]",
+        "    set last($key) $raw",
+        "    return $total($key)",
+        "}",
+        "proc unwrap {} {",
+        "    global qmon fmon",
+        "    set q 0",
+        f"    foreach j {{{qs}}} {{",
+        '        set m [set "qmon$j"]',
+        '        set fm [set "fmon$j"]',
+        "        foreach c {parrivals_ pdepartures_ pdrops_ bdepartures_} t {a d x b} {",
+        "            wide q$j,$t [$m set $c]",
+        "            foreach f [$fm flows] {wide f$q,[$f set flowid_],$t [$f set $c]}",
+        "        }",
+        "        incr q",
+        "    }",
+        "}",
+        f"for {{set k 1}} {{$k <= {math.floor(norm['duration_s'] / tick)}}} {{incr k}} {{",
+        f'    $ns at [expr {{$k * {_num(tick)}}}] "unwrap"',
+        "}",
         # The queue monitors' counters (QueueMonitor, queue-monitor.cc), six
         # per monitored queue: arrivals, departures (at the start of
         # transmission), drops, bytes departed, the time integral of the
@@ -517,8 +560,9 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         '        set m [set "qmon$j"]',
         '        set p [set "pint$j"]',
         "        $p newpoint $now [$p set lasty_]",
-        '        append out " [$m set parrivals_] [$m set pdepartures_] [$m set pdrops_] '
-        '[$m set bdepartures_] [$p set sum_] [$m set pkts_]"',
+        '        append out " [wide q$j,a [$m set parrivals_]] [wide q$j,d [$m set pdepartures_]] '
+        "[wide q$j,x [$m set pdrops_]] [wide q$j,b [$m set bdepartures_]] "
+        '[$p set sum_] [$m set pkts_]"',
         "    }",
         "    puts $out",
         "}",
@@ -543,8 +587,10 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         f"    foreach j {{{qs}}} {{",
         '        set fm [set "fmon$j"]',
         "        foreach f [$fm flows] {",
-        '            puts "BUFSIM $tag $q [$f set flowid_] [$f set parrivals_] '
-        '[$f set pdepartures_] [$f set pdrops_] [$f set bdepartures_]"',
+        "            set k f$q,[$f set flowid_]",
+        '            puts "BUFSIM $tag $q [$f set flowid_] [wide $k,a [$f set parrivals_]] '
+        "[wide $k,d [$f set pdepartures_]] [wide $k,x [$f set pdrops_]] "
+        '[wide $k,b [$f set bdepartures_]]"',
         "        }",
         "        incr q",
         "    }",

@@ -293,8 +293,10 @@ def run_ns2(quick: bool = False, progress: Callable[[str], Any] | None = None) -
         raws.append(raw)
     hs1 = scenario_v("hs1-b20-fifo", duration)
     hs1.pop("output")
-    # Not the 1-packet buffer: ns-2's DropTail at limit_ 1 holds the packet
-    # in service too and runs the link near idle (0.005 in 120 s).
+    # Not the 1-packet buffer: ns-2 drops the packet that arrives as the
+    # link frees while one waits (its scheduler's order of ties), at each
+    # window increase, and runs the link near idle (0.005 in 120 s;
+    # docs/howto/ns2.md).
     raws += [hs1, scenario(1, 20, True, duration), scenario(1, 20, False, duration)]
     res = simulate_each(raws, "ns2")
     n = len(MIX_SEEDS)
