@@ -53,6 +53,10 @@ def test_tight_intervals_inside_agree_and_outside_differ():
     assert _judge([0.90] * 100, [0.905])[0] == "undecided"
     # A mean one engine lacks (no transfer finished) is a difference.
     assert _judge([1.0] * 10, [math.nan] * 3, metric="fct_median_s")[0] == "beyond"
+    # ns-3's measured reasons explain a difference from ns-3 only.
+    beyond = ["drop_rate"]
+    assert validate._verdict("cubic-droptail-1bdp", beyond, []) == "differs, explained"
+    assert validate._verdict("cubic-droptail-1bdp", beyond, [], {}) == "differs, unexplained"
 
 
 def test_the_pages_example_no_longer_agrees_by_luck():

@@ -1093,7 +1093,8 @@ def _verdict(
     name: str, beyond: list[str], close: list[str], explained: dict[str, str] | None = None
 ) -> str:
     if beyond:
-        return "differs, explained" if name in (explained or EXPLAINED) else "differs, unexplained"
+        known = EXPLAINED if explained is None else explained
+        return "differs, explained" if name in known else "differs, unexplained"
     return "undecided" if close else "agrees"
 
 
