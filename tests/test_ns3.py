@@ -759,7 +759,7 @@ def test_the_page_writes_a_shared_reason_once():
     assert page.count("(#cubic-droptail-025bdp)") == 1
     assert " ".join(rest[0].split()) in " ".join(page.split())
     assert (
-        "- **cubic-droptail-1bdp** (undecided; drop_rate): the reason given for "
+        "- **cubic-droptail-1bdp** (undecided): the reason given for "
         "cubic-droptail-0.25bdp above." in page
     )
 

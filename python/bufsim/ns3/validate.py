@@ -34,7 +34,7 @@ reference engine's seed counts fixed in advance (:data:`LOOKS`, 3, 6 and
 one-sided test, spent over them by Lan and DeMets's Pocock-type function
 alpha * ln(1 + (e - 1) t), t the look's seeds over the last look's (Lan &
 DeMets 1983, Biometrika 70(3):659-663; Jennison & Turnbull 2000, Group
-Sequential Methods, ch. 6 and 7.2): look k tests at alpha(t_k) -
+Sequential Methods, ch. 6 and 7): look k tests at alpha(t_k) -
 alpha(t_k-1) (:func:`spending`). Those add up to ALPHA, so by the union
 bound the chance of a false ``within`` (or ``beyond``) at any look is at
 most ALPHA however many looks run; the exact group-sequential bounds,
@@ -1244,13 +1244,12 @@ def markdown(
     in_full = {n: w for n, w in whys.items() if "\n\n" in w}
     if len(rest):
         lines += ["", "## Why the rest do not agree", ""]
+        # The metrics are the table's; each item a line (a long one would
+        # be a wall).
         for r in rest.itertuples():
-            on = r.differs_on or r.undecided_on
             first = whys[r.scenario].split("\n\n")[0]
             more = f" ([in full](#{_slug(r.scenario)}))" if r.scenario in in_full else ""
-            lines.append(
-                f"- **{r.scenario}** ({r.verdict}{'; ' + on if on else ''}): {first}{more}"
-            )
+            lines.append(f"- **{r.scenario}** ({r.verdict}): {first}{more}")
     if notes:
         lines += ["", notes.strip()]
     lines += [
@@ -1338,7 +1337,7 @@ def why_not(runs: pd.DataFrame) -> dict[str, str]:
         elif r.verdict == "undecided":
             out[r.scenario] = (
                 "the interval of the difference reaches past the tolerance on the metrics "
-                "named: the next planned look's seeds would decide them."
+                "the table names: the seeds run cannot tell (see the seeds column)."
             )
         else:
             out[r.scenario] = "not yet explained."
