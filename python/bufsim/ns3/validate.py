@@ -2,8 +2,8 @@
 ``bufsim validate-engines`` (and ``make validate``).
 
 Each scenario of :func:`scenarios` runs on ns-3 (:mod:`bufsim.ns3`) over a
-few seeds (3, then 10, 40 and 100 on further looks where it does not
-agree: a run takes ns-3 seconds to minutes) and on the packet engine
+few seeds (3, then 6 and 10 on the planned looks, :data:`LOOKS`, while a
+metric stays undecided: a run takes ns-3 seconds to minutes) and on the packet engine
 with ``stack = "ns3"`` (the packet engine's mirror of ns-3's defaults)
 over :data:`PACKET_SEEDS` seeds (a run takes it well under a second, and
 the more seeds, the narrower its mean's interval: the comparison's
@@ -16,13 +16,38 @@ so an interrupted validation resumes and more seeds add to those stored
 
 The tolerances: utilization 0.02 absolute; loss rate 20% relative plus
 1e-4; mean queue, p99 queueing delay, per-flow goodput and FCT median 15%
-relative; Jain's index 0.05 absolute. A metric is ``within`` when the
-difference of the two seed means is within its tolerance, ``undecided``
-when it is beyond the tolerance by less than the seeds' spread (the
-combined 95% half-widths, sqrt(h_packet^2 + h_ns3^2): the runs cannot tell
-the difference from noise), ``beyond`` otherwise. A scenario ``agrees`` when
-every metric is within, ``differs`` when one is beyond (``explained`` when
-:data:`EXPLAINED` gives the measured reason), else ``undecided``.
+relative; Jain's index 0.05 absolute.
+
+The verdict of a metric is an equivalence test, two one-sided tests
+(TOST: Schuirmann 1987, J. Pharmacokinet. Biopharm. 15(6):657-680) on
+the difference of the two engines' seed means, Welch's interval over
+each engine's per-seed values (Welch-Satterthwaite degrees of freedom):
+``within`` when the (1 - 2 alpha) interval of the difference lies inside
+[-tol, +tol] (both one-sided tests reject "the difference is beyond the
+tolerance" at level alpha), ``beyond`` when it lies wholly outside, and
+``undecided`` otherwise. A wide spread can then only leave a metric
+undecided, never make it agree.
+
+The looks are planned as a group-sequential test plans them: the
+reference engine's seed counts fixed in advance (:data:`LOOKS`, 3, 6 and
+10 seeds), and the error of a false agreement, :data:`ALPHA` for each
+one-sided test, spent over them by Lan and DeMets's Pocock-type function
+alpha * ln(1 + (e - 1) t), t the look's seeds over the last look's (Lan &
+DeMets 1983, Biometrika 70(3):659-663; Jennison & Turnbull 2000, Group
+Sequential Methods, ch. 6 and 7): look k tests at alpha(t_k) -
+alpha(t_k-1) (:func:`spending`). Those add up to ALPHA, so by the union
+bound the chance of a false ``within`` (or ``beyond``) at any look is at
+most ALPHA however many looks run; the exact group-sequential bounds,
+which account for the looks' correlation, would be a little less strict.
+A metric stops at the look where it is decided: its row is that look's;
+a scenario stops when none is undecided or one is beyond. A scenario
+``agrees`` when every metric is within, ``differs`` when one is beyond
+(``explained`` when :data:`EXPLAINED` gives the measured reason), else
+``undecided``.
+
+``against="ns2"`` (:func:`scenarios`) runs the same suite against ns-2.35
+(:mod:`bufsim.ns2`), the scenarios it can express, under the same
+tolerances and rule; the others are refused with the field.
 """
 
 from __future__ import annotations
@@ -30,7 +55,7 @@ from __future__ import annotations
 import copy
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +73,16 @@ from bufsim.sweep import RunFailed, run_each
 #: for under a minute of CPU a scenario.
 PACKET_SEEDS = 100
 
-#: Metric -> (absolute, relative) tolerance: within when
-#: |ns3 - packet| <= absolute + relative * |packet|.
+#: The planned looks: the reference engine's seeds at each (``make
+#: validate``'s ``--seeds 3 --max-seeds 6 --max-seeds 10``).
+LOOKS = (3, 6, 10)
+
+#: Each one-sided test's error, spent over the looks (:func:`spending`):
+#: a ``within`` verdict rests on a (1 - 2 alpha_k) interval.
+ALPHA = 0.05
+
+#: Metric -> (absolute, relative) tolerance: the difference of the seed
+#: means must lie within +-(absolute + relative * |packet|).
 TOLERANCES: dict[str, tuple[float, float]] = {
     "utilization": (0.02, 0.0),
     "drop_rate": (1e-4, 0.20),
@@ -71,7 +104,7 @@ _CUBIC_SLOW_START = (
     "ns-3.37's CUBIC can lift a window by thousands of segments in one ACK after a "
     "timeout, which the ns3 profile mirrors; the runs are bimodal, so a few "
     "explosions carry a drop rate's mean. At 1 Gbps an ns-3 seed costs up to 33 CPU "
-    "minutes, so it stays at 3 seeds.\n\n"
+    "minutes, so it stays at the 6 seeds kept (MOST_SEEDS).\n\n"
     "ns-3.37's CUBIC adds every acknowledged segment in slow start with no cap at "
     "ssthresh (tcp-cubic.cc TcpCubic::IncreaseWindow): after a timeout, an ACK that "
     "repairs a hole below the recovery point adds every segment SACKed beyond it "
@@ -293,8 +326,8 @@ EXPLAINED["bbr-droptail-1bdp"] = _BBR
 
 #: Jain's index under CoDel, since ns-3's recovery entry is mirrored.
 EXPLAINED["cubic-codel-1bdp"] = (
-    "Agrees at the fourth look (ns-3 seeds 1-100): Jain's index 0.357 against 0.397, "
-    "within 0.05; at the third (seeds 1-40) 0.357 against 0.426, undecided.\n\n"
+    "Over ns-3 seeds 1-100 Jain's index is 0.357 against 0.397, means 0.040 apart "
+    "(tolerance 0.05); over seeds 1-40 0.357 against 0.426.\n\n"
     'It agreed at its first (0.391 against 0.427) until recovery_entry = "ns3" '
     "mirrored ns-3.37's DupAck test, which moves the packet engine's index from 0.391 "
     "to 0.357 over seeds 1-100 (recoveries a flow 14.72 -> 14.93, timeouts 2.31 -> "
@@ -316,8 +349,8 @@ EXPLAINED["cubic-codel-1bdp"] = (
 #: Jain's index where each flow sees a few loss episodes in the whole run.
 EXPLAINED["newreno-10gbps"] = (
     "Each flow sees 2-3 loss episodes a run, so Jain's index and the mean queue are "
-    "what the random start times leave. Over ns-3 seeds 1-9 every metric is within "
-    "its tolerance, but the 10 seeds of a second look cost about 7 CPU hours.\n\n"
+    "what the random start times leave. Over ns-3 seeds 1-9 every mean is within "
+    "its tolerance, but the 10 seeds of the third look cost about 7 CPU hours.\n\n"
     "Each flow has a median of 2 (packet engine) and 3 (ns-3) loss episodes in the "
     "whole run, slow start's included (recoveries plus timeouts): the goodputs, and "
     "Jain's index of them, are what each flow's slow start and a cut or two left, "
@@ -349,12 +382,13 @@ EXPLAINED["newreno-10gbps"] = (
 #: list at every ACK, so its cost grows with the windows), more than one
 #: machine's session, so their seeds are gathered in the repository's
 #: store of their ns-3 runs (validation/ns3-runs, ``bufsim
-#: validate-engines --reuse``) and a cap rises to a look's 10 once it
-#: holds them; it holds newreno-10gbps's seeds 1-6 and
-#: cubic-1gbps's 1-9. newreno-10gbps's seeds 1-9 took 0.7 to 111 CPU
-#: minutes, its seed 10 by its pace about 3 hours; cubic-1gbps's seeds 1-9
-#: 4 to 33, its seed 10 reached 5.3 s of its 10 s in 38.
-MOST_SEEDS: dict[str, int] = {"newreno-10gbps": 3, "cubic-1gbps": 3}
+#: validate-engines --reuse``) and a cap rises to a look's count once it
+#: holds them; it holds newreno-10gbps's seeds 1-6 and cubic-1gbps's 1-9,
+#: so both take the second look (6) and stop short of the third (10).
+#: newreno-10gbps's seeds 1-9 took 0.7 to 111 CPU minutes, its seed 10 by
+#: its pace about 3 hours; cubic-1gbps's seeds 1-9 4 to 33, its seed 10
+#: reached 5.3 s of its 10 s in 38.
+MOST_SEEDS: dict[str, int] = {"newreno-10gbps": 6, "cubic-1gbps": 6}
 
 #: Scenario names of the quick subset ``make test`` runs.
 QUICK = ("paper003-n20-b60", "newreno-red-1bdp", "newreno-transfers")
@@ -445,12 +479,24 @@ def _loops(tcp: str) -> tuple[dict[str, Any], dict[str, Any]]:
     return open_loop, closed_loop
 
 
-def scenarios() -> dict[str, dict[str, Any]]:
+def scenarios(against: str = "ns3") -> dict[str, dict[str, Any]]:
     """The suite: name -> raw scenario (``stack = "ns3"``, seeds set by
     :func:`validate`). Variants ns-3 has, every shared discipline, buffers
     from 0.05 to 2 BDP, links from 10 Mbps to 10 Gbps, persistent flows,
     finite transfers, open- and closed-loop arrivals, Poisson background,
-    two-way traffic, a parking lot, and paper 003's setup."""
+    two-way traffic, a parking lot, and paper 003's setup.
+
+    ``against="ns2"``: the same scenarios as both engines run them against
+    ns-2.35 (:func:`for_ns2`)."""
+    if against == "ns2":
+        return {name: for_ns2(s) for name, s in _suite().items()}
+    if against != "ns3":
+        raise ValueError(f"against: {against!r}; the suite runs against ns3 or ns2")
+    return _suite()
+
+
+def _suite() -> dict[str, dict[str, Any]]:
+    """:func:`scenarios` against ns-3."""
     out: dict[str, dict[str, Any]] = {}
 
     def add(name: str, s: dict[str, Any], **link: Any) -> None:
@@ -564,11 +610,38 @@ def scenarios() -> dict[str, dict[str, Any]]:
     return {name: access_links(s) for name, s in out.items()}
 
 
+#: The TCP parameters ns-2.35's TCP-Linux fixes where bufsim's defaults
+#: differ (tcp/linux/src/tcp_scalable.c: TCP_SCALABLE_AI_CNT 50, Reno
+#: below TCP_SCALABLE_LOW_WINDOW 50 packets, cutting by 1/8 at every window).
+NS2_PARAMS: dict[str, dict[str, Any]] = {
+    "scalable": {"a": 0.02, "low_window": 50, "legacy_decrease": False}
+}
+
+
+def for_ns2(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A suite scenario as both engines run it against ns-2: each group on
+    ``stack = "rfc"`` (the packet engine's profile closest to ns-2's agents,
+    which ignore the ns3 profile's rules: :data:`bufsim.ns2.IGNORED`), with
+    its variant's parameters as ns-2 runs them (:data:`NS2_PARAMS`) in
+    place of ns-3's (:data:`NS3_PARAMS`); the topology (ns-3's access
+    links included) unchanged."""
+    out = copy.deepcopy(dict(raw))
+    for g in out["flows"] + out.get("reverse", {}).get("flows", []):
+        g["stack"] = "rfc"
+        g.pop("tcp_params", None)
+        if g.get("tcp") in NS2_PARAMS:
+            g["tcp_params"] = dict(NS2_PARAMS[g["tcp"]])
+    return out
+
+
 def _metrics(r: Any) -> dict[str, Any]:
     s = r.summary
+    # A metric the engine does not measure (ns-2 gives no p99 queueing
+    # delay) is left out, and so not compared.
     m = {
         k: float(s[k])
         for k in ("utilization", "drop_rate", "mean_queue_pkts", "p99_queue_delay_s", "jain_index")
+        if k in s
     }
     f = r.flows
     persistent = f[f["size_pkts"].isna()] if "size_pkts" in f else f
@@ -578,16 +651,77 @@ def _metrics(r: Any) -> dict[str, Any]:
     return m
 
 
-def _judge(metric: str, pkt: float, ns3: float, spread: float) -> str:
-    """``within``, ``undecided`` or ``beyond`` (see the module doc)."""
+def tolerance(metric: str, pkt: float) -> float:
+    """The half-width of the interval a metric's difference must lie in
+    (same units as the metric): absolute + relative * |packet|."""
     a, rel = TOLERANCES[metric]
-    tol = a + rel * abs(pkt)
-    d = abs(ns3 - pkt)
-    if d <= tol:
-        return "within"
-    if math.isfinite(spread) and d <= tol + spread:
-        return "undecided"
-    return "beyond"
+    return a + rel * abs(pkt)
+
+
+def _within_tolerance(metric: str, pkt: float, ref: float) -> bool:
+    """Whether two means differ by at most the metric's tolerance (a point
+    comparison, no spread)."""
+    return abs(ref - pkt) <= tolerance(metric, pkt)
+
+
+def spending(looks: Sequence[int], alpha: float = ALPHA) -> tuple[float, ...]:
+    """Each look's share of ``alpha`` (a probability), by Lan and DeMets's
+    Pocock-type spending function alpha * ln(1 + (e - 1) t) with t =
+    ``looks[k] / looks[-1]`` (seed counts, increasing; Lan & DeMets 1983,
+    Biometrika 70(3):659-663): the increments, which add up to ``alpha``.
+
+    A single look gets all of ``alpha``; more looks each get less, so that
+    looking again cannot raise the chance of a false verdict above it.
+    """
+    spent = [alpha * math.log(1 + (math.e - 1) * n / looks[-1]) for n in looks]
+    return tuple(b - a for a, b in zip((0.0, *spent[:-1]), spent))
+
+
+def tost(
+    diff: float,
+    se: tuple[float, float],
+    df: tuple[float, float],
+    tol: float,
+    alpha: float,
+) -> tuple[str, float, float]:
+    """Two one-sided tests of ``|difference| <= tol`` at level ``alpha``.
+
+    Parameters
+    ----------
+    diff : the difference of the two seed means (the metric's units).
+    se : each mean's standard error (same units; 0 when its seeds agree).
+    df : each one's degrees of freedom (seeds - 1).
+    tol : the tolerance (same units), above 0.
+    alpha : each one-sided test's level (probability).
+
+    Returns
+    -------
+    (verdict, low, high)
+        ``within`` when Welch's (1 - 2 alpha) interval of the difference,
+        [low, high], lies inside [-tol, tol]; ``beyond`` when it lies
+        wholly outside; else ``undecided`` (also without an interval: a
+        mean over one seed, or a mean missing).
+    """
+    from scipy import stats  # scipy loads on first use (see bufsim/__init__.py)
+
+    if not math.isfinite(diff):
+        return "undecided", math.nan, math.nan
+    if not all(math.isfinite(x) for x in (*se, *df)):
+        return "undecided", math.nan, math.nan
+    v = [x * x for x in se]
+    total = sum(v)
+    if total > 0:
+        # Welch-Satterthwaite: each engine's share of the variance.
+        dof = total**2 / sum(vi * vi / d for vi, d in zip(v, df) if vi > 0)
+        half = float(stats.t.ppf(1 - alpha, dof)) * math.sqrt(total)
+    else:
+        half = 0.0
+    low, high = diff - half, diff + half
+    if -tol <= low and high <= tol:
+        return "within", low, high
+    if low > tol or high < -tol:
+        return "beyond", low, high
+    return "undecided", low, high
 
 
 def validate(
@@ -600,24 +734,24 @@ def validate(
     progress: Callable[[str], Any] | None = None,
     store: Store | str | Path | None = None,
     workers: int | None = 0,
+    against: str = "ns3",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Run the suite on both engines.
+    """Run the suite on the packet engine and the reference engine.
 
     Parameters
     ----------
     names : scenario names of :func:`scenarios` (default: all, or
         :data:`QUICK` with ``quick``).
-    seeds : the seeds each scenario runs with on ns-3.
-    max_seeds : a scenario that does not agree with ``seeds`` (undecided
-        or differing) runs again on ns-3 with this many (the next seed
-        numbers added; the stored runs are reused): a second look that
-        decides what the seeds' spread left open, or confirms a
-        difference. Several counts, increasing: a look with each in turn
-        until the scenario agrees (``(10, 40, 100)``, ``make validate``'s:
-        10 seeds, then 40 for one that still does not, then 100, the
-        packet engine's count); none beyond a scenario's
-        :data:`MOST_SEEDS`.
-        ``None``: no second look.
+    seeds : the seeds each scenario runs with on the reference engine:
+        the first look.
+    max_seeds : the seed counts of the further looks, increasing (one
+        count, or several: ``(6, 10)``, ``make validate``'s, makes
+        :data:`LOOKS`). A scenario with a metric undecided (and none
+        beyond) runs again with the next count, the next seed numbers
+        added (the stored runs are reused); none beyond a scenario's
+        :data:`MOST_SEEDS` on ns-3. The looks are planned: each tests at
+        its share of :data:`ALPHA` (:func:`spending` over the first
+        look's count and these). ``None``: one look, at all of ALPHA.
     packet_seeds : the packet engine runs seeds 1 to this (at least
         ``len(seeds)`` and every ``max_seeds``; :data:`PACKET_SEEDS`).
     quick : the quick subset, 10 s runs (``make test``).
@@ -626,23 +760,33 @@ def validate(
         (:func:`bufsim.sweep.run_each`); ``None``: in memory.
     workers : local worker processes for a scenario's runs (``0``: in
         this process; ``None``: one per core).
+    against : the reference engine, ``"ns3"`` or ``"ns2"`` (the scenarios
+        of :func:`scenarios` for it; one it cannot express is
+        ``refused``).
 
     Returns
     -------
     (metrics, runs)
-        ``metrics``: one row per scenario and metric: ``packet`` and ``ns3``
-        (seed means), ``packet_ci``/``ns3_ci`` (95% t-interval half-widths
-        over the seeds), ``tolerance`` (its text), ``verdict`` (``within``,
-        ``undecided`` or ``beyond``). ``runs``: one row per scenario:
-        ``verdict`` (``agrees``, ``undecided``, ``differs, explained``,
-        ``differs, unexplained`` or ``failed``), ``differs_on`` and ``undecided_on`` (the
-        metrics), ``reason`` (:data:`EXPLAINED`'s, for one that differs),
-        ``seeds`` and ``packet_seeds`` (how many each engine ran),
-        ``packet_wall_s``/``ns3_wall_s`` and ``packet_cpu_s``/``ns3_cpu_s``
-        (seconds a run, the mean over its seeds, as each run measured
-        them), ``speed_ratio`` (ns-3 CPU / packet CPU, a run each).
+        ``metrics``: one row per scenario and metric, of the look that
+        decided it (or the last): ``packet`` and the reference engine's
+        name, ``ns3`` or ``ns2`` (seed means), ``packet_ci`` and
+        ``ns3_ci``/``ns2_ci`` (95% t-interval half-widths over the
+        seeds), ``low``/``high`` (the difference's (1 - 2 alpha)
+        interval, reference - packet, the metric's units), ``alpha`` (the
+        look's level), ``seeds`` (the reference engine's at that look),
+        ``tolerance`` (its text), ``verdict`` (``within``, ``undecided``
+        or ``beyond``). ``runs``: one row per scenario: ``verdict``
+        (``agrees``, ``undecided``, ``differs, explained``, ``differs,
+        unexplained``, ``failed`` or ``refused``), ``differs_on`` and
+        ``undecided_on`` (the metrics), ``reason`` (:data:`EXPLAINED`'s,
+        for one that differs with ns-3; the error of one refused or
+        failed), ``seeds`` and ``packet_seeds`` (how many each engine
+        ran), ``packet_wall_s``/``ns3_wall_s`` and
+        ``packet_cpu_s``/``ns3_cpu_s`` (``ns2_...`` against ns-2: seconds
+        a run, the mean over its seeds, as each run measured them),
+        ``speed_ratio`` (reference CPU / packet CPU, a run each).
     """
-    suite = scenarios()
+    suite = scenarios(against)
     chosen = list(names) if names is not None else list(QUICK if quick else suite)
     unknown = [n for n in chosen if n not in suite]
     if unknown:
@@ -659,6 +803,7 @@ def validate(
             progress=progress,
             store=store,
             workers=workers,
+            against=against,
         )
         rows += metric_rows
         runs.append(run)
@@ -675,35 +820,45 @@ def validate_one(
     progress: Callable[[str], Any] | None = None,
     store: Store | str | Path | None = None,
     workers: int | None = 0,
+    against: str = "ns3",
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """One scenario of the suite on both engines: its metric rows and its
     run row (see :func:`validate`, whose parameters these are). A run that
     fails (ns-3 crashing, say) gives the verdict ``failed`` with the error
-    as the reason."""
+    as the reason; a scenario the reference engine cannot express,
+    ``refused`` with its error (the field and what is allowed)."""
     looks = looks_of(len(seeds), max_seeds)
     most = max((len(seeds), *looks))
     if packet_seeds < most:
         raise ValueError(
             f"packet_seeds: must be at least the {most} ns-3 seeds, got {packet_seeds}"
         )
+    refused = _refusal(name, against)
+    if refused:
+        run = {"scenario": name, "seeds": 0, "packet_seeds": 0, "verdict": "refused"}
+        run.update(reason=refused, differs_on="", undecided_on="")
+        return [], run | _times({"packet": [], against: []}, against)
+    alphas = spending((len(seeds), *looks))
     kw = dict(
         packet_seeds=tuple(range(1, packet_seeds + 1)),
         quick=quick,
         progress=progress,
         store=store,
         workers=workers,
+        against=against,
     )
-    rows, run = _validate_seeds(name, seeds, **kw)
-    # A verdict but agreement takes the next look: a few seeds of a
-    # heavy-tailed metric (a CUBIC run's drop rate) can show neither its
-    # mean nor its spread. The looks stop at agreement, so a scenario has
-    # a chance to agree at each: the 95% intervals are those of its last
-    # look, not widened for the looks before it.
-    for n in looks:
-        if run["verdict"] in ("agrees", "failed") or n > MOST_SEEDS.get(name, n):
+    rows, run = _validate_seeds(name, seeds, alpha=alphas[0], decided=(), **kw)
+    # The planned looks: another while a metric is undecided and none is
+    # beyond (the scenario's verdict then is settled either way). A metric
+    # decided at a look keeps that look's row; the next look judges the
+    # others at its own share of ALPHA.
+    cap = MOST_SEEDS.get(name) if against == "ns3" else None
+    for n, alpha in zip(looks, alphas[1:]):
+        if run["verdict"] != "undecided" or (cap is not None and n > cap):
             break
         more = range(max(seeds) + 1, max(seeds) + 1 + n - len(seeds))
-        rows, run = _validate_seeds(name, (*seeds, *more), **kw)
+        decided = [r for r in rows if r["verdict"] != "undecided"]
+        rows, run = _validate_seeds(name, (*seeds, *more), alpha=alpha, decided=decided, **kw)
     return rows, run
 
 
@@ -728,6 +883,21 @@ def looks_of(first: int, max_seeds: int | Sequence[int] | None) -> tuple[int, ..
     return looks
 
 
+def _refusal(name: str, against: str) -> str:
+    """Why ``against`` cannot run the scenario (its error, naming the
+    field), or ``""``."""
+    if against == "ns3":
+        return ""
+    from bufsim import ns2
+    from bufsim.scenario import Scenario, ScenarioError
+
+    try:
+        ns2.check(Scenario.load(dict(copy.deepcopy(scenarios(against)[name]), seed=1)))
+    except ScenarioError as e:
+        return str(e)
+    return ""
+
+
 def _validate_seeds(
     name: str,
     seeds: Sequence[int],
@@ -737,15 +907,21 @@ def _validate_seeds(
     progress: Callable[[str], Any] | None,
     store: Store | str | Path | None,
     workers: int | None,
+    alpha: float = ALPHA,
+    decided: Iterable[dict[str, Any]] = (),
+    against: str = "ns3",
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """:func:`validate_one` over exactly ``seeds`` on ns-3 and
-    ``packet_seeds`` on the packet engine."""
-    base = copy.deepcopy(scenarios()[name])
+    """:func:`validate_one`'s look over exactly ``seeds`` on the reference
+    engine and ``packet_seeds`` on the packet engine, judging at level
+    ``alpha`` the metrics not in ``decided`` (rows of an earlier look,
+    kept)."""
+    base = copy.deepcopy(scenarios(against)[name])
     if quick:
         base["duration"], base["warmup"] = "10s", "3s"
-    engines = ("packet", "ns3")
-    # ns-3's runs first: the costly ones start while the packet engine's wait.
-    order = [(seed, "ns3") for seed in seeds] + [(seed, "packet") for seed in packet_seeds]
+    engines = ("packet", against)
+    # The reference engine's runs first: the costly ones start while the
+    # packet engine's wait.
+    order = [(seed, against) for seed in seeds] + [(seed, "packet") for seed in packet_seeds]
     run: dict[str, Any] = {"scenario": name, "seeds": len(seeds), "packet_seeds": len(packet_seeds)}
     try:
         results = run_each(
@@ -757,7 +933,7 @@ def _validate_seeds(
         )
     except RunFailed as e:
         run.update(verdict="failed", reason=str(e), differs_on="", undecided_on="")
-        return [], run | _times({e: [] for e in engines})
+        return [], run | _times({e: [] for e in engines}, against)
     per: dict[str, list[Any]] = {
         e: [r for (_, e_), r in zip(order, results) if e_ == e] for e in engines
     }
@@ -769,17 +945,23 @@ def _validate_seeds(
                 for e in engines
             )
         )
-    rows, beyond, close = _compare(name, {e: [_metrics(r) for r in rs] for e, rs in per.items()})
+    metrics = {e: [_metrics(r) for r in rs] for e, rs in per.items()}
+    rows = _compare(name, metrics, alpha, len(seeds), against)
+    kept = {r["metric"]: r for r in decided}
+    rows = [kept.get(r["metric"], r) for r in rows]
+    beyond = [r["metric"] for r in rows if r["verdict"] == "beyond"]
+    close = [r["metric"] for r in rows if r["verdict"] == "undecided"]
+    explained = EXPLAINED if against == "ns3" else {}
     run.update(
-        verdict=_verdict(name, beyond, close),
-        reason=EXPLAINED.get(name, "") if beyond or close else "",
+        verdict=_verdict(name, beyond, close, explained),
+        reason=explained.get(name, "") if beyond or close else "",
         differs_on=", ".join(beyond),
         undecided_on=", ".join(close),
     )
-    return rows, run | _times(per)
+    return rows, run | _times(per, against)
 
 
-def _times(per: dict[str, list[Any]]) -> dict[str, float]:
+def _times(per: dict[str, list[Any]], against: str = "ns3") -> dict[str, float]:
     """Each engine's wall and CPU seconds a run (the mean over its runs;
     NaN with none) and the ratio of the CPU times."""
 
@@ -790,87 +972,178 @@ def _times(per: dict[str, list[Any]]) -> dict[str, float]:
     cpu = {e: mean(rs, "cpu_s") for e, rs in per.items()}
     return {
         "packet_wall_s": wall["packet"],
-        "ns3_wall_s": wall["ns3"],
+        f"{against}_wall_s": wall[against],
         "packet_cpu_s": cpu["packet"],
-        "ns3_cpu_s": cpu["ns3"],
-        "speed_ratio": cpu["ns3"] / max(cpu["packet"], 1e-9),
+        f"{against}_cpu_s": cpu[against],
+        "speed_ratio": cpu[against] / max(cpu["packet"], 1e-9),
     }
 
 
 def _compare(
-    name: str, per: dict[str, list[dict[str, Any]]]
-) -> tuple[list[dict[str, Any]], list[str], list[str]]:
-    """Each metric's seed means, intervals and verdict; the metrics beyond
-    tolerance and those undecided."""
-    rows, beyond, close = [], [], []
+    name: str,
+    per: dict[str, list[dict[str, Any]]],
+    alpha: float = ALPHA,
+    seeds: int | None = None,
+    against: str = "ns3",
+) -> list[dict[str, Any]]:
+    """Each metric's seed means, 95% intervals, the difference's (1 - 2
+    alpha) interval and verdict (:func:`judge`)."""
+    rows = []
     for metric in TOLERANCES:
-        if metric == "flow_goodput":
-            pk, ns, pci, nci = _flow_goodput(per)
-        else:
-            pk, pci = _mean_ci([m[metric] for m in per["packet"]])
-            ns, nci = _mean_ci([m[metric] for m in per["ns3"]])
-        if math.isnan(pk) and math.isnan(ns):
+        key = "per_flow" if metric == "flow_goodput" else metric
+        if any(key not in m for ms in per.values() for m in ms):
             continue
-        spread = math.hypot(pci, nci) if math.isfinite(pci) and math.isfinite(nci) else math.nan
-        verdict = _judge(metric, pk, ns, spread)
-        if verdict == "beyond":
-            beyond.append(metric)
-        elif verdict == "undecided":
-            close.append(metric)
+        if metric == "flow_goodput":
+            pk, ref = _flow_goodput(per, against)
+        else:
+            pk = _summary([m[metric] for m in per["packet"]])
+            ref = _summary([m[metric] for m in per[against]])
+        if math.isnan(pk[0]) and math.isnan(ref[0]):
+            continue
+        verdict, low, high = judge(metric, pk, ref, alpha)
         rows.append(
             {
                 "scenario": name,
                 "metric": metric,
-                "packet": pk,
-                "packet_ci": pci,
-                "ns3": ns,
-                "ns3_ci": nci,
+                "packet": pk[0],
+                "packet_ci": pk[1],
+                against: ref[0],
+                f"{against}_ci": ref[1],
+                "low": low,
+                "high": high,
+                "alpha": alpha,
+                "seeds": seeds if seeds is not None else ref[3],
                 "tolerance": _tol_text(*TOLERANCES[metric]),
                 "verdict": verdict,
             }
         )
-    return rows, beyond, close
+    return rows
 
 
-def _verdict(name: str, beyond: list[str], close: list[str]) -> str:
+def judge(
+    metric: str,
+    pkt: tuple[float, float, float, int],
+    ref: tuple[float, float, float, int],
+    alpha: float = ALPHA,
+) -> tuple[str, float, float]:
+    """A metric's verdict from each engine's (mean, 95% half-width,
+    standard error, seeds) (:func:`_summary`): :func:`tost` on ref -
+    packet at level ``alpha`` against :func:`tolerance`. A mean one engine
+    has and the other lacks (FCTs where no transfer finished) is
+    ``beyond``."""
+    if math.isnan(pkt[0]) != math.isnan(ref[0]):
+        return "beyond", math.nan, math.nan
+    return tost(
+        ref[0] - pkt[0],
+        (pkt[2], ref[2]),
+        (pkt[3] - 1, ref[3] - 1),
+        tolerance(metric, pkt[0]),
+        alpha,
+    )
+
+
+def look_alpha(seeds: int, looks: Sequence[int] = LOOKS, alpha: float = ALPHA) -> float:
+    """The level a look over ``seeds`` reference seeds tests at in the plan
+    ``looks`` (:func:`spending`); a count past the last look's, that
+    look's level (more seeds than planned make its test no less strict)."""
+    shares = spending(looks, alpha)
+    if seeds in looks:
+        return shares[looks.index(seeds)]
+    if seeds > looks[-1]:
+        return shares[-1]
+    raise ValueError(f"seeds: {seeds} is no look of the plan {list(looks)}")
+
+
+def from_published(mean: float, ci: float, seeds: int) -> tuple[float, float, float, int]:
+    """:func:`_summary`'s tuple from a published seed mean, its 95%
+    t-interval half-width and its seed count: the standard error is the
+    half-width over t(0.975, seeds - 1), so Welch's interval needs no more
+    than a page shows."""
+    from scipy import stats
+
+    if seeds < 2 or not math.isfinite(ci):
+        return mean, ci, math.nan, seeds
+    return mean, ci, ci / float(stats.t.ppf(0.975, seeds - 1)), seeds
+
+
+def rejudge(
+    metrics: pd.DataFrame,
+    packet_seeds: int,
+    looks: Sequence[int] = LOOKS,
+    against: str = "ns3",
+) -> pd.DataFrame:
+    """The verdicts the rule gives a table of published numbers: each row's
+    seed means and 95% half-widths (``packet``, ``packet_ci``, the
+    reference engine's and its ``_ci``), its reference ``seeds`` and the
+    packet engine's ``packet_seeds``, judged at the level of the look of
+    that many seeds in the plan ``looks`` (:func:`look_alpha`). Returns a
+    copy with ``low``, ``high``, ``alpha`` and ``verdict`` recomputed."""
+    out = metrics.copy()
+    got = []
+    for r in out.to_dict("records"):
+        alpha = look_alpha(int(r["seeds"]), looks)
+        pk = from_published(r["packet"], r["packet_ci"], packet_seeds)
+        ref = from_published(r[against], r[f"{against}_ci"], int(r["seeds"]))
+        got.append((*judge(r["metric"], pk, ref, alpha), alpha))
+    out["verdict"], out["low"], out["high"], out["alpha"] = (list(c) for c in zip(*got))
+    return out
+
+
+def _verdict(
+    name: str, beyond: list[str], close: list[str], explained: dict[str, str] | None = None
+) -> str:
     if beyond:
-        return "differs, explained" if name in EXPLAINED else "differs, unexplained"
+        known = EXPLAINED if explained is None else explained
+        return "differs, explained" if name in known else "differs, unexplained"
     return "undecided" if close else "agrees"
 
 
-def _mean_ci(values: Sequence[float]) -> tuple[float, float]:
+def _summary(values: Sequence[float]) -> tuple[float, float, float, int]:
+    """(mean, 95% t half-width, standard error, n) of the finite values
+    (NaN where there are too few)."""
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
-    if not len(x):
-        return math.nan, math.nan
-    return float(x.mean()), (t_half_width(x, 0.975) if len(x) >= 2 else math.nan)
+    n = len(x)
+    if not n:
+        return math.nan, math.nan, math.nan, 0
+    if n < 2:
+        return float(x.mean()), math.nan, math.nan, n
+    return float(x.mean()), t_half_width(x, 0.975), float(x.std(ddof=1) / math.sqrt(n)), n
 
 
-def _flow_goodput(per: dict[str, list[dict[str, Any]]]) -> tuple[float, float, float, float]:
+def _flow_goodput(
+    per: dict[str, list[dict[str, Any]]], against: str = "ns3"
+) -> tuple[tuple[float, float, float, int], tuple[float, float, float, int]]:
     """Per-flow goodput as a distribution (flows with the same RTT are
     exchangeable, so flow i of one engine is not flow i of the other): each
     seed's goodputs sorted, averaged rank by rank over the seeds; returned
-    as 1 (packet) against 1 + the median over ranks of |ns3 - packet| / the
+    as 1 (packet) against 1 + the median over ranks of |ref - packet| / the
     mean flow's goodput, so the relative tolerance reads against it. The
     intervals are each engine's median over ranks of the rank's 95%
-    t-interval over the seeds, on the same scale."""
+    t-interval over the seeds, on the same scale; the standard errors
+    those over the t quantile. Each as :func:`_summary`'s tuple."""
+    from scipy import stats
+
+    nan = (math.nan, math.nan, math.nan, 0)
 
     def ranked(engine: str) -> np.ndarray:
         runs = [np.sort(m["per_flow"].to_numpy(dtype=float)) for m in per[engine]]
         return np.array(runs) if runs and len(runs[0]) else np.empty((0, 0))
 
-    pk, ns = ranked("packet"), ranked("ns3")
-    if not pk.size or pk.shape[1] != ns.shape[1]:
-        return math.nan, math.nan, math.nan, math.nan
+    pk, ref = ranked("packet"), ranked(against)
+    if not pk.size or pk.shape[1] != ref.shape[1]:
+        return nan, nan
     scale = pk.mean()
-    rel = float(np.median(np.abs(ns.mean(axis=0) - pk.mean(axis=0))) / scale)
+    rel = float(np.median(np.abs(ref.mean(axis=0) - pk.mean(axis=0))) / scale)
 
-    def spread(x: np.ndarray) -> float:
-        if len(x) < 2:
-            return math.nan
-        return float(np.median([t_half_width(col, 0.975) for col in x.T]) / scale)
+    def spread(x: np.ndarray, mean: float) -> tuple[float, float, float, int]:
+        n = len(x)
+        if n < 2:
+            return mean, math.nan, math.nan, n
+        h = float(np.median([t_half_width(col, 0.975) for col in x.T]) / scale)
+        return mean, h, h / float(stats.t.ppf(0.975, n - 1)), n
 
-    return 1.0, 1.0 + rel, spread(pk), spread(ns)
+    return spread(pk, 1.0), spread(ref, 1.0 + rel)
 
 
 def _tol_text(a: float, rel: float) -> str:
@@ -894,69 +1167,108 @@ def _seeds_text(runs: pd.DataFrame) -> str:
     return f"{first}; {more} (not agreeing with {before}: further looks)"
 
 
-def markdown(metrics: pd.DataFrame, runs: pd.DataFrame, ns3_version: str, notes: str = "") -> str:
+#: The reference engines' names on the page.
+_NAMES = {"ns3": "ns-3", "ns2": "ns-2"}
+
+
+def markdown(
+    metrics: pd.DataFrame,
+    runs: pd.DataFrame,
+    version: str,
+    notes: str = "",
+    against: str = "ns3",
+) -> str:
     """The agreement table as a Markdown page a reader can scan: the count
-    and the table first; per scenario that does not agree its verdict and
-    the first paragraph of its reason (a summary of two lines or so),
-    linked to the reason in full lower down; ``notes`` (Markdown: what is
-    particular to the run) after them; then each metric's two seed means
-    with their intervals, and the reasons in full, wrapped."""
+    and the table first (with the seeds each verdict needed); per scenario
+    that does not agree its verdict and the first paragraph of its reason
+    (a summary of two lines or so), linked to the reason in full lower
+    down; ``notes`` (Markdown: what is particular to the run) after them;
+    then each metric's two seed means with their 95% intervals and the
+    difference's (1 - 2 alpha) interval, and the reasons in full, wrapped.
+    ``version``: the reference engine's (``against``)."""
+    ref = _NAMES[against]
     counts = runs["verdict"].value_counts()
     agree = int(counts.get("agrees", 0))
     lines = [
-        "# The packet engine against ns-3",
+        f"# The packet engine against {ref}",
         "",
         f"**{agree} of {len(runs)} scenarios agree within tolerance** "
         f"({agree / max(len(runs), 1):.1%}); "
         + ", ".join(f"{int(n)} {v}" for v, n in counts.items() if v != "agrees")
         + ".",
         "",
-        "Each scenario runs on ns-3 and on the packet engine with the ns3 stack profile;",
-        "the table says whether their seed means agree, and how much faster the packet",
-        "engine is. Below it: why the rest do not agree, and every metric.",
+        f"Each scenario runs on {ref} and on the packet engine with the "
+        + ("ns3 stack profile;" if against == "ns3" else "rfc stack profile;"),
+        "the table says whether their seed means agree (an equivalence test, below),",
+        f"after how many {ref} seeds, and how much faster the packet engine is.",
+        "Below it: why the rest do not agree, and every metric.",
         "",
-        "| scenario | verdict | beyond tolerance | within the seed spread "
-        "| packet CPU s a run | ns-3 CPU s a run | ratio |",
-        "|---|---|---|---|---|---|---|",
+        f"| scenario | verdict | {ref} seeds | beyond tolerance | undecided "
+        f"| packet CPU s a run | {ref} CPU s a run | ratio |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for r in runs.itertuples():
-        lines.append(
-            f"| {r.scenario} | {r.verdict} | {r.differs_on or '-'} | {r.undecided_on or '-'} | "
-            f"{r.packet_cpu_s:.3f} | {r.ns3_cpu_s:.1f} | {r.speed_ratio:.0f}x |"
+    cpu = f"{against}_cpu_s"
+    for r in runs.to_dict("records"):
+        refused = r["verdict"] == "refused"
+        seeds = "-" if refused else f"{int(r['seeds'])}"
+        times = (
+            "- | - | -"
+            if refused or math.isnan(r[cpu])
+            else f"{r['packet_cpu_s']:.3f} | {r[cpu]:.1f} | {r['speed_ratio']:.0f}x"
         )
+        lines.append(
+            f"| {r['scenario']} | {r['verdict']} | {seeds} | {r['differs_on'] or '-'} | "
+            f"{r['undecided_on'] or '-'} | {times} |"
+        )
+    ran = runs[runs["verdict"] != "refused"]
     lines += [
         "",
-        f"Seeds on ns-3: {_seeds_text(runs)}; on the packet engine: "
-        + "/".join(str(int(n)) for n in sorted(runs["packet_seeds"].dropna().unique()))
+        f"Seeds on {ref}: {_seeds_text(ran)}; on the packet engine: "
+        + "/".join(str(int(n)) for n in sorted(ran["packet_seeds"].dropna().unique()))
         + ".",
-        f"ns-3 {ns3_version} is Debian's package, built for distribution, not tuned for speed:",
+        f"{ref} {version} is Debian's package, built for distribution, not tuned for speed:",
         "the speed ratio is against that build.",
         "",
         "Tolerances: " + "; ".join(f"{m} {_tol_text(*t)}" for m, t in TOLERANCES.items()) + ".",
     ]
+    if len(metrics) and "verdict" in metrics:
+        per = metrics["verdict"].value_counts()
+        lines += [
+            "",
+            f"Metrics: {len(metrics)}; "
+            + ", ".join(f"{int(per.get(v, 0))} {v}" for v in ("within", "undecided", "beyond"))
+            + ".",
+        ]
     rest = runs[runs["verdict"] != "agrees"]
     whys = why_not(rest) if len(rest) else {}
     in_full = {n: w for n, w in whys.items() if "\n\n" in w}
     if len(rest):
         lines += ["", "## Why the rest do not agree", ""]
+        # The metrics are the table's; each item a line (a long one would
+        # be a wall).
         for r in rest.itertuples():
-            on = r.differs_on or r.undecided_on
             first = whys[r.scenario].split("\n\n")[0]
             more = f" ([in full](#{_slug(r.scenario)}))" if r.scenario in in_full else ""
-            lines.append(f"- **{r.scenario}** ({r.verdict}; {on}): {first}{more}")
+            lines.append(f"- **{r.scenario}** ({r.verdict}): {first}{more}")
     if notes:
         lines += ["", notes.strip()]
     lines += [
         "",
         "## Every metric",
         "",
-        "| scenario | metric | packet | ns-3 | tolerance | verdict |",
-        "|---|---|---|---|---|---|",
+        "The seed means with their 95% intervals, and the interval of the difference",
+        f"({ref} - packet) at the level of the look that decided the metric (its {ref}",
+        "seeds and 1 - 2 alpha).",
+        "",
+        f"| scenario | metric | packet | {ref} | difference | tolerance | seeds "
+        "| 1 - 2 alpha | verdict |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in metrics.itertuples():
+    for r in metrics.to_dict("records"):
         lines.append(
-            f"| {r.scenario} | {r.metric} | {_pm(r.packet, r.packet_ci)} | {_pm(r.ns3, r.ns3_ci)} | "
-            f"{r.tolerance} | {r.verdict} |"
+            f"| {r['scenario']} | {r['metric']} | {_pm(r['packet'], r['packet_ci'])} | "
+            f"{_pm(r[against], r[f'{against}_ci'])} | {_interval(r['low'], r['high'])} | "
+            f"{r['tolerance']} | {int(r['seeds'])} | {1 - 2 * r['alpha']:.1%} | {r['verdict']} |"
         )
     if in_full:
         lines += ["", "## The reasons in full"]
@@ -966,6 +1278,12 @@ def markdown(metrics: pd.DataFrame, runs: pd.DataFrame, ns3_version: str, notes:
                 lines += [*_wrap(block), ""]
             lines.pop()
     return "\n".join(lines) + "\n"
+
+
+def _interval(low: float, high: float) -> str:
+    if math.isnan(low):
+        return "-"
+    return f"{fmt.number(low, 2)} to {fmt.number(high, 2)}"
 
 
 def _slug(heading: str) -> str:
@@ -1018,8 +1336,8 @@ def why_not(runs: pd.DataFrame) -> dict[str, str]:
             out[r.scenario] = r.reason
         elif r.verdict == "undecided":
             out[r.scenario] = (
-                "the seeds' spread is wider than the tolerance (the difference is within "
-                "the two engines' combined 95% intervals): more seeds would decide it."
+                "the interval of the difference reaches past the tolerance on the metrics "
+                "the table names: the seeds run cannot tell (see the seeds column)."
             )
         else:
             out[r.scenario] = "not yet explained."
