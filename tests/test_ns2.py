@@ -128,6 +128,29 @@ def test_newreno_agent_and_sink():
     assert "$ns duplex-link $r1 $d(0) 10000000000 0 DropTail" in out
 
 
+def test_ns2_profile_is_the_agents_native_settings():
+    # stack = "ns2" writes ns-2.35's own defaults (windowInit_ 2, minrto_
+    # 0.2, a SYN; ns-default.tcl), and the header lists as ignored only the
+    # stack field set over the profile.
+    out = lines(scenario(stack="ns2", sack=True, delayed_ack=True, prr=True))
+    i = out.index("set tcp(0) [new Agent/TCP/Sack1]")
+    assert out[i + 3 : i + 7] == [
+        "$tcp(0) set windowInit_ 2",
+        "$tcp(0) set minrto_ 0.2",
+        "$tcp(0) set syn_ true",
+        "$tcp(0) set delay_growth_ true",
+    ]
+    assert "$sink(0) set interval_ 0.1" in out
+    ignored = [x for x in out if x.startswith("# flows[0].")]
+    assert ignored == ["# flows[0].prr = true ignored: " + ns2.IGNORED["prr"]]
+    # Without the SYN, packet 0 is data, which the DelAck sink ACKs at once.
+    out = lines(scenario(stack="ns2", connection_setup=False, quick_acks=1))
+    assert not any(x.startswith("# flows[0].quick_acks") for x in out)
+    # Other profiles: every field ns-2 runs its own way, as before.
+    out = lines(scenario())
+    assert sum(x.startswith("# flows[0].") for x in out) == len(ns2.IGNORED)
+
+
 def test_access_link():
     out = lines(scenario(access_rate="20Mbps", access_buffer="10pkt"))
     assert "$ns duplex-link $s(0) $r0 20000000 0.018 DropTail" in out

@@ -355,42 +355,114 @@ def markdown() -> str:
 
 
 #: The profiles of ``flows[].stack``, in the stack-profile table's order.
-STACK_PROFILES = ("rfc", "linux", "ns3")
+STACK_PROFILES = ("rfc", "linux", "ns3", "ns2")
 
 #: Stack field -> where each profile's value comes from, in a few words
-#: (``rfc``, ``linux``, ``ns3``): the RFC, the Linux function or constant,
-#: the ns-3 attribute or method. The table of the Engines page gives each
-#: profile's value (from the core) with these; the page's section on the
-#: field below the table says the rest. A field the core adds needs an
+#: (``rfc``, ``linux``, ``ns3``, ``ns2``): the RFC, the Linux function or
+#: constant, the ns-3 attribute or method, the ns-2.35 variable
+#: (``ns-default.tcl``) or function (``tcp/*.cc``), with what ns-2 does
+#: that the packet engine does not mirror. The table of the Engines page
+#: gives each profile's value (from the core) with these; the page's
+#: section on the field below the table says the rest. A field the core adds needs an
 #: entry here and a section there (a test checks both).
-STACK_SOURCES: dict[str, tuple[str, str, str]] = {
-    "initial_window": ("ns-2 runs; RFC 5681", "`TCP_INIT_CWND`", "`TcpSocket::InitialCwnd`"),
-    "min_rto": ("RFC 6298 (2.4)", "`TCP_RTO_MIN`", "`TcpSocketBase::MinRto`"),
-    "connection_setup": ("RFC 6298 (2.1)", "`TCP_TIMEOUT_INIT`", "`ProcessSynSent`"),
-    "sack": ("RFC 6675", "`tcp_sack`", "`Sack`"),
-    "recovery": ("RFC 6675 DupThresh", "`tcp_recovery` = 1", "ns-3 has no RACK"),
-    "prr": ("RFC 6675", "`tcp_cwnd_reduction`", "`TcpPrrRecovery`"),
-    "prr_variant": ("RFC 9937", "RFC 9937", "`DoRecovery`"),
-    "hystart": ("", "CUBIC's HyStart", "ns-3 has none"),
-    "abc": ("RFC 5681 eq. (2)", "`tcp_slow_start`", "`TcpNewReno::SlowStart`"),
-    "limited_transmit": ("ns-2 runs", "`tcp_packets_in_flight`", "`LimitedTransmit`"),
-    "partial_ack_retransmit": ("RFC 6675", "`tcp_newreno_mark_lost`", "`ProcessAck`"),
-    "dupack_growth": ("RFC 5681 section 3.1", "`tcp_may_raise_cwnd`", "`DupAck`"),
-    "rto_ssthresh": ("RFC 5681 eq. (4)", "`tcp_enter_loss`", "`ReTxTimeout`"),
-    "rto_collapse": ("RFC 6298 section 5", "`tcp_ack_update_rtt`", "`NewAck`"),
-    "rto_timer": ("RFC 6298 section 5.2", "`tcp_rearm_rto`", "`NewAck`"),
-    "recovery_entry": ("RFC 6675 section 5", "RACK replaces it", "`DupAck`"),
-    "sack_pipe": ("RFC 6675 section 4", "`tcp_sacktag_one`", "`TcpTxBuffer::Update`"),
-    "recovery_exit": ("RFC 6675 section 5", "`tcp_end_cwnd_reduction`", "`ProcessAck`"),
-    "rtt_sampling": ("RFC 6298 section 3", "`tcp_rtt_estimator`", "`EstimateRtt`"),
-    "cut_from": ("RFC 5681 eq. (4)", "Linux's controllers", "`BytesInFlight()`"),
-    "ecn_reduction": ("RFC 3168 section 6.1.2", "`tcp_enter_cwr`", "`EnterCwr`"),
-    "ce_ack": ("RFC 8257 section 3.2", "`dctcp_ece_ack_update`", "`TcpDctcp::CeState0to1`"),
-    "delayed_ack": ("the papers' runs", "`__tcp_ack_snd_check`", "`DelAckCount` 2"),
-    "delack_timeout": ("RFC 5681 section 4.2", "`TCP_ATO_MIN`", "`DelAckTimeout`"),
-    "quick_acks": ("", "`TCP_MAX_QUICKACKS`", "`ProcessSynSent`"),
-    "push_ack": ("", "`tcp_cleanup_rbuf`", ""),
-    "control_ect": ("RFC 3168 section 6.1.1", "`tcp_ecn_send_syn`", "`AddSocketTags`"),
+STACK_SOURCES: dict[str, tuple[str, str, str, str]] = {
+    "initial_window": (
+        "ns-2 runs; RFC 5681",
+        "`TCP_INIT_CWND`",
+        "`TcpSocket::InitialCwnd`",
+        "`windowInit_`",
+    ),
+    "min_rto": (
+        "RFC 6298 (2.4)",
+        "`TCP_RTO_MIN`",
+        "`TcpSocketBase::MinRto`",
+        "`minrto_`; no `tcpTick_` rounding",
+    ),
+    "connection_setup": (
+        "RFC 6298 (2.1)",
+        "`TCP_TIMEOUT_INIT`",
+        "`ProcessSynSent`",
+        "`syn_`; `rtxcur_init_` 3 s",
+    ),
+    "sack": ("RFC 6675", "`tcp_sack`", "`Sack`", "`Sack1`"),
+    "recovery": ("RFC 6675 DupThresh", "`tcp_recovery` = 1", "ns-3 has no RACK", "`numdupacks_` 3"),
+    "prr": ("RFC 6675", "`tcp_cwnd_reduction`", "`TcpPrrRecovery`", "Sack1's `pipe_` < `cwnd_`"),
+    "prr_variant": ("RFC 9937", "RFC 9937", "`DoRecovery`", "no PRR"),
+    "hystart": ("", "CUBIC's HyStart", "ns-3 has none", "ns-2 has none"),
+    "abc": ("RFC 5681 eq. (2)", "`tcp_slow_start`", "`TcpNewReno::SlowStart`", "`opencwnd`"),
+    "limited_transmit": (
+        "ns-2 runs",
+        "`tcp_packets_in_flight`",
+        "`LimitedTransmit`",
+        "`singledup_` 1",
+    ),
+    "partial_ack_retransmit": (
+        "RFC 6675",
+        "`tcp_newreno_mark_lost`",
+        "`ProcessAck`",
+        "`partial_ack_` false",
+    ),
+    "dupack_growth": (
+        "RFC 5681 section 3.1",
+        "`tcp_may_raise_cwnd`",
+        "`DupAck`",
+        "`recv_newack_helper`",
+    ),
+    "rto_ssthresh": (
+        "RFC 5681 eq. (4)",
+        "`tcp_enter_loss`",
+        "`ReTxTimeout`",
+        "`slowdown`, from cwnd",
+    ),
+    "rto_collapse": ("RFC 6298 section 5", "`tcp_ack_update_rtt`", "`NewAck`", "`newack`"),
+    "rto_timer": ("RFC 6298 section 5.2", "`tcp_rearm_rto`", "`NewAck`", "`restart_bugfix_`"),
+    "recovery_entry": ("RFC 6675 section 5", "RACK replaces it", "`DupAck`", "`numdupacks_` only"),
+    "sack_pipe": (
+        "RFC 6675 section 4",
+        "`tcp_sacktag_one`",
+        "`TcpTxBuffer::Update`",
+        "Sack1's `pipe_`",
+    ),
+    "recovery_exit": (
+        "RFC 6675 section 5",
+        "`tcp_end_cwnd_reduction`",
+        "`ProcessAck`",
+        "Sack1's `newack`",
+    ),
+    "rtt_sampling": (
+        "RFC 6298 section 3",
+        "`tcp_rtt_estimator`",
+        "`EstimateRtt`",
+        "`rtt_seq_`; no `tcpTick_` ticks",
+    ),
+    "cut_from": (
+        "RFC 5681 eq. (4)",
+        "Linux's controllers",
+        "`BytesInFlight()`",
+        "`slowdown`: cwnd",
+    ),
+    "ecn_reduction": ("RFC 3168 section 6.1.2", "`tcp_enter_cwr`", "`EnterCwr`", "`TcpAgent::ecn`"),
+    "ce_ack": (
+        "RFC 8257 section 3.2",
+        "`dctcp_ece_ack_update`",
+        "`TcpDctcp::CeState0to1`",
+        "no DCTCP here",
+    ),
+    "delayed_ack": ("the papers' runs", "`__tcp_ack_snd_check`", "`DelAckCount` 2", "`TCPSink`"),
+    "delack_timeout": (
+        "RFC 5681 section 4.2",
+        "`TCP_ATO_MIN`",
+        "`DelAckTimeout`",
+        "DelAck `interval_`",
+    ),
+    "quick_acks": ("", "`TCP_MAX_QUICKACKS`", "`ProcessSynSent`", "`SYN_immediate_ack_`"),
+    "push_ack": ("", "`tcp_cleanup_rbuf`", "", "`DelAckSink::recv`"),
+    "control_ect": (
+        "RFC 3168 section 6.1.1",
+        "`tcp_ecn_send_syn`",
+        "`AddSocketTags`",
+        "`ecn_syn_` false",
+    ),
 }
 
 

@@ -56,8 +56,11 @@ so that the driver never imports them.
 
 What it ignores (:data:`IGNORED`): the stack profile's fine rules of
 recovery and timers, which ns-2's agents fix their own way; the script's
-header lists the values the scenario asked for. The packet engine has no
-profile mirroring ns-2's agents yet.
+header lists the values the scenario asked for. ``stack = "ns2"`` is the
+packet engine's profile of ns-2.35's agents (``tcp/stack.rs``, each value
+beside its line in ``ns-default.tcl`` or ``tcp/*.cc``): its values are
+what ns-2 runs, so for a group on it the header lists only the fields the
+scenario set over it (:func:`notes`).
 """
 
 from __future__ import annotations
@@ -81,6 +84,7 @@ from bufsim.ns2.driver import build as build
 from bufsim.ns2.driver import check as check
 from bufsim.ns2.driver import execute as execute
 from bufsim.ns2.driver import in_workdir
+from bufsim.ns2.driver import native as native
 from bufsim.ns2.driver import notes as notes
 from bufsim.ns2.driver import parse as parse
 from bufsim.ns2.driver import version as version

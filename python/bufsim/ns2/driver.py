@@ -57,7 +57,8 @@ IGNORED = {
     "cut_from": "ns-2 cuts from cwnd (slowdown, tcp.cc)",
     "ecn_reduction": "ns-2 halves cwnd once per window on an ECE (tcp.cc ecn())",
     "ce_ack": "the sink echoes CE on every ACK until CWR (tcp-sink.cc)",
-    "quick_acks": "the DelAck sink has no quick-ACK start (tcp-sink.cc DelAckSink)",
+    "quick_acks": "the DelAck sink ACKs packet 0 at once (SYN_immediate_ack_, tcp-sink.cc "
+    "DelAckSink::recv), the SYN with connection_setup, else the first data packet",
     "push_ack": "the DelAck sink holds the last segment for interval_",
     "control_ect": "it differs only for DCTCP, which the ns2 engine refuses",
 }
@@ -238,7 +239,7 @@ def _check_group(path: str, g: Mapping[str, Any]) -> None:
             raise scenario_error(
                 f"{path}.{field}",
                 f"{json.dumps(group_field(key, g[key])[1])}: {why}; set {field} = "
-                f'{json.dumps(want)} (or stack = "rfc", the profile closest to ns-2\'s agents)',
+                f'{json.dumps(want)} (or stack = "ns2", the profile of ns-2\'s agents)',
             )
     if variant in otcl.LINUX and g["connection_setup"]:
         raise scenario_error(
@@ -310,13 +311,32 @@ def _check_cc(path: str, variant: str, cc: Mapping[str, Any]) -> None:
             raise scenario_error(f"{path}.beta", "ns-2 takes 0 < beta < 1 and c > 0")
 
 
+def native(g: Mapping[str, Any]) -> dict[str, Any]:
+    """What ns-2.35's agents run for the :data:`IGNORED` fields of the
+    normalized group ``g``: the ``ns2`` stack profile's values for its TCP
+    variant, with ``quick_acks`` as the DelAck sink's packet 0 falls (0
+    when packet 0 is the SYN, ``connection_setup``; 1 when it is data)."""
+    from bufsim.scenario import _profile
+
+    profile = _profile("ns2", g["cc"]["variant"], bool(g["sack"]))
+    assert profile is not None, g["cc"]["variant"]
+    out = {key: profile[key] for key in IGNORED}
+    out["quick_acks"] = 0 if g["connection_setup"] else 1
+    return out
+
+
 def notes(scenario: Scenario) -> list[str]:
     """The header comments of the script: the stack fields ns-2 ran its own
-    way (:data:`IGNORED`) with the values the scenario gave them."""
+    way (:data:`IGNORED`) with the values the scenario gave them; for a
+    group on ``stack = "ns2"``, only those set to another value than ns-2's
+    own (:func:`native`)."""
     out = []
     norm = scenario.normalized
     for where, g in zip(_group_paths(norm), norm["flows"]):
+        own = native(g) if g["stack"] == "ns2" else {}
         for key, what in IGNORED.items():
+            if key in own and g[key] == own[key]:
+                continue
             out.append(f"{where}.{key} = {json.dumps(g[key])} ignored: {what}")
     return out
 

@@ -1,9 +1,9 @@
 //! Stack profiles: named bundles of sender and receiver defaults that make a
-//! flow group behave like the RFCs, like Linux, or like ns-3
+//! flow group behave like the RFCs, like Linux, like ns-3 or like ns-2
 //! (`flows[].stack`). Each field of a profile can still be set on its own in
 //! the scenario; a profile only fills what the scenario leaves unset.
 //!
-//! The RFCs, Linux and ns-3 differ in details that move buffer-sizing
+//! The RFCs, Linux, ns-3 and ns-2 differ in details that move buffer-sizing
 //! results: the initial window, the minimum RTO, delayed ACKs, how the
 //! window is cut during a recovery (PRR) and whether slow start exits
 //! before it overshoots (HyStart). The table lives here once; the README
@@ -25,6 +25,10 @@ pub enum Stack {
     Linux,
     /// ns-3's TCP models.
     Ns3,
+    /// ns-2.35's one-way TCP agents (`Agent/TCP/Newreno`, `Sack1`) and
+    /// sinks with their defaults (`tcl/lib/ns-default.tcl`), the simulator
+    /// the papers ran.
+    Ns2,
 }
 
 /// How slow start counts an ACK (`flows[].abc`): RFC 5681's one segment,
@@ -506,7 +510,7 @@ pub fn ns3_segment_bytes(mss_bytes: u32) -> u32 {
 
 impl Stack {
     /// Every profile, in the order the README lists them.
-    pub const ALL: [Stack; 3] = [Stack::Rfc, Stack::Linux, Stack::Ns3];
+    pub const ALL: [Stack; 4] = [Stack::Rfc, Stack::Linux, Stack::Ns3, Stack::Ns2];
 
     /// The profile's name in scenarios.
     pub fn name(self) -> &'static str {
@@ -514,6 +518,7 @@ impl Stack {
             Stack::Rfc => "rfc",
             Stack::Linux => "linux",
             Stack::Ns3 => "ns3",
+            Stack::Ns2 => "ns2",
         }
     }
 
@@ -557,6 +562,10 @@ impl Stack {
             //= TcpSocketBase::SendEmptyPacket: "m_rto = m_cnTimeout *
             //= backoffCount", backoffCount doubling with each SYN.
             Stack::Ns3 => SimTime::from_millis(3000),
+            //= ns-2.35 tcl/lib/ns-default.tcl: "Agent/TCP set rtxcur_init_
+            //= 3.0", the RTO before any sample (TcpAgent::rtt_init, tcp.cc),
+            //= doubled by rtt_backoff at each timeout.
+            Stack::Ns2 => SimTime::from_millis(3000),
         }
     }
 
@@ -599,6 +608,18 @@ impl Stack {
                 sample: true,
                 rto: None,
                 one_segment: false,
+            },
+            //= ns-2.35 tcp.cc TcpAgent::output: a resent SYN (seqno 0) sets
+            //= rtt_active_ again but keeps rtt_seq_ and rtt_ts_ ("if (seqno >
+            //= rtt_seq_)"), so newack samples the SYN-ACK from the first SYN
+            //= (bufsim times the one `rtt_sampling` says); TcpAgent::timeout:
+            //= "(highest_ack_ == -1) && (wnd_init_option_ == 1) && (wnd_init_
+            //= > 1) && bugfix_ss_" sets wnd_init_ = 1 (bugfix_ss_ 1,
+            //= ns-default.tcl), the window the SYN's ACK opens.
+            Stack::Ns2 => LostSyn {
+                sample: true,
+                rto: None,
+                one_segment: true,
             },
         }
     }
@@ -855,6 +876,121 @@ impl Stack {
                 //= CA_LOSS skips DupAck: its ACKs grow the window.
                 dupack_growth: false,
             },
+            // ns-2.35, Debian's `ns2` package (the copy at
+            // github.com/hbatmit/ns2.35): "ns-default.tcl N" is line N of
+            // tcl/lib/ns-default.tcl, the other files are under tcp/.
+            // Rules ns-2 has and bufsim does not mirror are listed on the
+            // Engines page (its `ns2` profile section).
+            Stack::Ns2 => StackDefaults {
+                //= ns-default.tcl 935: "Agent/TCP set windowInit_ 2"
+                //= (windowInitOption_ 1, line 936: a static initial window).
+                initial_window: 2,
+                //= ns-default.tcl 971: "Agent/TCP set minrto_ 0.2"; with
+                //= rfc2988_ true (line 984) TcpAgent::rtt_timeout floors the
+                //= whole RTO with it before the backoff, as bufsim does.
+                min_rto: SimTime::from_millis(200),
+                //= Agent/TCPSink ACKs every packet (tcp-sink.cc TcpSink::recv);
+                //= delayed ACKs are the Agent/TCPSink/DelAck class a script
+                //= picks.
+                delayed_ack: false,
+                // ns-2.35's Sack1 paces its recovery by pipe_ < cwnd_
+                // (tcp-sack1.cc Sack1TcpAgent::send_much): no PRR.
+                prr: false,
+                prr_variant: PrrVariant::Rfc9937,
+                // No RACK, no HyStart in ns-2.35's one-way agents.
+                rack: false,
+                hystart: false,
+                //= tcp.cc TcpAgent::opencwnd: "cwnd_ += 1" per new ACK below
+                //= ssthresh_, one segment per ACK whatever it covers.
+                abc: SlowStart::PerAck,
+                //= tcp.cc TcpAgent::timeout: every timeout calls
+                //= slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART), ssthresh_
+                //= = max(window() / 2, 2) from cwnd as it is then, in a fast
+                //= recovery (cwnd already halved) and after a timeout
+                //= (cwnd = 1 and its slow start) too: bufsim's nearest rule
+                //= recomputes it from the pipe at every timeout.
+                rto_ssthresh: RtoSsthresh::Pipe,
+                //= tcp.cc TcpAgent::newack: "t_backoff_ = 1" only when the
+                //= timed segment is acknowledged ("rtt_active_ &&
+                //= tcph->seqno() >= rtt_seq_"), a new sample.
+                rto_collapse: RtoCollapse::Sample,
+                //= tcp.cc TcpAgent::timeout: with nothing outstanding the
+                //= timer is not backed off and nothing is cut (restart_bugfix_).
+                rto_timer: RtoTimer::Rfc,
+                // tcp-sack1.cc Sack1TcpAgent::recv: recovery starts at
+                // numdupacks_ (3, ns-default.tcl 924) duplicate ACKs that
+                // update the scoreboard ("scb_->CheckUpdate()"), with no
+                // early entry on SACKed segments: RFC 6675's count.
+                recovery_entry: RecoveryEntry::Rfc,
+                //= tcp-sack1.cc Sack1TcpAgent::recv: in fast recovery every
+                //= ACK lowers pipe_ by one ("--pipe_"), a retransmission's
+                //= too, and each send raises it (send_much "pipe_++").
+                sack_pipe: SackPipe::Rfc,
+                //= tcp-sack1.cc Sack1TcpAgent::recv: the ACK at or past recover_
+                //= ends fast recovery through newack(), which leaves cwnd_ at
+                //= the halved window (no opencwnd on that ACK).
+                recovery_exit: RecoveryExit::Rfc,
+                //= tcp.cc TcpAgent::output and newack: one segment timed at a
+                //= time (rtt_active_, rtt_seq_), none across a timeout
+                //= (reset_rtx_timer: "rtt_active_ = 0").
+                rtt_sampling: RttSampling::Rfc,
+                //= tcp.cc TcpAgent::slowdown: "halfwin = windowd() / 2" (or
+                //= window() / 2), window() = min(cwnd_, wnd_): ns-2 cuts from
+                //= cwnd, which a window-limited bulk flow keeps equal to
+                //= FlightSize.
+                cut_from: CutFrom::FlightSize,
+                //= tcp.cc TcpAgent::ecn: slowdown(CLOSE_SSTHRESH_HALF |
+                //= CLOSE_CWND_HALF) once a window, cwnd halved at once.
+                ecn_reduction: EcnReduction::Immediate,
+                // The ns2 engine runs no DCTCP; RFC 8257's rule.
+                ce_ack: CeAck::Immediate,
+                //= ns-default.tcl 1083: "Agent/TCPSink set ecn_syn_ false",
+                //= no ECT on the SYN-ACK; pure ACKs carry none (tcp-sink.cc).
+                control_ect: ControlEct::Rfc,
+                //= ns-default.tcl 937 and 1062: "Agent/TCP set syn_ true",
+                //= "delay_growth_ true": packet 0 is a 40-byte SYN
+                //= (TcpAgent::output), sent alone with cwnd_ 1
+                //= (set_initial_window), timed (rtt_seq_ 0), and its ACK
+                //= opens the initial window (TcpAgent::recv: "last_ack_ == 0
+                //= && delay_growth_"); its RTO before it is rtxcur_init_'s
+                //= 3 s (Stack::syn_timeout).
+                handshake: true,
+                //= ns-default.tcl 1085 and 1090: "Agent/TCPSink/DelAck set
+                //= interval_ 100ms", "Agent/TCPSink/Sack1/DelAck set
+                //= interval_ 100ms".
+                delack_timeout: SimTime::from_millis(100),
+                //= tcp-sink.cc DelAckSink::recv: "SYN_immediate_ack_ &&
+                //= (th->seqno() == 0)" (ns-default.tcl 1081) ACKs packet 0 at
+                //= once, which with syn_ true is the SYN: the first data
+                //= packet (seqno 1) is held as any. (With connection_setup =
+                //= false packet 0 is data: set quick_acks = 1 to match.)
+                quick_acks: 0,
+                //= tcp-sink.cc DelAckSink::recv holds an in-order packet for
+                //= interval_ unless it fills a gap (RFC2581_immediate_ack_),
+                //= the last of a transfer too.
+                push_ack: false,
+                //= ns-default.tcl 1002: "Agent/TCP set singledup_ 1";
+                //= tcp-sack1.cc Sack1TcpAgent::recv and tcp.cc TcpAgent::recv
+                //= call send_one() on the first duplicate ACKs, which sends
+                //= a new packet while "t_seqno_ <= highest_ack_ + cwnd_ +
+                //= dupacks_" (tcp.cc TcpAgent::send_one): RFC 3042. (ns-2
+                //= then cuts from cwnd, slowdown's window() / 2, leaving those
+                //= packets out of ssthresh as RFC 5681 section 3.2 step 2
+                //= asks; bufsim counts them in the FlightSize it cuts from,
+                //= half a segment of ssthresh more per packet: listed on the
+                //= Engines page.)
+                limited_transmit: true,
+                //= ns-default.tcl 989: "Agent/TCP set partial_ack_ false", so
+                //= tcp-sack1.cc Sack1TcpAgent::recv answers a partial ACK with
+                //= "--pipe_" (two packets out of the pipe) and newtimer(), the
+                //= timer restarted at every one; the holes go out as pipe_ <
+                //= cwnd_ lets send_much find them: RFC 6675's rule.
+                partial_ack_retransmit: false,
+                //= tcp.cc TcpAgent::recv_newack_helper calls opencwnd for every
+                //= ACK that advances last_ack_ outside fast recovery, whatever
+                //= it SACKs.
+                dupack_growth: true,
+            },
         }
     }
 }
@@ -891,5 +1027,26 @@ mod tests {
         assert_eq!(Stack::Ns3.slow_start("dctcp"), SlowStart::Capped);
         assert_eq!(Stack::Linux.slow_start("cubic"), SlowStart::Capped);
         assert_eq!(Stack::Rfc.slow_start("cubic"), SlowStart::PerAck);
+    }
+
+    #[test]
+    fn ns2_profile_is_ns_default_tcl() {
+        // ns-2.35's defaults (ns-default.tcl): windowInit_ 2, minrto_ 0.2,
+        // syn_ true with rtxcur_init_ 3.0, DelAck interval_ 100ms; Sack1's
+        // recovery by pipe_, no PRR, no partial-ACK retransmission
+        // (partial_ack_ false); singledup_ 1, RFC 3042.
+        let d = Stack::Ns2.defaults();
+        assert_eq!(Stack::parse("ns2"), Some(Stack::Ns2));
+        assert_eq!(d.initial_window, 2);
+        assert_eq!(d.min_rto, SimTime::from_millis(200));
+        assert!(d.handshake);
+        assert_eq!(Stack::Ns2.syn_timeout(), SimTime::from_millis(3000));
+        assert_eq!(d.delack_timeout, SimTime::from_millis(100));
+        assert_eq!(d.quick_acks, 0);
+        assert!(!d.delayed_ack && !d.prr && !d.rack && !d.hystart && !d.push_ack);
+        assert!(d.limited_transmit && !d.partial_ack_retransmit && d.dupack_growth);
+        assert_eq!(d.rto_ssthresh, RtoSsthresh::Pipe);
+        assert_eq!(Stack::Ns2.slow_start("cubic"), SlowStart::PerAck);
+        assert_eq!(d.ecn_reduction, EcnReduction::Immediate);
     }
 }
