@@ -60,9 +60,10 @@ TABLES: dict[str, str] = {
     "output.stop.decide[]": "Each verdict of `output.stop.decide`.",
     "fluid": "`[fluid]`: settings of the fluid engine (the packet engine ignores them).",
     "pool": "`[pool]`: a buffer shared by several egress ports, each a copy of `[link]` "
-    "with the flows that name it (`port`), and admission by dynamic threshold "
-    "(Choudhury & Hahne 1998): a packet joins port i's queue only while it holds less than "
-    "`alpha` times the free pool. Packet engine only.",
+    "with the flows that name it (`port`), and admission by a buffer-management algorithm "
+    "(`algorithm`), by default the dynamic threshold (Choudhury & Hahne 1998): a packet joins "
+    "port i's queue only while it holds less than `alpha` times the free pool. Packet engine "
+    "only.",
     "reverse": "`[reverse]`: two-way traffic. The bottleneck's return direction as a link "
     "with its own capacity, buffer and discipline (the same delay and packet size as "
     "`[link]`): the forward flows' ACKs queue there as packets, beside the data of its own "
@@ -207,6 +208,12 @@ DESCRIPTIONS: dict[str, str] = {
     "pool.ports": "Egress ports (1 to 64), each a copy of `[link]`.",
     "pool.alpha": "The threshold's factor (default 1): one busy port may take "
     "alpha/(1+alpha) of the pool, n busy ports alpha/(1+n alpha) each.",
+    "pool.algorithm": 'The buffer management: `"dt"` (default), the dynamic threshold; '
+    '`"static"`, a partition of pool/ports per port; `"complete"`, any port while the pool '
+    'has room; `"lqd"`, longest-queue drop (a full pool pushes the longest queue\'s tail '
+    'out); `"abm"`, ABM (Addanki et al. 2022): alpha/n (free pool), n the congested ports.',
+    "pool.interval": "ABM's update interval of its count of congested ports (default "
+    '`"30us"`; abm only).',
     "reverse.capacity": "The reverse link's rate (default: `link.capacity`).",
     "reverse.buffer": "Its buffer, as `link.buffer` is given; ACKs count as packets.",
     "reverse.qdisc": 'Its queue discipline (default `"droptail"`); ACKs are not ECN-capable '

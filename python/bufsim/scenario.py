@@ -233,8 +233,8 @@ def describe(normalized: Mapping[str, Any], buffer: bool = True) -> list[str]:
         p = n["pool"]
         lines.append(
             f"pool: {p['ports']} ports, each a copy of the link, sharing {p['size_pkts']} packets "
-            f"({fmt.metric('buffer_bytes', p['size_bytes'])}, counted in {p['mode']}); a queue "
-            f"grows while it holds less than {fmt.number(p['alpha'])} times the free pool"
+            f"({fmt.metric('buffer_bytes', p['size_bytes'])}, counted in {p['mode']}); "
+            + _pool_rule(p)
         )
     if "reverse" in n:
         r = n["reverse"]
@@ -267,6 +267,25 @@ def describe(normalized: Mapping[str, Any], buffer: bool = True) -> list[str]:
         f"{sync}, window decrease: {fl['decrease']}"
     )
     return lines
+
+
+def _pool_rule(pool: Mapping[str, Any]) -> str:
+    """The admission rule of a normalized ``pool`` (its ``algorithm``), in words."""
+    alpha = fmt.number(pool["alpha"])
+    algorithm = pool.get("algorithm", "dt")
+    if algorithm == "static":
+        share = fmt.metric("buffer_bytes", pool["size_bytes"] // pool["ports"])
+        return f"static partition: each port {pool['size_pkts'] // pool['ports']} packets ({share})"
+    if algorithm == "complete":
+        return "complete sharing: any queue grows while the pool has room"
+    if algorithm == "lqd":
+        return "longest-queue drop: a full pool pushes a packet out of the longest queue's tail"
+    if algorithm == "abm":
+        return (
+            f"ABM: a queue grows while it holds less than {alpha} times the free pool over the "
+            f"congested ports, counted every {fmt.si(pool['interval_s'], 's')}"
+        )
+    return f"a queue grows while it holds less than {alpha} times the free pool"
 
 
 def _link_text(link: Mapping[str, Any], buffer: bool) -> str:

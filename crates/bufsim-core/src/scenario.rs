@@ -22,7 +22,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::engine::rng::{Rng, Stream, stream};
-use crate::queue::{Limit, LinkInfo, Occupancy, QdiscConfig};
+use crate::queue::shared::{self, Algorithm};
+use crate::queue::{Limit, LinkInfo, Occupancy, QdiscConfig, describe_disciplines};
 use crate::tcp::cc::CcConfig;
 use crate::tcp::stack::{
     CeAck, ControlEct, CutFrom, EcnReduction, NamedRule, PrrVariant, RecoveryEntry, RecoveryExit,
@@ -374,6 +375,10 @@ struct RawPool {
     ports: i64,
     #[serde(default)]
     alpha: Option<f64>,
+    #[serde(default)]
+    algorithm: Option<String>,
+    #[serde(default)]
+    interval: Option<Dur>,
 }
 
 #[derive(Deserialize, Default)]
@@ -758,21 +763,35 @@ pub struct Background {
 }
 
 /// A buffer shared by several egress ports, each a copy of the scenario's
-/// `link` with its own flows, and admission by dynamic threshold
-/// (Choudhury & Hahne, "Dynamic queue length thresholds for shared-memory
-/// packet switches", IEEE/ACM ToN 6(2), 1998, section III): a packet joins
-/// port `i`'s queue `Q_i` only while `Q_i < alpha (B - Q)`, `Q` the pool's
-/// occupancy and `B` its size, and if it fits in what is left of the pool.
-/// At the threshold's fixed point one busy port holds `alpha B / (1 +
-/// alpha)` and `n` equally busy ports `alpha B / (1 + n alpha)` each; the
-/// rest is kept free for ports that become busy. The queues count in the
-/// pool's unit (`mode`).
+/// `link` with its own flows, and admission by a buffer-management
+/// algorithm ([`crate::queue::shared`], one file each): by default the
+/// dynamic threshold (Choudhury & Hahne, "Dynamic queue length thresholds
+/// for shared-memory packet switches", IEEE/ACM ToN 6(2), 1998, section
+/// III): a packet joins port `i`'s queue `Q_i` only while `Q_i < alpha (B -
+/// Q)`, `Q` the pool's occupancy and `B` its size, and if it fits in what
+/// is left of the pool. At the threshold's fixed point one busy port holds
+/// `alpha B / (1 + alpha)` and `n` equally busy ports `alpha B / (1 + n
+/// alpha)` each; the rest is kept free for ports that become busy. The
+/// queues count in the pool's unit (`mode`).
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Pool {
     /// Number of egress ports (`link` is each one's copy).
     pub ports: u32,
-    /// The threshold's factor `alpha` (> 0).
+    /// The buffer-management algorithm (`pool.algorithm`, default `dt`).
+    pub algorithm: Algorithm,
+    /// The threshold's factor `alpha` (> 0; `dt` and `abm` use it, the
+    /// others ignore it, so that a sweep over `pool.algorithm` may keep it).
     pub alpha: f64,
+    /// ABM's update interval of the congested queues' count (`abm` only).
+    #[serde(
+        serialize_with = "units::ser_opt_secs",
+        rename = "interval_s",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub interval: Option<SimTime>,
+    /// ABM's saturation length of a queue, the pool's unit (`abm` only).
+    #[serde(skip)]
+    pub sat: u64,
     /// Pool size, packets (in byte mode: bytes / `link.packet_size`).
     pub size_pkts: u64,
     /// Pool size, bytes (in packet mode: packets * `link.packet_size`).
@@ -782,19 +801,42 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// Whether a packet of `size` bytes may join a port's queue holding
-    /// `port` while the pool holds `total` (both before the arrival).
+    /// `(q, total, a, b)` in the pool's unit: the port's queue, the pool's
+    /// occupancy, a packet of `size` bytes (1 in packets) and the pool.
     #[inline]
-    pub fn admits(&self, port: Occupancy, total: Occupancy, size: u32) -> bool {
+    pub fn amounts(&self, port: Occupancy, total: Occupancy, size: u32) -> (u64, u64, u64, u64) {
         match self.mode {
-            BufferMode::Packets => {
-                total.pkts < self.size_pkts
-                    && (port.pkts as f64) < self.alpha * (self.size_pkts - total.pkts) as f64
+            BufferMode::Packets => (port.pkts, total.pkts, 1, self.size_pkts),
+            BufferMode::Bytes => (port.bytes, total.bytes, u64::from(size), self.size_bytes),
+        }
+    }
+
+    /// A queue's length in the pool's unit.
+    #[inline]
+    pub fn len(&self, occ: Occupancy) -> u64 {
+        match self.mode {
+            BufferMode::Packets => occ.pkts,
+            BufferMode::Bytes => occ.bytes,
+        }
+    }
+
+    /// Whether a packet of `size` bytes may join a port's queue holding
+    /// `port` while the pool holds `total` (both before the arrival), `n`
+    /// being ABM's congested queues ([`shared::abm::Congestion`]). For
+    /// `lqd`, whether it fits without pushing a packet out.
+    #[inline]
+    pub fn admits(&self, port: Occupancy, total: Occupancy, size: u32, n: f64) -> bool {
+        let (q, total, a, b) = self.amounts(port, total, size);
+        match self.algorithm {
+            Algorithm::Dt => shared::dt::admits(self.alpha, q, total, a, b),
+            Algorithm::Static => {
+                let share = shared::static_partition::share(b, self.ports);
+                shared::static_partition::admits(q, a, share)
             }
-            BufferMode::Bytes => {
-                total.bytes + u64::from(size) <= self.size_bytes
-                    && (port.bytes as f64) < self.alpha * (self.size_bytes - total.bytes) as f64
-            }
+            Algorithm::Complete | Algorithm::Lqd => shared::complete::admits(total, a, b),
+            // One class per port: each queue drains at its port's rate
+            // (the module says why).
+            Algorithm::Abm => shared::abm::admits(self.alpha, n, q, total, a, b, 1.0),
         }
     }
 }
@@ -1268,6 +1310,25 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     } else {
         Vec::new()
     };
+    if let Some(p) = &pool {
+        check(
+            p.algorithm != Algorithm::Lqd || link.queue.is_fifo(),
+            "pool.algorithm",
+            || {
+                let fifo: Vec<&str> = describe_disciplines()
+                    .into_iter()
+                    .filter(|d| d.fifo)
+                    .map(|d| d.name)
+                    .collect();
+                format!(
+                    "\"lqd\" pushes a packet out of the longest queue's tail, and link.qdisc {:?} \
+                     serves several queues: use one of {} with it",
+                    link.queue.name(),
+                    fifo.join(", ")
+                )
+            },
+        )?;
+    }
     let ports = pool.as_ref().map_or(1, |p| p.ports);
     for (i, (g, port)) in flows.iter_mut().zip(group_ports).enumerate() {
         g.port = resolve_port(port, &group_path(i, "port"), ports)?;
@@ -1377,7 +1438,13 @@ fn resolve_link(
     let pool = match pool.take() {
         Some(raw) => {
             let (mode, size_pkts, size_bytes) = size(raw.size.0, "pool.size")?;
-            Some(resolve_pool(raw, mode, size_pkts, size_bytes)?)
+            Some(resolve_pool(
+                raw,
+                mode,
+                size_pkts,
+                size_bytes,
+                packet_size as u32,
+            )?)
         }
         None => None,
     };
@@ -1496,6 +1563,7 @@ fn resolve_pool(
     mode: BufferMode,
     size_pkts: u64,
     size_bytes: u64,
+    packet_size: u32,
 ) -> Result<Pool, ScenarioError> {
     let ports = raw.ports;
     check(
@@ -1503,6 +1571,16 @@ fn resolve_pool(
         "pool.ports",
         || format!("must be between 1 and {MAX_PORTS}, got {ports}"),
     )?;
+    let algorithm = match raw.algorithm.as_deref() {
+        None => Algorithm::default(),
+        Some(name) => Algorithm::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = Algorithm::ALL.iter().map(|a| a.name()).collect();
+            err(
+                "pool.algorithm",
+                format!("must be one of {}, got {name:?}", names.join(", ")),
+            )
+        })?,
+    };
     // Choudhury & Hahne's alpha: 1 is their example's and a common switch
     // default; powers of two from 1/64 to 64 are what switch chips offer.
     let alpha = raw.alpha.unwrap_or(1.0);
@@ -1511,9 +1589,38 @@ fn resolve_pool(
         "pool.alpha",
         || format!("must be > 0 and at most 1000000, got {alpha}"),
     )?;
+    let interval = match (raw.interval, algorithm) {
+        (None, Algorithm::Abm) => Some(shared::abm::DEFAULT_INTERVAL),
+        (Some(Dur(t)), Algorithm::Abm) => {
+            check(
+                t > SimTime::ZERO && t <= SimTime::from_secs_f64(1.0),
+                "pool.interval",
+                || format!("must be > 0s and at most 1s, got {t}"),
+            )?;
+            Some(t)
+        }
+        (Some(Dur(t)), a) => {
+            return Err(err(
+                "pool.interval",
+                format!(
+                    "{t}: only the abm algorithm has an update interval, not pool.algorithm {:?}",
+                    a.name()
+                ),
+            ));
+        }
+        (None, _) => None,
+    };
+    // ABM's saturation: 20 packets, in the pool's unit.
+    let sat = match mode {
+        BufferMode::Packets => shared::abm::SAT_PKTS,
+        BufferMode::Bytes => shared::abm::SAT_PKTS * u64::from(packet_size),
+    };
     Ok(Pool {
         ports: ports as u32,
+        algorithm,
         alpha,
+        interval,
+        sat,
         size_pkts,
         size_bytes,
         mode,

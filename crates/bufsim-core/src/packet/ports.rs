@@ -14,6 +14,7 @@
 
 use crate::net::Packet;
 use crate::net::pipe::Pipe;
+use crate::queue::shared::{self, Algorithm, abm::Congestion};
 use crate::queue::{DropReason, Occupancy, Queue, QueueCounters, Setup};
 use crate::scenario::{Link, Pool, Scenario};
 use crate::stats::histogram::DelayHistogram;
@@ -93,6 +94,8 @@ pub(crate) struct Ports {
     /// How many of `rest` carry the forward direction.
     forward_rest: usize,
     pool: Option<Pool>,
+    /// ABM's count of congested queues (`abm` pools only).
+    abm: Option<Congestion>,
     /// What the summary and time series call one of several: `port` (a
     /// pool's) or `link` (a chain's); `None` for the one link.
     kind: Option<&'static str>,
@@ -143,6 +146,9 @@ impl Ports {
             rest,
             forward_rest,
             pool: s.pool,
+            abm: s.pool.filter(|p| p.algorithm == Algorithm::Abm).map(|p| {
+                Congestion::new(p.interval.unwrap_or(shared::abm::DEFAULT_INTERVAL), p.sat)
+            }),
             kind: match (&s.pool, s.links.is_empty()) {
                 (Some(_), _) => Some("port"),
                 (None, false) => Some("link"),
@@ -195,9 +201,10 @@ impl Ports {
             .sum()
     }
 
-    /// Offer `pkt` to port `k`'s queue at `now`. With a pool, a packet the
-    /// dynamic threshold refuses is dropped as an overflow: the port's
-    /// share of the pool is full ([`Pool::admits`]).
+    /// Offer `pkt` to port `k`'s queue at `now`. With a pool, a packet its
+    /// algorithm refuses is dropped as an overflow: the port's share of the
+    /// pool is full ([`Pool::admits`]); with `lqd` a full pool pushes a
+    /// packet out of the longest queue instead ([`Ports::push_out`]).
     #[inline]
     pub fn enqueue(&mut self, k: u32, pkt: Packet, now: SimTime) {
         match self.pool {
@@ -206,20 +213,55 @@ impl Ports {
         }
     }
 
-    /// [`Ports::enqueue`] with a pool: the threshold first; a packet it
+    /// [`Ports::enqueue`] with a pool: the algorithm first; a packet it
     /// admits may still be dropped by the port's discipline. Out of line,
     /// so that without a pool the path is one call of the discipline's
     /// enqueue.
     #[inline(never)]
     fn enqueue_pooled(&mut self, pool: Pool, k: u32, pkt: Packet, now: SimTime) {
         let total = self.occupancy();
-        let q = &mut self.get(k).queue;
-        if !pool.admits(q.occupancy(), total, pkt.size()) {
-            q.refuse(pkt, now, DropReason::OVERFLOW);
+        let n = match self.abm {
+            Some(mut c) if c.due(now) => {
+                c.update(now, self.all().map(|p| pool.len(p.queue.occupancy())));
+                self.abm = Some(c);
+                c.n
+            }
+            Some(c) => c.n,
+            None => 1.0,
+        };
+        // Refused, unless LQD makes room by pushing a packet out.
+        let room = pool.admits(self.get(k).queue.occupancy(), total, pkt.size(), n)
+            || (pool.algorithm == Algorithm::Lqd && self.push_out(pool, k, pkt.size(), now));
+        if !room {
+            self.get(k).queue.refuse(pkt, now, DropReason::OVERFLOW);
             return;
         }
-        q.enqueue(pkt, now);
+        self.get(k).queue.enqueue(pkt, now);
         self.max_pkts = self.max_pkts.max(self.occupancy().pkts);
+    }
+
+    /// Longest-queue drop ([`shared::lqd`]): make room in the full pool for
+    /// a packet of `size` bytes arriving at port `k` by pushing packets out
+    /// of the longest other queue's tail, as overflow drops of that queue,
+    /// reported with port `k`'s drops. False when port `k`'s own queue is
+    /// (or, with bytes, becomes) the longest before the arrival fits: the
+    /// arrival is dropped.
+    fn push_out(&mut self, pool: Pool, k: u32, size: u32, now: SimTime) -> bool {
+        loop {
+            let total = self.occupancy();
+            let (_, t, a, b) = pool.amounts(Occupancy::default(), total, size);
+            if shared::complete::admits(t, a, b) {
+                return true;
+            }
+            let lens = self.all().map(|p| pool.len(p.queue.occupancy()));
+            let Some(j) = shared::lqd::victim(lens, k as usize) else {
+                return false;
+            };
+            let Some(out) = self.get(j as u32).queue.push_out(now, DropReason::OVERFLOW) else {
+                return false;
+            };
+            self.get(k).queue.drops.push((out, DropReason::OVERFLOW));
+        }
     }
 
     /// What the ports' queues hold together.

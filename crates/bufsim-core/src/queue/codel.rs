@@ -207,6 +207,10 @@ impl Codel {
 
 impl Discipline for Codel {
     #[inline]
+    fn push_out(&mut self) -> Option<Packet> {
+        self.fifo.pop_back()
+    }
+    #[inline]
     fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
         //= RFC 8289 section 5.2: "if queue is full: drop the packet" (tail).
         self.fifo.push_or_overflow(pkt, now, self.limit, occ, drops);

@@ -38,6 +38,10 @@ impl QueueDisc for DropTail {
 
 impl Discipline for DropTail {
     #[inline]
+    fn push_out(&mut self) -> Option<Packet> {
+        self.fifo.pop_back()
+    }
+    #[inline]
     fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
         self.fifo.push_or_overflow(pkt, now, self.limit, occ, drops);
     }

@@ -25,6 +25,7 @@ pub mod fq;
 pub mod fq_codel;
 pub mod pie;
 pub mod red;
+pub mod shared;
 pub mod threshold;
 
 use std::collections::VecDeque;
@@ -129,6 +130,13 @@ pub trait Discipline {
     /// packets dropped on the way (head drops) go onto `drops`. `occ` is the
     /// occupancy before the call.
     fn dequeue(&mut self, occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Queued>;
+    /// Remove the packet that joined last (the tail), for a shared pool's
+    /// push-out ([`shared::lqd`]); `None` when empty or when the discipline
+    /// serves several queues (it then has no one tail: only the
+    /// disciplines with [`QueueDisc::FIFO`] give one up).
+    fn push_out(&mut self) -> Option<Packet> {
+        None
+    }
 }
 
 /// What a discipline knows of its link: what its defaults and its
@@ -243,6 +251,9 @@ macro_rules! disciplines {
             fn dequeue(&mut self, occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Queued> {
                 match self { $(AnyDiscipline::$arm(d) => d.dequeue(occ, now, drops),)* }
             }
+            fn push_out(&mut self) -> Option<Packet> {
+                match self { $(AnyDiscipline::$arm(d) => d.push_out(),)* }
+            }
         }
 
         /// The names a scenario's `link.qdisc` may give, in registry order.
@@ -288,6 +299,13 @@ macro_rules! disciplines {
             /// Whether the fluid engine models it ([`QueueDisc::FLUID`]).
             pub fn has_fluid(&self) -> bool {
                 match self { $(QdiscConfig::$arm(_) => <$ty as QueueDisc>::FLUID,)* }
+            }
+
+            /// Whether it serves one queue in arrival order
+            /// ([`QueueDisc::FIFO`]): then it gives up its tail
+            /// ([`Discipline::push_out`]).
+            pub fn is_fifo(&self) -> bool {
+                match self { $(QdiscConfig::$arm(_) => <$ty as QueueDisc>::FIFO,)* }
             }
 
             /// Its drop reasons' names, indexed by [`DropReason::index`]:
@@ -446,6 +464,21 @@ impl Queue {
         self.counters.drops += 1;
         self.counters.by_reason[reason.index()] += 1;
         self.drops.push((pkt, reason));
+    }
+
+    /// Push the tail packet out at `now` to make room in a shared pool for
+    /// an arrival at another queue ([`shared::lqd`]): it counts as a drop
+    /// for `reason` here (not as an arrival) and is returned, for the
+    /// caller to report. `None` when the queue holds nothing it can give
+    /// up ([`Discipline::push_out`]).
+    pub fn push_out(&mut self, now: SimTime, reason: DropReason) -> Option<Packet> {
+        let pkt = self.disc.push_out()?;
+        self.integrate(now);
+        self.occ.pkts -= 1;
+        self.occ.bytes -= pkt.size() as u64;
+        self.counters.drops += 1;
+        self.counters.by_reason[reason.index()] += 1;
+        Some(pkt)
     }
 
     /// Take the next packet for the link, with the time it joined; head

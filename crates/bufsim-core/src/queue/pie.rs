@@ -202,6 +202,10 @@ impl Pie {
 }
 
 impl Discipline for Pie {
+    #[inline]
+    fn push_out(&mut self) -> Option<Packet> {
+        self.fifo.pop_back()
+    }
     fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
         self.catch_up(now);
         if !self.limit.fits(occ, pkt.size()) {

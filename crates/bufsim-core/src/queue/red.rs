@@ -318,6 +318,10 @@ impl Red {
 }
 
 impl Discipline for Red {
+    #[inline]
+    fn push_out(&mut self) -> Option<Packet> {
+        self.fifo.pop_back()
+    }
     fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
         self.admit(pkt, occ, now, drops);
         if self.fifo.is_empty() && self.cfg.variant == RedVariant::Floyd {

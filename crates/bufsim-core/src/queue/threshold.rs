@@ -101,6 +101,10 @@ impl QueueDisc for Threshold {
 
 impl Discipline for Threshold {
     #[inline]
+    fn push_out(&mut self) -> Option<Packet> {
+        self.fifo.pop_back()
+    }
+    #[inline]
     fn enqueue(&mut self, mut pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
         if !self.limit.fits(occ, pkt.size()) {
             drops.push((pkt, DropReason::OVERFLOW));

@@ -1,0 +1,228 @@
+//! `pool.algorithm`: the buffer-management algorithms of a shared pool
+//! (`bufsim_core::queue::shared`), each checked where it has a closed form:
+//! with one busy port each is a drop-tail buffer of a known size, packet
+//! for packet; overloaded ports settle where each rule puts them.
+
+mod common;
+
+use bufsim_core::output::RunOutput;
+use bufsim_core::queue::shared::{abm, dt};
+use common::{bits, from_json, m, run};
+use serde_json::{Value, json};
+
+/// 20 NewReno flows on port `port` of a 100 Mbps link (10 ms RTT), with a
+/// pool of `size` shared by `ports` ports under `algorithm`, or (`ports` =
+/// 0) the dumbbell with `buffer`.
+fn tcp(ports: u32, size: &str, algorithm: &str, port: u32, buffer: &str) -> Value {
+    let mut v = json!({
+        "duration": "20s", "warmup": "4s", "seed": 3,
+        "link": {"capacity": "100Mbps", "delay": "1ms"},
+        "flows": [{"count": 20, "rtt": {"uniform": ["8ms", "12ms"]}, "mss": "1000B",
+                   "sack": true, "delayed_ack": true}],
+    });
+    if ports == 0 {
+        v["link"]["buffer"] = buffer.into();
+    } else {
+        v["pool"] = json!({"size": size, "ports": ports, "algorithm": algorithm});
+        v["flows"][0]["port"] = port.into();
+    }
+    v
+}
+
+#[test]
+fn one_busy_port_is_a_buffer_of_the_rules_size() {
+    // The other ports idle: static gives the port its share B / ports;
+    // complete sharing and LQD (the arrival's own queue is the longest, so
+    // it is the one dropped) the whole pool; ABM with one congested queue
+    // draining at line rate is the dynamic threshold, alpha B / (1 +
+    // alpha) with alpha 1.
+    let cases = [
+        ("static", 4, "300pkt", 1, "75pkt"),
+        ("static", 3, "300000B", 2, "100000B"),
+        ("complete", 4, "300pkt", 2, "300pkt"),
+        ("complete", 2, "300000B", 0, "300000B"),
+        ("lqd", 4, "300pkt", 3, "300pkt"),
+        ("lqd", 4, "300000B", 1, "300000B"),
+        ("abm", 4, "300pkt", 0, "150pkt"),
+        ("abm", 2, "300000B", 1, "150000B"),
+    ];
+    for (alg, ports, size, port, buffer) in cases {
+        let pool = run(&tcp(ports, size, alg, port, ""));
+        let one = run(&tcp(0, "", "", 0, buffer));
+        let case = format!("{alg}: {ports} ports, pool {size}");
+        assert!(
+            bits(&pool.flows) == bits(&one.flows),
+            "{case}: the flows differ"
+        );
+        for k in [
+            "drop_rate",
+            "mean_queue_pkts",
+            "max_queue_pkts",
+            "packets_delivered",
+        ] {
+            assert_eq!(m(&pool, k), m(&one, k), "{case}: {k}");
+        }
+        assert_eq!(
+            m(&pool, &format!("utilization_port{port}")),
+            m(&one, "utilization"),
+            "{case}"
+        );
+        assert!(m(&one, "drop_rate") > 0.001, "{case}: congested");
+    }
+}
+
+/// Poisson packets at `rates` (Mbps, 0: idle) on the 4 ports (100 Mbps,
+/// 1000-byte packets) of a 500-packet pool under `algorithm`.
+fn overloaded(rates: [u32; 4], algorithm: &str, alpha: f64) -> RunOutput {
+    let bg: Vec<Value> = (0..4)
+        .filter(|&k| rates[k] > 0)
+        .map(|k| {
+            json!({"kind": "poisson", "rate": format!("{}Mbps", rates[k]),
+                   "packet_size": "1000B", "port": k})
+        })
+        .collect();
+    run(&json!({
+        "duration": "20s", "warmup": "2s", "seed": 3,
+        "link": {"capacity": "100Mbps", "delay": "1ms", "packet_size": "1000B"},
+        "pool": {"size": "500pkt", "ports": 4, "alpha": alpha, "algorithm": algorithm},
+        "background": bg,
+    }))
+}
+
+#[test]
+fn abm_congested_ports_settle_at_its_fixed_point() {
+    // n overloaded ports, each congested (saturated above 20 packets):
+    // each queue settles at alpha B / (n (1 + alpha)), 250, 125, 62.5,
+    // 83.3 and 41.7 packets below, and together at alpha B / (1 + alpha)
+    // whatever n. As with the dynamic threshold's, an overloaded queue
+    // sits between the threshold and one packet under it: a mean more than
+    // 2 packets or 2% under the fixed point, or above it, would be a
+    // threshold computed wrongly.
+    for (rates, alpha) in [
+        ([120, 0, 0, 0], 1.0),
+        ([0, 120, 0, 120], 1.0),
+        ([120; 4], 1.0),
+        ([120; 4], 2.0),
+        ([120; 4], 0.5),
+    ] {
+        let o = overloaded(rates, "abm", alpha);
+        let n = rates.iter().filter(|&&r| r > 0).count() as f64;
+        let fixed = abm::fixed_point(alpha, 500.0, n);
+        let tol = 2.0_f64.max(0.02 * fixed);
+        for k in (0..4).filter(|&k| rates[k] > 0) {
+            let q = m(&o, &format!("mean_queue_pkts_port{k}"));
+            assert!(
+                q <= fixed && q >= fixed - tol,
+                "{rates:?}, alpha {alpha}: port {k} holds {q}, fixed point {fixed}"
+            );
+            assert!(m(&o, &format!("utilization_port{k}")) > 0.999);
+        }
+        let pool = m(&o, "mean_queue_pkts");
+        let together = alpha * 500.0 / (1.0 + alpha);
+        assert!(
+            pool <= together && pool >= together - n * tol,
+            "{rates:?}: the pool holds {pool}, {together} expected"
+        );
+        // The dynamic threshold's congested ports hold more together as n
+        // grows: n alpha B / (1 + n alpha).
+        if n > 1.0 {
+            assert!(n * dt::fixed_point(alpha, 500.0, n) > together + 1.0);
+        }
+    }
+}
+
+#[test]
+fn static_caps_each_port_at_its_share() {
+    // Four overloaded ports of a 500-packet pool: 125 packets each, each
+    // an M/D/1/125 queue at load 1.2, whose mean sits a few packets under
+    // the cap (measured: 122.3 packets).
+    let o = overloaded([120; 4], "static", 1.0);
+    for k in 0..4 {
+        let q = m(&o, &format!("mean_queue_pkts_port{k}"));
+        assert!((120.0..=125.0).contains(&q), "port {k}: {q}");
+        assert_eq!(m(&o, &format!("max_queue_pkts_port{k}")), 125.0);
+    }
+    // One overloaded port alone still gets its share only.
+    let o = overloaded([120, 0, 0, 0], "static", 1.0);
+    assert_eq!(m(&o, "max_queue_pkts_port0"), 125.0);
+    assert!(m(&o, "mean_queue_pkts") <= 125.0);
+}
+
+#[test]
+fn lqd_evens_out_the_queues_complete_sharing_does_not() {
+    // Ports 0 and 1 overloaded, port 1 twice as hard (240 against 120
+    // Mbps). Complete sharing lets port 1 take most of the full pool (it
+    // wins two thirds of the slots freed); LQD pushes packets out of the
+    // longer queue and holds both near half the pool.
+    let lqd = overloaded([120, 240, 0, 0], "lqd", 1.0);
+    for k in 0..2 {
+        let q = m(&lqd, &format!("mean_queue_pkts_port{k}"));
+        assert!((q - 250.0).abs() < 3.0, "lqd: port {k} holds {q}");
+        assert!(m(&lqd, &format!("utilization_port{k}")) > 0.999);
+    }
+    assert!(m(&lqd, "mean_queue_pkts") > 499.0);
+    assert_eq!(m(&lqd, "max_queue_pkts"), 500.0);
+    // Port 1 loses the most: its arrivals beyond its share, pushed out or
+    // refused.
+    assert!(m(&lqd, "drops_port1") > 2.0 * m(&lqd, "drops_port0"));
+
+    let cs = overloaded([120, 240, 0, 0], "complete", 1.0);
+    let (q0, q1) = (
+        m(&cs, "mean_queue_pkts_port0"),
+        m(&cs, "mean_queue_pkts_port1"),
+    );
+    assert!(q1 > 400.0 && q0 < 100.0, "complete: {q0} {q1}");
+    assert!(q0 + q1 > 499.0);
+}
+
+#[test]
+fn pool_fields_are_checked_by_name() {
+    let base = |pool: Value| {
+        json!({
+            "duration": "1s",
+            "link": {"capacity": "100Mbps", "delay": "1ms"},
+            "pool": pool,
+            "background": [{"kind": "poisson", "rate": "10Mbps", "packet_size": "1000B", "port": 1}],
+        })
+    };
+    let error = |pool: Value| from_json(&base(pool)).expect_err("refused").to_string();
+    let e = error(json!({"size": "100pkt", "ports": 2, "algorithm": "fifo"}));
+    assert_eq!(
+        e,
+        "pool.algorithm: must be one of static, complete, dt, lqd, abm, got \"fifo\""
+    );
+    let e = error(json!({"size": "100pkt", "ports": 2, "interval": "10us"}));
+    assert!(
+        e.starts_with("pool.interval: 0.000010s: only the abm algorithm")
+            && e.ends_with("not pool.algorithm \"dt\""),
+        "{e}"
+    );
+    let e = error(json!({"size": "100pkt", "ports": 2, "algorithm": "abm", "interval": "0s"}));
+    assert!(
+        e.starts_with("pool.interval: must be > 0s and at most 1s, got 0"),
+        "{e}"
+    );
+    let e = error(json!({"size": "100pkt", "ports": 2, "algorithm": "abm", "interval": "2s"}));
+    assert!(e.starts_with("pool.interval: must be > 0s"), "{e}");
+    let mut fq = base(json!({"size": "100pkt", "ports": 2, "algorithm": "lqd"}));
+    fq["link"]["qdisc"] = "fq_codel".into();
+    let e = from_json(&fq).expect_err("refused").to_string();
+    assert!(
+        e.starts_with("pool.algorithm: \"lqd\" pushes a packet out")
+            && e.contains("\"fq_codel\"")
+            && e.contains("droptail"),
+        "{e}"
+    );
+    // Valid: the normalized pool names its algorithm, and ABM's interval.
+    let s = from_json(&base(
+        json!({"size": "100pkt", "ports": 2, "algorithm": "abm"}),
+    ))
+    .unwrap();
+    let n: Value = serde_json::from_str(&s.to_json()).unwrap();
+    assert_eq!(n["pool"]["algorithm"], "abm");
+    assert_eq!(n["pool"]["interval_s"], 30e-6);
+    let s = from_json(&base(json!({"size": "100pkt", "ports": 2}))).unwrap();
+    let n: Value = serde_json::from_str(&s.to_json()).unwrap();
+    assert_eq!(n["pool"]["algorithm"], "dt");
+    assert!(n["pool"].get("interval_s").is_none());
+}
