@@ -675,7 +675,7 @@ def _headline_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
         about="long_flows_mean",
         headline=True,
         measured_by=prose(
-            "the packet engine's open loop at B_s, {d:.0f} s after the warm-up",
+            "the packet engine's open loop at B_s, {d:.0f} s runs",
             d=float(table["duration_s"].iloc[0]),
         ),
     )
@@ -706,7 +706,7 @@ def _headline_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
         about="loss_rate",
         headline=True,
         measured_by=prose(
-            "the packet engine's three traffic models at B_s, {d:.0f} s after the warm-up",
+            "the packet engine's three traffic models at B_s, {d:.0f} s runs",
             d=float(table["duration_s"].iloc[0]),
         ),
     )
@@ -762,7 +762,7 @@ def _headline_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
         headline=True,
         measured_by=prose(
             "the packet engine's closed loop over Figure 1's buffers ({lo}-{hi} packets), "
-            "{d:.0f} s after the warm-up",
+            "{d:.0f} s runs",
             lo=CURVE[0],
             hi=CURVE[-1],
             d=float(table["duration_s"].iloc[0]),
