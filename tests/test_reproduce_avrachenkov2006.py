@@ -6,6 +6,8 @@ in `make bench`. Each assertion states the paper's claim and the tolerance.
 
 from __future__ import annotations
 
+import re
+
 import bufsim
 import pandas as pd
 import pytest
@@ -383,6 +385,10 @@ def test_avrachenkov_cli_prints_the_claims(avrachenkov_quick_table, monkeypatch,
     assert "64.4 Mbps from ns-2" in res.output and "120 packets from ns-2" in res.output
     assert "differs, explained" in res.output and "agrees after tuning" in res.output
     assert "Verdicts per paper" in res.output
+    # The headline results per paper: 4, 2 reproduced, 2 explained, 0
+    # unexplained, 0 tuned or undecided.
+    assert "Headline results per paper" in res.output
+    assert re.search(r"avrachenkov2006\s+4\s+2\s+2\s+0\s+0", res.output), res.output
     # The tuned claims are counted as one tuning, and an explained
     # difference names its run.
     flat = " ".join(res.output.split())
