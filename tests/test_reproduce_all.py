@@ -238,6 +238,34 @@ def test_kept_full_verdicts_cover_every_paper_and_the_docs_count_them():
         assert [int(x) for x in cells[1:]] == counts, (name, cells)
 
 
+def test_the_docs_count_the_headline_results(tables):
+    # docs/reproductions.md counts each paper's headline results from the
+    # quick runs, and the README sums them.
+    quick = all(t.attrs.get("quick") for t in tables.values())
+    if not quick:
+        pytest.skip("the docs count the quick runs' headline results")
+    root = reproduce.FULL_VERDICTS.parents[3]
+    docs = (root / "docs" / "reproductions.md").read_text()
+    head = "| paper | headline results | " + " | ".join(reproduce.HEADLINE_COUNTS) + " |"
+    assert head in docs
+    table = docs[docs.index(head) :].split("\n\n")[0]
+    total = dict.fromkeys(("headline", *reproduce.HEADLINE_COUNTS), 0)
+    for name in PAPERS:
+        counts = reproduce.headline_counts(reproduce.get(name).claims(tables[name]))
+        assert counts["headline"] >= 1, name
+        row = re.search(rf"^\| `{name}` \|.*$", table, re.M)
+        assert row, name
+        cells = [int(c.strip()) for c in row.group(0).strip("|").split("|")[1:]]
+        assert cells == list(counts.values()), (name, cells, counts)
+        total = {k: total[k] + counts[k] for k in total}
+    readme = (root / "README.md").read_text()
+    assert (
+        f"their {total['headline']} headline results, quick runs: {total['reproduced']} "
+        f"reproduced, {total['explained by a run']} explained by a run, "
+        f"{total['unexplained']} unexplained"
+    ) in readme
+
+
 def test_report_uses_the_stored_full_run(quick_table, monkeypatch, tmp_path):
     # `bufsim report NAME` reads the full run `bufsim reproduce NAME` stored
     # and says which run it shows (here a copy of the quick table stored as

@@ -257,6 +257,9 @@ def test_fair_queueing_counters_chaotic_windows_only_with_sack_and_why(both):
 
 #: Every claim's verdict on the quick table: a claim that moves category fails.
 QUICK_VERDICTS = {
+    "headline: 100 packets, a reasonable compromise": "agrees",
+    "headline: the transparent regime's rho^n loss": "agrees",
+    "headline: FQ damps new flows' slow start": "differs, unexplained",
     "1 flow, 20 packets": "agrees",
     "1 flow, 625 packets": "agrees",
     "1 flow, 1 packet, no background": "differs, unexplained",
@@ -351,3 +354,28 @@ def test_newreno_recovery_inflation_is_accounting_not_sending():
     assert hs["peak"] > 2000 and hs["stretches"] >= 5
     assert hs["max_sent_inflated"] <= 937.5
     assert hs["longest_s"] <= 2.0
+
+
+def test_auge_headline_results(quick_table):
+    # The 100-packet compromise: the flow gets 0.85 of the residual (quick),
+    # above the 0.70 midpoint of the paper's 40% and 100%.
+    t = quick_table("auge2006")
+    c = auge2006.claims(t).set_index("claim")
+    head = c[c["headline"]]
+    assert list(head.index) == [k for k in QUICK_VERDICTS if k.startswith("headline: ")]
+    assert head.iloc[0]["bufsim"] == pytest.approx(0.85, abs=0.05)
+    # Poisson packets alone (fixed 1000 B, 60 s): no loss at 71% with 20
+    # packets or at 90% with 100 (bounds 0.00106 and 0.0000266); 0.0018 at
+    # 90% with 20, under its bound 0.12 (M/M/1/K: 0.0137).
+    tr = t.attrs["transparent"].set_index(["rho", "buffer_pkts"])
+    assert tr.loc[(0.71, 20), "loss_rate"] == 0 and tr.loc[(0.9, 100), "loss_rate"] == 0
+    assert tr.loc[(0.9, 20), "loss_rate"] == pytest.approx(0.0018, abs=0.0008)
+    assert tr.loc[(0.9, 20), "bound"] == pytest.approx(0.1216, abs=0.0001)
+    # A third NewReno flow arriving at 40 s (625 packets, seeds 1-3): the
+    # existing traffic loses 606 more packets in the next 10 s under FIFO
+    # (most of them the background's), 571 under FQ (the existing flows',
+    # whose queues are the longest): FQ barely damps it here.
+    hit = auge2006.new_flow_impact(t.attrs["new_flow"])
+    assert hit["droptail"] == pytest.approx(606, abs=60)
+    assert hit["fq"] == pytest.approx(571, abs=60)
+    assert head.iloc[2]["bufsim"] == pytest.approx(0.94, abs=0.1)

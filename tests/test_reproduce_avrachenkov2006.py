@@ -6,10 +6,12 @@ in `make bench`. Each assertion states the paper's claim and the tolerance.
 
 from __future__ import annotations
 
+import re
+
 import bufsim
 import pandas as pd
 import pytest
-from bufsim.reproduce import avrachenkov2006
+from bufsim.reproduce import HEADLINE_COLUMNS, avrachenkov2006, headline_counts, headline_table
 
 
 @pytest.fixture(scope="module")
@@ -265,6 +267,10 @@ def test_avrachenkov_collisions_at_one_packet(avrachenkov):
 
 #: Every claim's verdict on the quick table: a claim that moves category fails.
 QUICK_VERDICTS = {
+    "headline: Theorem 1's rate on the packet Pareto points": "differs, explained",
+    "headline: Theorem 1's mean queue on the packet Pareto points": "differs, explained",
+    "headline: the fluid B0 is a lower bound": "agrees",
+    "headline: the desynchronized B0 falls with N": "agrees",
     "rate at B = 0, N = 5": "differs, unexplained",
     "rate at B = 0, N = 20": "differs, unexplained",
     "B0, N = 5": "differs, explained",
@@ -291,6 +297,40 @@ def test_avrachenkov_verdicts(avrachenkov_quick_table):
     # The tuned claims name the jitter and how it was chosen.
     tuned = c[c["verdict"] == "agrees after tuning"]
     assert tuned["tuning"].str.contains("flows\\[\\].jitter = 200us, picked from").all()
+
+
+def test_avrachenkov_headline_results(avrachenkov_quick_table):
+    # The four headline results, quick (40 s runs), against the paper's own
+    # gap between ns-2 and Corollary 1 at no buffer, 75 - 64.4 = 10.6 Mbps.
+    t = avrachenkov_quick_table
+    c = avrachenkov2006.claims(t).set_index("claim")
+    head = c[c["headline"]]
+    assert list(head.index) == [k for k in QUICK_VERDICTS if k.startswith("headline: ")]
+    assert (head["measured_by"] != "").all()
+    assert avrachenkov2006.PAPER_GAP_MBPS == pytest.approx(10.6)
+    # Theorem 1's rate: 22.6 Mbps off at 1 packet, N = 20 (the collisions
+    # without access links); the access-link runs' points 7.8, ns-2's 7.9.
+    rate, queue = avrachenkov2006.theorem1_gap(t)
+    assert rate == pytest.approx(22.6, abs=1.5)
+    assert avrachenkov2006.theorem1_gap(t, "access_links")[0] == pytest.approx(7.8, abs=1.5)
+    # The mean queue: the packet engine's median 1.6 times off Theorem 1's,
+    # 1.65 at ns-2's buffers, where ns-2 itself reads 1.68.
+    assert queue == pytest.approx(1.6, abs=0.2)
+    assert avrachenkov2006.theorem1_gap(t, at="ns2")[1] == pytest.approx(1.65, abs=0.2)
+    # The fluid B0 (130, 120, 60 at N = 1, 5, 20) under the packet's 140.
+    assert head.loc["headline: the fluid B0 is a lower bound", "bufsim"] == 10
+    # Delayed ACKs desynchronize: B0 100 -> 80 from N = 5 to 20.
+    assert head.loc["headline: the desynchronized B0 falls with N", "bufsim"] == 20
+    table = headline_table(avrachenkov2006.claims(t))
+    assert list(table.columns) == list(HEADLINE_COLUMNS)
+    assert table.loc[3, "ns-2.35"] == "-"
+    assert headline_counts(avrachenkov2006.claims(t)) == {
+        "headline": 4,
+        "reproduced": 2,
+        "explained by a run": 2,
+        "unexplained": 0,
+        "tuned or undecided": 0,
+    }
 
 
 def test_ns2_gives_the_packet_engines_b0_not_the_papers(avrachenkov_quick_table):
@@ -345,6 +385,10 @@ def test_avrachenkov_cli_prints_the_claims(avrachenkov_quick_table, monkeypatch,
     assert "64.4 Mbps from ns-2" in res.output and "120 packets from ns-2" in res.output
     assert "differs, explained" in res.output and "agrees after tuning" in res.output
     assert "Verdicts per paper" in res.output
+    # The headline results per paper: 4, 2 reproduced, 2 explained, 0
+    # unexplained, 0 tuned or undecided.
+    assert "Headline results per paper" in res.output
+    assert re.search(r"avrachenkov2006\s+4\s+2\s+2\s+0\s+0", res.output), res.output
     # The tuned claims are counted as one tuning, and an explained
     # difference names its run.
     flat = " ".join(res.output.split())

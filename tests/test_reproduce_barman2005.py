@@ -51,6 +51,9 @@ def test_barman_small_buffer_collapses_in_the_packet_engine(barman):
 
 #: Every claim's verdict on the quick table: a claim that moves category fails.
 QUICK_VERDICTS = {
+    # Section II's closed form fed each run's own loss events and RTT: 0.73
+    # at 10% against the packet engine's 0.92, off by 0.35 at 20% (quick).
+    "headline: section II's closed form along figure 3": "differs, unexplained",
     "10% of BDP, model": "check",
     "10% of BDP, packet": "agrees",
     "10% of BDP, fluid": "agrees",
@@ -84,15 +87,35 @@ def test_barman_verdicts(quick_table):
     assert dict(zip(c["claim"], c["verdict"])) == QUICK_VERDICTS
 
 
+def test_barman_closed_form_along_figure3(quick_table):
+    # Section II's eq. (3) at each of the five buffer fractions, fed the
+    # packet run's window cuts per packet sent (1.2e-5 to 5.2e-5, quick)
+    # and its RTT with the mean queue: 0.24-0.73 where the packet engine
+    # carries 0.38-1.00. Fed the drop rate (several packets per cut) it
+    # reads 0.02-0.12: the closed form's p is one loss per epoch.
+    t = quick_table("barman2005").set_index("fraction")
+    model = barman2005.closed_form_utilization(t)
+    assert list(model.index) == list(barman2005.FRACTIONS)
+    assert model[0.1] == pytest.approx(0.73, abs=0.08)
+    assert model[0.02] == pytest.approx(0.24, abs=0.08)
+    drops = barman2005.closed_form_utilization(t, "packet_drop_rate")
+    assert (drops < 0.15).all()
+    c = barman2005.claims(quick_table("barman2005")).set_index("claim")
+    row = c.loc["headline: section II's closed form along figure 3"]
+    assert row["headline"] and row["bufsim"] == pytest.approx(0.35, abs=0.08)
+
+
 def test_barman_claims_table_states_every_claim_with_a_verdict(barman, quick):
     # The report's claims table: the paper's statements, each with bufsim's
-    # number and a verdict; the first 8 are section III's: the packet and
-    # fluid engines agree, the fixed point and paper 004's figure 5 are
-    # checks (the paper's own arithmetic rerun, a property of bufsim).
+    # number and a verdict; the headline result first, then 8 of section
+    # III: the packet and fluid engines agree, the fixed point and paper
+    # 004's figure 5 are checks (the paper's own arithmetic rerun, a
+    # property of bufsim).
     c = barman2005.claims(barman.reset_index())
-    assert len(c) == (25 if quick else 31)
+    assert len(c) == (26 if quick else 32)
     assert c["why"].str.len().min() > 20
-    first = c.iloc[:8].set_index("claim")["verdict"]
+    assert list(c["headline"]).index(False) == 1
+    first = c.iloc[1:9].set_index("claim")["verdict"]
     model = first.index.str.contains("model") | (first.index == "paper 004 figure 5")
     assert (first[model] == "check").all() and (first[~model] == "agrees").all(), first
     # The report carries them, and paper 004's Figure 5 as a figure.

@@ -7,9 +7,13 @@ import math
 
 import pytest
 from bufsim.reproduce import (
+    HEADLINE_COLUMNS,
     VERDICTS,
     Claims,
     Explanation,
+    headline_counts,
+    headline_line,
+    headline_table,
     prose,
     stray_numbers,
     tunings,
@@ -165,3 +169,47 @@ def test_nan_and_text_fields():
     t = prose("{a} and {b:.2f}", a="N = 5", b=math.nan)
     assert t == "N = 5 and nan"
     assert stray_numbers(t) == []
+
+
+def test_headline_results_are_counted_apart():
+    # Three headline results (one agrees, one differs with a run that shows
+    # the cause, one without) and a claim that is not one.
+    c = Claims()
+    run = "packet engine, N = 5"
+    c.near("h1", "0.5", 0.52, 0.5, 0.05, "w", source="s", headline=True, measured_by=run, ns2=0.51)
+    ns2 = Explanation.near("ns-2", 0.80, 0.81, 0.02, "the packet engine's value")
+    c.near(
+        "h2",
+        "0.98",
+        0.8,
+        0.98,
+        0.02,
+        "w",
+        source="s",
+        explained_by=ns2,
+        headline=True,
+        measured_by=run,
+    )
+    c.near("h3", "0.98", 0.8, 0.98, 0.02, "w", source="s", headline=True, measured_by=run)
+    c.near("other", "0.98", 0.8, 0.98, 0.02, "w", source="s")
+    t = c.table()
+    assert headline_counts(t) == {
+        "headline": 3,
+        "reproduced": 1,
+        "explained by a run": 1,
+        "unexplained": 1,
+        "tuned or undecided": 0,
+    }
+    assert headline_line(t) == (
+        "headline results: 1 reproduced / 1 explained by a run / 1 unexplained, of 3"
+    )
+    h = headline_table(t)
+    assert list(h.columns) == list(HEADLINE_COLUMNS)
+    assert list(h["result"]) == ["h1", "h2", "h3"]
+    # ns-2's number where a run measured it, '-' where none did; the run
+    # behind the verdict: the explaining run, else the measuring one.
+    assert list(h["ns-2.35"]) == ["0.51", "-", "-"]
+    assert h.loc[0, "run"] == run and h.loc[1, "run"].startswith("ns-2: 0.8 meets")
+    assert headline_line(t.iloc[3:]) == ""
+    with pytest.raises(ValueError, match="the run that measures it"):
+        c.near("h4", "0.5", 0.5, 0.5, 0.1, "w", source="s", headline=True)

@@ -148,6 +148,9 @@ def test_kumar_choices_measured(kumar_table):
 
 #: Every claim's verdict on the quick table: a claim that moves category fails.
 QUICK_VERDICTS = {
+    "headline: CUBIC and H-TCP require larger buffers": "differs, unexplained",
+    "headline: figure 5, desynchronized fluid matches the simulation": "differs, unexplained",
+    "headline: figure 5, X = 1 mismatches the simulation": "differs, unexplained",
     "6(a): HSTCP at 5% of BDP": "agrees after tuning",
     "6(c): AIMD at 5% of BDP": "differs, explained",
     "6(a), 6(c): lower X, HSTCP and AIMD": "agrees",
@@ -399,3 +402,26 @@ def test_kumar_orderings_at_packet_level(kumar_table, kumar_order, quick):
     assert abs(level["bufsim"] - 0.9) <= level["spread"]
     assert "A cycle cut twice" in c.loc["6(b): CUBIC at 5% of BDP", "why"]
     assert "desynchronized" in c.loc["6(c): AIMD at 5% of BDP", "why"]
+
+
+def test_kumar_headline_results(quick_table):
+    # CUBIC and H-TCP against HSTCP and AIMD, the smallest fraction of the
+    # quick grid (0.01, 0.05, 0.2) reaching 90% in the fluid: at X = 0.6
+    # CUBIC and H-TCP reach it at 0.01, AIMD only at 0.2, so the least
+    # ratio over X is 0.05 (quick, 2 seeds of 1000 s).
+    t = quick_table("kumar2010")
+    d = kumar2010.pivot(t)
+    assert kumar2010.b90(d, "cubic", 0.6) == 0.01
+    assert kumar2010.b90(d, "aimd", 0.6) == 0.2
+    c = kumar2010.claims(t).set_index("claim")
+    head = c[c["headline"]]
+    assert list(head.index) == [k for k in QUICK_VERDICTS if k.startswith("headline: ")]
+    assert head.iloc[0]["bufsim"] == pytest.approx(0.05)
+    # Figure 5's case (paper 001's, 60 s): the packet engine sits on the
+    # fluid at X = 1 (largest gap 0.006), 0.032 from X = 0.6 and 0.084 from
+    # X = 0.3: the reverse of the paper's ns-2, which matched X = 0.3-0.6.
+    f5 = t.attrs["figure5"].set_index("fraction")
+    assert list(f5.index) == [0.05, 0.1, 0.2]
+    assert float((f5["fluid_x1"] - f5["packet"]).abs().max()) == pytest.approx(0.006, abs=0.01)
+    assert head.iloc[1]["bufsim"] == pytest.approx(0.032, abs=0.01)
+    assert head.iloc[2]["bufsim"] < 0.03

@@ -1043,7 +1043,7 @@ def reproduce(
         console.print(listing)
         return
     names = list(rep.PAPERS) if name == "all" else [name]
-    tables, counts, tuned = {}, {}, {}
+    tables, counts, tuned, heads = {}, {}, {}, {}
     if scheduler is not None:
         from bufsim.sweep import check_scheduler_address
 
@@ -1079,6 +1079,7 @@ def reproduce(
         claims = reproduction.claims(table)
         counts[key] = _print_claims(claims, out / f"{stem}-claims.csv")
         tuned[key] = rep.tunings_line(claims)
+        heads[key] = rep.headline_counts(claims)
         tables[key] = table
     from bufsim import report
 
@@ -1089,16 +1090,35 @@ def reproduce(
     )
     html_path = out / f"{name}{'-quick' if quick else ''}.html"
     html_path.write_text(page, encoding="utf-8")
-    _print_counts(counts, quick, tuned)
+    _print_counts(counts, quick, tuned, heads)
     console.print(f"report written to {html_path}")
 
 
 def _print_counts(
-    counts: dict[str, dict[str, int]], quick: bool, tuned: dict[str, str] | None = None
+    counts: dict[str, dict[str, int]],
+    quick: bool,
+    tuned: dict[str, str] | None = None,
+    heads: dict[str, dict[str, int]] | None = None,
 ) -> None:
-    """Print how many claims of each paper fall in each verdict category,
-    then, per paper, the tuned parameters its ``agrees after tuning`` rest on."""
-    from bufsim.reproduce import VERDICTS
+    """Print, per paper, its headline results reproduced / explained by a
+    run / unexplained (``heads``, :func:`bufsim.reproduce.headline_counts`),
+    how many claims fall in each verdict category, then the tuned
+    parameters its ``agrees after tuning`` rest on."""
+    from bufsim.reproduce import HEADLINE_COUNTS, VERDICTS
+
+    if heads:
+        h = Table(
+            title=f"Headline results per paper ({'quick' if quick else 'full'} runs)",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+        )
+        h.add_column("paper", no_wrap=True, style="bold")
+        h.add_column("headline results", justify="right")
+        for k in HEADLINE_COUNTS:
+            h.add_column(k, justify="right")
+        for key, row in heads.items():
+            h.add_row(key, str(row["headline"]), *(str(row[k]) for k in HEADLINE_COUNTS))
+        console.print(h)
 
     t = Table(
         title=f"Verdicts per paper ({'quick' if quick else 'full'} runs; only 'agrees' counts as reproduced)",

@@ -678,6 +678,8 @@ def _verdict_section(
     ]
     if line := reproduce.tunings_line(claims):
         text.append(line + ".")
+    if line := reproduce.headline_line(claims):
+        text.insert(0, line[0].upper() + line[1:] + ".")
     other_table = _stored(rep, quick=not quick)
     if other_table is not None:
         other = rep.verdicts(other_table)
@@ -721,8 +723,14 @@ def _reproduction_sections(
     for col in ("paper", "why", "explained_by"):
         # Code spans hold formulas; the table shows them as plain text.
         claims[col] = claims[col].astype(str).str.replace("`", "", regex=False)
-    # The column a claim reads is for the tests, not the reader.
-    claims = claims.drop(columns="about")
+    from bufsim import reproduce
+
+    headlines = reproduce.headline_table(claims)
+    for col in ("paper", "run"):
+        headlines[col] = headlines[col].astype(str).str.replace("`", "", regex=False)
+    # The column a claim reads is for the tests, not the reader; the
+    # headline fields are in the headline table.
+    claims = claims.drop(columns=["about", "headline", "measured_by", "ns2"])
     # Columns no claim of this paper uses (no tolerance, no seed spread, no
     # tuning, no explaining run) would only narrow the reasons.
     empty = [
@@ -731,7 +739,17 @@ def _reproduction_sections(
         if claims[c].isna().all() or (claims[c].astype(str) == "").all()
     ]
     claims = claims.drop(columns=empty)
-    sections = [
+    sections = []
+    if len(headlines):
+        # The report opens with the paper's headline results.
+        sections.append(
+            Section(
+                f"{prefix}headline",
+                f"{head}Headline results",
+                table=html_table(headlines, classes={"verdict": VERDICT_CLASSES.__getitem__}),
+            )
+        )
+    sections += [
         verdicts,
         Section(
             f"{prefix}setup",

@@ -476,7 +476,15 @@ CLAIM_COLUMNS = (
     "why",
     "explained_by",
     "about",
+    "headline",
+    "measured_by",
+    "ns2",
 )
+
+#: The columns of :func:`headline_table`: the result, the paper's number,
+#: ns-2.35's here (``-`` where no ns-2 run measures it), the packet
+#: engine's, the verdict and the run it rests on.
+HEADLINE_COLUMNS = ("result", "paper", "ns-2.35", "packet engine", "verdict", "run")
 
 
 @dataclass(frozen=True)
@@ -597,6 +605,9 @@ class Claims:
         mark: float = math.nan,
         spread: float = math.nan,
         about: str = "",
+        headline: bool = False,
+        measured_by: str = "",
+        ns2: float = math.nan,
     ) -> None:
         """One claim of the paper and bufsim's number for it.
 
@@ -639,15 +650,28 @@ class Claims:
             ``case_flows`` returns): a test perturbs it and sees the verdict
             move. A claim that reads no such column says why in ``about``
             prefixed ``"fixed: "``.
+        headline : bool, optional
+            One of the paper's headline results (its abstract, conclusion
+            or a result its section states as the finding): the report
+            opens with these (:func:`headline_table`) and the counts give
+            them apart (:func:`headline_counts`).
+        measured_by : str, optional
+            The run that measures ``value`` (required for a headline):
+            its engine, case and length, no numbers typed in.
+        ns2 : float, optional
+            The same quantity from the reproduction's ns-2.35 run, where
+            one measures it (NaN: none).
 
         Raises
         ------
         ValueError
-            A claim without the source of its pass mark, or a claim name
-            used twice.
+            A claim without the source of its pass mark, a claim name
+            used twice, or a headline without the run that measures it.
         """
         if not source:
             raise ValueError(f"claim {claim!r}: a pass mark needs its source")
+        if headline and not measured_by:
+            raise ValueError(f"headline claim {claim!r}: it needs the run that measures it")
         if any(r["claim"] == claim for r in self.rows):
             raise ValueError(f"claim {claim!r} is stated twice")
         runs = (explained_by,) if isinstance(explained_by, Explanation) else tuple(explained_by)
@@ -661,7 +685,20 @@ class Claims:
                 if runs and all(e.shows for e in runs)
                 else "differs, unexplained"
             )
-        self._row(claim, paper, value, verdict, why, tolerance, source, spread, tuned, runs, about)
+        self._row(
+            claim,
+            paper,
+            value,
+            verdict,
+            why,
+            tolerance,
+            source,
+            spread,
+            tuned,
+            runs,
+            about,
+            (headline, measured_by, ns2),
+        )
 
     def near(
         self,
@@ -696,7 +733,20 @@ class Claims:
         shown beside the claims, counted apart, never as reproduced."""
         if any(r["claim"] == claim for r in self.rows):
             raise ValueError(f"claim {claim!r} is stated twice")
-        self._row(claim, paper, value, "check", why, math.nan, "", math.nan, "", (), "")
+        self._row(
+            claim,
+            paper,
+            value,
+            "check",
+            why,
+            math.nan,
+            "",
+            math.nan,
+            "",
+            (),
+            "",
+            (False, "", math.nan),
+        )
 
     def _row(
         self,
@@ -711,8 +761,9 @@ class Claims:
         tuned: str,
         runs: tuple[Explanation, ...],
         about: str,
+        head: tuple[bool, str, float],
     ) -> None:
-        strays = stray_numbers(paper) + stray_numbers(why)
+        strays = stray_numbers(paper) + stray_numbers(why) + stray_numbers(head[1])
         strays += [x for e in runs for x in stray_numbers(e.run)]
         if strays:
             self.stray[claim] = strays
@@ -733,6 +784,9 @@ class Claims:
                 if verdict.startswith("differs")
                 else "",
                 "about": about,
+                "headline": bool(head[0]),
+                "measured_by": head[1],
+                "ns2": float(head[2]),
             }
         )
 
@@ -741,7 +795,9 @@ class Claims:
         number, ``tolerance`` and ``spread`` in its unit (NaN where none),
         ``verdict`` one of :data:`VERDICTS`, ``tuning`` the tuned parameter,
         ``explained_by`` the runs that explain (or fail to explain) a
-        difference, ``about`` the run table column the value is read from;
+        difference, ``about`` the run table column the value is read from,
+        ``headline`` whether it is a headline result, ``measured_by`` the
+        run measuring it, ``ns2`` ns-2.35's value (NaN where none);
         ``attrs["stray_numbers"]``: per claim, the numbers of its ``paper`` and
         ``why`` texts that did not come through a field of :func:`prose`."""
         import pandas as pd
@@ -759,6 +815,66 @@ def verdict_counts(claims: pd.DataFrame) -> dict[str, int]:
     if unknown:
         raise ValueError(f"verdicts {sorted(unknown)} are not among {VERDICTS}")
     return {v: int(counts.get(v, 0)) for v in VERDICTS}
+
+
+def headline_table(claims: pd.DataFrame) -> pd.DataFrame:
+    """The headline results of a :meth:`Claims.table`, the table a
+    reproduction's report opens with (columns :data:`HEADLINE_COLUMNS`):
+    numbers formatted (:func:`bufsim.fmt.number`), ns-2.35's ``-`` where no
+    ns-2 run measures the claim, the run the verdict rests on (the runs
+    that explain a difference, else the run that measures it)."""
+    import pandas as pd
+
+    from bufsim import fmt
+
+    head = claims[claims["headline"]] if "headline" in claims else claims.iloc[:0]
+    rows = [
+        {
+            "result": r["claim"],
+            "paper": r["paper"],
+            "ns-2.35": "-" if math.isnan(r["ns2"]) else fmt.number(r["ns2"]),
+            "packet engine": fmt.number(r["bufsim"]),
+            "verdict": r["verdict"],
+            "run": r["explained_by"] or r["measured_by"],
+        }
+        for _, r in head.iterrows()
+    ]
+    return pd.DataFrame(rows, columns=list(HEADLINE_COLUMNS))
+
+
+#: The categories :func:`headline_counts` gives, from the verdicts.
+HEADLINE_COUNTS = {
+    "reproduced": ("agrees",),
+    "explained by a run": ("differs, explained",),
+    "unexplained": ("differs, unexplained",),
+    "tuned or undecided": ("agrees after tuning", "undecided"),
+}
+
+
+def headline_counts(claims: pd.DataFrame) -> dict[str, int]:
+    """How many headline results of a :meth:`Claims.table` are reproduced
+    (``agrees``), explained by a run (``differs, explained``), unexplained,
+    or tuned or undecided; ``headline`` the number of them."""
+    head = claims[claims["headline"]] if "headline" in claims else claims.iloc[:0]
+    out = {"headline": len(head)}
+    for k, verdicts in HEADLINE_COUNTS.items():
+        out[k] = int(head["verdict"].isin(verdicts).sum())
+    return out
+
+
+def headline_line(claims: pd.DataFrame) -> str:
+    """``headline results: 3 reproduced / 1 explained by a run / 1
+    unexplained`` (and tuned or undecided where any), or empty."""
+    c = headline_counts(claims)
+    if not c["headline"]:
+        return ""
+    line = (
+        f"headline results: {c['reproduced']} reproduced / {c['explained by a run']} "
+        f"explained by a run / {c['unexplained']} unexplained"
+    )
+    if c["tuned or undecided"]:
+        line += f" ({c['tuned or undecided']} tuned or undecided)"
+    return line + f", of {c['headline']}"
 
 
 def tunings(claims: pd.DataFrame) -> dict[str, int]:

@@ -13,6 +13,7 @@ is :func:`setup`, the measured findings :func:`findings`.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -180,7 +181,8 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
         and, for the default case, ``first_congestion_s`` (seconds, mean).
         The fluid-calibrated-by-packet comparison (:func:`run_calibrated`) is
         in ``attrs["calibrated"]``, figure 6's orderings at packet level
-        (:func:`run_orderings`) in ``attrs["orderings"]``.
+        (:func:`run_orderings`) in ``attrs["orderings"]``, figure 5's
+        validation case (:func:`run_figure5`) in ``attrs["figure5"]``.
     """
     fractions = (0.01, 0.05, 0.2) if quick else FRACTIONS
     alt_fractions = (0.05,) if quick else (0.01, 0.05)
@@ -220,6 +222,9 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
     table.attrs["quick"] = quick
     table.attrs["calibrated"] = run_calibrated(quick, progress)
     table.attrs["orderings"] = run_orderings(quick, progress)
+    if progress:
+        progress("kumar2010: figure 5's validation case ...")
+    table.attrs["figure5"] = run_figure5(quick)
     return table
 
 
@@ -371,6 +376,7 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
     reason (the columns of :meth:`bufsim.reproduce.Claims.table`)."""
     c = Claims()
     d = pivot(table)
+    _claims_headline(c, table, d)
     fracs = list(d.index)
     small = [f for f in fracs if f <= 0.05]
     _claims_hstcp_aimd(c, table, d, small)
@@ -379,6 +385,157 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
     _claims_setup(c, table)
     _claims_calibrated(c, calibrated(table))
     return c.table()
+
+
+# ------------------------------------------------------------------ headline results
+
+#: Figure 5's buffer fractions (of 12,500 packets), quick and full.
+FIGURE5_FRACTIONS = {True: (0.05, 0.1, 0.2), False: (0.02, 0.05, 0.1, 0.2, 0.4)}
+
+
+def run_figure5(quick: bool = False) -> pd.DataFrame:
+    """Figure 5's validation case (section III.A: paper 001's 1 Gbps, ten
+    HSTCP flows, RTTs 115.5-124.5 ms): the fluid engine with the
+    synchronization module at each X beside the packet engine (standing in
+    for ns-2), the same scenarios as :mod:`bufsim.reproduce.barman2005`'s
+    (so ``bufsim reproduce all`` reads them back from its store).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per fraction of :data:`FIGURE5_FRACTIONS`: ``fraction``,
+        ``packet`` and ``fluid_x<X>`` for X in :data:`SYNC` (utilization,
+        0..1); 60 s runs (20 s warm-up) quick, 200 s full.
+    """
+    from bufsim.reproduce import barman2005
+
+    rows = []
+    for frac in FIGURE5_FRACTIONS[quick]:
+        raw = barman2005.scenario(frac, "60s" if quick else barman2005.BASE["duration"])
+        if quick:
+            raw["warmup"] = "20s"
+        row = {"fraction": frac, "packet": simulate(raw).summary["utilization"]}
+        for x in SYNC:
+            fluid = simulate({**raw, "fluid": {"sync": x}}, engine="fluid")
+            row[f"fluid_x{x:g}"] = fluid.summary["utilization"]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def figure5(table: pd.DataFrame) -> pd.DataFrame:
+    """Figure 5's runs of a :func:`run` table (``attrs["figure5"]``), run
+    once if missing."""
+    if "figure5" not in table.attrs:
+        table.attrs["figure5"] = run_figure5(table.attrs.get("quick", False))
+    return table.attrs["figure5"]
+
+
+#: The variants the paper's summary says need larger buffers, and the others.
+LARGER = ("cubic", "htcp")
+SMALLER = ("highspeed", "aimd")
+
+
+def b90(d: pd.DataFrame, variant: str, sync: float) -> float:
+    """The smallest buffer fraction of the grid at which ``variant`` at
+    ``sync`` reaches :data:`LEVEL` utilization (inf where none does)."""
+    u = d[(variant, sync)]
+    ok = u[u >= LEVEL]
+    return float(ok.index.min()) if len(ok) else math.inf
+
+
+def _claims_headline(c: Claims, table: pd.DataFrame, d: pd.DataFrame) -> None:
+    """The paper's headline results: CUBIC and H-TCP need larger buffers
+    (section V), and Figure 5's validation against the packet simulation."""
+    need = {(v, x): b90(d, v, x) for v in VARIANTS for x in SYNC}
+    # Per X, the smallest buffer CUBIC or H-TCP needs over the largest
+    # HSTCP or AIMD needs: above 1 where both need more.
+    ratio = {
+        x: min(need[(v, x)] for v in LARGER) / max(need[(v, x)] for v in SMALLER) for x in SYNC
+    }
+    worst = min(ratio.values())
+    c.add(
+        "headline: CUBIC and H-TCP require larger buffers",
+        "'both CUBIC and HTCP require larger buffer size for better performance' (section V; "
+        "Figure 6)",
+        worst,
+        worst > 1,
+        prose(
+            "per X, the smallest buffer fraction reaching {lvl:.0%} for CUBIC or H-TCP over the "
+            "largest for HSTCP or AIMD (fluid, mean over seeds), the least over X: {per}",
+            lvl=LEVEL,
+            per="; ".join(
+                f"X = {x:g}: " + ", ".join(f"{v} {need[(v, x)]:g}" for v in VARIANTS) for x in SYNC
+            ),
+        ),
+        source=LEVEL_SOURCE + "; 'larger': a larger fraction reaches it",
+        mark=1.0,
+        about="utilization",
+        headline=True,
+        measured_by=prose(
+            "the fluid engine (the paper's), four variants x {nx} X over {nf} buffer fractions, "
+            "{ns} seeds",
+            nx=len(SYNC),
+            nf=len(d.index),
+            ns=int(table.loc[table["case"] == "default", "runs"].iloc[0]),
+        ),
+    )
+    f5 = figure5(table).set_index("fraction")
+    gap = {x: float((f5[f"fluid_x{x:g}"] - f5["packet"]).abs().max()) for x in SYNC}
+    lines = "; ".join(
+        f"{f:g}: packet {r['packet']:.3f}, "
+        + ", ".join(f"X = {x:g} {r[f'fluid_x{x:g}']:.3f}" for x in SYNC)
+        for f, r in f5.iterrows()
+    )
+    runs = prose(
+        "the packet engine (for ns-2) and the fluid engine at X = {xs}, paper 001's case, "
+        "{n} buffer fractions",
+        xs=", ".join(f"{x:g}" for x in SYNC),
+        n=len(f5),
+    )
+    best = min(gap[x] for x in SYNC if x < 1)
+    c.at_most(
+        "headline: figure 5, desynchronized fluid matches the simulation",
+        prose(
+            "'as we decrease the synchronization (X = {x6:g} and X = {x3:g} case) ... NS2 "
+            "simulation result matches with fluid simulation results' (section III.A, Figure 5)",
+            x6=SYNC[1],
+            x3=SYNC[0],
+        ),
+        best,
+        0.03,
+        prose(
+            "the largest `|u_fluid - u_packet|` over the fractions for the closer of X = {xs} "
+            "(X = {x3:g}: {g3:.3f}, X = {x6:g}: {g6:.3f}). Per fraction: {lines}",
+            xs=" and ".join(f"{x:g}" for x in SYNC if x < 1),
+            x3=SYNC[0],
+            g3=gap[SYNC[0]],
+            x6=SYNC[1],
+            g6=gap[SYNC[1]],
+            lines=lines,
+        ),
+        source=CLOSE_SOURCE,
+        about="figure5:packet",
+        headline=True,
+        measured_by=runs,
+    )
+    c.at_least(
+        "headline: figure 5, X = 1 mismatches the simulation",
+        prose(
+            "'when all the flows are synchronized (X = {x:g}), fluid model does not match with "
+            "the NS2 simulation result' (section III.A, Figure 5)",
+            x=1.0,
+        ),
+        gap[1.0],
+        0.03,
+        prose(
+            "the largest `|u_fluid - u_packet|` over the fractions at X = {x:g}",
+            x=1.0,
+        ),
+        source=CLOSE_SOURCE + ": a mismatch is a gap beyond it",
+        about="figure5:packet",
+        headline=True,
+        measured_by=runs,
+    )
 
 
 #: A flow's window at the BDP shared by the 10 flows, packets.
