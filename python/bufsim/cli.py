@@ -1168,11 +1168,11 @@ def _print_claims(claims, path: Path) -> dict[str, int]:
     """Print a reproduction's claims table (the paper's statements, bufsim's
     numbers, verdicts and reasons), write it as CSV to ``path`` and return
     the count of each verdict."""
-    from bufsim.reproduce import verdict_counts
+    from bufsim.reproduce import ns2_cell, verdict_counts
 
     claims.to_csv(path, index=False)
     t = Table(title="The paper's claims and bufsim's numbers", box=box.SIMPLE_HEAD, pad_edge=False)
-    for col in ("claim", "paper", "bufsim", "tolerance", "verdict", "why"):
+    for col in ("claim", "paper", "ns-2.35", "bufsim", "tolerance", "verdict", "why"):
         t.add_column(col, overflow="fold")
     for _, r in claims.iterrows():
         colour = _VERDICT_COLOURS[r["verdict"]]
@@ -1187,6 +1187,7 @@ def _print_claims(claims, path: Path) -> dict[str, int]:
         t.add_row(
             str(r["claim"]),
             str(r["paper"]),
+            ns2_cell(r),
             fmt.number(r["bufsim"]),
             tol,
             Text(r["verdict"], style=colour),
