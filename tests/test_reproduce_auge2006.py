@@ -182,7 +182,11 @@ def test_hstcp_does_not_beat_newreno_at_20_packets_and_why(both):
     assert hs["residual_share_sack"] == pytest.approx(nr["residual_share_sack"], abs=0.05)
     c = auge2006.claims(both[0]).set_index("claim")
     row = c.loc["V.A, 1 HSTCP flow, 20 packets (fig. 6 left)"]
-    assert row["verdict"] == "differs, unexplained" and "background bursts" in row["why"]
+    # The reason is measured; what explains the difference is ns-2, the
+    # paper's simulator, giving HSTCP the same share here (where it ran).
+    ran = row["ns2"] == row["ns2"]
+    assert row["verdict"] == ("differs, explained" if ran else "differs, unexplained")
+    assert "background bursts" in row["why"]
 
 
 def test_fair_queueing_small_buffer_and_background(both):
@@ -267,7 +271,7 @@ QUICK_VERDICTS = {
     "1, 2, 4 flows, 20 packets": "agrees",
     "2 flows, 20 packets: synchronization (fig. 5)": "agrees",
     "2, 4 flows, 20 packets: fairness (fig. 5)": "agrees",
-    "V.A, 1 HSTCP flow, 20 packets (fig. 6 left)": "differs, unexplained",
+    "V.A, 1 HSTCP flow, 20 packets (fig. 6 left)": "differs, explained",
     "V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)": "differs, unexplained",
     "V.A, 4 HSTCP flows, 625 packets, FIFO (fig. 6 right)": "check",
     "V.B, 1 NewReno flow, 20 packets, FQ (fig. 7 left)": "agrees",
@@ -287,7 +291,9 @@ def test_ns2_gives_the_same_window_alone_but_the_paper_s_hstcp_lead(quick_table)
     # not: ns-2's HSTCP takes 0.730 of the goodput over the six seeds
     # (0.59-0.82), the paper's "unable to compete", where the packet engine
     # gives 0.553; and ns-2's NewReno at 20 packets with background takes
-    # 0.488 of the residual against the packet engine's 0.398.
+    # 0.488 of the residual against the packet engine's 0.398. One HSTCP
+    # flow at 20 packets: 0.389 in both, not the paper's "more efficiently
+    # than Reno", so that difference is the setup's too.
     from bufsim import ns2
 
     if not ns2.available():
@@ -300,8 +306,14 @@ def test_ns2_gives_the_same_window_alone_but_the_paper_s_hstcp_lead(quick_table)
     c = auge2006.claims(table).set_index("claim")
     alone = c.loc["1 flow, 20 packets, no background"]
     assert alone["verdict"] == "differs, explained" and alone["explained_by"].startswith("ns-2.35")
+    hs = c.loc["V.A, 1 HSTCP flow, 20 packets (fig. 6 left)"]
+    assert hs["verdict"] == "differs, explained" and hs["ns2_verdict"] == "differs"
+    assert "the paper's simulator gives" in hs["explained_by"]
+    # ns-2 agrees with the paper on the mix: the packet engine's difference
+    # stays unexplained, ns-2's number beside it.
     mix = c.loc["V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)"]
-    assert mix["verdict"] == "differs, unexplained" and " misses " in mix["explained_by"]
+    assert mix["verdict"] == "differs, unexplained" and mix["explained_by"] == ""
+    assert mix["ns2"] > 0.7 and mix["ns2_verdict"] == "agrees"
 
 
 def test_auge_verdicts(quick_table):

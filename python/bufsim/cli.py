@@ -1043,7 +1043,7 @@ def reproduce(
         console.print(listing)
         return
     names = list(rep.PAPERS) if name == "all" else [name]
-    tables, counts, tuned, heads = {}, {}, {}, {}
+    tables, counts, tuned, heads, ns2 = {}, {}, {}, {}, {}
     if scheduler is not None:
         from bufsim.sweep import check_scheduler_address
 
@@ -1080,6 +1080,7 @@ def reproduce(
         counts[key] = _print_claims(claims, out / f"{stem}-claims.csv")
         tuned[key] = rep.tunings_line(claims)
         heads[key] = rep.headline_counts(claims)
+        ns2[key] = rep.ns2_counts(claims)
         tables[key] = table
     from bufsim import report
 
@@ -1090,7 +1091,7 @@ def reproduce(
     )
     html_path = out / f"{name}{'-quick' if quick else ''}.html"
     html_path.write_text(page, encoding="utf-8")
-    _print_counts(counts, quick, tuned, heads)
+    _print_counts(counts, quick, tuned, heads, ns2)
     console.print(f"report written to {html_path}")
 
 
@@ -1099,11 +1100,14 @@ def _print_counts(
     quick: bool,
     tuned: dict[str, str] | None = None,
     heads: dict[str, dict[str, int]] | None = None,
+    ns2: dict[str, dict[str, int]] | None = None,
 ) -> None:
     """Print, per paper, its headline results reproduced / explained by a
     run / unexplained (``heads``, :func:`bufsim.reproduce.headline_counts`),
-    how many claims fall in each verdict category, then the tuned
-    parameters its ``agrees after tuning`` rest on."""
+    how many claims fall in each verdict category, how many of them
+    ns-2.35 itself reproduces from the paper (``ns2``,
+    :func:`bufsim.reproduce.ns2_counts`), then the tuned parameters its
+    ``agrees after tuning`` rest on."""
     from bufsim.reproduce import HEADLINE_COUNTS, VERDICTS
 
     if heads:
@@ -1131,6 +1135,19 @@ def _print_counts(
     for key, row in counts.items():
         t.add_row(key, *(str(row[v]) for v in VERDICTS))
     console.print(t)
+    if ns2:
+        n = Table(
+            title="ns-2.35, the papers' simulator, with each paper's setup: how many claims "
+            "it reproduces itself (its number within the claim's pass mark)",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+        )
+        n.add_column("paper", no_wrap=True, style="bold")
+        for col in ("claims", "ns-2 runs", "ns-2 reproduces", "ns-2 cannot run"):
+            n.add_column(col, justify="right")
+        for key, row in ns2.items():
+            n.add_row(key, *(str(row[k]) for k in ("claims", "ns2", "reproduced", "cannot")))
+        console.print(n)
     for key, line in (tuned or {}).items():
         if line:
             console.print(f"{key}: {line}")
@@ -1151,11 +1168,11 @@ def _print_claims(claims, path: Path) -> dict[str, int]:
     """Print a reproduction's claims table (the paper's statements, bufsim's
     numbers, verdicts and reasons), write it as CSV to ``path`` and return
     the count of each verdict."""
-    from bufsim.reproduce import verdict_counts
+    from bufsim.reproduce import ns2_cell, verdict_counts
 
     claims.to_csv(path, index=False)
     t = Table(title="The paper's claims and bufsim's numbers", box=box.SIMPLE_HEAD, pad_edge=False)
-    for col in ("claim", "paper", "bufsim", "tolerance", "verdict", "why"):
+    for col in ("claim", "paper", "ns-2.35", "bufsim", "tolerance", "verdict", "why"):
         t.add_column(col, overflow="fold")
     for _, r in claims.iterrows():
         colour = _VERDICT_COLOURS[r["verdict"]]
@@ -1170,6 +1187,7 @@ def _print_claims(claims, path: Path) -> dict[str, int]:
         t.add_row(
             str(r["claim"]),
             str(r["paper"]),
+            ns2_cell(r),
             fmt.number(r["bufsim"]),
             tol,
             Text(r["verdict"], style=colour),

@@ -729,8 +729,13 @@ def _reproduction_sections(
     for col in ("paper", "run"):
         headlines[col] = headlines[col].astype(str).str.replace("`", "", regex=False)
     # The column a claim reads is for the tests, not the reader; the
-    # headline fields are in the headline table.
-    claims = claims.drop(columns=["about", "headline", "measured_by", "ns2"])
+    # headline fields are in the headline table; ns-2's number, or why it
+    # has none, is one column beside bufsim's.
+    ns2 = [reproduce.ns2_cell(r) for _, r in claims.iterrows()]
+    claims = claims.drop(
+        columns=["about", "headline", "measured_by", "ns2", "ns2_verdict", "ns2_why"]
+    )
+    claims.insert(claims.columns.get_loc("bufsim"), "ns-2.35", ns2)
     # Columns no claim of this paper uses (no tolerance, no seed spread, no
     # tuning, no explaining run) would only narrow the reasons.
     empty = [

@@ -479,6 +479,8 @@ CLAIM_COLUMNS = (
     "headline",
     "measured_by",
     "ns2",
+    "ns2_verdict",
+    "ns2_why",
 )
 
 #: The columns of :func:`headline_table`: the result, the paper's number,
@@ -574,6 +576,108 @@ class Explanation:
         )
 
 
+#: The ns-2 run a claim's ns-2.35 number comes from, unless it names one.
+NS2_RUN = "ns-2.35, the paper's simulator, with the paper's setup"
+
+
+@dataclass(frozen=True)
+class Ns2:
+    """ns-2.35's number for a claim: the paper's own simulator run here
+    with the paper's stated setup (``engine="ns2"``).
+
+    Attributes
+    ----------
+    run : str
+        The run (case, length, seeds; no numbers typed in).
+    value : float
+        Its number, in the claim's unit.
+    ok : bool
+        Whether it meets the paper's claim by the claim's own pass mark.
+    tolerance : float
+        How far it may lie from the packet engine's number for both to
+        differ from the paper "the same way" (the claim's tolerance unless
+        the claim gives its own; NaN: as far as the packet engine's number
+        lies from the pass mark, :func:`judge`).
+    """
+
+    run: str
+    value: float
+    ok: bool
+    tolerance: float = math.nan
+
+
+def judge(
+    value: float,
+    ok: bool,
+    *,
+    undecided: bool = False,
+    tuned: bool = False,
+    runs: Sequence[Explanation] = (),
+    ns2: Ns2 | None = None,
+    mark: float = math.nan,
+) -> tuple[str, tuple[Explanation, ...]]:
+    """The verdict rule, the one place it lives: a claim's verdict from the
+    packet engine's number, ns-2's and the counterfactual runs.
+
+    * the value within one interval of its pass mark: ``undecided``;
+    * the packet engine meets the claim: ``agrees`` (``agrees after
+      tuning`` when a tuned parameter is needed);
+    * it differs, and ns-2.35 with the paper's setup differs from the paper
+      the same way (misses the pass mark too, within ``ns2.tolerance`` of
+      the packet engine's number; with no tolerance, no farther from it
+      than it lies from ``mark``; with neither, ns-2 explains nothing):
+      ``differs, explained``, the ns-2 run the explanation ("the paper's
+      simulator gives X here");
+    * it differs otherwise (ns-2 agrees with the paper, lies elsewhere or
+      did not run): ``differs, explained`` when every counterfactual run in
+      ``runs`` shows its cause (:attr:`Explanation.shows`), else
+      ``differs, unexplained``.
+
+    Parameters
+    ----------
+    value : float
+        The packet engine's number, in the claim's unit.
+    ok : bool
+        Whether it meets the claim.
+    undecided : bool
+        Whether it lies within its seed interval of the pass mark.
+    tuned : bool
+        Whether meeting the claim rests on a tuned parameter.
+    runs : list of Explanation
+        The reproduction's counterfactual runs for a difference.
+    ns2 : Ns2, optional
+        ns-2.35's number for the claim (None: no ns-2 run measures it).
+    mark : float, optional
+        The pass mark, for "the same way" when ns-2 has no tolerance.
+
+    Returns
+    -------
+    (str, tuple of Explanation)
+        The verdict (one of :data:`VERDICTS`) and the runs that explain, or
+        fail to explain, a difference (the ns-2 run first where it explains).
+    """
+    if undecided:
+        return "undecided", tuple(runs)
+    if ok:
+        return ("agrees after tuning" if tuned else "agrees"), tuple(runs)
+    # Without a tolerance, "the same way" is ns-2 no farther from the packet
+    # engine than the packet engine is from the pass mark.
+    tol = math.nan if ns2 is None else ns2.tolerance
+    if math.isnan(tol):
+        tol = abs(value - mark)
+    if ns2 is not None and not ns2.ok and not math.isnan(ns2.value) and not math.isnan(tol):
+        from bufsim import fmt
+
+        source = f"the paper's simulator gives {fmt.number(ns2.value)} here"
+        same = Explanation.near(ns2.run, ns2.value, value, tol, source)
+        if same.shows:
+            return "differs, explained", (same,)
+    runs = tuple(runs)
+    return (
+        "differs, explained" if runs and all(e.shows for e in runs) else "differs, unexplained"
+    ), runs
+
+
 class Claims:
     """The rows of a reproduction's ``claims(table)``: each of the paper's
     statements beside bufsim's number, with a verdict (one of
@@ -585,7 +689,11 @@ class Claims:
     property of bufsim that is not the paper's to confirm.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, no_ns2: str = "") -> None:
+        """``no_ns2``: why ns-2 cannot run the claims of this reproduction
+        that name no ns-2 run (``ns2`` left out) nor a reason of their own
+        (a fluid model's reproduction: ``"fluid model"``)."""
+        self.no_ns2 = no_ns2
         self.rows: list[dict[str, Any]] = []
         # claim -> the numbers its texts hold that no prose() field produced.
         self.stray: dict[str, list[str]] = {}
@@ -607,7 +715,11 @@ class Claims:
         about: str = "",
         headline: bool = False,
         measured_by: str = "",
-        ns2: float = math.nan,
+        ns2: float | None = None,
+        ns2_ok: bool | None = None,
+        ns2_run: str = NS2_RUN,
+        ns2_tolerance: float = math.nan,
+        no_ns2: str = "",
     ) -> None:
         """One claim of the paper and bufsim's number for it.
 
@@ -659,14 +771,30 @@ class Claims:
             The run that measures ``value`` (required for a headline):
             its engine, case and length, no numbers typed in.
         ns2 : float, optional
-            The same quantity from the reproduction's ns-2.35 run, where
-            one measures it (NaN: none).
+            The same quantity from the reproduction's ns-2.35 run with the
+            paper's setup, where one measures it (NaN: that run did not
+            run here, ns-2 not installed; left out: no ns-2 run measures
+            the claim, and ``no_ns2`` or the reproduction's reason says why).
+        ns2_ok : bool, optional
+            Whether ``ns2`` meets the claim, by the same pass mark as
+            ``value`` (:meth:`near`, :meth:`at_least` and :meth:`at_most`
+            compute it; required with ``ns2`` here).
+        ns2_run : str, optional
+            The ns-2 run (case, length, seeds; no numbers typed in).
+        ns2_tolerance : float, optional
+            How far ns-2's number may lie from the packet engine's for the
+            two to differ from the paper "the same way"; default the
+            claim's ``tolerance`` (:func:`judge`).
+        no_ns2 : str, optional
+            Why ns-2 cannot run the claim's setup, a few words ("fluid
+            model", "closed form"): shown in the ns-2.35 column.
 
         Raises
         ------
         ValueError
             A claim without the source of its pass mark, a claim name
-            used twice, or a headline without the run that measures it.
+            used twice, a headline without the run that measures it, or
+            an ns-2 number without its verdict.
         """
         if not source:
             raise ValueError(f"claim {claim!r}: a pass mark needs its source")
@@ -675,16 +803,22 @@ class Claims:
         if any(r["claim"] == claim for r in self.rows):
             raise ValueError(f"claim {claim!r} is stated twice")
         runs = (explained_by,) if isinstance(explained_by, Explanation) else tuple(explained_by)
-        if not math.isnan(spread) and not math.isnan(mark) and abs(value - mark) <= spread:
-            verdict = "undecided"
-        elif ok:
-            verdict = "agrees after tuning" if tuned else "agrees"
-        else:
-            verdict = (
-                "differs, explained"
-                if runs and all(e.shows for e in runs)
-                else "differs, unexplained"
+        if ns2 is None:
+            ns2, no_ns2 = math.nan, no_ns2 or self.no_ns2
+        if not math.isnan(ns2) and ns2_ok is None:
+            raise ValueError(f"claim {claim!r}: an ns-2 number needs ns2_ok, its own verdict")
+        undecided = not math.isnan(spread) and not math.isnan(mark) and abs(value - mark) <= spread
+        paper_sim = None
+        if not math.isnan(ns2):
+            paper_sim = Ns2(
+                ns2_run,
+                float(ns2),
+                bool(ns2_ok),
+                tolerance if math.isnan(ns2_tolerance) else ns2_tolerance,
             )
+        verdict, runs = judge(
+            value, ok, undecided=undecided, tuned=bool(tuned), runs=runs, ns2=paper_sim, mark=mark
+        )
         self._row(
             claim,
             paper,
@@ -698,6 +832,7 @@ class Claims:
             runs,
             about,
             (headline, measured_by, ns2),
+            (paper_sim, no_ns2),
         )
 
     def near(
@@ -714,18 +849,21 @@ class Claims:
         is the nearer end of that interval (keywords as :meth:`add`)."""
         mark = target - tolerance if value < target else target + tolerance
         ok = abs(value - target) <= tolerance
+        kw.setdefault("ns2_ok", abs(_nan(kw.get("ns2")) - target) <= tolerance)
         self.add(claim, paper, value, ok, why, tolerance=tolerance, mark=mark, **kw)
 
     def at_least(
         self, claim: str, paper: str, value: float, bound: float, why: str, **kw: Any
     ) -> None:
         """A claim met when ``value >= bound`` (keywords as :meth:`add`)."""
+        kw.setdefault("ns2_ok", _nan(kw.get("ns2")) >= bound)
         self.add(claim, paper, value, value >= bound, why, mark=bound, **kw)
 
     def at_most(
         self, claim: str, paper: str, value: float, bound: float, why: str, **kw: Any
     ) -> None:
         """A claim met when ``value <= bound`` (keywords as :meth:`add`)."""
+        kw.setdefault("ns2_ok", _nan(kw.get("ns2")) <= bound)
         self.add(claim, paper, value, value <= bound, why, mark=bound, **kw)
 
     def check(self, claim: str, paper: str, value: float, why: str) -> None:
@@ -746,6 +884,7 @@ class Claims:
             (),
             "",
             (False, "", math.nan),
+            (None, ""),
         )
 
     def _row(
@@ -762,8 +901,11 @@ class Claims:
         runs: tuple[Explanation, ...],
         about: str,
         head: tuple[bool, str, float],
+        sim: tuple[Ns2 | None, str],
     ) -> None:
         strays = stray_numbers(paper) + stray_numbers(why) + stray_numbers(head[1])
+        if sim[0] is not None:
+            strays += stray_numbers(sim[0].run)
         strays += [x for e in runs for x in stray_numbers(e.run)]
         if strays:
             self.stray[claim] = strays
@@ -787,6 +929,9 @@ class Claims:
                 "headline": bool(head[0]),
                 "measured_by": head[1],
                 "ns2": float(head[2]),
+                # ns-2's own verdict against the paper, or why it has none.
+                "ns2_verdict": "" if sim[0] is None else ("agrees" if sim[0].ok else "differs"),
+                "ns2_why": sim[1],
             }
         )
 
@@ -797,7 +942,9 @@ class Claims:
         ``explained_by`` the runs that explain (or fail to explain) a
         difference, ``about`` the run table column the value is read from,
         ``headline`` whether it is a headline result, ``measured_by`` the
-        run measuring it, ``ns2`` ns-2.35's value (NaN where none);
+        run measuring it, ``ns2`` ns-2.35's value (NaN where none),
+        ``ns2_verdict`` whether it meets the paper (``agrees``, ``differs``,
+        empty where none) and ``ns2_why`` why ns-2 cannot run the setup;
         ``attrs["stray_numbers"]``: per claim, the numbers of its ``paper`` and
         ``why`` texts that did not come through a field of :func:`prose`."""
         import pandas as pd
@@ -817,11 +964,54 @@ def verdict_counts(claims: pd.DataFrame) -> dict[str, int]:
     return {v: int(counts.get(v, 0)) for v in VERDICTS}
 
 
+def _nan(x: float | None) -> float:
+    """``x``, NaN for None (a claim with no ns-2 run)."""
+    return math.nan if x is None else x
+
+
+def ns2_cell(row: Mapping[str, Any]) -> str:
+    """A claim's ns-2.35 cell: ns-2's number, else why ns-2 cannot run the
+    setup (``ns2_why``), else ``-``."""
+    from bufsim import fmt
+
+    if not math.isnan(row["ns2"]):
+        return fmt.number(row["ns2"])
+    return row.get("ns2_why", "") or "-"
+
+
+def ns2_counts(claims: pd.DataFrame) -> dict[str, int]:
+    """How ns-2.35 fares on a :meth:`Claims.table`'s claims (checks left
+    out): ``claims`` their number, ``ns2`` those an ns-2 run measures,
+    ``reproduced`` those where ns-2's own number meets the paper's (the
+    claim's pass mark), ``cannot`` those whose setup ns-2 cannot run."""
+    c = claims[claims["verdict"] != "check"]
+    verdict = c["ns2_verdict"] if "ns2_verdict" in c else c["claim"].map(lambda _: "")
+    why = c["ns2_why"] if "ns2_why" in c else verdict
+    return {
+        "claims": len(c),
+        "ns2": int((verdict != "").sum()),
+        "reproduced": int((verdict == "agrees").sum()),
+        "cannot": int((why != "").sum()),
+    }
+
+
+def ns2_line(claims: pd.DataFrame) -> str:
+    """``ns-2.35 reproduces 4 of the 9 claims it runs (12 claims; 3 it cannot
+    run)``, or empty where no ns-2 run measures a claim."""
+    n = ns2_counts(claims)
+    if not n["ns2"]:
+        return ""
+    return (
+        f"ns-2.35 reproduces {n['reproduced']} of the {n['ns2']} claims it runs "
+        f"({n['claims']} claims; {n['cannot']} it cannot run)"
+    )
+
+
 def headline_table(claims: pd.DataFrame) -> pd.DataFrame:
     """The headline results of a :meth:`Claims.table`, the table a
     reproduction's report opens with (columns :data:`HEADLINE_COLUMNS`):
-    numbers formatted (:func:`bufsim.fmt.number`), ns-2.35's ``-`` where no
-    ns-2 run measures the claim, the run the verdict rests on (the runs
+    numbers formatted (:func:`bufsim.fmt.number`), ns-2.35's number or
+    why ns-2 has none (:func:`ns2_cell`), the run the verdict rests on (the runs
     that explain a difference, else the run that measures it)."""
     import pandas as pd
 
@@ -832,7 +1022,7 @@ def headline_table(claims: pd.DataFrame) -> pd.DataFrame:
         {
             "result": r["claim"],
             "paper": r["paper"],
-            "ns-2.35": "-" if math.isnan(r["ns2"]) else fmt.number(r["ns2"]),
+            "ns-2.35": ns2_cell(r),
             "packet engine": fmt.number(r["bufsim"]),
             "verdict": r["verdict"],
             "run": r["explained_by"] or r["measured_by"],

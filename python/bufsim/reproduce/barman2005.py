@@ -19,7 +19,16 @@ import bufsim
 import bufsim.models as m
 from bufsim import fmt
 from bufsim.plot import ENGINE_COLORS, figure, grid
-from bufsim.reproduce import Claims, Explanation, Finding, Prose, prose, simulate, variant
+from bufsim.reproduce import (
+    Claims,
+    Explanation,
+    Finding,
+    Prose,
+    prose,
+    simulate,
+    simulate_each,
+    variant,
+)
 
 #: Paper 001: the reference buffer (packets) the fractions refer to.
 FULL_BUFFER_PKTS = 12500
@@ -221,6 +230,7 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
     table.attrs["quick"] = quick
     table.attrs["gbps25"] = run_25g(quick, progress)
     table.attrs["two_flows"] = run_two_flows(quick, progress)
+    table.attrs["ns2"] = run_ns2(quick, progress)
     return table
 
 
@@ -425,6 +435,124 @@ def two_flows(table: pd.DataFrame) -> pd.DataFrame:
     return table.attrs["two_flows"]
 
 
+#: The ns-2 runs' name: ns-2.35, the paper's simulator, on the same case.
+NS2_RUN = "ns-2.35, the paper's simulator, on the same case"
+#: The ns-2 runs per version: drop-tail fractions, RED fractions (Adaptive
+#: RED's averaging weight, as the paper ran) and (duration, warm-up). Quick:
+#: the claims' fractions only, 20 s runs, no two-flow runs (ns-2 simulated
+#: 3.6 million packets of this link in 19.8 CPU s, 30 s of it; the two-flow
+#: runs are 100 s).
+NS2_CASES: dict[bool, tuple[tuple[float, ...], tuple[float, ...], tuple[str, str]]] = {
+    True: ((0.02, 0.1, 0.2), (0.1, 0.2), ("20s", "5s")),
+    False: (FRACTIONS, (0.1, 0.2, 0.4), (BASE["duration"], BASE["warmup"])),
+}
+#: Why the headline has no ns-2 number: ns-2's agents count retransmits and
+#: timeouts, not the window cuts (fast recoveries) eq. (3) is fed.
+NO_CUTS = "no cut count"
+#: Why the two-flow claims have none in the quick version.
+FULL_ONLY = "full run only"
+#: Why ns-2 has no number for the 2.5 Gbps claims: 312,500 packets per
+#: simulated second, minutes of ns-2 per run, not run here.
+NO_NS2_25 = "2.5 Gbps: not run"
+
+
+def _ns2_raw(raw: dict[str, Any]) -> dict[str, Any]:
+    """``raw`` for ns-2: without the output table (time series and cwnd
+    traces ns-2 does not produce)."""
+    out = copy.deepcopy(raw)
+    out.pop("output", None)
+    return out
+
+
+def run_ns2(
+    quick: bool = False,
+    progress: Callable[[str], Any] | None = None,
+    *,
+    red: bool = True,
+    two: bool = True,
+) -> pd.DataFrame:
+    """The paper's own simulator (ns-2.35, ``engine="ns2"``) on the 1 Gbps
+    cases of Figures 3 and 7 and the two-flow cases of Figures 5 and 6.
+
+    Parameters
+    ----------
+    quick : bool
+        The fractions and lengths of :data:`NS2_CASES`.
+    progress : callable, optional
+        Called with a line of text before the runs.
+    red, two : bool
+        Whether to run the RED cases and (full version) the two flows;
+        the drop-tail cases always run (paper 004's figure 5 reads them).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per run: ``case`` (``droptail``, ``red`` or a key of
+        :data:`TWO_FLOW_BUFFERS`), ``fraction`` (NaN for the two flows),
+        ``utilization``, ``drop_rate``, ``queue`` (mean, packets) and ``ratio`` (two flows:
+        the short-RTT flow's goodput over the long one's); empty where
+        ns-2 is not installed (:func:`bufsim.ns2.available`).
+    """
+    from bufsim import ns2
+
+    if not ns2.available():
+        return pd.DataFrame()
+    drop, red_fracs, (duration, warmup) = NS2_CASES[quick]
+    cases, raws = [], []
+    for frac in drop:
+        raw = _ns2_raw(scenario(frac, duration))
+        raw["warmup"] = warmup
+        cases.append(("droptail", frac))
+        raws.append(raw)
+    for frac in red_fracs if red else ():
+        raw = _ns2_raw(scenario(frac, duration))
+        raw["warmup"] = warmup
+        ared = red_scenario(raw, round(frac * FULL_BUFFER_PKTS))
+        ared["link"]["qdisc_params"]["w_q"] = ared_w_q(1e9)
+        # ns-2's own RED rules (red.cc), which the ns2 engine writes.
+        ared["link"]["qdisc_params"]["variant"] = "ns3"
+        cases.append(("red", frac))
+        raws.append(ared)
+    for case, k in TWO_FLOW_BUFFERS.items() if two and not quick else ():
+        raw = _ns2_raw(two_flow_scenario(k, "900s"))
+        cases.append((case, math.nan))
+        raws.append(raw)
+    if progress:
+        progress(f"running barman2005 on ns-2: {len(raws)} runs ...")
+    rows = []
+    for (case, frac), r in zip(cases, simulate_each(raws, "ns2"), strict=True):
+        f = r.flows
+        row = {
+            "case": case,
+            "fraction": frac,
+            "utilization": r.summary["utilization"],
+            "drop_rate": r.summary["drop_rate"],
+            "queue": r.summary["mean_queue_pkts"],
+            "ratio": math.nan,
+        }
+        if case in TWO_FLOW_BUFFERS:
+            g = f.set_index("flow")["goodput_bps"]
+            row["ratio"] = float(g.loc[1] / g.loc[0])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def ns2_runs(table: pd.DataFrame) -> pd.DataFrame:
+    """The ns-2 runs of a :func:`run` table (``attrs["ns2"]``,
+    :func:`run_ns2`), run once if the table lacks them."""
+    if "ns2" not in table.attrs:
+        table.attrs["ns2"] = run_ns2(quick=table.attrs.get("quick", False))
+    return table.attrs["ns2"]
+
+
+def _ns2_at(n: pd.DataFrame, case: str, col: str, frac: float = math.nan) -> float:
+    """ns-2's ``col`` in the run of ``case`` (at ``frac``); NaN where none ran."""
+    if not len(n):
+        return math.nan
+    hit = n[(n["case"] == case) & ((n["fraction"] == frac) | math.isnan(frac))]
+    return float(hit[col].iloc[0]) if len(hit) else math.nan
+
+
 #: Where the claims' tolerances come from.
 ALMOST_SOURCE = "the paper's 'almost', read as within 2-3 points of utilization"
 LOG_SOURCE = "the paper quotes loss rates as powers of ten: half a decade"
@@ -510,6 +638,7 @@ def _headline_claims(c: Claims, t: pd.DataFrame) -> None:
             dp=", ".join(f"{v:.3f}" for v in drops),
         ),
         source=CLOSE_SOURCE,
+        no_ns2=NO_CUTS,
         about="packet",
         headline=True,
         measured_by=prose(
@@ -525,6 +654,7 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
     bufsim's numbers from the :func:`run` table, with a verdict and its
     reason (the columns of :meth:`bufsim.reproduce.Claims.table`)."""
     t = table.set_index("fraction")
+    n = ns2_runs(table)
     c = Claims()
     _headline_claims(c, t)
 
@@ -554,6 +684,8 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
             prose("{v0} utilization at {b:.0f} packets", v0=source, b=t.loc[0.1, "buffer_pkts"]),
             source=MORE_SOURCE,
             explained_by=runs,
+            ns2=_ns2_at(n, "droptail", "utilization", 0.1),
+            ns2_run=NS2_RUN,
             about=source,
         )
     c.check(
@@ -578,6 +710,9 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
         ),
         tolerance=0.03,
         source=ALMOST_SOURCE,
+        ns2=_ns2_at(n, "droptail", "utilization", 0.2),
+        ns2_ok=abs(_ns2_at(n, "droptail", "utilization", 0.2) - 0.98) <= 0.03,
+        ns2_run=NS2_RUN,
         about="packet",
     )
     u = float(t.loc[0.2, "fluid"])
@@ -596,6 +731,9 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
         explained_by=Explanation.near(
             SYNC_RUN, t.loc[0.2, "fluid_x0.3"], 0.98, 0.03, ALMOST_SOURCE
         ),
+        ns2=_ns2_at(n, "droptail", "utilization", 0.2),
+        ns2_ok=abs(_ns2_at(n, "droptail", "utilization", 0.2) - 0.98) <= 0.03,
+        ns2_run=NS2_RUN,
         about="fluid",
     )
     u = float(t.loc[0.02, "packet"])
@@ -609,6 +747,8 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
             v0=float(t.loc[0.02, "model"]),
         ),
         source=DRASTIC_SOURCE,
+        ns2=_ns2_at(n, "droptail", "utilization", 0.02),
+        ns2_run=NS2_RUN,
         about="packet",
     )
     ordered = all(
@@ -627,10 +767,12 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
         if ordered
         else prose("the `X = 0.3, 0.6, 1` curves are not ordered at every buffer"),
     )
-    _red_claims(c, t)
-    _loss_claims(c, t)
+    _red_claims(c, t, n)
+    _loss_claims(c, t, n)
     _claims_25g(c, t, gbps25(table).set_index("fraction"))
-    _two_flow_claims(c, two_flows(table).set_index("case"))
+    _two_flow_claims(
+        c, two_flows(table).set_index("case"), n, bool(table.attrs.get("quick", False))
+    )
     return c.table()
 
 
@@ -639,7 +781,7 @@ ARED_RUN = "the packet engine under Adaptive RED's averaging weight, as the pape
 RED_SYNC_RUN = prose("the fluid engine under RED with synchronization at X = {x:g}", x=SYNC[0])
 
 
-def _red_claims(c: Claims, t: pd.DataFrame) -> None:
+def _red_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame) -> None:
     """Section IV, Figure 7: the simulated RED utilization beside the RED fixed point."""
     for frac in (0.1, 0.2):
         model = float(t.loc[frac, "red_model"])
@@ -666,6 +808,11 @@ def _red_claims(c: Claims, t: pd.DataFrame) -> None:
                 tolerance=0.03,
                 source=ALMOST_SOURCE,
                 explained_by=runs,
+                # ns-2's RED with Adaptive RED's averaging weight, as the
+                # paper ran it.
+                ns2=_ns2_at(n, "red", "utilization", frac),
+                ns2_ok=abs(_ns2_at(n, "red", "utilization", frac) - model) <= 0.03,
+                ns2_run=NS2_RUN + ", RED with Adaptive RED's averaging weight",
                 about=f"red_{source}",
             )
 
@@ -701,7 +848,7 @@ def _red_why(source: str, u: float, model: float, row: pd.Series) -> str:
     )
 
 
-def _loss_claims(c: Claims, t: pd.DataFrame) -> None:
+def _loss_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame) -> None:
     """The loss rates the paper reports: p_l under drop-tail, 1e-5 under RED."""
     big = t[t.index >= 0.1]
     for source, col in (("packet", "red_packet_drop_rate"), ("model", "red_model_loss")):
@@ -744,6 +891,7 @@ def _loss_claims(c: Claims, t: pd.DataFrame) -> None:
                 )
             ),
             ared,
+            ns2_rates=_ns2_rates(n, "red"),
         )
     rates = big["packet_drop_rate"].to_numpy(dtype=float)
     _loss_claim(
@@ -754,7 +902,16 @@ def _loss_claims(c: Claims, t: pd.DataFrame) -> None:
         rates,
         P_L,
         _p_l_why(rates, big),
+        ns2_rates=_ns2_rates(n, "droptail"),
     )
+
+
+def _ns2_rates(n: pd.DataFrame, case: str) -> np.ndarray:
+    """ns-2's drop rates of ``case`` from 10% of the BDP on (the loss claims' buffers)."""
+    if not len(n):
+        return np.array([])
+    hit = n[(n["case"] == case) & (n["fraction"] >= 0.1)]
+    return hit["drop_rate"].to_numpy(dtype=float)
 
 
 def _loss_claim(
@@ -766,12 +923,16 @@ def _loss_claim(
     target: float,
     why: str,
     explained_by: Explanation | tuple = (),
+    ns2_rates: np.ndarray | None = None,
+    no_ns2: str = "",
 ) -> None:
     """A loss rate the paper quotes as a power of ten: the geometric mean of
     ``rates`` (one per buffer, column ``col``), met when every buffer's rate
     lies within half a decade of ``target``. The fixed point's own loss
-    (``*model*`` columns) is the paper's arithmetic rerun: a check."""
+    (``*model*`` columns) is the paper's arithmetic rerun: a check.
+    ``ns2_rates``: ns-2's rates on the same buffers, judged alike."""
     value = float(np.exp(np.log(rates).mean()))
+    ns2 = ns2_rates if ns2_rates is not None and len(ns2_rates) else None
     if "model" in col:
         c.check(claim, paper, value, why)
         return
@@ -784,6 +945,12 @@ def _loss_claim(
         tolerance=0.5,
         source=LOG_SOURCE,
         explained_by=explained_by,
+        ns2=math.nan if ns2 is None else float(np.exp(np.log(ns2).mean())),
+        ns2_ok=None if ns2 is None else bool((np.abs(np.log10(ns2 / target)) <= 0.5).all()),
+        # Half a decade of the packet engine's geometric mean: the same way.
+        ns2_tolerance=value * (10**0.5 - 1),
+        ns2_run=NS2_RUN,
+        no_ns2=no_ns2,
         about=col,
     )
 
@@ -846,6 +1013,7 @@ def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame) -> None:
             tolerance=float("nan") if frac == 0.1 else 0.03,
             source=MORE_SOURCE if frac == 0.1 else ALMOST_SOURCE,
             mark=0.9 if frac == 0.1 else float("nan"),
+            no_ns2=NO_NS2_25,
             about="gbps25:packet",
         )
     for frac, row in g[g.index >= 0.2].iterrows():
@@ -867,6 +1035,7 @@ def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame) -> None:
                 )
                 if col == "red_packet"
                 else (),
+                no_ns2=NO_NS2_25,
                 about=f"gbps25:{col}",
             )
     big = g[g.index >= 0.1]
@@ -901,6 +1070,7 @@ def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame) -> None:
                     v0=big["red_ared_packet_early_drops"].sum(),
                 )
             ),
+            no_ns2=NO_NS2_25,
         )
 
 
@@ -997,7 +1167,7 @@ def _red_why_25g(col: str, row: pd.Series) -> str:
     )
 
 
-def _two_flow_claims(c: Claims, t: pd.DataFrame) -> None:
+def _two_flow_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame, quick: bool) -> None:
     """Figures 5 and 6: RTT unfairness of two HSTCP flows, reduced by a larger buffer."""
     for case, row in t.iterrows():
         r = float(row["ratio"])
@@ -1024,9 +1194,15 @@ def _two_flow_claims(c: Claims, t: pd.DataFrame) -> None:
                 v7=float(row["sync_mean"]),
             ),
             source=FASTER_SOURCE,
+            mark=1.0,
+            ns2=_ns2_at(n, case, "ratio"),
+            ns2_ok=_ns2_at(n, case, "ratio") > 1.0,
+            ns2_run=NS2_RUN,
+            no_ns2=FULL_ONLY if quick else "",
             about="two_flows:ratio",
         )
     under, over = (float(t.loc[k, "ratio"]) for k in TWO_FLOW_BUFFERS)
+    ns2_under, ns2_over = (_ns2_at(n, k, "ratio") for k in TWO_FLOW_BUFFERS)
     why = prose(
         "throughput ratio over-buffered minus under-buffered ({v0:.2f} - {v1:.2f})",
         v0=over,
@@ -1049,6 +1225,10 @@ def _two_flow_claims(c: Claims, t: pd.DataFrame) -> None:
         why,
         source=REDUCES_SOURCE,
         mark=0.0,
+        ns2=ns2_over - ns2_under,
+        ns2_ok=ns2_over < ns2_under,
+        ns2_run=NS2_RUN,
+        no_ns2=FULL_ONLY if quick else "",
         about="two_flows:ratio",
     )
 

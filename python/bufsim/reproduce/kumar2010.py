@@ -182,7 +182,8 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
         The fluid-calibrated-by-packet comparison (:func:`run_calibrated`) is
         in ``attrs["calibrated"]``, figure 6's orderings at packet level
         (:func:`run_orderings`) in ``attrs["orderings"]``, figure 5's
-        validation case (:func:`run_figure5`) in ``attrs["figure5"]``.
+        validation case (:func:`run_figure5`) in ``attrs["figure5"]`` and
+        ns-2's runs of it in ``attrs["figure5_ns2"]`` (:func:`figure5_ns2`).
     """
     fractions = (0.01, 0.05, 0.2) if quick else FRACTIONS
     alt_fractions = (0.05,) if quick else (0.01, 0.05)
@@ -225,6 +226,7 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
     if progress:
         progress("kumar2010: figure 5's validation case ...")
     table.attrs["figure5"] = run_figure5(quick)
+    figure5_ns2(table)
     return table
 
 
@@ -374,7 +376,7 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
     """Paper 004's section III.B and section V statements beside bufsim's
     numbers from the :func:`run` table, with a verdict and its measured
     reason (the columns of :meth:`bufsim.reproduce.Claims.table`)."""
-    c = Claims()
+    c = Claims(no_ns2=NO_NS2_FLUID)
     d = pivot(table)
     _claims_headline(c, table, d)
     fracs = list(d.index)
@@ -388,6 +390,55 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------ headline results
+
+#: Why ns-2 has no number for a claim: the paper's fluid model (its
+#: section III.B), or packet runs of its 10 Gbps link (1.25 million packets
+#: per simulated second: hours of ns-2 per run at 256,000 per CPU second).
+NO_NS2_FLUID = "fluid model"
+NO_NS2_10G = "10 Gbps: not run"
+NO_EPISODES = "no loss episodes"
+NS2_RUN = "ns-2.35, the paper's simulator, on paper 001's case (its drop-tail runs)"
+
+
+def figure5_ns2(table: pd.DataFrame) -> pd.DataFrame:
+    """ns-2.35 on Figure 5's case beside the fluid engine at each X, runs
+    of one length: the drop-tail runs of
+    :func:`bufsim.reproduce.barman2005.run_ns2` (the same scenarios, read
+    back from the store where that reproduction ran; quick, shorter than
+    :func:`run_figure5`'s) and the fluid runs at their length.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by the fractions ns-2 ran of :data:`FIGURE5_FRACTIONS`:
+        ``ns2`` and ``fluid_x<X>`` for X in :data:`SYNC` (utilization,
+        0..1); empty where ns-2 is not installed. Kept in
+        ``table.attrs["figure5_ns2"]``.
+    """
+    from bufsim.reproduce import barman2005
+
+    if "figure5_ns2" in table.attrs:
+        return table.attrs["figure5_ns2"]
+    quick = bool(table.attrs.get("quick", False))
+    n = barman2005.run_ns2(quick, red=False, two=False)
+    d = n[n["case"] == "droptail"] if len(n) else n
+    duration, warmup = barman2005.NS2_CASES[quick][2]
+    rows = []
+    for frac, u in zip(d["fraction"], d["utilization"]) if len(d) else ():
+        if frac not in FIGURE5_FRACTIONS[quick]:
+            continue
+        raw = barman2005.scenario(frac, duration)
+        raw["warmup"] = warmup
+        row = {"fraction": frac, "ns2": u}
+        for x in SYNC:
+            fluid = simulate({**raw, "fluid": {"sync": x}}, engine="fluid")
+            row[f"fluid_x{x:g}"] = fluid.summary["utilization"]
+        rows.append(row)
+    table.attrs["figure5_ns2"] = (
+        pd.DataFrame(rows).set_index("fraction") if rows else pd.DataFrame()
+    )
+    return table.attrs["figure5_ns2"]
+
 
 #: Figure 5's buffer fractions (of 12,500 packets), quick and full.
 FIGURE5_FRACTIONS = {True: (0.05, 0.1, 0.2), False: (0.02, 0.05, 0.1, 0.2, 0.4)}
@@ -493,6 +544,18 @@ def _claims_headline(c: Claims, table: pd.DataFrame, d: pd.DataFrame) -> None:
         n=len(f5),
     )
     best = min(gap[x] for x in SYNC if x < 1)
+    # ns-2, the simulation the paper's Figure 5 compares with, at the
+    # fractions it ran: the same gaps, against fluid runs of its length.
+    ns2 = figure5_ns2(table)
+    ns2_gap = {
+        x: float((ns2[f"fluid_x{x:g}"] - ns2["ns2"]).abs().max()) if len(ns2) else math.nan
+        for x in SYNC
+    }
+    ns2_run = prose(
+        "{run}, at {n} of the fractions, against the fluid engine at each X over the same length",
+        run=NS2_RUN,
+        n=len(ns2),
+    )
     c.at_most(
         "headline: figure 5, desynchronized fluid matches the simulation",
         prose(
@@ -514,6 +577,8 @@ def _claims_headline(c: Claims, table: pd.DataFrame, d: pd.DataFrame) -> None:
             lines=lines,
         ),
         source=CLOSE_SOURCE,
+        ns2=min(ns2_gap[x] for x in SYNC if x < 1),
+        ns2_run=ns2_run,
         about="figure5:packet",
         headline=True,
         measured_by=runs,
@@ -532,6 +597,8 @@ def _claims_headline(c: Claims, table: pd.DataFrame, d: pd.DataFrame) -> None:
             x=1.0,
         ),
         source=CLOSE_SOURCE + ": a mismatch is a gap beyond it",
+        ns2=ns2_gap[1.0],
+        ns2_run=ns2_run,
         about="figure5:packet",
         headline=True,
         measured_by=runs,
@@ -787,6 +854,7 @@ def _claims_cubic(
                 t=_packet_order_text(table),
             ),
             source=LEVEL_SOURCE + "; " + ORDER_SOURCE,
+            no_ns2=NO_NS2_10G,
             about="fixed: reads the packet runs of attrs['orderings'] (full version only)",
         )
         _claim_aimd_level(c, paced)
@@ -869,6 +937,7 @@ def _claim_aimd_level(c: Claims, runs: dict) -> None:
         ),
         spread=r["packet_cycles_spread"],
         source=LEVEL_SOURCE,
+        no_ns2=NO_NS2_10G,
         about="fixed: reads the packet runs of attrs['orderings'] (full version only)",
     )
 
@@ -1571,6 +1640,7 @@ def _claims_calibrated(c: Claims, cal: pd.DataFrame) -> None:
             why,
             tolerance=CALIBRATED_TOL,
             source="a utilization read to 3 points, the seed spread of the fluid runs",
+            no_ns2=NO_NS2_10G,
             about="calibrated:packet",
         )
     ok = cal["packet_sync"].notna()
@@ -1621,6 +1691,7 @@ def _claims_calibrated(c: Claims, cal: pd.DataFrame) -> None:
         ),
         tolerance=0.05,
         source="five points around the paper's range of X",
+        no_ns2=NO_EPISODES,
         about="calibrated:packet_sync",
     )
 
