@@ -193,36 +193,57 @@ def _v3(start: Any, seed: int) -> dict[str, Any]:
 
 def test_bbr_v3_flows_starting_together_share_equally():
     s = bufsim.simulate(_v3("0s", 1)).summary
-    # Measured: Jain 0.974, the same for seeds 1-3 (no random element).
-    # While ProbeBW_UP ended after one min_rtt once inflight passed 1.25 BDP
+    # Measured: Jain 0.915, the same for seeds 1-3 (no random element);
+    # 0.974 while a probe's loss was judged only per round trip, before
+    # each lost segment was (BBRHandleLostPacket, below). While
+    # ProbeBW_UP ended after one min_rtt once inflight passed 1.25 BDP
     # (BBRv2's rule), 0.998: each probe stayed small. The draft's
     # BBRIsTimeToGoDown probes until the delivery rate stops growing, and a
     # probe's loss cuts the inflight_hi of the flows probing then.
-    assert s["jain_index"] > 0.96
+    assert s["jain_index"] > 0.88
 
 
 def test_bbr_v3_flows_starting_apart_share_better_than_before():
-    # Starts uniform over 0-2 s (the issue's run). Measured Jain 0.695,
-    # 0.489, 0.620 (seeds 1-3), goodputs 6-173 Mbps against a fair 48.8;
+    # Starts uniform over 0-2 s (the issue's run). Measured Jain 0.636,
+    # 0.457, 0.527 (seeds 1-3), goodputs 3-177 Mbps against a fair 48.5;
     # 0.40-0.42 while ProbeBW_UP ended after one min_rtt: a standing queue
     # (RTT about 0.13 s against RTprop 0.08 s) put inflight above 1.25 BDP
     # at once, so inflight_hi rose by a packet or two per probe.
     #
-    # Why not 0.9 (measured on seed 1): the flows' cwnds sum to 6300-7700
-    # packets from 4 s on, against BDP + buffer = 6667, so a probe meets
-    # loss at once (72 probes ended by loss in ProbeBW_UP), and the loss sets
-    # the prober's inflight_hi to its own flight: a median cut of 1.5%, 60 of
-    # 72 within 5%. The split made during the staggered Startups stays: the
-    # largest bound went 3269 -> 2065 packets over 4-38 s, the smallest 41 -> 315.
-    # Nothing cuts a large bound more than a small one: bw_lo and inflight_lo
-    # are floored at the latest round's delivery and reset at every REFILL.
-    # Linux's and the draft's variants (max-bandwidth filter advanced a
-    # round into DOWN, inflight_hi as DOWN's cap, rs.tx_in_flight of the
-    # ACKed segment as the bound, min(BDP, cwnd) as BBRTargetInflight,
-    # bw_probe_up_acks cleared off the bound), alone or combined, gave
-    # 0.42-0.78 on seeds 1-3 (means 0.49-0.64 against 0.60).
+    # Each segment the sender marks lost is checked as Linux does
+    # (bbr_skb_marked_lost, draft-ietf-ccwg-bbr BBRHandleLostPacket): the
+    # losses since it was sent against its tx_in_flight, and past 2% the
+    # bound is the flight where the rate crossed it. It does not help:
+    # 0.695, 0.489, 0.620 before it (the per-round check alone).
+    #
+    # What holds the split (seeds 1-3, measured): not the run's length
+    # alone. Over 40-120 s of a 120 s run Jain is 0.855, 0.853, 0.793
+    # (0.889, 0.869, 0.863 before); the flows' cwnds (seed 1, 2 s means)
+    # give Jain 0.52 at 5 s, 0.59 at 20 s, 0.69 at 40 s and 0.73-0.82 from
+    # 60 to 118 s, their sum 5900-7000 packets against BDP + buffer = 6667.
+    # Shares stay near where the staggered Startups left them: starts over
+    # 0-0.5 s give 0.632, over 0-5 s 0.508; a 2 or 4 BDP buffer 0.527 and
+    # 0.644 (seed 1). With the buffer full from 4 s on a probe meets loss
+    # at once and cuts the prober's bound by a few percent; outside
+    # probes bw_lo and inflight_lo are floored at the flow's own delivery
+    # of the latest round, so loss cuts no flow below its share: nothing
+    # cuts a large flow more than a small one. Linux's other variants
+    # (max-bandwidth filter advanced a round into DOWN, inflight_hi as
+    # DOWN's cap, rs.tx_in_flight of the ACKed segment as the bound,
+    # min(BDP, cwnd) as BBRTargetInflight, bw_probe_up_acks cleared off
+    # the bound), alone or combined, gave 0.42-0.78 on seeds 1-3. Not
+    # tried: Linux's prev_probe_too_high / stopped_risky_probe (a probe
+    # after a lossy one stops at inflight_hi and, loss-free, refills at
+    # once instead of waiting 2-3 s).
+    #
+    # The literature: an evaluation of BBRv3 against CUBIC notes that
+    # "convergence issues within BBR-v3 have been reported" (Ahsan et al.,
+    # "BBR v3-Cubic smackdown", jcbi.org); no measured Jain's index of
+    # equal-RTT BBRv3 flows starting apart was found to compare with
+    # (Zeynali et al., PAM 2024, and Google's IETF 117/119 slides were not
+    # at hand), so whether 0.46-0.64 over 40 s matches Linux is open.
     jain = [
         bufsim.simulate(_v3({"uniform": ["0s", "2s"]}, k)).summary["jain_index"] for k in (1, 2)
     ]
-    assert min(jain) > 0.45
-    assert sum(jain) / 2 > 0.55
+    assert min(jain) > 0.42
+    assert sum(jain) / 2 > 0.51

@@ -20,9 +20,9 @@ use std::collections::VecDeque;
 
 use crate::units::SimTime;
 
-/// Per-segment send state (the draft's section 3.2 "per-packet" fields),
-/// 32 bytes: the two flags share a word with P.delivered (a segment count
-/// far below 2^62).
+/// Per-segment send state (the draft's section 3.2 "per-packet" fields,
+/// and draft-ietf-ccwg-bbr's P.tx_in_flight and P.lost), 40 bytes: the two
+/// flags share a word with P.delivered (a segment count far below 2^62).
 #[derive(Clone, Copy, Debug, Default)]
 struct TxState {
     /// C.delivered when the segment was (last) sent, times 4, plus
@@ -36,6 +36,12 @@ struct TxState {
     first_sent_time: SimTime,
     /// When it was (last) sent.
     sent_time: SimTime,
+    /// P.tx_in_flight: segments in the network as it was sent, itself
+    /// included (saturating at 2^32 - 1).
+    tx_in_flight: u32,
+    /// P.lost: C.lost when it was sent, modulo 2^32 (differences over a
+    /// segment's lifetime are far below that).
+    lost: u32,
 }
 
 const APP_LIMITED: u64 = 2;
@@ -75,6 +81,21 @@ pub struct RateSample {
     pub untimed: bool,
 }
 
+/// What a lost segment's send state says of the flight it left in
+/// (draft-ietf-ccwg-bbr BBRHandleLostPacket's rate sample), read when the sender marks it lost
+/// ([`RateSampler::on_marked_lost`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LostSample {
+    /// rs.tx_in_flight = P.tx_in_flight: segments in the network when it
+    /// was (last) sent, itself included.
+    pub tx_in_flight: u64,
+    /// rs.lost = C.lost - P.lost: segments marked lost since it was sent,
+    /// itself included.
+    pub lost: u64,
+    /// rs.is_app_limited = P.is_app_limited.
+    pub is_app_limited: bool,
+}
+
 /// The connection's delivery-rate state (the draft's "C" fields) and the
 /// per-segment ring.
 #[derive(Debug, Default)]
@@ -89,6 +110,8 @@ pub struct RateSampler {
     /// C.app_limited: 0, or the delivered count at which the app-limited
     /// phase ends.
     app_limited: u64,
+    /// C.lost: loss events so far ([`Self::on_marked_lost`]).
+    lost: u64,
     /// The sample being built from this ACK's delivered segments.
     newly: u64,
     best: Option<TxState>,
@@ -153,8 +176,31 @@ impl RateSampler {
             delivered_time: self.delivered_time,
             first_sent_time: self.first_sent_time,
             sent_time: now,
+            // draft-ietf-ccwg-bbr's per-packet P.tx_in_flight (the flight
+            // as the packet left, itself counted: Linux's
+            // bbr_inflight_hi_from_lost_skb takes "in flight before this
+            // skb" as tx_in_flight - pcount) and P.lost (C.lost then).
+            tx_in_flight: u32::try_from(inflight + 1).unwrap_or(u32::MAX),
+            lost: self.lost as u32,
         };
         self.ring.put(seq, s);
+    }
+
+    /// The sender marked segment `seq` lost (a loss event: a segment not
+    /// marked before, or a marked one's retransmission), as Linux's
+    /// tcp_mark_skb_lost counts it in tp->lost before the controller's
+    /// skb_marked_lost hook reads it: C.lost grows by one, and the
+    /// segment's send state, if it was sent and not delivered, gives
+    /// rs.tx_in_flight and rs.lost (draft-ietf-ccwg-bbr
+    /// BBRHandleLostPacket).
+    pub fn on_marked_lost(&mut self, seq: u64) -> Option<LostSample> {
+        self.lost += 1;
+        let p = self.ring.peek(seq)?;
+        Some(LostSample {
+            tx_in_flight: u64::from(p.tx_in_flight),
+            lost: u64::from((self.lost as u32).wrapping_sub(p.lost)),
+            is_app_limited: p.tag & APP_LIMITED != 0,
+        })
     }
 
     /// The sender has nothing to send with `inflight` segments outstanding:
@@ -361,6 +407,17 @@ impl Ring {
             return None;
         }
         self.take_at(seq)
+    }
+
+    /// Segment `seq`'s state if it is in the ring and not delivered yet,
+    /// left as it is.
+    fn peek(&self, seq: u64) -> Option<TxState> {
+        if seq < self.front || seq >= self.end {
+            return None;
+        }
+        let i = (seq - self.base) as usize;
+        let block = self.blocks.get(i / BLOCK)?.as_ref()?;
+        (block.live & (1 << (i % BLOCK)) != 0).then(|| block.s[i % BLOCK])
     }
 
     /// [`Self::take`] without the `front` bound.
@@ -579,6 +636,31 @@ mod tests {
     /// A lost retransmission holds `una` while 100,000 segments are sent
     /// and SACKed: the ring keeps the blocks of undelivered segments only,
     /// and the cumulative ACK over all of them delivers the held one alone.
+    /// A lost segment's send state: segments 0..10 sent one by one (segment
+    /// k into a flight of k, itself the k+1-th), 3 and 7 marked lost, then 3
+    /// resent into a flight of 8 and marked lost again: each sample counts
+    /// the losses since that segment's own (last) send, itself included. A
+    /// delivered segment has no state left; C.lost counts every event (4).
+    #[test]
+    fn lost_segment_send_state() {
+        let mut r = RateSampler::default();
+        for s in 0..10 {
+            r.on_send(s, ms(s), s, false);
+        }
+        let l = |tx_in_flight, lost| LostSample {
+            tx_in_flight,
+            lost,
+            is_app_limited: false,
+        };
+        assert_eq!(r.on_marked_lost(3), Some(l(4, 1)));
+        assert_eq!(r.on_marked_lost(7), Some(l(8, 2)));
+        r.on_send(3, ms(20), 8, true);
+        assert_eq!(r.on_marked_lost(3), Some(l(9, 1)));
+        r.on_sacked(5, ms(30));
+        assert_eq!(r.on_marked_lost(5), None);
+        assert_eq!(r.lost, 4);
+    }
+
     #[test]
     fn stalled_una_keeps_few_blocks() {
         let mut r = RateSampler::default();

@@ -87,6 +87,10 @@ struct RackBoard {
     /// The newest transmission among the segments delivered since the last
     /// [`Scoreboard::take_delivered`].
     delivered: Option<Delivered>,
+    /// Segments marked lost since the last [`Scoreboard::take_newly_lost`],
+    /// kept only when `report_lost` (a controller that reads each loss asks).
+    newly_lost: Vec<u64>,
+    report_lost: bool,
 }
 
 /// A delivered (cumulatively acknowledged or SACKed) segment, as RACK
@@ -132,6 +136,24 @@ impl Scoreboard {
     /// once (empty unless [`Scoreboard::report_newly_sacked`]).
     pub fn take_newly_sacked(&mut self) -> std::vec::Drain<'_, u64> {
         self.newly.drain(..)
+    }
+
+    /// RACK mode: report each loss event ([`Scoreboard::take_newly_lost`]),
+    /// for a controller that reads the send state of each lost segment.
+    /// Nothing without RACK: RFC 6675's IsLost marks no segment by itself.
+    pub fn report_newly_lost(&mut self) {
+        if let Some(r) = self.rack.as_mut() {
+            r.report_lost = true;
+        }
+    }
+
+    /// The segments [`Scoreboard::mark_lost`] marked since the last call, in
+    /// marking order (a lost retransmission again each time it is marked).
+    pub fn take_newly_lost(&mut self) -> std::vec::Drain<'_, u64> {
+        match self.rack.as_mut() {
+            Some(r) => r.newly_lost.drain(..),
+            None => self.newly.drain(0..0),
+        }
     }
 
     /// Outstanding segments now reach up to (not including) `max`.
@@ -334,6 +356,9 @@ impl Scoreboard {
         }
         self.flags[i] = (f | LOST) & !RETX;
         r.resend.push(Reverse(seq));
+        if r.report_lost {
+            r.newly_lost.push(seq);
+        }
         true
     }
 

@@ -267,9 +267,25 @@ impl Sender {
             }));
             if let Some(sb) = self.sb.as_mut() {
                 sb.report_newly_sacked();
+                if self.cc.reads_lost_segments() {
+                    sb.report_newly_lost();
+                }
             }
         }
         self
+    }
+
+    /// Tell the controller of each segment the scoreboard marked lost since
+    /// the last call, with its send state (C.lost counts every one).
+    fn report_lost(&mut self, now: SimTime) {
+        let (Some(sb), Some(r)) = (self.sb.as_mut(), self.rate.as_mut()) else {
+            return;
+        };
+        for seq in sb.take_newly_lost() {
+            if let Some(l) = r.on_marked_lost(seq) {
+                self.cc.on_lost_segment(&mut self.w, now, &l);
+            }
+        }
     }
 
     /// Segments in the network: the RFC 6675 pipe with SACK, else FlightSize.
@@ -641,10 +657,16 @@ impl Sender {
         let reo = Rack::reo_wnd(in_recovery, sb.sacked(), min_rtt, srtt);
         let (marked, due) = rack.detect_loss(sb, now, reo);
         self.reo_deadline = due.unwrap_or(SimTime::MAX);
+        if marked {
+            self.report_lost(now);
+        }
         //= RFC 8985 section 6.2: a loss RACK detects starts fast recovery,
         //= under RFC 6675 section 5.1's rule (no new recovery before the
         //= RecoveryPoint is acknowledged).
-        if !in_recovery && self.una >= self.recover && sb.next_lost().is_some() {
+        if !in_recovery
+            && self.una >= self.recover
+            && self.sb.as_mut().is_some_and(|sb| sb.next_lost().is_some())
+        {
             self.enter_recovery(delivered, now, out);
             return (true, marked);
         }
@@ -1365,6 +1387,7 @@ impl Sender {
             //= in order by NextSeg, skipping what the receiver SACKs.
             sb.mark_lost_below(self.max);
             self.rxt_next = self.una;
+            self.report_lost(now);
         } else {
             // Go back N: resend from the first unacknowledged segment.
             self.nxt = self.una;

@@ -16,10 +16,15 @@
 //! BBRHeadroom (15%) below inflight_hi except while probing up. ProbeBW_UP
 //! ends on a delivery-rate plateau that inflight_hi did not cause
 //! (BBRIsTimeToGoDown) or on loss; the lower bounds adapt at the end of
-//! each loss round, a round trip from its first loss (BBRNoteLoss). bufsim
+//! each loss round, a round trip from its first loss (BBRNoteLoss). Each
+//! segment the sender marks lost is checked as the draft's
+//! BBRHandleLostPacket does (Linux's bbr_skb_marked_lost): the losses since
+//! it was sent against its tx_in_flight, and past 2% inflight_hi is set to
+//! the flight at which the rate crossed it; this needs a scoreboard that
+//! marks segments one by one (RACK: the linux stack). On ACKs bufsim
 //! measures loss per round (segments retransmitted over segments delivered
-//! plus retransmitted in the round) where the draft compares each packet's
-//! lost count with its tx_in_flight; one RTprop filter (the v1 one) with
+//! plus retransmitted in the round) where the draft compares the ACKed
+//! packet's lost count with its tx_in_flight; one RTprop filter (the v1 one) with
 //! ProbeRTT every 5 s (BBRProbeRTTInterval) at half the BDP; Startup ends
 //! on v1's full-pipe rule (max_bw at round starts) or loss.
 //!
@@ -50,6 +55,7 @@ use serde::{Deserialize, Serialize};
 use super::fluid_law::NoFluidLaw;
 use super::{AckInfo, AckSample, CongestionControl, Epoch, Variant, Window};
 use crate::params::{PErr, Params};
+use crate::tcp::rate::LostSample;
 use crate::tcp::stack::ns3_segment_bytes;
 use crate::units::SimTime;
 
@@ -1433,17 +1439,7 @@ impl Bbr {
             //= "BBR.inflight_hi = max(rs.tx_in_flight, BBRTargetInflight() *
             //= BBRBeta)"; in UP, "BBRStartProbeBW_DOWN()".
             if bw_probe && too_high {
-                let target = self.inflight(1.0);
-                let phase = self.v3.as_ref().map(|v| v.phase);
-                if let Some(v) = self.v3.as_mut() {
-                    v.probe_samples = false;
-                    if !s.rs.is_app_limited {
-                        v.inflight_hi = prior_inflight.max(target * V3_BETA);
-                    }
-                }
-                if phase == Some(Phase::Up) {
-                    self.v3_start_down(s.now);
-                }
+                self.v3_inflight_too_high(s.now, prior_inflight, s.rs.is_app_limited);
             } else if let Some(v) = self.v3.as_mut()
                 && v.inflight_hi.is_finite()
                 && prior_inflight > v.inflight_hi
@@ -1472,6 +1468,59 @@ impl Bbr {
         self.set_pacing_rate();
         self.set_send_quantum(s.mss_bytes);
         self.set_cwnd(w, s, losses);
+    }
+
+    //= BBRHandleInflightTooHigh: "BBR.bw_probe_samples = 0; if
+    //= (!rs.is_app_limited) BBR.inflight_hi = max(rs.tx_in_flight,
+    //= BBRTargetInflight() * BBRBeta); if (BBR.state == ProbeBW_UP)
+    //= BBRStartProbeBW_DOWN()". `tx_in_flight`: the flight the signal
+    //= points at (a lost segment's, or the ACK's prior inflight).
+    fn v3_inflight_too_high(&mut self, now: SimTime, tx_in_flight: f64, app_limited: bool) {
+        let target = self.inflight(1.0);
+        let phase = self.v3.as_ref().map(|v| v.phase);
+        if let Some(v) = self.v3.as_mut() {
+            v.probe_samples = false;
+            if !app_limited {
+                v.inflight_hi = tx_in_flight.max(target * V3_BETA);
+            }
+        }
+        if self.mode == Mode::ProbeBw && phase == Some(Phase::Up) {
+            self.v3_start_down(now);
+        }
+    }
+
+    //= draft-ietf-ccwg-bbr BBRHandleLostPacket, Linux's bbr_skb_marked_lost
+    //= (tcp_bbr.c, google/bbr v3), for each segment the sender marks lost:
+    //= "if (!bbr->bw_probe_samples) return; /* not an skb sent while
+    //= probing for bandwidth */"; the lost segment's own rate sample,
+    //= "rs.tx_in_flight = scb->tx.in_flight; rs.lost = tp->lost -
+    //= scb->tx.lost; rs.is_app_limited = scb->tx.is_app_limited; if
+    //= (bbr_is_inflight_too_high(sk, &rs)) { rs.tx_in_flight =
+    //= bbr_inflight_hi_from_lost_skb(sk, &rs, skb);
+    //= bbr_handle_inflight_too_high(sk, &rs); }", too high meaning "rs->lost
+    //= > loss_thresh" of tx_in_flight (BBRLossThresh, 2%). The loss rate is
+    //= that of the lost segment's own flight, and the bound is the flight
+    //= at which it crossed 2% (the draft's BBRInflightAtLoss), not the
+    //= flight when the ACK that found the loss arrived.
+    fn v3_on_lost_segment(&mut self, now: SimTime, l: &LostSample) {
+        if !self.v3.as_ref().is_some_and(|v| v.probe_samples) {
+            return;
+        }
+        let (tx, lost) = (l.tx_in_flight as f64, l.lost as f64);
+        if l.lost == 0 || lost <= tx * V3_LOSS_THRESH {
+            return;
+        }
+        //= bbr_inflight_hi_from_lost_skb solves "(lost_prev + lost_prefix) /
+        //= (inflight_prev + lost_prefix) >= loss_thresh" for lost_prefix,
+        //= with "inflight_prev = rs->tx_in_flight - pcount", "lost_prev =
+        //= rs->lost - pcount" (pcount: one segment here) and a prefix of 0
+        //= when "previous losses crossed loss_thresh"; "inflight_hi =
+        //= inflight_prev + lost_prefix". In segments, not rounded (Linux
+        //= rounds its fixed point up to a packet).
+        let (inflight_prev, lost_prev) = (tx - 1.0, lost - 1.0);
+        let prefix =
+            ((V3_LOSS_THRESH * inflight_prev - lost_prev) / (1.0 - V3_LOSS_THRESH)).max(0.0);
+        self.v3_inflight_too_high(now, inflight_prev + prefix, l.is_app_limited);
     }
 
     /// The round's loss rate above BBRLossThresh or its CE fraction above
@@ -1680,6 +1729,14 @@ impl CongestionControl for Bbr {
         true
     }
 
+    fn reads_lost_segments(&self) -> bool {
+        self.v3.is_some()
+    }
+
+    fn on_lost_segment(&mut self, _w: &mut Window, now: SimTime, l: &LostSample) {
+        self.v3_on_lost_segment(now, l);
+    }
+
     //= ns-3.37 TcpBbr::CwndEvent: "event == CA_EVENT_TX_START &&
     //= m_appLimited" (set by any ProbeRTT before, never cleared):
     //= "m_idleRestart = true", a new ACK epoch, and in ProbeBW
@@ -1800,7 +1857,7 @@ impl CongestionControl for Bbr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::rate::RateSample;
+    use crate::tcp::rate::{LostSample, RateSample};
 
     fn sample(
         now_ms: u64,
@@ -2280,6 +2337,75 @@ mod tests {
         assert_eq!(v.phase, Phase::Down);
         assert_eq!(v.bw_lo, 900.0);
         assert!((b.pacing_rate - 0.9 * 900.0 * 0.99).abs() < 1e-6);
+    }
+
+    /// The per-lost-segment bound (BBRHandleLostPacket), hand-worked: max_bw
+    /// 1000/s, RTprop 100 ms (BBRInflight(1) = 103), in ProbeBW_UP. A
+    /// segment sent into a flight of 150 with 2 losses since its send
+    /// (2/150 below 2%) changes nothing. One sent into 150 with 4 losses
+    /// (itself included; 4 > 3) is too high: before it 149 in flight and 3
+    /// lost, and the loss rate reaches 2% after a prefix of (0.02 x 149 - 3)
+    /// / 0.98 < 0, so 0: inflight_hi = 149 and the phase goes DOWN. One
+    /// sent into 300 with 7 losses: prefix (5.98 - 6) / 0.98 < 0 too,
+    /// inflight_hi 299; into 510 with 11 losses (above 10.2), 10 before it
+    /// against 0.02 x 509 = 10.18: prefix 0.18 / 0.98, inflight_hi 509.18.
+    /// Outside a probe (bw_probe_samples clear) a loss leaves the bound.
+    #[test]
+    fn v3_lost_segment_bound() {
+        let cfg = BbrConfig {
+            version: 3,
+            ..BbrConfig::default()
+        };
+        let up = || {
+            let mut b = Bbr::new(cfg);
+            b.rng = 1;
+            b.filled_pipe = true;
+            b.set_rtprop(SimTime::from_millis(100));
+            b.rtprop_stamp = SimTime::from_millis(1000);
+            b.v3.as_mut().unwrap().max_bw = [0.0, 1000.0];
+            b.v3_start_up(SimTime::from_millis(1000), 200.0, 1000.0);
+            b
+        };
+        let mut w = Window {
+            cwnd: 200.0,
+            ssthresh: f64::INFINITY,
+        };
+        let now = SimTime::from_millis(1050);
+        let lost = |tx_in_flight, lost| LostSample {
+            tx_in_flight,
+            lost,
+            is_app_limited: false,
+        };
+        assert!(up().reads_lost_segments());
+        let mut b = up();
+        b.on_lost_segment(&mut w, now, &lost(150, 2));
+        let v = b.v3.as_ref().unwrap();
+        assert!(v.inflight_hi.is_infinite() && v.phase == Phase::Up && v.probe_samples);
+        b.on_lost_segment(&mut w, now, &lost(150, 4));
+        let v = b.v3.as_ref().unwrap();
+        assert_eq!(
+            (v.inflight_hi, v.phase, v.probe_samples),
+            (149.0, Phase::Down, false)
+        );
+        // Once per probe: a later loss leaves the bound.
+        b.on_lost_segment(&mut w, now, &lost(100, 50));
+        assert_eq!(b.v3.as_ref().unwrap().inflight_hi, 149.0);
+        let mut b = up();
+        b.on_lost_segment(&mut w, now, &lost(300, 7));
+        assert_eq!(b.v3.as_ref().unwrap().inflight_hi, 299.0);
+        let mut b = up();
+        b.on_lost_segment(&mut w, now, &lost(510, 11));
+        let hi = b.v3.as_ref().unwrap().inflight_hi;
+        assert!(
+            (hi - (509.0 + (0.02 * 509.0 - 10.0) / 0.98)).abs() < 1e-9,
+            "{hi}"
+        );
+        // A bound below BBRTargetInflight x BBRBeta (0.7 x 103) is raised to it.
+        let mut b = up();
+        b.on_lost_segment(&mut w, now, &lost(40, 2));
+        assert!((b.v3.as_ref().unwrap().inflight_hi - 0.7 * 103.0).abs() < 1e-9);
+        // v1 reads no lost segments.
+        assert!(!Bbr::new(BbrConfig::default()).reads_lost_segments());
     }
 
     /// ProbeBW_UP's exit (draft-ietf-ccwg-bbr-01 section 4.3.3.6

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::params::{PErr, Params};
-use crate::tcp::rate::RateSample;
+use crate::tcp::rate::{LostSample, RateSample};
 use crate::units::SimTime;
 use fluid_law::{FluidLaw, Growth};
 
@@ -244,6 +244,21 @@ pub trait CongestionControl {
     /// when [`Self::uses_rate_samples`]. Default: nothing.
     fn on_rate_sample(&mut self, w: &mut Window, s: &AckSample) {
         let _ = (w, s);
+    }
+
+    /// Whether the controller reads each segment the sender marks lost
+    /// ([`Self::on_lost_segment`]). Default: no.
+    fn reads_lost_segments(&self) -> bool {
+        false
+    }
+
+    /// The sender marked a segment lost at `now` (a loss event, Linux's
+    /// `skb_marked_lost` hook), before it acts on the ACK or timer that
+    /// found it: `l` is that segment's send state. Called only when
+    /// [`Self::reads_lost_segments`], by a sender whose scoreboard marks
+    /// segments one by one (RACK, RFC 8985). Default: nothing.
+    fn on_lost_segment(&mut self, w: &mut Window, now: SimTime, l: &LostSample) {
+        let _ = (w, now, l);
     }
 
     /// A segment is about to leave at `now` with nothing in flight (ns-3's
@@ -468,6 +483,14 @@ macro_rules! variants {
             #[inline]
             pub fn on_rate_sample(&mut self, w: &mut Window, s: &AckSample) {
                 match self { $(AnyCc::$arm(c) => c.on_rate_sample(w, s),)* }
+            }
+            /// See [`CongestionControl::reads_lost_segments`].
+            pub fn reads_lost_segments(&self) -> bool {
+                match self { $(AnyCc::$arm(c) => c.reads_lost_segments(),)* }
+            }
+            /// See [`CongestionControl::on_lost_segment`].
+            pub fn on_lost_segment(&mut self, w: &mut Window, now: SimTime, l: &LostSample) {
+                match self { $(AnyCc::$arm(c) => c.on_lost_segment(w, now, l),)* }
             }
             /// See [`CongestionControl::on_tx_start`].
             pub fn on_tx_start(&mut self, w: &mut Window, now: SimTime) {
