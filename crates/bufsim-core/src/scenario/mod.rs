@@ -40,7 +40,7 @@ mod traffic;
 pub use flows::{DEFAULT_ACCESS_BUFFER_PKTS, Defaulted, FlowGroup, MAX_FLOWS};
 pub use fluid::{Decrease, Fluid, FluidModel, SyncPolicy};
 pub use output::{Decide, Output, Stop};
-pub use topology::{BufferMode, Link, MAX_LINKS, MAX_PORTS, Pool, Reverse};
+pub use topology::{BufferMode, Link, MAX_LINKS, MAX_PORTS, Pool, Reverse, Topology};
 pub use traffic::{Background, BackgroundKind};
 
 use flows::*;
@@ -129,20 +129,18 @@ fn choose<T: Copy>(
 }
 
 /// A validated scenario with every unit resolved.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct Scenario {
     /// Label used in reports.
     pub name: String,
     /// Simulated duration.
-    #[serde(serialize_with = "units::ser_secs", rename = "duration_s")]
     pub duration: SimTime,
     /// Initial period excluded from statistics.
-    #[serde(serialize_with = "units::ser_secs", rename = "warmup_s")]
     pub warmup: SimTime,
     /// Seed of every random stream.
     pub seed: u64,
-    /// The bottleneck.
-    pub link: Link,
+    /// The network: one link (two-way or not), a pool of ports, or a chain.
+    pub topology: Topology,
     /// TCP flow groups.
     pub flows: Vec<FlowGroup>,
     /// Background traffic.
@@ -151,18 +149,50 @@ pub struct Scenario {
     pub output: Output,
     /// Fluid-engine settings.
     pub fluid: Fluid,
-    /// A buffer shared by several copies of `link` (absent: one link with
-    /// its own buffer).
+}
+
+/// The normalized scenario as Python reads it (`Scenario.normalized`): the
+/// topology written as the user did, `link` (a chain's first) with `pool`,
+/// `links` (a chain's, two or more) or `reverse` beside it when present.
+#[derive(Serialize)]
+struct Normalized<'a> {
+    name: &'a str,
+    #[serde(serialize_with = "units::ser_secs", rename = "duration_s")]
+    duration: SimTime,
+    #[serde(serialize_with = "units::ser_secs", rename = "warmup_s")]
+    warmup: SimTime,
+    seed: u64,
+    link: &'a Link,
+    flows: &'a [FlowGroup],
+    background: &'a [Background],
+    output: &'a Output,
+    fluid: &'a Fluid,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pool: Option<Pool>,
-    /// A chain of links in order (`links`, two or more; `link` is the
-    /// first). Empty, and absent, for one link: `links = [L]` is `link = L`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub links: Vec<Link>,
-    /// The bottleneck's return direction (absent: ACKs return over an
-    /// uncongested path).
+    pool: Option<&'a Pool>,
+    #[serde(skip_serializing_if = "<[Link]>::is_empty")]
+    links: &'a [Link],
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reverse: Option<Reverse>,
+    reverse: Option<&'a Reverse>,
+}
+
+impl Serialize for Scenario {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        Normalized {
+            name: &self.name,
+            duration: self.duration,
+            warmup: self.warmup,
+            seed: self.seed,
+            link: self.topology.first(),
+            flows: &self.flows,
+            background: &self.background,
+            output: &self.output,
+            fluid: &self.fluid,
+            pool: self.topology.pool(),
+            links: self.topology.chain().unwrap_or(&[]),
+            reverse: self.topology.reverse(),
+        }
+        .serialize(ser)
+    }
 }
 
 impl Scenario {
@@ -195,14 +225,10 @@ impl Scenario {
         self.flows.iter().map(|g| g.count as usize).sum()
     }
 
-    /// The queues of the packet engine: a chain's links, a pool's ports
-    /// (copies of `link`), or the one link.
-    pub fn queue_links(&self) -> Vec<&Link> {
-        match (&self.pool, self.links.is_empty()) {
-            (Some(p), _) => vec![&self.link; p.ports as usize],
-            (None, false) => self.links.iter().collect(),
-            (None, true) => vec![&self.link],
-        }
+    /// The first link (`link`: the one link, a pool's ports' link or a
+    /// chain's first; [`Topology::first`]).
+    pub fn link(&self) -> &Link {
+        self.topology.first()
     }
 }
 
@@ -387,16 +413,22 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         }
         None => None,
     };
-    let mut links = links.into_iter();
-    let link = links.next().expect("a link");
-    let links: Vec<Link> = if chain {
-        std::iter::once(link.clone()).chain(links).collect()
+    // The topology. What it cannot hold was refused above with the
+    // field's name: a pool with a chain, a reverse link with either.
+    let topology = if chain {
+        debug_assert!(pool.is_none() && reverse.is_none(), "refused above");
+        Topology::Chain { links }
     } else {
-        Vec::new()
+        let link = links.pop().expect("one link");
+        match (pool, reverse) {
+            (Some(pool), None) => Topology::Pool { link, pool },
+            (None, reverse) => Topology::Link { link, reverse },
+            (Some(_), Some(_)) => unreachable!("[pool] with [reverse] is refused above"),
+        }
     };
-    if let Some(p) = &pool {
+    if let Topology::Pool { link, pool } = &topology {
         check(
-            p.algorithm != Algorithm::Lqd || link.queue.is_fifo(),
+            pool.algorithm != Algorithm::Lqd || link.queue.is_fifo(),
             "pool.algorithm",
             || {
                 let fifo: Vec<&str> = describe_disciplines()
@@ -413,26 +445,18 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
             },
         )?;
     }
-    let ports = pool.as_ref().map_or(1, |p| p.ports);
+    let ports = topology.ports();
     for (i, (g, port)) in flows.iter_mut().zip(group_ports).enumerate() {
         g.port = resolve_port(port, &group_path(i, "port"), ports)?;
     }
-    let caps: Vec<f64> = if chain {
-        links.iter().map(|l| l.capacity_bps).collect()
-    } else {
-        vec![link.capacity_bps]
-    };
-    let background = resolve_background(raw.background, &caps, ports)?;
+    let background = resolve_background(raw.background, &topology.capacities(), ports)?;
     let output = resolve_output(raw.output.unwrap_or_default(), duration, flows.len())?;
-    check(
-        !(output.trace && (pool.is_some() || chain || reverse.is_some())),
-        "output.trace",
-        || {
-            "the packet trace records one queue: not available with a [pool], a chain (links) \
-             or a [reverse] link"
-                .into()
-        },
-    )?;
+    let one_queue = matches!(topology, Topology::Link { reverse: None, .. });
+    check(!output.trace || one_queue, "output.trace", || {
+        "the packet trace records one queue: not available with a [pool], a chain (links) \
+         or a [reverse] link"
+            .into()
+    })?;
     let fluid = resolve_fluid(raw.fluid.unwrap_or_default(), &all_rtts)?;
 
     Ok(Scenario {
@@ -440,14 +464,11 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         duration,
         warmup,
         seed,
-        link,
+        topology,
         flows,
         background,
         output,
         fluid,
-        pool,
-        links,
-        reverse,
     })
 }
 
@@ -485,7 +506,7 @@ mod tests {
         let mut v = base();
         v["link"]["buffer"] = "1BDP".into();
         let s = parse(&v).unwrap();
-        assert_eq!(s.link.buffer_pkts, 625); // 50e6 * 0.1 / 8000
+        assert_eq!(s.link().buffer_pkts, 625); // 50e6 * 0.1 / 8000
         assert_eq!(s.flows[0].rtts, vec![SimTime::from_millis(100); 2]);
     }
 
@@ -502,8 +523,8 @@ mod tests {
         for seed in 1..=3u64 {
             v["seed"] = seed.into();
             let s = parse(&v).unwrap();
-            assert_eq!(s.link.bdp_rtt, SimTime::from_millis(170));
-            assert_eq!(s.link.buffer_pkts, 1063);
+            assert_eq!(s.link().bdp_rtt, SimTime::from_millis(170));
+            assert_eq!(s.link().buffer_pkts, 1063);
             draws.push(s.flows[0].rtts.clone());
         }
         assert_ne!(draws[0], draws[1]);

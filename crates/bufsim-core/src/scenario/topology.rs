@@ -165,6 +165,120 @@ pub struct Reverse {
     pub ack_size_bytes: u32,
 }
 
+/// The network the flows cross: one link (two-way when it has a reverse
+/// direction), a pool of ports sharing one buffer, or a chain of links.
+/// Each shape carries what it needs and nothing else, so a pool with a
+/// reverse link or a chain with a pool cannot be built (`resolve` refuses
+/// them in the raw scenario, naming the field). A later switch fabric is
+/// another variant: switches grouping links, each flow a path of them.
+///
+/// The packet engine serves one queue per forward link, in order (its
+/// ports `0..`, [`Topology::queue_links`]), and a reverse link's after
+/// them ([`Topology::reverse_port`]). The normalized scenario writes it as
+/// the user did: `link`, and `pool`, `links` or `reverse` beside it.
+#[derive(Clone, Debug)]
+pub enum Topology {
+    /// One bottleneck link (`link`, or `links` of one), and its return
+    /// direction when traffic runs both ways (`[reverse]`; `None`: ACKs
+    /// return over an uncongested path).
+    Link {
+        /// The link.
+        link: Link,
+        /// Its return direction, two-way traffic.
+        reverse: Option<Reverse>,
+    },
+    /// A buffer shared by `pool.ports` egress ports, each a copy of `link`
+    /// (`[pool]`).
+    Pool {
+        /// Each port's link.
+        link: Link,
+        /// The shared buffer and its admission algorithm.
+        pool: Pool,
+    },
+    /// Two or more links crossed in order (`links`), each with its own
+    /// buffer and discipline.
+    Chain {
+        /// The links, in order.
+        links: Vec<Link>,
+    },
+}
+
+impl Topology {
+    /// The first link: the one link, a pool's ports' link, or a chain's
+    /// first (what the scenario's `link` names).
+    pub fn first(&self) -> &Link {
+        match self {
+            Topology::Link { link, .. } | Topology::Pool { link, .. } => link,
+            Topology::Chain { links } => &links[0],
+        }
+    }
+
+    /// The forward queues of the packet engine, in port order: the one
+    /// link, a pool's ports (copies of its link), or a chain's links.
+    pub fn queue_links(&self) -> Vec<&Link> {
+        match self {
+            Topology::Link { link, .. } => vec![link],
+            Topology::Pool { link, pool } => vec![link; pool.ports as usize],
+            Topology::Chain { links } => links.iter().collect(),
+        }
+    }
+
+    /// The links' capacities in order, bits/s: the one link's (a pool's
+    /// ports share one link's), or each of a chain's.
+    pub fn capacities(&self) -> Vec<f64> {
+        match self {
+            Topology::Link { link, .. } | Topology::Pool { link, .. } => vec![link.capacity_bps],
+            Topology::Chain { links } => links.iter().map(|l| l.capacity_bps).collect(),
+        }
+    }
+
+    /// The shared buffer, if the topology is a pool.
+    pub fn pool(&self) -> Option<&Pool> {
+        match self {
+            Topology::Pool { pool, .. } => Some(pool),
+            _ => None,
+        }
+    }
+
+    /// The return direction, if traffic runs both ways over one link.
+    pub fn reverse(&self) -> Option<&Reverse> {
+        match self {
+            Topology::Link { reverse, .. } => reverse.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// A chain's links in order (`None` for one link or a pool).
+    pub fn chain(&self) -> Option<&[Link]> {
+        match self {
+            Topology::Chain { links } => Some(links),
+            _ => None,
+        }
+    }
+
+    /// Ports a flow group or background source may name: a pool's ports,
+    /// else 1.
+    pub fn ports(&self) -> u32 {
+        self.pool().map_or(1, |p| p.ports)
+    }
+
+    /// How many forward queues the packet engine serves (the length of
+    /// [`Topology::queue_links`]).
+    pub fn forward_ports(&self) -> u32 {
+        match self {
+            Topology::Link { .. } => 1,
+            Topology::Pool { pool, .. } => pool.ports,
+            Topology::Chain { links } => links.len() as u32,
+        }
+    }
+
+    /// The packet engine's port of the reverse link: the one after the
+    /// forward queues (`None` without a reverse direction).
+    pub fn reverse_port(&self) -> Option<u32> {
+        self.reverse().map(|_| self.forward_ports())
+    }
+}
+
 /// Most links a chain may hold.
 pub const MAX_LINKS: u32 = 64;
 
