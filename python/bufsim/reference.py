@@ -1,6 +1,6 @@
 """The scenario reference, generated from the core's schema.
 
-The schema lives once, in the Rust core (``crates/bufsim-core/src/scenario.rs``).
+The schema lives once, in the Rust core (``crates/bufsim-core/src/scenario/``).
 :func:`fields` asks it which fields each table accepts (a scenario with an
 unknown field gets the list of the expected ones), :func:`bad_value_error`
 what a wrong value gets (its type, unit or allowed names), and the

@@ -1,7 +1,7 @@
 """Scenarios: load a TOML file, a JSON file or a dict, validated by the core.
 
 The schema and its validation live once, in the Rust core
-(``crates/bufsim-core/src/scenario.rs``); this module reads files, hands the
+(``crates/bufsim-core/src/scenario/``); this module reads files, hands the
 raw mapping to the core and keeps both the raw form (what the user wrote,
 with unit strings) and the normalized form (every unit resolved to SI:
 seconds, bits/s, bytes, packets).

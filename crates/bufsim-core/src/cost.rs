@@ -54,8 +54,8 @@ pub struct Cost {
 /// Estimate the cost of running `s` on `engine` (`"packet"` or `"fluid"`).
 pub fn estimate(s: &Scenario, engine: &str) -> Cost {
     let duration = s.duration.as_secs_f64();
-    let cap = s.link.capacity_bps;
-    let pkt_bits = 8.0 * s.link.packet_size_bytes as f64;
+    let cap = s.link().capacity_bps;
+    let pkt_bits = 8.0 * s.link().packet_size_bytes as f64;
 
     // Packets through the bottleneck: at most its capacity, plus background
     // arrivals beyond it (they are dropped, but each is an event).

@@ -36,7 +36,7 @@ proptest! {
         fluid::check(&s).expect("has a fluid form");
         let out = fluid::run(&s, &mut |_| true);
         let m = |k: &str| out.metric(k).unwrap();
-        let cap = s.link.capacity_bps;
+        let cap = s.link().capacity_bps;
         prop_assert!(m("utilization") <= 1.0 + 1e-9, "utilization {}", m("utilization"));
         prop_assert!(m("goodput_bps") <= cap * (1.0 + 1e-9), "goodput {} on {}", m("goodput_bps"), cap);
         prop_assert!((0.0..=1.0).contains(&m("drop_rate")));

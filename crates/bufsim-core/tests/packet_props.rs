@@ -72,13 +72,13 @@ proptest! {
         // The queue never holds more than the buffer (in byte mode: no more
         // packets than the smallest data packets, 600 B, can fill, and a
         // 60 B SYN per flow at most).
-        let bound = if bytes_mode { (s.link.buffer_bytes / 600 + flows as u64) as f64 } else { s.link.buffer_pkts as f64 };
+        let bound = if bytes_mode { (s.link().buffer_bytes / 600 + flows as u64) as f64 } else { s.link().buffer_pkts as f64 };
         prop_assert!(m("max_queue_pkts") <= bound);
         let u = m("utilization");
         prop_assert!((0.0..=1.0 + 1e-12).contains(&u), "utilization {}", u);
         // Goodput counts what crossed the bottleneck in the window: never
         // above the capacity, even in a short window after a long warm-up.
-        prop_assert!(m("goodput_bps") <= s.link.capacity_bps * (1.0 + 1e-9), "goodput {}", m("goodput_bps"));
+        prop_assert!(m("goodput_bps") <= s.link().capacity_bps * (1.0 + 1e-9), "goodput {}", m("goodput_bps"));
         for &x in out.timeseries.get("utilization").unwrap() {
             prop_assert!((0.0..=1.0 + 1e-12).contains(&x));
         }

@@ -24,14 +24,14 @@ fn scenario(params: serde_json::Value) -> Scenario {
 }
 
 fn red(s: &Scenario) -> (Red, RedConfig) {
-    let QdiscConfig::Red(cfg) = s.link.queue else {
+    let QdiscConfig::Red(cfg) = s.link().queue else {
         panic!("red")
     };
     (
         Red::with_config(
             cfg,
             Limit::Packets(1000),
-            s.link.info(),
+            s.link().info(),
             stream(7, Stream::Queue(0)),
         ),
         cfg,
@@ -211,7 +211,7 @@ fn with_w_q_one_it_marks_on_the_instantaneous_queue() {
     assert_eq!(marked(&mut q, 19, 1000), 0.0);
     // max_th = min_th (a step at K) is accepted too.
     let step = scenario(json!({"min_th": 30, "max_th": 30, "w_q": 1}));
-    let QdiscConfig::Red(c) = step.link.queue else {
+    let QdiscConfig::Red(c) = step.link().queue else {
         panic!("red")
     };
     assert_eq!((c.min_th, c.max_th), (30.0, 30.0));
@@ -295,13 +295,13 @@ fn ns3_red_spares_a_disc_of_one_packet_and_the_first_arrival_above_min_th() {
     for seed in 0..20 {
         let s =
             scenario(json!({"min_th": 20, "max_th": 40, "max_p": 1.0, "w_q": 1, "variant": "ns3"}));
-        let QdiscConfig::Red(cfg) = s.link.queue else {
+        let QdiscConfig::Red(cfg) = s.link().queue else {
             panic!("red")
         };
         let mut q = Red::with_config(
             cfg,
             Limit::Packets(1000),
-            s.link.info(),
+            s.link().info(),
             stream(seed, Stream::Queue(0)),
         );
         let mut drops: Drops = Vec::new();

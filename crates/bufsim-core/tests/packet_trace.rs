@@ -195,7 +195,7 @@ fn drop_rows_match_the_summary_by_reason() {
             .as_secs_f64();
         // The run names its own reasons: overflow and the discipline's.
         let s = common::from_json(v).unwrap();
-        let reasons = s.link.queue.drop_reasons();
+        let reasons = s.link().queue.drop_reasons();
         assert_eq!(o.trace_events, event_names(&reasons));
         for (i, r) in reasons.iter().enumerate() {
             let code = DROP_BASE + i as u8;

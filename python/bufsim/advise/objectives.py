@@ -149,7 +149,7 @@ def stop_rule(objs: Sequence[Objective], confidence: float) -> dict[str, Any] | 
     """The ``output.stop`` rule for packet runs judged on ``objs``: a run
     ends at the first batch boundary where each objective's verdict is
     known at ``confidence`` (the core's sequential batch-means test, see
-    ``Stop`` in ``crates/bufsim-core/src/scenario.rs``), else at its
+    ``Stop`` in ``crates/bufsim-core/src/scenario/output.rs``), else at its
     duration. None when some objective's metric is not measured batch by
     batch (``bufsim._core.STOP_METRICS``; Jain's index and completion times
     are not): those runs measure their whole window."""

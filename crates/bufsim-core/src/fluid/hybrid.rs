@@ -53,9 +53,9 @@ fn aimd_of(cc: &CcConfig) -> AimdConfig {
 
 /// Run the hybrid model on a checked scenario.
 pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
-    let pkt = s.link.packet_size_bytes as f64;
-    let mu = s.link.capacity_bps / (8.0 * pkt);
-    let buf = s.link.buffer_pkts as f64;
+    let pkt = s.link().packet_size_bytes as f64;
+    let mu = s.link().capacity_bps / (8.0 * pkt);
+    let buf = s.link().buffer_pkts as f64;
     let bg: f64 = s.background.iter().map(|b| b.rate_bps / (8.0 * pkt)).sum();
 
     let mut rtts = Vec::new();

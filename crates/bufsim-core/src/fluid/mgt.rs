@@ -498,9 +498,9 @@ struct StepFlow {
 impl<'s> Mgt<'s> {
     /// The state at time 0 (no flow started, queue empty).
     fn new(s: &'s Scenario) -> Mgt<'s> {
-        let pkt = s.link.packet_size_bytes as f64;
-        let cap = s.link.capacity_bps / (8.0 * pkt);
-        let buf = s.link.buffer_pkts as f64;
+        let pkt = s.link().packet_size_bytes as f64;
+        let cap = s.link().capacity_bps / (8.0 * pkt);
+        let buf = s.link().buffer_pkts as f64;
         let bg: f64 = s.background.iter().map(|b| b.rate_bps / (8.0 * pkt)).sum();
 
         let mut prop = Vec::new();

@@ -22,7 +22,7 @@ use crate::engine::Progress;
 use crate::output::RunOutput;
 use crate::queue::red::{RedMode, RedVariant};
 use crate::queue::{QdiscConfig, fluid_qdiscs};
-use crate::scenario::{Decrease, FluidModel, Scenario, ScenarioError, err};
+use crate::scenario::{Decrease, FluidModel, Scenario, ScenarioError, Topology, err};
 use crate::tcp::cc::CcConfig;
 
 /// The default integration step (the shortest RTT / 20, at least 1 us) must
@@ -51,28 +51,36 @@ fn check_default_step(s: &Scenario) -> Result<(), ScenarioError> {
 /// Refuse what the fluid engine cannot model, naming the field, the value and
 /// what is allowed.
 pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
-    if s.pool.is_some() {
-        return Err(err(
-            "pool",
-            "the fluid engine models one link with its own buffer, not ports sharing a pool: use engine=\"packet\"",
-        ));
-    }
-    if !s.links.is_empty() {
-        return Err(err(
-            "links",
-            "the fluid engine models one bottleneck, not a chain of them: use engine=\"packet\"",
-        ));
-    }
-    if s.reverse.is_some() {
-        return Err(err(
-            "reverse",
-            "the fluid engine's ACKs return over an uncongested path (its windows change at the \
-             data's rate, Misra, Gong & Towsley 2000): it does not queue ACKs behind reverse \
-             traffic; use engine=\"packet\"",
-        ));
-    }
-    let q = s.link.queue.name();
-    if !s.link.queue.has_fluid() {
+    let link = match &s.topology {
+        Topology::Link {
+            link,
+            reverse: None,
+        } => link,
+        Topology::Pool { .. } => {
+            return Err(err(
+                "pool",
+                "the fluid engine models one link with its own buffer, not ports sharing a pool: use engine=\"packet\"",
+            ));
+        }
+        Topology::Chain { .. } => {
+            return Err(err(
+                "links",
+                "the fluid engine models one bottleneck, not a chain of them: use engine=\"packet\"",
+            ));
+        }
+        Topology::Link {
+            reverse: Some(_), ..
+        } => {
+            return Err(err(
+                "reverse",
+                "the fluid engine's ACKs return over an uncongested path (its windows change at the \
+                 data's rate, Misra, Gong & Towsley 2000): it does not queue ACKs behind reverse \
+                 traffic; use engine=\"packet\"",
+            ));
+        }
+    };
+    let q = link.queue.name();
+    if !link.queue.has_fluid() {
         return Err(err(
             "link.qdisc",
             format!(
@@ -81,7 +89,7 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
             ),
         ));
     }
-    if let QdiscConfig::Red(c) = &s.link.queue {
+    if let QdiscConfig::Red(c) = &link.queue {
         //= The fluid RED (fluid/red.rs, MGT) has a fixed max_p, drops (never
         //= marks) and counts packets: refuse what it would silently ignore.
         let refused = [

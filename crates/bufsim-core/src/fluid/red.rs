@@ -25,7 +25,7 @@ impl Red {
     /// RED for `s` (a no-op unless `link.qdisc` is `red`); `cap` in packets/s,
     /// `h` the step in seconds.
     pub fn from_scenario(s: &Scenario, cap: f64, h: f64, rng: Rng) -> Red {
-        let (enabled, cfg) = match s.link.queue {
+        let (enabled, cfg) = match s.link().queue {
             QdiscConfig::Red(c) => (true, c),
             _ => (false, RedConfig::default()),
         };

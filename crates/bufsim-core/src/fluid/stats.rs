@@ -55,8 +55,8 @@ impl Recorder {
         Recorder {
             warmup: s.warmup,
             cap,
-            pkt_bytes: s.link.packet_size_bytes as f64,
-            buffer: s.link.buffer_pkts as f64,
+            pkt_bytes: s.link().packet_size_bytes as f64,
+            buffer: s.link().buffer_pkts as f64,
             time: 0.0,
             served: 0.0,
             arrived: 0.0,

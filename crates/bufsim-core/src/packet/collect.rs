@@ -373,12 +373,17 @@ impl Collector {
         let n = groups.len();
         let mut c = Collector {
             warmup: s.warmup,
-            sync_window: s.link.bdp_rtt.max(SimTime(1)),
+            sync_window: s.link().bdp_rtt.max(SimTime(1)),
             // A pool's ports or a chain's links together: the utilization
             // is theirs weighted by capacity (`Ports::busy_until`).
-            capacity_bps: s.queue_links().iter().map(|l| l.capacity_bps).sum(),
+            capacity_bps: s
+                .topology
+                .queue_links()
+                .iter()
+                .map(|l| l.capacity_bps)
+                .sum(),
             in_window: s.warmup == SimTime::ZERO,
-            drop_reasons: s.link.queue.drop_reasons(),
+            drop_reasons: s.link().queue.drop_reasons(),
             busy_at_warmup: SimTime::ZERO,
             area_at_warmup: 0.0,
             delays: DelayHistogram::default(),

@@ -1,14 +1,30 @@
-//! The packet-level discrete-event simulator on a dumbbell.
+//! The packet-level discrete-event simulator, over each shape of
+//! [`Topology`](crate::scenario::Topology):
+//! - **one link**, the dumbbell: every flow and background source crosses
+//!   one bottleneck queue and link;
+//! - **two-way**, one link with its reverse direction (`[reverse]`): ACKs
+//!   queue behind the reverse groups' data, theirs behind the forward data
+//!   (below);
+//! - **a pool of ports** (`[pool]`): copies of one link whose queues share
+//!   one buffer under an admission algorithm, each group and background
+//!   source at one port;
+//! - **a chain** (`links`): links crossed in order, each group over
+//!   consecutive links of it, each background source on one.
+//!
+//! Each is served by one queue per link (`ports`: the forward links in
+//! order, a reverse direction after them).
 //!
 //! Each TCP flow's data path is: sender -> access link (optional rate limit,
-//! then propagation) -> the shared bottleneck queue -> the bottleneck link
-//! (serialization at capacity C, propagation `link.delay`) -> optional
-//! Bernoulli loss -> receiver. ACKs return over an uncongested path. The
-//! one-way access delay is `(rtt - 2 * link.delay) / 2` each way, so the
-//! round-trip propagation delay equals the flow's configured RTT. Poisson
-//! background packets join the bottleneck queue directly and leave into a
-//! sink after their serialization. With two-way traffic (`reverse`) the
-//! ACKs cross a reverse link with its own queue (below).
+//! then propagation) -> the queue of the first link it crosses -> that link
+//! (serialization at capacity C, propagation `delay`; on a chain, the next
+//! link's queue and link in turn) -> optional Bernoulli loss -> receiver.
+//! ACKs return over an uncongested path. The one-way access delay is
+//! `(rtt - 2 * path delay) / 2` each way, so the round-trip propagation
+//! delay equals the flow's configured RTT. Poisson background packets join
+//! their link's queue directly and leave into a sink after their
+//! serialization. With two-way traffic (`reverse`) the ACKs cross a
+//! reverse link with its own queue (below). "The bottleneck" below is the
+//! link a packet is queued for.
 //!
 //! Pending events stay O(flows), not O(packets in flight)
 //! (`ARCHITECTURE.md` at the repository root gives the design): every FIFO
@@ -131,7 +147,7 @@ use crate::tcp::stack::ControlEct;
 use crate::traffic::{GroupTraffic, Kind};
 use crate::units::{BitsPerSec, SimTime};
 use collect::Collector;
-use ports::{Ports, REVERSE_PORT};
+use ports::Ports;
 use trace::Trace;
 
 /// Call the progress hook every this many events.
@@ -367,8 +383,8 @@ impl Flow {
             // link's delay, then back over the whole path and the access;
             // with two-way traffic its ACKs queue, and it is the link's
             // delay alone (the module doc).
-            return_delay: match s.reverse {
-                Some(_) => s.link.delay,
+            return_delay: match s.topology.reverse() {
+                Some(_) => s.link().delay,
                 None => rtt - access - grp.delay_before_last + lag,
             },
             lag,
@@ -387,11 +403,11 @@ impl Flow {
             jitter_rng: stream(s.seed, Stream::Jitter(loss_stream)),
             group: g,
             port: match grp.reverse {
-                true => REVERSE_PORT as u16,
+                true => reverse_port(s),
                 false => grp.links.first().map_or(grp.port, |&l| l) as u16,
             },
             exit: match grp.reverse {
-                true => REVERSE_PORT as u16,
+                true => reverse_port(s),
                 false => grp.links.last().map_or(grp.port, |&l| l) as u16,
             },
             rtt,
@@ -498,6 +514,13 @@ fn place<T>(items: &mut Vec<T>, free: &mut Vec<u32>, item: T) -> u32 {
             (items.len() - 1) as u32
         }
     }
+}
+
+/// The port of a reverse group's data, which crosses the reverse link
+/// (`reverse`; resolved only with one).
+fn reverse_port(s: &Scenario) -> u16 {
+    let k = s.topology.reverse_port();
+    k.expect("validated: reverse groups run over a reverse link") as u16
 }
 
 /// The one-way access delay of a flow of round trip `rtt` whose path
@@ -617,8 +640,9 @@ struct Sim<'s> {
     trace: Option<Box<Trace>>,
     /// Senders lag (the module doc); false only in the tests below.
     lagging: bool,
-    /// Two-way traffic (`reverse`): its port ([`REVERSE_PORT`]; `u32::MAX`
-    /// without) and its ACKs.
+    /// Two-way traffic (`reverse`): its port
+    /// ([`Topology::reverse_port`](crate::scenario::Topology::reverse_port);
+    /// `u32::MAX` without) and its ACKs.
     rev: u32,
     two_way: Option<Box<TwoWay>>,
 }
@@ -727,8 +751,8 @@ impl<'s> Sim<'s> {
             next_id: persistent as u64,
             trace: s.output.trace.then(|| Box::new(Trace::new())),
             lagging,
-            rev: s.reverse.as_ref().map_or(u32::MAX, |_| REVERSE_PORT),
-            two_way: s.reverse.as_ref().map(|r| {
+            rev: s.topology.reverse_port().unwrap_or(u32::MAX),
+            two_way: s.topology.reverse().map(|r| {
                 Box::new(TwoWay {
                     ack_size: r.ack_size_bytes,
                     store: Vec::new(),
@@ -1473,7 +1497,7 @@ impl<'s> Sim<'s> {
         // An ACK closer to the last than the flow's segments leave the
         // forward link is compressed.
         let measured = !s.flows[flow.group as usize].reverse && now >= s.warmup;
-        let spacing = BitsPerSec(s.link.capacity_bps).tx_time(flow.mss);
+        let spacing = BitsPerSec(s.link().capacity_bps).tx_time(flow.mss);
         let mut syn_ack = false;
         while let Some(ack) = tw.lines[f as usize].pop_ready(now) {
             if ack.ack == SYN_SEQ {

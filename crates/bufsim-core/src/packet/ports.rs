@@ -1,9 +1,11 @@
-//! The engine's queues, each feeding a link: the dumbbell's one link, the
-//! ports of a shared-buffer pool ([`crate::scenario::Pool`], each a copy of
-//! the scenario's link), or the links of a chain (`links`), each with its
-//! own queue, discipline, capacity and packet in service. On a chain a
-//! packet that goes on to the next link waits out the link's propagation
-//! delay in the link's forward line ([`Port::fwd`]).
+//! The engine's queues, one per [`Topology`] link, each feeding it: the
+//! one link's (port 0), a shared-buffer pool's ports (each a copy of the
+//! pool's link, admission by [`Pool::admits`]), or a chain's links in
+//! order, each with its own queue, discipline, capacity and packet in
+//! service; a two-way link's reverse direction is one more port after the
+//! forward ones ([`Topology::reverse_port`]). On a chain a packet that goes
+//! on to the next link waits out the link's propagation delay in the
+//! link's forward line ([`Port::fwd`]).
 //!
 //! [`Ports`] is what the collector measures: the queues taken together
 //! (occupancy, its time integral, counters; with one link, its queue as it
@@ -16,13 +18,9 @@ use crate::net::Packet;
 use crate::net::pipe::Pipe;
 use crate::queue::shared::{self, Algorithm, abm::Congestion};
 use crate::queue::{DropReason, Occupancy, Queue, QueueCounters, Setup};
-use crate::scenario::{Link, Pool, Scenario};
+use crate::scenario::{Link, Pool, Scenario, Topology};
 use crate::stats::histogram::DelayHistogram;
 use crate::units::{BitsPerSec, SimTime};
-
-/// The reverse link's port (`reverse`): the one after the link, as
-/// two-way traffic runs over one link.
-pub(crate) const REVERSE_PORT: u32 = 1;
 
 /// One queue and the link it feeds.
 pub(crate) struct Port {
@@ -104,10 +102,11 @@ pub(crate) struct Ports {
 }
 
 impl Ports {
-    /// The scenario's queues, empty ([`Scenario::queue_links`]), and the
-    /// reverse link's (`reverse`) after them.
+    /// The topology's forward queues ([`Topology::queue_links`]), and a
+    /// two-way link's reverse direction after them
+    /// ([`Topology::reverse_port`]).
     pub fn new(s: &Scenario) -> Ports {
-        let links = s.queue_links();
+        let links = s.topology.queue_links();
         let several = links.len() > 1;
         let port = |k: usize, link: &Link, delays: bool| {
             let capacity = BitsPerSec(link.capacity_bps);
@@ -137,22 +136,22 @@ impl Ports {
             .map(|k| port(k, links[k], several))
             .collect();
         let forward_rest = rest.len();
-        if let Some(r) = &s.reverse {
-            debug_assert_eq!(links.len() as u32, REVERSE_PORT, "validated: one link");
+        if let Some(r) = s.topology.reverse() {
             rest.push(port(links.len(), &r.link, true));
         }
+        let pool = s.topology.pool().copied();
         Ports {
             first: port(0, links[0], several),
             rest,
             forward_rest,
-            pool: s.pool,
-            abm: s.pool.filter(|p| p.algorithm == Algorithm::Abm).map(|p| {
+            pool,
+            abm: pool.filter(|p| p.algorithm == Algorithm::Abm).map(|p| {
                 Congestion::new(p.interval.unwrap_or(shared::abm::DEFAULT_INTERVAL), p.sat)
             }),
-            kind: match (&s.pool, s.links.is_empty()) {
-                (Some(_), _) => Some("port"),
-                (None, false) => Some("link"),
-                (None, true) => None,
+            kind: match s.topology {
+                Topology::Link { .. } => None,
+                Topology::Pool { .. } => Some("port"),
+                Topology::Chain { .. } => Some("link"),
             },
             max_pkts: 0,
         }

@@ -1,0 +1,850 @@
+//! TCP flow groups (`[[flows]]`): the resolved [`FlowGroup`] and its
+//! resolvers (RTTs, access link, stack profile and loss-recovery rules,
+//! start times).
+
+use super::*;
+
+/// A group of TCP flows with the same settings (per-flow RTTs and starts resolved).
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowGroup {
+    /// Number of flows.
+    pub count: u32,
+    /// Congestion-control variant and its parameters, defaults filled in
+    /// (normalized as `tcp`, the variant's canonical name, and `cc`).
+    #[serde(flatten, serialize_with = "crate::tcp::cc::ser_tcp_and_cc")]
+    pub cc: CcConfig,
+    /// Round-trip propagation delay of each flow.
+    #[serde(serialize_with = "units::ser_secs_vec", rename = "rtts_s")]
+    pub rtts: Vec<SimTime>,
+    /// The mean of the law `rtts` are drawn from (`uniform`: (a + b) / 2; a
+    /// tree: its nodes' mean), None where they are not drawn. The link's BDP
+    /// uses it, so that a BDP-relative buffer is one value per scenario
+    /// whatever the seed.
+    #[serde(skip)]
+    pub rtt_law_mean: Option<SimTime>,
+    /// Full data packet size on the wire, bytes (headers are not modeled separately).
+    pub mss_bytes: u32,
+    /// Access link rate of each flow, bits/s (None: not limited).
+    pub access_rate_bps: Option<f64>,
+    /// Drop-tail buffer of each flow's access link, packets waiting (with
+    /// an access rate only; default 1000, Linux's `txqueuelen`).
+    pub access_buffer_pkts: u32,
+    /// Each packet leaves the sender after a random delay uniform in
+    /// [0, jitter] (order kept), breaking the phase effects of identical
+    /// deterministic flows (ns-2's `overhead_`); 0 by default.
+    #[serde(serialize_with = "units::ser_secs", rename = "jitter_s")]
+    pub jitter: SimTime,
+    /// Receiver window cap, packets (None: unlimited).
+    pub rwnd_pkts: Option<u32>,
+    /// Initial congestion window, packets.
+    pub initial_window_pkts: u32,
+    /// Minimum retransmission timeout.
+    #[serde(serialize_with = "units::ser_secs", rename = "min_rto_s")]
+    pub min_rto: SimTime,
+    /// Start time of each flow.
+    #[serde(serialize_with = "units::ser_secs_vec", rename = "starts_s")]
+    pub starts: Vec<SimTime>,
+    /// The stack profile whose defaults filled the fields left unset
+    /// (`tcp::stack`).
+    pub stack: Stack,
+    /// Selective acknowledgments (RFC 2018 / RFC 6675 recovery).
+    pub sack: bool,
+    /// Delayed ACKs (RFC 1122 / RFC 5681 section 4.2: ACK every second
+    /// segment, an owed ACK sent at the latest after `delack_timeout`).
+    pub delayed_ack: bool,
+    /// The delayed-ACK timer (the profile's: 200 ms `rfc` and `ns3`, 40 ms `linux`).
+    #[serde(serialize_with = "units::ser_secs", rename = "delack_timeout_s")]
+    pub delack_timeout: SimTime,
+    /// In-order segments acknowledged at once when a flow starts, before
+    /// delayed ACKs begin (the profile's: 16 `linux`, 1 `ns3`, 0 `rfc`).
+    pub quick_acks: u32,
+    /// With delayed ACKs, a transfer's last segment is acknowledged at once
+    /// (the profile's: on in `linux`, off in `rfc` and `ns3`).
+    pub push_ack: bool,
+    /// Proportional Rate Reduction (RFC 9937) in SACK fast recovery.
+    pub prr: bool,
+    /// Loss detection: `false` RFC 6675's DupThresh (`recovery =
+    /// "rfc6675"`), `true` RACK-TLP (RFC 8985, `recovery = "rack"`).
+    pub rack: bool,
+    /// HyStart++ (RFC 9406): leave slow start when the RTT rises.
+    pub hystart: bool,
+    /// `hystart` and `delayed_ack` came from the default profile: the group
+    /// names neither the field nor a stack. The fluid engine, which models
+    /// neither, leaves such a value out where it refuses one named
+    /// (`fluid::check`). Not part of the normalized scenario.
+    #[serde(skip)]
+    pub defaulted: Defaulted,
+    /// How slow start counts an ACK: one segment (RFC 5681 eq. (2)), every
+    /// acknowledged segment capped at ssthresh (Linux), or uncapped
+    /// (ns-3.37's CUBIC).
+    pub abc: SlowStart,
+    /// Limited Transmit (RFC 3042): a new segment on each of the first two
+    /// duplicate ACKs.
+    pub limited_transmit: bool,
+    /// How PRR bounds its sends: RFC 9937 or ns-3.37's TcpPrrRecovery.
+    pub prr_variant: PrrVariant,
+    /// In SACK recovery, RFC 6582's partial-ACK rules (ns-3's
+    /// TcpSocketBase): each partial ACK retransmits the segment at its
+    /// cumulative ACK, and only the first resets the retransmission timer.
+    pub partial_ack_retransmit: bool,
+    /// An ACK that advances snd.una and SACKs new data grows cwnd (RFC
+    /// 5681, Linux) or not (ns-3's CA_DISORDER).
+    pub dupack_growth: bool,
+    /// ssthresh after a timeout inside a loss episode.
+    pub rto_ssthresh: RtoSsthresh,
+    /// When a backed-off RTO comes back down: at a new RTT sample (RFC
+    /// 6298, Linux) or at any ACK of new data (ns-3).
+    pub rto_collapse: RtoCollapse,
+    /// When the retransmission timer runs and whether a timeout waits for
+    /// pacing: off with nothing outstanding, paced (RFC 6298, Linux), or
+    /// on while data waits to be sent, a timeout sending at once (ns-3).
+    pub rto_timer: RtoTimer,
+    /// What starts a fast recovery before DupThresh duplicate ACKs: the
+    /// first unacknowledged segment lost (RFC 6675) or the second
+    /// (ns-3.37).
+    pub recovery_entry: RecoveryEntry,
+    /// Whether a SACKed retransmission leaves the pipe (RFC 6675, Linux)
+    /// or stays in it until acknowledged (ns-3).
+    pub sack_pipe: SackPipe,
+    /// What the ACK that ends a loss episode adds to the window: nothing
+    /// past ssthresh (RFC 6675) or the controller's increase for every
+    /// segment it acknowledges (ns-3).
+    pub recovery_exit: RecoveryExit,
+    /// Which segments the sender times for RTT samples and what RTT its
+    /// controller reads: one a round trip (RFC 6298) or every ACK's, the
+    /// controller reading the smoothed RTT (ns-3).
+    pub rtt_sampling: RttSampling,
+    /// The window a variant's cut reads at a fast retransmit or an ECE:
+    /// FlightSize (RFC 5681) or the pipe (ns-3).
+    pub cut_from: CutFrom,
+    /// How the window comes down after an ECE: at once (RFC 3168) or by
+    /// PRR over a round trip (Linux, ns-3).
+    pub ecn_reduction: EcnReduction,
+    /// How a DCTCP receiver acknowledges the segment that changes its CE
+    /// state: at once (RFC 8257, Linux) or by the delayed-ACK rules (ns-3).
+    pub ce_ack: CeAck,
+    /// Whether the packets without data (SYN, SYN-ACK, pure ACKs) carry
+    /// ECT: never (RFC 3168) or when the congestion control needs ECN,
+    /// DCTCP (Linux, ns-3).
+    pub control_ect: ControlEct,
+    /// Bernoulli loss probability of data packets on this group's path (after the bottleneck).
+    pub loss: f64,
+    /// ECN-capable (RFC 3168): an AQM with `ecn` marks these flows' packets
+    /// instead of dropping them early, and the sender answers ECE.
+    pub ecn: bool,
+    /// How transfers come and go: `persistent` (`count` flows, no `size`),
+    /// `finite` (`count` flows with a `size`), `open` (`arrival`), `closed`
+    /// (`users`). Open and closed groups have `count = 0` and empty
+    /// `rtts`/`starts`: their transfers are created during the run.
+    pub kind: Kind,
+    /// Transfer sizes (finite, open, closed), packets of `mss_bytes`.
+    pub size: Option<SizeDist>,
+    /// Mean transfer size, packets (rounded draws; see `traffic::size`).
+    pub mean_size_pkts: Option<f64>,
+    /// Open loop: transfers arriving per second (with a burst, the
+    /// arrivals' rate times the burst).
+    pub arrival_rate_per_s: Option<f64>,
+    /// Open loop: transfers starting together at each arrival (an incast
+    /// when above 1; absent from the normalized scenario when 1).
+    #[serde(skip_serializing_if = "is_one")]
+    pub arrival_burst: u32,
+    /// Open loop: the period of periodic arrivals (`every`); absent for
+    /// Poisson arrivals.
+    #[serde(
+        serialize_with = "units::ser_opt_secs",
+        rename = "arrival_every_s",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub arrival_every: Option<SimTime>,
+    /// Open loop: offered load `rate * mean size * mss * 8 / capacity`.
+    pub offered_load: Option<f64>,
+    /// Closed loop: number of users.
+    pub users: Option<u32>,
+    /// Closed loop: think time between a completion and the user's next transfer.
+    pub think: Option<ThinkDist>,
+    /// A SYN/SYN-ACK exchange before the first data packet (the profile's:
+    /// on in `linux` and `ns3`, off in `rfc`). On the packet engine the SYN
+    /// is a packet that queues and can be dropped, resent on the profile's
+    /// SYN timer; its round trip is the sender's first RTT sample. The
+    /// handshake's ACK, a 40-byte packet, leads the first data.
+    pub connection_setup: bool,
+    /// Open loop: cap on simultaneously active transfers (arrivals beyond it are refused).
+    pub max_active: Option<u32>,
+    /// Open and closed loop: how each transfer's RTT is drawn.
+    pub rtt_draw: Option<RttDraw>,
+    /// Open and closed loop: when arrivals (or users) begin.
+    #[serde(serialize_with = "units::ser_secs", rename = "begin_s")]
+    pub begin: SimTime,
+    /// Harmonic mean of the group's RTTs, seconds (paper 002's effective RTT).
+    pub rtt_harmonic_mean_s: f64,
+    /// The port of the `pool` its data leaves by (0 without a pool; absent
+    /// from the normalized scenario when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub port: u32,
+    /// The links of a chain (`links`) it crosses, consecutive indices, in
+    /// order (empty without a chain, and then absent).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<u32>,
+    /// One-way propagation over the links it crosses (`link.delay`
+    /// without a chain).
+    #[serde(skip)]
+    pub path_delay: SimTime,
+    /// One-way propagation over the links it crosses before its last.
+    #[serde(skip)]
+    pub delay_before_last: SimTime,
+    /// A group of `reverse.flows`: its data crosses the reverse link and
+    /// its ACKs the forward one (absent from the normalized scenario when
+    /// false). Reverse groups follow the forward ones in `flows`.
+    #[serde(skip_serializing_if = "is_false")]
+    pub reverse: bool,
+}
+
+/// Default access-link buffer, packets (Linux's default `txqueuelen`).
+pub const DEFAULT_ACCESS_BUFFER_PKTS: u64 = 1000;
+
+/// Upper bound on the total number of flows (keeps memory and run time sane).
+pub const MAX_FLOWS: u64 = 1_000_000;
+
+/// The path of field `field` of flow group `i` (for errors).
+pub(super) fn group_path(i: usize, field: &str) -> String {
+    format!("flows[{i}].{field}")
+}
+
+/// What of the link and the run a flow group's fields are checked against.
+pub(super) struct GroupContext {
+    /// Bottleneck capacity (the least of the links it crosses), bits/s.
+    pub(super) cap: f64,
+    /// One-way delay of the links it crosses.
+    pub(super) delay: SimTime,
+    /// What `delay` is, for errors (`link.delay`).
+    pub(super) delay_what: String,
+    /// The run's duration.
+    pub(super) duration: SimTime,
+}
+
+/// Resolve flow group `i`: its kind and size, variant, RTTs, access link,
+/// stack, starts and traffic, drawing random RTTs and starts from `rng` (in
+/// that order) and adding its flows to `total`.
+pub(super) fn resolve_group(
+    i: usize,
+    f: RawFlows,
+    at: &GroupContext,
+    rng: &mut Rng,
+    total: &mut u64,
+) -> Result<FlowGroup, ScenarioError> {
+    let p = |field: &str| group_path(i, field);
+    let (cap, delay, duration) = (at.cap, at.delay, at.duration);
+    // Kind of group (traffic::Kind): count / arrival / users are exclusive.
+    let kind = match (&f.arrival, f.users) {
+        (Some(_), Some(_)) => {
+            return Err(err(
+                p("users"),
+                "a group is open loop (arrival) or closed loop (users), not both: split it into two [[flows]] groups",
+            ));
+        }
+        (Some(_), None) => Kind::Open,
+        (None, Some(_)) => Kind::Closed,
+        (None, None) if f.size.is_some() => Kind::Finite,
+        (None, None) => Kind::Persistent,
+    };
+    let dynamic = matches!(kind, Kind::Open | Kind::Closed);
+    if dynamic {
+        if let Some(c) = f.count {
+            return Err(err(
+                p("count"),
+                format!(
+                    "{c}: an open-loop (arrival) or closed-loop (users) group creates its flows during the run; remove count"
+                ),
+            ));
+        }
+        check(f.size.is_some(), &p("size"), || {
+            format!(
+                "missing: an {} group needs a transfer size, e.g. size = {{exponential = \"50pkt\"}}",
+                if kind == Kind::Open {
+                    "open-loop (arrival)"
+                } else {
+                    "closed-loop (users)"
+                }
+            )
+        })?;
+    }
+    let count = if dynamic { 0 } else { f.count.unwrap_or(1) };
+    check(dynamic || count >= 1, &p("count"), || {
+        format!("must be >= 1, got {count}")
+    })?;
+    let users = match f.users {
+        None => None,
+        Some(u) => {
+            check((1..=MAX_FLOWS as i64).contains(&u), &p("users"), || {
+                format!("must be a whole number of users from 1 to {MAX_FLOWS}, got {u}")
+            })?;
+            Some(u as u32)
+        }
+    };
+    *total += count as u64 + users.unwrap_or(0) as u64;
+    check(*total <= MAX_FLOWS, &p("count"), || {
+        format!("total number of flows {total} exceeds the limit of {MAX_FLOWS}")
+    })?;
+    let n = count as usize;
+    let tcp = f.tcp.as_deref().unwrap_or("newreno");
+    let cc = CcConfig::from_params(tcp, &f.tcp_params.clone().unwrap_or_default()).map_err(
+        |(key, msg)| {
+            if key.is_empty() {
+                err(p("tcp"), msg)
+            } else {
+                err(p(&format!("tcp_params.{key}")), msg)
+            }
+        },
+    )?;
+    //= RFC 8257 section 3.3: a DCTCP sender's packets are ECN-capable (its
+    //= reaction is to the marks): `ecn` defaults to true and false is refused.
+    let ecn = match f.ecn {
+        Some(false) if cc.ecn_per_packet() => {
+            return Err(err(
+                p("ecn"),
+                format!(
+                    "tcp = {:?} needs ECN (it reacts to the fraction of CE-marked packets, \
+                     RFC 8257): set ecn = true or leave it out, got false",
+                    cc.name()
+                ),
+            ));
+        }
+        Some(e) => e,
+        None => cc.ecn_per_packet(),
+    };
+    let (rtts, rtt_draw) = group_rtts(&f, i, n, dynamic, (delay, &at.delay_what), rng)?;
+    let mss = f.mss.map(|s| s.0).unwrap_or(1500);
+    check((64..=65_535).contains(&mss), &p("mss"), || {
+        format!("must be between 64B and 65535B, got {mss}B")
+    })?;
+    let (access, access_buffer, jitter, rwnd) = group_access(&f, i, mss)?;
+    let r = group_stack(&f, i)?;
+    check(r.sack || !cc.needs_sack(), &p("sack"), || {
+        format!(
+            "tcp = {:?} needs sack = true: its delivery-rate samples count the segments \
+             each ACK delivers by SACK (without SACK they stop in every recovery), got false",
+            cc.name()
+        )
+    })?;
+    let (begin, starts) = group_starts(&f, i, n, dynamic, duration, rng)?;
+    let loss = f.loss.unwrap_or(0.0);
+    check((0.0..1.0).contains(&loss), &p("loss"), || {
+        format!("must be a probability in [0, 1), got {loss}")
+    })?;
+    let t = group_traffic(&f, i, kind, mss, cap, duration)?;
+    let hm = match &rtt_draw {
+        Some(d) => d.harmonic_mean_s(),
+        None => harmonic_mean(&rtts.iter().map(|t| t.as_secs_f64()).collect::<Vec<_>>()),
+    };
+    Ok(FlowGroup {
+        kind,
+        size: t.size,
+        mean_size_pkts: t.mean_size,
+        arrival_rate_per_s: t.rate,
+        arrival_burst: t.burst,
+        arrival_every: t.every,
+        offered_load: t.load,
+        users,
+        think: t.think,
+        connection_setup: f.connection_setup.unwrap_or(r.handshake),
+        max_active: t.max_active,
+        rtt_draw,
+        begin,
+        rtt_harmonic_mean_s: hm,
+        port: 0,
+        links: Vec::new(),
+        reverse: false,
+        path_delay: delay,
+        delay_before_last: SimTime::ZERO,
+        count: count as u32,
+        cc,
+        rtt_law_mean: if dynamic { None } else { rtt_law_mean(&f.rtt) },
+        rtts,
+        mss_bytes: mss as u32,
+        access_rate_bps: access,
+        access_buffer_pkts: access_buffer as u32,
+        jitter,
+        rwnd_pkts: rwnd.map(|w| w as u32),
+        initial_window_pkts: r.iw as u32,
+        min_rto: r.min_rto,
+        starts,
+        stack: r.stack,
+        sack: r.sack,
+        delayed_ack: r.delayed_ack,
+        delack_timeout: r.delack_timeout,
+        quick_acks: r.quick_acks,
+        push_ack: r.push_ack,
+        prr: r.prr,
+        prr_variant: r.prr_variant,
+        rack: r.rack,
+        hystart: r.hystart,
+        defaulted: r.defaulted,
+        abc: r.abc,
+        limited_transmit: r.limited_transmit,
+        partial_ack_retransmit: r.partial_ack_retransmit,
+        dupack_growth: r.dupack_growth,
+        rto_ssthresh: r.rto_ssthresh,
+        rto_collapse: r.rto_collapse,
+        rto_timer: r.rto_timer,
+        recovery_entry: r.recovery_entry,
+        sack_pipe: r.sack_pipe,
+        recovery_exit: r.recovery_exit,
+        rtt_sampling: r.rtt_sampling,
+        cut_from: r.cut_from,
+        ecn_reduction: r.ecn_reduction,
+        ce_ack: r.ce_ack,
+        control_ect: r.control_ect,
+        ecn,
+        loss,
+    })
+}
+
+/// The mean of the law a group's RTTs are drawn from: `uniform` on [a, b]
+/// and a tree's uniformly chosen node (`traffic::tree`); None where the
+/// RTTs are given rather than drawn.
+pub(super) fn rtt_law_mean(spec: &RttSpec) -> Option<SimTime> {
+    match spec {
+        RttSpec::Uniform(a, b) => Some(SimTime(((a.0 as u128 + b.0 as u128) / 2) as u64)),
+        RttSpec::Tree(t) => {
+            let nodes = t.node_rtts().ok()?;
+            let sum: u128 = nodes.iter().map(|r| r.0 as u128).sum();
+            Some(SimTime((sum / nodes.len().max(1) as u128) as u64))
+        }
+        RttSpec::Fixed(_) | RttSpec::List(_) | RttSpec::Range(..) => None,
+    }
+}
+
+/// A flow group's RTTs (one per flow; drawn from `rng` for a tree or a
+/// uniform range), or for open and closed loop how each transfer draws its
+/// RTT; every RTT must cover the bottleneck's delay both ways.
+pub(super) fn group_rtts(
+    f: &RawFlows,
+    i: usize,
+    n: usize,
+    dynamic: bool,
+    (delay, delay_what): (SimTime, &str),
+    rng: &mut Rng,
+) -> Result<(Vec<SimTime>, Option<RttDraw>), ScenarioError> {
+    let p = |field: &str| group_path(i, field);
+    let rtt_spec = f.rtt.clone();
+    let rtts: Vec<SimTime> = match f.rtt.clone() {
+        _ if dynamic => Vec::new(),
+        RttSpec::Tree(t) => {
+            let nodes = t.node_rtts().map_err(|m| err(p("rtt"), m))?;
+            (0..n)
+                .map(|_| nodes[rng.random_range(0..nodes.len())])
+                .collect()
+        }
+        RttSpec::Fixed(t) => vec![t; n],
+        RttSpec::List(v) => {
+            check(v.len() == n, &p("rtt"), || {
+                format!(
+                    "list has {} values but count is {n}: give one RTT per flow",
+                    v.len()
+                )
+            })?;
+            v
+        }
+        RttSpec::Range(a, b) => {
+            check(a <= b, &p("rtt"), || format!("min {a} must be <= max {b}"))?;
+            (0..n)
+                .map(|k| {
+                    if n == 1 {
+                        a
+                    } else {
+                        SimTime(a.0 + ((b.0 - a.0) as u128 * k as u128 / (n - 1) as u128) as u64)
+                    }
+                })
+                .collect()
+        }
+        RttSpec::Uniform(a, b) => {
+            check(a <= b, &p("rtt"), || {
+                format!("uniform bounds [{a}, {b}]: the first must be <= the second")
+            })?;
+            (0..n)
+                .map(|_| SimTime(rng.random_range(a.0..=b.0)))
+                .collect()
+        }
+    };
+    // Open and closed loop: each transfer draws its RTT (a range is uniform here).
+    let rtt_draw = if dynamic {
+        Some(match rtt_spec {
+            RttSpec::Fixed(t) => RttDraw::Fixed(t),
+            RttSpec::List(v) => {
+                check(!v.is_empty(), &p("rtt"), || {
+                    "the list is empty: give at least one RTT".into()
+                })?;
+                RttDraw::Choice(v)
+            }
+            RttSpec::Range(a, b) | RttSpec::Uniform(a, b) => {
+                check(a <= b, &p("rtt"), || format!("min {a} must be <= max {b}"))?;
+                RttDraw::Uniform(a, b)
+            }
+            RttSpec::Tree(t) => RttDraw::Choice(t.node_rtts().map_err(|m| err(p("rtt"), m))?),
+        })
+    } else {
+        None
+    };
+    let support: Vec<SimTime> = rtt_draw.as_ref().map(|d| d.support()).unwrap_or_default();
+    for (k, &r) in rtts.iter().chain(support.iter()).enumerate() {
+        check(r >= delay.times(2) && r > SimTime::ZERO, &p("rtt"), || {
+            format!(
+                "RTT {r} of flow {k} is shorter than twice {delay_what} ({}): the round trip includes the bottleneck both ways",
+                delay.times(2)
+            )
+        })?;
+    }
+    Ok((rtts, rtt_draw))
+}
+
+/// A flow group's access link (rate, buffer in packets), send jitter and
+/// receiver window (packets).
+#[allow(clippy::type_complexity)]
+pub(super) fn group_access(
+    f: &RawFlows,
+    i: usize,
+    mss: u64,
+) -> Result<(Option<f64>, u64, SimTime, Option<u64>), ScenarioError> {
+    let p = |field: &str| group_path(i, field);
+    let access = f.access_rate.map(|r| r.0.0);
+    if let Some(a) = access {
+        check(a > 0.0, &p("access_rate"), || {
+            format!("must be > 0bps, got {a}bps")
+        })?;
+    }
+    let access_buffer = match f.access_buffer.map(|b| b.0) {
+        Some(_) if access.is_none() => {
+            return Err(err(
+                p("access_buffer"),
+                "needs access_rate: without a rate limit the access link never queues",
+            ));
+        }
+        None => DEFAULT_ACCESS_BUFFER_PKTS,
+        Some(BufferSize::Packets(k)) => k,
+        Some(BufferSize::Bytes(b)) => b / mss,
+        // At the access rate (`access` is set: checked above).
+        Some(BufferSize::Time(t)) => {
+            let rate = access.unwrap_or(0.0);
+            (rate * t.as_secs_f64() / 8.0).round() as u64 / mss
+        }
+        Some(BufferSize::Bdp(_)) => {
+            return Err(err(
+                p("access_buffer"),
+                "must be in packets (\"100pkt\"), bytes (\"150KB\") or a time at the access rate (\"1ms\"), not a BDP fraction",
+            ));
+        }
+    };
+    check(
+        (1..=100_000_000).contains(&access_buffer),
+        &p("access_buffer"),
+        || {
+            format!(
+                "must hold from one packet ({mss}B) to 100000000 packets, got {access_buffer} packets"
+            )
+        },
+    )?;
+    let jitter = f.jitter.map(|d| d.0).unwrap_or(SimTime::ZERO);
+    check(jitter <= SimTime::from_millis(1000), &p("jitter"), || {
+        format!("must be at most 1s, got {jitter}")
+    })?;
+    let rwnd = match f.rwnd.map(|b| b.0) {
+        None => None,
+        Some(BufferSize::Packets(k)) => Some(k),
+        Some(BufferSize::Bytes(b)) => Some(b / mss),
+        Some(BufferSize::Bdp(_) | BufferSize::Time(_)) => {
+            return Err(err(
+                p("rwnd"),
+                "must be in packets (\"64pkt\") or bytes (\"64KB\"), not a BDP fraction or a time",
+            ));
+        }
+    };
+    if let Some(w) = rwnd {
+        check((1..=u32::MAX as u64 / 2).contains(&w), &p("rwnd"), || {
+            format!(
+                "must be from one packet ({mss}B) to {} packets, got {w} packets",
+                u32::MAX / 2
+            )
+        })?;
+    }
+    Ok((access, access_buffer, jitter, rwnd))
+}
+
+/// Which of a group's per-packet stack features came from the default
+/// profile, the group naming neither the field nor a stack
+/// ([`FlowGroup::defaulted`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Defaulted {
+    /// `hystart` is the default profile's.
+    pub hystart: bool,
+    /// `delayed_ack` is the default profile's.
+    pub delayed_ack: bool,
+}
+
+/// A flow group's stack profile and the loss-recovery fields it defaults.
+pub(super) struct Recovery {
+    pub(super) stack: Stack,
+    pub(super) sack: bool,
+    pub(super) prr: bool,
+    pub(super) prr_variant: PrrVariant,
+    pub(super) rack: bool,
+    pub(super) rto_ssthresh: RtoSsthresh,
+    pub(super) rto_collapse: RtoCollapse,
+    pub(super) rto_timer: RtoTimer,
+    pub(super) recovery_entry: RecoveryEntry,
+    pub(super) sack_pipe: SackPipe,
+    pub(super) recovery_exit: RecoveryExit,
+    pub(super) rtt_sampling: RttSampling,
+    pub(super) cut_from: CutFrom,
+    pub(super) ecn_reduction: EcnReduction,
+    pub(super) ce_ack: CeAck,
+    pub(super) control_ect: ControlEct,
+    pub(super) iw: i64,
+    pub(super) min_rto: SimTime,
+    pub(super) delayed_ack: bool,
+    pub(super) delack_timeout: SimTime,
+    pub(super) quick_acks: u32,
+    pub(super) push_ack: bool,
+    pub(super) handshake: bool,
+    pub(super) hystart: bool,
+    pub(super) defaulted: Defaulted,
+    pub(super) abc: SlowStart,
+    pub(super) limited_transmit: bool,
+    pub(super) partial_ack_retransmit: bool,
+    pub(super) dupack_growth: bool,
+}
+
+/// The rule a flow field names (`name`), or the profile's `default` when
+/// the field is unset; an unknown name is an error at `path` listing the
+/// allowed ones.
+pub(super) fn named_rule<T: NamedRule>(
+    name: Option<&str>,
+    default: T,
+    path: String,
+) -> Result<T, ScenarioError> {
+    match name {
+        None => Ok(default),
+        Some(name) => T::parse(name).ok_or_else(|| {
+            err(
+                path,
+                format!("unknown rule {name:?}; allowed: {}", T::names()),
+            )
+        }),
+    }
+}
+
+/// A flow group's stack profile and loss-recovery settings (the profile
+/// fills what the group leaves unset, `tcp::stack`).
+pub(super) fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
+    let p = |field: &str| group_path(i, field);
+    let stack = match f.stack.as_deref() {
+        None => Stack::default(),
+        Some(name) => Stack::parse(name).ok_or_else(|| {
+            err(
+                p("stack"),
+                format!(
+                    "unknown stack profile {name:?}; allowed: {}",
+                    Stack::ALL.map(Stack::name).join(", ")
+                ),
+            )
+        })?,
+    };
+    let profile = stack.defaults();
+    let sack = f.sack.unwrap_or(true);
+    let prr_variant = named_rule(
+        f.prr_variant.as_deref(),
+        profile.prr_variant,
+        p("prr_variant"),
+    )?;
+    // Without SACK only ns-3's PRR runs: TcpPrrRecovery over the pipe
+    // ns-3.37's BytesInFlight() guesses from duplicate ACKs (AddRenoSack).
+    let reno_prr = prr_variant == PrrVariant::Ns3;
+    let prr = match f.prr {
+        Some(true) if !sack && !reno_prr => {
+            return Err(err(
+                p("prr"),
+                "true needs sack = true (PRR paces a recovery by the SACK pipe estimate, RFC 9937) \
+                 or prr_variant = \"ns3\" (ns-3's PRR over the pipe it guesses from duplicate ACKs)",
+            ));
+        }
+        Some(v) => v,
+        None => profile.prr && (sack || reno_prr),
+    };
+    let rack = match f.recovery.as_deref() {
+        None => profile.rack && sack,
+        Some("rfc6675") => false,
+        Some("rack") if sack => true,
+        Some("rack") => {
+            return Err(err(
+                p("recovery"),
+                "\"rack\" needs sack = true: RACK-TLP detects losses from SACKed segments (RFC 8985)",
+            ));
+        }
+        Some(other) => {
+            return Err(err(
+                p("recovery"),
+                format!(
+                    "unknown loss recovery {other:?}; allowed: \"rfc6675\" (DupThresh, RFC 6675) or \"rack\" (RACK-TLP, RFC 8985)"
+                ),
+            ));
+        }
+    };
+    let rto_ssthresh = named_rule(
+        f.rto_ssthresh.as_deref(),
+        profile.rto_ssthresh,
+        p("rto_ssthresh"),
+    )?;
+    let rto_collapse = named_rule(
+        f.rto_collapse.as_deref(),
+        profile.rto_collapse,
+        p("rto_collapse"),
+    )?;
+    let rto_timer = named_rule(f.rto_timer.as_deref(), profile.rto_timer, p("rto_timer"))?;
+    let recovery_entry = named_rule(
+        f.recovery_entry.as_deref(),
+        profile.recovery_entry,
+        p("recovery_entry"),
+    )?;
+    let sack_pipe = named_rule(f.sack_pipe.as_deref(), profile.sack_pipe, p("sack_pipe"))?;
+    let recovery_exit = named_rule(
+        f.recovery_exit.as_deref(),
+        profile.recovery_exit,
+        p("recovery_exit"),
+    )?;
+    let rtt_sampling = named_rule(
+        f.rtt_sampling.as_deref(),
+        profile.rtt_sampling,
+        p("rtt_sampling"),
+    )?;
+    let cut_from = named_rule(f.cut_from.as_deref(), profile.cut_from, p("cut_from"))?;
+    let ecn_reduction = named_rule(
+        f.ecn_reduction.as_deref(),
+        profile.ecn_reduction,
+        p("ecn_reduction"),
+    )?;
+    let ce_ack = named_rule(f.ce_ack.as_deref(), profile.ce_ack, p("ce_ack"))?;
+    let control_ect = named_rule(
+        f.control_ect.as_deref(),
+        profile.control_ect,
+        p("control_ect"),
+    )?;
+    let abc = match &f.abc {
+        None => stack.slow_start(f.tcp.as_deref().unwrap_or("newreno")),
+        Some(v) => SlowStart::parse(v).ok_or_else(|| {
+            err(
+                p("abc"),
+                format!(
+                    "{v}: allowed are false (one segment per ACK, RFC 5681), true (every acknowledged \
+                     segment up to ssthresh, Linux) or \"uncapped\" (every one, no cap: ns-3.37's CUBIC)"
+                ),
+            )
+        })?,
+    };
+    let iw = f.initial_window.unwrap_or(profile.initial_window as i64);
+    check((1..=1000).contains(&iw), &p("initial_window"), || {
+        format!("must be a whole number of packets from 1 to 1000, got {iw}")
+    })?;
+    let min_rto = f.min_rto.map(|d| d.0).unwrap_or(profile.min_rto);
+    check(min_rto >= SimTime::from_millis(1), &p("min_rto"), || {
+        format!("must be >= 1ms, got {min_rto}")
+    })?;
+    let delack_timeout = f
+        .delack_timeout
+        .map(|d| d.0)
+        .unwrap_or(profile.delack_timeout);
+    //= RFC 5681 section 4.2 (RFC 1122 4.2.3.2): the delay "MUST be less
+    //= than 0.5 seconds".
+    check(
+        delack_timeout >= SimTime::from_millis(1) && delack_timeout < SimTime::from_millis(500),
+        &p("delack_timeout"),
+        || {
+            format!(
+                "must be at least 1ms and less than 500ms (RFC 5681 section 4.2), got {delack_timeout}"
+            )
+        },
+    )?;
+    let quick_acks = f.quick_acks.unwrap_or(profile.quick_acks as i64);
+    check((0..=1000).contains(&quick_acks), &p("quick_acks"), || {
+        format!("must be a whole number of segments from 0 to 1000, got {quick_acks}")
+    })?;
+    Ok(Recovery {
+        stack,
+        sack,
+        prr,
+        prr_variant,
+        rack,
+        rto_ssthresh,
+        rto_collapse,
+        rto_timer,
+        recovery_entry,
+        sack_pipe,
+        recovery_exit,
+        rtt_sampling,
+        cut_from,
+        ecn_reduction,
+        ce_ack,
+        control_ect,
+        iw,
+        min_rto,
+        delayed_ack: f.delayed_ack.unwrap_or(profile.delayed_ack),
+        delack_timeout,
+        quick_acks: quick_acks as u32,
+        push_ack: f.push_ack.unwrap_or(profile.push_ack),
+        handshake: profile.handshake,
+        hystart: f.hystart.unwrap_or(profile.hystart),
+        defaulted: Defaulted {
+            hystart: f.stack.is_none() && f.hystart.is_none(),
+            delayed_ack: f.stack.is_none() && f.delayed_ack.is_none(),
+        },
+        abc,
+        limited_transmit: f.limited_transmit.unwrap_or(profile.limited_transmit),
+        partial_ack_retransmit: f
+            .partial_ack_retransmit
+            .unwrap_or(profile.partial_ack_retransmit),
+        dupack_growth: f.dupack_growth.unwrap_or(profile.dupack_growth),
+    })
+}
+
+/// When a flow group starts: each flow's start (drawn from `rng` for a
+/// uniform range), or for open and closed loop when arrivals begin.
+pub(super) fn group_starts(
+    f: &RawFlows,
+    i: usize,
+    n: usize,
+    dynamic: bool,
+    duration: SimTime,
+    rng: &mut Rng,
+) -> Result<(SimTime, Vec<SimTime>), ScenarioError> {
+    let p = |field: &str| group_path(i, field);
+    let mut begin = SimTime::ZERO;
+    let starts: Vec<SimTime> = match f.start.clone().unwrap_or(StartSpec::At(SimTime::ZERO)) {
+        StartSpec::At(t) if dynamic => {
+            begin = t;
+            check(t < duration, &p("start"), || {
+                format!("arrivals begin at {t}, not before duration {duration}")
+            })?;
+            Vec::new()
+        }
+        _ if dynamic => {
+            return Err(err(
+                p("start"),
+                "an open- or closed-loop group takes one start time (when its arrivals or users begin), e.g. start = \"10s\"",
+            ));
+        }
+        StartSpec::At(t) => vec![t; n],
+        StartSpec::Stagger(s) => (0..n as u64).map(|k| s.times(k)).collect(),
+        StartSpec::Uniform(a, b) => {
+            check(a <= b, &p("start"), || {
+                format!("uniform bounds [{a}, {b}]: the first must be <= the second")
+            })?;
+            (0..n)
+                .map(|_| SimTime(rng.random_range(a.0..=b.0)))
+                .collect()
+        }
+    };
+    if let Some(&late) = starts.iter().max() {
+        check(late < duration, &p("start"), || {
+            format!("a flow starts at {late}, not before duration {duration}")
+        })?;
+    }
+    Ok((begin, starts))
+}
