@@ -337,12 +337,8 @@ def _queues(norm: dict) -> list[tuple[str, dict]]:
 #: regression file (a strict xfail that replays it with every check). The
 #: property test skips those keys' NaN check only, so that the rest of the
 #: draw keeps testing; a fix turns the xfail into a failure that says to
-#: drop the entry.
-OPEN_NAN_DEFECTS: dict[str, tuple[str, ...]] = {
-    # Two-way traffic whose forward senders take fewer than two ACKs in the
-    # statistics window: the ACK-gap statistics are NaN.
-    "ack-gaps-undefined.json": ("ack_gap_mean_s", "ack_gap_cv", "ack_compression"),
-}
+#: drop the entry. None open.
+OPEN_NAN_DEFECTS: dict[str, tuple[str, ...]] = {}
 
 
 def _check_invariants(r: bufsim.Result, engine: str, known: bool = False) -> None:
