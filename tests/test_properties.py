@@ -392,12 +392,10 @@ def _check_invariants(r: bufsim.Result, engine: str, known: bool = False) -> Non
             == s["packets_delivered"] + s["packets_dropped"] + s["packets_in_flight"]
         ), s
         queues = _queues(norm)
-        # Open defect (regressions/chain-drops-by-reason.json): a chain's
-        # drops by reason miss a later link's under a discipline not link 0's.
-        mixed = len({link["qdisc"] for _, link in queues}) > 1 and "links" in norm
-        if queues[0][0] and queues[0][0] != "_reverse" and not (known and mixed):
-            # Ports or a chain's links: their drops are the drops the
-            # disciplines count by reason (the core's drop_reasons).
+        if queues[0][0] and queues[0][0] != "_reverse":
+            # Ports or a chain's links (of any disciplines): their drops are
+            # the drops the disciplines count by reason (the core's
+            # drop_reasons, each name once).
             reasons = {
                 reason
                 for _, link in queues

@@ -1594,7 +1594,7 @@ impl<'s> Sim<'s> {
         let events = self
             .trace
             .is_some()
-            .then(|| trace::event_names(self.col.drop_reasons()));
+            .then(|| trace::event_names(self.ports.reasons()));
         let mut out = self.col.finish(now, &mut self.ports, in_flight, &per_flow);
         let ports = self.ports.summary(now, self.s.warmup);
         out.summary.extend(ports);
