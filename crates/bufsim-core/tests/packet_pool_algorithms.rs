@@ -64,6 +64,29 @@ fn overloaded(rates: [u32; 4], algorithm: &str, alpha: f64) -> RunOutput {
 }
 
 #[test]
+fn every_admission_keeps_its_rule() {
+    // Three ports overloaded unevenly (60, 120 and 240 Mbps on 100 Mbps
+    // ports), one idle, 2.5 s, a pool of 500 packets or 500,000 bytes (500
+    // packets' worth). A debug build checks each algorithm's rule at every
+    // admission (queue::shared::debug_check_admission: the pool within its
+    // size; a static share, DT's and ABM's thresholds not reached);
+    // `make test-rust` runs this test so. Any build: the pool never held
+    // more than its size, and the rule refused some arrivals.
+    for alg in ["static", "complete", "dt", "lqd", "abm"] {
+        for size in ["500pkt", "500000B"] {
+            let o = poisson(
+                [60, 120, 240, 0],
+                json!({"algorithm": alg, "size": size}),
+                "2.5s",
+            );
+            assert!(m(&o, "max_queue_pkts") <= 500.0, "{alg}, {size}");
+            // In the 0.5 s window after the 2 s warm-up.
+            assert!(m(&o, "drops_port2") > 1000.0, "{alg}, {size}: overloaded");
+        }
+    }
+}
+
+#[test]
 fn abm_congested_ports_settle_at_its_fixed_point() {
     // n overloaded ports, each congested (saturated above 20 packets):
     // each queue settles at alpha B / (n (1 + alpha)), 250, 125, 62.5,

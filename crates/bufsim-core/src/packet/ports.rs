@@ -290,6 +290,14 @@ impl Ports {
             self.get(k).queue.refuse(pkt, now, DropReason::OVERFLOW);
             return;
         }
+        if cfg!(debug_assertions) {
+            // The rule, from the occupancies as they are now (after any
+            // push-out), at every admission of a debug build.
+            let (q, total, a, b) =
+                pool.amounts(self.get(k).queue.occupancy(), self.occupancy(), pkt.size());
+            let x = shared::Admission { q, total, a, b };
+            shared::debug_check_admission(pool.algorithm, pool.alpha, n, pool.ports, x);
+        }
         self.get(k).queue.enqueue(pkt, now);
         self.max_pkts = self.max_pkts.max(self.occupancy().pkts);
     }
