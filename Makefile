@@ -94,8 +94,12 @@ validate-ns2: install ns2
 	$(VENV)/bin/bufsim validate-engines --against ns2 --max-seeds 6 --max-seeds 10 \
 		-o results/validate-ns2
 
+# Then a debug build of the pool tests: it checks every admission against
+# its algorithm's rule (queue::shared::debug_check_admission), which the
+# release tests compile out.
 test-rust:
 	cargo test --release --workspace --exclude bufsim-py
+	cargo test -p bufsim-core --lib --test packet_pool_algorithms -- admission
 
 # One pytest worker per core (pytest-xdist); a file's tests stay on one
 # worker, so a module's fixtures (a sweep, a reproduction) run once.

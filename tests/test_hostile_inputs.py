@@ -513,7 +513,10 @@ def test_sweep_dry_run_says_what_its_engine_cannot_run(tmp_path, monkeypatch):
 
 def test_numbers_in_errors_are_readable(tmp_path, monkeypatch):
     cases = [
-        ({**TINY, "link": {**TINY["link"], "buffer": "1e30pkt"}}, "1 x 10^30 pkt is out of range"),
+        (
+            {**TINY, "link": {**TINY["link"], "buffer": "1e30pkt"}},
+            "1 x 10^30 packets, out of range",
+        ),
         (edit(POOL, "pool.alpha", 1e300), "at most 1000000, got 1 x 10^300"),
         ({**TINY, "seed": 1e20}, "seed: must be a whole number"),
     ]

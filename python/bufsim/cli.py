@@ -1374,7 +1374,7 @@ def _print_advice(a: Any, verbose: bool = False) -> None:
     search went, what it cost and every note."""
     import textwrap
 
-    from bufsim.advise.advice import short_source
+    from bufsim.advise.advice import MEASURED_COSTS, short_source
 
     width = min(console.width, 100)
 
@@ -1396,15 +1396,14 @@ def _print_advice(a: Any, verbose: bool = False) -> None:
         para(a.headline(), "bold red")
         per_flow = " per flow per s"
         c = Table(
-            title="Cost at each buffer measured (! past a flag's threshold)",
+            title=MEASURED_COSTS,
             box=box.SIMPLE_HEAD,
             pad_edge=False,
             show_edge=False,
         )
         # Slowdowns stay in the cost line (-v, --json): 80 columns.
         rows = [
-            (b, [c for c in a.cost_cells(a.cost_at(b), mark=True) if "slowdown" not in c[0]])
-            for b in a.measured_buffers()
+            (b, [c for c in cells if "slowdown" not in c[0]]) for b, cells in a.measured_costs()
         ]
         # At most ADVICE_COST_ROWS buffers, spread over those measured, on
         # the first screen; -v's cost tables have them all.

@@ -203,12 +203,26 @@ pub fn parse_rate(s: &str) -> Result<BitsPerSec, UnitError> {
 
 /// Parse a byte size such as `"1500B"`, `"64KB"` (10^3), `"1KiB"` (2^10), `"1MB"`.
 pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
-    let bad = || {
-        UnitError(format!(
+    bytes(s).map_err(|e| match e {
+        CountError::Unit => UnitError(format!(
             "invalid size {s:?}: expected a non-negative number with a unit B, KB, KiB, MB, MiB, GB or GiB (e.g. \"1500B\")"
-        ))
-    };
-    let (v, unit) = split_number(s).ok_or_else(bad)?;
+        )),
+        CountError::OutOfRange(n) => out_of_range(s, n, "bytes"),
+    })
+}
+
+/// Why a count (of bytes) was refused: the caller words it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum CountError {
+    /// Not a non-negative number with a byte unit.
+    Unit,
+    /// Past [`MAX_COUNT`]: the count.
+    OutOfRange(f64),
+}
+
+/// [`parse_bytes`], its error typed.
+fn bytes(s: &str) -> Result<u64, CountError> {
+    let (v, unit) = split_number(s).ok_or(CountError::Unit)?;
     let scale = match unit {
         "B" => 1.0,
         "KB" | "kB" => 1e3,
@@ -217,14 +231,14 @@ pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
         "MiB" => 1024.0 * 1024.0,
         "GB" => 1e9,
         "GiB" => 1024.0 * 1024.0 * 1024.0,
-        _ => return Err(bad()),
+        _ => return Err(CountError::Unit),
     };
     if v < 0.0 {
-        return Err(bad());
+        return Err(CountError::Unit);
     }
     let bytes = (v * scale).round();
     if bytes > MAX_COUNT {
-        return Err(out_of_range(s));
+        return Err(CountError::OutOfRange(bytes));
     }
     Ok(bytes as u64)
 }
@@ -233,10 +247,24 @@ pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
 /// means nothing here, and `as u64` would saturate silently.
 const MAX_COUNT: f64 = 1e15;
 
-fn out_of_range(s: &str) -> UnitError {
+/// The refusal of `s`, a count of `n` (past [`MAX_COUNT`]) `what`
+/// (packets or bytes): `"1e30pkt" is 1 x 10^30 packets, out of range: ...`.
+fn out_of_range(s: &str, n: f64, what: &str) -> UnitError {
     UnitError(format!(
-        "{s:?} is out of range: a count of packets or bytes must be at most 10^15"
+        "{s:?} is {} {what}, out of range: a count of packets or bytes must be at most 10^15",
+        power_of_ten(n)
     ))
+}
+
+/// `n` (>= 1) as `m x 10^e`, `m` to one decimal (`8.3 x 10^16`, `1 x 10^30`),
+/// as the Python front writes large numbers (no e-notation).
+fn power_of_ten(n: f64) -> String {
+    let mut e = n.log10().floor() as i32;
+    let mut m = (n / 10f64.powi(e) * 10.0).round() / 10.0;
+    if m >= 10.0 {
+        (m, e) = (m / 10.0, e + 1);
+    }
+    format!("{m} x 10^{e}")
 }
 
 /// A buffer size as the user wrote it.
@@ -273,7 +301,7 @@ pub fn parse_buffer(s: &str) -> Result<BufferSize, UnitError> {
                 )));
             }
             if v > MAX_COUNT {
-                return Err(out_of_range(s));
+                return Err(out_of_range(s, v, "packets"));
             }
             Ok(BufferSize::Packets(v as u64))
         }
@@ -281,9 +309,10 @@ pub fn parse_buffer(s: &str) -> Result<BufferSize, UnitError> {
         "ns" | "us" | "µs" | "ms" | "s" => parse_duration(s).map(BufferSize::Time),
         // A byte count past its range keeps its message; any other error is
         // not a unit this field takes.
-        _ => parse_bytes(s)
-            .map(BufferSize::Bytes)
-            .map_err(|e| if e.0 == out_of_range(s).0 { e } else { bad() }),
+        _ => bytes(s).map(BufferSize::Bytes).map_err(|e| match e {
+            CountError::OutOfRange(n) => out_of_range(s, n, "bytes"),
+            CountError::Unit => bad(),
+        }),
     }
 }
 
@@ -293,10 +322,32 @@ mod tests {
 
     #[test]
     fn counts_past_their_range_are_refused_not_saturated() {
-        for s in ["1e30pkt", "1e30B", "1e20GB"] {
+        for (s, n) in [
+            ("1e30pkt", "1 x 10^30 packets"),
+            ("1e30B", "1 x 10^30 bytes"),
+            ("1e20GB", "1 x 10^29 bytes"),
+            ("8.34e16pkt", "8.3 x 10^16 packets"),
+            ("9.99e15B", "1 x 10^16 bytes"),
+        ] {
             let e = parse_buffer(s).unwrap_err().0;
-            assert!(e.contains("out of range") && e.contains(s), "{s}: {e}");
+            assert_eq!(
+                e,
+                format!(
+                    "{s:?} is {n}, out of range: a count of packets or bytes must be at most 10^15"
+                )
+            );
         }
+        // The same refusal of a byte count where only bytes are taken.
+        assert_eq!(
+            parse_bytes("1e30B").unwrap_err(),
+            parse_buffer("1e30B").unwrap_err()
+        );
+        assert!(
+            parse_buffer("1e30Mbps")
+                .unwrap_err()
+                .0
+                .starts_with("invalid buffer size")
+        );
         assert_eq!(
             parse_buffer("1e15pkt").unwrap(),
             BufferSize::Packets(1_000_000_000_000_000)

@@ -114,3 +114,49 @@ fn flows_crossing_more_links_get_less() {
         );
     }
 }
+
+#[test]
+fn drops_by_reason_count_every_links_discipline() {
+    // Links of different disciplines number their drop reasons each their
+    // own way (fq's `longest_queue` is its reason 1, RED's `early`): the
+    // summary names each reason once, overflow first and then each link's
+    // own in link order, and sums each over the links that have it.
+    let chain = |links: Value, flows: Value| {
+        run(&json!({"duration": "10s", "seed": 1, "links": links, "flows": flows}))
+    };
+    let slow = |buffer: &str, qdisc: &str| json!({"capacity": "1Mbps", "delay": "1ms", "buffer": buffer, "qdisc": qdisc});
+    // One flow through the second link only, fq behind drop-tail: every
+    // drop is fq's, at link 1.
+    let o = chain(
+        json!([slow("5pkt", "droptail"), slow("1pkt", "fq")]),
+        json!([{"count": 1, "rtt": "10ms", "links": [1]}]),
+    );
+    assert_eq!(m(&o, "drops_link0"), 0.0);
+    let fq = m(&o, "drops_overflow") + m(&o, "drops_longest_queue");
+    assert!(m(&o, "drops_link1") > 10.0, "{}", m(&o, "drops_link1"));
+    assert_eq!(fq, m(&o, "drops_link1"));
+    // Drop-tail, RED and fq, a flow group through each: the drops by
+    // reason are the links' drops.
+    let mut red = slow("30pkt", "red");
+    red["qdisc_params"] = json!({"min_th": 2, "max_th": 6});
+    let o = chain(
+        json!([slow("5pkt", "droptail"), red, slow("3pkt", "fq")]),
+        json!([{"count": 3, "rtt": "10ms", "links": [0]},
+               {"count": 3, "rtt": "10ms", "links": [1]},
+               {"count": 3, "rtt": "10ms", "links": [2]}]),
+    );
+    let reasons: Vec<&str> = o
+        .summary
+        .iter()
+        .filter_map(|(k, _)| k.strip_prefix("drops_"))
+        .filter(|k| !k.starts_with("link"))
+        .collect();
+    assert_eq!(reasons, ["overflow", "early", "forced", "longest_queue"]);
+    let by_reason: f64 = reasons.iter().map(|r| m(&o, &format!("drops_{r}"))).sum();
+    let by_link: f64 = (0..3).map(|k| m(&o, &format!("drops_link{k}"))).sum();
+    assert_eq!(by_reason, by_link);
+    for k in 0..3 {
+        assert!(m(&o, &format!("drops_link{k}")) > 10.0, "link {k}");
+    }
+    assert!(m(&o, "drops_early") > 0.0 && m(&o, "drops_longest_queue") > 0.0);
+}

@@ -7,27 +7,9 @@
 mod common;
 
 use bufsim_core::output::RunOutput;
+use common::pool::{overloaded as poisson, tcp};
 use common::{bits, m, run};
-use serde_json::{Value, json};
-
-/// 20 NewReno flows on port `port` of a 100 Mbps link (10 ms RTT), with a
-/// pool of `size` shared by `ports` ports, or (`ports` = 0) the dumbbell
-/// with `buffer`.
-fn tcp(ports: u32, size: &str, alpha: f64, port: u32, buffer: &str) -> Value {
-    let mut v = json!({
-        "duration": "20s", "warmup": "4s", "seed": 3,
-        "link": {"capacity": "100Mbps", "delay": "1ms"},
-        "flows": [{"count": 20, "rtt": {"uniform": ["8ms", "12ms"]}, "mss": "1000B",
-                   "sack": true, "delayed_ack": true}],
-    });
-    if ports == 0 {
-        v["link"]["buffer"] = buffer.into();
-    } else {
-        v["pool"] = json!({"size": size, "ports": ports, "alpha": alpha});
-        v["flows"][0]["port"] = port.into();
-    }
-    v
-}
+use serde_json::json;
 
 #[test]
 fn one_busy_port_is_a_buffer_of_alpha_over_one_plus_alpha_of_the_pool() {
@@ -43,8 +25,8 @@ fn one_busy_port_is_a_buffer_of_alpha_over_one_plus_alpha_of_the_pool() {
         (4, "300000B", 1.0, 3, "150000B"),
     ];
     for (ports, size, alpha, port, buffer) in cases {
-        let pool = run(&tcp(ports, size, alpha, port, ""));
-        let one = run(&tcp(0, "", 0.0, 0, buffer));
+        let pool = run(&tcp(ports, size, json!({"alpha": alpha}), port, ""));
+        let one = run(&tcp(0, "", json!({}), 0, buffer));
         let case = format!("{ports} ports, pool {size}, alpha {alpha}");
         assert!(
             bits(&pool.flows) == bits(&one.flows),
@@ -77,16 +59,8 @@ fn one_busy_port_is_a_buffer_of_alpha_over_one_plus_alpha_of_the_pool() {
 /// Poisson packets at 1.2 times the line rate on each port of `busy` (of 4,
 /// 100 Mbps, 1000-byte packets): their queues stay at the threshold.
 fn overloaded(busy: &[u32], alpha: f64) -> RunOutput {
-    let bg: Vec<Value> = busy
-        .iter()
-        .map(|k| json!({"kind": "poisson", "rate": "120Mbps", "packet_size": "1000B", "port": k}))
-        .collect();
-    run(&json!({
-        "duration": "20s", "warmup": "2s", "seed": 3,
-        "link": {"capacity": "100Mbps", "delay": "1ms", "packet_size": "1000B"},
-        "pool": {"size": "500pkt", "ports": 4, "alpha": alpha},
-        "background": bg,
-    }))
+    let rates = [0, 1, 2, 3].map(|k| if busy.contains(&k) { 120 } else { 0 });
+    poisson(rates, json!({"alpha": alpha}), "20s")
 }
 
 #[test]

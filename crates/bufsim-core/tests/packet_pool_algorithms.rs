@@ -7,27 +7,9 @@ mod common;
 
 use bufsim_core::output::RunOutput;
 use bufsim_core::queue::shared::{abm, dt};
+use common::pool::{overloaded as poisson, tcp};
 use common::{bits, from_json, m, run};
 use serde_json::{Value, json};
-
-/// 20 NewReno flows on port `port` of a 100 Mbps link (10 ms RTT), with a
-/// pool of `size` shared by `ports` ports under `algorithm`, or (`ports` =
-/// 0) the dumbbell with `buffer`.
-fn tcp(ports: u32, size: &str, algorithm: &str, port: u32, buffer: &str) -> Value {
-    let mut v = json!({
-        "duration": "20s", "warmup": "4s", "seed": 3,
-        "link": {"capacity": "100Mbps", "delay": "1ms"},
-        "flows": [{"count": 20, "rtt": {"uniform": ["8ms", "12ms"]}, "mss": "1000B",
-                   "sack": true, "delayed_ack": true}],
-    });
-    if ports == 0 {
-        v["link"]["buffer"] = buffer.into();
-    } else {
-        v["pool"] = json!({"size": size, "ports": ports, "algorithm": algorithm});
-        v["flows"][0]["port"] = port.into();
-    }
-    v
-}
 
 #[test]
 fn one_busy_port_is_a_buffer_of_the_rules_size() {
@@ -47,8 +29,8 @@ fn one_busy_port_is_a_buffer_of_the_rules_size() {
         ("abm", 2, "300000B", 1, "150000B"),
     ];
     for (alg, ports, size, port, buffer) in cases {
-        let pool = run(&tcp(ports, size, alg, port, ""));
-        let one = run(&tcp(0, "", "", 0, buffer));
+        let pool = run(&tcp(ports, size, json!({"algorithm": alg}), port, ""));
+        let one = run(&tcp(0, "", json!({}), 0, buffer));
         let case = format!("{alg}: {ports} ports, pool {size}");
         assert!(
             bits(&pool.flows) == bits(&one.flows),
@@ -74,19 +56,34 @@ fn one_busy_port_is_a_buffer_of_the_rules_size() {
 /// Poisson packets at `rates` (Mbps, 0: idle) on the 4 ports (100 Mbps,
 /// 1000-byte packets) of a 500-packet pool under `algorithm`.
 fn overloaded(rates: [u32; 4], algorithm: &str, alpha: f64) -> RunOutput {
-    let bg: Vec<Value> = (0..4)
-        .filter(|&k| rates[k] > 0)
-        .map(|k| {
-            json!({"kind": "poisson", "rate": format!("{}Mbps", rates[k]),
-                   "packet_size": "1000B", "port": k})
-        })
-        .collect();
-    run(&json!({
-        "duration": "20s", "warmup": "2s", "seed": 3,
-        "link": {"capacity": "100Mbps", "delay": "1ms", "packet_size": "1000B"},
-        "pool": {"size": "500pkt", "ports": 4, "alpha": alpha, "algorithm": algorithm},
-        "background": bg,
-    }))
+    poisson(
+        rates,
+        json!({"algorithm": algorithm, "alpha": alpha}),
+        "20s",
+    )
+}
+
+#[test]
+fn every_admission_keeps_its_rule() {
+    // Three ports overloaded unevenly (60, 120 and 240 Mbps on 100 Mbps
+    // ports), one idle, 2.5 s, a pool of 500 packets or 500,000 bytes (500
+    // packets' worth). A debug build checks each algorithm's rule at every
+    // admission (queue::shared::debug_check_admission: the pool within its
+    // size; a static share, DT's and ABM's thresholds not reached);
+    // `make test-rust` runs this test so. Any build: the pool never held
+    // more than its size, and the rule refused some arrivals.
+    for alg in ["static", "complete", "dt", "lqd", "abm"] {
+        for size in ["500pkt", "500000B"] {
+            let o = poisson(
+                [60, 120, 240, 0],
+                json!({"algorithm": alg, "size": size}),
+                "2.5s",
+            );
+            assert!(m(&o, "max_queue_pkts") <= 500.0, "{alg}, {size}");
+            // In the 0.5 s window after the 2 s warm-up.
+            assert!(m(&o, "drops_port2") > 1000.0, "{alg}, {size}: overloaded");
+        }
+    }
 }
 
 #[test]

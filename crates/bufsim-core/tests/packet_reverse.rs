@@ -172,6 +172,26 @@ fn data_both_ways_compresses_acks_and_costs_utilization() {
 }
 
 #[test]
+fn no_ack_gap_measures_nothing() {
+    // The one forward flow starts 10 ms before the end: no ACK gap in the
+    // window. Each ACK measure is 0 (nothing to measure, as the queue
+    // delays with no packet through the queue), not NaN.
+    let o = run(&json!({"duration": "0.3s", "warmup": "0.1s", "seed": 1,
+        "link": {"capacity": "1Mbps", "delay": "1ms", "buffer": "5pkt"},
+        "flows": [{"count": 1, "rtt": "10ms", "start": "0.29s"}],
+        "reverse": {"capacity": "1Mbps", "buffer": "5pkt"}}));
+    for k in [
+        "ack_gap_mean_s",
+        "ack_gap_p50_s",
+        "ack_gap_cv",
+        "ack_compression",
+        "ack_drops",
+    ] {
+        assert_eq!(m(&o, k), 0.0, "{k}");
+    }
+}
+
+#[test]
 fn bad_reverse_input_is_named() {
     let base = json!({"duration": "10s",
         "link": {"capacity": "10Mbps", "delay": "5ms", "buffer": "20pkt"},

@@ -41,6 +41,9 @@ from bufsim.advise.objectives import (
 from bufsim.advise.rules import table_row
 from bufsim.scenario import Scenario
 
+#: The title of the costs at each measured buffer (:meth:`Advice.measured_costs`).
+MEASURED_COSTS = "Cost at each buffer measured (! past a flag's threshold)"
+
 
 @dataclass
 class Advice:
@@ -315,6 +318,19 @@ class Advice:
                 add(f"{c} slowdown", "", f"{'>= ' if censored else ''}{fmt.ratio(slow)}")
         return cells
 
+    def measured_costs(self) -> list[tuple[float, list[tuple[str, str]]]]:
+        """Each buffer the packet engine measured (packets, ascending) with
+        its costs (:meth:`cost_cells`, flagged values marked ``!``): what
+        the first screen shows, titled :data:`MEASURED_COSTS`, when no
+        buffer meets every objective (as lines in :meth:`first_screen`, as
+        a table on the console)."""
+        out = []
+        for b in self.measured_buffers():
+            cost = self.cost_at(b)
+            assert cost is not None
+            out.append((b, self.cost_cells(cost, mark=True)))
+        return out
+
     def cost_text(self, cost: dict[str, Any], mark: bool = False) -> str:
         """One buffer's costs in words, one line (:meth:`cost_cells`)."""
         return ", ".join(f"{n} {v}" for n, v in self.cost_cells(cost, mark))
@@ -367,12 +383,13 @@ class Advice:
             out += [f"FLAG {f.text}: {f.reason}" for f in self.flags]
             out.append(self.clearing_text())
         else:
-            if self.measured_buffers():
-                out.append("Cost at each buffer measured (! past a flag's threshold):")
-            for b in self.measured_buffers():
-                cost = self.cost_at(b)
-                assert cost is not None
-                out.append(f"  {fmt.number(b)} packets: " + self.cost_text(cost, mark=True))
+            rows = self.measured_costs()
+            if rows:
+                out.append(f"{MEASURED_COSTS}:")
+            out += [
+                f"  {fmt.number(b)} packets: " + ", ".join(f"{n} {v}" for n, v in cells)
+                for b, cells in rows
+            ]
             out.append(self.thresholds_text())
         out.append(self.stack_line())
         return out

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from bufsim import _process, fmt
 from bufsim._core import EngineError
 from bufsim.ns2 import otcl
 from bufsim.scenario import Scenario, group_field, scenario_error
@@ -381,35 +382,24 @@ def execute(scenario: Scenario, progress: Callable[[float], Any] | None = None) 
     script = wd / "script.tcl"
     script.write_text(text)
     lines: list[str] = []
-    with (
-        open(wd / "ns.out", "w") as log,
-        subprocess.Popen(
-            [BINARY, script.name],
-            cwd=wd,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        ) as proc,
-    ):
-        timer = threading.Timer(TIMEOUT_S, proc.kill)
-        timer.start()
-        try:
-            assert proc.stdout is not None
-            for line in proc.stdout:
-                log.write(line)
-                if line.startswith("BUFSIM "):
-                    lines.append(line)
-                    if progress is not None and line.startswith("BUFSIM ts "):
-                        progress(float(line.split()[2]))
-            err = proc.stderr.read() if proc.stderr else ""
-        except BaseException:
-            proc.kill()
-            raise
-        finally:
-            timer.cancel()
-    if proc.returncode != 0 or not any(x.startswith("BUFSIM end ") for x in lines):
+    with open(wd / "ns.out", "w") as log:
+
+        def take(line: str) -> None:
+            log.write(line)
+            if line.startswith("BUFSIM "):
+                lines.append(line)
+                if progress is not None and line.startswith("BUFSIM ts "):
+                    progress(float(line.split()[2]))
+
+        done = _process.stream([BINARY, script.name], take, cwd=wd, timeout_s=TIMEOUT_S)
+    if done.timed_out:
         raise EngineError(
-            f"ns-2 failed (exit {proc.returncode}) on {script}: {err.strip()[-2000:]}"
+            f"ns-2 ran past its limit of {fmt.number(TIMEOUT_S)} s of wall-clock "
+            f"time on {script} and was stopped"
+        )
+    if done.returncode != 0 or not any(x.startswith("BUFSIM end ") for x in lines):
+        raise EngineError(
+            f"ns-2 failed (exit {done.returncode}) on {script}: {done.other.strip()[-2000:]}"
         )
     raw = parse(scenario.normalized, lines)
     raw["provenance"] = {"ns2_script": str(script), "ns2_version": version(), "ns2_build": build()}

@@ -34,7 +34,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from bufsim import fmt
+from bufsim import _process, fmt
 from bufsim._core import EngineError
 from bufsim.scenario import Scenario, group_field, scenario_error
 
@@ -684,23 +684,19 @@ def run(scenario: Scenario, progress: Callable[[float], Any] | None = None) -> d
         }
         src.write_text(json.dumps(norm))
         errors: list[str] = []
-        with subprocess.Popen(
-            [str(exe), str(src), str(out)], stderr=subprocess.PIPE, text=True
-        ) as proc:
-            try:
-                assert proc.stderr is not None
-                for line in proc.stderr:
-                    if line.startswith("progress "):
-                        if progress is not None:
-                            progress(float(line.split()[1]))
-                    else:
-                        errors.append(line)
-            except BaseException:
-                proc.kill()
-                raise
-        if proc.returncode != 0:
+
+        def take(line: str) -> None:
+            if not line.startswith("progress "):
+                errors.append(line)
+            elif progress is not None:
+                progress(float(line.split()[1]))
+
+        # No wall-clock limit: the validation suite's ns-3 seeds take hours.
+        done = _process.stream([str(exe), str(src), str(out)], take, lines_on="stderr")
+        if done.returncode != 0:
             raise EngineError(
-                f"the ns-3 driver failed (exit {proc.returncode}): {''.join(errors)[-4000:]}"
+                f"the ns-3 driver failed (exit {done.returncode}): "
+                f"{(''.join(errors) + done.other)[-4000:]}"
             )
         raw = json.loads(out.read_text())
     for table in ("flows", "timeseries", "congestion_events"):

@@ -1315,11 +1315,14 @@ void TwoWaySummary(json& summary, double T)
         sum += g;
         sq += double(g) * g;
     }
-    double mean = sum / n;
+    // No gap (fewer than two ACKs at every sender in the window): each
+    // measure 0, as the core's.
+    double mean = n > 0 ? sum / n : 0.0;
+    double sd = n > 0 ? std::sqrt(std::max(sq / n - mean * mean, 0.0)) : 0.0;
     summary["ack_gap_mean_s"] = mean;
     summary["ack_gap_p50_s"] = Quantile(R.ack_gaps, 0.5);
-    summary["ack_gap_cv"] = std::sqrt(std::max(sq / n - mean * mean, 0.0)) / mean;
-    summary["ack_compression"] = double(R.ack_compressed) / n;
+    summary["ack_gap_cv"] = mean > 0 ? sd / mean : 0.0;
+    summary["ack_compression"] = n > 0 ? double(R.ack_compressed) / n : 0.0;
     summary["ack_drops"] = double(R.ack_drops_win);
 }
 

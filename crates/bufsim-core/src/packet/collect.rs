@@ -279,9 +279,6 @@ pub struct Collector {
     sync_window: SimTime,
     capacity_bps: f64,
     in_window: bool,
-    /// The discipline's drop reasons (`QdiscConfig::drop_reasons`): the
-    /// summary's `drops_<reason>` counters.
-    drop_reasons: Vec<&'static str>,
     // bottleneck
     busy_at_warmup: SimTime,
     area_at_warmup: f64,
@@ -362,11 +359,6 @@ pub struct Collector {
 }
 
 impl Collector {
-    /// The discipline's drop reasons, as the summary names them.
-    pub fn drop_reasons(&self) -> &[&'static str] {
-        &self.drop_reasons
-    }
-
     /// A collector for `s` whose persistent flows (slots `0..`) have these
     /// (group, round-trip propagation delay).
     pub fn new(s: &Scenario, groups: Vec<(u32, SimTime)>) -> Collector {
@@ -383,7 +375,6 @@ impl Collector {
                 .map(|l| l.capacity_bps)
                 .sum(),
             in_window: s.warmup == SimTime::ZERO,
-            drop_reasons: s.link().queue.drop_reasons(),
             busy_at_warmup: SimTime::ZERO,
             area_at_warmup: 0.0,
             delays: DelayHistogram::default(),
@@ -1078,8 +1069,8 @@ impl Collector {
             ("background_drops".into(), self.bg_drops as f64),
         ];
         // Queue drops in the statistics window by the reasons the
-        // discipline declares (overflow first).
-        for (r, n) in self.drop_reasons.iter().zip(qc.by_reason) {
+        // disciplines declare (overflow first), over every forward queue.
+        for (r, n) in q.drops_by_reason() {
             summary.push((format!("drops_{r}"), n as f64));
         }
         for (g, v) in w.group_goodput.iter().enumerate() {

@@ -564,20 +564,27 @@ impl TwoWay {
     /// gaps shorter than a segment's serialization on the forward link),
     /// over the forward senders' ACKs in the statistics window, and
     /// `ack_drops`.
+    ///
+    /// Nothing to measure (no gap: fewer than two ACKs at every sender in
+    /// the window), each is 0 as the queue delays are with no packet
+    /// through the queue (docs/python-api.md): no gap, none compressed, no
+    /// spread. A zero mean with gaps (ACKs in the same picosecond) gives a
+    /// CV of 0 too.
     fn summary(&self) -> Vec<(String, f64)> {
         let n = self.gaps.count() as f64;
-        // No gap measured: every measure NaN (the histogram's mean is 0).
-        let mean = if n > 0.0 {
-            self.gaps.mean_s()
+        let (mean, cv, compressed) = if n > 0.0 {
+            let mean = self.gaps.mean_s();
+            let sd = (self.gaps_sq / n - mean * mean).max(0.0).sqrt();
+            let cv = if mean > 0.0 { sd / mean } else { 0.0 };
+            (mean, cv, self.compressed as f64 / n)
         } else {
-            f64::NAN
+            (0.0, 0.0, 0.0)
         };
-        let var = (self.gaps_sq / n - mean * mean).max(0.0);
         vec![
             ("ack_gap_mean_s".to_string(), mean),
             ("ack_gap_p50_s".into(), self.gaps.quantile_s(0.5)),
-            ("ack_gap_cv".into(), var.sqrt() / mean),
-            ("ack_compression".into(), self.compressed as f64 / n),
+            ("ack_gap_cv".into(), cv),
+            ("ack_compression".into(), compressed),
             ("ack_drops".into(), self.drops as f64),
         ]
     }
@@ -1611,7 +1618,7 @@ impl<'s> Sim<'s> {
         let events = self
             .trace
             .is_some()
-            .then(|| trace::event_names(self.col.drop_reasons()));
+            .then(|| trace::event_names(self.ports.reasons()));
         let mut out = self.col.finish(now, &mut self.ports, in_flight, &per_flow);
         let ports = self.ports.summary(now, self.s.warmup);
         out.summary.extend(ports);

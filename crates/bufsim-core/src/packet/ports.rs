@@ -17,7 +17,7 @@
 use crate::net::Packet;
 use crate::net::pipe::Pipe;
 use crate::queue::shared::{self, Algorithm, abm::Congestion};
-use crate::queue::{DropReason, Occupancy, Queue, QueueCounters, Setup};
+use crate::queue::{DropReason, MAX_DROP_REASONS, Occupancy, Queue, QueueCounters, Setup};
 use crate::scenario::{Link, Pool, Scenario, Topology};
 use crate::stats::histogram::DelayHistogram;
 use crate::units::{BitsPerSec, SimTime};
@@ -51,6 +51,9 @@ pub(crate) struct Port {
     /// With several queues: the waits of the packets that left this one in
     /// the statistics window (`None` with one: the collector's are its).
     delays: Option<DelayHistogram>,
+    /// Where its discipline's drop reasons sit in [`Ports::reasons`]: its
+    /// reason `i` ([`DropReason::index`]) is the run's `reason_at[i]`.
+    reason_at: [u8; MAX_DROP_REASONS],
 }
 
 impl Port {
@@ -99,6 +102,25 @@ pub(crate) struct Ports {
     kind: Option<&'static str>,
     /// The pool's largest occupancy, packets (pool only).
     max_pkts: u64,
+    /// The drop reasons of the forward queues' disciplines, each name
+    /// once: overflow, then each queue's own in port order. A chain's links
+    /// may run different disciplines, whose reason `i` names different
+    /// things ([`Port::reason_at`] maps each onto these).
+    reasons: Vec<&'static str>,
+}
+
+/// Add `link`'s drop reasons to `reasons` (those not there yet) and say
+/// where each of them sits there, by its index in the discipline's own list.
+fn merge_reasons(reasons: &mut Vec<&'static str>, link: &Link) -> [u8; MAX_DROP_REASONS] {
+    let mut at = [0; MAX_DROP_REASONS];
+    for (i, name) in link.queue.drop_reasons().into_iter().enumerate() {
+        let k = reasons.iter().position(|r| *r == name).unwrap_or_else(|| {
+            reasons.push(name);
+            reasons.len() - 1
+        });
+        at[i] = k as u8;
+    }
+    at
 }
 
 impl Ports {
@@ -108,6 +130,15 @@ impl Ports {
     pub fn new(s: &Scenario) -> Ports {
         let links = s.topology.queue_links();
         let several = links.len() > 1;
+        let mut reasons = Vec::new();
+        let mut at: Vec<_> = links
+            .iter()
+            .map(|l| merge_reasons(&mut reasons, l))
+            .collect();
+        if let Some(r) = s.topology.reverse() {
+            // Its drops are counted apart (`drops_reverse`).
+            at.push(merge_reasons(&mut Vec::new(), &r.link));
+        }
         let port = |k: usize, link: &Link, delays: bool| {
             let capacity = BitsPerSec(link.capacity_bps);
             Port {
@@ -130,6 +161,7 @@ impl Ports {
                 area_at_sample: 0.0,
                 ts_queue: Vec::new(),
                 delays: delays.then(DelayHistogram::default),
+                reason_at: at[k],
             }
         };
         let mut rest: Vec<Port> = (1..links.len())
@@ -154,7 +186,29 @@ impl Ports {
                 Topology::Chain { .. } => Some("link"),
             },
             max_pkts: 0,
+            reasons,
         }
+    }
+
+    /// The drop reasons of the forward queues' disciplines, each once,
+    /// overflow first (with one queue, the trace's `drop_<reason>` events:
+    /// the trace records one queue).
+    pub fn reasons(&self) -> &[&'static str] {
+        &self.reasons
+    }
+
+    /// The forward queues' drops since the counters' reset by reason, named:
+    /// each reason of their disciplines once, overflow first, each summed
+    /// over the queues whose discipline has it (the summary's
+    /// `drops_<reason>`).
+    pub fn drops_by_reason(&self) -> Vec<(&'static str, u64)> {
+        let mut out: Vec<_> = self.reasons.iter().map(|r| (*r, 0)).collect();
+        for p in self.all() {
+            for (n, at) in p.queue.counters.by_reason.iter().zip(p.reason_at) {
+                out[at as usize].1 += n;
+            }
+        }
+        out
     }
 
     /// A packet left port `k`'s queue for its link after `waited` there
@@ -235,6 +289,14 @@ impl Ports {
             self.get(k).queue.refuse(pkt, now, DropReason::OVERFLOW);
             return;
         }
+        if cfg!(debug_assertions) {
+            // The rule, from the occupancies as they are now (after any
+            // push-out), at every admission of a debug build.
+            let (q, total, a, b) =
+                pool.amounts(self.get(k).queue.occupancy(), self.occupancy(), pkt.size());
+            let x = shared::Admission { q, total, a, b };
+            shared::debug_check_admission(pool.algorithm, pool.alpha, n, pool.ports, x);
+        }
         self.get(k).queue.enqueue(pkt, now);
         self.max_pkts = self.max_pkts.max(self.occupancy().pkts);
     }
@@ -280,17 +342,16 @@ impl Ports {
         self.all_mut().map(|p| p.queue.area(t)).sum()
     }
 
-    /// The ports' queue counters added up.
+    /// The forward queues' arrivals, drops and departures added up; their
+    /// drops by reason are [`Ports::drops_by_reason`]'s (a chain's
+    /// disciplines number their reasons each their own way), `by_reason`
+    /// is left at zero.
     pub fn counters(&self) -> QueueCounters {
-        let mut c = self.first.queue.counters;
-        for p in &self.rest[..self.forward_rest] {
-            let o = p.queue.counters;
+        let mut c = QueueCounters::default();
+        for o in self.all().map(|p| p.queue.counters) {
             c.arrivals += o.arrivals;
             c.drops += o.drops;
             c.departures += o.departures;
-            for (a, b) in c.by_reason.iter_mut().zip(o.by_reason) {
-                *a += b;
-            }
         }
         c
     }

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)] // each test file uses some of them
 
+pub mod pool;
+
 use bufsim_core::output::{RunOutput, Table};
 use bufsim_core::{Scenario, packet};
 use serde_json::Value;
