@@ -124,7 +124,7 @@ def test_a_refused_profile_value_names_the_profile():
     }
     with pytest.raises(ScenarioError, match=r"flows\[0\]\.tcp_params\.mirror") as e:
         bufsim.Scenario.load(raw)
-    assert 'BBR v1' in str(e.value) and '(from stack = "ns3")' in str(e.value)
+    assert "BBR v1" in str(e.value) and '(from stack = "ns3")' in str(e.value)
     raw["flows"][0]["tcp_params"]["mirror"] = "none"
     assert bufsim.Scenario.load(raw).normalized["flows"][0]["cc"]["version"] == 3
 
