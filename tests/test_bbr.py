@@ -148,14 +148,15 @@ def test_bad_send_quantum_names_the_field_and_the_choices(quantum):
 @pytest.mark.parametrize(
     ("params", "said"),
     [
-        ({"ns3_window": "yes"}, "expected true or false"),
-        ({"version": 3, "ns3_window": True}, "BBR v1"),
+        ({"mirror": "ns-3.36"}, '"ns-3.36": allowed are "none", "ns-3.37"'),
+        ({"mirror": True}, 'true: allowed are "none", "ns-3.37"'),
+        ({"version": 3, "mirror": "ns-3.37"}, "BBR v1"),
     ],
 )
-def test_bad_ns3_window_names_the_field(params, said):
+def test_a_bad_mirror_names_the_field_the_value_and_the_allowed(params, said):
     s = _scn()
     s["flows"][0]["tcp_params"].update(params)
-    with pytest.raises(ScenarioError, match=r"flows\[0\]\.tcp_params\.ns3_window") as e:
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.tcp_params\.mirror") as e:
         bufsim.simulate(s)
     assert said in str(e.value)
 

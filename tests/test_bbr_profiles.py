@@ -44,13 +44,17 @@ BDP_PKTS = 458
 
 
 def _scn(stack: str, buffer: str = "1BDP", trace: bool = False, **fields: Any) -> dict[str, Any]:
-    """The case-5 scenario under `stack`, with stack `fields` set over it."""
+    """The case-5 scenario under `stack`, with stack `fields` set over it.
+    Under both profiles the draft's BBR v1: the ns3 profile's own BBR is
+    ns-3.37's TcpBbr (`tcp_params.mirror = "ns-3.37"`, one-segment quanta),
+    which these tests leave out to compare the profiles' loss recovery."""
     flows = {
         "count": 16,
         "tcp": "bbr",
         "rtt": {"min": "10us", "max": "100us"},
         "mss": "1500B",
         "stack": stack,
+        "tcp_params": {"mirror": "none", "send_quantum": "draft"},
         **fields,
     }
     return {

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+import bufsim
 import bufsim.checks as checks
 import pytest
 
@@ -135,12 +136,11 @@ def test_ns3_form_puts_every_group_on_ns3s_profile():
     )
     n = checks.ns3_form(s)
     assert [g["stack"] for g in n["flows"]] == ["ns3", "ns3"]
-    assert n["flows"][0]["tcp_params"] == {"c": 0.4, "reno_friendly": False, "ns3_integer": True}
-    assert n["flows"][1]["tcp_params"] == {
-        "version": 1,
-        "send_quantum": "segment",
-        "ns3_window": True,
-    }
+    # The profile gives each variant ns-3.37's rules, the group's own kept.
+    assert n["flows"][0]["tcp_params"] == {"c": 0.4}
+    cc = [g["cc"] for g in bufsim.Scenario.load(n).normalized["flows"]]
+    assert (cc[0]["c"], cc[0]["reno_friendly"], cc[0]["mirror"]) == (0.4, False, "ns-3.37")
+    assert (cc[1]["version"], cc[1]["send_quantum"], cc[1]["mirror"]) == (1, "segment", "ns-3.37")
     assert s["flows"][0]["stack"] == "linux", "the check's own scenario is left as written"
     v3 = dict(s, flows=[checks._flow("bbr", 1, tcp_params={"version": 3})])
     with pytest.raises(ValueError, match="tcp_params.version: 3"):

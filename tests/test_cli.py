@@ -374,7 +374,7 @@ def test_validate_states_the_scenario_in_full(tmp_path):
         "RTT 20 ms to 60 ms"
     )
     assert lines[3].startswith(
-        "flows[0] TCP: cubic (beta 0.7, c 0.2, fast_convergence on, ns3_integer off, "
+        "flows[0] TCP: cubic (beta 0.7, c 0.2, fast_convergence on, mirror none, "
         "reno_friendly on), "
         "initial window 10 packets, min RTO 5 ms, handshake off, SACK on, RACK-TLP, PRR on"
     )

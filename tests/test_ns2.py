@@ -257,7 +257,10 @@ def test_poisson_background_lines():
         ),
         ({"rack": True}, "flows[0].rack"),
         ({"loss": 0.01}, "flows[0].loss"),
-        ({"tcp": "cubic", "tcp_params": {"ns3_integer": True}}, "flows[0].tcp_params.ns3_integer"),
+        (
+            {"tcp": "cubic", "tcp_params": {"mirror": "ns-3.37"}},
+            "flows[0].tcp_params.mirror",
+        ),
         ({"tcp": "scalable"}, "flows[0].tcp_params.a"),
         ({"tcp": "htcp", "tcp_params": {"beta_max": 0.9}}, "flows[0].tcp_params.beta_max"),
         ({"size": "100kB", "arrival": {"load": 0.5}}, "flows[0].kind"),

@@ -39,6 +39,12 @@ def variants() -> str:
     (``"law"`` with ``rate_form``, or ``"none"`` with ``why``), ``ecn_per_packet``,
     ``needs_sack`` and ``defaults`` (its ``tcp_params`` with their defaults)."""
 
+def stack_cc_params() -> str:
+    """The controllers' rules each stack profile fills, as JSON text: per profile
+    name, per variant (canonical name) the ``tcp_params`` the profile gives it (a
+    flow group's own ``tcp_params`` override each); variants given none are left
+    out."""
+
 def disciplines() -> str:
     """The discipline registry as JSON text: per discipline ``name``, ``fluid``,
     ``drop_reasons`` (``overflow`` first), ``defaults`` (on a 1 Gbps link of 1500 B

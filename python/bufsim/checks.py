@@ -39,7 +39,6 @@ import numpy as np
 import pandas as pd
 
 from bufsim.engines import simulate
-from bufsim.ns3.validate import NS3_PARAMS
 from bufsim.reproduce.kumar2010 import cubic_sync_utilization
 from bufsim.result import Result
 
@@ -62,10 +61,10 @@ def ns3_form(scenario: dict) -> dict:
     """The scenario as ns-3.37 runs it.
 
     Every flow group on ``stack = "ns3"`` (the packet engine's mirror of
-    ns-3's defaults) with the ``tcp_params`` ns-3's class needs
-    (:data:`bufsim.ns3.validate.NS3_PARAMS`: CUBIC in whole segments without
-    its Reno-friendly region, BBR's one-segment send quantum and window
-    rules), the group's own parameters kept.
+    ns-3's defaults), which gives each variant the ``tcp_params`` ns-3's
+    class needs (:data:`bufsim.ns3.PROFILE_CC`: CUBIC in whole segments
+    without its Reno-friendly region, BBR's one-segment send quantum and
+    window rules), the group's own parameters kept over them.
 
     Parameters
     ----------
@@ -90,7 +89,6 @@ def ns3_form(scenario: dict) -> dict:
                 f"tcp_params.version: {params['version']}; ns-3.37's TcpBbr is BBR v1 only"
             )
         g["stack"] = "ns3"
-        g["tcp_params"] = {**params, **NS3_PARAMS.get(g["tcp"], {})}
     return out
 
 

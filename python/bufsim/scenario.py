@@ -55,6 +55,11 @@ VARIANTS: dict[str, dict[str, Any]] = {v["name"]: v for v in json.loads(_core.va
 #: as the normalized scenario writes them; None when one has no default)
 #: and ``required`` (that parameter, or None).
 DISCIPLINES: dict[str, dict[str, Any]] = {d["name"]: d for d in json.loads(_core.disciplines())}
+#: The controllers' rules each stack profile fills, from the core's table
+#: (``Stack::cc_params``): profile -> variant -> ``tcp_params`` (a group's
+#: own ``tcp_params`` override each). ``STACK_CC_PARAMS["ns3"]["cubic"]``
+#: is ns-3.37's CUBIC: ``{"reno_friendly": False, "mirror": "ns-3.37"}``.
+STACK_CC_PARAMS: dict[str, dict[str, dict[str, Any]]] = json.loads(_core.stack_cc_params())
 
 #: Deepest nesting of tables and lists a scenario may have (a real one has 4).
 MAX_DEPTH = 32

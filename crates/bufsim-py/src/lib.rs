@@ -186,6 +186,27 @@ fn variants() -> String {
     serde_json::to_string(&bufsim_core::tcp::cc::describe_variants()).expect("serializes")
 }
 
+/// The controllers' rules each stack profile fills
+/// (`bufsim_core::tcp::stack::Stack::cc_params`) as JSON text: per profile
+/// name, per variant (canonical name) the `tcp_params` the profile gives it;
+/// a variant the profile gives none is left out.
+#[pyfunction]
+fn stack_cc_params() -> String {
+    use bufsim_core::tcp::stack::Stack;
+    let mut out = serde_json::Map::new();
+    for stack in Stack::ALL {
+        let mut per = serde_json::Map::new();
+        for v in bufsim_core::tcp::cc::describe_variants() {
+            let params = stack.cc_params(v.name);
+            if !params.is_empty() {
+                per.insert(v.name.into(), params.into());
+            }
+        }
+        out.insert(stack.name().into(), per.into());
+    }
+    serde_json::to_string(&out).expect("serializes")
+}
+
 /// The discipline registry (`bufsim_core::queue::describe_disciplines`) as
 /// JSON text: per discipline its `name`, `fluid` and `drop_reasons`.
 #[pyfunction]
@@ -340,6 +361,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build_commit, m)?)?;
     m.add_function(wrap_pyfunction!(variants, m)?)?;
     m.add_function(wrap_pyfunction!(disciplines, m)?)?;
+    m.add_function(wrap_pyfunction!(stack_cc_params, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_epoch, m)?)?;
     m.add_function(wrap_pyfunction!(verdict_known, m)?)?;

@@ -266,14 +266,14 @@ _CC: dict[str, dict[str, tuple[Any, str]]] = {
         "high_window": (None, ""),
         "high_p": (None, ""),
         "high_decrease": (None, ""),
-        "ns3_table": (False, "ns-2 computes a(w) and b(w) by RFC 3649's formulas (tcp.cc)"),
+        "mirror": ("none", "ns-2 computes a(w) and b(w) by RFC 3649's formulas (tcp.cc)"),
     },
     "cubic": {
         "c": (None, ""),
         "beta": (None, ""),
         "fast_convergence": (None, ""),
         "reno_friendly": (None, ""),
-        "ns3_integer": (False, "TCP-Linux runs Linux's CUBIC 2.1 (tcp/linux/src/tcp_cubic.c)"),
+        "mirror": ("none", "TCP-Linux runs Linux's CUBIC 2.1 (tcp/linux/src/tcp_cubic.c)"),
     },
     "htcp": {
         "rtt_scaling": (None, ""),
@@ -281,14 +281,14 @@ _CC: dict[str, dict[str, tuple[Any, str]]] = {
         "beta_min": (0.5, "Linux's H-TCP fixes BETA_MIN at 0.5 (tcp_htcp.c)"),
         "beta_max": (0.8, "Linux's H-TCP fixes BETA_MAX at 102/128 (tcp_htcp.c)"),
         "rtt_ref_s": (0.1, "Linux's H-TCP scales to 100 ms (HZ/10, tcp_htcp.c)"),
-        "ns3_mss_bytes": (0.0, "an ns-3 setting"),
+        "mirror": ("none", "ns-2 runs Linux's H-TCP, not ns-3's (tcp/linux/src/tcp_htcp.c)"),
     },
     "scalable": {
         "a": (0.02, "Linux's Scalable adds 1/50 per ACK (TCP_SCALABLE_AI_CNT 50, tcp_scalable.c)"),
         "b": (0.125, "Linux's Scalable cuts by 1/8 (TCP_SCALABLE_MD_SCALE 3, tcp_scalable.c)"),
         "low_window": (50.0, "Linux's Scalable is Reno below 50 packets (tcp_scalable.c)"),
         "legacy_decrease": (False, "Linux's Scalable cuts by 1/8 at every window (tcp_scalable.c)"),
-        "ns3_cut": (False, "an ns-3 setting"),
+        "mirror": ("none", "ns-2 runs Linux's Scalable, not ns-3's (tcp/linux/src/tcp_scalable.c)"),
     },
 }
 

@@ -36,7 +36,7 @@ from typing import Any
 
 from bufsim import _process, fmt
 from bufsim._core import EngineError
-from bufsim.scenario import Scenario, group_field, scenario_error
+from bufsim.scenario import STACK_CC_PARAMS, Scenario, group_field, scenario_error
 
 #: The driver's source, compiled on first use.
 SOURCE = Path(__file__).with_name("driver.cc")
@@ -386,10 +386,17 @@ def _check_link(path: str, link: Mapping[str, Any]) -> None:
         )
 
 
+#: The ``tcp_params`` the ``ns3`` stack profile gives each variant, from the
+#: core's table (:data:`bufsim.scenario.STACK_CC_PARAMS`): what ns-3.37
+#: implements where it departs from the variant's specification.
+PROFILE_CC: dict[str, dict[str, Any]] = STACK_CC_PARAMS["ns3"]
+
+
 #: Per variant: bufsim's ``tcp_params`` ns-3 has as an attribute of its
 #: class (key -> (attribute, conversion)), and those ns-3 fixes (key ->
-#: (the value ns-3 implements, what ns-3 does)). A key in neither must keep
-#: its default.
+#: (the value ns-3 implements, what ns-3 does)); the values the ``ns3``
+#: profile fills are read from :data:`PROFILE_CC`. A key in neither must
+#: keep its default.
 CC: dict[str, dict[str, dict[str, Any]]] = {
     "cubic": {
         "attributes": {
@@ -399,12 +406,12 @@ CC: dict[str, dict[str, dict[str, Any]]] = {
         },
         "fixed": {
             "reno_friendly": (
-                False,
+                PROFILE_CC["cubic"]["reno_friendly"],
                 "ns-3.37's TcpCubic has no Reno-friendly region (RFC 9438 section 4.3; no "
                 "TcpFriendliness attribute)",
             ),
-            "ns3_integer": (
-                True,
+            "mirror": (
+                PROFILE_CC["cubic"]["mirror"],
                 "ns-3.37's TcpCubic counts whole segments: a uint32_t target offset, an integer "
                 "cnt clamped to CntClamp = 20 until a loss, W_max forgotten at a timeout "
                 "(TcpCubic::Update, CubicReset)",
@@ -414,8 +421,8 @@ CC: dict[str, dict[str, dict[str, Any]]] = {
     "highspeed": {
         "attributes": {},
         "fixed": {
-            "ns3_table": (
-                True,
+            "mirror": (
+                PROFILE_CC["highspeed"]["mirror"],
                 "ns-3.37's TcpHighSpeed looks a(w) and b(w) up in RFC 3649 appendix B's table, a "
                 "window between two rows taking the upper row's (TcpHighSpeed::TableLookupA/B), "
                 "and cuts from the flight, at a timeout too (TcpSocketBase::ReTxTimeout)",
@@ -430,6 +437,11 @@ CC: dict[str, dict[str, dict[str, Any]]] = {
         "fixed": {
             "beta_max": (0.8, "ns-3's TcpHtcp has no upper clamp attribute"),
             "rtt_scaling": (False, "ns-3's TcpHtcp has no RTT scaling"),
+            "mirror": (
+                PROFILE_CC["htcp"]["mirror"],
+                "ns-3.37's TcpHtcp counts its increase in bytes (alpha bytes per ACK) and adapts "
+                "its backoff unclamped (TcpHtcp::UpdateAlpha, UpdateBeta)",
+            ),
         },
     },
     "scalable": {
@@ -439,12 +451,12 @@ CC: dict[str, dict[str, dict[str, Any]]] = {
         },
         "fixed": {
             "legacy_decrease": (
-                False,
+                PROFILE_CC["scalable"]["legacy_decrease"],
                 "ns-3.37's TcpScalable cuts by MDFactor at every window (tcp-scalable.h, "
                 "equation 2), AIFactor bounding only the increase",
             ),
-            "ns3_cut": (
-                True,
+            "mirror": (
+                PROFILE_CC["scalable"]["mirror"],
                 "ns-3.37's TcpScalable::GetSsThresh cuts from the BytesInFlight() it is passed, in "
                 "whole segments, at a timeout too (TcpSocketBase::ReTxTimeout)",
             ),
@@ -469,12 +481,12 @@ CC: dict[str, dict[str, dict[str, Any]]] = {
         },
         "fixed": {
             "send_quantum": (
-                "segment",
+                PROFILE_CC["bbr"]["send_quantum"],
                 "ns-3.37's TcpBbr sends one segment per pacing interval (TcpBbr::SetSendQuantum: "
                 "m_sendQuantum = 1 * m_segmentSize)",
             ),
-            "ns3_window": (
-                True,
+            "mirror": (
+                PROFILE_CC["bbr"]["mirror"],
                 "ns-3.37's TcpBbr keeps ssthresh at InitialSlowStartThreshold (UINT32_MAX bytes) "
                 "until Drain, and TcpSocketBase::ProcessAck sets cwnd = ssthresh when a fast "
                 "recovery ends; TcpBbr::SetCwnd adds to it in 32-bit bytes, RTprop is the least "
@@ -503,10 +515,7 @@ def cc_attributes(where: str, cc: dict[str, Any]) -> dict[str, str]:
     path = f"{where}.tcp_params"
     out = {}
     for key, value in cc.items():
-        if key == "variant" or (variant, key) in (
-            ("scalable", "low_window"),
-            ("htcp", "ns3_mss_bytes"),
-        ):
+        if key == "variant" or (variant, key) == ("scalable", "low_window"):
             continue
         if key in spec["attributes"]:
             name, conv = spec["attributes"][key]
@@ -516,7 +525,8 @@ def cc_attributes(where: str, cc: dict[str, Any]) -> dict[str, str]:
             if value != want:
                 raise scenario_error(
                     f"{path}.{key}",
-                    f"{json.dumps(value)}: {why}; set tcp_params.{key} = {json.dumps(want)} to run it in ns-3",
+                    f"{json.dumps(value)}: {why}; set tcp_params.{key} = {json.dumps(want)} "
+                    '(stack = "ns3" sets it) to run it in ns-3',
                 )
         elif value != default[key]:
             raise scenario_error(
@@ -548,13 +558,6 @@ def _check_group(path: str, g: dict[str, Any]) -> None:
             f"{variant!r}: ns-3 has no such TCP; the ns3 engine takes {', '.join(VARIANTS)}",
         )
     cc_attributes(path, g["cc"])
-    if variant == "htcp" and g["cc"]["ns3_mss_bytes"] != g["mss_bytes"]:
-        raise scenario_error(
-            f"{path}.tcp_params.ns3_mss_bytes",
-            f"{fmt.number(g['cc']['ns3_mss_bytes'])}: ns-3.37's TcpHtcp counts its increase in bytes "
-            f"(alpha bytes per ACK); set tcp_params.ns3_mss_bytes = {g['mss_bytes']} (the MSS) "
-            "to run it in ns-3",
-        )
     fixed = dict(FIXED, abc=SLOW_START.get(variant, _PER_ACK))
     for key, (value, why) in fixed.items():
         if g[key] != value:

@@ -197,7 +197,7 @@ _BBR = (
     "profile mirrors each rule found. At 0.25 BDP the packet engine's links still "
     "stall more often (44 runs of 100 against 32), why not found yet.\n\n"
     "ns-3.37's TcpBbr and the socket around it depart from the draft in ways the ns3 "
-    'profile mirrors (tcp_params.ns3_window, send_quantum = "segment"), each read in '
+    'profile mirrors (tcp_params.mirror = "ns-3.37", send_quantum = "segment"), each read in '
     "ns-3.37's source and traced with NS_LOG:\n\n"
     "- ssthresh stays at InitialSlowStartThreshold, UINT32_MAX bytes, until Drain "
     "(TcpBbr::GetSsThresh returns it unchanged) and TcpSocketBase::ProcessAck copies "
@@ -418,29 +418,11 @@ def _base(
     }
 
 
-#: The ``tcp_params`` a variant needs to be what ns-3.37 implements
-#: (:data:`bufsim.ns3.CC`): CUBIC without its Reno-friendly region, in
-#: whole segments and integer counts;
-#: HighSpeed with RFC 3649 appendix B's table as ns-3 reads it; Scalable
-#: Reno-like below 1/a packets (ns-3's AIFactor = 100 for a = 0.01) but
-#: cutting by b at every window, from the flight in whole segments; H-TCP as ns-3's, its increase in bytes of
-#: the group's MSS (``ns3_mss_bytes``, set by :func:`_tcp`); BBR with
-#: ns-3's one-segment send quantum and its window rules (``ns3_window``).
-NS3_PARAMS: dict[str, dict[str, Any]] = {
-    "cubic": {"reno_friendly": False, "ns3_integer": True},
-    "highspeed": {"ns3_table": True},
-    "scalable": {"low_window": 100, "legacy_decrease": False, "ns3_cut": True},
-    "bbr": {"send_quantum": "segment", "ns3_window": True},
-}
-
-
 def _tcp(group: dict[str, Any], tcp: str) -> None:
+    # The group's ``stack = "ns3"`` gives each variant the rules ns-3.37
+    # implements (``tcp_params.mirror`` and what ns-3 fixes: the core's
+    # table, :data:`bufsim.ns3.PROFILE_CC`).
     group["tcp"] = tcp
-    if tcp in NS3_PARAMS:
-        group["tcp_params"] = dict(NS3_PARAMS[tcp])
-    if tcp == "htcp":
-        # The schema's default MSS is 1500 B.
-        group["tcp_params"] = {"ns3_mss_bytes": int(group.get("mss", "1500B").removesuffix("B"))}
 
 
 def _loops(tcp: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -623,7 +605,7 @@ def for_ns2(raw: Mapping[str, Any]) -> dict[str, Any]:
     ``stack = "rfc"`` (the packet engine's profile closest to ns-2's agents,
     which ignore the ns3 profile's rules: :data:`bufsim.ns2.IGNORED`), with
     its variant's parameters as ns-2 runs them (:data:`NS2_PARAMS`) in
-    place of ns-3's (:data:`NS3_PARAMS`); the topology (ns-3's access
+    place of ns-3's (the ``ns3`` profile's, :data:`bufsim.ns3.PROFILE_CC`); the topology (ns-3's access
     links included) unchanged."""
     out = copy.deepcopy(dict(raw))
     for g in out["flows"] + out.get("reverse", {}).get("flows", []):

@@ -73,7 +73,7 @@ pub fn run(s: &Scenario, progress: Progress) -> RunOutput {
             //= paper 003 section II: alpha_i = 1/RTT_i^2 (a packets per RTT:
             //= a/RTT_i^2), alpha = sum_i alpha_i.
             alpha += c.a * sc / (r * r);
-            lam += grp.initial_window_pkts as f64 * sc / r;
+            lam += grp.rules.initial_window as f64 * sc / r;
             b_sum += c.b;
             rtts.push(r);
             groups.push(g);

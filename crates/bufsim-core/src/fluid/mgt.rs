@@ -516,7 +516,7 @@ impl<'s> Mgt<'s> {
                 scale.push(grp.mss_bytes as f64 / pkt);
                 groups.push(g);
                 start.push(grp.starts[k]);
-                iw.push(grp.initial_window_pkts as f64);
+                iw.push(grp.rules.initial_window as f64);
                 rwnd.push(grp.rwnd_pkts.map(|x| x as f64).unwrap_or(f64::INFINITY));
                 cc.push(
                     FluidCc::new(&grp.cc)

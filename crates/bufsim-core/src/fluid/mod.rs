@@ -224,7 +224,7 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
             crate::tcp::stack::Stack::Rfc => String::new(),
             st => format!(" (from stack = {:?})", st.name()),
         };
-        if grp.hystart && !grp.defaulted.hystart {
+        if grp.rules.hystart && !grp.defaulted.hystart {
             return Err(err(
                 p("hystart"),
                 format!(
@@ -232,7 +232,7 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
                 ),
             ));
         }
-        if grp.delayed_ack && !grp.defaulted.delayed_ack {
+        if grp.rules.delayed_ack && !grp.defaulted.delayed_ack {
             return Err(err(
                 p("delayed_ack"),
                 format!(

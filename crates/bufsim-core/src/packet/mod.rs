@@ -139,11 +139,11 @@ use crate::output::RunOutput;
 use crate::queue::Queued;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::stats::histogram::DelayHistogram;
-use crate::tcp::cc::AnyCc;
+use crate::tcp::cc::{AnyCc, Mirror};
 use crate::tcp::receiver::{AckAction, Receiver};
 use crate::tcp::rtt::MAX_RTO;
 use crate::tcp::sender::{Sender, SenderConfig};
-use crate::tcp::stack::ControlEct;
+use crate::tcp::stack::{CongControl, ControlEct, StackDefaults};
 use crate::traffic::{GroupTraffic, Kind};
 use crate::units::{BitsPerSec, SimTime};
 use collect::Collector;
@@ -340,40 +340,30 @@ impl Flow {
             SimTime::ZERO
         };
         let cfg = SenderConfig {
-            initial_window: grp.initial_window_pkts,
             rwnd: grp.rwnd_pkts,
-            min_rto: grp.min_rto,
             sack: grp.sack,
             limit,
             ecn: grp.ecn,
-            prr: grp.prr,
-            prr_variant: grp.prr_variant,
-            hystart: grp.hystart,
-            rack: grp.rack,
-            abc: grp.abc,
-            limited_transmit: grp.limited_transmit,
-            partial_ack_retransmit: grp.partial_ack_retransmit,
-            dupack_growth: grp.dupack_growth,
-            rto_ssthresh: grp.rto_ssthresh,
-            rto_collapse: grp.rto_collapse,
-            rto_timer: grp.rto_timer,
-            recovery_entry: grp.recovery_entry,
-            sack_pipe: grp.sack_pipe,
-            recovery_exit: grp.recovery_exit,
-            rtt_sampling: grp.rtt_sampling,
-            cut_from: grp.cut_from,
-            ecn_reduction: grp.ecn_reduction,
             mss_bytes: grp.mss_bytes,
+            rules: StackDefaults {
+                // ns-3's socket runs its own TcpBbr so; the draft's BBR
+                // keeps Linux's (`CongControl::Ns3`).
+                cong_control: match grp.cc.mirror() {
+                    Mirror::Ns3_37 => grp.rules.cong_control,
+                    Mirror::Spec => CongControl::Rfc,
+                },
+                ..grp.rules
+            },
         };
         Flow {
             sender: Sender::new(cfg, AnyCc::new(&grp.cc)),
-            receiver: Receiver::new(grp.sack, grp.delayed_ack)
+            receiver: Receiver::new(grp.sack, grp.rules.delayed_ack)
                 .ecn_per_packet(grp.cc.ecn_per_packet())
-                .ce_ack(grp.ce_ack)
-                .delayed_ack_timing(grp.quick_acks, grp.delack_timeout)
-                .push_at(if grp.push_ack { limit } else { u64::MAX }),
+                .ce_ack(grp.rules.ce_ack)
+                .delayed_ack_timing(grp.rules.quick_acks, grp.rules.delack_timeout)
+                .push_at(if grp.rules.push_ack { limit } else { u64::MAX }),
             mss: grp.mss_bytes,
-            control_ecn: if grp.control_ect == ControlEct::Cc && grp.cc.ecn_per_packet() {
+            control_ecn: if grp.rules.control_ect == ControlEct::Cc && grp.cc.ecn_per_packet() {
                 ECT
             } else {
                 0
@@ -831,7 +821,7 @@ impl<'s> Sim<'s> {
         let flow = &mut self.flows[f as usize];
         flow.active = true;
         self.col.flow_started(f, now, flow.lag);
-        if self.s.flows[flow.group as usize].connection_setup {
+        if self.s.flows[flow.group as usize].rules.handshake {
             self.send_syn(f);
         } else {
             self.pump(f);

@@ -36,97 +36,26 @@ pub struct FlowGroup {
     pub jitter: SimTime,
     /// Receiver window cap, packets (None: unlimited).
     pub rwnd_pkts: Option<u32>,
-    /// Initial congestion window, packets.
-    pub initial_window_pkts: u32,
-    /// Minimum retransmission timeout.
-    #[serde(serialize_with = "units::ser_secs", rename = "min_rto_s")]
-    pub min_rto: SimTime,
     /// Start time of each flow.
     #[serde(serialize_with = "units::ser_secs_vec", rename = "starts_s")]
     pub starts: Vec<SimTime>,
     /// The stack profile whose defaults filled the fields left unset
     /// (`tcp::stack`).
     pub stack: Stack,
+    /// The group's stack rules: its profile's (`stack`), each field the
+    /// group sets over it (`tcp::stack`), carried by value by its
+    /// senders and receivers; flattened, each rule a field of the
+    /// normalized group.
+    #[serde(flatten)]
+    pub rules: StackDefaults,
     /// Selective acknowledgments (RFC 2018 / RFC 6675 recovery).
     pub sack: bool,
-    /// Delayed ACKs (RFC 1122 / RFC 5681 section 4.2: ACK every second
-    /// segment, an owed ACK sent at the latest after `delack_timeout`).
-    pub delayed_ack: bool,
-    /// The delayed-ACK timer (the profile's: 200 ms `rfc` and `ns3`, 40 ms `linux`).
-    #[serde(serialize_with = "units::ser_secs", rename = "delack_timeout_s")]
-    pub delack_timeout: SimTime,
-    /// In-order segments acknowledged at once when a flow starts, before
-    /// delayed ACKs begin (the profile's: 16 `linux`, 1 `ns3`, 0 `rfc`).
-    pub quick_acks: u32,
-    /// With delayed ACKs, a transfer's last segment is acknowledged at once
-    /// (the profile's: on in `linux`, off in `rfc` and `ns3`).
-    pub push_ack: bool,
-    /// Proportional Rate Reduction (RFC 9937) in SACK fast recovery.
-    pub prr: bool,
-    /// Loss detection: `false` RFC 6675's DupThresh (`recovery =
-    /// "rfc6675"`), `true` RACK-TLP (RFC 8985, `recovery = "rack"`).
-    pub rack: bool,
-    /// HyStart++ (RFC 9406): leave slow start when the RTT rises.
-    pub hystart: bool,
     /// `hystart` and `delayed_ack` came from the default profile: the group
     /// names neither the field nor a stack. The fluid engine, which models
     /// neither, leaves such a value out where it refuses one named
     /// (`fluid::check`). Not part of the normalized scenario.
     #[serde(skip)]
     pub defaulted: Defaulted,
-    /// How slow start counts an ACK: one segment (RFC 5681 eq. (2)), every
-    /// acknowledged segment capped at ssthresh (Linux), or uncapped
-    /// (ns-3.37's CUBIC).
-    pub abc: SlowStart,
-    /// Limited Transmit (RFC 3042): a new segment on each of the first two
-    /// duplicate ACKs.
-    pub limited_transmit: bool,
-    /// How PRR bounds its sends: RFC 9937 or ns-3.37's TcpPrrRecovery.
-    pub prr_variant: PrrVariant,
-    /// In SACK recovery, RFC 6582's partial-ACK rules (ns-3's
-    /// TcpSocketBase): each partial ACK retransmits the segment at its
-    /// cumulative ACK, and only the first resets the retransmission timer.
-    pub partial_ack_retransmit: bool,
-    /// An ACK that advances snd.una and SACKs new data grows cwnd (RFC
-    /// 5681, Linux) or not (ns-3's CA_DISORDER).
-    pub dupack_growth: bool,
-    /// ssthresh after a timeout inside a loss episode.
-    pub rto_ssthresh: RtoSsthresh,
-    /// When a backed-off RTO comes back down: at a new RTT sample (RFC
-    /// 6298, Linux) or at any ACK of new data (ns-3).
-    pub rto_collapse: RtoCollapse,
-    /// When the retransmission timer runs and whether a timeout waits for
-    /// pacing: off with nothing outstanding, paced (RFC 6298, Linux), or
-    /// on while data waits to be sent, a timeout sending at once (ns-3).
-    pub rto_timer: RtoTimer,
-    /// What starts a fast recovery before DupThresh duplicate ACKs: the
-    /// first unacknowledged segment lost (RFC 6675) or the second
-    /// (ns-3.37).
-    pub recovery_entry: RecoveryEntry,
-    /// Whether a SACKed retransmission leaves the pipe (RFC 6675, Linux)
-    /// or stays in it until acknowledged (ns-3).
-    pub sack_pipe: SackPipe,
-    /// What the ACK that ends a loss episode adds to the window: nothing
-    /// past ssthresh (RFC 6675) or the controller's increase for every
-    /// segment it acknowledges (ns-3).
-    pub recovery_exit: RecoveryExit,
-    /// Which segments the sender times for RTT samples and what RTT its
-    /// controller reads: one a round trip (RFC 6298) or every ACK's, the
-    /// controller reading the smoothed RTT (ns-3).
-    pub rtt_sampling: RttSampling,
-    /// The window a variant's cut reads at a fast retransmit or an ECE:
-    /// FlightSize (RFC 5681) or the pipe (ns-3).
-    pub cut_from: CutFrom,
-    /// How the window comes down after an ECE: at once (RFC 3168) or by
-    /// PRR over a round trip (Linux, ns-3).
-    pub ecn_reduction: EcnReduction,
-    /// How a DCTCP receiver acknowledges the segment that changes its CE
-    /// state: at once (RFC 8257, Linux) or by the delayed-ACK rules (ns-3).
-    pub ce_ack: CeAck,
-    /// Whether the packets without data (SYN, SYN-ACK, pure ACKs) carry
-    /// ECT: never (RFC 3168) or when the congestion control needs ECN,
-    /// DCTCP (Linux, ns-3).
-    pub control_ect: ControlEct,
     /// Bernoulli loss probability of data packets on this group's path (after the bottleneck).
     pub loss: f64,
     /// ECN-capable (RFC 3168): an AQM with `ecn` marks these flows' packets
@@ -162,12 +91,6 @@ pub struct FlowGroup {
     pub users: Option<u32>,
     /// Closed loop: think time between a completion and the user's next transfer.
     pub think: Option<ThinkDist>,
-    /// A SYN/SYN-ACK exchange before the first data packet (the profile's:
-    /// on in `linux` and `ns3`, off in `rfc`). On the packet engine the SYN
-    /// is a packet that queues and can be dropped, resent on the profile's
-    /// SYN timer; its round trip is the sender's first RTT sample. The
-    /// handshake's ACK, a 40-byte packet, leads the first data.
-    pub connection_setup: bool,
     /// Open loop: cap on simultaneously active transfers (arrivals beyond it are refused).
     pub max_active: Option<u32>,
     /// Open and closed loop: how each transfer's RTT is drawn.
@@ -287,13 +210,19 @@ pub(super) fn resolve_group(
     })?;
     let n = count as usize;
     let tcp = f.tcp.as_deref().unwrap_or("newreno");
-    let cc = CcConfig::from_params(tcp, &f.tcp_params.clone().unwrap_or_default()).map_err(
+    // The profile's tcp_params under the group's (`Stack::cc_params`).
+    let stack = group_profile(&f, i)?;
+    let cc = CcConfig::from_params(tcp, &stack.tcp_params(tcp, f.tcp_params.as_ref())).map_err(
         |(key, msg)| {
             if key.is_empty() {
-                err(p("tcp"), msg)
-            } else {
-                err(p(&format!("tcp_params.{key}")), msg)
+                return err(p("tcp"), msg);
             }
+            let given = f.tcp_params.as_ref().is_some_and(|m| m.contains_key(&key));
+            let from = match stack.cc_params(tcp).contains_key(&key) && !given {
+                true => format!(" (from stack = {:?})", stack.name()),
+                false => String::new(),
+            };
+            err(p(&format!("tcp_params.{key}")), format!("{msg}{from}"))
         },
     )?;
     //= RFC 8257 section 3.3: a DCTCP sender's packets are ECN-capable (its
@@ -346,7 +275,6 @@ pub(super) fn resolve_group(
         offered_load: t.load,
         users,
         think: t.think,
-        connection_setup: f.connection_setup.unwrap_or(r.handshake),
         max_active: t.max_active,
         rtt_draw,
         begin,
@@ -365,35 +293,11 @@ pub(super) fn resolve_group(
         access_buffer_pkts: access_buffer as u32,
         jitter,
         rwnd_pkts: rwnd.map(|w| w as u32),
-        initial_window_pkts: r.iw as u32,
-        min_rto: r.min_rto,
         starts,
         stack: r.stack,
         sack: r.sack,
-        delayed_ack: r.delayed_ack,
-        delack_timeout: r.delack_timeout,
-        quick_acks: r.quick_acks,
-        push_ack: r.push_ack,
-        prr: r.prr,
-        prr_variant: r.prr_variant,
-        rack: r.rack,
-        hystart: r.hystart,
         defaulted: r.defaulted,
-        abc: r.abc,
-        limited_transmit: r.limited_transmit,
-        partial_ack_retransmit: r.partial_ack_retransmit,
-        dupack_growth: r.dupack_growth,
-        rto_ssthresh: r.rto_ssthresh,
-        rto_collapse: r.rto_collapse,
-        rto_timer: r.rto_timer,
-        recovery_entry: r.recovery_entry,
-        sack_pipe: r.sack_pipe,
-        recovery_exit: r.recovery_exit,
-        rtt_sampling: r.rtt_sampling,
-        cut_from: r.cut_from,
-        ecn_reduction: r.ecn_reduction,
-        ce_ack: r.ce_ack,
-        control_ect: r.control_ect,
+        rules: r.rules,
         ecn,
         loss,
     })
@@ -580,37 +484,12 @@ pub struct Defaulted {
     pub delayed_ack: bool,
 }
 
-/// A flow group's stack profile and the loss-recovery fields it defaults.
+/// A flow group's stack profile and the rules it resolves to.
 pub(super) struct Recovery {
     pub(super) stack: Stack,
     pub(super) sack: bool,
-    pub(super) prr: bool,
-    pub(super) prr_variant: PrrVariant,
-    pub(super) rack: bool,
-    pub(super) rto_ssthresh: RtoSsthresh,
-    pub(super) rto_collapse: RtoCollapse,
-    pub(super) rto_timer: RtoTimer,
-    pub(super) recovery_entry: RecoveryEntry,
-    pub(super) sack_pipe: SackPipe,
-    pub(super) recovery_exit: RecoveryExit,
-    pub(super) rtt_sampling: RttSampling,
-    pub(super) cut_from: CutFrom,
-    pub(super) ecn_reduction: EcnReduction,
-    pub(super) ce_ack: CeAck,
-    pub(super) control_ect: ControlEct,
-    pub(super) iw: i64,
-    pub(super) min_rto: SimTime,
-    pub(super) delayed_ack: bool,
-    pub(super) delack_timeout: SimTime,
-    pub(super) quick_acks: u32,
-    pub(super) push_ack: bool,
-    pub(super) handshake: bool,
-    pub(super) hystart: bool,
     pub(super) defaulted: Defaulted,
-    pub(super) abc: SlowStart,
-    pub(super) limited_transmit: bool,
-    pub(super) partial_ack_retransmit: bool,
-    pub(super) dupack_growth: bool,
+    pub(super) rules: StackDefaults,
 }
 
 /// The rule a flow field names (`name`), or the profile's `default` when
@@ -632,22 +511,27 @@ pub(super) fn named_rule<T: NamedRule>(
     }
 }
 
-/// A flow group's stack profile and loss-recovery settings (the profile
-/// fills what the group leaves unset, `tcp::stack`).
-pub(super) fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
-    let p = |field: &str| group_path(i, field);
-    let stack = match f.stack.as_deref() {
-        None => Stack::default(),
+/// A flow group's stack profile (`flows[].stack`).
+pub(super) fn group_profile(f: &RawFlows, i: usize) -> Result<Stack, ScenarioError> {
+    match f.stack.as_deref() {
+        None => Ok(Stack::default()),
         Some(name) => Stack::parse(name).ok_or_else(|| {
             err(
-                p("stack"),
+                group_path(i, "stack"),
                 format!(
                     "unknown stack profile {name:?}; allowed: {}",
                     Stack::ALL.map(Stack::name).join(", ")
                 ),
             )
-        })?,
-    };
+        }),
+    }
+}
+
+/// A flow group's stack profile and loss-recovery settings (the profile
+/// fills what the group leaves unset, `tcp::stack`).
+pub(super) fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioError> {
+    let p = |field: &str| group_path(i, field);
+    let stack = group_profile(f, i)?;
     let profile = stack.defaults();
     let sack = f.sack.unwrap_or(true);
     let prr_variant = named_rule(
@@ -769,38 +653,41 @@ pub(super) fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioEr
     Ok(Recovery {
         stack,
         sack,
-        prr,
-        prr_variant,
-        rack,
-        rto_ssthresh,
-        rto_collapse,
-        rto_timer,
-        recovery_entry,
-        sack_pipe,
-        recovery_exit,
-        rtt_sampling,
-        cut_from,
-        ecn_reduction,
-        ce_ack,
-        control_ect,
-        iw,
-        min_rto,
-        delayed_ack: f.delayed_ack.unwrap_or(profile.delayed_ack),
-        delack_timeout,
-        quick_acks: quick_acks as u32,
-        push_ack: f.push_ack.unwrap_or(profile.push_ack),
-        handshake: profile.handshake,
-        hystart: f.hystart.unwrap_or(profile.hystart),
         defaulted: Defaulted {
             hystart: f.stack.is_none() && f.hystart.is_none(),
             delayed_ack: f.stack.is_none() && f.delayed_ack.is_none(),
         },
-        abc,
-        limited_transmit: f.limited_transmit.unwrap_or(profile.limited_transmit),
-        partial_ack_retransmit: f
-            .partial_ack_retransmit
-            .unwrap_or(profile.partial_ack_retransmit),
-        dupack_growth: f.dupack_growth.unwrap_or(profile.dupack_growth),
+        rules: StackDefaults {
+            initial_window: iw as u32,
+            min_rto,
+            delayed_ack: f.delayed_ack.unwrap_or(profile.delayed_ack),
+            prr,
+            prr_variant,
+            rack,
+            hystart: f.hystart.unwrap_or(profile.hystart),
+            abc,
+            rto_ssthresh,
+            rto_collapse,
+            rto_timer,
+            recovery_entry,
+            sack_pipe,
+            recovery_exit,
+            rtt_sampling,
+            cut_from,
+            ecn_reduction,
+            ce_ack,
+            control_ect,
+            handshake: f.connection_setup.unwrap_or(profile.handshake),
+            delack_timeout,
+            quick_acks: quick_acks as u32,
+            push_ack: f.push_ack.unwrap_or(profile.push_ack),
+            limited_transmit: f.limited_transmit.unwrap_or(profile.limited_transmit),
+            partial_ack_retransmit: f
+                .partial_ack_retransmit
+                .unwrap_or(profile.partial_ack_retransmit),
+            dupack_growth: f.dupack_growth.unwrap_or(profile.dupack_growth),
+            cong_control: profile.cong_control,
+        },
     })
 }
 

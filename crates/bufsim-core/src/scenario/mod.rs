@@ -61,10 +61,7 @@ use crate::engine::rng::{Rng, Stream, stream};
 use crate::queue::shared::{self, Algorithm};
 use crate::queue::{Limit, LinkInfo, Occupancy, QdiscConfig, describe_disciplines};
 use crate::tcp::cc::CcConfig;
-use crate::tcp::stack::{
-    CeAck, ControlEct, CutFrom, EcnReduction, NamedRule, PrrVariant, RecoveryEntry, RecoveryExit,
-    RtoCollapse, RtoSsthresh, RtoTimer, RttSampling, SackPipe, SlowStart, Stack,
-};
+use crate::tcp::stack::{NamedRule, PrrVariant, SlowStart, Stack, StackDefaults};
 use crate::traffic::size::SizeDist;
 use crate::traffic::tree::{TreeSpec, harmonic_mean};
 use crate::traffic::{Arrival, DEFAULT_MAX_ACTIVE, Epochs, Kind, RttDraw, ThinkDist};

@@ -131,7 +131,7 @@ pub struct RateSampler {
 impl RateSampler {
     /// A sampler as ns-3.37's TcpRateLinux (tcp-rate-ops.cc) computes its
     /// samples, for a sender that mirrors ns-3's socket
-    /// ([`crate::tcp::cc::CongestionControl::ns3_socket`]): the sample
+    /// ([`crate::tcp::stack::CongControl::Ns3`]): the sample
     /// (`m_rateSample`) is kept across ACKs and moves only to a segment
     /// sent with a larger delivered count (SkbDelivered: "m_priorDelivered
     /// == 0 || skbInfo.m_delivered > m_priorDelivered"), and its

@@ -31,74 +31,29 @@ use crate::tcp::rate::{RateSample, RateSampler};
 use crate::tcp::rtt::{RttEstimator, Timing};
 use crate::tcp::sack::{DUP_THRESH, Scoreboard};
 use crate::tcp::stack::{
-    CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryEntry, RecoveryExit, RtoCollapse,
-    RtoSsthresh, RtoTimer, RttSampling, SackPipe, SlowStart, ns3_segment_bytes,
+    CongControl, CutFrom, EcnReduction, LostSyn, PrrVariant, RecoveryEntry, RecoveryExit,
+    RtoCollapse, RtoSsthresh, RtoTimer, RttSampling, SackPipe, SlowStart, StackDefaults,
+    ns3_segment_bytes,
 };
 use crate::units::SimTime;
 
 /// Settings of one sender.
 #[derive(Clone, Copy, Debug)]
 pub struct SenderConfig {
-    /// Initial window, segments (RFC 5681 section 3.1 IW).
-    pub initial_window: u32,
     /// Receiver window cap, segments.
     pub rwnd: Option<u32>,
-    /// Lower bound of the RTO (RFC 6298 section 2.4 says 1 s).
-    pub min_rto: SimTime,
     /// Use SACK-based recovery (RFC 6675) instead of NewReno (RFC 6582).
     pub sack: bool,
     /// Segments the application has to send (`u64::MAX`: persistent).
     pub limit: u64,
     /// ECN-capable: answer ECE by reducing the window (RFC 3168).
     pub ecn: bool,
-    /// Proportional Rate Reduction (RFC 9937) sets cwnd during SACK fast
-    /// recovery instead of RFC 6675's cwnd = ssthresh (needs `sack`).
-    pub prr: bool,
-    /// How PRR bounds its sends (`tcp::stack`).
-    pub prr_variant: PrrVariant,
-    /// HyStart++ (RFC 9406) in the initial slow start.
-    pub hystart: bool,
-    /// RACK-TLP loss detection (RFC 8985) instead of DupThresh (needs `sack`).
-    pub rack: bool,
-    /// How slow start counts an ACK: at most one segment (RFC 5681 eq.
-    /// (2)), every acknowledged one up to ssthresh (Linux), or every one
-    /// uncapped (ns-3.37's CUBIC).
-    pub abc: SlowStart,
-    /// Limited Transmit (RFC 3042): send a new segment on each of the
-    /// first DupThresh - 1 duplicate ACKs.
-    pub limited_transmit: bool,
-    /// In SACK recovery, RFC 6582's partial-ACK rules: each partial ACK
-    /// retransmits the segment at the new cumulative ACK, and only the
-    /// first restarts the retransmission timer (ns-3; `tcp::stack`).
-    pub partial_ack_retransmit: bool,
-    /// An ACK that advances snd.una and SACKs new data grows cwnd
-    /// (`tcp::stack`).
-    pub dupack_growth: bool,
-    /// ssthresh after a timeout inside a loss episode (`tcp::stack`).
-    pub rto_ssthresh: RtoSsthresh,
-    /// When a backed-off RTO comes back down (`tcp::stack`).
-    pub rto_collapse: RtoCollapse,
-    /// When the retransmission timer runs, and whether a timeout waits for
-    /// pacing (`tcp::stack`).
-    pub rto_timer: RtoTimer,
-    /// What starts a fast recovery before DupThresh duplicate ACKs
-    /// (`tcp::stack`).
-    pub recovery_entry: RecoveryEntry,
-    /// Whether a SACKed retransmission leaves the pipe (`tcp::stack`).
-    pub sack_pipe: SackPipe,
-    /// What the ACK that ends a loss episode adds to the window
-    /// (`tcp::stack`).
-    pub recovery_exit: RecoveryExit,
-    /// Which segments are timed for RTT samples, and what RTT the
-    /// controller reads (`tcp::stack`).
-    pub rtt_sampling: RttSampling,
-    /// The window a variant's cut reads at a fast retransmit or an ECE
-    /// (`tcp::stack`).
-    pub cut_from: CutFrom,
-    /// How the window comes down after an ECE (`tcp::stack`).
-    pub ecn_reduction: EcnReduction,
     /// Segment size, bytes (a paced controller's send quantum counts bytes).
     pub mss_bytes: u32,
+    /// The stack's rules (`tcp::stack`): the group's, with
+    /// [`CongControl::Ns3`] only around the controller that mirrors
+    /// ns-3.37's (the packet engine's `Flow::new`).
+    pub rules: StackDefaults,
 }
 
 /// Counters of one sender.
@@ -195,17 +150,17 @@ pub struct Sender {
 impl Sender {
     /// A sender with nothing sent yet.
     pub fn new(mut cfg: SenderConfig, cc: AnyCc) -> Sender {
-        if cc.ns3_socket() {
+        if cfg.rules.cong_control == CongControl::Ns3 && cc.owns_window() {
             // The controller sets cwnd itself in a recovery and a CWR
-            // (CongestionControl::ns3_socket): no PRR before it.
-            cfg.prr = false;
-            cfg.ecn_reduction = EcnReduction::Immediate;
+            // (CongControl::Ns3): no PRR before it.
+            cfg.rules.prr = false;
+            cfg.rules.ecn_reduction = EcnReduction::Immediate;
         }
         Sender {
             cfg,
             //= RFC 5681 section 3.1: ssthresh "SHOULD be set arbitrarily high".
             w: Window {
-                cwnd: cfg.initial_window as f64,
+                cwnd: cfg.rules.initial_window as f64,
                 ssthresh: f64::INFINITY,
             },
             una: 0,
@@ -221,26 +176,26 @@ impl Sender {
             cwr_point: 0,
             cwr_pending: false,
             sb: cfg.sack.then(|| {
-                let mut sb = if cfg.rack {
+                let mut sb = if cfg.rules.rack {
                     Scoreboard::rack()
                 } else {
                     Scoreboard::default()
                 };
-                if cfg.sack_pipe == SackPipe::Ns3 {
+                if cfg.rules.sack_pipe == SackPipe::Ns3 {
                     sb.keep_sacked_retransmissions();
                 }
                 sb
             }),
             prr: None,
-            hystart: cfg.hystart.then(|| Box::new(HyStart::new())),
-            rack: (cfg.rack && cfg.sack).then(Box::default),
+            hystart: cfg.rules.hystart.then(|| Box::new(HyStart::new())),
+            rack: (cfg.rules.rack && cfg.sack).then(Box::default),
             tlp: Tlp::default(),
             reo_deadline: SimTime::MAX,
             pto_deadline: SimTime::MAX,
             rxt_next: 0,
-            rtt: RttEstimator::new(cfg.min_rto),
+            rtt: RttEstimator::new(cfg.rules.min_rto),
             rto_deadline: SimTime::MAX,
-            timing: Timing::new(cfg.rtt_sampling),
+            timing: Timing::new(cfg.rules.rtt_sampling),
             rate: None,
             pending_rs: None,
             lost_at_ack: 0,
@@ -257,10 +212,17 @@ impl Sender {
         .with_rate_state()
     }
 
+    /// Whether the socket runs the controller as ns-3.37's TcpSocketBase
+    /// runs one with `CongControl` ([`CongControl::Ns3`]).
+    #[inline]
+    fn ns3_socket(&self) -> bool {
+        self.cfg.rules.cong_control == CongControl::Ns3 && self.cc.owns_window()
+    }
+
     /// Keep per-segment delivery-rate state when the controller asks for it.
     fn with_rate_state(mut self) -> Sender {
         if self.cc.uses_rate_samples() {
-            self.rate = Some(Box::new(if self.cc.ns3_socket() {
+            self.rate = Some(Box::new(if self.ns3_socket() {
                 RateSampler::ns3()
             } else {
                 RateSampler::default()
@@ -323,7 +285,7 @@ impl Sender {
             return;
         };
         let mut inflight = self.inflight();
-        if self.cc.ns3_socket() {
+        if self.ns3_socket() {
             //= ns-3.37 TcpBbr reads tcb->m_bytesInFlight, which holds the
             //= pipe of the last BytesInFlight() call: SendDataPacket's,
             //= taken before the segment leaves, when ProcessAck resent one
@@ -365,7 +327,7 @@ impl Sender {
     /// `CutFrom::Pipe` ns-3.37's BytesInFlight() ([`Self::ns3_pipe`]), the
     /// head counted lost at a recovery (EnterRecovery's MarkHeadAsLost).
     fn cut_base(&self, recovery: bool) -> f64 {
-        if self.cfg.cut_from == CutFrom::FlightSize {
+        if self.cfg.rules.cut_from == CutFrom::FlightSize {
             return self.flight() as f64;
         }
         let pipe = match self.sb.as_ref() {
@@ -408,7 +370,7 @@ impl Sender {
     /// exceeds ssthresh, and a partial ACK's whole advance counts as
     /// delivered at once.
     fn ns3_reno_prr(&self) -> bool {
-        self.sb.is_none() && self.cfg.prr && self.cfg.prr_variant == PrrVariant::Ns3
+        self.sb.is_none() && self.cfg.rules.prr && self.cfg.rules.prr_variant == PrrVariant::Ns3
     }
 
     /// Without SACK, count a duplicate ACK as ns-3.37 does
@@ -454,7 +416,7 @@ impl Sender {
 
     /// Whether pacing applies once `max` segments have been sent: always,
     /// except as ns-3.37's socket
-    /// ([`crate::tcp::cc::CongestionControl::ns3_socket`]) until the
+    /// ([`CongControl::Ns3`]) until the
     /// initial window has been sent (TcpSocketBase::IsPacingEnabled:
     /// "highTxMark.GetValue() > (GetInitialCwnd() * m_tcb->m_segmentSize)",
     /// TcpSocketState attribute PaceInitialWindow false by default; the
@@ -466,7 +428,7 @@ impl Sender {
     /// a retransmission of the initial window's too, is paced.
     #[inline]
     fn paced(&self, max: u64) -> bool {
-        !self.cc.ns3_socket() || max >= u64::from(self.cfg.initial_window)
+        !self.ns3_socket() || max >= u64::from(self.cfg.rules.initial_window)
     }
 
     /// Emit segment `seq` from [`Self::pump`], the sends that ns-3.37's
@@ -477,7 +439,7 @@ impl Sender {
     /// retransmissions ProcessAck sends directly (EnterRecovery's, a
     /// partial ACK's: DoRetransmit) raise no event.
     fn emit_pending(&mut self, seq: u64, now: SimTime, out: &mut Vec<u64>) {
-        if self.rate.is_some() && self.cc.ns3_socket() && self.inflight() == 0 {
+        if self.rate.is_some() && self.ns3_socket() && self.inflight() == 0 {
             self.cc.on_tx_start(&mut self.w, now);
         }
         self.emit(seq, now, out);
@@ -725,7 +687,8 @@ impl Sender {
         //= than or equal to cwnd plus 2*SMSS, and ... new data is available";
         //= cwnd itself "MUST NOT be changed". Only new data: after a
         //= timeout's go-back-N (nxt < max) the window is cwnd alone.
-        let extra = if self.cfg.limited_transmit && !self.in_recovery && self.nxt == self.max {
+        let extra = if self.cfg.rules.limited_transmit && !self.in_recovery && self.nxt == self.max
+        {
             f64::from(self.dupacks.min(DUP_THRESH as u32 - 1))
         } else {
             0.0
@@ -775,13 +738,17 @@ impl Sender {
         self.in_recovery = true;
         self.first_partial = true;
         let prr_cwnd = match self.sb.as_ref() {
-            Some(sb) if self.cfg.prr => {
+            Some(sb) if self.cfg.rules.prr => {
                 let pipe = sb.pipe();
-                let recover_fs = match self.cfg.prr_variant {
+                let recover_fs = match self.cfg.rules.prr_variant {
                     PrrVariant::Rfc9937 => pipe,
                     PrrVariant::Ns3 => self.flight(),
                 };
-                let mut p = Prr::start(recover_fs, self.cfg.prr_variant, self.ns3_segment_bytes());
+                let mut p = Prr::start(
+                    recover_fs,
+                    self.cfg.rules.prr_variant,
+                    self.ns3_segment_bytes(),
+                );
                 let cwnd = p.on_ack(delivered, pipe, self.w.ssthresh, false);
                 self.prr = Some(p);
                 Some(cwnd)
@@ -831,7 +798,7 @@ impl Sender {
     /// timed out and `lost` (the profile's
     /// [`crate::tcp::stack::Stack::after_lost_syn`]) says otherwise.
     pub fn connected(&mut self, last: SimTime, first: SimTime, lost: Option<LostSyn>) {
-        let r = match self.cfg.rtt_sampling {
+        let r = match self.cfg.rules.rtt_sampling {
             RttSampling::Rfc => last,
             //= ns-3.37 TcpSocketBase::UpdateRttHistory: a resent SYN's
             //= zero-length entry fails "seq < (i->seq + count)" and is never
@@ -875,6 +842,7 @@ impl Sender {
                 newly_sacked += sb.on_sack_block(s, e);
             }
         }
+        let ns3_socket = self.ns3_socket();
         if let Some(r) = self.rate.as_mut() {
             if let Some(sb) = self.sb.as_mut() {
                 for seq in sb.take_newly_sacked() {
@@ -885,7 +853,7 @@ impl Sender {
             //= ns-3.37 TcpSocketBase::ReceivedAck: GenerateSample(...,
             //= m_tcb->m_minRtt), the least smoothed RTT (RttEstimator::
             //= min_srtt), under ns-3's socket.
-            let min_rtt = if self.cc.ns3_socket() {
+            let min_rtt = if ns3_socket {
                 self.rtt.min_srtt
             } else {
                 self.rtt.min
@@ -893,7 +861,7 @@ impl Sender {
             //= ns-3.37 TcpSocketBase::ReceivedAck returns before
             //= GenerateSample on an ACK below the cumulative point ("Possibly
             //= received a stale ACK").
-            let stale = self.cc.ns3_socket() && ack.ack < self.una;
+            let stale = ns3_socket && ack.ack < self.una;
             self.pending_rs = if stale { None } else { r.sample(now, min_rtt) };
             self.pending_ece = ack.ece;
         }
@@ -917,7 +885,7 @@ impl Sender {
             self.cwr_pending = true;
             self.hystart = None;
             self.stats.ecn_reductions += 1;
-            match self.cfg.ecn_reduction {
+            match self.cfg.rules.ecn_reduction {
                 EcnReduction::Immediate => self.w.cwnd = self.w.ssthresh.max(1.0),
                 EcnReduction::Prr => {
                     //= Linux tcp_init_cwnd_reduction, ns-3 TcpPrrRecovery::
@@ -926,7 +894,7 @@ impl Sender {
                     //= the next ones, below.
                     self.prr = Some(Prr::start(
                         self.flight(),
-                        self.cfg.prr_variant,
+                        self.cfg.rules.prr_variant,
                         self.ns3_segment_bytes(),
                     ));
                 }
@@ -962,14 +930,14 @@ impl Sender {
             self.dupacks = u32::from(dupack);
             // The segments the controller's increase counts for this ACK.
             let mut grows = newly;
-            if dupack && !self.cfg.dupack_growth {
+            if dupack && !self.cfg.rules.dupack_growth {
                 //= ns-3.37 TcpSocketBase::ProcessAck: CA_DISORDER calls
                 //= PktsAcked only; IncreaseWindow runs in CA_OPEN.
                 grows = 0;
             }
             if self.rto_recovery && self.una >= self.recover {
                 self.rto_recovery = false;
-                if self.cfg.recovery_exit == RecoveryExit::Ns3 {
+                if self.cfg.rules.recovery_exit == RecoveryExit::Ns3 {
                     //= ns-3.37 TcpSocketBase::ProcessAck, leaving CA_LOSS:
                     //= "segsAcked = (ackNumber - m_recover) / m_segmentSize".
                     grows = self.una - self.recover;
@@ -994,7 +962,7 @@ impl Sender {
                 if self.una >= self.recover {
                     self.in_recovery = false;
                     self.prr = None;
-                    if self.cfg.recovery_exit == RecoveryExit::Ns3 {
+                    if self.cfg.rules.recovery_exit == RecoveryExit::Ns3 {
                         //= ns-3.37 TcpSocketBase::ProcessAck, leaving
                         //= CA_RECOVERY (SACK or not): "m_cWnd = m_ssThresh",
                         //= then IncreaseWindow for "segsAcked = (ackNumber -
@@ -1046,7 +1014,7 @@ impl Sender {
                     self.cc_sample(ack.ece, now);
                     self.pump(now, out);
                     return;
-                } else if self.cfg.partial_ack_retransmit
+                } else if self.cfg.rules.partial_ack_retransmit
                     && !self
                         .sb
                         .as_ref()
@@ -1070,7 +1038,7 @@ impl Sender {
                     //= m_tcb->m_ssThresh"; Linux tcp_end_cwnd_reduction.
                     self.prr = None;
                     self.w.cwnd = self.w.ssthresh;
-                    if self.cfg.recovery_exit == RecoveryExit::Ns3 {
+                    if self.cfg.rules.recovery_exit == RecoveryExit::Ns3 {
                         //= ns-3.37: ProcessAck then runs in CA_OPEN:
                         //= IncreaseWindow for the segments the ACK covers.
                         self.grow(newly, now);
@@ -1086,7 +1054,7 @@ impl Sender {
             //= the timer, so a recovery still open one RTO after it ends in
             //= a timeout. (The no-SACK partial ACK returned above.)
             let impatient = self.in_recovery
-                && self.cfg.partial_ack_retransmit
+                && self.cfg.rules.partial_ack_retransmit
                 && !std::mem::replace(&mut self.first_partial, false);
             if !impatient {
                 //= RFC 6298 section 5.2: all data acknowledged: turn the timer
@@ -1142,7 +1110,7 @@ impl Sender {
                 //= heuristics for this case): one NewReno flow with Poisson
                 //= background and a 625-packet buffer (paper 000) fell from 0.83
                 //= to 0.39 of the residual capacity.
-                let seq = match self.cfg.recovery_entry {
+                let seq = match self.cfg.rules.recovery_entry {
                     RecoveryEntry::Rfc => self.una,
                     RecoveryEntry::Ns3 => self.una + 1,
                 };
@@ -1166,7 +1134,7 @@ impl Sender {
                     self.enter_recovery(newly_sacked, now, out);
                     return;
                 }
-                if self.cfg.limited_transmit && !self.rto_recovery {
+                if self.cfg.rules.limited_transmit && !self.rto_recovery {
                     //= ns-3.37 TcpSocketBase::DupAck in CA_DISORDER: "if
                     //= (!m_sackEnabled && m_limitedTx) AddRenoSack()"; in
                     //= CA_LOSS duplicate ACKs are ignored.
@@ -1195,7 +1163,7 @@ impl Sender {
             let delivered = (self.una - una_before) + newly_sacked;
             //= ns-3.37 sets m_isRetransDataAcked only in CA_RECOVERY
             //= (TcpSocketBase::ReceivedAck): no ACK of a CWR is safe there.
-            let safe = self.una > una_before && self.cfg.prr_variant == PrrVariant::Rfc9937;
+            let safe = self.una > una_before && self.cfg.rules.prr_variant == PrrVariant::Rfc9937;
             if let Some(p) = self.prr.as_mut() {
                 self.w.cwnd = p.on_ack(delivered, pipe, self.w.ssthresh, safe);
             }
@@ -1204,7 +1172,7 @@ impl Sender {
             (lost_before, self.sb.as_ref(), self.prr.as_mut())
             && self.in_recovery
         {
-            let safe = match self.cfg.prr_variant {
+            let safe = match self.cfg.rules.prr_variant {
                 //= RFC 9937: a safe ACK advances snd.una and indicates no new loss.
                 PrrVariant::Rfc9937 => {
                     self.una > una_before && !new_loss && sb.lost_bound() <= lost_before
@@ -1237,7 +1205,7 @@ impl Sender {
         }
         // Segments slow start may count for this ACK: RFC 5681 eq. (2)'s
         // min(N, SMSS), or every one with `abc`.
-        let ss_acked = if self.cfg.abc.counts_segments() {
+        let ss_acked = if self.cfg.rules.abc.counts_segments() {
             acked as f64
         } else {
             (acked as f64).min(1.0)
@@ -1262,13 +1230,13 @@ impl Sender {
             }
         }
         let mut acked = acked;
-        if self.cfg.abc == SlowStart::Uncapped && self.w.cwnd < self.w.ssthresh {
+        if self.cfg.rules.abc == SlowStart::Uncapped && self.w.cwnd < self.w.ssthresh {
             //= ns-3.37 TcpCubic::IncreaseWindow (Stack::slow_start): every
             //= acknowledged segment, no cap, none left to congestion avoidance.
             self.w.cwnd += acked as f64;
             return;
         }
-        if self.cfg.abc == SlowStart::Capped && self.w.cwnd < self.w.ssthresh {
+        if self.cfg.rules.abc == SlowStart::Capped && self.w.cwnd < self.w.ssthresh {
             //= Linux tcp_slow_start: "cwnd = min(cwnd + acked, ssthresh)";
             //= what is left of `acked` goes to congestion avoidance.
             let room = (self.w.ssthresh - self.w.cwnd).ceil().max(1.0);
@@ -1282,7 +1250,7 @@ impl Sender {
         //= ns-3.37 TcpSocketBase::EstimateRtt: "m_tcb->m_lastRtt =
         //= m_rtt->GetEstimate()", the RTT PktsAcked gives the controller,
         //= and "m_tcb->m_minRtt = std::min(m_tcb->m_lastRtt.Get(), ...)".
-        let (rtt, min_rtt) = match self.cfg.rtt_sampling {
+        let (rtt, min_rtt) = match self.cfg.rules.rtt_sampling {
             RttSampling::Rfc => (self.rtt.last, self.rtt.min),
             RttSampling::Ns3 => (self.srtt(), self.rtt.min_srtt),
         };
@@ -1292,7 +1260,8 @@ impl Sender {
             srtt: self.srtt(),
             min_rtt,
             rtt,
-            abc: self.cfg.abc.counts_segments(),
+            abc: self.cfg.rules.abc.counts_segments(),
+            mss_bytes: self.cfg.mss_bytes,
         };
         self.cc.on_ack(&mut self.w, &info);
     }
@@ -1302,14 +1271,14 @@ impl Sender {
     /// `TcpSocketBase::NewAck` cancels it only when the send buffer is
     /// empty).
     fn timer_idles(&self) -> bool {
-        self.cfg.rto_timer == RtoTimer::Ns3 && self.max < self.cfg.limit
+        self.cfg.rules.rto_timer == RtoTimer::Ns3 && self.max < self.cfg.limit
     }
 
     /// An ACK of new data restarts the retransmission timer at `now`
     /// (RFC 6298 section 5.3), first collapsing a backed-off RTO under
     /// `RtoCollapse::Ack` (ns-3.37 `TcpSocketBase::NewAck`).
     fn restart_timer(&mut self, now: SimTime) {
-        if self.cfg.rto_collapse == RtoCollapse::Ack {
+        if self.cfg.rules.rto_collapse == RtoCollapse::Ack {
             self.rtt.collapse();
         }
         self.rto_deadline = now + self.rtt.rto();
@@ -1331,7 +1300,7 @@ impl Sender {
         self.reo_deadline = SimTime::MAX;
         let flight = self.flight() as f64;
         let in_episode = self.in_recovery || self.rto_recovery;
-        if self.cfg.rto_ssthresh == RtoSsthresh::Pipe {
+        if self.cfg.rules.rto_ssthresh == RtoSsthresh::Pipe {
             //= ns-3.37 TcpSocketBase::ReTxTimeout: "inFlightBeforeRto =
             //= BytesInFlight()", then "SetSentListLost", which clears every
             //= segment's m_retrans, so the guard "m_congState != CA_LOSS ||
@@ -1352,7 +1321,7 @@ impl Sender {
             //= (`rfc5681`), or unchanged (`keep`: Linux's tcp_enter_loss
             //= recomputes ssthresh only from the Open/Disorder states).
             //= cwnd = LW = 1 segment.
-            if self.cfg.rto_ssthresh == RtoSsthresh::Rfc5681 {
+            if self.cfg.rules.rto_ssthresh == RtoSsthresh::Rfc5681 {
                 self.w.ssthresh = self.w.ssthresh.min(reno_ssthresh(flight));
             }
             self.cc.on_repeated_timeout(&mut self.w);
@@ -1398,7 +1367,7 @@ impl Sender {
         //= RFC 6298 section 5.4/5.6: retransmit the earliest segment and
         //= restart the timer with the backed-off RTO.
         self.rto_deadline = now + self.rtt.rto();
-        if self.cfg.rto_timer == RtoTimer::Ns3 {
+        if self.cfg.rules.rto_timer == RtoTimer::Ns3 {
             //= ns-3.37 TcpSocketBase::ReTxTimeout: "m_pacingTimer.Cancel()",
             //= then SendPendingData: the first segment leaves now.
             self.pace_next = self.pace_next.min(now);
@@ -1411,6 +1380,7 @@ impl Sender {
 mod tests {
     use super::*;
     use crate::tcp::cc::newreno::NewReno;
+    use crate::tcp::stack::Stack;
 
     fn sender(sack: bool) -> Sender {
         sender_with(sack, AnyCc::NewReno(NewReno))
@@ -1420,30 +1390,34 @@ mod tests {
     /// none of the optional recovery features.
     fn sender_with(sack: bool, cc: AnyCc) -> Sender {
         let cfg = SenderConfig {
-            initial_window: 4,
             rwnd: None,
-            min_rto: SimTime::from_millis(200),
             sack,
             limit: u64::MAX,
             ecn: true,
-            prr: false,
-            prr_variant: PrrVariant::Rfc9937,
-            hystart: false,
-            rack: false,
-            abc: SlowStart::PerAck,
-            limited_transmit: false,
-            partial_ack_retransmit: false,
-            dupack_growth: true,
-            rto_ssthresh: RtoSsthresh::Rfc5681,
-            rto_collapse: RtoCollapse::Sample,
-            rto_timer: RtoTimer::Rfc,
-            recovery_entry: RecoveryEntry::Rfc,
-            sack_pipe: SackPipe::Rfc,
-            recovery_exit: RecoveryExit::Rfc,
-            rtt_sampling: RttSampling::Rfc,
-            cut_from: CutFrom::FlightSize,
-            ecn_reduction: EcnReduction::Immediate,
             mss_bytes: 1500,
+            rules: StackDefaults {
+                initial_window: 4,
+                min_rto: SimTime::from_millis(200),
+                prr: false,
+                prr_variant: PrrVariant::Rfc9937,
+                hystart: false,
+                rack: false,
+                abc: SlowStart::PerAck,
+                limited_transmit: false,
+                partial_ack_retransmit: false,
+                dupack_growth: true,
+                rto_ssthresh: RtoSsthresh::Rfc5681,
+                rto_collapse: RtoCollapse::Sample,
+                rto_timer: RtoTimer::Rfc,
+                recovery_entry: RecoveryEntry::Rfc,
+                sack_pipe: SackPipe::Rfc,
+                recovery_exit: RecoveryExit::Rfc,
+                rtt_sampling: RttSampling::Rfc,
+                cut_from: CutFrom::FlightSize,
+                ecn_reduction: EcnReduction::Immediate,
+                cong_control: CongControl::Rfc,
+                ..Stack::Rfc.defaults()
+            },
         };
         Sender::new(cfg, cc)
     }
@@ -1462,7 +1436,8 @@ mod tests {
         s
     }
 
-    /// As ns-3.37's socket around TcpBbr (`ns3_window`): no PRR; a 50 ms
+    /// As ns-3.37's socket around TcpBbr (`CongControl::Ns3`, `mirror =
+    /// "ns-3.37"`): no PRR; a 50 ms
     /// handshake sets the pacing rate, 2.885 x 4 segments over 50 ms
     /// (TcpBbr::InitPacingRate); and yet the initial window (4) leaves at
     /// once, unpaced (IsPacingEnabled); its last segment starts the pacing
@@ -1473,12 +1448,13 @@ mod tests {
         use crate::tcp::cc::Variant;
         use crate::tcp::cc::bbr::Bbr;
         let m: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_str(r#"{"send_quantum": "segment", "ns3_window": true}"#).unwrap();
+            serde_json::from_str(r#"{"send_quantum": "segment", "mirror": "ns-3.37"}"#).unwrap();
         let bbr = Bbr::read(&mut Params::new(&m)).unwrap();
         let mut cfg = sender(true).cfg;
-        cfg.prr = true;
+        cfg.rules.prr = true;
+        cfg.rules.cong_control = CongControl::Ns3;
         let mut s = Sender::new(cfg, AnyCc::Bbr(Bbr::new(bbr)));
-        assert!(!s.cfg.prr);
+        assert!(!s.cfg.rules.prr);
         s.connected(SimTime::from_millis(50), SimTime::from_millis(50), None);
         assert_eq!(s.srtt(), Some(SimTime::from_millis(50)));
         let rate = s.cc.pacing_rate().unwrap();
@@ -1551,7 +1527,7 @@ mod tests {
             (RtoTimer::Ns3, 1, false),
         ] {
             let mut s = bbr_sender("segment");
-            s.cfg.rto_timer = rule;
+            s.cfg.rules.rto_timer = rule;
             s.cfg.limit = limit;
             let mut out = vec![];
             s.pump(SimTime::ZERO, &mut out);
@@ -1592,7 +1568,7 @@ mod tests {
         // first two send nothing.
         for lt in [false, true] {
             let mut s = sender(false);
-            s.cfg.limited_transmit = lt;
+            s.cfg.rules.limited_transmit = lt;
             s.w.cwnd = 4.0;
             s.w.ssthresh = 4.0;
             let mut out = vec![];
@@ -1678,7 +1654,7 @@ mod tests {
     fn an_ack_of_a_retransmission_collapses_the_rto_only_under_ack() {
         for (rule, rto) in [(RtoCollapse::Sample, 600), (RtoCollapse::Ack, 300)] {
             let mut s = sender(false);
-            s.cfg.rto_collapse = rule;
+            s.cfg.rules.rto_collapse = rule;
             let mut out = vec![];
             s.w.cwnd = 2.0;
             s.pump(SimTime::ZERO, &mut out);
@@ -1754,7 +1730,7 @@ mod tests {
             (RecoveryEntry::Ns3, (4, 7), 20, false),
         ] {
             let mut s = sender(true);
-            s.cfg.recovery_entry = rule;
+            s.cfg.rules.recovery_entry = rule;
             s.w.cwnd = 10.0;
             let mut out = vec![];
             s.pump(SimTime::ZERO, &mut out);
@@ -1778,8 +1754,8 @@ mod tests {
     fn a_cumulative_ack_that_sacks_is_the_first_duplicate() {
         for growth in [true, false] {
             let mut s = sender(true);
-            s.cfg.limited_transmit = true;
-            s.cfg.dupack_growth = growth;
+            s.cfg.rules.limited_transmit = true;
+            s.cfg.rules.dupack_growth = growth;
             let mut out = vec![];
             s.pump(SimTime::ZERO, &mut out);
             assert_eq!(out, [0, 1, 2, 3]);
@@ -1845,7 +1821,7 @@ mod tests {
     /// segments 0..20 at time 0, and an empty output.
     fn twenty_out(on: bool) -> (Sender, Vec<u64>) {
         let mut s = sender(true);
-        s.cfg.partial_ack_retransmit = on;
+        s.cfg.rules.partial_ack_retransmit = on;
         let mut out = vec![];
         s.w.cwnd = 20.0;
         s.pump(SimTime::ZERO, &mut out);
@@ -1949,30 +1925,34 @@ mod tests {
 
     fn rack_sender(limit: u64) -> Sender {
         let cfg = SenderConfig {
-            initial_window: 10,
             rwnd: None,
-            min_rto: SimTime::from_millis(1000),
             sack: true,
             limit,
             ecn: false,
-            prr: false,
-            prr_variant: PrrVariant::Rfc9937,
-            hystart: false,
-            rack: true,
-            abc: SlowStart::PerAck,
-            limited_transmit: false,
-            partial_ack_retransmit: false,
-            dupack_growth: true,
-            rto_ssthresh: RtoSsthresh::Rfc5681,
-            rto_collapse: RtoCollapse::Sample,
-            rto_timer: RtoTimer::Rfc,
-            recovery_entry: RecoveryEntry::Rfc,
-            sack_pipe: SackPipe::Rfc,
-            recovery_exit: RecoveryExit::Rfc,
-            rtt_sampling: RttSampling::Rfc,
-            cut_from: CutFrom::FlightSize,
-            ecn_reduction: EcnReduction::Immediate,
             mss_bytes: 1500,
+            rules: StackDefaults {
+                initial_window: 10,
+                min_rto: SimTime::from_millis(1000),
+                prr: false,
+                prr_variant: PrrVariant::Rfc9937,
+                hystart: false,
+                rack: true,
+                abc: SlowStart::PerAck,
+                limited_transmit: false,
+                partial_ack_retransmit: false,
+                dupack_growth: true,
+                rto_ssthresh: RtoSsthresh::Rfc5681,
+                rto_collapse: RtoCollapse::Sample,
+                rto_timer: RtoTimer::Rfc,
+                recovery_entry: RecoveryEntry::Rfc,
+                sack_pipe: SackPipe::Rfc,
+                recovery_exit: RecoveryExit::Rfc,
+                rtt_sampling: RttSampling::Rfc,
+                cut_from: CutFrom::FlightSize,
+                ecn_reduction: EcnReduction::Immediate,
+                cong_control: CongControl::Rfc,
+                ..Stack::Rfc.defaults()
+            },
         };
         Sender::new(cfg, AnyCc::NewReno(NewReno))
     }
@@ -2044,7 +2024,7 @@ mod tests {
     fn timeout_in_recovery_ssthresh_rules() {
         let run = |rule: RtoSsthresh| {
             let mut s = sender(true);
-            s.cfg.rto_ssthresh = rule;
+            s.cfg.rules.rto_ssthresh = rule;
             let mut out = vec![];
             s.w.cwnd = 20.0;
             s.pump(SimTime::ZERO, &mut out);
@@ -2075,7 +2055,7 @@ mod tests {
     fn a_repeated_timeout_recomputes_ssthresh_only_under_pipe() {
         let run = |rule: RtoSsthresh| {
             let mut s = sender(true);
-            s.cfg.rto_ssthresh = rule;
+            s.cfg.rules.rto_ssthresh = rule;
             let mut out = vec![];
             s.w.cwnd = 40.0;
             s.pump(SimTime::ZERO, &mut out);
@@ -2118,7 +2098,7 @@ mod tests {
         // Linux: every acknowledged segment, capped at ssthresh; the rest
         // goes to congestion avoidance (+1/cwnd for the one left).
         let mut s = sender(false);
-        s.cfg.abc = SlowStart::Capped;
+        s.cfg.rules.abc = SlowStart::Capped;
         s.w = Window {
             cwnd: 4.0,
             ssthresh: 7.0,
@@ -2131,7 +2111,7 @@ mod tests {
         // ns-3.37's CUBIC: every acknowledged segment, past ssthresh, and
         // nothing to congestion avoidance on that ACK.
         let mut s = sender(false);
-        s.cfg.abc = SlowStart::Uncapped;
+        s.cfg.rules.abc = SlowStart::Uncapped;
         s.w = Window {
             cwnd: 4.0,
             ssthresh: 5.0,
@@ -2151,7 +2131,7 @@ mod tests {
         let t = SimTime::from_millis(100);
         let mut s = bbr_sender("draft");
         assert!(s.cc.owns_window());
-        s.cfg.abc = SlowStart::Capped;
+        s.cfg.rules.abc = SlowStart::Capped;
         s.w = Window {
             cwnd: 4.0,
             ssthresh: 7.0,
@@ -2161,7 +2141,7 @@ mod tests {
         // A window-based controller still counts both segments.
         let mut s = sender(true);
         assert!(!s.cc.owns_window());
-        s.cfg.abc = SlowStart::Capped;
+        s.cfg.rules.abc = SlowStart::Capped;
         s.w = Window {
             cwnd: 4.0,
             ssthresh: 7.0,
@@ -2259,7 +2239,7 @@ mod tests {
     fn cut_from_pipe_at_a_sack_fast_retransmit() {
         let run = |rule: CutFrom| {
             let mut s = sender(true);
-            s.cfg.cut_from = rule;
+            s.cfg.rules.cut_from = rule;
             enter_sack_recovery(&mut s);
             s.w.ssthresh
         };
@@ -2276,7 +2256,7 @@ mod tests {
     fn recovery_exit_grows_from_ssthresh_as_ns3_does() {
         let run = |rule: RecoveryExit| {
             let mut s = sender(true);
-            s.cfg.recovery_exit = rule;
+            s.cfg.rules.recovery_exit = rule;
             let mut out = enter_sack_recovery(&mut s);
             assert_eq!(s.w.ssthresh, 10.0);
             s.on_ack(&ack(20), SimTime::from_millis(140), &mut out);
@@ -2295,7 +2275,7 @@ mod tests {
     fn timeout_exit_counts_only_past_the_recovery_point_as_ns3_does() {
         let run = |rule: RecoveryExit| {
             let mut s = sender(false);
-            s.cfg.recovery_exit = rule;
+            s.cfg.rules.recovery_exit = rule;
             s.w.cwnd = 10.0;
             let mut out = vec![];
             s.pump(SimTime::ZERO, &mut out);
@@ -2318,8 +2298,8 @@ mod tests {
     fn cut_from_pipe_without_sack_counts_the_duplicate_acks() {
         let run = |rule: CutFrom| {
             let mut s = sender(false);
-            s.cfg.cut_from = rule;
-            s.cfg.limited_transmit = true;
+            s.cfg.rules.cut_from = rule;
+            s.cfg.rules.limited_transmit = true;
             s.w.cwnd = 10.0;
             let mut out = vec![];
             s.pump(SimTime::ZERO, &mut out);
@@ -2342,10 +2322,10 @@ mod tests {
         // AddRenoSack guesses; `false` RFC 6582's window inflation.
         let run = |ns3: bool| {
             let mut s = sender(false);
-            s.cfg.limited_transmit = true;
-            s.cfg.cut_from = CutFrom::Pipe;
-            s.cfg.prr = ns3;
-            s.cfg.prr_variant = PrrVariant::Ns3;
+            s.cfg.rules.limited_transmit = true;
+            s.cfg.rules.cut_from = CutFrom::Pipe;
+            s.cfg.rules.prr = ns3;
+            s.cfg.rules.prr_variant = PrrVariant::Ns3;
             s.w.cwnd = 10.0;
             let mut out = vec![];
             s.pump(SimTime::ZERO, &mut out);
@@ -2385,8 +2365,8 @@ mod tests {
         // ns-3 counts each duplicate ACK as a SACK without SACK; a timeout in
         // the recovery cuts from FlightSize less those (`RtoSsthresh::Pipe`).
         let mut s = sender(false);
-        s.cfg.rto_ssthresh = RtoSsthresh::Pipe;
-        s.cfg.limited_transmit = true;
+        s.cfg.rules.rto_ssthresh = RtoSsthresh::Pipe;
+        s.cfg.rules.limited_transmit = true;
         s.w.cwnd = 10.0;
         let mut out = vec![];
         s.pump(SimTime::ZERO, &mut out);
@@ -2416,7 +2396,7 @@ mod tests {
     fn ecn_reduction_by_prr_spreads_the_cut_over_the_round_trip() {
         let run = |rule: EcnReduction| {
             let mut s = sender(false);
-            s.cfg.ecn_reduction = rule;
+            s.cfg.rules.ecn_reduction = rule;
             s.w = Window {
                 cwnd: 20.0,
                 ssthresh: 100.0,

@@ -10,6 +10,7 @@
 //! prints it.
 
 use serde::Serialize;
+use serde_json::{Map, Value, json};
 
 use crate::units::SimTime;
 
@@ -412,12 +413,42 @@ impl NamedRule for ControlEct {
         &[(ControlEct::Rfc, "rfc"), (ControlEct::Cc, "cc")];
 }
 
-/// The defaults a profile sets.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// How the socket runs a controller that sets cwnd itself from rate
+/// samples (BBR: [`crate::tcp::cc::CongestionControl::owns_window`]). A
+/// profile rule, not a flow field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CongControl {
+    /// Linux (net/ipv4/tcp_input.c tcp_cong_control): PRR
+    /// (tcp_cwnd_reduction) sets cwnd in a recovery and a CWR before the
+    /// controller reads it, the initial window is paced, delivery rates
+    /// are tcp_rate.c's (draft-cheng-iccrg-delivery-rate-estimation).
+    Rfc,
+    /// ns-3.37's TcpSocketBase around a controller with `CongControl`
+    /// (TcpBbr, the only one in ns-3.37; bufsim applies it to the
+    /// controller that mirrors it, `tcp_params.mirror = "ns-3.37"`): no
+    /// recovery operations (PRR) before the controller ("if
+    /// (!m_congestionControl->HasCongControl())" in EnterRecovery and
+    /// ProcessAck), an ECE answered by the controller alone, the initial
+    /// window unpaced (TcpSocketBase::IsPacingEnabled), TcpRateLinux's
+    /// rate samples ([`crate::tcp::rate::RateSampler::ns3`]) with the
+    /// least smoothed RTT, none on a stale ACK, the pipe read before the
+    /// ACK's own retransmissions, and CA_EVENT_TX_START raised by
+    /// SendPendingData when nothing is in flight.
+    Ns3,
+}
+
+/// The rules of a TCP stack: the defaults a profile sets
+/// ([`Stack::defaults`]) and, resolved, a flow group's (each field the
+/// group sets over its profile's), which its senders and receivers carry
+/// by value. Serialized as the normalized group's fields.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct StackDefaults {
     /// Initial window, segments.
+    #[serde(rename = "initial_window_pkts")]
     pub initial_window: u32,
     /// Minimum retransmission timeout.
+    #[serde(serialize_with = "crate::units::ser_secs", rename = "min_rto_s")]
     pub min_rto: SimTime,
     /// Delayed ACKs (ACK every second segment, RFC 5681 section 4.2).
     pub delayed_ack: bool,
@@ -460,10 +491,12 @@ pub struct StackDefaults {
     /// first RTO is computed from it instead of the 1 s of RFC 6298 (2.1).
     /// The SYN crosses the path as a packet; a lost one is resent on
     /// [`Stack::syn_timeout`], and [`Stack::after_lost_syn`] says how data
-    /// then starts.
+    /// then starts (`flows[].connection_setup`).
+    #[serde(rename = "connection_setup")]
     pub handshake: bool,
     /// The delayed-ACK timer: how long a receiver holds an ACK owed for a
     /// single in-order segment.
+    #[serde(serialize_with = "crate::units::ser_secs", rename = "delack_timeout_s")]
     pub delack_timeout: SimTime,
     /// In-order segments acknowledged at once when a connection starts,
     /// before delayed ACKs begin (Linux's quick-ACK mode).
@@ -485,6 +518,10 @@ pub struct StackDefaults {
     /// acknowledgment") grows cwnd by the segments it acknowledges, as any
     /// ACK of new data does (RFC 5681 section 3.1).
     pub dupack_growth: bool,
+    /// How the socket runs a controller that sets cwnd itself (a profile
+    /// rule, not in the normalized scenario).
+    #[serde(skip)]
+    pub cong_control: CongControl,
 }
 
 /// How a connection starts after a SYN timeout ([`Stack::after_lost_syn`]).
@@ -544,6 +581,52 @@ impl Stack {
             (Stack::Ns3, "dctcp") => SlowStart::Capped,
             _ => self.defaults().abc,
         }
+    }
+
+    /// The `tcp_params` this profile gives `variant` (a flow group's own
+    /// `tcp_params` override each key): what the profile's simulator
+    /// implements where it departs from the variant's specification. Only
+    /// `ns3` gives any: ns-3.37's model of each variant (`mirror`) and the
+    /// parameters ns-3.37 fixes. Adding a profile is a column here and in
+    /// [`Stack::defaults`].
+    pub fn cc_params(self, variant: &str) -> Map<String, Value> {
+        let params = match (self, variant) {
+            //= ns-3.37 src/internet/model/tcp-cubic.cc: no TcpFriendliness
+            //= attribute (added in ns-3.41), whole segments (TcpCubic::Update).
+            (Stack::Ns3, "cubic") => json!({"reno_friendly": false, "mirror": "ns-3.37"}),
+            //= ns-3.37 tcp-highspeed.cc TableLookupA/B: RFC 3649 appendix B.
+            (Stack::Ns3, "highspeed") => json!({"mirror": "ns-3.37"}),
+            //= ns-3.37 tcp-scalable.cc: Reno's increase below AIFactor segments
+            //= (the driver sets AIFactor = 1/a, 100 for bufsim's a = 0.01);
+            //= GetSsThresh cuts by MDFactor at every window.
+            (Stack::Ns3, "scalable") => json!({
+                "low_window": 100, "legacy_decrease": false, "mirror": "ns-3.37"
+            }),
+            //= ns-3.37 tcp-htcp.cc: the increase in bytes of the segment.
+            (Stack::Ns3, "htcp") => json!({"mirror": "ns-3.37"}),
+            //= ns-3.37 tcp-bbr.cc TcpBbr::SetSendQuantum: "m_sendQuantum = 1 *
+            //= m_segmentSize".
+            (Stack::Ns3, "bbr") => json!({"send_quantum": "segment", "mirror": "ns-3.37"}),
+            _ => json!({}),
+        };
+        match params {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+
+    /// A group's `tcp_params` under this profile: [`Stack::cc_params`]
+    /// with the group's `given` keys over them.
+    pub fn tcp_params(
+        self,
+        variant: &str,
+        given: Option<&Map<String, Value>>,
+    ) -> Map<String, Value> {
+        let mut m = self.cc_params(variant);
+        if let Some(g) = given {
+            m.extend(g.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        m
     }
 
     /// How long a connection waits for the SYN-ACK of its first SYN; each
@@ -678,6 +761,7 @@ impl Stack {
                 //= RFC 5681 section 3.1: cwnd grows on every ACK that
                 //= acknowledges new data.
                 dupack_growth: true,
+                cong_control: CongControl::Rfc,
             },
             Stack::Linux => StackDefaults {
                 //= include/net/tcp.h TCP_INIT_CWND = 10 (RFC 6928).
@@ -788,6 +872,7 @@ impl Stack {
                 //= in-order delivery" is FLAG_DATA_ACKED, snd.una advanced,
                 //= whatever the ACK SACKs.
                 dupack_growth: true,
+                cong_control: CongControl::Rfc,
             },
             Stack::Ns3 => StackDefaults {
                 //= ns-3 TcpSocket attribute InitialCwnd (default 10).
@@ -875,6 +960,7 @@ impl Stack {
                 //= IncreaseWindow runs "if (m_tcb->m_congState == CA_OPEN)".
                 //= CA_LOSS skips DupAck: its ACKs grow the window.
                 dupack_growth: false,
+                cong_control: CongControl::Ns3,
             },
             // ns-2.35, Debian's `ns2` package (the copy at
             // github.com/hbatmit/ns2.35): "ns-default.tcl N" is line N of
@@ -990,6 +1076,7 @@ impl Stack {
                 //= ACK that advances last_ack_ outside fast recovery, whatever
                 //= it SACKs.
                 dupack_growth: true,
+                cong_control: CongControl::Rfc,
             },
         }
     }
@@ -1027,6 +1114,32 @@ mod tests {
         assert_eq!(Stack::Ns3.slow_start("dctcp"), SlowStart::Capped);
         assert_eq!(Stack::Linux.slow_start("cubic"), SlowStart::Capped);
         assert_eq!(Stack::Rfc.slow_start("cubic"), SlowStart::PerAck);
+    }
+
+    #[test]
+    fn only_ns3_gives_the_controllers_rules() {
+        let ns3 = |v: &str| Value::Object(Stack::Ns3.cc_params(v));
+        assert_eq!(
+            ns3("cubic"),
+            json!({"reno_friendly": false, "mirror": "ns-3.37"})
+        );
+        assert_eq!(
+            ns3("bbr"),
+            json!({"send_quantum": "segment", "mirror": "ns-3.37"})
+        );
+        assert!(Stack::Ns3.cc_params("newreno").is_empty());
+        for s in [Stack::Rfc, Stack::Linux, Stack::Ns2] {
+            for v in ["newreno", "cubic", "highspeed", "scalable", "htcp", "bbr"] {
+                assert!(s.cc_params(v).is_empty(), "{s:?} {v}");
+            }
+        }
+        // A group's own keys win.
+        let given = json!({"mirror": "none", "c": 0.2});
+        let m = Stack::Ns3.tcp_params("cubic", given.as_object());
+        assert_eq!(
+            Value::Object(m),
+            json!({"reno_friendly": false, "mirror": "none", "c": 0.2})
+        );
     }
 
     #[test]

@@ -43,17 +43,18 @@
 //!   behind (`packet`'s module doc): the one thing in a sender that reads
 //!   the clock's absolute value rather than differences of it;
 //! - rs.losses (section 4.2.3.4) is the number of segments the sender
-//!   retransmitted since the previous ACK (under `ns3_window` ns-3.37's
-//!   rs.m_bytesLoss, [`AckSample::lost_change`]).
+//!   retransmitted since the previous ACK (under `mirror = "ns-3.37"`
+//!   ns-3.37's rs.m_bytesLoss, [`AckSample::lost_change`]).
 //!
-//! `ns3_window = true` is ns-3.37's `TcpBbr` and the socket around it
-//! instead of the draft where they differ (the ns3 stack's BBR; see
-//! [`BbrConfig::ns3_window`]).
+//! `mirror = "ns-3.37"` is ns-3.37's `TcpBbr` instead of the draft where
+//! they differ (the ns3 stack profile sets it; see [`BbrConfig::mirror`]);
+//! what ns-3's socket does around it is the stack's
+//! ([`crate::tcp::stack::CongControl`]).
 
 use serde::{Deserialize, Serialize};
 
 use super::fluid_law::NoFluidLaw;
-use super::{AckInfo, AckSample, CongestionControl, Epoch, Variant, Window};
+use super::{AckInfo, AckSample, CongestionControl, Epoch, Mirror, Variant, Window};
 use crate::params::{PErr, Params};
 use crate::tcp::rate::LostSample;
 use crate::tcp::stack::ns3_segment_bytes;
@@ -78,8 +79,8 @@ pub struct BbrConfig {
     pub min_pipe_cwnd: f64,
     /// How many segments leave at one pacing event.
     pub send_quantum: Quantum,
-    /// ns-3.37's TcpBbr and the socket around it (`tcp_params.ns3_window`),
-    /// each rule cited where it is coded: ssthresh is
+    /// `"ns-3.37"`: ns-3.37's TcpBbr (`tcp_params.mirror`), each rule
+    /// cited where it is coded: ssthresh is
     /// InitialSlowStartThreshold (UINT32_MAX bytes) until Drain sets it to
     /// BBRInflight(1), a congestion event or timeout leaves it so
     /// (TcpBbr::GetSsThresh), and the end of a fast recovery sets cwnd to
@@ -95,11 +96,11 @@ pub struct BbrConfig {
     /// rounds counted on samples with a rate only, and once a ProbeRTT has
     /// run a send with nothing in flight is CA_EVENT_TX_START
     /// ([`CongestionControl::on_tx_start`]); ProbeBW starts in one of six
-    /// phases (TcpBbr::EnterProbeBW); and the socket runs no PRR,
-    /// sends the initial window unpaced and takes TcpRateLinux's rate
-    /// samples ([`crate::tcp::rate::RateSampler::ns3`]). Off by default:
-    /// the draft's rules.
-    pub ns3_window: bool,
+    /// phases (TcpBbr::EnterProbeBW). ns-3's socket around it (no PRR,
+    /// the initial window unpaced, TcpRateLinux's rate samples) is the
+    /// stack's rule ([`crate::tcp::stack::CongControl::Ns3`]). `"none"`
+    /// (the default): the draft's rules.
+    pub mirror: Mirror,
 }
 
 /// The send quantum's rule (`tcp_params.send_quantum`).
@@ -143,7 +144,7 @@ impl Default for BbrConfig {
             //= section 4.2.3.3: BBRMinPipeCwnd, "4 packets".
             min_pipe_cwnd: 4.0,
             send_quantum: Quantum::Draft,
-            ns3_window: false,
+            mirror: Mirror::Spec,
         }
     }
 }
@@ -291,17 +292,38 @@ pub enum Mode {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MaxFilter {
     s: [(u64, f64); 3],
+    ties: Ties,
+}
+
+/// When a [`MaxFilter`] takes a new second or third best: the two forms
+/// of the filter its doc names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ties {
+    /// Linux's lib/win_minmax.c: the kept samples are one when their
+    /// times are equal, the window counted from the best's time.
+    #[default]
+    Time,
+    /// Chromium's QUIC `WindowedFilter` (ns-3.37's): when their values are
+    /// equal, counted from the second's and third's own times.
+    Value,
 }
 
 impl MaxFilter {
+    /// An empty filter judging ties by `ties`.
+    pub fn new(ties: Ties) -> MaxFilter {
+        MaxFilter {
+            s: [(0, 0.0); 3],
+            ties,
+        }
+    }
+
     /// The windowed maximum.
     pub fn get(&self) -> f64 {
         self.s[0].1
     }
 
-    /// A sample `v` at time (round) `t`; the window is `win` rounds;
-    /// `ns3`: ns-3.37's form of the filter.
-    pub fn update(&mut self, t: u64, v: f64, win: u64, ns3: bool) {
+    /// A sample `v` at time (round) `t`; the window is `win` rounds.
+    pub fn update(&mut self, t: u64, v: f64, win: u64) {
         if v >= self.s[0].1 || t.saturating_sub(self.s[2].0) > win {
             self.s = [(t, v); 3];
             return;
@@ -323,7 +345,7 @@ impl MaxFilter {
                 self.s[1] = self.s[2];
                 self.s[2] = (t, v);
             }
-        } else if ns3 {
+        } else if self.ties == Ties::Value {
             //= ns-3.37 windowed-filter.h Update: "if (estimates_[1].sample ==
             //= estimates_[0].sample && new_time - estimates_[1].time >
             //= window_length_ >> 2)" take a second best; "if
@@ -398,15 +420,15 @@ pub struct Bbr {
     entering_recovery: bool,
     rng: u64,
     initial_cwnd: f64,
-    /// ns-3's segment size, bytes (`ns3_window`; set at the first sample).
+    /// ns-3's segment size, bytes (`mirror`; set at the first sample).
     seg_bytes: u32,
-    /// ns-3.37 TcpBbr's m_appLimited (`ns3_window`): set in any ProbeRTT,
+    /// ns-3.37 TcpBbr's m_appLimited (`mirror`): set in any ProbeRTT,
     /// never cleared.
-    ns3_app_limited: bool,
-    /// ns-3.37 TcpBbr's m_idleRestart (`ns3_window`): a send with nothing
+    probe_rtt_mark: bool,
+    /// ns-3.37 TcpBbr's m_idleRestart (`mirror`): a send with nothing
     /// in flight since the last ACK.
     idle_restart: bool,
-    /// ns-3.37's ACK-aggregation estimate (`ns3_window`; boxed, as
+    /// ns-3.37's ACK-aggregation estimate (`mirror`; boxed, as
     /// `v3`, to keep the controller's size near the other variants').
     aggr: Box<AckAggregation>,
     /// BBRv3 state (`version = 3`).
@@ -529,17 +551,19 @@ impl Variant for Bbr {
             Some("segment") => Quantum::Segment,
             _ => d.send_quantum,
         };
-        let ns3_window = p.flag("ns3_window", d.ns3_window)?;
-        if ns3_window && v != 1.0 {
+        let mirror = Mirror::read(p)?;
+        if mirror.ns3() && v != 1.0 {
             return Err((
-                "ns3_window".into(),
-                "ns-3.37's TcpBbr is BBR v1: set version = 1 with ns3_window = true".into(),
+                "mirror".into(),
+                "\"ns-3.37\": ns-3.37's TcpBbr is BBR v1: set version = 1, or mirror = \"none\" \
+                 for version 3"
+                    .into(),
             ));
         }
         Ok(BbrConfig {
             version: v as u8,
             send_quantum,
-            ns3_window,
+            mirror,
             ..d
         })
     }
@@ -552,6 +576,9 @@ impl Variant for Bbr {
              delivery-rate samples and a windowed min RTT, with gain cycling), \
              not from a window law dW/dt of paper 004's form",
         )
+    }
+    fn mirror(cfg: &Self::Config) -> Mirror {
+        cfg.mirror
     }
     fn epoch(cfg: &BbrConfig, _window_pkts: f64, _rtt_s: f64) -> Epoch {
         // No loss sawtooth: the longest cycle is ProbeRTT's, once per RTprop
@@ -584,7 +611,11 @@ impl Bbr {
             rtprop_window: SimTime::from_secs_f64(cfg.rtprop_filter_s),
             probe_rtt_duration: SimTime::from_secs_f64(cfg.probe_rtt_duration_s),
             mode: Mode::Startup,
-            btlbw: MaxFilter::default(),
+            btlbw: MaxFilter::new(if cfg.mirror.ns3() {
+                Ties::Value
+            } else {
+                Ties::Time
+            }),
             rtprop: SimTime::MAX,
             rtprop_s: f64::INFINITY,
             rtprop_stamp: SimTime::ZERO,
@@ -613,7 +644,7 @@ impl Bbr {
             rng: 0,
             initial_cwnd,
             seg_bytes: 1,
-            ns3_app_limited: false,
+            probe_rtt_mark: false,
             idle_restart: false,
             aggr: Box::default(),
             v3: (cfg.version == 3).then(Box::default),
@@ -655,7 +686,7 @@ impl Bbr {
             return self.initial_cwnd;
         }
         let bdp = self.bw() * self.rtprop_s;
-        if self.cfg.ns3_window {
+        if self.cfg.mirror.ns3() {
             //= ns-3.37 TcpBbr::InFlight: "(gain * estimatedBdp) + quanta",
             //= plus "2 * tcb->m_segmentSize" in ProbeBW's first phase
             //= ("m_cycleIndex == 0"; Linux's bbr_quantization_budget),
@@ -690,7 +721,7 @@ impl Bbr {
     fn update_round(&mut self, s: &AckSample) {
         //= ns-3.37 TcpBbr::UpdateBtlBw: "if (rs.m_deliveryRate == 0)
         //= return" before UpdateRound, so round_start keeps its value.
-        if self.cfg.ns3_window && s.rs.delivery_rate.is_none_or(|r| r <= 0.0) {
+        if self.cfg.mirror.ns3() && s.rs.delivery_rate.is_none_or(|r| r <= 0.0) {
             return;
         }
         self.round_start = false;
@@ -698,7 +729,7 @@ impl Bbr {
             self.next_round_delivered = s.rs.total_delivered;
             self.round_count += 1;
             self.round_start = true;
-            if self.cfg.ns3_window {
+            if self.cfg.mirror.ns3() {
                 //= ns-3.37 TcpBbr::UpdateRound: "m_packetConservation =
                 //= false" at every round start.
                 self.packet_conservation = false;
@@ -718,12 +749,9 @@ impl Bbr {
                 //= draft-ietf-ccwg-bbr-01 BBRUpdateMaxBw: the max over the
                 //= current and the previous ProbeBW cycle.
                 Some(v) => v.max_bw[1] = v.max_bw[1].max(rate),
-                None => self.btlbw.update(
-                    self.round_count,
-                    rate,
-                    self.cfg.btlbw_filter_rounds,
-                    self.cfg.ns3_window,
-                ),
+                None => self
+                    .btlbw
+                    .update(self.round_count, rate, self.cfg.btlbw_filter_rounds),
             }
         }
     }
@@ -733,7 +761,7 @@ impl Bbr {
         (self.max_bw() * f64::from(self.seg_bytes) * 8.0) as u64
     }
 
-    //= ns-3.37 TcpBbr::UpdateAckAggregation (ns3_window): per sampling
+    //= ns-3.37 TcpBbr::UpdateAckAggregation (mirror): per sampling
     //= epoch, the bytes ACKed beyond "expectedAcked = maxBw * epochProp /
     //= 8", the epoch's largest excess kept per window of 5 round trips.
     //= ns-3 holds epochProp, the epoch's age, in a uint32_t of seconds (0
@@ -782,7 +810,7 @@ impl Bbr {
     //= m_extraAcked[1])", at most "maxAggrBytes = maxBw / (10 * 8)" (0.1 s
     //= of the bandwidth estimate). Segments.
     fn ns3_aggregation_cwnd(&self) -> f64 {
-        if !self.cfg.ns3_window || !self.filled_pipe {
+        if !self.cfg.mirror.ns3() || !self.filled_pipe {
             return 0.0;
         }
         let max_aggr = (self.ns3_bits_per_s() / 80) as u32;
@@ -799,8 +827,8 @@ impl Bbr {
             self.rtprop != SimTime::MAX && s.now > self.rtprop_stamp + self.rtprop_window;
         //= ns-3.37 TcpBbr::UpdateRTprop reads tcb->m_lastRtt on every ACK,
         //= which TcpSocketBase::EstimateRtt sets to "m_rtt->GetEstimate()",
-        //= the smoothed RTT (ns3_window).
-        let rtt = if self.cfg.ns3_window {
+        //= the smoothed RTT (mirror).
+        let rtt = if self.cfg.mirror.ns3() {
             s.srtt
         } else {
             s.rs.rtt
@@ -855,7 +883,7 @@ impl Bbr {
         self.mode = Mode::ProbeBw;
         self.pacing_gain = 1.0;
         self.cwnd_gain = self.cfg.cwnd_gain;
-        let draws = if self.cfg.ns3_window { 6 } else { 7 };
+        let draws = if self.cfg.mirror.ns3() { 6 } else { 7 };
         let r = (self.random() % draws) as usize;
         self.cycle_index = PACING_GAIN_CYCLE.len() - 1 - r;
         self.advance_cycle_phase(now);
@@ -910,8 +938,8 @@ impl Bbr {
             //= which only CwndEvent(CA_EVENT_TX_START) reads: its rate
             //= samples are never app-limited, ProbeRTT's low ones enter the
             //= BtlBw filter (ns-3 issue #1013, fixed in ns-3.45).
-            if self.cfg.ns3_window {
-                self.ns3_app_limited = true;
+            if self.cfg.mirror.ns3() {
+                self.probe_rtt_mark = true;
             } else {
                 self.app_limited_until = s.rs.total_delivered + s.inflight.max(1);
             }
@@ -1002,7 +1030,7 @@ impl Bbr {
     fn set_cwnd(&mut self, w: &mut Window, s: &AckSample, losses: u64) {
         let delivered = s.rs.newly_delivered as f64;
         let inflight = s.inflight as f64;
-        let ns3 = self.cfg.ns3_window;
+        let ns3 = self.cfg.mirror.ns3();
         //= ns-3.37 TcpBbr::UpdateTargetCwnd: "m_targetCWnd = InFlight(tcb,
         //= m_cWndGain) + AckAggregationCwnd()".
         let target = self.inflight(self.cwnd_gain) + self.ns3_aggregation_cwnd();
@@ -1048,7 +1076,7 @@ impl Bbr {
             };
             cwnd = (wrapped / seg).min(target);
         } else {
-            // Under ns3_window the draft's rule with no loss reduction:
+            // Under the mirror the draft's rule with no loss reduction:
             // ns-3 applies it in CA_RECOVERY only (above).
             let losses = if ns3 { 0 } else { losses };
             cwnd = self.draft_cwnd(cwnd, s, losses, target);
@@ -1142,7 +1170,7 @@ impl Bbr {
             //= BBRRestoreCwnd, cwnd = max(cwnd, BBR.prior_cwnd).
             self.in_recovery = false;
             self.packet_conservation = false;
-            if !self.cfg.ns3_window {
+            if !self.cfg.mirror.ns3() {
                 w.cwnd = w.cwnd.max(self.prior_cwnd);
             }
             //= ns-3.37: leaving CA_RECOVERY, TcpBbr::CwndEvent
@@ -1156,7 +1184,7 @@ impl Bbr {
         //= false". ns-3.37 ends it at the next round start instead
         //= (update_round), or when the recovery ends.
         if self.packet_conservation
-            && !self.cfg.ns3_window
+            && !self.cfg.mirror.ns3()
             && s.rs.prior_delivered >= self.conservation_end
         {
             self.packet_conservation = false;
@@ -1688,7 +1716,7 @@ impl CongestionControl for Bbr {
         //= section 4.2.3.4: "Upon entering Fast Recovery ... BBRSaveCwnd()".
         self.save_cwnd(w.cwnd);
         self.entering_recovery = true;
-        if self.cfg.ns3_window {
+        if self.cfg.mirror.ns3() {
             //= ns-3.37 TcpBbr::GetSsThresh: "SaveCwnd(tcb); return
             //= tcb->m_ssThresh" (unchanged; this ACK's rate sample sets
             //= cwnd, track_recovery).
@@ -1714,7 +1742,7 @@ impl CongestionControl for Bbr {
         self.save_cwnd(w.cwnd);
         self.in_recovery = true;
         self.packet_conservation = false;
-        if self.cfg.ns3_window {
+        if self.cfg.mirror.ns3() {
             //= ns-3.37 TcpBbr::CongestionStateSet(CA_LOSS): "m_roundStart =
             //= true"; ReTxTimeout's GetSsThresh leaves TcpBbr's ssthresh
             //= unchanged (on_congestion_event).
@@ -1744,7 +1772,7 @@ impl CongestionControl for Bbr {
     //= Simulator::Now() > m_probeRttDoneStamp)" (a stamp not yet set reads
     //= 0) the RTprop stamp, cwnd restored and ProbeRTT left.
     fn on_tx_start(&mut self, w: &mut Window, now: SimTime) {
-        if !self.cfg.ns3_window || !self.ns3_app_limited {
+        if !self.cfg.mirror.ns3() || !self.probe_rtt_mark {
             return;
         }
         self.idle_restart = true;
@@ -1760,12 +1788,8 @@ impl CongestionControl for Bbr {
         }
     }
 
-    fn ns3_socket(&self) -> bool {
-        self.cfg.ns3_window
-    }
-
     fn on_connected(&mut self, w: &Window, srtt: SimTime) {
-        if !self.cfg.ns3_window || self.v3.is_some() {
+        if !self.cfg.mirror.ns3() || self.v3.is_some() {
             return;
         }
         //= ns-3.37 TcpBbr::InitPacingRate at the first CA_OPEN, the
@@ -1777,9 +1801,8 @@ impl CongestionControl for Bbr {
         let rtt_s = (srtt.as_secs_f64() * 1e3).floor().max(1.0) / 1e3;
         let nominal = w.cwnd / rtt_s;
         self.pacing_rate = self.pacing_gain * nominal;
-        self.btlbw = MaxFilter::default();
-        self.btlbw
-            .update(0, nominal, self.cfg.btlbw_filter_rounds, true);
+        self.btlbw = MaxFilter::new(Ties::Value);
+        self.btlbw.update(0, nominal, self.cfg.btlbw_filter_rounds);
     }
 
     //= section 4.3.1 BBRUpdateOnACK: BBRUpdateModelAndState (UpdateBtlBw,
@@ -1789,7 +1812,7 @@ impl CongestionControl for Bbr {
     fn on_rate_sample(&mut self, w: &mut Window, s: &AckSample) {
         if self.rng == 0 {
             self.rng = s.now.0 | 1;
-            if self.cfg.ns3_window {
+            if self.cfg.mirror.ns3() {
                 //= ns-3.37 TcpBbr::CongestionStateSet, initializing at the
                 //= first CA_OPEN: "tcb->m_ssThresh = tcb->m_initialSsThresh"
                 //= (TcpSocket attribute InitialSlowStartThreshold, UINT32_MAX
@@ -1808,7 +1831,7 @@ impl CongestionControl for Bbr {
         //= the ACK either way (`AckSample::lost_change`), in
         //= ModulateCwndForRecovery and IsNextCyclePhase.
         let losses = match s.lost_change {
-            Some(lost) if self.cfg.ns3_window => lost,
+            Some(lost) if self.cfg.mirror.ns3() => lost,
             _ => retransmitted,
         };
         self.track_recovery(w, s);
@@ -1816,7 +1839,7 @@ impl CongestionControl for Bbr {
         let prior_inflight = (s.inflight + s.rs.newly_delivered) as f64;
         self.update_round(s);
         self.update_btlbw(s);
-        if self.cfg.ns3_window {
+        if self.cfg.mirror.ns3() {
             self.update_ack_aggregation(w.cwnd, s);
         }
         //= section 4.3.4.3 BBRCheckCyclePhase.
@@ -1829,7 +1852,7 @@ impl CongestionControl for Bbr {
         //= packets_in_flight <= BBRInflight(1.0)) BBREnterProbeBW()".
         if self.mode == Mode::Startup && self.filled_pipe {
             self.enter_drain();
-            if self.cfg.ns3_window {
+            if self.cfg.mirror.ns3() {
                 //= ns-3.37 TcpBbr::CheckDrain: "tcb->m_ssThresh =
                 //= InFlight(tcb, 1)".
                 w.ssthresh = self.inflight(1.0);
@@ -1886,7 +1909,7 @@ mod tests {
             retransmits: 0,
             lost_change: None,
             ece: false,
-            // The draft reads rs.rtt; ns3_window reads SRTT, here the same.
+            // The draft reads rs.rtt; the mirror reads SRTT, here the same.
             srtt: Some(SimTime::from_millis(rtt_ms)),
             mss_bytes: 1500,
         }
@@ -1897,19 +1920,19 @@ mod tests {
     #[test]
     fn windowed_max_filter() {
         let mut f = MaxFilter::default();
-        f.update(1, 100.0, 10, false);
-        f.update(2, 80.0, 10, false);
-        f.update(5, 90.0, 10, false);
+        f.update(1, 100.0, 10);
+        f.update(2, 80.0, 10);
+        f.update(5, 90.0, 10);
         assert_eq!(f.get(), 100.0);
         // Round 12: 100 (round 1) is 11 rounds old; 90 (round 5) is the max
         // of the window (2, 12].
-        f.update(12, 50.0, 10, false);
+        f.update(12, 50.0, 10);
         assert_eq!(f.get(), 90.0);
         // A larger sample replaces everything at once.
-        f.update(13, 120.0, 10, false);
+        f.update(13, 120.0, 10);
         assert_eq!(f.get(), 120.0);
         // Nothing within the window for a long time: the newest sample.
-        f.update(40, 10.0, 10, false);
+        f.update(40, 10.0, 10);
         assert_eq!(f.get(), 10.0);
     }
 
@@ -1930,18 +1953,18 @@ mod tests {
             (11, 60.0),
             (15, 50.0),
         ];
-        let best = |ns3| {
-            let mut f = MaxFilter::default();
+        let best = |ties| {
+            let mut f = MaxFilter::new(ties);
             for (t, v) in rounds {
-                f.update(t, v, 10, ns3);
+                f.update(t, v, 10);
             }
             f.get()
         };
-        assert_eq!(best(false), 70.0);
-        assert_eq!(best(true), 60.0);
+        assert_eq!(best(Ties::Time), 70.0);
+        assert_eq!(best(Ties::Value), 60.0);
     }
 
-    /// ns-3's target window (ns3_window), hand-worked with 960-byte
+    /// ns-3's target window (the mirror), hand-worked with 960-byte
     /// segments, BtlBw 1000 segments/s and RTprop 100 ms (BDP 100): one
     /// segment per ACK fills the 4096-byte epoch to 3840 bytes, 4
     /// segments of aggregation once the pipe is filled; InFlight(2) is 2 x
@@ -1949,11 +1972,11 @@ mod tests {
     #[test]
     fn ns3_target_window() {
         let mut b = Bbr::new(BbrConfig {
-            ns3_window: true,
+            mirror: Mirror::Ns3_37,
             ..BbrConfig::default()
         });
         b.seg_bytes = 960;
-        b.btlbw.update(1, 1000.0, 10, true);
+        b.btlbw.update(1, 1000.0, 10);
         b.set_rtprop(SimTime::from_millis(100));
         for ms in 0..6 {
             b.update_ack_aggregation(100.0, &sample(100 + ms, 1000.0, 100, 0, ms + 1, 90));
@@ -1969,7 +1992,7 @@ mod tests {
         assert_eq!(b.inflight(2.0), 205.0);
         // The draft's rule rounds up: ceil(2 x 100.3 + 3) = 204, where
         // ns-3 keeps 203.6 (203 segments may be sent).
-        b.btlbw.update(2, 1003.0, 10, true);
+        b.btlbw.update(2, 1003.0, 10);
         b.cycle_index = 2;
         assert!((b.inflight(2.0) - 203.6).abs() < 1.0 / 960.0);
     }
@@ -2037,9 +2060,9 @@ mod tests {
     /// (index 2).
     #[test]
     fn probe_bw_start_phases() {
-        for (ns3_window, never) in [(false, vec![1]), (true, vec![1, 2])] {
+        for (mirror, never) in [(Mirror::Spec, vec![1]), (Mirror::Ns3_37, vec![1, 2])] {
             let mut b = Bbr::new(BbrConfig {
-                ns3_window,
+                mirror,
                 ..BbrConfig::default()
             });
             b.rng = 7;
@@ -2067,7 +2090,7 @@ mod tests {
     #[test]
     fn gain_cycle_phases() {
         let mut b = Bbr::new(BbrConfig::default());
-        b.btlbw.update(1, 1000.0, 10, false);
+        b.btlbw.update(1, 1000.0, 10);
         b.set_rtprop(SimTime::from_millis(100));
         b.mode = Mode::ProbeBw;
         b.cycle_index = 0;
@@ -2095,7 +2118,7 @@ mod tests {
             ssthresh: f64::INFINITY,
         };
         b.filled_pipe = true;
-        b.btlbw.update(1, 1000.0, 10, false);
+        b.btlbw.update(1, 1000.0, 10);
         b.on_rate_sample(&mut w, &sample(0, 1000.0, 100, 0, 10, 90));
         b.mode = Mode::ProbeBw;
         w.cwnd = cwnd;
@@ -2104,7 +2127,7 @@ mod tests {
         (b, w)
     }
 
-    /// ns-3's CA_EVENT_TX_START (ns3_window): once a ProbeRTT has set
+    /// ns-3's CA_EVENT_TX_START (the mirror): once a ProbeRTT has set
     /// TcpBbr's m_appLimited, a send with nothing in flight ends a
     /// ProbeRTT whose round is done and whose 200 ms are over, paces
     /// ProbeBW at 1 x BtlBw, and keeps the next ACK, whose RTprop has
@@ -2113,11 +2136,11 @@ mod tests {
     #[test]
     fn ns3_tx_start() {
         let cfg = BbrConfig {
-            ns3_window: true,
+            mirror: Mirror::Ns3_37,
             ..BbrConfig::default()
         };
         let (mut b, mut w) = into_probe_rtt(cfg, 50.0);
-        assert!(b.ns3_app_limited);
+        assert!(b.probe_rtt_mark);
         b.probe_rtt_round_done = true;
         b.probe_rtt_done_stamp = Some(SimTime::from_millis(10_300));
         b.on_tx_start(&mut w, SimTime::from_millis(10_200));
@@ -2160,7 +2183,7 @@ mod tests {
     }
 
     /// ProbeRTT marks the connection app-limited, so that its low rate
-    /// samples leave BtlBw alone (section 4.3.5); under `ns3_window` the
+    /// samples leave BtlBw alone (section 4.3.5); under the mirror the
     /// mark never reaches the samples (ns-3.37's TcpBbr keeps its own
     /// m_appLimited) and a low one enters the filter: with the 1000/s
     /// sample 20 rounds old, a 500/s sample from ProbeRTT is the estimate.
@@ -2168,14 +2191,14 @@ mod tests {
     fn probe_rtt_app_limited_mark() {
         for ns3 in [false, true] {
             let cfg = BbrConfig {
-                ns3_window: ns3,
+                mirror: if ns3 { Mirror::Ns3_37 } else { Mirror::Spec },
                 ..BbrConfig::default()
             };
             let (mut b, mut w) = into_probe_rtt(cfg, 100.0);
             assert_eq!(b.app_limited_until > 0, !ns3);
             b.round_count += 20;
             b.on_rate_sample(&mut w, &sample(10_050, 500.0, 100, 20, 24, 4));
-            assert_eq!(b.bw(), if ns3 { 500.0 } else { 1000.0 }, "ns3_window {ns3}");
+            assert_eq!(b.bw(), if ns3 { 500.0 } else { 1000.0 }, "mirror {ns3}");
         }
     }
 
@@ -2210,7 +2233,7 @@ mod tests {
         assert_eq!(w.cwnd, 51.0);
     }
 
-    /// `ns3_window`, as ns-3.37's TcpBbr and socket: ssthresh is UINT32_MAX
+    /// `mirror = "ns-3.37"`, as ns-3.37's TcpBbr: ssthresh is UINT32_MAX
     /// bytes in Startup and a congestion event keeps it; packet
     /// conservation lasts until the next round starts, and in the recovery
     /// each ACK takes off the segments whose lost mark changed; the
@@ -2220,14 +2243,12 @@ mod tests {
     /// bytes) and the minimum pipe cwnd (4) is what is left; Drain sets
     /// ssthresh to BBRInflight(1). 1500 B packets: 1460 B segments.
     #[test]
-    fn ns3_window_rules() {
+    fn ns3_mirror_rules() {
         let cfg = BbrConfig {
             send_quantum: Quantum::Segment,
-            ns3_window: true,
+            mirror: Mirror::Ns3_37,
             ..BbrConfig::default()
         };
-        assert!(Bbr::new(cfg).ns3_socket());
-        assert!(!Bbr::new(BbrConfig::default()).ns3_socket());
         let mut b = Bbr::new(cfg);
         let mut w = Window {
             cwnd: 10.0,

@@ -11,15 +11,15 @@
 //! convergence value, section 4.7). `t` is measured from the first ACK of the
 //! congestion-avoidance epoch and RTT is the smoothed RTT.
 //!
-//! `ns3_integer = true` is ns-3.37's `TcpCubic` instead (the ns3 stack's
-//! validation runs set it): whole segments and integer counts (see
-//! [`CubicConfig::ns3_integer`]).
+//! `mirror = "ns-3.37"` is ns-3.37's `TcpCubic` instead (the ns3 stack
+//! profile sets it): whole segments and integer counts (see
+//! [`CubicConfig::mirror`]).
 
 use serde::{Deserialize, Serialize};
 
 use super::aimd::AimdConfig;
 use super::fluid_law::{FluidLaw, Growth, MIN_WINDOW};
-use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, slow_start};
+use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Mirror, Variant, Window, slow_start};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
@@ -34,14 +34,14 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// Reno-friendly region (RFC 9438 section 4.3).
     pub reno_friendly: bool,
-    /// ns-3.37's `TcpCubic::IncreaseWindow`/`Update`/`GetSsThresh`: the
+    /// `"ns-3.37"`: ns-3.37's `TcpCubic::IncreaseWindow`/`Update`/`GetSsThresh`: the
     /// window in whole segments, one segment added once the segments
     /// acknowledged reach cnt = segCwnd / (target - segCwnd) (at least 2,
     /// at most 20 while no loss has set W_max), the target's offset
     /// C |t - K|^3 truncated to a whole number of segments, t counted from
     /// the epoch's first ACK plus the least RTT, and W_max, K and the least
-    /// RTT forgotten at a timeout (`CubicReset`).
-    pub ns3_integer: bool,
+    /// RTT forgotten at a timeout (`CubicReset`). `"none"`: RFC 9438.
+    pub mirror: Mirror,
 }
 
 impl Default for CubicConfig {
@@ -52,7 +52,7 @@ impl Default for CubicConfig {
             beta: 0.7,
             fast_convergence: true,
             reno_friendly: true,
-            ns3_integer: false,
+            mirror: Mirror::Spec,
         }
     }
 }
@@ -101,7 +101,7 @@ pub struct Cubic {
     w_est: f64,
     /// The next epoch follows a timeout (section 4.8: K = 0, W_max = cwnd).
     after_timeout: bool,
-    /// ns-3.37's integer state ([`CubicConfig::ns3_integer`]).
+    /// ns-3.37's integer state ([`CubicConfig::mirror`]).
     ns3: Ns3Cubic,
 }
 
@@ -135,7 +135,7 @@ impl Variant for Cubic {
             beta: p.num("beta", d.beta, 0.01, 0.999)?,
             fast_convergence: p.flag("fast_convergence", d.fast_convergence)?,
             reno_friendly: p.flag("reno_friendly", d.reno_friendly)?,
-            ns3_integer: p.flag("ns3_integer", d.ns3_integer)?,
+            mirror: Mirror::read(p)?,
         })
     }
     fn new(cfg: CubicConfig) -> Cubic {
@@ -160,6 +160,9 @@ impl Variant for Cubic {
             t_epoch: 0.0,
             w_est: 0.0,
         })
+    }
+    fn mirror(cfg: &Self::Config) -> Mirror {
+        cfg.mirror
     }
     fn epoch(cfg: &CubicConfig, window_pkts: f64, _rtt_s: f64) -> Epoch {
         // After a cut to beta W the window regains W_max = W in K seconds.
@@ -346,7 +349,7 @@ impl Cubic {
     /// ended in GetSsThresh, or at the first timeout). Nothing with
     /// RFC 9438's arithmetic.
     fn ns3_loss_reset(&mut self) {
-        if self.cfg.ns3_integer {
+        if self.cfg.mirror.ns3() {
             let n = &mut self.ns3;
             *n = Ns3Cubic {
                 acked: n.acked,
@@ -360,7 +363,7 @@ impl Cubic {
 impl CongestionControl for Cubic {
     #[inline]
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
-        if self.cfg.ns3_integer {
+        if self.cfg.mirror.ns3() {
             self.ns3_on_ack(w, ack);
             return;
         }
@@ -417,7 +420,7 @@ impl CongestionControl for Cubic {
     }
 
     fn on_congestion_event(&mut self, w: &Window, _flight: f64, _now: SimTime) -> f64 {
-        if self.cfg.ns3_integer {
+        if self.cfg.mirror.ns3() {
             let n = &mut self.ns3;
             //= ns-3.37 TcpCubic::GetSsThresh, in whole segments of cwnd:
             //= "m_lastMaxCwnd = (segCwnd * (1 + m_beta)) / 2" below the last
@@ -574,10 +577,10 @@ mod tests {
     }
 
     #[test]
-    fn ns3_integer_counts_whole_segments() {
+    fn ns3s_cubic_counts_whole_segments() {
         let cfg = CubicConfig {
             reno_friendly: false,
-            ns3_integer: true,
+            mirror: Mirror::Ns3_37,
             ..CubicConfig::default()
         };
         let mut cc = Cubic::new(cfg);
@@ -630,10 +633,10 @@ mod tests {
     /// arithmetic keeps it.
     #[test]
     fn a_repeated_timeout_resets_ns3s_cubic_only() {
-        let run = |ns3_integer: bool| {
+        let run = |mirror: Mirror| {
             let cfg = CubicConfig {
                 reno_friendly: false,
-                ns3_integer,
+                mirror,
                 ..CubicConfig::default()
             };
             let mut cc = Cubic::new(cfg);
@@ -651,7 +654,7 @@ mod tests {
             assert_eq!((w.cwnd, w.ssthresh), (1.0, 70.0));
             (before, (cc.w_max, cc.ns3.last_max))
         };
-        assert_eq!(run(false), ((100.0, 0), (100.0, 0)));
-        assert_eq!(run(true), ((0.0, 100), (0.0, 0)));
+        assert_eq!(run(Mirror::Spec), ((100.0, 0), (100.0, 0)));
+        assert_eq!(run(Mirror::Ns3_37), ((0.0, 100), (0.0, 0)));
     }
 }

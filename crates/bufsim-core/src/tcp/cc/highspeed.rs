@@ -10,8 +10,8 @@
 //! segments (see [`HighSpeed`]).
 //! Decrease: ssthresh = max((1 - b(w)) cwnd, 2) with w = cwnd at the event.
 //!
-//! `ns3_table = true` is ns-3.37's `TcpHighSpeed` instead (the ns3 stack's
-//! validation runs set it): a(w) and b(w) from appendix B's table, a window
+//! `mirror = "ns-3.37"` is ns-3.37's `TcpHighSpeed` instead (the ns3 stack
+//! profile sets it): a(w) and b(w) from appendix B's table, a window
 //! between two rows taking the upper row's values, and the cut taken from
 //! the flight in whole segments (see [`ns3_lookup`]), at a timeout too.
 
@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::aimd::AimdConfig;
 use super::fluid_law::{FluidLaw, Growth};
-use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, slow_start};
+use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Mirror, Variant, Window, slow_start};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
@@ -34,10 +34,11 @@ pub struct HighSpeedConfig {
     pub high_p: f64,
     /// Decrease factor b(w) at `high_window`.
     pub high_decrease: f64,
-    /// ns-3.37's `TcpHighSpeed`: a(w), b(w) from [`ns3_lookup`] (defaults
-    /// only), and the cut (1 - b(f)) f from the flight f in whole segments,
-    /// at a fast retransmit and a timeout alike.
-    pub ns3_table: bool,
+    /// `"ns-3.37"`: ns-3.37's `TcpHighSpeed`: a(w), b(w) from
+    /// [`ns3_lookup`] (defaults only), and the cut (1 - b(f)) f from the
+    /// flight f in whole segments, at a fast retransmit and a timeout
+    /// alike. `"none"`: RFC 3649's formulas.
+    pub mirror: Mirror,
 }
 
 impl Default for HighSpeedConfig {
@@ -49,7 +50,7 @@ impl Default for HighSpeedConfig {
             high_window: 83_000.0,
             high_p: 1e-7,
             high_decrease: 0.1,
-            ns3_table: false,
+            mirror: Mirror::Spec,
         }
     }
 }
@@ -191,17 +192,17 @@ impl Variant for HighSpeed {
             high_window: p.num("high_window", d.high_window, 2.0, 1e12)?,
             high_p: p.num("high_p", d.high_p, 1e-15, 0.5)?,
             high_decrease: p.num("high_decrease", d.high_decrease, 0.001, 0.5)?,
-            ns3_table: p.flag("ns3_table", d.ns3_table)?,
+            mirror: Mirror::read(p)?,
         };
         let table_is_ns3s = c.low_window == d.low_window
             && c.high_window == d.high_window
             && c.high_p == d.high_p
             && c.high_decrease == d.high_decrease;
-        if c.ns3_table && !table_is_ns3s {
+        if c.mirror.ns3() && !table_is_ns3s {
             return Err((
-                "ns3_table".into(),
-                "ns-3's table is RFC 3649's for the default low_window, high_window, high_p and \
-                 high_decrease: remove those or set ns3_table = false"
+                "mirror".into(),
+                "\"ns-3.37\": ns-3's table is RFC 3649's for the default low_window, high_window, \
+                 high_p and high_decrease: remove those or set mirror = \"none\""
                     .into(),
             ));
         }
@@ -227,6 +228,9 @@ impl Variant for HighSpeed {
             a: 1.0,
             b: 0.5,
         })
+    }
+    fn mirror(cfg: &Self::Config) -> Mirror {
+        cfg.mirror
     }
     fn epoch(cfg: &HighSpeedConfig, window_pkts: f64, rtt_s: f64) -> Epoch {
         // A cut of b(W) W regained at a(W) packets per RTT.
@@ -290,7 +294,7 @@ impl CongestionControl for HighSpeed {
         let whole = w.cwnd as u64;
         if whole != self.a_at {
             self.a_at = whole;
-            self.a = if self.law.cfg.ns3_table {
+            self.a = if self.law.cfg.mirror.ns3() {
                 ns3_lookup(whole).0
             } else {
                 self.law.a(whole as f64)
@@ -302,7 +306,7 @@ impl CongestionControl for HighSpeed {
     }
 
     fn on_congestion_event(&mut self, w: &Window, flight: f64, _now: SimTime) -> f64 {
-        if self.law.cfg.ns3_table {
+        if self.law.cfg.mirror.ns3() {
             // ns-3.37 TcpHighSpeed::GetSsThresh(tcb, bytesInFlight): b looked
             // up at the flight in whole segments, the cut from the flight,
             // rounded down to whole segments. Measured by calling it: flight
@@ -318,8 +322,14 @@ impl CongestionControl for HighSpeed {
 
     // RFC 3649 leaves timeouts to RFC 5681 section 3.1 eq. (4); ns-3.37's
     // TcpHighSpeed cuts as at a fast retransmit.
-    fn ns3_timeout(&self) -> bool {
-        self.law.cfg.ns3_table
+    fn timeout_ssthresh(&mut self, w: &Window, flight: f64, now: SimTime) -> f64 {
+        if self.law.cfg.mirror.ns3() {
+            //= ns-3.37 TcpSocketBase::ReTxTimeout: "m_tcb->m_ssThresh =
+            //= m_congestionControl->GetSsThresh(m_tcb, inFlightBeforeRto)".
+            self.on_congestion_event(w, flight, now)
+        } else {
+            super::reno_ssthresh(flight)
+        }
     }
 }
 
@@ -415,7 +425,7 @@ mod tests {
     }
 
     #[test]
-    fn ns3_table_as_read_from_ns3() {
+    fn ns3s_table_as_read_from_ns3() {
         // Values read from ns-3.37's TcpHighSpeed::TableLookupA/B.
         for (w, a, b) in [
             (1, 1.0, 0.50),
@@ -434,7 +444,7 @@ mod tests {
             assert_eq!(ns3_lookup(w), (a, b), "w = {w}");
         }
         let cfg = HighSpeedConfig {
-            ns3_table: true,
+            mirror: Mirror::Ns3_37,
             ..HighSpeedConfig::default()
         };
         let mut cc = HighSpeed::new(cfg);

@@ -9,8 +9,8 @@
 //! RTTmax is the largest RTT sample since the last congestion event (the
 //! draft's per-epoch measurement), RTTmin the smallest ever.
 //!
-//! `ns3_mss_bytes > 0` is ns-3.37's `TcpHtcp` instead (the ns3 stack's
-//! validation runs set it to the flow's MSS), which departs from the draft
+//! `mirror = "ns-3.37"` is ns-3.37's `TcpHtcp` instead (the ns3 stack
+//! profile sets it; its increase counts bytes of the flow's MSS), which departs from the draft
 //! in its increase and its backoff (see [`Htcp::ns3_increase`] and
 //! [`Htcp::ns3_backoff`]; measured by driving the installed ns-3.37's
 //! `TcpHtcp` through its public `IncreaseWindow`, `PktsAcked` and
@@ -22,7 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::fluid_law::{FluidLaw, Growth};
-use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, slow_start};
+use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Mirror, Variant, Window, slow_start};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
@@ -39,9 +39,10 @@ pub struct HtcpConfig {
     pub rtt_scaling: bool,
     /// Reference RTT of the RTT-scaling option, seconds.
     pub rtt_ref_s: f64,
-    /// 0: the draft's H-TCP. Otherwise ns-3.37's `TcpHtcp`, whose increase
-    /// is counted in bytes, with this MSS (bytes).
-    pub ns3_mss_bytes: f64,
+    /// `"none"`: the draft's H-TCP. `"ns-3.37"`: ns-3.37's `TcpHtcp`, whose
+    /// increase is counted in bytes of the flow's MSS
+    /// ([`AckInfo::mss_bytes`]).
+    pub mirror: Mirror,
 }
 
 impl Default for HtcpConfig {
@@ -54,7 +55,7 @@ impl Default for HtcpConfig {
             beta_max: 0.8,
             rtt_scaling: false,
             rtt_ref_s: 0.1,
-            ns3_mss_bytes: 0.0,
+            mirror: Mirror::Spec,
         }
     }
 }
@@ -104,7 +105,7 @@ impl Variant for Htcp {
             beta_max: p.num("beta_max", d.beta_max, 0.01, 0.999)?,
             rtt_scaling: p.flag("rtt_scaling", d.rtt_scaling)?,
             rtt_ref_s: p.num("rtt_ref_s", d.rtt_ref_s, 1e-6, 1e3)?,
-            ns3_mss_bytes: p.num("ns3_mss_bytes", d.ns3_mss_bytes, 0.0, 65_535.0)?,
+            mirror: Mirror::read(p)?,
         };
         if c.beta_min > c.beta_max {
             return Err((
@@ -116,7 +117,7 @@ impl Variant for Htcp {
     }
     fn new(cfg: HtcpConfig) -> Htcp {
         //= draft-leith-tcp-htcp-06 section 3: beta starts at 0.5 (the clamp's floor).
-        let ns3 = cfg.ns3_mss_bytes > 0.0;
+        let ns3 = cfg.mirror.ns3();
         Htcp {
             cfg,
             // ns-3's m_lastCon starts at time 0, not at the flow's start.
@@ -142,6 +143,9 @@ impl Variant for Htcp {
             prev_rate: 0.0,
             rtt_min: 0.0,
         })
+    }
+    fn mirror(cfg: &Self::Config) -> Mirror {
+        cfg.mirror
     }
     fn epoch(_cfg: &HtcpConfig, window_pkts: f64, rtt_s: f64) -> Epoch {
         // An upper bound: H-TCP's first cut halves the window (beta starts at
@@ -235,8 +239,8 @@ impl Htcp {
     /// at Delta < 1 s (first epoch, beta = 0), +53 B at Delta = 3 s
     /// (alpha = 2 x 22 = 44, 1e6/106,463 = 9.4), +9 B after a backoff of
     /// 0.5 (alpha = 1, 1e6/116,951 = 8.6), +26 B 2.6 s after it.
-    pub fn ns3_increase(&self, cwnd_pkts: f64, delta_s: f64) -> f64 {
-        let mss = self.cfg.ns3_mss_bytes;
+    /// `mss` is the segment size, bytes.
+    pub fn ns3_increase(&self, cwnd_pkts: f64, delta_s: f64, mss: f64) -> f64 {
         let alpha = (2.0 * (1.0 - self.beta) * alpha_of_delta(&self.cfg, delta_s)).max(1.0);
         (mss / cwnd_pkts + alpha).max(1.0).trunc() / mss
     }
@@ -337,8 +341,8 @@ impl CongestionControl for Htcp {
             return;
         }
         let delta = (ack.now - last).as_secs_f64();
-        if self.cfg.ns3_mss_bytes > 0.0 {
-            w.cwnd += self.ns3_increase(w.cwnd, delta);
+        if self.cfg.mirror.ns3() {
+            w.cwnd += self.ns3_increase(w.cwnd, delta, f64::from(ack.mss_bytes));
             return;
         }
         let a = self.alpha(delta, (self.rtt_min > 0.0).then_some(self.rtt_min));
@@ -346,7 +350,7 @@ impl CongestionControl for Htcp {
     }
 
     fn on_congestion_event(&mut self, w: &Window, flight: f64, now: SimTime) -> f64 {
-        if self.cfg.ns3_mss_bytes > 0.0 {
+        if self.cfg.mirror.ns3() {
             return self.ns3_cut(flight, now);
         }
         // beta is recomputed from the epoch that just ended and applied to this
@@ -369,14 +373,20 @@ impl CongestionControl for Htcp {
         (self.beta * w.cwnd).max(MIN_SSTHRESH)
     }
 
-    fn ns3_timeout(&self) -> bool {
-        self.cfg.ns3_mss_bytes > 0.0
+    fn timeout_ssthresh(&mut self, w: &Window, flight: f64, now: SimTime) -> f64 {
+        if self.cfg.mirror.ns3() {
+            //= ns-3.37 TcpSocketBase::ReTxTimeout: "m_tcb->m_ssThresh =
+            //= m_congestionControl->GetSsThresh(m_tcb, inFlightBeforeRto)".
+            self.on_congestion_event(w, flight, now)
+        } else {
+            super::reno_ssthresh(flight)
+        }
     }
 
     fn on_timeout(&mut self, w: &mut Window, flight: f64, now: SimTime) {
         w.ssthresh = self.timeout_ssthresh(w, flight, now);
         w.cwnd = 1.0;
-        if self.ns3_timeout() {
+        if self.cfg.mirror.ns3() {
             // ns-3's cut (on_congestion_event) restarted the epoch with its
             // own beta.
             return;
@@ -466,7 +476,7 @@ mod tests {
     #[test]
     fn ns3_increase_and_backoff_as_measured_in_ns3() {
         let cfg = HtcpConfig {
-            ns3_mss_bytes: 1000.0,
+            mirror: Mirror::Ns3_37,
             ..HtcpConfig::default()
         };
         let mut cc = Htcp::new(cfg);
@@ -480,10 +490,11 @@ mod tests {
         };
         let mut a = AckInfo::bare(2, SimTime::from_millis(10));
         a.rtt = Some(SimTime::from_millis(40));
+        a.mss_bytes = 1000;
         cc.on_ack(&mut w, &a);
         assert!((w.cwnd - 100.012).abs() < 1e-9, "{}", w.cwnd);
         // Delta = 3 s: alpha = 2 x 22 = 44, 1e6/106,463 = 9.39: +53 B.
-        assert!((cc.ns3_increase(106.463, 3.0) - 0.053).abs() < 1e-12);
+        assert!((cc.ns3_increase(106.463, 3.0, 1000.0) - 0.053).abs() < 1e-12);
         // The draft's increase there: 2 x 22 x 2 / 106.463 = 0.83 segment.
         // Epochs: 1000 packets a second, then +10% at RTTs 40..60 ms: beta
         // = 40/60 (ns-3 measured 0.667); ssthresh = beta x flight.
@@ -526,6 +537,6 @@ mod tests {
         // After a backoff of 0.5 and Delta < 1 s: alpha = 1, +9 B at
         // cwnd 116,951 B (ns-3: 9.0).
         cc.beta = 0.5;
-        assert!((cc.ns3_increase(116.951, 0.1) - 0.009).abs() < 1e-12);
+        assert!((cc.ns3_increase(116.951, 0.1, 1000.0) - 0.009).abs() < 1e-12);
     }
 }

@@ -63,6 +63,8 @@ pub struct AckInfo {
     /// true or "uncapped") rather than one per ACK: Reno's congestion
     /// avoidance then grows by `acked / cwnd` per ACK.
     pub abc: bool,
+    /// Segment size, bytes (a controller whose mirror counts bytes).
+    pub mss_bytes: u32,
 }
 
 impl AckInfo {
@@ -75,6 +77,7 @@ impl AckInfo {
             min_rtt: None,
             rtt: None,
             abc: false,
+            mss_bytes: 1500,
         }
     }
 }
@@ -138,6 +141,61 @@ pub fn reno_ssthresh(flight: f64) -> f64 {
     (flight / 2.0).max(MIN_SSTHRESH)
 }
 
+/// Which implementation a controller follows where implementations depart
+/// from its specification (`tcp_params.mirror`): one named mode per
+/// controller, each departure cited where the controller codes it. A stack
+/// profile fills it ([`crate::tcp::stack::Stack::cc_params`]: `stack =
+/// "ns3"` gives `"ns-3.37"`); the variants with no such mode do not take
+/// the key.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Mirror {
+    /// The specification the variant cites (its RFC, draft or paper).
+    #[default]
+    #[serde(rename = "none")]
+    Spec,
+    /// ns-3.37's model of the variant (`src/internet/model/tcp-*.cc`).
+    #[serde(rename = "ns-3.37")]
+    Ns3_37,
+}
+
+impl Mirror {
+    /// Every mode, by its scenario name.
+    pub const ALL: [(Mirror, &'static str); 2] =
+        [(Mirror::Spec, "none"), (Mirror::Ns3_37, "ns-3.37")];
+
+    /// The scenario name.
+    pub fn name(self) -> &'static str {
+        Mirror::ALL
+            .iter()
+            .find(|(m, _)| *m == self)
+            .map_or("none", |&(_, n)| n)
+    }
+
+    /// Read `tcp_params.mirror` (default [`Mirror::Spec`]); an unknown
+    /// name is an error naming the value and the allowed ones.
+    pub fn read(p: &mut Params) -> Result<Mirror, PErr> {
+        match p.value("mirror") {
+            None => Ok(Mirror::Spec),
+            Some(Value::String(s)) if Mirror::ALL.iter().any(|(_, n)| n == s) => {
+                Ok(Mirror::ALL.iter().find(|(_, n)| n == s).unwrap().0)
+            }
+            Some(other) => Err((
+                "mirror".into(),
+                format!(
+                    "{other}: allowed are {}",
+                    Mirror::ALL.map(|(_, n)| format!("{n:?}")).join(", ")
+                ),
+            )),
+        }
+    }
+
+    /// ns-3.37's model.
+    #[inline]
+    pub fn ns3(self) -> bool {
+        self == Mirror::Ns3_37
+    }
+}
+
 /// A congestion-control algorithm. Hooks have default bodies where Reno's
 /// behaviour is the natural default.
 pub trait CongestionControl {
@@ -149,14 +207,6 @@ pub trait CongestionControl {
     /// the sender then sets cwnd as its recovery algorithm prescribes.
     fn on_congestion_event(&mut self, w: &Window, flight: f64, now: SimTime) -> f64;
 
-    /// Whether a timeout cuts ssthresh as a congestion event does, from the
-    /// flight the sender passes (ns-3.37's TcpSocketBase::ReTxTimeout calls
-    /// the variant's GetSsThresh with BytesInFlight()), rather than by RFC
-    /// 5681's halving. Default: RFC 5681; the variants' ns-3 modes say yes.
-    fn ns3_timeout(&self) -> bool {
-        false
-    }
-
     /// The connection is set up: the SYN-ACK arrived and gave the RTT
     /// estimator its first sample, SRTT `srtt` (not called without a
     /// handshake). Default: nothing.
@@ -164,30 +214,14 @@ pub trait CongestionControl {
         let _ = (w, srtt);
     }
 
-    /// Whether the sender runs as ns-3.37's TcpSocketBase around a
-    /// controller that has `CongControl` (TcpBbr), rather than as Linux
-    /// does: no recovery operations (PRR) set cwnd in a fast recovery or a
-    /// CWR before [`Self::on_rate_sample`] reads it (TcpSocketBase::
-    /// EnterRecovery and ProcessAck: "if
-    /// (!m_congestionControl->HasCongControl())"), and the rate samples
-    /// are TcpRateLinux's ([`crate::tcp::rate::RateSampler::ns3`]).
-    /// Default: no (Linux runs tcp_cwnd_reduction for every controller,
-    /// BBR's too); a variant's ns-3 mode says yes.
-    fn ns3_socket(&self) -> bool {
-        false
-    }
-
-    /// ssthresh after a retransmission timeout: RFC 5681 section 3.1 eq.
-    /// (4), max(FlightSize / 2, 2 * SMSS), or with [`Self::ns3_timeout`]
-    /// the variant's cut.
+    /// ssthresh after a retransmission timeout, given the flight the sender
+    /// passes: RFC 5681 section 3.1 eq. (4), max(FlightSize / 2, 2 * SMSS).
+    /// A mirror whose model recomputes it by the variant's own cut
+    /// overrides this (ns-3.37's TcpSocketBase::ReTxTimeout calls the
+    /// variant's GetSsThresh).
     fn timeout_ssthresh(&mut self, w: &Window, flight: f64, now: SimTime) -> f64 {
-        if self.ns3_timeout() {
-            //= ns-3.37 TcpSocketBase::ReTxTimeout: "m_tcb->m_ssThresh =
-            //= m_congestionControl->GetSsThresh(m_tcb, inFlightBeforeRto)".
-            self.on_congestion_event(w, flight, now)
-        } else {
-            reno_ssthresh(flight)
-        }
+        let _ = (w, now);
+        reno_ssthresh(flight)
     }
 
     /// A retransmission timeout. Default: ssthresh as
@@ -261,9 +295,10 @@ pub trait CongestionControl {
         let _ = (w, now, l);
     }
 
-    /// A segment is about to leave at `now` with nothing in flight (ns-3's
-    /// `CA_EVENT_TX_START`), for a controller on ns-3's socket
-    /// ([`Self::ns3_socket`]). Default: nothing.
+    /// A segment is about to leave at `now` with nothing in flight: the
+    /// transmission-start event of Linux and ns-3 (`CA_EVENT_TX_START`,
+    /// raised as the stack's [`crate::tcp::stack::CongControl`] says).
+    /// Default: nothing.
     fn on_tx_start(&mut self, w: &mut Window, now: SimTime) {
         let _ = (w, now);
     }
@@ -356,6 +391,12 @@ pub trait Variant: CongestionControl + Sized {
     /// The congestion epoch of a long-lived flow at window `window_pkts`
     /// (packets, at least 2) and round trip `rtt_s` (seconds).
     fn epoch(cfg: &Self::Config, window_pkts: f64, rtt_s: f64) -> Epoch;
+    /// The implementation the config mirrors (`tcp_params.mirror`).
+    /// Default: the specification (a variant with no such mode).
+    fn mirror(cfg: &Self::Config) -> Mirror {
+        let _ = cfg;
+        Mirror::Spec
+    }
 }
 
 /// Whether the fluid engine models a variant ([`Variant::fluid`]).
@@ -463,11 +504,6 @@ macro_rules! variants {
             #[inline]
             pub fn on_connected(&mut self, w: &Window, srtt: SimTime) {
                 match self { $(AnyCc::$arm(c) => c.on_connected(w, srtt),)* }
-            }
-            /// See [`CongestionControl::ns3_socket`].
-            #[inline]
-            pub fn ns3_socket(&self) -> bool {
-                match self { $(AnyCc::$arm(c) => c.ns3_socket(),)* }
             }
             /// See [`CongestionControl::uses_rate_samples`].
             #[inline]
@@ -625,6 +661,11 @@ macro_rules! variants {
                 match self { $(CcConfig::$arm(_) => <$ty as Variant>::NEEDS_SACK,)* }
             }
 
+            /// The implementation the config mirrors ([`Variant::mirror`]).
+            pub fn mirror(&self) -> Mirror {
+                match self { $(CcConfig::$arm(c) => <$ty as Variant>::mirror(c),)* }
+            }
+
             /// The congestion epoch at a window and round trip ([`Variant::epoch`]).
             pub fn epoch(&self, window_pkts: f64, rtt_s: f64) -> Epoch {
                 let w = window_pkts.max(2.0);
@@ -676,6 +717,35 @@ mod tests {
             let text = serde_json::to_string(&cfg).unwrap();
             let back: CcConfig = serde_json::from_str(&text).unwrap();
             assert_eq!(back, cfg, "{name}: {text}");
+        }
+    }
+
+    #[test]
+    fn a_mirror_is_one_named_mode() {
+        let read = |v: Value| {
+            let mut m = Map::new();
+            m.insert("mirror".into(), v);
+            Mirror::read(&mut Params::new(&m))
+        };
+        assert_eq!(read(Value::from("ns-3.37")), Ok(Mirror::Ns3_37));
+        assert_eq!(read(Value::from("none")), Ok(Mirror::Spec));
+        assert_eq!(
+            read(Value::from("ns-3.36")),
+            Err((
+                "mirror".to_string(),
+                r#""ns-3.36": allowed are "none", "ns-3.37""#.to_string()
+            ))
+        );
+        assert_eq!(Mirror::Ns3_37.name(), "ns-3.37");
+        // The variants without a mode refuse the key.
+        let mut m = Map::new();
+        m.insert("mirror".into(), Value::from("ns-3.37"));
+        for name in ["newreno", "aimd", "dctcp"] {
+            assert_eq!(CcConfig::from_params(name, &m).unwrap_err().0, "mirror");
+        }
+        for name in ["cubic", "highspeed", "scalable", "htcp", "bbr"] {
+            let cfg = CcConfig::from_params(name, &m).unwrap();
+            assert_eq!(cfg.mirror(), Mirror::Ns3_37, "{name}");
         }
     }
 

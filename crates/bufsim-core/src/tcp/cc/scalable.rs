@@ -13,8 +13,8 @@
 //! behaviour for small windows). With `legacy_decrease = false` the cut is
 //! (1 - b) at every window, the legacy window governing only the increase,
 //! as ns-3.37's `TcpScalable::GetSsThresh` (and Linux's
-//! `tcp_scalable_ssthresh`) do. With `ns3_cut = true` the cut is ns-3.37's
-//! own: from the flight the sender passes (the ns3 stack's pipe), in whole
+//! `tcp_scalable_ssthresh`) do. With `mirror = "ns-3.37"` (the ns3 stack
+//! profile's) the cut is ns-3.37's own: from the flight the sender passes (the ns3 stack's pipe), in whole
 //! segments, at a fast retransmit and at a timeout alike.
 //!
 //! Response: with per-packet loss rate p, growth a w per RTT balances the
@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use super::aimd::AimdConfig;
 use super::fluid_law::{FluidLaw, Growth};
-use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Variant, Window, slow_start};
+use super::{AckInfo, CongestionControl, Epoch, MIN_SSTHRESH, Mirror, Variant, Window, slow_start};
 use crate::params::{PErr, Params};
 use crate::units::SimTime;
 
@@ -42,11 +42,11 @@ pub struct ScalableConfig {
     /// The legacy window governs the decrease too (Kelly 2003 section 2):
     /// `false` cuts by `b` at every window, as ns-3.37 does.
     pub legacy_decrease: bool,
-    /// Cut as ns-3.37's `TcpScalable::GetSsThresh(tcb, bytesInFlight)`:
+    /// `"ns-3.37"`: cut as ns-3.37's `TcpScalable::GetSsThresh(tcb, bytesInFlight)`:
     /// from the flight (`cut_from`; not cwnd, as Linux and Kelly), rounded
     /// down to whole segments, and at a timeout too (ns-3's `ReTxTimeout`
-    /// calls it where RFC 5681 halves the flight).
-    pub ns3_cut: bool,
+    /// calls it where RFC 5681 halves the flight). `"none"`: Kelly's cut.
+    pub mirror: Mirror,
 }
 
 impl Default for ScalableConfig {
@@ -58,7 +58,7 @@ impl Default for ScalableConfig {
             b: 0.125,
             low_window: 16.0,
             legacy_decrease: true,
-            ns3_cut: false,
+            mirror: Mirror::Spec,
         }
     }
 }
@@ -98,7 +98,7 @@ impl Variant for Scalable {
             b: p.num("b", d.b, 1e-6, 0.999)?,
             low_window: p.num("low_window", d.low_window, 1.0, 1e9)?,
             legacy_decrease: p.flag("legacy_decrease", d.legacy_decrease)?,
-            ns3_cut: p.flag("ns3_cut", d.ns3_cut)?,
+            mirror: Mirror::read(p)?,
         })
     }
     fn new(cfg: ScalableConfig) -> Scalable {
@@ -106,6 +106,9 @@ impl Variant for Scalable {
     }
     fn fluid(cfg: ScalableConfig) -> Result<ScalableFluid, &'static str> {
         Ok(ScalableFluid(cfg))
+    }
+    fn mirror(cfg: &Self::Config) -> Mirror {
+        cfg.mirror
     }
     fn epoch(cfg: &ScalableConfig, _window_pkts: f64, rtt_s: f64) -> Epoch {
         // Kelly 2003 section 2: the window grows by (1 + a) per RTT and loses
@@ -158,7 +161,7 @@ impl CongestionControl for Scalable {
     }
 
     fn on_congestion_event(&mut self, w: &Window, flight: f64, _now: SimTime) -> f64 {
-        if self.cfg.ns3_cut {
+        if self.cfg.mirror.ns3() {
             //= ns-3.37 TcpScalable::GetSsThresh: "segCwnd = bytesInFlight /
             //= m_segmentSize", ssThresh = max(2.0, segCwnd * (1 - MDFactor))
             //= cast to whole segments. EnterRecovery and EnterCwr pass
@@ -171,8 +174,14 @@ impl CongestionControl for Scalable {
         ((1.0 - self.cfg.decrease(w.cwnd)) * w.cwnd).max(MIN_SSTHRESH)
     }
 
-    fn ns3_timeout(&self) -> bool {
-        self.cfg.ns3_cut
+    fn timeout_ssthresh(&mut self, w: &Window, flight: f64, now: SimTime) -> f64 {
+        if self.cfg.mirror.ns3() {
+            //= ns-3.37 TcpSocketBase::ReTxTimeout: "m_tcb->m_ssThresh =
+            //= m_congestionControl->GetSsThresh(m_tcb, inFlightBeforeRto)".
+            self.on_congestion_event(w, flight, now)
+        } else {
+            super::reno_ssthresh(flight)
+        }
     }
 }
 
@@ -240,14 +249,14 @@ mod tests {
     }
 
     #[test]
-    fn ns3_cut_reads_the_flight_in_whole_segments() {
+    fn ns3s_cut_reads_the_flight_in_whole_segments() {
         // ns-3.37 TcpScalable::GetSsThresh(tcb, bytesInFlight): 7/8 of the
         // flight in whole segments, floored: a flight of 38 segments ->
         // floor(33.25) = 33, whatever cwnd (42 here); at least 2.
         let mut cc = Scalable::new(ScalableConfig {
             low_window: 100.0,
             legacy_decrease: false,
-            ns3_cut: true,
+            mirror: Mirror::Ns3_37,
             ..ScalableConfig::default()
         });
         let w = Window {
