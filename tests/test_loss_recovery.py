@@ -226,7 +226,7 @@ def test_stack_profiles_fill_defaults_and_fields_override():
         ({"sack_pipe": "linux"}, "flows[0].sack_pipe", "rfc, ns3"),
         ({"recovery_exit": "grow"}, "flows[0].recovery_exit", "rfc, ns3"),
         ({"prr_variant": "rfc6937"}, "flows[0].prr_variant", "rfc9937, ns3"),
-        ({"cut_from": "cwnd"}, "flows[0].cut_from", "flight_size, pipe"),
+        ({"cut_from": "window"}, "flows[0].cut_from", "flight_size, pipe, cwnd"),
         ({"ecn_reduction": "halve"}, "flows[0].ecn_reduction", "immediate, prr"),
         ({"ce_ack": "now"}, "flows[0].ce_ack", "immediate, delayed"),
         ({"control_ect": "always"}, "flows[0].control_ect", "rfc, cc"),

@@ -158,7 +158,7 @@ needs_ns = pytest.mark.skipif(
 
 @needs_ns
 def test_validate_engines_against_ns2_end_to_end(tmp_path):
-    # A quick NewReno scenario run on ns-2 and the packet engine (rfc
+    # A quick NewReno scenario run on ns-2 and the packet engine (ns2
     # profile), and BBR, which ns-2.35 has not: refused, naming the field.
     p = cli(
         "validate-engines",
@@ -270,3 +270,53 @@ def test_the_published_verdicts_are_the_rules_on_their_numbers(ref):
     counts = metrics["verdict"].value_counts()
     line = ", ".join(f"{int(counts.get(v, 0))} {v}" for v in ("within", "undecided", "beyond"))
     assert f"Metrics: {len(metrics)}; {line}." in part
+
+
+def test_the_suite_against_ns2_runs_the_ns2_profile():
+    # Both engines run each group on stack = "ns2", ns-2.35's agents as the
+    # packet engine mirrors them; TCP-Linux's variants without a SYN, as
+    # ns-2's TCP-Linux agent runs (its DelAck sink then ACKs packet 0, data,
+    # at once). Two-way traffic and the parking lot run; 14 of the 48 are
+    # refused (BBR, DCTCP, CoDel, PIE, fq_codel, open and closed loops).
+    suite = validate.scenarios("ns2")
+    groups = {
+        (name, g["tcp"], g.get("connection_setup"), g.get("quick_acks"), g["stack"])
+        for name, s in suite.items()
+        for g in s["flows"] + s.get("reverse", {}).get("flows", [])
+    }
+    assert {stack for *_, stack in groups} == {"ns2"}
+    linux = {(c, q) for _, tcp, c, q, _ in groups if tcp in ("cubic", "htcp", "scalable")}
+    assert linux == {(False, 1)}
+    assert {(c, q) for _, tcp, c, q, _ in groups if tcp == "newreno"} == {(None, None)}
+    refused = [n for n in suite if validate._refusal(n, "ns2")]
+    assert len(suite) == 48 and len(refused) == 14
+    assert not {"newreno-two-way", "newreno-parking-lot"} & set(refused)
+
+
+def test_the_reasons_are_a_loose_list():
+    # A blank line between the items of "Why the rest do not agree": each
+    # its own paragraph (a tight list of 30 reasons renders as one block).
+    runs = pd.DataFrame(
+        [
+            dict(
+                scenario=name,
+                verdict="undecided",
+                differs_on="",
+                undecided_on="jain_index",
+                reason="",
+                seeds=3,
+                packet_seeds=100,
+                packet_cpu_s=0.03,
+                ns2_cpu_s=1.0,
+                speed_ratio=33.0,
+            )
+            for name in ("newreno-droptail-0.25bdp", "newreno-droptail-1bdp")
+        ]
+    )
+    page = validate.markdown(pd.DataFrame([], columns=["scenario"]), runs, "2.35", against="ns2")
+    why = page.split("## Why the rest do not agree\n", 1)[1].split("\n## ", 1)[0]
+    items = re.findall(r"^- \*\*", why, re.M)
+    assert len(items) == 2
+    assert "\n\n- **newreno-droptail-1bdp** (undecided): " in why
+    assert not re.search(r"^- .*\n- ", why, re.M)
+    assert "packet engine with the ns2 stack profile;" in page

@@ -1693,7 +1693,7 @@ def validate_engines(
         str,
         typer.Option(
             help="The reference simulator: ns3 (ns-3.37, the packet engine with stack = "
-            '"ns3") or ns2 (ns-2.35, the packet engine with stack = "rfc"; the scenarios '
+            '"ns3") or ns2 (ns-2.35, the packet engine with stack = "ns2"; the scenarios '
             "ns-2 cannot express are listed as refused)."
         ),
     ] = "ns3",

@@ -151,7 +151,7 @@ DESCRIPTIONS: dict[str, str] = {
     'section 3) or `"ns3"` (every ACK, the handshake from the first SYN, the controller '
     "reading the smoothed RTT).",
     "flows[].cut_from": 'The window a fast retransmit or an ECE cuts: `"flight_size"` '
-    '(RFC 5681) or `"pipe"` (ns-3).',
+    '(RFC 5681), `"pipe"` (ns-3) or `"cwnd"` (ns-2: Limited Transmit\'s packets left out).',
     "flows[].ecn_reduction": 'After an ECE: `"immediate"` (RFC 3168) or `"prr"` (CWR with '
     "PRR: Linux, ns-3).",
     "flows[].ce_ack": 'DCTCP receiver, the segment that changes the CE state: `"immediate"` '

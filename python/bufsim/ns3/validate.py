@@ -602,17 +602,25 @@ NS2_PARAMS: dict[str, dict[str, Any]] = {
 
 def for_ns2(raw: Mapping[str, Any]) -> dict[str, Any]:
     """A suite scenario as both engines run it against ns-2: each group on
-    ``stack = "rfc"`` (the packet engine's profile closest to ns-2's agents,
-    which ignore the ns3 profile's rules: :data:`bufsim.ns2.IGNORED`), with
-    its variant's parameters as ns-2 runs them (:data:`NS2_PARAMS`) in
-    place of ns-3's (the ``ns3`` profile's, :data:`bufsim.ns3.PROFILE_CC`); the topology (ns-3's access
-    links included) unchanged."""
+    ``stack = "ns2"`` (the packet engine's profile of ns-2.35's agents,
+    what the ns2 engine runs natively), with its variant's parameters as
+    ns-2 runs them (:data:`NS2_PARAMS`) in place of ns-3's
+    (the ``ns3`` profile's, :data:`bufsim.ns3.PROFILE_CC`), and a TCP-Linux variant's group (CUBIC, H-TCP,
+    Scalable: :data:`bufsim.ns2.otcl.LINUX`) without a SYN, as ns-2's
+    TCP-Linux agent runs (``connection_setup = false``, and so
+    ``quick_acks = 1``: the DelAck sink ACKs packet 0, here data, at once);
+    the topology (ns-3's access links included) unchanged."""
+    from bufsim.ns2.otcl import LINUX
+
     out = copy.deepcopy(dict(raw))
     for g in out["flows"] + out.get("reverse", {}).get("flows", []):
-        g["stack"] = "rfc"
+        g["stack"] = "ns2"
         g.pop("tcp_params", None)
         if g.get("tcp") in NS2_PARAMS:
             g["tcp_params"] = dict(NS2_PARAMS[g["tcp"]])
+        if g.get("tcp") in LINUX:
+            g["connection_setup"] = False
+            g["quick_acks"] = 1
     return out
 
 
@@ -1180,7 +1188,7 @@ def markdown(
         + ".",
         "",
         f"Each scenario runs on {ref} and on the packet engine with the "
-        + ("ns3 stack profile;" if against == "ns3" else "rfc stack profile;"),
+        + ("ns3 stack profile;" if against == "ns3" else "ns2 stack profile;"),
         "the table says whether their seed means agree (an equivalence test, below),",
         f"after how many {ref} seeds, and how much faster the packet engine is.",
         "Below it: why the rest do not agree, and every metric.",
@@ -1225,13 +1233,14 @@ def markdown(
     whys = why_not(rest) if len(rest) else {}
     in_full = {n: w for n, w in whys.items() if "\n\n" in w}
     if len(rest):
-        lines += ["", "## Why the rest do not agree", ""]
+        lines += ["", "## Why the rest do not agree"]
         # The metrics are the table's; each item a line (a long one would
-        # be a wall).
+        # be a wall), a blank line between items: a loose list, each item
+        # its own paragraph (a tight one renders as one block of text).
         for r in rest.itertuples():
             first = whys[r.scenario].split("\n\n")[0]
             more = f" ([in full](#{_slug(r.scenario)}))" if r.scenario in in_full else ""
-            lines.append(f"- **{r.scenario}** ({r.verdict}): {first}{more}")
+            lines += ["", f"- **{r.scenario}** ({r.verdict}): {first}{more}"]
     if notes:
         lines += ["", notes.strip()]
     lines += [

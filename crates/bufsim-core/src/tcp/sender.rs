@@ -323,12 +323,18 @@ impl Sender {
     }
 
     /// The window a fast retransmit (`recovery`) or an ECE cut reads,
-    /// segments: FlightSize (RFC 5681 eq. (4)), or with
-    /// `CutFrom::Pipe` ns-3.37's BytesInFlight() ([`Self::ns3_pipe`]), the
-    /// head counted lost at a recovery (EnterRecovery's MarkHeadAsLost).
+    /// segments: FlightSize (RFC 5681 eq. (4)); with `CutFrom::Cwnd`
+    /// ns-2.35's windowd(), cwnd at most the receiver's window (Limited
+    /// Transmit's packets left out); or with `CutFrom::Pipe` ns-3.37's
+    /// BytesInFlight() ([`Self::ns3_pipe`]), the head counted lost at a
+    /// recovery (EnterRecovery's MarkHeadAsLost).
     fn cut_base(&self, recovery: bool) -> f64 {
-        if self.cfg.rules.cut_from == CutFrom::FlightSize {
-            return self.flight() as f64;
+        match self.cfg.rules.cut_from {
+            CutFrom::FlightSize => return self.flight() as f64,
+            //= ns-2.35 tcp.cc TcpAgent::windowd: "return (cwnd_ < wnd_ ?
+            //= (double)cwnd_ : (double)wnd_)".
+            CutFrom::Cwnd => return self.w.cwnd.min(self.rwnd()),
+            CutFrom::Pipe => {}
         }
         let pipe = match self.sb.as_ref() {
             Some(sb) => {
@@ -2293,7 +2299,8 @@ mod tests {
     /// then adds the head back: cwnd 10, segments 0..10 out, 0 lost; two
     /// Limited Transmit segments make FlightSize 12 at the third duplicate
     /// ACK, and ns-3 cuts from 12 - 3 = 9 (ssthresh 4.5) where RFC 5681
-    /// cuts from 12 (6).
+    /// cuts from 12 (6); ns-2 from cwnd, 10 (5), the two left out as RFC
+    /// 5681 section 3.2 step 2 asks.
     #[test]
     fn cut_from_pipe_without_sack_counts_the_duplicate_acks() {
         let run = |rule: CutFrom| {
@@ -2313,6 +2320,7 @@ mod tests {
         };
         assert_eq!(run(CutFrom::FlightSize), 6.0);
         assert_eq!(run(CutFrom::Pipe), 4.5);
+        assert_eq!(run(CutFrom::Cwnd), 5.0);
     }
 
     #[test]

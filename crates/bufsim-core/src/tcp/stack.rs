@@ -328,12 +328,20 @@ pub enum CutFrom {
     /// SACKed and lost segments); without SACK, FlightSize less the
     /// duplicate ACKs counted as SACKs (`AddRenoSack`).
     Pipe,
+    /// ns-2.35 (tcp.cc `TcpAgent::slowdown`, `precisionReduce_` true):
+    /// `windowd()`, cwnd (at most the receiver's window), not the data
+    /// outstanding. Limited Transmit's packets, sent above cwnd
+    /// (`send_one`), stay out of the cut, as RFC 5681 section 3.2 step 2
+    /// asks of FlightSize ("additional data sent in limited transmit MUST
+    /// NOT be included in this calculation").
+    Cwnd,
 }
 
 impl NamedRule for CutFrom {
     const ALL: &'static [(CutFrom, &'static str)] = &[
         (CutFrom::FlightSize, "flight_size"),
         (CutFrom::Pipe, "pipe"),
+        (CutFrom::Cwnd, "cwnd"),
     ];
 }
 
@@ -1020,11 +1028,11 @@ impl Stack {
                 //= time (rtt_active_, rtt_seq_), none across a timeout
                 //= (reset_rtx_timer: "rtt_active_ = 0").
                 rtt_sampling: RttSampling::Rfc,
-                //= tcp.cc TcpAgent::slowdown: "halfwin = windowd() / 2" (or
-                //= window() / 2), window() = min(cwnd_, wnd_): ns-2 cuts from
-                //= cwnd, which a window-limited bulk flow keeps equal to
-                //= FlightSize.
-                cut_from: CutFrom::FlightSize,
+                //= tcp.cc TcpAgent::slowdown: "halfwin = windowd() / 2"
+                //= (precisionReduce_ true, ns-default.tcl 1004), windowd() =
+                //= min(cwnd_, wnd_): ns-2 cuts from cwnd, which leaves out
+                //= the packets Limited Transmit sent above it (send_one).
+                cut_from: CutFrom::Cwnd,
                 //= tcp.cc TcpAgent::ecn: slowdown(CLOSE_SSTHRESH_HALF |
                 //= CLOSE_CWND_HALF) once a window, cwnd halved at once.
                 ecn_reduction: EcnReduction::Immediate,
@@ -1060,11 +1068,8 @@ impl Stack {
                 //= call send_one() on the first duplicate ACKs, which sends
                 //= a new packet while "t_seqno_ <= highest_ack_ + cwnd_ +
                 //= dupacks_" (tcp.cc TcpAgent::send_one): RFC 3042. (ns-2
-                //= then cuts from cwnd, slowdown's window() / 2, leaving those
-                //= packets out of ssthresh as RFC 5681 section 3.2 step 2
-                //= asks; bufsim counts them in the FlightSize it cuts from,
-                //= half a segment of ssthresh more per packet: listed on the
-                //= Engines page.)
+                //= then cuts from cwnd, leaving those packets out of
+                //= ssthresh: `cut_from` above.)
                 limited_transmit: true,
                 //= ns-default.tcl 989: "Agent/TCP set partial_ack_ false", so
                 //= tcp-sack1.cc Sack1TcpAgent::recv answers a partial ACK with
@@ -1161,5 +1166,7 @@ mod tests {
         assert_eq!(d.rto_ssthresh, RtoSsthresh::Pipe);
         assert_eq!(Stack::Ns2.slow_start("cubic"), SlowStart::PerAck);
         assert_eq!(d.ecn_reduction, EcnReduction::Immediate);
+        assert_eq!(d.cut_from, CutFrom::Cwnd);
+        assert_eq!(CutFrom::parse("cwnd"), Some(CutFrom::Cwnd));
     }
 }

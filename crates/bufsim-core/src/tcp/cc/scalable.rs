@@ -220,7 +220,7 @@ mod tests {
 
     #[test]
     fn ns3_decrease_ignores_the_legacy_window() {
-        // ns-3.37 (validate.py's NS3_PARAMS): low_window = AIFactor = 100,
+        // ns-3.37 (the ns3 profile's `Stack::cc_params`): low_window = AIFactor = 100,
         // the cut 1/8 at every window. At w = 40 < 100 the increase stays
         // Reno's (40 ACKs of 1/w from 40 add 0.9881) but the cut is
         // 0.875 * 41 = 35.875, not 41/2 = 20.5.
