@@ -1394,6 +1394,12 @@ def captions(table: pd.DataFrame) -> dict[str, Prose]:
     }
 
 
+def tables(table: pd.DataFrame) -> dict[str, tuple[str, pd.DataFrame]]:
+    """No further tables: the run table and the claims are the whole
+    reproduction (the contract's ``tables``)."""
+    return {}
+
+
 def figures(table: pd.DataFrame) -> dict[str, Any]:
     """Paper 004's Figure 5 on paper 001's setup: utilization against the
     buffer (fraction of the 12,500-packet BDP, log axis) from the fixed
