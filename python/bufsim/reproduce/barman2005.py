@@ -18,6 +18,7 @@ import pandas as pd
 import bufsim
 import bufsim.models as m
 from bufsim import fmt
+from bufsim.models.highspeed import ared_w_q
 from bufsim.plot import ENGINE_COLORS, figure, grid
 from bufsim.reproduce import (
     Claims,
@@ -97,15 +98,6 @@ FRACTIONS_25 = (0.1, 0.2, 0.4, 1.0)
 
 #: Section IV on figure 8: "the loss rate is around 10^-6".
 RED_LOSS_25 = 1e-6
-
-
-def ared_w_q(capacity_bps: float, packet_bytes: int = 1000) -> float:
-    """Adaptive RED's averaging weight, ``1 - exp(-1/C)`` with ``C`` the link
-    capacity in packets/s (Floyd, Gummadi and Shenker 2001 section 4): a
-    time constant of one second whatever the link speed. The paper's ns-2
-    runs used Adaptive RED (section IV); simple RED's ``w_q = 0.002`` per
-    packet is a 1.6 ms time constant at 2.5 Gbps."""
-    return 1.0 - float(np.exp(-1.0 / (capacity_bps / (8.0 * packet_bytes))))
 
 
 def red_scenario(raw: dict[str, Any], buffer_pkts: int) -> dict[str, Any]:
