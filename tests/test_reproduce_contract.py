@@ -4,7 +4,9 @@ with the same defaults and annotations."""
 
 import importlib
 import inspect
+import tomllib
 import types
+from importlib import resources
 
 import pytest
 from bufsim import reproduce
@@ -48,3 +50,25 @@ def test_a_module_missing_a_member_is_not_a_paper():
     assert not isinstance(fake, Paper)
     fake.tables = lambda table: {}
     assert isinstance(fake, Paper)
+
+
+PACKAGES = [
+    n
+    for n in reproduce.PAPERS
+    if hasattr(importlib.import_module(f"bufsim.reproduce.{n}"), "__path__")
+]
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_a_papers_prose_ships_and_every_template_is_used(name):
+    # A paper that is a package keeps its prose in prose.toml beside its
+    # code, read through importlib.resources (so it must ship as package
+    # data); every template in it is filled somewhere in the package's code.
+    paper = importlib.import_module(f"bufsim.reproduce.{name}")
+    root = resources.files(paper.__name__)
+    text = tomllib.loads(root.joinpath("prose.toml").read_text(encoding="utf-8"))
+    code = "".join(f.read_text(encoding="utf-8") for f in root.iterdir() if f.name.endswith(".py"))
+    refs = [f'TEXT["{k}"]' for k, v in text.items() if isinstance(v, str)]
+    refs += [f'TEXT["{sec}"]["{k}"]' for sec, v in text.items() if isinstance(v, dict) for k in v]
+    assert len(refs) >= 3
+    assert [r for r in refs if r not in code] == []

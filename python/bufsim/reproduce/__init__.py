@@ -1,7 +1,7 @@
-"""Reproductions of the papers' published results, one module per paper.
+"""Reproductions of the papers' published results, a module or package per paper.
 
 A reproduction is a :class:`Reproduction`: what it reproduces and seven
-functions, which each module of this package defines and :func:`get` collects:
+functions, which each paper of this package defines and :func:`get` collects:
 
 * ``run(quick=False, progress=None) -> pandas.DataFrame``: the runs, one row
   per case; ``quick=True`` is the short version the test suite runs, the
