@@ -234,7 +234,7 @@ def _texts(fig) -> list[str]:
 def test_barman_red_figure_legends_read_without_e_notation_off_the_curves():
     # Paper 001's figure 7: the paper's loss levels were labelled "1e-5" and
     # "p_l = 1e-3"; the loss legend sat over the curves falling from 2%.
-    fig = barman2005._red_figure(_barman_red_table())
+    fig = barman2005.charts._red_figure(_barman_red_table())
     texts = _texts(fig)
     assert "paper, RED: 0.00001" in texts and "paper, drop-tail: p_l = 0.001" in texts
     assert not [t for t in texts if re.search(r"\de-?\d", t)]
@@ -265,7 +265,7 @@ def test_barman_two_flow_legend_covers_no_window():
         )
         for c, b in zip(t["case"], t["buffer_pkts"])
     }
-    fig = barman2005._two_flow_figure(t)
+    fig = barman2005.charts._two_flow_figure(t)
     assert _covered_points(fig) == []
     assert [x.get_text() for x in fig.legends[0].get_texts()] == [
         "HSTCP1, RTT 80 ms",
