@@ -123,7 +123,7 @@ def test_kumar_caption_names_the_paper_marks_colour():
     captions = kumar2010.captions(table)
     marked = 0
     for v, (letter, _) in kumar2010.PANELS.items():
-        fig = kumar2010._panel(table, v)
+        fig = kumar2010.charts._panel(table, v)
         paper = [ln for ln in fig.axes[0].get_lines() if str(ln.get_label()).startswith("paper")]
         caption = captions[f"fig6{letter}_{v}"]
         for line in paper:
@@ -142,7 +142,7 @@ def test_kumar_choices_have_no_empty_row():
     # for CUBIC only; each panel lists those it has (HSTCP, AIMD and CUBIC
     # 8 rows, H-TCP 7), every row with a point for each X. Before, every
     # panel had all 9 rows, the missing ones empty.
-    fig = kumar2010._choices(_kumar_table())
+    fig = kumar2010.charts._choices(_kumar_table())
     rows = {}
     for ax in fig.axes:
         labels = [t.get_text() for t in ax.get_yticklabels()]
@@ -234,7 +234,7 @@ def _texts(fig) -> list[str]:
 def test_barman_red_figure_legends_read_without_e_notation_off_the_curves():
     # Paper 001's figure 7: the paper's loss levels were labelled "1e-5" and
     # "p_l = 1e-3"; the loss legend sat over the curves falling from 2%.
-    fig = barman2005._red_figure(_barman_red_table())
+    fig = barman2005.charts._red_figure(_barman_red_table())
     texts = _texts(fig)
     assert "paper, RED: 0.00001" in texts and "paper, drop-tail: p_l = 0.001" in texts
     assert not [t for t in texts if re.search(r"\de-?\d", t)]
@@ -265,7 +265,7 @@ def test_barman_two_flow_legend_covers_no_window():
         )
         for c, b in zip(t["case"], t["buffer_pkts"])
     }
-    fig = barman2005._two_flow_figure(t)
+    fig = barman2005.charts._two_flow_figure(t)
     assert _covered_points(fig) == []
     assert [x.get_text() for x in fig.legends[0].get_texts()] == [
         "HSTCP1, RTT 80 ms",
@@ -307,7 +307,7 @@ def test_kumar_calibrated_series_legend_covers_no_trace():
         )
         for v in kumar2010.PANELS
     }
-    fig = kumar2010._calibrated_series_figure(cal)
+    fig = kumar2010.charts._calibrated_series_figure(cal)
     assert _covered_points(fig) == []
     assert len(fig.legends) == 1
 

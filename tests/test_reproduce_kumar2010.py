@@ -88,7 +88,7 @@ def test_kumar_what_figure_6_would_need():
     # The cut that puts the synchronized laws at the paper's 90% at 5% of
     # BDP: CUBIC keeping 0.4935 of its window (RFC 9438 keeps 0.7), AIMD
     # keeping 0.7225 (Reno 0.5); AIMD equal to CUBIC's 0.951 keeps 0.8242.
-    law_c, law_a = kumar2010._cubic_law, kumar2010._aimd_law
+    law_c, law_a = kumar2010.runs._cubic_law, kumar2010.runs._aimd_law
     assert kumar2010.kept_for(law_c, 0.05, 0.9) == pytest.approx(0.4935, abs=1e-4)
     assert kumar2010.kept_for(law_a, 0.05, 0.9) == pytest.approx(0.7225, abs=1e-4)
     cubic = kumar2010.cubic_sync_utilization(0.05)
@@ -109,7 +109,7 @@ def test_kumar_choices_measured(kumar_table):
     t = kumar_table
 
     def u(case, variant, x, frac=0.05):
-        return kumar2010._u(t, variant, x, frac, case)
+        return kumar2010.runs._u(t, variant, x, frac, case)
 
     # eq. (1) literally (decrease = "rate") cuts for every packet's worth of
     # lost fluid: HighSpeed falls from 0.98-1.0 to below 0.7 at 5%.

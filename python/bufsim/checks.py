@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from bufsim.engines import simulate
-from bufsim.reproduce.kumar2010 import cubic_sync_utilization
+from bufsim.models.synchronized import cubic_sync_utilization
 from bufsim.result import Result
 
 #: The stack every check's flows name.
@@ -208,7 +208,7 @@ def reno_sawtooth_utilization(fraction: float) -> float:
     U = 3 (1 + b)^2 / (4 (1 + b + b^2)) for b < 1, and 1 for b >= 1 (the
     window never falls below the BDP). It gives 3/4 at b = 0 (Avrachenkov
     et al. 2006, Corollary 1) and is above
-    :func:`bufsim.reproduce.kumar2010.aimd_sync_utilization`, which lets W
+    :func:`bufsim.models.aimd_sync_utilization`, which lets W
     grow linearly in time also while the queue lengthens the round trip.
 
     Parameters
@@ -536,7 +536,7 @@ CHECKS: list[Check] = [
     Check(
         name="cubic-sawtooth-0.3BDP",
         source="RFC 9438 eqs. (1)-(2) with beta 0.7: the synchronized cubic "
-        "sawtooth, kumar2010.cubic_sync_utilization",
+        "sawtooth, bufsim.models.cubic_sync_utilization",
         quantity="utilization, 1 CUBIC flow with SACK, buffer 0.3 BDP",
         expected=round(cubic_sync_utilization(0.3), 4),
         tolerance=0.003,

@@ -58,9 +58,22 @@ __all__ = [
     "tradeoff",
 ]
 
+#: The figures' palette by name: every colour a figure draws in comes
+#: from here (the engines', the models', a paper's marks).
+PALETTE = {
+    "blue": "#1f4e79",
+    "orange": "#c55a11",
+    "crimson": "#a5002a",
+    "green": "#548235",
+    "purple": "#7030a0",
+    "gold": "#bf9000",
+    "sky": "#2e75b6",
+    "brown": "#833c0b",
+    "red": "#c00000",
+}
 #: Line colours per engine (packet first: the reference the others are judged by).
-ENGINE_COLORS = {"packet": "#1f4e79", "fluid": "#c55a11", "ns3": "#a5002a"}
-_MODEL_COLORS = ["#548235", "#7030a0", "#bf9000", "#2e75b6", "#833c0b"]
+ENGINE_COLORS = {"packet": PALETTE["blue"], "fluid": PALETTE["orange"], "ns3": PALETTE["crimson"]}
+_MODEL_COLORS = [PALETTE[c] for c in ("green", "purple", "gold", "sky", "brown")]
 
 
 def grid(width: float, height: float, nrows: int, ncols: int, sharex: bool = False):

@@ -8,8 +8,11 @@ family:
 * :mod:`~bufsim.models.tcp_throughput` -- square-root and PFTK formulas;
 * :mod:`~bufsim.models.avrachenkov` -- hybrid AIMD/drop-tail model, B0, Pareto
   set and optimal buffers (paper 003);
-* :mod:`~bufsim.models.highspeed` -- HighSpeed TCP (RFC 3649) and the M/M/1/K
-  and RED fixed points (paper 001);
+* :mod:`~bufsim.models.highspeed` -- HighSpeed TCP (RFC 3649), the M/M/1/K
+  and RED fixed points and Adaptive RED's weight (paper 001), HSTCP's share
+  beside NewReno (paper 000);
+* :mod:`~bufsim.models.synchronized` -- utilization of fully synchronized
+  AIMD and CUBIC sawtooths (paper 004);
 * :mod:`~bufsim.models.flowlevel` -- processor sharing, link regimes and
   transparent-regime buffers (paper 000);
 * :mod:`~bufsim.models.queueing` -- M/M/1/K, M/D/1/K, M/D/1;
@@ -45,9 +48,11 @@ from bufsim.models.flowlevel import (
 )
 from bufsim.models.highspeed import (
     HSTCPParams,
+    ared_w_q,
     hstcp_a,
     hstcp_b,
     hstcp_fixed_point,
+    hstcp_increase_loss_share,
     hstcp_p,
     hstcp_throughput,
     hstcp_window,
@@ -72,6 +77,7 @@ from bufsim.models.rules import (
     stanford_buffer_pkts,
 )
 from bufsim.models.scenario import MODELS, predict, sweep_buffer
+from bufsim.models.synchronized import aimd_sync_utilization, cubic_sync_utilization, kept_for
 from bufsim.models.tcp_throughput import PAPER002_SQRT_CONSTANT, pftk_throughput, sqrt_throughput
 
 __all__ = [
@@ -109,6 +115,12 @@ __all__ = [
     "hstcp_window",
     "hstcp_throughput",
     "hstcp_fixed_point",
+    "hstcp_increase_loss_share",
+    "ared_w_q",
+    # paper 004
+    "aimd_sync_utilization",
+    "cubic_sync_utilization",
+    "kept_for",
     # paper 000
     "ps_prob_n",
     "ps_tail",

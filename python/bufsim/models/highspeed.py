@@ -78,6 +78,8 @@ __all__ = [
     "hstcp_window",
     "hstcp_throughput",
     "hstcp_fixed_point",
+    "hstcp_increase_loss_share",
+    "ared_w_q",
 ]
 
 
@@ -436,3 +438,53 @@ def hstcp_fixed_point(
             }
         )
     return pd.DataFrame(rows)
+
+
+def hstcp_increase_loss_share(w_hstcp: float) -> float:
+    """HSTCP's fraction of the goodput beside a NewReno flow of the same RTT
+    when every loss is one packet per window increase, equally likely for
+    both flows (paper 000's FIFO mix at 625 packets).
+
+    With a loss probability ``p`` per packet of increase, each flow loses
+    after growing by ``1/p`` packets, whatever its increase rule. NewReno's
+    sawtooth then runs from ``W/2`` to ``W = 2/p`` (mean ``3/(2p)``), HSTCP's
+    from ``(1 - b) W`` to ``W = 1/(b p)`` (mean ``(2 - b)/(2 b p)``), so
+    HSTCP's share of the goodput is ``(2 - b)/(2 + 2 b)``, with ``b = b(w)``
+    RFC 3649's decrease factor (:func:`hstcp_b`): 0.5 at ``b = 0.5``, 0.59
+    at ``w = 400`` packets (``b = 0.378``).
+
+    Parameters
+    ----------
+    w_hstcp : float
+        HSTCP's mean cwnd, packets.
+
+    Returns
+    -------
+    float
+        HSTCP's share of the two flows' goodput, 0..1.
+    """
+    b = float(hstcp_b(w_hstcp))
+    return (2 - b) / (2 + 2 * b)
+
+
+def ared_w_q(capacity_bps: float, packet_bytes: int = 1000) -> float:
+    """Adaptive RED's averaging weight, ``1 - exp(-1/C)`` with ``C`` the link
+    capacity in packets/s (Floyd, Gummadi and Shenker 2001 section 4): a
+    time constant of one second whatever the link speed. Paper 001's ns-2
+    runs used Adaptive RED (section IV); simple RED's ``w_q = 0.002`` per
+    packet is a 1.6 ms time constant at 2.5 Gbps.
+
+    Parameters
+    ----------
+    capacity_bps : float
+        Link capacity, bits/s.
+    packet_bytes : int
+        Packet size, bytes (ns-2's 1000 by default).
+
+    Returns
+    -------
+    float
+        The weight of each packet's queue sample in the average, 0..1
+        (3.2e-6 at 2.5 Gbps, 1000 B packets).
+    """
+    return 1.0 - float(np.exp(-1.0 / (capacity_bps / (8.0 * packet_bytes))))

@@ -1,7 +1,7 @@
-"""Reproductions of the papers' published results, one module per paper.
+"""Reproductions of the papers' published results, a module or package per paper.
 
-A reproduction is a :class:`Reproduction`: what it reproduces and six
-functions, which each module of this package defines and :func:`get` collects:
+A reproduction is a :class:`Reproduction`: what it reproduces and seven
+functions, which each paper of this package defines and :func:`get` collects:
 
 * ``run(quick=False, progress=None) -> pandas.DataFrame``: the runs, one row
   per case; ``quick=True`` is the short version the test suite runs, the
@@ -21,7 +21,11 @@ functions, which each module of this package defines and :func:`get` collects:
   beside the figure it explains, with every number filled from the run;
 * ``figures(table) -> dict`` of matplotlib Figures and ``captions(table) ->
   dict`` of the same keys: one sentence saying what each figure shows;
-* optionally ``tables(table) -> dict``: further tables, key -> (title, frame).
+* ``tables(table) -> dict``: further tables, key -> (title, frame), ``{}``
+  for none.
+
+These seven are :class:`bufsim.reproduce.contract.Paper`, a
+:class:`typing.Protocol` every paper satisfies (its test checks them all).
 
 No measured number lives in a docstring or a string typed by hand: the
 report's tests fail on any number of a setup or finding that did not come
@@ -246,8 +250,8 @@ class Reproduction:
     what : str
         What it reproduces: the paper, its sections, the cases.
     setup, runs, claims, findings, figures, captions, tables : callable
-        The module's functions of the same names (``runs`` is its ``run``;
-        ``tables`` returns ``{}`` where the module has none).
+        The paper's functions of the same names (``runs`` is its ``run``),
+        as :class:`bufsim.reproduce.contract.Paper` names them.
     """
 
     name: str
@@ -315,17 +319,21 @@ def get(name: str) -> Reproduction:
     """
     if name not in PAPERS:
         raise ValueError(f"unknown reproduction {name!r}: choose from {', '.join(PAPERS)}")
-    mod = importlib.import_module(f"bufsim.reproduce.{name}")
+    from bufsim.reproduce.contract import Paper
+
+    paper = importlib.import_module(f"bufsim.reproduce.{name}")
+    if not isinstance(paper, Paper):
+        raise TypeError(f"bufsim.reproduce.{name} does not define what a Paper names")
     return Reproduction(
         name=name,
         what=PAPERS[name],
-        setup=mod.setup,
-        runs=mod.run,
-        claims=mod.claims,
-        findings=mod.findings,
-        figures=mod.figures,
-        captions=mod.captions,
-        tables=getattr(mod, "tables", lambda table: {}),
+        setup=paper.setup,
+        runs=paper.run,
+        claims=paper.claims,
+        findings=paper.findings,
+        figures=paper.figures,
+        captions=paper.captions,
+        tables=paper.tables,
     )
 
 

@@ -18,6 +18,7 @@ import bufsim
 import bufsim.models as m
 from bufsim import fmt
 from bufsim._stats import t_half_width
+from bufsim.models.highspeed import hstcp_increase_loss_share as increase_loss_share
 from bufsim.plot import figure, grid
 from bufsim.reproduce import (
     Claims,
@@ -844,28 +845,6 @@ def _section_v_claims(c: Claims, t: pd.DataFrame, v: pd.DataFrame, ns2: dict[str
     _fq_claims(c, t, v)
 
 
-def increase_loss_share(w_hstcp: float) -> float:
-    """HSTCP's fraction of the goodput beside a NewReno flow of the same RTT
-    when every loss is one packet per window increase, equally likely for
-    both flows (the FIFO mix at 625 packets: :func:`_fifo_mix_claim`).
-
-    With a loss probability ``p`` per packet of increase, each flow loses
-    after growing by ``1/p`` packets, whatever its increase rule. NewReno's
-    sawtooth then runs from ``W/2`` to ``W = 2/p`` (mean ``3/(2p)``), HSTCP's
-    from ``(1 - b) W`` to ``W = 1/(b p)`` (mean ``(2 - b)/(2 b p)``), so
-    HSTCP's share of the goodput is ``(2 - b)/(2 + 2 b)``, with ``b = b(w)``
-    RFC 3649's decrease factor (:func:`bufsim.models.hstcp_b`): 0.5 at
-    ``b = 0.5``, 0.59 at ``w = 400`` packets (``b = 0.378``).
-
-    Parameters
-    ----------
-    w_hstcp : float
-        HSTCP's mean cwnd, packets.
-    """
-    b = float(m.hstcp_b(w_hstcp))
-    return (2 - b) / (2 + 2 * b)
-
-
 def hstcp_mean_cwnd(mix: pd.Series) -> float:
     """HSTCP's mean cwnd in an HSTCP + NewReno case, packets: both flows have
     the same RTT, so their goodputs split as their windows, and HSTCP's is
@@ -1597,6 +1576,12 @@ def arrivals_figure(window_s: float = 1.0, seed: int = 0) -> Any:
     ax.set_title("Figure 4: packet arrivals, 1 NewReno flow, 20-packet buffer, FIFO", fontsize=9)
     ax.legend(fontsize=7, loc="upper center", ncol=3)
     return fig
+
+
+def tables(table: pd.DataFrame) -> dict[str, tuple[str, pd.DataFrame]]:
+    """No further tables: the run table and the claims are the whole
+    reproduction (the contract's ``tables``)."""
+    return {}
 
 
 def figures(table: pd.DataFrame) -> dict[str, Any]:

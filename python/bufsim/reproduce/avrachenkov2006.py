@@ -1784,6 +1784,12 @@ def _figure8(table: pd.DataFrame):
     return fig
 
 
+def tables(table: pd.DataFrame) -> dict[str, tuple[str, pd.DataFrame]]:
+    """No further tables: the run table and the claims are the whole
+    reproduction (the contract's ``tables``)."""
+    return {}
+
+
 def figures(table: pd.DataFrame) -> dict[str, Any]:
     """The paper's Figure 7 (the Pareto set: mean rate against mean queue,
     Theorem 1 and the packet engine, for N = 5 and 20), the utilization

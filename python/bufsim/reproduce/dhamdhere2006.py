@@ -1740,6 +1740,12 @@ def _red_marks(traffic: str, loss: bool) -> str:
     return ""
 
 
+def tables(table: pd.DataFrame) -> dict[str, tuple[str, pd.DataFrame]]:
+    """No further tables: the run table and the claims are the whole
+    reproduction (the contract's ``tables``)."""
+    return {}
+
+
 def figures(table: pd.DataFrame) -> dict[str, Any]:
     """Paper 002's figures 1-7 from bufsim's runs, with the paper's numbers marked.
 

@@ -1,8 +1,7 @@
-"""Paper 001 (Barman, Smaragdakis & Matta, *The effect of router buffer size
-on HighSpeed TCP performance*), sections III (drop-tail) and IV (RED): 10
-HSTCP flows over 1 Gbps and 2.5 Gbps, the M/M/1/K fixed point beside the
-packet and fluid engines, and two HSTCP flows with different RTTs. The
-setup is :func:`setup`, the measured findings :func:`findings`.
+"""Paper 001's runs and claims: ten HSTCP flows at 1 and 2.5 Gbps against
+the buffer, drop-tail and RED, two HSTCP flows with different RTTs, the
+ns-2.35 runs beside them, and each claim beside bufsim's number with its
+verdict.
 """
 
 from __future__ import annotations
@@ -18,94 +17,47 @@ import pandas as pd
 import bufsim
 import bufsim.models as m
 from bufsim import fmt
-from bufsim.plot import ENGINE_COLORS, figure, grid
+from bufsim.models.highspeed import ared_w_q
 from bufsim.reproduce import (
     Claims,
     Explanation,
-    Finding,
-    Prose,
     prose,
     simulate,
     simulate_each,
     variant,
 )
-
-#: Paper 001: the reference buffer (packets) the fractions refer to.
-FULL_BUFFER_PKTS = 12500
-
-BASE: dict[str, Any] = {
-    "name": "barman2005",
-    "duration": "200s",
-    "warmup": "50s",
-    "seed": 1,
-    "link": {"capacity": "1Gbps", "delay": "50ms", "buffer": "1250pkt"},
-    "flows": [
-        {
-            "count": 10,
-            "tcp": "highspeed",
-            "stack": "rfc",
-            "rtt": {"min": "115.5ms", "max": "124.5ms"},
-            "mss": "1000B",
-            "start": {"stagger": "1s"},
-        }
-    ],
-}
-
-#: Minimum synchronized fractions X of paper 004's Figure 5.
-SYNC = (0.3, 0.6, 1.0)
-
-#: Buffer fraction -> what the paper reports for it.
-PAPER = {0.1: "> 0.90", 0.2: "~0.98"}
-
-FRACTIONS = (0.02, 0.05, 0.1, 0.2, 0.4)
-
-#: Paper 001 section III: "the loss rate is mostly equal to p_l" (drop-tail);
-#: section IV: "The loss rate is 10^-5 for buffer ratio >= 0.1" (RED).
-P_L = 1e-3
-RED_LOSS = 1e-5
-
-#: RED's drop probability at max_th (the paper gives none; the fixed point's default).
-RED_MAX_P = 0.1
-
-
-#: Paper 001 section III's second experiment (figure 4) and section IV's
-#: figure 8: 2.5 Gbps, 10 ms, RTTs 38-142 ms (mean 90 ms), buffer as a
-#: fraction of 6250 packets ("the BDP of just R1-R2").
-FULL_BUFFER_PKTS_25 = 6250
-
-BASE_25: dict[str, Any] = {
-    "name": "barman2005-2.5g",
-    "duration": "200s",
-    "warmup": "100s",
-    "seed": 1,
-    "output": {"interval": "5s"},
-    "link": {"capacity": "2.5Gbps", "delay": "10ms", "buffer": "625pkt"},
-    "flows": [
-        {
-            "count": 10,
-            "tcp": "highspeed",
-            "stack": "rfc",
-            "rtt": {"min": "38ms", "max": "142ms"},
-            "mss": "1000B",
-            "start": {"stagger": "1s"},
-        }
-    ],
-}
-
-#: Buffer fractions (of 6250 packets) of the 2.5 Gbps runs.
-FRACTIONS_25 = (0.1, 0.2, 0.4, 1.0)
-
-#: Section IV on figure 8: "the loss rate is around 10^-6".
-RED_LOSS_25 = 1e-6
-
-
-def ared_w_q(capacity_bps: float, packet_bytes: int = 1000) -> float:
-    """Adaptive RED's averaging weight, ``1 - exp(-1/C)`` with ``C`` the link
-    capacity in packets/s (Floyd, Gummadi and Shenker 2001 section 4): a
-    time constant of one second whatever the link speed. The paper's ns-2
-    runs used Adaptive RED (section IV); simple RED's ``w_q = 0.002`` per
-    packet is a 1.6 ms time constant at 2.5 Gbps."""
-    return 1.0 - float(np.exp(-1.0 / (capacity_bps / (8.0 * packet_bytes))))
+from bufsim.reproduce.barman2005.design import (
+    ALMOST_SOURCE,
+    ARED_RUN,
+    BASE,
+    BASE_25,
+    CLOSE_SOURCE,
+    DRASTIC_SOURCE,
+    FASTER_SOURCE,
+    FRACTIONS,
+    FRACTIONS_25,
+    FULL_BUFFER_PKTS,
+    FULL_BUFFER_PKTS_25,
+    FULL_ONLY,
+    LINK_PPS,
+    LOG_SOURCE,
+    MORE_SOURCE,
+    NO_CUTS,
+    NO_NS2_25,
+    NS2_CASES,
+    NS2_RUN,
+    P_L,
+    PAPER,
+    RED_LOSS,
+    RED_LOSS_25,
+    RED_MAX_P,
+    RED_SYNC_RUN,
+    REDUCES_SOURCE,
+    SYNC,
+    SYNC_RUN,
+    TWO_FLOW_BUFFERS,
+    TWO_FLOW_RTTS_MS,
+)
 
 
 def red_scenario(raw: dict[str, Any], buffer_pkts: int) -> dict[str, Any]:
@@ -338,16 +290,6 @@ def gbps25(table: pd.DataFrame) -> pd.DataFrame:
     return table.attrs["gbps25"]
 
 
-#: Figures 5 and 6: two HSTCP flows over 1 Gbps with 10 ms of delay, "the
-#: RTT of HSTCP1 is almost twice that of HSTCP2" (the paper gives neither
-#: the RTTs nor the buffers): RTTs 80 and 42 ms, both starting at 0 s.
-TWO_FLOW_RTTS_MS = (80, 42)
-
-#: Case -> buffer (packets): 10% of the longer flow's BDP (1 Gbps x 80 ms =
-#: 10,000 packets) and the whole of it (1.6 BDPs at the flows' mean RTT).
-TWO_FLOW_BUFFERS = {"under-buffered": 1000, "over-buffered": 10000}
-
-
 def two_flow_scenario(buffer_pkts: int, duration: str = "900s") -> dict[str, Any]:
     """Figures 5-6's raw scenario: two HSTCP flows with RTTs
     :data:`TWO_FLOW_RTTS_MS`, cwnd sampled every 100 ms."""
@@ -433,27 +375,6 @@ def two_flows(table: pd.DataFrame) -> pd.DataFrame:
     if "two_flows" not in table.attrs:
         table.attrs["two_flows"] = run_two_flows(quick=table.attrs.get("quick", False))
     return table.attrs["two_flows"]
-
-
-#: The ns-2 runs' name: ns-2.35, the paper's simulator, on the same case.
-NS2_RUN = "ns-2.35, the paper's simulator, on the same case"
-#: The ns-2 runs per version: drop-tail fractions, RED fractions (Adaptive
-#: RED's averaging weight, as the paper ran) and (duration, warm-up). Quick:
-#: the claims' fractions only, 20 s runs, no two-flow runs (ns-2 simulated
-#: 3.6 million packets of this link in 19.8 CPU s, 30 s of it; the two-flow
-#: runs are 100 s).
-NS2_CASES: dict[bool, tuple[tuple[float, ...], tuple[float, ...], tuple[str, str]]] = {
-    True: ((0.02, 0.1, 0.2), (0.1, 0.2), ("20s", "5s")),
-    False: (FRACTIONS, (0.1, 0.2, 0.4), (BASE["duration"], BASE["warmup"])),
-}
-#: Why the headline has no ns-2 number: ns-2's agents count retransmits and
-#: timeouts, not the window cuts (fast recoveries) eq. (3) is fed.
-NO_CUTS = "no cut count"
-#: Why the two-flow claims have none in the quick version.
-FULL_ONLY = "full run only"
-#: Why ns-2 has no number for the 2.5 Gbps claims: 312,500 packets per
-#: simulated second, minutes of ns-2 per run, not run here.
-NO_NS2_25 = "2.5 Gbps: not run"
 
 
 def _ns2_raw(raw: dict[str, Any]) -> dict[str, Any]:
@@ -551,27 +472,6 @@ def _ns2_at(n: pd.DataFrame, case: str, col: str, frac: float = math.nan) -> flo
         return math.nan
     hit = n[(n["case"] == case) & ((n["fraction"] == frac) | math.isnan(frac))]
     return float(hit[col].iloc[0]) if len(hit) else math.nan
-
-
-#: Where the claims' tolerances come from.
-ALMOST_SOURCE = "the paper's 'almost', read as within 2-3 points of utilization"
-LOG_SOURCE = "the paper quotes loss rates as powers of ten: half a decade"
-MORE_SOURCE = "the paper's wording: 'more than 90% utilization' (section III)"
-DRASTIC_SOURCE = (
-    "the paper's wording: 'a drastic drop in utilization' (section III), with no number; "
-    "read as below 0.6"
-)
-FASTER_SOURCE = "the paper's wording: the shorter-RTT flow gets more (ratio above 1)"
-REDUCES_SOURCE = "the paper's wording: a larger buffer 'reduces the unfairness' (any fall)"
-SYNC_RUN = prose("the fluid engine with paper 004's synchronization module at X = {x:g}", x=0.3)
-
-
-#: The packet rate of the 1 Gbps link, packets/s (1000 B packets).
-LINK_PPS = 1e9 / (8 * 1000)
-CLOSE_SOURCE = (
-    "the paper's 'quite close' (section III, Figure 3), with no number: read as 'almost', "
-    "within 3 points of utilization"
-)
 
 
 def closed_form_utilization(t: pd.DataFrame, loss: str = "packet_event_rate") -> pd.Series:
@@ -774,11 +674,6 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
         c, two_flows(table).set_index("case"), n, bool(table.attrs.get("quick", False))
     )
     return c.table()
-
-
-#: The runs that test figure 7's causes (:func:`_red_counterfactuals`).
-ARED_RUN = "the packet engine under Adaptive RED's averaging weight, as the paper ran"
-RED_SYNC_RUN = prose("the fluid engine under RED with synchronization at X = {x:g}", x=SYNC[0])
 
 
 def _red_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame) -> None:
@@ -1233,351 +1128,7 @@ def _two_flow_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame, quick: bool) -
     )
 
 
-def setup() -> Prose:
-    """What is reproduced and how bufsim's setup differs from the paper's (Markdown)."""
-    return prose(
-        """
-        **Section III (drop-tail).** {n} HSTCP flows share a {cap:g} Gbps link with {d:g} ms
-        delay, RTTs {r0:g}-{r1:g} ms (mean {rm:g} ms), {mss:g} KB packets and different start
-        times; the buffer is a fraction of {bdp:,} packets. The paper reports utilization
-        "more than {l1:.0%}" at {f1:.0%} and "almost {l2:.0%}" at {f2:.0%}, from its M/M/1/K
-        fixed point and from ns-2. bufsim runs the same fixed point
-        (`bufsim.models.hstcp_fixed_point`), the packet engine (standing in for ns-2) and the
-        fluid engine; paper 004's Figure 5 validates its fluid model on this setup, so the
-        fluid engine also runs at its loss synchronizations `X = 0.3, 0.6, 1`.
-
-        **Section IV (RED, Figure 7).** The same setup under RED at the paper's thresholds,
-        `min_th = 0.4 K`, `max_th = K` (K the buffer), beside the RED fixed point. The paper's
-        simulations used Adaptive RED; bufsim runs simple RED (`max_p = 0.1`, the fixed
-        point's default: the paper gives none), the variant its fixed point models, and at
-        {cap2:g} Gbps Adaptive RED's averaging weight beside it.
-
-        **{cap2:g} Gbps (Figures 4 and 8).** The common link moves to {cap2:g} Gbps and {d2:g}
-        ms, RTTs {q0:g}-{q1:g} ms, buffers as a fraction of {b2:,} packets, the BDP of the
-        R1-R2 hop alone: the flows' BDP at the mean RTT is several times larger, so small
-        fractions of it are far smaller buffers for the flows than at {cap:g} Gbps. The paper
-        writes that {b2:,} packets are {p35:.0%} of the largest RTT's BDP; they are
-        {real:.0%}: a slip.
-
-        **Two flows (Figures 5 and 6).** Two HSTCP flows over {cap:g} Gbps, one RTT "almost
-        twice" the other; the paper gives neither RTTs nor buffers: bufsim uses {rl} and {rs}
-        ms, starting together, with {bu:,} packets (under-buffered) and {bo:,} (over-buffered).
-        """,
-        n=10,
-        cap=1.0,
-        d=50.0,
-        r0=115.5,
-        r1=124.5,
-        rm=120.0,
-        mss=1.0,
-        bdp=FULL_BUFFER_PKTS,
-        l1=0.9,
-        f1=0.1,
-        l2=0.98,
-        f2=0.2,
-        cap2=2.5,
-        d2=10.0,
-        q0=38.0,
-        q1=142.0,
-        b2=6250,
-        p35=0.35,
-        real=6250 / _bdp_25()[1],
-        rl=TWO_FLOW_RTTS_MS[0],
-        rs=TWO_FLOW_RTTS_MS[1],
-        bu=TWO_FLOW_BUFFERS["under-buffered"],
-        bo=TWO_FLOW_BUFFERS["over-buffered"],
-    )
-
-
-def findings(table: pd.DataFrame) -> list[Finding]:
-    """What the runs show, each beside the figure it explains (Markdown, numbers from ``table``)."""
-    t = table.set_index("fraction")
-    g = gbps25(table).set_index("fraction")
-    two = two_flows(table).set_index("case")
-    return [
-        Finding(
-            "Drop-tail: the packet engine's bursts cost utilization at small buffers",
-            prose(
-                "At {f1:.0%} of the BDP the fixed point reads {m1:.3f}, the packet engine "
-                "{p1:.3f} and the fluid engine {u1:.3f}; at {f0:.0%} the packet engine falls to "
-                "{p0:.3f} while the fixed point, which sees Poisson arrivals, still predicts "
-                "{m0:.3f}. The packet flows lose together (sync_mean {s1:.2f} at {f1:.0%}), so "
-                "the packet engine lies near the fluid engine's `X = 1` curve rather than its "
-                "lower synchronizations.",
-                f1=0.1,
-                f0=min(t.index),
-                m1=t.loc[0.1, "model"],
-                p1=t.loc[0.1, "packet"],
-                u1=t.loc[0.1, "fluid"],
-                p0=t.loc[min(t.index), "packet"],
-                m0=t.loc[min(t.index), "model"],
-                s1=t.loc[0.1, "packet_sync"],
-            ),
-            "utilization",
-        ),
-        Finding(
-            "RED: synchronized early drops keep the link below the fixed point",
-            prose(
-                "Under RED the packet engine reads {r1:.3f} and {r2:.3f} at {f1:.0%} and "
-                "{f2:.0%} against the RED fixed point's {m1:.3f} and {m2:.3f}: RED's early "
-                "drops come in bursts when the average queue crosses `min_th` and hit most "
-                "flows in one congestion event (sync_mean {s:.2f}), the windows fall together "
-                "and the link idles, while the fixed point spreads its loss independently.",
-                f1=0.1,
-                f2=0.2,
-                r1=t.loc[0.1, "red_packet"],
-                r2=t.loc[0.2, "red_packet"],
-                m1=t.loc[0.1, "red_model"],
-                m2=t.loc[0.2, "red_model"],
-                s=t.loc[0.2, "red_packet_sync"],
-            ),
-            "red",
-        ),
-        Finding(
-            "At 2.5 Gbps the smallest buffer is a low-utilization state",
-            prose(
-                "At the smallest {cap:g} Gbps buffer the packet engine reads {p:.3f} (fixed "
-                "point {m:.3f}): the flows send their windows as bursts, coinciding bursts "
-                "overflow the buffer while the mean queue is {q:.0f} packets, and the losses "
-                "keep the windows small and the queue empty.",
-                cap=2.5,
-                p=g["packet"].iloc[0],
-                m=g["model"].iloc[0],
-                q=g["packet_queue"].iloc[0],
-            ),
-            "utilization_25g",
-        ),
-        Finding(
-            "Two flows: the shorter RTT gets more",
-            prose(
-                "The {rs} ms flow gets {ru:.2f}x the {rl} ms flow's goodput under-buffered and "
-                "{ro:.2f}x over-buffered. Both ratios hang on the exact RTTs and on start-up "
-                "timeouts; what holds in every run is the paper's point that the shorter-RTT "
-                "flow gets more, and (once converged) less so over the larger buffer.",
-                rs=TWO_FLOW_RTTS_MS[1],
-                rl=TWO_FLOW_RTTS_MS[0],
-                ru=two.loc["under-buffered", "ratio"],
-                ro=two.loc["over-buffered", "ratio"],
-            ),
-            "two_flows",
-        ),
-    ]
-
-
-def captions(table: pd.DataFrame) -> dict[str, Prose]:
-    """One sentence per figure of :func:`figures`: what it shows and how to read it."""
-    return {
-        "utilization": prose(
-            "Utilization against the buffer (fraction of the BDP) at {cap:g} Gbps, drop-tail: "
-            "the M/M/1/K fixed point, the packet engine and the fluid engine at each X (paper "
-            "004's Figure 5), with the paper's levels.",
-            cap=1.0,
-        ),
-        "red": prose(
-            "The same under RED (the paper's Figure 7): the RED fixed point against the packet "
-            "and fluid engines, and their loss rates against the paper's."
-        ),
-        "utilization_25g": prose(
-            "Drop-tail at {cap:g} Gbps (the paper's Figure 4): utilization against the buffer "
-            "as a fraction of the R1-R2 hop's BDP.",
-            cap=2.5,
-        ),
-        "red_25g": prose(
-            "RED at {cap:g} Gbps (the paper's Figure 8): simple RED and Adaptive RED's "
-            "averaging weight against the RED fixed point, with their loss rates.",
-            cap=2.5,
-        ),
-        "two_flows": prose(
-            "Two HSTCP flows with different RTTs (the paper's Figures 5 and 6): each flow's "
-            "goodput under- and over-buffered."
-        ),
-    }
-
-
-def figures(table: pd.DataFrame) -> dict[str, Any]:
-    """Paper 004's Figure 5 on paper 001's setup: utilization against the
-    buffer (fraction of the 12,500-packet BDP, log axis) from the fixed
-    point, the packet engine and the fluid engine at X = 0.3, 0.6 and 1.
-
-    Returns
-    -------
-    dict
-        ``{"utilization": ..., "red": ..., "utilization_25g": ...,
-        "red_25g": ..., "two_flows": ...}`` (matplotlib Figures): ``red`` is
-        paper 001's Figure 7 with the loss rates below it, ``utilization_25g``
-        and ``red_25g`` its Figures 4 and 8 (2.5 Gbps), ``two_flows`` its
-        Figures 5 and 6.
-    """
-
-    fig, (ax,) = figure()
-    x = table["fraction"]
-    ax.plot(x, table["model"], "s--", color="#548235", label="M/M/1/K fixed point (paper 001)")
-    ax.plot(x, table["packet"], "o-", color=ENGINE_COLORS["packet"], lw=2, label="packet engine")
-    for sync, style in zip(SYNC, (":", "-.", "--")):
-        ax.plot(
-            x,
-            table[f"fluid_x{sync:g}"],
-            style,
-            marker="^",
-            color=ENGINE_COLORS["fluid"],
-            alpha=0.5 + 0.5 * sync,
-            label=f"fluid, X = {sync:g} (paper 004)",
-        )
-    ax.axhline(0.9, color="grey", lw=0.8)
-    ax.axhline(0.98, color="grey", lw=0.8, ls=":")
-    ax.set_xscale("log")
-    ax.set_xticks(list(x), labels=[f"{f:.0%}" for f in x])
-    ax.minorticks_off()
-    ax.set_xlabel("buffer (fraction of the 12,500-packet BDP)")
-    ax.set_ylabel("utilization")
-    ax.set_title(
-        "10 HighSpeed TCP flows, 1 Gbps: paper 001's claims at 0.9 (10%) and 0.98 (20%)", fontsize=9
-    )
-    ax.legend(fontsize=8, loc="lower right")
-    return {
-        "utilization": fig,
-        "red": _red_figure(table),
-        "utilization_25g": _figure_25g(gbps25(table)),
-        "red_25g": _red_figure_25g(gbps25(table)),
-        "two_flows": _two_flow_figure(two_flows(table)),
-    }
-
-
-def _red_figure(table: pd.DataFrame):
-    """Paper 001's Figure 7: utilization under RED (min_th = 0.4 K, max_th = K)
-    from the RED fixed point, the packet and the fluid engines, with the
-    drop-tail packet curve for reference; below, the loss rates."""
-
-    fig, (ax, lx) = figure(height=6.0, nrows=2, sharex=True)
-    x = table["fraction"]
-    ax.plot(x, table["red_model"], "s--", color="#548235", label="RED fixed point (paper 001)")
-    ax.plot(x, table["red_packet"], "o-", color=ENGINE_COLORS["packet"], lw=2, label="packet, RED")
-    ax.plot(x, table["red_fluid"], "^-", color=ENGINE_COLORS["fluid"], label="fluid, RED")
-    ax.plot(
-        x,
-        table["packet"],
-        "o:",
-        color=ENGINE_COLORS["packet"],
-        alpha=0.5,
-        label="packet, drop-tail",
-    )
-    ax.set_ylabel("utilization")
-    ax.set_title("10 HighSpeed TCP flows, 1 Gbps, RED (paper 001 figure 7)", fontsize=9)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    lx.plot(x, table["red_model_loss"], "s--", color="#548235", label="RED fixed point")
-    lx.plot(
-        x, table["red_packet_drop_rate"], "o-", color=ENGINE_COLORS["packet"], label="packet, RED"
-    )
-    lx.plot(x, table["red_fluid_drop_rate"], "^-", color=ENGINE_COLORS["fluid"], label="fluid, RED")
-    lx.plot(
-        x,
-        table["packet_drop_rate"],
-        "o:",
-        color=ENGINE_COLORS["packet"],
-        alpha=0.5,
-        label="packet, drop-tail",
-    )
-    lx.axhline(RED_LOSS, color="grey", lw=0.8, ls=":", label=f"paper, RED: {fmt.number(RED_LOSS)}")
-    lx.axhline(P_L, color="grey", lw=0.8, label=f"paper, drop-tail: p_l = {fmt.number(P_L)}")
-    lx.set_yscale("log")
-    lx.set_ylabel("loss rate")
-    lx.set_xscale("log")
-    lx.set_xticks(list(x), labels=[f"{f:.0%}" for f in x])
-    lx.minorticks_off()
-    lx.set_xlabel("buffer (fraction of the 12,500-packet BDP)")
-    # Beside the panel: inside, the loss curves falling from 2% run under it.
-    lx.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    return fig
-
-
-def _figure_25g(g: pd.DataFrame):
-    """Paper 001's Figure 4 (2.5 Gbps, drop-tail): utilization against the
-    buffer; below, the packet engine's utilization over time per buffer."""
-
-    fig, (ax, tx) = figure(height=6.0, nrows=2)
-    x = g["fraction"]
-    ax.plot(x, g["model"], "s--", color="#548235", label="M/M/1/K fixed point (paper 001)")
-    ax.plot(x, g["packet"], "o-", color=ENGINE_COLORS["packet"], lw=2, label="packet engine")
-    ax.plot(x, g["fluid"], "^-", color=ENGINE_COLORS["fluid"], label="fluid engine")
-    ax.axhline(0.9, color="grey", lw=0.8, label="paper: 'similar trends' to fig. 3: 0.9 at 10%")
-    ax.axhline(0.98, color="grey", lw=0.8, ls=":", label="... and 0.98 from 20%")
-    ax.set_xscale("log")
-    ax.set_xticks(list(x), labels=[f"{f:.0%}" for f in x])
-    ax.minorticks_off()
-    ax.set_xlabel("buffer (fraction of 6250 packets, the BDP of the 20 ms R1-R2 hop)")
-    ax.set_ylabel("utilization")
-    ax.set_title(
-        "10 HighSpeed TCP flows, 2.5 Gbps, RTTs 38-142 ms (paper 001 figure 4)", fontsize=9
-    )
-    ax.legend(fontsize=7, loc="lower right")
-    for frac, u in g.attrs.get("series", {}).items():
-        tx.plot(u.index, u.to_numpy(), label=f"{frac:.0%}")
-    tx.axvspan(0, g.attrs.get("warmup_s", 0.0), color="grey", alpha=0.15, label="warm-up")
-    tx.set_xlabel("time (s)")
-    tx.set_ylabel("packet utilization (5 s)")
-    tx.set_ylim(0, 1.02)
-    tx.legend(fontsize=7, loc="lower right", ncol=3)
-    return fig
-
-
-def _red_figure_25g(g: pd.DataFrame):
-    """Paper 001's Figure 8 (2.5 Gbps, RED): utilization and loss rates."""
-
-    fig, (ax, lx) = figure(height=6.0, nrows=2, sharex=True)
-    x = g["fraction"]
-    blue = ENGINE_COLORS["packet"]
-    ax.plot(x, g["red_model"], "s--", color="#548235", label="RED fixed point (paper 001)")
-    ax.plot(x, g["red_packet"], "o-", color=blue, lw=2, label="packet, RED, w_q = 0.002")
-    ax.plot(x, g["red_ared_packet"], "D-", color="#7030a0", label="packet, RED, ARED's w_q (1 s)")
-    ax.plot(x, g["red_fluid"], "^-", color=ENGINE_COLORS["fluid"], label="fluid, RED")
-    ax.plot(x, g["packet"], "o:", color=blue, alpha=0.5, label="packet, drop-tail")
-    ax.set_ylabel("utilization")
-    ax.set_title("10 HighSpeed TCP flows, 2.5 Gbps, RED (paper 001 figure 8)", fontsize=9)
-    # Beside the panel: inside, the curves rising from 10% to 40% run under it.
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    lx.plot(x, g["red_model_loss"], "s--", color="#548235", label="RED fixed point")
-    lx.plot(x, g["red_packet_drop_rate"], "o-", color=blue, label="packet, RED, w_q = 0.002")
-    lx.plot(x, g["red_ared_packet_drop_rate"], "D-", color="#7030a0", label="packet, ARED's w_q")
-    lx.plot(x, g["red_fluid_drop_rate"], "^-", color=ENGINE_COLORS["fluid"], label="fluid, RED")
-    lx.axhline(
-        RED_LOSS_25, color="grey", lw=0.8, ls=":", label=f"paper: around {fmt.number(RED_LOSS_25)}"
-    )
-    lx.set_yscale("log")
-    lx.set_ylabel("loss rate")
-    lx.set_xscale("log")
-    lx.set_xticks(list(x), labels=[f"{f:.0%}" for f in x])
-    lx.minorticks_off()
-    lx.set_xlabel("buffer (fraction of 6250 packets)")
-    lx.set_ylim(1e-8, 1e-2)
-    lx.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    return fig
-
-
-def _two_flow_figure(t: pd.DataFrame):
-    """Paper 001's Figures 5 and 6: the two flows' windows (top) and the
-    drop-tail queue (bottom), under- and over-buffered side by side."""
-    series = t.attrs["series"]
-    fig, axes = grid(10.0, 5.0, 2, len(series), sharex=True)
-    for j, (case, row) in enumerate(t.set_index("case").iterrows()):
-        ts = series[case]
-        top, bottom = axes[0, j], axes[1, j]
-        long_ms, short_ms = TWO_FLOW_RTTS_MS
-        top.plot(ts.index, ts["cwnd_flow0"], lw=0.8, label=f"HSTCP1, RTT {long_ms} ms")
-        top.plot(ts.index, ts["cwnd_flow1"], lw=0.8, label=f"HSTCP2, RTT {short_ms} ms")
-        top.set_title(
-            f"fig. {5 + j}: {case}, {row['buffer_pkts']:.0f} packets; goodput "
-            f"{row['long_mbps']:.0f} / {row['short_mbps']:.0f} Mbit/s",
-            fontsize=9,
-        )
-        top.set_ylabel("cwnd (packets)")
-        for ax in (top, bottom):
-            ax.axvspan(0, t.attrs.get("warmup_s", 0.0), color="grey", alpha=0.12)
-        bottom.plot(ts.index, ts["queue_pkts"], lw=0.6, color="grey")
-        bottom.axhline(row["buffer_pkts"], color="black", lw=0.6, ls=":")
-        bottom.set_ylabel("queue (packets)")
-        bottom.set_xlabel("time (s)")
-    # One legend below the panels: inside, it covered the windows' sawtooth.
-    fig.legend(
-        *axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=7
-    )
-    return fig
+def tables(table: pd.DataFrame) -> dict[str, tuple[str, pd.DataFrame]]:
+    """No further tables: the run table and the claims are the whole
+    reproduction (the contract's ``tables``)."""
+    return {}

@@ -1,13 +1,6 @@
-"""Paper 004 (Kumar, Azad & Park, *A fluid-based simulation study: the effect
-of loss synchronization on sizing buffers over 10 Gbps high speed networks*),
-section III: fluid simulation with the loss-synchronization module (Figure
-6: four TCP variants x the minimum synchronized fraction X x the buffer),
-the modelling choices the paper leaves open measured beside it, the
-fluid engine calibrated by the packet engine's synchronization, and
-figure 6's orderings (CUBIC against AIMD at 5% of BDP) checked at packet
-level and against the closed forms of the laws for synchronized flows
-(:func:`cubic_sync_utilization`, :func:`aimd_sync_utilization`). The setup
-is :func:`setup`, the measured findings :func:`findings`.
+"""Paper 004's runs and claims: the fluid runs of figure 6, figure 5's
+validation case, the fluid calibrated by packet, figure 6's orderings at
+packet level, and each claim beside bufsim's number with its verdict.
 """
 
 from __future__ import annotations
@@ -19,88 +12,56 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import brentq
 
 import bufsim
-from bufsim.plot import ENGINE_COLORS, figure
-from bufsim.reproduce import Claims, Explanation, Finding, Prose, prose, simulate, whole_cycles
-
-#: Paper 004 section III.B: BDP at the 170 ms mean RTT, 1500 B packets.
-BDP_PKTS = 141667
-
-BASE: dict[str, Any] = {
-    "name": "kumar2010",
-    "duration": "3000s",
-    "warmup": "300s",
-    "seed": 1,
-    "link": {"capacity": "10Gbps", "delay": "10ms", "buffer": "7083pkt", "packet_size": "1500B"},
-    "flows": [
-        {
-            "count": 10,
-            "tcp": "highspeed",
-            "stack": "rfc",
-            "rtt": {"min": "80ms", "max": "260ms"},
-            "mss": "1500B",
-        }
-    ],
-    "fluid": {"sync": 1.0},
-}
-
-#: The fluid runs' (duration, warm-up): the paper's 3000 s (section III),
-#: and the quick version's.
-FULL_DURATION = (BASE["duration"], BASE["warmup"])
-QUICK_DURATION = ("1000s", "200s")
-
-VARIANTS = ("aimd", "highspeed", "cubic", "htcp")
-SYNC = (0.3, 0.6, 1.0)
-FRACTIONS = (0.01, 0.05, 0.1, 0.2, 0.5)
-
-#: Figure 6's panels: variant -> (panel letter, the paper's name).
-PANELS = {
-    "highspeed": ("a", "HSTCP"),
-    "cubic": ("b", "CUBIC"),
-    "aimd": ("c", "AIMD"),
-    "htcp": ("d", "H-TCP"),
-}
-
-#: The modelling alternatives run beside the default: case -> ``[fluid]``
-#: settings (``tcp_params`` goes to the flows instead). A case named in
-#: :data:`ALT_ONLY` runs only for the variants it lists.
-ALTERNATIVES: dict[str, dict[str, Any]] = {
-    "m_k = ceil(XN)": {"sync_sd": 0.0},
-    "m_k sd 0.5 N": {"sync_sd": 0.5},
-    "random flows lose": {"sync_policy": "random"},
-    "eq. (1) rate decrease": {"decrease": "rate"},
-    "step 1 ms": {"step": "1ms"},
-    "no fast convergence": {"tcp_params": {"fast_convergence": False}},
-}
-
-#: The warm-up cases read from every default run's time series.
-WARMUPS = ("warm-up 0 s", "from first congestion")
-
-#: Variants whose fluid law has a rate form (``fluid.decrease = "rate"``).
-RATE_FORM = ("aimd", "highspeed")
-
-#: The alternatives that exist only for some variants: the rate form, and
-#: CUBIC's fast convergence (RFC 9438 section 4.7, on by default in bufsim
-#: as in Linux; paper 004 does not say whether its CUBIC has it).
-ALT_ONLY = {"eq. (1) rate decrease": RATE_FORM, "no fast convergence": ("cubic",)}
-
-#: HighSpeed's decrease b(W) at these windows (RFC 3649 at about 14,000
-#: packets a flow): the cut the AIMD counterfactual takes.
-B_HSTCP = 0.2
-
-#: The counterfactual runs: the cause a claim's difference names, changed in
-#: a parameter section III.B leaves unstated (case -> the variants it runs
-#: for and its settings, as :data:`ALTERNATIVES`). AIMD's cut is Reno's
-#: halving by default; the paper says only that its AIMD flows "behave like
-#: 10 parallel TCP flows". With HighSpeed's cut instead, AIMD's difference
-#: from the paper (below 90% at X = 1, not close to HSTCP, below CUBIC) is
-#: its cut if the run meets the paper.
-AIMD_CUT = prose("AIMD with HighSpeed's cut, b = {b:g}", b=B_HSTCP)
-COUNTERFACTUALS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
-    AIMD_CUT: (("aimd",), {"tcp_params": {"b": B_HSTCP}}),
-}
+from bufsim.models.synchronized import aimd_sync_utilization, cubic_sync_utilization, kept_for
+from bufsim.reproduce import Claims, Explanation, Prose, prose, simulate, whole_cycles
+from bufsim.reproduce.kumar2010.design import (
+    AIMD_CUT,
+    AIMD_REGAIN_S,
+    ALT_ONLY,
+    ALTERNATIVES,
+    B_RENO,
+    BASE,
+    BDP_PKTS,
+    BETA_CUBIC,
+    CALIBRATED_DURATION,
+    CALIBRATED_FRACTIONS,
+    CALIBRATED_QUICK_DURATION,
+    CALIBRATED_QUICK_FRACTIONS,
+    CALIBRATED_TOL,
+    CLOSE_SOURCE,
+    CLOSED_FORM_TOL,
+    COUNTERFACTUALS,
+    FIGURE5_FRACTIONS,
+    FRACTIONS,
+    FULL_DURATION,
+    K_CUBIC,
+    LARGER,
+    LEVEL,
+    LEVEL_SOURCE,
+    NO_EPISODES,
+    NO_NS2_10G,
+    NO_NS2_FLUID,
+    NS2_RUN,
+    ONE_CUT,
+    ORDER_ACCESS,
+    ORDER_DURATION,
+    ORDER_FRACTION,
+    ORDER_QUICK_DURATION,
+    ORDER_SOURCE,
+    ORDER_VARIANTS,
+    PANELS,
+    QUICK_DURATION,
+    REPEAT_S,
+    REPEAT_SHARE,
+    SERIES_BIN_S,
+    SMALLER,
+    SYNC,
+    VARIANTS,
+    W_FLOW,
+    WARMUPS,
+)
 
 
 def scenario(
@@ -250,92 +211,6 @@ def pivot(table: pd.DataFrame, case: str = "default") -> pd.DataFrame:
     return t.pivot_table(index="fraction", columns=["variant", "sync"], values="utilization")
 
 
-def aimd_sync_utilization(fraction: float, b: float = 0.5) -> float:
-    """Utilization of synchronized AIMD flows with a buffer of ``fraction`` x BDP.
-
-    Every flow cuts its window by ``b`` at once when the aggregate window W
-    (in BDPs) reaches 1 + f, then W climbs linearly (``a`` packets per RTT
-    per flow) from a0 = (1 - b)(1 + f) back to 1 + f; the link is busy in
-    proportion min(W, 1), so over a cycle
-    U = ((1 - a0^2) / 2 + f) / (1 + f - a0), and 1 when a0 >= 1. The
-    growth rate sets the cycle's length, not U.
-
-    Parameters
-    ----------
-    fraction : float
-        Buffer f as a fraction of the bandwidth-delay product, >= 0.
-    b : float
-        Multiplicative decrease, in (0, 1): Reno's (RFC 5681 section 3.1)
-        0.5 by default.
-
-    Returns
-    -------
-    float
-        Utilization, 0..1 (0.785 at f = 0.05, b = 0.5; 1 at f >= 1).
-    """
-    a0 = (1.0 - b) * (1.0 + fraction)
-    if a0 >= 1.0:
-        return 1.0
-    return ((1.0 - a0 * a0) / 2.0 + fraction) / (1.0 + fraction - a0)
-
-
-def cubic_sync_utilization(fraction: float, beta: float = 0.7) -> float:
-    """Utilization of synchronized CUBIC flows with a buffer of ``fraction`` x BDP.
-
-    Every flow cuts to ``beta`` W_max at once when the aggregate window
-    reaches W_max = (1 + f) BDP, then follows RFC 9438 eq. (1)
-    W(t) = C (t - K)^3 + W_max with K = cbrt(W_max (1 - beta) / C) (eq. 2),
-    back to W_max at t = K, where the buffer is full again. With
-    s = 1 - t / K, uniform on [0, 1] over the cycle,
-    W / BDP = (1 + f)(1 - (1 - beta) s^3), and the link is busy in
-    proportion min(W / BDP, 1): U = s* + (1 + f)((1 - s*) -
-    (1 - beta)(1 - s*^4) / 4), s* = min(1, ((1 - 1 / (1 + f)) /
-    (1 - beta))^(1/3)), the part of the cycle with the link full. C and K
-    set the cycle's length, not U; CUBIC's Reno-friendly region (section
-    4.3) adds about half a packet per RTT at these windows and is left out.
-
-    Parameters
-    ----------
-    fraction : float
-        Buffer f as a fraction of the bandwidth-delay product, >= 0.
-    beta : float
-        beta_cubic, the fraction of the window kept at a loss, in (0, 1):
-        RFC 9438 section 4.6's 0.7 by default.
-
-    Returns
-    -------
-    float
-        Utilization, 0..1 (0.925 at f = 0, 0.951 at f = 0.05).
-    """
-    full = min(1.0, ((1.0 - 1.0 / (1.0 + fraction)) / (1.0 - beta)) ** (1.0 / 3.0))
-    return full + (1.0 + fraction) * ((1.0 - full) - (1.0 - beta) * (1.0 - full**4) / 4.0)
-
-
-def kept_for(law: Callable[[float, float], float], fraction: float, level: float) -> float:
-    """The fraction of the window a synchronized law must keep at a loss for
-    its closed-form utilization (``law(fraction, kept)``, kept in (0, 1))
-    to equal ``level`` at buffer ``fraction``: the deepest cut that still
-    reaches it. A root of the closed form, which rises with what is kept.
-
-    Parameters
-    ----------
-    law : callable
-        ``lambda f, kept: ...``: :func:`cubic_sync_utilization` with beta
-        = kept, or :func:`aimd_sync_utilization` with b = 1 - kept.
-    fraction : float
-        Buffer as a fraction of the BDP.
-    level : float
-        Utilization, 0..1, between the law's values at kept 0.01 and 0.99.
-
-    Returns
-    -------
-    float
-        The fraction of the window kept at a loss, 0..1 (to 1e-9).
-    """
-
-    return float(brentq(lambda k: law(fraction, k) - level, 0.01, 0.99, xtol=1e-9))
-
-
 def _cubic_law(fraction: float, kept: float) -> float:
     return cubic_sync_utilization(fraction, kept)
 
@@ -389,17 +264,6 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
     return c.table()
 
 
-# ------------------------------------------------------------------ headline results
-
-#: Why ns-2 has no number for a claim: the paper's fluid model (its
-#: section III.B), or packet runs of its 10 Gbps link (1.25 million packets
-#: per simulated second: hours of ns-2 per run at 256,000 per CPU second).
-NO_NS2_FLUID = "fluid model"
-NO_NS2_10G = "10 Gbps: not run"
-NO_EPISODES = "no loss episodes"
-NS2_RUN = "ns-2.35, the paper's simulator, on paper 001's case (its drop-tail runs)"
-
-
 def figure5_ns2(table: pd.DataFrame) -> pd.DataFrame:
     """ns-2.35 on Figure 5's case beside the fluid engine at each X, runs
     of one length: the drop-tail runs of
@@ -440,10 +304,6 @@ def figure5_ns2(table: pd.DataFrame) -> pd.DataFrame:
     return table.attrs["figure5_ns2"]
 
 
-#: Figure 5's buffer fractions (of 12,500 packets), quick and full.
-FIGURE5_FRACTIONS = {True: (0.05, 0.1, 0.2), False: (0.02, 0.05, 0.1, 0.2, 0.4)}
-
-
 def run_figure5(quick: bool = False) -> pd.DataFrame:
     """Figure 5's validation case (section III.A: paper 001's 1 Gbps, ten
     HSTCP flows, RTTs 115.5-124.5 ms): the fluid engine with the
@@ -479,11 +339,6 @@ def figure5(table: pd.DataFrame) -> pd.DataFrame:
     if "figure5" not in table.attrs:
         table.attrs["figure5"] = run_figure5(table.attrs.get("quick", False))
     return table.attrs["figure5"]
-
-
-#: The variants the paper's summary says need larger buffers, and the others.
-LARGER = ("cubic", "htcp")
-SMALLER = ("highspeed", "aimd")
 
 
 def b90(d: pd.DataFrame, variant: str, sync: float) -> float:
@@ -603,41 +458,6 @@ def _claims_headline(c: Claims, table: pd.DataFrame, d: pd.DataFrame) -> None:
         headline=True,
         measured_by=runs,
     )
-
-
-#: A flow's window at the BDP shared by the 10 flows, packets.
-W_FLOW = BDP_PKTS / 10
-#: CUBIC's time to regain W_max after a cut (RFC 9438 eq. 2, C = 0.4, beta = 0.7), seconds.
-K_CUBIC = (W_FLOW * 0.3 / 0.4) ** (1 / 3)
-#: AIMD's time to regain a halving at one packet per mean RTT (170 ms), seconds.
-AIMD_REGAIN_S = W_FLOW / 2 * 0.17
-#: An event this soon after the one before falls inside CUBIC's regrowth
-#: from the first cut (half of K, seconds): a second cut in one cycle.
-REPEAT_S = K_CUBIC / 2
-#: The share of such repeats from which a run is read as cutting twice a
-#: cycle: with one repeat per cycle it is a half, without any nought.
-REPEAT_SHARE = 0.3
-#: The claims' 90% mark (figure 6's level).
-LEVEL = 0.9
-#: Where the claims' marks come from.
-LEVEL_SOURCE = "the paper's words: 'more than 90%' / 'less than 90%' utilization (section III.B)"
-ORDER_SOURCE = "the paper's ordering: one variant's utilization above the other's (any margin)"
-CLOSE_SOURCE = "the paper's 'close', with no number: within 0.03 of utilization"
-#: CUBIC's beta_cubic (RFC 9438 section 4.6) and Reno's decrease (RFC 5681
-#: section 3.1), bufsim's defaults for "cubic" and "aimd".
-BETA_CUBIC = 0.7
-B_RENO = 0.5
-#: How far the fluid engine at X = 1 may sit from the synchronized closed
-#: forms: they leave out the feedback delay (the windows grow for an RTT
-#: past the full buffer before they are cut) and the spread of RTTs, about
-#: 0.01 (CUBIC) to 0.03 (AIMD) of utilization in the fluid runs.
-CLOSED_FORM_TOL = 0.05
-#: How the one-cut-per-event reading of eq. (1) was chosen.
-ONE_CUT = (
-    'fluid.decrease = "event" (one cut per congestion event), chosen over eq. (1) read '
-    "literally (a cut per packet's worth of lost fluid) because that reading does not give the "
-    "paper's HSTCP numbers"
-)
 
 
 def _claims_hstcp_aimd(c: Claims, table: pd.DataFrame, d: pd.DataFrame, small: list) -> None:
@@ -1136,24 +956,6 @@ def _claims_setup(c: Claims, table: pd.DataFrame) -> None:
     )
 
 
-# ------------------------------------------------- fluid calibrated by packet
-
-#: The calibrated comparison's buffers (fractions of :data:`BDP_PKTS`): full
-#: version and quick version.
-CALIBRATED_FRACTIONS = (0.01, 0.05, 0.2)
-CALIBRATED_QUICK_FRACTIONS = (0.05,)
-
-#: Length of the calibrated comparison's runs: (duration, warm-up), full and quick.
-CALIBRATED_DURATION = ("600s", "100s")
-CALIBRATED_QUICK_DURATION = ("30s", "10s")
-
-#: Agreement tolerance of the calibrated fluid against the packet engine (utilization).
-CALIBRATED_TOL = 0.03
-
-#: Width of the bins of the utilization series kept for the figure, seconds.
-SERIES_BIN_S = {False: 10.0, True: 1.0}
-
-
 def _late(ts: pd.Series, warmup_s: float) -> float:
     """Mean of a time series over the second half of the statistics window.
 
@@ -1412,29 +1214,6 @@ def calibrated(table: pd.DataFrame) -> pd.DataFrame:
     if "calibrated" not in table.attrs:
         table.attrs["calibrated"] = run_calibrated(quick=table.attrs.get("quick", False))
     return table.attrs["calibrated"]
-
-
-# ---------------------------------------------- the orderings at packet level
-
-#: The orderings' packet runs (figure 6(b), 6(c) at 5% of BDP: CUBIC below
-#: 90% for every X, AIMD above 90% and at or above CUBIC): variants, buffer.
-ORDER_VARIANTS = ("cubic", "aimd")
-ORDER_FRACTION = 0.05
-
-#: How the senders put packets on the bottleneck: None, at line rate (no
-#: access link: what a cumulative ACK or a window increase allows leaves at
-#: once, as in :func:`run_calibrated`); "2Gbps", an access link per flow at
-#: twice its fair share of the 10 Gbps, which spreads those bursts.
-ORDER_ACCESS = (None, "2Gbps")
-
-#: The orderings' runs per variant: (duration, warm-up), full and quick.
-#: AIMD's runs are the paper's 3000 s: slow start's burst losses leave its
-#: windows at a third of the pipe, which a packet per RTT refills in about
-#: 1200 s, and its cycles after the first congestion event last hundreds of
-#: seconds (:data:`AIMD_REGAIN_S`); CUBIC's cycles last about K (22 s,
-#: :data:`K_CUBIC`), so 1000 s hold dozens of them.
-ORDER_DURATION = {"cubic": ("1000s", "100s"), "aimd": ("3000s", "100s")}
-ORDER_QUICK_DURATION = {"cubic": ("60s", "10s"), "aimd": ("60s", "10s")}
 
 
 def ordering_scenario(variant: str, access: str | None, duration: str, warmup: str) -> dict:
@@ -1714,415 +1493,3 @@ def _sync_split(cal: pd.DataFrame) -> str:
         v2=small.min(),
         v3=small.max(),
     )
-
-
-def setup() -> Prose:
-    """What is reproduced and how bufsim's setup differs from the paper's (Markdown)."""
-    return prose(
-        """
-        **The paper's setup** (section III.B, Figure 6). {n} flows over {cap:g} Gbps, link
-        delay {d:g} ms, RTTs {r0:g} to {r1:g} ms (mean {rm:g} ms), {mss:g} B packets, buffers as
-        a fraction of {bdp:,} packets (the BDP at the mean RTT), the minimum synchronized
-        fraction X in {{{xs}}}, {runs} runs of {dur:g} s each, for AIMD, HighSpeed, CUBIC and
-        H-TCP. It reports HSTCP and AIMD above {l:.0%} utilization at {f:.0%} of the BDP, lower
-        X giving them more; CUBIC below {l:.0%} for every X; AIMD above CUBIC and close to
-        HSTCP; synchronized H-TCP poor at {f:.0%}; the synchronization level mattering little
-        for CUBIC and H-TCP.
-
-        **bufsim.** The fluid engine (`engine="fluid"`) at every variant, X and buffer, over
-        {seeds} seeds in the full version. Choices the paper leaves open, each run beside the
-        default (the `case` column; the "choices" figure): the warm-up (bufsim discards the
-        first {warm:g} s; the paper measures from the first congestion event), the m_k
-        distribution (the paper's normal draw without mean or spread: bufsim centres it on
-        `X N` with spread `(1 - X) N / 4`, clipped to `[X N, N]`), which flows lose (the
-        highest-rate ones, or random), the integration step, and how eq. (1) cuts: one cut per
-        congestion event (the default) or a cut per packet's worth of lost fluid, eq. (1) read
-        literally. The paper simulates no slow start; the fluid engine starts every flow in
-        slow start, which the warm-up cases include or exclude.
-
-        **Fluid calibrated by packet** (section II.C: m_k "can be derived from experimental
-        data"): the packet engine runs the same scenario (SACK, an ACK per segment, the
-        `rfc` stack) and its measured synchronization becomes the fluid's X.
-
-        **Figure 6's orderings at packet level**: CUBIC ({dc:.0f} s) and AIMD ({da:.0f} s) at
-        {f:.0%} of the BDP in the packet engine, senders at line rate and behind {acc} access
-        links (twice a flow's fair share), measured as the paper measures, from the first
-        congestion event (after a {ow:.0f} s warm-up that leaves out slow start's), beside the
-        laws' closed forms for synchronized flows.
-        """,
-        n=10,
-        cap=10.0,
-        d=10.0,
-        r0=80.0,
-        r1=260.0,
-        rm=170.0,
-        mss=1500.0,
-        bdp=BDP_PKTS,
-        xs=", ".join(f"{x:g}" for x in SYNC),
-        runs=10,
-        dur=3000.0,
-        l=LEVEL,
-        f=0.05,
-        seeds=10,
-        warm=300.0,
-        dc=float(ORDER_DURATION["cubic"][0].removesuffix("s")),
-        da=float(ORDER_DURATION["aimd"][0].removesuffix("s")),
-        acc=ORDER_ACCESS[1],
-        ow=float(ORDER_DURATION["aimd"][1].removesuffix("s")),
-    )
-
-
-def findings(table: pd.DataFrame) -> list[Finding]:
-    """What the runs show, each beside the figure it explains (Markdown, numbers from ``table``)."""
-    cal = calibrated(table)
-    out = [
-        Finding(
-            "At X = 1 utilization follows the depth of the cut",
-            prose(
-                "With every flow losing at once the aggregate window falls by the variant's "
-                "cut: HighSpeed's `b(W)` at these windows is shallower than CUBIC's, which is "
-                "shallower than AIMD's halving, and AIMD regains a halving at one packet per "
-                "RTT (about {t:.0f} s at this window). So at {f:.0%} of the BDP bufsim has "
-                "HSTCP at {hs:.3f}, CUBIC at {cu:.3f} and AIMD at {ai:.3f} (`X = 1`), where the "
-                "paper has CUBIC below {l:.0%} and AIMD above CUBIC. The laws' synchronized "
-                "closed forms (`cubic_sync_utilization`, `aimd_sync_utilization`) give CUBIC "
-                "{ccf:.3f} and AIMD {cf:.3f}: the paper's figure needs CUBIC to keep less than "
-                "{bmin:.2f} of its window at a loss (RFC 9438: {b:g}) and AIMD at least "
-                "{keep:.2f} (Reno: {reno:g}), and its section III.B states neither. No "
-                "modelling choice measured here reverses these orderings.",
-                t=AIMD_REGAIN_S,
-                f=0.05,
-                hs=_u(table, "highspeed", 1.0, 0.05),
-                cu=_u(table, "cubic", 1.0, 0.05),
-                ai=_u(table, "aimd", 1.0, 0.05),
-                l=LEVEL,
-                ccf=cubic_sync_utilization(0.05, BETA_CUBIC),
-                cf=aimd_sync_utilization(0.05, B_RENO),
-                bmin=kept_for(_cubic_law, 0.05, LEVEL),
-                b=BETA_CUBIC,
-                keep=kept_for(_aimd_law, 0.05, LEVEL),
-                reno=1.0 - B_RENO,
-            ),
-            "fig6b_cubic",
-        ),
-        Finding(
-            "Figure 6's orderings at packet level",
-            prose(
-                "CUBIC at {f:.0%} of the BDP: {cu}. AIMD: {ai}. Against each other, {order}.",
-                f=0.05,
-                cu=_packet_text(table, "cubic"),
-                ai=_packet_text(table, "aimd"),
-                order=_packet_order_text(table),
-            )
-            if _packet(table) is not None
-            else prose("At {f:.0%} of the BDP {no}.", f=0.05, no=_no_packet_text()),
-            "",
-        ),
-        Finding(
-            "HSTCP needs one cut per congestion event",
-            prose(
-                "With eq. (1) read literally every packet's worth of lost fluid cuts again, and "
-                "a {cap:g} Gbps overflow holds many: HighSpeed at {f:.0%} falls to {rate:.3f} "
-                "(lowest over X) against the paper's 'more than {l:.0%}'. bufsim keeps one cut "
-                "per congestion event, which gives the paper's HSTCP numbers: a reading chosen "
-                "to match, so the HSTCP claim is counted as agreeing after tuning.",
-                cap=10.0,
-                f=0.05,
-                rate=min(_u(table, "highspeed", x, 0.05, "eq. (1) rate decrease") for x in SYNC),
-                l=LEVEL,
-            ),
-            "fig6a_highspeed",
-        ),
-    ]
-    ok = cal[cal["packet_sync"].notna()]
-    if len(ok):
-        # The heading follows the measured synchronization, against the
-        # paper's X of 0.3-0.6 (section III.B).
-        more = ok["packet_sync"].max() > SYNC[1]
-        out.append(
-            Finding(
-                "The packet engine's flows synchronize more than the paper's X"
-                if more
-                else "The packet engine's flows synchronize within the paper's X",
-                prose(
-                    "Calibrated by the packet engine ({dur:.0f} s runs), the flows synchronize "
-                    "at {lo:.2f}-{hi:.2f}, and the fluid at that X reads {fl:.3f}-{fh:.3f} where "
-                    "the packet engine reads {pl:.3f}-{ph:.3f}: the packet runs lose packets in "
-                    "short bursts at a mean queue far below the buffer ({ql:.0f}-{qh:.0f} "
-                    "packets), which the fluid model, whose queue overflows only when the "
-                    "windows exceed the BDP plus the buffer, cannot do.",
-                    dur=cal.attrs["duration_s"],
-                    lo=ok["packet_sync"].min(),
-                    hi=ok["packet_sync"].max(),
-                    fl=ok["fluid_cal"].min(),
-                    fh=ok["fluid_cal"].max(),
-                    pl=ok["packet"].min(),
-                    ph=ok["packet"].max(),
-                    ql=ok["packet_queue"].min(),
-                    qh=ok["packet_queue"].max(),
-                ),
-                "calibrated",
-            )
-        )
-    return out
-
-
-def captions(table: pd.DataFrame) -> dict[str, Prose]:
-    """One sentence per figure of :func:`figures`: what it shows and how to read it."""
-    out: dict[str, Prose] = {
-        f"fig6{letter}_{v}": prose(
-            "The paper's Figure 6({letter}), {name}: fluid utilization against the buffer "
-            "(fraction of the BDP) at each X, the error bars one standard deviation over the "
-            "seeds; the open red markers are the paper's levels where its text gives them.",
-            letter=letter,
-            name=name,
-        )
-        for v, (letter, name) in PANELS.items()
-    }
-    out["choices"] = prose(
-        "Utilization at {f:.0%} of the BDP under each modelling choice the paper leaves open "
-        "(warm-up, m_k draw, which flows lose, step, eq. (1) read literally), per variant and X.",
-        f=0.05,
-    )
-    out["calibrated"] = prose(
-        "Packet engine against the fluid engine at the packet's measured synchronization and "
-        "at the paper's X, per variant and buffer."
-    )
-    out["calibrated_series"] = prose(
-        "Utilization over time of the calibrated packet runs: they fill the link slowly and "
-        "swing where the fluid runs hold steady."
-    )
-    return out
-
-
-#: The paper's numbers drawn on each panel: variant -> (fractions, level, marker, label).
-PAPER_MARKS = {
-    "highspeed": ((0.05,), 0.9, "^", "paper: > 90% at 5% (every X)"),
-    "aimd": ((0.05,), 0.9, "^", "paper: > 90% at 5% (every X)"),
-    "cubic": ((0.01, 0.05, 0.1), 0.9, "v", "paper: < 90% for all X"),
-}
-
-#: The colour of the paper's marks on figure 6's panels (red, as the captions say).
-PAPER_COLOR = "#c00000"
-
-_VARIANT_COLORS = ("#1f4e79", "#c55a11", "#548235", "#7030a0")
-
-_SYNC_STYLE = {0.3: ("o", "-", "#c55a11"), 0.6: ("s", "--", "#7030a0"), 1.0: ("D", ":", "#1f4e79")}
-
-
-def figures(table: pd.DataFrame) -> dict[str, Any]:
-    """Figure 6, one panel per variant: utilization against the buffer
-    (fraction of the 141,667-packet BDP, log axis), one curve per X with
-    +-1 sd over seeds, the paper's reported levels as red marks; and the
-    modelling choices: utilization at 5% of BDP per case; and the fluid
-    calibrated by packet (:func:`run_calibrated`): utilization against the
-    buffer per variant with the measured synchronizations below, and the
-    packet and calibrated fluid runs' utilization over time at 5%.
-
-    Returns
-    -------
-    dict
-        ``{"fig6a_highspeed": Figure, "fig6b_cubic": ..., "fig6c_aimd": ...,
-        "fig6d_htcp": ..., "choices": Figure, "calibrated": Figure,
-        "calibrated_series": Figure}`` (matplotlib Figures).
-    """
-    figs = {f"fig6{letter}_{v}": _panel(table, v) for v, (letter, _) in PANELS.items()}
-    figs["choices"] = _choices(table)
-    figs["calibrated"] = _calibrated_figure(calibrated(table))
-    figs["calibrated_series"] = _calibrated_series_figure(calibrated(table))
-    return figs
-
-
-def _panel(table: pd.DataFrame, variant: str) -> Any:
-
-    letter, label = PANELS[variant]
-    fig, (ax,) = figure(5.6, 3.6)
-    t = table[(table["case"] == "default") & (table["variant"] == variant)]
-    for x in SYNC:
-        r = t[np.isclose(t["sync"], x)].sort_values("fraction")
-        marker, ls, color = _SYNC_STYLE[x]
-        ax.errorbar(
-            r["fraction"],
-            r["utilization"],
-            yerr=r["utilization_sd"].fillna(0.0),
-            marker=marker,
-            ls=ls,
-            color=color,
-            capsize=2,
-            label=f"bufsim, X = {x:g}",
-        )
-    ax.axhline(0.9, color="grey", lw=0.8)
-    if variant in PAPER_MARKS:
-        fr, level, marker, text = PAPER_MARKS[variant]
-        ax.plot(
-            fr,
-            [level] * len(fr),
-            marker,
-            ls="none",
-            ms=11,
-            mfc="none",
-            mew=1.5,
-            color=PAPER_COLOR,
-            label=text,
-        )
-    if variant == "aimd":
-        xs = np.geomspace(t["fraction"].min(), t["fraction"].max(), 40)
-        ax.plot(
-            xs,
-            [aimd_sync_utilization(f) for f in xs],
-            color="#548235",
-            lw=1,
-            label="synchronized sawtooth, closed form",
-        )
-    fracs = sorted(t["fraction"].unique())
-    ax.set_xscale("log")
-    ax.set_xticks(fracs, labels=[f"{f:.0%}" for f in fracs])
-    ax.minorticks_off()
-    ax.set_ylim(min(0.7, float(t["utilization"].min()) - 0.02), 1.01)
-    ax.set_xlabel("buffer (fraction of the 141,667-packet BDP)")
-    ax.set_ylabel("utilization")
-    ax.set_title(f"Figure 6({letter}): {label}, 10 flows, 10 Gbps", fontsize=9)
-    ax.legend(fontsize=7, loc="lower right")
-    return fig
-
-
-def _choices(table: pd.DataFrame) -> Any:
-    """Utilization at 5% of the BDP per modelling choice, one panel per
-    variant; a panel lists only the choices its variant has (the rate form
-    is AIMD's and HSTCP's, fast convergence CUBIC's), so no row is empty."""
-
-    cases = ["default", *WARMUPS, *ALTERNATIVES]
-    fig, axes = figure(6.4, 7.5, nrows=len(VARIANTS), sharex=True)
-    for ax, variant in zip(axes, ("highspeed", "cubic", "aimd", "htcp")):
-        u = {c: [_u(table, variant, x, 0.05, c) for x in SYNC] for c in cases}
-        shown = [c for c in cases if np.isfinite(u[c]).any()]
-        for k, x in enumerate(SYNC):
-            marker, _, color = _SYNC_STYLE[x]
-            ax.plot(
-                [u[c][k] for c in shown],
-                range(len(shown)),
-                marker,
-                ls="none",
-                color=color,
-                label=f"X = {x:g}",
-            )
-        ax.axvline(0.9, color="grey", lw=0.8)
-        ax.set_yticks(range(len(shown)), labels=shown, fontsize=7)
-        ax.set_ylim(len(shown) - 0.5, -0.5)
-        ax.set_title(f"{PANELS[variant][1]} at 5% of BDP", fontsize=8)
-    axes[1].legend(fontsize=7, loc="lower left")
-    axes[-1].set_xlabel("utilization")
-    return fig
-
-
-def _calibrated_figure(cal: pd.DataFrame) -> Any:
-    """Utilization against the buffer per variant: the packet engine, the
-    fluid engine at the packet's sync (as X, and matched on the measured
-    sync) and at the paper's X; below, the measured synchronizations."""
-
-    order = [v for v in PANELS if v in set(cal["variant"])]
-    fig, axes = figure(8.4, 2.1 * (len(order) + 1), nrows=len(order) + 1, sharex=True)
-    for ax, variant in zip(axes, order):
-        t = cal[cal["variant"] == variant].sort_values("fraction")
-        x = t["fraction"]
-        for sync in SYNC:
-            marker, ls, color = _SYNC_STYLE[sync]
-            ax.plot(
-                x,
-                t[f"fluid_x{sync:g}"],
-                marker,
-                ls=ls,
-                color=color,
-                alpha=0.35,
-                ms=4,
-                label=f"fluid, X = {sync:g}",
-            )
-        ax.plot(x, t["packet"], "o-", color=ENGINE_COLORS["packet"], lw=2, label="packet engine")
-        ax.plot(
-            x,
-            t["packet_late"],
-            "o",
-            ls=":",
-            color=ENGINE_COLORS["packet"],
-            mfc="none",
-            label="packet, second half of the run",
-        )
-        ax.plot(
-            x,
-            t["fluid_cal"],
-            "^-",
-            color=ENGINE_COLORS["fluid"],
-            lw=2,
-            label="fluid, X = packet's sync_mean",
-        )
-        ax.plot(
-            x,
-            t["fluid_matched"],
-            "v--",
-            color=ENGINE_COLORS["fluid"],
-            label="fluid, measured sync matched",
-        )
-        ax.set_ylim(0.0, 1.02)
-        ax.set_ylabel("utilization")
-        ax.set_title(f"{PANELS[variant][1]}, 10 flows, 10 Gbps", fontsize=8)
-    # The legends beside the panels: inside, they covered the packet points.
-    axes[0].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    sx = axes[-1]
-    for k, variant in enumerate(order):
-        t = cal[cal["variant"] == variant].sort_values("fraction")
-        color = _VARIANT_COLORS[k % len(_VARIANT_COLORS)]
-        sx.plot(
-            t["fraction"],
-            t["packet_sync"],
-            "o-",
-            color=color,
-            label=f"{PANELS[variant][1]}: packet sync_mean",
-        )
-        sx.plot(
-            t["fraction"],
-            t["fluid_cal_sync"],
-            "^:",
-            color=color,
-            alpha=0.6,
-            label=f"{PANELS[variant][1]}: fluid's own, X = that",
-        )
-    for sync in SYNC:
-        sx.axhline(sync, color="grey", lw=0.6, ls=":")
-    sx.set_ylim(0.0, 1.05)
-    sx.set_ylabel("loss synchronization")
-    sx.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    fracs = sorted(cal["fraction"].unique())
-    sx.set_xscale("log")
-    sx.set_xticks(fracs, labels=[f"{f:.0%}" for f in fracs])
-    sx.minorticks_off()
-    sx.set_xlabel("buffer (fraction of the 141,667-packet BDP)")
-    return fig
-
-
-def _calibrated_series_figure(cal: pd.DataFrame) -> Any:
-    """Utilization over time at 5% of BDP (or the first buffer run), packet
-    engine against the calibrated fluid, one panel per variant."""
-
-    series = cal.attrs["series"]
-    frac = 0.05 if any(np.isclose(f, 0.05) for _, f in series) else min(f for _, f in series)
-    order = [v for v in PANELS if (v, frac) in series]
-    fig, axes = figure(6.4, 1.8 * len(order), nrows=len(order), sharex=True)
-    for ax, variant in zip(axes, order):
-        s = series[(variant, frac)]
-        ax.plot(s.index, s["packet"], color=ENGINE_COLORS["packet"], label="packet engine")
-        ax.plot(
-            s.index,
-            s["fluid_cal"],
-            color=ENGINE_COLORS["fluid"],
-            label="fluid, X = packet's sync_mean",
-        )
-        ax.axvline(cal.attrs["warmup_s"], color="grey", lw=0.8, ls="--")
-        ax.set_ylim(0.0, 1.05)
-        ax.set_ylabel("utilization")
-        ax.set_title(
-            f"{PANELS[variant][1]} at {frac:.0%} of BDP (dashed: end of warm-up)", fontsize=8
-        )
-    # Below the panels: inside, the legend covered the packet trace.
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=7)
-    axes[-1].set_xlabel("time (s)")
-    return fig

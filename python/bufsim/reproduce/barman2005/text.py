@@ -1,0 +1,133 @@
+"""Paper 001's setup, findings and captions: the templates of ``prose.toml``
+filled with the runs' numbers and the design's constants.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+
+import pandas as pd
+
+from bufsim.reproduce import (
+    Finding,
+    Prose,
+    prose,
+)
+from bufsim.reproduce.barman2005.design import FULL_BUFFER_PKTS, TWO_FLOW_BUFFERS, TWO_FLOW_RTTS_MS
+from bufsim.reproduce.barman2005.runs import _bdp_25, gbps25, two_flows
+
+#: The prose templates (prose.toml, shipped beside this module).
+TEXT = tomllib.loads(
+    resources.files(__package__).joinpath("prose.toml").read_text(encoding="utf-8")
+)
+
+
+def setup() -> Prose:
+    """What is reproduced and how bufsim's setup differs from the paper's (Markdown)."""
+    return prose(
+        TEXT["setup"],
+        n=10,
+        cap=1.0,
+        d=50.0,
+        r0=115.5,
+        r1=124.5,
+        rm=120.0,
+        mss=1.0,
+        bdp=FULL_BUFFER_PKTS,
+        l1=0.9,
+        f1=0.1,
+        l2=0.98,
+        f2=0.2,
+        cap2=2.5,
+        d2=10.0,
+        q0=38.0,
+        q1=142.0,
+        b2=6250,
+        p35=0.35,
+        real=6250 / _bdp_25()[1],
+        rl=TWO_FLOW_RTTS_MS[0],
+        rs=TWO_FLOW_RTTS_MS[1],
+        bu=TWO_FLOW_BUFFERS["under-buffered"],
+        bo=TWO_FLOW_BUFFERS["over-buffered"],
+    )
+
+
+def findings(table: pd.DataFrame) -> list[Finding]:
+    """What the runs show, each beside the figure it explains (Markdown, numbers from ``table``)."""
+    t = table.set_index("fraction")
+    g = gbps25(table).set_index("fraction")
+    two = two_flows(table).set_index("case")
+    return [
+        Finding(
+            "Drop-tail: the packet engine's bursts cost utilization at small buffers",
+            prose(
+                TEXT["findings"]["utilization"],
+                f1=0.1,
+                f0=min(t.index),
+                m1=t.loc[0.1, "model"],
+                p1=t.loc[0.1, "packet"],
+                u1=t.loc[0.1, "fluid"],
+                p0=t.loc[min(t.index), "packet"],
+                m0=t.loc[min(t.index), "model"],
+                s1=t.loc[0.1, "packet_sync"],
+            ),
+            "utilization",
+        ),
+        Finding(
+            "RED: synchronized early drops keep the link below the fixed point",
+            prose(
+                TEXT["findings"]["red"],
+                f1=0.1,
+                f2=0.2,
+                r1=t.loc[0.1, "red_packet"],
+                r2=t.loc[0.2, "red_packet"],
+                m1=t.loc[0.1, "red_model"],
+                m2=t.loc[0.2, "red_model"],
+                s=t.loc[0.2, "red_packet_sync"],
+            ),
+            "red",
+        ),
+        Finding(
+            "At 2.5 Gbps the smallest buffer is a low-utilization state",
+            prose(
+                TEXT["findings"]["utilization_25g"],
+                cap=2.5,
+                p=g["packet"].iloc[0],
+                m=g["model"].iloc[0],
+                q=g["packet_queue"].iloc[0],
+            ),
+            "utilization_25g",
+        ),
+        Finding(
+            "Two flows: the shorter RTT gets more",
+            prose(
+                TEXT["findings"]["two_flows"],
+                rs=TWO_FLOW_RTTS_MS[1],
+                rl=TWO_FLOW_RTTS_MS[0],
+                ru=two.loc["under-buffered", "ratio"],
+                ro=two.loc["over-buffered", "ratio"],
+            ),
+            "two_flows",
+        ),
+    ]
+
+
+def captions(table: pd.DataFrame) -> dict[str, Prose]:
+    """One sentence per figure of :func:`figures`: what it shows and how to read it."""
+    return {
+        "utilization": prose(
+            TEXT["captions"]["utilization"],
+            cap=1.0,
+        ),
+        "red": prose(TEXT["captions"]["red"]),
+        "utilization_25g": prose(
+            TEXT["captions"]["utilization_25g"],
+            cap=2.5,
+        ),
+        "red_25g": prose(
+            TEXT["captions"]["red_25g"],
+            cap=2.5,
+        ),
+        "two_flows": prose(TEXT["captions"]["two_flows"]),
+    }
