@@ -109,7 +109,7 @@ FIELDS = {
     "flows.0.recovery_exit": ["grow", 1, *WRONG_TYPES],
     "flows.0.rtt_sampling": ["every", 1, *WRONG_TYPES],
     "flows.0.prr_variant": ["rfc6937", 1, *WRONG_TYPES],
-    "flows.0.cut_from": ["cwnd", 1, *WRONG_TYPES],
+    "flows.0.cut_from": ["window", 1, *WRONG_TYPES],
     "flows.0.ecn_reduction": ["halve", 1, *WRONG_TYPES],
     "flows.0.ce_ack": ["now", 1, *WRONG_TYPES],
     "flows.0.control_ect": ["always", 1, *WRONG_TYPES],
