@@ -21,6 +21,8 @@ use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+mod classes;
+
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::queue::shared::{self, Algorithm};
 use crate::queue::{Limit, LinkInfo, Occupancy, QdiscConfig, describe_disciplines};
@@ -237,6 +239,10 @@ struct RawLink {
     qdisc: Option<String>,
     #[serde(default)]
     qdisc_params: Option<Map<String, Value>>,
+    #[serde(default)]
+    scheduler: Option<String>,
+    #[serde(default)]
+    queues: Option<Vec<classes::RawQueue>>,
 }
 
 #[derive(Deserialize)]
@@ -336,6 +342,8 @@ struct RawFlows {
     port: Option<i64>,
     #[serde(default)]
     links: Option<Vec<i64>>,
+    #[serde(default)]
+    class: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -348,6 +356,8 @@ struct RawBackground {
     port: Option<i64>,
     #[serde(default)]
     links: Option<Vec<i64>>,
+    #[serde(default)]
+    class: Option<i64>,
 }
 
 /// `[reverse]`: the bottleneck's return direction (see [`Reverse`]).
@@ -521,6 +531,10 @@ pub struct Link {
     /// seconds under `_s` keys).
     #[serde(flatten, serialize_with = "crate::queue::ser_qdisc")]
     pub queue: QdiscConfig,
+    /// Several queues, one per traffic class, and their scheduler
+    /// (`link.queues`, `link.scheduler`; absent: the one queue above).
+    #[serde(flatten)]
+    pub classes: Option<crate::queue::classes::ClassSet>,
 }
 
 impl Link {
@@ -741,6 +755,10 @@ pub struct FlowGroup {
     /// false). Reverse groups follow the forward ones in `flows`.
     #[serde(skip_serializing_if = "is_false")]
     pub reverse: bool,
+    /// Its traffic class: the queue of the link's `queues` its data joins
+    /// (0, absent from the normalized scenario, by default).
+    #[serde(skip_serializing_if = "classes::is_class0")]
+    pub class: u8,
 }
 
 /// Open-loop background traffic crossing the bottleneck.
@@ -760,6 +778,9 @@ pub struct Background {
     /// without a chain, and then absent).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<u32>,
+    /// Its traffic class (as a flow group's).
+    #[serde(skip_serializing_if = "classes::is_class0")]
+    pub class: u8,
 }
 
 /// A buffer shared by several egress ports, each a copy of the scenario's
@@ -820,17 +841,29 @@ impl Pool {
         }
     }
 
-    /// Whether a packet of `size` bytes may join a port's queue holding
-    /// `port` while the pool holds `total` (both before the arrival), `n`
-    /// being ABM's congested queues ([`shared::abm::Congestion`]). For
-    /// `lqd`, whether it fits without pushing a packet out.
+    /// Whether a packet of `size` bytes may join a queue holding `port`
+    /// while the pool holds `total` (both before the arrival), `n` being
+    /// ABM's congested queues ([`shared::abm::Congestion`]), `alpha` the
+    /// queue's class's factor (Hahne & Choudhury, "Dynamic queue length
+    /// thresholds for multiple loss priorities", IEEE/ACM ToN 10(3), 2002:
+    /// class `c`'s threshold `alpha_c (B - Q)`; `self.alpha` with one class)
+    /// and `parts` the queues the static partition splits the pool into.
+    /// For `lqd`, whether it fits without pushing a packet out.
     #[inline]
-    pub fn admits(&self, port: Occupancy, total: Occupancy, size: u32, n: f64) -> bool {
+    pub fn admits(
+        &self,
+        port: Occupancy,
+        total: Occupancy,
+        size: u32,
+        n: f64,
+        alpha: f64,
+        parts: u32,
+    ) -> bool {
         let (q, total, a, b) = self.amounts(port, total, size);
         match self.algorithm {
-            Algorithm::Dt => shared::dt::admits(self.alpha, q, total, a, b),
+            Algorithm::Dt => shared::dt::admits(alpha, q, total, a, b),
             Algorithm::Static => {
-                let share = shared::static_partition::share(b, self.ports);
+                let share = shared::static_partition::share(b, parts);
                 shared::static_partition::admits(q, a, share)
             }
             Algorithm::Complete | Algorithm::Lqd => shared::complete::admits(total, a, b),
@@ -1176,6 +1209,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let mut flows = Vec::with_capacity(raw.flows.len());
     let mut total: u64 = 0;
     let group_ports: Vec<Option<i64>> = raw.flows.iter().map(|f| f.port).collect();
+    let group_classes: Vec<Option<i64>> = raw.flows.iter().map(|f| f.class).collect();
     for (i, f) in raw.flows.into_iter().enumerate() {
         let path = resolve_links(
             f.links.as_deref(),
@@ -1217,9 +1251,9 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         };
         for (j, f) in r.flows.iter().enumerate() {
             check(
-                f.port.is_none() && f.links.is_none(),
+                f.port.is_none() && f.links.is_none() && f.class.is_none(),
                 &format!("reverse.flows[{j}]"),
-                || "a reverse group crosses the reverse link: remove port and links".into(),
+                || "a reverse group crosses the reverse link: remove port, links and class".into(),
             )?;
         }
         let groups = raw_reverse.as_mut().map(|r| std::mem::take(&mut r.flows));
@@ -1273,6 +1307,8 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
                     packet_size: heads[0].raw.packet_size,
                     qdisc: r.qdisc,
                     qdisc_params: r.qdisc_params,
+                    scheduler: None,
+                    queues: None,
                 },
             )?;
             let ack = r.ack_size.map_or(40, |s| s.0);
@@ -1338,7 +1374,17 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     } else {
         vec![link.capacity_bps]
     };
-    let background = resolve_background(raw.background, &caps, ports)?;
+    let bg_classes: Vec<Option<i64>> = raw.background.iter().map(|b| b.class).collect();
+    let mut background = resolve_background(raw.background, &caps, ports)?;
+    classes::assign(
+        &link,
+        &links,
+        pool.as_ref(),
+        &mut flows[..forward],
+        group_classes,
+        &mut background,
+        bg_classes,
+    )?;
     let output = resolve_output(raw.output.unwrap_or_default(), duration, flows.len())?;
     check(
         !(output.trace && (pool.is_some() || chain || reverse.is_some())),
@@ -1465,7 +1511,7 @@ fn resolve_link(
             err(format!("{path}.qdisc_params.{key}"), msg)
         }
     })?;
-    let link = Link {
+    let mut link = Link {
         capacity_bps: cap,
         delay,
         buffer_pkts,
@@ -1475,7 +1521,9 @@ fn resolve_link(
         bdp_rtt,
         bdp_pkts,
         queue,
+        classes: None,
     };
+    link.classes = classes::resolve(path, h.raw.scheduler, h.raw.queues, &link, pool.as_ref())?;
     Ok((link, pool))
 }
 
@@ -1692,6 +1740,7 @@ fn resolve_background(
             packet_size_bytes: ps as u32,
             port: resolve_port(b.port, &p("port"), ports)?,
             links,
+            class: 0,
         });
     }
 
@@ -1942,6 +1991,7 @@ fn resolve_group(
         port: 0,
         links: Vec::new(),
         reverse: false,
+        class: 0,
         path_delay: delay,
         delay_before_last: SimTime::ZERO,
         count: count as u32,

@@ -57,6 +57,16 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
             "the fluid engine models one link with its own buffer, not ports sharing a pool: use engine=\"packet\"",
         ));
     }
+    if let Some(c) = &s.link.classes {
+        return Err(err(
+            "link.queues",
+            format!(
+                "the fluid engine models one queue per link, not {} queues of traffic classes: use \
+                 engine=\"packet\"",
+                c.queues.len()
+            ),
+        ));
+    }
     if !s.links.is_empty() {
         return Err(err(
             "links",
