@@ -112,7 +112,7 @@ fn dwrr_gives_an_idle_class_share_to_the_busy_one() {
 /// threshold, two classes per port with factors `alpha`, Poisson overload
 /// (150 Mbps) on each class of the ports in `busy`.
 fn pooled(alpha: [f64; 2], busy: &[u32]) -> RunOutput {
-    let bg = busy
+    let bg: Vec<Value> = busy
         .iter()
         .flat_map(|&k| [poisson(150, 0, k), poisson(150, 1, k)])
         .collect();

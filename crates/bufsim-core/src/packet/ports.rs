@@ -427,7 +427,8 @@ impl Ports {
     /// reverse link: `utilization`, `mean_queue_pkts`, `max_queue_pkts`
     /// (whole run), `mean_queue_delay_s`, `p99_queue_delay_s`, `arrivals`,
     /// `departures`, `drops`, `drop_rate` (drops over arrivals); with a
-    /// pool also its size and `alpha`. Empty with one link.
+    /// pool also its size and `alpha`; then each queue of ports holding
+    /// several (`class_summary`). Empty with one link of one queue.
     pub fn summary(&mut self, now: SimTime, warmup: SimTime) -> Vec<(String, f64)> {
         let span = (now - warmup).0 as f64;
         let mut out = match &self.pool {

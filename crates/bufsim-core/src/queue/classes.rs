@@ -271,7 +271,12 @@ impl Classes {
     }
 }
 
+// Out of line: each queue of a class is a [`Queue`] whose discipline
+// dispatch has this type's arm, so inlining these into that dispatch would
+// recurse; kept out, the one-queue path (every other arm) compiles as it
+// did without classes.
 impl super::Discipline for Classes {
+    #[inline(never)]
     fn enqueue(&mut self, pkt: Packet, _occ: Occupancy, now: SimTime, drops: &mut Drops) {
         let i = self.index(pkt.class());
         let q = &mut self.queues[i];
@@ -283,6 +288,7 @@ impl super::Discipline for Classes {
         }
     }
 
+    #[inline(never)]
     fn dequeue(&mut self, _occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Queued> {
         match self.scheduler {
             Scheduler::Strict => {
