@@ -62,7 +62,8 @@ pub(super) fn resolve(
     let Some(raw) = queues else {
         check(scheduler.is_none(), &format!("{path}.scheduler"), || {
             format!(
-                "{scheduler:?} schedules several queues: give {path}.queues ([[{path}.queues]] tables)"
+                "{:?} schedules several queues: give {path}.queues ([[{path}.queues]] tables)",
+                scheduler.as_deref().unwrap_or_default()
             )
         })?;
         return Ok(None);
