@@ -118,7 +118,7 @@ def test_advise_sizes_the_forward_buffer_on_the_packet_engine_alone():
         ),
         (
             lambda s: s["reverse"]["flows"][0].update(links=[0]),
-            ["reverse.flows[0]", "remove port and links"],
+            ["reverse.flows[0]", "remove port, links and class"],
         ),
         (
             lambda s: s.update(pool={"size": "100pkt", "ports": 2}),

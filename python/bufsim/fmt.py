@@ -56,9 +56,10 @@ _PREFIXES = (
 _PREFIXED = {"bps", "s", "B"}
 
 #: The tail of a metric of one queue of several: a pool's port, a chain's
-#: link or the reverse link of two-way traffic (``utilization_port2``,
-#: ``queue_pkts_link0``, ``drop_rate_reverse``).
-PLACE = r"_(?:(?:port|link)\d+|reverse)"
+#: link, the reverse link of two-way traffic, or a traffic class's queue on
+#: the link or on a pool's port (``utilization_port2``, ``queue_pkts_link0``,
+#: ``drop_rate_reverse``, ``throughput_bps_class1``, ``drops_port0_class3``).
+PLACE = r"_(?:(?:port|link)\d+(?:_class\d)?|class\d|reverse)"
 
 #: A metric name's unit: its suffix (before a ``_half1``/``_half2``,
 #: ``_groupN`` or :data:`PLACE` tail) -> unit.
@@ -101,7 +102,7 @@ def bounds(key: str) -> tuple[float, float]:
     if base in FRACTIONS or base.startswith("completion_"):
         return 0.0, 1.0
     if unit_of(key) or base.startswith(
-        ("slowdown", "timeouts", "flow_timeout", "flows_", "drops", "packets_")
+        ("slowdown", "timeouts", "flow_timeout", "flows_", "drops", "packets_", "marks")
     ):
         return 0.0, math.inf
     return -math.inf, math.inf

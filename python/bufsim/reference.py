@@ -52,6 +52,9 @@ TABLES: dict[str, str] = {
     "links[]": "`[[links]]`: a chain of bottlenecks in order (a parking lot), each a table "
     "like `[link]`, in place of `[link]`; flow groups name the links they cross. Packet "
     "engine and ns-3.",
+    "link.queues[]": "`[[link.queues]]`: one queue of the port per traffic class (1 to 8), "
+    "each with its own discipline and buffer, served by `link.scheduler`; flow groups and "
+    "background sources name their `class`. Packet engine only.",
     "flows[]": "`[[flows]]`: a group of TCP flows: long-lived, finite transfers "
     "(`size` with `arrival` or `users`), all sharing these settings.",
     "background[]": "`[[background]]`: open-loop packets crossing the bottleneck.",
@@ -100,6 +103,11 @@ DESCRIPTIONS: dict[str, str] = {
     "group's `mss`).",
     "link.qdisc": 'Queue discipline (default `"droptail"`).',
     "link.qdisc_params": "The discipline's parameters (a table; see the disciplines below).",
+    "link.scheduler": 'How the link serves its `queues`: `"strict"` (default), strict '
+    'priority, the lowest class first; `"dwrr"`, deficit round robin (Shreedhar & Varghese '
+    "1995) by the queues' `weight`.",
+    "link.queues": "Several queues, one per traffic class (list of tables, below); without "
+    "it the port has one queue (class 0).",
     "flows[].count": "Long-lived flows in the group.",
     "flows[].tcp": 'Congestion control (default `"newreno"`).',
     "flows[].tcp_params": "The variant's parameters (a table; see the variants below).",
@@ -174,12 +182,14 @@ DESCRIPTIONS: dict[str, str] = {
     "flows[].max_active": "At most this many transfers of the group at once; arrivals beyond "
     "are refused (counted in `flows_refused`).",
     "flows[].port": "The `[pool]` port the group's data leaves by (default 0).",
+    "flows[].class": "The traffic class its data joins, a `link.queues` class (default 0).",
     "flows[].links": "The links of the chain it crosses, consecutive indices in order, e.g. "
     "`[1, 2]` (default: all). Its RTT covers their delays both ways.",
     "background[].kind": '`"poisson"`: exponential gaps.',
     "background[].rate": "Mean rate of the source.",
     "background[].packet_size": "Its packet size.",
     "background[].port": "The `[pool]` port it crosses (default 0).",
+    "background[].class": "The traffic class its packets join (default 0).",
     "background[].links": "The one link of the chain it crosses, e.g. `[1]` (default `[0]`).",
     "output.interval": "Time-series sampling interval (default 100 ms).",
     "output.cwnd": "Per-flow congestion windows in the time series.",
@@ -230,6 +240,20 @@ DESCRIPTIONS.update(
 )
 DESCRIPTIONS.update(
     {f"reverse.{k}": v for k, v in list(DESCRIPTIONS.items()) if k.startswith("flows[].")}
+)
+# The queues of a port (on `link` only: a chain's links refuse them).
+DESCRIPTIONS.update(
+    {
+        "link.queues[].class": "Its traffic class, 0 to 7, each once.",
+        "link.queues[].qdisc": "Its queue discipline (default: `link.qdisc` with its params).",
+        "link.queues[].qdisc_params": "Its discipline's parameters (a table).",
+        "link.queues[].weight": 'Its DWRR weight, 1 to 1000 (default 1; `"dwrr"` only): '
+        "backlogged queues share the link in proportion.",
+        "link.queues[].buffer": "Its own buffer, as `link.buffer` is given (default "
+        "`link.buffer`).",
+        "link.queues[].alpha": "With a `[pool]`: its class's factor of the dynamic threshold, "
+        "alpha_c (free pool) (Hahne & Choudhury 2002; default `pool.alpha`).",
+    }
 )
 
 _EXPECTED = re.compile(r"expected one of (.*)$")

@@ -106,7 +106,10 @@ def key_metrics(summary: Mapping[str, Any]) -> list[str]:
     places = [
         k
         for k in s
-        if re.fullmatch(rf"(utilization|mean_queue_pkts|p99_queue_delay_s|drop_rate){fmt.PLACE}", k)
+        if re.fullmatch(
+            rf"(utilization|throughput_bps|mean_queue_pkts|p99_queue_delay_s|drop_rate){fmt.PLACE}",
+            k,
+        )
     ]
     keys = [k for k in KEY_METRICS if k in s] + (groups if len(groups) > 1 else []) + places
     keys += [

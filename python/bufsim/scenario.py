@@ -234,6 +234,8 @@ def describe(normalized: Mapping[str, Any], buffer: bool = True) -> list[str]:
     for k, link in enumerate(links):
         name = f"links[{k}]" if "links" in n else "link"
         lines.append(f"{name}: {_link_text(link, buffer)}")
+    if "queues" in n["link"]:
+        lines.append(_queues_text(n["link"]))
     if "pool" in n:
         p = n["pool"]
         lines.append(
@@ -310,9 +312,34 @@ def _link_text(link: Mapping[str, Any], buffer: bool) -> str:
     )
 
 
+def _queues_text(link: Mapping[str, Any]) -> str:
+    """A normalized link's ``queues`` and ``scheduler`` in words."""
+    from bufsim import fmt
+
+    qs = link["queues"]
+    if link["scheduler"] == "dwrr":
+        rule = "DWRR (deficit round robin), weights " + ":".join(str(q["weight"]) for q in qs)
+    else:
+        rule = "strict priority, the lowest class first"
+    each = "; ".join(
+        f"class {q['class']}: {q['qdisc']}{_params(q['qdisc_params'])}, buffer "
+        f"{fmt.number(q['buffer_pkts'])} packets ({fmt.metric('buffer_bytes', q['buffer_bytes'])})"
+        + (f", alpha {fmt.number(q['alpha'])}" if "alpha" in q else "")
+        for q in qs
+    )
+    return f"link.queues: {len(qs)} queues, {rule}; {each}"
+
+
 def _place(g: Mapping[str, Any]) -> str:
     """Where a normalized flow group or background source crosses: its
-    links of a chain or its port of a pool (nothing on the one link)."""
+    links of a chain or its port of a pool (nothing on the one link), and
+    its traffic class when not 0."""
+    cls = f", class {g['class']}" if g.get("class") else ""
+    return _where(g) + cls
+
+
+def _where(g: Mapping[str, Any]) -> str:
+    """Where a normalized flow group or background source crosses."""
     if g.get("links"):
         return f", through links {g['links']}"
     if g.get("port"):

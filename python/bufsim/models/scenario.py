@@ -310,6 +310,11 @@ def _check_domain(scenario: dict, name: str) -> None:
             f"scenario.pool: {what} models one link with its own buffer, not ports sharing a "
             "pool; use engine 'packet'"
         )
+    if "queues" in (scenario.get("link") or {}):
+        raise ModelInputError(
+            f"scenario.link.queues: {what} models one queue per link, not "
+            f"{len(scenario['link']['queues'])} queues of traffic classes; use engine 'packet'"
+        )
     if scenario.get("links"):
         raise ModelInputError(
             f"scenario.links: {what} models one bottleneck, not a chain of them; use engine 'packet'"

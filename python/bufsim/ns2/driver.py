@@ -113,6 +113,16 @@ def build() -> str:
     return f"{version()}-{hashlib.sha256(text).hexdigest()[:16]}"
 
 
+def _one_queue_per_link(norm: dict) -> None:
+    """Refuse a port of several queues (``link.queues``): ns-2 writes one per link."""
+    if "queues" in norm["link"]:
+        raise scenario_error(
+            "link.queues",
+            f"{len(norm['link']['queues'])} queues of traffic classes: the ns2 engine writes one "
+            "queue per link; use engine='packet'",
+        )
+
+
 def check(scenario: Scenario) -> None:
     """Refuse what the ns2 engine cannot express.
 
@@ -127,6 +137,7 @@ def check(scenario: Scenario) -> None:
             "pool",
             "ns-2's links share no buffer pool: the ns2 engine runs none; use engine='packet'",
         )
+    _one_queue_per_link(norm)
     for k, b in enumerate(norm.get("background") or []):
         if b["kind"] != "poisson":
             raise scenario_error(

@@ -291,6 +291,12 @@ def check(scenario: Scenario) -> None:
             "the ns3 engine builds one bottleneck with its own buffer; ns-3.37's point-to-point "
             "devices share no buffer pool: use engine='packet'",
         )
+    if "queues" in norm["link"]:
+        raise scenario_error(
+            "link.queues",
+            f"{len(norm['link']['queues'])} queues of traffic classes: the ns3 engine builds one "
+            "queue per device; use engine='packet'",
+        )
     # A chain: one router after each link, each link as the bottleneck is.
     for k, link in enumerate(norm.get("links") or []):
         _check_link(f"links[{k}]", link)

@@ -79,6 +79,16 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
             ));
         }
     };
+    if let Some(c) = &link.classes {
+        return Err(err(
+            "link.queues",
+            format!(
+                "the fluid engine models one queue per link, not {} queues of traffic classes: use \
+                 engine=\"packet\"",
+                c.queues.len()
+            ),
+        ));
+    }
     let q = link.queue.name();
     if !link.queue.has_fluid() {
         return Err(err(

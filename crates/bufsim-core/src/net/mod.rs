@@ -19,7 +19,8 @@ pub const BACKGROUND: u32 = u32::MAX;
 pub struct Packet {
     /// Segment number (TCP), or a sequence number of the background source.
     pub seq: u64,
-    /// Flow (bits 0-31), size in bytes (32-47), ECN bits (48-55).
+    /// Flow (bits 0-31), size in bytes (32-47), ECN bits (48-55), traffic
+    /// class (56-58: the queue of a port of several, [`Packet::class`]).
     meta: u64,
 }
 
@@ -73,6 +74,21 @@ impl Packet {
     #[inline]
     pub fn is_ack(self) -> bool {
         self.ecn() & ACK != 0
+    }
+
+    /// The traffic class (0-7): which of a port's queues it joins
+    /// (`link.queues`); 0 unless [`Packet::with_class`] set it.
+    #[inline]
+    pub fn class(self) -> u8 {
+        (self.meta >> 56) as u8 & 7
+    }
+
+    /// The packet in traffic class `class` (0-7; 0 leaves it as it is).
+    #[inline]
+    pub fn with_class(mut self, class: u8) -> Packet {
+        debug_assert!(class < 8, "class {class}");
+        self.meta |= u64::from(class & 7) << 56;
+        self
     }
 
     /// Set Congestion Experienced ([`CE`]): an AQM marked the packet.
@@ -175,6 +191,9 @@ mod tests {
         ] {
             let mut p = Packet::new(flow, size, seq, ecn);
             assert_eq!((p.flow(), p.size(), p.seq, p.ecn()), (flow, size, seq, ecn));
+            assert_eq!(p.class(), 0);
+            assert_eq!(p.with_class(7).class(), 7);
+            assert_eq!(p.with_class(5).ecn(), ecn);
             p.mark_ce();
             assert_eq!(
                 (p.flow(), p.size(), p.seq, p.ecn()),

@@ -221,6 +221,9 @@ struct Flow {
     /// handshake's ACK, pure ACKs of a two-way run): [`ECT`] under
     /// `control_ect = "cc"` for a controller that needs ECN, else 0.
     control_ecn: u8,
+    /// Its group's traffic class: the queue of a port of several its
+    /// packets join (in the padding after `control_ecn`).
+    class: u8,
     /// Packets at the bottleneck (queue, service): counted here, in
     /// the flow's own state that the access-head and delivery events read
     /// anyway, to keep those events from touching another cache line.
@@ -363,6 +366,7 @@ impl Flow {
                 .delayed_ack_timing(grp.rules.quick_acks, grp.rules.delack_timeout)
                 .push_at(if grp.rules.push_ack { limit } else { u64::MAX }),
             mss: grp.mss_bytes,
+            class: grp.class,
             control_ecn: if grp.rules.control_ect == ControlEct::Cc && grp.cc.ecn_per_packet() {
                 ECT
             } else {
@@ -603,6 +607,7 @@ struct Bg {
     size: u32,
     seq: u64,
     port: u32,
+    class: u8,
 }
 
 /// Refuse what the packet engine cannot simulate (beyond schema validation).
@@ -694,6 +699,7 @@ impl<'s> Sim<'s> {
                 size: b.packet_size_bytes,
                 seq: 0,
                 port: b.links.first().map_or(b.port, |&l| l),
+                class: b.class,
             });
         }
         events.push(s.output.interval, Ev::Sample);
@@ -1121,7 +1127,8 @@ impl<'s> Sim<'s> {
             // At the queue now, and nothing of the flow's ahead of it.
             if at == now && flow.access.is_empty() {
                 flow.in_net += 1;
-                let (p, port) = (pkt.packet(f, flow.mss), flow.port);
+                let p = pkt.packet(f, flow.mss).with_class(flow.class);
+                let port = flow.port;
                 self.arrive(p, u32::from(port));
                 continue;
             }
@@ -1152,7 +1159,8 @@ impl<'s> Sim<'s> {
                 break;
             };
             flow.in_net += 1;
-            let (pkt, port) = (sent.packet(f, flow.mss), flow.port);
+            let pkt = sent.packet(f, flow.mss).with_class(flow.class);
+            let port = flow.port;
             self.arrive(pkt, u32::from(port));
         }
         if let Some(t) = self.flows[f as usize].access.head_time() {
@@ -1555,7 +1563,7 @@ impl<'s> Sim<'s> {
     fn background(&mut self, i: u32) {
         let now = self.now;
         let bg = &mut self.bgs[i as usize];
-        let pkt = Packet::new(BACKGROUND, bg.size, bg.seq, 0);
+        let pkt = Packet::new(BACKGROUND, bg.size, bg.seq, 0).with_class(bg.class);
         bg.seq += 1;
         let gap = SimTime::from_secs_f64(bg.exp.sample(&mut bg.rng)).max(SimTime(1));
         self.events.push(now + gap, Ev::Background(i));

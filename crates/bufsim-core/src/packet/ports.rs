@@ -16,8 +16,11 @@
 
 use crate::net::Packet;
 use crate::net::pipe::Pipe;
+use crate::queue::classes::Classes;
 use crate::queue::shared::{self, Algorithm, abm::Congestion};
-use crate::queue::{DropReason, MAX_DROP_REASONS, Occupancy, Queue, QueueCounters, Setup};
+use crate::queue::{
+    AnyDiscipline, DropReason, MAX_DROP_REASONS, Occupancy, Queue, QueueCounters, Setup,
+};
 use crate::scenario::{Link, Pool, Scenario, Topology};
 use crate::stats::histogram::DelayHistogram;
 use crate::units::{BitsPerSec, SimTime};
@@ -102,6 +105,13 @@ pub(crate) struct Ports {
     kind: Option<&'static str>,
     /// The pool's largest occupancy, packets (pool only).
     max_pkts: u64,
+    /// Each queue's factor of the pool's threshold by its index on a
+    /// port (`link.queues`' `alpha`, else `pool.alpha`), and the queues
+    /// the static partition splits the pool into (pool only).
+    alphas: Vec<f64>,
+    parts: u32,
+    /// The name of a port's queue `i` of several (`class<c>`), if any.
+    class_names: Vec<String>,
     /// The drop reasons of the forward queues' disciplines, each name
     /// once: overflow, then each queue's own in port order. A chain's links
     /// may run different disciplines, whose reason `i` names different
@@ -141,14 +151,20 @@ impl Ports {
         }
         let port = |k: usize, link: &Link, delays: bool| {
             let capacity = BitsPerSec(link.capacity_bps);
+            let setup = Setup {
+                limit: link.limit(),
+                link: link.info(),
+                seed: s.seed,
+                port: k as u32,
+                tcp_flows: s.total_flows() as u32,
+            };
+            // Several queues (`link.queues`): the port's queue holds them.
+            let disc = match &link.classes {
+                Some(set) => AnyDiscipline::Classes(Box::new(Classes::new(set, &setup))),
+                None => link.queue.discipline(&setup),
+            };
             Port {
-                queue: Queue::new(link.queue.discipline(&Setup {
-                    limit: link.limit(),
-                    link: link.info(),
-                    seed: s.seed,
-                    port: k as u32,
-                    tcp_flows: s.total_flows() as u32,
-                })),
+                queue: Queue::new(disc),
                 capacity,
                 tx_memo: (0, capacity.tx_time(0)),
                 delay: link.delay,
@@ -187,6 +203,25 @@ impl Ports {
             },
             max_pkts: 0,
             reasons,
+            alphas: match (&pool, &s.link().classes) {
+                (Some(p), Some(set)) => set
+                    .queues
+                    .iter()
+                    .map(|q| q.alpha.unwrap_or(p.alpha))
+                    .collect(),
+                (Some(p), None) => vec![p.alpha],
+                (None, _) => Vec::new(),
+            },
+            parts: pool.map_or(1, |p| {
+                p.ports * s.link().classes.as_ref().map_or(1, |c| c.queues.len() as u32)
+            }),
+            class_names: s
+                .link()
+                .classes
+                .iter()
+                .flat_map(|c| &c.queues)
+                .map(|q| format!("class{}", q.class))
+                .collect(),
         }
     }
 
@@ -273,6 +308,10 @@ impl Ports {
     #[inline(never)]
     fn enqueue_pooled(&mut self, pool: Pool, k: u32, pkt: Packet, now: SimTime) {
         let total = self.occupancy();
+        // The queue it joins: the port's, or its class's of several.
+        let queue = &self.get(k).queue;
+        let i = queue.queue_index(pkt.class());
+        let occ = queue.queue_occupancy(i);
         let n = match self.abm {
             Some(mut c) if c.due(now) => {
                 c.update(now, self.all().map(|p| pool.len(p.queue.occupancy())));
@@ -283,8 +322,8 @@ impl Ports {
             None => 1.0,
         };
         // Refused, unless LQD makes room by pushing a packet out.
-        let room = pool.admits(self.get(k).queue.occupancy(), total, pkt.size(), n)
-            || (pool.algorithm == Algorithm::Lqd && self.push_out(pool, k, pkt.size(), now));
+        let room = pool.admits(occ, total, pkt.size(), n, self.alphas[i], self.parts)
+            || (pool.algorithm == Algorithm::Lqd && self.push_out(pool, k, i, pkt.size(), now));
         if !room {
             self.get(k).queue.refuse(pkt, now, DropReason::OVERFLOW);
             return;
@@ -302,23 +341,28 @@ impl Ports {
     }
 
     /// Longest-queue drop ([`shared::lqd`]): make room in the full pool for
-    /// a packet of `size` bytes arriving at port `k` by pushing packets out
-    /// of the longest other queue's tail, as overflow drops of that queue,
-    /// reported with port `k`'s drops. False when port `k`'s own queue is
-    /// (or, with bytes, becomes) the longest before the arrival fits: the
-    /// arrival is dropped.
-    fn push_out(&mut self, pool: Pool, k: u32, size: u32, now: SimTime) -> bool {
+    /// a packet of `size` bytes arriving at port `k`'s queue `i` by pushing
+    /// packets out of the longest other queue's tail (of every port's
+    /// queues), as overflow drops of that queue, reported with port `k`'s
+    /// drops. False when the arrival's own queue is (or, with bytes,
+    /// becomes) the longest before the arrival fits: the arrival is dropped.
+    fn push_out(&mut self, pool: Pool, k: u32, i: usize, size: u32, now: SimTime) -> bool {
+        // Every port holds as many queues as the link's.
+        let per = self.first.queue.queue_count();
         loop {
             let total = self.occupancy();
             let (_, t, a, b) = pool.amounts(Occupancy::default(), total, size);
             if shared::complete::admits(t, a, b) {
                 return true;
             }
-            let lens = self.all().map(|p| pool.len(p.queue.occupancy()));
-            let Some(j) = shared::lqd::victim(lens, k as usize) else {
+            let lens = self
+                .all()
+                .flat_map(|p| (0..per).map(|j| pool.len(p.queue.queue_occupancy(j))));
+            let Some(v) = shared::lqd::victim(lens, k as usize * per + i) else {
                 return false;
             };
-            let Some(out) = self.get(j as u32).queue.push_out(now, DropReason::OVERFLOW) else {
+            let (j, vi) = ((v / per) as u32, v % per);
+            let Some(out) = self.get(j).queue.push_out_of(vi, now, DropReason::OVERFLOW) else {
                 return false;
             };
             self.get(k).queue.drops.push((out, DropReason::OVERFLOW));
@@ -390,6 +434,9 @@ impl Ports {
                 *h = DelayHistogram::default();
             }
             p.queue.reset_counters();
+            if let Some(c) = p.queue.classes_mut() {
+                c.warmup_end(t);
+            }
         }
     }
 
@@ -442,7 +489,8 @@ impl Ports {
     /// reverse link: `utilization`, `mean_queue_pkts`, `max_queue_pkts`
     /// (whole run), `mean_queue_delay_s`, `p99_queue_delay_s`, `arrivals`,
     /// `departures`, `drops`, `drop_rate` (drops over arrivals); with a
-    /// pool also its size and `alpha`. Empty with one link.
+    /// pool also its size and `alpha`; then each queue of ports holding
+    /// several (`class_summary`). Empty with one link of one queue.
     pub fn summary(&mut self, now: SimTime, warmup: SimTime) -> Vec<(String, f64)> {
         let span = (now - warmup).0 as f64;
         let mut out = match &self.pool {
@@ -477,6 +525,61 @@ impl Ports {
                 (format!("drop_rate_{name}"), rate),
             ]);
         }
+        self.class_summary(now, warmup, &mut out);
         out
+    }
+
+    /// [`Ports::summary`]'s entries of each queue of ports holding several
+    /// (`link.queues`), `<metric>_class<c>` on the one link and
+    /// `<metric>_port<k>_class<c>` on a pool's ports: `throughput_bps`,
+    /// `utilization` (its share of the link), `mean_queue_pkts`,
+    /// `max_queue_pkts` (whole run), `mean_queue_delay_s`,
+    /// `p99_queue_delay_s`, `arrivals`, `departures`, `drops`, `drop_rate`
+    /// and `marks` (packets that left carrying CE).
+    fn class_summary(&mut self, now: SimTime, warmup: SimTime, out: &mut Vec<(String, f64)>) {
+        let span = (now - warmup).0 as f64;
+        let secs = (now - warmup).as_secs_f64();
+        let prefixes: Vec<String> = self
+            .own_names()
+            .into_iter()
+            .map(|n| n.map_or(String::new(), |n| format!("{n}_")))
+            .collect();
+        let names = std::mem::take(&mut self.class_names);
+        for (p, prefix) in self.all_mut().zip(prefixes) {
+            let cap = p.capacity.0;
+            let Some(classes) = p.queue.classes_mut() else {
+                continue;
+            };
+            for (i, class) in names.iter().enumerate() {
+                let name = format!("{prefix}{class}");
+                let st = std::mem::take(&mut classes.stats[i]);
+                let q = classes.queue(i);
+                let c = q.counters;
+                let area = q.area(now) - st.area_at_warmup;
+                let bps = st.bytes_out as f64 * 8.0 / secs;
+                let rate = if c.arrivals > 0 {
+                    c.drops as f64 / c.arrivals as f64
+                } else {
+                    0.0
+                };
+                out.extend([
+                    (format!("throughput_bps_{name}"), bps),
+                    (format!("utilization_{name}"), bps / cap),
+                    (format!("mean_queue_pkts_{name}"), area / span),
+                    (format!("max_queue_pkts_{name}"), q.max_pkts() as f64),
+                    (format!("mean_queue_delay_s_{name}"), st.delays.mean_s()),
+                    (
+                        format!("p99_queue_delay_s_{name}"),
+                        st.delays.quantile_s(0.99),
+                    ),
+                    (format!("arrivals_{name}"), c.arrivals as f64),
+                    (format!("departures_{name}"), c.departures as f64),
+                    (format!("drops_{name}"), c.drops as f64),
+                    (format!("drop_rate_{name}"), rate),
+                    (format!("marks_{name}"), st.marks as f64),
+                ]);
+            }
+        }
+        self.class_names = names;
     }
 }

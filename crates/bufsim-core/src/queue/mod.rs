@@ -19,6 +19,7 @@
 //! arrives or leaves. The buffer limit counts the packets waiting, not the
 //! one being serialized (ns-2's convention).
 
+pub mod classes;
 pub mod codel;
 pub mod droptail;
 pub mod fq;
@@ -234,25 +235,37 @@ macro_rules! disciplines {
             )*
         }
 
-        /// Every discipline, for enum dispatch.
+        /// Every discipline, for enum dispatch, and a port's several
+        /// queues ([`classes::Classes`]), which the registry does not list.
         pub enum AnyDiscipline {
             $(
                 #[doc = concat!("`", stringify!($ty), "`.")]
                 $arm($ty),
             )*
+            /// Several queues, one per traffic class, and their scheduler.
+            Classes(Box<classes::Classes>),
         }
 
         impl AnyDiscipline {
             #[inline]
             fn enqueue(&mut self, pkt: Packet, occ: Occupancy, now: SimTime, drops: &mut Drops) {
-                match self { $(AnyDiscipline::$arm(d) => d.enqueue(pkt, occ, now, drops),)* }
+                match self {
+                    $(AnyDiscipline::$arm(d) => d.enqueue(pkt, occ, now, drops),)*
+                    AnyDiscipline::Classes(d) => d.enqueue(pkt, occ, now, drops),
+                }
             }
             #[inline]
             fn dequeue(&mut self, occ: Occupancy, now: SimTime, drops: &mut Drops) -> Option<Queued> {
-                match self { $(AnyDiscipline::$arm(d) => d.dequeue(occ, now, drops),)* }
+                match self {
+                    $(AnyDiscipline::$arm(d) => d.dequeue(occ, now, drops),)*
+                    AnyDiscipline::Classes(d) => d.dequeue(occ, now, drops),
+                }
             }
             fn push_out(&mut self) -> Option<Packet> {
-                match self { $(AnyDiscipline::$arm(d) => d.push_out(),)* }
+                match self {
+                    $(AnyDiscipline::$arm(d) => d.push_out(),)*
+                    AnyDiscipline::Classes(d) => d.push_out(),
+                }
             }
         }
 
@@ -463,7 +476,66 @@ impl Queue {
         self.counters.arrivals += 1;
         self.counters.drops += 1;
         self.counters.by_reason[reason.index()] += 1;
+        if let AnyDiscipline::Classes(c) = &mut self.disc {
+            let i = c.index(pkt.class());
+            c.refuse(i, pkt, now, reason);
+        }
         self.drops.push((pkt, reason));
+    }
+
+    /// The port's queues when it holds several (`link.queues`).
+    pub fn classes(&self) -> Option<&classes::Classes> {
+        match &self.disc {
+            AnyDiscipline::Classes(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The port's queues when it holds several, to change.
+    pub fn classes_mut(&mut self) -> Option<&mut classes::Classes> {
+        match &mut self.disc {
+            AnyDiscipline::Classes(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// How many queues the port holds: 1, or its classes'.
+    #[inline]
+    pub fn queue_count(&self) -> usize {
+        self.classes().map_or(1, |c| c.len())
+    }
+
+    /// The occupancy of its queue `i` ([`Queue::queue_count`]): the whole
+    /// queue's with one.
+    #[inline]
+    pub fn queue_occupancy(&self, i: usize) -> Occupancy {
+        match &self.disc {
+            AnyDiscipline::Classes(c) => c.occupancy(i),
+            _ => self.occ,
+        }
+    }
+
+    /// The index of the queue a packet of class `class` joins (0 with one).
+    #[inline]
+    pub fn queue_index(&self, class: u8) -> usize {
+        match &self.disc {
+            AnyDiscipline::Classes(c) => c.index(class),
+            _ => 0,
+        }
+    }
+
+    /// [`Queue::push_out`] from its queue `i` ([`Queue::queue_count`]).
+    pub fn push_out_of(&mut self, i: usize, now: SimTime, reason: DropReason) -> Option<Packet> {
+        let AnyDiscipline::Classes(c) = &mut self.disc else {
+            return self.push_out(now, reason);
+        };
+        let pkt = c.push_out_of(i, now, reason)?;
+        self.integrate(now);
+        self.occ.pkts -= 1;
+        self.occ.bytes -= pkt.size() as u64;
+        self.counters.drops += 1;
+        self.counters.by_reason[reason.index()] += 1;
+        Some(pkt)
     }
 
     /// Push the tail packet out at `now` to make room in a shared pool for

@@ -120,6 +120,10 @@ pub struct FlowGroup {
     /// false). Reverse groups follow the forward ones in `flows`.
     #[serde(skip_serializing_if = "is_false")]
     pub reverse: bool,
+    /// Its traffic class: the queue of the link's `queues` its data joins
+    /// (0, absent from the normalized scenario, by default).
+    #[serde(skip_serializing_if = "classes::is_class0")]
+    pub class: u8,
 }
 
 /// Default access-link buffer, packets (Linux's default `txqueuelen`).
@@ -282,6 +286,7 @@ pub(super) fn resolve_group(
         port: 0,
         links: Vec::new(),
         reverse: false,
+        class: 0,
         path_delay: delay,
         delay_before_last: SimTime::ZERO,
         count: count as u32,

@@ -57,6 +57,8 @@ use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+mod classes;
+
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::queue::shared::{self, Algorithm};
 use crate::queue::{Limit, LinkInfo, Occupancy, QdiscConfig, describe_disciplines};
@@ -283,6 +285,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     let mut flows = Vec::with_capacity(raw.flows.len());
     let mut total: u64 = 0;
     let group_ports: Vec<Option<i64>> = raw.flows.iter().map(|f| f.port).collect();
+    let group_classes: Vec<Option<i64>> = raw.flows.iter().map(|f| f.class).collect();
     for (i, f) in raw.flows.into_iter().enumerate() {
         let path = resolve_links(
             f.links.as_deref(),
@@ -324,9 +327,9 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         };
         for (j, f) in r.flows.iter().enumerate() {
             check(
-                f.port.is_none() && f.links.is_none(),
+                f.port.is_none() && f.links.is_none() && f.class.is_none(),
                 &format!("reverse.flows[{j}]"),
-                || "a reverse group crosses the reverse link: remove port and links".into(),
+                || "a reverse group crosses the reverse link: remove port, links and class".into(),
             )?;
         }
         let groups = raw_reverse.as_mut().map(|r| std::mem::take(&mut r.flows));
@@ -380,6 +383,8 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
                     packet_size: heads[0].raw.packet_size,
                     qdisc: r.qdisc,
                     qdisc_params: r.qdisc_params,
+                    scheduler: None,
+                    queues: None,
                 },
             )?;
             let ack = r.ack_size.map_or(40, |s| s.0);
@@ -446,7 +451,15 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     for (i, (g, port)) in flows.iter_mut().zip(group_ports).enumerate() {
         g.port = resolve_port(port, &group_path(i, "port"), ports)?;
     }
-    let background = resolve_background(raw.background, &topology.capacities(), ports)?;
+    let bg_classes: Vec<Option<i64>> = raw.background.iter().map(|b| b.class).collect();
+    let mut background = resolve_background(raw.background, &topology.capacities(), ports)?;
+    classes::assign(
+        &topology,
+        &mut flows[..forward],
+        group_classes,
+        &mut background,
+        bg_classes,
+    )?;
     let output = resolve_output(raw.output.unwrap_or_default(), duration, flows.len())?;
     let one_queue = matches!(topology, Topology::Link { reverse: None, .. });
     check(!output.trace || one_queue, "output.trace", || {

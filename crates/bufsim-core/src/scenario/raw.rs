@@ -185,6 +185,10 @@ pub(super) struct RawLink {
     pub(super) qdisc: Option<String>,
     #[serde(default)]
     pub(super) qdisc_params: Option<Map<String, Value>>,
+    #[serde(default)]
+    pub(super) scheduler: Option<String>,
+    #[serde(default)]
+    pub(super) queues: Option<Vec<super::classes::RawQueue>>,
 }
 
 #[derive(Deserialize)]
@@ -284,6 +288,8 @@ pub(super) struct RawFlows {
     pub(super) port: Option<i64>,
     #[serde(default)]
     pub(super) links: Option<Vec<i64>>,
+    #[serde(default)]
+    pub(super) class: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -296,6 +302,8 @@ pub(super) struct RawBackground {
     pub(super) port: Option<i64>,
     #[serde(default)]
     pub(super) links: Option<Vec<i64>>,
+    #[serde(default)]
+    pub(super) class: Option<i64>,
 }
 
 /// `[reverse]`: the bottleneck's return direction (see [`Reverse`]).

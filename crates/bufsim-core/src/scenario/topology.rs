@@ -42,6 +42,10 @@ pub struct Link {
     /// seconds under `_s` keys).
     #[serde(flatten, serialize_with = "crate::queue::ser_qdisc")]
     pub queue: QdiscConfig,
+    /// Several queues, one per traffic class, and their scheduler
+    /// (`link.queues`, `link.scheduler`; absent: the one queue above).
+    #[serde(flatten)]
+    pub classes: Option<crate::queue::classes::ClassSet>,
 }
 
 impl Link {
@@ -127,17 +131,29 @@ impl Pool {
         }
     }
 
-    /// Whether a packet of `size` bytes may join a port's queue holding
-    /// `port` while the pool holds `total` (both before the arrival), `n`
-    /// being ABM's congested queues ([`shared::abm::Congestion`]). For
-    /// `lqd`, whether it fits without pushing a packet out.
+    /// Whether a packet of `size` bytes may join a queue holding `port`
+    /// while the pool holds `total` (both before the arrival), `n` being
+    /// ABM's congested queues ([`shared::abm::Congestion`]), `alpha` the
+    /// queue's class's factor (Hahne & Choudhury, "Dynamic queue length
+    /// thresholds for multiple loss priorities", IEEE/ACM ToN 10(3), 2002:
+    /// class `c`'s threshold `alpha_c (B - Q)`; `self.alpha` with one class)
+    /// and `parts` the queues the static partition splits the pool into.
+    /// For `lqd`, whether it fits without pushing a packet out.
     #[inline]
-    pub fn admits(&self, port: Occupancy, total: Occupancy, size: u32, n: f64) -> bool {
+    pub fn admits(
+        &self,
+        port: Occupancy,
+        total: Occupancy,
+        size: u32,
+        n: f64,
+        alpha: f64,
+        parts: u32,
+    ) -> bool {
         let (q, total, a, b) = self.amounts(port, total, size);
         match self.algorithm {
-            Algorithm::Dt => shared::dt::admits(self.alpha, q, total, a, b),
+            Algorithm::Dt => shared::dt::admits(alpha, q, total, a, b),
             Algorithm::Static => {
-                let share = shared::static_partition::share(b, self.ports);
+                let share = shared::static_partition::share(b, parts);
                 shared::static_partition::admits(q, a, share)
             }
             Algorithm::Complete | Algorithm::Lqd => shared::complete::admits(total, a, b),
@@ -377,7 +393,7 @@ pub(super) fn resolve_link(
             err(format!("{path}.qdisc_params.{key}"), msg)
         }
     })?;
-    let link = Link {
+    let mut link = Link {
         capacity_bps: cap,
         delay,
         buffer_pkts,
@@ -387,7 +403,9 @@ pub(super) fn resolve_link(
         bdp_rtt,
         bdp_pkts,
         queue,
+        classes: None,
     };
+    link.classes = classes::resolve(path, h.raw.scheduler, h.raw.queues, &link, pool.as_ref())?;
     Ok((link, pool))
 }
 

@@ -35,6 +35,9 @@ pub struct Background {
     /// without a chain, and then absent).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<u32>,
+    /// Its traffic class (as a flow group's).
+    #[serde(skip_serializing_if = "classes::is_class0")]
+    pub class: u8,
 }
 
 /// Background traffic, each source's rate checked against the link's
@@ -85,6 +88,7 @@ pub(super) fn resolve_background(
             packet_size_bytes: ps as u32,
             port: resolve_port(b.port, &p("port"), ports)?,
             links,
+            class: 0,
         });
     }
 

@@ -6,6 +6,14 @@
 //! At the threshold's fixed point one busy port holds `alpha b / (1 +
 //! alpha)` and `n` equally busy ports `alpha b / (1 + n alpha)` each
 //! ([`fixed_point`]); the rest is kept free for ports that become busy.
+//!
+//! With traffic classes (`link.queues`) each queue is held to its class's
+//! factor, `q < alpha_c (b - total)`: the multi-priority form of Hahne &
+//! Choudhury, "Dynamic queue length thresholds for multiple loss
+//! priorities", IEEE/ACM ToN 10(3), 2002, section III, a threshold per
+//! priority on the one free space. At its fixed point
+//! ([`fixed_point_classes`]) a class with a larger factor holds more, in
+//! the ratio of the factors.
 
 /// The threshold `T = alpha (b - total)` (the pool's unit); `total <= b`.
 #[inline]
@@ -24,6 +32,16 @@ pub fn admits(alpha: f64, q: u64, total: u64, a: u64, b: u64) -> bool {
 /// `q = alpha (b - n q)`, so `q = alpha b / (1 + n alpha)`.
 pub fn fixed_point(alpha: f64, b: f64, n: f64) -> f64 {
     alpha * b / (1.0 + n * alpha)
+}
+
+/// Each class's queue length at the threshold's fixed point when `n[c]`
+/// equally busy queues of class `c` with factor `alpha[c]` share a pool of
+/// `b`: `q_c = alpha_c (b - Q)` with `Q = sum_c n_c q_c`, so `b - Q = b /
+/// (1 + sum_c n_c alpha_c)` and `q_c = alpha_c b / (1 + sum_c n_c
+/// alpha_c)`.
+pub fn fixed_point_classes(alpha: &[f64], n: &[f64], b: f64) -> Vec<f64> {
+    let sum: f64 = alpha.iter().zip(n).map(|(a, n)| a * n).sum();
+    alpha.iter().map(|a| a * b / (1.0 + sum)).collect()
 }
 
 #[cfg(test)]
@@ -51,5 +69,28 @@ mod tests {
         }
         assert_eq!(fixed_point(1.0, 500.0, 1.0), 250.0);
         assert_eq!(fixed_point(1.0, 500.0, 4.0), 100.0);
+    }
+
+    #[test]
+    fn the_classes_fixed_point_solves_each_threshold_equation() {
+        let (alpha, n) = ([1.0, 0.5, 2.0], [1.0, 2.0, 3.0]);
+        let q = fixed_point_classes(&alpha, &n, 500.0);
+        let total: f64 = q.iter().zip(&n).map(|(q, n)| q * n).sum();
+        for c in 0..3 {
+            assert!(
+                (q[c] - alpha[c] * (500.0 - total)).abs() < 1e-9,
+                "class {c}"
+            );
+        }
+        // One class: the single-priority fixed point.
+        assert_eq!(
+            fixed_point_classes(&[1.0], &[4.0], 500.0)[0],
+            fixed_point(1.0, 500.0, 4.0)
+        );
+        // Two classes, alpha 1 and 0.5, one queue each: 200 and 100 packets.
+        assert_eq!(
+            fixed_point_classes(&[1.0, 0.5], &[1.0, 1.0], 500.0),
+            vec![200.0, 100.0]
+        );
     }
 }
