@@ -213,7 +213,11 @@ impl Ports {
                 (None, _) => Vec::new(),
             },
             parts: pool.map_or(1, |p| {
-                p.ports * s.link().classes.as_ref().map_or(1, |c| c.queues.len() as u32)
+                p.ports
+                    * s.link()
+                        .classes
+                        .as_ref()
+                        .map_or(1, |c| c.queues.len() as u32)
             }),
             class_names: s
                 .link()
