@@ -1,4 +1,4 @@
-"""Reproductions of the papers' published results, a module or package per paper.
+"""Reproductions of the papers' published results, a package per paper.
 
 A reproduction is a :class:`Reproduction`: what it reproduces and seven
 functions, which each paper of this package defines and :func:`get` collects:
