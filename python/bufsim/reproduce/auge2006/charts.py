@@ -10,13 +10,8 @@ import numpy as np
 import pandas as pd
 
 from bufsim.plot import PALETTE, figure, grid
-from bufsim.reproduce import (
-    simulate,
-)
-from bufsim.reproduce.auge2006.runs import (
-    scenario,
-    section_v,
-)
+from bufsim.reproduce import simulate
+from bufsim.reproduce.auge2006.runs import scenario, section_v
 
 #: Utilization the paper's numbers imply for figure 3 (link, 0..1): the 25 Mbps
 #: background plus 40% (20 packets) or 100% (625 packets) of the 25 Mbps residual.

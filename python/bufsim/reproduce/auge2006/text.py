@@ -6,15 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bufsim.reproduce import (
-    Finding,
-    Prose,
-    prose,
-    templates,
-)
-from bufsim.reproduce.auge2006.runs import (
-    section_v,
-)
+from bufsim.reproduce import Finding, Prose, prose, templates
+from bufsim.reproduce.auge2006.runs import section_v
 
 #: The prose templates (prose.toml, shipped beside this module).
 TEXT = templates(__package__)

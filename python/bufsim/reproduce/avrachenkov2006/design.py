@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bufsim.reproduce import (
-    prose,
-)
+from bufsim.reproduce import prose
 
 BASE: dict[str, Any] = {
     "name": "avrachenkov2006",

@@ -15,15 +15,7 @@ import pandas as pd
 
 import bufsim
 import bufsim.models as m
-from bufsim.reproduce import (
-    Claims,
-    Explanation,
-    Prose,
-    prose,
-    simulate,
-    simulate_each,
-    variant,
-)
+from bufsim.reproduce import Claims, Explanation, Prose, prose, simulate, simulate_each, variant
 from bufsim.reproduce.avrachenkov2006.design import (
     ACCESS_MBPS,
     ACCESS_RUN,

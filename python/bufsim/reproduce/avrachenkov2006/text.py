@@ -6,12 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bufsim.reproduce import (
-    Finding,
-    Prose,
-    prose,
-    templates,
-)
+from bufsim.reproduce import Finding, Prose, prose, templates
 from bufsim.reproduce.avrachenkov2006.design import (
     ACCESS_MBPS,
     BDP_PKTS,

@@ -21,11 +21,7 @@ from bufsim.reproduce.dhamdhere2006.design import (
     PAPER,
     TRAFFIC,
 )
-from bufsim.reproduce.dhamdhere2006.runs import (
-    _variant,
-    case_flows,
-    pftk_loss,
-)
+from bufsim.reproduce.dhamdhere2006.runs import _variant, case_flows, pftk_loss
 
 #: Colours of the traffic types.
 COLORS = {"persistent": PALETTE["blue"], "closed": PALETTE["orange"], "open": PALETTE["green"]}

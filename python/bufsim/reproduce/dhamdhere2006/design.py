@@ -8,9 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from bufsim.reproduce import (
-    prose,
-)
+from bufsim.reproduce import prose
 
 #: Closed-loop users (about 200 long flows on average with B = 18 packets).
 USERS = 800

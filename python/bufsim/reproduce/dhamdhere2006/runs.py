@@ -18,15 +18,7 @@ import bufsim
 from bufsim import fmt
 from bufsim.models.rules import persistent_loss_rate
 from bufsim.models.tcp_throughput import pftk_fill_loss, slow_start_floor_Bps
-from bufsim.reproduce import (
-    Claims,
-    Explanation,
-    Prose,
-    prose,
-    simulate,
-    simulate_each,
-    variant,
-)
+from bufsim.reproduce import Claims, Explanation, Prose, prose, simulate, simulate_each, variant
 from bufsim.reproduce.dhamdhere2006.design import (
     ALMOST_SOURCE,
     BASE,

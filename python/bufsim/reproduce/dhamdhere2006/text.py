@@ -6,12 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bufsim.reproduce import (
-    Finding,
-    Prose,
-    prose,
-    templates,
-)
+from bufsim.reproduce import Finding, Prose, prose, templates
 from bufsim.reproduce.dhamdhere2006.design import (
     _FLOW_FIGS,
     _PAPER_MARKS,
@@ -20,10 +15,7 @@ from bufsim.reproduce.dhamdhere2006.design import (
     PAPER,
     USERS,
 )
-from bufsim.reproduce.dhamdhere2006.runs import (
-    _means,
-    _variant,
-)
+from bufsim.reproduce.dhamdhere2006.runs import _means, _variant
 
 #: The prose templates (prose.toml, shipped beside this module).
 TEXT = templates(__package__)
