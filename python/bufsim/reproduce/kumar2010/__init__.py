@@ -6,8 +6,9 @@ the modelling choices the paper leaves open measured beside it, the
 fluid engine calibrated by the packet engine's synchronization, and
 figure 6's orderings (CUBIC against AIMD at 5% of BDP) checked at packet
 level and against the closed forms of the laws for synchronized flows
-(:func:`cubic_sync_utilization`, :func:`aimd_sync_utilization`). The setup
-is :func:`setup`, the measured findings :func:`findings`.
+(:func:`bufsim.models.cubic_sync_utilization`,
+:func:`bufsim.models.aimd_sync_utilization`). The setup is :func:`setup`,
+the measured findings :func:`findings`.
 
 The package: ``design`` (the scenario and constants), ``runs`` (the runs
 and the claims), ``text`` (the setup, findings and captions, filled from
