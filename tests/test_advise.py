@@ -369,7 +369,7 @@ def test_a_short_warm_up_is_flagged(tmp_path):
 @pytest.fixture(scope="module")
 def paper003(tmp_path_factory):
     store = tmp_path_factory.mktemp("store")
-    s = avrachenkov2006.scenario(5, 1, duration="40s")
+    s = avrachenkov2006.runs.scenario(5, 1, duration="40s")
     return s, store, bufsim.advise(s, ["utilization>=0.999"], seeds=3, store=store, workers=0)
 
 
@@ -538,7 +538,7 @@ def test_a_failed_packet_run_stops_the_search_with_its_error(monkeypatch):
         return real(raw, engine=engine)
 
     monkeypatch.setattr(worker, "simulate", failing)
-    s = avrachenkov2006.scenario(5, 1, duration="30s")
+    s = avrachenkov2006.runs.scenario(5, 1, duration="30s")
     with pytest.raises(AdviceError, match=r"packet run at \d+ packets .*injected engine failure"):
         bufsim.advise(s, ["utilization>=0.9"], engines=("packet",), store=None, workers=0)
 
@@ -559,7 +559,7 @@ def test_a_crashed_fluid_run_stops_the_search_while_a_refusal_does_not(monkeypat
         return real(raw, engine=engine)
 
     monkeypatch.setattr(worker, "simulate", crashing)
-    s = avrachenkov2006.scenario(5, 1, duration="30s")
+    s = avrachenkov2006.runs.scenario(5, 1, duration="30s")
     with pytest.raises(
         AdviceError, match=r"fluid run at \d+ packets failed: RuntimeError: injected crash"
     ):
@@ -567,7 +567,7 @@ def test_a_crashed_fluid_run_stops_the_search_while_a_refusal_does_not(monkeypat
     # A refusal (BBR has no fluid law) is a verdict on the scenario: the
     # search goes on with packets and says why it has no fluid scan.
     monkeypatch.setattr(worker, "simulate", real)
-    s = avrachenkov2006.scenario(5, 1, duration="3s")
+    s = avrachenkov2006.runs.scenario(5, 1, duration="3s")
     s.update(warmup="1s")
     s["flows"][0].update(tcp="bbr", sack=True)
     a = bufsim.advise(s, ["utilization>=0.5"], engines=("fluid", "packet"), store=None, workers=0)
@@ -584,7 +584,7 @@ def test_hstcp_fixed_point_rule_on_paper_001():
     from bufsim.advise.rules import rule_rows as _rules
     from bufsim.reproduce import barman2005
 
-    norm = bufsim.Scenario.load(barman2005.scenario(0.1)).normalized
+    norm = bufsim.Scenario.load(barman2005.runs.scenario(0.1)).normalized
     rows = {
         r["source"]: r for r in _rules(norm, [po("utilization>=0.9")], 4 * norm["link"]["bdp_pkts"])
     }
@@ -605,8 +605,8 @@ def test_advise_on_paper_001_hstcp(tmp_path):
     # 91-packet buffer time out.
     from bufsim.reproduce import barman2005
 
-    a = bufsim.advise(barman2005.scenario(0.1), ["utilization>=0.9"], seeds=3, store=tmp_path)
-    frac = a.buffer_pkts / barman2005.FULL_BUFFER_PKTS
+    a = bufsim.advise(barman2005.runs.scenario(0.1), ["utilization>=0.9"], seeds=3, store=tmp_path)
+    frac = a.buffer_pkts / barman2005.design.FULL_BUFFER_PKTS
     assert a.feasible and 0.05 <= frac <= 0.2, frac  # "about 10%", within a factor 2
     t = a.table.set_index("source")
     fp = t.loc["HSTCP fixed point (paper 001)"]
@@ -671,7 +671,7 @@ def test_rules_take_the_flows_each_model_covers():
 
 def test_cli_advise_json_and_errors(tmp_path):
     s = tmp_path / "s.json"
-    s.write_text(json.dumps(avrachenkov2006.scenario(5, 1, duration="30s")))
+    s.write_text(json.dumps(avrachenkov2006.runs.scenario(5, 1, duration="30s")))
     cmd = ["advise", str(s), "--store", str(tmp_path / "st")]
     ok = cli(*cmd, "-O", "utilization>=0.99", "--quick", "--json")
     assert ok.returncode == 0, ok.stderr

@@ -683,6 +683,25 @@ def test_the_page_writes_a_shared_reason_once():
     )
 
 
+def test_the_reasons_are_data_naming_the_suites_scenarios():
+    # The measured reasons live in reasons.toml beside validate.py, read
+    # through importlib.resources (so it must ship as package data): each
+    # names scenarios of the suite, none twice, and each text has a summary
+    # paragraph before the rest (the page lists the summary).
+    import tomllib
+    from importlib import resources
+
+    doc = tomllib.loads(
+        resources.files("bufsim.ns3").joinpath("reasons.toml").read_text(encoding="utf-8")
+    )
+    names = [n for r in doc["reason"] for n in r["scenarios"]]
+    assert len(names) == len(set(names)) == len(validate.EXPLAINED) == 8
+    assert set(names) <= set(validate.scenarios())
+    for r in doc["reason"]:
+        assert r["text"].count("\n\n") >= 1 and "\\" not in r["text"], r["scenarios"]
+        assert all(validate.EXPLAINED[n] == r["text"] for n in r["scenarios"])
+
+
 def test_the_published_page_gives_the_codes_reasons():
     # docs/validate-engines.md is written from runs that take CPU hours, and
     # edited by hand when a reason changes without a rerun: its table must name

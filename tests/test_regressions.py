@@ -146,7 +146,7 @@ def test_simulate_and_run_take_the_sweep_engine_names(tmp_path):
 
     from bufsim.reproduce import avrachenkov2006
 
-    s = avrachenkov2006.scenario(5, 100, duration="30s")
+    s = avrachenkov2006.runs.scenario(5, 100, duration="30s")
     r = bufsim.simulate(s, engine="model:avrachenkov")
     assert r.engine == "model:avrachenkov" and 0.9 < r.summary["utilization"] <= 1
     with pytest.raises(bufsim.ScenarioError, match="unknown model, allowed are model:auto"):

@@ -68,7 +68,7 @@ def test_no_background_follows_the_window_sawtooth(table, buffer_pkts):
 
 def test_experiment_file_is_the_embedded_base():
     path = bufsim.examples.path("auge2006")
-    assert tomllib.loads(path.read_text()) == auge2006.BASE
+    assert tomllib.loads(path.read_text()) == auge2006.design.BASE
 
 
 # ------------------------------------------------------------ figure 5, section V
@@ -80,7 +80,7 @@ def test_experiment_file_is_the_embedded_base():
 def both(reproduction_table):
     """(run() table, section V table) of the same length."""
     t = reproduction_table("auge2006")
-    return t, auge2006.section_v(t)
+    return t, auge2006.runs.section_v(t)
 
 
 def test_figure5_little_synchronized_loss_and_fair_sharing(both):
@@ -114,9 +114,9 @@ def test_hstcp_leads_newreno_under_fifo_as_loss_per_window_increase_predicts(bot
     # about 4.4 increases per RTT against NewReno's 1 implies.
     v = both[1]
     mix = v.loc["hs1nr1-b625-fifo"]
-    w_hs = auge2006.hstcp_mean_cwnd(mix)
+    w_hs = auge2006.runs.hstcp_mean_cwnd(mix)
     mean, spread = mix["hstcp_share_mean"], mix["hstcp_share_spread"]
-    assert abs(mean - auge2006.increase_loss_share(w_hs)) <= spread
+    assert abs(mean - m.hstcp_increase_loss_share(w_hs)) <= spread
     assert 0.5 < mean < 0.7 - spread
     (dr_hs, dr_nr), bg = mix["flow_drops"], mix["background_drops"]
     assert bg > 20 * (dr_hs + dr_nr)
@@ -136,7 +136,7 @@ def test_fifo_tcp_drops_are_window_increases():
     # taken the place a departure freed at that instant; the background,
     # whose Poisson arrivals fall between departures, takes the other drops
     # (measured: 24 TCP drops, all of them pairs; 1919 background drops).
-    s = auge2006.scenario_v("hs1nr1-b625-fifo", "120s")
+    s = auge2006.runs.scenario_v("hs1nr1-b625-fifo", "120s")
     s["output"]["trace"] = True
     r = bufsim.simulate(s)
     tr = r.trace[r.trace["time_s"] > r.scenario["warmup_s"]]
@@ -299,7 +299,7 @@ def test_ns2_gives_the_same_window_alone_but_the_paper_s_hstcp_lead(quick_table)
     if not ns2.available():
         pytest.skip("ns-2 is not installed")
     table = quick_table("auge2006")
-    runs = auge2006.ns2_runs(table)
+    runs = auge2006.runs.ns2_runs(table)
     assert runs["alone_20"] == pytest.approx(0.70, abs=0.01)
     assert sum(runs["mix_shares"]) / len(runs["mix_shares"]) > 0.7
     assert runs["hs1_residual"] == pytest.approx(0.389, abs=0.02)
@@ -359,10 +359,10 @@ def test_newreno_recovery_inflation_is_accounting_not_sending():
     # bound checked), and the Impatient retransmit timer ends every inflated
     # stretch within 1.1 s (RTO 1 s plus the RTT before the first partial
     # ACK; checked at 2 s).
-    s = auge2006.scenario_v("hs1nr1-b625-fq", "120s")
+    s = auge2006.runs.scenario_v("hs1nr1-b625-fq", "120s")
     s["output"]["trace"] = True
     r = bufsim.simulate(s)
-    hs = auge2006.recovery_inflation(r, 0)
+    hs = auge2006.runs.recovery_inflation(r, 0)
     assert hs["peak"] > 2000 and hs["stretches"] >= 5
     assert hs["max_sent_inflated"] <= 937.5
     assert hs["longest_s"] <= 2.0
@@ -387,7 +387,7 @@ def test_auge_headline_results(quick_table):
     # existing traffic loses 606 more packets in the next 10 s under FIFO
     # (most of them the background's), 571 under FQ (the existing flows',
     # whose queues are the longest): FQ barely damps it here.
-    hit = auge2006.new_flow_impact(t.attrs["new_flow"])
+    hit = auge2006.runs.new_flow_impact(t.attrs["new_flow"])
     assert hit["droptail"] == pytest.approx(606, abs=60)
     assert hit["fq"] == pytest.approx(571, abs=60)
     assert head.iloc[2]["bufsim"] == pytest.approx(0.94, abs=0.1)

@@ -21,7 +21,7 @@ def avrachenkov(reproduction_table):
 
 @pytest.fixture(scope="module")
 def avrachenkov_summary(avrachenkov):
-    return avrachenkov2006.summary(avrachenkov).set_index("n")
+    return avrachenkov2006.runs.summary(avrachenkov).set_index("n")
 
 
 def _det(table):
@@ -45,7 +45,7 @@ def test_avrachenkov_small_buffer_rate(avrachenkov, avrachenkov_summary):
     # between the two (test_avrachenkov_collisions_at_one_packet).
     s = avrachenkov_summary
     for n in (5, 20):
-        paper = avrachenkov2006.PAPER[n][0]
+        paper = avrachenkov2006.design.PAPER[n][0]
         assert s.loc[n, "packet_rate_B1_mbps"] < paper - 3.0, n
         assert s.loc[n, "packet_rate_B1_mbps"] < paper < s.loc[n, "access_links_rate_B1_mbps"], n
         assert small.loc[n, "theorem1"] == pytest.approx(0.75, abs=0.035)
@@ -104,7 +104,7 @@ def test_avrachenkov_synchronized_b0_is_the_bdp_for_every_n(avrachenkov_summary)
     assert avrachenkov_summary.loc[20, "packet_timeouts_at_B0"] == 0
     for n in (5, 20):
         b = int(avrachenkov_summary.loc[n, "packet_B0"])
-        raw = avrachenkov2006._packet_scenario(n, b, "deterministic", "10s", "0s")
+        raw = avrachenkov2006.runs._packet_scenario(n, b, "deterministic", "10s", "0s")
         first = bufsim.simulate(raw).summary["timeouts"]
         assert first == avrachenkov_summary.loc[n, "packet_timeouts_at_B0"], n
 
@@ -196,7 +196,7 @@ def test_avrachenkov_ns3_beside_the_packet_engine(avrachenkov, avrachenkov_summa
     # was not run.
     s = avrachenkov_summary
     c = avrachenkov2006.claims(avrachenkov).set_index("claim")
-    if quick or not avrachenkov2006.ns3_available():
+    if quick or not avrachenkov2006.runs.ns3_available():
         assert s.loc[[5, 20], ["ns3_B0", "ns3_ack_every_B0"]].isna().all().all()
         assert "ns-3 not run" in c.loc["B0, N = 20", "why"]
         return
@@ -217,13 +217,17 @@ def test_avrachenkov_ns3_beside_the_packet_engine(avrachenkov, avrachenkov_summa
     # 0.99629, 0.99867, 0.99719 and 0.99754 (sigma 0.0010, so 0.0014 for a
     # difference of two: 2 sigma 0.0028). Between the two B0 (110-120 at
     # N = 5) both curves lie within 0.002 of the 99.9% target.
-    d = avrachenkov2006.ns3_differences(avrachenkov)
+    d = avrachenkov2006.runs.ns3_differences(avrachenkov)
     assert set(d["n"]) == {5, 20} and len(d) >= 8
     assert d["difference"].abs().max() <= 0.0028, d
     for n in (5, 20):
         lo, hi = sorted((s.loc[n, "ns3_B0"], s.loc[n, "ns3_packet_B0"]))
         between = d[(d["n"] == n) & d["buffer_pkts"].between(lo, hi)]
-        assert ((between[["packet", "ns3"]] - avrachenkov2006.TARGET).abs() <= 0.002).all().all(), n
+        assert (
+            ((between[["packet", "ns3"]] - avrachenkov2006.design.TARGET).abs() <= 0.002)
+            .all()
+            .all()
+        ), n
     assert s.loc[20, "ns3_B0"] == s.loc[20, "ns3_packet_B0"]
     # With an ACK per segment (ns-2's sink) ns-3 runs only N = 20 (at N = 5
     # one 6 s run took 320 s): B0 100, its flows partly in step (sync 0.59);
@@ -307,16 +311,16 @@ def test_avrachenkov_headline_results(avrachenkov_quick_table):
     head = c[c["headline"]]
     assert list(head.index) == [k for k in QUICK_VERDICTS if k.startswith("headline: ")]
     assert (head["measured_by"] != "").all()
-    assert avrachenkov2006.PAPER_GAP_MBPS == pytest.approx(10.6)
+    assert avrachenkov2006.design.PAPER_GAP_MBPS == pytest.approx(10.6)
     # Theorem 1's rate: 22.6 Mbps off at 1 packet, N = 20 (the collisions
     # without access links); the access-link runs' points 7.8, ns-2's 7.9.
-    rate, queue = avrachenkov2006.theorem1_gap(t)
+    rate, queue = avrachenkov2006.runs.theorem1_gap(t)
     assert rate == pytest.approx(22.6, abs=1.5)
-    assert avrachenkov2006.theorem1_gap(t, "access_links")[0] == pytest.approx(7.8, abs=1.5)
+    assert avrachenkov2006.runs.theorem1_gap(t, "access_links")[0] == pytest.approx(7.8, abs=1.5)
     # The mean queue: the packet engine's median 1.6 times off Theorem 1's,
     # 1.65 at ns-2's buffers, where ns-2 itself reads 1.68.
     assert queue == pytest.approx(1.6, abs=0.2)
-    assert avrachenkov2006.theorem1_gap(t, at="ns2")[1] == pytest.approx(1.65, abs=0.2)
+    assert avrachenkov2006.runs.theorem1_gap(t, at="ns2")[1] == pytest.approx(1.65, abs=0.2)
     # The fluid B0 (130, 120, 60 at N = 1, 5, 20) under the packet's 140.
     assert head.loc["headline: the fluid B0 is a lower bound", "bufsim"] == 10
     # Delayed ACKs desynchronize: B0 100 -> 80 from N = 5 to 20.
@@ -344,9 +348,9 @@ def test_ns2_gives_the_packet_engines_b0_not_the_papers(avrachenkov_quick_table)
     # and 140 and far from the paper's 120 and 70. The paper's simulator
     # gives the same difference, so it is explained by that run; the
     # paper's fall with N rests on something it does not state.
-    if not avrachenkov2006.ns2_available():
+    if not avrachenkov2006.runs.ns2_available():
         pytest.skip("ns-2 is not installed")
-    s = avrachenkov2006.summary(avrachenkov_quick_table).set_index("n")
+    s = avrachenkov2006.runs.summary(avrachenkov_quick_table).set_index("n")
     assert s.loc[5, "ns2_B0"] == pytest.approx(140, abs=10)
     assert s.loc[20, "ns2_B0"] == pytest.approx(130, abs=10)
     c = avrachenkov2006.claims(avrachenkov_quick_table).set_index("claim")
@@ -395,7 +399,7 @@ def test_avrachenkov_cli_prints_the_claims(avrachenkov_quick_table, monkeypatch,
     assert re.search(r"avrachenkov2006\s+4\s+2\s+2\s+0\s+0", res.output), res.output
     # How many claims ns-2 itself reproduces: of 16 claims (checks left
     # out) it runs 13 and meets the paper on 5; 3 it cannot run.
-    if avrachenkov2006.ns2_available():
+    if avrachenkov2006.runs.ns2_available():
         assert "how many claims" in res.output
         assert re.search(r"avrachenkov2006\s+16\s+13\s+5\s+3", res.output), res.output
     # The tuned claims are counted as one tuning, and an explained

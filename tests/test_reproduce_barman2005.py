@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import bufsim.models as m
 import pytest
 from bufsim.reproduce import barman2005
 
@@ -94,11 +95,11 @@ def test_barman_closed_form_along_figure3(quick_table):
     # carries 0.38-1.00. Fed the drop rate (several packets per cut) it
     # reads 0.02-0.12: the closed form's p is one loss per epoch.
     t = quick_table("barman2005").set_index("fraction")
-    model = barman2005.closed_form_utilization(t)
-    assert list(model.index) == list(barman2005.FRACTIONS)
+    model = barman2005.runs.closed_form_utilization(t)
+    assert list(model.index) == list(barman2005.design.FRACTIONS)
     assert model[0.1] == pytest.approx(0.73, abs=0.08)
     assert model[0.02] == pytest.approx(0.24, abs=0.08)
-    drops = barman2005.closed_form_utilization(t, "packet_drop_rate")
+    drops = barman2005.runs.closed_form_utilization(t, "packet_drop_rate")
     assert (drops < 0.15).all()
     c = barman2005.claims(quick_table("barman2005")).set_index("claim")
     row = c.loc["headline: section II's closed form along figure 3"]
@@ -221,7 +222,7 @@ def test_barman_25g_fixed_point_agrees_packet_collapses_at_ten_percent(barman, q
     # 0.2 ms); the fluid engine, without bursts, stays near 0.9 at 10%.
     # The quick run's window (25-50 s) still holds the start: 0.887-0.967
     # over the same RTT moves, so it must only clear the collapsed 10%.
-    g = barman2005.gbps25(barman).set_index("fraction")
+    g = barman2005.runs.gbps25(barman).set_index("fraction")
     assert g.loc[0.1, "model"] == pytest.approx(0.988, abs=0.005)
     assert g.loc[0.1, "packet"] < 0.6 and g.loc[0.1, "packet_queue"] < 30
     assert g.loc[0.1, "fluid"] > 0.85
@@ -249,8 +250,8 @@ def test_barman_25g_red_average_over_bursts(barman, quick):
     # warm-up only 0.852 to 0.877). At 10% the 1 s average never reaches
     # min_th, no early drop, and the run is the drop-tail run packet for
     # packet.
-    g = barman2005.gbps25(barman).set_index("fraction")
-    assert barman2005.ared_w_q(2.5e9) == pytest.approx(3.2e-6, rel=1e-3)
+    g = barman2005.runs.gbps25(barman).set_index("fraction")
+    assert m.ared_w_q(2.5e9) == pytest.approx(3.2e-6, rel=1e-3)
     frac = 0.4 if quick else 0.2
     assert g.loc[frac, "red_ared_packet"] > g.loc[frac, "red_packet"] + 0.1
     assert g.loc[0.1, "red_ared_packet_early_drops"] == 0
@@ -272,7 +273,7 @@ def test_barman_two_flows_rtt_unfairness(barman, quick):
     # What held in all six RTT pairs tried, on this engine and the one
     # before HighSpeed's a(w) moved to the whole window, is the paper's
     # point: the shorter-RTT flow ahead, and less so over the larger buffer.
-    t = barman2005.two_flows(barman).set_index("case")
+    t = barman2005.runs.two_flows(barman).set_index("case")
     assert (t["ratio"] > 1.0).all()
     assert t.loc["under-buffered", "utilization"] > 0.95
     if not quick:

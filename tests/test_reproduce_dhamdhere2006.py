@@ -6,6 +6,7 @@ in `make bench`. Each assertion states the paper's claim and the tolerance.
 
 from __future__ import annotations
 
+import bufsim.models as m
 import numpy as np
 import pytest
 from bufsim.reproduce import dhamdhere2006
@@ -39,7 +40,7 @@ def test_dhamdhere_small_buffer_costs_loss(dhamdhere, quick):
     # 120 s, 1.18x in 600 s, 1.21x over seeds 1-3), flatter still, as its B_l loss
     # sits 1.4x above PFTK's (with 1 Gbps access links 6.95% against 5.7%).
     p = by[("persistent", 18)].loss_rate / by[("persistent", 500)].loss_rate
-    assert 1.1 < p < dhamdhere2006.pftk_loss(18) / dhamdhere2006.pftk_loss(500), p
+    assert 1.1 < p < dhamdhere2006.runs.pftk_loss(18) / dhamdhere2006.runs.pftk_loss(500), p
     # Open loop at 18 packets: paper "about 12%"; bufsim 12.7-14%.
     assert abs(by[("open", 18)].loss_rate - 0.12) < (0.05 if quick else 0.03)
     # Persistent flows at 500 packets: eq. (3), p = (0.87 N)^2 / (C T + B)^2 with N = 200: 5.4%.
@@ -52,7 +53,7 @@ def test_dhamdhere_small_buffer_costs_loss(dhamdhere, quick):
     # (mean FCT 4.1 s) and 79% leave slow start; 1 Gbps access links give
     # 238.
     d = float(dhamdhere["duration_s"].iloc[0])
-    f = dhamdhere2006.case_flows("persistent", 18, d, 1)
+    f = dhamdhere2006.runs.case_flows("persistent", 18, d, 1)
     mice = f[f["size_pkts"].notna()]
     start = mice["start_s"].clip(lower=30.0)
     end = mice["end_s"].fillna(30.0 + d).clip(upper=30.0 + d)
@@ -69,7 +70,10 @@ def test_dhamdhere_open_loop_buffer_absorbs_bursts_only():
     # taken over the mean of three seeds.
     def mean_loss(b):
         return (
-            sum(dhamdhere2006.run_case("open", b, 120, seed)["loss_rate"] for seed in (1, 2, 3)) / 3
+            sum(
+                dhamdhere2006.runs.run_case("open", b, 120, seed)["loss_rate"] for seed in (1, 2, 3)
+            )
+            / 3
         )
 
     assert mean_loss(18) > 5 * mean_loss(500)
@@ -126,7 +130,7 @@ def test_dhamdhere_persistent_curve_follows_pftk_not_eq3(dhamdhere):
     # With delayed ACKs (b = 2, eq. (2)'s 0.87) the same fixed point gives
     # the paper's "about 2%" at 500 packets within a point (2.6%).
     assert curve.loc[500, "loss_rate"] > 0.04
-    assert dhamdhere2006.pftk_loss(500, b=2.0) == pytest.approx(0.02, abs=0.01)
+    assert dhamdhere2006.runs.pftk_loss(500, b=2.0) == pytest.approx(0.02, abs=0.01)
 
 
 def test_dhamdhere_why_open_loop_large_flows_are_ten_times_faster(dhamdhere):
@@ -149,11 +153,11 @@ def test_dhamdhere_why_open_loop_large_flows_are_ten_times_faster(dhamdhere):
     assert by[("persistent", 500)].large_flows_mean == 200
     # The floor, by hand: 67 packets (100.5 KB) need the handshake and
     # ceil(log2(68)) = 7 rounds, 8 x (0.53 + 0.12) s = 5.2 s: 19,327 B/s.
-    assert dhamdhere2006.slow_start_floor_Bps(67, 0.53) == pytest.approx(100_500 / 5.2)
+    assert m.slow_start_floor_Bps(67, 0.53) == pytest.approx(100_500 / 5.2)
     # Every lossless large transfer at B_l beats its own floor.
-    f = dhamdhere2006.case_flows("open", 500, float(dhamdhere["duration_s"].iloc[0]), 1)
+    f = dhamdhere2006.runs.case_flows("open", 500, float(dhamdhere["duration_s"].iloc[0]), 1)
     ok = f[(f["finished"] == 1.0) & (f["large"] == 1.0) & (f["drops"] == 0)]
-    floor = dhamdhere2006.slow_start_floor_Bps(ok["size_pkts"], ok["rtt_s"])
+    floor = m.slow_start_floor_Bps(ok["size_pkts"], ok["rtt_s"])
     assert len(ok) > 500 and (ok["throughput_Bps"] >= floor).all()
 
 
@@ -178,7 +182,7 @@ def test_dhamdhere_open_loop_small_buffer_median_is_set_by_timeouts(quick):
     # large transfers' bytes over their time in the system is 17-23 kB/s,
     # and the median sits above it (1.3-1.4x) where the paper's value would
     # sit below (0.4-0.6x).
-    f = dhamdhere2006.case_flows("open", 18, 120.0 if quick else 600.0)
+    f = dhamdhere2006.runs.case_flows("open", 18, 120.0 if quick else 600.0)
     g = f[(f["finished"] == 1.0) & (f["large"] == 1.0)]
     assert 2 <= g["timeouts"].median() <= 4
     by = g.groupby(g["timeouts"].clip(upper=5))["throughput_Bps"].median()
@@ -205,16 +209,16 @@ def test_dhamdhere_open_loop_small_buffer_median_follows_littles_law(dhamdhere):
     # move is the sample path's: 1.25x in this run (the population 1.35x),
     # 1.49x with 1 Gbps access links, 1.63-1.87x with seeds 2 and 3.
     d = float(dhamdhere["duration_s"].iloc[0])
-    f = dhamdhere2006.case_flows("open", 18, d, 1)
-    rate = dhamdhere2006.large_mean_rate_Bps(f)
+    f = dhamdhere2006.runs.case_flows("open", 18, d, 1)
+    rate = dhamdhere2006.runs.large_mean_rate_Bps(f)
     rows = dhamdhere[(dhamdhere["traffic"] == "open") & (dhamdhere["buffer_pkts"] == 18)]
     seed1 = rows[(rows["variant"] == "rfc") & (rows["seed"] == 1)].iloc[0]
     assert seed1.large_mean_rate_Bps == rate
-    little = seed1.large_goodput_Bps / dhamdhere2006.large_in_progress(f, d)
-    assert little == pytest.approx(rate, rel=dhamdhere2006.LITTLE_TOL)
+    little = seed1.large_goodput_Bps / dhamdhere2006.runs.large_in_progress(f, d)
+    assert little == pytest.approx(rate, rel=dhamdhere2006.design.LITTLE_TOL)
     k = rows["large_median_throughput_Bps"] / rows["large_mean_rate_Bps"]
     assert len(k) >= 3 and k.between(1.1, 1.6).all(), k
-    w = dhamdhere2006.little_windows(f, d)
+    w = dhamdhere2006.runs.little_windows(f, d)
     assert len(w) == 5 and (w["transfers"] > 100).all()
     assert w["k"].between(1.0, 1.6).all(), w
     assert w["mean_rate_Bps"].max() > 1.2 * w["mean_rate_Bps"].min(), w
@@ -235,11 +239,11 @@ def test_dhamdhere_open_loop_small_buffer_median_follows_littles_law(dhamdhere):
 
 def test_dhamdhere_bad_case_names_the_argument():
     with pytest.raises(ValueError, match="traffic must be one of persistent, closed, open"):
-        dhamdhere2006.scenario("bursty", 18)
+        dhamdhere2006.runs.scenario("bursty", 18)
     with pytest.raises(ValueError, match="variant_name must be one of rfc, delayed_ack"):
-        dhamdhere2006.scenario("open", 18, variant_name="cubic")
+        dhamdhere2006.runs.scenario("open", 18, variant_name="cubic")
     # A variant sets its fields in every flow group (persistent flows and mice).
-    s = dhamdhere2006.scenario("persistent", 18, 10, variant_name="delayed_ack")
+    s = dhamdhere2006.runs.scenario("persistent", 18, 10, variant_name="delayed_ack")
     assert [g["delayed_ack"] for g in s["flows"]] == [True, True]
     assert s["name"] == "dhamdhere2006-persistent-B18-delayed_ack"
 
@@ -313,7 +317,7 @@ def test_dhamdhere_headline_results(quick_table):
     c = dhamdhere2006.claims(quick_table("dhamdhere2006")).set_index("claim")
     head = c[c["headline"]]
     assert list(head.index) == [k for k in QUICK_VERDICTS if k.startswith("headline: ")]
-    assert dhamdhere2006.BS_RANGE == pytest.approx((15.8, 20.4), abs=0.05)
+    assert dhamdhere2006.design.BS_RANGE == pytest.approx((15.8, 20.4), abs=0.05)
     assert head.iloc[0]["bufsim"] == pytest.approx(15.5, abs=0.5)
     assert head.iloc[0]["explained_by"].startswith("the same case with delayed ACKs")
     assert head.iloc[1]["bufsim"] == pytest.approx(0.069, abs=0.01)

@@ -74,7 +74,7 @@ def test_auge_series_legends_cover_no_trace():
     # points. Inside a panel, at "upper left" or "lower right", it covered
     # dozens of the synthetic traces' 1200 points per flow.
     series = [(f"{n} flows", _series(n, n)) for n in (1, 2, 4)]
-    fig = auge2006._series_panels(series, "test", {0: (0.7, "paper: 40% of the residual")})
+    fig = auge2006.charts._series_panels(series, "test", {0: (0.7, "paper: 40% of the residual")})
     assert _covered_points(fig) == []
     legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
     labels = [t.get_text() for lg in legends for t in lg.get_texts()]
@@ -102,13 +102,13 @@ def _kumar_table() -> pd.DataFrame:
     buffer fraction the reproduction runs, the alternatives only for the
     variants that have them (``ALT_ONLY``)."""
     rows = []
-    cases = ["default", *kumar2010.WARMUPS, *kumar2010.ALTERNATIVES]
+    cases = ["default", *kumar2010.design.WARMUPS, *kumar2010.design.ALTERNATIVES]
     for case in cases:
-        for variant in kumar2010.VARIANTS:
-            if variant not in kumar2010.ALT_ONLY.get(case, kumar2010.VARIANTS):
+        for variant in kumar2010.design.VARIANTS:
+            if variant not in kumar2010.design.ALT_ONLY.get(case, kumar2010.design.VARIANTS):
                 continue
-            for x in kumar2010.SYNC:
-                for f in kumar2010.FRACTIONS:
+            for x in kumar2010.design.SYNC:
+                for f in kumar2010.design.FRACTIONS:
                     u = 0.8 + 0.1 * x + 0.1 * f
                     rows.append((case, variant, x, f, u, 0.01))
     return pd.DataFrame(
@@ -122,7 +122,7 @@ def test_kumar_caption_names_the_paper_marks_colour():
     table = _kumar_table()
     captions = kumar2010.captions(table)
     marked = 0
-    for v, (letter, _) in kumar2010.PANELS.items():
+    for v, (letter, _) in kumar2010.design.PANELS.items():
         fig = kumar2010.charts._panel(table, v)
         paper = [ln for ln in fig.axes[0].get_lines() if str(ln.get_label()).startswith("paper")]
         caption = captions[f"fig6{letter}_{v}"]
@@ -150,7 +150,7 @@ def test_kumar_choices_have_no_empty_row():
         points = [ln.get_xydata() for ln in ax.get_lines() if ln.get_linestyle() == "None"]
         ys = np.concatenate([p[np.isfinite(p).all(axis=1), 1] for p in points if len(p)])
         for k, label in enumerate(labels):
-            assert np.sum(np.isclose(ys, k)) == len(kumar2010.SYNC), (ax.get_title(), label)
+            assert np.sum(np.isclose(ys, k)) == len(kumar2010.design.SYNC), (ax.get_title(), label)
         rows[ax.get_title().split(" at ")[0]] = len(labels)
     assert rows == {"HSTCP": 8, "CUBIC": 8, "AIMD": 8, "H-TCP": 7}
 
@@ -190,11 +190,11 @@ def test_dhamdhere_captions_name_red_marks_where_drawn():
 
     captions = dhamdhere2006.captions(pd.DataFrame())
     said = {}
-    for traffic in dhamdhere2006.TRAFFIC:
+    for traffic in dhamdhere2006.design.TRAFFIC:
         for column, key in (("throughput_Bps", "throughput"), ("loss_rate", "loss")):
             fig, (ax,) = figure()
             for cls in ("persistent", "large", "small"):
-                dhamdhere2006._mark_paper(ax, traffic, cls, column)
+                dhamdhere2006.charts._mark_paper(ax, traffic, cls, column)
             colours = {_colour_name(ln.get_color()) for ln in ax.get_lines()}
             caption = captions[f"{key}_{traffic}"]
             assert ("red marks" in caption) == bool(colours), (traffic, key, caption)
@@ -278,14 +278,14 @@ def test_avrachenkov_b0_scan_reads_without_e_notation_off_the_curves():
     # axis "0 drawn at 1e-05", and the legend sat over Theorem 1's curve.
     rows = []
     for setting in ("deterministic", "jitter"):
-        for n in avrachenkov2006.PAPER:
+        for n in avrachenkov2006.design.PAPER:
             for b in range(0, 170, 10):
                 u = 1 - 0.5 * np.exp(-b / 20)
                 rows.append((setting, n, b, u, u, u))
     table = pd.DataFrame(
         rows, columns=["setting", "n", "buffer_pkts", "packet", "theorem1", "fluid"]
     )
-    fig = avrachenkov2006._figure_b0_scan(table)
+    fig = avrachenkov2006.charts._figure_b0_scan(table)
     texts = _texts(fig) + [ax.get_ylabel() for ax in fig.axes]
     assert "N = 5: B0 is where the curve crosses 0.001 (99.9%)" in texts
     assert "1 - utilization (0 drawn at 0.00001)" in texts
@@ -298,14 +298,14 @@ def test_kumar_calibrated_series_legend_covers_no_trace():
     # lower right of the first panel, over the packet engine's trace.
     rng = np.random.default_rng(2)
     time = np.arange(0.0, 30.0, 0.1)
-    cal = pd.DataFrame({"variant": list(kumar2010.PANELS)})
+    cal = pd.DataFrame({"variant": list(kumar2010.design.PANELS)})
     cal.attrs["warmup_s"] = 10.0
     cal.attrs["series"] = {
         (v, 0.05): pd.DataFrame(
             {"packet": rng.uniform(0, 1, len(time)), "fluid_cal": rng.uniform(0, 1, len(time))},
             index=time,
         )
-        for v in kumar2010.PANELS
+        for v in kumar2010.design.PANELS
     }
     fig = kumar2010.charts._calibrated_series_figure(cal)
     assert _covered_points(fig) == []
@@ -331,5 +331,7 @@ def test_dhamdhere_cdf_legends_cover_no_curve():
             }
         )
 
-    fig = dhamdhere2006._flow_figure({18: flows(1.0), 500: flows(20.0)}, "open", "throughput_Bps")
+    fig = dhamdhere2006.charts._flow_figure(
+        {18: flows(1.0), 500: flows(20.0)}, "open", "throughput_Bps"
+    )
     assert _covered_points(fig) == []

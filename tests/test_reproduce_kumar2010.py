@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import bufsim.models as m
 import pandas as pd
 import pytest
 from bufsim.reproduce import kumar2010
@@ -21,12 +22,12 @@ def kumar_table(reproduction_table):
 
 @pytest.fixture(scope="module")
 def kumar(kumar_table):
-    return kumar2010.pivot(kumar_table)
+    return kumar2010.runs.pivot(kumar_table)
 
 
 def test_kumar_hstcp_above_ninety_percent_at_five_percent(kumar):
     # Paper 004: "HSTCP and AIMD above 90% utilization at a buffer fraction of 0.05".
-    for x in kumar2010.SYNC:
+    for x in kumar2010.design.SYNC:
         assert kumar.loc[0.05, ("highspeed", x)] > 0.9
     # AIMD: 0.911 (quick) / 0.898 (full, 10 x 3000 s) at X = 0.3, lower at
     # larger X: its 10 Gbps sawtooth lasts about 1000 s, so 3000 s runs keep
@@ -44,7 +45,7 @@ def test_kumar_less_synchronization_more_utilization(kumar):
 def test_kumar_cubic_below_hstcp_at_small_buffers(kumar):
     # "HSTCP performs better than CUBIC TCP with various buffer sizes."
     for frac in (0.01, 0.05):
-        for x in kumar2010.SYNC:
+        for x in kumar2010.design.SYNC:
             assert kumar.loc[frac, ("cubic", x)] < kumar.loc[frac, ("highspeed", x)]
 
 
@@ -52,17 +53,17 @@ def test_kumar_aimd_sync_closed_form():
     # Synchronized halvings, buffer f x BDP: the aggregate window climbs from
     # (1 + f) / 2 to 1 + f. f = 0: the classic 3/4; f = 0.05: 0.785 (hand:
     # a = 0.525, ((1 - 0.2756) / 2 + 0.05) / 0.525 = 0.7851).
-    assert kumar2010.aimd_sync_utilization(0.0) == pytest.approx(0.75, abs=1e-12)
-    assert kumar2010.aimd_sync_utilization(0.05) == pytest.approx(0.7851, abs=1e-4)
-    assert kumar2010.aimd_sync_utilization(1.0) == 1.0
+    assert m.aimd_sync_utilization(0.0) == pytest.approx(0.75, abs=1e-12)
+    assert m.aimd_sync_utilization(0.05) == pytest.approx(0.7851, abs=1e-4)
+    assert m.aimd_sync_utilization(1.0) == 1.0
 
 
 def test_kumar_aimd_sync_closed_form_other_cuts():
     # AIMD(a, b) from a0 = (1 - b)(1 + f): b = 0.25 at f = 0.05 gives
     # a0 = 0.7875 and ((1 - 0.62016) / 2 + 0.05) / 0.2625 = 0.9140; a cut
     # that leaves the window above the BDP plus nothing keeps the link full.
-    assert kumar2010.aimd_sync_utilization(0.05, 0.25) == pytest.approx(0.9140, abs=1e-4)
-    assert kumar2010.aimd_sync_utilization(0.05, 0.04) == 1.0
+    assert m.aimd_sync_utilization(0.05, 0.25) == pytest.approx(0.9140, abs=1e-4)
+    assert m.aimd_sync_utilization(0.05, 0.04) == 1.0
 
 
 def test_kumar_cubic_sync_closed_form():
@@ -70,18 +71,18 @@ def test_kumar_cubic_sync_closed_form():
     # f x BDP. f = 0: the mean of 1 - 0.3 s^3 over s in [0, 1], 1 - 0.3 / 4
     # = 0.925 exactly. f = 0.05, by hand: s* = (0.047619 / 0.3)^(1/3) =
     # 0.54127, U = 0.54127 + 1.05 (0.45873 - 0.3 (1 - 0.08584) / 4) = 0.95095.
-    assert kumar2010.cubic_sync_utilization(0.0) == pytest.approx(0.925, abs=1e-12)
-    assert kumar2010.cubic_sync_utilization(0.05) == pytest.approx(0.95095, abs=1e-4)
+    assert m.cubic_sync_utilization(0.0) == pytest.approx(0.925, abs=1e-12)
+    assert m.cubic_sync_utilization(0.05) == pytest.approx(0.95095, abs=1e-4)
     # beta = 0.8 (a 20% cut) at f = 0: 1 - 0.2 / 4.
-    assert kumar2010.cubic_sync_utilization(0.0, 0.8) == pytest.approx(0.95, abs=1e-12)
-    assert kumar2010.cubic_sync_utilization(0.5) == 1.0
+    assert m.cubic_sync_utilization(0.0, 0.8) == pytest.approx(0.95, abs=1e-12)
+    assert m.cubic_sync_utilization(0.5) == 1.0
     # Numerically: the time average of min(1, (1 + f)(1 - 0.3 s^3)).
     import numpy as np
 
     s = np.linspace(0.0, 1.0, 200001)
     for f in (0.01, 0.05, 0.2):
         num = np.minimum(1.0, (1 + f) * (1 - 0.3 * s**3)).mean()
-        assert kumar2010.cubic_sync_utilization(f) == pytest.approx(num, abs=1e-5)
+        assert m.cubic_sync_utilization(f) == pytest.approx(num, abs=1e-5)
 
 
 def test_kumar_what_figure_6_would_need():
@@ -89,11 +90,11 @@ def test_kumar_what_figure_6_would_need():
     # BDP: CUBIC keeping 0.4935 of its window (RFC 9438 keeps 0.7), AIMD
     # keeping 0.7225 (Reno 0.5); AIMD equal to CUBIC's 0.951 keeps 0.8242.
     law_c, law_a = kumar2010.runs._cubic_law, kumar2010.runs._aimd_law
-    assert kumar2010.kept_for(law_c, 0.05, 0.9) == pytest.approx(0.4935, abs=1e-4)
-    assert kumar2010.kept_for(law_a, 0.05, 0.9) == pytest.approx(0.7225, abs=1e-4)
-    cubic = kumar2010.cubic_sync_utilization(0.05)
-    assert kumar2010.kept_for(law_a, 0.05, cubic) == pytest.approx(0.8242, abs=1e-4)
-    assert law_c(0.05, kumar2010.kept_for(law_c, 0.05, 0.9)) == pytest.approx(0.9, abs=1e-9)
+    assert m.kept_for(law_c, 0.05, 0.9) == pytest.approx(0.4935, abs=1e-4)
+    assert m.kept_for(law_a, 0.05, 0.9) == pytest.approx(0.7225, abs=1e-4)
+    cubic = m.cubic_sync_utilization(0.05)
+    assert m.kept_for(law_a, 0.05, cubic) == pytest.approx(0.8242, abs=1e-4)
+    assert law_c(0.05, m.kept_for(law_c, 0.05, 0.9)) == pytest.approx(0.9, abs=1e-9)
 
 
 def test_kumar_aimd_follows_the_synchronized_sawtooth_not_the_paper(kumar):
@@ -101,7 +102,7 @@ def test_kumar_aimd_follows_the_synchronized_sawtooth_not_the_paper(kumar):
     # bufsim: 0.808 (quick) / 0.816 (full), within 0.05 of the closed form
     # 0.785 and below the paper's 90%.
     u = kumar.loc[0.05, ("aimd", 1.0)]
-    assert abs(u - kumar2010.aimd_sync_utilization(0.05)) < 0.05
+    assert abs(u - m.aimd_sync_utilization(0.05)) < 0.05
     assert u < 0.9
 
 
@@ -113,21 +114,21 @@ def test_kumar_choices_measured(kumar_table):
 
     # eq. (1) literally (decrease = "rate") cuts for every packet's worth of
     # lost fluid: HighSpeed falls from 0.98-1.0 to below 0.7 at 5%.
-    for x in kumar2010.SYNC:
+    for x in kumar2010.design.SYNC:
         assert u("default", "highspeed", x) > 0.95
         assert u("eq. (1) rate decrease", "highspeed", x) < 0.7
     # CUBIC has no rate form; the case is absent rather than wrong.
     assert math.isnan(u("eq. (1) rate decrease", "cubic", 0.3))
     # The m_k draw and policy only matter below X = 1: at X = 1 every flow
     # loses and the runs are identical.
-    for v in kumar2010.VARIANTS:
+    for v in kumar2010.design.VARIANTS:
         for case in ("m_k = ceil(XN)", "m_k sd 0.5 N", "random flows lose"):
             assert u(case, v, 1.0) == pytest.approx(u("default", v, 1.0), abs=1e-12)
     # The 4 ms default step agrees with 1 ms within 0.005 at X = 1; below,
     # the step moves the congestion events and so the m_k draws: within 0.02
     # (AIMD at X = 0.3, 2 seeds: 0.899 against 0.911).
-    for v in kumar2010.VARIANTS:
-        for x in kumar2010.SYNC:
+    for v in kumar2010.design.VARIANTS:
+        for x in kumar2010.design.SYNC:
             tol = 0.005 if x == 1.0 else 0.02
             assert u("step 1 ms", v, x) == pytest.approx(u("default", v, x), abs=tol)
     # CUBIC's fast convergence (RFC 9438 section 4.7) lowers W_max every
@@ -135,7 +136,7 @@ def test_kumar_choices_measured(kumar_table):
     # / 0.918 (full) with it and 0.960 / 0.961 without, against the
     # closed form's 0.951 (no fast convergence), within 0.015: the fluid's
     # windows grow for an RTT past the full buffer before the cut.
-    cf = kumar2010.cubic_sync_utilization(0.05)
+    cf = m.cubic_sync_utilization(0.05)
     no_fc = u("no fast convergence", "cubic", 1.0)
     assert abs(no_fc - cf) < 0.015
     assert u("default", "cubic", 1.0) < no_fc - 0.03
@@ -239,13 +240,13 @@ def test_kumar_cli_writes_the_calibrated_table(kumar_table, quick, monkeypatch, 
     assert "Fluid calibrated by packet" in res.output
     written = pd.read_csv(tmp_path / f"kumar2010{'-quick' if quick else ''}-calibrated.csv")
     pd.testing.assert_frame_equal(
-        written, kumar2010.calibrated(kumar_table).reset_index(drop=True), check_dtype=False
+        written, kumar2010.runs.calibrated(kumar_table).reset_index(drop=True), check_dtype=False
     )
 
 
 @pytest.fixture(scope="module")
 def kumar_cal(kumar_table):
-    return kumar2010.calibrated(kumar_table)
+    return kumar2010.runs.calibrated(kumar_table)
 
 
 def test_kumar_calibrated_x_is_a_minimum(kumar_cal):
@@ -280,13 +281,13 @@ def test_kumar_calibrated_agrees_only_where_bursts_fit(kumar_table, kumar_cal, q
         t = kumar_cal.set_index("variant")
         assert (t["packet"] < 0.5).all() and t["packet_fill_s"].isna().all()
         assert (t["packet_late"] < 0.6).all() and (t["packet_timeouts"] >= 3).all()
-        for x in kumar2010.SYNC:
+        for x in kumar2010.design.SYNC:
             assert t.loc["highspeed", f"fluid_x{x:g}"] > 0.95
             assert (t[f"fluid_x{x:g}"] > t["packet"] + 0.2).all()
         return
     # The full version: 600 s runs (100 s warm-up) at 1%, 5% and 20% of BDP.
     t = kumar_cal.set_index(["variant", "fraction"])
-    tol = kumar2010.CALIBRATED_TOL  # 0.03 utilization
+    tol = kumar2010.design.CALIBRATED_TOL  # 0.03 utilization
     # 20%: the calibrated fluid meets the packet engine within 0.005
     # (HSTCP 1.000/1.000, CUBIC 0.991/0.994, H-TCP 0.920/0.924); the packet
     # flows synchronize above the paper's range [0.3, 0.6] and its
@@ -337,7 +338,7 @@ def test_kumar_calibrated_agrees_only_where_bursts_fit(kumar_table, kumar_cal, q
 
 @pytest.fixture(scope="module")
 def kumar_order(kumar_table):
-    return kumar2010.orderings(kumar_table)
+    return kumar2010.runs.orderings(kumar_table)
 
 
 def test_kumar_orderings_at_packet_level(kumar_table, kumar_order, quick):
@@ -345,7 +346,7 @@ def test_kumar_orderings_at_packet_level(kumar_table, kumar_order, quick):
     # senders at line rate ("") and behind 2 Gbps access links.
     t = kumar_order.set_index(["variant", "access"])
     assert set(t.index) == {
-        (v, a or "") for v in kumar2010.ORDER_VARIANTS for a in kumar2010.ORDER_ACCESS
+        (v, a or "") for v in kumar2010.design.ORDER_VARIANTS for a in kumar2010.design.ORDER_ACCESS
     }
     assert (t["buffer_pkts"] == 7083).all()
     c = kumar2010.claims(kumar_table).set_index("claim")
@@ -385,7 +386,7 @@ def test_kumar_orderings_at_packet_level(kumar_table, kumar_order, quick):
         # (at line rate the aggregate window kept 0.66-0.76 at the four
         # events, 0.70 on average, as 1 - s / 2 predicts; traced with
         # per-flow windows).
-        law = kumar2010.aimd_sync_utilization(0.05, aimd["packet_sync"] / 2)
+        law = m.aimd_sync_utilization(0.05, aimd["packet_sync"] / 2)
         assert aimd["packet_cycles_utilization"] == pytest.approx(law, abs=0.01), a
         assert aimd["packet_cycles_cycles"] >= 3, a
     # The fluid's CUBIC difference is explained by the packet engine, which
@@ -410,9 +411,9 @@ def test_kumar_headline_results(quick_table):
     # CUBIC and H-TCP reach it at 0.01, AIMD only at 0.2, so the least
     # ratio over X is 0.05 (quick, 2 seeds of 1000 s).
     t = quick_table("kumar2010")
-    d = kumar2010.pivot(t)
-    assert kumar2010.b90(d, "cubic", 0.6) == 0.01
-    assert kumar2010.b90(d, "aimd", 0.6) == 0.2
+    d = kumar2010.runs.pivot(t)
+    assert kumar2010.runs.b90(d, "cubic", 0.6) == 0.01
+    assert kumar2010.runs.b90(d, "aimd", 0.6) == 0.2
     c = kumar2010.claims(t).set_index("claim")
     head = c[c["headline"]]
     assert list(head.index) == [k for k in QUICK_VERDICTS if k.startswith("headline: ")]

@@ -78,7 +78,13 @@ from bufsim.models.rules import (
 )
 from bufsim.models.scenario import MODELS, predict, sweep_buffer
 from bufsim.models.synchronized import aimd_sync_utilization, cubic_sync_utilization, kept_for
-from bufsim.models.tcp_throughput import PAPER002_SQRT_CONSTANT, pftk_throughput, sqrt_throughput
+from bufsim.models.tcp_throughput import (
+    PAPER002_SQRT_CONSTANT,
+    pftk_fill_loss,
+    pftk_throughput,
+    slow_start_floor_Bps,
+    sqrt_throughput,
+)
 
 __all__ = [
     "ModelInputError",
@@ -94,6 +100,8 @@ __all__ = [
     "PAPER002_SQRT_CONSTANT",
     "sqrt_throughput",
     "pftk_throughput",
+    "pftk_fill_loss",
+    "slow_start_floor_Bps",
     # paper 003
     "aimd_alpha",
     "aimd_beta",

@@ -8,6 +8,9 @@
   window cap (Padhye et al., "Modeling TCP throughput: a simple model and its
   empirical validation", SIGCOMM 1998 / IEEE/ACM ToN 2000), both the full
   model and its usual one-line approximation.
+* The loss rate at which persistent PFTK flows fill a link (paper 002's
+  eq. (3) with timeouts), and the slowest throughput of a transfer that
+  loses nothing (slow start from one packet).
 
 All rates are in packets per second (multiply by ``8 * packet_size_bytes`` for
 bits/s); ``p`` is the per-packet loss probability, RTTs are in seconds.
@@ -16,6 +19,7 @@ bits/s); ``p`` is the per-packet loss probability, RTTs are in seconds.
 from __future__ import annotations
 
 import numpy as np
+from scipy.optimize import brentq
 
 from bufsim.models._validate import (
     check_nonnegative,
@@ -25,7 +29,13 @@ from bufsim.models._validate import (
     scalar_or_array,
 )
 
-__all__ = ["sqrt_throughput", "pftk_throughput", "PAPER002_SQRT_CONSTANT"]
+__all__ = [
+    "sqrt_throughput",
+    "pftk_throughput",
+    "pftk_fill_loss",
+    "slow_start_floor_Bps",
+    "PAPER002_SQRT_CONSTANT",
+]
 
 #: The constant of paper 002 (Dhamdhere & Dovrolis) eq. (2), ~ sqrt(3/4).
 PAPER002_SQRT_CONSTANT = 0.87
@@ -144,3 +154,76 @@ def pftk_throughput(
         den_cap = rtt * (bb * w / 8.0 + q / (p * w) + 2.0)
     den = np.where(uncapped, den_unc, den_cap) + qw * t0 * f / q
     return scalar_or_array(num / den)
+
+
+def pftk_fill_loss(
+    rtts_s, capacity_pps: float, *, share: float = 0.95, rto_s: float = 1.0, b: float = 1.0
+) -> float:
+    """Loss rate at which persistent PFTK flows fill ``share`` of a link.
+
+    Paper 002 (Dhamdhere & Dovrolis) eq. (3) with timeouts: the loss ``p``
+    that solves ``sum_i R_PFTK(p, T_i, T0, b) = share C`` (:func:`pftk_throughput`,
+    full model), one flow per RTT ``T_i``. Eq. (3) itself is the
+    square-root special case (no timeouts, ``b = 2``, one RTT for all).
+
+    Parameters
+    ----------
+    rtts_s : array_like
+        The flows' round-trip times, seconds (the queueing delay included).
+    capacity_pps : float
+        The link's capacity C, packets per second.
+    share : float
+        The fraction of C the flows fill (paper 002: 0.95, the mice taking
+        the rest).
+    rto_s : float
+        The retransmission timeout T0, seconds (RFC 6298's 1 s minimum).
+    b : float
+        Packets acknowledged per ACK (1: an ACK per segment; 2: delayed ACKs).
+
+    Returns
+    -------
+    float
+        Loss probability (fraction), found by Brent's method on
+        ``[1e-7, 0.99]`` to within 1e-9.
+    """
+    rtt = np.asarray(rtts_s, dtype=float)
+
+    def excess(p: float) -> float:
+        return float(np.sum(pftk_throughput(p, rtt, rto_s=rto_s, b=b)) - share * capacity_pps)
+
+    return float(brentq(excess, 1e-7, 0.99, xtol=1e-9))
+
+
+def slow_start_floor_Bps(size_pkts, rtt_s, queue_s: float = 0.12, packet_bytes: float = 1500.0):
+    """Slowest throughput of a transfer that loses nothing, bytes/s.
+
+    A lossless transfer of S packets with an initial window of 1 (the
+    ``rfc`` stack, as paper 002's ns-2) and an ACK per segment doubles its
+    window every round trip (RFC 5681 section 3.1), so it needs the
+    handshake plus ``ceil(log2(S + 1))`` rounds; no round trip is longer
+    than the propagation RTT plus a full queue. So its duration is at most
+    ``(1 + ceil(log2(S + 1))) (RTT + queue_s)`` and its throughput at least
+    ``packet_bytes S`` bytes over that. A 100 KB transfer (67 packets of
+    1500 B) over a 530 ms RTT behind a 120 ms queue: 8 round trips of
+    0.65 s, 19.3 kB/s.
+
+    Parameters
+    ----------
+    size_pkts : float or array_like
+        Transfer size, packets.
+    rtt_s : float or array_like
+        Round-trip propagation delay, seconds.
+    queue_s : float
+        The longest queueing delay, seconds (paper 002's 500 packets at
+        50 Mbps: 0.12).
+    packet_bytes : float
+        Packet size, bytes.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Bytes per second.
+    """
+    size = np.asarray(size_pkts, dtype=float)
+    rounds = 1.0 + np.ceil(np.log2(size + 1.0))
+    return size * packet_bytes / (rounds * (np.asarray(rtt_s, dtype=float) + queue_s))

@@ -1,4 +1,4 @@
-"""Reproductions of the papers' published results, a module or package per paper.
+"""Reproductions of the papers' published results, a package per paper.
 
 A reproduction is a :class:`Reproduction`: what it reproduces and seven
 functions, which each paper of this package defines and :func:`get` collects:
@@ -43,9 +43,11 @@ import math
 import re
 import string
 import textwrap
+import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -1167,6 +1169,29 @@ def prose(template: str, **values: Any) -> Prose:
     out = Prose("".join(parts))
     out.spans = tuple(spans)
     return out
+
+
+def templates(package: str) -> dict[str, Any]:
+    """A paper's prose templates: its ``prose.toml``, read once at import.
+
+    Each paper that is a package keeps the templates its setup, findings and
+    captions fill (:func:`prose`) in ``prose.toml`` beside its code, shipped
+    as package data and read through :mod:`importlib.resources`.
+
+    Parameters
+    ----------
+    package : str
+        The paper's package (``bufsim.reproduce.kumar2010``: a text module's
+        ``__package__``).
+
+    Returns
+    -------
+    dict
+        The TOML document: ``setup`` (a template or a table of them),
+        ``findings`` and ``captions`` (tables of templates).
+    """
+    text = resources.files(package).joinpath("prose.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
 
 
 #: A citation before a number (a paper's section, equation, figure, table or

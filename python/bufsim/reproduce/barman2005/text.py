@@ -4,23 +4,19 @@ filled with the runs' numbers and the design's constants.
 
 from __future__ import annotations
 
-import tomllib
-from importlib import resources
-
 import pandas as pd
 
 from bufsim.reproduce import (
     Finding,
     Prose,
     prose,
+    templates,
 )
 from bufsim.reproduce.barman2005.design import FULL_BUFFER_PKTS, TWO_FLOW_BUFFERS, TWO_FLOW_RTTS_MS
 from bufsim.reproduce.barman2005.runs import _bdp_25, gbps25, two_flows
 
 #: The prose templates (prose.toml, shipped beside this module).
-TEXT = tomllib.loads(
-    resources.files(__package__).joinpath("prose.toml").read_text(encoding="utf-8")
-)
+TEXT = templates(__package__)
 
 
 def setup() -> Prose:

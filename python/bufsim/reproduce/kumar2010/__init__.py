@@ -6,169 +6,21 @@ the modelling choices the paper leaves open measured beside it, the
 fluid engine calibrated by the packet engine's synchronization, and
 figure 6's orderings (CUBIC against AIMD at 5% of BDP) checked at packet
 level and against the closed forms of the laws for synchronized flows
-(:func:`cubic_sync_utilization`, :func:`aimd_sync_utilization`). The setup
-is :func:`setup`, the measured findings :func:`findings`.
+(:func:`bufsim.models.cubic_sync_utilization`,
+:func:`bufsim.models.aimd_sync_utilization`). The setup is :func:`setup`,
+the measured findings :func:`findings`.
 
 The package: ``design`` (the scenario and constants), ``runs`` (the runs
 and the claims), ``text`` (the setup, findings and captions, filled from
-``prose.toml``) and ``charts`` (the figures); this module exposes the
-reproduction contract (:class:`bufsim.reproduce.contract.Paper`) and the
-public names of each. (``runs`` and ``charts``, not ``claims`` and
+``prose.toml``) and ``charts`` (the figures). This module exports the
+reproduction contract (:class:`bufsim.reproduce.contract.Paper`) and
+nothing else; every other name is its submodule's
+(``kumar2010.design.BASE``). (``runs`` and ``charts``, not ``claims`` and
 ``figures``: a submodule named as a contract function would shadow it.)
 """
 
-from bufsim.models.synchronized import aimd_sync_utilization, cubic_sync_utilization, kept_for
-from bufsim.reproduce.kumar2010.charts import (
-    PAPER_COLOR,
-    PAPER_MARKS,
-    figures,
-)
-from bufsim.reproduce.kumar2010.design import (
-    AIMD_CUT,
-    AIMD_REGAIN_S,
-    ALT_ONLY,
-    ALTERNATIVES,
-    B_HSTCP,
-    B_RENO,
-    BASE,
-    BDP_PKTS,
-    BETA_CUBIC,
-    CALIBRATED_DURATION,
-    CALIBRATED_FRACTIONS,
-    CALIBRATED_QUICK_DURATION,
-    CALIBRATED_QUICK_FRACTIONS,
-    CALIBRATED_TOL,
-    CLOSE_SOURCE,
-    CLOSED_FORM_TOL,
-    COUNTERFACTUALS,
-    FIGURE5_FRACTIONS,
-    FRACTIONS,
-    FULL_DURATION,
-    K_CUBIC,
-    LARGER,
-    LEVEL,
-    LEVEL_SOURCE,
-    NO_EPISODES,
-    NO_NS2_10G,
-    NO_NS2_FLUID,
-    NS2_RUN,
-    ONE_CUT,
-    ORDER_ACCESS,
-    ORDER_DURATION,
-    ORDER_FRACTION,
-    ORDER_QUICK_DURATION,
-    ORDER_SOURCE,
-    ORDER_VARIANTS,
-    PANELS,
-    QUICK_DURATION,
-    RATE_FORM,
-    REPEAT_S,
-    REPEAT_SHARE,
-    SERIES_BIN_S,
-    SMALLER,
-    SYNC,
-    VARIANTS,
-    W_FLOW,
-    WARMUPS,
-)
-from bufsim.reproduce.kumar2010.runs import (
-    b90,
-    calibrated,
-    calibrated_point,
-    calibrated_scenario,
-    claims,
-    figure5,
-    figure5_ns2,
-    fluid_point,
-    ordering_scenario,
-    orderings,
-    packet_point,
-    pivot,
-    run,
-    run_calibrated,
-    run_figure5,
-    run_orderings,
-    scenario,
-    tables,
-)
-from bufsim.reproduce.kumar2010.text import (
-    captions,
-    findings,
-    setup,
-)
+from bufsim.reproduce.kumar2010.charts import figures
+from bufsim.reproduce.kumar2010.runs import claims, run, tables
+from bufsim.reproduce.kumar2010.text import captions, findings, setup
 
-__all__ = [
-    "aimd_sync_utilization",
-    "cubic_sync_utilization",
-    "kept_for",
-    "AIMD_CUT",
-    "AIMD_REGAIN_S",
-    "ALTERNATIVES",
-    "ALT_ONLY",
-    "BASE",
-    "BDP_PKTS",
-    "BETA_CUBIC",
-    "B_HSTCP",
-    "B_RENO",
-    "CALIBRATED_DURATION",
-    "CALIBRATED_FRACTIONS",
-    "CALIBRATED_QUICK_DURATION",
-    "CALIBRATED_QUICK_FRACTIONS",
-    "CALIBRATED_TOL",
-    "CLOSED_FORM_TOL",
-    "CLOSE_SOURCE",
-    "COUNTERFACTUALS",
-    "FIGURE5_FRACTIONS",
-    "FRACTIONS",
-    "FULL_DURATION",
-    "K_CUBIC",
-    "LARGER",
-    "LEVEL",
-    "LEVEL_SOURCE",
-    "NO_EPISODES",
-    "NO_NS2_10G",
-    "NO_NS2_FLUID",
-    "NS2_RUN",
-    "ONE_CUT",
-    "ORDER_ACCESS",
-    "ORDER_DURATION",
-    "ORDER_FRACTION",
-    "ORDER_QUICK_DURATION",
-    "ORDER_SOURCE",
-    "ORDER_VARIANTS",
-    "PANELS",
-    "QUICK_DURATION",
-    "RATE_FORM",
-    "REPEAT_S",
-    "REPEAT_SHARE",
-    "SERIES_BIN_S",
-    "SMALLER",
-    "SYNC",
-    "VARIANTS",
-    "WARMUPS",
-    "W_FLOW",
-    "b90",
-    "calibrated",
-    "calibrated_point",
-    "calibrated_scenario",
-    "claims",
-    "figure5",
-    "figure5_ns2",
-    "fluid_point",
-    "ordering_scenario",
-    "orderings",
-    "packet_point",
-    "pivot",
-    "run",
-    "run_calibrated",
-    "run_figure5",
-    "run_orderings",
-    "scenario",
-    "tables",
-    "captions",
-    "findings",
-    "setup",
-    "PAPER_COLOR",
-    "PAPER_MARKS",
-    "figures",
-]
+__all__ = ["setup", "run", "claims", "findings", "figures", "captions", "tables"]

@@ -267,7 +267,7 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
 def figure5_ns2(table: pd.DataFrame) -> pd.DataFrame:
     """ns-2.35 on Figure 5's case beside the fluid engine at each X, runs
     of one length: the drop-tail runs of
-    :func:`bufsim.reproduce.barman2005.run_ns2` (the same scenarios, read
+    :func:`bufsim.reproduce.barman2005.runs.run_ns2` (the same scenarios, read
     back from the store where that reproduction ran; quick, shorter than
     :func:`run_figure5`'s) and the fluid runs at their length.
 
@@ -284,14 +284,14 @@ def figure5_ns2(table: pd.DataFrame) -> pd.DataFrame:
     if "figure5_ns2" in table.attrs:
         return table.attrs["figure5_ns2"]
     quick = bool(table.attrs.get("quick", False))
-    n = barman2005.run_ns2(quick, red=False, two=False)
+    n = barman2005.runs.run_ns2(quick, red=False, two=False)
     d = n[n["case"] == "droptail"] if len(n) else n
-    duration, warmup = barman2005.NS2_CASES[quick][2]
+    duration, warmup = barman2005.design.NS2_CASES[quick][2]
     rows = []
     for frac, u in zip(d["fraction"], d["utilization"]) if len(d) else ():
         if frac not in FIGURE5_FRACTIONS[quick]:
             continue
-        raw = barman2005.scenario(frac, duration)
+        raw = barman2005.runs.scenario(frac, duration)
         raw["warmup"] = warmup
         row = {"fraction": frac, "ns2": u}
         for x in SYNC:
@@ -322,7 +322,7 @@ def run_figure5(quick: bool = False) -> pd.DataFrame:
 
     rows = []
     for frac in FIGURE5_FRACTIONS[quick]:
-        raw = barman2005.scenario(frac, "60s" if quick else barman2005.BASE["duration"])
+        raw = barman2005.runs.scenario(frac, "60s" if quick else barman2005.design.BASE["duration"])
         if quick:
             raw["warmup"] = "20s"
         row = {"fraction": frac, "packet": simulate(raw).summary["utilization"]}

@@ -4,13 +4,10 @@ filled with the runs' numbers and the design's constants.
 
 from __future__ import annotations
 
-import tomllib
-from importlib import resources
-
 import pandas as pd
 
 from bufsim.models.synchronized import aimd_sync_utilization, cubic_sync_utilization, kept_for
-from bufsim.reproduce import Finding, Prose, prose
+from bufsim.reproduce import Finding, Prose, prose, templates
 from bufsim.reproduce.kumar2010.design import (
     AIMD_REGAIN_S,
     B_RENO,
@@ -34,9 +31,7 @@ from bufsim.reproduce.kumar2010.runs import (
 )
 
 #: The prose templates (prose.toml, shipped beside this module).
-TEXT = tomllib.loads(
-    resources.files(__package__).joinpath("prose.toml").read_text(encoding="utf-8")
-)
+TEXT = templates(__package__)
 
 
 def setup() -> Prose:

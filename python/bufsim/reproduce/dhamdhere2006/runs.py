@@ -1,9 +1,6 @@
-"""Paper 002 (Dhamdhere & Dovrolis, *Open issues in router buffer sizing*,
-CCR 2006), section 4: the loss rate against the buffer (figure 1) and the
-per-flow throughput and loss distributions (figures 2-7) of persistent,
-closed-loop and open-loop TCP traffic at the Stanford buffer B_s = 18
-packets and at B_l = 500 packets (2 BDP). The setup is :func:`setup`, the
-measured findings :func:`findings`.
+"""Paper 002's runs and claims: persistent, closed- and open-loop traffic
+at B_s and B_l and over the buffer curve, the per-flow statistics, and
+each claim beside bufsim's number with its verdict.
 """
 
 from __future__ import annotations
@@ -16,115 +13,36 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import brentq
 
 import bufsim
 from bufsim import fmt
 from bufsim.models.rules import persistent_loss_rate
-from bufsim.models.tcp_throughput import pftk_throughput
-from bufsim.plot import figure, flow_cdfs
-from bufsim.reproduce import (
-    Claims,
-    Explanation,
-    Finding,
-    Prose,
-    prose,
-    simulate,
-    simulate_each,
-    variant,
+from bufsim.models.tcp_throughput import pftk_fill_loss, slow_start_floor_Bps
+from bufsim.reproduce import Claims, Explanation, Prose, prose, simulate, simulate_each, variant
+from bufsim.reproduce.dhamdhere2006.design import (
+    ALMOST_SOURCE,
+    BASE,
+    BDP_PKTS,
+    BS_RANGE,
+    BS_SOURCE,
+    BUFFERS,
+    CURVE,
+    DELAYED_ACK_RUN,
+    FRACTION_SOURCE,
+    HIGH_LOSS,
+    LITTLE_TOL,
+    LOSS_SOURCE,
+    LOSS_TOL,
+    N_LONG,
+    NEAR,
+    NO_NS2,
+    PAPER,
+    RTO_RUN,
+    TIE,
+    TRAFFIC,
+    USERS,
+    VARIANTS,
 )
-
-#: Closed-loop users (about 200 long flows on average with B = 18 packets).
-USERS = 800
-
-TREE = {"tree": {"nodes": 18, "min": "30ms", "max": "530ms", "harmonic_mean": "60ms"}}
-
-#: The base scenario (also the packaged example ``dhamdhere2006``, open loop).
-BASE: dict[str, Any] = {
-    "name": "dhamdhere2006",
-    "duration": "630s",
-    "warmup": "30s",
-    "seed": 1,
-    "link": {"capacity": "50Mbps", "delay": "5ms", "buffer": "18pkt", "bdp_rtt": "60ms"},
-    "output": {"interval": "1s", "large_flow": "100KB"},
-}
-
-#: Traffic type -> its flow groups.
-TRAFFIC: dict[str, list[dict[str, Any]]] = {
-    "persistent": [
-        {
-            "count": 200,
-            "stack": "rfc",
-            "rtt": TREE,
-            "mss": "1500B",
-            "start": {"uniform": ["0s", "5s"]},
-        },
-        {
-            "stack": "rfc",
-            "rtt": TREE,
-            "mss": "1500B",
-            "size": {"uniform": ["3pkt", "25pkt"]},
-            "arrival": {"load": 0.05},
-        },
-    ],
-    "closed": [
-        {
-            "stack": "rfc",
-            "rtt": TREE,
-            "mss": "1500B",
-            "size": "dhamdhere2006",
-            "users": USERS,
-            "think": "5s",
-        }
-    ],
-    "open": [
-        {
-            "stack": "rfc",
-            "rtt": TREE,
-            "mss": "1500B",
-            "size": "dhamdhere2006",
-            "arrival": {"load": 0.95},
-        }
-    ],
-}
-
-#: Variants measured at B_s and B_l: name -> fields set in every flow group.
-VARIANTS: dict[str, dict[str, Any]] = {
-    "rfc": {},
-    "delayed_ack": {"delayed_ack": True},
-    "min_rto_0.2s": {"min_rto": "200ms"},
-}
-
-#: (traffic, buffer packets) -> (the paper's words on the loss rate, low end, high end).
-PAPER: dict[tuple[str, int], tuple[str, float, float]] = {
-    ("open", 18): ("about 12%", 0.12, 0.12),
-    ("persistent", 18): ("7-8%", 0.07, 0.08),
-    ("closed", 18): ("7-8%", 0.07, 0.08),
-    ("open", 500): ("< 1%", 0.0, 0.01),
-    ("persistent", 500): ("about 2%", 0.02, 0.02),
-    ("closed", 500): ("about 4%", 0.04, 0.04),
-}
-
-#: The paper's two buffers: B_s (Stanford, 250/sqrt(200)) and B_l (2 BDP), packets.
-BUFFERS = (18, 500)
-
-#: Buffers of the figure 1 curve, packets.
-CURVE = (3, 6, 12, 18, 36, 72, 150, 300, 500, 1000)
-
-#: BDP C T_eff, packets (50 Mbps x 60 ms / 1500 B).
-BDP_PKTS = 250.0
-
-#: Paper 002 section 4.2: the number of long flows the traffic is sized for.
-N_LONG = 200
-
-#: Loss-rate tolerance of the figure 1 claims: 1 percentage point beyond the paper's range.
-LOSS_TOL = 0.01
-
-
-#: Why no claim has an ns-2 number: the ns2 engine runs long-lived flows
-#: and finite transfers at fixed starts, not flows arriving in an open or
-#: closed loop (:func:`bufsim.ns2.check`).
-NO_NS2 = "open/closed loops"
 
 
 def scenario(
@@ -204,11 +122,10 @@ def case_flows(traffic: str, buffer_pkts: int, duration_s: float, seed: int = 1)
 def pftk_loss(buffer_pkts: float, b: float = 1.0, rto_s: float = 1.0) -> float:
     """Loss rate at which the 200 persistent flows fill the link by PFTK.
 
-    Eq. (3) of paper 002 with timeouts: the loss p that solves
-    ``sum_i R_PFTK(p, T_i + B/C, T0, b) = 0.95 C`` (the mice take 5%), with
-    ``T_i`` the round-trip propagation times bufsim draws for the 200 flows
-    (seed 1) and the queue full, as eq. (3) assumes. Eq. (3) is its
-    square-root special case (no timeouts, b = 2, one RTT for all).
+    Eq. (3) of paper 002 with timeouts (:func:`bufsim.models.pftk_fill_loss`):
+    the loss p that solves ``sum_i R_PFTK(p, T_i + B/C, T0, b) = 0.95 C``
+    (the mice take 5%), with ``T_i`` the round-trip propagation times bufsim
+    draws for the 200 flows (seed 1) and the queue full, as eq. (3) assumes.
 
     Parameters
     ----------
@@ -226,16 +143,10 @@ def pftk_loss(buffer_pkts: float, b: float = 1.0, rto_s: float = 1.0) -> float:
     float
         Loss probability (fraction).
     """
-
     sc = bufsim.Scenario.load(scenario("persistent", 18, 10.0))
     rtts = np.asarray(sc.normalized["flows"][0]["rtts_s"], dtype=float)
     pps = 50e6 / (1500 * 8)
-    rtt = rtts + buffer_pkts / pps
-
-    def excess(p: float) -> float:
-        return float(np.sum(pftk_throughput(p, rtt, rto_s=rto_s, b=b)) - 0.95 * pps)
-
-    return float(brentq(excess, 1e-7, 0.99, xtol=1e-9))
+    return pftk_fill_loss(rtts + buffer_pkts / pps, pps, share=0.95, rto_s=rto_s, b=b)
 
 
 def _finished(flows: pd.DataFrame, large: bool) -> pd.DataFrame:
@@ -246,38 +157,6 @@ def _finished(flows: pd.DataFrame, large: bool) -> pd.DataFrame:
 
 def _median(v: pd.Series) -> float:
     return float(v.median()) if len(v) else math.nan
-
-
-def slow_start_floor_Bps(size_pkts: Any, rtt_s: Any, queue_s: float = 0.12) -> Any:
-    """Slowest throughput of a transfer that loses nothing, bytes/s.
-
-    A lossless transfer of S packets with an initial window of 1 (bufsim's
-    ``rfc`` stack, as the papers' ns-2) and an ACK per segment doubles its
-    window every round trip, so it needs the handshake plus
-    ``ceil(log2(S + 1))`` rounds; no round trip is longer than the
-    propagation RTT plus a full queue. So its duration is at most
-    ``(1 + ceil(log2(S + 1))) (RTT + queue_s)`` and its throughput at least
-    ``1500 S`` bytes over that. A 100 KB transfer (67 packets) from the
-    farthest node (530 ms) behind a full 500-packet queue (120 ms): 8 round
-    trips of 0.65 s, 19.3 kB/s.
-
-    Parameters
-    ----------
-    size_pkts : float or array_like
-        Transfer size, 1500 B packets.
-    rtt_s : float or array_like
-        Round-trip propagation delay, seconds.
-    queue_s : float
-        The longest queueing delay, seconds (500 packets at 50 Mbps: 0.12).
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Bytes per second.
-    """
-    size = np.asarray(size_pkts, dtype=float)
-    rounds = 1.0 + np.ceil(np.log2(size + 1.0))
-    return size * 1500.0 / (rounds * (np.asarray(rtt_s, dtype=float) + queue_s))
 
 
 def large_in_progress(flows: pd.DataFrame, duration_s: float, warmup_s: float = 30.0) -> float:
@@ -540,17 +419,6 @@ def _variant(table: pd.DataFrame, traffic: str, name: str, b: int, col: str) -> 
     return float(row[col].iloc[0]) if len(row) else math.nan
 
 
-#: Where the claims' tolerances come from.
-LOSS_SOURCE = "one percentage point beyond the range the paper's text gives"
-FRACTION_SOURCE = "the paper reads fractions off CDFs it does not print: 0.1"
-ALMOST_SOURCE = "'almost' read as within 3 points"
-#: The per-flow claims read a column of the base runs' flow tables
-#: (:func:`case_flows`): ``about="flows:<column>"``, which a test perturbs
-#: through ``case_flows``.
-DELAYED_ACK_RUN = "the same case with delayed ACKs, which the paper leaves unstated"
-RTO_RUN = prose("the same case with ns-2's {rto:g} s minimum RTO", rto=0.2)
-
-
 def _loss_why(table: pd.DataFrame, t: pd.DataFrame, traffic: str, b: int) -> Prose:
     """The measured reason behind one figure 1 loss claim."""
 
@@ -623,21 +491,6 @@ def _seed_spread(table: pd.DataFrame, traffic: str, b: int, col: str) -> float:
         (table["traffic"] == traffic) & (table["variant"] == "rfc") & (table["buffer_pkts"] == b)
     ][col]
     return float(v.max() - v.min()) / 2 if len(v) > 1 else math.nan
-
-
-#: The paper's 'about 200' long flows read as a quarter of N
-#: (:func:`_n_claims`), through eq. (1): the B_s that range allows, packets.
-BS_RANGE = (BDP_PKTS / math.sqrt(N_LONG * 1.25), BDP_PKTS / math.sqrt(N_LONG * 0.75))
-BS_SOURCE = prose(
-    "the paper's 'about {N}' long flows read as a quarter of N, through eq. (1): "
-    "{lo:.1f}-{hi:.1f} packets",
-    N=N_LONG,
-    lo=BS_RANGE[0],
-    hi=BS_RANGE[1],
-)
-#: The abstract's and section 1's loss range at B_s ("up to 5%-15% in our
-#: simulations"), one point wider each side (:data:`LOSS_TOL`).
-HIGH_LOSS = (0.05, 0.15)
 
 
 def _headline_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
@@ -955,14 +808,6 @@ def _n_claims(c: Claims, t: pd.DataFrame) -> None:
         )
 
 
-#: Persistent flows whose RTT is within this fraction of the shortest one
-#: count as "near" (figure 2's claims: who gets the link at B_s).
-NEAR = 0.01
-
-#: Two CDFs' quantiles within this relative margin count as a tie, not "better".
-TIE = 0.05
-
-
 def _quantile_better(a: pd.Series, b: pd.Series) -> float:
     """Fraction of quantile levels (0.01..0.99) at which ``a``'s quantile exceeds ``b``'s
     by more than :data:`TIE` (5%): "x% of the flows do better" read off two CDFs, where
@@ -1168,12 +1013,6 @@ def _flow_claims(c: Claims, table: pd.DataFrame) -> None:
             about="flows:throughput_bps",
         )
     _open_claims(c, f, table)
-
-
-#: Little's law checked on a run: G_L / N_L within this fraction of the
-#: large transfers' measured mean rate (the window's edges and the finite
-#: run keep them from being equal).
-LITTLE_TOL = 0.15
 
 
 def _open_small_buffer_why(
@@ -1405,369 +1244,7 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
     return c.table()
 
 
-def setup() -> Prose:
-    """What is reproduced and how bufsim's setup differs from the paper's (Markdown)."""
-    return prose(
-        """
-        **The paper's setup** (section 4.1). A {cap:g} Mbps target link, {mss:g} B packets,
-        NewReno with SACK, {nodes} source nodes on a balanced binary tree with RTTs from {rmin:g}
-        to {rmax:g} ms and an effective (harmonic-mean) RTT of {reff:g} ms, so the BDP is
-        {bdp:g} packets; access links never congest. Three traffic types, each sized for about
-        N = {N} long flows: `persistent` ({N} persistent flows plus mice of {m0}-{m1} packets
-        at {ml:.0%} of the capacity), `closed` (users with exponential think times of mean
-        {think:g} s and a size mixture of mean {mean:g} packets) and `open` (Poisson arrivals of
-        the same sizes at {load:.0%} load).
-
-        **What it reports** (figure 1, section 4.3): utilization "almost {u:.0%}" in every case;
-        at B_s a loss of {lo18} (open loop) and {lp18} (persistent and closed); at B_l {lo500}
-        (open), {lp500} (persistent) and {lc500} (closed); for the open loop a median large-flow
-        throughput of about {m18:,} bytes/s at B_s and {m500:,} at B_l, with about {nl:.0%} of
-        the large flows lossless at B_l. Figures 2-7 are missing from the text: bufsim draws
-        them with the numbers the text gives marked on them.
-
-        **Choices the paper leaves open**, stated here:
-
-        - the tree's per-node RTTs: a power curve through {rmin:g} and {rmax:g} ms with the
-          harmonic mean {reff:g} ms, each flow at a node drawn at random;
-        - the link's own delay ({delay:g} ms one way) and RFC 6298's {rto:g} s minimum RTO;
-        - every segment is acknowledged, as ns-2's default `TCPSink` (no delayed ACKs);
-        - the closed loop's user count, {users}, chosen so that the long-flow average is near
-          {N} at B_s (the paper says it "adjusted" its users, not to what);
-        - a "long" flow is one out of slow start (the paper uses its reference [9]'s
-          heuristic).
-
-        Delayed ACKs and ns-2's {rto2:g} s minimum RTO run as variants at both buffers, since
-        they move the loss rates most.
-        """,
-        cap=50.0,
-        mss=1500.0,
-        nodes=18,
-        rmin=30.0,
-        rmax=530.0,
-        reff=60.0,
-        bdp=BDP_PKTS,
-        N=N_LONG,
-        m0=3,
-        m1=25,
-        ml=0.05,
-        think=5.0,
-        mean=35.0,
-        load=0.95,
-        u=1.0,
-        lo18=PAPER[("open", 18)][0],
-        lp18=PAPER[("persistent", 18)][0],
-        lo500=PAPER[("open", 500)][0],
-        lp500=PAPER[("persistent", 500)][0],
-        lc500=PAPER[("closed", 500)][0],
-        m18=10_000,
-        m500=15_000,
-        nl=0.7,
-        delay=5.0,
-        rto=1.0,
-        users=USERS,
-        rto2=0.2,
-    )
-
-
-def findings(table: pd.DataFrame) -> list[Finding]:
-    """What the runs show, each beside the figure it explains (Markdown, numbers from ``table``)."""
-    t = _means(table)
-
-    def da(traffic: str, b: int) -> float:
-        return _variant(table, traffic, "delayed_ack", b, "loss_rate")
-
-    o18 = table[(table["traffic"] == "open") & (table["buffer_pkts"] == 18)]
-    k18 = o18["large_median_throughput_Bps"] / o18["large_mean_rate_Bps"]
-    return [
-        Finding(
-            "Loss against the buffer: bufsim's TCPs lose more than the paper's",
-            prose(
-                "bufsim's loss at B_l is {p500:.1%} (persistent), {c500:.1%} (closed) and "
-                "{o500:.1%} (open) where the paper reads {pp}, {pc} and {po}. The paper's own "
-                "eq. (3) gives {eq3:.1%} for its persistent flows at B_l, so its figure 1 "
-                "point contradicts its equation at its N. Two of eq. (3)'s assumptions do not "
-                "hold for bufsim: it has no timeouts, while with windows of a few packets most "
-                "losses end in one (PFTK with timeouts gives {pftk:.1%}), and its constant "
-                "`0.87 = sqrt(3/4)` assumes delayed ACKs. With delayed ACKs bufsim loses "
-                "{dp:.1%}, {dc:.1%} and {do:.2%} at B_l: the likeliest reading is that the "
-                "paper's TCPs delayed their ACKs, which it does not say.",
-                p500=t.loc[("persistent", 500), "loss_rate"],
-                c500=t.loc[("closed", 500), "loss_rate"],
-                o500=t.loc[("open", 500), "loss_rate"],
-                pp=PAPER[("persistent", 500)][0],
-                pc=PAPER[("closed", 500)][0],
-                po=PAPER[("open", 500)][0],
-                eq3=t.loc[("persistent", 500), "eq3_loss"],
-                pftk=t.loc[("persistent", 500), "pftk_loss"],
-                dp=da("persistent", 500),
-                dc=da("closed", 500),
-                do=da("open", 500),
-            ),
-            "loss_vs_buffer",
-        ),
-        Finding(
-            "Open loop: large flows are far faster than the paper's medians",
-            prose(
-                "The open loop's median large-flow throughput is {m18:.0f} bytes/s at B_s and "
-                "{m500:.0f} at B_l, where the paper says about {p18:,} and {p500:,}. At B_l the "
-                "paper's statements conflict: a lossless large transfer cannot be slower than "
-                "its slow-start floor, and with {nl:.0%} of them lossless ({nlb:.0%} in bufsim) "
-                "the median sits among the lossless ones (see the claims). At B_s Little's law "
-                "sets the median: the large transfers' goodput ({gl:.2f} MB/s, fixed by the "
-                "load) over the {nl18:.0f} of them in progress is {rate:.1f} kB/s, and the "
-                "median is {klo:.2f}-{khi:.2f} times that in every seed and variant run, so it "
-                "moves with the population and with nothing else measured. The paper's value at "
-                "its N = {N} would need that ratio at {kp:.2f}, or about {x:.1f}x its N at "
-                "bufsim's ratio: its median and its population do not fit together under any "
-                "TCP behaviour measured. An open loop's "
-                "population follows from its load: {n500:.0f} flows are out of slow start at "
-                "B_l, not the paper's {N}.",
-                gl=t.loc[("open", 18), "large_goodput_Bps"] / 1e6,
-                nl18=t.loc[("open", 18), "large_flows_mean"],
-                rate=t.loc[("open", 18), "large_mean_rate_Bps"] / 1e3,
-                klo=k18.min(),
-                khi=k18.max(),
-                kp=10_000 * N_LONG / t.loc[("open", 18), "large_goodput_Bps"],
-                x=k18.median() * t.loc[("open", 18), "large_goodput_Bps"] / 10_000 / N_LONG,
-                m18=t.loc[("open", 18), "large_median_throughput_Bps"],
-                m500=t.loc[("open", 500), "large_median_throughput_Bps"],
-                p18=10_000,
-                p500=15_000,
-                nl=0.7,
-                nlb=t.loc[("open", 500), "large_no_loss_fraction"],
-                n500=t.loc[("open", 500), "long_flows_mean"],
-                N=N_LONG,
-            ),
-            "throughput_open",
-        ),
-        Finding(
-            "Closed loop: timeouts cost utilization at B_s",
-            prose(
-                "The closed loop carries {u:.3f} of the link at B_s (the paper: almost all of "
-                "it): with windows of a few packets a loss stops a flow for the minimum RTO and "
-                "a closed loop has no other user to fill in ({to:.0f} timeouts); ns-2's shorter "
-                "minimum RTO gives {u2:.3f}.",
-                u=t.loc[("closed", 18), "utilization"],
-                to=t.loc[("closed", 18), "timeouts"],
-                u2=_variant(table, "closed", "min_rto_0.2s", 18, "utilization"),
-            ),
-            "throughput_closed",
-        ),
-    ]
-
-
-def captions(table: pd.DataFrame) -> dict[str, Prose]:
-    """One sentence per figure of :func:`figures`: what it shows and how to read it."""
-    out = {
-        "loss_vs_buffer": prose(
-            "Loss rate against the buffer (log-log) for the three traffic types: bufsim's "
-            "curves, the delayed-ACK variant (open squares), the paper's values (diamonds; a "
-            "triangle for an upper bound), eq. (3) and PFTK with timeouts."
-        )
-    }
-    for traffic, (fig_tp, fig_loss) in _FLOW_FIGS.items():
-        top = "persistent" if traffic == "persistent" else "large"
-        out[f"throughput_{traffic}"] = prose(
-            "The paper's figure {n}: CDFs of per-flow throughput (bytes/s) of {top} flows "
-            "(top) and small flows (bottom), {traffic} traffic, at B_s and B_l"
-            + _red_marks(traffic, False)
-            + ".",
-            n=fig_tp,
-            top=top,
-            traffic=traffic,
-        )
-        out[f"loss_{traffic}"] = prose(
-            "The paper's figure {n}: CDFs of per-flow loss rate of {top} flows (top) and small "
-            "flows (bottom), {traffic} traffic, at B_s and B_l" + _red_marks(traffic, True) + ".",
-            n=fig_loss,
-            top=top,
-            traffic=traffic,
-        )
-    return out
-
-
-# ----------------------------------------------------------------- figures
-
-#: Colours of the traffic types.
-COLORS = {"persistent": "#1f4e79", "closed": "#c55a11", "open": "#548235"}
-
-
-def _figure1(table: pd.DataFrame) -> Any:
-    """Figure 1: loss rate against the buffer, bufsim's curves and the paper's points."""
-
-    fig, (ax,) = figure(7.0, 4.6)
-    base = table[table["variant"] == "rfc"]
-    for (traffic, color), dx in zip(COLORS.items(), (0.92, 1.0, 1.08)):
-        g = base[base["traffic"] == traffic].groupby("buffer_pkts")["loss_rate"]
-        x = g.mean().index.to_numpy(dtype=float)
-        ax.plot(x, g.mean(), "o-", ms=3.5, color=color, lw=1.6, label=f"bufsim {traffic}")
-        if g.count().max() > 1:
-            ax.fill_between(x, g.min(), g.max(), color=color, alpha=0.2, lw=0)
-        for b in BUFFERS:
-            text, lo, hi = PAPER[(traffic, b)]
-            if lo == 0.0:  # "< 1%": an upper bound
-                ax.plot([b * dx], [hi], marker="v", ms=9, color=color, mec="black")
-            else:
-                ax.errorbar(
-                    [b * dx],
-                    [(lo + hi) / 2],
-                    yerr=[[(hi - lo) / 2]] * 2,
-                    fmt="D",
-                    ms=7,
-                    color=color,
-                    mec="black",
-                    capsize=4,
-                )
-            da = _variant(table, traffic, "delayed_ack", b, "loss_rate")
-            ax.plot([b * dx], [da], marker="s", ms=6, mfc="none", color=color)
-    xs = np.geomspace(min(CURVE), max(CURVE), 100)
-    ax.plot(
-        xs,
-        persistent_loss_rate(BDP_PKTS, N_LONG, xs),
-        color="0.3",
-        ls="--",
-        lw=1,
-        label="eq. (3), N = 200",
-    )
-    xb = np.asarray(CURVE, dtype=float)
-    ax.plot(
-        xb,
-        [pftk_loss(b) for b in xb],
-        color=COLORS["persistent"],
-        ls="-.",
-        lw=1,
-        label="PFTK with timeouts (persistent)",
-    )
-    ax.plot(
-        xb,
-        [pftk_loss(b, b=2.0) for b in xb],
-        color=COLORS["persistent"],
-        ls=":",
-        lw=1.2,
-        label="PFTK, delayed ACKs (persistent)",
-    )
-    ax.plot([], [], "D", color="0.5", mec="black", label="paper 002 (text; ▼: upper bound)")
-    ax.plot([], [], "s", mfc="none", color="0.5", label="bufsim, delayed ACKs")
-    for b, name in ((18, "B_s = 18"), (BDP_PKTS, "BDP"), (500, "B_l = 500")):
-        ax.axvline(b, color="0.6", lw=0.8, ls=":")
-        ax.annotate(
-            f" {name}",
-            (b, 0.98),
-            xycoords=("data", "axes fraction"),
-            va="top",
-            fontsize=8,
-            color="0.3",
-        )
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_ylim(2e-3, 0.6)
-    ax.set_xlabel("buffer (packets)")
-    ax.set_ylabel("loss rate at the target link")
-    seeds = int(base["seed"].nunique())
-    band = f"; band: range over {seeds} seeds" if seeds > 1 else ""
-    ax.set_title(f"Paper 002 figure 1: loss rate vs buffer, 50 Mbps, N ≈ 200{band}", fontsize=9)
-    ax.legend(fontsize=7.5, loc="lower left", ncol=2)
-    return fig
-
-
-#: Figures 2-7: traffic -> (figure numbers, what the text says to mark).
-_FLOW_FIGS = {"persistent": (2, 3), "closed": (4, 5), "open": (6, 7)}
-
-
-def _flow_figure(flows: dict[int, pd.DataFrame], traffic: str, column: str) -> Any:
-    """One of figures 2-7: two panels (large or persistent flows; small flows)."""
-
-    fig, axes = figure(6.4, 6.0, nrows=2)
-    top = "persistent" if traffic == "persistent" else "large"
-    runs = {f"B={b}": flows[b] for b in BUFFERS}
-    for ax, cls in zip(axes, (top, "small")):
-        flow_cdfs(runs, column, classes=[cls], ax=ax, logx=column != "loss_rate")
-        _mark_paper(ax, traffic, cls, column)
-        ax.set_xlabel(
-            "per-flow throughput (bytes/s)"
-            if column != "loss_rate"
-            else "per-flow loss rate (drops / packets sent)"
-        )
-        ax.set_title(f"{cls} flows", fontsize=9)
-        # Where the curves are not: a CDF that rises late (the open loop's
-        # large flows at B_l) runs through the lower right corner.
-        ax.legend(fontsize=7.5, loc="best")
-    n = _FLOW_FIGS[traffic][column == "loss_rate"]
-    what = "throughput" if column != "loss_rate" else "loss rate"
-    fig.suptitle(f"Paper 002 figure {n}: per-flow {what}, {traffic} traffic", fontsize=10)
-    return fig
-
-
-#: The numbers the paper's text gives for a panel of figures 2-7, drawn in
-#: red: (traffic, flow class, loss panel?) -> (x, y, matplotlib format,
-#: style, label).
-_PAPER_MARKS: dict[tuple[str, str, bool], tuple[list[float], list[float], str, dict, str]] = {
-    ("open", "large", False): (
-        [10_000, 15_000],
-        [0.5, 0.5],
-        "x",
-        {"ms": 9, "mew": 2},
-        "paper: medians 10,000 (B_s), 15,000 (B_l)",
-    ),
-    ("open", "large", True): ([0], [0.7], "x", {"ms": 9, "mew": 2}, "paper: 70% lossless at B_l"),
-    ("persistent", "small", True): (
-        [0, 0],
-        [0.4, 0.7],
-        "-",
-        {"lw": 4, "alpha": 0.6},
-        "paper: 40-70% of mice lossless",
-    ),
-}
-
-#: The colour of the paper's marks (the captions name it).
-PAPER_COLOR = "#c00000"
-
-
-def _mark_paper(ax: Any, traffic: str, cls: str, column: str) -> None:
-    """The numbers the paper's text gives for a panel of figures 2-7, in red
-    (:data:`_PAPER_MARKS`)."""
-    mark = _PAPER_MARKS.get((traffic, cls, column == "loss_rate"))
-    if mark:
-        x, y, style, kw, label = mark
-        ax.plot(x, y, style, color=PAPER_COLOR, label=label, **kw)
-
-
-def _red_marks(traffic: str, loss: bool) -> str:
-    """The caption's sentence on the paper's red marks, where a panel of
-    that figure has one (:data:`_PAPER_MARKS`), else nothing."""
-    if any(k[0] == traffic and k[2] == loss for k in _PAPER_MARKS):
-        return "; red marks are the numbers the paper's text gives"
-    return ""
-
-
 def tables(table: pd.DataFrame) -> dict[str, tuple[str, pd.DataFrame]]:
     """No further tables: the run table and the claims are the whole
     reproduction (the contract's ``tables``)."""
     return {}
-
-
-def figures(table: pd.DataFrame) -> dict[str, Any]:
-    """Paper 002's figures 1-7 from bufsim's runs, with the paper's numbers marked.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        From :func:`run`; figures 2-7 use the six base cases at its
-        ``duration_s`` with seed 1 (cached by :func:`case_flows`).
-
-    Returns
-    -------
-    dict
-        ``loss_vs_buffer`` (figure 1: loss rate against the buffer, log-log,
-        bufsim's three curves, the paper's six values, eq. (3) and the
-        delayed-ACK variant), and ``throughput_<traffic>`` and
-        ``loss_<traffic>`` (figures 2-7: per-flow CDFs at B = 18 and 500,
-        throughput in bytes/s) for each traffic type; matplotlib Figures.
-    """
-    d = float(table["duration_s"].iloc[0])
-    out = {"loss_vs_buffer": _figure1(table)}
-    for traffic in TRAFFIC:
-        flows = {b: case_flows(traffic, b, d, 1) for b in BUFFERS}
-        out[f"throughput_{traffic}"] = _flow_figure(flows, traffic, "throughput_Bps")
-        out[f"loss_{traffic}"] = _flow_figure(flows, traffic, "loss_rate")
-    return out

@@ -1,10 +1,7 @@
-"""Paper 003 (Avrachenkov, Ayesta & Piunovskiy, *Optimal choice of the buffer
-size in the Internet routers*), section III: N NewReno flows with one RTT
-through a 100 Mbps bottleneck; Theorem 1, the fluid engine and the packet
-engine against the buffer, the Pareto set of rate against mean queue
-(Figure 7), and B0, the smallest buffer for 99.9% utilization, against N
-(Figure 8). The setup is :func:`setup`, the measured findings
-:func:`findings`.
+"""Paper 003's runs and claims: Theorem 1, the fluid and packet engines
+over N and the buffer, B0's bisection, the stack fields one at a time,
+ns-2 and ns-3 beside them, and each claim beside bufsim's number with its
+verdict.
 """
 
 from __future__ import annotations
@@ -15,141 +12,46 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.lines import Line2D
 
 import bufsim
 import bufsim.models as m
-from bufsim import fmt
-from bufsim.plot import ENGINE_COLORS, figure
-from bufsim.reproduce import (
-    Claims,
-    Explanation,
-    Finding,
-    Prose,
-    prose,
-    simulate,
-    simulate_each,
-    variant,
+from bufsim.reproduce import Claims, Explanation, Prose, prose, simulate, simulate_each, variant
+from bufsim.reproduce.avrachenkov2006.design import (
+    ACCESS_MBPS,
+    ACCESS_RUN,
+    BASE,
+    BDP_PKTS,
+    BUFFERS,
+    COROLLARY1_MBPS,
+    GRID_STEP,
+    JITTER,
+    LT_RUN,
+    NS,
+    NS2_LIMITED_TRANSMIT,
+    NS2_RUN,
+    NS2_SINK,
+    NS3_BUFFERS,
+    NS3_DURATION,
+    NS3_NS,
+    NS3_SETTINGS,
+    NS3_WALL,
+    NS3_WARMUP,
+    PAPER,
+    PAPER_GAP_MBPS,
+    PAPER_GAP_SOURCE,
+    PAPER_RULES,
+    QUICK_BUFFERS,
+    QUICK_NS,
+    RATE_TOL,
+    RATIO_TOL,
+    SEARCH_BUFFERS,
+    SETTINGS,
+    STACK_FIELDS,
+    STARVED,
+    TARGET,
+    TUNED,
+    WINDOW_PRECISION,
 )
-
-BASE: dict[str, Any] = {
-    "name": "avrachenkov2006",
-    "duration": "120s",
-    "warmup": "20s",
-    "seed": 1,
-    "link": {"capacity": "100Mbps", "delay": "1ms", "buffer": "1pkt"},
-    "flows": [
-        {
-            "count": 5,
-            "tcp": "newreno",
-            "stack": "rfc",
-            "sack": False,
-            "rtt": "6ms",
-            "mss": "500B",
-        }
-    ],
-}
-
-#: N -> (rate at B = 0 in Mbps, B0 in packets) as the paper reports from ns-2.
-PAPER = {5: (64.4, 120), 20: (66.6, 70)}
-
-#: N -> (eq. (12) as the paper quotes it, BDP, Stanford rule), packets, section III.
-PAPER_RULES = {5: (250.0, 150.0, 67.0), 20: (62.0, 150.0, 21.0)}
-
-#: Bandwidth-delay product, packets: 100 Mbps x 6 ms / 500 B.
-BDP_PKTS = 150.0
-
-#: Utilization that defines B0 (section III: "greater than 99.9%").
-TARGET = 0.999
-
-#: Send jitter that desynchronizes the flows (ns-2's overhead_): five packet
-#: times at 100 Mbps, picked from a scan of 40-400 us as the value that gives
-#: the paper's B0 (a tuning: the paper does not say what desynchronized its
-#: ns-2 flows).
-JITTER = "200us"
-
-#: A flow with less than this fraction of the link's rate counts as starved.
-STARVED = 0.01
-
-#: The paper's access links, Mbps (section III): 100 Mbps, the bottleneck's rate.
-ACCESS_MBPS = 100.0
-
-#: Flow settings tried as the cause of B0 not falling with N: name -> flow
-#: fields. After the TCP details, each stack field on which the ``rfc``
-#: profile (the reproduction's) and the ``ns3`` profile differ, switched
-#: alone to the ``ns3`` value (crates/bufsim-core/src/tcp/stack.rs
-#: ``Stack::defaults``; ``delayed_ack`` is one of them), then the ``ns3``
-#: profile whole and with an ACK for every segment.
-SETTINGS: dict[str, dict[str, Any]] = {
-    "deterministic": {},
-    "jitter": {"jitter": JITTER},
-    "delayed_ack": {"delayed_ack": True},
-    "sack": {"sack": True},
-    "random_start": {"start": {"uniform": ["0s", "1s"]}},
-    "min_rto": {"min_rto": "200ms"},
-    "access_links": {"access_rate": f"{ACCESS_MBPS:g}Mbps"},
-    "limited_transmit": {"limited_transmit": True},
-    "partial_ack_retransmit": {"partial_ack_retransmit": True},
-    # ns-3's PRR over the pipe it guesses from duplicate ACKs: the ns3
-    # profile's recovery without SACK (prr with prr_variant = "ns3").
-    "prr": {"prr": True, "prr_variant": "ns3"},
-    "rto_ssthresh": {"rto_ssthresh": "pipe"},
-    "cut_from": {"cut_from": "pipe"},
-    "connection_setup": {"connection_setup": True},
-    "initial_window": {"initial_window": 10},
-    "ns3_profile": {"stack": "ns3"},
-    "ns3_profile_ack_every": {"stack": "ns3", "delayed_ack": False},
-}
-
-#: The stack fields of :data:`SETTINGS` (rfc -> ns3 profile, one at a time).
-STACK_FIELDS = (
-    "limited_transmit",
-    "delayed_ack",
-    "partial_ack_retransmit",
-    "prr",
-    "rto_ssthresh",
-    "cut_from",
-    "connection_setup",
-    "initial_window",
-)
-
-#: The ns3 engine's runs (full version only, when :func:`bufsim.ns3.available`):
-#: name -> flow fields, each also run on the packet engine at the same length
-#: (setting ``<name>_packet``). ns-3's own defaults (``stack = "ns3"``:
-#: delayed ACKs, Limited Transmit, initial window 10, handshake), and the same
-#: with an ACK for every segment as ns-2's ``Agent/TCPSink`` sends (the
-#: paper's sink; ns-2 tcl/lib/ns-default.tcl delays ACKs only in
-#: ``Agent/TCPSink/DelAck``).
-NS3_SETTINGS: dict[str, dict[str, Any]] = {
-    "ns3": SETTINGS["ns3_profile"],
-    "ns3_ack_every": SETTINGS["ns3_profile_ack_every"],
-}
-#: The N each of :data:`NS3_SETTINGS` runs at. With an ACK per segment ns-3
-#: runs only N = 20, the case of small windows (about 7 packets each): at
-#: N = 5 one 6 s run took 320 s of wall time here, too long for a bisection.
-NS3_NS: dict[str, tuple[int, ...]] = {"ns3": (5, 20), "ns3_ack_every": (20,)}
-#: Length of the ns3 engine's runs. ns-3 takes about :data:`NS3_WALL` s of
-#: wall time per simulated second at N = 20 (a 20 s run 205 s), the packet
-#: engine a few ms. Shorter runs measure the start-up: with an ACK per
-#: segment, 6 s runs (1 s warm-up) miss 99.9% at 160 packets for the
-#: start-up's timeouts (1 s minimum RTO), where a 20 s run reads 1.0 at 100.
-NS3_DURATION, NS3_WARMUP = "20s", "5s"
-#: Wall seconds per simulated second of the ns3 engine here, measured.
-NS3_WALL = 10
-#: How closely one ns3-length run's window measures a utilization near 1:
-#: the packet engine's four consecutive 15 s windows at N = 5 and 100
-#: packets (the ns3 profile) read 0.99629, 0.99867, 0.99719 and 0.99754,
-#: a standard deviation of 0.0010.
-WINDOW_PRECISION = 0.001
-#: Buffers the ns3 engine's bisection for B0 searches, packets.
-NS3_BUFFERS = tuple(range(40, 170, 10))
-
-NS = (1, 2, 5, 10, 20)
-QUICK_NS = (1, 5, 20)
-BUFFERS = (1, 5, 10, 20, 40, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 180, 200, 250)
-QUICK_BUFFERS = (1, 20, 60, 70, 80, 100, 120, 130, 140, 150, 160)
-#: Buffers searched (bisection) for the other settings, packets.
-SEARCH_BUFFERS = tuple(range(20, 210, 10))
 
 
 def scenario(
@@ -566,19 +468,6 @@ def _row(table: pd.DataFrame, setting: str, n: int, buf: int) -> pd.Series:
     return t[(t["n"] == n) & (t["buffer_pkts"] == buf)].iloc[0]
 
 
-#: Where the claims' tolerances come from.
-GRID_STEP = "the grid step of 10 packets around the paper's value"
-RATE_TOL = "the paper's two-digit rates and bufsim's 1-packet floor (ns-2 ran 0): 3 Mbps"
-RATIO_TOL = "the ratio of two B0 values each known to one grid step: 0.15"
-TUNED = (
-    f"flows[].jitter = {JITTER}, picked from a 40-400 us scan as the value giving the paper's B0"
-)
-#: The counterfactual run of the B0 claims: Limited Transmit, which ns-2
-#: sends by default and the rfc profile leaves out (:data:`NS2_LIMITED_TRANSMIT`).
-LT_RUN = "the same flows with Limited Transmit, ns-2's default (singledup_)"
-NS2_RUN = "ns-2.35, the paper's simulator, on the same flows"
-
-
 def ns2_available() -> bool:
     """Whether ns-2 is installed (:func:`bufsim.ns2.available`)."""
     from bufsim import ns2
@@ -590,9 +479,6 @@ def _ns2(s: pd.DataFrame, col: str, n: int) -> float:
     """ns-2's ``ns2_<col>`` at N = ``n``: NaN where ns-2 did not run."""
     key = f"ns2_{col}"
     return float(s.loc[n, key]) if key in s and n in s.index else math.nan
-
-
-ACCESS_RUN = prose("the same flows behind the paper's {acc:g} Mbps access links", acc=ACCESS_MBPS)
 
 
 def _between_access(s: pd.DataFrame, n: int) -> bool:
@@ -675,20 +561,6 @@ def _claims_rate_at_zero(c: Claims, s: pd.DataFrame) -> None:
         )
 
 
-#: What the paper's ns-2 did that the stack fields touch (it names only "New
-#: Reno"; these are ns-2's defaults, tcl/lib/ns-default.tcl).
-NS2_SINK = (
-    "ns-2's `Agent/TCPSink` ACKs every segment, as the rfc profile does (delayed ACKs are "
-    "the separate `Agent/TCPSink/DelAck`, ns-2 tcl/lib/ns-default.tcl)"
-)
-NS2_LIMITED_TRANSMIT = (
-    "ns-2 sends new data on the first duplicate ACKs by default (`Agent/TCP set singledup_ 1 "
-    ";# default changed on 2001/11/28`, tcl/lib/ns-default.tcl of `ns-2.1b9` to `ns-2.35`), "
-    "which the rfc profile leaves out; the paper cites ns-2 `Release 2.18a` (its reference "
-    "[12]), no release's name, so whether its runs had it is not known"
-)
-
-
 def _ns3_ran(table: pd.DataFrame) -> bool:
     return "engine" in table and bool((table["engine"] == "ns3").any())
 
@@ -701,11 +573,6 @@ def _b0_text(v: float, grid=SEARCH_BUFFERS) -> str:
 def _fields_text(s: pd.DataFrame, n: int) -> str:
     """B0 with each stack field switched alone from the rfc to the ns3 profile."""
     return ", ".join(f"{k.replace('_', ' ')} {_b0_text(s.loc[n, f'{k}_B0'])}" for k in STACK_FIELDS)
-
-
-#: Synchronized, for the B0 claims' reason: at least this fraction of the
-#: flows loses in every congestion episode at B0.
-SYNCHRONIZED = 0.95
 
 
 def _ns3_sync(table: pd.DataFrame, setting: str, n: int, b0_: float) -> float:
@@ -1098,20 +965,6 @@ def _claims_figure8(c: Claims, s: pd.DataFrame) -> None:
         )
 
 
-#: Corollary 1's rate at no buffer, Mbps (section II: 75% of the link).
-COROLLARY1_MBPS = 75.0
-#: The paper's own gap between its ns-2 points and its model that it calls
-#: agreement: at no buffer ns-2 gave 64.4 Mbps where Corollary 1 gives 75,
-#: "slightly lower" (section III, Figure 7), Mbps.
-PAPER_GAP_MBPS = COROLLARY1_MBPS - min(r for r, _ in PAPER.values())
-PAPER_GAP_SOURCE = prose(
-    "the paper's own gap it calls 'slightly lower' (section III, Figure 7): its ns-2 "
-    "{r} Mbps at no buffer against Corollary 1's {cor:g}",
-    r=min(r for r, _ in PAPER.values()),
-    cor=COROLLARY1_MBPS,
-)
-
-
 def theorem1_gap(
     table: pd.DataFrame, setting: str = "deterministic", at: str | None = None
 ) -> tuple[float, float]:
@@ -1370,440 +1223,7 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
     return c.table()
 
 
-def setup() -> Prose:
-    """What is reproduced and how bufsim's setup differs from the paper's (Markdown)."""
-    return prose(
-        """
-        **The paper's setup.** N NewReno flows share a {cap:g} Mbps bottleneck with {mss:g} B
-        packets and one RTT, for a BDP of {bdp:g} packets; identical RTTs, which the paper says
-        synchronize the flows. It reports from ns-2, for N = {pns}: the mean rate with no
-        buffer ({r5} and {r20} Mbps; Corollary 1 says {cor:g}), and B0, the smallest buffer for
-        {target:.1%} utilization ({b5} and {b20} packets), against Theorem 1's synchronized
-        `(mu RTT)^2/(18 N)` and the BDP and Stanford rules (Figures 7 and 8).
-
-        **bufsim.** Theorem 1 (synchronized), the fluid engine (Misra-Gong-Towsley with every
-        flow cutting at once, `X = 1`) and the packet engine over buffers of {bmin} to {bmax}
-        packets for N = {ns} ({qns} in the quick version), and B0 read off each.
-
-        **Where the setup differs.**
-
-        - The smallest packet-engine buffer is {bmin} packet; ns-2 ran none.
-        - The paper's {acc:g} Mbps access links only pace each sender and are left out (the
-          `access_links` rows of the run table measure them: B0, and the rate at {bmin}
-          packet, where they keep each sender's packets off the bottleneck's departure
-          instants).
-        - The paper's delays ({d:g} ms bottleneck and access links) make a {rtt4:g} ms RTT, not
-          the {rtt:g} ms its BDP of {bdp:g} packets needs: bufsim keeps the stated BDP.
-        - The flows use bufsim's `rfc` stack profile: an ACK for every segment, as ns-2's
-          `Agent/TCPSink`, and no Limited Transmit, which ns-2 turned on by default in late
-          `2001` (`singledup_`). The run table also has each stack field on which the `rfc` and
-          `ns3` profiles differ switched alone, and, in the full version where ns-3 is
-          installed, ns-3 itself ({ns3dur} runs) beside the packet engine at that length.
-        - The paper does not say what desynchronized its ns-2 flows. Besides the deterministic
-          flows, every buffer also runs with {jitter} of send jitter (`flows[].jitter`), the
-          value that gives the paper's B0: a tuning, and the claims that rest on it say so.
-        """,
-        cap=100.0,
-        mss=500.0,
-        bdp=BDP_PKTS,
-        r5=PAPER[5][0],
-        r20=PAPER[20][0],
-        cor=75.0,
-        target=TARGET,
-        b5=PAPER[5][1],
-        b20=PAPER[20][1],
-        bmin=BUFFERS[0],
-        bmax=BUFFERS[-1],
-        ns=", ".join(str(n) for n in NS),
-        qns=", ".join(str(n) for n in QUICK_NS),
-        acc=ACCESS_MBPS,
-        jitter=JITTER,
-        pns=" and ".join(str(n) for n in PAPER),
-        d=1.0,
-        rtt4=4.0,
-        rtt=6.0,
-        ns3dur=NS3_DURATION,
-    )
-
-
-def findings(table: pd.DataFrame) -> list[Finding]:
-    """What the runs show, each beside the figure it explains (Markdown, numbers from ``table``)."""
-    s = summary(table).set_index("n")
-    det = _setting(table, "deterministic")
-    smallest = det[det["buffer_pkts"] == det["buffer_pkts"].min()]
-    many = smallest[smallest["n"] > 1]
-    one = float(smallest[smallest["n"] == 1]["packet"].iloc[0])
-    starved = many["packet_starved"] / (many["n"] - 1)
-    err_det = relative_errors(s.reset_index(), "packet_B0")
-    err_jit = relative_errors(s.reset_index(), "jitter_B0")
-    return [
-        Finding(
-            "At the smallest buffer the flows collide and time out",
-            prose(
-                "With a {b:g}-packet buffer and no access links the deterministic flows' packets "
-                "leave on ACKs spaced by the bottleneck's own packet time and collide in the "
-                "buffer: at every N from {nmin} to {nmax} the flows time out {to_lo:.0f}-{to_hi:.0f} "
-                "times in the run (one flow alone {to1:.0f}), and the utilization "
-                "({u_lo:.4f}-{u_hi:.4f}) is {gap_lo:.0%}-{gap_hi:.0%} below one flow alone's "
-                "({one:.4f}; Corollary 1: {cor:.1f} Mbps). The goodput stays unequal: the largest "
-                "flow carries {top_lo:.0%}-{top_hi:.0%} of it, the largest two "
-                "{top2_lo:.0%}-{top2_hi:.0%}, and {st_lo:.0%}-{st_hi:.0%} of the other flows get "
-                "under {floor:.0%} of the link. With the paper's {acc:g} Mbps access links, which "
-                "space each sender's packets, the link runs {a_lo:.1f}-{a_hi:.1f} Mbps (N = "
-                "{pns}); with {jitter} of send jitter the flows collide, time out and the link "
-                "falls to {jit_lo:.1f}-{jit_hi:.1f} Mbps. ns-2's {r5} and {r20} Mbps lie "
-                "{where} bufsim's without and with the access links.",
-                b=BUFFERS[0],
-                nmin=int(many["n"].min()),
-                nmax=int(many["n"].max()),
-                to_lo=many["packet_timeouts"].min(),
-                to_hi=many["packet_timeouts"].max(),
-                to1=float(smallest[smallest["n"] == 1]["packet_timeouts"].iloc[0]),
-                u_lo=many["packet"].min(),
-                u_hi=many["packet"].max(),
-                gap_lo=1 - many["packet"].max() / one,
-                gap_hi=1 - many["packet"].min() / one,
-                one=one,
-                cor=s["corollary1_mbps"].iloc[0],
-                top_lo=many["packet_top_share"].min(),
-                top_hi=many["packet_top_share"].max(),
-                top2_lo=many["packet_top2_share"].min(),
-                top2_hi=many["packet_top2_share"].max(),
-                st_lo=starved.min(),
-                st_hi=starved.max(),
-                floor=STARVED,
-                acc=ACCESS_MBPS,
-                a_lo=s.loc[list(PAPER), "access_links_rate_B1_mbps"].min(),
-                a_hi=s.loc[list(PAPER), "access_links_rate_B1_mbps"].max(),
-                pns=" and ".join(str(n) for n in PAPER),
-                jitter=JITTER,
-                jit_lo=s["jitter_rate_B1_mbps"].min(),
-                jit_hi=s["jitter_rate_B1_mbps"].max(),
-                r5=PAPER[5][0],
-                r20=PAPER[20][0],
-                where="between" if all(_between_access(s, n) for n in PAPER) else "not all between",
-            ),
-            "pareto",
-        ),
-        Finding(
-            "Synchronized flows need about the BDP; delayed ACKs or jitter desynchronize them",
-            prose(
-                "The packet engine's deterministic flows reach {target:.1%} at {b5:.0f} (N = {n5}) "
-                "and {b20:.0f} packets (N = {n20}), ns-2 at {p5} and {p20}; the fluid engine with "
-                "every flow cutting at once reaches it at {f5:.0f} and {f20:.0f}. Every packet "
-                "flow loses in every congestion episode (sync {sync:.2f} at B0), so every window "
-                "halves at once and the buffer must cover about the BDP. Each stack field on "
-                "which the rfc and ns3 profiles differ, switched alone to ns-3's value, gives "
-                "(B0, N = {n5}/{n20}): {fields}; the ns3 profile whole {q5}/{q20}. Delayed ACKs "
-                "desynchronize the flows; Limited Transmit adds two segments per flow to each "
-                "recovery and lowers B0 by {lt5:.0f}/{lt20:.0f} (two per flow: {two5}/{two20}). "
-                "{ns3}. With {jitter} of send jitter (a tuning) B0 is {j5:.0f} and "
-                "{j20:.0f}.",
-                target=TARGET,
-                n5=5,
-                n20=20,
-                b5=s.loc[5, "packet_B0"],
-                b20=s.loc[20, "packet_B0"],
-                p5=PAPER[5][1],
-                p20=PAPER[20][1],
-                f5=s.loc[5, "fluid_B0"],
-                f20=s.loc[20, "fluid_B0"],
-                sync=min(s.loc[5, "packet_sync_at_B0"], s.loc[20, "packet_sync_at_B0"]),
-                fields=", ".join(
-                    f"{k.replace('_', ' ')} {_b0_text(s.loc[5, f'{k}_B0'])}/"
-                    f"{_b0_text(s.loc[20, f'{k}_B0'])}"
-                    for k in STACK_FIELDS
-                ),
-                q5=_b0_text(s.loc[5, "ns3_profile_B0"]),
-                q20=_b0_text(s.loc[20, "ns3_profile_B0"]),
-                lt5=_lt_gain(s, 5),
-                lt20=_lt_gain(s, 20),
-                two5=2 * 5,
-                two20=2 * 20,
-                ns3=_ns3_text(table, s),
-                jitter=JITTER,
-                j5=s.loc[5, "jitter_B0"],
-                j20=s.loc[20, "jitter_B0"],
-            ),
-            "b0_scan",
-        ),
-        Finding(
-            "The rules against the measured B0",
-            prose(
-                "Theorem 1's synchronized `B0 = (mu RTT)^2/(18 N)` falls as `1/N` ({t5:.0f} and "
-                "{t20:.1f} packets); the BDP rule stays at {bdp:g} and the Stanford rule gives "
-                "{s5:.1f} and {s20:.1f}. Closest to the deterministic packet B0, N = {ns}: "
-                "{det}; to the jittered B0: {jit}.",
-                t5=s.loc[5, "eq12_B0"],
-                t20=s.loc[20, "eq12_B0"],
-                bdp=BDP_PKTS,
-                s5=s.loc[5, "stanford"],
-                s20=s.loc[20, "stanford"],
-                ns=", ".join(str(n) for n in err_det.index),
-                det=", ".join(err_det.idxmin(axis=1)),
-                jit=", ".join(err_jit.idxmin(axis=1)),
-            ),
-            "b0_error",
-        ),
-    ]
-
-
-def captions(table: pd.DataFrame) -> dict[str, Prose]:
-    """One sentence per figure of :func:`figures`: what it shows and how to read it."""
-    return {
-        "pareto": prose(
-            "Mean rate against mean queue for N = {ns} (the paper's Figure 7): Theorem 1's "
-            "Pareto set, the packet engine's deterministic and jittered flows (each point a "
-            "buffer), and ns-2's rate at no buffer (red star).",
-            ns=" and ".join(str(n) for n in PAPER),
-        ),
-        "b0_scan": prose(
-            "One minus the utilization against the buffer for N = {ns} (log scale): B0 is "
-            "where a curve crosses {m:.3g}; the dotted red line is the paper's ns-2 B0.",
-            ns=" and ".join(str(n) for n in PAPER),
-            m=1 - TARGET,
-        ),
-        "b0_error": prose(
-            "Top: B0 against N for the three rules, the packet engine (deterministic, "
-            "jittered and with the ns3 stack profile), ns-3 where it ran, and ns-2. Bottom: "
-            "each rule's relative error against each (the paper's Figure 8; stars from the "
-            "paper's own numbers)."
-        ),
-    }
-
-
-def _figure7(table: pd.DataFrame):
-
-    fig, axes = figure(height=7.0, nrows=len(PAPER))
-    for ax, n in zip(axes, PAPER):
-        mu, alpha = 25_000.0, n / 0.006**2  # packets/s, packets/s^2
-        p = m.pareto_set(mu, alpha, 0.5, 201)
-        ax.plot(
-            p["mean_buffer"],
-            p["mean_rate"] * 500 * 8 / 1e6,
-            "-",
-            color="#548235",
-            label=f"Theorem 1, synchronized (B = 0 .. B0 = {p['buffer'].iloc[-1]:.0f} pkts)",
-        )
-        for setting, style, label in (
-            ("deterministic", "o-", "packet engine (deterministic flows)"),
-            ("jitter", "s--", f"packet engine, {JITTER} send jitter"),
-        ):
-            g = _setting(table, setting)
-            g = g[g["n"] == n].sort_values("buffer_pkts")
-            low = g[g["packet"] < 0.6]
-            if len(low):
-                label += ", " + ", ".join(
-                    f"{100 * u:.1f} Mbps at {b:.0f} pkt"
-                    for b, u in zip(low["buffer_pkts"], low["packet"])
-                )
-            ax.plot(
-                g["packet_mean_queue_pkts"],
-                100 * g["packet"],
-                style,
-                lw=0.8,
-                color=ENGINE_COLORS["packet"],
-                mfc="none" if setting == "jitter" else ENGINE_COLORS["packet"],
-                ms=5,
-                label=label,
-            )
-            at = g[g["buffer_pkts"] == b0(g["buffer_pkts"], g["packet"])]
-            if len(at):
-                ax.annotate(
-                    f"B0 = {at['buffer_pkts'].iloc[0]:.0f}",
-                    (at["packet_mean_queue_pkts"].iloc[0], 100 * at["packet"].iloc[0]),
-                    xytext=(-44, -14) if setting == "jitter" else (6, -14),
-                    textcoords="offset points",
-                    fontsize=7,
-                    color=ENGINE_COLORS["packet"],
-                )
-        ax.plot(
-            [0],
-            [PAPER[n][0]],
-            "*",
-            color="#c00000",
-            ms=12,
-            label=f"paper, ns-2 at B = 0: {PAPER[n][0]} Mbps (B0 = {PAPER[n][1]} pkts)",
-        )
-        ax.axhline(100, color="grey", lw=0.8)
-        ax.set_xlabel("mean queue (packets)")
-        ax.set_ylabel("mean rate (Mbps)")
-        ax.set_ylim(60, 102)
-        ax.set_title(
-            f"N = {n}: the Pareto set of rate against mean queue (paper's Fig. 7)", fontsize=9
-        )
-        ax.legend(fontsize=7, loc="lower right")
-    return fig
-
-
-def _figure_b0_scan(table: pd.DataFrame):
-
-    fig, axes = figure(width=8.0, height=7.0, nrows=len(PAPER))
-    floor = 1e-5
-    for ax, n in zip(axes, PAPER):
-        det = _setting(table, "deterministic")
-        det = det[det["n"] == n].sort_values("buffer_pkts")
-        jit = _setting(table, "jitter")
-        jit = jit[jit["n"] == n].sort_values("buffer_pkts")
-        x = det["buffer_pkts"]
-        for col, style, color, label in (
-            ("theorem1", "--", "#548235", "Theorem 1, synchronized"),
-            ("fluid", "^-", ENGINE_COLORS["fluid"], "fluid engine, X = 1"),
-        ):
-            ax.plot(x, np.maximum(1 - det[col], floor), style, color=color, label=label, ms=4)
-        ax.plot(
-            x,
-            np.maximum(1 - det["packet"], floor),
-            "o-",
-            color=ENGINE_COLORS["packet"],
-            lw=2,
-            label="packet engine (deterministic)",
-        )
-        ax.plot(
-            jit["buffer_pkts"],
-            np.maximum(1 - jit["packet"], floor),
-            "s--",
-            color=ENGINE_COLORS["packet"],
-            mfc="none",
-            label=f"packet engine, {JITTER} jitter",
-        )
-        ax.axhline(1 - TARGET, color="grey", lw=0.8)
-        ax.axvline(
-            PAPER[n][1], color="#c00000", ls=":", lw=1.5, label=f"paper, ns-2 B0 = {PAPER[n][1]}"
-        )
-        ax.axvline(
-            PAPER_RULES[n][0],
-            color="#548235",
-            ls=":",
-            lw=1,
-            label=f"paper, eq. (12) {PAPER_RULES[n][0]:g}",
-        )
-        ax.axvline(BDP_PKTS, color="grey", ls="-.", lw=1, label=f"BDP {BDP_PKTS:g}")
-        ax.set_yscale("log")
-        ax.set_ylim(floor * 0.8, 3.0)
-        ax.set_xlim(0, max(x.max(), PAPER_RULES[n][0], BDP_PKTS) + 10)
-        ax.set_xlabel("buffer (packets)")
-        ax.set_ylabel(f"1 - utilization (0 drawn at {fmt.number(floor)})")
-        ax.set_title(
-            f"N = {n}: B0 is where the curve crosses {fmt.number(1 - TARGET)} "
-            f"({fmt.percent(TARGET, 3)})",
-            fontsize=9,
-        )
-        # Beside the panel: inside, it covered Theorem 1's and the packet curves.
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    return fig
-
-
-def _figure8(table: pd.DataFrame):
-
-    s = summary(table).set_index("n")
-    fig, (top, bottom) = figure(width=8.0, height=7.0, nrows=2)
-    ns = np.array(s.index, dtype=float)
-    nn = np.geomspace(1, max(20, ns.max()), 50)
-    top.plot(nn, BDP_PKTS**2 / (18 * nn), "-", color="#548235", label="Theorem 1, synchronized")
-    top.plot(nn, np.full_like(nn, BDP_PKTS), "-", color="grey", label="BDP")
-    top.plot(nn, BDP_PKTS / np.sqrt(nn), "-", color="#7030a0", label="Stanford, BDP/sqrt(N)")
-    top.plot(ns, s["packet_B0"], "o-", color=ENGINE_COLORS["packet"], lw=2, label="packet engine")
-    top.plot(
-        ns,
-        s["jitter_B0"],
-        "s--",
-        color=ENGINE_COLORS["packet"],
-        mfc="none",
-        label=f"packet engine, {JITTER} jitter",
-    )
-    top.plot(
-        list(PAPER),
-        [v[1] for v in PAPER.values()],
-        "*",
-        color="#c00000",
-        ms=12,
-        label="paper, ns-2",
-    )
-    for col, marker, label in (
-        ("ns3_profile_B0", "D", "packet engine, ns3 profile"),
-        ("ns3_B0", "P", f"ns-3 ({NS3_DURATION} runs)"),
-        ("ns3_ack_every_B0", "X", f"ns-3, an ACK per segment ({NS3_DURATION} runs)"),
-    ):
-        got = s[col].dropna() if col in s else s.iloc[:0, 0]
-        if len(got):
-            top.plot(list(got.index), got, marker, color="#404040", mfc="none", ms=8, label=label)
-    top.set_xscale("log")
-    top.set_yscale("log")
-    top.set_ylabel("B0 (packets)")
-    top.set_title(
-        "B0 against N (100 Mbps, 6 ms, 500 B): the three rules and the simulations", fontsize=9
-    )
-    # Beside the panels: inside, they covered the rules' lines.
-    top.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-
-    colors = {"theorem1": "#548235", "bdp": "grey", "stanford": "#7030a0"}
-    names = {"theorem1": "Theorem 1, synchronized", "bdp": "BDP", "stanford": "Stanford"}
-    floor = 0.01
-    refs = (
-        ("jitter_B0", "s-", "none", f"vs packet engine, {JITTER} jitter"),
-        ("packet_B0", "o:", None, "vs packet engine, deterministic"),
-    )
-    for ref, style, mfc, _ in refs:
-        err = relative_errors(s.reset_index(), ref)
-        for rule, color in colors.items():
-            bottom.plot(ns, np.maximum(err[rule], floor), style, color=color, mfc=mfc or color)
-    paper = _paper_errors()
-    for rule, color in colors.items():
-        bottom.plot(paper.index, paper[rule], "*", color=color, mec="#c00000", ms=13)
-    handles = [Line2D([], [], color=c, lw=3, label=names[r]) for r, c in colors.items()]
-    handles += [
-        Line2D([], [], color="black", ls=st[1:] or "-", marker=st[0], mfc=mfc or "black", label=lab)
-        for _, st, mfc, lab in refs
-    ]
-    handles.append(
-        Line2D(
-            [],
-            [],
-            ls="",
-            marker="*",
-            color="grey",
-            mec="#c00000",
-            ms=11,
-            label="vs ns-2 (paper's numbers)",
-        )
-    )
-    bottom.legend(
-        handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0
-    )
-    bottom.set_ylim(floor / 2, 100)
-    bottom.set_xscale("log")
-    bottom.set_yscale("log")
-    bottom.set_xticks(list(ns), labels=[f"{n:g}" for n in ns])
-    top.set_xticks(list(ns), labels=[f"{n:g}" for n in ns])
-    top.minorticks_off()
-    bottom.minorticks_off()
-    bottom.set_xlabel("number of flows N")
-    bottom.set_ylabel(f"relative error of B0 (0 drawn at {fmt.number(floor)})")
-    bottom.set_title("The paper's Fig. 8: |B0(rule) - B0(simulation)| / B0(simulation)", fontsize=9)
-    return fig
-
-
 def tables(table: pd.DataFrame) -> dict[str, tuple[str, pd.DataFrame]]:
     """No further tables: the run table and the claims are the whole
     reproduction (the contract's ``tables``)."""
     return {}
-
-
-def figures(table: pd.DataFrame) -> dict[str, Any]:
-    """The paper's Figure 7 (the Pareto set: mean rate against mean queue,
-    Theorem 1 and the packet engine, for N = 5 and 20), the utilization
-    shortfall against the buffer with the paper's B0 values (how B0 is
-    read), and Figure 8 (B0 and each rule's relative error against N), with
-    the paper's published values drawn on them (red stars and lines).
-
-    Returns
-    -------
-    dict
-        ``{"pareto": Figure, "b0_scan": Figure, "b0_error": Figure}``.
-    """
-    return {
-        "pareto": _figure7(table),
-        "b0_scan": _figure_b0_scan(table),
-        "b0_error": _figure8(table),
-    }

@@ -1,8 +1,7 @@
-"""Paper 000 (Augé & Roberts, *Buffer sizing for elastic traffic*, NGI 2006),
-section IV.B (the elastic regime, figures 3-5) and section V (HighSpeed TCP
-and fair queueing, figures 6 and 7): persistent NewReno and HSTCP flows
-with a Poisson background over a 50 Mbps link at buffers of 20, 100 and 625
-packets. The setup is :func:`setup`, the measured findings :func:`findings`.
+"""Paper 000's runs and claims: section IV.B's flows and buffers with and
+without background, the transparent regime, a new flow's arrival, section
+V's HSTCP and fair-queueing cases, and each claim beside bufsim's number
+with its verdict.
 """
 
 from __future__ import annotations
@@ -19,11 +18,9 @@ import bufsim.models as m
 from bufsim import fmt
 from bufsim._stats import t_half_width
 from bufsim.models.highspeed import hstcp_increase_loss_share as increase_loss_share
-from bufsim.plot import figure, grid
 from bufsim.reproduce import (
     Claims,
     Explanation,
-    Finding,
     Prose,
     prose,
     simulate,
@@ -31,43 +28,28 @@ from bufsim.reproduce import (
     variant,
     whole_cycles,
 )
-
-#: The embedded base scenario (also the packaged example ``auge2006``, :mod:`bufsim.examples`).
-BASE: dict[str, Any] = {
-    "name": "auge2006",
-    "duration": "300s",
-    "warmup": "20s",
-    "seed": 1,
-    "link": {"capacity": "50Mbps", "delay": "48ms", "buffer": "20pkt"},
-    "flows": [
-        {
-            "count": 1,
-            "tcp": "newreno",
-            "rtt": "100ms",
-            "mss": "1000B",
-            "sack": False,
-            "delayed_ack": False,
-            "stack": "rfc",
-        }
-    ],
-    "background": [{"kind": "poisson", "rate": "25Mbps", "packet_size": "1000B"}],
-}
-
-#: (flows, buffer packets, background?) -> what the paper says of that case.
-PAPER: dict[tuple[int, int, bool], tuple[str, float]] = {
-    (1, 20, True): ("share ~0.40", 0.40),
-    (1, 100, True): ("compromise", math.nan),
-    (1, 625, True): ("util ~1.00", 1.00),
-    (2, 20, True): ("> 1 flow", math.nan),
-    (4, 20, True): ("> 2 flows", math.nan),
-    (1, 1, False): ("util 0.75", 0.75),
-    (1, 20, False): ("util ~0.80", 0.80),
-}
-
-CASES: list[tuple[int, int, bool]] = [(n, b, True) for n in (1, 2, 4) for b in (20, 100, 625)] + [
-    (1, 1, False),
-    (1, 20, False),
-]
+from bufsim.reproduce.auge2006.design import (
+    _SACK_COLUMNS,
+    AROUND,
+    BASE,
+    CASES,
+    COMPROMISE,
+    EVEN,
+    MIX_SEEDS,
+    NEW_FLOW_AT_S,
+    NEW_FLOW_SEEDS,
+    NEW_FLOW_WINDOW_S,
+    NO_EPISODES,
+    NO_FQ,
+    NS2_RUN,
+    PAPER,
+    READ,
+    READ_ALONE,
+    SECTION_V,
+    SECTION_V_ABOUT,
+    SLIGHTLY,
+    TRANSPARENT,
+)
 
 
 def scenario(
@@ -355,28 +337,9 @@ def ns2_runs(table: pd.DataFrame) -> dict[str, Any]:
     return table.attrs["ns2"]
 
 
-#: The ns-2 runs' name: ns-2, the paper's simulator, on the same case.
-NS2_RUN = "ns-2.35, the paper's simulator, on the same case"
-#: Why ns-2 has no number for a claim: the ns2 engine writes drop-tail and
-#: RED queues, not the paper's fair queueing; ns-2's outputs give no
-#: per-flow loss episodes (synchronization) or cwnd traces.
-NO_FQ = "FQ not written"
-NO_EPISODES = "no loss episodes"
-
-
 def _ns2_case(ns2: dict[str, Any], case: tuple[int, int, bool], col: str) -> float:
     """ns-2's ``col`` on one case of :data:`CASES` (NaN where it did not run)."""
     return float(ns2.get("cases", {}).get(case, {}).get(col, math.nan))
-
-
-#: Where the claims' tolerances come from.
-AROUND = "the paper's 'around', read as 0.1 of the residual bandwidth"
-READ = "the paper's value to two digits and the background's rate varying by about 1%: 0.03"
-#: Without a background: the paper's two digits, read off its figure 3's curve.
-READ_ALONE = "the paper's value to two digits, read off a plotted curve: 0.03"
-EVEN = "the paper's 'considerably reduces the bias', with no number: within 0.1 of an even split"
-SLIGHTLY = "the paper's 'slightly more', with no number: above an even split by at most 0.1"
-SECTION_V_ABOUT = "section_v:{}"
 
 
 def _theorem1(buffer_pkts: int) -> float:
@@ -504,15 +467,6 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
     return c.table()
 
 
-# ------------------------------------------------------------------ headline results
-
-#: Section IV.A's transparent regime: (load rho, buffer n packets), the
-#: paper's two examples ("load less than 90%, a buffer of 100 packets";
-#: "a 20 packet buffer ... if load is less than 71%") and 90% with 20
-#: packets, where a run of this length sees losses.
-TRANSPARENT: tuple[tuple[float, int], ...] = ((0.71, 20), (0.9, 100), (0.9, 20))
-
-
 def scenario_transparent(rho: float, buffer_pkts: int, duration: str = "300s") -> dict[str, Any]:
     """Section IV.A's transparent regime: the 50 Mbps link with Poisson
     packets alone (1000 B, the background of :data:`BASE`) at load ``rho``
@@ -551,13 +505,6 @@ def run_transparent(quick: bool = False) -> pd.DataFrame:
             for (rho, n), r in zip(TRANSPARENT, res, strict=True)
         ]
     )
-
-
-#: The new-flow runs: two NewReno flows with the background and the BDP
-#: buffer (625 packets), a third arriving at :data:`NEW_FLOW_AT_S` s; the
-#: existing traffic's losses over the :data:`NEW_FLOW_WINDOW_S` s after it.
-NEW_FLOW_AT_S, NEW_FLOW_WINDOW_S = 40.0, 10.0
-NEW_FLOW_SEEDS = tuple(range(BASE["seed"], BASE["seed"] + 3))
 
 
 def scenario_new_flow(qdisc: str, arrives: bool, seed: int) -> dict[str, Any]:
@@ -624,11 +571,6 @@ def headline_runs(table: pd.DataFrame) -> dict[str, pd.DataFrame]:
     if "new_flow" not in table.attrs:
         table.attrs["new_flow"] = run_new_flow()
     return {"transparent": table.attrs["transparent"], "new_flow": table.attrs["new_flow"]}
-
-
-#: The 100-packet compromise's pass mark: its throughput nearer the BDP
-#: buffer's (the paper's 100%) than the 20-packet buffer's (its 40%).
-COMPROMISE = (0.40 + 1.0) / 2
 
 
 def _headline_claims(c: Claims, t: pd.DataFrame, table: pd.DataFrame, ns2: dict[str, Any]) -> None:
@@ -1063,19 +1005,6 @@ def _fq_chaos_claims(c: Claims, v: pd.DataFrame) -> None:
     )
 
 
-# ------------------------------------------------------------------ section V
-
-#: Section V's cases: name -> (figure panel, qdisc, TCP of each flow, buffer packets).
-SECTION_V: dict[str, tuple[str, str, tuple[str, ...], int]] = {
-    "hs1-b20-fifo": ("6 left", "droptail", ("highspeed",), 20),
-    "hs1nr1-b625-fifo": ("6 middle", "droptail", ("highspeed", "newreno"), 625),
-    "hs4-b625-fifo": ("6 right", "droptail", ("highspeed",) * 4, 625),
-    "nr1-b20-fq": ("7 left", "fq", ("newreno",), 20),
-    "hs1nr1-b625-fq": ("7 middle", "fq", ("highspeed", "newreno"), 625),
-    "hs4-b625-fq": ("7 right", "fq", ("highspeed",) * 4, 625),
-}
-
-
 def scenario_v(case: str, duration: str = "300s", sack: bool = False) -> dict[str, Any]:
     """The raw scenario of a section V case (a key of :data:`SECTION_V`).
 
@@ -1143,14 +1072,6 @@ def _hstcp_share(r: Any) -> float:
     return g[0] / g.sum()
 
 
-#: Seeds over which the HSTCP + NewReno mixes' split is averaged: the first
-#: is :data:`BASE`'s, the case's own run. With the background's Poisson
-#: arrivals one run's split is a draw: under FIFO, where the flows lose only
-#: a few dozen packets in a run, HSTCP's share spread over 0.32-0.73 across
-#: these seeds (120 s runs; 0.49-0.71 over 300 s).
-MIX_SEEDS = tuple(range(BASE["seed"], BASE["seed"] + 6))
-
-
 def mix_share(case: str, duration: str, sack: bool, own: float) -> tuple[float, float]:
     """HSTCP's fraction of the TCP goodput in a section V mix (a case of
     :data:`SECTION_V` with an HSTCP and a NewReno flow) over
@@ -1170,10 +1091,6 @@ def mix_share(case: str, duration: str, sack: bool, own: float) -> tuple[float, 
         s["seed"] = seed
         shares.append(_hstcp_share(simulate(s)))
     return float(np.mean(shares)), t_half_width(np.asarray(shares), 0.975)
-
-
-#: The columns of :func:`run_section_v` repeated for the SACK runs (suffix ``_sack``).
-_SACK_COLUMNS = ("residual_share", "hstcp_share", "jain_index", "cwnd_cv", "timeouts", "mean_cwnd")
 
 
 def run_section_v(
@@ -1240,393 +1157,7 @@ def run_section_v(
     return table
 
 
-def setup() -> Prose:
-    """What is reproduced and how bufsim's setup differs from the paper's (Markdown)."""
-    return prose(
-        """
-        **Section IV.B.** A {cap:g} Mbps bottleneck carries a {bg:g} Mbps Poisson packet
-        background (standing in for many non-bottlenecked flows) and {ns} persistent NewReno
-        flows with a {rtt:g} ms RTT, at buffers of {bufs} packets ({bdp} is the BDP with
-        {mss:g} B packets). The paper reports that one bottlenecked flow gets "around
-        {p20:.0%} of the residual bandwidth" with {b20} packets, that {bdp} packets give
-        "{p625:.0%} utilization", and without background "{p1:.0%}" of the link with a
-        {b1}-packet buffer and "around {p20nb:.0%}" with {b20}.
-
-        **Section V.** Figures 6 and 7's six cases: one HSTCP flow at {b20} packets, HSTCP +
-        NewReno and four HSTCP flows at {bdp}, under FIFO drop-tail; one NewReno flow at
-        {b20}, HSTCP + NewReno and four HSTCP at {bdp} under per-flow fair queueing with drop
-        from the longest queue.
-
-        **Choices the paper leaves open**, stated here:
-
-        - the background's packet size ({mss:g} B) and how the RTT splits: two {d:g} ms
-          bottleneck delays and {acc:g} ms of access;
-        - HSTCP is RFC 3649 with its defaults on the NewReno flows' stack (no SACK, no delayed
-          ACKs, `stack = "rfc"`, every flow starting at once);
-        - fair queueing shares the buffer among the queues and spreads the background over
-          {q:,} queues (`qdisc_params.background_flows`).
-
-        Every case also runs with SACK (RFC 6675) beside the paper's NewReno (RFC 6582): a
-        Poisson background overflowing a full buffer drops many TCP packets at once, which
-        NewReno repairs one per RTT and often ends in a timeout.
-        """,
-        cap=50.0,
-        bg=25.0,
-        ns="1, 2 or 4",
-        rtt=100.0,
-        bufs="20, 100 and 625",
-        bdp=625,
-        mss=1000.0,
-        p20=0.4,
-        b20=20,
-        p625=1.0,
-        p1=0.75,
-        b1=1,
-        p20nb=0.8,
-        d=48.0,
-        acc=4.0,
-        q=1024,
-    )
-
-
-def findings(table: pd.DataFrame) -> list[Finding]:
-    """What the runs show, each beside the figure it explains (Markdown, numbers from ``table``)."""
-    t = table.set_index(["flows", "buffer_pkts", "background"])
-    v = section_v(table)
-    hs, mix, q4, f4 = (
-        v.loc["hs1-b20-fifo"],
-        v.loc["hs1nr1-b625-fq"],
-        v.loc["hs4-b625-fq"],
-        v.loc["hs4-b625-fifo"],
-    )
-    return [
-        Finding(
-            "A small buffer costs a lone flow most of the residual bandwidth",
-            prose(
-                "With the background one NewReno flow gets {s20:.3f} of the residual bandwidth "
-                "at {b20} packets, {s100:.3f} at {b100} and {s625:.3f} at {b625} ({sack:.3f} "
-                "with SACK: NewReno's one repair per RTT after a background burst often ends in "
-                "a timeout). More flows fill the small buffer's gaps: at {b20} packets "
-                "utilization is {u1:.3f}, {u2:.3f} and {u4:.3f} with {ns}.",
-                s20=t.loc[(1, 20, True), "residual_share"],
-                s100=t.loc[(1, 100, True), "residual_share"],
-                s625=t.loc[(1, 625, True), "residual_share"],
-                sack=t.loc[(1, 625, True), "residual_share_sack"],
-                b20=20,
-                b100=100,
-                b625=625,
-                u1=t.loc[(1, 20, True), "utilization"],
-                u2=t.loc[(2, 20, True), "utilization"],
-                u4=t.loc[(4, 20, True), "utilization"],
-                ns="1, 2 and 4 flows",
-            ),
-            "fig3_buffers",
-        ),
-        Finding(
-            "One HSTCP flow does not beat NewReno at the small buffer",
-            prose(
-                "At {b} packets one HSTCP flow gets {hs:.3f} of the residual against "
-                "NewReno's {nr:.3f} ({hss:.3f} against {nrs:.3f} with SACK): the losses come "
-                "from background bursts overflowing the buffer, not from the window reaching "
-                "the pipe, and HSTCP's faster increase meets them more often ({hd:.0f} drops "
-                "against {nd:.0f}).",
-                b=20,
-                hs=hs["residual_share"],
-                nr=t.loc[(1, 20, True), "residual_share"],
-                hss=hs["residual_share_sack"],
-                nrs=t.loc[(1, 20, True), "residual_share_sack"],
-                hd=hs["drops"],
-                nd=t.loc[(1, 20, True), "drops"],
-            ),
-            "fig6_hstcp_fifo",
-        ),
-        Finding(
-            "Fair queueing: an even split, and windows that vary more than under FIFO",
-            prose(
-                "Under FQ HSTCP gets {sh:.3f} of the TCP goodput beside NewReno, not 'slightly "
-                "more': drop from the longest queue takes the drops from HSTCP's queue and its "
-                "NewReno-style recovery times out ({th} times against {tn}); with SACK the "
-                "split is {ss:.3f}, DRR serving two always-backlogged queues. Four HSTCP flows' "
-                "windows vary more under FQ than under FIFO (coefficient of variation {cq:.3f} "
-                "against {cf:.3f}), where the paper sees FQ counter FIFO's chaos: under FIFO the "
-                "flows' self-clocked packets take the places departures free and the full "
-                "buffer's overflow falls on the Poisson background ({bf:.0f} background drops, "
-                "{df:.0f} TCP drops, {tf:.0f} timeouts), while FQ drops from the flows' queues "
-                "({dq:.0f} drops, {tq:.0f} timeouts). With SACK FIFO's windows vary {rs:.2f}x "
-                "more than FQ's.",
-                sh=mix["hstcp_share"],
-                th=mix["flow_timeouts"][0],
-                tn=mix["flow_timeouts"][1],
-                ss=mix["hstcp_share_sack"],
-                cq=q4["cwnd_cv"],
-                cf=f4["cwnd_cv"],
-                bf=f4["background_drops"],
-                df=f4["drops"],
-                tf=f4["timeouts"],
-                dq=q4["drops"],
-                tq=q4["timeouts"],
-                rs=f4["cwnd_cv_sack"] / q4["cwnd_cv_sack"],
-            ),
-            "fig7_fq",
-        ),
-    ]
-
-
-def captions(table: pd.DataFrame) -> dict[str, Prose]:
-    """One sentence per figure of :func:`figures`: what it shows and how to read it."""
-    return {
-        "fig3_buffers": prose(
-            "The paper's Figure 3: utilization and congestion window of one NewReno flow with "
-            "the background at each buffer (windows clipped where fast recovery inflates them)."
-        ),
-        "fig4_arrivals": prose(
-            "The paper's Figure 4: packet arrivals of the Poisson background over one second."
-        ),
-        "fig5_flows": prose(
-            "The paper's Figure 5: utilization and windows of one, two and four NewReno flows "
-            "at the smallest buffer."
-        ),
-        "fig6_hstcp_fifo": prose(
-            "The paper's Figure 6: HSTCP under FIFO drop-tail, alone at the small buffer, "
-            "beside NewReno, and four flows at the BDP."
-        ),
-        "fig7_fq": prose(
-            "The paper's Figure 7: the same cases under fair queueing with drop from the "
-            "longest queue."
-        ),
-        "goodput_shares": prose(
-            "Each case's goodput split among its flows, FIFO against FQ, NewReno against SACK."
-        ),
-    }
-
-
-# ------------------------------------------------------------------ figures
-
-#: Utilization the paper's numbers imply for figure 3 (link, 0..1): the 25 Mbps
-#: background plus 40% (20 packets) or 100% (625 packets) of the 25 Mbps residual.
-_FIG3_PAPER = {20: (0.5 + 0.5 * 0.40, "paper: 40% of the residual"), 625: (1.0, "paper: 100%")}
-
-
-def _clip_recovery(ax: Any, cwnd: pd.DataFrame) -> None:
-    """Clip a cwnd panel at 1.2 times the 95th percentile of its samples
-    (packets) and give the raw peak in the panel's title.
-
-    Without SACK, fast recovery inflates cwnd by one packet per duplicate ACK
-    (RFC 6582) while NewReno repairs one loss per RTT, so after a burst of
-    drops cwnd stays several times the sawtooth for seconds (SACK's recovery,
-    RFC 6675, has no inflation: with it the peaks stay below 600 packets);
-    drawn in full they flatten the sawtooth and the flows' ascendancy.
-    """
-    values = cwnd.to_numpy().ravel()
-    top, peak = 1.2 * float(pd.Series(values).quantile(0.95)), float(values.max())
-    if peak > top:
-        ax.set_ylim(0, top)
-        ax.set_title(f"clipped; recovery inflation peaks at {peak:.0f}", fontsize=7)
-
-
-def _series_panels(
-    series: list[tuple[str, pd.DataFrame]], title: str, refs: dict[int, tuple[float, str]]
-) -> Any:
-    """The paper's figure layout: utilization (top) and cwnd (bottom) against
-    time, one column per case; ``refs`` maps a column to a utilization mark.
-
-    The legend sits below the panels, one for the figure: inside a panel it
-    would cover the traces, which fill the whole window. The flows keep the
-    same colour in every column (each panel restarts the colour cycle)."""
-    fig, axes = grid(10.0, 4.6, 2, len(series), sharex=True)
-    marks: dict[str, Any] = {}
-    flows: dict[str, Any] = {}
-    for k, (label, ts) in enumerate(series):
-        t = ts.index.to_numpy(dtype=float)
-        top, bottom = axes[0, k], axes[1, k]
-        top.plot(t, ts["utilization"], lw=0.5, color="#1f4e79")
-        if k in refs:
-            mark = f"{refs[k][1]} ({label})"
-            marks[mark] = top.axhline(refs[k][0], color="#c00000", ls="--", lw=1, label=mark)
-        top.set_ylim(0, 1.05)
-        top.set_title(label, fontsize=9)
-        cwnd = ts[[c for c in ts.columns if str(c).startswith("cwnd_flow")]]
-        for c in cwnd.columns:
-            (line,) = bottom.plot(t, cwnd[c], lw=0.7, label=str(c).removeprefix("cwnd_"))
-            flows.setdefault(f"cwnd of {line.get_label()}", line)
-        _clip_recovery(bottom, cwnd)
-        bottom.set_xlabel("time (s)")
-        for ax in (top, bottom):
-            ax.grid(True, alpha=0.3)
-    legend = marks | flows
-    if len(legend) > 1:
-        fig.legend(
-            list(legend.values()),
-            list(legend),
-            loc="outside lower center",
-            ncol=min(len(legend), 6),
-            fontsize=7,
-            handlelength=1.5,
-            frameon=False,
-        )
-    axes[0, 0].set_ylabel("utilization (per 100 ms)")
-    axes[1, 0].set_ylabel("cwnd (packets)")
-    fig.suptitle(title, fontsize=10)
-    return fig
-
-
-def _fairness_figure(table: pd.DataFrame, v: pd.DataFrame) -> Any:
-    """Per-flow goodputs of figures 5-7 beside the fair share, Jain index and
-    synchronization annotated."""
-
-    t = table.set_index(["flows", "buffer_pkts", "background"])
-    cases = [
-        ("2 NewReno\n20 pkt FIFO", t.loc[(2, 20, True)], None),
-        ("4 NewReno\n20 pkt FIFO", t.loc[(4, 20, True)], None),
-    ] + [
-        (
-            f"{r.tcp.replace('highspeed', 'HS').replace('newreno', 'NR')}\n"
-            f"{r.buffer_pkts} pkt {'FQ' if r.qdisc == 'fq' else 'FIFO'}",
-            r,
-            r.tcp,
-        )
-        for case, r in v.iterrows()
-        if case.startswith(("hs1nr1", "hs4"))
-    ]
-    fig, (ax,) = figure(8.0, 4.2)
-    for x, (_, r, tcp) in enumerate(cases):
-        g = list(r["goodput_mbps"])
-        tcps = tcp.split("+") if tcp else ["newreno"] * len(g)
-        for gi, ti in zip(g, tcps):
-            ax.scatter(
-                x,
-                gi,
-                s=30,
-                marker="^" if ti == "highspeed" else "o",
-                color="#c55a11" if ti == "highspeed" else "#1f4e79",
-                zorder=3,
-            )
-        fair = 25.0 / len(g)
-        ax.hlines(fair, x - 0.3, x + 0.3, color="0.4", ls="--", lw=1)
-        ax.annotate(
-            f"Jain {r['jain_index']:.2f}\nsync {r['sync_mean']:.2f}",
-            (x, 25.5),
-            ha="center",
-            fontsize=7,
-            va="bottom",
-        )
-    ax.scatter([], [], marker="o", color="#1f4e79", label="NewReno flow")
-    ax.scatter([], [], marker="^", color="#c55a11", label="HSTCP flow")
-    ax.plot([], [], color="0.4", ls="--", label="fair share of the 25 Mbps residual")
-    ax.set_xticks(range(len(cases)), labels=[c[0] for c in cases], fontsize=8)
-    ax.set_ylim(0, 30)
-    ax.set_ylabel("goodput (Mbit/s)")
-    ax.set_title(
-        "Per-flow goodput: figure 5 (NewReno) and figures 6/7 middle, right (FIFO vs FQ)",
-        fontsize=9,
-    )
-    ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(fontsize=8, loc="center left")
-    return fig
-
-
-def arrivals_figure(window_s: float = 1.0, seed: int = 0) -> Any:
-    """Figure 4: packet arrivals at the 20-packet buffer, 1 NewReno flow.
-
-    A 40 s run of the figure 3 case with a packet trace; the window ends
-    0.3 s after the first TCP drop past the 20 s warm-up. Each dot is an
-    arriving packet at a random height, background packets in the lower
-    half, the TCP flow's in the upper half; red squares are drops.
-
-    Parameters
-    ----------
-    window_s : float
-        Width of the time window drawn, seconds.
-    seed : int
-        Seed of the dots' random heights (the picture is deterministic).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-
-    s = scenario(1, 20, True, "40s")
-    s["output"] = {"trace": True}
-    tr = simulate(s).trace
-    t, ev, flow = tr["time_s"].to_numpy(), tr["event"].astype(str).to_numpy(), tr["flow"].to_numpy()
-    first = t[(ev == "drop_overflow") & (flow >= 0) & (t > 20.0)][0]
-    lo, hi = first + 0.3 - window_s, first + 0.3
-    rng = np.random.default_rng(seed)
-    fig, (ax,) = figure(8.0, 3.6)
-    for name, rows, color, base in (
-        ("background", (ev == "enqueue") & (flow < 0), "0.55", 0.0),
-        ("TCP", (ev == "enqueue") & (flow >= 0), "#1f4e79", 1.0),
-    ):
-        x = t[rows & (t >= lo) & (t <= hi)]
-        ax.scatter(x, base + rng.uniform(0.05, 0.95, len(x)), s=3, color=color, label=name)
-    drops = (ev == "drop_overflow") & (t >= lo) & (t <= hi)
-    x = t[drops]
-    ax.scatter(
-        x,
-        np.where(flow[drops] >= 0, 1.0, 0.0) + rng.uniform(0.05, 0.95, len(x)),
-        s=30,
-        marker="s",
-        facecolor="none",
-        edgecolor="#c00000",
-        label="dropped",
-    )
-    ax.set_ylim(0, 2.3)
-    ax.set_yticks([0.5, 1.5], labels=["background", "TCP"])
-    ax.set_xlabel("arrival time (s)")
-    ax.set_title("Figure 4: packet arrivals, 1 NewReno flow, 20-packet buffer, FIFO", fontsize=9)
-    ax.legend(fontsize=7, loc="upper center", ncol=3)
-    return fig
-
-
 def tables(table: pd.DataFrame) -> dict[str, tuple[str, pd.DataFrame]]:
     """No further tables: the run table and the claims are the whole
     reproduction (the contract's ``tables``)."""
     return {}
-
-
-def figures(table: pd.DataFrame) -> dict[str, Any]:
-    """Figures 3, 5, 6 and 7 as the paper draws them (utilization per 100 ms
-    on top, cwnd below, one column per case), figure 4 (:func:`arrivals_figure`)
-    and the per-flow goodputs.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        From :func:`run` (its ``attrs`` carry the time series; section V
-        runs through :func:`section_v`).
-
-    Returns
-    -------
-    dict
-        ``{"fig3_buffers", "fig4_arrivals", "fig5_flows", "fig6_hstcp_fifo", "fig7_fq",
-        "goodput_shares": matplotlib Figure}``; figure 3's panels mark the
-        utilization the paper's 40% and 100% imply.
-    """
-    s, v = table.attrs["series"], section_v(table)
-    vs = v.attrs["series"]
-    fig3 = [(f"1 NewReno, {b} packets", s[(1, b, True)]) for b in (20, 100, 625)]
-    fig5 = [(f"{n} NewReno, 20 packets", s[(n, 20, True)]) for n in (1, 2, 4)]
-    labels = {
-        "hs1-b20-fifo": "1 HSTCP, 20 packets",
-        "nr1-b20-fq": "1 NewReno, 20 packets",
-        "hs1nr1-b625-fifo": "HSTCP (flow0) + NewReno (flow1), 625 packets",
-        "hs1nr1-b625-fq": "HSTCP (flow0) + NewReno (flow1), 625 packets",
-        "hs4-b625-fifo": "4 HSTCP, 625 packets",
-        "hs4-b625-fq": "4 HSTCP, 625 packets",
-    }
-    fig6 = [(labels[c], vs[c]) for c in ("hs1-b20-fifo", "hs1nr1-b625-fifo", "hs4-b625-fifo")]
-    fig7 = [(labels[c], vs[c]) for c in ("nr1-b20-fq", "hs1nr1-b625-fq", "hs4-b625-fq")]
-    return {
-        "fig3_buffers": _series_panels(
-            fig3,
-            "Figure 3: 1 NewReno flow, FIFO, buffers 20 / 100 / 625 packets",
-            {0: _FIG3_PAPER[20], 2: _FIG3_PAPER[625]},
-        ),
-        "fig4_arrivals": arrivals_figure(),
-        "fig5_flows": _series_panels(fig5, "Figure 5: 1, 2, 4 NewReno flows, FIFO, 20 packets", {}),
-        "fig6_hstcp_fifo": _series_panels(fig6, "Figure 6: HighSpeed TCP, FIFO drop-tail", {}),
-        "fig7_fq": _series_panels(
-            fig7, "Figure 7: fair queueing (DRR, drop from the longest queue)", {}
-        ),
-        "goodput_shares": _fairness_figure(table, v),
-    }

@@ -1,0 +1,169 @@
+"""Paper 002's design: the scenario, the three kinds of traffic, the
+variants run beside the paper's, and the constants its claims and prose
+read (section 4's numbers and bufsim's choices).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from bufsim.reproduce import prose
+
+#: Closed-loop users (about 200 long flows on average with B = 18 packets).
+USERS = 800
+
+TREE = {"tree": {"nodes": 18, "min": "30ms", "max": "530ms", "harmonic_mean": "60ms"}}
+
+#: The base scenario (also the packaged example ``dhamdhere2006``, open loop).
+BASE: dict[str, Any] = {
+    "name": "dhamdhere2006",
+    "duration": "630s",
+    "warmup": "30s",
+    "seed": 1,
+    "link": {"capacity": "50Mbps", "delay": "5ms", "buffer": "18pkt", "bdp_rtt": "60ms"},
+    "output": {"interval": "1s", "large_flow": "100KB"},
+}
+
+#: Traffic type -> its flow groups.
+TRAFFIC: dict[str, list[dict[str, Any]]] = {
+    "persistent": [
+        {
+            "count": 200,
+            "stack": "rfc",
+            "rtt": TREE,
+            "mss": "1500B",
+            "start": {"uniform": ["0s", "5s"]},
+        },
+        {
+            "stack": "rfc",
+            "rtt": TREE,
+            "mss": "1500B",
+            "size": {"uniform": ["3pkt", "25pkt"]},
+            "arrival": {"load": 0.05},
+        },
+    ],
+    "closed": [
+        {
+            "stack": "rfc",
+            "rtt": TREE,
+            "mss": "1500B",
+            "size": "dhamdhere2006",
+            "users": USERS,
+            "think": "5s",
+        }
+    ],
+    "open": [
+        {
+            "stack": "rfc",
+            "rtt": TREE,
+            "mss": "1500B",
+            "size": "dhamdhere2006",
+            "arrival": {"load": 0.95},
+        }
+    ],
+}
+
+#: Variants measured at B_s and B_l: name -> fields set in every flow group.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "rfc": {},
+    "delayed_ack": {"delayed_ack": True},
+    "min_rto_0.2s": {"min_rto": "200ms"},
+}
+
+#: (traffic, buffer packets) -> (the paper's words on the loss rate, low end, high end).
+PAPER: dict[tuple[str, int], tuple[str, float, float]] = {
+    ("open", 18): ("about 12%", 0.12, 0.12),
+    ("persistent", 18): ("7-8%", 0.07, 0.08),
+    ("closed", 18): ("7-8%", 0.07, 0.08),
+    ("open", 500): ("< 1%", 0.0, 0.01),
+    ("persistent", 500): ("about 2%", 0.02, 0.02),
+    ("closed", 500): ("about 4%", 0.04, 0.04),
+}
+
+#: The paper's two buffers: B_s (Stanford, 250/sqrt(200)) and B_l (2 BDP), packets.
+BUFFERS = (18, 500)
+
+#: Buffers of the figure 1 curve, packets.
+CURVE = (3, 6, 12, 18, 36, 72, 150, 300, 500, 1000)
+
+#: BDP C T_eff, packets (50 Mbps x 60 ms / 1500 B).
+BDP_PKTS = 250.0
+
+#: Paper 002 section 4.2: the number of long flows the traffic is sized for.
+N_LONG = 200
+
+#: Loss-rate tolerance of the figure 1 claims: 1 percentage point beyond the paper's range.
+LOSS_TOL = 0.01
+
+
+#: Why no claim has an ns-2 number: the ns2 engine runs long-lived flows
+#: and finite transfers at fixed starts, not flows arriving in an open or
+#: closed loop (:func:`bufsim.ns2.check`).
+NO_NS2 = "open/closed loops"
+
+
+#: Where the claims' tolerances come from.
+LOSS_SOURCE = "one percentage point beyond the range the paper's text gives"
+FRACTION_SOURCE = "the paper reads fractions off CDFs it does not print: 0.1"
+ALMOST_SOURCE = "'almost' read as within 3 points"
+#: The per-flow claims read a column of the base runs' flow tables
+#: (:func:`case_flows`): ``about="flows:<column>"``, which a test perturbs
+#: through ``case_flows``.
+DELAYED_ACK_RUN = "the same case with delayed ACKs, which the paper leaves unstated"
+RTO_RUN = prose("the same case with ns-2's {rto:g} s minimum RTO", rto=0.2)
+
+
+#: The paper's 'about 200' long flows read as a quarter of N
+#: (:func:`_n_claims`), through eq. (1): the B_s that range allows, packets.
+BS_RANGE = (BDP_PKTS / math.sqrt(N_LONG * 1.25), BDP_PKTS / math.sqrt(N_LONG * 0.75))
+BS_SOURCE = prose(
+    "the paper's 'about {N}' long flows read as a quarter of N, through eq. (1): "
+    "{lo:.1f}-{hi:.1f} packets",
+    N=N_LONG,
+    lo=BS_RANGE[0],
+    hi=BS_RANGE[1],
+)
+#: The abstract's and section 1's loss range at B_s ("up to 5%-15% in our
+#: simulations"), one point wider each side (:data:`LOSS_TOL`).
+HIGH_LOSS = (0.05, 0.15)
+
+
+#: Persistent flows whose RTT is within this fraction of the shortest one
+#: count as "near" (figure 2's claims: who gets the link at B_s).
+NEAR = 0.01
+
+#: Two CDFs' quantiles within this relative margin count as a tie, not "better".
+TIE = 0.05
+
+
+#: Little's law checked on a run: G_L / N_L within this fraction of the
+#: large transfers' measured mean rate (the window's edges and the finite
+#: run keep them from being equal).
+LITTLE_TOL = 0.15
+
+
+#: Figures 2-7: traffic -> (figure numbers, what the text says to mark).
+_FLOW_FIGS = {"persistent": (2, 3), "closed": (4, 5), "open": (6, 7)}
+
+
+#: The numbers the paper's text gives for a panel of figures 2-7, drawn in
+#: red: (traffic, flow class, loss panel?) -> (x, y, matplotlib format,
+#: style, label).
+_PAPER_MARKS: dict[tuple[str, str, bool], tuple[list[float], list[float], str, dict, str]] = {
+    ("open", "large", False): (
+        [10_000, 15_000],
+        [0.5, 0.5],
+        "x",
+        {"ms": 9, "mew": 2},
+        "paper: medians 10,000 (B_s), 15,000 (B_l)",
+    ),
+    ("open", "large", True): ([0], [0.7], "x", {"ms": 9, "mew": 2}, "paper: 70% lossless at B_l"),
+    ("persistent", "small", True): (
+        [0, 0],
+        [0.4, 0.7],
+        "-",
+        {"lw": 4, "alpha": 0.6},
+        "paper: 40-70% of mice lossless",
+    ),
+}

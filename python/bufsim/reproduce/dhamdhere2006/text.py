@@ -1,0 +1,149 @@
+"""Paper 002's setup, findings and captions: the templates of ``prose.toml``
+filled with the runs' numbers and the design's constants.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from bufsim.reproduce import Finding, Prose, prose, templates
+from bufsim.reproduce.dhamdhere2006.design import (
+    _FLOW_FIGS,
+    _PAPER_MARKS,
+    BDP_PKTS,
+    N_LONG,
+    PAPER,
+    USERS,
+)
+from bufsim.reproduce.dhamdhere2006.runs import _means, _variant
+
+#: The prose templates (prose.toml, shipped beside this module).
+TEXT = templates(__package__)
+
+
+def setup() -> Prose:
+    """What is reproduced and how bufsim's setup differs from the paper's (Markdown)."""
+    return prose(
+        TEXT["setup"],
+        cap=50.0,
+        mss=1500.0,
+        nodes=18,
+        rmin=30.0,
+        rmax=530.0,
+        reff=60.0,
+        bdp=BDP_PKTS,
+        N=N_LONG,
+        m0=3,
+        m1=25,
+        ml=0.05,
+        think=5.0,
+        mean=35.0,
+        load=0.95,
+        u=1.0,
+        lo18=PAPER[("open", 18)][0],
+        lp18=PAPER[("persistent", 18)][0],
+        lo500=PAPER[("open", 500)][0],
+        lp500=PAPER[("persistent", 500)][0],
+        lc500=PAPER[("closed", 500)][0],
+        m18=10_000,
+        m500=15_000,
+        nl=0.7,
+        delay=5.0,
+        rto=1.0,
+        users=USERS,
+        rto2=0.2,
+    )
+
+
+def findings(table: pd.DataFrame) -> list[Finding]:
+    """What the runs show, each beside the figure it explains (Markdown, numbers from ``table``)."""
+    t = _means(table)
+
+    def da(traffic: str, b: int) -> float:
+        return _variant(table, traffic, "delayed_ack", b, "loss_rate")
+
+    o18 = table[(table["traffic"] == "open") & (table["buffer_pkts"] == 18)]
+    k18 = o18["large_median_throughput_Bps"] / o18["large_mean_rate_Bps"]
+    return [
+        Finding(
+            "Loss against the buffer: bufsim's TCPs lose more than the paper's",
+            prose(
+                TEXT["findings"]["loss_vs_buffer"],
+                p500=t.loc[("persistent", 500), "loss_rate"],
+                c500=t.loc[("closed", 500), "loss_rate"],
+                o500=t.loc[("open", 500), "loss_rate"],
+                pp=PAPER[("persistent", 500)][0],
+                pc=PAPER[("closed", 500)][0],
+                po=PAPER[("open", 500)][0],
+                eq3=t.loc[("persistent", 500), "eq3_loss"],
+                pftk=t.loc[("persistent", 500), "pftk_loss"],
+                dp=da("persistent", 500),
+                dc=da("closed", 500),
+                do=da("open", 500),
+            ),
+            "loss_vs_buffer",
+        ),
+        Finding(
+            "Open loop: large flows are far faster than the paper's medians",
+            prose(
+                TEXT["findings"]["throughput_open"],
+                gl=t.loc[("open", 18), "large_goodput_Bps"] / 1e6,
+                nl18=t.loc[("open", 18), "large_flows_mean"],
+                rate=t.loc[("open", 18), "large_mean_rate_Bps"] / 1e3,
+                klo=k18.min(),
+                khi=k18.max(),
+                kp=10_000 * N_LONG / t.loc[("open", 18), "large_goodput_Bps"],
+                x=k18.median() * t.loc[("open", 18), "large_goodput_Bps"] / 10_000 / N_LONG,
+                m18=t.loc[("open", 18), "large_median_throughput_Bps"],
+                m500=t.loc[("open", 500), "large_median_throughput_Bps"],
+                p18=10_000,
+                p500=15_000,
+                nl=0.7,
+                nlb=t.loc[("open", 500), "large_no_loss_fraction"],
+                n500=t.loc[("open", 500), "long_flows_mean"],
+                N=N_LONG,
+            ),
+            "throughput_open",
+        ),
+        Finding(
+            "Closed loop: timeouts cost utilization at B_s",
+            prose(
+                TEXT["findings"]["throughput_closed"],
+                u=t.loc[("closed", 18), "utilization"],
+                to=t.loc[("closed", 18), "timeouts"],
+                u2=_variant(table, "closed", "min_rto_0.2s", 18, "utilization"),
+            ),
+            "throughput_closed",
+        ),
+    ]
+
+
+def captions(table: pd.DataFrame) -> dict[str, Prose]:
+    """One sentence per figure of :func:`figures`: what it shows and how to read it."""
+    out = {"loss_vs_buffer": prose(TEXT["captions"]["loss_vs_buffer"])}
+    for traffic, (fig_tp, fig_loss) in _FLOW_FIGS.items():
+        top = "persistent" if traffic == "persistent" else "large"
+        out[f"throughput_{traffic}"] = prose(
+            TEXT["captions"]["throughput"],
+            n=fig_tp,
+            top=top,
+            traffic=traffic,
+            marks=_red_marks(traffic, False),
+        )
+        out[f"loss_{traffic}"] = prose(
+            TEXT["captions"]["loss"],
+            n=fig_loss,
+            top=top,
+            traffic=traffic,
+            marks=_red_marks(traffic, True),
+        )
+    return out
+
+
+def _red_marks(traffic: str, loss: bool) -> Prose:
+    """The caption's clause on the paper's red marks, where a panel of
+    that figure has one (:data:`_PAPER_MARKS`), else nothing (text without
+    numbers: no field spans)."""
+    if any(k[0] == traffic and k[2] == loss for k in _PAPER_MARKS):
+        return prose(TEXT["captions"]["red_marks"])
+    return Prose("")
