@@ -49,7 +49,10 @@
 //! `mirror = "ns-3.37"` is ns-3.37's `TcpBbr` instead of the draft where
 //! they differ (the ns3 stack profile sets it; see [`BbrConfig::mirror`]);
 //! what ns-3's socket does around it is the stack's
-//! ([`crate::tcp::stack::CongControl`]).
+//! ([`crate::tcp::stack::CongControl`]). `mirror = "linux"` (the linux
+//! profile's) is Linux's BBR v3, google/bbr's `tcp_bbr.c`, where it
+//! departs from draft-ietf-ccwg-bbr; each such rule is cited where it is
+//! coded and applies to v3 only.
 
 use serde::{Deserialize, Serialize};
 
@@ -98,8 +101,10 @@ pub struct BbrConfig {
     /// ([`CongestionControl::on_tx_start`]); ProbeBW starts in one of six
     /// phases (TcpBbr::EnterProbeBW). ns-3's socket around it (no PRR,
     /// the initial window unpaced, TcpRateLinux's rate samples) is the
-    /// stack's rule ([`crate::tcp::stack::CongControl::Ns3`]). `"none"`
-    /// (the default): the draft's rules.
+    /// stack's rule ([`crate::tcp::stack::CongControl::Ns3`]). `"linux"`
+    /// (the linux profile's): google/bbr v3's tcp_bbr.c where it departs
+    /// from draft-ietf-ccwg-bbr, for version 3 (version 1 reads nothing
+    /// from it). `"none"` (the default): the draft's rules.
     pub mirror: Mirror,
 }
 
@@ -495,6 +500,12 @@ pub struct V3 {
     /// ProbeBW_DOWN started and its first round has not ended
     /// (BBR.ack_phase == ACKS_PROBE_STOPPING).
     probe_stopping: bool,
+    /// `mirror = "linux"`: the latest probe met loss or ECN above the
+    /// threshold (tcp_bbr.c's prev_probe_too_high).
+    prev_probe_too_high: bool,
+    /// `mirror = "linux"`: the latest ProbeBW_UP stopped on reaching
+    /// inflight_hi after a lossy probe (tcp_bbr.c's stopped_risky_probe).
+    stopped_risky_probe: bool,
 }
 
 impl Default for V3 {
@@ -525,6 +536,8 @@ impl Default for V3 {
             full_bw_now: false,
             delivered: 0,
             probe_stopping: false,
+            prev_probe_too_high: false,
+            stopped_risky_probe: false,
         }
     }
 }
@@ -551,7 +564,7 @@ impl Variant for Bbr {
             Some("segment") => Quantum::Segment,
             _ => d.send_quantum,
         };
-        let mirror = Mirror::read(p)?;
+        let mirror = Mirror::read_among(p, &[Mirror::Spec, Mirror::Ns3_37, Mirror::Linux])?;
         if mirror.ns3() && v != 1.0 {
             return Err((
                 "mirror".into(),
@@ -926,6 +939,15 @@ impl Bbr {
         if self.mode != Mode::ProbeRtt && self.rtprop_expired && !self.idle_restart {
             //= "BBREnterProbeRTT(); BBRSaveCwnd(); BBR.probe_rtt_done_stamp = 0".
             self.save_cwnd(w.cwnd);
+            //= tcp_bbr.c (google/bbr v3) bbr_update_min_rtt, entering
+            //= PROBE_RTT: "bbr->ack_phase = BBR_ACKS_PROBE_STOPPING": a probe
+            //= cut short stops counting as one after a round
+            //= (`mirror = "linux"`; the draft leaves BBR.bw_probe_samples).
+            if self.linux()
+                && let Some(v) = self.v3.as_mut()
+            {
+                v.probe_stopping = true;
+            }
             self.mode = Mode::ProbeRtt;
             self.pacing_gain = 1.0;
             self.cwnd_gain = 1.0;
@@ -1122,9 +1144,15 @@ impl Bbr {
             //= "cap = BBR.inflight_hi" while probing up (and REFILL),
             //= "BBRInflightWithHeadroom()" otherwise; "cap = min(cap,
             //= BBR.inflight_lo)"; "cap = max(cap, BBRMinPipeCwnd)".
+            //= tcp_bbr.c (google/bbr v3) bbr_bound_cwnd_for_inflight_model
+            //= caps ProbeBW_DOWN at inflight_hi too: "if (bbr->mode ==
+            //= BBR_PROBE_BW && bbr->cycle_idx != BBR_BW_PROBE_CRUISE) cap =
+            //= bbr->inflight_hi" (`mirror = "linux"`).
             let mut cap = f64::INFINITY;
             if self.mode == Mode::ProbeBw {
-                cap = if matches!(v.phase, Phase::Up | Phase::Refill) {
+                cap = if matches!(v.phase, Phase::Up | Phase::Refill)
+                    || (self.linux() && v.phase == Phase::Down)
+                {
                     v.inflight_hi
                 } else {
                     self.inflight_with_headroom()
@@ -1251,8 +1279,11 @@ impl Bbr {
             //= BBRPickProbeWait: "BBR.rounds_since_bw_probe =
             //= random_int_between(0, 1)".
             v.rounds_since_probe = extra_round;
-            // Slot 1 collects this cycle's samples, slot 0 keeps the last one's.
-            v.max_bw = [v.max_bw[1], 0.0];
+            // Slot 1 collects this cycle's samples, slot 0 keeps the last
+            // one's (`mirror = "linux"`: a round later, below).
+            if self.cfg.mirror != Mirror::Linux {
+                v.max_bw = [v.max_bw[1], 0.0];
+            }
         }
         self.cycle_stamp = now;
         self.v3_start_round();
@@ -1271,26 +1302,38 @@ impl Bbr {
 
     //= BBRCheckTimeToProbeBW: "if (BBRHasElapsedInPhase(BBR.bw_probe_wait) ||
     //= BBRIsRenoCoexistenceProbeTime()) BBRStartProbeBW_REFILL()".
-    fn v3_time_to_probe(&mut self, now: SimTime) -> bool {
+    fn v3_time_to_probe(&mut self, now: SimTime, cwnd: f64) -> bool {
+        let reno_rounds = self.v3_target_inflight(cwnd).min(V3_RENO_ROUNDS_MAX);
         let Some(v) = self.v3.as_ref() else {
             return false;
         };
-        let reno_rounds = self.inflight(1.0).min(V3_RENO_ROUNDS_MAX);
         let due = now.saturating_sub(self.cycle_stamp) > v.bw_probe_wait
             || v.rounds_since_probe as f64 >= reno_rounds;
         if due {
-            //= BBRStartProbeBW_REFILL: "BBRResetLowerBounds();
-            //= BBR.bw_probe_up_rounds = 0; BBR.bw_probe_up_acks = 0".
-            if let Some(v) = self.v3.as_mut() {
-                v.bw_lo = f64::INFINITY;
-                v.inflight_lo = f64::INFINITY;
-                v.probe_up_rounds = 0;
-                v.probe_up_acks = 0.0;
-            }
-            self.v3_start_round();
-            self.v3_set_phase(Phase::Refill);
+            self.v3_start_refill();
         }
         due
+    }
+
+    //= BBRStartProbeBW_REFILL: "BBRResetLowerBounds();
+    //= BBR.bw_probe_up_rounds = 0; BBR.bw_probe_up_acks = 0" (Linux's
+    //= bbr_start_bw_probe_refill also "bbr->stopped_risky_probe = 0").
+    fn v3_start_refill(&mut self) {
+        if let Some(v) = self.v3.as_mut() {
+            v.bw_lo = f64::INFINITY;
+            v.inflight_lo = f64::INFINITY;
+            v.probe_up_rounds = 0;
+            v.probe_up_acks = 0.0;
+            v.stopped_risky_probe = false;
+        }
+        self.v3_start_round();
+        self.v3_set_phase(Phase::Refill);
+    }
+
+    /// `mirror = "linux"`: google/bbr v3's tcp_bbr.c where it departs
+    /// from draft-ietf-ccwg-bbr (each rule cited where it is coded).
+    fn linux(&self) -> bool {
+        self.cfg.mirror == Mirror::Linux
     }
 
     //= BBRStartProbeBW_UP: "BBR.bw_probe_samples = 1; BBRStartRound();
@@ -1421,12 +1464,48 @@ impl Bbr {
         //= false" (Linux's bbr_adapt_upper_bounds alike; -01 omits it): a
         //= probe that ended without loss leaves no stale mark by which a
         //= lossy round in CRUISE would cut inflight_hi.
+        let mut refilled = false;
         if self.round_start
             && let Some(v) = self.v3.as_mut()
             && v.probe_stopping
         {
             v.probe_stopping = false;
             v.probe_samples = false;
+            //= tcp_bbr.c (google/bbr v3) bbr_adapt_upper_bounds, at the end
+            //= of the probe's samples: "At this point in the cycle, our
+            //= current bw sample is also our best recent chance at finding
+            //= the highest available bw for this flow. So now is the best
+            //= time to forget the bw samples from the previous cycle, by
+            //= advancing the window": "if (bbr->mode == BBR_PROBE_BW &&
+            //= !rs->is_app_limited) bbr_advance_max_bw_filter(sk)", which
+            //= keeps the old window when the new one has no sample ("if
+            //= (!bbr->bw_hi[1]) return"). The draft advances it as
+            //= ProbeBW_DOWN starts (`mirror = "linux"`).
+            if self.cfg.mirror == Mirror::Linux
+                && self.mode == Mode::ProbeBw
+                && !s.rs.is_app_limited
+                && v.max_bw[1] > 0.0
+            {
+                v.max_bw = [v.max_bw[1], 0.0];
+            }
+            //= tcp_bbr.c (google/bbr v3) bbr_adapt_upper_bounds, at the end
+            //= of the probe's samples: "If we had an inflight_hi, then probed
+            //= and pushed inflight all the way up to hit that inflight_hi
+            //= without seeing any high loss/ECN in all the resulting ACKs
+            //= from that probing, then probe up again, this time letting
+            //= inflight persist at inflight_hi for a round trip, then
+            //= accelerating beyond": "if (bbr->mode == BBR_PROBE_BW &&
+            //= bbr->stopped_risky_probe && !bbr->prev_probe_too_high) {
+            //= bbr_start_bw_probe_refill(sk, 0); return true; }", the
+            //= ACK's state transition (the rest of the bounds' and the
+            //= phase's update skipped). Not in the draft.
+            refilled = self.cfg.mirror == Mirror::Linux
+                && self.mode == Mode::ProbeBw
+                && v.stopped_risky_probe
+                && !v.prev_probe_too_high;
+            if refilled {
+                self.v3_start_refill();
+            }
         }
         let too_high = self.v3_too_high();
         let (round_lost, bw_probe) = {
@@ -1461,21 +1540,30 @@ impl Bbr {
         if self.mode == Mode::Drain && (s.inflight as f64) <= self.inflight(1.0) {
             self.v3_start_down(s.now);
         }
-        if self.mode == Mode::ProbeBw {
+        if self.mode == Mode::ProbeBw && !refilled {
             //= BBRAdaptUpperBounds: "if (BBR.bw_probe_samples &&
             //= IsInflightTooHigh(rs)) BBRHandleInflightTooHigh(rs)":
             //= "BBR.inflight_hi = max(rs.tx_in_flight, BBRTargetInflight() *
             //= BBRBeta)"; in UP, "BBRStartProbeBW_DOWN()".
+            //= tcp_bbr.c (google/bbr v3) bbr_adapt_upper_bounds reads
+            //= rs->tx_in_flight, the flight when the ACKed segment was
+            //= sent (`mirror = "linux"`); the draft's ACK-time flight
+            //= otherwise.
+            let tx_in_flight = if self.linux() {
+                s.rs.tx_in_flight as f64
+            } else {
+                prior_inflight
+            };
             if bw_probe && too_high {
-                self.v3_inflight_too_high(s.now, prior_inflight, s.rs.is_app_limited);
+                self.v3_inflight_too_high(s.now, prior_inflight, s.rs.is_app_limited, w.cwnd);
             } else if let Some(v) = self.v3.as_mut()
                 && v.inflight_hi.is_finite()
-                && prior_inflight > v.inflight_hi
+                && tx_in_flight > v.inflight_hi
                 && !too_high
             {
                 //= "if (rs.tx_in_flight > BBR.inflight_hi) BBR.inflight_hi =
                 //= rs.tx_in_flight" (no loss above the bound: raise it).
-                v.inflight_hi = prior_inflight;
+                v.inflight_hi = tx_in_flight;
             }
             self.v3_update_phase(w, s, prior_inflight);
         }
@@ -1498,15 +1586,36 @@ impl Bbr {
         self.set_cwnd(w, s, losses);
     }
 
+    //= BBRTargetInflight, the draft's BBRInflight(BBR.bw, 1.0) (its
+    //= BBRIsRenoCoexistenceProbeTime: "reno_rounds =
+    //= BBRTargetInflight()"); tcp_bbr.c (google/bbr v3)
+    //= bbr_target_inflight: "How much do we want in flight? Our BDP,
+    //= unless congestion cut cwnd": "return min(bdp, tcp_sk(sk)->snd_cwnd)"
+    //= (`mirror = "linux"`), with `cwnd` the window before this ACK's.
+    fn v3_target_inflight(&self, cwnd: f64) -> f64 {
+        let bdp = self.inflight(1.0);
+        if self.linux() { bdp.min(cwnd) } else { bdp }
+    }
+
     //= BBRHandleInflightTooHigh: "BBR.bw_probe_samples = 0; if
     //= (!rs.is_app_limited) BBR.inflight_hi = max(rs.tx_in_flight,
     //= BBRTargetInflight() * BBRBeta); if (BBR.state == ProbeBW_UP)
     //= BBRStartProbeBW_DOWN()". `tx_in_flight`: the flight the signal
     //= points at (a lost segment's, or the ACK's prior inflight).
-    fn v3_inflight_too_high(&mut self, now: SimTime, tx_in_flight: f64, app_limited: bool) {
-        let target = self.inflight(1.0);
+    fn v3_inflight_too_high(
+        &mut self,
+        now: SimTime,
+        tx_in_flight: f64,
+        app_limited: bool,
+        cwnd: f64,
+    ) {
+        let target = self.v3_target_inflight(cwnd);
         let phase = self.v3.as_ref().map(|v| v.phase);
+        let linux = self.linux();
         if let Some(v) = self.v3.as_mut() {
+            //= tcp_bbr.c (google/bbr v3) bbr_handle_inflight_too_high:
+            //= "bbr->prev_probe_too_high = 1" (`mirror = "linux"`).
+            v.prev_probe_too_high |= linux;
             v.probe_samples = false;
             if !app_limited {
                 v.inflight_hi = tx_in_flight.max(target * V3_BETA);
@@ -1530,7 +1639,7 @@ impl Bbr {
     //= that of the lost segment's own flight, and the bound is the flight
     //= at which it crossed 2% (the draft's BBRInflightAtLoss), not the
     //= flight when the ACK that found the loss arrived.
-    fn v3_on_lost_segment(&mut self, now: SimTime, l: &LostSample) {
+    fn v3_on_lost_segment(&mut self, now: SimTime, l: &LostSample, cwnd: f64) {
         if !self.v3.as_ref().is_some_and(|v| v.probe_samples) {
             return;
         }
@@ -1548,7 +1657,7 @@ impl Bbr {
         let (inflight_prev, lost_prev) = (tx - 1.0, lost - 1.0);
         let prefix =
             ((V3_LOSS_THRESH * inflight_prev - lost_prev) / (1.0 - V3_LOSS_THRESH)).max(0.0);
-        self.v3_inflight_too_high(now, inflight_prev + prefix, l.is_app_limited);
+        self.v3_inflight_too_high(now, inflight_prev + prefix, l.is_app_limited, cwnd);
     }
 
     /// The round's loss rate above BBRLossThresh or its CE fraction above
@@ -1570,7 +1679,7 @@ impl Bbr {
         };
         match phase {
             Phase::Down => {
-                if self.v3_time_to_probe(s.now) {
+                if self.v3_time_to_probe(s.now, w.cwnd) {
                     return;
                 }
                 //= BBRCheckTimeToCruise: "if (inflight > BBRInflightWithHeadroom())
@@ -1582,7 +1691,7 @@ impl Bbr {
                 }
             }
             Phase::Cruise => {
-                self.v3_time_to_probe(s.now);
+                self.v3_time_to_probe(s.now, w.cwnd);
             }
             Phase::Refill => {
                 //= "if (BBR.round_start) BBRStartProbeBW_UP()": REFILL lasts one round.
@@ -1596,6 +1705,7 @@ impl Bbr {
                 let cwnd_limited = prior_inflight + 1.0 >= w.cwnd;
                 let round_start = self.round_start;
                 let rate = s.rs.delivery_rate.unwrap_or(0.0);
+                let linux = self.linux();
                 let Some(v) = self.v3.as_mut() else {
                     return;
                 };
@@ -1618,6 +1728,27 @@ impl Bbr {
                         Self::raise_inflight_hi_slope(v, w.cwnd);
                     }
                 }
+                //= tcp_bbr.c (google/bbr v3) bbr_update_cycle_phase,
+                //= BBR_BW_PROBE_UP: "(1) We've pushed inflight up to hit the
+                //= inflight_hi target set in the most recent previous bw
+                //= probe phase. Thus we want to start draining the queue
+                //= immediately because it's very likely the most recently
+                //= sent packets will fill the queue and cause drops": "if
+                //= (bbr->prev_probe_too_high && inflight >= bbr->inflight_hi)
+                //= { bbr->stopped_risky_probe = 1; is_bw_probe_done = true;
+                //= }", and on either end of the probe "bbr->prev_probe_too_high
+                //= = 0; bbr_start_bw_probe_down(sk)". `inflight` is
+                //= bbr_packets_in_net_at_edt(rs->prior_in_flight): the
+                //= flight before this ACK here (bufsim sends at the pacing
+                //= event, with nothing held for a later departure time).
+                //= Not in the draft (`mirror = "linux"`); after inflight_hi's growth
+                //= above, as Linux's bbr_adapt_upper_bounds runs first.
+                if linux && v.prev_probe_too_high && prior_inflight >= v.inflight_hi {
+                    v.stopped_risky_probe = true;
+                    v.prev_probe_too_high = false;
+                    self.v3_start_down(s.now);
+                    return;
+                }
                 //= section 4.3.3.6 BBRIsTimeToGoDown: "if (is_cwnd_limited and
                 //= cwnd >= BBR.inflight_hi) { BBRResetFullBW(); BBR.full_bw =
                 //= rs.delivery_rate } /* bw is limited by inflight_hi */ else
@@ -1630,6 +1761,7 @@ impl Bbr {
                 if at_hi {
                     Self::reset_full_bw(v, rate);
                 } else if v.full_bw_now {
+                    v.prev_probe_too_high = false;
                     self.v3_start_down(s.now);
                 }
             }
@@ -1761,8 +1893,8 @@ impl CongestionControl for Bbr {
         self.v3.is_some()
     }
 
-    fn on_lost_segment(&mut self, _w: &mut Window, now: SimTime, l: &LostSample) {
-        self.v3_on_lost_segment(now, l);
+    fn on_lost_segment(&mut self, w: &mut Window, now: SimTime, l: &LostSample) {
+        self.v3_on_lost_segment(now, l, w.cwnd);
     }
 
     //= ns-3.37 TcpBbr::CwndEvent: "event == CA_EVENT_TX_START &&
@@ -1902,6 +2034,8 @@ mod tests {
                 is_app_limited: false,
                 rtt: Some(SimTime::from_millis(rtt_ms)),
                 untimed: false,
+                tx_in_flight: inflight,
+                lost: 0,
             },
             inflight,
             in_recovery: false,
@@ -2427,6 +2561,73 @@ mod tests {
         assert!((b.v3.as_ref().unwrap().inflight_hi - 0.7 * 103.0).abs() < 1e-9);
         // v1 reads no lost segments.
         assert!(!Bbr::new(BbrConfig::default()).reads_lost_segments());
+    }
+
+    /// Linux's risky-probe rules (`mirror = "linux"`, tcp_bbr.c of
+    /// google/bbr v3), hand-worked from the bound above: a lost segment
+    /// (150 in flight, 4 lost) sets inflight_hi = 149 and marks the probe
+    /// too high; the max-bandwidth window is not yet advanced (a round
+    /// into DOWN, the draft's as DOWN starts). In the next probe, an ACK
+    /// whose flight before it was 151 (at or above inflight_hi, raised to
+    /// its segment's tx_in_flight of 150 as no loss came) ends UP at once
+    /// (stopped_risky_probe) with cwnd capped at inflight_hi in DOWN, above
+    /// the headroom; the first round of DOWN ending loss-free refills at
+    /// once, where the draft waits 2-3 s. Under the draft's rules the flag
+    /// stays clear and UP goes on.
+    #[test]
+    fn v3_linux_risky_probe() {
+        for linux in [true, false] {
+            let cfg = BbrConfig {
+                version: 3,
+                mirror: if linux { Mirror::Linux } else { Mirror::Spec },
+                ..BbrConfig::default()
+            };
+            let mut b = Bbr::new(cfg);
+            b.rng = 1;
+            b.filled_pipe = true;
+            b.set_rtprop(SimTime::from_millis(100));
+            b.rtprop_stamp = SimTime::from_millis(1000);
+            b.v3.as_mut().unwrap().max_bw = [0.0, 1000.0];
+            b.v3_start_up(SimTime::from_millis(1000), 200.0, 1000.0);
+            let mut w = Window {
+                cwnd: 200.0,
+                ssthresh: f64::INFINITY,
+            };
+            let lost = LostSample {
+                tx_in_flight: 150,
+                lost: 4,
+                is_app_limited: false,
+            };
+            b.on_lost_segment(&mut w, SimTime::from_millis(1050), &lost);
+            let v = b.v3.as_ref().unwrap();
+            assert_eq!(
+                (v.inflight_hi, v.phase, v.prev_probe_too_high),
+                (149.0, Phase::Down, linux)
+            );
+            let window = if linux { [0.0, 1000.0] } else { [1000.0, 0.0] };
+            assert_eq!(v.max_bw, window, "linux {linux}");
+            // The next probe: REFILL, UP at its round's end.
+            b.v3_start_refill();
+            b.on_rate_sample(&mut w, &sample(1100, 1000.0, 100, 0, 1, 100));
+            assert_eq!(b.v3.as_ref().unwrap().phase, Phase::Up);
+            b.on_rate_sample(&mut w, &sample(1150, 1000.0, 100, 1, 2, 150));
+            let v = b.v3.as_ref().unwrap();
+            if !linux {
+                assert_eq!((v.phase, v.stopped_risky_probe), (Phase::Up, false));
+                continue;
+            }
+            assert_eq!(v.inflight_hi, 150.0);
+            assert!(v.phase == Phase::Down && v.stopped_risky_probe && !v.prev_probe_too_high);
+            assert!(
+                w.cwnd == 150.0 && w.cwnd > b.inflight_with_headroom(),
+                "{}",
+                w.cwnd
+            );
+            b.on_rate_sample(&mut w, &sample(1250, 1000.0, 100, 2, 3, 100));
+            let v = b.v3.as_ref().unwrap();
+            assert_eq!((v.phase, v.stopped_risky_probe), (Phase::Refill, false));
+            assert_eq!(v.max_bw, [1000.0, 0.0]);
+        }
     }
 
     /// ProbeBW_UP's exit (draft-ietf-ccwg-bbr-01 section 4.3.3.6
