@@ -197,19 +197,38 @@ def _v3(start: Any, seed: int) -> dict[str, Any]:
 
 def test_bbr_v3_flows_starting_together_share_equally():
     s = bufsim.simulate(_v3("0s", 1)).summary
-    # Measured: Jain 0.915, the same for seeds 1-3 (no random element);
-    # 0.974 while a probe's loss was judged only per round trip, before
-    # each lost segment was (BBRHandleLostPacket, below). While
-    # ProbeBW_UP ended after one min_rtt once inflight passed 1.25 BDP
-    # (BBRv2's rule), 0.998: each probe stayed small. The draft's
-    # BBRIsTimeToGoDown probes until the delivery rate stops growing, and a
-    # probe's loss cuts the inflight_hi of the flows probing then.
+    # Measured: Jain 0.915, the same for seeds 1-3 (no random element),
+    # with Linux's v3 probing rules (the linux profile's `mirror =
+    # "linux"`, below) as without them; 0.946 with only
+    # prev_probe_too_high and stopped_risky_probe of them. 0.974 while a
+    # probe's loss was judged only per round trip, before each lost segment
+    # was (BBRHandleLostPacket, below). While ProbeBW_UP ended after one
+    # min_rtt once inflight passed 1.25 BDP (BBRv2's rule), 0.998: each
+    # probe stayed small. The draft's BBRIsTimeToGoDown probes until the
+    # delivery rate stops growing, and a probe's loss cuts the inflight_hi
+    # of the flows probing then.
     assert s["jain_index"] > 0.88
 
 
 def test_bbr_v3_flows_starting_apart_share_better_than_before():
-    # Starts uniform over 0-2 s (the issue's run). Measured Jain 0.636,
-    # 0.457, 0.527 (seeds 1-3), goodputs 3-177 Mbps against a fair 48.5;
+    # Starts uniform over 0-2 s (the issue's run). Measured Jain 0.638,
+    # 0.521, 0.559 (seeds 1-3; seeds 1-10 0.37-0.68, mean 0.555) with
+    # Linux's v3 probing rules (google/bbr tcp_bbr.c, the linux profile's
+    # `mirror = "linux"`): after a lossy probe the next ProbeBW_UP stops as
+    # its flight reaches inflight_hi and, loss-free, refills a round later
+    # (prev_probe_too_high, stopped_risky_probe); DOWN capped at
+    # inflight_hi; the max-bandwidth window advanced a round into DOWN;
+    # inflight_hi raised to the ACKed segment's tx_in_flight;
+    # BBRTargetInflight min(BDP, cwnd). Over 40-120 s of a 120 s run 0.845,
+    # 0.888, 0.870. They do not change the picture below: before them
+    # 0.636, 0.457, 0.527 (seeds 1-10 mean 0.536; 120 s: 0.855, 0.853,
+    # 0.793), goodputs 3-177 Mbps against a fair 48.5; the two risky-probe
+    # rules alone 0.784, 0.561, 0.525 (mean 0.574; 120 s 0.818-0.917).
+    # Linux's per-ACK loss check (rs.lost over the ACKed segment's
+    # tx_in_flight) in place of the per-round one left Jain in the same
+    # range (mean 0.59-0.63) but held the lone flow at 0.25 BDP to
+    # 0.80-0.82 of the link: not applied.
+    #
     # 0.40-0.42 while ProbeBW_UP ended after one min_rtt: a standing queue
     # (RTT about 0.13 s against RTprop 0.08 s) put inflight above 1.25 BDP
     # at once, so inflight_hi rose by a packet or two per probe.
@@ -231,23 +250,24 @@ def test_bbr_v3_flows_starting_apart_share_better_than_before():
     # at once and cuts the prober's bound by a few percent; outside
     # probes bw_lo and inflight_lo are floored at the flow's own delivery
     # of the latest round, so loss cuts no flow below its share: nothing
-    # cuts a large flow more than a small one. Linux's other variants
-    # (max-bandwidth filter advanced a round into DOWN, inflight_hi as
-    # DOWN's cap, rs.tx_in_flight of the ACKed segment as the bound,
-    # min(BDP, cwnd) as BBRTargetInflight, bw_probe_up_acks cleared off
-    # the bound), alone or combined, gave 0.42-0.78 on seeds 1-3. Not
-    # tried: Linux's prev_probe_too_high / stopped_risky_probe (a probe
-    # after a lossy one stops at inflight_hi and, loss-free, refills at
-    # once instead of waiting 2-3 s).
+    # cuts a large flow more than a small one (the numbers of this
+    # paragraph are from before Linux's rules). Linux's other variants
+    # tried then (max-bandwidth filter advanced a round into DOWN,
+    # inflight_hi as DOWN's cap, rs.tx_in_flight of the ACKed segment as
+    # the bound, min(BDP, cwnd) as BBRTargetInflight, bw_probe_up_acks
+    # cleared off the bound), alone or combined, gave 0.42-0.78 on seeds
+    # 1-3; the first four are now applied with the risky-probe rules.
     #
     # The literature: an evaluation of BBRv3 against CUBIC notes that
     # "convergence issues within BBR-v3 have been reported" (Ahsan et al.,
     # "BBR v3-Cubic smackdown", jcbi.org); no measured Jain's index of
     # equal-RTT BBRv3 flows starting apart was found to compare with
     # (Zeynali et al., PAM 2024, and Google's IETF 117/119 slides were not
-    # at hand), so whether 0.46-0.64 over 40 s matches Linux is open.
+    # at hand), so whether 0.52-0.64 over 40 s matches Linux is open.
     jain = [
         bufsim.simulate(_v3({"uniform": ["0s", "2s"]}, k)).summary["jain_index"] for k in (1, 2)
     ]
-    assert min(jain) > 0.42
-    assert sum(jain) / 2 > 0.51
+    # Margins: 0.05 under the lower seed's 0.521, 0.03 under the mean's
+    # 0.579 (0.42 and 0.51 before Linux's rules).
+    assert min(jain) > 0.47
+    assert sum(jain) / 2 > 0.55

@@ -4,10 +4,10 @@ here, all of them full under ``-m slow`` (``make bench``).
 Measured (quick / full) on the linux stack: Reno's sawtooth at 0.1, 0.25,
 0.5 BDP 0.8202 / 0.8206, 0.8912 / 0.8913, 0.9627 / 0.9633 against 0.8176,
 0.8929, 0.9643; CUBIC at 0.45 BDP 1.0000, at 0.3 BDP 0.9947 / 0.9948
-against 0.9963; one BBR v3 flow at 0.25 BDP 0.9789 / 0.9753 against
+against 0.9963; one BBR v3 flow at 0.25 BDP 0.9785 / 0.9792 against
 >= 0.95; BBR v1's ProbeRTT cost 0.9763 / 0.9766 against 0.98; loss
-at 0.25 BDP with 4 flows v1 5.82% / 5.80%, v3 0.60% / 0.56%; Jain with 4
-flows starting together v1 0.9972 / 0.9987, v3 0.9978 / 0.9930; BBR v1's
+at 0.25 BDP with 4 flows v1 5.82% / 5.80%, v3 0.40% / 0.53%; Jain with 4
+flows starting together v1 0.9972 / 0.9987, v3 0.9958 / 0.9925; BBR v1's
 share against 1, 2, 4 CUBIC flows max/min 1.18 / 1.08; DCTCP at K = 12:
 utilization 1.0000, 0.9992, 0.9843 (N = 1, 4, 16), mean queue 9.65, 8.70,
 11.64 packets; BBR v1's RTT unfairness in deep buffers (2 BDP): the

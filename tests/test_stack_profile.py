@@ -68,7 +68,9 @@ def test_the_core_table_is_what_the_suite_gave_each_variant():
     # Python reads the profile's controller rules from the core; the ns3
     # engine's checks and the suite restate none of them.
     assert PROFILE_CC == EXPLICIT
-    assert STACK_CC_PARAMS["linux"] == STACK_CC_PARAMS["rfc"] == STACK_CC_PARAMS["ns2"] == {}
+    assert STACK_CC_PARAMS["rfc"] == STACK_CC_PARAMS["ns2"] == {}
+    # The linux profile: Linux's BBR v3 rules (google/bbr tcp_bbr.c).
+    assert STACK_CC_PARAMS["linux"] == {"bbr": {"mirror": "linux"}}
 
 
 @pytest.mark.parametrize("name", sorted(validate.scenarios()))

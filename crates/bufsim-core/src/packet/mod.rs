@@ -353,7 +353,7 @@ impl Flow {
                 // keeps Linux's (`CongControl::Ns3`).
                 cong_control: match grp.cc.mirror() {
                     Mirror::Ns3_37 => grp.rules.cong_control,
-                    Mirror::Spec => CongControl::Rfc,
+                    Mirror::Spec | Mirror::Linux => CongControl::Rfc,
                 },
                 ..grp.rules
             },

@@ -79,6 +79,12 @@ pub struct RateSample {
     /// timing (its prior time zero), which ns-3.37's GenerateSample marks
     /// with "m_rateSample.m_delivered = -1". Always false otherwise.
     pub untimed: bool,
+    /// rs.tx_in_flight = P.tx_in_flight of the sample's segment P:
+    /// segments in the network when it was (last) sent, itself included.
+    pub tx_in_flight: u64,
+    /// rs.lost = C.lost - P.lost: segments marked lost since P was sent
+    /// (Linux's tcp_rate_gen "rs->lost = tp->lost - rs->prior_lost").
+    pub lost: u64,
 }
 
 /// What a lost segment's send state says of the flight it left in
@@ -325,6 +331,8 @@ impl RateSampler {
             is_app_limited: p.tag & APP_LIMITED != 0,
             rtt: (fresh && p.tag & RETX == 0).then(|| now.saturating_sub(p.sent_time)),
             untimed: unset,
+            tx_in_flight: u64::from(p.tx_in_flight),
+            lost: u64::from((self.lost as u32).wrapping_sub(p.lost)),
         })
     }
 

@@ -593,10 +593,10 @@ impl Stack {
 
     /// The `tcp_params` this profile gives `variant` (a flow group's own
     /// `tcp_params` override each key): what the profile's simulator
-    /// implements where it departs from the variant's specification. Only
-    /// `ns3` gives any: ns-3.37's model of each variant (`mirror`) and the
-    /// parameters ns-3.37 fixes. Adding a profile is a column here and in
-    /// [`Stack::defaults`].
+    /// implements where it departs from the variant's specification: under
+    /// `ns3` ns-3.37's model of each variant (`mirror`) and the parameters
+    /// ns-3.37 fixes; under `linux` Linux's BBR v3 (`mirror = "linux"`).
+    /// Adding a profile is a column here and in [`Stack::defaults`].
     pub fn cc_params(self, variant: &str) -> Map<String, Value> {
         let params = match (self, variant) {
             //= ns-3.37 src/internet/model/tcp-cubic.cc: no TcpFriendliness
@@ -615,6 +615,10 @@ impl Stack {
             //= ns-3.37 tcp-bbr.cc TcpBbr::SetSendQuantum: "m_sendQuantum = 1 *
             //= m_segmentSize".
             (Stack::Ns3, "bbr") => json!({"send_quantum": "segment", "mirror": "ns-3.37"}),
+            //= google/bbr v3 net/ipv4/tcp_bbr.c: the v3 probing rules the
+            //= draft lacks (prev_probe_too_high, stopped_risky_probe); BBR
+            //= v1 reads nothing from it.
+            (Stack::Linux, "bbr") => json!({"mirror": "linux"}),
             _ => json!({}),
         };
         match params {
@@ -1122,7 +1126,7 @@ mod tests {
     }
 
     #[test]
-    fn only_ns3_gives_the_controllers_rules() {
+    fn ns3_and_linux_give_the_controllers_rules() {
         let ns3 = |v: &str| Value::Object(Stack::Ns3.cc_params(v));
         assert_eq!(
             ns3("cubic"),
@@ -1133,9 +1137,15 @@ mod tests {
             json!({"send_quantum": "segment", "mirror": "ns-3.37"})
         );
         assert!(Stack::Ns3.cc_params("newreno").is_empty());
+        assert_eq!(
+            Value::Object(Stack::Linux.cc_params("bbr")),
+            json!({"mirror": "linux"})
+        );
         for s in [Stack::Rfc, Stack::Linux, Stack::Ns2] {
             for v in ["newreno", "cubic", "highspeed", "scalable", "htcp", "bbr"] {
-                assert!(s.cc_params(v).is_empty(), "{s:?} {v}");
+                if (s, v) != (Stack::Linux, "bbr") {
+                    assert!(s.cc_params(v).is_empty(), "{s:?} {v}");
+                }
             }
         }
         // A group's own keys win.

@@ -156,12 +156,21 @@ pub enum Mirror {
     /// ns-3.37's model of the variant (`src/internet/model/tcp-*.cc`).
     #[serde(rename = "ns-3.37")]
     Ns3_37,
+    /// Linux's implementation of the variant where it departs from the
+    /// specification (BBR v3: google/bbr's `net/ipv4/tcp_bbr.c`, branch
+    /// v3); only the variants that code such departures take it
+    /// ([`Mirror::read_among`]).
+    #[serde(rename = "linux")]
+    Linux,
 }
 
 impl Mirror {
     /// Every mode, by its scenario name.
-    pub const ALL: [(Mirror, &'static str); 2] =
-        [(Mirror::Spec, "none"), (Mirror::Ns3_37, "ns-3.37")];
+    pub const ALL: [(Mirror, &'static str); 3] = [
+        (Mirror::Spec, "none"),
+        (Mirror::Ns3_37, "ns-3.37"),
+        (Mirror::Linux, "linux"),
+    ];
 
     /// The scenario name.
     pub fn name(self) -> &'static str {
@@ -171,21 +180,31 @@ impl Mirror {
             .map_or("none", |&(_, n)| n)
     }
 
-    /// Read `tcp_params.mirror` (default [`Mirror::Spec`]); an unknown
-    /// name is an error naming the value and the allowed ones.
+    /// Read `tcp_params.mirror` (default [`Mirror::Spec`]) among `none`
+    /// and `ns-3.37`; an unknown name is an error naming the value and the
+    /// allowed ones.
     pub fn read(p: &mut Params) -> Result<Mirror, PErr> {
+        Mirror::read_among(p, &[Mirror::Spec, Mirror::Ns3_37])
+    }
+
+    /// Read `tcp_params.mirror` (default [`Mirror::Spec`]) among the modes
+    /// `allowed`; any other name is an error naming the value and the
+    /// allowed ones.
+    pub fn read_among(p: &mut Params, allowed: &[Mirror]) -> Result<Mirror, PErr> {
+        let names = || {
+            allowed
+                .iter()
+                .map(|m| format!("{:?}", m.name()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         match p.value("mirror") {
             None => Ok(Mirror::Spec),
-            Some(Value::String(s)) if Mirror::ALL.iter().any(|(_, n)| n == s) => {
-                Ok(Mirror::ALL.iter().find(|(_, n)| n == s).unwrap().0)
-            }
-            Some(other) => Err((
-                "mirror".into(),
-                format!(
-                    "{other}: allowed are {}",
-                    Mirror::ALL.map(|(_, n)| format!("{n:?}")).join(", ")
-                ),
-            )),
+            Some(Value::String(s)) => match allowed.iter().find(|m| m.name() == s) {
+                Some(&m) => Ok(m),
+                None => Err(("mirror".into(), format!("{:?}: allowed are {}", s, names()))),
+            },
+            Some(other) => Err(("mirror".into(), format!("{other}: allowed are {}", names()))),
         }
     }
 
