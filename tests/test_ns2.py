@@ -263,7 +263,18 @@ def test_poisson_background_lines():
         ),
         ({"tcp": "scalable"}, "flows[0].tcp_params.a"),
         ({"tcp": "htcp", "tcp_params": {"beta_max": 0.9}}, "flows[0].tcp_params.beta_max"),
-        ({"size": "100kB", "arrival": {"load": 0.5}}, "flows[0].kind"),
+        # Loops: TCP-Linux's agents cannot be reused, a node per RTT class,
+        # no per-transfer access link, at most MAX_TURNS turns written.
+        ({"tcp": "cubic", "size": "100kB", "arrival": {"load": 0.5}}, "flows[0].tcp"),
+        (
+            {"rtt": {"uniform": ["20ms", "40ms"]}, "size": "100kB", "arrival": {"load": 0.5}},
+            "flows[0].rtt",
+        ),
+        (
+            {"access_rate": "1Mbps", "size": "100kB", "users": 4, "think": "1s"},
+            "flows[0].access_rate",
+        ),
+        ({"size": "10pkt", "users": 100_000, "think": "10ms"}, "flows[0].users"),
         ({"tcp": "cubic", "connection_setup": True}, "flows[0].connection_setup"),
     ],
 )

@@ -41,11 +41,18 @@ of sizes drawn from the group's law in Python with the scenario's seed
 (:func:`bufsim.ns2.otcl.transfer_sizes`) and written as each transfer's
 size; Poisson background sources (UDP agents driven by ns-2's Exponential
 on/off source with bursts of one packet,
-:func:`bufsim.ns2.otcl.background_lines`).
+:func:`bufsim.ns2.otcl.background_lines`); open loops (Poisson or
+periodic arrivals, bursts, ``max_active``) and closed loops (users and
+their think times) of transfers on pools of agent pairs, one pool per
+group and RTT, a finished transfer's pair reset and reused as ns-2's web
+traffic does (:func:`bufsim.ns2.otcl.dynamic_lines`): the arrivals, sizes,
+RTTs and think times drawn in Python with the scenario's seed and written
+into the script, each transfer's start and end (its agent's ``done``)
+printed by the script.
 
 What it refuses, by field (:func:`check`): pools, background sources
-other than Poisson, open and closed loops of transfers (not written yet),
-BBR, DCTCP, AIMD, CoDel, PIE, fq and fq_codel (Debian's ns-2.35 has none
+other than Poisson, loops of transfers on TCP-Linux, with a uniform RTT
+draw or an access link, BBR, DCTCP, AIMD, CoDel, PIE, fq and fq_codel (Debian's ns-2.35 has none
 of the queues), Adaptive RED, RED's Floyd variant, RACK, HyStart, random
 loss, send jitter, a SYN on TCP-Linux, packet traces, cwnd series and
 per-half statistics.

@@ -104,12 +104,14 @@ def _agent_lines(
     gi: int,
     size: int | None,
     ack_size: int | None = None,
+    scheduled: bool = True,
 ) -> list[str]:
     """One flow's sender, sink and FTP source, OTcl lines: a transfer of
     ``size`` packets (None: long-lived); ``ack_size`` (bytes) the ACKs'
     size on the wire with two-way traffic, where they queue at the reverse
     link (None: ns-2's 40 B, ``Agent/TCPSink set packetSize_ 40``,
-    ns-default.tcl)."""
+    ns-default.tcl). ``scheduled`` False: no start (an agent of a pool,
+    :func:`dynamic_lines`, whose transfers ``tx`` starts)."""
     variant = g["cc"]["variant"]
     linux = variant in LINUX
     header = HEADERS + (TS_OPTION if linux else 0)
@@ -179,6 +181,8 @@ def _agent_lines(
         f"set ftp({i}) [new Application/FTP]",
         f"$ftp({i}) attach-agent $tcp({i})",
     ]
+    if not scheduled:
+        return lines
     if size is None:
         lines.append(f"$ns at {_num(start)} {{$ftp({i}) start}}")
     else:
@@ -434,6 +438,7 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
     """
     fast = fast_rate_bps(norm)
     out = norm["output"]
+    dynamic = has_dynamic(norm)
     lines = [
         f"# bufsim scenario {norm['name']!r} for ns-2.35, written by bufsim.ns2.",
         "# Rerun with: ns script.tcl (prints BUFSIM lines: ts, flow, queue).",
@@ -468,8 +473,9 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
     lines += [
         # A finite transfer's end: its sender's last ACK.
         "proc fin {i} {",
-        "    global ns",
+        "    global ns" + (" fdone" if dynamic else ""),
         '    puts "BUFSIM done $i [$ns now]"',
+        *(["    set fdone($i) 1"] if dynamic else []),
         "}",
     ]
     ack_size = norm["reverse"]["ack_size_bytes"] if "reverse" in norm else None
@@ -510,6 +516,9 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
     n = i
     for k, b in enumerate(norm.get("background") or []):
         lines += background_lines(k, n + k, b, fast, (b.get("links") or [0])[0])
+    if dynamic:
+        lines += track_lines(norm)
+        lines += dynamic_lines(norm, fast, n + len(norm.get("background") or []), ack_size)
     interval = out["interval_s"]
     steps = max(1, math.floor(norm["duration_s"] / interval + 1e-9))
     # The monitors' names: qmon, pint, fmon alone, else arrays by queue.
@@ -568,14 +577,16 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         "}",
         # Per flow: highest cumulative ACK (packets), data packets sent,
         # retransmitted packets, timeouts (nrexmit_: TcpAgent::timeout,
-        # tcp.cc), cwnd, smoothed RTT (t_srtt_ in tcpTick_/8, T_SRTT_BITS 3).
+        # tcp.cc), cwnd, smoothed RTT (t_srtt_ in tcpTick_/8, T_SRTT_BITS 3),
+        # whether it left slow start (ssthresh_ below window_, where
+        # TcpAgent::reset puts it).
         "proc flines {tag} {",
         "    global ns tcp N",
         "    for {set i 0} {$i < $N} {incr i} {",
         "        set t $tcp($i)",
         '        puts "BUFSIM $tag $i [$ns now] [$t set ack_] [$t set ndatapack_] '
         "[$t set nrexmitpack_] [$t set nrexmit_] [$t set cwnd_] [$t set srtt_] "
-        '[$t set tcpTick_]"',
+        '[$t set tcpTick_] [expr {[$t set ssthresh_] < [$t set window_]}]"',
         "    }",
         "}",
         # Per monitored queue and flow: arrivals, departures, drops, bytes
@@ -596,10 +607,360 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         "    }",
         "}",
         f"for {{set k 1}} {{$k <= {steps}}} {{incr k}} {{",
-        f'    $ns at [expr {{$k * {_num(interval)}}}] "qline ts"',
+        f'    $ns at [expr {{$k * {_num(interval)}}}] "qline ts{"; nline" if dynamic else ""}"',
         "}",
-        f'$ns at {_num(norm["warmup_s"])} "qline warm; flines fwarm; fmlines mwarm"',
-        f'$ns at {_num(norm["duration_s"])} "qline end; flines fend; fmlines mend; exit 0"',
+        f'$ns at {_num(norm["warmup_s"])} "qline warm; flines fwarm; fmlines mwarm'
+        + ('; txsnap txwarm"' if dynamic else '"'),
+        f'$ns at {_num(norm["duration_s"])} "qline end; flines fend; fmlines mend'
+        + ("; txsnap txend; refusals" if dynamic else "")
+        + '; exit 0"',
         "$ns run",
     ]
     return "\n".join(lines) + "\n"
+
+
+# --- open and closed loops -------------------------------------------------
+#
+# A transfer of an open- or closed-loop group runs on a pair of agents (a
+# sender and its sink) taken from a pool, one pool per group and RTT: a
+# sender node and a receiver node per RTT the group can draw, each pair of
+# the pool attached to them. A pair whose transfer is done goes back to its
+# pool and serves a later transfer, as ns-2's own web traffic recycles its
+# agents (PagePool/WebTraf done-resp, tcl/webcache/webtraf.tcl): `reset` on
+# both ends (TcpAgent::reset, tcp.cc; TcpSink::reset, tcp-sink.cc) marks
+# the time, and both discard a packet of the previous transfer still in
+# flight by its timestamp ("previous incarnation", TcpAgent::recv,
+# NewRenoTcpAgent::recv, Sack1TcpAgent::recv, TcpSink::recv). New agents
+# per transfer would leave every finished pair in memory (paper 002's open
+# loop starts 70,000 transfers in 630 s); a pool holds as many pairs as
+# transfers were ever active together.
+
+#: Normalized group kinds whose transfers come and go during the run.
+DYNAMIC = ("open", "closed")
+#: Standard deviations of a Poisson count of think times the pre-drawn
+#: list of a closed-loop user covers beyond its mean (:func:`closed_users`).
+THINK_MARGIN_SD = 8
+
+
+def rtt_classes(g: Mapping[str, Any]) -> list[float]:
+    """The RTTs a dynamic group draws from (its normalized ``rtt_draw``: one
+    value, or a list picked uniformly), each once, ascending, s."""
+    ((law, v),) = g["rtt_draw"].items()
+    return [float(v)] if law == "fixed" else sorted({float(x) for x in v})
+
+
+def _rtt_picker(g: Mapping[str, Any]) -> tuple[list[float], list[int]]:
+    """The group's RTT classes and, per entry of its list, the class index:
+    a uniform pick of an entry (a repeated RTT weighs more)."""
+    classes = rtt_classes(g)
+    ((law, v),) = g["rtt_draw"].items()
+    entries = [float(v)] if law == "fixed" else [float(x) for x in v]
+    return classes, [classes.index(x) for x in entries]
+
+
+def open_arrivals(norm: Mapping[str, Any], gi: int) -> list[tuple[float, int, int]]:
+    """The transfers of open-loop group ``gi`` before the run's end: (arrival
+    time s, RTT class of :func:`rtt_classes`, size packets), in time order.
+
+    Drawn as the packet engine draws them (``traffic/mod.rs``,
+    ``Sim::arrival``), in its order from one generator seeded with the
+    scenario's seed and the group's index: the first arrival one gap after
+    ``begin``, each gap exponential of mean burst / rate (or the fixed
+    period of ``every``), then per transfer of the burst its RTT and its
+    size (:func:`draw_pkts`). numpy's generator, not the core's: the same
+    laws, other numbers.
+    """
+    g = norm["flows"][gi]
+    rng = np.random.default_rng([int(norm["seed"]), gi])
+    _, pick = _rtt_picker(g)
+    burst = g.get("arrival_burst") or 1
+    every = g.get("arrival_every_s")
+    gap = every if every is not None else burst / g["arrival_rate_per_s"]
+    out: list[tuple[float, int, int]] = []
+    t = g["begin_s"]
+    while True:
+        t += gap if every is not None else max(rng.exponential(gap), 1e-12)
+        if t >= norm["duration_s"]:
+            return out
+        for _ in range(burst):
+            k = pick[int(rng.integers(len(pick)))]
+            out.append((t, k, draw_pkts(g["size"], rng)))
+
+
+def _think(think: Mapping[str, float], rng: np.random.Generator) -> float:
+    ((law, mean),) = think.items()
+    return float(mean) if law == "fixed" else float(rng.exponential(mean))
+
+
+def closed_turns(norm: Mapping[str, Any], g: Mapping[str, Any]) -> int:
+    """How many transfers each closed-loop user of ``g`` has drawn for it: more
+    than the run can hold. Each turn takes a think time and a round trip
+    at least; with exponential think times of mean T, the count in D
+    seconds is at most Poisson(D / T), and the list covers its mean plus
+    :data:`THINK_MARGIN_SD` standard deviations (a user runs out with
+    probability below 1e-15); with fixed ones, D / (T + the shortest RTT)."""
+    ((law, mean),) = g["think"].items()
+    span = max(norm["duration_s"] - g["begin_s"], 0.0)
+    rtt = min(rtt_classes(g))
+    if law == "fixed":
+        return math.ceil(span / (float(mean) + rtt)) + 1
+    m = span / float(mean)
+    return math.ceil(min(m + THINK_MARGIN_SD * math.sqrt(m) + 10, span / rtt + 2))
+
+
+def closed_users(norm: Mapping[str, Any], gi: int) -> list[list[tuple[float, int, int]]]:
+    """Per user of closed-loop group ``gi``, its turns: (think time s, RTT
+    class, size packets), :func:`closed_turns` of them. The user's first
+    transfer starts a think time after ``begin`` (the packet engine's
+    rule: starts spread out, ``traffic/mod.rs``), each next one a think
+    time after the last ended. Drawn from one generator seeded with the
+    scenario's seed and the group's index, user after user: the same laws
+    as the packet engine's draws, not its numbers (its think times are
+    drawn in the order transfers end)."""
+    g = norm["flows"][gi]
+    rng = np.random.default_rng([int(norm["seed"]), gi])
+    _, pick = _rtt_picker(g)
+    turns = closed_turns(norm, g)
+    return [
+        [
+            (
+                _think(g["think"], rng),
+                pick[int(rng.integers(len(pick)))],
+                draw_pkts(g["size"], rng),
+            )
+            for _ in range(turns)
+        ]
+        for _ in range(g["users"])
+    ]
+
+
+def has_dynamic(norm: Mapping[str, Any]) -> bool:
+    """Whether a group's transfers come and go (open or closed loop)."""
+    return any(g["kind"] in DYNAMIC for g in norm["flows"])
+
+
+def data_queues(norm: Mapping[str, Any], g: Mapping[str, Any]) -> list[int]:
+    """The monitored queues (indices of :func:`queues`) a group's data
+    crosses, in order."""
+    names = [q[0] for q in queues(norm)]
+    if g.get("reverse"):
+        return [names.index("reverse")]
+    return list(g.get("links") or [0])
+
+
+#: The procedures of the open and closed loops (:func:`dynamic_lines`).
+DYNAMIC_PROCS = r"""# A transfer's counters at each queue its data crosses (dq): arrivals,
+# drops, bytes sent of its pair's flow id, read through `wide` (fobj: the
+# flow monitors' record per flow id, `track`).
+proc counters {j g} {
+    global dq fobj
+    set out {}
+    foreach q $dq($g) {
+        if {[info exists fobj($q,$j)]} {
+            set f $fobj($q,$j)
+            lappend out [wide f$q,$j,a [$f set parrivals_]] [wide f$q,$j,x [$f set pdrops_]] \
+                [wide f$q,$j,b [$f set bdepartures_]]
+        } else {
+            lappend out 0 0 0
+        }
+    }
+    return $out
+}
+# Transfer of group g, RTT class k, size packets (user u, -1 for an open
+# loop): refused when max_active are active, else on an idle pair of the
+# class's pool or a new one.
+proc tx {g k size u} {
+    global ns pool ftp info ntx nslot active maxact refused pay
+    if {$active($g) >= $maxact($g)} {
+        incr refused($g)
+        return
+    }
+    incr active($g)
+    if {[llength $pool($g,$k)] > 0} {
+        set j [lindex $pool($g,$k) end]
+        set pool($g,$k) [lreplace $pool($g,$k) end end]
+    } else {
+        set j $nslot
+        incr nslot
+        agent$g $j $k
+    }
+    set info($j) [list $ntx $g $k $size $u [$ns now] [counters $j $g]]
+    incr ntx
+    $ftp($j) send [expr {$size * $pay($g)}]
+}
+# One transfer's line: id, group, class, size, start, now, the agent's
+# ack_ ndatapack_ nrexmitpack_ nrexmit_ cwnd_ srtt_ tcpTick_, whether it
+# left slow start (ssthresh_ below window_, where reset puts it), then its
+# counters at its start and now.
+proc txline {tag j} {
+    global ns tcp info
+    lassign $info($j) id g k size u t0 base
+    set t $tcp($j)
+    puts "BUFSIM $tag $id $g $k $size $t0 [$ns now] [$t set ack_] [$t set ndatapack_]\
+        [$t set nrexmitpack_] [$t set nrexmit_] [$t set cwnd_] [$t set srtt_] [$t set tcpTick_]\
+        [expr {[$t set ssthresh_] < [$t set window_]}] $base [counters $j $g]"
+}
+# The sender's last ACK (TcpAgent::finish calls `done`): the transfer's
+# line, its pair reset and back in the pool; a user thinks, then wakes.
+proc txdone {j} {
+    global ns tcp sink info pool active ul up
+    txline tx $j
+    lassign $info($j) id g k size u
+    unset info($j)
+    $tcp($j) reset
+    $sink($j) reset
+    lappend pool($g,$k) $j
+    incr active($g) -1
+    if {$u >= 0} {
+        set p $up($g,$u)
+        if {$p < [llength $ul($g,$u)]} {
+            $ns at [expr {[$ns now] + [lindex $ul($g,$u) $p]}] "wake $g $u"
+        } else {
+            puts "BUFSIM spent $g $u"
+        }
+    }
+}
+# User u of closed-loop group g starts its next transfer (ul: its turns,
+# think time, RTT class, size; up: the next one).
+proc wake {g u} {
+    global ul up
+    set p $up($g,$u)
+    set up($g,$u) [expr {$p + 3}]
+    tx $g [lindex $ul($g,$u) [expr {$p + 1}]] [lindex $ul($g,$u) [expr {$p + 2}]] $u
+}
+# The transfers in progress.
+proc txsnap {tag} {
+    global info
+    foreach j [lsort -integer [array names info]] {txline $tag $j}
+}
+# Forward flows active now and those that left slow start: the lasting
+# flows started (SSTART) and not done, the transfers in progress.
+proc nline {} {
+    global ns tcp N SSTART fdone info fwd
+    set now [$ns now]
+    set a 0
+    set l 0
+    for {set i 0} {$i < $N} {incr i} {
+        if {[lindex $SSTART $i] <= $now && ![info exists fdone($i)]} {
+            incr a
+            if {[$tcp($i) set ssthresh_] < [$tcp($i) set window_]} {incr l}
+        }
+    }
+    foreach j [array names info] {
+        if {!$fwd([lindex $info($j) 1])} continue
+        incr a
+        if {[$tcp($j) set ssthresh_] < [$tcp($j) set window_]} {incr l}
+    }
+    puts "BUFSIM n $now $a $l"
+}
+proc refusals {} {
+    global refused
+    foreach g [lsort -integer [array names refused]] {puts "BUFSIM refused $g $refused($g)"}
+}"""
+
+
+def track_lines(norm: Mapping[str, Any]) -> list[str]:
+    """Each flow monitor records its per-flow record by flow id (``fobj``):
+    makeflowmon's ``unknown-flow`` (ns-lib.tcl) and the queue's index, so a
+    transfer reads its pair's counters without listing every flow."""
+    nq = len(queues(norm))
+    names = ["$fmon"] if nq == 1 else [f"$fmon({j})" for j in range(nq)]
+    lines = [
+        "proc track {q fm} {",
+        "    global qof",
+        "    set cl [$fm classifier]",
+        "    set qof($cl) $q",
+        "    $cl proc unknown-flow {src dst fid} {",
+        "        global fobj qof",
+        "        set f [new QueueMonitor/ED/Flow]",
+        "        $f set-delay-samples [new Samples]",
+        "        set slot [$self installNext $f]",
+        "        $self set-hash auto $src $dst $fid $slot",
+        "        set fobj($qof($self),$fid) $f",
+        "    }",
+        "}",
+    ]
+    return lines + [f"track {j} {name}" for j, name in enumerate(names)]
+
+
+def dynamic_lines(
+    norm: Mapping[str, Any], fast: float, base: int, ack_size: int | None
+) -> list[str]:
+    """The open- and closed-loop groups: per group and RTT class a sender
+    and a receiver node, an empty pool and a procedure making a pair of
+    agents (flow id = its slot, from ``base`` on); the open loops'
+    arrivals (:func:`open_arrivals`) and the closed-loop users' turns
+    (:func:`closed_users`) written out, so the script reruns alone."""
+    lines = [
+        f"set nslot {base}",
+        "set ntx 0",
+        "set SSTART {"
+        + " ".join(
+            _num(t) if not g.get("reverse") else "1e300"
+            for g in norm["flows"]
+            for t in g["starts_s"]
+        )
+        + "}",
+        DYNAMIC_PROCS,
+    ]
+    for gi, g in enumerate(norm["flows"]):
+        lines.append(f"set fwd({gi}) {0 if g.get('reverse') else 1}")
+        if g["kind"] not in DYNAMIC:
+            continue
+        variant = g["cc"]["variant"]
+        header = HEADERS + (TS_OPTION if variant in LINUX else 0)
+        first, last = group_routers(norm, g)
+        d = group_delay_s(norm, g)
+        cap = g["max_active"] if g["kind"] == "open" else 10**12
+        lines += [
+            f"# group {gi}: {'open' if g['kind'] == 'open' else 'closed'} loop, "
+            f"a pool of agent pairs per RTT",
+            f"set pay({gi}) {g['mss_bytes'] - header}",
+            f"set dq({gi}) {{{' '.join(str(q) for q in data_queues(norm, g))}}}",
+            f"set active({gi}) 0",
+            f"set maxact({gi}) {cap}",
+            f"set refused({gi}) 0",
+        ]
+        for k, rtt in enumerate(rtt_classes(g)):
+            access = (rtt - 2 * d) / 2
+            lines += [
+                f"# class {k}: rtt {_num(rtt)} s",
+                f"set ds({gi},{k}) [$ns node]",
+                f"set dd({gi},{k}) [$ns node]",
+                f"$ns duplex-link $ds({gi},{k}) $r{first} {_num(fast)} {_num(access)} DropTail",
+                f"$ns duplex-link $r{last} $dd({gi},{k}) {_num(fast)} 0 DropTail",
+                f"$ns queue-limit $ds({gi},{k}) $r{first} {BIG_QUEUE}",
+                f"$ns queue-limit $r{first} $ds({gi},{k}) {BIG_QUEUE}",
+                f"$ns queue-limit $r{last} $dd({gi},{k}) {BIG_QUEUE}",
+                f"$ns queue-limit $dd({gi},{k}) $r{last} {BIG_QUEUE}",
+                f"set pool({gi},{k}) {{}}",
+            ]
+        body = _agent_lines("$j", g, 0.0, 0.0, gi, None, ack_size, scheduled=False)[1:]
+        lines += [
+            f"proc agent{gi} {{j k}} {{",
+            "    global ns tcp sink ftp s d ds dd",
+            f"    set s($j) $ds({gi},$k)",
+            f"    set d($j) $dd({gi},$k)",
+            *("    " + x for x in body),
+            '    $tcp($j) proc done {} "txdone $j"',
+            # Made during the run: reset as `$ns run` resets the agents
+            # made before it (ssthresh_ to window_, TcpAgent::reset).
+            "    $tcp($j) reset",
+            "    $sink($j) reset",
+            "}",
+        ]
+        if g["kind"] == "open":
+            lines += [
+                f"$ns at {_num(t)} {{tx {gi} {k} {size} -1}}"
+                for t, k, size in open_arrivals(norm, gi)
+            ]
+            continue
+        for u, turns in enumerate(closed_users(norm, gi)):
+            flat = " ".join(f"{_num(th)} {k} {size}" for th, k, size in turns)
+            lines += [
+                f"set ul({gi},{u}) {{{flat}}}",
+                f"set up({gi},{u}) 0",
+            ]
+            if g["begin_s"] + turns[0][0] < norm["duration_s"]:
+                lines.append(f"$ns at {_num(g['begin_s'] + turns[0][0])} {{wake {gi} {u}}}")
+    return lines
