@@ -710,7 +710,8 @@ def _dynamic(
     their share of ``summary`` added to it in place.
 
     Each transfer's line (``txline`` in :data:`bufsim.ns2.otcl.DYNAMIC_PROCS`):
-    id, group, RTT class, size, start, the time read, the agent's ``ack_``,
+    id, group, RTT class, size, user (-1: an open loop's), start, the time
+    read, the agent's ``ack_``,
     data packets sent, packets resent, timeouts, cwnd, ``t_srtt_``,
     ``tcpTick_``, whether it left slow start, then per queue its data
     crosses the arrivals, drops and bytes sent of its pair's flow id at its
@@ -741,12 +742,12 @@ def _dynamic(
     rows: dict[str, list[float]] = {c: [] for c in cols}
     arrived = completed = 0
     for finished, r in [(True, r) for r in dyn["tx"]] + [(False, r) for r in dyn["txend"]]:
-        tid, gi, k, size, t0, now = int(r[0]), int(r[1]), int(r[2]), r[3], r[4], r[5]
-        ack, sent, resent, timeouts, cwnd, srtt, tick, long = r[6:14]
+        tid, gi, k, size, t0, now = int(r[0]), int(r[1]), int(r[2]), r[3], r[5], r[6]
+        ack, sent, resent, timeouts, cwnd, srtt, tick, long = r[7:15]
         g = flows[gi]
         nq = len(otcl.data_queues(norm, g))
-        base = np.array(r[14 : 14 + 3 * nq]).reshape(nq, 3)
-        last = np.array(r[14 + 3 * nq : 14 + 6 * nq]).reshape(nq, 3)
+        base = np.array(r[15 : 15 + 3 * nq]).reshape(nq, 3)
+        last = np.array(r[15 + 3 * nq : 15 + 6 * nq]).reshape(nq, 3)
         mss = g["mss_bytes"]
         dropped = float((last - base)[:, 1].sum())
         got = max(ack, 0.0) if g["connection_setup"] else ack + 1.0
@@ -756,7 +757,7 @@ def _dynamic(
             ref = base[-1, 2]
             if t0 < warm and tid in at_warm:
                 w = at_warm[tid]
-                ref = np.array(w[14 + 3 * nq : 14 + 6 * nq]).reshape(nq, 3)[-1, 2]
+                ref = np.array(w[15 + 3 * nq : 15 + 6 * nq]).reshape(nq, 3)[-1, 2]
             spurious = max(0.0, resent - dropped)
             good = max(0.0, last[-1, 2] - ref - spurious * mss) * 8 / window
             summary[f"goodput_bps_group{gi}"] += good

@@ -204,15 +204,96 @@ def transfer_pkts(g: Mapping[str, Any]) -> int | None:
     return math.ceil(round(g["size"]["fixed"]["pkts"], 9))
 
 
+_M64 = (1 << 64) - 1
+_M128 = (1 << 128) - 1
+#: Pcg64Mcg's multiplier (rand_pcg 0.10, pcg128.rs).
+_PCG_MULTIPLIER = 0x2360_ED05_1FC6_5DA4_4385_DF64_9FCC_F645
+#: The core's stream kind of the traffic generators (``Stream::Traffic``,
+#: ``engine/rng.rs``).
+_TRAFFIC_STREAM = 6
+
+
+def _mix(z: int) -> int:
+    """SplitMix64's finalizer (``engine/rng.rs``, ``mix``)."""
+    z = (z + 0x9E37_79B9_7F4A_7C15) & _M64
+    z = ((z ^ (z >> 30)) * 0xBF58_476D_1CE4_E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D0_49BB_1331_11EB) & _M64
+    return z ^ (z >> 31)
+
+
+class CoreRng:
+    """The packet engine's generator of one flow group's traffic, in
+    Python: ``stream(seed, Stream::Traffic(group))`` of ``engine/rng.rs``
+    (Pcg64Mcg, rand_pcg 0.10) and the draws of rand 0.10 the traffic
+    module makes from it: a float in [0, 1) from the top 53 bits of a
+    word, an integer range by the widening multiply with one correction
+    word (``UniformInt::sample_single_inclusive``, uniform_int.rs, without
+    the ``unbiased`` feature). Its ``random``, ``exponential`` and
+    ``integers`` follow numpy's Generator's names, so :func:`draw_pkts`
+    takes either; ``standard_normal`` (the lognormal law) is Box-Muller,
+    not the core's ziggurat: those sizes match in law only.
+    """
+
+    def __init__(self, seed: int, group: int) -> None:
+        sid = (_TRAFFIC_STREAM << 32) | group
+        hi = _mix((int(seed) & _M64) ^ _mix(sid))
+        lo = _mix(hi ^ (((sid << 17) | (sid >> 47)) & _M64))
+        self.state = ((hi << 64) | lo | 1) & _M128
+
+    def next_u64(self) -> int:
+        """The next word (Mcg128Xsl64::next_u64: the state times the
+        multiplier, then XSL RR)."""
+        self.state = (self.state * _PCG_MULTIPLIER) & _M128
+        rot = self.state >> 122
+        xsl = ((self.state >> 64) ^ self.state) & _M64
+        return ((xsl >> rot) | (xsl << (64 - rot))) & _M64 if rot else xsl
+
+    def random(self) -> float:
+        """A float in [0, 1): 53 bits (rand's StandardUniform for f64)."""
+        return (self.next_u64() >> 11) * 2.0**-53
+
+    def exponential(self, mean: float) -> float:
+        """-mean ln(1 - U), as ``SizeDist::draw`` and ``ThinkDist::draw``."""
+        return -mean * math.log(1.0 - self.random())
+
+    def standard_normal(self) -> float:
+        """A standard normal draw (Box-Muller; not the core's numbers)."""
+        u = 1.0 - self.random()
+        return math.sqrt(-2.0 * math.log(u)) * math.cos(2.0 * math.pi * self.random())
+
+    def integers(self, low: int, high: int, endpoint: bool = False) -> int:
+        """A whole number in [low, high) ([low, high] with ``endpoint``, as
+        numpy's): rand's ``random_range`` on ``u64`` (a uniform size)."""
+        return self._range(low, high if endpoint else high - 1, 64)
+
+    def index(self, n: int) -> int:
+        """A whole number in [0, n): rand's ``random_range(0..n)`` on
+        ``usize``, drawn on 32 bits while n - 1 fits them (an RTT pick)."""
+        return self._range(0, n - 1, 32 if n - 1 <= 0xFFFF_FFFF else 64)
+
+    def _range(self, low: int, top: int, bits: int) -> int:
+        """rand's ``sample_single_inclusive`` on ``bits``-bit words."""
+        mask = (1 << bits) - 1
+        span = (top - low + 1) & mask
+        if span == 0:
+            return low + (self.next_u64() & mask)
+        x = (self.next_u64() & mask) * span
+        result, lo = x >> bits, x & mask
+        if lo > ((-span) & mask):
+            extra = ((self.next_u64() & mask) * span) >> bits
+            result += int(lo + extra > mask)
+        return low + result
+
+
 def transfer_sizes(norm: Mapping[str, Any]) -> list[list[int | None]]:
     """Each flow's transfer size in packets, per group (None: long-lived).
 
     A fixed size is the group's; a size drawn from a law is drawn here, in
-    Python, from a generator seeded with the scenario's seed and the
-    group's index (:func:`draw_pkts`), and written into the script as each
-    transfer's fixed size: the same scenario writes the same script. They
-    are not the packet engine's draws (its core draws with its own
-    streams), so a transfer's size matches in law, not one by one.
+    Python with the packet engine's own generator of the group
+    (:class:`CoreRng`, in slot order as the core draws them, :func:`draw_pkts`)
+    and written into the script as each transfer's fixed size: the same
+    sizes as the packet engine's, one by one (a lognormal law's in law
+    only).
     """
     out: list[list[int | None]] = []
     for gi, g in enumerate(norm["flows"]):
@@ -222,15 +303,16 @@ def transfer_sizes(norm: Mapping[str, Any]) -> list[list[int | None]]:
         elif "fixed" in g["size"]:
             out.append([transfer_pkts(g)] * n)
         else:
-            rng = np.random.default_rng([int(norm["seed"]), gi])
+            rng = CoreRng(norm["seed"], gi)
             out.append([draw_pkts(g["size"], rng) for _ in range(n)])
     return out
 
 
-def draw_pkts(law: Mapping[str, Any], rng: np.random.Generator) -> int:
+def draw_pkts(law: Mapping[str, Any], rng: CoreRng | np.random.Generator) -> int:
     """One transfer size in packets from a normalized size law, by the
     packet engine's rules (``SizeDist::draw``, bufsim-core's
-    ``traffic/size.rs``) with another generator: ``exponential`` (mean),
+    ``traffic/size.rs``) from ``rng`` (:class:`CoreRng`: its numbers too;
+    or numpy's): ``exponential`` (-mean ln(1 - U)),
     ``pareto`` (min / (1 - U)^(1/shape)), ``lognormal`` (median e^(sigma Z)),
     ``uniform`` (a whole number lo..hi, both included), ``mixture`` (a
     component by weight), ``empirical`` (the CDF's points read linearly
@@ -240,7 +322,7 @@ def draw_pkts(law: Mapping[str, Any], rng: np.random.Generator) -> int:
     if kind == "fixed":
         x = p["pkts"]
     elif kind == "exponential":
-        x = rng.exponential(p["mean_pkts"])
+        x = -p["mean_pkts"] * math.log(1.0 - rng.random())
     elif kind == "pareto":
         x = p["min_pkts"] * (1.0 - rng.random()) ** (-1.0 / p["shape"])
     elif kind == "lognormal":
@@ -649,47 +731,62 @@ def rtt_classes(g: Mapping[str, Any]) -> list[float]:
     return [float(v)] if law == "fixed" else sorted({float(x) for x in v})
 
 
-def _rtt_picker(g: Mapping[str, Any]) -> tuple[list[float], list[int]]:
-    """The group's RTT classes and, per entry of its list, the class index:
-    a uniform pick of an entry (a repeated RTT weighs more)."""
-    classes = rtt_classes(g)
+def _rtt_class(g: Mapping[str, Any], rng: CoreRng) -> int:
+    """A transfer's RTT class: a fixed RTT draws nothing; a list a uniform
+    pick of an entry (a repeated RTT weighs more), as ``RttDraw::draw``."""
     ((law, v),) = g["rtt_draw"].items()
-    entries = [float(v)] if law == "fixed" else [float(x) for x in v]
-    return classes, [classes.index(x) for x in entries]
+    if law == "fixed":
+        return 0
+    return rtt_classes(g).index(float(v[rng.index(len(v))]))
+
+
+def _ps(t_s: float) -> int:
+    """Seconds as the core's whole picoseconds (``SimTime::from_secs_f64``:
+    rounded, half away from zero)."""
+    return math.floor(t_s * 1e12 + 0.5)
 
 
 def open_arrivals(norm: Mapping[str, Any], gi: int) -> list[tuple[float, int, int]]:
     """The transfers of open-loop group ``gi`` before the run's end: (arrival
     time s, RTT class of :func:`rtt_classes`, size packets), in time order.
 
-    Drawn as the packet engine draws them (``traffic/mod.rs``,
-    ``Sim::arrival``), in its order from one generator seeded with the
-    scenario's seed and the group's index: the first arrival one gap after
-    ``begin``, each gap exponential of mean burst / rate (or the fixed
-    period of ``every``), then per transfer of the burst its RTT and its
-    size (:func:`draw_pkts`). numpy's generator, not the core's: the same
-    laws, other numbers.
+    The packet engine's own draws (``traffic/mod.rs``, ``Sim::arrival``),
+    with its generator (:class:`CoreRng`) in its order: the first arrival
+    one gap after ``begin``; at each arrival the next gap (exponential of
+    mean burst / rate, in whole picoseconds, or the fixed period of
+    ``every``), then per transfer of the burst its RTT and its size
+    (:func:`draw_pkts`). Both engines start the same transfers at the same
+    times, until an arrival is refused (``max_active``: the packet engine
+    then skips that transfer's draws) or for a lognormal size law.
     """
     g = norm["flows"][gi]
-    rng = np.random.default_rng([int(norm["seed"]), gi])
-    _, pick = _rtt_picker(g)
+    rng = CoreRng(norm["seed"], gi)
     burst = g.get("arrival_burst") or 1
     every = g.get("arrival_every_s")
-    gap = every if every is not None else burst / g["arrival_rate_per_s"]
+    mean_gap = 1.0 / (g["arrival_rate_per_s"] / burst)
+
+    def gap() -> int:
+        if every is not None:
+            return _ps(every)
+        return max(_ps(-mean_gap * math.log(1.0 - rng.random())), 1)
+
     out: list[tuple[float, int, int]] = []
-    t = g["begin_s"]
-    while True:
-        t += gap if every is not None else max(rng.exponential(gap), 1e-12)
-        if t >= norm["duration_s"]:
-            return out
+    t, end = _ps(g["begin_s"]) + gap(), _ps(norm["duration_s"])
+    while t < end:
+        step = gap()
         for _ in range(burst):
-            k = pick[int(rng.integers(len(pick)))]
-            out.append((t, k, draw_pkts(g["size"], rng)))
+            k = _rtt_class(g, rng)
+            out.append((t / 1e12, k, draw_pkts(g["size"], rng)))
+        t += step
+    return out
 
 
-def _think(think: Mapping[str, float], rng: np.random.Generator) -> float:
+def _think(think: Mapping[str, float], rng: CoreRng) -> float:
+    """A think time, s: a fixed one draws nothing (``ThinkDist::draw``)."""
     ((law, mean),) = think.items()
-    return float(mean) if law == "fixed" else float(rng.exponential(mean))
+    if law == "fixed":
+        return float(mean)
+    return _ps(-mean * math.log(1.0 - rng.random())) / 1e12
 
 
 def closed_turns(norm: Mapping[str, Any], g: Mapping[str, Any]) -> int:
@@ -713,25 +810,26 @@ def closed_users(norm: Mapping[str, Any], gi: int) -> list[list[tuple[float, int
     class, size packets), :func:`closed_turns` of them. The user's first
     transfer starts a think time after ``begin`` (the packet engine's
     rule: starts spread out, ``traffic/mod.rs``), each next one a think
-    time after the last ended. Drawn from one generator seeded with the
-    scenario's seed and the group's index, user after user: the same laws
-    as the packet engine's draws, not its numbers (its think times are
-    drawn in the order transfers end)."""
+    time after the last ended.
+
+    With the packet engine's generator (:class:`CoreRng`): the first think
+    times are its own (it draws them user after user at the start); the
+    rest follow, user after user, where the packet engine draws them in
+    the order transfers end: the same laws, other numbers.
+    """
     g = norm["flows"][gi]
-    rng = np.random.default_rng([int(norm["seed"]), gi])
-    _, pick = _rtt_picker(g)
+    rng = CoreRng(norm["seed"], gi)
     turns = closed_turns(norm, g)
-    return [
-        [
-            (
-                _think(g["think"], rng),
-                pick[int(rng.integers(len(pick)))],
-                draw_pkts(g["size"], rng),
-            )
-            for _ in range(turns)
-        ]
-        for _ in range(g["users"])
-    ]
+    first = [_think(g["think"], rng) for _ in range(g["users"])]
+    users = []
+    for th in first:
+        turn = []
+        for _ in range(turns):
+            k = _rtt_class(g, rng)
+            turn.append((th, k, draw_pkts(g["size"], rng)))
+            th = _think(g["think"], rng)
+        users.append(turn)
+    return users
 
 
 def has_dynamic(norm: Mapping[str, Any]) -> bool:
@@ -788,7 +886,7 @@ proc tx {g k size u} {
     incr ntx
     $ftp($j) send [expr {$size * $pay($g)}]
 }
-# One transfer's line: id, group, class, size, start, now, the agent's
+# One transfer's line: id, group, class, size, user, start, now, the agent's
 # ack_ ndatapack_ nrexmitpack_ nrexmit_ cwnd_ srtt_ tcpTick_, whether it
 # left slow start (ssthresh_ below window_, where reset puts it), then its
 # counters at its start and now.
@@ -796,7 +894,7 @@ proc txline {tag j} {
     global ns tcp info
     lassign $info($j) id g k size u t0 base
     set t $tcp($j)
-    puts "BUFSIM $tag $id $g $k $size $t0 [$ns now] [$t set ack_] [$t set ndatapack_]\
+    puts "BUFSIM $tag $id $g $k $size $u $t0 [$ns now] [$t set ack_] [$t set ndatapack_]\
         [$t set nrexmitpack_] [$t set nrexmit_] [$t set cwnd_] [$t set srtt_] [$t set tcpTick_]\
         [expr {[$t set ssthresh_] < [$t set window_]}] $base [counters $j $g]"
 }
