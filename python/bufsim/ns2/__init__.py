@@ -51,8 +51,9 @@ into the script, each transfer's start and end (its agent's ``done``)
 printed by the script.
 
 What it refuses, by field (:func:`check`): pools, background sources
-other than Poisson, loops of transfers on TCP-Linux, with a uniform RTT
-draw or an access link, BBR, DCTCP, AIMD, CoDel, PIE, fq and fq_codel (Debian's ns-2.35 has none
+other than Poisson, loops of more than 20,000 transfers on TCP-Linux
+(a new pair each), with an access link slower than the script's own or
+past 5,000,000 closed-loop turns, BBR, DCTCP, AIMD, CoDel, PIE, fq and fq_codel (Debian's ns-2.35 has none
 of the queues), Adaptive RED, RED's Floyd variant, RACK, HyStart, random
 loss, send jitter, a SYN on TCP-Linux, packet traces, cwnd series and
 per-half statistics.

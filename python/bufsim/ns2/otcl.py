@@ -175,7 +175,7 @@ def _agent_lines(
         f"$ns attach-agent $d({i}) $sink({i})",
         f"$ns connect $tcp({i}) $sink({i})",
     ]
-    if linux:
+    if linux and scheduled:
         lines.append(f"$ns at 0 {{$tcp({i}) select_ca {LINUX[variant]}}}")
     lines += [
         f"set ftp({i}) [new Application/FTP]",
@@ -544,6 +544,10 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
             "# reverse senders hang from r1, their receivers from r0.",
         ]
     lines += [f"# {n}" for n in notes or []]
+    if dynamic and any(g["cc"]["variant"] in LINUX for g in norm["flows"]):
+        # Each transfer's select_ca prints through C's stdio buffer, which
+        # flushes mid-line (tcp-linux.cc): the script's lines go out whole.
+        lines.append("fconfigure stdout -buffering line")
     lines += [
         "set ns [new Simulator]",
         # ns-2's one generator (RED's drop tests, Exponential sources):
@@ -590,10 +594,15 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
     # TCP-Linux's module parameters are global per algorithm (tcp-linux.cc
     # set_ca_param; one value per name, checked by bufsim.ns2.check).
     if cc_params:
+        # Any TCP-Linux agent sets them: flow 0's, else one made for it.
+        first = norm["flows"][0]
+        agent = "$tcp(0)"
+        if first["kind"] in DYNAMIC or first["cc"]["variant"] not in LINUX:
+            agent = "[new Agent/TCP/Linux]"
         lines.append(
             "foreach {ca name value} {"
             + " ".join(f"{k} {v}" for k, v in sorted(cc_params.items()))
-            + "} { $tcp(0) set_ca_param $ca $name $value }"
+            + f"}} {{ {agent} set_ca_param $ca $name $value }}"
         )
     n = i
     for k, b in enumerate(norm.get("background") or []):
@@ -724,19 +733,44 @@ DYNAMIC = ("open", "closed")
 THINK_MARGIN_SD = 8
 
 
+#: RTT classes of a uniform RTT draw (:func:`rtt_classes`): spaced evenly
+#: in log, a transfer runs at the nearest, within 0.9 % of its drawn RTT
+#: on a 3x range.
+UNIFORM_CLASSES = 64
+
+
 def rtt_classes(g: Mapping[str, Any]) -> list[float]:
-    """The RTTs a dynamic group draws from (its normalized ``rtt_draw``: one
-    value, or a list picked uniformly), each once, ascending, s."""
+    """The RTTs a dynamic group's transfers run at, ascending, s: its
+    normalized ``rtt_draw``'s one value, its list's values each once, or
+    for a uniform draw on [a, b] :data:`UNIFORM_CLASSES` RTTs from a to b
+    spaced evenly in log (one sender node per RTT)."""
     ((law, v),) = g["rtt_draw"].items()
-    return [float(v)] if law == "fixed" else sorted({float(x) for x in v})
+    if law == "fixed":
+        return [float(v)]
+    if law == "uniform":
+        a, b = float(v[0]), float(v[1])
+        if b <= a:
+            return [a]
+        n = UNIFORM_CLASSES
+        return [a * (b / a) ** (k / (n - 1)) for k in range(n)]
+    return sorted({float(x) for x in v})
 
 
 def _rtt_class(g: Mapping[str, Any], rng: CoreRng) -> int:
-    """A transfer's RTT class: a fixed RTT draws nothing; a list a uniform
-    pick of an entry (a repeated RTT weighs more), as ``RttDraw::draw``."""
+    """A transfer's RTT class, drawn as ``RttDraw::draw`` draws its RTT: a
+    fixed RTT draws nothing; a list a uniform pick of an entry (a repeated
+    RTT weighs more); a uniform law a whole picosecond in [a, b], which
+    runs at the nearest class (in log) of :func:`rtt_classes`."""
     ((law, v),) = g["rtt_draw"].items()
     if law == "fixed":
         return 0
+    if law == "uniform":
+        a, b = float(v[0]), float(v[1])
+        x = rng.integers(_ps(a), _ps(b), endpoint=True) / 1e12
+        if b <= a:
+            return 0
+        k = round(math.log(x / a) / math.log(b / a) * (UNIFORM_CLASSES - 1))
+        return min(max(k, 0), UNIFORM_CLASSES - 1)
     return rtt_classes(g).index(float(v[rng.index(len(v))]))
 
 
@@ -899,15 +933,18 @@ proc txline {tag j} {
         [expr {[$t set ssthresh_] < [$t set window_]}] $base [counters $j $g]"
 }
 # The sender's last ACK (TcpAgent::finish calls `done`): the transfer's
-# line, its pair reset and back in the pool; a user thinks, then wakes.
+# line, its pair reset and back in the pool (reuse); a user thinks, then
+# wakes.
 proc txdone {j} {
-    global ns tcp sink info pool active ul up
+    global ns tcp sink info pool active ul up reuse
     txline tx $j
     lassign $info($j) id g k size u
     unset info($j)
-    $tcp($j) reset
-    $sink($j) reset
-    lappend pool($g,$k) $j
+    if {$reuse($g)} {
+        $tcp($j) reset
+        $sink($j) reset
+        lappend pool($g,$k) $j
+    }
     incr active($g) -1
     if {$u >= 0} {
         set p $up($g,$u)
@@ -1018,16 +1055,23 @@ def dynamic_lines(
             f"set active({gi}) 0",
             f"set maxact({gi}) {cap}",
             f"set refused({gi}) 0",
+            # TCP-Linux's agent has no previous-incarnation check
+            # (LinuxTcpAgent::recv, tcp-linux.cc): a new pair per transfer.
+            f"set reuse({gi}) {0 if variant in LINUX else 1}",
         ]
+        # An access link (checked: as fast as the script's own links or
+        # faster) is the class's, its buffer as a flow's (queue_lines).
+        rate = g["access_rate_bps"] or fast
+        qlim = g["access_buffer_pkts"] + 1 if g["access_rate_bps"] else BIG_QUEUE
         for k, rtt in enumerate(rtt_classes(g)):
             access = (rtt - 2 * d) / 2
             lines += [
                 f"# class {k}: rtt {_num(rtt)} s",
                 f"set ds({gi},{k}) [$ns node]",
                 f"set dd({gi},{k}) [$ns node]",
-                f"$ns duplex-link $ds({gi},{k}) $r{first} {_num(fast)} {_num(access)} DropTail",
+                f"$ns duplex-link $ds({gi},{k}) $r{first} {_num(rate)} {_num(access)} DropTail",
                 f"$ns duplex-link $r{last} $dd({gi},{k}) {_num(fast)} 0 DropTail",
-                f"$ns queue-limit $ds({gi},{k}) $r{first} {BIG_QUEUE}",
+                f"$ns queue-limit $ds({gi},{k}) $r{first} {qlim}",
                 f"$ns queue-limit $r{first} $ds({gi},{k}) {BIG_QUEUE}",
                 f"$ns queue-limit $r{last} $dd({gi},{k}) {BIG_QUEUE}",
                 f"$ns queue-limit $dd({gi},{k}) $r{last} {BIG_QUEUE}",
@@ -1042,9 +1086,11 @@ def dynamic_lines(
             *("    " + x for x in body),
             '    $tcp($j) proc done {} "txdone $j"',
             # Made during the run: reset as `$ns run` resets the agents
-            # made before it (ssthresh_ to window_, TcpAgent::reset).
+            # made before it (ssthresh_ to window_, TcpAgent::reset), then
+            # TCP-Linux's algorithm chosen, as at time 0 for the others.
             "    $tcp($j) reset",
             "    $sink($j) reset",
+            *([f"    $tcp($j) select_ca {LINUX[variant]}"] if variant in LINUX else []),
             "}",
         ]
         if g["kind"] == "open":
