@@ -725,13 +725,16 @@ def _dynamic(
     Summary: its goodput within the window (the bytes it sent through its
     last queue since the warm-up, or since its start, less a packet per
     retransmission beyond its drops, as :func:`parse` counts a flow's) in
-    ``goodput_bps`` and ``goodput_bps_group<g>``; ``active_flows_mean`` and
+    ``goodput_bps`` (a reverse group's: ``goodput_bps_reverse``) and
+    ``goodput_bps_group<g>``; ``active_flows_mean`` and
     ``long_flows_mean`` (the forward flows in progress, and those that left
     slow start, sampled every ``output.interval``: the packet engine
     integrates them exactly); ``flows_arrived`` and ``flows_completed`` (the
     forward transfers that arrived in the window, and of them those that
     finished), ``flows_refused`` and ``overload`` (arrivals beyond
     ``max_active``, the whole run); timeouts, packets sent and delivered.
+    With two-way traffic, ``ack_drops`` leaves out the loops' ACKs (their
+    pairs' counters are read at their data's queues only).
     """
     if not otcl.has_dynamic(norm):
         return {}
@@ -765,8 +768,7 @@ def _dynamic(
             spurious = max(0.0, resent - dropped)
             good = max(0.0, last[-1, 2] - ref - spurious * mss) * 8 / window
             summary[f"goodput_bps_group{gi}"] += good
-            if forward:
-                summary["goodput_bps"] += good
+            summary["goodput_bps" if forward else "goodput_bps_reverse"] += good
         summary["packets_sent"] += sent
         summary["packets_delivered"] += got
         if t0 < warm:
