@@ -989,6 +989,8 @@ def test_open_loop_beside_the_packet_engine(tmp_path):
     assert f["size_pkts"].mean() == pytest.approx(1 / (1 - math.exp(-0.1)), rel=0.10)
     s, p = ns.summary, pk.summary
     assert s["flows_arrived"] == len(f) and s["flows_completed"] == len(done)
+    # No lasting flow: Jain's index 1 in both (the packet engine's rule).
+    assert s["jain_index"] == p["jain_index"] == 1.0
     # The load offered is what the link carries: 0.3 within 0.03 in each.
     for r in (s, p):
         assert r["utilization"] == pytest.approx(0.3, abs=0.03)

@@ -597,10 +597,12 @@ def parse(norm: Mapping[str, Any], lines: list[str]) -> dict[str, Any]:
     forward_flow = ~np.array(reverse_flow, dtype=bool)
     # Jain's index over the forward persistent flows, as the packet engine's.
     lasting = good_a[np.isnan(np.array(sizes, dtype=float)) & forward_flow] if n else good_a
+    # With none (an open loop alone) or none sending, 1: the packet
+    # engine's convention (bufsim-core's stats::jain_index).
     jain = (
         float(lasting.sum() ** 2 / (len(lasting) * (lasting**2).sum()))
         if len(lasting) and (lasting**2).sum() > 0
-        else float("nan")
+        else 1.0
     )
     f = dq[fwd].sum(axis=0)
     cap = float(caps[fwd].sum())
