@@ -320,7 +320,7 @@ NS2_CLAIMS = {
     "barman2005": 11,
     "avrachenkov2006": 13,
     "kumar2010": 2,
-    "dhamdhere2006": 0,
+    "dhamdhere2006": 29,
 }
 
 

@@ -304,9 +304,29 @@ QUICK_VERDICTS = {
 }
 
 
+#: Where ns-2 is installed: the differences ns-2.35 with the paper's setup
+#: shares (quick, seed 1, 20 s after the warm-up; measured: loss at B_l
+#: 6.0 % persistent and 6.4 % closed against the packet engine's 5.8 % and
+#: 6.9 %, the closed loop's utilization at B_s 0.888 and 0.901, the mice
+#: beating the persistent flows 23 % and 26 %, the mice without a loss
+#: at B_s 19 % and 21 %, the open loop's large flows at B_l 161 and 164
+#: kB/s): explained by the paper's own simulator.
+QUICK_VERDICTS_NS2 = {
+    "figure 1: persistent, B = 500": "differs, explained",
+    "figure 1: closed, B = 500": "differs, explained",
+    "utilization: closed, B = 18": "differs, explained",
+    "figure 2: mice": "differs, explained",
+    "figure 3: mice, B = 18": "differs, explained",
+    "figure 6: open loop, large flows, B = 500": "differs, explained",
+}
+
+
 def test_dhamdhere_verdicts(quick_table):
+    from bufsim import ns2
+
+    expected = {**QUICK_VERDICTS, **(QUICK_VERDICTS_NS2 if ns2.available() else {})}
     c = dhamdhere2006.claims(quick_table("dhamdhere2006"))
-    assert dict(zip(c["claim"], c["verdict"])) == QUICK_VERDICTS
+    assert dict(zip(c["claim"], c["verdict"])) == expected
 
 
 def test_dhamdhere_headline_results(quick_table):
@@ -322,7 +342,13 @@ def test_dhamdhere_headline_results(quick_table):
     assert head.iloc[0]["explained_by"].startswith("the same case with delayed ACKs")
     assert head.iloc[1]["bufsim"] == pytest.approx(0.069, abs=0.01)
     assert head.iloc[2]["bufsim"] == pytest.approx(1.6, abs=0.3)
-    assert (head["measured_by"] != "").all() and head["ns2"].isna().all()
+    assert (head["measured_by"] != "").all()
+    # ns-2.35's numbers where it is installed (quick, seed 1, measured:
+    # B_s 17.7 packets from the open loop's 200 long flows, the loss at
+    # B_s 11.2 %, the closed loop's loss ratio 1.7).
+    from bufsim import ns2
+
+    assert head["ns2"].notna().all() == ns2.available()
 
 
 def test_dhamdhere_claims_and_report(dhamdhere, tmp_path):
@@ -351,10 +377,16 @@ def test_dhamdhere_claims_and_report(dhamdhere, tmp_path):
     for fig in ("loss_vs_buffer", "throughput_open", "loss_persistent"):
         assert f'id="fig-{fig}"' in page
     assert page.count('class="text agrees"') >= 9 and 'class="text explained"' in page
-    # An explained difference names its run and that run's number.
+    # An explained difference names its run and that run's number: ns-2.35
+    # with the paper's setup where it is installed (it gives the same loss,
+    # 10.7 % against 11.0 %, quick), else the delayed-ACK counterfactual.
+    from bufsim import ns2
+
     closed = c.loc["figure 1: closed, B = 18"]
     assert closed["verdict"] == "differs, explained"
-    assert closed["explained_by"].startswith("the same case with delayed ACKs")
+    run = "ns-2.35 with the paper's setup" if ns2.available() else "the same case with delayed ACKs"
+    assert closed["explained_by"].startswith(run)
+    assert "the paper's simulator gives" in closed["explained_by"] or not ns2.available()
     path = tmp_path / "dhamdhere2006.html"
     path.write_text(page)
     render_in_chromium(path, tmp_path, "dhamdhere2006")

@@ -37,15 +37,26 @@ window, min RTO, SACK, delayed ACKs and their timeout, ECN, the SYN
 (``Agent/TCP/Newreno``, ``Sack1``), HighSpeed (``windowOption_ 8``),
 CUBIC, H-TCP and Scalable (TCP-Linux, ``Agent/TCP/Linux``); long-lived
 FTP flows and finite transfers at the group's starts, of a fixed size or
-of sizes drawn from the group's law in Python with the scenario's seed
-(:func:`bufsim.ns2.otcl.transfer_sizes`) and written as each transfer's
-size; Poisson background sources (UDP agents driven by ns-2's Exponential
+of sizes drawn from the group's law (:func:`bufsim.ns2.otcl.transfer_sizes`)
+and written as each transfer's size; Poisson background sources (UDP agents driven by ns-2's Exponential
 on/off source with bursts of one packet,
-:func:`bufsim.ns2.otcl.background_lines`).
+:func:`bufsim.ns2.otcl.background_lines`); open loops (Poisson or
+periodic arrivals, bursts, ``max_active``) and closed loops (users and
+their think times) of transfers on pools of agent pairs, one pool per
+group and RTT, a finished transfer's pair reset and reused as ns-2's web
+traffic does (TCP-Linux: a new pair per transfer; a uniform RTT draw at
+the nearest of 64 RTTs; :func:`bufsim.ns2.otcl.dynamic_lines`). Drawn
+sizes, arrivals, RTTs and think times come from the packet engine's own
+generator in Python (:class:`bufsim.ns2.otcl.CoreRng`), in its order, and
+are written into the script: both engines run the same transfers (but a
+lognormal law's sizes, an open loop's after a refusal, a closed loop's
+after the first think times). Each transfer's start and end (its agent's
+``done``) are printed by the script.
 
 What it refuses, by field (:func:`check`): pools, background sources
-other than Poisson, open and closed loops of transfers (not written yet),
-BBR, DCTCP, AIMD, CoDel, PIE, fq and fq_codel (Debian's ns-2.35 has none
+other than Poisson, loops of more than 20,000 transfers on TCP-Linux
+(a new pair each), with an access link slower than the script's own or
+past 5,000,000 closed-loop turns, BBR, DCTCP, AIMD, CoDel, PIE, fq and fq_codel (Debian's ns-2.35 has none
 of the queues), Adaptive RED, RED's Floyd variant, RACK, HyStart, random
 loss, send jitter, a SYN on TCP-Linux, packet traces, cwnd series and
 per-half statistics.

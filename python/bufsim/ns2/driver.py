@@ -161,7 +161,7 @@ def check(scenario: Scenario) -> None:
         _check_link("reverse", norm["reverse"]["link"])
     linux_params: dict[str, tuple[int, str]] = {}
     for where, g in zip(_group_paths(norm), norm["flows"]):
-        _check_group(where, g)
+        _check_group(where, g, norm)
         if g["cc"]["variant"] in otcl.LINUX:
             for name, value in otcl.linux_params(g["cc"]["variant"], g["cc"]).items():
                 key = f"{g['cc']['variant']}.{name}"
@@ -231,19 +231,15 @@ def _check_link(path: str, link: Mapping[str, Any]) -> None:
         )
 
 
-def _check_group(path: str, g: Mapping[str, Any]) -> None:
+def _check_group(path: str, g: Mapping[str, Any], norm: Mapping[str, Any]) -> None:
     variant = g["cc"]["variant"]
     if variant not in VARIANTS:
         raise scenario_error(
             f"{path}.tcp",
             f"{variant!r}: ns-2.35 has no such TCP here; the ns2 engine takes {', '.join(VARIANTS)}",
         )
-    if g["kind"] not in ("persistent", "finite"):
-        raise scenario_error(
-            f"{path}.kind",
-            f"{g['kind']!r}: the ns2 engine runs long-lived FTP flows and finite transfers at "
-            "the group's starts (open and closed loops are not written yet); use engine='packet'",
-        )
+    if g["kind"] in otcl.DYNAMIC:
+        _check_dynamic(path, g, norm)
     _check_cc(f"{path}.tcp_params", variant, g["cc"])
     for key, (value, why) in FIXED.items():
         if g[key] != value:
@@ -265,6 +261,46 @@ def _check_group(path: str, g: Mapping[str, Any]) -> None:
         raise scenario_error(
             f"{path}.mss",
             f"{g['mss_bytes']} bytes: the packet on the wire must exceed ns-2's {header} bytes of headers",
+        )
+
+
+#: The most transfers of a loop on TCP-Linux, which gets a new pair of
+#: agents each (:func:`bufsim.ns2.otcl.dynamic_lines`).
+MAX_LINUX_TRANSFERS = 20_000
+#: The most turns the script writes for a closed loop's users together
+#: (:func:`bufsim.ns2.otcl.closed_turns`: about 30 bytes each).
+MAX_TURNS = 5_000_000
+
+
+def _check_dynamic(path: str, g: Mapping[str, Any], norm: Mapping[str, Any]) -> None:
+    """Refuse what the open and closed loops (a pool of agent pairs per
+    group and RTT, :mod:`bufsim.ns2.otcl`) cannot run, naming the field."""
+    variant = g["cc"]["variant"]
+    turns = g["users"] * otcl.closed_turns(norm, g) if g["kind"] == "closed" else 0
+    transfers = turns or g["arrival_rate_per_s"] * (norm["duration_s"] - g["begin_s"])
+    if variant in otcl.LINUX and transfers > MAX_LINUX_TRANSFERS:
+        raise scenario_error(
+            f"{path}.tcp",
+            f"{variant!r} with up to {fmt.number(transfers)} transfers: TCP-Linux's agent keeps "
+            "no previous-incarnation check (tcp-linux.cc), so each transfer gets a new pair of "
+            f"agents that stays in memory; at most {fmt.number(MAX_LINUX_TRANSFERS)} (a shorter "
+            "duration), or newreno or highspeed, whose pairs are reused",
+        )
+    fast = otcl.fast_rate_bps(norm)
+    if g["access_rate_bps"] is not None and g["access_rate_bps"] < fast:
+        raise scenario_error(
+            f"{path}.access_rate",
+            f"{fmt.number(g['access_rate_bps'] / 1e6)} Mbps with arrivals: the ns2 engine's "
+            "transfers of one RTT share their sender's link, so a per-flow access link slower "
+            f"than the script's own links ({fmt.number(fast / 1e6)} Mbps) would be shared; "
+            "remove access_rate or raise it to that",
+        )
+    if g["kind"] == "closed" and g["users"] * otcl.closed_turns(norm, g) > MAX_TURNS:
+        raise scenario_error(
+            f"{path}.users",
+            f"{g['users']} users of {otcl.closed_turns(norm, g)} turns each: the ns2 engine "
+            f"writes each user's turns into the script, at most {fmt.number(MAX_TURNS)} "
+            "together; fewer users or a shorter duration",
         )
 
 
@@ -397,6 +433,10 @@ def execute(scenario: Scenario, progress: Callable[[float], Any] | None = None) 
 
         def take(line: str) -> None:
             log.write(line)
+            # TCP-Linux's printf (select_ca, set_ca_param) shares the
+            # stream through C's own buffer, which can end mid-line before
+            # one of the script's (written whole: `-buffering line`).
+            line = line[line.find("BUFSIM ") :] if "BUFSIM " in line else line
             if line.startswith("BUFSIM "):
                 lines.append(line)
                 if progress is not None and line.startswith("BUFSIM ts "):
@@ -412,6 +452,12 @@ def execute(scenario: Scenario, progress: Callable[[float], Any] | None = None) 
         raise EngineError(
             f"ns-2 failed (exit {done.returncode}) on {script}: {done.other.strip()[-2000:]}"
         )
+    spent = [x.split()[2:4] for x in lines if x.startswith("BUFSIM spent ")]
+    if spent:
+        raise EngineError(
+            f"ns-2 on {script}: user {spent[0][1]} of group {spent[0][0]} used all the turns "
+            "the script drew for it (bufsim.ns2.otcl.closed_turns); please report it"
+        )
     raw = parse(scenario.normalized, lines)
     raw["provenance"] = {"ns2_script": str(script), "ns2_version": version(), "ns2_build": build()}
     return raw
@@ -426,6 +472,12 @@ def _read(lines: list[str]) -> tuple[Any, ...]:
     done: dict[int, float] = {}
     per: dict[str, dict[int, list[float]]] = {"fwarm": {}, "fend": {}}
     mon: dict[str, dict[tuple[int, int], list[float]]] = {"mwarm": {}, "mend": {}}
+    # Open and closed loops (otcl.DYNAMIC_PROCS): transfers done, in
+    # progress at the warm-up and at the end, active counts, refusals,
+    # users out of turns.
+    dyn: dict[str, list[list[float]]] = {
+        k: [] for k in ("tx", "txwarm", "txend", "n", "refused", "spent")
+    }
     for line in lines:
         tag, *rest = line.split()[1:]
         if tag == "ts":
@@ -438,7 +490,9 @@ def _read(lines: list[str]) -> tuple[Any, ...]:
             mon[tag][(int(rest[0]), int(rest[1]))] = [float(x) for x in rest[2:]]
         elif tag == "done":
             done[int(rest[0])] = float(rest[1])
-    return q, ts, per, mon, done
+        elif tag in dyn:
+            dyn[tag].append([float(x) for x in rest])
+    return q, ts, per, mon, done, dyn
 
 
 def _queue_stats(name: str, d: Any, cap: float, window: float) -> dict[str, float]:
@@ -483,7 +537,7 @@ def parse(norm: Mapping[str, Any], lines: list[str]) -> dict[str, Any]:
     ``queue_pkts_<name>``), ``goodput_bps_reverse`` (the reverse groups')
     and ``ack_drops`` (ACKs either link dropped), as the packet engine's.
     """
-    q, ts, per, mon, done = _read(lines)
+    q, ts, per, mon, done, dyn = _read(lines)
     monitored = otcl.queues(norm)
     names = [m[0] for m in monitored]
     caps = np.array([m[3]["capacity_bps"] for m in monitored])
@@ -543,10 +597,12 @@ def parse(norm: Mapping[str, Any], lines: list[str]) -> dict[str, Any]:
     forward_flow = ~np.array(reverse_flow, dtype=bool)
     # Jain's index over the forward persistent flows, as the packet engine's.
     lasting = good_a[np.isnan(np.array(sizes, dtype=float)) & forward_flow] if n else good_a
+    # With none (an open loop alone) or none sending, 1: the packet
+    # engine's convention (bufsim-core's stats::jain_index).
     jain = (
         float(lasting.sum() ** 2 / (len(lasting) * (lasting**2).sum()))
         if len(lasting) and (lasting**2).sum() > 0
-        else float("nan")
+        else 1.0
     )
     f = dq[fwd].sum(axis=0)
     cap = float(caps[fwd].sum())
@@ -631,11 +687,14 @@ def parse(norm: Mapping[str, Any], lines: list[str]) -> dict[str, Any]:
             for i in range(n)
         ],
         "bytes": [delivered(fe[i], i) * mss[i] for i in range(n)],
+        "left_slow_start": [fe[i][8] for i in range(n)],
     }
     # As the packet engine's table: every persistent flow, the transfers
     # that started at or after the warm-up.
     keep = [math.isnan(sizes[i]) or starts[i] >= norm["warmup_s"] for i in range(n)]
     table = {k: [x for x, ok in zip(v, keep) if ok] for k, v in table.items()}
+    for k, v in _dynamic(norm, dyn, n, summary, window).items():
+        table[k].extend(v)
     return {
         "summary": summary,
         "timeseries": timeseries,
@@ -643,3 +702,117 @@ def parse(norm: Mapping[str, Any], lines: list[str]) -> dict[str, Any]:
         "congestion_events": {},
         "trace": {},
     }
+
+
+def _dynamic(
+    norm: Mapping[str, Any],
+    dyn: Mapping[str, list[list[float]]],
+    n: int,
+    summary: dict[str, float],
+    window: float,
+) -> dict[str, list[float]]:
+    """The open- and closed-loop transfers' rows of the flows table (those
+    that arrived at or after the warm-up, as the packet engine's), with
+    their share of ``summary`` added to it in place.
+
+    Each transfer's line (``txline`` in :data:`bufsim.ns2.otcl.DYNAMIC_PROCS`):
+    id, group, RTT class, size, user (-1: an open loop's), start, the time
+    read, the agent's ``ack_``,
+    data packets sent, packets resent, timeouts, cwnd, ``t_srtt_``,
+    ``tcpTick_``, whether it left slow start, then per queue its data
+    crosses the arrivals, drops and bytes sent of its pair's flow id at its
+    start and at the reading (a pair serves one transfer at a time, so
+    their rise is the transfer's).
+
+    Summary: its goodput within the window (the bytes it sent through its
+    last queue since the warm-up, or since its start, less a packet per
+    retransmission beyond its drops, as :func:`parse` counts a flow's) in
+    ``goodput_bps`` (a reverse group's: ``goodput_bps_reverse``) and
+    ``goodput_bps_group<g>``; ``active_flows_mean`` and
+    ``long_flows_mean`` (the forward flows in progress, and those that left
+    slow start, sampled every ``output.interval``: the packet engine
+    integrates them exactly); ``flows_arrived`` and ``flows_completed`` (the
+    forward transfers that arrived in the window, and of them those that
+    finished), ``flows_refused`` and ``overload`` (arrivals beyond
+    ``max_active``, the whole run); timeouts, packets sent and delivered.
+    With two-way traffic, ``ack_drops`` leaves out the loops' ACKs (their
+    pairs' counters are read at their data's queues only).
+    """
+    if not otcl.has_dynamic(norm):
+        return {}
+    flows = norm["flows"]
+    warm, end = norm["warmup_s"], norm["duration_s"]
+    at_warm = {int(r[0]): r for r in dyn["txwarm"]}
+    cols = (
+        "flow group rtt_s goodput_bps throughput_bps delivered_pkts sent_pkts retransmits "
+        "timeouts drops loss_rate final_cwnd_pkts srtt_s size_pkts start_s end_s fct_s "
+        "finished large bytes left_slow_start"
+    ).split()
+    rows: dict[str, list[float]] = {c: [] for c in cols}
+    arrived = completed = 0
+    for finished, r in [(True, r) for r in dyn["tx"]] + [(False, r) for r in dyn["txend"]]:
+        tid, gi, k, size, t0, now = int(r[0]), int(r[1]), int(r[2]), r[3], r[5], r[6]
+        ack, sent, resent, timeouts, cwnd, srtt, tick, long = r[7:15]
+        g = flows[gi]
+        nq = len(otcl.data_queues(norm, g))
+        base = np.array(r[15 : 15 + 3 * nq]).reshape(nq, 3)
+        last = np.array(r[15 + 3 * nq : 15 + 6 * nq]).reshape(nq, 3)
+        mss = g["mss_bytes"]
+        dropped = float((last - base)[:, 1].sum())
+        got = max(ack, 0.0) if g["connection_setup"] else ack + 1.0
+        forward = not g.get("reverse")
+        # Its goodput within the window (a transfer done before it: none).
+        if now > warm:
+            ref = base[-1, 2]
+            if t0 < warm and tid in at_warm:
+                w = at_warm[tid]
+                ref = np.array(w[15 + 3 * nq : 15 + 6 * nq]).reshape(nq, 3)[-1, 2]
+            spurious = max(0.0, resent - dropped)
+            good = max(0.0, last[-1, 2] - ref - spurious * mss) * 8 / window
+            summary[f"goodput_bps_group{gi}"] += good
+            summary["goodput_bps" if forward else "goodput_bps_reverse"] += good
+        summary["packets_sent"] += sent
+        summary["packets_delivered"] += got
+        if t0 < warm:
+            continue
+        summary["timeouts"] += timeouts
+        if forward:
+            arrived += 1
+            completed += finished
+        stop = now if finished else end
+        rows["flow"].append(n + tid)
+        rows["group"].append(gi)
+        rows["rtt_s"].append(otcl.rtt_classes(g)[k])
+        thr = got * mss * 8 / (stop - t0) if stop > t0 else math.nan
+        rows["goodput_bps"].append(thr)
+        rows["throughput_bps"].append(thr)
+        rows["delivered_pkts"].append(got)
+        rows["sent_pkts"].append(sent)
+        rows["retransmits"].append(resent)
+        rows["timeouts"].append(timeouts)
+        rows["drops"].append(dropped)
+        # As the packet engine's: drops over packets sent.
+        rows["loss_rate"].append(dropped / sent if sent > 0 else 0.0)
+        rows["final_cwnd_pkts"].append(cwnd)
+        rows["srtt_s"].append(srtt * tick / 8)
+        rows["size_pkts"].append(size)
+        rows["start_s"].append(t0)
+        rows["end_s"].append(now if finished else math.nan)
+        rows["fct_s"].append(now - t0 if finished else math.nan)
+        rows["finished"].append(float(finished))
+        rows["large"].append(float(size * mss > norm["output"]["large_flow_bytes"]))
+        rows["bytes"].append(got * mss)
+        rows["left_slow_start"].append(long)
+    counts = np.array([r for r in dyn["n"] if warm < r[0] <= end + 1e-9]).reshape(-1, 3)
+    refused = sum(int(r[1]) for r in dyn["refused"])
+    summary.update(
+        {
+            "active_flows_mean": float(counts[:, 1].mean()) if len(counts) else math.nan,
+            "long_flows_mean": float(counts[:, 2].mean()) if len(counts) else math.nan,
+            "flows_arrived": float(arrived),
+            "flows_completed": float(completed),
+            "flows_refused": float(refused),
+            "overload": float(refused > 0),
+        }
+    )
+    return rows

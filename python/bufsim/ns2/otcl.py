@@ -104,12 +104,14 @@ def _agent_lines(
     gi: int,
     size: int | None,
     ack_size: int | None = None,
+    scheduled: bool = True,
 ) -> list[str]:
     """One flow's sender, sink and FTP source, OTcl lines: a transfer of
     ``size`` packets (None: long-lived); ``ack_size`` (bytes) the ACKs'
     size on the wire with two-way traffic, where they queue at the reverse
     link (None: ns-2's 40 B, ``Agent/TCPSink set packetSize_ 40``,
-    ns-default.tcl)."""
+    ns-default.tcl). ``scheduled`` False: no start (an agent of a pool,
+    :func:`dynamic_lines`, whose transfers ``tx`` starts)."""
     variant = g["cc"]["variant"]
     linux = variant in LINUX
     header = HEADERS + (TS_OPTION if linux else 0)
@@ -173,12 +175,14 @@ def _agent_lines(
         f"$ns attach-agent $d({i}) $sink({i})",
         f"$ns connect $tcp({i}) $sink({i})",
     ]
-    if linux:
+    if linux and scheduled:
         lines.append(f"$ns at 0 {{$tcp({i}) select_ca {LINUX[variant]}}}")
     lines += [
         f"set ftp({i}) [new Application/FTP]",
         f"$ftp({i}) attach-agent $tcp({i})",
     ]
+    if not scheduled:
+        return lines
     if size is None:
         lines.append(f"$ns at {_num(start)} {{$ftp({i}) start}}")
     else:
@@ -200,15 +204,96 @@ def transfer_pkts(g: Mapping[str, Any]) -> int | None:
     return math.ceil(round(g["size"]["fixed"]["pkts"], 9))
 
 
+_M64 = (1 << 64) - 1
+_M128 = (1 << 128) - 1
+#: Pcg64Mcg's multiplier (rand_pcg 0.10, pcg128.rs).
+_PCG_MULTIPLIER = 0x2360_ED05_1FC6_5DA4_4385_DF64_9FCC_F645
+#: The core's stream kind of the traffic generators (``Stream::Traffic``,
+#: ``engine/rng.rs``).
+_TRAFFIC_STREAM = 6
+
+
+def _mix(z: int) -> int:
+    """SplitMix64's finalizer (``engine/rng.rs``, ``mix``)."""
+    z = (z + 0x9E37_79B9_7F4A_7C15) & _M64
+    z = ((z ^ (z >> 30)) * 0xBF58_476D_1CE4_E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D0_49BB_1331_11EB) & _M64
+    return z ^ (z >> 31)
+
+
+class CoreRng:
+    """The packet engine's generator of one flow group's traffic, in
+    Python: ``stream(seed, Stream::Traffic(group))`` of ``engine/rng.rs``
+    (Pcg64Mcg, rand_pcg 0.10) and the draws of rand 0.10 the traffic
+    module makes from it: a float in [0, 1) from the top 53 bits of a
+    word, an integer range by the widening multiply with one correction
+    word (``UniformInt::sample_single_inclusive``, uniform_int.rs, without
+    the ``unbiased`` feature). Its ``random``, ``exponential`` and
+    ``integers`` follow numpy's Generator's names, so :func:`draw_pkts`
+    takes either; ``standard_normal`` (the lognormal law) is Box-Muller,
+    not the core's ziggurat: those sizes match in law only.
+    """
+
+    def __init__(self, seed: int, group: int) -> None:
+        sid = (_TRAFFIC_STREAM << 32) | group
+        hi = _mix((int(seed) & _M64) ^ _mix(sid))
+        lo = _mix(hi ^ (((sid << 17) | (sid >> 47)) & _M64))
+        self.state = ((hi << 64) | lo | 1) & _M128
+
+    def next_u64(self) -> int:
+        """The next word (Mcg128Xsl64::next_u64: the state times the
+        multiplier, then XSL RR)."""
+        self.state = (self.state * _PCG_MULTIPLIER) & _M128
+        rot = self.state >> 122
+        xsl = ((self.state >> 64) ^ self.state) & _M64
+        return ((xsl >> rot) | (xsl << (64 - rot))) & _M64 if rot else xsl
+
+    def random(self) -> float:
+        """A float in [0, 1): 53 bits (rand's StandardUniform for f64)."""
+        return (self.next_u64() >> 11) * 2.0**-53
+
+    def exponential(self, mean: float) -> float:
+        """-mean ln(1 - U), as ``SizeDist::draw`` and ``ThinkDist::draw``."""
+        return -mean * math.log(1.0 - self.random())
+
+    def standard_normal(self) -> float:
+        """A standard normal draw (Box-Muller; not the core's numbers)."""
+        u = 1.0 - self.random()
+        return math.sqrt(-2.0 * math.log(u)) * math.cos(2.0 * math.pi * self.random())
+
+    def integers(self, low: int, high: int, endpoint: bool = False) -> int:
+        """A whole number in [low, high) ([low, high] with ``endpoint``, as
+        numpy's): rand's ``random_range`` on ``u64`` (a uniform size)."""
+        return self._range(low, high if endpoint else high - 1, 64)
+
+    def index(self, n: int) -> int:
+        """A whole number in [0, n): rand's ``random_range(0..n)`` on
+        ``usize``, drawn on 32 bits while n - 1 fits them (an RTT pick)."""
+        return self._range(0, n - 1, 32 if n - 1 <= 0xFFFF_FFFF else 64)
+
+    def _range(self, low: int, top: int, bits: int) -> int:
+        """rand's ``sample_single_inclusive`` on ``bits``-bit words."""
+        mask = (1 << bits) - 1
+        span = (top - low + 1) & mask
+        if span == 0:
+            return low + (self.next_u64() & mask)
+        x = (self.next_u64() & mask) * span
+        result, lo = x >> bits, x & mask
+        if lo > ((-span) & mask):
+            extra = ((self.next_u64() & mask) * span) >> bits
+            result += int(lo + extra > mask)
+        return low + result
+
+
 def transfer_sizes(norm: Mapping[str, Any]) -> list[list[int | None]]:
     """Each flow's transfer size in packets, per group (None: long-lived).
 
     A fixed size is the group's; a size drawn from a law is drawn here, in
-    Python, from a generator seeded with the scenario's seed and the
-    group's index (:func:`draw_pkts`), and written into the script as each
-    transfer's fixed size: the same scenario writes the same script. They
-    are not the packet engine's draws (its core draws with its own
-    streams), so a transfer's size matches in law, not one by one.
+    Python with the packet engine's own generator of the group
+    (:class:`CoreRng`, in slot order as the core draws them, :func:`draw_pkts`)
+    and written into the script as each transfer's fixed size: the same
+    sizes as the packet engine's, one by one (a lognormal law's in law
+    only).
     """
     out: list[list[int | None]] = []
     for gi, g in enumerate(norm["flows"]):
@@ -218,15 +303,16 @@ def transfer_sizes(norm: Mapping[str, Any]) -> list[list[int | None]]:
         elif "fixed" in g["size"]:
             out.append([transfer_pkts(g)] * n)
         else:
-            rng = np.random.default_rng([int(norm["seed"]), gi])
+            rng = CoreRng(norm["seed"], gi)
             out.append([draw_pkts(g["size"], rng) for _ in range(n)])
     return out
 
 
-def draw_pkts(law: Mapping[str, Any], rng: np.random.Generator) -> int:
+def draw_pkts(law: Mapping[str, Any], rng: CoreRng | np.random.Generator) -> int:
     """One transfer size in packets from a normalized size law, by the
     packet engine's rules (``SizeDist::draw``, bufsim-core's
-    ``traffic/size.rs``) with another generator: ``exponential`` (mean),
+    ``traffic/size.rs``) from ``rng`` (:class:`CoreRng`: its numbers too;
+    or numpy's): ``exponential`` (-mean ln(1 - U)),
     ``pareto`` (min / (1 - U)^(1/shape)), ``lognormal`` (median e^(sigma Z)),
     ``uniform`` (a whole number lo..hi, both included), ``mixture`` (a
     component by weight), ``empirical`` (the CDF's points read linearly
@@ -236,7 +322,7 @@ def draw_pkts(law: Mapping[str, Any], rng: np.random.Generator) -> int:
     if kind == "fixed":
         x = p["pkts"]
     elif kind == "exponential":
-        x = rng.exponential(p["mean_pkts"])
+        x = -p["mean_pkts"] * math.log(1.0 - rng.random())
     elif kind == "pareto":
         x = p["min_pkts"] * (1.0 - rng.random()) ** (-1.0 / p["shape"])
     elif kind == "lognormal":
@@ -434,6 +520,7 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
     """
     fast = fast_rate_bps(norm)
     out = norm["output"]
+    dynamic = has_dynamic(norm)
     lines = [
         f"# bufsim scenario {norm['name']!r} for ns-2.35, written by bufsim.ns2.",
         "# Rerun with: ns script.tcl (prints BUFSIM lines: ts, flow, queue).",
@@ -457,6 +544,10 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
             "# reverse senders hang from r1, their receivers from r0.",
         ]
     lines += [f"# {n}" for n in notes or []]
+    if dynamic and any(g["cc"]["variant"] in LINUX for g in norm["flows"]):
+        # Each transfer's select_ca prints through C's stdio buffer, which
+        # flushes mid-line (tcp-linux.cc): the script's lines go out whole.
+        lines.append("fconfigure stdout -buffering line")
     lines += [
         "set ns [new Simulator]",
         # ns-2's one generator (RED's drop tests, Exponential sources):
@@ -468,8 +559,9 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
     lines += [
         # A finite transfer's end: its sender's last ACK.
         "proc fin {i} {",
-        "    global ns",
+        "    global ns" + (" fdone" if dynamic else ""),
         '    puts "BUFSIM done $i [$ns now]"',
+        *(["    set fdone($i) 1"] if dynamic else []),
         "}",
     ]
     ack_size = norm["reverse"]["ack_size_bytes"] if "reverse" in norm else None
@@ -502,14 +594,22 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
     # TCP-Linux's module parameters are global per algorithm (tcp-linux.cc
     # set_ca_param; one value per name, checked by bufsim.ns2.check).
     if cc_params:
+        # Any TCP-Linux agent sets them: flow 0's, else one made for it.
+        first = norm["flows"][0]
+        agent = "$tcp(0)"
+        if first["kind"] in DYNAMIC or first["cc"]["variant"] not in LINUX:
+            agent = "[new Agent/TCP/Linux]"
         lines.append(
             "foreach {ca name value} {"
             + " ".join(f"{k} {v}" for k, v in sorted(cc_params.items()))
-            + "} { $tcp(0) set_ca_param $ca $name $value }"
+            + f"}} {{ {agent} set_ca_param $ca $name $value }}"
         )
     n = i
     for k, b in enumerate(norm.get("background") or []):
         lines += background_lines(k, n + k, b, fast, (b.get("links") or [0])[0])
+    if dynamic:
+        lines += track_lines(norm)
+        lines += dynamic_lines(norm, fast, n + len(norm.get("background") or []), ack_size)
     interval = out["interval_s"]
     steps = max(1, math.floor(norm["duration_s"] / interval + 1e-9))
     # The monitors' names: qmon, pint, fmon alone, else arrays by queue.
@@ -568,14 +668,16 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         "}",
         # Per flow: highest cumulative ACK (packets), data packets sent,
         # retransmitted packets, timeouts (nrexmit_: TcpAgent::timeout,
-        # tcp.cc), cwnd, smoothed RTT (t_srtt_ in tcpTick_/8, T_SRTT_BITS 3).
+        # tcp.cc), cwnd, smoothed RTT (t_srtt_ in tcpTick_/8, T_SRTT_BITS 3),
+        # whether it left slow start (ssthresh_ below window_, where
+        # TcpAgent::reset puts it).
         "proc flines {tag} {",
         "    global ns tcp N",
         "    for {set i 0} {$i < $N} {incr i} {",
         "        set t $tcp($i)",
         '        puts "BUFSIM $tag $i [$ns now] [$t set ack_] [$t set ndatapack_] '
         "[$t set nrexmitpack_] [$t set nrexmit_] [$t set cwnd_] [$t set srtt_] "
-        '[$t set tcpTick_]"',
+        '[$t set tcpTick_] [expr {[$t set ssthresh_] < [$t set window_]}]"',
         "    }",
         "}",
         # Per monitored queue and flow: arrivals, departures, drops, bytes
@@ -596,10 +698,413 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         "    }",
         "}",
         f"for {{set k 1}} {{$k <= {steps}}} {{incr k}} {{",
-        f'    $ns at [expr {{$k * {_num(interval)}}}] "qline ts"',
+        f'    $ns at [expr {{$k * {_num(interval)}}}] "qline ts{"; nline" if dynamic else ""}"',
         "}",
-        f'$ns at {_num(norm["warmup_s"])} "qline warm; flines fwarm; fmlines mwarm"',
-        f'$ns at {_num(norm["duration_s"])} "qline end; flines fend; fmlines mend; exit 0"',
+        f'$ns at {_num(norm["warmup_s"])} "qline warm; flines fwarm; fmlines mwarm'
+        + ('; txsnap txwarm"' if dynamic else '"'),
+        f'$ns at {_num(norm["duration_s"])} "qline end; flines fend; fmlines mend'
+        + ("; txsnap txend; refusals" if dynamic else "")
+        + '; exit 0"',
         "$ns run",
     ]
     return "\n".join(lines) + "\n"
+
+
+# --- open and closed loops -------------------------------------------------
+#
+# A transfer of an open- or closed-loop group runs on a pair of agents (a
+# sender and its sink) taken from a pool, one pool per group and RTT: a
+# sender node and a receiver node per RTT the group can draw, each pair of
+# the pool attached to them. A pair whose transfer is done goes back to its
+# pool and serves a later transfer, as ns-2's own web traffic recycles its
+# agents (PagePool/WebTraf done-resp, tcl/webcache/webtraf.tcl): `reset` on
+# both ends (TcpAgent::reset, tcp.cc; TcpSink::reset, tcp-sink.cc) marks
+# the time, and both discard a packet of the previous transfer still in
+# flight by its timestamp ("previous incarnation", TcpAgent::recv,
+# NewRenoTcpAgent::recv, Sack1TcpAgent::recv, TcpSink::recv). New agents
+# per transfer would leave every finished pair in memory (paper 002's open
+# loop starts 70,000 transfers in 630 s); a pool holds as many pairs as
+# transfers were ever active together.
+
+#: Normalized group kinds whose transfers come and go during the run.
+DYNAMIC = ("open", "closed")
+#: Standard deviations of a Poisson count of think times the pre-drawn
+#: list of a closed-loop user covers beyond its mean (:func:`closed_users`).
+THINK_MARGIN_SD = 8
+
+
+#: RTT classes of a uniform RTT draw (:func:`rtt_classes`): spaced evenly
+#: in log, a transfer runs at the nearest, within 0.9 % of its drawn RTT
+#: on a 3x range.
+UNIFORM_CLASSES = 64
+
+
+def rtt_classes(g: Mapping[str, Any]) -> list[float]:
+    """The RTTs a dynamic group's transfers run at, ascending, s: its
+    normalized ``rtt_draw``'s one value, its list's values each once, or
+    for a uniform draw on [a, b] :data:`UNIFORM_CLASSES` RTTs from a to b
+    spaced evenly in log (one sender node per RTT)."""
+    ((law, v),) = g["rtt_draw"].items()
+    if law == "fixed":
+        return [float(v)]
+    if law == "uniform":
+        a, b = float(v[0]), float(v[1])
+        if b <= a:
+            return [a]
+        n = UNIFORM_CLASSES
+        return [a * (b / a) ** (k / (n - 1)) for k in range(n)]
+    return sorted({float(x) for x in v})
+
+
+def _rtt_class(g: Mapping[str, Any], rng: CoreRng) -> int:
+    """A transfer's RTT class, drawn as ``RttDraw::draw`` draws its RTT: a
+    fixed RTT draws nothing; a list a uniform pick of an entry (a repeated
+    RTT weighs more); a uniform law a whole picosecond in [a, b], which
+    runs at the nearest class (in log) of :func:`rtt_classes`."""
+    ((law, v),) = g["rtt_draw"].items()
+    if law == "fixed":
+        return 0
+    if law == "uniform":
+        a, b = float(v[0]), float(v[1])
+        x = rng.integers(_ps(a), _ps(b), endpoint=True) / 1e12
+        if b <= a:
+            return 0
+        k = round(math.log(x / a) / math.log(b / a) * (UNIFORM_CLASSES - 1))
+        return min(max(k, 0), UNIFORM_CLASSES - 1)
+    return rtt_classes(g).index(float(v[rng.index(len(v))]))
+
+
+def _ps(t_s: float) -> int:
+    """Seconds as the core's whole picoseconds (``SimTime::from_secs_f64``:
+    rounded, half away from zero)."""
+    return math.floor(t_s * 1e12 + 0.5)
+
+
+def open_arrivals(norm: Mapping[str, Any], gi: int) -> list[tuple[float, int, int]]:
+    """The transfers of open-loop group ``gi`` before the run's end: (arrival
+    time s, RTT class of :func:`rtt_classes`, size packets), in time order.
+
+    The packet engine's own draws (``traffic/mod.rs``, ``Sim::arrival``),
+    with its generator (:class:`CoreRng`) in its order: the first arrival
+    one gap after ``begin``; at each arrival the next gap (exponential of
+    mean burst / rate, in whole picoseconds, or the fixed period of
+    ``every``), then per transfer of the burst its RTT and its size
+    (:func:`draw_pkts`). Both engines start the same transfers at the same
+    times, until an arrival is refused (``max_active``: the packet engine
+    then skips that transfer's draws) or for a lognormal size law.
+    """
+    g = norm["flows"][gi]
+    rng = CoreRng(norm["seed"], gi)
+    burst = g.get("arrival_burst") or 1
+    every = g.get("arrival_every_s")
+    mean_gap = 1.0 / (g["arrival_rate_per_s"] / burst)
+
+    def gap() -> int:
+        if every is not None:
+            return _ps(every)
+        return max(_ps(-mean_gap * math.log(1.0 - rng.random())), 1)
+
+    out: list[tuple[float, int, int]] = []
+    t, end = _ps(g["begin_s"]) + gap(), _ps(norm["duration_s"])
+    while t < end:
+        step = gap()
+        for _ in range(burst):
+            k = _rtt_class(g, rng)
+            out.append((t / 1e12, k, draw_pkts(g["size"], rng)))
+        t += step
+    return out
+
+
+def _think(think: Mapping[str, float], rng: CoreRng) -> float:
+    """A think time, s: a fixed one draws nothing (``ThinkDist::draw``)."""
+    ((law, mean),) = think.items()
+    if law == "fixed":
+        return float(mean)
+    return _ps(-mean * math.log(1.0 - rng.random())) / 1e12
+
+
+def closed_turns(norm: Mapping[str, Any], g: Mapping[str, Any]) -> int:
+    """How many transfers each closed-loop user of ``g`` has drawn for it: more
+    than the run can hold. Each turn takes a think time and a round trip
+    at least; with exponential think times of mean T, the count in D
+    seconds is at most Poisson(D / T), and the list covers its mean plus
+    :data:`THINK_MARGIN_SD` standard deviations (a user runs out with
+    probability below 1e-15); with fixed ones, D / (T + the shortest RTT)."""
+    ((law, mean),) = g["think"].items()
+    span = max(norm["duration_s"] - g["begin_s"], 0.0)
+    rtt = min(rtt_classes(g))
+    if law == "fixed":
+        return math.ceil(span / (float(mean) + rtt)) + 1
+    m = span / float(mean)
+    return math.ceil(min(m + THINK_MARGIN_SD * math.sqrt(m) + 10, span / rtt + 2))
+
+
+def closed_users(norm: Mapping[str, Any], gi: int) -> list[list[tuple[float, int, int]]]:
+    """Per user of closed-loop group ``gi``, its turns: (think time s, RTT
+    class, size packets), :func:`closed_turns` of them. The user's first
+    transfer starts a think time after ``begin`` (the packet engine's
+    rule: starts spread out, ``traffic/mod.rs``), each next one a think
+    time after the last ended.
+
+    With the packet engine's generator (:class:`CoreRng`): the first think
+    times are its own (it draws them user after user at the start); the
+    rest follow, user after user, where the packet engine draws them in
+    the order transfers end: the same laws, other numbers.
+    """
+    g = norm["flows"][gi]
+    rng = CoreRng(norm["seed"], gi)
+    turns = closed_turns(norm, g)
+    first = [_think(g["think"], rng) for _ in range(g["users"])]
+    users = []
+    for th in first:
+        turn = []
+        for _ in range(turns):
+            k = _rtt_class(g, rng)
+            turn.append((th, k, draw_pkts(g["size"], rng)))
+            th = _think(g["think"], rng)
+        users.append(turn)
+    return users
+
+
+def has_dynamic(norm: Mapping[str, Any]) -> bool:
+    """Whether a group's transfers come and go (open or closed loop)."""
+    return any(g["kind"] in DYNAMIC for g in norm["flows"])
+
+
+def data_queues(norm: Mapping[str, Any], g: Mapping[str, Any]) -> list[int]:
+    """The monitored queues (indices of :func:`queues`) a group's data
+    crosses, in order."""
+    names = [q[0] for q in queues(norm)]
+    if g.get("reverse"):
+        return [names.index("reverse")]
+    return list(g.get("links") or [0])
+
+
+#: The procedures of the open and closed loops (:func:`dynamic_lines`).
+DYNAMIC_PROCS = r"""# A transfer's counters at each queue its data crosses (dq): arrivals,
+# drops, bytes sent of its pair's flow id, read through `wide` (fobj: the
+# flow monitors' record per flow id, `track`).
+proc counters {j g} {
+    global dq fobj
+    set out {}
+    foreach q $dq($g) {
+        if {[info exists fobj($q,$j)]} {
+            set f $fobj($q,$j)
+            lappend out [wide f$q,$j,a [$f set parrivals_]] [wide f$q,$j,x [$f set pdrops_]] \
+                [wide f$q,$j,b [$f set bdepartures_]]
+        } else {
+            lappend out 0 0 0
+        }
+    }
+    return $out
+}
+# Transfer of group g, RTT class k, size packets (user u, -1 for an open
+# loop): refused when max_active are active, else on an idle pair of the
+# class's pool or a new one.
+proc tx {g k size u} {
+    global ns pool ftp info ntx nslot active maxact refused pay
+    if {$active($g) >= $maxact($g)} {
+        incr refused($g)
+        return
+    }
+    incr active($g)
+    if {[llength $pool($g,$k)] > 0} {
+        set j [lindex $pool($g,$k) end]
+        set pool($g,$k) [lreplace $pool($g,$k) end end]
+    } else {
+        set j $nslot
+        incr nslot
+        agent$g $j $k
+    }
+    set info($j) [list $ntx $g $k $size $u [$ns now] [counters $j $g]]
+    incr ntx
+    $ftp($j) send [expr {$size * $pay($g)}]
+}
+# One transfer's line: id, group, class, size, user, start, now, the agent's
+# ack_ ndatapack_ nrexmitpack_ nrexmit_ cwnd_ srtt_ tcpTick_, whether it
+# left slow start (ssthresh_ below window_, where reset puts it), then its
+# counters at its start and now.
+proc txline {tag j} {
+    global ns tcp info
+    lassign $info($j) id g k size u t0 base
+    set t $tcp($j)
+    puts "BUFSIM $tag $id $g $k $size $u $t0 [$ns now] [$t set ack_] [$t set ndatapack_]\
+        [$t set nrexmitpack_] [$t set nrexmit_] [$t set cwnd_] [$t set srtt_] [$t set tcpTick_]\
+        [expr {[$t set ssthresh_] < [$t set window_]}] $base [counters $j $g]"
+}
+# The sender's last ACK (TcpAgent::finish calls `done`): the transfer's
+# line, its pair reset and back in the pool (reuse); a user thinks, then
+# wakes.
+proc txdone {j} {
+    global ns tcp sink info pool active ul up reuse
+    txline tx $j
+    lassign $info($j) id g k size u
+    unset info($j)
+    if {$reuse($g)} {
+        $tcp($j) reset
+        $sink($j) reset
+        lappend pool($g,$k) $j
+    }
+    incr active($g) -1
+    if {$u >= 0} {
+        set p $up($g,$u)
+        if {$p < [llength $ul($g,$u)]} {
+            $ns at [expr {[$ns now] + [lindex $ul($g,$u) $p]}] "wake $g $u"
+        } else {
+            puts "BUFSIM spent $g $u"
+        }
+    }
+}
+# User u of closed-loop group g starts its next transfer (ul: its turns,
+# think time, RTT class, size; up: the next one).
+proc wake {g u} {
+    global ul up
+    set p $up($g,$u)
+    set up($g,$u) [expr {$p + 3}]
+    tx $g [lindex $ul($g,$u) [expr {$p + 1}]] [lindex $ul($g,$u) [expr {$p + 2}]] $u
+}
+# The transfers in progress.
+proc txsnap {tag} {
+    global info
+    foreach j [lsort -integer [array names info]] {txline $tag $j}
+}
+# Forward flows active now and those that left slow start: the lasting
+# flows started (SSTART) and not done, the transfers in progress.
+proc nline {} {
+    global ns tcp N SSTART fdone info fwd
+    set now [$ns now]
+    set a 0
+    set l 0
+    for {set i 0} {$i < $N} {incr i} {
+        if {[lindex $SSTART $i] <= $now && ![info exists fdone($i)]} {
+            incr a
+            if {[$tcp($i) set ssthresh_] < [$tcp($i) set window_]} {incr l}
+        }
+    }
+    foreach j [array names info] {
+        if {!$fwd([lindex $info($j) 1])} continue
+        incr a
+        if {[$tcp($j) set ssthresh_] < [$tcp($j) set window_]} {incr l}
+    }
+    puts "BUFSIM n $now $a $l"
+}
+proc refusals {} {
+    global refused
+    foreach g [lsort -integer [array names refused]] {puts "BUFSIM refused $g $refused($g)"}
+}"""
+
+
+def track_lines(norm: Mapping[str, Any]) -> list[str]:
+    """Each flow monitor records its per-flow record by flow id (``fobj``):
+    makeflowmon's ``unknown-flow`` (ns-lib.tcl) and the queue's index, so a
+    transfer reads its pair's counters without listing every flow."""
+    nq = len(queues(norm))
+    names = ["$fmon"] if nq == 1 else [f"$fmon({j})" for j in range(nq)]
+    lines = [
+        "proc track {q fm} {",
+        "    global qof",
+        "    set cl [$fm classifier]",
+        "    set qof($cl) $q",
+        "    $cl proc unknown-flow {src dst fid} {",
+        "        global fobj qof",
+        "        set f [new QueueMonitor/ED/Flow]",
+        "        $f set-delay-samples [new Samples]",
+        "        set slot [$self installNext $f]",
+        "        $self set-hash auto $src $dst $fid $slot",
+        "        set fobj($qof($self),$fid) $f",
+        "    }",
+        "}",
+    ]
+    return lines + [f"track {j} {name}" for j, name in enumerate(names)]
+
+
+def dynamic_lines(
+    norm: Mapping[str, Any], fast: float, base: int, ack_size: int | None
+) -> list[str]:
+    """The open- and closed-loop groups: per group and RTT class a sender
+    and a receiver node, an empty pool and a procedure making a pair of
+    agents (flow id = its slot, from ``base`` on); the open loops'
+    arrivals (:func:`open_arrivals`) and the closed-loop users' turns
+    (:func:`closed_users`) written out, so the script reruns alone."""
+    lines = [
+        f"set nslot {base}",
+        "set ntx 0",
+        "set SSTART {"
+        + " ".join(
+            _num(t) if not g.get("reverse") else "1e300"
+            for g in norm["flows"]
+            for t in g["starts_s"]
+        )
+        + "}",
+        DYNAMIC_PROCS,
+    ]
+    for gi, g in enumerate(norm["flows"]):
+        lines.append(f"set fwd({gi}) {0 if g.get('reverse') else 1}")
+        if g["kind"] not in DYNAMIC:
+            continue
+        variant = g["cc"]["variant"]
+        header = HEADERS + (TS_OPTION if variant in LINUX else 0)
+        first, last = group_routers(norm, g)
+        d = group_delay_s(norm, g)
+        cap = g["max_active"] if g["kind"] == "open" else 10**12
+        lines += [
+            f"# group {gi}: {'open' if g['kind'] == 'open' else 'closed'} loop, "
+            f"a pool of agent pairs per RTT",
+            f"set pay({gi}) {g['mss_bytes'] - header}",
+            f"set dq({gi}) {{{' '.join(str(q) for q in data_queues(norm, g))}}}",
+            f"set active({gi}) 0",
+            f"set maxact({gi}) {cap}",
+            f"set refused({gi}) 0",
+            # TCP-Linux's agent has no previous-incarnation check
+            # (LinuxTcpAgent::recv, tcp-linux.cc): a new pair per transfer.
+            f"set reuse({gi}) {0 if variant in LINUX else 1}",
+        ]
+        # An access link (checked: as fast as the script's own links or
+        # faster) is the class's, its buffer as a flow's (queue_lines).
+        rate = g["access_rate_bps"] or fast
+        qlim = g["access_buffer_pkts"] + 1 if g["access_rate_bps"] else BIG_QUEUE
+        for k, rtt in enumerate(rtt_classes(g)):
+            access = (rtt - 2 * d) / 2
+            lines += [
+                f"# class {k}: rtt {_num(rtt)} s",
+                f"set ds({gi},{k}) [$ns node]",
+                f"set dd({gi},{k}) [$ns node]",
+                f"$ns duplex-link $ds({gi},{k}) $r{first} {_num(rate)} {_num(access)} DropTail",
+                f"$ns duplex-link $r{last} $dd({gi},{k}) {_num(fast)} 0 DropTail",
+                f"$ns queue-limit $ds({gi},{k}) $r{first} {qlim}",
+                f"$ns queue-limit $r{first} $ds({gi},{k}) {BIG_QUEUE}",
+                f"$ns queue-limit $r{last} $dd({gi},{k}) {BIG_QUEUE}",
+                f"$ns queue-limit $dd({gi},{k}) $r{last} {BIG_QUEUE}",
+                f"set pool({gi},{k}) {{}}",
+            ]
+        body = _agent_lines("$j", g, 0.0, 0.0, gi, None, ack_size, scheduled=False)[1:]
+        lines += [
+            f"proc agent{gi} {{j k}} {{",
+            "    global ns tcp sink ftp s d ds dd",
+            f"    set s($j) $ds({gi},$k)",
+            f"    set d($j) $dd({gi},$k)",
+            *("    " + x for x in body),
+            '    $tcp($j) proc done {} "txdone $j"',
+            # Made during the run: reset as `$ns run` resets the agents
+            # made before it (ssthresh_ to window_, TcpAgent::reset), then
+            # TCP-Linux's algorithm chosen, as at time 0 for the others.
+            "    $tcp($j) reset",
+            "    $sink($j) reset",
+            *([f"    $tcp($j) select_ca {LINUX[variant]}"] if variant in LINUX else []),
+            "}",
+        ]
+        if g["kind"] == "open":
+            lines += [
+                f"$ns at {_num(t)} {{tx {gi} {k} {size} -1}}"
+                for t, k, size in open_arrivals(norm, gi)
+            ]
+            continue
+        for u, turns in enumerate(closed_users(norm, gi)):
+            flat = " ".join(f"{_num(th)} {k} {size}" for th, k, size in turns)
+            lines += [
+                f"set ul({gi},{u}) {{{flat}}}",
+                f"set up({gi},{u}) 0",
+            ]
+            if g["begin_s"] + turns[0][0] < norm["duration_s"]:
+                lines.append(f"$ns at {_num(g['begin_s'] + turns[0][0])} {{wake {gi} {u}}}")
+    return lines

@@ -699,11 +699,30 @@ class Claims:
     property of bufsim that is not the paper's to confirm.
     """
 
-    def __init__(self, no_ns2: str = "") -> None:
+    def __init__(
+        self,
+        no_ns2: str = "",
+        *,
+        twin: Claims | None = None,
+        twin_run: str = NS2_RUN,
+        twin_missing: str = "",
+    ) -> None:
         """``no_ns2``: why ns-2 cannot run the claims of this reproduction
         that name no ns-2 run (``ns2`` left out) nor a reason of their own
-        (a fluid model's reproduction: ``"fluid model"``)."""
+        (a fluid model's reproduction: ``"fluid model"``).
+
+        ``twin``: the same claims computed by the same code from the
+        reproduction's ns-2 runs in place of the packet engine's (a run
+        table of the same shape, :meth:`values`): a claim that names no
+        ns-2 number takes the twin's value and verdict, from ``twin_run``;
+        where the twin's value is NaN (the ns-2 runs lack a case the claim
+        reads), ``twin_missing`` says why, a few words."""
         self.no_ns2 = no_ns2
+        self.twin = {} if twin is None else twin.values()
+        self.twin_run = twin_run
+        self.twin_missing = twin_missing
+        # claim -> (value, whether it meets the claim), as added.
+        self._met: dict[str, tuple[float, bool]] = {}
         self.rows: list[dict[str, Any]] = []
         # claim -> the numbers its texts hold that no prose() field produced.
         self.stray: dict[str, list[str]] = {}
@@ -813,6 +832,13 @@ class Claims:
         if any(r["claim"] == claim for r in self.rows):
             raise ValueError(f"claim {claim!r} is stated twice")
         runs = (explained_by,) if isinstance(explained_by, Explanation) else tuple(explained_by)
+        self._met[claim] = (float(value), bool(ok))
+        if ns2 is None and claim in self.twin:
+            # The same claim from the ns-2 runs (its pass mark's verdict).
+            ns2, ns2_ok = self.twin[claim]
+            ns2_run = self.twin_run
+            if math.isnan(ns2):
+                ns2, no_ns2 = None, no_ns2 or self.twin_missing
         if ns2 is None:
             ns2, no_ns2 = math.nan, no_ns2 or self.no_ns2
         if not math.isnan(ns2) and ns2_ok is None:
@@ -944,6 +970,11 @@ class Claims:
                 "ns2_why": sim[1],
             }
         )
+
+    def values(self) -> dict[str, tuple[float, bool]]:
+        """Per claim added (checks left out), its number and whether it
+        meets the claim by its pass mark: a twin's (``Claims(twin=...)``)."""
+        return dict(self._met)
 
     def table(self) -> pd.DataFrame:
         """One row per claim, columns :data:`CLAIM_COLUMNS`: ``bufsim`` the

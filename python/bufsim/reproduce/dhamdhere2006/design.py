@@ -97,10 +97,13 @@ N_LONG = 200
 LOSS_TOL = 0.01
 
 
-#: Why no claim has an ns-2 number: the ns2 engine runs long-lived flows
-#: and finite transfers at fixed starts, not flows arriving in an open or
-#: closed loop (:func:`bufsim.ns2.check`).
-NO_NS2 = "open/closed loops"
+#: Why a claim has no ns-2 number: the ns-2 runs (:func:`runs.run_ns2`)
+#: lack a case it reads (a variant, another seed; the quick run, the
+#: buffers between B_s and B_l).
+NO_NS2 = "case not run"
+
+#: Seconds measured after the warm-up by the ns-2 runs, (quick, full).
+NS2_SECONDS = (20.0, 600.0)
 
 
 #: Where the claims' tolerances come from.

@@ -36,6 +36,7 @@ from bufsim.reproduce.dhamdhere2006.design import (
     N_LONG,
     NEAR,
     NO_NS2,
+    NS2_SECONDS,
     PAPER,
     RTO_RUN,
     TIE,
@@ -396,7 +397,69 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
     table = pd.DataFrame(rows)
     table["duration_s"] = duration
     table.attrs["quick"] = quick
+    table.attrs["ns2"] = run_ns2(quick, progress)
     return table
+
+
+def run_ns2(quick: bool = False, progress: Callable[[str], Any] | None = None) -> dict[str, Any]:
+    """The paper's own simulator (ns-2.35, ``engine="ns2"``) on the ``rfc``
+    cases of seed 1: the three traffic types at B_s and B_l (quick), at
+    every buffer of :data:`CURVE` (full), :data:`NS2_SECONDS` after the
+    warm-up.
+
+    Returns
+    -------
+    dict
+        ``rows`` (a :func:`run` table of those cases), ``flows`` (per
+        (traffic, buffer) at B_s and B_l, as :func:`case_flows`) and
+        ``duration_s``; empty where ns-2 is not installed
+        (:func:`bufsim.ns2.available`).
+    """
+    from bufsim import ns2
+
+    if not ns2.available():
+        return {}
+    d = NS2_SECONDS[0 if quick else 1]
+    cases = [(t, b) for t in TRAFFIC for b in (BUFFERS if quick else CURVE)]
+    if progress is not None:
+        progress(f"dhamdhere2006 on ns-2: {len(cases)} runs")
+    rows, flows = [], {}
+    for (t, b), r in zip(cases, simulate_each([scenario(t, b, d) for t, b in cases], "ns2")):
+        rows.append(
+            {**_row(t, b, 1, "rfc", r.summary, r.flows, d), "wall_s": r.provenance["wall_s"]}
+        )
+        if b in BUFFERS:
+            f = r.flows.copy()
+            f["throughput_Bps"] = f["throughput_bps"] / 8
+            f.attrs["summary"] = dict(r.summary)
+            flows[(t, b)] = f
+    return {"rows": pd.DataFrame(rows), "flows": flows, "duration_s": d}
+
+
+def _ns2_claims(table: pd.DataFrame) -> Claims | None:
+    """The claims computed from the ns-2 runs (:func:`run_ns2`, run once if
+    the table lacks them) by :func:`claims`' own code: ``table`` with each
+    measured value NaN except in the cases ns-2 ran; None without ns-2."""
+    if "ns2" not in table.attrs:
+        table.attrs["ns2"] = run_ns2(bool(table.attrs.get("quick", False)))
+    n = table.attrs["ns2"]
+    if not n:
+        return None
+    twin = table.copy()
+    keep = ("traffic", "variant", "buffer_pkts", "seed", "paper_loss")
+    for col in twin.columns:
+        if col not in keep and pd.api.types.is_float_dtype(twin[col]):
+            twin[col] = math.nan
+    key = ["traffic", "variant", "buffer_pkts", "seed"]
+    at = twin.set_index(key)
+    ran = n["rows"].set_index(key)
+    at.loc[ran.index.intersection(at.index), ran.columns] = ran
+    twin = at.reset_index()[table.columns]
+    twin["duration_s"] = n["duration_s"]
+    twin.attrs = {"quick": table.attrs.get("quick", False), "case_flows": n["flows"]}
+    c = Claims()
+    _add_claims(c, twin)
+    return c
 
 
 # ------------------------------------------------------------------ claims
@@ -818,7 +881,9 @@ def _quantile_better(a: pd.Series, b: pd.Series) -> float:
 
 def _flow_claims(c: Claims, table: pd.DataFrame) -> None:
     d = float(table["duration_s"].iloc[0])
-    f = {(k, b): case_flows(k, b, d, 1) for k in TRAFFIC for b in BUFFERS}
+    f = table.attrs.get("case_flows") or {
+        (k, b): case_flows(k, b, d, 1) for k in TRAFFIC for b in BUFFERS
+    }
     loss = {b: f[("persistent", b)].attrs["summary"]["drop_rate"] for b in BUFFERS}
     queue_ms = f[("persistent", 500)].attrs["summary"]["mean_queue_pkts"] * 1500 * 8 / 50e3
     pl = {b: f[("persistent", b)][f[("persistent", b)]["size_pkts"].isna()] for b in BUFFERS}
@@ -1232,16 +1297,27 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
         counts, throughputs in bytes/s, fractions of flows), ``tolerance``,
         ``verdict`` and ``why``.
     """
+    n = _ns2_claims(table)
+    d = table.attrs["ns2"].get("duration_s", math.nan)
+    run = prose(
+        "ns-2.35 with the paper's setup, seed {seed}, {d:g} s after the warm-up, the "
+        + ("cases at B_s and B_l" if table.attrs.get("quick") else "buffers of figure 1"),
+        seed=1,
+        d=d,
+    )
+    c = Claims(twin=n, twin_run=run, twin_missing=NO_NS2)
+    _add_claims(c, table)
+    return c.table()
+
+
+def _add_claims(c: Claims, table: pd.DataFrame) -> None:
+    """Every claim of :func:`claims` from a run table into ``c``."""
     t = _means(table)
-    # Every case has flows arriving (the mice of the persistent traffic, the
-    # open and closed loops), which the ns2 engine does not write.
-    c = Claims(no_ns2=NO_NS2)
     _headline_claims(c, table, t)
     _loss_claims(c, table, t)
     _utilization_claims(c, table, t)
     _n_claims(c, t)
     _flow_claims(c, table)
-    return c.table()
 
 
 def tables(table: pd.DataFrame) -> dict[str, tuple[str, pd.DataFrame]]:
