@@ -20,15 +20,15 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{
-    Background, Buf, BufferMode, FlowGroup, Link, Pool, ScenarioError, buffer_size, check, choose,
-    Topology, err, link_info,
+    Background, Buf, BufferMode, FlowGroup, Link, Pool, ScenarioError, Topology, buffer_size,
+    check, choose, err, link_info,
 };
 use crate::queue::QdiscConfig;
 use crate::queue::classes::{ClassQueue, ClassSet, MAX_CLASSES, MAX_WEIGHT, Scheduler};
 use crate::queue::shared::Algorithm;
 
 /// `[[link.queues]]`: one queue of the port, as written.
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawQueue {
     class: i64,
