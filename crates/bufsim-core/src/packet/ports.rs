@@ -418,9 +418,11 @@ impl Ports {
         };
         let (alpha, parts) = (self.buffers[b].alphas[i], self.buffers[b].parts);
         // Refused, unless LQD makes room by pushing a packet out.
-        let room = pool.admits(occ, total, pkt.size(), n, alpha, parts)
-            || (pool.algorithm == Algorithm::Lqd && self.push_out(b, k, i, pkt.size(), now));
-        if !room {
+        let admitted = pool.admits(occ, total, pkt.size(), n, alpha, parts);
+        let pushed = !admitted
+            && pool.algorithm == Algorithm::Lqd
+            && self.push_out(b, k, i, pkt.size(), now);
+        if !admitted && !pushed {
             self.get(k).queue.refuse(pkt, now, DropReason::OVERFLOW);
             return;
         }
@@ -435,8 +437,24 @@ impl Ports {
             let x = shared::Admission { q, total, a, b };
             shared::debug_check_admission(pool.algorithm, pool.alpha, n, pool.ports, x);
         }
+        // The buffer after the arrival: what it held (anew after a
+        // push-out) and what port k's queue took (the discipline may drop).
+        let total = if pushed {
+            self.buffer_occupancy(b)
+        } else {
+            total
+        };
+        let before = self.port(k).queue.occupancy();
         self.get(k).queue.enqueue(pkt, now);
-        let o = self.buffer_occupancy(b);
+        let after = self.port(k).queue.occupancy();
+        let o = Occupancy {
+            pkts: total.pkts + after.pkts - before.pkts,
+            bytes: total.bytes + after.bytes - before.bytes,
+        };
+        debug_assert!({
+            let x = self.buffer_occupancy(b);
+            (x.pkts, x.bytes) == (o.pkts, o.bytes)
+        });
         let buf = &mut self.buffers[b];
         buf.max_pkts = buf.max_pkts.max(o.pkts);
         buf.max_bytes = buf.max_bytes.max(o.bytes);
