@@ -109,14 +109,15 @@ def test_engines_without_a_fabric_refuse_it():
         bufsim.simulate(FABRIC, engine="fluid")
     with pytest.raises(ModelInputError, match="^scenario.fabric: model 'avrachenkov'"):
         bufsim.simulate(FABRIC, engine="model:avrachenkov")
-    from bufsim import ns3
-    from bufsim.ns2 import driver
+    from bufsim.engines import ns2, ns3
 
     scn = bufsim.Scenario.load(FABRIC)
-    with pytest.raises(bufsim.ScenarioError, match="^fabric: .*ns3 engine"):
-        ns3.check(scn)
-    with pytest.raises(bufsim.ScenarioError, match="^fabric: ns-2's links share no buffer"):
-        driver.check(scn)
+    for engine in (ns3.check, ns3.run):
+        with pytest.raises(bufsim.ScenarioError, match="^fabric: .*ns3 engine"):
+            engine(scn)
+    for engine in (ns2.check, ns2.run):
+        with pytest.raises(bufsim.ScenarioError, match="^fabric: ns-2's links share no buffer"):
+            engine(scn)
 
 
 @pytest.mark.parametrize(

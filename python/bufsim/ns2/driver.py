@@ -123,22 +123,6 @@ def _one_queue_per_link(norm: dict) -> None:
         )
 
 
-def _no_shared_buffer(norm: dict) -> None:
-    """Refuse a buffer shared by ports: a ``[pool]``'s or a fabric's
-    switches' (ns-2's links share none)."""
-    if "fabric" in norm:
-        raise scenario_error(
-            "fabric",
-            "ns-2's links share no buffer, so a fabric's switches cannot be built: the ns2 "
-            "engine runs none; use engine='packet'",
-        )
-    if "pool" in norm:
-        raise scenario_error(
-            "pool",
-            "ns-2's links share no buffer pool: the ns2 engine runs none; use engine='packet'",
-        )
-
-
 def check(scenario: Scenario) -> None:
     """Refuse what the ns2 engine cannot express.
 
@@ -148,7 +132,11 @@ def check(scenario: Scenario) -> None:
         Naming the field, its value and what the ns2 engine allows.
     """
     norm = scenario.normalized
-    _no_shared_buffer(norm)
+    if "pool" in norm:
+        raise scenario_error(
+            "pool",
+            "ns-2's links share no buffer pool: the ns2 engine runs none; use engine='packet'",
+        )
     _one_queue_per_link(norm)
     for k, b in enumerate(norm.get("background") or []):
         if b["kind"] != "poisson":

@@ -285,13 +285,6 @@ def check(scenario: Scenario) -> None:
         Naming the field, its value and what the ns3 engine allows.
     """
     norm = scenario.normalized
-    if "fabric" in norm:
-        raise scenario_error(
-            "fabric",
-            "the ns3 engine builds one bottleneck or a chain of point-to-point links; ns-3.37's "
-            "point-to-point devices share no buffer, so a fabric's switches cannot be built: "
-            "use engine='packet'",
-        )
     if "pool" in norm:
         raise scenario_error(
             "pool",
