@@ -58,8 +58,12 @@ _PREFIXED = {"bps", "s", "B"}
 #: The tail of a metric of one queue of several: a pool's port, a chain's
 #: link, the reverse link of two-way traffic, or a traffic class's queue on
 #: the link or on a pool's port (``utilization_port2``, ``queue_pkts_link0``,
-#: ``drop_rate_reverse``, ``throughput_bps_class1``, ``drops_port0_class3``).
-PLACE = r"_(?:(?:port|link)\d+(?:_class\d)?|class\d|reverse)"
+#: ``drop_rate_reverse``, ``throughput_bps_class1``, ``drops_port0_class3``), or
+#: a fabric's port or switch (``drops_leaf0.down3``, ``max_occupancy_bytes_spine1``).
+PLACE = (
+    r"_(?:(?:port|link)\d+(?:_class\d)?|class\d|reverse"
+    r"|(?:host\d+\.up|(?:leaf|spine)\d+(?:\.(?:up|down)\d+)?)(?:_class\d)?)"
+)
 
 #: A metric name's unit: its suffix (before a ``_half1``/``_half2``,
 #: ``_groupN`` or :data:`PLACE` tail) -> unit.

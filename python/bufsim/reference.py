@@ -71,6 +71,10 @@ TABLES: dict[str, str] = {
     "with its own capacity, buffer and discipline (the same delay and packet size as "
     "`[link]`): the forward flows' ACKs queue there as packets, beside the data of its own "
     "flow groups, whose ACKs queue on the forward link. Packet engine and ns-3.",
+    "fabric": "`[fabric]`: a leaf-spine of switches, each with one buffer shared by its "
+    "egress ports under a buffer-management algorithm, and hosts; each transfer crosses its "
+    "path's ports, its leaf-spine link chosen by ECMP (in place of `[link]`; "
+    "docs/howto/fabric.md). Packet engine only.",
     "reverse.flows[]": "`[[reverse.flows]]`: a group of TCP flows sending over the reverse "
     "link, with every field of `[[flows]]`; numbered after the forward groups in the "
     "results (`group`, `goodput_bps_group<g>`).",
@@ -224,6 +228,38 @@ DESCRIPTIONS: dict[str, str] = {
     'out); `"abm"`, ABM (Addanki et al. 2022): alpha/n (free pool), n the congested ports.',
     "pool.interval": "ABM's update interval of its count of congested ports (default "
     '`"30us"`; abm only).',
+    "fabric": "A leaf-spine fabric of switches and hosts (table), in place of `link`.",
+    "fabric.form": '`"leaf_spine"` (the default and only form).',
+    "fabric.leaves": "Leaf (top-of-rack) switches (1 to 1024).",
+    "fabric.spines": "Spine switches (1 to 1024), each joined to every leaf.",
+    "fabric.hosts_per_leaf": "Hosts under each leaf (leaves x hosts_per_leaf: 2 to 16384).",
+    "fabric.links_per_pair": "Parallel links between each leaf and each spine (default 1, "
+    "at most 64); ECMP picks one per transfer.",
+    "fabric.host_rate": "Rate of the host links (NIC uplinks and leaf downlinks); `load` "
+    "is a fraction of it.",
+    "fabric.fabric_rate": "Rate of the leaf-spine links (default `host_rate`).",
+    "fabric.delay": "Every link's one-way propagation delay; a transfer's RTT is its "
+    "path's links' delays both ways.",
+    "fabric.buffer": 'Each switch\'s buffer in bytes, e.g. `"2MB"` (or '
+    "`buffer_per_port_per_gbps`).",
+    "fabric.buffer_per_port_per_gbps": "A switch's buffer per port per Gbps of its ports, "
+    "e.g. `\"9.6KB\"` (ABM's setup, Broadcom Tomahawk's ratio).",
+    "fabric.nic_buffer": "The hosts' NIC queues' own buffer (default `\"1000pkt\"`, "
+    "Linux's txqueuelen); a NIC is on no switch's buffer.",
+    "fabric.algorithm": 'Every switch\'s buffer management, as `pool.algorithm` (default `"dt"`).',
+    "fabric.alpha": "The threshold's factor, as `pool.alpha` (default 1).",
+    "fabric.interval": "ABM's update interval, as `pool.interval` (abm only).",
+    "fabric.packet_size": "Reference packet size, as `link.packet_size`.",
+    "fabric.qdisc": 'Every port\'s queue discipline, as `link.qdisc` (e.g. `"threshold"` '
+    "to mark for DCTCP).",
+    "fabric.qdisc_params": "Its parameters, as `link.qdisc_params`.",
+    "fabric.scheduler": "With `queues`: every port's scheduler, as `link.scheduler`.",
+    "fabric.queues": "Several queues per port, as `link.queues` (list of tables).",
+    "flows[].hosts": 'In a `[fabric]`: `"random"`, each transfer between a uniformly drawn '
+    "pair of distinct hosts (the default without `src` and `dst`).",
+    "flows[].src": "In a `[fabric]`: the host its transfers leave from (default: drawn).",
+    "flows[].dst": "In a `[fabric]`: the host its transfers go to (default: drawn); with "
+    "`src` drawn and `arrival.burst`, an incast of distinct servers.",
     "reverse.capacity": "The reverse link's rate (default: `link.capacity`).",
     "reverse.buffer": "Its buffer, as `link.buffer` is given; ACKs count as packets.",
     "reverse.qdisc": 'Its queue discipline (default `"droptail"`); ACKs are not ECN-capable '

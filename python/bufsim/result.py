@@ -85,7 +85,8 @@ def key_metrics(summary: Mapping[str, Any]) -> list[str]:
     """The summary's key buffer-sizing metrics, as ``bufsim run`` prints
     them without ``--all``: :data:`KEY_METRICS`, per-group goodput with
     several groups, each port's or link's utilization, mean queue, p99
-    queueing delay and drop rate, two-way traffic's reverse goodput and
+    queueing delay and drop rate (a fabric's: each switch's mean and largest
+    occupancy and drop rate), two-way traffic's reverse goodput and
     ACKs, and with finite transfers their completions, p99 FCT and
     slowdown (per finite group too when there are several).
 
@@ -111,6 +112,15 @@ def key_metrics(summary: Mapping[str, Any]) -> list[str]:
             k,
         )
     ]
+    # A fabric's ports are many: its switches stand for them (--all lists
+    # every port).
+    switches = [
+        k
+        for k in s
+        if re.fullmatch(r"(mean_occupancy_pkts|max_occupancy_bytes|drop_rate)_(leaf|spine)\d+", k)
+    ]
+    if switches:
+        places = switches
     keys = [k for k in KEY_METRICS if k in s] + (groups if len(groups) > 1 else []) + places
     keys += [
         k for k in ("goodput_bps_reverse", "ack_compression", "ack_gap_cv", "ack_drops") if k in s

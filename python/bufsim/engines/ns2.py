@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bufsim import _core
-from bufsim.scenario import Scenario
+from bufsim.scenario import Scenario, scenario_error
 
 label = "ns-2"
 transfers = True
@@ -29,6 +29,17 @@ def why_unavailable() -> str:
     return ns2.why_unavailable()
 
 
+def _no_fabric(scenario: Scenario) -> None:
+    """Refuse a fabric (``[fabric]``). Here, not in the driver's module,
+    whose source keys the stored ns2 runs (its ``build``)."""
+    if "fabric" in scenario.normalized:
+        raise scenario_error(
+            "fabric",
+            "ns-2's links share no buffer, so a fabric's switches cannot be built: the ns2 "
+            "engine runs none; use engine='packet'",
+        )
+
+
 def check(scenario: Scenario) -> None:
     """Refuse what ns-2 cannot express (:func:`bufsim.ns2.check`).
 
@@ -37,6 +48,7 @@ def check(scenario: Scenario) -> None:
     ScenarioError
         Naming the field, its value and what the ns2 engine allows.
     """
+    _no_fabric(scenario)
     from bufsim.ns2 import driver as ns2
 
     ns2.check(scenario)
@@ -62,6 +74,7 @@ def run(scenario: Scenario, progress: Callable[[float], Any] | None = None) -> d
     EngineError
         ``ns`` missing, failed or out of time.
     """
+    _no_fabric(scenario)
     from bufsim.ns2 import driver as ns2
 
     return ns2.execute(scenario, progress)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bufsim import _core
-from bufsim.scenario import Scenario
+from bufsim.scenario import Scenario, scenario_error
 
 label = "ns-3"
 transfers = True
@@ -24,6 +24,18 @@ def why_unavailable() -> str:
     return "" if ns3.available() else ns3.INSTALL_HINT
 
 
+def _no_fabric(scenario: Scenario) -> None:
+    """Refuse a fabric (``[fabric]``). Here, not in the driver's module,
+    whose source keys the stored ns3 runs (its ``build``)."""
+    if "fabric" in scenario.normalized:
+        raise scenario_error(
+            "fabric",
+            "the ns3 engine builds one bottleneck or a chain of point-to-point links; "
+            "ns-3.37's point-to-point devices share no buffer, so a fabric's switches cannot "
+            "be built: use engine='packet'",
+        )
+
+
 def check(scenario: Scenario) -> None:
     """Refuse what ns-3 cannot express (:func:`bufsim.ns3.check`).
 
@@ -32,6 +44,7 @@ def check(scenario: Scenario) -> None:
     ScenarioError
         Naming the field, its value and what the ns3 engine allows.
     """
+    _no_fabric(scenario)
     from bufsim import ns3
 
     ns3.check(scenario)
@@ -55,6 +68,7 @@ def run(scenario: Scenario, progress: Callable[[float], Any] | None = None) -> d
     EngineError
         ns-3 missing, or its driver failed.
     """
+    _no_fabric(scenario)
     from bufsim import ns3
 
     raw = ns3.run(scenario, progress)

@@ -19,6 +19,8 @@ name                 what
                      and an incast of 100 x 64 KB, Linux stack, FCT objectives
 ``paper003-ns3``     paper 003 section 5's setup (100 Mbps, 6 ms, 20 NewReno
                      flows, 60 packets) on ns-3's defaults, for ``--engine ns3``
+``leaf-spine``       a fabric of 2 leaves and 2 spines, 16 hosts at 10 Gbps, DT
+                     buffers: DCTCP web search at load 0.4 and an 8-server incast
 ``two-classes``      a 1 Gbps port with two queues under DWRR: 8 DCTCP flows
                      (step marking) in class 0, 24 CUBIC flows in class 1
 ==================== ==========================================================

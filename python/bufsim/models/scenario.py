@@ -305,6 +305,11 @@ def _check_domain(scenario: dict, name: str) -> None:
     """Refuse a scenario outside model ``name``'s domain, naming the field."""
     spec = SPECS[name]
     what = f"model {name!r} ({spec.source})"
+    if scenario.get("fabric") is not None:
+        raise ModelInputError(
+            f"scenario.fabric: {what} models one link with its own buffer, not a fabric of "
+            "switches sharing buffers over paths of links; use engine 'packet'"
+        )
     if scenario.get("pool") is not None:
         raise ModelInputError(
             f"scenario.pool: {what} models one link with its own buffer, not ports sharing a "

@@ -62,6 +62,13 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
                 "the fluid engine models one link with its own buffer, not ports sharing a pool: use engine=\"packet\"",
             ));
         }
+        Topology::Fabric { .. } => {
+            return Err(err(
+                "fabric",
+                "the fluid engine models one link with its own buffer, not a fabric of switches \
+                 sharing buffers over paths of links: use engine=\"packet\"",
+            ));
+        }
         Topology::Chain { .. } => {
             return Err(err(
                 "links",

@@ -137,6 +137,7 @@ use crate::net::{
 };
 use crate::output::RunOutput;
 use crate::queue::Queued;
+use crate::scenario::fabric::{Fabric, MAX_HOPS, Route, transfer_hash};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::stats::histogram::DelayHistogram;
 use crate::tcp::cc::{AnyCc, Mirror};
@@ -283,6 +284,9 @@ struct Flow {
     /// Marks of the collector (halves, batches) the receiver has passed,
     /// its `held` segments taken back from each ([`Collector::unmark`]).
     settled: u32,
+    /// In a fabric: the ports its data crosses, `port` first and `exit`
+    /// last (read only when a packet goes on to the next link).
+    hops: [u16; MAX_HOPS],
 }
 
 const NO_USER: u32 = u32::MAX;
@@ -332,9 +336,15 @@ impl Flow {
         limit: u64,
         loss_stream: u32,
         lagging: bool,
+        route: Option<&Route>,
     ) -> Flow {
         let grp = &s.flows[g as usize];
-        let access = access_delay(rtt, grp.path_delay);
+        // In a fabric the transfer's route, else its group's links.
+        let (path_delay, before_last) = match route {
+            Some(r) => (r.delay, r.before_last),
+            None => (grp.path_delay, grp.delay_before_last),
+        };
+        let access = access_delay(rtt, path_delay);
         // A closed-loop user thinks from the end its sender sees: that
         // sender keeps the access delay line.
         let lag = if lagging && grp.kind != Kind::Closed {
@@ -379,7 +389,7 @@ impl Flow {
             // delay alone (the module doc).
             return_delay: match s.topology.reverse() {
                 Some(_) => s.link().delay,
-                None => rtt - access - grp.delay_before_last + lag,
+                None => rtt - access - before_last + lag,
             },
             lag,
             access_rate: grp.access_rate_bps.map(BitsPerSec),
@@ -396,14 +406,17 @@ impl Flow {
             jitter: grp.jitter,
             jitter_rng: stream(s.seed, Stream::Jitter(loss_stream)),
             group: g,
-            port: match grp.reverse {
-                true => reverse_port(s),
-                false => grp.links.first().map_or(grp.port, |&l| l) as u16,
+            port: match (route, grp.reverse) {
+                (Some(r), _) => r.ports[0],
+                (None, true) => reverse_port(s),
+                (None, false) => grp.links.first().map_or(grp.port, |&l| l) as u16,
             },
-            exit: match grp.reverse {
-                true => reverse_port(s),
-                false => grp.links.last().map_or(grp.port, |&l| l) as u16,
+            exit: match (route, grp.reverse) {
+                (Some(r), _) => r.ports[r.len as usize - 1],
+                (None, true) => reverse_port(s),
+                (None, false) => grp.links.last().map_or(grp.port, |&l| l) as u16,
             },
+            hops: route.map_or([0; MAX_HOPS], |r| r.ports),
             rtt,
             active: false,
             finite: limit != u64::MAX,
@@ -418,6 +431,13 @@ impl Flow {
             held: BTreeMap::new(),
             settled: 0,
         }
+    }
+
+    /// In a fabric: the port after `k` on its route.
+    #[inline]
+    fn next_hop(&self, k: u32) -> u32 {
+        let at = self.hops.iter().position(|&h| u32::from(h) == k);
+        u32::from(self.hops[at.expect("a port of its route") + 1])
     }
 
     /// The receiver takes segment `seg` of flow `f`, whose serialization
@@ -647,6 +667,28 @@ struct Sim<'s> {
     /// `u32::MAX` without) and its ACKs.
     rev: u32,
     two_way: Option<Box<TwoWay>>,
+    /// The fabric (`[fabric]`), whose transfers each take a route.
+    fabric: Option<&'s Fabric>,
+}
+
+/// Salts of a transfer's hashes ([`transfer_hash`]): its hosts, its ECMP.
+const HOSTS_SALT: u64 = 1;
+const ECMP_SALT: u64 = 2;
+
+/// In a fabric, the route of transfer `id` of group `g`: its hosts drawn
+/// (those its group does not name) from the hash of `id`, or for an
+/// incast's `k`-th transfer from that of its burst's first, `base`
+/// ([`Fabric::hosts_of`]); its leaf-spine link by ECMP, a hash of `id`
+/// and the run's seed.
+fn fabric_route(s: &Scenario, fab: &Fabric, g: u32, id: u64, burst: (u64, u32)) -> Route {
+    let grp = &s.flows[g as usize];
+    let (base, k) = match (grp.src, grp.dst) {
+        (None, Some(_)) => burst,
+        _ => (id, 0),
+    };
+    let h = transfer_hash(s.seed, base, HOSTS_SALT);
+    let (src, dst) = fab.hosts_of(grp.src, grp.dst, h, k);
+    fab.route(src, dst, transfer_hash(s.seed, id, ECMP_SALT))
 }
 
 /// Run the packet engine on a validated scenario (see [`check`]).
@@ -678,8 +720,12 @@ impl<'s> Sim<'s> {
         {
             for k in 0..grp.count as usize {
                 let id = flows.len() as u32;
-                let rtt = grp.rtts[k];
-                let flow = Flow::new(s, g as u32, rtt, u64::MAX, id, lagging);
+                let route = s
+                    .topology
+                    .fabric()
+                    .map(|f| fabric_route(s, f, g as u32, u64::from(id), (u64::from(id), 0)));
+                let rtt = route.map_or(grp.rtts[k], |r| r.rtt());
+                let flow = Flow::new(s, g as u32, rtt, u64::MAX, id, lagging, route.as_ref());
                 events.push(grp.starts[k] + flow.lag, Ev::Start(id));
                 flows.push(flow);
                 groups.push((g as u32, rtt));
@@ -769,6 +815,7 @@ impl<'s> Sim<'s> {
                     drops: 0,
                 })
             }),
+            fabric: s.topology.fabric(),
         };
         // Finite `count` flows (sizes drawn in slot order), open-loop arrival
         // processes, closed-loop users (each starts with a think time).
@@ -778,7 +825,7 @@ impl<'s> Sim<'s> {
                 Kind::Persistent => {}
                 Kind::Finite => {
                     for k in 0..grp.count as usize {
-                        let f = sim.add_transfer(g32, grp.rtts[k], NO_USER);
+                        let f = sim.add_transfer(g32, grp.rtts[k], NO_USER, None);
                         let at = grp.starts[k] + sim.flows[f as usize].lag;
                         sim.events.push(at, Ev::Start(f));
                     }
@@ -800,12 +847,26 @@ impl<'s> Sim<'s> {
         sim
     }
 
-    /// Take a slot for a new finite transfer of group `g` (not started yet).
-    fn add_transfer(&mut self, g: u32, rtt: SimTime, user: u32) -> u32 {
+    /// Take a slot for a new finite transfer of group `g` (not started
+    /// yet); in a fabric its route sets its RTT, `burst` being an incast's
+    /// first transfer's id and this one's place in the burst.
+    fn add_transfer(&mut self, g: u32, rtt: SimTime, user: u32, burst: Option<(u64, u32)>) -> u32 {
         let size = self.traffic[g as usize].size();
         let id = self.next_id;
         self.next_id += 1;
-        let mut flow = Flow::new(self.s, g, rtt, size, id as u32, self.lagging);
+        let route = self
+            .fabric
+            .map(|fab| fabric_route(self.s, fab, g, id, burst.unwrap_or((id, 0))));
+        let rtt = route.map_or(rtt, |r| r.rtt());
+        let mut flow = Flow::new(
+            self.s,
+            g,
+            rtt,
+            size,
+            id as u32,
+            self.lagging,
+            route.as_ref(),
+        );
         flow.user = user;
         let f = place(&mut self.flows, &mut self.free, flow);
         self.col.new_transfer(f, g, rtt, id, self.now, size);
@@ -901,13 +962,14 @@ impl<'s> Sim<'s> {
         self.events.push(self.now + gap, Ev::Arrival(g));
         let grp = &self.s.flows[g as usize];
         let (cap, burst) = (grp.max_active.unwrap_or(u32::MAX), grp.arrival_burst);
-        for _ in 0..burst {
+        let base = self.next_id;
+        for k in 0..burst {
             if self.group_active[g as usize] >= cap {
                 self.col.refused();
                 continue;
             }
             let rtt = self.traffic[g as usize].rtt();
-            let f = self.add_transfer(g, rtt, NO_USER);
+            let f = self.add_transfer(g, rtt, NO_USER, Some((base, k)));
             let lag = self.flows[f as usize].lag;
             if lag > SimTime::ZERO {
                 self.events.push(self.now + lag, Ev::Start(f));
@@ -921,7 +983,7 @@ impl<'s> Sim<'s> {
     fn wake(&mut self, u: u32) {
         let g = self.user_group[u as usize];
         let rtt = self.traffic[g as usize].rtt();
-        let f = self.add_transfer(g, rtt, u);
+        let f = self.add_transfer(g, rtt, u, None);
         self.begin(f);
     }
 
@@ -1257,7 +1319,15 @@ impl<'s> Sim<'s> {
             let done = now + port.tx_time(p.size());
             port.tx_start = now;
             port.in_service = Some(p);
-            self.events.push_slot(slot_tx_done(k), done, Ev::TxDone(k));
+            // A slot per port pops before other events at its instant,
+            // but every pop scans the slots: a fabric's many ports take
+            // the wheel instead (a tie with an arrival then goes by the
+            // order the events were pushed in).
+            if self.fabric.is_none() {
+                self.events.push_slot(slot_tx_done(k), done, Ev::TxDone(k));
+            } else {
+                self.events.push(done, Ev::TxDone(k));
+            }
         }
     }
 
@@ -1308,10 +1378,15 @@ impl<'s> Sim<'s> {
         }
     }
 
-    /// The packets at the head of link `k`'s forward line reach link `k + 1`.
+    /// The packets at the head of link `k`'s forward line reach the next
+    /// link: `k + 1` on a chain, the next of its flow's route in a fabric.
     fn forward(&mut self, k: u32) {
         while let Some(p) = self.ports.get(k).fwd.pop_ready(self.now) {
-            self.arrive(p, k + 1);
+            let next = match self.fabric {
+                None => k + 1,
+                Some(_) => self.flows[p.flow() as usize].next_hop(k),
+            };
+            self.arrive(p, next);
         }
         if let Some(t) = self.ports.get(k).fwd.head_time() {
             self.events.push(t, Ev::Forward(k));

@@ -21,6 +21,7 @@ use crate::queue::shared::{self, Algorithm, abm::Congestion};
 use crate::queue::{
     AnyDiscipline, DropReason, MAX_DROP_REASONS, Occupancy, Queue, QueueCounters, Setup,
 };
+use crate::scenario::fabric::NO_SWITCH;
 use crate::scenario::{Link, Pool, Scenario, Topology};
 use crate::stats::histogram::DelayHistogram;
 use crate::units::{BitsPerSec, SimTime};
@@ -97,19 +98,23 @@ pub(crate) struct Ports {
     rest: Vec<Port>,
     /// How many of `rest` carry the forward direction.
     forward_rest: usize,
+    /// Whether some queue draws on a shared buffer (a pool, a fabric's
+    /// switches): one flag for the enqueue path to test.
+    shared: bool,
+    /// The pool (`[pool]`), for its summary entries.
     pool: Option<Pool>,
-    /// ABM's count of congested queues (`abm` pools only).
-    abm: Option<Congestion>,
+    /// The shared buffers: a pool's, over every forward port, or each
+    /// switch's of a fabric, over its egress ports.
+    buffers: Vec<Buffer>,
+    /// Each forward port's buffer, an index of `buffers` ([`NO_SWITCH`]:
+    /// its own alone, as a fabric's NICs).
+    buffer_of: Vec<u32>,
     /// What the summary and time series call one of several: `port` (a
-    /// pool's) or `link` (a chain's); `None` for the one link.
+    /// pool's) or `link` (a chain's); `None` for the one link and a fabric
+    /// (whose ports have `names`).
     kind: Option<&'static str>,
-    /// The pool's largest occupancy, packets (pool only).
-    max_pkts: u64,
-    /// Each queue's factor of the pool's threshold by its index on a
-    /// port (`link.queues`' `alpha`, else `pool.alpha`), and the queues
-    /// the static partition splits the pool into (pool only).
-    alphas: Vec<f64>,
-    parts: u32,
+    /// A fabric's ports' names (`leaf0.down3`), in order.
+    names: Vec<String>,
     /// The name of a port's queue `i` of several (`class<c>`), if any.
     class_names: Vec<String>,
     /// The drop reasons of the forward queues' disciplines, each name
@@ -117,6 +122,54 @@ pub(crate) struct Ports {
     /// may run different disciplines, whose reason `i` names different
     /// things ([`Port::reason_at`] maps each onto these).
     reasons: Vec<&'static str>,
+}
+
+/// One buffer shared by several ports' queues, and its admission.
+struct Buffer {
+    /// Its size and algorithm (`ports`: how many ports draw on it).
+    pool: Pool,
+    /// The ports on it, in order.
+    ports: Vec<u32>,
+    /// ABM's count of congested queues (`abm` only).
+    abm: Option<Congestion>,
+    /// Each queue's factor of the threshold by its index on a port
+    /// (`link.queues`' `alpha`, else the pool's), and the queues the static
+    /// partition splits the buffer into.
+    alphas: Vec<f64>,
+    parts: u32,
+    /// Its largest occupancy, packets and bytes.
+    max_pkts: u64,
+    max_bytes: u64,
+    /// A fabric switch's name (`leaf0`); `None` for a pool.
+    name: Option<String>,
+}
+
+impl Buffer {
+    fn new(pool: Pool, ports: Vec<u32>, link: &Link, name: Option<String>) -> Buffer {
+        let per = link.classes.as_ref().map_or(1, |c| c.queues.len() as u32);
+        Buffer {
+            abm: (pool.algorithm == Algorithm::Abm).then(|| {
+                Congestion::new(
+                    pool.interval.unwrap_or(shared::abm::DEFAULT_INTERVAL),
+                    pool.sat,
+                )
+            }),
+            alphas: match &link.classes {
+                Some(set) => set
+                    .queues
+                    .iter()
+                    .map(|q| q.alpha.unwrap_or(pool.alpha))
+                    .collect(),
+                None => vec![pool.alpha],
+            },
+            parts: ports.len() as u32 * per,
+            pool,
+            ports,
+            max_pkts: 0,
+            max_bytes: 0,
+            name,
+        }
+    }
 }
 
 /// Add `link`'s drop reasons to `reasons` (those not there yet) and say
@@ -188,37 +241,38 @@ impl Ports {
             rest.push(port(links.len(), &r.link, true));
         }
         let pool = s.topology.pool().copied();
+        let n = links.len();
+        let (buffers, buffer_of) = match (&pool, s.topology.fabric()) {
+            (Some(p), _) => (
+                vec![Buffer::new(*p, (0..n as u32).collect(), s.link(), None)],
+                vec![0; n],
+            ),
+            (None, Some(f)) => (
+                f.switches
+                    .iter()
+                    .map(|sw| {
+                        Buffer::new(sw.pool, sw.ports.clone(), s.link(), Some(sw.name.clone()))
+                    })
+                    .collect(),
+                f.switch_of.clone(),
+            ),
+            (None, None) => (Vec::new(), Vec::new()),
+        };
         Ports {
             first: port(0, links[0], several),
             rest,
             forward_rest,
+            shared: !buffers.is_empty(),
             pool,
-            abm: pool.filter(|p| p.algorithm == Algorithm::Abm).map(|p| {
-                Congestion::new(p.interval.unwrap_or(shared::abm::DEFAULT_INTERVAL), p.sat)
-            }),
+            buffers,
+            buffer_of,
             kind: match s.topology {
-                Topology::Link { .. } => None,
+                Topology::Link { .. } | Topology::Fabric { .. } => None,
                 Topology::Pool { .. } => Some("port"),
                 Topology::Chain { .. } => Some("link"),
             },
-            max_pkts: 0,
+            names: s.topology.fabric().map_or(Vec::new(), |f| f.names.clone()),
             reasons,
-            alphas: match (&pool, &s.link().classes) {
-                (Some(p), Some(set)) => set
-                    .queues
-                    .iter()
-                    .map(|q| q.alpha.unwrap_or(p.alpha))
-                    .collect(),
-                (Some(p), None) => vec![p.alpha],
-                (None, _) => Vec::new(),
-            },
-            parts: pool.map_or(1, |p| {
-                p.ports
-                    * s.link()
-                        .classes
-                        .as_ref()
-                        .map_or(1, |c| c.queues.len() as u32)
-            }),
             class_names: s
                 .link()
                 .classes
@@ -268,6 +322,15 @@ impl Ports {
         }
     }
 
+    /// Port `k`, to read.
+    #[inline]
+    fn port(&self, k: u32) -> &Port {
+        match k {
+            0 => &self.first,
+            _ => &self.rest[k as usize - 1],
+        }
+    }
+
     /// Every forward port, in order.
     fn all(&self) -> impl Iterator<Item = &Port> {
         std::iter::once(&self.first).chain(&self.rest[..self.forward_rest])
@@ -293,79 +356,140 @@ impl Ports {
             .sum()
     }
 
-    /// Offer `pkt` to port `k`'s queue at `now`. With a pool, a packet its
-    /// algorithm refuses is dropped as an overflow: the port's share of the
-    /// pool is full ([`Pool::admits`]); with `lqd` a full pool pushes a
-    /// packet out of the longest queue instead ([`Ports::push_out`]).
+    /// Offer `pkt` to port `k`'s queue at `now`. On a shared buffer (a
+    /// pool, a fabric switch's), a packet its algorithm refuses is dropped
+    /// as an overflow: the queue's share of the buffer is full
+    /// ([`Pool::admits`]); with `lqd` a full buffer pushes a packet out of
+    /// its longest queue instead ([`Ports::push_out`]).
     #[inline]
     pub fn enqueue(&mut self, k: u32, pkt: Packet, now: SimTime) {
-        match self.pool {
-            None => self.get(k).queue.enqueue(pkt, now),
-            Some(pool) => self.enqueue_pooled(pool, k, pkt, now),
+        if !self.shared {
+            self.get(k).queue.enqueue(pkt, now);
+        } else {
+            self.enqueue_shared(k, pkt, now);
         }
     }
 
-    /// [`Ports::enqueue`] with a pool: the algorithm first; a packet it
-    /// admits may still be dropped by the port's discipline. Out of line,
-    /// so that without a pool the path is one call of the discipline's
+    /// The occupancy of buffer `b`'s ports together.
+    fn buffer_occupancy(&self, b: usize) -> Occupancy {
+        self.buffers[b]
+            .ports
+            .iter()
+            .fold(Occupancy::default(), |a, &k| {
+                let o = self.port(k).queue.occupancy();
+                Occupancy {
+                    pkts: a.pkts + o.pkts,
+                    bytes: a.bytes + o.bytes,
+                }
+            })
+    }
+
+    /// [`Ports::enqueue`] on a shared buffer: the algorithm first; a packet
+    /// it admits may still be dropped by the port's discipline. Out of
+    /// line, so that without one the path is one call of the discipline's
     /// enqueue.
     #[inline(never)]
-    fn enqueue_pooled(&mut self, pool: Pool, k: u32, pkt: Packet, now: SimTime) {
-        let total = self.occupancy();
+    fn enqueue_shared(&mut self, k: u32, pkt: Packet, now: SimTime) {
+        let b = self.buffer_of[k as usize];
+        if b == NO_SWITCH {
+            self.get(k).queue.enqueue(pkt, now);
+            return;
+        }
+        let b = b as usize;
+        let pool = self.buffers[b].pool;
+        let total = self.buffer_occupancy(b);
         // The queue it joins: the port's, or its class's of several.
-        let queue = &self.get(k).queue;
+        let queue = &self.port(k).queue;
         let i = queue.queue_index(pkt.class());
         let occ = queue.queue_occupancy(i);
-        let n = match self.abm {
+        let n = match self.buffers[b].abm {
             Some(mut c) if c.due(now) => {
-                c.update(now, self.all().map(|p| pool.len(p.queue.occupancy())));
-                self.abm = Some(c);
+                let lens: Vec<u64> = self.buffers[b]
+                    .ports
+                    .iter()
+                    .map(|&j| pool.len(self.port(j).queue.occupancy()))
+                    .collect();
+                c.update(now, lens.into_iter());
+                self.buffers[b].abm = Some(c);
                 c.n
             }
             Some(c) => c.n,
             None => 1.0,
         };
+        let (alpha, parts) = (self.buffers[b].alphas[i], self.buffers[b].parts);
         // Refused, unless LQD makes room by pushing a packet out.
-        let room = pool.admits(occ, total, pkt.size(), n, self.alphas[i], self.parts)
-            || (pool.algorithm == Algorithm::Lqd && self.push_out(pool, k, i, pkt.size(), now));
-        if !room {
+        let admitted = pool.admits(occ, total, pkt.size(), n, alpha, parts);
+        let pushed = !admitted
+            && pool.algorithm == Algorithm::Lqd
+            && self.push_out(b, k, i, pkt.size(), now);
+        if !admitted && !pushed {
             self.get(k).queue.refuse(pkt, now, DropReason::OVERFLOW);
             return;
         }
         if cfg!(debug_assertions) {
             // The rule, from the occupancies as they are now (after any
             // push-out), at every admission of a debug build.
-            let (q, total, a, b) =
-                pool.amounts(self.get(k).queue.occupancy(), self.occupancy(), pkt.size());
+            let (q, total, a, b) = pool.amounts(
+                self.port(k).queue.occupancy(),
+                self.buffer_occupancy(b),
+                pkt.size(),
+            );
             let x = shared::Admission { q, total, a, b };
             shared::debug_check_admission(pool.algorithm, pool.alpha, n, pool.ports, x);
         }
+        // The buffer after the arrival: what it held (anew after a
+        // push-out) and what port k's queue took (the discipline may drop).
+        let total = if pushed {
+            self.buffer_occupancy(b)
+        } else {
+            total
+        };
+        let before = self.port(k).queue.occupancy();
         self.get(k).queue.enqueue(pkt, now);
-        self.max_pkts = self.max_pkts.max(self.occupancy().pkts);
+        let after = self.port(k).queue.occupancy();
+        let o = Occupancy {
+            pkts: total.pkts + after.pkts - before.pkts,
+            bytes: total.bytes + after.bytes - before.bytes,
+        };
+        debug_assert!({
+            let x = self.buffer_occupancy(b);
+            (x.pkts, x.bytes) == (o.pkts, o.bytes)
+        });
+        let buf = &mut self.buffers[b];
+        buf.max_pkts = buf.max_pkts.max(o.pkts);
+        buf.max_bytes = buf.max_bytes.max(o.bytes);
     }
 
-    /// Longest-queue drop ([`shared::lqd`]): make room in the full pool for
-    /// a packet of `size` bytes arriving at port `k`'s queue `i` by pushing
-    /// packets out of the longest other queue's tail (of every port's
-    /// queues), as overflow drops of that queue, reported with port `k`'s
-    /// drops. False when the arrival's own queue is (or, with bytes,
-    /// becomes) the longest before the arrival fits: the arrival is dropped.
-    fn push_out(&mut self, pool: Pool, k: u32, i: usize, size: u32, now: SimTime) -> bool {
+    /// Longest-queue drop ([`shared::lqd`]): make room in full buffer `b`
+    /// for a packet of `size` bytes arriving at port `k`'s queue `i` by
+    /// pushing packets out of the longest other queue's tail (of the
+    /// buffer's ports' queues), as overflow drops of that queue, reported
+    /// with port `k`'s drops. False when the arrival's own queue is (or,
+    /// with bytes, becomes) the longest before the arrival fits: the
+    /// arrival is dropped.
+    fn push_out(&mut self, b: usize, k: u32, i: usize, size: u32, now: SimTime) -> bool {
+        let pool = self.buffers[b].pool;
         // Every port holds as many queues as the link's.
         let per = self.first.queue.queue_count();
+        let at = self.buffers[b]
+            .ports
+            .iter()
+            .position(|&j| j == k)
+            .expect("the port is on its buffer");
         loop {
-            let total = self.occupancy();
-            let (_, t, a, b) = pool.amounts(Occupancy::default(), total, size);
-            if shared::complete::admits(t, a, b) {
+            let total = self.buffer_occupancy(b);
+            let (_, t, a, bb) = pool.amounts(Occupancy::default(), total, size);
+            if shared::complete::admits(t, a, bb) {
                 return true;
             }
-            let lens = self
-                .all()
-                .flat_map(|p| (0..per).map(|j| pool.len(p.queue.queue_occupancy(j))));
-            let Some(v) = shared::lqd::victim(lens, k as usize * per + i) else {
+            let lens = self.buffers[b].ports.iter().flat_map(|&j| {
+                let q = &self.port(j).queue;
+                (0..per).map(move |x| pool.len(q.queue_occupancy(x)))
+            });
+            let Some(v) = shared::lqd::victim(lens, at * per + i) else {
                 return false;
             };
-            let (j, vi) = ((v / per) as u32, v % per);
+            let (j, vi) = (self.buffers[b].ports[v / per], v % per);
             let Some(out) = self.get(j).queue.push_out_of(vi, now, DropReason::OVERFLOW) else {
                 return false;
             };
@@ -408,7 +532,7 @@ impl Ports {
     /// chain the largest of one link's.
     pub fn max_pkts(&self) -> u64 {
         match self.pool {
-            Some(_) => self.max_pkts,
+            Some(_) => self.buffers[0].max_pkts,
             None => self.all().map(|p| p.queue.max_pkts()).max().unwrap_or(0),
         }
     }
@@ -451,7 +575,7 @@ impl Ports {
             .map(|k| match self.kind {
                 _ if k > self.forward_rest => Some("reverse".to_string()),
                 Some(kind) => Some(format!("{kind}{k}")),
-                None => None,
+                None => self.names.get(k).cloned(),
             })
             .collect()
     }
@@ -461,7 +585,8 @@ impl Ports {
     /// `queue_pkts_<kind><k>`, `queue_pkts_reverse`).
     pub fn sample(&mut self, t: SimTime, dt: SimTime) {
         // Kept on its own: one of several forward queues, or the reverse link.
-        let (several, forward) = (self.kind.is_some(), self.forward_rest);
+        let several = self.kind.is_some() || !self.names.is_empty();
+        let forward = self.forward_rest;
         for (k, p) in self.every_mut().enumerate() {
             if several || k > forward {
                 let area = p.queue.area(t);
@@ -530,7 +655,50 @@ impl Ports {
             ]);
         }
         self.class_summary(now, warmup, &mut out);
+        self.switch_summary(now, warmup, &mut out);
         out
+    }
+
+    /// [`Ports::summary`]'s entries of each switch of a fabric,
+    /// `<metric>_<switch>` (`drops_leaf0`): `buffer_bytes`,
+    /// `max_occupancy_bytes`, `max_occupancy_pkts` (whole run),
+    /// `mean_occupancy_pkts`, `queue_pkts_at_end`, and its ports' `arrivals`,
+    /// `departures`, `drops` and `drop_rate` added up.
+    fn switch_summary(&mut self, now: SimTime, warmup: SimTime, out: &mut Vec<(String, f64)>) {
+        let span = (now - warmup).0 as f64;
+        for b in 0..self.buffers.len() {
+            let Some(name) = self.buffers[b].name.clone() else {
+                continue;
+            };
+            let ports = self.buffers[b].ports.clone();
+            let (mut area, mut c) = (0.0, QueueCounters::default());
+            for &k in &ports {
+                let p = self.get(k);
+                area += p.queue.area(now) - p.area_at_warmup;
+                let o = p.queue.counters;
+                c.arrivals += o.arrivals;
+                c.departures += o.departures;
+                c.drops += o.drops;
+            }
+            let end = self.buffer_occupancy(b);
+            let buf = &self.buffers[b];
+            let rate = if c.arrivals > 0 {
+                c.drops as f64 / c.arrivals as f64
+            } else {
+                0.0
+            };
+            out.extend([
+                (format!("buffer_bytes_{name}"), buf.pool.size_bytes as f64),
+                (format!("max_occupancy_bytes_{name}"), buf.max_bytes as f64),
+                (format!("max_occupancy_pkts_{name}"), buf.max_pkts as f64),
+                (format!("mean_occupancy_pkts_{name}"), area / span),
+                (format!("queue_pkts_at_end_{name}"), end.pkts as f64),
+                (format!("arrivals_{name}"), c.arrivals as f64),
+                (format!("departures_{name}"), c.departures as f64),
+                (format!("drops_{name}"), c.drops as f64),
+                (format!("drop_rate_{name}"), rate),
+            ]);
+        }
     }
 
     /// [`Ports::summary`]'s entries of each queue of ports holding several

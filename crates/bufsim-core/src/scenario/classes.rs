@@ -28,7 +28,7 @@ use crate::queue::classes::{ClassQueue, ClassSet, MAX_CLASSES, MAX_WEIGHT, Sched
 use crate::queue::shared::Algorithm;
 
 /// `[[link.queues]]`: one queue of the port, as written.
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawQueue {
     class: i64,

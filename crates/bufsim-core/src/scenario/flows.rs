@@ -124,6 +124,13 @@ pub struct FlowGroup {
     /// (0, absent from the normalized scenario, by default).
     #[serde(skip_serializing_if = "classes::is_class0")]
     pub class: u8,
+    /// In a fabric: the host its transfers leave from (`src`; `None`:
+    /// drawn per transfer, absent from the normalized scenario).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub src: Option<u32>,
+    /// In a fabric: the host its transfers go to (`dst`; `None`: drawn).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dst: Option<u32>,
 }
 
 /// Default access-link buffer, packets (Linux's default `txqueuelen`).
@@ -245,7 +252,10 @@ pub(super) fn resolve_group(
         Some(e) => e,
         None => cc.ecn_per_packet(),
     };
-    let (rtts, rtt_draw) = group_rtts(&f, i, n, dynamic, (delay, &at.delay_what), rng)?;
+    let Some(rtt_spec) = f.rtt.clone() else {
+        return Err(err(format!("flows[{i}]"), "missing field `rtt`"));
+    };
+    let (rtts, rtt_draw) = group_rtts(&rtt_spec, i, n, dynamic, (delay, &at.delay_what), rng)?;
     let mss = f.mss.map(|s| s.0).unwrap_or(1500);
     check((64..=65_535).contains(&mss), &p("mss"), || {
         format!("must be between 64B and 65535B, got {mss}B")
@@ -287,11 +297,17 @@ pub(super) fn resolve_group(
         links: Vec::new(),
         reverse: false,
         class: 0,
+        src: None,
+        dst: None,
         path_delay: delay,
         delay_before_last: SimTime::ZERO,
         count: count as u32,
         cc,
-        rtt_law_mean: if dynamic { None } else { rtt_law_mean(&f.rtt) },
+        rtt_law_mean: if dynamic {
+            None
+        } else {
+            rtt_law_mean(&rtt_spec)
+        },
         rtts,
         mss_bytes: mss as u32,
         access_rate_bps: access,
@@ -327,7 +343,7 @@ pub(super) fn rtt_law_mean(spec: &RttSpec) -> Option<SimTime> {
 /// uniform range), or for open and closed loop how each transfer draws its
 /// RTT; every RTT must cover the bottleneck's delay both ways.
 pub(super) fn group_rtts(
-    f: &RawFlows,
+    spec: &RttSpec,
     i: usize,
     n: usize,
     dynamic: bool,
@@ -335,8 +351,8 @@ pub(super) fn group_rtts(
     rng: &mut Rng,
 ) -> Result<(Vec<SimTime>, Option<RttDraw>), ScenarioError> {
     let p = |field: &str| group_path(i, field);
-    let rtt_spec = f.rtt.clone();
-    let rtts: Vec<SimTime> = match f.rtt.clone() {
+    let rtt_spec = spec.clone();
+    let rtts: Vec<SimTime> = match spec.clone() {
         _ if dynamic => Vec::new(),
         RttSpec::Tree(t) => {
             let nodes = t.node_rtts().map_err(|m| err(p("rtt"), m))?;

@@ -30,6 +30,7 @@
 //! This file holds the error type, the [`Scenario`] itself and `resolve`,
 //! which takes a raw scenario through the sections in order.
 
+pub mod fabric;
 mod flows;
 mod fluid;
 mod output;
@@ -172,6 +173,8 @@ struct Normalized<'a> {
     links: &'a [Link],
     #[serde(skip_serializing_if = "Option::is_none")]
     reverse: Option<&'a Reverse>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fabric: Option<&'a fabric::Fabric>,
 }
 
 impl Serialize for Scenario {
@@ -189,6 +192,7 @@ impl Serialize for Scenario {
             pool: self.topology.pool(),
             links: self.topology.chain().unwrap_or(&[]),
             reverse: self.topology.reverse(),
+            fabric: self.topology.fabric(),
         }
         .serialize(ser)
     }
@@ -245,6 +249,20 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
     check(warmup < duration, "warmup", || {
         format!("{warmup} must be shorter than duration {duration}")
     })?;
+    if raw.fabric.is_some() {
+        return fabric::resolve_scenario(raw, seed, duration, warmup);
+    }
+    for (i, f) in raw.flows.iter().enumerate() {
+        for (given, field) in [
+            (f.hosts.is_some(), "hosts"),
+            (f.src.is_some(), "src"),
+            (f.dst.is_some(), "dst"),
+        ] {
+            check(!given, &group_path(i, field), || {
+                "hosts of a transfer are a fabric's: add a [fabric], or remove it".into()
+            })?;
+        }
+    }
 
     // Links: one (`link`), or a chain (`links`) of which `link` is the
     // first. Capacity, delay and discipline first; buffers after the

@@ -168,9 +168,51 @@ pub(super) struct RawScenario {
     pub(super) pool: Option<RawPool>,
     #[serde(default)]
     pub(super) reverse: Option<RawReverse>,
+    #[serde(default)]
+    pub(super) fabric: Option<RawFabric>,
 }
 
+/// `[fabric]`: switches sharing a buffer each, hosts, and the links
+/// between them, generated from a form (see [`super::fabric`]).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawFabric {
+    #[serde(default)]
+    pub(super) form: Option<String>,
+    pub(super) leaves: i64,
+    pub(super) spines: i64,
+    pub(super) hosts_per_leaf: i64,
+    #[serde(default)]
+    pub(super) links_per_pair: Option<i64>,
+    pub(super) host_rate: Rate,
+    #[serde(default)]
+    pub(super) fabric_rate: Option<Rate>,
+    pub(super) delay: Dur,
+    #[serde(default)]
+    pub(super) buffer: Option<Size>,
+    #[serde(default)]
+    pub(super) buffer_per_port_per_gbps: Option<Size>,
+    #[serde(default)]
+    pub(super) nic_buffer: Option<Buf>,
+    #[serde(default)]
+    pub(super) algorithm: Option<String>,
+    #[serde(default)]
+    pub(super) alpha: Option<f64>,
+    #[serde(default)]
+    pub(super) interval: Option<Dur>,
+    #[serde(default)]
+    pub(super) packet_size: Option<Size>,
+    #[serde(default)]
+    pub(super) qdisc: Option<String>,
+    #[serde(default)]
+    pub(super) qdisc_params: Option<Map<String, Value>>,
+    #[serde(default)]
+    pub(super) scheduler: Option<String>,
+    #[serde(default)]
+    pub(super) queues: Option<Vec<super::classes::RawQueue>>,
+}
+
+#[derive(Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawLink {
     pub(super) capacity: Rate,
@@ -200,7 +242,9 @@ pub(super) struct RawFlows {
     pub(super) tcp: Option<String>,
     #[serde(default)]
     pub(super) tcp_params: Option<Map<String, Value>>,
-    pub(super) rtt: RttSpec,
+    /// Required but in a fabric, where each transfer's is its path's.
+    #[serde(default)]
+    pub(super) rtt: Option<RttSpec>,
     #[serde(default)]
     pub(super) mss: Option<Size>,
     #[serde(default)]
@@ -290,6 +334,13 @@ pub(super) struct RawFlows {
     pub(super) links: Option<Vec<i64>>,
     #[serde(default)]
     pub(super) class: Option<i64>,
+    // In a fabric (`[fabric]`): the hosts a transfer runs between.
+    #[serde(default)]
+    pub(super) hosts: Option<String>,
+    #[serde(default)]
+    pub(super) src: Option<i64>,
+    #[serde(default)]
+    pub(super) dst: Option<i64>,
 }
 
 #[derive(Deserialize)]

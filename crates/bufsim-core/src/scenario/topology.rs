@@ -185,8 +185,9 @@ pub struct Reverse {
 /// direction), a pool of ports sharing one buffer, or a chain of links.
 /// Each shape carries what it needs and nothing else, so a pool with a
 /// reverse link or a chain with a pool cannot be built (`resolve` refuses
-/// them in the raw scenario, naming the field). A later switch fabric is
-/// another variant: switches grouping links, each flow a path of them.
+/// them in the raw scenario, naming the field). A fabric (`[fabric]`) is
+/// the general shape beside them: switches grouping ports, each with its
+/// own shared buffer, each transfer a path of ports.
 ///
 /// The packet engine serves one queue per forward link, in order (its
 /// ports `0..`, [`Topology::queue_links`]), and a reverse link's after
@@ -217,6 +218,13 @@ pub enum Topology {
         /// The links, in order.
         links: Vec<Link>,
     },
+    /// Switches, each with one buffer shared by its egress ports, and
+    /// hosts (`[fabric]`, [`super::fabric`]): each transfer crosses a path
+    /// of its ports.
+    Fabric {
+        /// The switches, ports and links.
+        fabric: Box<super::fabric::Fabric>,
+    },
 }
 
 impl Topology {
@@ -226,6 +234,7 @@ impl Topology {
         match self {
             Topology::Link { link, .. } | Topology::Pool { link, .. } => link,
             Topology::Chain { links } => &links[0],
+            Topology::Fabric { fabric } => &fabric.links[0],
         }
     }
 
@@ -236,6 +245,7 @@ impl Topology {
             Topology::Link { link, .. } => vec![link],
             Topology::Pool { link, pool } => vec![link; pool.ports as usize],
             Topology::Chain { links } => links.iter().collect(),
+            Topology::Fabric { fabric } => fabric.links.iter().collect(),
         }
     }
 
@@ -245,6 +255,15 @@ impl Topology {
         match self {
             Topology::Link { link, .. } | Topology::Pool { link, .. } => vec![link.capacity_bps],
             Topology::Chain { links } => links.iter().map(|l| l.capacity_bps).collect(),
+            Topology::Fabric { fabric } => fabric.links.iter().map(|l| l.capacity_bps).collect(),
+        }
+    }
+
+    /// The fabric, if the topology is one.
+    pub fn fabric(&self) -> Option<&super::fabric::Fabric> {
+        match self {
+            Topology::Fabric { fabric } => Some(fabric),
+            _ => None,
         }
     }
 
@@ -285,6 +304,7 @@ impl Topology {
             Topology::Link { .. } => 1,
             Topology::Pool { pool, .. } => pool.ports,
             Topology::Chain { links } => links.len() as u32,
+            Topology::Fabric { fabric } => fabric.links.len() as u32,
         }
     }
 

@@ -1,0 +1,190 @@
+"""A leaf-spine fabric (``[fabric]``) from the Python API and the CLI: the
+shipped example, the summary's per-port and per-switch names, the
+transfers' slowdowns, the engines that refuse it, and bad input named by
+field. The switches' buffer rules and ECMP are checked in the core's tests
+(``crates/bufsim-core/tests/packet_fabric.rs``)."""
+
+from __future__ import annotations
+
+import json
+
+import bufsim
+import pytest
+from bufsim import fmt
+from bufsim.models import ModelInputError
+from conftest import cli, refusal
+
+#: 2 leaves x 1 spine, 4 hosts per leaf, 1 Gbps links of 5 us, 200 KB per
+#: switch: NewReno transfers of 20 packets between random hosts at 30% of
+#: the host links.
+FABRIC = {
+    "duration": "0.3s",
+    "warmup": "0.05s",
+    "fabric": {
+        "leaves": 2,
+        "spines": 1,
+        "hosts_per_leaf": 4,
+        "host_rate": "1Gbps",
+        "delay": "5us",
+        "buffer": "200KB",
+        "packet_size": "1000B",
+    },
+    "flows": [
+        {
+            "hosts": "random",
+            "tcp": "newreno",
+            "size": "20pkt",
+            "mss": "1000B",
+            "arrival": {"load": 0.3},
+        }
+    ],
+}
+
+
+def test_the_example_runs_and_names_every_port_and_switch():
+    r = bufsim.simulate(bufsim.examples.path("leaf-spine"))
+    s = r.summary
+    norm = r.scenario["fabric"]
+    # 16 NICs, 16 leaf downlinks, 2 x 2 uplinks and as many spine downlinks.
+    assert len(norm["ports"]) == 40
+    assert norm["ports"][0] == "host0.up" and norm["ports"][19] == "leaf0.down3"
+    for name in ("host0.up", "leaf0.down3", "leaf1.up1", "spine1.down0"):
+        for metric in ("utilization", "mean_queue_pkts", "drops", "p99_queue_delay_s"):
+            assert f"{metric}_{name}" in s
+    # 9.6 KB per port per Gbps: a leaf's 10 ports of 10 Gbps hold 960 KB, a
+    # spine's 2 ports 192 KB; no switch holds more than its buffer.
+    assert s["buffer_bytes_leaf0"] == 960_000 and s["buffer_bytes_spine1"] == 192_000
+    for sw in ("leaf0", "leaf1", "spine0", "spine1"):
+        assert 0 < s[f"max_occupancy_bytes_{sw}"] <= s[f"buffer_bytes_{sw}"]
+    # The incast's 8 servers answer host 0: its downlink is the busiest queue.
+    down = [s[f"max_queue_pkts_leaf0.down{i}"] for i in range(8)]
+    assert down[0] == max(down)
+    # Web search at load 0.4 of 16 hosts' 10 Gbps: 64 Gbps offered; the
+    # goodput over the window within 15% of it (the heavy-tailed sizes'
+    # largest transfers are still running at the end).
+    assert s["goodput_bps_group0"] == pytest.approx(64e9, rel=0.15)
+    # Each transfer's slowdown against its ideal time at the host rate.
+    f = r.flows.dropna(subset=["fct_s"])
+    assert len(f) > 500 and (f["slowdown"] >= 1 - 1e-9).all()
+    assert 1 < s["slowdown_p99_small"] < 100
+
+
+def test_the_summary_names_carry_their_units():
+    assert fmt.unit_of("max_occupancy_bytes_leaf0") == "B"
+    assert fmt.unit_of("mean_queue_pkts_leaf0.down3") == "pkts"
+    assert fmt.unit_of("p99_queue_delay_s_spine1.down12") == "s"
+    assert fmt.unit_of("throughput_bps_host3.up_class1") == "bps"
+    assert fmt.bounds("drop_rate_leaf1.up2") == (0, 1)
+
+
+def test_the_cli_runs_the_example_with_the_switches_in_its_table():
+    out = cli("run", "--example", "leaf-spine", "--json", timeout=120)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["drops_leaf0"] >= 0 and "mean_queue_pkts_leaf1.down7" in summary
+    table = cli("run", "--example", "leaf-spine", timeout=120)
+    assert table.returncode == 0, table.stderr
+    # The table shows each switch, not each of the 40 ports.
+    assert "max_occupancy_bytes_spine1" in table.stdout
+    assert "leaf0.down3" not in table.stdout
+
+
+def test_transfers_between_named_hosts_cross_their_path():
+    s = json.loads(json.dumps(FABRIC))
+    # Host 1 to host 6 (leaf 0 to leaf 1): its NIC, leaf 0's one uplink,
+    # the spine's downlink to leaf 1 and leaf 1's downlink to its host 2.
+    s["flows"] = [{"src": 1, "dst": 6, "tcp": "newreno", "count": 1, "mss": "1000B"}]
+    r = bufsim.simulate(s)
+    sm = r.summary
+    on = ["host1.up", "leaf0.up0", "spine0.down1", "leaf1.down2"]
+    for name in on:
+        assert sm[f"departures_{name}"] > 10_000, name
+    assert sm["departures_host0.up"] == 0 and sm["departures_leaf0.down1"] == 0
+    # One flow alone at 1 Gbps fills its path: the NIC is its bottleneck.
+    assert sm["utilization_host1.up"] > 0.95
+
+
+def test_engines_without_a_fabric_refuse_it():
+    with pytest.raises(bufsim.ScenarioError, match="^fabric: the fluid engine models one link"):
+        bufsim.simulate(FABRIC, engine="fluid")
+    with pytest.raises(ModelInputError, match="^scenario.fabric: model 'avrachenkov'"):
+        bufsim.simulate(FABRIC, engine="model:avrachenkov")
+    from bufsim.engines import ns2, ns3
+
+    scn = bufsim.Scenario.load(FABRIC)
+    for engine in (ns3.check, ns3.run):
+        with pytest.raises(bufsim.ScenarioError, match="^fabric: .*ns3 engine"):
+            engine(scn)
+    for engine in (ns2.check, ns2.run):
+        with pytest.raises(bufsim.ScenarioError, match="^fabric: ns-2's links share no buffer"):
+            engine(scn)
+
+
+@pytest.mark.parametrize(
+    "edit, fragments",
+    [
+        (lambda s: s["fabric"].update(leaves=0), ["fabric.leaves", "from 1 to 1024, got 0"]),
+        (lambda s: s["fabric"].update(spines=2000), ["fabric.spines", "got 2000"]),
+        (lambda s: s["fabric"].update(links_per_pair=0), ["fabric.links_per_pair", "got 0"]),
+        (lambda s: s["fabric"].update(form="fat_tree"), ["fabric.form", "allowed is leaf_spine"]),
+        (lambda s: s["fabric"].update(host_rate="0bps"), ["fabric.host_rate", "> 0bps"]),
+        (lambda s: s["fabric"].update(host_rate=10), ["fabric.host_rate", "unit"]),
+        (lambda s: s["fabric"].update(delay="0s"), ["fabric.delay", "> 0s"]),
+        (
+            lambda s: s["fabric"].update(buffer_per_port_per_gbps="9.6KB"),
+            ["fabric.buffer_per_port_per_gbps", "not both"],
+        ),
+        (lambda s: s["fabric"].pop("buffer"), ["fabric", "missing the switches' buffer"]),
+        (lambda s: s["fabric"].update(algorithm="fifo"), ["fabric.algorithm", "dt"]),
+        (lambda s: s["fabric"].update(alpha=0), ["fabric.alpha", "got 0"]),
+        (lambda s: s["fabric"].update(qdisc="wfq"), ["fabric.qdisc", "unknown queue discipline"]),
+        (lambda s: s["fabric"].update(nic_buffer="0pkt"), ["fabric.nic_buffer", "one packet"]),
+        (lambda s: s["flows"][0].update(hosts="all"), ["flows[0].hosts", '"random"']),
+        (
+            lambda s: (s["flows"][0].pop("hosts"), s["flows"][0].update(src=8)),
+            ["flows[0].src", "from 0 to 7", "got 8"],
+        ),
+        (lambda s: s["flows"][0].update(dst=1), ["flows[0].hosts", "remove src and dst"]),
+        (
+            lambda s: (s["flows"][0].pop("hosts"), s["flows"][0].update(src=2, dst=2)),
+            ["flows[0].dst", "src is the same"],
+        ),
+        (lambda s: s["flows"][0].update(rtt="1ms"), ["flows[0].rtt", "its path's"]),
+        (lambda s: s["flows"][0].update(port=1), ["flows[0].port", "remove port"]),
+        (
+            lambda s: s.update(link={"capacity": "1Gbps", "delay": "1ms", "buffer": "10pkt"}),
+            ["link", "not with a [fabric]"],
+        ),
+        (lambda s: s.update(output={"trace": True}), ["output.trace", "[fabric]"]),
+        (
+            lambda s: s.update(
+                background=[{"kind": "poisson", "rate": "1Mbps", "packet_size": "1000B"}]
+            ),
+            ["background[0].port", "0 to 19"],
+        ),
+        (
+            lambda s: (
+                s.pop("fabric"),
+                s.update(link={"capacity": "1Gbps", "delay": "1ms", "buffer": "10pkt"}),
+                s["flows"][0].update(rtt="1ms"),
+            ),
+            ["flows[0].hosts", "add a [fabric]"],
+        ),
+    ],
+)
+def test_bad_fabrics_name_the_field(edit, fragments):
+    message = refusal(FABRIC, edit)
+    for fragment in fragments:
+        assert fragment in message, message
+
+
+def test_a_bad_field_is_one_error_line_on_the_cli(tmp_path):
+    bad = json.loads(json.dumps(FABRIC))
+    bad["fabric"]["hosts_per_leaf"] = 0
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    out = cli("run", str(path))
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        "error: fabric.hosts_per_leaf: must be a whole number from 1 to 16384, got 0"
+    ]
