@@ -128,9 +128,10 @@ fn cases() -> Vec<(&'static str, Value)> {
             c,
         ));
     }
-    // Case (a) with the linux and ns3 stack profiles (initial window 10,
-    // delayed ACKs, PRR; linux adds RACK-TLP and HyStart++): the cost of
-    // real-stack fidelity, in the same last column.
+    // Case (a) with each real stack's profile named (initial window 10,
+    // delayed ACKs, PRR; linux adds RACK-TLP and HyStart++). Case (a) runs
+    // the default profile, linux, so its `-linux` row is the same run,
+    // kept so that the table names each profile beside `-ns3`.
     for stack in ["linux", "ns3"] {
         let mut c = a.clone();
         c["flows"][0]["stack"] = stack.into();
