@@ -196,7 +196,7 @@ def _lone_linux(version, buffer):
 
 @pytest.mark.parametrize(
     ("version", "buffer", "least"),
-    [(3, "0.1BDP", 0.97), (3, "0.25BDP", 0.97), (3, "0.5BDP", 0.98), (1, "0.25BDP", 0.99)],
+    [(3, "0.1BDP", 0.95), (3, "0.25BDP", 0.97), (3, "0.5BDP", 0.98), (1, "0.25BDP", 0.99)],
 )
 def test_lone_bbr_fills_the_link_on_the_linux_stack(version, buffer, least):
     # Linux runs tcp_slow_start (RFC 3465 byte counting) only from
@@ -204,6 +204,9 @@ def test_lone_bbr_fills_the_link_on_the_linux_stack(version, buffer, least):
     # 0.991 and 0.992 (0.982 over 100 s with 20 s of warm-up); v1 1.000.
     # Before Linux's v3 probing rules (`mirror = "linux"`) 0.989, 0.934 and
     # 0.985 (0.978): the 0.25 BDP bar was 0.92.
+    # With BBR setting its own window in a fast recovery (no PRR, v3 with
+    # no packet conservation: Linux's tcp_cong_control and google/bbr v3's
+    # bbr_set_cwnd) v3 at 0.1 BDP measures 0.962 (0.990 under PRR).
     # Byte counting applied to BBR after Startup's losses would hold v3 at
     # cwnd 61-72 packets: 0.240, 0.397 and 0.930.
     s = _lone_linux(version, buffer)

@@ -5,7 +5,11 @@ The scenario: a 100 Gbps port, 16 BBR v1 flows with RTTs evenly spaced over
 0.1 s of CPU a run). The linux profile drops about 30 times
 what the ns3 profile does.
 
-One stack field accounts for the gap: `recovery`, RACK-TLP (linux) against
+Two socket rules account for the gap. PRR: the ns3 profile runs it before
+the draft's BBR in a fast recovery, Linux does not (tcp_cong_control returns
+after a `cong_control` controller, before tcp_cwnd_reduction); the linux
+profile with RFC 6675 drops 4.4 times what the ns3 profile does. And
+`recovery`, RACK-TLP (linux) against
 RFC 6675's DupThresh (ns3). Flipping it alone moves each profile onto the
 other's drop count; no other field moves drops by more than a quarter
 (each field flipped alone, seeds 1-3, 0.2 s).
@@ -76,14 +80,17 @@ def test_the_recovery_field_alone_carries_the_linux_ns3_loss_gap():
     linux, ns3 = _drops("linux"), _drops("ns3")
     linux_dupthresh = _drops("linux", recovery="rfc6675")
     ns3_rack = _drops("ns3", recovery="rack")
-    # Measured: linux 116,087, ns3 3,465 (33x); linux with RFC 6675 4,982,
-    # ns3 with RACK 130,762.
+    # Measured: linux 257,171, ns3 3,465 (74x); linux with RFC 6675
+    # 15,273, ns3 with RACK 130,762. (Under PRR, before BBR set its own
+    # window in a recovery on the linux profile: linux 116,367, with RFC
+    # 6675 2,225, within a factor 2 of ns3.)
     assert linux > 20 * ns3
     assert linux > 10 * linux_dupthresh
     assert ns3_rack > 10 * ns3
-    # Flipped, each profile lands within a factor 2 of the other's count.
+    # Flipped, ns3 lands within a factor 2 of linux; linux with RFC 6675
+    # keeps the loss its recovery has without PRR (4.4x ns3's).
     assert 0.5 < ns3_rack / linux < 2.0
-    assert 0.5 < linux_dupthresh / ns3 < 2.0
+    assert 3.0 < linux_dupthresh / ns3 < 6.0
 
 
 @pytest.mark.parametrize(

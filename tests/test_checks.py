@@ -157,9 +157,10 @@ def test_rtt_unfairness_on_the_ns3_form_is_ns3s_starvation():
     # The packet engine on the ns-3 form of the pair (ns-3.37's TcpBbr
     # window rules, one-segment quantum): the 10 ms flow starves, 715 times
     # below the 50 ms flow (ns-3.37 itself: 868, see the slow test), where
-    # the linux profile holds it at its 3-quanta floor (32.5).
+    # the linux profile holds it at its 3-quanta floor (34.1; 32.5 while
+    # the linux profile ran PRR before BBR in a fast recovery).
     pair = _check("bbr1-rtt-unfair-pair")
-    assert pair.run(True) == pytest.approx(32.5, rel=0.01)
+    assert pair.run(True) == pytest.approx(34.08, rel=0.01)
     assert pair.run(True, "packet-ns3") == pytest.approx(715, rel=0.01)
 
 

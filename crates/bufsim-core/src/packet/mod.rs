@@ -360,10 +360,12 @@ impl Flow {
             mss_bytes: grp.mss_bytes,
             rules: StackDefaults {
                 // ns-3's socket runs its own TcpBbr so; the draft's BBR
-                // keeps Linux's (`CongControl::Ns3`).
-                cong_control: match grp.cc.mirror() {
-                    Mirror::Ns3_37 => grp.rules.cong_control,
-                    Mirror::Spec | Mirror::Linux => CongControl::Rfc,
+                // keeps Linux's (`CongControl::Ns3`), with the ns3
+                // profile's PRR there (`CongControl::Ns3Prr`).
+                cong_control: match (grp.cc.mirror(), grp.rules.cong_control) {
+                    (Mirror::Ns3_37, c) => c,
+                    (Mirror::Spec | Mirror::Linux, CongControl::Ns3) => CongControl::Ns3Prr,
+                    (Mirror::Spec | Mirror::Linux, _) => CongControl::Rfc,
                 },
                 ..grp.rules
             },

@@ -168,6 +168,13 @@ impl Sender {
             // (CongControl::Ns3): no PRR before it.
             cfg.rules.prr = false;
             cfg.rules.ecn_reduction = EcnReduction::Immediate;
+        } else if Self::cc_owns_recovery_rules(&cfg, &cc) {
+            //= Linux tcp_input.c tcp_cong_control: "if
+            //= (icsk->icsk_ca_ops->cong_control) { icsk->icsk_ca_ops->
+            //= cong_control(sk, ack, flag, rs); return; }", before
+            //= tcp_cwnd_reduction (PRR) in a recovery or a CWR.
+            cfg.rules.prr = false;
+            cfg.rules.ecn_reduction = EcnReduction::Immediate;
         }
         Sender {
             cfg,
@@ -230,6 +237,27 @@ impl Sender {
     #[inline]
     fn ns3_socket(&self) -> bool {
         self.cfg.rules.cong_control == CongControl::Ns3 && self.cc.owns_window()
+    }
+
+    /// Whether the controller alone sets cwnd in a fast recovery and a CWR
+    /// (the socket neither runs PRR nor sets RFC 6675's or RFC 6582's
+    /// window): a controller that owns its window (BBR) under
+    /// [`CongControl::Rfc`], every stack but ns-3's, whose socket keeps
+    /// its own rules ([`CongControl::Ns3`], [`CongControl::Ns3Prr`]).
+    /// Linux tcp_input.c tcp_cong_control returns after a `cong_control`
+    /// controller runs, before tcp_cwnd_reduction; BBR's ssthresh hook
+    /// returns snd_ssthresh unchanged (tcp_bbr.c bbr_ssthresh), so neither
+    /// tcp_init_cwnd_reduction nor tcp_end_cwnd_reduction moves cwnd.
+    /// draft-ietf-ccwg-bbr section 4.2.3.4 gives BBR its own recovery
+    /// rules (BBRSaveCwnd, BBRModulateCwndForRecovery, BBRRestoreCwnd).
+    fn cc_owns_recovery_rules(cfg: &SenderConfig, cc: &AnyCc) -> bool {
+        cc.owns_window() && cfg.rules.cong_control == CongControl::Rfc
+    }
+
+    /// [`Self::cc_owns_recovery_rules`] for this sender.
+    #[inline]
+    fn cc_owns_recovery(&self) -> bool {
+        Self::cc_owns_recovery_rules(&self.cfg, &self.cc)
     }
 
     /// Keep per-segment delivery-rate state when the controller asks for it.
@@ -797,7 +825,10 @@ impl Sender {
             _ => self.una,
         };
         self.emit(first, now, out);
-        if self.sb.is_some() || prr_cwnd.is_some() {
+        if self.cc_owns_recovery() {
+            // The controller sets cwnd on this ACK's sample (cc_sample).
+            self.rxt_next = self.una + 1;
+        } else if self.sb.is_some() || prr_cwnd.is_some() {
             //= RFC 6675 section 5 step (4.2): cwnd = ssthresh, or what PRR
             //= allows on this ACK.
             self.w.cwnd = prr_cwnd.unwrap_or(self.w.ssthresh);
@@ -1095,7 +1126,9 @@ impl Sender {
         if self.tlp.is_retrans && !ack.dsack && !self.in_recovery && !self.rto_recovery {
             let flight = self.flight() as f64;
             self.w.ssthresh = self.cc.on_congestion_event(&self.w, flight, now);
-            self.w.cwnd = self.w.ssthresh;
+            if !self.cc_owns_recovery() {
+                self.w.cwnd = self.w.ssthresh;
+            }
             self.hystart = None;
         }
     }
@@ -1107,7 +1140,9 @@ impl Sender {
     fn exit_recovery(&mut self, newly: u64, now: SimTime) {
         self.in_recovery = false;
         self.prr = None;
-        if self.cfg.rules.recovery_exit == RecoveryExit::Ns3 {
+        if self.cc_owns_recovery() {
+            // cwnd is the controller's (its restore rule).
+        } else if self.cfg.rules.recovery_exit == RecoveryExit::Ns3 {
             //= ns-3.37 TcpSocketBase::ProcessAck, leaving
             //= CA_RECOVERY (SACK or not): "m_cWnd = m_ssThresh",
             //= then IncreaseWindow for "segsAcked = (ackNumber -
@@ -1158,7 +1193,9 @@ impl Sender {
                 //= cwnd by the amount newly acknowledged and add back
                 //= one SMSS.
                 self.emit(self.una, now, out);
-                self.w.cwnd = (self.w.cwnd - newly as f64 + 1.0).max(1.0);
+                if !self.cc_owns_recovery() {
+                    self.w.cwnd = (self.w.cwnd - newly as f64 + 1.0).max(1.0);
+                }
             }
         } else if self.cfg.rules.partial_ack_retransmit
             && !self
@@ -1204,7 +1241,9 @@ impl Sender {
         //= ACK passes m_recover, "m_tcb->m_cWnd =
         //= m_tcb->m_ssThresh"; Linux tcp_end_cwnd_reduction.
         self.prr = None;
-        self.w.cwnd = self.w.ssthresh;
+        if !self.cc_owns_recovery() {
+            self.w.cwnd = self.w.ssthresh;
+        }
         if self.cfg.rules.recovery_exit == RecoveryExit::Ns3 {
             //= ns-3.37: ProcessAck then runs in CA_OPEN:
             //= IncreaseWindow for the segments the ACK covers.
@@ -1842,6 +1881,67 @@ mod tests {
         }
         a.nsack = blocks.len() as u8;
         a
+    }
+
+    /// A BBR sender under Linux's recovery rules (PRR on, PRR for ECN, as
+    /// the linux stack sets them).
+    fn bbr_sender_with_prr() -> Sender {
+        let mut s = bbr_sender("draft");
+        s.cfg.rules.prr = true;
+        s.cfg.rules.ecn_reduction = EcnReduction::Prr;
+        let cfg = s.cfg;
+        let cc = std::mem::replace(&mut s.cc, AnyCc::NewReno(NewReno));
+        let mut s = Sender::new(cfg, cc);
+        s.rate = Some(Box::default());
+        s
+    }
+
+    /// Linux tcp_cong_control returns after BBR's cong_control, before
+    /// PRR (tcp_cwnd_reduction): in a fast recovery cwnd is the
+    /// controller's (the draft's BBR v1 here, as Linux's v1
+    /// bbr_set_cwnd_to_recover_or_restore). Segment 0 out and ACKed at
+    /// 100 ms: Startup grows cwnd 10 -> 11 and sends 1..=11; two ACKs
+    /// SACK 2 and 3 and send 12 and 13 (cwnd 13). The third SACKs 4 (one
+    /// delivered), 1 is lost (three SACKed above it) and resent: the pipe
+    /// is 13 out - 3 SACKed - 1 lost + 1 resent = 10, and BBR's recovery
+    /// entry sets cwnd = pipe + max(delivered, 1) = 11, which sends 14.
+    /// The next ACK SACKs 5 under packet conservation: cwnd = max(cwnd -
+    /// losses, pipe + delivered) = max(11 - 0, 10 + 1) = 11, sending 15.
+    /// PRR never starts. ns-3's socket (`prr_variant = "ns3"`) keeps its
+    /// PRR.
+    #[test]
+    fn bbr_sets_its_own_window_in_a_linux_fast_recovery() {
+        let mut s = bbr_sender_with_prr();
+        assert!(!s.cfg.rules.prr);
+        assert_eq!(s.cfg.rules.ecn_reduction, EcnReduction::Immediate);
+        s.w.cwnd = 10.0;
+        let mut out = vec![];
+        s.pump(SimTime::ZERO, &mut out);
+        assert_eq!(out, [0]);
+        out.clear();
+        let t = SimTime::from_millis(100);
+        s.on_ack(&ack(1), t, &mut out);
+        assert_eq!((out.len(), s.w.cwnd), (11, 11.0));
+        out.clear();
+        let ms = SimTime::from_millis;
+        s.on_ack(&sack_ack(1, &[(2, 3)]), t + ms(1), &mut out);
+        s.on_ack(&sack_ack(1, &[(2, 4)]), t + ms(2), &mut out);
+        assert_eq!((out.as_slice(), s.w.cwnd), (&[12, 13][..], 13.0));
+        out.clear();
+        s.on_ack(&sack_ack(1, &[(2, 5)]), t + ms(3), &mut out);
+        assert!(s.in_recovery && s.prr.is_none());
+        assert_eq!((out.as_slice(), s.w.cwnd), (&[1, 14][..], 11.0));
+        out.clear();
+        s.on_ack(&sack_ack(1, &[(2, 6)]), t + ms(4), &mut out);
+        assert!(s.prr.is_none());
+        assert_eq!((out.as_slice(), s.w.cwnd), (&[15][..], 11.0));
+        // The ns3 profile's socket keeps its PRR.
+        let mut s = bbr_sender("draft");
+        s.cfg.rules.prr = true;
+        s.cfg.rules.cong_control = CongControl::Ns3Prr;
+        let cc = std::mem::replace(&mut s.cc, AnyCc::NewReno(NewReno));
+        let s = Sender::new(s.cfg, cc);
+        assert!(s.cfg.rules.prr);
     }
 
     /// RFC 6675 section 5 step (2): a recovery starts before DupThresh

@@ -427,10 +427,15 @@ impl NamedRule for ControlEct {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CongControl {
-    /// Linux (net/ipv4/tcp_input.c tcp_cong_control): PRR
-    /// (tcp_cwnd_reduction) sets cwnd in a recovery and a CWR before the
-    /// controller reads it, the initial window is paced, delivery rates
-    /// are tcp_rate.c's (draft-cheng-iccrg-delivery-rate-estimation).
+    /// Linux (net/ipv4/tcp_input.c tcp_cong_control): a controller with
+    /// `cong_control` (BBR, one that owns its window) alone sets cwnd in
+    /// a recovery and a CWR, tcp_cong_control returning before PRR
+    /// (tcp_cwnd_reduction), and BBR's ssthresh hook leaves ssthresh so
+    /// that ending the reduction moves nothing; for any other controller
+    /// PRR (where the profile has it) sets cwnd in a recovery and a CWR
+    /// before the controller reads it. The initial window is paced,
+    /// delivery rates are tcp_rate.c's
+    /// (draft-cheng-iccrg-delivery-rate-estimation).
     Rfc,
     /// ns-3.37's TcpSocketBase around a controller with `CongControl`
     /// (TcpBbr, the only one in ns-3.37; bufsim applies it to the
@@ -444,6 +449,13 @@ pub enum CongControl {
     /// ACK's own retransmissions, and CA_EVENT_TX_START raised by
     /// SendPendingData when nothing is in flight.
     Ns3,
+    /// The ns3 profile around a controller ns-3.37 does not have (the
+    /// draft's BBR, `tcp_params.mirror` other than `"ns-3.37"`): Linux's
+    /// rules ([`Self::Rfc`]) but for the recovery and the CWR, where the
+    /// profile's PRR sets cwnd before the controller reads it, as
+    /// ns-3.37's TcpSocketBase does for a controller without
+    /// `CongControl`.
+    Ns3Prr,
 }
 
 /// The rules of a TCP stack: the defaults a profile sets

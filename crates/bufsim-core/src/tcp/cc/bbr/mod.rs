@@ -347,6 +347,9 @@ pub struct Bbr {
     retransmits: u64,
     /// Set on a congestion event until the next rate sample.
     entering_recovery: bool,
+    /// The recovery under way began with a timeout (Linux's prev_ca_state
+    /// == TCP_CA_Loss).
+    rto_recovery: bool,
     rng: u64,
     initial_cwnd: f64,
     /// ns-3's segment size, bytes (`mirror`; set at the first sample).
@@ -476,6 +479,7 @@ impl Bbr {
             conservation_end: 0,
             retransmits: 0,
             entering_recovery: false,
+            rto_recovery: false,
             rng: 0,
             initial_cwnd,
             seg_bytes: 1,
@@ -776,6 +780,10 @@ impl Bbr {
     /// Loss recovery transitions (section 4.2.3.4): on entry save cwnd and
     /// start packet conservation for one round; on exit restore cwnd.
     fn track_recovery(&mut self, w: &mut Window, s: &AckSample) {
+        if self.v3.is_some() && self.linux() {
+            self.track_recovery_linux_v3(w, s);
+            return;
+        }
         if s.in_recovery && !self.in_recovery {
             self.in_recovery = true;
             if self.entering_recovery {
@@ -819,6 +827,31 @@ impl Bbr {
     }
 }
 
+impl Bbr {
+    /// Loss recovery under google/bbr v3's tcp_bbr.c (`mirror = "linux"`):
+    /// bbr_set_cwnd has no packet conservation and no cut by this ACK's
+    /// losses (v1's bbr_set_cwnd_to_recover_or_restore is gone), and
+    /// cwnd is restored only when a timeout's recovery ends: bbr_set_state
+    /// "else if (bbr->prev_ca_state == TCP_CA_Loss && new_state !=
+    /// TCP_CA_Loss) bbr_exit_loss_recovery(sk)", which sets "cwnd =
+    /// max(cwnd, bbr->prior_cwnd)". A fast recovery leaves cwnd to
+    /// bbr_set_cwnd and bbr_bound_cwnd_for_inflight_model alone (its
+    /// saved cwnd, bbr_ssthresh's bbr_save_cwnd, serves undo).
+    fn track_recovery_linux_v3(&mut self, w: &mut Window, s: &AckSample) {
+        if s.in_recovery && !self.in_recovery {
+            self.in_recovery = true;
+        } else if !s.in_recovery && self.in_recovery {
+            self.in_recovery = false;
+            if self.rto_recovery {
+                w.cwnd = w.cwnd.max(self.prior_cwnd);
+            }
+            self.rto_recovery = false;
+        }
+        self.entering_recovery = false;
+        self.packet_conservation = false;
+    }
+}
+
 impl CongestionControl for Bbr {
     fn on_ack(&mut self, _w: &mut Window, _ack: &AckInfo) {
         // BBR sets cwnd in on_rate_sample, on every ACK.
@@ -832,6 +865,11 @@ impl CongestionControl for Bbr {
             //= ns-3.37 TcpBbr::GetSsThresh: "SaveCwnd(tcb); return
             //= tcb->m_ssThresh" (unchanged; this ACK's rate sample sets
             //= cwnd, track_recovery).
+            return w.ssthresh;
+        }
+        if self.v3.is_some() && self.linux() {
+            //= tcp_bbr.c (google/bbr v3) bbr_ssthresh: "bbr_save_cwnd(sk);
+            //= ... return tcp_sk(sk)->snd_ssthresh" (unchanged).
             return w.ssthresh;
         }
         // The sender sets cwnd to the returned value until the next rate
@@ -853,6 +891,7 @@ impl CongestionControl for Bbr {
         //= cwnd to one packet and sends a single packet" (after BBRSaveCwnd).
         self.save_cwnd(w.cwnd);
         self.in_recovery = true;
+        self.rto_recovery = true;
         self.packet_conservation = false;
         if self.cfg.mirror.ns3() {
             //= ns-3.37 TcpBbr::CongestionStateSet(CA_LOSS): "m_roundStart =

@@ -413,8 +413,15 @@ impl Bbr {
             } else {
                 prior_inflight
             };
+            // Linux tests bbr_is_inflight_too_high on each ACK's rate
+            // sample (rs->lost over rs->tx_in_flight); the round's loss
+            // rate stands for it here (tried per ACK: a lone flow at 0.1
+            // BDP over 10 s 0.962 -> 0.938, 10 flows starting over 0-2 s
+            // mean Jain 0.549 of seeds 1-2), and the flight it sets
+            // inflight_hi to is the ACKed segment's tx_in_flight
+            // (`mirror = "linux"`).
             if bw_probe && too_high {
-                self.v3_inflight_too_high(s.now, prior_inflight, s.rs.is_app_limited, w.cwnd);
+                self.v3_inflight_too_high(s.now, tx_in_flight, s.rs.is_app_limited, w.cwnd);
             } else if let Some(v) = self.v3.as_mut()
                 && v.inflight_hi.is_finite()
                 && tx_in_flight > v.inflight_hi
@@ -442,6 +449,10 @@ impl Bbr {
         }
         self.set_pacing_rate();
         self.set_send_quantum(s.mss_bytes);
+        //= tcp_bbr.c (google/bbr v3) bbr_set_cwnd: no "cwnd - rs->losses"
+        //= (track_recovery_linux_v3); the draft's
+        //= BBRModulateCwndForRecovery otherwise.
+        let losses = if self.linux() { 0 } else { losses };
         self.set_cwnd(w, s, losses);
     }
 
