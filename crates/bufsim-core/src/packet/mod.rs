@@ -9,7 +9,11 @@
 //!   one buffer under an admission algorithm, each group and background
 //!   source at one port;
 //! - **a chain** (`links`): links crossed in order, each group over
-//!   consecutive links of it, each background source on one.
+//!   consecutive links of it, each background source on one;
+//! - **a fabric** (`[fabric]`): switches whose egress ports share one
+//!   buffer per switch, and hosts; each transfer crosses the ports of its
+//!   own path (up to [`crate::scenario::fabric::MAX_HOPS`]), chosen by
+//!   ECMP, each background source one port.
 //!
 //! Each is served by one queue per link (`ports`: the forward links in
 //! order, a reverse direction after them).
