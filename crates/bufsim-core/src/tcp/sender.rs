@@ -878,13 +878,12 @@ impl Sender {
     ///
     /// One phase per procedure, in the order the RFCs run them, each
     /// consulting the stack's rules (`self.cfg.rules`): the SACK blocks
-    /// ([`Self::sack_intake`]), the delivery-rate sample
-    /// ([`Self::sample_delivery_rate`]), ECN-Echo ([`Self::ecn_echo`]);
-    /// then an ACK of new data ([`Self::cumulative_ack`]: the advance, the
-    /// ends of a loss episode, a fast recovery's exit or partial ACK, the
-    /// window's growth, the timers) or a duplicate ACK
-    /// ([`Self::duplicate_ack`]); last RACK's loss detection
-    /// ([`Self::rack_detect`]) and PRR ([`Self::prr_ack`]).
+    /// (`sack_intake`), the delivery-rate sample (`sample_delivery_rate`),
+    /// ECN-Echo (`ecn_echo`); then an ACK of new data (`cumulative_ack`:
+    /// the advance, the ends of a loss episode, a fast recovery's exit or
+    /// partial ACK, the window's growth, the timers) or a duplicate ACK
+    /// (`duplicate_ack`); last RACK's loss detection (`rack_detect`) and
+    /// PRR (`prr_ack`).
     pub fn on_ack(&mut self, ack: &Ack, now: SimTime, out: &mut Vec<u64>) {
         let before = self.ack_start();
         let newly_sacked = self.sack_intake(ack);
