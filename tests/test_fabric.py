@@ -188,3 +188,22 @@ def test_a_bad_field_is_one_error_line_on_the_cli(tmp_path):
     assert out.stderr.strip().splitlines() == [
         "error: fabric.hosts_per_leaf: must be a whole number from 1 to 16384, got 0"
     ]
+
+
+def test_advise_refuses_a_fabric_in_one_error_line():
+    # Its search sizes link.buffer, links[].buffer or pool.size; a fabric
+    # has none of them, so it is refused before any run, not a traceback.
+    msg = (
+        "fabric (2 leaves, 1 spines, 8 hosts): advise cannot yet search a fabric's switch "
+        "buffer; allowed: a scenario with link, links (a chain) or pool (one switch)"
+    )
+    with pytest.raises(bufsim.AdviceError) as e:
+        bufsim.advise(FABRIC, ["fct_p99_small<=2ms"], quick=True, workers=0, store=None)
+    assert str(e.value) == msg
+    out = cli("advise", "--example", "leaf-spine", "-O", "fct_p99_small<=2ms", "--quick")
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.strip().splitlines() == [
+        "error: fabric (2 leaves, 2 spines, 16 hosts): advise cannot yet search a fabric's "
+        "switch buffer; allowed: a scenario with link, links (a chain) or pool (one switch)"
+    ]
+    assert out.stdout == ""

@@ -153,6 +153,15 @@ def _shared_form(scn: Scenario) -> tuple[Scenario, list[str]]:
 
 def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
     """Refuse objectives the scenario cannot measure or meet, naming them."""
+    if "fabric" in norm:
+        # The search's axes are link.buffer, links[].buffer and pool.size
+        # (rules.with_buffer); a fabric has none of them.
+        f = norm["fabric"]
+        raise AdviceError(
+            f"fabric ({f['leaves']} leaves, {f['spines']} spines, "
+            f"{f['leaves'] * f['hosts_per_leaf']} hosts): advise cannot yet search a fabric's "
+            "switch buffer; allowed: a scenario with link, links (a chain) or pool (one switch)"
+        )
     if "pool" in norm or "links" in norm:
         place = "port" if "pool" in norm else "link"
         for o in objs:
