@@ -47,6 +47,9 @@ def test_objectives_parse_with_units(text, key, op, bound):
         ("drop_rate<=0.01pkt", "a fraction is a number"),
         ("fct_mean_small>=1s", "bounded above"),
         ("fct_p99_large<=3", "with a unit"),
+        ("slowdown_p99_small<=0.5", "a slowdown is at least 1"),
+        ("slowdown_p99_small<=10ms", "a slowdown is a plain number"),
+        ("slowdown_p99_small>=10", "bounded above"),
     ],
 )
 def test_bad_objectives_name_themselves(text, needle):

@@ -188,3 +188,58 @@ def test_a_bad_field_is_one_error_line_on_the_cli(tmp_path):
     assert out.stderr.strip().splitlines() == [
         "error: fabric.hosts_per_leaf: must be a whole number from 1 to 16384, got 0"
     ]
+
+
+def test_advise_sizes_every_switch_buffer_and_the_worst_switch_decides():
+    # drop_rate is each run's worst switch's; 2 seeds, 95% one-sided.
+    a = bufsim.advise(FABRIC, ["drop_rate<=0.003"], quick=True, workers=0, store=None)
+    assert (a.buffer_pkts, a.buffer_bytes) == (128, 128_000)
+    o, runs = a.objectives[0], a.runs
+    switches = runs[["drop_rate_leaf0", "drop_rate_leaf1", "drop_rate_spine0"]].max(axis=1)
+    assert (runs["drop_rate"] == switches).all()
+    at = {b: runs[runs["buffer_pkts"] == b].sort_values("seed") for b in (91, 128)}
+    assert list(at[128]["fabric.buffer"]) == ["128000B", "128000B"]
+    # The search's guarantee: the answer holds at the confidence, the
+    # grid point below it (91 packets: 0.26% and 0.23% at leaf0, leaf1)
+    # does not.
+    assert o.holds(at[128]["drop_rate"], a.confidence)
+    assert not o.holds(at[91]["drop_rate"], a.confidence)
+    # Verification: plain runs with the buffer written in bytes measure
+    # the same worst switch, which the fabric's own drop_rate (0.025%
+    # at 128 packets, seed 1) understates.
+    for b in (91, 128):
+        for seed, expect in zip((1, 2), at[b]["drop_rate"], strict=True):
+            s = json.loads(json.dumps(FABRIC))
+            s["fabric"]["buffer"], s["seed"] = f"{b * 1000}B", seed
+            r = bufsim.simulate(s).summary
+            worst = max(r[f"drop_rate_{w}"] for w in ("leaf0", "leaf1", "spine0"))
+            assert worst == pytest.approx(expect, rel=1e-12)
+            assert r["drop_rate"] < worst
+    assert at[128]["drop_rate"].max() == pytest.approx(0.000511, abs=5e-6)
+    assert at[91]["drop_rate"].min() == pytest.approx(0.002328, abs=5e-6)
+    notes = "\n".join(a.notes)
+    assert "fabric: the answer is fabric.buffer, each switch's buffer (packets of 1000 B)" in notes
+    assert "fabric: at 128 packets the worst switch is leaf1, drop rate 0.045%" in notes
+
+
+def test_advise_reads_completion_objectives_over_the_fabric():
+    # The small transfers' p99 slowdown: 1,283 at 1 packet (transfers
+    # stuck in timeouts), 8.3 at 91, 7.2 at 128.
+    a = bufsim.advise(FABRIC, ["slowdown_p99_small<=8"], quick=True, workers=0, store=None)
+    assert a.buffer_pkts == 128
+    mean = a.runs.groupby("buffer_pkts")["slowdown_p99_small"].mean()
+    assert mean[128] == pytest.approx(7.199, abs=0.01)
+    assert mean[91] == pytest.approx(8.308, abs=0.01)
+
+
+def test_advise_refuses_what_a_switch_does_not_report_in_one_error_line():
+    with pytest.raises(bufsim.AdviceError, match=r"^objective 'utilization>=0.9': with a fabric"):
+        bufsim.advise(FABRIC, ["utilization>=0.9"], quick=True, workers=0, store=None)
+    out = cli("advise", "--example", "leaf-spine", "-O", "p99_queue_delay<=1ms", "--quick")
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.strip().splitlines() == [
+        "error: objective 'p99_queue_delay<=1ms': with a fabric advise judges drop_rate on "
+        "every switch and the completion times (fct_*, slowdown_p99_small) over all "
+        "transfers; allowed: drop_rate, fct_mean_small, fct_p99_small, fct_mean_large, "
+        "fct_p99_large, slowdown_p99_small"
+    ]

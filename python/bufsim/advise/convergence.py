@@ -39,7 +39,7 @@ def _half_tolerance(key: str, norm: Mapping[str, Any]) -> Callable[[float, float
     if key.endswith("queue_delay_s"):
         one = 8 * link["packet_size_bytes"] / link["capacity_bps"]
         return lambda a, b: abs(a - b) <= t["delay"] * max(a, b) + one
-    if key.startswith("fct_"):
+    if key.startswith(("fct_", "slowdown_")):
         return lambda a, b: abs(a - b) <= t["fct"] * max(a, b)
     return lambda a, b: abs(a - b) <= t["fraction"]
 
@@ -124,7 +124,7 @@ def convergence_notes(
     focus = {float(b) for b in focus if b == b}
     decisive = bad[bad["buffer_pkts"].isin(focus)]
     # Ports and links report no halves: the check reads their summary.
-    together = " of the ports or links together" if places else ""
+    together = " of the ports, links or switches together" if places else ""
     if len(decisive):
         worst = decisive.iloc[0]
         notes.append(

@@ -26,6 +26,7 @@ from bufsim.advise.convergence import convergence_notes
 from bufsim.advise.flags import thresholds
 from bufsim.advise.notes import engine_gap_notes, silent_flow_notes, unjudged_notes
 from bufsim.advise.objectives import (
+    COMPLETION_PREFIXES,
     GROUP_GOODPUT,
     STOP_BATCHES,
     STOP_MIN_BATCHES,
@@ -46,7 +47,14 @@ from bufsim.advise.rules import (
 from bufsim.advise.search.fluid_scan import FluidScan, fluid_scan, resync, sync_rule
 from bufsim.advise.search.fluid_scan import caveat as fluid_caveat
 from bufsim.advise.search.packet import Edges, packet_search
-from bufsim.advise.search.plan import PLACE_KEYS, Plan, busy_places, estimate, plan
+from bufsim.advise.search.plan import (
+    PLACE_KEYS,
+    SWITCH_KEYS,
+    Plan,
+    busy_places,
+    estimate,
+    plan,
+)
 from bufsim.advise.search.probes import ADAPTIVE_MAX_FACTOR, FIRST_WAVE, Probes
 from bufsim.advise.search.runs import AdviseProgress, Budget, Runner
 from bufsim.advise.search.verdict import decisive, verdict
@@ -95,7 +103,10 @@ def _engines_for(
 
     # The verifying simulators build two-way traffic and chains (or refuse
     # them by field), not a pool.
-    if "reverse" in norm:
+    if "fabric" in norm:
+        what, why = "a fabric", "model one link with a buffer of its own"
+        left_out = ("rules", "fluid", *_verifiers())
+    elif "reverse" in norm:
         what, why = "two-way traffic (reverse)", "return ACKs over an uncongested path"
         left_out = ("rules", "fluid")
     elif "pool" in norm:
@@ -123,6 +134,8 @@ def _shared_form(scn: Scenario) -> tuple[Scenario, list[str]]:
     with a note, so that a port may take the pool up to its threshold."""
     norm = scn.normalized
     places = ", ".join(busy_places(norm))
+    if "fabric" in norm:
+        return _fabric_form(scn)
     if "links" in norm:
         return scn, [
             f"chain: the answer is each link's buffer (links[i].buffer, the same on all "
@@ -151,8 +164,41 @@ def _shared_form(scn: Scenario) -> tuple[Scenario, list[str]]:
     return scn, notes
 
 
+def _fabric_form(scn: Scenario) -> tuple[Scenario, list[str]]:
+    """A fabric's scenario as advise sizes it: its packet size written
+    out (:func:`~bufsim.advise.rules.with_buffer` writes the buffer in
+    bytes of it), and the notes saying what the answer is."""
+    norm = scn.normalized
+    raw = copy.deepcopy(scn.raw)
+    pkt = int(norm["link"]["packet_size_bytes"])
+    raw["fabric"]["packet_size"] = f"{pkt}B"
+    names = [w["name"] for w in norm["fabric"]["switches"]]
+    notes = [
+        f"fabric: the answer is fabric.buffer, each switch's buffer (packets of {pkt} B); "
+        f"drop_rate holds on every switch ({', '.join(names)}): a run's value is its worst "
+        "switch's (drop_rate_<switch>); completion times are over all transfers"
+    ]
+    if "buffer_per_port_per_gbps" in raw["fabric"]:
+        notes.append(
+            f"fabric: buffer_per_port_per_gbps ({raw['fabric']['buffer_per_port_per_gbps']}) "
+            "replaced by one buffer for every switch (fabric.buffer)"
+        )
+    return Scenario(raw), notes
+
+
 def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
     """Refuse objectives the scenario cannot measure or meet, naming them."""
+    if "fabric" in norm:
+        # Each switch reports its drop rate; completion times and slowdowns
+        # are the fabric's (axis fabric.buffer, plan.busy_places).
+        for o in objs:
+            if o.key not in SWITCH_KEYS and not o.key.startswith(COMPLETION_PREFIXES):
+                raise AdviceError(
+                    f"objective {o.text!r}: with a fabric advise judges drop_rate on every "
+                    "switch and the completion times (fct_*, slowdown_p99_small) over all "
+                    "transfers; allowed: drop_rate, fct_mean_small, fct_p99_small, "
+                    "fct_mean_large, fct_p99_large, slowdown_p99_small"
+                )
     if "pool" in norm or "links" in norm:
         place = "port" if "pool" in norm else "link"
         for o in objs:
@@ -175,7 +221,7 @@ def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
             raise AdviceError(
                 f"objective {o.text!r}: the scenario has {len(norm['flows'])} flow groups"
             )
-        if o.key.startswith("fct_") and not finite:
+        if o.key.startswith(COMPLETION_PREFIXES) and not finite:
             raise AdviceError(
                 f"objective {o.text!r}: flow completion times need transfers that finish; this "
                 "scenario has only long-lived (persistent) flows; add a flow group with finite, "
@@ -446,6 +492,8 @@ def advise(
         except Budget:
             notes.append(f"the budget of {budget} packet runs left some rules unchecked")
     all_runs = runner.table()
+    if "fabric" in p.norm:
+        notes.append(_worst_switch_note(p, runner.at(rec if feasible else p.grid[-1])))
     table = measured_table(table, all_runs, objs, confidence, feasible, rec)
     model_notes, model = model_columns(table, p.raw, objs, p.grid)
     notes += model_notes + engine_gap_notes(p, scan, runner.runs, edges, model)
@@ -518,6 +566,24 @@ def _seed_notes(p: Plan, probes: Probes, runner: Runner) -> list[str]:
     return notes
 
 
+def _worst_switch_note(p: Plan, at: pd.DataFrame) -> str:
+    """The switch with the most drops at a buffer, from the packet runs
+    ``at`` that buffer (their ``drop_rate_<switch>`` columns, mean over
+    seeds): the one that decides a drop_rate objective."""
+    if at.empty:
+        return "fabric: no packet run at the answer to name its worst switch"
+    b = int(at["buffer_pkts"].iloc[0])
+    rates = {w: float(at[f"drop_rate_{w}"].mean()) for w in p.places if f"drop_rate_{w}" in at}
+    if not rates:
+        return "fabric: the runs report no switch's drop rate"
+    worst = max(rates, key=lambda w: rates[w])
+    others = ", ".join(f"{w} {fmt.percent(r)}" for w, r in rates.items() if w != worst)
+    return (
+        f"fabric: at {b} packets the worst switch is {worst}, drop rate "
+        f"{fmt.percent(rates[worst])} (mean of {len(at)} seeds; {others})"
+    )
+
+
 def _stop_note(p: Plan, stop_early: bool, runs: pd.DataFrame) -> str:
     """What the packet runs' stop rule (``output.stop``) did, in words;
     ``runs`` every run of the search."""
@@ -526,7 +592,7 @@ def _stop_note(p: Plan, stop_early: bool, runs: pd.DataFrame) -> str:
     if p.places:
         return (
             "every packet run measured its whole window: each objective is judged on every "
-            "port or link carrying flows, which the runs' batch rule does not measure"
+            "port, link or switch carrying flows, which the runs' batch rule does not measure"
         )
     if p.stop is None:
         others = ", ".join(o.text for o in p.objs if not batch_measured(o))

@@ -45,7 +45,14 @@ METRICS: dict[str, tuple[str, str]] = {
     "fct_p99_small": ("fct_p99_small_s", "time"),
     "fct_mean_large": ("fct_mean_large_s", "time"),
     "fct_p99_large": ("fct_p99_large_s", "time"),
+    # The small transfers' p99 slowdown: completion time over the ideal
+    # one on an empty path (bufsim.flows.fct_summary), a ratio >= 1.
+    "slowdown_p99_small": ("slowdown_p99_small", "ratio"),
 }
+
+#: Completion-time metrics: not monotone in the buffer, censored when a
+#: transfer is unfinished.
+COMPLETION_PREFIXES = ("fct_", "slowdown_")
 
 
 GROUP_GOODPUT = re.compile(r"goodput_bps_group(\d+)$")
@@ -88,7 +95,7 @@ class Objective:
         web traffic measured 1.0 s at 2 packets, 0.69 s at 100 and 1.7 s at
         300 (losses and timeouts at small buffers, queueing at large ones).
         """
-        return not self.key.startswith("fct_")
+        return not self.key.startswith(COMPLETION_PREFIXES)
 
     def _bound(self, values: Sequence[float], confidence: float) -> tuple[float, float] | None:
         """(mean, one-sided t bound toward failing) over the seeds; None without values."""
@@ -173,6 +180,10 @@ def _with_unit(field_: str, text: str, kind: str) -> float:
                 f"objective {field_!r}: a fraction is a number (or a percentage), got {text!r}"
             )
         return float(m.group(1)) / (100 if m.group(2) else 1)
+    if kind == "ratio":
+        if not re.fullmatch(_NUMBER, text):
+            raise AdviceError(f"objective {field_!r}: a slowdown is a plain number, got {text!r}")
+        return float(text)
     try:
         # The scenario's unit parsers (bufsim-core units.rs): one law for units.
         return _core.parse_quantity(text, "duration" if kind == "time" else "rate")
@@ -218,13 +229,18 @@ def parse_objective(text: str) -> Objective:
         allowed = ", ".join([*METRICS, "goodput_bps_group<k>"])
         raise AdviceError(f"objective {text!r}: unknown metric {name!r}; allowed: {allowed}")
     value = _with_unit(text, bound, kind)
+    if kind == "ratio" and value < 1:
+        raise AdviceError(
+            f"objective {text!r}: a slowdown is at least 1 (the ideal completion time), got "
+            f"{fmt.number(value)}"
+        )
     if kind == "fraction" and not 0 <= value <= 1:
         raise AdviceError(
             f"objective {text!r}: a fraction must be between 0 and 1, got {fmt.number(value)}"
         )
     if value < 0 or not math.isfinite(value):
         raise AdviceError(f"objective {text!r}: the bound must be a finite number >= 0")
-    expected = "<=" if key.endswith("_s") or key == "drop_rate" else ">="
+    expected = "<=" if key.endswith("_s") or key in ("drop_rate", "slowdown_p99_small") else ">="
     if op != expected:
         raise AdviceError(
             f"objective {text!r}: {name} is bounded {'above' if expected == '<=' else 'below'}: write {name}{expected}{bound}"

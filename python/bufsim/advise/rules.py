@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bufsim import fmt, models
+from bufsim import _core, fmt, models
 from bufsim.advise.fluid import fluid_form
 from bufsim.advise.objectives import Objective
 from bufsim.scenario import Scenario
@@ -61,8 +61,9 @@ def with_buffer(raw: Mapping[str, Any], b: float, axis: str = "link.buffer") -> 
     b : float
         The buffer, packets; truncated to a whole packet.
     axis : str
-        ``"link.buffer"``, ``"pool.size"`` for a shared pool, or
-        ``"links[].buffer"``: each link's of a chain.
+        ``"link.buffer"``, ``"pool.size"`` for a shared pool,
+        ``"links[].buffer"``: each link's of a chain, or ``"fabric.buffer"``:
+        each switch's of a fabric (in bytes, ``fabric.packet_size`` given).
 
     Returns
     -------
@@ -70,6 +71,14 @@ def with_buffer(raw: Mapping[str, Any], b: float, axis: str = "link.buffer") -> 
         A deep copy of ``raw`` with ``<axis> = "<b>pkt"``.
     """
     s = copy.deepcopy(dict(raw))
+    if axis == "fabric.buffer":
+        # A switch's buffer is written in bytes: b whole packets of the
+        # fabric's packet size, one buffer for every switch.
+        fabric = s["fabric"]
+        fabric.pop("buffer_per_port_per_gbps", None)
+        size = _core.parse_quantity(fabric["packet_size"], "size")
+        fabric["buffer"] = f"{int(b) * int(size)}B"
+        return s
     if axis == "links[].buffer":
         for link in s["links"]:
             link["buffer"] = f"{int(b)}pkt"
@@ -421,6 +430,8 @@ def _model_curve(
     """
     if "links" in raw:
         return None, ["no analytic model for a chain of links: the models cover one bottleneck"]
+    if "fabric" in raw:
+        return None, ["no analytic model for a fabric: the models cover one bottleneck"]
     form, note = dict(raw), ""
     try:
         models.predict(Scenario(with_buffer(form, 1)), model="auto")

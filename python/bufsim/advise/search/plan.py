@@ -32,6 +32,14 @@ PLACE_KEYS = ("utilization", "drop_rate", "mean_queue_delay_s", "p99_queue_delay
 #: The search's axis on a chain: every ``links[i].buffer`` at once.
 CHAIN_AXIS = "links[].buffer"
 
+#: The search's axis on a fabric: every switch's buffer at once (bytes).
+FABRIC_AXIS = "fabric.buffer"
+
+#: The summary metrics each switch of a fabric reports
+#: (``drop_rate_leaf0``): the objectives advise judges switch by switch;
+#: completion times and slowdowns are the fabric's, over all transfers.
+SWITCH_KEYS = ("drop_rate",)
+
 #: The delay statistics a FIFO queue bounds by its length (all at most the
 #: longest wait).
 FIFO_BOUNDED = ("mean_queue_delay_s", "p50_queue_delay_s", "p99_queue_delay_s")
@@ -175,6 +183,14 @@ def plan(
         # for each of them as it does for one link.
         alpha = float(norm["pool"]["alpha"])
         hi *= (1 + len(places) * alpha) / alpha
+    elif "fabric" in norm:
+        # The same fixed point on the switch with the most ports.
+        alpha = float(norm["fabric"]["switches"][0]["pool"]["alpha"])
+        ports = max(int(w["pool"]["ports"]) for w in norm["fabric"]["switches"])
+        hi *= (1 + ports * alpha) / alpha
+        # Short transfers' bursts from many hosts, not one BDP, fill a
+        # switch: the grid reaches twice the largest buffer written too.
+        hi = max(hi, 2.0 * max(float(w["pool"]["size_pkts"]) for w in norm["fabric"]["switches"]))
     grid = buffer_grid(1.0, hi, per_doubling)
     return Plan(
         scn=scn,
@@ -227,7 +243,10 @@ def estimate(p: Plan, rules: list[dict[str, Any]]) -> dict[str, int]:
 
 def axis_of(norm: Mapping[str, Any]) -> str:
     """What advise sizes in a normalized scenario: ``"link.buffer"``,
-    ``"pool.size"`` (a pool) or :data:`CHAIN_AXIS` (a chain)."""
+    ``"pool.size"`` (a pool), :data:`CHAIN_AXIS` (a chain) or
+    :data:`FABRIC_AXIS` (a fabric)."""
+    if "fabric" in norm:
+        return FABRIC_AXIS
     if "pool" in norm:
         return "pool.size"
     return CHAIN_AXIS if "links" in norm else "link.buffer"
@@ -263,8 +282,11 @@ def fifo_wait_per_packet(norm: Mapping[str, Any], axis: str) -> float | None:
 
 def busy_places(norm: Mapping[str, Any]) -> list[str]:
     """The ports of a normalized scenario's pool or the links of its chain
-    that carry flow groups, as their summary tails (``port0``, ``link2``),
-    in order; empty for one link."""
+    that carry flow groups, or the switches of its fabric, as their
+    summary tails (``port0``, ``link2``, ``leaf0``), in order; empty for
+    one link."""
+    if "fabric" in norm:
+        return [w["name"] for w in norm["fabric"]["switches"]]
     if "pool" in norm:
         return [f"port{k}" for k in sorted({int(g.get("port", 0)) for g in norm["flows"]})]
     if "links" in norm:
@@ -296,6 +318,9 @@ def worst_place(
     """
     out = runs.copy()
     for o in objs:
+        if o.key not in PLACE_KEYS:
+            # A fabric's completion times: the fabric's own, over all transfers.
+            continue
         names = [f"{o.key}_{p}" for p in places]
         if any(n not in out for n in names):
             # No run gave them (every one failed): the caller reports why.

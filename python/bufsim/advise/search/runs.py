@@ -22,7 +22,7 @@ import pandas as pd
 from bufsim import fmt
 from bufsim.advise.objectives import AdviceError, flow_timeout_rate, unfinished_share
 from bufsim.advise.rules import with_buffer
-from bufsim.advise.search.plan import CHAIN_AXIS, Plan, worst_place
+from bufsim.advise.search.plan import CHAIN_AXIS, FABRIC_AXIS, Plan, worst_place
 
 # The name advise has always logged under (the package's).
 log = logging.getLogger("bufsim.advise")
@@ -138,6 +138,9 @@ class Runner:
             self._report(self.message)
 
         values = [f"{b}pkt" for b in buffers]
+        if p.axis == FABRIC_AXIS:
+            # A switch's buffer is written in bytes (rules.with_buffer).
+            values = [with_buffer(p.raw, b, p.axis)["fabric"]["buffer"] for b in buffers]
         # A chain's links take the same buffer: their axes advance together.
         axes = (
             {"zip": [{f"links[{i}].buffer": values for i in range(len(p.norm["links"]))}]}
@@ -153,6 +156,12 @@ class Runner:
             **self.sweep_options,
         )
         self.done = start + len(buffers) * len(seed_list)
+        if p.axis == FABRIC_AXIS:
+            # The table's buffer is the fabric's link's (a NIC's); the
+            # search's is each switch's, in packets.
+            pkts = dict(zip(values, buffers, strict=True))
+            out["buffer_pkts"] = out[p.axis].map(pkts).astype(float)
+            out["buffer_bytes"] = out["buffer_pkts"] * int(p.norm["link"]["packet_size_bytes"])
         return worst_place(out, p.objs, p.places) if p.places else out
 
     def packet(self, b: int, seed_list: list[int]) -> pd.DataFrame:
