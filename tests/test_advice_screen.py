@@ -10,6 +10,7 @@ import re
 import bufsim
 import numpy as np
 import pytest
+from bufsim import fmt
 from bufsim.advise import THRESHOLDS, AdviceError, parse_flag
 from bufsim.advise.objectives import flow_timeout_rate, simulated_s
 from conftest import cli
@@ -282,9 +283,18 @@ def test_completion_times_past_the_bound_as_lower_bounds_fail(incast):
     assert (judged["fct_p99_small<=5ms verdict"] == "fails").all()
     assert judged["fct_p99_small<=5ms censored"].all()
     assert (judged["fct_p99_small<=5ms"] >= 0.019).all()
+    # The headline names the buffers where it fails on a lower bound: here
+    # every judged one among them.
+    past = trade["fct_p99_small<=5ms censored"].astype(bool) & (
+        trade["fct_p99_small<=5ms verdict"] == "fails"
+    )
+    assert past[judged.index].all()
+    lo, hi = trade.loc[past, "buffer_pkts"].min(), trade.loc[past, "buffer_pkts"].max()
+    assert lo < hi
     assert (
-        "fct_p99_small<=5ms fails even as a lower bound: transfers still unfinished when the "
-        "300 ms runs ended already exceed the bound, so a longer run would not meet it."
+        f"At {fmt.number(lo)} to {fmt.number(hi)} packets, fct_p99_small<=5ms fails even as a "
+        "lower bound: transfers still unfinished when the 300 ms runs ended already exceed "
+        "the bound, so a longer run would not meet it there."
     ) in tight.headline()
     assert len(tight.costs) >= 6
 

@@ -416,28 +416,37 @@ class Advice:
             )
         elif kind == "cannot be judged":
             text += ". A longer run would judge it"
-        past = self._past_as_lower_bound()
-        if kind == "fails" and past:
+        past = self._past_as_lower_bound() if kind == "fails" else []
+        for objective, lo, hi in past:
+            where = (
+                f"{fmt.number(lo)} packets"
+                if lo == hi
+                else (f"{fmt.number(lo)} to {fmt.number(hi)} packets")
+            )
             text += (
-                f". {', '.join(past)} fails even as a lower bound: transfers still unfinished "
-                f"when the {fmt.metric('duration_s', self.duration_s)} runs ended already "
-                "exceed the bound, so a longer run would not meet it"
+                f". At {where}, {objective} fails even as a lower bound: transfers still "
+                f"unfinished when the {fmt.metric('duration_s', self.duration_s)} runs ended "
+                "already exceed the bound, so a longer run would not meet it there"
             )
         return text + "."
 
-    def _past_as_lower_bound(self) -> list[str]:
+    def _past_as_lower_bound(self) -> list[tuple[str, float, float]]:
         """The upper-bound objectives that fail at some measured buffer on a
-        value that is only a lower bound (unfinished transfers): known to
-        fail however long the run."""
+        value that is only a lower bound (unfinished transfers), known to
+        fail there however long the run, each with the least and largest
+        such buffer, packets."""
         trade = self.tradeoff()
-        return [
-            o.text
-            for o in self.objectives
-            if len(trade)
-            and (
-                (trade[f"{o.text} verdict"] == "fails") & trade[f"{o.text} censored"].astype(bool)
-            ).any()
-        ]
+        out = []
+        for o in self.objectives:
+            if not len(trade):
+                break
+            past = (trade[f"{o.text} verdict"] == "fails") & trade[f"{o.text} censored"].astype(
+                bool
+            )
+            if past.any():
+                b = trade.loc[past, "buffer_pkts"]
+                out.append((o.text, float(b.min()), float(b.max())))
+        return out
 
     def thresholds_text(self) -> str:
         """Each flagged cost's level and reason, one line: ``"Flags: loss >
