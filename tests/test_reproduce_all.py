@@ -132,7 +132,8 @@ def test_every_agreement_can_fail(tables, name, monkeypatch):
     # verdict; a claim that reads no such column says why ("fixed: ...").
     # A claim that holds by construction is a check, never an agreement.
     mod = reproduce.get(name)
-    mod_py = importlib.import_module(f"bufsim.reproduce.{name}")
+    # The runs module: what the claims call (case_flows) and its buffers.
+    mod_py = importlib.import_module(f"bufsim.reproduce.{name}.runs")
     table = tables[name]
     claims = mod.claims(table)
     agrees = claims[claims["verdict"] == "agrees"]
