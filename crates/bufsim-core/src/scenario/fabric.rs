@@ -241,12 +241,8 @@ impl Fabric {
 
 /// Resolve a scenario with a `[fabric]`: its switches, ports and links,
 /// then its flow groups, each transfer between hosts.
-pub(super) fn resolve_scenario(
-    raw: RawScenario,
-    seed: u64,
-    duration: SimTime,
-    warmup: SimTime,
-) -> Result<Scenario, ScenarioError> {
+pub(super) fn resolve_scenario(raw: RawScenario, run: Run) -> Result<Scenario, ScenarioError> {
+    let (seed, duration) = (run.seed, run.duration);
     let fab = raw.fabric.expect("called with a fabric");
     for (given, field, what) in [
         (raw.link.is_some(), "link", "its links are the fabric's"),
@@ -611,22 +607,7 @@ pub(super) fn resolve_scenario(
         bg_classes,
     )
     .map_err(|e| err(e.path.replace("link.", "fabric."), e.message))?;
-    let output = resolve_output(raw.output.unwrap_or_default(), duration, flows.len())?;
-    check(!output.trace, "output.trace", || {
-        "the packet trace records one queue: not available with a [fabric]".into()
-    })?;
-    let fluid = resolve_fluid(raw.fluid.unwrap_or_default(), &rtts)?;
-    Ok(Scenario {
-        name: raw.name.unwrap_or_else(|| "scenario".into()),
-        duration,
-        warmup,
-        seed,
-        topology,
-        flows,
-        background,
-        output,
-        fluid,
-    })
+    run.finish(topology, flows, background, &rtts)
 }
 
 #[cfg(test)]

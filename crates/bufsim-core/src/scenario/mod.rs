@@ -239,19 +239,77 @@ fn check(cond: bool, path: &str, msg: impl FnOnce() -> String) -> Result<(), Sce
     if cond { Ok(()) } else { Err(err(path, msg())) }
 }
 
-fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
-    let seed = raw.seed.unwrap_or(1);
-    let duration = raw.duration.0;
-    check(duration > SimTime::ZERO, "duration", || {
-        format!("must be > 0s, got {duration}")
-    })?;
-    let warmup = raw.warmup.map(|d| d.0).unwrap_or(SimTime::ZERO);
-    check(warmup < duration, "warmup", || {
-        format!("{warmup} must be shorter than duration {duration}")
-    })?;
-    if raw.fabric.is_some() {
-        return fabric::resolve_scenario(raw, seed, duration, warmup);
+/// What every topology's resolver shares: the run's settings, taken from
+/// the raw scenario first and made into the [`Scenario`] last by
+/// [`Run::finish`].
+struct Run {
+    name: Option<String>,
+    seed: u64,
+    duration: SimTime,
+    warmup: SimTime,
+    output: Option<RawOutput>,
+    fluid: Option<RawFluid>,
+}
+
+impl Run {
+    /// Takes the run's settings out of `raw`, checking duration and warm-up.
+    fn take(raw: &mut RawScenario) -> Result<Run, ScenarioError> {
+        let duration = raw.duration.0;
+        check(duration > SimTime::ZERO, "duration", || {
+            format!("must be > 0s, got {duration}")
+        })?;
+        let warmup = raw.warmup.map(|d| d.0).unwrap_or(SimTime::ZERO);
+        check(warmup < duration, "warmup", || {
+            format!("{warmup} must be shorter than duration {duration}")
+        })?;
+        Ok(Run {
+            name: raw.name.take(),
+            seed: raw.seed.unwrap_or(1),
+            duration,
+            warmup,
+            output: raw.output.take(),
+            fluid: raw.fluid.take(),
+        })
     }
+
+    /// The scenario of a resolved topology and its traffic: the output
+    /// (the packet trace records one queue, so only a lone link without a
+    /// reverse one has it) and the fluid engine's settings, whose defaults
+    /// refer to `rtts`.
+    fn finish(
+        self,
+        topology: Topology,
+        flows: Vec<FlowGroup>,
+        background: Vec<Background>,
+        rtts: &[SimTime],
+    ) -> Result<Scenario, ScenarioError> {
+        let output = resolve_output(self.output.unwrap_or_default(), self.duration, flows.len())?;
+        let one_queue = matches!(topology, Topology::Link { reverse: None, .. });
+        check(!output.trace || one_queue, "output.trace", || {
+            "the packet trace records one queue: not available with a [pool], a chain (links), \
+             a [reverse] link or a [fabric]"
+                .into()
+        })?;
+        Ok(Scenario {
+            name: self.name.unwrap_or_else(|| "scenario".into()),
+            duration: self.duration,
+            warmup: self.warmup,
+            seed: self.seed,
+            topology,
+            flows,
+            background,
+            output,
+            fluid: resolve_fluid(self.fluid.unwrap_or_default(), rtts)?,
+        })
+    }
+}
+
+fn resolve(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
+    let run = Run::take(&mut raw)?;
+    if raw.fabric.is_some() {
+        return fabric::resolve_scenario(raw, run);
+    }
+    let (seed, duration) = (run.seed, run.duration);
     for (i, f) in raw.flows.iter().enumerate() {
         for (given, field) in [
             (f.hosts.is_some(), "hosts"),
@@ -478,26 +536,7 @@ fn resolve(raw: RawScenario) -> Result<Scenario, ScenarioError> {
         &mut background,
         bg_classes,
     )?;
-    let output = resolve_output(raw.output.unwrap_or_default(), duration, flows.len())?;
-    let one_queue = matches!(topology, Topology::Link { reverse: None, .. });
-    check(!output.trace || one_queue, "output.trace", || {
-        "the packet trace records one queue: not available with a [pool], a chain (links) \
-         or a [reverse] link"
-            .into()
-    })?;
-    let fluid = resolve_fluid(raw.fluid.unwrap_or_default(), &all_rtts)?;
-
-    Ok(Scenario {
-        name: raw.name.unwrap_or_else(|| "scenario".into()),
-        duration,
-        warmup,
-        seed,
-        topology,
-        flows,
-        background,
-        output,
-        fluid,
-    })
+    run.finish(topology, flows, background, &all_rtts)
 }
 
 /// Whether `n` is 1 (a field left out of the normalized scenario at its default).
