@@ -11,6 +11,7 @@ import json
 import bufsim
 import pytest
 from bufsim import fmt
+from bufsim.advise.compare import compare
 from bufsim.models import ModelInputError
 from conftest import cli, refusal
 
@@ -243,3 +244,57 @@ def test_advise_refuses_what_a_switch_does_not_report_in_one_error_line():
         "transfers; allowed: drop_rate, fct_mean_small, fct_p99_small, fct_mean_large, "
         "fct_p99_large, slowdown_p99_small"
     ]
+
+
+def test_advise_compares_the_algorithms_by_the_buffer_each_needs():
+    # One search per algorithm, drop_rate <= 0.3% on the worst switch.
+    # Complete sharing lets a busy port take the whole buffer, the dynamic
+    # threshold (alpha 1) holds half of it back, a static partition gives
+    # each port 1/ports of it: the buffer each needs orders the same way
+    # (Choudhury and Hahne 1998, section 2).
+    c = compare(
+        FABRIC,
+        ["drop_rate<=0.003"],
+        "fabric.algorithm",
+        ["static", "dt", "complete"],
+        quick=True,
+        workers=0,
+        store=None,
+    )
+    t = c.table
+    assert list(t["value"]) == ["complete", "dt", "static"]
+    assert list(t["buffer_pkts"]) == [64, 128, 362]
+    # dt's row is the plain search's answer (the test above: 128 packets).
+    assert c.advices[1].buffer_pkts == t.loc[1, "buffer_pkts"]
+    # The loss column is each answer's worst switch, as the search judged it.
+    for (_, row), a in zip(t.iterrows(), [c.advices[2], c.advices[1], c.advices[0]]):
+        at = a.runs[(a.runs["engine"] == "packet") & (a.runs["buffer_pkts"] == a.buffer_pkts)]
+        assert row["drop_rate"] == pytest.approx(at["drop_rate"].mean(), rel=1e-12)
+        assert row["drop_rate"] <= 0.003
+    assert c.headline() == (
+        "fabric.algorithm = complete needs the least buffer: 64 packets (64 kB); "
+        "dt 128 packets (+100%), static 362 packets (+466%)."
+    )
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--compare", "fabric.algorithm"], "--compare 'fabric.algorithm': write a scenario field"),
+        (["--compare", "fabric.algorithm=dt"], "--compare 'fabric.algorithm=dt': write a scenario"),
+        (
+            ["--compare", "fabric.algorithm=dt,fifo"],
+            'fabric.algorithm: must be one of static, complete, dt, lqd, abm, got "fifo"',
+        ),
+        (["--compare", "fabric.algorithm=dt,dt"], "compare fabric.algorithm: give two or more"),
+        (
+            ["--compare", "fabric.algorithm=dt,abm", "--report", "r.html"],
+            "--report writes one search's advice",
+        ),
+    ],
+)
+def test_a_bad_compare_is_one_error_line(args, message):
+    out = cli("advise", "--example", "leaf-spine", "-O", "drop_rate<=0.001", "--quick", *args)
+    assert out.returncode == 2, out.stderr
+    (line,) = out.stderr.strip().splitlines()
+    assert line.startswith("error: ") and message in line, line

@@ -1264,14 +1264,25 @@ def advise(
             "timeouts>0.5 (per flow per s), jain<0.3, unfinished>5%, or loss=off (repeat for more).",
         ),
     ] = None,
+    compare: Annotated[
+        str | None,
+        typer.Option(
+            "--compare",
+            help="Search once per value of a scenario field and compare the buffers they "
+            "need: fabric.algorithm=dt,abm,lqd or fabric.alpha=0.5,1,2.",
+        ),
+    ] = None,
 ) -> None:
     """Find the smallest buffer that meets every objective.
 
     Each answer is verified with the packet engine. The answer, its cost and
     the flags come first; -v adds the rules' notes, the scenario, the
-    convergence check and what the search cost."""
+    convergence check and what the search cost. --compare runs one search
+    per value of a field and leads with the value that needs the least."""
     from bufsim.advise import AdviceError
     from bufsim.advise import advise as run_advise
+    from bufsim.advise.compare import compare as run_compare
+    from bufsim.advise.compare import parse_compare
     from bufsim.advise.flags import thresholds
 
     scenario = _scenario_arg(scenario, example)
@@ -1291,11 +1302,22 @@ def advise(
             )
     checks = [*(["ns3"] if verify_ns3 else []), *(verify or [])]
     _check_out(report_path, (".html", ".htm"), "--report")
+    try:
+        compared = None if compare is None else parse_compare(compare)
+    except AdviceError as e:
+        _fail(str(e))
+    if compared is not None and report_path is not None:
+        _fail("--report writes one search's advice: with --compare, leave it out")
     bar, say = _advise_progress(terminal=err_console.is_terminal and not as_json)
     try:
         if bar is not None:
             bar.start()
-        a = run_advise(
+        search = (
+            run_advise
+            if compared is None
+            else lambda *args, **kw: run_compare(*args, *compared, **kw)
+        )
+        a = search(
             scenario,
             objective,
             seeds=seeds,
@@ -1320,15 +1342,60 @@ def advise(
     finally:
         if bar is not None:
             bar.stop()
+    verbose = (ctx.parent.params.get("verbose") or 0) if ctx.parent is not None else 0
+    if compared is not None:
+        _print_comparison(a, as_json=as_json, verbose=bool(verbose))
+        return
     if report_path is not None:
         report_path.write_text(a.to_html(), encoding="utf-8")
     if as_json:
         print(json.dumps(a.to_dict(), indent=2))
         return
-    verbose = (ctx.parent.params.get("verbose") or 0) if ctx.parent is not None else 0
     _print_advice(a, verbose=bool(verbose))
     if report_path is not None:
         console.print(f"report written to {report_path}")
+
+
+def _print_comparison(c: Any, as_json: bool, verbose: bool) -> None:
+    """A :class:`~bufsim.advise.compare.Comparison` on the console: its
+    headline, then one row per value (smallest buffer first); with
+    ``verbose`` each search's advice below. ``as_json``: the table and
+    every advice as JSON."""
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "field": c.field,
+                    "table": json.loads(c.table.to_json(orient="records")),
+                    "advices": [a.to_dict() for a in c.advices],
+                },
+                indent=2,
+            )
+        )
+        return
+    console.print(
+        f"[bold]bufsim advise --compare {escape(c.field)}:[/bold]", highlight=False, markup=True
+    )
+    console.print(c.headline(), style="bold green", highlight=False)
+    t = Table(box=box.SIMPLE_HEAD)
+    scn = c.advices[0].scenario
+    loss = "loss (worst switch)" if scn is not None and "fabric" in scn.normalized else "loss"
+    for name, justify in ((c.field, "left"), ("buffer", "right"), (loss, "right"), ("", "left")):
+        t.add_column(name, justify=justify)
+    for _, r in c.table.iterrows():
+        ok = bool(r["feasible"])
+        t.add_row(
+            escape(str(r["value"])),
+            fmt.packets(r["buffer_pkts"]) if ok else "none",
+            fmt.percent(r["drop_rate"]) if ok else "-",
+            "" if ok else escape(r["binding"]),
+        )
+    console.print(t)
+    for value, a in zip(c.values, c.advices) if verbose else ():
+        console.print(
+            f"\n[bold]{escape(c.field)} = {escape(str(value))}[/bold]", highlight=False, markup=True
+        )
+        _print_advice(a, verbose=False)
 
 
 def _advise_progress(terminal: bool) -> tuple[Progress | None, Callable[[Any], None]]:

@@ -79,10 +79,14 @@ Each imports only those above it:
     :mod:`bufsim.plot`'s and :mod:`bufsim.report`'s, installed from above).
 :mod:`~bufsim.advise.driver`
     :func:`advise` and :func:`cost`.
+:mod:`~bufsim.advise.compare`
+    :func:`compare`: one search per value of a scenario field, side by
+    side (:class:`Comparison`).
 """
 
 from bufsim.advise.advice import COSTS as COSTS
 from bufsim.advise.advice import Advice
+from bufsim.advise.compare import Comparison, compare
 from bufsim.advise.convergence import CONVERGENCE_TOL as CONVERGENCE_TOL
 from bufsim.advise.driver import advise
 from bufsim.advise.driver import cost as cost
@@ -100,4 +104,13 @@ from bufsim.advise.search import ADAPTIVE_MAX_FACTOR as ADAPTIVE_MAX_FACTOR
 from bufsim.advise.search import ENGINE_GAP as ENGINE_GAP
 from bufsim.advise.search import AdviseProgress
 
-__all__ = ["Advice", "AdviceError", "AdviseProgress", "Objective", "advise", "parse_objective"]
+__all__ = [
+    "Advice",
+    "AdviceError",
+    "AdviseProgress",
+    "Comparison",
+    "Objective",
+    "advise",
+    "compare",
+    "parse_objective",
+]

@@ -129,10 +129,13 @@ class Advice:
     def sized(self) -> str:
         """What :attr:`buffer_pkts` sizes: ``"buffer"`` (``link.buffer``),
         for a shared pool ``"pool size"`` (``pool.size``), for a chain
-        ``"buffer of each link"`` (every ``links[i].buffer``)."""
+        ``"buffer of each link"`` (every ``links[i].buffer``), for a fabric
+        ``"buffer of each switch"`` (``fabric.buffer``)."""
         norm = self.scenario.normalized if self.scenario is not None else {}
         if "pool" in norm:
             return "pool size"
+        if "fabric" in norm:
+            return "buffer of each switch"
         return "buffer of each link" if "links" in norm else "buffer"
 
     def provenance(self) -> dict[str, Any]:
