@@ -662,6 +662,41 @@ def test_drawn_sizes_beside_the_packet_engine():
         assert a == pytest.approx(b, abs=0.001), (size, a, b)
 
 
+@pytest.mark.parametrize(
+    ("traffic", "measured_cpu_s"), [("persistent", 6.38), ("closed", 5.98), ("open", 6.19)]
+)
+def test_cost_estimate_beside_measured_runs(traffic, measured_cpu_s):
+    # Paper 002's three traffic types at B = 18 packets, 50 s (50 Mbps,
+    # 1500 B: 208,000 bottleneck packets), ran in these CPU seconds on
+    # ns-2.35 here: 33,000-35,000 packets per CPU s, where the packets alone
+    # at 256,000 a second estimated 0.81 CPU s. The estimate adds 200
+    # flows' nodes (persistent) and the loops' 5,600-8,800 transfers: within
+    # 0.6-1.2 of each run (checked within 0.5-2).
+    from bufsim.engines import ns2 as engine
+    from bufsim.reproduce.dhamdhere2006 import runs
+
+    scn = bufsim.Scenario.load(runs.scenario(traffic, 18, 20.0))
+    cost = engine.estimate(scn)
+    assert cost["work"] == pytest.approx(208_333, rel=0.001)
+    assert 0.5 <= cost["cpu_s"] / measured_cpu_s <= 2.0
+
+
+def test_cost_estimate_of_many_flows_is_their_nodes():
+    # 800 long-lived flows, 2 s at 1 Mbps: 1,602 nodes, measured 45 CPU s
+    # (ns-2's routes, O(n^3)); 4.35 ms a node and 9.75 ns a node cubed give
+    # 47.1; the 167 packets add nothing.
+    from bufsim.engines import ns2 as engine
+
+    raw = scenario(count=800, duration="2s", warmup="1s", link={"capacity": "1Mbps"})
+    scn = bufsim.Scenario.load(raw)
+    assert engine.nodes(scn.normalized) == 1602
+    assert engine.loop_transfers(scn.normalized) == 0
+    assert engine.estimate(scn)["cpu_s"] == pytest.approx(
+        1602 * 4.35e-3 + 1602**3 * 9.75e-9, rel=0.001
+    )
+    assert engine.estimate(scn)["cpu_s"] == pytest.approx(45, rel=0.1)
+
+
 def test_missing_ns_is_one_clear_error(monkeypatch):
     monkeypatch.setattr(ns2.driver.shutil, "which", lambda name: None)
     assert not ns2.available()
