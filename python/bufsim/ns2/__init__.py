@@ -59,9 +59,10 @@ other than Poisson, loops of more than 20,000 transfers on TCP-Linux
 (a new pair each), with an access link slower than the script's own or
 past 5,000,000 closed-loop turns, BBR, DCTCP, AIMD, CoDel, PIE and
 fq_codel (Debian's ns-2.35 has none of the queues), fq on a chain, with
-two-way traffic or loops, or in packets with packets of another size, Adaptive RED, RED's Floyd variant, RACK, HyStart, random
-loss, send jitter, a SYN on TCP-Linux, packet traces, cwnd series and
-per-half statistics.
+two-way traffic or loops, or in packets with packets of another size,
+Adaptive RED, RED's Floyd variant, RACK, HyStart, random loss, send
+jitter, a SYN on TCP-Linux, packet traces, cwnd series and per-half
+statistics.
 
 The work is :mod:`bufsim.ns2.driver`'s, which the ns2 engine
 (:mod:`bufsim.engines.ns2`) calls; :func:`run` stands above the engines,
