@@ -263,7 +263,7 @@ def test_fair_queueing_counters_chaotic_windows_only_with_sack_and_why(both):
 QUICK_VERDICTS = {
     "headline: 100 packets, a reasonable compromise": "agrees",
     "headline: the transparent regime's rho^n loss": "agrees",
-    "headline: FQ damps new flows' slow start": "differs, unexplained",
+    "headline: FQ damps new flows' slow start": "differs, explained",
     "1 flow, 20 packets": "agrees",
     "1 flow, 625 packets": "agrees",
     "1 flow, 1 packet, no background": "differs, unexplained",
@@ -277,7 +277,7 @@ QUICK_VERDICTS = {
     "V.B, 1 NewReno flow, 20 packets, FQ (fig. 7 left)": "agrees",
     "V.B, background under FQ": "check",
     "V.B, HSTCP + NewReno, 625 packets, FQ (fig. 7 middle): bias": "agrees",
-    "V.B, HSTCP + NewReno, 625 packets, FQ (fig. 7 middle): HSTCP ahead": "differs, unexplained",
+    "V.B, HSTCP + NewReno, 625 packets, FQ (fig. 7 middle): HSTCP ahead": "differs, explained",
     "V.B, 4 HSTCP flows, 625 packets, FQ (fig. 7 right)": "differs, explained",
     "V.B, 4 HSTCP flows: synchronization": "differs, unexplained",
 }
@@ -314,6 +314,37 @@ def test_ns2_gives_the_same_window_alone_but_the_paper_s_hstcp_lead(quick_table)
     mix = c.loc["V.A, HSTCP + NewReno, 625 packets, FIFO (fig. 6 middle)"]
     assert mix["verdict"] == "differs, unexplained" and mix["explained_by"] == ""
     assert mix["ns2"] > 0.7 and mix["ns2_verdict"] == "agrees"
+
+
+def test_ns2_drr_gives_the_packet_engine_s_fair_queueing(quick_table):
+    # Section V.B on the paper's simulator with its own DRR (drop from the
+    # longest queue), 120 s: one NewReno flow at 20 packets takes 0.447 of
+    # the residual against ns-2's FIFO 0.488 (the packet engine 0.398 and
+    # 0.398: FQ "barely alleviates" in both). The HSTCP + NewReno mix
+    # splits 0.495 over the six seeds (0.491-0.500; the packet engine
+    # 0.486): neither gives HSTCP the paper's slight lead, so that
+    # difference is the setup's, explained by the run. A third flow's
+    # arrival costs the existing traffic 292 packets more under DRR, 381
+    # under FIFO (0.77; the packet engine 0.94): ns-2 does not damp it to
+    # the half the claim reads "considerably" as either.
+    from bufsim import ns2
+
+    if not ns2.available():
+        pytest.skip("ns-2 is not installed")
+    table = quick_table("auge2006")
+    runs = auge2006.runs.ns2_runs(table)
+    assert runs["fq_nr1_residual"] == pytest.approx(0.447, abs=0.02)
+    shares = runs["fq_mix_shares"]
+    assert sum(shares) / len(shares) == pytest.approx(0.495, abs=0.005)
+    assert max(shares) <= 0.5
+    assert auge2006.runs._damping(runs["new_flow"]) == pytest.approx(0.77, abs=0.05)
+    c = auge2006.claims(table).set_index("claim")
+    ahead = c.loc["V.B, HSTCP + NewReno, 625 packets, FQ (fig. 7 middle): HSTCP ahead"]
+    assert ahead["ns2_verdict"] == "differs" and ahead["explained_by"].startswith("ns-2.35")
+    left = c.loc["V.B, 1 NewReno flow, 20 packets, FQ (fig. 7 left)"]
+    assert left["ns2_verdict"] == "agrees" and left["ns2"] == pytest.approx(0.447, abs=0.02)
+    damp = c.loc["headline: FQ damps new flows' slow start"]
+    assert damp["verdict"] == "differs, explained" and damp["ns2_verdict"] == "differs"
 
 
 def test_auge_verdicts(quick_table):

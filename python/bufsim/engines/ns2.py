@@ -5,7 +5,7 @@ it says what the engine is; :mod:`bufsim.ns2` does the work."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bufsim import _core
@@ -20,6 +20,21 @@ verifies = True
 #: low end measured; paper 003's 100 Mbps link with 20 NewReno flows runs
 #: 460,000 per CPU s, 10 s in 0.55 CPU s).
 PACKETS_PER_CPU_S = 256e3
+#: CPU seconds per transfer of an open or closed loop beyond its packets:
+#: the script's Tcl takes a pair from its pool, resets and starts it, and
+#: prints its end. Measured at 50 Mbps, 1500 B packets (paper 002's sizes):
+#: 800 closed-loop users, 6,800 more transfers in 60 s more cost 4.3 CPU s
+#: more, 0.49 ms each beyond their packets at PACKETS_PER_CPU_S; with paper
+#: 002's 18 RTTs (a pool each) about 1.1 ms. 0.7 ms: within 1.5x of both.
+CPU_S_PER_TRANSFER = 0.7e-3
+#: CPU seconds to build the script's nodes (links, agents, routes): per
+#: node, and per node cubed (ns-2's static routes: a Dijkstra of O(n^2)
+#: from every node, RouteLogic::compute_routes, routing/route.cc).
+#: Measured with n long-lived flows (2 n + 2 nodes) run 2 s at 1 Mbps:
+#: 50, 100, 200, 400 and 800 flows in 0.45, 0.95, 2.49, 8.5 and 45 CPU s,
+#: fit within 10% by 4.35 ms per node and 9.75 ns per node cubed.
+CPU_S_PER_NODE = 4.35e-3
+CPU_S_PER_NODE_CUBED = 9.75e-9
 
 
 def why_unavailable() -> str:
@@ -56,11 +71,48 @@ def check(scenario: Scenario) -> None:
 
 def estimate(scenario: Scenario) -> dict[str, Any]:
     """What a run costs: ns-2 simulates the packet engine's packets, so its
-    work and memory are counted as the packet engine's, its CPU seconds
-    (``cpu_s``) at :data:`PACKETS_PER_CPU_S`."""
+    work and memory are counted as the packet engine's. Its CPU seconds
+    (``cpu_s``): the packets at :data:`PACKETS_PER_CPU_S`, the loops'
+    transfers at :data:`CPU_S_PER_TRANSFER` each (:func:`loop_transfers`) and
+    building the script's nodes (:func:`nodes`, :data:`CPU_S_PER_NODE`,
+    :data:`CPU_S_PER_NODE_CUBED`)."""
     cost = dict(scenario.resolved.estimate("packet"))
-    cost["cpu_s"] = cost["work"] / PACKETS_PER_CPU_S
+    n = nodes(scenario.normalized)
+    cost["cpu_s"] = (
+        cost["work"] / PACKETS_PER_CPU_S
+        + loop_transfers(scenario.normalized) * CPU_S_PER_TRANSFER
+        + n * CPU_S_PER_NODE
+        + n**3 * CPU_S_PER_NODE_CUBED
+    )
     return cost
+
+
+def nodes(norm: Mapping[str, Any]) -> int:
+    """The nodes the script of a normalized scenario builds: the routers, a
+    sender and a receiver per long-lived or finite flow and per background
+    source, and per loop group and RTT class (:mod:`bufsim.ns2.otcl`)."""
+    from bufsim.ns2 import otcl
+
+    n = len(norm.get("links") or [norm["link"]]) + 1
+    n += 2 * len(norm.get("background") or [])
+    for g in norm["flows"]:
+        n += 2 * (len(otcl.rtt_classes(g)) if g["kind"] in otcl.DYNAMIC else len(g["rtts_s"]))
+    return n
+
+
+def loop_transfers(norm: Mapping[str, Any]) -> float:
+    """The transfers the open and closed loops of a normalized scenario
+    start, expected: arrivals at their rate, each closed-loop user one per
+    think time (an upper bound: a turn also waits for its transfer)."""
+    out = 0.0
+    for g in norm["flows"]:
+        span = max(norm["duration_s"] - g.get("begin_s", 0.0), 0.0)
+        if g["kind"] == "open":
+            out += g["arrival_rate_per_s"] * span
+        elif g["kind"] == "closed":
+            ((_, mean),) = g["think"].items()
+            out += g["users"] * (1.0 + span / max(float(mean), 1e-3))
+    return out
 
 
 def run(scenario: Scenario, progress: Callable[[float], Any] | None = None) -> dict[str, Any]:

@@ -25,7 +25,8 @@ What the script measures:
   smoothed RTT; a finite transfer's end from its agent's ``done``.
 
 What ns-2 runs as bufsim asks: the bottleneck (capacity, delay, buffer in
-packets or bytes, DropTail or RED), chains (a router after each link, each
+packets or bytes, DropTail, RED, or fq as ns-2's DRR on a dumbbell:
+:func:`bufsim.ns2.otcl.fq_queue_lines`), chains (a router after each link, each
 link's queue as the bottleneck's, flow groups crossing consecutive links,
 a background source one), two-way traffic (the bottleneck's return
 direction is the reverse link with its own rate and queue; reverse groups
@@ -56,10 +57,12 @@ after the first think times). Each transfer's start and end (its agent's
 What it refuses, by field (:func:`check`): pools, background sources
 other than Poisson, loops of more than 20,000 transfers on TCP-Linux
 (a new pair each), with an access link slower than the script's own or
-past 5,000,000 closed-loop turns, BBR, DCTCP, AIMD, CoDel, PIE, fq and fq_codel (Debian's ns-2.35 has none
-of the queues), Adaptive RED, RED's Floyd variant, RACK, HyStart, random
-loss, send jitter, a SYN on TCP-Linux, packet traces, cwnd series and
-per-half statistics.
+past 5,000,000 closed-loop turns, BBR, DCTCP, AIMD, CoDel, PIE and
+fq_codel (Debian's ns-2.35 has none of the queues), fq on a chain, with
+two-way traffic or loops, or in packets with packets of another size,
+Adaptive RED, RED's Floyd variant, RACK, HyStart, random loss, send
+jitter, a SYN on TCP-Linux, packet traces, cwnd series and per-half
+statistics.
 
 The work is :mod:`bufsim.ns2.driver`'s, which the ns2 engine
 (:mod:`bufsim.engines.ns2`) calls; :func:`run` stands above the engines,

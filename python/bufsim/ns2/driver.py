@@ -35,7 +35,10 @@ INSTALL_HINT = (
 )
 #: bufsim's TCP variants ns-2.35 runs (see otcl._agent_lines).
 VARIANTS = ("newreno", "highspeed", "cubic", "htcp", "scalable")
-QDISCS = ("droptail", "red")
+QDISCS = ("droptail", "red", "fq")
+#: The most background queues of ``fq`` the script writes (one Poisson
+#: source of its own each, :func:`bufsim.ns2.otcl.fq_background_lines`).
+MAX_FQ_BACKGROUND = 4096
 #: Wall-clock seconds a run of `ns` may take before it is stopped.
 TIMEOUT_S = 3600.0
 
@@ -159,6 +162,7 @@ def check(scenario: Scenario) -> None:
         _check_link("link", norm["link"])
     if "reverse" in norm:
         _check_link("reverse", norm["reverse"]["link"])
+    _check_fq(norm)
     linux_params: dict[str, tuple[int, str]] = {}
     for where, g in zip(_group_paths(norm), norm["flows"]):
         _check_group(where, g, norm)
@@ -228,6 +232,64 @@ def _check_link(path: str, link: Mapping[str, Any]) -> None:
     if p["max_p"] <= 0:
         raise scenario_error(
             f"{path}.qdisc_params.max_p", f"{p['max_p']}: ns-2 takes 1/max_p (linterm_), above 0"
+        )
+
+
+def _check_fq(norm: Mapping[str, Any]) -> None:
+    """Refuse what ns-2's DRR (``Queue/DRR``, drr.cc) cannot run as bufsim's
+    ``fq``, naming the field: it is written on a dumbbell's link, for
+    long-lived and finite flows (a source node each, the queue DRR hashes
+    on), with a buffer it can count in bytes (``blimit_``)."""
+    links = norm.get("links") or []
+    for k, link in enumerate(links):
+        if link["qdisc"] == "fq":
+            raise scenario_error(
+                f"links[{k}].qdisc",
+                "\"fq\" on a chain: the ns2 engine writes ns-2's DRR on a dumbbell's link only; "
+                "use engine='packet'",
+            )
+    if "reverse" in norm and norm["reverse"]["link"]["qdisc"] == "fq":
+        raise scenario_error(
+            "reverse.qdisc",
+            "\"fq\": the ns2 engine writes ns-2's DRR on the forward link only; use engine='packet'",
+        )
+    if links or norm["link"]["qdisc"] != "fq":
+        return
+    link = norm["link"]
+    if "reverse" in norm:
+        raise scenario_error(
+            "reverse",
+            "two-way traffic over fq: the reverse flows' ACKs would share DRR's queues by their "
+            "sink's address, not by flow as the packet engine's; remove reverse or use "
+            "engine='packet'",
+        )
+    for where, g in zip(_group_paths(norm), norm["flows"]):
+        if g["kind"] in otcl.DYNAMIC:
+            field = "arrival" if g["kind"] == "open" else "users"
+            raise scenario_error(
+                f"{where}.{field}",
+                "transfers that come and go over fq: ns-2's DRR keys its queues on the source "
+                "node, which the ns2 engine's pools of agents share; use engine='packet'",
+            )
+    if link["buffer_mode"] == "packets":
+        # DRR limits its bytes (blimit_, drr.cc): the same buffer only when
+        # every packet has the link's packet size.
+        size = link["packet_size_bytes"]
+        sizes = [g["mss_bytes"] for g in norm["flows"]]
+        sizes += [b["packet_size_bytes"] for b in norm.get("background") or []]
+        if any(x != size for x in sizes):
+            raise scenario_error(
+                "link.buffer",
+                f"{link['buffer_pkts']} packets with packets of {sorted(set(sizes))} bytes: "
+                f"ns-2's DRR limits its queue in bytes (blimit_, drr.cc), the same buffer only "
+                f"when every packet has the link's {size} bytes; give the buffer in bytes",
+            )
+    bg = link["qdisc_params"]["background_flows"]
+    if norm.get("background") and bg > MAX_FQ_BACKGROUND:
+        raise scenario_error(
+            "link.qdisc_params.background_flows",
+            f"{bg}: the ns2 engine writes a Poisson source per background queue, at most "
+            f"{fmt.number(MAX_FQ_BACKGROUND)}",
         )
 
 
@@ -386,7 +448,19 @@ def notes(scenario: Scenario) -> list[str]:
             if key in own and g[key] == own[key]:
                 continue
             out.append(f"{where}.{key} = {json.dumps(g[key])} ignored: {what}")
+    if "links" not in norm and norm["link"]["qdisc"] == "fq":
+        out += FQ_NOTES
     return out
+
+
+#: How ns-2's DRR, which the script writes for ``fq``, differs from the
+#: packet engine's, with no field to ask for either (the header's notes).
+FQ_NOTES = [
+    'link.qdisc = "fq" run as ns-2\'s DRR (Queue/DRR, drr.cc): on overflow it drops the '
+    "head packet of the longest queue (DRR::enque: remq->deque()), the packet engine the tail;",
+    "of queues holding equal bytes DRR drops from the one being served, else the first after "
+    "it in the round (getMaxflow), the packet engine from the arriving packet's.",
+]
 
 
 def write_script(scenario: Scenario | Mapping[str, Any] | str | Path) -> str:

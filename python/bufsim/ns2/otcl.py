@@ -68,6 +68,8 @@ def queue_lines(link: Mapping[str, Any]) -> list[str]:
                 f"set LIMIT {link['buffer_bytes'] + 1}",
             ]
         return ["Queue/DropTail set queue_in_bytes_ false", f"set LIMIT {link['buffer_pkts'] + 1}"]
+    if q == "fq":
+        return fq_queue_lines(link)
     p = link["qdisc_params"]
     in_bytes = "true" if p["mode"] == "bytes" else "false"
     return [
@@ -94,6 +96,87 @@ def queue_lines(link: Mapping[str, Any]) -> list[str]:
         "Queue/RED set adaptive_ 0",
         f"set LIMIT {link['buffer_pkts']}",
     ]
+
+
+def fq_buckets(norm: Mapping[str, Any]) -> int:
+    """DRR's ``buckets_`` for ``fq``: a power of two at least four times the
+    queues the script gives addresses (each TCP sender, each background
+    queue), at least 64, so that :data:`FQ_PROCS` finds free buckets fast."""
+    n = sum(len(g["rtts_s"]) for g in norm["flows"])
+    if norm.get("background"):
+        n += norm["link"]["qdisc_params"]["background_flows"]
+    return max(64, 1 << math.ceil(math.log2(4 * n)))
+
+
+def fq_queue_lines(link: Mapping[str, Any]) -> list[str]:
+    """bufsim's ``fq`` as ns-2's DRR (Shreedhar and Varghese's deficit round
+    robin with a shared buffer and drop from the longest queue, Queue/DRR,
+    drr.cc), the queue paper 000 ran for its section V.B:
+
+    - the buffer: DRR drops while its bytes exceed ``blimit_``
+      (DRR::enque), after queueing the arrival, as the packet engine drops
+      when the arrival does not fit; ``blimit_`` is the buffer in bytes (in
+      packets: packets of the link's size, :func:`bufsim.ns2.check`);
+      ``limit_`` is not read.
+    - the quantum: ``quantum_`` bytes added at each turn of a queue
+      (DRR::deque), a new queue starting from 0 (the packet engine credits
+      the first quantum when the queue turns active: the same turn);
+    - the queues: DRR hashes the source address (``mask_ 0``: the node,
+      DRR::hash) into ``buckets_``; the script gives every sender and every
+      background queue an address of a bucket of its own (:data:`FQ_PROCS`).
+    """
+    limit = (
+        link["buffer_bytes"]
+        if link["buffer_mode"] == "bytes"
+        else (link["buffer_pkts"] * link["packet_size_bytes"])
+    )
+    return [
+        f"Queue/DRR set blimit_ {limit}",
+        f"Queue/DRR set quantum_ {link['qdisc_params']['quantum_bytes']}",
+        "Queue/DRR set mask_ 0",
+        "Queue/DRR set buckets_ $BUCKETS",
+        f"set LIMIT {link['buffer_pkts']}",
+    ]
+
+
+def drr_hash(addr: int) -> int:
+    """ns-2's DRR::hash (drr.cc) of a source address above 0, before the
+    modulo ``buckets_``: ``((i + (i >> 8) + ~(i >> 4)) % (2^24 - 1)) + 1``,
+    which ``drr_bucket`` in :data:`FQ_PROCS` computes in the script."""
+    return ((addr + (addr >> 8) + ~(addr >> 4)) % 16777215) + 1
+
+
+#: The procs that give each of fq's queues a DRR bucket of its own:
+#: ``drr_bucket`` is DRR::hash (drr.cc) modulo ``buckets_`` (C's int
+#: arithmetic: addresses above 0 keep the sum positive); ``fq_node`` makes
+#: nodes until one's address falls in a free bucket (the ones skipped stay
+#: unconnected; ids 15 and 16 hash alike, for one); ``fq_addr`` gives
+#: background queue ``j`` an address of its own past every node's, which
+#: only DRR reads (a UDP source's packets route on their destination).
+FQ_PROCS = [
+    "proc drr_bucket {a} {",
+    "    global BUCKETS",
+    "    return [expr {((($a + ($a >> 8) + ~($a >> 4)) % 16777215) + 1) % $BUCKETS}]",
+    "}",
+    "proc fq_node {} {",
+    "    global ns drr_used",
+    "    while 1 {",
+    "        set n [$ns node]",
+    "        set b [drr_bucket [$n id]]",
+    "        if {![info exists drr_used($b)]} {set drr_used($b) 1; return $n}",
+    "    }",
+    "}",
+    "proc fq_addr {j} {",
+    "    global drr_used drr_bg drr_next",
+    "    if {[info exists drr_bg($j)]} {return $drr_bg($j)}",
+    "    if {![info exists drr_next]} {set drr_next 1000000}",
+    "    while {[info exists drr_used([drr_bucket $drr_next])]} {incr drr_next}",
+    "    set drr_used([drr_bucket $drr_next]) 1",
+    "    set drr_bg($j) $drr_next",
+    "    incr drr_next",
+    "    return $drr_bg($j)",
+    "}",
+]
 
 
 def _agent_lines(
@@ -411,6 +494,41 @@ def background_lines(
     ]
 
 
+def fq_background_lines(
+    k: int, fid: int, b: Mapping[str, Any], fast: float, queues: int
+) -> list[str]:
+    """Background source ``k`` over ``fq``: the packet engine spreads the
+    background over ``queues`` queues of its own (``background_flows``,
+    each packet by its sequence number); the script writes as many Poisson
+    sources of ``rate / queues`` from one host (together the same Poisson
+    law), source ``j`` with the address of DRR's queue ``j`` (``fq_addr``),
+    as :func:`background_lines` writes one."""
+    size = b["packet_size_bytes"]
+    one = background_lines(k, fid, b, fast)
+    # The host, its links and the null agent of background_lines.
+    host = [x for x in one if x.startswith(("# ", f"set b({k})", f"set bd({k})", "$ns d", "$ns q"))]
+    return [
+        *host,
+        f"set null({k}) [new Agent/Null]",
+        f"$ns attach-agent $bd({k}) $null({k})",
+        f"for {{set j 0}} {{$j < {queues}}} {{incr j}} {{",
+        "    set u [new Agent/UDP]",
+        f"    $u set packetSize_ {size}",
+        f"    $u set fid_ {fid}",
+        f"    $ns attach-agent $b({k}) $u",
+        f"    $ns connect $u $null({k})",
+        "    $u set agent_addr_ [fq_addr $j]",
+        "    set e [new Application/Traffic/Exponential]",
+        f"    $e set packetSize_ {size}",
+        "    $e set burst_time_ 0",
+        f"    $e set idle_time_ {_num(size * 8 * queues / b['rate_bps'])}",
+        f"    $e set rate_ {POISSON_ON_RATE_BPS}",
+        "    $e attach-agent $u",
+        '    $ns at 0 "$e start"',
+        "}",
+    ]
+
+
 def queues(norm: Mapping[str, Any]) -> list[tuple[str, int, int, Mapping[str, Any]]]:
     """The monitored queues, in the order the script prints them: each
     forward link ``k`` (``r<k>`` to ``r<k+1>``; one on a dumbbell), then
@@ -449,7 +567,7 @@ def _link_lines(norm: Mapping[str, Any], fast: float) -> list[str]:
     monitored = queues(norm)
     chain = [q for q in monitored if q[0] != "reverse"]
     for j, (_, a, b, link) in enumerate(monitored):
-        qclass = "RED" if link["qdisc"] == "red" else "DropTail"
+        qclass = {"red": "RED", "fq": "DRR"}.get(link["qdisc"], "DropTail")
         lines += queue_lines(link)
         if j == 0:
             lines.append("set r0 [$ns node]")
@@ -555,6 +673,9 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         "global defaultRNG",
         f"$defaultRNG seed {norm['seed']}",
     ]
+    fq = "links" not in norm and norm["link"]["qdisc"] == "fq"
+    if fq:
+        lines += [f"set BUCKETS {fq_buckets(norm)}", *FQ_PROCS]
     lines += _link_lines(norm, fast)
     lines += [
         # A finite transfer's end: its sender's last ACK.
@@ -580,7 +701,7 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         for rtt, start, size in zip(g["rtts_s"], g["starts_s"], sizes[gi]):
             access = (rtt - 2 * d) / 2
             lines += [
-                f"set s({i}) [$ns node]",
+                f"set s({i}) [{'fq_node' if fq else '$ns node'}]",
                 f"set d({i}) [$ns node]",
                 f"$ns duplex-link $s({i}) $r{first} {_num(rate)} {_num(access)} DropTail",
                 f"$ns duplex-link $r{last} $d({i}) {_num(fast)} 0 DropTail",
@@ -606,7 +727,11 @@ def script(norm: Mapping[str, Any], notes: list[str] | None = None) -> str:
         )
     n = i
     for k, b in enumerate(norm.get("background") or []):
-        lines += background_lines(k, n + k, b, fast, (b.get("links") or [0])[0])
+        if fq:
+            bg = norm["link"]["qdisc_params"]["background_flows"]
+            lines += fq_background_lines(k, n + k, b, fast, bg)
+        else:
+            lines += background_lines(k, n + k, b, fast, (b.get("links") or [0])[0])
     if dynamic:
         lines += track_lines(norm)
         lines += dynamic_lines(norm, fast, n + len(norm.get("background") or []), ack_size)

@@ -48,11 +48,11 @@ CASES: list[tuple[int, int, bool]] = [(n, b, True) for n in (1, 2, 4) for b in (
 
 #: The ns-2 runs' name: ns-2, the paper's simulator, on the same case.
 NS2_RUN = "ns-2.35, the paper's simulator, on the same case"
-#: Why ns-2 has no number for a claim: the ns2 engine writes drop-tail and
-#: RED queues, not the paper's fair queueing; ns-2's outputs give no
-#: per-flow loss episodes (synchronization) or cwnd traces.
-NO_FQ = "FQ not written"
+#: Why ns-2 has no number for a claim: ns-2's outputs give no per-flow
+#: loss episodes (synchronization) or cwnd traces (the ns2 engine refuses
+#: ``output.cwnd``).
 NO_EPISODES = "no loss episodes"
+NO_CWND = "no cwnd traces"
 
 
 #: Where the claims' tolerances come from.
