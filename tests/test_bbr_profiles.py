@@ -204,77 +204,74 @@ def _v3(start: Any, seed: int) -> dict[str, Any]:
 
 def test_bbr_v3_flows_starting_together_share_equally():
     s = bufsim.simulate(_v3("0s", 1)).summary
-    # Measured: Jain 0.915, the same for seeds 1-3 (no random element),
-    # with Linux's v3 probing rules (the linux profile's `mirror =
-    # "linux"`, below) as without them; 0.946 with only
-    # prev_probe_too_high and stopped_risky_probe of them. 0.974 while a
-    # probe's loss was judged only per round trip, before each lost segment
-    # was (BBRHandleLostPacket, below). While ProbeBW_UP ended after one
-    # min_rtt once inflight passed 1.25 BDP (BBRv2's rule), 0.998: each
+    # Measured: Jain 0.966, the same for seeds 1-3 (no random element).
+    # 0.915 while the socket ran PRR before BBR in a fast recovery (the
+    # parent of the change that gave BBR its own recovery window, built and
+    # run on this scenario): that change raised it, it did not lower it.
+    # 0.930 with Linux's per-ACK loss check (bbr_adapt_upper_bounds) in
+    # place of the round's (docs/engines.md). While ProbeBW_UP ended after
+    # one min_rtt once inflight passed 1.25 BDP (BBRv2's rule), 0.998: each
     # probe stayed small. The draft's BBRIsTimeToGoDown probes until the
     # delivery rate stops growing, and a probe's loss cuts the inflight_hi
     # of the flows probing then.
-    assert s["jain_index"] > 0.88
+    assert s["jain_index"] > 0.95
 
 
 def test_bbr_v3_flows_starting_apart_share_better_than_before():
-    # Starts uniform over 0-2 s (the issue's run). Measured Jain 0.638,
-    # 0.521, 0.559 (seeds 1-3; seeds 1-10 0.37-0.68, mean 0.555) with
-    # Linux's v3 probing rules (google/bbr tcp_bbr.c, the linux profile's
-    # `mirror = "linux"`): after a lossy probe the next ProbeBW_UP stops as
-    # its flight reaches inflight_hi and, loss-free, refills a round later
-    # (prev_probe_too_high, stopped_risky_probe); DOWN capped at
+    # Starts uniform over 0-2 s (the issue's run): Jain over the 40 s
+    # 0.609, 0.494, 0.585 (seeds 1-3; 0.609, 0.493, 0.558 before a timeout
+    # inside a fast recovery restored the saved cwnd at its end, 0.638,
+    # 0.521, 0.559 while the socket ran PRR before BBR in a fast recovery). The split is the staggered
+    # Startups' and decays over minutes, not a defect of the 40 s: see
+    # test_bbr_v3_flows_starting_apart_converge_over_minutes and
+    # docs/engines.md for the runs and the mechanism.
+    #
+    # Earlier measurements of this scenario (seed 1-3 Jain): 0.636, 0.457,
+    # 0.527 before Linux's v3 probing rules (google/bbr tcp_bbr.c: after a
+    # lossy probe the next ProbeBW_UP stops as its flight reaches
+    # inflight_hi and, loss-free, refills a round later; DOWN capped at
     # inflight_hi; the max-bandwidth window advanced a round into DOWN;
     # inflight_hi raised to the ACKed segment's tx_in_flight;
-    # BBRTargetInflight min(BDP, cwnd). Over 40-120 s of a 120 s run 0.845,
-    # 0.888, 0.870. They do not change the picture below: before them
-    # 0.636, 0.457, 0.527 (seeds 1-10 mean 0.536; 120 s: 0.855, 0.853,
-    # 0.793), goodputs 3-177 Mbps against a fair 48.5; the two risky-probe
-    # rules alone 0.784, 0.561, 0.525 (mean 0.574; 120 s 0.818-0.917).
-    # Linux's per-ACK loss check (rs.lost over the ACKed segment's
-    # tx_in_flight) in place of the per-round one left Jain in the same
-    # range (mean 0.59-0.63) but held the lone flow at 0.25 BDP to
-    # 0.80-0.82 of the link: not applied.
-    #
-    # 0.40-0.42 while ProbeBW_UP ended after one min_rtt: a standing queue
-    # (RTT about 0.13 s against RTprop 0.08 s) put inflight above 1.25 BDP
-    # at once, so inflight_hi rose by a packet or two per probe.
-    #
-    # Each segment the sender marks lost is checked as Linux does
-    # (bbr_skb_marked_lost, draft-ietf-ccwg-bbr BBRHandleLostPacket): the
-    # losses since it was sent against its tx_in_flight, and past 2% the
-    # bound is the flight where the rate crossed it. It does not help:
-    # 0.695, 0.489, 0.620 before it (the per-round check alone).
-    #
-    # What holds the split (seeds 1-3, measured): not the run's length
-    # alone. Over 40-120 s of a 120 s run Jain is 0.855, 0.853, 0.793
-    # (0.889, 0.869, 0.863 before); the flows' cwnds (seed 1, 2 s means)
-    # give Jain 0.52 at 5 s, 0.59 at 20 s, 0.69 at 40 s and 0.73-0.82 from
-    # 60 to 118 s, their sum 5900-7000 packets against BDP + buffer = 6667.
-    # Shares stay near where the staggered Startups left them: starts over
-    # 0-0.5 s give 0.632, over 0-5 s 0.508; a 2 or 4 BDP buffer 0.527 and
-    # 0.644 (seed 1). With the buffer full from 4 s on a probe meets loss
-    # at once and cuts the prober's bound by a few percent; outside
-    # probes bw_lo and inflight_lo are floored at the flow's own delivery
-    # of the latest round, so loss cuts no flow below its share: nothing
-    # cuts a large flow more than a small one (the numbers of this
-    # paragraph are from before Linux's rules). Linux's other variants
-    # tried then (max-bandwidth filter advanced a round into DOWN,
-    # inflight_hi as DOWN's cap, rs.tx_in_flight of the ACKed segment as
-    # the bound, min(BDP, cwnd) as BBRTargetInflight, bw_probe_up_acks
-    # cleared off the bound), alone or combined, gave 0.42-0.78 on seeds
-    # 1-3; the first four are now applied with the risky-probe rules.
-    #
-    # The literature: an evaluation of BBRv3 against CUBIC notes that
-    # "convergence issues within BBR-v3 have been reported" (Ahsan et al.,
-    # "BBR v3-Cubic smackdown", jcbi.org); no measured Jain's index of
-    # equal-RTT BBRv3 flows starting apart was found to compare with
-    # (Zeynali et al., PAM 2024, and Google's IETF 117/119 slides were not
-    # at hand), so whether 0.52-0.64 over 40 s matches Linux is open.
+    # BBRTargetInflight min(BDP, cwnd)); 0.40-0.42 while ProbeBW_UP ended
+    # after one min_rtt (a standing queue put inflight above 1.25 BDP at
+    # once, so inflight_hi rose by a packet or two per probe); 0.695, 0.489,
+    # 0.620 before each lost segment was checked as Linux's
+    # bbr_skb_marked_lost does. Linux's per-ACK loss check
+    # (bbr_adapt_upper_bounds) in place of the round's gives 0.557 on
+    # seed 1 (docs/engines.md says why it is not applied).
     jain = [
         bufsim.simulate(_v3({"uniform": ["0s", "2s"]}, k)).summary["jain_index"] for k in (1, 2)
     ]
-    # Margins: 0.05 under the lower seed's 0.521, 0.03 under the mean's
-    # 0.579 (0.42 and 0.51 before Linux's rules).
+    # Margins: 0.02 under the lower seed's 0.494, 0.01 under the mean's
+    # 0.552 (0.42 and 0.51 before Linux's rules).
     assert min(jain) > 0.47
-    assert sum(jain) / 2 > 0.55
+    assert sum(jain) / 2 > 0.54
+
+
+@pytest.mark.slow
+def test_bbr_v3_flows_starting_apart_converge_over_minutes():
+    # The same ten flows (starts over 0-2 s) run 160 s, measured over the
+    # last 40 s: Jain 0.894, 0.957, 0.809 (seeds 1-3, mean 0.887),
+    # utilization 0.988-0.990, against 0.609, 0.494, 0.585 over the first
+    # 40 s (0.878, 0.958, 0.888 before a timeout inside a fast recovery
+    # restored the saved cwnd). Per 10 s window (200 s runs): seed 1 0.43
+    # at 0-10 s, 0.77 at 30-40 s, 0.83-0.92 from 60 s on (one flow at 4-13
+    # Mbps from 110 to 180 s, after a timeout); seed 2 0.90-0.96 from 80 s
+    # on; seed 3 0.75-0.86 from 40 to 200 s. Zeynali et al. (PAM 2024) measured the
+    # same in Linux's BBRv3: flows converge quickly when they start
+    # together, and "if these flows, however, do not start (or arrive at
+    # the bottleneck) at the same time, ... its convergence time
+    # deteriorates substantially". Each probe's loss lowers the prober's
+    # inflight_hi to the flight where loss crossed 2% (tcp_bbr.c
+    # bbr_inflight_hi_from_lost_skb), about its own current flight whatever
+    # its share: a median 6% cut (docs/engines.md).
+    def late_jain(seed: int) -> float:
+        s = _v3({"uniform": ["0s", "2s"]}, seed)
+        s |= {"duration": "160s", "warmup": "120s"}
+        return bufsim.simulate(s).summary["jain_index"]
+
+    jain = [late_jain(k) for k in (1, 2, 3)]
+    # Margins: 0.03 under the lowest seed's 0.809 and under the mean's
+    # 0.887.
+    assert min(jain) > 0.78
+    assert sum(jain) / 3 > 0.86

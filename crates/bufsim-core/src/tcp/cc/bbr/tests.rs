@@ -730,3 +730,43 @@ fn send_quantum_param_and_inflight_allowance() {
         assert_eq!(b.inflight(1.0), (rate * 0.040 + quanta).ceil());
     }
 }
+
+/// `mirror = "linux"`: a timeout inside a fast recovery makes the episode
+/// a timeout's (google/bbr v3: tcp_enter_loss from CA_Recovery, TCP_CA_Loss),
+/// whose end restores the cwnd saved at the recovery's entry
+/// (bbr_exit_loss_recovery: "cwnd = max(cwnd, bbr->prior_cwnd)"): 500,
+/// then + 1 delivered under the target 2 x 1000 + quanta. Without it the
+/// episode ended at the 1 + 1 segments the timeout left.
+#[test]
+fn v3_linux_timeout_inside_fast_recovery_restores_cwnd() {
+    let cfg = BbrConfig {
+        version: 3,
+        mirror: Mirror::Linux,
+        ..BbrConfig::default()
+    };
+    let mut b = Bbr::new(cfg);
+    b.filled_pipe = true;
+    b.set_rtprop(SimTime::from_millis(100));
+    b.rtprop_stamp = SimTime::from_millis(1000);
+    b.v3.as_mut().unwrap().max_bw = [0.0, 10_000.0];
+    b.v3_start_down(SimTime::from_millis(1000));
+    b.v3_set_phase(Phase::Cruise);
+    let mut w = Window {
+        cwnd: 500.0,
+        ssthresh: f64::INFINITY,
+    };
+    // Fast recovery: bbr_ssthresh saves cwnd and leaves ssthresh.
+    assert_eq!(
+        b.on_congestion_event(&w, 500.0, SimTime::from_millis(1000)),
+        f64::INFINITY
+    );
+    let mut s = sample(1010, 10_000.0, 100, 0, 100, 400);
+    s.in_recovery = true;
+    b.on_rate_sample(&mut w, &s);
+    b.on_repeated_timeout(&mut w);
+    assert_eq!(w.cwnd, 1.0);
+    let mut s = sample(1300, 10_000.0, 100, 100, 101, 1);
+    s.in_recovery = false;
+    b.on_rate_sample(&mut w, &s);
+    assert_eq!(w.cwnd, 501.0);
+}

@@ -413,12 +413,13 @@ impl Bbr {
             } else {
                 prior_inflight
             };
-            // Linux tests bbr_is_inflight_too_high on each ACK's rate
-            // sample (rs->lost over rs->tx_in_flight); the round's loss
-            // rate stands for it here (tried per ACK: a lone flow at 0.1
-            // BDP over 10 s 0.962 -> 0.938, 10 flows starting over 0-2 s
-            // mean Jain 0.549 of seeds 1-2), and the flight it sets
-            // inflight_hi to is the ACKed segment's tx_in_flight
+            // Linux's bbr_adapt_upper_bounds tests bbr_is_inflight_too_high
+            // on each ACK's rate sample (rs->lost over rs->tx_in_flight,
+            // acting while bw_probe_samples); the round's loss rate stands
+            // for it here, a recorded departure (tried per ACK: a lone flow
+            // at 0.1 / 0.5 BDP 0.962 / 0.989 -> 0.938 / 0.962, at 0.25 BDP
+            // over 60 s 0.977 -> 0.987; docs/engines.md), and the flight it
+            // sets inflight_hi to is the ACKed segment's tx_in_flight
             // (`mirror = "linux"`).
             if bw_probe && too_high {
                 self.v3_inflight_too_high(s.now, tx_in_flight, s.rs.is_app_limited, w.cwnd);
