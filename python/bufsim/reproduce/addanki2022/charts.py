@@ -75,6 +75,11 @@ def _sweep(
             r = t[t["algorithm"] == alg].sort_values(x)
             color, marker, ls = STYLE[alg]
             ax.plot(r[x], r[col], marker=marker, ls=ls, color=color, label=NAMES[alg])
+            flag = f"{col}_censored"
+            if flag in r:
+                # A p99 that is only a lower bound: an open marker.
+                low = r[r[flag] == 1.0]
+                ax.plot(low[x], low[col], marker=marker, ls="none", color=color, mfc="white")
         ys = t[col].dropna()
         if log and len(ys) and ys.min() > 0 and ys.max() / ys.min() > 10:
             # Log scale where the values span a decade, labelled as plain

@@ -58,6 +58,12 @@ SCRIPT_ESTIMATE_US = 200.0
 ALPHA_UNSCHED = 1024.0
 
 
+def _bound(censored: float) -> str:
+    """How to read a p99: a lower bound where transfers still unfinished
+    lie at or below it, else exact."""
+    return "a lower bound: unfinished transfers lie at or below it" if censored else "exact"
+
+
 def _pct(xs: tuple[float, ...]) -> str:
     return ", ".join(f"{x:.1%}".replace(".0%", "%") for x in xs)
 
@@ -127,7 +133,9 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                 abu=at("abm", "short_unfinished"),
                 abz=at("abm", "short_unsent"),
                 dtp=at("dt", "short_p99"),
+                dtb=_bound(at("dt", "short_p99_censored")),
                 abp=at("abm", "short_p99"),
+                abb=_bound(at("abm", "short_p99_censored")),
             ),
             "load",
         ),
@@ -146,15 +154,23 @@ def findings(table: pd.DataFrame) -> list[Finding]:
             "burst",
         ),
     ]
+    d = table[table["sweep"] == "dctcp"]
     dt = _pick(table, "dctcp", "dt")["incast_p99"]
     abm = _pick(table, "dctcp", "abm")["incast_p99"]
     if len(dt) and len(abm):
         out.append(
             Finding(
-                "DCTCP keeps the queues short",
+                "DCTCP keeps the queues short, not the incast's tail",
                 prose(
                     TEXT["findings"]["dctcp"],
                     k=RED_K_PKTS,
+                    sl=d["short_p99"].min(),
+                    sh=d["short_p99"].max(),
+                    cmin=table.loc[table["tcp"] == "cubic", "short_p99"].min(),
+                    ol=d["occupancy_p99"].min(),
+                    oh=d["occupancy_p99"].max(),
+                    dtu=_pick(table, "dctcp", "dt")["incast_unfinished"].sum(),
+                    abu=_pick(table, "dctcp", "abm")["incast_unfinished"].sum(),
                     dtl=dt.min(),
                     dth=dt.max(),
                     abl=abm.min(),
