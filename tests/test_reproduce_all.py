@@ -219,14 +219,24 @@ def test_full_runs_give_the_verdicts_kept_with_the_code():
     # A quick report marks the claims whose verdict differs at full length
     # from python/bufsim/reproduce/full_verdicts.json; this keeps that file
     # true (regenerate it with `python bench/full_verdicts.py`).
+    # A paper whose full run has not been made keeps none (and says why,
+    # test_kept_full_verdicts_cover_every_paper_and_the_docs_count_them):
+    # there is nothing to compare with until bench/full_verdicts.py runs it.
     for name in PAPERS:
+        if reproduce.full_not_run(name):
+            continue
         c = reproduce.get(name).claims(full_table(name))
         assert dict(zip(c["claim"], c["verdict"])) == reproduce.full_verdicts(name), name
 
 
 def test_kept_full_verdicts_cover_every_paper_and_the_docs_count_them():
+    # Every paper has its full run's verdicts kept, or the reason there is
+    # no full run yet (which its quick report prints), never both.
     kept = json.loads(reproduce.FULL_VERDICTS.read_text())
-    assert set(kept["verdicts"]) == set(PAPERS)
+    missing = kept.get("not_run", {})
+    assert set(kept["verdicts"]) | set(missing) == set(PAPERS)
+    assert not set(kept["verdicts"]) & set(missing)
+    assert all(len(why) > 20 for why in missing.values()), missing
     readme = (reproduce.FULL_VERDICTS.parents[3] / "docs" / "reproductions.md").read_text()
     head = "| paper | " + " | ".join(VERDICTS) + " |"
     assert head in readme
@@ -322,6 +332,7 @@ NS2_CLAIMS = {
     "avrachenkov2006": 13,
     "kumar2010": 2,
     "dhamdhere2006": 29,
+    "addanki2022": 0,
 }
 
 

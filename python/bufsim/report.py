@@ -702,6 +702,8 @@ def _verdict_section(
         )
     else:
         claims = claims.drop(columns="other length")
+        if quick and (why := reproduce.full_not_run(name)):
+            text.append(f"No full-length run's verdicts are kept for this reproduction: {why}.")
     section = Section(
         f"{prefix}verdicts", f"{head}Verdicts", html="".join(markdown(t) for t in text)
     )

@@ -64,6 +64,7 @@ PAPERS: dict[str, str] = {
     "avrachenkov2006": "paper 003 section III: N = 1-20 flows with one RTT, Theorem 1 vs simulation, B0 against N",
     "kumar2010": "paper 004 section III.B: fluid, 10 Gbps, 4 TCP variants x loss synchronization X",
     "dhamdhere2006": "paper 002 section 4: persistent+mice, closed- and open-loop TCP at B = 18 and 500 packets",
+    "addanki2022": "ABM (SIGCOMM 2022): a leaf-spine of 64 hosts, web search and incast under DT, ABM, CS, LQD and static, CUBIC and DCTCP",
 }
 
 
@@ -170,6 +171,8 @@ RESULTS = Path("results/reproduce")
 #: kept with the code so that a quick report can mark where its verdicts
 #: differ from the full length's on a machine that never ran it. A slow test
 #: (``tests/test_reproduce_all.py``) fails when a full run gives other verdicts.
+#: A reproduction whose full run has not been made has none, and its reason
+#: under ``not_run`` (:func:`full_not_run`), which the quick report shows.
 FULL_VERDICTS = Path(__file__).with_name("full_verdicts.json")
 
 
@@ -235,6 +238,14 @@ def full_verdicts(name: str) -> dict[str, str]:
     if not FULL_VERDICTS.is_file():
         return {}
     return json.loads(FULL_VERDICTS.read_text())["verdicts"].get(name, {})
+
+
+def full_not_run(name: str) -> str:
+    """Why no full run's verdicts are kept for ``name`` (empty when they
+    are, or when no reason is kept)."""
+    if not FULL_VERDICTS.is_file():
+        return ""
+    return json.loads(FULL_VERDICTS.read_text()).get("not_run", {}).get(name, "")
 
 
 @dataclass(frozen=True)

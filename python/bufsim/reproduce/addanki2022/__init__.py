@@ -1,0 +1,21 @@
+"""Addanki, Apostolaki, Ghobadi, Schmid & Vanbever, *ABM: Active Buffer
+Management in Datacenters* (SIGCOMM 2022): the authors' leaf-spine setup
+(``inet-tub/ns3-datacenter``, ``examples/ABM/run-main.sh``) in the packet
+engine's ``[fabric]``, CUBIC's load and request-size sweeps under DT, ABM,
+complete sharing, LQD and a static partition (figures 6 and 7), DCTCP's
+request-size sweep under DT and ABM (figure 9 (b)), and the abstract's
+numbers as claims. The setup is :func:`setup`, the measured findings
+:func:`findings`.
+
+The package: ``design`` (the scenario and constants), ``runs`` (the runs
+and the claims), ``text`` (the setup, findings and captions, filled from
+``prose.toml``) and ``charts`` (the figures). This module exports the
+reproduction contract (:class:`bufsim.reproduce.contract.Paper`) and
+nothing else.
+"""
+
+from bufsim.reproduce.addanki2022.charts import figures
+from bufsim.reproduce.addanki2022.runs import claims, run, tables
+from bufsim.reproduce.addanki2022.text import captions, findings, setup
+
+__all__ = ["setup", "run", "claims", "findings", "figures", "captions", "tables"]

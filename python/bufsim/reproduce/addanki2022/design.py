@@ -1,0 +1,253 @@
+"""ABM's design (Addanki, Apostolaki, Ghobadi, Schmid & Vanbever, SIGCOMM
+2022): the fabric, the workloads and the constants its claims and prose
+read, taken from the authors' run script (``inet-tub/ns3-datacenter``,
+``simulator/ns-3.39/examples/ABM/run-main.sh`` and ``abm-evaluation.cc``).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+#: The script's fabric: 2 leaves, 2 spines, ``SERVERS = 32`` per leaf
+#: (``servers[i].Create (SERVER_COUNT)`` for each leaf: 64 hosts), ``LINKS
+#: = 4`` per leaf-spine pair, every link 10 Gbps and 10 us.
+LEAVES, SPINES, HOSTS_PER_LEAF, LINKS = 2, 2, 32, 4
+
+HOSTS = LEAVES * HOSTS_PER_LEAF
+
+RATE_GBPS = 10.0
+
+DELAY_US = 10.0
+
+#: ``BUFFER = 9.6 * 1024 * (SERVERS + LINKS * SPINES) * 10`` bytes: 9.6 KiB
+#: per port per Gbps over a leaf's 40 ports (Trident 2), given to every
+#: switch's shared memory, the spines' too.
+KIB_PER_PORT_PER_GBPS = 9.6
+
+BUFFER_BYTES = int(KIB_PER_PORT_PER_GBPS * 1024 * (HOSTS_PER_LEAF + LINKS * SPINES) * RATE_GBPS)
+
+#: ``PACKET_SIZE 1400``: the segment size.
+MSS = 1400
+
+#: The script's alphas file, priority 0 (ACKs, ``priority 0``) and 1 (all
+#: data with ``nPrior = 2``: ``rand_range(1, numPrior - 1)``).
+ALPHA_DATA = 0.5
+
+#: ABM's update interval: ``ALPHA_UPDATE_INT = 1`` RTT, the base RTT of
+#: 8 links of 10 us.
+INTERVAL_US = 8 * DELAY_US
+
+#: DCTCP's marking: ``RED_MIN = RED_MAX = 65`` packets of 1400 B.
+RED_K_PKTS = 65
+
+#: The senders: initial windows (``InitialCwnd``: 55 segments for web
+#: search, the whole response for an incast's), minimum RTO 10 ms (``rto``),
+#: an ACK per segment (``DelAckCount 0``).
+WEB_IW = 55
+
+MIN_RTO = "10ms"
+
+#: The script's web search sizes (``websearch.txt``, the DCTCP paper's
+#: distribution with finer points below 10 KB), shipped beside this module.
+WEBSEARCH_CSV = str(resources.files(__package__).joinpath("websearch.csv"))
+
+#: Short flows: ``flowsize < bdp``, 10 Gbps x 80 us (parseData-singleQ.py).
+SHORT_BYTES = int(RATE_GBPS * 1e9 * 8 * DELAY_US * 1e-6 / 8)
+
+#: Oversubscription: 32 hosts' 10 Gbps over 2 x 4 uplinks of 10 Gbps.
+OVERSUB = HOSTS_PER_LEAF / (SPINES * LINKS)
+
+#: Incast: ``queryRequestRate = 2`` per client per second, every client
+#: asking the 32 servers of the other leaf for ``BURST_SIZES x BUFFER``
+#: bytes in all.
+QUERY_RATE = 2.0
+
+FAN_IN = HOSTS_PER_LEAF
+
+#: The script's sweeps (CUBIC): loads at a 30% burst, bursts at load 0.4;
+#: DCTCP's burst sweep (DT against ABM).
+LOADS = (0.2, 0.4, 0.6, 0.8)
+
+BURSTS = (0.125, 0.25, 0.375, 0.5, 0.75)
+
+BURST_AT_LOADS = 0.3
+
+LOAD_AT_BURSTS = 0.4
+
+#: The quick version's.
+QUICK_LOADS = (0.4, 0.8)
+
+QUICK_BURSTS = (0.125, 0.75)
+
+#: The algorithms bufsim runs: the paper's DT, CS and ABM, and two it does
+#: not run (LQD, static partition) beside them.
+ALGORITHMS = ("dt", "abm", "complete", "lqd", "static")
+
+NAMES = {"dt": "DT", "abm": "ABM", "complete": "CS", "lqd": "LQD", "static": "static"}
+
+#: DCTCP's burst sweep: the paper's DT against ABM (figure 9(b)).
+DCTCP_ALGORITHMS = ("dt", "abm")
+
+#: The runs' lengths (seconds): flows start over ``window`` and the run
+#: lasts ``drain`` longer. The paper launches flows for 3 s and runs 11 s
+#: more; bufsim's arrivals do not stop, so its drain is shorter.
+FULL_WINDOW_S, FULL_DRAIN_S = 3.0, 0.5
+
+QUICK_WINDOW_S, QUICK_DRAIN_S = 0.1, 0.05
+
+#: Seeds: the paper's one (``randomSeed 8``) per case.
+SEED = 1
+
+# ------------------------------------------------------------ the paper
+
+#: The abstract (the body and figures could not be read here): "ABM
+#: improves the 99th percentile FCT for short flows by up to 94% compared
+#: to the state-of-the-art buffer management", and "by up to 76% compared
+#: to DCTCP, TIMELY and PowerTCP under bursty workloads".
+PAPER_SHORT_GAIN = 0.94
+
+PAPER_TRANSPORT_GAIN = 0.76
+
+#: Where the claims' marks come from.
+GAIN_SOURCE = (
+    "the abstract's 'up to 94%': the best reduction over the sweep reaches it "
+    "(figure 6 (b) and figure 7 (b))"
+)
+
+ORDER_SOURCE = (
+    "the abstract's 'improves' (ABM against DT, the state of the art): an ordering, any margin"
+)
+
+OCCUPANCY_SOURCE = "the abstract's 'bounded buffer drain time' (figure 6 (c) and figure 7 (c)): ABM below DT, any margin"
+
+#: Why ns-2 has no number: it has no shared buffer (the ns2 engine refuses
+#: a fabric by name).
+NO_NS2 = "no shared buffer"
+
+#: What the paper runs that bufsim does not, and why.
+NOT_RUN = {
+    "FAB (Apostolaki et al., HotNets 2019)": "not built in bufsim's pools",
+    "IB (Cisco's Intelligent Buffer)": "not built in bufsim's pools",
+    "TIMELY": "bufsim has no TIMELY sender",
+    "PowerTCP": "bufsim has no PowerTCP sender",
+    "8 queues per port (figure 8)": "not run: the data of the script's runs is in one class",
+    "the script's 10 ms SYN retry, 200 us initial RTT estimate": "no stack field for either",
+    "ABM's alpha 1024 for a flow's first RTT of bytes (GenQueueDisc alphaUnsched)": (
+        "bufsim's ABM has one alpha per class"
+    ),
+}
+
+
+def incast_bytes(burst: float) -> int:
+    """One server's response, bytes: ``burst x BUFFER`` over the 32 servers
+    (``flowSize = requestSize / fan``)."""
+    return int(burst * BUFFER_BYTES / FAN_IN)
+
+
+def host_load(load: float) -> float:
+    """The per-host load bufsim's random pairs need for the leaf uplinks to
+    carry the paper's ``load``.
+
+    The script sends every web transfer to the other leaf at ``load x 10
+    Gbps / OVERSUB`` per host (``requestRate``), so each leaf's uplinks
+    carry ``load`` of their capacity. bufsim draws both hosts from all 64,
+    ``32 / 63`` of the pairs crossing the spine: a host load of ``load /
+    OVERSUB x 63 / 32`` puts the paper's load on the uplinks (and, the
+    other transfers staying in their leaf, about twice the paper's on the
+    host links).
+    """
+    return load / OVERSUB * (HOSTS - 1) / HOSTS_PER_LEAF
+
+
+def scenario(
+    algorithm: str,
+    load: float,
+    burst: float,
+    *,
+    tcp: str = "cubic",
+    quick: bool = False,
+    seed: int = SEED,
+) -> dict[str, Any]:
+    """The raw scenario of one run.
+
+    Parameters
+    ----------
+    algorithm : str
+        The switches' buffer management: ``dt``, ``abm``, ``complete``,
+        ``lqd`` or ``static``.
+    load : float
+        Web search load of the leaf uplinks, 0..1 (the script's ``load``).
+    burst : float
+        An incast's request as a fraction of a switch's buffer.
+    tcp : str
+        ``cubic``, or ``dctcp`` (with step marking at 65 packets).
+    quick : bool
+        The quick version's windows.
+    seed : int
+        The run's seed.
+
+    Returns
+    -------
+    dict
+        The raw scenario (unit strings).
+    """
+    window, drain = (QUICK_WINDOW_S, QUICK_DRAIN_S) if quick else (FULL_WINDOW_S, FULL_DRAIN_S)
+    resp = incast_bytes(burst)
+    sender = {
+        "tcp": tcp,
+        "mss": f"{MSS}B",
+        "stack": "ns3",
+        "delayed_ack": False,
+        "min_rto": MIN_RTO,
+        # The script's 10 ms SYN retry has no field here (the ns3 profile
+        # waits its 3 s): transfers start without a handshake.
+        "connection_setup": False,
+    }
+    flows: list[dict[str, Any]] = [
+        {
+            "hosts": "random",
+            "size": {"empirical": WEBSEARCH_CSV},
+            "arrival": {"load": round(host_load(load), 6)},
+            "initial_window": WEB_IW,
+            **sender,
+        }
+    ]
+    # One group per client: each asks the 32 servers of the other leaf
+    # (bufsim: 32 hosts after a drawn one) at Poisson epochs.
+    for client in range(HOSTS):
+        flows.append(
+            {
+                "dst": client,
+                "size": f"{resp}B",
+                "arrival": {"rate": f"{QUERY_RATE:g}/s", "burst": FAN_IN},
+                "initial_window": resp // MSS + 1,
+                **sender,
+            }
+        )
+    fabric: dict[str, Any] = {
+        "leaves": LEAVES,
+        "spines": SPINES,
+        "hosts_per_leaf": HOSTS_PER_LEAF,
+        "links_per_pair": LINKS,
+        "host_rate": f"{RATE_GBPS:g}Gbps",
+        "delay": f"{DELAY_US:g}us",
+        "buffer": f"{BUFFER_BYTES}B",
+        "algorithm": algorithm,
+        "packet_size": f"{MSS}B",
+    }
+    if algorithm in ("dt", "abm"):
+        fabric["alpha"] = ALPHA_DATA
+    if algorithm == "abm":
+        fabric["interval"] = f"{INTERVAL_US:g}us"
+    if tcp == "dctcp":
+        fabric["qdisc"] = "threshold"
+        fabric["qdisc_params"] = {"k": RED_K_PKTS}
+    return {
+        "name": f"addanki2022-{tcp}-{algorithm}-l{load:g}-b{burst:g}",
+        "duration": f"{window + drain:g}s",
+        "warmup": "0s",
+        "seed": seed,
+        "fabric": fabric,
+        "flows": flows,
+    }

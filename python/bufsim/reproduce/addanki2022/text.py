@@ -1,0 +1,191 @@
+"""ABM's setup, findings and captions: the templates of ``prose.toml``
+filled with the runs' numbers and the design's constants.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from bufsim.reproduce import Finding, Prose, prose, templates
+from bufsim.reproduce.addanki2022.design import (
+    ALPHA_DATA,
+    BUFFER_BYTES,
+    BURST_AT_LOADS,
+    BURSTS,
+    DELAY_US,
+    FAN_IN,
+    FULL_DRAIN_S,
+    FULL_WINDOW_S,
+    HOSTS,
+    HOSTS_PER_LEAF,
+    INTERVAL_US,
+    KIB_PER_PORT_PER_GBPS,
+    LEAVES,
+    LINKS,
+    LOAD_AT_BURSTS,
+    LOADS,
+    MIN_RTO,
+    MSS,
+    NOT_RUN,
+    PAPER_SHORT_GAIN,
+    PAPER_TRANSPORT_GAIN,
+    QUERY_RATE,
+    QUICK_BURSTS,
+    QUICK_LOADS,
+    QUICK_WINDOW_S,
+    RATE_GBPS,
+    RED_K_PKTS,
+    SHORT_BYTES,
+    SPINES,
+    WEB_IW,
+)
+from bufsim.reproduce.addanki2022.runs import _pick, value
+
+#: The prose templates (prose.toml, shipped beside this module).
+TEXT = templates(__package__)
+
+#: The script's run: flows launched from 10 s to 13 s, the run ending at 24 s.
+PAPER_WINDOW_S, PAPER_DRAIN_S = 3.0, 11.0
+
+#: RFC 6298 section 2.1's first RTO (bufsim's before any RTT sample), and
+#: the script's ``RttEstimator::InitialEstimation``, microseconds.
+FIRST_RTO_S = 1.0
+
+SCRIPT_ESTIMATE_US = 200.0
+
+#: ``GenQueueDisc``'s ``alphaUnsched`` and the bytes of a flow's first RTT
+#: (``RTTBytes``: 10 Gbps x 80 us).
+ALPHA_UNSCHED = 1024.0
+
+
+def _bound(censored: float) -> str:
+    """How to read a p99: a lower bound where transfers still unfinished
+    lie at or below it, else exact."""
+    return "a lower bound: unfinished transfers lie at or below it" if censored else "exact"
+
+
+def _pct(xs: tuple[float, ...]) -> str:
+    return ", ".join(f"{x:.1%}".replace(".0%", "%") for x in xs)
+
+
+def setup() -> Prose:
+    """What is reproduced and how bufsim's setup differs from the paper's (Markdown)."""
+    return prose(
+        TEXT["setup"],
+        q=99.0,
+        g=PAPER_SHORT_GAIN,
+        t=PAPER_TRANSPORT_GAIN,
+        leaves=LEAVES,
+        spines=SPINES,
+        hpl=HOSTS_PER_LEAF,
+        links=LINKS,
+        rate=RATE_GBPS,
+        delay=DELAY_US,
+        buf=BUFFER_BYTES,
+        kib=KIB_PER_PORT_PER_GBPS,
+        ports=HOSTS_PER_LEAF + SPINES * LINKS,
+        mss=MSS,
+        fan=FAN_IN,
+        qr=QUERY_RATE,
+        alpha=ALPHA_DATA,
+        iv=INTERVAL_US,
+        k=RED_K_PKTS,
+        iw=WEB_IW,
+        rto=MIN_RTO,
+        loads=", ".join(f"{x:g}" for x in LOADS),
+        b0=BURST_AT_LOADS,
+        bursts=_pct(BURSTS),
+        l0=LOAD_AT_BURSTS,
+        pw=PAPER_WINDOW_S,
+        short=SHORT_BYTES,
+        hosts=HOSTS,
+        dr=FULL_DRAIN_S,
+        pdr=PAPER_DRAIN_S,
+        fw=FULL_WINDOW_S,
+        qw=QUICK_WINDOW_S,
+        qloads=", ".join(f"{x:g}" for x in QUICK_LOADS),
+        qbursts=_pct(QUICK_BURSTS),
+        notrun="; ".join(f"{k} ({v})" for k, v in NOT_RUN.items()),
+    )
+
+
+def findings(table: pd.DataFrame) -> list[Finding]:
+    """What the runs show, each beside the figure it explains (Markdown, numbers from ``table``)."""
+    high = float(table.loc[table["sweep"] == "load", "load"].max())
+    top = float(table.loc[table["sweep"] == "burst", "burst"].max())
+
+    def at(alg: str, col: str, sweep: str = "load", **kw: float) -> float:
+        return value(table, sweep, alg, col, **(kw or {"load": high}))
+
+    out = [
+        Finding(
+            "The short flows' tail is their lost first windows",
+            prose(
+                TEXT["findings"]["first_window"],
+                iw=WEB_IW,
+                rto0=FIRST_RTO_S,
+                est=SCRIPT_ESTIMATE_US,
+                rto=MIN_RTO,
+                x=high,
+                dtu=at("dt", "short_unfinished"),
+                dtn=at("dt", "short_n"),
+                dtz=at("dt", "short_unsent"),
+                abu=at("abm", "short_unfinished"),
+                abz=at("abm", "short_unsent"),
+                dtp=at("dt", "short_p99"),
+                dtb=_bound(at("dt", "short_p99_censored")),
+                abp=at("abm", "short_p99"),
+                abb=_bound(at("abm", "short_p99_censored")),
+            ),
+            "load",
+        ),
+        Finding(
+            "bufsim's ABM has no first-RTT priority",
+            prose(
+                TEXT["findings"]["abm_without_priority"],
+                b=top,
+                abd=at("abm", "drops", "burst", burst=top),
+                dtd=at("dt", "drops", "burst", burst=top),
+                abo=at("abm", "occupancy_p99", "burst", burst=top),
+                dto=at("dt", "occupancy_p99", "burst", burst=top),
+                rtt=SHORT_BYTES,
+                au=ALPHA_UNSCHED,
+            ),
+            "burst",
+        ),
+    ]
+    d = table[table["sweep"] == "dctcp"]
+    dt = _pick(table, "dctcp", "dt")["incast_p99"]
+    abm = _pick(table, "dctcp", "abm")["incast_p99"]
+    if len(dt) and len(abm):
+        out.append(
+            Finding(
+                "DCTCP keeps the queues short, not the incast's tail",
+                prose(
+                    TEXT["findings"]["dctcp"],
+                    k=RED_K_PKTS,
+                    sl=d["short_p99"].min(),
+                    sh=d["short_p99"].max(),
+                    cmin=table.loc[table["tcp"] == "cubic", "short_p99"].min(),
+                    ol=d["occupancy_p99"].min(),
+                    oh=d["occupancy_p99"].max(),
+                    dtu=_pick(table, "dctcp", "dt")["incast_unfinished"].sum(),
+                    abu=_pick(table, "dctcp", "abm")["incast_unfinished"].sum(),
+                    dtl=dt.min(),
+                    dth=dt.max(),
+                    abl=abm.min(),
+                    abh=abm.max(),
+                ),
+                "dctcp",
+            )
+        )
+    return out
+
+
+def captions(table: pd.DataFrame) -> dict[str, Prose]:
+    """One sentence per figure of :func:`figures`: what it shows and how to read it."""
+    return {
+        "load": prose(TEXT["captions"]["load"], b=BURST_AT_LOADS),
+        "burst": prose(TEXT["captions"]["burst"], x=LOAD_AT_BURSTS),
+        "dctcp": prose(TEXT["captions"]["dctcp"], x=LOAD_AT_BURSTS),
+    }
