@@ -280,3 +280,39 @@ def test_barman_two_flows_rtt_unfairness(barman, quick):
         assert t.loc["over-buffered", "ratio"] < t.loc["under-buffered", "ratio"]
         c = barman2005.claims(barman.reset_index()).set_index("claim")
         assert c.loc["two HSTCP flows, larger buffer (figs. 5-6)", "verdict"] == "agrees"
+
+
+def test_barman_25g_claims_take_ns2s_full_runs(barman):
+    # ns-2.35 runs figures 4 and 8 at 2.5 Gbps in the full version only
+    # (about 4 CPU minutes per 200 s run): each drop-tail and Adaptive RED
+    # claim reads its own case's run, judged by the claim's pass mark;
+    # quick, the reason stands in the ns-2 column.
+    import pandas as pd
+    from bufsim.reproduce import Claims
+
+    g = barman2005.runs.gbps25(barman).set_index("fraction")
+    fracs = barman2005.design.FRACTIONS_25
+    n = pd.DataFrame(
+        [
+            {"case": case, "fraction": f, "utilization": u, "drop_rate": 1e-6 * (1 + i)}
+            for i, f in enumerate(fracs)
+            for case, u in (("droptail25", 0.5 + 0.1 * i), ("red25", 0.9 + 0.02 * i))
+        ]
+    )
+    for quick in (False, True):
+        c = Claims()
+        barman2005.runs._claims_25g(c, barman, g, n if not quick else n.iloc[:0], quick)
+        t = c.table().set_index("claim")
+        row = t.loc["2.5 Gbps, 40% of 6250, packet (fig. 4)"]
+        red = t.loc["RED, 2.5 Gbps, 40% of 6250, packet, Adaptive RED's w_q (fig. 8)"]
+        simple = t.loc["RED, 2.5 Gbps, 40% of 6250, packet, w_q 0.002 (fig. 8)"]
+        assert simple["ns2_why"] == barman2005.design.NO_NS2_WQ
+        if quick:
+            assert math.isnan(row["ns2"]) and row["ns2_why"] == barman2005.design.FULL_ONLY
+            continue
+        # 40% is the third fraction: drop-tail 0.7 (misses 0.98 +- 0.03),
+        # Adaptive RED 0.94.
+        assert row["ns2"] == pytest.approx(0.7) and row["ns2_verdict"] != "agrees"
+        assert red["ns2"] == pytest.approx(0.94)
+        loss = t.loc["RED loss rate, 2.5 Gbps, packet, Adaptive RED's w_q"]
+        assert loss["ns2"] == pytest.approx(1e-6 * math.prod(range(1, 5)) ** 0.25)

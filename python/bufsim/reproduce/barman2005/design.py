@@ -107,9 +107,9 @@ NO_CUTS = "no cut count"
 #: Why the two-flow claims have none in the quick version.
 FULL_ONLY = "full run only"
 
-#: Why ns-2 has no number for the 2.5 Gbps claims: 312,500 packets per
-#: simulated second, minutes of ns-2 per run, not run here.
-NO_NS2_25 = "2.5 Gbps: not run"
+#: Why ns-2 has no number for simple RED's weight at 2.5 Gbps: ns-2 runs
+#: the paper's Adaptive RED weight, the claim beside it.
+NO_NS2_WQ = "ns-2 runs Adaptive RED's w_q (the claim beside)"
 
 #: Where the claims' tolerances come from.
 ALMOST_SOURCE = "the paper's 'almost', read as within 2-3 points of utilization"

@@ -43,7 +43,7 @@ from bufsim.reproduce.barman2005.design import (
     LOG_SOURCE,
     MORE_SOURCE,
     NO_CUTS,
-    NO_NS2_25,
+    NO_NS2_WQ,
     NS2_CASES,
     NS2_RUN,
     P_L,
@@ -393,7 +393,8 @@ def run_ns2(
     two: bool = True,
 ) -> pd.DataFrame:
     """The paper's own simulator (ns-2.35, ``engine="ns2"``) on the 1 Gbps
-    cases of Figures 3 and 7 and the two-flow cases of Figures 5 and 6.
+    cases of Figures 3 and 7, and (full version) the two-flow cases of
+    Figures 5 and 6 and the 2.5 Gbps cases of Figures 4 and 8.
 
     Parameters
     ----------
@@ -408,8 +409,9 @@ def run_ns2(
     Returns
     -------
     pandas.DataFrame
-        One row per run: ``case`` (``droptail``, ``red`` or a key of
-        :data:`TWO_FLOW_BUFFERS`), ``fraction`` (NaN for the two flows),
+        One row per run: ``case`` (``droptail``, ``red``, at 2.5 Gbps
+        ``droptail25``, ``red25``, or a key of :data:`TWO_FLOW_BUFFERS`),
+        ``fraction`` (NaN for the two flows),
         ``utilization``, ``drop_rate``, ``queue`` (mean, packets) and ``ratio`` (two flows:
         the short-RTT flow's goodput over the long one's); empty where
         ns-2 is not installed (:func:`bufsim.ns2.available`).
@@ -438,6 +440,18 @@ def run_ns2(
         raw = _ns2_raw(two_flow_scenario(k, "900s"))
         cases.append((case, math.nan))
         raws.append(raw)
+    # Figures 4 and 8 at 2.5 Gbps, full version only: 312,500 packets per
+    # simulated second, about 4 CPU minutes of ns-2 per 200 s run.
+    for frac in FRACTIONS_25 if not quick else ():
+        raw = _ns2_raw(scenario_25(frac))
+        cases.append(("droptail25", frac))
+        raws.append(raw)
+        if red:
+            ared = red_scenario(raw, round(frac * FULL_BUFFER_PKTS_25))
+            ared["link"]["qdisc_params"]["w_q"] = ared_w_q(2.5e9)
+            ared["link"]["qdisc_params"]["variant"] = "ns3"
+            cases.append(("red25", frac))
+            raws.append(ared)
     if progress:
         progress(f"running barman2005 on ns-2: {len(raws)} runs ...")
     rows = []
@@ -669,10 +683,9 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
     )
     _red_claims(c, t, n)
     _loss_claims(c, t, n)
-    _claims_25g(c, t, gbps25(table).set_index("fraction"))
-    _two_flow_claims(
-        c, two_flows(table).set_index("case"), n, bool(table.attrs.get("quick", False))
-    )
+    quick = bool(table.attrs.get("quick", False))
+    _claims_25g(c, t, gbps25(table).set_index("fraction"), n, quick)
+    _two_flow_claims(c, two_flows(table).set_index("case"), n, quick)
     return c.table()
 
 
@@ -868,9 +881,12 @@ def _bdp_25() -> tuple[float, float]:
     return pps * 0.090, pps * 0.142
 
 
-def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame) -> None:
-    """Figures 4 and 8 (2.5 Gbps): drop-tail and RED utilization, RED's loss rate."""
+def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame, n: pd.DataFrame, quick: bool) -> None:
+    """Figures 4 and 8 (2.5 Gbps): drop-tail and RED utilization, RED's loss
+    rate; ``n`` the ns-2 runs (:func:`run_ns2`: at 2.5 Gbps in the full
+    version only)."""
     bdp_mean, bdp_max = _bdp_25()
+    no_ns2 = FULL_ONLY if quick else ""
     for frac, row in g.iterrows():
         k = float(row["buffer_pkts"])
         if frac == 0.1:
@@ -885,9 +901,11 @@ def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame) -> None:
                 prose("the paper's M/M/1/K fixed point rerun at {v0:.0f} packets", v0=k),
             )
         u = float(row["packet"])
+        u2 = _ns2_at(n, "droptail25", "utilization", frac)
         if frac == 0.1:
-            ok, paper = (
+            ok, ok2, paper = (
                 u > 0.9,
+                u2 > 0.9,
                 prose(
                     "similar trends to figure 3: more than {l:.0%} utilization at {f:.0%}",
                     l=0.9,
@@ -895,8 +913,9 @@ def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame) -> None:
                 ),
             )
         else:
-            ok, paper = (
+            ok, ok2, paper = (
                 abs(u - 0.98) <= 0.03,
+                abs(u2 - 0.98) <= 0.03,
                 prose("similar trends to figure 3: almost {l:.0%} from {f:.0%} on", l=0.98, f=0.2),
             )
         c.add(
@@ -908,13 +927,18 @@ def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame) -> None:
             tolerance=float("nan") if frac == 0.1 else 0.03,
             source=MORE_SOURCE if frac == 0.1 else ALMOST_SOURCE,
             mark=0.9 if frac == 0.1 else float("nan"),
-            no_ns2=NO_NS2_25,
+            ns2=u2,
+            ns2_ok=ok2,
+            ns2_run=NS2_RUN,
+            no_ns2=no_ns2,
             about="gbps25:packet",
         )
     for frac, row in g[g.index >= 0.2].iterrows():
         model = float(row["red_model"])
         for col, label in (("red_packet", "w_q 0.002"), ("red_ared_packet", "Adaptive RED's w_q")):
             u = float(row[col])
+            # ns-2 ran Adaptive RED's weight, the paper's (section IV).
+            u2 = _ns2_at(n, "red25", "utilization", frac) if col == "red_ared_packet" else math.nan
             c.add(
                 prose("RED, 2.5 Gbps, {v0:.0%} of 6250, packet, {v1} (fig. 8)", v0=frac, v1=label),
                 "simulated utilization under (Adaptive) RED close to the RED fixed point",
@@ -930,7 +954,10 @@ def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame) -> None:
                 )
                 if col == "red_packet"
                 else (),
-                no_ns2=NO_NS2_25,
+                ns2=u2,
+                ns2_ok=abs(u2 - model) <= 0.03,
+                ns2_run=NS2_RUN + ", RED with Adaptive RED's averaging weight",
+                no_ns2=no_ns2 if col == "red_ared_packet" else NO_NS2_WQ,
                 about=f"gbps25:{col}",
             )
     big = g[g.index >= 0.1]
@@ -965,7 +992,8 @@ def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame) -> None:
                     v0=big["red_ared_packet_early_drops"].sum(),
                 )
             ),
-            no_ns2=NO_NS2_25,
+            ns2_rates=_ns2_rates(n, "red25"),
+            no_ns2=no_ns2,
         )
 
 
