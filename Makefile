@@ -110,6 +110,7 @@ bench: install
 	cargo bench -p bufsim-core
 	$(PY) bench/sweep_bench.py
 	$(PY) bench/advise_bench.py
+	$(PY) bench/fabric_speed.py
 	BUFSIM_PROPERTY_EXAMPLES=20000 $(PY) -m pytest -q tests/test_properties.py -k random --hypothesis-show-statistics
 	$(PY) -m pytest -q -m slow
 	$(MAKE) validate

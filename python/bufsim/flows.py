@@ -25,6 +25,14 @@ import pandas as pd
 
 CLASSES = ("persistent", "large", "small")
 
+#: The quantiles the completion-time summary reports (name -> level).
+QUANTILES = {"p50": 0.5, "p99": 0.99}
+
+#: Above this size (bytes) a large transfer is ``long``, at or below it
+#: ``medium``: pFabric's bins (Alizadeh et al., "pFabric", SIGCOMM 2013,
+#: section 5.1: (0, 100KB], (100KB, 10MB], (10MB, inf)).
+LONG_FLOW_BYTES = 10_000_000
+
 
 def _table(result_or_flows: Any) -> pd.DataFrame:
     flows = getattr(result_or_flows, "flows", result_or_flows)
@@ -272,8 +280,8 @@ def add_ideal(flows: pd.DataFrame, capacity_bps: float, mss_bytes: Any) -> pd.Da
 
 
 def _slowdown_bounds(
-    values: Any, finished: Any, mean: tuple[float, bool], p99: tuple[float, bool]
-) -> tuple[float, bool, float, bool]:
+    values: Any, finished: Any, stats: dict[str, tuple[float, bool]]
+) -> dict[str, tuple[float, bool]]:
     """Slowdown statistics censored as the FCTs of the same transfers are.
 
     An unfinished transfer's FCT is censored at the run's end, a time
@@ -293,29 +301,33 @@ def _slowdown_bounds(
         others (ratios).
     finished : array_like of bool
         Which transfers finished.
-    mean, p99 : (float, bool)
-        The Kaplan-Meier mean and 99th percentile and whether each is
-        identified, the FCT's identification already folded in.
+    stats : dict
+        ``mean``, ``p50``, ``p99``: the Kaplan-Meier estimate and whether
+        it is identified, the FCT's identification already folded in.
 
     Returns
     -------
-    (float, bool, float, bool)
-        The mean, whether identified, the 99th percentile, whether identified.
+    dict
+        The same keys: each statistic (a lower bound where unidentified)
+        and whether it is identified.
     """
     y = np.asarray(values, dtype=float)
-    m, m_known = mean
-    q, q_known = p99
-    if not m_known:
-        m = min(m, float(np.mean(y)))
-    if not q_known:
-        q = min(q, float(np.quantile(y, 0.99, method="inverted_cdf")))
-    return m, m_known, q, q_known
+    out = {}
+    for k, (v, known) in stats.items():
+        if not known:
+            naive = (
+                np.mean(y) if k == "mean" else np.quantile(y, QUANTILES[k], method="inverted_cdf")
+            )
+            v = min(v, float(naive))
+        out[k] = (v, known)
+    return out
 
 
 def fct_summary(
     result_or_flows: Any,
     window_s: tuple[float, float],
     halfway_s: float | None = None,
+    mss_bytes: Any = None,
 ) -> dict[str, float]:
     """Completions and completion times of the transfers started in the
     measurement window, per size class and per flow group, the unfinished
@@ -323,7 +335,7 @@ def fct_summary(
 
     Every transfer that starts inside the window counts. One still running
     at the end is right-censored: its completion time is at least the time
-    it had run. Means and 99th percentiles are over all of them; where the
+    it had run. Means, medians and 99th percentiles are over all of them; where the
     censoring leaves a statistic unidentified (:func:`censored_quantile`;
     a mean whenever a transfer is unfinished) its value is a lower bound
     and its ``_censored`` key is 1. A slowdown statistic is censored
@@ -341,16 +353,23 @@ def fct_summary(
         The middle of the window (``output.halves``): the FCTs again for
         the transfers started before it (``..._half1``) and after it
         (``..._half2``), over every group.
+    mss_bytes : sequence of int, optional
+        Packet size of each flow group, bytes: with it, the large
+        transfers split into ``medium`` and ``long`` as well.
 
     Returns
     -------
     dict
-        Per class ``c`` (``small``, ``large``: more than
-        ``output.large_flow`` bytes) with a transfer started in the window,
-        over every group: ``flows_started_c``, ``flows_completed_c``
-        (counts), ``completion_c`` (their ratio, 0..1), ``fct_mean_c_s``
-        and ``fct_p99_c_s`` (seconds), ``slowdown_mean_c`` and
-        ``slowdown_p99_c`` (ratios), each of the four with a
+        Per class ``c`` with a transfer started in the window, over every
+        group: ``small`` (at most ``output.large_flow`` bytes, 100 KB by
+        default: ABM's short flows, under its fabric's 100 KB BDP, and
+        pFabric's (0, 100KB]), ``large`` (the others), and with
+        ``mss_bytes`` the large split at :data:`LONG_FLOW_BYTES` (10 MB)
+        into ``medium`` and ``long`` (pFabric's bins). Keys:
+        ``flows_started_c``, ``flows_completed_c``
+        (counts), ``completion_c`` (their ratio, 0..1), ``fct_mean_c_s``,
+        ``fct_p50_c_s`` and ``fct_p99_c_s`` (seconds), ``slowdown_mean_c``,
+        ``slowdown_p50_c`` and ``slowdown_p99_c`` (ratios), each of the six with a
         ``_censored`` key (1.0: a lower bound, 0.0: identified). The same
         for each flow group ``k`` (its index in ``flows``, as in
         ``goodput_bps_group<k>``) with a transfer of class ``c`` started in
@@ -380,9 +399,20 @@ def fct_summary(
         group = f["group"].to_numpy()
         parts += [(f"_group{int(g)}", group == g, True) for g in np.unique(group)]
     out: dict[str, float] = {}
+    size_class = f["class"].to_numpy()
+    bins = [(c, size_class == c) for c in ("small", "large")]
+    if mss_bytes is not None:
+        # pFabric's bins above 100 KB (Alizadeh et al., SIGCOMM 2013,
+        # section 5.1: (100KB, 10MB] and (10MB, inf)), splitting `large`.
+        mss = np.asarray(mss_bytes, dtype=float)[f["group"].to_numpy()]
+        big = f["size_pkts"].to_numpy() * mss > LONG_FLOW_BYTES
+        bins += [
+            ("medium", (size_class == "large") & ~big),
+            ("long", (size_class == "large") & big),
+        ]
     for suffix, part, full in parts:
-        for c in ("small", "large"):
-            sel = part & (f["class"].to_numpy() == c)
+        for c, in_class in bins:
+            sel = part & in_class
             n = int(sel.sum())
             if n == 0:
                 continue
@@ -395,20 +425,76 @@ def fct_summary(
                     stats.append(("slowdown", "", slow[sel]))
             known: dict[str, bool] = {}
             for name, unit, v in stats:
-                mean, mean_known = censored_mean(v, fin[sel])
-                p99, p99_known = censored_quantile(v, fin[sel], 0.99)
+                est = {"mean": censored_mean(v, fin[sel])}
+                est |= {k: censored_quantile(v, fin[sel], q) for k, q in QUANTILES.items()}
                 if name == "fct":
-                    known = {"mean": mean_known, "p99": p99_known}
+                    known = {k: ok for k, (_, ok) in est.items()}
                 else:
-                    mean, mean_known, p99, p99_known = _slowdown_bounds(
-                        v,
-                        fin[sel],
-                        (mean, mean_known and known["mean"]),
-                        (p99, p99_known and known["p99"]),
+                    est = _slowdown_bounds(
+                        v, fin[sel], {k: (x, ok and known[k]) for k, (x, ok) in est.items()}
                     )
-                out[f"{name}_mean_{c}{unit}{suffix}"] = mean
-                out[f"{name}_p99_{c}{unit}{suffix}"] = p99
-                if full:
-                    out[f"{name}_mean_{c}{unit}{suffix}_censored"] = float(not mean_known)
-                    out[f"{name}_p99_{c}{unit}{suffix}_censored"] = float(not p99_known)
+                for k, (x, ok) in est.items():
+                    out[f"{name}_{k}_{c}{unit}{suffix}"] = x
+                    if full:
+                        out[f"{name}_{k}_{c}{unit}{suffix}_censored"] = float(not ok)
+    return {k: float(v) for k, v in out.items()}
+
+
+def query_summary(result_or_flows: Any, window_s: tuple[float, float]) -> dict[str, float]:
+    """Completion times of the incast queries started in the measurement
+    window (a flow group's ``incast``), the unfinished ones counted.
+
+    A query's responses start together (its ``start_s``) and it completes
+    with its last one: its query completion time (QCT) is the last
+    response's ``end_s`` less its start. A query with a response still
+    running at the end is right-censored at the time it had run, as
+    :func:`fct_summary` censors a transfer.
+
+    Parameters
+    ----------
+    result_or_flows : Result or pandas.DataFrame
+        A packet-engine result or its ``flows`` table (with ``query``: the
+        id of each response's query, NaN for other rows).
+    window_s : (float, float)
+        The measurement window, seconds.
+
+    Returns
+    -------
+    dict
+        ``queries_started``, ``queries_completed`` (counts),
+        ``responses_per_query`` (mean count), ``qct_mean_s``,
+        ``qct_p50_s`` and ``qct_p99_s`` (seconds), each of the three with a
+        ``_censored`` key (1.0: a lower bound, 0.0: identified); the same
+        for each incast group ``k`` with ``_group<k>`` after the name. Empty
+        without queries in the window.
+    """
+    start, end = window_s
+    f = _table(result_or_flows)
+    if "query" not in f:
+        return {}
+    f = f[f["query"].notna() & (f["start_s"] >= start) & (f["start_s"] < end)]
+    if f.empty:
+        return {}
+    q = f.groupby("query").agg(
+        group=("group", "first"),
+        start_s=("start_s", "min"),
+        end_s=("end_s", "max"),
+        finished=("finished", "min"),
+        responses=("finished", "size"),
+    )
+    fin = q["finished"].to_numpy() == 1.0
+    qct = np.where(fin, q["end_s"] - q["start_s"], end - q["start_s"])
+    groups = q["group"].to_numpy()
+    parts = [("", np.ones(len(q), dtype=bool))]
+    parts += [(f"_group{int(g)}", groups == g) for g in np.unique(groups)]
+    out: dict[str, float] = {}
+    for suffix, sel in parts:
+        out[f"queries_started{suffix}"] = int(sel.sum())
+        out[f"queries_completed{suffix}"] = int(fin[sel].sum())
+        out[f"responses_per_query{suffix}"] = float(q["responses"].to_numpy()[sel].mean())
+        est = {"mean": censored_mean(qct[sel], fin[sel])}
+        est |= {k: censored_quantile(qct[sel], fin[sel], p) for k, p in QUANTILES.items()}
+        for k, (x, ok) in est.items():
+            out[f"qct_{k}_s{suffix}"] = x
+            out[f"qct_{k}_s{suffix}_censored"] = float(not ok)
     return {k: float(v) for k, v in out.items()}

@@ -260,6 +260,12 @@ DESCRIPTIONS: dict[str, str] = {
     "flows[].src": "In a `[fabric]`: the host its transfers leave from (default: drawn).",
     "flows[].dst": "In a `[fabric]`: the host its transfers go to (default: drawn); with "
     "`src` drawn and `arrival.burst`, an incast of distinct servers.",
+    "flows[].incast": "In a `[fabric]`: an incast query workload (table), the group's "
+    "transfers its responses: `servers` (hosts asked per query, distinct, not the client), "
+    '`response` (all servers together: bytes, `"500KB"`, or a fraction of the client\'s '
+    'switch buffer, `"0.3 buffer"`; split evenly, rounded up to whole packets), `rate` '
+    '(queries per second, Poisson, `"2/s"`) and optionally `client` (a host; default drawn '
+    "per query). A query's responses start together; the summary's `qct_*` time the last.",
     "reverse.capacity": "The reverse link's rate (default: `link.capacity`).",
     "reverse.buffer": "Its buffer, as `link.buffer` is given; ACKs count as packets.",
     "reverse.qdisc": 'Its queue discipline (default `"droptail"`); ACKs are not ECN-capable '

@@ -196,3 +196,45 @@ fn a_one_leaf_fabric_is_a_pool_of_its_ports() {
     }
     assert!(m(&pool, "drops_port0") > 1000.0);
 }
+
+#[test]
+fn an_incast_query_asks_its_servers_for_a_fraction_of_the_buffer() {
+    // 8 hosts; queries of 6 servers for a quarter of a leaf's 500,000-byte
+    // buffer, 125,000 bytes: 20,834 bytes a server, 21 packets of 1000
+    // bytes, 126,000 bytes in all (within one packet per server). At 100
+    // queries per second over 10 s, a Poisson count of mean 1000 and sd
+    // 31.6: within 130 of 1000 is 4 sd.
+    let o = run(&json!({
+        "duration": "10s", "seed": 9,
+        "fabric": fabric(2, 2, 4, 2, "dt", 1.0),
+        "flows": [{"tcp": "newreno", "mss": "1000B",
+                   "incast": {"servers": 6, "response": "0.25 buffer", "rate": "100/s"}}],
+    }));
+    let t = &o.flows;
+    let (query, size, start) = (
+        t.get("query").unwrap(),
+        t.get("size_pkts").unwrap(),
+        t.get("start_s").unwrap(),
+    );
+    let mut per: std::collections::BTreeMap<u64, Vec<usize>> = Default::default();
+    for (r, &q) in query.iter().enumerate() {
+        assert!(
+            q.is_finite(),
+            "row {r}: an incast response without its query"
+        );
+        per.entry(q as u64).or_default().push(r);
+    }
+    let n = per.len() as f64;
+    assert!((n - 1000.0).abs() < 130.0, "{n} queries in 10 s at 100/s");
+    for (q, rows) in &per {
+        assert_eq!(rows.len(), 6, "query {q}: {} responses", rows.len());
+        let total: f64 = rows.iter().map(|&r| size[r] * 1000.0).sum();
+        assert_eq!(total, 126_000.0, "query {q}");
+        assert!((total - 125_000.0).abs() < 6.0 * 1000.0);
+        // The responses start together.
+        assert!(
+            rows.iter().all(|&r| start[r] == start[rows[0]]),
+            "query {q}"
+        );
+    }
+}

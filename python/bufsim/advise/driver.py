@@ -195,9 +195,9 @@ def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
             if o.key not in SWITCH_KEYS and not o.key.startswith(COMPLETION_PREFIXES):
                 raise AdviceError(
                     f"objective {o.text!r}: with a fabric advise judges drop_rate on every "
-                    "switch and the completion times (fct_*, slowdown_p99_small) over all "
-                    "transfers; allowed: drop_rate, fct_mean_small, fct_p99_small, "
-                    "fct_mean_large, fct_p99_large, slowdown_p99_small"
+                    "switch and the completion times over all transfers; allowed: drop_rate, "
+                    "fct_<stat>_<class>, slowdown_<stat>_<class> (stat mean, p50 or p99; "
+                    "class small, medium, long or large) and qct_<stat>"
                 )
     if "pool" in norm or "links" in norm:
         place = "port" if "pool" in norm else "link"

@@ -40,19 +40,34 @@ METRICS: dict[str, tuple[str, str]] = {
     "p99_queue_delay": ("p99_queue_delay_s", "time"),
     "goodput": ("goodput_bps", "rate"),
     # Flow completion times of finite transfers (bufsim.flows.fct_summary):
-    # not monotone in the buffer (an interval search, see advise()).
-    "fct_mean_small": ("fct_mean_small_s", "time"),
-    "fct_p99_small": ("fct_p99_small_s", "time"),
-    "fct_mean_large": ("fct_mean_large_s", "time"),
-    "fct_p99_large": ("fct_p99_large_s", "time"),
-    # The small transfers' p99 slowdown: completion time over the ideal
-    # one on an empty path (bufsim.flows.fct_summary), a ratio >= 1.
-    "slowdown_p99_small": ("slowdown_p99_small", "ratio"),
+    # not monotone in the buffer (an interval search, see advise()). Per
+    # size class (small, large; medium and long splitting large at 10 MB),
+    # mean, median and 99th percentile; a slowdown is the completion time
+    # over the ideal one on an empty path, a ratio >= 1.
+    **{
+        f"fct_{s}_{c}": (f"fct_{s}_{c}_s", "time")
+        for c in ("small", "medium", "long", "large")
+        for s in ("mean", "p50", "p99")
+    },
+    **{
+        f"slowdown_{s}_{c}": (f"slowdown_{s}_{c}", "ratio")
+        for c in ("small", "medium", "long", "large")
+        for s in ("mean", "p50", "p99")
+    },
+    # Incast query completion times (bufsim.flows.query_summary).
+    **{f"qct_{s}": (f"qct_{s}_s", "time") for s in ("mean", "p50", "p99")},
 }
 
 #: Completion-time metrics: not monotone in the buffer, censored when a
 #: transfer is unfinished.
-COMPLETION_PREFIXES = ("fct_", "slowdown_")
+COMPLETION_PREFIXES = ("fct_", "slowdown_", "qct_")
+
+#: The completion-time metrics of :data:`METRICS` in short, for messages.
+COMPLETION_FORMS = (
+    "fct_<stat>_<class>",
+    "slowdown_<stat>_<class> (stat mean, p50 or p99; class small, medium, long or large)",
+    "qct_<stat>",
+)
 
 
 GROUP_GOODPUT = re.compile(r"goodput_bps_group(\d+)$")
@@ -226,7 +241,8 @@ def parse_objective(text: str) -> Objective:
     elif name in METRICS:
         key, kind = METRICS[name]
     else:
-        allowed = ", ".join([*METRICS, "goodput_bps_group<k>"])
+        plain = [k for k in METRICS if not k.startswith(COMPLETION_PREFIXES)]
+        allowed = ", ".join([*plain, "goodput_bps_group<k>", *COMPLETION_FORMS])
         raise AdviceError(f"objective {text!r}: unknown metric {name!r}; allowed: {allowed}")
     value = _with_unit(text, bound, kind)
     if kind == "ratio" and value < 1:
@@ -240,7 +256,7 @@ def parse_objective(text: str) -> Objective:
         )
     if value < 0 or not math.isfinite(value):
         raise AdviceError(f"objective {text!r}: the bound must be a finite number >= 0")
-    expected = "<=" if key.endswith("_s") or key in ("drop_rate", "slowdown_p99_small") else ">="
+    expected = "<=" if key.endswith("_s") or key == "drop_rate" or kind == "ratio" else ">="
     if op != expected:
         raise AdviceError(
             f"objective {text!r}: {name} is bounded {'above' if expected == '<=' else 'below'}: write {name}{expected}{bound}"

@@ -122,22 +122,25 @@ def simulate(
     _warn_overload(raw["summary"])
     summary = {k: float(v) for k, v in raw["summary"].items()}
     if ENGINES[engine].transfers and "size_pkts" in flows and flows["size_pkts"].notna().any():
-        from bufsim.flows import add_ideal, fct_summary
+        from bufsim.flows import add_ideal, fct_summary, query_summary
 
         # Finite transfers: their slowdowns, completions and completion
         # times (and per half of the window).
         norm = scn.normalized
-        add_ideal(flows, _group_rates(norm), [g["mss_bytes"] for g in norm["flows"]])
+        mss = [g["mss_bytes"] for g in norm["flows"]]
+        add_ideal(flows, _group_rates(norm), mss)
         window = (norm["warmup_s"], norm["duration_s"])
         half = sum(window) / 2 if norm["output"]["halves"] else None
         # With two-way traffic the headline keys are the forward groups'
         # (as the summary's other flow counts); each group keeps its own.
         reverse = [g for g, grp in enumerate(norm["flows"]) if grp.get("reverse")]
         forward = flows[~flows["group"].isin(reverse)]
-        summary.update(fct_summary(forward, window, halfway_s=half))
+        summary.update(fct_summary(forward, window, halfway_s=half, mss_bytes=mss))
         if reverse:
-            every = fct_summary(flows, window)
+            every = fct_summary(flows, window, mss_bytes=mss)
             summary.update({k: v for k, v in every.items() if "_group" in k})
+        # Incast queries: each completes with its last response.
+        summary.update(query_summary(flows, window))
     summary.update(group_shares(summary, scn.normalized["flows"]))
     return Result(
         summary=summary,

@@ -17,7 +17,8 @@
 //! `left_slow_start` (its ssthresh became finite: a loss or timeout ended
 //! slow start; paper 002's "long" flow, where "short" flows "never leave
 //! slow-start") and `large` (`size_pkts * mss > output.large_flow`;
-//! persistent flows count as large).
+//! persistent flows count as large). `query`: an incast response's query
+//! (the id of the query's first response, in `flow`), NaN for other rows.
 //!
 //! Queueing delay per flow (the flows table's `queued_pkts`,
 //! `mean_queue_delay_s` and `jitter_s`, as ns-3 FlowMonitor's `delaySum`
@@ -93,7 +94,7 @@ impl FlowEnd {
 pub(crate) const FLOW_COLUMNS: usize = COLS.len();
 
 /// Columns of the flows table, in order.
-const COLS: [&str; 27] = [
+const COLS: [&str; 28] = [
     "flow",
     "group",
     "rtt_s",
@@ -121,6 +122,7 @@ const COLS: [&str; 27] = [
     "queued_pkts",
     "mean_queue_delay_s",
     "jitter_s",
+    "query",
 ];
 
 /// What differs between the row of a persistent flow (over the statistics
@@ -150,6 +152,8 @@ struct FlowStat {
     event_stamp: u64,
     // Finite transfers (whole life).
     id: u64,
+    /// An incast response's query: the id of its first response.
+    query: Option<u64>,
     arrival: SimTime,
     size: u64,
     drops_life: u64,
@@ -489,7 +493,9 @@ impl Collector {
         self.last_tick = now;
     }
 
-    /// Slot `f` holds a new finite transfer (a new slot when `f` is the next index).
+    /// Slot `f` holds a new finite transfer (a new slot when `f` is the
+    /// next index); `query`: an incast response's query.
+    #[allow(clippy::too_many_arguments)]
     pub fn new_transfer(
         &mut self,
         f: u32,
@@ -498,11 +504,13 @@ impl Collector {
         id: u64,
         arrival: SimTime,
         size: u64,
+        query: Option<u64>,
     ) {
         let st = FlowStat {
             group,
             rtt,
             id,
+            query,
             arrival,
             size,
             ..FlowStat::default()
@@ -727,6 +735,7 @@ impl Collector {
             } else {
                 0.0
             },
+            st.query.map_or(f64::NAN, |q| q as f64),
         ]
     }
 

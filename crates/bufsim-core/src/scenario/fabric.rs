@@ -125,6 +125,153 @@ impl Route {
     }
 }
 
+/// An incast query workload (`flows[].incast`), the partition-aggregate
+/// pattern of Alizadeh et al., "DCTCP", SIGCOMM 2010, section 2.3.1, as
+/// ABM's setup runs it (Addanki et al., SIGCOMM 2022, section 5.1:
+/// requests of a fraction of the buffer, 2 per second): at Poisson epochs
+/// of `rate_per_s` a client asks `servers` other hosts for a response of
+/// `response_bytes` in all; each server sends `server_pkts` packets, all
+/// starting together, and the query completes with its last response.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Incast {
+    /// Servers each query asks, distinct hosts other than the client.
+    pub servers: u32,
+    /// The response a query asks for, all servers together, bytes.
+    pub response_bytes: u64,
+    /// Each server's part, packets of the group's `mss` (the response
+    /// split evenly and rounded up: within one packet per server).
+    pub server_pkts: u64,
+    /// Queries per second (Poisson).
+    pub rate_per_s: f64,
+    /// The client, a host; `None`: drawn per query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client: Option<u32>,
+}
+
+impl Incast {
+    /// The keys an `incast` table may hold.
+    pub const KEYS: &[&str] = &["servers", "response", "rate", "client"];
+
+    /// Parse group `i`'s `incast` table in a fabric of `hosts` hosts whose
+    /// leaf switches hold `buffer` bytes (what `response = "0.3 buffer"`
+    /// is a fraction of: the client's switch's), its packets `mss` bytes.
+    pub(super) fn parse(
+        v: &Value,
+        i: usize,
+        hosts: u32,
+        buffer: u64,
+        mss: u64,
+    ) -> Result<Incast, ScenarioError> {
+        let p = |field: &str| group_path(i, &format!("incast.{field}"));
+        let shape = "{servers = 16, response = \"0.3 buffer\" (or bytes, \"500KB\"), \
+                     rate = \"2/s\"} and optionally client = <host>";
+        let Value::Object(m) = v else {
+            return Err(err(
+                group_path(i, "incast"),
+                format!("expected a table {shape}, got {v}"),
+            ));
+        };
+        for k in m.keys() {
+            check(Self::KEYS.contains(&k.as_str()), &p(k), || {
+                format!("unknown key: allowed are {}", Self::KEYS.join(", "))
+            })?;
+        }
+        let need = |k: &str| {
+            m.get(k)
+                .ok_or_else(|| err(p(k), format!("missing: an incast is {shape}")))
+        };
+        let most = hosts - 1;
+        let sv = need("servers")?;
+        let servers = sv
+            .as_u64()
+            .filter(|n| (1..=u64::from(most)).contains(n))
+            .ok_or_else(|| {
+                err(
+                    p("servers"),
+                    format!(
+                        "must be a whole number of servers from 1 to {most} (the hosts other \
+                         than the client), got {sv}"
+                    ),
+                )
+            })? as u32;
+        let rv = need("response")?;
+        let response = match rv {
+            Value::String(s) => {
+                let t = s.trim();
+                if let Some(x) = t.strip_suffix("buffer") {
+                    let x: f64 = x.trim().parse().map_err(|_| {
+                        err(
+                            p("response"),
+                            format!(
+                                "{s:?}: expected a fraction before \"buffer\", e.g. \"0.3 buffer\""
+                            ),
+                        )
+                    })?;
+                    check(x > 0.0 && x <= 100.0, &p("response"), || {
+                        format!("{s:?}: the fraction of the buffer must be in (0, 100]")
+                    })?;
+                    (x * buffer as f64).round() as u64
+                } else {
+                    units::parse_bytes(t).map_err(|e| {
+                        err(
+                            p("response"),
+                            format!(
+                                "{}; or a fraction of the switch buffer, \"0.3 buffer\"",
+                                e.0
+                            ),
+                        )
+                    })?
+                }
+            }
+            o => {
+                return Err(err(
+                    p("response"),
+                    format!(
+                        "expected a size such as \"500KB\" or a fraction of the switch buffer \
+                         such as \"0.3 buffer\", got {o}"
+                    ),
+                ));
+            }
+        };
+        check(response > 0, &p("response"), || {
+            format!("must be > 0B, got {rv}")
+        })?;
+        let rate = need("rate")?;
+        let rate_per_s = match Arrival::parse(&serde_json::json!({ "rate": rate })) {
+            Ok(Arrival {
+                epochs: Epochs::Rate(r),
+                ..
+            }) => r,
+            Ok(_) => unreachable!("a rate parses to a rate"),
+            Err(m) => {
+                let m = m.strip_prefix("rate: ").unwrap_or(&m).to_string();
+                return Err(err(p("rate"), format!("{m} (queries per second, Poisson)")));
+            }
+        };
+        let client = match m.get("client") {
+            None => None,
+            Some(c) => Some(
+                c.as_u64()
+                    .filter(|&h| h < u64::from(hosts))
+                    .ok_or_else(|| {
+                        err(
+                            p("client"),
+                            format!("must be a host from 0 to {most}, got {c}"),
+                        )
+                    })? as u32,
+            ),
+        };
+        let mss = mss.max(1);
+        Ok(Incast {
+            servers,
+            response_bytes: response,
+            server_pkts: response.div_ceil(u64::from(servers)).div_ceil(mss),
+            rate_per_s,
+            client,
+        })
+    }
+}
+
 /// SplitMix64's finalizer (Steele, Lea & Flood, "Fast splittable
 /// pseudorandom number generators", OOPSLA 2014): a well-mixed 64-bit hash
 /// of `x`.
@@ -214,6 +361,15 @@ impl Fabric {
     pub fn max_delay(&self) -> SimTime {
         let hops = if self.leaf_spine.leaves > 1 { 4 } else { 2 };
         self.delay.times(hops)
+    }
+
+    /// The client and `k`-th server of an incast query (`client`, else
+    /// drawn from the query's hash `h`): servers are the `k`-th host after
+    /// the one another hash of `h` draws, so a query's are distinct.
+    /// Returns (server, client): the response's source and destination.
+    pub fn query_hosts(&self, client: Option<u32>, h: u64, k: u32) -> (u32, u32) {
+        let c = client.unwrap_or((h % u64::from(self.hosts)) as u32);
+        self.hosts_of(None, Some(c), mix(h), k)
     }
 
     /// The hosts of a transfer of a group with hosts `src`, `dst` (`None`:
@@ -359,6 +515,37 @@ pub(super) fn resolve_scenario(raw: RawScenario, run: Run) -> Result<Scenario, S
     let max_delay = SimTime(delay.0 * if leaves > 1 { 4 } else { 2 });
     for (i, mut f) in raw.flows.into_iter().enumerate() {
         let p = |field: &str| group_path(i, field);
+        // An incast: its responses are the group's transfers, `servers`
+        // per query at Poisson epochs, each of a fixed size.
+        let mss = f.mss.map_or(1500, |s| s.0);
+        let incast = match f.incast.take() {
+            None => None,
+            Some(v) => Some(Incast::parse(&v, i, hosts, leaf_bytes, mss)?),
+        };
+        if let Some(q) = &incast {
+            for (given, field) in [
+                (f.size.is_some(), "size"),
+                (f.arrival.is_some(), "arrival"),
+                (f.count.is_some(), "count"),
+                (f.users.is_some(), "users"),
+                (f.hosts.is_some(), "hosts"),
+                (f.src.is_some(), "src"),
+                (f.dst.is_some(), "dst"),
+            ] {
+                check(!given, &p(field), || {
+                    format!(
+                        "not with incast, which sets its responses' sizes, arrivals and hosts: \
+                         remove {field} (the client is incast.client)"
+                    )
+                })?;
+            }
+            f.size = Some(Value::String(format!("{}pkt", q.server_pkts)));
+            f.arrival = Some(serde_json::json!({
+                "rate": format!("{}/s", q.rate_per_s),
+                "burst": q.servers,
+            }));
+            f.dst = q.client.map(i64::from);
+        }
         check(f.rtt.is_none(), &p("rtt"), || {
             "in a fabric each transfer's RTT is its path's (every link's delay both ways): \
              remove rtt"
@@ -399,7 +586,7 @@ pub(super) fn resolve_scenario(raw: RawScenario, run: Run) -> Result<Scenario, S
         // `load` is a fraction of the host links' rate: of every host's
         // with both hosts drawn (the offered load per host), else of the
         // one host's link (the sender's, or an incast's client's).
-        let senders = if src.is_none() && dst.is_none() {
+        let senders = if src.is_none() && dst.is_none() && incast.is_none() {
             hosts
         } else {
             1
@@ -413,6 +600,7 @@ pub(super) fn resolve_scenario(raw: RawScenario, run: Run) -> Result<Scenario, S
         let mut g = resolve_group(i, f, &at, &mut rng, &mut total)?;
         g.src = src;
         g.dst = dst;
+        g.incast = incast;
         g.path_delay = max_delay;
         g.delay_before_last = max_delay - delay;
         flows.push(g);
@@ -771,5 +959,134 @@ mod tests {
                                          "buffer": "1MB"});
         let e = Scenario::from_json(&v.to_string()).unwrap_err();
         assert_eq!(e.path, "link");
+    }
+    #[test]
+    fn an_incast_is_parsed_field_by_field() {
+        let with = |q: Value| {
+            let mut v = serde_json::json!({
+                "duration": "1s",
+                "fabric": {"leaves": 2, "spines": 2, "hosts_per_leaf": 4, "links_per_pair": 3,
+                           "host_rate": "10Gbps", "delay": "10us",
+                           "buffer_per_port_per_gbps": "9.6KB"},
+            });
+            v["flows"] = serde_json::json!([{"incast": q}]);
+            Scenario::from_json(&v.to_string())
+        };
+        // A leaf of 4 + 6 ports of 10 Gbps holds 960,000 bytes: 0.3 of it
+        // is 288,000 bytes, over 7 servers 41,143 bytes each, 28 packets
+        // of 1500 bytes (294,000 bytes in all, within 7 packets).
+        let s = with(serde_json::json!({"servers": 7, "response": "0.3 buffer",
+                                        "rate": "2/s"}))
+        .unwrap();
+        let g = &s.flows[0];
+        let q = g.incast.unwrap();
+        assert_eq!(
+            (q.servers, q.response_bytes, q.server_pkts),
+            (7, 288_000, 28)
+        );
+        assert_eq!(g.arrival_burst, 7);
+        assert!((g.arrival_rate_per_s.unwrap() - 14.0).abs() < 1e-12);
+        assert_eq!((g.src, g.dst), (None, None));
+        let s = with(serde_json::json!({"servers": 2, "response": "100KB",
+                                        "rate": "1/ms", "client": 5}))
+        .unwrap();
+        let q = s.flows[0].incast.unwrap();
+        assert_eq!(
+            (q.response_bytes, q.server_pkts, q.client),
+            (100_000, 34, Some(5))
+        );
+        assert_eq!(s.flows[0].dst, Some(5));
+        let bad = [
+            (serde_json::json!(3), "flows[0].incast", "expected a table"),
+            (
+                serde_json::json!({"servers": 8, "response": "1MB", "rate": "2/s"}),
+                "flows[0].incast.servers",
+                "from 1 to 7",
+            ),
+            (
+                serde_json::json!({"servers": 2, "response": "0.3", "rate": "2/s"}),
+                "flows[0].incast.response",
+                "\"0.3 buffer\"",
+            ),
+            (
+                serde_json::json!({"servers": 2, "response": "0 buffer", "rate": "2/s"}),
+                "flows[0].incast.response",
+                "(0, 100]",
+            ),
+            (
+                serde_json::json!({"servers": 2, "response": "1MB", "rate": "2"}),
+                "flows[0].incast.rate",
+                "/s",
+            ),
+            (
+                serde_json::json!({"servers": 2, "response": "1MB"}),
+                "flows[0].incast.rate",
+                "missing",
+            ),
+            (
+                serde_json::json!({"servers": 2, "response": "1MB", "rate": "2/s",
+                                   "client": 8}),
+                "flows[0].incast.client",
+                "from 0 to 7, got 8",
+            ),
+            (
+                serde_json::json!({"servers": 2, "response": "1MB", "rate": "2/s",
+                                   "size": "1MB"}),
+                "flows[0].incast.size",
+                "allowed are servers, response, rate, client",
+            ),
+        ];
+        for (q, path, msg) in bad {
+            let e = with(q.clone()).unwrap_err();
+            assert_eq!(e.path, path, "{q}: {e}");
+            assert!(e.message.contains(msg), "{q}: {e}");
+        }
+        // Fields the incast sets are refused beside it, by name.
+        let mut v = serde_json::json!({
+            "duration": "1s",
+            "fabric": {"leaves": 1, "spines": 1, "hosts_per_leaf": 4,
+                       "host_rate": "10Gbps", "delay": "10us", "buffer": "1MB"},
+            "flows": [{"size": "10pkt",
+                       "incast": {"servers": 2, "response": "1MB", "rate": "2/s"}}],
+        });
+        let e = Scenario::from_json(&v.to_string()).unwrap_err();
+        assert_eq!(e.path, "flows[0].size", "{e}");
+        v.as_object_mut().unwrap().remove("fabric");
+        v["link"] = serde_json::json!({"capacity": "10Gbps", "delay": "10us",
+                                       "buffer": "100pkt"});
+        v["flows"][0].as_object_mut().unwrap().remove("size");
+        v["flows"][0]["rtt"] = serde_json::json!("1ms");
+        let e = Scenario::from_json(&v.to_string()).unwrap_err();
+        assert_eq!(e.path, "flows[0].incast", "{e}");
+    }
+
+    #[test]
+    fn a_query_asks_distinct_servers_of_one_client() {
+        // 8 hosts: a query of 7 takes every host but its client, for
+        // clients drawn or named; clients drawn evenly (10,000 queries,
+        // 1,250 a host, a binomial's sd of 2.8%: within 12% is 4 sd).
+        let s = leaf_spine(serde_json::json!({})).unwrap();
+        let f = s.topology.fabric().unwrap();
+        let mut clients = [0u32; 8];
+        for id in 0..10_000u64 {
+            let h = transfer_hash(1, id, 1);
+            let (_, c) = f.query_hosts(None, h, 0);
+            clients[c as usize] += 1;
+            let mut servers: Vec<u32> = (0..7)
+                .map(|k| {
+                    let (srv, cl) = f.query_hosts(None, h, k);
+                    assert_eq!(cl, c);
+                    srv
+                })
+                .collect();
+            servers.sort_unstable();
+            servers.dedup();
+            assert_eq!(servers.len(), 7);
+            assert!(!servers.contains(&c));
+        }
+        for n in clients {
+            assert!((f64::from(n) / 1250.0 - 1.0).abs() < 0.12, "{clients:?}");
+        }
+        assert_eq!(f.query_hosts(Some(3), 77, 2).1, 3);
     }
 }

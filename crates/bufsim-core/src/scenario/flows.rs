@@ -131,6 +131,10 @@ pub struct FlowGroup {
     /// In a fabric: the host its transfers go to (`dst`; `None`: drawn).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dst: Option<u32>,
+    /// In a fabric: the incast query workload its transfers make up
+    /// (`incast`; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incast: Option<fabric::Incast>,
 }
 
 /// Default access-link buffer, packets (Linux's default `txqueuelen`).
@@ -299,6 +303,7 @@ pub(super) fn resolve_group(
         class: 0,
         src: None,
         dst: None,
+        incast: None,
         path_delay: delay,
         delay_before_last: SimTime::ZERO,
         count: count as u32,

@@ -315,6 +315,7 @@ fn resolve(mut raw: RawScenario) -> Result<Scenario, ScenarioError> {
             (f.hosts.is_some(), "hosts"),
             (f.src.is_some(), "src"),
             (f.dst.is_some(), "dst"),
+            (f.incast.is_some(), "incast"),
         ] {
             check(!given, &group_path(i, field), || {
                 "hosts of a transfer are a fabric's: add a [fabric], or remove it".into()

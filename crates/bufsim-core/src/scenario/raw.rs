@@ -341,6 +341,9 @@ pub(super) struct RawFlows {
     pub(super) src: Option<i64>,
     #[serde(default)]
     pub(super) dst: Option<i64>,
+    /// In a fabric: an incast query workload (`fabric::Incast`).
+    #[serde(default)]
+    pub(super) incast: Option<Value>,
 }
 
 #[derive(Deserialize)]
