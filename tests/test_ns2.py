@@ -100,6 +100,16 @@ def test_red_parameters():
     assert "$tcp(0) set ecn_ 1" in out
 
 
+def test_the_initial_rto_is_rtxcur_init_only_when_set():
+    # ns-2.35's RTO before a sample (rtxcur_init_, 3 s by default), set per
+    # agent: a 10 ms one resends a lost SYN at 10, 30, 70 and 150 ms (with
+    # tcpTick_ 1 ms, by hand in ns-2.35), as the packet engine does.
+    assert not [x for x in lines(scenario()) if "rtxcur_init_" in x]
+    out = lines(scenario(initial_rto="10ms"))
+    i = out.index("$tcp(0) set minrto_ 1")
+    assert out[i + 1] == "$tcp(0) set rtxcur_init_ 0.01"
+
+
 def test_newreno_agent_and_sink():
     out = lines(scenario(rwnd="64pkt", initial_window=4, min_rto="0.2s"))
     i = out.index("set tcp(0) [new Agent/TCP/Newreno]")

@@ -29,6 +29,19 @@ def _scn(**over):
     return s
 
 
+def test_the_initial_rto_is_refused_with_ns3s_own_values():
+    with pytest.raises(bufsim.ScenarioError) as e:
+        bufsim.simulate(
+            _scn(flows=[{"count": 1, "rtt": "40ms", "stack": "ns3", "initial_rto": "10ms"}]),
+            engine="ns3",
+        )
+    assert str(e.value) == (
+        "flows[0].initial_rto: 10 ms: the ns3 engine keeps ns-3.37's initial RTO (ConnTimeout "
+        "3 s for the SYN, InitialEstimation 1 s for data); remove initial_rto or use "
+        "engine='packet' or engine='ns2'"
+    )
+
+
 def test_the_ns3_profile_is_ns3s_defaults():
     # Every value of the packet engine's ns3 profile that ns-3 has as an
     # attribute, read from the installed ns-3 (3.37 here).
@@ -271,6 +284,10 @@ def test_a_lone_transfer_completes_as_in_ns3(size):
                 ]
             },
             "flows[0].arrival",
+        ),
+        (
+            {"flows": [{"count": 1, "rtt": "40ms", "stack": "ns3", "initial_rto": "10ms"}]},
+            "flows[0].initial_rto",
         ),
     ],
 )

@@ -124,7 +124,9 @@ def _overrides() -> dict[str, list]:
             if group is None:
                 continue
             for field, key, _ in STACK_FIELDS:
-                out.setdefault(field, set()).add(_written(field, key, group[key]))
+                # initial_rto: set by no profile (absent), RFC 6298 (2.1)'s 1 s.
+                value = group.get(key, 1.0)
+                out.setdefault(field, set()).add(_written(field, key, value))
     return {f: sorted(v, key=repr) for f, v in out.items()}
 
 

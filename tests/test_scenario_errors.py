@@ -36,6 +36,9 @@ BAD = [
     ("flows.0.start", "25s", ["flows[0].start", "not before duration"]),
     ("flows.0.initial_window", 0, ["flows[0].initial_window", "from 1 to 1000"]),
     ("flows.0.min_rto", "0s", ["flows[0].min_rto", ">= 1ms"]),
+    ("flows.0.initial_rto", "0.5ms", ["flows[0].initial_rto", "got 500 us", "at least 1ms", "60s"]),
+    ("flows.0.initial_rto", "2min", ["flows[0].initial_rto", "at most 60s"]),
+    ("flows.0.initial_rto", 10, ["flows[0].initial_rto", "unit"]),
     ("flows.0.rwnd", "0.5BDP", ["flows[0].rwnd", "not a BDP fraction"]),
     ("flows.0.rwnd", "1ms", ["flows[0].rwnd", "or a time"]),
     ("flows.0.access_buffer", "50pkt", ["flows[0].access_buffer", "needs access_rate"]),
@@ -168,3 +171,15 @@ def test_one_root_for_every_bufsim_error_and_the_field_as_an_attribute():
     # Errors cross process boundaries (sweeps on a pool or Dask).
     again = pickle.loads(pickle.dumps(e.value))
     assert type(again) is bufsim.ScenarioError and str(again) == str(e.value)
+
+
+def test_the_initial_rto_is_normalized_only_when_set(base):
+    # Unset, the normalized scenario is what it was before the field (no
+    # key: results and stored runs keep their keys); set, in seconds.
+    plain = bufsim.Scenario.load(base).normalized
+    assert "initial_rto_s" not in plain["flows"][0]
+    set_ = edit(base, "flows.0.initial_rto", "10ms")
+    g = bufsim.Scenario.load(set_).normalized["flows"][0]
+    assert g["initial_rto_s"] == pytest.approx(0.01, rel=1e-12)
+    del g["initial_rto_s"]
+    assert g == plain["flows"][0]

@@ -126,6 +126,9 @@ DESCRIPTIONS: dict[str, str] = {
     "flows[].rwnd": 'Receiver window cap (`"64KB"` or `"44pkt"`).',
     "flows[].initial_window": "Initial window, packets (profile default).",
     "flows[].min_rto": "Least retransmission timeout (RFC 6298 section 2.4; profile default).",
+    "flows[].initial_rto": "Retransmission timeout before the first RTT sample, for data "
+    "(floored at `min_rto`) and the first SYN, 1 ms to 60 s (unset: RFC 6298 (2.1)'s 1 s, "
+    "the profile's SYN timeout).",
     "flows[].start": 'Start times: `"0s"`, `{stagger = "1s"}` or `{uniform = ["0s", "1s"]}`.',
     "flows[].stack": 'Stack profile `"linux"` (the default), `"rfc"` or `"ns3"`: the '
     "defaults of the stack fields below.",
@@ -451,6 +454,12 @@ STACK_SOURCES: dict[str, tuple[str, str, str, str]] = {
         "`TcpSocketBase::MinRto`",
         "`minrto_`; no `tcpTick_` rounding",
     ),
+    "initial_rto": (
+        "RFC 6298 (2.1): 1 s",
+        "`TCP_TIMEOUT_INIT` 1 s",
+        "`InitialEstimation` 1 s; SYN `ConnTimeout` 3 s",
+        "SYN `rtxcur_init_` 3 s; data 1 s",
+    ),
     "connection_setup": (
         "RFC 6298 (2.1)",
         "`TCP_TIMEOUT_INIT`",
@@ -543,6 +552,9 @@ def _stack_value(field: str, key: str, value: Any) -> str:
     """A profile's value as a scenario file writes it, in code."""
     from bufsim import fmt
 
+    if value is None:
+        # A field no profile sets (initial_rto): absent from the group.
+        return "unset"
     if field == "recovery":
         value = "rack" if value else "rfc6675"
     if key.endswith("_s"):
@@ -576,12 +588,12 @@ def stack_table() -> str:
         for profile, source in zip(STACK_PROFILES, sources, strict=True):
             base = _profile(profile, "newreno", True)
             assert base is not None
-            cell = _stack_value(field, key, base[key]) + (f" ({source})" if source else "")
+            cell = _stack_value(field, key, base.get(key)) + (f" ({source})" if source else "")
             other = []
             for name in VARIANTS:
                 group = _profile(profile, name, True)
-                if group is not None and group[key] != base[key]:
-                    other.append(f"{name} {_stack_value(field, key, group[key])}")
+                if group is not None and group.get(key) != base.get(key):
+                    other.append(f"{name} {_stack_value(field, key, group.get(key))}")
             cells.append(cell + ("; " + ", ".join(other) if other else ""))
         lines.append(f"| [`{field}`](#{field}) | " + " | ".join(cells) + " |")
     return "\n".join(lines)

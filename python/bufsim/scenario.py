@@ -378,6 +378,13 @@ STACK_FIELDS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
         lambda v: f"initial window {v} packet{'s' if v != 1 else ''}",
     ),
     ("min_rto", "min_rto_s", lambda v: f"min RTO {_fmt('min_rto_s', v)}"),
+    # Unset in every profile and then absent from the normalized group (RFC
+    # 6298 (2.1)'s 1 s for data, the profile's SYN timeout): not described.
+    (
+        "initial_rto",
+        "initial_rto_s",
+        lambda v: "" if v is None else f"initial RTO {_fmt('initial_rto_s', v)} (data and SYN)",
+    ),
     ("connection_setup", "connection_setup", lambda v: f"handshake {_on(v)}"),
     ("sack", "sack", lambda v: f"SACK {_on(v)}"),
     ("recovery", "rack", lambda v: "RACK-TLP" if v else "RFC 6675 loss detection"),
@@ -539,9 +546,9 @@ def _group_lines(i: int, g: Mapping[str, Any]) -> list[str]:
         )
     profile = _profile(g["stack"], g["tcp"], g["sack"])
     set_here = [
-        text(g[key])
+        text(g.get(key))
         for _, key, text in STACK_FIELDS
-        if profile is not None and g[key] != profile[key]
+        if profile is not None and g.get(key) != profile.get(key)
     ]
     over = f" (set over it: {', '.join(set_here)})" if set_here else ""
     access = (
@@ -555,7 +562,7 @@ def _group_lines(i: int, g: Mapping[str, Any]) -> list[str]:
         f"flows[{i}]: {what}, {g['tcp']}, stack {g['stack']}{over}, "
         f"{_fmt('mss_bytes', g['mss_bytes'])} packets, {_rtt(g)}{_place(g)}",
         f"flows[{i}] TCP: {g['tcp']}{_params({k: v for k, v in g['cc'].items() if k != 'variant'})}, "
-        + ", ".join(text(g[key]) for _, key, text in STACK_FIELDS),
+        + ", ".join(t for _, key, text in STACK_FIELDS if (t := text(g.get(key)))),
         f"flows[{i}] path: {access}, receive window {rwnd}, ECN {_on(g['ecn'])}, "
         f"send jitter up to {_fmt('jitter_s', g['jitter_s'])}, random loss {fmt.number(g['loss'], 3)}",
     ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bufsim import _core
+from bufsim import _core, fmt
 from bufsim.scenario import Scenario, scenario_error
 
 label = "ns-3"
@@ -36,6 +36,27 @@ def _no_fabric(scenario: Scenario) -> None:
         )
 
 
+def _no_initial_rto(scenario: Scenario) -> None:
+    """Refuse ``flows[].initial_rto``. ns-3.37 has it as two attributes
+    the driver does not set: TcpSocket ``ConnTimeout`` (3 s), the SYN's
+    wait (TcpSocketBase::SendEmptyPacket: "m_rto = m_cnTimeout *
+    backoffCount"), and RttEstimator ``InitialEstimation`` (1 s), from
+    which data's RTO before a sample is "Max(m_rtt->GetEstimate() +
+    Max(m_clockGranularity, m_rtt->GetVariation() * 4), m_minRto)". Here,
+    not in the driver's module, whose source keys the stored ns3 runs."""
+    from bufsim.ns3 import group_paths
+
+    norm = scenario.normalized
+    for where, g in zip(group_paths(norm), norm["flows"], strict=True):
+        if "initial_rto_s" in g:
+            raise scenario_error(
+                f"{where}.initial_rto",
+                f"{fmt.metric('initial_rto_s', g['initial_rto_s'])}: the ns3 engine keeps "
+                "ns-3.37's initial RTO (ConnTimeout 3 s for the SYN, InitialEstimation 1 s for "
+                "data); remove initial_rto or use engine='packet' or engine='ns2'",
+            )
+
+
 def check(scenario: Scenario) -> None:
     """Refuse what ns-3 cannot express (:func:`bufsim.ns3.check`).
 
@@ -45,6 +66,7 @@ def check(scenario: Scenario) -> None:
         Naming the field, its value and what the ns3 engine allows.
     """
     _no_fabric(scenario)
+    _no_initial_rto(scenario)
     from bufsim import ns3
 
     ns3.check(scenario)
@@ -69,6 +91,7 @@ def run(scenario: Scenario, progress: Callable[[float], Any] | None = None) -> d
         ns-3 missing, or its driver failed.
     """
     _no_fabric(scenario)
+    _no_initial_rto(scenario)
     from bufsim import ns3
 
     raw = ns3.run(scenario, progress)

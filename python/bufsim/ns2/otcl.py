@@ -214,6 +214,13 @@ def _agent_lines(
         f"$tcp({i}) set window_ {window}",
         f"$tcp({i}) set windowInit_ {g['initial_window_pkts']}",
         f"$tcp({i}) set minrto_ {_num(g['min_rto_s'])}",
+    ]
+    if "initial_rto_s" in g:
+        # initial_rto: ns-2.35's RTO before any sample, the SYN's and the
+        # data's (tcp.cc TcpAgent::rtt_init: "t_rtxcur_ = rtxcur_init_",
+        # read when the agent is reset as the run starts; ns-default.tcl 3 s).
+        lines.append(f"$tcp({i}) set rtxcur_init_ {_num(g['initial_rto_s'])}")
+    lines += [
         # connection_setup: the SYN is packet 0 (TcpAgent::output), and
         # delay_growth_ sends it alone, the initial window once it is
         # acknowledged (set_initial_window, tcp.cc). Without a SYN,

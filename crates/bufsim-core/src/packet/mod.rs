@@ -911,15 +911,17 @@ impl<'s> Sim<'s> {
     }
 
     /// Flow `f` sends a SYN, the path's packet as any segment (it queues,
-    /// and a full queue drops it), and arms the SYN timer: the profile's
-    /// [`Stack::syn_timeout`] doubled for each SYN before (RFC 6298 section
+    /// and a full queue drops it), and arms the SYN timer: the group's
+    /// `initial_rto` if set, else the profile's [`Stack::syn_timeout`],
+    /// doubled for each SYN before (RFC 6298 section
     /// 5.5), at most the ceiling of RTOs ([`MAX_RTO`]).
     ///
     /// [`Stack::syn_timeout`]: crate::tcp::stack::Stack::syn_timeout
     fn send_syn(&mut self, f: u32) {
         let now = self.now;
         let flow = &mut self.flows[f as usize];
-        let first = self.s.flows[flow.group as usize].stack.syn_timeout();
+        let grp = &self.s.flows[flow.group as usize];
+        let first = grp.rules.initial_rto.unwrap_or(grp.stack.syn_timeout());
         let wait = first.times(1 << flow.syns.min(16)).min(MAX_RTO);
         if flow.syns == 0 {
             flow.syn_first = now;

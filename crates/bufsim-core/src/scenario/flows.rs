@@ -657,6 +657,17 @@ pub(super) fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioEr
     check(min_rto >= SimTime::from_millis(1), &p("min_rto"), || {
         format!("must be >= 1ms, got {min_rto}")
     })?;
+    let initial_rto = f.initial_rto.map(|d| d.0);
+    if let Some(t) = initial_rto {
+        //= RFC 6298 (2.1): 1 s before a sample; (2.5): a maximum "at least
+        //= 60 seconds" (rtt::MAX_RTO); below 1 ms a timer would beat the
+        //= round trip of any link bufsim simulates.
+        check(
+            t >= SimTime::from_millis(1) && t <= crate::tcp::rtt::MAX_RTO,
+            &p("initial_rto"),
+            || format!("must be at least 1ms and at most 60s, got {t}"),
+        )?;
+    }
     let delack_timeout = f
         .delack_timeout
         .map(|d| d.0)
@@ -686,6 +697,7 @@ pub(super) fn group_stack(f: &RawFlows, i: usize) -> Result<Recovery, ScenarioEr
         rules: StackDefaults {
             initial_window: iw as u32,
             min_rto,
+            initial_rto,
             delayed_ack: f.delayed_ack.unwrap_or(profile.delayed_ack),
             prr,
             prr_variant,

@@ -260,6 +260,8 @@ pub(super) struct RawFlows {
     #[serde(default)]
     pub(super) min_rto: Option<Dur>,
     #[serde(default)]
+    pub(super) initial_rto: Option<Dur>,
+    #[serde(default)]
     pub(super) start: Option<StartSpec>,
     #[serde(default)]
     pub(super) stack: Option<String>,

@@ -35,13 +35,14 @@ pub struct RttEstimator {
 }
 
 impl RttEstimator {
-    /// No sample yet: RTO is the initial 1 s, or `min_rto` if larger.
-    pub fn new(min_rto: SimTime) -> RttEstimator {
+    /// No sample yet: RTO is `initial` (`flows[].initial_rto`; without
+    /// it RFC 6298 (2.1)'s 1 s), or `min_rto` if larger.
+    pub fn new(min_rto: SimTime, initial: Option<SimTime>) -> RttEstimator {
         RttEstimator {
             srtt: 0.0,
             rttvar: 0.0,
             have_sample: false,
-            rto: INITIAL_RTO.max(min_rto),
+            rto: initial.unwrap_or(INITIAL_RTO).max(min_rto).min(MAX_RTO),
             min_rto,
             min: None,
             last: None,
@@ -210,7 +211,7 @@ mod tests {
     #[test]
     fn rfc6298_hand_worked() {
         let ms = SimTime::from_millis;
-        let mut e = RttEstimator::new(ms(200));
+        let mut e = RttEstimator::new(ms(200), None);
         assert_eq!(e.rto(), ms(1000));
         assert_eq!(e.srtt(), None);
         // First sample 100 ms: SRTT 100, RTTVAR 50, RTO = 100 + 4 * 50 = 300 ms.
@@ -228,9 +229,25 @@ mod tests {
         }
         assert_eq!(e.rto(), ms(60_000));
         // The floor: a 1 ms RTT still gives the minimum RTO.
-        let mut e = RttEstimator::new(ms(200));
+        let mut e = RttEstimator::new(ms(200), None);
         e.sample(ms(1));
         assert_eq!(e.rto(), ms(200));
+    }
+
+    /// `initial_rto` replaces RFC 6298 (2.1)'s 1 s before a sample, floored
+    /// at the minimum RTO and capped at 60 s; a sample then sets the RTO as
+    /// ever (1 ms: 1 + 4 x 0.5 = 3 ms, floored at 10 ms).
+    #[test]
+    fn initial_rto_before_the_first_sample() {
+        let ms = SimTime::from_millis;
+        let mut e = RttEstimator::new(ms(10), Some(ms(10)));
+        assert_eq!(e.rto(), ms(10));
+        e.backoff();
+        assert_eq!(e.rto(), ms(20));
+        e.sample(ms(1));
+        assert_eq!(e.rto(), ms(10));
+        assert_eq!(RttEstimator::new(ms(200), Some(ms(10))).rto(), ms(200));
+        assert_eq!(RttEstimator::new(ms(1), Some(ms(90_000))).rto(), MAX_RTO);
     }
 
     #[test]

@@ -213,7 +213,7 @@ impl Sender {
             reo_deadline: SimTime::MAX,
             pto_deadline: SimTime::MAX,
             rxt_next: 0,
-            rtt: RttEstimator::new(cfg.rules.min_rto),
+            rtt: RttEstimator::new(cfg.rules.min_rto, cfg.rules.initial_rto),
             rto_deadline: SimTime::MAX,
             timing: Timing::new(cfg.rules.rtt_sampling),
             rate: None,
@@ -1589,6 +1589,7 @@ mod tests {
             rules: StackDefaults {
                 initial_window: 4,
                 min_rto: SimTime::from_millis(200),
+                initial_rto: None,
                 ..Stack::Rfc.defaults()
             },
         };

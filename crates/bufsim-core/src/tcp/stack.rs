@@ -470,6 +470,17 @@ pub struct StackDefaults {
     /// Minimum retransmission timeout.
     #[serde(serialize_with = "crate::units::ser_secs", rename = "min_rto_s")]
     pub min_rto: SimTime,
+    /// The retransmission timeout before the first RTT sample, for data
+    /// (floored at `min_rto` as any RTO) and for the first SYN (doubled for
+    /// each SYN after it): `None` keeps RFC 6298 (2.1)'s 1 s for data and
+    /// the profile's [`Stack::syn_timeout`]. Serialized only when set, so
+    /// a scenario without it normalizes as before (`flows[].initial_rto`).
+    #[serde(
+        serialize_with = "crate::units::ser_opt_secs",
+        rename = "initial_rto_s",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub initial_rto: Option<SimTime>,
     /// Delayed ACKs (ACK every second segment, RFC 5681 section 4.2).
     pub delayed_ack: bool,
     /// Proportional Rate Reduction during SACK fast recovery.
@@ -741,6 +752,7 @@ impl Stack {
                 //= RFC 6298 section 2 (2.4): "RTO ... should be rounded up to
                 //= 1 second".
                 min_rto: SimTime::from_millis(1000),
+                initial_rto: None,
                 // The papers' ns-2 runs ACK every segment.
                 delayed_ack: false,
                 prr: false,
@@ -794,6 +806,7 @@ impl Stack {
                 //= floors the RTTVAR term with it, RTO >= SRTT + 200 ms;
                 //= bufsim floors the whole RTO, as RFC 6298 (2.4).)
                 min_rto: SimTime::from_millis(200),
+                initial_rto: None,
                 //= net/ipv4/tcp_input.c __tcp_ack_snd_check: an ACK for every
                 //= second full-sized segment, otherwise delayed (after the
                 //= quick-ACK start, `quick_acks` below).
@@ -903,6 +916,7 @@ impl Stack {
                 initial_window: 10,
                 //= ns-3 TcpSocketBase attribute MinRto (default 1 s).
                 min_rto: SimTime::from_millis(1000),
+                initial_rto: None,
                 //= ns-3 TcpSocket attribute DelAckCount (default 2).
                 delayed_ack: true,
                 //= ns-3 TcpL4Protocol attribute RecoveryType (default
@@ -999,6 +1013,7 @@ impl Stack {
                 //= rfc2988_ true (line 984) TcpAgent::rtt_timeout floors the
                 //= whole RTO with it before the backoff, as bufsim does.
                 min_rto: SimTime::from_millis(200),
+                initial_rto: None,
                 //= Agent/TCPSink ACKs every packet (tcp-sink.cc TcpSink::recv);
                 //= delayed ACKs are the Agent/TCPSink/DelAck class a script
                 //= picks.

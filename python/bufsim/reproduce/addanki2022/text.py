@@ -18,6 +18,7 @@ from bufsim.reproduce.addanki2022.design import (
     FULL_WINDOW_S,
     HOSTS,
     HOSTS_PER_LEAF,
+    INITIAL_RTO,
     INTERVAL_US,
     KIB_PER_PORT_PER_GBPS,
     LEAVES,
@@ -47,9 +48,9 @@ TEXT = templates(__package__)
 #: The script's run: flows launched from 10 s to 13 s, the run ending at 24 s.
 PAPER_WINDOW_S, PAPER_DRAIN_S = 3.0, 11.0
 
-#: RFC 6298 section 2.1's first RTO (bufsim's before any RTT sample), and
+#: RFC 6298 section 2.1's first RTO (bufsim's without ``initial_rto``), and
 #: the script's ``RttEstimator::InitialEstimation``, microseconds.
-FIRST_RTO_S = 1.0
+RFC_FIRST_RTO_S = 1.0
 
 SCRIPT_ESTIMATE_US = 200.0
 
@@ -92,6 +93,7 @@ def setup() -> Prose:
         k=RED_K_PKTS,
         iw=WEB_IW,
         rto=MIN_RTO,
+        rto0=INITIAL_RTO,
         loads=", ".join(f"{x:g}" for x in LOADS),
         b0=BURST_AT_LOADS,
         bursts=_pct(BURSTS),
@@ -123,7 +125,8 @@ def findings(table: pd.DataFrame) -> list[Finding]:
             prose(
                 TEXT["findings"]["first_window"],
                 iw=WEB_IW,
-                rto0=FIRST_RTO_S,
+                rto0=INITIAL_RTO,
+                rfc=RFC_FIRST_RTO_S,
                 est=SCRIPT_ESTIMATE_US,
                 rto=MIN_RTO,
                 x=high,
@@ -164,6 +167,7 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                 prose(
                     TEXT["findings"]["dctcp"],
                     k=RED_K_PKTS,
+                    rto0=INITIAL_RTO,
                     sl=d["short_p99"].min(),
                     sh=d["short_p99"].max(),
                     cmin=table.loc[table["tcp"] == "cubic", "short_p99"].min(),
