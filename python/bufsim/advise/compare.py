@@ -64,6 +64,7 @@ class Comparison:
             for v, a in zip(self.values, self.advices)
         ]
         t = pd.DataFrame(rows)
+        t["value"] = pd.Series(self.values, dtype=object)  # as given, 1 not 1.0
         key = t["buffer_pkts"].where(t["feasible"], math.inf)
         return t.loc[key.sort_values(kind="stable").index].reset_index(drop=True)
 
