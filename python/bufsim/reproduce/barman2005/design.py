@@ -109,7 +109,7 @@ FULL_ONLY = "full run only"
 
 #: Why ns-2 has no number for simple RED's weight at 2.5 Gbps: ns-2 runs
 #: the paper's Adaptive RED weight, the claim beside it.
-NO_NS2_WQ = "ns-2 runs Adaptive RED's w_q (the claim beside)"
+NO_NS2_WQ = "Adaptive RED only"
 
 #: Where the claims' tolerances come from.
 ALMOST_SOURCE = "the paper's 'almost', read as within 2-3 points of utilization"
