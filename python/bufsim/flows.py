@@ -29,8 +29,8 @@ CLASSES = ("persistent", "large", "small")
 QUANTILES = {"p50": 0.5, "p99": 0.99}
 
 #: Above this size (bytes) a large transfer is ``long``, at or below it
-#: ``medium``: pFabric's bins (Alizadeh et al., "pFabric", SIGCOMM 2013,
-#: section 5.1: (0, 100KB], (100KB, 10MB], (10MB, inf)).
+#: ``medium``: the FCT bins of pFabric's evaluation (Alizadeh et al.,
+#: "pFabric", SIGCOMM 2013: (0, 100KB], (100KB, 10MB], (10MB, inf)).
 LONG_FLOW_BYTES = 10_000_000
 
 
@@ -402,8 +402,8 @@ def fct_summary(
     size_class = f["class"].to_numpy()
     bins = [(c, size_class == c) for c in ("small", "large")]
     if mss_bytes is not None:
-        # pFabric's bins above 100 KB (Alizadeh et al., SIGCOMM 2013,
-        # section 5.1: (100KB, 10MB] and (10MB, inf)), splitting `large`.
+        # pFabric's evaluation bins above 100 KB (Alizadeh et al., SIGCOMM
+        # 2013: (100KB, 10MB] and (10MB, inf)), splitting `large`.
         mss = np.asarray(mss_bytes, dtype=float)[f["group"].to_numpy()]
         big = f["size_pkts"].to_numpy() * mss > LONG_FLOW_BYTES
         bins += [
