@@ -209,6 +209,15 @@ def gains(table: pd.DataFrame, column: str, sweep: str) -> pd.DataFrame:
     return out.dropna(subset=["gain"])
 
 
+def _best(g: pd.DataFrame) -> tuple[float, bool]:
+    """The largest of :func:`gains`' reductions and whether it reads a
+    lower bound (NaN and False when the sweep has none)."""
+    if not len(g):
+        return math.nan, False
+    best = g["gain"].idxmax()
+    return float(g.loc[best, "gain"]), bool(g.loc[best, "censored"])
+
+
 #: A censored percentile's interval: unbounded above, so a comparison that
 #: reads one is ``undecided`` (bufsim.reproduce.judge).
 UNBOUNDED = math.inf
@@ -271,9 +280,7 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
             gains(table, "short_p99", "burst").rename(lambda x: f"burst {x:g}"),
         ]
     )
-    best = g["gain"].idxmax() if len(g) else None
-    gain = float(g.loc[best, "gain"]) if best is not None else math.nan
-    open_ = best is not None and bool(g.loc[best, "censored"])
+    gain, open_ = _best(g)
     c.at_least(
         "headline: up to 94% lower p99 slowdown of short flows than DT",
         prose(
@@ -370,9 +377,7 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
         about="occupancy_p99",
     )
     gd = gains(table, "incast_p99", "dctcp")
-    best_d = gd["gain"].idxmax() if len(gd) else None
-    gain_d = float(gd.loc[best_d, "gain"]) if best_d is not None else math.nan
-    open_d = best_d is not None and bool(gd.loc[best_d, "censored"])
+    gain_d, open_d = _best(gd)
     c.add(
         "DCTCP: ABM lowers the incast's p99 slowdown",
         prose(
