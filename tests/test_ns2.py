@@ -332,31 +332,29 @@ def test_refused_by_field(over, field):
     assert str(e.value).startswith(f"{field}: ")
 
 
+def _refusal(raw: dict) -> bufsim.ScenarioError:
+    """The error the script writer refuses ``raw`` with (the test fails if
+    it writes a script)."""
+    with pytest.raises(bufsim.ScenarioError) as e:
+        ns2.write_script(raw)
+    return e.value
+
+
 def test_fq_refused_where_drr_cannot_run_it():
     raw = fq_scenario()
     raw["flows"][0]["mss"] = "1500B"
-    with pytest.raises(bufsim.ScenarioError) as e:
-        ns2.write_script(raw)
-    assert e.value.path == "link.buffer", e.value
+    assert (e := _refusal(raw)).path == "link.buffer", e
     raw = fq_scenario(background_flows=5000)
-    with pytest.raises(bufsim.ScenarioError) as e:
-        ns2.write_script(raw)
-    assert e.value.path == "link.qdisc_params.background_flows", e.value
+    assert (e := _refusal(raw)).path == "link.qdisc_params.background_flows", e
     raw = fq_scenario()
     raw["flows"][0].update(size="10pkt", arrival={"rate": "10/s"})
-    with pytest.raises(bufsim.ScenarioError) as e:
-        ns2.write_script(raw)
-    assert e.value.path == "flows[0].arrival", e.value
+    assert (e := _refusal(raw)).path == "flows[0].arrival", e
     raw = parking_lot()
     raw["links"][1]["qdisc"] = "fq"
-    with pytest.raises(bufsim.ScenarioError) as e:
-        ns2.write_script(raw)
-    assert e.value.path == "links[1].qdisc", e.value
+    assert (e := _refusal(raw)).path == "links[1].qdisc", e
     raw = two_way()
     raw["link"]["qdisc"] = "fq"
-    with pytest.raises(bufsim.ScenarioError) as e:
-        ns2.write_script(raw)
-    assert e.value.path == "reverse", e.value
+    assert (e := _refusal(raw)).path == "reverse", e
 
 
 def test_refuses_pools_and_a_reverse_queue_it_has_not():
@@ -364,19 +362,13 @@ def test_refuses_pools_and_a_reverse_queue_it_has_not():
     raw["links"] = [raw.pop("link")]
     raw["pool"] = {"size": "100pkt", "ports": 2}
     raw["flows"][0]["port"] = 1
-    with pytest.raises(bufsim.ScenarioError) as e:
-        ns2.write_script(raw)
-    assert e.value.path == "pool", e.value
+    assert (e := _refusal(raw)).path == "pool", e
     raw = two_way()
     raw["reverse"]["qdisc"] = "codel"
-    with pytest.raises(bufsim.ScenarioError) as e:
-        ns2.write_script(raw)
-    assert e.value.path == "reverse.qdisc", e.value
+    assert (e := _refusal(raw)).path == "reverse.qdisc", e
     raw = parking_lot()
     raw["links"][2]["qdisc"] = "pie"
-    with pytest.raises(bufsim.ScenarioError) as e:
-        ns2.write_script(raw)
-    assert e.value.path == "links[2].qdisc", e.value
+    assert (e := _refusal(raw)).path == "links[2].qdisc", e
 
 
 # --- chains, two-way traffic, drawn sizes: the writer ------------------
