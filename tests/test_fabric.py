@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import bufsim
+import pandas as pd
 import pytest
 from bufsim import fmt
 from bufsim.advise.compare import compare
@@ -242,7 +243,12 @@ def test_advise_sizes_every_switch_buffer_and_the_worst_switch_decides():
     assert at[91]["drop_rate"].min() == pytest.approx(0.002328, abs=5e-6)
     notes = "\n".join(a.notes)
     assert "fabric: the answer is fabric.buffer, each switch's buffer (packets of 1000 B)" in notes
-    assert "fabric: at 128 packets the worst switch is leaf1, drop rate 0.045%" in notes
+    # The worst switch leads the first screen, under the answer.
+    assert a.worst_place == (
+        "Worst switch at 128 packets: leaf1, drop rate 0.045%, most at its port up0 (0.12%; "
+        "mean of 2 seeds; leaf0 0.026%, spine0 0%)."
+    )
+    assert a.first_screen()[1] == a.worst_place
 
 
 def test_advise_reads_completion_objectives_over_the_fabric():
@@ -263,8 +269,8 @@ def test_advise_refuses_what_a_switch_does_not_report_in_one_error_line():
     assert out.stderr.strip().splitlines() == [
         "error: objective 'p99_queue_delay<=1ms': with a fabric advise judges drop_rate on "
         "every switch and the completion times over all transfers; allowed: drop_rate, "
-        "fct_<stat>_<class>, slowdown_<stat>_<class> (stat mean, p50 or p99; class small, "
-        "medium, long or large) and qct_<stat>"
+        "fct_<stat>_<class>, slowdown_<stat>_<class> (or fct_<stat>_slowdown_<class>; stat "
+        "mean, p50 or p99; class small, medium, long or large), qct_<stat>"
     ]
 
 
@@ -417,3 +423,31 @@ def test_validate_counts_every_port_a_fabric_packet_leaves():
     ports = r.scenario["fabric"]["ports"]
     measured = sum(r.summary[f"departures_{p}"] for p in ports) * 0.25 / 0.2
     assert 0.85 < est / measured < 1.3, (est, measured)
+
+
+def test_without_a_drop_the_longest_queue_is_named():
+    from types import SimpleNamespace
+
+    from bufsim.advise.driver import _worst_switch
+
+    p = SimpleNamespace(places=["leaf0", "leaf1"])
+    runs = pd.DataFrame(
+        {
+            "buffer_pkts": [512, 512],
+            "drop_rate_leaf0": [0.0, 0.0],
+            "drop_rate_leaf1": [0.0, 0.0],
+            "p99_queue_delay_s_leaf0.down1": [40e-6, 60e-6],
+            "p99_queue_delay_s_host3.up": [100e-6, 154e-6],
+        }
+    )
+    assert _worst_switch(p, runs) == (
+        "No switch drops at 512 packets; the longest queueing is at host3.up, a host's NIC, "
+        "which fabric.buffer does not size: p99 127 us (mean of 2 seeds)."
+    )
+    runs["drop_rate_leaf1"] = [0.001, 0.003]
+    runs["drop_rate_leaf1.up0"] = [0.002, 0.004]
+    runs["drop_rate_leaf1.down2"] = [0.0, 0.001]
+    assert _worst_switch(p, runs) == (
+        "Worst switch at 512 packets: leaf1, drop rate 0.2%, most at its port up0 (0.3%; "
+        "mean of 2 seeds; leaf0 0%)."
+    )

@@ -1432,6 +1432,43 @@ def _advise_progress(terminal: bool) -> tuple[Progress | None, Callable[[Any], N
 ADVICE_COST_ROWS = 12
 
 
+def _cost_table(a: Any) -> Any:
+    """The costs at each buffer measured (when no buffer meets every
+    objective) as a console table, at most ADVICE_COST_ROWS rows; None
+    without a packet run."""
+    from bufsim.advise.advice import MEASURED_COSTS
+
+    per_flow = " per flow per s"
+    c = Table(
+        title=MEASURED_COSTS,
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        show_edge=False,
+    )
+    # Slowdowns stay in the cost line (-v, --json), 80 columns, unless
+    # an objective is one.
+    judged = any(o.key.startswith("slowdown_") for o in a.objectives)
+    rows = [
+        (b, [cell for cell in cells if judged or "slowdown" not in cell[0]])
+        for b, cells in a.measured_costs()
+    ]
+    if not rows:
+        return None
+    # At most ADVICE_COST_ROWS buffers, spread over those measured, on
+    # the first screen; -v's cost tables have them all.
+    shown = rows
+    if len(rows) > ADVICE_COST_ROWS:
+        step = (len(rows) - 1) / (ADVICE_COST_ROWS - 1)
+        shown = [rows[round(k * step)] for k in range(ADVICE_COST_ROWS)]
+        c.caption = f"{len(shown)} of the {len(rows)} buffers measured; -v: all"
+    c.add_column("packets", justify="right")
+    for name, _ in rows[0][1]:
+        c.add_column(name + (per_flow if name == "timeouts" else ""), justify="right")
+    for b, cells in shown:
+        c.add_row(fmt.number(b), *(v.replace(per_flow, "") for _, v in cells))
+    return c
+
+
 def _print_advice(a: Any, verbose: bool = False) -> None:
     """The advice on the console: its first screen (answer, cost, flags,
     the buffer that clears them, the stack line) and the compact table of
@@ -1441,7 +1478,7 @@ def _print_advice(a: Any, verbose: bool = False) -> None:
     search went, what it cost and every note."""
     import textwrap
 
-    from bufsim.advise.advice import MEASURED_COSTS, short_source
+    from bufsim.advise.advice import short_source
 
     width = min(console.width, 100)
 
@@ -1461,31 +1498,10 @@ def _print_advice(a: Any, verbose: bool = False) -> None:
     else:
         # The same costs at every buffer measured, as a table.
         para(a.headline(), "bold red")
-        per_flow = " per flow per s"
-        c = Table(
-            title=MEASURED_COSTS,
-            box=box.SIMPLE_HEAD,
-            pad_edge=False,
-            show_edge=False,
-        )
-        # Slowdowns stay in the cost line (-v, --json): 80 columns.
-        rows = [
-            (b, [c for c in cells if "slowdown" not in c[0]]) for b, cells in a.measured_costs()
-        ]
-        # At most ADVICE_COST_ROWS buffers, spread over those measured, on
-        # the first screen; -v's cost tables have them all.
-        shown = rows
-        if len(rows) > ADVICE_COST_ROWS:
-            step = (len(rows) - 1) / (ADVICE_COST_ROWS - 1)
-            shown = [rows[round(k * step)] for k in range(ADVICE_COST_ROWS)]
-            c.caption = f"{len(shown)} of the {len(rows)} buffers measured; -v: all"
-        if rows:
-            c.add_column("packets", justify="right")
-            for name, _ in rows[0][1]:
-                c.add_column(name + (per_flow if name == "timeouts" else ""), justify="right")
-            for b, cells in shown:
-                c.add_row(fmt.number(b), *(v.replace(per_flow, "") for _, v in cells))
-            console.print(c)
+        if a.worst_place:
+            para(a.worst_place)
+        if (costs := _cost_table(a)) is not None:
+            console.print(costs)
         para(a.thresholds_text())
         para(a.stack_line())
     # The rules side by side: one cell for what the packet engine measured

@@ -102,6 +102,10 @@ class Advice:
         unless overridden: :meth:`with_flags`, ``advise(..., flags=...)``).
     quick : bool
         The search ran in quick mode (no packet runs at the rules' buffers).
+    worst_place : str
+        In a fabric, the switch with the most drops at the answer (or at
+        the largest buffer measured when none meets every objective), in
+        words: the one that decides a drop_rate objective. Empty otherwise.
     """
 
     objectives: list[Objective]
@@ -124,6 +128,7 @@ class Advice:
     wall_s: float = math.nan
     thresholds: tuple[Threshold, ...] = THRESHOLDS
     quick: bool = False
+    worst_place: str = ""
 
     @property
     def sized(self) -> str:
@@ -375,7 +380,7 @@ class Advice:
             measured buffer, one paragraph per buffer, when no buffer meets
             every objective.
         """
-        out = [self.headline()]
+        out = [self.headline()] + [self.worst_place] * bool(self.worst_place)
         if self.feasible:
             cost = self.cost_at(self.buffer_pkts)
             if cost is not None:

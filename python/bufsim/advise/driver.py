@@ -26,6 +26,7 @@ from bufsim.advise.convergence import convergence_notes
 from bufsim.advise.flags import thresholds
 from bufsim.advise.notes import engine_gap_notes, silent_flow_notes, unjudged_notes
 from bufsim.advise.objectives import (
+    COMPLETION_FORMS,
     COMPLETION_PREFIXES,
     GROUP_GOODPUT,
     STOP_BATCHES,
@@ -196,8 +197,7 @@ def _check_fit(objs: list[Objective], norm: Mapping[str, Any]) -> None:
                 raise AdviceError(
                     f"objective {o.text!r}: with a fabric advise judges drop_rate on every "
                     "switch and the completion times over all transfers; allowed: drop_rate, "
-                    "fct_<stat>_<class>, slowdown_<stat>_<class> (stat mean, p50 or p99; "
-                    "class small, medium, long or large) and qct_<stat>"
+                    + ", ".join(COMPLETION_FORMS)
                 )
     if "pool" in norm or "links" in norm:
         place = "port" if "pool" in norm else "link"
@@ -492,8 +492,9 @@ def advise(
         except Budget:
             notes.append(f"the budget of {budget} packet runs left some rules unchecked")
     all_runs = runner.table()
-    if "fabric" in p.norm:
-        notes.append(_worst_switch_note(p, runner.at(rec if feasible else p.grid[-1])))
+    worst = (
+        _worst_switch(p, runner.at(rec if feasible else p.grid[-1])) if "fabric" in p.norm else ""
+    )
     table = measured_table(table, all_runs, objs, confidence, feasible, rec)
     model_notes, model = model_columns(table, p.raw, objs, p.grid)
     notes += model_notes + engine_gap_notes(p, scan, runner.runs, edges, model)
@@ -534,6 +535,7 @@ def advise(
         wall_s=time.perf_counter() - t0,
         thresholds=levels,
         quick=quick,
+        worst_place=worst,
     )
 
 
@@ -566,21 +568,42 @@ def _seed_notes(p: Plan, probes: Probes, runner: Runner) -> list[str]:
     return notes
 
 
-def _worst_switch_note(p: Plan, at: pd.DataFrame) -> str:
-    """The switch with the most drops at a buffer, from the packet runs
-    ``at`` that buffer (their ``drop_rate_<switch>`` columns, mean over
-    seeds): the one that decides a drop_rate objective."""
+def _worst_switch(p: Plan, at: pd.DataFrame) -> str:
+    """The switch with the most drops at a buffer and its port with the
+    most, in words, from the packet runs ``at`` that buffer (their
+    ``drop_rate_<switch>`` and ``drop_rate_<switch>.<port>`` columns, mean
+    over seeds): the one that decides a drop_rate objective. Without a
+    drop, the queue with the longest p99 queueing delay (what short
+    transfers wait behind)."""
     if at.empty:
-        return "fabric: no packet run at the answer to name its worst switch"
+        return "No packet run at the answer names the fabric's worst switch."
     b = int(at["buffer_pkts"].iloc[0])
-    rates = {w: float(at[f"drop_rate_{w}"].mean()) for w in p.places if f"drop_rate_{w}" in at}
+
+    def means(prefix: str) -> dict[str, float]:
+        cols = [c for c in at.columns if c.startswith(prefix)]
+        return {c.removeprefix(prefix): float(at[c].mean()) for c in cols}
+
+    rates = {w: r for w, r in means("drop_rate_").items() if w in p.places}
     if not rates:
-        return "fabric: the runs report no switch's drop rate"
+        return "The runs report no switch's drop rate."
     worst = max(rates, key=lambda w: rates[w])
-    others = ", ".join(f"{w} {fmt.percent(r)}" for w, r in rates.items() if w != worst)
+    seeds = f"mean of {len(at)} seeds"
+    if rates[worst] > 0:
+        ports = {q: r for q, r in means(f"drop_rate_{worst}.").items()}
+        port = max(ports, key=lambda q: ports[q])
+        others = ", ".join(f"{w} {fmt.percent(r)}" for w, r in rates.items() if w != worst)
+        return (
+            f"Worst switch at {b} packets: {worst}, drop rate {fmt.percent(rates[worst])}, "
+            f"most at its port {port} ({fmt.percent(ports[port])}; {seeds}; {others})."
+        )
+    delays = means("p99_queue_delay_s_")
+    if not delays:
+        return f"No switch drops at {b} packets ({seeds})."
+    queue = max(delays, key=lambda q: delays[q])
+    nic = ", a host's NIC, which fabric.buffer does not size" if queue.startswith("host") else ""
     return (
-        f"fabric: at {b} packets the worst switch is {worst}, drop rate "
-        f"{fmt.percent(rates[worst])} (mean of {len(at)} seeds; {others})"
+        f"No switch drops at {b} packets; the longest queueing is at {queue}{nic}: p99 "
+        f"{fmt.metric('p99_queue_delay_s', delays[queue])} ({seeds})."
     )
 
 

@@ -54,6 +54,13 @@ METRICS: dict[str, tuple[str, str]] = {
         for c in ("small", "medium", "long", "large")
         for s in ("mean", "p50", "p99")
     },
+    # The same slowdowns spelled as an FCT statistic (fct_p99_slowdown_small),
+    # as datacenter papers name them; they read the same summary keys.
+    **{
+        f"fct_{s}_slowdown_{c}": (f"slowdown_{s}_{c}", "ratio")
+        for c in ("small", "medium", "long", "large")
+        for s in ("mean", "p50", "p99")
+    },
     # Incast query completion times (bufsim.flows.query_summary).
     **{f"qct_{s}": (f"qct_{s}_s", "time") for s in ("mean", "p50", "p99")},
 }
@@ -65,7 +72,7 @@ COMPLETION_PREFIXES = ("fct_", "slowdown_", "qct_")
 #: The completion-time metrics of :data:`METRICS` in short, for messages.
 COMPLETION_FORMS = (
     "fct_<stat>_<class>",
-    "slowdown_<stat>_<class> (stat mean, p50 or p99; class small, medium, long or large)",
+    "slowdown_<stat>_<class> (or fct_<stat>_slowdown_<class>; stat mean, p50 or p99; class small, medium, long or large)",
     "qct_<stat>",
 )
 
