@@ -688,15 +688,13 @@ const ECMP_SALT: u64 = 2;
 /// and the run's seed.
 fn fabric_route(s: &Scenario, fab: &Fabric, g: u32, id: u64, burst: (u64, u32)) -> Route {
     let grp = &s.flows[g as usize];
-    let (base, k) = match (grp.src, grp.dst) {
-        _ if grp.incast.is_some() => burst,
-        (None, Some(_)) => burst,
-        _ => (id, 0),
-    };
-    let h = transfer_hash(s.seed, base, HOSTS_SALT);
-    let (src, dst) = match &grp.incast {
-        Some(q) => fab.query_hosts(q.client, h, k),
-        None => fab.hosts_of(grp.src, grp.dst, h, k),
+    let hash = |base| transfer_hash(s.seed, base, HOSTS_SALT);
+    let (base, k) = burst;
+    let (src, dst) = match (&grp.incast, grp.src, grp.dst) {
+        (Some(q), ..) => fab.query_hosts(q.client, hash(base), k),
+        // Servers drawn for a given client: a burst's.
+        (None, None, Some(_)) => fab.hosts_of(grp.src, grp.dst, hash(base), k),
+        (None, ..) => fab.hosts_of(grp.src, grp.dst, hash(id), 0),
     };
     fab.route(src, dst, transfer_hash(s.seed, id, ECMP_SALT))
 }
