@@ -222,4 +222,45 @@ fn pool_fields_are_checked_by_name() {
     let n: Value = serde_json::from_str(&s.to_json()).unwrap();
     assert_eq!(n["pool"]["algorithm"], "dt");
     assert!(n["pool"].get("interval_s").is_none());
+    assert!(n["pool"].get("unscheduled").is_none());
+}
+
+#[test]
+fn the_first_rtt_priority_is_checked_by_field() {
+    let base = |unscheduled: Value| {
+        json!({
+            "duration": "1s",
+            "link": {"capacity": "100Mbps", "delay": "1ms"},
+            "pool": {"size": "100pkt", "ports": 2, "algorithm": "abm", "unscheduled": unscheduled},
+            "flows": [{"count": 1, "rtt": "10ms", "mss": "1000B"}],
+        })
+    };
+    let error = |u: Value| from_json(&base(u)).expect_err("refused").to_string();
+    assert_eq!(
+        error(json!({"alpha": -1})),
+        "pool.unscheduled.alpha: must be > 0 and at most 1000000, got -1"
+    );
+    assert_eq!(
+        error(json!({"alpha": 2e6})),
+        "pool.unscheduled.alpha: must be > 0 and at most 1000000, got 2000000"
+    );
+    assert_eq!(
+        error(json!({"bytes": "0B"})),
+        "pool.unscheduled.bytes: must be > 0B and at most 1GB, got 0B"
+    );
+    let e = error(json!({"bytes": "1pkt"}));
+    assert!(e.starts_with("pool.unscheduled.bytes: "), "{e}");
+    assert_eq!(
+        error(json!({"size": "1KB"})),
+        "pool.unscheduled.size: unknown field `size`, expected `alpha` or `bytes`"
+    );
+    // The default extent is the link's BDP: 100 Mbps x 10 ms = 125,000
+    // bytes; alpha 1024.
+    let s = from_json(&base(json!({}))).unwrap();
+    let n: Value = serde_json::from_str(&s.to_json()).unwrap();
+    assert_eq!(
+        n["pool"]["unscheduled"],
+        json!({"alpha": 1024.0, "bytes": 125_000})
+    );
+    assert_eq!(s.topology.first_rtt_bytes(), 125_000);
 }

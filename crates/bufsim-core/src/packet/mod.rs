@@ -137,7 +137,7 @@ use crate::engine::queue::EventQueue;
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::net::pipe::Pipe;
 use crate::net::{
-    ACK, Ack, BACKGROUND, CWR, ECT, HANDSHAKE_ACK_SEQ, Packet, SYN_SEQ, is_data, wire_bytes,
+    ACK, Ack, BACKGROUND, CE, CWR, ECT, HANDSHAKE_ACK_SEQ, Packet, SYN_SEQ, is_data, wire_bytes,
 };
 use crate::output::RunOutput;
 use crate::queue::Queued;
@@ -266,6 +266,14 @@ struct Flow {
     group: u32,
     /// Closed-loop user owning the transfer ([`NO_USER`]: none).
     user: u32,
+    /// ABM's first-RTT priority (`unscheduled`,
+    /// [`Topology::first_rtt_bytes`](crate::scenario::Topology::first_rtt_bytes)):
+    /// the bytes the transfer may still send before its packets stop
+    /// carrying the tag, its extent less every data transmission so far
+    /// (retransmissions too); 0 once spent, or without the priority. Each
+    /// transfer takes a new `Flow`, so each starts with the whole extent.
+    /// (In the padding after `user`.)
+    first_rtt_left: u32,
     rtt: SimTime,
     loss_rng: Rng,
     jitter_rng: Rng,
@@ -302,12 +310,21 @@ const NO_USER: u32 = u32::MAX;
 /// are cold in the cache, and their reads and writes are the engine's main
 /// source of cache misses. Segment numbers stay far below 2^61 (a flow
 /// would need decades of simulated time at 10 Gbps).
+///
+/// On the access path the [`CE`] bit carries the first-RTT tag instead
+/// ([`Sent::FIRST_RTT`]): a sender never sets CE (a queue does, after the
+/// access path), and [`Sent::packet`] moves it to the packet's own bit
+/// ([`Packet::with_unscheduled`]). On the return path it is CE.
 #[derive(Clone, Copy, Debug)]
 struct Sent(u64);
 
 impl Sent {
-    /// Bits of the ECN field ([`ECT`], [`crate::net::CE`], [`CWR`]).
+    /// Bits of the ECN field ([`ECT`], [`CE`], [`CWR`]).
     const ECN_BITS: u32 = 3;
+
+    /// On the access path: the segment is a first-RTT packet (ABM's
+    /// `unscheduled`), in the ECN field's CE bit.
+    const FIRST_RTT: u8 = CE;
 
     fn new(seq: u64, ecn: u8) -> Sent {
         debug_assert!(seq < 1 << (64 - Self::ECN_BITS) && ecn < 1 << Self::ECN_BITS);
@@ -323,9 +340,13 @@ impl Sent {
     }
 
     /// The packet of flow `f` (data segments of `mss` bytes; a SYN and
-    /// the handshake's ACK of theirs, [`wire_bytes`]) this entry stands for.
+    /// the handshake's ACK of theirs, [`wire_bytes`]) this entry of the
+    /// access path stands for, its first-RTT tag moved to its own bit.
+    #[inline]
     fn packet(self, f: u32, mss: u32) -> Packet {
-        Packet::new(f, wire_bytes(self.seq(), mss), self.seq(), self.ecn())
+        let (seq, ecn) = (self.seq(), self.ecn());
+        Packet::new(f, wire_bytes(seq, mss), seq, ecn & !Self::FIRST_RTT)
+            .with_unscheduled(ecn & Self::FIRST_RTT != 0)
     }
 }
 
@@ -412,6 +433,8 @@ impl Flow {
             jitter: grp.jitter,
             jitter_rng: stream(s.seed, Stream::Jitter(loss_stream)),
             group: g,
+            // Validated: at most 1 GB.
+            first_rtt_left: s.topology.first_rtt_bytes() as u32,
             port: match (route, grp.reverse) {
                 (Some(r), _) => r.ports[0],
                 (None, true) => reverse_port(s),
@@ -1162,11 +1185,23 @@ impl<'s> Sim<'s> {
             // A SYN and the handshake's ACK: ECT by `control_ect` (RFC
             // 3168 sections 6.1.1 and 6.1.4: off; Linux and ns-3 with
             // DCTCP: on).
+            // ABM's first-RTT tag (`unscheduled`), as the authors' sender
+            // sets it: on every packet sent while the transfer's data sent
+            // so far is below the extent (a SYN too); each data
+            // transmission, a retransmission too, spends its bytes.
+            let first = if flow.first_rtt_left > 0 {
+                if data {
+                    flow.first_rtt_left = flow.first_rtt_left.saturating_sub(flow.mss);
+                }
+                Sent::FIRST_RTT
+            } else {
+                0
+            };
             let pkt = if !data {
-                Sent::new(seq, flow.control_ecn)
+                Sent::new(seq, flow.control_ecn | first)
             } else {
                 let cwr = if flow.sender.take_cwr() { CWR } else { 0 };
-                Sent::new(seq, ect | cwr)
+                Sent::new(seq, ect | cwr | first)
             };
             // Send-time jitter (ns-2's overhead_), drawn only when configured.
             let send = if flow.jitter > SimTime::ZERO {
@@ -1793,5 +1828,80 @@ mod tests {
             (p.flow(), p.size(), p.seq, p.ecn()),
             (7, 1500, (1 << 60) + 3, ECT | CWR)
         );
+        assert!(!p.is_unscheduled());
+        // The first-RTT tag rides in the CE bit of the access path and
+        // leaves it for the packet's own bit: the packet is not CE.
+        let p = Sent::new(SYN_SEQ, ECT | CWR | Sent::FIRST_RTT).packet(7, 1500);
+        assert_eq!(
+            (p.size(), p.seq, p.ecn(), p.is_unscheduled()),
+            (crate::net::SYN_BYTES, SYN_SEQ, ECT | CWR, true)
+        );
+    }
+
+    /// ABM's first-RTT tag (`unscheduled`) is on exactly the first
+    /// ceil(bytes / mss) data transmissions of a transfer, retransmissions
+    /// counted, and on its SYN while they last; each transfer starts over;
+    /// without the table, or under another algorithm, on none.
+    #[test]
+    fn the_first_rtt_tag_covers_a_transfers_first_bytes_sent() {
+        let sim_of = |algorithm: &str, unscheduled: Option<serde_json::Value>| {
+            let mut pool =
+                serde_json::json!({"size": "100pkt", "ports": 2, "algorithm": algorithm});
+            if let Some(u) = unscheduled {
+                pool["unscheduled"] = u;
+            }
+            // Behind a 1 Gbps access link the segments wait in the access
+            // pipe, where the test reads them.
+            let v = serde_json::json!({
+                "duration": "1s",
+                "link": {"capacity": "100Mbps", "delay": "1ms"},
+                "pool": pool,
+                "flows": [{"count": 2, "size": "100pkt", "rtt": "10ms", "mss": "1500B",
+                           "access_rate": "1Gbps"}],
+            });
+            Scenario::from_json(&v.to_string()).unwrap()
+        };
+        // The tags of flow `f`'s transmissions of `seqs`, in order.
+        let sent = |sim: &mut Sim, f: u32, seqs: &[u64]| -> Vec<bool> {
+            sim.out.extend_from_slice(seqs);
+            sim.transmit(f);
+            let flow = &mut sim.flows[f as usize];
+            let mss = flow.mss;
+            std::iter::from_fn(|| flow.access.pop())
+                .map(|(_, e)| {
+                    let p = e.packet(f, mss);
+                    assert_eq!(p.ecn() & CE, 0, "not CE");
+                    p.is_unscheduled()
+                })
+                .collect()
+        };
+        // 10 KB of 1500-byte segments: ceil(10000 / 1500) = 7 tagged.
+        let s = sim_of("abm", Some(serde_json::json!({"bytes": "10KB"})));
+        let mut sim = Sim::new(&s, true);
+        assert_eq!(sent(&mut sim, 0, &[0, 1, 2, 3, 4]), [true; 5]);
+        // Two retransmissions spend the last of it: 7 of 7.
+        assert_eq!(sent(&mut sim, 0, &[0, 1]), [true; 2]);
+        assert_eq!(sent(&mut sim, 0, &[5, 6, 7, 8, 9]), [false; 5]);
+        // Another transfer: its SYN and its handshake's ACK tagged, not
+        // spending the extent; then 7 data segments.
+        assert_eq!(sent(&mut sim, 1, &[SYN_SEQ, HANDSHAKE_ACK_SEQ]), [true; 2]);
+        let mut want = vec![true; 7];
+        want.push(false);
+        assert_eq!(sent(&mut sim, 1, &(0..8).collect::<Vec<_>>()), want);
+        // A new transfer in flow 0's slot starts over (a new `Flow`).
+        let f = sim.add_transfer(0, SimTime::from_secs_f64(0.01), NO_USER, None);
+        assert_eq!(sent(&mut sim, f, &[0, 1, 2, 3, 4, 5, 6, 7]), want);
+        // An extent of one segment: the first transmission only.
+        let s = sim_of("abm", Some(serde_json::json!({"bytes": "1B"})));
+        let mut sim = Sim::new(&s, true);
+        assert_eq!(sent(&mut sim, 0, &[0, 0, 1]), [true, false, false]);
+        // Off: without the table, or under another algorithm.
+        for s in [
+            sim_of("abm", None),
+            sim_of("dt", Some(serde_json::json!({"bytes": "10KB"}))),
+        ] {
+            let mut sim = Sim::new(&s, true);
+            assert_eq!(sent(&mut sim, 0, &[SYN_SEQ, 0, 1, 2]), [false; 4]);
+        }
     }
 }
