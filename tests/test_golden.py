@@ -92,6 +92,65 @@ def scenarios() -> dict[str, tuple[dict, str]]:
         },
         "packet",
     )
+    # ABM in a shared pool and in a fabric, both dropping (a fan-in burst
+    # into 100 packets; an incast of 80% of a switch's buffer): without
+    # `unscheduled` nothing is tagged, so these hold whatever the
+    # first-RTT priority does.
+    out["abm-pool-packet"] = (
+        {
+            "duration": "0.02s",
+            "seed": 2,
+            "link": {"capacity": "10Gbps", "delay": "10us"},
+            "pool": {"size": "100pkt", "ports": 2, "algorithm": "abm"},
+            "flows": [
+                {
+                    "count": 16,
+                    "tcp": "dctcp",
+                    "size": "15KB",
+                    "mss": "1500B",
+                    "rtt": "80us",
+                    "start": "1ms",
+                    "port": 0,
+                }
+            ],
+            "background": [{"kind": "poisson", "rate": "6Gbps", "packet_size": "1500B", "port": 1}],
+        },
+        "packet",
+    )
+    out["abm-fabric-packet"] = (
+        {
+            "duration": "0.05s",
+            "warmup": "0.005s",
+            "seed": 3,
+            "fabric": {
+                "leaves": 2,
+                "spines": 1,
+                "hosts_per_leaf": 4,
+                "host_rate": "10Gbps",
+                "delay": "10us",
+                "buffer": "150KB",
+                "algorithm": "abm",
+                "packet_size": "1500B",
+                "qdisc": "threshold",
+                "qdisc_params": {"k": 20},
+            },
+            "flows": [
+                {
+                    "hosts": "random",
+                    "tcp": "dctcp",
+                    "size": "websearch",
+                    "mss": "1500B",
+                    "arrival": {"load": 0.3},
+                },
+                {
+                    "tcp": "dctcp",
+                    "mss": "1500B",
+                    "incast": {"servers": 7, "response": "0.8 buffer", "rate": "400/s"},
+                },
+            ],
+        },
+        "packet",
+    )
     out["red-fluid"] = (
         {**base, "link": {**base["link"], "qdisc": "red"}, "flows": [{"count": 4, "rtt": "40ms"}]},
         "fluid",

@@ -177,6 +177,22 @@ POOL = {
             ["pool.interval", "with a unit"],
         ),
         (
+            lambda s: s["pool"].update(algorithm="abm", unscheduled={"alpha": -1}),
+            ["pool.unscheduled.alpha: must be > 0 and at most 1000000, got -1"],
+        ),
+        (
+            lambda s: s["pool"].update(algorithm="abm", unscheduled={"bytes": "0B"}),
+            ["pool.unscheduled.bytes: must be > 0B and at most 1GB, got 0B"],
+        ),
+        (
+            lambda s: s["pool"].update(algorithm="abm", unscheduled={"bytes": 100000}),
+            ["pool.unscheduled.bytes", "with a unit"],
+        ),
+        (
+            lambda s: s["pool"].update(unscheduled={"alpha": 8, "rtt": "80us"}),
+            ["pool.unscheduled.rtt", "unknown field", "`alpha` or `bytes`"],
+        ),
+        (
             lambda s: (s["pool"].update(algorithm="lqd"), s["link"].update(qdisc="fq")),
             ["pool.algorithm", '"lqd" pushes a packet out', 'link.qdisc "fq"', "droptail"],
         ),
@@ -197,3 +213,68 @@ def test_alpha_is_kept_by_the_algorithms_without_one():
     with_alpha["pool"]["alpha"] = 4.0
     a, b = bufsim.simulate(s).summary, bufsim.simulate(with_alpha).summary
     assert a["drops_port1"] == b["drops_port1"] and a["mean_queue_pkts"] == b["mean_queue_pkts"]
+
+
+#: 16 DCTCP transfers of 15 KB (10 packets: the linux profile's initial
+#: window, all sent at once) fanning in to port 0 of a 100-packet ABM pool
+#: at 1 ms, port 1 carrying 6 Gbps of Poisson packets.
+BURST = {
+    "duration": "0.02s",
+    "seed": 2,
+    "link": {"capacity": "10Gbps", "delay": "10us"},
+    "pool": {"size": "100pkt", "ports": 2, "algorithm": "abm"},
+    "flows": [
+        {
+            "count": 16,
+            "tcp": "dctcp",
+            "size": "15KB",
+            "mss": "1500B",
+            "rtt": "80us",
+            "start": "1ms",
+            "port": 0,
+        }
+    ],
+    "background": [{"kind": "poisson", "rate": "6Gbps", "packet_size": "1500B", "port": 1}],
+}
+
+
+def _burst(algorithm: str, unscheduled: dict | None) -> dict[str, float]:
+    s = copy.deepcopy(BURST)
+    s["pool"]["algorithm"] = algorithm
+    if unscheduled is not None:
+        s["pool"]["unscheduled"] = unscheduled
+    return bufsim.simulate(s).summary
+
+
+def test_the_first_rtt_priority_admits_a_burst_plain_abm_drops():
+    prio = {"alpha": 1024, "bytes": "100KB"}
+    plain, tagged = _burst("abm", None), _burst("abm", prio)
+    # Every packet of a 15 KB transfer is in its first 100 KB. Plain ABM
+    # (alpha 1, one congested port) holds port 0 under half the free pool:
+    # 50 of the 160 packets arriving at once, 124 drops in all (measured);
+    # with alpha 1024 the burst fills the pool, 100 packets, and 74 drops.
+    assert plain["max_queue_pkts_port0"] == 50
+    assert tagged["max_queue_pkts_port0"] == 100
+    assert plain["drops_port0"] == pytest.approx(124, abs=10)
+    assert tagged["drops_port0"] == pytest.approx(74, abs=10)
+    assert tagged["drops_port0"] <= plain["drops_port0"] - 40
+    assert plain["drops_port1"] == tagged["drops_port1"] == 0
+    assert plain["flows_completed"] == tagged["flows_completed"] == 16
+    # Given without its fields: alpha 1024 and one BDP of the link (10
+    # Gbps x 80 us = 100 KB), the same run.
+    assert _burst("abm", {}) == tagged
+    # Another algorithm ignores it (a sweep over the algorithm keeps it).
+    assert _burst("dt", prio) == _burst("dt", None)
+
+
+def test_the_first_rtt_priority_is_described_and_normalized_only_when_set():
+    s = copy.deepcopy(BURST)
+    assert "unscheduled" not in bufsim.Scenario.load(s).normalized["pool"]
+    s["pool"]["unscheduled"] = {"alpha": 512}
+    scn = bufsim.Scenario.load(s)
+    assert scn.normalized["pool"]["unscheduled"] == {"alpha": 512.0, "bytes": 100_000}
+    line = next(x for x in scn.describe() if x.startswith("pool:"))
+    assert line.endswith(
+        "counted every 30 us; a transfer's first 100 kB sent take 512 times it "
+        "(the first-RTT priority)"
+    ), line

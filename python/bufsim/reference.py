@@ -231,6 +231,11 @@ DESCRIPTIONS: dict[str, str] = {
     'out); `"abm"`, ABM (Addanki et al. 2022): alpha/n (free pool), n the congested ports.',
     "pool.interval": "ABM's update interval of its count of congested ports (default "
     '`"30us"`; abm only).',
+    "pool.unscheduled": "ABM's priority for a transfer's first-RTT packets, as the authors' "
+    'code has it (table, e.g. `{alpha = 1024, bytes = "100KB"}`): a sender tags each packet '
+    "sent while its transfer's data sent so far (retransmissions too) is below `bytes` "
+    "(default one BDP of the link), and ABM's threshold takes `alpha` (default 1024) for a "
+    "tagged packet. The other algorithms ignore it. Unset: no packet tagged.",
     "fabric": "A leaf-spine fabric of switches and hosts (table), in place of `link`.",
     "fabric.form": '`"leaf_spine"` (the default and only form).',
     "fabric.leaves": "Leaf (top-of-rack) switches (1 to 1024).",
@@ -252,6 +257,9 @@ DESCRIPTIONS: dict[str, str] = {
     "fabric.algorithm": 'Every switch\'s buffer management, as `pool.algorithm` (default `"dt"`).',
     "fabric.alpha": "The threshold's factor, as `pool.alpha` (default 1).",
     "fabric.interval": "ABM's update interval, as `pool.interval` (abm only).",
+    "fabric.unscheduled": "ABM's first-RTT priority, as `pool.unscheduled` (table); "
+    "`bytes` by default one BDP of a host link over the longest path (10 Gbps x 80 us: "
+    "100 KB, the authors' `RTTBytes`).",
     "fabric.packet_size": "Reference packet size, as `link.packet_size`.",
     "fabric.qdisc": 'Every port\'s queue discipline, as `link.qdisc` (e.g. `"threshold"` '
     "to mark for DCTCP).",

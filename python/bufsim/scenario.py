@@ -288,10 +288,17 @@ def _pool_rule(pool: Mapping[str, Any]) -> str:
     if algorithm == "lqd":
         return "longest-queue drop: a full pool pushes a packet out of the longest queue's tail"
     if algorithm == "abm":
-        return (
+        rule = (
             f"ABM: a queue grows while it holds less than {alpha} times the free pool over the "
             f"congested ports, counted every {fmt.si(pool['interval_s'], 's')}"
         )
+        if "unscheduled" in pool:
+            u = pool["unscheduled"]
+            rule += (
+                f"; a transfer's first {fmt.metric('buffer_bytes', u['bytes'])} sent take "
+                f"{fmt.number(u['alpha'])} times it (the first-RTT priority)"
+            )
+        return rule
     return f"a queue grows while it holds less than {alpha} times the free pool"
 
 

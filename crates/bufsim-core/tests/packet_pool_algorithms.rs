@@ -222,4 +222,84 @@ fn pool_fields_are_checked_by_name() {
     let n: Value = serde_json::from_str(&s.to_json()).unwrap();
     assert_eq!(n["pool"]["algorithm"], "dt");
     assert!(n["pool"].get("interval_s").is_none());
+    assert!(n["pool"].get("unscheduled").is_none());
+}
+
+#[test]
+fn the_first_rtt_priority_is_checked_by_field() {
+    let base = |unscheduled: Value| {
+        json!({
+            "duration": "1s",
+            "link": {"capacity": "100Mbps", "delay": "1ms"},
+            "pool": {"size": "100pkt", "ports": 2, "algorithm": "abm", "unscheduled": unscheduled},
+            "flows": [{"count": 1, "rtt": "10ms", "mss": "1000B"}],
+        })
+    };
+    let error = |u: Value| from_json(&base(u)).expect_err("refused").to_string();
+    assert_eq!(
+        error(json!({"alpha": -1})),
+        "pool.unscheduled.alpha: must be > 0 and at most 1000000, got -1"
+    );
+    assert_eq!(
+        error(json!({"alpha": 2e6})),
+        "pool.unscheduled.alpha: must be > 0 and at most 1000000, got 2000000"
+    );
+    assert_eq!(
+        error(json!({"bytes": "0B"})),
+        "pool.unscheduled.bytes: must be > 0B and at most 1GB, got 0B"
+    );
+    let e = error(json!({"bytes": "1pkt"}));
+    assert!(e.starts_with("pool.unscheduled.bytes: "), "{e}");
+    assert_eq!(
+        error(json!({"size": "1KB"})),
+        "pool.unscheduled.size: unknown field `size`, expected `alpha` or `bytes`"
+    );
+    // The default extent is the link's BDP: 100 Mbps x 10 ms = 125,000
+    // bytes; alpha 1024.
+    let s = from_json(&base(json!({}))).unwrap();
+    let n: Value = serde_json::from_str(&s.to_json()).unwrap();
+    assert_eq!(
+        n["pool"]["unscheduled"],
+        json!({"alpha": 1024.0, "bytes": 125_000})
+    );
+    assert_eq!(s.topology.first_rtt_bytes(), 125_000);
+}
+
+#[test]
+fn the_first_rtt_priority_lets_a_burst_fill_the_free_pool() {
+    // 16 DCTCP transfers of 15 KB (10 packets, the linux profile's
+    // initial window: all sent at once) into port 0 of a 100-packet ABM
+    // pool, port 1 carrying 6 Gbps of Poisson packets (as
+    // tests/test_pool_algorithms.py runs it). Plain ABM (alpha 1, one congested port) holds port 0 under
+    // half the free pool; with alpha 1024 for first-RTT packets the burst
+    // fills the pool. A debug build checks every admission against the
+    // factor its threshold used (`Pool::abm_alpha`).
+    let burst = |unscheduled: Option<Value>| {
+        let mut pool = json!({"size": "100pkt", "ports": 2, "algorithm": "abm"});
+        if let Some(u) = unscheduled {
+            pool["unscheduled"] = u;
+        }
+        run(&json!({
+            "duration": "0.02s", "seed": 2,
+            "link": {"capacity": "10Gbps", "delay": "10us"},
+            "pool": pool,
+            "flows": [{"count": 16, "tcp": "dctcp", "size": "15KB", "mss": "1500B",
+                       "rtt": "80us", "start": "1ms", "port": 0, "stack": "linux"}],
+            "background": [{"kind": "poisson", "rate": "6Gbps", "packet_size": "1500B",
+                            "port": 1}],
+        }))
+    };
+    let (plain, tagged) = (
+        burst(None),
+        burst(Some(json!({"alpha": 1024, "bytes": "100KB"}))),
+    );
+    assert_eq!(m(&plain, "max_queue_pkts_port0"), 50.0);
+    assert_eq!(m(&tagged, "max_queue_pkts_port0"), 100.0);
+    // Measured: 124 drops plain, 74 with the priority.
+    let (a, b) = (m(&plain, "drops_port0"), m(&tagged, "drops_port0"));
+    assert!(
+        (a - 124.0).abs() <= 10.0 && (b - 74.0).abs() <= 10.0,
+        "{a} {b}"
+    );
+    assert!(b <= a - 40.0, "{a} {b}");
 }

@@ -20,7 +20,8 @@ pub struct Packet {
     /// Segment number (TCP), or a sequence number of the background source.
     pub seq: u64,
     /// Flow (bits 0-31), size in bytes (32-47), ECN bits (48-55), traffic
-    /// class (56-58: the queue of a port of several, [`Packet::class`]).
+    /// class (56-58: the queue of a port of several, [`Packet::class`]),
+    /// the first-RTT tag (59, [`Packet::is_unscheduled`]).
     meta: u64,
 }
 
@@ -90,6 +91,26 @@ impl Packet {
         self.meta |= u64::from(class & 7) << 56;
         self
     }
+
+    /// Sent within its transfer's first RTT of bytes (ABM's "unscheduled"
+    /// packets, `pool.unscheduled`): the sender's tag, which ABM reads
+    /// ([`crate::scenario::Pool::abm_alpha`]); false unless
+    /// [`Packet::with_unscheduled`] set it.
+    #[inline]
+    pub fn is_unscheduled(self) -> bool {
+        self.meta & Self::UNSCHEDULED != 0
+    }
+
+    /// The packet tagged as a first-RTT packet if `on` (false leaves it as
+    /// it is).
+    #[inline]
+    pub fn with_unscheduled(mut self, on: bool) -> Packet {
+        self.meta |= u64::from(on) << Self::UNSCHEDULED.trailing_zeros();
+        self
+    }
+
+    /// The first-RTT tag's bit of `meta`.
+    const UNSCHEDULED: u64 = 1 << 59;
 
     /// Set Congestion Experienced ([`CE`]): an AQM marked the packet.
     #[inline]
@@ -194,6 +215,13 @@ mod tests {
             assert_eq!(p.class(), 0);
             assert_eq!(p.with_class(7).class(), 7);
             assert_eq!(p.with_class(5).ecn(), ecn);
+            assert!(!p.is_unscheduled() && !p.with_unscheduled(false).is_unscheduled());
+            let t = p.with_class(7).with_unscheduled(true);
+            assert!(t.is_unscheduled());
+            assert_eq!(
+                (t.flow(), t.size(), t.seq, t.ecn(), t.class()),
+                (flow, size, seq, ecn, 7)
+            );
             p.mark_ce();
             assert_eq!(
                 (p.flow(), p.size(), p.seq, p.ecn()),

@@ -137,7 +137,7 @@ use crate::engine::queue::EventQueue;
 use crate::engine::rng::{Rng, Stream, stream};
 use crate::net::pipe::Pipe;
 use crate::net::{
-    ACK, Ack, BACKGROUND, CWR, ECT, HANDSHAKE_ACK_SEQ, Packet, SYN_SEQ, is_data, wire_bytes,
+    ACK, Ack, BACKGROUND, CE, CWR, ECT, HANDSHAKE_ACK_SEQ, Packet, SYN_SEQ, is_data, wire_bytes,
 };
 use crate::output::RunOutput;
 use crate::queue::Queued;
@@ -266,6 +266,14 @@ struct Flow {
     group: u32,
     /// Closed-loop user owning the transfer ([`NO_USER`]: none).
     user: u32,
+    /// ABM's first-RTT priority (`unscheduled`,
+    /// [`Topology::first_rtt_bytes`](crate::scenario::Topology::first_rtt_bytes)):
+    /// the bytes the transfer may still send before its packets stop
+    /// carrying the tag, its extent less every data transmission so far
+    /// (retransmissions too); 0 once spent, or without the priority. Each
+    /// transfer takes a new `Flow`, so each starts with the whole extent.
+    /// (In the padding after `user`.)
+    first_rtt_left: u32,
     rtt: SimTime,
     loss_rng: Rng,
     jitter_rng: Rng,
@@ -302,12 +310,21 @@ const NO_USER: u32 = u32::MAX;
 /// are cold in the cache, and their reads and writes are the engine's main
 /// source of cache misses. Segment numbers stay far below 2^61 (a flow
 /// would need decades of simulated time at 10 Gbps).
+///
+/// On the access path the [`CE`] bit carries the first-RTT tag instead
+/// ([`Sent::FIRST_RTT`]): a sender never sets CE (a queue does, after the
+/// access path), and [`Sent::packet`] moves it to the packet's own bit
+/// ([`Packet::with_unscheduled`]). On the return path it is CE.
 #[derive(Clone, Copy, Debug)]
 struct Sent(u64);
 
 impl Sent {
-    /// Bits of the ECN field ([`ECT`], [`crate::net::CE`], [`CWR`]).
+    /// Bits of the ECN field ([`ECT`], [`CE`], [`CWR`]).
     const ECN_BITS: u32 = 3;
+
+    /// On the access path: the segment is a first-RTT packet (ABM's
+    /// `unscheduled`), in the ECN field's CE bit.
+    const FIRST_RTT: u8 = CE;
 
     fn new(seq: u64, ecn: u8) -> Sent {
         debug_assert!(seq < 1 << (64 - Self::ECN_BITS) && ecn < 1 << Self::ECN_BITS);
@@ -323,8 +340,20 @@ impl Sent {
     }
 
     /// The packet of flow `f` (data segments of `mss` bytes; a SYN and
-    /// the handshake's ACK of theirs, [`wire_bytes`]) this entry stands for.
+    /// the handshake's ACK of theirs, [`wire_bytes`]) this entry of the
+    /// access path stands for, its first-RTT tag moved to its own bit.
+    #[inline]
     fn packet(self, f: u32, mss: u32) -> Packet {
+        let (seq, ecn) = (self.seq(), self.ecn());
+        Packet::new(f, wire_bytes(seq, mss), seq, ecn & !Self::FIRST_RTT)
+            .with_unscheduled(ecn & Self::FIRST_RTT != 0)
+    }
+
+    /// [`Sent::packet`] of an entry without the first-RTT tag (a flow
+    /// sending none), its ECN bits as they are.
+    #[inline]
+    fn untagged_packet(self, f: u32, mss: u32) -> Packet {
+        debug_assert_eq!(self.ecn() & Self::FIRST_RTT, 0);
         Packet::new(f, wire_bytes(self.seq(), mss), self.seq(), self.ecn())
     }
 }
@@ -412,6 +441,8 @@ impl Flow {
             jitter: grp.jitter,
             jitter_rng: stream(s.seed, Stream::Jitter(loss_stream)),
             group: g,
+            // Validated: at most 1 GB.
+            first_rtt_left: s.topology.first_rtt_bytes() as u32,
             port: match (route, grp.reverse) {
                 (Some(r), _) => r.ports[0],
                 (None, true) => reverse_port(s),
@@ -437,6 +468,22 @@ impl Flow {
             held: BTreeMap::new(),
             settled: 0,
         }
+    }
+
+    /// ABM's first-RTT tag (`unscheduled`) of a packet the flow sends
+    /// ([`Sent::FIRST_RTT`], or 0), as the authors' sender sets it: on
+    /// every packet sent while the transfer's data sent so far is below
+    /// the extent (a SYN too); each data transmission (`data`), a
+    /// retransmission too, spends its bytes.
+    #[inline]
+    fn first_rtt_tag(&mut self, data: bool) -> u8 {
+        if self.first_rtt_left == 0 {
+            return 0;
+        }
+        if data {
+            self.first_rtt_left = self.first_rtt_left.saturating_sub(self.mss);
+        }
+        Sent::FIRST_RTT
     }
 
     /// In a fabric: the port after `k` on its route.
@@ -688,15 +735,13 @@ const ECMP_SALT: u64 = 2;
 /// and the run's seed.
 fn fabric_route(s: &Scenario, fab: &Fabric, g: u32, id: u64, burst: (u64, u32)) -> Route {
     let grp = &s.flows[g as usize];
-    let (base, k) = match (grp.src, grp.dst) {
-        _ if grp.incast.is_some() => burst,
-        (None, Some(_)) => burst,
-        _ => (id, 0),
-    };
-    let h = transfer_hash(s.seed, base, HOSTS_SALT);
-    let (src, dst) = match &grp.incast {
-        Some(q) => fab.query_hosts(q.client, h, k),
-        None => fab.hosts_of(grp.src, grp.dst, h, k),
+    let hash = |base| transfer_hash(s.seed, base, HOSTS_SALT);
+    let (base, k) = burst;
+    let (src, dst) = match (&grp.incast, grp.src, grp.dst) {
+        (Some(q), ..) => fab.query_hosts(q.client, hash(base), k),
+        // Servers drawn for a given client: a burst's.
+        (None, None, Some(_)) => fab.hosts_of(grp.src, grp.dst, hash(base), k),
+        (None, ..) => fab.hosts_of(grp.src, grp.dst, hash(id), 0),
     };
     fab.route(src, dst, transfer_hash(s.seed, id, ECMP_SALT))
 }
@@ -1149,26 +1194,63 @@ impl<'s> Sim<'s> {
     /// reaches the queue later (send-time jitter, access serialization, a
     /// sender that does not lag; see the module doc). Arm the RTO event.
     fn transmit(&mut self, f: u32) {
-        let now = self.now;
-        let ect = if self.flows[f as usize].sender.ecn_capable() {
-            ECT
-        } else {
-            0
-        };
+        let flow = &self.flows[f as usize];
+        let ect = if flow.sender.ecn_capable() { ECT } else { 0 };
+        let tagging = flow.first_rtt_left > 0;
         // Taken out of `self` for the loop: a segment that joins the
         // bottleneck queue at once needs `self` whole.
         let out = std::mem::take(&mut self.out);
+        // ABM's first-RTT tag (`unscheduled`): a send loop of its own, out
+        // of line, so that the one without it is the loop as it was (a
+        // test in it and the tag's bits moved on every packet: 1% more
+        // instructions on the single link, measured with cachegrind).
+        if tagging {
+            self.send_first_rtt(f, &out, ect);
+        } else {
+            self.send::<false>(f, &out, ect);
+        }
+        self.col.sent += out.len() as u64;
+        self.out = out;
+        self.out.clear();
+        let flow = &mut self.flows[f as usize];
+        let deadline = flow.sender.deadline();
+        if deadline < flow.rto_event_at {
+            flow.rto_event_at = deadline;
+            self.events.push(deadline, Ev::Rto(f));
+        }
+        let pace = flow.sender.pace_deadline();
+        if pace < flow.pace_event_at {
+            flow.pace_event_at = pace;
+            self.events.push(pace, Ev::Pace(f));
+        }
+    }
+
+    /// [`Sim::send`] with the first-RTT tag, out of line: the single
+    /// link's send path stays as it was.
+    #[cold]
+    #[inline(never)]
+    fn send_first_rtt(&mut self, f: u32, out: &[u64], ect: u8) {
+        self.send::<true>(f, out, ect);
+    }
+
+    /// [`Sim::transmit`]'s loop over the segments `out` of flow `f`, data
+    /// ECN bits `ect`; `TAG`: the flow has first-RTT bytes left
+    /// ([`Flow::first_rtt_tag`]).
+    #[inline(always)]
+    fn send<const TAG: bool>(&mut self, f: u32, out: &[u64], ect: u8) {
+        let now = self.now;
         for &seq in out.iter() {
             let flow = &mut self.flows[f as usize];
             let data = is_data(seq);
             // A SYN and the handshake's ACK: ECT by `control_ect` (RFC
             // 3168 sections 6.1.1 and 6.1.4: off; Linux and ns-3 with
             // DCTCP: on).
+            let first = if TAG { flow.first_rtt_tag(data) } else { 0 };
             let pkt = if !data {
-                Sent::new(seq, flow.control_ecn)
+                Sent::new(seq, flow.control_ecn | first)
             } else {
                 let cwr = if flow.sender.take_cwr() { CWR } else { 0 };
-                Sent::new(seq, ect | cwr)
+                Sent::new(seq, ect | cwr | first)
             };
             // Send-time jitter (ns-2's overhead_), drawn only when configured.
             let send = if flow.jitter > SimTime::ZERO {
@@ -1206,7 +1288,12 @@ impl<'s> Sim<'s> {
             // At the queue now, and nothing of the flow's ahead of it.
             if at == now && flow.access.is_empty() {
                 flow.in_net += 1;
-                let p = pkt.packet(f, flow.mss).with_class(flow.class);
+                let p = if TAG {
+                    pkt.packet(f, flow.mss)
+                } else {
+                    pkt.untagged_packet(f, flow.mss)
+                };
+                let p = p.with_class(flow.class);
                 let port = flow.port;
                 self.arrive(p, u32::from(port));
                 continue;
@@ -1214,20 +1301,6 @@ impl<'s> Sim<'s> {
             if flow.access.push(at, pkt) {
                 self.events.push(at, Ev::AccessHead(f));
             }
-        }
-        self.col.sent += out.len() as u64;
-        self.out = out;
-        self.out.clear();
-        let flow = &mut self.flows[f as usize];
-        let deadline = flow.sender.deadline();
-        if deadline < flow.rto_event_at {
-            flow.rto_event_at = deadline;
-            self.events.push(deadline, Ev::Rto(f));
-        }
-        let pace = flow.sender.pace_deadline();
-        if pace < flow.pace_event_at {
-            flow.pace_event_at = pace;
-            self.events.push(pace, Ev::Pace(f));
         }
     }
 
@@ -1795,5 +1868,80 @@ mod tests {
             (p.flow(), p.size(), p.seq, p.ecn()),
             (7, 1500, (1 << 60) + 3, ECT | CWR)
         );
+        assert!(!p.is_unscheduled());
+        // The first-RTT tag rides in the CE bit of the access path and
+        // leaves it for the packet's own bit: the packet is not CE.
+        let p = Sent::new(SYN_SEQ, ECT | CWR | Sent::FIRST_RTT).packet(7, 1500);
+        assert_eq!(
+            (p.size(), p.seq, p.ecn(), p.is_unscheduled()),
+            (crate::net::SYN_BYTES, SYN_SEQ, ECT | CWR, true)
+        );
+    }
+
+    /// ABM's first-RTT tag (`unscheduled`) is on exactly the first
+    /// ceil(bytes / mss) data transmissions of a transfer, retransmissions
+    /// counted, and on its SYN while they last; each transfer starts over;
+    /// without the table, or under another algorithm, on none.
+    #[test]
+    fn the_first_rtt_tag_covers_a_transfers_first_bytes_sent() {
+        let sim_of = |algorithm: &str, unscheduled: Option<serde_json::Value>| {
+            let mut pool =
+                serde_json::json!({"size": "100pkt", "ports": 2, "algorithm": algorithm});
+            if let Some(u) = unscheduled {
+                pool["unscheduled"] = u;
+            }
+            // Behind a 1 Gbps access link the segments wait in the access
+            // pipe, where the test reads them.
+            let v = serde_json::json!({
+                "duration": "1s",
+                "link": {"capacity": "100Mbps", "delay": "1ms"},
+                "pool": pool,
+                "flows": [{"count": 2, "size": "100pkt", "rtt": "10ms", "mss": "1500B",
+                           "access_rate": "1Gbps"}],
+            });
+            Scenario::from_json(&v.to_string()).unwrap()
+        };
+        // The tags of flow `f`'s transmissions of `seqs`, in order.
+        let sent = |sim: &mut Sim, f: u32, seqs: &[u64]| -> Vec<bool> {
+            sim.out.extend_from_slice(seqs);
+            sim.transmit(f);
+            let flow = &mut sim.flows[f as usize];
+            let mss = flow.mss;
+            std::iter::from_fn(|| flow.access.pop())
+                .map(|(_, e)| {
+                    let p = e.packet(f, mss);
+                    assert_eq!(p.ecn() & CE, 0, "not CE");
+                    p.is_unscheduled()
+                })
+                .collect()
+        };
+        // 10 KB of 1500-byte segments: ceil(10000 / 1500) = 7 tagged.
+        let s = sim_of("abm", Some(serde_json::json!({"bytes": "10KB"})));
+        let mut sim = Sim::new(&s, true);
+        assert_eq!(sent(&mut sim, 0, &[0, 1, 2, 3, 4]), [true; 5]);
+        // Two retransmissions spend the last of it: 7 of 7.
+        assert_eq!(sent(&mut sim, 0, &[0, 1]), [true; 2]);
+        assert_eq!(sent(&mut sim, 0, &[5, 6, 7, 8, 9]), [false; 5]);
+        // Another transfer: its SYN and its handshake's ACK tagged, not
+        // spending the extent; then 7 data segments.
+        assert_eq!(sent(&mut sim, 1, &[SYN_SEQ, HANDSHAKE_ACK_SEQ]), [true; 2]);
+        let mut want = vec![true; 7];
+        want.push(false);
+        assert_eq!(sent(&mut sim, 1, &(0..8).collect::<Vec<_>>()), want);
+        // A new transfer in flow 0's slot starts over (a new `Flow`).
+        let f = sim.add_transfer(0, SimTime::from_secs_f64(0.01), NO_USER, None);
+        assert_eq!(sent(&mut sim, f, &[0, 1, 2, 3, 4, 5, 6, 7]), want);
+        // An extent of one segment: the first transmission only.
+        let s = sim_of("abm", Some(serde_json::json!({"bytes": "1B"})));
+        let mut sim = Sim::new(&s, true);
+        assert_eq!(sent(&mut sim, 0, &[0, 0, 1]), [true, false, false]);
+        // Off: without the table, or under another algorithm.
+        for s in [
+            sim_of("abm", None),
+            sim_of("dt", Some(serde_json::json!({"bytes": "10KB"}))),
+        ] {
+            let mut sim = Sim::new(&s, true);
+            assert_eq!(sent(&mut sim, 0, &[SYN_SEQ, 0, 1, 2]), [false; 4]);
+        }
     }
 }

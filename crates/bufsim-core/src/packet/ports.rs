@@ -417,8 +417,10 @@ impl Ports {
             None => 1.0,
         };
         let (alpha, parts) = (self.buffers[b].alphas[i], self.buffers[b].parts);
+        // A transfer's first-RTT packet (ABM's priority, `unscheduled`).
+        let first_rtt = pkt.is_unscheduled();
         // Refused, unless LQD makes room by pushing a packet out.
-        let admitted = pool.admits(occ, total, pkt.size(), n, alpha, parts);
+        let admitted = pool.admits(occ, total, pkt.size(), n, alpha, parts, first_rtt);
         let pushed = !admitted
             && pool.algorithm == Algorithm::Lqd
             && self.push_out(b, k, i, pkt.size(), now);
@@ -435,7 +437,8 @@ impl Ports {
                 pkt.size(),
             );
             let x = shared::Admission { q, total, a, b };
-            shared::debug_check_admission(pool.algorithm, pool.alpha, n, pool.ports, x);
+            let alpha = pool.abm_alpha(first_rtt);
+            shared::debug_check_admission(pool.algorithm, alpha, n, pool.ports, x);
         }
         // The buffer after the arrival: what it held (anew after a
         // push-out) and what port k's queue took (the discipline may drop).

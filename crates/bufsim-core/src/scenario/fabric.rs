@@ -20,6 +20,7 @@
 //! buffer_per_port_per_gbps = "9.6KB"   # or buffer = "2MB" per switch
 //! algorithm = "dt"                # as pool.algorithm
 //! alpha = 1
+//! unscheduled = { alpha = 1024, bytes = "100KB" }   # abm: first-RTT priority
 //! qdisc = "red"                   # every port's, as link.qdisc
 //! ```
 //!
@@ -642,7 +643,10 @@ pub(super) fn resolve_scenario(raw: RawScenario, run: Run) -> Result<Scenario, S
     let leaf_up = make(fabric_rate, BufferSize::Bytes(leaf_bytes)).map_err(at_buffer)?;
     let spine_down = make(fabric_rate, BufferSize::Bytes(spine_bytes)).map_err(at_buffer)?;
     let pkt = nic.packet_size_bytes;
-    // The algorithm, alpha and interval, checked as a pool's are.
+    // The algorithm, alpha, interval and first-RTT priority, checked as a
+    // pool's are; the priority's extent by default one base-RTT BDP of a
+    // host's link over the longest path (the authors' `RTTBytes`).
+    let bdp_bytes = (host_rate * max_delay.times(2).as_secs_f64() / 8.0).round() as u64;
     let pool_of = |bytes: u64, ports: u32| -> Result<Pool, ScenarioError> {
         let raw = RawPool {
             size: Buf(BufferSize::Bytes(bytes)),
@@ -650,8 +654,10 @@ pub(super) fn resolve_scenario(raw: RawScenario, run: Run) -> Result<Scenario, S
             alpha: fab.alpha,
             algorithm: fab.algorithm.clone(),
             interval: fab.interval,
+            unscheduled: fab.unscheduled,
         };
-        let mut pool = resolve_pool(raw, BufferMode::Bytes, bytes / u64::from(pkt), bytes, pkt)
+        let size = (bytes / u64::from(pkt), bytes);
+        let mut pool = resolve_pool(raw, BufferMode::Bytes, size, pkt, bdp_bytes)
             .map_err(|e| err(e.path.replace("pool.", "fabric."), e.message))?;
         pool.ports = ports;
         Ok(pool)
@@ -881,6 +887,46 @@ mod tests {
     }
 
     #[test]
+    fn the_first_rtt_priority_defaults_to_one_bdp_and_serializes_only_when_set() {
+        let n = |extra: Value| -> Value {
+            let s = leaf_spine(extra).unwrap();
+            serde_json::from_str(&s.to_json()).unwrap()
+        };
+        // Off: absent from every switch's pool, and no packet tagged.
+        let off = n(serde_json::json!({"algorithm": "abm"}));
+        assert!(
+            off["fabric"]["switches"][0]["pool"]
+                .get("unscheduled")
+                .is_none()
+        );
+        let s = leaf_spine(serde_json::json!({"algorithm": "abm"})).unwrap();
+        assert_eq!(s.topology.first_rtt_bytes(), 0);
+        // Given without its fields: alpha 1024 (the authors' alphaUnsched)
+        // and one BDP of a host link over the longest path, 10 Gbps x 8 x
+        // 10 us = 100,000 bytes (the authors' RTTBytes).
+        let on = n(serde_json::json!({"algorithm": "abm", "unscheduled": {}}));
+        for sw in on["fabric"]["switches"].as_array().unwrap() {
+            assert_eq!(
+                sw["pool"]["unscheduled"],
+                serde_json::json!({"alpha": 1024.0, "bytes": 100_000})
+            );
+        }
+        let s = leaf_spine(serde_json::json!({"algorithm": "abm", "unscheduled": {}})).unwrap();
+        assert_eq!(s.topology.first_rtt_bytes(), 100_000);
+        let s = leaf_spine(
+            serde_json::json!({"algorithm": "abm", "unscheduled": {"alpha": 8, "bytes": "30KB"}}),
+        )
+        .unwrap();
+        let pool = s.topology.fabric().unwrap().switches[3].pool;
+        assert_eq!((pool.abm_alpha(true), pool.abm_alpha(false)), (8.0, 1.0));
+        assert_eq!(s.topology.first_rtt_bytes(), 30_000);
+        // Another algorithm keeps the table (a sweep over the algorithm)
+        // and ignores it: nothing is tagged.
+        let dt = leaf_spine(serde_json::json!({"unscheduled": {"bytes": "30KB"}})).unwrap();
+        assert_eq!(dt.topology.first_rtt_bytes(), 0);
+    }
+
+    #[test]
     fn fields_are_checked_by_name() {
         let bad = [
             (
@@ -909,6 +955,31 @@ mod tests {
                 "dt",
             ),
             (serde_json::json!({"alpha": -1.0}), "fabric.alpha", "> 0"),
+            (
+                serde_json::json!({"unscheduled": {"alpha": -1.0}}),
+                "fabric.unscheduled.alpha",
+                "must be > 0 and at most 1000000, got -1",
+            ),
+            (
+                serde_json::json!({"unscheduled": {"bytes": "0B"}}),
+                "fabric.unscheduled.bytes",
+                "must be > 0B and at most 1GB, got 0B",
+            ),
+            (
+                serde_json::json!({"unscheduled": {"bytes": "2GB"}}),
+                "fabric.unscheduled.bytes",
+                "got 2000000000B",
+            ),
+            (
+                serde_json::json!({"unscheduled": {"bytes": 100}}),
+                "fabric.unscheduled.bytes",
+                "expected a string with a unit",
+            ),
+            (
+                serde_json::json!({"unscheduled": {"alpha": 2, "rtt": "80us"}}),
+                "fabric.unscheduled.rtt",
+                "unknown field",
+            ),
             (serde_json::json!({"delay": "0s"}), "fabric.delay", "> 0s"),
             (
                 serde_json::json!({"qdisc": "wfq"}),

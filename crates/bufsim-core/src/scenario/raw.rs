@@ -201,6 +201,8 @@ pub(super) struct RawFabric {
     #[serde(default)]
     pub(super) interval: Option<Dur>,
     #[serde(default)]
+    pub(super) unscheduled: Option<RawUnscheduled>,
+    #[serde(default)]
     pub(super) packet_size: Option<Size>,
     #[serde(default)]
     pub(super) qdisc: Option<String>,
@@ -391,6 +393,19 @@ pub(super) struct RawPool {
     pub(super) algorithm: Option<String>,
     #[serde(default)]
     pub(super) interval: Option<Dur>,
+    #[serde(default)]
+    pub(super) unscheduled: Option<RawUnscheduled>,
+}
+
+/// `pool.unscheduled`, `fabric.unscheduled`: ABM's priority for a
+/// transfer's first-RTT packets (see [`Unscheduled`]).
+#[derive(Deserialize, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawUnscheduled {
+    #[serde(default)]
+    pub(super) alpha: Option<f64>,
+    #[serde(default)]
+    pub(super) bytes: Option<Size>,
 }
 
 #[derive(Deserialize, Default)]

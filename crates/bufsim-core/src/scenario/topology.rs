@@ -73,6 +73,31 @@ pub(super) fn link_info(packet_size: u32, mode: BufferMode, cap: f64) -> LinkInf
     }
 }
 
+/// ABM's priority for a transfer's first-RTT ("unscheduled") packets, as
+/// the authors' implementation has it (Addanki et al., "ABM", SIGCOMM
+/// 2022; `inet-tub/ns3-datacenter`: the sender's `RTTBytes` and
+/// `UnSchedTag` in `TcpSocketBase`, `alphaUnsched` in
+/// `GenQueueDisc::ActiveBufferManagement`): a sender tags each packet it
+/// sends while the bytes of data it has sent in the transfer, every
+/// transmission counted (retransmissions too), are below `bytes`; ABM
+/// admits a tagged packet under the threshold with `alpha` in place of
+/// the pool's (its class's) factor. A burst of new transfers, which no
+/// congestion signal has reached yet, may then take most of the free
+/// buffer. `pool.unscheduled` and `fabric.unscheduled`; the other
+/// algorithms ignore it (as they ignore `alpha`), so one table serves a
+/// sweep over the algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Unscheduled {
+    /// The factor of a tagged packet's threshold (> 0; default 1024, the
+    /// implementation's `alphaUnsched`).
+    pub alpha: f64,
+    /// How many bytes of each transfer are tagged: the transmissions that
+    /// start below it (> 0; default one base-RTT BDP, as the authors' run
+    /// script sets `RTTBytes`: a pool's link's BDP, `link.bdp_rtt` at its
+    /// capacity; a fabric's host rate over its longest path's round trip).
+    pub bytes: u64,
+}
+
 /// A buffer shared by several egress ports, each a copy of the scenario's
 /// `link` with its own flows, and admission by a buffer-management
 /// algorithm ([`crate::queue::shared`], one file each): by default the
@@ -100,6 +125,11 @@ pub struct Pool {
         skip_serializing_if = "Option::is_none"
     )]
     pub interval: Option<SimTime>,
+    /// ABM's priority for a transfer's first-RTT packets
+    /// (`pool.unscheduled`, `abm` only; `None`: every packet's threshold
+    /// uses `alpha`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unscheduled: Option<Unscheduled>,
     /// ABM's saturation length of a queue, the pool's unit (`abm` only).
     #[serde(skip)]
     pub sat: u64,
@@ -137,9 +167,12 @@ impl Pool {
     /// queue's class's factor (Hahne & Choudhury, "Dynamic queue length
     /// thresholds for multiple loss priorities", IEEE/ACM ToN 10(3), 2002:
     /// class `c`'s threshold `alpha_c (B - Q)`; `self.alpha` with one class)
-    /// and `parts` the queues the static partition splits the pool into.
-    /// For `lqd`, whether it fits without pushing a packet out.
+    /// and `parts` the queues the static partition splits the pool into;
+    /// `unscheduled`: the packet carries the first-RTT tag
+    /// ([`Pool::abm_alpha`]). For `lqd`, whether it fits without pushing
+    /// a packet out.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub fn admits(
         &self,
         port: Occupancy,
@@ -148,6 +181,7 @@ impl Pool {
         n: f64,
         alpha: f64,
         parts: u32,
+        unscheduled: bool,
     ) -> bool {
         let (q, total, a, b) = self.amounts(port, total, size);
         match self.algorithm {
@@ -159,7 +193,30 @@ impl Pool {
             Algorithm::Complete | Algorithm::Lqd => shared::complete::admits(total, a, b),
             // One class per port: each queue drains at its port's rate
             // (the module says why).
-            Algorithm::Abm => shared::abm::admits(self.alpha, n, q, total, a, b, 1.0),
+            Algorithm::Abm => {
+                shared::abm::admits(self.abm_alpha(unscheduled), n, q, total, a, b, 1.0)
+            }
+        }
+    }
+
+    /// ABM's factor for a packet: `unscheduled.alpha` for one tagged as a
+    /// transfer's first-RTT packet (`unscheduled`) when the pool has
+    /// [`Unscheduled`], else `alpha`.
+    #[inline]
+    pub fn abm_alpha(&self, unscheduled: bool) -> f64 {
+        match self.unscheduled {
+            Some(u) if unscheduled => u.alpha,
+            _ => self.alpha,
+        }
+    }
+
+    /// The bytes of each transfer its senders tag as first-RTT packets:
+    /// `unscheduled.bytes` under `abm`, else 0 (nothing tagged: no other
+    /// algorithm reads the tag).
+    pub fn first_rtt_bytes(&self) -> u64 {
+        match (self.algorithm, self.unscheduled) {
+            (Algorithm::Abm, Some(u)) => u.bytes,
+            _ => 0,
         }
     }
 }
@@ -275,6 +332,19 @@ impl Topology {
         }
     }
 
+    /// The bytes of each transfer its sender tags as first-RTT packets
+    /// ([`Pool::first_rtt_bytes`]; 0 without a shared buffer).
+    pub fn first_rtt_bytes(&self) -> u64 {
+        match self {
+            Topology::Pool { pool, .. } => pool.first_rtt_bytes(),
+            Topology::Fabric { fabric } => fabric
+                .switches
+                .first()
+                .map_or(0, |sw| sw.pool.first_rtt_bytes()),
+            Topology::Link { .. } | Topology::Chain { .. } => 0,
+        }
+    }
+
     /// The return direction, if traffic runs both ways over one link.
     pub fn reverse(&self) -> Option<&Reverse> {
         match self {
@@ -386,12 +456,14 @@ pub(super) fn resolve_link(
     let pool = match pool.take() {
         Some(raw) => {
             let (mode, size_pkts, size_bytes) = size(raw.size.0, "pool.size")?;
+            // A first-RTT tag's default extent: the link's BDP in bytes.
+            let bdp_bytes = (cap * bdp_rtt.as_secs_f64() / 8.0).round() as u64;
             Some(resolve_pool(
                 raw,
                 mode,
-                size_pkts,
-                size_bytes,
+                (size_pkts, size_bytes),
                 packet_size as u32,
+                bdp_bytes,
             )?)
         }
         None => None,
@@ -507,13 +579,18 @@ pub(super) fn buffer_size(
 /// Most ports one pool feeds (each is a server of the packet engine).
 pub const MAX_PORTS: u32 = 64;
 
-/// `[pool]`, its size resolved (`mode`, packets and bytes).
+/// Most bytes of a transfer `unscheduled.bytes` may tag (1 GB: far past
+/// any base-RTT BDP; the senders count it in 32 bits).
+pub const MAX_UNSCHEDULED_BYTES: u64 = 1_000_000_000;
+
+/// `[pool]`, its size resolved (`mode`, packets and bytes), `bdp_bytes`
+/// the default extent of its first-RTT tag (`unscheduled.bytes`).
 pub(super) fn resolve_pool(
     raw: RawPool,
     mode: BufferMode,
-    size_pkts: u64,
-    size_bytes: u64,
+    (size_pkts, size_bytes): (u64, u64),
     packet_size: u32,
+    bdp_bytes: u64,
 ) -> Result<Pool, ScenarioError> {
     let ports = raw.ports;
     check(
@@ -560,6 +637,30 @@ pub(super) fn resolve_pool(
         }
         (None, _) => None,
     };
+    let unscheduled = match raw.unscheduled {
+        None => None,
+        Some(u) => {
+            let alpha = u.alpha.unwrap_or(shared::abm::DEFAULT_UNSCHEDULED_ALPHA);
+            check(
+                alpha.is_finite() && alpha > 0.0 && alpha <= 1e6,
+                "pool.unscheduled.alpha",
+                || format!("must be > 0 and at most 1000000, got {alpha}"),
+            )?;
+            let bytes = u.bytes.map_or(bdp_bytes, |b| b.0);
+            check(
+                (1..=MAX_UNSCHEDULED_BYTES).contains(&bytes),
+                "pool.unscheduled.bytes",
+                || match u.bytes {
+                    Some(_) => format!("must be > 0B and at most 1GB, got {bytes}B"),
+                    None => format!(
+                        "its default, one BDP of the link, is {bytes}B: give bytes, \
+                         more than 0B and at most 1GB"
+                    ),
+                },
+            )?;
+            Some(Unscheduled { alpha, bytes })
+        }
+    };
     // ABM's saturation: 20 packets, in the pool's unit.
     let sat = match mode {
         BufferMode::Packets => shared::abm::SAT_PKTS,
@@ -570,6 +671,7 @@ pub(super) fn resolve_pool(
         algorithm,
         alpha,
         interval,
+        unscheduled,
         sat,
         size_pkts,
         size_bytes,

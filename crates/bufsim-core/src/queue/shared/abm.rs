@@ -26,6 +26,17 @@
 //!   queue (a backlogged single queue drains at its port's rate), so the
 //!   pool passes `mu_i / rate = 1`.
 //!
+//! A transfer's first-RTT ("unscheduled") packets may get a factor of
+//! their own, `alpha_unsched` (`pool.unscheduled`, off by default): the
+//! implementation's senders tag each packet sent while the transfer's data
+//! sent so far, retransmissions included, is below `RTTBytes` (one base-RTT
+//! BDP in the authors' run script), and its `ActiveBufferManagement` takes
+//! `alphaUnsched` (default 1024) for a tagged packet in place of the
+//! priority's alpha ([`crate::scenario::Unscheduled`]). With 1024 the
+//! threshold hardly binds: a burst of new transfers may fill most of the
+//! free pool, the room left for queues that become busy being what the
+//! paper's scheduled packets keep.
+//!
 //! At the threshold's fixed point `n` equally congested queues hold
 //! `alpha b / (n (1 + alpha))` each, `alpha b / (1 + alpha)` together
 //! whatever `n` ([`fixed_point`]): unlike the dynamic threshold's, the
@@ -39,6 +50,10 @@ pub const SAT_PKTS: u64 = 20;
 
 /// The update interval's default (the implementation's `updateInterval`).
 pub const DEFAULT_INTERVAL: SimTime = SimTime(30_000_000);
+
+/// The factor of a first-RTT packet's threshold by default (the
+/// implementation's `alphaUnsched`).
+pub const DEFAULT_UNSCHEDULED_ALPHA: f64 = 1024.0;
 
 /// The threshold `alpha / n (b - total) drain` (the pool's unit), `n >= 1`
 /// the congested queues of the priority and `drain` the queue's

@@ -85,8 +85,10 @@ pub struct Admission {
 
 impl Algorithm {
     /// The rule admission `x` broke, in words (`None`: it kept it), for a
-    /// pool of `ports` ports with factor `alpha` and, for ABM, `n`
-    /// congested queues.
+    /// pool of `ports` ports with factor `alpha` (the one the arrival's
+    /// threshold used: for ABM a first-RTT packet's `unscheduled.alpha`,
+    /// [`crate::scenario::Pool::abm_alpha`]) and, for ABM, `n` congested
+    /// queues.
     ///
     /// Every algorithm keeps the pool within its size, `total + a <= b`;
     /// where a threshold exists the queue is under it at admission:
@@ -164,6 +166,10 @@ mod tests {
                 .starts_with("abm: a queue of 100")
         );
         assert_eq!(broken(Algorithm::Abm, 3.0, x(99, 200)), None);
+        // A first-RTT packet's threshold under ABM uses its own factor:
+        // with 1024 a queue of 400 is far under it (1024 / 3 x 300).
+        assert!(Algorithm::Abm.broken_by(1.0, 3.0, 4, x(400, 200)).is_some());
+        assert_eq!(Algorithm::Abm.broken_by(1024.0, 3.0, 4, x(400, 200)), None);
         assert_eq!(
             broken(Algorithm::Static, 1.0, x(125, 125)).unwrap(),
             "static: a queue of 125 takes 1 past its share 125 of 500"
