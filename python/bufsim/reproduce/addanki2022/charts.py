@@ -12,7 +12,13 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from bufsim import fmt
 from bufsim.plot import PALETTE, grid, plain
-from bufsim.reproduce.addanki2022.design import ALGORITHMS, DCTCP_ALGORITHMS, NAMES
+from bufsim.reproduce.addanki2022.design import (
+    ALGORITHMS,
+    BURST_ALGORITHMS,
+    DCTCP_ALGORITHMS,
+    NAMES,
+    PLAIN_ABM,
+)
 
 #: A colour and marker per algorithm: the paper's DT and ABM strongest.
 STYLE = {
@@ -21,6 +27,7 @@ STYLE = {
     "complete": (PALETTE["green"], "^", "--"),
     "lqd": (PALETTE["purple"], "v", "--"),
     "static": (PALETTE["gold"], "D", ":"),
+    PLAIN_ABM: (PALETTE["red"], "s", ":"),
 }
 
 #: The panels: (column, label, log scale).
@@ -45,7 +52,12 @@ def figures(table: pd.DataFrame) -> dict[str, Any]:
     return {
         "load": _sweep(table, "load", "load", "load of the leaf uplinks", ALGORITHMS, PANELS),
         "burst": _sweep(
-            table, "burst", "burst", "request (fraction of a switch's buffer)", ALGORITHMS, PANELS
+            table,
+            "burst",
+            "burst",
+            "request (fraction of a switch's buffer)",
+            BURST_ALGORITHMS,
+            PANELS,
         ),
         "dctcp": _sweep(
             table,
@@ -97,5 +109,6 @@ def _sweep(
             ax.set_xticks(sorted(t[x].unique()), labels=[f"{b:.1%}" for b in sorted(t[x].unique())])
     # Below the panels: inside, the legend covered the curves.
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=len(algorithms), fontsize=8)
+    cols = len(algorithms) if len(algorithms) <= 5 else 3
+    fig.legend(handles, labels, loc="outside lower center", ncol=cols, fontsize=8)
     return fig

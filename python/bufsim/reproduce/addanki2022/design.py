@@ -38,6 +38,12 @@ ALPHA_DATA = 0.5
 #: 8 links of 10 us.
 INTERVAL_US = 8 * DELAY_US
 
+#: ABM's priority for a transfer's first RTT of bytes: the senders tag
+#: what they send below ``RTTBytes`` (abm-evaluation.cc: 10 Gbps x 80 us
+#: = 100,000 B) and ABM gives tagged packets ``alphaUnsched`` (GenQueueDisc's
+#: default, 1024, which the script leaves) in place of the class's alpha.
+UNSCHED_ALPHA = 1024.0
+
 #: DCTCP's marking: ``RED_MIN = RED_MAX = 65`` packets of 1400 B.
 RED_K_PKTS = 65
 
@@ -61,6 +67,9 @@ WEBSEARCH_CSV = str(resources.files(__package__).joinpath("websearch.csv"))
 
 #: Short flows: ``flowsize < bdp``, 10 Gbps x 80 us (parseData-singleQ.py).
 SHORT_BYTES = int(RATE_GBPS * 1e9 * 8 * DELAY_US * 1e-6 / 8)
+
+#: The first-RTT bytes ABM favours (``RTTBytes``): the same base BDP.
+UNSCHED_BYTES = SHORT_BYTES
 
 #: Oversubscription: 32 hosts' 10 Gbps over 2 x 4 uplinks of 10 Gbps.
 OVERSUB = HOSTS_PER_LEAF / (SPINES * LINKS)
@@ -91,7 +100,20 @@ QUICK_BURSTS = (0.125, 0.75)
 #: not run (LQD, static partition) beside them.
 ALGORITHMS = ("dt", "abm", "complete", "lqd", "static")
 
-NAMES = {"dt": "DT", "abm": "ABM", "complete": "CS", "lqd": "LQD", "static": "static"}
+#: ABM without its first-RTT priority (``abm-plain``): the burst sweep runs
+#: it beside the others, to show what the priority does.
+PLAIN_ABM = "abm-plain"
+
+BURST_ALGORITHMS = (*ALGORITHMS, PLAIN_ABM)
+
+NAMES = {
+    "dt": "DT",
+    "abm": "ABM",
+    "complete": "CS",
+    "lqd": "LQD",
+    "static": "static",
+    PLAIN_ABM: "ABM, no first-RTT priority",
+}
 
 #: DCTCP's burst sweep: the paper's DT against ABM (figure 9(b)).
 DCTCP_ALGORITHMS = ("dt", "abm")
@@ -139,9 +161,6 @@ NOT_RUN = {
     "TIMELY": "bufsim has no TIMELY sender",
     "PowerTCP": "bufsim has no PowerTCP sender",
     "8 queues per port (figure 8)": "not run: the data of the script's runs is in one class",
-    "ABM's alpha 1024 for a flow's first RTT of bytes (GenQueueDisc alphaUnsched)": (
-        "bufsim's ABM has one alpha per class"
-    ),
 }
 
 
@@ -180,8 +199,9 @@ def scenario(
     Parameters
     ----------
     algorithm : str
-        The switches' buffer management: ``dt``, ``abm``, ``complete``,
-        ``lqd`` or ``static``.
+        The switches' buffer management: ``dt``, ``abm`` (with the
+        authors' first-RTT priority), ``abm-plain`` (without it),
+        ``complete``, ``lqd`` or ``static``.
     load : float
         Web search load of the leaf uplinks, 0..1 (the script's ``load``).
     burst : float
@@ -221,18 +241,23 @@ def scenario(
             **sender,
         }
     ]
-    # One group per client: each asks the 32 servers of the other leaf
-    # (bufsim: 32 hosts after a drawn one) at Poisson epochs.
-    for client in range(HOSTS):
-        flows.append(
-            {
-                "dst": client,
-                "size": f"{resp}B",
-                "arrival": {"rate": f"{QUERY_RATE:g}/s", "burst": FAN_IN},
-                "initial_window": resp // MSS + 1,
-                **sender,
-            }
-        )
+    # Every host a client at 2 queries per second: one Poisson stream of
+    # 64 x 2 per second, each query's client drawn, asking 32 servers
+    # (the script: the other leaf's 32; bufsim: 32 distinct hosts after a
+    # drawn one, about half of them under the client's own leaf). Each
+    # response goes out in its first window, as the script's
+    # InitialCwnd of the whole response.
+    flows.append(
+        {
+            "incast": {
+                "servers": FAN_IN,
+                "response": f"{resp * FAN_IN}B",
+                "rate": f"{QUERY_RATE * HOSTS:g}/s",
+            },
+            "initial_window": -(-resp // MSS),
+            **sender,
+        }
+    )
     fabric: dict[str, Any] = {
         "leaves": LEAVES,
         "spines": SPINES,
@@ -241,13 +266,15 @@ def scenario(
         "host_rate": f"{RATE_GBPS:g}Gbps",
         "delay": f"{DELAY_US:g}us",
         "buffer": f"{BUFFER_BYTES}B",
-        "algorithm": algorithm,
+        "algorithm": "abm" if algorithm == PLAIN_ABM else algorithm,
         "packet_size": f"{MSS}B",
     }
-    if algorithm in ("dt", "abm"):
+    if algorithm in ("dt", "abm", PLAIN_ABM):
         fabric["alpha"] = ALPHA_DATA
-    if algorithm == "abm":
+    if algorithm in ("abm", PLAIN_ABM):
         fabric["interval"] = f"{INTERVAL_US:g}us"
+    if algorithm == "abm":
+        fabric["unscheduled"] = {"alpha": UNSCHED_ALPHA, "bytes": f"{UNSCHED_BYTES}B"}
     if tcp == "dctcp":
         fabric["qdisc"] = "threshold"
         fabric["qdisc_params"] = {"k": RED_K_PKTS}

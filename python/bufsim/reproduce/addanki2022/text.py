@@ -30,6 +30,7 @@ from bufsim.reproduce.addanki2022.design import (
     NOT_RUN,
     PAPER_SHORT_GAIN,
     PAPER_TRANSPORT_GAIN,
+    PLAIN_ABM,
     QUERY_RATE,
     QUICK_BURSTS,
     QUICK_LOADS,
@@ -38,6 +39,8 @@ from bufsim.reproduce.addanki2022.design import (
     RED_K_PKTS,
     SHORT_BYTES,
     SPINES,
+    UNSCHED_ALPHA,
+    UNSCHED_BYTES,
     WEB_IW,
 )
 from bufsim.reproduce.addanki2022.runs import _pick, value
@@ -53,10 +56,6 @@ PAPER_WINDOW_S, PAPER_DRAIN_S = 3.0, 11.0
 RFC_FIRST_RTO_S = 1.0
 
 SCRIPT_ESTIMATE_US = 200.0
-
-#: ``GenQueueDisc``'s ``alphaUnsched`` and the bytes of a flow's first RTT
-#: (``RTTBytes``: 10 Gbps x 80 us).
-ALPHA_UNSCHED = 1024.0
 
 
 def _bound(censored: float) -> str:
@@ -143,16 +142,21 @@ def findings(table: pd.DataFrame) -> list[Finding]:
             "load",
         ),
         Finding(
-            "bufsim's ABM has no first-RTT priority",
+            "ABM's first-RTT priority",
             prose(
-                TEXT["findings"]["abm_without_priority"],
+                TEXT["findings"]["first_rtt"],
+                rtt=UNSCHED_BYTES,
+                au=UNSCHED_ALPHA,
                 b=top,
-                abd=at("abm", "drops", "burst", burst=top),
-                dtd=at("dt", "drops", "burst", burst=top),
-                abo=at("abm", "occupancy_p99", "burst", burst=top),
-                dto=at("dt", "occupancy_p99", "burst", burst=top),
-                rtt=SHORT_BYTES,
-                au=ALPHA_UNSCHED,
+                ap=at("abm", "short_p99", "burst", burst=top),
+                pp=at(PLAIN_ABM, "short_p99", "burst", burst=top),
+                dp=at("dt", "short_p99", "burst", burst=top),
+                ai=at("abm", "incast_p99", "burst", burst=top),
+                pi=at(PLAIN_ABM, "incast_p99", "burst", burst=top),
+                di=at("dt", "incast_p99", "burst", burst=top),
+                ao=at("abm", "occupancy_p99", "burst", burst=top),
+                po=at(PLAIN_ABM, "occupancy_p99", "burst", burst=top),
+                do=at("dt", "occupancy_p99", "burst", burst=top),
             ),
             "burst",
         ),
