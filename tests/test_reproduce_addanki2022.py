@@ -102,7 +102,7 @@ def test_abm_p99_counts_unfinished_transfers_as_lower_bounds():
 def test_abm_runs_measure_the_switches(abm_table, quick):
     t = abm_table
     n = len(addanki2022.runs.cases(quick))
-    assert len(t) == n == (26 if quick else 60)
+    assert len(t) == n == (30 if quick else 69)
     cubic = t[t["tcp"] == "cubic"].set_index(["algorithm", "sweep", "load", "burst"])
     # Complete sharing and LQD let the queues take the whole buffer (p99
     # occupancy above 99%); the static partition caps each port at 1/40

@@ -228,7 +228,9 @@ DESCRIPTIONS: dict[str, str] = {
     "pool.algorithm": 'The buffer management: `"dt"` (default), the dynamic threshold; '
     '`"static"`, a partition of pool/ports per port; `"complete"`, any port while the pool '
     'has room; `"lqd"`, longest-queue drop (a full pool pushes the longest queue\'s tail '
-    'out); `"abm"`, ABM (Addanki et al. 2022): alpha/n (free pool), n the congested ports.',
+    'out); `"abm"`, ABM (Addanki et al. 2022): alpha/n (free pool), n the congested ports; '
+    '`"fab"`, FAB (Apostolaki et al. 2019): the dynamic threshold, with `fab.alpha` for a '
+    "flow's first bytes.",
     "pool.interval": "ABM's update interval of its count of congested ports (default "
     '`"30us"`; abm only).',
     "pool.unscheduled": "ABM's priority for a transfer's first-RTT packets, as the authors' "
@@ -236,6 +238,12 @@ DESCRIPTIONS: dict[str, str] = {
     "sent while its transfer's data sent so far (retransmissions too) is below `bytes` "
     "(default one BDP of the link), and ABM's threshold takes `alpha` (default 1024) for a "
     "tagged packet. The other algorithms ignore it. Unset: no packet tagged.",
+    "pool.fab": "FAB's flow-aware priority, as the ABM authors' code has it (table, e.g. "
+    '`{window = "5ms", bytes = "21000B", alpha = 1024}`): each port counts each flow\'s '
+    "bytes, from 0 again after `window` (default 5 ms) of silence; a packet whose flow's "
+    "count, its own included, is below `bytes` (default 15 packets of the link's size) is "
+    "admitted with `alpha` (default 1024) in the dynamic threshold. Read by fab only; the "
+    "other algorithms ignore it.",
     "fabric": "A leaf-spine fabric of switches and hosts (table), in place of `link`.",
     "fabric.form": '`"leaf_spine"` (the default and only form).',
     "fabric.leaves": "Leaf (top-of-rack) switches (1 to 1024).",
@@ -260,6 +268,8 @@ DESCRIPTIONS: dict[str, str] = {
     "fabric.unscheduled": "ABM's first-RTT priority, as `pool.unscheduled` (table); "
     "`bytes` by default one BDP of a host link over the longest path (10 Gbps x 80 us: "
     "100 KB, the authors' `RTTBytes`).",
+    "fabric.fab": "FAB's flow-aware priority, as `pool.fab` (table); `bytes` by default 15 "
+    "packets of `packet_size` (21,000 bytes at 1400, the authors' `FabThreshold`).",
     "fabric.packet_size": "Reference packet size, as `link.packet_size`.",
     "fabric.qdisc": 'Every port\'s queue discipline, as `link.qdisc` (e.g. `"threshold"` '
     "to mark for DCTCP).",

@@ -299,6 +299,13 @@ def _pool_rule(pool: Mapping[str, Any]) -> str:
                 f"{fmt.number(u['alpha'])} times it (the first-RTT priority)"
             )
         return rule
+    if algorithm == "fab":
+        f = pool["fab"]
+        return (
+            f"FAB: a queue grows while it holds less than {alpha} times the free pool; a flow's "
+            f"first {fmt.metric('buffer_bytes', f['bytes'])} at a port, counted anew after "
+            f"{fmt.si(f['window_s'], 's')} of silence, take {fmt.number(f['alpha'])} times it"
+        )
     return f"a queue grows while it holds less than {alpha} times the free pool"
 
 

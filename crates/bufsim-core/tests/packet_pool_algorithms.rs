@@ -6,7 +6,7 @@
 mod common;
 
 use bufsim_core::output::RunOutput;
-use bufsim_core::queue::shared::{abm, dt};
+use bufsim_core::queue::shared::{abm, dt, fab};
 use common::pool::{overloaded as poisson, tcp};
 use common::{bits, from_json, m, run};
 use serde_json::{Value, json};
@@ -186,7 +186,7 @@ fn pool_fields_are_checked_by_name() {
     let e = error(json!({"size": "100pkt", "ports": 2, "algorithm": "fifo"}));
     assert_eq!(
         e,
-        "pool.algorithm: must be one of static, complete, dt, lqd, abm, got \"fifo\""
+        "pool.algorithm: must be one of static, complete, dt, lqd, abm, fab, got \"fifo\""
     );
     let e = error(json!({"size": "100pkt", "ports": 2, "interval": "10us"}));
     assert!(
@@ -302,4 +302,118 @@ fn the_first_rtt_priority_lets_a_burst_fill_the_free_pool() {
         "{a} {b}"
     );
     assert!(b <= a - 40.0, "{a} {b}");
+}
+
+#[test]
+fn fab_fields_are_checked_by_name() {
+    let base = |algorithm: &str, f: Value| {
+        json!({
+            "duration": "1s",
+            "link": {"capacity": "100Mbps", "delay": "1ms", "packet_size": "1400B"},
+            "pool": {"size": "100pkt", "ports": 2, "algorithm": algorithm, "fab": f},
+            "flows": [{"count": 1, "rtt": "10ms", "mss": "1000B"}],
+        })
+    };
+    let error = |f: Value| from_json(&base("fab", f)).expect_err("refused").to_string();
+    assert_eq!(
+        error(json!({"window": "0s"})),
+        "pool.fab.window: must be > 0s and at most 1s, got 0.000000s"
+    );
+    assert!(error(json!({"window": "2s"})).starts_with("pool.fab.window: must be > 0s"));
+    assert_eq!(
+        error(json!({"bytes": "0B"})),
+        "pool.fab.bytes: must be > 0B and at most 1GB, got 0B"
+    );
+    assert_eq!(
+        error(json!({"alpha": 0})),
+        "pool.fab.alpha: must be > 0 and at most 1000000, got 0"
+    );
+    assert_eq!(
+        error(json!({"rtt": "1ms"})),
+        "pool.fab.rtt: unknown field `rtt`, expected one of `window`, `bytes`, `alpha`"
+    );
+    // The defaults: 5 ms, 15 packets of the link's 1400 bytes, 1024.
+    let n =
+        |s: &Value| -> Value { serde_json::from_str(&from_json(s).unwrap().to_json()).unwrap() };
+    let mut plain = base("fab", json!({}));
+    plain["pool"].as_object_mut().unwrap().remove("fab");
+    assert_eq!(
+        n(&plain)["pool"]["fab"],
+        json!({"window_s": 0.005, "bytes": 21_000, "alpha": 1024.0})
+    );
+    // Another algorithm ignores the table (a sweep over the algorithm keeps
+    // it), and its normalized scenario does not name it.
+    let dt = n(&base("dt", json!({"window": "1ms"})));
+    assert!(dt["pool"].get("fab").is_none());
+    assert_eq!(fab::DEFAULT_PKTS * 1400, 21_000);
+}
+
+/// 16 DCTCP transfers of `size` into port 0 of a 100-packet pool under
+/// `pool` (its `algorithm` and fields), port 1 carrying 6 Gbps of Poisson
+/// packets (the first-RTT priority's burst above).
+fn fan_in(pool: Value, size: &str) -> RunOutput {
+    let mut p = json!({"size": "100pkt", "ports": 2});
+    for (k, x) in pool.as_object().unwrap() {
+        p[k] = x.clone();
+    }
+    run(&json!({
+        "duration": "0.02s", "seed": 2,
+        "link": {"capacity": "10Gbps", "delay": "10us", "packet_size": "1500B"},
+        "pool": p,
+        "flows": [{"count": 16, "tcp": "dctcp", "size": size, "mss": "1500B",
+                   "rtt": "80us", "start": "1ms", "port": 0, "stack": "linux"}],
+        "background": [{"kind": "poisson", "rate": "6Gbps", "packet_size": "1500B",
+                        "port": 1}],
+    }))
+}
+
+#[test]
+fn fab_admits_new_flows_first_packets_that_dt_drops() {
+    // 16 new transfers of 15 KB (10 packets each, sent at once) into port
+    // 0: every packet is within its flow's first 15 x 1500 bytes, so FAB
+    // admits them under alpha 1024 and the burst fills the pool, where
+    // DT (alpha 1) holds port 0 at half of it. A debug build checks every
+    // admission against the factor its threshold used.
+    let dt = fan_in(json!({"algorithm": "dt"}), "15KB");
+    let fab = fan_in(json!({"algorithm": "fab"}), "15KB");
+    assert_eq!(m(&dt, "max_queue_pkts_port0"), 50.0);
+    assert_eq!(m(&fab, "max_queue_pkts_port0"), 100.0);
+    // Measured: 124 drops under DT, 74 under FAB.
+    let (a, b) = (m(&dt, "drops_port0"), m(&fab, "drops_port0"));
+    assert!(
+        (a - 124.0).abs() <= 10.0 && (b - 74.0).abs() <= 10.0,
+        "{a} {b}"
+    );
+    assert!(b <= a - 40.0, "{a} {b}");
+}
+
+#[test]
+fn fab_holds_long_flows_past_their_count_to_dts_share() {
+    // 20 long NewReno flows on port 0 of a 300-packet pool of 4 ports
+    // (1000-byte packets), after a 4 s warm-up: every flow is far past its
+    // first 15 packets. With a window of 1 s, longer than any of their
+    // silences (retransmission timeouts included), no count restarts and
+    // FAB is the dynamic threshold: measured, the same run as DT's, the
+    // queue at most alpha B / (1 + alpha) = 150 packets.
+    let long = |pool: Value| run(&tcp(4, "300pkt", pool, 0, ""));
+    let dt = long(json!({"algorithm": "dt"}));
+    let fab = long(json!({"algorithm": "fab", "fab": {"window": "1s"}}));
+    for k in [
+        "max_queue_pkts_port0",
+        "mean_queue_pkts_port0",
+        "drops_port0",
+    ] {
+        assert_eq!(m(&fab, k), m(&dt, k), "{k}");
+    }
+    assert_eq!(m(&dt, "max_queue_pkts_port0"), 150.0);
+    // With the default 5 ms a flow silent after a timeout starts its count
+    // again, and its next 14 packets pass DT's share. Measured: at most 172
+    // packets (150 under DT), a mean of 134.5 (124.8), 1463 drops (1255).
+    let fab5 = long(json!({"algorithm": "fab"}));
+    let (q, mean) = (
+        m(&fab5, "max_queue_pkts_port0"),
+        m(&fab5, "mean_queue_pkts_port0"),
+    );
+    assert!(q > 155.0 && q <= 300.0, "{q}");
+    assert!(mean > m(&dt, "mean_queue_pkts_port0") + 5.0, "{mean}");
 }

@@ -17,7 +17,7 @@
 use crate::net::Packet;
 use crate::net::pipe::Pipe;
 use crate::queue::classes::Classes;
-use crate::queue::shared::{self, Algorithm, abm::Congestion};
+use crate::queue::shared::{self, Algorithm, abm::Congestion, fab::FlowTable};
 use crate::queue::{
     AnyDiscipline, DropReason, MAX_DROP_REASONS, Occupancy, Queue, QueueCounters, Setup,
 };
@@ -132,6 +132,8 @@ struct Buffer {
     ports: Vec<u32>,
     /// ABM's count of congested queues (`abm` only).
     abm: Option<Congestion>,
+    /// FAB's bytes of each flow at each of its ports (`fab` only).
+    fab: Option<FlowTable>,
     /// Each queue's factor of the threshold by its index on a port
     /// (`link.queues`' `alpha`, else the pool's), and the queues the static
     /// partition splits the buffer into.
@@ -154,6 +156,7 @@ impl Buffer {
                     pool.sat,
                 )
             }),
+            fab: pool.fab.map(|f| FlowTable::new(f.window)),
             alphas: match &link.classes {
                 Some(set) => set
                     .queues
@@ -417,10 +420,16 @@ impl Ports {
             None => 1.0,
         };
         let (alpha, parts) = (self.buffers[b].alphas[i], self.buffers[b].parts);
-        // A transfer's first-RTT packet (ABM's priority, `unscheduled`).
-        let first_rtt = pkt.is_unscheduled();
+        // The packet's priority: under ABM a transfer's first-RTT packet
+        // (`unscheduled`); under FAB a flow whose count at this port, the
+        // packet's bytes included (counted whether it is admitted or not),
+        // is below `fab.bytes`.
+        let priority = match (&mut self.buffers[b].fab, pool.fab) {
+            (Some(t), Some(f)) => t.arrive(k, pkt.flow(), pkt.size(), now) < f.bytes,
+            _ => pkt.is_unscheduled(),
+        };
         // Refused, unless LQD makes room by pushing a packet out.
-        let admitted = pool.admits(occ, total, pkt.size(), n, alpha, parts, first_rtt);
+        let admitted = pool.admits(occ, total, pkt.size(), n, alpha, parts, priority);
         let pushed = !admitted
             && pool.algorithm == Algorithm::Lqd
             && self.push_out(b, k, i, pkt.size(), now);
@@ -437,7 +446,10 @@ impl Ports {
                 pkt.size(),
             );
             let x = shared::Admission { q, total, a, b };
-            let alpha = pool.abm_alpha(first_rtt);
+            let alpha = match pool.algorithm {
+                Algorithm::Fab => pool.fab_alpha(priority, alpha),
+                _ => pool.abm_alpha(priority),
+            };
             shared::debug_check_admission(pool.algorithm, alpha, n, pool.ports, x);
         }
         // The buffer after the arrival: what it held (anew after a

@@ -21,6 +21,7 @@
 //! algorithm = "dt"                # as pool.algorithm
 //! alpha = 1
 //! unscheduled = { alpha = 1024, bytes = "100KB" }   # abm: first-RTT priority
+//! fab = { window = "5ms", bytes = "21000B", alpha = 1024 }   # fab: its priority
 //! qdisc = "red"                   # every port's, as link.qdisc
 //! ```
 //!
@@ -655,6 +656,7 @@ pub(super) fn resolve_scenario(raw: RawScenario, run: Run) -> Result<Scenario, S
             algorithm: fab.algorithm.clone(),
             interval: fab.interval,
             unscheduled: fab.unscheduled,
+            fab: fab.fab,
         };
         let size = (bytes / u64::from(pkt), bytes);
         let mut pool = resolve_pool(raw, BufferMode::Bytes, size, pkt, bdp_bytes)

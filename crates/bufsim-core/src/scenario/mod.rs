@@ -41,7 +41,9 @@ mod traffic;
 pub use flows::{DEFAULT_ACCESS_BUFFER_PKTS, Defaulted, FlowGroup, MAX_FLOWS};
 pub use fluid::{Decrease, Fluid, FluidModel, SyncPolicy};
 pub use output::{Decide, Output, Stop};
-pub use topology::{BufferMode, Link, MAX_LINKS, MAX_PORTS, Pool, Reverse, Topology, Unscheduled};
+pub use topology::{
+    BufferMode, Fab, Link, MAX_LINKS, MAX_PORTS, Pool, Reverse, Topology, Unscheduled,
+};
 pub use traffic::{Background, BackgroundKind};
 
 use flows::*;

@@ -203,6 +203,8 @@ pub(super) struct RawFabric {
     #[serde(default)]
     pub(super) unscheduled: Option<RawUnscheduled>,
     #[serde(default)]
+    pub(super) fab: Option<RawFab>,
+    #[serde(default)]
     pub(super) packet_size: Option<Size>,
     #[serde(default)]
     pub(super) qdisc: Option<String>,
@@ -395,6 +397,8 @@ pub(super) struct RawPool {
     pub(super) interval: Option<Dur>,
     #[serde(default)]
     pub(super) unscheduled: Option<RawUnscheduled>,
+    #[serde(default)]
+    pub(super) fab: Option<RawFab>,
 }
 
 /// `pool.unscheduled`, `fabric.unscheduled`: ABM's priority for a
@@ -406,6 +410,18 @@ pub(super) struct RawUnscheduled {
     pub(super) alpha: Option<f64>,
     #[serde(default)]
     pub(super) bytes: Option<Size>,
+}
+
+/// `pool.fab`, `fabric.fab`: FAB's flow-aware priority (see [`Fab`]).
+#[derive(Deserialize, Clone, Copy, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawFab {
+    #[serde(default)]
+    pub(super) window: Option<Dur>,
+    #[serde(default)]
+    pub(super) bytes: Option<Size>,
+    #[serde(default)]
+    pub(super) alpha: Option<f64>,
 }
 
 #[derive(Deserialize, Default)]

@@ -98,6 +98,30 @@ pub struct Unscheduled {
     pub bytes: u64,
 }
 
+/// FAB's flow-aware priority (Apostolaki, Vanbever & Ghobadi, "FAB:
+/// Toward Flow-aware Buffer Sharing on Programmable Switches", 2019; as
+/// the ABM authors implement it, [`shared::fab`]): each port counts each
+/// flow's bytes, from 0 again after `window` of silence; a packet whose
+/// flow's count, its own bytes included, is below `bytes` is admitted under
+/// the dynamic threshold with `alpha`, others with their class's.
+/// `pool.fab` and `fabric.fab`, read under `fab` only: the other
+/// algorithms ignore the table (as they ignore `alpha` and `unscheduled`),
+/// so one scenario serves a sweep over the algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Fab {
+    /// The silence after which a flow's count restarts (> 0, at most 1 s;
+    /// default 5 ms, the authors' `FabWindow`).
+    #[serde(serialize_with = "units::ser_secs", rename = "window_s")]
+    pub window: SimTime,
+    /// The count below which a flow's packets have the priority (> 0B, at
+    /// most 1GB; default 15 packets of the link's size, the authors'
+    /// `FabThreshold`).
+    pub bytes: u64,
+    /// The priority's factor of the threshold (> 0; default 1024, the
+    /// authors' `alphaUnsched`).
+    pub alpha: f64,
+}
+
 /// A buffer shared by several egress ports, each a copy of the scenario's
 /// `link` with its own flows, and admission by a buffer-management
 /// algorithm ([`crate::queue::shared`], one file each): by default the
@@ -130,6 +154,10 @@ pub struct Pool {
     /// uses `alpha`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unscheduled: Option<Unscheduled>,
+    /// FAB's flow-aware priority (`pool.fab`, `fab` only: `None` under
+    /// another algorithm).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fab: Option<Fab>,
     /// ABM's saturation length of a queue, the pool's unit (`abm` only).
     #[serde(skip)]
     pub sat: u64,
@@ -168,9 +196,10 @@ impl Pool {
     /// thresholds for multiple loss priorities", IEEE/ACM ToN 10(3), 2002:
     /// class `c`'s threshold `alpha_c (B - Q)`; `self.alpha` with one class)
     /// and `parts` the queues the static partition splits the pool into;
-    /// `unscheduled`: the packet carries the first-RTT tag
-    /// ([`Pool::abm_alpha`]). For `lqd`, whether it fits without pushing
-    /// a packet out.
+    /// `priority`: the packet has its algorithm's priority, for ABM the
+    /// first-RTT tag ([`Pool::abm_alpha`]), for FAB a flow count below
+    /// `fab.bytes` ([`Pool::fab_alpha`]). For `lqd`, whether it fits
+    /// without pushing a packet out.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn admits(
@@ -181,7 +210,7 @@ impl Pool {
         n: f64,
         alpha: f64,
         parts: u32,
-        unscheduled: bool,
+        priority: bool,
     ) -> bool {
         let (q, total, a, b) = self.amounts(port, total, size);
         match self.algorithm {
@@ -193,9 +222,19 @@ impl Pool {
             Algorithm::Complete | Algorithm::Lqd => shared::complete::admits(total, a, b),
             // One class per port: each queue drains at its port's rate
             // (the module says why).
-            Algorithm::Abm => {
-                shared::abm::admits(self.abm_alpha(unscheduled), n, q, total, a, b, 1.0)
-            }
+            Algorithm::Abm => shared::abm::admits(self.abm_alpha(priority), n, q, total, a, b, 1.0),
+            Algorithm::Fab => shared::fab::admits(self.fab_alpha(priority, alpha), q, total, a, b),
+        }
+    }
+
+    /// FAB's factor for a packet of a queue of class factor `alpha`:
+    /// `fab.alpha` when its flow's count is below `fab.bytes` (`priority`),
+    /// else `alpha`.
+    #[inline]
+    pub fn fab_alpha(&self, priority: bool, alpha: f64) -> f64 {
+        match self.fab {
+            Some(f) if priority => f.alpha,
+            _ => alpha,
         }
     }
 
@@ -583,6 +622,44 @@ pub const MAX_PORTS: u32 = 64;
 /// any base-RTT BDP; the senders count it in 32 bits).
 pub const MAX_UNSCHEDULED_BYTES: u64 = 1_000_000_000;
 
+/// `pool.fab` resolved under `fab` (its defaults if absent; `None` under
+/// another algorithm, which ignores it), packets of `packet_size` bytes.
+fn resolve_fab(
+    raw: Option<RawFab>,
+    algorithm: Algorithm,
+    packet_size: u32,
+) -> Result<Option<Fab>, ScenarioError> {
+    if algorithm != Algorithm::Fab {
+        return Ok(None);
+    }
+    let raw = raw.unwrap_or_default();
+    let window = raw.window.map_or(shared::fab::DEFAULT_WINDOW, |d| d.0);
+    check(
+        window > SimTime::ZERO && window <= SimTime::from_secs_f64(1.0),
+        "pool.fab.window",
+        || format!("must be > 0s and at most 1s, got {window}"),
+    )?;
+    let bytes = raw
+        .bytes
+        .map_or(shared::fab::DEFAULT_PKTS * u64::from(packet_size), |b| b.0);
+    check(
+        (1..=MAX_UNSCHEDULED_BYTES).contains(&bytes),
+        "pool.fab.bytes",
+        || format!("must be > 0B and at most 1GB, got {bytes}B"),
+    )?;
+    let alpha = raw.alpha.unwrap_or(shared::fab::DEFAULT_ALPHA);
+    check(
+        alpha.is_finite() && alpha > 0.0 && alpha <= 1e6,
+        "pool.fab.alpha",
+        || format!("must be > 0 and at most 1000000, got {alpha}"),
+    )?;
+    Ok(Some(Fab {
+        window,
+        bytes,
+        alpha,
+    }))
+}
+
 /// `[pool]`, its size resolved (`mode`, packets and bytes), `bdp_bytes`
 /// the default extent of its first-RTT tag (`unscheduled.bytes`).
 pub(super) fn resolve_pool(
@@ -661,6 +738,7 @@ pub(super) fn resolve_pool(
             Some(Unscheduled { alpha, bytes })
         }
     };
+    let fab = resolve_fab(raw.fab, algorithm, packet_size)?;
     // ABM's saturation: 20 packets, in the pool's unit.
     let sat = match mode {
         BufferMode::Packets => shared::abm::SAT_PKTS,
@@ -672,6 +750,7 @@ pub(super) fn resolve_pool(
         alpha,
         interval,
         unscheduled,
+        fab,
         sat,
         size_pkts,
         size_bytes,

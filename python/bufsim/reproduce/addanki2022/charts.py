@@ -25,6 +25,7 @@ STYLE = {
     "dt": (PALETTE["blue"], "o", "-"),
     "abm": (PALETTE["red"], "s", "-"),
     "complete": (PALETTE["green"], "^", "--"),
+    "fab": (PALETTE["orange"], "P", "--"),
     "lqd": (PALETTE["purple"], "v", "--"),
     "static": (PALETTE["gold"], "D", ":"),
     PLAIN_ABM: (PALETTE["red"], "s", ":"),

@@ -96,9 +96,9 @@ QUICK_LOADS = (0.4, 0.8)
 
 QUICK_BURSTS = (0.125, 0.75)
 
-#: The algorithms bufsim runs: the paper's DT, CS and ABM, and two it does
-#: not run (LQD, static partition) beside them.
-ALGORITHMS = ("dt", "abm", "complete", "lqd", "static")
+#: The algorithms bufsim runs: the paper's DT, CS, FAB and ABM, and two it
+#: does not run (LQD, static partition) beside them.
+ALGORITHMS = ("dt", "abm", "complete", "fab", "lqd", "static")
 
 #: ABM without its first-RTT priority (``abm-plain``): the burst sweep runs
 #: it beside the others, to show what the priority does.
@@ -110,6 +110,7 @@ NAMES = {
     "dt": "DT",
     "abm": "ABM",
     "complete": "CS",
+    "fab": "FAB",
     "lqd": "LQD",
     "static": "static",
     PLAIN_ABM: "ABM, no first-RTT priority",
@@ -156,7 +157,6 @@ NO_NS2 = "no shared buffer"
 
 #: What the paper runs that bufsim does not, and why.
 NOT_RUN = {
-    "FAB (Apostolaki et al., HotNets 2019)": "not built in bufsim's pools",
     "IB (Cisco's Intelligent Buffer)": "not built in bufsim's pools",
     "TIMELY": "bufsim has no TIMELY sender",
     "PowerTCP": "bufsim has no PowerTCP sender",
@@ -269,8 +269,12 @@ def scenario(
         "algorithm": "abm" if algorithm == PLAIN_ABM else algorithm,
         "packet_size": f"{MSS}B",
     }
-    if algorithm in ("dt", "abm", PLAIN_ABM):
+    if algorithm in ("dt", "abm", PLAIN_ABM, "fab"):
         fabric["alpha"] = ALPHA_DATA
+    if algorithm == "fab":
+        # The script's FabWindow (5 ms), FabThreshold (15 x PACKET_SIZE)
+        # and alphaUnsched for the flows under it.
+        fabric["fab"] = {"window": "5ms", "bytes": f"{15 * MSS}B", "alpha": UNSCHED_ALPHA}
     if algorithm in ("abm", PLAIN_ABM):
         fabric["interval"] = f"{INTERVAL_US:g}us"
     if algorithm == "abm":

@@ -16,10 +16,12 @@
 //! | `dt`       | `q < alpha (b - total)`, and room                      | [`dt`]                 |
 //! | `lqd`      | room, else push out the longest queue's tail           | [`lqd`]                |
 //! | `abm`      | `q < alpha / n_p (b - total) mu / rate`, and room      | [`abm`]                |
+//! | `fab`      | `q < alpha' (b - total)`, and room; `alpha'` per flow  | [`fab`]                |
 
 pub mod abm;
 pub mod complete;
 pub mod dt;
+pub mod fab;
 pub mod lqd;
 pub mod static_partition;
 
@@ -40,16 +42,19 @@ pub enum Algorithm {
     Lqd,
     /// Active Buffer Management (Addanki et al., SIGCOMM 2022).
     Abm,
+    /// Flow-aware buffer sharing (Apostolaki, Vanbever & Ghobadi 2019).
+    Fab,
 }
 
 impl Algorithm {
     /// Every algorithm, in the order the error messages and docs list them.
-    pub const ALL: [Algorithm; 5] = [
+    pub const ALL: [Algorithm; 6] = [
         Algorithm::Static,
         Algorithm::Complete,
         Algorithm::Dt,
         Algorithm::Lqd,
         Algorithm::Abm,
+        Algorithm::Fab,
     ];
 
     /// The name `pool.algorithm` gives.
@@ -60,6 +65,7 @@ impl Algorithm {
             Algorithm::Dt => "dt",
             Algorithm::Lqd => "lqd",
             Algorithm::Abm => "abm",
+            Algorithm::Fab => "fab",
         }
     }
 
@@ -87,14 +93,15 @@ impl Algorithm {
     /// The rule admission `x` broke, in words (`None`: it kept it), for a
     /// pool of `ports` ports with factor `alpha` (the one the arrival's
     /// threshold used: for ABM a first-RTT packet's `unscheduled.alpha`,
-    /// [`crate::scenario::Pool::abm_alpha`]) and, for ABM, `n` congested
-    /// queues.
+    /// [`crate::scenario::Pool::abm_alpha`]; for FAB the flow's factor) and,
+    /// for ABM, `n` congested queues.
     ///
     /// Every algorithm keeps the pool within its size, `total + a <= b`;
     /// where a threshold exists the queue is under it at admission:
     /// `static` within its share, `q + a <= floor(b / ports)`; `dt` under
     /// `alpha (b - total)` (Choudhury & Hahne 1998, section III); `abm`
-    /// under `alpha / n (b - total)` (drain rate 1, [`abm`]). The packet
+    /// under `alpha / n (b - total)` (drain rate 1, [`abm`]); `fab` under
+    /// `alpha (b - total)` with the flow's factor ([`fab`]). The packet
     /// engine checks it at every admission in a debug build
     /// ([`debug_check_admission`]).
     pub fn broken_by(self, alpha: f64, n: f64, ports: u32, x: Admission) -> Option<String> {
@@ -113,6 +120,7 @@ impl Algorithm {
                 });
             }
             Algorithm::Dt => dt::threshold(alpha, b, total),
+            Algorithm::Fab => fab::threshold(alpha, b, total),
             Algorithm::Abm => abm::threshold(alpha, n, b, total, 1.0),
             Algorithm::Complete | Algorithm::Lqd => return None,
         };
