@@ -69,10 +69,10 @@ fn every_admission_keeps_its_rule() {
     // ports), one idle, 2.5 s, a pool of 500 packets or 500,000 bytes (500
     // packets' worth). A debug build checks each algorithm's rule at every
     // admission (queue::shared::debug_check_admission: the pool within its
-    // size; a static share, DT's and ABM's thresholds not reached);
+    // size; a static share, DT's, FAB's and ABM's thresholds not reached);
     // `make test-rust` runs this test so. Any build: the pool never held
     // more than its size, and the rule refused some arrivals.
-    for alg in ["static", "complete", "dt", "lqd", "abm"] {
+    for alg in ["static", "complete", "dt", "lqd", "abm", "fab"] {
         for size in ["500pkt", "500000B"] {
             let o = poisson(
                 [60, 120, 240, 0],

@@ -71,10 +71,10 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
     ----------
     quick : bool
         Flows launched over 0.1 s (runs of 0.15 s) at loads 0.4 and 0.8 and
-        bursts of 12.5% and 75% of the buffer: 26 runs, about a minute on
+        bursts of 12.5% and 75% of the buffer: 30 runs, about a minute on
         one core. The full version launches them over the paper's 3 s (runs
-        of 3.5 s) at loads 0.2-0.8 and bursts of 12.5-75%: 60 runs, 32-33 CPU s
-        each at load 0.4 (measured), about half an hour on one core.
+        of 3.5 s) at loads 0.2-0.8 and bursts of 12.5-75%: 69 runs, 32-33 CPU s
+        each at load 0.4 (measured), about 40 minutes on one core.
     progress : callable, optional
         Called with a line of text before the runs start.
 
