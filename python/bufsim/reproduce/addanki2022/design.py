@@ -44,6 +44,13 @@ INTERVAL_US = 8 * DELAY_US
 #: default, 1024, which the script leaves) in place of the class's alpha.
 UNSCHED_ALPHA = 1024.0
 
+#: FAB's count window and limit (abm-evaluation.cc: ``SetFabWindow
+#: (MicroSeconds (5000))``, ``SetFabThreshold (15 * PACKET_SIZE)``); its
+#: priority alpha is the same ``alphaUnsched``.
+FAB_WINDOW_MS = 5.0
+
+FAB_PKTS = 15
+
 #: DCTCP's marking: ``RED_MIN = RED_MAX = 65`` packets of 1400 B.
 RED_K_PKTS = 65
 
@@ -272,9 +279,11 @@ def scenario(
     if algorithm in ("dt", "abm", PLAIN_ABM, "fab"):
         fabric["alpha"] = ALPHA_DATA
     if algorithm == "fab":
-        # The script's FabWindow (5 ms), FabThreshold (15 x PACKET_SIZE)
-        # and alphaUnsched for the flows under it.
-        fabric["fab"] = {"window": "5ms", "bytes": f"{15 * MSS}B", "alpha": UNSCHED_ALPHA}
+        fabric["fab"] = {
+            "window": f"{FAB_WINDOW_MS:g}ms",
+            "bytes": f"{FAB_PKTS * MSS}B",
+            "alpha": UNSCHED_ALPHA,
+        }
     if algorithm in ("abm", PLAIN_ABM):
         fabric["interval"] = f"{INTERVAL_US:g}us"
     if algorithm == "abm":

@@ -13,6 +13,8 @@ from bufsim.reproduce.addanki2022.design import (
     BURST_AT_LOADS,
     BURSTS,
     DELAY_US,
+    FAB_PKTS,
+    FAB_WINDOW_MS,
     FAN_IN,
     FULL_DRAIN_S,
     FULL_WINDOW_S,
@@ -107,6 +109,9 @@ def setup() -> Prose:
         qloads=", ".join(f"{x:g}" for x in QUICK_LOADS),
         qbursts=_pct(QUICK_BURSTS),
         notrun="; ".join(f"{k} ({v})" for k, v in NOT_RUN.items()),
+        fabw=FAB_WINDOW_MS,
+        fabp=FAB_PKTS,
+        au=UNSCHED_ALPHA,
     )
 
 
