@@ -265,6 +265,12 @@ fn bad_queues_are_refused_naming_the_field() {
             "one queue",
         ),
         (
+            json!({"queues": [{"class": 0, "alpha": 1e300}]}),
+            json!({"pool": {"size": "100pkt", "ports": 2}}),
+            "link.queues[0].alpha",
+            "at most 1000000",
+        ),
+        (
             json!({"queues": [{"class": 0}, {"class": 1}]}),
             json!({"pool": {"size": "100pkt", "ports": 2, "algorithm": "abm"}}),
             "pool.algorithm",

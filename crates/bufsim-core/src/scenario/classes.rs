@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 use super::{
     Background, Buf, BufferMode, FlowGroup, Link, Pool, ScenarioError, Topology, buffer_size,
-    check, choose, err, link_info,
+    check, check_alpha, choose, err, link_info,
 };
 use crate::queue::QdiscConfig;
 use crate::queue::classes::{ClassQueue, ClassSet, MAX_CLASSES, MAX_WEIGHT, Scheduler};
@@ -152,9 +152,7 @@ pub(super) fn resolve(
             check(pool.is_some(), &p("alpha"), || {
                 format!("{a}: alpha is a class's factor of a [pool]'s threshold: add a [pool]")
             })?;
-            check(a.is_finite() && a > 0.0, &p("alpha"), || {
-                format!("must be a number > 0, got {a}")
-            })?;
+            check_alpha(a, &p("alpha"))?;
         }
         out.push(ClassQueue {
             class: class as u8,

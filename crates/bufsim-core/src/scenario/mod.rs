@@ -241,6 +241,18 @@ fn check(cond: bool, path: &str, msg: impl FnOnce() -> String) -> Result<(), Sce
     if cond { Ok(()) } else { Err(err(path, msg())) }
 }
 
+/// A threshold factor of a shared buffer (`pool.alpha`, a class's, ABM's
+/// first-RTT one, FAB's): finite, above 0, at most 10^6 (switch chips
+/// offer 1/64 to 64; ABM's first-RTT factor is 1024).
+fn check_alpha(alpha: f64, path: &str) -> Result<f64, ScenarioError> {
+    check(
+        alpha.is_finite() && alpha > 0.0 && alpha <= 1e6,
+        path,
+        || format!("must be > 0 and at most 1000000, got {alpha}"),
+    )?;
+    Ok(alpha)
+}
+
 /// What every topology's resolver shares: the run's settings, taken from
 /// the raw scenario first and made into the [`Scenario`] last by
 /// [`Run::finish`].

@@ -647,11 +647,9 @@ fn resolve_fab(
         "pool.fab.bytes",
         || format!("must be > 0B and at most 1GB, got {bytes}B"),
     )?;
-    let alpha = raw.alpha.unwrap_or(shared::fab::DEFAULT_ALPHA);
-    check(
-        alpha.is_finite() && alpha > 0.0 && alpha <= 1e6,
+    let alpha = check_alpha(
+        raw.alpha.unwrap_or(shared::fab::DEFAULT_ALPHA),
         "pool.fab.alpha",
-        || format!("must be > 0 and at most 1000000, got {alpha}"),
     )?;
     Ok(Some(Fab {
         window,
@@ -687,12 +685,7 @@ pub(super) fn resolve_pool(
     };
     // Choudhury & Hahne's alpha: 1 is their example's and a common switch
     // default; powers of two from 1/64 to 64 are what switch chips offer.
-    let alpha = raw.alpha.unwrap_or(1.0);
-    check(
-        alpha.is_finite() && alpha > 0.0 && alpha <= 1e6,
-        "pool.alpha",
-        || format!("must be > 0 and at most 1000000, got {alpha}"),
-    )?;
+    let alpha = check_alpha(raw.alpha.unwrap_or(1.0), "pool.alpha")?;
     let interval = match (raw.interval, algorithm) {
         (None, Algorithm::Abm) => Some(shared::abm::DEFAULT_INTERVAL),
         (Some(Dur(t)), Algorithm::Abm) => {
@@ -717,11 +710,9 @@ pub(super) fn resolve_pool(
     let unscheduled = match raw.unscheduled {
         None => None,
         Some(u) => {
-            let alpha = u.alpha.unwrap_or(shared::abm::DEFAULT_UNSCHEDULED_ALPHA);
-            check(
-                alpha.is_finite() && alpha > 0.0 && alpha <= 1e6,
+            let alpha = check_alpha(
+                u.alpha.unwrap_or(shared::abm::DEFAULT_UNSCHEDULED_ALPHA),
                 "pool.unscheduled.alpha",
-                || format!("must be > 0 and at most 1000000, got {alpha}"),
             )?;
             let bytes = u.bytes.map_or(bdp_bytes, |b| b.0);
             check(
