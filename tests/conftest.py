@@ -283,6 +283,29 @@ def markdown_blocks(page: Path) -> list[tuple[str, str, str, str | None]]:
     return out
 
 
+# A fan-in burst into a 100-packet ABM pool: 16 transfers of 15 KB start
+# together on port 0 while Poisson background keeps port 1 busy (the
+# first-RTT priority's test and a golden case).
+ABM_BURST = {
+    "duration": "0.02s",
+    "seed": 2,
+    "link": {"capacity": "10Gbps", "delay": "10us"},
+    "pool": {"size": "100pkt", "ports": 2, "algorithm": "abm"},
+    "flows": [
+        {
+            "count": 16,
+            "tcp": "dctcp",
+            "size": "15KB",
+            "mss": "1500B",
+            "rtt": "80us",
+            "start": "1ms",
+            "port": 0,
+        }
+    ],
+    "background": [{"kind": "poisson", "rate": "6Gbps", "packet_size": "1500B", "port": 1}],
+}
+
+
 def refusal(base: dict, edit) -> str:
     """The :class:`bufsim.ScenarioError` message of a copy of scenario
     ``base`` changed by ``edit`` (a function of the copy); the test fails

@@ -13,6 +13,7 @@ and say in the commit which scenarios moved and why.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import sys
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import bufsim
 from bufsim.scenario import FLUID_VARIANTS, QDISCS, TCP_VARIANTS
+from conftest import ABM_BURST
 
 GOLDEN = Path(__file__).parent / "golden" / "summaries.json"
 
@@ -96,27 +98,7 @@ def scenarios() -> dict[str, tuple[dict, str]]:
     # into 100 packets; an incast of 80% of a switch's buffer): without
     # `unscheduled` nothing is tagged, so these hold whatever the
     # first-RTT priority does.
-    out["abm-pool-packet"] = (
-        {
-            "duration": "0.02s",
-            "seed": 2,
-            "link": {"capacity": "10Gbps", "delay": "10us"},
-            "pool": {"size": "100pkt", "ports": 2, "algorithm": "abm"},
-            "flows": [
-                {
-                    "count": 16,
-                    "tcp": "dctcp",
-                    "size": "15KB",
-                    "mss": "1500B",
-                    "rtt": "80us",
-                    "start": "1ms",
-                    "port": 0,
-                }
-            ],
-            "background": [{"kind": "poisson", "rate": "6Gbps", "packet_size": "1500B", "port": 1}],
-        },
-        "packet",
-    )
+    out["abm-pool-packet"] = (copy.deepcopy(ABM_BURST), "packet")
     out["abm-fabric-packet"] = (
         {
             "duration": "0.05s",

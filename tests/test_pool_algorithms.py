@@ -12,7 +12,7 @@ import copy
 import bufsim
 import pytest
 from bufsim.models import ModelInputError
-from conftest import refusal
+from conftest import ABM_BURST, refusal
 
 ALGORITHMS = ("static", "complete", "dt", "lqd", "abm")
 
@@ -234,28 +234,8 @@ def test_alpha_is_kept_by_the_algorithms_without_one():
 #: 16 DCTCP transfers of 15 KB (10 packets: the linux profile's initial
 #: window, all sent at once) fanning in to port 0 of a 100-packet ABM pool
 #: at 1 ms, port 1 carrying 6 Gbps of Poisson packets.
-BURST = {
-    "duration": "0.02s",
-    "seed": 2,
-    "link": {"capacity": "10Gbps", "delay": "10us"},
-    "pool": {"size": "100pkt", "ports": 2, "algorithm": "abm"},
-    "flows": [
-        {
-            "count": 16,
-            "tcp": "dctcp",
-            "size": "15KB",
-            "mss": "1500B",
-            "rtt": "80us",
-            "start": "1ms",
-            "port": 0,
-        }
-    ],
-    "background": [{"kind": "poisson", "rate": "6Gbps", "packet_size": "1500B", "port": 1}],
-}
-
-
 def _burst(algorithm: str, unscheduled: dict | None) -> dict[str, float]:
-    s = copy.deepcopy(BURST)
+    s = copy.deepcopy(ABM_BURST)
     s["pool"]["algorithm"] = algorithm
     if unscheduled is not None:
         s["pool"]["unscheduled"] = unscheduled
@@ -284,7 +264,7 @@ def test_the_first_rtt_priority_admits_a_burst_plain_abm_drops():
 
 
 def test_the_first_rtt_priority_is_described_and_normalized_only_when_set():
-    s = copy.deepcopy(BURST)
+    s = copy.deepcopy(ABM_BURST)
     assert "unscheduled" not in bufsim.Scenario.load(s).normalized["pool"]
     s["pool"]["unscheduled"] = {"alpha": 512}
     scn = bufsim.Scenario.load(s)
@@ -297,7 +277,7 @@ def test_the_first_rtt_priority_is_described_and_normalized_only_when_set():
 
 
 def _fab(fab: dict | None) -> dict[str, float]:
-    s = copy.deepcopy(BURST)
+    s = copy.deepcopy(ABM_BURST)
     s["pool"]["algorithm"] = "fab"
     if fab is not None:
         s["pool"]["fab"] = fab
@@ -322,7 +302,7 @@ def test_fab_admits_the_new_flows_burst_dt_drops():
 
 
 def test_fab_is_described_and_normalized_only_under_fab():
-    s = copy.deepcopy(BURST)
+    s = copy.deepcopy(ABM_BURST)
     s["pool"]["fab"] = {"window": "2ms"}
     assert "fab" not in bufsim.Scenario.load(s).normalized["pool"]
     s["pool"]["algorithm"] = "fab"
