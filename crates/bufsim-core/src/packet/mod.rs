@@ -715,6 +715,9 @@ struct Sim<'s> {
     trace: Option<Box<Trace>>,
     /// Senders lag (the module doc); false only in the tests below.
     lagging: bool,
+    /// Senders tag first-RTT packets (ABM's `unscheduled`,
+    /// [`Topology::first_rtt_bytes`](crate::scenario::Topology::first_rtt_bytes)).
+    first_rtt: bool,
     /// Two-way traffic (`reverse`): its port
     /// ([`Topology::reverse_port`](crate::scenario::Topology::reverse_port);
     /// `u32::MAX` without) and its ACKs.
@@ -855,6 +858,7 @@ impl<'s> Sim<'s> {
             next_id: persistent as u64,
             trace: s.output.trace.then(|| Box::new(Trace::new())),
             lagging,
+            first_rtt: s.topology.first_rtt_bytes() > 0,
             rev: s.topology.reverse_port().unwrap_or(u32::MAX),
             two_way: s.topology.reverse().map(|r| {
                 Box::new(TwoWay {
@@ -1125,7 +1129,8 @@ impl<'s> Sim<'s> {
                 Ev::SynTimer(f) => self.syn_timer(f),
                 Ev::Arrival(g) => self.arrival(g),
                 Ev::Wake(u) => self.wake(u),
-                Ev::AccessHead(f) => self.access_head(f),
+                Ev::AccessHead(f) if self.first_rtt => self.access_head::<true>(f),
+                Ev::AccessHead(f) => self.access_head::<false>(f),
                 Ev::TxDone(k) => self.tx_done(k),
                 Ev::Forward(k) => self.forward(k),
                 Ev::Receive(f) => self.receive(f),
@@ -1201,9 +1206,8 @@ impl<'s> Sim<'s> {
         // bottleneck queue at once needs `self` whole.
         let out = std::mem::take(&mut self.out);
         // ABM's first-RTT tag (`unscheduled`): a send loop of its own, out
-        // of line, so that the one without it is the loop as it was (a
-        // test in it and the tag's bits moved on every packet: 1% more
-        // instructions on the single link, measured with cachegrind).
+        // of line, so that the one without it carries no tag code (the
+        // single link's packet rate; `make bench`).
         if tagging {
             self.send_first_rtt(f, &out, ect);
         } else {
@@ -1304,14 +1308,24 @@ impl<'s> Sim<'s> {
         }
     }
 
-    fn access_head(&mut self, f: u32) {
+    /// Flow `f`'s segments whose time on the access path is over join
+    /// their first queue. `TAG`: the run's senders tag first-RTT packets
+    /// ([`Sim::first_rtt`]), whose tag moves from the entry to the packet
+    /// ([`Sent::packet`]); without, the entry's bits are the packet's as
+    /// they are, and the single link's path carries no tag code.
+    fn access_head<const TAG: bool>(&mut self, f: u32) {
         loop {
             let flow = &mut self.flows[f as usize];
             let Some(sent) = flow.access.pop_ready(self.now) else {
                 break;
             };
             flow.in_net += 1;
-            let pkt = sent.packet(f, flow.mss).with_class(flow.class);
+            let pkt = if TAG {
+                sent.packet(f, flow.mss)
+            } else {
+                sent.untagged_packet(f, flow.mss)
+            };
+            let pkt = pkt.with_class(flow.class);
             let port = flow.port;
             self.arrive(pkt, u32::from(port));
         }
