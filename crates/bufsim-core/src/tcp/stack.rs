@@ -788,8 +788,10 @@ impl Stack {
                 delack_timeout: SimTime::from_millis(200),
                 quick_acks: 0,
                 push_ack: false,
-                // The papers' ns-2 runs send nothing on the first duplicate
-                // ACKs (RFC 5681 section 3.2 says SHOULD use RFC 3042).
+                //= RFC 5681 section 3.2: a TCP SHOULD use RFC 3042's Limited
+                //= Transmit; off here, the RFCs' floor (as an initial window
+                //= of 1). ns-2.35, Linux and ns-3 send the new segments:
+                //= the `ns2`, `linux` and `ns3` profiles.
                 limited_transmit: false,
                 //= RFC 6675 section 5: in a SACK recovery segments are resent
                 //= as NextSeg finds them lost, not on partial ACKs.
