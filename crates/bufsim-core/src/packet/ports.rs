@@ -441,16 +441,16 @@ impl Ports {
             // The rule, from the occupancies as they are now (after any
             // push-out), at every admission of a debug build.
             let (q, total, a, b) = pool.amounts(
-                self.port(k).queue.occupancy(),
+                self.port(k).queue.queue_occupancy(i),
                 self.buffer_occupancy(b),
                 pkt.size(),
             );
             let x = shared::Admission { q, total, a, b };
             let alpha = match pool.algorithm {
                 Algorithm::Fab => pool.fab_alpha(priority, alpha),
-                _ => pool.abm_alpha(priority),
+                _ => pool.abm_alpha(priority, alpha),
             };
-            shared::debug_check_admission(pool.algorithm, alpha, n, pool.ports, x);
+            shared::debug_check_admission(pool.algorithm, alpha, n, parts, x);
         }
         // The buffer after the arrival: what it held (anew after a
         // push-out) and what port k's queue took (the discipline may drop).

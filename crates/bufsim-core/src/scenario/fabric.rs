@@ -920,7 +920,13 @@ mod tests {
         )
         .unwrap();
         let pool = s.topology.fabric().unwrap().switches[3].pool;
-        assert_eq!((pool.abm_alpha(true), pool.abm_alpha(false)), (8.0, 1.0));
+        assert_eq!(
+            (
+                pool.abm_alpha(true, pool.alpha),
+                pool.abm_alpha(false, pool.alpha)
+            ),
+            (8.0, 1.0)
+        );
         assert_eq!(s.topology.first_rtt_bytes(), 30_000);
         // Another algorithm keeps the table (a sweep over the algorithm)
         // and ignores it: nothing is tagged.

@@ -222,7 +222,9 @@ impl Pool {
             Algorithm::Complete | Algorithm::Lqd => shared::complete::admits(total, a, b),
             // One class per port: each queue drains at its port's rate
             // (the module says why).
-            Algorithm::Abm => shared::abm::admits(self.abm_alpha(priority), n, q, total, a, b, 1.0),
+            Algorithm::Abm => {
+                shared::abm::admits(self.abm_alpha(priority, alpha), n, q, total, a, b, 1.0)
+            }
             Algorithm::Fab => shared::fab::admits(self.fab_alpha(priority, alpha), q, total, a, b),
         }
     }
@@ -238,14 +240,16 @@ impl Pool {
         }
     }
 
-    /// ABM's factor for a packet: `unscheduled.alpha` for one tagged as a
-    /// transfer's first-RTT packet (`unscheduled`) when the pool has
-    /// [`Unscheduled`], else `alpha`.
+    /// ABM's factor for a packet of a queue of class factor `alpha` (the
+    /// paper's alpha_p; `self.alpha` with one queue per port, the only
+    /// form ABM takes): `unscheduled.alpha` for one tagged as a transfer's
+    /// first-RTT packet (`unscheduled`) when the pool has [`Unscheduled`],
+    /// else `alpha`.
     #[inline]
-    pub fn abm_alpha(&self, unscheduled: bool) -> f64 {
+    pub fn abm_alpha(&self, unscheduled: bool, alpha: f64) -> f64 {
         match self.unscheduled {
             Some(u) if unscheduled => u.alpha,
-            _ => self.alpha,
+            _ => alpha,
         }
     }
 

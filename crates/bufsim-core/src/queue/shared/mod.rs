@@ -91,20 +91,21 @@ pub struct Admission {
 
 impl Algorithm {
     /// The rule admission `x` broke, in words (`None`: it kept it), for a
-    /// pool of `ports` ports with factor `alpha` (the one the arrival's
-    /// threshold used: for ABM a first-RTT packet's `unscheduled.alpha`,
-    /// [`crate::scenario::Pool::abm_alpha`]; for FAB the flow's factor) and,
-    /// for ABM, `n` congested queues.
+    /// pool split into `parts` queues (its ports, or their class queues)
+    /// with factor `alpha` (the one the arrival's threshold used: the
+    /// queue's class's; for ABM a first-RTT packet's `unscheduled.alpha`,
+    /// [`crate::scenario::Pool::abm_alpha`]; for FAB the flow's factor)
+    /// and, for ABM, `n` congested queues; `x.q` is the arrival's queue.
     ///
     /// Every algorithm keeps the pool within its size, `total + a <= b`;
     /// where a threshold exists the queue is under it at admission:
-    /// `static` within its share, `q + a <= floor(b / ports)`; `dt` under
+    /// `static` within its share, `q + a <= floor(b / parts)`; `dt` under
     /// `alpha (b - total)` (Choudhury & Hahne 1998, section III); `abm`
     /// under `alpha / n (b - total)` (drain rate 1, [`abm`]); `fab` under
     /// `alpha (b - total)` with the flow's factor ([`fab`]). The packet
     /// engine checks it at every admission in a debug build
     /// ([`debug_check_admission`]).
-    pub fn broken_by(self, alpha: f64, n: f64, ports: u32, x: Admission) -> Option<String> {
+    pub fn broken_by(self, alpha: f64, n: f64, parts: u32, x: Admission) -> Option<String> {
         let Admission { q, total, a, b } = x;
         let name = self.name();
         if total + a > b {
@@ -114,7 +115,7 @@ impl Algorithm {
         }
         let t = match self {
             Algorithm::Static => {
-                let share = static_partition::share(b, ports);
+                let share = static_partition::share(b, parts);
                 return (q + a > share).then(|| {
                     format!("static: a queue of {q} takes {a} past its share {share} of {b}")
                 });
@@ -136,9 +137,9 @@ impl Algorithm {
 /// In a debug build, panic when admission `x` broke its algorithm's rule
 /// ([`Algorithm::broken_by`], the message); a release build checks nothing.
 #[inline]
-pub fn debug_check_admission(algorithm: Algorithm, alpha: f64, n: f64, ports: u32, x: Admission) {
+pub fn debug_check_admission(algorithm: Algorithm, alpha: f64, n: f64, parts: u32, x: Admission) {
     if cfg!(debug_assertions)
-        && let Some(e) = algorithm.broken_by(alpha, n, ports, x)
+        && let Some(e) = algorithm.broken_by(alpha, n, parts, x)
     {
         panic!("{e}");
     }
