@@ -7,6 +7,7 @@ field. The switches' buffer rules and ECMP are checked in the core's tests
 from __future__ import annotations
 
 import json
+import math
 
 import bufsim
 import pandas as pd
@@ -250,13 +251,34 @@ def test_advise_sizes_every_switch_buffer_and_the_worst_switch_decides():
     assert at[128]["drop_rate"].max() == pytest.approx(0.000511, abs=5e-6)
     assert at[91]["drop_rate"].min() == pytest.approx(0.002328, abs=5e-6)
     notes = "\n".join(a.notes)
-    assert "fabric: the answer is fabric.buffer, each switch's buffer (packets of 1000 B)" in notes
+    assert "fabric: the answer is fabric.buffer in packets of 1000 B, each switch's buffer" in notes
     # The worst switch leads the first screen, under the answer.
     assert a.worst_place == (
         "Worst switch at 128 packets: leaf1, drop rate 0.045%, most at its port up0 (0.12%; "
         "mean of 2 seeds; leaf0 0.026%, spine0 0%)."
     )
     assert a.first_screen()[1] == a.worst_place
+
+
+def test_advise_keeps_a_spine_buffer_and_names_it_when_the_spine_decides():
+    # Three leaves on one spine: a spine downlink takes two leaves' uplinks,
+    # so the spine queues; with its buffer kept at 3 packets
+    # (fabric.spine_buffer) no leaf buffer meets the objective, and the
+    # first screen says whose buffer the search could not change.
+    s = json.loads(json.dumps(FABRIC))
+    s["fabric"].update(leaves=3, spine_buffer="3KB")
+    a = bufsim.advise(s, ["drop_rate<=0.003"], quick=True, workers=0, store=None)
+    assert a.sized == "buffer of each leaf"
+    assert math.isnan(a.buffer_pkts)
+    runs = a.runs
+    assert (runs["drop_rate"] == runs["drop_rate_spine0"]).all()
+    # 15.6% and 14.7% at the largest leaf buffer, 512 packets (measured).
+    assert sorted(runs["drop_rate_spine0"]) == pytest.approx([0.147146, 0.156432], abs=1e-5)
+    assert "the spines' kept at fabric.spine_buffer (3KB)" in "\n".join(a.notes)
+    assert a.worst_place.startswith("Worst switch at 512 packets: spine0, drop rate 15%")
+    assert a.worst_place.endswith(
+        "Its buffer is fabric.spine_buffer (3KB), which the search keeps."
+    )
 
 
 def test_advise_reads_completion_objectives_over_the_fabric():

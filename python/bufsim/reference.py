@@ -260,6 +260,8 @@ DESCRIPTIONS: dict[str, str] = {
     "`buffer_per_port_per_gbps`).",
     "fabric.buffer_per_port_per_gbps": "A switch's buffer per port per Gbps of its ports, "
     "e.g. `\"9.6KB\"` (ABM's setup, Broadcom Tomahawk's ratio).",
+    "fabric.spine_buffer": 'A spine\'s buffer in bytes, e.g. `"1MB"`, when not as a '
+    "leaf's: `advise` then sizes the leaves' (`fabric.buffer`) with the spines' kept.",
     "fabric.nic_buffer": "The hosts' NIC queues' own buffer (default `\"1000pkt\"`, "
     "Linux's txqueuelen); a NIC is on no switch's buffer.",
     "fabric.algorithm": 'Every switch\'s buffer management, as `pool.algorithm` (default `"dt"`).',

@@ -135,11 +135,14 @@ class Advice:
         """What :attr:`buffer_pkts` sizes: ``"buffer"`` (``link.buffer``),
         for a shared pool ``"pool size"`` (``pool.size``), for a chain
         ``"buffer of each link"`` (every ``links[i].buffer``), for a fabric
-        ``"buffer of each switch"`` (``fabric.buffer``)."""
+        ``"buffer of each switch"`` (``fabric.buffer``), or ``"buffer of
+        each leaf"`` when ``fabric.spine_buffer`` keeps the spines'."""
         norm = self.scenario.normalized if self.scenario is not None else {}
         if "pool" in norm:
             return "pool size"
         if "fabric" in norm:
+            if "spine_buffer" in self.scenario.raw["fabric"]:
+                return "buffer of each leaf"
             return "buffer of each switch"
         return "buffer of each link" if "links" in norm else "buffer"
 

@@ -174,15 +174,21 @@ def _fabric_form(scn: Scenario) -> tuple[Scenario, list[str]]:
     pkt = int(norm["link"]["packet_size_bytes"])
     raw["fabric"]["packet_size"] = f"{pkt}B"
     names = [w["name"] for w in norm["fabric"]["switches"]]
+    spine = raw["fabric"].get("spine_buffer")
+    which = (
+        f"each leaf's buffer, the spines' kept at fabric.spine_buffer ({spine})"
+        if spine is not None
+        else "each switch's buffer"
+    )
     notes = [
-        f"fabric: the answer is fabric.buffer, each switch's buffer (packets of {pkt} B); "
+        f"fabric: the answer is fabric.buffer in packets of {pkt} B, {which}; "
         f"drop_rate holds on every switch ({', '.join(names)}): a run's value is its worst "
         "switch's (drop_rate_<switch>); completion times are over all transfers"
     ]
     if "buffer_per_port_per_gbps" in raw["fabric"]:
         notes.append(
             f"fabric: buffer_per_port_per_gbps ({raw['fabric']['buffer_per_port_per_gbps']}) "
-            "replaced by one buffer for every switch (fabric.buffer)"
+            f"replaced by fabric.buffer, one size for every {'leaf' if spine else 'switch'}"
         )
     return Scenario(raw), notes
 
@@ -592,9 +598,15 @@ def _worst_switch(p: Plan, at: pd.DataFrame) -> str:
         ports = {q: r for q, r in means(f"drop_rate_{worst}.").items()}
         port = max(ports, key=lambda q: ports[q])
         others = ", ".join(f"{w} {fmt.percent(r)}" for w, r in rates.items() if w != worst)
+        spine = p.raw["fabric"].get("spine_buffer")
+        kept = (
+            f" Its buffer is fabric.spine_buffer ({spine}), which the search keeps."
+            if spine is not None and worst.startswith("spine")
+            else ""
+        )
         return (
             f"Worst switch at {b} packets: {worst}, drop rate {fmt.percent(rates[worst])}, "
-            f"most at its port {port} ({fmt.percent(ports[port])}; {seeds}; {others})."
+            f"most at its port {port} ({fmt.percent(ports[port])}; {seeds}; {others}).{kept}"
         )
     delays = means("p99_queue_delay_s_")
     if not delays:

@@ -18,6 +18,7 @@
 //! fabric_rate = "10Gbps"          # default: host_rate
 //! delay = "10us"                  # every link's
 //! buffer_per_port_per_gbps = "9.6KB"   # or buffer = "2MB" per switch
+//! spine_buffer = "1MB"            # a spine's, if not as a leaf's
 //! algorithm = "dt"                # as pool.algorithm
 //! alpha = 1
 //! unscheduled = { alpha = 1024, bytes = "100KB" }   # abm: first-RTT priority
@@ -508,6 +509,15 @@ pub(super) fn resolve_scenario(raw: RawScenario, run: Run) -> Result<Scenario, S
     } else {
         "fabric.buffer"
     };
+    // A spine's own buffer (`spine_buffer`, bytes): the leaves' stay as
+    // `buffer` sizes them, so that `advise` can search one tier with the
+    // other fixed.
+    let spine_bytes = fab.spine_buffer.map_or(spine_bytes, |Size(b)| b);
+    let spine_field = if fab.spine_buffer.is_some() {
+        "fabric.spine_buffer"
+    } else {
+        buffer_field
+    };
 
     // Flow groups: between hosts, each transfer's RTT its path's.
     let mut rng = stream(seed, Stream::Scenario);
@@ -638,11 +648,12 @@ pub(super) fn resolve_scenario(raw: RawScenario, run: Run) -> Result<Scenario, S
         let path = e.path.replace("fabric.buffer", "fabric.nic_buffer");
         err(path, e.message)
     })?;
-    let at_buffer =
-        |e: ScenarioError| err(e.path.replace("fabric.buffer", buffer_field), e.message);
-    let leaf_down = make(host_rate, BufferSize::Bytes(leaf_bytes)).map_err(at_buffer)?;
-    let leaf_up = make(fabric_rate, BufferSize::Bytes(leaf_bytes)).map_err(at_buffer)?;
-    let spine_down = make(fabric_rate, BufferSize::Bytes(spine_bytes)).map_err(at_buffer)?;
+    let at = |field: &'static str| {
+        move |e: ScenarioError| err(e.path.replace("fabric.buffer", field), e.message)
+    };
+    let leaf_down = make(host_rate, BufferSize::Bytes(leaf_bytes)).map_err(at(buffer_field))?;
+    let leaf_up = make(fabric_rate, BufferSize::Bytes(leaf_bytes)).map_err(at(buffer_field))?;
+    let spine_down = make(fabric_rate, BufferSize::Bytes(spine_bytes)).map_err(at(spine_field))?;
     let pkt = nic.packet_size_bytes;
     // The algorithm, alpha, interval and first-RTT priority, checked as a
     // pool's are; the priority's extent by default one base-RTT BDP of a
@@ -839,6 +850,13 @@ mod tests {
         // 960 KB, a spine's 6 ports 576 KB.
         assert_eq!(f.switches[0].pool.size_bytes, 960_000);
         assert_eq!(f.switches[2].pool.size_bytes, 576_000);
+        // A spine's own buffer leaves the leaves' as they were.
+        let t = leaf_spine(serde_json::json!({"spine_buffer": "1MB"})).unwrap();
+        let g = t.topology.fabric().unwrap();
+        let sizes: Vec<u64> = g.switches.iter().map(|w| w.pool.size_bytes).collect();
+        assert_eq!(sizes, [960_000, 960_000, 1_000_000, 1_000_000]);
+        let e = leaf_spine(serde_json::json!({"spine_buffer": "0B"})).unwrap_err();
+        assert_eq!(e.path, "fabric.spine_buffer", "{}", e.message);
         assert_eq!(f.switches[0].ports.len(), 10);
         assert!(
             f.switches

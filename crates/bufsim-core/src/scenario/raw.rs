@@ -193,6 +193,8 @@ pub(super) struct RawFabric {
     #[serde(default)]
     pub(super) buffer_per_port_per_gbps: Option<Size>,
     #[serde(default)]
+    pub(super) spine_buffer: Option<Size>,
+    #[serde(default)]
     pub(super) nic_buffer: Option<Buf>,
     #[serde(default)]
     pub(super) algorithm: Option<String>,
