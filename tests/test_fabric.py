@@ -460,7 +460,7 @@ def test_without_a_drop_the_longest_queue_is_named():
 
     from bufsim.advise.driver import _worst_switch
 
-    p = SimpleNamespace(places=["leaf0", "leaf1"])
+    p = SimpleNamespace(places=["leaf0", "leaf1"], raw={"fabric": {}})
     runs = pd.DataFrame(
         {
             "buffer_pkts": [512, 512],
