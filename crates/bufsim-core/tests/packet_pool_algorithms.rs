@@ -273,7 +273,7 @@ fn the_first_rtt_priority_lets_a_burst_fill_the_free_pool() {
     // tests/test_pool_algorithms.py runs it). Plain ABM (alpha 1, one congested port) holds port 0 under
     // half the free pool; with alpha 1024 for first-RTT packets the burst
     // fills the pool. A debug build checks every admission against the
-    // factor its threshold used (`Pool::abm_alpha`).
+    // factor its threshold used (`Pool::priority_alpha`).
     let burst = |unscheduled: Option<Value>| {
         let mut pool = json!({"size": "100pkt", "ports": 2, "algorithm": "abm"});
         if let Some(u) = unscheduled {

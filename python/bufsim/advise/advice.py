@@ -38,7 +38,7 @@ from bufsim.advise.objectives import (
     simulated_s,
     unfinished_share,
 )
-from bufsim.advise.rules import table_row
+from bufsim.advise.rules import kept_spine_buffer, table_row
 from bufsim.scenario import Scenario
 
 #: The title of the costs at each measured buffer (:meth:`Advice.measured_costs`).
@@ -141,7 +141,7 @@ class Advice:
         if "pool" in norm:
             return "pool size"
         if "fabric" in norm:
-            if "spine_buffer" in self.scenario.raw["fabric"]:
+            if kept_spine_buffer(self.scenario.raw) is not None:
                 return "buffer of each leaf"
             return "buffer of each switch"
         return "buffer of each link" if "links" in norm else "buffer"

@@ -38,6 +38,7 @@ from bufsim.advise.objectives import (
 )
 from bufsim.advise.rules import (
     default_stack_notes,
+    kept_spine_buffer,
     left_out_notes,
     model_columns,
     rule_rows,
@@ -174,7 +175,7 @@ def _fabric_form(scn: Scenario) -> tuple[Scenario, list[str]]:
     pkt = int(norm["link"]["packet_size_bytes"])
     raw["fabric"]["packet_size"] = f"{pkt}B"
     names = [w["name"] for w in norm["fabric"]["switches"]]
-    spine = raw["fabric"].get("spine_buffer")
+    spine = kept_spine_buffer(raw)
     which = (
         f"each leaf's buffer, the spines' kept at fabric.spine_buffer ({spine})"
         if spine is not None
@@ -598,7 +599,7 @@ def _worst_switch(p: Plan, at: pd.DataFrame) -> str:
         ports = {q: r for q, r in means(f"drop_rate_{worst}.").items()}
         port = max(ports, key=lambda q: ports[q])
         others = ", ".join(f"{w} {fmt.percent(r)}" for w, r in rates.items() if w != worst)
-        spine = p.raw["fabric"].get("spine_buffer")
+        spine = kept_spine_buffer(p.raw)
         kept = (
             f" Its buffer is fabric.spine_buffer ({spine}), which the search keeps."
             if spine is not None and worst.startswith("spine")

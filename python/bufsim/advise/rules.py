@@ -88,6 +88,14 @@ def with_buffer(raw: Mapping[str, Any], b: float, axis: str = "link.buffer") -> 
     return s
 
 
+def kept_spine_buffer(raw: Mapping[str, Any]) -> str | None:
+    """A fabric scenario's ``fabric.spine_buffer`` as written (bytes, e.g.
+    ``"1MB"``): the spines' buffer, which advise keeps while it sizes the
+    leaves; None when absent or when the scenario is not a fabric."""
+    spine = raw.get("fabric", {}).get("spine_buffer")
+    return None if spine is None else str(spine)
+
+
 def table_row(source: str, b: float, applies: bool, note: str) -> dict[str, Any]:
     """One row of :attr:`bufsim.advise.Advice.table` before its packet columns.
 

@@ -94,7 +94,7 @@ impl Packet {
 
     /// Sent within its transfer's first RTT of bytes (ABM's "unscheduled"
     /// packets, `pool.unscheduled`): the sender's tag, which ABM reads
-    /// ([`crate::scenario::Pool::abm_alpha`]); false unless
+    /// ([`crate::scenario::Pool::priority_alpha`]); false unless
     /// [`Packet::with_unscheduled`] set it.
     #[inline]
     pub fn is_unscheduled(self) -> bool {

@@ -446,10 +446,7 @@ impl Ports {
                 pkt.size(),
             );
             let x = shared::Admission { q, total, a, b };
-            let alpha = match pool.algorithm {
-                Algorithm::Fab => pool.fab_alpha(priority, alpha),
-                _ => pool.abm_alpha(priority, alpha),
-            };
+            let alpha = pool.priority_alpha(priority, alpha);
             shared::debug_check_admission(pool.algorithm, alpha, n, parts, x);
         }
         // The buffer after the arrival: what it held (anew after a

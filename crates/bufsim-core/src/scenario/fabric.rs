@@ -940,8 +940,8 @@ mod tests {
         let pool = s.topology.fabric().unwrap().switches[3].pool;
         assert_eq!(
             (
-                pool.abm_alpha(true, pool.alpha),
-                pool.abm_alpha(false, pool.alpha)
+                pool.priority_alpha(true, pool.alpha),
+                pool.priority_alpha(false, pool.alpha)
             ),
             (8.0, 1.0)
         );

@@ -197,8 +197,8 @@ impl Pool {
     /// class `c`'s threshold `alpha_c (B - Q)`; `self.alpha` with one class)
     /// and `parts` the queues the static partition splits the pool into;
     /// `priority`: the packet has its algorithm's priority, for ABM the
-    /// first-RTT tag ([`Pool::abm_alpha`]), for FAB a flow count below
-    /// `fab.bytes` ([`Pool::fab_alpha`]). For `lqd`, whether it fits
+    /// first-RTT tag, for FAB a flow count below `fab.bytes`
+    /// ([`Pool::priority_alpha`]). For `lqd`, whether it fits
     /// without pushing a packet out.
     #[inline]
     #[allow(clippy::too_many_arguments)]
@@ -223,32 +223,25 @@ impl Pool {
             // One class per port: each queue drains at its port's rate
             // (the module says why).
             Algorithm::Abm => {
-                shared::abm::admits(self.abm_alpha(priority, alpha), n, q, total, a, b, 1.0)
+                shared::abm::admits(self.priority_alpha(priority, alpha), n, q, total, a, b, 1.0)
             }
-            Algorithm::Fab => shared::fab::admits(self.fab_alpha(priority, alpha), q, total, a, b),
+            Algorithm::Fab => {
+                shared::fab::admits(self.priority_alpha(priority, alpha), q, total, a, b)
+            }
         }
     }
 
-    /// FAB's factor for a packet of a queue of class factor `alpha`:
-    /// `fab.alpha` when its flow's count is below `fab.bytes` (`priority`),
-    /// else `alpha`.
+    /// The factor a packet of a queue of class factor `alpha` meets:
+    /// under ABM `unscheduled.alpha` for one tagged as a transfer's
+    /// first-RTT packet (`priority`) when the pool has [`Unscheduled`]
+    /// (the paper's alpha_p; `alpha` is `self.alpha` there, one queue per
+    /// port being the only form ABM takes); under FAB `fab.alpha` for one
+    /// whose flow's count is below `fab.bytes` (`priority`); else `alpha`.
     #[inline]
-    pub fn fab_alpha(&self, priority: bool, alpha: f64) -> f64 {
-        match self.fab {
-            Some(f) if priority => f.alpha,
-            _ => alpha,
-        }
-    }
-
-    /// ABM's factor for a packet of a queue of class factor `alpha` (the
-    /// paper's alpha_p; `self.alpha` with one queue per port, the only
-    /// form ABM takes): `unscheduled.alpha` for one tagged as a transfer's
-    /// first-RTT packet (`unscheduled`) when the pool has [`Unscheduled`],
-    /// else `alpha`.
-    #[inline]
-    pub fn abm_alpha(&self, unscheduled: bool, alpha: f64) -> f64 {
-        match self.unscheduled {
-            Some(u) if unscheduled => u.alpha,
+    pub fn priority_alpha(&self, priority: bool, alpha: f64) -> f64 {
+        match (self.algorithm, self.unscheduled, self.fab) {
+            (Algorithm::Abm, Some(u), _) if priority => u.alpha,
+            (Algorithm::Fab, _, Some(f)) if priority => f.alpha,
             _ => alpha,
         }
     }

@@ -94,7 +94,7 @@ impl Algorithm {
     /// pool split into `parts` queues (its ports, or their class queues)
     /// with factor `alpha` (the one the arrival's threshold used: the
     /// queue's class's; for ABM a first-RTT packet's `unscheduled.alpha`,
-    /// [`crate::scenario::Pool::abm_alpha`]; for FAB the flow's factor)
+    /// [`crate::scenario::Pool::priority_alpha`]; for FAB the flow's factor)
     /// and, for ABM, `n` congested queues; `x.q` is the arrival's queue.
     ///
     /// Every algorithm keeps the pool within its size, `total + a <= b`;
