@@ -157,7 +157,12 @@ def quick_store(tmp_path_factory) -> Path:
     reproduction figures draw them) share it, so each runs once. Under
     pytest-xdist (``make test`` runs ``-n auto``) the workers share one
     folder beside their own: a run one worker has claimed, another reads
-    back when it is stored (the store's claims, as for two sweep drivers)."""
+    back when it is stored (the store's claims, as for two sweep drivers).
+    ``BUFSIM_QUICK_STORE`` names a folder that keeps them across sessions
+    (a developer rerunning the reproduction tests after a claims change)."""
+    if kept := os.environ.get("BUFSIM_QUICK_STORE"):
+        Path(kept).mkdir(parents=True, exist_ok=True)
+        return Path(kept)
     if os.environ.get("PYTEST_XDIST_WORKER") is None:
         return tmp_path_factory.mktemp("quick-runs")
     shared = tmp_path_factory.getbasetemp().parent / "quick-runs"

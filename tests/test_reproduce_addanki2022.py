@@ -133,9 +133,12 @@ QUICK_VERDICTS = {
     "headline: ABM below DT for short flows under the largest burst": "agrees",
     "ABM below DT for short flows at the highest load": "agrees",
     "ABM below DT for the incast under the largest burst": "agrees",
-    "ABM holds less buffer than DT": "agrees",
-    "DCTCP: ABM lowers the incast's p99 slowdown": "agrees",
-    "ABM's uplink throughput against DT's at the highest load": "check",
+    # The paper proves the drain-time bound; the occupancies are shown.
+    "ABM holds less buffer than DT": "check",
+    # DCTCP's best reduction (82%, quick) above the 76% that bounds it.
+    "headline: DCTCP's incast, up to 76% lower p99 slowdown than DT": "differs, unexplained",
+    # Quick, 0.1 s of flows: ABM's uplinks carry 0.93 of DT's (full: 0.997).
+    "ABM's uplink throughput against DT's at the highest load": "differs, unexplained",
 }
 
 
@@ -157,6 +160,7 @@ def test_abm_headline_results(quick_table):
     assert list(head.index) == [k for k in QUICK_VERDICTS if k.startswith("headline: ")]
     assert head.iloc[0]["bufsim"] == pytest.approx(0.489, abs=0.005)
     assert head.iloc[1]["bufsim"] == pytest.approx(0.511, abs=0.005)
+    assert head.iloc[2]["bufsim"] == pytest.approx(0.819, abs=0.005)
     assert math.isnan(head.iloc[0]["spread"]) and "%*" not in head.iloc[0]["why"]
     assert (head["measured_by"] != "").all()
     # ns-2 has no shared buffer: the reason, not a number.
@@ -170,7 +174,7 @@ def test_abm_claims_and_report(abm_table, tmp_path):
     # less than DT (quick, requests of 75%: p99 65.9% of a leaf's buffer
     # against 73.2%; 30.6% without the first-RTT priority).
     occ = c.loc["ABM holds less buffer than DT"]
-    assert occ["verdict"] == "agrees" and occ["bufsim"] < 0.95
+    assert occ["verdict"] == "check" and occ["bufsim"] < 0.95
     # What bufsim does not run is named in the setup, each with its reason.
     text = addanki2022.setup()
     for needle in ("FAB", "IB", "TIMELY", "PowerTCP", "first-RTT priority", "could not be read"):
@@ -182,15 +186,16 @@ def test_abm_claims_and_report(abm_table, tmp_path):
     page = reproduction_report("addanki2022", table=abm_table)
     for fig in ("load", "burst", "dctcp"):
         assert f'id="fig-{fig}"' in page
-    # The full run's verdicts are kept with the code (69 runs): the same
-    # as the quick run's, which its report says.
+    # The full run's verdicts are kept with the code (69 runs): one
+    # differs from the quick run's (the uplinks carry DT's load over 3 s),
+    # which its report says.
     if abm_table.attrs.get("quick"):
-        assert "Every verdict is the same in the full run's verdicts kept" in page
+        assert "1 verdict differs from the full run's verdicts kept" in page
     full = reproduce.full_verdicts("addanki2022")
     assert full["headline: up to 94% lower p99 slowdown of short flows than DT"] == (
         "differs, unexplained"
     )
-    assert full["DCTCP: ABM lowers the incast's p99 slowdown"] == "agrees"
+    assert full["ABM's uplink throughput against DT's at the highest load"] == "agrees"
     path = tmp_path / "addanki2022.html"
     path.write_text(page)
     render_in_chromium(path, tmp_path, "addanki2022")

@@ -52,20 +52,20 @@ def test_barman_small_buffer_collapses_in_the_packet_engine(barman):
 
 #: Every claim's verdict on the quick table: a claim that moves category fails.
 QUICK_VERDICTS = {
-    # Section II's closed form fed each run's own loss events and RTT: 0.73
-    # at 10% against the packet engine's 0.92, off by 0.35 at 20% (quick).
-    "headline: section II's closed form along figure 3": "differs, unexplained",
+    # Figure 3's fixed point against the packet engine: 0.59 off at 2%
+    # (quick); ns-2's 20 s runs farther still, so explained by that run.
+    "headline: figure 3's model along the curve": "differs, explained",
     "10% of BDP, model": "check",
-    "10% of BDP, packet": "agrees",
+    "headline: 10% of BDP, packet": "agrees",
     "10% of BDP, fluid": "agrees",
     "20% of BDP, model": "check",
-    "20% of BDP, packet": "agrees",
+    "headline: 20% of BDP, packet": "agrees",
     "20% of BDP, fluid": "agrees",
-    "2% of BDP, packet": "agrees",
+    "headline: 2% of BDP, packet": "agrees",
     "paper 004 figure 5": "check",
     "RED, 10% of BDP, packet (fig. 7)": "differs, unexplained",
     "RED, 10% of BDP, fluid (fig. 7)": "differs, unexplained",
-    "RED, 20% of BDP, packet (fig. 7)": "differs, unexplained",
+    "RED, 20% of BDP, packet (fig. 7)": "differs, explained",
     "RED, 20% of BDP, fluid (fig. 7)": "differs, unexplained",
     "RED loss rate, packet, buffer >= 10%": "differs, unexplained",
     "RED loss rate, model, buffer >= 10%": "check",
@@ -73,7 +73,8 @@ QUICK_VERDICTS = {
     "2.5 Gbps, 10% of 6250, model (fig. 4)": "check",
     "2.5 Gbps, 10% of 6250, packet (fig. 4)": "differs, unexplained",
     "2.5 Gbps, 40% of 6250, packet (fig. 4)": "differs, unexplained",
-    "RED, 2.5 Gbps, 40% of 6250, packet, w_q 0.002 (fig. 8)": "differs, unexplained",
+    # Simple RED, not the paper's Adaptive RED: shown, not judged.
+    "RED, 2.5 Gbps, 40% of 6250, packet, w_q 0.002 (fig. 8)": "check",
     "RED, 2.5 Gbps, 40% of 6250, packet, Adaptive RED's w_q (fig. 8)": "differs, unexplained",
     "RED loss rate, 2.5 Gbps, model": "check",
     "RED loss rate, 2.5 Gbps, packet, Adaptive RED's w_q": "differs, unexplained",
@@ -101,9 +102,12 @@ def test_barman_closed_form_along_figure3(quick_table):
     assert model[0.02] == pytest.approx(0.24, abs=0.08)
     drops = barman2005.runs.closed_form_utilization(t, "packet_drop_rate")
     assert (drops < 0.15).all()
+    # The headline compares the fixed point Figure 3 plots: 0.97 at 2%
+    # against the packet engine's 0.38 (quick), 0.59 off; ns-2 is farther
+    # (its 20 s quick runs), so the difference is explained by that run.
     c = barman2005.claims(quick_table("barman2005")).set_index("claim")
-    row = c.loc["headline: section II's closed form along figure 3"]
-    assert row["headline"] and row["bufsim"] == pytest.approx(0.35, abs=0.08)
+    row = c.loc["headline: figure 3's model along the curve"]
+    assert row["headline"] and row["bufsim"] == pytest.approx(0.59, abs=0.03)
 
 
 def test_barman_claims_table_states_every_claim_with_a_verdict(barman, quick):
@@ -175,16 +179,23 @@ def test_barman_red_simulation_sits_below_the_red_fixed_point(barman, quick):
             assert row[f"red_{source}"] < row[source], (frac, source)
     c = barman2005.claims(barman.reset_index()).set_index("claim")
     red = c[c.index.str.contains("fig. 7")]
-    assert len(red) == 4 and (red["verdict"] == "differs, unexplained").all()
-    # The runs that test the named causes miss: Adaptive RED's one-second
-    # average (the paper ran Adaptive RED) gives the packet engine 0.77 and
-    # 0.83 at 10% and 20% (quick), the fluid with X = 0.3 under RED 0.87 and
-    # 0.91, against the RED fixed point's 0.988 and 0.994.
+    assert len(red) == 4 and (red["verdict"] != "agrees").all()
+    # The packet claims read Adaptive RED, which the paper ran: 0.77 and
+    # 0.83 at 10% and 20% (quick), below simple RED's; ns-2's Adaptive RED
+    # misses the fixed point the same way at 20% (0.85), which explains
+    # that one. The fluid with X = 0.3 under RED, 0.87 and 0.91, misses
+    # the RED fixed point's 0.988 and 0.994 too.
+    assert red.loc["RED, 10% of BDP, packet (fig. 7)", "bufsim"] == pytest.approx(0.77, abs=0.02)
+    from bufsim import ns2
+
+    if ns2.available():
+        assert red.loc["RED, 20% of BDP, packet (fig. 7)", "verdict"] == "differs, explained"
     for frac in (0.1, 0.2):
         row = barman.loc[frac]
         assert row["red_model"] - row["red_ared_packet"] > 0.1, frac
         assert row["red_model"] - row["red_fluid_x0.3"] > 0.05, frac
-    assert red["explained_by"].str.contains(" misses ").all()
+    fluid = red[red.index.str.contains("fluid")]
+    assert fluid["explained_by"].str.contains(" misses ").all()
     # The report draws Figure 7 (utilization and loss rates under RED).
     from bufsim.report import reproduction_report
 
@@ -306,7 +317,8 @@ def test_barman_25g_claims_take_ns2s_full_runs(barman):
         row = t.loc["2.5 Gbps, 40% of 6250, packet (fig. 4)"]
         red = t.loc["RED, 2.5 Gbps, 40% of 6250, packet, Adaptive RED's w_q (fig. 8)"]
         simple = t.loc["RED, 2.5 Gbps, 40% of 6250, packet, w_q 0.002 (fig. 8)"]
-        assert simple["ns2_why"] == barman2005.design.NO_NS2_WQ
+        # Simple RED is not the paper's setup: shown as a check.
+        assert simple["verdict"] == "check"
         if quick:
             assert math.isnan(row["ns2"]) and row["ns2_why"] == barman2005.design.FULL_ONLY
             continue

@@ -181,10 +181,10 @@ def test_headline_results_are_counted_apart():
     # the cause, one without) and a claim that is not one.
     c = Claims()
     run = "packet engine, N = 5"
-    c.near("h1", "0.5", 0.52, 0.5, 0.05, "w", source="s", headline=True, measured_by=run, ns2=0.51)
+    c.near("headline: h1", "0.5", 0.52, 0.5, 0.05, "w", source="s", headline=True, measured_by=run, ns2=0.51)
     ns2 = Explanation.near("ns-2", 0.80, 0.81, 0.02, "the packet engine's value")
     c.near(
-        "h2",
+        "headline: h2",
         "0.98",
         0.8,
         0.98,
@@ -195,7 +195,7 @@ def test_headline_results_are_counted_apart():
         headline=True,
         measured_by=run,
     )
-    c.near("h3", "0.98", 0.8, 0.98, 0.02, "w", source="s", headline=True, measured_by=run)
+    c.near("headline: h3", "0.98", 0.8, 0.98, 0.02, "w", source="s", headline=True, measured_by=run)
     c.near("other", "0.98", 0.8, 0.98, 0.02, "w", source="s")
     t = c.table()
     assert headline_counts(t) == {
@@ -210,7 +210,7 @@ def test_headline_results_are_counted_apart():
     )
     h = headline_table(t)
     assert list(h.columns) == list(HEADLINE_COLUMNS)
-    assert list(h["result"]) == ["h1", "h2", "h3"]
+    assert list(h["result"]) == ["headline: h1", "headline: h2", "headline: h3"]
     # ns-2's number where a run measured it, '-' where none did; the run
     # behind the verdict: the explaining run, else the measuring one.
     assert list(h["ns-2.35"]) == ["0.51", "-", "-"]
@@ -218,6 +218,26 @@ def test_headline_results_are_counted_apart():
     assert headline_line(t.iloc[3:]) == ""
     with pytest.raises(ValueError, match="the run that measures it"):
         c.near("h4", "0.5", 0.5, 0.5, 0.1, "w", source="s", headline=True)
+    # A headline is named as one, and only a headline is.
+    with pytest.raises(ValueError, match="starts 'headline: '"):
+        c.near("h5", "0.5", 0.5, 0.5, 0.1, "w", source="s", headline=True, measured_by=run)
+    with pytest.raises(ValueError, match="starts 'headline: '"):
+        c.near("headline: h6", "0.5", 0.5, 0.5, 0.1, "w", source="s")
+
+
+def test_ns2_on_one_side_of_a_comparison_explains_nothing():
+    # A fluid model against the simulation: ns-2 in place of the packet
+    # engine gives the same gap (0.55 against 0.56), but the fluid side is
+    # bufsim's own, so the difference stays unexplained; ns-2's number and
+    # verdict are still shown.
+    c = Claims()
+    c.at_most("a", "gap <= 0.03", 0.56, 0.03, "w", source="s", ns2=0.55, ns2_explains=False)
+    assert _verdict(c) == "differs, unexplained"
+    row = c.table().iloc[0]
+    assert row["ns2"] == 0.55 and row["ns2_verdict"] == "differs" and row["explained_by"] == ""
+    c = Claims()
+    c.at_most("a", "gap <= 0.03", 0.56, 0.03, "w", source="s", ns2=0.55)
+    assert _verdict(c) == "differs, explained"
 
 
 def test_the_papers_simulator_explains_a_difference_it_shares():

@@ -240,6 +240,23 @@ def full_verdicts(name: str) -> dict[str, str]:
     return json.loads(FULL_VERDICTS.read_text())["verdicts"].get(name, {})
 
 
+def full_headline_counts(name: str) -> dict[str, int]:
+    """:func:`headline_counts` of ``name``'s full run as kept in
+    :data:`FULL_VERDICTS` (its ``headlines``: the headline claims; zeros
+    when none are kept)."""
+    import pandas as pd
+
+    if not FULL_VERDICTS.is_file():
+        return headline_counts(pd.DataFrame({"verdict": [], "headline": []}))
+    kept = json.loads(FULL_VERDICTS.read_text())
+    verdicts = kept["verdicts"].get(name, {})
+    heads = set(kept.get("headlines", {}).get(name, ()))
+    claims = pd.DataFrame(
+        {"verdict": list(verdicts.values()), "headline": [c in heads for c in verdicts]}
+    )
+    return headline_counts(claims)
+
+
 def full_not_run(name: str) -> str:
     """Why no full run's verdicts are kept for ``name`` (empty when they
     are, or when no reason is kept)."""
@@ -759,6 +776,7 @@ class Claims:
         ns2_ok: bool | None = None,
         ns2_run: str = NS2_RUN,
         ns2_tolerance: float = math.nan,
+        ns2_explains: bool = True,
         no_ns2: str = "",
     ) -> None:
         """One claim of the paper and bufsim's number for it.
@@ -825,6 +843,11 @@ class Claims:
             How far ns-2's number may lie from the packet engine's for the
             two to differ from the paper "the same way"; default the
             claim's ``tolerance`` (:func:`judge`).
+        ns2_explains : bool, optional
+            False where ns-2 runs only one side of what the claim compares
+            (the simulation a fluid model is set against): its number is
+            shown, and a difference it shares is not explained by it, as
+            the other side is bufsim's own.
         no_ns2 : str, optional
             Why ns-2 cannot run the claim's setup, a few words ("fluid
             model", "closed form"): shown in the ns-2.35 column.
@@ -833,13 +856,18 @@ class Claims:
         ------
         ValueError
             A claim without the source of its pass mark, a claim name
-            used twice, a headline without the run that measures it, or
-            an ns-2 number without its verdict.
+            used twice, a headline without the run that measures it or
+            whose name does not start ``headline: `` (or another claim's
+            that does), or an ns-2 number without its verdict.
         """
         if not source:
             raise ValueError(f"claim {claim!r}: a pass mark needs its source")
         if headline and not measured_by:
             raise ValueError(f"headline claim {claim!r}: it needs the run that measures it")
+        if headline != claim.startswith("headline: "):
+            raise ValueError(
+                f"claim {claim!r}: a headline's name, and only one's, starts 'headline: '"
+            )
         if any(r["claim"] == claim for r in self.rows):
             raise ValueError(f"claim {claim!r} is stated twice")
         runs = (explained_by,) if isinstance(explained_by, Explanation) else tuple(explained_by)
@@ -864,7 +892,13 @@ class Claims:
                 tolerance if math.isnan(ns2_tolerance) else ns2_tolerance,
             )
         verdict, runs = judge(
-            value, ok, undecided=undecided, tuned=bool(tuned), runs=runs, ns2=paper_sim, mark=mark
+            value,
+            ok,
+            undecided=undecided,
+            tuned=bool(tuned),
+            runs=runs,
+            ns2=paper_sim if ns2_explains else None,
+            mark=mark,
         )
         self._row(
             claim,

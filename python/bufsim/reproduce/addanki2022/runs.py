@@ -34,7 +34,6 @@ from bufsim.reproduce.addanki2022.design import (
     NAMES,
     NO_NS2,
     NOT_RUN,
-    OCCUPANCY_SOURCE,
     ORDER_SOURCE,
     PAPER_SHORT_GAIN,
     PAPER_TRANSPORT_GAIN,
@@ -44,6 +43,9 @@ from bufsim.reproduce.addanki2022.design import (
     QUICK_WINDOW_S,
     SHORT_BYTES,
     SPINES,
+    THROUGHPUT_KEPT,
+    THROUGHPUT_SOURCE,
+    TRANSPORT_SOURCE,
     scenario,
 )
 
@@ -362,62 +364,75 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
         source=ORDER_SOURCE,
         about="incast_p99",
     )
-    _ordering(
-        c,
-        table,
+    # The abstract's 'bounded buffer drain time' is a bound it proves, not
+    # a measured comparison with DT: the occupancies are shown, not judged.
+    occ = [value(table, "burst", a, "occupancy_p99", burst=top) for a in ("dt", "abm")]
+    c.check(
         "ABM holds less buffer than DT",
         prose(
-            "ABM's p99 buffer occupancy below DT's (abstract: 'bounded buffer drain time'; "
-            "figure 7 (c), requests of {b:.1%} of the buffer)",
+            "ABM's p99 buffer occupancy against DT's (abstract: 'bounded buffer drain time', "
+            "proved; figure 7 (c), requests of {b:.1%} of the buffer)",
             b=top,
         ),
-        "burst",
-        "occupancy_p99",
-        {"burst": top},
-        "p99 occupancy of a leaf's buffer (fraction)",
-        source=OCCUPANCY_SOURCE,
-        about="occupancy_p99",
+        occ[1] / occ[0],
+        prose(
+            "ABM's p99 occupancy of a leaf's buffer (fraction) over DT's: {a} against {d}; the "
+            "paper's bound is analytical, so this is bufsim's measurement beside it",
+            a=fmt.number(occ[1]),
+            d=fmt.number(occ[0]),
+        ),
     )
     gd = gains(table, "incast_p99", "dctcp")
     gain_d, open_d = _best(gd)
+    # "Up to 76%" is the best over DCTCP, TIMELY and PowerTCP: it bounds
+    # DCTCP's own best reduction, which must also be one.
     c.add(
-        "DCTCP: ABM lowers the incast's p99 slowdown",
+        "headline: DCTCP's incast, up to 76% lower p99 slowdown than DT",
         prose(
-            "ABM improves DCTCP's FCT under bursty workloads, 'by up to {p:.0%}' over DCTCP, "
-            "TIMELY and PowerTCP (abstract; figure 9 (b), DCTCP's incast)",
+            "ABM improves transports' FCT under bursty workloads 'by up to {p:.0%}' over "
+            "DCTCP, TIMELY and PowerTCP (abstract; figure 9 (b), DCTCP's incast)",
             p=PAPER_TRANSPORT_GAIN,
         ),
         gain_d,
-        bool(gain_d > 0.0),
+        bool(0.0 < gain_d <= PAPER_TRANSPORT_GAIN),
         prose(
             "the best of ABM's reductions against DT of DCTCP's incast p99 slowdown over the "
-            "bursts ({star}: a lower bound in DT's or ABM's run): {each} (TIMELY and PowerTCP "
-            "not run: bufsim has no sender for them)",
+            "bursts ({star}: a lower bound in DT's or ABM's run): {each}; ABM at or above DT "
+            "at {worse} of {n} (TIMELY and PowerTCP not run: bufsim has no sender for them)",
             star="*",
             each="; ".join(
                 f"burst {k:g}: {r.gain:.0%}{'*' if r.censored else ''}" for k, r in gd.iterrows()
             ),
+            worse=int((gd["gain"] <= 0).sum()),
+            n=len(gd),
         ),
-        source=(
-            "the abstract's 'improves' for DCTCP alone: a reduction, any margin (its 76% is "
-            "the best of three transports, two not run here)"
-        ),
-        mark=0.0,
+        source=TRANSPORT_SOURCE,
+        mark=PAPER_TRANSPORT_GAIN if gain_d > PAPER_TRANSPORT_GAIN else 0.0,
         spread=UNBOUNDED if open_d else math.nan,
         about="incast_p99",
+        headline=True,
+        measured_by=prose("{m}, DCTCP under DT and ABM over the burst sweep", m=length),
     )
     util = [value(table, "load", a, "uplink_util", load=high) for a in ("dt", "abm")]
-    c.check(
+    others = {
+        a: value(table, "load", a, "uplink_util", load=high)
+        for a in ALGORITHMS
+        if a not in ("dt", "abm")
+    }
+    c.at_least(
         "ABM's uplink throughput against DT's at the highest load",
         prose("ABM 'without sacrificing throughput' (abstract; figure 6 (d), load {x:g})", x=high),
         util[1] / util[0],
+        THROUGHPUT_KEPT,
         prose(
-            "ABM's mean leaf-uplink utilization over DT's ({a:.3f} against {d:.3f}): the web "
-            "search is open loop, so the uplinks carry its offered load whatever the buffer; "
-            "a property of the workload, not a test of ABM",
+            "ABM's mean leaf-uplink utilization over DT's ({a:.3f} against {d:.3f}); the "
+            "buffer moves it: {others}",
             a=util[1],
             d=util[0],
+            others=", ".join(f"{k} {v:.3f}" for k, v in others.items()),
         ),
+        source=THROUGHPUT_SOURCE,
+        about="uplink_util",
     )
     return c.table()
 

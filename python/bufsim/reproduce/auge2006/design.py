@@ -60,7 +60,14 @@ AROUND = "the paper's 'around', read as 0.1 of the residual bandwidth"
 READ = "the paper's value to two digits and the background's rate varying by about 1%: 0.03"
 #: Without a background: the paper's two digits, read off its figure 3's curve.
 READ_ALONE = "the paper's value to two digits, read off a plotted curve: 0.03"
-EVEN = "the paper's 'considerably reduces the bias', with no number: within 0.1 of an even split"
+EVEN = (
+    "the paper's 'considerably reduces the bias', with no number: FQ leaves at most half of "
+    "FIFO's distance from an even split; undecided within the seed intervals of both"
+)
+BARELY = (
+    "the paper's 'barely alleviates', with no number: FQ's share within 0.1 of FIFO's, the "
+    "'around' of the other claims (a change that small alleviates nothing to speak of)"
+)
 SLIGHTLY = "the paper's 'slightly more', with no number: above an even split by at most 0.1"
 SECTION_V_ABOUT = "section_v:{}"
 
@@ -77,8 +84,10 @@ TRANSPARENT: tuple[tuple[float, int], ...] = ((0.71, 20), (0.9, 100), (0.9, 20))
 #: The new-flow runs: two NewReno flows with the background and the BDP
 #: buffer (625 packets), a third arriving at :data:`NEW_FLOW_AT_S` s; the
 #: existing traffic's losses over the :data:`NEW_FLOW_WINDOW_S` s after it.
+#: Ten seeds: one seed's hit varies by a factor of two or more, so three
+#: left FQ's damping undecided in both engines.
 NEW_FLOW_AT_S, NEW_FLOW_WINDOW_S = 40.0, 10.0
-NEW_FLOW_SEEDS = tuple(range(BASE["seed"], BASE["seed"] + 3))
+NEW_FLOW_SEEDS = tuple(range(BASE["seed"], BASE["seed"] + 10))
 
 
 #: The 100-packet compromise's pass mark: its throughput nearer the BDP

@@ -31,6 +31,7 @@ from bufsim.reproduce import (
 from bufsim.reproduce.auge2006.design import (
     _SACK_COLUMNS,
     AROUND,
+    BARELY,
     BASE,
     CASES,
     COMPROMISE,
@@ -406,7 +407,7 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
     c = Claims()
     _headline_claims(c, t, table, ns2)
     c.near(
-        "1 flow, 20 packets",
+        "headline: 1 flow, 20 packets",
         prose("around {p:.0%} of the residual bandwidth", p=0.4),
         t.loc[(1, 20, True), "residual_share"],
         0.40,
@@ -416,6 +417,13 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
         ns2=_ns2_case(ns2, (1, 20, True), "residual_share"),
         ns2_run=NS2_RUN,
         about="residual_share",
+        # Section IV.B's finding that 20 packets are inadequate.
+        headline=True,
+        measured_by=prose(
+            "the packet engine, one NewReno flow with the {bg:g} Mbps background, {b} packets",
+            bg=25.0,
+            b=20,
+        ),
     )
     c.near(
         "1 flow, 625 packets",
@@ -592,6 +600,20 @@ def _damping(nf: pd.DataFrame) -> float:
     return hit["fq"] / hit["droptail"] if hit["droptail"] > 0 else math.nan
 
 
+def _damping_spread(nf: pd.DataFrame, mark: float) -> float:
+    """Half-width of the 95% seed interval of :func:`_damping` at ``mark``,
+    in its unit: per seed, FQ's extra losses minus ``mark`` times FIFO's
+    (the claim holds where their mean is at most 0), its Student t
+    half-width over FIFO's mean extra losses."""
+    hit = {}
+    for q, g in nf.groupby("qdisc"):
+        by = g.pivot_table(index="seed", columns="arrives", values="existing_drops")
+        hit[str(q)] = (by[True] - by[False]).to_numpy(float)
+    d = hit["fq"] - mark * hit["droptail"]
+    base = float(np.mean(hit["droptail"]))
+    return t_half_width(d, 0.975) / base if base > 0 else math.nan
+
+
 def headline_runs(table: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The headline claims' own runs (:func:`run_transparent`,
     :func:`run_new_flow`), kept in ``table.attrs`` and run once if missing."""
@@ -648,8 +670,11 @@ def _headline_claims(c: Claims, t: pd.DataFrame, table: pd.DataFrame, ns2: dict[
     )
     tr = runs["transparent"]
     ratio = float((tr["loss_rate"] / tr["bound"]).max())
-    c.at_most(
-        "headline: the transparent regime's rho^n loss",
+    # Below the bound by construction: an M/M/1/K queue blocks
+    # (1 - rho) rho^K / (1 - rho^(K+1)) < rho^K for rho < 1, and fixed-size
+    # packets lose less still; the runs check bufsim, not the paper.
+    c.check(
+        "the transparent regime's rho^n loss",
         prose(
             "`Pr[loss | buffer = n] ~ rho^n`: 'a buffer of {b1} packets maintains a loss rate "
             "better than {one} in {k:,}' at load under {r1:.0%}; {b2} packets better than "
@@ -663,33 +688,29 @@ def _headline_claims(c: Claims, t: pd.DataFrame, table: pd.DataFrame, ns2: dict[
             r2=0.71,
         ),
         ratio,
-        1.0,
         prose(
-            "the largest measured loss over `rho^n`, Poisson packets alone: {cases}. Fixed "
-            "{size:g} B packets lose less than the exponential sizes the bound assumes",
+            "the largest measured loss over `rho^n`, Poisson packets alone: {cases}. Below the "
+            "bound by construction: M/M/1/K blocking is under `rho^n` at every load below {one}, and "
+            "fixed {size:g} B packets lose less than the exponential sizes it assumes",
             cases="; ".join(
                 f"load {r.rho:.0%}, {r.buffer_pkts:.0f} packets: {fmt.number(r.loss_rate)} "
                 f"against {fmt.number(r.bound)} ({r.packets:,.0f} packets)"
                 for r in tr.itertuples()
             ),
+            one=1,
             size=1000.0,
-        ),
-        source="the paper's 'better than' `rho^n`: the measured loss at most the bound",
-        ns2=ns2.get("transparent", math.nan),
-        ns2_run=NS2_RUN,
-        about="transparent:loss_rate",
-        headline=True,
-        measured_by=prose(
-            "the packet engine, Poisson packets alone on the {cap:g} Mbps link, {n} cases, "
-            "{d:.0f} s each",
-            cap=50.0,
-            n=len(tr),
-            d=60.0 if table.attrs.get("quick", False) else 300.0,
         ),
     )
     nf = runs["new_flow"]
     hit = new_flow_impact(nf)
     damp = _damping(nf)
+    # ns-2 explains a difference only where its own seed interval settles
+    # that it misses the mark too.
+    ns2_damp, ns2_spread = (
+        (_damping(ns2["new_flow"]), _damping_spread(ns2["new_flow"], 0.5))
+        if "new_flow" in ns2
+        else (math.nan, math.nan)
+    )
     c.at_most(
         "headline: FQ damps new flows' slow start",
         "fair queueing 'considerably attenuates the impact on existing flows of newly arriving "
@@ -700,15 +721,22 @@ def _headline_claims(c: Claims, t: pd.DataFrame, table: pd.DataFrame, ns2: dict[
         prose(
             "FQ over FIFO of the packets the existing traffic (the two flows and the "
             "background) loses in the {w:g} s after a third flow arrives, beyond the same runs "
-            "without it, over seeds {seeds}: FIFO {fifo:.0f}, FQ {fq:.0f}. FQ drops from the "
-            "longest queue, the existing flows' at the BDP buffer",
+            "without it, over seeds {s0}-{s1}: FIFO {fifo:.0f}, FQ {fq:.0f}; {conf:.0%} seed "
+            "interval +- {hw:.2f} (ns-2: +- {hw2:.2f}). FQ drops from the longest queue, the "
+            "existing flows' at the BDP buffer",
             w=NEW_FLOW_WINDOW_S,
-            seeds=", ".join(str(x) for x in NEW_FLOW_SEEDS),
+            s0=NEW_FLOW_SEEDS[0],
+            s1=NEW_FLOW_SEEDS[-1],
             fifo=hit["droptail"],
             fq=hit["fq"],
+            conf=0.95,
+            hw=_damping_spread(nf, 0.5),
+            hw2=ns2_spread,
         ),
         source="the paper's 'considerably attenuates', with no number: to at most half",
-        ns2=_damping(ns2["new_flow"]) if "new_flow" in ns2 else math.nan,
+        spread=_damping_spread(nf, 0.5),
+        ns2=ns2_damp,
+        ns2_explains=not abs(ns2_damp - 0.5) <= ns2_spread,
         ns2_run=prose("{run}, the same runs", run=NS2_RUN),
         about="new_flow:existing_drops",
         headline=True,
@@ -895,7 +923,7 @@ def _fq_claims(c: Claims, t: pd.DataFrame, v: pd.DataFrame, ns2: dict[str, Any])
             f=fifo,
             m=0.1,
         ),
-        source=AROUND,
+        source=BARELY,
         ns2=ns2_fq,
         ns2_ok=abs(ns2_fq - ns2_fifo) <= 0.1,
         ns2_run=prose("{run}, its FIFO {f:.3f}", run=NS2_RUN, f=ns2_fifo),
@@ -916,32 +944,38 @@ def _fq_claims(c: Claims, t: pd.DataFrame, v: pd.DataFrame, ns2: dict[str, Any])
     )
     mix, fifo_mix = v.loc["hs1nr1-b625-fq"], v.loc["hs1nr1-b625-fifo"]
     ns2_share = float(np.mean(ns2["fq_mix_shares"])) if "fq_mix_shares" in ns2 else math.nan
-    ns2_mix = {
-        "ns2": ns2_share,
-        # Within the packet engine's seed interval: the same difference.
-        "ns2_tolerance": mix["hstcp_share_spread"],
-        "ns2_run": prose("{run}, the mean over the same {n} seeds", run=NS2_RUN, n=len(MIX_SEEDS)),
-    }
+    ns2_mix_run = prose("{run}, the mean over the same {n} seeds", run=NS2_RUN, n=len(MIX_SEEDS))
     # Both splits over the same seeds as the FIFO claim (its mean), not the
     # first seed's draw.
-    c.near(
+    bias = {k: abs(r["hstcp_share_mean"] - 0.5) for k, r in (("fq", mix), ("fifo", fifo_mix))}
+    left = bias["fq"] / bias["fifo"]
+    # The ratio's seed interval from both splits' (first order, each
+    # relative spread added in quadrature).
+    left_spread = left * math.hypot(
+        mix["hstcp_share_spread"] / bias["fq"], fifo_mix["hstcp_share_spread"] / bias["fifo"]
+    )
+    c.at_most(
         "V.B, HSTCP + NewReno, 625 packets, FQ (fig. 7 middle): bias",
         "fair queuing considerably reduces the bias in favour of HSTCP",
-        mix["hstcp_share_mean"],
+        left,
         0.5,
-        0.1,
         prose(
-            "HSTCP's fraction of the TCP goodput, mean over {n} seeds ± {sp:.3f} (FIFO "
-            "{f:.3f} ± {fs:.3f}); within {m:g} of an even split",
-            n=len(MIX_SEEDS),
+            "FQ's distance of HSTCP's share from an even split over FIFO's, ± {ls:.2f}: FQ "
+            "{q:.3f} ± {sp:.3f}, FIFO {f:.3f} ± {fs:.3f} (HSTCP's fraction of the TCP goodput, "
+            "mean over {n} seeds)",
+            ls=left_spread,
+            q=mix["hstcp_share_mean"],
             sp=mix["hstcp_share_spread"],
             f=fifo_mix["hstcp_share_mean"],
             fs=fifo_mix["hstcp_share_spread"],
-            m=0.1,
+            n=len(MIX_SEEDS),
         ),
         source=EVEN,
-        **ns2_mix,
-        spread=mix["hstcp_share_spread"],
+        spread=left_spread,
+        ns2=abs(ns2_share - 0.5) / abs(float(np.mean(ns2["mix_shares"])) - 0.5)
+        if "mix_shares" in ns2
+        else math.nan,
+        ns2_run=ns2_mix_run + ", FQ's over its FIFO's",
         about=SECTION_V_ABOUT.format("hstcp_share_mean"),
     )
     (to_hs, to_nr), (dr_hs, dr_nr) = mix["flow_timeouts"], mix["flow_drops"]
@@ -974,7 +1008,7 @@ def _fq_claims(c: Claims, t: pd.DataFrame, v: pd.DataFrame, ns2: dict[str, Any])
         # The mark is a side of the even split: the same difference is ns-2
         # on the same side, no farther from the packet engine than it lies
         # from the mark (judge's rule without a tolerance).
-        ns2_run=ns2_mix["ns2_run"],
+        ns2_run=ns2_mix_run,
         mark=0.5 if share <= 0.55 else 0.6,
         spread=mix["hstcp_share_spread"],
         about=SECTION_V_ABOUT.format("hstcp_share_mean"),

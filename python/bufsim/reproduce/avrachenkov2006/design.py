@@ -139,7 +139,11 @@ TUNED = (
 #: The counterfactual run of the B0 claims: Limited Transmit, which ns-2
 #: sends by default and the rfc profile leaves out (:data:`NS2_LIMITED_TRANSMIT`).
 LT_RUN = "the same flows with Limited Transmit, ns-2's default (singledup_)"
-NS2_RUN = "ns-2.35, the paper's simulator, on the same flows"
+NS2_RUN = prose(
+    "ns-2.35, the paper's simulator, on the same flows behind the paper's {acc:g} Mbps access "
+    "links",
+    acc=ACCESS_MBPS,
+)
 
 
 ACCESS_RUN = prose("the same flows behind the paper's {acc:g} Mbps access links", acc=ACCESS_MBPS)

@@ -76,13 +76,10 @@ ALT_ONLY = {"eq. (1) rate decrease": RATE_FORM, "no fast convergence": ("cubic",
 #: packets a flow): the cut the AIMD counterfactual takes.
 B_HSTCP = 0.2
 
-#: The counterfactual runs: the cause a claim's difference names, changed in
-#: a parameter section III.B leaves unstated (case -> the variants it runs
-#: for and its settings, as :data:`ALTERNATIVES`). AIMD's cut is Reno's
-#: halving by default; the paper says only that its AIMD flows "behave like
-#: 10 parallel TCP flows". With HighSpeed's cut instead, AIMD's difference
-#: from the paper (below 90% at X = 1, not close to HSTCP, below CUBIC) is
-#: its cut if the run meets the paper.
+#: The counterfactual runs (case -> the variants it runs for and its
+#: settings, as :data:`ALTERNATIVES`): AIMD with HighSpeed's cut, shown
+#: beside the AIMD claims and explaining none of them, as the paper's AIMD
+#: flows "behave like 10 parallel TCP flows" (section III.B), which halve.
 AIMD_CUT = prose("AIMD with HighSpeed's cut, b = {b:g}", b=B_HSTCP)
 
 COUNTERFACTUALS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
@@ -97,8 +94,6 @@ COUNTERFACTUALS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 NO_NS2_FLUID = "fluid model"
 
 NO_NS2_10G = "10 Gbps: not run"
-
-NO_EPISODES = "no loss episodes"
 
 NS2_RUN = "ns-2.35, the paper's simulator, on paper 001's case (its drop-tail runs)"
 
