@@ -65,7 +65,7 @@ QUICK_VERDICTS = {
     "paper 004 figure 5": "check",
     "RED, 10% of BDP, packet (fig. 7)": "differs, unexplained",
     "RED, 10% of BDP, fluid (fig. 7)": "differs, unexplained",
-    "RED, 20% of BDP, packet (fig. 7)": "differs, explained",
+    "RED, 20% of BDP, packet (fig. 7)": "differs, unexplained",
     "RED, 20% of BDP, fluid (fig. 7)": "differs, unexplained",
     "RED loss rate, packet, buffer >= 10%": "differs, unexplained",
     "RED loss rate, model, buffer >= 10%": "check",
@@ -180,16 +180,14 @@ def test_barman_red_simulation_sits_below_the_red_fixed_point(barman, quick):
     c = barman2005.claims(barman.reset_index()).set_index("claim")
     red = c[c.index.str.contains("fig. 7")]
     assert len(red) == 4 and (red["verdict"] != "agrees").all()
-    # The packet claims read Adaptive RED, which the paper ran: 0.77 and
-    # 0.83 at 10% and 20% (quick), below simple RED's; ns-2's Adaptive RED
-    # misses the fixed point the same way at 20% (0.85), which explains
-    # that one. The fluid with X = 0.3 under RED, 0.87 and 0.91, misses
-    # the RED fixed point's 0.988 and 0.994 too.
+    # The packet claims read RED with Adaptive RED's averaging weight, nearer
+    # the paper's Adaptive RED: 0.77 and 0.83 at 10% and 20% (quick), below
+    # simple RED's. ns-2 runs the same RED, not the paper's Adaptive RED
+    # (no max_p adaptation), so its number explains nothing. The fluid with
+    # X = 0.3 under RED, 0.87 and 0.91, misses the RED fixed point's 0.988
+    # and 0.994 too.
     assert red.loc["RED, 10% of BDP, packet (fig. 7)", "bufsim"] == pytest.approx(0.77, abs=0.02)
-    from bufsim import ns2
-
-    if ns2.available():
-        assert red.loc["RED, 20% of BDP, packet (fig. 7)", "verdict"] == "differs, explained"
+    assert (red["verdict"] == "differs, unexplained").all()
     for frac in (0.1, 0.2):
         row = barman.loc[frac]
         assert row["red_model"] - row["red_ared_packet"] > 0.1, frac

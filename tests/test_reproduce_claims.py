@@ -181,7 +181,18 @@ def test_headline_results_are_counted_apart():
     # the cause, one without) and a claim that is not one.
     c = Claims()
     run = "packet engine, N = 5"
-    c.near("headline: h1", "0.5", 0.52, 0.5, 0.05, "w", source="s", headline=True, measured_by=run, ns2=0.51)
+    c.near(
+        "headline: h1",
+        "0.5",
+        0.52,
+        0.5,
+        0.05,
+        "w",
+        source="s",
+        headline=True,
+        measured_by=run,
+        ns2=0.51,
+    )
     ns2 = Explanation.near("ns-2", 0.80, 0.81, 0.02, "the packet engine's value")
     c.near(
         "headline: h2",

@@ -164,7 +164,7 @@ QUICK_VERDICTS = {
     "6(b): HSTCP above CUBIC": "agrees after tuning",
     "6(b): CUBIC above 20% of BDP": "check",
     "6(d): H-TCP at 5% of BDP": "agrees",
-    "section V: X matters little for CUBIC and H-TCP": "differs, unexplained",
+    "headline: section V: X matters little for CUBIC and H-TCP": "differs, unexplained",
     "section III: measured from the first congestion event": "check",
     # The paper calibrates X at 1 Gbps only; the packet sync is a mean
     # where X is a minimum: both bufsim's checks.
@@ -194,7 +194,7 @@ def test_kumar_claims_and_report(kumar_table, tmp_path):
         ("6(b): CUBIC at 5% of BDP", "needs beta below"),
         ("6(c): AIMD above CUBIC", "needs AIMD to keep at least"),
         ("6(c): AIMD comparable to HSTCP", "one packet per RTT"),
-        ("section V: X matters little for CUBIC and H-TCP", "m_k"),
+        ("headline: section V: X matters little for CUBIC and H-TCP", "m_k"),
     ):
         assert c.loc[claim, "verdict"].startswith("differs"), (claim, c.loc[claim].to_dict())
         assert needle in c.loc[claim, "why"], claim

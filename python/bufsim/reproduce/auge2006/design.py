@@ -58,8 +58,9 @@ NO_CWND = "no cwnd traces"
 #: Where the claims' tolerances come from.
 AROUND = "the paper's 'around', read as 0.1 of the residual bandwidth"
 READ = "the paper's value to two digits and the background's rate varying by about 1%: 0.03"
-#: Without a background: the paper's two digits, read off its figure 3's curve.
-READ_ALONE = "the paper's value to two digits, read off a plotted curve: 0.03"
+#: Without a background: the paper's expectations (section IV.B, no run).
+READ_ALONE = "the paper's expectation to two digits ('should acquire 75%'): 0.03"
+AROUND_ALONE = "the paper's 'around' expectation, read as 0.1 as its 'around 40%' is"
 EVEN = (
     "the paper's 'considerably reduces the bias', with no number: FQ leaves at most half of "
     "FIFO's distance from an even split; undecided within the seed intervals of both"

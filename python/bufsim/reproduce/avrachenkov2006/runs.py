@@ -1067,20 +1067,17 @@ def _claims_headline(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> None:
         measured_by=grid,
         ns2=ns2_rate,
     )
-    c.at_most(
-        "headline: Theorem 1's mean queue on the packet Pareto points",
-        prose(
-            "Figure 7: the mean queue of each Pareto point as the model predicts (no number; "
-            "the rate's 'slightly lower' is {g:.0%})",
-            g=PAPER_GAP_MBPS / COROLLARY1_MBPS,
-        ),
+    # The paper gives Figure 7's queue no number, only that the "qualitative
+    # shape" agrees: the queue beside Theorem 1's is shown, not judged.
+    c.check(
+        "Theorem 1's mean queue on the packet Pareto points",
+        "Figure 7: the mean queue of each Pareto point as the model predicts (no number)",
         queue,
-        PAPER_GAP_MBPS / COROLLARY1_MBPS,
         prose(
             "the median `|q / q_Theorem1 - 1|` over the points. The synchronized packet flows "
             "queue more than Theorem 1 at N = {n5} (at {b:g} packets {q:.0f} against "
             "{qt:.0f}); ns-2.35, the paper's simulator, over its bisection's buffers: {ns2:.2f}, "
-            "the packet engine over the same buffers {pk:.2f}: the difference is Theorem 1's",
+            "the packet engine over the same buffers {pk:.2f}",
             n5=5,
             b=140,
             q=_row(table, "deterministic", 5, 140)["packet_mean_queue_pkts"]
@@ -1092,13 +1089,6 @@ def _claims_headline(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> None:
             ns2=ns2_queue,
             pk=queue_at_ns2,
         ),
-        ns2_run=NS2_RUN + ", over its bisection's buffers",
-        source="the rate's gap the paper calls agreement (section III), as a fraction of "
-        "Corollary 1's rate, read for the queue: the paper gives no queue number",
-        about="packet_mean_queue_pkts",
-        headline=True,
-        measured_by=grid,
-        ns2=ns2_queue,
     )
     # The model's B0 is Theorem 1's, eq. (12) for the synchronized flows the
     # paper simulates; compared at the paper's N, where it gives both.
