@@ -164,7 +164,8 @@ CALIBRATED_DURATION = ("600s", "100s")
 
 CALIBRATED_QUICK_DURATION = ("30s", "10s")
 
-#: Agreement tolerance of the calibrated fluid against the packet engine (utilization).
+#: How near the calibrated fluid sits to the packet engine at 20% of the BDP
+#: (utilization): the tests' bound on bufsim's calibration check.
 CALIBRATED_TOL = 0.03
 
 #: Width of the bins of the utilization series kept for the figure, seconds.
