@@ -257,8 +257,10 @@ QUICK_VERDICTS = {
     # construction (a check).
     # The headline results: B_s from eq. (1) with the open loop's 259 long
     # flows is 15.5 packets, under the 15.8-20.4 that 'about 200' allows;
-    # delayed ACKs give 229 flows, 16.5 (explained).
-    "headline: B_s = 18 (eq. (1), section 4.3)": "differs, explained",
+    # the 0.2 s minimum RTO run gives 217 flows, 17.0, but its population
+    # drifts (+28% from the first half of the window to the second), so it
+    # explains nothing.
+    "headline: B_s = 18 (eq. (1), section 4.3)": "differs, unexplained",
     "headline: high loss at B_s": "agrees",
     "headline: closed-loop loss against the buffer": "agrees",
     "figure 1: open, B = 18": "agrees",
@@ -267,20 +269,33 @@ QUICK_VERDICTS = {
     "figure 1: open, B = 500": "differs, explained",
     "figure 1: persistent, B = 500": "differs, unexplained",
     "figure 1: closed, B = 500": "differs, unexplained",
-    # Eq. (3) at figure 1's two buffers: 42% at 18 packets against 7%.
-    "eq. (3): persistent, B = 18": "differs, unexplained",
-    "eq. (3): persistent, B = 500": "agrees",
+    # Eq. (3) at figure 1's two buffers against the paper's own figure 1:
+    # arithmetic. Its claim on the curve: loss as (C T + B)^-2, slope -2;
+    # bufsim's persistent loss falls with a slope of -0.24 from B_s on,
+    # beyond the paper's own figure 1 (-1.28, 0.72 off).
+    "eq. (3): persistent, B = 18": "check",
+    "eq. (3): persistent, B = 500": "check",
+    "eq. (3): loss against the buffer": "differs, unexplained",
     "figure 1: how fast loss falls": "agrees",
     "utilization: persistent, B = 18": "agrees",
     "utilization: persistent, B = 500": "agrees",
     "utilization: closed, B = 18": "differs, unexplained",
     "utilization: closed, B = 500": "agrees",
-    "utilization: open, B = 18": "check",
-    "utilization: open, B = 500": "check",
+    # The open loop carries 0.928 and 0.969 of the link, within 3 points of
+    # the 95% it is offered.
+    "utilization: open, B = 18": "agrees",
+    "utilization: open, B = 500": "agrees",
+    # The closed loop's 0.901 at B_s: the abstract's full utilization fails.
+    "headline: full utilization at B_s": "differs, unexplained",
     "N long flows: persistent": "check",
     "N long flows: closed": "agrees after tuning",
-    # 0.2 s minimum RTO (ns-2.35's default): about 200 long flows.
-    "N long flows: open": "differs, explained",
+    # 0.2 s minimum RTO (ns-2.35's default): about 200 long flows, in a
+    # drifting population.
+    "N long flows: open": "differs, unexplained",
+    # The open loop's long flows grow by 37% (B_s) and 24% (B_l) from the
+    # window's first half to its second.
+    "open loop stable, B = 18": "differs, unexplained",
+    "open loop stable, B = 500": "differs, unexplained",
     # The two figure 2 claims on persistent flows moved to "agrees" when the
     # engine came to pop a departure before an arrival at the same instant:
     # flows gaining with B_l 0.53 -> 0.79 (paper: about 0.8), p90/p10 ratio
@@ -300,6 +315,8 @@ QUICK_VERDICTS = {
     "headline: figure 2: variability": "agrees",
     "headline: figure 4: closed loop, large flows": "agrees",
     "figure 4: closed loop, small flows": "agrees",
+    # p90/p10 of large flows 0.52 times as wide at B_l.
+    "figure 4: closed loop, variability": "agrees",
     "headline: figure 6: open loop": "agrees",
     "figure 6: open loop, large flows, B = 18": "differs, unexplained",
     "figure 6: open loop, large flows, B = 500": "differs, unexplained",
@@ -309,19 +326,19 @@ QUICK_VERDICTS = {
 
 
 #: Where ns-2 is installed: the differences ns-2.35 with the paper's setup
-#: shares (quick, seed 1, 20 s after the warm-up; measured: loss at B_l
-#: 6.0 % persistent and 6.4 % closed against the packet engine's 5.8 % and
-#: 6.9 %, the closed loop's utilization at B_s 0.888 and 0.901, the mice
-#: beating the persistent flows 23 % and 26 %, the mice without a loss
-#: at B_s 19 % and 21 %, the open loop's large flows at B_l 161 and 164
-#: kB/s): explained by the paper's own simulator.
+#: at its own defaults (stack = "ns2": 0.2 s minimum RTO, initial window 2)
+#: shares (quick, seed 1, 20 s after the warm-up): the mice without a loss
+#: at B_s, 8.5 % in ns-2 and 20.6 % in the packet engine against the
+#: paper's about 40 %, and a loss falling more slowly than eq. (3) says. Where ns-2 misses otherwise it does not miss as the
+#: packet engine does (loss at B_l 8.1 % persistent and 5.8 % closed
+#: against the packet engine's 5.8 % and 6.9 %, the closed loop's
+#: utilization at B_s 0.937 and 0.901, the open loop's large flows at B_l
+#: 177 and 164 kB/s), and it meets the paper on the mice beating the
+#: persistent flows (56 %, the packet engine 26 %): those stay unexplained.
 QUICK_VERDICTS_NS2 = {
-    "figure 1: persistent, B = 500": "differs, explained",
-    "figure 1: closed, B = 500": "differs, explained",
-    "utilization: closed, B = 18": "differs, explained",
-    "figure 2: mice": "differs, explained",
     "figure 3: mice, B = 18": "differs, explained",
-    "figure 6: open loop, large flows, B = 500": "differs, explained",
+    # ns-2's slope between its two quick buffers: -0.50.
+    "eq. (3): loss against the buffer": "differs, explained",
 }
 
 
@@ -343,14 +360,17 @@ def test_dhamdhere_headline_results(quick_table):
     assert list(head.index) == [k for k in QUICK_VERDICTS if k.startswith("headline: ")]
     assert dhamdhere2006.design.BS_RANGE == pytest.approx((15.8, 20.4), abs=0.05)
     assert head.iloc[0]["bufsim"] == pytest.approx(15.5, abs=0.5)
-    # Explained by a 0.2 s minimum RTO (ns-2.35's default): 17.0.
-    assert head.iloc[0]["explained_by"].startswith("the same case with ns-2's 0.2 s minimum RTO")
+    # A 0.2 s minimum RTO (ns-2.35's default) gives 17.0, inside the range,
+    # but its open loop drifts: the run is named, and misses steadiness.
+    why = head.iloc[0]["explained_by"]
+    assert why.startswith("the same case with ns-2's 0.2 s minimum RTO")
+    assert "its open loop steady" in why and "misses" in why
     assert head.iloc[1]["bufsim"] == pytest.approx(0.069, abs=0.01)
     assert head.iloc[2]["bufsim"] == pytest.approx(1.6, abs=0.3)
     assert (head["measured_by"] != "").all()
-    # ns-2.35's numbers where it is installed (quick, seed 1, measured:
-    # B_s 17.7 packets from the open loop's 200 long flows, the loss at
-    # B_s 11.2 %, the closed loop's loss ratio 1.7).
+    # ns-2.35's numbers where it is installed (quick, seed 1, at its own
+    # defaults; measured: B_s 19.3 packets from the open loop's 168 long
+    # flows, the loss at B_s 13.6 %, the closed loop's loss ratio 2.0).
     from bufsim import ns2
 
     assert head["ns2"].notna().all() == ns2.available()
@@ -384,7 +404,7 @@ def test_dhamdhere_claims_and_report(dhamdhere, tmp_path):
     assert page.count('class="text agrees"') >= 9 and 'class="text explained"' in page
     # An explained difference names its run and that run's number: ns-2.35
     # with the paper's setup where it is installed (it gives the same loss,
-    # 10.7 % against 11.0 %, quick), else the delayed-ACK counterfactual.
+    # 11.7 % against 11.0 %, quick), else the delayed-ACK counterfactual.
     from bufsim import ns2
 
     closed = c.loc["figure 1: closed, B = 18"]

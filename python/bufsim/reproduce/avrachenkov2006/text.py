@@ -96,8 +96,8 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                 st_hi=starved.max(),
                 floor=STARVED,
                 acc=ACCESS_MBPS,
-                a_lo=s.loc[list(PAPER), "access_links_rate_B1_mbps"].min(),
-                a_hi=s.loc[list(PAPER), "access_links_rate_B1_mbps"].max(),
+                a_lo=s.loc[list(PAPER), "no_access_links_rate_B1_mbps"].min(),
+                a_hi=s.loc[list(PAPER), "no_access_links_rate_B1_mbps"].max(),
                 pns=" and ".join(str(n) for n in PAPER),
                 jitter=JITTER,
                 jit_lo=s["jitter_rate_B1_mbps"].min(),
@@ -109,7 +109,7 @@ def findings(table: pd.DataFrame) -> list[Finding]:
             "pareto",
         ),
         Finding(
-            "Synchronized flows need about the BDP; delayed ACKs or jitter desynchronize them",
+            "The paper's flows need about the BDP; delayed ACKs or jitter lower it",
             prose(
                 TEXT["findings"]["b0_scan"],
                 target=TARGET,
@@ -122,6 +122,9 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                 f5=s.loc[5, "fluid_B0"],
                 f20=s.loc[20, "fluid_B0"],
                 sync=min(s.loc[5, "packet_sync_at_B0"], s.loc[20, "packet_sync_at_B0"]),
+                sync_hi=max(s.loc[5, "packet_sync_at_B0"], s.loc[20, "packet_sync_at_B0"]),
+                na5=s.loc[5, "no_access_links_B0"],
+                na20=s.loc[20, "no_access_links_B0"],
                 fields=", ".join(
                     f"{k.replace('_', ' ')} {_b0_text(s.loc[5, f'{k}_B0'])}/"
                     f"{_b0_text(s.loc[20, f'{k}_B0'])}"

@@ -117,6 +117,15 @@ DELAYED_ACK_RUN = "the same case with delayed ACKs, which the paper leaves unsta
 RTO_RUN = prose("the same case with ns-2's {rto:g} s minimum RTO", rto=0.2)
 
 
+#: An open loop counts as stable (section 4.1: the 95% load "ensures that
+#: the system is stable") when its long-flow count's means over the two
+#: halves of the measured window lie within this fraction of each other.
+STABLE_DRIFT = 0.1
+STABLE_SOURCE = (
+    "the paper's 'stable', with no number: the long-flow count's two half-window means within "
+    "10% of each other"
+)
+
 #: The paper's 'about 200' long flows read as a quarter of N
 #: (:func:`_n_claims`), through eq. (1): the B_s that range allows, packets.
 BS_RANGE = (BDP_PKTS / math.sqrt(N_LONG * 1.25), BDP_PKTS / math.sqrt(N_LONG * 0.75))

@@ -4,6 +4,8 @@ filled with the runs' numbers and the design's constants.
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from bufsim.reproduce import Finding, Prose, prose, templates
@@ -52,6 +54,7 @@ def setup() -> Prose:
         rto=1.0,
         users=USERS,
         rto2=0.2,
+        seed=1,
     )
 
 
@@ -61,6 +64,14 @@ def findings(table: pd.DataFrame) -> list[Finding]:
 
     def da(traffic: str, b: int) -> float:
         return _variant(table, traffic, "delayed_ack", b, "loss_rate")
+
+    def ns2(traffic: str, b: int, col: str) -> float:
+        """ns-2.35's value at its defaults (NaN where it did not run)."""
+        rows = table.attrs.get("ns2", {}).get("rows")
+        if rows is None or not len(rows):
+            return math.nan
+        hit = rows[(rows["traffic"] == traffic) & (rows["buffer_pkts"] == b)]
+        return float(hit[col].iloc[0]) if len(hit) else math.nan
 
     o18 = table[(table["traffic"] == "open") & (table["buffer_pkts"] == 18)]
     k18 = o18["large_median_throughput_Bps"] / o18["large_mean_rate_Bps"]
@@ -80,6 +91,9 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                 dp=da("persistent", 500),
                 dc=da("closed", 500),
                 do=da("open", 500),
+                np=ns2("persistent", 500, "loss_rate"),
+                nc=ns2("closed", 500, "loss_rate"),
+                no=ns2("open", 500, "loss_rate"),
             ),
             "loss_vs_buffer",
         ),
@@ -112,6 +126,7 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                 u=t.loc[("closed", 18), "utilization"],
                 to=t.loc[("closed", 18), "timeouts"],
                 u2=_variant(table, "closed", "min_rto_0.2s", 18, "utilization"),
+                un=ns2("closed", 18, "utilization"),
             ),
             "throughput_closed",
         ),
