@@ -1136,8 +1136,9 @@ def _abstract(traffic: str, d: float, runs: list[int]) -> dict[str, Any]:
     return {
         "headline": True,
         "measured_by": prose(
-            "the packet engine's {k} traffic at B = {a} and {b}, seeds {s}, {d:.0f} s runs",
+            "the packet engine's {k} traffic at B = {a} and {b}, {seeds} {s}, {d:.0f} s runs",
             k=traffic,
+            seeds="seeds" if len(runs) > 1 else "seed",
             s=", ".join(str(s) for s in runs),
             a=BUFFERS[0],
             b=BUFFERS[-1],
