@@ -607,7 +607,7 @@ def _seed_spread(table: pd.DataFrame, traffic: str, b: int, col: str) -> float:
     v = table[
         (table["traffic"] == traffic) & (table["variant"] == "rfc") & (table["buffer_pkts"] == b)
     ][col]
-    return float(v.max() - v.min()) / 2 if len(v) > 1 else math.nan
+    return _half_range(v)
 
 
 def _headline_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
@@ -1017,6 +1017,14 @@ def _persistent_spread_ratio(f: dict[tuple[str, int], pd.DataFrame]) -> float:
     )
 
 
+def _closed_spread_ratio(f: dict[tuple[str, int], pd.DataFrame]) -> float:
+    """Figure 4's variability: the closed loop's finished large flows'
+    p90/p10 at B_l over B_s."""
+    return _p90_p10(_finished(f[("closed", 500)], True)["throughput_bps"]) / _p90_p10(
+        _finished(f[("closed", 18)], True)["throughput_bps"]
+    )
+
+
 def _closed_better(f: dict[tuple[str, int], pd.DataFrame], large: bool, side: int) -> float:
     """Figure 4: the fraction of CDF levels where the closed loop's
     ``large`` (or small) flows do better at ``side`` than at the other buffer."""
@@ -1027,14 +1035,14 @@ def _closed_better(f: dict[tuple[str, int], pd.DataFrame], large: bool, side: in
     )
 
 
-def _open_ratio(f: dict[tuple[str, int], pd.DataFrame]) -> float:
-    """Figure 6: the smaller of the large and small open-loop flows' median
-    throughput ratios, B_l over B_s."""
-    return min(
+def _open_ratios(f: dict[tuple[str, int], pd.DataFrame]) -> list[float]:
+    """Figure 6: the large and the small open-loop flows' median throughput
+    ratios, B_l over B_s."""
+    return [
         _median(_finished(f[("open", 500)], k)["throughput_bps"])
         / _median(_finished(f[("open", 18)], k)["throughput_bps"])
         for k in (True, False)
-    )
+    ]
 
 
 def _seed_half_range(
@@ -1045,10 +1053,9 @@ def _seed_half_range(
     """Half the range over the seeds ``runs`` of ``value`` computed on each
     seed's per-flow tables alone (:func:`pooled_flows`): a per-flow
     claim's seed interval (NaN with one seed)."""
-    if len(runs) < 2:
-        return math.nan
-    vals = [value({k: g[g["seed"] == s] for k, g in f.items()}) for s in runs]
-    return (max(vals) - min(vals)) / 2
+    return _half_range(
+        pd.Series([value({k: g[g["seed"] == s] for k, g in f.items()}) for s in runs])
+    )
 
 
 def _steady(table: pd.DataFrame, variant_name: str) -> Explanation:
@@ -1309,10 +1316,7 @@ def _flow_claims(c: Claims, table: pd.DataFrame) -> None:
             ),
             about="flows:drops",
         )
-    spread = {
-        b: pl[b]["throughput_bps"].quantile(0.9) / pl[b]["throughput_bps"].quantile(0.1)
-        for b in BUFFERS
-    }
+    spread = {b: _p90_p10(pl[b]["throughput_bps"]) for b in BUFFERS}
     c.at_most(
         "headline: figure 2: variability",
         "the variability of the per-flow throughput is considerably lower with B_l",
@@ -1355,11 +1359,12 @@ def _flow_claims(c: Claims, table: pd.DataFrame) -> None:
     for cls, large, side, other in (("large", True, 500, 18), ("small", False, 18, 500)):
         a = _finished(f[("closed", side)], large)
         o = _finished(f[("closed", other)], large)
+        better = _closed_better(f, large, side)
         c.add(
             f"{'headline: ' if large else ''}figure 4: closed loop, {cls} flows",
             f"most {cls} flows see a higher throughput with B_{'l' if side == 500 else 's'}",
-            _quantile_better(a["throughput_bps"], o["throughput_bps"]),
-            _quantile_better(a["throughput_bps"], o["throughput_bps"]) > 0.5,
+            better,
+            better > 0.5,
             prose(
                 "fraction of the CDF where B = {b}'s throughput quantile exceeds the other's by "
                 "more than {tie:.0%}; median {ma:.1f} kB/s at B = {b}, {mo:.1f} at B = {bo}. "
@@ -1384,12 +1389,11 @@ def _flow_claims(c: Claims, table: pd.DataFrame) -> None:
             about="flows:throughput_bps",
             **(_abstract("closed", d, runs) if large else {}),
         )
-    big = {b: _finished(f[("closed", b)], True)["throughput_bps"] for b in BUFFERS}
-    spread = {b: float(big[b].quantile(0.9) / big[b].quantile(0.1)) for b in BUFFERS}
+    spread = {b: _p90_p10(_finished(f[("closed", b)], True)["throughput_bps"]) for b in BUFFERS}
     c.at_most(
         "figure 4: closed loop, variability",
         "'the larger buffer decreases the throughput variability' (section 4.3, closed loop)",
-        spread[500] / spread[18],
+        _closed_spread_ratio(f),
         1.0,
         prose(
             "p90/p10 of the finished large flows' throughput: {s18:.1f} at B_s, {s500:.1f} at "
@@ -1398,14 +1402,7 @@ def _flow_claims(c: Claims, table: pd.DataFrame) -> None:
             s500=spread[500],
         ),
         source="the paper's 'decreases': B_l's spread below B_s's",
-        spread=_seed_half_range(
-            f,
-            runs,
-            lambda g: (
-                _p90_p10(_finished(g[("closed", 500)], True)["throughput_bps"])
-                / _p90_p10(_finished(g[("closed", 18)], True)["throughput_bps"])
-            ),
-        ),
+        spread=_seed_half_range(f, runs, _closed_spread_ratio),
         about="flows:throughput_bps",
     )
     _open_claims(c, f, table, runs)
@@ -1510,9 +1507,7 @@ def _open_claims(
     d = float(table["duration_s"].iloc[0])
     large = {b: _finished(f[("open", b)], True) for b in BUFFERS}
     small = {b: _finished(f[("open", b)], False) for b in BUFFERS}
-    ratios = [
-        _median(g[500]["throughput_bps"]) / _median(g[18]["throughput_bps"]) for g in (large, small)
-    ]
+    ratios = _open_ratios(f)
     c.at_least(
         "headline: figure 6: open loop",
         "both large and small flows achieve much higher throughput with B_l",
@@ -1538,7 +1533,7 @@ def _open_claims(
             q=f[("open", 500)].attrs["summary"]["mean_queue_pkts"] * 1500 * 8 / 50e3,
         ),
         source="the paper's wording, 'much higher', with no number: read as 1.5x",
-        spread=_seed_half_range(f, runs, _open_ratio),
+        spread=_seed_half_range(f, runs, lambda g: min(_open_ratios(g))),
         about="flows:throughput_bps",
         **_abstract("open", d, runs),
     )
