@@ -1031,7 +1031,7 @@ def theorem1_gap(
     table : pandas.DataFrame
         From :func:`run`.
     setting : str
-        The rows compared (``deterministic``, ``access_links``, ``ns2``).
+        The rows compared (``deterministic``, ``no_access_links``, ``ns2``).
     at : str, optional
         Only the buffers (per N) another setting ran (``ns2``: the packet
         engine's points where ns-2's are).
