@@ -363,7 +363,8 @@ def test_validate_states_the_scenario_in_full(tmp_path):
     assert all(line in out for line in lines), out
     assert lines[1] == (
         "link: 100 Mbps, one-way delay 10 ms, red (adaptive off, ecn on, gentle on, hard_drop off, interval "
-        "500 ms, max_p 0.1, max_th 15, min_th 5, mode bytes, variant floyd, w_q 0.002), buffer 30 kB "
+        "500 ms, max_p 0.1, max_th 15, min_th 5, mode bytes, variant floyd, w_q 0.002, wait off), "
+        "buffer 30 kB "
         "counted in bytes (20 packets of 1.5 kB), BDP 389 packets of 1.5 kB at RTT 46.67 ms"
     )  # RTT: the mean of the groups' RTT laws' means, 40, 50 and 50 ms.
     starts = bufsim.Scenario.load(tmp_path / "s.toml").normalized["flows"][0]["starts_s"]

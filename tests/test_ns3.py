@@ -255,6 +255,18 @@ def test_a_lone_transfer_completes_as_in_ns3(size):
                     "capacity": "10Mbps",
                     "delay": "5ms",
                     "buffer": "30pkt",
+                    "qdisc": "red",
+                    "qdisc_params": {"variant": "ns3", "wait": True},
+                },
+            },
+            "link.qdisc_params.wait",
+        ),
+        (
+            {
+                "link": {
+                    "capacity": "10Mbps",
+                    "delay": "5ms",
+                    "buffer": "30pkt",
                     "qdisc": "fq_codel",
                 },
                 "background": [{"kind": "poisson", "rate": "2Mbps", "packet_size": "1000B"}],

@@ -57,6 +57,25 @@ def _no_initial_rto(scenario: Scenario) -> None:
             )
 
 
+def _no_red_wait(scenario: Scenario) -> None:
+    """Refuse RED's ``wait``: the driver sets ns-3's ``Wait`` false (Floyd
+    and Jacobson's spacing, the packet engine's default). Here, not in the
+    driver's module, whose source keys the stored ns3 runs."""
+    norm = scenario.normalized
+    links = [(f"links[{i}]", k) for i, k in enumerate(norm.get("links") or [])] or [
+        ("link", norm["link"])
+    ]
+    if "reverse" in norm:
+        links.append(("reverse", norm["reverse"]["link"]))
+    for where, link in links:
+        if link["qdisc"] == "red" and link["qdisc_params"]["wait"]:
+            raise scenario_error(
+                f"{where}.qdisc_params.wait",
+                "true: the ns3 engine runs RedQueueDisc with Wait false; set wait = false or "
+                "use engine='packet' or engine='ns2'",
+            )
+
+
 def check(scenario: Scenario) -> None:
     """Refuse what ns-3 cannot express (:func:`bufsim.ns3.check`).
 
@@ -67,6 +86,7 @@ def check(scenario: Scenario) -> None:
     """
     _no_fabric(scenario)
     _no_initial_rto(scenario)
+    _no_red_wait(scenario)
     from bufsim import ns3
 
     ns3.check(scenario)
@@ -92,6 +112,7 @@ def run(scenario: Scenario, progress: Callable[[float], Any] | None = None) -> d
     """
     _no_fabric(scenario)
     _no_initial_rto(scenario)
+    _no_red_wait(scenario)
     from bufsim import ns3
 
     raw = ns3.run(scenario, progress)

@@ -211,10 +211,7 @@ def _check_link(path: str, link: Mapping[str, Any]) -> None:
             f"{link['buffer_bytes']} bytes: ns-2's RED limits its queue in multiples of "
             "mean_pktsize_ (red.cc); give the buffer in packets",
         )
-    # Adaptive RED runs as ns-2's (adaptive_ 1) with ns-2's own RED rules,
-    # which the packet engine's Adaptive RED (variant "floyd" only) lacks:
-    # the script's header says so (:data:`ARED_NOTES`).
-    if p["variant"] != "ns3" and not p["adaptive"]:
+    if p["variant"] != "ns3":
         raise scenario_error(
             f"{path}.qdisc_params.variant",
             f'"{p["variant"]}": ns-2\'s RED drops nothing while it holds one packet and spares the '
@@ -448,22 +445,7 @@ def notes(scenario: Scenario) -> list[str]:
             out.append(f"{where}.{key} = {json.dumps(g[key])} ignored: {what}")
     if "links" not in norm and norm["link"]["qdisc"] == "fq":
         out += FQ_NOTES
-    links = norm.get("links") or [norm["link"]]
-    if any(k["qdisc"] == "red" and k["qdisc_params"]["adaptive"] for k in links):
-        out += ARED_NOTES
     return out
-
-
-#: How ns-2's Adaptive RED (red.cc, adaptive_ 1), which the script writes
-#: for ``adaptive = true``, differs from the packet engine's (variant
-#: "floyd"), with no field to ask for either (the header's notes).
-ARED_NOTES = [
-    "link.qdisc_params.adaptive = true run as ns-2's Adaptive RED (red.cc) with ns-2's own RED "
-    "rules (no early drop while one packet is queued, the first arrival above min_th spared: "
-    'variant = "ns3" of the packet engine), which the packet engine\'s Adaptive RED lacks;',
-    "ns-2 adapts max_p at the first arrival an interval after its last change "
-    "(REDQueue::estimator), the packet engine at every interval.",
-]
 
 
 #: How ns-2's DRR, which the script writes for ``fq``, differs from the

@@ -93,6 +93,9 @@ def queue_lines(link: Mapping[str, Any]) -> list[str]:
         # and drop_early).
         f"Queue/RED set setbit_ {'true' if p['ecn'] else 'false'}",
         "Queue/RED set use_mark_p_ false",
+        # Drops spaced 1/p_b to 2/p_b arrivals apart (red.cc modify_p) or 1
+        # to 1/p_b (Floyd and Jacobson 1993), as the packet engine's wait.
+        f"Queue/RED set wait_ {'true' if p['wait'] else 'false'}",
         *ared_lines(p),
         f"set LIMIT {link['buffer_pkts']}",
     ]
@@ -102,13 +105,14 @@ def ared_lines(p: Mapping[str, Any]) -> list[str]:
     """Adaptive RED's lines of a RED queue (``qdisc_params`` ``p``): off, or
     on with Floyd, Gummadi and Shenker's (2001) Fig. 2 constants, which
     ns-2's ``REDQueue::updateMaxP`` (red.cc) reads from these variables:
-    every ``interval_`` s max_p rises by min(``alpha_``, max_p/4) while it
-    is below ``top_`` and the average is above the target band, and falls
-    by the factor ``beta_`` while it is above ``bottom_`` and the average
-    below it. ns-default.tcl gives alpha 0.01, beta 0.9 and interval 0.5;
-    top and bottom are written as the paper's 0.5 and 0.01 (ns-2's
-    automatic bottom is min(0.01, 80000 / bandwidth), 8e-5 at 1 Gbps), as
-    the packet engine adapts (crates/bufsim-core/src/queue/red.rs ``adapt``)."""
+    at the first arrival ``interval_`` s after its last change max_p rises
+    by min(``alpha_``, max_p/4) while it is below ``top_`` and the average
+    is above the target band, and falls by the factor ``beta_`` while it is
+    above ``bottom_`` and the average below it. ns-default.tcl gives alpha
+    0.01, beta 0.9 and interval 0.5; top and bottom are written as the
+    paper's 0.5 and 0.01 (ns-2's automatic bottom is min(0.01, 80000 /
+    bandwidth), 8e-5 at 1 Gbps), as the packet engine's variant "ns3"
+    adapts (crates/bufsim-core/src/queue/red.rs ``adapt_step``)."""
     if not p["adaptive"]:
         return ["Queue/RED set adaptive_ 0"]
     return [

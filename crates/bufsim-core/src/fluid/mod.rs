@@ -126,6 +126,11 @@ pub fn check(s: &Scenario) -> Result<(), ScenarioError> {
                 "\"bytes\": the fluid RED model counts the queue in packets; set mode = \"packets\"",
             ),
             (
+                c.wait,
+                "wait",
+                "true: the fluid RED model has no per-packet count to space its drops by; set wait = false",
+            ),
+            (
                 c.variant == RedVariant::Ns3,
                 "variant",
                 "\"ns3\": the fluid RED model has none of ns-3's per-packet rules (no drop with \

@@ -68,6 +68,9 @@ pub struct RedConfig {
     /// Adaptive RED update interval.
     #[serde(serialize_with = "crate::units::ser_secs", rename = "interval_s")]
     pub interval: SimTime,
+    /// Wait between early drops: ns-2's `wait_`, ns-3's `Wait` (both on by
+    /// default there; see [`spaced`]).
+    pub wait: bool,
     /// Mark ECN-capable packets (CE) instead of dropping them early
     /// (RFC 3168 section 5); overflow drops still drop.
     pub ecn: bool,
@@ -99,6 +102,8 @@ impl Default for RedConfig {
             adaptive: false,
             //= Floyd, Gummadi, Shenker 2001 Fig. 2: interval = 0.5 s.
             interval: SimTime::from_millis(500),
+            //= Floyd & Jacobson 1993 section 4's spacing, as Linux's sch_red.
+            wait: false,
             ecn: false,
             hard_drop: false,
             variant: RedVariant::Floyd,
@@ -163,32 +168,21 @@ impl QueueDisc for Red {
         };
         let ms = SimTime::from_millis;
         let interval = p.dur("interval", d.interval, ms(1), ms(1_000_000))?;
+        let wait = p.flag("wait", d.wait)?;
         let ecn = p.flag("ecn", d.ecn)?;
         let hard_drop = p.flag("hard_drop", d.hard_drop)?;
         let variant = match p.word("variant", &["floyd", "ns3"])?.as_deref() {
             Some("ns3") => RedVariant::Ns3,
             _ => RedVariant::Floyd,
         };
-        if variant == RedVariant::Ns3 {
-            //= ns-3's byte mode counts bytes since the last drop and its
-            //= Adaptive RED has rules of its own (RedQueueDisc::UpdateMaxP):
-            //= neither is mirrored.
-            if mode == RedMode::Bytes {
-                return Err((
-                    "mode".into(),
-                    "\"bytes\" with variant = \"ns3\": ns-3's RED is mirrored in packet mode; \
-                     set mode = \"packets\""
-                        .into(),
-                ));
-            }
-            if adaptive {
-                return Err((
-                    "adaptive".into(),
-                    "true with variant = \"ns3\": ns-3's Adaptive RED is not mirrored; set \
-                     adaptive = false"
-                        .into(),
-                ));
-            }
+        //= ns-3's byte mode counts bytes since the last drop: not mirrored.
+        if variant == RedVariant::Ns3 && mode == RedMode::Bytes {
+            return Err((
+                "mode".into(),
+                "\"bytes\" with variant = \"ns3\": ns-3's RED is mirrored in packet mode; \
+                 set mode = \"packets\""
+                    .into(),
+            ));
         }
         Ok(RedConfig {
             min_th,
@@ -199,6 +193,7 @@ impl QueueDisc for Red {
             mode,
             adaptive,
             interval,
+            wait,
             ecn,
             hard_drop,
             variant,
@@ -228,6 +223,26 @@ pub fn profile(cfg: &RedConfig, max_p: f64, avg: f64) -> f64 {
     }
 }
 
+/// The early-drop probability of an arrival `count` packets after the
+/// last drop, from the profile's `pb` (ns-2's red.cc `modify_p`, ns-3's
+/// `RedQueueDisc::ModifyP`, packet mode).
+//= Without wait, Floyd & Jacobson 1993 section 4 (Fig. 2): "pa <- pb / (1 -
+//= count pb)", drops about uniformly 1 to 1/pb arrivals apart. With wait:
+//= "if (count1 * p < 1.0) p = 0.0; else if (count1 * p < 2.0) p /= (2.0 -
+//= count1 * p); else p = 1.0": 1/pb to 2/pb apart.
+#[inline]
+pub fn spaced(pb: f64, count: i64, wait: bool) -> f64 {
+    let cp = count as f64 * pb;
+    let pa = match (wait, cp) {
+        (true, cp) if cp < 1.0 => 0.0,
+        (true, cp) if cp < 2.0 => pb / (2.0 - cp),
+        (false, cp) if cp < 1.0 => pb / (1.0 - cp),
+        _ => 1.0,
+    };
+    //= red.cc: "if (p > 1.0) p = 1.0".
+    pa.min(1.0)
+}
+
 /// RED queue state.
 pub struct Red {
     cfg: RedConfig,
@@ -248,6 +263,9 @@ pub struct Red {
     s_ps: f64,
     packet_size: f64,
     next_adapt: SimTime,
+    /// When max_p last changed (variant ns3's Adaptive RED: red.cc's
+    /// `edv_.lastset`).
+    last_set: SimTime,
     rng: Rng,
 }
 
@@ -271,6 +289,7 @@ impl Red {
             s_ps: s.0.max(1) as f64,
             packet_size: link.packet_size as f64,
             next_adapt: cfg.interval,
+            last_set: SimTime::ZERO,
             rng,
         }
     }
@@ -302,17 +321,30 @@ impl Red {
                 // A long idle period: further updates only shrink max_p to its floor.
                 self.next_adapt = now + self.cfg.interval;
             }
-            let span = self.cfg.max_th - self.cfg.min_th;
-            //= Fig. 2: target in [min_th + 0.4 (max_th - min_th), min_th + 0.6 (max_th - min_th)].
-            let (lo, hi) = (self.cfg.min_th + 0.4 * span, self.cfg.min_th + 0.6 * span);
-            if self.avg > hi && self.max_p <= 0.5 {
-                //= Fig. 2: "increase max_p: max_p <- max_p + alpha",
-                //= alpha = min(0.01, max_p/4).
-                self.max_p += (0.01f64).min(self.max_p / 4.0);
-            } else if self.avg < lo && self.max_p >= 0.01 {
-                //= Fig. 2: "decrease max_p: max_p <- max_p * beta", beta = 0.9.
-                self.max_p *= 0.9;
-            }
+            self.adapt_step();
+        }
+    }
+
+    /// One step of Adaptive RED's max_p (Floyd, Gummadi, Shenker 2001 Fig.
+    /// 2); whether max_p moved. ns-2's `REDQueue::updateMaxP` (red.cc) and
+    /// ns-3's `RedQueueDisc::UpdateMaxP` take the same step, with strict
+    /// bounds (`cur_max_p > bottom_`, `top_ > cur_max_p`): they differ from
+    /// Fig. 2's only at max_p exactly 0.01 or 0.5.
+    fn adapt_step(&mut self) -> bool {
+        let span = self.cfg.max_th - self.cfg.min_th;
+        //= Fig. 2: target in [min_th + 0.4 (max_th - min_th), min_th + 0.6 (max_th - min_th)].
+        let (lo, hi) = (self.cfg.min_th + 0.4 * span, self.cfg.min_th + 0.6 * span);
+        if self.avg > hi && self.max_p <= 0.5 {
+            //= Fig. 2: "increase max_p: max_p <- max_p + alpha",
+            //= alpha = min(0.01, max_p/4).
+            self.max_p += (0.01f64).min(self.max_p / 4.0);
+            true
+        } else if self.avg < lo && self.max_p >= 0.01 {
+            //= Fig. 2: "decrease max_p: max_p <- max_p * beta", beta = 0.9.
+            self.max_p *= 0.9;
+            true
+        } else {
+            false
         }
     }
 }
@@ -397,10 +429,7 @@ impl Red {
             //= section 4: "pb <- pb PacketSize/MaximumPacketSize" (byte mode).
             pb = (pb * pkt.size() as f64 / self.packet_size).min(1.0);
         }
-        //= section 4 (Fig. 2): "pa <- pb / (1 - count pb)": drops spaced
-        //= roughly uniformly between 1 and 1/pb arrivals apart.
-        let denom = 1.0 - self.count as f64 * pb;
-        let pa = if denom <= pb { 1.0 } else { pb / denom };
+        let pa = spaced(pb, self.count, self.cfg.wait);
         if self.rng.random::<f64>() < pa {
             self.count = 0;
             if self.cfg.ecn && pkt.ecn() & ECT != 0 {
@@ -436,6 +465,13 @@ impl Red {
             None => 0.0,
         };
         self.avg = self.avg * (1.0 - w).powf(m + 1.0) + w * n_queued as f64;
+        //= Adaptive RED as ns-2 runs it (red.cc REDQueue::estimator, ns-3's
+        //= RedQueueDisc::Estimator): "if (now > edv_.lastset +
+        //= edp_.interval) updateMaxP(new_ave, now)", lastset moved only when
+        //= max_p changes.
+        if self.cfg.adaptive && now > self.last_set + self.cfg.interval && self.adapt_step() {
+            self.last_set = now;
+        }
         //= "m_count++" at every arrival; reset by an early drop only.
         self.count += 1;
         let pb = profile(&self.cfg, self.max_p, self.avg);
@@ -457,15 +493,9 @@ impl Red {
                 self.count = 1;
                 self.ns3_old = true;
             } else {
-                //= DropEarly: ModifyP (Wait = false) "if (count1 * p < 1.0)
-                //= p /= (1.0 - count1 * p); else p = 1.0"; "if (u <=
+                //= DropEarly: "m_vProb = ModifyP(m_vProb1, ...)"; "if (u <=
                 //= m_vProb) { m_count = 0; ... return 1; }".
-                let c = self.count as f64;
-                let pa = if c * pb < 1.0 {
-                    pb / (1.0 - c * pb)
-                } else {
-                    1.0
-                };
+                let pa = spaced(pb, self.count, self.cfg.wait);
                 if self.rng.random::<f64>() <= pa {
                     self.count = 0;
                     if self.cfg.ecn && pkt.ecn() & ECT != 0 {
