@@ -311,7 +311,7 @@ QUICK_VERDICTS = {
     # the paper's 0.10.
     "figure 8: Theorem 1's error": "differs, explained",
     # The access link, at the bottleneck's rate, keeps one flow's queue off
-    # the bottleneck: B0 1 packet here, at most 20 in ns-2, not the BDP.
+    # the bottleneck: B0 1 packet here and in ns-2, not the BDP.
     "headline: figure 8: one connection": "differs, explained",
     "figure 7: the Pareto set": "check",
 }
