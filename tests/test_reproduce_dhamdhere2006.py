@@ -318,6 +318,9 @@ QUICK_VERDICTS = {
     # p90/p10 of large flows 0.52 times as wide at B_l.
     "figure 4: closed loop, variability": "agrees",
     "headline: figure 6: open loop": "agrees",
+    # The open loop's transfer latency over its size decile's median:
+    # p90/p10 0.4 times as wide at B_l.
+    "headline: abstract: transfer latency variability": "agrees",
     "figure 6: open loop, large flows, B = 18": "differs, unexplained",
     "figure 6: open loop, large flows, B = 500": "differs, unexplained",
     "figure 7: open loop, large flows, B = 500": "agrees",
