@@ -74,10 +74,10 @@ QUICK_VERDICTS = {
     "2.5 Gbps, 10% of 6250, packet (fig. 4)": "differs, unexplained",
     "2.5 Gbps, 40% of 6250, packet (fig. 4)": "differs, unexplained",
     # Simple RED, not the paper's Adaptive RED: shown, not judged.
-    "RED, 2.5 Gbps, 40% of 6250, packet, w_q 0.002 (fig. 8)": "check",
-    "RED, 2.5 Gbps, 40% of 6250, packet, Adaptive RED's w_q (fig. 8)": "differs, unexplained",
+    "RED, 2.5 Gbps, 40% of 6250, packet, simple RED (fig. 8)": "check",
+    "RED, 2.5 Gbps, 40% of 6250, packet, Adaptive RED (fig. 8)": "differs, unexplained",
     "RED loss rate, 2.5 Gbps, model": "check",
-    "RED loss rate, 2.5 Gbps, packet, Adaptive RED's w_q": "differs, unexplained",
+    "RED loss rate, 2.5 Gbps, packet, Adaptive RED": "differs, unexplained",
     "two HSTCP flows, under-buffered (fig. 5)": "agrees",
     "two HSTCP flows, over-buffered (fig. 6)": "agrees",
     "two HSTCP flows, larger buffer (figs. 5-6)": "differs, unexplained",
@@ -122,7 +122,11 @@ def test_barman_claims_table_states_every_claim_with_a_verdict(barman, quick):
     assert list(c["headline"]).index(False) == 1
     first = c.iloc[1:9].set_index("claim")["verdict"]
     model = first.index.str.contains("model") | (first.index == "paper 004 figure 5")
-    assert (first[model] == "check").all() and (first[~model] == "agrees").all(), first
+    # At full length 20% reads 0.954 against "almost 98%", 2-3 points off:
+    # undecided.
+    agree = first[~model].drop([] if quick else ["headline: 20% of BDP, packet"])
+    assert (first[model] == "check").all() and (agree == "agrees").all(), first
+    assert quick or first["headline: 20% of BDP, packet"] == "undecided"
     # The report carries them, and paper 004's Figure 5 as a figure.
     from bufsim.report import reproduction_report
 
@@ -180,17 +184,24 @@ def test_barman_red_simulation_sits_below_the_red_fixed_point(barman, quick):
     c = barman2005.claims(barman.reset_index()).set_index("claim")
     red = c[c.index.str.contains("fig. 7")]
     assert len(red) == 4 and (red["verdict"] != "agrees").all()
-    # The packet claims read RED with Adaptive RED's averaging weight, nearer
-    # the paper's Adaptive RED: 0.77 and 0.83 at 10% and 20% (quick), below
-    # simple RED's. ns-2 runs the same RED, not the paper's Adaptive RED
-    # (no max_p adaptation), so its number explains nothing. The fluid with
-    # X = 0.3 under RED, 0.87 and 0.91, misses the RED fixed point's 0.988
-    # and 0.994 too.
-    assert red.loc["RED, 10% of BDP, packet (fig. 7)", "bufsim"] == pytest.approx(0.77, abs=0.02)
-    assert (red["verdict"] == "differs, unexplained").all()
+    # The packet claims read the paper's Adaptive RED as ns-2.35 sets it up
+    # (min_th 312 and max_th 938 packets at 1 Gbps, whatever the buffer):
+    # 0.917 and 0.914 at 10% and 20% quick, 0.915 and 0.918 in 200 s runs,
+    # 0.07-0.08 under the fixed point, beyond the 'almost' tolerance (0.03).
+    # The fluid with X = 0.3 under simple RED, 0.87 and 0.91, misses the
+    # RED fixed point's 0.988 and 0.994 too.
+    ared = red.loc["RED, 10% of BDP, packet (fig. 7)"]
+    assert ared["bufsim"] == pytest.approx(0.915, abs=0.02)
+    # ns-2.35 under the same Adaptive RED (200 s): 0.907 and 0.905, the same
+    # difference, which it explains at full length; its 20 s quick runs sit
+    # in slow start's aftermath and explain nothing.
+    packet = red[red.index.str.contains("packet")]
+    want = "differs, unexplained" if quick else "differs, explained"
+    assert (packet["verdict"] == want).all(), packet["verdict"]
+    assert (red.loc[red.index.str.contains("fluid"), "verdict"] == "differs, unexplained").all()
     for frac in (0.1, 0.2):
         row = barman.loc[frac]
-        assert row["red_model"] - row["red_ared_packet"] > 0.1, frac
+        assert row["red_model"] - row["red_ared_packet"] > 0.03, frac
         assert row["red_model"] - row["red_fluid_x0.3"] > 0.05, frac
     fluid = red[red.index.str.contains("fluid")]
     assert fluid["explained_by"].str.contains(" misses ").all()
@@ -201,19 +212,25 @@ def test_barman_red_simulation_sits_below_the_red_fixed_point(barman, quick):
     assert 'id="fig-red"' in page
 
 
-def test_barman_loss_rates_against_the_paper(barman):
+def test_barman_loss_rates_against_the_paper(barman, quick):
     # Section III: "in simulations, we find that the loss rate is mostly equal
     # to p_l" (1e-3). The packet engine's drop-tail loss from 10% on is
     # 1.1e-4 to 1.3e-4, an order below p_l (HSTCP at w ~ 1500 packets per
     # flow needs p ~ 1e-5, not p_l, which sets w = w_l = 38): differs.
-    # Under RED the packet engine's 3e-5 to 8e-5 is 3-8 times the paper's
-    # 1e-5 (differs); the RED fixed point's 1e-5 agrees.
+    # Under the paper's Adaptive RED the packet engine loses 1.6e-5 to
+    # 4.4e-5 (quick: 40% in its 60 s run is 0.64 decades off, differs) and
+    # 2.1e-5 to 2.6e-5 in 200 s runs, within half a decade of the paper's
+    # 1e-5 at every buffer: agrees.
     big = barman[barman.index >= 0.1]
     assert big["packet_drop_rate"].between(5e-5, 3e-4).all()
-    assert big["red_packet_drop_rate"].between(2e-5, 1.5e-4).all()
+    assert big["red_ared_packet_drop_rate"].between(1e-5, 6e-5).all()
     c = barman2005.claims(barman.reset_index()).set_index("claim")
-    assert c.loc["drop-tail loss rate, packet, buffer >= 10%", "verdict"] == "differs, unexplained"
-    assert c.loc["RED loss rate, packet, buffer >= 10%", "verdict"] == "differs, unexplained"
+    # ns-2.35's drop-tail runs lose 1.2e-4 to 1.5e-4 at full length, as
+    # the packet engine does: explained there (its 20 s quick runs are not).
+    drop_tail = c.loc["drop-tail loss rate, packet, buffer >= 10%", "verdict"]
+    assert drop_tail == ("differs, unexplained" if quick else "differs, explained")
+    red = c.loc["RED loss rate, packet, buffer >= 10%", "verdict"]
+    assert red == ("differs, unexplained" if quick else "agrees")
     # The fixed point's own loss is the paper's arithmetic rerun: a check.
     assert c.loc["RED loss rate, model, buffer >= 10%", "verdict"] == "check"
 
@@ -242,29 +259,37 @@ def test_barman_25g_fixed_point_agrees_packet_collapses_at_ten_percent(barman, q
         assert g.loc[0.4, "packet"] == pytest.approx(0.98, abs=0.02)
         assert c.loc["2.5 Gbps, 40% of 6250, packet (fig. 4)", "verdict"] == "agrees"
     assert c.loc["2.5 Gbps, 10% of 6250, model (fig. 4)", "verdict"] == "check"
-    assert c.loc["2.5 Gbps, 10% of 6250, packet (fig. 4)", "verdict"] == "differs, unexplained"
+    # ns-2.35 runs 2.5 Gbps at full length only, and collapses there too
+    # (0.44): explained.
+    at_10 = c.loc["2.5 Gbps, 10% of 6250, packet (fig. 4)", "verdict"]
+    assert at_10 == ("differs, unexplained" if quick else "differs, explained")
     # Section IV on figure 8: "the loss rate is around 10^-6"; the RED fixed
     # point gives 5.8e-6 to 6.0e-6 (log10 0.75 off: differs).
     assert (g["red_model_loss"].between(5e-6, 7e-6)).all()
 
 
-def test_barman_25g_red_average_over_bursts(barman, quick):
-    # The open problem of the first attempt (RED packet 0.45-0.49 at 20%
-    # against the RED fixed point's 0.987): simple RED's w_q = 0.002 per
-    # packet averages over 1.6 ms at 2.5 Gbps, so the average follows the
-    # window bursts across min_th. With Adaptive RED's w_q = 1 - exp(-1/C)
-    # (a 1 s average; the paper ran Adaptive RED) utilization rises by more
-    # than 0.1 where the bursts rule: at 20% in the full run (0.487 to 0.913),
-    # at 40% in the 50 s quick run (0.66 to 0.87; after the full run's 100 s
-    # warm-up only 0.852 to 0.877). At 10% the 1 s average never reaches
-    # min_th, no early drop, and the run is the drop-tail run packet for
-    # packet.
+def test_barman_paper_adaptive_red_is_ns2s(barman, quick):
+    # Section IV: "Adaptive-RED in which min_th and max_th are dynamically
+    # adjusted", as ns-2.35 sets it up when a script only turns it on
+    # (red.cc initialize_params): min_th = max(5, 5 ms x C / 2), max_th =
+    # 3 min_th, w_q = 1 - exp(-1 / (10 rtt C)), rtt = max(0.1 s, 3 (delay +
+    # 1/C)); C = 312,500 packets/s at 2.5 Gbps: 781.25, 2343.75, 3.2e-6.
+    p = m.ns2_adaptive_red(2.5e9, 0.010)
+    assert (p["min_th"], p["max_th"]) == (781.25, 2343.75)
+    assert p["w_q"] == pytest.approx(1 - math.exp(-1 / 312_500), rel=1e-9)
+    assert m.ns2_adaptive_red(1e9, 0.050)["w_q"] == pytest.approx(
+        1 - math.exp(-1 / (10 * 3 * (0.050 + 8e-6) * 125_000)), rel=1e-9
+    )
+    # At 2.5 Gbps, 10% (625 packets) lies below min_th: no early drop, and
+    # the run is the drop-tail run packet for packet. Above it, simple RED
+    # at the fixed point's thresholds (w_q = 0.002 per packet, a 1.6 ms
+    # average) follows the window bursts across min_th and falls more than
+    # 0.1 below Adaptive RED: 0.57 against 0.86 at 40% (quick).
     g = barman2005.runs.gbps25(barman).set_index("fraction")
-    assert m.ared_w_q(2.5e9) == pytest.approx(3.2e-6, rel=1e-3)
-    frac = 0.4 if quick else 0.2
-    assert g.loc[frac, "red_ared_packet"] > g.loc[frac, "red_packet"] + 0.1
     assert g.loc[0.1, "red_ared_packet_early_drops"] == 0
     assert g.loc[0.1, "red_ared_packet"] == g.loc[0.1, "packet"]
+    frac = 0.4 if quick else 0.2
+    assert g.loc[frac, "red_ared_packet"] > g.loc[frac, "red_packet"] + 0.1
 
 
 def test_barman_two_flows_rtt_unfairness(barman, quick):
@@ -313,8 +338,8 @@ def test_barman_25g_claims_take_ns2s_full_runs(barman):
         barman2005.runs._claims_25g(c, barman, g, n if not quick else n.iloc[:0], quick)
         t = c.table().set_index("claim")
         row = t.loc["2.5 Gbps, 40% of 6250, packet (fig. 4)"]
-        red = t.loc["RED, 2.5 Gbps, 40% of 6250, packet, Adaptive RED's w_q (fig. 8)"]
-        simple = t.loc["RED, 2.5 Gbps, 40% of 6250, packet, w_q 0.002 (fig. 8)"]
+        red = t.loc["RED, 2.5 Gbps, 40% of 6250, packet, Adaptive RED (fig. 8)"]
+        simple = t.loc["RED, 2.5 Gbps, 40% of 6250, packet, simple RED (fig. 8)"]
         # Simple RED is not the paper's setup: shown as a check.
         assert simple["verdict"] == "check"
         if quick:
@@ -324,5 +349,5 @@ def test_barman_25g_claims_take_ns2s_full_runs(barman):
         # Adaptive RED 0.94.
         assert row["ns2"] == pytest.approx(0.7) and row["ns2_verdict"] != "agrees"
         assert red["ns2"] == pytest.approx(0.94)
-        loss = t.loc["RED loss rate, 2.5 Gbps, packet, Adaptive RED's w_q"]
+        loss = t.loc["RED loss rate, 2.5 Gbps, packet, Adaptive RED"]
         assert loss["ns2"] == pytest.approx(1e-6 * math.prod(range(1, 5)) ** 0.25)

@@ -48,7 +48,6 @@ from bufsim.models.flowlevel import (
 )
 from bufsim.models.highspeed import (
     HSTCPParams,
-    ared_w_q,
     hstcp_a,
     hstcp_b,
     hstcp_fixed_point,
@@ -56,6 +55,7 @@ from bufsim.models.highspeed import (
     hstcp_p,
     hstcp_throughput,
     hstcp_window,
+    ns2_adaptive_red,
 )
 from bufsim.models.queueing import (
     md1_mean_queue,
@@ -124,7 +124,7 @@ __all__ = [
     "hstcp_throughput",
     "hstcp_fixed_point",
     "hstcp_increase_loss_share",
-    "ared_w_q",
+    "ns2_adaptive_red",
     # paper 004
     "aimd_sync_utilization",
     "cubic_sync_utilization",

@@ -79,7 +79,7 @@ __all__ = [
     "hstcp_throughput",
     "hstcp_fixed_point",
     "hstcp_increase_loss_share",
-    "ared_w_q",
+    "ns2_adaptive_red",
 ]
 
 
@@ -467,24 +467,52 @@ def hstcp_increase_loss_share(w_hstcp: float) -> float:
     return (2 - b) / (2 + 2 * b)
 
 
-def ared_w_q(capacity_bps: float, packet_bytes: int = 1000) -> float:
-    """Adaptive RED's averaging weight, ``1 - exp(-1/C)`` with ``C`` the link
-    capacity in packets/s (Floyd, Gummadi and Shenker 2001 section 4): a
-    time constant of one second whatever the link speed. Paper 001's ns-2
-    runs used Adaptive RED (section IV); simple RED's ``w_q = 0.002`` per
-    packet is a 1.6 ms time constant at 2.5 Gbps.
+def ns2_adaptive_red(
+    capacity_bps: float, link_delay_s: float, packet_bytes: int = 1000
+) -> dict[str, float | bool | str]:
+    """Adaptive RED as ns-2.35 sets it up when a script only turns it on
+    (``adaptive_ 1``): the ``qdisc_params`` of a ``red`` link. Paper 001
+    section IV ran "Adaptive-RED in which min_th and max_th are dynamically
+    adjusted"; ns-default.tcl leaves ``thresh_``, ``maxthresh_`` at 0,
+    ``q_weight_`` at -1, ``targetdelay_`` at 5 ms, ``linterm_`` at 10 and
+    ``gentle_`` on, and ``REDQueue::initialize_params`` (red.cc) derives:
+
+    - ``min_th = max(5, targetdelay C / 2)`` and ``max_th = 3 min_th``, ``C``
+      the link's packets/s: 312.5 and 937.5 packets at 1 Gbps, 781.25 and
+      2343.75 at 2.5 Gbps (1000 B packets);
+    - ``w_q = 1 - exp(-1 / (10 rtt C))``, ``rtt = max(0.1, 3 (delay + 1/C))``
+      s: 5.3e-6 at 1 Gbps with 50 ms of delay, 3.2e-6 at 2.5 Gbps with 10 ms;
+    - ``max_p`` starting at ``1 / linterm_ = 0.1``, adapted at the first
+      arrival ``interval_`` = 0.5 s after its last change (Floyd, Gummadi
+      and Shenker 2001, Fig. 2; red.cc ``updateMaxP``);
+    - ns-2's RED rules (``variant = "ns3"``, which ns-3 took from ns-2) and
+      its spacing of the early drops (``wait_`` true: ``wait``).
 
     Parameters
     ----------
     capacity_bps : float
         Link capacity, bits/s.
+    link_delay_s : float
+        The link's one-way propagation delay, s.
     packet_bytes : int
-        Packet size, bytes (ns-2's 1000 by default).
+        Packet size, bytes.
 
     Returns
     -------
-    float
-        The weight of each packet's queue sample in the average, 0..1
-        (3.2e-6 at 2.5 Gbps, 1000 B packets).
+    dict
+        ``min_th``, ``max_th`` (packets), ``max_p``, ``w_q``, ``gentle``,
+        ``adaptive``, ``variant`` and ``wait``.
     """
-    return 1.0 - float(np.exp(-1.0 / (capacity_bps / (8.0 * packet_bytes))))
+    pps = capacity_bps / (8.0 * packet_bytes)
+    min_th = max(5.0, 0.005 * pps / 2.0)
+    rtt = max(0.1, 3.0 * (link_delay_s + 1.0 / pps))
+    return {
+        "min_th": min_th,
+        "max_th": 3.0 * min_th,
+        "max_p": 0.1,
+        "w_q": 1.0 - float(np.exp(-1.0 / (10.0 * rtt * pps))),
+        "gentle": True,
+        "adaptive": True,
+        "variant": "ns3",
+        "wait": True,
+    }

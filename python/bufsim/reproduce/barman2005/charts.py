@@ -66,42 +66,48 @@ def figures(table: pd.DataFrame) -> dict[str, Any]:
     }
 
 
+#: The RED figures' curves: (utilization column, loss column, style,
+#: colour, label); the drop-tail run is drawn faint, for reference.
+RED_CURVES = (
+    ("red_model", "red_model_loss", "s--", PALETTE["green"], "RED fixed point (paper 001)"),
+    (
+        "red_ared_packet",
+        "red_ared_packet_drop_rate",
+        "D-",
+        PALETTE["purple"],
+        "packet, Adaptive RED",
+    ),
+    ("red_packet", "red_packet_drop_rate", "o-", ENGINE_COLORS["packet"], "packet, simple RED"),
+    ("red_fluid", "red_fluid_drop_rate", "^-", ENGINE_COLORS["fluid"], "fluid, simple RED"),
+    ("packet", "packet_drop_rate", "o:", ENGINE_COLORS["packet"], "packet, drop-tail"),
+)
+
+
+def _red_panels(ax, lx, t: pd.DataFrame, title: str, drop_tail_loss: bool = True) -> None:
+    """Utilization (``ax``) and loss rate (``lx``) of :data:`RED_CURVES`
+    against the buffer fraction, legends beside the panels (inside, the
+    curves rising from the smallest buffer run under them)."""
+    x = t["fraction"]
+    for u, loss, style, color, label in RED_CURVES:
+        faint = {"alpha": 0.5} if u == "packet" else {}
+        ax.plot(x, t[u], style, color=color, label=label, **faint)
+        if u != "packet" or drop_tail_loss:
+            lx.plot(x, t[loss], style, color=color, label=label, **faint)
+    ax.set_ylabel("utilization")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+
+
 def _red_figure(table: pd.DataFrame):
-    """Paper 001's Figure 7: utilization under RED (min_th = 0.4 K, max_th = K)
-    from the RED fixed point, the packet and the fluid engines, with the
-    drop-tail packet curve for reference; below, the loss rates."""
+    """Paper 001's Figure 7: utilization under RED from the RED fixed point
+    (min_th = 0.4 K, max_th = K), the packet engine under the paper's
+    Adaptive RED (from 10% on) and under the fixed point's simple RED, and
+    the fluid engine, with the drop-tail packet curve for reference; below,
+    the loss rates."""
 
     fig, (ax, lx) = figure(height=6.0, nrows=2, sharex=True)
     x = table["fraction"]
-    ax.plot(
-        x, table["red_model"], "s--", color=PALETTE["green"], label="RED fixed point (paper 001)"
-    )
-    ax.plot(x, table["red_packet"], "o-", color=ENGINE_COLORS["packet"], lw=2, label="packet, RED")
-    ax.plot(x, table["red_fluid"], "^-", color=ENGINE_COLORS["fluid"], label="fluid, RED")
-    ax.plot(
-        x,
-        table["packet"],
-        "o:",
-        color=ENGINE_COLORS["packet"],
-        alpha=0.5,
-        label="packet, drop-tail",
-    )
-    ax.set_ylabel("utilization")
-    ax.set_title("10 HighSpeed TCP flows, 1 Gbps, RED (paper 001 figure 7)", fontsize=9)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    lx.plot(x, table["red_model_loss"], "s--", color=PALETTE["green"], label="RED fixed point")
-    lx.plot(
-        x, table["red_packet_drop_rate"], "o-", color=ENGINE_COLORS["packet"], label="packet, RED"
-    )
-    lx.plot(x, table["red_fluid_drop_rate"], "^-", color=ENGINE_COLORS["fluid"], label="fluid, RED")
-    lx.plot(
-        x,
-        table["packet_drop_rate"],
-        "o:",
-        color=ENGINE_COLORS["packet"],
-        alpha=0.5,
-        label="packet, drop-tail",
-    )
+    _red_panels(ax, lx, table, "10 HighSpeed TCP flows, 1 Gbps, RED (paper 001 figure 7)")
     lx.axhline(RED_LOSS, color="grey", lw=0.8, ls=":", label=f"paper, RED: {fmt.number(RED_LOSS)}")
     lx.axhline(P_L, color="grey", lw=0.8, label=f"paper, drop-tail: p_l = {fmt.number(P_L)}")
     lx.set_yscale("log")
@@ -150,28 +156,13 @@ def _red_figure_25g(g: pd.DataFrame):
 
     fig, (ax, lx) = figure(height=6.0, nrows=2, sharex=True)
     x = g["fraction"]
-    blue = ENGINE_COLORS["packet"]
-    ax.plot(x, g["red_model"], "s--", color=PALETTE["green"], label="RED fixed point (paper 001)")
-    ax.plot(x, g["red_packet"], "o-", color=blue, lw=2, label="packet, RED, w_q = 0.002")
-    ax.plot(
-        x,
-        g["red_ared_packet"],
-        "D-",
-        color=PALETTE["purple"],
-        label="packet, RED, ARED's w_q (1 s)",
+    _red_panels(
+        ax,
+        lx,
+        g,
+        "10 HighSpeed TCP flows, 2.5 Gbps, RED (paper 001 figure 8)",
+        drop_tail_loss=False,
     )
-    ax.plot(x, g["red_fluid"], "^-", color=ENGINE_COLORS["fluid"], label="fluid, RED")
-    ax.plot(x, g["packet"], "o:", color=blue, alpha=0.5, label="packet, drop-tail")
-    ax.set_ylabel("utilization")
-    ax.set_title("10 HighSpeed TCP flows, 2.5 Gbps, RED (paper 001 figure 8)", fontsize=9)
-    # Beside the panel: inside, the curves rising from 10% to 40% run under it.
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    lx.plot(x, g["red_model_loss"], "s--", color=PALETTE["green"], label="RED fixed point")
-    lx.plot(x, g["red_packet_drop_rate"], "o-", color=blue, label="packet, RED, w_q = 0.002")
-    lx.plot(
-        x, g["red_ared_packet_drop_rate"], "D-", color=PALETTE["purple"], label="packet, ARED's w_q"
-    )
-    lx.plot(x, g["red_fluid_drop_rate"], "^-", color=ENGINE_COLORS["fluid"], label="fluid, RED")
     lx.axhline(
         RED_LOSS_25, color="grey", lw=0.8, ls=":", label=f"paper: around {fmt.number(RED_LOSS_25)}"
     )

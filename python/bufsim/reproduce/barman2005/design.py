@@ -90,8 +90,9 @@ TWO_FLOW_BUFFERS = {"under-buffered": 1000, "over-buffered": 10000}
 #: The ns-2 runs' name: ns-2.35, the paper's simulator, on the same case.
 NS2_RUN = "ns-2.35, the paper's simulator, on the same case"
 
-#: The ns-2 runs per version: drop-tail fractions, RED fractions (Adaptive
-#: RED's averaging weight, as the paper ran) and (duration, warm-up). Quick:
+#: The ns-2 runs per version: drop-tail fractions, RED fractions (the
+#: paper's Adaptive RED, :func:`~bufsim.reproduce.barman2005.runs.ared_scenario`)
+#: and (duration, warm-up). Quick:
 #: the claims' fractions only, 20 s runs, no two-flow runs (ns-2 simulated
 #: 3.6 million packets of this link in 19.8 CPU s, 30 s of it; the two-flow
 #: runs are 100 s).
@@ -142,7 +143,5 @@ CLOSE_SOURCE = (
     "within 3 points of utilization"
 )
 
-#: The runs that test figure 7's causes (:func:`_red_counterfactuals`).
-ARED_RUN = "the packet engine under Adaptive RED's averaging weight, as the paper ran"
 
 RED_SYNC_RUN = prose("the fluid engine under RED with synchronization at X = {x:g}", x=SYNC[0])

@@ -16,7 +16,7 @@ import pandas as pd
 
 import bufsim
 import bufsim.models as m
-from bufsim.models.highspeed import ared_w_q
+from bufsim.models.highspeed import ns2_adaptive_red
 from bufsim.reproduce import (
     Claims,
     Explanation,
@@ -28,7 +28,6 @@ from bufsim.reproduce import (
 from bufsim.reproduce.barman2005.design import (
     ALMOST_POINTS,
     ALMOST_SOURCE,
-    ARED_RUN,
     BASE,
     BASE_25,
     CLOSE_POINTS,
@@ -74,6 +73,19 @@ def red_scenario(raw: dict[str, Any], buffer_pkts: int) -> dict[str, Any]:
         "gentle": False,
         "adaptive": False,
     }
+    return out
+
+
+def ared_scenario(raw: dict[str, Any]) -> dict[str, Any]:
+    """``raw`` under section IV's Adaptive RED as ns-2.35 sets it up
+    (:func:`~bufsim.models.highspeed.ns2_adaptive_red`): thresholds and
+    averaging weight from the link's speed and delay, not from the buffer,
+    which stays the queue's limit."""
+    link = bufsim.Scenario.load(raw).normalized["link"]
+    out = copy.deepcopy(raw)
+    out["name"] = f"{raw['name']}-ared"
+    out["link"]["qdisc"] = "red"
+    out["link"]["qdisc_params"] = ns2_adaptive_red(link["capacity_bps"], link["delay_s"])
     return out
 
 
@@ -156,7 +168,9 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
         ``red_fluid`` (utilization), ``red_model_loss``,
         ``red_packet_drop_rate``, ``red_fluid_drop_rate``,
         ``red_packet_sync``, ``red_packet_queue`` and ``red_model_queue``
-        (mean queue, packets); and ``paper``. The 2.5 Gbps runs
+        (mean queue, packets); from 10% on the packet engine under the
+        paper's Adaptive RED (:data:`ARED_COLUMNS`) and the fluid engine
+        at ``X = 0.3`` under RED (``red_fluid_x0.3``); and ``paper``. The 2.5 Gbps runs
         (:func:`run_25g`) and the two-flow traces (:func:`run_two_flows`)
         are in ``attrs["gbps25"]`` and ``attrs["two_flows"]``.
     """
@@ -175,7 +189,7 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
             for x in SYNC
         }
         rows.append(
-            {"fraction": frac, **row, **synced, **_red_counterfactuals(raw, row, frac)}
+            {"fraction": frac, **row, **synced, **_red_runs_1g(raw, row, frac)}
             | {"paper": PAPER.get(frac, "")}
         )
     table = pd.DataFrame(rows)
@@ -186,28 +200,47 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
     return table
 
 
-def _red_counterfactuals(raw: dict[str, Any], row: dict[str, float], frac: float) -> dict:
-    """The runs that test figure 7's named causes at 1 Gbps, from 10% of
-    BDP on (the claims' buffers): the packet engine under Adaptive RED's
-    averaging weight (:func:`ared_w_q`; the paper ran Adaptive RED, simple
-    RED's ``w_q = 0.002`` follows the queue's bursts) and the fluid engine
-    under RED with paper 004's synchronization module at ``X = 0.3``.
-    Columns ``red_ared_packet``, ``red_ared_packet_drop_rate`` and
-    ``red_fluid_x0.3`` (NaN below 10%)."""
+def _red_runs_1g(raw: dict[str, Any], row: dict[str, float], frac: float) -> dict:
+    """Figure 7's runs beside the fixed point's simple RED at 1 Gbps, from
+    10% of BDP on (the claims' buffers): the packet engine under the
+    paper's Adaptive RED (:func:`ared_scenario`), and the fluid engine under
+    simple RED with paper 004's synchronization module at ``X = 0.3``.
+    Columns :data:`ARED_COLUMNS` and ``red_fluid_x0.3`` (NaN below 10%)."""
     if frac < 0.1:
-        return dict.fromkeys(
-            ("red_ared_packet", "red_ared_packet_drop_rate", "red_fluid_x0.3"), np.nan
-        )
+        return dict.fromkeys((*ARED_COLUMNS, "red_fluid_x0.3"), np.nan)
     red = red_scenario(raw, row["buffer_pkts"])
-    ared = copy.deepcopy(red)
-    ared["link"]["qdisc_params"]["w_q"] = ared_w_q(1e9)
-    a = simulate(ared).summary
     fluid = simulate({**red, "fluid": {"sync": SYNC[0]}}, engine="fluid").summary
-    return {
-        "red_ared_packet": a["utilization"],
-        "red_ared_packet_drop_rate": a["drop_rate"],
-        "red_fluid_x0.3": fluid["utilization"],
-    }
+    return _ared_columns(raw) | {"red_fluid_x0.3": fluid["utilization"]}
+
+
+#: The columns of a packet run under the paper's Adaptive RED.
+ARED_COLUMNS = (
+    "red_ared_packet",
+    "red_ared_packet_drop_rate",
+    "red_ared_packet_queue",
+    "red_ared_packet_sync",
+    "red_ared_packet_early_drops",
+)
+
+
+def _ared_columns(raw: dict[str, Any]) -> dict[str, float]:
+    """The packet engine on ``raw`` under the paper's Adaptive RED
+    (:func:`ared_scenario`): utilization, drop rate, mean queue (packets),
+    loss synchronization and early drops (:data:`ARED_COLUMNS`)."""
+    a = simulate(ared_scenario(raw)).summary
+    return dict(
+        zip(
+            ARED_COLUMNS,
+            (
+                a["utilization"],
+                a["drop_rate"],
+                a["mean_queue_pkts"],
+                a["sync_mean"],
+                a["drops_early"],
+            ),
+            strict=True,
+        )
+    )
 
 
 def scenario_25(fraction: float, duration: str = "200s") -> dict[str, Any]:
@@ -243,17 +276,14 @@ def run_25g(quick: bool = False, progress: Callable[[str], Any] | None = None) -
         min_th = 0.4 K, max_th = K: ``red_model``, ``red_model_loss``,
         ``red_model_queue``, the packet engine with simple RED's w_q = 0.002
         (``red_packet``, ``red_packet_drop_rate``, ``red_packet_queue``,
-        ``red_packet_sync``) and with Adaptive RED's w_q (:func:`ared_w_q`;
-        ``red_ared_packet``, ``red_ared_packet_drop_rate``,
-        ``red_ared_packet_queue``, ``red_ared_packet_sync``,
-        ``red_ared_packet_early_drops``), ``red_fluid``
+        ``red_packet_sync``) and under the paper's Adaptive RED
+        (:func:`ared_scenario`, :data:`ARED_COLUMNS`), ``red_fluid``
         and ``red_fluid_drop_rate``. ``attrs["series"]`` maps each
         fraction to the drop-tail packet run's utilization every 5 s
         (warm-up included).
     """
     fractions = (0.1, 0.4) if quick else FRACTIONS_25
     duration, warmup = ("50s", "25s") if quick else (BASE_25["duration"], BASE_25["warmup"])
-    w_q = ared_w_q(2.5e9)
     rows, series = [], {}
     for frac in fractions:
         raw = scenario_25(frac, duration)
@@ -262,20 +292,7 @@ def run_25g(quick: bool = False, progress: Callable[[str], Any] | None = None) -
             progress(f"running barman2005 at 2.5 Gbps, buffer fraction {frac:g} ...")
         row, packet = _droptail_and_red(raw, 2.5e9)
         series[frac] = packet.timeseries["utilization"]
-        ared_raw = red_scenario(raw, row["buffer_pkts"])
-        ared_raw["link"]["qdisc_params"]["w_q"] = w_q
-        ared = simulate(ared_raw).summary
-        rows.append(
-            {
-                "fraction": frac,
-                **row,
-                "red_ared_packet": ared["utilization"],
-                "red_ared_packet_drop_rate": ared["drop_rate"],
-                "red_ared_packet_queue": ared["mean_queue_pkts"],
-                "red_ared_packet_sync": ared["sync_mean"],
-                "red_ared_packet_early_drops": ared["drops_early"],
-            }
-        )
+        rows.append({"fraction": frac, **row, **_ared_columns(raw)})
     table = pd.DataFrame(rows)
     table.attrs["series"] = series
     table.attrs["warmup_s"] = float(warmup.rstrip("s"))
@@ -430,12 +447,8 @@ def run_ns2(
     for frac in red_fracs if red else ():
         raw = _ns2_raw(scenario(frac, duration))
         raw["warmup"] = warmup
-        ared = red_scenario(raw, round(frac * FULL_BUFFER_PKTS))
-        ared["link"]["qdisc_params"]["w_q"] = ared_w_q(1e9)
-        # ns-2's own RED rules (red.cc), which the ns2 engine writes.
-        ared["link"]["qdisc_params"]["variant"] = "ns3"
         cases.append(("red", frac))
-        raws.append(ared)
+        raws.append(ared_scenario(raw))
     for case, k in TWO_FLOW_BUFFERS.items() if two and not quick else ():
         raw = _ns2_raw(two_flow_scenario(k, "900s"))
         cases.append((case, math.nan))
@@ -447,11 +460,8 @@ def run_ns2(
         cases.append(("droptail25", frac))
         raws.append(raw)
         if red:
-            ared = red_scenario(raw, round(frac * FULL_BUFFER_PKTS_25))
-            ared["link"]["qdisc_params"]["w_q"] = ared_w_q(2.5e9)
-            ared["link"]["qdisc_params"]["variant"] = "ns3"
             cases.append(("red25", frac))
-            raws.append(ared)
+            raws.append(ared_scenario(raw))
     if progress:
         progress(f"running barman2005 on ns-2: {len(raws)} runs ...")
     rows = []
@@ -719,11 +729,11 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
 
 def _red_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame) -> None:
     """Section IV, Figure 7: the simulated RED utilization beside the RED
-    fixed point; the packet engine under Adaptive RED's averaging weight,
-    nearer the paper's Adaptive RED (section IV) than simple RED's, which
-    its text gives beside it. ns-2 runs the same RED (the ns2 engine does
-    not write Adaptive RED's max_p adaptation), not the paper's: its number
-    is shown and explains nothing (``ns2_explains=False``)."""
+    fixed point. The packet engine and ns-2 run the paper's Adaptive RED
+    (:func:`ared_scenario`), simple RED at the fixed point's thresholds
+    given beside it. The fluid engine has no Adaptive RED and runs the
+    fixed point's simple RED: ns-2's run of the paper's RED is shown beside
+    it and explains nothing there (``ns2_explains=False``)."""
     for frac in (0.1, 0.2):
         model = float(t.loc[frac, "red_model"])
         row = t.loc[frac]
@@ -735,17 +745,12 @@ def _red_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame) -> None:
             "simulated utilization under RED close to the RED fixed point",
             ared,
             model,
-            prose(
-                "under Adaptive RED's averaging weight (the paper ran Adaptive RED, whose max_p "
-                "adaptation neither engine runs here): {a:.3f}. ",
-                a=ared,
-            )
-            + prose("With simple RED's: ")
+            _ared_why(row, BASE)
+            + ". With simple RED at the fixed point's thresholds: "
             + _red_why("packet", simple, model, row),
             source=ALMOST_SOURCE,
             ns2=_ns2_at(n, "red", "utilization", frac),
-            ns2_run=NS2_RUN + ", RED with Adaptive RED's averaging weight",
-            ns2_explains=False,
+            ns2_run=NS2_RUN + ", the same Adaptive RED",
             about="red_ared_packet",
         )
         u = float(row["red_fluid"])
@@ -761,10 +766,39 @@ def _red_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame) -> None:
                 RED_SYNC_RUN, row["red_fluid_x0.3"], model, ALMOST_POINTS[0], ALMOST_SOURCE
             ),
             ns2=_ns2_at(n, "red", "utilization", frac),
-            ns2_run=NS2_RUN + ", RED with Adaptive RED's averaging weight",
+            ns2_run=NS2_RUN + ", under the paper's Adaptive RED",
             ns2_explains=False,
             about="red_fluid",
         )
+
+
+def _ared_why(row: pd.Series, base: dict[str, Any]) -> str:
+    """Why the packet engine's utilization under the paper's Adaptive RED
+    on ``base``'s link sits where it does (``row``: :data:`ARED_COLUMNS`,
+    ``red_model``, ``buffer_pkts``)."""
+    p = ared_scenario(base)["link"]["qdisc_params"]
+    pps = bufsim.Scenario.load(base).normalized["link"]["capacity_bps"] / 8000
+    if float(row["red_ared_packet_early_drops"]) == 0:
+        return prose(
+            "under the paper's Adaptive RED {v0:.3f} against the RED fixed point's {v1:.3f}; loss {v2:.1e}: ns-2 sets min_th from the link, not the buffer ({v3:.0f} packets), and the average never reached it: no early drop, so the queue ran as drop-tail with its {v4:.0f} packets",
+            v0=float(row["red_ared_packet"]),
+            v1=float(row["red_model"]),
+            v2=float(row["red_ared_packet_drop_rate"]),
+            v3=p["min_th"],
+            v4=float(row["buffer_pkts"]),
+        )
+    return prose(
+        "under the paper's Adaptive RED {v0:.3f} against the RED fixed point's {v1:.3f}; loss {v2:.1e}, mean queue {v3:.0f} packets: ns-2 sets its thresholds from the link, not the buffer (min_th {v4:.0f}, max_th {v5:.0f} packets), where the fixed point puts min_th at `0.4 K`, and averages over {v6:.1f} s; the early drops ({v7:.0f}) come when that slow average crosses min_th and reach many flows in one congestion event (sync_mean {v8:.2f}), while the fixed point spreads its loss independently",
+        v0=float(row["red_ared_packet"]),
+        v1=float(row["red_model"]),
+        v2=float(row["red_ared_packet_drop_rate"]),
+        v3=float(row["red_ared_packet_queue"]),
+        v4=p["min_th"],
+        v5=p["max_th"],
+        v6=1 / (p["w_q"] * pps),
+        v7=float(row["red_ared_packet_early_drops"]),
+        v8=float(row["red_ared_packet_sync"]),
+    )
 
 
 def _red_why(source: str, u: float, model: float, row: pd.Series) -> str:
@@ -780,44 +814,38 @@ def _red_why(source: str, u: float, model: float, row: pd.Series) -> str:
         v5=float(row["red_model_loss"]),
     )
     if source == "fluid":
-        return head + (
-            prose(
-                "without the synchronization module every flow cuts its window at each RED congestion episode, so the link idles after it (drop-tail fluid: {v0:.3f})",
-                v0=float(row["fluid"]),
+        return (
+            head
+            + " "
+            + (
+                prose(
+                    "without the synchronization module every flow cuts its window at each RED congestion episode, so the link idles after it (drop-tail fluid: {v0:.3f})",
+                    v0=float(row["fluid"]),
+                )
             )
         )
-    return head + (
-        prose(
-            "both queues average about the same (fixed point {v0:.0f}, packet {v1:.0f} packets, min_th {v2:.0f}), but the fixed point spreads its loss independently over the flows while RED's early drops come in bursts when the average queue crosses min_th, hitting most flows in one congestion event (measured sync_mean {v3:.2f}): the windows fall together, the queue empties and the link idles (drop-tail packet: {v4:.3f})",
-            v0=float(row["red_model_queue"]),
-            v1=float(row["red_packet_queue"]),
-            v2=0.4 * k,
-            v3=float(row["red_packet_sync"]),
-            v4=float(row["packet"]),
+    return (
+        head
+        + " "
+        + (
+            prose(
+                "both queues average about the same (fixed point {v0:.0f}, packet {v1:.0f} packets, min_th {v2:.0f}), but the fixed point spreads its loss independently over the flows while RED's early drops come in bursts when the average queue crosses min_th, hitting most flows in one congestion event (measured sync_mean {v3:.2f}): the windows fall together, the queue empties and the link idles (drop-tail packet: {v4:.3f})",
+                v0=float(row["red_model_queue"]),
+                v1=float(row["red_packet_queue"]),
+                v2=0.4 * k,
+                v3=float(row["red_packet_sync"]),
+                v4=float(row["packet"]),
+            )
         )
     )
 
 
 def _loss_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame) -> None:
-    """The loss rates the paper reports: p_l under drop-tail, 1e-5 under RED."""
+    """The loss rates the paper reports: p_l under drop-tail, 1e-5 under
+    (the paper's Adaptive) RED."""
     big = t[t.index >= 0.1]
-    for source, col in (("packet", "red_packet_drop_rate"), ("model", "red_model_loss")):
+    for source, col in (("packet", "red_ared_packet_drop_rate"), ("model", "red_model_loss")):
         rates = big[col].to_numpy(dtype=float)
-        ared = (
-            Explanation.at_most(
-                prose(
-                    "{run}: the largest `|log10(loss / the paper's rate)|` over `10-40%`",
-                    run=ARED_RUN,
-                ),
-                np.abs(
-                    np.log10(big["red_ared_packet_drop_rate"].to_numpy(dtype=float) / RED_LOSS)
-                ).max(),
-                0.5,
-                LOG_SOURCE,
-            )
-            if "red_ared_packet_drop_rate" in big
-            else ()
-        )
         _loss_claim(
             c,
             col,
@@ -835,14 +863,12 @@ def _loss_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame) -> None:
                 ""
                 if source == "model"
                 else prose(
-                    "; the synchronized early drops of the figure 7 claims above (sync_mean {v0:.2f}..{v1:.2f}) cut the windows below what the paper's loss rate sustains",
-                    v0=big["red_packet_sync"].min(),
-                    v1=big["red_packet_sync"].max(),
+                    "; under the paper's Adaptive RED (simple RED at the fixed point's thresholds: {v0:.1e}..{v1:.1e})",
+                    v0=big["red_packet_drop_rate"].min(),
+                    v1=big["red_packet_drop_rate"].max(),
                 )
             ),
-            ared,
             ns2_rates=_ns2_rates(n, "red"),
-            ns2_explains=False,
         )
     rates = big["packet_drop_rate"].to_numpy(dtype=float)
     _loss_claim(
@@ -873,17 +899,14 @@ def _loss_claim(
     rates: np.ndarray,
     target: float,
     why: str,
-    explained_by: Explanation | tuple = (),
     ns2_rates: np.ndarray | None = None,
     no_ns2: str = "",
-    ns2_explains: bool = True,
 ) -> None:
     """A loss rate the paper quotes as a power of ten: the geometric mean of
     ``rates`` (one per buffer, column ``col``), met when every buffer's rate
     lies within half a decade of ``target``. The fixed point's own loss
     (``*model*`` columns) is the paper's arithmetic rerun: a check.
-    ``ns2_rates``: ns-2's rates on the same buffers, judged alike
-    (``ns2_explains`` as :meth:`~bufsim.reproduce.Claims.add`)."""
+    ``ns2_rates``: ns-2's rates on the same buffers, judged alike."""
     value = float(np.exp(np.log(rates).mean()))
     ns2 = ns2_rates if ns2_rates is not None and len(ns2_rates) else None
     if "model" in col:
@@ -897,13 +920,11 @@ def _loss_claim(
         why,
         tolerance=0.5,
         source=LOG_SOURCE,
-        explained_by=explained_by,
         ns2=math.nan if ns2 is None else float(np.exp(np.log(ns2).mean())),
         ns2_ok=None if ns2 is None else bool((np.abs(np.log10(ns2 / target)) <= 0.5).all()),
         # Half a decade of the packet engine's geometric mean: the same way.
         ns2_tolerance=value * (10**0.5 - 1),
         ns2_run=NS2_RUN,
-        ns2_explains=ns2_explains,
         no_ns2=no_ns2,
         about=col,
     )
@@ -983,35 +1004,33 @@ def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame, n: pd.DataFrame, qu
     for frac, row in g[g.index >= 0.2].iterrows():
         model = float(row["red_model"])
         paper = "simulated utilization under (Adaptive) RED close to the RED fixed point"
-        # The paper simulated Adaptive RED (section IV): simple RED's weight
-        # is not its setup, so that run is shown, not judged.
+        # The paper simulated Adaptive RED (section IV): simple RED at the
+        # fixed point's thresholds is not its setup, so that run is shown,
+        # not judged.
         c.check(
-            prose("RED, 2.5 Gbps, {v0:.0%} of 6250, packet, w_q 0.002 (fig. 8)", v0=frac),
+            prose("RED, 2.5 Gbps, {v0:.0%} of 6250, packet, simple RED (fig. 8)", v0=frac),
             paper,
             float(row["red_packet"]),
-            prose(
-                "simple RED's averaging weight, not the paper's Adaptive RED: ",
-            )
-            + _red_why_25g("red_packet", row),
+            "simple RED at the fixed point's thresholds, not the paper's Adaptive RED: "
+            + _red_why_25g(row),
         )
         _almost(
             c,
-            prose("RED, 2.5 Gbps, {v0:.0%} of 6250, packet, Adaptive RED's w_q (fig. 8)", v0=frac),
+            prose("RED, 2.5 Gbps, {v0:.0%} of 6250, packet, Adaptive RED (fig. 8)", v0=frac),
             paper,
             float(row["red_ared_packet"]),
             model,
-            _red_why_25g("red_ared_packet", row),
+            _ared_why(row, BASE_25),
             source=ALMOST_SOURCE,
             ns2=_ns2_at(n, "red25", "utilization", frac),
-            ns2_run=NS2_RUN + ", RED with Adaptive RED's averaging weight",
-            ns2_explains=False,
+            ns2_run=NS2_RUN + ", the same Adaptive RED",
             no_ns2=no_ns2,
             about="gbps25:red_ared_packet",
         )
     big = g[g.index >= 0.1]
     for source, col in (
         ("model", "red_model_loss"),
-        ("packet, Adaptive RED's w_q", "red_ared_packet_drop_rate"),
+        ("packet, Adaptive RED", "red_ared_packet_drop_rate"),
     ):
         rates = big[col].to_numpy(dtype=float)
         _loss_claim(
@@ -1042,7 +1061,6 @@ def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame, n: pd.DataFrame, qu
             ),
             ns2_rates=_ns2_rates(n, "red25"),
             no_ns2=no_ns2,
-            ns2_explains=False,
         )
 
 
@@ -1088,8 +1106,10 @@ def _why_25g(frac: float, row: pd.Series, t: pd.DataFrame, bdp_mean: float, bdp_
     )
 
 
-def _red_why_25g(col: str, row: pd.Series) -> str:
-    """Why the 2.5 Gbps RED packet utilization sits where it does."""
+def _red_why_25g(row: pd.Series) -> str:
+    """Why the 2.5 Gbps packet utilization under simple RED at the fixed
+    point's thresholds sits where it does."""
+    col = "red_packet"
     k = float(row["buffer_pkts"])
     head = prose(
         "{v0:.3f} against the RED fixed point's {v1:.3f} (drop-tail packet {v2:.3f}); loss {v3:.1e}, mean queue {v4:.0f} packets (min_th {v5:.0f}): ",
@@ -1100,41 +1120,27 @@ def _red_why_25g(col: str, row: pd.Series) -> str:
         v4=float(row[col + "_queue"]),
         v5=0.4 * k,
     )
-    if col == "red_packet":
-        head += prose(
-            "simple RED's `w_q = 0.002` per packet averages over {ms:.1f} ms at {pps:,.0f} "
-            "packets/s, so the average follows the queue's bursts",
-            ms=1 / (0.002 * 2.5e9 / 8000) * 1e3,
-            pps=2.5e9 / 8000,
-        )
-        if float(row[col]) >= float(row["red_model"]) - 0.03:
-            return head + (
-                prose(
-                    ", but with min_th at {v0:.0f} packets they seldom reach it: RED stays close to drop-tail with K packets",
-                    v0=0.4 * k,
-                )
-            )
+    head += " " + prose(
+        "simple RED's `w_q = 0.002` per packet averages over {ms:.1f} ms at {pps:,.0f} "
+        "packets/s, so the average follows the queue's bursts",
+        ms=1 / (0.002 * 2.5e9 / 8000) * 1e3,
+        pps=2.5e9 / 8000,
+    )
+    if float(row[col]) >= float(row["red_model"]) - 0.03:
         return head + (
             prose(
-                " across min_th and the early drops hit many flows at once (sync_mean {v0:.2f}); the windows stay small and bursty, as under drop-tail at the smallest buffer",
-                v0=float(row["red_packet_sync"]),
+                ", but with min_th at {v0:.0f} packets they seldom reach it: RED stays close to drop-tail with K packets",
+                v0=0.4 * k,
             )
         )
-    early = float(row["red_ared_packet_early_drops"])
-    head += (
-        "with Adaptive RED's `w_q = 1 - exp(-1/C)` (a one-second average; the paper ran Adaptive RED) "
-        "the bursts no longer reach the average"
-    )
-    if early == 0:
-        return head + (
-            ", which stays under min_th: no early drop, so RED at these thresholds is "
-            "drop-tail with K packets, and the gap to the fixed point is drop-tail's"
-        )
-    return head + (
-        prose(
-            ", but the standing queue does: {v0:.0f} early drops, which hit most flows in the same congestion event (sync_mean {v1:.2f}) as at `1 Gbps` (figure 7 above), while the fixed point spreads its loss independently",
-            v0=early,
-            v1=float(row["red_ared_packet_sync"]),
+    return (
+        head
+        + " "
+        + (
+            prose(
+                "across min_th and the early drops hit many flows at once (sync_mean {v0:.2f}); the windows stay small and bursty, as under drop-tail at the smallest buffer",
+                v0=float(row["red_packet_sync"]),
+            )
         )
     )
 

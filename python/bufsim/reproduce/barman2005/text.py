@@ -12,8 +12,21 @@ from bufsim.reproduce import (
     prose,
     templates,
 )
-from bufsim.reproduce.barman2005.design import FULL_BUFFER_PKTS, TWO_FLOW_BUFFERS, TWO_FLOW_RTTS_MS
-from bufsim.reproduce.barman2005.runs import _bdp_25, gbps25, two_flows
+from bufsim.reproduce.barman2005.design import (
+    BASE,
+    BASE_25,
+    FULL_BUFFER_PKTS,
+    TWO_FLOW_BUFFERS,
+    TWO_FLOW_RTTS_MS,
+)
+from bufsim.reproduce.barman2005.runs import (
+    _bdp_25,
+    _ns2_at,
+    ared_scenario,
+    gbps25,
+    ns2_runs,
+    two_flows,
+)
 
 #: The prose templates (prose.toml, shipped beside this module).
 TEXT = templates(__package__)
@@ -21,6 +34,7 @@ TEXT = templates(__package__)
 
 def setup() -> Prose:
     """What is reproduced and how bufsim's setup differs from the paper's (Markdown)."""
+    ared_1g, ared_25g = (ared_scenario(b)["link"]["qdisc_params"] for b in (BASE, BASE_25))
     return prose(
         TEXT["setup"],
         n=10,
@@ -36,6 +50,10 @@ def setup() -> Prose:
         l2=0.98,
         f2=0.2,
         cap2=2.5,
+        a1=ared_1g["min_th"],
+        a2=ared_1g["max_th"],
+        b1=ared_25g["min_th"],
+        b2a=ared_25g["max_th"],
         d2=10.0,
         q0=38.0,
         q1=142.0,
@@ -54,6 +72,7 @@ def findings(table: pd.DataFrame) -> list[Finding]:
     t = table.set_index("fraction")
     g = gbps25(table).set_index("fraction")
     two = two_flows(table).set_index("case")
+    n = ns2_runs(table)
     return [
         Finding(
             "Drop-tail: the packet engine's bursts cost utilization at small buffers",
@@ -76,11 +95,15 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                 TEXT["findings"]["red"],
                 f1=0.1,
                 f2=0.2,
+                a1=t.loc[0.1, "red_ared_packet"],
+                a2=t.loc[0.2, "red_ared_packet"],
+                n1=_ns2_at(n, "red", "utilization", 0.1),
+                n2=_ns2_at(n, "red", "utilization", 0.2),
                 r1=t.loc[0.1, "red_packet"],
                 r2=t.loc[0.2, "red_packet"],
                 m1=t.loc[0.1, "red_model"],
                 m2=t.loc[0.2, "red_model"],
-                s=t.loc[0.2, "red_packet_sync"],
+                s=t.loc[0.2, "red_ared_packet_sync"],
             ),
             "red",
         ),
