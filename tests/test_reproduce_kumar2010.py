@@ -337,12 +337,12 @@ def test_kumar_calibrated_agrees_only_where_bursts_fit(kumar_table, kumar_cal, q
         assert t.loc[("aimd", f), "packet_events"] == 0
         assert 0.4 < t.loc[("aimd", f), "packet"] < t.loc[("aimd", f), "packet_late"]
     c = kumar2010.claims(kumar_table).set_index("claim")
-    # At 20% every curve is within 0.01 of full utilization: the gap cannot
-    # exceed the tolerance, so it is a check, not an agreement.
-    assert c.loc["fluid calibrated by packet, 20% of BDP", "verdict"] == "check"
-    for f in ("1%", "5%"):
-        assert c.loc[f"fluid calibrated by packet, {f} of BDP", "verdict"] == "differs, unexplained"
-    assert c.loc["packet engine's synchronization", "verdict"] == "differs, unexplained"
+    # The paper calibrates X at 1 Gbps only (figure 5) and its X is a
+    # minimum where sync_mean is a mean: each comparison here is bufsim's
+    # check, not the paper's claim.
+    for f in ("1%", "5%", "20%"):
+        assert c.loc[f"fluid calibrated by packet, {f} of BDP", "verdict"] == "check"
+    assert c.loc["packet engine's synchronization", "verdict"] == "check"
 
 
 @pytest.fixture(scope="module")
@@ -402,18 +402,19 @@ def test_kumar_orderings_at_packet_level(kumar_table, kumar_order, quick):
         law = m.aimd_sync_utilization(0.05, aimd["packet_sync"] / 2)
         assert aimd["packet_cycles_utilization"] == pytest.approx(law, abs=0.01), a
         assert aimd["packet_cycles_cycles"] >= 3, a
-    # The fluid's CUBIC difference is explained by the packet engine, which
-    # cuts twice a cycle (0.840 behind access links, below 90%); AIMD's by
-    # the fluid with HighSpeed's cut.
+    # The fluid's differences stay unexplained: the packet engine, which
+    # cuts CUBIC twice a cycle (0.840 behind access links, below 90%), is
+    # not the paper's fluid model, and the fluid with HighSpeed's cut is
+    # not the paper's AIMD. Figure 6 is the fluid's, over X, which packet
+    # runs have not: the packet-level orderings and AIMD's level are
+    # bufsim's checks beside it.
     for claim in claims:
-        assert c.loc[claim, "verdict"].startswith("differs"), claim
-    assert c.loc["6(b): CUBIC at 5% of BDP", "verdict"] == "differs, explained"
-    assert "packet engine" in c.loc["6(b): CUBIC at 5% of BDP", "explained_by"]
+        assert c.loc[claim, "verdict"] == "differs, unexplained", claim
     packet = c.loc["6(b), 6(c) at packet level, 5% of BDP"]
-    assert packet["bufsim"] > 0.05 and packet["verdict"] == "agrees"
+    assert packet["bufsim"] > 0.05 and packet["verdict"] == "check"
     level = c.loc["6(c) at packet level: AIMD above 90% at 5% of BDP"]
-    assert level["verdict"] == "undecided"
-    assert abs(level["bufsim"] - 0.9) <= level["spread"]
+    assert level["verdict"] == "check"
+    assert level["bufsim"] == pytest.approx(0.9, abs=0.02)
     assert "A cycle cut twice" in c.loc["6(b): CUBIC at 5% of BDP", "why"]
     assert "desynchronized" in c.loc["headline: 6(c): AIMD at 5% of BDP", "why"]
 
