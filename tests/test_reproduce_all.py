@@ -334,8 +334,8 @@ NS2_CLAIMS = {
     "auge2006": 12,
     "barman2005": 12,
     "avrachenkov2006": 15,
-    "kumar2010": 2,
-    "dhamdhere2006": 33,
+    "kumar2010": 3,
+    "dhamdhere2006": 34,
     "addanki2022": 0,
 }
 

@@ -213,6 +213,9 @@ def _barman_red_table() -> pd.DataFrame:
             "fraction": f,
             "red_model": u,
             "red_packet": u[::-1],
+            # The paper's Adaptive RED runs from 10% of the BDP on.
+            "red_ared_packet": np.where(f >= 0.1, 0.9, np.nan),
+            "red_ared_packet_drop_rate": np.where(f >= 0.1, 2e-5, np.nan),
             "red_fluid": u,
             "packet": u[::-1],
             "red_model_loss": loss,
