@@ -39,6 +39,7 @@ from bufsim.reproduce.dhamdhere2006.design import (
     NS2_SECONDS,
     PAPER,
     RTO_RUN,
+    SECONDS,
     STABLE_DRIFT,
     STABLE_SOURCE,
     TIE,
@@ -417,7 +418,7 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
         buffer of :data:`CURVE` and every seed, the other variants at 18 and
         500 packets with seed 1.
     """
-    duration = 120.0 if quick else 600.0
+    duration = SECONDS[0 if quick else 1]
     seeds = (1,) if quick else (1, 2, 3)
     cases = [(t, "rfc", b, s) for t in TRAFFIC for b in CURVE for s in seeds] + [
         (t, v, b, 1) for t in TRAFFIC for v in VARIANTS if v != "rfc" for b in BUFFERS

@@ -14,7 +14,9 @@ from bufsim.reproduce.dhamdhere2006.design import (
     _PAPER_MARKS,
     BDP_PKTS,
     N_LONG,
+    NS2_SECONDS,
     PAPER,
+    SECONDS,
     USERS,
 )
 from bufsim.reproduce.dhamdhere2006.runs import _means, _variant
@@ -55,6 +57,13 @@ def setup() -> Prose:
         users=USERS,
         rto2=0.2,
         seed=1,
+        warm=30.0,
+        pq=SECONDS[0],
+        pf=SECONDS[1],
+        seeds="1-3",
+        nq=NS2_SECONDS[0],
+        nf=NS2_SECONDS[1],
+        ratio=SECONDS[0] / NS2_SECONDS[0],
     )
 
 

@@ -61,8 +61,10 @@ ALTERNATIVES: dict[str, dict[str, Any]] = {
     "no fast convergence": {"tcp_params": {"fast_convergence": False}},
 }
 
-#: The warm-up cases read from every default run's time series.
-WARMUPS = ("warm-up 0 s", "from first congestion")
+#: The other windows read from every default run: from 0 s and after the
+#: scenario's warm-up. The default case reads the paper's window, from the
+#: first congestion event (section III).
+WARMUPS = ("warm-up 0 s", "after the warm-up")
 
 #: Variants whose fluid law has a rate form (``fluid.decrease = "rate"``).
 RATE_FORM = ("aimd", "highspeed")
