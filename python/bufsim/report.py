@@ -674,7 +674,8 @@ def _verdict_section(
         + ". Only *agrees* counts as reproduced; *differs, explained* names the run of this "
         "reproduction that shows the cause (column *explained_by*); *check* is a property of "
         "bufsim or the paper's own arithmetic, not a claim of the paper; *undecided* lies within "
-        "one seed (or cycle) interval of its pass mark.",
+        "one seed (or cycle) interval of its pass mark, or inside the range the paper's wording "
+        "leaves open.",
     ]
     if line := reproduce.tunings_line(claims):
         text.append(line + ".")

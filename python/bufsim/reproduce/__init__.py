@@ -488,7 +488,9 @@ def simulate(scenario: Mapping[str, Any], engine: str = "packet") -> Result:
 #: * ``differs, unexplained``: it does not, and no run shows why;
 #: * ``undecided``: the value lies within one seed interval of its pass mark
 #:   (for one long run, the interval over its whole congestion cycles,
-#:   :func:`whole_cycles`), so the runs cannot decide it;
+#:   :func:`whole_cycles`), or between the two ends of a range the paper's
+#:   wording leaves open ("almost 98%": 2 or 3 points), so the runs cannot
+#:   decide it;
 #: * ``check``: a property of bufsim, a value that holds by construction or
 #:   arithmetic on the paper's own numbers, not a claim that bufsim's runs
 #:   could contradict.
@@ -812,7 +814,8 @@ class Claims:
             value within ``spread`` of it is ``undecided``.
         spread : float, optional
             Half-width of the value's interval over seeds, or over one
-            run's whole congestion cycles (same unit).
+            run's whole congestion cycles, or of the range the paper's
+            wording leaves open around the mark (same unit).
         about : str, optional
             The run table's column ``value`` is read from (``name`` or
             ``attr:name`` for a column of ``table.attrs[attr]``;

@@ -12,7 +12,7 @@ import pandas as pd
 from bufsim import fmt
 from bufsim.plot import ENGINE_COLORS, PALETTE, figure, grid
 from bufsim.reproduce.barman2005.design import P_L, RED_LOSS, RED_LOSS_25, SYNC, TWO_FLOW_RTTS_MS
-from bufsim.reproduce.barman2005.runs import gbps25, two_flows
+from bufsim.reproduce.barman2005.runs import gbps25, ns2_runs, two_flows
 
 
 def figures(table: pd.DataFrame) -> dict[str, Any]:
@@ -46,6 +46,8 @@ def figures(table: pd.DataFrame) -> dict[str, Any]:
             alpha=0.5 + 0.5 * sync,
             label=f"fluid, X = {sync:g} (paper 004)",
         )
+    n = ns2_runs(table)
+    _ns2_points(ax, n, "droptail", "ns-2.35 (the paper's simulator)")
     ax.axhline(0.9, color="grey", lw=0.8)
     ax.axhline(0.98, color="grey", lw=0.8, ls=":")
     ax.set_xscale("log")
@@ -59,11 +61,19 @@ def figures(table: pd.DataFrame) -> dict[str, Any]:
     ax.legend(fontsize=8, loc="lower right")
     return {
         "utilization": fig,
-        "red": _red_figure(table),
-        "utilization_25g": _figure_25g(gbps25(table)),
-        "red_25g": _red_figure_25g(gbps25(table)),
+        "red": _red_figure(table, n),
+        "utilization_25g": _figure_25g(gbps25(table), n),
+        "red_25g": _red_figure_25g(gbps25(table), n),
         "two_flows": _two_flow_figure(two_flows(table)),
     }
+
+
+def _ns2_points(ax, n: pd.DataFrame, case: str, label: str) -> None:
+    """ns-2.35's utilization of ``case`` (:func:`ns2_runs`) as black
+    crosses on ``ax``; nothing where ns-2 did not run it."""
+    hit = n[n["case"] == case] if len(n) else n
+    if len(hit):
+        ax.plot(hit["fraction"], hit["utilization"], "x", color="black", ms=8, mew=1.5, label=label)
 
 
 #: The RED figures' curves: (utilization column, loss column, style,
@@ -98,7 +108,7 @@ def _red_panels(ax, lx, t: pd.DataFrame, title: str, drop_tail_loss: bool = True
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
 
 
-def _red_figure(table: pd.DataFrame):
+def _red_figure(table: pd.DataFrame, n: pd.DataFrame):
     """Paper 001's Figure 7: utilization under RED from the RED fixed point
     (min_th = 0.4 K, max_th = K), the packet engine under the paper's
     Adaptive RED (from 10% on) and under the fixed point's simple RED, and
@@ -108,6 +118,8 @@ def _red_figure(table: pd.DataFrame):
     fig, (ax, lx) = figure(height=6.0, nrows=2, sharex=True)
     x = table["fraction"]
     _red_panels(ax, lx, table, "10 HighSpeed TCP flows, 1 Gbps, RED (paper 001 figure 7)")
+    _ns2_points(ax, n, "red", "ns-2.35, Adaptive RED")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     lx.axhline(RED_LOSS, color="grey", lw=0.8, ls=":", label=f"paper, RED: {fmt.number(RED_LOSS)}")
     lx.axhline(P_L, color="grey", lw=0.8, label=f"paper, drop-tail: p_l = {fmt.number(P_L)}")
     lx.set_yscale("log")
@@ -121,7 +133,7 @@ def _red_figure(table: pd.DataFrame):
     return fig
 
 
-def _figure_25g(g: pd.DataFrame):
+def _figure_25g(g: pd.DataFrame, n: pd.DataFrame):
     """Paper 001's Figure 4 (2.5 Gbps, drop-tail): utilization against the
     buffer; below, the packet engine's utilization over time per buffer."""
 
@@ -130,6 +142,7 @@ def _figure_25g(g: pd.DataFrame):
     ax.plot(x, g["model"], "s--", color=PALETTE["green"], label="M/M/1/K fixed point (paper 001)")
     ax.plot(x, g["packet"], "o-", color=ENGINE_COLORS["packet"], lw=2, label="packet engine")
     ax.plot(x, g["fluid"], "^-", color=ENGINE_COLORS["fluid"], label="fluid engine")
+    _ns2_points(ax, n, "droptail25", "ns-2.35 (the paper's simulator)")
     ax.axhline(0.9, color="grey", lw=0.8, label="paper: 'similar trends' to fig. 3: 0.9 at 10%")
     ax.axhline(0.98, color="grey", lw=0.8, ls=":", label="... and 0.98 from 20%")
     ax.set_xscale("log")
@@ -151,7 +164,7 @@ def _figure_25g(g: pd.DataFrame):
     return fig
 
 
-def _red_figure_25g(g: pd.DataFrame):
+def _red_figure_25g(g: pd.DataFrame, n: pd.DataFrame):
     """Paper 001's Figure 8 (2.5 Gbps, RED): utilization and loss rates."""
 
     fig, (ax, lx) = figure(height=6.0, nrows=2, sharex=True)
@@ -163,6 +176,8 @@ def _red_figure_25g(g: pd.DataFrame):
         "10 HighSpeed TCP flows, 2.5 Gbps, RED (paper 001 figure 8)",
         drop_tail_loss=False,
     )
+    _ns2_points(ax, n, "red25", "ns-2.35, Adaptive RED")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     lx.axhline(
         RED_LOSS_25, color="grey", lw=0.8, ls=":", label=f"paper: around {fmt.number(RED_LOSS_25)}"
     )

@@ -121,9 +121,14 @@ LOG_SOURCE = "the paper quotes loss rates as powers of ten: half a decade"
 
 MORE_SOURCE = "the paper's wording: 'more than 90% utilization' (section III)"
 
+#: The paper's "drastic drop" below 10% of the BDP, as a utilization mark:
+#: below the level it says 10% sustains.
+DRASTIC = 0.9
+
 DRASTIC_SOURCE = (
-    "the paper's wording: 'a drastic drop in utilization' (section III), with no number; "
-    "read as below 0.6"
+    "the paper's wording, with no number of its own: below 10% of the BDP 'a drastic drop in "
+    "utilization' (conclusion), against the 'more than 90%' it says 10% sustains (abstract: "
+    "'less than 10% ... can decrease HighSpeed TCP's throughput significantly')"
 )
 
 FASTER_SOURCE = "the paper's wording: the shorter-RTT flow gets more (ratio above 1)"

@@ -32,6 +32,7 @@ from bufsim.reproduce.barman2005.design import (
     BASE_25,
     CLOSE_POINTS,
     CLOSE_SOURCE,
+    DRASTIC,
     DRASTIC_SOURCE,
     FASTER_SOURCE,
     FRACTIONS,
@@ -555,8 +556,9 @@ def _headline_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame) -> None:
         prose(
             "the largest `|u_fixed_point - u_packet|` over the fractions; per fraction, fixed "
             "point / packet: {pairs}; the largest at {w:.0%}. Section II's closed form alone, "
-            "fed each run's loss events (window cuts per packet sent) and RTT, reads {fed}: "
-            "the gap is the fixed point's M/M/1/K loss, which the paper names as the cause",
+            "fed each run's loss events (window cuts per packet sent) and RTT, reads {fed}, "
+            "below the packet engine too: the closed form does not hold at these runs' loss "
+            "either, so no run here isolates the M/M/1/K loss the paper names as the cause",
             pairs=", ".join(
                 f"{f:.0%} {t.loc[f, 'model']:.3f}/{t.loc[f, 'packet']:.3f}" for f in t.index
             ),
@@ -600,6 +602,18 @@ def _almost(c: Claims, claim: str, paper: str, u: float, target: float, why: str
     c.near(claim, paper, u, target, (near + far) / 2, why, spread=(far - near) / 2, **kw)
 
 
+def _model(c: Claims, claim: str, paper: str, value: float, ok: bool, why: str, **kw: Any) -> None:
+    """A statement the paper makes of its own M/M/1/K fixed point, rerun
+    here: where the rerun gives the paper's statement it tests bufsim's
+    implementation (a check); where it does not, the paper's arithmetic as
+    bufsim reads it differs from the paper (a claim, with its mark's
+    ``source`` in ``kw``; ``about`` defaults to the ``model`` column)."""
+    if ok:
+        c.check(claim, paper, value, why)
+    else:
+        c.add(claim, paper, value, False, why, **{"about": "model", **kw})
+
+
 def claims(table: pd.DataFrame) -> pd.DataFrame:
     """Paper 001's statements (and paper 004's on the same setup) beside
     bufsim's numbers from the :func:`run` table, with a verdict and its
@@ -609,16 +623,18 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
     c = Claims()
     _headline_claims(c, t, n)
 
-    # The fixed point is the paper's own arithmetic, rerun: a check of the
-    # implementation, not a result bufsim's runs could contradict.
-    c.check(
-        prose("10% of BDP, model"),
+    _model(
+        c,
+        "10% of BDP, model",
         prose("more than {l:.0%} utilization", l=0.9),
         float(t.loc[0.1, "model"]),
+        float(t.loc[0.1, "model"]) > 0.9,
         prose(
             "the paper's M/M/1/K fixed point rerun at {b:.0f} packets",
             b=t.loc[0.1, "buffer_pkts"],
         ),
+        mark=0.9,
+        source=MORE_SOURCE,
     )
     for source in ("packet", "fluid"):
         u = float(t.loc[0.1, source])
@@ -640,14 +656,19 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
             about=source,
             **_abstract(source == "packet", 0.1),
         )
-    c.check(
+    _model(
+        c,
         "20% of BDP, model",
         prose("almost {l:.0%} utilization", l=0.98),
         float(t.loc[0.2, "model"]),
+        abs(float(t.loc[0.2, "model"]) - 0.98) <= ALMOST_POINTS[1],
         prose(
             "the paper's M/M/1/K fixed point rerun (Poisson arrivals, smoother than TCP's): {v0:.3f}",
             v0=float(t.loc[0.2, "model"]),
         ),
+        mark=0.98,
+        tolerance=ALMOST_POINTS[1],
+        source=ALMOST_SOURCE,
     )
     _almost(
         c,
@@ -685,11 +706,37 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
         ns2_run=NS2_RUN,
         about="fluid",
     )
+    _model(
+        c,
+        "headline: 2% of BDP, model",
+        prose(
+            "from the fixed point: below {f:.0%} of BDP, drops cause a drastic drop in "
+            "utilization (abstract, conclusion)",
+            f=0.1,
+        ),
+        float(t.loc[0.02, "model"]),
+        float(t.loc[0.02, "model"]) < DRASTIC,
+        prose(
+            "the paper's M/M/1/K fixed point rerun at {b:.0f} packets: {v0:.3f}, no drop; the "
+            "packet engine reads {u:.3f} there",
+            b=t.loc[0.02, "buffer_pkts"],
+            v0=float(t.loc[0.02, "model"]),
+            u=float(t.loc[0.02, "packet"]),
+        ),
+        mark=DRASTIC,
+        source=DRASTIC_SOURCE,
+        headline=True,
+        measured_by=prose(
+            "the fixed point of section III at {f:.0%} of {full:,} packets",
+            f=0.02,
+            full=FULL_BUFFER_PKTS,
+        ),
+    )
     c.at_most(
         "headline: 2% of BDP, packet",
         prose("below {f:.0%} of BDP, drops cause a drastic drop in utilization", f=0.1),
         float(t.loc[0.02, "packet"]),
-        0.6,
+        DRASTIC,
         prose(
             "the fixed point, blind to TCP's bursts, still predicts {v0:.3f}; at {f:.0%} the "
             "packet engine reads {u5:.3f}",
@@ -734,7 +781,7 @@ def _red_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame) -> None:
     given beside it. The fluid engine has no Adaptive RED and runs the
     fixed point's simple RED: ns-2's run of the paper's RED is shown beside
     it and explains nothing there (``ns2_explains=False``)."""
-    for frac in (0.1, 0.2):
+    for frac in t.index[t["red_ared_packet"].notna()]:
         model = float(t.loc[frac, "red_model"])
         row = t.loc[frac]
         simple = float(row["red_packet"])
@@ -909,14 +956,15 @@ def _loss_claim(
     ``ns2_rates``: ns-2's rates on the same buffers, judged alike."""
     value = float(np.exp(np.log(rates).mean()))
     ns2 = ns2_rates if ns2_rates is not None and len(ns2_rates) else None
+    ok = bool((np.abs(np.log10(rates / target)) <= 0.5).all())
     if "model" in col:
-        c.check(claim, paper, value, why)
+        _model(c, claim, paper, value, ok, why, tolerance=0.5, source=LOG_SOURCE, about=col)
         return
     c.add(
         claim,
         paper,
         value,
-        bool((np.abs(np.log10(rates / target)) <= 0.5).all()),
+        ok,
         why,
         tolerance=0.5,
         source=LOG_SOURCE,
@@ -957,7 +1005,8 @@ def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame, n: pd.DataFrame, qu
     for frac, row in g.iterrows():
         k = float(row["buffer_pkts"])
         if frac == 0.1:
-            c.check(
+            _model(
+                c,
                 "2.5 Gbps, 10% of 6250, model (fig. 4)",
                 prose(
                     "similar trends to figure 3: more than {l:.0%} utilization at {f:.0%}",
@@ -965,7 +1014,11 @@ def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame, n: pd.DataFrame, qu
                     f=0.1,
                 ),
                 float(row["model"]),
+                float(row["model"]) > 0.9,
                 prose("the paper's M/M/1/K fixed point rerun at {v0:.0f} packets", v0=k),
+                mark=0.9,
+                source=SIMILAR + MORE_SOURCE,
+                about="gbps25:model",
             )
         u = float(row["packet"])
         kw = dict(
@@ -1001,26 +1054,22 @@ def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame, n: pd.DataFrame, qu
                 source=SIMILAR + ALMOST_SOURCE,
                 **kw,
             )
-    for frac, row in g[g.index >= 0.2].iterrows():
+    # Figure 8's points where the paper's Adaptive RED dropped early: where
+    # its average never reached min_th the run is the drop-tail run, judged
+    # once, as figure 4's point. Simple RED at the fixed point's thresholds
+    # is not the paper's setup: its number is told, not judged.
+    for frac, row in g[g["red_ared_packet_early_drops"] > 0].iterrows():
         model = float(row["red_model"])
         paper = "simulated utilization under (Adaptive) RED close to the RED fixed point"
-        # The paper simulated Adaptive RED (section IV): simple RED at the
-        # fixed point's thresholds is not its setup, so that run is shown,
-        # not judged.
-        c.check(
-            prose("RED, 2.5 Gbps, {v0:.0%} of 6250, packet, simple RED (fig. 8)", v0=frac),
-            paper,
-            float(row["red_packet"]),
-            "simple RED at the fixed point's thresholds, not the paper's Adaptive RED: "
-            + _red_why_25g(row),
-        )
         _almost(
             c,
             prose("RED, 2.5 Gbps, {v0:.0%} of 6250, packet, Adaptive RED (fig. 8)", v0=frac),
             paper,
             float(row["red_ared_packet"]),
             model,
-            _ared_why(row, BASE_25),
+            _ared_why(row, BASE_25)
+            + ". With simple RED at the fixed point's thresholds: "
+            + _red_why_25g(row),
             source=ALMOST_SOURCE,
             ns2=_ns2_at(n, "red25", "utilization", frac),
             ns2_run=NS2_RUN + ", the same Adaptive RED",
@@ -1055,7 +1104,7 @@ def _claims_25g(c: Claims, t: pd.DataFrame, g: pd.DataFrame, n: pd.DataFrame, qu
                 )
                 if source == "model"
                 else prose(
-                    "; the response function counts congestion events (one cut per window), but here a congestion event drops tens of packets of each flow at once, from overflows (a traced drop-tail run at the smallest buffer dropped hundreds of packets of several flows within milliseconds) and, where the standing queue crosses min_th, from synchronized early drops ({v0:.0f} in all)",
+                    "; the response function counts congestion events (one cut per window), but here a congestion event drops tens of packets of each flow at once, from overflows and, where the standing queue crosses min_th, from synchronized early drops ({v0:.0f} in all)",
                     v0=big["red_ared_packet_early_drops"].sum(),
                 )
             ),
@@ -1145,6 +1194,14 @@ def _red_why_25g(row: pd.Series) -> str:
     )
 
 
+def _between(r: float, lo: float, hi: float) -> str:
+    """Where the ratio ``r`` lies against ``lo`` (the ratio under
+    independent losses) and ``hi`` (under losses both flows share)."""
+    if r < lo:
+        return "below both"
+    return "between the two" if r <= hi else "above both"
+
+
 def _two_flow_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame, quick: bool) -> None:
     """Figures 5 and 6: RTT unfairness of two HSTCP flows, reduced by a larger buffer."""
     for case, row in t.iterrows():
@@ -1159,7 +1216,7 @@ def _two_flow_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame, quick: bool) -
             r,
             r > 1.0,
             prose(
-                "goodput of the {s_ms} ms flow over the {l_ms} ms flow ({v0:.0f} and {v1:.0f} Mbit/s, {v2:.0f} packets); the RTT ratio is {v3:.2f}, {v4:.2f} with the mean queue ({v5:.0f} packets) added: that is the ratio under independent losses; when both flows lose in the same events, HSTCP's response `w ~ p^-0.835` gives `(RTT ratio)^(1/(1-0.835))` = {v6:.1f}; with sync_mean {v7:.2f} the measured ratio lies between the two",
+                "goodput of the {s_ms} ms flow over the {l_ms} ms flow ({v0:.0f} and {v1:.0f} Mbit/s, {v2:.0f} packets); the RTT ratio is {v3:.2f}, {v4:.2f} with the mean queue ({v5:.0f} packets) added: that is the ratio under independent losses; when both flows lose in the same events, HSTCP's response `w ~ p^-0.835` gives `(RTT ratio)^(1/(1-0.835))` = {v6:.1f}; with sync_mean {v7:.2f} the measured ratio lies {where}",
                 s_ms=TWO_FLOW_RTTS_MS[1],
                 l_ms=TWO_FLOW_RTTS_MS[0],
                 v0=float(row["short_mbps"]),
@@ -1168,8 +1225,11 @@ def _two_flow_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame, quick: bool) -
                 v3=float(row["rtt_ratio"]),
                 v4=float(row["rtt_ratio_queue"]),
                 v5=float(row["mean_queue_pkts"]),
-                v6=float(row["rtt_ratio_queue"]) ** (1 / (1 - 0.835)),
+                v6=float(row["rtt_ratio_queue"]) ** (1 / 0.165),
                 v7=float(row["sync_mean"]),
+                where=_between(
+                    r, float(row["rtt_ratio_queue"]), float(row["rtt_ratio_queue"]) ** (1 / 0.165)
+                ),
             ),
             source=FASTER_SOURCE,
             mark=1.0,

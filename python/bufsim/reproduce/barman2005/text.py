@@ -4,6 +4,8 @@ filled with the runs' numbers and the design's constants.
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from bufsim.reproduce import (
@@ -126,10 +128,25 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                 rl=TWO_FLOW_RTTS_MS[0],
                 ru=two.loc["under-buffered", "ratio"],
                 ro=two.loc["over-buffered", "ratio"],
-            ),
+            )
+            + _two_flows_ns2(two, n),
             "two_flows",
         ),
     ]
+
+
+def _two_flows_ns2(two: pd.DataFrame, n: pd.DataFrame) -> str:
+    """ns-2.35's two-flow ratios beside the ratios for losses both flows
+    share (HSTCP's `w ~ p^-0.835`: the RTT ratio to the power 1/0.165),
+    where ns-2 ran them (the full version)."""
+    nu, no = (_ns2_at(n, k, "ratio") for k in ("under-buffered", "over-buffered"))
+    if math.isnan(nu) or math.isnan(no):
+        return ""
+    su, so = (
+        float(two.loc[k, "rtt_ratio_queue"]) ** (1 / 0.165)
+        for k in ("under-buffered", "over-buffered")
+    )
+    return " " + prose(TEXT["findings"]["two_flows_ns2"], nu=nu, no=no, su=su, so=so)
 
 
 def captions(table: pd.DataFrame) -> dict[str, Prose]:
