@@ -161,6 +161,10 @@ def _figure8(table: pd.DataFrame):
     s = summary(table).set_index("n")
     fig, (top, bottom) = figure(width=8.0, height=7.0, nrows=2)
     ns = np.array(s.index, dtype=float)
+    # The paper's setup for several flows; one flow is drawn without its
+    # access link (``fig8_B0``): behind it, its queue sits in the access
+    # link's buffer, not at the bottleneck.
+    many = s[s.index > 1]
     nn = np.geomspace(1, max(20, ns.max()), 50)
     top.plot(
         nn, BDP_PKTS**2 / (18 * nn), "-", color=PALETTE["green"], label="Theorem 1, synchronized"
@@ -169,23 +173,50 @@ def _figure8(table: pd.DataFrame):
     top.plot(
         nn, BDP_PKTS / np.sqrt(nn), "-", color=PALETTE["purple"], label="Stanford, BDP/sqrt(N)"
     )
-    top.plot(ns, s["packet_B0"], "o-", color=ENGINE_COLORS["packet"], lw=2, label="packet engine")
     top.plot(
-        ns,
-        s["jitter_B0"],
+        many.index,
+        many["packet_B0"],
+        "o-",
+        color=ENGINE_COLORS["packet"],
+        lw=2,
+        label="packet engine, the paper's setup",
+    )
+    top.plot(
+        many.index,
+        many["jitter_B0"],
         "s--",
         color=ENGINE_COLORS["packet"],
         mfc="none",
         label=f"packet engine, {JITTER} jitter",
     )
+    if 1 in s.index:
+        top.plot(
+            [1],
+            [s.loc[1, "fig8_B0"]],
+            "^",
+            color=ENGINE_COLORS["packet"],
+            ms=9,
+            label="packet engine, one flow without its access link",
+        )
     top.plot(
         list(PAPER),
         [v[1] for v in PAPER.values()],
         "*",
         color=PALETTE["red"],
         ms=12,
-        label="paper, ns-2",
+        label="paper's ns-2 (its section III)",
     )
+    ns2 = _ns2_b0(s)
+    if len(ns2):
+        top.plot(
+            list(ns2.index),
+            ns2,
+            "x",
+            color="black",
+            ms=9,
+            mew=2,
+            label="ns-2.35 here (one flow without its access link)",
+        )
     for col, marker, label in (
         ("ns3_profile_B0", "D", "packet engine, ns3 profile"),
         ("ns3_B0", "P", f"ns-3 ({NS3_DURATION} runs)"),
@@ -208,12 +239,23 @@ def _figure8(table: pd.DataFrame):
     floor = 0.01
     refs = (
         ("jitter_B0", "s-", "none", f"vs packet engine, {JITTER} jitter"),
-        ("packet_B0", "o:", None, "vs packet engine, deterministic"),
+        ("packet_B0", "o:", None, "vs packet engine, the paper's setup"),
     )
     for ref, style, mfc, _ in refs:
-        err = relative_errors(s.reset_index(), ref)
+        err = relative_errors(many.reset_index(), ref)
         for rule, color in colors.items():
-            bottom.plot(ns, np.maximum(err[rule], floor), style, color=color, mfc=mfc or color)
+            bottom.plot(
+                many.index, np.maximum(err[rule], floor), style, color=color, mfc=mfc or color
+            )
+    one = relative_errors(s.reset_index(), "fig8_B0")
+    ns2_err = _ns2_errors(s)
+    for rule, color in colors.items():
+        if 1 in one.index:
+            bottom.plot([1], [max(one.loc[1, rule], floor)], "^", color=color, ms=9)
+        if len(ns2_err):
+            bottom.plot(
+                ns2_err.index, np.maximum(ns2_err[rule], floor), "x", color=color, ms=9, mew=2
+            )
     paper = _paper_errors()
     for rule, color in colors.items():
         bottom.plot(paper.index, paper[rule], "*", color=color, mec=PALETTE["red"], ms=13)
@@ -222,7 +264,17 @@ def _figure8(table: pd.DataFrame):
         Line2D([], [], color="black", ls=st[1:] or "-", marker=st[0], mfc=mfc or "black", label=lab)
         for _, st, mfc, lab in refs
     ]
-    handles.append(
+    handles += [
+        Line2D(
+            [],
+            [],
+            ls="",
+            marker="^",
+            color="black",
+            ms=8,
+            label="vs one flow without its access link",
+        ),
+        Line2D([], [], ls="", marker="x", color="black", ms=8, mew=2, label="vs ns-2.35 here"),
         Line2D(
             [],
             [],
@@ -231,9 +283,9 @@ def _figure8(table: pd.DataFrame):
             color="grey",
             mec=PALETTE["red"],
             ms=11,
-            label="vs ns-2 (paper's numbers)",
-        )
-    )
+            label="vs the paper's ns-2 (its numbers)",
+        ),
+    ]
     bottom.legend(
         handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0
     )
@@ -248,6 +300,26 @@ def _figure8(table: pd.DataFrame):
     bottom.set_ylabel(f"relative error of B0 (0 drawn at {fmt.number(floor)})")
     bottom.set_title("The paper's Fig. 8: |B0(rule) - B0(simulation)| / B0(simulation)", fontsize=9)
     return fig
+
+
+def _ns2_b0(s: pd.DataFrame) -> pd.Series:
+    """ns-2.35's B0 per N as Figure 8 draws it: one flow without its access
+    link, several with the paper's setup (empty where ns-2 did not run)."""
+    out = {}
+    for n in s.index:
+        col = "ns2_no_access_links_B0" if n == 1 else "ns2_B0"
+        if col in s and np.isfinite(s.loc[n, col]):
+            out[n] = float(s.loc[n, col])
+    return pd.Series(out, dtype=float)
+
+
+def _ns2_errors(s: pd.DataFrame) -> pd.DataFrame:
+    """Each rule's relative error against ns-2.35's B0 (:func:`_ns2_b0`), per N."""
+    b = _ns2_b0(s)
+    if not len(b):
+        return pd.DataFrame(columns=["theorem1", "bdp", "stanford"])
+    frame = s.loc[list(b.index)].assign(ns2_fig8_B0=b.to_numpy())
+    return relative_errors(frame.rename_axis("n").reset_index(), "ns2_fig8_B0")
 
 
 def figures(table: pd.DataFrame) -> dict[str, Any]:

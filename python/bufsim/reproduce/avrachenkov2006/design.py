@@ -161,23 +161,37 @@ NS2_LIMITED_TRANSMIT = (
 )
 
 
-#: Synchronized, for the B0 claims' reason: at least this fraction of the
-#: flows loses in every congestion episode at B0.
-SYNCHRONIZED = 0.95
-
-
 #: Corollary 1's rate at no buffer, Mbps (section II: 75% of the link).
 COROLLARY1_MBPS = 75.0
 #: The paper's own gap between its ns-2 points and its model that it calls
 #: agreement: at no buffer ns-2 gave 64.4 Mbps where Corollary 1 gives 75,
 #: "slightly lower" (section III, Figure 7), Mbps.
 PAPER_GAP_MBPS = COROLLARY1_MBPS - min(r for r, _ in PAPER.values())
-#: The same gap relative to Corollary 1's rate, for the mean queue (0.141).
-PAPER_GAP_REL = PAPER_GAP_MBPS / COROLLARY1_MBPS
+#: The paper's own largest relative gap between its simulated B0 and the
+#: model's that it reports as confirming the model (section III: ns-2 120
+#: against 250 at N = 5; 70 against 62 at N = 20): 0.52. B0 is a queue
+#: length, the queue's swing over a cycle (eq. (11): ``B_min = B - B0``), and
+#: the mean queue is ``B - 2 B0 / 3`` above B0 (eq. (7)): the tolerance of
+#: the mean queue on the Pareto points.
+PAPER_B0_GAP_REL = max(abs(PAPER[n][1] - PAPER_RULES[n][0]) / PAPER_RULES[n][0] for n in PAPER)
+PAPER_B0_GAP_SOURCE = prose(
+    "the paper's own largest relative gap between its simulated B0 and its model's that it "
+    "reports as confirming the model (section III: ns-2's {p} against eq. (12)'s {t:g} at "
+    "N = {n}); B0 is the queue's swing over a cycle (eq. (11)) and the mean queue is "
+    "`B - 2 B0 / 3` above it (eq. (7))",
+    p=PAPER[5][1],
+    t=PAPER_RULES[5][0],
+    n=5,
+)
 
-#: B0's fall with N, read as more than nothing: each B0 is known to one
-#: grid step (:data:`GRID_STEP`), so a fall within it is undecided.
-FALL_STEP = 10.0
+#: Grid step of the buffers the B0 bisections search, packets (:data:`GRID_STEP`).
+STEP_PKTS = 10.0
+
+#: The BDP rule's relative error at N = 5 in the paper's own numbers
+#: (section III: 150 against ns-2's 120), the smallest it shows for several
+#: connections, where "one should apply a different model" (Figure 8): the
+#: error below which the rule is "appropriate" for one connection.
+PAPER_BDP_ERR_N5 = abs(BDP_PKTS - PAPER[5][1]) / PAPER[5][1]
 
 #: The paper's own B0 against the Stanford rule's (section III: 120 > 67
 #: and 70 > 21, the latter 33.5 by its formula).
