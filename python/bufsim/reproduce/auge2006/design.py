@@ -104,6 +104,17 @@ NEW_FLOW_SEEDS = tuple(range(BASE["seed"], BASE["seed"] + 10))
 #: buffer's (the paper's 100%) than the 20-packet buffer's (its 40%).
 COMPROMISE = (0.40 + 1.0) / 2
 
+#: The conclusion's "one or two hundred packets for a link of arbitrary
+#: capacity", tried on a link this many times the paper's (capacity and
+#: background alike), one NewReno flow, at these buffers (packets). The
+#: flow's sawtooth lasts about as many times longer, so the runs are as
+#: many times the paper's 300 s at full length; seeds and lengths by
+#: ``quick``.
+CAPACITY_SCALE = 10
+CAPACITY_BUFFERS = (100, 200)
+CAPACITY_SEEDS = {True: (1, 2), False: (1, 2, 3, 4, 5)}
+CAPACITY_DURATION = {True: "600s", False: "3000s"}
+
 
 # ------------------------------------------------------------------ section V
 
