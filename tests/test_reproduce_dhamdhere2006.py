@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bufsim.models as m
 import numpy as np
+import pandas as pd
 import pytest
 from bufsim.reproduce import dhamdhere2006
 from conftest import render_in_chromium
@@ -258,11 +259,17 @@ QUICK_VERDICTS = {
     # The headline results: B_s from eq. (1) with the open loop's 259 long
     # flows is 15.5 packets, under the 15.8-20.4 that 'about 200' allows;
     # the 0.2 s minimum RTO run gives 217 flows, 17.0, but its population
-    # drifts (+28% from the first half of the window to the second), so it
-    # explains nothing.
+    # drifts (+33% from the first half of the window to the second), so it
+    # explains nothing; ns-2.35's (168 flows, 19.3) drifts too (+18%).
     "headline: B_s = 18 (eq. (1), section 4.3)": "differs, unexplained",
     "headline: high loss at B_s": "agrees",
+    # The open loop's loss falls 5.1x from B_s to B_l (12.7% to 2.5%), not
+    # the order of magnitude section 4.3 says; with delayed ACKs 14.4x.
+    "headline: open loop: loss an order of magnitude lower with B_l": "differs, explained",
     "headline: closed-loop loss against the buffer": "agrees",
+    # The closed loop's loss falls 1.60x, the persistent flows' 1.19x: the
+    # other way round from section 4.3 (the paper's numbers: 1.9 and 3.75).
+    "headline: closed-loop loss falls less than the persistent flows'": "differs, unexplained",
     "figure 1: open, B = 18": "agrees",
     "figure 1: persistent, B = 18": "agrees",
     "figure 1: closed, B = 18": "differs, explained",
@@ -281,10 +288,10 @@ QUICK_VERDICTS = {
     "utilization: persistent, B = 500": "agrees",
     "utilization: closed, B = 18": "differs, unexplained",
     "utilization: closed, B = 500": "agrees",
-    # The open loop carries 0.928 and 0.969 of the link, within 3 points of
-    # the 95% it is offered.
-    "utilization: open, B = 18": "agrees",
-    "utilization: open, B = 500": "agrees",
+    # The open loop carries the load its transfers offer (0.962 of the link
+    # in this window): 0.928 and 0.969, set by the arrivals, not the buffer.
+    "utilization: open, B = 18": "check",
+    "utilization: open, B = 500": "check",
     # The closed loop's 0.901 at B_s: the abstract's full utilization fails.
     "headline: full utilization at B_s": "differs, unexplained",
     "N long flows: persistent": "check",
@@ -308,6 +315,8 @@ QUICK_VERDICTS = {
     # 1-3 (flows gaining 0.84-0.89), with 100 Mbps 0.60; the loss stays
     # 6.9-7.3% at B_s in all but the 100 Mbps case (8.9%).
     "headline: figure 2: persistent flows": "agrees",
+    # 'About' a fraction read off a CDF is within 0.1: the mice doing better
+    # at B_s 0.26 (about 0.5), lossless at B_s 0.21 (about 0.4).
     "figure 2: mice": "differs, unexplained",
     "figure 3: mice, B = 18": "differs, unexplained",
     # About 70% at the less lossy B_l: 40% here, as ns-2's (full run).
@@ -330,18 +339,23 @@ QUICK_VERDICTS = {
 
 #: Where ns-2 is installed: the differences ns-2.35 with the paper's setup
 #: at its own defaults (stack = "ns2": 0.2 s minimum RTO, initial window 2)
-#: shares (quick, seed 1, 20 s after the warm-up): the mice without a loss
-#: at B_s, 8.5 % in ns-2 and 20.6 % in the packet engine against the
-#: paper's about 40 %, and a loss falling more slowly than eq. (3) says. Where ns-2 misses otherwise it does not miss as the
+#: shares (quick, seed 1, 20 s after the warm-up): a loss falling more
+#: slowly than eq. (3) says, the closed loop's loss falling more than the
+#: persistent flows' (1.22x theirs, the packet engine 1.35x), and an open
+#: loop whose population drifts (+18% at B_s, +16% at B_l, from its
+#: half-length runs). Where ns-2 misses otherwise it does not miss as the
 #: packet engine does (loss at B_l 8.1 % persistent and 5.8 % closed
 #: against the packet engine's 5.8 % and 6.9 %, the closed loop's
 #: utilization at B_s 0.937 and 0.901, the open loop's large flows at B_l
-#: 177 and 164 kB/s), and it meets the paper on the mice beating the
+#: 177 and 164 kB/s, the mice without a loss at B_s 8.5 % against 20.6 %,
+#: beyond the claim's 0.1), and it meets the paper on the mice beating the
 #: persistent flows (56 %, the packet engine 26 %): those stay unexplained.
 QUICK_VERDICTS_NS2 = {
-    "figure 3: mice, B = 18": "differs, explained",
     # ns-2's slope between its two quick buffers: -0.50.
     "eq. (3): loss against the buffer": "differs, explained",
+    "headline: closed-loop loss falls less than the persistent flows'": "differs, explained",
+    "open loop stable, B = 18": "differs, explained",
+    "open loop stable, B = 500": "differs, explained",
 }
 
 
@@ -356,8 +370,9 @@ def test_dhamdhere_verdicts(quick_table):
 def test_dhamdhere_headline_results(quick_table):
     # Quick, one seed, 120 s: the loss at B_s 6.9% (persistent), 11.0%
     # (closed), 12.7% (open), all in the paper's 5%-15% widened by a point;
-    # the closed loop's loss 11.0% at B_s over 6.9% at B_l, 1.6, inside the
-    # 1.2-3.0 that 7-8% over about 4% allows (each a point wider).
+    # the open loop's falling 5.1x to B_l; the closed loop's loss 11.0% at
+    # B_s over 6.9% at B_l, 1.6, inside the 1.2-3.0 that 7-8% over about 4%
+    # allows (each a point wider), but 1.35x the persistent flows' 1.19.
     c = dhamdhere2006.claims(quick_table("dhamdhere2006")).set_index("claim")
     head = c[c["headline"]]
     assert list(head.index) == [k for k in QUICK_VERDICTS if k.startswith("headline: ")]
@@ -369,7 +384,9 @@ def test_dhamdhere_headline_results(quick_table):
     assert why.startswith("the same case with ns-2's 0.2 s minimum RTO")
     assert "its open loop steady" in why and "misses" in why
     assert head.iloc[1]["bufsim"] == pytest.approx(0.069, abs=0.01)
-    assert head.iloc[2]["bufsim"] == pytest.approx(1.6, abs=0.3)
+    assert head.iloc[2]["bufsim"] == pytest.approx(5.1, abs=0.5)
+    assert head.iloc[3]["bufsim"] == pytest.approx(1.6, abs=0.3)
+    assert head.iloc[4]["bufsim"] == pytest.approx(1.35, abs=0.2)
     assert (head["measured_by"] != "").all()
     # ns-2.35's numbers where it is installed (quick, seed 1, at its own
     # defaults; measured: B_s 19.3 packets from the open loop's 168 long
@@ -377,6 +394,86 @@ def test_dhamdhere_headline_results(quick_table):
     from bufsim import ns2
 
     assert head["ns2"].notna().all() == ns2.available()
+
+
+def _with_ns2_open_loop(table, n, drift):
+    """A copy of ``table`` whose ns-2 open loop at B_s holds ``n`` long
+    flows and drifts by ``drift`` (the ns-2 rows are the twin's too)."""
+    import copy
+
+    t = table.copy()
+    t.attrs = copy.deepcopy(table.attrs)
+    rows = t.attrs["ns2"]["rows"]
+    at = (rows["traffic"] == "open") & (rows["buffer_pkts"] == 18)
+    rows.loc[at, "long_flows_mean"] = n
+    rows.loc[at, "long_flows_drift"] = drift
+    return t
+
+
+def test_dhamdhere_ns2_explains_bs_and_n_alike(quick_table):
+    # The B_s headline reads the open loop's N through eq. (1): ns-2.35
+    # explains it exactly when it explains the claim on N itself, that is
+    # when its N lies within the claim's quarter of N (50 flows) of the
+    # packet engine's, beyond the paper's range the same way, and its open
+    # loop is steady (a drifting population has no time-average). The
+    # packet engine's N is 259 (quick): 300 is 41 flows away, 320 is 61
+    # (14.0 packets against 15.5, within the 2.3-packet band of B_s alone).
+    from bufsim import ns2
+
+    if not ns2.available():
+        pytest.skip("ns-2 is not installed")
+    table = quick_table("dhamdhere2006")
+    claims = ("headline: B_s = 18 (eq. (1), section 4.3)", "N long flows: open")
+    for n, drift, verdict in (
+        (300.0, 0.0, "differs, explained"),
+        (320.0, 0.0, "differs, unexplained"),
+        (300.0, 0.3, "differs, unexplained"),
+    ):
+        c = dhamdhere2006.claims(_with_ns2_open_loop(table, n, drift)).set_index("claim")
+        assert [c.loc[k, "verdict"] for k in claims] == [verdict] * 2, (n, drift)
+    # As run: 168 flows drifting +18%, its own half-length run showing it.
+    rows = table.attrs["ns2"]["rows"]
+    o = rows[(rows["traffic"] == "open") & (rows["buffer_pkts"] == 18)].iloc[0]
+    assert o.long_flows_drift == pytest.approx(0.18, abs=0.02)
+    c = dhamdhere2006.claims(table).set_index("claim")
+    assert "not steady" in c.loc[claims[0], "why"] and "not steady" in c.loc[claims[1], "why"]
+
+
+def test_dhamdhere_ns2_drift_from_its_half_run():
+    # N over the first half 100, over the whole window 110: the second
+    # half's is 120, 20% above the first.
+    assert dhamdhere2006.runs._ns2_drift(100.0, 110.0) == pytest.approx(0.2)
+
+
+def test_dhamdhere_stable_claims_average_the_drifts_size(quick_table):
+    # Two seeds drifting +20% and -20% are not a steady loop on average:
+    # the claim averages |drift| over the seeds (0.2), and half their range
+    # is its seed interval (0 here: they drift alike).
+    from bufsim.reproduce import Claims
+
+    table = quick_table("dhamdhere2006")
+    two = table.copy()
+    two.attrs = {}
+    other = two[two["variant"] == "rfc"].assign(seed=2)
+    other["long_flows_drift"] = -other["long_flows_drift"]
+    two = pd.concat([two, other], ignore_index=True)
+    c = Claims()
+    runs = dhamdhere2006.runs
+    runs._stable_claims(c, two, runs._means(two))
+    got = c.table().set_index("claim")
+    for b in (18, 500):
+        d = abs(
+            float(
+                table.loc[
+                    (table["traffic"] == "open")
+                    & (table["buffer_pkts"] == b)
+                    & (table["variant"] == "rfc"),
+                    "long_flows_drift",
+                ].iloc[0]
+            )
+        )
+        row = got.loc[f"open loop stable, B = {b}"]
+        assert row["bufsim"] == pytest.approx(d) and row["spread"] == pytest.approx(0.0)
 
 
 def test_dhamdhere_claims_and_report(dhamdhere, tmp_path):
@@ -399,6 +496,15 @@ def test_dhamdhere_claims_and_report(dhamdhere, tmp_path):
         assert needle in c.loc[claim, "why"], claim
     # The persistent N is set by construction: a check, not an agreement.
     assert c.loc["N long flows: persistent", "verdict"] == "check"
+    # Figures 2-7 draw seed 1's runs; their captions say so, and that the
+    # claims pool every seed where more than one ran.
+    caps = dhamdhere2006.captions(dhamdhere)
+    several = dhamdhere["seed"].nunique() > 1
+    for key in ("throughput_persistent", "loss_open"):
+        assert "seed 1 alone" in caps[key]
+        assert ("the claims pool the flows of seeds" in caps[key]) == several
+    assert "delayed ACKs (dotted)" in caps["loss_vs_buffer"]
+    assert ("the band: their range" in caps["loss_vs_buffer"]) == several
     from bufsim.report import reproduction_report
 
     page = reproduction_report("dhamdhere2006", table=dhamdhere)

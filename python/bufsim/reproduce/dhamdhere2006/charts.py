@@ -17,6 +17,7 @@ from bufsim.reproduce.dhamdhere2006.design import (
     BDP_PKTS,
     BUFFERS,
     CURVE,
+    FIGURE_SEED,
     N_LONG,
     PAPER,
     TRAFFIC,
@@ -125,7 +126,10 @@ def _flow_figure(flows: dict[int, pd.DataFrame], traffic: str, column: str) -> A
         ax.legend(fontsize=7.5, loc="best")
     n = _FLOW_FIGS[traffic][column == "loss_rate"]
     what = "throughput" if column != "loss_rate" else "loss rate"
-    fig.suptitle(f"Paper 002 figure {n}: per-flow {what}, {traffic} traffic", fontsize=10)
+    fig.suptitle(
+        f"Paper 002 figure {n}: per-flow {what}, {traffic} traffic (seed {FIGURE_SEED})",
+        fontsize=10,
+    )
     return fig
 
 
@@ -149,7 +153,8 @@ def figures(table: pd.DataFrame) -> dict[str, Any]:
     ----------
     table : pandas.DataFrame
         From :func:`run`; figures 2-7 use the six base cases at its
-        ``duration_s`` with seed 1 (cached by :func:`case_flows`).
+        ``duration_s`` with :data:`FIGURE_SEED` alone (cached by
+        :func:`case_flows`), where the claims pool every seed.
 
     Returns
     -------
@@ -163,7 +168,7 @@ def figures(table: pd.DataFrame) -> dict[str, Any]:
     d = float(table["duration_s"].iloc[0])
     out = {"loss_vs_buffer": _figure1(table)}
     for traffic in TRAFFIC:
-        flows = {b: case_flows(traffic, b, d, 1) for b in BUFFERS}
+        flows = {b: case_flows(traffic, b, d, FIGURE_SEED) for b in BUFFERS}
         out[f"throughput_{traffic}"] = _flow_figure(flows, traffic, "throughput_Bps")
         out[f"loss_{traffic}"] = _flow_figure(flows, traffic, "loss_rate")
     return out

@@ -96,6 +96,19 @@ N_LONG = 200
 #: Loss-rate tolerance of the figure 1 claims: 1 percentage point beyond the paper's range.
 LOSS_TOL = 0.01
 
+#: The paper's "about 200" long flows, read as a quarter of N either side:
+#: the tolerance of every claim on N, in flows (eq. (1)'s B_s range below
+#: is the same band in packets).
+N_TOL = N_LONG / 4
+N_SOURCE = "the paper's 'about', read as a quarter of N"
+
+#: A fraction the paper reads off a CDF it does not print, "about x":
+#: within this of x (every per-flow fraction claim).
+FRACTION_TOL = 0.1
+
+#: Section 4.3's "an order of magnitude lower": a factor of at least 10.
+ORDER = 10.0
+
 
 #: Why a claim has no ns-2 number: the ns-2 runs (:func:`runs.run_ns2`)
 #: lack a case it reads (a variant, another seed; the quick run, the
@@ -113,7 +126,10 @@ NS2_SECONDS = (20.0, 600.0)
 
 #: Where the claims' tolerances come from.
 LOSS_SOURCE = "one percentage point beyond the range the paper's text gives"
-FRACTION_SOURCE = "the paper reads fractions off CDFs it does not print: 0.1"
+FRACTION_SOURCE = prose(
+    "the paper's 'about' for a fraction read off a CDF it does not print: within {tol:g}",
+    tol=FRACTION_TOL,
+)
 ALMOST_SOURCE = "'almost' read as within 3 points"
 #: The per-flow claims read a column of the base runs' flow tables
 #: (:func:`case_flows`): ``about="flows:<column>"``, which a test perturbs
@@ -133,7 +149,7 @@ STABLE_SOURCE = (
 
 #: The paper's 'about 200' long flows read as a quarter of N
 #: (:func:`_n_claims`), through eq. (1): the B_s that range allows, packets.
-BS_RANGE = (BDP_PKTS / math.sqrt(N_LONG * 1.25), BDP_PKTS / math.sqrt(N_LONG * 0.75))
+BS_RANGE = (BDP_PKTS / math.sqrt(N_LONG + N_TOL), BDP_PKTS / math.sqrt(N_LONG - N_TOL))
 BS_SOURCE = prose(
     "the paper's 'about {N}' long flows read as a quarter of N, through eq. (1): "
     "{lo:.1f}-{hi:.1f} packets",
@@ -159,6 +175,9 @@ TIE = 0.05
 #: run keep them from being equal).
 LITTLE_TOL = 0.15
 
+
+#: The seed whose runs figures 2-7 draw (the claims pool every seed's).
+FIGURE_SEED = 1
 
 #: Figures 2-7: traffic -> (figure numbers, what the text says to mark).
 _FLOW_FIGS = {"persistent": (2, 3), "closed": (4, 5), "open": (6, 7)}

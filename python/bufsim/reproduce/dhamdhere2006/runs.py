@@ -29,14 +29,18 @@ from bufsim.reproduce.dhamdhere2006.design import (
     CURVE,
     DELAYED_ACK_RUN,
     FRACTION_SOURCE,
+    FRACTION_TOL,
     HIGH_LOSS,
     LITTLE_TOL,
     LOSS_SOURCE,
     LOSS_TOL,
     N_LONG,
+    N_SOURCE,
+    N_TOL,
     NEAR,
     NO_NS2,
     NS2_SECONDS,
+    ORDER,
     PAPER,
     RTO_RUN,
     SECONDS,
@@ -264,6 +268,29 @@ def little_windows(
     return pd.DataFrame(rows)
 
 
+def offered_load(flows: pd.DataFrame, duration_s: float, warmup_s: float = 30.0) -> float:
+    """The load the run's transfers offered: the bytes of those arriving
+    within the statistics window (``size_pkts`` of 1500 B) over what the
+    50 Mbps link carries in it. An open loop's 95% is the mean of a random
+    arrival process: a finite run's arrivals offer more or less.
+
+    Parameters
+    ----------
+    flows : pandas.DataFrame
+        A ``Result.flows`` (persistent flows, ``size_pkts`` NaN, left out).
+    duration_s, warmup_s : float
+        The statistics window, seconds.
+
+    Returns
+    -------
+    float
+        A fraction of the capacity.
+    """
+    t = flows[flows["size_pkts"].notna()]
+    arrived = (t["start_s"] >= warmup_s) & (t["start_s"] < warmup_s + duration_s)
+    return float(t.loc[arrived, "size_pkts"].sum() * 1500 * 8 / (50e6 * duration_s))
+
+
 def long_flow_drift(
     series: pd.DataFrame | None, duration_s: float, warmup_s: float = 30.0
 ) -> float:
@@ -312,6 +339,9 @@ def _row(
         "loss_rate": summary["drop_rate"],
         "utilization": summary["utilization"],
         "goodput_load": summary["goodput_bps"] / 50e6,
+        "offered_load": offered_load(flows, duration_s),
+        "offered_load_first": offered_load(flows, duration_s / 2),
+        "offered_load_second": offered_load(flows, duration_s / 2, 30.0 + duration_s / 2),
         "long_flows_mean": n,
         "long_flows_drift": long_flow_drift(series, duration_s),
         "large_flows_mean": large_in_progress(flows, duration_s),
@@ -361,7 +391,10 @@ def run_case(
     dict
         ``loss_rate`` (fraction of the packets arriving at the target link
         that it drops), ``utilization`` (0..1), ``goodput_load`` (goodput /
-        capacity), ``long_flows_mean`` (time-average number of flows out of
+        capacity), ``offered_load``, ``offered_load_first`` and
+        ``offered_load_second`` (:func:`offered_load` over the window and
+        its two halves),
+        ``long_flows_mean`` (time-average number of flows out of
         slow start, bufsim's reading of the paper's N), ``long_flows_drift``
         (:func:`long_flow_drift`), ``large_flows_mean``
         (:func:`large_in_progress`: the same by the paper's size class),
@@ -457,12 +490,21 @@ def run_ns2(quick: bool = False, progress: Callable[[str], Any] | None = None) -
     """The paper's own simulator (ns-2.35, ``engine="ns2"``) on the base
     cases of seed 1 at its own defaults (:func:`ns2_scenario`): the three
     traffic types at B_s and B_l (quick), at every buffer of :data:`CURVE`
-    (full), :data:`NS2_SECONDS` after the warm-up.
+    (full), :data:`NS2_SECONDS` after the warm-up; and the open loop at
+    B_s and B_l again for half that time, for its drift.
+
+    ns-2's results carry no long-flow time series, only its mean over the
+    window; a run is deterministic and its arrivals are drawn in order of
+    time, so the half-length run is the first half of the full one, and
+    the two means give both halves' (:func:`_ns2_drift`): the
+    ``long_flows_drift`` of :func:`long_flow_drift`, which the packet
+    engine's rows read off their series.
 
     Returns
     -------
     dict
-        ``rows`` (a :func:`run` table of those cases), ``flows`` (per
+        ``rows`` (a :func:`run` table of those cases, the open loop's
+        ``long_flows_drift`` from the half-length runs), ``flows`` (per
         (traffic, buffer) at B_s and B_l, as :func:`case_flows`) and
         ``duration_s``; empty where ns-2 is not installed
         (:func:`bufsim.ns2.available`).
@@ -472,23 +514,33 @@ def run_ns2(quick: bool = False, progress: Callable[[str], Any] | None = None) -
     if not ns2.available():
         return {}
     d = NS2_SECONDS[0 if quick else 1]
-    cases = [(t, b) for t in TRAFFIC for b in (BUFFERS if quick else CURVE)]
+    cases = [(t, b, d) for t in TRAFFIC for b in (BUFFERS if quick else CURVE)]
+    cases += [("open", b, d / 2) for b in BUFFERS]
     if progress is not None:
         progress(f"dhamdhere2006 on ns-2: {len(cases)} runs")
+    results = simulate_each([ns2_scenario(t, b, dd) for t, b, dd in cases], "ns2")
+    half = {b: r.summary["long_flows_mean"] for (_, b, dd), r in zip(cases, results) if dd < d}
     rows, flows = [], {}
-    for (t, b), r in zip(cases, simulate_each([ns2_scenario(t, b, d) for t, b in cases], "ns2")):
-        rows.append(
-            {
-                **_row(t, b, 1, "rfc", r.summary, r.flows, d, r.timeseries),
-                "wall_s": r.provenance["wall_s"],
-            }
-        )
+    for (t, b, dd), r in zip(cases, results):
+        if dd < d:
+            continue
+        row = _row(t, b, 1, "rfc", r.summary, r.flows, d, r.timeseries)
+        if t == "open" and b in half:
+            row["long_flows_drift"] = _ns2_drift(half[b], r.summary["long_flows_mean"])
+        rows.append({**row, "wall_s": r.provenance["wall_s"]})
         if b in BUFFERS:
             f = r.flows.copy()
             f["throughput_Bps"] = f["throughput_bps"] / 8
             f.attrs["summary"] = dict(r.summary)
             flows[(t, b)] = f
     return {"rows": pd.DataFrame(rows), "flows": flows, "duration_s": d}
+
+
+def _ns2_drift(first_half: float, whole: float) -> float:
+    """:func:`long_flow_drift` from the long-flow means over a window's
+    first half and over the whole window (its two halves equally long):
+    the second half's is ``2 whole - first_half``."""
+    return (2 * whole - first_half) / first_half - 1
 
 
 def _ns2_claims(table: pd.DataFrame) -> Claims | None:
@@ -594,10 +646,13 @@ def _loss_why(table: pd.DataFrame, t: pd.DataFrame, traffic: str, b: int) -> Pro
             n=n,
         )
     return prose(
-        "the open loop at B_s barely carries its offered load (goodput {g:.3f} of the link): "
-        "its population wanders (N = {n:.0f} long flows on average, more in longer runs) and "
-        "more flows lose more; delayed ACKs give {da:.1%}",
+        "the open loop at B_s carries less than its transfers offer (goodput {g:.3f} of the "
+        "link, {o:.3f} offered in the window, {load:.0%} on average over all runs of the "
+        "arrival process): its population wanders (N = {n:.0f} long flows on average, more in "
+        "longer runs) and more flows lose more; delayed ACKs give {da:.1%}",
         g=t.loc[(traffic, b), "goodput_load"],
+        o=t.loc[(traffic, b), "offered_load"],
+        load=0.95,
         n=n,
         da=da(traffic, b),
     )
@@ -611,14 +666,70 @@ def _seed_spread(table: pd.DataFrame, traffic: str, b: int, col: str) -> float:
     return _half_range(v)
 
 
+def _ns2_value(table: pd.DataFrame, traffic: str, b: int, col: str) -> float:
+    """ns-2.35's ``col`` at (traffic, b) (:func:`run_ns2`), NaN where it did not run."""
+    rows = table.attrs.get("ns2", {}).get("rows")
+    if rows is None or not len(rows):
+        return math.nan
+    hit = rows[(rows["traffic"] == traffic) & (rows["buffer_pkts"] == b)]
+    return float(hit[col].iloc[0]) if len(hit) else math.nan
+
+
+def _ns2_open_loop(table: pd.DataFrame) -> tuple[bool, Prose]:
+    """Whether ns-2.35's open loop at B_s may explain a claim on its long
+    flows (the B_s headline, N long flows): only if it is steady, by the
+    mark the packet engine's runs meet (:func:`_steady`), since a drifting
+    population has no time-average; and the sentence that says so (empty
+    where ns-2 did not run)."""
+    n = _ns2_value(table, "open", BUFFERS[0], "long_flows_mean")
+    drift = _ns2_value(table, "open", BUFFERS[0], "long_flows_drift")
+    if math.isnan(n):
+        return False, Prose("")
+    steady = abs(drift) <= STABLE_DRIFT
+    return steady, prose(
+        ". ns-2.35's open loop at B_s holds {n:.0f} long flows and moves by {d:+.0%} from the "
+        "window's first half to its second (its half-length run), "
+        + ("steady" if steady else "not steady")
+        + " by the {m:.0%} its time-average needs to explain, as for the packet engine's runs",
+        n=n,
+        d=drift,
+        m=STABLE_DRIFT,
+    )
+
+
+def _by_seed(table: pd.DataFrame, value: Callable[[pd.DataFrame], float]) -> float:
+    """Half the range over seeds of ``value`` of one seed's ``rfc`` rows
+    (indexed by traffic and buffer, as :func:`_means`): a claim's seed
+    interval (NaN with one seed)."""
+    base = table[table["variant"] == "rfc"]
+    return _half_range(
+        pd.Series([value(g.set_index(["traffic", "buffer_pkts"])) for _, g in base.groupby("seed")])
+    )
+
+
+def _drop(t: pd.DataFrame, traffic: str) -> float:
+    """``loss(B_s) / loss(B_l)`` of one traffic type (``t`` as :func:`_means`)."""
+    return float(
+        t.loc[(traffic, BUFFERS[0]), "loss_rate"] / t.loc[(traffic, BUFFERS[1]), "loss_rate"]
+    )
+
+
 def _headline_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
     """The paper's headline results: B_s = 18 from eq. (1) with the long
-    flows the runs hold; the high loss at B_s (section 1); the closed loop's
-    loss falling little from B_s to B_l (Figure 1's curve, Figure 5's
-    per-flow losses)."""
+    flows the runs hold; the high loss at B_s (section 1); the open loop's
+    loss an order of magnitude lower at B_l, the closed loop's falling
+    little from B_s to B_l (Figure 1's curve), and less than the persistent
+    flows' (section 4.3)."""
     b_s = {k: BDP_PKTS / math.sqrt(float(t.loc[(k, 18), "long_flows_mean"])) for k in TRAFFIC}
     da = BDP_PKTS / math.sqrt(_variant(table, "open", "delayed_ack", 18, "long_flows_mean"))
     v = b_s["open"]
+    n_open = float(t.loc[("open", 18), "long_flows_mean"])
+    ns2_steady, ns2_why = _ns2_open_loop(table)
+    # ns-2 differs "the same way" when its N lies within N_TOL flows of the
+    # packet engine's, as in the claim on N itself: that band in packets,
+    # through eq. (1), on ns-2's side of the packet engine's N.
+    side = -1.0 if _ns2_value(table, "open", 18, "long_flows_mean") < n_open else 1.0
+    ns2_tol = abs(BDP_PKTS / math.sqrt(max(n_open + side * N_TOL, 1.0)) - v)
     c.add(
         "headline: B_s = 18 (eq. (1), section 4.3)",
         prose(
@@ -633,11 +744,12 @@ def _headline_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
             "eq. (1) with the open loop's measured long flows at B_s ({n:.0f}, flows out of slow "
             "start): the one model whose N is neither set (persistent: {p:.1f}) nor tuned "
             "(closed loop, users chosen for N: {cl:.1f}). With delayed ACKs, which the paper "
-            "leaves unstated: {da:.1f}",
-            n=t.loc[("open", 18), "long_flows_mean"],
+            "leaves unstated: {da:.1f}{ns2}",
+            n=n_open,
             p=b_s["persistent"],
             cl=b_s["closed"],
             da=da,
+            ns2=ns2_why,
         ),
         tolerance=(BS_RANGE[1] - BS_RANGE[0]) / 2,
         source=BS_SOURCE,
@@ -661,6 +773,8 @@ def _headline_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
             "the packet engine's open loop at B_s, {d:.0f} s runs",
             d=float(table["duration_s"].iloc[0]),
         ),
+        ns2_tolerance=ns2_tol,
+        ns2_explains=ns2_steady,
     )
     loss = {k: float(t.loc[(k, 18), "loss_rate"]) for k in TRAFFIC}
     lo, hi = HIGH_LOSS[0] - LOSS_TOL, HIGH_LOSS[1] + LOSS_TOL
@@ -693,12 +807,50 @@ def _headline_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
             d=float(table["duration_s"].iloc[0]),
         ),
     )
+    drop = {k: _drop(t, k) for k in TRAFFIC}
+    da_open = _variant(table, "open", "delayed_ack", 18, "loss_rate") / _variant(
+        table, "open", "delayed_ack", 500, "loss_rate"
+    )
+    order_source = prose(
+        "the paper's 'an order of magnitude lower', read as a factor of at least {x:g}",
+        x=ORDER,
+    )
+    c.at_least(
+        "headline: open loop: loss an order of magnitude lower with B_l",
+        "'the aggregate loss rate is an order of magnitude lower with B_l than with B_s' "
+        "(section 4.3, the open loop, from Figure 1)",
+        drop["open"],
+        ORDER,
+        prose(
+            "`loss(B_s)/loss(B_l)` of the open loop ({o18:.1%} to {o500:.1%}; the paper: {p18} "
+            "to {p500}). With delayed ACKs, which the paper leaves unstated: {da:.1f} "
+            "({d18:.1%} to {d500:.2%})",
+            o18=t.loc[("open", 18), "loss_rate"],
+            o500=t.loc[("open", 500), "loss_rate"],
+            p18=PAPER[("open", 18)][0],
+            p500=PAPER[("open", 500)][0],
+            da=da_open,
+            d18=_variant(table, "open", "delayed_ack", 18, "loss_rate"),
+            d500=_variant(table, "open", "delayed_ack", 500, "loss_rate"),
+        ),
+        source=order_source,
+        explained_by=Explanation.at_least(DELAYED_ACK_RUN, da_open, ORDER, order_source),
+        spread=_by_seed(table, lambda g: _drop(g, "open")),
+        about="loss_rate",
+        headline=True,
+        measured_by=prose(
+            "the packet engine's open loop at B = {a} and {b}, {d:.0f} s runs",
+            a=BUFFERS[0],
+            b=BUFFERS[1],
+            d=float(table["duration_s"].iloc[0]),
+        ),
+    )
     # 7-8% at B_s and about 4% at B_l, each one point wider.
     ratio_range = (
         (PAPER[("closed", 18)][1] - LOSS_TOL) / (PAPER[("closed", 500)][2] + LOSS_TOL),
         (PAPER[("closed", 18)][2] + LOSS_TOL) / (PAPER[("closed", 500)][1] - LOSS_TOL),
     )
-    ratio = float(t.loc[("closed", 18), "loss_rate"] / t.loc[("closed", 500), "loss_rate"])
+    ratio = drop["closed"]
     da_ratio = _variant(table, "closed", "delayed_ack", 18, "loss_rate") / _variant(
         table, "closed", "delayed_ack", 500, "loss_rate"
     )
@@ -715,21 +867,22 @@ def _headline_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
         "headline: closed-loop loss against the buffer",
         prose(
             "the closed loop's loss 'does not differ that much between the two buffer sizes' "
-            "(section 4.3, Figures 1 and 5): `loss(B_s)/loss(B_l)` about {r:.1f}",
+            "(section 4.3, Figure 1): `loss(B_s)/loss(B_l)` about {r:.1f}",
             r=sum(PAPER[("closed", 18)][1:]) / 2 / PAPER[("closed", 500)][1],
         ),
         ratio,
         ratio_range[0] <= ratio <= ratio_range[1],
         prose(
             "`loss(B_s)/loss(B_l)` of the closed loop (curve: {curve}); the open loop's "
-            "{o:.1f}, the persistent flows' {p:.1f}. With delayed ACKs: {da:.1f}",
+            "{o:.1f}, the persistent flows' {p:.1f} (the next claim compares the two). "
+            "With delayed ACKs: {da:.1f}",
             curve=", ".join(
                 f"{fmt.percent(t.loc[('closed', b), 'loss_rate'])} at {b}"
                 for b in CURVE
                 if ("closed", b) in t.index
             ),
-            o=t.loc[("open", 18), "loss_rate"] / t.loc[("open", 500), "loss_rate"],
-            p=t.loc[("persistent", 18), "loss_rate"] / t.loc[("persistent", 500), "loss_rate"],
+            o=drop["open"],
+            p=drop["persistent"],
             da=da_ratio,
         ),
         source=source,
@@ -748,6 +901,48 @@ def _headline_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
             "{d:.0f} s runs",
             lo=CURVE[0],
             hi=CURVE[-1],
+            d=float(table["duration_s"].iloc[0]),
+        ),
+    )
+    # Section 4.3 compares the closed loop with Figure 2's persistent flows:
+    # its B_s/B_l difference is "not as pronounced" because its loss "does
+    # not differ that much" between the buffers, so its loss falls less.
+    da_persistent = _variant(table, "persistent", "delayed_ack", 18, "loss_rate") / _variant(
+        table, "persistent", "delayed_ack", 500, "loss_rate"
+    )
+    c.at_most(
+        "headline: closed-loop loss falls less than the persistent flows'",
+        "'the difference between the two buffer sizes however is not as pronounced as in the "
+        "case of Figure 2, because the loss rate with the closed-loop traffic model does not "
+        "differ that much between the two buffer sizes' (section 4.3)",
+        drop["closed"] / drop["persistent"],
+        1.0,
+        prose(
+            "the closed loop's `loss(B_s)/loss(B_l)` ({c:.2f}: {c18:.1%} to {c500:.1%}) over the "
+            "persistent flows' ({p:.2f}: {p18:.1%} to {p500:.1%}); the paper's own numbers give "
+            "{pc:.2f} over {pp:.2f}. With delayed ACKs, which the paper leaves unstated: "
+            "{dc:.2f} over {dp:.2f}",
+            c=drop["closed"],
+            c18=t.loc[("closed", 18), "loss_rate"],
+            c500=t.loc[("closed", 500), "loss_rate"],
+            p=drop["persistent"],
+            p18=t.loc[("persistent", 18), "loss_rate"],
+            p500=t.loc[("persistent", 500), "loss_rate"],
+            pc=sum(PAPER[("closed", 18)][1:]) / 2 / PAPER[("closed", 500)][1],
+            pp=sum(PAPER[("persistent", 18)][1:]) / 2 / PAPER[("persistent", 500)][1],
+            dc=da_ratio,
+            dp=da_persistent,
+        ),
+        source="the paper's comparison with Figure 2's persistent flows, with no number: the "
+        "closed loop's `loss(B_s)/loss(B_l)` below the persistent flows'",
+        spread=_by_seed(table, lambda g: _drop(g, "closed") / _drop(g, "persistent")),
+        about="loss_rate",
+        headline=True,
+        measured_by=prose(
+            "the packet engine's closed loop and persistent flows at B = {a} and {b}, "
+            "{d:.0f} s runs",
+            a=BUFFERS[0],
+            b=BUFFERS[1],
             d=float(table["duration_s"].iloc[0]),
         ),
     )
@@ -820,9 +1015,17 @@ def _loss_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
             bs=", ".join(f"{b:g}" for b in curve.index),
             ps=paper_slope,
         ),
+        # The paper's words on the curve give no number ("rather slowly",
+        # "as a power law rather than exponentially fast"). The band is eq.
+        # (3)'s slope widened to the paper's own figure 1, which it sets
+        # beside eq. (3): the widest reading under which the paper agrees
+        # with its own equation, so that figure lies on its edge.
         source=prose(
-            "the paper's own figure 1 ({a} at B_s, {b} at B_l), whose slope {ps:.2f} it sets "
-            "beside eq. (3)",
+            "eq. (3)'s slope, widened as far as the paper's own figure 1 between its two named "
+            "points ({a} at B_s, {b} at B_l: {ps:.2f}), which it sets beside eq. (3); the "
+            "paper's words give no number ('rather slowly', 'as a power law'), so this is the "
+            "widest band under which the paper agrees with its own equation, and its figure "
+            "lies on the band's edge by construction",
             a=PAPER[("persistent", lo_b)][0],
             b=PAPER[("persistent", hi_b)][0],
             ps=paper_slope,
@@ -855,42 +1058,50 @@ def _loss_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
 
 def _utilization_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
     for traffic in TRAFFIC:
-        # The open loop offers 95% of the capacity: it cannot carry more.
-        target = 0.95 if traffic == "open" else 1.0
         for b in BUFFERS:
             u = float(t.loc[(traffic, b), "utilization"])
-            rto = _variant(table, traffic, "min_rto_0.2s", b, "utilization")
             if traffic == "open":
-                why = prose(
-                    "the open loop offers {load:.0%} of the capacity, the most it can carry for "
-                    "long; its goodput is {g:.3f} of the capacity",
-                    load=target,
-                    g=t.loc[(traffic, b), "goodput_load"],
+                # An open loop carries what its transfers offer while it keeps
+                # up (about 95% of the capacity): its utilization is set by
+                # the arrivals, not by the buffer, and cannot reach the
+                # paper's "almost 100%", so it is no test of that claim.
+                c.check(
+                    f"utilization: {traffic}, B = {b}",
+                    prose("almost {p:.0%}", p=1.0),
+                    u,
+                    prose(
+                        "an open loop's utilization is the load its transfers offer, set by "
+                        "the arrivals ({load:.0%} on average over the arrival process), not "
+                        "by the buffer: those of this window offered {o:.3f} of the capacity "
+                        "and it carried {u:.3f} (goodput {g:.3f}); the paper's 'almost {p:.0%}' "
+                        "is tested on the persistent and closed-loop traffic",
+                        load=0.95,
+                        o=t.loc[(traffic, b), "offered_load"],
+                        u=u,
+                        g=t.loc[(traffic, b), "goodput_load"],
+                        p=1.0,
+                    ),
                 )
-            else:
-                why = prose(
-                    "{to:.0f} timeouts: windows of a few packets stop a flow for the {rto1:g} "
-                    "s minimum RTO and no other flow takes up the link; the packet engine with "
-                    "ns-2's {rto2:g} s minimum RTO gives {u2:.3f}",
-                    to=t.loc[(traffic, b), "timeouts"],
-                    rto1=1.0,
-                    rto2=0.2,
-                    u2=rto,
-                )
+                continue
+            rto = _variant(table, traffic, "min_rto_0.2s", b, "utilization")
+            why = prose(
+                "{to:.0f} timeouts: windows of a few packets stop a flow for the {rto1:g} "
+                "s minimum RTO and no other flow takes up the link; the packet engine with "
+                "ns-2's {rto2:g} s minimum RTO gives {u2:.3f}",
+                to=t.loc[(traffic, b), "timeouts"],
+                rto1=1.0,
+                rto2=0.2,
+                u2=rto,
+            )
             c.near(
                 f"utilization: {traffic}, B = {b}",
                 prose("almost {p:.0%}", p=1.0),
                 u,
-                target,
+                1.0,
                 0.03,
                 why,
-                source=ALMOST_SOURCE
-                + (
-                    "; of the open loop's offered 95%, all it can carry"
-                    if traffic == "open"
-                    else ""
-                ),
-                explained_by=Explanation.near(RTO_RUN, rto, target, 0.03, ALMOST_SOURCE),
+                source=ALMOST_SOURCE,
+                explained_by=Explanation.near(RTO_RUN, rto, 1.0, 0.03, ALMOST_SOURCE),
                 about="utilization",
             )
     # The abstract: small buffers lose much "even if the link is fully
@@ -910,7 +1121,8 @@ def _utilization_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None
         0.03,
         prose(
             "the least utilization at B_s of the persistent ({p:.3f}) and closed-loop ({c:.3f}) "
-            "traffic (the open loop carries its offered {load:.0%}: claims above)",
+            "traffic (the open loop carries the load its transfers offer, about {load:.0%}: "
+            "checks above)",
             p=closed["persistent"],
             c=closed["closed"],
             load=0.95,
@@ -976,14 +1188,18 @@ def _n_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
                 ps=0.95 / 0.05,
             )
         if traffic == "open":
-            # As B_s above: the 0.2 s minimum RTO run, if it is steady.
+            # As B_s above: the 0.2 s minimum RTO run, and ns-2's, each
+            # only if its open loop is steady.
+            steady, ns2_why = _ns2_open_loop(table)
+            why = prose("{why}{ns2}", why=why, ns2=ns2_why)
+            kw["ns2_explains"] = steady
             kw["explained_by"] = [
                 Explanation.near(
                     RTO_RUN,
                     _variant(table, "open", "min_rto_0.2s", 18, "long_flows_mean"),
                     N_LONG,
-                    50,
-                    "the paper's 'about', read as a quarter of N",
+                    N_TOL,
+                    N_SOURCE,
                 ),
                 _steady(table, "min_rto_0.2s"),
             ]
@@ -992,9 +1208,9 @@ def _n_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
             prose("about {N}", N=N_LONG),
             n,
             N_LONG,
-            50,
+            N_TOL,
             why,
-            source="the paper's 'about', read as a quarter of N",
+            source=N_SOURCE,
             about="long_flows_mean",
             **kw,
         )
@@ -1090,24 +1306,34 @@ def _stable_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
     """Section 4.1: the open loop's 95% load "ensures that the system is
     stable": its population does not drift over the measured window."""
     for b in BUFFERS:
-        drift = float(t.loc[("open", b), "long_flows_drift"])
+        rows = table[
+            (table["traffic"] == "open") & (table["variant"] == "rfc") & (table["buffer_pkts"] == b)
+        ].sort_values("seed")
+        drift = rows["long_flows_drift"].abs()
+        o = t.loc[("open", b)]
         c.at_most(
             f"open loop stable, B = {b}",
             prose(
                 "the {load:.0%} load 'ensures that the system is stable' (section 4.1)", load=0.95
             ),
-            abs(drift),
+            float(drift.mean()),
             STABLE_DRIFT,
             prose(
                 "`|N second half / N first half - 1|` of the open loop's flows out of slow "
-                "start ({d:+.0%}); it carries {g:.3f} of the link's capacity against the "
-                "{load:.0%} it is offered, the rest building the population",
-                d=drift,
-                g=float(t.loc[("open", b), "goodput_load"]),
+                "start, per run ({per}), averaged over the runs (the seed interval: half their "
+                "range). Its transfers offered {o1:.3f} of the capacity in the window's first "
+                "half and {o2:.3f} in its second ({load:.0%} on average over the arrival "
+                "process); it carried {g:.3f} of the capacity against the {off:.3f} offered over "
+                "the window (means over the runs)",
+                per=", ".join(f"{x:+.0%}" for x in rows["long_flows_drift"]),
+                o1=o["offered_load_first"],
+                o2=o["offered_load_second"],
                 load=0.95,
+                g=o["goodput_load"],
+                off=o["offered_load"],
             ),
             source=STABLE_SOURCE,
-            no_ns2="no time series",
+            spread=_half_range(drift),
             about="long_flows_drift",
         )
 
@@ -1209,7 +1435,7 @@ def _flow_claims(c: Claims, table: pd.DataFrame) -> None:
         prose("around {p:.0%} of the persistent flows get a higher throughput with B_l", p=0.8),
         paired,
         0.8,
-        0.1,
+        FRACTION_TOL,
         prose(
             "the same {n} flows (same seed and RTT) compared one by one (the two CDFs read "
             "level by level: {cdf:.2f} of the levels higher with B_l): {gf:.0%} of the {nf} flows "
@@ -1258,7 +1484,7 @@ def _flow_claims(c: Claims, table: pd.DataFrame) -> None:
         prose("about {p:.0%} of the small flows (mice) do better with the small buffer", p=0.5),
         better,
         0.5,
-        0.15,
+        FRACTION_TOL,
         prose(
             "fraction of the CDF where B_s's throughput quantile exceeds B_l's by more than "
             "{tie:.0%}. The mice lose {ml18:.1%} of their packets at B_s and {ml500:.1%} at "
@@ -1282,7 +1508,7 @@ def _flow_claims(c: Claims, table: pd.DataFrame) -> None:
             h18=mq[(18, 0.9)],
             h500=mq[(500, 0.9)],
         ),
-        source="the paper's 'about' for a fraction read off a CDF: 0.15",
+        source=FRACTION_SOURCE,
         spread=_seed_half_range(
             f,
             runs,
@@ -1310,7 +1536,7 @@ def _flow_claims(c: Claims, table: pd.DataFrame) -> None:
             ),
             nl,
             ends[b],
-            0.15,
+            FRACTION_TOL,
             prose(
                 "fraction of finished mice without a drop; independent losses at the measured "
                 "{l:.1%} spare a {m:g}-packet mouse (the mean size) with probability {p:.0%}; "
@@ -1323,8 +1549,8 @@ def _flow_claims(c: Claims, table: pd.DataFrame) -> None:
                 ml=mice_loss[b],
                 pm=(1 - mice_loss[b]) ** mean_mouse,
             ),
-            source="the paper's 'about' for a fraction read off a CDF: 0.15; the lower end "
-            "of its range at B_s, whose loss is the higher (figure 1)",
+            source=FRACTION_SOURCE + "; the lower end of its range at B_s, whose loss is the "
+            "higher (figure 1)",
             spread=_seed_half_range(
                 f,
                 runs,
@@ -1623,7 +1849,7 @@ def _open_claims(
         prose("about {p:.0%} of the large flows do not see any losses with B_l", p=0.7),
         nl[500],
         0.7,
-        0.1,
+        FRACTION_TOL,
         prose(
             "fraction of finished large transfers without a drop; the link drops {p:.1%} of "
             "its packets at B_l, and the median large transfer sends {n:.0f}",

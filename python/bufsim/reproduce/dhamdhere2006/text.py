@@ -8,18 +8,21 @@ import math
 
 import pandas as pd
 
+import bufsim
 from bufsim.reproduce import Finding, Prose, prose, templates
 from bufsim.reproduce.dhamdhere2006.design import (
     _FLOW_FIGS,
     _PAPER_MARKS,
     BDP_PKTS,
+    BUFFERS,
+    FIGURE_SEED,
     N_LONG,
     NS2_SECONDS,
     PAPER,
     SECONDS,
     USERS,
 )
-from bufsim.reproduce.dhamdhere2006.runs import _means, _variant
+from bufsim.reproduce.dhamdhere2006.runs import _means, _variant, scenario, seeds
 
 #: The prose templates (prose.toml, shipped beside this module).
 TEXT = templates(__package__)
@@ -27,8 +30,19 @@ TEXT = templates(__package__)
 
 def setup() -> Prose:
     """What is reproduced and how bufsim's setup differs from the paper's (Markdown)."""
+    # The size mixture as the engine reads it (the "dhamdhere2006" preset).
+    mix = bufsim.Scenario.load(scenario("open", BUFFERS[0], 10.0)).normalized["flows"][0]
+    parts = [(p["weight"], p["dist"]["exponential"]["mean_pkts"]) for p in mix["size"]["mixture"]]
     return prose(
         TEXT["setup"],
+        top=sum(w for w, _ in parts[1:]),
+        share=sum(w * m for w, m in parts[1:]) / sum(w * m for w, m in parts),
+        w1=parts[0][0],
+        w2=parts[1][0],
+        w3=parts[2][0],
+        c1=parts[0][1],
+        c2=parts[1][1],
+        c3=parts[2][1],
         cap=50.0,
         mss=1500.0,
         nodes=18,
@@ -144,23 +158,42 @@ def findings(table: pd.DataFrame) -> list[Finding]:
 
 def captions(table: pd.DataFrame) -> dict[str, Prose]:
     """One sentence per figure of :func:`figures`: what it shows and how to read it."""
-    out = {"loss_vs_buffer": prose(TEXT["captions"]["loss_vs_buffer"])}
+    ran = "seed" in table and "variant" in table
+    curve = (
+        sorted(int(s) for s in table.loc[table["variant"] == "rfc", "seed"].unique()) if ran else []
+    )
+    listed = ", ".join(str(s) for s in curve)
+    several = len(curve) > 1
+    over = prose("seed {s}", s=listed) if curve else Prose("the mean over the seeds run")
+    out = {
+        "loss_vs_buffer": prose(
+            TEXT["captions"]["loss_vs_buffer"],
+            over=prose("the mean over seeds {s}", s=listed) if several else over,
+            band=prose(TEXT["captions"]["band"]) if several else Prose(""),
+            seed=1,
+            N=N_LONG,
+        )
+    }
+    # Figures 2-7 draw seed 1's run alone (charts.figures); the claims pool
+    # every seed's flows (runs.pooled_flows).
+    pooled = seeds(table) if ran else []
+    more = (
+        prose(TEXT["captions"]["pooled"], seeds=", ".join(str(s) for s in pooled))
+        if len(pooled) > 1
+        else Prose("")
+    )
     for traffic, (fig_tp, fig_loss) in _FLOW_FIGS.items():
         top = "persistent" if traffic == "persistent" else "large"
-        out[f"throughput_{traffic}"] = prose(
-            TEXT["captions"]["throughput"],
-            n=fig_tp,
-            top=top,
-            traffic=traffic,
-            marks=_red_marks(traffic, False),
-        )
-        out[f"loss_{traffic}"] = prose(
-            TEXT["captions"]["loss"],
-            n=fig_loss,
-            top=top,
-            traffic=traffic,
-            marks=_red_marks(traffic, True),
-        )
+        for key, n, loss in (("throughput", fig_tp, False), ("loss", fig_loss, True)):
+            out[f"{key}_{traffic}"] = prose(
+                TEXT["captions"][key],
+                n=n,
+                top=top,
+                traffic=traffic,
+                seed=FIGURE_SEED,
+                pooled=more,
+                marks=_red_marks(traffic, loss),
+            )
     return out
 
 
