@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from bufsim import reproduce
 from bufsim.reproduce import addanki2022
-from bufsim.reproduce.addanki2022 import design
+from bufsim.reproduce.addanki2022 import authors, design
 from conftest import render_in_chromium
 
 
@@ -129,16 +129,19 @@ def test_abm_runs_measure_the_switches(abm_table, quick):
 
 
 QUICK_VERDICTS = {
-    "headline: up to 94% lower p99 slowdown of short flows than DT": "differs, unexplained",
+    # The authors' output puts the 94% on figure 6 (a), the incast's
+    # responses (95% at load 0.8). bufsim's best there is 69% at load 0.8,
+    # where DT's p99 is a lower bound: the reduction could reach 94%.
+    "headline: up to 94% lower p99 slowdown of the incast's short flows than DT": "undecided",
     "headline: ABM below DT for short flows under the largest burst": "agrees",
     "ABM below DT for short flows at the highest load": "agrees",
-    "ABM below DT for the incast under the largest burst": "agrees",
-    # The paper proves the drain-time bound; the occupancies are shown.
-    "ABM holds less buffer than DT": "check",
-    # DCTCP's best reduction (82%, quick) above the 76% that bounds it.
-    "headline: DCTCP's incast, up to 76% lower p99 slowdown than DT": "differs, unexplained",
+    "headline: ABM below DT for the incast under the largest burst": "agrees",
+    # DCTCP's best reduction (82%, quick) reaches the abstract's 76%, as
+    # the authors' own output at the same requests does (82%; 88% over all
+    # five): "up to" read as the 94% is, not as a cap.
+    "headline: DCTCP's incast, up to 76% lower p99 slowdown than DT": "agrees",
     # Quick, 0.1 s of flows: ABM's uplinks carry 0.93 of DT's (full: 0.997).
-    "ABM's uplink throughput against DT's at the highest load": "differs, unexplained",
+    "headline: ABM's uplink throughput against DT's at the highest load": "differs, unexplained",
 }
 
 
@@ -148,54 +151,127 @@ def test_abm_verdicts(quick_table):
 
 
 def test_abm_headline_results(quick_table):
-    # Quick, one seed, flows launched over 0.1 s, the script's 10 ms
-    # initial RTO: every p99 of the two DT/ABM pairs the headlines read is
-    # exact (with bufsim's former 1 s one, all were lower bounds and both
-    # headlines undecided). With the authors' first-RTT priority ABM's
-    # best reduction is 49% (burst 0.75: p99 117.9 against DT's 230.8;
-    # 31% without the priority in the former runs), not the paper's 94%;
-    # under the largest burst ABM is below DT (ratio 0.51).
+    # Quick, one seed, flows launched over 0.1 s. The incast's reductions
+    # over the loads (figure 6 (a)): 37% at 0.4, 69% at 0.8 where DT's p99
+    # is a lower bound (so the best could reach 94%: undecided); under the
+    # largest burst ABM is below DT for short flows (ratio 0.51) and for
+    # the incast (0.64); DCTCP's best reduction is 82%, the authors' 82%
+    # at the same requests.
     c = addanki2022.claims(quick_table("addanki2022")).set_index("claim")
     head = c[c["headline"]]
     assert list(head.index) == [k for k in QUICK_VERDICTS if k.startswith("headline: ")]
-    assert head.iloc[0]["bufsim"] == pytest.approx(0.489, abs=0.005)
+    assert head.iloc[0]["bufsim"] == pytest.approx(0.689, abs=0.005)
+    assert head.iloc[0]["spread"] == math.inf and "69%*" in head.iloc[0]["why"]
+    assert "load 0.8: 95%" in head.iloc[0]["why"]
     assert head.iloc[1]["bufsim"] == pytest.approx(0.511, abs=0.005)
-    assert head.iloc[2]["bufsim"] == pytest.approx(0.819, abs=0.005)
-    assert math.isnan(head.iloc[0]["spread"]) and "%*" not in head.iloc[0]["why"]
+    assert head.iloc[2]["bufsim"] == pytest.approx(0.643, abs=0.005)
+    dctcp = head.iloc[3]
+    assert dctcp["bufsim"] == pytest.approx(0.819, abs=0.005)
+    # The authors' 82% at the same requests is told beside it.
+    assert "burst 0.75: 82%" in dctcp["why"]
     assert (head["measured_by"] != "").all()
     # ns-2 has no shared buffer: the reason, not a number.
     assert (head["ns2_why"] == "no shared buffer").all() and head["ns2"].isna().all()
 
 
+def test_abm_authors_output_is_the_parsers_reading():
+    # authors_p99.csv: the 75 fcts-single files of inet-tub/ns3-datacenter
+    # at 40b8430 (CUBIC's 5 algorithms x 9 points, DT and ABM under DCTCP,
+    # TIMELY and PowerTCP at 5 requests each).
+    paper = authors.published()
+    assert len(paper) == 75 and paper["file"].is_unique
+    assert authors.COMMIT.startswith("40b8430")
+
+    def gain(tcp, col, load, burst):
+        dt, abm = (authors.value(tcp, a, col, load, burst) for a in ("dt", "abm"))
+        return 1 - abm / dt
+
+    # Figure 6 (a), load 0.8: DT 214.2 -> ABM 10.7, the abstract's 94%
+    # (95%); figure 6 (b) there: 75.1 -> 16.0 (79%), web short flows' best.
+    assert authors.value("cubic", "dt", "incast_p99", 0.8, 0.3) == pytest.approx(214.221)
+    assert gain("cubic", "incast_p99", 0.8, 0.3) == pytest.approx(0.950, abs=0.001)
+    assert gain("cubic", "short_p99", 0.8, 0.3) == pytest.approx(0.787, abs=0.001)
+    # Figure 9 (b), DCTCP: 98.5 -> 11.9 at 37.5% (88%).
+    assert gain("dctcp", "incast_p99", 0.4, 0.375) == pytest.approx(0.879, abs=0.001)
+    # Figure 9 shows DT and ABM only; figure 7 keeps the load sweep's 30%.
+    assert set(paper.loc[paper["figures"].str.contains("9"), "algorithm"]) == {"dt", "abm"}
+    assert "7a" in authors.figures("cubic", "fab", 0.4, 0.3)
+    # The parser's rules: short = web flows under 100,000 B; the p99 the
+    # sorted list's element int(0.99 n) - 1 (of 200: the 198th, index 197).
+    flows = pd.DataFrame(
+        {
+            "flowsize": [1e3] * 200 + [1e5, 5e4],
+            "incast": [0] * 200 + [0, 1],
+            "slowdown": list(range(1, 201)) + [999.0, 7.0],
+            "fct": [1e6] * 199 + [2e7] + [1e6, 1e6],
+            "basefct": [1e5] * 202,
+        }
+    )
+    p = authors.point(flows)
+    assert p["short_p99"] == 198 and p["short_n"] == 200 and p["incast_p99"] == 7.0
+    # One short flow of 200 took the 10 ms RTO past its ideal time.
+    assert p["short_rto"] == pytest.approx(1 / 200)
+
+
+def test_abm_best_reduction_is_undecided_where_a_lower_bound_could_move_it():
+    # Two points: 50% exact, 30% with DT's p99 a lower bound (its true
+    # reduction could be up to 100%): the best lies in [0.5, 1], so "at
+    # least 94%" is undecided. With ABM's p99 the lower bound instead, the
+    # 30% could only fall: the best is 50%, decided.
+    def table(dt_cens, abm_cens):
+        rows = []
+        for x, dt, abm, cd, ca in ((0.4, 100, 50, 0, 0), (0.8, 100, 70, dt_cens, abm_cens)):
+            for alg, v, cens in (("dt", dt, cd), ("abm", abm, ca)):
+                rows.append(
+                    {
+                        "sweep": "load",
+                        "algorithm": alg,
+                        "load": x,
+                        "burst": 0.3,
+                        "incast_p99": float(v),
+                        "incast_p99_censored": float(cens),
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    best, lo, hi = addanki2022.runs._best(addanki2022.runs.gains(table(1, 0), "incast_p99", "load"))
+    assert (best, lo, hi) == (pytest.approx(0.5), pytest.approx(0.5), 1.0)
+    best, lo, hi = addanki2022.runs._best(addanki2022.runs.gains(table(0, 1), "incast_p99", "load"))
+    assert (best, lo, hi) == (pytest.approx(0.5), pytest.approx(0.5), pytest.approx(0.5))
+
+
 def test_abm_claims_and_report(abm_table, tmp_path):
     c = addanki2022.claims(abm_table).set_index("claim")
     assert c["why"].str.len().min() > 40
-    # ABM's threshold divides DT's among the congested queues: ABM holds
-    # less than DT (quick, requests of 75%: p99 65.9% of a leaf's buffer
-    # against 73.2%; 30.6% without the first-RTT priority).
-    occ = c.loc["ABM holds less buffer than DT"]
-    assert occ["verdict"] == "check" and occ["bufsim"] < 0.95
+    # ABM's buffer occupancy is a measurement (the authors' occupancy
+    # samples, tor-*.stat, were not in the copy of their repository read
+    # here): shown in the findings and the figures, no claim.
+    assert not c.index.str.contains("buffer than DT").any()
     # What bufsim does not run is named in the setup, each with its reason.
     text = addanki2022.setup()
-    for needle in ("FAB", "IB", "TIMELY", "PowerTCP", "first-RTT priority", "could not be read"):
+    for needle in ("FAB", "IB", "TIMELY", "PowerTCP", "first-RTT priority", "authors_p99.csv"):
         assert needle in text, needle
     tables = addanki2022.tables(abm_table)
     assert set(tables["not_run"][1]["what"]) == set(design.NOT_RUN)
+    # Figure 8: bufsim refuses abm with several queues per port and has no
+    # theta-PowerTCP sender.
+    (fig8,) = [v for k, v in design.NOT_RUN.items() if "figure 8" in k]
+    assert "several queues per port" in fig8 and "theta-PowerTCP" in fig8
+    assert len(tables["authors"][1]) == 75
     from bufsim.report import reproduction_report
 
     page = reproduction_report("addanki2022", table=abm_table)
     for fig in ("load", "burst", "dctcp"):
         assert f'id="fig-{fig}"' in page
-    # The full run's verdicts are kept with the code (69 runs): one
-    # differs from the quick run's (the uplinks carry DT's load over 3 s),
-    # which its report says.
+    # The full run's verdicts are kept with the code (69 runs): the quick
+    # report names those that differ from them (a claim kept under its name).
     if abm_table.attrs.get("quick"):
-        assert "1 verdict differs from the full run's verdicts kept" in page
-    full = reproduce.full_verdicts("addanki2022")
-    assert full["headline: up to 94% lower p99 slowdown of short flows than DT"] == (
-        "differs, unexplained"
-    )
-    assert full["ABM's uplink throughput against DT's at the highest load"] == "agrees"
+        full = reproduce.full_verdicts("addanki2022")
+        moved = sum(full.get(k, v) != v for k, v in c["verdict"].items())
+        if moved:
+            verdicts = "verdicts differ" if moved > 1 else "verdict differs"
+            assert f"{moved} {verdicts} from the full run's verdicts kept" in page
+    assert "authors_p99.csv" in page
     path = tmp_path / "addanki2022.html"
     path.write_text(page)
     render_in_chromium(path, tmp_path, "addanki2022")

@@ -4,11 +4,13 @@ Management in Datacenters* (SIGCOMM 2022): the authors' leaf-spine setup
 engine's ``[fabric]``, CUBIC's load and request-size sweeps under DT, ABM,
 complete sharing, LQD and a static partition (figures 6 and 7), DCTCP's
 request-size sweep under DT and ABM (figure 9 (b)), and the abstract's
-numbers as claims. The setup is :func:`setup`, the measured findings
+numbers as claims, each beside the authors' published simulator output for
+the figure it names. The setup is :func:`setup`, the measured findings
 :func:`findings`.
 
-The package: ``design`` (the scenario and constants), ``runs`` (the runs
-and the claims), ``text`` (the setup, findings and captions, filled from
+The package: ``design`` (the scenario and constants), ``authors`` (the
+authors' published output, read into ``authors_p99.csv``), ``runs`` (the
+runs and the claims), ``text`` (the setup, findings and captions, filled from
 ``prose.toml``) and ``charts`` (the figures). This module exports the
 reproduction contract (:class:`bufsim.reproduce.contract.Paper`) and
 nothing else.

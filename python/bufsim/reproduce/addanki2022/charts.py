@@ -12,9 +12,11 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from bufsim import fmt
 from bufsim.plot import PALETTE, grid, plain
+from bufsim.reproduce.addanki2022 import authors
 from bufsim.reproduce.addanki2022.design import (
     ALGORITHMS,
     BURST_ALGORITHMS,
+    BURSTS,
     DCTCP_ALGORITHMS,
     NAMES,
     PLAIN_ABM,
@@ -30,6 +32,13 @@ STYLE = {
     "static": (PALETTE["gold"], "D", ":"),
     PLAIN_ABM: (PALETTE["red"], "s", ":"),
 }
+
+#: Per sweep, the authors' runs of the same figure: their transport and
+#: the panel names (:mod:`~bufsim.reproduce.addanki2022.authors`).
+AUTHORS_FIGURE = {"load": ("cubic", "6a"), "burst": ("cubic", "7a"), "dctcp": ("dctcp", "9b")}
+
+#: The authors' output: a thin line with crosses in the algorithm's colour.
+AUTHORS_STYLE = {"marker": "x", "ls": "-", "lw": 0.8, "alpha": 0.7, "ms": 5}
 
 #: The panels: (column, label, log scale).
 PANELS = (
@@ -79,10 +88,14 @@ def _sweep(
     algorithms: tuple[str, ...],
     panels: tuple[tuple[str, str, bool], ...],
 ) -> Any:
-    """One sweep's panels (two across), one curve per algorithm."""
+    """One sweep's panels (two across), one curve per algorithm, the
+    authors' output beside bufsim's where both ran the algorithm."""
     rows = (len(panels) + 1) // 2
     fig, axes = grid(7.6, 2.7 * rows + 0.5, rows, 2)
     t = table[table["sweep"] == sweep]
+    tcp, panel = AUTHORS_FIGURE[sweep]
+    paper = authors.published()
+    paper = paper[(paper["tcp"] == tcp) & paper["figures"].str.contains(panel)]
     for ax, (col, label, log) in zip(axes.flat, panels):
         for alg in algorithms:
             r = t[t["algorithm"] == alg].sort_values(x)
@@ -93,7 +106,10 @@ def _sweep(
                 # A p99 that is only a lower bound: an open marker.
                 low = r[r[flag] == 1.0]
                 ax.plot(low[x], low[col], marker=marker, ls="none", color=color, mfc="white")
-        ys = t[col].dropna()
+            p = paper[paper["algorithm"] == alg].sort_values(x)
+            if col in p and len(p):
+                ax.plot(p[x], p[col], color=color, **AUTHORS_STYLE)
+        ys = pd.concat([t[col], paper[col]]).dropna() if col in paper else t[col].dropna()
         if log and len(ys) and ys.min() > 0 and ys.max() / ys.min() > 10:
             # Log scale where the values span a decade, labelled as plain
             # numbers (no e-notation).
@@ -107,9 +123,17 @@ def _sweep(
         ax.set_xlabel(xlabel, fontsize=8)
         ax.set_ylabel(label, fontsize=8)
         if x == "burst":
-            ax.set_xticks(sorted(t[x].unique()), labels=[f"{b:.1%}" for b in sorted(t[x].unique())])
+            # bufsim's requests and the full sweep's, where the authors'
+            # points lie too.
+            ticks = sorted(set(t[x].unique()) | set(BURSTS))
+            ax.set_xticks(ticks, labels=[f"{b:.1%}" for b in ticks])
     # Below the panels: inside, the legend covered the curves.
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    cols = len(algorithms) if len(algorithms) <= 5 else 3
+    (proxy,) = axes.flat[0].plot(
+        [], [], color="grey", label="authors' ns-3.35 output", **AUTHORS_STYLE
+    )
+    handles.append(proxy)
+    labels.append(proxy.get_label())
+    cols = len(labels) if len(labels) <= 5 else 4
     fig.legend(handles, labels, loc="outside lower center", ncol=cols, fontsize=8)
     return fig
