@@ -270,9 +270,8 @@ QUICK_VERDICTS = {
     "headline: open loop: loss an order of magnitude lower with B_l": "differs, explained",
     "headline: closed-loop loss against the buffer": "agrees",
     # The closed loop's loss falls 1.60x, the persistent flows' 1.19x: the
-    # other way round from section 4.3 (the paper's numbers: 1.9 and 3.75).
-    # ns-2.35 (1.22) would differ the same way only within the runs' seed
-    # interval, which one seed does not give.
+    # other way round from section 4.3 (the paper's numbers: 1.9 and 3.75);
+    # ns-2.35 differs the same way (QUICK_VERDICTS_NS2).
     "headline: closed-loop loss falls less than the persistent flows'": "differs, unexplained",
     "figure 1: open, B = 18": "agrees",
     "figure 1: persistent, B = 18": "agrees",
@@ -345,12 +344,14 @@ QUICK_VERDICTS = {
 #: Where ns-2 is installed: the differences ns-2.35 with the paper's setup
 #: at its own defaults (stack = "ns2": 0.2 s minimum RTO, initial window 2)
 #: shares (quick, seed 1, 20 s after the warm-up): a loss falling more
-#: slowly than eq. (3) says. The closed loop's loss falling more than the
-#: persistent flows' (1.22x theirs, the packet engine 1.35x) it shares
-#: only within the runs' seed interval, which one seed does not give; its
-#: open loop leaves 9.6% (B_s) and 0.86% (B_l) of the offered bytes
-#: beyond the ideal server fed the same arrivals, farther from the packet
-#: engine's 4.65% and 0.08% than those lie from none. Where ns-2 misses
+#: slowly than eq. (3) says, and the closed loop's loss falling more than
+#: the persistent flows' (1.22x theirs, the packet engine 1.35x, 0.35 from
+#: the mark: both through the persistent flows' shallow loss curve, 1.67x
+#: and 1.19x from B_s to B_l against the paper's 3.75x). Its open loop
+#: holds 168 long flows at B_s, inside the paper's band, and leaves 9.6%
+#: (B_s) and 0.86% (B_l) of the offered bytes beyond the ideal server fed
+#: the same arrivals, farther from the packet engine's 4.65% and 0.08%
+#: than those lie from none. Where ns-2 misses
 #: otherwise it does not miss as the
 #: packet engine does (loss at B_l 8.1 % persistent and 5.8 % closed
 #: against the packet engine's 5.8 % and 6.9 %, the closed loop's
@@ -361,6 +362,7 @@ QUICK_VERDICTS = {
 QUICK_VERDICTS_NS2 = {
     # ns-2's slope between its two quick buffers: -0.50.
     "eq. (3): loss against the buffer": "differs, explained",
+    "headline: closed-loop loss falls less than the persistent flows'": "differs, explained",
 }
 
 
@@ -439,39 +441,49 @@ def _headline_and_n(table):
 
 def test_dhamdhere_ns2_explains_bs_and_n_alike(quick_table):
     # The B_s headline reads the open loop's N through eq. (1): ns-2.35
-    # explains it exactly when it explains the claim on N itself, that is
-    # when its N lies within the claim's quarter of N (50 flows) of the
-    # packet engine's, beyond the paper's range the same way, and its open
-    # loop is steady: it leaves no more of its offered bytes undelivered
-    # beyond an ideal server fed the same arrivals than the base runs'
-    # seed interval (a second seed here, 2 points below the first: an
-    # interval of 1 point; the 0.2 s minimum RTO run's 3.1% misses it, so
-    # only ns-2 can explain). The packet engine's N is 259 (quick): 300 is
-    # 41 flows away, 320 is 61 (14.0 packets against 15.5, within the
-    # 2.3-packet band of B_s alone).
+    # explains it exactly when it explains the claim on N itself. ns-2 runs
+    # seed 1's arrivals only, so it is compared with the packet engine's
+    # run of seed 1 (259 long flows quick, 4.65% of its offered bytes
+    # undelivered beyond an ideal server fed the same arrivals), not with
+    # the mean over seeds: it explains when it misses the paper's band,
+    # lies within the claim's quarter of N (50 flows) of that run, and is
+    # no less steady than it. A second seed here holds 100 flows more (mean
+    # 309; interval 50, which leaves the 0.2 s minimum RTO run no room, so
+    # only ns-2 can explain): 300 is 41 flows from seed 1 (9 from the
+    # mean), 320 is 61 from seed 1 (11 from the mean); at 300 a backlog of
+    # 5% beyond the ideal server is less steady than seed 1's run.
     from bufsim import ns2
 
     if not ns2.available():
         pytest.skip("ns-2 is not installed")
     table = quick_table("dhamdhere2006")
     claims = ("headline: B_s = 18 (eq. (1), section 4.3)", "N long flows: open")
-    lower = {("open", 18, "excess_backlog"): lambda x: x - 0.02}
+    more = {("open", 18, "long_flows_mean"): lambda x: x + 100.0}
     for n, excess, verdict in (
-        (300.0, 0.0, "differs, explained"),
-        (320.0, 0.0, "differs, unexplained"),
-        (300.0, 0.015, "differs, unexplained"),
+        (300.0, 0.04, "differs, explained"),
+        (320.0, 0.04, "differs, unexplained"),
+        (300.0, 0.05, "differs, unexplained"),
     ):
         set_ns2 = {("open", 18, "long_flows_mean"): n, ("open", 18, "excess_backlog"): excess}
-        c = _headline_and_n(_two_seeds(table, lower, set_ns2))
+        c = _headline_and_n(_two_seeds(table, more, set_ns2))
         assert [c.loc[k, "verdict"] for k in claims] == [verdict] * 2, (n, excess)
-    # As run: 168 flows leaving 9.6% of the offered bytes undelivered
-    # beyond the ideal server; one seed, no interval: not steady.
+    # A second seed 200 flows above the first (mean 359): 300 lies 59 flows
+    # from the mean but 41 from seed 1's run on the same arrivals.
+    set_ns2 = {("open", 18, "long_flows_mean"): 300.0, ("open", 18, "excess_backlog"): 0.04}
+    many = {("open", 18, "long_flows_mean"): lambda x: x + 200.0}
+    c = _headline_and_n(_two_seeds(table, many, set_ns2))
+    assert [c.loc[k, "verdict"] for k in claims] == ["differs, explained"] * 2
+    assert c.loc[claims[1], "explained_by"].startswith("ns-2.35")
+    # As run: 168 flows, inside the band, leaving 9.6% of the offered bytes
+    # undelivered beyond the ideal server: it explains nothing.
     rows = table.attrs["ns2"]["rows"]
     o = rows[(rows["traffic"] == "open") & (rows["buffer_pkts"] == 18)].iloc[0]
     assert o.excess_backlog == pytest.approx(0.096, abs=0.01)
     assert o.long_flows_drift == pytest.approx(0.18, abs=0.02)
     c = dhamdhere2006.claims(table).set_index("claim")
-    assert "not steady" in c.loc[claims[0], "why"] and "not steady" in c.loc[claims[1], "why"]
+    for k in claims:
+        assert "less steady than" in c.loc[k, "why"]
+        assert "so ns-2 explains nothing" in c.loc[k, "why"]
 
 
 def test_dhamdhere_rto_run_explains_only_inside_by_the_seed_interval(quick_table):
@@ -494,22 +506,30 @@ def test_dhamdhere_rto_run_explains_only_inside_by_the_seed_interval(quick_table
         assert c.loc["N long flows: open", "verdict"] == verdict, more
 
 
-def test_dhamdhere_ns2_shares_the_closed_ratio_only_within_the_seeds(quick_table):
+def test_dhamdhere_ns2_shares_the_closed_ratio_by_the_default_tolerance(quick_table):
     # The closed loop's loss ratio over the persistent flows' (1.35 quick)
-    # misses the paper's 'below 1'; ns-2.35 (1.22) differs the same way
-    # only as near as the runs' seeds lie. A second seed whose closed loop
-    # at B_s loses 0.85 times as much: ratios 1.35 and 1.14, an interval of
-    # 0.10, the mean 1.24, 0.03 from ns-2's: explained. Two equal seeds
-    # (interval 0): not.
+    # misses the paper's 'below 1' by 0.35; ns-2.35 (1.22) differs the same
+    # way within that distance, the judge's default as for every at_most
+    # claim: explained. ns-2's closed loop at B_s losing 1.2 times as much
+    # (1.46, 0.11 away) still explains; 1.5 times (1.83, 0.48 away) does
+    # not; 0.8 times (0.98) meets the paper and explains nothing.
     from bufsim import ns2
 
     if not ns2.available():
         pytest.skip("ns-2 is not installed")
     table = quick_table("dhamdhere2006")
     claim = "headline: closed-loop loss falls less than the persistent flows'"
-    for f, verdict in ((0.85, "differs, explained"), (1.0, "differs, unexplained")):
-        two = _two_seeds(table, {("closed", 18, "loss_rate"): lambda x, f=f: x * f})
+    loss = table.attrs["ns2"]["rows"].set_index(["traffic", "buffer_pkts"])["loss_rate"]
+    for f, verdict in (
+        (1.0, "differs, explained"),
+        (1.2, "differs, explained"),
+        (1.5, "differs, unexplained"),
+        (0.8, "differs, unexplained"),
+    ):
+        two = _two_seeds(table, ns2={("closed", 18, "loss_rate"): loss[("closed", 18)] * f})
         assert _headline_and_n(two).loc[claim, "verdict"] == verdict, f
+    why = dhamdhere2006.claims(table).set_index("claim").loc[claim, "why"]
+    assert "shallow loss curve" in why and "eq. (3): loss against the buffer" in why
 
 
 def test_dhamdhere_ideal_queue_by_hand():
