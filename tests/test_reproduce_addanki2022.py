@@ -267,7 +267,7 @@ def test_abm_claims_and_report(abm_table, tmp_path):
     # report names those that differ from them (a claim kept under its name).
     if abm_table.attrs.get("quick"):
         full = reproduce.full_verdicts("addanki2022")
-        moved = sum(full.get(k, v) != v for k, v in c["verdict"].items())
+        moved = sum(full[k] != v for k, v in c["verdict"].items())
         if moved:
             verdicts = "verdicts differ" if moved > 1 else "verdict differs"
             assert f"{moved} {verdicts} from the full run's verdicts kept" in page
