@@ -237,9 +237,14 @@ def _texts(fig) -> list[str]:
 def test_barman_red_figure_legends_read_without_e_notation_off_the_curves():
     # Paper 001's figure 7: the paper's loss levels were labelled "1e-5" and
     # "p_l = 1e-3"; the loss legend sat over the curves falling from 2%.
-    fig = barman2005.charts._red_figure(_barman_red_table())
+    # ns-2.35's Adaptive RED points are drawn beside the curves.
+    ns2 = pd.DataFrame(
+        {"case": ["red", "red"], "fraction": [0.1, 0.2], "utilization": [0.907, 0.905]}
+    )
+    fig = barman2005.charts._red_figure(_barman_red_table(), ns2)
     texts = _texts(fig)
     assert "paper, RED: 0.00001" in texts and "paper, drop-tail: p_l = 0.001" in texts
+    assert "ns-2.35, Adaptive RED" in texts
     assert not [t for t in texts if re.search(r"\de-?\d", t)]
     assert _covered_points(fig) == []
 

@@ -611,7 +611,14 @@ def _model(c: Claims, claim: str, paper: str, value: float, ok: bool, why: str, 
     if ok:
         c.check(claim, paper, value, why)
     else:
-        c.add(claim, paper, value, False, why, **{"about": "model", **kw})
+        c.add(
+            claim,
+            paper,
+            value,
+            False,
+            why,
+            **{"about": "model", "no_ns2": "fixed-point model", **kw},
+        )
 
 
 def claims(table: pd.DataFrame) -> pd.DataFrame:
@@ -798,6 +805,7 @@ def _red_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame) -> None:
             source=ALMOST_SOURCE,
             ns2=_ns2_at(n, "red", "utilization", frac),
             ns2_run=NS2_RUN + ", the same Adaptive RED",
+            no_ns2=FULL_ONLY,
             about="red_ared_packet",
         )
         u = float(row["red_fluid"])
@@ -814,6 +822,7 @@ def _red_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame) -> None:
             ),
             ns2=_ns2_at(n, "red", "utilization", frac),
             ns2_run=NS2_RUN + ", under the paper's Adaptive RED",
+            no_ns2=FULL_ONLY,
             ns2_explains=False,
             about="red_fluid",
         )

@@ -184,9 +184,12 @@ def captions(table: pd.DataFrame) -> dict[str, Prose]:
     )
     for traffic, (fig_tp, fig_loss) in _FLOW_FIGS.items():
         top = "persistent" if traffic == "persistent" else "large"
-        for key, n, loss in (("throughput", fig_tp, False), ("loss", fig_loss, True)):
+        for key, template, n, loss in (
+            ("throughput", TEXT["captions"]["throughput"], fig_tp, False),
+            ("loss", TEXT["captions"]["loss"], fig_loss, True),
+        ):
             out[f"{key}_{traffic}"] = prose(
-                TEXT["captions"][key],
+                template,
                 n=n,
                 top=top,
                 traffic=traffic,
