@@ -820,6 +820,8 @@ def _capacity_claim(c: Claims, cap: pd.DataFrame) -> None:
     hw = share.apply(lambda x: t_half_width(x.to_numpy(), 0.975))
     small, big = CAPACITY_BUFFERS
     seeds = sorted(cap["seed"].unique())
+    # The residual bandwidth's BDP at the 100 ms RTT, 1000 B packets.
+    residual_bdp = 25e6 * CAPACITY_SCALE * 0.1 / 8000
     c.at_least(
         "headline: one or two hundred packets at any capacity",
         "'for a link of arbitrary capacity, a buffer size of one or two hundred packets "
@@ -845,8 +847,8 @@ def _capacity_claim(c: Claims, cap: pd.DataFrame) -> None:
             h1=float(hw[small]),
             h2=float(hw[big]),
             conf=0.95,
-            bdp=25e6 * CAPACITY_SCALE * 0.1 / 8000,
-            f=big / (25e6 * CAPACITY_SCALE * 0.1 / 8000),
+            bdp=residual_bdp,
+            f=big / residual_bdp,
             to=float(cap["timeouts"].min()),
             to2=float(cap["timeouts"].max()),
         ),

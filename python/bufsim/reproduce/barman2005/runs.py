@@ -1211,6 +1211,13 @@ def _red_why_25g(row: pd.Series) -> str:
     )
 
 
+def shared_loss_ratio(rtt_ratio: float) -> float:
+    """Two HSTCP flows' goodput ratio when both lose in the same events:
+    HSTCP's response `w ~ p^-0.835` (RFC 3649) gives the RTT ratio to the
+    power 1/(1 - 0.835)."""
+    return rtt_ratio ** (1 / (1 - 0.835))
+
+
 def _between(r: float, lo: float, hi: float) -> str:
     """Where the ratio ``r`` lies against ``lo`` (the ratio under
     independent losses) and ``hi`` (under losses both flows share)."""
@@ -1242,10 +1249,12 @@ def _two_flow_claims(c: Claims, t: pd.DataFrame, n: pd.DataFrame, quick: bool) -
                 v3=float(row["rtt_ratio"]),
                 v4=float(row["rtt_ratio_queue"]),
                 v5=float(row["mean_queue_pkts"]),
-                v6=float(row["rtt_ratio_queue"]) ** (1 / 0.165),
+                v6=shared_loss_ratio(float(row["rtt_ratio_queue"])),
                 v7=float(row["sync_mean"]),
                 where=_between(
-                    r, float(row["rtt_ratio_queue"]), float(row["rtt_ratio_queue"]) ** (1 / 0.165)
+                    r,
+                    float(row["rtt_ratio_queue"]),
+                    shared_loss_ratio(float(row["rtt_ratio_queue"])),
                 ),
             ),
             source=FASTER_SOURCE,

@@ -27,6 +27,7 @@ from bufsim.reproduce.barman2005.runs import (
     ared_scenario,
     gbps25,
     ns2_runs,
+    shared_loss_ratio,
     two_flows,
 )
 
@@ -137,13 +138,13 @@ def findings(table: pd.DataFrame) -> list[Finding]:
 
 def _two_flows_ns2(two: pd.DataFrame, n: pd.DataFrame) -> str:
     """ns-2.35's two-flow ratios beside the ratios for losses both flows
-    share (HSTCP's `w ~ p^-0.835`: the RTT ratio to the power 1/0.165),
-    where ns-2 ran them (the full version)."""
+    share (:func:`shared_loss_ratio`), where ns-2 ran them (the full
+    version)."""
     nu, no = (_ns2_at(n, k, "ratio") for k in ("under-buffered", "over-buffered"))
     if math.isnan(nu) or math.isnan(no):
         return ""
     su, so = (
-        float(two.loc[k, "rtt_ratio_queue"]) ** (1 / 0.165)
+        shared_loss_ratio(float(two.loc[k, "rtt_ratio_queue"]))
         for k in ("under-buffered", "over-buffered")
     )
     return " " + prose(TEXT["findings"]["two_flows_ns2"], nu=nu, no=no, su=su, so=so)
