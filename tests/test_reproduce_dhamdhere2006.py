@@ -302,11 +302,13 @@ QUICK_VERDICTS = {
     # 0.2 s minimum RTO (ns-2.35's default): about 200 long flows, in one
     # seed with no interval (as the B_s headline).
     "N long flows: open": "differs, unexplained",
-    # The open loop leaves 4.65% (B_s) and 0.08% (B_l) of its offered bytes
-    # undelivered beyond an ideal work-conserving server fed the same
-    # arrivals; one seed: no interval to call B_l's undecided.
-    "open loop stable, B = 18": "differs, unexplained",
-    "open loop stable, B = 500": "differs, unexplained",
+    # Over 4800 s the open loop leaves 0.16% (B_s) and 0.01% (B_l) of its
+    # offered bytes undelivered beyond an ideal work-conserving server fed
+    # the same arrivals, under the paper's load precision (0.5%); over the
+    # 120 s window 4.65% and 0.08%: a bounded backlog's share, falling as
+    # 1/T. At 3 packets 5.2% over 4800 s.
+    "open loop stable, B = 18": "agrees",
+    "open loop stable, B = 500": "agrees",
     # The two figure 2 claims on persistent flows moved to "agrees" when the
     # engine came to pop a departure before an arrival at the same instant:
     # flows gaining with B_l 0.53 -> 0.79 (paper: about 0.8), p90/p10 ratio
@@ -334,10 +336,15 @@ QUICK_VERDICTS = {
     # The open loop's transfer latency over its size decile's median:
     # p90/p10 0.4 times as wide at B_l.
     "headline: abstract: transfer latency variability": "agrees",
+    # Every finished transfer's throughput CDF: B_l's quantile above B_s's
+    # at all 99 levels (the small transfers alone at 92%).
+    "headline: conclusion: open loop, practically all transfers": "agrees",
     "figure 6: open loop, large flows, B = 18": "differs, unexplained",
     "figure 6: open loop, large flows, B = 500": "differs, unexplained",
     "figure 7: open loop, large flows, B = 500": "agrees",
     "figure 7: open loop, large flows, B = 18": "agrees",
+    # Small transfers without a drop: 41% at B_s, 93% at B_l.
+    "figure 7: open loop, small flows": "agrees",
 }
 
 
@@ -572,31 +579,47 @@ def test_dhamdhere_ns2_drift_from_its_half_run():
     assert dhamdhere2006.runs._ns2_drift(100.0, 110.0) == pytest.approx(0.2)
 
 
-def test_dhamdhere_stable_claims_read_the_backlog_beyond_the_ideal_server(quick_table):
-    # The claim averages over the seeds the share of the offered bytes each
-    # run left undelivered beyond the ideal server fed its arrivals; half
-    # their range is its seed interval. A second seed at minus the first's:
-    # mean 0, within its interval of the mark (none): undecided.
+def test_dhamdhere_stable_claims_read_the_long_runs(quick_table):
+    # The claim averages over the seeds of the long runs (attrs["long"])
+    # the share of the offered bytes each left undelivered beyond the ideal
+    # server fed its arrivals; half their range is its seed interval; the
+    # mark is half a percent (the paper's load, given to the percent).
+    import copy
+
     from bufsim.reproduce import Claims
 
     table = quick_table("dhamdhere2006")
     runs = dhamdhere2006.runs
-    for b in (18, 500):
-        two = _two_seeds(table, {("open", b, "excess_backlog"): lambda x: -x})
-        two.attrs = {}
+    long = table.attrs["long"]
+    assert set(long["buffer_pkts"]) == {3, 18, 500}
+    assert (long["duration_s"] == 4800.0).all()
+    for shares, verdict in (
+        ((0.001, 0.003), "agrees"),
+        ((0.004, 0.008), "undecided"),
+        ((0.008, 0.012), "differs, unexplained"),
+    ):
+        t = table.copy()
+        t.attrs = copy.deepcopy(table.attrs)
+        rows = [
+            {"buffer_pkts": b, "seed": s, "excess_backlog": x, "duration_s": 4800.0}
+            for b in (3, 18, 500)
+            for s, x in zip((1, 2), shares, strict=True)
+        ]
+        t.attrs["long"] = pd.DataFrame(rows)
         c = Claims()
-        runs._stable_claims(c, two, runs._means(two))
-        row = c.table().set_index("claim").loc[f"open loop stable, B = {b}"]
-        one = float(
-            table.loc[
-                (table["traffic"] == "open")
-                & (table["buffer_pkts"] == b)
-                & (table["variant"] == "rfc"),
-                "excess_backlog",
-            ].iloc[0]
-        )
-        assert row["bufsim"] == pytest.approx(0.0, abs=1e-12)
-        assert row["spread"] == pytest.approx(abs(one)) and row["verdict"] == "undecided"
+        runs._stable_claims(c, t, runs._means(t))
+        got = c.table().set_index("claim")
+        for b in (18, 500):
+            row = got.loc[f"open loop stable, B = {b}"]
+            assert row["bufsim"] == pytest.approx(sum(shares) / 2)
+            assert row["spread"] == pytest.approx((shares[1] - shares[0]) / 2)
+            assert row["verdict"] == verdict, (shares, b)
+    # Without the long runs (ns-2's twin) the claim has no number.
+    t = table.copy()
+    t.attrs = {}
+    c = Claims()
+    runs._stable_claims(c, t, runs._means(t))
+    assert c.table()["bufsim"].isna().all()
 
 
 def test_dhamdhere_claims_and_report(dhamdhere, tmp_path):
