@@ -333,7 +333,7 @@ def test_reproductions_on_one_page(tables, tmp_path):
 NS2_CLAIMS = {
     "auge2006": 12,
     "barman2005": 12,
-    "avrachenkov2006": 18,
+    "avrachenkov2006": 19,
     "kumar2010": 3,
     "dhamdhere2006": 36,
     "addanki2022": 0,

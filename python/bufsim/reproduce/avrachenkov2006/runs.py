@@ -304,28 +304,31 @@ def _ns2_searches(
 ) -> list[dict[str, Any]]:
     """The paper's own simulator (ns-2.35) with the paper's setup, the same
     bisection for B0: where it gives the packet engine's B0, not the
-    paper's, the difference is the setup's. One flow's bisection runs over
-    the buffer grid (``buffers``), from 1 packet, with its access link and
-    without it; N = 5 and 20 also with ns-2's delayed-ACK sink."""
+    paper's, the difference is the setup's. Each N runs with its access
+    links and without them (one flow's bisection over the buffer grid,
+    ``buffers``, from 1 packet); N = 5 and 20 also with ns-2's delayed-ACK
+    sink."""
     rows: list[dict[str, Any]] = []
     for n in (1, *PAPER):
         if progress:
             progress(f"running avrachenkov2006 on ns-2, N={n}: bisection for B0 ...")
         grid = buffers if n == 1 else SEARCH_BUFFERS
         rows.extend(_search(n, "ns2", duration, warmup, grid, engine="ns2", fields={}))
-        if n == 1:
-            rows.extend(
-                _search(
-                    n,
-                    "ns2_no_access_links",
-                    duration,
-                    warmup,
-                    grid,
-                    engine="ns2",
-                    fields=SETTINGS["no_access_links"],
-                )
+        # Without the access links every flow loses in each congestion
+        # episode (the packet engine's ``no_access_links``): section II's
+        # completely synchronized flows.
+        rows.extend(
+            _search(
+                n,
+                "ns2_no_access_links",
+                duration,
+                warmup,
+                grid,
+                engine="ns2",
+                fields=SETTINGS["no_access_links"],
             )
-        else:
+        )
+        if n > 1:
             # Desynchronized as the desynchronized claims' packet flows are:
             # ns-2's own delayed-ACK sink (TCPSink/DelAck).
             rows.extend(
@@ -361,7 +364,7 @@ def run(quick: bool = False, progress: Callable[[str], Any] | None = None) -> pd
         ``ns2`` is ns-2.35 with the paper's setup; the others only N = 5 and 20
         at the buffers a bisection for B0 visited (``no_access_links`` also at
         the smallest buffer, 1 packet, and N = 1 over the buffer grid;
-        ``ns2_no_access_links`` the same N = 1 on ns-2). Columns: ``packet``
+        ``ns2_no_access_links`` the same bisections on ns-2). Columns: ``packet``
         (utilization, 0..1), ``packet_mean_queue_pkts`` (packets),
         ``packet_sync`` (fraction of flows losing in a congestion episode,
         measured over :func:`episode_rtt_ms`), ``packet_timeouts``,
@@ -445,7 +448,8 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
         ``packet_rate_B1_mbps``, ``packet_top_share_B1``, ``packet_top2_share_B1`` and
         ``packet_starved_B1`` (how unequally the flows share 1 packet),
         ``packet_timeouts_B1``, ``jitter_rate_B1_mbps``,
-        ``no_access_links_rate_B1_mbps`` (N = 5 and 20),
+        ``no_access_links_rate_B1_mbps`` (N = 5 and 20), and for these two
+        ``<setting>_top_share_B1`` and ``<setting>_starved_B1``,
         ``corollary1_mbps``, ``theorem1_rate_B1_mbps`` (Theorem 1 at the
         smallest buffer), ``paper_B0``, ``packet_B0``, ``jitter_B0``,
         ``fluid_B0``, ``fluid_desync_B0`` (the fluid engine with one flow of
@@ -498,8 +502,13 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
             s = _setting(table, setting)
             s = s[s["n"] == n].sort_values("buffer_pkts")
             if setting in ("jitter", "no_access_links"):
-                one = s[s["buffer_pkts"] == BUFFERS[0]]["packet"]
-                row[f"{setting}_rate_B1_mbps"] = 100 * one.iloc[0] if len(one) else math.nan
+                one = s[s["buffer_pkts"] == BUFFERS[0]]
+                for col, key, scale in (
+                    ("packet", "rate_B1_mbps", 100),
+                    ("packet_top_share", "top_share_B1", 1),
+                    ("packet_starved", "starved_B1", 1),
+                ):
+                    row[f"{setting}_{key}"] = scale * one[col].iloc[0] if len(one) else math.nan
             row[f"{setting}_B0"] = b0(s["buffer_pkts"], s["packet"]) if len(s) else math.nan
             at = s[s["buffer_pkts"] == row[f"{setting}_B0"]]
             row[f"{setting}_sync_at_B0"] = float(at["packet_sync"].iloc[0]) if len(at) else math.nan
@@ -580,6 +589,25 @@ def _one_flow_rate(s: pd.DataFrame) -> float:
     return float(s.loc[1, "packet_rate_B1_mbps"]) if 1 in s.index else math.nan
 
 
+def _shared_text(s: pd.DataFrame, setting: str, n: int) -> Prose:
+    """How ``setting``'s flows share the link at the smallest buffer, N =
+    ``n``: its rate, the largest flow's share of the goodput and the flows
+    under :data:`STARVED` of the link (a high rate taken by one flow is no
+    aggregate of the N)."""
+    r = s.loc[n]
+    starved = r[f"{setting}_starved_B1"]
+    return prose(
+        "{rate:.1f} Mbps{one}; the largest flow carries {top:.0%} of the goodput and {st:.0f} "
+        "of the {n} flows get under {floor:.0%} of the link",
+        rate=r[f"{setting}_rate_B1_mbps"],
+        one=", taken by one flow" if starved >= n - 1 else "",
+        top=r[f"{setting}_top_share_B1"],
+        st=starved,
+        n=n,
+        floor=STARVED,
+    )
+
+
 def _claims_rate_at_zero(c: Claims, s: pd.DataFrame) -> None:
     # The paper's 100 Mbps access links space each sender's packets, yet
     # the flows' bursts still meet in the 1-packet buffer: 73 and 210
@@ -606,9 +634,8 @@ def _claims_rate_at_zero(c: Claims, s: pd.DataFrame) -> None:
                 "flow carries {top:.0%} of the goodput, the largest two {top2:.0%}, and "
                 "{starved:.0f} of the {n} flows get under {floor:.0%} of the link. Without the "
                 "access links the packets leave on ACKs spaced by the bottleneck's departures "
-                "and collide more: {no_acc:.1f} Mbps; with {jitter} of send jitter: {jit:.1f} "
-                "Mbps. ns-2's {paper} Mbps at no buffer lies {where} bufsim's with and without "
-                "the access links",
+                "and collide more: {no_acc}. With {jitter} of send jitter: {jit}. ns-2's {paper} "
+                "Mbps at no buffer lies {where} bufsim's with and without the access links",
                 b=BUFFERS[0],
                 acc=ACCESS_MBPS,
                 to=r["packet_timeouts_B1"],
@@ -619,9 +646,9 @@ def _claims_rate_at_zero(c: Claims, s: pd.DataFrame) -> None:
                 starved=r["packet_starved_B1"],
                 n=n,
                 floor=STARVED,
-                no_acc=r["no_access_links_rate_B1_mbps"],
+                no_acc=_shared_text(s, "no_access_links", n),
                 jitter=JITTER,
-                jit=r["jitter_rate_B1_mbps"],
+                jit=_shared_text(s, "jitter", n),
                 paper=PAPER[n][0],
                 where="between" if between else "outside",
             ),
@@ -1104,6 +1131,100 @@ def _claims_synchronized_vs_one(c: Claims, table: pd.DataFrame, s: pd.DataFrame)
             "paper's setup",
             run=NS2_RUN,
             ns=ns,
+        ),
+        about="packet",
+    )
+
+
+def _b0_ratio(
+    table: pd.DataFrame, s: pd.DataFrame, setting: str, col: str, num: int, den: int
+) -> tuple[float, float, float]:
+    """``B0(num)/B0(den)`` of ``setting``'s runs (B0 in :func:`summary`'s
+    ``col``) and its range over the true B0, each above the buffer below
+    it that misses the target and at most B0 itself (NaN where a column
+    or a buffer below is missing).
+
+    Returns
+    -------
+    (ratio, low, high)
+    """
+    b = {n: float(s.loc[n, col]) if col in s else math.nan for n in (num, den)}
+    below = {n: _below_b0(table, setting, n, b[n]) for n in (num, den)}
+    return b[num] / b[den], below[num] / b[den], b[num] / below[den]
+
+
+def _claims_synchronized_fall(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> None:
+    """Section II: "even if TCP connections are completely synchronized, the
+    optimal buffer size decreases as 1/n", Theorem 1's ``(mu RTT)^2/(18 n)``
+    for ``beta = 0.5``; measured on the paper's setup without its access
+    links, where every flow loses in each congestion episode."""
+    n5, n20 = PAPER
+    model = float(s.loc[n5, "eq12_B0"] / s.loc[n20, "eq12_B0"])
+    value, lo, hi = _b0_ratio(table, s, "no_access_links", "no_access_links_B0", n5, n20)
+    tol = max(value - lo, hi - value)
+    ns2, ns2_lo, ns2_hi = _b0_ratio(
+        table, s, "ns2_no_access_links", "ns2_no_access_links_B0", n5, n20
+    )
+    marks = {n: synchronized_fraction(n) for n in PAPER}
+    c.near(
+        "section II: completely synchronized B0 falls as 1/n",
+        prose(
+            "'the present model also implies that even if TCP connections are completely "
+            "synchronized, the optimal buffer size decreases as {one}/n when n, the number of TCP "
+            "connections, increases' (section II): `B0 = (mu RTT)^2/(18 n)`, from N = {n5} to "
+            "{n20}, {t5:g} -> {t20:g} packets, `B0({n5})/B0({n20})` = {r:g}",
+            one=1,
+            n5=n5,
+            n20=n20,
+            t5=s.loc[n5, "eq12_B0"],
+            t20=s.loc[n20, "eq12_B0"],
+            r=model,
+        ),
+        value,
+        model,
+        tol,
+        prose(
+            "`B0({n5})/B0({n20})` of the paper's setup without its access links "
+            "(`no_access_links`): B0 {b5} and {b20} packets, where at B0 a fraction {s5:.4f} "
+            "(N = {n5}) and {s20:.4f} (N = {n20}) of the flows loses in each congestion episode "
+            "(at least {m5:.3f} and {m20:.3f} count as completely synchronized, claim "
+            "'synchronization'); the BDP is {bdp:g} packets, and Figure 8's one connection "
+            "(without its access link) needs {one}. ns-2.35 without the access "
+            "links: B0 {n2b5} and {n2b20} (it does not measure the synchronization). The fluid "
+            "engine with every flow cutting at once (`X = {x}`, Misra-Gong-Towsley, no access "
+            "links): {f5} and {f20}",
+            n5=n5,
+            n20=n20,
+            b5=_b0_text(s.loc[n5, "no_access_links_B0"]),
+            b20=_b0_text(s.loc[n20, "no_access_links_B0"]),
+            s5=s.loc[n5, "no_access_links_sync_at_B0"],
+            s20=s.loc[n20, "no_access_links_sync_at_B0"],
+            m5=marks[n5],
+            m20=marks[n20],
+            bdp=BDP_PKTS,
+            one=_b0_text(s.loc[1, "fig8_B0"], BUFFERS) if 1 in s.index else "not run",
+            n2b5=_b0_text(_ns2(s, "no_access_links_B0", n5)),
+            n2b20=_b0_text(_ns2(s, "no_access_links_B0", n20)),
+            x=1,
+            f5=_b0_text(s.loc[n5, "fluid_B0"]),
+            f20=_b0_text(s.loc[n20, "fluid_B0"]),
+        ),
+        source=prose(
+            "the measured B0 each known to one grid step of {step:g} packets (the buffer below "
+            "each misses the target): the ratio's range over them, {lo:.3f}-{hi:.3f}",
+            step=STEP_PKTS,
+            lo=lo,
+            hi=hi,
+        ),
+        ns2=ns2,
+        # ns-2's ratio is read off the same grid: the two agree when their
+        # ranges over the true B0 overlap.
+        ns2_tolerance=tol + max(ns2 - ns2_lo, ns2_hi - ns2),
+        ns2_run=prose(
+            "{run} without the access links, the same bisection, N = {n5} and {n20}",
+            run=NS2_RUN,
+            n5=n5,
+            n20=n20,
         ),
         about="packet",
     )
@@ -1846,11 +1967,7 @@ def _claims_desync_fall(c: Claims, table: pd.DataFrame, s: pd.DataFrame) -> None
     N = 5 to 20 against the untuned desynchronized packet flows'."""
 
     def ratio(setting: str, col: str) -> tuple[float, float, float]:
-        # The ratio and its range over the true B0, each above the buffer
-        # below it that misses the target and at most B0 itself.
-        b5, b20 = (float(s.loc[n, col]) if col in s else math.nan for n in PAPER)
-        lo5, lo20 = (_below_b0(table, setting, n, b) for n, b in zip(PAPER, (b5, b20)))
-        return b20 / b5, lo20 / b5, b20 / lo5
+        return _b0_ratio(table, s, setting, col, 20, 5)
 
     eq12 = float(s.loc[20, "eq12_desync_B0"] / s.loc[5, "eq12_desync_B0"])
     value, lo, hi = ratio("delayed_ack", "delayed_ack_B0")
@@ -2002,6 +2119,7 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
     _claims_b0(c, table, s)
     _claims_synchronization(c, table, s)
     _claims_synchronized_vs_one(c, table, s)
+    _claims_synchronized_fall(c, table, s)
     _claims_rules(c, s)
     _claims_figure8(c, s)
     _claims_figure8_several(c, s)

@@ -69,6 +69,11 @@ def findings(table: pd.DataFrame) -> list[Finding]:
     many = smallest[smallest["n"] > 1]
     one = float(smallest[smallest["n"] == 1]["packet"].iloc[0])
     starved = many["packet_starved"] / (many["n"] - 1)
+    # The jittered flows at the smallest buffer, N > 1: their rate and how
+    # they share it (the fraction of the other flows under STARVED).
+    jit = s[s.index > 1]
+    jit_starved = jit["jitter_starved_B1"] / (jit.index.to_series() - 1)
+    no_acc = s.loc[list(PAPER)]
     err_det = relative_errors(s.reset_index(), "fig8_B0")
     # One jittered flow behind its access link queues there, not at the
     # bottleneck: the jittered B0 is compared for several flows only.
@@ -98,12 +103,29 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                 st_hi=starved.max(),
                 floor=STARVED,
                 acc=ACCESS_MBPS,
-                a_lo=s.loc[list(PAPER), "no_access_links_rate_B1_mbps"].min(),
-                a_hi=s.loc[list(PAPER), "no_access_links_rate_B1_mbps"].max(),
+                a_lo=no_acc["no_access_links_rate_B1_mbps"].min(),
+                a_hi=no_acc["no_access_links_rate_B1_mbps"].max(),
+                atop_lo=no_acc["no_access_links_top_share_B1"].min(),
+                atop_hi=no_acc["no_access_links_top_share_B1"].max(),
                 pns=" and ".join(str(n) for n in PAPER),
                 jitter=JITTER,
-                jit_lo=s["jitter_rate_B1_mbps"].min(),
-                jit_hi=s["jitter_rate_B1_mbps"].max(),
+                jit_lo=jit["jitter_rate_B1_mbps"].min(),
+                jit_hi=jit["jitter_rate_B1_mbps"].max(),
+                jns=", ".join(str(n) for n in jit.index),
+                jshare=prose(
+                    ", each taken by one flow: the largest flow carries at least {top:.1%} of the "
+                    "goodput and every other flow gets under {floor:.0%} of the link",
+                    top=jit["jitter_top_share_B1"].min(),
+                    floor=STARVED,
+                )
+                if (jit_starved == 1).all()
+                else prose(
+                    ": the largest flow carries at least {top:.1%} of the goodput, and at least "
+                    "{st:.0%} of the other flows get under {floor:.0%} of the link",
+                    top=jit["jitter_top_share_B1"].min(),
+                    st=jit_starved.min(),
+                    floor=STARVED,
+                ),
                 r5=PAPER[5][0],
                 r20=PAPER[20][0],
                 where="between" if all(_between_access(s, n) for n in PAPER) else "not all between",
