@@ -136,10 +136,11 @@ QUICK_VERDICTS = {
     "headline: ABM below DT for short flows under the largest burst": "agrees",
     "ABM below DT for short flows at the highest load": "agrees",
     "headline: ABM below DT for the incast under the largest burst": "agrees",
-    # DCTCP's best reduction (82%, quick) reaches the abstract's 76%, as
-    # the authors' own output at the same requests does (82%; 88% over all
-    # five): "up to" read as the 94% is, not as a cap.
-    "headline: DCTCP's incast, up to 76% lower p99 slowdown than DT": "agrees",
+    # "Up to 76%" is the best reduction, to the abstract's whole percent:
+    # DCTCP's best here (82%, quick) overshoots it by 6 points, as the
+    # authors' own output at the same requests does (82%; 88% over all
+    # five): the paper's simulator differs the same way.
+    "headline: DCTCP's incast, up to 76% lower p99 slowdown than DT": "differs, explained",
     # Quick, 0.1 s of flows: ABM's uplinks carry 0.93 of DT's (full: 0.997).
     "headline: ABM's uplink throughput against DT's at the highest load": "differs, unexplained",
 }
@@ -170,8 +171,18 @@ def test_abm_headline_results(quick_table):
     # The authors' 82% at the same requests is told beside it.
     assert "burst 0.75: 82%" in dctcp["why"]
     assert (head["measured_by"] != "").all()
-    # ns-2 has no shared buffer: the reason, not a number.
-    assert (head["ns2_why"] == "no shared buffer").all() and head["ns2"].isna().all()
+    # ns-2 has no shared buffer: its cell gives the authors' ns-3 output
+    # where they published the point (the best reduction; ABM's p99 over
+    # DT's), the reason where not (the uplink samples).
+    assert head["ns2"].isna().all()
+    assert list(head["ns2_why"]) == [
+        "authors' ns-3: 0.95",
+        "authors' ns-3: 0.5982",
+        "authors' ns-3: 0.2008",
+        "authors' ns-3: 0.8201",
+        "no shared buffer",
+    ]
+    assert dctcp["explained_by"].startswith("the authors' ns-3.35 output")
 
 
 def test_abm_authors_output_is_the_parsers_reading():
