@@ -873,12 +873,18 @@ def _loss_why(table: pd.DataFrame, t: pd.DataFrame, traffic: str, b: int) -> Pro
     )
 
 
+def _rows(table: pd.DataFrame, traffic: str, b: int, variant_name: str = "rfc") -> pd.DataFrame:
+    """The rows of one case, (traffic, b, variant), one per seed it ran, by seed."""
+    return table[
+        (table["traffic"] == traffic)
+        & (table["variant"] == variant_name)
+        & (table["buffer_pkts"] == b)
+    ].sort_values("seed")
+
+
 def _seed_spread(table: pd.DataFrame, traffic: str, b: int, col: str) -> float:
     """Half the range of ``col`` over the seeds run at (traffic, b): NaN with one seed."""
-    v = table[
-        (table["traffic"] == traffic) & (table["variant"] == "rfc") & (table["buffer_pkts"] == b)
-    ][col]
-    return _half_range(v)
+    return _half_range(_rows(table, traffic, b)[col])
 
 
 def _ns2_value(table: pd.DataFrame, traffic: str, b: int, col: str) -> float:
@@ -905,11 +911,7 @@ def _steady(table: pd.DataFrame, excess: float) -> Explanation:
     whose long runs the stability claims test (:func:`_stable_claims`). An
     explanation through a run's long-flow count holds only then: a
     population that keeps growing has no time-average."""
-    base = table[
-        (table["traffic"] == "open")
-        & (table["variant"] == "rfc")
-        & (table["buffer_pkts"] == BUFFERS[0])
-    ]["excess_backlog"]
+    base = _rows(table, "open", BUFFERS[0])["excess_backlog"]
     return Explanation.at_most(
         prose(
             "its open loop steady: the share of the offered bytes it left undelivered beyond an "
@@ -979,11 +981,7 @@ def _open_grounds(table: pd.DataFrame) -> tuple[list[Explanation], list[Explanat
     """
     b_s = BUFFERS[0]
     # The counterfactual's own runs, one per seed the table ran it at.
-    rto_rows = table[
-        (table["traffic"] == "open")
-        & (table["variant"] == "min_rto_0.2s")
-        & (table["buffer_pkts"] == b_s)
-    ].sort_values("seed")
+    rto_rows = _rows(table, "open", b_s, "min_rto_0.2s")
     rto_n = rto_rows["long_flows_mean"]
     rto = float(rto_n.mean()) if len(rto_n) else math.nan
     rto_bs = float((BDP_PKTS / np.sqrt(rto_n)).mean()) if len(rto_n) else math.nan
@@ -1022,9 +1020,7 @@ def _open_grounds(table: pd.DataFrame) -> tuple[list[Explanation], list[Explanat
         ),
         steady,
     ]
-    base = table[
-        (table["traffic"] == "open") & (table["variant"] == "rfc") & (table["buffer_pkts"] == b_s)
-    ]["long_flows_mean"]
+    base = _rows(table, "open", b_s)["long_flows_mean"]
     text = prose(
         ". The packet engine with ns-2's {rto:g} s minimum RTO holds {r:.0f} long flows ({band}) "
         "{its}, where the base runs hold {seeds}; it leaves {e:.2%} of its offered bytes "
@@ -1152,6 +1148,18 @@ def _by_seed(table: pd.DataFrame, value: Callable[[pd.DataFrame], float]) -> flo
     )
 
 
+def _at_both(table: pd.DataFrame, what: str) -> Prose:
+    """A headline's ``measured_by``: the packet engine's ``what`` at B_s
+    and B_l, with the runs' length."""
+    return prose(
+        "the packet engine's {what} at B = {a} and {b}, {d:.0f} s runs",
+        what=what,
+        a=BUFFERS[0],
+        b=BUFFERS[1],
+        d=float(table["duration_s"].iloc[0]),
+    )
+
+
 def _drop(t: pd.DataFrame, traffic: str) -> float:
     """``loss(B_s) / loss(B_l)`` of one traffic type (``t`` as :func:`_means`)."""
     return float(
@@ -1268,12 +1276,7 @@ def _headline_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
         spread=_by_seed(table, lambda g: _drop(g, "open")),
         about="loss_rate",
         headline=True,
-        measured_by=prose(
-            "the packet engine's open loop at B = {a} and {b}, {d:.0f} s runs",
-            a=BUFFERS[0],
-            b=BUFFERS[1],
-            d=float(table["duration_s"].iloc[0]),
-        ),
+        measured_by=_at_both(table, "open loop"),
     )
     # 7-8% at B_s and about 4% at B_l, each one point wider.
     ratio_range = (
@@ -1388,13 +1391,7 @@ def _headline_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
         spread=ratio_iv,
         about="loss_rate",
         headline=True,
-        measured_by=prose(
-            "the packet engine's closed loop and persistent flows at B = {a} and {b}, "
-            "{d:.0f} s runs",
-            a=BUFFERS[0],
-            b=BUFFERS[1],
-            d=float(table["duration_s"].iloc[0]),
-        ),
+        measured_by=_at_both(table, "closed loop and persistent flows"),
     )
 
 
@@ -1507,12 +1504,7 @@ def _loss_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
         spread=_by_seed(table, lambda g: _drop(g, "open") / _drop(g, "closed")),
         about="loss_rate",
         headline=True,
-        measured_by=prose(
-            "the packet engine's open and closed loops at B = {a} and {b}, {d:.0f} s runs",
-            a=BUFFERS[0],
-            b=BUFFERS[1],
-            d=float(table["duration_s"].iloc[0]),
-        ),
+        measured_by=_at_both(table, "open and closed loops"),
     )
 
 
@@ -1754,9 +1746,7 @@ def _stable_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
             else pd.DataFrame(columns=["seed", "excess_backlog", "duration_s"])
         )
         excess = rows["excess_backlog"].astype(float)
-        short = table[
-            (table["traffic"] == "open") & (table["variant"] == "rfc") & (table["buffer_pkts"] == b)
-        ].sort_values("seed")["excess_backlog"]
+        short = _rows(table, "open", b)["excess_backlog"]
         tiny = (
             long.loc[long["buffer_pkts"] == min(CURVE), "excess_backlog"]
             if long is not None
