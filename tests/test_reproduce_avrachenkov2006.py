@@ -660,7 +660,7 @@ def test_avrachenkov_cli_prints_the_claims(avrachenkov_quick_table, monkeypatch,
     assert "Headline results per paper" in res.output
     assert re.search(r"avrachenkov2006\s+7\s+3\s+4\s+0\s+0", res.output), res.output
     # How many claims ns-2 itself reproduces: of 22 claims (checks left
-    # out) it runs 19 and meets the paper on 5; 3 it cannot run.
+    # out) it runs 19 and meets the paper on 5; 3 have no ns-2 run.
     if avrachenkov2006.runs.ns2_available():
         assert "how many claims" in res.output
         assert re.search(r"avrachenkov2006\s+22\s+19\s+5\s+3", res.output), res.output

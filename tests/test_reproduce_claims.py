@@ -351,6 +351,6 @@ def test_ns2_counts_and_cells():
         "-",
     ]
     assert ns2_line(t) == (
-        "ns-2.35 reproduces 1 of the 2 claims it runs (4 claims; 2 it cannot run)"
+        "ns-2.35 reproduces 1 of the 2 claims it runs (4 claims; 2 without an ns-2 run)"
     )
     assert ns2_line(t.iloc[2:]) == ""

@@ -1143,7 +1143,7 @@ def _print_counts(
             pad_edge=False,
         )
         n.add_column("paper", no_wrap=True, style="bold")
-        for col in ("claims", "ns-2 runs", "ns-2 reproduces", "ns-2 cannot run"):
+        for col in ("claims", "ns-2 runs", "ns-2 reproduces", "no ns-2 run"):
             n.add_column(col, justify="right")
         for key, row in ns2.items():
             n.add_row(key, *(str(row[k]) for k in ("claims", "ns2", "reproduced", "cannot")))

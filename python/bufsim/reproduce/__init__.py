@@ -1033,7 +1033,7 @@ class Claims:
         ``headline`` whether it is a headline result, ``measured_by`` the
         run measuring it, ``ns2`` ns-2.35's value (NaN where none),
         ``ns2_verdict`` whether it meets the paper (``agrees``, ``differs``,
-        empty where none) and ``ns2_why`` why ns-2 cannot run the setup;
+        empty where none) and ``ns2_why`` why ns-2 has no number;
         ``attrs["stray_numbers"]``: per claim, the numbers of its ``paper`` and
         ``why`` texts that did not come through a field of :func:`prose`."""
         import pandas as pd
@@ -1059,8 +1059,8 @@ def _nan(x: float | None) -> float:
 
 
 def ns2_cell(row: Mapping[str, Any]) -> str:
-    """A claim's ns-2.35 cell: ns-2's number, else why ns-2 cannot run the
-    setup (``ns2_why``), else ``-``."""
+    """A claim's ns-2.35 cell: ns-2's number, else why ns-2 has no number
+    (``ns2_why``), else ``-``."""
     from bufsim import fmt
 
     if not math.isnan(row["ns2"]):
@@ -1072,7 +1072,9 @@ def ns2_counts(claims: pd.DataFrame) -> dict[str, int]:
     """How ns-2.35 fares on a :meth:`Claims.table`'s claims (checks left
     out): ``claims`` their number, ``ns2`` those an ns-2 run measures,
     ``reproduced`` those where ns-2's own number meets the paper's (the
-    claim's pass mark), ``cannot`` those whose setup ns-2 cannot run."""
+    claim's pass mark), ``cannot`` those with no ns-2 run in this table
+    (the claim says why: a setup ns-2 cannot express, or a run the full
+    version alone makes)."""
     c = claims[claims["verdict"] != "check"]
     verdict = c["ns2_verdict"] if "ns2_verdict" in c else c["claim"].map(lambda _: "")
     why = c["ns2_why"] if "ns2_why" in c else verdict
@@ -1085,14 +1087,14 @@ def ns2_counts(claims: pd.DataFrame) -> dict[str, int]:
 
 
 def ns2_line(claims: pd.DataFrame) -> str:
-    """``ns-2.35 reproduces 4 of the 9 claims it runs (12 claims; 3 it cannot
-    run)``, or empty where no ns-2 run measures a claim."""
+    """``ns-2.35 reproduces 4 of the 9 claims it runs (12 claims; 3 without
+    an ns-2 run)``, or empty where no ns-2 run measures a claim."""
     n = ns2_counts(claims)
     if not n["ns2"]:
         return ""
     return (
         f"ns-2.35 reproduces {n['reproduced']} of the {n['ns2']} claims it runs "
-        f"({n['claims']} claims; {n['cannot']} it cannot run)"
+        f"({n['claims']} claims; {n['cannot']} without an ns-2 run)"
     )
 
 
