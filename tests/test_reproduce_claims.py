@@ -294,9 +294,13 @@ def test_ns2_without_a_tolerance_is_as_near_as_the_mark():
     # within 0.05 of the packet engine (explained); ns-2's 0.70 misses it
     # farther off, ns-2's 0.95 meets it (both unexplained).
     c = Claims()
-    c.at_least("a", "> 0.9", 0.85, 0.9, "w", source="s", ns2=0.88)
+    c.at_least("a", "> 0.9", 0.85, 0.9, "w", source="s", ns2=0.86)
     assert _verdict(c) == "differs, explained"
-    assert "0.88 meets within 0.05 of 0.85" in c.table().iloc[0]["explained_by"]
+    assert "0.86 meets within 0.04 of 0.85" in c.table().iloc[0]["explained_by"]
+    # ns-2 just short of the mark all but meets the paper: nearer the
+    # mark than the packet engine's number, it shows no difference.
+    c.at_least("a2", "> 0.9", 0.85, 0.9, "w", source="s", ns2=0.88)
+    assert _verdict(c) == "differs, unexplained"
     c.at_least("b", "> 0.9", 0.85, 0.9, "w", source="s", ns2=0.95)
     assert _verdict(c) == "differs, unexplained"
     c.at_least("b2", "> 0.9", 0.85, 0.9, "w", source="s", ns2=0.70)
@@ -307,7 +311,7 @@ def test_ns2_without_a_tolerance_is_as_near_as_the_mark():
     # or a tolerance "the same way" cannot be told.
     c.add("d", "a < b", 0.4, False, "w", source="s", ns2=0.45, ns2_ok=False)
     assert _verdict(c) == "differs, unexplained"
-    c.add("e", "a < b", 0.4, False, "w", source="s", ns2=0.45, ns2_ok=False, mark=0.5)
+    c.add("e", "a < b", 0.4, False, "w", source="s", ns2=0.42, ns2_ok=False, mark=0.5)
     assert _verdict(c) == "differs, explained"
     with pytest.raises(ValueError, match="ns2_ok"):
         c.add("f", "a < b", 0.4, False, "w", source="s", ns2=0.45)

@@ -637,7 +637,8 @@ class Ns2:
         How far it may lie from the packet engine's number for both to
         differ from the paper "the same way" (the claim's tolerance unless
         the claim gives its own; NaN: as far as the packet engine's number
-        lies from the pass mark, :func:`judge`).
+        lies from the pass mark; never farther than ns-2's own number lies
+        from the mark, :func:`judge`).
     """
 
     run: str
@@ -665,9 +666,11 @@ def judge(
     * it differs, and ns-2.35 with the paper's setup differs from the paper
       the same way (misses the pass mark too, within ``ns2.tolerance`` of
       the packet engine's number; with no tolerance, no farther from it
-      than it lies from ``mark``; with neither, ns-2 explains nothing):
-      ``differs, explained``, the ns-2 run the explanation ("the paper's
-      simulator gives X here");
+      than it lies from ``mark``; with neither, ns-2 explains nothing; and
+      nearer the packet engine's number than the mark, where the mark is
+      known: an ns-2 number just past the mark all but meets the paper,
+      and shows no difference): ``differs, explained``, the ns-2 run the
+      explanation ("the paper's simulator gives X here");
     * it differs otherwise (ns-2 agrees with the paper, lies elsewhere or
       did not run): ``differs, explained`` when every counterfactual run in
       ``runs`` shows its cause (:attr:`Explanation.shows`), else
@@ -701,10 +704,13 @@ def judge(
     if ok:
         return ("agrees after tuning" if tuned else "agrees"), tuple(runs)
     # Without a tolerance, "the same way" is ns-2 no farther from the packet
-    # engine than the packet engine is from the pass mark.
+    # engine than the packet engine is from the pass mark; in either case
+    # no farther from it than from the mark.
     tol = math.nan if ns2 is None else ns2.tolerance
     if math.isnan(tol):
         tol = abs(value - mark)
+    if ns2 is not None and not math.isnan(mark):
+        tol = min(tol, abs(ns2.value - mark))
     if ns2 is not None and not ns2.ok and not math.isnan(ns2.value) and not math.isnan(tol):
         from bufsim import fmt
 

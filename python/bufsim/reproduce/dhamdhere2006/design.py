@@ -5,7 +5,6 @@ read (section 4's numbers and bufsim's choices).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from bufsim.reproduce import prose
@@ -176,16 +175,6 @@ STABLE_SOURCE = prose(
     load=0.95,
 )
 
-#: The paper's 'about 200' long flows read as a quarter of N
-#: (:func:`_n_claims`), through eq. (1): the B_s that range allows, packets.
-BS_RANGE = (BDP_PKTS / math.sqrt(N_LONG + N_TOL), BDP_PKTS / math.sqrt(N_LONG - N_TOL))
-BS_SOURCE = prose(
-    "the paper's 'about {N}' long flows read as a quarter of N, through eq. (1): "
-    "{lo:.1f}-{hi:.1f} packets",
-    N=N_LONG,
-    lo=BS_RANGE[0],
-    hi=BS_RANGE[1],
-)
 #: The abstract's and section 1's loss range at B_s ("up to 5%-15% in our
 #: simulations"), one point wider each side (:data:`LOSS_TOL`).
 HIGH_LOSS = (0.05, 0.15)
