@@ -335,7 +335,7 @@ NS2_CLAIMS = {
     "barman2005": 12,
     "avrachenkov2006": 19,
     "kumar2010": 3,
-    "dhamdhere2006": 37,
+    "dhamdhere2006": 38,
     "addanki2022": 0,
 }
 

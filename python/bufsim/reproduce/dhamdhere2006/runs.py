@@ -1621,6 +1621,44 @@ def _n_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
         )
 
 
+def _feedback_claim(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
+    """Section 4.3's closed-loop feedback: a larger buffer's lower loss lets
+    the closed loop's transfers finish sooner and its users start the next
+    sooner, so the load offered to the link grows with the buffer, where
+    the open loop's is its arrivals'."""
+
+    def grows(g: pd.DataFrame, traffic: str) -> float:
+        return float(
+            g.loc[(traffic, BUFFERS[1]), "offered_load"]
+            / g.loc[(traffic, BUFFERS[0]), "offered_load"]
+        )
+
+    c.at_least(
+        "closed loop: the offered load grows as the loss falls",
+        "'with the closed-loop model ... a larger buffer, and the resulting lower loss rate, "
+        "means that TCP flows complete faster and new flows start sooner. In other words, the "
+        "incoming traffic load increases as the loss rate at the target link decreases' "
+        "(section 4.3)",
+        grows(t, "closed"),
+        1.0,
+        prose(
+            "the closed loop's offered load (bytes of the transfers started in the window over "
+            "the capacity) at B_l over B_s: {b:.3f} against {a:.3f}, as its loss falls from "
+            "{l18:.1%} to {l500:.1%}; the same ratio for the open loop, whose arrivals set its load: "
+            "{o:.3f}",
+            a=t.loc[("closed", BUFFERS[0]), "offered_load"],
+            b=t.loc[("closed", BUFFERS[1]), "offered_load"],
+            l18=t.loc[("closed", BUFFERS[0]), "loss_rate"],
+            l500=t.loc[("closed", BUFFERS[1]), "loss_rate"],
+            o=grows(t, "open"),
+        ),
+        source="the paper's wording, an ordering with no number: the closed loop's offered "
+        "load at B_l above its load at B_s",
+        spread=_by_seed(table, lambda g: grows(g, "closed")),
+        about="offered_load",
+    )
+
+
 def _half_range(values: pd.Series) -> float:
     """Half the range of per-seed values (NaN with one seed)."""
     return float((values.max() - values.min()) / 2) if len(values) > 1 else math.nan
@@ -2430,6 +2468,7 @@ def _add_claims(c: Claims, table: pd.DataFrame) -> None:
     _headline_claims(c, table, t)
     _loss_claims(c, table, t)
     _utilization_claims(c, table, t)
+    _feedback_claim(c, table, t)
     _n_claims(c, table, t)
     _stable_claims(c, table, t)
     _flow_claims(c, table)
