@@ -3,9 +3,9 @@ Management in Datacenters* (SIGCOMM 2022): the authors' leaf-spine setup
 (``inet-tub/ns3-datacenter``, ``examples/ABM/run-main.sh``) in the packet
 engine's ``[fabric]``, CUBIC's load and request-size sweeps under DT, ABM,
 complete sharing, LQD and a static partition (figures 6 and 7), DCTCP's
-request-size sweep under DT and ABM (figure 9 (b)), and the abstract's
-numbers as claims, each beside the authors' published simulator output for
-the figure it names. The setup is :func:`setup`, the measured findings
+request-size and buffer-size sweeps under DT and ABM (figures 9 (b) and 11
+(a)), and the abstract's numbers and the figures' orderings as claims, each
+beside the authors' published simulator output for the figure it names. The setup is :func:`setup`, the measured findings
 :func:`findings`.
 
 The package: ``design`` (the scenario and constants), ``authors`` (the

@@ -1,8 +1,8 @@
-"""The authors' published simulator output for ABM's figures 6, 7 and 9:
-the per-flow files their run script wrote (``inet-tub/ns3-datacenter``,
-``simulator/ns-3.35/examples/ABM/dump_sigcomm/fcts-single-*.fct``), read
-by the rules of their parser, one row per figure point, kept beside this
-module as ``authors_p99.csv``.
+"""The authors' published simulator output for ABM's figures 6, 7, 9 and
+11: the per-flow files their run scripts wrote (``inet-tub/ns3-datacenter``,
+``simulator/ns-3.35/examples/ABM/dump_sigcomm/fcts-single-*.fct`` and
+``fcts-buffer-*.fct``), read by the rules of their parser, one row per
+figure point, kept beside this module as ``authors_p99.csv``.
 
 These are the authors' published outputs of their own ns-3.35 simulator,
 named as their plot script names the figures; they are not proven to be
@@ -59,6 +59,16 @@ RTO_NS = 10e6
 #: DCTCP, (c) TIMELY, (d) PowerTCP, the incast's p99.
 PANEL_9 = {"cubic": "9a", "dctcp": "9b", "timely": "9c", "powertcp": "9d"}
 
+#: The buffer sweep (``run-buffer.sh``: load 0.4, requests of 25% of the
+#: 9.6 KiB buffer, DT, ABM and IB): figure 11, (a) DCTCP, (b) PowerTCP.
+PANEL_11 = {"dctcp": "11a", "powertcp": "11b"}
+
+#: The script's buffer (KiB per port per Gbps) and the buffer sweep's load
+#: and request, which its file names leave out.
+KIB = 9.6
+
+BUFFER_LOAD, BUFFER_BURST = 0.4, 0.25
+
 #: The CSV shipped beside this module.
 CSV = resources.files(__package__).joinpath("authors_p99.csv")
 
@@ -67,11 +77,13 @@ HEADER = f"""\
 # p99 slowdowns per figure point. Built by bufsim.reproduce.addanki2022.authors.build
 # (GIT_DIR: a git copy of the repository); do not edit by hand.
 # Source: github.com/{REPOSITORY} at commit {COMMIT},
-#   {DUMP}/fcts-single-TCP-ALG-LOAD-BURST-2.fct (column file: the file's name).
+#   {DUMP}/fcts-single-TCP-ALG-LOAD-BURST-2.fct and fcts-buffer-TCP-ALG-KIB.fct
+#   (load {BUFFER_LOAD}, requests of {BUFFER_BURST} of the {KIB} KiB buffer; column file:
+#   the file's name, series: single or buffer, buffer_kib: KiB per port per Gbps).
 # Figures: plots/plots_sigcomm.py's names mapped by plots-rename.sh (commit
 #   {RENAME_COMMIT}): load-ABM-incastfct = 6a, load-ABM-shortfct = 6b,
 #   burst-ABM-incastfct = 7a, burst-ABM-shortfct = 7b, tcp-cubic/dctcp/timely/
-#   powertcp-incastfct = 9a/9b/9c/9d.
+#   powertcp-incastfct = 9a/9b/9c/9d, buffer-incastfct-dctcp/powertcp = 11a/11b.
 # Codes (results.sh): ALG 101 DT, 102 FAB, 103 CS, 104 IB, 110 ABM; TCP 1 CUBIC,
 #   2 DCTCP, 4 PowerTCP, 6 TIMELY.
 # Parser rule (parseData-singleQ.py): short = incast == 0 and flowsize < 10 Gbps
@@ -88,9 +100,12 @@ def _p99(x: np.ndarray) -> float:
     return float(np.sort(x)[int(len(x) * 0.99) - 1]) if len(x) else float("nan")
 
 
-def figures(tcp: str, alg: str, load: float, burst: float) -> str:
+def figures(tcp: str, alg: str, load: float, burst: float, series: str = "single") -> str:
     """The panels a point is drawn in (space-separated), by the plot script's
-    selections (figure 9 draws DT and ABM only)."""
+    selections (figure 9 draws DT and ABM only; the buffer series is figure
+    11's alone)."""
+    if series == "buffer":
+        return PANEL_11[tcp]
     out = []
     if tcp == "cubic" and np.isclose(burst, 0.3):
         out += ["6a", "6b"]
@@ -117,8 +132,8 @@ def point(flows: pd.DataFrame) -> dict[str, float]:
 
 
 def build(git_dir: str | Path, out: str | Path | None = None) -> pd.DataFrame:
-    """Read every ``fcts-single-*.fct`` of :data:`COMMIT` from a git copy of
-    the repository and write the CSV.
+    """Read every ``fcts-single-*.fct`` and ``fcts-buffer-*.fct`` of
+    :data:`COMMIT` from a git copy of the repository and write the CSV.
 
     Parameters
     ----------
@@ -130,8 +145,9 @@ def build(git_dir: str | Path, out: str | Path | None = None) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per file: ``tcp``, ``algorithm``, ``load``, ``burst``,
-        ``figures``, the numbers of :func:`point`, ``file``.
+        One row per file: ``series`` (``single`` or ``buffer``), ``tcp``,
+        ``algorithm``, ``load``, ``burst``, ``buffer_kib``, ``figures``, the
+        numbers of :func:`point`, ``file``.
     """
 
     def git(*args: str) -> str:
@@ -142,23 +158,32 @@ def build(git_dir: str | Path, out: str | Path | None = None) -> pd.DataFrame:
     rows = []
     for path in git("ls-tree", "--name-only", COMMIT, f"{DUMP}/").split():
         name = path.rsplit("/", 1)[-1]
-        if not name.startswith("fcts-single-"):
+        if name.startswith("fcts-single-"):
+            series = "single"
+            tcp, alg, load, burst, _ = name[len("fcts-single-") : -len(".fct")].split("-")
+            kib = KIB
+        elif name.startswith("fcts-buffer-"):
+            series, load, burst = "buffer", BUFFER_LOAD, BUFFER_BURST
+            tcp, alg, kib = name[len("fcts-buffer-") : -len(".fct")].split("-")
+        else:
             continue
-        tcp, alg, load, burst, _ = name[len("fcts-single-") : -len(".fct")].split("-")
         flows = pd.read_csv(io.StringIO(git("show", f"{COMMIT}:{path}")), sep=" ")
         t, a = TRANSPORTS[int(tcp)], ALGORITHMS[int(alg)]
         rows.append(
             {
+                "series": series,
                 "tcp": t,
                 "algorithm": a,
                 "load": float(load),
                 "burst": float(burst),
-                "figures": figures(t, a, float(load), float(burst)),
+                "buffer_kib": float(kib),
+                "figures": figures(t, a, float(load), float(burst), series),
                 **point(flows),
                 "file": name,
             }
         )
-    table = pd.DataFrame(rows).sort_values(["tcp", "algorithm", "load", "burst"], kind="stable")
+    keys = ["series", "tcp", "algorithm", "load", "burst", "buffer_kib"]
+    table = pd.DataFrame(rows).sort_values(keys, kind="stable")
     target = Path(str(CSV)) if out is None else Path(out)
     with target.open("w") as fh:
         fh.write(HEADER)
@@ -172,9 +197,18 @@ def published() -> pd.DataFrame:
     return pd.read_csv(io.StringIO(CSV.read_text()), comment="#")
 
 
-def value(tcp: str, alg: str, column: str, load: float, burst: float) -> float:
-    """One number of the authors' output (NaN where they ran no such point)."""
+def value(
+    tcp: str, alg: str, column: str, load: float, burst: float, buffer_kib: float | None = None
+) -> float:
+    """One number of the authors' output (NaN where they ran no such point):
+    the buffer sweep's where ``buffer_kib`` is given (its 9.6 KiB point is a
+    run of its own, apart from the single runs' at the same setup), else the
+    single runs'."""
     t = published()
     t = t[(t["tcp"] == tcp) & (t["algorithm"] == alg)]
     t = t[np.isclose(t["load"], load) & np.isclose(t["burst"], burst)]
+    if buffer_kib is None:
+        t = t[t["series"] == "single"]
+    else:
+        t = t[(t["series"] == "buffer") & np.isclose(t["buffer_kib"], buffer_kib)]
     return float(t[column].iloc[0]) if len(t) else float("nan")

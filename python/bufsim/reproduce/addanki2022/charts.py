@@ -1,6 +1,7 @@
 """ABM's figures: figure 6's and figure 7's four quantities against the
-load and the request size per algorithm, and figure 9 (b)'s DCTCP runs
-(colours from :data:`bufsim.plot.PALETTE`).
+load and the request size per algorithm, and DCTCP's runs of figure 9 (b)
+(the request size) and figure 11 (a) (the buffer size) (colours from
+:data:`bufsim.plot.PALETTE`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from bufsim.plot import PALETTE, grid, plain
 from bufsim.reproduce.addanki2022 import authors
 from bufsim.reproduce.addanki2022.design import (
     ALGORITHMS,
+    BUFFER_KIBS,
     BURST_ALGORITHMS,
     BURSTS,
     DCTCP_ALGORITHMS,
@@ -35,7 +37,12 @@ STYLE = {
 
 #: Per sweep, the authors' runs of the same figure: their transport and
 #: the panel names (:mod:`~bufsim.reproduce.addanki2022.authors`).
-AUTHORS_FIGURE = {"load": ("cubic", "6a"), "burst": ("cubic", "7a"), "dctcp": ("dctcp", "9b")}
+AUTHORS_FIGURE = {
+    "load": ("cubic", "6a"),
+    "burst": ("cubic", "7a"),
+    "dctcp": ("dctcp", "9b"),
+    "buffer": ("dctcp", "11a"),
+}
 
 #: The authors' output: a thin line with crosses in the algorithm's colour.
 AUTHORS_STYLE = {"marker": "x", "ls": "-", "lw": 0.8, "alpha": 0.7, "ms": 5}
@@ -50,14 +57,14 @@ PANELS = (
 
 
 def figures(table: pd.DataFrame) -> dict[str, Any]:
-    """The load sweep (figure 6), the burst sweep (figure 7) and DCTCP's
-    burst sweep (figure 9 (b)), each quantity a panel, one curve per
-    algorithm.
+    """The load sweep (figure 6), the burst sweep (figure 7), DCTCP's
+    burst sweep (figure 9 (b)) and buffer sweep (figure 11 (a)), each
+    quantity a panel, one curve per algorithm.
 
     Returns
     -------
     dict
-        ``{"load": Figure, "burst": Figure, "dctcp": Figure}``.
+        ``{"load": Figure, "burst": Figure, "dctcp": Figure, "buffer": Figure}``.
     """
     return {
         "load": _sweep(table, "load", "load", "load of the leaf uplinks", ALGORITHMS, PANELS),
@@ -74,6 +81,14 @@ def figures(table: pd.DataFrame) -> dict[str, Any]:
             "dctcp",
             "burst",
             "request (fraction of a switch's buffer)",
+            DCTCP_ALGORITHMS,
+            PANELS[:2],
+        ),
+        "buffer": _sweep(
+            table,
+            "buffer",
+            "buffer_kib",
+            "each switch's buffer (KiB per port per Gbps)",
             DCTCP_ALGORITHMS,
             PANELS[:2],
         ),
@@ -127,6 +142,9 @@ def _sweep(
             # points lie too.
             ticks = sorted(set(t[x].unique()) | set(BURSTS))
             ax.set_xticks(ticks, labels=[f"{b:.1%}" for b in ticks])
+        if x == "buffer_kib":
+            ticks = sorted(set(t[x].unique()) | set(BUFFER_KIBS))
+            ax.set_xticks(ticks, labels=[f"{k:g}" for k in ticks])
     # Below the panels: inside, the legend covered the curves.
     handles, labels = axes.flat[0].get_legend_handles_labels()
     (proxy,) = axes.flat[0].plot(

@@ -12,6 +12,8 @@ from bufsim.reproduce.addanki2022.design import (
     ALPHA_DATA,
     BASE_RTT_US,
     BUFFER_BYTES,
+    BUFFER_KIBS,
+    BURST_AT_BUFFERS,
     BURST_AT_LOADS,
     BURSTS,
     DELAY_US,
@@ -35,8 +37,10 @@ from bufsim.reproduce.addanki2022.design import (
     NOT_RUN,
     PAPER_SHORT_GAIN,
     PAPER_TRANSPORT_GAIN,
+    PERCENTILE,
     PLAIN_ABM,
     QUERY_RATE,
+    QUICK_BUFFER_KIBS,
     QUICK_BURSTS,
     QUICK_LOADS,
     QUICK_WINDOW_S,
@@ -47,14 +51,13 @@ from bufsim.reproduce.addanki2022.design import (
     UNSCHED_ALPHA,
     UNSCHED_BYTES,
     WEB_IW,
+    buffer_bytes,
+    incast_bytes,
 )
 from bufsim.reproduce.addanki2022.runs import _pick, value
 
 #: The prose templates (prose.toml, shipped beside this module).
 TEXT = templates(__package__)
-
-#: The percentile the paper reports.
-PERCENTILE = 0.99
 
 #: The script's run: flows launched from 10 s to 13 s, the run ending at 24 s.
 PAPER_WINDOW_S, PAPER_DRAIN_S = 3.0, 11.0
@@ -114,6 +117,9 @@ def setup() -> Prose:
         qw=QUICK_WINDOW_S,
         qloads=", ".join(f"{x:g}" for x in QUICK_LOADS),
         qbursts=_pct(QUICK_BURSTS),
+        kibs=", ".join(f"{k:g}" for k in BUFFER_KIBS),
+        qkibs=", ".join(f"{k:g}" for k in QUICK_BUFFER_KIBS),
+        bb=BURST_AT_BUFFERS,
         notrun="; ".join(f"{k} ({v})" for k, v in NOT_RUN.items()),
         fabw=FAB_WINDOW_MS,
         fabp=FAB_PKTS,
@@ -235,6 +241,74 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                 "dctcp",
             )
         )
+    b = table[table["sweep"] == "buffer"]
+    if len(b):
+        k0, k = float(b["buffer_kib"].max()), float(b["buffer_kib"].min())
+        p11 = {
+            (a, kk): authors.value(
+                "dctcp", a, "incast_p99", LOAD_AT_BURSTS, BURST_AT_BUFFERS, buffer_kib=kk
+            )
+            for a in ("dt", "abm")
+            for kk in (k0, k)
+        }
+
+        def inc(a: str, kk: float) -> float:
+            return value(table, "buffer", a, "incast_p99", buffer_kib=kk)
+
+        # DT's limit for one congested queue: T = alpha (B - T).
+        def limit(kk: float) -> int:
+            return int(ALPHA_DATA / (1.0 + ALPHA_DATA) * buffer_bytes(kk))
+
+        req = incast_bytes(BURST_AT_BUFFERS) * FAN_IN
+        sizes = sorted(BUFFER_KIBS)
+        kfit = min(kk for kk in sizes if limit(kk) >= req)
+        below = max((kk for kk in sizes if kk < kfit), default=kfit)
+
+        out.append(
+            Finding(
+                "DT needs the buffer, ABM does not",
+                prose(
+                    TEXT["findings"]["buffer"],
+                    k0=k0,
+                    k=k,
+                    b=BURST_AT_BUFFERS,
+                    d0=inc("dt", k0),
+                    d1=inc("dt", k),
+                    a0=inc("abm", k0),
+                    a1=inc("abm", k),
+                    gd=inc("dt", k) / inc("dt", k0),
+                    ga=inc("abm", k) / inc("abm", k0),
+                    pd=p11[("dt", k)] / p11[("dt", k0)],
+                    pa=p11[("abm", k)] / p11[("abm", k0)],
+                    req=req,
+                    lim0=limit(k0),
+                    kfit=kfit,
+                    limfit=limit(kfit),
+                    rtt=UNSCHED_BYTES,
+                    au=UNSCHED_ALPHA,
+                    here=prose("; here {a:.1f} to {b:.1f}", a=inc("dt", kfit), b=inc("dt", below))
+                    if {kfit, below} <= set(b["buffer_kib"])
+                    else Prose(""),
+                    pfit=authors.value(
+                        "dctcp",
+                        "dt",
+                        "incast_p99",
+                        LOAD_AT_BURSTS,
+                        BURST_AT_BUFFERS,
+                        buffer_kib=kfit,
+                    ),
+                    pnext=authors.value(
+                        "dctcp",
+                        "dt",
+                        "incast_p99",
+                        LOAD_AT_BURSTS,
+                        BURST_AT_BUFFERS,
+                        buffer_kib=below,
+                    ),
+                ),
+                "buffer",
+            )
+        )
     return out
 
 
@@ -244,4 +318,10 @@ def captions(table: pd.DataFrame) -> dict[str, Prose]:
         "load": prose(TEXT["captions"]["load"], b=BURST_AT_LOADS),
         "burst": prose(TEXT["captions"]["burst"], x=LOAD_AT_BURSTS),
         "dctcp": prose(TEXT["captions"]["dctcp"], x=LOAD_AT_BURSTS),
+        "buffer": prose(
+            TEXT["captions"]["buffer"],
+            x=LOAD_AT_BURSTS,
+            b=BURST_AT_BUFFERS,
+            k=KIB_PER_PORT_PER_GBPS,
+        ),
     }
