@@ -494,6 +494,25 @@ def long_flow_drift(
     return float(second / first - 1)
 
 
+def active_flow_cv(series: pd.DataFrame | None, duration_s: float, warmup_s: float = 30.0) -> float:
+    """How much the number of active flows varies over the measured window:
+    the per-second count's standard deviation over its mean (NaN without a
+    per-second series).
+
+    Parameters
+    ----------
+    series : pandas.DataFrame or None
+        ``Result.timeseries`` (column ``active_flows``, indexed by seconds).
+    duration_s, warmup_s : float
+        The statistics window, seconds.
+    """
+    if series is None or "active_flows" not in series:
+        return math.nan
+    t = series.index.to_numpy(dtype=float)
+    n = series["active_flows"][(t > warmup_s) & (t <= warmup_s + duration_s)]
+    return float(n.std() / n.mean())
+
+
 def _row(
     traffic: str,
     buffer_pkts: int,
@@ -527,6 +546,7 @@ def _row(
         **backlog_excess(traffic, seed, summary, duration_s, series),
         "large_flows_mean": large_in_progress(flows, duration_s),
         "active_flows_mean": summary["active_flows_mean"],
+        "active_flows_cv": active_flow_cv(series, duration_s),
         "mean_queue_pkts": q,
         "timeouts": summary["timeouts"],
         "eq3_loss": float(persistent_loss_rate(BDP_PKTS, N_LONG, buffer_pkts)),
@@ -582,7 +602,7 @@ def run_case(
         (:func:`backlog_excess`: the open loop against an ideal server fed
         its arrivals; NaN for the other traffic), ``large_flows_mean``
         (:func:`large_in_progress`: the same by the paper's size class),
-        ``active_flows_mean``, ``mean_queue_pkts``, ``timeouts``,
+        ``active_flows_mean``, ``active_flows_cv`` (its per-second standard deviation over its mean), ``mean_queue_pkts``, ``timeouts``,
         ``eq3_loss`` (eq. (3) at N = 200 and this buffer),
         ``eq3_measured_loss`` (eq. (3) with the measured N and mean queue in
         place of B), ``pftk_loss`` and ``pftk_delayed_ack_loss``
@@ -1659,6 +1679,51 @@ def _feedback_claim(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
     )
 
 
+def _burstiness_claim(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
+    """Section 4.3's cause of figure 6: the open loop's active flows vary
+    more than the closed loop's, bounded by its users, which vary more
+    than the persistent flows', a constant number (the mice aside)."""
+
+    def least(g: pd.DataFrame) -> float:
+        """The smaller step of the ordering, at B_s and B_l: open over
+        closed, closed over persistent."""
+        cv = g["active_flows_cv"]
+        return float(
+            min(
+                min(cv[("open", b)] / cv[("closed", b)], cv[("closed", b)] / cv[("persistent", b)])
+                for b in BUFFERS
+            )
+        )
+
+    cv = t["active_flows_cv"]
+    c.at_least(
+        "figure 6: the open loop's active flows vary the most",
+        "the open loop 'generates larger traffic burstiness than the two other models, mostly "
+        "because of the greater variability in the number of active flows. In the closed-loop "
+        "model the number of active flows is bounded by the number of users, while with "
+        "persistent connections the number of active flows remains constant' (section 4.3)",
+        least(t),
+        1.0,
+        prose(
+            "the per-second number of active flows' standard deviation over its mean, at B_s "
+            "and B_l: open loop {o18:.3f} and {o500:.3f}, closed loop {c18:.3f} and {c500:.3f}, "
+            "persistent flows (with the mice) {p18:.3f} and {p500:.3f}; the smaller of the two "
+            "steps of that ordering",
+            o18=cv[("open", BUFFERS[0])],
+            o500=cv[("open", BUFFERS[1])],
+            c18=cv[("closed", BUFFERS[0])],
+            c500=cv[("closed", BUFFERS[1])],
+            p18=cv[("persistent", BUFFERS[0])],
+            p500=cv[("persistent", BUFFERS[1])],
+        ),
+        source="the paper's wording, an ordering with no number: open above closed above "
+        "persistent",
+        spread=_by_seed(table, least),
+        about="active_flows_cv",
+        no_ns2="no per-second series",
+    )
+
+
 def _half_range(values: pd.Series) -> float:
     """Half the range of per-seed values (NaN with one seed)."""
     return float((values.max() - values.min()) / 2) if len(values) > 1 else math.nan
@@ -2469,6 +2534,7 @@ def _add_claims(c: Claims, table: pd.DataFrame) -> None:
     _loss_claims(c, table, t)
     _utilization_claims(c, table, t)
     _feedback_claim(c, table, t)
+    _burstiness_claim(c, table, t)
     _n_claims(c, table, t)
     _stable_claims(c, table, t)
     _flow_claims(c, table)
