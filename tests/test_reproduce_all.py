@@ -335,7 +335,7 @@ NS2_CLAIMS = {
     "barman2005": 12,
     "avrachenkov2006": 19,
     "kumar2010": 3,
-    "dhamdhere2006": 38,
+    "dhamdhere2006": 40,
     "addanki2022": 0,
 }
 
