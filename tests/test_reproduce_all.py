@@ -331,7 +331,7 @@ def test_reproductions_on_one_page(tables, tmp_path):
 #: (the rest say why it cannot: a fluid model, a queue or an output the
 #: ns2 engine does not write, a link too fast to run).
 NS2_CLAIMS = {
-    "auge2006": 12,
+    "auge2006": 11,
     "barman2005": 12,
     "avrachenkov2006": 19,
     "kumar2010": 3,

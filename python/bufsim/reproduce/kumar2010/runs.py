@@ -511,6 +511,10 @@ def _claims_headline(c: Claims, table: pd.DataFrame, d: pd.DataFrame) -> None:
             mf=", ".join(f"{f:g}: {u:.3f}" for f, u in model.items()),
         ),
         source=CLOSER_SOURCE,
+        # Figure 5's fluid runs read eq. (1) as one cut per congestion event;
+        # read literally, the fluid lies farther from the packet engine than
+        # the Boston model does.
+        tuned=ONE_CUT,
         ns2=ns2_closer,
         ns2_run=ns2_run,
         ns2_explains=False,
