@@ -460,9 +460,16 @@ def claims(table: pd.DataFrame) -> pd.DataFrame:
         t.loc[(1, 20, False), "cycles_utilization"],
         prose(
             "{c}; paper 003's Theorem 1 gives {t:.3f} for this buffer: it halves the rate at "
-            "the loss, where the flow halves a window that holds the buffer too",
+            "the loss, where the flow halves a window that holds the buffer too{n}",
             c=_cycles_text(t, 20),
             t=_theorem1(20),
+            n=Prose("")
+            if math.isnan(ns2.get("alone_20", math.nan))
+            else prose(
+                "; ns-2.35, over its window from the warm-up on (it gives no congestion "
+                "cycles): {n:.3f}",
+                n=ns2["alone_20"],
+            ),
         ),
     )
     shares = [t.loc[(n, 20, True), "utilization"] for n in (1, 2, 4)]
