@@ -108,12 +108,14 @@ def test_abm_runs_measure_the_switches(abm_table, quick):
     # occupancy above 99%); the static partition caps each port at 1/40
     # of it, so a leaf holds under 30% (quick: 13-20%); DT's alpha 0.5
     # holds a congested queue at a third (quick: 71-82% over the leaf's
-    # several queues), ABM's threshold over the congested queues less
-    # (quick: 31% without the first-RTT priority, 31-66% with it).
+    # several queues), ABM's threshold over the congested queues less at
+    # every point (quick: 31% without the first-RTT priority, 31-66% with
+    # it; full: ABM 0.64 against DT 0.72 at the largest request).
     occ = cubic["occupancy_p99"].groupby(level="algorithm")
     assert occ.min()["complete"] > 0.99 and occ.min()["lqd"] > 0.99
     assert occ.max()["static"] < 0.3
-    assert occ.max()["abm"] < occ.min()["dt"]
+    each = cubic["occupancy_p99"].unstack("algorithm")
+    assert (each["abm"] < each["dt"]).all()
     assert occ.max()["abm-plain"] < 0.4
     # DCTCP's marking at 65 packets keeps short flows near their ideal
     # time (quick: p99 2.9) where CUBIC's lost first windows wait on the
