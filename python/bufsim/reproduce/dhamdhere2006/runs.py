@@ -465,10 +465,10 @@ def backlog_excess(
     served = arrived - (s["backlog_end"] - s["backlog_start"])
     goodput = summary["goodput_bps"] / (1500 * 8) * duration_s
     second = math.nan
-    if series is not None and "utilization" in series:
-        t = series.index.to_numpy(dtype=float)
-        mid, end = warmup_s + duration_s / 2, warmup_s + duration_s
-        carried = series["utilization"][(t > mid) & (t <= end)].mean() * _LINK_PPS
+    mid = warmup_s + duration_s / 2
+    util = _between(series, "utilization", mid, warmup_s + duration_s)
+    if util is not None:
+        carried = util.mean() * _LINK_PPS
         served_second = s["arrived_second"] - (s["backlog_end"] - s["backlog_mid"])
         second = (served_second - carried * duration_s / 2) / s["arrived_second"]
     return {
@@ -476,6 +476,17 @@ def backlog_excess(
         "excess_backlog_second": float(second),
         "ideal_flows_drift": s["flows_second"] / s["flows_first"] - 1,
     }
+
+
+def _between(
+    series: pd.DataFrame | None, column: str, start_s: float, end_s: float
+) -> pd.Series | None:
+    """A per-second series' ``column`` over ``(start_s, end_s]`` (None
+    without the series or the column)."""
+    if series is None or column not in series:
+        return None
+    t = series.index.to_numpy(dtype=float)
+    return series[column][(t > start_s) & (t <= end_s)]
 
 
 def long_flow_drift(
@@ -492,13 +503,12 @@ def long_flow_drift(
     duration_s, warmup_s : float
         The statistics window, seconds.
     """
-    if series is None or "long_flows" not in series:
+    mid = warmup_s + duration_s / 2
+    first = _between(series, "long_flows", warmup_s, mid)
+    second = _between(series, "long_flows", mid, warmup_s + duration_s)
+    if first is None or second is None:
         return math.nan
-    t = series.index.to_numpy(dtype=float)
-    mid, end = warmup_s + duration_s / 2, warmup_s + duration_s
-    first = series["long_flows"][(t > warmup_s) & (t <= mid)].mean()
-    second = series["long_flows"][(t > mid) & (t <= end)].mean()
-    return float(second / first - 1)
+    return float(second.mean() / first.mean() - 1)
 
 
 def active_flow_cv(series: pd.DataFrame | None, duration_s: float, warmup_s: float = 30.0) -> float:
@@ -513,11 +523,8 @@ def active_flow_cv(series: pd.DataFrame | None, duration_s: float, warmup_s: flo
     duration_s, warmup_s : float
         The statistics window, seconds.
     """
-    if series is None or "active_flows" not in series:
-        return math.nan
-    t = series.index.to_numpy(dtype=float)
-    n = series["active_flows"][(t > warmup_s) & (t <= warmup_s + duration_s)]
-    return float(n.std() / n.mean())
+    n = _between(series, "active_flows", warmup_s, warmup_s + duration_s)
+    return math.nan if n is None else float(n.std() / n.mean())
 
 
 def _row(
@@ -609,7 +616,8 @@ def run_case(
         (:func:`backlog_excess`: the open loop against an ideal server fed
         its arrivals; NaN for the other traffic), ``large_flows_mean``
         (:func:`large_in_progress`: the same by the paper's size class),
-        ``active_flows_mean``, ``active_flows_cv`` (its per-second standard deviation over its mean), ``mean_queue_pkts``, ``timeouts``,
+        ``active_flows_mean``, ``active_flows_cv`` (:func:`active_flow_cv`),
+        ``mean_queue_pkts``, ``timeouts``,
         ``eq3_loss`` (eq. (3) at N = 200 and this buffer),
         ``eq3_measured_loss`` (eq. (3) with the measured N and mean queue in
         place of B), ``pftk_loss`` and ``pftk_delayed_ack_loss``
@@ -1157,10 +1165,10 @@ def _drop(t: pd.DataFrame, traffic: str) -> float:
 
 def _headline_claims(c: Claims, table: pd.DataFrame, t: pd.DataFrame) -> None:
     """The paper's headline results (the N behind B_s = 18 is
-    :func:`_n_claims`'), eq. (1)'s B_s as a check; the high loss at B_s (section 1); the open loop's
-    loss an order of magnitude lower at B_l, the closed loop's falling
-    little from B_s to B_l (Figure 1's curve), and less than the persistent
-    flows' (section 4.3)."""
+    :func:`_n_claims`'), eq. (1)'s B_s as a check; the high loss at B_s
+    (section 1); the open loop's loss an order of magnitude lower at B_l,
+    the closed loop's falling little from B_s to B_l (Figure 1's curve),
+    and less than the persistent flows' (section 4.3)."""
     c.check(
         "B_s = 18 (eq. (1), section 4.3)",
         prose(
