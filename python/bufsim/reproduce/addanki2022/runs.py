@@ -652,13 +652,39 @@ def _spread_over(table: pd.DataFrame, sweep: str, alg: str, column: str) -> tupl
     return float(t[column].max() / t[column].min()), bool(flag in t and (t[flag] > 0).any())
 
 
+def buffer_growth(
+    table: pd.DataFrame,
+) -> tuple[float, float, dict[str, float], dict[str, float]]:
+    """Figure 11 (a): how DCTCP's incast p99 slowdown grows from the buffer
+    sweep's largest buffer to its smallest.
+
+    Returns
+    -------
+    (float, float, dict, dict)
+        The largest and the smallest buffer (KiB per port per Gbps), and
+        the p99 at the smallest over the p99 at the largest per algorithm
+        (``dt``, ``abm``): bufsim's, then the authors' output's.
+    """
+    kibs = _pick(table, "buffer", "abm")["buffer_kib"]
+    large, small = float(kibs.max()), float(kibs.min())
+    rows = {k: _pick(table, "buffer", "abm", buffer_kib=k).iloc[0] for k in (small, large)}
+    grow, pgrow = {}, {}
+    for a in ("dt", "abm"):
+        grow[a] = value(table, "buffer", a, "incast_p99", buffer_kib=small) / value(
+            table, "buffer", a, "incast_p99", buffer_kib=large
+        )
+        pgrow[a] = _authors_at(rows[small], "dctcp", a, "incast_p99") / _authors_at(
+            rows[large], "dctcp", a, "incast_p99"
+        )
+    return large, small, grow, pgrow
+
+
 def _figure_claims(c: Claims, table: pd.DataFrame, high: float, top: float) -> None:
     """The figures' statements beyond the abstract: ABM's incast tail
     against the load (figure 6 (a)) and against FAB and CS, DCTCP's at the
     largest request (figure 9 (b)) and over the buffer sizes (figure 11
     (a)), and the size of the short flows' tail (figure 6 (b)), each beside
     the authors' output at the same points."""
-    quick = bool(table.attrs.get("quick", False))
     # Figure 6 (a): ABM's incast tail steady over the loads, DT's growing.
     spread = {a: _spread_over(table, "load", a, "incast_p99") for a in ("dt", "abm")}
     ratio = spread["abm"][0] / spread["dt"][0]
@@ -824,19 +850,7 @@ def _figure_claims(c: Claims, table: pd.DataFrame, high: float, top: float) -> N
         about="incast_p99",
     )
     # Figure 11 (a): DCTCP over the buffer sizes, DT against ABM.
-    kibs = QUICK_BUFFER_KIBS if quick else BUFFER_KIBS
-    small, large = min(kibs), max(kibs)
-    grow = {
-        a: value(table, "buffer", a, "incast_p99", buffer_kib=small)
-        / value(table, "buffer", a, "incast_p99", buffer_kib=large)
-        for a in ("dt", "abm")
-    }
-    prow = {k: _pick(table, "buffer", "abm", buffer_kib=k).iloc[0] for k in (small, large)}
-    pgrow = {
-        a: _authors_at(prow[small], "dctcp", a, "incast_p99")
-        / _authors_at(prow[large], "dctcp", a, "incast_p99")
-        for a in ("dt", "abm")
-    }
+    large, small, grow, pgrow = buffer_growth(table)
     _ordering(
         c,
         table,

@@ -54,7 +54,7 @@ from bufsim.reproduce.addanki2022.design import (
     buffer_bytes,
     incast_bytes,
 )
-from bufsim.reproduce.addanki2022.runs import _pick, value
+from bufsim.reproduce.addanki2022.runs import _pick, buffer_growth, value
 
 #: The prose templates (prose.toml, shipped beside this module).
 TEXT = templates(__package__)
@@ -243,17 +243,16 @@ def findings(table: pd.DataFrame) -> list[Finding]:
         )
     b = table[table["sweep"] == "buffer"]
     if len(b):
-        k0, k = float(b["buffer_kib"].max()), float(b["buffer_kib"].min())
-        p11 = {
-            (a, kk): authors.value(
-                "dctcp", a, "incast_p99", LOAD_AT_BURSTS, BURST_AT_BUFFERS, buffer_kib=kk
-            )
-            for a in ("dt", "abm")
-            for kk in (k0, k)
-        }
+        k0, k, grow, pgrow = buffer_growth(table)
 
         def inc(a: str, kk: float) -> float:
             return value(table, "buffer", a, "incast_p99", buffer_kib=kk)
+
+        def theirs(kk: float) -> float:
+            """DT's incast p99 in the authors' buffer sweep."""
+            return authors.value(
+                "dctcp", "dt", "incast_p99", LOAD_AT_BURSTS, BURST_AT_BUFFERS, buffer_kib=kk
+            )
 
         # DT's limit for one congested queue: T = alpha (B - T).
         def limit(kk: float) -> int:
@@ -276,10 +275,10 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                     d1=inc("dt", k),
                     a0=inc("abm", k0),
                     a1=inc("abm", k),
-                    gd=inc("dt", k) / inc("dt", k0),
-                    ga=inc("abm", k) / inc("abm", k0),
-                    pd=p11[("dt", k)] / p11[("dt", k0)],
-                    pa=p11[("abm", k)] / p11[("abm", k0)],
+                    gd=grow["dt"],
+                    ga=grow["abm"],
+                    pd=pgrow["dt"],
+                    pa=pgrow["abm"],
                     req=req,
                     lim0=limit(k0),
                     kfit=kfit,
@@ -289,22 +288,8 @@ def findings(table: pd.DataFrame) -> list[Finding]:
                     here=prose("; here {a:.1f} to {b:.1f}", a=inc("dt", kfit), b=inc("dt", below))
                     if {kfit, below} <= set(b["buffer_kib"])
                     else Prose(""),
-                    pfit=authors.value(
-                        "dctcp",
-                        "dt",
-                        "incast_p99",
-                        LOAD_AT_BURSTS,
-                        BURST_AT_BUFFERS,
-                        buffer_kib=kfit,
-                    ),
-                    pnext=authors.value(
-                        "dctcp",
-                        "dt",
-                        "incast_p99",
-                        LOAD_AT_BURSTS,
-                        BURST_AT_BUFFERS,
-                        buffer_kib=below,
-                    ),
+                    pfit=theirs(kfit),
+                    pnext=theirs(below),
                 ),
                 "buffer",
             )
